@@ -1,0 +1,34 @@
+/**
+ * Demo data loaded on the first start of the local stack (decisions §9):
+ * an organization with 10,000 smb credits, 100 research-agent credits and a
+ * ceiling of 5,000 enriching accounts, and its API key.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { organizations } from '../../lib/stores';
+
+/** What `npm start` prints about the demo organization. */
+export interface DemoSeed {
+  organizationId: string;
+  organizationName: string;
+  apiKey: string;
+}
+
+/** Loads the demo data once per data folder; later starts read it back from `demo.json`. */
+export async function seedDemo(dataDir: string): Promise<DemoSeed> {
+  const file = path.join(dataDir, 'demo.json');
+  if (existsSync(file)) {
+    const seed = JSON.parse(readFileSync(file, 'utf8')) as DemoSeed;
+    if (await organizations().get(seed.organizationId)) return seed;
+  }
+  const organizationName = 'Acme Demo';
+  const { organization, apiKey } = await organizations().create({
+    name: organizationName,
+    smbCredits: 10_000,
+    researchAgentCredits: 100,
+    maxEnrichingAccounts: 5_000,
+  });
+  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey };
+  writeFileSync(file, JSON.stringify(seed, null, 2));
+  return seed;
+}

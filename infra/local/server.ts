@@ -1,0 +1,183 @@
+/**
+ * The local HTTP front door: turns each HTTP request into the API Gateway
+ * HTTP API event (payload 2.0) that Lambda would receive and calls the very
+ * handler the route's Lambda runs (decisions §9).
+ *
+ * Besides the API routes it serves `GET /health`, `GET /openapi.json` and
+ * `GET /docs` (Swagger UI).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { API_ROUTES } from '../routes';
+import { buildOpenApiDocument } from '../../lib/http/openapi';
+import { failure } from '../../lib/http/envelope';
+import { InvalidRequestError, NotFoundError } from '../../lib/errors';
+
+const require = createRequire(import.meta.url);
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+/** Bytes read from a request at most (API Gateway's payload limit is 10 MB). */
+const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
+
+type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Options of {@link startApiServer}. */
+export interface ApiServerOptions {
+  port: number;
+  host?: string;
+  /** Answers `GET /health`: resolves when every backing service is reachable. */
+  healthCheck: () => Promise<void>;
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const TEXT_TYPES = /^(application\/([a-z0-9.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
+
+/** Builds the payload 2.0 event API Gateway would send for this request. */
+export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: string, requestId: string): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+  }
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const now = new Date();
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
+}
+
+function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Campaign Enrichment API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });</script>
+</body></html>`;
+}
+
+/**
+ * Starts the local API server.
+ * @returns the listening server and its base URL.
+ */
+export async function startApiServer(options: ApiServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
+  for (const route of API_ROUTES) {
+    const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
+    handlers.set(route.operation.path, { functionName: route.functionId, handler: module.handler });
+  }
+  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  let openApiJson: string | undefined;
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (req.method === 'GET' && url.pathname === '/health') {
+        try {
+          await options.healthCheck();
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+        } catch (error) {
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message }));
+        }
+        return;
+      }
+      if (req.method === 'GET' && url.pathname === '/openapi.json') {
+        openApiJson ??= JSON.stringify(buildOpenApiDocument(API_ROUTES.map((r) => r.operation), `http://${req.headers.host ?? 'localhost'}`), null, 2);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(openApiJson);
+        return;
+      }
+      if (req.method === 'GET' && (url.pathname === '/docs' || url.pathname === '/docs/')) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(docsPage());
+        return;
+      }
+      const asset = /^\/docs\/assets\/(swagger-ui(?:-bundle)?\.(?:js|css))$/.exec(url.pathname);
+      if (req.method === 'GET' && asset) {
+        const type = asset[1]!.endsWith('.css') ? 'text/css' : 'text/javascript';
+        res.writeHead(200, { 'content-type': type }).end(await readFile(path.join(swaggerDir, asset[1]!)));
+        return;
+      }
+      const route = handlers.get(url.pathname);
+      if (!route || req.method !== 'POST') {
+        send(res, failure(404, new NotFoundError('route', `${req.method} ${url.pathname}`).toJSON()));
+        return;
+      }
+      const body = await readBody(req);
+      if (body === undefined) {
+        send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()));
+        return;
+      }
+      const requestId = randomUUID();
+      const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);
+      send(res, await route.handler(event, lambdaContext(route.functionName, requestId)));
+    } catch (error) {
+      console.error(error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: null, error: { code: 'internal_error', message: 'Internal error.' } }));
+    }
+  });
+  server.requestTimeout = 120_000;
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    server,
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

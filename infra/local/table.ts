@@ -1,0 +1,47 @@
+/**
+ * Creates the single table (from the same {@link TABLE_DEFINITION} the CDK
+ * stack uses) and the bucket on the local endpoints, when missing.
+ */
+import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { TABLE_DEFINITION } from '../../lib/db/table';
+
+/** Creates the table if it does not exist yet. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const keyAttributes = new Set<string>([TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey]);
+  for (const index of TABLE_DEFINITION.indexes) keyAttributes.add(index.partitionKey).add(index.sortKey);
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...keyAttributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_DEFINITION.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE_DEFINITION.indexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: index.projectedAttributes },
+      })),
+    }),
+  );
+}
+
+/** Creates the bucket if it does not exist yet. */
+export async function ensureBucket(client: S3Client, bucketName: string): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucketName }));
+  } catch {
+    await client.send(new CreateBucketCommand({ Bucket: bucketName }));
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The API's routes: one Lambda per operation (spec "Endpoints"). The CDK
+ * stack, the local HTTP server and the OpenAPI document are built from this
+ * list, so a route exists everywhere or nowhere.
+ */
+import type { Operation } from '../lib/http/operation';
+import { describeOrganizationOperation } from '../lib/organizations/schema';
+
+/** One API route and the handler file of its Lambda. */
+export interface ApiRoute {
+  operation: Operation;
+  /** Handler file, relative to the project root; it exports `handler`. */
+  entry: string;
+  /** Construct id of the function in the stack. */
+  functionId: string;
+}
+
+/** Every API route. */
+export const API_ROUTES: ApiRoute[] = [
+  { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe' },
+];

@@ -1,0 +1,31 @@
+/**
+ * AWS SDK clients, created once per process (module scope) and shared by every
+ * use case. Endpoints can be overridden so the very same code runs against
+ * DynamoDB Local, the local S3 endpoint and the local Step Functions endpoint.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+
+const endpoint = (name: string): string | undefined => process.env[name] || undefined;
+
+/** Low-level DynamoDB client (`DYNAMODB_ENDPOINT` overrides the endpoint). */
+export const dynamodb = new DynamoDBClient({
+  endpoint: endpoint('DYNAMODB_ENDPOINT'),
+  maxAttempts: 5,
+});
+
+/** Document client used by every store: plain JS values in, plain JS values out. */
+export const ddb = DynamoDBDocumentClient.from(dynamodb, {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+/** S3 client (`S3_ENDPOINT` overrides the endpoint; path-style for local endpoints). */
+export const s3 = new S3Client({
+  endpoint: endpoint('S3_ENDPOINT'),
+  forcePathStyle: Boolean(endpoint('S3_ENDPOINT')),
+});
+
+/** Step Functions client (`SFN_ENDPOINT` overrides the endpoint). */
+export const sfn = new SFNClient({ endpoint: endpoint('SFN_ENDPOINT') });

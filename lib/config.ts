@@ -1,0 +1,57 @@
+/**
+ * Deployment settings, read once from the environment (decisions §9).
+ *
+ * Every Lambda and the local stack read the same variables, so one module owns
+ * their names and defaults. Values are read lazily so tests and the local stack
+ * can set the environment before the first use.
+ */
+
+function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+}
+
+/** Settings of the running deployment. */
+export const config = {
+  /** Name of the single DynamoDB table (`TABLE_NAME`). */
+  get tableName(): string {
+    return required('TABLE_NAME');
+  },
+  /** Bucket holding account lists, enrichment results and export files (`BUCKET_NAME`). */
+  get bucketName(): string {
+    return required('BUCKET_NAME');
+  },
+  /** ARN of the enrichment state machine (`STATE_MACHINE_ARN`). */
+  get stateMachineArn(): string {
+    return required('STATE_MACHINE_ARN');
+  },
+  /** Credits charged per eligible account (`CREDITS_PER_ACCOUNT`, default 1; decisions §4). */
+  get creditsPerAccount(): number {
+    return intFromEnv('CREDITS_PER_ACCOUNT', 1);
+  },
+  /** Result access period in seconds (`RESULTS_ACCESS_PERIOD_SECONDS`, default 30 days; decisions §5). */
+  get resultsAccessPeriodSeconds(): number {
+    return intFromEnv('RESULTS_ACCESS_PERIOD_SECONDS', 30 * 86_400);
+  },
+  /** Lifetime of a presigned export URL in seconds (`EXPORT_URL_TTL_SECONDS`, default 900; decisions §5). */
+  get exportUrlTtlSeconds(): number {
+    return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);
+  },
+  /** Secret that signs list cursors (`CURSOR_SECRET`; decisions §3). */
+  get cursorSecret(): string {
+    return required('CURSOR_SECRET');
+  },
+  /** Seconds after which a launch lock whose holder died expires (decisions §2). */
+  launchLockSeconds: 60,
+};

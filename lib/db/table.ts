@@ -1,0 +1,70 @@
+/**
+ * The single table's schema: key attributes, indexes and every entity's keys,
+ * declared in one place (docs/data-model.md explains the access patterns).
+ *
+ * The CDK stack and the local stack both build the table from
+ * {@link TABLE_DEFINITION}, so the local table is the deployed one.
+ */
+
+/** A global secondary index of the table. */
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: string;
+  sortKey: string;
+  /** Non-key attributes projected into the index (INCLUDE projection). */
+  projectedAttributes: string[];
+}
+
+/** Attributes a campaign list item needs (spec "Campaign list item") plus what computes the read-time status. */
+const LIST_ITEM_ATTRIBUTES = ['id', 'status', 'createdVia', 'name', 'excludeEnrichedWithinDays', 'createdAt', 'resultsExpireAt'];
+
+/** Key schema and indexes of the table. */
+export const TABLE_DEFINITION = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  indexes: [
+    // Campaigns of an organization, newest first (list without filters).
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+    // Campaigns of an organization in one status.
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+    // Campaigns of an organization created through one surface.
+    { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+    // Campaigns of an organization in one status and created through one surface.
+    { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  ] satisfies IndexDefinition[],
+} as const;
+
+/** Key builders, one per entity. Nothing else in the code spells a key. */
+export const keys = {
+  /** Organization item: balances, capacity. */
+  organization: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
+  /** API key item, addressed by the SHA-256 hex digest of the key. */
+  apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** Campaign item, inside its organization's partition. */
+  campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
+  /** Index keys of a campaign for list (decisions §3). */
+  campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string }) => ({
+    gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,
+    gsi2pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}`,
+    gsi3pk: `ORG#${organizationId}#CAMPAIGNS#VIA#${campaign.createdVia}`,
+    gsi4pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}#VIA#${campaign.createdVia}`,
+    listSk: `${campaign.createdAt}#${campaign.id}`,
+  }),
+  /** Immutable ledger entry of a credit movement. */
+  ledgerEntry: (organizationId: string, campaignId: string, attemptId: string, kind: string) => ({
+    pk: `ORG#${organizationId}`,
+    sk: `LEDGER#${campaignId}#${attemptId}#${kind}`,
+  }),
+  /** Prefix of a campaign's ledger entries (for begins_with). */
+  ledgerPrefix: (campaignId: string) => `LEDGER#${campaignId}#`,
+  /** What an organization knows of one account: last enrichment time, CRM target flag. */
+  organizationAccount: (organizationId: string, accountId: string) => ({
+    pk: `ORG#${organizationId}#ACCOUNT#${accountId}`,
+    sk: 'ACCOUNT',
+  }),
+  /** Warehouse account (embedded default warehouse, decisions §7). */
+  warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  /** Contacts of a warehouse account. */
+  warehouseContacts: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'CONTACTS' }),
+};

@@ -1,0 +1,181 @@
+/**
+ * The API's error family (spec "Errors"; decisions §2).
+ *
+ * Every failure a caller can see is an {@link ApiError}: a stable `code`, the
+ * HTTP `statusCode`, a human `message` and optional `details`. One place,
+ * `lib/http/error-handler.ts`, turns them into the `{ data: null, error }`
+ * envelope; anything that is not an ApiError becomes `internal_error`.
+ */
+
+/** Campaign lifecycle states (spec "States and transitions"). */
+export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', 'tam_only'] as const;
+/** A campaign lifecycle state. */
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Every error code of the spec's table plus `campaign_not_editable` (decisions §1). */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_api_key'
+  | 'revoked_api_key'
+  | 'insufficient_credits'
+  | 'not_found'
+  | 'campaign_not_enrichable'
+  | 'campaign_not_editable'
+  | 'enrichment_pending'
+  | 'no_eligible_accounts'
+  | 'concurrency_limit_exceeded'
+  | 'results_not_ready'
+  | 'results_expired'
+  | 'internal_error';
+
+/** HTTP status of each error code (spec "Errors"; decisions §2). */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  insufficient_credits: 402,
+  not_found: 404,
+  campaign_not_enrichable: 409,
+  campaign_not_editable: 409,
+  enrichment_pending: 409,
+  results_not_ready: 409,
+  results_expired: 410,
+  no_eligible_accounts: 422,
+  concurrency_limit_exceeded: 429,
+  internal_error: 500,
+};
+
+/** The `error` member of a failure envelope. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Base of every error a caller may see.
+ *
+ * @example
+ * throw new NotFoundError('campaign', 'camp_…');
+ */
+export class ApiError extends Error {
+  /** HTTP status of {@link code}. */
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.statusCode = ERROR_STATUS[code];
+  }
+
+  /** The envelope's `error` object. */
+  toJSON(): ErrorBody {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** 400 `invalid_request`: `issues` are one line per problem, each naming the field path. */
+export class InvalidRequestError extends ApiError {
+  constructor(message: string, issues?: string[]) {
+    super('invalid_request', message, issues && issues.length > 0 ? { issues } : undefined);
+  }
+}
+
+/** 401 `invalid_api_key`: missing, malformed or unknown key (spec "Authentication" 3). */
+export class InvalidApiKeyError extends ApiError {
+  constructor() {
+    super('invalid_api_key', 'The API key is missing or not recognized.');
+  }
+}
+
+/** 401 `revoked_api_key` (spec "Authentication" 4). */
+export class RevokedApiKeyError extends ApiError {
+  constructor() {
+    super('revoked_api_key', 'The API key has been revoked.');
+  }
+}
+
+/** 402 `insufficient_credits`; all figures in credits. */
+export class InsufficientCreditsError extends ApiError {
+  constructor(figures: { available: number; required: number }) {
+    const shortfall = Math.max(0, figures.required - figures.available);
+    super('insufficient_credits', `This launch needs ${figures.required} credits; ${figures.available} are available.`, {
+      available: figures.available,
+      required: figures.required,
+      shortfall,
+    });
+  }
+}
+
+/** 404 `not_found`; also answered for another organization's resources. */
+export class NotFoundError extends ApiError {
+  constructor(resource: string, id: string) {
+    super('not_found', `No ${resource} with id "${id}".`, { resource, id });
+  }
+}
+
+/** 409 `campaign_not_enrichable`: not an API-created `draft` (spec "Enrich a campaign" 1). */
+export class CampaignNotEnrichableError extends ApiError {
+  constructor(status: CampaignStatus, reason?: string) {
+    super('campaign_not_enrichable', reason ?? `A campaign in status "${status}" cannot be enriched.`, { status });
+  }
+}
+
+/** 409 `campaign_not_editable`: only API-created drafts can be updated (decisions §1). */
+export class CampaignNotEditableError extends ApiError {
+  constructor(status: CampaignStatus, reason?: string) {
+    super('campaign_not_editable', reason ?? `A campaign in status "${status}" cannot be updated.`, { status });
+  }
+}
+
+/** 409 `enrichment_pending`: another enrich call is evaluating this campaign's launch (decisions §2). */
+export class EnrichmentPendingError extends ApiError {
+  constructor() {
+    super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.');
+  }
+}
+
+/** 422 `no_eligible_accounts`: `requested` distinct accounts, none eligible. */
+export class NoEligibleAccountsError extends ApiError {
+  constructor(requested: number, message = 'No account of this campaign is eligible for enrichment.') {
+    super('no_eligible_accounts', message, { requested });
+  }
+}
+
+/** 429 `concurrency_limit_exceeded`: figures in accounts. */
+export class ConcurrencyLimitExceededError extends ApiError {
+  constructor(figures: { limit: number; inFlight: number; requested: number }) {
+    super(
+      'concurrency_limit_exceeded',
+      `This launch would enrich ${figures.requested} accounts; ${figures.inFlight} of the organization's ${figures.limit} are already enriching.`,
+      { ...figures },
+    );
+  }
+}
+
+/** 409 `results_not_ready`: the campaign is not `enriched` yet (decisions §2). */
+export class ResultsNotReadyError extends ApiError {
+  constructor() {
+    super('results_not_ready', 'The campaign has no results yet; poll get until its status is "enriched".');
+  }
+}
+
+/** 410 `results_expired`: the result access period has ended (decisions §2). */
+export class ResultsExpiredError extends ApiError {
+  constructor() {
+    super('results_expired', 'The result access period of this campaign has ended.');
+  }
+}
+
+/** 500 `internal_error`; its message is always `Internal error.` and its cause is only logged. */
+export class InternalError extends ApiError {
+  constructor() {
+    super('internal_error', 'Internal error.');
+  }
+}

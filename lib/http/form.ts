@@ -1,0 +1,120 @@
+/**
+ * Form bodies (`application/x-www-form-urlencoded`, `multipart/form-data`):
+ * turning parsed fields into the same shape a JSON body has (decisions §3).
+ *
+ * - `filters[status]=draft` becomes `{ filters: { status: 'draft' } }`;
+ *   a repeated key becomes an array in arrival order.
+ * - Multipart parts without a file name become strings; parts with one
+ *   become {@link UploadedFile}s.
+ * - Form values arrive as text: {@link formSchemaOf} derives, from an
+ *   operation's JSON schema, a schema that coerces numbers, booleans,
+ *   nulls and single values of array fields.
+ */
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors';
+
+/** A multipart file part. `content` holds the raw bytes. */
+export interface UploadedFile {
+  kind: 'file';
+  filename: string;
+  mimetype: string;
+  content: Buffer;
+}
+
+/** Attachment shape produced by `@middy/http-multipart-body-parser` for every part (see pipeline). */
+interface MultipartAttachment {
+  filename?: string;
+  mimetype: string;
+  content: Buffer;
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Splits `filters[status]` into `['filters', 'status']`; `ids[]` into `['ids']`. */
+function keyPath(key: string): string[] {
+  const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key);
+  if (!match) return [key];
+  const rest = [...match[2]!.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!).filter((part) => part !== '');
+  return [match[1]!, ...rest];
+}
+
+/**
+ * Nests flat form fields by their bracket paths.
+ * @throws InvalidRequestError for prototype keys or a key used both as a value and as an object.
+ */
+export function nestFormFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const path = keyPath(key);
+    const forbidden = path.find((part) => FORBIDDEN_KEYS.has(part));
+    if (forbidden) throw new InvalidRequestError('The request body is invalid.', [`${key}: forbidden property name`]);
+    let node = root;
+    for (const part of path.slice(0, -1)) {
+      const next = node[part];
+      if (next === undefined) node = node[part] = {} as Record<string, unknown>;
+      else if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as Record<string, unknown>;
+      else throw new InvalidRequestError('The request body is invalid.', [`${path.join('.')}: conflicting form fields`]);
+    }
+    const leaf = path.at(-1)!;
+    const existing = node[leaf];
+    if (existing === undefined) node[leaf] = value;
+    else node[leaf] = [...(Array.isArray(existing) ? existing : [existing]), ...(Array.isArray(value) ? value : [value])];
+  }
+  return root;
+}
+
+/**
+ * Turns the multipart parser's attachments into strings (plain fields) and
+ * {@link UploadedFile}s (file parts), restoring arrival order of repeated keys.
+ */
+export function multipartToFields(parsed: Record<string, MultipartAttachment | MultipartAttachment[]>): Record<string, unknown> {
+  const convert = (part: MultipartAttachment): string | UploadedFile =>
+    part.filename === undefined
+      ? part.content.toString('utf8')
+      : { kind: 'file', filename: part.filename, mimetype: part.mimetype, content: part.content };
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    // The parser puts the newest of repeated parts first.
+    fields[key] = Array.isArray(value) ? [...value].reverse().map(convert) : convert(value);
+  }
+  return fields;
+}
+
+/** True for an {@link UploadedFile}. */
+export const isUploadedFile = (value: unknown): value is UploadedFile =>
+  typeof value === 'object' && value !== null && (value as UploadedFile).kind === 'file' && Buffer.isBuffer((value as UploadedFile).content);
+
+const toNumber = (value: unknown) => (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
+const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
+const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
+
+/**
+ * Derives the form variant of a JSON schema: same rules, with text coerced
+ * where the JSON schema expects a number, boolean, null or array.
+ */
+export function formSchemaOf(schema: z.ZodType): z.ZodType {
+  const def = (schema as z.core.$ZodType)._zod.def;
+  switch (def.type) {
+    case 'object': {
+      const object = schema as z.ZodObject;
+      const shape = Object.fromEntries(Object.entries(object.shape).map(([key, field]) => [key, formSchemaOf(field as z.ZodType)]));
+      return z.strictObject(shape);
+    }
+    case 'optional':
+      return formSchemaOf((schema as z.ZodOptional).unwrap() as z.ZodType).optional();
+    case 'nullable':
+      return z.preprocess(toNullable, formSchemaOf((schema as z.ZodNullable).unwrap() as z.ZodType).nullable());
+    case 'number':
+    case 'int':
+      return z.preprocess(toNumber, schema);
+    case 'boolean':
+      return z.preprocess(toBoolean, schema);
+    case 'array':
+      return z.preprocess(toArray, schema);
+    case 'union':
+      return z.union((schema as z.ZodUnion).options.map((option) => formSchemaOf(option as z.ZodType)) as [z.ZodType, ...z.ZodType[]]);
+    default:
+      return schema;
+  }
+}

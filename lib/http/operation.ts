@@ -1,0 +1,30 @@
+/**
+ * An API operation's contract: path, request schema, response schema and the
+ * error codes it may answer. Handlers, the local server, the CDK routes and the
+ * OpenAPI document are all built from these definitions.
+ */
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors';
+
+/** One operation of the API (spec "Endpoints"). */
+export interface Operation<S extends z.ZodObject = z.ZodObject> {
+  /** OpenAPI operationId, e.g. `describeOrganization`. */
+  operationId: string;
+  /** Path under the base URL, e.g. `/v1/org/describe`. Every operation is a POST. */
+  path: string;
+  summary: string;
+  description: string;
+  /** Strict request schema of the JSON body; form bodies use a coercing variant of it. */
+  request: S;
+  /** Schema of `data` on success. */
+  response: z.ZodType;
+  /** Error codes the operation may answer (besides `invalid_api_key` and `internal_error`). */
+  errors: ErrorCode[];
+  /** Example request body for the docs. */
+  example?: Record<string, unknown>;
+  /** Maps a form body before validation (e.g. a multipart file part into a field). */
+  fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/** Declares an operation (identity function that keeps the schema's type). */
+export const defineOperation = <S extends z.ZodObject>(operation: Operation<S>): Operation<S> => operation;

@@ -1,0 +1,173 @@
+/**
+ * The request pipeline every API Lambda runs (spec "Endpoints", "Errors",
+ * "Authentication"; decisions §2).
+ *
+ * Top to bottom: request logging context → error envelope (onError) → body
+ * guard (content type, size) → authentication → the three middy body parsers
+ * → form normalization → schema validation → use case → `{ data, error }`.
+ */
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { logger } from '../observability';
+import { ApiError, InternalError, InvalidRequestError } from '../errors';
+import { failure, success } from './envelope';
+import { formatIssues } from './issues';
+import { formSchemaOf, multipartToFields, nestFormFields } from './form';
+import { authenticate } from './auth';
+import type { Operation } from './operation';
+
+/** Largest JSON or urlencoded body accepted, in bytes (decisions §2). */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+/** Largest multipart body accepted, in bytes (decisions §2). */
+export const MAX_MULTIPART_BYTES = 10 * 1024 * 1024;
+
+/** What the pipeline knows about a request once it reaches the use case. */
+export interface RequestContext {
+  /** Organization the API key belongs to (spec "Authentication" 5). */
+  organizationId: string;
+  /** API Gateway request id, also in every log line. */
+  requestId: string;
+}
+
+type BodyKind = 'json' | 'urlencoded' | 'multipart';
+
+interface PipelineContext extends Context {
+  organizationId?: string;
+  bodyKind?: BodyKind;
+}
+
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>;
+
+function bodyKindOf(contentType: string): BodyKind | undefined {
+  if (/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType)) return 'json';
+  if (/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) return 'urlencoded';
+  if (/^multipart\/form-data\s*;/i.test(contentType)) return 'multipart';
+  return undefined;
+}
+
+/** Maps every error to the envelope; 5xx never exposes its message (middy "handling errors"). */
+const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  onError: (request: Request) => {
+    const error = request.error;
+    if (error instanceof ApiError && error.statusCode < 500) {
+      request.response = failure(error.statusCode, error.toJSON());
+      return;
+    }
+    const parserStatus = (error as { statusCode?: number } | null)?.statusCode;
+    if (parserStatus === 413) {
+      request.response = failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON());
+      return;
+    }
+    if (parserStatus === 415 || parserStatus === 422) {
+      const kind = request.context.bodyKind ?? 'body';
+      const message = (error as Error).message === 'Forbidden key in JSON body'
+        ? 'The JSON body uses a forbidden property name (__proto__ or constructor).'
+        : `The ${kind === 'json' ? 'JSON' : kind} body could not be parsed.`;
+      request.response = failure(400, new InvalidRequestError(message).toJSON());
+      return;
+    }
+    logger.error('Unhandled error', { error });
+    request.response = failure(500, new InternalError().toJSON());
+  },
+});
+
+/** Refuses bodies of an unknown content type or beyond the size limits; empty bodies count as none. */
+const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => {
+    const event = request.event;
+    const headers = (event.headers ??= {});
+    const raw = event.body;
+    const bytes = raw === undefined || raw === null ? 0 : event.isBase64Encoded ? Buffer.byteLength(raw, 'base64') : Buffer.byteLength(raw, 'utf8');
+    const blank = bytes === 0 || (!event.isBase64Encoded && raw!.trim() === '');
+    if (blank) {
+      // No body: nothing for the parsers to do; the schema sees {}.
+      delete event.body;
+      delete headers['content-type'];
+      return;
+    }
+    const contentType = headers['content-type'];
+    if (!contentType) {
+      throw new InvalidRequestError('A request with a body needs a Content-Type header: application/json, application/x-www-form-urlencoded or multipart/form-data.', ['content-type: missing']);
+    }
+    const kind = bodyKindOf(contentType);
+    if (!kind) {
+      throw new InvalidRequestError(`Content type "${contentType}" is not supported; use application/json, application/x-www-form-urlencoded or multipart/form-data.`, ['content-type: unsupported']);
+    }
+    const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
+    if (bytes > limit) {
+      throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, ['body: too large']);
+    }
+    request.context.bodyKind = kind;
+  },
+});
+
+/** Resolves the bearer API key to its organization before any body is read. */
+const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: async (request: Request) => {
+    const organizationId = await authenticate(request.event.headers?.authorization);
+    request.context.organizationId = organizationId;
+    logger.appendKeys({ organizationId });
+  },
+});
+
+/** Form bodies become the shape of a JSON body (see `form.ts`). */
+const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => {
+    const kind = request.context.bodyKind;
+    const body = request.event.body as unknown;
+    if (kind === undefined) return;
+    if (typeof body !== 'object' || body === null) {
+      throw new InvalidRequestError(`The ${kind} body could not be parsed.`);
+    }
+    if (kind === 'urlencoded') (request.event as { body: unknown }).body = nestFormFields({ ...(body as Record<string, unknown>) });
+    if (kind === 'multipart') (request.event as { body: unknown }).body = nestFormFields(multipartToFields(body as never));
+  },
+});
+
+/**
+ * Builds the Lambda handler of one API operation.
+ *
+ * @param operation - the operation's schema and metadata (also used for OpenAPI).
+ * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
+ * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
+ *
+ * @example
+ * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId));
+ */
+export function createApiHandler<S extends z.ZodObject, R>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+) {
+  const jsonSchema = operation.request;
+  const formSchema = formSchemaOf(operation.request);
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(errorEnvelope())
+    .use(bodyGuard())
+    .use(authentication())
+    .use(httpJsonBodyParser({ disableContentTypeError: true }))
+    .use(httpUrlencodeBodyParser({ disableContentTypeError: true }))
+    .use(
+      httpMultipartBodyParser({
+        disableContentTypeError: true,
+        // Every part is read as an attachment so repeated and bracketed
+        // field names survive; form.ts turns plain fields back into text.
+        busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
+      }),
+    )
+    .use(formFields())
+    .handler(async (event, context) => {
+      const kind = context.bodyKind;
+      const raw = kind === undefined ? {} : (event.body as unknown);
+      const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
+      const parsed = (kind === undefined || kind === 'json' ? jsonSchema : formSchema).safeParse(prepared);
+      if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
+      const data = await useCase(parsed.data as z.output<S>, { organizationId: context.organizationId!, requestId: event.requestContext?.requestId ?? context.awsRequestId });
+      return success(data);
+    });
+}

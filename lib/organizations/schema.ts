@@ -1,0 +1,38 @@
+/**
+ * Schemas of the organization operations (spec "Organization (returned by org describe)").
+ */
+import { z } from 'zod';
+import { defineOperation } from '../http/operation';
+
+/** `data` of `POST /v1/org/describe`. */
+export const OrganizationDescription = z
+  .strictObject({
+    organization: z.strictObject({
+      id: z.string().meta({ description: 'Organization identifier.', example: 'org_4fJ8kQ2mN7pR9sT3vW5xY' }),
+      name: z.string().meta({ description: 'Organization name.', example: 'Acme Demo' }),
+    }),
+    credits: z.strictObject({
+      smb: z.int().meta({ description: 'Credits available for account and contact enrichment.', example: 10000 }),
+      researchAgents: z.int().meta({ description: 'Credits available for research-agent runs.', example: 100 }),
+    }),
+    enrichment: z.strictObject({
+      enrichingAccounts: z.int().meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 }),
+      maxEnrichingAccounts: z.int().meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 }),
+    }),
+  })
+  .meta({ id: 'OrganizationDescription' });
+
+/** The shape of `data` of describe. */
+export type OrganizationDescription = z.infer<typeof OrganizationDescription>;
+
+/** `POST /v1/org/describe` (spec "Describe organization"): no body, an empty body or `{}`. */
+export const describeOrganizationOperation = defineOperation({
+  operationId: 'describeOrganization',
+  path: '/v1/org/describe',
+  summary: 'Describe the authenticated organization',
+  description:
+    'Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.',
+  request: z.strictObject({}),
+  response: OrganizationDescription,
+  errors: ['invalid_request', 'revoked_api_key'],
+});
