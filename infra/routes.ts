@@ -6,6 +6,16 @@
 import type { Operation } from '../lib/http/operation';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 
+/** What a function may do with the stack's resources (least privilege, one grant each). */
+export interface RoutePermissions {
+  /** Table access: read only, or read and write. */
+  table: 'read' | 'readWrite';
+  /** Bucket access, when the operation touches stored objects. */
+  bucket?: 'read' | 'write' | 'readWrite';
+  /** Whether the function starts enrichment executions. */
+  startsWorkflow?: boolean;
+}
+
 /** One API route and the handler file of its Lambda. */
 export interface ApiRoute {
   operation: Operation;
@@ -13,9 +23,10 @@ export interface ApiRoute {
   entry: string;
   /** Construct id of the function in the stack. */
   functionId: string;
+  permissions: RoutePermissions;
 }
 
 /** Every API route. */
 export const API_ROUTES: ApiRoute[] = [
-  { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe' },
+  { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
 ];

@@ -1,0 +1,79 @@
+/**
+ * Test harness: the local API server (the same one `npm start` runs) on a
+ * free port in the test worker, and helpers to call it over real HTTP.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { startApiServer } from '../../infra/local/server';
+import { organizations } from '../../lib/stores';
+import type { NewOrganization } from '../../lib/organizations/store';
+
+/** A parsed API response. */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: { data: T; error: null } | { data: null; error: { code: string; message: string; details?: any } };
+  /** `body.data`, typed loosely for assertions. */
+  data: T;
+  /** `body.error`. */
+  error: { code: string; message: string; details?: any } | null;
+}
+
+/** Starts the API server for the current test file; returns a getter of its base URL. */
+export function useApi(): () => string {
+  let close: (() => Promise<void>) | undefined;
+  let url = '';
+  beforeAll(async () => {
+    const api = await startApiServer({ port: 0, healthCheck: async () => undefined });
+    close = api.close;
+    url = api.url;
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  return () => url;
+}
+
+/** Creates a fresh organization (and its first key) for one test. */
+export async function newOrganization(input: Partial<NewOrganization> = {}) {
+  const { organization, apiKey } = await organizations().create({
+    name: input.name ?? 'Test Org',
+    smbCredits: input.smbCredits ?? 10_000,
+    researchAgentCredits: input.researchAgentCredits ?? 100,
+    maxEnrichingAccounts: input.maxEnrichingAccounts ?? 5_000,
+  });
+  return { organizationId: organization.id, apiKey };
+}
+
+/** Options of {@link call}. */
+export interface CallOptions {
+  apiKey?: string;
+  /** Raw Authorization header (overrides apiKey). */
+  authorization?: string;
+  /** Sent as JSON unless `form`, `multipart` or `raw` is given. */
+  body?: unknown;
+  form?: URLSearchParams;
+  multipart?: FormData;
+  raw?: { body: string | Buffer; contentType?: string };
+}
+
+/** POSTs to an API path over HTTP and parses the envelope. */
+export async function call<T = any>(baseUrl: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = {};
+  const authorization = options.authorization ?? (options.apiKey ? `Bearer ${options.apiKey}` : undefined);
+  if (authorization !== undefined) headers.authorization = authorization;
+  let body: RequestInit["body"];
+  if (options.raw) {
+    body = options.raw.body as RequestInit["body"];
+    if (options.raw.contentType) headers['content-type'] = options.raw.contentType;
+  } else if (options.form) {
+    body = options.form;
+  } else if (options.multipart) {
+    body = options.multipart;
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body });
+  const parsed = (await response.json()) as ApiResponse<T>['body'];
+  return { status: response.status, headers: response.headers, body: parsed, data: parsed.data as T, error: parsed.error };
+}
