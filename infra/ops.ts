@@ -1,0 +1,141 @@
+/**
+ * Operator CLI: `npm run ops -- <command> [options]` (decisions §8).
+ *
+ * With no flags it works against the running local stack (it reads
+ * `.local/endpoints.json`, written by `npm start`). Against a deployed stack,
+ * pass `--table NAME --bucket NAME` (or set TABLE_NAME and BUCKET_NAME) and
+ * the usual AWS credentials. Prints one JSON object on stdout; on failure
+ * prints a message on stderr and exits non-zero.
+ */
+import { parseArgs } from 'node:util';
+import { applyLocalEnvironment, readLocalEndpoints } from './local/environment';
+
+const USAGE = `Usage: npm run ops -- <command> [options]
+
+  org:create --name N [--smb-credits N] [--research-credits N] [--max-enriching N]
+  org:credits --org ID --add N
+  org:capacity --org ID [--max-enriching N] [--external-enriching N]
+  key:create --org ID
+  key:revoke --key KEY
+  warehouse:import FILE
+  crm:import --org ID FILE
+  campaign:import --org ID --via ui|data_cube --status draft|tam_only --name N FILE
+  campaign:cancel --campaign ID
+
+Target: the running local stack by default; a deployed stack with --table NAME --bucket NAME [--state-machine ARN].`;
+
+/** Raised for a usage mistake: printed with the usage text. */
+class UsageError extends Error {}
+
+function integer(value: string | undefined, flag: string, { min = 0 }: { min?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be an integer${min === 0 ? ' >= 0' : ''}, got "${value}"`);
+  return n;
+}
+
+function need<T>(value: T | undefined, flag: string): T {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** Lets `--add -5` mean `--add=-5` (parseArgs would read -5 as a flag). */
+function joinNegativeNumbers(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i]!.startsWith('--') && !argv[i]!.includes('=') && next !== undefined && /^-\d+$/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]!);
+  }
+  return out;
+}
+
+async function main(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: joinNegativeNumbers(argv),
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'smb-credits': { type: 'string' },
+      'research-credits': { type: 'string' },
+      'max-enriching': { type: 'string' },
+      'external-enriching': { type: 'string' },
+      org: { type: 'string' },
+      add: { type: 'string' },
+      key: { type: 'string' },
+      via: { type: 'string' },
+      status: { type: 'string' },
+      campaign: { type: 'string' },
+      table: { type: 'string' },
+      bucket: { type: 'string' },
+      'state-machine': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const [command] = positionals;
+  if (values.help || !command) throw new UsageError(values.help ? '' : 'a command is required');
+
+  if (values.table || process.env.TABLE_NAME) {
+    process.env.TABLE_NAME = values.table ?? process.env.TABLE_NAME;
+    process.env.BUCKET_NAME = values.bucket ?? process.env.BUCKET_NAME;
+    if (values['state-machine']) process.env.STATE_MACHINE_ARN = values['state-machine'];
+  } else {
+    const local = readLocalEndpoints();
+    if (!local) throw new Error('No running local stack found (start it with `npm start`), and no --table given.');
+    applyLocalEnvironment(local);
+  }
+  // Loaded after the environment is set: they build AWS clients.
+  const { organizations } = await import('../lib/stores');
+
+  switch (command) {
+    case 'org:create': {
+      const { organization, apiKey } = await organizations().create({
+        name: need(values.name, '--name'),
+        smbCredits: integer(values['smb-credits'], '--smb-credits'),
+        researchAgentCredits: integer(values['research-credits'], '--research-credits'),
+        maxEnrichingAccounts: integer(values['max-enriching'], '--max-enriching'),
+      });
+      return { organizationId: organization.id, apiKey };
+    }
+    case 'org:credits': {
+      const organizationId = need(values.org, '--org');
+      const delta = need(integer(values.add, '--add', { min: Number.MIN_SAFE_INTEGER }), '--add');
+      const organization = await organizations().adjustSmbCredits(organizationId, delta);
+      return { organizationId, smb: organization.smbCredits };
+    }
+    case 'org:capacity': {
+      const organizationId = need(values.org, '--org');
+      const organization = await organizations().setCapacity(organizationId, {
+        maxEnrichingAccounts: integer(values['max-enriching'], '--max-enriching'),
+        externalEnrichingAccounts: integer(values['external-enriching'], '--external-enriching'),
+      });
+      return { enrichingAccounts: organization.enrichingAccounts, maxEnrichingAccounts: organization.maxEnrichingAccounts };
+    }
+    case 'key:create':
+      return { apiKey: await organizations().createApiKey(need(values.org, '--org')) };
+    case 'key:revoke': {
+      const revoked = await organizations().revokeApiKey(need(values.key, '--key'));
+      if (!revoked) throw new Error('No such API key.');
+      return { revoked: true };
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      if (error.message) process.stderr.write(`error: ${error.message}\n\n`);
+      process.stderr.write(`${USAGE}\n`);
+    } else {
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+    }
+    process.exitCode = 1;
+  },
+);
