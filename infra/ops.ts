@@ -7,6 +7,7 @@
  * the usual AWS credentials. Prints one JSON object on stdout; on failure
  * prints a message on stderr and exits non-zero.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { applyLocalEnvironment, readLocalEndpoints } from './local/environment';
 
@@ -74,7 +75,7 @@ async function main(argv: string[]): Promise<unknown> {
       help: { type: 'boolean' },
     },
   });
-  const [command] = positionals;
+  const [command, ...files] = positionals;
   if (values.help || !command) throw new UsageError(values.help ? '' : 'a command is required');
 
   if (values.table || process.env.TABLE_NAME) {
@@ -119,6 +120,22 @@ async function main(argv: string[]): Promise<unknown> {
       const revoked = await organizations().revokeApiKey(need(values.key, '--key'));
       if (!revoked) throw new Error('No such API key.');
       return { revoked: true };
+    }
+    case 'campaign:import': {
+      const via = need(values.via, '--via');
+      const status = need(values.status, '--status');
+      if (via !== 'ui' && via !== 'data_cube') throw new UsageError('--via must be ui or data_cube');
+      if (status !== 'draft' && status !== 'tam_only') throw new UsageError('--status must be draft or tam_only');
+      const { createCampaign } = await import('../lib/campaigns/use-cases');
+      const { parseAccountIdsFile } = await import('../lib/campaigns/account-list');
+      const { campaigns, accountLists } = await import('../lib/stores');
+      const accountIds = parseAccountIdsFile(await readFile(need(files[0], 'FILE'), 'utf8'));
+      if (accountIds.length === 0) throw new UsageError('FILE has no account IDs');
+      const campaign = await createCampaign(
+        { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
+        { organizationId: need(values.org, '--org'), name: need(values.name, '--name'), accountIds, createdVia: via, status },
+      );
+      return { campaignId: campaign.id };
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

@@ -5,6 +5,7 @@
  */
 import type { Operation } from '../lib/http/operation';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
+import { createCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -29,4 +30,8 @@ export interface ApiRoute {
 /** Every API route. */
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
+  { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'write' } },
+  { operation: updateCampaignOperation, entry: 'functions/campaigns-update.ts', functionId: 'CampaignsUpdate', permissions: { table: 'readWrite' } },
+  { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
+  { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
 ];

@@ -18,21 +18,24 @@ export interface IndexDefinition {
 /** Attributes a campaign list item needs (spec "Campaign list item") plus what computes the read-time status. */
 const LIST_ITEM_ATTRIBUTES = ['id', 'status', 'createdVia', 'name', 'excludeEnrichedWithinDays', 'createdAt', 'resultsExpireAt'];
 
+/** The campaign list indexes (decisions §3), by the filter each serves. */
+export const CAMPAIGN_INDEXES = {
+  /** Campaigns of an organization, newest first (list without filters). */
+  all: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  /** Campaigns of an organization in one status. */
+  byStatus: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  /** Campaigns of an organization created through one surface. */
+  byCreatedVia: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  /** Campaigns of an organization in one status and created through one surface. */
+  byStatusAndCreatedVia: { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+} as const satisfies Record<string, IndexDefinition>;
+
 /** Key schema and indexes of the table. */
 export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
-  indexes: [
-    // Campaigns of an organization, newest first (list without filters).
-    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
-    // Campaigns of an organization in one status.
-    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
-    // Campaigns of an organization created through one surface.
-    { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
-    // Campaigns of an organization in one status and created through one surface.
-    { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
-  ] satisfies IndexDefinition[],
+  indexes: Object.values(CAMPAIGN_INDEXES) as IndexDefinition[],
 } as const;
 
 /** Key builders, one per entity. Nothing else in the code spells a key. */

@@ -14,12 +14,20 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** One line per issue, e.g. `limit: Too big: expected number to be <=100`, `foo: unknown property`. */
+/** Most issue lines returned; the rest are summarized in one final line. */
+export const MAX_ISSUE_LINES = 50;
+
+/**
+ * One line per issue, e.g. `limit: Too big: expected number to be <=100`,
+ * `foo: unknown property`; at most {@link MAX_ISSUE_LINES} lines plus a count of the rest.
+ */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.flatMap((issue) => {
+  const lines = issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown property`);
     }
     return [`${formatPath(issue.path) || 'body'}: ${issue.message}`];
   });
+  if (lines.length <= MAX_ISSUE_LINES) return lines;
+  return [...lines.slice(0, MAX_ISSUE_LINES), `… and ${lines.length - MAX_ISSUE_LINES} more issues`];
 }

@@ -41,6 +41,9 @@ interface PipelineContext extends Context {
   bodyKind?: BodyKind;
 }
 
+/** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>;
 
 function bodyKindOf(contentType: string): BodyKind | undefined {
@@ -142,10 +145,10 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
 export function createApiHandler<S extends z.ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-) {
+): ApiHandler {
   const jsonSchema = operation.request;
   const formSchema = formSchemaOf(operation.request);
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorEnvelope())
     .use(bodyGuard())
@@ -170,4 +173,6 @@ export function createApiHandler<S extends z.ZodObject, R>(
       const data = await useCase(parsed.data as z.output<S>, { organizationId: context.organizationId!, requestId: event.requestContext?.requestId ?? context.awsRequestId });
       return success(data);
     });
+  // The body parsers widen middy's event type; callers see the API Gateway event.
+  return handler as unknown as ApiHandler;
 }

@@ -1,0 +1,155 @@
+/**
+ * The one Lambda construct of the stack: every API operation's function is an
+ * {@link ApiFunction}, so runtime, architecture, memory, tracing, logging and
+ * bundling are decided here once instead of in copy-pasted `NodejsFunction`
+ * blocks.
+ */
+import path from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root: handler entries are relative to it, and esbuild runs from it. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Value of `POWERTOOLS_SERVICE_NAME` on every function (matches `lib/observability.ts`). */
+export const SERVICE_NAME = 'campaign-enrichment-api';
+
+/**
+ * API Gateway HTTP APIs end an integration after 30 s; 29 s leaves the function
+ * time to fail cleanly before the client sees a gateway 503.
+ */
+const API_TIMEOUT = Duration.seconds(29);
+
+/** Variables every function gets; a caller's `environment` is merged over these. */
+const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
+  // Stack traces point at the TypeScript sources (the bundles ship .map files).
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+};
+
+/**
+ * esbuild settings shared by every function. esbuild runs on this machine
+ * (a devDependency), never in Docker.
+ *
+ * The AWS SDK v3 is bundled rather than taken from the Lambda runtime: the
+ * runtime's SDK version is whatever AWS last shipped (and `lib-storage` or
+ * `s3-request-presigner` are not guaranteed to be there), while bundling runs
+ * exactly the versions `package-lock.json` pins and tested locally. Tree
+ * shaking keeps the bundle to the clients actually imported.
+ */
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  // Prefer the ESM builds of dependencies so tree shaking works on them.
+  mainFields: ['module', 'main'],
+  // CommonJS dependencies inside an ESM bundle still call `require` (e.g. for
+  // Node built-ins); ESM has none, so give the bundle one.
+  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  minify: true,
+  // Error classes set `this.name = new.target.name` (lib/errors.ts): keep the names readable in logs.
+  keepNames: true,
+  sourceMap: true,
+  // Line mappings are enough for stack traces; embedding the sources would double the asset.
+  sourcesContent: false,
+  bundleAwsSDK: true,
+  externalModules: [],
+  forceDockerBundling: false,
+};
+
+/** Options of {@link ApiFunction}. */
+export interface ApiFunctionProps {
+  /** Handler file relative to the project root, e.g. `functions/org-describe.ts`; it exports `handler`. */
+  readonly entry: string;
+  /** Shown in the Lambda console. */
+  readonly description?: string;
+  /** Longest run of one invocation. @default 29 seconds (API Gateway's integration limit) */
+  readonly timeout?: Duration;
+  /**
+   * Variables merged over the defaults (`NODE_OPTIONS`, `POWERTOOLS_SERVICE_NAME`,
+   * `POWERTOOLS_LOG_LEVEL`): every default stays unless this names the same key.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** How long the function's log events are kept. */
+  readonly logRetention: logs.RetentionDays;
+  /** What happens to the log group when the function is deleted. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * A Node.js 24 Lambda on arm64 (1024 MB, X-Ray active), bundled locally by
+ * esbuild as minified ESM with source maps, writing to its own log group.
+ *
+ * Why a wrapper rather than a `NodejsFunction` subclass: the function gets its
+ * own role whose only built-in permission is writing to its own log group,
+ * instead of the account-wide `AWSLambdaBasicExecutionRole` managed policy
+ * (which would also allow creating any log group). A role must exist before
+ * the function, which a subclass constructor cannot arrange.
+ *
+ * Grant access to it like to any principal (`ApiFunction` is `IGrantable`).
+ *
+ * @example
+ * const describe = new ApiFunction(this, 'OrgDescribe', {
+ *   entry: 'functions/org-describe.ts',
+ *   environment: { TABLE_NAME: table.tableName },
+ *   logRetention: logs.RetentionDays.ONE_WEEK,
+ * });
+ */
+export class ApiFunction extends Construct implements iam.IGrantable {
+  /** The Lambda function. */
+  readonly function: NodejsFunction;
+  /** Execution role of the function (the principal of every grant). */
+  readonly role: iam.Role;
+  /** The function's log group. */
+  readonly logGroup: logs.LogGroup;
+  readonly grantPrincipal: iam.IPrincipal;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${this.node.path}`,
+    });
+    this.grantPrincipal = this.role;
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 1024,
+      timeout: props.timeout ?? API_TIMEOUT,
+      tracing: lambda.Tracing.ACTIVE,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { ...DEFAULT_ENVIRONMENT, ...props.environment },
+      bundling: BUNDLING,
+    });
+
+    // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords on
+    // "*" to the role. test/infra/stack.test.ts checks no other action has "*".
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; they are the only actions granted on "*".',
+    });
+  }
+
+  /** Adds one environment variable (e.g. the ARN of a resource created after the function). */
+  addEnvironment(key: string, value: string): this {
+    this.function.addEnvironment(key, value);
+    return this;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Least-privilege grants of an API function, from its route's
+ * {@link RoutePermissions} (infra/routes.ts): each permission level maps to an
+ * explicit list of actions on explicit resources, so a reader of this file
+ * knows everything a function may do.
+ */
+import { Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { TABLE_DEFINITION } from '../../lib/db/table';
+import type { RoutePermissions } from '../routes';
+import type { ApiFunction } from './api-function';
+
+/** The stack's resources a route may be granted access to. */
+export interface RouteResources {
+  readonly table: dynamodb.ITableV2;
+  readonly bucket: s3.IBucket;
+  /**
+   * The enrichment workflow. The stack passes it once the state machine
+   * exists; until then a route with `startsWorkflow` fails synthesis (see
+   * {@link grantRoutePermissions}).
+   */
+  readonly stateMachine?: sfn.IStateMachine;
+}
+
+/**
+ * DynamoDB actions per table permission. Transactions need no actions of their
+ * own: DynamoDB authorizes each item of a transaction by its Get/Put/Update/
+ * Delete/ConditionCheck action. Scan is never granted (every access pattern is
+ * a key lookup or an index query; docs/data-model.md).
+ */
+const TABLE_ACTIONS: Record<RoutePermissions['table'], string[]> = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+};
+
+/** S3 object actions per bucket permission. Multipart uploads (lib-storage) are authorized by PutObject. */
+const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> = {
+  read: ['s3:GetObject'],
+  write: ['s3:PutObject', 's3:AbortMultipartUpload'],
+  readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+};
+
+/**
+ * Grants a route's function what its {@link RoutePermissions} declare and
+ * nothing else.
+ *
+ * - `table`: the actions of {@link TABLE_ACTIONS} on the table and on each of
+ *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard.
+ * - `bucket`: object actions on the bucket's objects; readers also get
+ *   `s3:ListBucket` so a missing key answers 404 `NoSuchKey`, not 403.
+ * - `startsWorkflow`: `states:StartExecution` on the state machine and its ARN
+ *   in `STATE_MACHINE_ARN` (lib/config.ts).
+ *
+ * @throws Error when a route starts workflows but `resources.stateMachine` is absent.
+ */
+export function grantRoutePermissions(fn: ApiFunction, permissions: RoutePermissions, resources: RouteResources): void {
+  const { table, bucket, stateMachine } = resources;
+
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'Table',
+      actions: TABLE_ACTIONS[permissions.table],
+      resources: [table.tableArn, ...TABLE_DEFINITION.indexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
+    }),
+  );
+
+  if (permissions.bucket) {
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: [bucket.arnForObjects('*')] }),
+    );
+    if (permissions.bucket !== 'write') {
+      fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    }
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/*]`,
+      reason: 'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket.',
+    });
+  }
+
+  if (permissions.startsWorkflow) {
+    if (!stateMachine) {
+      throw new Error(`${fn.node.path} starts enrichment executions, but the stack defines no state machine yet`);
+    }
+    stateMachine.grantStartExecution(fn);
+    fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
+  }
+}
+
+/** Logical ID of a bucket of this app, as cdk-nag spells it in finding IDs. */
+function logicalIdOf(bucket: s3.IBucket): string {
+  const cfnBucket = bucket.node.defaultChild as s3.CfnBucket;
+  return cfnBucket.stack.resolve(cfnBucket.logicalId) as string;
+}

@@ -1,0 +1,72 @@
+/**
+ * Campaign account lists: parsing uploads and storing lists in S3
+ * (decisions §1; docs/data-model.md). A list of 100,000 IDs is up to ~13 MB,
+ * so it lives in one S3 object, never in the table.
+ */
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { parse } from 'csv-parse/sync';
+import { InvalidRequestError } from '../errors';
+import { isUploadedFile } from '../http/form';
+
+/**
+ * Reads account IDs from a CSV or text upload: first column, one ID a line,
+ * optional header `account_id`, blank lines skipped, surrounding space trimmed.
+ * @throws InvalidRequestError when the file is not parseable CSV.
+ */
+export function parseAccountIdsFile(text: string): string[] {
+  let rows: string[][];
+  try {
+    rows = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
+  } catch (error) {
+    throw new InvalidRequestError('accountIdsFile could not be read as CSV.', [`accountIdsFile: ${(error as Error).message}`]);
+  }
+  const ids = rows.map((row) => row[0] ?? '').filter((id) => id !== '');
+  if (ids[0]?.toLowerCase() === 'account_id') ids.shift();
+  return ids;
+}
+
+/**
+ * Form hook of create: a multipart file part (or field) `accountIdsFile`
+ * becomes `accountIds`.
+ * @throws InvalidRequestError when both `accountIds` and `accountIdsFile` are sent.
+ */
+export function accountIdsFromForm(body: Record<string, unknown>): Record<string, unknown> {
+  const { accountIdsFile, ...rest } = body;
+  if (accountIdsFile === undefined) return body;
+  if (rest.accountIds !== undefined) {
+    throw new InvalidRequestError('Send accountIds or accountIdsFile, not both.', ['accountIdsFile: not allowed together with accountIds']);
+  }
+  const files = Array.isArray(accountIdsFile) ? accountIdsFile : [accountIdsFile];
+  const accountIds = files.flatMap((file) => parseAccountIdsFile(isUploadedFile(file) ? file.content.toString('utf8') : String(file)));
+  return { ...rest, accountIds };
+}
+
+/** Distinct IDs in first-seen order. */
+export const distinctAccountIds = (ids: readonly string[]): string[] => [...new Set(ids)];
+
+/** Storage of account lists (one object per campaign). */
+export interface AccountListStore {
+  /** Writes a list; returns its object key. */
+  put(objectKey: string, accountIds: readonly string[]): Promise<void>;
+  /** Reads a list back. */
+  get(objectKey: string): Promise<string[]>;
+}
+
+/** Object key of a campaign's account list. */
+export const accountListKey = (organizationId: string, campaignId: string) => `campaigns/${organizationId}/${campaignId}/accounts.txt`;
+
+/** Builds the S3 implementation of {@link AccountListStore}. */
+export function createAccountListStore({ client, bucketName }: { client: S3Client; bucketName: string }): AccountListStore {
+  return {
+    async put(objectKey, accountIds) {
+      await client.send(
+        new PutObjectCommand({ Bucket: bucketName, Key: objectKey, Body: accountIds.join('\n'), ContentType: 'text/plain; charset=utf-8' }),
+      );
+    },
+    async get(objectKey) {
+      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }));
+      const text = await Body!.transformToString('utf8');
+      return text === '' ? [] : text.split('\n');
+    },
+  };
+}

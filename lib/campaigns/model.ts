@@ -1,0 +1,121 @@
+/**
+ * The stored campaign and how it reads (spec "Campaign", "States and
+ * transitions"; decisions §5 "expiry as read").
+ */
+import type { CampaignStatus } from '../errors';
+import type { Campaign, CampaignListItem, CreatedVia } from './schema';
+
+/** Exclusion breakdown of a launch evaluation (accounts). */
+export interface ExcludedCounts {
+  total: number;
+  invalid: number;
+  recentlyEnriched: number;
+  crmExcluded: number;
+}
+
+/** Result metrics (spec "results"). */
+export interface ResultMetrics {
+  totalAccounts: number;
+  totalContactsFound: number;
+  /** Fraction 0..1. */
+  pctAccountsWithContact: number;
+  /** Fraction 0..1. */
+  pctAccountsWithMobile: number;
+}
+
+/** The most recent failed or canceled attempt (spec "lastEnrichment"). */
+export interface LastEnrichment {
+  status: 'failed' | 'canceled';
+  startedAt: string;
+  endedAt: string | null;
+  refunded: boolean;
+}
+
+/** An enrichment attempt: one launch that charged credits. */
+export interface AttemptRecord {
+  id: string;
+  startedAt: string;
+  /** Eligible accounts of the attempt (accounts; also the capacity it reserved). */
+  eligible: number;
+  /** Credits charged at launch. */
+  charged: number;
+  /** Object key of the eligible account IDs. */
+  eligibleObjectKey: string;
+  executionArn?: string;
+}
+
+/** A campaign as stored in the table. */
+export interface CampaignRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  /** Stored status; an `enriched` campaign past `resultsExpireAt` reads as `expired`. */
+  status: CampaignStatus;
+  createdVia: CreatedVia;
+  excludeEnrichedWithinDays: number | null;
+  createdAt: string;
+  /** Distinct account IDs submitted. */
+  accountsRequested: number;
+  /** S3 key of the account list. */
+  accountsObjectKey: string;
+  accountsEligible: number | null;
+  accountsExcluded: ExcludedCounts | null;
+  /** Credits charged, net of refunds. */
+  creditsCharged: number;
+  lastEnrichment: LastEnrichment | null;
+  completedAt?: string;
+  resultsExpireAt?: string;
+  results?: ResultMetrics;
+  /** The current attempt while `enriching`; the completed one once `enriched`. */
+  attempt?: AttemptRecord;
+}
+
+/**
+ * Status of a campaign at `now`: `enriched` whose `resultsExpireAt` has been
+ * reached reads as `expired`, to the second, whatever the stored value.
+ */
+export function statusAt(record: Pick<CampaignRecord, 'status' | 'resultsExpireAt'>, now: Date): CampaignStatus {
+  if (record.status === 'enriched' && record.resultsExpireAt !== undefined && Date.parse(record.resultsExpireAt) <= now.getTime()) {
+    return 'expired';
+  }
+  return record.status;
+}
+
+/**
+ * The campaign as the API shows it, with the presence rules of the spec:
+ * `completedAt` and `results` only while `enriched`; `resultsExpireAt` on
+ * `enriched` and `expired`.
+ * @param remainingCredits - the organization's live smb balance (credits).
+ */
+export function toCampaign(record: CampaignRecord, remainingCredits: number, now = new Date()): Campaign {
+  const status = statusAt(record, now);
+  const campaign: Campaign = {
+    id: record.id,
+    status,
+    createdVia: record.createdVia,
+    name: record.name,
+    accounts: { requested: record.accountsRequested, eligible: record.accountsEligible, excluded: record.accountsExcluded },
+    credits: { charged: record.creditsCharged, remaining: remainingCredits },
+    excludeEnrichedWithinDays: record.excludeEnrichedWithinDays,
+    lastEnrichment: record.lastEnrichment,
+    createdAt: record.createdAt,
+  };
+  if (status === 'enriched') {
+    campaign.completedAt = record.completedAt;
+    campaign.results = record.results;
+  }
+  if ((status === 'enriched' || status === 'expired') && record.resultsExpireAt) campaign.resultsExpireAt = record.resultsExpireAt;
+  return campaign;
+}
+
+/** The list item of a campaign at `now`. */
+export function toListItem(record: Pick<CampaignRecord, 'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'>, now = new Date()): CampaignListItem {
+  return {
+    id: record.id,
+    status: statusAt(record, now),
+    createdVia: record.createdVia,
+    name: record.name,
+    excludeEnrichedWithinDays: record.excludeEnrichedWithinDays ?? null,
+    createdAt: record.createdAt,
+  };
+}

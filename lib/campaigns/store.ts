@@ -1,0 +1,218 @@
+/**
+ * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CAMPAIGN_INDEXES, keys, type IndexDefinition } from '../db/table';
+import type { CampaignStatus } from '../errors';
+import { toOrganization, type OrganizationRecord } from '../organizations/store';
+import type { CampaignRecord } from './model';
+import type { CreatedVia } from './schema';
+
+/** Attributes of a list item as read from an index. */
+export type CampaignListRecord = Pick<CampaignRecord, 'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'> & { listSk: string };
+
+/** A list query: statuses and surfaces are each "any" when undefined. */
+export interface CampaignListQuery {
+  organizationId: string;
+  statuses?: readonly CampaignStatus[];
+  createdVia?: readonly CreatedVia[];
+  limit: number;
+  /** Exclusive upper bound on `listSk` (the previous page's last item). */
+  after?: string;
+  now: Date;
+}
+
+/** Changes of an update (decisions §1). */
+export interface CampaignChanges {
+  name?: string;
+  excludeEnrichedWithinDays?: number | null;
+}
+
+/** Outcome of a conditional campaign write that may be refused. */
+export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: false; current?: CampaignRecord };
+
+/** Data access for campaigns. */
+export interface CampaignStore {
+  /** Writes a new campaign. */
+  create(record: CampaignRecord): Promise<void>;
+  /** Reads a campaign (strongly consistent); `undefined` when unknown. */
+  get(organizationId: string, campaignId: string): Promise<CampaignRecord | undefined>;
+  /** Reads a campaign and its organization in one round trip (BatchGetItem). */
+  getWithOrganization(organizationId: string, campaignId: string): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
+  /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
+  updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges): Promise<ConditionalOutcome>;
+  /** One page of list items, newest first; `hasMore` when another page exists. */
+  list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
+}
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk'];
+
+/** Maps a stored item to a {@link CampaignRecord}. */
+export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord {
+  const record = { ...item };
+  for (const attribute of KEY_ATTRIBUTES) delete record[attribute];
+  return record as unknown as CampaignRecord;
+}
+
+/** The item of a campaign: the record plus its table and index keys. */
+export function campaignItem(record: CampaignRecord): Record<string, unknown> {
+  return { ...keys.campaign(record.organizationId, record.id), ...keys.campaignIndexes(record.organizationId, record), type: 'campaign', ...record };
+}
+
+/** A partition of an index to read for a list query, with an optional read-time expiry filter. */
+interface ListSource {
+  indexName: string;
+  partitionKeyName: string;
+  partitionKey: string;
+  /** `live`: keep items not yet past resultsExpireAt; `lapsed`: keep only those past it. */
+  expiry?: 'live' | 'lapsed';
+}
+
+/**
+ * The index partitions a query reads (decisions §3, §5). `expired` is the
+ * stored `expired` partition plus `enriched` items already past
+ * `resultsExpireAt`; `enriched` leaves those out.
+ */
+export function listSources(query: Pick<CampaignListQuery, 'organizationId' | 'statuses' | 'createdVia'>): ListSource[] {
+  const { all, byStatus, byCreatedVia: byVia, byStatusAndCreatedVia: byBoth } = CAMPAIGN_INDEXES;
+  const org = query.organizationId;
+  const statusParts: { stored: CampaignStatus; expiry?: 'live' | 'lapsed' }[] | undefined = query.statuses && (() => {
+    const wanted = new Set(query.statuses);
+    const parts: { stored: CampaignStatus; expiry?: 'live' | 'lapsed' }[] = [];
+    for (const status of wanted) {
+      if (status === 'enriched') parts.push({ stored: 'enriched', ...(wanted.has('expired') ? {} : { expiry: 'live' as const }) });
+      else if (status === 'expired') {
+        parts.push({ stored: 'expired' });
+        if (!wanted.has('enriched')) parts.push({ stored: 'enriched', expiry: 'lapsed' });
+      } else parts.push({ stored: status });
+    }
+    return parts;
+  })();
+  const vias = query.createdVia && [...new Set(query.createdVia)];
+  const source = (index: IndexDefinition, campaign: { status: string; createdVia: string }, expiry?: 'live' | 'lapsed'): ListSource => {
+    const partitionKeyName = index.partitionKey;
+    const partitionKey = keys.campaignIndexes(org, { id: '', createdAt: '', ...campaign })[partitionKeyName as 'gsi1pk'];
+    return { indexName: index.indexName, partitionKeyName, partitionKey, ...(expiry ? { expiry } : {}) };
+  };
+  if (statusParts && vias) return statusParts.flatMap((s) => vias.map((v) => source(byBoth, { status: s.stored, createdVia: v }, s.expiry)));
+  if (statusParts) return statusParts.map((s) => source(byStatus, { status: s.stored, createdVia: '' }, s.expiry));
+  if (vias) return vias.map((v) => source(byVia, { status: '', createdVia: v }));
+  return [source(all, { status: '', createdVia: '' })];
+}
+
+/** Builds the DynamoDB implementation of {@link CampaignStore}. */
+export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
+  /** Reads up to `wanted` items of one source below `after`, newest first. */
+  const readSource = async (source: ListSource, wanted: number, after: string | undefined, now: Date): Promise<{ items: CampaignListRecord[]; exhausted: boolean }> => {
+    const items: CampaignListRecord[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const names: Record<string, string> = { '#pk': source.partitionKeyName };
+      const values: Record<string, unknown> = { ':pk': source.partitionKey };
+      let keyCondition = '#pk = :pk';
+      if (after !== undefined) {
+        keyCondition += ' AND listSk < :after';
+        values[':after'] = after;
+      }
+      let filter: string | undefined;
+      if (source.expiry) {
+        names['#expire'] = 'resultsExpireAt';
+        values[':now'] = now.toISOString();
+        filter = source.expiry === 'live' ? '#expire > :now' : '#expire <= :now';
+      }
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: source.indexName,
+          KeyConditionExpression: keyCondition,
+          FilterExpression: filter,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: wanted - items.length,
+          ExclusiveStartKey: exclusiveStartKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      for (const item of page.Items ?? []) items.push(item as CampaignListRecord);
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (items.length < wanted && exclusiveStartKey);
+    return { items, exhausted: exclusiveStartKey === undefined && items.length < wanted };
+  };
+
+  const get = async (organizationId: string, campaignId: string) => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
+    return Item ? toCampaignRecord(Item) : undefined;
+  };
+
+  return {
+    get,
+
+    async create(record) {
+      await client.send(new PutCommand({ TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' }));
+    },
+
+    async getWithOrganization(organizationId, campaignId) {
+      let requestKeys: Record<string, unknown>[] = [keys.campaign(organizationId, campaignId), keys.organization(organizationId)];
+      const found: Record<string, unknown>[] = [];
+      // BatchGetItem may leave keys unprocessed under load; read them again.
+      for (let attempt = 0; requestKeys.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+        const { Responses, UnprocessedKeys } = await client.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: requestKeys, ConsistentRead: true } } }),
+        );
+        found.push(...(Responses?.[tableName] ?? []));
+        requestKeys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+      }
+      const campaignItemFound = found.find((item) => item.sk !== 'ORG');
+      const organizationItem = found.find((item) => item.sk === 'ORG');
+      return {
+        ...(campaignItemFound ? { campaign: toCampaignRecord(campaignItemFound) } : {}),
+        ...(organizationItem ? { organization: toOrganization(organizationItem) } : {}),
+      };
+    },
+
+    async updateDraft(organizationId, campaignId, changes) {
+      const sets: string[] = [];
+      const values: Record<string, unknown> = { ':api': 'api', ':draft': 'draft' };
+      if (changes.name !== undefined) {
+        sets.push('#name = :name');
+        values[':name'] = changes.name;
+      }
+      if (changes.excludeEnrichedWithinDays !== undefined) {
+        sets.push('excludeEnrichedWithinDays = :days');
+        values[':days'] = changes.excludeEnrichedWithinDays;
+      }
+      try {
+        const { Attributes } = await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft',
+            ExpressionAttributeNames: { '#status': 'status', ...(changes.name !== undefined ? { '#name': 'name' } : {}) },
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { ok: true, campaign: toCampaignRecord(Attributes!) };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) {
+          const current = await get(organizationId, campaignId);
+          return current ? { ok: false, current } : { ok: false };
+        }
+        throw error;
+      }
+    },
+
+    async list(query) {
+      const sources = listSources(query);
+      const wanted = query.limit + 1;
+      const pages = await Promise.all(sources.map((source) => readSource(source, wanted, query.after, query.now)));
+      const merged = pages.flatMap((page) => page.items).sort((a, b) => (a.listSk < b.listSk ? 1 : a.listSk > b.listSk ? -1 : 0));
+      return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Campaign use cases: create, update, get, list (spec "Endpoints";
+ * decisions §1, §3, §5).
+ */
+import { config } from '../config';
+import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
+import { newCampaignId } from '../ids';
+import { accountListKey, distinctAccountIds } from './account-list';
+import { decodeCursor, encodeCursor } from './cursor';
+import { statusAt, toCampaign, toListItem, type CampaignRecord } from './model';
+import { DEFAULT_PAGE_SIZE, type Campaign, type CampaignListItem, type CreatedVia, type ListCampaignsInput } from './schema';
+import type { CampaignStore } from './store';
+import type { AccountListStore } from './account-list';
+import type { OrganizationStore } from '../organizations/store';
+
+/** What the campaign use cases need. */
+export interface CampaignDependencies {
+  campaigns: CampaignStore;
+  organizations: OrganizationStore;
+  accountLists: AccountListStore;
+}
+
+/** Input of {@link createCampaign}. */
+export interface NewCampaign {
+  organizationId: string;
+  name: string;
+  accountIds: readonly string[];
+  excludeEnrichedWithinDays?: number | null;
+  /** Surface; `api` for the API, `ui`/`data_cube` for the operator import. */
+  createdVia?: CreatedVia;
+  /** Initial status: `draft`, or `tam_only` for interface campaigns. */
+  status?: Extract<CampaignStatus, 'draft' | 'tam_only'>;
+}
+
+const liveBalance = async (deps: CampaignDependencies, organizationId: string): Promise<number> => {
+  const organization = await deps.organizations.get(organizationId);
+  if (!organization) throw new NotFoundError('organization', organizationId);
+  return organization.smbCredits;
+};
+
+/**
+ * Creates a campaign in `draft` (decisions §1): the distinct account IDs go
+ * to S3 first, then the campaign item is written.
+ * @returns the campaign; `credits.remaining` is the organization's balance (credits).
+ */
+export async function createCampaign(deps: CampaignDependencies, input: NewCampaign): Promise<Campaign> {
+  const id = newCampaignId();
+  const accountIds = distinctAccountIds(input.accountIds);
+  const record: CampaignRecord = {
+    id,
+    organizationId: input.organizationId,
+    name: input.name,
+    status: input.status ?? 'draft',
+    createdVia: input.createdVia ?? 'api',
+    excludeEnrichedWithinDays: input.excludeEnrichedWithinDays ?? null,
+    createdAt: new Date().toISOString(),
+    accountsRequested: accountIds.length,
+    accountsObjectKey: accountListKey(input.organizationId, id),
+    accountsEligible: null,
+    accountsExcluded: null,
+    creditsCharged: 0,
+    lastEnrichment: null,
+  };
+  const [, remaining] = await Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]);
+  await deps.campaigns.create(record);
+  return toCampaign(record, remaining);
+}
+
+/**
+ * Reads a campaign with the organization's live balance, in one round trip.
+ * @throws NotFoundError for an unknown campaign or one of another organization.
+ */
+export async function getCampaign(deps: Pick<CampaignDependencies, 'campaigns'>, organizationId: string, campaignId: string): Promise<Campaign> {
+  const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
+  if (!campaign) throw new NotFoundError('campaign', campaignId);
+  return toCampaign(campaign, organization?.smbCredits ?? 0);
+}
+
+/**
+ * Updates `name` and/or `excludeEnrichedWithinDays` of an API-created draft.
+ * @throws InvalidRequestError when neither field is given.
+ * @throws NotFoundError for an unknown campaign.
+ * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
+ */
+export async function updateCampaign(
+  deps: CampaignDependencies,
+  organizationId: string,
+  input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
+): Promise<Campaign> {
+  if (input.name === undefined && input.excludeEnrichedWithinDays === undefined) {
+    throw new InvalidRequestError('Give name and/or excludeEnrichedWithinDays to change.', ['body: at least one of name, excludeEnrichedWithinDays is required']);
+  }
+  const outcome = await deps.campaigns.updateDraft(organizationId, input.campaignId, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays: input.excludeEnrichedWithinDays } : {}),
+  });
+  if (!outcome.ok) {
+    if (!outcome.current) throw new NotFoundError('campaign', input.campaignId);
+    const status = statusAt(outcome.current, new Date());
+    throw new CampaignNotEditableError(
+      status,
+      outcome.current.createdVia !== 'api'
+        ? `Only API-created campaigns can be updated; this one was created via "${outcome.current.createdVia}".`
+        : undefined,
+    );
+  }
+  return toCampaign(outcome.campaign, await liveBalance(deps, organizationId));
+}
+
+const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+/**
+ * One page of list items, newest first (spec "List campaigns"; decisions §3).
+ * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
+ */
+export async function listCampaigns(
+  deps: Pick<CampaignDependencies, 'campaigns'>,
+  organizationId: string,
+  input: ListCampaignsInput,
+): Promise<{ campaigns: CampaignListItem[]; nextCursor: string | null }> {
+  const statuses = asArray(input.filters?.status);
+  const createdVia = asArray(input.filters?.createdVia);
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const binding = {
+    o: organizationId,
+    f: JSON.stringify([statuses ? [...new Set(statuses)].sort() : null, createdVia ? [...new Set(createdVia)].sort() : null]),
+    l: limit,
+  };
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const now = new Date();
+  const page = await deps.campaigns.list({ organizationId, statuses, createdVia, limit, after, now });
+  const last = page.items.at(-1);
+  return {
+    campaigns: page.items.map((item) => toListItem(item, now)),
+    nextCursor: page.hasMore && last ? encodeCursor({ ...binding, a: last.listSk }, config.cursorSecret) : null,
+  };
+}

@@ -1,0 +1,533 @@
+/**
+ * The request pipeline end to end (spec "Errors", "Authentication",
+ * "Endpoints"; decisions §2 and §6): real HTTP against the local API server
+ * and DynamoDB Local, through `POST /v1/org/describe`, the one operation
+ * every key can call.
+ */
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { call, newOrganization, useApi, type ApiResponse } from './support/api';
+import { organizations } from '../lib/stores';
+import { ID_ALPHABET } from '../lib/ids';
+import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
+import { defineOperation } from '../lib/http/operation';
+import { NotFoundError } from '../lib/errors';
+import { toApiGatewayEvent } from '../infra/local/server';
+
+const api = useApi();
+const DESCRIBE = '/v1/org/describe';
+
+const INVALID_API_KEY = { data: null, error: { code: 'invalid_api_key', message: 'The API key is missing or not recognized.' } };
+const REVOKED_API_KEY = { data: null, error: { code: 'revoked_api_key', message: 'The API key has been revoked.' } };
+const INTERNAL_ERROR = { data: null, error: { code: 'internal_error', message: 'Internal error.' } };
+
+/** A well-formed key (`cek_` + 40 base58 characters) that no organization holds. */
+function unknownApiKey(): string {
+  let key = 'cek_';
+  for (let i = 0; i < 40; i++) key += ID_ALPHABET[Math.floor(Math.random() * ID_ALPHABET.length)];
+  return key;
+}
+
+/** Every API response: JSON content type and exactly the envelope's two members. */
+function expectEnvelope(res: ApiResponse): void {
+  expect(res.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+  expect(Object.keys(res.body).sort()).toEqual(['data', 'error']);
+}
+
+/**
+ * An `invalid_request` envelope. With `issues`, `details` must be exactly
+ * `{ issues }`; without, `details` may be absent (body not parseable at all)
+ * but when present it must be a non-empty list of strings (decisions §2).
+ */
+function expectInvalidRequest(res: ApiResponse, issues?: string[]): void {
+  expectEnvelope(res);
+  expect(res.status).toBe(400);
+  expect(res.body.data).toBeNull();
+  expect(res.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/\S/) });
+  expect(Object.keys(res.error!).filter((k) => k !== 'details').sort()).toEqual(['code', 'message']);
+  if (issues) {
+    expect(res.error!.details).toEqual({ issues });
+  } else if (res.error!.details !== undefined) {
+    expect(Object.keys(res.error!.details)).toEqual(['issues']);
+    expect(res.error!.details.issues).toEqual(expect.arrayContaining([expect.any(String)]));
+    expect(res.error!.details.issues.length).toBeGreaterThan(0);
+  }
+}
+
+/** A describe success for a fresh organization created with known figures. */
+async function describeOrg() {
+  const name = `Pipeline ${randomUUID()}`;
+  const { organizationId, apiKey } = await newOrganization({ name, smbCredits: 321, researchAgentCredits: 12, maxEnrichingAccounts: 77 });
+  const expected = {
+    data: {
+      organization: { id: organizationId, name },
+      credits: { smb: 321, researchAgents: 12 },
+      enrichment: { enrichingAccounts: 0, maxEnrichingAccounts: 77 },
+    },
+    error: null,
+  };
+  return { organizationId, apiKey, expected };
+}
+
+/** A multipart body built by hand, to control the boundary and the content type. */
+function multipartBody(boundary: string, fields: [string, string][]): string {
+  return fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+}
+
+let key: string;
+let expected: Awaited<ReturnType<typeof describeOrg>>['expected'];
+let organizationId: string;
+
+beforeAll(async () => {
+  ({ apiKey: key, expected, organizationId } = await describeOrg());
+});
+
+describe('authentication', () => {
+  it('answers 200 and the exact envelope for a good key', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key });
+    expect(res.status).toBe(200);
+    expectEnvelope(res);
+    expect(res.body).toEqual(expected);
+  });
+
+  it('answers 401 invalid_api_key for a well-formed key no organization holds', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: unknownApiKey() });
+    expect(res.status).toBe(401);
+    expectEnvelope(res);
+    expect(res.body).toEqual(INVALID_API_KEY);
+  });
+
+  it('answers 401 revoked_api_key for a revoked key, and the other keys of the organization keep working', async () => {
+    const org = await describeOrg();
+    const second = await organizations().createApiKey(org.organizationId);
+    expect((await call(api(), DESCRIBE, { apiKey: org.apiKey })).status).toBe(200);
+
+    expect(await organizations().revokeApiKey(org.apiKey)).toBe(true);
+
+    const revoked = await call(api(), DESCRIBE, { apiKey: org.apiKey });
+    expect(revoked.status).toBe(401);
+    expectEnvelope(revoked);
+    expect(revoked.body).toEqual(REVOKED_API_KEY);
+
+    const other = await call(api(), DESCRIBE, { apiKey: second });
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual(org.expected);
+  });
+
+  it('answers 401 invalid_api_key without an Authorization header', async () => {
+    const res = await call(api(), DESCRIBE, {});
+    expect(res.status).toBe(401);
+    expectEnvelope(res);
+    expect(res.body).toEqual(INVALID_API_KEY);
+  });
+
+  it.each([
+    ['a Basic credential', () => `Basic ${Buffer.from(`user:${key}`).toString('base64')}`],
+    ['a Basic scheme carrying the key itself', () => `Basic ${key}`],
+    ['Bearer with nothing', () => 'Bearer'],
+    ['Bearer and a space only', () => 'Bearer '],
+    ['Bearer with two tokens', () => `Bearer ${key} extra`],
+    ['Bearer a b', () => 'Bearer a b'],
+    ['the key without a scheme', () => key],
+    ['a key of the wrong shape', () => `Bearer ${key}x`],
+    ['a key with another prefix', () => `Bearer sk_${key.slice(4)}`],
+  ])('answers 401 invalid_api_key for %s', async (_label, header) => {
+    const res = await call(api(), DESCRIBE, { authorization: header() });
+    expect(res.status).toBe(401);
+    expectEnvelope(res);
+    expect(res.body).toEqual(INVALID_API_KEY);
+  });
+
+  it.each([
+    ['lowercase bearer', () => `bearer ${key}`],
+    ['uppercase BEARER', () => `BEARER ${key}`],
+    ['several spaces and trailing whitespace', () => `Bearer   ${key}  `],
+  ])('accepts the key with %s (the auth scheme is case-insensitive)', async (_label, header) => {
+    const res = await call(api(), DESCRIBE, { authorization: header() });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(expected);
+  });
+
+  it('authenticates before reading the body: an unknown key with a malformed body gets 401', async () => {
+    const malformed = await call(api(), DESCRIBE, { apiKey: unknownApiKey(), raw: { body: '{"oops":', contentType: 'application/json' } });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body).toEqual(INVALID_API_KEY);
+
+    const unknownField = await call(api(), DESCRIBE, { apiKey: unknownApiKey(), body: { foo: 1 } });
+    expect(unknownField.status).toBe(401);
+    expect(unknownField.body).toEqual(INVALID_API_KEY);
+  });
+
+  it('authenticates before reading the body: a revoked key with a malformed body gets 401 revoked_api_key', async () => {
+    const org = await describeOrg();
+    await organizations().revokeApiKey(org.apiKey);
+    const res = await call(api(), DESCRIBE, { apiKey: org.apiKey, raw: { body: 'a=1&b', contentType: 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(REVOKED_API_KEY);
+  });
+});
+
+describe('describe body rule (decisions §2: no body, an empty body or {})', () => {
+  it('accepts no body at all', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(expected);
+  });
+
+  it.each([
+    ['application/json {}', { raw: { body: '{}', contentType: 'application/json' } }],
+    ['application/json {} with whitespace', { raw: { body: ' \n{ }\n', contentType: 'application/json' } }],
+    ['application/json; charset=utf-8 {}', { raw: { body: '{}', contentType: 'application/json; charset=utf-8' } }],
+    ['application/json with an empty body', { raw: { body: '', contentType: 'application/json' } }],
+    ['application/x-www-form-urlencoded with no fields', { form: new URLSearchParams() }],
+    ['multipart/form-data with no fields', { multipart: new FormData() }],
+  ])('accepts %s', async (_label, options) => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, ...options });
+    expect(res.status).toBe(200);
+    expectEnvelope(res);
+    expect(res.body).toEqual(expected);
+  });
+
+  it('rejects a JSON property with 400 invalid_request naming it', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, body: { foo: 1 } });
+    expectInvalidRequest(res, ['foo: unknown property']);
+  });
+
+  it('names every unknown JSON property, one line each', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, body: { foo: 1, bar: { baz: true } } });
+    expectInvalidRequest(res, ['foo: unknown property', 'bar: unknown property']);
+  });
+
+  it('rejects an urlencoded field with 400 invalid_request naming it', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, form: new URLSearchParams({ foo: 'bar' }) });
+    expectInvalidRequest(res, ['foo: unknown property']);
+  });
+
+  it('names a bracketed urlencoded field by its top-level property', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, form: new URLSearchParams([['filters[status]', 'draft']]) });
+    expectInvalidRequest(res, ['filters: unknown property']);
+  });
+
+  it('rejects a multipart field with 400 invalid_request naming it', async () => {
+    const form = new FormData();
+    form.append('foo', 'bar');
+    const res = await call(api(), DESCRIBE, { apiKey: key, multipart: form });
+    expectInvalidRequest(res, ['foo: unknown property']);
+  });
+
+  it('rejects a multipart file part with 400 invalid_request naming it', async () => {
+    const form = new FormData();
+    form.append('accountIdsFile', new Blob(['acc_1\nacc_2\n'], { type: 'text/csv' }), 'ids.csv');
+    const res = await call(api(), DESCRIBE, { apiKey: key, multipart: form });
+    expectInvalidRequest(res, ['accountIdsFile: unknown property']);
+  });
+
+  it('rejects malformed JSON with 400 invalid_request', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: '{"foo":', contentType: 'application/json' } });
+    expectInvalidRequest(res);
+  });
+
+  it.each([
+    ['an array', '[]'],
+    ['an array of objects', '[{}]'],
+    ['a string', '"hello"'],
+    ['a number', '42'],
+    ['null', 'null'],
+    ['true', 'true'],
+  ])('rejects a JSON body that is %s with 400 invalid_request and issues naming the body', async (_label, body) => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/json' } });
+    expectInvalidRequest(res);
+    // The body parsed, so decisions §2 requires `details.issues`, each line naming the path (the body itself here).
+    expect(res.error!.details?.issues).toEqual([expect.stringMatching(/^body: /)]);
+  });
+
+  it.each([
+    ['top level', '{"__proto__":{"polluted":true}}'],
+    ['nested', '{"a":{"__proto__":{"polluted":true}}}'],
+  ])('rejects a __proto__ key in JSON (%s) with 400 invalid_request and pollutes nothing', async (_label, body) => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/json' } });
+    expectInvalidRequest(res);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rejects a __proto__ field in an urlencoded body', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: '__proto__[polluted]=1', contentType: 'application/x-www-form-urlencoded' } });
+    expectInvalidRequest(res, ['__proto__[polluted]: forbidden property name']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rejects a constructor field in a multipart body', async () => {
+    const form = new FormData();
+    form.append('constructor[prototype][polluted]', '1');
+    const res = await call(api(), DESCRIBE, { apiKey: key, multipart: form });
+    expectInvalidRequest(res, ['constructor[prototype][polluted]: forbidden property name']);
+  });
+
+  it('rejects a body sent as text/plain with 400 invalid_request', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: '{}', contentType: 'text/plain' } });
+    expectInvalidRequest(res, ['content-type: unsupported']);
+  });
+
+  it('rejects multipart/form-data without a boundary', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'x', contentType: 'multipart/form-data' } });
+    expectInvalidRequest(res, ['content-type: unsupported']);
+  });
+
+  it('rejects a body without a content type with 400 invalid_request', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: Buffer.from('{}') } });
+    expectInvalidRequest(res, ['content-type: missing']);
+  });
+
+  it('accepts a JSON body of exactly 6 MB and rejects one byte more (decisions §2)', async () => {
+    const atLimit = `{}${' '.repeat(MAX_BODY_BYTES - 2)}`;
+    const ok = await call(api(), DESCRIBE, { apiKey: key, raw: { body: atLimit, contentType: 'application/json' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual(expected);
+
+    const over = await call(api(), DESCRIBE, { apiKey: key, raw: { body: `${atLimit} `, contentType: 'application/json' } });
+    expectInvalidRequest(over, ['body: too large']);
+  });
+
+  it('rejects an urlencoded body over 6 MB', async () => {
+    const body = `foo=${'x'.repeat(MAX_BODY_BYTES)}`;
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/x-www-form-urlencoded' } });
+    expectInvalidRequest(res, ['body: too large']);
+  });
+
+  it('lets a multipart body between 6 and 10 MB reach validation, and rejects one over 10 MB', async () => {
+    const within = new FormData();
+    within.append('file', new Blob([Buffer.alloc(7 * 1024 * 1024, 'a')]), 'big.txt');
+    const validated = await call(api(), DESCRIBE, { apiKey: key, multipart: within });
+    expectInvalidRequest(validated, ['file: unknown property']);
+
+    const over = new FormData();
+    over.append('file', new Blob([Buffer.alloc(MAX_MULTIPART_BYTES, 'a')]), 'bigger.txt');
+    const refused = await call(api(), DESCRIBE, { apiKey: key, multipart: over });
+    expectInvalidRequest(refused, ['body: too large']);
+  });
+
+  it.each([
+    ['a JSON content type with whitespace before its parameter', 'application/json ; charset=utf-8', '{}'],
+    ['a multipart boundary without a space after the semicolon', 'multipart/form-data;boundary=abc123', multipartBody('abc123', [])],
+    ['a quoted multipart boundary', 'multipart/form-data; boundary="abc123"', multipartBody('abc123', [])],
+    ['a multipart boundary with an underscore (Apache HttpClient style)', 'multipart/form-data; boundary=-_aB3xY9_Qz', multipartBody('-_aB3xY9_Qz', [])],
+    ['a charset parameter before the multipart boundary', 'multipart/form-data; charset=utf-8; boundary=abc123', multipartBody('abc123', [])],
+  ])('accepts a valid body with %s (RFC 9110 / RFC 2046 media types)', async (_label, contentType, body) => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(expected);
+  });
+
+  it('parses an urlencoded body whose content type has whitespace before its parameter', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'foo=1', contentType: 'application/x-www-form-urlencoded ; charset=utf-8' } });
+    // Parsed, the field is named; left unparsed, the answer would be a bare "could not be parsed".
+    expectInvalidRequest(res, ['foo: unknown property']);
+  });
+
+  it('changes nothing when the request is invalid', async () => {
+    const org = await describeOrg();
+    const before = await organizations().get(org.organizationId);
+    const keyBefore = await organizations().findApiKey(org.apiKey);
+    expect(before).toBeDefined();
+
+    const invalid = [
+      await call(api(), DESCRIBE, { apiKey: org.apiKey, body: { smbCredits: 1_000_000 } }),
+      await call(api(), DESCRIBE, { apiKey: org.apiKey, form: new URLSearchParams({ name: 'Renamed' }) }),
+      await call(api(), DESCRIBE, { apiKey: org.apiKey, raw: { body: '{"name":', contentType: 'application/json' } }),
+      await call(api(), DESCRIBE, { apiKey: org.apiKey, raw: { body: '{}', contentType: 'text/plain' } }),
+    ];
+    expect(invalid.map((r) => [r.status, r.error?.code])).toEqual(Array(4).fill([400, 'invalid_request']));
+
+    expect(await organizations().get(org.organizationId)).toEqual(before);
+    expect(await organizations().findApiKey(org.apiKey)).toEqual(keyBefore);
+    const after = await call(api(), DESCRIBE, { apiKey: org.apiKey });
+    expect(after.body).toEqual(org.expected);
+  });
+});
+
+describe('responses', () => {
+  it('every answer is JSON with exactly data and error, success or failure', async () => {
+    const responses = await Promise.all([
+      call(api(), DESCRIBE, { apiKey: key }),
+      call(api(), DESCRIBE, {}),
+      call(api(), DESCRIBE, { apiKey: key, body: { x: 1 } }),
+      call(api(), DESCRIBE, { apiKey: key, raw: { body: 'nope', contentType: 'application/json' } }),
+      call(api(), '/v1/does/not/exist', { apiKey: key }),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 400, 400, 404]);
+    for (const res of responses) {
+      expectEnvelope(res);
+      expect((res.body.data === null) !== (res.body.error === null)).toBe(true);
+    }
+  });
+
+  it('answers an unknown path with the not_found envelope', async () => {
+    const res = await call(api(), '/v1/campaigns/nope', { apiKey: key });
+    expect(res.status).toBe(404);
+    expectEnvelope(res);
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'route', id: 'POST /v1/campaigns/nope' } },
+    });
+  });
+
+  it('answers a GET on an operation path with the not_found envelope (every operation is a POST)', async () => {
+    const response = await fetch(`${api()}${DESCRIBE}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+    expect(await response.json()).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'route', id: `GET ${DESCRIBE}` } },
+    });
+  });
+
+  it('serves the OpenAPI document, version 1.0.0, with the describe operation', async () => {
+    const response = await fetch(`${api()}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+    const document = (await response.json()) as any;
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.info.version).toBe('1.0.0');
+    const operation = document.paths[DESCRIBE]?.post;
+    expect(operation).toBeDefined();
+    expect(operation.operationId).toBe('describeOrganization');
+    expect(Object.keys(document.paths[DESCRIBE])).toEqual(['post']);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '500']));
+    expect(operation.security).toEqual([{ apiKey: [] }]);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const path of Object.keys(document.paths)) expect(path).toMatch(/^\/v1\//);
+  });
+
+  it('serves the docs page as HTML pointing at the OpenAPI document', async () => {
+    const response = await fetch(`${api()}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('/openapi.json');
+    expect(html).toContain('swagger-ui');
+
+    const bundle = await fetch(`${api()}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect((await bundle.text()).length).toBeGreaterThan(1000);
+  });
+});
+
+describe('errors a use case throws', () => {
+  const operation = defineOperation({
+    operationId: 'pipelineTest',
+    path: '/v1/test/pipeline',
+    summary: 'Test operation',
+    description: 'Throws what the test tells it to.',
+    request: z.strictObject({}),
+    response: z.strictObject({}),
+    errors: [],
+  });
+
+  let thrown: () => unknown = () => new Error('secret detail');
+  const handler = createApiHandler(operation, async () => {
+    throw thrown();
+  });
+
+  function lambdaContext(requestId: string): Context {
+    return {
+      callbackWaitsForEmptyEventLoop: false,
+      functionName: 'PipelineTest',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:PipelineTest',
+      memoryLimitInMB: '1024',
+      awsRequestId: requestId,
+      logGroupName: '/aws/lambda/PipelineTest',
+      logStreamName: 'local',
+      getRemainingTimeInMillis: () => 29_000,
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    };
+  }
+
+  let server: Server;
+  let baseUrl = '';
+  beforeAll(async () => {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const requestId = randomUUID();
+      const event = toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${operation.path}`, requestId);
+      const result = await handler(event, lambdaContext(requestId));
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  async function raw(): Promise<{ status: number; contentType: string | null; text: string }> {
+    const response = await fetch(`${baseUrl}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+  }
+
+  it('answers 500 internal_error with the fixed message and never the cause', async () => {
+    thrown = () => new Error('secret detail');
+    const res = await raw();
+    expect(res.status).toBe(500);
+    expect(res.contentType).toMatch(/^application\/json(;|$)/);
+    expect(JSON.parse(res.text)).toEqual(INTERNAL_ERROR);
+    expect(res.text).not.toContain('secret detail');
+    expect(res.text).not.toContain('stack');
+  });
+
+  it('answers 500 internal_error for a thrown non-Error value', async () => {
+    thrown = () => 'secret detail';
+    const res = await raw();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.text)).toEqual(INTERNAL_ERROR);
+    expect(res.text).not.toContain('secret detail');
+  });
+
+  it.each([413, 415, 422])('answers 500 internal_error for a use-case error that merely carries statusCode %i', async (statusCode) => {
+    // lib/errors.ts: "anything that is not an ApiError becomes internal_error";
+    // only the body parsers' own errors may turn into invalid_request.
+    thrown = () => Object.assign(new Error('secret detail'), { statusCode });
+    const res = await raw();
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.text)).toEqual(INTERNAL_ERROR);
+  });
+
+  it('maps an ApiError a use case throws to its own status and envelope', async () => {
+    thrown = () => new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
+    const res = await raw();
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text)).toEqual({
+      data: null,
+      error: { code: 'not_found', message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".', details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } },
+    });
+  });
+
+  it('still authenticates first: an unknown key never reaches the use case', async () => {
+    let reached = false;
+    thrown = () => {
+      reached = true;
+      return new Error('secret detail');
+    };
+    const response = await fetch(`${baseUrl}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${unknownApiKey()}` } });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual(INVALID_API_KEY);
+    expect(reached).toBe(false);
+  });
+});
+
+it('uses the organization of the key (describe of one organization never shows another)', async () => {
+  const other = await describeOrg();
+  const [mine, theirs] = await Promise.all([call(api(), DESCRIBE, { apiKey: key }), call(api(), DESCRIBE, { apiKey: other.apiKey })]);
+  expect(mine.data.organization.id).toBe(organizationId);
+  expect(theirs.body).toEqual(other.expected);
+  expect(theirs.data.organization.id).not.toBe(organizationId);
+});
