@@ -3,7 +3,7 @@
  *
  * Every failure a caller can see is an {@link ApiError}: a stable `code`, the
  * HTTP `statusCode`, a human `message` and optional `details`. One place,
- * `lib/http/error-handler.ts`, turns them into the `{ data: null, error }`
+ * `errorEnvelope` in `lib/http/pipeline.ts`, turns them into the `{ data: null, error }`
  * envelope; anything that is not an ApiError becomes `internal_error`.
  */
 

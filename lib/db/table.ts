@@ -61,11 +61,10 @@ export const keys = {
   }),
   /** Prefix of a campaign's ledger entries (for begins_with). */
   ledgerPrefix: (campaignId: string) => `LEDGER#${campaignId}#`,
-  /** What an organization knows of one account: last enrichment time, CRM target flag. */
-  organizationAccount: (organizationId: string, accountId: string) => ({
-    pk: `ORG#${organizationId}#ACCOUNT#${accountId}`,
-    sk: 'ACCOUNT',
-  }),
+  /** When the organization last completed an enrichment of an account (recency exclusion). */
+  accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
+  /** An account in the organization's CRM targets (CRM exclusion). */
+  crmTarget: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'CRM' }),
   /** Warehouse account (embedded default warehouse, decisions §7). */
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */

@@ -43,21 +43,26 @@ function keyPath(key: string): string[] {
  * @throws InvalidRequestError for prototype keys or a key used both as a value and as an object.
  */
 export function nestFormFields(fields: Record<string, unknown>): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
+  const isNode = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !isUploadedFile(value);
+  const conflict = (path: string[]) => new InvalidRequestError('The request body is invalid.', [`${path.join('.')}: conflicting form fields`]);
+  // Null-prototype nodes: field names such as `valueOf` are plain keys.
+  const root: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(fields)) {
     const path = keyPath(key);
     const forbidden = path.find((part) => FORBIDDEN_KEYS.has(part));
     if (forbidden) throw new InvalidRequestError('The request body is invalid.', [`${key}: forbidden property name`]);
     let node = root;
     for (const part of path.slice(0, -1)) {
-      const next = node[part];
-      if (next === undefined) node = node[part] = {} as Record<string, unknown>;
-      else if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as Record<string, unknown>;
-      else throw new InvalidRequestError('The request body is invalid.', [`${path.join('.')}: conflicting form fields`]);
+      const next = Object.hasOwn(node, part) ? node[part] : undefined;
+      if (next === undefined) node = node[part] = Object.create(null) as Record<string, unknown>;
+      else if (isNode(next)) node = next;
+      else throw conflict(path);
     }
     const leaf = path.at(-1)!;
-    const existing = node[leaf];
+    const existing = Object.hasOwn(node, leaf) ? node[leaf] : undefined;
     if (existing === undefined) node[leaf] = value;
+    else if (isNode(existing)) throw conflict(path);
     else node[leaf] = [...(Array.isArray(existing) ? existing : [existing]), ...(Array.isArray(value) ? value : [value])];
   }
   return root;
@@ -84,7 +89,8 @@ export function multipartToFields(parsed: Record<string, MultipartAttachment | M
 export const isUploadedFile = (value: unknown): value is UploadedFile =>
   typeof value === 'object' && value !== null && (value as UploadedFile).kind === 'file' && Buffer.isBuffer((value as UploadedFile).content);
 
-const toNumber = (value: unknown) => (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+/** Plain decimal text only (surrounding space ignored): `0x10` and `1e2` stay text and fail validation. */
+const toNumber = (value: unknown) => (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value);
 const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
@@ -95,14 +101,20 @@ const toArray = (value: unknown) => (value === undefined || Array.isArray(value)
  */
 export function formSchemaOf(schema: z.ZodType): z.ZodType {
   const def = (schema as z.core.$ZodType)._zod.def;
+  // Rebuilt containers keep their own checks (min/max, refinements).
+  const withChecks = <T extends z.ZodType>(rebuilt: T): T => (def.checks?.length ? (rebuilt.check(...(def.checks as z.core.$ZodCheck<any>[])) as T) : rebuilt);
   switch (def.type) {
     case 'object': {
       const object = schema as z.ZodObject;
       const shape = Object.fromEntries(Object.entries(object.shape).map(([key, field]) => [key, formSchemaOf(field as z.ZodType)]));
-      return z.strictObject(shape);
+      return withChecks(z.strictObject(shape));
     }
     case 'optional':
       return formSchemaOf((schema as z.ZodOptional).unwrap() as z.ZodType).optional();
+    case 'default': {
+      const inner = (schema as z.ZodDefault).removeDefault() as z.ZodType;
+      return formSchemaOf(inner).default((def as z.core.$ZodDefaultDef).defaultValue as never);
+    }
     case 'nullable':
       return z.preprocess(toNullable, formSchemaOf((schema as z.ZodNullable).unwrap() as z.ZodType).nullable());
     case 'number':
@@ -111,7 +123,7 @@ export function formSchemaOf(schema: z.ZodType): z.ZodType {
     case 'boolean':
       return z.preprocess(toBoolean, schema);
     case 'array':
-      return z.preprocess(toArray, schema);
+      return z.preprocess(toArray, withChecks(z.array(formSchemaOf((schema as z.ZodArray).element as z.ZodType))));
     case 'union':
       return z.union((schema as z.ZodUnion).options.map((option) => formSchemaOf(option as z.ZodType)) as [z.ZodType, ...z.ZodType[]]);
     default:

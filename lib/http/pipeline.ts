@@ -2,8 +2,8 @@
  * The request pipeline every API Lambda runs (spec "Endpoints", "Errors",
  * "Authentication"; decisions §2).
  *
- * Top to bottom: request logging context → error envelope (onError) → body
- * guard (content type, size) → authentication → the three middy body parsers
+ * Top to bottom: request logging context → error envelope (onError) →
+ * authentication → body guard (content type, size) → the three middy body parsers
  * → form normalization → schema validation → use case → `{ data, error }`.
  */
 import middy from '@middy/core';
@@ -59,19 +59,24 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
     const error = request.error;
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
+      // RFC 6750: a bearer-protected resource names its scheme on 401.
+      if (error.statusCode === 401) request.response.headers = { ...request.response.headers, 'www-authenticate': 'Bearer' };
       return;
     }
-    const parserStatus = (error as { statusCode?: number } | null)?.statusCode;
+    // Only the body parsers' own errors are the caller's fault; anything else is ours.
+    const fromParser = String((error as { cause?: { package?: unknown } } | null)?.cause?.package ?? '').startsWith('@middy/');
+    const parserStatus = fromParser ? (error as { statusCode?: number }).statusCode : undefined;
     if (parserStatus === 413) {
       request.response = failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON());
       return;
     }
     if (parserStatus === 415 || parserStatus === 422) {
       const kind = request.context.bodyKind ?? 'body';
-      const message = (error as Error).message === 'Forbidden key in JSON body'
-        ? 'The JSON body uses a forbidden property name (__proto__ or constructor).'
-        : `The ${kind === 'json' ? 'JSON' : kind} body could not be parsed.`;
-      request.response = failure(400, new InvalidRequestError(message).toJSON());
+      const forbiddenKey = (error as Error).message === 'Forbidden key in JSON body' ? String((error as { cause?: { data?: unknown } }).cause?.data) : undefined;
+      const invalid = forbiddenKey
+        ? new InvalidRequestError('The JSON body uses a forbidden property name.', [`${forbiddenKey}: forbidden property name`])
+        : new InvalidRequestError(`The ${kind === 'json' ? 'JSON' : kind} body could not be parsed.`);
+      request.response = failure(400, invalid.toJSON());
       return;
     }
     logger.error('Unhandled error', { error });
@@ -118,12 +123,25 @@ const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewa
   },
 });
 
+/**
+ * Runs a middy body parser only for its own body kind. The guard has already
+ * recognized the content type (with any parameter order, quoting or
+ * boundary characters RFC 7578 allows), so the parser's stricter pattern
+ * check is turned off and busboy reads the boundary itself.
+ */
+const forBodyKind = (
+  kind: BodyKind,
+  parser: middy.MiddlewareObj<any, any, any, any>,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => (request.context.bodyKind === kind ? parser.before?.(request as never) : undefined),
+});
+
 /** Form bodies become the shape of a JSON body (see `form.ts`). */
 const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
     const kind = request.context.bodyKind;
     const body = request.event.body as unknown;
-    if (kind === undefined) return;
+    if (kind !== 'urlencoded' && kind !== 'multipart') return;
     if (typeof body !== 'object' || body === null) {
       throw new InvalidRequestError(`The ${kind} body could not be parsed.`);
     }
@@ -151,17 +169,20 @@ export function createApiHandler<S extends z.ZodObject, R>(
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorEnvelope())
-    .use(bodyGuard())
     .use(authentication())
-    .use(httpJsonBodyParser({ disableContentTypeError: true }))
-    .use(httpUrlencodeBodyParser({ disableContentTypeError: true }))
+    .use(bodyGuard())
+    .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
+    .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
     .use(
-      httpMultipartBodyParser({
-        disableContentTypeError: true,
-        // Every part is read as an attachment so repeated and bracketed
-        // field names survive; form.ts turns plain fields back into text.
-        busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
-      }),
+      forBodyKind(
+        'multipart',
+        httpMultipartBodyParser({
+          disableContentTypeCheck: true,
+          // Every part is read as an attachment so repeated and bracketed
+          // field names survive; form.ts turns plain fields back into text.
+          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
+        }),
+      ),
     )
     .use(formFields())
     .handler(async (event, context) => {

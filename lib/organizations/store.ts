@@ -118,7 +118,8 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
     },
 
     async findApiKey(apiKey) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(apiKey)) }));
+      // Consistent: a revocation takes effect on the very next request.
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
       if (!Item) return undefined;
       return {
         keyHash: String(Item.keyHash),

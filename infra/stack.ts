@@ -1,0 +1,295 @@
+/**
+ * The deployed Campaign Enrichment API: one DynamoDB table, one data bucket,
+ * an HTTP API with one Lambda per operation (infra/routes.ts), and the CDK app
+ * that holds the stack with the cdk-nag AwsSolutions checks.
+ *
+ * `infra/app.ts` is the CLI's entry point; tests call {@link buildApp}.
+ */
+import { App, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { TABLE_DEFINITION } from '../lib/db/table';
+import { ApiFunction, SERVICE_NAME } from './constructs/api-function';
+import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
+import { API_ROUTES, type ApiRoute } from './routes';
+
+/** A deployment of the stack. */
+export type DeploymentStage = 'dev' | 'prod';
+
+/** What differs between stages. */
+interface StageSettings {
+  /** Table, buckets, secret and log groups: kept (prod) or deleted (dev) with the stack. */
+  removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection: a table delete fails until it is turned off. */
+  deletionProtection: boolean;
+  /** Retention of Lambda logs and API access logs. */
+  logRetention: logs.RetentionDays;
+  /** Retention of S3 server access logs, in days. */
+  accessLogDays: number;
+  /** `POWERTOOLS_LOG_LEVEL` of every function. */
+  logLevel: 'DEBUG' | 'INFO';
+  /**
+   * Stage-wide default throttling of the HTTP API: requests per second
+   * (steady state) and burst (token bucket size). It caps the whole API so a
+   * runaway client cannot exhaust the account's Lambda concurrency (1,000 by
+   * default, shared with the workflow) or run up on-demand DynamoDB cost;
+   * per-organization limits are the API's own business (decisions §4).
+   */
+  throttle: Required<ThrottleSettings>;
+}
+
+const STAGES: Record<DeploymentStage, StageSettings> = {
+  dev: {
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logRetention: logs.RetentionDays.ONE_WEEK,
+    accessLogDays: 30,
+    logLevel: 'DEBUG',
+    throttle: { rateLimit: 50, burstLimit: 100 },
+  },
+  prod: {
+    removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
+    logRetention: logs.RetentionDays.THREE_MONTHS,
+    accessLogDays: 365,
+    logLevel: 'INFO',
+    throttle: { rateLimit: 500, burstLimit: 1_000 },
+  },
+};
+
+/** Key prefix of export files in the data bucket (docs/data-model.md); expired after 1 day (decisions §5). */
+export const EXPORTS_PREFIX = 'exports/';
+
+/** Options of {@link CampaignEnrichmentStack}. */
+export interface CampaignEnrichmentStackProps extends StackProps {
+  readonly stage: DeploymentStage;
+  /** The API's routes. @default API_ROUTES */
+  readonly routes?: readonly ApiRoute[];
+}
+
+/**
+ * Everything the API runs on. Every route of {@link API_ROUTES} becomes a
+ * `POST <path>` route of the HTTP API backed by its own {@link ApiFunction}
+ * (construct id = `route.functionId`), granted exactly its `permissions`.
+ */
+export class CampaignEnrichmentStack extends Stack {
+  /** The single table (lib/db/table.ts). */
+  readonly table: dynamodb.TableV2;
+  /** Account lists, enrichment results and export files. */
+  readonly bucket: s3.Bucket;
+  readonly api: HttpApi;
+  /** The function of each route, by `functionId`. */
+  readonly functions: ReadonlyMap<string, ApiFunction>;
+
+  constructor(scope: Construct, id: string, props: CampaignEnrichmentStackProps) {
+    super(scope, id, props);
+    const settings = STAGES[props.stage];
+
+    this.table = this.createTable(settings);
+    this.bucket = this.createBucket(settings);
+
+    // Signs list cursors (decisions §3). CloudFormation can generate a random
+    // value only through Secrets Manager, and anything generated at synth time
+    // would land in cdk.out and change on every synth (voiding open cursors).
+    // The value reaches the functions as a CloudFormation dynamic reference
+    // resolved at deploy time: no manual step, no runtime Secrets Manager call,
+    // no IAM grant. (It is visible to whoever may read the functions' configuration.)
+    const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'Key that signs list cursors of the Campaign Enrichment API',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: settings.removalPolicy,
+    });
+    Validations.of(cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Rotating the cursor key would void every open list cursor, and the functions read it only at deploy time; rotation needs dual-key verification in lib/campaigns/cursor.ts first.',
+    });
+
+    const { api, stage } = this.createApi(settings);
+    this.api = api;
+
+    const environment = {
+      TABLE_NAME: this.table.tableName,
+      BUCKET_NAME: this.bucket.bucketName,
+      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
+      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+    };
+    // The enrichment state machine joins `resources` when it is built; routes
+    // with `startsWorkflow` then get states:StartExecution and STATE_MACHINE_ARN.
+    const resources: RouteResources = { table: this.table, bucket: this.bucket };
+
+    const functions = new Map<string, ApiFunction>();
+    for (const route of props.routes ?? API_ROUTES) {
+      const fn = new ApiFunction(this, route.functionId, {
+        entry: route.entry,
+        description: `${route.operation.operationId}: POST ${route.operation.path}`,
+        environment,
+        logRetention: settings.logRetention,
+        logRemovalPolicy: settings.removalPolicy,
+      });
+      grantRoutePermissions(fn, route.permissions, resources);
+      api.addRoutes({
+        path: route.operation.path,
+        methods: [HttpMethod.POST],
+        integration: new HttpLambdaIntegration(`${route.functionId}Integration`, fn.function),
+      });
+      functions.set(route.functionId, fn);
+    }
+    this.functions = functions;
+
+    new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
+  }
+
+  /** The single table, built from the same TABLE_DEFINITION as the local table (infra/local/table.ts). */
+  private createTable(settings: StageSettings): dynamodb.TableV2 {
+    const key = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
+    return new dynamodb.TableV2(this, 'Table', {
+      partitionKey: key(TABLE_DEFINITION.partitionKey),
+      sortKey: key(TABLE_DEFINITION.sortKey),
+      billing: dynamodb.Billing.onDemand(),
+      timeToLiveAttribute: TABLE_DEFINITION.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: settings.deletionProtection,
+      removalPolicy: settings.removalPolicy,
+      globalSecondaryIndexes: TABLE_DEFINITION.indexes.map((index) => ({
+        indexName: index.indexName,
+        partitionKey: key(index.partitionKey),
+        sortKey: key(index.sortKey),
+        projectionType: dynamodb.ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projectedAttributes],
+      })),
+    });
+  }
+
+  /**
+   * The private data bucket, with S3 server access logs in a second bucket.
+   * Objects under {@link EXPORTS_PREFIX} expire after 1 day; account lists and
+   * results (`campaigns/`) never expire.
+   *
+   * `autoDeleteObjects` is deliberately off: it adds a custom-resource Lambda
+   * allowed to delete every object. A dev stack deletes its buckets only once
+   * they are empty.
+   */
+  private createBucket(settings: StageSettings): s3.Bucket {
+    const secure = {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: settings.removalPolicy,
+    } satisfies s3.BucketProps;
+
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      ...secure,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: Duration.days(settings.accessLogDays) }],
+    });
+    Validations.of(accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the server access log bucket of the data bucket; logging it into itself would log its own log deliveries.',
+    });
+
+    return new s3.Bucket(this, 'Data', {
+      ...secure,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'data/',
+      lifecycleRules: [
+        { id: 'ExpireExports', prefix: EXPORTS_PREFIX, expiration: Duration.days(1) },
+        { id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+  }
+
+  /** The HTTP API and its `$default` stage (throttled, access-logged as JSON). */
+  private createApi(settings: StageSettings) {
+    const api = new HttpApi(this, 'Api', {
+      description: 'Campaign Enrichment API',
+      // The default stage is added below with throttling and access logs, which HttpApi's own cannot take.
+      createDefaultStage: false,
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Every route authenticates the organization API key (Authorization: Bearer cek_…) in the Lambda request pipeline (lib/http/auth.ts), which must answer the spec error envelope (invalid_api_key / revoked_api_key) that an API Gateway authorizer cannot produce.',
+    });
+
+    const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    const stage = api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: settings.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            requestTime: '$context.requestTime',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            sourceIp: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationStatus: '$context.integrationStatus',
+            error: '$context.error.message',
+            integrationError: '$context.integrationErrorMessage',
+          }),
+        ),
+      },
+    });
+    return { api, stage };
+  }
+}
+
+/** Options of {@link buildApp}. */
+export interface BuildAppOptions {
+  /**
+   * App context, e.g. `{ stage: 'prod' }` or the feature flags of cdk.json.
+   * Under the CLI, `cdk.json` and `-c key=value` arrive through the environment.
+   */
+  readonly context?: Record<string, unknown>;
+  /** Target account and region. @default CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION (environment-agnostic when unset) */
+  readonly env?: Environment;
+  /** Routes of the stack. @default API_ROUTES */
+  readonly routes?: readonly ApiRoute[];
+}
+
+/**
+ * Builds the CDK app: the stack `CampaignEnrichment-<stage>` for the context
+ * value `stage` (`dev` by default, or `prod`), with the cdk-nag AwsSolutions
+ * pack as a policy validation plugin, so synthesis fails on any finding that
+ * is not acknowledged with a reason.
+ *
+ * @throws Error when the `stage` context is neither `dev` nor `prod`.
+ */
+export function buildApp(options: BuildAppOptions = {}): { app: App; stack: CampaignEnrichmentStack } {
+  const app = new App({ context: options.context });
+  const stage = parseStage(app.node.tryGetContext('stage'));
+  const stack = new CampaignEnrichmentStack(app, `CampaignEnrichment-${stage}`, {
+    stage,
+    routes: options.routes,
+    description: `Campaign Enrichment API (${stage})`,
+    env: options.env ?? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  });
+  Tags.of(stack).add('service', SERVICE_NAME);
+  Tags.of(stack).add('stage', stage);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { app, stack };
+}
+
+function parseStage(value: unknown): DeploymentStage {
+  if (value === undefined) return 'dev';
+  if (value === 'dev' || value === 'prod') return value;
+  throw new Error(`Context "stage" must be "dev" or "prod", got ${JSON.stringify(value)}`);
+}

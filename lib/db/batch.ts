@@ -1,0 +1,79 @@
+/**
+ * Batch reads and writes with DynamoDB's limits handled: 100 keys per
+ * BatchGetItem, 25 requests per BatchWriteItem, unprocessed keys retried with
+ * backoff, calls run in parallel up to a bound.
+ */
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import pMap from 'p-map';
+
+/** Keys per BatchGetItem call (DynamoDB limit). */
+export const BATCH_GET_SIZE = 100;
+/** Requests per BatchWriteItem call (DynamoDB limit). */
+export const BATCH_WRITE_SIZE = 25;
+/** Batch calls in flight at once per operation. */
+export const BATCH_CONCURRENCY = 16;
+
+/** Splits an array into chunks of `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(2_000, 20 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+
+/**
+ * Reads many items by key.
+ * @param keys - `{ pk, sk }` keys, any number.
+ * @param projection - optional attribute names to read (always includes pk and sk).
+ * @returns the items found, in no particular order.
+ */
+export async function batchGet(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  projection?: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
+  const pages = await pMap(
+    chunk(keys, BATCH_GET_SIZE),
+    async (group) => {
+      const found: Record<string, unknown>[] = [];
+      let pending: Record<string, unknown>[] = group;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const { Responses, UnprocessedKeys } = await client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: pending,
+                ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+              },
+            },
+          }),
+        );
+        found.push(...(Responses?.[tableName] ?? []));
+        pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      }
+      return found;
+    },
+    { concurrency: BATCH_CONCURRENCY },
+  );
+  return pages.flat();
+}
+
+/** Writes (puts) many items; unprocessed items are retried. */
+export async function batchPut(client: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+  await pMap(
+    chunk(items, BATCH_WRITE_SIZE),
+    async (group) => {
+      let pending = group.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (UnprocessedItems?.[tableName] as typeof pending | undefined) ?? [];
+      }
+    },
+    { concurrency: BATCH_CONCURRENCY },
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * Warehouse records (decisions §7): one account per JSON line, with its
+ * contacts. Every contact field but `contactId` may be null or absent.
+ */
+import { z } from 'zod';
+
+/** Account statuses of the warehouse; `closed` and `inactive` are not eligible. */
+export const ACCOUNT_STATUSES = ['active', 'closed', 'inactive'] as const;
+/** A warehouse account status. */
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+/** Seniority ranks, best first (decisions §5 ordering). */
+export const SENIORITY_ORDER = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'] as const;
+
+const optionalText = () => z.string().nullish().transform((v) => v ?? null);
+
+/** A contact of a warehouse account. */
+export const WarehouseContactSchema = z.object({
+  contactId: z.string().min(1).max(128),
+  firstName: optionalText(),
+  lastName: optionalText(),
+  title: optionalText(),
+  seniority: optionalText(),
+  department: optionalText(),
+  email: optionalText(),
+  emailStatus: optionalText(),
+  mobilePhone: optionalText(),
+  directPhone: optionalText(),
+  linkedinUrl: optionalText(),
+  country: optionalText(),
+});
+/** A contact as stored and exported (absent fields become null). */
+export type WarehouseContact = z.output<typeof WarehouseContactSchema>;
+
+/** One line of a warehouse import file. */
+export const WarehouseAccountSchema = z.object({
+  accountId: z.string().min(1).max(128),
+  name: optionalText(),
+  domain: optionalText(),
+  status: z.enum(ACCOUNT_STATUSES),
+  industry: optionalText(),
+  employeeCount: z.int().min(0).nullish().transform((v) => v ?? null),
+  country: optionalText(),
+  contacts: z.array(WarehouseContactSchema).default([]),
+});
+/** A warehouse account with its contacts. */
+export type WarehouseAccount = z.output<typeof WarehouseAccountSchema>;
