@@ -5,7 +5,7 @@
  */
 import type { Operation } from '../lib/http/operation';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
-import { createCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
+import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -34,4 +34,5 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: updateCampaignOperation, entry: 'functions/campaigns-update.ts', functionId: 'CampaignsUpdate', permissions: { table: 'readWrite' } },
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
+  { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true } },
 ];

@@ -5,7 +5,7 @@
  *
  * `infra/app.ts` is the CLI's entry point; tests call {@link buildApp}.
  */
-import { App, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
+import { App, CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -19,6 +19,7 @@ import { TABLE_DEFINITION } from '../lib/db/table';
 import { ApiFunction, SERVICE_NAME } from './constructs/api-function';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, type ApiRoute } from './routes';
+import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 
 /** A deployment of the stack. */
 export type DeploymentStage = 'dev' | 'prod';
@@ -85,6 +86,8 @@ export class CampaignEnrichmentStack extends Stack {
   /** Account lists, enrichment results and export files. */
   readonly bucket: s3.Bucket;
   readonly api: HttpApi;
+  /** The enrichment state machine and its task functions. */
+  readonly workflow: EnrichmentWorkflow;
   /** The function of each route, by `functionId`. */
   readonly functions: ReadonlyMap<string, ApiFunction>;
 
@@ -120,9 +123,37 @@ export class CampaignEnrichmentStack extends Stack {
       CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
     };
-    // The enrichment state machine joins `resources` when it is built; routes
-    // with `startsWorkflow` then get states:StartExecution and STATE_MACHINE_ARN.
-    const resources: RouteResources = { table: this.table, bucket: this.bucket };
+    // The enrichment workflow: one function per task, the state machine from infra/workflow.ts.
+    const taskFunctions = {} as Record<WorkflowTask, ApiFunction['function']>;
+    for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
+      const task = WORKFLOW_TASKS[key];
+      const fn = new ApiFunction(this, task.functionId, {
+        entry: task.entry,
+        description: `Enrichment workflow task ${task.state}`,
+        environment,
+        timeout: Duration.minutes(5),
+        logRetention: settings.logRetention,
+        logRemovalPolicy: settings.removalPolicy,
+      });
+      grantRoutePermissions(fn, task.permissions, { table: this.table, bucket: this.bucket });
+      taskFunctions[key] = fn.function;
+    }
+    const workflowLogs = new logs.LogGroup(this, 'WorkflowLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    this.workflow = new EnrichmentWorkflow(this, 'Enrichment', { functions: taskFunctions, logGroup: workflowLogs, tracing: true });
+    const workflowRole = this.workflow.stateMachine.role;
+    Validations.of(workflowRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
+    });
+    for (const fn of Object.values(taskFunctions)) {
+      Validations.of(workflowRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as CfnResource)}.Arn>:*]`,
+        reason: 'lambda:InvokeFunction on the task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
+      });
+    }
+
+    // Routes with `startsWorkflow` get states:StartExecution and STATE_MACHINE_ARN.
+    const resources: RouteResources = { table: this.table, bucket: this.bucket, stateMachine: this.workflow.stateMachine };
 
     const functions = new Map<string, ApiFunction>();
     for (const route of props.routes ?? API_ROUTES) {
@@ -146,6 +177,7 @@ export class CampaignEnrichmentStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
+    new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
   }
 
   /** The single table, built from the same TABLE_DEFINITION as the local table (infra/local/table.ts). */

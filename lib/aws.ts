@@ -27,5 +27,9 @@ export const s3 = new S3Client({
   forcePathStyle: Boolean(endpoint('S3_ENDPOINT')),
 });
 
-/** Step Functions client (`SFN_ENDPOINT` overrides the endpoint). */
-export const sfn = new SFNClient({ endpoint: endpoint('SFN_ENDPOINT') });
+let sfnClient: SFNClient | undefined;
+/**
+ * Step Functions client (`SFN_ENDPOINT` overrides the endpoint). Built on
+ * first use: the local endpoint's address is known only once it listens.
+ */
+export const sfn = (): SFNClient => (sfnClient ??= new SFNClient({ endpoint: endpoint('SFN_ENDPOINT') }));

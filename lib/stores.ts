@@ -1,13 +1,18 @@
 /**
- * The stores every function uses, built once per process from the shared
- * clients and the configured table and bucket (lazily, so the environment
- * can be set first).
+ * The stores and ports every function uses, built once per process from the
+ * shared clients and the configured table, bucket and state machine (lazily,
+ * so the environment can be set first).
  */
-import { ddb, s3 } from './aws';
+import { ddb, s3, sfn } from './aws';
 import { config } from './config';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
+import { createAccountHistoryStore, type AccountHistoryStore } from './organizations/account-history';
 import { createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './campaigns/account-list';
+import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
+import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
+import { createResultStore, type ResultStore } from './enrichment/results';
+import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -17,8 +22,31 @@ const once = <T>(build: () => T): (() => T) => {
 /** The organization and API-key store of this deployment. */
 export const organizations: () => OrganizationStore = once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
 
+/** Account enrichment times and CRM targets. */
+export const accountHistory: () => AccountHistoryStore = once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName }));
+
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
+
+/** The enrichment lifecycle store. */
+export const enrichment: () => EnrichmentStore = once(() => createEnrichmentStore({ client: ddb, tableName: config.tableName }));
+
+/** Enrichment result parts (S3). */
+export const results: () => ResultStore = once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+
+/** The enrichment workflow (Step Functions). */
+export const workflow: () => WorkflowPort = once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
+
+/** The embedded warehouse (decisions §7): imports and the default adapter. */
+export const embeddedWarehouse: () => EmbeddedWarehouse = once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
+
+let warehouseAdapter: Warehouse | undefined;
+/** The warehouse adapter in use: the embedded one unless {@link useWarehouse} chose another. */
+export const warehouse = (): Warehouse => warehouseAdapter ?? embeddedWarehouse();
+/** Chooses the warehouse adapter of this process (another data platform, or a failing one in fault tests); `undefined` restores the embedded one. */
+export const useWarehouse = (adapter: Warehouse | undefined): void => {
+  warehouseAdapter = adapter;
+};

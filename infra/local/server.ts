@@ -14,6 +14,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { API_ROUTES } from '../routes';
+import { lambdaContext } from './lambda-context';
+import type { LocalStepFunctions } from './step-functions';
 import { buildOpenApiDocument } from '../../lib/http/openapi';
 import { failure } from '../../lib/http/envelope';
 import { InvalidRequestError, NotFoundError } from '../../lib/errors';
@@ -31,24 +33,8 @@ export interface ApiServerOptions {
   host?: string;
   /** Answers `GET /health`: resolves when every backing service is reachable. */
   healthCheck: () => Promise<void>;
-}
-
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + 29_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  /** The local Step Functions endpoint, served on the same port (`x-amz-target: AWSStepFunctions.*`). */
+  stepFunctions?: LocalStepFunctions;
 }
 
 const TEXT_TYPES = /^(application\/([a-z0-9.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
@@ -129,6 +115,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
+      if (options.stepFunctions && req.method === 'POST' && String(req.headers['x-amz-target'] ?? '').startsWith('AWSStepFunctions.')) {
+        await options.stepFunctions.handle(req, res, (await readBody(req)) ?? Buffer.alloc(0));
+        return;
+      }
       if (req.method === 'GET' && url.pathname === '/health') {
         try {
           await options.healthCheck();

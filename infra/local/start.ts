@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal, startS3Local, type RunningEmulator } from './emulators';
 import { applyLocalEnvironment, DEFAULT_DATA_DIR, writeLocalEndpoints, type LocalEndpoints } from './environment';
+import { LOCAL_STATE_MACHINE_ARN } from './step-functions';
 
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
@@ -48,6 +49,9 @@ try {
     tableName: 'campaign-enrichment',
     bucketName,
     cursorSecret: readFileSync(secretFile, 'utf8').trim(),
+    // The local Step Functions endpoint shares the API's port.
+    sfnEndpoint: `http://127.0.0.1:${port}`,
+    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
   };
   applyLocalEnvironment(endpoints);
 
@@ -56,6 +60,7 @@ try {
   const { ensureTable, ensureBucket } = await import('./table');
   const { seedDemo } = await import('./seed');
   const { startApiServer } = await import('./server');
+  const { createLocalStepFunctions } = await import('./step-functions');
   const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
   const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
 
@@ -63,8 +68,10 @@ try {
   await ensureBucket(s3, endpoints.bucketName);
   const demo = await seedDemo(dataDir);
 
+  const stepFunctions = await createLocalStepFunctions();
   const api = await startApiServer({
     port,
+    stepFunctions,
     healthCheck: async () => {
       await dynamodb.send(new DescribeTableCommand({ TableName: endpoints.tableName }));
       await s3.send(new HeadBucketCommand({ Bucket: endpoints.bucketName }));

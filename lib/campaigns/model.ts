@@ -39,9 +39,12 @@ export interface AttemptRecord {
   eligible: number;
   /** Credits charged at launch. */
   charged: number;
+  /** Credits per eligible account at launch (refunds use the same rate). */
+  creditsPerAccount: number;
   /** Object key of the eligible account IDs. */
   eligibleObjectKey: string;
-  executionArn?: string;
+  /** Step Functions execution running the attempt. */
+  executionArn: string;
 }
 
 /** A campaign as stored in the table. */

@@ -94,13 +94,13 @@ const accountId = z
   .string()
   .min(1)
   .max(128)
-  // No control characters (decisions §1).
-  .regex(/^[^\u0000-\u001f\u007f]+$/, { error: 'must not contain control characters' });
+  // No control characters (decisions §1): C0, DEL and C1.
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' });
 
 /** `POST /v1/campaigns/create` body (decisions §1). */
 export const CreateCampaignRequest = z.strictObject({
   name: z.string().trim().min(1).max(200).meta({ example: 'Q4 expansion targets' }),
-  accountIds: z.array(accountId).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. In multipart, repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
+  accountIds: z.array(accountId).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
   excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
 });
 
@@ -181,4 +181,16 @@ export const listCampaignsOperation = defineOperation({
   response: z.strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.string().nullable() }).meta({ id: 'CampaignPage' }),
   errors: ['invalid_request', 'revoked_api_key'],
   example: { filters: { status: ['draft', 'enriching'], createdVia: 'api' }, limit: 25 },
+});
+
+export const enrichCampaignOperation = defineOperation({
+  operationId: 'enrichCampaign',
+  path: '/v1/campaigns/enrich',
+  summary: 'Enrich (launch) a campaign',
+  description:
+    'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',
+  request: CampaignIdRequest,
+  response: CampaignSchema,
+  errors: ['invalid_request', 'revoked_api_key', 'insufficient_credits', 'not_found', 'campaign_not_enrichable', 'enrichment_pending', 'no_eligible_accounts', 'concurrency_limit_exceeded'],
+  example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
 });

@@ -46,7 +46,7 @@ export interface CampaignStore {
   list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk'];
+const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk'];
 
 /** Maps a stored item to a {@link CampaignRecord}. */
 export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord {
@@ -60,74 +60,66 @@ export function campaignItem(record: CampaignRecord): Record<string, unknown> {
   return { ...keys.campaign(record.organizationId, record.id), ...keys.campaignIndexes(record.organizationId, record), type: 'campaign', ...record };
 }
 
-/** A partition of an index to read for a list query, with an optional read-time expiry filter. */
-interface ListSource {
-  indexName: string;
-  partitionKeyName: string;
-  partitionKey: string;
-  /** `live`: keep items not yet past resultsExpireAt; `lapsed`: keep only those past it. */
-  expiry?: 'live' | 'lapsed';
-}
+/**
+ * What a list query reads: a partition of a list index (`live` keeps only
+ * `enriched` items not yet past resultsExpireAt), or the lapsed campaigns
+ * (stored `enriched`, past resultsExpireAt) found through the sparse expiry index.
+ */
+type ListSource =
+  | { kind: 'partition'; indexName: string; partitionKeyName: string; partitionKey: string; live?: boolean }
+  | { kind: 'lapsed'; createdVia?: readonly string[] };
 
 /**
- * The index partitions a query reads (decisions §3, §5). `expired` is the
- * stored `expired` partition plus `enriched` items already past
- * `resultsExpireAt`; `enriched` leaves those out.
+ * The sources a query reads (decisions §3, §5). `expired` is the stored
+ * `expired` partition plus the lapsed campaigns; `enriched` leaves the
+ * lapsed ones out.
  */
 export function listSources(query: Pick<CampaignListQuery, 'organizationId' | 'statuses' | 'createdVia'>): ListSource[] {
-  const { all, byStatus, byCreatedVia: byVia, byStatusAndCreatedVia: byBoth } = CAMPAIGN_INDEXES;
+  const { all, byStatus, byCreatedVia, byStatusAndCreatedVia } = CAMPAIGN_INDEXES;
   const org = query.organizationId;
-  const statusParts: { stored: CampaignStatus; expiry?: 'live' | 'lapsed' }[] | undefined = query.statuses && (() => {
-    const wanted = new Set(query.statuses);
-    const parts: { stored: CampaignStatus; expiry?: 'live' | 'lapsed' }[] = [];
-    for (const status of wanted) {
-      if (status === 'enriched') parts.push({ stored: 'enriched', ...(wanted.has('expired') ? {} : { expiry: 'live' as const }) });
-      else if (status === 'expired') {
-        parts.push({ stored: 'expired' });
-        if (!wanted.has('enriched')) parts.push({ stored: 'enriched', expiry: 'lapsed' });
-      } else parts.push({ stored: status });
-    }
-    return parts;
-  })();
   const vias = query.createdVia && [...new Set(query.createdVia)];
-  const source = (index: IndexDefinition, campaign: { status: string; createdVia: string }, expiry?: 'live' | 'lapsed'): ListSource => {
-    const partitionKeyName = index.partitionKey;
-    const partitionKey = keys.campaignIndexes(org, { id: '', createdAt: '', ...campaign })[partitionKeyName as 'gsi1pk'];
-    return { indexName: index.indexName, partitionKeyName, partitionKey, ...(expiry ? { expiry } : {}) };
+  const partition = (index: IndexDefinition, campaign: { status?: string; createdVia?: string }, live?: boolean): ListSource => {
+    const indexKeys = keys.campaignIndexes(org, { id: '', createdAt: '', status: campaign.status ?? '', createdVia: campaign.createdVia ?? '' });
+    return { kind: 'partition', indexName: index.indexName, partitionKeyName: index.partitionKey, partitionKey: indexKeys[index.partitionKey as 'gsi1pk'], ...(live ? { live } : {}) };
   };
-  if (statusParts && vias) return statusParts.flatMap((s) => vias.map((v) => source(byBoth, { status: s.stored, createdVia: v }, s.expiry)));
-  if (statusParts) return statusParts.map((s) => source(byStatus, { status: s.stored, createdVia: '' }, s.expiry));
-  if (vias) return vias.map((v) => source(byVia, { status: '', createdVia: v }));
-  return [source(all, { status: '', createdVia: '' })];
+  if (!query.statuses) return vias ? vias.map((createdVia) => partition(byCreatedVia, { createdVia })) : [partition(all, {})];
+
+  const wanted = new Set(query.statuses);
+  const sources: ListSource[] = [];
+  for (const status of wanted) {
+    // `enriched` alone must not show lapsed campaigns; with `expired` it shows them all.
+    const live = status === 'enriched' && !wanted.has('expired');
+    if (vias) for (const createdVia of vias) sources.push(partition(byStatusAndCreatedVia, { status, createdVia }, live));
+    else sources.push(partition(byStatus, { status }, live));
+  }
+  if (wanted.has('expired') && !wanted.has('enriched')) sources.push({ kind: 'lapsed', ...(vias ? { createdVia: vias } : {}) });
+  return sources;
 }
+
+const newestFirst = (a: { listSk: string }, b: { listSk: string }) => (a.listSk < b.listSk ? 1 : a.listSk > b.listSk ? -1 : 0);
 
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   /** Reads up to `wanted` items of one source below `after`, newest first. */
-  const readSource = async (source: ListSource, wanted: number, after: string | undefined, now: Date): Promise<{ items: CampaignListRecord[]; exhausted: boolean }> => {
+  const readSource = async (source: ListSource, organizationId: string, wanted: number, after: string | undefined, now: Date): Promise<CampaignListRecord[]> => {
+    if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now);
     const items: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const names: Record<string, string> = { '#pk': source.partitionKeyName };
       const values: Record<string, unknown> = { ':pk': source.partitionKey };
       let keyCondition = '#pk = :pk';
       if (after !== undefined) {
         keyCondition += ' AND listSk < :after';
         values[':after'] = after;
       }
-      let filter: string | undefined;
-      if (source.expiry) {
-        names['#expire'] = 'resultsExpireAt';
-        values[':now'] = now.toISOString();
-        filter = source.expiry === 'live' ? '#expire > :now' : '#expire <= :now';
-      }
+      if (source.live) values[':now'] = now.toISOString();
       const page = await client.send(
         new QueryCommand({
           TableName: tableName,
           IndexName: source.indexName,
           KeyConditionExpression: keyCondition,
-          FilterExpression: filter,
-          ExpressionAttributeNames: names,
+          FilterExpression: source.live ? 'resultsExpireAt > :now' : undefined,
+          ExpressionAttributeNames: { '#pk': source.partitionKeyName },
           ExpressionAttributeValues: values,
           ScanIndexForward: false,
           Limit: wanted - items.length,
@@ -138,7 +130,38 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       for (const item of page.Items ?? []) items.push(item as CampaignListRecord);
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (items.length < wanted && exclusiveStartKey);
-    return { items, exhausted: exclusiveStartKey === undefined && items.length < wanted };
+    return items;
+  };
+
+  /**
+   * Lapsed campaigns: every stored-`enriched` campaign whose resultsExpireAt
+   * has passed (the sparse index holds nothing else), then ordered as the list.
+   * Normally empty: the workflow rewrites a campaign as `expired` on time.
+   */
+  const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date) => {
+    const index = CAMPAIGN_INDEXES.enrichedByExpiry;
+    const lapsed: CampaignListRecord[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.indexName,
+          // `#` sorts below every ID character: the bound includes campaigns expiring exactly now.
+          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
+          ExclusiveStartKey: exclusiveStartKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      for (const item of page.Items ?? []) lapsed.push(item as CampaignListRecord);
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
+    return lapsed
+      .filter((item) => (after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia)))
+      .sort(newestFirst)
+      .slice(0, wanted);
   };
 
   const get = async (organizationId: string, campaignId: string) => {
@@ -210,8 +233,8 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     async list(query) {
       const sources = listSources(query);
       const wanted = query.limit + 1;
-      const pages = await Promise.all(sources.map((source) => readSource(source, wanted, query.after, query.now)));
-      const merged = pages.flatMap((page) => page.items).sort((a, b) => (a.listSk < b.listSk ? 1 : a.listSk > b.listSk ? -1 : 0));
+      const pages = await Promise.all(sources.map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)));
+      const merged = pages.flat().sort(newestFirst);
       return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
     },
   };

@@ -28,6 +28,12 @@ export const CAMPAIGN_INDEXES = {
   byCreatedVia: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
   /** Campaigns of an organization in one status and created through one surface. */
   byStatusAndCreatedVia: { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  /**
+   * Sparse: only campaigns stored as `enriched`, by `resultsExpireAt`. Finds
+   * the ones whose results lapsed before the workflow rewrote them as
+   * `expired` (normally none), without reading live ones.
+   */
+  enrichedByExpiry: { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'expirySk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
 } as const satisfies Record<string, IndexDefinition>;
 
 /** Key schema and indexes of the table. */
@@ -38,6 +44,12 @@ export const TABLE_DEFINITION = {
   indexes: Object.values(CAMPAIGN_INDEXES) as IndexDefinition[],
 } as const;
 
+/** Keys of the sparse expiry index, present only while a campaign is stored as `enriched`. */
+const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsExpireAt: string }) => ({
+  gsi5pk: `ORG#${organizationId}#ENRICHED`,
+  expirySk: `${campaign.resultsExpireAt}#${campaign.id}`,
+});
+
 /** Key builders, one per entity. Nothing else in the code spells a key. */
 export const keys = {
   /** Organization item: balances, capacity. */
@@ -47,13 +59,15 @@ export const keys = {
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
   /** Index keys of a campaign for list (decisions §3). */
-  campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string }) => ({
+  campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,
     gsi2pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}`,
     gsi3pk: `ORG#${organizationId}#CAMPAIGNS#VIA#${campaign.createdVia}`,
     gsi4pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}#VIA#${campaign.createdVia}`,
     listSk: `${campaign.createdAt}#${campaign.id}`,
+    ...(campaign.status === 'enriched' && campaign.resultsExpireAt ? enrichedExpiry(organizationId, { ...campaign, resultsExpireAt: campaign.resultsExpireAt }) : {}),
   }),
+  enrichedExpiry,
   /** Immutable ledger entry of a credit movement. */
   ledgerEntry: (organizationId: string, campaignId: string, attemptId: string, kind: string) => ({
     pk: `ORG#${organizationId}`,

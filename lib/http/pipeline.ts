@@ -26,6 +26,12 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 /** Largest multipart body accepted, in bytes (decisions §2). */
 export const MAX_MULTIPART_BYTES = 10 * 1024 * 1024;
 
+/** Fields an urlencoded body may carry (`node:querystring`'s default `maxKeys`, which the middy parser uses). */
+export const MAX_URLENCODED_FIELDS = 1_000;
+
+const countFormFields = (body: string, isBase64Encoded: boolean | undefined) =>
+  (isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body).split('&').filter((pair) => pair !== '').length;
+
 /** What the pipeline knows about a request once it reaches the use case. */
 export interface RequestContext {
   /** Organization the API key belongs to (spec "Authentication" 5). */
@@ -105,6 +111,13 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     const kind = bodyKindOf(contentType);
     if (!kind) {
       throw new InvalidRequestError(`Content type "${contentType}" is not supported; use application/json, application/x-www-form-urlencoded or multipart/form-data.`, ['content-type: unsupported']);
+    }
+    if (kind === 'urlencoded' && countFormFields(raw!, event.isBase64Encoded) > MAX_URLENCODED_FIELDS) {
+      // The urlencoded parser keeps only the first 1,000 fields; refuse rather than lose the rest.
+      throw new InvalidRequestError(
+        `urlencoded bodies take at most ${MAX_URLENCODED_FIELDS} fields; send long account lists as JSON or as a multipart file part (accountIdsFile).`,
+        ['body: too many urlencoded fields'],
+      );
     }
     const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
     if (bytes > limit) {

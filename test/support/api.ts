@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startApiServer } from '../../infra/local/server';
+import { freePort } from '../../infra/local/emulators';
+import { createLocalStepFunctions, LOCAL_STATE_MACHINE_ARN, type LocalStepFunctions } from '../../infra/local/step-functions';
 import { organizations } from '../../lib/stores';
 import type { NewOrganization } from '../../lib/organizations/store';
 
@@ -18,19 +20,34 @@ export interface ApiResponse<T = any> {
   error: { code: string; message: string; details?: any } | null;
 }
 
-/** Starts the API server for the current test file; returns a getter of its base URL. */
+let stepFunctions: LocalStepFunctions | undefined;
+
+/**
+ * Starts the API server, with the local Step Functions endpoint on the same
+ * port, for the current test file; returns a getter of its base URL.
+ */
 export function useApi(): () => string {
   let close: (() => Promise<void>) | undefined;
   let url = '';
   beforeAll(async () => {
-    const api = await startApiServer({ port: 0, healthCheck: async () => undefined });
+    const port = await freePort();
+    process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
+    process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
+    stepFunctions = await createLocalStepFunctions();
+    const api = await startApiServer({ port, healthCheck: async () => undefined, stepFunctions });
     close = api.close;
     url = api.url;
   });
   afterAll(async () => {
+    stepFunctions?.abortAll();
     await close?.();
   });
   return () => url;
+}
+
+/** Waits until every workflow execution started so far has ended. */
+export async function settleWorkflows(): Promise<void> {
+  await stepFunctions?.settle();
 }
 
 /** Creates a fresh organization (and its first key) for one test. */

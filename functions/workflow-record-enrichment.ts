@@ -1,0 +1,6 @@
+/** Workflow task: record per-account enrichment times for one batch. */
+import { createTaskHandler } from '../lib/enrichment/task-handler';
+import { recordEnrichmentBatch } from '../lib/enrichment/steps';
+import { stepDependencies } from '../lib/enrichment/dependencies';
+
+export const handler = createTaskHandler((input: Parameters<typeof recordEnrichmentBatch>[1]) => recordEnrichmentBatch(stepDependencies(), input));

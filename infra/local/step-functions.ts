@@ -1,0 +1,169 @@
+/**
+ * A local Step Functions endpoint: the AWS JSON 1.0 actions the service uses
+ * (StartExecution, StopExecution, DescribeExecution), backed by
+ * aws-local-stepfunctions running the state machine CDK renders
+ * (infra/workflow.ts). Task states call the task handlers in-process, with
+ * the same input and output Lambda would see.
+ *
+ * The handlers reach it through the real SFN client (`SFN_ENDPOINT`), exactly
+ * as they reach Step Functions on AWS.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { renderEnrichmentDefinition, WORKFLOW_TASKS, type WorkflowTask } from '../workflow';
+import { lambdaContext } from './lambda-context';
+
+/** ARN of the local state machine. */
+export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:campaign-enrichment-local';
+
+type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+
+interface Execution {
+  executionArn: string;
+  name: string;
+  input: string;
+  status: Status;
+  startDate: Date;
+  stopDate?: Date;
+  output?: string;
+  error?: string;
+  cause?: string;
+  abort: () => void;
+  done: Promise<void>;
+}
+
+/** The local endpoint: an HTTP request handler and the executions it runs. */
+export interface LocalStepFunctions {
+  /** Handles one SFN API request (`x-amz-target: AWSStepFunctions.*`). */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;
+  /** Waits for every running execution to end (tests). */
+  settle(): Promise<void>;
+  /** Aborts every running execution (shutdown). */
+  abortAll(): void;
+}
+
+class SfnError extends Error {
+  constructor(readonly type: string, message: string) {
+    super(message);
+  }
+}
+
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Builds the local endpoint; task handlers are imported from their function files. */
+export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
+  const definition = renderEnrichmentDefinition();
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
+  for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
+    const task = WORKFLOW_TASKS[key];
+    const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, task.entry)).href)) as { handler: (input: unknown, context: unknown) => Promise<unknown> };
+    handlers[task.state] = (input) => module.handler(input, lambdaContext(task.functionId, randomUUID(), 900_000));
+  }
+  const executions = new Map<string, Execution>();
+
+  const start = (request: { stateMachineArn?: string; name?: string; input?: string }) => {
+    if (request.stateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${request.stateMachineArn}`);
+    const name = request.name ?? randomUUID();
+    const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
+    const input = request.input ?? '{}';
+    const existing = executions.get(executionArn);
+    if (existing) {
+      if (existing.input !== input) throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
+      return existing;
+    }
+    const startDate = new Date();
+    const run = machine.run(JSON.parse(input), {
+      overrides: { taskResourceLocalHandlers: handlers as never },
+      noThrowOnAbort: true,
+      context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(input), StartTime: startDate.toISOString() } } as never,
+    });
+    const execution: Execution = {
+      executionArn,
+      name,
+      input,
+      status: 'RUNNING',
+      startDate,
+      abort: run.abort,
+      done: run.result.then(
+        (output) => {
+          if (execution.status === 'RUNNING') {
+            execution.status = 'SUCCEEDED';
+            execution.output = JSON.stringify(output);
+          }
+          execution.stopDate ??= new Date();
+        },
+        (error: Error & { cause?: unknown }) => {
+          execution.status = 'FAILED';
+          execution.error = error.name;
+          execution.cause = error.message;
+          execution.stopDate = new Date();
+        },
+      ),
+    };
+    executions.set(executionArn, execution);
+    return execution;
+  };
+
+  const actions: Record<string, (request: Record<string, unknown>) => unknown> = {
+    StartExecution: (request) => {
+      const execution = start(request);
+      return { executionArn: execution.executionArn, startDate: execution.startDate.getTime() / 1000 };
+    },
+    StopExecution: (request) => {
+      const execution = executions.get(String(request.executionArn));
+      if (!execution) throw new SfnError('ExecutionDoesNotExist', `Execution does not exist: ${String(request.executionArn)}`);
+      if (execution.status === 'RUNNING') {
+        execution.status = 'ABORTED';
+        execution.stopDate = new Date();
+        execution.error = typeof request.error === 'string' ? request.error : undefined;
+        execution.cause = typeof request.cause === 'string' ? request.cause : undefined;
+        execution.abort();
+      }
+      return { stopDate: (execution.stopDate ?? new Date()).getTime() / 1000 };
+    },
+    DescribeExecution: (request) => {
+      const execution = executions.get(String(request.executionArn));
+      if (!execution) throw new SfnError('ExecutionDoesNotExist', `Execution does not exist: ${String(request.executionArn)}`);
+      return {
+        executionArn: execution.executionArn,
+        stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+        name: execution.name,
+        status: execution.status,
+        startDate: execution.startDate.getTime() / 1000,
+        ...(execution.stopDate ? { stopDate: execution.stopDate.getTime() / 1000 } : {}),
+        input: execution.input,
+        ...(execution.output ? { output: execution.output } : {}),
+        ...(execution.error ? { error: execution.error } : {}),
+        ...(execution.cause ? { cause: execution.cause } : {}),
+      };
+    },
+  };
+
+  return {
+    async handle(req, res, body) {
+      const action = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
+      const reply = (status: number, payload: unknown, errorType?: string) => {
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
+        res.end(JSON.stringify(payload));
+      };
+      const handler = actions[action];
+      if (!handler) return reply(400, { __type: 'UnknownOperationException', message: `Unsupported action ${action}` }, 'UnknownOperationException');
+      try {
+        reply(200, handler(JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>));
+      } catch (error) {
+        if (error instanceof SfnError) return reply(400, { __type: error.type, message: error.message }, error.type);
+        throw error;
+      }
+    },
+    async settle() {
+      await Promise.all([...executions.values()].filter((e) => e.status === 'RUNNING').map((e) => e.done));
+    },
+    abortAll() {
+      for (const execution of executions.values()) if (execution.status === 'RUNNING') execution.abort();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Enrich (launch) a campaign (spec "Enrich a campaign"; decisions §2, §4).
+ *
+ * 1. Only API-created drafts launch; a repeat call while `enriching` returns
+ *    the campaign as it is (no new charge).
+ * 2. A launch lock (60 s) makes concurrent calls answer `enrichment_pending`
+ *    while one evaluates.
+ * 3. The account list is evaluated (warehouse, recency, CRM) with batched reads.
+ * 4. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
+ *    `concurrency_limit_exceeded`; a refused launch keeps its counts, stays
+ *    `draft` and charges nothing.
+ * 5. One transaction charges credits, reserves capacity, moves the campaign
+ *    to `enriching` and writes the ledger entry; then the workflow starts.
+ */
+import { randomUUID } from 'node:crypto';
+import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, EnrichmentPendingError, InsufficientCreditsError, NoEligibleAccountsError, NotFoundError } from '../errors';
+import { newAttemptId } from '../ids';
+import { logger } from '../observability';
+import { statusAt, toCampaign, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
+import type { Campaign } from '../campaigns/schema';
+import type { CampaignStore } from '../campaigns/store';
+import type { AccountListStore } from '../campaigns/account-list';
+import type { OrganizationStore } from '../organizations/store';
+import type { AccountHistoryStore } from '../organizations/account-history';
+import type { Warehouse } from '../warehouse/warehouse';
+import { evaluateLaunch } from './evaluate';
+import type { EnrichmentStore } from './store';
+import { batchesOf, type WorkflowPort } from './workflow';
+
+/** What a launch needs. */
+export interface LaunchDependencies {
+  campaigns: CampaignStore;
+  organizations: OrganizationStore;
+  accountLists: AccountListStore;
+  warehouse: Warehouse;
+  accountHistory: AccountHistoryStore;
+  enrichment: EnrichmentStore;
+  workflow: WorkflowPort;
+  /** Credits per eligible account. */
+  creditsPerAccount: number;
+  /** Seconds after which an abandoned launch lock expires. */
+  launchLockSeconds: number;
+}
+
+/** Object key of an attempt's eligible account list. */
+export const eligibleListKey = (organizationId: string, campaignId: string, attemptId: string) =>
+  `campaigns/${organizationId}/${campaignId}/attempts/${attemptId}/eligible.txt`;
+
+/** Attempts at the launch transaction when the organization changed under it. */
+const MAX_LAUNCH_ROUNDS = 10;
+
+/**
+ * Launches enrichment of a campaign.
+ * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
+ * @throws NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
+ *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts).
+ */
+export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date()): Promise<Campaign> {
+  const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
+  if (!campaign) throw new NotFoundError('campaign', campaignId);
+  const current = statusAt(campaign, now);
+  if (current === 'enriching') return toCampaign(campaign, organization?.smbCredits ?? 0, now);
+  assertEnrichable(campaign, current);
+
+  const lockToken = randomUUID();
+  const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
+  if (!lock.ok) {
+    if (lock.reason === 'held') throw new EnrichmentPendingError();
+    // The campaign moved on between our read and the lock: answer as for its new state.
+    const { campaign: moved, organization: org } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
+    if (!moved) throw new NotFoundError('campaign', campaignId);
+    const status = statusAt(moved, now);
+    if (status === 'enriching') return toCampaign(moved, org?.smbCredits ?? 0, now);
+    assertEnrichable(moved, status);
+    throw new EnrichmentPendingError();
+  }
+
+  let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
+  let launched = false;
+  try {
+    const accountIds = await deps.accountLists.get(campaign.accountsObjectKey);
+    const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now });
+    const eligible = evaluation.eligibleIds.length;
+    evaluationCounts = { eligible, excluded: evaluation.excluded };
+    if (eligible === 0) throw new NoEligibleAccountsError(evaluation.requested);
+
+    const attemptId = newAttemptId();
+    const attempt: AttemptRecord = {
+      id: attemptId,
+      startedAt: now.toISOString(),
+      eligible,
+      charged: eligible * deps.creditsPerAccount,
+      creditsPerAccount: deps.creditsPerAccount,
+      eligibleObjectKey: eligibleListKey(organizationId, campaignId, attemptId),
+      executionArn: deps.workflow.executionArnOf(attemptId),
+    };
+    await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
+
+    for (let round = 0; ; round++) {
+      const org = await deps.organizations.get(organizationId);
+      if (!org) throw new NotFoundError('organization', organizationId);
+      if (org.smbCredits < attempt.charged) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
+      if (org.enrichingAccounts + eligible > org.maxEnrichingAccounts) {
+        throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
+      }
+      const outcome = await deps.enrichment.launch({ organizationId, campaignId, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
+      if (outcome.ok) {
+        launched = true;
+        await startWorkflow(deps, outcome.campaign, attempt);
+        return toCampaign(outcome.campaign, org.smbCredits - attempt.charged, now);
+      }
+      if (outcome.reason === 'lock_lost') throw new EnrichmentPendingError();
+      if (round + 1 >= MAX_LAUNCH_ROUNDS) throw new EnrichmentPendingError();
+    }
+  } finally {
+    if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
+  }
+}
+
+function assertEnrichable(campaign: CampaignRecord, status: CampaignRecord['status']): void {
+  if (campaign.createdVia !== 'api') {
+    throw new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`);
+  }
+  if (status !== 'draft') throw new CampaignNotEnrichableError(status);
+}
+
+/** Starts the attempt's execution; if that fails the charge is compensated at once. */
+async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
+  try {
+    await deps.workflow.start({
+      organizationId: campaign.organizationId,
+      campaignId: campaign.id,
+      attemptId: attempt.id,
+      eligibleObjectKey: attempt.eligibleObjectKey,
+      batches: batchesOf(attempt.eligible),
+    });
+  } catch (error) {
+    logger.error('Starting the enrichment workflow failed; refunding the attempt', { error, campaignId: campaign.id, attemptId: attempt.id });
+    await deps.enrichment.compensate(campaign.organizationId, campaign.id, attempt.id, 'failed', new Date().toISOString());
+    throw error;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The workflow's task steps (infra/workflow.ts). Each is idempotent: running
+ * it again with the same input changes nothing the second time (results are
+ * rewritten identically; money and state moves are conditional on the
+ * attempt still being current and guarded by ledger keys).
+ */
+import type { AccountListStore } from '../campaigns/account-list';
+import type { CampaignStore } from '../campaigns/store';
+import type { ResultMetrics } from '../campaigns/model';
+import type { AccountHistoryStore } from '../organizations/account-history';
+import type { Warehouse } from '../warehouse/warehouse';
+import type { EnrichmentStore } from './store';
+import { resultsPrefix, type EnrichedAccount, type ResultStore } from './results';
+import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
+
+/** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
+export class AttemptSupersededError extends Error {
+  override name = 'AttemptSuperseded';
+}
+
+/** What the steps need. */
+export interface StepDependencies {
+  campaigns: CampaignStore;
+  accountLists: AccountListStore;
+  warehouse: Warehouse;
+  accountHistory: AccountHistoryStore;
+  enrichment: EnrichmentStore;
+  results: ResultStore;
+  /** Result access period (seconds). */
+  resultsAccessPeriodSeconds: number;
+}
+
+type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
+
+const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObjectKey: string, batch: BatchRef) =>
+  (await deps.accountLists.get(eligibleObjectKey)).slice(batch.offset, batch.offset + batch.count);
+
+/**
+ * Finds contacts for one batch of eligible accounts and writes the batch's
+ * result part. @returns the batch's counts (accounts, contacts).
+ */
+export async function findContactsBatch(
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results'>,
+  input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
+): Promise<BatchSummary> {
+  const accountIds = await sliceOf(deps, input.eligibleObjectKey, input.batch);
+  const found = new Map((await deps.warehouse.getAccounts(accountIds)).map((account) => [account.accountId, account]));
+  const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
+    const account = found.get(accountId);
+    if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
+    const { status: _status, ...rest } = account;
+    return rest;
+  });
+  await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
+  return {
+    index: input.batch.index,
+    accounts: enriched.length,
+    accountsWithContact: enriched.filter((a) => a.contacts.length > 0).length,
+    accountsWithMobile: enriched.filter((a) => a.contacts.some((c) => c.mobilePhone)).length,
+    contacts: enriched.reduce((sum, a) => sum + a.contacts.length, 0),
+  };
+}
+
+/** Result metrics from the batches' counts (fractions 0..1). */
+export function resultMetrics(batches: readonly BatchSummary[]): ResultMetrics & { accountsWithContact: number } {
+  const totalAccounts = batches.reduce((sum, b) => sum + b.accounts, 0);
+  const accountsWithContact = batches.reduce((sum, b) => sum + b.accountsWithContact, 0);
+  const accountsWithMobile = batches.reduce((sum, b) => sum + b.accountsWithMobile, 0);
+  return {
+    totalAccounts,
+    totalContactsFound: batches.reduce((sum, b) => sum + b.contacts, 0),
+    pctAccountsWithContact: totalAccounts === 0 ? 0 : accountsWithContact / totalAccounts,
+    pctAccountsWithMobile: totalAccounts === 0 ? 0 : accountsWithMobile / totalAccounts,
+    accountsWithContact,
+  };
+}
+
+/**
+ * Completes an attempt: result metrics, refund of accounts without contacts
+ * (credits), capacity released, `enriched` with `completedAt` and
+ * `resultsExpireAt`. A rerun after success returns the stored times.
+ * @throws AttemptSupersededError when the attempt was canceled or compensated meanwhile.
+ */
+export async function completeEnrichment(
+  deps: Pick<StepDependencies, 'campaigns' | 'enrichment' | 'resultsAccessPeriodSeconds'>,
+  input: AttemptRef & { batchResults: BatchSummary[] },
+  now = new Date(),
+): Promise<{ completedAt: string; resultsExpireAt: string }> {
+  const campaign = await deps.campaigns.get(input.organizationId, input.campaignId);
+  if (campaign?.attempt?.id === input.attemptId && campaign.status !== 'enriching' && campaign.completedAt && campaign.resultsExpireAt) {
+    return { completedAt: campaign.completedAt, resultsExpireAt: campaign.resultsExpireAt };
+  }
+  if (!campaign?.attempt || campaign.attempt.id !== input.attemptId) throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current`);
+  const { accountsWithContact, ...results } = resultMetrics(input.batchResults);
+  const refund = (campaign.attempt.eligible - accountsWithContact) * campaign.attempt.creditsPerAccount;
+  const completedAt = now.toISOString();
+  const resultsExpireAt = new Date(now.getTime() + deps.resultsAccessPeriodSeconds * 1000).toISOString();
+  const completed = await deps.enrichment.complete({ organizationId: input.organizationId, campaignId: input.campaignId, attemptId: input.attemptId, completedAt, resultsExpireAt, results, refund });
+  if (!completed) {
+    // Lost a race with a rerun of this very step, or with a cancel.
+    return completeEnrichment(deps, input, now).catch((error: unknown) => {
+      throw error instanceof AttemptSupersededError ? error : new AttemptSupersededError(String(error));
+    });
+  }
+  return { completedAt, resultsExpireAt };
+}
+
+/** Records, for one batch, when its accounts were enriched (recency exclusion). */
+export async function recordEnrichmentBatch(
+  deps: Pick<StepDependencies, 'accountLists' | 'accountHistory'>,
+  input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef; completedAt: string },
+): Promise<{ recorded: number }> {
+  const accountIds = await sliceOf(deps, input.eligibleObjectKey, input.batch);
+  await deps.accountHistory.recordEnrichment(input.organizationId, accountIds, input.completedAt, input.campaignId);
+  return { recorded: accountIds.length };
+}
+
+/** Marks the campaign `expired` once `resultsExpireAt` is reached (the workflow waits until then). */
+export async function expireResults(deps: Pick<StepDependencies, 'enrichment'>, input: AttemptRef, now = new Date()): Promise<{ expired: boolean }> {
+  return { expired: await deps.enrichment.expire(input.organizationId, input.campaignId, input.attemptId, now) };
+}
+
+/**
+ * Compensation after a failure or a cancel: full refund (credits), capacity
+ * released, back to `draft` with `lastEnrichment`. A no-op when the attempt
+ * is no longer current.
+ */
+export async function compensateAttempt(
+  deps: Pick<StepDependencies, 'enrichment'>,
+  input: AttemptRef & { reason: 'failed' | 'canceled' },
+  now = new Date(),
+): Promise<{ compensated: boolean }> {
+  return { compensated: await deps.enrichment.compensate(input.organizationId, input.campaignId, input.attemptId, input.reason, now.toISOString()) };
+}

@@ -1,0 +1,377 @@
+/**
+ * Enrichment state changes of a campaign, each one conditional write or one
+ * transaction (docs/data-model.md, access patterns 13-20; decisions §4).
+ *
+ * Money moves only inside transactions that also write an immutable ledger
+ * entry whose key is derived from (campaign, attempt, kind) and guarded by
+ * `attribute_not_exists`: a retried or repeated step cannot move credits twice.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../db/table';
+import { toCampaignRecord } from '../campaigns/store';
+import type { AttemptRecord, CampaignRecord, ExcludedCounts, LastEnrichment, ResultMetrics } from '../campaigns/model';
+
+/** Why credits moved. */
+export type LedgerReason = 'launch' | 'no_contacts_found' | 'failed' | 'canceled';
+
+/** An immutable ledger entry; `amount` in credits, positive for a charge, negative for a refund. */
+export interface LedgerEntry {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+  kind: 'charge' | 'refund';
+  reason: LedgerReason;
+  amount: number;
+  createdAt: string;
+}
+
+/** The launch of an attempt: figures in accounts and credits. */
+export interface LaunchWrite {
+  organizationId: string;
+  campaignId: string;
+  lockToken: string;
+  attempt: AttemptRecord;
+  excluded: ExcludedCounts;
+  /** Organization figures the launch decision was made on. */
+  maxEnrichingAccounts: number;
+}
+
+/** Why a launch transaction was refused. */
+export type LaunchRefusal = 'organization_changed' | 'lock_lost';
+
+/** Completion of an attempt. */
+export interface CompletionWrite {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+  completedAt: string;
+  resultsExpireAt: string;
+  results: ResultMetrics;
+  /** Credits returned for eligible accounts with no contact found. */
+  refund: number;
+}
+
+/** Data access for the enrichment lifecycle. */
+export interface EnrichmentStore {
+  /** Takes the launch lock of an API draft. `held`: another launch holds it; `not_draft`: the campaign moved on. */
+  acquireLaunchLock(organizationId: string, campaignId: string, token: string, now: Date, lockSeconds: number): Promise<{ ok: true } | { ok: false; reason: 'held' | 'not_draft' | 'missing' }>;
+  /** Releases the lock, keeping the evaluation counts of a refused launch. */
+  releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
+  /**
+   * Charges credits, reserves capacity and moves the campaign to `enriching`, atomically.
+   * @returns the campaign after the launch, or why it was refused (nothing written then).
+   */
+  launch(write: LaunchWrite): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: LaunchRefusal }>;
+  /** Records the execution of the current attempt. */
+  setExecutionArn(organizationId: string, campaignId: string, attemptId: string, executionArn: string): Promise<void>;
+  /** Completes an attempt: net refund, capacity released, `enriched`. Returns false when the attempt is no longer current. */
+  complete(write: CompletionWrite): Promise<boolean>;
+  /** Compensates an attempt: full refund, capacity released, back to `draft`. Returns false when the attempt is no longer current. */
+  compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<boolean>;
+  /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached. Returns false otherwise. */
+  expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
+  /** Every ledger entry of a campaign, oldest first. */
+  ledger(organizationId: string, campaignId: string): Promise<LedgerEntry[]>;
+}
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
+/** Builds the DynamoDB implementation of {@link EnrichmentStore}. */
+export function createEnrichmentStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): EnrichmentStore {
+  const statusKeys = (organizationId: string, status: string, createdVia: string) => {
+    const index = keys.campaignIndexes(organizationId, { id: '', createdAt: '', status, createdVia });
+    return { ':gsi2pk': index.gsi2pk, ':gsi4pk': index.gsi4pk };
+  };
+
+  const expiryKeys = (organizationId: string, campaignId: string, resultsExpireAt: string) => {
+    const index = keys.enrichedExpiry(organizationId, { id: campaignId, resultsExpireAt });
+    return { ':gsi5pk': index.gsi5pk, ':expirySk': index.expirySk };
+  };
+
+  const ledgerPut = (entry: LedgerEntry) => ({
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.ledgerEntry(entry.organizationId, entry.campaignId, entry.attemptId, `${entry.kind}-${entry.reason}`), type: 'ledgerEntry', ...entry },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  });
+
+  /** Runs a transaction, retrying conflicts with other transactions (real DynamoDB raises them under contention). */
+  const transact = async (input: ConstructorParameters<typeof TransactWriteCommand>[0]) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await client.send(new TransactWriteCommand(input));
+      } catch (error) {
+        const conflict = error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
+        if (!conflict || attempt >= 8) throw error;
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 20 * 2 ** attempt) * Math.random()));
+      }
+    }
+  };
+
+  const readCampaign = async (organizationId: string, campaignId: string) => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
+    return Item ? toCampaignRecord(Item) : undefined;
+  };
+
+  /** Reads the campaign item from a failed conditional write, if returned. */
+  const oldItem = (item: Record<string, AttributeValue> | undefined) => (item ? unmarshall(item) : undefined);
+
+  return {
+    async acquireLaunchLock(organizationId, campaignId, token, now, lockSeconds) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: 'SET launchLock = :lock',
+            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft AND (attribute_not_exists(launchLock) OR launchLock.expiresAt < :now)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':lock': { token, expiresAt: new Date(now.getTime() + lockSeconds * 1000).toISOString() },
+              ':api': 'api',
+              ':draft': 'draft',
+              ':now': now.toISOString(),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { ok: true };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const current = oldItem(error.Item as Record<string, AttributeValue> | undefined);
+        if (!current) return { ok: false, reason: 'missing' };
+        return { ok: false, reason: current.status === 'draft' && current.createdVia === 'api' ? 'held' : 'not_draft' };
+      }
+    },
+
+    async releaseLaunchLock(organizationId, campaignId, token, evaluation) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: evaluation ? 'SET accountsEligible = :eligible, accountsExcluded = :excluded REMOVE launchLock' : 'REMOVE launchLock',
+            ConditionExpression: 'launchLock.#token = :token',
+            ExpressionAttributeNames: { '#token': 'token' },
+            ExpressionAttributeValues: { ':token': token, ...(evaluation ? { ':eligible': evaluation.eligible, ':excluded': evaluation.excluded } : {}) },
+          }),
+        );
+      } catch (error) {
+        // The lock expired and another launch took it: nothing of ours to release.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async launch(write) {
+      const { organizationId, campaignId, attempt } = write;
+      try {
+        await transact({
+          ClientRequestToken: attempt.id,
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.organization(organizationId),
+                UpdateExpression: 'SET smbCredits = smbCredits - :charge, enrichingAccounts = enrichingAccounts + :eligible',
+                ConditionExpression: 'smbCredits >= :charge AND maxEnrichingAccounts = :max AND enrichingAccounts <= :allowed',
+                ExpressionAttributeValues: {
+                  ':charge': attempt.charged,
+                  ':eligible': attempt.eligible,
+                  ':max': write.maxEnrichingAccounts,
+                  ':allowed': write.maxEnrichingAccounts - attempt.eligible,
+                },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.campaign(organizationId, campaignId),
+                UpdateExpression:
+                  'SET #status = :enriching, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, attempt = :attempt, accountsEligible = :eligible, accountsExcluded = :excluded, creditsCharged = creditsCharged + :charge REMOVE launchLock',
+                ConditionExpression: '#status = :draft AND launchLock.#token = :token',
+                ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+                ExpressionAttributeValues: {
+                  ':enriching': 'enriching',
+                  ':draft': 'draft',
+                  ':token': write.lockToken,
+                  ':attempt': attempt,
+                  ':eligible': attempt.eligible,
+                  ':excluded': write.excluded,
+                  ':charge': attempt.charged,
+                  ...statusKeys(organizationId, 'enriching', 'api'),
+                },
+              },
+            },
+            ledgerPut({ organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: attempt.charged, createdAt: attempt.startedAt }),
+          ],
+        });
+      } catch (error) {
+        if (error instanceof TransactionCanceledException) {
+          const [organizationReason, campaignReason] = error.CancellationReasons ?? [];
+          if (campaignReason?.Code === 'ConditionalCheckFailed') return { ok: false, reason: 'lock_lost' };
+          if (organizationReason?.Code === 'ConditionalCheckFailed') return { ok: false, reason: 'organization_changed' };
+        }
+        throw error;
+      }
+      return { ok: true, campaign: (await readCampaign(organizationId, campaignId))! };
+    },
+
+    async setExecutionArn(organizationId, campaignId, attemptId, executionArn) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: 'SET attempt.executionArn = :arn',
+            ConditionExpression: 'attempt.id = :attempt',
+            ExpressionAttributeValues: { ':arn': executionArn, ':attempt': attemptId },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async complete(write) {
+      const { organizationId, campaignId, attemptId } = write;
+      // The attempt's eligible count (capacity to release) is read from the campaign in the same condition.
+      const campaignKey = keys.campaign(organizationId, campaignId);
+      const campaign = await readCampaign(organizationId, campaignId);
+      if (!campaign || campaign.status !== 'enriching' || campaign.attempt?.id !== attemptId) return false;
+      const eligible = campaign.attempt.eligible;
+      try {
+        await transact({
+          ClientRequestToken: `${attemptId}-complete`,
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.organization(organizationId),
+                UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
+                ExpressionAttributeValues: { ':refund': write.refund, ':eligible': eligible },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: campaignKey,
+                UpdateExpression:
+                  'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
+                ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':enriched': 'enriched',
+                  ':enriching': 'enriching',
+                  ':attempt': attemptId,
+                  ':completedAt': write.completedAt,
+                  ':expireAt': write.resultsExpireAt,
+                  ':results': write.results,
+                  ':refund': write.refund,
+                  ...statusKeys(organizationId, 'enriched', campaign.createdVia),
+                  ...expiryKeys(organizationId, campaignId, write.resultsExpireAt),
+                },
+              },
+            },
+            ...(write.refund > 0
+              ? [ledgerPut({ organizationId, campaignId, attemptId, kind: 'refund', reason: 'no_contacts_found', amount: -write.refund, createdAt: write.completedAt })]
+              : []),
+          ],
+        });
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async compensate(organizationId, campaignId, attemptId, reason, endedAt) {
+      const campaignKey = keys.campaign(organizationId, campaignId);
+      const campaign = await readCampaign(organizationId, campaignId);
+      if (!campaign || campaign.status !== 'enriching' || campaign.attempt?.id !== attemptId) return false;
+      const { charged, eligible, startedAt } = campaign.attempt;
+      const lastEnrichment: LastEnrichment = { status: reason, startedAt, endedAt, refunded: true };
+      try {
+        await transact({
+          ClientRequestToken: `${attemptId}-compensate`,
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.organization(organizationId),
+                UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
+                ExpressionAttributeValues: { ':refund': charged, ':eligible': eligible },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: campaignKey,
+                UpdateExpression: 'SET #status = :draft, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, lastEnrichment = :last, creditsCharged = creditsCharged - :refund REMOVE attempt',
+                ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':draft': 'draft',
+                  ':enriching': 'enriching',
+                  ':attempt': attemptId,
+                  ':last': lastEnrichment,
+                  ':refund': charged,
+                  ...statusKeys(organizationId, 'draft', campaign.createdVia),
+                },
+              },
+            },
+            ledgerPut({ organizationId, campaignId, attemptId, kind: 'refund', reason, amount: -charged, createdAt: endedAt }),
+          ],
+        });
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+
+    async expire(organizationId, campaignId, attemptId, now) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: 'SET #status = :expired, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk REMOVE gsi5pk, expirySk',
+            ConditionExpression: '#status = :enriched AND attempt.id = :attempt AND resultsExpireAt <= :now',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':expired': 'expired', ':enriched': 'enriched', ':attempt': attemptId, ':now': now.toISOString(), ...statusKeys(organizationId, 'expired', 'api') },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async ledger(organizationId, campaignId) {
+      const entries: LedgerEntry[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.ledgerPrefix(campaignId) },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const { pk: _pk, sk: _sk, type: _type, ...entry } = item;
+          entries.push(entry as LedgerEntry);
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+  };
+}

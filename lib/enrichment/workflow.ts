@@ -1,0 +1,70 @@
+/**
+ * The enrichment workflow port: starting and stopping executions of the
+ * state machine (infra/workflow.ts), and the shapes its tasks exchange.
+ */
+import { ExecutionAlreadyExists, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+
+/** Accounts per Map iteration of the workflow. */
+export const ENRICHMENT_BATCH_SIZE = 1_000;
+
+/** A slice of the eligible list: `count` IDs from `offset`. */
+export interface BatchRef {
+  index: number;
+  offset: number;
+  count: number;
+}
+
+/** Input of an execution (and of every task, plus its own fields). */
+export interface EnrichmentExecutionInput {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+  eligibleObjectKey: string;
+  batches: BatchRef[];
+}
+
+/** What a find-contacts batch found (accounts and contacts). */
+export interface BatchSummary {
+  index: number;
+  accounts: number;
+  accountsWithContact: number;
+  accountsWithMobile: number;
+  contacts: number;
+}
+
+/** Starts and stops enrichment executions. */
+export interface WorkflowPort {
+  /** Starts the execution named `attemptId`; starting the same attempt again is a no-op. @returns the execution ARN. */
+  start(input: EnrichmentExecutionInput): Promise<string>;
+  /** Stops an execution (a canceled attempt). */
+  stop(executionArn: string, cause: string): Promise<void>;
+  /** The ARN an attempt's execution has (deterministic: execution name = attempt ID). */
+  executionArnOf(attemptId: string): string;
+}
+
+/** Splits `count` eligible accounts into batches of {@link ENRICHMENT_BATCH_SIZE}. */
+export function batchesOf(count: number, size = ENRICHMENT_BATCH_SIZE): BatchRef[] {
+  const batches: BatchRef[] = [];
+  for (let offset = 0, index = 0; offset < count; offset += size, index++) batches.push({ index, offset, count: Math.min(size, count - offset) });
+  return batches;
+}
+
+/** Builds the Step Functions implementation of {@link WorkflowPort}. */
+export function createStepFunctionsWorkflow({ client, stateMachineArn }: { client: SFNClient; stateMachineArn: string }): WorkflowPort {
+  const executionArnOf = (attemptId: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${attemptId}`;
+  return {
+    executionArnOf,
+    async start(input) {
+      try {
+        const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn, name: input.attemptId, input: JSON.stringify(input) }));
+        return executionArn ?? executionArnOf(input.attemptId);
+      } catch (error) {
+        if (error instanceof ExecutionAlreadyExists) return executionArnOf(input.attemptId);
+        throw error;
+      }
+    },
+    async stop(executionArn, cause) {
+      await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Canceled' }));
+    },
+  };
+}
