@@ -137,6 +137,24 @@ async function main(argv: string[]): Promise<unknown> {
       );
       return { campaignId: campaign.id };
     }
+    case 'warehouse:import': {
+      const { importWarehouseFile } = await import('../lib/warehouse/import');
+      const { embeddedWarehouse } = await import('../lib/stores');
+      return importWarehouseFile(embeddedWarehouse(), need(files[0], 'FILE'));
+    }
+    case 'crm:import': {
+      const { accountHistory } = await import('../lib/stores');
+      const { parseAccountIdsFile } = await import('../lib/campaigns/account-list');
+      const organizationId = need(values.org, '--org');
+      if (!(await organizations().get(organizationId))) throw new Error(`No organization ${organizationId}.`);
+      const accountIds = parseAccountIdsFile(await readFile(need(files[0], 'FILE'), 'utf8'));
+      return { added: await accountHistory().addCrmTargets(organizationId, accountIds) };
+    }
+    case 'campaign:cancel': {
+      const { cancelEnrichment } = await import('../lib/enrichment/cancel');
+      const { campaigns, enrichment, workflow } = await import('../lib/stores');
+      return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, need(values.campaign, '--campaign'));
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

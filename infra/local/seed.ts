@@ -1,17 +1,21 @@
 /**
  * Demo data loaded on the first start of the local stack (decisions §9):
  * an organization with 10,000 smb credits, 100 research-agent credits and a
- * ceiling of 5,000 enriching accounts, and its API key.
+ * ceiling of 5,000 enriching accounts, its API key, and the demo warehouse
+ * (infra/local/demo-warehouse.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { organizations } from '../../lib/stores';
+import { embeddedWarehouse, organizations } from '../../lib/stores';
+import { DEMO_ACCOUNT_COUNT, generateDemoWarehouse } from './demo-warehouse';
 
 /** What `npm start` prints about the demo organization. */
 export interface DemoSeed {
   organizationId: string;
   organizationName: string;
   apiKey: string;
+  /** Accounts in the demo warehouse. */
+  warehouseAccounts: number;
 }
 
 /** Loads the demo data once per data folder; later starts read it back from `demo.json`. */
@@ -21,6 +25,7 @@ export async function seedDemo(dataDir: string): Promise<DemoSeed> {
     const seed = JSON.parse(readFileSync(file, 'utf8')) as DemoSeed;
     if (await organizations().get(seed.organizationId)) return seed;
   }
+  await embeddedWarehouse().importAccounts(generateDemoWarehouse());
   const organizationName = 'Acme Demo';
   const { organization, apiKey } = await organizations().create({
     name: organizationName,
@@ -28,7 +33,7 @@ export async function seedDemo(dataDir: string): Promise<DemoSeed> {
     researchAgentCredits: 100,
     maxEnrichingAccounts: 5_000,
   });
-  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey };
+  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey, warehouseAccounts: DEMO_ACCOUNT_COUNT };
   writeFileSync(file, JSON.stringify(seed, null, 2));
   return seed;
 }

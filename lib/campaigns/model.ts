@@ -92,20 +92,33 @@ export function statusAt(record: Pick<CampaignRecord, 'status' | 'resultsExpireA
  */
 export function toCampaign(record: CampaignRecord, remainingCredits: number, now = new Date()): Campaign {
   const status = statusAt(record, now);
+  // Nested objects are rebuilt field by field: stored maps carry no key order, and no stray attribute may leak.
+  const excluded = record.accountsExcluded;
+  const last = record.lastEnrichment;
   const campaign: Campaign = {
     id: record.id,
     status,
     createdVia: record.createdVia,
     name: record.name,
-    accounts: { requested: record.accountsRequested, eligible: record.accountsEligible, excluded: record.accountsExcluded },
+    accounts: {
+      requested: record.accountsRequested,
+      eligible: record.accountsEligible,
+      excluded: excluded && { total: excluded.total, invalid: excluded.invalid, recentlyEnriched: excluded.recentlyEnriched, crmExcluded: excluded.crmExcluded },
+    },
     credits: { charged: record.creditsCharged, remaining: remainingCredits },
     excludeEnrichedWithinDays: record.excludeEnrichedWithinDays,
-    lastEnrichment: record.lastEnrichment,
+    lastEnrichment: last && { status: last.status, startedAt: last.startedAt, endedAt: last.endedAt, refunded: last.refunded },
     createdAt: record.createdAt,
   };
-  if (status === 'enriched') {
+  if (status === 'enriched' && record.results) {
+    const results = record.results;
     campaign.completedAt = record.completedAt;
-    campaign.results = record.results;
+    campaign.results = {
+      totalAccounts: results.totalAccounts,
+      totalContactsFound: results.totalContactsFound,
+      pctAccountsWithContact: results.pctAccountsWithContact,
+      pctAccountsWithMobile: results.pctAccountsWithMobile,
+    };
   }
   if ((status === 'enriched' || status === 'expired') && record.resultsExpireAt) campaign.resultsExpireAt = record.resultsExpireAt;
   return campaign;

@@ -2,7 +2,7 @@
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CAMPAIGN_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
 import { toOrganization, type OrganizationRecord } from '../organizations/store';
@@ -34,8 +34,10 @@ export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: 
 
 /** Data access for campaigns. */
 export interface CampaignStore {
-  /** Writes a new campaign. */
+  /** Writes a new campaign (and its owner item, in one transaction). */
   create(record: CampaignRecord): Promise<void>;
+  /** The organization a campaign belongs to; `undefined` when unknown (operator use only). */
+  ownerOf(campaignId: string): Promise<string | undefined>;
   /** Reads a campaign (strongly consistent); `undefined` when unknown. */
   get(organizationId: string, campaignId: string): Promise<CampaignRecord | undefined>;
   /** Reads a campaign and its organization in one round trip (BatchGetItem). */
@@ -173,7 +175,25 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     get,
 
     async create(record) {
-      await client.send(new PutCommand({ TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' }));
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName,
+                Item: { ...keys.campaignOwner(record.id), type: 'campaignOwner', organizationId: record.organizationId },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+
+    async ownerOf(campaignId) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaignOwner(campaignId) }));
+      return Item ? String(Item.organizationId) : undefined;
     },
 
     async getWithOrganization(organizationId, campaignId) {

@@ -58,6 +58,8 @@ export const keys = {
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
+  /** Which organization a campaign belongs to (operator commands that name only the campaign). */
+  campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Index keys of a campaign for list (decisions §3). */
   campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,

@@ -1,0 +1,39 @@
+/**
+ * Cancel a running enrichment (operator CLI `campaign:cancel`, decisions §8):
+ * the execution is stopped and the attempt compensated as `canceled` (full
+ * refund, capacity released, back to `draft`). On AWS a stopped execution
+ * runs no Catch, so the compensation is done here, guarded like every
+ * compensation by the attempt still being current.
+ */
+import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
+import { NotFoundError } from '../errors';
+import { statusAt } from '../campaigns/model';
+import type { CampaignStore } from '../campaigns/store';
+import type { EnrichmentStore } from './store';
+import type { WorkflowPort } from './workflow';
+
+/**
+ * Cancels the running attempt of a campaign.
+ * @returns `status: 'canceled'` when this call canceled it, otherwise the campaign's status (the attempt completed first).
+ * @throws NotFoundError for an unknown campaign; Error when the campaign is not enriching.
+ */
+export async function cancelEnrichment(
+  deps: { campaigns: CampaignStore; enrichment: EnrichmentStore; workflow: WorkflowPort },
+  campaignId: string,
+  now = new Date(),
+): Promise<{ campaignId: string; status: string }> {
+  const organizationId = await deps.campaigns.ownerOf(campaignId);
+  const campaign = organizationId ? await deps.campaigns.get(organizationId, campaignId) : undefined;
+  if (!organizationId || !campaign) throw new NotFoundError('campaign', campaignId);
+  const status = statusAt(campaign, now);
+  if (status !== 'enriching' || !campaign.attempt) throw new Error(`Campaign ${campaignId} is "${status}"; only an enriching campaign can be canceled.`);
+  try {
+    await deps.workflow.stop(campaign.attempt.executionArn, 'Canceled by an operator');
+  } catch (error) {
+    if (!(error instanceof ExecutionDoesNotExist)) throw error;
+  }
+  const canceled = await deps.enrichment.compensate(organizationId, campaignId, campaign.attempt.id, 'canceled', now.toISOString());
+  if (canceled) return { campaignId, status: 'canceled' };
+  const after = await deps.campaigns.get(organizationId, campaignId);
+  return { campaignId, status: after ? statusAt(after, new Date()) : 'unknown' };
+}
