@@ -79,17 +79,19 @@ try {
   });
   writeLocalEndpoints(dataDir, { ...endpoints, apiUrl: api.url });
 
+  const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`
 Campaign Enrichment API is running at ${api.url}
   data folder   ${dataDir}  (npm run reset wipes it)
   API docs      ${api.url}/docs   (OpenAPI: ${api.url}/openapi.json)
   health        ${api.url}/health
 
-Demo organization "${demo.organizationName}" (${demo.organizationId})
+Demo organization "${demo.organizationName}" (${demo.organizationId}), ${demo.warehouseAccounts} warehouse accounts acc_00001…
   API key       ${demo.apiKey}
 
 Try it:
-  curl -s -X POST ${api.url}/v1/org/describe -H 'Authorization: Bearer ${demo.apiKey}'
+  curl -s -X POST ${api.url}/v1/org/describe ${auth}
+  curl -s -X POST ${api.url}/v1/campaigns/create ${auth} -F name=Demo -F accountIds=acc_00001 -F accountIds=acc_00002 -F accountIds=acc_00003
 
 Press Ctrl+C to stop.`);
 } catch (error) {
