@@ -1,0 +1,47 @@
+/**
+ * Export schemas (spec "Export campaign results as CSV", "Export result";
+ * decisions §5).
+ */
+import { z } from 'zod';
+import { defineOperation } from '../http/operation';
+import { campaignId, count, timestamp } from '../schemas';
+
+/** `POST /v1/campaigns/export` body. */
+export const ExportCampaignRequest = z.strictObject({
+  campaignId: campaignId(),
+  maxContactsPerAccount: count().optional().meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: one account-only row per account.' }),
+  hasMobilePhone: z.boolean().optional().meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' }),
+  hasEmail: z.boolean().optional().meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' }),
+});
+
+/** Validated export request. */
+export type ExportCampaignInput = z.output<typeof ExportCampaignRequest>;
+
+/** `data` of export (spec "Export result"). */
+export const ExportResultSchema = z
+  .strictObject({
+    campaignId: campaignId(),
+    url: z.url().meta({ description: 'Presigned GET URL of the CSV file.' }),
+    urlExpiresAt: timestamp(),
+    rows: z.strictObject({
+      accounts: count().meta({ description: 'Distinct accounts in the file (always results.totalAccounts).' }),
+      contacts: count().meta({ description: 'Rows that carry a contact.' }),
+    }),
+    file: z.strictObject({ format: z.literal('csv'), encoding: z.literal('utf-8-bom') }),
+  })
+  .meta({ id: 'ExportResult' });
+
+/** An export result. */
+export type ExportResult = z.infer<typeof ExportResultSchema>;
+
+export const exportCampaignOperation = defineOperation({
+  operationId: 'exportCampaign',
+  path: '/v1/campaigns/export',
+  summary: 'Export campaign results as CSV',
+  description:
+    'Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.',
+  request: ExportCampaignRequest,
+  response: ExportResultSchema,
+  errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired', 'no_eligible_accounts'],
+  example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', maxContactsPerAccount: 3, hasEmail: true },
+});

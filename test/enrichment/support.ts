@@ -1,0 +1,190 @@
+/**
+ * Helpers of the enrichment tests (spec "Enrich a campaign", "States and
+ * transitions"; decisions §4, §5, §7): warehouse fixtures with per-test
+ * unique account IDs, warehouse adapters that hold or fail a call until the
+ * test lets them go, polling, and small readers of the organization, the
+ * campaign and the ledger.
+ */
+import { expect } from 'vitest';
+import { customAlphabet } from 'nanoid';
+import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
+import type { Warehouse } from '../../lib/warehouse/warehouse';
+import { embeddedWarehouse, enrichment, organizations } from '../../lib/stores';
+import type { LedgerEntry } from '../../lib/enrichment/store';
+import { call, type ApiResponse } from '../support/api';
+
+export const CREATE = '/v1/campaigns/create';
+export const GET = '/v1/campaigns/get';
+export const LIST = '/v1/campaigns/list';
+export const ENRICH = '/v1/campaigns/enrich';
+export const DESCRIBE = '/v1/org/describe';
+
+/** Day in milliseconds. */
+export const DAY_MS = 86_400_000;
+
+/** A unique prefix for the account IDs of one test (account IDs are global to the table). */
+export const uniquePrefix = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12);
+
+/** A contact; `mobile` gives it a mobile phone. */
+export function contact(contactId: string, options: { mobile?: boolean; email?: boolean } = {}): WarehouseContact {
+  return {
+    contactId,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    title: 'CTO',
+    seniority: 'c_suite',
+    department: 'engineering',
+    email: options.email === false ? null : `${contactId}@example.com`,
+    emailStatus: options.email === false ? null : 'verified',
+    mobilePhone: options.mobile ? '+15551234567' : null,
+    directPhone: null,
+    linkedinUrl: null,
+    country: 'US',
+  };
+}
+
+/** A warehouse account with the given status and contacts. */
+export function account(accountId: string, status: WarehouseAccount['status'] = 'active', contacts: WarehouseContact[] = []): WarehouseAccount {
+  return { accountId, name: `Account ${accountId}`, domain: `${accountId}.example.com`, status, industry: 'Software', employeeCount: 120, country: 'US', contacts };
+}
+
+/** `count` active accounts `<prefix>_<i>`, each with one contact. */
+export function activeAccounts(prefix: string, count: number): WarehouseAccount[] {
+  return Array.from({ length: count }, (_, i) => account(`${prefix}_${i}`, 'active', [contact(`${prefix}_${i}_c`)]));
+}
+
+/** Upserts accounts in the embedded warehouse. */
+export async function importAccounts(accounts: readonly WarehouseAccount[]): Promise<void> {
+  await embeddedWarehouse().importAccounts(accounts);
+}
+
+/** A promise the test resolves by hand. */
+export interface Gate {
+  promise: Promise<void>;
+  open(): void;
+}
+
+/** A closed gate. */
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** A warehouse adapter around the embedded one, with calls the test holds, fails or counts. */
+export interface TestWarehouse extends Warehouse {
+  /** Calls made so far, by method. */
+  calls: { getAccountStatuses: number; getAccounts: number };
+  /** Resolves when the named method has been called at least `n` times. */
+  called(method: 'getAccountStatuses' | 'getAccounts', n?: number): Promise<void>;
+  /** Lets every held call (and every later one) through. */
+  release(): void;
+}
+
+/**
+ * Wraps the embedded warehouse (decisions §7). `holdStatuses` / `holdAccounts`
+ * keep those calls waiting until {@link TestWarehouse.release}; `failAccounts`
+ * makes `getAccounts` throw (a failing contact step).
+ */
+export function testWarehouse(options: { holdStatuses?: boolean; holdAccounts?: boolean; failAccounts?: boolean } = {}): TestWarehouse {
+  const inner = embeddedWarehouse();
+  const held = gate();
+  const calls = { getAccountStatuses: 0, getAccounts: 0 };
+  const waiters: { method: keyof typeof calls; n: number; resolve: () => void }[] = [];
+  const count = (method: keyof typeof calls) => {
+    calls[method]++;
+    for (const waiter of waiters.splice(0)) {
+      if (calls[waiter.method] >= waiter.n) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  };
+  return {
+    calls,
+    called(method, n = 1) {
+      if (calls[method] >= n) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ method, n, resolve }));
+    },
+    release: held.open,
+    async getAccountStatuses(accountIds) {
+      count('getAccountStatuses');
+      if (options.holdStatuses) await held.promise;
+      return inner.getAccountStatuses(accountIds);
+    },
+    async getAccounts(accountIds) {
+      count('getAccounts');
+      if (options.holdAccounts) await held.promise;
+      if (options.failAccounts) throw new Error('Injected warehouse failure: the contact source is unavailable');
+      return inner.getAccounts(accountIds);
+    },
+  };
+}
+
+/**
+ * Calls `read` until `done` holds for its value, every `intervalMs`, and
+ * fails with the last value once `timeoutMs` has passed.
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, { timeoutMs = 20_000, intervalMs = 100 } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`pollUntil: condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Creates an API campaign over HTTP and returns its ID. */
+export async function createApiCampaign(baseUrl: string, apiKey: string, accountIds: string[], excludeEnrichedWithinDays?: number | null): Promise<string> {
+  const res = await call(baseUrl, CREATE, {
+    apiKey,
+    body: { name: `Campaign ${accountIds.length}`, accountIds, ...(excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays } : {}) },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.data.id as string;
+}
+
+/** `POST /v1/campaigns/get`. */
+export const getCampaign = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> => call(baseUrl, GET, { apiKey, body: { campaignId } });
+
+/** `POST /v1/campaigns/enrich`. */
+export const enrich = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> => call(baseUrl, ENRICH, { apiKey, body: { campaignId } });
+
+/** `POST /v1/org/describe`, data only. */
+export async function describeOrg(baseUrl: string, apiKey: string): Promise<{ credits: { smb: number }; enrichment: { enrichingAccounts: number; maxEnrichingAccounts: number } }> {
+  const res = await call(baseUrl, DESCRIBE, { apiKey });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.data;
+}
+
+/** Polls get until the campaign reads `status` (the campaign as last read). */
+export async function waitForStatus(baseUrl: string, apiKey: string, campaignId: string, status: string, timeoutMs = 20_000): Promise<any> {
+  const res = await pollUntil(
+    () => getCampaign(baseUrl, apiKey, campaignId),
+    (r) => r.status === 200 && r.data.status === status,
+    { timeoutMs },
+  );
+  return res.data;
+}
+
+/** The org's smb balance, straight from the store (credits). */
+export async function balance(organizationId: string): Promise<number> {
+  return (await organizations().get(organizationId))!.smbCredits;
+}
+
+/** The ledger of a campaign and the sum of its amounts (credits). */
+export async function ledgerOf(organizationId: string, campaignId: string): Promise<{ entries: LedgerEntry[]; sum: number }> {
+  const entries = await enrichment().ledger(organizationId, campaignId);
+  return { entries, sum: entries.reduce((total, entry) => total + entry.amount, 0) };
+}
+
+/** Asserts a failure envelope with exactly this status, code and (when given) details. */
+export function expectError(res: ApiResponse, status: number, code: string, details?: Record<string, unknown>): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.data).toBeNull();
+  expect(res.error?.code).toBe(code);
+  expect(res.error?.message).toMatch(/\S/);
+  if (details) expect(res.error?.details).toEqual(details);
+}
+
+/** ISO 8601 UTC timestamp. */
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
