@@ -1,9 +1,30 @@
 /**
- * Structured JSON logging (AWS Powertools Logger), one logger per process.
- * Every API log line carries the request id and, once authenticated, the
- * organization id (see `lib/http/pipeline.ts`).
+ * Structured JSON logging (AWS Powertools Logger) and business metrics
+ * (AWS Powertools Metrics, CloudWatch embedded metric format), one of each
+ * per process. Every API log line carries the request id and, once
+ * authenticated, the organization id (see `lib/http/pipeline.ts`).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/** Service name in logs and metrics. */
+export const SERVICE_NAME = 'campaign-enrichment-api';
+/** CloudWatch namespace of the business metrics (the dashboard reads it). */
+export const METRICS_NAMESPACE = 'CampaignEnrichment';
 
 /** The process-wide logger; level from `POWERTOOLS_LOG_LEVEL` (default INFO). */
-export const logger = new Logger({ serviceName: 'campaign-enrichment-api' });
+export const logger = new Logger({ serviceName: SERVICE_NAME });
+
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+
+/** Business metrics (counts; credits in credits). */
+export type BusinessMetric = 'CampaignsLaunched' | 'CreditsCharged' | 'CreditsRefunded' | 'AccountsEnriched' | 'EnrichmentsFailed' | 'EnrichmentsCanceled' | 'ExportRows';
+
+/**
+ * Emits business metrics at once (one EMF line). Disabled with
+ * `POWERTOOLS_METRICS_DISABLED=true` (the local stack and tests).
+ */
+export function emitMetrics(values: Partial<Record<BusinessMetric, number>>): void {
+  for (const [name, value] of Object.entries(values)) metrics.addMetric(name, MetricUnit.Count, value);
+  metrics.publishStoredMetrics();
+}

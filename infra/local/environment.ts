@@ -34,6 +34,8 @@ export function applyLocalEnvironment(endpoints: LocalEndpoints): void {
     TABLE_NAME: endpoints.tableName,
     BUCKET_NAME: endpoints.bucketName,
     CURSOR_SECRET: endpoints.cursorSecret,
+    // EMF metrics are for CloudWatch; locally they would only flood stdout.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     ...(endpoints.sfnEndpoint ? { SFN_ENDPOINT: endpoints.sfnEndpoint } : {}),
     ...(endpoints.stateMachineArn ? { STATE_MACHINE_ARN: endpoints.stateMachineArn } : {}),
   });

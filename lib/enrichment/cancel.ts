@@ -10,6 +10,7 @@ import { NotFoundError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
 import type { EnrichmentStore } from './store';
+import { compensateAttempt } from './steps';
 import type { WorkflowPort } from './workflow';
 
 /**
@@ -32,8 +33,8 @@ export async function cancelEnrichment(
   } catch (error) {
     if (!(error instanceof ExecutionDoesNotExist)) throw error;
   }
-  const canceled = await deps.enrichment.compensate(organizationId, campaignId, campaign.attempt.id, 'canceled', now.toISOString());
-  if (canceled) return { campaignId, status: 'canceled' };
+  const { compensated } = await compensateAttempt(deps, { organizationId, campaignId, attemptId: campaign.attempt.id, reason: 'canceled' }, now);
+  if (compensated) return { campaignId, status: 'canceled' };
   const after = await deps.campaigns.get(organizationId, campaignId);
   return { campaignId, status: after ? statusAt(after, new Date()) : 'unknown' };
 }

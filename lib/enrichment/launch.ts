@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, EnrichmentPendingError, InsufficientCreditsError, NoEligibleAccountsError, NotFoundError } from '../errors';
 import { newAttemptId } from '../ids';
-import { logger } from '../observability';
+import { emitMetrics, logger } from '../observability';
 import { statusAt, toCampaign, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
 import type { Campaign } from '../campaigns/schema';
 import type { CampaignStore } from '../campaigns/store';
@@ -24,6 +24,7 @@ import type { OrganizationStore } from '../organizations/store';
 import type { AccountHistoryStore } from '../organizations/account-history';
 import type { Warehouse } from '../warehouse/warehouse';
 import { evaluateLaunch } from './evaluate';
+import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
 import { batchesOf, type WorkflowPort } from './workflow';
 
@@ -107,6 +108,7 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
       if (outcome.ok) {
         launched = true;
         await startWorkflow(deps, outcome.campaign, attempt);
+        emitMetrics({ CampaignsLaunched: 1, CreditsCharged: attempt.charged });
         return toCampaign(outcome.campaign, org.smbCredits - attempt.charged, now);
       }
       if (outcome.reason === 'lock_lost') throw new EnrichmentPendingError();
@@ -136,7 +138,7 @@ async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord,
     });
   } catch (error) {
     logger.error('Starting the enrichment workflow failed; refunding the attempt', { error, campaignId: campaign.id, attemptId: attempt.id });
-    await deps.enrichment.compensate(campaign.organizationId, campaign.id, attempt.id, 'failed', new Date().toISOString());
+    await compensateAttempt(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id, reason: 'failed' });
     throw error;
   }
 }

@@ -4,6 +4,7 @@
  * rewritten identically; money and state moves are conditional on the
  * attempt still being current and guarded by ledger keys).
  */
+import { emitMetrics } from '../observability';
 import type { AccountListStore } from '../campaigns/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { ResultMetrics } from '../campaigns/model';
@@ -102,6 +103,7 @@ export async function completeEnrichment(
       throw error instanceof AttemptSupersededError ? error : new AttemptSupersededError(String(error));
     });
   }
+  emitMetrics({ AccountsEnriched: results.totalAccounts, CreditsRefunded: refund });
   return { completedAt, resultsExpireAt };
 }
 
@@ -130,5 +132,7 @@ export async function compensateAttempt(
   input: AttemptRef & { reason: 'failed' | 'canceled' },
   now = new Date(),
 ): Promise<{ compensated: boolean }> {
-  return { compensated: await deps.enrichment.compensate(input.organizationId, input.campaignId, input.attemptId, input.reason, now.toISOString()) };
+  const refunded = await deps.enrichment.compensate(input.organizationId, input.campaignId, input.attemptId, input.reason, now.toISOString());
+  if (refunded !== false) emitMetrics({ [input.reason === 'failed' ? 'EnrichmentsFailed' : 'EnrichmentsCanceled']: 1, CreditsRefunded: refunded });
+  return { compensated: refunded !== false };
 }

@@ -68,8 +68,8 @@ export interface EnrichmentStore {
   setExecutionArn(organizationId: string, campaignId: string, attemptId: string, executionArn: string): Promise<void>;
   /** Completes an attempt: net refund, capacity released, `enriched`. Returns false when the attempt is no longer current. */
   complete(write: CompletionWrite): Promise<boolean>;
-  /** Compensates an attempt: full refund, capacity released, back to `draft`. Returns false when the attempt is no longer current. */
-  compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<boolean>;
+  /** Compensates an attempt: full refund, capacity released, back to `draft`. @returns the credits refunded, or false when the attempt is no longer current. */
+  compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
   /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached. Returns false otherwise. */
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
   /** Every ledger entry of a campaign, oldest first. */
@@ -326,7 +326,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
             ledgerPut({ organizationId, campaignId, attemptId, kind: 'refund', reason, amount: -charged, createdAt: endedAt }),
           ],
         });
-        return true;
+        return charged;
       } catch (error) {
         if (isConditionFailure(error)) return false;
         throw error;

@@ -13,6 +13,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { stringify } from 'csv-stringify';
 import { nanoid } from 'nanoid';
+import { emitMetrics } from '../observability';
 import { NoEligibleAccountsError, NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
@@ -79,6 +80,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
     hasEmail: input.hasEmail ?? false,
   };
   const counts = { accounts: 0, contacts: 0 };
+  let dataRows = 0;
   const enrichedAt = campaign.completedAt;
   const prefix = resultsPrefix(organizationId, campaign.id, campaign.attempt.id);
   async function* rows() {
@@ -86,6 +88,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
       const { rows: accountLines, contacts } = accountRows(account, selection, enrichedAt);
       counts.accounts++;
       counts.contacts += contacts;
+      dataRows += accountLines.length;
       yield* accountLines;
     }
   }
@@ -111,6 +114,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
     upload.done(),
   ]);
 
+  emitMetrics({ ExportRows: dataRows });
   const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: deps.urlTtlSeconds });
   return {
     campaignId: campaign.id,
