@@ -17,6 +17,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
 import { ApiFunction, SERVICE_NAME } from './constructs/api-function';
+import { Operations, type MonitoredRoute } from './constructs/operations';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
@@ -90,6 +91,8 @@ export class CampaignEnrichmentStack extends Stack {
   readonly workflow: EnrichmentWorkflow;
   /** The function of each route, by `functionId`. */
   readonly functions: ReadonlyMap<string, ApiFunction>;
+  /** The dashboard, the alarms and their SNS topic. */
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: CampaignEnrichmentStackProps) {
     super(scope, id, props);
@@ -125,6 +128,7 @@ export class CampaignEnrichmentStack extends Stack {
     };
     // The enrichment workflow: one function per task, the state machine from infra/workflow.ts.
     const taskFunctions = {} as Record<WorkflowTask, ApiFunction['function']>;
+    const monitoredTasks: { label: string; function: ApiFunction['function'] }[] = [];
     for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
       const task = WORKFLOW_TASKS[key];
       const fn = new ApiFunction(this, task.functionId, {
@@ -137,6 +141,7 @@ export class CampaignEnrichmentStack extends Stack {
       });
       grantRoutePermissions(fn, task.permissions, { table: this.table, bucket: this.bucket });
       taskFunctions[key] = fn.function;
+      monitoredTasks.push({ label: task.functionId, function: fn.function });
     }
     const workflowLogs = new logs.LogGroup(this, 'WorkflowLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
     this.workflow = new EnrichmentWorkflow(this, 'Enrichment', { functions: taskFunctions, logGroup: workflowLogs, tracing: true });
@@ -156,6 +161,7 @@ export class CampaignEnrichmentStack extends Stack {
     const resources: RouteResources = { table: this.table, bucket: this.bucket, stateMachine: this.workflow.stateMachine };
 
     const functions = new Map<string, ApiFunction>();
+    const monitoredRoutes: MonitoredRoute[] = [];
     for (const route of props.routes ?? API_ROUTES) {
       const fn = new ApiFunction(this, route.functionId, {
         entry: route.entry,
@@ -171,13 +177,25 @@ export class CampaignEnrichmentStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.functionId}Integration`, fn.function),
       });
       functions.set(route.functionId, fn);
+      monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function });
     }
     this.functions = functions;
+
+    this.operations = new Operations(this, 'Operations', {
+      stage,
+      routes: monitoredRoutes,
+      workflowFunctions: monitoredTasks,
+      stateMachine: this.workflow.stateMachine,
+      table: this.table,
+      removalPolicy: settings.removalPolicy,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
+    new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
   }
 
   /** The single table, built from the same TABLE_DEFINITION as the local table (infra/local/table.ts). */
@@ -240,7 +258,10 @@ export class CampaignEnrichmentStack extends Stack {
     });
   }
 
-  /** The HTTP API and its `$default` stage (throttled, access-logged as JSON). */
+  /**
+   * The HTTP API and its `$default` stage: throttled, access-logged as JSON,
+   * with detailed (per-route) metrics for the dashboard.
+   */
   private createApi(settings: StageSettings) {
     const api = new HttpApi(this, 'Api', {
       description: 'Campaign Enrichment API',
@@ -259,7 +280,13 @@ export class CampaignEnrichmentStack extends Stack {
     const stage = api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      // Default route throttling: every route of the stage shares this rate
+      // and burst (StageSettings.throttle, docs/deploy.md "Throttling"); a
+      // request over it gets 429 from API Gateway before any Lambda runs.
       throttle: settings.throttle,
+      // Per-route Count/4xx/5xx/Latency for the dashboard (dimensions ApiId,
+      // Stage, Resource, Method); billed as custom metrics, 6 per route.
+      detailedMetricsEnabled: true,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(

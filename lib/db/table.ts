@@ -33,7 +33,7 @@ export const CAMPAIGN_INDEXES = {
    * the ones whose results lapsed before the workflow rewrote them as
    * `expired` (normally none), without reading live ones.
    */
-  enrichedByExpiry: { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'expirySk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  enrichedByExpiry: { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'expirySk', projectedAttributes: [...LIST_ITEM_ATTRIBUTES, 'listSk'] },
 } as const satisfies Record<string, IndexDefinition>;
 
 /** Key schema and indexes of the table. */

@@ -97,22 +97,32 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     };
     await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
 
+    // The organization read with the campaign is used optimistically: the
+    // transaction's conditions re-check it. It is read again before any
+    // refusal (never refuse on a stale balance) and after a lost race.
+    let org = organization;
+    let fresh = false;
     for (let round = 0; ; round++) {
-      const org = await deps.organizations.get(organizationId);
       if (!org) throw new NotFoundError('organization', organizationId);
-      if (org.smbCredits < attempt.charged) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
-      if (org.enrichingAccounts + eligible > org.maxEnrichingAccounts) {
-        throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
+      const short = org.smbCredits < attempt.charged;
+      const over = org.enrichingAccounts + eligible > org.maxEnrichingAccounts;
+      if ((short || over) && !fresh) {
+        org = await deps.organizations.get(organizationId);
+        fresh = true;
+        continue;
       }
-      const outcome = await deps.enrichment.launch({ organizationId, campaignId, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
+      if (short) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
+      if (over) throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
+      const outcome = await deps.enrichment.launch({ organizationId, campaignId, before: campaign, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
       if (outcome.ok) {
         launched = true;
         await startWorkflow(deps, outcome.campaign, attempt);
         emitMetrics({ CampaignsLaunched: 1, CreditsCharged: attempt.charged });
         return toCampaign(outcome.campaign, org.smbCredits - attempt.charged, now);
       }
-      if (outcome.reason === 'lock_lost') throw new EnrichmentPendingError();
-      if (round + 1 >= MAX_LAUNCH_ROUNDS) throw new EnrichmentPendingError();
+      if (outcome.reason === 'lock_lost' || round + 1 >= MAX_LAUNCH_ROUNDS) throw new EnrichmentPendingError();
+      org = await deps.organizations.get(organizationId);
+      fresh = true;
     }
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);

@@ -31,6 +31,8 @@ export interface LedgerEntry {
 export interface LaunchWrite {
   organizationId: string;
   campaignId: string;
+  /** The campaign as read before the launch (the result is derived from it, saving a read). */
+  before: CampaignRecord;
   lockToken: string;
   attempt: AttemptRecord;
   excluded: ExcludedCounts;
@@ -64,6 +66,7 @@ export interface EnrichmentStore {
    * @returns the campaign after the launch, or why it was refused (nothing written then).
    */
   launch(write: LaunchWrite): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: LaunchRefusal }>;
+
   /** Records the execution of the current attempt. */
   setExecutionArn(organizationId: string, campaignId: string, attemptId: string, executionArn: string): Promise<void>;
   /** Completes an attempt: net refund, capacity released, `enriched`. Returns false when the attempt is no longer current. */
@@ -217,7 +220,12 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
         }
         throw error;
       }
-      return { ok: true, campaign: (await readCampaign(organizationId, campaignId))! };
+      // The conditions held, so the campaign is exactly `before` with the launch applied.
+      const { launchLock: _lock, ...before } = write.before as CampaignRecord & { launchLock?: unknown };
+      return {
+        ok: true,
+        campaign: { ...before, status: 'enriching', attempt, accountsEligible: attempt.eligible, accountsExcluded: write.excluded, creditsCharged: before.creditsCharged + attempt.charged },
+      };
     },
 
     async setExecutionArn(organizationId, campaignId, attemptId, executionArn) {

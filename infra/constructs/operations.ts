@@ -1,0 +1,360 @@
+/**
+ * What an operator watches: one CloudWatch dashboard for the whole stack, the
+ * alarms that page, and the SNS topic they page through. docs/deploy.md
+ * ("Reading the dashboard", "When an alarm fires") explains both to a reader
+ * of the console; keep the two in step.
+ */
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, type BusinessMetric } from '../../lib/observability';
+import { SERVICE_NAME } from './api-function';
+
+/** Period of every alarm and of the dashboard's graphs. */
+const PERIOD = Duration.minutes(5);
+
+/**
+ * Fewest requests in one {@link PERIOD} for the 5xx rate to count: below it a
+ * single failed request of a quiet API would be a 100 % error rate and page
+ * someone at night. Failures of a quiet API still show on the dashboard.
+ */
+export const MIN_REQUESTS_FOR_ERROR_RATE = 20;
+
+/** 5xx responses, in percent of all requests over {@link PERIOD}, above which the API alarm fires. */
+export const SERVER_ERROR_RATE_THRESHOLD_PERCENT = 1;
+
+/**
+ * Metrics of one CloudWatch alarm defined by metric math: CloudWatch refuses
+ * an alarm whose expression reads more than 10 metrics.
+ */
+const MAX_METRICS_PER_ALARM = 10;
+
+/**
+ * DynamoDB operations whose `ThrottledRequests` the stack watches: every
+ * operation the functions are allowed to call (infra/constructs/route-permissions.ts;
+ * transactions are `TransactWriteItems`, authorized item by item).
+ */
+export const WATCHED_TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
+
+/**
+ * The business metrics lib/observability.ts emits (embedded metric format,
+ * namespace `CampaignEnrichment`, dimension `service`), each with what it
+ * counts. Typed against `BusinessMetric`, so a metric added to or renamed in
+ * the code fails the type check here until the dashboard shows it.
+ */
+export const BUSINESS_METRICS = {
+  CampaignsLaunched: 'Enrichments launched (campaigns moved to enriching)',
+  CreditsCharged: 'smb credits charged at launch',
+  CreditsRefunded: 'smb credits refunded (failed or canceled enrichments)',
+  AccountsEnriched: 'Accounts whose enrichment was recorded',
+  EnrichmentsFailed: 'Enrichments compensated after a failure',
+  EnrichmentsCanceled: 'Enrichments canceled by an operator',
+  ExportRows: 'CSV rows exported',
+} as const satisfies Record<BusinessMetric, string>;
+
+/** One HTTP API route and the function behind it. */
+export interface MonitoredRoute {
+  /** Route path, e.g. `/v1/campaigns/get` (the `Resource` dimension of route metrics). */
+  readonly path: string;
+  /** HTTP method of the route (the `Method` dimension). */
+  readonly method: string;
+  /** The route's Lambda. */
+  readonly function: lambda.IFunction;
+}
+
+/** One function of the enrichment workflow. */
+export interface MonitoredFunction {
+  /** Legend label, e.g. the function's construct id. */
+  readonly label: string;
+  readonly function: lambda.IFunction;
+}
+
+/** Properties of {@link Operations}. */
+export interface OperationsProps {
+  /**
+   * The API's stage. Per-route graphs need its detailed metrics on
+   * (`detailedMetricsEnabled`); the stage-wide metrics and the 5xx alarm do not.
+   */
+  readonly stage: IHttpStage;
+  /** Every route of the API, in dashboard order. */
+  readonly routes: readonly MonitoredRoute[];
+  /** The workflow's task functions. */
+  readonly workflowFunctions: readonly MonitoredFunction[];
+  readonly stateMachine: sfn.IStateMachine;
+  readonly table: dynamodb.ITableV2;
+  /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** The alarms of {@link Operations}, by what they watch. */
+export interface OperationsAlarms {
+  /** 5xx responses above {@link SERVER_ERROR_RATE_THRESHOLD_PERCENT} % of at least {@link MIN_REQUESTS_FOR_ERROR_RATE} requests. */
+  readonly apiServerErrorRate: cloudwatch.Alarm;
+  /** Any failed enrichment execution (each one was compensated: credits refunded). */
+  readonly failedExecutions: cloudwatch.Alarm;
+  /** Any throttled invocation of a route function. */
+  readonly apiFunctionThrottles: cloudwatch.Alarm;
+  /** Any throttled invocation of a workflow task function. */
+  readonly workflowFunctionThrottles: cloudwatch.Alarm;
+  /** Any throttled request on the table or its indexes. */
+  readonly tableThrottles: cloudwatch.Alarm;
+}
+
+/**
+ * The stack's dashboard, its alarms and the SNS topic every alarm notifies
+ * (on ALARM and on OK).
+ *
+ * The topic is encrypted with a customer-managed KMS key (rotated yearly):
+ * CloudWatch can publish to an encrypted topic only when the key policy lets
+ * `cloudwatch.amazonaws.com` use the key, which the AWS-managed `aws/sns` key
+ * never allows. The topic refuses requests not made over TLS.
+ *
+ * @example
+ * const operations = new Operations(this, 'Operations', {
+ *   stage, routes, workflowFunctions, stateMachine, table,
+ *   removalPolicy: RemovalPolicy.DESTROY,
+ * });
+ * new CfnOutput(this, 'AlarmTopicArn', { value: operations.topic.topicArn });
+ */
+export class Operations extends Construct {
+  /** Where every alarm sends its notifications; subscribe to it (docs/deploy.md). */
+  readonly topic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarms: OperationsAlarms;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    // Dashboards are global to the account, alarms regional: the region keeps
+    // two regional deployments of one stage apart.
+    const name = (suffix: string) => `${stack.stackName}-${suffix}`;
+
+    this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
+
+    const { stage, routes, workflowFunctions, stateMachine, table } = props;
+    const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
+
+    // API: stage-wide metrics for the alarm, route metrics (detailed metrics) for the graphs.
+    const requests = stage.metricCount({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
+    const serverErrors = stage.metricServerError({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
+    const serverErrorRate = new cloudwatch.MathExpression({
+      label: '5xx rate (%)',
+      expression: `IF(FILL(requests, 0) >= ${MIN_REQUESTS_FOR_ERROR_RATE}, 100 * FILL(errors, 0) / requests, 0)`,
+      usingMetrics: { requests, errors: serverErrors },
+      period: PERIOD,
+    });
+    const routeMetric = (route: MonitoredRoute, metric: cloudwatch.Metric) =>
+      metric.with({
+        label: route.path,
+        dimensionsMap: { ApiId: stage.api.apiId, Stage: stage.stageName, Resource: route.path, Method: route.method },
+      });
+    const perRoute = (metric: 'metricCount' | 'metricClientError' | 'metricServerError' | 'metricLatency', statistic: string) =>
+      routes.map((route) => routeMetric(route, stage[metric]({ period: PERIOD, statistic })));
+
+    // Lambda: each function a line; alarms add up throttles in metric math.
+    const perFunction = (functions: readonly MonitoredFunction[], metric: 'metricErrors' | 'metricThrottles' | 'metricDuration', statistic: string) =>
+      functions.map(({ label, function: fn }) => fn[metric]({ period: PERIOD, statistic, label }));
+
+    // DynamoDB: ThrottledRequests exists per operation only.
+    const tableThrottles = WATCHED_TABLE_OPERATIONS.map((operation) =>
+      table.metric('ThrottledRequests', { dimensionsMap: { TableName: table.tableName, Operation: operation }, period: PERIOD, statistic: cloudwatch.Stats.SUM, label: operation }),
+    );
+    const transactionConflicts = table.metric('TransactionConflict', { period: PERIOD, statistic: cloudwatch.Stats.SUM, label: 'TransactionConflict' });
+
+    const sum = { period: PERIOD, statistic: cloudwatch.Stats.SUM };
+    const executions = {
+      started: stateMachine.metricStarted({ ...sum, label: 'Started' }),
+      succeeded: stateMachine.metricSucceeded({ ...sum, label: 'Succeeded' }),
+      failed: stateMachine.metricFailed({ ...sum, label: 'Failed' }),
+      aborted: stateMachine.metricAborted({ ...sum, label: 'Aborted (canceled)' }),
+      timedOut: stateMachine.metricTimedOut({ ...sum, label: 'TimedOut' }),
+    };
+
+    const business = Object.fromEntries(
+      (Object.keys(BUSINESS_METRICS) as BusinessMetric[]).map((metricName) => [
+        metricName,
+        new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName,
+          // Powertools Metrics' only default dimension: the service name.
+          dimensionsMap: { service: SERVICE_NAME },
+          statistic: cloudwatch.Stats.SUM,
+          period: PERIOD,
+          label: metricName,
+        }),
+      ]),
+    ) as Record<BusinessMetric, cloudwatch.Metric>;
+
+    const atLeastOne = {
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    } as const;
+    this.alarms = {
+      apiServerErrorRate: serverErrorRate.createAlarm(this, 'ApiServerErrorRate', {
+        alarmName: name('Api5xxRate'),
+        alarmDescription: `More than ${SERVER_ERROR_RATE_THRESHOLD_PERCENT} % of API requests answered 5xx over 5 minutes (at least ${MIN_REQUESTS_FOR_ERROR_RATE} requests). Find the route on the dashboard, then the function's errors in its log group (docs/deploy.md).`,
+        threshold: SERVER_ERROR_RATE_THRESHOLD_PERCENT,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      failedExecutions: executions.failed.createAlarm(this, 'FailedExecutions', {
+        ...atLeastOne,
+        alarmName: name('EnrichmentFailed'),
+        alarmDescription: 'An enrichment execution failed: its attempt was compensated (credits refunded, capacity released). Read the failed execution in the Step Functions console (docs/deploy.md).',
+      }),
+      apiFunctionThrottles: sumAlarm(this, 'ApiFunctionThrottles', perFunction(apiFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+        ...atLeastOne,
+        alarmName: name('ApiFunctionThrottles'),
+        alarmDescription: 'Lambda throttled a route function: the account or the function ran out of concurrency, and clients got 5xx. See the Lambda row of the dashboard (docs/deploy.md).',
+      }),
+      workflowFunctionThrottles: sumAlarm(this, 'WorkflowFunctionThrottles', perFunction(workflowFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+        ...atLeastOne,
+        alarmName: name('WorkflowFunctionThrottles'),
+        alarmDescription: 'Lambda throttled a workflow task function. The workflow retries throttles, but persistent throttling ends in failed (compensated) enrichments (docs/deploy.md).',
+      }),
+      tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
+        ...atLeastOne,
+        alarmName: name('TableThrottles'),
+        alarmDescription: 'DynamoDB throttled requests on the table or an index (on-demand capacity or a hot partition). See the DynamoDB row of the dashboard (docs/deploy.md).',
+      }),
+    };
+    const action = new actions.SnsAction(this.topic);
+    for (const alarm of Object.values(this.alarms)) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+
+    const graph = (title: string, left: cloudwatch.IMetric[], options: Partial<cloudwatch.GraphWidgetProps> = {}) =>
+      new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, legendPosition: cloudwatch.LegendPosition.BOTTOM, ...options });
+    const heading = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1, background: cloudwatch.TextWidgetBackground.TRANSPARENT });
+    const allFunctions = [...apiFunctions, ...workflowFunctions];
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: name(stack.region),
+      defaultInterval: Duration.hours(3),
+      periodOverride: cloudwatch.PeriodOverride.AUTO,
+      widgets: [
+        [
+          new cloudwatch.AlarmStatusWidget({
+            title: 'Alarms (notify the alarm topic)',
+            alarms: Object.values(this.alarms),
+            width: 24,
+            height: 3,
+          }),
+        ],
+        [heading('## API — per route (POST), 5-minute sums; 429s from stage throttling count as 4xx')],
+        [
+          graph('Requests', perRoute('metricCount', cloudwatch.Stats.SUM)),
+          graph('4xx', perRoute('metricClientError', cloudwatch.Stats.SUM)),
+          graph('5xx', perRoute('metricServerError', cloudwatch.Stats.SUM)),
+        ],
+        [
+          graph('Latency p50 (ms)', perRoute('metricLatency', cloudwatch.Stats.p(50))),
+          graph('Latency p99 (ms)', perRoute('metricLatency', cloudwatch.Stats.p(99))),
+          graph('5xx rate, whole API (%)', [serverErrorRate], {
+            leftAnnotations: [{ value: SERVER_ERROR_RATE_THRESHOLD_PERCENT, label: 'alarm', color: cloudwatch.Color.RED }],
+            leftYAxis: { min: 0 },
+          }),
+        ],
+        [heading('## Lambda — every function: route functions by path, workflow tasks by name')],
+        [
+          graph('Errors (unhandled)', perFunction(allFunctions, 'metricErrors', cloudwatch.Stats.SUM)),
+          graph('Throttles', perFunction(allFunctions, 'metricThrottles', cloudwatch.Stats.SUM)),
+          graph('Duration p99 (ms)', perFunction(allFunctions, 'metricDuration', cloudwatch.Stats.p(99))),
+        ],
+        [heading('## Enrichment workflow and DynamoDB')],
+        [
+          graph('Executions', Object.values(executions)),
+          graph('DynamoDB throttled requests (by operation)', tableThrottles),
+          graph('DynamoDB transaction conflicts', [transactionConflicts]),
+        ],
+        [heading('## Business — embedded metrics from the code (namespace CampaignEnrichment)')],
+        [
+          new cloudwatch.SingleValueWidget({
+            title: 'Totals over the selected time range',
+            metrics: Object.values(business),
+            setPeriodToTimeRange: true,
+            width: 24,
+            height: 3,
+          }),
+        ],
+        [
+          graph('Campaigns: launched, failed, canceled', [business.CampaignsLaunched, business.EnrichmentsFailed, business.EnrichmentsCanceled]),
+          graph('Credits: charged, refunded', [business.CreditsCharged, business.CreditsRefunded]),
+          graph('Accounts enriched, export rows', [business.AccountsEnriched], { right: [business.ExportRows] }),
+        ],
+      ],
+    });
+  }
+
+  /** The alarm topic: KMS-encrypted with a key CloudWatch may use, TLS only. */
+  private createTopic(removalPolicy: RemovalPolicy): sns.Topic {
+    const stack = Stack.of(this);
+    const key = new kms.Key(this, 'AlarmTopicKey', {
+      description: `Encrypts the alarm topic of ${stack.stackName}`,
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    // CloudWatch encrypts each alarm notification with the topic's key.
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarms',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'], // in a key policy, "*" is this key
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    );
+    const topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `${stack.stackName} alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's
+    // default one: allow this account's alarms to publish explicitly.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarms',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        },
+      }),
+    );
+    return topic;
+  }
+}
+
+/**
+ * An alarm on the sum of metrics, each missing datapoint counted as 0 (a plain
+ * `m1 + m2` has no value wherever one series has none, so a throttle on one
+ * operation alone would never show).
+ *
+ * @throws Error when given more than {@link MAX_METRICS_PER_ALARM} metrics (CloudWatch's limit).
+ */
+function sumAlarm(scope: Construct, id: string, metrics: cloudwatch.IMetric[], props: cloudwatch.CreateAlarmOptions): cloudwatch.Alarm {
+  if (metrics.length === 0 || metrics.length > MAX_METRICS_PER_ALARM) {
+    throw new Error(`${id}: an alarm sums 1 to ${MAX_METRICS_PER_ALARM} metrics, got ${metrics.length}`);
+  }
+  const usingMetrics = Object.fromEntries(metrics.map((metric, i) => [`m${i + 1}`, metric]));
+  return new cloudwatch.MathExpression({
+    label: id,
+    expression: Object.keys(usingMetrics).map((key) => `FILL(${key}, 0)`).join(' + '),
+    usingMetrics,
+    period: PERIOD,
+  }).createAlarm(scope, id, props);
+}
