@@ -49,8 +49,11 @@ export function exportFileName(campaignName: string, at: Date): string {
 /** `Content-Disposition` with an ASCII name and the UTF-8 original (RFC 6266). */
 function contentDisposition(campaignName: string, at: Date): string {
   const ascii = exportFileName(campaignName, at);
-  const original = `${campaignName.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim() || 'campaign'} ${at.toISOString().slice(0, 10)}.csv`;
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(original)}`;
+  // Lone surrogates cannot be encoded: make the name well formed first.
+  const original = `${campaignName.toWellFormed().replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim() || 'campaign'} ${at.toISOString().slice(0, 10)}.csv`;
+  // RFC 8187 attr-chars exclude ' ( ) *, which encodeURIComponent leaves as they are.
+  const encoded = encodeURIComponent(original).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /** Enriched accounts of every result part, in part order, one line at a time. */
@@ -110,16 +113,26 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
     leavePartsOnError: false,
   });
   await Promise.all([
-    pipeline(Readable.from(rows()), stringify({ bom: true, header: true, columns: [...CSV_COLUMNS], record_delimiter: 'windows', quoted_match: /^\s|\s$/ }), body),
+    pipeline(Readable.from(rows()), stringify({
+      bom: true,
+      header: true,
+      columns: [...CSV_COLUMNS],
+      record_delimiter: 'windows',
+      // RFC 4180: a lone CR or LF inside a value must be quoted too (csv-stringify
+      // only quotes the record delimiter itself); edge spaces are kept by quoting.
+      quoted_match: [/[\r\n]/, /^\s|\s$/],
+    }), body),
     upload.done(),
   ]);
 
   emitMetrics({ ExportRows: dataRows });
-  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: deps.urlTtlSeconds });
+  // Signed at a whole second (the signature's resolution), so urlExpiresAt is exactly when S3 stops honouring it.
+  const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: deps.urlTtlSeconds, signingDate: signedAt });
   return {
     campaignId: campaign.id,
     url,
-    urlExpiresAt: new Date(now.getTime() + deps.urlTtlSeconds * 1000).toISOString(),
+    urlExpiresAt: new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString(),
     rows: counts,
     file: { format: 'csv', encoding: 'utf-8-bom' },
   };
