@@ -78,9 +78,11 @@ async function main(argv: string[]): Promise<unknown> {
   const [command, ...files] = positionals;
   if (values.help || !command) throw new UsageError(values.help ? '' : 'a command is required');
 
+  // stdout carries exactly one JSON object: no EMF metric lines from the shared code.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   if (values.table || process.env.TABLE_NAME) {
     process.env.TABLE_NAME = values.table ?? process.env.TABLE_NAME;
-    process.env.BUCKET_NAME = values.bucket ?? process.env.BUCKET_NAME;
+    if (values.bucket) process.env.BUCKET_NAME = values.bucket;
     if (values['state-machine']) process.env.STATE_MACHINE_ARN = values['state-machine'];
   } else {
     const local = readLocalEndpoints();

@@ -38,11 +38,13 @@ interface StageSettings {
   /** `POWERTOOLS_LOG_LEVEL` of every function. */
   logLevel: 'DEBUG' | 'INFO';
   /**
-   * Stage-wide default throttling of the HTTP API: requests per second
-   * (steady state) and burst (token bucket size). It caps the whole API so a
-   * runaway client cannot exhaust the account's Lambda concurrency (1,000 by
-   * default, shared with the workflow) or run up on-demand DynamoDB cost;
-   * per-organization limits are the API's own business (decisions §4).
+   * Default route throttling of the HTTP API's stage: requests per second
+   * (steady state) and burst (token bucket size), applied by API Gateway to
+   * each route, so a runaway client cannot exhaust the account's Lambda
+   * concurrency (1,000 by default, shared with the workflow) or run up
+   * on-demand DynamoDB cost. A request over it gets 429 before any Lambda
+   * runs. Per-organization limits are the API's own business (decisions §4).
+   * docs/deploy.md ("Throttling") lists the values and how to change them.
    */
   throttle: Required<ThrottleSettings>;
 }
@@ -280,9 +282,7 @@ export class CampaignEnrichmentStack extends Stack {
     const stage = api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
-      // Default route throttling: every route of the stage shares this rate
-      // and burst (StageSettings.throttle, docs/deploy.md "Throttling"); a
-      // request over it gets 429 from API Gateway before any Lambda runs.
+      // Default route throttling of every route (StageSettings.throttle).
       throttle: settings.throttle,
       // Per-route Count/4xx/5xx/Latency for the dashboard (dimensions ApiId,
       // Stage, Resource, Method); billed as custom metrics, 6 per route.

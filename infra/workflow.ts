@@ -6,7 +6,8 @@
  *
  *   FindContacts (Map over batches: FindContactsBatch)
  *   → CompleteEnrichment → RecordEnrichment (Map: RecordEnrichmentBatch)
- *   → WaitForResultsExpiry (until resultsExpireAt) → ExpireResults → Done
+ *   → FinishRecording → WaitForResultsExpiry (until resultsExpireAt)
+ *   → ExpireResults → Done
  *   FindContacts or CompleteEnrichment failing (after retries of transient
  *   errors) → CompensateAttempt → EnrichmentFailed
  */
@@ -23,6 +24,7 @@ export const WORKFLOW_TASKS = {
   findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'read', bucket: 'readWrite' } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
   recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
+  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
   expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite' } },
   compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite' } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
@@ -108,10 +110,20 @@ export class EnrichmentWorkflow extends Construct {
       resultPath: sfn.JsonPath.DISCARD,
     }).itemProcessor(task('recordEnrichment'));
 
+    const finishRecording = task('finishRecording', { payload: sfn.TaskInput.fromObject(attempt), resultPath: sfn.JsonPath.DISCARD });
     const waitForExpiry = new sfn.Wait(this, 'WaitForResultsExpiry', { time: sfn.WaitTime.timestampPath('$.completion.resultsExpireAt') });
-    const expire = task('expire', { payload: sfn.TaskInput.fromObject(attempt), resultPath: sfn.JsonPath.DISCARD });
+    const expire = task('expire', {
+      payload: sfn.TaskInput.fromObject({ ...attempt, resultsExpireAt: sfn.JsonPath.stringAt('$.completion.resultsExpireAt') }),
+      resultPath: sfn.JsonPath.DISCARD,
+    });
 
-    const definition = findContacts.next(complete).next(recordEnrichment).next(waitForExpiry).next(expire).next(new sfn.Succeed(this, 'Done'));
+    const definition = findContacts
+      .next(complete)
+      .next(recordEnrichment)
+      .next(finishRecording)
+      .next(waitForExpiry)
+      .next(expire)
+      .next(new sfn.Succeed(this, 'Done'));
 
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(definition),

@@ -133,9 +133,8 @@ export class Operations extends Construct {
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    // Dashboards are global to the account, alarms regional: the region keeps
-    // two regional deployments of one stage apart.
     const name = (suffix: string) => `${stack.stackName}-${suffix}`;
+    const sum = { period: PERIOD, statistic: cloudwatch.Stats.SUM };
 
     this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
 
@@ -143,8 +142,8 @@ export class Operations extends Construct {
     const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
 
     // API: stage-wide metrics for the alarm, route metrics (detailed metrics) for the graphs.
-    const requests = stage.metricCount({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
-    const serverErrors = stage.metricServerError({ period: PERIOD, statistic: cloudwatch.Stats.SUM });
+    const requests = stage.metricCount(sum);
+    const serverErrors = stage.metricServerError(sum);
     const serverErrorRate = new cloudwatch.MathExpression({
       label: '5xx rate (%)',
       expression: `IF(FILL(requests, 0) >= ${MIN_REQUESTS_FOR_ERROR_RATE}, 100 * FILL(errors, 0) / requests, 0)`,
@@ -165,11 +164,10 @@ export class Operations extends Construct {
 
     // DynamoDB: ThrottledRequests exists per operation only.
     const tableThrottles = WATCHED_TABLE_OPERATIONS.map((operation) =>
-      table.metric('ThrottledRequests', { dimensionsMap: { TableName: table.tableName, Operation: operation }, period: PERIOD, statistic: cloudwatch.Stats.SUM, label: operation }),
+      table.metric('ThrottledRequests', { ...sum, dimensionsMap: { TableName: table.tableName, Operation: operation }, label: operation }),
     );
-    const transactionConflicts = table.metric('TransactionConflict', { period: PERIOD, statistic: cloudwatch.Stats.SUM, label: 'TransactionConflict' });
+    const transactionConflicts = table.metric('TransactionConflict', { ...sum, label: 'TransactionConflict' });
 
-    const sum = { period: PERIOD, statistic: cloudwatch.Stats.SUM };
     const executions = {
       started: stateMachine.metricStarted({ ...sum, label: 'Started' }),
       succeeded: stateMachine.metricSucceeded({ ...sum, label: 'Succeeded' }),
@@ -186,8 +184,7 @@ export class Operations extends Construct {
           metricName,
           // Powertools Metrics' only default dimension: the service name.
           dimensionsMap: { service: SERVICE_NAME },
-          statistic: cloudwatch.Stats.SUM,
-          period: PERIOD,
+          ...sum,
           label: metricName,
         }),
       ]),
@@ -241,6 +238,8 @@ export class Operations extends Construct {
     const allFunctions = [...apiFunctions, ...workflowFunctions];
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      // Dashboard names are global to the account (alarm names are regional):
+      // the region keeps two regional deployments of one stage apart.
       dashboardName: name(stack.region),
       defaultInterval: Duration.hours(3),
       periodOverride: cloudwatch.PeriodOverride.AUTO,

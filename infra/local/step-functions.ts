@@ -52,6 +52,15 @@ class SfnError extends Error {
 }
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+/** Longest delay a Node timer honours (ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Resolves at `timestamp`, however far away; the timers do not keep the process alive. */
+async function sleepUntil(timestamp: string): Promise<void> {
+  for (let left = Date.parse(timestamp) - Date.now(); left > 0; left = Date.parse(timestamp) - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, MAX_TIMER_MS)).unref());
+  }
+}
 
 /** Builds the local endpoint; task handlers are imported from their function files. */
 export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
@@ -61,7 +70,11 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
   for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
     const task = WORKFLOW_TASKS[key];
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, task.entry)).href)) as { handler: (input: unknown, context: unknown) => Promise<unknown> };
-    handlers[task.state] = (input) => module.handler(input, lambdaContext(task.functionId, randomUUID(), 900_000));
+    const invoke = (input: unknown) => module.handler(input, lambdaContext(task.functionId, randomUUID(), 900_000));
+    // aws-local-stepfunctions waits with one Node timer, which fires at once past
+    // ~24.8 days (2^31 ms); the expiry wait is therefore done here, in chunks,
+    // and the Wait state itself is overridden to 0 (see run below).
+    handlers[task.state] = key === 'expire' ? async (input) => (await sleepUntil((input as { resultsExpireAt: string }).resultsExpireAt), invoke(input)) : invoke;
   }
   const executions = new Map<string, Execution>();
 
@@ -77,7 +90,7 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
     }
     const startDate = new Date();
     const run = machine.run(JSON.parse(input), {
-      overrides: { taskResourceLocalHandlers: handlers as never },
+      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { WaitForResultsExpiry: 0 } },
       noThrowOnAbort: true,
       context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(input), StartTime: startDate.toISOString() } } as never,
     });

@@ -1,7 +1,8 @@
 /**
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CAMPAIGN_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
@@ -30,7 +31,7 @@ export interface CampaignChanges {
 }
 
 /** Outcome of a conditional campaign write that may be refused. */
-export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: false; current?: CampaignRecord };
+export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: false; current?: CampaignRecord; launching?: boolean };
 
 /** Data access for campaigns. */
 export interface CampaignStore {
@@ -48,7 +49,7 @@ export interface CampaignStore {
   list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk'];
+const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk', 'gsi6pk', 'launchLock'];
 
 /** Maps a stored item to a {@link CampaignRecord}. */
 export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord {
@@ -233,9 +234,10 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
             TableName: tableName,
             Key: keys.campaign(organizationId, campaignId),
             UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft',
+            // Not while a launch evaluates the campaign with its current settings.
+            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft AND (attribute_not_exists(launchLock) OR launchLock.expiresAt < :now)',
             ExpressionAttributeNames: { '#status': 'status', ...(changes.name !== undefined ? { '#name': 'name' } : {}) },
-            ExpressionAttributeValues: values,
+            ExpressionAttributeValues: { ...values, ':now': new Date().toISOString() },
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
@@ -243,8 +245,9 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
         return { ok: true, campaign: toCampaignRecord(Attributes!) };
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) {
-          const current = await get(organizationId, campaignId);
-          return current ? { ok: false, current } : { ok: false };
+          const item = error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined;
+          if (!item) return { ok: false };
+          return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
         }
         throw error;
       }

@@ -101,7 +101,9 @@ export async function updateCampaign(
       status,
       outcome.current.createdVia !== 'api'
         ? `Only API-created campaigns can be updated; this one was created via "${outcome.current.createdVia}".`
-        : undefined,
+        : outcome.launching
+          ? 'An enrich call is evaluating this campaign right now; retry shortly.'
+          : undefined,
     );
   }
   return toCampaign(outcome.campaign, await liveBalance(deps, organizationId));

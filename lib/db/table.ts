@@ -34,6 +34,12 @@ export const CAMPAIGN_INDEXES = {
    * `expired` (normally none), without reading live ones.
    */
   enrichedByExpiry: { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'expirySk', projectedAttributes: [...LIST_ITEM_ATTRIBUTES, 'listSk'] },
+  /**
+   * Sparse: enriched campaigns whose per-account enrichment times are not all
+   * recorded yet. Launch evaluation treats their accounts as enriched at
+   * `completedAt`, so recency holds from the moment a campaign reads `enriched`.
+   */
+  recencyPending: { indexName: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'listSk', projectedAttributes: ['id', 'completedAt', 'attempt'] },
 } as const satisfies Record<string, IndexDefinition>;
 
 /** Key schema and indexes of the table. */
@@ -70,6 +76,8 @@ export const keys = {
     ...(campaign.status === 'enriched' && campaign.resultsExpireAt ? enrichedExpiry(organizationId, { ...campaign, resultsExpireAt: campaign.resultsExpireAt }) : {}),
   }),
   enrichedExpiry,
+  /** Partition of the recency-pending index of an organization. */
+  recencyPending: (organizationId: string) => ({ gsi6pk: `ORG#${organizationId}#RECENCY_PENDING` }),
   /** Immutable ledger entry of a credit movement. */
   ledgerEntry: (organizationId: string, campaignId: string, attemptId: string, kind: string) => ({
     pk: `ORG#${organizationId}`,

@@ -7,6 +7,8 @@ import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountFacts, AccountHistoryStore } from '../organizations/account-history';
 import type { AccountStatus } from '../warehouse/schema';
 import type { Warehouse } from '../warehouse/warehouse';
+import type { AccountListStore } from '../campaigns/account-list';
+import type { EnrichmentStore } from './store';
 
 /** The bucket of one account. */
 export type AccountBucket = 'invalid' | 'recentlyEnriched' | 'crmExcluded' | 'eligible';
@@ -37,20 +39,50 @@ export function classifyAccount(status: AccountStatus | undefined, facts: Accoun
   return 'eligible';
 }
 
+/** What a launch evaluation reads. */
+export interface EvaluationDependencies {
+  warehouse: Warehouse;
+  accountHistory: AccountHistoryStore;
+  enrichment: Pick<EnrichmentStore, 'pendingRecency'>;
+  accountLists: Pick<AccountListStore, 'get'>;
+}
+
+/**
+ * Enrichment times not yet recorded per account: accounts of enriched
+ * campaigns whose recording step is still running count as enriched at the
+ * campaign's `completedAt` (decisions §4: recency starts when a campaign
+ * reaches `enriched`). Normally empty.
+ */
+async function pendingEnrichmentTimes(deps: EvaluationDependencies, organizationId: string): Promise<Map<string, string>> {
+  const times = new Map<string, string>();
+  for (const pending of await deps.enrichment.pendingRecency(organizationId)) {
+    for (const id of await deps.accountLists.get(pending.eligibleObjectKey)) {
+      const known = times.get(id);
+      if (!known || known < pending.completedAt) times.set(id, pending.completedAt);
+    }
+  }
+  return times;
+}
+
 /**
  * Evaluates an account list against the warehouse, the organization's
  * recent enrichments and its CRM targets, with batched parallel reads.
  * @param input.accountIds - distinct account IDs of the campaign.
  */
 export async function evaluateLaunch(
-  deps: { warehouse: Warehouse; accountHistory: AccountHistoryStore },
+  deps: EvaluationDependencies,
   input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date },
 ): Promise<LaunchEvaluation> {
-  const [statuses, facts] = await Promise.all([
+  const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
+  const [statuses, facts, pending] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
     deps.accountHistory.getFacts(input.organizationId, input.accountIds),
+    cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.organizationId),
   ]);
-  const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
+  for (const [id, completedAt] of pending) {
+    const known = facts.get(id);
+    if (!known?.lastEnrichedAt || known.lastEnrichedAt < completedAt) facts.set(id, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: completedAt });
+  }
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
   const eligibleIds: string[] = [];
   for (const id of input.accountIds) {

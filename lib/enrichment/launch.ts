@@ -1,15 +1,15 @@
 /**
  * Enrich (launch) a campaign (spec "Enrich a campaign"; decisions §2, §4).
  *
- * 1. Only API-created drafts launch; a repeat call while `enriching` returns
- *    the campaign as it is (no new charge).
- * 2. A launch lock (60 s) makes concurrent calls answer `enrichment_pending`
- *    while one evaluates.
- * 3. The account list is evaluated (warehouse, recency, CRM) with batched reads.
- * 4. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
+ * 1. A launch lock (60 s), taken by the first read, makes concurrent calls
+ *    answer `enrichment_pending` while one evaluates. Only API-created drafts
+ *    launch; a repeat call while `enriching` returns the campaign as it is
+ *    (no new charge).
+ * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads.
+ * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
  *    `concurrency_limit_exceeded`; a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
- * 5. One transaction charges credits, reserves capacity, moves the campaign
+ * 4. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
  */
 import { randomUUID } from 'node:crypto';
@@ -57,24 +57,21 @@ const MAX_LAUNCH_ROUNDS = 10;
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts).
  */
 export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date()): Promise<Campaign> {
-  const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
-  if (!campaign) throw new NotFoundError('campaign', campaignId);
-  const current = statusAt(campaign, now);
-  if (current === 'enriching') return toCampaign(campaign, organization?.smbCredits ?? 0, now);
-  assertEnrichable(campaign, current);
-
+  // Taking the lock is the first read: it returns the campaign, or what it is instead.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
+    if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
     if (lock.reason === 'held') throw new EnrichmentPendingError();
-    // The campaign moved on between our read and the lock: answer as for its new state.
-    const { campaign: moved, organization: org } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
-    if (!moved) throw new NotFoundError('campaign', campaignId);
-    const status = statusAt(moved, now);
-    if (status === 'enriching') return toCampaign(moved, org?.smbCredits ?? 0, now);
-    assertEnrichable(moved, status);
-    throw new EnrichmentPendingError();
+    const status = statusAt(lock.current, now);
+    // A repeat call on a running API launch answers the campaign as it is (no new charge).
+    if (status === 'enriching' && lock.current.createdVia === 'api') {
+      const organization = await deps.organizations.get(organizationId);
+      return toCampaign(lock.current, organization?.smbCredits ?? 0, now);
+    }
+    throw notEnrichable(lock.current, status);
   }
+  const campaign = lock.campaign;
 
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
@@ -95,24 +92,21 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
       eligibleObjectKey: eligibleListKey(organizationId, campaignId, attemptId),
       executionArn: deps.workflow.executionArnOf(attemptId),
     };
-    await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
+    let eligibleListWritten = false;
 
-    // The organization read with the campaign is used optimistically: the
-    // transaction's conditions re-check it. It is read again before any
-    // refusal (never refuse on a stale balance) and after a lost race.
-    let org = organization;
-    let fresh = false;
+    // The organization is read right before the transaction, whose conditions
+    // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
+      const org = await deps.organizations.get(organizationId);
       if (!org) throw new NotFoundError('organization', organizationId);
-      const short = org.smbCredits < attempt.charged;
-      const over = org.enrichingAccounts + eligible > org.maxEnrichingAccounts;
-      if ((short || over) && !fresh) {
-        org = await deps.organizations.get(organizationId);
-        fresh = true;
-        continue;
+      if (org.smbCredits < attempt.charged) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
+      if (org.enrichingAccounts + eligible > org.maxEnrichingAccounts) {
+        throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
       }
-      if (short) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
-      if (over) throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
+      if (!eligibleListWritten) {
+        await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
+        eligibleListWritten = true;
+      }
       const outcome = await deps.enrichment.launch({ organizationId, campaignId, before: campaign, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
       if (outcome.ok) {
         launched = true;
@@ -121,19 +115,16 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
         return toCampaign(outcome.campaign, org.smbCredits - attempt.charged, now);
       }
       if (outcome.reason === 'lock_lost' || round + 1 >= MAX_LAUNCH_ROUNDS) throw new EnrichmentPendingError();
-      org = await deps.organizations.get(organizationId);
-      fresh = true;
     }
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
   }
 }
 
-function assertEnrichable(campaign: CampaignRecord, status: CampaignRecord['status']): void {
-  if (campaign.createdVia !== 'api') {
-    throw new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`);
-  }
-  if (status !== 'draft') throw new CampaignNotEnrichableError(status);
+function notEnrichable(campaign: CampaignRecord, status: CampaignRecord['status']): CampaignNotEnrichableError {
+  return campaign.createdVia !== 'api'
+    ? new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`)
+    : new CampaignNotEnrichableError(status);
 }
 
 /** Starts the attempt's execution; if that fails the charge is compensated at once. */

@@ -117,6 +117,12 @@ export async function recordEnrichmentBatch(
   return { recorded: accountIds.length };
 }
 
+/** Clears the recency-pending mark once every batch's enrichment times are recorded. */
+export async function finishRecording(deps: Pick<StepDependencies, 'enrichment'>, input: AttemptRef): Promise<{ recorded: true }> {
+  await deps.enrichment.finishRecording(input.organizationId, input.campaignId, input.attemptId);
+  return { recorded: true };
+}
+
 /** Marks the campaign `expired` once `resultsExpireAt` is reached (the workflow waits until then). */
 export async function expireResults(deps: Pick<StepDependencies, 'enrichment'>, input: AttemptRef, now = new Date()): Promise<{ expired: boolean }> {
   return { expired: await deps.enrichment.expire(input.organizationId, input.campaignId, input.attemptId, now) };

@@ -9,7 +9,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { keys } from '../db/table';
+import { CAMPAIGN_INDEXES, keys } from '../db/table';
 import { toCampaignRecord } from '../campaigns/store';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, LastEnrichment, ResultMetrics } from '../campaigns/model';
 
@@ -57,8 +57,17 @@ export interface CompletionWrite {
 
 /** Data access for the enrichment lifecycle. */
 export interface EnrichmentStore {
-  /** Takes the launch lock of an API draft. `held`: another launch holds it; `not_draft`: the campaign moved on. */
-  acquireLaunchLock(organizationId: string, campaignId: string, token: string, now: Date, lockSeconds: number): Promise<{ ok: true } | { ok: false; reason: 'held' | 'not_draft' | 'missing' }>;
+  /**
+   * Takes the launch lock of an API draft and returns the campaign.
+   * Refused: `held` (another launch evaluates it), `not_launchable` (not an API draft; `current` tells what it is), `missing`.
+   */
+  acquireLaunchLock(
+    organizationId: string,
+    campaignId: string,
+    token: string,
+    now: Date,
+    lockSeconds: number,
+  ): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: 'held' } | { ok: false; reason: 'missing' } | { ok: false; reason: 'not_launchable'; current: CampaignRecord }>;
   /** Releases the lock, keeping the evaluation counts of a refused launch. */
   releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
   /**
@@ -73,6 +82,10 @@ export interface EnrichmentStore {
   complete(write: CompletionWrite): Promise<boolean>;
   /** Compensates an attempt: full refund, capacity released, back to `draft`. @returns the credits refunded, or false when the attempt is no longer current. */
   compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
+  /** Clears the recency-pending mark once every account's enrichment time is recorded. */
+  finishRecording(organizationId: string, campaignId: string, attemptId: string): Promise<void>;
+  /** Enriched campaigns whose enrichment times are still being recorded: completion time and eligible list. */
+  pendingRecency(organizationId: string): Promise<{ completedAt: string; eligibleObjectKey: string }[]>;
   /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached. Returns false otherwise. */
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
   /** Every ledger entry of a campaign, oldest first. */
@@ -126,7 +139,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
   return {
     async acquireLaunchLock(organizationId, campaignId, token, now, lockSeconds) {
       try {
-        await client.send(
+        const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.campaign(organizationId, campaignId),
@@ -139,15 +152,17 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
               ':draft': 'draft',
               ':now': now.toISOString(),
             },
+            ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return { ok: true };
+        return { ok: true, campaign: toCampaignRecord(Attributes!) };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         const current = oldItem(error.Item as Record<string, AttributeValue> | undefined);
         if (!current) return { ok: false, reason: 'missing' };
-        return { ok: false, reason: current.status === 'draft' && current.createdVia === 'api' ? 'held' : 'not_draft' };
+        if (current.status === 'draft' && current.createdVia === 'api') return { ok: false, reason: 'held' };
+        return { ok: false, reason: 'not_launchable', current: toCampaignRecord(current) };
       }
     },
 
@@ -252,8 +267,9 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       if (!campaign || campaign.status !== 'enriching' || campaign.attempt?.id !== attemptId) return false;
       const eligible = campaign.attempt.eligible;
       try {
+        // No ClientRequestToken: the attempt condition and the ledger key make a rerun a no-op,
+        // and a token would turn a racing duplicate into IdempotentParameterMismatch.
         await transact({
-          ClientRequestToken: `${attemptId}-complete`,
           TransactItems: [
             {
               Update: {
@@ -268,7 +284,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
                 TableName: tableName,
                 Key: campaignKey,
                 UpdateExpression:
-                  'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
+                  'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, gsi6pk = :gsi6pk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
                 ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
@@ -281,6 +297,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
                   ':refund': write.refund,
                   ...statusKeys(organizationId, 'enriched', campaign.createdVia),
                   ...expiryKeys(organizationId, campaignId, write.resultsExpireAt),
+                  ':gsi6pk': keys.recencyPending(organizationId).gsi6pk,
                 },
               },
             },
@@ -304,7 +321,6 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const lastEnrichment: LastEnrichment = { status: reason, startedAt, endedAt, refunded: true };
       try {
         await transact({
-          ClientRequestToken: `${attemptId}-compensate`,
           TransactItems: [
             {
               Update: {
@@ -341,13 +357,53 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       }
     },
 
+    async finishRecording(organizationId, campaignId, attemptId) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.campaign(organizationId, campaignId),
+            UpdateExpression: 'REMOVE gsi6pk',
+            ConditionExpression: 'attempt.id = :attempt',
+            ExpressionAttributeValues: { ':attempt': attemptId },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    async pendingRecency(organizationId) {
+      const index = CAMPAIGN_INDEXES.recencyPending;
+      const pending: { completedAt: string; eligibleObjectKey: string }[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: index.indexName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': index.partitionKey },
+            ExpressionAttributeValues: { ':pk': keys.recencyPending(organizationId).gsi6pk },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const attempt = item.attempt as AttemptRecord | undefined;
+          if (attempt && typeof item.completedAt === 'string') pending.push({ completedAt: item.completedAt, eligibleObjectKey: attempt.eligibleObjectKey });
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return pending;
+    },
+
     async expire(organizationId, campaignId, attemptId, now) {
       try {
         await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: 'SET #status = :expired, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk REMOVE gsi5pk, expirySk',
+            UpdateExpression: 'SET #status = :expired, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk REMOVE gsi5pk, expirySk, gsi6pk',
             ConditionExpression: '#status = :enriched AND attempt.id = :attempt AND resultsExpireAt <= :now',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':expired': 'expired', ':enriched': 'enriched', ':attempt': attemptId, ':now': now.toISOString(), ...statusKeys(organizationId, 'expired', 'api') },

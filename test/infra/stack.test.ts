@@ -8,15 +8,17 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Stack, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '../../lib/db/table';
-import { PROJECT_ROOT } from '../../infra/constructs/api-function';
+import { PROJECT_ROOT, type ApiFunction } from '../../infra/constructs/api-function';
+import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/operations';
 import { API_ROUTES, type ApiRoute } from '../../infra/routes';
 import { buildApp, EXPORTS_PREFIX, type CampaignEnrichmentStack } from '../../infra/stack';
+import { WORKFLOW_TASKS } from '../../infra/workflow';
 
 const CDK_JSON = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
@@ -33,15 +35,54 @@ const logicalId = (construct: IConstruct): string => {
 
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
+/** A route's or a workflow task's function (construct id = functionId). */
+const functionOf = (stack: CampaignEnrichmentStack, functionId: string): ApiFunction =>
+  stack.functions.get(functionId) ?? (stack.node.findChild(functionId) as ApiFunction);
+
 /** Every statement of the policies attached to a function's role. */
 function statementsOf(template: Template, stack: CampaignEnrichmentStack, functionId: string): Statement[] {
-  const role = stack.functions.get(functionId)!.role;
+  const role = functionOf(stack, functionId).role;
   const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: logicalId(role) }]) } });
   return Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 }
 const actionsOf = (statements: Statement[]): string[] => statements.flatMap((s) => [s.Action].flat());
 
+/** Logical IDs of the roles any of whose policies (attached or inline) allows `action`. */
+function rolesAllowing(template: Template, action: string): string[] {
+  const allows = (statements: Statement[]) => statements.some((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action));
+  const attached = Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => allows(policy.Properties.PolicyDocument.Statement))
+    .flatMap((policy) => (policy.Properties.Roles as { Ref: string }[]).map((role) => role.Ref));
+  const inline = Object.entries(template.findResources('AWS::IAM::Role'))
+    .filter(([, role]) => ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).some((p) => allows(p.PolicyDocument.Statement)))
+    .map(([id]) => id);
+  return [...new Set([...attached, ...inline])].sort();
+}
+
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:TransactWriteItems', 'dynamodb:BatchWriteItem'];
+const S3_WRITE_ACTION = /^s3:(Put|Delete|Abort|Restore|Replicate|\*)/;
+
+/**
+ * A CloudFormation value with its intrinsic functions rendered as text:
+ * `{ Ref: X }` → `<X>`, `{ 'Fn::GetAtt': [X, 'Arn'] }` → `<X.Arn>`, and an
+ * `Fn::Join` with '' joined, so a DefinitionString or DashboardBody parses
+ * as JSON and still names the resources it points at.
+ */
+function renderTokens(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const object = value as Record<string, unknown>;
+  if ('Ref' in object) return `<${String(object.Ref)}>`;
+  if ('Fn::GetAtt' in object) return `<${(object['Fn::GetAtt'] as string[]).join('.')}>`;
+  if ('Fn::Join' in object) {
+    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+    return parts.map(renderTokens).join(separator);
+  }
+  throw new Error(`Cannot render ${JSON.stringify(value)}`);
+}
+
+/** The state machine's ASL with tokens rendered by {@link renderTokens}. */
+type AslState = { Type: string; Next?: string; End?: boolean; Resource?: string; Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[]; ItemProcessor?: Asl };
+type Asl = { StartAt: string; States: Record<string, AslState> };
 
 describe('CampaignEnrichment-dev', () => {
   let built: ReturnType<typeof synth>;
@@ -180,6 +221,66 @@ describe('CampaignEnrichment-dev', () => {
     template.resourcePropertiesCountIs('AWS::IAM::Role', { ManagedPolicyArns: Match.anyValue() }, 0);
   });
 
+  it('never lets the get, list and describe functions write the table or the bucket, or start executions', () => {
+    for (const functionId of ['CampaignsGet', 'CampaignsList', 'OrgDescribe']) {
+      const actions = actionsOf(statementsOf(template, built.stack, functionId));
+      expect(actions, functionId).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*'), functionId).toEqual([]);
+      expect(actions.filter((a) => S3_WRITE_ACTION.test(a)), functionId).toEqual([]);
+      expect(actions.filter((a) => a.startsWith('states:')), functionId).toEqual([]);
+    }
+  });
+
+  it('lets only create, enrich, export and the workflow’s find-contacts task write the bucket', () => {
+    const writers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
+    const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
+    expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
+    expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
+    // No role may delete objects or use S3 wildcards; expiry is the bucket's lifecycle rules.
+    const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => actionsOf(policy.Properties.PolicyDocument.Statement));
+    expect(s3Actions.filter((a) => a.startsWith('s3:Delete') || a === 's3:*')).toEqual([]);
+    // The data bucket's own policy grants nobody anything: it only refuses plain HTTP and old TLS.
+    const [bucketPolicy] = Object.values(template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: logicalId(built.stack.bucket) } } }));
+    expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
+  });
+
+  it('lets only enrich, export and the find-contacts and record-enrichment tasks read the bucket', () => {
+    const readers = ['CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
+    expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
+  });
+
+  describe('enrichment state machine', () => {
+    let asl: Asl;
+    beforeAll(() => {
+      const [stateMachine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+      asl = JSON.parse(renderTokens(stateMachine!.Properties.DefinitionString)) as Asl;
+    });
+    const functionArn = (functionId: string) => `<${logicalId(functionOf(built.stack, functionId).function)}.Arn>`;
+
+    it('catches every error of FindContacts and CompleteEnrichment into CompensateAttempt', () => {
+      for (const state of ['FindContacts', 'CompleteEnrichment']) {
+        expect(asl.States[state]!.Catch, state).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'CompensateAttempt' }]);
+      }
+    });
+
+    it('compensates with the compensate function, then fails the execution', () => {
+      const compensate = asl.States.CompensateAttempt!;
+      expect(compensate).toMatchObject({ Type: 'Task', Resource: functionArn(WORKFLOW_TASKS.compensate.functionId), Next: 'EnrichmentFailed' });
+      expect(compensate.Catch).toBeUndefined();
+      expect(asl.States.EnrichmentFailed).toMatchObject({ Type: 'Fail', Error: 'EnrichmentFailed' });
+    });
+
+    it('has no catch leading anywhere but CompensateAttempt, and runs each task on its own function', () => {
+      const states = (machine: Asl): [string, AslState][] =>
+        Object.entries(machine.States).flatMap(([name, state]) => [[name, state] as [string, AslState], ...(state.ItemProcessor ? states(state.ItemProcessor) : [])]);
+      const all = states(asl);
+      expect(all.flatMap(([, state]) => state.Catch ?? []).map((c) => c.Next)).toEqual(['CompensateAttempt', 'CompensateAttempt']);
+      for (const task of Object.values(WORKFLOW_TASKS)) {
+        expect(Object.fromEntries(all)[task.state]?.Resource, task.state).toBe(functionArn(task.functionId));
+      }
+    });
+  });
+
   describe('data bucket', () => {
     const bucketProps = () => template.findResources('AWS::S3::Bucket')[logicalId(built.stack.bucket)]!.Properties;
 
@@ -215,19 +316,166 @@ describe('CampaignEnrichment-dev', () => {
     });
   });
 
-  it('throttles the $default stage and writes JSON access logs', () => {
+  it('throttles the $default stage, records per-route metrics and writes JSON access logs', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, DetailedMetricsEnabled: true },
       AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] }, Format: Match.stringLikeRegexp('"requestId":"\\$context\\.requestId"') },
     });
   });
 
-  it('outputs the API URL, table name and bucket name', () => {
+  it('outputs the API URL, table, bucket, state machine, dashboard and alarm topic', () => {
+    const { operations, workflow } = built.stack;
     template.hasOutput('ApiUrl', Match.anyValue());
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table) } });
     template.hasOutput('BucketName', { Value: { Ref: logicalId(built.stack.bucket) } });
+    template.hasOutput('StateMachineArn', { Value: { Ref: logicalId(workflow.stateMachine) } });
+    template.hasOutput('DashboardName', { Value: { Ref: logicalId(operations.dashboard) } });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: logicalId(operations.topic) } });
+  });
+
+  describe('operations', () => {
+    type AlarmMetric = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] }; Stat: string; Period: number } };
+    type AlarmProps = { AlarmName: string; AlarmActions: unknown[]; OKActions: unknown[]; Metrics?: AlarmMetric[]; MetricName?: string; Threshold: number; ComparisonOperator: string; TreatMissingData: string };
+    let alarms: AlarmProps[];
+    let topic: { Ref: string };
+    beforeAll(() => {
+      alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties as AlarmProps);
+      topic = { Ref: logicalId(built.stack.operations.topic) };
+    });
+    const alarmNamed = (suffix: string) => {
+      const alarm = alarms.find((a) => a.AlarmName === `CampaignEnrichment-dev-${suffix}`);
+      expect(alarm, suffix).toBeDefined();
+      return alarm!;
+    };
+    const readMetrics = (alarm: AlarmProps) => (alarm.Metrics ?? []).filter((m) => m.MetricStat).map((m) => m.MetricStat!);
+    const dimension = (stat: NonNullable<AlarmMetric['MetricStat']>, name: string) => stat.Metric.Dimensions.find((d) => d.Name === name)?.Value;
+
+    it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
+      expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
+        ['Api5xxRate', 'ApiFunctionThrottles', 'EnrichmentFailed', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+      );
+      for (const alarm of alarms) {
+        expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
+        expect(alarm.OKActions, alarm.AlarmName).toEqual([topic]);
+        expect(alarm.TreatMissingData, alarm.AlarmName).toBe('notBreaching');
+      }
+    });
+
+    it('alarms on the API 5xx rate over 5 minutes, guarded by a minimum of requests', () => {
+      const alarm = alarmNamed('Api5xxRate');
+      const [expression] = alarm.Metrics!.filter((m) => m.Expression);
+      expect(expression!.Expression).toBe(`IF(FILL(requests, 0) >= ${MIN_REQUESTS_FOR_ERROR_RATE}, 100 * FILL(errors, 0) / requests, 0)`);
+      expect(alarm).toMatchObject({ Threshold: SERVER_ERROR_RATE_THRESHOLD_PERCENT, ComparisonOperator: 'GreaterThanThreshold' });
+      const byId = Object.fromEntries(alarm.Metrics!.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!]));
+      const api = { Ref: logicalId(built.stack.api) };
+      for (const [id, metricName] of [['requests', 'Count'], ['errors', '5xx']] as const) {
+        expect(byId[id], id).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: metricName }, Stat: 'Sum', Period: 300 });
+        expect(dimension(byId[id]!, 'ApiId'), id).toEqual(api);
+        expect(dimension(byId[id]!, 'Stage'), id).toBe('$default');
+      }
+    });
+
+    it('alarms on any failed enrichment execution', () => {
+      const [stat, ...others] = readMetrics(alarmNamed('EnrichmentFailed'));
+      expect(others).toEqual([]);
+      expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/States', MetricName: 'ExecutionsFailed' }, Stat: 'Sum' });
+      expect(dimension(stat!, 'StateMachineArn')).toEqual({ Ref: logicalId(built.stack.workflow.stateMachine) });
+      expect(alarmNamed('EnrichmentFailed')).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    });
+
+    it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
+      const alarmed: unknown[] = [];
+      for (const name of ['ApiFunctionThrottles', 'WorkflowFunctionThrottles']) {
+        const alarm = alarmNamed(name);
+        expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+        const stats = readMetrics(alarm);
+        expect(stats.length, name).toBeLessThanOrEqual(10); // CloudWatch's limit for one alarm
+        expect(alarm.Metrics!.find((m) => m.Expression)!.Expression).toBe(stats.map((_, i) => `FILL(m${i + 1}, 0)`).join(' + '));
+        for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
+        alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
+      }
+      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId)];
+      expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
+      expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length);
+    });
+
+    it('alarms on throttled requests of every table operation the functions may call', () => {
+      const stats = readMetrics(alarmNamed('TableThrottles'));
+      const table = { Ref: logicalId(built.stack.table) };
+      for (const stat of stats) {
+        expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/DynamoDB', MetricName: 'ThrottledRequests' }, Stat: 'Sum' });
+        expect(dimension(stat, 'TableName')).toEqual(table);
+      }
+      const operations = stats.map((stat) => dimension(stat, 'Operation'));
+      expect(operations).toEqual(expect.arrayContaining(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems']));
+    });
+
+    it('encrypts the alarm topic with a rotated key CloudWatch may use, and refuses plain HTTP', () => {
+      const key = logicalId(built.stack.operations.topic.masterKey!);
+      template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
+      template.hasResourceProperties('AWS::KMS::Key', {
+        EnableKeyRotation: true,
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }),
+          ]),
+        },
+      });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [topic],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish' }),
+          ]),
+        },
+      });
+    });
+
+    describe('dashboard', () => {
+      type Widget = { type: string; properties: { title?: string; metrics?: unknown[][] } };
+      let widgets: Widget[];
+      beforeAll(() => {
+        const [dashboard, ...others] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+        expect(others).toEqual([]);
+        widgets = (JSON.parse(renderTokens(dashboard!.Properties.DashboardBody)) as { widgets: Widget[] }).widgets;
+      });
+      /** `[namespace, metricName, ...dimension name/value pairs, options]` lines of the graphs titled `title`. */
+      const linesOf = (title: string) => {
+        const widget = widgets.find((w) => w.properties.title === title);
+        expect(widget, title).toBeDefined();
+        return widget!.properties.metrics!.map((line) => line.filter((part) => typeof part === 'string') as string[]);
+      };
+      const dims = (line: string[]) => Object.fromEntries(line.slice(2).flatMap((_, i, rest) => (i % 2 === 0 ? [[rest[i], rest[i + 1]]] : [])));
+
+      it('graphs every business metric from the code’s namespace and service dimension', () => {
+        const lines = widgets.flatMap((w) => (w.properties.metrics ?? []).map((line) => line.filter((part) => typeof part === 'string') as string[]));
+        for (const name of ['CampaignsLaunched', 'CreditsCharged', 'CreditsRefunded', 'AccountsEnriched', 'EnrichmentsFailed', 'EnrichmentsCanceled', 'ExportRows']) {
+          expect(lines, name).toContainEqual(['CampaignEnrichment', name, 'service', 'campaign-enrichment-api']);
+        }
+      });
+
+      it('graphs requests, 4xx, 5xx and p50/p99 latency of every route', () => {
+        const api = `<${logicalId(built.stack.api)}>`;
+        for (const [title, metricName] of [['Requests', 'Count'], ['4xx', '4xx'], ['5xx', '5xx'], ['Latency p50 (ms)', 'Latency'], ['Latency p99 (ms)', 'Latency']]) {
+          const lines = linesOf(title!);
+          expect(lines.map((line) => line.slice(0, 2)), title).toEqual(API_ROUTES.map(() => ['AWS/ApiGateway', metricName]));
+          expect(lines.map(dims), title).toEqual(API_ROUTES.map((route) => ({ ApiId: api, Stage: '$default', Resource: route.operation.path, Method: 'POST' })));
+        }
+      });
+
+      it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length;
+        for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
+          expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
+        }
+        expect(linesOf('Executions').map((line) => line[1])).toEqual(['ExecutionsStarted', 'ExecutionsSucceeded', 'ExecutionsFailed', 'ExecutionsAborted', 'ExecutionsTimedOut']);
+        expect(linesOf('DynamoDB throttled requests (by operation)').every((line) => line[1] === 'ThrottledRequests')).toBe(true);
+        expect(linesOf('DynamoDB transaction conflicts')).toEqual([['AWS/DynamoDB', 'TransactionConflict', 'TableName', `<${logicalId(built.stack.table)}>`]]);
+      });
+    });
   });
 });
 
@@ -242,6 +490,9 @@ describe('CampaignEnrichment-prod', () => {
     });
     template.allResources('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
+    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
   });
 });
 
@@ -260,6 +511,21 @@ describe('cdk-nag AwsSolutions', () => {
     };
     const findings = report.pluginReports.filter((r) => r.pluginName.includes('AwsSolutions')).flatMap((r) => r.violations);
     expect(findings).toEqual([]);
+  });
+
+  it('gives every acknowledged finding a written reason, and lists each acknowledged rule in docs/deploy.md', () => {
+    const { app } = synth('dev');
+    const acknowledged = app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledged) expect(reason.trim().length, id).toBeGreaterThanOrEqual(40);
+    const rules = new Set(acknowledged.map(([id]) => /AwsSolutions-[A-Za-z]+\d+/.exec(id)![0]));
+    const docs = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Acknowledged findings'), docs.indexOf('\n## ', docs.indexOf('### Acknowledged findings')));
+    const documented = new Set(section.split('\n').filter((line) => line.startsWith('| `AwsSolutions-')).map((line) => /AwsSolutions-[A-Za-z]+\d+/.exec(line)![0]));
+    expect([...documented].sort()).toEqual([...rules].sort());
   });
 
   it('fails synthesis on a finding nobody acknowledged', () => {
