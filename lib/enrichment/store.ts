@@ -76,8 +76,6 @@ export interface EnrichmentStore {
    */
   launch(write: LaunchWrite): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: LaunchRefusal }>;
 
-  /** Records the execution of the current attempt. */
-  setExecutionArn(organizationId: string, campaignId: string, attemptId: string, executionArn: string): Promise<void>;
   /** Completes an attempt: net refund, capacity released, `enriched`. Returns false when the attempt is no longer current. */
   complete(write: CompletionWrite): Promise<boolean>;
   /** Compensates an attempt: full refund, capacity released, back to `draft`. @returns the credits refunded, or false when the attempt is no longer current. */
@@ -131,6 +129,55 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
   const readCampaign = async (organizationId: string, campaignId: string) => {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
     return Item ? toCampaignRecord(Item) : undefined;
+  };
+
+  /**
+   * Ends the current attempt of an `enriching` campaign in one transaction:
+   * `refund` credits back to the organization with the attempt's capacity
+   * released, the campaign changed by `update`, and the refund's ledger entry.
+   * No ClientRequestToken: the attempt condition and the ledger key already
+   * make a rerun a no-op, and a token would turn a racing duplicate into
+   * IdempotentParameterMismatch.
+   * @returns the credits refunded, or false when the attempt is no longer current.
+   */
+  const endAttempt = async (
+    organizationId: string,
+    campaignId: string,
+    attemptId: string,
+    plan: (attempt: AttemptRecord, campaign: CampaignRecord) => { refund: number; update: string; values: Record<string, unknown>; ledger: LedgerEntry },
+  ): Promise<number | false> => {
+    const campaign = await readCampaign(organizationId, campaignId);
+    if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
+    const { refund, update, values, ledger } = plan(campaign.attempt, campaign);
+    try {
+      await transact({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(organizationId),
+              UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
+              ExpressionAttributeValues: { ':refund': refund, ':eligible': campaign.attempt.eligible },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.campaign(organizationId, campaignId),
+              UpdateExpression: update,
+              ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':enriching': 'enriching', ':attempt': attemptId, ':refund': refund, ...values },
+            },
+          },
+          ...(refund > 0 ? [ledgerPut(ledger)] : []),
+        ],
+      });
+      return refund;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   };
 
   /** Reads the campaign item from a failed conditional write, if returned. */
@@ -243,118 +290,37 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       };
     },
 
-    async setExecutionArn(organizationId, campaignId, attemptId, executionArn) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: 'SET attempt.executionArn = :arn',
-            ConditionExpression: 'attempt.id = :attempt',
-            ExpressionAttributeValues: { ':arn': executionArn, ':attempt': attemptId },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-    },
-
     async complete(write) {
       const { organizationId, campaignId, attemptId } = write;
-      // The attempt's eligible count (capacity to release) is read from the campaign in the same condition.
-      const campaignKey = keys.campaign(organizationId, campaignId);
-      const campaign = await readCampaign(organizationId, campaignId);
-      if (!campaign || campaign.status !== 'enriching' || campaign.attempt?.id !== attemptId) return false;
-      const eligible = campaign.attempt.eligible;
-      try {
-        // No ClientRequestToken: the attempt condition and the ledger key make a rerun a no-op,
-        // and a token would turn a racing duplicate into IdempotentParameterMismatch.
-        await transact({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.organization(organizationId),
-                UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
-                ExpressionAttributeValues: { ':refund': write.refund, ':eligible': eligible },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: campaignKey,
-                UpdateExpression:
-                  'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, gsi6pk = :gsi6pk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
-                ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':enriched': 'enriched',
-                  ':enriching': 'enriching',
-                  ':attempt': attemptId,
-                  ':completedAt': write.completedAt,
-                  ':expireAt': write.resultsExpireAt,
-                  ':results': write.results,
-                  ':refund': write.refund,
-                  ...statusKeys(organizationId, 'enriched', campaign.createdVia),
-                  ...expiryKeys(organizationId, campaignId, write.resultsExpireAt),
-                  ':gsi6pk': keys.recencyPending(organizationId).gsi6pk,
-                },
-              },
-            },
-            ...(write.refund > 0
-              ? [ledgerPut({ organizationId, campaignId, attemptId, kind: 'refund', reason: 'no_contacts_found', amount: -write.refund, createdAt: write.completedAt })]
-              : []),
-          ],
-        });
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      const refunded = await endAttempt(organizationId, campaignId, attemptId, (_attempt, campaign) => ({
+        refund: write.refund,
+        update:
+          'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, gsi6pk = :gsi6pk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
+        values: {
+          ':enriched': 'enriched',
+          ':completedAt': write.completedAt,
+          ':expireAt': write.resultsExpireAt,
+          ':results': write.results,
+          ...statusKeys(organizationId, 'enriched', campaign.createdVia),
+          ...expiryKeys(organizationId, campaignId, write.resultsExpireAt),
+          ':gsi6pk': keys.recencyPending(organizationId).gsi6pk,
+        },
+        ledger: { organizationId, campaignId, attemptId, kind: 'refund', reason: 'no_contacts_found', amount: -write.refund, createdAt: write.completedAt },
+      }));
+      return refunded !== false;
     },
 
     async compensate(organizationId, campaignId, attemptId, reason, endedAt) {
-      const campaignKey = keys.campaign(organizationId, campaignId);
-      const campaign = await readCampaign(organizationId, campaignId);
-      if (!campaign || campaign.status !== 'enriching' || campaign.attempt?.id !== attemptId) return false;
-      const { charged, eligible, startedAt } = campaign.attempt;
-      const lastEnrichment: LastEnrichment = { status: reason, startedAt, endedAt, refunded: true };
-      try {
-        await transact({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.organization(organizationId),
-                UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
-                ExpressionAttributeValues: { ':refund': charged, ':eligible': eligible },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: campaignKey,
-                UpdateExpression: 'SET #status = :draft, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, lastEnrichment = :last, creditsCharged = creditsCharged - :refund REMOVE attempt',
-                ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':draft': 'draft',
-                  ':enriching': 'enriching',
-                  ':attempt': attemptId,
-                  ':last': lastEnrichment,
-                  ':refund': charged,
-                  ...statusKeys(organizationId, 'draft', campaign.createdVia),
-                },
-              },
-            },
-            ledgerPut({ organizationId, campaignId, attemptId, kind: 'refund', reason, amount: -charged, createdAt: endedAt }),
-          ],
-        });
-        return charged;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      return endAttempt(organizationId, campaignId, attemptId, (attempt, campaign) => ({
+        refund: attempt.charged,
+        update: 'SET #status = :draft, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, lastEnrichment = :last, creditsCharged = creditsCharged - :refund REMOVE attempt',
+        values: {
+          ':draft': 'draft',
+          ':last': { status: reason, startedAt: attempt.startedAt, endedAt, refunded: true } satisfies LastEnrichment,
+          ...statusKeys(organizationId, 'draft', campaign.createdVia),
+        },
+        ledger: { organizationId, campaignId, attemptId, kind: 'refund', reason, amount: -attempt.charged, createdAt: endedAt },
+      }));
     },
 
     async finishRecording(organizationId, campaignId, attemptId) {
