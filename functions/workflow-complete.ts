@@ -1,6 +1,9 @@
 /** Workflow task: complete an attempt (metrics, net refund, capacity release, `enriched`). */
 import { createTaskHandler } from '../lib/enrichment/task-handler';
 import { completeEnrichment } from '../lib/enrichment/steps';
-import { stepDependencies } from '../lib/enrichment/dependencies';
+import { config } from '../lib/config';
+import { campaigns, enrichment } from '../lib/stores';
 
-export const handler = createTaskHandler((input: Parameters<typeof completeEnrichment>[1]) => completeEnrichment(stepDependencies(), input));
+export const handler = createTaskHandler((input: Parameters<typeof completeEnrichment>[1]) =>
+  completeEnrichment({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds }, input),
+);

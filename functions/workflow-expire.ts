@@ -1,6 +1,6 @@
 /** Workflow task: mark the campaign `expired` at `resultsExpireAt`. */
 import { createTaskHandler } from '../lib/enrichment/task-handler';
 import { expireResults } from '../lib/enrichment/steps';
-import { stepDependencies } from '../lib/enrichment/dependencies';
+import { enrichment } from '../lib/stores';
 
-export const handler = createTaskHandler((input: Parameters<typeof expireResults>[1]) => expireResults(stepDependencies(), input));
+export const handler = createTaskHandler((input: Parameters<typeof expireResults>[1]) => expireResults({ enrichment: enrichment() }, input));

@@ -1,6 +1,8 @@
 /** Workflow task: record per-account enrichment times for one batch. */
 import { createTaskHandler } from '../lib/enrichment/task-handler';
 import { recordEnrichmentBatch } from '../lib/enrichment/steps';
-import { stepDependencies } from '../lib/enrichment/dependencies';
+import { accountHistory, accountLists } from '../lib/stores';
 
-export const handler = createTaskHandler((input: Parameters<typeof recordEnrichmentBatch>[1]) => recordEnrichmentBatch(stepDependencies(), input));
+export const handler = createTaskHandler((input: Parameters<typeof recordEnrichmentBatch>[1]) =>
+  recordEnrichmentBatch({ accountLists: accountLists(), accountHistory: accountHistory() }, input),
+);

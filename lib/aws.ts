@@ -8,23 +8,25 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 
-const endpoint = (name: string): string | undefined => process.env[name] || undefined;
+// Read once; plain values keep the pure client constructions below removable.
+const DYNAMODB_ENDPOINT = process.env.DYNAMODB_ENDPOINT || undefined;
+const S3_ENDPOINT = process.env.S3_ENDPOINT || undefined;
 
 /** Low-level DynamoDB client (`DYNAMODB_ENDPOINT` overrides the endpoint). */
-export const dynamodb = new DynamoDBClient({
-  endpoint: endpoint('DYNAMODB_ENDPOINT'),
+export const dynamodb = /* @__PURE__ */ new DynamoDBClient({
+  endpoint: DYNAMODB_ENDPOINT,
   maxAttempts: 5,
 });
 
 /** Document client used by every store: plain JS values in, plain JS values out. */
-export const ddb = DynamoDBDocumentClient.from(dynamodb, {
+export const ddb = /* @__PURE__ */ DynamoDBDocumentClient.from(dynamodb, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
 /** S3 client (`S3_ENDPOINT` overrides the endpoint; path-style for local endpoints). */
-export const s3 = new S3Client({
-  endpoint: endpoint('S3_ENDPOINT'),
-  forcePathStyle: Boolean(endpoint('S3_ENDPOINT')),
+export const s3 = /* @__PURE__ */ new S3Client({
+  endpoint: S3_ENDPOINT,
+  forcePathStyle: S3_ENDPOINT !== undefined,
 });
 
 let sfnClient: SFNClient | undefined;
@@ -32,4 +34,4 @@ let sfnClient: SFNClient | undefined;
  * Step Functions client (`SFN_ENDPOINT` overrides the endpoint). Built on
  * first use: the local endpoint's address is known only once it listens.
  */
-export const sfn = (): SFNClient => (sfnClient ??= new SFNClient({ endpoint: endpoint('SFN_ENDPOINT') }));
+export const sfn = (): SFNClient => (sfnClient ??= new SFNClient({ endpoint: process.env.SFN_ENDPOINT || undefined }));

@@ -1,7 +1,7 @@
 /**
  * Shared zod building blocks of the spec's "Conventions".
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CAMPAIGN_ID_PATTERN } from './ids';
 
 /** Largest integer in any count or cap (spec "Limits"). */

@@ -20,28 +20,28 @@ const once = <T>(build: () => T): (() => T) => {
 };
 
 /** The organization and API-key store of this deployment. */
-export const organizations: () => OrganizationStore = once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
+export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
 
 /** Account enrichment times and CRM targets. */
-export const accountHistory: () => AccountHistoryStore = once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName }));
+export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName }));
 
 /** The campaign store of this deployment. */
-export const campaigns: () => CampaignStore = once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
+export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
 
 /** The account-list store (S3) of this deployment. */
-export const accountLists: () => AccountListStore = once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
+export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
 
 /** The enrichment lifecycle store. */
-export const enrichment: () => EnrichmentStore = once(() => createEnrichmentStore({ client: ddb, tableName: config.tableName }));
+export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => createEnrichmentStore({ client: ddb, tableName: config.tableName }));
 
 /** Enrichment result parts (S3). */
-export const results: () => ResultStore = once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
 
 /** The enrichment workflow (Step Functions). */
-export const workflow: () => WorkflowPort = once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
+export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
 
 /** The embedded warehouse (decisions §7): imports and the default adapter. */
-export const embeddedWarehouse: () => EmbeddedWarehouse = once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
+export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
 
 let warehouseAdapter: Warehouse | undefined;
 /** The warehouse adapter in use: the embedded one unless {@link useWarehouse} chose another. */

@@ -3,7 +3,7 @@
  * their fields", "Endpoints"; decisions §1, §3). The same schemas validate
  * requests and generate the OpenAPI document.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CAMPAIGN_STATUSES } from '../errors';
 import { campaignId, count, fraction, timestamp } from '../schemas';
 import { defineOperation } from '../http/operation';
@@ -136,7 +136,7 @@ export const ListCampaignsRequest = z.strictObject({
 /** Validated list request. */
 export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
-export const createCampaignOperation = defineOperation({
+export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
@@ -149,7 +149,7 @@ export const createCampaignOperation = defineOperation({
   fromForm: accountIdsFromForm,
 });
 
-export const updateCampaignOperation = defineOperation({
+export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
   path: '/v1/campaigns/update',
   summary: 'Update a draft campaign',
@@ -160,7 +160,7 @@ export const updateCampaignOperation = defineOperation({
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', excludeEnrichedWithinDays: 90 },
 });
 
-export const getCampaignOperation = defineOperation({
+export const getCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'getCampaign',
   path: '/v1/campaigns/get',
   summary: 'Get a campaign',
@@ -171,7 +171,7 @@ export const getCampaignOperation = defineOperation({
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
 });
 
-export const listCampaignsOperation = defineOperation({
+export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaigns',
   path: '/v1/campaigns/list',
   summary: 'List campaigns',
@@ -183,7 +183,7 @@ export const listCampaignsOperation = defineOperation({
   example: { filters: { status: ['draft', 'enriching'], createdVia: 'api' }, limit: 25 },
 });
 
-export const enrichCampaignOperation = defineOperation({
+export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
   path: '/v1/campaigns/enrich',
   summary: 'Enrich (launch) a campaign',

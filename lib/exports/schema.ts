@@ -2,7 +2,7 @@
  * Export schemas (spec "Export campaign results as CSV", "Export result";
  * decisions §5).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
 
@@ -34,7 +34,7 @@ export const ExportResultSchema = z
 /** An export result. */
 export type ExportResult = z.infer<typeof ExportResultSchema>;
 
-export const exportCampaignOperation = defineOperation({
+export const exportCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'exportCampaign',
   path: '/v1/campaigns/export',
   summary: 'Export campaign results as CSV',

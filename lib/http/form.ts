@@ -10,7 +10,7 @@
  *   operation's JSON schema, a schema that coerces numbers, booleans,
  *   nulls and single values of array fields.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidRequestError } from '../errors';
 
 /** A multipart file part. `content` holds the raw bytes. */

@@ -3,7 +3,7 @@
  * the operations' zod schemas by zod-openapi: the schemas that validate
  * requests are the ones the document shows.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { ERROR_STATUS, type ErrorCode } from '../errors';
 import type { Operation } from './operation';

@@ -1,7 +1,7 @@
 /**
  * Schemas of the organization operations (spec "Organization (returned by org describe)").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation } from '../http/operation';
 
 /** `data` of `POST /v1/org/describe`. */
@@ -26,7 +26,7 @@ export const OrganizationDescription = z
 export type OrganizationDescription = z.infer<typeof OrganizationDescription>;
 
 /** `POST /v1/org/describe` (spec "Describe organization"): no body, an empty body or `{}`. */
-export const describeOrganizationOperation = defineOperation({
+export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   operationId: 'describeOrganization',
   path: '/v1/org/describe',
   summary: 'Describe the authenticated organization',

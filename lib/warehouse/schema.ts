@@ -2,7 +2,7 @@
  * Warehouse records (decisions §7): one account per JSON line, with its
  * contacts. Every contact field but `contactId` may be null or absent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Account statuses of the warehouse; `closed` and `inactive` are not eligible. */
 export const ACCOUNT_STATUSES = ['active', 'closed', 'inactive'] as const;
