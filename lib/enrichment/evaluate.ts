@@ -76,7 +76,8 @@ export async function evaluateLaunch(
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts, pending] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
-    deps.accountHistory.getFacts(input.organizationId, input.accountIds),
+    // Without a recency window (null or 0 days) the enrichment times are not read at all.
+    deps.accountHistory.getFacts(input.organizationId, input.accountIds, { recency: cutoff !== undefined }),
     cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.organizationId),
   ]);
   for (const [id, completedAt] of pending) {

@@ -16,8 +16,11 @@ export interface AccountFacts {
 
 /** Data access for account enrichment times and CRM targets. */
 export interface AccountHistoryStore {
-  /** Facts for the given accounts (accounts with none are absent). */
-  getFacts(organizationId: string, accountIds: readonly string[]): Promise<Map<string, AccountFacts>>;
+  /**
+   * Facts for the given accounts (accounts with none are absent).
+   * @param options.recency - read enrichment times too (default true); without it only CRM targets are read.
+   */
+  getFacts(organizationId: string, accountIds: readonly string[], options?: { recency?: boolean }): Promise<Map<string, AccountFacts>>;
   /** Adds CRM targets; returns how many IDs were written. */
   addCrmTargets(organizationId: string, accountIds: readonly string[]): Promise<number>;
   /** Records that the accounts were enriched at `enrichedAt` by a campaign. Idempotent. */
@@ -27,11 +30,12 @@ export interface AccountHistoryStore {
 /** Builds the DynamoDB implementation of {@link AccountHistoryStore}. */
 export function createAccountHistoryStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): AccountHistoryStore {
   return {
-    async getFacts(organizationId, accountIds) {
+    async getFacts(organizationId, accountIds, options = {}) {
+      const recency = options.recency ?? true;
       const items = await batchGet(
         client,
         tableName,
-        accountIds.flatMap((id) => [keys.accountEnrichment(organizationId, id), keys.crmTarget(organizationId, id)]),
+        accountIds.flatMap((id) => (recency ? [keys.accountEnrichment(organizationId, id), keys.crmTarget(organizationId, id)] : [keys.crmTarget(organizationId, id)])),
         ['accountId', 'lastEnrichedAt'],
       );
       const facts = new Map<string, AccountFacts>();
