@@ -7,7 +7,7 @@
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toCampaignRecord } from '../../lib/campaigns/store';
-import { batchesOf, type WorkflowPort } from '../../lib/enrichment/workflow';
+import { executionInputOf, type WorkflowPort } from '../../lib/enrichment/workflow';
 
 /** Restarts the executions of campaigns left `enriching`; returns how many. */
 export async function resumeInterruptedEnrichments(client: DynamoDBDocumentClient, tableName: string, workflow: WorkflowPort): Promise<number> {
@@ -27,13 +27,7 @@ export async function resumeInterruptedEnrichments(client: DynamoDBDocumentClien
     for (const item of page.Items ?? []) {
       const campaign = toCampaignRecord(item);
       if (!campaign.attempt) continue;
-      await workflow.start({
-        organizationId: campaign.organizationId,
-        campaignId: campaign.id,
-        attemptId: campaign.attempt.id,
-        eligibleObjectKey: campaign.attempt.eligibleObjectKey,
-        batches: batchesOf(campaign.attempt.eligible),
-      });
+      await workflow.start(executionInputOf(campaign, campaign.attempt));
       resumed++;
     }
     start = page.LastEvaluatedKey;

@@ -37,7 +37,11 @@ export function accountIdsFromForm(body: Record<string, unknown>): Record<string
     throw new InvalidRequestError('Send accountIds or accountIdsFile, not both.', ['accountIdsFile: not allowed together with accountIds']);
   }
   const files = Array.isArray(accountIdsFile) ? accountIdsFile : [accountIdsFile];
-  const accountIds = files.flatMap((file) => parseAccountIdsFile(isUploadedFile(file) ? file.content.toString('utf8') : String(file)));
+  const accountIds = files.flatMap((file) => {
+    if (isUploadedFile(file)) return parseAccountIdsFile(file.content.toString('utf8'));
+    if (typeof file === 'string') return parseAccountIdsFile(file);
+    throw new InvalidRequestError('accountIdsFile must be a file part or text.', ['accountIdsFile: must be a file part or text']);
+  });
   return { ...rest, accountIds };
 }
 

@@ -26,7 +26,7 @@ import type { Warehouse } from '../warehouse/warehouse';
 import { evaluateLaunch } from './evaluate';
 import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
-import { batchesOf, type WorkflowPort } from './workflow';
+import { executionInputOf, type WorkflowPort } from './workflow';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -65,8 +65,13 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     if (lock.reason === 'held') throw new EnrichmentPendingError();
     const status = statusAt(lock.current, now);
     // A repeat call on a running API launch answers the campaign as it is (no new charge).
-    if (status === 'enriching' && lock.current.createdVia === 'api') {
-      const organization = await deps.organizations.get(organizationId);
+    // It also (re)starts the attempt's execution: starting the same execution is a no-op,
+    // and it finishes an attempt whose first call died between the charge and the start.
+    if (status === 'enriching' && lock.current.createdVia === 'api' && lock.current.attempt) {
+      const [organization] = await Promise.all([
+        deps.organizations.get(organizationId),
+        deps.workflow.start(executionInputOf(lock.current, lock.current.attempt)),
+      ]);
       return toCampaign(lock.current, organization?.smbCredits ?? 0, now);
     }
     throw notEnrichable(lock.current, status);
@@ -130,13 +135,7 @@ function notEnrichable(campaign: CampaignRecord, status: CampaignRecord['status'
 /** Starts the attempt's execution; if that fails the charge is compensated at once. */
 async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
   try {
-    await deps.workflow.start({
-      organizationId: campaign.organizationId,
-      campaignId: campaign.id,
-      attemptId: attempt.id,
-      eligibleObjectKey: attempt.eligibleObjectKey,
-      batches: batchesOf(attempt.eligible),
-    });
+    await deps.workflow.start(executionInputOf(campaign, attempt));
   } catch (error) {
     logger.error('Starting the enrichment workflow failed; refunding the attempt', { error, campaignId: campaign.id, attemptId: attempt.id });
     await compensateAttempt(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id, reason: 'failed' });

@@ -42,6 +42,17 @@ export interface WorkflowPort {
   executionArnOf(attemptId: string): string;
 }
 
+/** The execution input of an attempt: deterministic, so starting it again is recognized as the same execution. */
+export function executionInputOf(campaign: { organizationId: string; id: string }, attempt: { id: string; eligibleObjectKey: string; eligible: number }): EnrichmentExecutionInput {
+  return {
+    organizationId: campaign.organizationId,
+    campaignId: campaign.id,
+    attemptId: attempt.id,
+    eligibleObjectKey: attempt.eligibleObjectKey,
+    batches: batchesOf(attempt.eligible),
+  };
+}
+
 /** Splits `count` eligible accounts into batches of {@link ENRICHMENT_BATCH_SIZE}. */
 export function batchesOf(count: number, size = ENRICHMENT_BATCH_SIZE): BatchRef[] {
   const batches: BatchRef[] = [];

@@ -77,12 +77,43 @@ export function multipartToFields(parsed: Record<string, MultipartAttachment | M
     part.filename === undefined
       ? part.content.toString('utf8')
       : { kind: 'file', filename: part.filename, mimetype: part.mimetype, content: part.content };
-  const fields: Record<string, unknown> = {};
+  // Null prototype: a part named `__proto__` stays a key (and is refused by nestFormFields).
+  const fields: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(parsed)) {
     // The parser puts the newest of repeated parts first.
     fields[key] = Array.isArray(value) ? [...value].reverse().map(convert) : convert(value);
   }
   return fields;
+}
+
+/** The boundary parameter of a multipart content type, quoted or not. */
+export function multipartBoundary(contentType: string): string | undefined {
+  const match = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  return match?.[1] ?? match?.[2];
+}
+
+/**
+ * Checks the framing of a multipart body before it reaches the parser: a
+ * delimiter first, the closing delimiter last, and a blank line after every
+ * part's headers. busboy hangs on a part without that blank line and throws
+ * outside any handler on a body cut short; such bodies are refused here.
+ * @returns a description of the first framing fault, or undefined when well framed.
+ */
+export function multipartFramingFault(body: Buffer, boundary: string): string | undefined {
+  const text = body.toString('latin1');
+  const delimiter = `--${boundary}`;
+  const first = text.indexOf(delimiter);
+  if (first === -1) return 'no boundary delimiter';
+  // A form with no fields: the first delimiter is the closing one.
+  if (text.startsWith(`${delimiter}--`, first)) return text.slice(first + delimiter.length + 2).trim() === '' ? undefined : 'data after the closing delimiter';
+  const closing = text.lastIndexOf(`\r\n${delimiter}--`);
+  if (closing === -1 || text.slice(closing + delimiter.length + 4).trim() !== '') return 'missing or misplaced closing delimiter';
+  const parts = text.slice(first + delimiter.length, closing).split(`\r\n${delimiter}`);
+  for (const part of parts) {
+    if (!part.startsWith('\r\n')) return 'a delimiter is not followed by a line break';
+    if (!part.slice(2).includes('\r\n\r\n') && !part.startsWith('\r\n\r\n')) return "a part's headers are not followed by a blank line";
+  }
+  return undefined;
 }
 
 /** True for an {@link UploadedFile}. */

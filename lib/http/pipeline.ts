@@ -17,7 +17,7 @@ import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues } from './issues';
-import { formSchemaOf, multipartToFields, nestFormFields } from './form';
+import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate } from './auth';
 import type { Operation } from './operation';
 
@@ -122,6 +122,11 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
     if (bytes > limit) {
       throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, ['body: too large']);
+    }
+    if (kind === 'multipart') {
+      const boundary = multipartBoundary(contentType);
+      const fault = boundary === undefined ? 'no boundary parameter in the content type' : multipartFramingFault(Buffer.from(raw!, event.isBase64Encoded ? 'base64' : 'utf8'), boundary);
+      if (fault) throw new InvalidRequestError(`The multipart body is malformed: ${fault}.`, [`body: malformed multipart (${fault})`]);
     }
     request.context.bodyKind = kind;
   },
