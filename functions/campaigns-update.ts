@@ -2,8 +2,8 @@
 import { createApiHandler } from '../lib/http/pipeline';
 import { updateCampaignOperation } from '../lib/campaigns/schema';
 import { updateCampaign } from '../lib/campaigns/use-cases';
-import { accountLists, campaigns, organizations } from '../lib/stores';
+import { campaigns, organizations } from '../lib/stores';
 
 export const handler = createApiHandler(updateCampaignOperation, (input, { organizationId }) =>
-  updateCampaign({ campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() }, organizationId, input),
+  updateCampaign({ campaigns: campaigns(), organizations: organizations() }, organizationId, input),
 );

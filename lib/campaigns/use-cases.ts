@@ -32,7 +32,7 @@ export interface NewCampaign {
   status?: Extract<CampaignStatus, 'draft' | 'tam_only'>;
 }
 
-const liveBalance = async (deps: CampaignDependencies, organizationId: string): Promise<number> => {
+const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, organizationId: string): Promise<number> => {
   const organization = await deps.organizations.get(organizationId);
   if (!organization) throw new NotFoundError('organization', organizationId);
   return organization.smbCredits;
@@ -83,17 +83,21 @@ export async function getCampaign(deps: Pick<CampaignDependencies, 'campaigns'>,
  * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
  */
 export async function updateCampaign(
-  deps: CampaignDependencies,
+  deps: Pick<CampaignDependencies, 'campaigns' | 'organizations'>,
   organizationId: string,
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
 ): Promise<Campaign> {
   if (input.name === undefined && input.excludeEnrichedWithinDays === undefined) {
     throw new InvalidRequestError('Give name and/or excludeEnrichedWithinDays to change.', ['body: at least one of name, excludeEnrichedWithinDays is required']);
   }
-  const outcome = await deps.campaigns.updateDraft(organizationId, input.campaignId, {
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays: input.excludeEnrichedWithinDays } : {}),
-  });
+  // The balance is read beside the update (it does not depend on it): one round trip less on the critical path.
+  const [outcome, remaining] = await Promise.all([
+    deps.campaigns.updateDraft(organizationId, input.campaignId, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays: input.excludeEnrichedWithinDays } : {}),
+    }),
+    liveBalance(deps, organizationId),
+  ]);
   if (!outcome.ok) {
     if (!outcome.current) throw new NotFoundError('campaign', input.campaignId);
     const status = statusAt(outcome.current, new Date());
@@ -106,7 +110,7 @@ export async function updateCampaign(
           : undefined,
     );
   }
-  return toCampaign(outcome.campaign, await liveBalance(deps, organizationId));
+  return toCampaign(outcome.campaign, remaining);
 }
 
 const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);

@@ -1,0 +1,73 @@
+/**
+ * Runs the export Lambda as Lambda would: the bundled handler
+ * (bench/tmp/bundles/CampaignsExport/index.mjs, built with the CDK options)
+ * in a Node process of its own, invoked once with an API Gateway v2 event,
+ * against the bench's DynamoDB Local and s3rver (endpoints from the
+ * environment).
+ *
+ *   node [--cpu-prof …] bench/children/export-lambda.mjs '<json>'
+ *   JSON: { bundle, event }
+ *
+ * Prints one JSON line: the handler's response, its duration, the process's
+ * RSS after the import and its peak (VmHWM from /proc, plus the largest
+ * 50 ms sample with its heap/external breakdown), and CPU time. Plain JavaScript on purpose: nothing but the
+ * bundle is loaded, so the RSS is the function's own.
+ */
+import { readFileSync } from 'node:fs';
+
+const { bundle, event } = JSON.parse(process.argv[2]);
+const vmHwmMiB = () => {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+};
+const mib = (bytes) => bytes / 2 ** 20;
+
+const importStarted = performance.now();
+const { handler } = await import(`file://${bundle}`);
+const importMs = performance.now() - importStarted;
+const rssAfterImportMiB = mib(process.memoryUsage.rss());
+
+let peakSampledMiB = rssAfterImportMiB;
+let atPeak = process.memoryUsage();
+const sampler = setInterval(() => {
+  const usage = process.memoryUsage();
+  if (mib(usage.rss) > peakSampledMiB) {
+    peakSampledMiB = mib(usage.rss);
+    atPeak = usage;
+  }
+}, 50);
+const context = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'CampaignsExport',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:CampaignsExport',
+  memoryLimitInMB: '1024',
+  awsRequestId: 'bench-export',
+  logGroupName: '/aws/lambda/CampaignsExport',
+  logStreamName: 'bench',
+  getRemainingTimeInMillis: () => 29_000,
+  done() {},
+  fail() {},
+  succeed() {},
+};
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+const response = await handler(event, context);
+const handlerMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
+clearInterval(sampler);
+peakSampledMiB = Math.max(peakSampledMiB, mib(process.memoryUsage.rss()));
+console.log(
+  JSON.stringify({
+    importMs,
+    handlerMs,
+    statusCode: response.statusCode,
+    body: response.body,
+    rssAfterImportMiB,
+    peakSampledMiB,
+    peakRssMiB: vmHwmMiB(),
+    // process.memoryUsage() at the largest sample: where the memory was (MiB).
+    atPeakMiB: { heapTotal: mib(atPeak.heapTotal), heapUsed: mib(atPeak.heapUsed), external: mib(atPeak.external), arrayBuffers: mib(atPeak.arrayBuffers) },
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  }),
+);

@@ -1,0 +1,217 @@
+/**
+ * Figures "bundle size per function" and "cold init per function".
+ *
+ * Every function of the stack (API_ROUTES and WORKFLOW_TASKS) is bundled
+ * with the CDK options (lib/bundle.ts) into bench/tmp/bundles. Size is the
+ * minified `index.mjs` (gzip beside it). Cold init is the import of that file
+ * in a fresh Node 24 process with the function's environment (including
+ * NODE_OPTIONS=--enable-source-maps, as deployed), median of N runs,
+ * interleaved across bundles so machine noise spreads evenly. The floor is a
+ * bundle that only creates a DynamoDB client.
+ *
+ * To attribute the cost, the same is done for single-dependency bundles
+ * (zod imported as `{ z }` and as `* as z`, the S3 stack, SFN, Powertools,
+ * middy with the body parsers) and for CampaignsGet built with a change to
+ * the bundling applied; the per-package bytes come from esbuild's metafile and
+ * a CPU profile of CampaignsGet's import shows where its init time goes.
+ */
+import path from 'node:path';
+import { API_ROUTES } from '../../infra/routes';
+import { WORKFLOW_TASKS } from '../../infra/workflow';
+import { buildBundle, importMs, importProfile, lambdaEnvironment, PROJECT_ROOT, type BuiltBundle, type BundleVariation } from '../lib/bundle';
+import type { Results } from '../lib/results';
+import { median, percentileOfSorted, round } from '../lib/stats';
+import { readFileSync } from 'node:fs';
+import { summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
+
+const KB = 1000;
+const SIZE_BUDGET_KB = 400;
+const INIT_BUDGET_MS = 80;
+
+/** Single-dependency bundles that show where size and init time come from. */
+const PROBES: Record<string, string> = {
+  'floor: DynamoDB client only': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const client = new DynamoDBClient({});",
+  'zod, import { z }': "import { z } from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
+  'zod, import * as z (as lib/ does)': "import * as z from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
+  'S3 client + lib-storage + presigner': "import { S3Client } from '@aws-sdk/client-s3'; import { Upload } from '@aws-sdk/lib-storage'; import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; export const s3 = new S3Client({}); export { Upload, getSignedUrl };",
+  'SFN client': "import { SFNClient } from '@aws-sdk/client-sfn'; export const sfn = new SFNClient({});",
+  'DynamoDB document client (as lib/aws.ts)': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; export const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));",
+  'Powertools logger + metrics': "import { Logger } from '@aws-lambda-powertools/logger'; import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'; import { Metrics } from '@aws-lambda-powertools/metrics'; export const l = new Logger(); export const m = new Metrics({ namespace: 'x' }); export { injectLambdaContext };",
+  'middy + 3 body parsers': "import middy from '@middy/core'; import a from '@middy/http-json-body-parser'; import b from '@middy/http-urlencode-body-parser'; import c from '@middy/http-multipart-body-parser'; export const h = middy().use(a()).use(b()).use(c()).handler(async () => 1);",
+};
+
+/** CampaignsGet built with a proposed change applied, to measure the change before making it. */
+const VARIANTS: Record<string, BundleVariation & { sourceMaps?: false }> = {
+  'CampaignsGet as built': {},
+  'CampaignsGet as built, without NODE_OPTIONS=--enable-source-maps': { sourceMaps: false },
+  'CampaignsGet, AWS SDK from the runtime (bundleAwsSDK: false)': { external: ['@aws-sdk/*'] },
+  'CampaignsGet, SDK credential providers and their nested clients left to the runtime': {
+    external: ['@aws-sdk/credential-provider-*', '@aws-sdk/nested-clients', '@aws-sdk/nested-clients/*', '@aws-sdk/token-providers'],
+  },
+};
+
+export interface BundleOptions {
+  runs: number;
+  probeRuns: number;
+  outDir: string;
+}
+
+/** Functions of the stack: API routes and workflow tasks. */
+export const FUNCTIONS = [
+  ...API_ROUTES.map((r) => ({ name: r.functionId, entry: r.entry })),
+  ...Object.values(WORKFLOW_TASKS).map((t) => ({ name: t.functionId, entry: t.entry })),
+];
+
+const kb = (bytes: number) => bytes / KB;
+const topPackages = (bundle: BuiltBundle, n: number) => bundle.byPackage.slice(0, n).map(([name, bytes]) => `${name} ${Math.round(kb(bytes))}`).join(', ');
+
+export async function runBundles(results: Results, options: BundleOptions): Promise<Map<string, BuiltBundle>> {
+  const group = 'bundle size';
+  const outDir = path.join(options.outDir, 'bundles');
+  const built = new Map<string, BuiltBundle>();
+  for (const fn of FUNCTIONS) built.set(fn.name, await buildBundle(fn.name, { entry: fn.entry }, outDir));
+  const probes = new Map<string, BuiltBundle>();
+  let i = 0;
+  for (const [label, contents] of Object.entries(PROBES)) probes.set(label, await buildBundle(`probe-${i++}`, { contents }, outDir));
+  const floor = probes.get('floor: DynamoDB client only')!;
+  const variants = new Map<string, BuiltBundle>();
+  i = 0;
+  for (const [label, variation] of Object.entries(VARIANTS)) variants.set(label, await buildBundle(`variant-${i++}`, { entry: 'functions/campaigns-get.ts' }, outDir, variation));
+
+  for (const fn of FUNCTIONS) {
+    const bundle = built.get(fn.name)!;
+    results.add({
+      group,
+      name: fn.name,
+      value: kb(bundle.bytes),
+      unit: 'KB',
+      budget: { op: '<=', limit: SIZE_BUDGET_KB, text: `≤ ${SIZE_BUDGET_KB} KB` },
+      floor: { value: kb(floor.bytes), unit: 'KB', what: 'DynamoDB client only' },
+      extra: { gzip: `${round(kb(bundle.gzipBytes), 1)} KB` },
+    });
+  }
+  results.note(group, `esbuild ${CDK_VERSION_NOTE}; 1 KB = 1,000 bytes; size of index.mjs without its .map. Bundles are in bench/tmp/bundles/<function>/index.mjs.`);
+  results.note(group, 'Largest packages in each bundle (KB of minified output, from the esbuild metafile):');
+  results.note(group, '| function | KB | gzip KB | largest packages (KB) |');
+  results.note(group, '|---|---:|---:|---|');
+  for (const fn of FUNCTIONS) {
+    const b = built.get(fn.name)!;
+    results.note(group, `| ${fn.name} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 8)} |`);
+  }
+  const floorKb = kb(floor.bytes);
+  const floorPackages = new Map(floor.byPackage);
+  const beyondFloor = (b: BuiltBundle) =>
+    b.byPackage
+      .map(([name, bytes]) => [name, bytes - (floorPackages.get(name) ?? 0)] as const)
+      .filter(([, bytes]) => bytes >= 5_000)
+      .slice(0, 5)
+      .map(([name, bytes]) => `${name} ${Math.round(kb(bytes))}`)
+      .join(', ');
+  const over = FUNCTIONS.map((f) => built.get(f.name)!).filter((b) => kb(b.bytes) > SIZE_BUDGET_KB);
+  results.note(
+    group,
+    `Cause: the floor, a bundle that only creates a DynamoDB client, is ${Math.round(floorKb)} KB (${Math.round((floorKb / SIZE_BUDGET_KB) * 100)} % of the budget): the SDK's core ` +
+      `(@smithy/core, @aws-sdk/core, and @aws-sdk/nested-clients for the default credential chain) comes with any client, leaving ${Math.round(SIZE_BUDGET_KB - floorKb)} KB for everything else. ` +
+      (over.length ? `Over the budget, what each function carries beyond the floor (KB): ${over.map((b) => `${b.name} +${Math.round(kb(b.bytes) - floorKb)} (${beyondFloor(b)})`).join('; ')}.` : 'Every function fits.'),
+  );
+  results.note(group, 'Single-dependency bundles built with the same options (what each dependency costs on its own):');
+  results.note(group, '| bundle | KB | gzip KB | largest packages (KB) |');
+  results.note(group, '|---|---:|---:|---|');
+  for (const [label, b] of probes) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
+  results.note(group, 'CampaignsGet with a suggested change applied at build time (lib/ untouched):');
+  results.note(group, '| variant | KB | gzip KB | largest packages (KB) |');
+  results.note(group, '|---|---:|---:|---|');
+  for (const [label, b] of variants) if (VARIANTS[label]?.sourceMaps !== false) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
+
+  // Cold init: interleaved runs, one process at a time.
+  const initGroup = 'cold init';
+  const withMaps = lambdaEnvironment(true);
+  const withoutMaps = lambdaEnvironment(false);
+  const samples = new Map<string, number[]>();
+  const probeSamples = new Map<string, number[]>();
+  const targets = [...FUNCTIONS.map((f) => ({ key: f.name, file: built.get(f.name)!.file })), { key: 'floor', file: floor.file }];
+  for (let run = 0; run < options.runs; run++) {
+    for (const target of targets) {
+      const list = samples.get(target.key) ?? [];
+      list.push(await importMs(target.file, withMaps));
+      samples.set(target.key, list);
+    }
+  }
+  const variantSamples = new Map<string, number[]>();
+  for (let run = 0; run < options.probeRuns; run++) {
+    for (const [label, probe] of probes) {
+      const list = probeSamples.get(label) ?? [];
+      list.push(await importMs(probe.file, withoutMaps));
+      probeSamples.set(label, list);
+    }
+    for (const [label, variant] of variants) {
+      const list = variantSamples.get(label) ?? [];
+      list.push(await importMs(variant.file, VARIANTS[label]?.sourceMaps === false ? withoutMaps : withMaps));
+      variantSamples.set(label, list);
+    }
+  }
+  const floorMs = median(samples.get('floor')!);
+  for (const fn of FUNCTIONS) {
+    const list = samples.get(fn.name)!;
+    results.add({
+      group: initGroup,
+      name: fn.name,
+      value: median(list),
+      unit: 'ms',
+      budget: { op: '<=', limit: INIT_BUDGET_MS, text: `≤ ${INIT_BUDGET_MS} ms` },
+      floor: { value: floorMs, unit: 'ms', what: 'DynamoDB client only' },
+      extra: {
+        min: `${round(Math.min(...list), 1)} ms`,
+        p90: `${round(percentileOfSorted([...list].sort((a, b) => a - b), 90), 1)} ms`,
+      },
+    });
+  }
+  results.note(
+    initGroup,
+    `Median of ${options.runs} imports per bundle, each in a fresh \`${process.execPath} --input-type=module -e "await import(bundle)"\` (${process.version}), timed inside the process around the import; environment as deployed (NODE_OPTIONS=--enable-source-maps, POWERTOOLS_*, dummy TABLE_NAME/BUCKET_NAME/CURSOR_SECRET/STATE_MACHINE_ARN). Runs are interleaved across bundles. Floor median ${round(floorMs, 1)} ms.`,
+  );
+  const medians = FUNCTIONS.map((f) => median(samples.get(f.name)!));
+  results.note(
+    initGroup,
+    `Cause: the floor alone (DynamoDB client only, ${Math.round(floorKb)} KB) takes ${round(floorMs, 1)} ms, ${floorMs > INIT_BUDGET_MS ? 'already over' : 'within'} the ${INIT_BUDGET_MS} ms budget on this machine; ` +
+      `the functions take ${round(Math.min(...medians), 0)} to ${round(Math.max(...medians), 0)} ms (${round(Math.min(...medians) - floorMs, 0)} to ${round(Math.max(...medians) - floorMs, 0)} ms beyond the floor), ` +
+      'growing with bundle size: V8 compiles the whole module and evaluates every bundled module at import, and --enable-source-maps reads the .map (profile below).',
+  );
+  results.note(initGroup, `Import time of single-dependency bundles (median of ${options.probeRuns}, without --enable-source-maps), i.e. what each dependency adds to init on its own:`);
+  results.note(initGroup, '| bundle | KB | import ms |');
+  results.note(initGroup, '|---|---:|---:|');
+  for (const [label, b] of probes) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(probeSamples.get(label) ?? [Number.NaN]), 1)} |`);
+  results.note(initGroup, `CampaignsGet with a suggested change applied at build time (median of ${options.probeRuns}; with --enable-source-maps as deployed unless the row says otherwise; an external SDK loads from node_modules as the Lambda runtime loads its own):`);
+  results.note(initGroup, '| variant | KB | import ms |');
+  results.note(initGroup, '|---|---:|---:|');
+  for (const [label, b] of variants) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(variantSamples.get(label) ?? [Number.NaN]), 1)} |`);
+
+  // Where CampaignsGet's init time goes: CPU profiles of its import, mapped through the bundle's source map.
+  const getBundle = built.get('CampaignsGet');
+  if (getBundle) {
+    const totals = new Map<string, number>();
+    const frames = new Map<string, number>();
+    let total = 0;
+    const profiles = Math.min(5, options.runs);
+    for (let i = 0; i < profiles; i++) {
+      const file = await importProfile(getBundle.file, withMaps, path.join(options.outDir, 'profiles'), `init-CampaignsGet-${i}.cpuprofile`);
+      const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, { [`file://${getBundle.file}`]: `${getBundle.file}.map` });
+      for (const [owner, ms] of summary.byOwner) {
+        if (owner === '(idle)') continue;
+        totals.set(owner, (totals.get(owner) ?? 0) + ms / profiles);
+        total += ms / profiles;
+      }
+      for (const [frame, ms] of summary.byFrame) if (frame !== '(idle)') frames.set(frame, (frames.get(frame) ?? 0) + ms / profiles);
+    }
+    const top = [...totals].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    results.note(
+      initGroup,
+      `Where CampaignsGet's import time goes (--cpu-prof at 100 µs, mean of ${profiles} imports, self time mapped to sources through the bundle's source map; ` +
+        `"(program)" is V8 parsing/compiling outside JS frames): ${top.map(([owner, ms]) => `${owner} ${round(ms, 1)} ms (${Math.round((ms / total) * 100)} %)`).join(', ')} — ${round(total, 1)} ms busy. ` +
+        `Heaviest frames: ${[...frames].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([frame, ms]) => `${frame} ${round(ms, 1)} ms`).join(', ')}.`,
+    );
+  }
+  return built;
+}
+
+const CDK_VERSION_NOTE = `options of infra/constructs/api-function.ts (ESM, node24, minify, keepNames, sourcemap without sources, createRequire banner, mainFields module/main, SDK bundled), run from ${PROJECT_ROOT}`;

@@ -1,0 +1,74 @@
+/**
+ * Child processes of the bench: the load client and autocannon, on the same
+ * Node 24 binary as the bench (`process.execPath`), with the bench's
+ * environment (so they reach the same local endpoints).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const CHILDREN = path.resolve(import.meta.dirname, '../children');
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** What the load client prints. */
+export interface LoadResult {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  firstError?: string;
+  wallMs: number;
+  requestsPerSecond: number;
+}
+
+/** Load against an API path over HTTP. */
+export interface HttpLoad {
+  mode: 'http';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Load of bare GetItem calls against DynamoDB Local. */
+export interface GetItemLoad {
+  mode: 'getitem';
+  endpoint: string;
+  table: string;
+  key: Record<string, { S: string }>;
+  consistentRead?: boolean;
+}
+
+/** Runs the closed-loop load client (bench/children/load-client.mjs). */
+export async function runLoadClient(load: (HttpLoad | GetItemLoad) & { concurrency: number; requests: number; warmup: number }): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
+  if (result.errors > 0) throw new Error(`Load client: ${result.errors} transport errors, first: ${result.firstError}`);
+  return result;
+}
+
+/** The parts of autocannon's JSON result the bench reads. */
+export interface AutocannonResult {
+  latency: { p50: number; p90: number; p99: number; average: number; max: number };
+  requests: { average: number; total: number; sent: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+  '2xx': number;
+}
+
+/** Runs the autocannon CLI (node_modules/autocannon) with JSON output. */
+export async function runAutocannon(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; body: string }): Promise<AutocannonResult> {
+  const cli = path.join(PROJECT_ROOT, 'node_modules/autocannon/autocannon.js');
+  const args = [cli, '--json', '--no-progress', '-c', String(options.connections), '-d', String(options.seconds), '-m', 'POST', '-b', options.body];
+  for (const [name, value] of Object.entries(options.headers)) args.push('-H', `${name}=${value}`);
+  args.push(options.url);
+  const { stdout } = await run(process.execPath, args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as AutocannonResult;
+}

@@ -1,0 +1,96 @@
+/**
+ * Data the figures work on: organizations (through the store, as the
+ * operator CLI creates them), warehouse accounts and campaigns (through the
+ * API).
+ */
+import { nanoid } from 'nanoid';
+import { embeddedWarehouse, organizations } from '../../lib/stores';
+import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
+import { expectOk, post, PATHS } from './api';
+import type { BenchStack } from './stack';
+
+const SENIORITIES = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];
+const DEPARTMENTS = ['engineering', 'sales', 'marketing', 'finance', 'operations', 'hr', 'legal', 'it'];
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'CA', 'AU', 'NL', 'ES', 'JP', 'BR'];
+
+/** A realistic contact, deterministic from its indexes (cheap to generate by the million). */
+export function benchContact(accountId: string, account: number, c: number): WarehouseContact {
+  const first = `First${(account * 7 + c) % 997}`;
+  const last = `Last${(account * 13 + c) % 991}`;
+  const shape = (account + c) % 4; // 0: email and mobile, 1: email only, 2: mobile only, 3: neither
+  return {
+    contactId: `${accountId}_c${c}`,
+    firstName: first,
+    lastName: last,
+    title: 'Head of Engineering',
+    seniority: SENIORITIES[(account + c) % SENIORITIES.length]!,
+    department: DEPARTMENTS[(account + c) % DEPARTMENTS.length]!,
+    email: shape <= 1 ? `${first}.${last}@company${account}.example.com`.toLowerCase() : null,
+    emailStatus: shape <= 1 ? 'verified' : null,
+    mobilePhone: shape === 0 || shape === 2 ? `+1 555 ${String(account % 1000).padStart(3, '0')} ${String(c).padStart(4, '0')}` : null,
+    directPhone: c % 3 === 0 ? `+1 555 010 ${String(c).padStart(4, '0')}` : null,
+    linkedinUrl: c % 2 === 0 ? `https://www.linkedin.com/in/${first}-${last}-${account}`.toLowerCase() : null,
+    country: COUNTRIES[account % COUNTRIES.length]!,
+  };
+}
+
+/** An active warehouse account with `contacts` contacts. */
+export function benchAccount(accountId: string, index: number, contacts: number): WarehouseAccount {
+  return {
+    accountId,
+    name: `Company ${index}`,
+    domain: `company${index}.example.com`,
+    status: 'active',
+    industry: 'Software',
+    employeeCount: 10 + (index % 5_000),
+    country: COUNTRIES[index % COUNTRIES.length]!,
+    contacts: Array.from({ length: contacts }, (_, c) => benchContact(accountId, index, c + 1)),
+  };
+}
+
+/**
+ * Imports `count` accounts `<prefix>_<i>` through the embedded warehouse, in
+ * chunks generated on the fly (bounded memory), `parallel` chunks at a time:
+ * DynamoDB Local answers each batch slowly but serves many at once.
+ * @returns their IDs.
+ */
+export async function importBenchAccounts(prefix: string, count: number, contacts: number, options: { chunk?: number; parallel?: number } = {}): Promise<string[]> {
+  const chunk = options.chunk ?? 1_000;
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}_${String(i).padStart(6, '0')}`);
+  let next = 0;
+  const worker = async () => {
+    for (let offset = next; offset < count; offset = next) {
+      next += chunk;
+      const accounts = ids.slice(offset, offset + chunk).map((id, i) => benchAccount(id, offset + i, contacts));
+      await embeddedWarehouse().importAccounts(accounts);
+    }
+  };
+  await Promise.all(Array.from({ length: options.parallel ?? 4 }, worker));
+  return ids;
+}
+
+/** A fresh organization and its API key. */
+export async function benchOrganization(name: string, credits = 1_000_000, ceiling = 1_000_000) {
+  const { organization, apiKey } = await organizations().create({ name, smbCredits: credits, researchAgentCredits: 0, maxEnrichingAccounts: ceiling });
+  return { organizationId: organization.id, apiKey };
+}
+
+/** The small data set of the per-request figures: an organization, a warehouse of 20 accounts and 30 draft campaigns. */
+export interface SmallFixture {
+  organizationId: string;
+  apiKey: string;
+  accountIds: string[];
+  /** A draft campaign of 3 accounts. */
+  campaignId: string;
+}
+
+export async function smallFixture(stack: BenchStack, label: string): Promise<SmallFixture> {
+  const { organizationId, apiKey } = await benchOrganization(`Bench ${label}`);
+  const accountIds = await importBenchAccounts(`b${nanoid(6).replace(/[^a-zA-Z0-9]/g, 'x')}`, 20, 3);
+  let campaignId = '';
+  for (let i = 0; i < 30; i++) {
+    const created = expectOk(await post<{ id: string }>(stack, PATHS.create, apiKey, { name: `Campaign ${i}`, accountIds: accountIds.slice(i % 10, (i % 10) + 3) }), 'create');
+    campaignId = created.id;
+  }
+  return { organizationId, apiKey, accountIds, campaignId };
+}

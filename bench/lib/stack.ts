@@ -1,0 +1,333 @@
+/**
+ * The benchmark's own local stack, all in this process as the tests run it
+ * (test/support/global-setup.ts, test/support/api.ts): DynamoDB Local in
+ * memory, s3rver in a temporary folder, the table, the local Step Functions
+ * endpoint and the API server on free ports.
+ *
+ * Instrumentation, added from outside the product code:
+ * - every HTTP request the server handles runs in an AsyncLocalStorage
+ *   {@link Scope}; a request carrying `x-bench-id` keeps its scope for the
+ *   bench to read after the response (a workflow's calls land in the scope of
+ *   the StartExecution request that started it);
+ * - a middleware on the shared DynamoDB and S3 clients (lib/aws.ts; the
+ *   document client shares the low-level client's stack) records every round
+ *   trip (each attempt, so retries count) with its command, what it touched,
+ *   its duration and the consumed capacity DynamoDB returned;
+ * - an optional stub answers API-key lookups in-process (pipeline figure).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from '../../infra/local/emulators';
+import { applyLocalEnvironment } from '../../infra/local/environment';
+import type { LocalStepFunctions } from '../../infra/local/step-functions';
+
+/** One SDK round trip. */
+export interface CallRecord {
+  service: 'dynamodb' | 's3';
+  /** SDK command name without `Command`, e.g. `BatchGetItem`. */
+  command: string;
+  /** What it touched: `auth`, `warehouse`, `accountHistory`, `campaign` (DynamoDB) or an S3 key family. */
+  kind: string;
+  /** Start, `performance.now()` ms. */
+  at: number;
+  ms: number;
+  /** Consumed capacity units DynamoDB reported (ReturnConsumedCapacity). */
+  capacity?: number;
+  /** Items or keys in a batch request. */
+  items?: number;
+  /** The whole SDK call around this round trip (marshalling, serialization, signing, retries): start and duration, ms. */
+  sdkAt?: number;
+  sdkMs?: number;
+}
+
+/** The calls made while serving one HTTP request (and what it started). */
+export class Scope {
+  readonly calls: CallRecord[] = [];
+  /** When the server received the request and finished the response (`performance.now()` ms). */
+  startedAt = performance.now();
+  finishedAt: number | undefined;
+  constructor(readonly label: string) {}
+}
+
+/** Milliseconds during which at least one of the calls was in flight (union of their intervals). */
+export function busyMs(calls: readonly CallRecord[]): number {
+  const intervals = calls.map((c) => [c.at, c.at + c.ms] as const).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [from, to] of intervals) {
+    if (to <= end) continue;
+    total += to - Math.max(from, end);
+    end = to;
+  }
+  return total;
+}
+
+/** The running bench stack. */
+export interface BenchStack {
+  apiUrl: string;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  tableName: string;
+  bucketName: string;
+  stepFunctions: LocalStepFunctions;
+  server: Server;
+  /** Scope of the request sent with `x-bench-id: id` (removed once taken). */
+  takeScope(id: string): Scope | undefined;
+  /** Scopes of StartExecution requests, oldest first (each holds its workflow's calls). */
+  workflowScopes: Scope[];
+  /** Account enrichment records written so far (workflow RecordEnrichment progress). */
+  recordedAccounts(): number;
+  /** When true, GetItem of an API key is answered in-process with `stubApiKey` (no round trip). */
+  stubApiKeys(stub: { organizationId: string } | undefined): void;
+  /** PID of the DynamoDB Local JVM (for CPU accounting). */
+  dynamodbPid: number | undefined;
+  /** Runs `fn` with a scope of its own (calls made outside any HTTP request). */
+  inScope<T>(label: string, fn: () => Promise<T>): Promise<{ result: T; scope: Scope }>;
+  stop(): Promise<void>;
+}
+
+const als = new AsyncLocalStorage<Scope>();
+
+type Marshalled = { S?: string } | string | undefined;
+const str = (value: Marshalled): string | undefined => (typeof value === 'string' ? value : value?.S);
+
+/** Classifies a DynamoDB request by its first key. */
+function dynamoKind(input: Record<string, any>): { kind: string; items?: number } {
+  let pk: string | undefined;
+  let sk: string | undefined;
+  let items: number | undefined;
+  let batchWrite = false;
+  if (input.RequestItems) {
+    const [first] = Object.values(input.RequestItems as Record<string, any>);
+    if (Array.isArray(first)) {
+      batchWrite = true;
+      items = first.length;
+      const item = first[0]?.PutRequest?.Item ?? first[0]?.DeleteRequest?.Key;
+      pk = str(item?.pk);
+      sk = str(item?.sk);
+    } else {
+      items = first?.Keys?.length;
+      pk = str(first?.Keys?.[0]?.pk);
+      sk = str(first?.Keys?.[0]?.sk);
+    }
+  } else if (input.Key) {
+    pk = str(input.Key.pk);
+    sk = str(input.Key.sk);
+  } else if (input.ExpressionAttributeValues?.[':pk']) {
+    pk = str(input.ExpressionAttributeValues[':pk']);
+  } else if (input.TransactItems) {
+    items = input.TransactItems.length;
+    const first = input.TransactItems[0];
+    const op = first.Put ?? first.Update ?? first.ConditionCheck ?? first.Delete;
+    pk = str(op?.Item?.pk ?? op?.Key?.pk);
+  }
+  if (!pk) return { kind: 'other', items };
+  if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };
+  if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
+  if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
+  if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
+  if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
+  return { kind: 'campaign', items };
+}
+
+/** Classifies an S3 request by its key. */
+function s3Kind(input: Record<string, any>): string {
+  const key = String(input.Key ?? input.Prefix ?? '');
+  if (key.startsWith('exports/')) return 'export';
+  if (key.includes('/results/')) return 'results';
+  if (key.endsWith('eligible.txt')) return 'eligibleList';
+  if (key.endsWith('accounts.txt')) return 'accountList';
+  return 'other';
+}
+
+const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
+
+/** Finds the PID of the java process listening on `port` (DynamoDB Local). */
+function javaPidOf(port: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.some((a) => a.endsWith('DynamoDBLocal.jar')) && args[args.indexOf('-port') + 1] === port) return Number(entry);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return undefined;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of /proc/pid/stat (1-based), in clock ticks (100 Hz on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Wall time and CPU seconds of this process and of DynamoDB Local, to attribute a phase's time. */
+export interface CpuSnapshot {
+  wall: number;
+  node: number;
+  java: number;
+}
+
+export function cpuSnapshot(stack: Pick<BenchStack, 'dynamodbPid'>): CpuSnapshot {
+  const usage = process.cpuUsage();
+  return { wall: performance.now() / 1000, node: (usage.user + usage.system) / 1e6, java: processCpuSeconds(stack.dynamodbPid) };
+}
+
+/** CPU used between two snapshots, as seconds and as cores busy on average. */
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
+  const wall = b.wall - a.wall;
+  return {
+    wallSeconds: wall,
+    nodeCpuSeconds: b.node - a.node,
+    javaCpuSeconds: b.java - a.java,
+    nodeCores: (b.node - a.node) / wall,
+    javaCores: (b.java - a.java) / wall,
+  };
+}
+
+/** Starts the stack; the process environment points at it afterwards. */
+export async function startBenchStack(): Promise<BenchStack> {
+  const s3Dir = mkdtempSync(path.join(tmpdir(), 'cea-bench-s3-'));
+  const tableName = 'campaign-enrichment-bench';
+  const bucketName = 'campaign-enrichment-bench';
+  const [dynamodbLocal, s3Local] = await Promise.all([startDynamoDbLocal(), startS3Local({ dataDir: s3Dir, buckets: [bucketName] })]);
+  const emulators: RunningEmulator[] = [dynamodbLocal, s3Local];
+  const port = await freePort();
+  applyLocalEnvironment({
+    dynamodbEndpoint: dynamodbLocal.endpoint,
+    s3Endpoint: s3Local.endpoint,
+    tableName,
+    bucketName,
+    cursorSecret: randomBytes(32).toString('hex'),
+  });
+  process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
+
+  // Modules that build AWS clients load only now that the environment points at the emulators.
+  const { dynamodb, s3 } = await import('../../lib/aws');
+  const { ensureTable } = await import('../../infra/local/table');
+  const { createLocalStepFunctions, LOCAL_STATE_MACHINE_ARN } = await import('../../infra/local/step-functions');
+  const { startApiServer } = await import('../../infra/local/server');
+  process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
+  await ensureTable(dynamodb, tableName);
+
+  let recorded = 0;
+  let stub: { organizationId: string } | undefined;
+
+  dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, any>;
+      if (stub && context.commandName === 'GetItemCommand' && str(input.Key?.pk)?.startsWith('APIKEY#')) {
+        // In-process answer for the pipeline figure: no serialization, no network.
+        return { output: { $metadata: {}, Item: { keyHash: 'stub', organizationId: stub.organizationId, createdAt: '2026-01-01T00:00:00.000Z' } }, response: {} } as never;
+      }
+      // Times the whole SDK call; the round-trip recorder below leaves its record on the context.
+      const sdkAt = performance.now();
+      const bench = context as { benchRecord?: CallRecord };
+      try {
+        return await next(args);
+      } finally {
+        if (bench.benchRecord) Object.assign(bench.benchRecord, { sdkAt, sdkMs: performance.now() - sdkAt });
+      }
+    },
+    { step: 'initialize', priority: 'high', name: 'benchApiKeyStubAndTimer' },
+  );
+  dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, any>;
+      const { kind, items } = dynamoKind(input);
+      if (kind === 'accountHistory:recordEnrichment' && items) recorded += items;
+      const scope = als.getStore();
+      const at = performance.now();
+      const record: CallRecord = { service: 'dynamodb', command: String(context.commandName).replace(/Command$/, ''), kind, at, ms: 0, items };
+      scope?.calls.push(record);
+      (context as { benchRecord?: CallRecord }).benchRecord = record;
+      try {
+        const result = await next(args);
+        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
+        if (consumed) record.capacity = Array.isArray(consumed) ? sum(consumed) : (consumed.CapacityUnits ?? 0);
+        return result;
+      } finally {
+        record.ms = performance.now() - at;
+      }
+    },
+    { step: 'deserialize', priority: 'high', name: 'benchRoundTripRecorder' },
+  );
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const scope = als.getStore();
+      const at = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        scope?.calls.push({ service: 's3', command: String(context.commandName).replace(/Command$/, ''), kind: s3Kind(args.input as Record<string, any>), at, ms: performance.now() - at });
+      }
+    },
+    { step: 'deserialize', priority: 'high', name: 'benchRoundTripRecorder' },
+  );
+
+  const stepFunctions = await createLocalStepFunctions();
+  const api = await startApiServer({ port, stepFunctions, healthCheck: async () => undefined });
+
+  const scopes = new Map<string, Scope>();
+  const workflowScopes: Scope[] = [];
+  const listeners = api.server.listeners('request') as Array<(...args: unknown[]) => void>;
+  api.server.removeAllListeners('request');
+  api.server.on('request', (req, res) => {
+    const target = req.headers['x-amz-target'];
+    const scope = new Scope(target ? String(target) : `${req.method} ${req.url}`);
+    const id = req.headers['x-bench-id'];
+    if (typeof id === 'string') scopes.set(id, scope);
+    if (target === 'AWSStepFunctions.StartExecution') workflowScopes.push(scope);
+    res.once('finish', () => {
+      scope.finishedAt = performance.now();
+    });
+    als.run(scope, () => {
+      for (const listener of listeners) listener.call(api.server, req, res);
+    });
+  });
+  api.server.keepAliveTimeout = 30_000;
+
+  return {
+    apiUrl: api.url,
+    dynamodbEndpoint: dynamodbLocal.endpoint,
+    s3Endpoint: s3Local.endpoint,
+    tableName,
+    bucketName,
+    stepFunctions,
+    server: api.server,
+    workflowScopes,
+    dynamodbPid: javaPidOf(new URL(dynamodbLocal.endpoint).port),
+    takeScope(id) {
+      const scope = scopes.get(id);
+      scopes.delete(id);
+      return scope;
+    },
+    recordedAccounts: () => recorded,
+    stubApiKeys(value) {
+      stub = value;
+    },
+    async inScope(label, fn) {
+      const scope = new Scope(label);
+      const result = await als.run(scope, fn);
+      return { result, scope };
+    },
+    async stop() {
+      stepFunctions.abortAll();
+      api.server.closeAllConnections();
+      await api.close();
+      await Promise.allSettled(emulators.map((e) => e.stop()));
+      rmSync(s3Dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Small statistics helpers shared by the figures (values in whatever unit
+ * the caller measured, usually milliseconds).
+ */
+
+/** Percentile `p` (0..100) of already sorted values, nearest-rank. */
+export function percentileOfSorted(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+/** Summary of a sample of latencies (ms). */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+/** Summarizes a sample (any order). */
+export function summarize(values: readonly number[]): LatencySummary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const sum = sorted.reduce((s, v) => s + v, 0);
+  return {
+    count: sorted.length,
+    p50: percentileOfSorted(sorted, 50),
+    p90: percentileOfSorted(sorted, 90),
+    p99: percentileOfSorted(sorted, 99),
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+    min: sorted[0] ?? Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
+  };
+}
+
+/** Median of a sample. */
+export const median = (values: readonly number[]): number => percentileOfSorted([...values].sort((a, b) => a - b), 50);
+
+/** Rounds to `digits` decimals (for reports). */
+export const round = (value: number, digits = 2): number => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
