@@ -7,19 +7,14 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
+import type { LatencySummary } from './stats';
+
 const run = promisify(execFile);
 const CHILDREN = path.resolve(import.meta.dirname, '../children');
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** What the load client prints. */
-export interface LoadResult {
-  count: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  min: number;
-  max: number;
+/** What the load client prints: the latency summary plus error counts. */
+export interface LoadResult extends LatencySummary {
   non2xx: number;
   errors: number;
   firstError?: string;
