@@ -3,7 +3,8 @@
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../db/batch';
 import { CAMPAIGN_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
 import { toOrganization, type OrganizationRecord } from '../organizations/store';
@@ -144,23 +145,19 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
   const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date) => {
     const index = CAMPAIGN_INDEXES.enrichedByExpiry;
     const lapsed: CampaignListRecord[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: index.indexName,
-          // `#` sorts below every ID character: the bound includes campaigns expiring exactly now.
-          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
-          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
-          ExclusiveStartKey: exclusiveStartKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-      );
-      for (const item of page.Items ?? []) lapsed.push(item as CampaignListRecord);
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        IndexName: index.indexName,
+        // `#` sorts below every ID character: the bound includes campaigns expiring exactly now.
+        KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
+        ReturnConsumedCapacity: 'TOTAL',
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) lapsed.push(item as CampaignListRecord);
     return lapsed
       .filter((item) => (after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia)))
       .sort(newestFirst)
@@ -198,17 +195,8 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     },
 
     async getWithOrganization(organizationId, campaignId) {
-      let requestKeys: Record<string, unknown>[] = [keys.campaign(organizationId, campaignId), keys.organization(organizationId)];
-      const found: Record<string, unknown>[] = [];
-      // BatchGetItem may leave keys unprocessed under load; read them again.
-      for (let attempt = 0; requestKeys.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-        const { Responses, UnprocessedKeys } = await client.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: requestKeys, ConsistentRead: true } } }),
-        );
-        found.push(...(Responses?.[tableName] ?? []));
-        requestKeys = UnprocessedKeys?.[tableName]?.Keys ?? [];
-      }
+      // One BatchGetItem (unprocessed keys are read again by batchGet).
+      const found = await batchGet(client, tableName, [keys.campaign(organizationId, campaignId), keys.organization(organizationId)], undefined, { consistentRead: true });
       const campaignItemFound = found.find((item) => item.sk !== 'ORG');
       const organizationItem = found.find((item) => item.sk === 'ORG');
       return {

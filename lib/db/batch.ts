@@ -26,6 +26,7 @@ const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(2
  * Reads many items by key.
  * @param keys - `{ pk, sk }` keys, any number.
  * @param projection - optional attribute names to read (always includes pk and sk).
+ * @param options.consistentRead - strongly consistent reads (default eventually consistent).
  * @returns the items found, in no particular order.
  */
 export async function batchGet(
@@ -33,6 +34,7 @@ export async function batchGet(
   tableName: string,
   keys: readonly Record<string, unknown>[],
   projection?: readonly string[],
+  options: { consistentRead?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
   const pages = await pMap(
@@ -47,6 +49,7 @@ export async function batchGet(
             RequestItems: {
               [tableName]: {
                 Keys: pending,
+                ...(options.consistentRead ? { ConsistentRead: true } : {}),
                 ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
               },
             },

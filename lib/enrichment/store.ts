@@ -7,7 +7,7 @@
  * `attribute_not_exists`: a retried or repeated step cannot move credits twice.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { CAMPAIGN_INDEXES, keys } from '../db/table';
 import { toCampaignRecord } from '../campaigns/store';
@@ -342,24 +342,22 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     async pendingRecency(organizationId) {
       const index = CAMPAIGN_INDEXES.recencyPending;
       const pending: { completedAt: string; eligibleObjectKey: string }[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: index.indexName,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': index.partitionKey },
-            ExpressionAttributeValues: { ':pk': keys.recencyPending(organizationId).gsi6pk },
-            ExclusiveStartKey: start,
-          }),
-        );
+      const pages = paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': index.partitionKey },
+          ExpressionAttributeValues: { ':pk': keys.recencyPending(organizationId).gsi6pk },
+        },
+      );
+      for await (const page of pages) {
         for (const item of page.Items ?? []) {
           const attempt = item.attempt as AttemptRecord | undefined;
           if (attempt && typeof item.completedAt === 'string') pending.push({ completedAt: item.completedAt, eligibleObjectKey: attempt.eligibleObjectKey });
         }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      }
       return pending;
     },
 
@@ -384,23 +382,21 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
     async ledger(organizationId, campaignId) {
       const entries: LedgerEntry[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.ledgerPrefix(campaignId) },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
+      const pages = paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.ledgerPrefix(campaignId) },
+          ConsistentRead: true,
+        },
+      );
+      for await (const page of pages) {
         for (const item of page.Items ?? []) {
           const { pk: _pk, sk: _sk, type: _type, ...entry } = item;
           entries.push(entry as LedgerEntry);
         }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      }
       return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
   };
