@@ -8,9 +8,9 @@
  * so no attempt completes during a burst: every launched campaign keeps its
  * charge and its capacity until the test has checked the figures.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pMap from 'p-map';
-import { organizations, useWarehouse } from '../lib/stores';
+import { organizations } from '../lib/stores';
 import { newOrganization, useApi, type ApiResponse } from './support/api';
 import {
   activeAccounts,
@@ -20,19 +20,14 @@ import {
   enrich,
   importAccounts,
   ledgerOf,
-  testWarehouse,
+  useTestWarehouses,
   uniquePrefix,
-  type TestWarehouse,
 } from './enrichment/support';
 
 const api = useApi();
 
-let adapter: TestWarehouse | undefined;
-afterEach(() => {
-  adapter?.release();
-  adapter = undefined;
-  useWarehouse(undefined);
-});
+/** Installs a test warehouse adapter for this test only. */
+const useTestWarehouse = useTestWarehouses();
 
 /** `count` campaigns of `size` eligible accounts each (fresh warehouse accounts), created over HTTP. */
 async function campaignsOf(apiKey: string, count: number, size: number): Promise<string[]> {
@@ -85,8 +80,7 @@ describe('concurrent launches of different campaigns', () => {
       const { organizationId, apiKey } = await newOrganization({ smbCredits: startingBalance, maxEnrichingAccounts: ceiling });
       if (external > 0) await organizations().setCapacity(organizationId, { externalEnrichingAccounts: external });
       const campaignIds = await campaignsOf(apiKey, 50, 10);
-      adapter = testWarehouse({ holdAccounts: true });
-      useWarehouse(adapter);
+      const adapter = useTestWarehouse({ holdAccounts: true });
 
       const responses = await Promise.all(campaignIds.map((id) => enrich(api(), apiKey, id)));
       const { launched, insufficient, overCeiling } = outcomes(responses);
@@ -124,8 +118,7 @@ describe('concurrent launches of different campaigns', () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 215, maxEnrichingAccounts: 200 });
     const [small, large] = await Promise.all([campaignsOf(apiKey, 25, 10), campaignsOf(apiKey, 25, 20)]);
     const sizeOf = new Map<string, number>([...small.map((id) => [id, 10] as const), ...large.map((id) => [id, 20] as const)]);
-    adapter = testWarehouse({ holdAccounts: true });
-    useWarehouse(adapter);
+    const adapter = useTestWarehouse({ holdAccounts: true });
 
     const order = small.flatMap((id, i) => [id, large[i]!]);
     const responses = await Promise.all(order.map((id) => enrich(api(), apiKey, id)));
@@ -168,8 +161,7 @@ describe('concurrent launches of the same campaign', () => {
   it('20 concurrent enrich calls on one draft charge it once; each answers enriching or enrichment_pending', async () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
     const [campaignId] = await campaignsOf(apiKey, 1, 10);
-    adapter = testWarehouse({ holdAccounts: true });
-    useWarehouse(adapter);
+    const adapter = useTestWarehouse({ holdAccounts: true });
 
     const responses = await Promise.all(Array.from({ length: 20 }, () => enrich(api(), apiKey, campaignId!)));
     for (const r of responses) {

@@ -10,10 +10,10 @@
  * never depends on other executions of the file ending.
  */
 import { DescribeExecutionCommand, type DescribeExecutionCommandOutput } from '@aws-sdk/client-sfn';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sfn } from '../lib/aws';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
-import { stepDependencies } from '../lib/enrichment/dependencies';
+import { config } from '../lib/config';
 import { compensateAttempt, completeEnrichment } from '../lib/enrichment/steps';
 import { accountHistory, campaigns, enrichment, useWarehouse, workflow } from '../lib/stores';
 import { call, newOrganization, useApi } from './support/api';
@@ -33,26 +33,18 @@ import {
   importAccounts,
   ledgerOf,
   pollUntil,
-  testWarehouse,
+  useTestWarehouses,
   uniquePrefix,
   waitForStatus,
-  type TestWarehouse,
 } from './enrichment/support';
 
 const api = useApi();
 
-let adapter: TestWarehouse | undefined;
-const useTestWarehouse = (options: Parameters<typeof testWarehouse>[0]) => {
-  adapter = testWarehouse(options);
-  useWarehouse(adapter);
-  return adapter;
-};
-afterEach(() => {
-  adapter?.release();
-  adapter = undefined;
-  useWarehouse(undefined);
-});
+/** Installs a test warehouse adapter for this test only. */
+const useTestWarehouse = useTestWarehouses();
 
+/** What the CompleteEnrichment task passes its step (functions/workflow-complete.ts). */
+const completionDeps = () => ({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds });
 const cancelDeps = () => ({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() });
 
 /** Reads an execution of the local Step Functions endpoint. */
@@ -201,9 +193,9 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(16);
 
     const input = { organizationId, campaignId, attemptId: attempt.id, reason: 'failed' as const };
-    expect(await compensateAttempt(stepDependencies(), input)).toEqual({ compensated: true });
-    expect(await compensateAttempt(stepDependencies(), input)).toEqual({ compensated: false });
-    expect(await compensateAttempt(stepDependencies(), { ...input, reason: 'canceled' })).toEqual({ compensated: false });
+    expect(await compensateAttempt({ enrichment: enrichment() }, input)).toEqual({ compensated: true });
+    expect(await compensateAttempt({ enrichment: enrichment() }, input)).toEqual({ compensated: false });
+    expect(await compensateAttempt({ enrichment: enrichment() }, { ...input, reason: 'canceled' })).toEqual({ compensated: false });
 
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
@@ -232,7 +224,7 @@ describe('workflow steps are idempotent', () => {
 
     const input = { organizationId, campaignId, attemptId: attempt.id, reason: 'failed' as const };
     const now = new Date();
-    const results = await Promise.all([1, 2, 3].map(() => compensateAttempt(stepDependencies(), input, now)));
+    const results = await Promise.all([1, 2, 3].map(() => compensateAttempt({ enrichment: enrichment() }, input, now)));
     expect(results.some((r) => r.compensated)).toBe(true);
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
@@ -252,8 +244,8 @@ describe('workflow steps are idempotent', () => {
     // The workflow's CompensateAttempt (reason failed) and campaign:cancel's compensation (reason canceled) at once.
     const input = { organizationId, campaignId, attemptId: attempt.id };
     const settled = await Promise.allSettled([
-      compensateAttempt(stepDependencies(), { ...input, reason: 'failed' }),
-      compensateAttempt(stepDependencies(), { ...input, reason: 'canceled' }),
+      compensateAttempt({ enrichment: enrichment() }, { ...input, reason: 'failed' }),
+      compensateAttempt({ enrichment: enrichment() }, { ...input, reason: 'canceled' }),
     ]);
     expect(settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'ok'))).toEqual(['ok', 'ok']);
     const outcomes = settled.map((s) => (s as PromiseFulfilledResult<{ compensated: boolean }>).value.compensated);
@@ -283,9 +275,9 @@ describe('workflow steps are idempotent', () => {
     // What the contact step would report for this warehouse.
     const input = { organizationId, campaignId, attemptId: attempt.id, batchResults: [{ index: 0, accounts: 4, accountsWithContact: 2, accountsWithMobile: 1, contacts: 3 }] };
     const t1 = new Date();
-    const first = await completeEnrichment(stepDependencies(), input, t1);
+    const first = await completeEnrichment(completionDeps(), input, t1);
     expect(first).toEqual({ completedAt: t1.toISOString(), resultsExpireAt: new Date(t1.getTime() + 30 * DAY_MS).toISOString() });
-    const racing = await Promise.all([1, 2, 3].map((s) => completeEnrichment(stepDependencies(), input, new Date(t1.getTime() + s * 1_000))));
+    const racing = await Promise.all([1, 2, 3].map((s) => completeEnrichment(completionDeps(), input, new Date(t1.getTime() + s * 1_000))));
     for (const again of racing) expect(again).toEqual(first);
 
     expect(await balance(organizationId)).toBe(18);

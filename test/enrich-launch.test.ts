@@ -10,7 +10,7 @@
  * are made with warehouse adapters that hold a call until the test lets it go.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
@@ -18,7 +18,7 @@ import { accountListKey } from '../lib/campaigns/account-list';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
-import { accountHistory, accountLists, campaigns, organizations, useWarehouse } from '../lib/stores';
+import { accountHistory, accountLists, campaigns, organizations } from '../lib/stores';
 import { call, newOrganization, useApi } from './support/api';
 import {
   DAY_MS,
@@ -35,26 +35,15 @@ import {
   getCampaign,
   importAccounts,
   ledgerOf,
-  testWarehouse,
+  useTestWarehouses,
   uniquePrefix,
   waitForStatus,
-  type TestWarehouse,
 } from './enrichment/support';
 
 const api = useApi();
 
-let adapter: TestWarehouse | undefined;
 /** Installs a test warehouse adapter for this test only. */
-const useTestWarehouse = (options: Parameters<typeof testWarehouse>[0]) => {
-  adapter = testWarehouse(options);
-  useWarehouse(adapter);
-  return adapter;
-};
-afterEach(() => {
-  adapter?.release();
-  adapter = undefined;
-  useWarehouse(undefined);
-});
+const useTestWarehouse = useTestWarehouses();
 
 const campaignDeps = () => ({ campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() });
 

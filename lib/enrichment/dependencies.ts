@@ -1,11 +1,10 @@
 /**
- * The launch and step dependencies of this deployment, from the shared stores
- * and the settings.
+ * The launch dependencies of this deployment, from the shared stores and the
+ * settings. (Each workflow task handler passes its step only what it uses.)
  */
 import { config } from '../config';
-import { accountHistory, accountLists, campaigns, enrichment, organizations, results, warehouse, workflow } from '../stores';
+import { accountHistory, accountLists, campaigns, enrichment, organizations, warehouse, workflow } from '../stores';
 import type { LaunchDependencies } from './launch';
-import type { StepDependencies } from './steps';
 
 /** Dependencies of {@link enrichCampaign}. */
 export const launchDependencies = (): LaunchDependencies => ({
@@ -18,15 +17,4 @@ export const launchDependencies = (): LaunchDependencies => ({
   workflow: workflow(),
   creditsPerAccount: config.creditsPerAccount,
   launchLockSeconds: config.launchLockSeconds,
-});
-
-/** Dependencies of the workflow steps. */
-export const stepDependencies = (): StepDependencies => ({
-  campaigns: campaigns(),
-  accountLists: accountLists(),
-  warehouse: warehouse(),
-  accountHistory: accountHistory(),
-  enrichment: enrichment(),
-  results: results(),
-  resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds,
 });

@@ -5,11 +5,11 @@
  * test lets them go, polling, and small readers of the organization, the
  * campaign and the ledger.
  */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { customAlphabet } from 'nanoid';
 import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
-import { embeddedWarehouse, enrichment, organizations } from '../../lib/stores';
+import { embeddedWarehouse, enrichment, organizations, useWarehouse } from '../../lib/stores';
 import type { LedgerEntry } from '../../lib/enrichment/store';
 import { call, type ApiResponse } from '../support/api';
 
@@ -188,3 +188,21 @@ export function expectError(res: ApiResponse, status: number, code: string, deta
 
 /** ISO 8601 UTC timestamp. */
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * Registers, for the calling test file, an installer of a {@link testWarehouse}
+ * adapter; after each test the adapter is released and the embedded warehouse restored.
+ */
+export function useTestWarehouses(): (options?: Parameters<typeof testWarehouse>[0]) => TestWarehouse {
+  let adapter: TestWarehouse | undefined;
+  afterEach(() => {
+    adapter?.release();
+    adapter = undefined;
+    useWarehouse(undefined);
+  });
+  return (options) => {
+    adapter = testWarehouse(options);
+    useWarehouse(adapter);
+    return adapter;
+  };
+}
