@@ -4,6 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BenchStack, Scope } from './stack';
+import { describeOrganizationOperation } from '../../lib/organizations/schema';
+import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../../lib/campaigns/schema';
+import { exportCampaignOperation } from '../../lib/exports/schema';
 
 /** A parsed envelope. */
 export interface Reply<T = any> {
@@ -40,13 +43,13 @@ export function expectOk<T>(reply: Reply<T>, what: string): T {
   return reply.data;
 }
 
-/** API paths. */
+/** API paths, from the operation definitions the API serves. */
 export const PATHS = {
-  describe: '/v1/org/describe',
-  create: '/v1/campaigns/create',
-  update: '/v1/campaigns/update',
-  get: '/v1/campaigns/get',
-  list: '/v1/campaigns/list',
-  enrich: '/v1/campaigns/enrich',
-  export: '/v1/campaigns/export',
+  describe: describeOrganizationOperation.path,
+  create: createCampaignOperation.path,
+  update: updateCampaignOperation.path,
+  get: getCampaignOperation.path,
+  list: listCampaignsOperation.path,
+  enrich: enrichCampaignOperation.path,
+  export: exportCampaignOperation.path,
 } as const;

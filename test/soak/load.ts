@@ -9,7 +9,7 @@
  * request must get; figures are kept per minute and sent to the runner.
  */
 import autocannon from 'autocannon';
-import { envelopeViolations, type OperationName } from '../hostile/support/contract';
+import { envelopeViolations, OPERATIONS, type OperationName } from '../hostile/support/contract';
 import { MIX, type Kind, type LoadConfig, type LoadMessage, type Window } from './protocol';
 
 const send = (message: LoadMessage) => process.send?.(message);
@@ -17,15 +17,7 @@ const send = (message: LoadMessage) => process.send?.(message);
 const config = await new Promise<LoadConfig>((resolve) => process.once('message', (m) => resolve(m as LoadConfig)));
 const url = new URL(config.apiUrl);
 
-const PATHS: Record<OperationName, string> = {
-  describe: '/v1/org/describe',
-  create: '/v1/campaigns/create',
-  update: '/v1/campaigns/update',
-  get: '/v1/campaigns/get',
-  list: '/v1/campaigns/list',
-  enrich: '/v1/campaigns/enrich',
-  export: '/v1/campaigns/export',
-};
+const PATHS: Record<OperationName, string> = OPERATIONS;
 
 /** The statuses each kind of request may get (anything else is an error). */
 const EXPECTED: Record<Kind, number[]> = {
