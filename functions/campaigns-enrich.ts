@@ -1,9 +1,8 @@
 /** Lambda of `POST /v1/campaigns/enrich` (spec "Enrich a campaign"). */
-import { createApiHandler } from '../lib/http/pipeline';
 import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import { enrichCampaign } from '../lib/enrichment/launch';
-import { launchDependencies } from '../lib/enrichment/dependencies';
+import { apiHandler, launchDependencies } from '../lib/root';
 
-export const handler = createApiHandler(enrichCampaignOperation, (input, { organizationId }) =>
+export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId }) =>
   enrichCampaign(launchDependencies(), organizationId, input.campaignId),
 );

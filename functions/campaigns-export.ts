@@ -1,11 +1,10 @@
 /** Lambda of `POST /v1/campaigns/export` (spec "Export campaign results as CSV"). */
-import { createApiHandler } from '../lib/http/pipeline';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { exportCampaign } from '../lib/exports/export';
 import { s3 } from '../lib/aws';
 import { config } from '../lib/config';
-import { campaigns, results } from '../lib/stores';
+import { apiHandler, campaigns, results } from '../lib/root';
 
-export const handler = createApiHandler(exportCampaignOperation, (input, { organizationId }) =>
+export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
   exportCampaign({ campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds }, organizationId, input),
 );

@@ -1,9 +1,8 @@
 /** Lambda of `POST /v1/campaigns/list` (spec "List campaigns"). */
-import { createApiHandler } from '../lib/http/pipeline';
 import { listCampaignsOperation } from '../lib/campaigns/schema';
 import { listCampaigns } from '../lib/campaigns/use-cases';
-import { campaigns } from '../lib/stores';
+import { apiHandler, campaigns } from '../lib/root';
 
-export const handler = createApiHandler(listCampaignsOperation, (input, { organizationId }) =>
+export const handler = apiHandler(listCampaignsOperation, (input, { organizationId }) =>
   listCampaigns({ campaigns: campaigns() }, organizationId, input),
 );

@@ -1,9 +1,8 @@
 /** Lambda of `POST /v1/campaigns/update` (decisions §1). */
-import { createApiHandler } from '../lib/http/pipeline';
 import { updateCampaignOperation } from '../lib/campaigns/schema';
 import { updateCampaign } from '../lib/campaigns/use-cases';
-import { campaigns, organizations } from '../lib/stores';
+import { apiHandler, campaigns, organizations } from '../lib/root';
 
-export const handler = createApiHandler(updateCampaignOperation, (input, { organizationId }) =>
+export const handler = apiHandler(updateCampaignOperation, (input, { organizationId }) =>
   updateCampaign({ campaigns: campaigns(), organizations: organizations() }, organizationId, input),
 );

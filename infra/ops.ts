@@ -14,7 +14,7 @@ import { applyLocalEnvironment, readLocalEndpoints } from './local/environment';
 const USAGE = `Usage: npm run ops -- <command> [options]
 
   org:create --name N [--smb-credits N] [--research-credits N] [--max-enriching N]
-  org:credits --org ID --add N
+  org:credits --org ID --add N [--note TEXT]
   org:capacity --org ID [--max-enriching N] [--external-enriching N]
   key:create --org ID
   key:revoke --key KEY
@@ -22,6 +22,7 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   crm:import --org ID FILE
   campaign:import --org ID --via ui|data_cube --status draft|tam_only --name N FILE
   campaign:cancel --campaign ID
+  credits:reconcile [--org ID]            (exit 1 when any balance differs from its ledger)
 
 Target: the running local stack by default; a deployed stack with --table NAME --bucket NAME [--state-machine ARN].`;
 
@@ -65,6 +66,7 @@ async function main(argv: string[]): Promise<unknown> {
       'external-enriching': { type: 'string' },
       org: { type: 'string' },
       add: { type: 'string' },
+      note: { type: 'string' },
       key: { type: 'string' },
       via: { type: 'string' },
       status: { type: 'string' },
@@ -90,7 +92,7 @@ async function main(argv: string[]): Promise<unknown> {
     applyLocalEnvironment(local);
   }
   // Loaded after the environment is set: they build AWS clients.
-  const { organizations } = await import('../lib/stores');
+  const { organizations } = await import('../lib/root');
 
   switch (command) {
     case 'org:create': {
@@ -105,8 +107,9 @@ async function main(argv: string[]): Promise<unknown> {
     case 'org:credits': {
       const organizationId = need(values.org, '--org');
       const delta = need(integer(values.add, '--add', { min: Number.MIN_SAFE_INTEGER }), '--add');
-      const organization = await organizations().adjustSmbCredits(organizationId, delta);
-      return { organizationId, smb: organization.smbCredits };
+      const { ledger } = await import('../lib/root');
+      const { balance } = await ledger().adjust(organizationId, delta, values.note);
+      return { organizationId, smb: balance };
     }
     case 'org:capacity': {
       const organizationId = need(values.org, '--org');
@@ -130,7 +133,7 @@ async function main(argv: string[]): Promise<unknown> {
       if (status !== 'draft' && status !== 'tam_only') throw new UsageError('--status must be draft or tam_only');
       const { createCampaign } = await import('../lib/campaigns/use-cases');
       const { parseAccountIdsFile } = await import('../lib/campaigns/account-list');
-      const { campaigns, accountLists } = await import('../lib/stores');
+      const { campaigns, accountLists } = await import('../lib/root');
       const accountIds = parseAccountIdsFile(await readFile(need(files[0], 'FILE'), 'utf8'));
       if (accountIds.length === 0) throw new UsageError('FILE has no account IDs');
       const campaign = await createCampaign(
@@ -141,11 +144,11 @@ async function main(argv: string[]): Promise<unknown> {
     }
     case 'warehouse:import': {
       const { importWarehouseFile } = await import('../lib/warehouse/import');
-      const { embeddedWarehouse } = await import('../lib/stores');
+      const { embeddedWarehouse } = await import('../lib/root');
       return importWarehouseFile(embeddedWarehouse(), need(files[0], 'FILE'));
     }
     case 'crm:import': {
-      const { accountHistory } = await import('../lib/stores');
+      const { accountHistory } = await import('../lib/root');
       const { parseAccountIdsFile } = await import('../lib/campaigns/account-list');
       const organizationId = need(values.org, '--org');
       if (!(await organizations().get(organizationId))) throw new Error(`No organization ${organizationId}.`);
@@ -154,8 +157,18 @@ async function main(argv: string[]): Promise<unknown> {
     }
     case 'campaign:cancel': {
       const { cancelEnrichment } = await import('../lib/enrichment/cancel');
-      const { campaigns, enrichment, workflow } = await import('../lib/stores');
+      const { campaigns, enrichment, workflow } = await import('../lib/root');
       return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, need(values.campaign, '--campaign'));
+    }
+    case 'credits:reconcile': {
+      const { ledger } = await import('../lib/root');
+      const { reconcileCredits } = await import('../lib/credits/reconcile');
+      const report = await reconcileCredits(ledger(), values.org ? { organizationId: values.org } : {});
+      if (report.drift.length > 0) {
+        process.stderr.write(`error: ${report.drift.map((d) => `${d.organizationId}: balance ${d.balance} credits, ledger ${d.ledgerSum} credits (drift ${d.drift})`).join('; ')}\n`);
+        process.exitCode = 1;
+      }
+      return report;
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

@@ -6,6 +6,7 @@
 import type { Operation } from '../lib/http/operation';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
+import { listLedgerOperation } from '../lib/credits/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
@@ -37,4 +38,5 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
   { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
+  { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
 ];

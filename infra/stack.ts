@@ -16,8 +16,8 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
-import { ApiFunction, SERVICE_NAME } from './constructs/api-function';
-import { Operations, type MonitoredRoute } from './constructs/operations';
+import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
+import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
@@ -80,7 +80,7 @@ export interface CampaignEnrichmentStackProps extends StackProps {
 
 /**
  * Everything the API runs on. Every route of {@link API_ROUTES} becomes a
- * `POST <path>` route of the HTTP API backed by its own {@link ApiFunction}
+ * `POST <path>` route of the HTTP API backed by its own {@link ServiceFunction}
  * (construct id = `route.functionId`), granted exactly its `permissions`.
  */
 export class CampaignEnrichmentStack extends Stack {
@@ -92,9 +92,9 @@ export class CampaignEnrichmentStack extends Stack {
   /** The enrichment state machine and its task functions. */
   readonly workflow: EnrichmentWorkflow;
   /** The function of each route, by `functionId`. */
-  readonly functions: ReadonlyMap<string, ApiFunction>;
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** The dashboard, the alarms and their SNS topic. */
-  readonly operations: Operations;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: CampaignEnrichmentStackProps) {
     super(scope, id, props);
@@ -129,11 +129,11 @@ export class CampaignEnrichmentStack extends Stack {
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
     };
     // The enrichment workflow: one function per task, the state machine from infra/workflow.ts.
-    const taskFunctions = {} as Record<WorkflowTask, ApiFunction['function']>;
-    const monitoredTasks: { label: string; function: ApiFunction['function'] }[] = [];
+    const taskFunctions = {} as Record<WorkflowTask, ServiceFunction['function']>;
+    const monitoredTasks: { label: string; function: ServiceFunction['function'] }[] = [];
     for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
       const task = WORKFLOW_TASKS[key];
-      const fn = new ApiFunction(this, task.functionId, {
+      const fn = new ServiceFunction(this, task.functionId, {
         entry: task.entry,
         description: `Enrichment workflow task ${task.state}`,
         environment,
@@ -162,10 +162,10 @@ export class CampaignEnrichmentStack extends Stack {
     // Routes with `startsWorkflow` get states:StartExecution and STATE_MACHINE_ARN.
     const resources: RouteResources = { table: this.table, bucket: this.bucket, stateMachine: this.workflow.stateMachine };
 
-    const functions = new Map<string, ApiFunction>();
+    const functions = new Map<string, ServiceFunction>();
     const monitoredRoutes: MonitoredRoute[] = [];
     for (const route of props.routes ?? API_ROUTES) {
-      const fn = new ApiFunction(this, route.functionId, {
+      const fn = new ServiceFunction(this, route.functionId, {
         entry: route.entry,
         description: `${route.operation.operationId}: POST ${route.operation.path}`,
         environment,
@@ -183,7 +183,7 @@ export class CampaignEnrichmentStack extends Stack {
     }
     this.functions = functions;
 
-    this.operations = new Operations(this, 'Operations', {
+    this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       routes: monitoredRoutes,
       workflowFunctions: monitoredTasks,
@@ -196,8 +196,8 @@ export class CampaignEnrichmentStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
-    new CfnOutput(this, 'DashboardName', { value: this.operations.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
   }
 
   /** The single table, built from the same TABLE_DEFINITION as the local table (infra/local/table.ts). */

@@ -13,7 +13,7 @@ import { accountListKey } from '../lib/campaigns/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import { newCampaignId } from '../lib/ids';
-import { accountLists, campaigns, organizations } from '../lib/stores';
+import { accountLists, campaigns, ledger, organizations } from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 
 const api = useApi();
@@ -412,7 +412,7 @@ describe('POST /v1/campaigns/update', () => {
 
   it('reports the live balance in credits.remaining', async () => {
     const { organizationId, apiKey, campaign } = await draft();
-    await organizations().adjustSmbCredits(organizationId, 100);
+    await ledger().adjust(organizationId, 100);
     const res = await call(api(), UPDATE, { apiKey, body: { campaignId: campaign.id, name: 'Balance' } });
     expect(res.status).toBe(200);
     expect(res.data.credits).toEqual({ charged: 0, remaining: 877 });

@@ -15,9 +15,9 @@ import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { accountListKey } from '../lib/campaigns/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
-import { campaignItem } from '../lib/campaigns/store';
+import { campaignItem } from '../lib/campaigns/item';
 import { newCampaignId } from '../lib/ids';
-import { campaigns, organizations } from '../lib/stores';
+import { campaigns, ledger, organizations } from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse, type CallOptions } from './support/api';
 
 const api = useApi();
@@ -361,16 +361,16 @@ describe('POST /v1/campaigns/get', () => {
   });
 
   it("reports the organization's live balance in credits.remaining", async () => {
-    await organizations().adjustSmbCredits(organizationId, -1_234);
+    await ledger().adjust(organizationId, -1_234);
     try {
       const lowered = await call(api(), GET, { apiKey, body: { campaignId: records.enriching!.id } });
       expect(lowered.data).toStrictEqual(expectedCampaigns(3_766).enriching);
-      await organizations().adjustSmbCredits(organizationId, 10);
+      await ledger().adjust(organizationId, 10);
       const raised = await call(api(), GET, { apiKey, body: { campaignId: records.tamOnly!.id } });
       expect(raised.data.credits).toEqual({ charged: 0, remaining: 3_776 });
     } finally {
       const current = await organizations().get(organizationId);
-      await organizations().adjustSmbCredits(organizationId, 5_000 - current!.smbCredits);
+      await ledger().adjust(organizationId, 5_000 - current!.smbCredits);
     }
   });
 

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import pMap from 'p-map';
-import { organizations } from '../lib/stores';
+import { organizations } from '../lib/root';
 import { newOrganization, useApi, type ApiResponse } from './support/api';
 import {
   activeAccounts,
@@ -106,9 +106,9 @@ describe('concurrent launches of different campaigns', () => {
       const ledgers = await Promise.all(campaignIds.map((id) => ledgerOf(organizationId, id)));
       const launchedIds = new Set(launched.map((r) => r.data.id as string));
       ledgers.forEach((ledger, i) => {
-        expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual(launchedIds.has(campaignIds[i]!) ? [['charge', 'launch', 10]] : []);
+        expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual(launchedIds.has(campaignIds[i]!) ? [['charge', 'launch', -10]] : []);
       });
-      expect(ledgers.reduce((sum, l) => sum + l.sum, 0)).toBe(startingBalance - (await balance(organizationId)));
+      expect(ledgers.reduce((sum, l) => sum + l.charged, 0)).toBe(startingBalance - (await balance(organizationId)));
     },
   );
 
@@ -153,7 +153,7 @@ describe('concurrent launches of different campaigns', () => {
     for (const size of refusedSizes) expect(after.credits.smb < size || after.enrichment.enrichingAccounts + size > 200).toBe(true);
 
     const ledgers = await Promise.all(order.map((id) => ledgerOf(organizationId, id)));
-    expect(ledgers.reduce((sum, l) => sum + l.sum, 0)).toBe(launchedCharge);
+    expect(ledgers.reduce((sum, l) => sum + l.charged, 0)).toBe(launchedCharge);
   });
 });
 
@@ -175,7 +175,7 @@ describe('concurrent launches of the same campaign', () => {
     expect(responses.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
 
     const ledger = await ledgerOf(organizationId, campaignId!);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', 10]]);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -10]]);
     expect(await balance(organizationId)).toBe(90);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(10);
 

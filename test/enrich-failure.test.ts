@@ -15,7 +15,7 @@ import { sfn } from '../lib/aws';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { config } from '../lib/config';
 import { compensateAttempt, completeEnrichment } from '../lib/enrichment/steps';
-import { accountHistory, campaigns, enrichment, useWarehouse, workflow } from '../lib/stores';
+import { accountHistory, campaigns, enrichment, useWarehouse, workflow } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {
   DAY_MS,
@@ -107,10 +107,10 @@ describe('a failing attempt', () => {
 
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: 4, createdAt: attempt.startedAt },
-      { organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: -4, createdAt: endedAt },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: attempt.startedAt, note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: endedAt, note: null },
     ]);
-    expect(ledger.sum).toBe(0);
+    expect(ledger.charged).toBe(0);
     // The list indexes follow the state.
     expect((await listedIds(apiKey, 'draft')).map((c) => c.id)).toContain(campaignId);
     expect((await listedIds(apiKey, 'enriching')).map((c) => c.id)).not.toContain(campaignId);
@@ -124,7 +124,7 @@ describe('a failing attempt', () => {
     expect(done.credits).toEqual({ charged: 4, remaining: 46 });
     expect(done.results).toEqual({ totalAccounts: 4, totalContactsFound: 4, pctAccountsWithContact: 1, pctAccountsWithMobile: 0 });
     const after = await ledgerOf(organizationId, campaignId);
-    expect(after.sum).toBe(4);
+    expect(after.charged).toBe(4);
     expect(after.entries).toHaveLength(3);
     expect(new Set(after.entries.map((e) => e.attemptId)).size).toBe(2);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
@@ -157,8 +157,8 @@ describe('an operator cancel (campaign:cancel)', () => {
     expect(Date.parse(canceled.data.lastEnrichment.endedAt)).toBeGreaterThanOrEqual(Date.parse(attempt.startedAt));
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', 3], ['refund', 'canceled', -3]]);
-    expect(ledger.sum).toBe(0);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -3], ['refund', 'canceled', 3]]);
+    expect(ledger.charged).toBe(0);
 
     // The held contact call now returns: the stopped execution must not complete or refund again.
     held.release();
@@ -200,7 +200,7 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', 4], ['refund', 'failed', -4]]);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
     expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({ status: 'draft', credits: { charged: 0 }, lastEnrichment: { status: 'failed', refunded: true } });
 
     // The execution resumes, finds its attempt superseded and ends without moving money.
@@ -229,7 +229,7 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', 5], ['refund', 'failed', -5]]);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -5], ['refund', 'failed', 5]]);
   });
 
   it('an operator cancel racing the failure compensation: one wins, the other is a no-op, money moves once', async () => {
@@ -254,7 +254,7 @@ describe('workflow steps are idempotent', () => {
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries.filter((e) => e.kind === 'refund')).toHaveLength(1);
-    expect(ledger.sum).toBe(0);
+    expect(ledger.charged).toBe(0);
   });
 
   it('completeEnrichment twice (and racing): one completion time, one refund; the workflow reuses them', async () => {
@@ -283,8 +283,8 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(18);
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount, e.createdAt])).toEqual([
-      ['charge', 'launch', 4, attempt.startedAt],
-      ['refund', 'no_contacts_found', -2, first.completedAt],
+      ['charge', 'launch', -4, attempt.startedAt],
+      ['refund', 'no_contacts_found', 2, first.completedAt],
     ]);
     const enriched = await getCampaign(api(), apiKey, campaignId);
     expect(enriched.data).toMatchObject({

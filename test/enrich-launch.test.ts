@@ -18,7 +18,7 @@ import { accountListKey } from '../lib/campaigns/account-list';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
-import { accountHistory, accountLists, campaigns, organizations } from '../lib/stores';
+import { accountHistory, accountLists, campaigns, ledger as creditLedger, organizations } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {
   DAY_MS,
@@ -106,7 +106,7 @@ describe('enrich: evaluation, charge, completion', () => {
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(5);
 
     // A top-up while the attempt runs.
-    await organizations().adjustSmbCredits(organizationId, 50);
+    await creditLedger().adjust(organizationId, 50);
     await held.called('getAccounts');
     const midway = await getCampaign(api(), apiKey, campaignId);
     expect(midway.data).toMatchObject({ status: 'enriching', credits: { charged: 5, remaining: 143 }, accounts: expectedAccounts });
@@ -135,15 +135,15 @@ describe('enrich: evaluation, charge, completion', () => {
     // Ledger: one charge for the eligible accounts, one refund for those without contacts.
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: 5, createdAt: expect.stringMatching(ISO_UTC) },
-      { organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: -2, createdAt: done.completedAt },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: -5, createdAt: expect.stringMatching(ISO_UTC), note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: done.completedAt, note: null },
     ]);
-    expect(ledger.sum).toBe(done.credits.charged);
+    expect(ledger.charged).toBe(done.credits.charged);
 
     // Money is conserved: balance + everything charged = starting balance + top-ups.
     const previousLedger = await ledgerOf(organizationId, previous);
-    expect(previousLedger.sum).toBe(2);
-    expect((await balance(organizationId)) + previousLedger.sum + ledger.sum).toBe(startingBalance + 50);
+    expect(previousLedger.charged).toBe(2);
+    expect((await balance(organizationId)) + previousLedger.charged + ledger.charged).toBe(startingBalance + 50);
   });
 
   it('returns the campaign unchanged on a repeat call while enriching, with no new charge', async () => {
@@ -166,7 +166,7 @@ describe('enrich: evaluation, charge, completion', () => {
     expect(await balance(organizationId)).toBe(16);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(4);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.amount])).toEqual([['charge', 4]]);
+    expect(ledger.entries.map((e) => [e.kind, e.amount])).toEqual([['charge', -4]]);
 
     held.release();
     const done = await waitForStatus(api(), apiKey, campaignId, 'enriched');
@@ -204,7 +204,7 @@ describe('enrich: evaluation, charge, completion', () => {
     expect(done.credits).toEqual({ charged: 3, remaining: 7 });
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries.filter((e) => e.kind === 'charge')).toHaveLength(1);
-    expect(ledger.sum).toBe(3);
+    expect(ledger.charged).toBe(3);
   });
 
   it('takes over a launch lock whose holder died once it has expired (decisions §2), and not before', async () => {
@@ -348,7 +348,7 @@ describe('enrich: refusals (decisions §4 order)', () => {
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
 
     // The refusal released the launch lock: the same campaign launches once credits suffice.
-    await organizations().adjustSmbCredits(organizationId, 2);
+    await creditLedger().adjust(organizationId, 2);
     const launched = await enrich(api(), apiKey, campaignId);
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
     expect(launched.data).toMatchObject({ status: 'enriching', accounts: counts, credits: { charged: 5, remaining: 0 } });
@@ -439,7 +439,7 @@ describe('enrich: campaigns that cannot be launched', () => {
     await waitForStatus(api(), apiKey, campaignId, 'expired', 10_000);
     expectError(await enrich(api(), apiKey, campaignId), 409, 'campaign_not_enrichable', { status: 'expired' });
     expect(await balance(organizationId)).toBe(18);
-    expect((await ledgerOf(organizationId, campaignId)).sum).toBe(2);
+    expect((await ledgerOf(organizationId, campaignId)).charged).toBe(2);
   });
 
   it('campaign_not_enrichable for an interface campaign that is enriching (the repeat-call rule is for API launches)', async () => {

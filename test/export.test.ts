@@ -18,7 +18,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { accountListKey } from '../lib/campaigns/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
-import { campaigns, embeddedWarehouse } from '../lib/stores';
+import { campaigns, embeddedWarehouse } from '../lib/root';
 import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi, type ApiResponse, type CallOptions } from './support/api';
 

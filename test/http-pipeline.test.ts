@@ -11,7 +11,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { organizations } from '../lib/stores';
+import { organizations } from '../lib/root';
 import { ID_ALPHABET } from '../lib/ids';
 import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
@@ -430,9 +430,13 @@ describe('errors a use case throws', () => {
   });
 
   let thrown: () => unknown = () => new Error('secret detail');
-  const handler = createApiHandler(operation, async () => {
-    throw thrown();
-  });
+  const handler = createApiHandler(
+    operation,
+    async () => {
+      throw thrown();
+    },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey) },
+  );
 
   function lambdaContext(requestId: string): Context {
     return {

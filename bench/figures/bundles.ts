@@ -214,4 +214,4 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   return built;
 }
 
-const CDK_VERSION_NOTE = `options of infra/constructs/api-function.ts (ESM, node24, minify, keepNames, sourcemap without sources, createRequire banner, mainFields module/main, SDK bundled), run from ${PROJECT_ROOT}`;
+const CDK_VERSION_NOTE = `options of infra/constructs/service-function.ts (ESM, node24, minify, keepNames, sourcemap without sources, createRequire banner, mainFields module/main, SDK bundled), run from ${PROJECT_ROOT}`;

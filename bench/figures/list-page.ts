@@ -10,7 +10,7 @@
 import { ddb } from '../../lib/aws';
 import { newCampaignId } from '../../lib/ids';
 import { batchPut } from '../../lib/db/batch';
-import { campaignItem } from '../../lib/campaigns/store';
+import { campaignItem } from '../../lib/campaigns/item';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import type { CampaignStatus } from '../../lib/errors';
 import type { Results } from '../lib/results';
@@ -120,7 +120,7 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
   }
   results.note(
     group,
-    `Campaigns written with BatchWriteItem of \`campaignItem(record)\` (lib/campaigns/store.ts): ${n(options.small)} in ${round(smallWriteS, 1)} s, ` +
+    `Campaigns written with BatchWriteItem of \`campaignItem(record)\` (lib/campaigns/item.ts): ${n(options.small)} in ${round(smallWriteS, 1)} s, ` +
       `then ${n(options.large - options.small)} more in ${round(largeWriteS, 1)} s. The 3 tam_only campaigns (createdVia ui) are among the oldest, ` +
       'the rest cycle through draft/enriched/expired/enriching. Capacity is the sum of ConsumedCapacity.CapacityUnits of the page\'s Queries.',
   );

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
 /**
- * esbuild options equal to `BUNDLING` in infra/constructs/api-function.ts as
+ * esbuild options equal to `BUNDLING` in infra/constructs/service-function.ts as
  * CDK turns them into an esbuild command line (`--bundle --target=node24
  * --platform=node --format=esm --minify --sourcemap --sources-content=false
  * --keep-names --banner:js=… --main-fields=module,main`; `bundleAwsSDK: true`
@@ -96,7 +96,7 @@ export function lambdaEnvironment(sourceMaps: boolean): NodeJS.ProcessEnv {
     STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench',
     POWERTOOLS_SERVICE_NAME: 'campaign-enrichment-api',
     POWERTOOLS_LOG_LEVEL: 'INFO',
-    // infra/constructs/api-function.ts sets NODE_OPTIONS=--enable-source-maps on every function.
+    // infra/constructs/service-function.ts sets NODE_OPTIONS=--enable-source-maps on every function.
     ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
   };
 }

@@ -4,7 +4,7 @@
  * API).
  */
 import { nanoid } from 'nanoid';
-import { embeddedWarehouse, organizations } from '../../lib/stores';
+import { embeddedWarehouse, organizations } from '../../lib/root';
 import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
 import { expectOk, post, PATHS } from './api';
 import type { BenchStack } from './stack';

@@ -11,7 +11,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { TABLE_DEFINITION } from '../../lib/db/table';
 import type { RoutePermissions } from '../routes';
-import type { ApiFunction } from './api-function';
+import type { ServiceFunction } from './service-function';
 
 /** The stack's resources a route may be granted access to. */
 export interface RouteResources {
@@ -65,7 +65,7 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  *
  * @throws Error when a route starts workflows but `resources.stateMachine` is absent.
  */
-export function grantRoutePermissions(fn: ApiFunction, permissions: RoutePermissions, resources: RouteResources): void {
+export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePermissions, resources: RouteResources): void {
   const { table, bucket, stateMachine } = resources;
 
   fn.role.addToPrincipalPolicy(

@@ -6,7 +6,7 @@
  * normally. On AWS executions are durable and this is not needed.
  */
 import { paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toCampaignRecord } from '../../lib/campaigns/store';
+import { toCampaignRecord } from '../../lib/campaigns/item';
 import { executionInputOf, type WorkflowPort } from '../../lib/enrichment/workflow';
 
 /** Restarts the executions of campaigns left `enriching`; returns how many. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { embeddedWarehouse, organizations } from '../../lib/stores';
+import { embeddedWarehouse, organizations } from '../../lib/root';
 import { DEMO_ACCOUNT_COUNT, generateDemoWarehouse } from './demo-warehouse';
 
 /** What `npm start` prints about the demo organization. */

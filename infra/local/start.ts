@@ -80,7 +80,7 @@ try {
   writeLocalEndpoints(dataDir, { ...endpoints, apiUrl: api.url });
   const { resumeInterruptedEnrichments } = await import('./recover');
   const { ddb } = await import('../../lib/aws');
-  const { workflow } = await import('../../lib/stores');
+  const { workflow } = await import('../../lib/root');
   const resumed = await resumeInterruptedEnrichments(ddb, endpoints.tableName, workflow());
   if (resumed > 0) console.log(`Resumed ${resumed} enrichment(s) interrupted by the last stop.`);
 

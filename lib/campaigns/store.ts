@@ -1,11 +1,12 @@
 /**
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { GetCommand, paginateQuery, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../db/batch';
-import { CAMPAIGN_INDEXES, keys, type IndexDefinition } from '../db/table';
+import { transactWrite, updateIf } from '../db/conditional';
+import { and, updateParts } from '../db/expression';
+import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './item';
+import { TABLE_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
 import { toOrganization, type OrganizationRecord } from '../organizations/store';
 import type { CampaignRecord } from './model';
@@ -50,20 +51,6 @@ export interface CampaignStore {
   list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk', 'gsi6pk', 'launchLock'];
-
-/** Maps a stored item to a {@link CampaignRecord}. */
-export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord {
-  const record = { ...item };
-  for (const attribute of KEY_ATTRIBUTES) delete record[attribute];
-  return record as unknown as CampaignRecord;
-}
-
-/** The item of a campaign: the record plus its table and index keys. */
-export function campaignItem(record: CampaignRecord): Record<string, unknown> {
-  return { ...keys.campaign(record.organizationId, record.id), ...keys.campaignIndexes(record.organizationId, record), type: 'campaign', ...record };
-}
-
 /**
  * What a list query reads: a partition of a list index (`live` keeps only
  * `enriched` items not yet past resultsExpireAt), or the lapsed campaigns
@@ -79,7 +66,7 @@ type ListSource =
  * lapsed ones out.
  */
 export function listSources(query: Pick<CampaignListQuery, 'organizationId' | 'statuses' | 'createdVia'>): ListSource[] {
-  const { all, byStatus, byCreatedVia, byStatusAndCreatedVia } = CAMPAIGN_INDEXES;
+  const { all, byStatus, byCreatedVia, byStatusAndCreatedVia } = TABLE_INDEXES;
   const org = query.organizationId;
   const vias = query.createdVia && [...new Set(query.createdVia)];
   const partition = (index: IndexDefinition, campaign: { status?: string; createdVia?: string }, live?: boolean): ListSource => {
@@ -143,7 +130,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
    * Normally empty: the workflow rewrites a campaign as `expired` on time.
    */
   const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date) => {
-    const index = CAMPAIGN_INDEXES.enrichedByExpiry;
+    const index = TABLE_INDEXES.enrichedByExpiry;
     const lapsed: CampaignListRecord[] = [];
     const pages = paginateQuery(
       { client },
@@ -173,20 +160,19 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     get,
 
     async create(record) {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.campaignOwner(record.id), type: 'campaignOwner', organizationId: record.organizationId },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          { Put: { TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.campaignOwner(record.id), type: 'campaignOwner', organizationId: record.organizationId },
+              ConditionExpression: 'attribute_not_exists(pk)',
             },
-          ],
-        }),
-      );
+          },
+        ],
+      });
+      if (!outcome.ok) throw new Error(`Campaign ID ${record.id} collided; nothing was written`);
     },
 
     async ownerOf(campaignId) {
@@ -206,39 +192,16 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     },
 
     async updateDraft(organizationId, campaignId, changes) {
-      const sets: string[] = [];
-      const values: Record<string, unknown> = { ':api': 'api', ':draft': 'draft' };
-      if (changes.name !== undefined) {
-        sets.push('#name = :name');
-        values[':name'] = changes.name;
-      }
-      if (changes.excludeEnrichedWithinDays !== undefined) {
-        sets.push('excludeEnrichedWithinDays = :days');
-        values[':days'] = changes.excludeEnrichedWithinDays;
-      }
-      try {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            // Not while a launch evaluates the campaign with its current settings.
-            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft AND (attribute_not_exists(launchLock) OR launchLock.expiresAt < :now)',
-            ExpressionAttributeNames: { '#status': 'status', ...(changes.name !== undefined ? { '#name': 'name' } : {}) },
-            ExpressionAttributeValues: { ...values, ':now': new Date().toISOString() },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { ok: true, campaign: toCampaignRecord(Attributes!) };
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          const item = error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined;
-          if (!item) return { ok: false };
-          return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
-        }
-        throw error;
-      }
+      // Not while a launch evaluates the campaign with its current settings.
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.edit(changes), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(new Date()))),
+      });
+      if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
+      const item = outcome.old;
+      if (!item) return { ok: false };
+      return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
     },
 
     async list(query) {

@@ -17,17 +17,26 @@ export interface IndexDefinition {
 
 /** Attributes a campaign list item needs (spec "Campaign list item") plus what computes the read-time status. */
 const LIST_ITEM_ATTRIBUTES = ['id', 'status', 'createdVia', 'name', 'excludeEnrichedWithinDays', 'createdAt', 'resultsExpireAt'];
+/** Attributes of a ledger entry (decisions §11) besides `id` and `createdAt`. */
+const LEDGER_ENTRY_ATTRIBUTES = ['kind', 'reason', 'amount', 'campaignId', 'attemptId', 'note'];
+/** What the overloaded list indexes project: campaign list items and ledger entries. */
+const LIST_INDEX_ATTRIBUTES = [...LIST_ITEM_ATTRIBUTES, ...LEDGER_ENTRY_ATTRIBUTES];
 
-/** The campaign list indexes (decisions §3), by the filter each serves. */
-export const CAMPAIGN_INDEXES = {
+/**
+ * The list indexes (decisions §3, §11), by the filter each serves. gsi1-gsi4
+ * are overloaded: the same four indexes list campaigns (partitions
+ * `ORG#…#CAMPAIGNS…`) and ledger entries (`ORG#…#LEDGER…`), newest first by
+ * `listSk` = `createdAt#id`; gsi1 also lists organizations (`ORGANIZATIONS`).
+ */
+export const TABLE_INDEXES = {
   /** Campaigns of an organization, newest first (list without filters). */
-  all: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  all: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
   /** Campaigns of an organization in one status. */
-  byStatus: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  byStatus: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
   /** Campaigns of an organization created through one surface. */
-  byCreatedVia: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  byCreatedVia: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
   /** Campaigns of an organization in one status and created through one surface. */
-  byStatusAndCreatedVia: { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_ITEM_ATTRIBUTES },
+  byStatusAndCreatedVia: { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
   /**
    * Sparse: only campaigns stored as `enriched`, by `resultsExpireAt`. Finds
    * the ones whose results lapsed before the workflow rewrote them as
@@ -47,8 +56,16 @@ export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
-  indexes: Object.values(CAMPAIGN_INDEXES) as IndexDefinition[],
+  indexes: Object.values(TABLE_INDEXES) as IndexDefinition[],
 } as const;
+
+/** The ledger's uses of the overloaded list indexes, by the filter each serves (decisions §11). */
+export const LEDGER_INDEXES = {
+  all: TABLE_INDEXES.all,
+  byKind: TABLE_INDEXES.byStatus,
+  byCampaign: TABLE_INDEXES.byCreatedVia,
+  byKindAndCampaign: TABLE_INDEXES.byStatusAndCreatedVia,
+} as const satisfies Record<string, IndexDefinition>;
 
 /** Keys of the sparse expiry index, present only while a campaign is stored as `enriched`. */
 const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsExpireAt: string }) => ({
@@ -78,13 +95,28 @@ export const keys = {
   enrichedExpiry,
   /** Partition of the recency-pending index of an organization. */
   recencyPending: (organizationId: string) => ({ gsi6pk: `ORG#${organizationId}#RECENCY_PENDING` }),
-  /** Immutable ledger entry of a credit movement. */
-  ledgerEntry: (organizationId: string, campaignId: string, attemptId: string, kind: string) => ({
+  /** Organizations registry partition of gsi1 (reconciliation walks every organization). */
+  organizationRegistry: (organization: { id: string; createdAt: string }) => ({ gsi1pk: 'ORGANIZATIONS', listSk: `${organization.createdAt}#${organization.id}` }),
+  /**
+   * Immutable ledger entry of a credit movement, in its organization's
+   * partition: `LEDGER#<campaignId or ->#<entryId>`, so an organization's
+   * ledger and a campaign's are each one consistent Query by prefix.
+   */
+  ledgerEntry: (organizationId: string, entry: { id: string; campaignId: string | null }) => ({
     pk: `ORG#${organizationId}`,
-    sk: `LEDGER#${campaignId}#${attemptId}#${kind}`,
+    sk: `LEDGER#${entry.campaignId ?? '-'}#${entry.id}`,
   }),
-  /** Prefix of a campaign's ledger entries (for begins_with). */
-  ledgerPrefix: (campaignId: string) => `LEDGER#${campaignId}#`,
+  /** Prefix of an organization's ledger entries, or of one campaign's (for begins_with). */
+  ledgerPrefix: (campaignId?: string) => (campaignId === undefined ? 'LEDGER#' : `LEDGER#${campaignId}#`),
+  /** List-index keys of a ledger entry: all, by kind, by campaign, by both; newest first. */
+  ledgerIndexes: (organizationId: string, entry: { id: string; createdAt: string; kind: string; campaignId: string | null }) => ({
+    gsi1pk: `ORG#${organizationId}#LEDGER`,
+    gsi2pk: `ORG#${organizationId}#LEDGER#KIND#${entry.kind}`,
+    ...(entry.campaignId
+      ? { gsi3pk: `ORG#${organizationId}#LEDGER#CAMPAIGN#${entry.campaignId}`, gsi4pk: `ORG#${organizationId}#LEDGER#KIND#${entry.kind}#CAMPAIGN#${entry.campaignId}` }
+      : {}),
+    listSk: `${entry.createdAt}#${entry.id}`,
+  }),
   /** When the organization last completed an enrichment of an account (recency exclusion). */
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
   /** An account in the organization's CRM targets (CRM exclusion). */

@@ -2,30 +2,18 @@
  * Enrichment state changes of a campaign, each one conditional write or one
  * transaction (docs/data-model.md, access patterns 13-20; decisions §4).
  *
- * Money moves only inside transactions that also write an immutable ledger
- * entry whose key is derived from (campaign, attempt, kind) and guarded by
- * `attribute_not_exists`: a retried or repeated step cannot move credits twice.
+ * The campaign side of every change comes from `campaigns/item.ts`, the money
+ * side (balance, ledger entry, `creditsCharged`) from `credits/ledger.ts`;
+ * this store composes them into one write and turns a failed condition into
+ * a value.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { CAMPAIGN_INDEXES, keys } from '../db/table';
-import { toCampaignRecord } from '../campaigns/store';
-import type { AttemptRecord, CampaignRecord, ExcludedCounts, LastEnrichment, ResultMetrics } from '../campaigns/model';
-
-/** Why credits moved. */
-export type LedgerReason = 'launch' | 'no_contacts_found' | 'failed' | 'canceled';
-
-/** An immutable ledger entry; `amount` in credits, positive for a charge, negative for a refund. */
-export interface LedgerEntry {
-  organizationId: string;
-  campaignId: string;
-  attemptId: string;
-  kind: 'charge' | 'refund';
-  reason: LedgerReason;
-  amount: number;
-  createdAt: string;
-}
+import { GetCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TABLE_INDEXES, keys } from '../db/table';
+import { transactWrite, updateIf } from '../db/conditional';
+import { and, merge, updateParts, type Change, type Clause } from '../db/expression';
+import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
+import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
+import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, type LedgerEntry, type TransactItem } from '../credits/ledger';
 
 /** The launch of an attempt: figures in accounts and credits. */
 export interface LaunchWrite {
@@ -38,6 +26,8 @@ export interface LaunchWrite {
   excluded: ExcludedCounts;
   /** Organization figures the launch decision was made on. */
   maxEnrichingAccounts: number;
+  /** When the transaction is sent: the lock must still be valid then. */
+  now?: Date;
 }
 
 /** Why a launch transaction was refused. */
@@ -86,45 +76,19 @@ export interface EnrichmentStore {
   pendingRecency(organizationId: string): Promise<{ completedAt: string; eligibleObjectKey: string }[]>;
   /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached. Returns false otherwise. */
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
-  /** Every ledger entry of a campaign, oldest first. */
-  ledger(organizationId: string, campaignId: string): Promise<LedgerEntry[]>;
 }
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+/** The organization has room for `accounts` more under an unchanged ceiling `max` (decisions §4). */
+const capacityAllows = (accounts: number, max: number): Clause => ({
+  expression: 'maxEnrichingAccounts = :c_max AND enrichingAccounts <= :c_allowed',
+  values: { ':c_max': max, ':c_allowed': max - accounts },
+});
 
 /** Builds the DynamoDB implementation of {@link EnrichmentStore}. */
 export function createEnrichmentStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): EnrichmentStore {
-  const statusKeys = (organizationId: string, status: string, createdVia: string) => {
-    const index = keys.campaignIndexes(organizationId, { id: '', createdAt: '', status, createdVia });
-    return { ':gsi2pk': index.gsi2pk, ':gsi4pk': index.gsi4pk };
-  };
-
-  const expiryKeys = (organizationId: string, campaignId: string, resultsExpireAt: string) => {
-    const index = keys.enrichedExpiry(organizationId, { id: campaignId, resultsExpireAt });
-    return { ':gsi5pk': index.gsi5pk, ':expirySk': index.expirySk };
-  };
-
-  const ledgerPut = (entry: LedgerEntry) => ({
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.ledgerEntry(entry.organizationId, entry.campaignId, entry.attemptId, `${entry.kind}-${entry.reason}`), type: 'ledgerEntry', ...entry },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
+  const campaignUpdate = (organizationId: string, campaignId: string, change: Change, condition: Clause): TransactItem => ({
+    Update: { TableName: tableName, Key: keys.campaign(organizationId, campaignId), ...updateParts(change, condition) },
   });
-
-  /** Runs a transaction, retrying conflicts with other transactions (real DynamoDB raises them under contention). */
-  const transact = async (input: ConstructorParameters<typeof TransactWriteCommand>[0]) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await client.send(new TransactWriteCommand(input));
-      } catch (error) {
-        const conflict = error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
-        if (!conflict || attempt >= 8) throw error;
-        await new Promise((r) => setTimeout(r, Math.min(1_000, 20 * 2 ** attempt) * Math.random()));
-      }
-    }
-  };
 
   const readCampaign = async (organizationId: string, campaignId: string) => {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
@@ -133,214 +97,109 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
   /**
    * Ends the current attempt of an `enriching` campaign in one transaction:
-   * `refund` credits back to the organization with the attempt's capacity
-   * released, the campaign changed by `update`, and the refund's ledger entry.
-   * No ClientRequestToken: the attempt condition and the ledger key already
-   * make a rerun a no-op, and a token would turn a racing duplicate into
-   * IdempotentParameterMismatch.
+   * the refund `entry` (its credits back, the attempt's capacity released)
+   * and the campaign changed by `change`. No ClientRequestToken: the attempt
+   * condition and the entry's key already make a rerun a no-op, and a token
+   * would turn a racing duplicate into IdempotentParameterMismatch.
    * @returns the credits refunded, or false when the attempt is no longer current.
    */
   const endAttempt = async (
     organizationId: string,
     campaignId: string,
     attemptId: string,
-    plan: (attempt: AttemptRecord, campaign: CampaignRecord) => { refund: number; update: string; values: Record<string, unknown>; ledger: LedgerEntry },
+    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change },
   ): Promise<number | false> => {
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
-    const { refund, update, values, ledger } = plan(campaign.attempt, campaign);
-    try {
-      await transact({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.organization(organizationId),
-              UpdateExpression: 'SET smbCredits = smbCredits + :refund, enrichingAccounts = enrichingAccounts - :eligible',
-              ExpressionAttributeValues: { ':refund': refund, ':eligible': campaign.attempt.eligible },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.campaign(organizationId, campaignId),
-              UpdateExpression: update,
-              ConditionExpression: '#status = :enriching AND attempt.id = :attempt',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':enriching': 'enriching', ':attempt': attemptId, ':refund': refund, ...values },
-            },
-          },
-          ...(refund > 0 ? [ledgerPut(ledger)] : []),
-        ],
-      });
-      return refund;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const { entry, change } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        campaignUpdate(organizationId, campaignId, merge(change, campaignCreditsChange(entry)), campaignIs.runningAttempt(attemptId)),
+        ...movementItems(tableName, entry, { alsoChange: { increment: { enrichingAccounts: -campaign.attempt.eligible } } }),
+      ],
+    });
+    return outcome.ok ? entry.amount : false;
   };
-
-  /** Reads the campaign item from a failed conditional write, if returned. */
-  const oldItem = (item: Record<string, AttributeValue> | undefined) => (item ? unmarshall(item) : undefined);
 
   return {
     async acquireLaunchLock(organizationId, campaignId, token, now, lockSeconds) {
-      try {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: 'SET launchLock = :lock',
-            ConditionExpression: 'attribute_exists(pk) AND createdVia = :api AND #status = :draft AND (attribute_not_exists(launchLock) OR launchLock.expiresAt < :now)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':lock': { token, expiresAt: new Date(now.getTime() + lockSeconds * 1000).toISOString() },
-              ':api': 'api',
-              ':draft': 'draft',
-              ':now': now.toISOString(),
-            },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { ok: true, campaign: toCampaignRecord(Attributes!) };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const current = oldItem(error.Item as Record<string, AttributeValue> | undefined);
-        if (!current) return { ok: false, reason: 'missing' };
-        if (current.status === 'draft' && current.createdVia === 'api') return { ok: false, reason: 'held' };
-        return { ok: false, reason: 'not_launchable', current: toCampaignRecord(current) };
-      }
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.lock(token, new Date(now.getTime() + lockSeconds * 1000)), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(now))),
+      });
+      if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
+      const current = outcome.old;
+      if (!current) return { ok: false, reason: 'missing' };
+      if (current.status === 'draft' && current.createdVia === 'api') return { ok: false, reason: 'held' };
+      return { ok: false, reason: 'not_launchable', current: toCampaignRecord(current) };
     },
 
     async releaseLaunchLock(organizationId, campaignId, token, evaluation) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: evaluation ? 'SET accountsEligible = :eligible, accountsExcluded = :excluded REMOVE launchLock' : 'REMOVE launchLock',
-            ConditionExpression: 'launchLock.#token = :token',
-            ExpressionAttributeNames: { '#token': 'token' },
-            ExpressionAttributeValues: { ':token': token, ...(evaluation ? { ':eligible': evaluation.eligible, ':excluded': evaluation.excluded } : {}) },
-          }),
-        );
-      } catch (error) {
-        // The lock expired and another launch took it: nothing of ours to release.
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      // A failed condition means the lock expired and another launch took it: nothing of ours to release.
+      // (Released even past its expiry, as long as nobody else took it.)
+      await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
+        ReturnValues: 'NONE',
+      });
     },
 
     async launch(write) {
       const { organizationId, campaignId, attempt } = write;
-      try {
-        await transact({
-          ClientRequestToken: attempt.id,
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.organization(organizationId),
-                UpdateExpression: 'SET smbCredits = smbCredits - :charge, enrichingAccounts = enrichingAccounts + :eligible',
-                ConditionExpression: 'smbCredits >= :charge AND maxEnrichingAccounts = :max AND enrichingAccounts <= :allowed',
-                ExpressionAttributeValues: {
-                  ':charge': attempt.charged,
-                  ':eligible': attempt.eligible,
-                  ':max': write.maxEnrichingAccounts,
-                  ':allowed': write.maxEnrichingAccounts - attempt.eligible,
-                },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.campaign(organizationId, campaignId),
-                UpdateExpression:
-                  'SET #status = :enriching, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, attempt = :attempt, accountsEligible = :eligible, accountsExcluded = :excluded, creditsCharged = creditsCharged + :charge REMOVE launchLock',
-                ConditionExpression: '#status = :draft AND launchLock.#token = :token',
-                ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
-                ExpressionAttributeValues: {
-                  ':enriching': 'enriching',
-                  ':draft': 'draft',
-                  ':token': write.lockToken,
-                  ':attempt': attempt,
-                  ':eligible': attempt.eligible,
-                  ':excluded': write.excluded,
-                  ':charge': attempt.charged,
-                  ...statusKeys(organizationId, 'enriching', 'api'),
-                },
-              },
-            },
-            ledgerPut({ organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: attempt.charged, createdAt: attempt.startedAt }),
-          ],
-        });
-      } catch (error) {
-        if (error instanceof TransactionCanceledException) {
-          const [organizationReason, campaignReason] = error.CancellationReasons ?? [];
-          if (campaignReason?.Code === 'ConditionalCheckFailed') return { ok: false, reason: 'lock_lost' };
-          if (organizationReason?.Code === 'ConditionalCheckFailed') return { ok: false, reason: 'organization_changed' };
-        }
-        throw error;
-      }
+      const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt });
+      const outcome = await transactWrite(client, {
+        ClientRequestToken: attempt.id,
+        TransactItems: [
+          campaignUpdate(
+            organizationId,
+            campaignId,
+            merge(campaignChanges.launch(write.before, attempt, write.excluded), campaignCreditsChange(entry)),
+            and(campaignIs.apiDraft(), campaignIs.lockedBy(write.lockToken, write.now ?? new Date())),
+          ),
+          ...movementItems(tableName, entry, {
+            alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
+            condition: and(balanceCovers(attempt.charged), capacityAllows(attempt.eligible, write.maxEnrichingAccounts)),
+          }),
+        ],
+      });
+      if (!outcome.ok) return { ok: false, reason: outcome.failed.includes(0) ? 'lock_lost' : 'organization_changed' };
       // The conditions held, so the campaign is exactly `before` with the launch applied.
       const { launchLock: _lock, ...before } = write.before as CampaignRecord & { launchLock?: unknown };
       return {
         ok: true,
-        campaign: { ...before, status: 'enriching', attempt, accountsEligible: attempt.eligible, accountsExcluded: write.excluded, creditsCharged: before.creditsCharged + attempt.charged },
+        campaign: { ...before, status: 'enriching', attempt, accountsEligible: attempt.eligible, accountsExcluded: write.excluded, creditsCharged: before.creditsCharged - entry.amount },
       };
     },
 
     async complete(write) {
       const { organizationId, campaignId, attemptId } = write;
-      const refunded = await endAttempt(organizationId, campaignId, attemptId, (_attempt, campaign) => ({
-        refund: write.refund,
-        update:
-          'SET #status = :enriched, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, gsi5pk = :gsi5pk, expirySk = :expirySk, gsi6pk = :gsi6pk, completedAt = :completedAt, resultsExpireAt = :expireAt, results = :results, creditsCharged = creditsCharged - :refund',
-        values: {
-          ':enriched': 'enriched',
-          ':completedAt': write.completedAt,
-          ':expireAt': write.resultsExpireAt,
-          ':results': write.results,
-          ...statusKeys(organizationId, 'enriched', campaign.createdVia),
-          ...expiryKeys(organizationId, campaignId, write.resultsExpireAt),
-          ':gsi6pk': keys.recencyPending(organizationId).gsi6pk,
-        },
-        ledger: { organizationId, campaignId, attemptId, kind: 'refund', reason: 'no_contacts_found', amount: -write.refund, createdAt: write.completedAt },
+      const refunded = await endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
+        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: write.refund, reason: 'no_contacts_found', createdAt: write.completedAt }),
+        change: campaignChanges.complete(campaign, write),
       }));
       return refunded !== false;
     },
 
     async compensate(organizationId, campaignId, attemptId, reason, endedAt) {
-      return endAttempt(organizationId, campaignId, attemptId, (attempt, campaign) => ({
-        refund: attempt.charged,
-        update: 'SET #status = :draft, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk, lastEnrichment = :last, creditsCharged = creditsCharged - :refund REMOVE attempt',
-        values: {
-          ':draft': 'draft',
-          ':last': { status: reason, startedAt: attempt.startedAt, endedAt, refunded: true } satisfies LastEnrichment,
-          ...statusKeys(organizationId, 'draft', campaign.createdVia),
-        },
-        ledger: { organizationId, campaignId, attemptId, kind: 'refund', reason, amount: -attempt.charged, createdAt: endedAt },
+      return endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
+        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt }),
+        change: campaignChanges.compensate(campaign, { status: reason, startedAt: campaign.attempt.startedAt, endedAt, refunded: true }),
       }));
     },
 
     async finishRecording(organizationId, campaignId, attemptId) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: 'REMOVE gsi6pk',
-            ConditionExpression: 'attempt.id = :attempt',
-            ExpressionAttributeValues: { ':attempt': attemptId },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.finishRecording(), campaignIs.ofAttempt(attemptId)),
+        ReturnValues: 'NONE',
+      });
     },
 
     async pendingRecency(organizationId) {
-      const index = CAMPAIGN_INDEXES.recencyPending;
+      const index = TABLE_INDEXES.recencyPending;
       const pending: { completedAt: string; eligibleObjectKey: string }[] = [];
       const pages = paginateQuery(
         { client },
@@ -362,42 +221,15 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     },
 
     async expire(organizationId, campaignId, attemptId, now) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaign(organizationId, campaignId),
-            UpdateExpression: 'SET #status = :expired, gsi2pk = :gsi2pk, gsi4pk = :gsi4pk REMOVE gsi5pk, expirySk, gsi6pk',
-            ConditionExpression: '#status = :enriched AND attempt.id = :attempt AND resultsExpireAt <= :now',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':expired': 'expired', ':enriched': 'enriched', ':attempt': attemptId, ':now': now.toISOString(), ...statusKeys(organizationId, 'expired', 'api') },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
-
-    async ledger(organizationId, campaignId) {
-      const entries: LedgerEntry[] = [];
-      const pages = paginateQuery(
-        { client },
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.ledgerPrefix(campaignId) },
-          ConsistentRead: true,
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
-          const { pk: _pk, sk: _sk, type: _type, ...entry } = item;
-          entries.push(entry as LedgerEntry);
-        }
-      }
-      return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      const campaign = await readCampaign(organizationId, campaignId);
+      if (!campaign) return false;
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.expire(campaign), and(campaignIs.due(now), campaignIs.ofAttempt(attemptId))),
+        ReturnValues: 'NONE',
+      });
+      return outcome.ok;
     },
   };
 }

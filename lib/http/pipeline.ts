@@ -18,7 +18,7 @@ import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
-import { authenticate } from './auth';
+import { authenticate, type ApiKeyLookup } from './auth';
 import type { Operation } from './operation';
 
 /** Largest JSON or urlencoded body accepted, in bytes (decisions §2). */
@@ -133,9 +133,9 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
 });
 
 /** Resolves the bearer API key to its organization before any body is read. */
-const authentication = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+const authentication = (findApiKey: ApiKeyLookup): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
-    const organizationId = await authenticate(request.event.headers?.authorization);
+    const organizationId = await authenticate(request.event.headers?.authorization, findApiKey);
     request.context.organizationId = organizationId;
     logger.appendKeys({ organizationId });
   },
@@ -173,21 +173,23 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
  *
  * @param operation - the operation's schema and metadata (also used for OpenAPI).
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
+ * @param dependencies.findApiKey - the API-key lookup authentication uses.
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  *
  * @example
- * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId));
+ * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey });
  */
 export function createApiHandler<S extends z.ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+  dependencies: { findApiKey: ApiKeyLookup },
 ): ApiHandler {
   const jsonSchema = operation.request;
   const formSchema = formSchemaOf(operation.request);
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(errorEnvelope())
-    .use(authentication())
+    .use(authentication(dependencies.findApiKey))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))

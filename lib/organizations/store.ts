@@ -4,11 +4,13 @@
  * Data access sits behind {@link OrganizationStore}; {@link createOrganizationStore}
  * builds the DynamoDB implementation from a client and a table name.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
+import { transactWrite, updateIf } from '../db/conditional';
+import { updateParts } from '../db/expression';
 import { hashApiKey, newApiKey, newOrganizationId } from '../ids';
 import { NotFoundError } from '../errors';
+import { ledgerEntries, ledgerPut } from '../credits/ledger';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -45,7 +47,11 @@ export interface NewOrganization {
 
 /** Data access for organizations and API keys. */
 export interface OrganizationStore {
-  /** Creates an organization and its first API key in one transaction; returns the plaintext key once. */
+  /**
+   * Creates an organization, its first API key and the ledger entry of its
+   * opening smb balance (`initial_grant`, when above 0) in one transaction;
+   * returns the plaintext key once.
+   */
   create(input: NewOrganization): Promise<{ organization: OrganizationRecord; apiKey: string }>;
   /** Reads an organization; `undefined` when unknown. */
   get(organizationId: string): Promise<OrganizationRecord | undefined>;
@@ -55,11 +61,6 @@ export interface OrganizationStore {
   createApiKey(organizationId: string): Promise<string>;
   /** Revokes a key. @returns false when the key is unknown. */
   revokeApiKey(apiKey: string): Promise<boolean>;
-  /**
-   * Adds `delta` credits (may be negative) to the smb balance; the balance never goes below 0.
-   * @throws NotFoundError for an unknown organization; RangeError when the balance would go negative.
-   */
-  adjustSmbCredits(organizationId: string, delta: number): Promise<OrganizationRecord>;
   /**
    * Sets the ceiling and/or the accounts enriching through other surfaces (accounts).
    * @throws NotFoundError for an unknown organization.
@@ -100,20 +101,21 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
         createdAt: new Date().toISOString(),
       };
       const apiKey = newApiKey();
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...keys.organization(organization.id), type: 'organization', ...organization },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
+      const grant = organization.smbCredits > 0 ? ledgerEntries.initialGrant({ organizationId: organization.id, credits: organization.smbCredits, createdAt: organization.createdAt }) : undefined;
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.organization(organization.id), ...keys.organizationRegistry(organization), type: 'organization', ...organization, ledgerEntries: grant ? 1 : 0 },
+              ConditionExpression: 'attribute_not_exists(pk)',
             },
-            putKey(organization.id, apiKey, organization.createdAt),
-          ],
-        }),
-      );
+          },
+          putKey(organization.id, apiKey, organization.createdAt),
+          ...(grant ? [ledgerPut(tableName, grant)] : []),
+        ],
+      });
+      if (!outcome.ok) throw new Error(`Organization ID ${organization.id} or its key collided; nothing was written`);
       return { organization, apiKey };
     },
 
@@ -131,63 +133,26 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 
     async createApiKey(organizationId) {
       const apiKey = newApiKey();
-      try {
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { ConditionCheck: { TableName: tableName, Key: keys.organization(organizationId), ConditionExpression: 'attribute_exists(pk)' } },
-              putKey(organizationId, apiKey, new Date().toISOString()),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-          throw new NotFoundError('organization', organizationId);
-        }
-        throw error;
-      }
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          { ConditionCheck: { TableName: tableName, Key: keys.organization(organizationId), ConditionExpression: 'attribute_exists(pk)' } },
+          putKey(organizationId, apiKey, new Date().toISOString()),
+        ],
+      });
+      if (!outcome.ok) throw new NotFoundError('organization', organizationId);
       return apiKey;
     },
 
     async revokeApiKey(apiKey) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.apiKey(hashApiKey(apiKey)),
-            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':now': new Date().toISOString() },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
-
-    async adjustSmbCredits(organizationId, delta) {
-      try {
-        const { Attributes } = await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.organization(organizationId),
-            UpdateExpression: 'SET smbCredits = smbCredits + :delta',
-            ConditionExpression: 'attribute_exists(pk) AND smbCredits >= :floor',
-            ExpressionAttributeValues: { ':delta': delta, ':floor': Math.max(0, -delta) },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return toOrganization(Attributes!);
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          if (!error.Item) throw new NotFoundError('organization', organizationId);
-          throw new RangeError(`The smb balance is ${String(error.Item.smbCredits?.N)} credits; removing ${-delta} would make it negative.`);
-        }
-        throw error;
-      }
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.apiKey(hashApiKey(apiKey)),
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        ReturnValues: 'NONE',
+      });
+      return outcome.ok;
     },
 
     async setCapacity(organizationId, change) {
@@ -198,27 +163,15 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
         if (!current) throw new NotFoundError('organization', organizationId);
         const external = change.externalEnrichingAccounts ?? current.externalEnrichingAccounts;
         const max = change.maxEnrichingAccounts ?? current.maxEnrichingAccounts;
-        try {
-          const { Attributes } = await client.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: keys.organization(organizationId),
-              UpdateExpression: 'SET maxEnrichingAccounts = :max, externalEnrichingAccounts = :external, enrichingAccounts = enrichingAccounts + :delta',
-              ConditionExpression: 'externalEnrichingAccounts = :oldExternal',
-              ExpressionAttributeValues: {
-                ':max': max,
-                ':external': external,
-                ':oldExternal': current.externalEnrichingAccounts,
-                ':delta': external - current.externalEnrichingAccounts,
-              },
-              ReturnValues: 'ALL_NEW',
-            }),
-          );
-          return toOrganization(Attributes!);
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) continue;
-          throw error;
-        }
+        const outcome = await updateIf(client, {
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          ...updateParts(
+            { set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external }, increment: { enrichingAccounts: external - current.externalEnrichingAccounts } },
+            { expression: 'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)', values: { ':c_old': current.externalEnrichingAccounts } },
+          ),
+        });
+        if (outcome.ok) return toOrganization(outcome.item);
       }
     },
   };

@@ -9,8 +9,8 @@ import { afterEach, expect } from 'vitest';
 import { customAlphabet } from 'nanoid';
 import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
-import { embeddedWarehouse, enrichment, organizations, useWarehouse } from '../../lib/stores';
-import type { LedgerEntry } from '../../lib/enrichment/store';
+import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
+import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
 import { call, type ApiResponse } from '../support/api';
 
 export const CREATE = '/v1/campaigns/create';
@@ -171,10 +171,10 @@ export async function balance(organizationId: string): Promise<number> {
   return (await organizations().get(organizationId))!.smbCredits;
 }
 
-/** The ledger of a campaign and the sum of its amounts (credits). */
-export async function ledgerOf(organizationId: string, campaignId: string): Promise<{ entries: LedgerEntry[]; sum: number }> {
-  const entries = await enrichment().ledger(organizationId, campaignId);
-  return { entries, sum: entries.reduce((total, entry) => total + entry.amount, 0) };
+/** The ledger of a campaign, oldest first, and what it charged net: −Σ amounts (credits). */
+export async function ledgerOf(organizationId: string, campaignId: string): Promise<{ entries: LedgerEntry[]; charged: number }> {
+  const entries = await ledger().entriesOf(organizationId, campaignId);
+  return { entries, charged: 0 - sumOf(entries) };
 }
 
 /** Asserts a failure envelope with exactly this status, code and (when given) details. */

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import pMap from 'p-map';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_ALPHABET } from '../../lib/ids';
-import { organizations } from '../../lib/stores';
+import { organizations } from '../../lib/root';
 import { newOrganization, useApi } from '../support/api';
 import { OPERATIONS, OPERATION_NAMES, envelopeViolations, send, sendJson, type OperationName, type RawAnswer } from './support/contract';
 import { createDraft, createEnriched, directCampaign, organizationSnapshot, uniquePrefix, warehouseAccounts } from './support/fixtures';

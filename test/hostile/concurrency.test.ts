@@ -18,7 +18,7 @@ import fc from 'fast-check';
 import pMap from 'p-map';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../../lib/enrichment/cancel';
-import { accountHistory, campaigns, embeddedWarehouse, enrichment, organizations, useWarehouse, workflow } from '../../lib/stores';
+import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, useWarehouse, workflow } from '../../lib/root';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { newOrganization, useApi } from '../support/api';
 import { account, contact, importAccounts, uniquePrefix } from '../enrichment/support';
@@ -214,7 +214,7 @@ describe('randomized interleavings over several organizations', () => {
             }
             case 'topup': {
               try {
-                await organizations().adjustSmbCredits(book.organizationId, cmd.delta);
+                await creditLedger().adjust(book.organizationId, cmd.delta);
                 book.adjustments += cmd.delta;
               } catch (error) {
                 // A debit larger than the balance is refused (README: never below 0) and moves nothing.
@@ -293,10 +293,10 @@ describe('randomized interleavings over several organizations', () => {
         violations.push(...report.violations);
         stats.enriched += report.byStatus.enriched ?? 0;
         for (const { organizationId, campaignId } of canceled) {
-          const ledger = await enrichment().ledger(organizationId, campaignId);
+          const ledger = await creditLedger().entriesOf(organizationId, campaignId);
           if (!ledger.some((e) => e.kind === 'refund' && e.reason === 'canceled')) violations.push(`${campaignId}: canceled without a canceled refund in its ledger`);
         }
-        const failed = await pMap(books.flatMap((b) => b.campaignIds.map((c) => [b.organizationId, c] as const)), ([o, c]) => enrichment().ledger(o, c), { concurrency: 16 });
+        const failed = await pMap(books.flatMap((b) => b.campaignIds.map((c) => [b.organizationId, c] as const)), ([o, c]) => creditLedger().entriesOf(o, c), { concurrency: 16 });
         stats.failed += failed.flat().filter((e) => e.reason === 'failed').length;
         useWarehouse(undefined);
         if (violations.length > 0) throw new Error(violations.slice(0, 30).join('\n'));

@@ -30,7 +30,7 @@ import type { CampaignRecord } from '../../lib/campaigns/model';
 import { resultsPrefix, type EnrichedAccount } from '../../lib/enrichment/results';
 import { batchesOf } from '../../lib/enrichment/workflow';
 import { hashApiKey, newCampaignId } from '../../lib/ids';
-import { accountHistory, campaigns, embeddedWarehouse, enrichment, organizations, results, useWarehouse, workflow } from '../../lib/stores';
+import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, results, useWarehouse, workflow } from '../../lib/root';
 import { LOCAL_STATE_MACHINE_ARN } from '../../infra/local/step-functions';
 import { handler as completeHandler } from '../../functions/workflow-complete';
 import { handler as compensateHandler } from '../../functions/workflow-compensate';
@@ -84,7 +84,7 @@ async function fixture({ accounts = 4, withContacts = 3, fail = false } = {}): P
 
 const enrichCall = (f: Fixture) => sendJson(api(), OPERATIONS.enrich, f.apiKey, { campaignId: f.campaignId });
 const stored = (f: Fixture) => campaigns().get(f.organizationId, f.campaignId);
-const ledger = (f: Fixture) => enrichment().ledger(f.organizationId, f.campaignId);
+const ledger = (f: Fixture) => creditLedger().entriesOf(f.organizationId, f.campaignId);
 const ledgerShape = async (f: Fixture) => (await ledger(f)).map((e) => [e.kind, e.reason, e.amount]);
 
 /** Polls the stored campaign until `done` holds. */
@@ -98,7 +98,7 @@ async function executionEnd(executionArn: string, timeoutMs = 15_000) {
 /** The execution of the campaign's latest attempt (from its ledger: the attempt may already be gone from the campaign). */
 async function latestExecution(f: Fixture): Promise<string> {
   const charge = await pollUntil(() => ledger(f), (l) => l.some((e) => e.kind === 'charge'), { timeoutMs: 5_000, intervalMs: 50 });
-  return workflow().executionArnOf(charge.filter((e) => e.kind === 'charge').at(-1)!.attemptId);
+  return workflow().executionArnOf(charge.filter((e) => e.kind === 'charge').at(-1)!.attemptId!);
 }
 
 /** Waits until RecordEnrichment has written every account (so CompleteEnrichment, retried or not, is over). */
@@ -131,9 +131,10 @@ async function withFault<T>(spec: FaultSpec | FaultSpec[], fn: (faults: Fault[])
  * the faults aimed): the launch charges (`:charge`), the completion sets
  * `enriched`, the compensation writes `lastEnrichment` (`:last`).
  */
-const launchTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":charge"');
-const completionTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":enriched"');
-const compensationTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":last"');
+// Recognised by the expression placeholders lib/db/expression.ts derives from attribute names.
+const launchTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":c_required"');
+const completionTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_completedAt"');
+const compensationTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_lastEnrichment"');
 /** The organization item read (GetItem of `ORG#<id>` / `ORG`). */
 const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text.includes(`ORG#${f.organizationId}"`) && text.includes('"ORG"') && !text.includes('CAMPAIGN#');
 
@@ -144,7 +145,7 @@ const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text
 describe.concurrent('launch: transient DynamoDB faults the SDK retries are invisible', () => {
   const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'>][] = [
     ['the API-key lookup', (f) => ({ command: 'GetItemCommand', match: `APIKEY#${hashApiKey(f.apiKey)}` })],
-    ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':lock') })],
+    ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':s_launchLock') })],
     ['the organization read', (f) => ({ command: 'GetItemCommand', match: organizationRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
     ['the recency and CRM read', (f) => ({ command: 'BatchGetItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#` })],
@@ -160,7 +161,7 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
     });
     await until(f, (c) => c?.status === 'enriched');
     await recorded(f);
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'no_contacts_found', -1]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'no_contacts_found', 1]]);
     await expectInvariants(f);
   });
 });
@@ -168,7 +169,7 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
 describe.concurrent('launch: failures beyond the SDK’s retries at each step', () => {
   const steps: [string, (f: Fixture) => FaultSpec][] = [
     ['the API-key lookup', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: `APIKEY#${hashApiKey(f.apiKey)}`, error: throttling })],
-    ['the launch lock (the campaign read)', (f) => ({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes(':lock'), error: throttling })],
+    ['the launch lock (the campaign read)', (f) => ({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes(':s_launchLock'), error: throttling })],
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: organizationRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
@@ -195,7 +196,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     expect(retry.status, retry.text).toBe(200);
     await until(f, (c) => c?.status === 'enriched');
     await recorded(f);
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'no_contacts_found', -1]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'no_contacts_found', 1]]);
     await expectInvariants(f);
   });
 
@@ -224,7 +225,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     );
     const after = await stored(f);
     expect(after).toMatchObject({ status: 'draft', creditsCharged: 0, lastEnrichment: { status: 'failed', refunded: true } });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'failed', -4]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
     await expectInvariants(f);
     expect((await enrichCall(f)).status).toBe(200);
     await until(f, (c) => c?.status === 'enriched');
@@ -235,9 +236,9 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
   it('the lock release failing after a refusal leaves a draft with nothing charged and a lock that expires within 60 s', async () => {
     const f = await fixture();
     // 4 eligible accounts need 4 credits; leave 2.
-    await organizations().adjustSmbCredits(f.organizationId, -98);
+    await creditLedger().adjust(f.organizationId, -98);
     f.adjustments = -98;
-    await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('REMOVE launchLock'), times: Number.POSITIVE_INFINITY, error: throttling }, async () => {
+    await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('REMOVE #launchLock'), times: Number.POSITIVE_INFINITY, error: throttling }, async () => {
       const res = await enrichCall(f);
       expectEnvelope(res);
       // The refusal (402) or the release failure (500) may be what the caller sees; either way nothing moved.
@@ -283,7 +284,7 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
       expect(fault!.failed).toBe(1);
     });
     await recorded(f);
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'no_contacts_found', -1]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'no_contacts_found', 1]]);
     await expectInvariants(f);
   });
 
@@ -295,7 +296,7 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
       expect(fault!.failed).toBe(1);
     });
     await recorded(f);
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'no_contacts_found', -1]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'no_contacts_found', 1]]);
     await expectInvariants(f);
   });
 
@@ -316,7 +317,7 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
       await until(f, (c) => c?.status === 'draft' && c.lastEnrichment !== null);
       expect(fault!.failed).toBe(1);
     });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'failed', -4]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
     await expectInvariants(f);
   });
 
@@ -327,7 +328,7 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
       await until(f, (c) => c?.status === 'enriched');
     });
     await recorded(f);
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'no_contacts_found', -1]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'no_contacts_found', 1]]);
     await expectInvariants(f);
   });
 
@@ -355,7 +356,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
       await recorded(f);
       expect(fault!.failed).toBe(1);
     });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 5], ['refund', 'no_contacts_found', -3]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -5], ['refund', 'no_contacts_found', 3]]);
     expect((await stored(f))?.creditsCharged).toBe(2);
     await expectInvariants(f);
   });
@@ -368,7 +369,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
       const execution = await executionEnd(attempt.executionArn);
       expect(execution.status).toBe('FAILED');
     });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 5], ['refund', 'no_contacts_found', -3]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -5], ['refund', 'no_contacts_found', 3]]);
     expect(await stored(f)).toMatchObject({ status: 'enriched', creditsCharged: 2, lastEnrichment: null });
     await expectInvariants(f);
   });
@@ -395,7 +396,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
       expect(execution.status).toBe('FAILED');
       expect(fault!.failed).toBe(1);
     });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'failed', -4]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
     expect(await stored(f)).toMatchObject({ status: 'draft', creditsCharged: 0, lastEnrichment: { status: 'failed', refunded: true } });
     await expectInvariants(f);
   });
@@ -406,7 +407,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
       expect((await enrichCall(f)).status).toBe(200);
       expect((await executionEnd(await latestExecution(f))).status).toBe('FAILED');
     });
-    expect(await ledgerShape(f)).toEqual([['charge', 'launch', 4], ['refund', 'failed', -4]]);
+    expect(await ledgerShape(f)).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
     await expectInvariants(f);
   });
 
@@ -604,7 +605,7 @@ describe('workflow: ExpireResults', () => {
     process.env.RESULTS_ACCESS_PERIOD_SECONDS = '2';
     const f = await fixture();
     try {
-      await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes(':expired'), error: throttling }, async ([fault]) => {
+      await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('":c_enriched"'), error: throttling }, async ([fault]) => {
         expect((await enrichCall(f)).status).toBe(200);
         await until(f, (c) => c?.status === 'expired', 15_000);
         expect(fault!.failed).toBe(1);

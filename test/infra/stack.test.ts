@@ -14,8 +14,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '../../lib/db/table';
-import { PROJECT_ROOT, type ApiFunction } from '../../infra/constructs/api-function';
-import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/operations';
+import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
+import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
 import { API_ROUTES, type ApiRoute } from '../../infra/routes';
 import { buildApp, EXPORTS_PREFIX, type CampaignEnrichmentStack } from '../../infra/stack';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
@@ -36,8 +36,8 @@ const logicalId = (construct: IConstruct): string => {
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
 /** A route's or a workflow task's function (construct id = functionId). */
-const functionOf = (stack: CampaignEnrichmentStack, functionId: string): ApiFunction =>
-  stack.functions.get(functionId) ?? (stack.node.findChild(functionId) as ApiFunction);
+const functionOf = (stack: CampaignEnrichmentStack, functionId: string): ServiceFunction =>
+  stack.functions.get(functionId) ?? (stack.node.findChild(functionId) as ServiceFunction);
 
 /** Every statement of the policies attached to a function's role. */
 function statementsOf(template: Template, stack: CampaignEnrichmentStack, functionId: string): Statement[] {
@@ -326,7 +326,7 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('outputs the API URL, table, bucket, state machine, dashboard and alarm topic', () => {
-    const { operations, workflow } = built.stack;
+    const { monitoring: operations, workflow } = built.stack;
     template.hasOutput('ApiUrl', Match.anyValue());
     template.hasOutput('TableName', { Value: { Ref: logicalId(built.stack.table) } });
     template.hasOutput('BucketName', { Value: { Ref: logicalId(built.stack.bucket) } });
@@ -342,7 +342,7 @@ describe('CampaignEnrichment-dev', () => {
     let topic: { Ref: string };
     beforeAll(() => {
       alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties as AlarmProps);
-      topic = { Ref: logicalId(built.stack.operations.topic) };
+      topic = { Ref: logicalId(built.stack.monitoring.topic) };
     });
     const alarmNamed = (suffix: string) => {
       const alarm = alarms.find((a) => a.AlarmName === `CampaignEnrichment-dev-${suffix}`);
@@ -413,7 +413,7 @@ describe('CampaignEnrichment-dev', () => {
     });
 
     it('encrypts the alarm topic with a rotated key CloudWatch may use, and refuses plain HTTP', () => {
-      const key = logicalId(built.stack.operations.topic.masterKey!);
+      const key = logicalId(built.stack.monitoring.topic.masterKey!);
       template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
       template.hasResourceProperties('AWS::KMS::Key', {
         EnableKeyRotation: true,

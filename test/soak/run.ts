@@ -84,7 +84,7 @@ try {
   const { startApiServer } = await import('../../infra/local/server');
   const { createLocalStepFunctions } = await import('../../infra/local/step-functions');
   const { generateDemoWarehouse } = await import('../../infra/local/demo-warehouse');
-  const { embeddedWarehouse, organizations, campaigns, enrichment, workflow } = await import('../../lib/stores');
+  const { embeddedWarehouse, organizations, campaigns, enrichment, workflow, ledger } = await import('../../lib/root');
   const { cancelEnrichment } = await import('../../lib/enrichment/cancel');
   const { checkInvariants } = await import('../hostile/support/invariants');
   const { sendJson } = await import('../hostile/support/contract');
@@ -161,7 +161,7 @@ try {
         if (roll < 0.35) {
           const delta = Math.random() < 0.7 ? 1 + Math.floor(Math.random() * 5_000) : -(1 + Math.floor(Math.random() * 500));
           try {
-            await organizations().adjustSmbCredits(book.organizationId, delta);
+            await ledger().adjust(book.organizationId, delta);
             book.adjustments += delta;
             if (delta > 0) operator.topUps++;
             else operator.debits++;

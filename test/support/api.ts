@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startApiServer } from '../../infra/local/server';
 import { freePort } from '../../infra/local/emulators';
 import { createLocalStepFunctions, LOCAL_STATE_MACHINE_ARN, type LocalStepFunctions } from '../../infra/local/step-functions';
-import { organizations } from '../../lib/stores';
+import { organizations } from '../../lib/root';
 import type { NewOrganization } from '../../lib/organizations/store';
 
 /** A parsed API response. */

@@ -12,7 +12,7 @@ import { keys } from '../../../lib/db/table';
 import { hashApiKey, newCampaignId } from '../../../lib/ids';
 import { accountListKey } from '../../../lib/campaigns/account-list';
 import type { CampaignRecord } from '../../../lib/campaigns/model';
-import { campaigns } from '../../../lib/stores';
+import { campaigns } from '../../../lib/root';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { account, contact, importAccounts, pollUntil, uniquePrefix } from '../../enrichment/support';
 import { sendJson } from './contract';
@@ -86,6 +86,9 @@ export async function createEnriched(baseUrl: string, apiKey: string, accountIds
     (r) => r.status === 200 && r.body.data.status === 'enriched',
     { timeoutMs: 30_000 },
   );
+  // The workflow goes on recording enrichment times; wait until the item is final (no recency-pending mark).
+  const organizationId = (await sendJson(baseUrl, '/v1/org/describe', apiKey)).body.data.organization.id as string;
+  await pollUntil(() => rawCampaignItem(organizationId, id), (item) => item !== undefined && item.gsi6pk === undefined, { timeoutMs: 30_000 });
   return id;
 }
 

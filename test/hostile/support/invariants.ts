@@ -24,7 +24,7 @@ import pMap from 'p-map';
 import { ddb } from '../../../lib/aws';
 import { config } from '../../../lib/config';
 import { keys } from '../../../lib/db/table';
-import { campaigns, enrichment, organizations } from '../../../lib/stores';
+import { campaigns, enrichment, ledger as creditLedger, organizations } from '../../../lib/root';
 import { CAMPAIGN_STATUSES, envelopeViolations, sendJson } from './contract';
 
 /** What the test knows about an organization's money. */
@@ -125,7 +125,7 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
         const [got, stored, ledger] = await Promise.all([
           sendJson(baseUrl, '/v1/campaigns/get', book.apiKey, { campaignId: item.id }),
           campaigns().get(org, item.id),
-          enrichment().ledger(org, item.id),
+          creditLedger().entriesOf(org, item.id),
         ]);
         return { item, got, stored, ledger };
       },
@@ -170,7 +170,8 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
       }
       const c = got.body.data;
       report.byStatus[c.status] = (report.byStatus[c.status] ?? 0) + 1;
-      const sum = ledger.reduce((s, e) => s + e.amount, 0);
+      // Net charge of the campaign: −Σ amounts (a charge is negative, a refund positive).
+      const sum = -ledger.reduce((s, e) => s + e.amount, 0);
       ledgerTotal += sum;
       report.charged += sum;
       if (options.quiescent && c.status !== item.status) v.push(`${at}: list says ${item.status}, get says ${c.status}`);
@@ -186,17 +187,19 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
         if (e.organizationId !== org || e.campaignId !== id) v.push(`${at}: ledger entry of another campaign ${JSON.stringify(e)}`);
         if (!ISO_UTC.test(e.createdAt)) v.push(`${at}: ledger entry time ${e.createdAt}`);
         if (!Number.isSafeInteger(e.amount)) v.push(`${at}: ledger amount ${e.amount}`);
-        const a = attempts.get(e.attemptId) ?? { charge: 0, charges: 0, refund: 0, reasons: [] };
+        const attemptId = e.attemptId ?? '(none)';
+        if (e.attemptId === null) v.push(`${at}: campaign entry without an attempt ${JSON.stringify(e)}`);
+        const a = attempts.get(attemptId) ?? { charge: 0, charges: 0, refund: 0, reasons: [] };
         if (e.kind === 'charge') {
-          if (e.reason !== 'launch' || e.amount <= 0) v.push(`${at}: odd charge ${JSON.stringify(e)}`);
-          a.charge += e.amount;
+          if (e.reason !== 'launch' || e.amount >= 0) v.push(`${at}: odd charge ${JSON.stringify(e)}`);
+          a.charge += -e.amount;
           a.charges++;
         } else if (e.kind === 'refund') {
-          if (!['no_contacts_found', 'failed', 'canceled'].includes(e.reason) || e.amount >= 0) v.push(`${at}: odd refund ${JSON.stringify(e)}`);
-          a.refund += -e.amount;
+          if (!['no_contacts_found', 'failed', 'canceled'].includes(e.reason) || e.amount <= 0) v.push(`${at}: odd refund ${JSON.stringify(e)}`);
+          a.refund += e.amount;
           a.reasons.push(e.reason);
         } else v.push(`${at}: ledger entry kind ${String(e.kind)}`);
-        attempts.set(e.attemptId, a);
+        attempts.set(attemptId, a);
       }
       for (const [attemptId, a] of attempts) {
         if (a.charges !== 1) v.push(`${at}: attempt ${attemptId} charged ${a.charges} times`);
@@ -264,6 +267,9 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
       if (lock && Date.parse(lock.expiresAt) > now + 60_000 + 1_000) v.push(`${at}: launch lock held beyond 60 s (${lock.expiresAt})`);
       if (lock && options.quiescent && c.status !== 'draft') v.push(`${at}: a ${c.status} campaign still holds a launch lock`);
     }
+    // Decisions §11: the balance is the sum of the organization's whole ledger (grant, adjustments, charges, refunds).
+    const audit = await creditLedger().audit(org);
+    if (options.quiescent && audit && audit.balance !== audit.ledgerSum) v.push(`${org}: balance ${audit.balance} ≠ ledger sum ${audit.ledgerSum}`);
     if (record.smbCredits + ledgerTotal !== book.startingBalance + book.adjustments) {
       v.push(
         `${org}: money not conserved: balance ${record.smbCredits} + charged ${ledgerTotal} ≠ starting ${book.startingBalance} + adjustments ${book.adjustments}`,

@@ -1,18 +1,29 @@
 /**
- * The stores and ports every function uses, built once per process from the
- * shared clients and the configured table, bucket and state machine (lazily,
- * so the environment can be set first).
+ * The composition root: the one place that builds this deployment's stores
+ * and ports from the shared AWS clients (lib/aws.ts) and settings
+ * (lib/config.ts), and hands them to the use cases. Handlers (functions/),
+ * the local stack, the operator CLI, the tests and the bench import it;
+ * nothing else in lib/ does — every module below receives what it needs.
+ *
+ * Each dependency is built lazily, once per process, so the environment can
+ * be set first (the local stack points it at the emulators) and a bundle
+ * keeps only what its handler calls.
  */
+import type { z } from 'zod';
 import { ddb, s3, sfn } from './aws';
 import { config } from './config';
+import { createApiHandler, type ApiHandler, type RequestContext } from './http/pipeline';
+import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createAccountHistoryStore, type AccountHistoryStore } from './organizations/account-history';
 import { createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './campaigns/account-list';
+import { createLedgerStore, type LedgerStore } from './credits/store';
 import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
 import { createResultStore, type ResultStore } from './enrichment/results';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
+import type { LaunchDependencies } from './enrichment/launch';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -30,6 +41,9 @@ export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createC
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
+
+/** The credit ledger (decisions §11) and operator adjustments. */
+export const ledger: () => LedgerStore = /* @__PURE__ */ once(() => createLedgerStore({ client: ddb, tableName: config.tableName }));
 
 /** The enrichment lifecycle store. */
 export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => createEnrichmentStore({ client: ddb, tableName: config.tableName }));
@@ -50,3 +64,26 @@ export const warehouse = (): Warehouse => warehouseAdapter ?? embeddedWarehouse(
 export const useWarehouse = (adapter: Warehouse | undefined): void => {
   warehouseAdapter = adapter;
 };
+
+/** The launch dependencies of this deployment (spec "Enrich a campaign"; decisions §4). */
+export const launchDependencies = (): LaunchDependencies => ({
+  campaigns: campaigns(),
+  organizations: organizations(),
+  accountLists: accountLists(),
+  warehouse: warehouse(),
+  accountHistory: accountHistory(),
+  enrichment: enrichment(),
+  workflow: workflow(),
+  creditsPerAccount: config.creditsPerAccount,
+  launchLockSeconds: config.launchLockSeconds,
+});
+
+/**
+ * The Lambda handler of an API operation, wired to this deployment's API-key
+ * lookup (see {@link createApiHandler} for the pipeline).
+ *
+ * @example
+ * export const handler = apiHandler(getCampaignOperation, (input, { organizationId }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId));
+ */
+export const apiHandler = <S extends z.ZodObject, R>(operation: Operation<S>, useCase: (input: z.output<S>, context: RequestContext) => Promise<R>): ApiHandler =>
+  createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey) });

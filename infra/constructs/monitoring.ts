@@ -16,7 +16,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, type BusinessMetric } from '../../lib/observability';
-import { SERVICE_NAME } from './api-function';
+import { SERVICE_NAME } from './service-function';
 
 /** Period of every alarm and of the dashboard's graphs. */
 const PERIOD = Duration.minutes(5);
@@ -77,8 +77,8 @@ export interface MonitoredFunction {
   readonly function: lambda.IFunction;
 }
 
-/** Properties of {@link Operations}. */
-export interface OperationsProps {
+/** Properties of {@link Monitoring}. */
+export interface MonitoringProps {
   /**
    * The API's stage. Per-route graphs need its detailed metrics on
    * (`detailedMetricsEnabled`); the stage-wide metrics and the 5xx alarm do not.
@@ -94,8 +94,8 @@ export interface OperationsProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/** The alarms of {@link Operations}, by what they watch. */
-export interface OperationsAlarms {
+/** The alarms of {@link Monitoring}, by what they watch. */
+export interface MonitoringAlarms {
   /** 5xx responses above {@link SERVER_ERROR_RATE_THRESHOLD_PERCENT} % of at least {@link MIN_REQUESTS_FOR_ERROR_RATE} requests. */
   readonly apiServerErrorRate: cloudwatch.Alarm;
   /** Any failed enrichment execution (each one was compensated: credits refunded). */
@@ -118,19 +118,19 @@ export interface OperationsAlarms {
  * never allows. The topic refuses requests not made over TLS.
  *
  * @example
- * const operations = new Operations(this, 'Operations', {
+ * const operations = new Monitoring(this, 'Monitoring', {
  *   stage, routes, workflowFunctions, stateMachine, table,
  *   removalPolicy: RemovalPolicy.DESTROY,
  * });
  * new CfnOutput(this, 'AlarmTopicArn', { value: operations.topic.topicArn });
  */
-export class Operations extends Construct {
+export class Monitoring extends Construct {
   /** Where every alarm sends its notifications; subscribe to it (docs/deploy.md). */
   readonly topic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
-  readonly alarms: OperationsAlarms;
+  readonly alarms: MonitoringAlarms;
 
-  constructor(scope: Construct, id: string, props: OperationsProps) {
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const stack = Stack.of(this);
     const name = (suffix: string) => `${stack.stackName}-${suffix}`;

@@ -1,6 +1,6 @@
 /**
  * The one Lambda construct of the stack: every API operation's function is an
- * {@link ApiFunction}, so runtime, architecture, memory, tracing, logging and
+ * {@link ServiceFunction}, so runtime, architecture, memory, tracing, logging and
  * bundling are decided here once instead of in copy-pasted `NodejsFunction`
  * blocks.
  */
@@ -61,8 +61,8 @@ const BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
 };
 
-/** Options of {@link ApiFunction}. */
-export interface ApiFunctionProps {
+/** Options of {@link ServiceFunction}. */
+export interface ServiceFunctionProps {
   /** Handler file relative to the project root, e.g. `functions/org-describe.ts`; it exports `handler`. */
   readonly entry: string;
   /** Shown in the Lambda console. */
@@ -90,16 +90,16 @@ export interface ApiFunctionProps {
  * (which would also allow creating any log group). A role must exist before
  * the function, which a subclass constructor cannot arrange.
  *
- * Grant access to it like to any principal (`ApiFunction` is `IGrantable`).
+ * Grant access to it like to any principal (`ServiceFunction` is `IGrantable`).
  *
  * @example
- * const describe = new ApiFunction(this, 'OrgDescribe', {
+ * const describe = new ServiceFunction(this, 'OrgDescribe', {
  *   entry: 'functions/org-describe.ts',
  *   environment: { TABLE_NAME: table.tableName },
  *   logRetention: logs.RetentionDays.ONE_WEEK,
  * });
  */
-export class ApiFunction extends Construct implements iam.IGrantable {
+export class ServiceFunction extends Construct implements iam.IGrantable {
   /** The Lambda function. */
   readonly function: NodejsFunction;
   /** Execution role of the function (the principal of every grant). */
@@ -108,7 +108,7 @@ export class ApiFunction extends Construct implements iam.IGrantable {
   readonly logGroup: logs.LogGroup;
   readonly grantPrincipal: iam.IPrincipal;
 
-  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {

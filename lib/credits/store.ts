@@ -1,0 +1,157 @@
+/**
+ * Reading the credit ledger, and the operator's balance adjustments
+ * (decisions §8 `org:credits`, §11; docs/data-model.md "Ledger").
+ */
+import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
+import { transactWrite } from '../db/conditional';
+import { and } from '../db/expression';
+import { NotFoundError } from '../errors';
+import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, type LedgerEntry, type LedgerKind } from './ledger';
+
+/** One page of the ledger query, newest first. */
+export interface LedgerPageQuery {
+  organizationId: string;
+  campaignId?: string;
+  kind?: LedgerKind;
+  /** Entries per page (1..1000). */
+  limit: number;
+  /** Exclusive upper bound on `listSk` (the previous page's last entry). */
+  after?: string;
+}
+
+/** A consistent view of one organization's money. */
+export interface LedgerAudit {
+  organizationId: string;
+  /** The smb balance on the organization item (credits). */
+  balance: number;
+  /** Σ of the organization's ledger entries (credits). */
+  ledgerSum: number;
+  /** Entries read. */
+  entries: number;
+}
+
+/** Data access for the ledger. */
+export interface LedgerStore {
+  /** One page of entries, newest first (`createdAt`, then `id`); `hasMore` when another page exists; `last` is the cursor position. */
+  page(query: LedgerPageQuery): Promise<{ entries: LedgerEntry[]; hasMore: boolean; last?: string }>;
+  /** Every entry of an organization, or of one of its campaigns, oldest first (strongly consistent). */
+  entriesOf(organizationId: string, campaignId?: string): Promise<LedgerEntry[]>;
+  /**
+   * Balance and ledger sum of an organization read as of one instant: the
+   * organization item is read before and after the entries, and the read is
+   * repeated until no movement happened in between.
+   * @returns undefined for an unknown organization.
+   */
+  audit(organizationId: string): Promise<LedgerAudit | undefined>;
+  /** IDs of every organization (the registry partition of gsi1), oldest first. */
+  organizationIds(): Promise<string[]>;
+  /**
+   * An operator's adjustment of the smb balance by `credits` (may be negative) with its ledger entry.
+   * @returns the balance after it (credits) and the entry.
+   * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0 or `credits` is 0.
+   */
+  adjust(organizationId: string, credits: number, note?: string): Promise<{ balance: number; entry: LedgerEntry }>;
+}
+
+/** Reads of an audit before it gives up on a busy organization. */
+const AUDIT_ROUNDS = 10;
+
+/** Builds the DynamoDB implementation of {@link LedgerStore}. */
+export function createLedgerStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): LedgerStore {
+  const readOrganization = async (organizationId: string) => {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: 'smbCredits, ledgerEntries' }),
+    );
+    return Item && { balance: Number(Item.smbCredits), entries: Item.ledgerEntries === undefined ? undefined : Number(Item.ledgerEntries) };
+  };
+
+  const entriesOf = async (organizationId: string, campaignId?: string) => {
+    const entries: LedgerEntry[] = [];
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.ledgerPrefix(campaignId) },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) entries.push(toLedgerEntry(item));
+    return entries.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  };
+
+  return {
+    entriesOf,
+
+    async page(query) {
+      const index = query.campaignId
+        ? query.kind
+          ? LEDGER_INDEXES.byKindAndCampaign
+          : LEDGER_INDEXES.byCampaign
+        : query.kind
+          ? LEDGER_INDEXES.byKind
+          : LEDGER_INDEXES.all;
+      const partitionKeys = keys.ledgerIndexes(query.organizationId, { id: '', createdAt: '', kind: query.kind ?? '', campaignId: query.campaignId ?? null });
+      const partitionKey = partitionKeys[index.partitionKey as keyof typeof partitionKeys];
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: query.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :after',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, ...(query.after === undefined ? {} : { '#sk': index.sortKey }) },
+          ExpressionAttributeValues: { ':pk': partitionKey, ...(query.after === undefined ? {} : { ':after': query.after }) },
+          ScanIndexForward: false,
+          // One more than the page tells whether another page exists.
+          Limit: query.limit + 1,
+        }),
+      );
+      const items = Items.slice(0, query.limit);
+      const last = items.at(-1);
+      return { entries: items.map((item) => toLedgerEntry(item, query.organizationId)), hasMore: Items.length > query.limit, ...(last ? { last: String(last.listSk) } : {}) };
+    },
+
+    async audit(organizationId) {
+      for (let round = 0; ; round++) {
+        const before = await readOrganization(organizationId);
+        if (!before) return undefined;
+        const entries = await entriesOf(organizationId);
+        const after = await readOrganization(organizationId);
+        const quiet = after && after.balance === before.balance && after.entries === before.entries && (before.entries === undefined || before.entries === entries.length);
+        if (quiet || round + 1 >= AUDIT_ROUNDS) return { organizationId, balance: after?.balance ?? before.balance, ledgerSum: sumOf(entries), entries: entries.length };
+      }
+    },
+
+    async organizationIds() {
+      const ids: string[] = [];
+      const pages = paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          IndexName: TABLE_INDEXES.all.indexName,
+          KeyConditionExpression: `${TABLE_INDEXES.all.partitionKey} = :pk`,
+          ExpressionAttributeValues: { ':pk': keys.organizationRegistry({ id: '', createdAt: '' }).gsi1pk },
+          ProjectionExpression: 'id',
+        },
+      );
+      for await (const page of pages) for (const item of page.Items ?? []) ids.push(String(item.id));
+      return ids;
+    },
+
+    async adjust(organizationId, credits, note) {
+      if (credits === 0) throw new RangeError('An adjustment of 0 credits moves nothing.');
+      const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: new Date().toISOString(), movementId: randomUUID() });
+      const items = movementItems(tableName, entry, { condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))) });
+      if (items[0]?.Update) items[0].Update.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+      const outcome = await transactWrite(client, { TransactItems: items });
+      if (!outcome.ok) {
+        const old = outcome.old[0];
+        if (!old) throw new NotFoundError('organization', organizationId);
+        throw new RangeError(`The smb balance is ${String(old.smbCredits)} credits; removing ${-credits} would make it negative.`);
+      }
+      const after = await readOrganization(organizationId);
+      return { balance: after?.balance ?? 0, entry };
+    },
+  };
+}

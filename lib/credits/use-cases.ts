@@ -1,0 +1,29 @@
+/**
+ * The ledger operation (decisions §11 `POST /v1/org/ledger`).
+ */
+import { config } from '../config';
+import { decodeCursor, encodeCursor } from '../campaigns/cursor';
+import type { LedgerEntry } from './ledger';
+import type { LedgerStore } from './store';
+import { DEFAULT_LEDGER_PAGE_SIZE, type LedgerPage, type ListLedgerInput } from './schema';
+
+/** The entry as the API shows it (without the organization, which the key implies). */
+const toApiEntry = ({ organizationId: _organizationId, ...entry }: LedgerEntry): LedgerPage['entries'][number] => entry;
+
+/**
+ * One page of the organization's ledger, newest first; a page costs one
+ * Query of `limit + 1` index items, whatever the ledger's size.
+ * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
+ */
+export async function listLedger(deps: { ledger: Pick<LedgerStore, 'page'> }, organizationId: string, input: ListLedgerInput): Promise<LedgerPage> {
+  const limit = input.limit ?? DEFAULT_LEDGER_PAGE_SIZE;
+  const campaignId = input.filters?.campaignId;
+  const kind = input.filters?.kind;
+  const binding = { o: organizationId, f: JSON.stringify(['ledger', campaignId ?? null, kind ?? null]), l: limit };
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const page = await deps.ledger.page({ organizationId, limit, ...(campaignId ? { campaignId } : {}), ...(kind ? { kind } : {}), ...(after === undefined ? {} : { after }) });
+  return {
+    entries: page.entries.map(toApiEntry),
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+  };
+}

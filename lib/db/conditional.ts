@@ -1,0 +1,71 @@
+/**
+ * Conditional writes, written once: "update if, else tell me the old item",
+ * and transactions that retry DynamoDB's transaction conflicts and report
+ * which item's condition failed (Powertools' `_putRecord` pattern: the
+ * failure becomes a value, everything else is rethrown).
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+
+/** Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent when there was none). */
+export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok: false; old: Record<string, unknown> | undefined };
+
+/**
+ * Runs one conditional UpdateItem.
+ *
+ * @param input - the update; `ConditionExpression` is required. `ReturnValues`
+ *   defaults to `ALL_NEW`; the old item is always requested on failure.
+ * @returns `{ ok: true, item }` (the attributes `ReturnValues` asked for), or
+ *   `{ ok: false, old }` when the condition failed.
+ * @throws every error other than ConditionalCheckFailedException.
+ */
+export async function updateIf(client: DynamoDBDocumentClient, input: UpdateCommandInput & { ConditionExpression: string }): Promise<UpdateIfOutcome> {
+  try {
+    const { Attributes } = await client.send(
+      new UpdateCommand({ ReturnValues: 'ALL_NEW', ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
+    return { ok: true, item: Attributes ?? {} };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { ok: false, old: error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined };
+  }
+}
+
+/**
+ * Outcome of {@link transactWrite}: written, or refused with the positions of
+ * the items whose condition failed and, for items that asked for it with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, the item as it was.
+ */
+export type TransactOutcome = { ok: true } | { ok: false; failed: number[]; old: (Record<string, unknown> | undefined)[] };
+
+/** Transaction conflicts retried at most (real DynamoDB raises them under contention; DynamoDB Local never does). */
+const MAX_CONFLICT_RETRIES = 8;
+
+/**
+ * Runs a TransactWriteItems, retrying transaction conflicts with jittered
+ * exponential backoff (20 ms doubling, at most 1 s a wait).
+ *
+ * @returns `{ ok: true }`, or `{ ok: false, failed }` listing the positions of
+ *   the items whose condition failed (nothing was written then).
+ * @throws every other error (including conflicts past the retries).
+ */
+export async function transactWrite(client: DynamoDBDocumentClient, input: TransactWriteCommandInput): Promise<TransactOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.send(new TransactWriteCommand(input));
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
+      if (failed.length > 0) {
+        const old = reasons.map((reason) => (reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined));
+        return { ok: false, failed, old };
+      }
+      const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
+      if (!conflict || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 20 * 2 ** attempt) * Math.random()));
+    }
+  }
+}
