@@ -10,6 +10,8 @@ import { HttpApi, HttpMethod, LogGroupLogDestination, type ThrottleSettings } fr
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -182,6 +184,23 @@ export class CampaignEnrichmentStack extends Stack {
       monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function });
     }
     this.functions = functions;
+
+    // Hourly reconciliation of every balance with its ledger (decisions §11): the LedgerDrift metric and alarm.
+    const reconcile = new ServiceFunction(this, 'CreditsReconcile', {
+      entry: 'functions/credits-reconcile.ts',
+      description: 'Scheduled: every smb balance equals the sum of its ledger entries (LedgerDrift metric)',
+      environment,
+      timeout: Duration.minutes(5),
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    grantRoutePermissions(reconcile, { table: 'read' }, resources);
+    new events.Rule(this, 'CreditsReconcileSchedule', {
+      description: 'Runs the credit reconciliation every hour',
+      schedule: events.Schedule.rate(Duration.hours(1)),
+      targets: [new targets.LambdaFunction(reconcile.function, { retryAttempts: 2 })],
+    });
+    monitoredTasks.push({ label: 'CreditsReconcile', function: reconcile.function });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,

@@ -58,6 +58,7 @@ export const BUSINESS_METRICS = {
   EnrichmentsFailed: 'Enrichments compensated after a failure',
   EnrichmentsCanceled: 'Enrichments canceled by an operator',
   ExportRows: 'CSV rows exported',
+  LedgerDrift: 'Credits by which balances differ from their ledgers (scheduled reconciliation; must be 0)',
 } as const satisfies Record<BusinessMetric, string>;
 
 /** One HTTP API route and the function behind it. */
@@ -106,6 +107,8 @@ export interface MonitoringAlarms {
   readonly workflowFunctionThrottles: cloudwatch.Alarm;
   /** Any throttled request on the table or its indexes. */
   readonly tableThrottles: cloudwatch.Alarm;
+  /** A balance differs from the sum of its ledger (the hourly reconciliation's `LedgerDrift` metric). */
+  readonly ledgerDrift: cloudwatch.Alarm;
 }
 
 /**
@@ -219,6 +222,12 @@ export class Monitoring extends Construct {
         ...atLeastOne,
         alarmName: name('WorkflowFunctionThrottles'),
         alarmDescription: 'Lambda throttled a workflow task function. The workflow retries throttles, but persistent throttling ends in failed (compensated) enrichments (docs/deploy.md).',
+      }),
+      ledgerDrift: business.LedgerDrift.with({ statistic: cloudwatch.Stats.MAXIMUM, period: Duration.hours(1) }).createAlarm(this, 'LedgerDrift', {
+        ...atLeastOne,
+        alarmName: name('LedgerDrift'),
+        alarmDescription:
+          "An organization's smb balance differs from the sum of its ledger entries (decisions §11): credits moved outside lib/credits. The CreditsReconcile function's log names each organization; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
       }),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,

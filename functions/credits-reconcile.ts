@@ -1,0 +1,18 @@
+/**
+ * Scheduled Lambda (EventBridge, hourly): checks that every organization's
+ * smb balance equals the sum of its ledger entries (decisions §11) and
+ * publishes the total absolute drift as the `LedgerDrift` metric (credits),
+ * which the `LedgerDrift` alarm watches. Each drifting organization is logged.
+ */
+import { reconcileCredits, totalDrift } from '../lib/credits/reconcile';
+import { emitMetrics, logger } from '../lib/observability';
+import { ledger } from '../lib/root';
+
+export const handler = async (): Promise<{ organizations: number; drifting: number; drift: number }> => {
+  const report = await reconcileCredits(ledger());
+  for (const drift of report.drift) logger.error('Credit balance differs from its ledger', { ...drift });
+  const drift = totalDrift(report);
+  emitMetrics({ LedgerDrift: drift });
+  logger.info('Credit reconciliation', { organizations: report.organizations, drifting: report.drift.length, drift });
+  return { organizations: report.organizations, drifting: report.drift.length, drift };
+};
