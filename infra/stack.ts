@@ -18,6 +18,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
+import { OBJECT_PREFIXES } from '../lib/objects';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
@@ -70,8 +71,6 @@ const STAGES: Record<DeploymentStage, StageSettings> = {
   },
 };
 
-/** Key prefix of export files in the data bucket (docs/data-model.md); expired after 1 day (decisions §5). */
-export const EXPORTS_PREFIX = 'exports/';
 
 /** Options of {@link CampaignEnrichmentStack}. */
 export interface CampaignEnrichmentStackProps extends StackProps {
@@ -242,7 +241,7 @@ export class CampaignEnrichmentStack extends Stack {
 
   /**
    * The private data bucket, with S3 server access logs in a second bucket.
-   * Objects under {@link EXPORTS_PREFIX} expire after 1 day; account lists and
+   * Objects under `OBJECT_PREFIXES.exports` (lib/objects.ts) expire after 1 day; account lists and
    * results (`campaigns/`) never expire.
    *
    * `autoDeleteObjects` is deliberately off: it adds a custom-resource Lambda
@@ -273,7 +272,7 @@ export class CampaignEnrichmentStack extends Stack {
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'data/',
       lifecycleRules: [
-        { id: 'ExpireExports', prefix: EXPORTS_PREFIX, expiration: Duration.days(1) },
+        { id: 'ExpireExports', prefix: OBJECT_PREFIXES.exports, expiration: Duration.days(1) },
         { id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

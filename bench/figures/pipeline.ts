@@ -27,9 +27,16 @@ import { lambdaContext } from '../../infra/local/lambda-context';
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
 import { round } from '../lib/stats';
-import { apiGatewayEvent } from '../lib/event';
+import { apiGatewayEvent } from '../../infra/local/event';
 
-const event = (apiKey: string, body: string) => apiGatewayEvent('/v1/campaigns/get', apiKey, body);
+const event = (apiKey: string, body: string) =>
+  apiGatewayEvent({
+    method: 'POST',
+    url: '/v1/campaigns/get',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
+    body: Buffer.from(body),
+    requestId: 'bench',
+  });
 
 const BUDGET_MS = 0.2;
 

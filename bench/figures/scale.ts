@@ -28,7 +28,7 @@ import { busyMs, cpuBetween, cpuSnapshot, type BenchStack, type CallRecord } fro
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
-import { apiGatewayEvent } from '../lib/event';
+import { apiGatewayEvent } from '../../infra/local/event';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
@@ -297,7 +297,13 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   const profileDir = path.join(options.tmpDir, 'profiles');
   rmSync(path.join(profileDir, 'export.cpuprofile'), { force: true });
   mkdirSync(profileDir, { recursive: true });
-  const event = apiGatewayEvent(PATHS.export, apiKey, JSON.stringify({ campaignId }));
+  const event = apiGatewayEvent({
+    method: 'POST',
+    url: PATHS.export,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
+    body: Buffer.from(JSON.stringify({ campaignId })),
+    requestId: 'bench',
+  });
   snap = cpuSnapshot(stack);
   const child = await run(
     process.execPath,

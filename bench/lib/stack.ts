@@ -1,8 +1,8 @@
 /**
- * The benchmark's own local stack, all in this process as the tests run it
- * (test/support/global-setup.ts, test/support/api.ts): DynamoDB Local in
- * memory, s3rver in a temporary folder, the table, the local Step Functions
- * endpoint and the API server on free ports.
+ * The benchmark's own local stack: {@link startLocalStack} (the one `npm start`
+ * and the tests use), in memory, with the API on a free port, started after
+ * the instrumentation below is on the shared clients.
+ *
  *
  * Instrumentation, added from outside the product code:
  * - every HTTP request the server handles runs in an AsyncLocalStorage
@@ -16,13 +16,9 @@
  * - an optional stub answers API-key lookups in-process (pipeline figure).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Server } from 'node:http';
-import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from '../../infra/local/emulators';
-import { applyLocalEnvironment } from '../../infra/local/environment';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { startLocalApi, startLocalStack } from '../../infra/local/stack';
 import type { LocalStepFunctions } from '../../infra/local/step-functions';
 
 /** One SDK round trip. */
@@ -146,20 +142,6 @@ function s3Kind(input: Record<string, any>): string {
 
 const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
 
-/** Finds the PID of the java process listening on `port` (DynamoDB Local). */
-function javaPidOf(port: string): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (args.some((a) => a.endsWith('DynamoDBLocal.jar')) && args[args.indexOf('-port') + 1] === port) return Number(entry);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return undefined;
-}
-
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 export function processCpuSeconds(pid: number | undefined): number {
   if (!pid) return Number.NaN;
@@ -198,28 +180,11 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
 
 /** Starts the stack; the process environment points at it afterwards. */
 export async function startBenchStack(): Promise<BenchStack> {
-  const s3Dir = mkdtempSync(path.join(tmpdir(), 'cea-bench-s3-'));
-  const tableName = 'campaign-enrichment-bench';
-  const bucketName = 'campaign-enrichment-bench';
-  const [dynamodbLocal, s3Local] = await Promise.all([startDynamoDbLocal(), startS3Local({ dataDir: s3Dir, buckets: [bucketName] })]);
-  const emulators: RunningEmulator[] = [dynamodbLocal, s3Local];
-  const port = await freePort();
-  applyLocalEnvironment({
-    dynamodbEndpoint: dynamodbLocal.endpoint,
-    s3Endpoint: s3Local.endpoint,
-    tableName,
-    bucketName,
-    cursorSecret: randomBytes(32).toString('hex'),
-  });
-  process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
-
-  // Modules that build AWS clients load only now that the environment points at the emulators.
+  // The same stack as `npm start` and the tests, in memory: no demo data.
+  const local = await startLocalStack({ tableName: 'campaign-enrichment-bench', bucketName: 'campaign-enrichment-bench', api: false });
+  const { tableName, bucketName, dynamodbEndpoint, s3Endpoint } = local.endpoints;
+  // Loaded now that the environment points at the emulators.
   const { dynamodb, s3 } = await import('../../lib/aws');
-  const { ensureTable } = await import('../../infra/local/table');
-  const { createLocalStepFunctions, LOCAL_STATE_MACHINE_ARN } = await import('../../infra/local/step-functions');
-  const { startApiServer } = await import('../../infra/local/server');
-  process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
-  await ensureTable(dynamodb, tableName);
 
   let recorded = 0;
   let stub: { organizationId: string } | undefined;
@@ -276,14 +241,15 @@ export async function startBenchStack(): Promise<BenchStack> {
     { step: 'deserialize', priority: 'high', name: 'benchRoundTripRecorder' },
   );
 
-  const stepFunctions = await createLocalStepFunctions();
-  const api = await startApiServer({ port, stepFunctions, healthCheck: async () => undefined });
+  // The API starts after the instrumentation is on the shared clients.
+  const api = await startLocalApi({ healthCheck: async () => undefined });
+  const stepFunctions = api.stepFunctions;
 
   const scopes = new Map<string, Scope>();
   const workflowScopes: Scope[] = [];
   const listeners = api.server.listeners('request') as Array<(...args: unknown[]) => void>;
   api.server.removeAllListeners('request');
-  api.server.on('request', (req, res) => {
+  api.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const target = req.headers['x-amz-target'];
     const scope = new Scope(target ? String(target) : `${req.method} ${req.url}`);
     const id = req.headers['x-bench-id'];
@@ -300,14 +266,14 @@ export async function startBenchStack(): Promise<BenchStack> {
 
   return {
     apiUrl: api.url,
-    dynamodbEndpoint: dynamodbLocal.endpoint,
-    s3Endpoint: s3Local.endpoint,
+    dynamodbEndpoint,
+    s3Endpoint,
     tableName,
     bucketName,
     stepFunctions,
     server: api.server,
     workflowScopes,
-    dynamodbPid: javaPidOf(new URL(dynamodbLocal.endpoint).port),
+    dynamodbPid: local.dynamodbPid,
     takeScope(id) {
       const scope = scopes.get(id);
       scopes.delete(id);
@@ -323,11 +289,8 @@ export async function startBenchStack(): Promise<BenchStack> {
       return { result, scope };
     },
     async stop() {
-      stepFunctions.abortAll();
-      api.server.closeAllConnections();
       await api.close();
-      await Promise.allSettled(emulators.map((e) => e.stop()));
-      rmSync(s3Dir, { recursive: true, force: true });
+      await local.stop();
     },
   };
 }

@@ -15,6 +15,8 @@ const require = createRequire(import.meta.url);
 /** A running emulator: its endpoint URL and how to stop it. */
 export interface RunningEmulator {
   endpoint: string;
+  /** The emulator's process, when it runs in one of its own (DynamoDB Local). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   await waitForHttp(endpoint, child, 60_000);
   return {
     endpoint,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { API_ROUTES } from '../routes';
 import { lambdaContext } from './lambda-context';
+import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
 import { buildOpenApiDocument } from '../../lib/http/openapi';
 import { failure } from '../../lib/http/envelope';
@@ -37,9 +38,7 @@ export interface ApiServerOptions {
   stepFunctions?: LocalStepFunctions;
 }
 
-const TEXT_TYPES = /^(application\/([a-z0-9.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
-
-/** Builds the payload 2.0 event API Gateway would send for this request. */
+/** Builds the payload 2.0 event API Gateway would send for this request (see {@link apiGatewayEvent}). */
 export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: string, requestId: string): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -47,30 +46,16 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: 
     const value = req.rawHeaders[i + 1]!;
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
   }
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const now = new Date();
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+  return apiGatewayEvent({
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
     headers,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
-      requestId,
-      routeKey,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    ...(body.length > 0 ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
-    isBase64Encoded: body.length > 0 && !isText,
-  };
+    body,
+    requestId,
+    routeKey,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+  });
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

@@ -7,6 +7,7 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import { parse } from 'csv-parse/sync';
 import { InvalidRequestError } from '../errors';
 import { isUploadedFile } from '../http/form';
+import { objectKeys } from '../objects';
 
 /**
  * Reads account IDs from a CSV or text upload: first column, one ID a line,
@@ -56,8 +57,8 @@ export interface AccountListStore {
   get(objectKey: string): Promise<string[]>;
 }
 
-/** Object key of a campaign's account list. */
-export const accountListKey = (organizationId: string, campaignId: string) => `campaigns/${organizationId}/${campaignId}/accounts.txt`;
+/** Object key of a campaign's account list (lib/objects.ts). */
+export const accountListKey = objectKeys.accountList;
 
 /** Builds the S3 implementation of {@link AccountListStore}. */
 export function createAccountListStore({ client, bucketName }: { client: S3Client; bucketName: string }): AccountListStore {

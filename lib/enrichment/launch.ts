@@ -27,6 +27,7 @@ import { evaluateLaunch } from './evaluate';
 import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
 import { executionInputOf, type WorkflowPort } from './workflow';
+import { objectKeys } from '../objects';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -43,9 +44,8 @@ export interface LaunchDependencies {
   launchLockSeconds: number;
 }
 
-/** Object key of an attempt's eligible account list. */
-export const eligibleListKey = (organizationId: string, campaignId: string, attemptId: string) =>
-  `campaigns/${organizationId}/${campaignId}/attempts/${attemptId}/eligible.txt`;
+/** Object key of an attempt's eligible account list (lib/objects.ts). */
+export const eligibleListKey = objectKeys.eligibleList;
 
 /** Attempts at the launch transaction when the organization changed under it. */
 const MAX_LAUNCH_ROUNDS = 10;

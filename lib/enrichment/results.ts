@@ -5,10 +5,10 @@
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { WarehouseAccount } from '../warehouse/schema';
+import { objectKeys } from '../objects';
 
-/** Prefix of an attempt's result parts. */
-export const resultsPrefix = (organizationId: string, campaignId: string, attemptId: string) =>
-  `campaigns/${organizationId}/${campaignId}/attempts/${attemptId}/results/`;
+/** Prefix of an attempt's result parts (lib/objects.ts). */
+export const resultsPrefix = objectKeys.resultsPrefix;
 
 /** Object key of one result part. */
 export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.jsonl`;

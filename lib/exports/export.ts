@@ -20,6 +20,7 @@ import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, type EnrichedAccount, type ResultStore } from '../enrichment/results';
 import { accountRows, CSV_COLUMNS, type ContactSelection } from './csv';
 import type { ExportCampaignInput, ExportResult } from './schema';
+import { objectKeys } from '../objects';
 
 /** What an export needs. */
 export interface ExportDependencies {
@@ -31,8 +32,8 @@ export interface ExportDependencies {
   urlTtlSeconds: number;
 }
 
-/** Object key of an export file. */
-export const exportObjectKey = (organizationId: string, campaignId: string, exportId: string) => `exports/${organizationId}/${campaignId}/${exportId}.csv`;
+/** Object key of an export file (lib/objects.ts). */
+export const exportObjectKey = objectKeys.export;
 
 /** A download file name from the campaign name and date, e.g. `q4-targets-2026-11-22.csv`. */
 export function exportFileName(campaignName: string, at: Date): string {

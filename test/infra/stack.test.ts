@@ -17,7 +17,8 @@ import { TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
 import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
 import { API_ROUTES, type ApiRoute } from '../../infra/routes';
-import { buildApp, EXPORTS_PREFIX, type CampaignEnrichmentStack } from '../../infra/stack';
+import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
+import { OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 
 const CDK_JSON = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
@@ -295,7 +296,7 @@ describe('CampaignEnrichment-dev', () => {
     it('deletes exports/ objects after 1 day and expires nothing else', () => {
       const rules = bucketProps().LifecycleConfiguration.Rules as Record<string, unknown>[];
       const expiring = rules.filter((rule) => 'ExpirationInDays' in rule || 'ExpirationDate' in rule);
-      expect(EXPORTS_PREFIX).toBe('exports/');
+      expect(OBJECT_PREFIXES.exports).toBe('exports/');
       expect(expiring).toEqual([{ Id: 'ExpireExports', Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }]);
     });
 
@@ -352,9 +353,22 @@ describe('CampaignEnrichment-dev', () => {
     const readMetrics = (alarm: AlarmProps) => (alarm.Metrics ?? []).filter((m) => m.MetricStat).map((m) => m.MetricStat!);
     const dimension = (stat: NonNullable<AlarmMetric['MetricStat']>, name: string) => stat.Metric.Dimensions.find((d) => d.Name === name)?.Value;
 
+    it('reconciles every balance with its ledger hourly (EventBridge → CreditsReconcile, table read only) and alarms on any LedgerDrift', () => {
+      const reconcile = functionOf(built.stack, 'CreditsReconcile');
+      const rules = Object.values(template.findResources('AWS::Events::Rule'));
+      const schedule = rules.find((rule) => rule.Properties.ScheduleExpression === 'rate(1 hour)');
+      expect(schedule?.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(reconcile.function), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2 } })]);
+      const actions = actionsOf(statementsOf(template, built.stack, 'CreditsReconcile'));
+      expect(actions.filter((action) => action.startsWith('dynamodb:'))).not.toContainEqual(expect.stringMatching(/Put|Update|Delete|Write/));
+      expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('states:'))).toBe(false);
+      const drift = alarmNamed('LedgerDrift');
+      expect(drift).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(readMetrics(drift)).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'LedgerDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 3600 }]);
+    });
+
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'EnrichmentFailed', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'EnrichmentFailed', 'LedgerDrift', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -396,7 +410,7 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId)];
+      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile'];
       expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
       expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length);
     });
@@ -467,7 +481,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length;
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 1; // + the scheduled CreditsReconcile
         for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
           expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
         }
@@ -492,7 +506,7 @@ describe('CampaignEnrichment-prod', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
   });
 });
 

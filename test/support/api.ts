@@ -3,9 +3,7 @@
  * free port in the test worker, and helpers to call it over real HTTP.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { startApiServer } from '../../infra/local/server';
-import { freePort } from '../../infra/local/emulators';
-import { createLocalStepFunctions, LOCAL_STATE_MACHINE_ARN, type LocalStepFunctions } from '../../infra/local/step-functions';
+import { startLocalApi, type LocalApi } from '../../infra/local/stack';
 import { organizations } from '../../lib/root';
 import type { NewOrganization } from '../../lib/organizations/store';
 
@@ -20,34 +18,25 @@ export interface ApiResponse<T = any> {
   error: { code: string; message: string; details?: any } | null;
 }
 
-let stepFunctions: LocalStepFunctions | undefined;
+let api: LocalApi | undefined;
 
 /**
  * Starts the API server, with the local Step Functions endpoint on the same
  * port, for the current test file; returns a getter of its base URL.
  */
 export function useApi(): () => string {
-  let close: (() => Promise<void>) | undefined;
-  let url = '';
   beforeAll(async () => {
-    const port = await freePort();
-    process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
-    process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
-    stepFunctions = await createLocalStepFunctions();
-    const api = await startApiServer({ port, healthCheck: async () => undefined, stepFunctions });
-    close = api.close;
-    url = api.url;
+    api = await startLocalApi({ healthCheck: async () => undefined });
   });
   afterAll(async () => {
-    stepFunctions?.abortAll();
-    await close?.();
+    await api?.close();
   });
-  return () => url;
+  return () => api?.url ?? '';
 }
 
 /** Waits until every workflow execution started so far has ended. */
 export async function settleWorkflows(): Promise<void> {
-  await stepFunctions?.settle();
+  await api?.stepFunctions.settle();
 }
 
 /** Creates a fresh organization (and its first key) for one test. */

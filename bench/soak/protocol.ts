@@ -1,6 +1,6 @@
 /**
- * Messages between the soak runner (test/soak/run.ts, which hosts the local
- * stack) and its load generator (test/soak/load.ts, a child process running
+ * Messages between the soak runner (bench/soak/run.ts, which hosts the local
+ * stack) and its load generator (bench/soak/load.ts, a child process running
  * autocannon so the load does not share the server's event loop).
  */
 

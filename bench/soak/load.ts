@@ -9,7 +9,7 @@
  * request must get; figures are kept per minute and sent to the runner.
  */
 import autocannon from 'autocannon';
-import { envelopeViolations, OPERATIONS, type OperationName } from '../hostile/support/contract';
+import { envelopeViolations, OPERATIONS, type OperationName } from '../../test/hostile/support/contract';
 import { MIX, type Kind, type LoadConfig, type LoadMessage, type Window } from './protocol';
 
 const send = (message: LoadMessage) => process.send?.(message);

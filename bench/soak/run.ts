@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (`tsx test/soak/run.ts`): mixed traffic against the local
+ * `npm run soak` (`tsx bench/soak/run.ts`): mixed traffic against the local
  * stack for a while, then the invariants (issue item 5).
  *
  *   npm run soak                       10 minutes
@@ -24,14 +24,11 @@
  * invariant fails or any answer broke the contract.
  */
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from '../../infra/local/emulators';
-import { applyLocalEnvironment } from '../../infra/local/environment';
-import { LOCAL_STATE_MACHINE_ARN } from '../../infra/local/step-functions';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack';
 import type { LoadConfig, LoadMessage, Window } from './protocol';
 
 const { values } = parseArgs({
@@ -58,41 +55,20 @@ const uncaught: string[] = [];
 process.on('uncaughtException', (error) => uncaught.push(`${error.name}: ${error.message}`));
 process.on('unhandledRejection', (error) => uncaught.push(`unhandled rejection: ${String(error)}`));
 
-const emulators: RunningEmulator[] = [];
-const s3Dir = mkdtempSync(path.join(tmpdir(), 'cea-soak-s3-'));
+let stack: LocalStack | undefined;
 let exitCode = 0;
 
 try {
   // ---------------------------------------------------------------- stack
   const t0 = performance.now();
-  const bucketName = 'campaign-enrichment-soak';
-  const [dynamodbLocal, s3Local] = await Promise.all([startDynamoDbLocal(), startS3Local({ dataDir: s3Dir, buckets: [bucketName] })]);
-  emulators.push(dynamodbLocal, s3Local);
-  const port = await freePort();
-  applyLocalEnvironment({
-    dynamodbEndpoint: dynamodbLocal.endpoint,
-    s3Endpoint: s3Local.endpoint,
-    tableName: 'campaign-enrichment-soak',
-    bucketName,
-    cursorSecret: randomBytes(32).toString('hex'),
-    sfnEndpoint: `http://127.0.0.1:${port}`,
-    stateMachineArn: LOCAL_STATE_MACHINE_ARN,
-  });
-  // Modules that build AWS clients load once the environment points at the emulators.
-  const { dynamodb, s3 } = await import('../../lib/aws');
-  const { ensureTable, ensureBucket } = await import('../../infra/local/table');
-  const { startApiServer } = await import('../../infra/local/server');
-  const { createLocalStepFunctions } = await import('../../infra/local/step-functions');
+  stack = await startLocalStack({ tableName: 'campaign-enrichment-soak', bucketName: 'campaign-enrichment-soak' });
+  const api = stack.api!;
   const { generateDemoWarehouse } = await import('../../infra/local/demo-warehouse');
   const { embeddedWarehouse, organizations, campaigns, enrichment, workflow, ledger } = await import('../../lib/root');
   const { cancelEnrichment } = await import('../../lib/enrichment/cancel');
-  const { checkInvariants } = await import('../hostile/support/invariants');
-  const { sendJson } = await import('../hostile/support/contract');
-  await ensureTable(dynamodb, 'campaign-enrichment-soak');
-  await ensureBucket(s3, bucketName);
-  const stepFunctions = await createLocalStepFunctions();
-  const api = await startApiServer({ port, stepFunctions, healthCheck: async () => undefined });
-  log(`stack up in ${Math.round(performance.now() - t0)} ms: API ${api.url}, DynamoDB Local ${dynamodbLocal.endpoint}, S3 ${s3Local.endpoint}`);
+  const { checkInvariants } = await import('../../test/hostile/support/invariants');
+  const { sendJson } = await import('../../test/hostile/support/contract');
+  log(`stack up in ${Math.round(performance.now() - t0)} ms: API ${api.url}, DynamoDB Local ${stack.endpoints.dynamodbEndpoint}, S3 ${stack.endpoints.s3Endpoint}`);
 
   // ---------------------------------------------------------------- seed
   const warehouse = generateDemoWarehouse();
@@ -267,14 +243,11 @@ try {
     exitCode = 1;
   }
   console.log(`\nFigures written to ${path.relative(process.cwd(), values.out!)}.`);
-  stepFunctions.abortAll();
-  // Keep-alive sockets of the SDK clients may hold the server open: do not wait for them.
-  await Promise.race([api.close(), new Promise((r) => setTimeout(r, 2_000))]);
 } catch (error) {
   console.error('The soak failed to run:', error);
   exitCode = 2;
 } finally {
-  await Promise.allSettled(emulators.map((e) => e.stop()));
-  rmSync(s3Dir, { recursive: true, force: true });
+  // Keep-alive sockets of the SDK clients may hold the server open: do not wait for them.
+  await Promise.race([stack?.stop(), new Promise((r) => setTimeout(r, 5_000))]);
 }
 process.exit(exitCode);

@@ -1,0 +1,129 @@
+/**
+ * The local stack, started one way everywhere (decisions §9): `npm start`,
+ * the test harness, the bench and the soak all call {@link startLocalStack}.
+ *
+ * It starts DynamoDB Local and s3rver (persisted in a data folder, or in
+ * memory and a temporary folder), points this process's environment at them
+ * (lib/config.ts, lib/aws.ts read it), creates the table and the bucket, and
+ * — unless `api: false` — serves the API with the local Step Functions
+ * endpoint on one port ({@link startLocalApi}).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from './emulators';
+import { applyLocalEnvironment, type LocalEndpoints } from './environment';
+import type { LocalStepFunctions } from './step-functions';
+
+/** Options of {@link startLocalStack}. */
+export interface LocalStackOptions {
+  /** Folder whose `dynamodb/` and `s3/` keep the data across restarts; omitted: in-memory DynamoDB and a temporary S3 folder, removed by `stop()`. */
+  dataDir?: string;
+  /** Table name. @default 'campaign-enrichment' */
+  tableName?: string;
+  /** Bucket name. @default 'campaign-enrichment-local' */
+  bucketName?: string;
+  /** Secret that signs cursors. @default 32 random bytes */
+  cursorSecret?: string;
+  /** The API server: its port (0 or omitted: a free one), or `false` for the emulators only (the test harness starts one API per test worker). */
+  api?: { port?: number; host?: string } | false;
+}
+
+/** The API served by {@link startLocalApi}. */
+export interface LocalApi {
+  url: string;
+  server: Server;
+  stepFunctions: LocalStepFunctions;
+  close(): Promise<void>;
+}
+
+/** A running local stack. */
+export interface LocalStack {
+  endpoints: LocalEndpoints;
+  /** Present unless started with `api: false`. */
+  api?: LocalApi;
+  /** DynamoDB Local's process ID (CPU accounting in the bench). */
+  dynamodbPid: number | undefined;
+  /** Stops the API, the workflows and the emulators, and removes temporary data. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves the API handlers and the local Step Functions endpoint on one port,
+ * in this process, against the environment already pointed at the emulators.
+ * @param options.healthCheck - answers `GET /health` (default: table and bucket reachable).
+ */
+export async function startLocalApi(options: { port?: number; host?: string; healthCheck?: () => Promise<void> } = {}): Promise<LocalApi> {
+  const port = options.port || (await freePort());
+  const { LOCAL_STATE_MACHINE_ARN, createLocalStepFunctions } = await import('./step-functions');
+  process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
+  process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
+  // Modules that build AWS clients load only once the environment points at the emulators.
+  const { startApiServer } = await import('./server');
+  const stepFunctions = await createLocalStepFunctions();
+  const api = await startApiServer({ port, host: options.host, stepFunctions, healthCheck: options.healthCheck ?? (await backingServicesCheck()) });
+  return {
+    url: api.url,
+    server: api.server,
+    stepFunctions,
+    async close() {
+      stepFunctions.abortAll();
+      api.server.closeAllConnections();
+      await api.close();
+    },
+  };
+}
+
+/** `GET /health`: the table and the bucket answer. */
+async function backingServicesCheck(): Promise<() => Promise<void>> {
+  const { dynamodb, s3 } = await import('../../lib/aws');
+  const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
+  const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
+  return async () => {
+    await dynamodb.send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }));
+    await s3.send(new HeadBucketCommand({ Bucket: process.env.BUCKET_NAME }));
+  };
+}
+
+/** Starts the emulators, the table, the bucket and (unless `api: false`) the API. */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const tableName = options.tableName ?? 'campaign-enrichment';
+  const bucketName = options.bucketName ?? 'campaign-enrichment-local';
+  const temporaryS3 = options.dataDir ? undefined : mkdtempSync(path.join(tmpdir(), 'cea-s3-'));
+  const emulators: RunningEmulator[] = [];
+  let api: LocalApi | undefined;
+  const stop = async () => {
+    await api?.close();
+    await Promise.allSettled(emulators.map((emulator) => emulator.stop()));
+    if (temporaryS3) rmSync(temporaryS3, { recursive: true, force: true });
+  };
+  try {
+    const [dynamodbLocal, s3Local] = await Promise.all([
+      startDynamoDbLocal(options.dataDir ? { dataDir: path.join(options.dataDir, 'dynamodb') } : {}),
+      startS3Local({ dataDir: temporaryS3 ?? path.join(options.dataDir!, 's3'), buckets: [bucketName] }),
+    ]);
+    emulators.push(dynamodbLocal, s3Local);
+    const endpoints: LocalEndpoints = {
+      dynamodbEndpoint: dynamodbLocal.endpoint,
+      s3Endpoint: s3Local.endpoint,
+      tableName,
+      bucketName,
+      cursorSecret: options.cursorSecret ?? randomBytes(32).toString('hex'),
+    };
+    applyLocalEnvironment(endpoints);
+    const { dynamodb, s3 } = await import('../../lib/aws');
+    const { ensureTable, ensureBucket } = await import('./table');
+    await ensureTable(dynamodb, endpoints.tableName);
+    await ensureBucket(s3, endpoints.bucketName);
+    if (options.api !== false) {
+      api = await startLocalApi({ port: options.api?.port, host: options.api?.host });
+      Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
+    }
+    return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
