@@ -1,0 +1,264 @@
+/**
+ * Unit tests of the export file's rows (decisions §5): contact order,
+ * filters (OR) then the cap, account-only rows, the column catalog and
+ * formula-injection neutralizing. Phone cells are kept free of formula
+ * characters here: their E.164 exception is tested with its own change.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CSV_COLUMNS, accountRows, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/exports/csv';
+import type { EnrichedAccount } from '../../lib/enrichment/results';
+import type { WarehouseContact } from '../../lib/warehouse/schema';
+
+const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];
+const ENRICHED_AT = '2025-06-01T10:00:00.000Z';
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'];
+
+/** A contact with every field null but those given. */
+const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): WarehouseContact => ({
+  contactId,
+  firstName: null,
+  lastName: null,
+  title: null,
+  seniority: null,
+  department: null,
+  email: null,
+  emailStatus: null,
+  mobilePhone: null,
+  directPhone: null,
+  linkedinUrl: null,
+  country: null,
+  ...fields,
+});
+
+const account = (contacts: WarehouseContact[], fields: Partial<EnrichedAccount> = {}): EnrichedAccount => ({
+  accountId: 'acc_1',
+  name: 'Acme',
+  domain: 'acme.example',
+  industry: 'Software',
+  employeeCount: 120,
+  country: 'US',
+  contacts,
+  ...fields,
+});
+
+/** Rank of a seniority in §5 order; anything unrecognized (or null) ranks as `unknown`. */
+const rank = (seniority: string | null) => {
+  const i = SENIORITY.indexOf(seniority ?? 'unknown');
+  return i === -1 ? SENIORITY.indexOf('unknown') : i;
+};
+
+const text = fc.option(fc.string({ maxLength: 12 }), { nil: null });
+/** Phone values that start with no formula character (see the file comment). */
+const phone = fc.option(fc.stringMatching(/^[0-9][0-9 ]{0,11}$/), { nil: null });
+const contacts = fc.uniqueArray(
+  fc.record({
+    contactId: fc.stringMatching(/^[A-Za-z0-9_]{1,8}$/),
+    firstName: text,
+    lastName: text,
+    title: text,
+    seniority: fc.constantFrom<string | null>(...SENIORITY, null, 'intern', 'C_SUITE', ''),
+    department: text,
+    email: fc.option(fc.constantFrom('', 'a@b.example', '=x@y.example'), { nil: null }),
+    emailStatus: text,
+    mobilePhone: phone,
+    directPhone: phone,
+    linkedinUrl: text,
+    country: text,
+  }),
+  { selector: (c) => c.contactId, maxLength: 12 },
+);
+const selections = fc.record({
+  maxContactsPerAccount: fc.option(fc.nat({ max: 6 }), { nil: undefined }),
+  hasMobilePhone: fc.option(fc.boolean(), { nil: undefined }),
+  hasEmail: fc.option(fc.boolean(), { nil: undefined }),
+});
+
+describe('orderContacts (decisions §5)', () => {
+  it('orders by seniority rank c_suite … unknown, then contact_id', () => {
+    const input = [
+      contact('c9', { seniority: 'unknown' }),
+      contact('c8', { seniority: 'entry' }),
+      contact('c7', { seniority: 'senior' }),
+      contact('c6', { seniority: 'manager' }),
+      contact('c5', { seniority: 'director' }),
+      contact('c4', { seniority: 'vp' }),
+      contact('c3', { seniority: 'c_suite' }),
+      contact('c1', { seniority: 'vp' }),
+      contact('c0', { seniority: null }),
+      contact('c2', { seniority: 'intern' }),
+    ];
+    expect(orderContacts(input).map((c) => c.contactId)).toEqual(['c3', 'c1', 'c4', 'c5', 'c6', 'c7', 'c8', 'c0', 'c2', 'c9']);
+  });
+
+  it('returns a sorted permutation of its input without changing it', () => {
+    fc.assert(
+      fc.property(contacts, (input) => {
+        const before = input.map((c) => c.contactId);
+        const ordered = orderContacts(input);
+        expect(input.map((c) => c.contactId)).toEqual(before);
+        expect([...ordered].map((c) => c.contactId).sort()).toEqual([...before].sort());
+        for (let i = 1; i < ordered.length; i++) {
+          const [a, b] = [ordered[i - 1]!, ordered[i]!];
+          expect(rank(a.seniority) < rank(b.seniority) || (rank(a.seniority) === rank(b.seniority) && a.contactId < b.contactId)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('selectContacts (decisions §5: filters OR, then the cap)', () => {
+  const people = [
+    contact('a', { seniority: 'c_suite' }),
+    contact('b', { seniority: 'vp', email: 'b@x.example' }),
+    contact('c', { seniority: 'director', mobilePhone: '5550001' }),
+    contact('d', { seniority: 'manager', email: 'd@x.example', mobilePhone: '5550002' }),
+    contact('e', { seniority: 'entry', email: 'e@x.example' }),
+  ];
+  const ids = (selection: ContactSelection) => selectContacts(people, selection).map((c) => c.contactId);
+
+  it.each([
+    [{}, ['a', 'b', 'c', 'd', 'e']],
+    [{ hasMobilePhone: false, hasEmail: false }, ['a', 'b', 'c', 'd', 'e']],
+    [{ hasEmail: true }, ['b', 'd', 'e']],
+    [{ hasMobilePhone: true }, ['c', 'd']],
+    [{ hasEmail: true, hasMobilePhone: true }, ['b', 'c', 'd', 'e']],
+    [{ maxContactsPerAccount: 2 }, ['a', 'b']],
+    [{ hasEmail: true, maxContactsPerAccount: 2 }, ['b', 'd']],
+    [{ hasEmail: true, hasMobilePhone: true, maxContactsPerAccount: 3 }, ['b', 'c', 'd']],
+    [{ maxContactsPerAccount: 0 }, []],
+    [{ hasMobilePhone: true, maxContactsPerAccount: 10 }, ['c', 'd']],
+  ] as [ContactSelection, string[]][])('%j keeps %j', (selection, expected) => {
+    expect(ids(selection)).toEqual(expected);
+  });
+
+  it('counts an empty email or phone as absent', () => {
+    expect(selectContacts([contact('x', { email: '', mobilePhone: '' })], { hasEmail: true, hasMobilePhone: true })).toEqual([]);
+  });
+
+  it('keeps the first `cap` of the ordered contacts that pass a filter', () => {
+    fc.assert(
+      fc.property(contacts, selections, (input, selection) => {
+        const filtering = selection.hasEmail === true || selection.hasMobilePhone === true;
+        const passing = orderContacts(input).filter(
+          (c) => !filtering || (selection.hasEmail === true && !!c.email) || (selection.hasMobilePhone === true && !!c.mobilePhone),
+        );
+        const expected = selection.maxContactsPerAccount === undefined ? passing : passing.slice(0, selection.maxContactsPerAccount);
+        expect(selectContacts(input, selection)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('neutralizeCell (decisions §5)', () => {
+  it.each(FORMULA_STARTS)('prefixes a cell starting with %j', (start) => {
+    expect(neutralizeCell(`${start}SUM(A1:A9)`)).toBe(`'${start}SUM(A1:A9)`);
+    expect(neutralizeCell(start)).toBe(`'${start}`);
+  });
+
+  it.each(['', 'Acme', '1+1', 'a=b', ' =1', "'=1", '\n=1', 'Ann-Marie', 'x@y.example', '12'])('leaves %j as it is', (value) => {
+    expect(neutralizeCell(value)).toBe(value);
+  });
+
+  it('prefixes exactly the cells that start with a formula character, and is idempotent', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...FORMULA_STARTS).chain((s) => fc.string({ maxLength: 8 }).map((t) => s + t))), (value) => {
+        const out = neutralizeCell(value);
+        expect(out).toBe(FORMULA_STARTS.includes(value.charAt(0)) ? `'${value}` : value);
+        expect(neutralizeCell(out)).toBe(out);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('accountRows', () => {
+  it('writes one row per kept contact in CSV_COLUMNS order, the account columns on each', () => {
+    const people = [
+      contact('k2', { seniority: 'vp', firstName: 'Vee', lastName: 'Pee', title: 'VP Sales', department: 'Sales', email: 'v@acme.example', emailStatus: 'valid', mobilePhone: '5550100', directPhone: '5550101', linkedinUrl: 'https://linkedin.example/v', country: 'DE' }),
+      contact('k1', { seniority: 'c_suite', firstName: 'Cee' }),
+    ];
+    const { rows, contacts: count } = accountRows(account(people), {}, ENRICHED_AT);
+    expect(count).toBe(2);
+    expect(rows).toEqual([
+      ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k1', 'Cee', '', '', 'c_suite', '', '', '', '', '', '', '', ENRICHED_AT],
+      ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k2', 'Vee', 'Pee', 'VP Sales', 'vp', 'Sales', 'v@acme.example', 'valid', '5550100', '5550101', 'https://linkedin.example/v', 'DE', ENRICHED_AT],
+    ]);
+    for (const row of rows) expect(row).toHaveLength(CSV_COLUMNS.length);
+  });
+
+  it('writes 0 employees as "0" and null account fields as empty cells', () => {
+    const { rows } = accountRows(account([], { name: null, domain: null, industry: null, employeeCount: 0, country: null }), {}, ENRICHED_AT);
+    expect(rows).toEqual([['acc_1', '', '', '', '0', '', ...Array<string>(12).fill(''), ENRICHED_AT]]);
+  });
+
+  it.each([
+    ['no contact found', account([]), {}],
+    ['every contact filtered out', account([contact('a'), contact('b', { email: 'b@x.example' })]), { hasMobilePhone: true }],
+    ['cap 0', account([contact('a', { email: 'a@x.example' })]), { maxContactsPerAccount: 0 }],
+  ] as [string, EnrichedAccount, ContactSelection][])('writes exactly one account-only row with 12 empty contact cells: %s', (_label, acc, selection) => {
+    const { rows, contacts: count } = accountRows(acc, selection, ENRICHED_AT);
+    expect(count).toBe(0);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toEqual(['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', ...Array<string>(12).fill(''), ENRICHED_AT]);
+  });
+
+  it('neutralizes formula cells in account and contact columns', () => {
+    const acc = account(
+      [contact('c1', { firstName: '=HYPERLINK("http://evil")', lastName: '+cmd', title: '-2+3', department: '@SUM(A1)', email: '=x@y.example', linkedinUrl: '\tfoo', country: '\rUS' })],
+      { name: '=1+1', domain: '@acme', industry: '-Software', country: '+US' },
+    );
+    const [row] = accountRows(acc, {}, ENRICHED_AT).rows;
+    const cell = (column: (typeof CSV_COLUMNS)[number]) => row![CSV_COLUMNS.indexOf(column)];
+    expect(cell('account_name')).toBe("'=1+1");
+    expect(cell('account_domain')).toBe("'@acme");
+    expect(cell('account_industry')).toBe("'-Software");
+    expect(cell('account_country')).toBe("'+US");
+    expect(cell('first_name')).toBe('\'=HYPERLINK("http://evil")');
+    expect(cell('last_name')).toBe("'+cmd");
+    expect(cell('job_title')).toBe("'-2+3");
+    expect(cell('department')).toBe("'@SUM(A1)");
+    expect(cell('email')).toBe("'=x@y.example");
+    expect(cell('linkedin_url')).toBe("'\tfoo");
+    expect(cell('contact_country')).toBe("'\rUS");
+    expect(cell('account_id')).toBe('acc_1');
+    expect(cell('contact_id')).toBe('c1');
+  });
+
+  it('for any account and selection: one row per kept contact (or one account-only row), every cell neutralized', () => {
+    const accountText = fc.option(fc.string({ maxLength: 10 }), { nil: null });
+    const accounts = fc.record({
+      accountId: fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
+      name: accountText,
+      domain: accountText,
+      industry: accountText,
+      employeeCount: fc.option(fc.nat({ max: 100_000 }), { nil: null }),
+      country: accountText,
+      contacts,
+    });
+    fc.assert(
+      fc.property(accounts, selections, (acc, selection) => {
+        const { rows, contacts: count } = accountRows(acc, selection, ENRICHED_AT);
+        const kept = selectContacts(acc.contacts, selection);
+        const asCell = (v: string | number | null) => (v === null ? '' : neutralizeCell(String(v)));
+        const accountCells = [acc.accountId, acc.name, acc.domain, acc.industry, acc.employeeCount, acc.country].map(asCell);
+        expect(count).toBe(kept.length);
+        expect(rows).toHaveLength(Math.max(1, kept.length));
+        for (const row of rows) {
+          expect(row).toHaveLength(CSV_COLUMNS.length);
+          expect(row.slice(0, 6)).toEqual(accountCells);
+          expect(row.at(-1)).toBe(ENRICHED_AT);
+        }
+        if (kept.length === 0) expect(rows[0]!.slice(6, 18)).toEqual(Array<string>(12).fill(''));
+        kept.forEach((c, i) => {
+          expect(rows[i]!.slice(6, 18)).toEqual(
+            [c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country].map(asCell),
+          );
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
