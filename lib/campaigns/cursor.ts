@@ -45,6 +45,7 @@ export function decodeCursor(cursor: string, secret: string, expected: Omit<Curs
   } catch {
     throw invalid('malformed');
   }
+  if (typeof payload !== 'object' || payload === null) throw invalid('malformed');
   if (payload.o !== expected.o) throw invalid('issued for another organization');
   if (payload.f !== expected.f) throw invalid('issued for other filters; send the same filters as the page that returned it');
   if (payload.l !== expected.l) throw invalid('issued for another limit; send the same limit as the page that returned it');

@@ -25,7 +25,7 @@ export interface ReconciliationReport {
  * An unknown `organizationId` is not counted (`organizations` 0).
  */
 export async function reconcileCredits(ledger: Pick<LedgerStore, 'audit' | 'organizationIds'>, options: { organizationId?: string } = {}): Promise<ReconciliationReport> {
-  const ids = options.organizationId ? [options.organizationId] : await ledger.organizationIds();
+  const ids = options.organizationId !== undefined ? [options.organizationId] : await ledger.organizationIds();
   const drift: LedgerDrift[] = [];
   let organizations = 0;
   for (const organizationId of ids) {

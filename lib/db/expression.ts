@@ -41,7 +41,7 @@ export function and(...clauses: Clause[]): Clause {
 export function merge(...changes: Change[]): Change {
   const set = Object.assign({}, ...changes.map((change) => change.set ?? {})) as Record<string, unknown>;
   const increment = Object.assign({}, ...changes.map((change) => change.increment ?? {})) as Record<string, number>;
-  const remove = [...new Set(changes.flatMap((change) => change.remove ?? []))].filter((name) => !(name in set) && !(name in increment));
+  const remove = [...new Set(changes.flatMap((change) => change.remove ?? []))].filter((name) => !Object.hasOwn(set, name) && !Object.hasOwn(increment, name));
   return { set, increment, remove };
 }
 
@@ -49,7 +49,7 @@ const name = (attribute: string) => `#${attribute}`;
 
 /**
  * The UpdateExpression of a change, with its condition.
- * @throws Error when the change is empty.
+ * @throws Error when the change is empty, or sets and increments one attribute.
  */
 export function updateParts(change: Change, condition: Clause): UpdateExpressionParts & { ConditionExpression: string };
 export function updateParts(change: Change, condition?: Clause): UpdateExpressionParts;
@@ -64,6 +64,7 @@ export function updateParts(change: Change, condition?: Clause): UpdateExpressio
     sets.push(`${name(attribute)} = :s_${attribute}`);
   }
   for (const [attribute, delta] of Object.entries(change.increment ?? {})) {
+    if (Object.hasOwn(change.set ?? {}, attribute)) throw new Error(`Attribute ${attribute} is both set and incremented`);
     names[name(attribute)] = attribute;
     values[`:i_${attribute}`] = delta;
     values[':zero'] = 0;
