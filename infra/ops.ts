@@ -23,6 +23,7 @@ const USAGE = `Usage: npm run ops -- <command> [options]
   campaign:import --org ID --via ui|data_cube --status draft|tam_only --name N FILE
   campaign:cancel --campaign ID
   credits:reconcile [--org ID]            (exit 1 when any balance differs from its ledger)
+  credits:migrate                         (bring a table from before the complete ledger up to date; idempotent)
 
 Target: the running local stack by default; a deployed stack with --table NAME --bucket NAME [--state-machine ARN].`;
 
@@ -159,6 +160,12 @@ async function main(argv: string[]): Promise<unknown> {
       const { cancelEnrichment } = await import('../lib/enrichment/cancel');
       const { campaigns, enrichment, workflow } = await import('../lib/root');
       return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, need(values.campaign, '--campaign'));
+    }
+    case 'credits:migrate': {
+      const { migrateLedger } = await import('../lib/credits/migrate');
+      const { ddb } = await import('../lib/aws');
+      const { config } = await import('../lib/config');
+      return migrateLedger({ client: ddb, tableName: config.tableName });
     }
     case 'credits:reconcile': {
       const { ledger } = await import('../lib/root');

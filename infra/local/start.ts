@@ -40,10 +40,15 @@ try {
   const apiUrl = stack.api!.url;
   writeLocalEndpoints(dataDir, stack.endpoints);
 
+  // Data folders from before the ledger was complete: bring them up to date (idempotent).
+  const { migrateLedger } = await import('../../lib/credits/migrate');
+  const { ddb } = await import('../../lib/aws');
+  const migrated = await migrateLedger({ client: ddb, tableName: stack.endpoints.tableName });
+  if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
+
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(dataDir);
   const { resumeInterruptedEnrichments } = await import('./recover');
-  const { ddb } = await import('../../lib/aws');
   const { workflow } = await import('../../lib/root');
   const resumed = await resumeInterruptedEnrichments(ddb, stack.endpoints.tableName, workflow());
   if (resumed > 0) console.log(`Resumed ${resumed} enrichment(s) interrupted by the last stop.`);
