@@ -5,13 +5,16 @@
  *
  * `infra/app.ts` is the CLI's entry point; tests call {@link buildApp}.
  */
-import { App, CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
+import { App, Aws, CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -200,6 +203,54 @@ export class CampaignEnrichmentStack extends Stack {
       targets: [new targets.LambdaFunction(reconcile.function, { retryAttempts: 2 })],
     });
     monitoredTasks.push({ label: 'CreditsReconcile', function: reconcile.function });
+
+    // The enrichment reconciler (lib/enrichment/reconcile.ts): every 5 minutes, and whenever an
+    // execution ends ABORTED, FAILED or TIMED_OUT. It starts lost executions and compensates attempts
+    // whose execution ended without settling their campaign (docs/reliability.md).
+    const enrichmentReconcile = new ServiceFunction(this, 'EnrichmentReconcile', {
+      entry: 'functions/enrichment-reconcile.ts',
+      description: 'Repairs enrichments a crash or an outside stop left unsettled; reports capacity drift',
+      environment,
+      timeout: Duration.minutes(4),
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    grantRoutePermissions(enrichmentReconcile, { table: 'readWrite', startsWorkflow: true }, resources);
+    // Reading and stopping executions of this state machine only.
+    enrichmentReconcile.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'Executions',
+        actions: ['states:DescribeExecution', 'states:StopExecution'],
+        resources: [`arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.workflow.stateMachine.stateMachineName}:*`],
+      }),
+    );
+    Validations.of(enrichmentReconcile.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${this.getLogicalId(this.workflow.stateMachine.node.defaultChild as CfnResource)}.Name>:*]`,
+      reason: 'Executions are named after enrichment attempts at run time; access is limited to executions of this one state machine.',
+    });
+    const schedulerRole = new iam.Role(this, 'EnrichmentReconcileSchedulerRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler invokes the enrichment reconciler',
+    });
+    new scheduler.Schedule(this, 'EnrichmentReconcileSchedule', {
+      description: 'Runs the enrichment reconciler every 5 minutes',
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(5)),
+      target: new schedulerTargets.LambdaInvoke(enrichmentReconcile.function, { retryAttempts: 2, role: schedulerRole }),
+    });
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(enrichmentReconcile.function.node.defaultChild as CfnResource)}.Arn>:*]`,
+      reason: 'lambda:InvokeFunction on the reconciler function and its versions/aliases (the ":*" qualifier), as CDK grants for the scheduler target; no other function.',
+    });
+    new events.Rule(this, 'EnrichmentExecutionEnded', {
+      description: 'Runs the enrichment reconciler when an enrichment execution ends ABORTED, FAILED or TIMED_OUT',
+      eventPattern: {
+        source: ['aws.states'],
+        detailType: ['Step Functions Execution Status Change'],
+        detail: { stateMachineArn: [this.workflow.stateMachine.stateMachineArn], status: ['ABORTED', 'FAILED', 'TIMED_OUT'] },
+      },
+      targets: [new targets.LambdaFunction(enrichmentReconcile.function, { retryAttempts: 2 })],
+    });
+    monitoredTasks.push({ label: 'EnrichmentReconcile', function: enrichmentReconcile.function });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,

@@ -54,4 +54,12 @@ export const config = {
   },
   /** Seconds after which a launch lock whose holder died expires (decisions §2). */
   launchLockSeconds: 60,
+  /**
+   * Seconds after a launch before the reconciler treats a missing execution
+   * as lost (`RECONCILE_GRACE_SECONDS`, default 120): longer than a launching
+   * Lambda can take to call StartExecution after its transaction.
+   */
+  get reconcileGraceSeconds(): number {
+    return intFromEnv('RECONCILE_GRACE_SECONDS', 120);
+  },
 };

@@ -24,6 +24,7 @@ import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store'
 import { createResultStore, type ResultStore } from './enrichment/results';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
 import type { LaunchDependencies } from './enrichment/launch';
+import type { ReconcileDependencies } from './enrichment/reconcile';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -76,6 +77,16 @@ export const launchDependencies = (): LaunchDependencies => ({
   workflow: workflow(),
   creditsPerAccount: config.creditsPerAccount,
   launchLockSeconds: config.launchLockSeconds,
+});
+
+/** The reconciler's dependencies (lib/enrichment/reconcile.ts). */
+export const reconcileDependencies = (): ReconcileDependencies => ({
+  campaigns: campaigns(),
+  organizations: organizations(),
+  enrichment: enrichment(),
+  workflow: workflow(),
+  organizationIds: () => ledger().organizationIds(),
+  graceSeconds: config.reconcileGraceSeconds,
 });
 
 /**

@@ -59,6 +59,8 @@ export const BUSINESS_METRICS = {
   EnrichmentsCanceled: 'Enrichments canceled by an operator',
   ExportRows: 'CSV rows exported',
   LedgerDrift: 'Credits by which balances differ from their ledgers (scheduled reconciliation; must be 0)',
+  EnrichmentsRepaired: 'Enrichments the reconciler started, restarted or compensated (a crash window closed)',
+  CapacityDrift: 'Accounts by which organizations’ enrichingAccounts differ from their enriching campaigns (must be 0)',
 } as const satisfies Record<BusinessMetric, string>;
 
 /** One HTTP API route and the function behind it. */
@@ -109,6 +111,8 @@ export interface MonitoringAlarms {
   readonly tableThrottles: cloudwatch.Alarm;
   /** A balance differs from the sum of its ledger (the hourly reconciliation's `LedgerDrift` metric). */
   readonly ledgerDrift: cloudwatch.Alarm;
+  /** Capacity held differs from the enriching campaigns (the enrichment reconciler's `CapacityDrift` metric). */
+  readonly capacityDrift: cloudwatch.Alarm;
 }
 
 /**
@@ -228,6 +232,12 @@ export class Monitoring extends Construct {
         alarmName: name('LedgerDrift'),
         alarmDescription:
           "An organization's smb balance differs from the sum of its ledger entries (decisions §11): credits moved outside lib/credits. The CreditsReconcile function's log names each organization; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
+      }),
+      capacityDrift: business.CapacityDrift.with({ statistic: cloudwatch.Stats.MAXIMUM }).createAlarm(this, 'CapacityDrift', {
+        ...atLeastOne,
+        alarmName: name('CapacityDrift'),
+        alarmDescription:
+          "An organization's enrichingAccounts differs from its external figure plus the eligible accounts of its enriching campaigns: capacity held or released outside an attempt. The EnrichmentReconcile function's log names the organization (docs/reliability.md).",
       }),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,

@@ -29,6 +29,12 @@ export interface LocalStackOptions {
   cursorSecret?: string;
   /** The API server: its port (0 or omitted: a free one), or `false` for the emulators only (the test harness starts one API per test worker). */
   api?: { port?: number; host?: string } | false;
+  /**
+   * Run the enrichment reconciler (lib/enrichment/reconcile.ts) at start and
+   * then every this many seconds, as the schedule does in AWS (needs the API,
+   * which hosts the local Step Functions endpoint). Omitted: not run.
+   */
+  reconcileEverySeconds?: number;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -76,6 +82,32 @@ export async function startLocalApi(options: { port?: number; host?: string; hea
   };
 }
 
+/**
+ * Runs the enrichment reconciler now and every `seconds` (one pass at a
+ * time); a pass that fails is logged and the next one tries again.
+ * @returns a function that stops the schedule and waits for a running pass.
+ */
+async function startReconciling(seconds: number): Promise<() => Promise<void>> {
+  const { reconcileEnrichments } = await import('../../lib/enrichment/reconcile');
+  const { reconcileDependencies } = await import('../../lib/root');
+  const { logger } = await import('../../lib/observability');
+  let running: Promise<unknown> = Promise.resolve();
+  const pass = () =>
+    (running = reconcileEnrichments(reconcileDependencies()).then(
+      (report) => {
+        if (report.repairs.length > 0) console.log(`Reconciler: ${report.repairs.map((r) => `${r.action} ${r.campaignId}`).join(', ')}`);
+      },
+      (error: unknown) => logger.error('Reconciler pass failed', { error }),
+    ));
+  await pass();
+  const timer = setInterval(() => void running.then(pass), seconds * 1000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
 /** `GET /health`: the table and the bucket answer. */
 async function backingServicesCheck(): Promise<() => Promise<void>> {
   const { dynamodb, s3 } = await import('../../lib/aws');
@@ -94,7 +126,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const temporaryS3 = options.dataDir ? undefined : mkdtempSync(path.join(tmpdir(), 'cea-s3-'));
   const emulators: RunningEmulator[] = [];
   let api: LocalApi | undefined;
+  let stopReconciling: (() => Promise<void>) | undefined;
   const stop = async () => {
+    await stopReconciling?.();
     await api?.close();
     await Promise.allSettled(emulators.map((emulator) => emulator.stop()));
     if (temporaryS3) rmSync(temporaryS3, { recursive: true, force: true });
@@ -117,9 +151,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { ensureTable, ensureBucket } = await import('./table');
     await ensureTable(dynamodb, endpoints.tableName);
     await ensureBucket(s3, endpoints.bucketName);
+    if (options.dataDir) {
+      // A data folder from before the ledger was complete is brought up to date (idempotent).
+      const { migrateLedger } = await import('../../lib/credits/migrate');
+      const { ddb } = await import('../../lib/aws');
+      const migrated = await migrateLedger({ client: ddb, tableName });
+      if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
+    }
     if (options.api !== false) {
       api = await startLocalApi({ port: options.api?.port, host: options.api?.host });
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
+      if (options.reconcileEverySeconds) stopReconciling = await startReconciling(options.reconcileEverySeconds);
     }
     return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };
   } catch (error) {

@@ -3,7 +3,8 @@
  *
  * Starts the local stack ({@link startLocalStack}) with its data in `.local/`
  * (kept across restarts; `--reset` wipes it), loads the demo organization on
- * first start, resumes enrichments a previous stop interrupted, and serves
+ * first start, runs the enrichment reconciler (which resumes what a previous
+ * stop interrupted) at start and every 30 s, and serves
  * the API on http://127.0.0.1:3000 (`PORT` overrides).
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,8 @@ import { startLocalStack, type LocalStack } from './stack';
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 3000);
+/** How often the local stack runs the enrichment reconciler (AWS: every 5 minutes and on every abnormal end). */
+const RECONCILE_EVERY_SECONDS = 30;
 
 if (values.reset && existsSync(dataDir)) {
   rmSync(dataDir, { recursive: true, force: true });
@@ -36,22 +39,13 @@ process.on('SIGINT', () => void shutdown());
 process.on('SIGTERM', () => void shutdown());
 
 try {
-  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port } });
+  // The reconciler resumes what the last stop interrupted (executions live in this process) and repairs crash windows.
+  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: RECONCILE_EVERY_SECONDS });
   const apiUrl = stack.api!.url;
   writeLocalEndpoints(dataDir, stack.endpoints);
 
-  // Data folders from before the ledger was complete: bring them up to date (idempotent).
-  const { migrateLedger } = await import('../../lib/credits/migrate');
-  const { ddb } = await import('../../lib/aws');
-  const migrated = await migrateLedger({ client: ddb, tableName: stack.endpoints.tableName });
-  if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
-
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(dataDir);
-  const { resumeInterruptedEnrichments } = await import('./recover');
-  const { workflow } = await import('../../lib/root');
-  const resumed = await resumeInterruptedEnrichments(ddb, stack.endpoints.tableName, workflow());
-  if (resumed > 0) console.log(`Resumed ${resumed} enrichment(s) interrupted by the last stop.`);
 
   const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`

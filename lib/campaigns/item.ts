@@ -104,6 +104,7 @@ export const campaignChanges = {
   /** `enriching` → `enriched`: results, times, and the recency-pending mark until every account's time is recorded. */
   complete: (campaign: CampaignRef, completion: { completedAt: string; resultsExpireAt: string; results: ResultMetrics }): Change =>
     merge(statusChange(campaign, 'enriched', completion.resultsExpireAt), {
+      remove: ['cancelRequestedAt'],
       set: {
         completedAt: completion.completedAt,
         resultsExpireAt: completion.resultsExpireAt,
@@ -113,7 +114,14 @@ export const campaignChanges = {
     }),
   /** `enriching` → `draft` after a failed or canceled attempt (spec "lastEnrichment"). */
   compensate: (campaign: CampaignRef, lastEnrichment: LastEnrichment): Change =>
-    merge(statusChange(campaign, 'draft'), { set: { lastEnrichment }, remove: ['attempt'] }),
+    merge(statusChange(campaign, 'draft'), { set: { lastEnrichment }, remove: ['attempt', 'cancelRequestedAt'] }),
+  /**
+   * An operator asked to cancel the running attempt: recorded before its
+   * execution is stopped, so whoever finishes the cancel (the command, or the
+   * reconciler after the command died) compensates it as `canceled` and
+   * never resumes it.
+   */
+  requestCancel: (at: Date): Change => ({ set: { cancelRequestedAt: at.toISOString() } }),
   /** Every account's enrichment time is recorded: the campaign leaves the recency-pending index. */
   finishRecording: (): Change => ({ remove: ['gsi6pk'] }),
   /** `enriched` → `expired` at `resultsExpireAt`. */

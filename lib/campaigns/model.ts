@@ -71,6 +71,8 @@ export interface CampaignRecord {
   results?: ResultMetrics;
   /** The current attempt while `enriching`; the completed one once `enriched`. */
   attempt?: AttemptRecord;
+  /** When an operator asked to cancel the running attempt (its compensation is then `canceled`, never a resumption). */
+  cancelRequestedAt?: string;
 }
 
 /**

@@ -47,6 +47,8 @@ export interface CampaignStore {
   getWithOrganization(organizationId: string, campaignId: string): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
   /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
   updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges): Promise<ConditionalOutcome>;
+  /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
+  idsInStatus(organizationId: string, status: CampaignStatus): Promise<string[]>;
   /** One page of list items, newest first; `hasMore` when another page exists. */
   list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
 }
@@ -202,6 +204,25 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       const item = outcome.old;
       if (!item) return { ok: false };
       return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
+    },
+
+    async idsInStatus(organizationId, status) {
+      const index = TABLE_INDEXES.byStatus;
+      const partition = keys.campaignIndexes(organizationId, { id: '', createdAt: '', status, createdVia: '' }).gsi2pk;
+      const ids: string[] = [];
+      const pages = paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': index.partitionKey },
+          ExpressionAttributeValues: { ':pk': partition },
+          ProjectionExpression: 'id',
+        },
+      );
+      for await (const page of pages) for (const item of page.Items ?? []) ids.push(String(item.id));
+      return ids;
     },
 
     async list(query) {

@@ -1,9 +1,11 @@
 /**
  * Cancel a running enrichment (operator CLI `campaign:cancel`, decisions §8):
- * the execution is stopped and the attempt compensated as `canceled` (full
- * refund, capacity released, back to `draft`). On AWS a stopped execution
- * runs no Catch, so the compensation is done here, guarded like every
- * compensation by the attempt still being current.
+ * the cancel request is recorded on the campaign, the execution is stopped
+ * and the attempt compensated as `canceled` (full refund, capacity released,
+ * back to `draft`). A stopped execution runs no Catch, so the compensation is
+ * done here, guarded like every compensation by the attempt still being
+ * current; if this command dies after the request, the reconciler
+ * (reconcile.ts) finishes it.
  */
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import { NotFoundError } from '../errors';
@@ -28,6 +30,8 @@ export async function cancelEnrichment(
   if (!organizationId || !campaign) throw new NotFoundError('campaign', campaignId);
   const status = statusAt(campaign, now);
   if (status !== 'enriching' || !campaign.attempt) throw new Error(`Campaign ${campaignId} is "${status}"; only an enriching campaign can be canceled.`);
+  // Recorded first: if this command dies past this point, the reconciler finishes the cancel (never resumes the attempt).
+  await deps.enrichment.requestCancel(organizationId, campaignId, campaign.attempt.id, now);
   try {
     await deps.workflow.stop(campaign.attempt.executionArn, 'Canceled by an operator');
   } catch (error) {

@@ -134,7 +134,7 @@ export async function expireResults(deps: Pick<StepDependencies, 'enrichment'>, 
  * is no longer current.
  */
 export async function compensateAttempt(
-  deps: Pick<StepDependencies, 'enrichment'>,
+  deps: { enrichment: Pick<EnrichmentStore, 'compensate'> },
   input: AttemptRef & { reason: 'failed' | 'canceled' },
   now = new Date(),
 ): Promise<{ compensated: boolean }> {

@@ -70,6 +70,8 @@ export interface EnrichmentStore {
   complete(write: CompletionWrite): Promise<boolean>;
   /** Compensates an attempt: full refund, capacity released, back to `draft`. @returns the credits refunded, or false when the attempt is no longer current. */
   compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
+  /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
+  requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
   /** Clears the recency-pending mark once every account's enrichment time is recorded. */
   finishRecording(organizationId: string, campaignId: string, attemptId: string): Promise<void>;
   /** Enriched campaigns whose enrichment times are still being recorded: completion time and eligible list. */
@@ -187,6 +189,16 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
         entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt }),
         change: campaignChanges.compensate(campaign, { status: reason, startedAt: campaign.attempt.startedAt, endedAt, refunded: true }),
       }));
+    },
+
+    async requestCancel(organizationId, campaignId, attemptId, at) {
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.requestCancel(at), campaignIs.runningAttempt(attemptId)),
+        ReturnValues: 'NONE',
+      });
+      return outcome.ok;
     },
 
     async finishRecording(organizationId, campaignId, attemptId) {

@@ -2,7 +2,7 @@
  * The enrichment workflow port: starting and stopping executions of the
  * state machine (infra/workflow.ts), and the shapes its tasks exchange.
  */
-import { ExecutionAlreadyExists, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 
 /** Accounts per Map iteration of the workflow. */
 export const ENRICHMENT_BATCH_SIZE = 1_000;
@@ -40,7 +40,12 @@ export interface WorkflowPort {
   stop(executionArn: string, cause: string): Promise<void>;
   /** The ARN an attempt's execution has (deterministic: execution name = attempt ID). */
   executionArnOf(attemptId: string): string;
+  /** Where an execution is: Step Functions' status, or `MISSING` when it was never started (or, locally, lost with a restart). */
+  status(executionArn: string): Promise<ExecutionStatus>;
 }
+
+/** Status of an execution. */
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
 
 /** The execution input of an attempt: deterministic, so starting it again is recognized as the same execution. */
 export function executionInputOf(campaign: { organizationId: string; id: string }, attempt: { id: string; eligibleObjectKey: string; eligible: number }): EnrichmentExecutionInput {
@@ -76,6 +81,15 @@ export function createStepFunctionsWorkflow({ client, stateMachineArn }: { clien
     },
     async stop(executionArn, cause) {
       await client.send(new StopExecutionCommand({ executionArn, cause, error: 'Canceled' }));
+    },
+    async status(executionArn) {
+      try {
+        const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
+        return (status ?? 'RUNNING') as ExecutionStatus;
+      } catch (error) {
+        if (error instanceof ExecutionDoesNotExist) return 'MISSING';
+        throw error;
+      }
     },
   };
 }

@@ -366,9 +366,30 @@ describe('CampaignEnrichment-dev', () => {
       expect(readMetrics(drift)).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'LedgerDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 3600 }]);
     });
 
+    it('runs the enrichment reconciler every 5 minutes (EventBridge Scheduler) and on every ABORTED, FAILED or TIMED_OUT execution, with least privilege, and alarms on CapacityDrift', () => {
+      const reconciler = functionOf(built.stack, 'EnrichmentReconcile');
+      const fnArn = { 'Fn::GetAtt': [logicalId(reconciler.function), 'Arn'] };
+      const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule'));
+      expect(schedules.map((schedule) => [schedule.Properties.ScheduleExpression, schedule.Properties.Target.Arn])).toEqual([['rate(5 minutes)', fnArn]]);
+      const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) => r.Properties.EventPattern?.source?.[0] === 'aws.states');
+      expect(rule?.Properties.EventPattern).toEqual({
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { stateMachineArn: [{ Ref: logicalId(built.stack.workflow.stateMachine) }], status: ['ABORTED', 'FAILED', 'TIMED_OUT'] },
+      });
+      expect(rule?.Properties.Targets).toEqual([expect.objectContaining({ Arn: fnArn })]);
+      const statements = statementsOf(template, built.stack, 'EnrichmentReconcile');
+      const actions = actionsOf(statements);
+      expect(actions).toEqual(expect.arrayContaining(['states:StartExecution', 'states:DescribeExecution', 'states:StopExecution']));
+      expect(actions.some((action) => action.startsWith('s3:'))).toBe(false);
+      const executions = statements.find((statement) => [statement.Action].flat().includes('states:StopExecution'));
+      expect(JSON.stringify(executions?.Resource)).toContain(':execution:');
+      expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'CapacityDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 300 }]);
+    });
+
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'EnrichmentFailed', 'LedgerDrift', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -410,7 +431,7 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile'];
+      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile'];
       expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
       expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length);
     });
@@ -481,7 +502,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 1; // + the scheduled CreditsReconcile
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 2; // + CreditsReconcile and EnrichmentReconcile
         for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
           expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
         }
@@ -506,7 +527,7 @@ describe('CampaignEnrichment-prod', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
   });
 });
 

@@ -1,0 +1,165 @@
+/**
+ * The enrichment reconciler: nothing stuck, nothing lost, without a client's
+ * help (decisions §4; docs/reliability.md "Crash windows"). One piece of code,
+ * run in AWS every 5 minutes (EventBridge Scheduler) and on every execution
+ * that ends ABORTED, FAILED or TIMED_OUT (an EventBridge rule), and in the
+ * local stack at start and on an interval.
+ *
+ * For each campaign stored `enriching`, by its current attempt:
+ * - an operator asked to cancel it (`cancelRequestedAt`) → stop the
+ *   execution if it still runs and compensate the attempt as `canceled`:
+ *   a canceled attempt is never resumed;
+ * - its execution does not exist once the grace period after the launch has
+ *   passed (the launching Lambda died between the charge and StartExecution;
+ *   locally, a restart lost it) → start it (same name: the attempt ID);
+ * - its execution ended and the campaign did not settle (stopped outside the
+ *   product, timed out, failed outside the Catch) → compensate the attempt
+ *   (`canceled` when it was stopped, `failed` otherwise): full refund,
+ *   capacity released.
+ * For each campaign stored `enriched` whose execution no longer exists
+ * (locally, after a restart) the execution starts again: every step is
+ * idempotent, so it finishes recording enrichment times and expires the
+ * results on time without moving credits.
+ *
+ * Every repair is guarded by the attempt (the writes' conditions), so a
+ * reconciler racing the workflow, the cancel command or another reconciler
+ * changes nothing twice. It also checks capacity: an organization's
+ * `enrichingAccounts` must equal its external figure plus the eligible
+ * accounts of its `enriching` campaigns.
+ */
+import { logger } from '../observability';
+import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
+import type { CampaignStore } from '../campaigns/store';
+import type { OrganizationStore } from '../organizations/store';
+import type { EnrichmentStore } from './store';
+import { compensateAttempt } from './steps';
+import { executionInputOf, type ExecutionStatus, type WorkflowPort } from './workflow';
+
+/** What the reconciler needs. */
+export interface ReconcileDependencies {
+  campaigns: Pick<CampaignStore, 'get' | 'idsInStatus'>;
+  organizations: Pick<OrganizationStore, 'get'>;
+  enrichment: Pick<EnrichmentStore, 'compensate'>;
+  workflow: Pick<WorkflowPort, 'start' | 'stop' | 'status' | 'executionArnOf'>;
+  /** Every organization ID (the registry). */
+  organizationIds(): Promise<string[]>;
+  /** Seconds after a launch before a missing execution counts as lost (the launch may still be starting it). */
+  graceSeconds: number;
+}
+
+/** One repair the reconciler made. */
+export interface Repair {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+  action: 'started' | 'restarted' | 'compensated_failed' | 'compensated_canceled';
+  /** The execution's status that called for it. */
+  execution: ExecutionStatus;
+}
+
+/** An organization whose `enrichingAccounts` disagrees with its campaigns. */
+export interface CapacityDrift {
+  organizationId: string;
+  /** On the organization item (accounts). */
+  enrichingAccounts: number;
+  /** External figure + eligible accounts of its `enriching` campaigns (accounts). */
+  expected: number;
+}
+
+/** What one pass found and did. */
+export interface ReconcileReport {
+  organizations: number;
+  /** Campaigns stored `enriching` that were looked at. */
+  enriching: number;
+  repairs: Repair[];
+  capacityDrift: CapacityDrift[];
+}
+
+/** The attempt's execution status; every error but "does not exist" propagates. */
+const executionOf = (deps: ReconcileDependencies, attempt: AttemptRecord) => deps.workflow.status(attempt.executionArn ?? deps.workflow.executionArnOf(attempt.id));
+
+/**
+ * Repairs one `enriching` campaign (see the module comment).
+ * @returns the repair made, or undefined when its attempt is healthy.
+ */
+export async function reconcileEnriching(deps: ReconcileDependencies, campaign: CampaignRecord, now = new Date()): Promise<Repair | undefined> {
+  const attempt = campaign.attempt;
+  if (campaign.status !== 'enriching' || !attempt) return undefined;
+  const base = { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id };
+  const execution = await executionOf(deps, attempt);
+  const compensate = async (reason: 'failed' | 'canceled'): Promise<Repair | undefined> => {
+    const { compensated } = await compensateAttempt(deps, { ...base, reason }, now);
+    return compensated ? { ...base, action: reason === 'failed' ? 'compensated_failed' : 'compensated_canceled', execution } : undefined;
+  };
+
+  if (campaign.cancelRequestedAt) {
+    if (execution === 'RUNNING') await deps.workflow.stop(attempt.executionArn, 'Canceled by an operator');
+    return compensate('canceled');
+  }
+  if (execution === 'MISSING') {
+    const launchedSecondsAgo = (now.getTime() - Date.parse(attempt.startedAt)) / 1000;
+    if (launchedSecondsAgo < deps.graceSeconds) return undefined;
+    await deps.workflow.start(executionInputOf(campaign, attempt));
+    return { ...base, action: 'started', execution };
+  }
+  if (execution === 'RUNNING' || execution === 'PENDING_REDRIVE') return undefined;
+  // The execution ended but the campaign did not settle: read it again, in case the workflow settled it meanwhile.
+  const current = await deps.campaigns.get(campaign.organizationId, campaign.id);
+  if (current?.status !== 'enriching' || current.attempt?.id !== attempt.id) return undefined;
+  return compensate(execution === 'ABORTED' ? 'canceled' : 'failed');
+}
+
+/**
+ * One pass over one organization, or every organization of the registry.
+ * @returns what it found and repaired; capacity drift is reported, never "fixed".
+ */
+export async function reconcileEnrichments(deps: ReconcileDependencies, options: { organizationId?: string; now?: Date } = {}): Promise<ReconcileReport> {
+  const now = options.now ?? new Date();
+  const ids = options.organizationId !== undefined ? [options.organizationId] : await deps.organizationIds();
+  const report: ReconcileReport = { organizations: 0, enriching: 0, repairs: [], capacityDrift: [] };
+  for (const organizationId of ids) {
+    const before = await deps.organizations.get(organizationId);
+    if (!before) continue;
+    report.organizations++;
+    const enriching = await campaignsIn(deps, organizationId, 'enriching');
+    report.enriching += enriching.length;
+    let repaired = false;
+    for (const campaign of enriching) {
+      try {
+        const repair = await reconcileEnriching(deps, campaign, now);
+        if (repair) {
+          report.repairs.push(repair);
+          repaired ||= repair.action.startsWith('compensated');
+          logger.warn('Reconciler repaired an enrichment', { ...repair });
+        }
+      } catch (error) {
+        // One campaign's failure must not stop the others; the next pass tries it again.
+        logger.error('Reconciling a campaign failed', { error, organizationId, campaignId: campaign.id });
+      }
+    }
+    for (const campaign of await campaignsIn(deps, organizationId, 'enriched')) {
+      // Locally a restart loses executions: an enriched campaign whose execution is gone gets it back
+      // (recording and expiry finish; completion finds the attempt completed and moves nothing).
+      if (statusAt(campaign, now) !== 'enriched' || !campaign.attempt) continue;
+      if ((await executionOf(deps, campaign.attempt)) !== 'MISSING') continue;
+      await deps.workflow.start(executionInputOf(campaign, campaign.attempt));
+      report.repairs.push({ organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id, action: 'restarted', execution: 'MISSING' });
+    }
+    // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
+    const after = await deps.organizations.get(organizationId);
+    if (!after || repaired || after.enrichingAccounts !== before.enrichingAccounts) continue;
+    const stillEnriching = await campaignsIn(deps, organizationId, 'enriching');
+    const again = await deps.organizations.get(organizationId);
+    if (!again || again.enrichingAccounts !== after.enrichingAccounts) continue;
+    const expected = again.externalEnrichingAccounts + stillEnriching.reduce((sum, c) => sum + (c.attempt?.eligible ?? 0), 0);
+    if (expected !== again.enrichingAccounts) report.capacityDrift.push({ organizationId, enrichingAccounts: again.enrichingAccounts, expected });
+  }
+  return report;
+}
+
+/** The organization's campaigns stored in `status`, read consistently. */
+async function campaignsIn(deps: ReconcileDependencies, organizationId: string, status: 'enriching' | 'enriched'): Promise<CampaignRecord[]> {
+  const ids = await deps.campaigns.idsInStatus(organizationId, status);
+  const campaigns = await Promise.all(ids.map((id) => deps.campaigns.get(organizationId, id)));
+  return campaigns.filter((campaign): campaign is CampaignRecord => campaign?.status === status);
+}
