@@ -3,7 +3,7 @@
  * settings. (Each workflow task handler passes its step only what it uses.)
  */
 import { config } from '../config';
-import { accountHistory, accountLists, campaigns, enrichment, organizations, warehouse, workflow } from '../stores';
+import { accountHistory, accountLists, campaigns, enrichment, organizations, outcomes, warehouse, workflow } from '../stores';
 import type { LaunchDependencies } from './launch';
 
 /** Dependencies of {@link enrichCampaign}. */
@@ -15,6 +15,7 @@ export const launchDependencies = (): LaunchDependencies => ({
   accountHistory: accountHistory(),
   enrichment: enrichment(),
   workflow: workflow(),
+  outcomes: outcomes(),
   creditsPerAccount: config.creditsPerAccount,
   launchLockSeconds: config.launchLockSeconds,
 });

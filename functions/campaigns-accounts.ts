@@ -1,0 +1,10 @@
+/** Lambda of `POST /v1/campaigns/accounts` (decisions §11): why each account was or was not enriched. */
+import { createApiHandler } from '../lib/http/pipeline';
+import { config } from '../lib/config';
+import { campaignAccountsOperation } from '../lib/enrichment/schema';
+import { listCampaignAccounts } from '../lib/enrichment/accounts';
+import { campaigns, outcomes } from '../lib/stores';
+
+export const handler = createApiHandler(campaignAccountsOperation, (input, { organizationId }) =>
+  listCampaignAccounts({ campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret }, organizationId, input),
+);
