@@ -293,7 +293,9 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
           foundChunks.add(chunk);
         } else notFoundChunks.add(chunk);
       });
-      const adds = ['found :found', 'notFound :notFound', 'contactsFound :contacts', 'doneBatches :batchSet'];
+      // Names through placeholders: `found` is a DynamoDB reserved word.
+      const adds = ['#found :found', '#notFound :notFound', '#contacts :contacts', '#doneBatches :batchSet'];
+      const names: Record<string, string> = { '#found': 'found', '#notFound': 'notFound', '#contacts': 'contactsFound', '#doneBatches': 'doneBatches', '#evaluationId': 'evaluationId' };
       const values: Record<string, unknown> = {
         ':found': found,
         ':notFound': contactsFound.length - found,
@@ -304,11 +306,13 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       };
       // A number set cannot be empty: add only the sets that have members.
       if (foundChunks.size > 0) {
-        adds.push('foundChunks :foundChunks');
+        adds.push('#foundChunks :foundChunks');
+        names['#foundChunks'] = 'foundChunks';
         values[':foundChunks'] = foundChunks;
       }
       if (notFoundChunks.size > 0) {
-        adds.push('notFoundChunks :notFoundChunks');
+        adds.push('#notFoundChunks :notFoundChunks');
+        names['#notFoundChunks'] = 'notFoundChunks';
         values[':notFoundChunks'] = notFoundChunks;
       }
       try {
@@ -317,7 +321,8 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
             TableName: tableName,
             Key: keys.campaignOutcomes(campaignId),
             UpdateExpression: `ADD ${adds.join(', ')}`,
-            ConditionExpression: 'evaluationId = :evaluation AND NOT contains(doneBatches, :batch)',
+            ConditionExpression: '#evaluationId = :evaluation AND NOT contains(#doneBatches, :batch)',
+            ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           }),
         );
