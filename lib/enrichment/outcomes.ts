@@ -187,6 +187,28 @@ export function chunkFigures(buckets: readonly AccountBucket[], chunkSize = OUTC
   return { eligibleStarts, excludedMask };
 }
 
+/**
+ * What one workflow batch adds to the manifest (pure): accounts found (with
+ * at least one contact) and not found, contacts, and the chunks holding them.
+ * @param offset - eligible-list index of the batch's first account.
+ * @param contactsFound - contacts per account of the batch, in eligible-list order.
+ */
+export function batchFigures(eligibleStarts: readonly number[], offset: number, contactsFound: readonly number[]) {
+  let found = 0;
+  let contacts = 0;
+  const foundChunks = new Set<number>();
+  const notFoundChunks = new Set<number>();
+  contactsFound.forEach((n, i) => {
+    const chunk = chunkOfEligible(eligibleStarts, offset + i);
+    contacts += n;
+    if (n > 0) {
+      found++;
+      foundChunks.add(chunk);
+    } else notFoundChunks.add(chunk);
+  });
+  return { found, notFound: contactsFound.length - found, contacts, foundChunks, notFoundChunks };
+}
+
 const asSet = (value: unknown): Set<number> => (value instanceof Set ? new Set([...value].map(Number)) : new Set<number>());
 
 /** Maps a stored manifest item to an {@link OutcomeManifest}. */
@@ -281,24 +303,13 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       // The object first: a batch counted on the manifest always has its object.
       await putJson(batchContactsKey(organizationId, campaignId, evaluationId, batch.index), contactsFound);
 
-      let found = 0;
-      let contacts = 0;
-      const foundChunks = new Set<number>();
-      const notFoundChunks = new Set<number>();
-      contactsFound.forEach((n, i) => {
-        const chunk = chunkOfEligible(current.eligibleStarts, batch.offset + i);
-        contacts += n;
-        if (n > 0) {
-          found++;
-          foundChunks.add(chunk);
-        } else notFoundChunks.add(chunk);
-      });
+      const { found, notFound, contacts, foundChunks, notFoundChunks } = batchFigures(current.eligibleStarts, batch.offset, contactsFound);
       // Names through placeholders: `found` is a DynamoDB reserved word.
       const adds = ['#found :found', '#notFound :notFound', '#contacts :contacts', '#doneBatches :batchSet'];
       const names: Record<string, string> = { '#found': 'found', '#notFound': 'notFound', '#contacts': 'contactsFound', '#doneBatches': 'doneBatches', '#evaluationId': 'evaluationId' };
       const values: Record<string, unknown> = {
         ':found': found,
-        ':notFound': contactsFound.length - found,
+        ':notFound': notFound,
         ':contacts': contacts,
         ':batchSet': new Set([batch.index]),
         ':batch': batch.index,
