@@ -19,10 +19,9 @@ import type { AccountBucket } from '../../lib/enrichment/evaluate';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import type { Results } from '../lib/results';
 import type { BenchStack, CallRecord } from '../lib/stack';
-import { postCounted } from '../lib/api';
+import { postCounted, PATHS } from '../lib/api';
 import { benchOrganization } from '../lib/fixtures';
 import { median, round } from '../lib/stats';
-import { campaignAccountsOperation } from '../../lib/enrichment/schema';
 
 /** Evaluation bucket of position `i`: 5 % each excluded bucket, the rest eligible. */
 const bucketOf = (i: number): AccountBucket => (i % 20 === 3 ? 'invalid' : i % 20 === 7 ? 'recentlyEnriched' : i % 20 === 11 ? 'crmExcluded' : 'eligible');
@@ -103,7 +102,7 @@ async function writeCampaign(organizationId: string, size: number): Promise<{ ca
 export async function runAccountsPage(results: Results, stack: BenchStack, options: { sizes: readonly number[] }): Promise<void> {
   const group = 'accounts page';
   const { apiKey, organizationId } = await benchOrganization('Bench accounts page');
-  const path = campaignAccountsOperation.path;
+  const path = PATHS.accounts;
   const page = async (body: Record<string, unknown>) => {
     const reply = await postCounted<{ accounts: unknown[]; nextCursor: string | null }>(stack, path, apiKey, body);
     if (reply.status !== 200) throw new Error(`accounts answered ${reply.status}: ${JSON.stringify(reply.error)}`);

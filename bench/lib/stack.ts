@@ -119,6 +119,9 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   } else if (input.Key) {
     pk = str(input.Key.pk);
     sk = str(input.Key.sk);
+  } else if (input.Item) {
+    pk = str(input.Item.pk);
+    sk = str(input.Item.sk);
   } else if (input.ExpressionAttributeValues?.[':pk']) {
     pk = str(input.ExpressionAttributeValues[':pk']);
   } else if (input.TransactItems) {
@@ -133,6 +136,7 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
+  if (sk === 'OUTCOMES') return { kind: 'outcomes', items };
   return { kind: 'campaign', items };
 }
 

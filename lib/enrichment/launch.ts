@@ -93,7 +93,9 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
-    await deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets });
+    // Written while the organization is read (first round below), and awaited before any refusal or charge.
+    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets });
+    recorded.catch(() => undefined); // a failure is rethrown where it is awaited
 
     const attempt: AttemptRecord = {
       id: attemptId,
@@ -109,7 +111,7 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const org = await deps.organizations.get(organizationId);
+      const [org] = await Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]);
       if (!org) throw new NotFoundError('organization', organizationId);
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
       const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
