@@ -142,4 +142,18 @@ describe('quote', () => {
     expectError(extra, 400, 'invalid_request');
     expect(extra.error?.details.issues.join('\n')).toMatch(/limit/);
   });
+
+  it('is documented, with accounts, in the OpenAPI document: request and response examples, every error status', async () => {
+    const document = (await (await fetch(`${api()}/openapi.json`)).json()) as any;
+    const quoteOp = document.paths['/v1/campaigns/quote'].post;
+    const accountsOp = document.paths['/v1/campaigns/accounts'].post;
+    expect(Object.keys(quoteOp.responses)).toEqual(['200', '400', '401', '404', '409', '500']);
+    expect(Object.keys(accountsOp.responses)).toEqual(['200', '400', '401', '404', '409', '410', '500']);
+    expect(quoteOp.requestBody.content['application/json'].example).toEqual({ campaignId: expect.stringMatching(/^camp_/) });
+    expect(accountsOp.requestBody.content['application/json'].example).toMatchObject({ filters: { outcome: ['invalid', 'not_found'] } });
+    const { LaunchQuote, CampaignAccountsPage, AccountOutcome } = document.components.schemas;
+    expect(LaunchQuote.example).toMatchObject({ outcome: 'insufficient_credits', credits: { required: 212, available: 150, shortfall: 62 } });
+    expect(Object.keys(CampaignAccountsPage.example.summary)).toEqual(['invalid', 'recently_enriched', 'crm_excluded', 'pending', 'found', 'not_found']);
+    expect(AccountOutcome.enum).toEqual(['invalid', 'recently_enriched', 'crm_excluded', 'pending', 'found', 'not_found']);
+  });
 });
