@@ -14,7 +14,7 @@
  */
 import { campaigns, outcomes } from '../../lib/stores';
 import { newAttemptId, newCampaignId } from '../../lib/ids';
-import { batchesOf } from '../../lib/enrichment/workflow';
+import { batchesOf, ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import type { AccountBucket } from '../../lib/enrichment/evaluate';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import type { Results } from '../lib/results';
@@ -80,7 +80,7 @@ async function writeCampaign(organizationId: string, size: number): Promise<{ ca
     attempt: { id: evaluationId, startedAt: now, eligible, charged: eligible, creditsPerAccount: 1, eligibleObjectKey: `campaigns/${organizationId}/${campaignId}/attempts/${evaluationId}/eligible.txt`, executionArn: 'arn:bench' },
   };
   await campaigns().create(record);
-  await outcomes().recordEvaluation({ organizationId, campaignId, evaluationId, evaluatedAt: now, accountIds, buckets });
+  await outcomes().recordEvaluation({ organizationId, campaignId, evaluationId, evaluatedAt: now, accountIds, buckets, batchSize: ENRICHMENT_BATCH_SIZE });
   // Every eligible account has 1-3 contacts but the very last one, which has none: one `not_found` at the list's end.
   const batches = batchesOf(eligible);
   for (let i = 0; i < batches.length; i += 8) {

@@ -30,7 +30,7 @@ import { decideLaunch, notEnrichable, refusalOf } from './decision';
 import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
-import { executionInputOf, type WorkflowPort } from './workflow';
+import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -94,7 +94,7 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
     // Written while the organization is read (first round below), and awaited before any refusal or charge.
-    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets });
+    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE });
     recorded.catch(() => undefined); // a failure is rethrown where it is awaited
 
     const attempt: AttemptRecord = {

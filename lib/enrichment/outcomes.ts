@@ -28,7 +28,7 @@ import pMap from 'p-map';
 import { keys } from '../db/table';
 import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountBucket } from './evaluate';
-import { ENRICHMENT_BATCH_SIZE, type BatchRef } from './workflow';
+import type { BatchRef } from './workflow';
 import type { AccountOutcome } from './account-outcome';
 
 
@@ -101,6 +101,8 @@ export interface EvaluationRecord {
   evaluatedAt: string;
   accountIds: readonly string[];
   buckets: readonly AccountBucket[];
+  /** Eligible accounts per workflow batch if the evaluation launches (`ENRICHMENT_BATCH_SIZE`). */
+  batchSize: number;
 }
 
 /** What one workflow batch found: contacts per eligible account of the batch, in eligible-list order. */
@@ -284,7 +286,7 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
             evaluatedAt: evaluation.evaluatedAt,
             requested: accountIds.length,
             chunkSize: OUTCOME_CHUNK_SIZE,
-            batchSize: ENRICHMENT_BATCH_SIZE,
+            batchSize: evaluation.batchSize,
             counts,
             eligibleStarts,
             excludedMask,
