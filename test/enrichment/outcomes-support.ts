@@ -130,11 +130,21 @@ export async function snapshotStorage(): Promise<StorageSnapshot> {
   for await (const page of paginateScan({ client: ddb }, { TableName: config.tableName, ConsistentRead: true })) {
     for (const item of page.Items ?? []) items.set(`${String(item.pk)}|${String(item.sk)}`, canonical(item));
   }
-  const objects = new Map<string, string>();
-  for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: config.bucketName })) {
-    for (const object of page.Contents ?? []) objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
+  // s3rver lists by walking its folder and reading each object's metadata file: an object another test
+  // file writes at that moment can fail the listing with a 500. Such a listing is read again from the start.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const objects = new Map<string, string>();
+      for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: config.bucketName })) {
+        for (const object of page.Contents ?? []) objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
+      }
+      return { items, objects };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+      if (status < 500 || attempt >= 10) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
   }
-  return { items, objects };
 }
 
 /** Entries added, removed or changed between two snapshots, as `key → before → after` lines. */
