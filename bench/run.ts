@@ -12,7 +12,8 @@
  *   npm run bench -- --profile         also CPU-profile this process during launch and workflow (adds overhead)
  *
  * Modules: bundles (size + cold init), pipeline, round-trips, latency,
- * sustained, list-page, scale (launch evaluation, workflow, export).
+ * sustained, list-page, accounts-page (1,000 and 100,000 accounts in every
+ * mode), scale (launch evaluation, workflow, export).
  *
  * The stack (DynamoDB Local, s3rver, local Step Functions, API server) runs
  * in this process, as in the tests; load generators and the export Lambda
@@ -39,7 +40,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'scale'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -49,6 +50,7 @@ const ALIASES: Record<string, ModuleName> = {
   export: 'scale',
   'launch-evaluation': 'scale',
   list: 'list-page',
+  accounts: 'accounts-page',
   load: 'sustained',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
@@ -138,6 +140,11 @@ try {
   if (selected('list-page')) {
     const { runListPage } = await import('./figures/list-page');
     await timed('list-page', () => runListPage(results, stack!, { small: SIZES.listSmall, large: SIZES.listLarge }));
+  }
+  if (selected('accounts-page')) {
+    const { runAccountsPage } = await import('./figures/accounts-page');
+    // Both sizes even in a quick run: the campaigns are written through the stores, not enriched (seconds, not minutes).
+    await timed('accounts-page', () => runAccountsPage(results, stack!, { sizes: [1_000, 100_000] }));
   }
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');

@@ -8,6 +8,7 @@ import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
+import { campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -15,6 +16,8 @@ export interface RoutePermissions {
   table: 'read' | 'readWrite';
   /** Bucket access, when the operation touches stored objects. */
   bucket?: 'read' | 'write' | 'readWrite';
+  /** Object key patterns the bucket access is limited to (IAM wildcards); every object of the bucket when absent. */
+  bucketKeys?: readonly string[];
   /** Whether the function starts enrichment executions. */
   startsWorkflow?: boolean;
 }
@@ -39,4 +42,8 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
+  // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
+  { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
+  // Accounts reads only the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts).
+  { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*'] } },
 ];

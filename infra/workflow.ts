@@ -21,7 +21,7 @@ import type { RoutePermissions } from './routes';
 
 /** The workflow's task functions: state name, handler file, permissions. */
 export const WORKFLOW_TASKS = {
-  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'read', bucket: 'readWrite' } },
+  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite' } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
   recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
   finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },

@@ -161,8 +161,8 @@ export class ConcurrencyLimitExceededError extends ApiError {
 
 /** 409 `results_not_ready`: the campaign is not `enriched` yet (decisions §2). */
 export class ResultsNotReadyError extends ApiError {
-  constructor() {
-    super('results_not_ready', 'The campaign has no results yet; poll get until its status is "enriched".');
+  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
+    super('results_not_ready', message);
   }
 }
 

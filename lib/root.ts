@@ -23,6 +23,7 @@ import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from 
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
 import { createResultStore, type ResultStore } from './enrichment/results';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
+import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 
@@ -52,6 +53,9 @@ export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => crea
 /** Enrichment result parts (S3). */
 export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
 
+/** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
+export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
+
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
 
@@ -75,6 +79,7 @@ export const launchDependencies = (): LaunchDependencies => ({
   accountHistory: accountHistory(),
   enrichment: enrichment(),
   workflow: workflow(),
+  outcomes: outcomes(),
   creditsPerAccount: config.creditsPerAccount,
   launchLockSeconds: config.launchLockSeconds,
 });

@@ -7,6 +7,7 @@ import type { BenchStack, Scope } from './stack';
 import { describeOrganizationOperation } from '../../lib/organizations/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../../lib/campaigns/schema';
 import { exportCampaignOperation } from '../../lib/exports/schema';
+import { campaignAccountsOperation, quoteCampaignOperation } from '../../lib/enrichment/schema';
 
 /** A parsed envelope. */
 export interface Reply<T = any> {
@@ -52,4 +53,6 @@ export const PATHS = {
   list: listCampaignsOperation.path,
   enrich: enrichCampaignOperation.path,
   export: exportCampaignOperation.path,
+  quote: quoteCampaignOperation.path,
+  accounts: campaignAccountsOperation.path,
 } as const;

@@ -35,6 +35,8 @@ export interface CallRecord {
   capacity?: number;
   /** Items or keys in a batch request. */
   items?: number;
+  /** Bytes of the response body (its Content-Length), when the service sent one. */
+  bytes?: number;
   /** The whole SDK call around this round trip (marshalling, serialization, signing, retries): start and duration, ms. */
   sdkAt?: number;
   sdkMs?: number;
@@ -113,6 +115,9 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   } else if (input.Key) {
     pk = str(input.Key.pk);
     sk = str(input.Key.sk);
+  } else if (input.Item) {
+    pk = str(input.Item.pk);
+    sk = str(input.Item.sk);
   } else if (input.ExpressionAttributeValues?.[':pk']) {
     pk = str(input.ExpressionAttributeValues[':pk']);
   } else if (input.TransactItems) {
@@ -127,6 +132,7 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
+  if (sk === 'OUTCOMES') return { kind: 'outcomes', items };
   return { kind: 'campaign', items };
 }
 
@@ -135,9 +141,16 @@ function s3Kind(input: Record<string, any>): string {
   const key = String(input.Key ?? input.Prefix ?? '');
   if (key.startsWith('exports/')) return 'export';
   if (key.includes('/results/')) return 'results';
+  if (key.includes('/evaluations/')) return 'outcomes';
   if (key.endsWith('eligible.txt')) return 'eligibleList';
   if (key.endsWith('accounts.txt')) return 'accountList';
   return 'other';
+}
+
+/** Content-Length of an HTTP response of the SDK, when present. */
+function contentLength(response: unknown): number | undefined {
+  const value = (response as { headers?: Record<string, string> } | undefined)?.headers?.['content-length'];
+  return value === undefined ? undefined : Number(value);
 }
 
 const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
@@ -221,6 +234,7 @@ export async function startBenchStack(): Promise<BenchStack> {
         const result = await next(args);
         const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
         if (consumed) record.capacity = Array.isArray(consumed) ? sum(consumed) : (consumed.CapacityUnits ?? 0);
+        record.bytes = contentLength(result.response);
         return result;
       } finally {
         record.ms = performance.now() - at;
@@ -232,10 +246,13 @@ export async function startBenchStack(): Promise<BenchStack> {
     (next, context) => async (args) => {
       const scope = als.getStore();
       const at = performance.now();
+      let bytes: number | undefined;
       try {
-        return await next(args);
+        const result = await next(args);
+        bytes = contentLength(result.response);
+        return result;
       } finally {
-        scope?.calls.push({ service: 's3', command: String(context.commandName).replace(/Command$/, ''), kind: s3Kind(args.input as Record<string, any>), at, ms: performance.now() - at });
+        scope?.calls.push({ service: 's3', command: String(context.commandName).replace(/Command$/, ''), kind: s3Kind(args.input as Record<string, any>), at, ms: performance.now() - at, ...(bytes === undefined ? {} : { bytes }) });
       }
     },
     { step: 'deserialize', priority: 'high', name: 'benchRoundTripRecorder' },

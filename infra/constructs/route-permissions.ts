@@ -58,8 +58,9 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  *
  * - `table`: the actions of {@link TABLE_ACTIONS} on the table and on each of
  *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard.
- * - `bucket`: object actions on the bucket's objects; readers also get
- *   `s3:ListBucket` so a missing key answers 404 `NoSuchKey`, not 403.
+ * - `bucket`: object actions on the bucket's objects (only those matching
+ *   `bucketKeys` when given); readers also get `s3:ListBucket` so a missing
+ *   key answers 404 `NoSuchKey`, not 403.
  * - `startsWorkflow`: `states:StartExecution` on the state machine and its ARN
  *   in `STATE_MACHINE_ARN` (lib/config.ts).
  *
@@ -77,16 +78,19 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
   );
 
   if (permissions.bucket) {
+    const patterns = permissions.bucketKeys ?? ['*'];
     fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: [bucket.arnForObjects('*')] }),
+      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }),
     );
     if (permissions.bucket !== 'write') {
       fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
-    Validations.of(fn.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/*]`,
-      reason: 'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket.',
-    });
+    for (const pattern of patterns) {
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/${pattern}]`,
+        reason: 'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket (under this key pattern).',
+      });
+    }
   }
 
   if (permissions.startsWorkflow) {

@@ -1,8 +1,9 @@
 /**
- * List cursors (spec "List campaigns" 4-5; decisions §3): opaque and
+ * Page cursors (spec "List campaigns" 4-5; decisions §3, §11): opaque and
  * tamper-evident. A cursor is `base64url(payload).base64url(HMAC-SHA256)`;
- * its payload binds it to the organization, the filters and the page size
- * that produced it.
+ * its payload binds it to the organization, the resource paged through (the
+ * campaign, for a campaign's accounts), the filters and the page size that
+ * produced it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestError } from '../errors';
@@ -11,11 +12,13 @@ import { InvalidRequestError } from '../errors';
 export interface CursorPayload {
   /** Organization the page belongs to. */
   o: string;
+  /** Resource paged through, when the page is one resource's (the campaign of `/v1/campaigns/accounts`); absent for the campaign list. */
+  s?: string;
   /** Canonical form of the filters. */
   f: string;
   /** Page size. */
   l: number;
-  /** `listSk` of the last item of the page: the next page starts below it. */
+  /** Position after the page: `listSk` of the list page's last item (the next page starts below it), or the next account's position in a campaign's list. */
   a: string;
 }
 
@@ -47,6 +50,7 @@ export function decodeCursor(cursor: string, secret: string, expected: Omit<Curs
   }
   if (typeof payload !== 'object' || payload === null) throw invalid('malformed');
   if (payload.o !== expected.o) throw invalid('issued for another organization');
+  if (payload.s !== expected.s) throw invalid('issued for another campaign; send it with the campaign whose page returned it');
   if (payload.f !== expected.f) throw invalid('issued for other filters; send the same filters as the page that returned it');
   if (payload.l !== expected.l) throw invalid('issued for another limit; send the same limit as the page that returned it');
   if (typeof payload.a !== 'string') throw invalid('malformed');

@@ -25,7 +25,7 @@ export const MAX_ACCOUNT_IDS = 100_000;
 const excludeEnrichedWithinDays = () =>
   z.int().min(0).max(MAX_EXCLUDE_DAYS).nullable().meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 });
 
-const ExcludedSchema = z.strictObject({
+export const ExcludedSchema = z.strictObject({
   total: count(),
   invalid: count(),
   recentlyEnriched: count(),

@@ -83,6 +83,8 @@ export const keys = {
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
   /** Which organization a campaign belongs to (operator commands that name only the campaign). */
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
+  /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */
+  campaignOutcomes: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OUTCOMES' }),
   /** Index keys of a campaign for list (decisions §3). */
   campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,

@@ -20,6 +20,8 @@ export interface LaunchEvaluation {
   /** Eligible account IDs, in list order. */
   eligibleIds: string[];
   excluded: ExcludedCounts;
+  /** The bucket of every requested account, aligned with the evaluated list (per-account outcomes, decisions §11). */
+  buckets: AccountBucket[];
 }
 
 /**
@@ -86,13 +88,15 @@ export async function evaluateLaunch(
   }
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
   const eligibleIds: string[] = [];
+  const buckets: AccountBucket[] = [];
   for (const id of input.accountIds) {
     const bucket = classifyAccount(statuses.get(id), facts.get(id), cutoff);
+    buckets.push(bucket);
     if (bucket === 'eligible') eligibleIds.push(id);
     else {
       excluded[bucket]++;
       excluded.total++;
     }
   }
-  return { requested: input.accountIds.length, eligibleIds, excluded };
+  return { requested: input.accountIds.length, eligibleIds, excluded, buckets };
 }

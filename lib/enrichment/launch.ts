@@ -5,15 +5,17 @@
  *    answer `enrichment_pending` while one evaluates. Only API-created drafts
  *    launch; a repeat call while `enriching` returns the campaign as it is
  *    (no new charge).
- * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads.
+ * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
+ *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
- *    `concurrency_limit_exceeded`; a refused launch keeps its counts, stays
+ *    `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
+ *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
  * 4. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
  */
 import { randomUUID } from 'node:crypto';
-import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, EnrichmentPendingError, InsufficientCreditsError, NoEligibleAccountsError, NotFoundError } from '../errors';
+import { EnrichmentPendingError, NotFoundError } from '../errors';
 import { newAttemptId } from '../ids';
 import { emitMetrics, logger } from '../observability';
 import { statusAt, toCampaign, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
@@ -24,9 +26,11 @@ import type { OrganizationStore } from '../organizations/store';
 import type { AccountHistoryStore } from '../organizations/account-history';
 import type { Warehouse } from '../warehouse/warehouse';
 import { evaluateLaunch } from './evaluate';
+import { decideLaunch, notEnrichable, refusalOf } from './decision';
+import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
-import { executionInputOf, type WorkflowPort } from './workflow';
+import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
 
 /** What a launch needs. */
@@ -38,6 +42,8 @@ export interface LaunchDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
+  /** Per-account outcomes of each evaluation (decisions §11). */
+  outcomes: Pick<OutcomeStore, 'recordEvaluation'>;
   /** Credits per eligible account. */
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
@@ -85,9 +91,12 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now });
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
-    if (eligible === 0) throw new NoEligibleAccountsError(evaluation.requested);
-
+    // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
+    // Written while the organization is read (first round below), and awaited before any refusal or charge.
+    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE });
+    recorded.catch(() => undefined); // a failure is rethrown where it is awaited
+
     const attempt: AttemptRecord = {
       id: attemptId,
       startedAt: now.toISOString(),
@@ -102,12 +111,11 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const org = await deps.organizations.get(organizationId);
+      const [org] = await Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]);
       if (!org) throw new NotFoundError('organization', organizationId);
-      if (org.smbCredits < attempt.charged) throw new InsufficientCreditsError({ available: org.smbCredits, required: attempt.charged });
-      if (org.enrichingAccounts + eligible > org.maxEnrichingAccounts) {
-        throw new ConcurrencyLimitExceededError({ limit: org.maxEnrichingAccounts, inFlight: org.enrichingAccounts, requested: eligible });
-      }
+      // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
+      const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
+      if (refusal) throw refusal;
       if (!eligibleListWritten) {
         await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
         eligibleListWritten = true;
@@ -124,12 +132,6 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
   }
-}
-
-function notEnrichable(campaign: CampaignRecord, status: CampaignRecord['status']): CampaignNotEnrichableError {
-  return campaign.createdVia !== 'api'
-    ? new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`)
-    : new CampaignNotEnrichableError(status);
 }
 
 /** Starts the attempt's execution; if that fails the charge is compensated at once. */

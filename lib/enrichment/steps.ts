@@ -12,6 +12,7 @@ import type { AccountHistoryStore } from '../organizations/account-history';
 import type { Warehouse } from '../warehouse/warehouse';
 import type { EnrichmentStore } from './store';
 import { resultsPrefix, type EnrichedAccount, type ResultStore } from './results';
+import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
@@ -27,6 +28,8 @@ export interface StepDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   results: ResultStore;
+  /** Per-account outcomes: each batch records what it found (decisions §11 progress). */
+  outcomes: Pick<OutcomeStore, 'recordBatch'>;
   /** Result access period (seconds). */
   resultsAccessPeriodSeconds: number;
 }
@@ -37,11 +40,12 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
   (await deps.accountLists.get(eligibleObjectKey)).slice(batch.offset, batch.offset + batch.count);
 
 /**
- * Finds contacts for one batch of eligible accounts and writes the batch's
- * result part. @returns the batch's counts (accounts, contacts).
+ * Finds contacts for one batch of eligible accounts, writes the batch's
+ * result part, then records its per-account outcomes (progress moves once per
+ * batch). @returns the batch's counts (accounts, contacts).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results'>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
 ): Promise<BatchSummary> {
   const accountIds = await sliceOf(deps, input.eligibleObjectKey, input.batch);
@@ -53,6 +57,8 @@ export async function findContactsBatch(
     return rest;
   });
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
+  // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
+  await deps.outcomes.recordBatch({ organizationId: input.organizationId, campaignId: input.campaignId, evaluationId: input.attemptId, batch: input.batch, contactsFound: enriched.map((a) => a.contacts.length) });
   return {
     index: input.batch.index,
     accounts: enriched.length,

@@ -245,9 +245,21 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only enrich, export and the find-contacts and record-enrichment tasks read the bucket', () => {
-    const readers = ['CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
+  it('lets only enrich, export, quote, accounts and the find-contacts and record-enrichment tasks read the bucket', () => {
+    const readers = ['CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
+  });
+
+  it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
+    const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
+    for (const [functionId, pattern] of [['CampaignsQuote', 'campaigns/*'], ['CampaignsAccounts', 'campaigns/*/evaluations/*']] as const) {
+      const statements = statementsOf(template, built.stack, functionId);
+      const actions = actionsOf(statements);
+      expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);
+      const [objects, ...others] = statements.filter((s) => [s.Action].flat().includes('s3:GetObject'));
+      expect(others, functionId).toEqual([]);
+      expect(objects!.Resource, functionId).toEqual({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
+    }
   });
 
   describe('enrichment state machine', () => {

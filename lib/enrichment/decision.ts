@@ -1,0 +1,94 @@
+/**
+ * The launch decision (decisions §4, §11): from a launch evaluation's counts
+ * and the organization's figures, what the launch costs, what capacity it
+ * takes, and whether it would be refused and why, in the order enrich
+ * refuses: `no_eligible_accounts`, `insufficient_credits`,
+ * `concurrency_limit_exceeded`.
+ *
+ * Enrich acts on it and quote shows it, so the two cannot drift: the quote's
+ * figures and outcome are exactly what enrich would decide at that moment.
+ */
+import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, InsufficientCreditsError, NoEligibleAccountsError, type ApiError } from '../errors';
+import type { CampaignRecord, ExcludedCounts } from '../campaigns/model';
+import type { OrganizationRecord } from '../organizations/store';
+
+/** `launchable`, or the code enrich would answer. */
+export type LaunchOutcome = 'launchable' | 'no_eligible_accounts' | 'insufficient_credits' | 'concurrency_limit_exceeded';
+
+/** Launch outcomes, in refusal order after `launchable`. */
+export const LAUNCH_OUTCOMES = ['launchable', 'no_eligible_accounts', 'insufficient_credits', 'concurrency_limit_exceeded'] as const satisfies readonly LaunchOutcome[];
+
+/** The counts of a launch evaluation (accounts). */
+export interface EvaluationCounts {
+  requested: number;
+  eligible: number;
+  excluded: ExcludedCounts;
+}
+
+/** A launch decision: the `data` of quote without `campaignId`. */
+export interface LaunchDecision {
+  /** Accounts. */
+  accounts: { requested: number; eligible: number; excluded: ExcludedCounts };
+  /** Credits: `required` = eligible × credits per account; `shortfall` = max(0, required − available). */
+  credits: { required: number; available: number; shortfall: number };
+  /** Accounts: `available` = max(0, maxEnrichingAccounts − enrichingAccounts). */
+  enrichment: { maxEnrichingAccounts: number; enrichingAccounts: number; available: number };
+  outcome: LaunchOutcome;
+}
+
+/**
+ * Decides a launch (pure).
+ * @param counts - the evaluation's counts (accounts).
+ * @param organization - balance (credits) and capacity figures (accounts) as read now.
+ * @param creditsPerAccount - credits per eligible account (deployment setting).
+ */
+export function decideLaunch(
+  counts: EvaluationCounts,
+  organization: Pick<OrganizationRecord, 'smbCredits' | 'maxEnrichingAccounts' | 'enrichingAccounts'>,
+  creditsPerAccount: number,
+): LaunchDecision {
+  const required = counts.eligible * creditsPerAccount;
+  const { smbCredits: available, maxEnrichingAccounts, enrichingAccounts } = organization;
+  const outcome: LaunchOutcome =
+    counts.eligible === 0
+      ? 'no_eligible_accounts'
+      : available < required
+        ? 'insufficient_credits'
+        : enrichingAccounts + counts.eligible > maxEnrichingAccounts
+          ? 'concurrency_limit_exceeded'
+          : 'launchable';
+  return {
+    accounts: { requested: counts.requested, eligible: counts.eligible, excluded: { ...counts.excluded } },
+    credits: { required, available, shortfall: Math.max(0, required - available) },
+    enrichment: { maxEnrichingAccounts, enrichingAccounts, available: Math.max(0, maxEnrichingAccounts - enrichingAccounts) },
+    outcome,
+  };
+}
+
+/**
+ * The error enrich answers for a refused decision, with the decision's
+ * figures as its details; `undefined` when the launch may proceed.
+ */
+export function refusalOf(decision: LaunchDecision): ApiError | undefined {
+  switch (decision.outcome) {
+    case 'launchable':
+      return undefined;
+    case 'no_eligible_accounts':
+      return new NoEligibleAccountsError(decision.accounts.requested);
+    case 'insufficient_credits':
+      return new InsufficientCreditsError({ available: decision.credits.available, required: decision.credits.required });
+    case 'concurrency_limit_exceeded':
+      return new ConcurrencyLimitExceededError({
+        limit: decision.enrichment.maxEnrichingAccounts,
+        inFlight: decision.enrichment.enrichingAccounts,
+        requested: decision.accounts.eligible,
+      });
+  }
+}
+
+/** The refusal of a campaign that is not an API-created draft (enrich and quote: `campaign_not_enrichable` with `details.status`). */
+export function notEnrichable(campaign: Pick<CampaignRecord, 'createdVia'>, status: CampaignRecord['status']): CampaignNotEnrichableError {
+  return campaign.createdVia !== 'api'
+    ? new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`)
+    : new CampaignNotEnrichableError(status);
+}

@@ -1,0 +1,47 @@
+/**
+ * Quote a launch (decisions §11 "`POST /v1/campaigns/quote`"): the launch
+ * evaluation of enrich for an API-created `draft`, charging, reserving and
+ * writing nothing. It reads what enrich reads (the campaign, its account
+ * list, the warehouse, the organization's enrichment history and CRM
+ * targets, the organization) and decides with the very function enrich acts
+ * on ({@link decideLaunch}), so its figures and outcome are the ones enrich
+ * would give at that moment.
+ */
+import { NotFoundError } from '../errors';
+import { statusAt } from '../campaigns/model';
+import type { CampaignStore } from '../campaigns/store';
+import type { OrganizationStore } from '../organizations/store';
+import { decideLaunch, notEnrichable } from './decision';
+import { evaluateLaunch, type EvaluationDependencies } from './evaluate';
+import type { LaunchQuote } from './schema';
+
+/** What a quote reads. */
+export interface QuoteDependencies extends EvaluationDependencies {
+  campaigns: Pick<CampaignStore, 'get'>;
+  organizations: Pick<OrganizationStore, 'get'>;
+  /** Credits per eligible account (deployment setting). */
+  creditsPerAccount: number;
+}
+
+/**
+ * Quotes the launch of a campaign; writes nothing.
+ * @returns the evaluation's account buckets, the credits the launch would
+ *   charge (credits), the capacity it would take (accounts) and `outcome`.
+ * @throws NotFoundError for an unknown campaign or one of another organization.
+ * @throws CampaignNotEnrichableError when the campaign is not an API-created `draft` (`details.status`).
+ */
+export async function quoteCampaign(deps: QuoteDependencies, organizationId: string, campaignId: string, now = new Date()): Promise<LaunchQuote> {
+  const campaign = await deps.campaigns.get(organizationId, campaignId);
+  if (!campaign) throw new NotFoundError('campaign', campaignId);
+  const status = statusAt(campaign, now);
+  if (campaign.createdVia !== 'api' || status !== 'draft') throw notEnrichable(campaign, status);
+
+  const accountIds = await deps.accountLists.get(campaign.accountsObjectKey);
+  const [evaluation, organization] = await Promise.all([
+    evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }),
+    deps.organizations.get(organizationId),
+  ]);
+  if (!organization) throw new NotFoundError('organization', organizationId);
+  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount);
+  return { campaignId: campaign.id, ...decision };
+}
