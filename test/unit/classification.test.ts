@@ -271,6 +271,7 @@ describe('evaluateLaunch', () => {
     expect(await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: [], excludeEnrichedWithinDays: 30, now: NOW })).toEqual({
       requested: 0,
       eligibleIds: [],
+      buckets: [],
       excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
     });
   });

@@ -295,7 +295,8 @@ describe('campaignChanges', () => {
   it('complete enters the expiry and recency-pending indexes; expire leaves both', () => {
     const complete = campaignChanges.complete(ref, { completedAt: CREATED_AT, resultsExpireAt: EXPIRES_AT, results });
     expect(complete.set).toMatchObject({ status: 'enriched', gsi5pk: `ORG#${ORG}#ENRICHED`, expirySk: `${EXPIRES_AT}#${ID}`, gsi6pk: keys.recencyPending(ORG).gsi6pk, results });
-    expect(complete.remove).toEqual([]);
+    // A cancel request that lost the race to completion is dropped with it.
+    expect(complete.remove).toEqual(['cancelRequestedAt']);
     const expire = campaignChanges.expire(ref);
     expect(expire.set).toMatchObject({ status: 'expired' });
     expect(expire.remove).toEqual(['gsi5pk', 'expirySk', 'gsi6pk']);
@@ -304,7 +305,7 @@ describe('campaignChanges', () => {
   it('compensate returns to draft with lastEnrichment and drops the attempt', () => {
     const change = campaignChanges.compensate(ref, { status: 'failed', startedAt: CREATED_AT, endedAt: null, refunded: true });
     expect(change.set).toMatchObject({ status: 'draft', lastEnrichment: { status: 'failed', startedAt: CREATED_AT, endedAt: null, refunded: true } });
-    expect(change.remove).toEqual(['gsi5pk', 'expirySk', 'attempt']);
+    expect(change.remove).toEqual(['gsi5pk', 'expirySk', 'attempt', 'cancelRequestedAt']);
   });
 });
 
