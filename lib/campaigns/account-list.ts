@@ -8,9 +8,14 @@ import { parse } from 'csv-parse/sync';
 import { InvalidRequestError } from '../errors';
 import { isUploadedFile } from '../http/form';
 
+/** First cells that mark a header row rather than an account (compared case-insensitively). */
+export const ACCOUNT_ID_HEADERS = ['account_id', 'id'] as const;
+
 /**
  * Reads account IDs from a CSV or text upload: first column, one ID a line,
- * optional header `account_id`, blank lines skipped, surrounding space trimmed.
+ * an optional header row whose first cell is `account_id` or `id` (any
+ * letter case; not counted as an account), blank lines skipped, surrounding
+ * space trimmed.
  * @throws InvalidRequestError when the file is not parseable CSV.
  */
 export function parseAccountIdsFile(text: string): string[] {
@@ -21,7 +26,7 @@ export function parseAccountIdsFile(text: string): string[] {
     throw new InvalidRequestError('accountIdsFile could not be read as CSV.', [`accountIdsFile: ${(error as Error).message}`]);
   }
   const ids = rows.map((row) => row[0] ?? '').filter((id) => id !== '');
-  if (ids[0]?.toLowerCase() === 'account_id') ids.shift();
+  if (ids.length > 0 && (ACCOUNT_ID_HEADERS as readonly string[]).includes(ids[0]!.toLowerCase())) ids.shift();
   return ids;
 }
 

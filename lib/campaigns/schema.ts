@@ -141,7 +141,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
   description:
-    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header `account_id`), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
+    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
   request: CreateCampaignRequest,
   response: CampaignSchema,
   errors: ['invalid_request', 'revoked_api_key'],
