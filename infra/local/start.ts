@@ -72,6 +72,7 @@ try {
   const api = await startApiServer({
     port,
     stepFunctions,
+    demoApiKey: demo.apiKey,
     healthCheck: async () => {
       await dynamodb.send(new DescribeTableCommand({ TableName: endpoints.tableName }));
       await s3.send(new HeadBucketCommand({ Bucket: endpoints.bucketName }));
@@ -92,7 +93,7 @@ Campaign Enrichment API is running at ${api.url}
   health        ${api.url}/health
 
 Demo organization "${demo.organizationName}" (${demo.organizationId}), ${demo.warehouseAccounts} warehouse accounts acc_00001…
-  API key       ${demo.apiKey}
+  API key       ${demo.apiKey}   (also: curl -s ${api.url}/local/demo-key)
 
 Try it:
   curl -s -X POST ${api.url}/v1/org/describe ${auth}
