@@ -90,7 +90,8 @@ export const CampaignListItemSchema = z
 /** A list item as the API returns it. */
 export type CampaignListItem = z.infer<typeof CampaignListItemSchema>;
 
-const accountId = z
+/** An account ID as a campaign takes it (decisions §1): 1 to 128 characters, no control characters. */
+export const AccountIdSchema = z
   .string()
   .min(1)
   .max(128)
@@ -100,7 +101,7 @@ const accountId = z
 /** `POST /v1/campaigns/create` body (decisions §1). */
 export const CreateCampaignRequest = z.strictObject({
   name: z.string().trim().min(1).max(200).meta({ example: 'Q4 expansion targets' }),
-  accountIds: z.array(accountId).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
+  accountIds: z.array(AccountIdSchema).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
   excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
 });
 
