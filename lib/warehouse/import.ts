@@ -124,6 +124,7 @@ export async function importWarehouseFile(warehouse: EmbeddedWarehouse, file: st
   if (options.dryRun) return counts;
   let pending: WarehouseAccount[] = [];
   let written = 0;
+  options.onProgress?.({ phase: 'write', done: 0, total: counts.accounts });
   const flush = async () => {
     await warehouse.importAccounts(pending);
     written += pending.length;
