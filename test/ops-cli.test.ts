@@ -142,7 +142,7 @@ describe('organizations, credits and keys', () => {
     expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70 });
     expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75 });
     expect(json(await ops(['key:revoke', '--key', created.apiKey]))).toEqual({ revoked: true });
-    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'))]), 1, /No such API key/);
+    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a'))]), 1, /No such API key/);
   });
 });
 
