@@ -4,6 +4,7 @@
 import { defineCommand } from '../command';
 import { stores } from '../target';
 
+/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`. */
 export const campaignCancel = defineCommand<{ campaign: string }>({
   name: 'campaign:cancel',
   summary: 'stop a running enrichment: full refund, back to draft with lastEnrichment.status = canceled',

@@ -56,6 +56,7 @@ function warehouseProgress(progress: ProgressReporter) {
   };
 }
 
+/** `warehouse:import FILE [--dry-run]`: prints `{"accounts","contacts"}` (and `"dryRun":true`). */
 export const warehouseImport = defineCommand<{ dryRun?: boolean }>({
   name: 'warehouse:import',
   summary: 'upsert warehouse accounts and their contacts (JSON lines, decisions §7)',
@@ -77,6 +78,7 @@ The whole file is validated first: a bad line writes nothing and the error names
   },
 });
 
+/** `crm:import --org ID FILE [--dry-run]`: prints `{"added"}` (distinct IDs; and `"dryRun":true`). */
 export const crmImport = defineCommand<{ org: string; dryRun?: boolean }>({
   name: 'crm:import',
   summary: "add CRM targets to an organization (one account ID a line); launches exclude them",
@@ -108,6 +110,7 @@ interface CampaignImportOptions {
   name: string;
 }
 
+/** `campaign:import`: prints `{"campaignId"}`. */
 export const campaignImport = defineCommand<CampaignImportOptions>({
   name: 'campaign:import',
   summary: 'a campaign as another surface (UI, data cube) would create it',

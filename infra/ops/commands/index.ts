@@ -8,6 +8,7 @@ import { campaignCancel } from './campaigns';
 import { campaignImport, crmImport, warehouseImport } from './imports';
 import { keyCreate, keyRevoke, orgCapacity, orgCreate, orgCredits } from './organizations';
 
+/** The commands of `npx ops`, in help order. */
 export const COMMANDS: readonly OpsCommand<any>[] = [
   orgCreate,
   orgCredits,

@@ -12,6 +12,7 @@ interface OrgCreateOptions {
   maxEnriching?: number;
 }
 
+/** `org:create`: prints `{"organizationId","apiKey"}`. */
 export const orgCreate = defineCommand<OrgCreateOptions>({
   name: 'org:create',
   summary: 'a new organization and its first API key',
@@ -40,6 +41,7 @@ export interface OrgCreditsOptions {
   add: number;
 }
 
+/** `org:credits`: prints `{"organizationId","smb"}` (the new smb balance). */
 export const orgCredits = defineCommand<OrgCreditsOptions>({
   name: 'org:credits',
   summary: 'adjust the smb credit balance (N may be negative; never below 0)',
@@ -61,6 +63,7 @@ interface OrgCapacityOptions {
   externalEnriching?: number;
 }
 
+/** `org:capacity`: prints the organization's `{"enrichingAccounts","maxEnrichingAccounts"}`. */
 export const orgCapacity = defineCommand<OrgCapacityOptions>({
   name: 'org:capacity',
   summary: 'set the enrichment ceiling; set accounts enriching through other surfaces',
@@ -79,6 +82,7 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
   },
 });
 
+/** `key:create`: prints `{"apiKey"}`. */
 export const keyCreate = defineCommand<{ org: string }>({
   name: 'key:create',
   summary: 'another API key for an organization',
@@ -89,6 +93,7 @@ export const keyCreate = defineCommand<{ org: string }>({
   },
 });
 
+/** `key:revoke`: prints `{"revoked":true}`; fails (exit 1) for an unknown key. */
 export const keyRevoke = defineCommand<{ key: string }>({
   name: 'key:revoke',
   summary: 'revoke an API key (takes effect on the next request)',
