@@ -2,7 +2,8 @@
  * `npm run bench`: what users pay for, in time and money, measured on one
  * machine (issue "Benchmarks"). Writes `bench/results.json` and
  * `bench/RESULTS.md`: each figure beside its budget and, where one exists,
- * the floor measured in the same run.
+ * the floor measured in the same run; then the SVG charts next to them
+ * (bench/lib/charts.ts, also `npm run bench:charts`).
  *
  *   npm run bench                      full run (100,000 accounts; under 10 minutes on 2 cores)
  *   npm run bench -- --quick           smaller sizes, a smoke run (writes to bench/tmp/)
@@ -29,6 +30,8 @@ import type { BenchStack } from './lib/stack';
 
 const BENCH_DIR = import.meta.dirname;
 const TMP_DIR = path.join(BENCH_DIR, 'tmp');
+/** Scale figures of every non-quick run that measured them, by campaign size (the scale chart's points). */
+const SCALE_POINTS_FILE = path.join(BENCH_DIR, 'scale-runs.json');
 
 const { values } = parseArgs({
   options: {
@@ -165,6 +168,15 @@ try {
   writeMarkdown(mdFile, results, run, INTRO);
   const missed = results.figures.filter((f) => f.pass === false).length;
   console.log(`\nWrote ${path.relative(process.cwd(), jsonFile)} and ${path.relative(process.cwd(), mdFile)} in ${Math.round(run.totalSeconds)} s; ${missed} budget(s) missed.`);
+  try {
+    // The charts (SVG next to RESULTS.md, embedded in it), as `npm run bench:charts` draws them.
+    const { writeCharts } = await import('./lib/charts');
+    const charts = await writeCharts({ dir: outDir, scalePointsFile: SCALE_POINTS_FILE });
+    console.log(`Charts: ${charts.map((file) => path.relative(process.cwd(), file)).join(', ')}`);
+  } catch (error) {
+    console.error('Drawing the charts failed:', error);
+    process.exitCode = 1;
+  }
 }
 
 // Figures that miss a budget are reported, not failed: the exit code only says whether the harness itself worked.

@@ -201,6 +201,21 @@ describe('POST /v1/campaigns/create', () => {
     expect(await accountLists().get(accountListKey(organizationId, text.data.id))).toEqual(['t_2', 't_1', 't_3']);
   });
 
+  it.each(['account_id', 'ACCOUNT_ID', 'Account_Id', 'id', 'ID', 'Id', ' id '])('does not count a header row "%s" in accountIdsFile as an account', async (header) => {
+    const { organizationId, apiKey } = await newOrganization();
+    const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'h'], ['accountIdsFile', { content: `${header},name\r\nh_1,A\r\nh_2,B\r\n`, filename: 'ids.csv' }]]) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.data.accounts.requested).toBe(2);
+    expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(['h_1', 'h_2']);
+  });
+
+  it('counts "id" as an account when it is not the first row, and other first rows as accounts', async () => {
+    const { organizationId, apiKey } = await newOrganization();
+    const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'h'], ['accountIdsFile', { content: 'identifier\nid\nx_1\n', filename: 'ids.csv' }]]) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(['identifier', 'id', 'x_1']);
+  });
+
   it('accepts the boundaries: name of 200 characters after trimming, IDs of 128 characters', async () => {
     const { organizationId, apiKey } = await newOrganization();
     const name = 'n'.repeat(200);

@@ -485,11 +485,11 @@ describe('POST /v1/campaigns/list: order, page size, validation', () => {
     ['unknown filter key', { body: { filters: { name: 'x' } } }, 'filters.name'],
     ['unknown filter key next to a good one', { body: { filters: { status: 'draft', organizationId: 'org_x' } } }, 'filters.organizationId'],
     ['unknown status', { body: { filters: { status: 'archived' } } }, 'filters.status'],
-    ['unknown status in an array', { body: { filters: { status: ['draft', 'archived'] } } }, 'filters.status'],
+    ['unknown status in an array', { body: { filters: { status: ['draft', 'archived'] } } }, 'filters.status[1]'],
     ['empty status array', { body: { filters: { status: [] } } }, 'filters.status'],
     ['status of the wrong type', { body: { filters: { status: 3 } } }, 'filters.status'],
     ['unknown createdVia', { body: { filters: { createdVia: 'cli' } } }, 'filters.createdVia'],
-    ['urlencoded unknown status', { form: new URLSearchParams([['filters[status]', 'draft'], ['filters[status]', 'done']]) }, 'filters.status'],
+    ['urlencoded unknown status', { form: new URLSearchParams([['filters[status]', 'draft'], ['filters[status]', 'done']]) }, 'filters.status[1]'],
     ['urlencoded unknown filter key', { form: new URLSearchParams([['filters[owner]', 'me']]) }, 'filters.owner'],
     ['filters not an object', { body: { filters: 'draft' } }, 'filters'],
     ['unknown top-level property', { body: { sort: 'asc' } }, 'sort'],
@@ -500,6 +500,21 @@ describe('POST /v1/campaigns/list: order, page size, validation', () => {
   it.each(invalid)('answers invalid_request for %s', async (_label, options, path) => {
     const res = await call(api(), LIST, { apiKey, ...options });
     expectInvalidRequest(res, path);
+  });
+
+  it('names the allowed values of an enum filter, whether one value or a list, JSON or urlencoded', async () => {
+    const statuses = '"draft"|"enriching"|"enriched"|"expired"|"tam_only"';
+    const cases: [CallOptions, string][] = [
+      [{ body: { filters: { status: 'archived' } } }, `filters.status: Invalid option: expected one of ${statuses}`],
+      [{ body: { filters: { status: ['draft', 'archived'] } } }, `filters.status[1]: Invalid option: expected one of ${statuses}`],
+      [{ form: new URLSearchParams([['filters[status]', 'archived']]) }, `filters.status: Invalid option: expected one of ${statuses}`],
+      [{ body: { filters: { createdVia: 'cli' } } }, 'filters.createdVia: Invalid option: expected one of "api"|"ui"|"data_cube"'],
+    ];
+    for (const [options, issue] of cases) {
+      const res = await call(api(), LIST, { apiKey, ...options });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.error?.details?.issues).toEqual([issue]);
+    }
   });
 });
 

@@ -209,7 +209,23 @@ const mobileAccount: WarehouseAccount = {
   ],
 };
 
-const ELIGIBLE = [mainAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mobileAccount];
+/** E.164 phones (kept as they are in the phone columns, decisions §5) beside formula-shaped names and near-E.164 values. */
+const phoneAccount: WarehouseAccount = {
+  accountId: `${P}-phone`,
+  name: '+15551234567',
+  domain: 'phones.example',
+  status: 'active',
+  industry: 'Telecom',
+  employeeCount: 30,
+  country: 'US',
+  contacts: [
+    contact(`${P}-p-1`, { firstName: '=1+1', lastName: '-', seniority: 'c_suite', mobilePhone: '+15551234567', directPhone: '+4930901820' }),
+    contact(`${P}-p-2`, { firstName: '@Ada', seniority: 'vp', title: '+15551234567', mobilePhone: '+1 555 0100', directPhone: '+0123456789' }),
+    contact(`${P}-p-3`, { firstName: 'Max', seniority: 'manager', mobilePhone: '+123456789012345', directPhone: '+1234567890123456' }),
+  ],
+};
+
+const ELIGIBLE = [mainAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mobileAccount, phoneAccount];
 /** Not eligible at launch (closed; absent from the warehouse): never in the file. */
 const closedAccount: WarehouseAccount = { ...mobileAccount, accountId: `${P}-closed`, status: 'closed', contacts: [contact(`${P}-cl-1`, withEmail('cl'))] };
 const GHOST_ID = `${P}-ghost`;
@@ -240,21 +256,28 @@ function keptContacts(account: WarehouseAccount, selection: Selection): Warehous
   return selection.maxContactsPerAccount === undefined ? filtered : filtered.slice(0, selection.maxContactsPerAccount);
 }
 
-/** A cell as it must read after parsing: '' for null, `'` before =, +, -, @, tab, CR. */
-function expectedCell(value: string | number | null): string {
+/**
+ * A cell as it must read after parsing: '' for null, `'` before =, +, -, @,
+ * tab, CR; except a plain E.164 number in a phone column, kept as it is.
+ */
+function expectedCell(value: string | number | null, column?: string): string {
   if (value === null) return '';
   const text = String(value);
+  if ((column === 'mobile_phone' || column === 'direct_phone') && /^\+[1-9][0-9]{6,14}$/.test(text)) return text;
   return ['=', '+', '-', '@', '\t', '\r'].includes(text.charAt(0)) ? `'${text}` : text;
 }
 
 /** The rows of one account, in file order. */
 function expectedAccountRows(account: WarehouseAccount, selection: Selection, enrichedAt: string): string[][] {
-  const accountCells = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country].map(expectedCell);
+  const accountCells = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country].map((v) => expectedCell(v));
   const kept = keptContacts(account, selection);
   if (kept.length === 0) return [[...accountCells, ...Array<string>(12).fill(''), expectedCell(enrichedAt)]];
   return kept.map((c) => [
     ...accountCells,
-    ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country].map(expectedCell),
+    ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus].map((v) => expectedCell(v)),
+    expectedCell(c.mobilePhone, 'mobile_phone'),
+    expectedCell(c.directPhone, 'direct_phone'),
+    ...[c.linkedinUrl, c.country].map((v) => expectedCell(v)),
     expectedCell(enrichedAt),
   ]);
 }
@@ -438,7 +461,7 @@ let enriched: any;
 beforeAll(async () => {
   await embeddedWarehouse().importAccounts([...ELIGIBLE, closedAccount]);
   ({ apiKey } = await newOrganization({ name: 'Export Org' }));
-  const accountIds = [mobileAccount, closedAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mainAccount].map((a) => a.accountId);
+  const accountIds = [mobileAccount, closedAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mainAccount, phoneAccount].map((a) => a.accountId);
   const created = await call(api(), CREATE, { apiKey, body: { name: CAMPAIGN_NAME, accountIds: [GHOST_ID, ...accountIds] } });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   campaignId = created.data.id;
@@ -446,7 +469,7 @@ beforeAll(async () => {
   expect(launched.status, JSON.stringify(launched.body)).toBe(200);
   enriched = await waitForStatus(apiKey, campaignId, 'enriched');
   // The fixture is what the workflow saw: six eligible accounts, closed and unknown IDs excluded.
-  expect(enriched.accounts).toMatchObject({ requested: 8, eligible: ELIGIBLE.length, excluded: { total: 2, invalid: 2, recentlyEnriched: 0, crmExcluded: 0 } });
+  expect(enriched.accounts).toMatchObject({ requested: 9, eligible: ELIGIBLE.length, excluded: { total: 2, invalid: 2, recentlyEnriched: 0, crmExcluded: 0 } });
   expect(enriched.results.totalAccounts).toBe(ELIGIBLE.length);
   expect(enriched.completedAt).toMatch(ISO_UTC);
 });
@@ -565,6 +588,20 @@ describe('export of an enriched campaign: the file', () => {
     });
     // Formula characters later in a value are left alone.
     expect(byColumn(rows[1]!)).toMatchObject({ first_name: 'Safe', job_title: 'a=b', department: 'x-y' });
+  });
+
+  it('writes plain E.164 phone numbers unprefixed; formula-shaped names and near-E.164 phones stay prefixed (decisions §5)', async () => {
+    const result = expectExportResult(await exportCampaign(apiKey, { campaignId }), campaignId);
+    const file = await download(result.url);
+    const rows = rowsByAccount(file.rows).get(phoneAccount.accountId)!;
+    const pick = (row: string[]) => Object.fromEntries(['account_name', 'first_name', 'last_name', 'job_title', 'mobile_phone', 'direct_phone'].map((c) => [c, row[CATALOG.indexOf(c)]]));
+    expect(rows.map(pick)).toEqual([
+      { account_name: "'+15551234567", first_name: "'=1+1", last_name: "'-", job_title: '', mobile_phone: '+15551234567', direct_phone: '+4930901820' },
+      { account_name: "'+15551234567", first_name: "'@Ada", last_name: '', job_title: "'+15551234567", mobile_phone: "'+1 555 0100", direct_phone: "'+0123456789" },
+      { account_name: "'+15551234567", first_name: 'Max', last_name: '', job_title: '', mobile_phone: '+123456789012345', direct_phone: "'+1234567890123456" },
+    ]);
+    // In the raw bytes too: the E.164 cells are written bare, with no quote or apostrophe.
+    expect(file.text).toContain(',+15551234567,+4930901820,');
   });
 
   it('keeps quotes, commas, CR/LF inside values, surrounding spaces and non-ASCII text through the round trip', async () => {

@@ -278,8 +278,31 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
   });
 
   it('rejects a body without a content type with 400 invalid_request', async () => {
-    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: Buffer.from('{}') } });
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: Buffer.from('x=1') } });
     expectInvalidRequest(res, ['content-type: missing']);
+    expect(res.error!.message).toContain('application/json, application/x-www-form-urlencoded or multipart/form-data');
+    expect(res.error!.message).not.toMatch(/JSON:/);
+  });
+
+  it('says a JSON body without a content type looks like JSON, and which content types are expected', async () => {
+    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: Buffer.from('{"campaignId":"x"}') } });
+    expectInvalidRequest(res, ['content-type: missing']);
+    expect(res.error!.message).toMatch(/looks like JSON.*Content-Type: application\/json/);
+    expect(res.error!.message).toContain('application/json, application/x-www-form-urlencoded or multipart/form-data');
+  });
+
+  it('says a JSON body sent as urlencoded (curl -d) is JSON, instead of reporting unknown properties', async () => {
+    for (const body of ['{"foo":1}', ' [1, 2] ', '{}']) {
+      const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/x-www-form-urlencoded' } });
+      expectInvalidRequest(res, ['content-type: the body is JSON; expected application/json']);
+      expect(res.error!.message).toMatch(/Content-Type: application\/json/);
+    }
+    // A real form body is still read as one; braces inside a value are just text.
+    const form = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'foo={}', contentType: 'application/x-www-form-urlencoded' } });
+    expectInvalidRequest(form, ['foo: unknown property']);
+    // Text that only starts like JSON is a (bad) form body, not JSON.
+    const broken = await call(api(), DESCRIBE, { apiKey: key, raw: { body: '{"foo":', contentType: 'application/x-www-form-urlencoded' } });
+    expect(broken.error!.details!.issues).not.toEqual(['content-type: the body is JSON; expected application/json']);
   });
 
   it('accepts a JSON body of exactly 6 MB and rejects one byte more (decisions §2)', async () => {

@@ -3,8 +3,10 @@
  * HTTP API event (payload 2.0) that Lambda would receive and calls the very
  * handler the route's Lambda runs (decisions §9).
  *
- * Besides the API routes it serves `GET /health`, `GET /openapi.json` and
- * `GET /docs` (Swagger UI).
+ * Besides the API routes it serves `GET /` (links for a newcomer),
+ * `GET /health`, `GET /openapi.json`, `GET /docs` (Swagger UI) and, when the
+ * stack has a demo organization, `GET /local/demo-key` (loopback only; never
+ * part of the deployed API).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +38,25 @@ export interface ApiServerOptions {
   healthCheck: () => Promise<void>;
   /** The local Step Functions endpoint, served on the same port (`x-amz-target: AWSStepFunctions.*`). */
   stepFunctions?: LocalStepFunctions;
+  /** The demo organization's API key, served at `GET /local/demo-key` (`npm start` only). */
+  demoApiKey?: string;
+}
+
+/** Path of the local-only demo key endpoint. */
+export const DEMO_KEY_PATH = '/local/demo-key';
+
+/** Host names a loopback request is addressed to (a DNS-rebinding page carries its own host name instead). */
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
+const LOOPBACK_ADDRESS = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * Whether a request comes from this machine and is addressed to it by a
+ * loopback name: the demo key is handed to local tools (curl, the
+ * quickstart), never to another machine or to a web page that rebinds its
+ * own domain to 127.0.0.1.
+ */
+export function isLoopbackRequest(req: IncomingMessage): boolean {
+  return LOOPBACK_ADDRESS.test(req.socket.remoteAddress ?? '') && LOOPBACK_HOST.test(req.headers.host ?? '');
 }
 
 /** Builds the payload 2.0 event API Gateway would send for this request (see {@link apiGatewayEvent}). */
@@ -88,7 +109,8 @@ function docsPage(): string {
  * Starts the local API server.
  * @returns the listening server and its base URL.
  */
-export async function startApiServer(options: ApiServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function startApiServer(options: ApiServerOptions): Promise<{ server: Server; url: string; close(): Promise<void>; serveDemoApiKey(apiKey: string): void }> {
+  let demoApiKey = options.demoApiKey;
   const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
   for (const route of API_ROUTES) {
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
@@ -102,6 +124,30 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     try {
       if (options.stepFunctions && req.method === 'POST' && String(req.headers['x-amz-target'] ?? '').startsWith('AWSStepFunctions.')) {
         await options.stepFunctions.handle(req, res, (await readBody(req)) ?? Buffer.alloc(0));
+        return;
+      }
+      if (req.method === 'GET' && url.pathname === '/') {
+        const base = `http://${req.headers.host ?? 'localhost'}`;
+        const index = {
+          name: 'Campaign Enrichment API (local stack)',
+          links: {
+            docs: `${base}/docs`,
+            openapi: `${base}/openapi.json`,
+            health: `${base}/health`,
+            ...(demoApiKey ? { demoApiKey: `${base}${DEMO_KEY_PATH}` } : {}),
+          },
+          operations: [...handlers.keys()].map((operationPath) => `POST ${operationPath}`),
+          authentication: 'Authorization: Bearer <API key>',
+        };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(index, null, 2)}\n`);
+        return;
+      }
+      if (req.method === 'GET' && url.pathname === DEMO_KEY_PATH && demoApiKey) {
+        if (!isLoopbackRequest(req)) {
+          res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('The demo key is served only to requests from this machine addressed to 127.0.0.1 or localhost.\n');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${demoApiKey}\n`);
         return;
       }
       if (req.method === 'GET' && url.pathname === '/health') {
@@ -154,5 +200,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     server,
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    serveDemoApiKey: (apiKey) => {
+      demoApiKey = apiKey;
+    },
   };
 }

@@ -42,6 +42,8 @@ export interface LocalApi {
   url: string;
   server: Server;
   stepFunctions: LocalStepFunctions;
+  /** Serves the demo organization's key at `GET /local/demo-key` (loopback only; `npm start`). */
+  serveDemoApiKey(apiKey: string): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startLocalApi(options: { port?: number; host?: string; hea
     url: api.url,
     server: api.server,
     stepFunctions,
+    serveDemoApiKey: api.serveDemoApiKey,
     async close() {
       stepFunctions.abortAll();
       api.server.closeAllConnections();

@@ -46,6 +46,7 @@ try {
 
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(dataDir);
+  stack.api!.serveDemoApiKey(demo.apiKey);
 
   const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`
@@ -55,7 +56,7 @@ Campaign Enrichment API is running at ${apiUrl}
   health        ${apiUrl}/health
 
 Demo organization "${demo.organizationName}" (${demo.organizationId}), ${demo.warehouseAccounts} warehouse accounts acc_00001…
-  API key       ${demo.apiKey}
+  API key       ${demo.apiKey}   (also: curl -s ${apiUrl}/local/demo-key)
 
 Try it:
   curl -s -X POST ${apiUrl}/v1/org/describe ${auth}

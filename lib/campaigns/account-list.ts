@@ -9,21 +9,41 @@ import { InvalidRequestError } from '../errors';
 import { isUploadedFile } from '../http/form';
 import { objectKeys } from '../objects';
 
+/** First cells that mark a header row rather than an account (compared case-insensitively). */
+export const ACCOUNT_ID_HEADERS = ['account_id', 'id'] as const;
+
 /**
  * Reads account IDs from a CSV or text upload: first column, one ID a line,
- * optional header `account_id`, blank lines skipped, surrounding space trimmed.
+ * an optional header row whose first cell is `account_id` or `id` (any
+ * letter case; not counted as an account), blank lines skipped, surrounding
+ * space trimmed.
  * @throws InvalidRequestError when the file is not parseable CSV.
  */
 export function parseAccountIdsFile(text: string): string[] {
-  let rows: string[][];
+  return parseAccountIdRows(text).map((row) => row.id);
+}
+
+/** An account ID of an uploaded list, with the (1-based) line it is on. */
+export interface AccountIdRow {
+  id: string;
+  line: number;
+}
+
+/**
+ * {@link parseAccountIdsFile} with line numbers, so a caller that validates
+ * each ID (the operator CLI's imports) can name the line of a bad one.
+ * @throws InvalidRequestError when the file is not parseable CSV.
+ */
+export function parseAccountIdRows(text: string): AccountIdRow[] {
+  let records: { record: string[]; info: { lines: number } }[];
   try {
-    rows = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true }) as string[][];
+    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true }) as unknown as typeof records;
   } catch (error) {
     throw new InvalidRequestError('accountIdsFile could not be read as CSV.', [`accountIdsFile: ${(error as Error).message}`]);
   }
-  const ids = rows.map((row) => row[0] ?? '').filter((id) => id !== '');
-  if (ids[0]?.toLowerCase() === 'account_id') ids.shift();
-  return ids;
+  const rows = records.map(({ record, info }) => ({ id: record[0] ?? '', line: info.lines })).filter((row) => row.id !== '');
+  if (rows.length > 0 && (ACCOUNT_ID_HEADERS as readonly string[]).includes(rows[0]!.id.toLowerCase())) rows.shift();
+  return rows;
 }
 
 /**

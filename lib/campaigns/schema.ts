@@ -90,7 +90,8 @@ export const CampaignListItemSchema = z
 /** A list item as the API returns it. */
 export type CampaignListItem = z.infer<typeof CampaignListItemSchema>;
 
-const accountId = z
+/** An account ID as a campaign takes it (decisions §1): 1 to 128 characters, no control characters. */
+export const AccountIdSchema = z
   .string()
   .min(1)
   .max(128)
@@ -100,7 +101,7 @@ const accountId = z
 /** `POST /v1/campaigns/create` body (decisions §1). */
 export const CreateCampaignRequest = z.strictObject({
   name: z.string().trim().min(1).max(200).meta({ example: 'Q4 expansion targets' }),
-  accountIds: z.array(accountId).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
+  accountIds: z.array(AccountIdSchema).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
   excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
 });
 
@@ -141,7 +142,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
   description:
-    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header `account_id`), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
+    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
   request: CreateCampaignRequest,
   response: CampaignSchema,
   errors: ['invalid_request', 'revoked_api_key'],

@@ -55,27 +55,58 @@ export function selectContacts(contacts: readonly WarehouseContact[], selection:
   return selection.maxContactsPerAccount === undefined ? kept : kept.slice(0, selection.maxContactsPerAccount);
 }
 
-/** Neutralizes spreadsheet formulas: a cell starting with =, +, -, @, tab or CR gets a leading apostrophe. */
-export function neutralizeCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+/** Columns whose plain E.164 numbers are written as they are (decisions §5). */
+export const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
+/** A column of the catalog. */
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+/** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits, nothing else (decisions §5). */
+export const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+/**
+ * Neutralizes spreadsheet formulas (decisions §5): a cell starting with `=`,
+ * `+`, `-`, `@`, tab or CR gets a leading apostrophe, so a spreadsheet shows
+ * it as text instead of running it. One exception: in a phone column
+ * ({@link PHONE_COLUMNS}) a plain E.164 number (`+15551234567`) is kept as it
+ * is: digits after a plus run no formula, and a prefixed number breaks every
+ * CRM import. `+1 555 0100` (a space) is still prefixed.
+ *
+ * @param value - the cell's text.
+ * @param column - the cell's column; only a phone column has the E.164 exception.
+ * @returns the text to write.
+ * @example
+ * neutralizeCell('=1+1');                       // "'=1+1"
+ * neutralizeCell('+15551234567', 'mobile_phone'); // "+15551234567"
+ * neutralizeCell('+15551234567', 'account_name'); // "'+15551234567"
+ */
+export function neutralizeCell(value: string, column?: CsvColumn): string {
+  if (!/^[=+\-@\t\r]/.test(value)) return value;
+  if (column !== undefined && (PHONE_COLUMNS as readonly string[]).includes(column) && E164.test(value)) return value;
+  return `'${value}`;
 }
 
-const cell = (value: string | number | null | undefined) => (value === null || value === undefined ? '' : neutralizeCell(String(value)));
+const cell = (value: string | number | null | undefined, column?: CsvColumn) =>
+  value === null || value === undefined ? '' : neutralizeCell(String(value), column);
+
+/** Cells of a row in {@link CSV_COLUMNS} order, each neutralized by its own column's rule. */
+const row = (values: readonly (string | number | null | undefined)[]): string[] => values.map((value, i) => cell(value, CSV_COLUMNS[i]));
 
 /**
  * The CSV rows of one account: one per kept contact, or one account-only row.
  * @returns rows as arrays in {@link CSV_COLUMNS} order, and how many carry a contact.
  */
 export function accountRows(account: EnrichedAccount, selection: ContactSelection, enrichedAt: string): { rows: string[][]; contacts: number } {
-  const accountCells = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country].map(cell);
+  const accountValues = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country];
   const contacts = selectContacts(account.contacts, selection);
-  if (contacts.length === 0) return { rows: [[...accountCells, ...Array<string>(12).fill(''), cell(enrichedAt)]], contacts: 0 };
+  if (contacts.length === 0) return { rows: [row([...accountValues, ...Array<null>(12).fill(null), enrichedAt])], contacts: 0 };
   return {
-    rows: contacts.map((c) => [
-      ...accountCells,
-      ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country].map(cell),
-      cell(enrichedAt),
-    ]),
+    rows: contacts.map((c) =>
+      row([
+        ...accountValues,
+        ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country],
+        enrichedAt,
+      ]),
+    ),
     contacts: contacts.length,
   };
 }

@@ -126,6 +126,13 @@ const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'fals
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
 
+/** The form variant of an array schema, its own checks (min/max) kept; a single value is not wrapped here. */
+function formArrayOf(schema: z.ZodArray): z.ZodType {
+  const rebuilt = z.array(formSchemaOf(schema.element as z.ZodType));
+  const checks = (schema as z.core.$ZodType)._zod.def.checks;
+  return checks?.length ? rebuilt.check(...(checks as z.core.$ZodCheck<any>[])) : rebuilt;
+}
+
 /**
  * Derives the form variant of a JSON schema: same rules, with text coerced
  * where the JSON schema expects a number, boolean, null or array.
@@ -154,9 +161,20 @@ export function formSchemaOf(schema: z.ZodType): z.ZodType {
     case 'boolean':
       return z.preprocess(toBoolean, schema);
     case 'array':
-      return z.preprocess(toArray, withChecks(z.array(formSchemaOf((schema as z.ZodArray).element as z.ZodType))));
-    case 'union':
-      return z.union((schema as z.ZodUnion).options.map((option) => formSchemaOf(option as z.ZodType)) as [z.ZodType, ...z.ZodType[]]);
+      return z.preprocess(toArray, formArrayOf(schema as z.ZodArray));
+    case 'union': {
+      // One value or a list (`filters[status]`): a single form value is the
+      // single member's to match, so list members do not wrap it (and a bad
+      // value is reported as the one value it is, not as item [0]).
+      const options = (schema as z.ZodUnion).options as z.ZodType[];
+      const hasSingle = options.some((option) => (option as z.core.$ZodType)._zod.def.type !== 'array');
+      return z.union(
+        options.map((option) => (hasSingle && (option as z.core.$ZodType)._zod.def.type === 'array' ? formArrayOf(option as z.ZodArray) : formSchemaOf(option))) as [
+          z.ZodType,
+          ...z.ZodType[],
+        ],
+      );
+    }
     default:
       return schema;
   }

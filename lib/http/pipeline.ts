@@ -90,6 +90,21 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
   },
 });
 
+/** The content types a body may have, as error messages name them. */
+const EXPECTED_CONTENT_TYPES = 'application/json, application/x-www-form-urlencoded or multipart/form-data';
+
+/** A body that parses as a JSON object or array (a form body never starts with `{` or `[` for a valid field). */
+function looksLikeJson(raw: string, isBase64Encoded: boolean | undefined): boolean {
+  const text = (isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw).trim();
+  if (!(text.startsWith('{') && text.endsWith('}')) && !(text.startsWith('[') && text.endsWith(']'))) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuses bodies of an unknown content type or beyond the size limits; empty bodies count as none. */
 const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
@@ -106,11 +121,19 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     }
     const contentType = headers['content-type'];
     if (!contentType) {
-      throw new InvalidRequestError('A request with a body needs a Content-Type header: application/json, application/x-www-form-urlencoded or multipart/form-data.', ['content-type: missing']);
+      const hint = looksLikeJson(raw!, event.isBase64Encoded) ? 'The body looks like JSON: send it with Content-Type: application/json. ' : '';
+      throw new InvalidRequestError(`${hint}A request with a body needs a Content-Type header: ${EXPECTED_CONTENT_TYPES}.`, ['content-type: missing']);
     }
     const kind = bodyKindOf(contentType);
+    if (kind === 'urlencoded' && looksLikeJson(raw!, event.isBase64Encoded)) {
+      // `curl -d '{…}'` sends JSON labelled as a form: say so rather than report "unknown property".
+      throw new InvalidRequestError(
+        `The body is JSON but its Content-Type is application/x-www-form-urlencoded (curl -d sends that unless told otherwise): send it with Content-Type: application/json. Expected one of: ${EXPECTED_CONTENT_TYPES}.`,
+        ['content-type: the body is JSON; expected application/json'],
+      );
+    }
     if (!kind) {
-      throw new InvalidRequestError(`Content type "${contentType}" is not supported; use application/json, application/x-www-form-urlencoded or multipart/form-data.`, ['content-type: unsupported']);
+      throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, ['content-type: unsupported']);
     }
     if (kind === 'urlencoded' && countFormFields(raw!, event.isBase64Encoded) > MAX_URLENCODED_FIELDS) {
       // The urlencoded parser keeps only the first 1,000 fields; refuse rather than lose the rest.

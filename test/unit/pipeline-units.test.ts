@@ -130,6 +130,30 @@ describe('formatIssues on real zod errors', () => {
   it('returns no lines for no issues', () => {
     expect(formatIssues([])).toEqual([]);
   });
+
+  describe('a union (one value or a list, as the list filters take) names what was expected', () => {
+    const ALLOWED = '"draft"|"enriching"|"enriched"|"expired"|"tam_only"';
+    const oneOrMany = z.strictObject({ filters: z.strictObject({ status: z.union([STATUS, z.array(STATUS).min(1).max(10)]).optional() }) });
+
+    it('lists the allowed values for one bad value', () => {
+      expect(issuesOf(oneOrMany, { filters: { status: 'bogus' } })).toEqual([`filters.status: Invalid option: expected one of ${ALLOWED}`]);
+      expect(issuesOf(oneOrMany, { filters: { status: 5 } })).toEqual([`filters.status: Invalid option: expected one of ${ALLOWED}`]);
+    });
+
+    it('names the bad item of a list, with the allowed values', () => {
+      expect(issuesOf(oneOrMany, { filters: { status: ['enriched', 'bogus'] } })).toEqual([`filters.status[1]: Invalid option: expected one of ${ALLOWED}`]);
+    });
+
+    it('reports a list that is empty or too long as such', () => {
+      expect(issuesOf(oneOrMany, { filters: { status: [] } })).toEqual(['filters.status: Too small: expected array to have >=1 items']);
+      expect(issuesOf(oneOrMany, { filters: { status: Array(11).fill('draft') } })).toEqual(['filters.status: Too big: expected array to have <=10 items']);
+    });
+
+    it('names every expected type when the value matches no member at all', () => {
+      const numberOrText = z.strictObject({ x: z.union([z.number(), z.string()]) });
+      expect(issuesOf(numberOrText, { x: true })).toEqual(['x: Invalid input: expected number or string']);
+    });
+  });
 });
 
 describe('nestFormFields', () => {

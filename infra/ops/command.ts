@@ -1,0 +1,87 @@
+/**
+ * The shape of one operator CLI command (decisions §8) and the helpers its
+ * options share. Each command is one {@link OpsCommand} value: its name,
+ * summary, options (declared on commander's own `Command`), and a `run`
+ * that returns the one JSON object the CLI prints. infra/ops/commands/index.ts
+ * lists them; infra/ops/program.ts registers each on the program.
+ *
+ * @example
+ * export const keyCreate = defineCommand<{ org: string }>({
+ *   name: 'key:create',
+ *   summary: 'another API key for an organization',
+ *   configure: (command) => command.requiredOption('--org <id>', 'organization ID'),
+ *   run: async ({ options }) => ({ apiKey: await (await stores()).organizations().createApiKey(options.org) }),
+ * });
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+
+/** What a command's `run` receives. */
+export interface CommandInput<Options> {
+  /** Parsed option values (commander's `opts()`, keys in camelCase). */
+  options: Options;
+  /** Positional arguments, in the order the command declares them. */
+  args: string[];
+  /** Progress reporting on stderr (a no-op unless stderr is a terminal). */
+  progress: ProgressReporter;
+}
+
+/** A progress bar on stderr; every method is a no-op when stderr is not a terminal. */
+export interface ProgressReporter {
+  /** Starts (or restarts) a bar: `label` before it, `total` units of `unit`. */
+  start(label: string, total: number, unit: string): void;
+  /** Moves the bar to `done` units. */
+  update(done: number): void;
+  /** Ends the bar (leaves it drawn, then a new line). */
+  stop(): void;
+}
+
+/** One CLI command. */
+export interface OpsCommand<Options = Record<string, unknown>> {
+  /** `group:verb`, as typed on the command line. */
+  name: string;
+  /** One line for the command list of `--help`. */
+  summary: string;
+  /** Longer text after the options in `COMMAND --help` (file formats, examples). */
+  details?: string;
+  /** Declares positional arguments and options on commander's command. */
+  configure?: (command: Command) => Command;
+  /** Runs the command; the result is printed as one JSON object on stdout. */
+  run: (input: CommandInput<Options>) => Promise<Record<string, unknown>>;
+}
+
+/** Declares a command; `Options` is the shape of its parsed options. */
+export const defineCommand = <Options>(command: OpsCommand<Options>): OpsCommand<Options> => command;
+
+/**
+ * An option-argument parser for whole numbers, for commander's `.option(flags, description, parser)`.
+ * @param min - smallest accepted value (default 0; `-Infinity` for any integer).
+ * @throws InvalidArgumentError (commander reports it as a usage error naming the option).
+ */
+export const integer =
+  (min = 0) =>
+  (raw: string): number => {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isSafeInteger(value)) throw new InvalidArgumentError('must be a whole number.');
+    if (value < min) throw new InvalidArgumentError(`must be ${min} or more.`);
+    return value;
+  };
+
+/** A usage mistake found by a command itself (exit code 2, like commander's own). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * A command that ran but found a failure (e.g. `credits:reconcile` finding
+ * drift): its result is still the one JSON object on stdout, the message
+ * goes to stderr, and the exit code is 1.
+ */
+export class FailedWithResult extends Error {
+  override name = 'FailedWithResult';
+  constructor(
+    message: string,
+    readonly result: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}

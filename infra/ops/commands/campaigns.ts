@@ -1,0 +1,17 @@
+/**
+ * Campaign commands (decisions §8).
+ */
+import { defineCommand } from '../command';
+import { stores } from '../target';
+
+/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`. */
+export const campaignCancel = defineCommand<{ campaign: string }>({
+  name: 'campaign:cancel',
+  summary: 'stop a running enrichment: full refund, back to draft with lastEnrichment.status = canceled',
+  configure: (command) => command.requiredOption('--campaign <id>', 'campaign ID (camp_…)'),
+  run: async ({ options }) => {
+    const { cancelEnrichment } = await import('../../../lib/enrichment/cancel');
+    const { campaigns, enrichment, workflow } = await stores();
+    return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, options.campaign);
+  },
+});

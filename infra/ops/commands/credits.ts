@@ -1,0 +1,35 @@
+/**
+ * Credit ledger commands (decisions §8, §11): reconciliation and the
+ * migration of tables written before the ledger was complete.
+ */
+import { FailedWithResult, defineCommand } from '../command';
+import { stores } from '../target';
+
+/** `credits:reconcile`: prints `{"organizations","drift"}`; exit 1 when any balance differs from its ledger. */
+export const creditsReconcile = defineCommand<{ org?: string }>({
+  name: 'credits:reconcile',
+  summary: 'check that each smb balance equals the sum of its ledger entries (exit 1 on drift)',
+  details: 'Prints {"organizations","drift":[{organizationId,balance,ledgerSum,entries,drift}]}; exits 1 naming each drifting organization on stderr.',
+  configure: (command) => command.option('--org <id>', 'only this organization'),
+  run: async ({ options }) => {
+    const { ledger } = await stores();
+    const { reconcileCredits } = await import('../../../lib/credits/reconcile');
+    const report = await reconcileCredits(ledger(), options.org !== undefined ? { organizationId: options.org } : {});
+    if (report.drift.length > 0) {
+      throw new FailedWithResult(report.drift.map((d) => `${d.organizationId}: balance ${d.balance} credits, ledger ${d.ledgerSum} credits (drift ${d.drift})`).join('; '), { ...report });
+    }
+    return { ...report };
+  },
+});
+
+/** `credits:migrate`: prints `{"entries","organizations","openings"}`. */
+export const creditsMigrate = defineCommand<Record<string, never>>({
+  name: 'credits:migrate',
+  summary: 'bring a table from before the complete ledger up to date (idempotent)',
+  run: async () => {
+    const { migrateLedger } = await import('../../../lib/credits/migrate');
+    const { ddb } = await import('../../../lib/aws');
+    const { config } = await import('../../../lib/config');
+    return { ...(await migrateLedger({ client: ddb, tableName: config.tableName })) };
+  },
+});

@@ -1,0 +1,25 @@
+/**
+ * Every operator CLI command, in the order `--help` lists them. A new
+ * command is a {@link defineCommand} value in one of these modules (or a new
+ * one) plus its entry here.
+ */
+import type { OpsCommand } from '../command';
+import { campaignCancel } from './campaigns';
+import { creditsMigrate, creditsReconcile } from './credits';
+import { campaignImport, crmImport, warehouseImport } from './imports';
+import { keyCreate, keyRevoke, orgCapacity, orgCreate, orgCredits } from './organizations';
+
+/** The commands of `npx ops`, in help order. */
+export const COMMANDS: readonly OpsCommand<any>[] = [
+  orgCreate,
+  orgCredits,
+  orgCapacity,
+  keyCreate,
+  keyRevoke,
+  warehouseImport,
+  crmImport,
+  campaignImport,
+  campaignCancel,
+  creditsReconcile,
+  creditsMigrate,
+];

@@ -1,0 +1,89 @@
+/**
+ * The local server's newcomer path (decisions §9): `GET /` points at the docs,
+ * the OpenAPI document and the health check; `GET /local/demo-key` hands the
+ * demo organization's key to local tools only. Real HTTP against
+ * infra/local/server.ts.
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEY_PATH, startApiServer } from '../infra/local/server';
+import { newOrganization } from './support/api';
+
+type Started = Awaited<ReturnType<typeof startApiServer>>;
+
+/** A GET with a chosen Host header (fetch does not let a caller set it). */
+function get(url: string, host?: string): Promise<{ status: number; contentType: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers: host ? { host } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let withDemo: Started;
+let withoutDemo: Started;
+let demoApiKey: string;
+
+beforeAll(async () => {
+  ({ apiKey: demoApiKey } = await newOrganization({ name: 'Local demo' }));
+  [withDemo, withoutDemo] = await Promise.all([
+    startApiServer({ port: 0, healthCheck: async () => undefined, demoApiKey }),
+    startApiServer({ port: 0, healthCheck: async () => undefined }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([withDemo?.close(), withoutDemo?.close()]);
+});
+
+describe('GET /', () => {
+  it('answers JSON with links to /docs, /openapi.json and /health, and the operations', async () => {
+    const res = await get(`${withoutDemo.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.contentType).toMatch(/^application\/json/);
+    const body = JSON.parse(res.text);
+    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, health: `${withoutDemo.url}/health` });
+    expect(body.operations).toEqual(expect.arrayContaining(['POST /v1/org/describe', 'POST /v1/campaigns/create', 'POST /v1/campaigns/export']));
+    // Every link works.
+    for (const link of Object.values(body.links) as string[]) expect((await get(link)).status, link).toBe(200);
+  });
+
+  it('links the demo key endpoint when the stack has a demo organization, and never carries a key itself', async () => {
+    const res = await get(`${withDemo.url}/`);
+    const body = JSON.parse(res.text);
+    expect(body.links.demoApiKey).toBe(`${withDemo.url}${DEMO_KEY_PATH}`);
+    expect(res.text).not.toContain(demoApiKey);
+  });
+});
+
+describe('GET /local/demo-key', () => {
+  it('answers the demo key as text to a loopback request, and the key works', async () => {
+    const port = new URL(withDemo.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST']) {
+      const res = await get(`${withDemo.url}${DEMO_KEY_PATH}`, host);
+      expect(res.status, host).toBe(200);
+      expect(res.contentType).toMatch(/^text\/plain/);
+      expect(res.text).toBe(`${demoApiKey}\n`);
+    }
+    const describe = await fetch(`${withDemo.url}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${demoApiKey}` } });
+    expect(describe.status).toBe(200);
+  });
+
+  it('refuses a request addressed to another host name (a page that rebinds its domain to 127.0.0.1)', async () => {
+    for (const host of ['evil.example', 'evil.example:80', '127.0.0.1.evil.example']) {
+      const res = await get(`${withDemo.url}${DEMO_KEY_PATH}`, host);
+      expect(res.status, host).toBe(403);
+      expect(res.text).not.toContain(demoApiKey);
+    }
+  });
+
+  it('does not exist on a server without a demo organization (tests, bench)', async () => {
+    const res = await get(`${withoutDemo.url}${DEMO_KEY_PATH}`);
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text).error.code).toBe('not_found');
+  });
+});

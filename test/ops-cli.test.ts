@@ -1,0 +1,229 @@
+/**
+ * The operator CLI (decisions §8), run as an operator runs it: a child
+ * process of `bin/ops.mjs` (and once through `npx ops`, the bin entry),
+ * against the test run's DynamoDB Local and s3rver (the environment of
+ * test/support/global-setup.ts, passed through: TABLE_NAME, endpoints,
+ * credentials). "Writes nothing" is proven by reading the table afterwards.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { customAlphabet } from 'nanoid';
+import pMap from 'p-map';
+import { afterAll, describe, expect, it } from 'vitest';
+import { accountHistory, embeddedWarehouse, organizations } from '../lib/root';
+import { COMMANDS } from '../infra/ops/commands';
+import { newOrganization } from './support/api';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'ops.mjs');
+/** Per-run prefix: the warehouse is global to the shared table. */
+const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 10)();
+const dir = mkdtempSync(path.join(tmpdir(), 'ops-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with `args`; `env` replaces variables of this process's environment (undefined removes one). */
+function ops(args: string[], env: Record<string, string | undefined> = {}, command: [string, string[]] = [process.execPath, [BIN]]): Promise<Run> {
+  const childEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+  return new Promise((resolve) => {
+    execFile(command[0], [...command[1], ...args], { cwd: ROOT, env: childEnv, timeout: 60_000, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A successful run: exit 0, nothing but one JSON object (one line) on stdout. */
+function json(run: Run): any {
+  expect(run.code, run.stderr).toBe(0);
+  const lines = run.stdout.split('\n');
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toBe('');
+  return JSON.parse(lines[0]!);
+}
+
+/** A failed run: this exit code, nothing on stdout, a message on stderr. */
+function failed(run: Run, code: number, message: RegExp): void {
+  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(code);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(message);
+}
+
+/** A warehouse import line. */
+const accountLine = (accountId: string, contacts = 2) =>
+  JSON.stringify({
+    accountId,
+    name: `Account ${accountId}`,
+    domain: `${accountId}.example`,
+    status: 'active',
+    industry: 'Software',
+    employeeCount: 50,
+    country: 'US',
+    contacts: Array.from({ length: contacts }, (_, i) => ({ contactId: `${accountId}-c${i}`, firstName: 'Ada', email: `c${i}@${accountId}.example`, mobilePhone: '+15551234567' })),
+  });
+
+/** Writes a file of this run's temporary folder. */
+function file(name: string, text: string): string {
+  const filePath = path.join(dir, name);
+  writeFileSync(filePath, text);
+  return filePath;
+}
+
+const exists = async (...accountIds: string[]) => (await embeddedWarehouse().getAccounts(accountIds)).map((a) => a.accountId);
+
+describe('help and usage errors', () => {
+  it('npx ops --help (the bin entry) exits 0 with the usage on stdout and no npm banner', async () => {
+    const run = await ops(['--help'], { npm_config_loglevel: 'error' }, ['npx', ['--no-install', 'ops']]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.startsWith('Usage: ops <command> [options]')).toBe(true);
+    for (const command of COMMANDS) expect(run.stdout).toContain(command.name);
+    expect(run.stdout).toMatch(/Exit codes:/);
+  });
+
+  it('COMMAND --help exits 0 and lists its options, for every command', async () => {
+    const runs = await pMap(COMMANDS, (command) => ops([command.name, '--help']), { concurrency: 3 });
+    COMMANDS.forEach(({ name }, i) => {
+      const run = runs[i]!;
+      expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+      expect(run.stdout.startsWith(`Usage: ops ${name} `), name).toBe(true);
+      expect(run.stdout, name).toContain('--table <name>');
+      expect(run.stderr, name).toBe('');
+    });
+    expect(runs[COMMANDS.findIndex((c) => c.name === 'org:credits')]!.stdout).toMatch(/--org <id>[\s\S]*--add <n>/);
+  });
+
+  it('help COMMAND is the same as COMMAND --help', async () => {
+    const [viaHelp, viaFlag] = await Promise.all([ops(['help', 'warehouse:import']), ops(['warehouse:import', '--help'])]);
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    expect(viaHelp.stdout).toContain('--dry-run');
+  });
+
+  it('an unknown option exits 2 with a message on stderr, and writes nothing', async () => {
+    const id = `${P}-unknown-opt`;
+    const run = await ops(['warehouse:import', file('unknown-option.jsonl', `${accountLine(id)}\n`), '--dryrun']);
+    failed(run, 2, /unknown option '--dryrun'/);
+    expect(run.stderr).toMatch(/--dry-run/); // the suggestion
+    expect(await exists(id)).toEqual([]);
+  });
+
+  it('an unknown command, a missing required option and a malformed value exit 2', async () => {
+    const [unknown, missing, malformed, none] = await Promise.all([
+      ops(['org:delete', '--org', 'x']),
+      ops(['org:credits', '--add', '5']),
+      ops(['org:create', '--name', 'x', '--smb-credits', 'ten']),
+      ops([]),
+    ]);
+    failed(unknown, 2, /unknown command 'org:delete'/);
+    failed(missing, 2, /required option '--org <id>' not specified/);
+    failed(malformed, 2, /'--smb-credits <n>' argument 'ten' is invalid/);
+    failed(none, 2, /Usage: ops/);
+  });
+
+  it('exits 1 with a message when there is no stack to work on', async () => {
+    const run = await ops(['key:create', '--org', 'org_x'], { TABLE_NAME: undefined, DATA_DIR: path.join(dir, 'no-stack') });
+    failed(run, 1, /No running local stack found/);
+  });
+});
+
+describe('organizations, credits and keys', () => {
+  it('org:create prints the organization and a working key; org:credits adds and takes away; key:revoke revokes', async () => {
+    const created = json(await ops(['org:create', '--name', 'CLI Org', '--smb-credits', '100', '--max-enriching', '7']));
+    expect(created).toEqual({ organizationId: expect.stringMatching(/^org_/), apiKey: expect.stringMatching(/^cek_/) });
+    expect(await organizations().get(created.organizationId)).toMatchObject({ name: 'CLI Org', smbCredits: 100, maxEnrichingAccounts: 7 });
+
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70 });
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75 });
+    expect(json(await ops(['key:revoke', '--key', created.apiKey]))).toEqual({ revoked: true });
+    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a'))]), 1, /No such API key/);
+  });
+});
+
+describe('warehouse:import', () => {
+  it('imports every line and prints the counts', async () => {
+    const ids = [1, 2, 3].map((i) => `${P}-ok-${i}`);
+    const run = await ops(['warehouse:import', file('ok.jsonl', `${accountLine(ids[0]!, 1)}\n\n${accountLine(ids[1]!, 0)}\r\n${accountLine(ids[2]!, 3)}\n`)]);
+    expect(json(run)).toEqual({ accounts: 3, contacts: 4 });
+    const stored = await embeddedWarehouse().getAccounts(ids);
+    expect(stored.map((a) => [a.accountId, a.contacts.length])).toEqual([
+      [ids[0], 1],
+      [ids[1], 0],
+      [ids[2], 3],
+    ]);
+    // Nothing drawn on a stderr that is not a terminal.
+    expect(run.stderr).toBe('');
+  });
+
+  it('a bad line 15,000 of 20,000 writes nothing, exits 3 and names line 15,000', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => accountLine(`${P}-big-${i + 1}`, 1));
+    lines[14_999] = JSON.stringify({ accountId: `${P}-big-15000`, status: 'open', contacts: [] });
+    const run = await ops(['warehouse:import', file('bad-15000.jsonl', `${lines.join('\n')}\n`)]);
+    failed(run, 3, /bad-15000\.jsonl: line 15000: status: Invalid option: expected one of "active"\|"closed"\|"inactive"/);
+    // Not the first chunks, not anything: line 1, the line before the bad one, the last line.
+    expect(await exists(`${P}-big-1`, `${P}-big-1000`, `${P}-big-14999`, `${P}-big-20000`)).toEqual([]);
+  });
+
+  it('names a line that is not JSON', async () => {
+    const run = await ops(['warehouse:import', file('not-json.jsonl', `${accountLine(`${P}-nj-1`)}\n{"accountId": \n`)]);
+    failed(run, 3, /line 2: not valid JSON/);
+    expect(await exists(`${P}-nj-1`)).toEqual([]);
+  });
+
+  it('--dry-run validates and counts 20,000 lines and writes nothing', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => accountLine(`${P}-dry-${i + 1}`, i % 3));
+    const contacts = lines.reduce((sum, _line, i) => sum + (i % 3), 0);
+    const run = await ops(['warehouse:import', '--dry-run', file('dry.jsonl', `${lines.join('\n')}\n`)]);
+    expect(json(run)).toEqual({ accounts: 20_000, contacts, dryRun: true });
+    expect(await exists(`${P}-dry-1`, `${P}-dry-20000`)).toEqual([]);
+  });
+});
+
+describe('crm:import', () => {
+  it('adds the IDs of a file with an "ID" header; --dry-run counts and writes nothing', async () => {
+    const { organizationId } = await newOrganization();
+    const ids = [`${P}-crm-1`, `${P}-crm-2`];
+    const csv = file('crm.csv', `ID,name\n${ids[0]},A\n${ids[1]},B\n${ids[0]},A again\n`);
+
+    expect(json(await ops(['crm:import', '--org', organizationId, '--dry-run', csv]))).toEqual({ added: 2, dryRun: true });
+    expect((await accountHistory().getFacts(organizationId, ids, { recency: false })).size).toBe(0);
+
+    expect(json(await ops(['crm:import', '--org', organizationId, csv]))).toEqual({ added: 2 });
+    const facts = await accountHistory().getFacts(organizationId, ids, { recency: false });
+    expect(ids.map((id) => facts.get(id)?.crmTarget)).toEqual([true, true]);
+  });
+
+  it('a bad ID anywhere writes nothing and names its line', async () => {
+    const { organizationId } = await newOrganization();
+    const good = Array.from({ length: 3_000 }, (_, i) => `${P}-crmbad-${i}`);
+    const lines = [...good.slice(0, 2_500), `bad\u0007id`, ...good.slice(2_500)];
+    const run = await ops(['crm:import', '--org', organizationId, file('crm-bad.txt', `${lines.join('\n')}\n`)]);
+    failed(run, 3, /crm-bad\.txt: line 2501: account ID "bad\\u0007id": must not contain control characters/);
+    expect((await accountHistory().getFacts(organizationId, [good[0]!, good[2_999]!], { recency: false })).size).toBe(0);
+  });
+
+  it('refuses an unknown organization (exit 1)', async () => {
+    failed(await ops(['crm:import', '--org', 'org_unknownunknownunknow', file('crm-org.txt', 'a\n')]), 1, /No organization org_unknownunknownunknow/);
+  });
+});
+
+describe('campaign:import', () => {
+  it('creates a campaign as another surface would, from a file with a header', async () => {
+    const { organizationId } = await newOrganization();
+    const run = await ops(['campaign:import', '--org', organizationId, '--via', 'ui', '--status', 'tam_only', '--name', 'From the UI', file('camp.csv', 'account_id\na_1\na_2\na_1\n')]);
+    const { campaignId } = json(run);
+    expect(campaignId).toMatch(/^camp_/);
+    const { campaigns } = await import('../lib/root');
+    expect(await campaigns().get(organizationId, campaignId)).toMatchObject({ status: 'tam_only', createdVia: 'ui', name: 'From the UI', accountsRequested: 2 });
+  });
+
+  it('refuses --via api (a choice it does not take) with exit 2', async () => {
+    failed(await ops(['campaign:import', '--org', 'o', '--via', 'api', '--status', 'draft', '--name', 'n', 'f']), 2, /Allowed choices are ui, data_cube/);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * The README's quickstart, verbatim (decisions §9; issue "the first hour"):
+ * the first ```sh block under "## Quickstart" is run with bash from a
+ * directory outside the repository, against a real `npm start` child
+ * process on a free port with its data folder in a temporary directory. It
+ * must finish, download the export, and leave the repository as it was.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const START_TIMEOUT_MS = 300_000;
+const SCRIPT_TIMEOUT_MS = 180_000;
+
+/** The first ```sh block after the "## Quickstart" heading of README.md, as written. */
+function quickstartScript(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Quickstart\n'));
+  const block = /\n```sh\n([\s\S]*?)\n```\n/.exec(section);
+  if (!block) throw new Error('README.md has no ```sh block under "## Quickstart"');
+  return `${block[1]}\n`;
+}
+
+/** A TCP port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What git sees in the work tree (tracked changes and untracked files, ignored ones aside). */
+function gitStatus(): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  );
+}
+
+/** Files under a folder (relative paths with sizes and times), to compare before and after. */
+function listing(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = path.join(entry.parentPath, entry.name);
+      const { size, mtimeMs } = statSync(file);
+      return `${path.relative(dir, file)} ${size} ${mtimeMs}`;
+    })
+    .sort();
+}
+
+const base = mkdtempSync(path.join(tmpdir(), 'quickstart-'));
+const dataDir = path.join(base, 'data');
+const workDir = path.join(base, 'work');
+const scratchRoot = path.join(base, 'tmp');
+let stack: ChildProcess | undefined;
+let stackOutput = '';
+let apiUrl = '';
+let statusBefore = '';
+let localBefore: string[] = [];
+
+/** Ends the `npm start` process group (npm, tsx, node, DynamoDB Local's java): SIGTERM, then SIGKILL. */
+async function stopStack(): Promise<void> {
+  const child = stack;
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  signalGroup('SIGTERM');
+  const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000).unref());
+  if ((await Promise.race([exited, timer])) === 'timeout') signalGroup('SIGKILL');
+  // Whatever is left of the group (a child that ignored SIGTERM) goes too.
+  signalGroup('SIGKILL');
+}
+
+beforeAll(async () => {
+  statusBefore = await gitStatus();
+  localBefore = listing(path.join(ROOT, '.local'));
+  mkdirSync(workDir);
+  mkdirSync(scratchRoot);
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  stack = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true, // its own process group, ended as a whole in afterAll
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not come up in ${START_TIMEOUT_MS / 1000} s:\n${stackOutput}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      stackOutput += chunk.toString('utf8');
+      if (stackOutput.includes('Campaign Enrichment API is running at')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    stack!.stdout!.on('data', onData);
+    stack!.stderr!.on('data', onData);
+    stack!.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before it was ready:\n${stackOutput}`));
+    });
+  });
+}, START_TIMEOUT_MS + 30_000);
+
+afterAll(async () => {
+  await stopStack();
+  rmSync(base, { recursive: true, force: true });
+}, 60_000);
+
+describe('README quickstart', () => {
+  it(
+    'runs verbatim with bash from a directory outside the repository, downloads the export, and writes nothing into the repository',
+    async () => {
+      const scriptFile = path.join(base, 'quickstart.sh');
+      writeFileSync(scriptFile, quickstartScript());
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          'bash',
+          ['-e', '-o', 'pipefail', scriptFile],
+          { cwd: workDir, env: { ...process.env, API: apiUrl, TMPDIR: scratchRoot }, timeout: SCRIPT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}\nstack:\n${stackOutput}`).toBe(0);
+
+      // The demo organization answered, the campaign was enriched.
+      expect(run.stdout).toContain('"name":"Acme Demo"');
+      expect(run.stdout).toMatch(/^status: enriched$/m);
+      expect(run.stdout).not.toMatch(/"error":\{/);
+
+      // The files went to the scratch folder the script made, nowhere else.
+      expect(readdirSync(workDir)).toEqual([]);
+      const [scratch, ...others] = readdirSync(scratchRoot);
+      expect(others).toEqual([]);
+      const files = readdirSync(path.join(scratchRoot, scratch!)).sort();
+      expect(files).toHaveLength(2);
+      expect(files[0]).toBe('ids.csv');
+      expect(files[1]).toMatch(/^q4-targets-\d{4}-\d{2}-\d{2}\.csv$/);
+
+      // The export: the catalog header, rows, and E.164 phones written as they are (decisions §5).
+      const csv = readFileSync(path.join(scratchRoot, scratch!, files.find((f) => f.startsWith('q4-targets'))!));
+      expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const [header, ...rows] = parse(csv, { bom: true, record_delimiter: '\r\n' }) as string[][];
+      expect(header!.slice(0, 3)).toEqual(['account_id', 'account_name', 'account_domain']);
+      expect(rows.length).toBeGreaterThan(0);
+      const phones = rows.map((row) => row[header!.indexOf('mobile_phone')]!).filter((phone) => phone !== '');
+      expect(phones.length).toBeGreaterThan(0);
+      for (const phone of phones) expect(phone).toMatch(/^\+[1-9][0-9]{6,14}$/);
+
+      // The repository is as it was: no new or changed file, and .local untouched (the stack used DATA_DIR).
+      expect(await gitStatus()).toBe(statusBefore);
+      expect(listing(path.join(ROOT, '.local'))).toEqual(localBefore);
+      expect(existsSync(path.join(dataDir, 'demo.json'))).toBe(true);
+    },
+    SCRIPT_TIMEOUT_MS + 30_000,
+  );
+});
