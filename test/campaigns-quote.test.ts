@@ -11,6 +11,7 @@ import { accountLists, campaigns, ledger, organizations } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, describeOrg, enrich, expectError, getCampaign, importAccounts, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
 import { accountsPage, bucketFixture, quote, snapshotStorage, storageChanges } from './enrichment/outcomes-support';
+import { OBJECT_PREFIXES } from '../lib/objects';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -22,7 +23,10 @@ describe('quote', () => {
     const campaignId = await createApiCampaign(api(), apiKey, fixture.submitted, 30);
     const draft = (await getCampaign(api(), apiKey, campaignId)).data;
 
-    const before = await snapshotStorage();
+    // Every object of an organization lives under its own prefixes (lib/objects.ts); listing only those keeps
+    // s3rver's listing clear of the objects other test files write meanwhile.
+    const prefixes = Object.values(OBJECT_PREFIXES).map((prefix) => `${prefix}${organizationId}/`);
+    const before = await snapshotStorage({ prefixes });
     const quoted = await quote(api(), apiKey, campaignId);
     expect(quoted.status, JSON.stringify(quoted.body)).toBe(200);
     expect(quoted.data).toEqual({
@@ -36,7 +40,7 @@ describe('quote', () => {
     const asForm = await quote(api(), apiKey, campaignId, { body: undefined, form: new URLSearchParams({ campaignId }) });
     expect(asForm.status, JSON.stringify(asForm.body)).toBe(200);
     expect(asForm.data).toEqual(quoted.data);
-    const after = await snapshotStorage();
+    const after = await snapshotStorage({ prefixes });
 
     // Other test files share the table and bucket and write meanwhile: nothing that changed may be this test's.
     const ours = [organizationId, campaignId, fixture.prefix];

@@ -125,7 +125,7 @@ export interface StorageSnapshot {
 }
 
 /** Reads the whole table and lists the whole bucket. */
-export async function snapshotStorage(): Promise<StorageSnapshot> {
+export async function snapshotStorage(options: { prefixes?: string[] } = {}): Promise<StorageSnapshot> {
   const items = new Map<string, string>();
   for await (const page of paginateScan({ client: ddb }, { TableName: config.tableName, ConsistentRead: true })) {
     for (const item of page.Items ?? []) items.set(`${String(item.pk)}|${String(item.sk)}`, canonical(item));
@@ -135,13 +135,15 @@ export async function snapshotStorage(): Promise<StorageSnapshot> {
   for (let attempt = 1; ; attempt++) {
     try {
       const objects = new Map<string, string>();
-      for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: config.bucketName })) {
-        for (const object of page.Contents ?? []) objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
+      for (const prefix of options.prefixes ?? ['']) {
+        for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: config.bucketName, ...(prefix ? { Prefix: prefix } : {}) })) {
+          for (const object of page.Contents ?? []) objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
+        }
       }
       return { items, objects };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
-      if (status < 500 || attempt >= 10) throw error;
+      if (status < 500 || attempt >= 30) throw error;
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }
   }
