@@ -4,6 +4,6 @@ import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { launchDependencies } from '../lib/enrichment/dependencies';
 
-export const handler = createApiHandler(enrichCampaignOperation, (input, { organizationId }) =>
-  enrichCampaign(launchDependencies(), organizationId, input.campaignId),
+export const handler = createApiHandler(enrichCampaignOperation, (input, { organizationId, requestId }) =>
+  enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), requestId),
 );

@@ -13,6 +13,7 @@ import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from 
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
 import { createResultStore, type ResultStore } from './enrichment/results';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -39,6 +40,9 @@ export const results: () => ResultStore = /* @__PURE__ */ once(() => createResul
 
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
+
+/** Idempotency records (decisions §10). */
+export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore({ client: ddb, tableName: config.tableName }));
 
 /** The embedded warehouse (decisions §7): imports and the default adapter. */
 export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));

@@ -375,13 +375,14 @@ describe('responses', () => {
     });
   });
 
-  it('answers a GET on an operation path with the not_found envelope (every operation is a POST)', async () => {
+  it('answers a GET on an operation path with 405 method_not_allowed and Allow: POST (every operation is a POST)', async () => {
     const response = await fetch(`${api()}${DESCRIBE}`, { headers: { authorization: `Bearer ${key}` } });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
     expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(await response.json()).toEqual({
       data: null,
-      error: { code: 'not_found', message: expect.any(String), details: { resource: 'route', id: `GET ${DESCRIBE}` } },
+      error: { code: 'method_not_allowed', message: `GET is not allowed on ${DESCRIBE}; use POST.`, details: { allow: ['POST'] } },
     });
   });
 
@@ -402,19 +403,16 @@ describe('responses', () => {
     for (const path of Object.keys(document.paths)) expect(path).toMatch(/^\/v1\//);
   });
 
-  it('serves the docs page as HTML pointing at the OpenAPI document', async () => {
+  it('serves the docs page as one self-contained HTML page (Redoc and the document inlined, no other request)', async () => {
     const response = await fetch(`${api()}/docs`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await response.text();
     expect(html).toMatch(/^<!doctype html>/i);
-    expect(html).toContain('/openapi.json');
-    expect(html).toContain('swagger-ui');
-
-    const bundle = await fetch(`${api()}/docs/assets/swagger-ui-bundle.js`);
-    expect(bundle.status).toBe(200);
-    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
-    expect((await bundle.text()).length).toBeGreaterThan(1000);
+    expect(html).toContain('Redoc.init({"openapi":"3.1.0"');
+    // Nothing is loaded from elsewhere: no src/href to another origin, no source map to fetch.
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|sourceMappingURL/);
+    expect(html.length).toBeGreaterThan(500_000);
   });
 });
 

@@ -138,6 +138,7 @@ export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
 export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
+  idempotent: true,
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
   description:
@@ -151,6 +152,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
+  idempotent: true,
   path: '/v1/campaigns/update',
   summary: 'Update a draft campaign',
   description: 'Changes `name` and/or `excludeEnrichedWithinDays` of an API-created campaign in `draft`. At least one of the two is required.',
@@ -185,6 +187,7 @@ export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
 
 export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
+  idempotent: true,
   path: '/v1/campaigns/enrich',
   summary: 'Enrich (launch) a campaign',
   description:

@@ -31,6 +31,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   concurrency_limit_exceeded: "The launch would exceed the organization's ceiling (`details.limit`, `inFlight`, `requested`).",
   results_not_ready: 'The campaign is not enriched yet.',
   results_expired: 'The result access period has ended.',
+  idempotency_key_reused: 'The Idempotency-Key was first used with a different request.',
+  idempotency_key_in_use: 'A request with this Idempotency-Key is still running; `Retry-After: 1`.',
+  method_not_allowed: 'The path is an operation, which takes POST only (`details.allow`, header `Allow`).',
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 

@@ -22,6 +22,12 @@ export interface Operation<S extends z.ZodObject = z.ZodObject> {
   errors: ErrorCode[];
   /** Example request body for the docs. */
   example?: Record<string, unknown>;
+  /**
+   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
+   * operations that change state (create, update, enrich, webhook endpoints);
+   * read-only operations leave it unset and ignore the header.
+   */
+  idempotent?: boolean;
   /** Maps a form body before validation (e.g. a multipart file part into a field). */
   fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
