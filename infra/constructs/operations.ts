@@ -88,6 +88,8 @@ export interface OperationsProps {
   readonly routes: readonly MonitoredRoute[];
   /** The workflow's task functions. */
   readonly workflowFunctions: readonly MonitoredFunction[];
+  /** Functions of the unrouted-request and documentation routes (catch-all, docs): graphed, and alarmed on throttles. @default none */
+  readonly supportFunctions?: readonly MonitoredFunction[];
   readonly stateMachine: sfn.IStateMachine;
   readonly table: dynamodb.ITableV2;
   /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
@@ -104,6 +106,8 @@ export interface OperationsAlarms {
   readonly apiFunctionThrottles: cloudwatch.Alarm;
   /** Any throttled invocation of a workflow task function. */
   readonly workflowFunctionThrottles: cloudwatch.Alarm;
+  /** Any throttled invocation of a support function (catch-all, docs), when there are any. */
+  readonly supportFunctionThrottles?: cloudwatch.Alarm;
   /** Any throttled request on the table or its indexes. */
   readonly tableThrottles: cloudwatch.Alarm;
 }
@@ -139,6 +143,7 @@ export class Operations extends Construct {
     this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
 
     const { stage, routes, workflowFunctions, stateMachine, table } = props;
+    const supportFunctions = props.supportFunctions ?? [];
     const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
 
     // API: stage-wide metrics for the alarm, route metrics (detailed metrics) for the graphs.
@@ -220,6 +225,15 @@ export class Operations extends Construct {
         alarmName: name('WorkflowFunctionThrottles'),
         alarmDescription: 'Lambda throttled a workflow task function. The workflow retries throttles, but persistent throttling ends in failed (compensated) enrichments (docs/deploy.md).',
       }),
+      ...(supportFunctions.length > 0
+        ? {
+            supportFunctionThrottles: sumAlarm(this, 'SupportFunctionThrottles', perFunction(supportFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+              ...atLeastOne,
+              alarmName: name('SupportFunctionThrottles'),
+              alarmDescription: 'Lambda throttled the catch-all or the docs function: clients got 5xx instead of the 404/405 envelope or the API reference. See the Lambda row of the dashboard (docs/deploy.md).',
+            }),
+          }
+        : {}),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,
         alarmName: name('TableThrottles'),
@@ -235,7 +249,7 @@ export class Operations extends Construct {
     const graph = (title: string, left: cloudwatch.IMetric[], options: Partial<cloudwatch.GraphWidgetProps> = {}) =>
       new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, legendPosition: cloudwatch.LegendPosition.BOTTOM, ...options });
     const heading = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1, background: cloudwatch.TextWidgetBackground.TRANSPARENT });
-    const allFunctions = [...apiFunctions, ...workflowFunctions];
+    const allFunctions = [...apiFunctions, ...workflowFunctions, ...supportFunctions];
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       // Dashboard names are global to the account (alarm names are regional):
