@@ -15,7 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { API_ROUTES } from '../routes';
-import { lambdaContext } from './lambda-context';
+import { invokeLocally, lambdaContext } from './lambda-context';
 import type { LocalStepFunctions } from './step-functions';
 import { failure } from '../../lib/http/envelope';
 import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
@@ -132,11 +132,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       if (!route) {
         const routeKey = isDocs ? `GET ${url.pathname}` : '$default';
         const event = toApiGatewayEvent(req, body, routeKey, requestId);
-        send(res, await (isDocs ? docs : catchAll)(event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)), requestId);
+        send(res, await invokeLocally(isDocs ? docs : catchAll, event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)), requestId);
         return;
       }
       const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);
-      send(res, await route.handler(event, lambdaContext(route.functionName, requestId)), requestId);
+      send(res, await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId)), requestId);
     } catch (error) {
       console.error(error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });

@@ -17,6 +17,8 @@ export function createTaskHandler<I extends { campaignId?: string; attemptId?: s
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler(async (input) => {
       logger.appendKeys({ organizationId: input.organizationId, campaignId: input.campaignId, attemptId: input.attemptId, ...(input.requestId ? { requestId: input.requestId } : {}) });
-      return step(input);
+      const output = await step(input);
+      logger.debug('Workflow task completed');
+      return output;
     }) as unknown as TaskHandler<I, O>;
 }

@@ -25,7 +25,7 @@ export type CatchAllHandler = (event: APIGatewayProxyEventV2, context: Context) 
 export function createCatchAllHandler(operationPaths: readonly string[]): CatchAllHandler {
   const known = new Set(operationPaths);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(requestTracing())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .handler(async (event) => {
       const method = event.requestContext?.http?.method ?? 'GET';
       const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';

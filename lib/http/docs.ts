@@ -108,7 +108,7 @@ export function createDocsHandler(options: DocsOptions): DocsHandler {
   });
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(requestTracing())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .handler(async (event) => {
       const method = event.requestContext?.http?.method ?? 'GET';
       const rawPath = event.rawPath ?? '/';

@@ -209,7 +209,7 @@ export function createApiHandler<S extends z.ZodObject, R>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
 ): ApiHandler {
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
     .use(authentication())
     .use(bodyGuard())
