@@ -57,8 +57,8 @@ type Claimed = Request & { [CLAIM]?: { scope: IdempotencyScope; token: string } 
 /** Business refusals whose answer is saved and replayed (decisions §10). */
 const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable']);
 
-/** Whether an error's answer is saved (a business refusal) rather than releasing the key. */
-export function isSavedRefusal(error: ApiError): boolean {
+/** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (decisions §10). */
+export function isSavedRefusal(error: Pick<ApiError, 'statusCode' | 'code'>): boolean {
   return error.statusCode === 402 || error.statusCode === 404 || error.statusCode === 422 || (error.statusCode === 409 && SAVED_CONFLICTS.has(error.code));
 }
 
