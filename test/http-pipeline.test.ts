@@ -5,6 +5,7 @@
  * every key can call.
  */
 import { createServer, type Server } from 'node:http';
+import { Script } from 'node:vm';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
@@ -414,6 +415,11 @@ describe('responses', () => {
     // Nothing is loaded from elsewhere: no script or stylesheet by URL, no source map of the bundle.
     expect(/<script[^>]+src=|<link[^>]+href=|^\/\/# sourceMappingURL=redoc/m.test(html)).toBe(false);
     expect(html.length).toBeGreaterThan(500_000);
+    // The inlined scripts are still valid JavaScript after being made safe for the HTML tokenizer.
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(2);
+    for (const script of scripts) expect(() => new Script(script)).not.toThrow();
+    expect(/<\/script|<!--|<script/i.test(scripts[0]!)).toBe(false);
   });
 });
 
