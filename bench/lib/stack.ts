@@ -212,6 +212,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     cursorSecret: randomBytes(32).toString('hex'),
   });
   process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
+  // Every request logs a closing line at INFO; the load figures would print thousands.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 
   // Modules that build AWS clients load only now that the environment points at the emulators.
   const { dynamodb, s3 } = await import('../../lib/aws');
