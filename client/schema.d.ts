@@ -655,7 +655,7 @@ export interface components {
     responses: never;
     parameters: {
         /**
-         * @description Makes a retry safe (decisions §10; Stripe semantics): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+         * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
          * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
          */
         IdempotencyKey: string;
@@ -768,7 +768,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (decisions §10; Stripe semantics): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -982,7 +982,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (decisions §10; Stripe semantics): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1471,7 +1471,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (decisions §10; Stripe semantics): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

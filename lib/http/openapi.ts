@@ -142,7 +142,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: `Makes a retry safe (decisions §10; Stripe semantics): the first request with this key runs, later ones with the same body get its saved answer (with \`Idempotent-Replayed: true\`) for 24 h, per organization and operation. 1..${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 \`campaign_not_enrichable\`/\`campaign_not_editable\`, 422) is saved; 400, 401, 409 \`enrichment_pending\`, 429 and 5xx release the key. The same key with another body: 422 \`idempotency_key_reused\`; while the first still runs: 409 \`idempotency_key_in_use\`.`,
+  description: `Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with \`Idempotent-Replayed: true\`) for 24 h, per organization and operation. 1..${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 \`campaign_not_enrichable\`/\`campaign_not_editable\`, 422) is saved; 400, 401, 409 \`enrichment_pending\`, 429 and 5xx release the key. The same key with another body: 422 \`idempotency_key_reused\`; while the first still runs: 409 \`idempotency_key_in_use\`.`,
   schema: { type: 'string', pattern: `^("[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}"|[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}})$` },
   example: '5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21',
 } as const;
