@@ -3,7 +3,9 @@
  * stack, the local HTTP server and the OpenAPI document are built from this
  * list, so a route exists everywhere or nowhere.
  */
+import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
+import { RENDERER_MODULE } from '../lib/http/docs';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
@@ -47,3 +49,17 @@ export const API_ROUTES: ApiRoute[] = [
   // Accounts reads only the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts).
   { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*'] } },
 ];
+
+/** Paths of the published contract, each a `GET` route of the docs function (decisions §13). */
+export const DOCS_ROUTES = ['/openapi.json', '/docs'] as const;
+
+/** Functions besides the operations': the docs routes and the catch-all `$default` route (decisions §10, §13). */
+export const SUPPORT_FUNCTIONS = {
+  docs: {
+    entry: 'functions/api-docs.ts',
+    functionId: 'ApiDocs',
+    /** The renderer bundle the function inlines into the page, copied next to its handler. */
+    assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE)],
+  },
+  catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
+} as const;

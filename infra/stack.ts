@@ -6,7 +6,7 @@
  * `infra/app.ts` is the CLI's entry point; tests call {@link buildApp}.
  */
 import { App, Aws, CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -25,7 +25,7 @@ import { OBJECT_PREFIXES } from '../lib/objects';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
-import { API_ROUTES, type ApiRoute } from './routes';
+import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 
 /** A deployment of the stack. */
@@ -97,6 +97,8 @@ export class CampaignEnrichmentStack extends Stack {
   readonly workflow: EnrichmentWorkflow;
   /** The function of each route, by `functionId`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** The docs function (`GET /openapi.json`, `GET /docs`) and the catch-all function (`$default`). */
+  readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction };
   /** The dashboard, the alarms and their SNS topic. */
   readonly monitoring: Monitoring;
 
@@ -252,10 +254,39 @@ export class CampaignEnrichmentStack extends Stack {
     });
     monitoredTasks.push({ label: 'EnrichmentReconcile', function: enrichmentReconcile.function });
 
+    // The published contract (decisions §13): GET /openapi.json and GET /docs, one function.
+    const docs = new ServiceFunction(this, SUPPORT_FUNCTIONS.docs.functionId, {
+      entry: SUPPORT_FUNCTIONS.docs.entry,
+      description: `OpenAPI document and API reference: ${DOCS_ROUTES.map((path) => `GET ${path}`).join(', ')}`,
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+      assetFiles: SUPPORT_FUNCTIONS.docs.assetFiles(),
+    });
+    for (const path of DOCS_ROUTES) {
+      api.addRoutes({ path, methods: [HttpMethod.GET], integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.docs.functionId}Integration${path.replace(/\W/g, '')}`, docs.function) });
+    }
+    // Whatever no route serves (decisions §10): 404 not_found, or 405 method_not_allowed on an operation path, in the envelope.
+    const catchAll = new ServiceFunction(this, SUPPORT_FUNCTIONS.catchAll.functionId, {
+      entry: SUPPORT_FUNCTIONS.catchAll.entry,
+      description: 'Catch-all ($default route): 404 not_found / 405 method_not_allowed in the envelope',
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    new HttpRoute(api, 'CatchAllRoute', {
+      httpApi: api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.catchAll.functionId}Integration`, catchAll.function),
+    });
+    this.supportFunctions = { docs, catchAll };
+
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       routes: monitoredRoutes,
       workflowFunctions: monitoredTasks,
+      supportFunctions: [
+        { label: SUPPORT_FUNCTIONS.catchAll.functionId, function: catchAll.function },
+        { label: SUPPORT_FUNCTIONS.docs.functionId, function: docs.function },
+      ],
       stateMachine: this.workflow.stateMachine,
       table: this.table,
       removalPolicy: settings.removalPolicy,
@@ -341,7 +372,8 @@ export class CampaignEnrichmentStack extends Stack {
     });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Every route authenticates the organization API key (Authorization: Bearer cek_…) in the Lambda request pipeline (lib/http/auth.ts), which must answer the spec error envelope (invalid_api_key / revoked_api_key) that an API Gateway authorizer cannot produce.',
+      reason:
+        'Every operation route authenticates the organization API key (Authorization: Bearer cek_…) in the Lambda request pipeline (lib/http/auth.ts), which must answer the spec error envelope (invalid_api_key / revoked_api_key) that an API Gateway authorizer cannot produce. GET /openapi.json, GET /docs (the published contract) and the $default catch-all (404/405 envelope) are public by design and read no data.',
     });
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {

@@ -48,6 +48,13 @@ export const config = {
   get exportUrlTtlSeconds(): number {
     return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);
   },
+  /**
+   * How long an `Idempotency-Key` is remembered, in seconds, from its first
+   * use (`IDEMPOTENCY_TTL_SECONDS`, default 86,400 = 24 h; decisions §10).
+   */
+  get idempotencyTtlSeconds(): number {
+    return intFromEnv('IDEMPOTENCY_TTL_SECONDS', 86_400);
+  },
   /** Secret that signs list cursors (`CURSOR_SECRET`; decisions §3). */
   get cursorSecret(): string {
     return required('CURSOR_SECRET');

@@ -12,7 +12,7 @@ export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', '
 /** A campaign lifecycle state. */
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Every error code of the spec's table plus `campaign_not_editable` (decisions §1). */
+/** Every error code of the spec's table plus `campaign_not_editable` (decisions §1) and the codes of decisions §10. */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_api_key'
@@ -26,21 +26,27 @@ export type ErrorCode =
   | 'concurrency_limit_exceeded'
   | 'results_not_ready'
   | 'results_expired'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
+  | 'method_not_allowed'
   | 'internal_error';
 
-/** HTTP status of each error code (spec "Errors"; decisions §2). */
+/** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
   revoked_api_key: 401,
   insufficient_credits: 402,
   not_found: 404,
+  method_not_allowed: 405,
   campaign_not_enrichable: 409,
   campaign_not_editable: 409,
   enrichment_pending: 409,
   results_not_ready: 409,
+  idempotency_key_in_use: 409,
   results_expired: 410,
   no_eligible_accounts: 422,
+  idempotency_key_reused: 422,
   concurrency_limit_exceeded: 429,
   internal_error: 500,
 };
@@ -61,15 +67,23 @@ export interface ErrorBody {
 export class ApiError extends Error {
   /** HTTP status of {@link code}. */
   readonly statusCode: number;
+  /**
+   * Response headers that belong to this error (lower-case names), e.g.
+   * `retry-after` (seconds) on `enrichment_pending` or `allow` on
+   * `method_not_allowed` (decisions §10). Never part of the body.
+   */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = new.target.name;
     this.statusCode = ERROR_STATUS[code];
+    this.headers = headers;
   }
 
   /** The envelope's `error` object. */
@@ -134,10 +148,14 @@ export class CampaignNotEditableError extends ApiError {
   }
 }
 
-/** 409 `enrichment_pending`: another enrich call is evaluating this campaign's launch (decisions §2). */
+/**
+ * 409 `enrichment_pending`: another enrich call is evaluating this campaign's
+ * launch (decisions §2), with `Retry-After` until its launch lock expires (§10).
+ */
 export class EnrichmentPendingError extends ApiError {
-  constructor() {
-    super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.');
+  /** @param retryAfterSeconds - seconds until the launch lock expires (at least 1). */
+  constructor(retryAfterSeconds = 1) {
+    super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.', undefined, { 'retry-after': String(retryAfterHeader(retryAfterSeconds)) });
   }
 }
 
@@ -171,6 +189,32 @@ export class ResultsExpiredError extends ApiError {
   constructor() {
     super('results_expired', 'The result access period of this campaign has ended.');
   }
+}
+
+/** 422 `idempotency_key_reused`: the key was first used with another request body (decisions §10). */
+export class IdempotencyKeyReusedError extends ApiError {
+  constructor() {
+    super('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+  }
+}
+
+/** 409 `idempotency_key_in_use`: the first request with this key is still running; `Retry-After: 1` (decisions §10). */
+export class IdempotencyKeyInUseError extends ApiError {
+  constructor() {
+    super('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, { 'retry-after': '1' });
+  }
+}
+
+/** 405 `method_not_allowed`: a known operation path called with another method; `Allow` names the methods (decisions §10). */
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string, path: string, allow: readonly string[] = ['POST']) {
+    super('method_not_allowed', `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, { allow: [...allow] }, { allow: allow.join(', ') });
+  }
+}
+
+/** A `Retry-After` value: whole seconds, at least 1 (decisions §10). */
+export function retryAfterHeader(seconds: number): number {
+  return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : 1;
 }
 
 /** 500 `internal_error`; its message is always `Internal error.` and its cause is only logged. */

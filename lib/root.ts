@@ -26,6 +26,7 @@ import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/wor
 import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -58,6 +59,9 @@ export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOut
 
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
+
+/** Idempotency records (decisions §10). */
+export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore({ client: ddb, tableName: config.tableName }));
 
 /** The embedded warehouse (decisions §7): imports and the default adapter. */
 export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
@@ -96,10 +100,10 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
 
 /**
  * The Lambda handler of an API operation, wired to this deployment's API-key
- * lookup (see {@link createApiHandler} for the pipeline).
+ * lookup and idempotency records (see {@link createApiHandler} for the pipeline).
  *
  * @example
  * export const handler = apiHandler(getCampaignOperation, (input, { organizationId }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId));
  */
 export const apiHandler = <S extends z.ZodObject, R>(operation: Operation<S>, useCase: (input: z.output<S>, context: RequestContext) => Promise<R>): ApiHandler =>
-  createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey) });
+  createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), idempotencyRecords });

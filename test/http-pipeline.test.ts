@@ -5,13 +5,14 @@
  * every key can call.
  */
 import { createServer, type Server } from 'node:http';
+import { Script } from 'node:vm';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { organizations } from '../lib/root';
+import { idempotencyRecords, organizations } from '../lib/root';
 import { ID_ALPHABET } from '../lib/ids';
 import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
@@ -398,13 +399,14 @@ describe('responses', () => {
     });
   });
 
-  it('answers a GET on an operation path with the not_found envelope (every operation is a POST)', async () => {
+  it('answers a GET on an operation path with 405 method_not_allowed and Allow: POST (every operation is a POST)', async () => {
     const response = await fetch(`${api()}${DESCRIBE}`, { headers: { authorization: `Bearer ${key}` } });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
     expect(response.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(await response.json()).toEqual({
       data: null,
-      error: { code: 'not_found', message: expect.any(String), details: { resource: 'route', id: `GET ${DESCRIBE}` } },
+      error: { code: 'method_not_allowed', message: `GET is not allowed on ${DESCRIBE}; use POST.`, details: { allow: ['POST'] } },
     });
   });
 
@@ -425,19 +427,22 @@ describe('responses', () => {
     for (const path of Object.keys(document.paths)) expect(path).toMatch(/^\/v1\//);
   });
 
-  it('serves the docs page as HTML pointing at the OpenAPI document', async () => {
+  it('serves the docs page as one self-contained HTML page (Redoc and the document inlined, no other request)', async () => {
     const response = await fetch(`${api()}/docs`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await response.text();
-    expect(html).toMatch(/^<!doctype html>/i);
-    expect(html).toContain('/openapi.json');
-    expect(html).toContain('swagger-ui');
-
-    const bundle = await fetch(`${api()}/docs/assets/swagger-ui-bundle.js`);
-    expect(bundle.status).toBe(200);
-    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
-    expect((await bundle.text()).length).toBeGreaterThan(1000);
+    // Booleans, not the page: a failing matcher would print a megabyte of JavaScript.
+    expect(/^<!doctype html>/i.test(html)).toBe(true);
+    expect(html.includes('Redoc.init({"openapi":"3.1.0"')).toBe(true);
+    // Nothing is loaded from elsewhere: no script or stylesheet by URL, no source map of the bundle.
+    expect(/<script[^>]+src=|<link[^>]+href=|^\/\/# sourceMappingURL=redoc/m.test(html)).toBe(false);
+    expect(html.length).toBeGreaterThan(500_000);
+    // The inlined scripts are still valid JavaScript after being made safe for the HTML tokenizer.
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(2);
+    for (const script of scripts) expect(() => new Script(script)).not.toThrow();
+    expect(/<\/script|<!--|<script/i.test(scripts[0]!)).toBe(false);
   });
 });
 
@@ -458,7 +463,7 @@ describe('errors a use case throws', () => {
     async () => {
       throw thrown();
     },
-    { findApiKey: (apiKey) => organizations().findApiKey(apiKey) },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), idempotencyRecords },
   );
 
   function lambdaContext(requestId: string): Context {

@@ -193,6 +193,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
 
 /** Starts the stack; the process environment points at it afterwards. */
 export async function startBenchStack(): Promise<BenchStack> {
+  // Every request logs a closing line at INFO; the load figures would print thousands.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // The same stack as `npm start` and the tests, in memory: no demo data.
   const local = await startLocalStack({ tableName: 'campaign-enrichment-bench', bucketName: 'campaign-enrichment-bench', api: false });
   const { tableName, bucketName, dynamodbEndpoint, s3Endpoint } = local.endpoints;

@@ -91,6 +91,8 @@ export interface MonitoringProps {
   readonly routes: readonly MonitoredRoute[];
   /** The workflow's task functions. */
   readonly workflowFunctions: readonly MonitoredFunction[];
+  /** Functions of the unrouted-request and documentation routes (catch-all, docs): graphed, and alarmed on throttles. @default none */
+  readonly supportFunctions?: readonly MonitoredFunction[];
   readonly stateMachine: sfn.IStateMachine;
   readonly table: dynamodb.ITableV2;
   /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
@@ -107,6 +109,8 @@ export interface MonitoringAlarms {
   readonly apiFunctionThrottles: cloudwatch.Alarm;
   /** Any throttled invocation of a workflow task function. */
   readonly workflowFunctionThrottles: cloudwatch.Alarm;
+  /** Any throttled invocation of a support function (catch-all, docs), when there are any. */
+  readonly supportFunctionThrottles?: cloudwatch.Alarm;
   /** Any throttled request on the table or its indexes. */
   readonly tableThrottles: cloudwatch.Alarm;
   /** A balance differs from the sum of its ledger (the hourly reconciliation's `LedgerDrift` metric). */
@@ -146,6 +150,7 @@ export class Monitoring extends Construct {
     this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
 
     const { stage, routes, workflowFunctions, stateMachine, table } = props;
+    const supportFunctions = props.supportFunctions ?? [];
     const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
 
     // API: stage-wide metrics for the alarm, route metrics (detailed metrics) for the graphs.
@@ -239,6 +244,15 @@ export class Monitoring extends Construct {
         alarmDescription:
           "An organization's enrichingAccounts differs from its external figure plus the eligible accounts of its enriching campaigns: capacity held or released outside an attempt. The EnrichmentReconcile function's log names the organization (docs/reliability.md).",
       }),
+      ...(supportFunctions.length > 0
+        ? {
+            supportFunctionThrottles: sumAlarm(this, 'SupportFunctionThrottles', perFunction(supportFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+              ...atLeastOne,
+              alarmName: name('SupportFunctionThrottles'),
+              alarmDescription: 'Lambda throttled the catch-all or the docs function: clients got 5xx instead of the 404/405 envelope or the API reference. See the Lambda row of the dashboard (docs/deploy.md).',
+            }),
+          }
+        : {}),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,
         alarmName: name('TableThrottles'),
@@ -254,7 +268,7 @@ export class Monitoring extends Construct {
     const graph = (title: string, left: cloudwatch.IMetric[], options: Partial<cloudwatch.GraphWidgetProps> = {}) =>
       new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, legendPosition: cloudwatch.LegendPosition.BOTTOM, ...options });
     const heading = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1, background: cloudwatch.TextWidgetBackground.TRANSPARENT });
-    const allFunctions = [...apiFunctions, ...workflowFunctions];
+    const allFunctions = [...apiFunctions, ...workflowFunctions, ...supportFunctions];
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       // Dashboard names are global to the account (alarm names are regional):

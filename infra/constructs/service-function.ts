@@ -61,6 +61,16 @@ const BUNDLING: BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/** esbuild command hooks that copy `files` into the bundle's output folder (run on this machine, like esbuild). */
+function copyAfterBundling(files: readonly string[]): NonNullable<BundlingOptions['commandHooks']> {
+  const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) => files.map((file) => `cp ${quote(file)} ${quote(path.join(outputDir, path.basename(file)))}`),
+  };
+}
+
 /** Options of {@link ServiceFunction}. */
 export interface ServiceFunctionProps {
   /** Handler file relative to the project root, e.g. `functions/org-describe.ts`; it exports `handler`. */
@@ -78,6 +88,11 @@ export interface ServiceFunctionProps {
   readonly logRetention: logs.RetentionDays;
   /** What happens to the log group when the function is deleted. @default RemovalPolicy.RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Files (absolute paths) copied next to the bundled handler, which reads
+   * them at run time (e.g. the docs page's renderer). @default none
+   */
+  readonly assetFiles?: readonly string[];
 }
 
 /**
@@ -136,7 +151,7 @@ export class ServiceFunction extends Construct implements iam.IGrantable {
       role: this.role,
       logGroup: this.logGroup,
       environment: { ...DEFAULT_ENVIRONMENT, ...props.environment },
-      bundling: BUNDLING,
+      bundling: props.assetFiles?.length ? { ...BUNDLING, commandHooks: copyAfterBundling(props.assetFiles) } : BUNDLING,
     });
 
     // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords on

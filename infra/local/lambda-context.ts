@@ -1,6 +1,8 @@
 /**
  * A Lambda `Context` for handlers invoked in-process by the local stack.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 /** Builds the context Lambda would pass to `functionName` for one invocation. */
@@ -20,4 +22,55 @@ export function lambdaContext(functionName: string, requestId: string, timeoutMs
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/**
+ * An InvokeStore with one AsyncLocalStorage context per invocation, as the
+ * Lambda runtime provides when it runs invocations concurrently (Lambda
+ * Managed Instances). The package's own multi-context store is not exported,
+ * and a single-context one may already be installed (the AWS SDK asks for
+ * one), so the local stack installs this one.
+ */
+class LocalInvokeStore extends InvokeStoreBase {
+  private readonly als = new AsyncLocalStorage<Record<string | symbol, unknown>>();
+  getContext() {
+    return this.als.getStore();
+  }
+  hasContext() {
+    return this.als.getStore() !== undefined;
+  }
+  get<T = unknown>(key: string | symbol): T | undefined {
+    return this.als.getStore()?.[key] as T | undefined;
+  }
+  set<T = unknown>(key: string | symbol, value: T): void {
+    if (this.isProtectedKey(key)) throw new Error(`Cannot modify protected Lambda context field: ${String(key)}`);
+    const store = this.als.getStore();
+    if (!store) throw new Error('No invocation context');
+    store[key] = value;
+  }
+  run<T>(context: Record<string | symbol, unknown>, fn: () => T): T {
+    return this.als.run(context, fn);
+  }
+}
+
+let invokeStore: LocalInvokeStore | undefined;
+
+/**
+ * Runs one handler invocation the way Lambda runs concurrent invocations in
+ * one execution environment: inside its own InvokeStore context, which
+ * Powertools reads when `AWS_LAMBDA_MAX_CONCURRENCY` is set. The local stack
+ * runs every function in one process, concurrently; this keeps each
+ * invocation's log keys (request ID, organization, attempt), Lambda context
+ * and log level its own, as they are in AWS where each function has its own
+ * execution environment.
+ */
+export async function invokeLocally<E, R>(handler: (event: E, context: Context) => Promise<R>, event: E, context: Context): Promise<R> {
+  if (!invokeStore) {
+    invokeStore = new LocalInvokeStore();
+    const global = globalThis as unknown as { awslambda?: { InvokeStore?: unknown } };
+    global.awslambda = { ...global.awslambda, InvokeStore: invokeStore };
+    // Only once the store exists: Powertools refuses to log when the variable is set without one.
+    process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+  }
+  return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => handler(event, context));
 }

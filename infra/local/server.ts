@@ -4,26 +4,26 @@
  * handler the route's Lambda runs (decisions §9).
  *
  * Besides the API routes it serves `GET /` (links for a newcomer),
- * `GET /health`, `GET /openapi.json`, `GET /docs` (Swagger UI) and, when the
- * stack has a demo organization, `GET /local/demo-key` (loopback only; never
- * part of the deployed API).
+ * `GET /health`, and, through the very handlers the deployed stack runs,
+ * `GET /openapi.json` and `GET /docs` (functions/api-docs.ts) and the
+ * catch-all answers, 404 `not_found` and 405 `method_not_allowed`
+ * (functions/catch-all.ts); when the stack has a demo organization,
+ * `GET /local/demo-key` (loopback only; never part of the deployed API).
+ * Every response carries `X-Request-Id` (decisions §10).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { API_ROUTES } from '../routes';
-import { lambdaContext } from './lambda-context';
+import { invokeLocally, lambdaContext } from './lambda-context';
 import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
-import { buildOpenApiDocument } from '../../lib/http/openapi';
 import { failure } from '../../lib/http/envelope';
-import { InvalidRequestError, NotFoundError } from '../../lib/errors';
+import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
+import { InvalidRequestError } from '../../lib/errors';
 
-const require = createRequire(import.meta.url);
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 /** Bytes read from a request at most (API Gateway's payload limit is 10 MB). */
 const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
@@ -90,19 +90,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
-function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+/** Writes a handler's result; `X-Request-Id` is the handler's own, or the server's request ID when it answered itself. */
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+  res.writeHead(result.statusCode ?? 200, { [REQUEST_ID_HEADER]: requestId, ...(result.headers as Record<string, string>) });
   res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
-}
-
-function docsPage(): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Campaign Enrichment API</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
-<body><div id="swagger-ui"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui' });</script>
-</body></html>`;
 }
 
 /**
@@ -116,11 +107,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
     handlers.set(route.operation.path, { functionName: route.functionId, handler: module.handler });
   }
-  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  let openApiJson: string | undefined;
+  // The handlers of the deployed stack's docs and catch-all routes.
+  const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
+  const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const requestId = randomUUID();
     try {
       if (options.stepFunctions && req.method === 'POST' && String(req.headers['x-amz-target'] ?? '').startsWith('AWSStepFunctions.')) {
         await options.stepFunctions.handle(req, res, (await readBody(req)) ?? Buffer.alloc(0));
@@ -153,43 +146,31 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       if (req.method === 'GET' && url.pathname === '/health') {
         try {
           await options.healthCheck();
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+          res.writeHead(200, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId }).end(JSON.stringify({ status: 'ok' }));
         } catch (error) {
-          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message }));
+          res.writeHead(503, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId }).end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message }));
         }
         return;
       }
-      if (req.method === 'GET' && url.pathname === '/openapi.json') {
-        openApiJson ??= JSON.stringify(buildOpenApiDocument(API_ROUTES.map((r) => r.operation), `http://${req.headers.host ?? 'localhost'}`), null, 2);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(openApiJson);
-        return;
-      }
-      if (req.method === 'GET' && (url.pathname === '/docs' || url.pathname === '/docs/')) {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(docsPage());
-        return;
-      }
-      const asset = /^\/docs\/assets\/(swagger-ui(?:-bundle)?\.(?:js|css))$/.exec(url.pathname);
-      if (req.method === 'GET' && asset) {
-        const type = asset[1]!.endsWith('.css') ? 'text/css' : 'text/javascript';
-        res.writeHead(200, { 'content-type': type }).end(await readFile(path.join(swaggerDir, asset[1]!)));
-        return;
-      }
-      const route = handlers.get(url.pathname);
-      if (!route || req.method !== 'POST') {
-        send(res, failure(404, new NotFoundError('route', `${req.method} ${url.pathname}`).toJSON()));
-        return;
-      }
+      const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
+      // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
+      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/docs');
       const body = await readBody(req);
       if (body === undefined) {
-        send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()));
+        send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
         return;
       }
-      const requestId = randomUUID();
+      if (!route) {
+        const routeKey = isDocs ? `GET ${url.pathname}` : '$default';
+        const event = toApiGatewayEvent(req, body, routeKey, requestId);
+        send(res, await invokeLocally(isDocs ? docs : catchAll, event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)), requestId);
+        return;
+      }
       const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);
-      send(res, await route.handler(event, lambdaContext(route.functionName, requestId)));
+      send(res, await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId)), requestId);
     } catch (error) {
       console.error(error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });
       res.end(JSON.stringify({ data: null, error: { code: 'internal_error', message: 'Internal error.' } }));
     }
   });

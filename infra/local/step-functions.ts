@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { renderEnrichmentDefinition, WORKFLOW_TASKS, type WorkflowTask } from '../workflow';
-import { lambdaContext } from './lambda-context';
+import { invokeLocally, lambdaContext } from './lambda-context';
 
 /** ARN of the local state machine. */
 export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:campaign-enrichment-local';
@@ -70,7 +70,7 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
   for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
     const task = WORKFLOW_TASKS[key];
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, task.entry)).href)) as { handler: (input: unknown, context: unknown) => Promise<unknown> };
-    const invoke = (input: unknown) => module.handler(input, lambdaContext(task.functionId, randomUUID(), 900_000));
+    const invoke = (input: unknown) => invokeLocally(module.handler, input, lambdaContext(task.functionId, randomUUID(), 900_000));
     // aws-local-stepfunctions waits with one Node timer, which fires at once past
     // ~24.8 days (2^31 ms); the expiry wait is therefore done here, in chunks,
     // and the Wait state itself is overridden to 0 (see run below).

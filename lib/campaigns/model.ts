@@ -45,6 +45,8 @@ export interface AttemptRecord {
   eligibleObjectKey: string;
   /** Step Functions execution running the attempt. */
   executionArn: string;
+  /** Request ID (X-Request-Id) of the enrich call that launched the attempt; its workflow's logs carry it (decisions §10). */
+  requestId?: string;
 }
 
 /** A campaign as stored in the table. */

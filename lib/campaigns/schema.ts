@@ -32,7 +32,20 @@ export const ExcludedSchema = z.strictObject({
   crmExcluded: count(),
 });
 
-/** Full campaign (spec "Campaign (returned by get and enrich)"). */
+const ResultsSchema = z
+  .strictObject({
+    totalAccounts: count(),
+    totalContactsFound: count(),
+    pctAccountsWithContact: fraction(),
+    pctAccountsWithMobile: fraction(),
+  })
+  .meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' });
+
+/**
+ * Full campaign (spec "Campaign (returned by get and enrich)"), every status
+ * in one object: the TypeScript shape the use cases build. The published
+ * shape is {@link CampaignResponseSchema}, one variant per status.
+ */
 export const CampaignSchema = z
   .strictObject({
     id: campaignId(),
@@ -60,20 +73,36 @@ export const CampaignSchema = z
     createdAt: timestamp(),
     completedAt: timestamp().optional().meta({ description: 'Only while `enriched`.' }),
     resultsExpireAt: timestamp().optional().meta({ description: 'On `enriched` and `expired` campaigns.' }),
-    results: z
-      .strictObject({
-        totalAccounts: count(),
-        totalContactsFound: count(),
-        pctAccountsWithContact: fraction(),
-        pctAccountsWithMobile: fraction(),
-      })
-      .optional()
-      .meta({ description: 'Only while `enriched`.' }),
-  })
-  .meta({ id: 'Campaign' });
+    results: ResultsSchema.optional().meta({ description: 'Only while `enriched`.' }),
+  });
 
 /** A campaign as the API returns it. */
 export type Campaign = z.infer<typeof CampaignSchema>;
+
+/** Fields every status has (the presence rules of the spec apply to the other three). */
+const CampaignCommon = CampaignSchema.omit({ status: true, completedAt: true, resultsExpireAt: true, results: true });
+const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.literal(value).meta({ description: 'Lifecycle state.' });
+
+/**
+ * The campaign as the API returns it, one variant per status (spec "States
+ * and transitions"): `completedAt`, `resultsExpireAt` and `results` only
+ * while `enriched`; `resultsExpireAt` also once `expired`. The OpenAPI
+ * document and the generated client show this shape.
+ */
+export const CampaignResponseSchema = z
+  .discriminatedUnion('status', [
+    CampaignCommon.extend({ status: status('draft') }).meta({ id: 'DraftCampaign', description: 'Not launched, or back after a failed or canceled enrichment (`lastEnrichment`).' }),
+    CampaignCommon.extend({ status: status('enriching') }).meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' }),
+    CampaignCommon.extend({
+      status: status('enriched'),
+      completedAt: timestamp(),
+      resultsExpireAt: timestamp().meta({ description: 'End of the result access period; then the campaign reads `expired`.' }),
+      results: ResultsSchema,
+    }).meta({ id: 'EnrichedCampaign', description: 'Enrichment completed; results readable and exportable until `resultsExpireAt`.' }),
+    CampaignCommon.extend({ status: status('expired'), resultsExpireAt: timestamp() }).meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' }),
+    CampaignCommon.extend({ status: status('tam_only') }).meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' }),
+  ])
+  .meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' });
 
 /** Campaign list item (spec "Campaign list item"). */
 export const CampaignListItemSchema = z
@@ -98,19 +127,26 @@ export const AccountIdSchema = z
   // No control characters (decisions §1): C0, DEL and C1.
   .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' });
 
+/** A campaign name: 1..200 characters after trimming, so never blank (the pattern shows it in the document). */
+const campaignName = () =>
+  z.string().trim().min(1).max(200).regex(/\S/, { error: 'must not be blank' }).meta({ description: 'Stored trimmed; 1..200 characters after trimming.' });
+
 /** `POST /v1/campaigns/create` body (decisions §1). */
 export const CreateCampaignRequest = z.strictObject({
-  name: z.string().trim().min(1).max(200).meta({ example: 'Q4 expansion targets' }),
+  name: campaignName().meta({ example: 'Q4 expansion targets' }),
   accountIds: z.array(AccountIdSchema).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
   excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
 });
 
-/** `POST /v1/campaigns/update` body (decisions §1). */
-export const UpdateCampaignRequest = z.strictObject({
-  campaignId: campaignId(),
-  name: z.string().trim().min(1).max(200).optional(),
-  excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
-});
+/** `POST /v1/campaigns/update` body (decisions §1): at least one of `name`, `excludeEnrichedWithinDays`. */
+export const UpdateCampaignRequest = z
+  .strictObject({
+    campaignId: campaignId(),
+    name: campaignName().optional(),
+    excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
+  })
+  // The use case refuses neither field with its own issue line; the document states the rule.
+  .meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] });
 
 /** Body of get and enrich. */
 export const CampaignIdRequest = z.strictObject({ campaignId: campaignId() });
@@ -137,28 +173,63 @@ export const ListCampaignsRequest = z.strictObject({
 /** Validated list request. */
 export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
+/** A draft as create answers it (docs example). */
+const EXAMPLE_DRAFT = {
+  id: 'camp_7Hq2kXv9LmN3pR5sT8wYz',
+  status: 'draft',
+  createdVia: 'api',
+  name: 'Q4 expansion targets',
+  accounts: { requested: 3, eligible: null, excluded: null },
+  credits: { charged: 0, remaining: 10000 },
+  excludeEnrichedWithinDays: 30,
+  lastEnrichment: null,
+  createdAt: '2026-11-22T09:30:00.000Z',
+};
+
+/** An enriched campaign as get answers it (docs example): 262 of 300 accounts eligible, 212 with contacts (charged net of refunds). */
+const EXAMPLE_ENRICHED = {
+  ...EXAMPLE_DRAFT,
+  status: 'enriched',
+  accounts: { requested: 300, eligible: 262, excluded: { total: 38, invalid: 21, recentlyEnriched: 12, crmExcluded: 5 } },
+  credits: { charged: 212, remaining: 9788 },
+  completedAt: '2026-11-22T09:31:12.204Z',
+  resultsExpireAt: '2026-12-22T09:31:12.204Z',
+  results: { totalAccounts: 262, totalContactsFound: 618, pctAccountsWithContact: 0.8092, pctAccountsWithMobile: 0.3435 },
+};
+
 export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
+  idempotent: true,
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
   description:
     'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
   request: CreateCampaignRequest,
-  response: CampaignSchema,
+  response: CampaignResponseSchema,
   errors: ['invalid_request', 'revoked_api_key'],
-  example: { name: 'Q4 expansion targets', accountIds: ['acc_1', 'acc_2', 'acc_3'], excludeEnrichedWithinDays: 30 },
+  example: { name: 'Q4 expansion targets', accountIds: ['acc_00001', 'acc_00002', 'acc_00003'], excludeEnrichedWithinDays: 30 },
+  responseExample: EXAMPLE_DRAFT,
   fromForm: accountIdsFromForm,
+  fileParts: {
+    accountIdsFile: {
+      replaces: 'accountIds',
+      contentTypes: ['text/csv', 'text/plain'],
+      description: 'Instead of `accountIds`: a text or CSV file, one ID a line, first column, optional header row `account_id` or `id` (any letter case). `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
+    },
+  },
 });
 
 export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
+  idempotent: true,
   path: '/v1/campaigns/update',
   summary: 'Update a draft campaign',
   description: 'Changes `name` and/or `excludeEnrichedWithinDays` of an API-created campaign in `draft`. At least one of the two is required.',
   request: UpdateCampaignRequest,
-  response: CampaignSchema,
+  response: CampaignResponseSchema,
   errors: ['invalid_request', 'revoked_api_key', 'not_found', 'campaign_not_editable'],
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', excludeEnrichedWithinDays: 90 },
+  responseExample: { ...EXAMPLE_DRAFT, excludeEnrichedWithinDays: 90 },
 });
 
 export const getCampaignOperation = /* @__PURE__ */ defineOperation({
@@ -167,9 +238,10 @@ export const getCampaignOperation = /* @__PURE__ */ defineOperation({
   summary: 'Get a campaign',
   description: 'Reads a campaign of any surface (`createdVia` tells which). Poll it to follow an enrichment; `results` appear once `enriched`.',
   request: CampaignIdRequest,
-  response: CampaignSchema,
+  response: CampaignResponseSchema,
   errors: ['invalid_request', 'revoked_api_key', 'not_found'],
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
+  responseExample: EXAMPLE_ENRICHED,
 });
 
 export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
@@ -182,16 +254,25 @@ export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
   response: z.strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.string().nullable() }).meta({ id: 'CampaignPage' }),
   errors: ['invalid_request', 'revoked_api_key'],
   example: { filters: { status: ['draft', 'enriching'], createdVia: 'api' }, limit: 25 },
+  responseExample: {
+    campaigns: [
+      { id: 'camp_9Ab3cDe4FgH5jK6mN7pQr', status: 'enriching', createdVia: 'api', name: 'EMEA SaaS accounts', excludeEnrichedWithinDays: null, createdAt: '2026-11-22T10:02:41.518Z' },
+      { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'draft', createdVia: 'api', name: 'Q4 expansion targets', excludeEnrichedWithinDays: 30, createdAt: '2026-11-22T09:30:00.000Z' },
+    ],
+    nextCursor: null,
+  },
 });
 
 export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
+  idempotent: true,
   path: '/v1/campaigns/enrich',
   summary: 'Enrich (launch) a campaign',
   description:
     'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',
   request: CampaignIdRequest,
-  response: CampaignSchema,
+  response: CampaignResponseSchema,
   errors: ['invalid_request', 'revoked_api_key', 'insufficient_credits', 'not_found', 'campaign_not_enrichable', 'enrichment_pending', 'no_eligible_accounts', 'concurrency_limit_exceeded'],
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
+  responseExample: { ...EXAMPLE_DRAFT, status: 'enriching', accounts: EXAMPLE_ENRICHED.accounts, credits: { charged: 262, remaining: 9738 } },
 });

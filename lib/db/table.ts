@@ -123,6 +123,12 @@ export const keys = {
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
   /** An account in the organization's CRM targets (CRM exclusion). */
   crmTarget: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'CRM' }),
+  /**
+   * Idempotency record of one `Idempotency-Key` (decisions §10), scoped to
+   * organization + operation + key, in a partition of its own. The key is
+   * the last part, so any visible ASCII (`#` included) cannot collide.
+   */
+  idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
   /** Warehouse account (embedded default warehouse, decisions §7). */
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */

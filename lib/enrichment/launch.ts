@@ -58,17 +58,18 @@ const MAX_LAUNCH_ROUNDS = 10;
 
 /**
  * Launches enrichment of a campaign.
+ * @param requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts).
  */
-export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date()): Promise<Campaign> {
+export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date(), requestId?: string): Promise<Campaign> {
   // Taking the lock is the first read: it returns the campaign, or what it is instead.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
     if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
-    if (lock.reason === 'held') throw new EnrichmentPendingError();
+    if (lock.reason === 'held') throw new EnrichmentPendingError(lock.lockExpiresAt ? (Date.parse(lock.lockExpiresAt) - now.getTime()) / 1000 : 1);
     const status = statusAt(lock.current, now);
     // A repeat call on a running API launch answers the campaign as it is (no new charge).
     // It also (re)starts the attempt's execution: starting the same execution is a no-op,
@@ -105,6 +106,7 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
       creditsPerAccount: deps.creditsPerAccount,
       eligibleObjectKey: eligibleListKey(organizationId, campaignId, attemptId),
       executionArn: deps.workflow.executionArnOf(attemptId),
+      ...(requestId ? { requestId } : {}),
     };
     let eligibleListWritten = false;
 

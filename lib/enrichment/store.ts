@@ -57,7 +57,7 @@ export interface EnrichmentStore {
     token: string,
     now: Date,
     lockSeconds: number,
-  ): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: 'held' } | { ok: false; reason: 'missing' } | { ok: false; reason: 'not_launchable'; current: CampaignRecord }>;
+  ): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: 'held'; lockExpiresAt?: string } | { ok: false; reason: 'missing' } | { ok: false; reason: 'not_launchable'; current: CampaignRecord }>;
   /** Releases the lock, keeping the evaluation counts of a refused launch. */
   releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
   /**
@@ -133,7 +133,11 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
       const current = outcome.old;
       if (!current) return { ok: false, reason: 'missing' };
-      if (current.status === 'draft' && current.createdVia === 'api') return { ok: false, reason: 'held' };
+      if (current.status === 'draft' && current.createdVia === 'api') {
+        // The holder's lock expiry (ISO timestamp) tells a caller when to retry (Retry-After, decisions §10).
+        const lockExpiresAt = (current.launchLock as { expiresAt?: unknown } | undefined)?.expiresAt;
+        return { ok: false, reason: 'held', ...(typeof lockExpiresAt === 'string' ? { lockExpiresAt } : {}) };
+      }
       return { ok: false, reason: 'not_launchable', current: toCampaignRecord(current) };
     },
 

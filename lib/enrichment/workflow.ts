@@ -21,6 +21,8 @@ export interface EnrichmentExecutionInput {
   attemptId: string;
   eligibleObjectKey: string;
   batches: BatchRef[];
+  /** Request ID of the enrich call that launched the attempt (null for attempts launched before it was recorded); every task logs it. */
+  requestId: string | null;
 }
 
 /** What a find-contacts batch found (accounts and contacts). */
@@ -48,13 +50,17 @@ export interface WorkflowPort {
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
 
 /** The execution input of an attempt: deterministic, so starting it again is recognized as the same execution. */
-export function executionInputOf(campaign: { organizationId: string; id: string }, attempt: { id: string; eligibleObjectKey: string; eligible: number }): EnrichmentExecutionInput {
+export function executionInputOf(
+  campaign: { organizationId: string; id: string },
+  attempt: { id: string; eligibleObjectKey: string; eligible: number; requestId?: string },
+): EnrichmentExecutionInput {
   return {
     organizationId: campaign.organizationId,
     campaignId: campaign.id,
     attemptId: attempt.id,
     eligibleObjectKey: attempt.eligibleObjectKey,
     batches: batchesOf(attempt.eligible),
+    requestId: attempt.requestId ?? null,
   };
 }
 

@@ -44,4 +44,11 @@ export const exportCampaignOperation = /* @__PURE__ */ defineOperation({
   response: ExportResultSchema,
   errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired', 'no_eligible_accounts'],
   example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', maxContactsPerAccount: 3, hasEmail: true },
+  responseExample: {
+    campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz',
+    url: 'https://campaign-enrichment-data.s3.eu-west-1.amazonaws.com/exports/org_4fJ8kQ2mN7pR9sT3vW5xY/camp_7Hq2kXv9LmN3pR5sT8wYz/exp_2bC4dE6fG8hJ0kL2mN4pQ.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=3f1c9a7e52b04d8e6a1f0c2b9d7e4a6c8b1f3e5d7a9c0b2e4f6a8c1d3e5f7a9b',
+    urlExpiresAt: '2026-11-22T10:15:00.000Z',
+    rows: { accounts: 262, contacts: 584 },
+    file: { format: 'csv', encoding: 'utf-8-bom' },
+  },
 });

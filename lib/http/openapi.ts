@@ -1,90 +1,381 @@
 /**
- * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"), generated from
- * the operations' zod schemas by zod-openapi: the schemas that validate
- * requests are the ones the document shows.
+ * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"; decisions
+ * §13), generated from the operations' zod schemas by zod-openapi: the
+ * schemas that validate requests are the ones the document shows.
+ *
+ * Per operation it states: the JSON body and its two form encodings (text
+ * forms of numbers and booleans, `filters[status]` bracket keys, repeated
+ * fields, multipart file parts); every error code under its status with its
+ * typed `details` and a real example; the headers of decisions §10
+ * (`Idempotency-Key`, `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`).
+ *
+ * `npm run openapi:write` writes it to `docs/openapi.json`;
+ * `npm run openapi:check` fails when that file differs from this output.
  */
 import * as z from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import { ERROR_STATUS, type ErrorCode } from '../errors';
+import {
+  ApiError,
+  CAMPAIGN_STATUSES,
+  CampaignNotEditableError,
+  CampaignNotEnrichableError,
+  ConcurrencyLimitExceededError,
+  ERROR_STATUS,
+  EnrichmentPendingError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  InsufficientCreditsError,
+  InternalError,
+  InvalidApiKeyError,
+  InvalidRequestError,
+  MethodNotAllowedError,
+  NoEligibleAccountsError,
+  NotFoundError,
+  ResultsExpiredError,
+  ResultsNotReadyError,
+  RevokedApiKeyError,
+  type ErrorCode,
+} from '../errors';
+import { isSavedRefusal } from '../idempotency/middleware';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
+import { formatIssues } from './issues';
 import type { Operation } from './operation';
 
-const ErrorObject = z
-  .strictObject({
-    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({ id: 'Error' });
+/** Server shown in the committed document: the local stack of `npm start`. */
+export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
 
-const ErrorEnvelope = z.strictObject({ data: z.null(), error: ErrorObject }).meta({ id: 'ErrorEnvelope' });
+const nonNegative = () => z.int().min(0);
+
+/** The typed `details` of each error code (absent: the code has none). */
+const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
+  invalid_request: {
+    schema: z.strictObject({ issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }) }),
+    // Absent only when the body could not be parsed at all (decisions §2).
+    required: false,
+  },
+  insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
+  not_found: { schema: z.strictObject({ resource: z.string().meta({ description: '`campaign`, or `route` for an unknown path.' }), id: z.string() }), required: true },
+  campaign_not_enrichable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
+  campaign_not_editable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
+  no_eligible_accounts: { schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }), required: true },
+  concurrency_limit_exceeded: {
+    schema: z.strictObject({ limit: nonNegative(), inFlight: nonNegative(), requested: nonNegative() }).meta({ description: 'Figures in accounts.' }),
+    required: true,
+  },
+  method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
+};
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-  invalid_request: 'Malformed or invalid body, or an invalid cursor; `details.issues` names each field.',
+  invalid_request: 'Malformed or invalid body, header or cursor; `details.issues` names each field.',
   invalid_api_key: 'Missing, malformed or unrecognized API key.',
   revoked_api_key: 'The API key has been revoked.',
-  insufficient_credits: 'The smb balance is below the launch charge (`details.available`, `required`, `shortfall`).',
-  not_found: 'No such campaign in the authenticated organization (`details.resource`, `id`).',
-  campaign_not_enrichable: 'The campaign is not an API-created draft (`details.status`).',
-  campaign_not_editable: 'The campaign is not an API-created draft (`details.status`).',
-  enrichment_pending: 'Another enrich call is evaluating this campaign right now; retry shortly.',
-  no_eligible_accounts: 'No account is eligible (`details.requested`).',
-  concurrency_limit_exceeded: "The launch would exceed the organization's ceiling (`details.limit`, `inFlight`, `requested`).",
+  insufficient_credits: 'The smb balance is below the launch charge.',
+  not_found: 'No such campaign in the authenticated organization.',
+  method_not_allowed: 'The path is an operation, which takes POST only (header `Allow: POST`).',
+  campaign_not_enrichable: 'The campaign is not an API-created draft.',
+  campaign_not_editable: 'The campaign is not an API-created draft.',
+  enrichment_pending: 'Another enrich call is evaluating this campaign right now; retry after `Retry-After` seconds.',
   results_not_ready: 'The campaign is not enriched yet.',
+  idempotency_key_in_use: 'A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second.',
   results_expired: 'The result access period has ended.',
+  no_eligible_accounts: 'No account is eligible.',
+  idempotency_key_reused: 'The Idempotency-Key was first used with a different request body.',
+  concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
+/** A real error of each code, as the API answers it (the document's examples). */
+const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = {
+  invalid_api_key: new InvalidApiKeyError(),
+  revoked_api_key: new RevokedApiKeyError(),
+  insufficient_credits: new InsufficientCreditsError({ available: 120, required: 262 }),
+  not_found: new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'),
+  method_not_allowed: new MethodNotAllowedError('GET', '/v1/campaigns/get'),
+  campaign_not_enrichable: new CampaignNotEnrichableError('enriched'),
+  campaign_not_editable: new CampaignNotEditableError('enriching'),
+  enrichment_pending: new EnrichmentPendingError(42),
+  results_not_ready: new ResultsNotReadyError(),
+  idempotency_key_in_use: new IdempotencyKeyInUseError(),
+  results_expired: new ResultsExpiredError(),
+  no_eligible_accounts: new NoEligibleAccountsError(300),
+  idempotency_key_reused: new IdempotencyKeyReusedError(),
+  concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
+  internal_error: new InternalError(),
+};
+
+const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+/** The `error` object of one code: `code` fixed, `details` typed (component `<Code>Error`). */
+const errorSchemas = Object.fromEntries(
+  (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => {
+    const details = ERROR_DETAILS[code];
+    const shape = {
+      code: z.literal(code),
+      message: z.string(),
+      ...(details ? { details: details.required ? details.schema : details.schema.optional() } : {}),
+    };
+    const id = code.endsWith('_error') ? pascal(code) : `${pascal(code)}Error`;
+    return [code, z.strictObject(shape).meta({ id, description: `${ERROR_STATUS[code]} \`${code}\`: ${ERROR_DESCRIPTIONS[code]}` })];
+  }),
+) as unknown as Record<ErrorCode, z.ZodObject>;
+
+/** Response headers of decisions §10. */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'ID of this request (API Gateway’s request ID): quote it to support; every log line of the request carries it.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this is the saved answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
+} as const;
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: `Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with \`Idempotent-Replayed: true\`) for 24 h, per organization and operation. 1..${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 \`campaign_not_enrichable\`/\`campaign_not_editable\`, 422) is saved; 400, 401, 409 \`enrichment_pending\`, 429 and 5xx release the key. The same key with another body: 422 \`idempotency_key_reused\`; while the first still runs: 409 \`idempotency_key_in_use\`.`,
+  schema: { type: 'string', pattern: `^("[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}"|[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}})$` },
+  example: '5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21',
+} as const;
+
+type JsonSchema = Record<string, any>;
+
+/** The JSON Schema of a zod schema, with every `$ref` into `$defs` inlined (for the form variants). */
+function inlineJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, $defs: _defs, $schema: _schema, id: _id, ...rest } = node as JsonSchema;
+    if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inline({ ...defs[$ref.slice('#/$defs/'.length)], ...rest });
+    return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
+  };
+  return inline(json) as JsonSchema;
+}
+
+const describe = (schema: JsonSchema, text: string) => ({ ...schema, description: [schema.description, text].filter(Boolean).join(' ') });
+
+/** The text form of one JSON Schema value in a form body (numbers, booleans and nulls arrive as text). */
+function textForm(schema: JsonSchema): JsonSchema {
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (variants) {
+    const nullable = variants.some((v) => v.type === 'null');
+    const others = variants.filter((v) => v.type !== 'null');
+    // One value or an array of them (list filters): the field, repeated.
+    const array = others.find((v) => v.type === 'array');
+    if (array) return describe({ ...textForm(array), description: schema.description }, 'Repeat the field for several values.');
+    if (nullable && others.length === 1) {
+      const inner = textForm({ ...others[0], description: schema.description });
+      return describe({ ...inner, pattern: inner.pattern ? `^(${inner.pattern.slice(1, -1)})?$|^null$` : undefined }, 'Empty (or `null`) for null.');
+    }
+  }
+  const min = schema.minimum === Number.MIN_SAFE_INTEGER ? undefined : (schema.minimum as number | undefined);
+  const max = schema.maximum === Number.MAX_SAFE_INTEGER ? undefined : (schema.maximum as number | undefined);
+  const range = min !== undefined && max !== undefined ? ` (${min}..${max})` : min !== undefined ? ` (${min} or more)` : max !== undefined ? ` (at most ${max})` : '';
+  switch (schema.type) {
+    case 'integer':
+      return { type: 'string', pattern: schema.minimum !== undefined && schema.minimum >= 0 ? '^\\d+$' : '^-?\\d+$', description: [schema.description, `An integer${range}, as text.`].filter(Boolean).join(' ') };
+    case 'number':
+      return { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: [schema.description, `A number${range}, as text.`].filter(Boolean).join(' ') };
+    case 'boolean':
+      return { type: 'string', enum: ['true', 'false'], ...(schema.description ? { description: schema.description } : {}) };
+    case 'array': {
+      const { items, ...rest } = schema;
+      return describe({ ...rest, items: textForm(items as JsonSchema) }, 'Repeat the field once per value.');
+    }
+    default:
+      return schema;
+  }
+}
+
+/** A JSON request value as a form body carries it (the docs' form examples). */
+function formExample(value: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix}[${key}]` : key;
+    if (v && typeof v === 'object' && !Array.isArray(v)) Object.assign(out, formExample(v as Record<string, unknown>, name));
+    else out[name] = Array.isArray(v) ? v.map(String) : v === null ? '' : String(v);
+  }
+  return out;
+}
+
+/** A single value of a repeated field, as the array it is read as. */
+function asSchemaShapes(example: Record<string, unknown>, properties: Record<string, JsonSchema>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(example).map(([key, value]) => [key, properties[key]?.type === 'array' && !Array.isArray(value) ? [value] : value]));
+}
+
+/**
+ * The form variant of a request schema: nested objects flattened into
+ * bracket keys (`filters[status]`), text forms of numbers, booleans and
+ * nulls, repeated fields for arrays, and (multipart) the operation's file parts.
+ */
+function formMedia(operation: Operation, multipart: boolean) {
+  const json = inlineJsonSchema(operation.request);
+  const properties: Record<string, JsonSchema> = {};
+  const encoding: Record<string, Record<string, unknown>> = {};
+  let required = [...((json.required as string[] | undefined) ?? [])];
+  for (const [key, schema] of Object.entries((json.properties ?? {}) as Record<string, JsonSchema>)) {
+    if (schema.type === 'object' && schema.properties) {
+      for (const [inner, innerSchema] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
+        properties[`${key}[${inner}]`] = describe(textForm(innerSchema), `\`${key}.${inner}\` of the JSON body.`);
+      }
+      continue;
+    }
+    properties[key] = textForm(schema);
+  }
+  for (const [name, form] of Object.entries(properties)) {
+    if (form.type === 'array') encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
+  }
+  let anyOf = json.anyOf as JsonSchema[] | undefined;
+  if (multipart) {
+    for (const [name, part] of Object.entries(operation.fileParts ?? {})) {
+      properties[name] = { type: 'string', contentMediaType: part.contentTypes[0], description: part.description };
+      encoding[name] = { contentType: part.contentTypes.join(', ') };
+      if (required.includes(part.replaces)) {
+        required = required.filter((field) => field !== part.replaces);
+        anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
+      }
+    }
+  }
+  const schema: JsonSchema = {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    ...(anyOf ? { anyOf } : {}),
+    additionalProperties: false,
+  };
+  return {
+    schema,
+    ...(Object.keys(encoding).length > 0 ? { encoding } : {}),
+    ...(operation.example ? { example: asSchemaShapes(formExample(operation.example), properties) } : {}),
+  };
+}
+
+/** A real `invalid_request` of the operation: its own schema's answer to an empty (or unknown-field) body. */
+function invalidRequestExample(operation: Operation): ApiError {
+  const empty = operation.request.safeParse({});
+  const parsed = empty.success ? operation.request.safeParse({ unexpected: true }) : empty;
+  return new InvalidRequestError('The request body is invalid.', parsed.success ? ['body: invalid'] : formatIssues(parsed.error.issues));
+}
+
+const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
+
 function operationObject(operation: Operation): ZodOpenApiOperationObject {
-  const codes: ErrorCode[] = ['invalid_api_key', ...operation.errors, 'internal_error'];
+  const codes = [...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'internal_error'])];
+  if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+
+  const replayable = (status: number, statusCodes: ErrorCode[]) =>
+    operation.idempotent && statusCodes.some((code) => code !== 'idempotency_key_reused' && isSavedRefusal({ code, statusCode: status }));
+
   const responses: Record<string, ZodOpenApiResponseObject> = {
     '200': {
-      description: 'Success.',
-      content: { 'application/json': { schema: z.strictObject({ data: operation.response, error: z.null() }) } },
+      description: operation.idempotent ? 'Success (saved for replay when the request has an `Idempotency-Key`).' : 'Success.',
+      headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...(operation.idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) },
+      content: {
+        'application/json': {
+          schema: z.strictObject({ data: operation.response, error: z.null() }),
+          ...(operation.responseExample !== undefined ? { example: { data: operation.responseExample, error: null } } : {}),
+        },
+      },
     },
   };
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const schemas = statusCodes.map((code) => errorSchemas[code]);
+    const error = schemas.length === 1 ? schemas[0]! : z.discriminatedUnion('code', schemas as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+    const examples = Object.fromEntries(
+      statusCodes.map((code) => {
+        const example = code === 'invalid_request' ? invalidRequestExample(operation) : ERROR_EXAMPLES[code];
+        return [code, { summary: code, value: { data: null, error: example.toJSON() } }];
+      }),
+    );
+    const retryAfter = statusCodes.some((code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use');
     responses[String(status)] = {
       description: statusCodes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
-      content: { 'application/json': { schema: ErrorEnvelope } },
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...(replayable(status, statusCodes) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
+        ...(retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
+        ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+      },
+      content: { 'application/json': { schema: envelopeOf(error), examples } },
     };
   }
+
+  const optionalBody = operation.request.safeParse({}).success && Object.keys(operation.request.shape).length === 0;
   return {
     operationId: operation.operationId,
     summary: operation.summary,
-    description: operation.description,
+    description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     security: [{ apiKey: [] }],
+    ...(operation.idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
-      required: false,
+      required: !optionalBody,
+      description: optionalBody
+        ? 'No body, an empty body or `{}`.'
+        : 'JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field.',
       content: {
         'application/json': { schema: operation.request, ...(operation.example ? { example: operation.example } : {}) },
-        'application/x-www-form-urlencoded': { schema: operation.request },
-        'multipart/form-data': { schema: operation.request },
+        ...(optionalBody ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
   };
 }
 
+/** Drops the bounds zod gives every integer (±2^53−1): they are JavaScript's, not the API's, and make poor examples. */
+function withoutSafeIntegerBounds<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds) as T;
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out as T;
+}
+
 /**
  * Builds the OpenAPI document of the given operations.
  * @param operations - every operation the API serves.
- * @param serverUrl - base URL shown in the document (for example `http://127.0.0.1:3000`).
+ * @param serverUrl - base URL shown in the document; the deployed and local docs routes pass the origin of the request.
  */
-export function buildOpenApiDocument(operations: readonly Operation[], serverUrl = '{base_url}') {
+export function buildOpenApiDocument(operations: readonly Operation[], serverUrl = LOCAL_SERVER_URL) {
   const paths: ZodOpenApiPathsObject = {};
   for (const operation of operations) paths[operation.path] = { post: operationObject(operation) };
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Campaign Enrichment API',
       version: '1.0.0',
-      description:
-        'Create campaigns from account lists, launch enrichment (credits are charged per eligible account), poll progress, read result metrics and export results as CSV. Every response is the envelope `{ data, error }`. Request bodies may be JSON, urlencoded or multipart.',
+      description: [
+        'Create campaigns from account lists, launch enrichment (credits are charged per eligible account), poll progress, read result metrics and export results as CSV.',
+        '',
+        'Every operation is a `POST`; every response is the envelope `{ data, error }` and carries `X-Request-Id`. Request bodies may be JSON, urlencoded or multipart. Mutating operations honour `Idempotency-Key`.',
+        '',
+        'Outside the operations: any other method on an operation path answers 405 `method_not_allowed` (`details.allow`, header `Allow: POST`); an unknown path answers 404 `not_found` with `details.resource = "route"`.',
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: serverUrl }],
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Organization API key: `Authorization: Bearer cek_…`' } } },
+    servers: [{ url: serverUrl, description: serverUrl === LOCAL_SERVER_URL ? 'The local stack (`npm start`); a deployment serves this document with its own URL.' : 'This deployment.' }],
+    security: [{ apiKey: [] }],
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Organization API key: `Authorization: Bearer cek_…`' } },
+      headers: HEADERS as never,
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER as never },
+    },
     paths,
   });
+  return withoutSafeIntegerBounds(document);
 }

@@ -20,8 +20,21 @@ export interface Operation<S extends z.ZodObject = z.ZodObject> {
   response: z.ZodType;
   /** Error codes the operation may answer (besides `invalid_api_key` and `internal_error`). */
   errors: ErrorCode[];
-  /** Example request body for the docs. */
+  /** Example request body for the docs (JSON; the form examples are derived from it). */
   example?: Record<string, unknown>;
+  /** Example of `data` on success, for the docs (validated against {@link response} by `redocly lint`). */
+  responseExample?: unknown;
+  /**
+   * Multipart file parts the operation takes instead of a field (decisions
+   * §1: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
+   */
+  fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
+  /**
+   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
+   * operations that change state (create, update, enrich, webhook endpoints);
+   * read-only operations leave it unset and ignore the header.
+   */
+  idempotent?: boolean;
   /** Maps a form body before validation (e.g. a multipart file part into a field). */
   fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
 }

@@ -2,9 +2,10 @@
  * The request pipeline every API Lambda runs (spec "Endpoints", "Errors",
  * "Authentication"; decisions §2).
  *
- * Top to bottom: request logging context → error envelope (onError) →
- * authentication → body guard (content type, size) → the three middy body parsers
- * → form normalization → schema validation → use case → `{ data, error }`.
+ * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
+ * logging context → error envelope (onError) → authentication → body guard
+ * (content type, size) → the three middy body parsers → form normalization →
+ * schema validation → idempotency (decisions §10) → use case → `{ data, error }`.
  */
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -20,6 +21,10 @@ import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyLookup } from './auth';
 import type { Operation } from './operation';
+import { requestTracing } from './request-id';
+import { idempotency } from '../idempotency/middleware';
+import type { IdempotencyStore } from '../idempotency/store';
+import { config } from '../config';
 
 /** Largest JSON or urlencoded body accepted, in bytes (decisions §2). */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -45,6 +50,10 @@ type BodyKind = 'json' | 'urlencoded' | 'multipart';
 interface PipelineContext extends Context {
   organizationId?: string;
   bodyKind?: BodyKind;
+  /** Set by the request-tracing plugin. */
+  requestId?: string;
+  /** The validated input, once the schema accepted the body. */
+  input?: unknown;
 }
 
 /** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
@@ -65,6 +74,8 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
     const error = request.error;
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
+      // Headers that belong to the error: Retry-After, Allow (decisions §10).
+      if (Object.keys(error.headers).length > 0) request.response.headers = { ...request.response.headers, ...error.headers };
       // RFC 6750: a bearer-protected resource names its scheme on 401.
       if (error.statusCode === 401) request.response.headers = { ...request.response.headers, 'www-authenticate': 'Bearer' };
       return;
@@ -191,26 +202,40 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
   },
 });
 
+/** Validates the body against the operation's schema (the coercing form variant for form bodies). */
+const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
+  const formSchema = formSchemaOf(operation.request);
+  return {
+    before: (request: Request) => {
+      const kind = request.context.bodyKind;
+      const raw = kind === undefined ? {} : (request.event.body as unknown);
+      const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
+      const parsed = (kind === undefined || kind === 'json' ? operation.request : formSchema).safeParse(prepared);
+      if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
+      request.context.input = parsed.data;
+    },
+  };
+};
+
 /**
  * Builds the Lambda handler of one API operation.
  *
  * @param operation - the operation's schema and metadata (also used for OpenAPI).
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
  * @param dependencies.findApiKey - the API-key lookup authentication uses.
+ * @param dependencies.idempotencyRecords - where `Idempotency-Key` records live (operations with `idempotent: true`).
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  *
  * @example
- * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey });
+ * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey, idempotencyRecords });
  */
 export function createApiHandler<S extends z.ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup },
+  dependencies: { findApiKey: ApiKeyLookup; idempotencyRecords: () => IdempotencyStore },
 ): ApiHandler {
-  const jsonSchema = operation.request;
-  const formSchema = formSchemaOf(operation.request);
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
+    .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
     .use(authentication(dependencies.findApiKey))
     .use(bodyGuard())
@@ -228,13 +253,10 @@ export function createApiHandler<S extends z.ZodObject, R>(
       ),
     )
     .use(formFields())
-    .handler(async (event, context) => {
-      const kind = context.bodyKind;
-      const raw = kind === undefined ? {} : (event.body as unknown);
-      const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
-      const parsed = (kind === undefined || kind === 'json' ? jsonSchema : formSchema).safeParse(prepared);
-      if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
-      const data = await useCase(parsed.data as z.output<S>, { organizationId: context.organizationId!, requestId: event.requestContext?.requestId ?? context.awsRequestId });
+    .use(validation(operation))
+    .use(idempotency(operation, { store: dependencies.idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }))
+    .handler(async (_event, context) => {
+      const data = await useCase(context.input as z.output<S>, { organizationId: context.organizationId!, requestId: context.requestId ?? context.awsRequestId });
       return success(data);
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.

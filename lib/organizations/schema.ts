@@ -12,12 +12,12 @@ export const OrganizationDescription = z
       name: z.string().meta({ description: 'Organization name.', example: 'Acme Demo' }),
     }),
     credits: z.strictObject({
-      smb: z.int().meta({ description: 'Credits available for account and contact enrichment.', example: 10000 }),
-      researchAgents: z.int().meta({ description: 'Credits available for research-agent runs.', example: 100 }),
+      smb: z.int().min(0).meta({ description: 'Credits available for account and contact enrichment.', example: 10000 }),
+      researchAgents: z.int().min(0).meta({ description: 'Credits available for research-agent runs.', example: 100 }),
     }),
     enrichment: z.strictObject({
-      enrichingAccounts: z.int().meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 }),
-      maxEnrichingAccounts: z.int().meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 }),
+      enrichingAccounts: z.int().min(0).meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 }),
+      maxEnrichingAccounts: z.int().min(0).meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 }),
     }),
   })
   .meta({ id: 'OrganizationDescription' });
@@ -35,4 +35,9 @@ export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   request: z.strictObject({}),
   response: OrganizationDescription,
   errors: ['invalid_request', 'revoked_api_key'],
+  responseExample: {
+    organization: { id: 'org_4fJ8kQ2mN7pR9sT3vW5xY', name: 'Acme Demo' },
+    credits: { smb: 9788, researchAgents: 100 },
+    enrichment: { enrichingAccounts: 262, maxEnrichingAccounts: 5000 },
+  },
 });

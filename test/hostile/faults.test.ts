@@ -431,7 +431,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     const before = await ledgerShape(f);
     const done = (await stored(f))!;
     const attempt = done.attempt!;
-    const input = { organizationId: f.organizationId, campaignId: f.campaignId, attemptId: attempt.id, eligibleObjectKey: attempt.eligibleObjectKey, batches: batchesOf(attempt.eligible) };
+    const input = { organizationId: f.organizationId, campaignId: f.campaignId, attemptId: attempt.id, eligibleObjectKey: attempt.eligibleObjectKey, batches: batchesOf(attempt.eligible), requestId: null };
     // The same task Lambdas invoked again with their input, then a second execution of the whole state machine.
     await completeHandler({ ...input, batchResults: [{ index: 0, accounts: 5, accountsWithContact: 5, accountsWithMobile: 0, contacts: 5 }] }, lambdaContext('WorkflowComplete', 'rerun'));
     await compensateHandler({ ...input, reason: 'failed' }, lambdaContext('WorkflowCompensate', 'rerun'));

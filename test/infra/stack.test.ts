@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
 import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
-import { API_ROUTES, type ApiRoute } from '../../infra/routes';
+import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
@@ -100,7 +100,8 @@ describe('CampaignEnrichment-dev', () => {
   it('routes POST <path> of every API route to that route’s own function', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length);
+    // Plus GET /openapi.json, GET /docs and the $default catch-all.
+    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1);
     for (const route of API_ROUTES) {
       const [resource, ...others] = Object.values(routes).filter((r) => r.Properties.RouteKey === `POST ${route.operation.path}`);
       expect(others).toHaveLength(0);
@@ -111,6 +112,37 @@ describe('CampaignEnrichment-dev', () => {
         IntegrationUri: { 'Fn::GetAtt': [logicalId(built.stack.functions.get(route.functionId)!.function), 'Arn'] },
       });
     }
+  });
+
+  /** The function an HTTP API route key is integrated with (its logical ID), or undefined when no such route exists. */
+  function functionOfRoute(routeKey: string): string | undefined {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => r.Properties.RouteKey === routeKey);
+    expect(routes.length, routeKey).toBeLessThanOrEqual(1);
+    if (routes.length === 0) return undefined;
+    const integrationId = routes[0]!.Properties.Target['Fn::Join'][1][1].Ref as string;
+    const integration = template.findResources('AWS::ApiGatewayV2::Integration')[integrationId]!.Properties;
+    expect(integration).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    return integration.IntegrationUri['Fn::GetAtt'][0] as string;
+  }
+
+  it('sends every unrouted request ($default) to the catch-all function: 404/405 in the envelope, not API Gateway’s own body', () => {
+    expect(functionOfRoute('$default')).toBe(logicalId(built.stack.supportFunctions.catchAll.function));
+    expect(built.stack.supportFunctions.catchAll.node.id).toBe(SUPPORT_FUNCTIONS.catchAll.functionId);
+    // An operation path with another method has no route of its own: it reaches $default (405 there).
+    for (const route of API_ROUTES) expect(functionOfRoute(`GET ${route.operation.path}`)).toBeUndefined();
+    // The catch-all reads nothing and writes nothing.
+    const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.catchAll.functionId));
+    expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
+  });
+
+  it('serves GET /openapi.json and GET /docs from the docs function, which touches no data', () => {
+    for (const path of DOCS_ROUTES) expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
+    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/docs']);
+    const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
+    expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 29 });
+    expect(fn.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
   });
 
   it('builds each function from its route’s entry under its functionId', () => {
@@ -401,7 +433,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ServiceFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -434,7 +466,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
       const alarmed: unknown[] = [];
-      for (const name of ['ApiFunctionThrottles', 'WorkflowFunctionThrottles']) {
+      for (const name of ['ServiceFunctionThrottles', 'WorkflowFunctionThrottles']) {
         const alarm = alarmNamed(name);
         expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
         const stats = readMetrics(alarm);
@@ -444,8 +476,12 @@ describe('CampaignEnrichment-dev', () => {
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
       const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile'];
+      const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
+      const supportAlarm = alarmNamed('SupportFunctionThrottles');
+      expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(support.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
       expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
-      expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length);
+      expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length + support.length);
     });
 
     it('alarms on throttled requests of every table operation the functions may call', () => {
@@ -514,7 +550,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 2; // + CreditsReconcile and EnrichmentReconcile
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 4; // + CreditsReconcile, EnrichmentReconcile, catch-all and docs
         for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
           expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
         }
@@ -539,7 +575,7 @@ describe('CampaignEnrichment-prod', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
   });
 });
 

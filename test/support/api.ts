@@ -60,11 +60,13 @@ export interface CallOptions {
   form?: URLSearchParams;
   multipart?: FormData;
   raw?: { body: string | Buffer; contentType?: string };
+  /** Extra request headers, e.g. `Idempotency-Key`. */
+  headers?: Record<string, string>;
 }
 
 /** POSTs to an API path over HTTP and parses the envelope. */
 export async function call<T = any>(baseUrl: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   const authorization = options.authorization ?? (options.apiKey ? `Bearer ${options.apiKey}` : undefined);
   if (authorization !== undefined) headers.authorization = authorization;
   let body: RequestInit["body"];

@@ -15,7 +15,11 @@ import {
   ConcurrencyLimitExceededError,
   ERROR_STATUS,
   EnrichmentPendingError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
   InsufficientCreditsError,
+  MethodNotAllowedError,
+  retryAfterHeader,
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
@@ -404,6 +408,9 @@ describe('error family', () => {
     ],
     ['ResultsNotReadyError', new ResultsNotReadyError(), 'results_not_ready', { code: 'results_not_ready', message: 'The campaign has no results yet; poll get until its status is "enriched".' }],
     ['ResultsExpiredError', new ResultsExpiredError(), 'results_expired', { code: 'results_expired', message: 'The result access period of this campaign has ended.' }],
+    ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError(), 'idempotency_key_reused', { code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used with a different request; use a new key for a new request.' }],
+    ['IdempotencyKeyInUseError', new IdempotencyKeyInUseError(), 'idempotency_key_in_use', { code: 'idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' }],
+    ['MethodNotAllowedError', new MethodNotAllowedError('GET', '/v1/org/describe'), 'method_not_allowed', { code: 'method_not_allowed', message: 'GET is not allowed on /v1/org/describe; use POST.', details: { allow: ['POST'] } }],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -418,12 +425,15 @@ describe('error family', () => {
       revoked_api_key: 401,
       insufficient_credits: 402,
       not_found: 404,
+      method_not_allowed: 405,
       campaign_not_enrichable: 409,
       campaign_not_editable: 409,
       enrichment_pending: 409,
       results_not_ready: 409,
+      idempotency_key_in_use: 409,
       results_expired: 410,
       no_eligible_accounts: 422,
+      idempotency_key_reused: 422,
       concurrency_limit_exceeded: 429,
       internal_error: 500,
     });
@@ -438,6 +448,18 @@ describe('error family', () => {
     expect(error.toJSON()).toStrictEqual(json);
     // JSON.stringify uses toJSON: no stack, no name, nothing else leaks.
     expect(JSON.parse(JSON.stringify(error))).toStrictEqual(json);
+  });
+
+  it('carries its response headers outside the body: Retry-After (whole seconds, at least 1) and Allow (decisions §10)', () => {
+    expect(new EnrichmentPendingError(42.2).headers).toEqual({ 'retry-after': '43' });
+    expect(new EnrichmentPendingError(0.01).headers).toEqual({ 'retry-after': '1' });
+    expect(new EnrichmentPendingError(-5).headers).toEqual({ 'retry-after': '1' });
+    expect(new EnrichmentPendingError().headers).toEqual({ 'retry-after': '1' });
+    expect(new IdempotencyKeyInUseError().headers).toEqual({ 'retry-after': '1' });
+    expect(new MethodNotAllowedError('PUT', '/v1/campaigns/get').headers).toEqual({ allow: 'POST' });
+    expect(new NotFoundError('campaign', 'x').headers).toEqual({});
+    expect(retryAfterHeader(Number.NaN)).toBe(1);
+    expect(JSON.stringify(new EnrichmentPendingError(10))).not.toContain('retry-after');
   });
 
   it('omits details when an invalid_request has no issues', () => {

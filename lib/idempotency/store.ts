@@ -1,0 +1,171 @@
+/**
+ * Idempotency records on the shared table (decisions §10; docs/data-model.md
+ * "Idempotency record").
+ *
+ * One item per organization + operation + key. A request claims the key
+ * with one conditional PutItem (the lock, valid until the function's
+ * timeout); when it ends, its answer is saved in the same item (conditional
+ * on the claim's token) or the item is deleted (conditional on the token),
+ * so a request whose lock expired and was taken over can never overwrite or
+ * delete its successor's record.
+ *
+ * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
+ * check here treats a record past `expiresAt` as absent.
+ */
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../db/table';
+
+/** Which request an idempotency record belongs to. */
+export interface IdempotencyScope {
+  organizationId: string;
+  /** The operation's `operationId`, e.g. `createCampaign`. */
+  operationId: string;
+  /** The `Idempotency-Key` value, quotes removed. */
+  key: string;
+}
+
+/** An answer worth replaying: HTTP status and the exact response body. */
+export interface SavedResponse {
+  statusCode: number;
+  body: string;
+}
+
+/** An idempotency record as stored. */
+export interface IdempotencyRecord {
+  status: 'in_progress' | 'completed';
+  /** SHA-256 (hex) of the validated input. */
+  fingerprint: string;
+  /** Request ID of the request that claimed the key. */
+  requestId: string;
+  /** When the key was first claimed (ISO 8601). */
+  createdAt: string;
+  /** Epoch milliseconds after which an `in_progress` lock is abandoned (the holder's function timeout). */
+  lockExpiresAt: number;
+  /** Epoch milliseconds after which the whole record counts as absent. */
+  expiresAt: number;
+  /** The saved answer, once `completed`. */
+  response?: SavedResponse;
+}
+
+/** A claim attempt: who claims, with what input, and until when. */
+export interface IdempotencyClaim extends IdempotencyScope {
+  fingerprint: string;
+  /** Random token of this claim; only its holder may complete or release it. */
+  token: string;
+  requestId: string;
+  /** Current time, epoch milliseconds. */
+  now: number;
+  /** Epoch milliseconds when this request's lock lapses (now + the function's remaining time). */
+  lockExpiresAt: number;
+  /** Seconds the record is kept from now (`IDEMPOTENCY_TTL_SECONDS`). */
+  ttlSeconds: number;
+}
+
+/** Data access for idempotency records. */
+export interface IdempotencyStore {
+  /**
+   * Claims the key for this request. Succeeds when no live record exists, or
+   * when the existing one is a lapsed lock of the same input (its holder died).
+   * @returns `{ ok: true }`, or the live record that holds the key.
+   */
+  claim(claim: IdempotencyClaim): Promise<{ ok: true } | { ok: false; record: IdempotencyRecord }>;
+  /** Saves the answer of a claim. @returns false when the claim was lost (its lock lapsed and another request took the key). */
+  complete(scope: IdempotencyScope, token: string, response: SavedResponse): Promise<boolean>;
+  /** Deletes the record of a claim so the key can be used again. A lost claim is left alone. */
+  release(scope: IdempotencyScope, token: string): Promise<void>;
+}
+
+/** Builds the DynamoDB implementation of {@link IdempotencyStore}. */
+export function createIdempotencyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): IdempotencyStore {
+  const keyOf = (scope: IdempotencyScope) => keys.idempotencyRecord(scope.organizationId, scope.operationId, scope.key);
+
+  return {
+    async claim(claim) {
+      const expiresAt = claim.now + claim.ttlSeconds * 1000;
+      const record: IdempotencyRecord & { token: string } = {
+        status: 'in_progress',
+        fingerprint: claim.fingerprint,
+        requestId: claim.requestId,
+        createdAt: new Date(claim.now).toISOString(),
+        lockExpiresAt: claim.lockExpiresAt,
+        expiresAt,
+        token: claim.token,
+      };
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keyOf(claim),
+              type: 'idempotencyRecord',
+              organizationId: claim.organizationId,
+              operationId: claim.operationId,
+              ...record,
+              // DynamoDB's TTL (epoch seconds) deletes the item some time after expiresAt.
+              ttl: Math.ceil(expiresAt / 1000),
+            },
+            // No live record; or a record past its expiry; or an abandoned lock on the same input.
+            ConditionExpression:
+              'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { ok: true };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
+        const old = unmarshall(error.Item as Record<string, AttributeValue>);
+        return {
+          ok: false,
+          record: {
+            status: old.status,
+            fingerprint: old.fingerprint,
+            requestId: old.requestId,
+            createdAt: old.createdAt,
+            lockExpiresAt: old.lockExpiresAt,
+            expiresAt: old.expiresAt,
+            ...(old.response ? { response: { statusCode: old.response.statusCode, body: old.response.body } } : {}),
+          },
+        };
+      }
+    },
+
+    async complete(scope, token, response) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keyOf(scope),
+            UpdateExpression: 'SET #status = :completed, #response = :response',
+            ConditionExpression: '#token = :token',
+            ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':response': response, ':token': token },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+
+    async release(scope, token) {
+      try {
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keyOf(scope),
+            ConditionExpression: '#token = :token',
+            ExpressionAttributeNames: { '#token': 'token' },
+            ExpressionAttributeValues: { ':token': token },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The typed client (`client/`, decisions §13) against the local stack:
+ * the whole flow create → enrich → waitForEnrichment → export; typed errors;
+ * and safe retries: a response lost on the network after the server ran the
+ * enrich is retried with the same Idempotency-Key and charges once; a key
+ * still in use is retried after `Retry-After`.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CampaignEnrichmentError, createCampaignEnrichmentClient } from '../client';
+import { newOrganization, useApi } from './support/api';
+import { idempotencyRecords } from '../lib/root';
+import { fingerprintOf } from '../lib/idempotency/key';
+import { activeAccounts, balance, importAccounts, ledgerOf, uniquePrefix } from './enrichment/support';
+
+const api = useApi();
+
+/** A fetch that records each request (URL, Idempotency-Key) and the answer's replay mark. */
+function recordingFetch(options: { dropFirstResponseOf?: string } = {}) {
+  const calls: { path: string; idempotencyKey: string | null; status?: number; replayed?: string | null; dropped?: boolean }[] = [];
+  let dropped = false;
+  const fetchImpl = async (request: Request): Promise<Response> => {
+    const entry: (typeof calls)[number] = { path: new URL(request.url).pathname, idempotencyKey: request.headers.get('idempotency-key') };
+    calls.push(entry);
+    const response = await fetch(request);
+    entry.status = response.status;
+    entry.replayed = response.headers.get('idempotent-replayed');
+    if (!dropped && entry.path === options.dropFirstResponseOf) {
+      // The request went through and the server answered; the answer is lost on the way back.
+      dropped = true;
+      entry.dropped = true;
+      await response.body?.cancel();
+      throw new TypeError('fetch failed: socket hang up');
+    }
+    return response;
+  };
+  return { calls, fetch: fetchImpl };
+}
+
+async function organizationWithAccounts(count: number) {
+  const org = await newOrganization({ smbCredits: 1_000 });
+  const accounts = activeAccounts(uniquePrefix(), count);
+  await importAccounts(accounts);
+  return { ...org, accountIds: accounts.map((a) => a.accountId) };
+}
+
+describe('client', () => {
+  it('create → enrich → waitForEnrichment → export', async () => {
+    const org = await organizationWithAccounts(4);
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });
+    const described = await client.describeOrganization();
+    expect(described.credits.smb).toBe(1_000);
+
+    const campaign = await client.createCampaign({ name: 'Client flow', accountIds: org.accountIds, excludeEnrichedWithinDays: 30 });
+    expect(campaign).toMatchObject({ status: 'draft', createdVia: 'api', accounts: { requested: 4, eligible: null } });
+    const renamed = await client.updateCampaign({ campaignId: campaign.id, name: 'Client flow, renamed' });
+    expect(renamed.name).toBe('Client flow, renamed');
+
+    const launched = await client.enrichCampaign(campaign.id);
+    expect(launched).toMatchObject({ status: 'enriching', accounts: { eligible: 4 }, credits: { charged: 4 } });
+
+    const enriched = await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });
+    expect(enriched.status).toBe('enriched');
+    expect(enriched.results.totalAccounts).toBe(4);
+    expect(enriched.completedAt).toEqual(expect.any(String));
+
+    const page = await client.listCampaigns({ filters: { status: 'enriched' } });
+    expect(page.campaigns.map((c) => c.id)).toEqual([campaign.id]);
+
+    const exported = await client.exportCampaign({ campaignId: campaign.id, hasEmail: true });
+    expect(exported).toMatchObject({ campaignId: campaign.id, rows: { accounts: 4, contacts: 4 }, file: { format: 'csv', encoding: 'utf-8-bom' } });
+    const csv = await fetch(exported.url);
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split('\r\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('retries an enrich whose answer was lost with the same Idempotency-Key, and charges once', async () => {
+    const org = await organizationWithAccounts(5);
+    const recorder = recordingFetch({ dropFirstResponseOf: '/v1/campaigns/enrich' });
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch, initialBackoffMs: 10 });
+    const campaign = await client.createCampaign({ name: 'Lossy network', accountIds: org.accountIds });
+
+    const launched = await client.enrichCampaign(campaign.id);
+    expect(launched).toMatchObject({ status: 'enriching', credits: { charged: 5 } });
+
+    const enrichCalls = recorder.calls.filter((c) => c.path === '/v1/campaigns/enrich');
+    expect(enrichCalls).toHaveLength(2);
+    expect(enrichCalls[0]).toMatchObject({ status: 200, dropped: true, replayed: null });
+    expect(enrichCalls[1]).toMatchObject({ status: 200, replayed: 'true' });
+    expect(enrichCalls[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(enrichCalls[1]!.idempotencyKey).toBe(enrichCalls[0]!.idempotencyKey);
+    // A new logical call gets a new key.
+    const createCall = recorder.calls.find((c) => c.path === '/v1/campaigns/create')!;
+    expect(createCall.idempotencyKey).not.toBe(enrichCalls[0]!.idempotencyKey);
+
+    const ledger = await ledgerOf(org.organizationId, campaign.id);
+    expect(ledger.entries.filter((e) => e.kind === 'charge').map((e) => e.amount)).toEqual([5]);
+    expect(await balance(org.organizationId)).toBe(995);
+  });
+
+  it('waits Retry-After on 409 idempotency_key_in_use and retries with the same key until the first request’s lock lapses', async () => {
+    const org = await organizationWithAccounts(2);
+    const recorder = recordingFetch();
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch });
+    const campaign = await client.createCampaign({ name: 'Busy key', accountIds: org.accountIds });
+    // A first request with this key "died" holding its lock for another 1.5 s.
+    const key = randomUUID();
+    const now = Date.now();
+    await idempotencyRecords().claim({
+      organizationId: org.organizationId,
+      operationId: 'enrichCampaign',
+      key,
+      fingerprint: fingerprintOf({ campaignId: campaign.id }),
+      token: randomUUID(),
+      requestId: 'lost',
+      now,
+      lockExpiresAt: now + 1_500,
+      ttlSeconds: 60,
+    });
+    const launched = await client.enrichCampaign(campaign.id, { idempotencyKey: key });
+    expect(launched.status).toBe('enriching');
+    const enrichCalls = recorder.calls.filter((c) => c.path === '/v1/campaigns/enrich');
+    expect(enrichCalls.length).toBeGreaterThanOrEqual(2);
+    expect(enrichCalls.slice(0, -1).every((c) => c.status === 409)).toBe(true);
+    expect(enrichCalls.at(-1)!.status).toBe(200);
+    expect(new Set(enrichCalls.map((c) => c.idempotencyKey))).toEqual(new Set([key]));
+  });
+
+  it('unwraps the error envelope into a typed CampaignEnrichmentError', async () => {
+    const org = await organizationWithAccounts(1);
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });
+    const error = await client.enrichCampaign('camp_7Hq2kXv9LmN3pR5sT8wYz').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CampaignEnrichmentError);
+    expect(error).toMatchObject({ code: 'not_found', status: 404, details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } });
+    expect((error as CampaignEnrichmentError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const invalid = await client.createCampaign({ name: 'x', accountIds: [] }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ code: 'invalid_request', status: 400, details: { issues: [expect.stringMatching(/^accountIds: /)] } });
+
+    const unauthorized = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: 'cek_nope' });
+    await expect(unauthorized.describeOrganization()).rejects.toMatchObject({ code: 'invalid_api_key', status: 401 });
+
+    const draft = await client.createCampaign({ name: 'Never launched', accountIds: ['acc_x'] });
+    await expect(client.waitForEnrichment(draft.id, { timeoutSeconds: 5 })).rejects.toMatchObject({ code: 'not_enriching' });
+  });
+
+  it('gives up with network_error after its retries when the API cannot be reached', async () => {
+    const client = createCampaignEnrichmentClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'cek_x', maxRetries: 1, initialBackoffMs: 1 });
+    await expect(client.describeOrganization()).rejects.toMatchObject({ code: 'network_error', status: 0 });
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * The published contract (decisions §13): the committed `docs/openapi.json`
+ * is exactly what the code generates, and the document states what the API
+ * does — required bodies, update's "at least one of", the form encodings,
+ * typed `details` per error code with real examples, the campaign shape per
+ * status, non-negative figures, the headers of §10, a license.
+ * (`redocly lint` runs in CI: `npm run openapi:lint`.)
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../lib/http/openapi';
+import { API_ROUTES } from '../infra/routes';
+import { ERROR_STATUS } from '../lib/errors';
+import { useApi } from './support/api';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const committed = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
+const generated = JSON.parse(JSON.stringify(buildOpenApiDocument(API_ROUTES.map((r) => r.operation))));
+const api = useApi();
+
+const post = (p: string) => committed.paths[p].post;
+const schemaOf = (ref: string) => committed.components.schemas[ref.replace('#/components/schemas/', '')];
+
+describe('docs/openapi.json', () => {
+  it('is exactly the generated document (run `npm run openapi:write` after changing an operation)', () => {
+    expect(committed).toEqual(generated);
+  });
+
+  it('is OpenAPI 3.1, version 1.0.0, with a license and every operation as a POST', () => {
+    expect(committed.openapi).toBe('3.1.0');
+    expect(committed.info.version).toBe('1.0.0');
+    expect(committed.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
+    expect(Object.keys(committed.paths).sort()).toEqual(API_ROUTES.map((r) => r.operation.path).sort());
+    for (const item of Object.values(committed.paths) as any[]) expect(Object.keys(item)).toEqual(['post']);
+  });
+
+  it('marks every request body required except describe’s, in JSON, urlencoded and multipart', () => {
+    for (const route of API_ROUTES) {
+      const body = post(route.operation.path).requestBody;
+      if (route.operation.operationId === 'describeOrganization') {
+        expect(body.required).toBe(false);
+        continue;
+      }
+      expect(body.required, route.operation.operationId).toBe(true);
+      expect(Object.keys(body.content)).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    }
+  });
+
+  it('states update’s “at least one of name, excludeEnrichedWithinDays”', () => {
+    const content = post('/v1/campaigns/update').requestBody.content;
+    for (const media of Object.values(content) as any[]) {
+      expect(media.schema.anyOf).toEqual([{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }]);
+    }
+  });
+
+  it('documents the form encodings: bracket keys, text forms of numbers and booleans, repeated fields, the accountIdsFile part', () => {
+    const list = post('/v1/campaigns/list').requestBody.content['application/x-www-form-urlencoded'];
+    expect(Object.keys(list.schema.properties)).toEqual(['filters[status]', 'filters[createdVia]', 'cursor', 'limit']);
+    expect(list.schema.properties.limit).toMatchObject({ type: 'string', pattern: '^\\d+$' });
+    expect(list.encoding['filters[status]']).toEqual({ style: 'form', explode: true });
+    const exportForm = post('/v1/campaigns/export').requestBody.content['multipart/form-data'].schema.properties;
+    expect(exportForm.hasEmail).toMatchObject({ type: 'string', enum: ['true', 'false'] });
+    expect(exportForm.maxContactsPerAccount).toMatchObject({ type: 'string', pattern: '^\\d+$' });
+    const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
+    expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
+    expect(create.schema.required).toEqual(['name']);
+    expect(create.schema.anyOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsFile'] }]);
+    expect(create.encoding.accountIdsFile.contentType).toBe('text/csv, text/plain');
+  });
+
+  it('rejects a blank name in the schema itself', () => {
+    const name = post('/v1/campaigns/create').requestBody.content['application/json'].schema.properties.name;
+    expect(name).toMatchObject({ type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' });
+    expect(new RegExp(name.pattern).test('   ')).toBe(false);
+  });
+
+  it('lists every error code under its status, with typed details and an example of that very code', () => {
+    for (const route of API_ROUTES) {
+      const { responses } = post(route.operation.path);
+      const codes = [...route.operation.errors, 'invalid_api_key', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
+      for (const code of codes) {
+        const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
+        const media = responses[status]?.content['application/json'];
+        expect(media, `${route.operation.operationId} ${code}`).toBeDefined();
+        const example = media.examples[code].value;
+        expect(example.data).toBeNull();
+        expect(example.error.code).toBe(code);
+        const error = media.schema.properties.error;
+        const refs: string[] = error.oneOf ? error.oneOf.map((o: any) => o.$ref) : [error.$ref];
+        const schema = refs.map(schemaOf).find((s) => s.properties.code.const === code);
+        expect(schema, `${route.operation.operationId} ${code}`).toBeDefined();
+        if (example.error.details) expect(Object.keys(schema.properties.details.properties ?? {}).sort()).toEqual(Object.keys(example.error.details).sort());
+      }
+    }
+    expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({ type: 'integer', minimum: 0 });
+  });
+
+  it('ties completedAt, resultsExpireAt and results to the status', () => {
+    const campaign = committed.components.schemas.Campaign;
+    expect(campaign.discriminator.propertyName).toBe('status');
+    const variants = Object.fromEntries(campaign.oneOf.map((o: any) => [schemaOf(o.$ref).properties.status.const, schemaOf(o.$ref)]));
+    expect(Object.keys(variants).sort()).toEqual(['draft', 'enriched', 'enriching', 'expired', 'tam_only']);
+    expect(variants.enriched.required).toEqual(expect.arrayContaining(['completedAt', 'resultsExpireAt', 'results']));
+    expect(variants.expired.required).toContain('resultsExpireAt');
+    for (const status of ['draft', 'enriching', 'expired', 'tam_only']) expect(variants[status].properties.results, status).toBeUndefined();
+    expect(variants.expired.properties.completedAt).toBeUndefined();
+  });
+
+  it('shows no 2^53 − 1 bound or example anywhere, and no negative figure', () => {
+    const text = JSON.stringify(committed);
+    expect(text.includes('9007199254740991'), 'a 2^53 - 1 bound or example').toBe(false);
+    const credits = committed.components.schemas.OrganizationDescription.properties.credits.properties;
+    expect(credits.smb.minimum).toBe(0);
+  });
+
+  it('declares the headers of decisions §10 on the operations', () => {
+    const enrich = post('/v1/campaigns/enrich');
+    expect(enrich.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
+    expect(committed.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+    expect(post('/v1/campaigns/get').parameters).toBeUndefined();
+    for (const [status, response] of Object.entries(enrich.responses) as [string, any][]) expect(response.headers['X-Request-Id'], status).toBeDefined();
+    expect(enrich.responses['200'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(enrich.responses['402'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(enrich.responses['429'].headers['Idempotent-Replayed']).toBeUndefined();
+    expect(enrich.responses['409'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(enrich.responses['401'].headers['WWW-Authenticate']).toBeDefined();
+  });
+
+  it('is what GET /openapi.json serves, with the server it was reached at', async () => {
+    const response = await fetch(`${api()}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    const served = (await response.json()) as any;
+    expect(served.servers).toEqual([{ url: api(), description: 'This deployment.' }]);
+    expect({ ...served, servers: committed.servers }).toEqual(committed);
+  });
+});
