@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Create a campaign
-         * @description Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header `account_id`), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. Honours `Idempotency-Key`.
+         * @description Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. Honours `Idempotency-Key`.
          */
         post: operations["createCampaign"];
         delete?: never;
@@ -143,6 +143,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/org/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's credit ledger
+         * @description Every movement of the smb balance, newest first (`createdAt` desc, then `id` desc): launch charges, refunds (accounts without results at completion, failed and canceled attempts), the initial grant and operator adjustments. The balance always equals the sum of the entries. `filters.campaignId` and `filters.kind` narrow the list (both: AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[kind]=refund`, `limit=50`.
+         */
+        post: operations["listLedger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a launch (no charge, no write)
+         * @description The launch evaluation of enrich for an API-created `draft`, charging, reserving and writing nothing: the account buckets, the credits the launch would charge, the capacity it would take, and `outcome`: `launchable` or the refusal enrich would answer at this moment (`no_eligible_accounts`, then `insufficient_credits`, then `concurrency_limit_exceeded`). Concurrent launches or top-ups can change the figures before a later enrich. Errors as enrich: `not_found`, `campaign_not_enrichable`.
+         */
+        post: operations["quoteCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Why each account was or was not enriched
+         * @description Each requested account of the most recent launch evaluation (refused ones too), in the order first submitted, with its `outcome` and `contactsFound`, plus a `summary` of every outcome over the whole list: while `enriching` it is the progress, updated at least once per batch of 1,000 accounts. `filters.outcome` takes one outcome or an array (urlencoded/multipart: `filters[outcome]=found`, repeated for several). Pass `nextCursor` unchanged as `cursor` with the same campaignId, filters and limit; stop when it is null. After a failed or canceled attempt the campaign is back in `draft` and its eligible accounts read `pending` again. Never evaluated: 409 `results_not_ready`; expired: 410 `results_expired`.
+         */
+        post: operations["listCampaignAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -157,6 +217,16 @@ export interface components {
          * @enum {string}
          */
         CreatedVia: "api" | "ui" | "data_cube";
+        /**
+         * @description What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).
+         * @enum {string}
+         */
+        LedgerKind: "charge" | "refund" | "adjustment";
+        /**
+         * @description `invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).
+         * @enum {string}
+         */
+        AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
         OrganizationDescription: {
             organization: {
                 /**
@@ -650,6 +720,159 @@ export interface components {
             /** @constant */
             code: "results_expired";
             message: string;
+        };
+        LedgerPage: {
+            entries: components["schemas"]["LedgerEntry"][];
+            nextCursor: string | null;
+        };
+        LedgerEntry: {
+            /**
+             * @description Entry identifier; the same movement always has the same ID.
+             * @example led_8mZk2QxR4vN7pT9sW3yHb
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            kind: components["schemas"]["LedgerKind"];
+            /**
+             * @description `charge`: `launch`. `refund`: `no_contacts_found` (accounts without results at completion), `failed`, `canceled`. `adjustment`: `initial_grant`, `operator`.
+             * @enum {string}
+             */
+            reason: "launch" | "no_contacts_found" | "failed" | "canceled" | "initial_grant" | "operator";
+            /**
+             * @description Change to the smb balance in credits: negative for a charge, positive for a refund or a grant.
+             * @example -250
+             */
+            amount: number;
+            /** @description Campaign of a charge or refund; null for adjustments. */
+            campaignId: string | null;
+            /**
+             * @description Enrichment attempt of a charge or refund; null for adjustments.
+             * @example att_3kTMd9nPq2ZbXw7vRfGh1
+             */
+            attemptId: string | null;
+            /** @description Operator's note of an adjustment; null otherwise. */
+            note: string | null;
+        };
+        /**
+         * @example {
+         *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+         *       "accounts": {
+         *         "requested": 300,
+         *         "eligible": 212,
+         *         "excluded": {
+         *           "total": 88,
+         *           "invalid": 47,
+         *           "recentlyEnriched": 30,
+         *           "crmExcluded": 11
+         *         }
+         *       },
+         *       "credits": {
+         *         "required": 212,
+         *         "available": 150,
+         *         "shortfall": 62
+         *       },
+         *       "enrichment": {
+         *         "maxEnrichingAccounts": 5000,
+         *         "enrichingAccounts": 1200,
+         *         "available": 3800
+         *       },
+         *       "outcome": "insufficient_credits"
+         *     }
+         */
+        LaunchQuote: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            campaignId: string;
+            accounts: {
+                /** @description Distinct account IDs submitted. */
+                requested: number;
+                /** @description Accounts a launch now would enrich (and charge for). */
+                eligible: number;
+                excluded: {
+                    total: number;
+                    invalid: number;
+                    recentlyEnriched: number;
+                    crmExcluded: number;
+                };
+            };
+            credits: {
+                /** @description Credits the launch would charge: eligible × credits per account. */
+                required: number;
+                /** @description The organization’s smb balance now. */
+                available: number;
+                /** @description max(0, required − available). */
+                shortfall: number;
+            };
+            enrichment: {
+                /** @description The organization’s ceiling on accounts enriching at once. */
+                maxEnrichingAccounts: number;
+                /** @description Accounts enriching now, every surface included. */
+                enrichingAccounts: number;
+                /** @description max(0, maxEnrichingAccounts − enrichingAccounts). */
+                available: number;
+            };
+            /**
+             * @description `launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `concurrency_limit_exceeded` (429).
+             * @enum {string}
+             */
+            outcome: "launchable" | "no_eligible_accounts" | "insufficient_credits" | "concurrency_limit_exceeded";
+        };
+        /**
+         * @example {
+         *       "accounts": [
+         *         {
+         *           "accountId": "acc_00001",
+         *           "outcome": "found",
+         *           "contactsFound": 4
+         *         },
+         *         {
+         *           "accountId": "acc_00002",
+         *           "outcome": "invalid",
+         *           "contactsFound": null
+         *         },
+         *         {
+         *           "accountId": "acc_00003",
+         *           "outcome": "not_found",
+         *           "contactsFound": 0
+         *         },
+         *         {
+         *           "accountId": "acc_00004",
+         *           "outcome": "pending",
+         *           "contactsFound": null
+         *         }
+         *       ],
+         *       "nextCursor": "eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl",
+         *       "summary": {
+         *         "invalid": 47,
+         *         "recently_enriched": 30,
+         *         "crm_excluded": 11,
+         *         "pending": 112,
+         *         "found": 80,
+         *         "not_found": 20
+         *       }
+         *     }
+         */
+        CampaignAccountsPage: {
+            accounts: {
+                accountId: string;
+                outcome: components["schemas"]["AccountOutcome"];
+                /** @description Contacts found; an integer only for `found` and `not_found` (0), null otherwise. */
+                contactsFound: number | null;
+            }[];
+            nextCursor: string | null;
+            summary: components["schemas"]["AccountOutcomeSummary"];
+        };
+        /** @description Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts. */
+        AccountOutcomeSummary: {
+            invalid: number;
+            recently_enriched: number;
+            crm_excluded: number;
+            pending: number;
+            found: number;
+            not_found: number;
         };
     };
     responses: never;
@@ -1849,6 +2072,428 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NoEligibleAccountsError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "kind": "refund"
+                 *       },
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                        campaignId?: string;
+                        kind?: components["schemas"]["LedgerKind"];
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 100. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[kind]": "refund",
+                 *       "limit": "50"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `filters.campaignId` of the JSON body.
+                     * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                     */
+                    "filters[campaignId]"?: string;
+                    /**
+                     * @description What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator). `filters.kind` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[kind]"?: "charge" | "refund" | "adjustment";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[kind]": "refund",
+                 *       "limit": "50"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description `filters.campaignId` of the JSON body.
+                     * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                     */
+                    "filters[campaignId]"?: string;
+                    /**
+                     * @description What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator). `filters.kind` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[kind]"?: "charge" | "refund" | "adjustment";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LedgerPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    quoteCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LaunchQuote"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such campaign in the authenticated organization. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `campaign_not_enrichable`: The campaign is not an API-created draft. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["CampaignNotEnrichableError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listCampaignAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "filters": {
+                 *         "outcome": [
+                 *           "invalid",
+                 *           "not_found"
+                 *         ]
+                 *       },
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    filters?: {
+                        outcome?: components["schemas"]["AccountOutcome"] | components["schemas"]["AccountOutcome"][];
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "filters[outcome]": [
+                 *         "invalid",
+                 *         "not_found"
+                 *       ],
+                 *       "limit": "100"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Repeat the field for several values. `filters.outcome` of the JSON body. */
+                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "filters[outcome]": [
+                 *         "invalid",
+                 *         "not_found"
+                 *       ],
+                 *       "limit": "100"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Repeat the field for several values. `filters.outcome` of the JSON body. */
+                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CampaignAccountsPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such campaign in the authenticated organization. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `results_not_ready`: The campaign is not enriched yet. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsNotReadyError"];
+                    };
+                };
+            };
+            /** @description `results_expired`: The result access period has ended. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsExpiredError"];
                     };
                 };
             };
