@@ -94,7 +94,7 @@ describe('client', () => {
     expect(createCall.idempotencyKey).not.toBe(enrichCalls[0]!.idempotencyKey);
 
     const ledger = await ledgerOf(org.organizationId, campaign.id);
-    expect(ledger.entries.filter((e) => e.kind === 'charge').map((e) => e.amount)).toEqual([5]);
+    expect(ledger.entries.filter((e) => e.kind === 'charge').map((e) => e.amount)).toEqual([-5]);
     expect(await balance(org.organizationId)).toBe(995);
   });
 

@@ -265,7 +265,8 @@ describe('npm run ops -- credits:reconcile', () => {
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'infra/ops.ts', ...args, '--table', tableName, '--bucket', config.bucketName], {
         cwd: ROOT,
-        env: { ...process.env, TABLE_NAME: tableName },
+        // Not the local Lambda emulation's settings of this process (AWS_LAMBDA_*): the CLI runs outside Lambda.
+        env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_LAMBDA_'))), TABLE_NAME: tableName },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {

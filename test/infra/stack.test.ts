@@ -433,7 +433,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ServiceFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -466,7 +466,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
       const alarmed: unknown[] = [];
-      for (const name of ['ServiceFunctionThrottles', 'WorkflowFunctionThrottles']) {
+      for (const name of ['ApiFunctionThrottles', 'WorkflowFunctionThrottles']) {
         const alarm = alarmNamed(name);
         expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
         const stats = readMetrics(alarm);
