@@ -74,17 +74,22 @@ export const useWarehouse = (adapter: Warehouse | undefined): void => {
   warehouseAdapter = adapter;
 };
 
-/** The launch dependencies of this deployment (spec "Enrich a campaign"; decisions §4). */
-export const launchDependencies = (): LaunchDependencies => ({
+/** What a launch evaluation reads (decisions §4): the quote's dependencies, and the launch's without its writes. */
+export const evaluationDependencies = () => ({
   campaigns: campaigns(),
   organizations: organizations(),
   accountLists: accountLists(),
   warehouse: warehouse(),
   accountHistory: accountHistory(),
   enrichment: enrichment(),
+  creditsPerAccount: config.creditsPerAccount,
+});
+
+/** The launch dependencies of this deployment (spec "Enrich a campaign"; decisions §4). */
+export const launchDependencies = (): LaunchDependencies => ({
+  ...evaluationDependencies(),
   workflow: workflow(),
   outcomes: outcomes(),
-  creditsPerAccount: config.creditsPerAccount,
   launchLockSeconds: config.launchLockSeconds,
 });
 

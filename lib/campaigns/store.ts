@@ -3,6 +3,7 @@
  */
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../db/batch';
+import { queryPartition } from '../db/query';
 import { transactWrite, updateIf } from '../db/conditional';
 import { and, updateParts } from '../db/expression';
 import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './item';
@@ -207,22 +208,8 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     },
 
     async idsInStatus(organizationId, status) {
-      const index = TABLE_INDEXES.byStatus;
       const partition = keys.campaignIndexes(organizationId, { id: '', createdAt: '', status, createdVia: '' }).gsi2pk;
-      const ids: string[] = [];
-      const pages = paginateQuery(
-        { client },
-        {
-          TableName: tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': partition },
-          ProjectionExpression: 'id',
-        },
-      );
-      for await (const page of pages) for (const item of page.Items ?? []) ids.push(String(item.id));
-      return ids;
+      return (await queryPartition(client, tableName, TABLE_INDEXES.byStatus, partition, ['id'])).map((item) => String(item.id));
     },
 
     async list(query) {

@@ -6,6 +6,7 @@ import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } 
 import { randomUUID } from 'node:crypto';
 import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
 import { transactWrite } from '../db/conditional';
+import { queryPartition } from '../db/query';
 import { and } from '../db/expression';
 import { NotFoundError } from '../errors';
 import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, type LedgerEntry, type LedgerKind } from './ledger';
@@ -124,19 +125,8 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
     },
 
     async organizationIds() {
-      const ids: string[] = [];
-      const pages = paginateQuery(
-        { client },
-        {
-          TableName: tableName,
-          IndexName: TABLE_INDEXES.all.indexName,
-          KeyConditionExpression: `${TABLE_INDEXES.all.partitionKey} = :pk`,
-          ExpressionAttributeValues: { ':pk': keys.organizationRegistry({ id: '', createdAt: '' }).gsi1pk },
-          ProjectionExpression: 'id',
-        },
-      );
-      for await (const page of pages) for (const item of page.Items ?? []) ids.push(String(item.id));
-      return ids;
+      const items = await queryPartition(client, tableName, TABLE_INDEXES.all, keys.organizationRegistry({ id: '', createdAt: '' }).gsi1pk, ['id']);
+      return items.map((item) => String(item.id));
     },
 
     async adjust(organizationId, credits, note) {

@@ -7,7 +7,8 @@
  * this store composes them into one write and turns a failed condition into
  * a value.
  */
-import { GetCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from '../db/query';
 import { TABLE_INDEXES, keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { and, merge, updateParts, type Change, type Clause } from '../db/expression';
@@ -215,25 +216,11 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     },
 
     async pendingRecency(organizationId) {
-      const index = TABLE_INDEXES.recencyPending;
-      const pending: { completedAt: string; eligibleObjectKey: string }[] = [];
-      const pages = paginateQuery(
-        { client },
-        {
-          TableName: tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': keys.recencyPending(organizationId).gsi6pk },
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
-          const attempt = item.attempt as AttemptRecord | undefined;
-          if (attempt && typeof item.completedAt === 'string') pending.push({ completedAt: item.completedAt, eligibleObjectKey: attempt.eligibleObjectKey });
-        }
-      }
-      return pending;
+      const items = await queryPartition(client, tableName, TABLE_INDEXES.recencyPending, keys.recencyPending(organizationId).gsi6pk);
+      return items.flatMap((item) => {
+        const attempt = item.attempt as AttemptRecord | undefined;
+        return attempt && typeof item.completedAt === 'string' ? [{ completedAt: item.completedAt, eligibleObjectKey: attempt.eligibleObjectKey }] : [];
+      });
     },
 
     async expire(organizationId, campaignId, attemptId, now) {
