@@ -7,6 +7,15 @@ import type { Operation } from '../lib/http/operation';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
+import {
+  createWebhookEndpointOperation,
+  deleteWebhookEndpointOperation,
+  listWebhookDeliveriesOperation,
+  listWebhookEndpointsOperation,
+  redeliverWebhookOperation,
+  rotateWebhookSecretOperation,
+  testWebhookEndpointOperation,
+} from '../lib/webhooks/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
@@ -39,4 +48,11 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
+  { operation: createWebhookEndpointOperation, entry: 'functions/webhooks-create.ts', functionId: 'WebhooksCreate', permissions: { table: 'readWrite' } },
+  { operation: listWebhookEndpointsOperation, entry: 'functions/webhooks-list.ts', functionId: 'WebhooksList', permissions: { table: 'read' } },
+  { operation: deleteWebhookEndpointOperation, entry: 'functions/webhooks-delete.ts', functionId: 'WebhooksDelete', permissions: { table: 'readWrite' } },
+  { operation: rotateWebhookSecretOperation, entry: 'functions/webhooks-rotate-secret.ts', functionId: 'WebhooksRotateSecret', permissions: { table: 'readWrite' } },
+  { operation: testWebhookEndpointOperation, entry: 'functions/webhooks-test.ts', functionId: 'WebhooksTest', permissions: { table: 'readWrite' } },
+  { operation: listWebhookDeliveriesOperation, entry: 'functions/webhooks-deliveries.ts', functionId: 'WebhooksDeliveries', permissions: { table: 'read' } },
+  { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
 ];

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'concurrency_limit_exceeded'
   | 'results_not_ready'
   | 'results_expired'
+  | 'webhook_endpoint_limit_reached'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; decisions §2). */
@@ -42,6 +43,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   results_expired: 410,
   no_eligible_accounts: 422,
   concurrency_limit_exceeded: 429,
+  webhook_endpoint_limit_reached: 409,
   internal_error: 500,
 };
 
@@ -170,6 +172,13 @@ export class ResultsNotReadyError extends ApiError {
 export class ResultsExpiredError extends ApiError {
   constructor() {
     super('results_expired', 'The result access period of this campaign has ended.');
+  }
+}
+
+/** 409 `webhook_endpoint_limit_reached`: the organization already has `limit` webhook endpoints (decisions §12). */
+export class WebhookEndpointLimitReachedError extends ApiError {
+  constructor(limit: number) {
+    super('webhook_endpoint_limit_reached', `An organization can have at most ${limit} webhook endpoints; delete one first.`, { limit });
   }
 }
 

@@ -59,6 +59,9 @@ export const BUSINESS_METRICS = {
   EnrichmentsCanceled: 'Enrichments canceled by an operator',
   ExportRows: 'CSV rows exported',
   LedgerDrift: 'Credits by which balances differ from their ledgers (scheduled reconciliation; must be 0)',
+  WebhookMessagesDelivered: 'Webhook messages delivered (an endpoint answered 2xx)',
+  WebhookAttemptsFailed: 'Webhook attempts that failed (non-2xx, redirect, timeout, refused address); each is retried on the schedule',
+  WebhookMessagesFailed: 'Webhook messages given up: retry schedule exhausted (over 24 h) or the endpoint answered 410 Gone',
 } as const satisfies Record<BusinessMetric, string>;
 
 /** One HTTP API route and the function behind it. */

@@ -16,6 +16,7 @@ import type { Server } from 'node:http';
 import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from './emulators';
 import { applyLocalEnvironment, type LocalEndpoints } from './environment';
 import type { LocalStepFunctions } from './step-functions';
+import type { WebhookPoller } from './webhooks';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -29,6 +30,8 @@ export interface LocalStackOptions {
   cursorSecret?: string;
   /** The API server: its port (0 or omitted: a free one), or `false` for the emulators only (the test harness starts one API per test worker). */
   api?: { port?: number; host?: string } | false;
+  /** Runs the webhook delivery loop with the API (default true; see {@link startLocalApi}). */
+  webhooks?: boolean;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -36,6 +39,8 @@ export interface LocalApi {
   url: string;
   server: Server;
   stepFunctions: LocalStepFunctions;
+  /** The webhook delivery loop, when started. */
+  webhooks?: WebhookPoller;
   close(): Promise<void>;
 }
 
@@ -54,8 +59,12 @@ export interface LocalStack {
  * Serves the API handlers and the local Step Functions endpoint on one port,
  * in this process, against the environment already pointed at the emulators.
  * @param options.healthCheck - answers `GET /health` (default: table and bucket reachable).
+ * @param options.webhooks - also runs the webhook delivery loop (infra/local/webhooks.ts), every
+ *   `intervalMs`; off by default so test files that do not deliver webhooks run no loop.
  */
-export async function startLocalApi(options: { port?: number; host?: string; healthCheck?: () => Promise<void> } = {}): Promise<LocalApi> {
+export async function startLocalApi(
+  options: { port?: number; host?: string; healthCheck?: () => Promise<void>; webhooks?: boolean | { intervalMs?: number } } = {},
+): Promise<LocalApi> {
   const port = options.port || (await freePort());
   const { LOCAL_STATE_MACHINE_ARN, createLocalStepFunctions } = await import('./step-functions');
   process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
@@ -64,11 +73,14 @@ export async function startLocalApi(options: { port?: number; host?: string; hea
   const { startApiServer } = await import('./server');
   const stepFunctions = await createLocalStepFunctions();
   const api = await startApiServer({ port, host: options.host, stepFunctions, healthCheck: options.healthCheck ?? (await backingServicesCheck()) });
+  const webhooks = options.webhooks ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks) : undefined;
   return {
     url: api.url,
     server: api.server,
     stepFunctions,
+    ...(webhooks ? { webhooks } : {}),
     async close() {
+      await webhooks?.stop();
       stepFunctions.abortAll();
       api.server.closeAllConnections();
       await api.close();
@@ -118,7 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await ensureTable(dynamodb, endpoints.tableName);
     await ensureBucket(s3, endpoints.bucketName);
     if (options.api !== false) {
-      api = await startLocalApi({ port: options.api?.port, host: options.api?.host });
+      api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
     }
     return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };

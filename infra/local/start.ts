@@ -16,6 +16,8 @@ import { startLocalStack, type LocalStack } from './stack';
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 3000);
+// Webhooks to a receiver on this machine (decisions §12); set it to false to try the AWS rules.
+process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
 if (values.reset && existsSync(dataDir)) {
   rmSync(dataDir, { recursive: true, force: true });
