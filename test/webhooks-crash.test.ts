@@ -43,8 +43,11 @@ async function startProcess(): Promise<{ child: ChildProcess; url: string; apiKe
   const apiKey = await pollUntil(
     async () => /API key\s+(cek_\w+)/.exec(output)?.[1],
     (key) => key !== undefined || child.exitCode !== null,
-    { timeoutMs: 120_000, intervalMs: 200 },
-  );
+    // Under a full parallel test run the first start (JVM, demo warehouse of 3,000 accounts) can take minutes.
+    { timeoutMs: 300_000, intervalMs: 200 },
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\nnpm start printed:\n${output.slice(-4_000)}`);
+  });
   if (!apiKey) throw new Error(`npm start exited: ${output}`);
   return { child, url: `http://127.0.0.1:${port}`, apiKey };
 }
@@ -66,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('webhooks survive a crash', () => {
-  it('delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id', { timeout: 300_000 }, async () => {
+  it('delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id', { timeout: 900_000 }, async () => {
     const hook = await startReceiver(['hang', { status: 200, body: 'ok' }]);
     try {
       const first = await startProcess();

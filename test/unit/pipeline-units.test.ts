@@ -24,6 +24,7 @@ import {
   ResultsExpiredError,
   ResultsNotReadyError,
   RevokedApiKeyError,
+  WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../../lib/errors';
 import {
@@ -380,6 +381,12 @@ describe('error family', () => {
     ],
     ['ResultsNotReadyError', new ResultsNotReadyError(), 'results_not_ready', { code: 'results_not_ready', message: 'The campaign has no results yet; poll get until its status is "enriched".' }],
     ['ResultsExpiredError', new ResultsExpiredError(), 'results_expired', { code: 'results_expired', message: 'The result access period of this campaign has ended.' }],
+    [
+      'WebhookEndpointLimitReachedError',
+      new WebhookEndpointLimitReachedError(10),
+      'webhook_endpoint_limit_reached',
+      { code: 'webhook_endpoint_limit_reached', message: 'An organization can have at most 10 webhook endpoints; delete one first.', details: { limit: 10 } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -387,7 +394,7 @@ describe('error family', () => {
     expect(cases.map(([, , code]) => code).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   });
 
-  it('maps every code to the status of the spec and decisions §1/§2', () => {
+  it('maps every code to the status of the spec and decisions §1/§2/§12', () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       invalid_api_key: 401,
@@ -401,6 +408,7 @@ describe('error family', () => {
       results_expired: 410,
       no_eligible_accounts: 422,
       concurrency_limit_exceeded: 429,
+      webhook_endpoint_limit_reached: 409,
       internal_error: 500,
     });
   });
