@@ -203,8 +203,249 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Registers a URL to receive campaign events, signed with Standard Webhooks 1.0 (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the secret). The answer is the only time the secret is shown. At most 10 endpoints per organization (409 `webhook_endpoint_limit_reached`). The URL is checked now and again before every attempt. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first. Honours `Idempotency-Key`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List webhook endpoints
+         * @description The organization's endpoints, oldest first, without their secrets.
+         */
+        post: operations["listWebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint; messages still waiting for a retry to it are given up. Its delivery log stays readable (30 days). Honours `Idempotency-Key`.
+         */
+        post: operations["deleteWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description Issues a new secret. For 24 hours every message is signed with both the new and the previous secret (two space-separated signatures in `webhook-signature`), so receivers can switch without losing a message; rotating again within the overlap drops the oldest secret. Honours `Idempotency-Key`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Sends a `webhook.test` event (`data.endpointId`) to this endpoint only, through the same delivery, signatures, retries and log as every event. Follow it in the delivery log by `messageId`. Honours `Idempotency-Key`.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List webhook delivery attempts
+         * @description The delivery log: every attempt of every message, newest first, kept 30 days: when, the HTTP status, the latency and the first 1 KB of the answer. `filters.endpointId`, `filters.eventType` and `filters.status` (`succeeded`/`failed`) narrow it (AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[status]=failed`.
+         */
+        post: operations["listWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook message again now
+         * @description Sends one message again at once, with the same `webhook-id` (receivers deduplicate on it), a fresh timestamp and signature, whatever its state, and answers the attempt as the log records it (`trigger: redeliver`). A 2xx marks the message delivered; a failure leaves its retry schedule as it was. Name the message by `messageId`, or by `deliveryId` of any of its attempts. Honours `Idempotency-Key`.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "campaign.enriched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.enriched
+         * @description An enrichment completed: the campaign is `enriched`, with its results and `resultsExpireAt`. Sent to every enabled endpoint subscribed to `campaign.enriched`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_enriched"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.enrichment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.enrichment_failed
+         * @description An enrichment failed: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = failed`. Sent to every enabled endpoint subscribed to `campaign.enrichment_failed`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_enrichment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.enrichment_canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.enrichment_canceled
+         * @description An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`. Sent to every enabled endpoint subscribed to `campaign.enrichment_canceled`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_enrichment_canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.expired
+         * @description The result access period ended: the campaign is `expired`. Sent to every enabled endpoint subscribed to `campaign.expired`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent by `/v1/webhooks/test` to one endpoint. Sent to every enabled endpoint subscribed to `webhook.test` (here: the one endpoint tested). Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -227,6 +468,311 @@ export interface components {
          * @enum {string}
          */
         AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
+        /**
+         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.
+         * @enum {string}
+         */
+        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired";
+        WebhookEvent_campaign_enriched: {
+            /** @constant */
+            type: "campaign.enriched";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    id: string;
+                    status: components["schemas"]["CampaignStatus"];
+                    createdVia: components["schemas"]["CreatedVia"];
+                    name: string;
+                    accounts: {
+                        /** @description Distinct account IDs submitted. */
+                        requested: number;
+                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+                        eligible: number | null;
+                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+                        excluded: {
+                            total: number;
+                            invalid: number;
+                            recentlyEnriched: number;
+                            crmExcluded: number;
+                        } | null;
+                    };
+                    credits: {
+                        /** @description Credits charged to this campaign, net of refunds. */
+                        charged: number;
+                        /** @description Organization-wide smb credit balance. */
+                        remaining: number;
+                    };
+                    excludeEnrichedWithinDays: number | null;
+                    lastEnrichment: {
+                        /** @enum {string} */
+                        status: "failed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        startedAt: string;
+                        endedAt: string | null;
+                        refunded: boolean;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Only while `enriched`.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    completedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description On `enriched` and `expired` campaigns.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    resultsExpireAt?: string;
+                    /** @description Only while `enriched`. */
+                    results?: components["schemas"]["CampaignResults"];
+                };
+            };
+        };
+        /** @description Result metrics of the completed enrichment. */
+        CampaignResults: {
+            totalAccounts: number;
+            totalContactsFound: number;
+            pctAccountsWithContact: number;
+            pctAccountsWithMobile: number;
+        };
+        WebhookEvent_campaign_enrichment_failed: {
+            /** @constant */
+            type: "campaign.enrichment_failed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    id: string;
+                    status: components["schemas"]["CampaignStatus"];
+                    createdVia: components["schemas"]["CreatedVia"];
+                    name: string;
+                    accounts: {
+                        /** @description Distinct account IDs submitted. */
+                        requested: number;
+                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+                        eligible: number | null;
+                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+                        excluded: {
+                            total: number;
+                            invalid: number;
+                            recentlyEnriched: number;
+                            crmExcluded: number;
+                        } | null;
+                    };
+                    credits: {
+                        /** @description Credits charged to this campaign, net of refunds. */
+                        charged: number;
+                        /** @description Organization-wide smb credit balance. */
+                        remaining: number;
+                    };
+                    excludeEnrichedWithinDays: number | null;
+                    lastEnrichment: {
+                        /** @enum {string} */
+                        status: "failed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        startedAt: string;
+                        endedAt: string | null;
+                        refunded: boolean;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Only while `enriched`.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    completedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description On `enriched` and `expired` campaigns.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    resultsExpireAt?: string;
+                    /** @description Only while `enriched`. */
+                    results?: components["schemas"]["CampaignResults"];
+                };
+            };
+        };
+        WebhookEvent_campaign_enrichment_canceled: {
+            /** @constant */
+            type: "campaign.enrichment_canceled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    id: string;
+                    status: components["schemas"]["CampaignStatus"];
+                    createdVia: components["schemas"]["CreatedVia"];
+                    name: string;
+                    accounts: {
+                        /** @description Distinct account IDs submitted. */
+                        requested: number;
+                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+                        eligible: number | null;
+                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+                        excluded: {
+                            total: number;
+                            invalid: number;
+                            recentlyEnriched: number;
+                            crmExcluded: number;
+                        } | null;
+                    };
+                    credits: {
+                        /** @description Credits charged to this campaign, net of refunds. */
+                        charged: number;
+                        /** @description Organization-wide smb credit balance. */
+                        remaining: number;
+                    };
+                    excludeEnrichedWithinDays: number | null;
+                    lastEnrichment: {
+                        /** @enum {string} */
+                        status: "failed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        startedAt: string;
+                        endedAt: string | null;
+                        refunded: boolean;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Only while `enriched`.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    completedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description On `enriched` and `expired` campaigns.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    resultsExpireAt?: string;
+                    /** @description Only while `enriched`. */
+                    results?: components["schemas"]["CampaignResults"];
+                };
+            };
+        };
+        WebhookEvent_campaign_expired: {
+            /** @constant */
+            type: "campaign.expired";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    id: string;
+                    status: components["schemas"]["CampaignStatus"];
+                    createdVia: components["schemas"]["CreatedVia"];
+                    name: string;
+                    accounts: {
+                        /** @description Distinct account IDs submitted. */
+                        requested: number;
+                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+                        eligible: number | null;
+                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+                        excluded: {
+                            total: number;
+                            invalid: number;
+                            recentlyEnriched: number;
+                            crmExcluded: number;
+                        } | null;
+                    };
+                    credits: {
+                        /** @description Credits charged to this campaign, net of refunds. */
+                        charged: number;
+                        /** @description Organization-wide smb credit balance. */
+                        remaining: number;
+                    };
+                    excludeEnrichedWithinDays: number | null;
+                    lastEnrichment: {
+                        /** @enum {string} */
+                        status: "failed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        startedAt: string;
+                        endedAt: string | null;
+                        refunded: boolean;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Only while `enriched`.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    completedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description On `enriched` and `expired` campaigns.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    resultsExpireAt?: string;
+                    /** @description Only while `enriched`. */
+                    results?: components["schemas"]["CampaignResults"];
+                };
+            };
+        };
+        WebhookEvent_webhook_test: {
+            /** @constant */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                endpointId: string;
+            };
+        };
         OrganizationDescription: {
             organization: {
                 /**
@@ -457,13 +1003,6 @@ export interface components {
             resultsExpireAt: string;
             results: components["schemas"]["CampaignResults"];
         };
-        /** @description Result metrics of the completed enrichment. */
-        CampaignResults: {
-            totalAccounts: number;
-            totalContactsFound: number;
-            pctAccountsWithContact: number;
-            pctAccountsWithMobile: number;
-        };
         /** @description The result access period has ended. */
         ExpiredCampaign: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
@@ -583,13 +1122,13 @@ export interface components {
             code: "idempotency_key_reused";
             message: string;
         };
-        /** @description 404 `not_found`: No such campaign in the authenticated organization. */
+        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
         NotFoundError: {
             /** @constant */
             code: "not_found";
             message: string;
             details: {
-                /** @description `campaign`, or `route` for an unknown path. */
+                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
                 resource: string;
                 id: string;
             };
@@ -873,6 +1412,144 @@ export interface components {
             pending: number;
             found: number;
             not_found: number;
+        };
+        CreatedWebhookEndpoint: {
+            /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
+             */
+            secret: string;
+        };
+        /** @description 409 `webhook_endpoint_limit_reached`: The organization already has the most webhook endpoints allowed (10). */
+        WebhookEndpointLimitReachedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "webhook_endpoint_limit_reached";
+            message: string;
+            details: {
+                /** @description Endpoints an organization may have. */
+                limit: number;
+            };
+        };
+        WebhookEndpointList: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpoint: {
+            /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+            id: string;
+            /** @example https://hooks.example.com/enrichment */
+            url: string;
+            /** @description Event types sent to it. */
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description `disabled` once it answered 410 Gone: it receives nothing more. Delete it and create it again to resume.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            disabledAt: string | null;
+        };
+        DeletedWebhookEndpoint: {
+            /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        RotatedWebhookSecret: {
+            /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
+             */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then (24 h) every message carries two signatures: the new secret's and the previous one's.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            previousSecretExpiresAt: string;
+        };
+        WebhookTestSent: {
+            /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+            messageId: string;
+            /** @constant */
+            eventType: "webhook.test";
+        };
+        WebhookDeliveryPage: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            nextCursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L */
+            id: string;
+            /**
+             * @description The message (one event for one endpoint): the `webhook-id` header of every attempt of it.
+             * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+             */
+            messageId: string;
+            /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+            endpointId: string;
+            /**
+             * @description A campaign event type, or `webhook.test`.
+             * @enum {string}
+             */
+            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+            /** @description 1-based number of this attempt of the message (redeliveries included). */
+            attempt: number;
+            /**
+             * @description `scheduled`: the retry schedule; `redeliver`: the redeliver operation.
+             * @enum {string}
+             */
+            trigger: "scheduled" | "redeliver";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            attemptedAt: string;
+            /**
+             * @description `succeeded`: a 2xx answer within 15 s.
+             * @enum {string}
+             */
+            status: "succeeded" | "failed";
+            /**
+             * @description HTTP status of the answer; null when none came.
+             * @example 200
+             */
+            responseStatus: number | null;
+            /** @description Milliseconds until the answer (its first 1 KB) was read, or the attempt failed. */
+            latencyMs: number;
+            /** @description First 1 KB of the answer body (UTF-8); null when no answer came. */
+            responseBody: string | null;
+            /** @description Why it failed without a usable answer: `timeout after 15 s`, `redirect (302) not followed`, a connection error code, or a refused address. */
+            error: string | null;
+            /** @description When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery). */
+            nextAttemptAt: string | null;
         };
     };
     responses: never;
@@ -1328,7 +2005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1501,7 +2178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1818,7 +2495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2023,7 +2700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2301,7 +2978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2458,7 +3135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such campaign in the authenticated organization. */
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2509,6 +3186,1189 @@ export interface operations {
                         error: components["schemas"]["InternalError"];
                     };
                 };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/enrichment",
+                 *       "events": [
+                 *         "campaign.enriched",
+                 *         "campaign.enrichment_failed"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
+                     * @example https://hooks.example.com/enrichment
+                     */
+                    url: string;
+                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. */
+                    events?: components["schemas"]["WebhookEventType"][];
+                    /** @description Free text for your own reference. */
+                    description?: string | null;
+                };
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/enrichment",
+                 *       "events": [
+                 *         "campaign.enriched",
+                 *         "campaign.enrichment_failed"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
+                     * @example https://hooks.example.com/enrichment
+                     */
+                    url: string;
+                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    /** @description Free text for your own reference. Empty (or `null`) for null. */
+                    description?: string;
+                };
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/enrichment",
+                 *       "events": [
+                 *         "campaign.enriched",
+                 *         "campaign.enrichment_failed"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
+                     * @example https://hooks.example.com/enrichment
+                     */
+                    url: string;
+                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    /** @description Free text for your own reference. Empty (or `null`) for null. */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhookEndpoint"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `webhook_endpoint_limit_reached`: The organization already has the most webhook endpoints allowed (10). `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["WebhookEndpointLimitReachedError"] | components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No body, an empty body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointList"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedWebhookEndpoint"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RotatedWebhookSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+                /**
+                 * @example {
+                 *       "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                    endpointId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookTestSent"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "status": "failed"
+                 *       },
+                 *       "limit": 25
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
+                        endpointId?: string;
+                        /**
+                         * @description A campaign event type, or `webhook.test`.
+                         * @enum {string}
+                         */
+                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                        /** @enum {string} */
+                        status?: "succeeded" | "failed";
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 25. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[status]": "failed",
+                 *       "limit": "25"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `filters.endpointId` of the JSON body.
+                     * @example whe_4fRt7YpK2mXq9WzN3bVc8
+                     */
+                    "filters[endpointId]"?: string;
+                    /**
+                     * @description A campaign event type, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                    /**
+                     * @description `filters.status` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[status]"?: "succeeded" | "failed";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 25. An integer (1..100), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[status]": "failed",
+                 *       "limit": "25"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description `filters.endpointId` of the JSON body.
+                     * @example whe_4fRt7YpK2mXq9WzN3bVc8
+                     */
+                    "filters[endpointId]"?: string;
+                    /**
+                     * @description A campaign event type, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                    /**
+                     * @description `filters.status` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[status]"?: "succeeded" | "failed";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    cursor?: string;
+                    /** @description Page size, default 25. An integer (1..100), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+                    messageId?: string;
+                    /**
+                     * @description Any attempt of the message; the message is sent again.
+                     * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
+                     */
+                    deliveryId?: string;
+                };
+                /**
+                 * @example {
+                 *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+                    messageId?: string;
+                    /**
+                     * @description Any attempt of the message; the message is sent again.
+                     * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
+                     */
+                    deliveryId?: string;
+                };
+                /**
+                 * @example {
+                 *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+                    messageId?: string;
+                    /**
+                     * @description Any attempt of the message; the message is sent again.
+                     * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
+                     */
+                    deliveryId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    webhook_campaign_enriched: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent_campaign_enriched"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_campaign_enrichment_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_failed"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_campaign_enrichment_canceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_canceled"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_campaign_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent_campaign_expired"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent_webhook_test"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -9,6 +9,15 @@ import { RENDERER_MODULE } from '../lib/http/docs';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
+import {
+  createWebhookEndpointOperation,
+  deleteWebhookEndpointOperation,
+  listWebhookDeliveriesOperation,
+  listWebhookEndpointsOperation,
+  redeliverWebhookOperation,
+  rotateWebhookSecretOperation,
+  testWebhookEndpointOperation,
+} from '../lib/webhooks/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 import { campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 
@@ -48,6 +57,13 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
   // Accounts reads only the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts).
   { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*'] } },
+  { operation: createWebhookEndpointOperation, entry: 'functions/webhooks-create.ts', functionId: 'WebhooksCreate', permissions: { table: 'readWrite' } },
+  { operation: listWebhookEndpointsOperation, entry: 'functions/webhooks-list.ts', functionId: 'WebhooksList', permissions: { table: 'read' } },
+  { operation: deleteWebhookEndpointOperation, entry: 'functions/webhooks-delete.ts', functionId: 'WebhooksDelete', permissions: { table: 'readWrite' } },
+  { operation: rotateWebhookSecretOperation, entry: 'functions/webhooks-rotate-secret.ts', functionId: 'WebhooksRotateSecret', permissions: { table: 'readWrite' } },
+  { operation: testWebhookEndpointOperation, entry: 'functions/webhooks-test.ts', functionId: 'WebhooksTest', permissions: { table: 'readWrite' } },
+  { operation: listWebhookDeliveriesOperation, entry: 'functions/webhooks-deliveries.ts', functionId: 'WebhooksDeliveries', permissions: { table: 'read' } },
+  { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
 ];
 
 /** Paths of the published contract, each a `GET` route of the docs function (decisions §13). */

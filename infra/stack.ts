@@ -15,7 +15,10 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -27,6 +30,7 @@ import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
+import { WebhookDelivery } from './webhook-delivery';
 
 /** A deployment of the stack. */
 export type DeploymentStage = 'dev' | 'prod';
@@ -101,6 +105,8 @@ export class CampaignEnrichmentStack extends Stack {
   readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction };
   /** The dashboard, the alarms and their SNS topic. */
   readonly monitoring: Monitoring;
+  /** Webhook delivery (decisions §12): the stream dispatcher, the delivery state machine and its task, the dispatcher's dead-letter queue. */
+  readonly webhooks: { dispatcher: ServiceFunction; deliver: ServiceFunction; delivery: WebhookDelivery; deadLetterQueue: sqs.Queue };
 
   constructor(scope: Construct, id: string, props: CampaignEnrichmentStackProps) {
     super(scope, id, props);
@@ -278,6 +284,8 @@ export class CampaignEnrichmentStack extends Stack {
       integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.catchAll.functionId}Integration`, catchAll.function),
     });
     this.supportFunctions = { docs, catchAll };
+    this.webhooks = this.createWebhookDelivery(settings, environment, resources);
+    monitoredTasks.push({ label: 'WebhooksDispatch', function: this.webhooks.dispatcher.function }, { label: 'WebhooksDeliver', function: this.webhooks.deliver.function });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -289,6 +297,7 @@ export class CampaignEnrichmentStack extends Stack {
       ],
       stateMachine: this.workflow.stateMachine,
       table: this.table,
+      webhooks: { stateMachine: this.webhooks.delivery.stateMachine, deadLetterQueue: this.webhooks.deadLetterQueue },
       removalPolicy: settings.removalPolicy,
     });
 
@@ -296,8 +305,75 @@ export class CampaignEnrichmentStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
+    new CfnOutput(this, 'WebhookStateMachineArn', { value: this.webhooks.delivery.stateMachine.stateMachineArn, description: 'Webhook delivery: one execution per message (decisions §12)' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
+  }
+
+  /**
+   * Webhook delivery, driven by AWS services only (decisions §12): the
+   * table's stream (new images) → `WebhooksDispatch` (only INSERTs of event
+   * items pass the filter; failures retried 10 times, bisected, then sent to
+   * the dead-letter queue — the event also stays in the pending index) →
+   * one execution of the delivery state machine per message → `WebhooksDeliver`.
+   */
+  private createWebhookDelivery(settings: StageSettings, environment: Record<string, string>, resources: RouteResources) {
+    const common = { environment, logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+    const deliver = new ServiceFunction(this, 'WebhooksDeliver', {
+      ...common,
+      entry: 'functions/webhooks-deliver.ts',
+      description: 'Webhook delivery task: one signed attempt of a message (15 s limit), logged',
+      timeout: Duration.minutes(1),
+    });
+    grantRoutePermissions(deliver, { table: 'readWrite' }, resources);
+    const deliveryLogs = new logs.LogGroup(this, 'WebhookDeliveryLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    const delivery = new WebhookDelivery(this, 'WebhookDelivery', { deliverFunction: deliver.function, logGroup: deliveryLogs, tracing: true });
+    const deliveryRole = delivery.stateMachine.role;
+    Validations.of(deliveryRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
+    });
+    Validations.of(deliveryRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(deliver.function.node.defaultChild as CfnResource)}.Arn>:*]`,
+      reason: 'lambda:InvokeFunction on the delivery task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
+    });
+
+    const deadLetterQueue = new sqs.Queue(this, 'WebhookDispatchDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: settings.removalPolicy,
+    });
+    Validations.of(deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead-letter destination of the webhook dispatcher; its messages are alarmed on and replayed by an operator, never consumed automatically.',
+    });
+
+    const dispatcher = new ServiceFunction(this, 'WebhooksDispatch', {
+      ...common,
+      entry: 'functions/webhooks-dispatch.ts',
+      description: 'Webhook dispatcher: fans each new event out to its endpoints, one delivery execution per message',
+      timeout: Duration.minutes(1),
+    });
+    grantRoutePermissions(dispatcher, { table: 'readWrite' }, resources);
+    delivery.stateMachine.grantStartExecution(dispatcher);
+    dispatcher.addEnvironment('WEBHOOK_STATE_MACHINE_ARN', delivery.stateMachine.stateMachineArn);
+    dispatcher.function.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 10,
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: 10,
+        onFailure: new SqsDlq(deadLetterQueue),
+        filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith('EVENT#') } } } })],
+      }),
+    );
+    Validations.of(dispatcher.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams (granted with stream reads by the event source) and the X-Ray actions support no resource-level permissions; the stream reads themselves are on the table stream ARN.',
+    });
+    return { dispatcher, deliver, delivery, deadLetterQueue };
   }
 
   /** The single table, built from the same TABLE_DEFINITION as the local table (infra/local/table.ts). */
@@ -307,6 +383,8 @@ export class CampaignEnrichmentStack extends Stack {
       partitionKey: key(TABLE_DEFINITION.partitionKey),
       sortKey: key(TABLE_DEFINITION.sortKey),
       billing: dynamodb.Billing.onDemand(),
+      // New images feed the webhook dispatcher (decisions §12).
+      dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
       timeToLiveAttribute: TABLE_DEFINITION.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: settings.deletionProtection,

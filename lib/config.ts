@@ -59,6 +59,30 @@ export const config = {
   get cursorSecret(): string {
     return required('CURSOR_SECRET');
   },
+  /**
+   * Whether webhook URLs may be `http://127.0.0.1` and `http://localhost`
+   * (`WEBHOOKS_ALLOW_LOCALHOST` = `true` or `1`; on under `npm start`, off in
+   * AWS; decisions §12).
+   */
+  get webhooksAllowLocalhost(): boolean {
+    return ['true', '1'].includes((process.env.WEBHOOKS_ALLOW_LOCALHOST ?? '').toLowerCase());
+  },
+  /**
+   * First wait of the webhook retry schedule in seconds, doubling per retry
+   * (`WEBHOOK_RETRY_BASE_SECONDS`, default 30, decimals allowed; see
+   * lib/webhooks/schedule.ts). Tests shorten it.
+   */
+  get webhookRetryBaseSeconds(): number {
+    const raw = process.env.WEBHOOK_RETRY_BASE_SECONDS;
+    if (raw === undefined || raw === '') return 30;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`Environment variable WEBHOOK_RETRY_BASE_SECONDS must be a positive number, got "${raw}"`);
+    return value;
+  },
+  /** ARN of the webhook delivery state machine (`WEBHOOK_STATE_MACHINE_ARN`); unset on the local stack, whose poller drives delivery. */
+  get webhookStateMachineArn(): string | undefined {
+    return process.env.WEBHOOK_STATE_MACHINE_ARN || undefined;
+  },
   /** Seconds after which a launch lock whose holder died expires (decisions §2). */
   launchLockSeconds: 60,
   /**

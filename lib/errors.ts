@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'method_not_allowed'
+  | 'webhook_endpoint_limit_reached'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
@@ -48,6 +49,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   no_eligible_accounts: 422,
   idempotency_key_reused: 422,
   concurrency_limit_exceeded: 429,
+  webhook_endpoint_limit_reached: 409,
   internal_error: 500,
 };
 
@@ -215,6 +217,13 @@ export class MethodNotAllowedError extends ApiError {
 /** A `Retry-After` value: whole seconds, at least 1 (decisions §10). */
 export function retryAfterHeader(seconds: number): number {
   return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : 1;
+}
+
+/** 409 `webhook_endpoint_limit_reached`: the organization already has `limit` webhook endpoints (decisions §12). */
+export class WebhookEndpointLimitReachedError extends ApiError {
+  constructor(limit: number) {
+    super('webhook_endpoint_limit_reached', `An organization can have at most ${limit} webhook endpoints; delete one first.`, { limit });
+  }
 }
 
 /** 500 `internal_error`; its message is always `Internal error.` and its cause is only logged. */

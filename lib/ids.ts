@@ -3,7 +3,7 @@
  * alphabet, drawn from a cryptographic source by nanoid.
  */
 import { customAlphabet } from 'nanoid';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** The alphabet of the spec's campaign ID convention (base58, no 0, O, I, l). */
 export const ID_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -15,6 +15,12 @@ const id40 = customAlphabet(ID_ALPHABET, 40);
 export const CAMPAIGN_ID_PATTERN = new RegExp(`^camp_[${ID_ALPHABET}]{21}$`);
 /** Organization ID pattern: `org_` + 21 base58 characters. */
 export const ORGANIZATION_ID_PATTERN = new RegExp(`^org_[${ID_ALPHABET}]{21}$`);
+/** Webhook endpoint ID pattern: `whe_` + 21 base58 characters (decisions §12). */
+export const WEBHOOK_ENDPOINT_ID_PATTERN = new RegExp(`^whe_[${ID_ALPHABET}]{21}$`);
+/** Webhook message ID pattern (the `webhook-id` header): `msg_` + 21 base58 characters. */
+export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$`);
+/** Webhook delivery (attempt) ID pattern: `whd_` + 21 base58 characters. */
+export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
 /** API key pattern: `cek_` + 40 base58 characters. */
 export const API_KEY_PATTERN = new RegExp(`^cek_[${ID_ALPHABET}]{40}$`);
 
@@ -29,3 +35,38 @@ export const newAttemptId = (): string => `att_${id21()}`;
 
 /** SHA-256 hex digest of an API key: the only form in which keys are stored. */
 export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+
+/**
+ * `<prefix>_` + 21 base58 characters taken from a SHA-256 digest of `parts`:
+ * the same parts always give the same ID (idempotent writes of derived records).
+ */
+export function derivedId(prefix: string, ...parts: string[]): string {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest();
+  let id = `${prefix}_`;
+  for (let i = 0; i < 21; i++) id += ID_ALPHABET[digest[i]! % ID_ALPHABET.length];
+  return id;
+}
+
+/** A new webhook endpoint ID, e.g. `whe_…` (decisions §12). */
+export const newWebhookEndpointId = (): string => `whe_${id21()}`;
+
+/** A new webhook event ID (`evt_…`) for events that derive from nothing else (`webhook.test`). */
+export const newWebhookEventId = (): string => `evt_${id21()}`;
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks' secret format). */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** Characters of a delivery ID that encode its time (58^8 ms ≈ 4,000 years). */
+const TIME_CHARS = 8;
+const id13 = customAlphabet(ID_ALPHABET, 21 - TIME_CHARS);
+
+/**
+ * A new delivery ID, `whd_` + 21 base58 characters whose first 8 encode
+ * `at` in milliseconds: IDs sort (as strings) in time order, so the delivery
+ * log is newest first by key alone.
+ */
+export function newWebhookDeliveryId(at: Date = new Date()): string {
+  let time = '';
+  for (let ms = at.getTime(), i = 0; i < TIME_CHARS; i++, ms = Math.floor(ms / ID_ALPHABET.length)) time = ID_ALPHABET[ms % ID_ALPHABET.length] + time;
+  return `whd_${time}${id13()}`;
+}

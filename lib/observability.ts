@@ -18,7 +18,20 @@ export const logger = new Logger({ serviceName: SERVICE_NAME });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 
 /** Business metrics (counts; credits in credits). */
-export type BusinessMetric = 'CampaignsLaunched' | 'CreditsCharged' | 'CreditsRefunded' | 'AccountsEnriched' | 'EnrichmentsFailed' | 'EnrichmentsCanceled' | 'ExportRows' | 'LedgerDrift' | 'EnrichmentsRepaired' | 'CapacityDrift';
+export type BusinessMetric =
+  | 'CampaignsLaunched'
+  | 'CreditsCharged'
+  | 'CreditsRefunded'
+  | 'AccountsEnriched'
+  | 'EnrichmentsFailed'
+  | 'EnrichmentsCanceled'
+  | 'ExportRows'
+  | 'LedgerDrift'
+  | 'EnrichmentsRepaired'
+  | 'CapacityDrift'
+  | 'WebhookMessagesDelivered'
+  | 'WebhookAttemptsFailed'
+  | 'WebhookMessagesFailed';
 
 /**
  * Emits business metrics at once (one EMF line). Disabled with

@@ -27,6 +27,11 @@ import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import { createWebhookStore, type WebhookStore } from './webhooks/store';
+import { systemResolver, type Resolver } from './webhooks/ssrf';
+import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
+import type { WebhookDependencies } from './webhooks/use-cases';
+import { createStepFunctionsScheduler, pendingIndexScheduler } from './webhooks/scheduler';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -73,6 +78,37 @@ export const warehouse = (): Warehouse => warehouseAdapter ?? embeddedWarehouse(
 export const useWarehouse = (adapter: Warehouse | undefined): void => {
   warehouseAdapter = adapter;
 };
+
+/** Webhook endpoints, events, messages and the delivery log (decisions §12). */
+export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
+
+let webhookResolver: Resolver | undefined;
+/** Chooses the resolver webhook URLs are checked with (tests resolve names to chosen addresses); `undefined` restores the system's. */
+export const useWebhookResolver = (resolver: Resolver | undefined): void => {
+  webhookResolver = resolver;
+};
+
+/** The delivery schedule: the webhook state machine in AWS (`WEBHOOK_STATE_MACHINE_ARN`), the local poller's pending index otherwise. */
+const webhookScheduler: () => DeliveryScheduler = /* @__PURE__ */ once(() => {
+  const stateMachineArn = config.webhookStateMachineArn;
+  return stateMachineArn ? createStepFunctionsScheduler({ client: sfn(), stateMachineArn }) : pendingIndexScheduler;
+});
+
+/** What the webhook endpoint operations need. */
+export const webhookDependencies = (): WebhookDependencies => ({
+  webhooks: webhooks(),
+  resolve: webhookResolver ?? systemResolver,
+  allowLocalhost: config.webhooksAllowLocalhost,
+});
+
+/** What webhook delivery needs (dispatch, attempts, redelivery). */
+export const deliveryDependencies = (): DeliveryDependencies => ({
+  webhooks: webhooks(),
+  organizations: organizations(),
+  scheduler: webhookScheduler(),
+  resolve: webhookResolver ?? systemResolver,
+  settings: { allowLocalhost: config.webhooksAllowLocalhost, retryBaseSeconds: config.webhookRetryBaseSeconds },
+});
 
 /** What a launch evaluation reads (decisions §4): the quote's dependencies, and the launch's without its writes. */
 export const evaluationDependencies = () => ({

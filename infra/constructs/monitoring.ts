@@ -13,6 +13,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, type BusinessMetric } from '../../lib/observability';
@@ -61,6 +62,9 @@ export const BUSINESS_METRICS = {
   LedgerDrift: 'Credits by which balances differ from their ledgers (scheduled reconciliation; must be 0)',
   EnrichmentsRepaired: 'Enrichments the reconciler started, restarted or compensated (a crash window closed)',
   CapacityDrift: 'Accounts by which organizations’ enrichingAccounts differ from their enriching campaigns (must be 0)',
+  WebhookMessagesDelivered: 'Webhook messages delivered (an endpoint answered 2xx)',
+  WebhookAttemptsFailed: 'Webhook attempts that failed (non-2xx, redirect, timeout, refused address); each is retried on the schedule',
+  WebhookMessagesFailed: 'Webhook messages given up: retry schedule exhausted (over 24 h) or the endpoint answered 410 Gone',
 } as const satisfies Record<BusinessMetric, string>;
 
 /** One HTTP API route and the function behind it. */
@@ -95,6 +99,8 @@ export interface MonitoringProps {
   readonly supportFunctions?: readonly MonitoredFunction[];
   readonly stateMachine: sfn.IStateMachine;
   readonly table: dynamodb.ITableV2;
+  /** Webhook delivery (decisions §12): its state machine and the dispatcher's dead-letter queue. */
+  readonly webhooks: { readonly stateMachine: sfn.IStateMachine; readonly deadLetterQueue: sqs.IQueue };
   /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -105,10 +111,10 @@ export interface MonitoringAlarms {
   readonly apiServerErrorRate: cloudwatch.Alarm;
   /** Any failed enrichment execution (each one was compensated: credits refunded). */
   readonly failedExecutions: cloudwatch.Alarm;
-  /** Any throttled invocation of a route function. */
-  readonly apiFunctionThrottles: cloudwatch.Alarm;
-  /** Any throttled invocation of a workflow task function. */
-  readonly workflowFunctionThrottles: cloudwatch.Alarm;
+  /** Any throttled invocation of a route function (one alarm per 10 functions: `ApiFunctionThrottles`, `ApiFunctionThrottles-2`, …). */
+  readonly apiFunctionThrottles: readonly cloudwatch.Alarm[];
+  /** Any throttled invocation of a workflow task, scheduled or webhook function (one alarm per 10 functions). */
+  readonly workflowFunctionThrottles: readonly cloudwatch.Alarm[];
   /** Any throttled invocation of a support function (catch-all, docs), when there are any. */
   readonly supportFunctionThrottles?: cloudwatch.Alarm;
   /** Any throttled request on the table or its indexes. */
@@ -117,6 +123,12 @@ export interface MonitoringAlarms {
   readonly ledgerDrift: cloudwatch.Alarm;
   /** Capacity held differs from the enriching campaigns (the enrichment reconciler's `CapacityDrift` metric). */
   readonly capacityDrift: cloudwatch.Alarm;
+  /**
+   * A webhook message given up (schedule exhausted or 410), a delivery
+   * execution that failed, or an event the dispatcher could not fan out
+   * (dead-letter queue).
+   */
+  readonly webhookDeliveryFailed: cloudwatch.Alarm;
 }
 
 /**
@@ -149,7 +161,7 @@ export class Monitoring extends Construct {
 
     this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
 
-    const { stage, routes, workflowFunctions, stateMachine, table } = props;
+    const { stage, routes, workflowFunctions, stateMachine, table, webhooks } = props;
     const supportFunctions = props.supportFunctions ?? [];
     const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
 
@@ -222,15 +234,15 @@ export class Monitoring extends Construct {
         alarmName: name('EnrichmentFailed'),
         alarmDescription: 'An enrichment execution failed: its attempt was compensated (credits refunded, capacity released). Read the failed execution in the Step Functions console (docs/deploy.md).',
       }),
-      apiFunctionThrottles: sumAlarm(this, 'ApiFunctionThrottles', perFunction(apiFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+      apiFunctionThrottles: sumAlarms(this, 'ApiFunctionThrottles', perFunction(apiFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
         ...atLeastOne,
         alarmName: name('ApiFunctionThrottles'),
         alarmDescription: 'Lambda throttled a route function: the account or the function ran out of concurrency, and clients got 5xx. See the Lambda row of the dashboard (docs/deploy.md).',
       }),
-      workflowFunctionThrottles: sumAlarm(this, 'WorkflowFunctionThrottles', perFunction(workflowFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
+      workflowFunctionThrottles: sumAlarms(this, 'WorkflowFunctionThrottles', perFunction(workflowFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
         ...atLeastOne,
         alarmName: name('WorkflowFunctionThrottles'),
-        alarmDescription: 'Lambda throttled a workflow task function. The workflow retries throttles, but persistent throttling ends in failed (compensated) enrichments (docs/deploy.md).',
+        alarmDescription: 'Lambda throttled a workflow task, scheduled or webhook function. Workflows retry throttles, but persistent throttling ends in failed (compensated) enrichments or late webhooks (docs/deploy.md).',
       }),
       ledgerDrift: business.LedgerDrift.with({ statistic: cloudwatch.Stats.MAXIMUM, period: Duration.hours(1) }).createAlarm(this, 'LedgerDrift', {
         ...atLeastOne,
@@ -253,6 +265,21 @@ export class Monitoring extends Construct {
             }),
           }
         : {}),
+      webhookDeliveryFailed: sumAlarm(
+        this,
+        'WebhookDeliveryFailed',
+        [
+          business.WebhookMessagesFailed.with({ label: 'Messages given up' }),
+          webhooks.stateMachine.metricFailed({ ...sum, label: 'Delivery executions failed' }),
+          webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM, label: 'Events not dispatched (DLQ)' }),
+        ],
+        {
+          ...atLeastOne,
+          alarmName: name('WebhookDeliveryFailed'),
+          alarmDescription:
+            'A webhook message failed for good (its retry schedule of over 24 h ran out, or the endpoint answered 410 and was disabled), a delivery execution failed, or an event reached the dispatcher dead-letter queue. Read the delivery log (POST /v1/webhooks/deliveries) of the organization in the WebhooksDeliver logs; redeliver once the customer fixed their endpoint (docs/deploy.md).',
+        },
+      ),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,
         alarmName: name('TableThrottles'),
@@ -260,7 +287,8 @@ export class Monitoring extends Construct {
       }),
     };
     const action = new actions.SnsAction(this.topic);
-    for (const alarm of Object.values(this.alarms)) {
+    const everyAlarm = Object.values(this.alarms).flat();
+    for (const alarm of everyAlarm) {
       alarm.addAlarmAction(action);
       alarm.addOkAction(action);
     }
@@ -280,7 +308,7 @@ export class Monitoring extends Construct {
         [
           new cloudwatch.AlarmStatusWidget({
             title: 'Alarms (notify the alarm topic)',
-            alarms: Object.values(this.alarms),
+            alarms: everyAlarm,
             width: 24,
             height: 3,
           }),
@@ -326,6 +354,15 @@ export class Monitoring extends Construct {
           graph('Credits: charged, refunded', [business.CreditsCharged, business.CreditsRefunded]),
           graph('Accounts enriched, export rows', [business.AccountsEnriched], { right: [business.ExportRows] }),
         ],
+        [
+          graph('Webhooks: delivered, failed attempts, given up', [business.WebhookMessagesDelivered, business.WebhookAttemptsFailed, business.WebhookMessagesFailed]),
+          graph('Webhook delivery executions', [
+            webhooks.stateMachine.metricStarted({ ...sum, label: 'Started' }),
+            webhooks.stateMachine.metricSucceeded({ ...sum, label: 'Succeeded' }),
+            webhooks.stateMachine.metricFailed({ ...sum, label: 'Failed' }),
+          ]),
+          graph('Webhook dispatcher dead letters', [webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM })]),
+        ],
       ],
     });
   }
@@ -369,6 +406,20 @@ export class Monitoring extends Construct {
     );
     return topic;
   }
+}
+
+/**
+ * Alarms on the sum of any number of metrics: one {@link sumAlarm} per
+ * {@link MAX_METRICS_PER_ALARM} metrics, the first named `alarmName`, the
+ * next `alarmName-2`, and so on.
+ */
+function sumAlarms(scope: Construct, id: string, metrics: cloudwatch.IMetric[], props: cloudwatch.CreateAlarmOptions): cloudwatch.Alarm[] {
+  const alarms: cloudwatch.Alarm[] = [];
+  for (let start = 0, n = 1; start < metrics.length; start += MAX_METRICS_PER_ALARM, n++) {
+    const suffix = n === 1 ? '' : `-${n}`;
+    alarms.push(sumAlarm(scope, `${id}${n === 1 ? '' : n}`, metrics.slice(start, start + MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && `${props.alarmName}${suffix}` }));
+  }
+  return alarms;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Server } from 'node:http';
 import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from './emulators';
 import { applyLocalEnvironment, type LocalEndpoints } from './environment';
 import type { LocalStepFunctions } from './step-functions';
+import type { WebhookPoller } from './webhooks';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -35,6 +36,8 @@ export interface LocalStackOptions {
    * which hosts the local Step Functions endpoint). Omitted: not run.
    */
   reconcileEverySeconds?: number;
+  /** Runs the webhook delivery loop with the API (default true; see {@link startLocalApi}). */
+  webhooks?: boolean;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -44,6 +47,8 @@ export interface LocalApi {
   stepFunctions: LocalStepFunctions;
   /** Serves the demo organization's key at `GET /local/demo-key` (loopback only; `npm start`). */
   serveDemoApiKey(apiKey: string): void;
+  /** The webhook delivery loop, when started. */
+  webhooks?: WebhookPoller;
   close(): Promise<void>;
 }
 
@@ -62,8 +67,12 @@ export interface LocalStack {
  * Serves the API handlers and the local Step Functions endpoint on one port,
  * in this process, against the environment already pointed at the emulators.
  * @param options.healthCheck - answers `GET /health` (default: table and bucket reachable).
+ * @param options.webhooks - also runs the webhook delivery loop (infra/local/webhooks.ts), every
+ *   `intervalMs`; off by default so test files that do not deliver webhooks run no loop.
  */
-export async function startLocalApi(options: { port?: number; host?: string; healthCheck?: () => Promise<void> } = {}): Promise<LocalApi> {
+export async function startLocalApi(
+  options: { port?: number; host?: string; healthCheck?: () => Promise<void>; webhooks?: boolean | { intervalMs?: number } } = {},
+): Promise<LocalApi> {
   const port = options.port || (await freePort());
   const { LOCAL_STATE_MACHINE_ARN, createLocalStepFunctions } = await import('./step-functions');
   process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
@@ -72,12 +81,15 @@ export async function startLocalApi(options: { port?: number; host?: string; hea
   const { startApiServer } = await import('./server');
   const stepFunctions = await createLocalStepFunctions();
   const api = await startApiServer({ port, host: options.host, stepFunctions, healthCheck: options.healthCheck ?? (await backingServicesCheck()) });
+  const webhooks = options.webhooks ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks) : undefined;
   return {
     url: api.url,
     server: api.server,
     stepFunctions,
     serveDemoApiKey: api.serveDemoApiKey,
+    ...(webhooks ? { webhooks } : {}),
     async close() {
+      await webhooks?.stop();
       stepFunctions.abortAll();
       api.server.closeAllConnections();
       await api.close();
@@ -162,7 +174,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
     }
     if (options.api !== false) {
-      api = await startLocalApi({ port: options.api?.port, host: options.api?.host });
+      api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
       if (options.reconcileEverySeconds) stopReconciling = await startReconciling(options.reconcileEverySeconds);
     }

@@ -19,6 +19,8 @@ const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAU
 const port = Number(process.env.PORT ?? 3000);
 /** How often the local stack runs the enrichment reconciler (AWS: every 5 minutes and on every abnormal end). */
 const RECONCILE_EVERY_SECONDS = 30;
+// Webhooks to a receiver on this machine (decisions §12); set it to false to try the AWS rules.
+process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
 if (values.reset && existsSync(dataDir)) {
   rmSync(dataDir, { recursive: true, force: true });

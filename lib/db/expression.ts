@@ -83,3 +83,16 @@ export function updateParts(change: Change, condition?: Clause): UpdateExpressio
     ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
   };
 }
+
+/**
+ * An item with a change applied, as DynamoDB would leave it: what a
+ * transaction wrote, known without reading it back (its conditions held, so
+ * the item was exactly `item` before).
+ */
+export function applyChange<T extends object>(item: T, change: Change): T {
+  const next = { ...item } as Record<string, unknown>;
+  for (const [attribute, value] of Object.entries(change.set ?? {})) if (value !== undefined) next[attribute] = value;
+  for (const [attribute, delta] of Object.entries(change.increment ?? {})) next[attribute] = (typeof next[attribute] === 'number' ? (next[attribute] as number) : 0) + delta;
+  for (const attribute of change.remove ?? []) delete next[attribute];
+  return next as T;
+}

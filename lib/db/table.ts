@@ -67,6 +67,15 @@ export const LEDGER_INDEXES = {
   byKindAndCampaign: TABLE_INDEXES.byStatusAndCreatedVia,
 } as const satisfies Record<string, IndexDefinition>;
 
+/**
+ * Webhook work waiting for its time (decisions §12): events not yet fanned
+ * out to endpoints and messages whose next attempt is due, in gsi6 (sparse)
+ * under one partition, by due time. The local stack's poller reads it; in
+ * AWS the table's stream and the delivery state machine drive the same work
+ * and the index only shows what is in flight.
+ */
+export const WEBHOOK_PENDING_INDEX = TABLE_INDEXES.recencyPending;
+
 /** Keys of the sparse expiry index, present only while a campaign is stored as `enriched`. */
 const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsExpireAt: string }) => ({
   gsi5pk: `ORG#${organizationId}#ENRICHED`,
@@ -119,6 +128,22 @@ export const keys = {
       : {}),
     listSk: `${entry.createdAt}#${entry.id}`,
   }),
+  /** Partition of an organization's webhook items: endpoints, their counter, events, messages and the delivery log (decisions §12). */
+  webhooks: (organizationId: string) => `ORG#${organizationId}#WEBHOOKS`,
+  /** Counter of an organization's webhook endpoints (at most 10). */
+  webhookEndpointCount: (organizationId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: 'ENDPOINTS' }),
+  /** A webhook endpoint. */
+  webhookEndpoint: (organizationId: string, endpointId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `ENDPOINT#${endpointId}` }),
+  /** An event (the outbox row written with the state change that caused it). */
+  webhookEvent: (organizationId: string, eventId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `EVENT#${eventId}` }),
+  /** A message: one event for one endpoint, its state and retry schedule. */
+  webhookMessage: (organizationId: string, messageId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `MESSAGE#${messageId}` }),
+  /** One delivery attempt of a message (the delivery log); IDs sort in time order. */
+  webhookDelivery: (organizationId: string, deliveryId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `DELIVERY#${deliveryId}` }),
+  /** Sort-key prefixes of the webhook partition. */
+  webhookPrefixes: { endpoint: 'ENDPOINT#', event: 'EVENT#', message: 'MESSAGE#', delivery: 'DELIVERY#' },
+  /** Keys of pending webhook work in {@link WEBHOOK_PENDING_INDEX}: due at `dueAt` (ISO 8601). */
+  webhookPending: (dueAt: string, id: string) => ({ gsi6pk: 'WEBHOOKS#PENDING', listSk: `${dueAt}#${id}` }),
   /** When the organization last completed an enrichment of an account (recency exclusion). */
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
   /** An account in the organization's CRM targets (CRM exclusion). */

@@ -5,16 +5,19 @@
  * The campaign side of every change comes from `campaigns/item.ts`, the money
  * side (balance, ledger entry, `creditsCharged`) from `credits/ledger.ts`;
  * this store composes them into one write and turns a failed condition into
- * a value.
+ * a value. The changes that customers hear about (enriched, failed, canceled,
+ * expired) also put their webhook event (`webhooks/events.ts`) in the same
+ * transaction (decisions §12).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../db/query';
 import { TABLE_INDEXES, keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
-import { and, merge, updateParts, type Change, type Clause } from '../db/expression';
+import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
 import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
 import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, type LedgerEntry, type TransactItem } from '../credits/ledger';
+import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
 
 /** The launch of an attempt: figures in accounts and credits. */
 export interface LaunchWrite {
@@ -67,9 +70,9 @@ export interface EnrichmentStore {
    */
   launch(write: LaunchWrite): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: LaunchRefusal }>;
 
-  /** Completes an attempt: net refund, capacity released, `enriched`. Returns false when the attempt is no longer current. */
+  /** Completes an attempt: net refund, capacity released, `enriched`, the `campaign.enriched` event. Returns false when the attempt is no longer current. */
   complete(write: CompletionWrite): Promise<boolean>;
-  /** Compensates an attempt: full refund, capacity released, back to `draft`. @returns the credits refunded, or false when the attempt is no longer current. */
+  /** Compensates an attempt: full refund, capacity released, back to `draft`, the `campaign.enrichment_failed`/`_canceled` event. @returns the credits refunded, or false when the attempt is no longer current. */
   compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
   /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
   requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
@@ -77,7 +80,7 @@ export interface EnrichmentStore {
   finishRecording(organizationId: string, campaignId: string, attemptId: string): Promise<void>;
   /** Enriched campaigns whose enrichment times are still being recorded: completion time and eligible list. */
   pendingRecency(organizationId: string): Promise<{ completedAt: string; eligibleObjectKey: string }[]>;
-  /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached. Returns false otherwise. */
+  /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached, with its `campaign.expired` event. Returns false otherwise. */
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
 }
 
@@ -100,25 +103,30 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
   /**
    * Ends the current attempt of an `enriching` campaign in one transaction:
-   * the refund `entry` (its credits back, the attempt's capacity released)
-   * and the campaign changed by `change`. No ClientRequestToken: the attempt
-   * condition and the entry's key already make a rerun a no-op, and a token
-   * would turn a racing duplicate into IdempotentParameterMismatch.
+   * the refund `entry` (its credits back, the attempt's capacity released),
+   * the campaign changed by `change`, and the webhook event of `eventType`
+   * carrying the campaign as the change leaves it. No ClientRequestToken: the
+   * attempt condition and the entry's and event's keys already make a rerun a
+   * no-op, and a token would turn a racing duplicate into IdempotentParameterMismatch.
    * @returns the credits refunded, or false when the attempt is no longer current.
    */
   const endAttempt = async (
     organizationId: string,
     campaignId: string,
     attemptId: string,
-    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change },
+    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change; eventType: CampaignEventType; occurredAt: string },
   ): Promise<number | false> => {
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
-    const { entry, change } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
+    const { entry, change, eventType, occurredAt } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
+    const campaignChange = merge(change, campaignCreditsChange(entry));
+    // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
+    const after = toCampaignRecord(applyChange(campaign, campaignChange) as unknown as Record<string, unknown>);
     const outcome = await transactWrite(client, {
       TransactItems: [
-        campaignUpdate(organizationId, campaignId, merge(change, campaignCreditsChange(entry)), campaignIs.runningAttempt(attemptId)),
+        campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
         ...movementItems(tableName, entry, { alsoChange: { increment: { enrichingAccounts: -campaign.attempt.eligible } } }),
+        ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
       ],
     });
     return outcome.ok ? entry.amount : false;
@@ -185,6 +193,8 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const refunded = await endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
         entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: write.refund, reason: 'no_contacts_found', createdAt: write.completedAt }),
         change: campaignChanges.complete(campaign, write),
+        eventType: 'campaign.enriched',
+        occurredAt: write.completedAt,
       }));
       return refunded !== false;
     },
@@ -193,6 +203,8 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       return endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
         entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt }),
         change: campaignChanges.compensate(campaign, { status: reason, startedAt: campaign.attempt.startedAt, endedAt, refunded: true }),
+        eventType: reason === 'failed' ? 'campaign.enrichment_failed' : 'campaign.enrichment_canceled',
+        occurredAt: endedAt,
       }));
     },
 
@@ -225,12 +237,14 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
     async expire(organizationId, campaignId, attemptId, now) {
       const campaign = await readCampaign(organizationId, campaignId);
-      if (!campaign) return false;
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.expire(campaign), and(campaignIs.due(now), campaignIs.ofAttempt(attemptId))),
-        ReturnValues: 'NONE',
+      if (!campaign || campaign.status !== 'enriched' || campaign.attempt?.id !== attemptId) return false;
+      const change = campaignChanges.expire(campaign);
+      const after = toCampaignRecord(applyChange(campaign, change) as unknown as Record<string, unknown>);
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          campaignUpdate(organizationId, campaignId, change, and(campaignIs.due(now), campaignIs.ofAttempt(attemptId))),
+          ...eventItems(tableName, campaignEvent('campaign.expired', after, attemptId, now.toISOString())),
+        ],
       });
       return outcome.ok;
     },

@@ -34,12 +34,15 @@ import {
   ResultsExpiredError,
   ResultsNotReadyError,
   RevokedApiKeyError,
+  WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from './issues';
 import type { Operation } from './operation';
+import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
+import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema } from '../webhooks/schema';
 
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
@@ -54,7 +57,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     required: false,
   },
   insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
-  not_found: { schema: z.strictObject({ resource: z.string().meta({ description: '`campaign`, or `route` for an unknown path.' }), id: z.string() }), required: true },
+  not_found: { schema: z.strictObject({ resource: z.string().meta({ description: '`campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path.' }), id: z.string() }), required: true },
   campaign_not_enrichable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   campaign_not_editable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   no_eligible_accounts: { schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }), required: true },
@@ -63,6 +66,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     required: true,
   },
   method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
+  webhook_endpoint_limit_reached: { schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }), required: true },
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -70,7 +74,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_api_key: 'Missing, malformed or unrecognized API key.',
   revoked_api_key: 'The API key has been revoked.',
   insufficient_credits: 'The smb balance is below the launch charge.',
-  not_found: 'No such campaign in the authenticated organization.',
+  not_found: 'No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route.',
   method_not_allowed: 'The path is an operation, which takes POST only (header `Allow: POST`).',
   campaign_not_enrichable: 'The campaign is not an API-created draft.',
   campaign_not_editable: 'The campaign is not an API-created draft.',
@@ -81,6 +85,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   no_eligible_accounts: 'No account is eligible.',
   idempotency_key_reused: 'The Idempotency-Key was first used with a different request body.',
   concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
+  webhook_endpoint_limit_reached: 'The organization already has the most webhook endpoints allowed (10).',
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -100,6 +105,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   no_eligible_accounts: new NoEligibleAccountsError(300),
   idempotency_key_reused: new IdempotencyKeyReusedError(),
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
+  webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   internal_error: new InternalError(),
 };
 
@@ -346,6 +352,41 @@ function withoutSafeIntegerBounds<T>(node: T): T {
   return out as T;
 }
 
+/** Headers of every webhook request (Standard Webhooks 1.0). */
+const WEBHOOK_HEADERS = {
+  'webhook-id': { required: true, description: 'The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.', schema: { type: 'string' } },
+  'webhook-timestamp': { required: true, description: 'Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.', schema: { type: 'string' } },
+  'webhook-signature': {
+    required: true,
+    description: 'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.',
+    schema: { type: 'string' },
+  },
+} as const;
+
+/** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
+function webhooksSection(): ZodOpenApiPathsObject {
+  const events = [...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const), ['webhook.test', TestEventPayloadSchema] as const];
+  return Object.fromEntries(
+    events.map(([type, schema]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(/[^a-z]/g, '_')}`,
+          summary: type,
+          description: `${EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
+          parameters: Object.entries(WEBHOOK_HEADERS).map(([name, header]) => ({ in: 'header' as const, name, ...header })),
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: {
+            '2XX': { description: 'Received: the message is delivered.' },
+            '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
+            default: { description: 'Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule.' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 /**
  * Builds the OpenAPI document of the given operations.
  * @param operations - every operation the API serves.
@@ -376,6 +417,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
       parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER as never },
     },
     paths,
+    webhooks: webhooksSection(),
   });
   return withoutSafeIntegerBounds(document);
 }

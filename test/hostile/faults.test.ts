@@ -605,7 +605,8 @@ describe('workflow: ExpireResults', () => {
     process.env.RESULTS_ACCESS_PERIOD_SECONDS = '2';
     const f = await fixture();
     try {
-      await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('":c_enriched"'), error: throttling }, async ([fault]) => {
+      // The expiry write is one transaction: the campaign's change and its campaign.expired webhook event (decisions §12).
+      await withFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('":c_enriched"'), error: throttling }, async ([fault]) => {
         expect((await enrichCall(f)).status).toBe(200);
         await until(f, (c) => c?.status === 'expired', 15_000);
         expect(fault!.failed).toBe(1);

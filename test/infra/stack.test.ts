@@ -297,7 +297,7 @@ describe('CampaignEnrichment-dev', () => {
   describe('enrichment state machine', () => {
     let asl: Asl;
     beforeAll(() => {
-      const [stateMachine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+      const stateMachine = template.findResources('AWS::StepFunctions::StateMachine')[logicalId(built.stack.workflow.stateMachine)];
       asl = JSON.parse(renderTokens(stateMachine!.Properties.DefinitionString)) as Asl;
     });
     const functionArn = (functionId: string) => `<${logicalId(functionOf(built.stack, functionId).function)}.Arn>`;
@@ -433,7 +433,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles', 'WorkflowFunctionThrottles-2'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -466,7 +466,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
       const alarmed: unknown[] = [];
-      for (const name of ['ApiFunctionThrottles', 'WorkflowFunctionThrottles']) {
+      for (const name of ['ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'WorkflowFunctionThrottles']) {
         const alarm = alarmNamed(name);
         expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
         const stats = readMetrics(alarm);
@@ -475,7 +475,7 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile'];
+      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile', 'WebhooksDispatch', 'WebhooksDeliver'];
       const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
@@ -550,7 +550,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 4; // + CreditsReconcile, EnrichmentReconcile, catch-all and docs
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 6; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all and docs
         for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
           expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
         }
@@ -630,8 +630,9 @@ describe('workflow seam', () => {
   it('grants states:StartExecution on the enrichment state machine to a route that starts workflows, and its ARN', () => {
     const template = Template.fromStack(synth('dev', [{ ...API_ROUTES[0]!, functionId: 'Starter', permissions: { table: 'readWrite', startsWorkflow: true } }]).stack);
     const stateMachines = template.findResources('AWS::StepFunctions::StateMachine');
-    expect(Object.keys(stateMachines)).toHaveLength(1);
-    const stateMachineId = Object.keys(stateMachines)[0]!;
+    // The enrichment workflow and the webhook delivery state machine.
+    expect(Object.keys(stateMachines)).toHaveLength(2);
+    const stateMachineId = Object.keys(stateMachines).find((id) => id.startsWith('Enrichment'))!;
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:StartExecution', Resource: { Ref: stateMachineId } })]) },
     });
@@ -639,5 +640,80 @@ describe('workflow seam', () => {
       Description: Match.stringLikeRegexp('POST'),
       Environment: { Variables: Match.objectLike({ STATE_MACHINE_ARN: { Ref: stateMachineId } }) },
     });
+  });
+});
+
+describe('webhook delivery (decisions §12)', () => {
+  let built: ReturnType<typeof synth>;
+  let template: Template;
+  beforeAll(() => {
+    built = synth('dev');
+    template = built.template;
+  });
+  const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });
+  const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+
+  it('streams new images of the table to the dispatcher, filtered to inserted event items, retried, bisected and dead-lettered', () => {
+    const [table] = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
+    expect(table!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const [mapping, ...others] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(others).toEqual([]);
+    expect(mapping!.Properties).toMatchObject({
+      FunctionName: ref(built.stack.webhooks.dispatcher.function),
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(built.stack.table), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: arn(built.stack.webhooks.deadLetterQueue) } },
+    });
+    expect(JSON.parse(mapping!.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'EVENT#' }] } } } });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+  });
+
+  it('runs one Standard execution per message: Deliver, then done or wait the computed backoff and deliver again', () => {
+    const stateMachine = template.findResources('AWS::StepFunctions::StateMachine')[logicalId(built.stack.webhooks.delivery.stateMachine)]!;
+    expect(stateMachine.Properties.StateMachineType).toBe('STANDARD');
+    expect(stateMachine.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL' });
+    const asl = JSON.parse(renderTokens(stateMachine.Properties.DefinitionString)) as { StartAt: string; TimeoutSeconds: number; States: Record<string, any> };
+    expect(asl.StartAt).toBe('Deliver');
+    expect(asl.TimeoutSeconds).toBeGreaterThan(33 * 3600);
+    expect(asl.States.Deliver).toMatchObject({ Type: 'Task', Next: 'Finished?', Resource: `<${logicalId(built.stack.webhooks.deliver.function)}.Arn>` });
+    expect(asl.States['Finished?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.done', BooleanEquals: true, Next: 'Delivered' }], Default: 'WaitForRetry' });
+    expect(asl.States.WaitForRetry).toEqual({ Type: 'Wait', SecondsPath: '$.waitSeconds', Next: 'Deliver' });
+    expect(asl.States.Delivered.Type).toBe('Succeed');
+  });
+
+  it('lets only the dispatcher start delivery executions; neither webhook function touches the bucket', () => {
+    const delivery = ref(built.stack.webhooks.delivery.stateMachine);
+    const starters = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).some((s) => [s.Action].flat().includes('states:StartExecution') && JSON.stringify(s.Resource) === JSON.stringify(delivery)),
+    );
+    expect(starters.flatMap((p) => p.Properties.Roles)).toEqual([ref(built.stack.webhooks.dispatcher.role)]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Description: Match.stringLikeRegexp('Webhook dispatcher'),
+      Environment: { Variables: Match.objectLike({ WEBHOOK_STATE_MACHINE_ARN: delivery }) },
+    });
+    for (const functionId of ['WebhooksDispatch', 'WebhooksDeliver']) {
+      const actions = actionsOf(statementsOf(template, built.stack, functionId));
+      expect(actions, functionId).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+      expect(actions.some((a) => a.startsWith('s3:')), functionId).toBe(false);
+    }
+    expect(actionsOf(statementsOf(template, built.stack, 'WebhooksDeliver')).some((a) => a.startsWith('states:'))).toBe(false);
+  });
+
+  it('alarms on failed deliveries: messages given up, failed delivery executions, dead-lettered events; notifying the alarm topic', () => {
+    const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((a) => a.Properties.AlarmName === 'CampaignEnrichment-dev-WebhookDeliveryFailed')!;
+    expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+    expect(alarm.Properties.AlarmActions).toEqual([ref(built.stack.monitoring.topic)]);
+    const stats = (alarm.Properties.Metrics as { MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[])
+      .filter((m) => m.MetricStat)
+      .map((m) => [m.MetricStat!.Metric.Namespace, m.MetricStat!.Metric.MetricName, m.MetricStat!.Metric.Dimensions[0]!.Value]);
+    expect(stats).toEqual([
+      ['CampaignEnrichment', 'WebhookMessagesFailed', 'campaign-enrichment-api'],
+      ['AWS/States', 'ExecutionsFailed', ref(built.stack.webhooks.delivery.stateMachine)],
+      ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { 'Fn::GetAtt': [logicalId(built.stack.webhooks.deadLetterQueue), 'QueueName'] }],
+    ]);
   });
 });

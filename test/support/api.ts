@@ -23,10 +23,11 @@ let api: LocalApi | undefined;
 /**
  * Starts the API server, with the local Step Functions endpoint on the same
  * port, for the current test file; returns a getter of its base URL.
+ * @param options.webhooks - also runs the webhook delivery loop (test files that deliver webhooks).
  */
-export function useApi(): () => string {
+export function useApi(options: { webhooks?: boolean | { intervalMs?: number } } = {}): () => string {
   beforeAll(async () => {
-    api = await startLocalApi({ healthCheck: async () => undefined });
+    api = await startLocalApi({ healthCheck: async () => undefined, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
   });
   afterAll(async () => {
     await api?.close();

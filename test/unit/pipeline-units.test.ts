@@ -28,6 +28,7 @@ import {
   ResultsExpiredError,
   ResultsNotReadyError,
   RevokedApiKeyError,
+  WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../../lib/errors';
 import {
@@ -411,6 +412,12 @@ describe('error family', () => {
     ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError(), 'idempotency_key_reused', { code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used with a different request; use a new key for a new request.' }],
     ['IdempotencyKeyInUseError', new IdempotencyKeyInUseError(), 'idempotency_key_in_use', { code: 'idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' }],
     ['MethodNotAllowedError', new MethodNotAllowedError('GET', '/v1/org/describe'), 'method_not_allowed', { code: 'method_not_allowed', message: 'GET is not allowed on /v1/org/describe; use POST.', details: { allow: ['POST'] } }],
+    [
+      'WebhookEndpointLimitReachedError',
+      new WebhookEndpointLimitReachedError(10),
+      'webhook_endpoint_limit_reached',
+      { code: 'webhook_endpoint_limit_reached', message: 'An organization can have at most 10 webhook endpoints; delete one first.', details: { limit: 10 } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -418,7 +425,7 @@ describe('error family', () => {
     expect(cases.map(([, , code]) => code).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   });
 
-  it('maps every code to the status of the spec and decisions §1/§2', () => {
+  it('maps every code to the status of the spec and decisions §1/§2/§12', () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       invalid_api_key: 401,
@@ -435,6 +442,7 @@ describe('error family', () => {
       no_eligible_accounts: 422,
       idempotency_key_reused: 422,
       concurrency_limit_exceeded: 429,
+      webhook_endpoint_limit_reached: 409,
       internal_error: 500,
     });
   });

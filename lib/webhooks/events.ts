@@ -1,0 +1,97 @@
+/**
+ * Webhook events (decisions §12): what happened, recorded as an outbox item
+ * in the same DynamoDB transaction as the state change that caused it, so a
+ * crash between the change and its delivery cannot lose the event.
+ *
+ * The stores that change a campaign compose {@link eventItems} into their
+ * transaction (like `movementItems` of lib/credits); fan-out to endpoints and
+ * delivery happen later (lib/webhooks/delivery.ts).
+ */
+import type { TransactItem } from '../credits/ledger';
+import { keys } from '../db/table';
+import { derivedId } from '../ids';
+import { toCampaign, type CampaignRecord } from '../campaigns/model';
+
+/** Events about campaigns, one per state change (decisions §12). */
+export const CAMPAIGN_EVENT_TYPES = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'] as const;
+/** A campaign event type. */
+export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
+/** Every event type an endpoint can receive: the campaign events and `webhook.test` (sent on request to one endpoint). */
+export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'webhook.test'] as const;
+/** An event type. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Events are kept this long after they happen, then removed by the table's TTL (seconds). */
+export const WEBHOOK_RETENTION_SECONDS = 30 * 86_400;
+
+/** An event as stored. */
+export interface WebhookEvent {
+  /** `evt_` + 21 base58; derived from (campaign, attempt, type) for campaign events. */
+  id: string;
+  organizationId: string;
+  type: WebhookEventType;
+  /** When the state change happened (ISO 8601 UTC): the payload's `timestamp`. */
+  occurredAt: string;
+  /** The campaign record right after the change (campaign events). */
+  campaign?: CampaignRecord;
+  /** The only endpoint the event goes to (`webhook.test`); absent: every subscribed endpoint. */
+  endpointId?: string;
+}
+
+/** A campaign event of `type`, with the record as the change left it. The ID derives from (campaign, attempt, type): one event per change. */
+export function campaignEvent(type: CampaignEventType, campaign: CampaignRecord, attemptId: string, occurredAt: string): WebhookEvent {
+  return { id: derivedId('evt', campaign.id, attemptId, type), organizationId: campaign.organizationId, type, occurredAt, campaign };
+}
+
+/** TTL attribute value (epoch seconds) of webhook items written at `at`. */
+export const webhookTtl = (at: string | Date): number => Math.floor(new Date(at).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS;
+
+/** The stored item of an event: pending fan-out (in the pending index) until dispatched. */
+export function eventItem(event: WebhookEvent): Record<string, unknown> {
+  return {
+    ...keys.webhookEvent(event.organizationId, event.id),
+    ...keys.webhookPending(event.occurredAt, event.id),
+    type: 'webhookEvent',
+    id: event.id,
+    organizationId: event.organizationId,
+    eventType: event.type,
+    occurredAt: event.occurredAt,
+    ...(event.campaign ? { campaign: event.campaign } : {}),
+    ...(event.endpointId ? { endpointId: event.endpointId } : {}),
+    ttl: webhookTtl(event.occurredAt),
+  };
+}
+
+/** Maps a stored event item back to its {@link WebhookEvent}. */
+export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
+  return {
+    id: String(item.id),
+    organizationId: String(item.organizationId),
+    type: item.eventType as WebhookEventType,
+    occurredAt: String(item.occurredAt),
+    ...(item.campaign ? { campaign: item.campaign as CampaignRecord } : {}),
+    ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
+  };
+}
+
+/**
+ * The transaction items that record `event` with the state change that
+ * causes it: one Put, refused if the same event was already recorded.
+ */
+export function eventItems(tableName: string, event: WebhookEvent): TransactItem[] {
+  return [{ Put: { TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' } }];
+}
+
+/**
+ * The body every endpoint receives for `event` (decisions §12):
+ * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
+ * `occurredAt`.
+ *
+ * @param remainingCredits - the organization's smb balance (credits) for
+ *   `data.campaign.credits.remaining`, read when the event is fanned out (the
+ *   transaction that records the event cannot read the balance it leaves).
+ */
+export function eventPayload(event: WebhookEvent, remainingCredits: number): string {
+  const data = event.campaign ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) } : { endpointId: event.endpointId ?? null };
+  return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
+}

@@ -1,0 +1,443 @@
+/**
+ * Webhook endpoints, events, messages and the delivery log in the single
+ * table (docs/data-model.md "Webhooks"; decisions §12). Every item lives in
+ * the organization's webhook partition `ORG#<orgId>#WEBHOOKS`; pending work
+ * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
+ */
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys, WEBHOOK_PENDING_INDEX } from '../db/table';
+import { transactWrite, updateIf } from '../db/conditional';
+import { and, updateParts, type Change, type Clause } from '../db/expression';
+import type { TransactItem } from '../credits/ledger';
+import { eventItem, toWebhookEvent, webhookTtl, type CampaignEventType, type WebhookEvent, type WebhookEventType } from './events';
+
+/** An endpoint as stored. The secrets never leave the service except in the create and rotate-secret answers. */
+export interface WebhookEndpointRecord {
+  /** `whe_` + 21 base58. */
+  id: string;
+  organizationId: string;
+  url: string;
+  /** Campaign event types it receives. */
+  events: CampaignEventType[];
+  description: string | null;
+  createdAt: string;
+  /** `disabled` once it answered 410 Gone; disabled endpoints receive nothing. */
+  status: 'enabled' | 'disabled';
+  disabledAt: string | null;
+  disabledReason: string | null;
+  /** Current signing secret (`whsec_…`). */
+  secret: string;
+  /** The secret before the last rotation, still signing until {@link previousSecretExpiresAt}. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
+}
+
+/** State of a message: waiting for an attempt, answered 2xx, or given up (schedule exhausted, endpoint gone, disabled or deleted). */
+export type MessageState = 'pending' | 'delivered' | 'failed';
+
+/** One event for one endpoint: the unit of delivery, retried on its schedule. */
+export interface WebhookMessageRecord {
+  /** `msg_` + 21 base58, derived from (event, endpoint): the `webhook-id` header of every attempt. */
+  id: string;
+  organizationId: string;
+  eventId: string;
+  endpointId: string;
+  eventType: WebhookEventType;
+  /** The exact body sent on every attempt (JSON text). */
+  payload: string;
+  createdAt: string;
+  state: MessageState;
+  /** Attempts made so far, redeliveries included. */
+  attempts: number;
+  /** Attempts made by the schedule (they set the next wait). */
+  scheduledAttempts: number;
+  /** When the next scheduled attempt is due; null once the message is no longer pending. */
+  nextAttemptAt: string | null;
+  /** A scheduled attempt in progress holds the message until then. */
+  leaseUntil: string | null;
+  /** Why a `failed` message was given up. */
+  endedReason: string | null;
+}
+
+/** How an attempt went. */
+export type DeliveryStatus = 'succeeded' | 'failed';
+
+/** One attempt of a message (the delivery log, decisions §12). */
+export interface WebhookDeliveryRecord {
+  /** `whd_` + 21 base58, time-ordered. */
+  id: string;
+  organizationId: string;
+  messageId: string;
+  endpointId: string;
+  eventType: WebhookEventType;
+  /** 1-based number of the attempt within its message. */
+  attempt: number;
+  /** `scheduled` (the retry schedule) or `redeliver` (the redeliver operation). */
+  trigger: 'scheduled' | 'redeliver';
+  attemptedAt: string;
+  status: DeliveryStatus;
+  /** HTTP status of the answer; null when none came. */
+  responseStatus: number | null;
+  /** Milliseconds until the answer was read or the attempt failed. */
+  latencyMs: number;
+  /** First 1 KB of the answer's body (UTF-8). */
+  responseBody: string | null;
+  /** Why the attempt failed without (or despite) an answer, e.g. `timeout after 15 s`, `redirect (302) not followed`. */
+  error: string | null;
+  /** When the schedule tries again; null when it does not. */
+  nextAttemptAt: string | null;
+}
+
+/** Filters of the delivery log. */
+export interface DeliveryFilters {
+  endpointId?: string;
+  eventType?: WebhookEventType;
+  status?: DeliveryStatus;
+}
+
+/** A page of the delivery log. */
+export interface DeliveryPage {
+  deliveries: WebhookDeliveryRecord[];
+  hasMore: boolean;
+  /** Sort key of the last delivery of the page (the next page starts below it). */
+  last?: string;
+}
+
+/** Pending work found in the pending index. */
+export interface PendingWork {
+  kind: 'event' | 'message';
+  organizationId: string;
+  id: string;
+}
+
+/** What the outcome of an attempt changes on its message. */
+export interface AttemptResult {
+  state: MessageState;
+  nextAttemptAt: string | null;
+  endedReason: string | null;
+  /** A scheduled attempt (counts towards the schedule and releases the lease). */
+  scheduled: boolean;
+}
+
+/** Data access for webhooks. */
+export interface WebhookStore {
+  /** Creates an endpoint and counts it, atomically. @returns false when the organization already has `maxEndpoints`. */
+  createEndpoint(endpoint: WebhookEndpointRecord, maxEndpoints: number): Promise<boolean>;
+  /** The organization's endpoints, oldest first. */
+  listEndpoints(organizationId: string): Promise<WebhookEndpointRecord[]>;
+  getEndpoint(organizationId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
+  /** Deletes an endpoint and uncounts it, atomically. @returns false when there was none. */
+  deleteEndpoint(organizationId: string, endpointId: string): Promise<boolean>;
+  /** Makes `secret` current and keeps the current one signing until `previousExpiresAt`. @returns the endpoint after, or undefined when there is none. */
+  rotateSecret(organizationId: string, endpointId: string, secret: string, previousExpiresAt: string): Promise<WebhookEndpointRecord | undefined>;
+  /** Disables an endpoint (410 Gone). A no-op for a deleted endpoint. */
+  disableEndpoint(organizationId: string, endpointId: string, at: string, reason: string): Promise<void>;
+  /** Records an event outside a state change (`webhook.test`). */
+  putEvent(event: WebhookEvent): Promise<void>;
+  getEvent(organizationId: string, eventId: string): Promise<(WebhookEvent & { dispatched: boolean }) | undefined>;
+  /** The event has its messages: it leaves the pending index. */
+  markDispatched(organizationId: string, eventId: string, at: string): Promise<void>;
+  /** Creates a message (pending, due at `nextAttemptAt`). @returns false when it already existed. */
+  createMessage(message: WebhookMessageRecord): Promise<boolean>;
+  getMessage(organizationId: string, messageId: string): Promise<WebhookMessageRecord | undefined>;
+  /** Takes a due, pending message for one scheduled attempt until `leaseUntil`. @returns the message, or why not. */
+  claim(organizationId: string, messageId: string, now: Date, leaseUntil: Date): Promise<{ ok: true; message: WebhookMessageRecord } | { ok: false; message: WebhookMessageRecord | undefined }>;
+  /** Logs an attempt and moves its message on, atomically, if the message made no other attempt since `seen`. */
+  recordAttempt(seen: WebhookMessageRecord, delivery: WebhookDeliveryRecord, result: AttemptResult): Promise<boolean>;
+  /** Ends a message without an attempt (its endpoint was deleted or disabled). */
+  endMessage(organizationId: string, messageId: string, reason: string): Promise<void>;
+  getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined>;
+  /** A page of the delivery log, newest first, below `after` (a delivery's sort key). */
+  deliveries(query: { organizationId: string; limit: number; after?: string; filters: DeliveryFilters }): Promise<DeliveryPage>;
+  /** Pending work due at `now`, oldest first, at most `limit` items. */
+  duePending(now: Date, limit: number): Promise<PendingWork[]>;
+}
+
+/** Field-by-field mappers: stored maps carry no key order and may carry bookkeeping attributes. */
+const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => ({
+  id: String(item.id),
+  organizationId: String(item.organizationId),
+  url: String(item.url),
+  events: [...((item.events as CampaignEventType[] | undefined) ?? [])],
+  description: typeof item.description === 'string' ? item.description : null,
+  createdAt: String(item.createdAt),
+  status: item.status === 'disabled' ? 'disabled' : 'enabled',
+  disabledAt: typeof item.disabledAt === 'string' ? item.disabledAt : null,
+  disabledReason: typeof item.disabledReason === 'string' ? item.disabledReason : null,
+  secret: String(item.secret),
+  previousSecret: typeof item.previousSecret === 'string' ? item.previousSecret : null,
+  previousSecretExpiresAt: typeof item.previousSecretExpiresAt === 'string' ? item.previousSecretExpiresAt : null,
+});
+
+const toMessage = (item: Record<string, unknown>): WebhookMessageRecord => ({
+  id: String(item.id),
+  organizationId: String(item.organizationId),
+  eventId: String(item.eventId),
+  endpointId: String(item.endpointId),
+  eventType: item.eventType as WebhookEventType,
+  payload: String(item.payload),
+  createdAt: String(item.createdAt),
+  state: item.state as MessageState,
+  attempts: Number(item.attempts ?? 0),
+  scheduledAttempts: Number(item.scheduledAttempts ?? 0),
+  nextAttemptAt: typeof item.nextAttemptAt === 'string' ? item.nextAttemptAt : null,
+  leaseUntil: typeof item.leaseUntil === 'string' ? item.leaseUntil : null,
+  endedReason: typeof item.endedReason === 'string' ? item.endedReason : null,
+});
+
+const toDelivery = (item: Record<string, unknown>): WebhookDeliveryRecord => ({
+  id: String(item.id),
+  organizationId: String(item.organizationId),
+  messageId: String(item.messageId),
+  endpointId: String(item.endpointId),
+  eventType: item.eventType as WebhookEventType,
+  attempt: Number(item.attempt),
+  trigger: item.trigger === 'redeliver' ? 'redeliver' : 'scheduled',
+  attemptedAt: String(item.attemptedAt),
+  status: item.status === 'succeeded' ? 'succeeded' : 'failed',
+  responseStatus: typeof item.responseStatus === 'number' ? item.responseStatus : null,
+  latencyMs: Number(item.latencyMs),
+  responseBody: typeof item.responseBody === 'string' ? item.responseBody : null,
+  error: typeof item.error === 'string' ? item.error : null,
+  nextAttemptAt: typeof item.nextAttemptAt === 'string' ? item.nextAttemptAt : null,
+});
+
+/** Organization ID of a webhook partition key `ORG#<orgId>#WEBHOOKS`. */
+const organizationOf = (pk: string): string => pk.slice('ORG#'.length, -'#WEBHOOKS'.length);
+
+const exists: Clause = { expression: 'attribute_exists(pk)' };
+
+/** Builds the DynamoDB implementation of {@link WebhookStore}. */
+export function createWebhookStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): WebhookStore {
+  const get = async (key: Record<string, string>) => (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+  const update = (key: Record<string, string>, change: Change, condition: Clause): TransactItem => ({ Update: { TableName: tableName, Key: key, ...updateParts(change, condition) } });
+
+  return {
+    async createEndpoint(endpoint, maxEndpoints) {
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          update(keys.webhookEndpointCount(endpoint.organizationId), { increment: { endpoints: 1 } }, {
+            expression: 'attribute_not_exists(endpoints) OR endpoints < :c_max',
+            values: { ':c_max': maxEndpoints },
+          }),
+          { Put: { TableName: tableName, Item: { ...keys.webhookEndpoint(endpoint.organizationId, endpoint.id), type: 'webhookEndpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      });
+      return outcome.ok;
+    },
+
+    async listEndpoints(organizationId) {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.endpoint },
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    async getEndpoint(organizationId, endpointId) {
+      const item = await get(keys.webhookEndpoint(organizationId, endpointId));
+      return item ? toEndpoint(item) : undefined;
+    },
+
+    async deleteEndpoint(organizationId, endpointId) {
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          { Delete: { TableName: tableName, Key: keys.webhookEndpoint(organizationId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
+          update(keys.webhookEndpointCount(organizationId), { increment: { endpoints: -1 } }, { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } }),
+        ],
+      });
+      return outcome.ok;
+    },
+
+    async rotateSecret(organizationId, endpointId, secret, previousExpiresAt) {
+      for (;;) {
+        const current = await get(keys.webhookEndpoint(organizationId, endpointId));
+        if (!current) return undefined;
+        const outcome = await updateIf(client, {
+          TableName: tableName,
+          Key: keys.webhookEndpoint(organizationId, endpointId),
+          // Optimistic: a concurrent rotation makes this one start again from the secret it left.
+          ...updateParts({ set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } }, and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } })),
+        });
+        if (outcome.ok) return toEndpoint(outcome.item);
+        if (!outcome.old) return undefined;
+      }
+    },
+
+    async disableEndpoint(organizationId, endpointId, at, reason) {
+      await updateIf(client, {
+        TableName: tableName,
+        Key: keys.webhookEndpoint(organizationId, endpointId),
+        ...updateParts({ set: { status: 'disabled', disabledAt: at, disabledReason: reason } }, exists),
+        ReturnValues: 'NONE',
+      });
+    },
+
+    async putEvent(event) {
+      await client.send(new PutCommand({ TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' }));
+    },
+
+    async getEvent(organizationId, eventId) {
+      const item = await get(keys.webhookEvent(organizationId, eventId));
+      return item ? { ...toWebhookEvent(item), dispatched: item.gsi6pk === undefined } : undefined;
+    },
+
+    async markDispatched(organizationId, eventId, at) {
+      await updateIf(client, {
+        TableName: tableName,
+        Key: keys.webhookEvent(organizationId, eventId),
+        ...updateParts({ set: { dispatchedAt: at }, remove: ['gsi6pk', 'listSk'] }, exists),
+        ReturnValues: 'NONE',
+      });
+    },
+
+    async createMessage({ leaseUntil: _lease, ...message }) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...keys.webhookMessage(message.organizationId, message.id),
+              ...(message.state === 'pending' && message.nextAttemptAt ? keys.webhookPending(message.nextAttemptAt, message.id) : {}),
+              type: 'webhookMessage',
+              ...message,
+              ttl: webhookTtl(message.createdAt),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+        throw error;
+      }
+    },
+
+    async getMessage(organizationId, messageId) {
+      const item = await get(keys.webhookMessage(organizationId, messageId));
+      return item ? toMessage(item) : undefined;
+    },
+
+    async claim(organizationId, messageId, now, leaseUntil) {
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.webhookMessage(organizationId, messageId),
+        ...updateParts(
+          { set: { leaseUntil: leaseUntil.toISOString() } },
+          {
+            expression: '#state = :c_pending AND nextAttemptAt <= :c_now AND (attribute_not_exists(leaseUntil) OR leaseUntil < :c_now)',
+            names: { '#state': 'state' },
+            values: { ':c_pending': 'pending', ':c_now': now.toISOString() },
+          },
+        ),
+      });
+      return outcome.ok ? { ok: true, message: toMessage(outcome.item) } : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
+    },
+
+    async recordAttempt(seen, delivery, result) {
+      const pending = result.state === 'pending' && result.nextAttemptAt;
+      const change: Change = {
+        set: {
+          state: result.state,
+          attempts: seen.attempts + 1,
+          scheduledAttempts: seen.scheduledAttempts + (result.scheduled ? 1 : 0),
+          nextAttemptAt: result.nextAttemptAt,
+          endedReason: result.endedReason,
+          lastDeliveryId: delivery.id,
+          ...(pending ? keys.webhookPending(result.nextAttemptAt!, seen.id) : {}),
+        },
+        remove: [...(result.scheduled ? ['leaseUntil'] : []), ...(pending ? [] : ['gsi6pk', 'listSk'])],
+      };
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          update(keys.webhookMessage(seen.organizationId, seen.id), change, { expression: 'attempts = :c_seen', values: { ':c_seen': seen.attempts } }),
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.webhookDelivery(delivery.organizationId, delivery.id), type: 'webhookDelivery', ...delivery, ttl: webhookTtl(delivery.attemptedAt) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      });
+      return outcome.ok;
+    },
+
+    async endMessage(organizationId, messageId, reason) {
+      await updateIf(client, {
+        TableName: tableName,
+        Key: keys.webhookMessage(organizationId, messageId),
+        ...updateParts({ set: { state: 'failed', endedReason: reason, nextAttemptAt: null }, remove: ['gsi6pk', 'listSk', 'leaseUntil'] }, {
+          expression: '#state = :c_pending',
+          names: { '#state': 'state' },
+          values: { ':c_pending': 'pending' },
+        }),
+        ReturnValues: 'NONE',
+      });
+    },
+
+    async getDelivery(organizationId, deliveryId) {
+      const item = await get(keys.webhookDelivery(organizationId, deliveryId));
+      return item ? toDelivery(item) : undefined;
+    },
+
+    async deliveries({ organizationId, limit, after, filters }) {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.delivery };
+      const conditions: string[] = [];
+      for (const [attribute, value] of Object.entries(filters)) {
+        if (value === undefined) continue;
+        names[`#f_${attribute}`] = attribute;
+        values[`:f_${attribute}`] = value;
+        conditions.push(`#f_${attribute} = :f_${attribute}`);
+      }
+      if (after !== undefined) values[':after'] = after;
+      const found: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      // A filter reads past non-matching deliveries; the log is bounded by its 30-day TTL.
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: after === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :after',
+            ...(conditions.length ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            Limit: limit + 1,
+            ExclusiveStartKey: start,
+          }),
+        );
+        // BETWEEN is inclusive: the cursor's own delivery was on the previous page.
+        found.push(...(page.Items ?? []).filter((item) => item.sk !== after));
+        start = page.LastEvaluatedKey;
+      } while (start && found.length <= limit);
+      const pageItems = found.slice(0, limit);
+      return { deliveries: pageItems.map(toDelivery), hasMore: found.length > limit, ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}) };
+    },
+
+    async duePending(now, limit) {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: WEBHOOK_PENDING_INDEX.indexName,
+          KeyConditionExpression: '#pk = :pk AND #sk <= :due',
+          ExpressionAttributeNames: { '#pk': WEBHOOK_PENDING_INDEX.partitionKey, '#sk': WEBHOOK_PENDING_INDEX.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.webhookPending('', '').gsi6pk, ':due': `${now.toISOString()}#\uffff` },
+          Limit: limit,
+        }),
+      );
+      return (Items ?? []).flatMap((item): PendingWork[] => {
+        const sk = String(item.sk);
+        const organizationId = organizationOf(String(item.pk));
+        if (sk.startsWith(keys.webhookPrefixes.event)) return [{ kind: 'event', organizationId, id: sk.slice(keys.webhookPrefixes.event.length) }];
+        if (sk.startsWith(keys.webhookPrefixes.message)) return [{ kind: 'message', organizationId, id: sk.slice(keys.webhookPrefixes.message.length) }];
+        return [];
+      });
+    },
+  };
+}
+

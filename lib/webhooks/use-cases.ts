@@ -1,0 +1,126 @@
+/**
+ * The webhook operations (decisions §12): endpoints, the test event, the
+ * delivery log and redelivery.
+ */
+import { config } from '../config';
+import { decodeCursor, encodeCursor } from '../campaigns/cursor';
+import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
+import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
+import { CAMPAIGN_EVENT_TYPES } from './events';
+import { messageIdOf, redeliverMessage, type DeliveryDependencies } from './delivery';
+import { checkWebhookUrl, type Resolver } from './ssrf';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
+import {
+  DEFAULT_DELIVERY_PAGE_SIZE,
+  MAX_WEBHOOK_ENDPOINTS,
+  SECRET_OVERLAP_HOURS,
+  type CreateWebhookEndpointInput,
+  type ListWebhookDeliveriesInput,
+  type RedeliverInput,
+} from './schema';
+
+/** What the endpoint operations need. */
+export interface WebhookDependencies {
+  webhooks: WebhookStore;
+  resolve: Resolver;
+  allowLocalhost: boolean;
+}
+
+/** An endpoint as list shows it. */
+const toApiEndpoint = (endpoint: WebhookEndpointRecord) => ({
+  id: endpoint.id,
+  url: endpoint.url,
+  events: endpoint.events,
+  description: endpoint.description,
+  createdAt: endpoint.createdAt,
+  status: endpoint.status,
+  disabledAt: endpoint.disabledAt,
+});
+
+/** A delivery as the log shows it. */
+const toApiDelivery = ({ organizationId: _organizationId, ...delivery }: WebhookDeliveryRecord) => delivery;
+
+const endpointOf = async (deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string) => {
+  const endpoint = await deps.webhooks.getEndpoint(organizationId, endpointId);
+  if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
+  return endpoint;
+};
+
+/**
+ * Creates an endpoint with a new secret, after checking its URL (https,
+ * public addresses only; decisions §12).
+ * @throws InvalidRequestError naming `url` when the URL is refused.
+ * @throws WebhookEndpointLimitReachedError at {@link MAX_WEBHOOK_ENDPOINTS} endpoints.
+ */
+export async function createWebhookEndpoint(deps: WebhookDependencies, organizationId: string, input: CreateWebhookEndpointInput, now = new Date()) {
+  const check = await checkWebhookUrl(input.url, { allowLocalhost: deps.allowLocalhost, resolve: deps.resolve });
+  if (!check.ok) throw new InvalidRequestError('The webhook URL is refused.', [`url: ${check.reason}`]);
+  const endpoint: WebhookEndpointRecord = {
+    id: newWebhookEndpointId(),
+    organizationId,
+    url: check.url.href,
+    events: input.events ? CAMPAIGN_EVENT_TYPES.filter((type) => input.events!.includes(type)) : [...CAMPAIGN_EVENT_TYPES],
+    description: input.description ?? null,
+    createdAt: now.toISOString(),
+    status: 'enabled',
+    disabledAt: null,
+    disabledReason: null,
+    secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+  };
+  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS))) throw new WebhookEndpointLimitReachedError(MAX_WEBHOOK_ENDPOINTS);
+  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, createdAt: endpoint.createdAt, secret: endpoint.secret };
+}
+
+/** The organization's endpoints, without secrets. */
+export async function listWebhookEndpoints(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string) {
+  return { endpoints: (await deps.webhooks.listEndpoints(organizationId)).map(toApiEndpoint) };
+}
+
+/** Deletes an endpoint. @throws NotFoundError when the organization has no such endpoint. */
+export async function deleteWebhookEndpoint(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string) {
+  if (!(await deps.webhooks.deleteEndpoint(organizationId, endpointId))) throw new NotFoundError('webhook endpoint', endpointId);
+  return { id: endpointId, deleted: true as const };
+}
+
+/** Issues a new secret; the previous one keeps signing for 24 h. @throws NotFoundError when the organization has no such endpoint. */
+export async function rotateWebhookSecret(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string, now = new Date()) {
+  const expiresAt = new Date(now.getTime() + SECRET_OVERLAP_HOURS * 3_600_000).toISOString();
+  const endpoint = await deps.webhooks.rotateSecret(organizationId, endpointId, newWebhookSecret(), expiresAt);
+  if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
+  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, createdAt: endpoint.createdAt, secret: endpoint.secret, previousSecretExpiresAt: expiresAt };
+}
+
+/**
+ * Records a `webhook.test` event for one endpoint; delivery takes it from
+ * there like any event. @throws NotFoundError when the organization has no such endpoint.
+ */
+export async function sendTestEvent(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string, now = new Date()) {
+  await endpointOf(deps, organizationId, endpointId);
+  const eventId = newWebhookEventId();
+  await deps.webhooks.putEvent({ id: eventId, organizationId, type: 'webhook.test', occurredAt: now.toISOString(), endpointId });
+  return { messageId: messageIdOf(eventId, endpointId), eventType: 'webhook.test' as const };
+}
+
+/**
+ * One page of the delivery log, newest first.
+ * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
+ */
+export async function listWebhookDeliveries(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, input: ListWebhookDeliveriesInput) {
+  const limit = input.limit ?? DEFAULT_DELIVERY_PAGE_SIZE;
+  const filters = { endpointId: input.filters?.endpointId, eventType: input.filters?.eventType, status: input.filters?.status };
+  const binding = { o: organizationId, f: JSON.stringify(['webhook-deliveries', filters.endpointId ?? null, filters.eventType ?? null, filters.status ?? null]), l: limit };
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const page = await deps.webhooks.deliveries({ organizationId, limit, filters, ...(after === undefined ? {} : { after }) });
+  return {
+    deliveries: page.deliveries.map(toApiDelivery),
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+  };
+}
+
+/** Sends a message again now (see {@link redeliverMessage}). */
+export async function redeliverWebhook(deps: DeliveryDependencies, organizationId: string, input: RedeliverInput) {
+  const ref = input.messageId !== undefined ? { messageId: input.messageId } : { deliveryId: input.deliveryId! };
+  return toApiDelivery(await redeliverMessage(deps, organizationId, ref));
+}
