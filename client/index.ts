@@ -17,7 +17,8 @@
  * - {@link CampaignEnrichmentClient.waitForEnrichment}: polls until a launched
  *   campaign is `enriched`.
  *
- * (A webhook signature helper arrives with webhooks.)
+ * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
+ *   signature of a pushed campaign event and returns it typed.
  *
  * @example
  * const api = createCampaignEnrichmentClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.API_KEY! });
@@ -30,6 +31,7 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';
 
 export type { components, paths } from './schema';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './webhooks';
 
 type Schemas = components['schemas'];
 /** A campaign, one variant per status. */

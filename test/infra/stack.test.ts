@@ -433,7 +433,7 @@ describe('CampaignEnrichment-dev', () => {
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles', 'WorkflowFunctionThrottles-2'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -575,7 +575,7 @@ describe('CampaignEnrichment-prod', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
   });
 });
 
