@@ -128,7 +128,7 @@ export class CampaignEnrichmentStack extends Stack {
     });
     Validations.of(cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Rotating the cursor key would void every open list cursor, and the functions read it only at deploy time; rotation needs dual-key verification in lib/campaigns/cursor.ts first.',
+      reason: 'Rotating the cursor key would void every open list cursor, and the functions read it only at deploy time; rotation needs dual-key verification in lib/http/cursor.ts first.',
     });
 
     const { api, stage } = this.createApi(settings);

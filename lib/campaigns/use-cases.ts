@@ -6,7 +6,7 @@ import { config } from '../config';
 import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
 import { newCampaignId } from '../ids';
 import { accountListKey, distinctAccountIds } from './account-list';
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { statusAt, toCampaign, toListItem, type CampaignRecord } from './model';
 import { DEFAULT_PAGE_SIZE, type Campaign, type CampaignListItem, type CreatedVia, type ListCampaignsInput } from './schema';
 import type { CampaignStore } from './store';

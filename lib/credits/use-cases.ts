@@ -2,7 +2,7 @@
  * The ledger operation (decisions §11 `POST /v1/org/ledger`).
  */
 import { config } from '../config';
-import { decodeCursor, encodeCursor } from '../campaigns/cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { LedgerEntry } from './ledger';
 import type { LedgerStore } from './store';
 import { DEFAULT_LEDGER_PAGE_SIZE, type LedgerPage, type ListLedgerInput } from './schema';

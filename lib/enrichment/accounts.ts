@@ -14,7 +14,7 @@
 import { InvalidRequestError, NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
-import { decodeCursor, encodeCursor } from '../campaigns/cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { ACCOUNT_OUTCOMES, type AccountOutcome } from './account-outcome';
 import {
   ELIGIBLE_CODE,

@@ -3,7 +3,7 @@
  * delivery log and redelivery.
  */
 import { config } from '../config';
-import { decodeCursor, encodeCursor } from '../campaigns/cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
 import { CAMPAIGN_EVENT_TYPES } from './events';

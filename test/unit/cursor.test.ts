@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, type CursorPayload } from '../../lib/campaigns/cursor';
+import { decodeCursor, encodeCursor, type CursorPayload } from '../../lib/http/cursor';
 import { InvalidRequestError } from '../../lib/errors';
 
 const SECRET = 'unit-test-cursor-secret';
