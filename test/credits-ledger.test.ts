@@ -19,6 +19,7 @@ import { createLedgerStore } from '../lib/credits/store';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { campaigns, enrichment, ledger, workflow } from '../lib/root';
 import { ensureTable } from '../infra/local/table';
+import { environmentOutsideLambda } from '../infra/local/lambda-context';
 import { call, newOrganization, useApi } from './support/api';
 import {
   account,
@@ -265,8 +266,8 @@ describe('npm run ops -- credits:reconcile', () => {
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'infra/ops.ts', ...args, '--table', tableName, '--bucket', config.bucketName], {
         cwd: ROOT,
-        // Not the local Lambda emulation's settings of this process (AWS_LAMBDA_*): the CLI runs outside Lambda.
-        env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_LAMBDA_'))), TABLE_NAME: tableName },
+        // The CLI runs outside the local Lambda emulation of this process.
+        env: { ...environmentOutsideLambda(), TABLE_NAME: tableName },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {

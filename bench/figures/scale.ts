@@ -29,6 +29,7 @@ import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
 import { apiGatewayEvent } from '../../infra/local/event';
+import { environmentOutsideLambda } from '../../infra/local/lambda-context';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
@@ -308,7 +309,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   const child = await run(
     process.execPath,
     ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'export.cpuprofile', path.resolve(import.meta.dirname, '../children/export-lambda.mjs'), JSON.stringify({ bundle, event })],
-    { env: { ...process.env, NODE_OPTIONS: '--enable-source-maps' }, maxBuffer: 64 * 1024 * 1024 },
+    { env: { ...environmentOutsideLambda(), NODE_OPTIONS: '--enable-source-maps' }, maxBuffer: 64 * 1024 * 1024 },
   );
   cpu = cpuBetween(snap, cpuSnapshot(stack));
   const outcome = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {

@@ -74,3 +74,13 @@ export async function invokeLocally<E, R>(handler: (event: E, context: Context) 
   }
   return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => handler(event, context));
 }
+
+/**
+ * This process's environment without the settings of the local Lambda
+ * emulation (`AWS_LAMBDA_*`, set by {@link invokeLocally}), for child
+ * processes that run outside it (the operator CLI, a bundle run on its own):
+ * with them, Powertools would look for the Lambda runtime's InvokeStore.
+ */
+export function environmentOutsideLambda(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('AWS_LAMBDA_')));
+}
