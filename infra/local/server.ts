@@ -25,8 +25,12 @@ import { InvalidRequestError, NotFoundError } from '../../lib/errors';
 
 const require = createRequire(import.meta.url);
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
-/** Bytes read from a request at most (API Gateway's payload limit is 10 MB). */
-const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
+/**
+ * Bytes read from a request at most: API Gateway's own payload cap (10 MB).
+ * Anything up to it reaches the pipeline, whose 5 MiB / 4 MiB limits
+ * (decisions §2) answer with the envelope exactly as in AWS.
+ */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
