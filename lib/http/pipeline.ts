@@ -3,8 +3,8 @@
  * "Authentication"; decisions §2).
  *
  * Top to bottom: request logging context → error envelope (onError) →
- * authentication → body guard (content type, size) → the three middy body parsers
- * → form normalization → schema validation → use case → `{ data, error }`.
+ * authentication → body guard (content type, size, JSON nesting depth) → the three
+ * middy body parsers → form normalization (form nesting depth) → schema validation → use case → `{ data, error }`.
  */
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -19,6 +19,7 @@ import { failure, success } from './envelope';
 import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyLookup } from './auth';
+import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import type { Operation } from './operation';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
@@ -109,7 +110,10 @@ function looksLikeJson(raw: string, isBase64Encoded: boolean | undefined): boole
   }
 }
 
-/** Refuses bodies of an unknown content type or beyond the size limits; empty bodies count as none. */
+const tooDeep = (field: string) =>
+  new InvalidRequestError(`The request body nests deeper than ${MAX_NESTING_DEPTH} levels.`, [`${field}: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
+
+/** Refuses bodies of an unknown content type, beyond the size limits or nested too deep; empty bodies count as none. */
 const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
     const event = request.event;
@@ -149,6 +153,11 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
     if (bytes > limit) {
       throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, ['body: too large']);
+    }
+    if (kind === 'json') {
+      // Before JSON.parse: a body nested 100,000 deep costs one linear scan, not the stack.
+      const field = jsonNestingViolation(event.isBase64Encoded ? Buffer.from(raw!, 'base64').toString('utf8') : raw!);
+      if (field !== undefined) throw tooDeep(field);
     }
     if (kind === 'multipart') {
       const boundary = multipartBoundary(contentType);
@@ -190,6 +199,8 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
     if (typeof body !== 'object' || body === null) {
       throw new InvalidRequestError(`The ${kind} body could not be parsed.`);
     }
+    const field = formNestingViolation(Object.keys(body));
+    if (field !== undefined) throw tooDeep(field);
     if (kind === 'urlencoded') (request.event as { body: unknown }).body = nestFormFields({ ...(body as Record<string, unknown>) });
     if (kind === 'multipart') (request.event as { body: unknown }).body = nestFormFields(multipartToFields(body as never));
   },
@@ -227,7 +238,9 @@ export function createApiHandler<S extends z.ZodObject, R>(
           disableContentTypeCheck: true,
           // Every part is read as an attachment so repeated and bracketed
           // field names survive; form.ts turns plain fields back into text.
-          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
+          // Field names are bounded by the body alone (middy's default is 100 characters), so a deep
+          // bracket path reaches the depth check and is answered with an issue naming the field.
+          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
         }),
       ),
     )
