@@ -3,6 +3,6 @@ import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { apiHandler, launchDependencies } from '../lib/root';
 
-export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId }) =>
-  enrichCampaign(launchDependencies(), organizationId, input.campaignId),
+export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId, signal }) =>
+  enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), signal),
 );

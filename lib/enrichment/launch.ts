@@ -13,6 +13,11 @@
  *    `draft` and charges nothing.
  * 4. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
+ *
+ * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
+ * the request's deadline signal, which is checked again right before the
+ * transaction; the transaction also requires the lock to be held and
+ * unexpired, so a launch answered with an error never charges afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { EnrichmentPendingError, NotFoundError } from '../errors';
@@ -32,6 +37,7 @@ import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
+import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -59,10 +65,13 @@ const MAX_LAUNCH_ROUNDS = 10;
 /**
  * Launches enrichment of a campaign.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
+ * @param signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
  * @throws NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
- *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts).
+ *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
+ *   DeadlineExceededError (nothing charged, lock released).
  */
-export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date()): Promise<Campaign> {
+export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date(), signal?: AbortSignal): Promise<Campaign> {
+  throwIfPastDeadline(signal);
   // Taking the lock is the first read: it returns the campaign, or what it is instead.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
@@ -87,8 +96,8 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
   try {
-    const accountIds = await deps.accountLists.get(campaign.accountsObjectKey);
-    const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now });
+    const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
+    const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
@@ -111,15 +120,18 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const [org] = await Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]);
+      const [org] = await beforeDeadline(signal, Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
       if (!org) throw new NotFoundError('organization', organizationId);
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
       const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
       if (refusal) throw refusal;
       if (!eligibleListWritten) {
-        await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
+        await beforeDeadline(signal, deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds));
         eligibleListWritten = true;
       }
+      // The point of no return: started only before the deadline, then awaited to its end so
+      // the answer tells what happened (the transaction also re-checks the lock at commit).
+      throwIfPastDeadline(signal);
       const outcome = await deps.enrichment.launch({ organizationId, campaignId, before: campaign, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
       if (outcome.ok) {
         launched = true;

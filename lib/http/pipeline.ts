@@ -20,6 +20,7 @@ import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyLookup } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
+import { DeadlineExceededError, deadlineSignal } from './deadline';
 import type { Operation } from './operation';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
@@ -43,6 +44,8 @@ export interface RequestContext {
   organizationId: string;
   /** API Gateway request id, also in every log line. */
   requestId: string;
+  /** Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use case stops its work there. */
+  signal: AbortSignal;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -90,7 +93,8 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
       request.response = failure(400, invalid.toJSON());
       return;
     }
-    logger.error('Unhandled error', { error });
+    if (error instanceof DeadlineExceededError) logger.error('Deadline passed: the work stopped', { error });
+    else logger.error('Unhandled error', { error });
     request.response = failure(500, new InternalError().toJSON());
   },
 });
@@ -245,13 +249,14 @@ export function createApiHandler<S extends z.ZodObject, R>(
       ),
     )
     .use(formFields())
-    .handler(async (event, context) => {
+    .handler(async (event, context, { signal: lambdaTimeout }) => {
       const kind = context.bodyKind;
       const raw = kind === undefined ? {} : (event.body as unknown);
       const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
       const parsed = (kind === undefined || kind === 'json' ? jsonSchema : formSchema).safeParse(prepared);
       if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
-      const data = await useCase(parsed.data as z.output<S>, { organizationId: context.organizationId!, requestId: event.requestContext?.requestId ?? context.awsRequestId });
+      const signal = deadlineSignal(context, lambdaTimeout);
+      const data = await useCase(parsed.data as z.output<S>, { organizationId: context.organizationId!, requestId: event.requestContext?.requestId ?? context.awsRequestId, signal });
       return success(data);
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.
