@@ -82,10 +82,11 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // A repeat call on a running API launch answers the campaign as it is (no new charge).
     // It also (re)starts the attempt's execution: starting the same execution is a no-op,
     // and it finishes an attempt whose first call died between the charge and the start.
+    // An attempt an operator is canceling is never resumed (the cancel, or the reconciler, compensates it).
     if (status === 'enriching' && lock.current.createdVia === 'api' && lock.current.attempt) {
       const [organization] = await Promise.all([
-        deps.organizations.get(organizationId),
-        deps.workflow.start(executionInputOf(lock.current, lock.current.attempt)),
+        beforeDeadline(signal, deps.organizations.get(organizationId)),
+        lock.current.cancelRequestedAt ? undefined : restartExecution(deps, lock.current, lock.current.attempt),
       ]);
       return toCampaign(lock.current, organization?.smbCredits ?? 0, now);
     }
@@ -143,6 +144,20 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     }
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
+  }
+}
+
+/**
+ * A repeat call's (re)start of the running attempt's execution. It only
+ * helps: the reconciler starts a lost execution anyway, so a failure here
+ * (a cancel or a completion racing this call) never turns the answer, the
+ * campaign as it is, into an error.
+ */
+async function restartExecution(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
+  try {
+    await deps.workflow.start(executionInputOf(campaign, attempt));
+  } catch (error) {
+    logger.warn('A repeat enrich could not (re)start the running attempt; the reconciler will', { error, campaignId: campaign.id, attemptId: attempt.id });
   }
 }
 
