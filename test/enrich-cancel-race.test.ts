@@ -15,7 +15,7 @@ import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
 import { campaigns, enrichment, launchDependencies, ledger, organizations, workflow } from '../lib/root';
-import { newOrganization, settleWorkflows, useApi } from './support/api';
+import { newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix } from './enrichment/support';
 
 const api = useApi();
@@ -91,7 +91,6 @@ describe('cancel racing enrich, repeat enrich and completion', () => {
     expect(answers.filter((a) => a.call === 'launch').every((a) => a.status === 200), context).toBe(true);
 
     // Everything settles without another call: each campaign ends enriched or draft.
-    await settleWorkflows();
     const finals = await pollUntil(
       () => Promise.all(setups.map(async ({ org, campaignId }) => ({ org, campaignId, status: (await getCampaign(api(), org.apiKey, campaignId)).data.status as string }))),
       (all) => all.every((c) => c.status === 'enriched' || c.status === 'draft'),
