@@ -12,34 +12,36 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { handler as enrichHandler } from '../functions/campaigns-enrich';
+import { handler as createHandler } from '../functions/campaigns-create';
 import { apiGatewayEvent } from '../infra/local/event';
 import { lambdaContext } from '../infra/local/lambda-context';
 import { DEADLINE_MARGIN_MS } from '../lib/http/deadline';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { EnrichmentPendingError } from '../lib/errors';
 import { launchDependencies, ledger } from '../lib/root';
-import { newOrganization, useApi } from './support/api';
+import { call, newOrganization, useApi } from './support/api';
 import { activeAccounts, balance, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
 
-/** Invokes the enrich Lambda as API Gateway would, with `remainingMs` left before the function's timeout. */
-async function invokeEnrich(apiKey: string, campaignId: string, remainingMs: number) {
+/** Invokes an API Lambda as API Gateway would, with `remainingMs` left before the function's timeout. */
+async function invoke(handler: typeof enrichHandler, route: string, apiKey: string, body: unknown, remainingMs: number) {
   const requestId = randomUUID();
   const event = apiGatewayEvent({
     method: 'POST',
-    url: '/v1/campaigns/enrich',
+    url: route,
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: Buffer.from(JSON.stringify({ campaignId })),
+    body: Buffer.from(JSON.stringify(body)),
     requestId,
   });
-  const started = Date.now();
-  const result = await enrichHandler(event, lambdaContext('CampaignsEnrich', requestId, remainingMs));
-  return { status: result.statusCode, body: JSON.parse(result.body ?? 'null'), ms: Date.now() - started };
+  const result = await handler(event, lambdaContext('ApiFunction', requestId, remainingMs));
+  return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
 }
 
-describe('enrich: deadlines', () => {
+const invokeEnrich = (apiKey: string, campaignId: string, remainingMs: number) => invoke(enrichHandler, '/v1/campaigns/enrich', apiKey, { campaignId }, remainingMs);
+
+describe('deadlines of enrich and create', () => {
   it('a launch held past its deadline answers 500 internal_error, stops, and is never charged after the hold is released', async () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 4));
@@ -83,6 +85,15 @@ describe('enrich: deadlines', () => {
     const again = await enrich(api(), apiKey, campaignId);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     await waitForStatus(api(), apiKey, campaignId, 'enriched');
+  });
+
+  it('a create past its deadline answers 500 internal_error and writes no campaign', async () => {
+    const { apiKey } = await newOrganization();
+    const res = await invoke(createHandler, '/v1/campaigns/create', apiKey, { name: 'Too late', accountIds: ['acc_late_1'] }, DEADLINE_MARGIN_MS - 1_000);
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe('internal_error');
+    const listed = await call(api(), '/v1/campaigns/list', { apiKey, body: {} });
+    expect(listed.data.campaigns).toEqual([]);
   });
 
   it('a launch whose lock expired during its evaluation does not commit (enrichment_pending, nothing charged)', async () => {
