@@ -1,8 +1,8 @@
 /**
  * Crash and restart of the local stack (issue #19): `npm start` is killed as
  * a whole process group with `kill -9` while enrichments run and an
- * operator's cancel is half done (its request recorded, the execution not
- * yet stopped, nothing refunded). The restarted stack must be ready within a
+ * operator's cancel is half done (its request recorded and the execution
+ * stopped, nothing refunded). The restarted stack must be ready within a
  * minute, and everything settles without a client call: every campaign ends
  * `enriched`, or `draft` with a full refund for the canceled one, and
  * `credits:reconcile` finds no drift. No DynamoDB Local is left behind.
@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/emulators';
@@ -114,24 +115,24 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
     const url = `http://127.0.0.1:${port}`;
     const first = await start(port, FIRST_START_WITHIN_MS, 'first start');
     const apiKey = (await (await fetch(`${url}/local/demo-key`)).text()).trim();
-    const endpoints = JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+    const endpoints = JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')) as { dynamodbEndpoint: string; sfnEndpoint: string; tableName: string };
     const firstJvm = Number(readFileSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE), 'utf8'));
     const before = await post(url, apiKey, '/v1/org/describe', {});
     const organizationId = before.organization.id as string;
     const startingBalance = before.credits.smb as number;
 
-    // Three campaigns of 1,000 demo accounts each.
+    // Three campaigns: the whole demo warehouse (3,000 accounts), and two of 1,000.
     const ids: string[] = [];
-    for (let c = 0; c < 3; c++) {
-      const accountIds = Array.from({ length: 1_000 }, (_, i) => `acc_${String(c * 1_000 + i + 1).padStart(5, '0')}`);
-      ids.push((await post(url, apiKey, '/v1/campaigns/create', { name: `Crash ${c}`, accountIds })).id);
+    for (const [from, count] of [[0, 3_000], [0, 1_000], [1_000, 1_000]] as const) {
+      const accountIds = Array.from({ length: count }, (_, i) => `acc_${String(from + i + 1).padStart(5, '0')}`);
+      ids.push((await post(url, apiKey, '/v1/campaigns/create', { name: `Crash ${ids.length}`, accountIds })).id);
     }
     // The first is launched, and the operator's cancel of it is half done: its request recorded
-    // (the cancel's first write), nothing stopped or refunded yet.
+    // and its execution stopped (the cancel's first two steps), nothing refunded yet.
     const canceled = ids[0]!;
     const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS }));
     await post(url, apiKey, '/v1/campaigns/enrich', { campaignId: canceled });
-    await ddb.send(
+    const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: endpoints.tableName,
         Key: keys.campaign(organizationId, canceled),
@@ -139,9 +140,13 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
         ConditionExpression: '#status = :enriching',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':at': new Date().toISOString(), ':enriching': 'enriching' },
+        ReturnValues: 'ALL_NEW',
       }),
     );
     ddb.destroy();
+    const sfn = new SFNClient({ endpoint: endpoints.sfnEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
+    await sfn.send(new StopExecutionCommand({ executionArn: Attributes!.attempt.executionArn, cause: 'Canceled by an operator', error: 'Canceled' }));
+    sfn.destroy();
     // The other two are launched; the stack dies while they run.
     await Promise.all(ids.slice(1).map((campaignId) => post(url, apiKey, '/v1/campaigns/enrich', { campaignId })));
     const statusesAtCrash = await Promise.all(ids.map(async (campaignId) => (await post(url, apiKey, '/v1/campaigns/get', { campaignId })).status as string));

@@ -10,11 +10,11 @@
  * `RACE_SEED` replays a run; `RACE_CAMPAIGNS` sets the number of campaigns (default 36).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
-import { campaigns, enrichment, launchDependencies, ledger, organizations, workflow } from '../lib/root';
+import { campaigns, embeddedWarehouse, enrichment, launchDependencies, ledger, organizations, useWarehouse, workflow } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix } from './enrichment/support';
 
@@ -40,6 +40,20 @@ const CREDITS = 1_000;
 
 const cancelDeps = () => ({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() });
 
+afterEach(() => useWarehouse(undefined));
+
+/** The embedded warehouse with each contact read delayed by a random 0–`maxMs` ms: executions run long enough to be raced. */
+function slowContacts(random: () => number, maxMs: number): void {
+  const inner = embeddedWarehouse();
+  useWarehouse({
+    getAccountStatuses: (ids) => inner.getAccountStatuses(ids),
+    getAccounts: async (ids) => {
+      await sleep(random() * maxMs);
+      return inner.getAccounts(ids);
+    },
+  });
+}
+
 describe('cancel racing enrich, repeat enrich and completion', () => {
   it(`${CAMPAIGNS} campaigns with random delays: never a 5xx, money and capacity exact`, { timeout: 180_000 }, async () => {
     const random = seeded(SEED);
@@ -53,6 +67,7 @@ describe('cancel racing enrich, repeat enrich and completion', () => {
       }),
     );
 
+    slowContacts(random, 400);
     const answers: { campaignId: string; call: string; status: number; code?: string }[] = [];
     const cancels: { campaignId: string; outcome: string }[] = [];
     await Promise.all(
