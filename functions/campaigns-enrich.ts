@@ -3,6 +3,6 @@ import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { apiHandler, launchDependencies } from '../lib/root';
 
-export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId, requestId }) =>
-  enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), requestId),
+export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId, requestId, signal }) =>
+  enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), { requestId, signal }),
 );

@@ -306,7 +306,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
     expect(broken.error!.details!.issues).not.toEqual(['content-type: the body is JSON; expected application/json']);
   });
 
-  it('accepts a JSON body of exactly 6 MB and rejects one byte more (decisions §2)', async () => {
+  it('accepts a JSON body of exactly 5 MiB and rejects one byte more (decisions §2)', async () => {
     const atLimit = `{}${' '.repeat(MAX_BODY_BYTES - 2)}`;
     const ok = await call(api(), DESCRIBE, { apiKey: key, raw: { body: atLimit, contentType: 'application/json' } });
     expect(ok.status).toBe(200);
@@ -314,17 +314,21 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
 
     const over = await call(api(), DESCRIBE, { apiKey: key, raw: { body: `${atLimit} `, contentType: 'application/json' } });
     expectInvalidRequest(over, ['body: too large']);
+
+    // Well over the limit but under API Gateway's 10 MB cap: still the envelope, not a dropped connection.
+    const farOver = await call(api(), DESCRIBE, { apiKey: key, raw: { body: `{}${' '.repeat(9 * 1024 * 1024)}`, contentType: 'application/json' } });
+    expectInvalidRequest(farOver, ['body: too large']);
   });
 
-  it('rejects an urlencoded body over 6 MB', async () => {
+  it('rejects an urlencoded body over 5 MiB', async () => {
     const body = `foo=${'x'.repeat(MAX_BODY_BYTES)}`;
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/x-www-form-urlencoded' } });
     expectInvalidRequest(res, ['body: too large']);
   });
 
-  it('lets a multipart body between 6 and 10 MB reach validation, and rejects one over 10 MB', async () => {
+  it('lets a multipart body just under 4 MiB reach validation, and rejects one over 4 MiB (decisions §2)', async () => {
     const within = new FormData();
-    within.append('file', new Blob([Buffer.alloc(7 * 1024 * 1024, 'a')]), 'big.txt');
+    within.append('file', new Blob([Buffer.alloc(MAX_MULTIPART_BYTES - 4096, 'a')]), 'big.txt');
     const validated = await call(api(), DESCRIBE, { apiKey: key, multipart: within });
     expectInvalidRequest(validated, ['file: unknown property']);
 

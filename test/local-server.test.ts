@@ -4,9 +4,10 @@
  * demo organization's key to local tools only. Real HTTP against
  * infra/local/server.ts.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY_PATH, startApiServer } from '../infra/local/server';
+import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, startApiServer } from '../infra/local/server';
 import { newOrganization } from './support/api';
 
 type Started = Awaited<ReturnType<typeof startApiServer>>;
@@ -85,5 +86,48 @@ describe('GET /local/demo-key', () => {
     const res = await get(`${withoutDemo.url}${DEMO_KEY_PATH}`);
     expect(res.status).toBe(404);
     expect(JSON.parse(res.text).error.code).toBe('not_found');
+  });
+});
+
+describe('keep-alive (issue #19: a reused connection is never dropped)', () => {
+  /** One request on `agent`; reports whether it reused a socket and which local port it used. */
+  function post(agent: Agent, url: string, apiKey: string): Promise<{ status: number; reused: boolean; localPort: number; keepAlive: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, localPort: req.socket?.localPort ?? 0, keepAlive: String(res.headers['keep-alive'] ?? '') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('keeps an idle connection longer than common clients do, and headers wait longer still', () => {
+    for (const started of [withDemo, withoutDemo]) {
+      expect(started.server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+      expect(started.server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+    }
+    // undici (Node fetch) idles 4 s, the server used to close at 5 s: now the client always closes first.
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(HEADERS_TIMEOUT_MS).toBeGreaterThan(KEEP_ALIVE_TIMEOUT_MS);
+  });
+
+  it('answers a request on a connection reused right at the client\'s idle boundary (4 s, like undici)', async () => {
+    const clientIdleMs = 4_000;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, timeout: clientIdleMs });
+    try {
+      const url = `${withDemo.url}/v1/org/describe`;
+      const first = await post(agent, url, demoApiKey);
+      expect(first.status).toBe(200);
+      // The server advertises its own idle timeout, so a client that honours the hint waits no longer.
+      expect(first.keepAlive).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+      for (const pauseMs of [clientIdleMs - 300, clientIdleMs - 100]) {
+        await sleep(pauseMs);
+        const again = await post(agent, url, demoApiKey);
+        expect(again, `after ${pauseMs} ms idle`).toMatchObject({ status: 200, reused: true, localPort: first.localPort });
+      }
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -5,6 +5,11 @@
  *   npm run soak                       10 minutes
  *   npm run soak -- --minutes 1        a quick run
  *   npm run soak -- --connections 16 --rate 0     as fast as the stack answers
+ *   npm run soak -- --model-runs 0     without the model-based run
+ *
+ * After the load it also runs the model-based test
+ * (test/enrichment-model.test.ts) longer than `npm test` does:
+ * `--model-runs` sequences (default 100) of up to 30 commands.
  *
  * This process hosts the stack exactly as the tests do (DynamoDB Local in
  * memory, s3rver in a temporary folder, the local Step Functions runner and
@@ -23,7 +28,7 @@
  * .local/soak-last-run.json (or --out FILE), and exits non-zero when an
  * invariant fails or any answer broke the contract.
  */
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -36,15 +41,18 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     rate: { type: 'string', default: '100' },
+    'model-runs': { type: 'string', default: '100' },
     out: { type: 'string', default: path.resolve(import.meta.dirname, '../../.local/soak-last-run.json') },
   },
 });
 const minutes = Number(values.minutes);
 const connections = Number(values.connections);
 const rate = Number(values.rate);
+const modelRuns = Number(values['model-runs']);
 if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`--minutes must be a whole number ≥ 1, got ${values.minutes}`);
 if (!Number.isInteger(connections) || connections < 1) throw new Error(`--connections must be ≥ 1, got ${values.connections}`);
 if (!Number.isInteger(rate) || rate < 0) throw new Error(`--rate must be ≥ 0 (0: uncapped), got ${values.rate}`);
+if (!Number.isInteger(modelRuns) || modelRuns < 0) throw new Error(`--model-runs must be ≥ 0, got ${values['model-runs']}`);
 
 const log = (line: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}`);
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -243,6 +251,19 @@ try {
     exitCode = 1;
   }
   console.log(`\nFigures written to ${path.relative(process.cwd(), values.out!)}.`);
+  if (modelRuns > 0) {
+    // The model-based test, longer than in `npm test` (it hosts its own stack, as every test does).
+    log(`model-based test: ${modelRuns} runs of up to 30 commands`);
+    const model = spawnSync('npx', ['vitest', 'run', 'test/enrichment-model.test.ts'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, MODEL_RUNS: String(modelRuns), MODEL_COMMANDS: '30', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      stdio: 'inherit',
+    });
+    if (model.status !== 0) {
+      console.log('\nMODEL-BASED TEST FAILED (see above).');
+      exitCode = 1;
+    } else console.log('Model-based test passed.');
+  }
 } catch (error) {
   console.error('The soak failed to run:', error);
   exitCode = 2;

@@ -11,6 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../lib/http/deadline';
 
 /** The repository root: handler entries are relative to it, and esbuild runs from it. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -19,10 +20,12 @@ export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 export const SERVICE_NAME = 'campaign-enrichment-api';
 
 /**
- * API Gateway HTTP APIs end an integration after 30 s; 29 s leaves the function
- * time to fail cleanly before the client sees a gateway 503.
+ * API Gateway gives up on an integration after 29 s (the project's setting;
+ * HTTP APIs allow 30 s); 28 s leaves the function time to answer in the
+ * envelope before the client sees a gateway 503, and the use case's own
+ * deadline is 3 s earlier still (lib/http/deadline.ts, docs/reliability.md "Deadlines").
  */
-const API_TIMEOUT = Duration.seconds(29);
+const API_TIMEOUT = Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS);
 
 /** Variables every function gets; a caller's `environment` is merged over these. */
 const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -77,7 +80,7 @@ export interface ServiceFunctionProps {
   readonly entry: string;
   /** Shown in the Lambda console. */
   readonly description?: string;
-  /** Longest run of one invocation. @default 29 seconds (API Gateway's integration limit) */
+  /** Longest run of one invocation. @default 28 seconds (inside API Gateway's 29 s) */
   readonly timeout?: Duration;
   /**
    * Variables merged over the defaults (`NODE_OPTIONS`, `POWERTOOLS_SERVICE_NAME`,

@@ -2,11 +2,15 @@
  * The local emulators behind `npm start` and the tests (decisions §9):
  * DynamoDB Local (the AWS jar shipped in `amplify-dynamodb-simulator`, run
  * with the machine's `java`) and s3rver for S3. Both listen on loopback.
+ *
+ * DynamoDB Local runs in its own JVM, tied to this process: it ends when
+ * this process ends (even by `kill -9`), and a persisted one records its PID
+ * in its data folder so a leftover is ended at the next start.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import S3rver from 's3rver';
 
@@ -50,8 +54,63 @@ async function waitForHttp(url: string, child: ChildProcess | undefined, timeout
   }
 }
 
+/** The PID file a persisted DynamoDB Local leaves in its data folder while it runs. */
+export const DYNAMODB_PID_FILE = 'dynamodb-local.pid';
+
 /**
- * Starts DynamoDB Local.
+ * Runs the JVM under a small `sh` guard tied to this process: the guard
+ * prints the JVM's PID, then waits on its stdin (a pipe from this process).
+ * When this process ends in any way, `kill -9` included, the pipe closes and
+ * the guard stops the JVM, so DynamoDB Local never outlives the stack.
+ */
+const GUARD_SCRIPT = `exec 3<&0
+"$@" </dev/null >/dev/null &
+jvm=$!
+echo "$jvm"
+( read -r _ <&3; kill -TERM "$jvm" 2>/dev/null; sleep 5; kill -KILL "$jvm" 2>/dev/null ) &
+guard=$!
+wait "$jvm"
+code=$?
+kill "$guard" 2>/dev/null
+exit "$code"`;
+
+/** Whether `pid` is a live DynamoDB Local JVM (its command line names the jar). */
+function isDynamoDbLocal(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return execFileSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' }).includes('DynamoDBLocal.jar');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ends a DynamoDB Local left running on `dataDir` by a stack that crashed
+ * before it could stop it (its PID file says which), so the new one does not
+ * meet "database is locked"; then removes the stale PID file.
+ */
+export async function clearStaleDynamoDbLocal(dataDir: string): Promise<number | undefined> {
+  const file = path.join(dataDir, DYNAMODB_PID_FILE);
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  let killed: number | undefined;
+  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isDynamoDbLocal(pid)) {
+    process.kill(pid, 'SIGKILL');
+    killed = pid;
+    for (let waited = 0; waited < 10_000 && isDynamoDbLocal(pid); waited += 100) await new Promise((r) => setTimeout(r, 100));
+  }
+  rmSync(file, { force: true });
+  return killed;
+}
+
+/**
+ * Starts DynamoDB Local, guarded so that it ends with this process (see
+ * {@link GUARD_SCRIPT}); with a data folder it records its PID there and a
+ * leftover instance from a crashed run is ended first.
  * @param options.dataDir - folder of the database file; omitted means in memory.
  * @param options.port - TCP port; a free one when omitted.
  */
@@ -59,22 +118,47 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const emulatorDir = path.join(path.dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
   const port = options.port ?? (await freePort());
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    const killed = await clearStaleDynamoDbLocal(options.dataDir);
+    if (killed) console.log(`Ended a DynamoDB Local (pid ${killed}) left running on ${options.dataDir} by a previous run`);
+  }
   const child = spawn(
-    'java',
-    [`-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-Xmx2g', '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-port', String(port), ...storage],
-    { cwd: emulatorDir, stdio: ['ignore', 'ignore', 'inherit'] },
+    'sh',
+    ['-c', GUARD_SCRIPT, 'dynamodb-local', 'java', `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-Xmx2g', '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-port', String(port), ...storage],
+    { cwd: emulatorDir, stdio: ['pipe', 'pipe', 'inherit'] },
   );
+  const jvmPid = await new Promise<number | undefined>((resolve) => {
+    let text = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.includes('\n')) resolve(Number(text.split('\n')[0]) || undefined);
+    });
+    child.once('exit', () => resolve(undefined));
+  });
+  const pidFile = options.dataDir && jvmPid ? path.join(options.dataDir, DYNAMODB_PID_FILE) : undefined;
+  if (pidFile) writeFileSync(pidFile, `${jvmPid}\n`);
   const endpoint = `http://127.0.0.1:${port}`;
   await waitForHttp(endpoint, child, 60_000);
   return {
     endpoint,
-    pid: child.pid,
+    pid: jvmPid,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        const done = () => {
+          if (pidFile) rmSync(pidFile, { force: true });
+          resolve();
+        };
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', done);
+        if (jvmPid) {
+          try {
+            process.kill(jvmPid, 'SIGTERM');
+          } catch {
+            // already gone
+          }
+        }
+        child.stdin?.end();
       }),
   };
 }

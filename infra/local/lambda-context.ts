@@ -4,9 +4,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../lib/http/deadline';
 
-/** Builds the context Lambda would pass to `functionName` for one invocation. */
-export function lambdaContext(functionName: string, requestId: string, timeoutMs = 29_000): Context {
+/** Builds the context Lambda would pass to `functionName` for one invocation (`timeoutMs`: the function's timeout, 28 s for the API's). */
+export function lambdaContext(functionName: string, requestId: string, timeoutMs = API_FUNCTION_TIMEOUT_SECONDS * 1000): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,

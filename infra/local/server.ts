@@ -25,8 +25,23 @@ import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
 import { InvalidRequestError } from '../../lib/errors';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
-/** Bytes read from a request at most (API Gateway's payload limit is 10 MB). */
-const MAX_REQUEST_BYTES = 11 * 1024 * 1024;
+/**
+ * Bytes read from a request at most: API Gateway's own payload cap (10 MB).
+ * Anything up to it reaches the pipeline, whose 5 MiB / 4 MiB limits
+ * (decisions §2) answer with the envelope exactly as in AWS.
+ */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How long an idle keep-alive connection stays open, in ms: longer than any
+ * common client's own idle timeout (undici/Node fetch 4 s, Node's http Agent
+ * 5 s by the server's hint, browsers and load balancers about 60 s), so the
+ * client always gives up first and never reuses a socket the server is
+ * closing (the race that dropped a request after a pause of a few seconds).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long the request headers may take, in ms: must exceed {@link KEEP_ALIVE_TIMEOUT_MS} (Node's rule for reused sockets). */
+export const HEADERS_TIMEOUT_MS = 66_000;
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -175,6 +190,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     }
   });
   server.requestTimeout = 120_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {

@@ -107,14 +107,18 @@ async function startReconciling(seconds: number): Promise<() => Promise<void>> {
   const { reconcileDependencies } = await import('../../lib/root');
   const { logger } = await import('../../lib/observability');
   let running: Promise<unknown> = Promise.resolve();
+  // The pass at start needs no grace period: every launch of the previous run died with its
+  // process and none of this one has begun, so a missing execution is lost for sure (restarted at once).
+  let graceSeconds: number | undefined = 0;
   const pass = () =>
-    (running = reconcileEnrichments(reconcileDependencies()).then(
+    (running = reconcileEnrichments({ ...reconcileDependencies(), ...(graceSeconds === undefined ? {} : { graceSeconds }) }).then(
       (report) => {
         if (report.repairs.length > 0) console.log(`Reconciler: ${report.repairs.map((r) => `${r.action} ${r.campaignId}`).join(', ')}`);
       },
       (error: unknown) => logger.error('Reconciler pass failed', { error }),
     ));
   await pass();
+  graceSeconds = undefined;
   const timer = setInterval(() => void running.then(pass), seconds * 1000);
   timer.unref();
   return async () => {

@@ -2,6 +2,7 @@
  * Campaign use cases: create, update, get, list (spec "Endpoints";
  * decisions §1, §3, §5).
  */
+import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 import { config } from '../config';
 import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
 import { newCampaignId } from '../ids';
@@ -41,9 +42,11 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
 /**
  * Creates a campaign in `draft` (decisions §1): the distinct account IDs go
  * to S3 first, then the campaign item is written.
+ * @param signal - the request's deadline (lib/http/deadline.ts): once it fires, no campaign is written.
  * @returns the campaign; `credits.remaining` is the organization's balance (credits).
+ * @throws DeadlineExceededError past the deadline (nothing written but an unreferenced account list).
  */
-export async function createCampaign(deps: CampaignDependencies, input: NewCampaign): Promise<Campaign> {
+export async function createCampaign(deps: CampaignDependencies, input: NewCampaign, signal?: AbortSignal): Promise<Campaign> {
   const id = newCampaignId();
   const accountIds = distinctAccountIds(input.accountIds);
   const record: CampaignRecord = {
@@ -61,7 +64,9 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
     creditsCharged: 0,
     lastEnrichment: null,
   };
-  const [, remaining] = await Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]);
+  const [, remaining] = await beforeDeadline(signal, Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]));
+  // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
+  throwIfPastDeadline(signal);
   await deps.campaigns.create(record);
   return toCampaign(record, remaining);
 }

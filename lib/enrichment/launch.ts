@@ -13,6 +13,11 @@
  *    `draft` and charges nothing.
  * 4. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
+ *
+ * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
+ * the request's deadline signal, which is checked again right before the
+ * transaction; the transaction also requires the lock to be held and
+ * unexpired, so a launch answered with an error never charges afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { EnrichmentPendingError, NotFoundError } from '../errors';
@@ -32,6 +37,7 @@ import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
+import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -58,12 +64,21 @@ const MAX_LAUNCH_ROUNDS = 10;
 
 /**
  * Launches enrichment of a campaign.
- * @param requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
+ * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
+ * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
- *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts).
+ *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
+ *   DeadlineExceededError (nothing charged, lock released).
  */
-export async function enrichCampaign(deps: LaunchDependencies, organizationId: string, campaignId: string, now = new Date(), requestId?: string): Promise<Campaign> {
+export async function enrichCampaign(
+  deps: LaunchDependencies,
+  organizationId: string,
+  campaignId: string,
+  now = new Date(),
+  { requestId, signal }: { requestId?: string; signal?: AbortSignal } = {},
+): Promise<Campaign> {
+  throwIfPastDeadline(signal);
   // Taking the lock is the first read: it returns the campaign, or what it is instead.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
@@ -74,10 +89,11 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // A repeat call on a running API launch answers the campaign as it is (no new charge).
     // It also (re)starts the attempt's execution: starting the same execution is a no-op,
     // and it finishes an attempt whose first call died between the charge and the start.
+    // An attempt an operator is canceling is never resumed (the cancel, or the reconciler, compensates it).
     if (status === 'enriching' && lock.current.createdVia === 'api' && lock.current.attempt) {
       const [organization] = await Promise.all([
-        deps.organizations.get(organizationId),
-        deps.workflow.start(executionInputOf(lock.current, lock.current.attempt)),
+        beforeDeadline(signal, deps.organizations.get(organizationId)),
+        lock.current.cancelRequestedAt ? undefined : restartExecution(deps, lock.current, lock.current.attempt),
       ]);
       return toCampaign(lock.current, organization?.smbCredits ?? 0, now);
     }
@@ -88,8 +104,8 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
   try {
-    const accountIds = await deps.accountLists.get(campaign.accountsObjectKey);
-    const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now });
+    const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
+    const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
@@ -113,15 +129,18 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const [org] = await Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]);
+      const [org] = await beforeDeadline(signal, Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
       if (!org) throw new NotFoundError('organization', organizationId);
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
       const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
       if (refusal) throw refusal;
       if (!eligibleListWritten) {
-        await deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds);
+        await beforeDeadline(signal, deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds));
         eligibleListWritten = true;
       }
+      // The point of no return: started only before the deadline, then awaited to its end so
+      // the answer tells what happened (the transaction also re-checks the lock at commit).
+      throwIfPastDeadline(signal);
       const outcome = await deps.enrichment.launch({ organizationId, campaignId, before: campaign, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
       if (outcome.ok) {
         launched = true;
@@ -133,6 +152,20 @@ export async function enrichCampaign(deps: LaunchDependencies, organizationId: s
     }
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
+  }
+}
+
+/**
+ * A repeat call's (re)start of the running attempt's execution. It only
+ * helps: the reconciler starts a lost execution anyway, so a failure here
+ * (a cancel or a completion racing this call) never turns the answer, the
+ * campaign as it is, into an error.
+ */
+async function restartExecution(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
+  try {
+    await deps.workflow.start(executionInputOf(campaign, attempt));
+  } catch (error) {
+    logger.warn('A repeat enrich could not (re)start the running attempt; the reconciler will', { error, campaignId: campaign.id, attemptId: attempt.id });
   }
 }
 

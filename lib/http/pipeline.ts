@@ -4,8 +4,9 @@
  *
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
  * logging context → error envelope (onError) → authentication → body guard
- * (content type, size) → the three middy body parsers → form normalization →
- * schema validation → idempotency (decisions §10) → use case → `{ data, error }`.
+ * (content type, size, JSON nesting depth) → the three middy body parsers →
+ * form normalization (form nesting depth) → schema validation → idempotency
+ * (decisions §10) → use case (with the request's deadline signal) → `{ data, error }`.
  */
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -20,16 +21,22 @@ import { failure, success } from './envelope';
 import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyLookup } from './auth';
+import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
+import { DeadlineExceededError, deadlineSignal } from './deadline';
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import { idempotency } from '../idempotency/middleware';
 import type { IdempotencyStore } from '../idempotency/store';
 import { config } from '../config';
 
-/** Largest JSON or urlencoded body accepted, in bytes (decisions §2). */
-export const MAX_BODY_BYTES = 6 * 1024 * 1024;
-/** Largest multipart body accepted, in bytes (decisions §2). */
-export const MAX_MULTIPART_BYTES = 10 * 1024 * 1024;
+/** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+/**
+ * Largest multipart body accepted, in bytes: 4 MiB (decisions §2). API Gateway
+ * hands a multipart body to Lambda base64-encoded (4/3 larger), so 4 MiB
+ * becomes about 5.3 MiB inside Lambda's 6 MB event.
+ */
+export const MAX_MULTIPART_BYTES = 4 * 1024 * 1024;
 
 /** Fields an urlencoded body may carry (`node:querystring`'s default `maxKeys`, which the middy parser uses). */
 export const MAX_URLENCODED_FIELDS = 1_000;
@@ -43,6 +50,8 @@ export interface RequestContext {
   organizationId: string;
   /** API Gateway request id, also in every log line. */
   requestId: string;
+  /** Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use case stops its work there. */
+  signal: AbortSignal;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -96,7 +105,8 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
       request.response = failure(400, invalid.toJSON());
       return;
     }
-    logger.error('Unhandled error', { error });
+    if (error instanceof DeadlineExceededError) logger.error('Deadline passed: the work stopped', { error });
+    else logger.error('Unhandled error', { error });
     request.response = failure(500, new InternalError().toJSON());
   },
 });
@@ -116,7 +126,10 @@ function looksLikeJson(raw: string, isBase64Encoded: boolean | undefined): boole
   }
 }
 
-/** Refuses bodies of an unknown content type or beyond the size limits; empty bodies count as none. */
+const tooDeep = (field: string) =>
+  new InvalidRequestError(`The request body nests deeper than ${MAX_NESTING_DEPTH} levels.`, [`${field}: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
+
+/** Refuses bodies of an unknown content type, beyond the size limits or nested too deep; empty bodies count as none. */
 const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
     const event = request.event;
@@ -156,6 +169,11 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
     if (bytes > limit) {
       throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, ['body: too large']);
+    }
+    if (kind === 'json') {
+      // Before JSON.parse: a body nested 100,000 deep costs one linear scan, not the stack.
+      const field = jsonNestingViolation(event.isBase64Encoded ? Buffer.from(raw!, 'base64').toString('utf8') : raw!);
+      if (field !== undefined) throw tooDeep(field);
     }
     if (kind === 'multipart') {
       const boundary = multipartBoundary(contentType);
@@ -197,6 +215,8 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
     if (typeof body !== 'object' || body === null) {
       throw new InvalidRequestError(`The ${kind} body could not be parsed.`);
     }
+    const field = formNestingViolation(Object.keys(body));
+    if (field !== undefined) throw tooDeep(field);
     if (kind === 'urlencoded') (request.event as { body: unknown }).body = nestFormFields({ ...(body as Record<string, unknown>) });
     if (kind === 'multipart') (request.event as { body: unknown }).body = nestFormFields(multipartToFields(body as never));
   },
@@ -248,15 +268,18 @@ export function createApiHandler<S extends z.ZodObject, R>(
           disableContentTypeCheck: true,
           // Every part is read as an attachment so repeated and bracketed
           // field names survive; form.ts turns plain fields back into text.
-          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
+          // Field names are bounded by the body alone (middy's default is 100 characters), so a deep
+          // bracket path reaches the depth check and is answered with an issue naming the field.
+          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
         }),
       ),
     )
     .use(formFields())
     .use(validation(operation))
     .use(idempotency(operation, { store: dependencies.idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }))
-    .handler(async (_event, context) => {
-      const data = await useCase(context.input as z.output<S>, { organizationId: context.organizationId!, requestId: context.requestId ?? context.awsRequestId });
+    .handler(async (_event, context, { signal: lambdaTimeout }) => {
+      const signal = deadlineSignal(context, lambdaTimeout);
+      const data = await useCase(context.input as z.output<S>, { organizationId: context.organizationId!, requestId: context.requestId ?? context.awsRequestId, signal });
       return success(data);
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.

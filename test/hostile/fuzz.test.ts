@@ -25,6 +25,7 @@ import { OPERATIONS, OPERATION_NAMES, envelopeViolations, send, type OperationNa
 import { FIELDS, formFieldVerdict, jsonBodyValid, type FormVerdict } from './support/oracle';
 import { createDraft, createEnriched, organizationSnapshot, uniquePrefix, warehouseAccounts } from './support/fixtures';
 import { capturingUncaught } from './support/uncaught';
+import { MAX_NESTING_DEPTH } from '../../lib/http/depth';
 
 const api = useApi();
 
@@ -661,13 +662,13 @@ describe('prototype-pollution keys: a multipart part named exactly __proto__', (
 });
 
 describe('deep nesting', () => {
-  it('deeply nested arrays and objects (up to 200,000 levels) in JSON and bracket paths in forms are invalid_request, answered promptly', async () => {
+  it('deeply nested arrays and objects (up to 200,000 levels) in JSON and bracket paths in forms are invalid_request naming the depth limit, answered promptly', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...OPERATION_NAMES),
         fc.constantFrom('top' as const, 'known-field' as const, 'unknown-field' as const, 'urlencoded' as const, 'multipart' as const),
         fc.constantFrom('array' as const, 'object' as const),
-        fc.oneof(fc.integer({ min: 100, max: 5_000 }), fc.constantFrom(50_000, 200_000)),
+        fc.oneof(fc.integer({ min: MAX_NESTING_DEPTH + 1, max: 5_000 }), fc.constantFrom(MAX_NESTING_DEPTH + 1, 50_000, 100_000, 200_000)),
         async (op, where, kind, depth) => {
           const field = FIELDS[op][0] ?? 'filters';
           let body: string;
@@ -687,11 +688,40 @@ describe('deep nesting', () => {
           }
           const res = await hit(op, body, contentType);
           expectNoViolations(judge(op, res, { verdict: 'invalid' }), { op, where, kind, depth });
+          // Refused by the depth guard before any parsing or validation, naming the member it came in.
+          const blamed = where === 'top' ? (kind === 'object' ? 'a' : 'body') : where === 'unknown-field' ? 'nested' : field;
+          expect(res.body.error.details?.issues).toEqual([`${blamed}: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
           expect(res.ms, `${op} ${where} ${kind} ${depth} took ${Math.round(res.ms)} ms`).toBeLessThan(10_000);
         },
       ),
       { numRuns: runs(25) },
     );
+  });
+
+  it('a list whose filters is an array nested 100,000 deep gets the envelope (400 invalid_request), not a dropped connection', async () => {
+    for (const kind of ['array', 'object'] as const) {
+      const res = await hit('list', `{"filters":${deepText(100_000, kind)}}`, 'application/json');
+      expectNoViolations(judge('list', res, { verdict: 'invalid' }), { kind });
+      expect(res.body.error.details?.issues).toEqual([`filters: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
+    }
+  });
+
+  it(`exactly ${MAX_NESTING_DEPTH} levels pass the depth guard and reach validation; ${MAX_NESTING_DEPTH + 1} do not (JSON, urlencoded, multipart)`, async () => {
+    // `{"filters": …}` is one level; the value adds the rest. Brackets inside strings do not count.
+    const json = (levels: number) => `{"filters":${deepText(levels - 1, 'array')},"note":"${'['.repeat(200)}"}`;
+    const form = (levels: number) => `filters${'[a]'.repeat(levels - 1)}`;
+    for (const [levels, refused] of [[MAX_NESTING_DEPTH, false], [MAX_NESTING_DEPTH + 1, true]] as const) {
+      const answers = [
+        await hit('list', json(levels), 'application/json'),
+        await hit('list', `${form(levels)}=1`, 'application/x-www-form-urlencoded'),
+        await hit('list', multipart([[form(levels), '1']]), MULTIPART),
+      ];
+      for (const res of answers) {
+        expectNoViolations(judge('list', res, { verdict: 'invalid', blame: ['filters'], parsed: true }), { levels });
+        const nestingIssue = res.body.error.details.issues.includes(`filters: nested deeper than ${MAX_NESTING_DEPTH} levels`);
+        expect(nestingIssue, `${levels} levels: ${JSON.stringify(res.body.error.details.issues)}`).toBe(refused);
+      }
+    }
   });
 });
 

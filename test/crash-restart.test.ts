@@ -1,0 +1,187 @@
+/**
+ * Crash and restart of the local stack (issue #19): `npm start` is killed as
+ * a whole process group with `kill -9` while enrichments run and an
+ * operator's cancel is half done (its request recorded and the execution
+ * stopped, nothing refunded). The restarted stack must be ready within a
+ * minute, and everything settles without a client call: every campaign ends
+ * `enriched`, or `draft` with a full refund for the canceled one, and
+ * `credits:reconcile` finds no drift. No DynamoDB Local is left behind.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/emulators';
+import { keys } from '../lib/db/table';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const base = mkdtempSync(path.join(tmpdir(), 'crash-restart-'));
+const dataDir = path.join(base, 'data');
+/**
+ * How long the restart after the crash may take: "ready within a minute of a
+ * crash" on an idle machine (about 15 s here), with room for a loaded one
+ * running the whole suite in parallel. The first start also loads the demo warehouse.
+ */
+const RESTART_READY_WITHIN_MS = 90_000;
+const FIRST_START_WITHIN_MS = 180_000;
+
+let stack: ChildProcess | undefined;
+let output = '';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Starts `npm start` in its own process group and resolves once it says it is running. */
+async function start(port: number, readyWithinMs: number, which: string): Promise<ChildProcess> {
+  output = '';
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  stack = child;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start (${which}) was not ready within ${readyWithinMs / 1000} s:\n${output}`)), readyWithinMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('Campaign Enrichment API is running at')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  return child;
+}
+
+/** `kill -9` of the whole process group (npm, tsx, node, the DynamoDB Local guard and its JVM). */
+async function killGroup(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  await exited;
+}
+
+afterAll(async () => {
+  if (stack?.pid) {
+    try {
+      process.kill(-stack.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 3_000));
+      process.kill(-stack.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  rmSync(base, { recursive: true, force: true });
+}, 30_000);
+
+async function post(url: string, apiKey: string, route: string, body: unknown): Promise<any> {
+  const res = await fetch(`${url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await res.json()) as { data: any; error: any };
+  if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+function ops(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin', 'ops.mjs'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('kill -9 of the local stack during enrichments and a cancel', () => {
+  it('restarts within a minute and settles everything without a client call', { timeout: 420_000 }, async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const first = await start(port, FIRST_START_WITHIN_MS, 'first start');
+    const apiKey = (await (await fetch(`${url}/local/demo-key`)).text()).trim();
+    const endpoints = JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')) as { dynamodbEndpoint: string; sfnEndpoint: string; tableName: string };
+    const firstJvm = Number(readFileSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE), 'utf8'));
+    const before = await post(url, apiKey, '/v1/org/describe', {});
+    const organizationId = before.organization.id as string;
+    const startingBalance = before.credits.smb as number;
+
+    // Three campaigns: the whole demo warehouse (3,000 accounts), and two of 1,000.
+    const ids: string[] = [];
+    for (const [from, count] of [[0, 3_000], [0, 1_000], [1_000, 1_000]] as const) {
+      const accountIds = Array.from({ length: count }, (_, i) => `acc_${String(from + i + 1).padStart(5, '0')}`);
+      ids.push((await post(url, apiKey, '/v1/campaigns/create', { name: `Crash ${ids.length}`, accountIds })).id);
+    }
+    // The first is launched, and the operator's cancel of it is half done: its request recorded
+    // and its execution stopped (the cancel's first two steps), nothing refunded yet.
+    const canceled = ids[0]!;
+    const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS }));
+    await post(url, apiKey, '/v1/campaigns/enrich', { campaignId: canceled });
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: endpoints.tableName,
+        Key: keys.campaign(organizationId, canceled),
+        UpdateExpression: 'SET cancelRequestedAt = :at',
+        ConditionExpression: '#status = :enriching',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':at': new Date().toISOString(), ':enriching': 'enriching' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    ddb.destroy();
+    const sfn = new SFNClient({ endpoint: endpoints.sfnEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
+    await sfn.send(new StopExecutionCommand({ executionArn: Attributes!.attempt.executionArn, cause: 'Canceled by an operator', error: 'Canceled' }));
+    sfn.destroy();
+    // The other two are launched; the stack dies while they run.
+    await Promise.all(ids.slice(1).map((campaignId) => post(url, apiKey, '/v1/campaigns/enrich', { campaignId })));
+    const statusesAtCrash = await Promise.all(ids.map(async (campaignId) => (await post(url, apiKey, '/v1/campaigns/get', { campaignId })).status as string));
+    expect(statusesAtCrash[0]).toBe('enriching');
+
+    await killGroup(first);
+    // A killed process lingers until it is reaped: allow a few seconds.
+    for (let waited = 0; waited < 10_000 && alive(firstJvm); waited += 200) await new Promise((r) => setTimeout(r, 200));
+    expect(alive(firstJvm), 'DynamoDB Local survived the kill of its process group').toBe(false);
+
+    // Restart on the same data folder (start() fails if it is not ready in time).
+    await start(port, RESTART_READY_WITHIN_MS, 'restart after the crash');
+    const secondJvm = Number(readFileSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE), 'utf8'));
+    expect(secondJvm).not.toBe(firstJvm);
+    expect(alive(secondJvm)).toBe(true);
+
+    // Only reads from here on: the reconciler (at start, then every 30 s) and the workflows finish the work.
+    const deadline = Date.now() + 90_000;
+    let finals: any[] = [];
+    for (;;) {
+      finals = await Promise.all(ids.map((campaignId) => post(url, apiKey, '/v1/campaigns/get', { campaignId })));
+      if (finals.every((c) => c.status === 'enriched' || c.status === 'draft')) break;
+      if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(finals.map((c) => [c.id, c.status]))}\n${output}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(finals[0]).toMatchObject({ status: 'draft', credits: { charged: 0 } });
+    expect(finals[0].lastEnrichment).toMatchObject({ status: 'canceled', refunded: true });
+    for (const c of finals.slice(1)) expect(c.status, `${c.id}: ${JSON.stringify(c)}`).toBe('enriched');
+    const describe = await post(url, apiKey, '/v1/org/describe', {});
+    expect(describe.enrichment.enrichingAccounts).toBe(0);
+    const charged = finals.reduce((sum, c) => sum + (c.credits.charged as number), 0);
+    expect(describe.credits.smb).toBe(startingBalance - charged);
+
+    const reconcile = await ops(['credits:reconcile']);
+    expect(reconcile.code, reconcile.stderr).toBe(0);
+    expect(JSON.parse(reconcile.stdout)).toMatchObject({ drift: [] });
+  });
+});

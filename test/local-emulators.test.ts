@@ -1,0 +1,111 @@
+/**
+ * The local stack's emulators as one unit (issue #19): DynamoDB Local never
+ * outlives the process that started it, `kill -9` included, and a leftover
+ * one from an older crash is ended at the next start, so the new one never
+ * meets "database is locked".
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS, startDynamoDbLocal } from '../infra/local/emulators';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cea-emulators-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (condition()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return condition();
+}
+
+const client = (endpoint: string) => new DynamoDBClient({ endpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
+const createTable = (endpoint: string, name: string) =>
+  client(endpoint).send(
+    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+  );
+
+describe('DynamoDB Local as part of the stack', () => {
+  it('ends when the process that started it is killed with kill -9', { timeout: 90_000 }, async () => {
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/dynamodb-child.ts'), dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const ready = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const line = out.split('\n').find((l) => l.startsWith('READY '));
+        if (line) resolve(line);
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited with ${code} before it was ready: ${out}`)));
+    });
+    const jvmPid = Number(ready.split(' ')[1]);
+    expect(readFileSync(path.join(dataDir, DYNAMODB_PID_FILE), 'utf8').trim()).toBe(String(jvmPid));
+    expect(alive(jvmPid)).toBe(true);
+
+    child.kill('SIGKILL');
+    expect(await until(() => !alive(jvmPid), 20_000), `DynamoDB Local (pid ${jvmPid}) outlived its parent`).toBe(true);
+  });
+
+  it('ends a leftover DynamoDB Local on the same data folder at the next start, and the new one writes', { timeout: 90_000 }, async () => {
+    const dataDir = tempDir();
+    // An orphan as an older crash left it: a bare JVM on the folder, its PID in the folder's PID file.
+    const emulatorDir = path.join(path.dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
+    const port = await freePort();
+    const orphan = spawn('java', [`-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-port', String(port), '-dbPath', dataDir], {
+      cwd: emulatorDir,
+      stdio: 'ignore',
+      detached: true,
+    });
+    orphan.unref();
+    const orphanPid = orphan.pid!;
+    try {
+      writeFileSync(path.join(dataDir, DYNAMODB_PID_FILE), `${orphanPid}\n`);
+      const orphanEndpoint = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 100; i++) {
+        try {
+          await createTable(orphanEndpoint, 'held-by-the-orphan');
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+
+      const fresh = await startDynamoDbLocal({ dataDir });
+      try {
+        expect(await until(() => !alive(orphanPid), 10_000)).toBe(true);
+        expect(readFileSync(path.join(dataDir, DYNAMODB_PID_FILE), 'utf8').trim()).toBe(String(fresh.pid));
+        await createTable(fresh.endpoint, 'written-after-the-restart');
+        const { TableNames } = await client(fresh.endpoint).send(new ListTablesCommand({}));
+        expect(TableNames).toEqual(expect.arrayContaining(['held-by-the-orphan', 'written-after-the-restart']));
+      } finally {
+        await fresh.stop();
+      }
+      expect(await until(() => !alive(fresh.pid!), 10_000)).toBe(true);
+    } finally {
+      if (alive(orphanPid)) process.kill(orphanPid, 'SIGKILL');
+    }
+  });
+});
