@@ -1,11 +1,11 @@
 /**
- * Conditional writes, written once: "update if, else tell me the old item",
- * and transactions that retry DynamoDB's transaction conflicts and report
+ * Conditional writes, written once: "update (put, delete) if, else tell me
+ * the old item", and transactions that retry DynamoDB's transaction conflicts and report
  * which item's condition failed (Powertools' `_putRecord` pattern: the
  * failure becomes a value, everything else is rethrown).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DeleteCommandInput, type DynamoDBDocumentClient, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent when there was none). */
@@ -28,7 +28,40 @@ export async function updateIf(client: DynamoDBDocumentClient, input: UpdateComm
     return { ok: true, item: Attributes ?? {} };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    return { ok: false, old: error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined };
+    return { ok: false, old: oldItemOf(error) };
+  }
+}
+
+/** Outcome of {@link putIf} and {@link deleteIf}: written, or the item as it was when the condition failed (absent when there was none). */
+export type WriteIfOutcome = { ok: true } | { ok: false; old: Record<string, unknown> | undefined };
+
+const oldItemOf = (error: ConditionalCheckFailedException) => (error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined);
+
+/**
+ * Runs one conditional PutItem; the old item is requested on failure.
+ * @throws every error other than ConditionalCheckFailedException.
+ */
+export async function putIf(client: DynamoDBDocumentClient, input: PutCommandInput & { ConditionExpression: string }): Promise<WriteIfOutcome> {
+  try {
+    await client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return { ok: true };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { ok: false, old: oldItemOf(error) };
+  }
+}
+
+/**
+ * Runs one conditional DeleteItem; the old item is requested on failure.
+ * @throws every error other than ConditionalCheckFailedException.
+ */
+export async function deleteIf(client: DynamoDBDocumentClient, input: DeleteCommandInput & { ConditionExpression: string }): Promise<WriteIfOutcome> {
+  try {
+    await client.send(new DeleteCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return { ok: true };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return { ok: false, old: oldItemOf(error) };
   }
 }
 

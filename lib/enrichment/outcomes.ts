@@ -22,9 +22,9 @@
  *   page, whatever the list's length.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
+import { updateIf } from '../db/conditional';
 import { keys } from '../db/table';
 import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountBucket } from './evaluate';
@@ -328,23 +328,17 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
         names['#notFoundChunks'] = 'notFoundChunks';
         values[':notFoundChunks'] = notFoundChunks;
       }
-      try {
-        await ddb.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.campaignOutcomes(campaignId),
-            UpdateExpression: `ADD ${adds.join(', ')}`,
-            ConditionExpression: '#evaluationId = :evaluation AND NOT contains(#doneBatches, :batch)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        // A newer evaluation replaced this one, or a retry of this batch already counted it.
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      // Refused when a newer evaluation replaced this one, or a retry of this batch already counted it.
+      const counted = await updateIf(ddb, {
+        TableName: tableName,
+        Key: keys.campaignOutcomes(campaignId),
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ConditionExpression: '#evaluationId = :evaluation AND NOT contains(#doneBatches, :batch)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'NONE',
+      });
+      return counted.ok;
     },
 
     readChunk: (m, chunk) => getJson<OutcomeChunk>(outcomeChunkKey(m.organizationId, m.campaignId, m.evaluationId, chunk)),

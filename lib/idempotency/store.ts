@@ -12,10 +12,9 @@
  * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
  * check here treats a record past `expiresAt` as absent.
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
+import { deleteIf, putIf, updateIf } from '../db/conditional';
 
 /** Which request an idempotency record belongs to. */
 export interface IdempotencyScope {
@@ -93,79 +92,62 @@ export function createIdempotencyStore({ client, tableName }: { client: DynamoDB
         expiresAt,
         token: claim.token,
       };
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...keyOf(claim),
-              type: 'idempotencyRecord',
-              organizationId: claim.organizationId,
-              operationId: claim.operationId,
-              ...record,
-              // DynamoDB's TTL (epoch seconds) deletes the item some time after expiresAt.
-              ttl: Math.ceil(expiresAt / 1000),
-            },
-            // No live record; or a record past its expiry; or an abandoned lock on the same input.
-            ConditionExpression:
-              'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { ok: true };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException) || !error.Item) throw error;
-        const old = unmarshall(error.Item as Record<string, AttributeValue>);
-        return {
-          ok: false,
-          record: {
-            status: old.status,
-            fingerprint: old.fingerprint,
-            requestId: old.requestId,
-            createdAt: old.createdAt,
-            lockExpiresAt: old.lockExpiresAt,
-            expiresAt: old.expiresAt,
-            ...(old.response ? { response: { statusCode: old.response.statusCode, body: old.response.body } } : {}),
-          },
-        };
-      }
+      const outcome = await putIf(client, {
+        TableName: tableName,
+        Item: {
+          ...keyOf(claim),
+          type: 'idempotencyRecord',
+          organizationId: claim.organizationId,
+          operationId: claim.operationId,
+          ...record,
+          // DynamoDB's TTL (epoch seconds) deletes the item some time after expiresAt.
+          ttl: Math.ceil(expiresAt / 1000),
+        },
+        // No live record; or a record past its expiry; or an abandoned lock on the same input.
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
+      });
+      if (outcome.ok) return { ok: true };
+      const old = outcome.old as (IdempotencyRecord & { response?: { statusCode: number; body: string } }) | undefined;
+      // A failed condition always has an item to show (the first clause failed); anything else is unexpected.
+      if (!old) throw new Error('Idempotency claim refused with no record to answer from');
+      return {
+        ok: false,
+        record: {
+          status: old.status,
+          fingerprint: old.fingerprint,
+          requestId: old.requestId,
+          createdAt: old.createdAt,
+          lockExpiresAt: old.lockExpiresAt,
+          expiresAt: old.expiresAt,
+          ...(old.response ? { response: { statusCode: old.response.statusCode, body: old.response.body } } : {}),
+        },
+      };
     },
 
     async complete(scope, token, response) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keyOf(scope),
-            UpdateExpression: 'SET #status = :completed, #response = :response',
-            ConditionExpression: '#token = :token',
-            ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
-            ExpressionAttributeValues: { ':completed': 'completed', ':response': response, ':token': token },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keyOf(scope),
+        UpdateExpression: 'SET #status = :completed, #response = :response',
+        ConditionExpression: '#token = :token',
+        ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
+        ExpressionAttributeValues: { ':completed': 'completed', ':response': response, ':token': token },
+        ReturnValues: 'NONE',
+      });
+      return outcome.ok;
     },
 
     async release(scope, token) {
-      try {
-        await client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: keyOf(scope),
-            ConditionExpression: '#token = :token',
-            ExpressionAttributeNames: { '#token': 'token' },
-            ExpressionAttributeValues: { ':token': token },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      // A failed condition: the record is no longer ours (our lock lapsed and another request took it).
+      await deleteIf(client, {
+        TableName: tableName,
+        Key: keyOf(scope),
+        ConditionExpression: '#token = :token',
+        ExpressionAttributeNames: { '#token': 'token' },
+        ExpressionAttributeValues: { ':token': token },
+      });
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, WEBHOOK_PENDING_INDEX } from '../db/table';
-import { transactWrite, updateIf } from '../db/conditional';
+import { putIf, transactWrite, updateIf } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 import type { TransactItem } from '../credits/ledger';
 import { eventItem, toWebhookEvent, webhookTtl, type CampaignEventType, type WebhookEvent, type WebhookEventType } from './events';
@@ -296,25 +296,19 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
     },
 
     async createMessage({ leaseUntil: _lease, ...message }) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...keys.webhookMessage(message.organizationId, message.id),
-              ...(message.state === 'pending' && message.nextAttemptAt ? keys.webhookPending(message.nextAttemptAt, message.id) : {}),
-              type: 'webhookMessage',
-              ...message,
-              ttl: webhookTtl(message.createdAt),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-        throw error;
-      }
+      // Refused when this message (event × endpoint) exists already: a re-dispatch creates nothing twice.
+      const outcome = await putIf(client, {
+        TableName: tableName,
+        Item: {
+          ...keys.webhookMessage(message.organizationId, message.id),
+          ...(message.state === 'pending' && message.nextAttemptAt ? keys.webhookPending(message.nextAttemptAt, message.id) : {}),
+          type: 'webhookMessage',
+          ...message,
+          ttl: webhookTtl(message.createdAt),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      return outcome.ok;
     },
 
     async getMessage(organizationId, messageId) {
