@@ -37,11 +37,21 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   );
 }
 
-/** Creates the bucket if it does not exist yet. */
+/**
+ * Creates the bucket if it does not exist yet. s3rver creates its configured
+ * buckets at start, so a HeadBucket that failed for another reason (the
+ * endpoint still settling after a restart on a loaded machine) can meet
+ * "already exists": that is success.
+ */
 export async function ensureBucket(client: S3Client, bucketName: string): Promise<void> {
   try {
     await client.send(new HeadBucketCommand({ Bucket: bucketName }));
   } catch {
-    await client.send(new CreateBucketCommand({ Bucket: bucketName }));
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: bucketName }));
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name !== 'BucketAlreadyExists' && name !== 'BucketAlreadyOwnedByYou') throw error;
+    }
   }
 }

@@ -141,7 +141,7 @@ describe('CampaignEnrichment-dev', () => {
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
     expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;
-    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 29 });
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 28 });
     expect(fn.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
   });
 
