@@ -130,9 +130,11 @@ describe('every credit movement is on the ledger', () => {
     expect(await Promise.all(orgs.map(async (org) => (await call(api(), '/v1/org/describe', { apiKey: org.apiKey })).data.credits.smb))).toEqual([127, 227, 327]);
   });
 
-  it('an operator removal below the balance is refused and writes no entry', async () => {
+  it('an operator removal below the balance is refused, and an adjustment of 0 moves nothing; neither writes an entry', async () => {
     const org = await newOrganization({ smbCredits: 10 });
     await expect(ledger().adjust(org.organizationId, -11, 'too much')).rejects.toThrow(RangeError);
+    // Zero moves nothing: the balance, and no entry.
+    expect(await ledger().adjust(org.organizationId, 0, 'nothing')).toEqual({ balance: 10 });
     await expect(ledger().adjust('org_111111111111111111111', 5)).rejects.toThrow(/not found|organization/i);
     expect((await ledger().entriesOf(org.organizationId)).map((e) => e.reason)).toEqual(['initial_grant']);
   });

@@ -50,10 +50,10 @@ export interface LedgerStore {
   organizationIds(): Promise<string[]>;
   /**
    * An operator's adjustment of the smb balance by `credits` (may be negative) with its ledger entry.
-   * @returns the balance after it (credits) and the entry.
-   * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0 or `credits` is 0.
+   * @returns the balance after it (credits) and the entry (none for an adjustment of 0, which writes nothing).
+   * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0.
    */
-  adjust(organizationId: string, credits: number, note?: string): Promise<{ balance: number; entry: LedgerEntry }>;
+  adjust(organizationId: string, credits: number, note?: string): Promise<{ balance: number; entry?: LedgerEntry }>;
 }
 
 /** Reads of an audit before it gives up on a busy organization. */
@@ -130,7 +130,12 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
     },
 
     async adjust(organizationId, credits, note) {
-      if (credits === 0) throw new RangeError('An adjustment of 0 credits moves nothing.');
+      if (credits === 0) {
+        // Nothing moves, so nothing is written (no entry of 0 credits).
+        const current = await readOrganization(organizationId);
+        if (!current) throw new NotFoundError('organization', organizationId);
+        return { balance: current.balance };
+      }
       const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: new Date().toISOString(), movementId: randomUUID() });
       const items = movementItems(tableName, entry, { condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))) });
       if (items[0]?.Update) items[0].Update.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
