@@ -28,7 +28,7 @@ import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
-import { systemResolver, type Resolver } from './webhooks/ssrf';
+import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
 import type { WebhookDependencies } from './webhooks/use-cases';
 import { createStepFunctionsScheduler, pendingIndexScheduler } from './webhooks/scheduler';
@@ -97,7 +97,7 @@ const webhookScheduler: () => DeliveryScheduler = /* @__PURE__ */ once(() => {
 /** What the webhook endpoint operations need. */
 export const webhookDependencies = (): WebhookDependencies => ({
   webhooks: webhooks(),
-  resolve: webhookResolver ?? systemResolver,
+  ...(webhookResolver ? { resolve: webhookResolver } : {}),
   allowLocalhost: config.webhooksAllowLocalhost,
 });
 
@@ -106,7 +106,7 @@ export const deliveryDependencies = (): DeliveryDependencies => ({
   webhooks: webhooks(),
   organizations: organizations(),
   scheduler: webhookScheduler(),
-  resolve: webhookResolver ?? systemResolver,
+  ...(webhookResolver ? { resolve: webhookResolver } : {}),
   settings: { allowLocalhost: config.webhooksAllowLocalhost, retryBaseSeconds: config.webhookRetryBaseSeconds },
 });
 

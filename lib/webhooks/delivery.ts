@@ -47,7 +47,8 @@ export interface DeliveryDependencies {
   webhooks: WebhookStore;
   organizations: Pick<OrganizationStore, 'get'>;
   scheduler: DeliveryScheduler;
-  resolve: Resolver;
+  /** How URLs' hosts are resolved for the address checks (default: the system resolver, lib/webhooks/ssrf.ts). */
+  resolve?: Resolver;
   settings: DeliverySettings;
 }
 

@@ -22,7 +22,8 @@ import {
 /** What the endpoint operations need. */
 export interface WebhookDependencies {
   webhooks: WebhookStore;
-  resolve: Resolver;
+  /** How URLs' hosts are resolved for the address checks (default: the system resolver, lib/webhooks/ssrf.ts). */
+  resolve?: Resolver;
   allowLocalhost: boolean;
 }
 
