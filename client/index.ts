@@ -42,13 +42,15 @@ export type EnrichedCampaign = Schemas['EnrichedCampaign'];
 export type CampaignPage = Schemas['CampaignPage'];
 /** The result of `exportCampaign`. */
 export type ExportResult = Schemas['ExportResult'];
+/** The result of `createUpload`: a presigned PUT URL for a large account list (decisions §14). */
+export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
 
 /** Every error code the API answers (the `code` of each `…Error` schema of the document). */
 export type ApiErrorCode = { [K in keyof Schemas]: Schemas[K] extends { code: infer C extends string; message: string } ? C : never }[keyof Schemas];
 /** Codes of failures the client itself observes. */
-export type ClientErrorCode = 'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching';
+export type ClientErrorCode = 'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed';
 
 /**
  * A failed call: the API's error envelope (`code`, `message`, `details`), its
@@ -132,6 +134,16 @@ export interface CampaignEnrichmentClient {
   describeOrganization(): Promise<Data<'/v1/org/describe'>>;
   /** `POST /v1/campaigns/create`; retried safely with one `Idempotency-Key`. */
   createCampaign(body: Body<'/v1/campaigns/create'>, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/create'>>;
+  /** `POST /v1/uploads/create`: a presigned URL to PUT a large account list to; retried safely with one `Idempotency-Key`. */
+  createUpload(body?: Body<'/v1/uploads/create'>, options?: IdempotentCallOptions): Promise<Data<'/v1/uploads/create'>>;
+  /**
+   * Uploads an account list too large for a request body (decisions §14):
+   * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
+   * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
+   * @returns the upload ID.
+   * @throws CampaignEnrichmentError `upload_failed` when the PUT is refused (`status` is S3's), `network_error` without an answer.
+   */
+  uploadAccountIds(content: string | Uint8Array | Blob, options?: { contentType?: 'text/csv' | 'text/plain' }): Promise<string>;
   /** `POST /v1/campaigns/update`; retried safely with one `Idempotency-Key`. */
   updateCampaign(body: Body<'/v1/campaigns/update'>, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/update'>>;
   /** `POST /v1/campaigns/get`. */
@@ -198,6 +210,21 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   const client: CampaignEnrichmentClient = {
     describeOrganization: () => call('/v1/org/describe', {}, false),
     createCampaign: (body, callOptions) => call('/v1/campaigns/create', body, true, callOptions?.idempotencyKey),
+    createUpload: (body, callOptions) => call('/v1/uploads/create', body ?? {}, true, callOptions?.idempotencyKey),
+    async uploadAccountIds(content, uploadOptions = {}) {
+      const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
+      const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};
+      let response: Response;
+      try {
+        response = await fetchImpl(new Request(upload.url, { method: 'PUT', headers, body: content as RequestInit['body'] }));
+      } catch (cause) {
+        throw new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from the upload URL: ${(cause as Error)?.message ?? String(cause)}`, cause });
+      }
+      if (!response.ok) {
+        throw new CampaignEnrichmentError({ code: 'upload_failed', status: response.status, message: `The upload URL refused the file (${response.status}): ${(await response.text()).slice(0, 500)}` });
+      }
+      return upload.uploadId;
+    },
     updateCampaign: (body, callOptions) => call('/v1/campaigns/update', body, true, callOptions?.idempotencyKey),
     getCampaign: (campaignId) => call('/v1/campaigns/get', { campaignId }, false),
     listCampaigns: (body) => call('/v1/campaigns/list', body ?? {}, false),

@@ -34,9 +34,29 @@ export interface paths {
         put?: never;
         /**
          * Create a campaign
-         * @description Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. Honours `Idempotency-Key`.
+         * @description Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. A list too large for a request body (4 MiB multipart, 5 MiB JSON; 100,000 IDs of 128 characters are 13 MB) goes through `POST /v1/uploads/create` first: then send `accountIdsUploadId` instead. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`; an unknown, expired or never-uploaded upload, a file larger than `maxBytes` or with a bad line is `invalid_request` naming `accountIdsUploadId` (and the line). Honours `Idempotency-Key`.
          */
         post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a large account list
+         * @description For account lists too large for a request body (4 MiB multipart, 5 MiB JSON): returns a presigned S3 URL (valid 15 minutes, in your organization's own storage). PUT the file to it (the `accountIdsFile` format: text or CSV, one ID a line, first column, optional header row `account_id` or `id`), e.g. `curl --upload-file ids.csv "$url"`, then call campaign create with `accountIdsUploadId` instead of `accountIds`. Size: the PUT itself is not limited, but create reads at most `maxBytes` (50 MB) and refuses a larger file; a file is usable by create for 1 hour after this call and is deleted after 1 day. The file may be used by several creates; PUT again before the URL expires to replace it. Honours `Idempotency-Key`.
+         */
+        post: operations["createUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1122,6 +1142,26 @@ export interface components {
             code: "idempotency_key_reused";
             message: string;
         };
+        Upload: {
+            /** @example upl_5tGk8Lm2Np4Qr6St8Vw1X */
+            uploadId: string;
+            /**
+             * Format: uri
+             * @description Presigned S3 URL: PUT the file to it, the raw bytes as the body (no form encoding).
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour after it was created.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description Largest file campaign create reads, in bytes; a larger one is refused by create.
+             * @example 50000000
+             */
+            maxBytes: number;
+        };
         /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
         NotFoundError: {
             /** @constant */
@@ -1697,19 +1737,24 @@ export interface operations {
                      */
                     name: string;
                     /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.
+                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.
                      * @example [
                      *       "acc_1",
                      *       "acc_2"
                      *     ]
                      */
-                    accountIds: string[];
+                    accountIds?: string[];
+                    /**
+                     * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
+                     * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
+                     */
+                    accountIdsUploadId?: string;
                     /**
                      * @description Accounts enriched within this many days are skipped at launch; null disables.
                      * @example 30
                      */
                     excludeEnrichedWithinDays?: number | null;
-                };
+                } & (unknown | unknown);
                 /**
                  * @example {
                  *       "name": "Q4 expansion targets",
@@ -1728,16 +1773,21 @@ export interface operations {
                      */
                     name: string;
                     /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Repeat the field once per value.
+                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value.
                      * @example [
                      *       "acc_1",
                      *       "acc_2"
                      *     ]
                      */
-                    accountIds: string[];
+                    accountIds?: string[];
+                    /**
+                     * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
+                     * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
+                     */
+                    accountIdsUploadId?: string;
                     /** @description Accounts enriched within this many days are skipped at launch; null disables. An integer (0..3650), as text. Empty (or `null`) for null. */
                     excludeEnrichedWithinDays?: string;
-                };
+                } & (unknown | unknown);
                 /**
                  * @example {
                  *       "name": "Q4 expansion targets",
@@ -1756,18 +1806,23 @@ export interface operations {
                      */
                     name: string;
                     /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Repeat the field once per value.
+                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value.
                      * @example [
                      *       "acc_1",
                      *       "acc_2"
                      *     ]
                      */
                     accountIds?: string[];
+                    /**
+                     * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
+                     * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
+                     */
+                    accountIdsUploadId?: string;
                     /** @description Accounts enriched within this many days are skipped at launch; null disables. An integer (0..3650), as text. Empty (or `null`) for null. */
                     excludeEnrichedWithinDays?: string;
                     /** @description Instead of `accountIds`: a text or CSV file, one ID a line, first column, optional header row `account_id` or `id` (any letter case). `curl -F name=Q4 -F accountIdsFile=@ids.csv`. */
                     accountIdsFile?: string;
-                } | unknown | unknown;
+                } & (unknown | unknown | unknown);
             };
         };
         responses: {
@@ -1804,6 +1859,155 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["Campaign"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contentType": "text/csv"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).
+                     * @enum {string}
+                     */
+                    contentType?: "text/csv" | "text/plain";
+                };
+                /**
+                 * @example {
+                 *       "contentType": "text/csv"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).
+                     * @enum {string}
+                     */
+                    contentType?: "text/csv" | "text/plain";
+                };
+                /**
+                 * @example {
+                 *       "contentType": "text/csv"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).
+                     * @enum {string}
+                     */
+                    contentType?: "text/csv" | "text/plain";
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "uploadId": "upl_5tGk8Lm2Np4Qr6St8Vw1X",
+                     *         "url": "https://campaign-enrichment-data.s3.eu-west-1.amazonaws.com/uploads/org_4fJ8kQ2mN7pR9sT3vW5xY/upl_5tGk8Lm2Np4Qr6St8Vw1X?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-SignedHeaders=content-type%3Bhost&X-Amz-Signature=9c2e4a6b8d0f1e3c5a7b9d1f3e5c7a9b2d4f6e8a0c2b4d6f8e1a3c5b7d9f0e2a",
+                     *         "expiresAt": "2026-11-22T09:45:00.000Z",
+                     *         "maxBytes": 50000000
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Upload"];
                         error: null;
                     };
                 };

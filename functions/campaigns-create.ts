@@ -1,8 +1,18 @@
-/** Lambda of `POST /v1/campaigns/create` (decisions §1). */
+/** Lambda of `POST /v1/campaigns/create` (decisions §1, §14). */
 import { createCampaignOperation } from '../lib/campaigns/schema';
 import { createCampaign } from '../lib/campaigns/use-cases';
-import { apiHandler, accountLists, campaigns, organizations } from '../lib/root';
+import { readUploadedAccountIds } from '../lib/uploads/use-cases';
+import { apiHandler, accountLists, campaigns, organizations, uploadDependencies } from '../lib/root';
 
-export const handler = apiHandler(createCampaignOperation, (input, { organizationId, signal }) =>
-  createCampaign({ campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() }, { organizationId, ...input }, signal),
+export const handler = apiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal }) =>
+  createCampaign(
+    { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
+    {
+      organizationId,
+      ...input,
+      // The schema lets exactly one source through (decisions §14).
+      accountIds: accountIds ?? (await readUploadedAccountIds(uploadDependencies(), organizationId, accountIdsUploadId!, 'accountIdsUploadId', signal)),
+    },
+    signal,
+  ),
 );

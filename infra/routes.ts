@@ -20,6 +20,7 @@ import {
 } from '../lib/webhooks/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 import { campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
+import { createUploadOperation } from '../lib/uploads/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -46,7 +47,10 @@ export interface ApiRoute {
 /** Every API route. */
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
-  { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'write' } },
+  // Create writes account lists and reads uploaded files (decisions §14); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
+  { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
+  // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
+  { operation: createUploadOperation, entry: 'functions/uploads-create.ts', functionId: 'UploadsCreate', permissions: { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] } },
   { operation: updateCampaignOperation, entry: 'functions/campaigns-update.ts', functionId: 'CampaignsUpdate', permissions: { table: 'readWrite' } },
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },

@@ -401,8 +401,8 @@ export class CampaignEnrichmentStack extends Stack {
 
   /**
    * The private data bucket, with S3 server access logs in a second bucket.
-   * Objects under `OBJECT_PREFIXES.exports` (lib/objects.ts) expire after 1 day; account lists and
-   * results (`campaigns/`) never expire.
+   * Objects under `OBJECT_PREFIXES.exports` and `OBJECT_PREFIXES.uploads` (lib/objects.ts) expire
+   * after 1 day; account lists and results (`campaigns/`) never expire.
    *
    * `autoDeleteObjects` is deliberately off: it adds a custom-resource Lambda
    * allowed to delete every object. A dev stack deletes its buckets only once
@@ -433,6 +433,7 @@ export class CampaignEnrichmentStack extends Stack {
       serverAccessLogsPrefix: 'data/',
       lifecycleRules: [
         { id: 'ExpireExports', prefix: OBJECT_PREFIXES.exports, expiration: Duration.days(1) },
+        { id: 'ExpireUploads', prefix: OBJECT_PREFIXES.uploads, expiration: Duration.days(1) },
         { id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

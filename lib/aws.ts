@@ -29,6 +29,17 @@ export const s3 = /* @__PURE__ */ new S3Client({
   forcePathStyle: S3_ENDPOINT !== undefined,
 });
 
+/**
+ * S3 client that presigns upload URLs (decisions §14): it adds no default
+ * request checksum, which a presigned PUT would otherwise carry as the
+ * checksum of an empty body (S3 then refuses the real body with BadDigest).
+ */
+export const s3Presigner = /* @__PURE__ */ new S3Client({
+  endpoint: S3_ENDPOINT,
+  forcePathStyle: S3_ENDPOINT !== undefined,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+});
+
 let sfnClient: SFNClient | undefined;
 /**
  * Step Functions client (`SFN_ENDPOINT` overrides the endpoint). Built on

@@ -48,6 +48,19 @@ export const config = {
   get exportUrlTtlSeconds(): number {
     return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);
   },
+  /** Lifetime of a presigned upload URL in seconds (`UPLOAD_URL_TTL_SECONDS`, default 900; decisions §14). */
+  get uploadUrlTtlSeconds(): number {
+    return intFromEnv('UPLOAD_URL_TTL_SECONDS', 900);
+  },
+  /**
+   * How long after `POST /v1/uploads/create` campaign create accepts the
+   * upload, in seconds (`UPLOAD_TTL_SECONDS`, default 3,600 = 1 h;
+   * decisions §14). At most 1 day: the bucket's lifecycle rule deletes the
+   * file 1 day after it was written.
+   */
+  get uploadTtlSeconds(): number {
+    return Math.min(intFromEnv('UPLOAD_TTL_SECONDS', 3_600), 86_400);
+  },
   /**
    * How long an `Idempotency-Key` is remembered, in seconds, from its first
    * use (`IDEMPOTENCY_TTL_SECONDS`, default 86,400 = 24 h; decisions §10).

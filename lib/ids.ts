@@ -21,6 +21,8 @@ export const WEBHOOK_ENDPOINT_ID_PATTERN = new RegExp(`^whe_[${ID_ALPHABET}]{21}
 export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$`);
 /** Webhook delivery (attempt) ID pattern: `whd_` + 21 base58 characters. */
 export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
+/** Upload ID pattern: `upl_` + 21 base58 characters (decisions §14). */
+export const UPLOAD_ID_PATTERN = new RegExp(`^upl_[${ID_ALPHABET}]{21}$`);
 /** API key pattern: `cek_` + 40 base58 characters. */
 export const API_KEY_PATTERN = new RegExp(`^cek_[${ID_ALPHABET}]{40}$`);
 
@@ -30,6 +32,8 @@ export const newCampaignId = (): string => `camp_${id21()}`;
 export const newOrganizationId = (): string => `org_${id21()}`;
 /** A new API key, e.g. `cek_…` (40 characters after the prefix). Only its hash is ever stored. */
 export const newApiKey = (): string => `cek_${id40()}`;
+/** A new upload ID, e.g. `upl_…` (decisions §14). */
+export const newUploadId = (): string => `upl_${id21()}`;
 /** A new enrichment attempt ID (21 base58 characters). */
 export const newAttemptId = (): string => `att_${id21()}`;
 

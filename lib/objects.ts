@@ -11,6 +11,8 @@ export const OBJECT_PREFIXES = {
   campaigns: 'campaigns/',
   /** Export files (decisions §5): deleted by the bucket's lifecycle rule after 1 day. */
   exports: 'exports/',
+  /** Account-ID files PUT to a presigned URL (decisions §14): deleted by the bucket's lifecycle rule after 1 day. */
+  uploads: 'uploads/',
 } as const;
 
 const campaignPrefix = (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.campaigns}${organizationId}/${campaignId}/`;
@@ -26,4 +28,6 @@ export const objectKeys = {
   resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
+  /** An uploaded account-ID file (decisions §14), as the client PUT it. */
+  upload: (organizationId: string, uploadId: string) => `${OBJECT_PREFIXES.uploads}${organizationId}/${uploadId}`,
 };

@@ -10,7 +10,7 @@
  * keeps only what its handler calls.
  */
 import type { z } from 'zod';
-import { ddb, s3, sfn } from './aws';
+import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type RequestContext } from './http/pipeline';
 import type { Operation } from './http/operation';
@@ -32,6 +32,9 @@ import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
 import type { WebhookDependencies } from './webhooks/use-cases';
 import { createStepFunctionsScheduler, pendingIndexScheduler } from './webhooks/scheduler';
+import { createUploadStore, type UploadStore } from './uploads/store';
+import { createUploadFiles, type UploadFiles } from './uploads/files';
+import type { UploadDependencies } from './uploads/use-cases';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -67,6 +70,20 @@ export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createSte
 
 /** Idempotency records (decisions §10). */
 export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore({ client: ddb, tableName: config.tableName }));
+
+/** Upload records (decisions §14). */
+export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
+
+/** Uploaded files (S3): presigned PUTs and reads. */
+const uploadFiles: () => UploadFiles = /* @__PURE__ */ once(() => createUploadFiles({ s3, presigner: s3Presigner, bucketName: config.bucketName }));
+
+/** What the upload flow needs (uploads/create, and campaign create's `accountIdsUploadId`). */
+export const uploadDependencies = (): UploadDependencies => ({
+  uploads: uploads(),
+  files: uploadFiles(),
+  urlTtlSeconds: config.uploadUrlTtlSeconds,
+  ttlSeconds: config.uploadTtlSeconds,
+});
 
 /** The embedded warehouse (decisions §7): imports and the default adapter. */
 export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));

@@ -3,14 +3,46 @@
  * (decisions §1; docs/data-model.md). A list of 100,000 IDs is up to ~13 MB,
  * so it lives in one S3 object, never in the table.
  */
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse as parseStream } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 import { InvalidRequestError } from '../errors';
 import { isUploadedFile } from '../http/form';
 import { objectKeys } from '../objects';
 
 /** First cells that mark a header row rather than an account (compared case-insensitively). */
 export const ACCOUNT_ID_HEADERS = ['account_id', 'id'] as const;
+
+/** csv-parse options of every account-ID file reader (one parser, sync or streamed). */
+const CSV_OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true } as const;
+
+/** A parsed CSV record with its position (csv-parse `info`). */
+interface CsvRecord {
+  record: string[];
+  info: { lines: number };
+}
+
+/**
+ * The row rule of account-ID files, shared by the sync and the streamed
+ * reader: first column, rows whose first cell is blank skipped, and the first
+ * remaining row dropped when it is a header (`account_id` or `id`).
+ * @returns a function that takes records in file order and returns each one's row, or undefined for a skipped one.
+ */
+function accountIdRowReader(): (record: CsvRecord) => AccountIdRow | undefined {
+  let first = true;
+  return ({ record, info }) => {
+    const id = record[0] ?? '';
+    if (id === '') return undefined;
+    const header = first && (ACCOUNT_ID_HEADERS as readonly string[]).includes(id.toLowerCase());
+    first = false;
+    return header ? undefined : { id, line: info.lines };
+  };
+}
+
+/** The 400 of a file that is not parseable CSV, naming `field`. */
+const unreadable = (field: string, error: Error) => new InvalidRequestError(`${field} could not be read as CSV.`, [`${field}: ${error.message}`]);
 
 /**
  * Reads account IDs from a CSV or text upload: first column, one ID a line,
@@ -35,15 +67,40 @@ export interface AccountIdRow {
  * @throws InvalidRequestError when the file is not parseable CSV.
  */
 export function parseAccountIdRows(text: string): AccountIdRow[] {
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CsvRecord[];
   try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true }) as unknown as typeof records;
+    records = parseSync(text, CSV_OPTIONS) as unknown as CsvRecord[];
   } catch (error) {
-    throw new InvalidRequestError('accountIdsFile could not be read as CSV.', [`accountIdsFile: ${(error as Error).message}`]);
+    throw unreadable('accountIdsFile', error as Error);
   }
-  const rows = records.map(({ record, info }) => ({ id: record[0] ?? '', line: info.lines })).filter((row) => row.id !== '');
-  if (rows.length > 0 && (ACCOUNT_ID_HEADERS as readonly string[]).includes(rows[0]!.id.toLowerCase())) rows.shift();
-  return rows;
+  const read = accountIdRowReader();
+  return records.map(read).filter((row) => row !== undefined);
+}
+
+/**
+ * {@link parseAccountIdRows} over a stream (an uploaded file of up to 50 MB,
+ * decisions §14): the same parser and row rule, one row at a time. Stopping
+ * the iteration early destroys `source`.
+ * @param field - the request field a CSV error is reported under.
+ * @throws InvalidRequestError when the file is not parseable CSV (the message names the line).
+ */
+export async function* readAccountIdRows(source: Readable, field: string): AsyncGenerator<AccountIdRow> {
+  const read = accountIdRowReader();
+  const records = parseStream(CSV_OPTIONS);
+  // Errors of either side reach the loop below (pipeline destroys the parser with them); stopping early destroys both.
+  pipeline(source, records).catch(() => undefined);
+  try {
+    for await (const record of records) {
+      const row = read(record as CsvRecord);
+      if (row) yield row;
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw unreadable(field, error);
+    throw error;
+  } finally {
+    records.destroy();
+    source.destroy();
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { CAMPAIGN_STATUSES } from '../errors';
 import { campaignId, count, fraction, timestamp } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { accountIdsFromForm } from './account-list';
+import { uploadId } from '../uploads/schema';
 
 /** Surfaces that create campaigns. */
 export const CREATED_VIA = ['api', 'ui', 'data_cube'] as const;
@@ -131,12 +132,35 @@ export const AccountIdSchema = z
 const campaignName = () =>
   z.string().trim().min(1).max(200).regex(/\S/, { error: 'must not be blank' }).meta({ description: 'Stored trimmed; 1..200 characters after trimming.' });
 
-/** `POST /v1/campaigns/create` body (decisions §1). */
-export const CreateCampaignRequest = z.strictObject({
-  name: campaignName().meta({ example: 'Q4 expansion targets' }),
-  accountIds: z.array(AccountIdSchema).min(1).max(MAX_ACCOUNT_IDS).meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`.', example: ['acc_1', 'acc_2'] }),
-  excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
-});
+/** Sources of a new campaign's account IDs: exactly one per request (decisions §1, §14); multipart also takes `accountIdsFile` for `accountIds`. */
+const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
+
+/** `POST /v1/campaigns/create` body (decisions §1, §14): `accountIds` or `accountIdsUploadId`, exactly one. */
+export const CreateCampaignRequest = z
+  .strictObject({
+    name: campaignName().meta({ example: 'Q4 expansion targets' }),
+    accountIds: z
+      .array(AccountIdSchema)
+      .min(1)
+      .max(MAX_ACCOUNT_IDS)
+      .optional()
+      .meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
+    accountIdsUploadId: uploadId()
+      .optional()
+      .meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
+    excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
+  })
+  .check((ctx) => {
+    const given = ACCOUNT_ID_SOURCES.filter((source) => ctx.value[source] !== undefined);
+    if (given.length === 1) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
+      message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
+    });
+  })
+  .meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) });
 
 /** `POST /v1/campaigns/update` body (decisions §1): at least one of `name`, `excludeEnrichedWithinDays`. */
 export const UpdateCampaignRequest = z
@@ -203,7 +227,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/campaigns/create',
   summary: 'Create a campaign',
   description:
-    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
+    'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. A list too large for a request body (4 MiB multipart, 5 MiB JSON; 100,000 IDs of 128 characters are 13 MB) goes through `POST /v1/uploads/create` first: then send `accountIdsUploadId` instead. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`; an unknown, expired or never-uploaded upload, a file larger than `maxBytes` or with a bad line is `invalid_request` naming `accountIdsUploadId` (and the line).',
   request: CreateCampaignRequest,
   response: CampaignResponseSchema,
   errors: ['invalid_request', 'revoked_api_key'],

@@ -154,6 +154,8 @@ export const keys = {
    * the last part, so any visible ASCII (`#` included) cannot collide.
    */
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
+  /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
+  upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** Warehouse account (embedded default warehouse, decisions §7). */
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */

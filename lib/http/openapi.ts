@@ -243,6 +243,7 @@ function formMedia(operation: Operation, multipart: boolean) {
     if (form.type === 'array') encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
   }
   let anyOf = json.anyOf as JsonSchema[] | undefined;
+  let oneOf = json.oneOf as JsonSchema[] | undefined;
   if (multipart) {
     for (const [name, part] of Object.entries(operation.fileParts ?? {})) {
       properties[name] = { type: 'string', contentMediaType: part.contentTypes[0], description: part.description };
@@ -251,6 +252,8 @@ function formMedia(operation: Operation, multipart: boolean) {
         required = required.filter((field) => field !== part.replaces);
         anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
       }
+      // A field that is one of several exclusive sources (decisions §14): the file part is one more.
+      if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces))) oneOf = [...oneOf, { required: [name] }];
     }
   }
   const schema: JsonSchema = {
@@ -258,6 +261,7 @@ function formMedia(operation: Operation, multipart: boolean) {
     properties,
     ...(required.length > 0 ? { required } : {}),
     ...(anyOf ? { anyOf } : {}),
+    ...(oneOf ? { oneOf } : {}),
     additionalProperties: false,
   };
   return {

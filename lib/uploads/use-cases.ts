@@ -1,0 +1,88 @@
+/**
+ * The upload flow (decisions §14): `POST /v1/uploads/create` presigns a PUT
+ * of an account-ID file into the organization's own prefix; campaign create
+ * then reads it (`accountIdsUploadId`) with the `accountIdsFile` parser and
+ * the limits of decisions §1, naming the line of a bad ID.
+ */
+import { InvalidRequestError } from '../errors';
+import { newUploadId } from '../ids';
+import { objectKeys } from '../objects';
+import { formatIssues } from '../http/issues';
+import { readAccountIdRows } from '../campaigns/account-list';
+import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../campaigns/schema';
+import { MAX_UPLOAD_BYTES, type CreateUploadInput, type Upload } from './schema';
+import type { UploadStore } from './store';
+import type { UploadFiles } from './files';
+
+/** What the upload use cases need. */
+export interface UploadDependencies {
+  uploads: UploadStore;
+  files: UploadFiles;
+  /** Lifetime of the presigned URL, in seconds (`UPLOAD_URL_TTL_SECONDS`). */
+  urlTtlSeconds: number;
+  /** How long after its creation campaign create accepts an upload, in seconds (`UPLOAD_TTL_SECONDS`). */
+  ttlSeconds: number;
+}
+
+/**
+ * Creates an upload: a record (organization, object key, limits, lifetimes)
+ * and a presigned PUT URL for the object `uploads/<orgId>/<uploadId>`.
+ * @returns the upload as the API answers it; `expiresAt` is when the URL stops working.
+ */
+export async function createUpload(deps: UploadDependencies, organizationId: string, input: CreateUploadInput): Promise<Upload> {
+  const uploadId = newUploadId();
+  const objectKey = objectKeys.upload(organizationId, uploadId);
+  // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.
+  const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const expiresAt = new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString();
+  const url = await deps.files.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
+  await deps.uploads.put({
+    uploadId,
+    organizationId,
+    objectKey,
+    contentType: input.contentType ?? null,
+    maxBytes: MAX_UPLOAD_BYTES,
+    createdAt: signedAt.toISOString(),
+    urlExpiresAt: expiresAt,
+    usableUntil: new Date(signedAt.getTime() + deps.ttlSeconds * 1000).toISOString(),
+  });
+  return { uploadId, url, expiresAt, maxBytes: MAX_UPLOAD_BYTES };
+}
+
+const refuse = (field: string, problem: string, message = `${field} cannot be used: ${problem}.`) => new InvalidRequestError(message, [`${field}: ${problem}`]);
+
+/**
+ * Reads the account IDs of an upload for campaign create: the file's rows
+ * (the `accountIdsFile` format), each checked as `accountIds` items are
+ * (1..128 characters, no control characters), at most 100,000 IDs
+ * (duplicates counted, as in `accountIds`; decisions §1).
+ * @param field - the request field that named the upload (`accountIdsUploadId`), named by every issue.
+ * @param signal - the request's deadline: aborts the read.
+ * @returns the IDs in file order, duplicates kept.
+ * @throws InvalidRequestError for an upload that is unknown or another organization's, expired, never PUT,
+ *   larger than its `maxBytes`, not parseable CSV, with a bad ID or too many IDs (naming the line), or empty.
+ */
+export async function readUploadedAccountIds(deps: Pick<UploadDependencies, 'uploads' | 'files'>, organizationId: string, uploadId: string, field: string, signal?: AbortSignal): Promise<string[]> {
+  const upload = await deps.uploads.get(organizationId, uploadId);
+  // Another organization's upload is not in this organization's keys: the same answer as an unknown one.
+  if (!upload) throw refuse(field, `no upload ${uploadId} in this organization`, `${field} names no upload of this organization.`);
+  if (Date.now() >= Date.parse(upload.usableUntil)) throw refuse(field, `upload ${uploadId} expired at ${upload.usableUntil}; create a new upload`);
+  const file = await deps.files.open(upload.objectKey, signal);
+  if (!file) throw refuse(field, `nothing was uploaded to upload ${uploadId}; PUT the file to its url first`);
+  if (file.contentLength > upload.maxBytes) {
+    file.body.destroy();
+    throw refuse(field, `the uploaded file has ${file.contentLength} bytes, more than maxBytes (${upload.maxBytes})`);
+  }
+  const ids: string[] = [];
+  for await (const { id, line } of readAccountIdRows(file.body, field)) {
+    const parsed = AccountIdSchema.safeParse(id);
+    if (!parsed.success) {
+      const problems = formatIssues(parsed.error.issues).map((issue) => issue.replace(/^body: /, ''));
+      throw refuse(field, `line ${line}: account ID ${JSON.stringify(id.length > 140 ? `${id.slice(0, 140)}…` : id)}: ${problems.join('; ')}`, `${field}: the file has a bad account ID on line ${line}.`);
+    }
+    if (ids.length === MAX_ACCOUNT_IDS) throw refuse(field, `line ${line}: more than ${MAX_ACCOUNT_IDS} account IDs`, `${field}: the file has more than ${MAX_ACCOUNT_IDS} account IDs.`);
+    ids.push(id);
+  }
+  if (ids.length === 0) throw refuse(field, 'the uploaded file holds no account IDs');
+  return ids;
+}
