@@ -65,7 +65,9 @@ describe('docs/openapi.json', () => {
     const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
     expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
     expect(create.schema.required).toEqual(['name']);
-    expect(create.schema.anyOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsFile'] }]);
+    // Exactly one source of account IDs (decisions §1, §14); JSON and urlencoded have the first two.
+    expect(create.schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }, { required: ['accountIdsFile'] }]);
+    expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }]);
     expect(create.encoding.accountIdsFile.contentType).toBe('text/csv, text/plain');
   });
 
