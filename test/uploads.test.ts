@@ -7,6 +7,10 @@
  * the `accountIdsFile` rules and the limits of §1. Every refusal names
  * `accountIdsUploadId` (and the line) and writes no campaign.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { accountListKey } from '../lib/campaigns/account-list';
 import { objectKeys } from '../lib/objects';
@@ -254,5 +258,39 @@ describe('POST /v1/campaigns/create with accountIdsUploadId', () => {
     it('neither accountIds nor accountIdsUploadId', async () => {
       expectInvalidRequest(await create({}), 'accountIds', /accountIdsUploadId/);
     });
+  });
+});
+
+describe('README "Large account lists: upload first"', () => {
+  /** The first ```sh block under that heading, as written. */
+  function readmeBlock(): string {
+    const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n### Large account lists: upload first\n'));
+    const block = /\n```sh\n([\s\S]*?)\n```\n/.exec(section);
+    if (!block) throw new Error('README.md has no ```sh block under "### Large account lists: upload first"');
+    return block[1]!;
+  }
+
+  it('runs with bash and curl as written (after the quickstart\'s auth and json helpers)', async () => {
+    const { apiKey } = await newOrganization();
+    const dir = mkdtempSync(path.join(tmpdir(), 'upload-readme-'));
+    try {
+      writeFileSync(path.join(dir, 'big-ids.csv'), `account_id\n${Array.from({ length: 2_000 }, (_, i) => `acc_${i}`).join('\n')}\n`);
+      const prelude = [
+        'auth=(-H "Authorization: Bearer $KEY")',
+        `json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).$1))"; }`,
+      ].join('\n');
+      const script = path.join(dir, 'upload.sh');
+      writeFileSync(script, `${prelude}\n${readmeBlock()}\n`);
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile('bash', ['-e', '-o', 'pipefail', script], { cwd: dir, env: { ...process.env, API: api(), KEY: apiKey }, timeout: 60_000 }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
+      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ data: { name: 'Full TAM', status: 'draft', accounts: { requested: 2_000 } }, error: null });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
