@@ -2,7 +2,7 @@
 import { createCampaignOperation } from '../lib/campaigns/schema';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import { readUploadedAccountIds } from '../lib/uploads/use-cases';
-import { apiHandler, accountLists, campaigns, organizations, uploadDependencies } from '../lib/root';
+import { apiHandler, accountLists, campaigns, organizations, uploadReadDependencies } from '../lib/root';
 
 export const handler = apiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal }) =>
   createCampaign(
@@ -11,7 +11,7 @@ export const handler = apiHandler(createCampaignOperation, async ({ accountIds, 
       organizationId,
       ...input,
       // The schema lets exactly one source through (decisions §14).
-      accountIds: accountIds ?? (await readUploadedAccountIds(uploadDependencies(), organizationId, accountIdsUploadId!, 'accountIdsUploadId', signal)),
+      accountIds: accountIds ?? (await readUploadedAccountIds(uploadReadDependencies(), organizationId, accountIdsUploadId!, 'accountIdsUploadId', signal)),
     },
     signal,
   ),

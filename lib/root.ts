@@ -33,8 +33,8 @@ import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/deliver
 import type { WebhookDependencies } from './webhooks/use-cases';
 import { createStepFunctionsScheduler, pendingIndexScheduler } from './webhooks/scheduler';
 import { createUploadStore, type UploadStore } from './uploads/store';
-import { createUploadFiles, type UploadFiles } from './uploads/files';
-import type { UploadDependencies } from './uploads/use-cases';
+import { createUploadPresigner, createUploadReader } from './uploads/files';
+import type { UploadDependencies, UploadReadDependencies } from './uploads/use-cases';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -74,15 +74,18 @@ export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once((
 /** Upload records (decisions §14). */
 export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
 
-/** Uploaded files (S3): presigned PUTs and reads. */
-const uploadFiles: () => UploadFiles = /* @__PURE__ */ once(() => createUploadFiles({ s3, presigner: s3Presigner, bucketName: config.bucketName }));
-
-/** What the upload flow needs (uploads/create, and campaign create's `accountIdsUploadId`). */
+/** What uploads/create needs: records and the presigner (decisions §14). */
 export const uploadDependencies = (): UploadDependencies => ({
   uploads: uploads(),
-  files: uploadFiles(),
+  presigner: createUploadPresigner({ presigner: s3Presigner, bucketName: config.bucketName }),
   urlTtlSeconds: config.uploadUrlTtlSeconds,
   ttlSeconds: config.uploadTtlSeconds,
+});
+
+/** What campaign create needs to read an upload (`accountIdsUploadId`): records and the files, no presigner. */
+export const uploadReadDependencies = (): UploadReadDependencies => ({
+  uploads: uploads(),
+  files: createUploadReader({ s3, bucketName: config.bucketName }),
 });
 
 /** The embedded warehouse (decisions §7): imports and the default adapter. */

@@ -14,13 +14,17 @@ export interface OpenedFile {
   body: Readable;
 }
 
-/** Presigning and reading uploaded files. */
-export interface UploadFiles {
+/** Presigns PUTs of uploaded files (uploads/create). */
+export interface UploadPresigner {
   /**
    * A presigned PUT URL for `objectKey`, valid `expiresInSeconds` from `signedAt`.
    * @param options.contentType - signed into the URL: the PUT must carry exactly this `Content-Type`.
    */
   presignPut(objectKey: string, options: { contentType?: string; expiresInSeconds: number; signedAt: Date }): Promise<string>;
+}
+
+/** Reads uploaded files (campaign create). */
+export interface UploadReader {
   /**
    * Opens a file for reading.
    * @returns undefined when nothing was PUT to that key.
@@ -29,10 +33,10 @@ export interface UploadFiles {
 }
 
 /**
- * Builds the S3 implementation of {@link UploadFiles}.
+ * Builds the S3 implementation of {@link UploadPresigner}.
  * @param deps.presigner - a client without default request checksums (lib/aws.ts `s3Presigner`).
  */
-export function createUploadFiles({ s3, presigner, bucketName }: { s3: S3Client; presigner: S3Client; bucketName: string }): UploadFiles {
+export function createUploadPresigner({ presigner, bucketName }: { presigner: S3Client; bucketName: string }): UploadPresigner {
   return {
     presignPut(objectKey, { contentType, expiresInSeconds, signedAt }) {
       return getSignedUrl(presigner, new PutObjectCommand({ Bucket: bucketName, Key: objectKey, ContentType: contentType }), {
@@ -42,6 +46,12 @@ export function createUploadFiles({ s3, presigner, bucketName }: { s3: S3Client;
         ...(contentType ? { signableHeaders: new Set(['content-type']) } : {}),
       });
     },
+  };
+}
+
+/** Builds the S3 implementation of {@link UploadReader}. */
+export function createUploadReader({ s3, bucketName }: { s3: S3Client; bucketName: string }): UploadReader {
+  return {
     async open(objectKey, signal) {
       try {
         const object = await s3.send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }), signal ? { abortSignal: signal } : {});

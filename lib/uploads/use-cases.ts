@@ -12,16 +12,22 @@ import { readAccountIdRows } from '../campaigns/account-list';
 import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../campaigns/schema';
 import { MAX_UPLOAD_BYTES, type CreateUploadInput, type Upload } from './schema';
 import type { UploadStore } from './store';
-import type { UploadFiles } from './files';
+import type { UploadPresigner, UploadReader } from './files';
 
-/** What the upload use cases need. */
+/** What {@link createUpload} needs. */
 export interface UploadDependencies {
   uploads: UploadStore;
-  files: UploadFiles;
+  presigner: UploadPresigner;
   /** Lifetime of the presigned URL, in seconds (`UPLOAD_URL_TTL_SECONDS`). */
   urlTtlSeconds: number;
   /** How long after its creation campaign create accepts an upload, in seconds (`UPLOAD_TTL_SECONDS`). */
   ttlSeconds: number;
+}
+
+/** What {@link readUploadedAccountIds} needs (campaign create). */
+export interface UploadReadDependencies {
+  uploads: UploadStore;
+  files: UploadReader;
 }
 
 /**
@@ -35,7 +41,7 @@ export async function createUpload(deps: UploadDependencies, organizationId: str
   // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.
   const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   const expiresAt = new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString();
-  const url = await deps.files.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
+  const url = await deps.presigner.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
   await deps.uploads.put({
     uploadId,
     organizationId,
@@ -62,7 +68,7 @@ const refuse = (field: string, problem: string, message = `${field} cannot be us
  * @throws InvalidRequestError for an upload that is unknown or another organization's, expired, never PUT,
  *   larger than its `maxBytes`, not parseable CSV, with a bad ID or too many IDs (naming the line), or empty.
  */
-export async function readUploadedAccountIds(deps: Pick<UploadDependencies, 'uploads' | 'files'>, organizationId: string, uploadId: string, field: string, signal?: AbortSignal): Promise<string[]> {
+export async function readUploadedAccountIds(deps: UploadReadDependencies, organizationId: string, uploadId: string, field: string, signal?: AbortSignal): Promise<string[]> {
   const upload = await deps.uploads.get(organizationId, uploadId);
   // Another organization's upload is not in this organization's keys: the same answer as an unknown one.
   if (!upload) throw refuse(field, `no upload ${uploadId} in this organization`, `${field} names no upload of this organization.`);

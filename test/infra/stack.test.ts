@@ -264,8 +264,8 @@ describe('CampaignEnrichment-dev', () => {
     }
   });
 
-  it('lets only create, enrich, export and the workflow’s find-contacts task write the bucket', () => {
-    const writers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
+  it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
+    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
@@ -277,8 +277,8 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only enrich, export, quote, accounts and the find-contacts and record-enrichment tasks read the bucket', () => {
-    const readers = ['CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
+  it('lets only create (uploaded files), enrich, export, quote, accounts and the find-contacts and record-enrichment tasks read the bucket', () => {
+    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
   });
 
@@ -292,6 +292,15 @@ describe('CampaignEnrichment-dev', () => {
       expect(others, functionId).toEqual([]);
       expect(objects!.Resource, functionId).toEqual({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
     }
+  });
+
+  it('scopes the upload flow to its prefixes: uploads/create writes only uploads/*, create reads and writes campaigns/* and uploads/*', () => {
+    const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
+    const objects = (pattern: string) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
+    const uploadStatements = statementsOf(template, built.stack, 'UploadsCreate').filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
+    expect(uploadStatements.map((s) => [actionsOf([s]).sort(), s.Resource])).toEqual([[['s3:AbortMultipartUpload', 's3:PutObject'], objects('uploads/*')]]);
+    const createObjects = statementsOf(template, built.stack, 'CampaignsCreate').filter((s) => actionsOf([s]).includes('s3:GetObject'));
+    expect(createObjects.map((s) => s.Resource)).toEqual([[objects('campaigns/*'), objects('uploads/*')]]);
   });
 
   describe('enrichment state machine', () => {
@@ -337,11 +346,15 @@ describe('CampaignEnrichment-dev', () => {
       });
     });
 
-    it('deletes exports/ objects after 1 day and expires nothing else', () => {
+    it('deletes exports/ and uploads/ objects after 1 day and expires nothing else', () => {
       const rules = bucketProps().LifecycleConfiguration.Rules as Record<string, unknown>[];
       const expiring = rules.filter((rule) => 'ExpirationInDays' in rule || 'ExpirationDate' in rule);
       expect(OBJECT_PREFIXES.exports).toBe('exports/');
-      expect(expiring).toEqual([{ Id: 'ExpireExports', Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }]);
+      expect(OBJECT_PREFIXES.uploads).toBe('uploads/');
+      expect(expiring).toEqual([
+        { Id: 'ExpireExports', Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' },
+        { Id: 'ExpireUploads', Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' },
+      ]);
     });
 
     it('denies every request not made over TLS', () => {
