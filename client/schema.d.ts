@@ -54,7 +54,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a large account list
-         * @description For account lists too large for a request body (4 MiB multipart, 5 MiB JSON): returns a presigned S3 URL (valid 15 minutes, in your organization's own storage). PUT the file to it (the `accountIdsFile` format: text or CSV, one ID a line, first column, optional header row `account_id` or `id`), e.g. `curl --upload-file ids.csv "$url"`, then call campaign create with `accountIdsUploadId` instead of `accountIds`. Size: the PUT itself is not limited, but create reads at most `maxBytes` (50 MB) and refuses a larger file; a file is usable by create for 1 hour after this call and is deleted after 1 day. The file may be used by several creates; PUT again before the URL expires to replace it. Honours `Idempotency-Key`.
+         * @description For account lists too large for a request body (4 MiB multipart, 5 MiB JSON): returns a presigned S3 URL (valid 15 minutes, in your organization's own storage). PUT the file to it (the `accountIdsFile` format: text or CSV, one ID a line, first column, optional header row `account_id` or `id`), e.g. `curl --upload-file ids.csv "$url"`, then call campaign create with `accountIdsUploadId` instead of `accountIds`. Size: the PUT itself is not limited, but create reads at most `maxBytes` (50 MB) and refuses a larger file; a file is usable by create for 1 hour after this call (by default) and is deleted after 1 day. The file may be used by several creates; PUT again before the URL expires to replace it. Honours `Idempotency-Key`.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1152,7 +1152,7 @@ export interface components {
             url: string;
             /**
              * Format: date-time
-             * @description When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour after it was created.
+             * @description When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.
              * @example 2026-11-22T09:30:00.000Z
              */
             expiresAt: string;

@@ -202,11 +202,15 @@ describe('POST /v1/campaigns/create with accountIdsUploadId', () => {
       expectInvalidRequest(await create({ accountIdsUploadId: uploadId }), FIELD, /expired/);
     });
 
-    it('a file larger than the upload\'s maxBytes', async () => {
+    it('a file of 50,000,001 bytes, one more than maxBytes (refused before it is read)', async () => {
+      const uploadId = await upload(apiKey, Buffer.alloc(MAX_UPLOAD_BYTES + 1, 'a\n'));
+      expectInvalidRequest(await create({ accountIdsUploadId: uploadId }), FIELD, /50000001 bytes, more than maxBytes \(50000000\)/);
+    });
+
+    it('a file larger than the maxBytes its upload promised (the record keeps the limit it was created with)', async () => {
       const uploadId = await upload(apiKey, 'acc_1\nacc_2\nacc_3\n');
       const record = (await uploads().get(organizationId, uploadId))!;
       expect(record.maxBytes).toBe(MAX_UPLOAD_BYTES);
-      // The same check refuses a 50,000,001-byte file against the real limit; a small limit keeps the test light.
       await uploads().put({ ...record, maxBytes: 10 });
       expectInvalidRequest(await create({ accountIdsUploadId: uploadId }), FIELD, /18 bytes, more than maxBytes \(10\)/);
     });

@@ -35,7 +35,7 @@ export const UploadSchema = z
   .strictObject({
     uploadId: uploadId(),
     url: z.url().meta({ description: 'Presigned S3 URL: PUT the file to it, the raw bytes as the body (no form encoding).' }),
-    expiresAt: timestamp().meta({ description: 'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour after it was created.' }),
+    expiresAt: timestamp().meta({ description: 'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.' }),
     maxBytes: count().meta({ description: 'Largest file campaign create reads, in bytes; a larger one is refused by create.', example: MAX_UPLOAD_BYTES }),
   })
   .meta({ id: 'Upload' });
@@ -49,7 +49,7 @@ export const createUploadOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/uploads/create',
   summary: 'Upload a large account list',
   description:
-    'For account lists too large for a request body (4 MiB multipart, 5 MiB JSON): returns a presigned S3 URL (valid 15 minutes, in your organization\'s own storage). PUT the file to it (the `accountIdsFile` format: text or CSV, one ID a line, first column, optional header row `account_id` or `id`), e.g. `curl --upload-file ids.csv "$url"`, then call campaign create with `accountIdsUploadId` instead of `accountIds`. Size: the PUT itself is not limited, but create reads at most `maxBytes` (50 MB) and refuses a larger file; a file is usable by create for 1 hour after this call and is deleted after 1 day. The file may be used by several creates; PUT again before the URL expires to replace it.',
+    'For account lists too large for a request body (4 MiB multipart, 5 MiB JSON): returns a presigned S3 URL (valid 15 minutes, in your organization\'s own storage). PUT the file to it (the `accountIdsFile` format: text or CSV, one ID a line, first column, optional header row `account_id` or `id`), e.g. `curl --upload-file ids.csv "$url"`, then call campaign create with `accountIdsUploadId` instead of `accountIds`. Size: the PUT itself is not limited, but create reads at most `maxBytes` (50 MB) and refuses a larger file; a file is usable by create for 1 hour after this call (by default) and is deleted after 1 day. The file may be used by several creates; PUT again before the URL expires to replace it.',
   request: CreateUploadRequest,
   response: UploadSchema,
   errors: ['invalid_request', 'revoked_api_key'],
