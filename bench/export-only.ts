@@ -4,6 +4,7 @@
  *
  *   npm run bench:export                        100,000 accounts × 10 contacts (1M rows)
  *   npm run bench:export -- --accounts=20000 --contacts=10 --profile
+ *   npm run bench:export -- --env=MALLOC_ARENA_MAX=2   (environment of the export process)
  *
  * 1. Starts the emulators only (DynamoDB Local, s3rver; no API server).
  * 2. Writes the result parts through ResultStore.putPart, exactly as the
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     accounts: { type: 'string', default: '100000' },
     contacts: { type: 'string', default: '10' },
     profile: { type: 'boolean', default: false },
+    /** Extra environment of the export process, NAME=value (repeatable), e.g. to try allocator or V8 settings. */
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const N = Number(values.accounts);
@@ -129,7 +132,10 @@ try {
       path.resolve(import.meta.dirname, 'children/export-lambda.mjs'),
       JSON.stringify({ bundle, event }),
     ],
-    { env: { ...environmentOutsideLambda(), ...(values.profile ? { NODE_OPTIONS: '--enable-source-maps' } : {}) }, maxBuffer: 64 * 1024 * 1024 },
+    {
+      env: { ...environmentOutsideLambda(), ...(values.profile ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...Object.fromEntries(values.env.map((pair) => pair.split('=', 2))) },
+      maxBuffer: 64 * 1024 * 1024,
+    },
   );
   const outcome = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
     importMs: number;
@@ -141,6 +147,7 @@ try {
     peakRssMiB: number;
     atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
     cpuMs: number;
+    rssTimelineMiB: number[];
   };
   if (outcome.statusCode !== 200) throw new Error(`The export answered ${outcome.statusCode}: ${outcome.body}\n${child.stderr}`);
   const { data } = JSON.parse(outcome.body) as { data: { url: string; rows: { accounts: number; contacts: number } } };
@@ -172,6 +179,7 @@ try {
         largestSampleMB: toMB(outcome.peakSampledMiB),
         atLargestSampleMB: Object.fromEntries(Object.entries(outcome.atPeakMiB).map(([k, v]) => [k, toMB(v)])),
         importMs: round(outcome.importMs, 0),
+        rssEverySecondMiB: outcome.rssTimelineMiB,
       },
       workflow: { parts, partMB: round(partBytes / parts / MB, 2), encodeCpuMsPerPart: round(encodeMs / parts, 1), writeSeconds: round(writeS, 1) },
     }),
