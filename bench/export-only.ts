@@ -133,7 +133,7 @@ try {
       JSON.stringify({ bundle, event }),
     ],
     {
-      env: { ...environmentOutsideLambda(), ...(values.profile ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...Object.fromEntries(values.env.map((pair) => pair.split('=', 2))) },
+      env: { ...environmentOutsideLambda(), ...(values.profile ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) },
       maxBuffer: 64 * 1024 * 1024,
     },
   );
