@@ -145,13 +145,32 @@ export class ResultPartReader {
   }
 }
 
+/**
+ * Suffix of the parts written before this layout: JSON lines, one enriched
+ * account a line. Results live one access period (decisions §5: 30 days), so
+ * such parts can exist for that long after a deployment; remove this reading
+ * once none can be left.
+ */
+const LEGACY_PART_SUFFIX = '.jsonl';
+
+/** A JSON-lines part (the former layout) re-encoded in the current one: the same rows, from the same rules. */
+function encodeLegacyPart(bytes: Uint8Array): Buffer {
+  // Split at LF only: JSON.stringify escapes CR and LF inside strings, but not U+2028/U+2029.
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+  return encodePart(lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as EnrichedAccount));
+}
+
 /** Storage of result parts. */
 export interface ResultStore {
   /** Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}. */
   putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[]): Promise<void>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
-  /** Reads one whole part (a batch's rows: a few MB at most); read it with {@link ResultPartReader}. */
+  /**
+   * Reads one whole part (a batch's rows: a few MB at most), in the current
+   * layout (a part of the former JSON-lines layout is re-encoded); read it
+   * with {@link ResultPartReader}.
+   */
   readPart(key: string): Promise<Uint8Array>;
 }
 
@@ -181,7 +200,8 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     async readPart(key) {
       const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
       if (!Body) throw new Error(`Result part ${key} has no body`);
-      return Body.transformToByteArray();
+      const bytes = await Body.transformToByteArray();
+      return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
     },
   };
 }
