@@ -402,7 +402,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       (exportSummary ? `; by self time: ${formatTop(exportSummary, 4).split(' — ')[0]}` : '') +
       `; for the rest of the wall time it waited, for a core or for s3rver to take the upload (s3rver, in this process, used ${round(cpu.nodeCpuSeconds, 1)} CPU-s meanwhile, on 2 cores shared with other work)` +
       `. Cause (memory): at the largest sample the V8 heap held ${round(toMB(outcome.atPeakMiB.heapUsed), 0)} MB used of ${round(toMB(outcome.atPeakMiB.heapTotal), 0)} MB ` +
-      `and buffers outside the heap ${round(toMB(outcome.atPeakMiB.external), 0)} MB, over ${round(toMB(outcome.rssAfterImportMiB), 0)} MB after the import; the peak grows with the export size (see --quick or --accounts runs).`,
+      `and buffers outside the heap ${round(toMB(outcome.atPeakMiB.external), 0)} MB, over ${round(toMB(outcome.rssAfterImportMiB), 0)} MB after the import (npm run bench:export prints RSS once a second: flat after the first seconds).`,
   );
   results.note(exportGroup, `The export process: \`node --cpu-prof bench/children/export-lambda.mjs\` with NODE_OPTIONS=--enable-source-maps, importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`);
 }
