@@ -10,7 +10,7 @@
  *
  * Prints one JSON line: the handler's response, its duration, the process's
  * RSS after the import and its peak (VmHWM from /proc, plus the largest
- * 50 ms sample with its heap/external breakdown), and CPU time. Plain JavaScript on purpose: nothing but the
+ * 50 ms sample with its heap/external breakdown, and RSS once a second), and CPU time. Plain JavaScript on purpose: nothing but the
  * bundle is loaded, so the RSS is the function's own.
  */
 import { readFileSync } from 'node:fs';
@@ -29,8 +29,12 @@ const rssAfterImportMiB = mib(process.memoryUsage.rss());
 
 let peakSampledMiB = rssAfterImportMiB;
 let atPeak = process.memoryUsage();
+// RSS once a second (MiB): shows whether memory stays flat through the export or grows with it.
+const timeline = [];
+let tick = 0;
 const sampler = setInterval(() => {
   const usage = process.memoryUsage();
+  if (tick++ % 20 === 0) timeline.push(Math.round(mib(usage.rss)));
   if (mib(usage.rss) > peakSampledMiB) {
     peakSampledMiB = mib(usage.rss);
     atPeak = usage;
@@ -69,5 +73,6 @@ console.log(
     // process.memoryUsage() at the largest sample: where the memory was (MiB).
     atPeakMiB: { heapTotal: mib(atPeak.heapTotal), heapUsed: mib(atPeak.heapUsed), external: mib(atPeak.external), arrayBuffers: mib(atPeak.arrayBuffers) },
     cpuMs: (cpu.user + cpu.system) / 1000,
+    rssTimelineMiB: timeline,
   }),
 );

@@ -1,29 +1,177 @@
 /**
- * Enrichment results in S3: one JSON-lines part per workflow batch, each line
- * an enriched account with its contacts, so export never needs the warehouse
- * again (docs/data-model.md).
+ * Enrichment results in S3: one part per workflow batch, so export never
+ * needs the warehouse again (docs/data-model.md "Result parts").
+ *
+ * A part holds the batch's rows already encoded as the export file writes
+ * them (decisions §5: cells neutralized and RFC 4180-escaped, contacts best
+ * first), with per contact the flags the export's filters read, so an export
+ * only filters and concatenates bytes: it parses no JSON and escapes nothing.
+ * Only `enriched_at` is missing from the rows: the campaign's completion time
+ * is not known while a batch runs; the export appends it.
+ *
+ * Binary layout (integers unsigned 32-bit little-endian, `u8` one byte):
+ *
+ *     part    = "CEP1" account*
+ *     account = u32 rest    (bytes of this account after this field)
+ *               u32 cells   (bytes of the account cells)
+ *               account cells: `account_id` … `account_country`, each followed by ","
+ *               contact*    (best first, until the account's end)
+ *     contact = u8 flags    (1 mobile phone, 2 email: lib/exports/csv.ts contactFlags)
+ *               u32 cells   (bytes of the contact cells)
+ *               contact cells: `contact_id` … `contact_country`, each followed by ","
+ *
+ * A contact row is account cells + contact cells + `enriched_at` CRLF; an
+ * account-only row is account cells + twelve commas + `enriched_at` CRLF.
+ * This module is the one owner of the layout: {@link encodePart} writes it,
+ * {@link ResultPartReader} reads it.
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { WarehouseAccount } from '../warehouse/schema';
+import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts } from '../exports/csv';
 import { objectKeys } from '../objects';
 
 /** Prefix of an attempt's result parts (lib/objects.ts). */
 export const resultsPrefix = objectKeys.resultsPrefix;
 
 /** Object key of one result part. */
-export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.jsonl`;
+export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.bin`;
 
 /** An enriched account as stored in the results (the warehouse account without its status). */
 export type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
 
+/** The first bytes of every result part: the layout's name and version. */
+const MAGIC = Buffer.from('CEP1', 'latin1');
+
+/**
+ * Encodes the accounts of one batch as a result part (layout in the module
+ * comment), in the order given; each account's contacts best first
+ * (decisions §5).
+ * @returns the part's bytes (about the size of the batch's CSV rows).
+ */
+export function encodePart(accounts: readonly EnrichedAccount[]): Buffer {
+  const pieces: Buffer[] = [MAGIC];
+  for (const account of accounts) {
+    const cells = Buffer.from(encodeAccountCells(account), 'utf8');
+    const header = Buffer.allocUnsafe(8);
+    pieces.push(header, cells);
+    let rest = 4 + cells.length;
+    for (const contact of orderContacts(account.contacts)) {
+      const contactCells = Buffer.from(encodeContactCells(contact), 'utf8');
+      const contactHeader = Buffer.allocUnsafe(5);
+      contactHeader[0] = contactFlags(contact);
+      contactHeader.writeUInt32LE(contactCells.length, 1);
+      pieces.push(contactHeader, contactCells);
+      rest += 5 + contactCells.length;
+    }
+    header.writeUInt32LE(rest, 0);
+    header.writeUInt32LE(cells.length, 4);
+  }
+  return Buffer.concat(pieces);
+}
+
+/** Thrown when bytes read as a result part are not one (another layout, or cut short). */
+export class ResultPartFormatError extends Error {
+  override name = 'ResultPartFormatError';
+}
+
+/**
+ * A cursor over the accounts and contacts of one result part, allocating
+ * nothing per account: {@link nextAccount} moves to the next account and sets
+ * the range of its cells in {@link bytes}; {@link nextContact} moves to its
+ * next contact (best first) and sets the contact's flags and cell range.
+ * @example
+ * const part = new ResultPartReader(bytes);
+ * while (part.nextAccount()) while (part.nextContact()) use(part.contactFlags, part.bytes.subarray(part.contactStart, part.contactEnd));
+ */
+export class ResultPartReader {
+  /** The part's bytes (a view of what was given, not a copy). */
+  readonly bytes: Buffer;
+  /** Start of the current account's cells in {@link bytes}. */
+  accountStart = 0;
+  /** End (exclusive) of the current account's cells. */
+  accountEnd = 0;
+  /** Flags of the current contact (lib/exports/csv.ts `CONTACT_HAS_MOBILE`, `CONTACT_HAS_EMAIL`). */
+  contactFlags = 0;
+  /** Start of the current contact's cells in {@link bytes}. */
+  contactStart = 0;
+  /** End (exclusive) of the current contact's cells. */
+  contactEnd = 0;
+  private nextAccountAt = MAGIC.length;
+  private accountLimit = 0;
+  private cursor = 0;
+
+  /** @throws ResultPartFormatError when the bytes do not start with the layout's magic. */
+  constructor(part: Uint8Array) {
+    this.bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    if (this.bytes.length < MAGIC.length || !MAGIC.equals(this.bytes.subarray(0, MAGIC.length))) throw new ResultPartFormatError('Not a result part of layout CEP1');
+  }
+
+  /**
+   * Moves to the next account (skipping any contacts not read).
+   * @returns false after the last one.
+   * @throws ResultPartFormatError when the part is cut short.
+   */
+  nextAccount(): boolean {
+    const at = this.nextAccountAt;
+    if (at >= this.bytes.length) return false;
+    if (at + 8 > this.bytes.length) throw new ResultPartFormatError('Result part cut short');
+    const limit = at + 4 + this.bytes.readUInt32LE(at);
+    const cellsEnd = at + 8 + this.bytes.readUInt32LE(at + 4);
+    if (limit > this.bytes.length || cellsEnd > limit) throw new ResultPartFormatError('Result part cut short');
+    this.accountStart = at + 8;
+    this.accountEnd = cellsEnd;
+    this.cursor = cellsEnd;
+    this.accountLimit = limit;
+    this.nextAccountAt = limit;
+    return true;
+  }
+
+  /**
+   * Moves to the current account's next contact, best first.
+   * @returns false after its last one.
+   * @throws ResultPartFormatError when the account is cut short.
+   */
+  nextContact(): boolean {
+    const at = this.cursor;
+    if (at >= this.accountLimit) return false;
+    if (at + 5 > this.accountLimit) throw new ResultPartFormatError('Result part cut short');
+    const end = at + 5 + this.bytes.readUInt32LE(at + 1);
+    if (end > this.accountLimit) throw new ResultPartFormatError('Result part cut short');
+    this.contactFlags = this.bytes[at]!;
+    this.contactStart = at + 5;
+    this.contactEnd = end;
+    this.cursor = end;
+    return true;
+  }
+}
+
+/**
+ * Suffix of the parts written before this layout: JSON lines, one enriched
+ * account a line. Results live one access period (decisions §5: 30 days), so
+ * such parts can exist for that long after a deployment; remove this reading
+ * once none can be left.
+ */
+const LEGACY_PART_SUFFIX = '.jsonl';
+
+/** A JSON-lines part (the former layout) re-encoded in the current one: the same rows, from the same rules. */
+function encodeLegacyPart(bytes: Uint8Array): Buffer {
+  // Split at LF only: JSON.stringify escapes CR and LF inside strings, but not U+2028/U+2029.
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+  return encodePart(lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as EnrichedAccount));
+}
+
 /** Storage of result parts. */
 export interface ResultStore {
-  /** Writes (or rewrites, idempotently) one part. */
+  /** Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}. */
   putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[]): Promise<void>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
-  /** Reads one part as a stream of text. */
-  readPart(key: string): Promise<NodeJS.ReadableStream>;
+  /**
+   * Reads one whole part (a batch's rows: a few MB at most), in the current
+   * layout (a part of the former JSON-lines layout is re-encoded); read it
+   * with {@link ResultPartReader}.
+   */
+  readPart(key: string): Promise<Uint8Array>;
 }
 
 /** Builds the S3 implementation of {@link ResultStore}. */
@@ -34,8 +182,8 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
         new PutObjectCommand({
           Bucket: bucketName,
           Key: resultPartKey(prefix, index),
-          Body: accounts.map((account) => JSON.stringify(account)).join('\n'),
-          ContentType: 'application/x-ndjson',
+          Body: encodePart(accounts),
+          ContentType: 'application/octet-stream',
         }),
       );
     },
@@ -51,7 +199,9 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     },
     async readPart(key) {
       const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
-      return Body as NodeJS.ReadableStream;
+      if (!Body) throw new Error(`Result part ${key} has no body`);
+      const bytes = await Body.transformToByteArray();
+      return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
     },
   };
 }

@@ -1,6 +1,9 @@
 /**
  * The export file's rows (decisions §5): the standard column catalog, contact
- * ordering, filters, cap, account-only rows and formula-injection neutralizing.
+ * ordering, filters, cap, account-only rows, formula-injection neutralizing
+ * and RFC 4180 escaping. The workflow encodes cells with these when it writes
+ * a result part (lib/enrichment/results.ts); the export only filters and
+ * concatenates the encoded bytes (lib/exports/rows.ts).
  */
 import { SENIORITY_ORDER, type WarehouseContact } from '../warehouse/schema';
 import type { EnrichedAccount } from '../enrichment/results';
@@ -48,10 +51,8 @@ export function orderContacts(contacts: readonly WarehouseContact[]): WarehouseC
 
 /** The contacts of an account kept by a selection: filters (OR) first, then the cap. */
 export function selectContacts(contacts: readonly WarehouseContact[], selection: ContactSelection): WarehouseContact[] {
-  const filtering = selection.hasMobilePhone || selection.hasEmail;
-  const kept = orderContacts(contacts).filter(
-    (contact) => !filtering || (selection.hasMobilePhone && Boolean(contact.mobilePhone)) || (selection.hasEmail && Boolean(contact.email)),
-  );
+  const wanted = selectionFlags(selection);
+  const kept = orderContacts(contacts).filter((contact) => passesFilters(contactFlags(contact), wanted));
   return selection.maxContactsPerAccount === undefined ? kept : kept.slice(0, selection.maxContactsPerAccount);
 }
 
@@ -85,28 +86,85 @@ export function neutralizeCell(value: string, column?: CsvColumn): string {
   return `'${value}`;
 }
 
-const cell = (value: string | number | null | undefined, column?: CsvColumn) =>
-  value === null || value === undefined ? '' : neutralizeCell(String(value), column);
-
-/** Cells of a row in {@link CSV_COLUMNS} order, each neutralized by its own column's rule. */
-const row = (values: readonly (string | number | null | undefined)[]): string[] => values.map((value, i) => cell(value, CSV_COLUMNS[i]));
+const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
 /**
- * The CSV rows of one account: one per kept contact, or one account-only row.
- * @returns rows as arrays in {@link CSV_COLUMNS} order, and how many carry a contact.
+ * Writes one cell's text as RFC 4180 does (decisions §5): quoted when it holds
+ * a quote, a comma, a CR or an LF, or starts or ends with white space (`\s`,
+ * Unicode spaces included), so spreadsheets keep the spaces; quotes doubled
+ * inside. The empty text stays empty. These are exactly the rules the export
+ * followed through csv-stringify (test/support/export-oracle.ts proves it).
+ *
+ * @param value - the cell's text, already neutralized.
+ * @returns the text to write between the delimiters.
+ * @example
+ * escapeCell('a,b');    // '"a,b"'
+ * escapeCell('say "x"'); // '"say ""x"""'
+ * escapeCell(' edge');  // '" edge"'
  */
-export function accountRows(account: EnrichedAccount, selection: ContactSelection, enrichedAt: string): { rows: string[][]; contacts: number } {
-  const accountValues = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country];
-  const contacts = selectContacts(account.contacts, selection);
-  if (contacts.length === 0) return { rows: [row([...accountValues, ...Array<null>(12).fill(null), enrichedAt])], contacts: 0 };
-  return {
-    rows: contacts.map((c) =>
-      row([
-        ...accountValues,
-        ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country],
-        enrichedAt,
-      ]),
-    ),
-    contacts: contacts.length,
-  };
+export function escapeCell(value: string): string {
+  if (!NEEDS_QUOTES.test(value)) return value;
+  return `"${value.replaceAll('"', '""')}"`;
 }
+
+/** A cell as written in the file: null or absent → empty; otherwise neutralized by its column's rule, then escaped. */
+export const csvCell = (value: string | number | null | undefined, column: CsvColumn): string =>
+  value === null || value === undefined ? '' : escapeCell(neutralizeCell(String(value), column));
+
+/** The byte-order mark the file starts with (decisions §5: UTF-8 with BOM). */
+export const CSV_BOM = '\uFEFF';
+/** The file's first bytes: the BOM, then the header row of {@link CSV_COLUMNS}, CRLF. */
+export const CSV_HEADER = `${CSV_BOM}${CSV_COLUMNS.map((column) => escapeCell(column)).join(',')}\r\n`;
+
+/**
+ * The six account cells of a row (`account_id` … `account_country`), encoded,
+ * each followed by its comma: every row of the account starts with them.
+ */
+export function encodeAccountCells(account: EnrichedAccount): string {
+  return (
+    `${csvCell(account.accountId, 'account_id')},${csvCell(account.name, 'account_name')},${csvCell(account.domain, 'account_domain')},` +
+    `${csvCell(account.industry, 'account_industry')},${csvCell(account.employeeCount, 'account_employee_count')},${csvCell(account.country, 'account_country')},`
+  );
+}
+
+/**
+ * The twelve contact cells of a row (`contact_id` … `contact_country`),
+ * encoded, each followed by its comma: they go between the account cells and
+ * `enriched_at`.
+ */
+export function encodeContactCells(c: WarehouseContact): string {
+  return (
+    `${csvCell(c.contactId, 'contact_id')},${csvCell(c.firstName, 'first_name')},${csvCell(c.lastName, 'last_name')},${csvCell(c.title, 'job_title')},` +
+    `${csvCell(c.seniority, 'seniority')},${csvCell(c.department, 'department')},${csvCell(c.email, 'email')},${csvCell(c.emailStatus, 'email_status')},` +
+    `${csvCell(c.mobilePhone, 'mobile_phone')},${csvCell(c.directPhone, 'direct_phone')},${csvCell(c.linkedinUrl, 'linkedin_url')},${csvCell(c.country, 'contact_country')},`
+  );
+}
+
+/** The contact cells of an account-only row: twelve empty cells, each followed by its comma. */
+export const ACCOUNT_ONLY_CONTACT_CELLS = ','.repeat(12);
+
+/**
+ * The end of every row of an export: the `enriched_at` cell and CRLF. The
+ * campaign's completion time is known only when the export runs, so result
+ * parts store rows without it. An ISO timestamp (`2026-11-23T17:44:51.000Z`)
+ * needs no quote and no prefix; the cell rule is applied anyway, once per
+ * export, so even an extended year (`+010000-…`) is written as before.
+ */
+export const encodeRowEnd = (enrichedAt: string): string => `${csvCell(enrichedAt, 'enriched_at')}\r\n`;
+
+/** Flag of a contact with a mobile phone (the `hasMobilePhone` filter). */
+export const CONTACT_HAS_MOBILE = 1;
+/** Flag of a contact with an email (the `hasEmail` filter). */
+export const CONTACT_HAS_EMAIL = 2;
+
+/** The filter flags of a contact: {@link CONTACT_HAS_MOBILE} | {@link CONTACT_HAS_EMAIL} (a non-empty value counts). */
+export const contactFlags = (contact: WarehouseContact): number => (contact.mobilePhone ? CONTACT_HAS_MOBILE : 0) | (contact.email ? CONTACT_HAS_EMAIL : 0);
+
+/**
+ * The filters of a selection as flags: 0 keeps every contact; otherwise a
+ * contact is kept when it has any of the flags (the filters are ORed).
+ */
+export const selectionFlags = (selection: ContactSelection): number => (selection.hasMobilePhone ? CONTACT_HAS_MOBILE : 0) | (selection.hasEmail ? CONTACT_HAS_EMAIL : 0);
+
+/** Whether a contact with `flags` passes the filters `wanted` ({@link selectionFlags}). */
+export const passesFilters = (flags: number, wanted: number): boolean => wanted === 0 || (flags & wanted) !== 0;

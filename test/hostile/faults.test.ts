@@ -27,7 +27,7 @@ import { s3, sfn } from '../../lib/aws';
 import { config } from '../../lib/config';
 import { accountListKey } from '../../lib/campaigns/account-list';
 import type { CampaignRecord } from '../../lib/campaigns/model';
-import { resultsPrefix, type EnrichedAccount } from '../../lib/enrichment/results';
+import { resultPartKey, resultsPrefix, type EnrichedAccount } from '../../lib/enrichment/results';
 import { batchesOf } from '../../lib/enrichment/workflow';
 import { hashApiKey, newCampaignId } from '../../lib/ids';
 import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, results, useWarehouse, workflow } from '../../lib/root';
@@ -550,7 +550,7 @@ describe.concurrent('export: faults never serve a partial file', () => {
 
     // A result part that cannot be read midway (after the first part streamed): no object either.
     const before = await exportObjects(large.organizationId, large.campaignId);
-    await withFault({ client: 's3', command: 'GetObjectCommand', match: (i) => String(i.Key).includes(large.campaignId) && String(i.Key).endsWith('part-000001.jsonl'), error: s3InternalError }, async ([fault]) => {
+    await withFault({ client: 's3', command: 'GetObjectCommand', match: (i) => String(i.Key).includes(large.campaignId) && String(i.Key).endsWith(resultPartKey('', 1)), error: s3InternalError }, async ([fault]) => {
       const res = await exportLarge();
       expectEnvelope(res, 'export');
       expect(res.status).toBe(500);

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { accountRows, CSV_COLUMNS, neutralizeCell } from '../../lib/exports/csv';
+import { CSV_COLUMNS, neutralizeCell } from '../../lib/exports/csv';
+import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/enrichment/results';
 
 const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
@@ -79,7 +80,7 @@ describe('neutralizeCell', () => {
   });
 });
 
-describe('accountRows applies the rule per column', () => {
+describe('the exported rows apply the rule per column', () => {
   const account: EnrichedAccount = {
     accountId: 'acc_1',
     name: '+15551234567',
@@ -105,8 +106,8 @@ describe('accountRows applies the rule per column', () => {
     ],
   };
 
-  it('keeps E.164 phones unprefixed and prefixes the same text elsewhere', () => {
-    const { rows } = accountRows(account, {}, '2026-01-01T00:00:00.000Z');
+  it('keeps E.164 phones unprefixed and prefixes the same text elsewhere', async () => {
+    const { rows } = await accountRows(account, {}, '2026-01-01T00:00:00.000Z');
     const byColumn = Object.fromEntries(CSV_COLUMNS.map((column, i) => [column, rows[0]![i]]));
     expect(byColumn).toMatchObject({
       account_name: "'+15551234567",

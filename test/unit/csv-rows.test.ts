@@ -1,12 +1,14 @@
 /**
- * Unit tests of the export file's rows (decisions §5): contact order,
+ * Unit tests of the export file's rows (decisions §5), read back from the
+ * bytes the export writes (test/support/export-rows.ts): contact order,
  * filters (OR) then the cap, account-only rows, the column catalog and
  * formula-injection neutralizing. Phone cells are kept free of formula
  * characters here: their E.164 exception is tested with its own change.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, accountRows, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/exports/csv';
+import { CSV_COLUMNS, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/exports/csv';
+import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/enrichment/results';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
 
@@ -174,13 +176,13 @@ describe('neutralizeCell (decisions §5)', () => {
   });
 });
 
-describe('accountRows', () => {
-  it('writes one row per kept contact in CSV_COLUMNS order, the account columns on each', () => {
+describe('the rows of an account (encoded as a result part, exported, parsed back)', () => {
+  it('writes one row per kept contact in CSV_COLUMNS order, the account columns on each', async () => {
     const people = [
       contact('k2', { seniority: 'vp', firstName: 'Vee', lastName: 'Pee', title: 'VP Sales', department: 'Sales', email: 'v@acme.example', emailStatus: 'valid', mobilePhone: '5550100', directPhone: '5550101', linkedinUrl: 'https://linkedin.example/v', country: 'DE' }),
       contact('k1', { seniority: 'c_suite', firstName: 'Cee' }),
     ];
-    const { rows, contacts: count } = accountRows(account(people), {}, ENRICHED_AT);
+    const { rows, contacts: count } = await accountRows(account(people), {}, ENRICHED_AT);
     expect(count).toBe(2);
     expect(rows).toEqual([
       ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k1', 'Cee', '', '', 'c_suite', '', '', '', '', '', '', '', ENRICHED_AT],
@@ -189,8 +191,8 @@ describe('accountRows', () => {
     for (const row of rows) expect(row).toHaveLength(CSV_COLUMNS.length);
   });
 
-  it('writes 0 employees as "0" and null account fields as empty cells', () => {
-    const { rows } = accountRows(account([], { name: null, domain: null, industry: null, employeeCount: 0, country: null }), {}, ENRICHED_AT);
+  it('writes 0 employees as "0" and null account fields as empty cells', async () => {
+    const { rows } = await accountRows(account([], { name: null, domain: null, industry: null, employeeCount: 0, country: null }), {}, ENRICHED_AT);
     expect(rows).toEqual([['acc_1', '', '', '', '0', '', ...Array<string>(12).fill(''), ENRICHED_AT]]);
   });
 
@@ -198,19 +200,19 @@ describe('accountRows', () => {
     ['no contact found', account([]), {}],
     ['every contact filtered out', account([contact('a'), contact('b', { email: 'b@x.example' })]), { hasMobilePhone: true }],
     ['cap 0', account([contact('a', { email: 'a@x.example' })]), { maxContactsPerAccount: 0 }],
-  ] as [string, EnrichedAccount, ContactSelection][])('writes exactly one account-only row with 12 empty contact cells: %s', (_label, acc, selection) => {
-    const { rows, contacts: count } = accountRows(acc, selection, ENRICHED_AT);
+  ] as [string, EnrichedAccount, ContactSelection][])('writes exactly one account-only row with 12 empty contact cells: %s', async (_label, acc, selection) => {
+    const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
     expect(count).toBe(0);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toEqual(['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', ...Array<string>(12).fill(''), ENRICHED_AT]);
   });
 
-  it('neutralizes formula cells in account and contact columns', () => {
+  it('neutralizes formula cells in account and contact columns', async () => {
     const acc = account(
       [contact('c1', { firstName: '=HYPERLINK("http://evil")', lastName: '+cmd', title: '-2+3', department: '@SUM(A1)', email: '=x@y.example', linkedinUrl: '\tfoo', country: '\rUS' })],
       { name: '=1+1', domain: '@acme', industry: '-Software', country: '+US' },
     );
-    const [row] = accountRows(acc, {}, ENRICHED_AT).rows;
+    const [row] = (await accountRows(acc, {}, ENRICHED_AT)).rows;
     const cell = (column: (typeof CSV_COLUMNS)[number]) => row![CSV_COLUMNS.indexOf(column)];
     expect(cell('account_name')).toBe("'=1+1");
     expect(cell('account_domain')).toBe("'@acme");
@@ -227,7 +229,7 @@ describe('accountRows', () => {
     expect(cell('contact_id')).toBe('c1');
   });
 
-  it('for any account and selection: one row per kept contact (or one account-only row), every cell neutralized', () => {
+  it('for any account and selection: one row per kept contact (or one account-only row), every cell neutralized', async () => {
     const accountText = fc.option(fc.string({ maxLength: 10 }), { nil: null });
     const accounts = fc.record({
       accountId: fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
@@ -238,9 +240,9 @@ describe('accountRows', () => {
       country: accountText,
       contacts,
     });
-    fc.assert(
-      fc.property(accounts, selections, (acc, selection) => {
-        const { rows, contacts: count } = accountRows(acc, selection, ENRICHED_AT);
+    await fc.assert(
+      fc.asyncProperty(accounts, selections, async (acc, selection) => {
+        const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
         const kept = selectContacts(acc.contacts, selection);
         const asCell = (v: string | number | null) => (v === null ? '' : neutralizeCell(String(v)));
         const accountCells = [acc.accountId, acc.name, acc.domain, acc.industry, acc.employeeCount, acc.country].map(asCell);
