@@ -71,7 +71,7 @@ export interface KeyCheck {
   confirm(record: ApiKeyRecord | undefined): void;
   /**
    * Reads the key item on its own (one GetItem) and verifies it; at most one
-   * read per request, nothing when already verified.
+   * read per request, nothing when already verified (or refused: the same refusal again).
    * @throws InvalidApiKeyError, RevokedApiKeyError (see {@link confirm}); the read's own errors.
    */
   ensure(): Promise<void>;
@@ -84,6 +84,8 @@ class RequestKeyCheck implements KeyCheck {
   readonly #findApiKey: ApiKeyLookup;
   #verified = false;
   #reading: Promise<void> | undefined;
+  /** Why the key was refused during this request: no second read to tell the same. */
+  #refusal: Error | undefined;
 
   constructor(keyHash: string, organizationId: string, apiKey: string, findApiKey: ApiKeyLookup) {
     this.keyHash = keyHash;
@@ -97,13 +99,14 @@ class RequestKeyCheck implements KeyCheck {
   }
 
   confirm(record: ApiKeyRecord | undefined): void {
-    if (!record || record.organizationId !== this.organizationId) throw new InvalidApiKeyError();
-    if (record.revokedAt) throw new RevokedApiKeyError();
+    if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
+    if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());
     this.#verified = true;
   }
 
   ensure(): Promise<void> {
     if (this.#verified) return Promise.resolve();
+    if (this.#refusal) return Promise.reject(this.#refusal);
     return (this.#reading ??= this.#findApiKey(this.#apiKey).then((record) => this.confirm(record)));
   }
 }
