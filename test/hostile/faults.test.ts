@@ -271,7 +271,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     expect(report.repairs.map((r) => r.action)).toEqual(['started']);
     // The attempt must end (enriched, or compensated back to draft), never stay enriching with the credits and the capacity held.
     const ended = await pollUntil(() => stored(f), (c) => c?.status !== 'enriching', { timeoutMs: 4_000, intervalMs: 100 }).catch(() => undefined);
-    expect(ended?.status ?? 'still enriching 4 s after the reconciler's pass (no execution was ever started for the attempt; credits and capacity held)').toMatch(/^(enriched|draft)$/);
+    expect(ended?.status ?? 'still enriching 4 s after the reconciler pass (no execution was ever started for the attempt; credits and capacity held)').toMatch(/^(enriched|draft)$/);
     expect((await ledger(f)).filter((e) => e.kind === 'charge')).toHaveLength(1);
     await expectInvariants(f);
   });
