@@ -9,7 +9,17 @@
  * middleware on the shared SDK clients (lib/aws.ts), which the in-process
  * server uses.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiKeyCache } from '../lib/http/auth';
+import { createApiHandler } from '../lib/http/pipeline';
+import { defineOperation } from '../lib/http/operation';
+import { NotFoundError } from '../lib/errors';
+import { toApiGatewayEvent } from '../infra/local/server';
+import { lambdaContext } from '../infra/local/lambda-context';
 import { ddb, sfn } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { hashApiKey } from '../lib/ids';
@@ -242,5 +252,66 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent[0]!.command).toBe('GetItemCommand');
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+  });
+});
+
+describe('the safety net: an in-read operation whose use case never verifies the key', () => {
+  const operation = defineOperation({
+    operationId: 'keyCheckSafetyNetTest',
+    path: '/v1/test/key-check',
+    summary: 'Test operation',
+    description: 'Answers without reading anything, or throws not_found.',
+    request: z.strictObject({ missing: z.boolean().optional() }),
+    response: z.strictObject({ answered: z.boolean() }),
+    errors: ['not_found'],
+  });
+  let useCaseRuns = 0;
+  // The use case ignores context.keyCheck: the pipeline must verify it before answering.
+  const handler = createApiHandler(
+    operation,
+    async (input) => {
+      useCaseRuns++;
+      if (input.missing) throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
+      return { answered: true };
+    },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: new ApiKeyCache(), idempotencyRecords },
+    { keyCheck: 'in-read' },
+  );
+
+  let server: Server;
+  let baseUrl = '';
+  beforeAll(async () => {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const requestId = randomUUID();
+      const result = await handler(toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${operation.path}`, requestId), lambdaContext('KeyCheckSafetyNet', requestId));
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reads the key after the use case (one GetItem) and answers; once revoked, neither the data nor the error leaves: 401', async () => {
+    const org = await newOrganization();
+    expect((await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} })).data).toEqual({ answered: true });
+
+    // Known key: the use case runs first, then the pipeline's own key read.
+    const sent = countRequests(ddb, aboutOrg(org));
+    const warm = await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} });
+    expect(warm.data).toEqual({ answered: true });
+    expect(sent.map((s) => s.command)).toEqual(['GetItemCommand']);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+
+    await organizations().revokeApiKey(org.apiKey);
+    const runs = useCaseRuns;
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} }));
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { missing: true } }));
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { unknown: 1 } }));
+    // The use case did run for the first two (its answer was withheld), not for the invalid body.
+    expect(useCaseRuns - runs).toBe(2);
   });
 });
