@@ -3,6 +3,9 @@ import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { apiHandler, launchDependencies } from '../lib/root';
 
-export const handler = apiHandler(enrichCampaignOperation, (input, { organizationId, requestId, signal }) =>
-  enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), { requestId, signal }),
+// The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
+export const handler = apiHandler(
+  enrichCampaignOperation,
+  (input, { organizationId, requestId, signal, keyCheck }) => enrichCampaign(launchDependencies(), organizationId, input.campaignId, new Date(), { requestId, signal, keyCheck }),
+  { keyCheck: 'in-read' },
 );

@@ -3,6 +3,9 @@ import { getCampaignOperation } from '../lib/campaigns/schema';
 import { getCampaign } from '../lib/campaigns/use-cases';
 import { apiHandler, campaigns } from '../lib/root';
 
-export const handler = apiHandler(getCampaignOperation, (input, { organizationId }) =>
-  getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId),
+// The key is verified in the campaign read (one BatchGetItem; lib/http/auth.ts).
+export const handler = apiHandler(
+  getCampaignOperation,
+  (input, { organizationId, keyCheck }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId, keyCheck),
+  { keyCheck: 'in-read' },
 );

@@ -3,6 +3,7 @@ import { listCampaignsOperation } from '../lib/campaigns/schema';
 import { listCampaigns } from '../lib/campaigns/use-cases';
 import { apiHandler, campaigns } from '../lib/root';
 
-export const handler = apiHandler(listCampaignsOperation, (input, { organizationId }) =>
-  listCampaigns({ campaigns: campaigns() }, organizationId, input),
-);
+// The key is read beside the list Query, in parallel (lib/http/auth.ts).
+export const handler = apiHandler(listCampaignsOperation, (input, { organizationId, keyCheck }) => listCampaigns({ campaigns: campaigns() }, organizationId, input, keyCheck), {
+  keyCheck: 'in-read',
+});

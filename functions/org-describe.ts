@@ -3,6 +3,7 @@ import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { describeOrganization } from '../lib/organizations/describe';
 import { apiHandler, organizations } from '../lib/root';
 
-export const handler = apiHandler(describeOrganizationOperation, (_input, { organizationId }) =>
-  describeOrganization(organizations(), organizationId),
-);
+// The key is verified in the organization read (one BatchGetItem; lib/http/auth.ts).
+export const handler = apiHandler(describeOrganizationOperation, (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck), {
+  keyCheck: 'in-read',
+});

@@ -12,7 +12,8 @@
 import type { z } from 'zod';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
-import { createApiHandler, type ApiHandler, type RequestContext } from './http/pipeline';
+import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
+import { ApiKeyCache } from './http/auth';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createAccountHistoryStore, type AccountHistoryStore } from './organizations/account-history';
@@ -159,12 +160,22 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   graceSeconds: config.reconcileGraceSeconds,
 });
 
+/** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
+const apiKeys: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
+
 /**
  * The Lambda handler of an API operation, wired to this deployment's API-key
- * lookup and idempotency records (see {@link createApiHandler} for the pipeline).
+ * lookup, the process's key cache and idempotency records (see
+ * {@link createApiHandler} for the pipeline).
+ *
+ * @param options.keyCheck - `in-read` for operations whose use case hands `keyCheck` to its first
+ *   store read (the key is read in the same round trip; lib/http/pipeline.ts {@link KeyCheckMode}).
  *
  * @example
- * export const handler = apiHandler(getCampaignOperation, (input, { organizationId }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId));
+ * export const handler = apiHandler(getCampaignOperation, (input, { organizationId, keyCheck }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId, keyCheck), { keyCheck: 'in-read' });
  */
-export const apiHandler = <S extends z.ZodObject, R>(operation: Operation<S>, useCase: (input: z.output<S>, context: RequestContext) => Promise<R>): ApiHandler =>
-  createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), idempotencyRecords });
+export const apiHandler = <S extends z.ZodObject, R>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+  options: { keyCheck?: KeyCheckMode } = {},
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: apiKeys(), idempotencyRecords }, options);

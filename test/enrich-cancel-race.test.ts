@@ -13,8 +13,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { enrichCampaign } from '../lib/enrichment/launch';
+import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
-import { campaigns, embeddedWarehouse, enrichment, launchDependencies, ledger, organizations, useWarehouse, workflow } from '../lib/root';
+import { campaigns, embeddedWarehouse, enrichment, launchDependencies, ledger, organizations, reconcileDependencies, useWarehouse, workflow } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix } from './enrichment/support';
 
@@ -158,13 +159,18 @@ describe('repeat enrich on a running attempt', () => {
     expect((await organizations().get(org.organizationId))!.enrichingAccounts).toBe(0);
   });
 
-  it('answers the campaign as it is when (re)starting its execution fails, and the attempt still ends', async () => {
-    const { org, campaignId } = await launchedWithoutExecution();
-    const failing: WorkflowPort = { ...workflow(), start: async () => Promise.reject(new Error('Injected: StartExecution unavailable')) };
-    const repeat = await enrichCampaign({ ...launchDependencies(), workflow: failing }, org.organizationId, campaignId);
+  it('answers the campaign as it is without (re)starting the execution; the reconciler starts a lost one, which completes charged once', async () => {
+    const { org, campaignId, attempt } = await launchedWithoutExecution();
+    let starts = 0;
+    const counting: WorkflowPort = { ...workflow(), start: async (input) => (starts++, workflow().start(input)) };
+    const repeat = await enrichCampaign({ ...launchDependencies(), workflow: counting }, org.organizationId, campaignId);
     expect(repeat).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 8 } });
-    // A later repeat call (or the reconciler) starts it; it completes, charged once.
     expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
+    expect(starts).toBe(0);
+    expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
+    // The reconciler (lib/enrichment/reconcile.ts) starts the lost execution; it completes, charged once.
+    const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId: org.organizationId });
+    expect(report.repairs.map((r) => r.action)).toEqual(['started']);
     await pollUntil(() => getCampaign(api(), org.apiKey, campaignId), (r) => r.data.status === 'enriched');
     expect((await ledgerOf(org.organizationId, campaignId)).charged).toBe(2);
   });

@@ -9,7 +9,8 @@ import { and, updateParts } from '../db/expression';
 import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './item';
 import { TABLE_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
-import { toOrganization, type OrganizationRecord } from '../organizations/store';
+import { apiKeyRead, toOrganization, type OrganizationRecord } from '../organizations/store';
+import type { KeyCheck } from '../http/auth';
 import type { CampaignRecord } from './model';
 import type { CreatedVia } from './schema';
 
@@ -44,8 +45,12 @@ export interface CampaignStore {
   ownerOf(campaignId: string): Promise<string | undefined>;
   /** Reads a campaign (strongly consistent); `undefined` when unknown. */
   get(organizationId: string, campaignId: string): Promise<CampaignRecord | undefined>;
-  /** Reads a campaign and its organization in one round trip (BatchGetItem). */
-  getWithOrganization(organizationId: string, campaignId: string): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
+  /**
+   * Reads a campaign and its organization in one round trip (BatchGetItem, strongly consistent).
+   * @param keyCheck - the request's API-key check: while unverified, the key item is read in the same BatchGetItem and verified before anything returns.
+   * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
+   */
+  getWithOrganization(organizationId: string, campaignId: string, keyCheck?: KeyCheck): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
   /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
   updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges): Promise<ConditionalOutcome>;
   /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
@@ -183,11 +188,14 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       return Item ? String(Item.organizationId) : undefined;
     },
 
-    async getWithOrganization(organizationId, campaignId) {
-      // One BatchGetItem (unprocessed keys are read again by batchGet).
-      const found = await batchGet(client, tableName, [keys.campaign(organizationId, campaignId), keys.organization(organizationId)], undefined, { consistentRead: true });
-      const campaignItemFound = found.find((item) => item.sk !== 'ORG');
-      const organizationItem = found.find((item) => item.sk === 'ORG');
+    async getWithOrganization(organizationId, campaignId, keyCheck) {
+      // One BatchGetItem (unprocessed keys are read again by batchGet), with the API key while unverified.
+      const campaignKey = keys.campaign(organizationId, campaignId);
+      const key = apiKeyRead(keyCheck);
+      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId), ...key.keys], undefined, { consistentRead: true });
+      key.confirm(found);
+      const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
+      const organizationItem = found.find((item) => item.pk === campaignKey.pk && item.sk === 'ORG');
       return {
         ...(campaignItemFound ? { campaign: toCampaignRecord(campaignItemFound) } : {}),
         ...(organizationItem ? { organization: toOrganization(organizationItem) } : {}),

@@ -13,6 +13,7 @@ import { DEFAULT_PAGE_SIZE, type Campaign, type CampaignListItem, type CreatedVi
 import type { CampaignStore } from './store';
 import type { AccountListStore } from './account-list';
 import type { OrganizationStore } from '../organizations/store';
+import type { KeyCheck } from '../http/auth';
 
 /** What the campaign use cases need. */
 export interface CampaignDependencies {
@@ -73,10 +74,12 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
 
 /**
  * Reads a campaign with the organization's live balance, in one round trip.
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified in the same BatchGetItem.
  * @throws NotFoundError for an unknown campaign or one of another organization.
+ * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
-export async function getCampaign(deps: Pick<CampaignDependencies, 'campaigns'>, organizationId: string, campaignId: string): Promise<Campaign> {
-  const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId);
+export async function getCampaign(deps: Pick<CampaignDependencies, 'campaigns'>, organizationId: string, campaignId: string, keyCheck?: KeyCheck): Promise<Campaign> {
+  const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck);
   if (!campaign) throw new NotFoundError('campaign', campaignId);
   return toCampaign(campaign, organization?.smbCredits ?? 0);
 }
@@ -122,12 +125,15 @@ const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === u
 
 /**
  * One page of list items, newest first (spec "List campaigns"; decisions §3).
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts): an index Query cannot carry the key item, so it is read beside the Query, in parallel.
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
+ * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
 export async function listCampaigns(
   deps: Pick<CampaignDependencies, 'campaigns'>,
   organizationId: string,
   input: ListCampaignsInput,
+  keyCheck?: KeyCheck,
 ): Promise<{ campaigns: CampaignListItem[]; nextCursor: string | null }> {
   const statuses = asArray(input.filters?.status);
   const createdVia = asArray(input.filters?.createdVia);
@@ -139,7 +145,7 @@ export async function listCampaigns(
   };
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
   const now = new Date();
-  const page = await deps.campaigns.list({ organizationId, statuses, createdVia, limit, after, now });
+  const [page] = await Promise.all([deps.campaigns.list({ organizationId, statuses, createdVia, limit, after, now }), keyCheck?.ensure()]);
   const last = page.items.at(-1);
   return {
     campaigns: page.items.map((item) => toListItem(item, now)),

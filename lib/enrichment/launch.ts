@@ -1,10 +1,11 @@
 /**
  * Enrich (launch) a campaign (spec "Enrich a campaign"; decisions §2, §4).
  *
- * 1. A launch lock (60 s), taken by the first read, makes concurrent calls
- *    answer `enrichment_pending` while one evaluates. Only API-created drafts
- *    launch; a repeat call while `enriching` returns the campaign as it is
- *    (no new charge).
+ * 1. The first read (campaign + organization + the request's API key, one
+ *    BatchGetItem) answers a repeat call while `enriching`: the campaign as
+ *    it is, no new charge, nothing else touched. Only API-created drafts
+ *    launch: a launch lock (60 s) makes concurrent calls answer
+ *    `enrichment_pending` while one evaluates.
  * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
  *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
@@ -38,6 +39,7 @@ import type { EnrichmentStore } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
+import type { KeyCheck } from '../http/auth';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -66,8 +68,9 @@ const MAX_LAUNCH_ROUNDS = 10;
  * Launches enrichment of a campaign.
  * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
  * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
+ * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read, before any write.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
- * @throws NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
+ * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
  *   DeadlineExceededError (nothing charged, lock released).
  */
@@ -76,25 +79,30 @@ export async function enrichCampaign(
   organizationId: string,
   campaignId: string,
   now = new Date(),
-  { requestId, signal }: { requestId?: string; signal?: AbortSignal } = {},
+  { requestId, signal, keyCheck }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
-  // Taking the lock is the first read: it returns the campaign, or what it is instead.
+  // The first read answers a repeat call on its own: the campaign, the organization (credits.remaining)
+  // and, while the request's key is unverified, the API key (revocation), in one BatchGetItem.
+  const read = await beforeDeadline(signal, deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck));
+  if (!read.campaign) throw new NotFoundError('campaign', campaignId);
+  const readStatus = statusAt(read.campaign, now);
+  // A repeat call on a running API launch answers the campaign as it is (no new charge), touching
+  // neither Step Functions, the launch lock nor the organization item again. A launch whose
+  // StartExecution was lost is started by the reconciler (lib/enrichment/reconcile.ts).
+  if (isRunningApiLaunch(read.campaign, readStatus)) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
+  if (readStatus !== 'draft' || read.campaign.createdVia !== 'api') throw notEnrichable(read.campaign, readStatus);
+
+  // An API draft: the launch lock (60 s) makes concurrent calls answer `enrichment_pending` while one evaluates.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
     if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
     if (lock.reason === 'held') throw new EnrichmentPendingError(lock.lockExpiresAt ? (Date.parse(lock.lockExpiresAt) - now.getTime()) / 1000 : 1);
+    // It changed since the read: another call launched it (a repeat call now) or it is no longer a draft.
     const status = statusAt(lock.current, now);
-    // A repeat call on a running API launch answers the campaign as it is (no new charge).
-    // It also (re)starts the attempt's execution: starting the same execution is a no-op,
-    // and it finishes an attempt whose first call died between the charge and the start.
-    // An attempt an operator is canceling is never resumed (the cancel, or the reconciler, compensates it).
-    if (status === 'enriching' && lock.current.createdVia === 'api' && lock.current.attempt) {
-      const [organization] = await Promise.all([
-        beforeDeadline(signal, deps.organizations.get(organizationId)),
-        lock.current.cancelRequestedAt ? undefined : restartExecution(deps, lock.current, lock.current.attempt),
-      ]);
+    if (isRunningApiLaunch(lock.current, status)) {
+      const organization = await beforeDeadline(signal, deps.organizations.get(organizationId));
       return toCampaign(lock.current, organization?.smbCredits ?? 0, now);
     }
     throw notEnrichable(lock.current, status);
@@ -156,17 +164,11 @@ export async function enrichCampaign(
 }
 
 /**
- * A repeat call's (re)start of the running attempt's execution. It only
- * helps: the reconciler starts a lost execution anyway, so a failure here
- * (a cancel or a completion racing this call) never turns the answer, the
- * campaign as it is, into an error.
+ * A repeat call's case: an API launch whose attempt runs (or is being
+ * canceled by an operator, which the cancel or the reconciler finishes).
  */
-async function restartExecution(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
-  try {
-    await deps.workflow.start(executionInputOf(campaign, attempt));
-  } catch (error) {
-    logger.warn('A repeat enrich could not (re)start the running attempt; the reconciler will', { error, campaignId: campaign.id, attemptId: attempt.id });
-  }
+function isRunningApiLaunch(campaign: CampaignRecord, status: CampaignRecord['status']): boolean {
+  return status === 'enriching' && campaign.createdVia === 'api' && Boolean(campaign.attempt);
 }
 
 /** Starts the attempt's execution; if that fails the charge is compensated at once. */

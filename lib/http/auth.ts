@@ -1,31 +1,143 @@
 /**
  * Bearer API-key authentication (spec "Authentication"; decisions §6).
+ *
+ * The one owner of the API-key rules: a key of the wrong shape or unknown is
+ * `invalid_api_key`, a revoked one `revoked_api_key`, both 401.
+ *
+ * Cost on the hot path (issue #18): which organization a key belongs to never
+ * changes, so it is kept per process ({@link ApiKeyCache}, one Lambda
+ * container). Revocation does change, so every request still reads the key
+ * item, strongly consistent — but a read operation reads it in the same
+ * round trip as its data: the pipeline hands the use case a {@link KeyCheck},
+ * the store adds the key item to its BatchGetItem (or reads it beside its
+ * Query) and {@link KeyCheck.confirm}s it; the pipeline verifies any check
+ * still open before it answers. Only the first request of a key in a
+ * container reads the key on its own, first (it does not know the
+ * organization yet).
  */
-import { API_KEY_PATTERN } from '../ids';
+import { API_KEY_PATTERN, hashApiKey } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
 import type { ApiKeyRecord } from '../organizations/store';
 
-/** Finds the stored record of a plaintext API key (by its hash); `undefined` when unknown. */
+/** Finds the stored record of a plaintext API key (by its hash, strongly consistent); `undefined` when unknown. */
 export type ApiKeyLookup = (apiKey: string) => Promise<ApiKeyRecord | undefined>;
 
+/** Entries an {@link ApiKeyCache} keeps by default (key hashes; a container serves few). */
+export const API_KEY_CACHE_SIZE = 10_000;
+
 /**
- * Resolves an `Authorization` header to the organization its key belongs to.
+ * Key hash → organization ID, per process. Only valid keys are kept (an
+ * unknown key is read every time); a revoked key stays, as revocation is
+ * checked on the key item at every request. Bounded: past `maxEntries` the
+ * oldest entry goes.
+ */
+export class ApiKeyCache {
+  readonly #organizations = new Map<string, string>();
+  readonly #maxEntries: number;
+  /** @param maxEntries - entries kept at most (key hashes). */
+  constructor(maxEntries = API_KEY_CACHE_SIZE) {
+    this.#maxEntries = maxEntries;
+  }
+  /** The organization of a key hash, when this process has seen the key. */
+  organizationOf(keyHash: string): string | undefined {
+    return this.#organizations.get(keyHash);
+  }
+  /** Remembers the organization of a verified key. */
+  remember(keyHash: string, organizationId: string): void {
+    if (this.#organizations.has(keyHash)) return;
+    if (this.#organizations.size >= this.#maxEntries) this.#organizations.delete(this.#organizations.keys().next().value!);
+    this.#organizations.set(keyHash, organizationId);
+  }
+}
+
+/**
+ * The revocation check of one request's key: the organization is known
+ * (from the cache or the key item), whether the key is still valid is known
+ * once {@link verified}. A store reading the key item beside its data calls
+ * {@link confirm}; anything else calls {@link ensure}.
+ */
+export interface KeyCheck {
+  /** SHA-256 hex digest of the key: the key item's address (`keys.apiKey(keyHash)`). */
+  readonly keyHash: string;
+  /** The organization the key belongs to. */
+  readonly organizationId: string;
+  /** True once the key item was read during this request and found valid. */
+  readonly verified: boolean;
+  /**
+   * Verifies the key item read during this request (`undefined`: not found).
+   * @throws InvalidApiKeyError for a missing key item or one of another organization.
+   * @throws RevokedApiKeyError for a revoked key.
+   */
+  confirm(record: ApiKeyRecord | undefined): void;
+  /**
+   * Reads the key item on its own (one GetItem) and verifies it; at most one
+   * read per request, nothing when already verified (or refused: the same refusal again).
+   * @throws InvalidApiKeyError, RevokedApiKeyError (see {@link confirm}); the read's own errors.
+   */
+  ensure(): Promise<void>;
+}
+
+class RequestKeyCheck implements KeyCheck {
+  readonly keyHash: string;
+  readonly organizationId: string;
+  readonly #apiKey: string;
+  readonly #findApiKey: ApiKeyLookup;
+  #verified = false;
+  #reading: Promise<void> | undefined;
+  /** Why the key was refused during this request: no second read to tell the same. */
+  #refusal: Error | undefined;
+
+  constructor(keyHash: string, organizationId: string, apiKey: string, findApiKey: ApiKeyLookup) {
+    this.keyHash = keyHash;
+    this.organizationId = organizationId;
+    this.#apiKey = apiKey;
+    this.#findApiKey = findApiKey;
+  }
+
+  get verified(): boolean {
+    return this.#verified;
+  }
+
+  confirm(record: ApiKeyRecord | undefined): void {
+    if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
+    if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());
+    this.#verified = true;
+  }
+
+  ensure(): Promise<void> {
+    if (this.#verified) return Promise.resolve();
+    if (this.#refusal) return Promise.reject(this.#refusal);
+    return (this.#reading ??= this.#findApiKey(this.#apiKey).then((record) => this.confirm(record)));
+  }
+}
+
+/**
+ * Resolves an `Authorization` header to its organization and the request's
+ * {@link KeyCheck}.
  *
  * A missing or malformed header, or a key of the wrong shape, is refused
- * without a database read.
+ * without a database read. A key this process knows is not read here: the
+ * check comes back unverified, for the request to verify (see the module
+ * comment). An unknown one is read (one GetItem) and verified now.
  *
  * @param header - the raw `Authorization` header value, `Bearer cek_…`.
  * @param findApiKey - the key store's lookup (wired by the composition root).
- * @returns the organization ID.
+ * @param cache - the process's key hash → organization cache; none: every key is read here.
+ * @returns the key check (its `organizationId` is the organization ID).
  * @throws InvalidApiKeyError for a missing, malformed or unknown key.
- * @throws RevokedApiKeyError for a revoked key.
+ * @throws RevokedApiKeyError for a revoked key (read here).
  */
-export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup): Promise<string> {
+export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
   const match = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
   const apiKey = match?.[1];
   if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
+  const keyHash = hashApiKey(apiKey);
+  const known = cache?.organizationOf(keyHash);
+  if (known !== undefined) return new RequestKeyCheck(keyHash, known, apiKey, findApiKey);
   const record = await findApiKey(apiKey);
   if (!record) throw new InvalidApiKeyError();
-  if (record.revokedAt) throw new RevokedApiKeyError();
-  return record.organizationId;
+  const check = new RequestKeyCheck(keyHash, record.organizationId, apiKey, findApiKey);
+  check.confirm(record);
+  cache?.remember(keyHash, record.organizationId);
+  return check;
 }

@@ -7,6 +7,13 @@
  * (content type, size, JSON nesting depth) → the three middy body parsers →
  * form normalization (form nesting depth) → schema validation → idempotency
  * (decisions §10) → use case (with the request's deadline signal) → `{ data, error }`.
+ *
+ * Authentication (lib/http/auth.ts) resolves the key's organization; whether
+ * the key is still valid (revocation) is verified before the use case, or —
+ * for an operation built with `keyCheck: 'in-read'` — by the use case's first
+ * store read, in the same round trip as its data. Either way no answer, a
+ * success or an error, leaves the pipeline on a key not verified during the
+ * request: what the use case left open is verified before answering.
  */
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -20,12 +27,13 @@ import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
-import { authenticate, type ApiKeyLookup } from './auth';
+import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { DeadlineExceededError, deadlineSignal } from './deadline';
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import { idempotency } from '../idempotency/middleware';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key';
 import type { IdempotencyStore } from '../idempotency/store';
 import { config } from '../config';
 
@@ -48,6 +56,14 @@ const countFormFields = (body: string, isBase64Encoded: boolean | undefined) =>
 export interface RequestContext {
   /** Organization the API key belongs to (spec "Authentication" 5). */
   organizationId: string;
+  /**
+   * The request's API-key check (lib/http/auth.ts). Verified already unless
+   * the operation was built with `keyCheck: 'in-read'`; then the use case
+   * hands it to its first store read, which reads the key item in the same
+   * round trip (a use case that does not is still safe: the pipeline verifies
+   * it before answering, one more round trip).
+   */
+  keyCheck: KeyCheck;
   /** API Gateway request id, also in every log line. */
   requestId: string;
   /** Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use case stops its work there. */
@@ -58,6 +74,7 @@ type BodyKind = 'json' | 'urlencoded' | 'multipart';
 
 interface PipelineContext extends Context {
   organizationId?: string;
+  keyCheck?: KeyCheck;
   bodyKind?: BodyKind;
   /** Set by the request-tracing plugin. */
   requestId?: string;
@@ -79,7 +96,8 @@ function bodyKindOf(contentType: string): BodyKind | undefined {
 
 /** Maps every error to the envelope; 5xx never exposes its message (middy "handling errors"). */
 const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
-  onError: (request: Request) => {
+  onError: async (request: Request) => {
+    await verifyOpenKeyCheck(request);
     const error = request.error;
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
@@ -110,6 +128,21 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
     request.response = failure(500, new InternalError().toJSON());
   },
 });
+
+/**
+ * An error answer is never sent on a key not verified during the request
+ * (a revoked key gets 401, not the error its body or the use case caused).
+ * A key that cannot be verified (the read failed) answers that failure instead.
+ */
+async function verifyOpenKeyCheck(request: Request): Promise<void> {
+  const check = request.context.keyCheck;
+  if (!check || check.verified) return;
+  try {
+    await check.ensure();
+  } catch (keyError) {
+    request.error = keyError as Error;
+  }
+}
 
 /** The content types a body may have, as error messages name them. */
 const EXPECTED_CONTENT_TYPES = 'application/json, application/x-www-form-urlencoded or multipart/form-data';
@@ -184,12 +217,34 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
   },
 });
 
-/** Resolves the bearer API key to its organization before any body is read. */
-const authentication = (findApiKey: ApiKeyLookup): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+/**
+ * Resolves the bearer API key to its organization before any body is read,
+ * and verifies it now unless the operation verifies it in its read (`in-read`).
+ */
+const authentication = (
+  findApiKey: ApiKeyLookup,
+  cache: ApiKeyCache | undefined,
+  keyCheck: KeyCheckMode,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
-    const organizationId = await authenticate(request.event.headers?.authorization, findApiKey);
-    request.context.organizationId = organizationId;
-    logger.appendKeys({ organizationId });
+    const check = await authenticate(request.event.headers?.authorization, findApiKey, cache);
+    request.context.keyCheck = check;
+    request.context.organizationId = check.organizationId;
+    logger.appendKeys({ organizationId: check.organizationId });
+    if (keyCheck === 'before') await check.ensure();
+  },
+});
+
+/**
+ * An operation whose key is verified in its read still writes nothing on an
+ * unverified key: a request with an `Idempotency-Key` has its key verified
+ * before the idempotency record is claimed (or a saved answer replayed).
+ */
+const keyVerifiedBeforeIdempotency = <S extends z.ZodObject>(
+  operation: Operation<S>,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: async (request: Request) => {
+    if (operation.idempotent && request.event.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined) await request.context.keyCheck?.ensure();
   },
 });
 
@@ -238,12 +293,24 @@ const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.Middl
 };
 
 /**
+ * When a request's API key is verified (lib/http/auth.ts): `before` the use
+ * case (one GetItem, unless this process read the key just now), or `in-read`:
+ * the use case hands {@link RequestContext.keyCheck} to its store read, which
+ * reads the key item in the same round trip; the pipeline verifies whatever is
+ * still open before it answers. `in-read` is for operations that read before
+ * they write: their use case must verify the check before any write.
+ */
+export type KeyCheckMode = 'before' | 'in-read';
+
+/**
  * Builds the Lambda handler of one API operation.
  *
  * @param operation - the operation's schema and metadata (also used for OpenAPI).
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
  * @param dependencies.findApiKey - the API-key lookup authentication uses.
+ * @param dependencies.apiKeys - the process's key hash → organization cache; none: every request reads its key before anything else.
  * @param dependencies.idempotencyRecords - where `Idempotency-Key` records live (operations with `idempotent: true`).
+ * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  *
  * @example
@@ -252,12 +319,13 @@ const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.Middl
 export function createApiHandler<S extends z.ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup; idempotencyRecords: () => IdempotencyStore },
+  dependencies: { findApiKey: ApiKeyLookup; apiKeys?: ApiKeyCache; idempotencyRecords: () => IdempotencyStore },
+  options: { keyCheck?: KeyCheckMode } = {},
 ): ApiHandler {
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
-    .use(authentication(dependencies.findApiKey))
+    .use(authentication(dependencies.findApiKey, dependencies.apiKeys, options.keyCheck ?? 'before'))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
@@ -276,10 +344,14 @@ export function createApiHandler<S extends z.ZodObject, R>(
     )
     .use(formFields())
     .use(validation(operation))
+    .use(keyVerifiedBeforeIdempotency(operation))
     .use(idempotency(operation, { store: dependencies.idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }))
     .handler(async (_event, context, { signal: lambdaTimeout }) => {
       const signal = deadlineSignal(context, lambdaTimeout);
-      const data = await useCase(context.input as z.output<S>, { organizationId: context.organizationId!, requestId: context.requestId ?? context.awsRequestId, signal });
+      const keyCheck = context.keyCheck!;
+      const data = await useCase(context.input as z.output<S>, { organizationId: keyCheck.organizationId, keyCheck, requestId: context.requestId ?? context.awsRequestId, signal });
+      // The safety net: an answer never leaves on a key this request did not verify.
+      await keyCheck.ensure();
       return success(data);
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.

@@ -4,6 +4,7 @@
 import { NotFoundError } from '../errors';
 import type { OrganizationRecord, OrganizationStore } from './store';
 import type { OrganizationDescription } from './schema';
+import type { KeyCheck } from '../http/auth';
 
 /** Maps an organization record to the describe response. */
 export function toOrganizationDescription(organization: OrganizationRecord): OrganizationDescription {
@@ -15,11 +16,13 @@ export function toOrganizationDescription(organization: OrganizationRecord): Org
 }
 
 /**
- * Reads the organization's balances (credits) and capacity (accounts).
+ * Reads the organization's balances (credits) and capacity (accounts), in one round trip.
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified in the same BatchGetItem.
  * @throws NotFoundError when the organization item is missing (a key outliving its organization).
+ * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
-export async function describeOrganization(store: OrganizationStore, organizationId: string): Promise<OrganizationDescription> {
-  const organization = await store.get(organizationId);
+export async function describeOrganization(store: OrganizationStore, organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationDescription> {
+  const organization = await store.get(organizationId, keyCheck);
   if (!organization) throw new NotFoundError('organization', organizationId);
   return toOrganizationDescription(organization);
 }

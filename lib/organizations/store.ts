@@ -11,6 +11,8 @@ import { updateParts } from '../db/expression';
 import { hashApiKey, newApiKey, newOrganizationId } from '../ids';
 import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
+import { batchGet } from '../db/batch';
+import type { KeyCheck } from '../http/auth';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -53,8 +55,12 @@ export interface OrganizationStore {
    * returns the plaintext key once.
    */
   create(input: NewOrganization): Promise<{ organization: OrganizationRecord; apiKey: string }>;
-  /** Reads an organization; `undefined` when unknown. */
-  get(organizationId: string): Promise<OrganizationRecord | undefined>;
+  /**
+   * Reads an organization (strongly consistent); `undefined` when unknown.
+   * @param keyCheck - the request's API-key check: while unverified, the key item is read in the same BatchGetItem and verified before anything returns.
+   * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
+   */
+  get(organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined>;
   /** Reads an API key by its plaintext value; `undefined` when unknown. */
   findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined>;
   /** Issues another key for an organization. @throws NotFoundError for an unknown organization. */
@@ -73,7 +79,15 @@ const DEFAULTS = { smbCredits: 0, researchAgentCredits: 0, maxEnrichingAccounts:
 
 /** Builds the DynamoDB implementation of {@link OrganizationStore}. */
 export function createOrganizationStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): OrganizationStore {
-  const get = async (organizationId: string): Promise<OrganizationRecord | undefined> => {
+  const get = async (organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined> => {
+    const key = apiKeyRead(keyCheck);
+    if (key.keys.length > 0) {
+      // One BatchGetItem: the organization and the request's API key (revocation), both consistent.
+      const found = await batchGet(client, tableName, [keys.organization(organizationId), ...key.keys], undefined, { consistentRead: true });
+      key.confirm(found);
+      const item = found.find((candidate) => candidate.sk === 'ORG');
+      return item ? toOrganization(item) : undefined;
+    }
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
     return Item ? toOrganization(Item) : undefined;
   };
@@ -122,13 +136,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
     async findApiKey(apiKey) {
       // Consistent: a revocation takes effect on the very next request.
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
-      if (!Item) return undefined;
-      return {
-        keyHash: String(Item.keyHash),
-        organizationId: String(Item.organizationId),
-        createdAt: String(Item.createdAt),
-        ...(Item.revokedAt ? { revokedAt: String(Item.revokedAt) } : {}),
-      };
+      return Item ? toApiKeyRecord(Item) : undefined;
     },
 
     async createApiKey(organizationId) {
@@ -188,5 +196,44 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     enrichingAccounts: Number(item.enrichingAccounts),
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
+  };
+}
+
+/** Maps a stored API key item to an {@link ApiKeyRecord}. */
+export function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
+  return {
+    keyHash: String(item.keyHash),
+    organizationId: String(item.organizationId),
+    createdAt: String(item.createdAt),
+    ...(item.revokedAt ? { revokedAt: String(item.revokedAt) } : {}),
+  };
+}
+
+/**
+ * The API-key item a store reads in the same BatchGetItem as its data, for a
+ * request whose key is not verified yet (lib/http/auth.ts {@link KeyCheck}).
+ * The read must be strongly consistent, so a revocation shows on the very
+ * next request.
+ *
+ * @param keyCheck - the request's check; none or verified: nothing to read.
+ * @returns `keys`: the key item's Key to add to the batch (empty when nothing
+ *   to read); `confirm(found)`: verifies the key item among the batch's items —
+ *   call it before using anything the batch returned.
+ * @throws (from `confirm`) InvalidApiKeyError when the key item is missing, RevokedApiKeyError when revoked.
+ *
+ * @example
+ * const key = apiKeyRead(keyCheck);
+ * const found = await batchGet(client, tableName, [keys.campaign(o, c), ...key.keys], undefined, { consistentRead: true });
+ * key.confirm(found);
+ */
+export function apiKeyRead(keyCheck: KeyCheck | undefined): { keys: { pk: string; sk: string }[]; confirm(found: readonly Record<string, unknown>[]): void } {
+  if (!keyCheck || keyCheck.verified) return { keys: [], confirm: () => undefined };
+  const key = keys.apiKey(keyCheck.keyHash);
+  return {
+    keys: [key],
+    confirm(found) {
+      const item = found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk);
+      keyCheck.confirm(item ? toApiKeyRecord(item) : undefined);
+    },
   };
 }

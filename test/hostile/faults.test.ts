@@ -29,8 +29,9 @@ import { accountListKey } from '../../lib/campaigns/account-list';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import { resultPartKey, resultsPrefix, type EnrichedAccount } from '../../lib/enrichment/results';
 import { batchesOf } from '../../lib/enrichment/workflow';
+import { reconcileEnrichments } from '../../lib/enrichment/reconcile';
 import { hashApiKey, newCampaignId } from '../../lib/ids';
-import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, results, useWarehouse, workflow } from '../../lib/root';
+import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, reconcileDependencies, results, useWarehouse, workflow } from '../../lib/root';
 import { LOCAL_STATE_MACHINE_ARN } from '../../infra/local/step-functions';
 import { handler as completeHandler } from '../../functions/workflow-complete';
 import { handler as compensateHandler } from '../../functions/workflow-compensate';
@@ -144,7 +145,8 @@ const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text
 
 describe.concurrent('launch: transient DynamoDB faults the SDK retries are invisible', () => {
   const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'>][] = [
-    ['the API-key lookup', (f) => ({ command: 'GetItemCommand', match: `APIKEY#${hashApiKey(f.apiKey)}` })],
+    // The key is known to this process (the fixture created the campaign with it): it is read in the first BatchGetItem, with the campaign and the organization.
+    ['the API-key read', (f) => ({ command: /^(Batch)?GetItemCommand$/, match: `APIKEY#${hashApiKey(f.apiKey)}` })],
     ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':s_launchLock') })],
     ['the organization read', (f) => ({ command: 'GetItemCommand', match: organizationRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
@@ -168,7 +170,7 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
 
 describe.concurrent('launch: failures beyond the SDK’s retries at each step', () => {
   const steps: [string, (f: Fixture) => FaultSpec][] = [
-    ['the API-key lookup', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: `APIKEY#${hashApiKey(f.apiKey)}`, error: throttling })],
+    ['the API-key read', (f) => ({ client: 'dynamodb', command: /^(Batch)?GetItemCommand$/, match: `APIKEY#${hashApiKey(f.apiKey)}`, error: throttling })],
     ['the launch lock (the campaign read)', (f) => ({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes(':s_launchLock'), error: throttling })],
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: organizationRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
@@ -253,19 +255,23 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     await expectInvariants(f);
   });
 
-  it('the launch transaction applied but its answer lost (the Lambda died before starting the workflow): a retried enrich still gets the attempt to an end, charged once', async () => {
+  it('the launch transaction applied but its answer lost (the Lambda died before starting the workflow): a retried enrich answers the campaign as it is, the reconciler gets the attempt to an end, charged once', async () => {
     const f = await fixture();
     await withFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', when: 'after', match: launchTransaction(f), error: throttling }, async ([fault]) => {
       const res = await enrichCall(f);
       expectEnvelope(res);
       expect(fault!.failed).toBe(1);
     });
-    // The client retries, as it should after a 5xx.
+    // The client retries, as it should after a 5xx: the campaign as it is (a repeat call starts nothing).
     const retry = await enrichCall(f);
     expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.data).toMatchObject({ status: 'enriching', credits: { charged: 4 } });
+    // The reconciler (every 5 minutes in AWS) starts the lost execution; here one pass, past the grace period.
+    const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId: f.organizationId });
+    expect(report.repairs.map((r) => r.action)).toEqual(['started']);
     // The attempt must end (enriched, or compensated back to draft), never stay enriching with the credits and the capacity held.
     const ended = await pollUntil(() => stored(f), (c) => c?.status !== 'enriching', { timeoutMs: 4_000, intervalMs: 100 }).catch(() => undefined);
-    expect(ended?.status ?? 'still enriching 4 s after the retried enrich (no execution was ever started for the attempt; credits and capacity held)').toMatch(/^(enriched|draft)$/);
+    expect(ended?.status ?? 'still enriching 4 s after the reconciler pass (no execution was ever started for the attempt; credits and capacity held)').toMatch(/^(enriched|draft)$/);
     expect((await ledger(f)).filter((e) => e.kind === 'charge')).toHaveLength(1);
     await expectInvariants(f);
   });

@@ -1,0 +1,317 @@
+/**
+ * Authentication on the hot path (issue #18 items 1-2), through HTTP against
+ * the local API server, DynamoDB Local and the local Step Functions endpoint.
+ *
+ * The key hash → organization mapping is kept per process (lib/http/auth.ts),
+ * and the API server runs in this test process, so the cache is warm after a
+ * key's first request here — as in a warm Lambda container. Revocation must
+ * still show on the very next request; round trips are counted by a
+ * middleware on the shared SDK clients (lib/aws.ts), which the in-process
+ * server uses.
+ */
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiKeyCache } from '../lib/http/auth';
+import { createApiHandler } from '../lib/http/pipeline';
+import { defineOperation } from '../lib/http/operation';
+import { NotFoundError } from '../lib/errors';
+import { toApiGatewayEvent } from '../infra/local/server';
+import { lambdaContext } from '../infra/local/lambda-context';
+import { ddb, sfn } from '../lib/aws';
+import { keys } from '../lib/db/table';
+import { hashApiKey } from '../lib/ids';
+import { enrichCampaign } from '../lib/enrichment/launch';
+import { reconcileEnrichments } from '../lib/enrichment/reconcile';
+import type { WorkflowPort } from '../lib/enrichment/workflow';
+import { campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
+import { call, newOrganization, useApi, type ApiResponse } from './support/api';
+import { activeAccounts, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, LIST, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+
+const api = useApi();
+
+const REVOKED = { data: null, error: { code: 'revoked_api_key', message: 'The API key has been revoked.' } };
+
+/** One SDK request as the counting middleware saw it. */
+interface Sent {
+  command: string;
+  /** Order of the event among starts and ends (to tell parallel from sequential calls). */
+  startedAt: number;
+  endedAt?: number;
+  input: unknown;
+}
+
+let clock = 0;
+let spyCount = 0;
+const removeSpies: (() => void)[] = [];
+afterEach(() => {
+  for (const remove of removeSpies.splice(0)) remove();
+});
+
+/**
+ * Counts every request a shared client sends (each SDK attempt: a retry would
+ * show) until the test ends; with `about`, only requests whose input names
+ * one of those strings (workflows of other campaigns run in the background).
+ */
+function countRequests(client: typeof ddb | ReturnType<typeof sfn>, about?: readonly string[]): Sent[] {
+  const sent: Sent[] = [];
+  const name = `authHotPathSpy${++spyCount}`;
+  (client.middlewareStack as typeof ddb.middlewareStack).add(
+    (next, context) => async (args) => {
+      const record: Sent = { command: context.commandName ?? 'unknown', startedAt: ++clock, input: args.input };
+      const text = JSON.stringify(args.input);
+      if (!about || about.some((s) => text.includes(s))) sent.push(record);
+      try {
+        return await next(args);
+      } finally {
+        record.endedAt = ++clock;
+      }
+    },
+    { step: 'finalizeRequest', name },
+  );
+  removeSpies.push(() => client.middlewareStack.remove(name));
+  return sent;
+}
+
+const commands = (sent: Sent[]) => sent.map((s) => s.command).sort();
+
+/** What names an organization's requests: its partitions and its API key item. */
+const aboutOrg = (org: { organizationId: string; apiKey: string }) => [`ORG#${org.organizationId}`, keys.apiKey(hashApiKey(org.apiKey)).pk];
+
+/** The request reads the API key item (in whichever command). */
+const readsKey = (sent: Sent, apiKey: string) => JSON.stringify(sent.input).includes(keys.apiKey(hashApiKey(apiKey)).pk);
+
+function expectRevoked(res: ApiResponse): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(401);
+  expect(res.body).toEqual(REVOKED);
+  expect(res.headers.get('www-authenticate')).toBe('Bearer');
+}
+
+/** A campaign whose launch charged but whose StartExecution was lost (the launching Lambda died): enriching, no execution. */
+async function launchedWithoutExecution(org: { organizationId: string; apiKey: string }) {
+  const list = activeAccounts(uniquePrefix(), 2);
+  await importAccounts(list);
+  const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+  const lost: WorkflowPort = { ...workflow(), start: async (input) => workflow().executionArnOf(input.attemptId) };
+  expect((await enrichCampaign({ ...launchDependencies(), workflow: lost }, org.organizationId, campaignId)).status).toBe('enriching');
+  const attempt = (await campaigns().get(org.organizationId, campaignId))!.attempt!;
+  expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
+  return { campaignId, attempt };
+}
+
+/** Starts the lost execution (the reconciler, no grace period) and waits for the campaign to settle. */
+async function repairAndSettle(org: { organizationId: string; apiKey: string }, campaignId: string) {
+  const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId: org.organizationId });
+  expect(report.repairs.map((r) => [r.campaignId, r.action])).toEqual([[campaignId, 'started']]);
+  await pollUntil(() => campaigns().get(org.organizationId, campaignId), (c) => c?.status === 'enriched');
+}
+
+describe('a key revoked between two requests fails on the second, with the key known to this process', () => {
+  it.each([
+    ['describe', DESCRIBE, () => ({})],
+    ['get', GET, (campaignId: string) => ({ campaignId })],
+    ['list', LIST, () => ({})],
+  ])('%s', async (_label, path, body) => {
+    const org = await newOrganization();
+    const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1', 'acct_2']);
+    const first = await call(api(), path, { apiKey: org.apiKey, body: body(campaignId) });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    await organizations().revokeApiKey(org.apiKey);
+    expectRevoked(await call(api(), path, { apiKey: org.apiKey, body: body(campaignId) }));
+  });
+
+  it('enrich on a draft: 401 and nothing written (no lock, no charge, no evaluation)', async () => {
+    const org = await newOrganization({ smbCredits: 10 });
+    const list = activeAccounts(uniquePrefix(), 2);
+    await importAccounts(list);
+    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+    const before = await campaigns().get(org.organizationId, campaignId);
+    await organizations().revokeApiKey(org.apiKey);
+    const sent = countRequests(ddb, aboutOrg(org));
+    expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
+    // One read, and not a single write.
+    expect(commands(sent)).toEqual(['BatchGetItemCommand']);
+    expect(await campaigns().get(org.organizationId, campaignId)).toEqual(before);
+    expect((await ledger().audit(org.organizationId))?.balance).toBe(10);
+  });
+
+  it('enrich repeated on an enriching campaign', async () => {
+    const org = await newOrganization({ smbCredits: 10 });
+    const { campaignId } = await launchedWithoutExecution(org);
+    const repeat = await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } });
+    expect(repeat.data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 8 } });
+    await organizations().revokeApiKey(org.apiKey);
+    expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
+    await repairAndSettle(org, campaignId);
+  });
+
+  it('an invalid body, a bad cursor or an unknown campaign still answers 401 revoked_api_key (never the other error)', async () => {
+    const org = await newOrganization();
+    expect((await call(api(), DESCRIBE, { apiKey: org.apiKey })).status).toBe(200);
+    await organizations().revokeApiKey(org.apiKey);
+    expectRevoked(await call(api(), DESCRIBE, { apiKey: org.apiKey, body: { unknown: true } }));
+    expectRevoked(await call(api(), GET, { apiKey: org.apiKey, body: { campaignId: 'camp_123' } }));
+    expectRevoked(await call(api(), GET, { apiKey: org.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }));
+    expectRevoked(await call(api(), LIST, { apiKey: org.apiKey, body: { cursor: 'not-a-cursor' } }));
+    expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }));
+  });
+
+  it('enrich with an Idempotency-Key: 401, and no idempotency record claimed', async () => {
+    const org = await newOrganization();
+    const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1']);
+    await organizations().revokeApiKey(org.apiKey);
+    expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, headers: { 'idempotency-key': 'revoked-1' }, body: { campaignId } }));
+    const claim = await idempotencyRecords().claim({
+      organizationId: org.organizationId,
+      operationId: 'enrichCampaign',
+      key: 'revoked-1',
+      fingerprint: 'x',
+      token: 't',
+      requestId: 'r',
+      now: Date.now(),
+      lockExpiresAt: Date.now() + 1_000,
+      ttlSeconds: 60,
+    });
+    // The key was free: nothing was claimed under the revoked key.
+    expect(claim.ok).toBe(true);
+  });
+});
+
+describe('DynamoDB round trips per operation (the key known to this process)', () => {
+  let org: { organizationId: string; apiKey: string };
+  let campaignId: string;
+
+  beforeAll(async () => {
+    org = await newOrganization({ smbCredits: 10 });
+    campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1', 'acct_2']);
+  });
+
+  it('the first request of a key in a process reads the key first (it needs its organization), then the data', async () => {
+    const fresh = await newOrganization();
+    const sent = countRequests(ddb, aboutOrg(fresh));
+    expect((await call(api(), DESCRIBE, { apiKey: fresh.apiKey })).status).toBe(200);
+    expect(sent.map((s) => s.command)).toEqual(['GetItemCommand', 'GetItemCommand']);
+    expect(readsKey(sent[0]!, fresh.apiKey)).toBe(true);
+    expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+  });
+
+  it('describe: 1 (one BatchGetItem: organization + key)', async () => {
+    const sent = countRequests(ddb, aboutOrg(org));
+    const res = await call(api(), DESCRIBE, { apiKey: org.apiKey });
+    expect(res.status).toBe(200);
+    expect(commands(sent)).toEqual(['BatchGetItemCommand']);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+  });
+
+  it('get: 1 (one BatchGetItem: campaign + organization + key)', async () => {
+    const sent = countRequests(ddb, aboutOrg(org));
+    const res = await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } });
+    expect(res.status).toBe(200);
+    expect(res.data.credits.remaining).toBe(10);
+    expect(commands(sent)).toEqual(['BatchGetItemCommand']);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+  });
+
+  it('list: 1 (+1 in parallel: the key GetItem runs beside the Query)', async () => {
+    const sent = countRequests(ddb, aboutOrg(org));
+    const res = await call(api(), LIST, { apiKey: org.apiKey, body: {} });
+    expect(res.status).toBe(200);
+    expect(commands(sent)).toEqual(['GetItemCommand', 'QueryCommand']);
+    const [query, key] = [sent.find((s) => s.command === 'QueryCommand')!, sent.find((s) => s.command === 'GetItemCommand')!];
+    expect(readsKey(key, org.apiKey)).toBe(true);
+    // Both were sent before either answered.
+    expect(Math.max(query.startedAt, key.startedAt)).toBeLessThan(Math.min(query.endedAt!, key.endedAt!));
+  });
+
+  it('enrich repeated while enriching: 1 (one BatchGetItem), no Step Functions call; a lost StartExecution is repaired by the reconciler', async () => {
+    const { campaignId: enriching, attempt } = await launchedWithoutExecution(org);
+    const dynamo = countRequests(ddb, aboutOrg(org));
+    const stepFunctions = countRequests(sfn(), [enriching, attempt.id]);
+    const repeat = await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId: enriching } });
+    expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
+    expect(repeat.data).toMatchObject({ id: enriching, status: 'enriching', credits: { charged: 2, remaining: 8 } });
+    expect(commands(dynamo)).toEqual(['BatchGetItemCommand']);
+    expect(readsKey(dynamo[0]!, org.apiKey)).toBe(true);
+    expect(stepFunctions).toEqual([]);
+    // The repeat call no longer restarts a lost execution: the reconciler does.
+    expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
+    await repairAndSettle(org, enriching);
+    const done = await waitForStatus(api(), org.apiKey, enriching, 'enriched');
+    expect(done.credits.charged).toBeLessThanOrEqual(2);
+    const audit = await ledger().audit(org.organizationId);
+    expect(audit?.ledgerSum).toBe(audit?.balance);
+  });
+
+  it('a non-read operation still verifies the key before its use case (create: key GetItem first)', async () => {
+    const sent = countRequests(ddb, aboutOrg(org));
+    const res = await call(api(), '/v1/campaigns/create', { apiKey: org.apiKey, body: { name: 'Counted', accountIds: ['acct_1'] } });
+    expect(res.status).toBe(200);
+    expect(sent[0]!.command).toBe('GetItemCommand');
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+    expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+  });
+});
+
+describe('the safety net: an in-read operation whose use case never verifies the key', () => {
+  const operation = defineOperation({
+    operationId: 'keyCheckSafetyNetTest',
+    path: '/v1/test/key-check',
+    summary: 'Test operation',
+    description: 'Answers without reading anything, or throws not_found.',
+    request: z.strictObject({ missing: z.boolean().optional() }),
+    response: z.strictObject({ answered: z.boolean() }),
+    errors: ['not_found'],
+  });
+  let useCaseRuns = 0;
+  // The use case ignores context.keyCheck: the pipeline must verify it before answering.
+  const handler = createApiHandler(
+    operation,
+    async (input) => {
+      useCaseRuns++;
+      if (input.missing) throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
+      return { answered: true };
+    },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: new ApiKeyCache(), idempotencyRecords },
+    { keyCheck: 'in-read' },
+  );
+
+  let server: Server;
+  let baseUrl = '';
+  beforeAll(async () => {
+    server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const requestId = randomUUID();
+      const result = await handler(toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${operation.path}`, requestId), lambdaContext('KeyCheckSafetyNet', requestId));
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reads the key after the use case (one GetItem) and answers; once revoked, neither the data nor the error leaves: 401', async () => {
+    const org = await newOrganization();
+    expect((await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} })).data).toEqual({ answered: true });
+
+    // Known key: the use case runs first, then the pipeline's own key read.
+    const sent = countRequests(ddb, aboutOrg(org));
+    const warm = await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} });
+    expect(warm.data).toEqual({ answered: true });
+    expect(sent.map((s) => s.command)).toEqual(['GetItemCommand']);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+
+    await organizations().revokeApiKey(org.apiKey);
+    const runs = useCaseRuns;
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} }));
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { missing: true } }));
+    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { unknown: 1 } }));
+    // The use case did run for the first two (its answer was withheld), not for the invalid body.
+    expect(useCaseRuns - runs).toBe(2);
+  });
+});
