@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodePart, ResultPartFormatError, ResultPartReader, type EnrichedAccount } from '../../lib/enrichment/results';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
+import { prefetchedParts } from '../../lib/exports/export';
 import type { ContactSelection } from '../../lib/exports/csv';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
 import { oracleExport } from '../support/export-oracle';
@@ -263,5 +264,32 @@ describe('line separators inside cells', () => {
     accounts[1]!.name = 'Acme\u2028Labs';
     accounts[2]!.contacts.push({ ...accounts[0]!.contacts[0]!, contactId: 'ct_ls', title: 'Head\u2029of Sales', mobilePhone: '+15551234567' });
     await expectSameBytes([accounts], { hasMobilePhone: false, hasEmail: false });
+  });
+});
+
+describe('prefetchedParts', () => {
+  it('hands out every part in order with at most `ahead` reads started beyond the current one; a failed read surfaces at its turn', async () => {
+    const keys = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+    const started: string[] = [];
+    const store = {
+      readPart: async (key: string) => {
+        started.push(key);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (key === 'p4') throw new Error('GetObject failed');
+        return Buffer.from(key);
+      },
+    };
+    const seen: string[] = [];
+    const parts = prefetchedParts(store, keys, 2);
+    await expect(
+      (async () => {
+        for await (const bytes of parts) {
+          seen.push(Buffer.from(bytes).toString());
+          // While part i is handed out, parts up to i + 2 have been asked for, never more.
+          expect(started.length).toBeLessThanOrEqual(seen.length + 2);
+        }
+      })(),
+    ).rejects.toThrow('GetObject failed');
+    expect(seen).toEqual(['p0', 'p1', 'p2', 'p3']);
   });
 });
