@@ -84,6 +84,8 @@ export interface ExecutionMeter {
   transitions: number;
   /** Transitions before the execution entered `WaitForResultsExpiry` (launch → completion). */
   transitionsBeforeExpiryWait: number | undefined;
+  /** When it entered `WaitForResultsExpiry` (`performance.now()` ms). */
+  expiryWaitAt: number | undefined;
   enteredByState: Map<string, number>;
   /** Task invocations by state, with their measured CPU (ledger). */
   tasks: Map<string, { count: number; cpuSeconds: number }>;
@@ -110,6 +112,7 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
       startedAt: performance.now(),
       transitions: 0,
       transitionsBeforeExpiryWait: undefined,
+      expiryWaitAt: undefined,
       enteredByState: new Map(),
       tasks: new Map(),
       ended: false,
@@ -143,7 +146,10 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
             meter.transitions++;
             const name = event.state?.name ?? '?';
             if (event.type === 'StateEntered') meter.enteredByState.set(name, (meter.enteredByState.get(name) ?? 0) + 1);
-            if (event.type === 'StateEntered' && name === 'WaitForResultsExpiry') meter.transitionsBeforeExpiryWait = meter.transitions - 1;
+            if (event.type === 'StateEntered' && name === 'WaitForResultsExpiry') {
+              meter.transitionsBeforeExpiryWait = meter.transitions - 1;
+              meter.expiryWaitAt = performance.now();
+            }
           }
         }
       } catch {
