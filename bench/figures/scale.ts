@@ -673,9 +673,9 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   results.note(fnGroup, `CPU-seconds per invocation during this module (${n(N)}-account campaign; processor-sharing attribution of this process's CPU to the invocations in flight, bench/lib/meter.ts — an upper bound, as the local HTTP server, Step Functions runner and s3rver share the process), and the seconds on Lambda at the configured memory = CPU-s ÷ (memory ÷ ${1769} MB):`);
   results.note(fnGroup, '| function | memory MB | invocations | CPU-s mean | CPU-s max | Lambda s max at memory | GB-s total |');
   results.note(fnGroup, '|---|---:|---:|---:|---:|---:|---:|');
-  const rowsOf = [...kinds.map((kind) => ({ kind, cpus: invocations.filter((i) => i.kind === kind).map((i) => i.cpuSeconds) })), { kind: exportFunction, cpus: [exportCpuS] }];
+  const rowsOf = [...kinds.map((kind) => ({ kind, cpus: invocations.filter((i) => i.kind === kind).map((i) => i.cpuSeconds) })), { kind: `${exportFunction} (its own process, ${n(N * C)} rows)`, cpus: [exportCpuS] }];
   for (const { kind, cpus } of rowsOf) {
-    const memory = memoryOf(kind);
+    const memory = memoryOf(kind.split(" ")[0]!);
     const max = Math.max(...cpus);
     const total = cpus.reduce((a, b) => a + b, 0);
     results.note(fnGroup, `| ${kind} | ${memory} | ${n(cpus.length)} | ${round(total / cpus.length, 4)} | ${round(max, 3)} | ${round(lambdaSeconds(max, memory), 2)} | ${round(lambdaSeconds(total, memory) * (memory / 1024), 2)} |`);

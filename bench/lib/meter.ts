@@ -106,6 +106,9 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
   const proto = StateMachine.prototype as unknown as { run: (input: unknown, options?: RunOptions) => { eventLogs: AsyncGenerator<{ type: string; state?: { name: string } }> } };
   const original = proto.run;
   proto.run = function run(this: unknown, input: unknown, options: RunOptions = {}) {
+    // A Map iteration runs as a nested state machine with the root's options (already wrapped); its events
+    // reach the root's log, which is the one read here.
+    if ((options as { _rootAbortSignal?: unknown })._rootAbortSignal) return original.call(this, input, options);
     const meter: ExecutionMeter = {
       campaignId: (input as { campaignId?: string } | null)?.campaignId,
       name: options.context?.Execution?.Name ?? '',

@@ -41,6 +41,8 @@ export interface CallRecord {
   wru?: number;
   /** Items or keys in a batch request. */
   items?: number;
+  /** The marshalled request of a Query (to replay it bare as a floor). */
+  input?: Record<string, unknown>;
   /** Bytes of the response body (its Content-Length), when the service sent one. */
   bytes?: number;
   /** The whole SDK call around this round trip (marshalling, serialization, signing, retries): start and duration, ms. */
@@ -289,6 +291,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       const scope = als.getStore();
       const at = performance.now();
       const record: CallRecord = { service: 'dynamodb', command: String(context.commandName).replace(/Command$/, ''), kind, at, ms: 0, items };
+      if (record.command === 'Query') record.input = structuredClone(input);
       scope?.calls.push(record);
       (context as { benchRecord?: CallRecord }).benchRecord = record;
       try {
