@@ -14,7 +14,6 @@ const ONE_VCPU_MB = 1769;
 
 /** Functions whose memory differs from {@link DEFAULT_MEMORY_MB}, by function ID. */
 export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
-  CampaignsCreate: ONE_VCPU_MB,
   CampaignsEnrich: ONE_VCPU_MB,
   CampaignsExport: ONE_VCPU_MB,
 };
