@@ -180,7 +180,7 @@ async function expiryScenario(stack: BenchStack, accounts: number) {
   const ids = await importBenchAccounts(`exp${Date.now().toString(36)}`, accounts, 2);
   const campaignId = expectOk(await post<{ id: string }>(stack, PATHS.create, apiKey, { name: 'Expiry', accountIds: ids }), 'create').id;
   const previous = process.env.RESULTS_ACCESS_PERIOD_SECONDS;
-  const accessS = 3;
+  const accessS = 5;
   process.env.RESULTS_ACCESS_PERIOD_SECONDS = String(accessS);
   let completed: { bytes: number; objects: number };
   let workflowScope: Scope;

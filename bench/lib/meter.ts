@@ -26,6 +26,14 @@ const cpuNow = () => {
   return (usage.user + usage.system) / 1e6;
 };
 
+/** Resolves at `timestamp` (an ISO string; anything else resolves at once); the timers do not keep the process alive. */
+async function sleepUntil(timestamp: unknown): Promise<void> {
+  if (typeof timestamp !== 'string') return;
+  for (let left = Date.parse(timestamp) - Date.now(); left > 0; left = Date.parse(timestamp) - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 2 ** 31 - 1)).unref());
+  }
+}
+
 /** One handler invocation's measured CPU. */
 export interface Invocation {
   kind: string;
@@ -128,6 +136,9 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
         async (taskInput: unknown) => {
           const gate = meter.campaignId ? held.get(meter.campaignId) : undefined;
           if (gate) await gate.promise;
+          // The local ExpireResults handler first sleeps until resultsExpireAt (infra/local/step-functions.ts);
+          // that wait is the Wait state's on AWS, not the function's, so it is waited out before metering.
+          await sleepUntil((taskInput as { resultsExpireAt?: unknown } | null)?.resultsExpireAt);
           const end = ledger.begin(task(state));
           try {
             return await handler(taskInput);

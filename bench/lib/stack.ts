@@ -346,8 +346,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     const end = functionId ? ledger.begin(functionId) : undefined;
     res.once('finish', () => {
       scope.finishedAt = performance.now();
-      if (end) scope.cpuSeconds = end().cpuSeconds;
     });
+    // 'close' also fires when the client hangs up before the answer (autocannon at its end): the invocation leaves the ledger either way.
+    if (end) res.once('close', () => (scope.cpuSeconds = end().cpuSeconds));
     als.run(scope, () => {
       for (const listener of listeners) listener.call(api.server, req, res);
     });
