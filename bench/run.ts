@@ -14,7 +14,9 @@
  *
  * Modules: bundles (size + cold init), pipeline, round-trips, latency,
  * sustained, list-page, accounts-page (1,000 and 100,000 accounts in every
- * mode), scale (launch evaluation, workflow, export).
+ * mode), scale (launch evaluation, workflow, export, stored bytes after
+ * expiry, CPU per function and its time on Lambda, the cost model of
+ * bench/lib/cost.ts).
  *
  * The stack (DynamoDB Local, s3rver, local Step Functions, API server) runs
  * in this process, as in the tests; load generators and the export Lambda
@@ -51,6 +53,8 @@ const ALIASES: Record<string, ModuleName> = {
   launch: 'scale',
   workflow: 'scale',
   export: 'scale',
+  cost: 'scale',
+  'function-time': 'scale',
   'launch-evaluation': 'scale',
   list: 'list-page',
   accounts: 'accounts-page',

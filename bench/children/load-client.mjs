@@ -6,6 +6,7 @@
  *
  * JSON: { mode: 'http', url, headers, body, concurrency, requests, warmup }
  *    or { mode: 'getitem', endpoint, table, key, consistentRead, concurrency, requests, warmup }
+ *    or { mode: 'query', endpoint, input, concurrency, requests, warmup } (input: a marshalled QueryCommand input)
  *
  * `concurrency` workers each send their next request when the previous one
  * answers, until `requests` have completed (after `warmup` untimed ones).
@@ -13,7 +14,7 @@
  *
  * Plain JavaScript on purpose: no TypeScript loader in this process.
  */
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 
 const spec = JSON.parse(process.argv[2]);
 
@@ -27,6 +28,13 @@ if (spec.mode === 'http') {
 } else if (spec.mode === 'getitem') {
   const client = new DynamoDBClient({ endpoint: spec.endpoint, region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 1 });
   const command = new GetItemCommand({ TableName: spec.table, Key: spec.key, ConsistentRead: spec.consistentRead ?? true });
+  send = async () => {
+    await client.send(command);
+    return 200;
+  };
+} else if (spec.mode === 'query') {
+  const client = new DynamoDBClient({ endpoint: spec.endpoint, region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 1 });
+  const command = new QueryCommand(spec.input);
   send = async () => {
     await client.send(command);
     return 200;

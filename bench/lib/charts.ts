@@ -49,15 +49,19 @@ export function latencyRows(results: StoredResults) {
   return results.figures
     .filter((f) => f.group === 'warm latency' && f.value !== null && f.floor)
     .map((f) => {
-      const [, operation, concurrency] = /^(.*), (c=\d+)$/.exec(f.name) ?? [null, f.name, ''];
+      const [, operation, concurrency] = /^(.*), (c=\d+)(?::.*)?$/.exec(f.name) ?? [null, f.name, ''];
+      // Newer runs store the ratio to the floor (unit ×) with p50 in ms beside it; older ones the p50 in ms.
+      const ratio = f.unit === '×';
+      const p50 = ratio ? ms(f.extra?.p50) : f.value!;
+      const floor = f.floor!.value;
       return {
         operation: operation!,
         concurrency: concurrency!,
-        p50: f.value!,
+        p50,
         p99: ms(f.extra?.p99),
-        floor: f.floor!.value,
-        budget: f.budget?.limit ?? null,
-        label: `${f.value!.toFixed(1)} ms · ${(f.value! / f.floor!.value).toFixed(1)}× floor`,
+        floor,
+        budget: f.budget ? (ratio ? f.budget.limit * floor : f.budget.limit) : null,
+        label: `${p50.toFixed(1)} ms · ${(p50 / floor).toFixed(2)}× floor`,
       };
     });
 }
@@ -69,7 +73,7 @@ export function latencySpec(rows: ReturnType<typeof latencyRows>): TopLevelSpec 
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: 'Warm latency per operation against the bare GetItem floor',
-      subtitle: ['bars: p50 · red ticks: p99 · green dashed: bare GetItem p50 (the floor, same run) · orange: budget (1.5 × floor)', 'one panel per number of concurrent clients, each with its own scale'],
+      subtitle: ['bars: p50 · red ticks: p99 · green dashed: bare GetItem p50 (the floor, same run; list: its own Query, bare) · orange ticks: budget (the issue\'s ratio × floor, c=1)', 'one panel per number of concurrent clients, each with its own scale'],
       anchor: 'start',
     },
     data: { values: rows },
@@ -82,7 +86,7 @@ export function latencySpec(rows: ReturnType<typeof latencyRows>): TopLevelSpec 
         { mark: { type: 'bar', color: COLORS.measured, height: 16 }, encoding: { y: operation, x: { field: 'p50', type: 'quantitative', title: 'ms' } } },
         { mark: { type: 'tick', color: COLORS.p99, thickness: 2, size: 18 }, encoding: { y: operation, x: { field: 'p99', type: 'quantitative' } } },
         { mark: { type: 'rule', color: COLORS.floor, strokeDash: [5, 3], strokeWidth: 2 }, encoding: { x: { aggregate: 'max', field: 'floor', type: 'quantitative' } } },
-        { mark: { type: 'rule', color: COLORS.budget, strokeWidth: 2 }, encoding: { x: { aggregate: 'max', field: 'budget', type: 'quantitative' } } },
+        { mark: { type: 'tick', color: COLORS.budget, thickness: 3, size: 22 }, encoding: { y: operation, x: { field: 'budget', type: 'quantitative' } } },
         { mark: { type: 'text', align: 'left', dx: 4, fontSize: 10 }, encoding: { y: operation, x: { field: 'p50', type: 'quantitative' }, text: { field: 'label' } } },
       ],
     },

@@ -39,8 +39,15 @@ export interface GetItemLoad {
   consistentRead?: boolean;
 }
 
+/** Load of one bare Query (a marshalled QueryCommand input) against DynamoDB Local. */
+export interface QueryLoad {
+  mode: 'query';
+  endpoint: string;
+  input: Record<string, unknown>;
+}
+
 /** Runs the closed-loop load client (bench/children/load-client.mjs). */
-export async function runLoadClient(load: (HttpLoad | GetItemLoad) & { concurrency: number; requests: number; warmup: number }): Promise<LoadResult> {
+export async function runLoadClient(load: (HttpLoad | GetItemLoad | QueryLoad) & { concurrency: number; requests: number; warmup: number }): Promise<LoadResult> {
   const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
   if (result.errors > 0) throw new Error(`Load client: ${result.errors} transport errors, first: ${result.firstError}`);

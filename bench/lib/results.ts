@@ -79,6 +79,7 @@ const passOf = (value: number | null, budget: Budget | undefined): boolean | nul
 /** A value with its unit for the table. */
 export function formatValue(value: number | null, unit: string): string {
   if (value === null) return 'n/a';
+  if (unit === '$') return `$${Number(value.toPrecision(3))}`;
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   const text = value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
   return unit ? `${text} ${unit}` : text;

@@ -20,6 +20,9 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { startLocalApi, startLocalStack } from '../../infra/local/stack';
 import type { LocalStepFunctions } from '../../infra/local/step-functions';
+import { API_ROUTES } from '../../infra/routes';
+import { WORKFLOW_TASKS } from '../../infra/workflow';
+import { CpuLedger, patchLocalStepFunctions, watchHttp, type ExecutionMeter, type S3ServerRequest } from './meter';
 
 /** One SDK round trip. */
 export interface CallRecord {
@@ -31,10 +34,15 @@ export interface CallRecord {
   /** Start, `performance.now()` ms. */
   at: number;
   ms: number;
-  /** Consumed capacity units DynamoDB reported (ReturnConsumedCapacity). */
+  /** Consumed capacity units DynamoDB reported (ReturnConsumedCapacity, requested by the bench when the code did not). */
   capacity?: number;
+  /** Of `capacity`: read request units and write request units (on-demand billing). */
+  rru?: number;
+  wru?: number;
   /** Items or keys in a batch request. */
   items?: number;
+  /** The marshalled request of a Query (to replay it bare as a floor). */
+  input?: Record<string, unknown>;
   /** Bytes of the response body (its Content-Length), when the service sent one. */
   bytes?: number;
   /** The whole SDK call around this round trip (marshalling, serialization, signing, retries): start and duration, ms. */
@@ -48,6 +56,10 @@ export class Scope {
   /** When the server received the request and finished the response (`performance.now()` ms). */
   startedAt = performance.now();
   finishedAt: number | undefined;
+  /** Step Functions API requests this request's code sent (`AWSStepFunctions.StartExecution`, …). */
+  readonly stepFunctionsCalls: string[] = [];
+  /** CPU-seconds of this process attributed to the request's handler (processor sharing, bench/lib/meter.ts). */
+  cpuSeconds: number | undefined;
   constructor(readonly label: string) {}
 }
 
@@ -83,6 +95,12 @@ export interface BenchStack {
   stubApiKeys(stub: { organizationId: string } | undefined): void;
   /** PID of the DynamoDB Local JVM (for CPU accounting). */
   dynamodbPid: number | undefined;
+  /** CPU-seconds per handler invocation (API routes by function ID, workflow tasks by function ID). */
+  ledger: CpuLedger;
+  /** Local Step Functions executions, metered (transitions, task invocations). */
+  executions: { of(campaignId: string): ExecutionMeter[]; hold(campaignId: string): () => void };
+  /** Every request s3rver served (from this process or a child), in order. */
+  s3Requests: S3ServerRequest[];
   /** Runs `fn` with a scope of its own (calls made outside any HTTP request). */
   inScope<T>(label: string, fn: () => Promise<T>): Promise<{ result: T; scope: Scope }>;
   stop(): Promise<void>;
@@ -155,6 +173,32 @@ function contentLength(response: unknown): number | undefined {
 
 const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
 
+/** DynamoDB commands that accept ReturnConsumedCapacity. */
+const CAPACITY_COMMANDS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand', 'TransactGetItemsCommand',
+  // The document client's names, should its commands show them.
+  'GetCommand', 'BatchGetCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'BatchWriteCommand', 'TransactWriteCommand', 'TransactGetCommand']);
+const READ_COMMANDS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'Get', 'BatchGet', 'TransactGet']);
+
+/**
+ * Read and write request units of one response's ConsumedCapacity: the
+ * Read/WriteCapacityUnits DynamoDB splits out when it does, else all of
+ * CapacityUnits by the command's class (reads: GetItem, BatchGetItem, Query,
+ * Scan, TransactGetItems; everything else writes).
+ */
+function splitCapacity(command: string, list: ReadonlyArray<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number } | undefined>) {
+  let rru = 0;
+  let wru = 0;
+  for (const c of list) {
+    if (!c) continue;
+    if (c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined) {
+      rru += c.ReadCapacityUnits ?? 0;
+      wru += c.WriteCapacityUnits ?? 0;
+    } else if (READ_COMMANDS.has(command)) rru += c.CapacityUnits ?? 0;
+    else wru += c.CapacityUnits ?? 0;
+  }
+  return { rru, wru };
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 export function processCpuSeconds(pid: number | undefined): number {
   if (!pid) return Number.NaN;
@@ -204,6 +248,23 @@ export async function startBenchStack(): Promise<BenchStack> {
   let recorded = 0;
   let stub: { organizationId: string } | undefined;
 
+  const ledger = new CpuLedger();
+  const taskIds = new Map<string, string>(Object.values(WORKFLOW_TASKS).map((t) => [t.state, t.functionId]));
+  const routeIds = new Map<string, string>(API_ROUTES.map((r) => [r.operation.path, r.functionId]));
+  const executions = await patchLocalStepFunctions(ledger, (state) => taskIds.get(state) ?? state);
+  const s3Port = Number(new URL(s3Endpoint).port);
+  const http = watchHttp({ s3Port: () => s3Port, onStepFunctions: (target) => als.getStore()?.stepFunctionsCalls.push(target) });
+
+  dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      // Capacity for the cost model: asked for on every request that can return it, unless the code asked already.
+      const input = args.input as Record<string, unknown>;
+      if (CAPACITY_COMMANDS.has(String(context.commandName))) input.ReturnConsumedCapacity ??= 'TOTAL';
+      return next(args);
+    },
+    { step: 'initialize', priority: 'low', name: 'benchReturnConsumedCapacity' },
+  );
+
   dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as Record<string, any>;
@@ -230,12 +291,19 @@ export async function startBenchStack(): Promise<BenchStack> {
       const scope = als.getStore();
       const at = performance.now();
       const record: CallRecord = { service: 'dynamodb', command: String(context.commandName).replace(/Command$/, ''), kind, at, ms: 0, items };
+      if (record.command === 'Query') record.input = structuredClone(input);
       scope?.calls.push(record);
       (context as { benchRecord?: CallRecord }).benchRecord = record;
       try {
         const result = await next(args);
         const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
-        if (consumed) record.capacity = Array.isArray(consumed) ? sum(consumed) : (consumed.CapacityUnits ?? 0);
+        if (consumed) {
+          const list = Array.isArray(consumed) ? consumed : [consumed];
+          record.capacity = sum(list);
+          const units = splitCapacity(record.command, list);
+          record.rru = units.rru;
+          record.wru = units.wru;
+        }
         record.bytes = contentLength(result.response);
         return result;
       } finally {
@@ -274,9 +342,13 @@ export async function startBenchStack(): Promise<BenchStack> {
     const id = req.headers['x-bench-id'];
     if (typeof id === 'string') scopes.set(id, scope);
     if (target === 'AWSStepFunctions.StartExecution') workflowScopes.push(scope);
+    const functionId = target ? undefined : routeIds.get(new URL(req.url ?? '/', 'http://x').pathname);
+    const end = functionId ? ledger.begin(functionId) : undefined;
     res.once('finish', () => {
       scope.finishedAt = performance.now();
     });
+    // 'close' also fires when the client hangs up before the answer (autocannon at its end): the invocation leaves the ledger either way.
+    if (end) res.once('close', () => (scope.cpuSeconds = end().cpuSeconds));
     als.run(scope, () => {
       for (const listener of listeners) listener.call(api.server, req, res);
     });
@@ -299,6 +371,9 @@ export async function startBenchStack(): Promise<BenchStack> {
       return scope;
     },
     recordedAccounts: () => recorded,
+    ledger,
+    executions,
+    s3Requests: http.s3Requests,
     stubApiKeys(value) {
       stub = value;
     },

@@ -12,6 +12,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '../../lib/http/deadline';
+import { memoryOf } from '../memory';
 
 /** The repository root: handler entries are relative to it, and esbuild runs from it. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -148,7 +149,7 @@ export class ServiceFunction extends Construct implements iam.IGrantable {
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: 1024,
+      memorySize: memoryOf(id),
       timeout: props.timeout ?? API_TIMEOUT,
       tracing: lambda.Tracing.ACTIVE,
       role: this.role,

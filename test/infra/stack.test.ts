@@ -20,6 +20,7 @@ import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../..
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
+import { memoryOf } from '../../infra/memory';
 
 const CDK_JSON = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
@@ -153,7 +154,7 @@ describe('CampaignEnrichment-dev', () => {
     }
   });
 
-  it('runs every route function on nodejs24.x, arm64, 1024 MB, 28 s (inside the 29 s of API Gateway), X-Ray active, logging to its own log group', () => {
+  it('runs every route function on nodejs24.x, arm64, its memory from infra/memory.ts, 28 s (inside the 29 s of API Gateway), X-Ray active, logging to its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const logGroups = template.findResources('AWS::Logs::LogGroup');
     for (const route of API_ROUTES) {
@@ -161,7 +162,7 @@ describe('CampaignEnrichment-dev', () => {
       expect(functions[logicalId(fn.function)]!.Properties, route.functionId).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
-        MemorySize: 1024,
+        MemorySize: memoryOf(route.functionId),
         Timeout: 28,
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },

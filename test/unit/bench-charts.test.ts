@@ -27,8 +27,32 @@ describe('figures from results.json', () => {
     const figures = stored.figures.filter((f) => f.group === 'warm latency');
     expect(rows).toHaveLength(figures.length);
     const describeC1 = rows.find((r) => r.operation === 'describe' && r.concurrency === 'c=1')!;
-    const figure = figures.find((f) => f.name === 'describe, c=1')!;
-    expect(describeC1).toMatchObject({ p50: figure.value, floor: figure.floor!.value, budget: figure.budget!.limit, p99: Number(String(figure.extra!.p99).replace(' ms', '')) });
+    const figure = figures.find((f) => /^describe, c=1(:|$)/.test(f.name))!;
+    // Runs since issue #18 store the ratio to the floor (unit ×) with the p50 in ms beside it; older ones the p50 itself.
+    const ratio = figure.unit === '×';
+    expect(describeC1).toMatchObject({
+      p50: ratio ? Number(String(figure.extra!.p50).replace(' ms', '')) : figure.value,
+      floor: figure.floor!.value,
+      p99: Number(String(figure.extra!.p99).replace(' ms', '')),
+    });
+    expect(describeC1.budget).toBeCloseTo(ratio ? figure.budget!.limit * figure.floor!.value : figure.budget!.limit, 6);
+  });
+
+  it('reads a ratio figure (p50 / floor): p50 from its extra, the budget as ratio × floor (ms)', () => {
+    const ratioFigure = {
+      figure: 'warm latency / list (filters.status = draft, 25 items), c=1: p50 / bare Query',
+      group: 'warm latency',
+      name: 'list (filters.status = draft, 25 items), c=1: p50 / bare Query',
+      value: 2,
+      unit: '×',
+      budget: { op: '<=' as const, limit: 1.3, text: '≤ 1.3×' },
+      floor: { value: 4, unit: 'ms', what: 'the same Query, bare p50, c=1' },
+      pass: false,
+      extra: { p50: '8 ms', p99: '12.5 ms' },
+    };
+    const [row] = latencyRows({ ...stored, figures: [ratioFigure] } as StoredResults);
+    expect(row).toMatchObject({ operation: 'list (filters.status = draft, 25 items)', concurrency: 'c=1', p50: 8, p99: 12.5, floor: 4 });
+    expect(row!.budget).toBeCloseTo(5.2, 6);
   });
 
   it('reads the scale point of a full run; the workflow rate becomes seconds', () => {

@@ -1,0 +1,22 @@
+/**
+ * Memory (MB) of each Lambda function, chosen from `npm run bench`
+ * measurements (docs/deploy.md "Memory"). Lambda gives a function CPU in
+ * proportion to its memory (1,769 MB = one vCPU), so for CPU-bound work the
+ * GB-seconds, and the bill, stay the same up to 1,769 MB while the time
+ * shrinks; for work that mostly waits on DynamoDB, more memory only costs.
+ */
+
+/** Memory every function gets unless listed in {@link FUNCTION_MEMORY_MB}. */
+export const DEFAULT_MEMORY_MB = 1024;
+
+/** One full vCPU: the functions whose invocations are CPU-bound and large (docs/deploy.md "Memory"). */
+const ONE_VCPU_MB = 1769;
+
+/** Functions whose memory differs from {@link DEFAULT_MEMORY_MB}, by function ID. */
+export const FUNCTION_MEMORY_MB: Readonly<Record<string, number>> = {
+  CampaignsEnrich: ONE_VCPU_MB,
+  CampaignsExport: ONE_VCPU_MB,
+};
+
+/** Memory (MB) of the function with construct ID `functionId`. */
+export const memoryOf = (functionId: string): number => FUNCTION_MEMORY_MB[functionId] ?? DEFAULT_MEMORY_MB;
