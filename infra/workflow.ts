@@ -21,12 +21,12 @@ import type { RoutePermissions } from './routes';
 
 /** The workflow's task functions: state name, handler file, permissions. */
 export const WORKFLOW_TASKS = {
-  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite' } },
+  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
   recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
   finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
-  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite' } },
-  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite' } },
+  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true, bucketKeys: ['campaigns/*'] } },
+  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true, bucketKeys: ['campaigns/*'] } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
 
 /** Key of a workflow task. */

@@ -61,6 +61,7 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  * - `bucket`: object actions on the bucket's objects (only those matching
  *   `bucketKeys` when given); readers also get `s3:ListBucket` so a missing
  *   key answers 404 `NoSuchKey`, not 403.
+ * - `deletesObjects`: `s3:DeleteObject` on the same objects and `s3:ListBucket`.
  * - `startsWorkflow`: `states:StartExecution` on the state machine and its ARN
  *   in `STATE_MACHINE_ARN` (lib/config.ts).
  *
@@ -77,12 +78,12 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     }),
   );
 
-  if (permissions.bucket) {
+  if (permissions.bucket || permissions.deletesObjects) {
     const patterns = permissions.bucketKeys ?? ['*'];
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }),
-    );
-    if (permissions.bucket !== 'write') {
+    // s3:DeleteObject also authorizes each key of a DeleteObjects (multi-object delete) call.
+    const actions = [...(permissions.bucket ? OBJECT_ACTIONS[permissions.bucket] : []), ...(permissions.deletesObjects ? ['s3:DeleteObject'] : [])];
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketObjects', actions, resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }));
+    if (permissions.bucket !== 'write' || permissions.deletesObjects) {
       fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     for (const pattern of patterns) {

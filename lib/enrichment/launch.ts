@@ -7,11 +7,15 @@
  *    (no new charge).
  * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
  *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
+ *    The previous evaluation's objects are deleted once it is replaced
+ *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
  *    `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
- * 4. One transaction charges credits, reserves capacity, moves the campaign
+ * 4. The eligible list and one account object per workflow batch are
+ *    written (each FindContactsBatch reads only its own).
+ * 5. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
  *
  * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
@@ -38,6 +42,8 @@ import type { EnrichmentStore } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
+import type { PrefixStore } from '../storage/prefixes';
+import { deleteReplacedEvaluation, writeAttemptLists } from './attempt-objects';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -48,8 +54,10 @@ export interface LaunchDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
-  /** Per-account outcomes of each evaluation (decisions §11). */
-  outcomes: Pick<OutcomeStore, 'recordEvaluation'>;
+  /** Per-account outcomes of each evaluation (decisions §11); the previous one's manifest is read to delete its objects once replaced. */
+  outcomes: Pick<OutcomeStore, 'recordEvaluation' | 'manifest'>;
+  /** Deletion of a replaced evaluation's objects and of a compensated attempt's (lib/enrichment/attempt-objects.ts). */
+  objects: PrefixStore;
   /** Credits per eligible account. */
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
@@ -104,6 +112,9 @@ export async function enrichCampaign(
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
   try {
+    // The previous evaluation (if any) is replaced below; its objects are deleted once it is.
+    const previousManifest = deps.outcomes.manifest(campaignId);
+    previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
     const eligible = evaluation.eligibleIds.length;
@@ -111,7 +122,9 @@ export async function enrichCampaign(
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
     // Written while the organization is read (first round below), and awaited before any refusal or charge.
-    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE });
+    const recorded = deps.outcomes
+      .recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE })
+      .then(async () => deleteReplacedEvaluation(deps, campaign, (await previousManifest.catch(() => undefined))?.evaluationId, attemptId, now));
     recorded.catch(() => undefined); // a failure is rethrown where it is awaited
 
     const attempt: AttemptRecord = {
@@ -135,7 +148,8 @@ export async function enrichCampaign(
       const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
       if (refusal) throw refusal;
       if (!eligibleListWritten) {
-        await beforeDeadline(signal, deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds));
+        // The whole eligible list, and one object per workflow batch (each batch reads only its own).
+        await beforeDeadline(signal, writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleIds));
         eligibleListWritten = true;
       }
       // The point of no return: started only before the deadline, then awaited to its end so

@@ -34,6 +34,7 @@ import type { OrganizationStore } from '../organizations/store';
 import type { EnrichmentStore } from './store';
 import { compensateAttempt } from './steps';
 import { executionInputOf, type ExecutionStatus, type WorkflowPort } from './workflow';
+import type { PrefixStore } from '../storage/prefixes';
 
 /** What the reconciler needs. */
 export interface ReconcileDependencies {
@@ -45,6 +46,8 @@ export interface ReconcileDependencies {
   organizationIds(): Promise<string[]>;
   /** Seconds after a launch before a missing execution counts as lost (the launch may still be starting it). */
   graceSeconds: number;
+  /** Deletes a compensated attempt's result parts and batch objects (lib/enrichment/attempt-objects.ts); nothing is deleted without it. */
+  objects?: PrefixStore;
 }
 
 /** One repair the reconciler made. */
