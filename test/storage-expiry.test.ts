@@ -7,7 +7,8 @@
  * - a campaign that expires loses every attempt and evaluation object (its account list stays);
  * - a failed or canceled attempt leaves no result parts or batch objects, even
  *   when a batch still running writes its part after the cancel's compensation;
- * - a new evaluation deletes the one it replaces.
+ * - a new evaluation deletes the one it replaces;
+ * - the reconciler expires (and deletes) what a dead execution left past its expiry.
  *
  * The result access period is shortened through `RESULTS_ACCESS_PERIOD_SECONDS`
  * (lib/config.ts), which the in-process CompleteEnrichment task reads.
@@ -19,7 +20,8 @@ import { config } from '../lib/config';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { expireResults } from '../lib/enrichment/steps';
 import { objectKeys } from '../lib/objects';
-import { campaigns, embeddedWarehouse, enrichment, objects, useWarehouse, workflow } from '../lib/root';
+import { campaigns, embeddedWarehouse, enrichment, objects, reconcileDependencies, useWarehouse, workflow } from '../lib/root';
+import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { Warehouse } from '../lib/warehouse/warehouse';
 import { call, newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, enrich, gate, getCampaign, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
@@ -213,5 +215,32 @@ describe('storage expiry (issue #13 item 4)', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await pollUntil(() => keysUnder(resultsPrefix), (keys) => keys.length === 0, { timeoutMs: 10_000 })).toEqual([]);
     expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({ status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } });
+  });
+
+  it('the reconciler expires a campaign whose execution died before its expiry, and deletes its objects', async () => {
+    const p = uniquePrefix();
+    const accounts = activeAccounts(p, 10);
+    await importAccounts(accounts);
+    const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
+    const { campaignId, attemptId } = await withAccessPeriod(2, async () => {
+      const launched = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+      await waitForStatus(api(), apiKey, launched.campaignId, 'enriched');
+      return launched;
+    });
+    // The execution dies while it waits for the expiry (stopped outside the product).
+    const { executionArn } = (await campaigns().get(organizationId, campaignId))!.attempt!;
+    await workflow().stop(executionArn, 'Stopped outside the product');
+    await pollUntil(() => workflow().status(executionArn), (status) => status !== 'RUNNING');
+
+    await waitForStatus(api(), apiKey, campaignId, 'expired', 10_000);
+    expect((await campaigns().get(organizationId, campaignId))!.status).toBe('enriched'); // reads expired; stored as it was
+    expect((await campaignKeys(organizationId, campaignId)).length).toBeGreaterThan(1);
+
+    const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId });
+    expect(report.repairs).toEqual([{ organizationId, campaignId, attemptId, action: 'expired', execution: 'ABORTED' }]);
+    expect((await campaigns().get(organizationId, campaignId))!.status).toBe('expired');
+    expect(await campaignKeys(organizationId, campaignId)).toEqual(['accounts.txt']);
+    // A second pass finds nothing to do.
+    expect((await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId })).repairs).toEqual([]);
   });
 });

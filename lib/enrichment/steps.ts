@@ -156,7 +156,7 @@ export async function finishRecording(deps: Pick<StepDependencies, 'enrichment'>
  * @returns whether this call expired the campaign, and how many objects it deleted.
  */
 export async function expireResults(
-  deps: Pick<StepDependencies, 'enrichment' | 'campaigns' | 'objects'>,
+  deps: { enrichment: Pick<EnrichmentStore, 'expire'>; campaigns: Pick<CampaignStore, 'get'>; objects: PrefixStore },
   input: AttemptRef,
   now = new Date(),
 ): Promise<{ expired: boolean; objectsDeleted: number }> {
