@@ -29,7 +29,7 @@ export interface RoutePermissions {
   bucket?: 'read' | 'write' | 'readWrite';
   /** Object key patterns the bucket access is limited to (IAM wildcards); every object of the bucket when absent. */
   bucketKeys?: readonly string[];
-  /** Whether the function deletes objects (storage expiry, lib/enrichment/attempt-objects.ts): `s3:DeleteObject` on the same patterns, and `s3:ListBucket` to find them. */
+  /** Whether the function deletes objects (storage expiry, lib/enrichment/attempt-objects.ts): `s3:DeleteObject` on `EXPIRING_KEY_PATTERNS` only (lib/objects.ts), and `s3:ListBucket` to find them. */
   deletesObjects?: boolean;
   /** Whether the function starts enrichment executions. */
   startsWorkflow?: boolean;

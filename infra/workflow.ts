@@ -25,8 +25,8 @@ export const WORKFLOW_TASKS = {
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
   recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
   finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
-  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true, bucketKeys: ['campaigns/*'] } },
-  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true, bucketKeys: ['campaigns/*'] } },
+  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true } },
+  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
 
 /** Key of a workflow task. */

@@ -19,6 +19,12 @@ const attemptPrefix = (organizationId: string, campaignId: string, attemptId: st
 const evaluationsPrefix = (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}evaluations/`;
 const pad = (index: number) => String(index).padStart(6, '0');
 
+/**
+ * IAM key patterns of the objects storage expiry deletes (lib/enrichment/attempt-objects.ts):
+ * every attempt's and every evaluation's objects. The only objects any function may delete.
+ */
+export const EXPIRING_KEY_PATTERNS = [`${OBJECT_PREFIXES.campaigns}*/attempts/*`, `${OBJECT_PREFIXES.campaigns}*/evaluations/*`] as const;
+
 /** Key builders, one per kind of object. Nothing else in the code spells an object key. */
 export const objectKeys = {
   /** The distinct account IDs submitted at create, one per line. */
