@@ -5,7 +5,8 @@
  * object, the warehouse reads, its result part, its outcome record), at
  * 4, 8, 16 and 32 at once, as the Map would run them; Step Functions' own
  * per-iteration overhead is not part of it. Also counts the S3 bytes the
- * batches read (the issue #13 budget: ≤ 2 × the eligible list).
+ * batches read (the issue #13 budget: ≤ 2 × the eligible list), and what
+ * writing the per-batch objects adds to a launch of 100,000 long IDs.
  *
  *   npx tsx scripts/measure-map-concurrency.ts [accounts=40000] [levels=4,8,16,32]
  *
@@ -30,14 +31,28 @@ try {
   // Bytes of every GetObject body the steps read (Content-Length of the response).
   let bytesRead = 0;
   s3.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       const out = await next(args);
-      const response = out.response as { headers?: Record<string, string> };
-      if ((args.input as { Key?: string }).Key && response.headers?.['content-length'] && (out.output as { Body?: unknown }).Body) bytesRead += Number(response.headers['content-length']);
+      const length = (out.response as { headers?: Record<string, string> } | undefined)?.headers?.['content-length'];
+      if (context.commandName === 'GetObjectCommand' && length) bytesRead += Number(length);
       return out;
     },
     { step: 'deserialize', name: 'countBytes' },
   );
+
+  // What launch adds: the eligible list and one object per batch, for 100,000 IDs of 128 characters (~13 MB).
+  {
+    const longIds = Array.from({ length: 100_000 }, (_, i) => `${String(i).padStart(8, '0')}${'x'.repeat(120)}`);
+    const ref = { organizationId: 'org_measure', campaignId: 'camp_lists', attemptId: 'att_lists', eligibleObjectKey: objectKeys.eligibleList('org_measure', 'camp_lists', 'att_lists') };
+    for (let run = 1; run <= 3; run++) {
+      const t0 = performance.now();
+      await writeAttemptLists({ accountLists: root.accountLists() }, ref, longIds);
+      const t1 = performance.now();
+      await root.accountLists().put(ref.eligibleObjectKey, longIds);
+      const t2 = performance.now();
+      console.log(`launch lists, 100,000 × 128-char IDs: eligible list + 100 batch objects ${(t1 - t0).toFixed(0)} ms; eligible list alone ${(t2 - t1).toFixed(0)} ms`);
+    }
+  }
 
   const warehouse = generateDemoWarehouse(accounts).map((a) => ({ ...a, status: 'active' as const }));
   const started = performance.now();

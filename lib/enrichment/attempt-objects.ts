@@ -1,6 +1,6 @@
 /**
  * The S3 objects of an attempt and of a launch evaluation, from their writing
- * at launch to their deletion (docs/data-model.md "Objects" gives each
+ * at launch to their deletion (docs/data-model.md "Lifetime of stored data" gives each
  * prefix's lifetime):
  *
  * - At launch: the eligible list (one object, kept whole) and one object per

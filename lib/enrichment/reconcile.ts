@@ -23,7 +23,7 @@
  * than the grace period ago but that is still stored `enriched` (its
  * execution died, or its ExpireResults task failed past its retries) is
  * expired here, and its attempts' and evaluations' objects deleted (with
- * `deps.objects`): the backstop of storage expiry (docs/data-model.md "Objects").
+ * `deps.objects`): the backstop of storage expiry (docs/data-model.md "Lifetime of stored data").
  *
  * Every repair is guarded by the attempt (the writes' conditions), so a
  * reconciler racing the workflow, the cancel command or another reconciler

@@ -1,7 +1,7 @@
 /**
  * Deleting every object under a key prefix of the data bucket: what the
  * enrichment's storage expiry uses (lib/enrichment/attempt-objects.ts;
- * docs/data-model.md "Objects"). Keys come from lib/objects.ts.
+ * docs/data-model.md "Lifetime of stored data"). Keys come from lib/objects.ts.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 
