@@ -18,13 +18,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { s3 } from '../lib/aws';
 import { config } from '../lib/config';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
-import { expireResults } from '../lib/enrichment/steps';
+import { expireResults, findContactsBatch } from '../lib/enrichment/steps';
 import { objectKeys } from '../lib/objects';
-import { campaigns, embeddedWarehouse, enrichment, objects, reconcileDependencies, useWarehouse, workflow } from '../lib/root';
+import { accountLists, campaigns, embeddedWarehouse, enrichment, objects, outcomes, reconcileDependencies, results, useWarehouse, workflow } from '../lib/root';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { Warehouse } from '../lib/warehouse/warehouse';
 import { call, newOrganization, useApi } from './support/api';
-import { activeAccounts, createApiCampaign, enrich, gate, getCampaign, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import { account, activeAccounts, contact, createApiCampaign, enrich, gate, getCampaign, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
 
@@ -93,6 +93,21 @@ describe('per-batch account objects (issue #13 item 2)', () => {
     expect(batches.flat()).toEqual(ids);
     expect((await readText(objectKeys.eligibleList(organizationId, campaignId, attemptId))).split('\n')).toEqual(ids);
   });
+  it('a batch of an attempt launched before batch objects existed slices the eligible list', async () => {
+    const p = uniquePrefix();
+    // Account i has i contacts, so the contacts a batch finds tell which accounts it read.
+    const accounts = Array.from({ length: 6 }, (_, i) => account(`${p}_${i}`, 'active', Array.from({ length: i }, (_, c) => contact(`${p}_${i}_${c}`))));
+    await importAccounts(accounts);
+    const ref = { organizationId: `org_${p}`, campaignId: `camp_${p}`, attemptId: `att_${p}` };
+    const eligibleObjectKey = objectKeys.eligibleList(ref.organizationId, ref.campaignId, ref.attemptId);
+    await accountLists().put(eligibleObjectKey, accounts.map((a) => a.accountId));
+    const summary = await findContactsBatch(
+      { accountLists: accountLists(), warehouse: embeddedWarehouse(), results: results(), outcomes: outcomes() },
+      { ...ref, eligibleObjectKey, batch: { index: 1, offset: 2, count: 3 } },
+    );
+    expect(summary).toEqual({ index: 1, accounts: 3, accountsWithContact: 3, accountsWithMobile: 0, contacts: 2 + 3 + 4 });
+    expect(await keysUnder(objectKeys.resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId))).toHaveLength(1);
+  });
 });
 
 describe('storage expiry (issue #13 item 4)', () => {
@@ -109,14 +124,14 @@ describe('storage expiry (issue #13 item 4)', () => {
     });
     const attempt = `attempts/${attemptId}/`;
     const evaluation = `evaluations/${attemptId}/`;
-    // While enriched: everything is there, and the results export.
-    expect(await campaignKeys(organizationId, campaignId)).toEqual([
+    // While enriched: everything is there, and the results export. (Result parts: one or more objects per batch, whatever their format.)
+    const stored = await campaignKeys(organizationId, campaignId);
+    expect(stored.filter((key) => key.startsWith(`${attempt}results/`)).length).toBeGreaterThanOrEqual(2);
+    expect(stored.filter((key) => !key.startsWith(`${attempt}results/`))).toEqual([
       'accounts.txt',
       `${attempt}batches/000000.txt`,
       `${attempt}batches/000001.txt`,
       `${attempt}eligible.txt`,
-      expect.stringMatching(new RegExp(`^${attempt}results/.*0\\b`)),
-      expect.stringMatching(new RegExp(`^${attempt}results/.*1\\b`)),
       `${evaluation}contacts/000000.json`,
       `${evaluation}contacts/000001.json`,
       `${evaluation}outcomes/000000.json`,
@@ -180,7 +195,9 @@ describe('storage expiry (issue #13 item 4)', () => {
     const secondAttempt = (await campaigns().get(organizationId, campaignId))!.attempt!.id;
     const keys = await campaignKeys(organizationId, campaignId);
     expect(keys.filter((key) => key.includes(attemptId))).toEqual([]);
-    expect(keys.filter((key) => key.includes(secondAttempt))).toHaveLength(3 /* batches */ + 1 /* eligible */ + 3 /* parts */ + 3 /* outcomes */ + 3 /* contacts */);
+    const second = keys.filter((key) => key.includes(secondAttempt) && !key.includes('/results/'));
+    expect(second).toHaveLength(3 /* batches */ + 1 /* eligible */ + 3 /* outcomes */ + 3 /* contacts */);
+    expect(keys.filter((key) => key.includes(`${secondAttempt}/results/`)).length).toBeGreaterThanOrEqual(3);
   });
 
   it('a canceled attempt leaves no result parts or batch objects, even from a batch that finishes after the compensation', async () => {
@@ -222,25 +239,31 @@ describe('storage expiry (issue #13 item 4)', () => {
     const accounts = activeAccounts(p, 10);
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
-    const { campaignId, attemptId } = await withAccessPeriod(2, async () => {
+    // An hour of access; the reconciler is then run as of a time past the expiry.
+    const { campaignId, attemptId } = await withAccessPeriod(3_600, async () => {
       const launched = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
       await waitForStatus(api(), apiKey, launched.campaignId, 'enriched');
       return launched;
     });
     // The execution dies while it waits for the expiry (stopped outside the product).
-    const { executionArn } = (await campaigns().get(organizationId, campaignId))!.attempt!;
-    await workflow().stop(executionArn, 'Stopped outside the product');
-    await pollUntil(() => workflow().status(executionArn), (status) => status !== 'RUNNING');
+    const stored = (await campaigns().get(organizationId, campaignId))!;
+    await workflow().stop(stored.attempt!.executionArn, 'Stopped outside the product');
+    await pollUntil(() => workflow().status(stored.attempt!.executionArn), (status) => status !== 'RUNNING');
+    const reconcile = (now: Date) => reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 60 }, { organizationId, now });
 
-    await waitForStatus(api(), apiKey, campaignId, 'expired', 10_000);
-    expect((await campaigns().get(organizationId, campaignId))!.status).toBe('enriched'); // reads expired; stored as it was
+    // Before the expiry, and within the grace period after it: nothing to do.
+    const expiresAt = Date.parse(stored.resultsExpireAt!);
+    expect((await reconcile(new Date())).repairs).toEqual([]);
+    expect((await reconcile(new Date(expiresAt + 30_000))).repairs).toEqual([]);
+    expect((await campaigns().get(organizationId, campaignId))!.status).toBe('enriched');
     expect((await campaignKeys(organizationId, campaignId)).length).toBeGreaterThan(1);
 
-    const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId });
+    // Past it by more than the grace period: expired, and its objects deleted.
+    const report = await reconcile(new Date(expiresAt + 61_000));
     expect(report.repairs).toEqual([{ organizationId, campaignId, attemptId, action: 'expired', execution: 'ABORTED' }]);
     expect((await campaigns().get(organizationId, campaignId))!.status).toBe('expired');
     expect(await campaignKeys(organizationId, campaignId)).toEqual(['accounts.txt']);
     // A second pass finds nothing to do.
-    expect((await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId })).repairs).toEqual([]);
+    expect((await reconcile(new Date(expiresAt + 120_000))).repairs).toEqual([]);
   });
 });

@@ -121,7 +121,7 @@ export async function enrichCampaign(
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
-    // Written while the organization is read (first round below), and awaited before any refusal or charge.
+    // Written while the organization is read and the attempt's lists are written (first round below), and awaited before any refusal or charge.
     const recorded = deps.outcomes
       .recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE })
       .then(async () => deleteReplacedEvaluation(deps, campaign, (await previousManifest.catch(() => undefined))?.evaluationId, attemptId, now));
@@ -137,21 +137,21 @@ export async function enrichCampaign(
       executionArn: deps.workflow.executionArnOf(attemptId),
       ...(requestId ? { requestId } : {}),
     };
-    let eligibleListWritten = false;
+    let listsWritten = false;
 
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const [org] = await beforeDeadline(signal, Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
-      if (!org) throw new NotFoundError('organization', organizationId);
+      const org = await beforeDeadline(signal, deps.organizations.get(organizationId));
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
-      const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
+      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount)) : undefined;
+      // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
+      // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
+      const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
+      await beforeDeadline(signal, Promise.all([recorded, writeLists ? writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleIds) : undefined]));
+      listsWritten ||= writeLists;
+      if (!org) throw new NotFoundError('organization', organizationId);
       if (refusal) throw refusal;
-      if (!eligibleListWritten) {
-        // The whole eligible list, and one object per workflow batch (each batch reads only its own).
-        await beforeDeadline(signal, writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleIds));
-        eligibleListWritten = true;
-      }
       // The point of no return: started only before the deadline, then awaited to its end so
       // the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);
