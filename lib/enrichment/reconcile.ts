@@ -50,7 +50,7 @@ export interface ReconcileDependencies {
   organizationIds(): Promise<string[]>;
   /** Seconds after a launch before a missing execution counts as lost (the launch may still be starting it). */
   graceSeconds: number;
-  /** Deletes a compensated attempt's result parts and batch objects (lib/enrichment/attempt-objects.ts); nothing is deleted without it. */
+  /** Deletes a compensated attempt's result parts and batch objects, and a lapsed campaign's objects (lib/enrichment/attempt-objects.ts); without it nothing is deleted and lapsed campaigns are left to the workflow. */
   objects?: PrefixStore;
 }
 

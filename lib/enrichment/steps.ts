@@ -177,8 +177,8 @@ export async function expireResults(
  * a rerun still deletes the objects of an attempt that is not the campaign's
  * live one (a first run that died between the refund and the deletion);
  * a completed attempt's results are never deleted here. Without
- * `deps.objects` nothing is deleted (tests of the money path alone).
- * @throws PrefixDeleteError (after the refund) when S3 refuses a deletion: a rerun finishes it.
+ * `deps.objects` nothing is deleted (tests of the money path alone). A
+ * failed deletion is logged, never thrown: the compensation stands.
  */
 export async function compensateAttempt(
   deps: { enrichment: Pick<EnrichmentStore, 'compensate'>; campaigns?: Pick<CampaignStore, 'get'>; objects?: PrefixStore },
@@ -190,7 +190,8 @@ export async function compensateAttempt(
   if (deps.objects) {
     // Without `campaigns` only a compensation done now deletes (the safe side).
     const ended = refunded !== false || (deps.campaigns !== undefined && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId, now));
-    if (ended) await deleteAttemptWork({ objects: deps.objects }, input);
+    // Best effort: the refund stands whatever S3 answers; leftovers go with the next evaluation or the campaign's expiry.
+    if (ended) await deleteAttemptWork({ objects: deps.objects }, input).catch((error: unknown) => logger.error('Deleting a compensated attempt\'s objects failed', { error }));
   }
   return { compensated: refunded !== false };
 }
