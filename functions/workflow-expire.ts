@@ -1,6 +1,6 @@
-/** Workflow task: mark the campaign `expired` at `resultsExpireAt`. */
+/** Workflow task: mark the campaign `expired` at `resultsExpireAt` and delete its attempts' and evaluations' objects. */
 import { createTaskHandler } from '../lib/enrichment/task-handler';
 import { expireResults } from '../lib/enrichment/steps';
-import { enrichment } from '../lib/root';
+import { campaigns, enrichment, objects } from '../lib/root';
 
-export const handler = createTaskHandler((input: Parameters<typeof expireResults>[1]) => expireResults({ enrichment: enrichment() }, input));
+export const handler = createTaskHandler((input: Parameters<typeof expireResults>[1]) => expireResults({ enrichment: enrichment(), campaigns: campaigns(), objects: objects() }, input));

@@ -30,6 +30,8 @@ export interface RoutePermissions {
   bucket?: 'read' | 'write' | 'readWrite';
   /** Object key patterns the bucket access is limited to (IAM wildcards); every object of the bucket when absent. */
   bucketKeys?: readonly string[];
+  /** Whether the function deletes objects (storage expiry, lib/enrichment/attempt-objects.ts): `s3:DeleteObject` on `EXPIRING_KEY_PATTERNS` only (lib/objects.ts), and `s3:ListBucket` to find them. */
+  deletesObjects?: boolean;
   /** Whether the function starts enrichment executions. */
   startsWorkflow?: boolean;
 }
@@ -54,7 +56,7 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: updateCampaignOperation, entry: 'functions/campaigns-update.ts', functionId: 'CampaignsUpdate', permissions: { table: 'readWrite' } },
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
-  { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true } },
+  { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.

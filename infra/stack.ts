@@ -223,7 +223,7 @@ export class CampaignEnrichmentStack extends Stack {
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
     });
-    grantRoutePermissions(enrichmentReconcile, { table: 'readWrite', startsWorkflow: true }, resources);
+    grantRoutePermissions(enrichmentReconcile, { table: 'readWrite', startsWorkflow: true, deletesObjects: true }, resources);
     // Reading and stopping executions of this state machine only.
     enrichmentReconcile.role.addToPrincipalPolicy(
       new iam.PolicyStatement({

@@ -4,12 +4,12 @@
  * same construct (with placeholder function ARNs) and runs the resulting ASL
  * with aws-local-stepfunctions.
  *
- *   FindContacts (Map over batches: FindContactsBatch)
+ *   FindContacts (Map over batches: FindContactsBatch, each reading its own batch object)
  *   → CompleteEnrichment → RecordEnrichment (Map: RecordEnrichmentBatch)
  *   → FinishRecording → WaitForResultsExpiry (until resultsExpireAt)
- *   → ExpireResults → Done
+ *   → ExpireResults (`expired`; the campaign's stored objects deleted) → Done
  *   FindContacts or CompleteEnrichment failing (after retries of transient
- *   errors) → CompensateAttempt → EnrichmentFailed
+ *   errors) → CompensateAttempt (refund; result parts and batch objects deleted) → EnrichmentFailed
  */
 import { App, Duration, Stack, type Stack as StackType } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -21,12 +21,12 @@ import type { RoutePermissions } from './routes';
 
 /** The workflow's task functions: state name, handler file, permissions. */
 export const WORKFLOW_TASKS = {
-  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite' } },
+  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
   recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
   finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
-  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite' } },
-  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite' } },
+  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true } },
+  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
 
 /** Key of a workflow task. */
@@ -47,7 +47,17 @@ export const TRANSIENT_ERRORS = [
   'SlowDown',
 ];
 
-/** Accounts batches processed at once by each Map state. */
+/**
+ * Account batches processed at once by each Map state. Chosen from
+ * `scripts/measure-map-concurrency.ts` and the shared limits in AWS
+ * (docs/deploy.md "Workflow concurrency"): locally throughput is flat from 1
+ * to 32 (the emulators are the limit); in AWS each batch reads ~1,000
+ * DynamoDB read units in ~1 s, so 8 per campaign stays under a fresh
+ * on-demand table's 12,000 units/s with room for launch evaluations (which
+ * share the table under the API's deadline), and 8 Lambdas per campaign
+ * leave the account's 1,000 concurrent executions to ~100 campaigns and the
+ * API. 16 would save ~6 s on a 100,000-account campaign.
+ */
 export const MAP_CONCURRENCY = 8;
 
 /** Properties of {@link EnrichmentWorkflow}. */

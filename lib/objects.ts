@@ -16,7 +16,16 @@ export const OBJECT_PREFIXES = {
 } as const;
 
 const campaignPrefix = (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.campaigns}${organizationId}/${campaignId}/`;
-const attemptPrefix = (organizationId: string, campaignId: string, attemptId: string) => `${campaignPrefix(organizationId, campaignId)}attempts/${attemptId}/`;
+const attemptsPrefix = (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}attempts/`;
+const attemptPrefix = (organizationId: string, campaignId: string, attemptId: string) => `${attemptsPrefix(organizationId, campaignId)}${attemptId}/`;
+const evaluationsPrefix = (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}evaluations/`;
+const pad = (index: number) => String(index).padStart(6, '0');
+
+/**
+ * IAM key patterns of the objects storage expiry deletes (lib/enrichment/attempt-objects.ts):
+ * every attempt's and every evaluation's objects. The only objects any function may delete.
+ */
+export const EXPIRING_KEY_PATTERNS = [`${OBJECT_PREFIXES.campaigns}*/attempts/*`, `${OBJECT_PREFIXES.campaigns}*/evaluations/*`] as const;
 
 /** Key builders, one per kind of object. Nothing else in the code spells an object key. */
 export const objectKeys = {
@@ -26,6 +35,19 @@ export const objectKeys = {
   eligibleList: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}eligible.txt`,
   /** Prefix of an attempt's result parts (JSON lines, one part per batch). */
   resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
+  /** The account IDs of one workflow batch (`batchIndex`, 0-based), one per line: written at launch, read by that batch's FindContactsBatch. */
+  batchAccounts: (organizationId: string, campaignId: string, attemptId: string, batchIndex: number) =>
+    `${attemptPrefix(organizationId, campaignId, attemptId)}batches/${pad(batchIndex)}.txt`,
+  /** Prefix of an attempt's batch account objects. */
+  batchesPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}batches/`,
+  /** Prefix of everything one attempt wrote (eligible list, batch objects, result parts). */
+  attemptPrefix,
+  /** Prefix of every attempt of a campaign. */
+  attemptsPrefix,
+  /** Prefix of every object of one launch evaluation (outcome chunks, batch contact counts; lib/enrichment/outcomes.ts). */
+  evaluationPrefix: (organizationId: string, campaignId: string, evaluationId: string) => `${evaluationsPrefix(organizationId, campaignId)}${evaluationId}/`,
+  /** Prefix of every evaluation of a campaign. */
+  evaluationsPrefix,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
   /** An uploaded account-ID file (decisions §14), as the client PUT it. */

@@ -25,6 +25,7 @@ import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store'
 import { createResultStore, type ResultStore } from './enrichment/results';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
 import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
+import { createPrefixStore, type PrefixStore } from './storage/prefixes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
@@ -65,6 +66,9 @@ export const results: () => ResultStore = /* @__PURE__ */ once(() => createResul
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
+
+/** Deletion of stored objects by prefix (storage expiry: lib/enrichment/attempt-objects.ts). */
+export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefixStore({ client: s3, bucketName: config.bucketName }));
 
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
@@ -147,6 +151,7 @@ export const launchDependencies = (): LaunchDependencies => ({
   ...evaluationDependencies(),
   workflow: workflow(),
   outcomes: outcomes(),
+  objects: objects(),
   launchLockSeconds: config.launchLockSeconds,
 });
 
@@ -158,6 +163,7 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   workflow: workflow(),
   organizationIds: () => ledger().organizationIds(),
   graceSeconds: config.reconcileGraceSeconds,
+  objects: objects(),
 });
 
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */

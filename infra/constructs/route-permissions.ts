@@ -10,6 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { TABLE_DEFINITION } from '../../lib/db/table';
+import { EXPIRING_KEY_PATTERNS } from '../../lib/objects';
 import type { RoutePermissions } from '../routes';
 import type { ServiceFunction } from './service-function';
 
@@ -61,6 +62,9 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  * - `bucket`: object actions on the bucket's objects (only those matching
  *   `bucketKeys` when given); readers also get `s3:ListBucket` so a missing
  *   key answers 404 `NoSuchKey`, not 403.
+ * - `deletesObjects`: `s3:DeleteObject` on the objects of `EXPIRING_KEY_PATTERNS`
+ *   (lib/objects.ts: attempts and evaluations, never account lists or
+ *   exports) and `s3:ListBucket`.
  * - `startsWorkflow`: `states:StartExecution` on the state machine and its ARN
  *   in `STATE_MACHINE_ARN` (lib/config.ts).
  *
@@ -77,20 +81,30 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     }),
   );
 
-  if (permissions.bucket) {
-    const patterns = permissions.bucketKeys ?? ['*'];
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }),
-    );
-    if (permissions.bucket !== 'write') {
-      fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
-    }
+  const acknowledge = (patterns: readonly string[]) => {
     for (const pattern of patterns) {
       Validations.of(fn.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/${pattern}]`,
         reason: 'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket (under this key pattern).',
       });
     }
+  };
+  if (permissions.bucket) {
+    const patterns = permissions.bucketKeys ?? ['*'];
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }),
+    );
+    acknowledge(patterns);
+  }
+  if (permissions.deletesObjects) {
+    // s3:DeleteObject also authorizes each key of a DeleteObjects (multi-object delete) call.
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'BucketDeletes', actions: ['s3:DeleteObject'], resources: EXPIRING_KEY_PATTERNS.map((pattern) => bucket.arnForObjects(pattern)) }),
+    );
+    acknowledge(EXPIRING_KEY_PATTERNS);
+  }
+  if ((permissions.bucket && permissions.bucket !== 'write') || permissions.deletesObjects) {
+    fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'BucketList', actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
   }
 
   if (permissions.startsWorkflow) {

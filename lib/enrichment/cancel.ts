@@ -2,7 +2,7 @@
  * Cancel a running enrichment (operator CLI `campaign:cancel`, decisions §8):
  * the cancel request is recorded on the campaign, the execution is stopped
  * and the attempt compensated as `canceled` (full refund, capacity released,
- * back to `draft`). A stopped execution runs no Catch, so the compensation is
+ * back to `draft`; with `deps.objects`, its result parts and batch objects deleted). A stopped execution runs no Catch, so the compensation is
  * done here, guarded like every compensation by the attempt still being
  * current; if this command dies after the request, the reconciler
  * (reconcile.ts) finishes it.
@@ -14,6 +14,7 @@ import type { CampaignStore } from '../campaigns/store';
 import type { EnrichmentStore } from './store';
 import { compensateAttempt } from './steps';
 import type { WorkflowPort } from './workflow';
+import type { PrefixStore } from '../storage/prefixes';
 
 /**
  * Cancels the running attempt of a campaign.
@@ -21,7 +22,7 @@ import type { WorkflowPort } from './workflow';
  * @throws NotFoundError for an unknown campaign; Error when the campaign is not enriching.
  */
 export async function cancelEnrichment(
-  deps: { campaigns: CampaignStore; enrichment: EnrichmentStore; workflow: WorkflowPort },
+  deps: { campaigns: CampaignStore; enrichment: EnrichmentStore; workflow: WorkflowPort; objects?: PrefixStore },
   campaignId: string,
   now = new Date(),
 ): Promise<{ campaignId: string; status: string }> {

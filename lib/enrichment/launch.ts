@@ -8,11 +8,15 @@
  *    `enrichment_pending` while one evaluates.
  * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
  *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
+ *    The previous evaluation's objects are deleted once it is replaced
+ *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
  *    `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
- * 4. One transaction charges credits, reserves capacity, moves the campaign
+ * 4. The eligible list and one account object per workflow batch are
+ *    written (each FindContactsBatch reads only its own).
+ * 5. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching` and writes the ledger entry; then the workflow starts.
  *
  * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
@@ -40,6 +44,8 @@ import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './wo
 import { objectKeys } from '../objects';
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 import type { KeyCheck } from '../http/auth';
+import type { PrefixStore } from '../storage/prefixes';
+import { deleteReplacedEvaluation, writeAttemptLists } from './attempt-objects';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
@@ -50,8 +56,10 @@ export interface LaunchDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
-  /** Per-account outcomes of each evaluation (decisions §11). */
-  outcomes: Pick<OutcomeStore, 'recordEvaluation'>;
+  /** Per-account outcomes of each evaluation (decisions §11); the previous one's manifest is read to delete its objects once replaced. */
+  outcomes: Pick<OutcomeStore, 'recordEvaluation' | 'manifest'>;
+  /** Deletion of a replaced evaluation's objects and of a compensated attempt's (lib/enrichment/attempt-objects.ts). */
+  objects: PrefixStore;
   /** Credits per eligible account. */
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
@@ -112,14 +120,19 @@ export async function enrichCampaign(
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
   try {
+    // The previous evaluation (if any) is replaced below; its objects are deleted once it is.
+    const previousManifest = deps.outcomes.manifest(campaignId);
+    previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
     const attemptId = newAttemptId();
-    // Written while the organization is read (first round below), and awaited before any refusal or charge.
-    const recorded = deps.outcomes.recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE });
+    // Written while the organization is read and the attempt's lists are written (first round below), and awaited before any refusal or charge.
+    const recorded = deps.outcomes
+      .recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE })
+      .then(async () => deleteReplacedEvaluation(deps, campaign, (await previousManifest.catch(() => undefined))?.evaluationId, attemptId, now));
     recorded.catch(() => undefined); // a failure is rethrown where it is awaited
 
     const attempt: AttemptRecord = {
@@ -132,20 +145,21 @@ export async function enrichCampaign(
       executionArn: deps.workflow.executionArnOf(attemptId),
       ...(requestId ? { requestId } : {}),
     };
-    let eligibleListWritten = false;
+    let listsWritten = false;
 
     // The organization is read right before the transaction, whose conditions
     // re-check it; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const [org] = await beforeDeadline(signal, Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
-      if (!org) throw new NotFoundError('organization', organizationId);
+      const org = await beforeDeadline(signal, deps.organizations.get(organizationId));
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
-      const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));
+      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount)) : undefined;
+      // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
+      // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
+      const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
+      await beforeDeadline(signal, Promise.all([recorded, writeLists ? writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleIds) : undefined]));
+      listsWritten ||= writeLists;
+      if (!org) throw new NotFoundError('organization', organizationId);
       if (refusal) throw refusal;
-      if (!eligibleListWritten) {
-        await beforeDeadline(signal, deps.accountLists.put(attempt.eligibleObjectKey, evaluation.eligibleIds));
-        eligibleListWritten = true;
-      }
       // The point of no return: started only before the deadline, then awaited to its end so
       // the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);

@@ -30,6 +30,7 @@ import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountBucket } from './evaluate';
 import type { BatchRef } from './workflow';
 import type { AccountOutcome } from './account-outcome';
+import { objectKeys } from '../objects';
 
 
 /** Accounts per outcome chunk object (requested list, submission order). */
@@ -47,9 +48,8 @@ export const EXCLUDED_BIT: Record<string, number> = { i: 1, r: 2, c: 4 };
 /** Letter of an eligible account. */
 export const ELIGIBLE_CODE = 'e';
 
-/** Prefix of every object of one evaluation (deleted with the campaign's prefix `campaigns/<orgId>/<campaignId>/`). */
-export const evaluationPrefix = (organizationId: string, campaignId: string, evaluationId: string) =>
-  `campaigns/${organizationId}/${campaignId}/evaluations/${evaluationId}/`;
+/** Prefix of every object of one evaluation (lib/objects.ts; deleted by lib/enrichment/attempt-objects.ts). */
+export const evaluationPrefix = objectKeys.evaluationPrefix;
 /** Object key of one outcome chunk. */
 export const outcomeChunkKey = (organizationId: string, campaignId: string, evaluationId: string, chunk: number) =>
   `${evaluationPrefix(organizationId, campaignId, evaluationId)}outcomes/${String(chunk).padStart(6, '0')}.json`;

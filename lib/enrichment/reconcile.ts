@@ -19,7 +19,11 @@
  * For each campaign stored `enriched` whose execution no longer exists
  * (locally, after a restart) the execution starts again: every step is
  * idempotent, so it finishes recording enrichment times and expires the
- * results on time without moving credits.
+ * results on time without moving credits. One whose results expired more
+ * than the grace period ago but that is still stored `enriched` (its
+ * execution died, or its ExpireResults task failed past its retries) is
+ * expired here, and its attempts' and evaluations' objects deleted (with
+ * `deps.objects`): the backstop of storage expiry (docs/data-model.md "Lifetime of stored data").
  *
  * Every repair is guarded by the attempt (the writes' conditions), so a
  * reconciler racing the workflow, the cancel command or another reconciler
@@ -32,19 +36,22 @@ import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/
 import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
 import type { EnrichmentStore } from './store';
-import { compensateAttempt } from './steps';
+import { compensateAttempt, expireResults } from './steps';
 import { executionInputOf, type ExecutionStatus, type WorkflowPort } from './workflow';
+import type { PrefixStore } from '../storage/prefixes';
 
 /** What the reconciler needs. */
 export interface ReconcileDependencies {
   campaigns: Pick<CampaignStore, 'get' | 'idsInStatus'>;
   organizations: Pick<OrganizationStore, 'get'>;
-  enrichment: Pick<EnrichmentStore, 'compensate'>;
+  enrichment: Pick<EnrichmentStore, 'compensate' | 'expire'>;
   workflow: Pick<WorkflowPort, 'start' | 'stop' | 'status' | 'executionArnOf'>;
   /** Every organization ID (the registry). */
   organizationIds(): Promise<string[]>;
   /** Seconds after a launch before a missing execution counts as lost (the launch may still be starting it). */
   graceSeconds: number;
+  /** Deletes a compensated attempt's result parts and batch objects, and a lapsed campaign's objects (lib/enrichment/attempt-objects.ts); without it nothing is deleted and lapsed campaigns are left to the workflow. */
+  objects?: PrefixStore;
 }
 
 /** One repair the reconciler made. */
@@ -52,7 +59,7 @@ export interface Repair {
   organizationId: string;
   campaignId: string;
   attemptId: string;
-  action: 'started' | 'restarted' | 'compensated_failed' | 'compensated_canceled';
+  action: 'started' | 'restarted' | 'compensated_failed' | 'compensated_canceled' | 'expired';
   /** The execution's status that called for it. */
   execution: ExecutionStatus;
 }
@@ -138,9 +145,22 @@ export async function reconcileEnrichments(deps: ReconcileDependencies, options:
       }
     }
     for (const campaign of await campaignsIn(deps, organizationId, 'enriched')) {
+      if (!campaign.attempt) continue;
+      // Results past their expiry (by more than the grace period) that the workflow did not expire: expired here.
+      if (statusAt(campaign, now) === 'expired') {
+        const lapsedSeconds = (now.getTime() - Date.parse(campaign.resultsExpireAt!)) / 1000;
+        if (!deps.objects || lapsedSeconds < deps.graceSeconds) continue;
+        try {
+          const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
+          const { expired, objectsDeleted } = await expireResults({ enrichment: deps.enrichment, campaigns: deps.campaigns, objects: deps.objects }, ref, now);
+          if (expired || objectsDeleted > 0) report.repairs.push({ ...ref, action: 'expired', execution: await executionOf(deps, campaign.attempt) });
+        } catch (error) {
+          logger.error('Expiring a lapsed campaign failed', { error, organizationId, campaignId: campaign.id });
+        }
+        continue;
+      }
       // Locally a restart loses executions: an enriched campaign whose execution is gone gets it back
       // (recording and expiry finish; completion finds the attempt completed and moves nothing).
-      if (statusAt(campaign, now) !== 'enriched' || !campaign.attempt) continue;
       if ((await executionOf(deps, campaign.attempt)) !== 'MISSING') continue;
       await deps.workflow.start(executionInputOf(campaign, campaign.attempt));
       report.repairs.push({ organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id, action: 'restarted', execution: 'MISSING' });

@@ -4,7 +4,7 @@
  * rewritten identically; money and state moves are conditional on the
  * attempt still being current and guarded by ledger keys).
  */
-import { emitMetrics } from '../observability';
+import { emitMetrics, logger } from '../observability';
 import type { AccountListStore } from '../campaigns/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { ResultMetrics } from '../campaigns/model';
@@ -14,6 +14,8 @@ import type { EnrichmentStore } from './store';
 import { resultsPrefix, type EnrichedAccount, type ResultStore } from './results';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
+import type { PrefixStore } from '../storage/prefixes';
+import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
 export class AttemptSupersededError extends Error {
@@ -32,6 +34,8 @@ export interface StepDependencies {
   outcomes: Pick<OutcomeStore, 'recordBatch'>;
   /** Result access period (seconds). */
   resultsAccessPeriodSeconds: number;
+  /** Deletion of stored objects by prefix (expiry, compensation). */
+  objects: PrefixStore;
 }
 
 type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
@@ -40,15 +44,25 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
   (await deps.accountLists.get(eligibleObjectKey)).slice(batch.offset, batch.offset + batch.count);
 
 /**
- * Finds contacts for one batch of eligible accounts, writes the batch's
- * result part, then records its per-account outcomes (progress moves once per
- * batch). @returns the batch's counts (accounts, contacts).
+ * Finds contacts for one batch of eligible accounts (read from the batch's
+ * own object, written at launch), writes the batch's result part, then
+ * records its per-account outcomes (progress moves once per batch).
+ *
+ * With `campaigns` and `objects`, the batch then checks (consistent read)
+ * that its attempt is still the campaign's live one: a batch still running
+ * when its attempt was compensated (a sibling failed, or an operator
+ * canceled) deletes the attempt's result parts and batch objects itself,
+ * since its part may have landed after the compensation's deletion
+ * listed the prefix. Either the compensation's list sees the part, or this
+ * check sees the compensation.
+ * @returns the batch's counts (accounts, contacts).
+ * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
 ): Promise<BatchSummary> {
-  const accountIds = await sliceOf(deps, input.eligibleObjectKey, input.batch);
+  const accountIds = await readBatchAccounts(deps, input);
   const found = new Map((await deps.warehouse.getAccounts(accountIds)).map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
@@ -59,6 +73,10 @@ export async function findContactsBatch(
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
   await deps.outcomes.recordBatch({ organizationId: input.organizationId, campaignId: input.campaignId, evaluationId: input.attemptId, batch: input.batch, contactsFound: enriched.map((a) => a.contacts.length) });
+  if (deps.campaigns && deps.objects && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId)) {
+    await deleteAttemptWork({ objects: deps.objects }, input);
+    throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current; its result parts are deleted`);
+  }
   return {
     index: input.batch.index,
     accounts: enriched.length,
@@ -129,22 +147,51 @@ export async function finishRecording(deps: Pick<StepDependencies, 'enrichment'>
   return { recorded: true };
 }
 
-/** Marks the campaign `expired` once `resultsExpireAt` is reached (the workflow waits until then). */
-export async function expireResults(deps: Pick<StepDependencies, 'enrichment'>, input: AttemptRef, now = new Date()): Promise<{ expired: boolean }> {
-  return { expired: await deps.enrichment.expire(input.organizationId, input.campaignId, input.attemptId, now) };
+/**
+ * Marks the campaign `expired` once `resultsExpireAt` is reached (the workflow
+ * waits until then), then deletes every object of its attempts and
+ * evaluations (lib/enrichment/attempt-objects.ts). A rerun deletes again
+ * (nothing left: one list call per prefix); nothing is deleted while the
+ * attempt's results are still readable.
+ * @returns whether this call expired the campaign, and how many objects it deleted.
+ */
+export async function expireResults(
+  deps: { enrichment: Pick<EnrichmentStore, 'expire'>; campaigns: Pick<CampaignStore, 'get'>; objects: PrefixStore },
+  input: AttemptRef,
+  now = new Date(),
+): Promise<{ expired: boolean; objectsDeleted: number }> {
+  const expired = await deps.enrichment.expire(input.organizationId, input.campaignId, input.attemptId, now);
+  const campaign = await deps.campaigns.get(input.organizationId, input.campaignId);
+  // Deleted only once the campaign is expired (terminal); a rerun, or a campaign expired by an earlier run, deletes what is left.
+  if (!campaign || campaign.status !== 'expired') return { expired, objectsDeleted: 0 };
+  const objectsDeleted = await deleteCampaignResults(deps, input);
+  logger.info('Expired campaign objects deleted', { objectsDeleted });
+  return { expired, objectsDeleted };
 }
 
 /**
  * Compensation after a failure or a cancel: full refund (credits), capacity
- * released, back to `draft` with `lastEnrichment`. A no-op when the attempt
- * is no longer current.
+ * released, back to `draft` with `lastEnrichment`; then the attempt's result
+ * parts and batch objects are deleted (its eligible list and evaluation
+ * outcomes stay). A no-op when the attempt is no longer current, except that
+ * a rerun still deletes the objects of an attempt that is not the campaign's
+ * live one (a first run that died between the refund and the deletion);
+ * a completed attempt's results are never deleted here. Without
+ * `deps.objects` nothing is deleted (tests of the money path alone). A
+ * failed deletion is logged, never thrown: the compensation stands.
  */
 export async function compensateAttempt(
-  deps: { enrichment: Pick<EnrichmentStore, 'compensate'> },
+  deps: { enrichment: Pick<EnrichmentStore, 'compensate'>; campaigns?: Pick<CampaignStore, 'get'>; objects?: PrefixStore },
   input: AttemptRef & { reason: 'failed' | 'canceled' },
   now = new Date(),
 ): Promise<{ compensated: boolean }> {
   const refunded = await deps.enrichment.compensate(input.organizationId, input.campaignId, input.attemptId, input.reason, now.toISOString());
   if (refunded !== false) emitMetrics({ [input.reason === 'failed' ? 'EnrichmentsFailed' : 'EnrichmentsCanceled']: 1, CreditsRefunded: refunded });
+  if (deps.objects) {
+    // Without `campaigns` only a compensation done now deletes (the safe side).
+    const ended = refunded !== false || (deps.campaigns !== undefined && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId, now));
+    // Best effort: the refund stands whatever S3 answers; leftovers go with the next evaluation or the campaign's expiry.
+    if (ended) await deleteAttemptWork({ objects: deps.objects }, input).catch((error: unknown) => logger.error('Deleting a compensated attempt\'s objects failed', { error }));
+  }
   return { compensated: refunded !== false };
 }

@@ -18,7 +18,7 @@ import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/servi
 import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
-import { OBJECT_PREFIXES } from '../../lib/objects';
+import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { memoryOf } from '../../infra/memory';
 
@@ -270,9 +270,19 @@ describe('CampaignEnrichment-dev', () => {
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
-    // No role may delete objects or use S3 wildcards; expiry is the bucket's lifecycle rules.
+    // No role uses S3 wildcards. Only storage expiry deletes (lib/enrichment/attempt-objects.ts): enrich (a replaced evaluation),
+    // the find-contacts, compensate and expire tasks and the reconciler, and only attempts' and evaluations' objects.
     const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => actionsOf(policy.Properties.PolicyDocument.Statement));
-    expect(s3Actions.filter((a) => a.startsWith('s3:Delete') || a === 's3:*')).toEqual([]);
+    expect(s3Actions.filter((a) => (a.startsWith('s3:Delete') && a !== 's3:DeleteObject') || a === 's3:*')).toEqual([]);
+    const deleters = ['CampaignsEnrich', 'EnrichmentReconcile', ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
+    expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
+    const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
+    for (const functionId of deleters) {
+      const deletes = statementsOf(template, built.stack, functionId).filter((s) => [s.Action].flat().includes('s3:DeleteObject'));
+      expect(deletes.map((s) => [s.Action, s.Resource]), functionId).toEqual([
+        ['s3:DeleteObject', EXPIRING_KEY_PATTERNS.map((pattern) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] }))],
+      ]);
+    }
     // The data bucket's own policy grants nobody anything: it only refuses plain HTTP and old TLS.
     const [bucketPolicy] = Object.values(template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: logicalId(built.stack.bucket) } } }));
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
@@ -439,7 +449,8 @@ describe('CampaignEnrichment-dev', () => {
       const statements = statementsOf(template, built.stack, 'EnrichmentReconcile');
       const actions = actionsOf(statements);
       expect(actions).toEqual(expect.arrayContaining(['states:StartExecution', 'states:DescribeExecution', 'states:StopExecution']));
-      expect(actions.some((action) => action.startsWith('s3:'))).toBe(false);
+      // Its only S3 access: deleting a lapsed campaign's attempt and evaluation objects (storage expiry's backstop).
+      expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
       const executions = statements.find((statement) => [statement.Action].flat().includes('states:StopExecution'));
       expect(JSON.stringify(executions?.Resource)).toContain(':execution:');
       expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'CapacityDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 300 }]);

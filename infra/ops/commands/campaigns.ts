@@ -11,7 +11,7 @@ export const campaignCancel = defineCommand<{ campaign: string }>({
   configure: (command) => command.requiredOption('--campaign <id>', 'campaign ID (camp_…)'),
   run: async ({ options }) => {
     const { cancelEnrichment } = await import('../../../lib/enrichment/cancel');
-    const { campaigns, enrichment, workflow } = await stores();
-    return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, options.campaign);
+    const { campaigns, enrichment, workflow, objects } = await stores();
+    return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() }, options.campaign);
   },
 });

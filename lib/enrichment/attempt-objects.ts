@@ -1,0 +1,145 @@
+/**
+ * The S3 objects of an attempt and of a launch evaluation, from their writing
+ * at launch to their deletion (docs/data-model.md "Lifetime of stored data" gives each
+ * prefix's lifetime):
+ *
+ * - At launch: the eligible list (one object, kept whole) and one object per
+ *   workflow batch with that batch's account IDs, so a FindContactsBatch
+ *   reads 1/Nth of the list instead of all of it (issue #13: S3 bytes read by
+ *   a 100k workflow ≈ 1 × the list instead of N/2 ×).
+ * - A failed or canceled attempt (compensation): its result parts and batch
+ *   objects are deleted; its eligible list and its evaluation's outcomes stay
+ *   (the accounts operation shows a draft's most recent evaluation).
+ * - A new evaluation of a draft replaces the previous one: the previous
+ *   evaluation's objects and its attempt's (if it launched) are deleted.
+ * - Expiry (`expired`, terminal): every attempt and every evaluation of the
+ *   campaign is deleted; only the campaign's account list stays.
+ *
+ * The invariant every deletion relies on: an attempt's results are readable
+ * only while it is the campaign's `attempt` and the campaign reads `enriched`
+ * (compensation removes `attempt`; a campaign never leaves `expired`).
+ */
+import pMap from 'p-map';
+import { statusAt, type CampaignRecord } from '../campaigns/model';
+import type { AccountListStore } from '../campaigns/account-list';
+import { logger } from '../observability';
+import { objectKeys } from '../objects';
+import type { PrefixStore } from '../storage/prefixes';
+import { batchesOf, ENRICHMENT_BATCH_SIZE, type BatchRef } from './workflow';
+
+/** Batch objects written at once at launch: 100 objects for a 100,000-account attempt take ⌈100/16⌉ = 7 rounds of PutObject. */
+export const BATCH_PUT_CONCURRENCY = 16;
+
+/** An attempt (or the evaluation of the same ID) of a campaign. */
+export interface AttemptRef {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+}
+
+/**
+ * Writes the attempt's eligible list and its per-batch account objects
+ * (batches of {@link ENRICHMENT_BATCH_SIZE}, as {@link batchesOf} cuts them),
+ * in parallel, at most {@link BATCH_PUT_CONCURRENCY} PutObject calls at once.
+ * Rewriting is idempotent (same keys, same bodies).
+ */
+export async function writeAttemptLists(
+  deps: { accountLists: Pick<AccountListStore, 'put'> },
+  ref: AttemptRef & { eligibleObjectKey: string },
+  eligibleIds: readonly string[],
+): Promise<void> {
+  const writes: (() => Promise<void>)[] = [
+    () => deps.accountLists.put(ref.eligibleObjectKey, eligibleIds),
+    ...batchesOf(eligibleIds.length).map(
+      (batch) => () => deps.accountLists.put(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, batch.index), eligibleIds.slice(batch.offset, batch.offset + batch.count)),
+    ),
+  ];
+  await pMap(writes, (write) => write(), { concurrency: BATCH_PUT_CONCURRENCY });
+}
+
+/**
+ * The account IDs of one workflow batch: its own object. An attempt launched
+ * before batch objects existed has none; its batch is then sliced from the
+ * eligible list (the old, whole-list read).
+ */
+export async function readBatchAccounts(
+  deps: { accountLists: Pick<AccountListStore, 'get'> },
+  ref: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
+): Promise<string[]> {
+  try {
+    return await deps.accountLists.get(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, ref.batch.index));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
+    return (await deps.accountLists.get(ref.eligibleObjectKey)).slice(ref.batch.offset, ref.batch.offset + ref.batch.count);
+  }
+}
+
+/**
+ * Deletes what a failed or canceled attempt wrote for its results: result
+ * parts and batch objects (its eligible list and evaluation outcomes stay).
+ * @returns objects deleted.
+ */
+export async function deleteAttemptWork(deps: { objects: PrefixStore }, ref: AttemptRef): Promise<number> {
+  const counts = await Promise.all([
+    deps.objects.deletePrefix(objectKeys.resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+    deps.objects.deletePrefix(objectKeys.batchesPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+  ]);
+  return counts[0] + counts[1];
+}
+
+/**
+ * Deletes one evaluation's objects and, if it launched, everything its
+ * attempt wrote (evaluation ID = attempt ID). Only for an evaluation whose
+ * attempt's results are not readable (see the module's invariant).
+ * @returns objects deleted.
+ */
+export async function deleteEvaluation(deps: { objects: PrefixStore }, ref: AttemptRef): Promise<number> {
+  const counts = await Promise.all([
+    deps.objects.deletePrefix(objectKeys.evaluationPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+    deps.objects.deletePrefix(objectKeys.attemptPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+  ]);
+  return counts[0] + counts[1];
+}
+
+/**
+ * Deletes every attempt's and every evaluation's objects of an expired
+ * campaign (leftovers of earlier attempts too). The account list stays.
+ * @returns objects deleted.
+ */
+export async function deleteCampaignResults(deps: { objects: PrefixStore }, ref: Pick<AttemptRef, 'organizationId' | 'campaignId'>): Promise<number> {
+  const counts = await Promise.all([
+    deps.objects.deletePrefix(objectKeys.attemptsPrefix(ref.organizationId, ref.campaignId)),
+    deps.objects.deletePrefix(objectKeys.evaluationsPrefix(ref.organizationId, ref.campaignId)),
+  ]);
+  return counts[0] + counts[1];
+}
+
+/**
+ * Whether an attempt's results may be readable now or later: it is the
+ * campaign's attempt and the campaign is not `expired` (running or
+ * `enriched`). Anything else may be deleted.
+ */
+export function attemptResultsLive(campaign: CampaignRecord | undefined, attemptId: string, now = new Date()): boolean {
+  return campaign?.attempt?.id === attemptId && statusAt(campaign, now) !== 'expired';
+}
+
+/**
+ * After a new evaluation replaced the manifest: deletes the previous
+ * evaluation's objects unless its attempt's results are live. Never fails
+ * the caller: a failure is logged, and the objects go with the campaign's
+ * expiry (or the next replacement).
+ */
+export async function deleteReplacedEvaluation(
+  deps: { objects: PrefixStore },
+  campaign: CampaignRecord,
+  previousEvaluationId: string | undefined,
+  currentEvaluationId: string,
+  now = new Date(),
+): Promise<void> {
+  if (!previousEvaluationId || previousEvaluationId === currentEvaluationId || attemptResultsLive(campaign, previousEvaluationId, now)) return;
+  try {
+    await deleteEvaluation(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: previousEvaluationId });
+  } catch (error) {
+    logger.warn('Deleting a replaced evaluation\'s objects failed; they go with the campaign\'s expiry', { error, campaignId: campaign.id, evaluationId: previousEvaluationId });
+  }
+}
