@@ -5,8 +5,8 @@
  * with aws-local-stepfunctions.
  *
  *   FindContacts (Map over batches: FindContactsBatch)
- *   → CompleteEnrichment → RecordEnrichment (Map: RecordEnrichmentBatch)
- *   → FinishRecording → WaitForResultsExpiry (until resultsExpireAt)
+ *   → CompleteEnrichment → FinishRecording (the recency marker: one
+ *   server-side copy of the eligible list) → WaitForResultsExpiry (until resultsExpireAt)
  *   → ExpireResults → Done
  *   FindContacts or CompleteEnrichment failing (after retries of transient
  *   errors) → CompensateAttempt → EnrichmentFailed
@@ -23,8 +23,7 @@ import type { RoutePermissions } from './routes';
 export const WORKFLOW_TASKS = {
   findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite' } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
-  recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
-  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
+  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'recency/*'] } },
   expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite' } },
   compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite' } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
@@ -47,7 +46,7 @@ export const TRANSIENT_ERRORS = [
   'SlowDown',
 ];
 
-/** Accounts batches processed at once by each Map state. */
+/** Accounts batches processed at once by the FindContacts Map state. */
 export const MAP_CONCURRENCY = 8;
 
 /** Properties of {@link EnrichmentWorkflow}. */
@@ -100,18 +99,6 @@ export class EnrichmentWorkflow extends Construct {
       resultPath: '$.completion',
     }).addCatch(compensate, { resultPath: '$.error' });
 
-    const recordEnrichment = new sfn.Map(this, 'RecordEnrichment', {
-      itemsPath: '$.batches',
-      maxConcurrency: MAP_CONCURRENCY,
-      itemSelector: {
-        ...attempt,
-        eligibleObjectKey: sfn.JsonPath.stringAt('$.eligibleObjectKey'),
-        completedAt: sfn.JsonPath.stringAt('$.completion.completedAt'),
-        batch: sfn.JsonPath.stringAt('$$.Map.Item.Value'),
-      },
-      resultPath: sfn.JsonPath.DISCARD,
-    }).itemProcessor(task('recordEnrichment'));
-
     const finishRecording = task('finishRecording', { payload: sfn.TaskInput.fromObject(attempt), resultPath: sfn.JsonPath.DISCARD });
     const waitForExpiry = new sfn.Wait(this, 'WaitForResultsExpiry', { time: sfn.WaitTime.timestampPath('$.completion.resultsExpireAt') });
     const expire = task('expire', {
@@ -121,7 +108,6 @@ export class EnrichmentWorkflow extends Construct {
 
     const definition = findContacts
       .next(complete)
-      .next(recordEnrichment)
       .next(finishRecording)
       .next(waitForExpiry)
       .next(expire)

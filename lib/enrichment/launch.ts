@@ -5,7 +5,8 @@
  *    answer `enrichment_pending` while one evaluates. Only API-created drafts
  *    launch; a repeat call while `enriching` returns the campaign as it is
  *    (no new charge).
- * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
+ * 2. The organization is read, then the account list is evaluated (warehouse
+ *    statuses, one key per account; recency and CRM from per-organization lists);
  *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
  *    `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
@@ -104,8 +105,15 @@ export async function enrichCampaign(
   let evaluationCounts: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined;
   let launched = false;
   try {
-    const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
-    const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
+    // The organization is read BEFORE the evaluation lists recency markers: its pending
+    // completions and the markers together cover every completion (lib/enrichment/evaluate.ts).
+    // The first round's decision reuses it; the launch transaction re-checks balance and capacity.
+    const [accountIds, firstOrg] = await beforeDeadline(signal, Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]));
+    if (!firstOrg) throw new NotFoundError('organization', organizationId);
+    const evaluation = await beforeDeadline(
+      signal,
+      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency }),
+    );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
@@ -126,10 +134,9 @@ export async function enrichCampaign(
     };
     let eligibleListWritten = false;
 
-    // The organization is read right before the transaction, whose conditions
-    // re-check it; after a lost race it is read again.
+    // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const [org] = await beforeDeadline(signal, Promise.all([deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
+      const [org] = await beforeDeadline(signal, Promise.all([round === 0 ? firstOrg : deps.organizations.get(organizationId), round === 0 ? recorded : undefined]));
       if (!org) throw new NotFoundError('organization', organizationId);
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
       const refusal = refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount));

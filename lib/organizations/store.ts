@@ -11,6 +11,7 @@ import { updateParts } from '../db/expression';
 import { hashApiKey, newApiKey, newOrganizationId } from '../ids';
 import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
+import { pendingRecencyOf, type PendingRecency } from './recency-pending';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -27,6 +28,11 @@ export interface OrganizationRecord {
   /** Accounts enriching through other surfaces (the interactive interface), set by operators (accounts). */
   externalEnrichingAccounts: number;
   createdAt: string;
+  /**
+   * Enriched campaigns whose recency marker is not written yet (decisions §4;
+   * lib/organizations/recency-pending.ts); absent when none (the usual case).
+   */
+  pendingRecency?: PendingRecency[];
 }
 
 /** The API key item as stored: only the hash of the key. */
@@ -179,6 +185,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 
 /** Maps a stored item to an {@link OrganizationRecord}. */
 export function toOrganization(item: Record<string, unknown>): OrganizationRecord {
+  const pending = pendingRecencyOf(item);
   return {
     id: String(item.id),
     name: String(item.name),
@@ -188,5 +195,6 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     enrichingAccounts: Number(item.enrichingAccounts),
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
+    ...(pending.length > 0 ? { pendingRecency: pending } : {}),
   };
 }
