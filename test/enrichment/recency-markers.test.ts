@@ -9,10 +9,13 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb, s3 } from '../../lib/aws';
 import { config } from '../../lib/config';
+import { batchGet, batchPut } from '../../lib/db/batch';
+import { keys } from '../../lib/db/table';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';
 import { CRM_LISTS_BEFORE_COMPACTION } from '../../lib/organizations/account-history';
+import { migrateAccountHistory } from '../../lib/organizations/migrate-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
 import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
@@ -175,5 +178,35 @@ describe('evaluation round trips (issue 13: one key per account)', () => {
     expect(quoted.result.status).toBe(200);
     expect(quoted.result.data.accounts.excluded).toEqual({ total: 30, invalid: 0, recentlyEnriched: 10, crmExcluded: 20 });
     expect(quoted.calls.BatchGetItem).toBe(Math.ceil(n / 100));
+  });
+});
+
+describe('migration of per-account history (lib/organizations/migrate-history.ts)', () => {
+  it('turns ENRICHED items into markers and CRM items into a CRM list, deletes them, and changes nothing the second time', async () => {
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const p = uniquePrefix();
+    const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];
+    const [campaignA, campaignB] = [newCampaignId(), newCampaignId()];
+    const legacy = [
+      ...[`${p}_1`, `${p}_2`].map((accountId) => ({ ...keys.accountEnrichment(organizationId, accountId), type: 'accountEnrichment', accountId, lastEnrichedAt: older, campaignId: campaignA })),
+      { ...keys.accountEnrichment(organizationId, `${p}_3`), type: 'accountEnrichment', accountId: `${p}_3`, lastEnrichedAt: newer, campaignId: campaignB },
+      ...[`${p}_3`, `${p}_4`].map((accountId) => ({ ...keys.crmTarget(organizationId, accountId), type: 'crmTarget', accountId, addedAt: older })),
+    ];
+    await batchPut(ddb, config.tableName, legacy);
+
+    const history = accountHistory();
+    const first = await migrateAccountHistory({ client: ddb, tableName: config.tableName, history });
+    expect(first).toMatchObject({ enrichmentItems: 3, crmItems: 2 });
+    const ids = [1, 2, 3, 4, 5].map((i) => `${p}_${i}`);
+    const facts = await history.getFacts(organizationId, ids);
+    expect(ids.map((id) => facts.get(id) ?? null)).toEqual([
+      { lastEnrichedAt: older, crmTarget: false },
+      { lastEnrichedAt: older, crmTarget: false },
+      { lastEnrichedAt: newer, crmTarget: true },
+      { crmTarget: true },
+      null,
+    ]);
+    expect(await batchGet(ddb, config.tableName, legacy.map(({ pk, sk }) => ({ pk, sk })))).toEqual([]);
+    expect(await migrateAccountHistory({ client: ddb, tableName: config.tableName, history })).toEqual({ markers: 0, enrichmentItems: 0, crmItems: 0 });
   });
 });
