@@ -284,7 +284,7 @@ describe('CampaignEnrichment-dev', () => {
 
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
-    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*', 'recency/*', 'crm/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
+    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*', 'crm/*', 'recency/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
       const statements = statementsOf(template, built.stack, functionId);
       const actions = actionsOf(statements);
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);
