@@ -58,11 +58,20 @@ async function main() {
     const deps = root.evaluationDependencies();
     const current: { seconds: number; calls: Record<string, number>; excluded: unknown }[] = [];
     const former: { seconds: number; calls: Record<string, number> }[] = [];
+    const parts: { statusesSeconds: number; listsSeconds: number }[] = [];
     for (let run = 0; run < runs; run++) {
       calls = {};
       let at = performance.now();
       const evaluation = await evaluateLaunch(deps, { organizationId, accountIds: ids, excludeEnrichedWithinDays: 30, now: new Date() });
       current.push({ seconds: (performance.now() - at) / 1000, calls, excluded: evaluation.excluded });
+
+      // Its parts alone: the warehouse statuses (DynamoDB) and the per-organization lists (S3).
+      at = performance.now();
+      await root.warehouse().getAccountStatuses(ids);
+      const statusesSeconds = (performance.now() - at) / 1000;
+      at = performance.now();
+      await root.accountHistory().getFacts(organizationId, ids, { enrichedAfter: now - 30 * 86_400_000 });
+      parts.push({ statusesSeconds, listsSeconds: (performance.now() - at) / 1000 });
 
       // The former reads: status + ENRICHED + CRM per account, in parallel, 100 keys a call.
       calls = {};
@@ -73,7 +82,7 @@ async function main() {
       ]);
       former.push({ seconds: (performance.now() - at) / 1000, calls });
     }
-    console.log(JSON.stringify({ accounts, loadSeconds, current, formerReads: former }, null, 2));
+    console.log(JSON.stringify({ accounts, loadSeconds, current, parts, formerReads: former }, null, 2));
   } finally {
     await local.stop();
   }

@@ -145,12 +145,13 @@ const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text
 // ---------------------------------------------------------------------------
 
 describe.concurrent('launch: transient DynamoDB faults the SDK retries are invisible', () => {
-  const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'>][] = [
+  const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'> & { client?: FaultSpec['client'] }][] = [
     ['the API-key lookup', (f) => ({ command: 'GetItemCommand', match: `APIKEY#${hashApiKey(f.apiKey)}` })],
     ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':s_launchLock') })],
     ['the organization read', (f) => ({ command: 'GetItemCommand', match: organizationRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
-    ['the recency and CRM read', (f) => ({ command: 'BatchGetItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#` })],
+    // Recency and CRM targets are per-organization lists in S3 (docs/data-model.md); the CRM lists are listed at every evaluation.
+    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId) })],
     ['the launch transaction', (f) => ({ command: 'TransactWriteItemsCommand', match: launchTransaction(f) })],
   ];
   it.each(steps)('throttling at %s: the launch succeeds, charged once, and completes', async (_label, where) => {
@@ -175,7 +176,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: organizationRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
-    ['the recency and CRM read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#`, error: throttling })],
+    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId), error: s3InternalError })],
     ['writing the eligible list (S3)', (f) => ({ client: 's3', command: 'PutObjectCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('eligible.txt'), error: s3InternalError })],
     ['the launch transaction (before it applies)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), error: throttling })],
     ['the launch transaction (nine conflicts, beyond the store’s own retries)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), times: 9, error: transactionConflict })],
