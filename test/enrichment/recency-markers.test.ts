@@ -149,7 +149,7 @@ describe('CRM target lists (decisions §7)', () => {
 describe('evaluation round trips (issue 13: one key per account)', () => {
   it('reads DynamoDB with ceil(N / 100) BatchGetItem calls and nothing else, with a recency window, markers, a pending completion and CRM targets', async () => {
     const p = uniquePrefix();
-    const n = 1_050;
+    const n = 450;
     const accounts = activeAccounts(p, n);
     const ids = accounts.map((a) => a.accountId);
     await importAccounts(accounts);
