@@ -37,15 +37,20 @@ const organizationOf = (pk: unknown): string => String(pk).slice('ORG#'.length, 
 /** Runs the migration; a second run changes nothing. */
 export async function migrateAccountHistory({ client, tableName, history }: { client: DynamoDBDocumentClient; tableName: string; history: AccountHistoryStore }): Promise<HistoryMigration> {
   const result: HistoryMigration = { markers: 0, enrichmentItems: 0, crmItems: 0 };
-  const scan = async (type: string, filter = '', values: Record<string, unknown> = {}) => {
-    const items: Record<string, unknown>[] = [];
-    const pages = paginateScan(
-      { client },
-      { TableName: tableName, FilterExpression: `#type = :type${filter}`, ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':type': type, ...values }, ConsistentRead: true },
-    );
-    for await (const page of pages) items.push(...(page.Items ?? []));
-    return items;
-  };
+  // One scan for the three kinds (a start on a large data folder reads the table once more, not three times).
+  const legacy: Record<string, unknown>[] = [];
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: '#type IN (:enriched, :crm) OR (#type = :campaign AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt))',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':enriched': 'accountEnrichment', ':crm': 'crmTarget', ':campaign': 'campaign', ':org': 'ORG#' },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) legacy.push(...(page.Items ?? []));
+  const ofType = (type: string) => legacy.filter((item) => item.type === type);
   const deleteItems = async (items: readonly Record<string, unknown>[]) => {
     for (const group of chunk(items, 25)) {
       let pending: Record<string, unknown>[] = group.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
@@ -56,7 +61,7 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
     }
   };
 
-  const enriched = await scan('accountEnrichment');
+  const enriched = ofType('accountEnrichment');
   const groups = new Map<string, { organizationId: string; campaignId: string; enrichedAt: string; accountIds: string[] }>();
   for (const item of enriched) {
     const organizationId = organizationOf(item.pk);
@@ -72,7 +77,7 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
   result.enrichmentItems = enriched.length;
 
   // After the ENRICHED groups: a pending campaign's full eligible list replaces the partial marker of the same completion.
-  for (const campaign of await scan('campaign', ' AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt)', { ':org': 'ORG#' })) {
+  for (const campaign of ofType('campaign')) {
     const attempt = campaign.attempt as { id: string; eligibleObjectKey: string } | undefined;
     const organizationId = String(campaign.organizationId);
     if (!attempt || String(campaign.gsi6pk) !== keys.recencyPending(organizationId).gsi6pk) continue;
@@ -81,7 +86,7 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
     result.markers++;
   }
 
-  const crm = await scan('crmTarget');
+  const crm = ofType('crmTarget');
   const byOrganization = new Map<string, string[]>();
   for (const item of crm) {
     const organizationId = organizationOf(item.pk);
