@@ -1,6 +1,8 @@
-/** Workflow task: every account's enrichment time is recorded; clear the recency-pending mark. */
+/** Workflow task: write the completed attempt's recency marker, then clear its pending completion. */
 import { createTaskHandler } from '../lib/enrichment/task-handler';
 import { finishRecording } from '../lib/enrichment/steps';
-import { enrichment } from '../lib/root';
+import { accountHistory, enrichment, organizations } from '../lib/root';
 
-export const handler = createTaskHandler((input: Parameters<typeof finishRecording>[1]) => finishRecording({ enrichment: enrichment() }, input));
+export const handler = createTaskHandler((input: Parameters<typeof finishRecording>[1]) =>
+  finishRecording({ enrichment: enrichment(), accountHistory: accountHistory(), organizations: organizations() }, input),
+);

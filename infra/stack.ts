@@ -25,6 +25,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
 import { OBJECT_PREFIXES } from '../lib/objects';
+import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
@@ -434,6 +435,8 @@ export class CampaignEnrichmentStack extends Stack {
       lifecycleRules: [
         { id: 'ExpireExports', prefix: OBJECT_PREFIXES.exports, expiration: Duration.days(1) },
         { id: 'ExpireUploads', prefix: OBJECT_PREFIXES.uploads, expiration: Duration.days(1) },
+        // A recency marker matters only inside the longest window (decisions §4): completions older than it can exclude nothing.
+        { id: 'ExpireRecencyMarkers', prefix: OBJECT_PREFIXES.recency, expiration: Duration.days(MAX_EXCLUDE_DAYS + 1) },
         { id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

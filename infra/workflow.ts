@@ -5,8 +5,8 @@
  * with aws-local-stepfunctions.
  *
  *   FindContacts (Map over batches: FindContactsBatch, each reading its own batch object)
- *   → CompleteEnrichment → RecordEnrichment (Map: RecordEnrichmentBatch)
- *   → FinishRecording → WaitForResultsExpiry (until resultsExpireAt)
+ *   → CompleteEnrichment → FinishRecording (the recency marker: one
+ *   server-side copy of the eligible list) → WaitForResultsExpiry (until resultsExpireAt)
  *   → ExpireResults (`expired`; the campaign's stored objects deleted) → Done
  *   FindContacts or CompleteEnrichment failing (after retries of transient
  *   errors) → CompensateAttempt (refund; result parts and batch objects deleted) → EnrichmentFailed
@@ -23,8 +23,7 @@ import type { RoutePermissions } from './routes';
 export const WORKFLOW_TASKS = {
   findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
-  recordEnrichment: { state: 'RecordEnrichmentBatch', entry: 'functions/workflow-record-enrichment.ts', functionId: 'WorkflowRecordEnrichment', permissions: { table: 'readWrite', bucket: 'read' } },
-  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite' } },
+  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'recency/*'] } },
   expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true } },
   compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
@@ -110,18 +109,6 @@ export class EnrichmentWorkflow extends Construct {
       resultPath: '$.completion',
     }).addCatch(compensate, { resultPath: '$.error' });
 
-    const recordEnrichment = new sfn.Map(this, 'RecordEnrichment', {
-      itemsPath: '$.batches',
-      maxConcurrency: MAP_CONCURRENCY,
-      itemSelector: {
-        ...attempt,
-        eligibleObjectKey: sfn.JsonPath.stringAt('$.eligibleObjectKey'),
-        completedAt: sfn.JsonPath.stringAt('$.completion.completedAt'),
-        batch: sfn.JsonPath.stringAt('$$.Map.Item.Value'),
-      },
-      resultPath: sfn.JsonPath.DISCARD,
-    }).itemProcessor(task('recordEnrichment'));
-
     const finishRecording = task('finishRecording', { payload: sfn.TaskInput.fromObject(attempt), resultPath: sfn.JsonPath.DISCARD });
     const waitForExpiry = new sfn.Wait(this, 'WaitForResultsExpiry', { time: sfn.WaitTime.timestampPath('$.completion.resultsExpireAt') });
     const expire = task('expire', {
@@ -131,7 +118,6 @@ export class EnrichmentWorkflow extends Construct {
 
     const definition = findContacts
       .next(complete)
-      .next(recordEnrichment)
       .next(finishRecording)
       .next(waitForExpiry)
       .next(expire)

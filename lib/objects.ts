@@ -13,6 +13,15 @@ export const OBJECT_PREFIXES = {
   exports: 'exports/',
   /** Account-ID files PUT to a presigned URL (decisions §14): deleted by the bucket's lifecycle rule after 1 day. */
   uploads: 'uploads/',
+  /**
+   * Recency markers (decisions §4): one object per enriched campaign, its
+   * eligible IDs, under `recency/<org>/<completedAt>/`, so a listing from the
+   * window's start reads only completions inside it. Expired by the bucket's
+   * lifecycle rule after the longest window.
+   */
+  recency: 'recency/',
+  /** CRM target lists of an organization (decisions §7), one ID a line. */
+  crm: 'crm/',
 } as const;
 
 const campaignPrefix = (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.campaigns}${organizationId}/${campaignId}/`;
@@ -48,6 +57,19 @@ export const objectKeys = {
   evaluationPrefix: (organizationId: string, campaignId: string, evaluationId: string) => `${evaluationsPrefix(organizationId, campaignId)}${evaluationId}/`,
   /** Prefix of every evaluation of a campaign. */
   evaluationsPrefix,
+  /** Prefix of an organization's recency markers (list with StartAfter = {@link objectKeys.recencyMarker} of the window's start). */
+  recencyPrefix: (organizationId: string) => `${OBJECT_PREFIXES.recency}${organizationId}/`,
+  /**
+   * Recency marker of a campaign completed at `completedAt` (ISO 8601 UTC with
+   * milliseconds, `Date.toISOString()`: lexical order is time order). Without
+   * `campaignId`, the listing position of `completedAt` itself.
+   */
+  recencyMarker: (organizationId: string, completedAt: string, campaignId?: string) =>
+    `${OBJECT_PREFIXES.recency}${organizationId}/${completedAt}/${campaignId === undefined ? '' : `${campaignId}.txt`}`,
+  /** Prefix of an organization's CRM target lists. */
+  crmPrefix: (organizationId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/`,
+  /** One CRM target list (`listId` sorts by the time it was written). */
+  crmList: (organizationId: string, listId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/${listId}.txt`,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
   /** An uploaded account-ID file (decisions §14), as the client PUT it. */

@@ -47,7 +47,7 @@ const once = <T>(build: () => T): (() => T) => {
 export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
 
 /** Account enrichment times and CRM targets. */
-export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName }));
+export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: s3, bucketName: config.bucketName }));
 
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));

@@ -11,7 +11,8 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { ddb } from '../lib/aws';
+import { ddb, s3 } from '../lib/aws';
+import { objectKeys } from '../lib/objects';
 import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { accountListKey } from '../lib/campaigns/account-list';
@@ -32,9 +33,11 @@ import {
   describeOrg,
   enrich,
   expectError,
+  gate,
   getCampaign,
   importAccounts,
   ledgerOf,
+  pollUntil,
   useTestWarehouses,
   uniquePrefix,
   waitForStatus,
@@ -277,17 +280,18 @@ describe('enrich: recency exclusion (decisions §4)', () => {
     expect(otherLaunch.data.accounts).toEqual({ requested: 2, eligible: 2, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } });
   });
 
-  it('excludes the accounts of a campaign as soon as it reads enriched, even when recording per-account times is slow', async () => {
+  it('excludes the accounts of a campaign as soon as it reads enriched, even before its recency marker is written', async () => {
     const p = uniquePrefix();
     const ids = [`${p}_0`, `${p}_1`];
     await importAccounts(activeAccounts(p, 2));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
 
-    // Writes of per-account enrichment times take 1.5 s (a slow or throttled table); everything else is untouched.
-    const name = `slowEnrichmentRecords${uniquePrefix()}`;
-    ddb.middlewareStack.add(
+    // FinishRecording's copy of the eligible list to the recency marker waits until the test opens the gate.
+    const markerWrite = gate();
+    const name = `heldRecencyMarker${uniquePrefix()}`;
+    s3.middlewareStack.add(
       (next) => async (args) => {
-        if (JSON.stringify(args.input).includes('"accountEnrichment"')) await new Promise((r) => setTimeout(r, 1_500));
+        if (args.input && typeof args.input === 'object' && String((args.input as { Key?: unknown }).Key).startsWith(objectKeys.recencyPrefix(organizationId))) await markerWrite.promise;
         return next(args);
       },
       { step: 'initialize', name },
@@ -295,7 +299,10 @@ describe('enrich: recency exclusion (decisions §4)', () => {
     try {
       const first = await createApiCampaign(api(), apiKey, ids);
       expect((await enrich(api(), apiKey, first)).status).toBe(200);
-      await waitForStatus(api(), apiKey, first, 'enriched');
+      const { completedAt } = await waitForStatus(api(), apiKey, first, 'enriched');
+      // Between completion and marker: the completion waits on the organization item, and no marker exists.
+      expect((await organizations().get(organizationId))!.pendingRecency).toEqual([expect.objectContaining({ campaignId: first, completedAt })]);
+      expect(await accountHistory().getFacts(organizationId, ids)).toEqual(new Map());
 
       // decisions §4: an account counts as recently enriched once the campaign reached `enriched`.
       const second = await createApiCampaign(api(), apiKey, ids, 30);
@@ -307,8 +314,16 @@ describe('enrich: recency exclusion (decisions §4)', () => {
         excluded: { total: 2, invalid: 0, recentlyEnriched: 2, crmExcluded: 0 },
       });
       expect(await balance(organizationId)).toBe(8);
+
+      // The marker written, the pending completion leaves the organization item; the marker alone still excludes.
+      markerWrite.open();
+      await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
+      const facts = await accountHistory().getFacts(organizationId, ids);
+      expect(ids.map((id) => facts.get(id)?.lastEnrichedAt)).toEqual([completedAt, completedAt]);
+      expectError(await enrich(api(), apiKey, second), 422, 'no_eligible_accounts', { requested: 2 });
     } finally {
-      ddb.middlewareStack.remove(name);
+      markerWrite.open();
+      s3.middlewareStack.remove(name);
     }
   });
 });

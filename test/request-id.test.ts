@@ -195,7 +195,7 @@ describe('the request ID in logs', () => {
     expect(JSON.parse(execution.input!)).toMatchObject({ organizationId, campaignId, attemptId: attempt.id, requestId });
 
     // Recording runs on after the campaign reads enriched: wait for its line too.
-    const tasks = ['WorkflowFindContacts', 'WorkflowComplete', 'WorkflowRecordEnrichment', 'WorkflowFinishRecording'];
+    const tasks = ['WorkflowFindContacts', 'WorkflowComplete', 'WorkflowFinishRecording'];
     const taskLines = await pollUntil(
       async () => logs.lines.filter((line) => line.message === 'Workflow task completed' && line.campaignId === campaignId),
       (lines) => tasks.every((name) => lines.some((line) => line.function_name === name)),

@@ -176,6 +176,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { ddb } = await import('../../lib/aws');
       const migrated = await migrateLedger({ client: ddb, tableName });
       if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
+      // Per-account recency and CRM items from before recency markers become per-organization lists (idempotent).
+      const { migrateAccountHistory } = await import('../../lib/organizations/migrate-history');
+      const { accountHistory } = await import('../../lib/root');
+      const history = await migrateAccountHistory({ client: ddb, tableName, history: accountHistory() });
+      if (history.markers + history.crmItems > 0) console.log(`Account history migrated: ${JSON.stringify(history)}`);
     }
     if (options.api !== false) {
       api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });

@@ -101,7 +101,7 @@ export const campaignChanges = {
   /** `draft` → `enriching` with the attempt and its evaluation. */
   launch: (campaign: CampaignRef, attempt: AttemptRecord, excluded: ExcludedCounts): Change =>
     merge(statusChange(campaign, 'enriching'), { set: { attempt, accountsEligible: attempt.eligible, accountsExcluded: excluded }, remove: ['launchLock'] }),
-  /** `enriching` → `enriched`: results, times, and the recency-pending mark until every account's time is recorded. */
+  /** `enriching` → `enriched`: results and times (the recency-pending mark is on the organization item, lib/organizations/recency-pending.ts). */
   complete: (campaign: CampaignRef, completion: { completedAt: string; resultsExpireAt: string; results: ResultMetrics }): Change =>
     merge(statusChange(campaign, 'enriched', completion.resultsExpireAt), {
       remove: ['cancelRequestedAt'],
@@ -109,7 +109,6 @@ export const campaignChanges = {
         completedAt: completion.completedAt,
         resultsExpireAt: completion.resultsExpireAt,
         results: completion.results,
-        gsi6pk: keys.recencyPending(campaign.organizationId).gsi6pk,
       },
     }),
   /** `enriching` → `draft` after a failed or canceled attempt (spec "lastEnrichment"). */
@@ -122,7 +121,7 @@ export const campaignChanges = {
    * never resumes it.
    */
   requestCancel: (at: Date): Change => ({ set: { cancelRequestedAt: at.toISOString() } }),
-  /** Every account's enrichment time is recorded: the campaign leaves the recency-pending index. */
+  /** Legacy (before recency markers): the campaign leaves the recency-pending index (lib/organizations/migrate-history.ts). */
   finishRecording: (): Change => ({ remove: ['gsi6pk'] }),
   /** `enriched` → `expired` at `resultsExpireAt`. */
   expire: (campaign: CampaignRef): Change => merge(statusChange(campaign, 'expired'), { remove: ['gsi6pk'] }),

@@ -8,7 +8,7 @@ import type { AccountFacts, AccountHistoryStore } from '../organizations/account
 import type { AccountStatus } from '../warehouse/schema';
 import type { Warehouse } from '../warehouse/warehouse';
 import type { AccountListStore } from '../campaigns/account-list';
-import type { EnrichmentStore } from './store';
+import type { PendingRecency } from '../organizations/recency-pending';
 
 /** The bucket of one account. */
 export type AccountBucket = 'invalid' | 'recentlyEnriched' | 'crmExcluded' | 'eligible';
@@ -44,23 +44,24 @@ export function classifyAccount(status: AccountStatus | undefined, facts: Accoun
 /** What a launch evaluation reads. */
 export interface EvaluationDependencies {
   warehouse: Warehouse;
-  accountHistory: AccountHistoryStore;
-  enrichment: Pick<EnrichmentStore, 'pendingRecency'>;
+  accountHistory: Pick<AccountHistoryStore, 'getFacts'>;
   accountLists: Pick<AccountListStore, 'get'>;
 }
 
 /**
- * Enrichment times not yet recorded per account: accounts of enriched
- * campaigns whose recording step is still running count as enriched at the
- * campaign's `completedAt` (decisions §4: recency starts when a campaign
- * reaches `enriched`). Normally empty.
+ * Enrichment times of completions whose marker is not written yet (read from
+ * the organization item, lib/organizations/recency-pending.ts): their
+ * accounts count as enriched at the campaign's `completedAt` (decisions §4:
+ * recency starts when a campaign reaches `enriched`). Normally none; only
+ * those inside the window are read.
  */
-async function pendingEnrichmentTimes(deps: EvaluationDependencies, organizationId: string): Promise<Map<string, string>> {
+async function pendingEnrichmentTimes(deps: EvaluationDependencies, pending: readonly PendingRecency[], cutoff: number): Promise<Map<string, string>> {
   const times = new Map<string, string>();
-  for (const pending of await deps.enrichment.pendingRecency(organizationId)) {
-    for (const id of await deps.accountLists.get(pending.eligibleObjectKey)) {
+  for (const entry of pending) {
+    if (Date.parse(entry.completedAt) <= cutoff) continue;
+    for (const id of await deps.accountLists.get(entry.eligibleObjectKey)) {
       const known = times.get(id);
-      if (!known || known < pending.completedAt) times.set(id, pending.completedAt);
+      if (!known || known < entry.completedAt) times.set(id, entry.completedAt);
     }
   }
   return times;
@@ -68,19 +69,29 @@ async function pendingEnrichmentTimes(deps: EvaluationDependencies, organization
 
 /**
  * Evaluates an account list against the warehouse, the organization's
- * recent enrichments and its CRM targets, with batched parallel reads.
+ * recent enrichments and its CRM targets. DynamoDB is read once per account
+ * (the warehouse status, 100 keys per BatchGetItem); recency and CRM targets
+ * are per-organization lists in S3, read once (docs/data-model.md "Recency
+ * and CRM targets").
+ *
+ * Order matters: `pendingRecency` must come from an organization read made
+ * BEFORE this call (launch and quote read the organization first). A
+ * completion missing from that read had its marker written before it left the
+ * organization item, so the marker listing made here sees it.
+ *
  * @param input.accountIds - distinct account IDs of the campaign.
+ * @param input.pendingRecency - the organization's completions awaiting their markers (`OrganizationRecord.pendingRecency`).
  */
 export async function evaluateLaunch(
   deps: EvaluationDependencies,
-  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date },
+  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[] },
 ): Promise<LaunchEvaluation> {
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts, pending] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
     // Without a recency window (null or 0 days) the enrichment times are not read at all.
-    deps.accountHistory.getFacts(input.organizationId, input.accountIds, { recency: cutoff !== undefined }),
-    cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.organizationId),
+    deps.accountHistory.getFacts(input.organizationId, input.accountIds, cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff }),
+    cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.pendingRecency ?? [], cutoff),
   ]);
   for (const [id, completedAt] of pending) {
     const known = facts.get(id);

@@ -6,7 +6,8 @@
  *    it is, no new charge, nothing else touched. Only API-created drafts
  *    launch: a launch lock (60 s) makes concurrent calls answer
  *    `enrichment_pending` while one evaluates.
- * 2. The account list is evaluated (warehouse, recency, CRM) with batched reads;
+ * 2. The account list is evaluated (warehouse statuses, one key per account;
+ *    recency and CRM from per-organization lists, read after the organization);
  *    every account's outcome is recorded (lib/enrichment/outcomes.ts), refused launches too.
  *    The previous evaluation's objects are deleted once it is replaced
  *    (lib/enrichment/attempt-objects.ts).
@@ -123,8 +124,16 @@ export async function enrichCampaign(
     // The previous evaluation (if any) is replaced below; its objects are deleted once it is.
     const previousManifest = deps.outcomes.manifest(campaignId);
     previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
+    // The organization was read (strongly consistent) by the first read, BEFORE the evaluation lists
+    // recency markers: its pending completions and the markers together cover every completion
+    // (lib/enrichment/evaluate.ts). The first round's decision reuses it; the launch transaction re-checks balance and capacity.
+    const firstOrg = read.organization;
+    if (!firstOrg) throw new NotFoundError('organization', organizationId);
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
-    const evaluation = await beforeDeadline(signal, evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }));
+    const evaluation = await beforeDeadline(
+      signal,
+      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency }),
+    );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
     // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
@@ -147,10 +156,9 @@ export async function enrichCampaign(
     };
     let listsWritten = false;
 
-    // The organization is read right before the transaction, whose conditions
-    // re-check it; after a lost race it is read again.
+    // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {
-      const org = await beforeDeadline(signal, deps.organizations.get(organizationId));
+      const org = round === 0 ? firstOrg : await beforeDeadline(signal, deps.organizations.get(organizationId));
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
       const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount)) : undefined;
       // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's

@@ -36,12 +36,10 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   const status = statusAt(campaign, now);
   if (campaign.createdVia !== 'api' || status !== 'draft') throw notEnrichable(campaign, status);
 
-  const accountIds = await deps.accountLists.get(campaign.accountsObjectKey);
-  const [evaluation, organization] = await Promise.all([
-    evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now }),
-    deps.organizations.get(organizationId),
-  ]);
+  // The organization first: its pending completions must be read before the recency markers (lib/enrichment/evaluate.ts).
+  const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
+  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });
   const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount);
   return { campaignId: campaign.id, ...decision };
 }

@@ -9,6 +9,7 @@ import type { AccountListStore } from '../campaigns/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { ResultMetrics } from '../campaigns/model';
 import type { AccountHistoryStore } from '../organizations/account-history';
+import type { OrganizationStore } from '../organizations/store';
 import type { Warehouse } from '../warehouse/warehouse';
 import type { EnrichmentStore } from './store';
 import { resultsPrefix, type EnrichedAccount, type ResultStore } from './results';
@@ -131,19 +132,22 @@ export async function completeEnrichment(
   return { completedAt, resultsExpireAt };
 }
 
-/** Records, for one batch, when its accounts were enriched (recency exclusion). */
-export async function recordEnrichmentBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'accountHistory'>,
-  input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef; completedAt: string },
-): Promise<{ recorded: number }> {
-  const accountIds = await sliceOf(deps, input.eligibleObjectKey, input.batch);
-  await deps.accountHistory.recordEnrichment(input.organizationId, accountIds, input.completedAt, input.campaignId);
-  return { recorded: accountIds.length };
-}
-
-/** Clears the recency-pending mark once every batch's enrichment times are recorded. */
-export async function finishRecording(deps: Pick<StepDependencies, 'enrichment'>, input: AttemptRef): Promise<{ recorded: true }> {
-  await deps.enrichment.finishRecording(input.organizationId, input.campaignId, input.attemptId);
+/**
+ * Writes the recency marker of a completed attempt, then removes its pending
+ * completion from the organization item (lib/organizations/recency-pending.ts;
+ * decisions §4): one server-side copy of the eligible list, no per-account
+ * write. Idempotent: a rerun finds the entry gone (the marker was written
+ * before it left) or copies the same object again.
+ */
+export async function finishRecording(
+  deps: Pick<StepDependencies, 'enrichment' | 'accountHistory'> & { organizations: Pick<OrganizationStore, 'get'> },
+  input: AttemptRef,
+): Promise<{ recorded: boolean }> {
+  const organization = await deps.organizations.get(input.organizationId);
+  const pending = organization?.pendingRecency?.find((entry) => entry.campaignId === input.campaignId);
+  if (!pending) return { recorded: false };
+  await deps.accountHistory.recordCompletion(input.organizationId, input.campaignId, pending.completedAt, pending.eligibleObjectKey);
+  await deps.enrichment.finishRecording(input.organizationId, input.campaignId);
   return { recorded: true };
 }
 

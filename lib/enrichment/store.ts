@@ -10,14 +10,14 @@
  * transaction (decisions §12).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { queryPartition } from '../db/query';
-import { TABLE_INDEXES, keys } from '../db/table';
+import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
 import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
 import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, type LedgerEntry, type TransactItem } from '../credits/ledger';
 import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
+import { pendingRecencyAttribute, pendingRecencyValue } from '../organizations/recency-pending';
 
 /** The launch of an attempt: figures in accounts and credits. */
 export interface LaunchWrite {
@@ -76,10 +76,12 @@ export interface EnrichmentStore {
   compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
   /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
   requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
-  /** Clears the recency-pending mark once every account's enrichment time is recorded. */
-  finishRecording(organizationId: string, campaignId: string, attemptId: string): Promise<void>;
-  /** Enriched campaigns whose enrichment times are still being recorded: completion time and eligible list. */
-  pendingRecency(organizationId: string): Promise<{ completedAt: string; eligibleObjectKey: string }[]>;
+  /**
+   * Removes a campaign's pending completion from the organization item, once
+   * its recency marker is written (lib/organizations/recency-pending.ts). A
+   * no-op when it is already gone.
+   */
+  finishRecording(organizationId: string, campaignId: string): Promise<void>;
   /** Marks an enriched campaign `expired` once `resultsExpireAt` is reached, with its `campaign.expired` event. Returns false otherwise. */
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
 }
@@ -114,18 +116,18 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     organizationId: string,
     campaignId: string,
     attemptId: string,
-    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change; eventType: CampaignEventType; occurredAt: string },
+    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change; eventType: CampaignEventType; occurredAt: string; organizationChange?: Change },
   ): Promise<number | false> => {
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
-    const { entry, change, eventType, occurredAt } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
+    const { entry, change, eventType, occurredAt, organizationChange } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
     const after = toCampaignRecord(applyChange(campaign, campaignChange) as unknown as Record<string, unknown>);
     const outcome = await transactWrite(client, {
       TransactItems: [
         campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
-        ...movementItems(tableName, entry, { alsoChange: { increment: { enrichingAccounts: -campaign.attempt.eligible } } }),
+        ...movementItems(tableName, entry, { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -campaign.attempt.eligible } }) }),
         ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
       ],
     });
@@ -195,6 +197,10 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
         change: campaignChanges.complete(campaign, write),
         eventType: 'campaign.enriched',
         occurredAt: write.completedAt,
+        // Recency holds from this transaction on: the completion waits on the organization item until FinishRecording writes its marker.
+        organizationChange: {
+          set: { [pendingRecencyAttribute(campaignId)]: pendingRecencyValue({ completedAt: write.completedAt, eligibleObjectKey: campaign.attempt.eligibleObjectKey }) },
+        },
       }));
       return refunded !== false;
     },
@@ -218,20 +224,12 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       return outcome.ok;
     },
 
-    async finishRecording(organizationId, campaignId, attemptId) {
+    async finishRecording(organizationId, campaignId) {
       await updateIf(client, {
         TableName: tableName,
-        Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.finishRecording(), campaignIs.ofAttempt(attemptId)),
+        Key: keys.organization(organizationId),
+        ...updateParts({ remove: [pendingRecencyAttribute(campaignId)] }, { expression: 'attribute_exists(pk)' }),
         ReturnValues: 'NONE',
-      });
-    },
-
-    async pendingRecency(organizationId) {
-      const items = await queryPartition(client, tableName, TABLE_INDEXES.recencyPending, keys.recencyPending(organizationId).gsi6pk);
-      return items.flatMap((item) => {
-        const attempt = item.attempt as AttemptRecord | undefined;
-        return attempt && typeof item.completedAt === 'string' ? [{ completedAt: item.completedAt, eligibleObjectKey: attempt.eligibleObjectKey }] : [];
       });
     },
 

@@ -13,6 +13,7 @@ import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
 import { batchGet } from '../db/batch';
 import type { KeyCheck } from '../http/auth';
+import { pendingRecencyOf, type PendingRecency } from './recency-pending';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -29,6 +30,11 @@ export interface OrganizationRecord {
   /** Accounts enriching through other surfaces (the interactive interface), set by operators (accounts). */
   externalEnrichingAccounts: number;
   createdAt: string;
+  /**
+   * Enriched campaigns whose recency marker is not written yet (decisions §4;
+   * lib/organizations/recency-pending.ts); absent when none (the usual case).
+   */
+  pendingRecency?: PendingRecency[];
 }
 
 /** The API key item as stored: only the hash of the key. */
@@ -187,6 +193,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 
 /** Maps a stored item to an {@link OrganizationRecord}. */
 export function toOrganization(item: Record<string, unknown>): OrganizationRecord {
+  const pending = pendingRecencyOf(item);
   return {
     id: String(item.id),
     name: String(item.name),
@@ -196,6 +203,7 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     enrichingAccounts: Number(item.enrichingAccounts),
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
+    ...(pending.length > 0 ? { pendingRecency: pending } : {}),
   };
 }
 

@@ -25,6 +25,8 @@ import { customAlphabet } from 'nanoid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3, sfn } from '../../lib/aws';
 import { config } from '../../lib/config';
+import { objectKeys } from '../../lib/objects';
+import { pendingRecencyAttribute } from '../../lib/organizations/recency-pending';
 import { accountListKey } from '../../lib/campaigns/account-list';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import { resultPartKey, resultsPrefix, type EnrichedAccount } from '../../lib/enrichment/results';
@@ -102,7 +104,7 @@ async function latestExecution(f: Fixture): Promise<string> {
   return workflow().executionArnOf(charge.filter((e) => e.kind === 'charge').at(-1)!.attemptId!);
 }
 
-/** Waits until RecordEnrichment has written every account (so CompleteEnrichment, retried or not, is over). */
+/** Waits until FinishRecording has written the recency marker of every account (so CompleteEnrichment, retried or not, is over). */
 const recorded = (f: Fixture, ids = f.accountIds) => pollUntil(() => accountHistory().getFacts(f.organizationId, ids), (facts) => ids.every((id) => facts.get(id)?.lastEnrichedAt), { timeoutMs: 15_000, intervalMs: 50 });
 
 /** Every invariant of the organization holds, with every attempt ended. */
@@ -144,13 +146,14 @@ const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text
 // ---------------------------------------------------------------------------
 
 describe.concurrent('launch: transient DynamoDB faults the SDK retries are invisible', () => {
-  const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'>][] = [
+  const steps: [string, (f: Fixture) => Omit<FaultSpec, 'error' | 'client'> & { client?: FaultSpec['client'] }][] = [
     // The key is known to this process (the fixture created the campaign with it): it is read in the first BatchGetItem, with the campaign and the organization.
     ['the API-key read', (f) => ({ command: /^(Batch)?GetItemCommand$/, match: `APIKEY#${hashApiKey(f.apiKey)}` })],
     ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':s_launchLock') })],
     ['the organization read', (f) => ({ command: 'GetItemCommand', match: organizationRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
-    ['the recency and CRM read', (f) => ({ command: 'BatchGetItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#` })],
+    // Recency and CRM targets are per-organization lists in S3 (docs/data-model.md); the CRM lists are listed at every evaluation.
+    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId) })],
     ['the launch transaction', (f) => ({ command: 'TransactWriteItemsCommand', match: launchTransaction(f) })],
   ];
   it.each(steps)('throttling at %s: the launch succeeds, charged once, and completes', async (_label, where) => {
@@ -175,7 +178,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: organizationRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
-    ['the recency and CRM read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#`, error: throttling })],
+    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId), error: s3InternalError })],
     ['writing the eligible list (S3)', (f) => ({ client: 's3', command: 'PutObjectCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('eligible.txt'), error: s3InternalError })],
     ['the launch transaction (before it applies)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), error: throttling })],
     ['the launch transaction (nine conflicts, beyond the store’s own retries)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), times: 9, error: transactionConflict })],
@@ -306,9 +309,10 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
     await expectInvariants(f);
   });
 
-  it('RecordEnrichmentBatch (account history write): every account recorded', async () => {
+  it('FinishRecording (the recency marker copy, S3 SlowDown): every account recorded', async () => {
     const f = await fixture();
-    await withFault({ client: 'dynamodb', command: 'BatchWriteItemCommand', match: `ORG#${f.organizationId}#ACCOUNT#`, error: throttling }, async ([fault]) => {
+    const slowDown = () => Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 } });
+    await withFault({ client: 's3', command: 'CopyObjectCommand', match: objectKeys.recencyPrefix(f.organizationId), error: slowDown }, async ([fault]) => {
       expect((await enrichCall(f)).status).toBe(200);
       await recorded(f);
       expect(fault!.failed).toBe(1);
@@ -358,7 +362,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     const f = await fixture({ accounts: 5, withContacts: 2 });
     await withFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', when: 'after', match: completionTransaction(f), error: throttling }, async ([fault]) => {
       expect((await enrichCall(f)).status).toBe(200);
-      // RecordEnrichment runs only once CompleteEnrichment (its rerun) succeeded.
+      // FinishRecording runs only once CompleteEnrichment (its rerun) succeeded.
       await recorded(f);
       expect(fault!.failed).toBe(1);
     });
@@ -417,13 +421,14 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     await expectInvariants(f);
   });
 
-  it('RecordEnrichmentBatch, transient: the rerun rewrites the same times', async () => {
+  it('FinishRecording, transient after clearing the pending completion: the rerun finds it gone and the marker in place', async () => {
     const f = await fixture();
-    await withFault({ client: 'dynamodb', command: 'BatchWriteItemCommand', when: 'after', match: `ORG#${f.organizationId}#ACCOUNT#`, error: throttling }, async ([fault]) => {
+    await withFault({ client: 'dynamodb', command: 'UpdateItemCommand', when: 'after', match: pendingRecencyAttribute(f.campaignId), error: throttling }, async ([fault]) => {
       expect((await enrichCall(f)).status).toBe(200);
       await recorded(f);
-      await pollUntil(async () => fault!.matched, (n) => n >= 2, { timeoutMs: 10_000, intervalMs: 50 });
+      await pollUntil(async () => fault!.failed, (n) => n >= 1, { timeoutMs: 10_000, intervalMs: 50 });
     });
+    await pollUntil(() => organizations().get(f.organizationId), (org) => org?.pendingRecency === undefined, { timeoutMs: 10_000, intervalMs: 50 });
     const done = (await stored(f))!;
     const facts = await accountHistory().getFacts(f.organizationId, f.accountIds);
     for (const id of f.accountIds) expect(facts.get(id)?.lastEnrichedAt).toBe(done.completedAt);
@@ -442,7 +447,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     await completeHandler({ ...input, batchResults: [{ index: 0, accounts: 5, accountsWithContact: 5, accountsWithMobile: 0, contacts: 5 }] }, lambdaContext('WorkflowComplete', 'rerun'));
     await compensateHandler({ ...input, reason: 'failed' }, lambdaContext('WorkflowCompensate', 'rerun'));
     const { executionArn } = await sfn().send(new StartExecutionCommand({ stateMachineArn: LOCAL_STATE_MACHINE_ARN, name: `${attempt.id}-redrive`, input: JSON.stringify(input) }));
-    // Long enough for FindContacts, CompleteEnrichment and RecordEnrichment of the re-drive (a few hundred ms locally).
+    // Long enough for FindContacts, CompleteEnrichment and FinishRecording of the re-drive (a few hundred ms locally).
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await ledgerShape(f)).toEqual(before);
     expect(await stored(f)).toEqual(done);

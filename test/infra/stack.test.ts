@@ -265,8 +265,8 @@ describe('CampaignEnrichment-dev', () => {
     }
   });
 
-  it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
-    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
+  it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts and finish-recording tasks write the bucket', () => {
+    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
@@ -288,20 +288,21 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only create (uploaded files), enrich, export, quote, accounts and the find-contacts and record-enrichment tasks read the bucket', () => {
-    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.recordEnrichment.functionId];
+  it('lets only create (uploaded files), enrich, export, quote, accounts and the find-contacts and finish-recording tasks read the bucket', () => {
+    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
   });
 
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
-    for (const [functionId, pattern] of [['CampaignsQuote', 'campaigns/*'], ['CampaignsAccounts', 'campaigns/*/evaluations/*']] as const) {
+    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*', 'crm/*', 'recency/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
       const statements = statementsOf(template, built.stack, functionId);
       const actions = actionsOf(statements);
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);
       const [objects, ...others] = statements.filter((s) => [s.Action].flat().includes('s3:GetObject'));
       expect(others, functionId).toEqual([]);
-      expect(objects!.Resource, functionId).toEqual({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
+      const resources = patterns.map((pattern) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] }));
+      expect(objects!.Resource, functionId).toEqual(resources.length === 1 ? resources[0] : resources);
     }
   });
 
@@ -357,7 +358,7 @@ describe('CampaignEnrichment-dev', () => {
       });
     });
 
-    it('deletes exports/ and uploads/ objects after 1 day and expires nothing else', () => {
+    it('deletes exports/ and uploads/ objects after 1 day, recency markers after the longest window, and expires nothing else', () => {
       const rules = bucketProps().LifecycleConfiguration.Rules as Record<string, unknown>[];
       const expiring = rules.filter((rule) => 'ExpirationInDays' in rule || 'ExpirationDate' in rule);
       expect(OBJECT_PREFIXES.exports).toBe('exports/');
@@ -365,6 +366,7 @@ describe('CampaignEnrichment-dev', () => {
       expect(expiring).toEqual([
         { Id: 'ExpireExports', Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' },
         { Id: 'ExpireUploads', Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' },
+        { Id: 'ExpireRecencyMarkers', Prefix: 'recency/', ExpirationInDays: 3651, Status: 'Enabled' },
       ]);
     });
 

@@ -24,7 +24,9 @@ interface World {
 
 /** In-memory ports over `world`, recording what the evaluation asked for. */
 function portsOf(world: World) {
-  const calls = { recencyOption: [] as (boolean | undefined)[], pendingRecency: 0 };
+  /** `pendingListReads`: eligible lists of pending completions read. */
+  const calls = { recencyOption: [] as (boolean | undefined)[], pendingListReads: 0 };
+  const pendingRecency = (world.pending ?? []).map((p, i) => ({ campaignId: `camp_${i}`, completedAt: p.completedAt, eligibleObjectKey: `pending-${i}` }));
   const lists = new Map((world.pending ?? []).map((p, i) => [`pending-${i}`, p.accountIds]));
   const deps: EvaluationDependencies = {
     warehouse: {
@@ -44,28 +46,17 @@ function portsOf(world: World) {
         }
         return found;
       },
-      addCrmTargets: async () => {
-        throw new Error('evaluation writes nothing');
-      },
-      recordEnrichment: async () => {
-        throw new Error('evaluation writes nothing');
-      },
-    },
-    enrichment: {
-      pendingRecency: async () => {
-        calls.pendingRecency++;
-        return (world.pending ?? []).map((p, i) => ({ completedAt: p.completedAt, eligibleObjectKey: `pending-${i}` }));
-      },
     },
     accountLists: {
       get: async (key) => {
+        calls.pendingListReads++;
         const ids = lists.get(key);
         if (!ids) throw new Error(`no list ${key}`);
         return [...ids];
       },
     },
   };
-  return { deps, calls };
+  return { deps, calls, pendingRecency };
 }
 
 /** The decisions §4 rule, written independently of the product code. */
@@ -213,11 +204,11 @@ describe('evaluateLaunch', () => {
         facts: new Map([['a', { crmTarget: false, lastEnrichedAt: iso(NOW.getTime() - 1000) }]]),
         pending: [{ completedAt: iso(NOW.getTime() - 1000), accountIds: ['a'] }],
       };
-      const { deps, calls } = portsOf(world);
-      const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: days, now: NOW });
+      const { deps, calls, pendingRecency } = portsOf(world);
+      const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: days, now: NOW, pendingRecency });
       expect(evaluation.eligibleIds).toEqual(['a']);
       expect(calls.recencyOption).toEqual([false]);
-      expect(calls.pendingRecency).toBe(0);
+      expect(calls.pendingListReads).toBe(0);
     }
   });
 
@@ -241,15 +232,17 @@ describe('evaluateLaunch', () => {
         { completedAt: iso(NOW.getTime() - 60 * DAY_MS), accountIds: ['untouched'] },
       ],
     };
-    const { deps, calls } = portsOf(world);
+    const { deps, calls, pendingRecency } = portsOf(world);
     const evaluation = await evaluateLaunch(deps, {
+      pendingRecency,
       organizationId: 'org_x',
       accountIds: ['fresh', 'stale', 'crm', 'closed', 'untouched'],
       excludeEnrichedWithinDays: 30,
       now: NOW,
     });
     expect(calls.recencyOption).toEqual([true]);
-    expect(calls.pendingRecency).toBe(1);
+    // Only the completion inside the window has its list read.
+    expect(calls.pendingListReads).toBe(1);
     expect(evaluation.eligibleIds).toEqual(['untouched']);
     expect(evaluation.excluded).toEqual({ total: 4, invalid: 1, recentlyEnriched: 3, crmExcluded: 0 });
   });
@@ -260,8 +253,8 @@ describe('evaluateLaunch', () => {
       facts: new Map([['a', { crmTarget: false, lastEnrichedAt: iso(NOW.getTime() - DAY_MS) }]]),
       pending: [{ completedAt: iso(NOW.getTime() - 200 * DAY_MS), accountIds: ['a'] }],
     };
-    const { deps } = portsOf(world);
-    const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: 7, now: NOW });
+    const { deps, pendingRecency } = portsOf(world);
+    const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: 7, now: NOW, pendingRecency });
     expect(evaluation.excluded.recentlyEnriched).toBe(1);
     expect(evaluation.eligibleIds).toEqual([]);
   });

@@ -292,9 +292,10 @@ describe('campaignChanges', () => {
     expect(campaignChanges.launch(ref, attempt, excluded).set).toMatchObject({ status: 'enriching', attempt, accountsEligible: 4, accountsExcluded: excluded });
   });
 
-  it('complete enters the expiry and recency-pending indexes; expire leaves both', () => {
+  it('complete enters the expiry index (recency waits on the organization item, not the campaign); expire leaves it and the legacy recency-pending index', () => {
     const complete = campaignChanges.complete(ref, { completedAt: CREATED_AT, resultsExpireAt: EXPIRES_AT, results });
-    expect(complete.set).toMatchObject({ status: 'enriched', gsi5pk: `ORG#${ORG}#ENRICHED`, expirySk: `${EXPIRES_AT}#${ID}`, gsi6pk: keys.recencyPending(ORG).gsi6pk, results });
+    expect(complete.set).toMatchObject({ status: 'enriched', gsi5pk: `ORG#${ORG}#ENRICHED`, expirySk: `${EXPIRES_AT}#${ID}`, results });
+    expect(complete.set).not.toHaveProperty('gsi6pk');
     // A cancel request that lost the race to completion is dropped with it.
     expect(complete.remove).toEqual(['cancelRequestedAt']);
     const expire = campaignChanges.expire(ref);
