@@ -35,8 +35,14 @@ const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
   POWERTOOLS_LOG_LEVEL: 'INFO',
 };
 
+/** The SDK's default credential chain, which every client imports. */
+export const CREDENTIAL_PROVIDER_PACKAGE = '@aws-sdk/credential-provider-node';
+/** What the bundles use instead of {@link CREDENTIAL_PROVIDER_PACKAGE}, relative to {@link PROJECT_ROOT}. */
+export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
+
 /**
- * esbuild settings shared by every function. esbuild runs on this machine
+ * esbuild settings shared by every function (the bench builds its bundles
+ * from this object too: bench/lib/bundle.ts). esbuild runs on this machine
  * (a devDependency), never in Docker.
  *
  * The AWS SDK v3 is bundled rather than taken from the Lambda runtime: the
@@ -45,7 +51,7 @@ const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
  * exactly the versions `package-lock.json` pins and tested locally. Tree
  * shaking keeps the bundle to the clients actually imported.
  */
-const BUNDLING: BundlingOptions = {
+export const BUNDLING = {
   format: OutputFormat.ESM,
   target: 'node24',
   // Prefer the ESM builds of dependencies so tree shaking works on them.
@@ -62,7 +68,14 @@ const BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   externalModules: [],
   forceDockerBundling: false,
-};
+  esbuildArgs: {
+    // Lambda hands the role's credentials to the function in the environment:
+    // the SDK's default chain (SSO, INI, process, web identity, IMDS and the
+    // STS/SSO clients they need) becomes `fromEnv()` in the bundles only
+    // (lib/lambda/env-credentials.ts). esbuild resolves the path from PROJECT_ROOT.
+    [`--alias:${CREDENTIAL_PROVIDER_PACKAGE}`]: `./${ENV_CREDENTIALS_MODULE}`,
+  },
+} as const satisfies BundlingOptions;
 
 /** esbuild command hooks that copy `files` into the bundle's output folder (run on this machine, like esbuild). */
 function copyAfterBundling(files: readonly string[]): NonNullable<BundlingOptions['commandHooks']> {
