@@ -9,7 +9,7 @@
  * be set first (the local stack points it at the emulators) and a bundle
  * keeps only what its handler calls.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ddb, s3, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type RequestContext } from './http/pipeline';
@@ -146,5 +146,5 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
  * @example
  * export const handler = apiHandler(getCampaignOperation, (input, { organizationId }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId));
  */
-export const apiHandler = <S extends z.ZodObject, R>(operation: Operation<S>, useCase: (input: z.output<S>, context: RequestContext) => Promise<R>): ApiHandler =>
+export const apiHandler = <S extends z.core.$ZodObject, R>(operation: Operation<S>, useCase: (input: z.output<S>, context: RequestContext) => Promise<R>): ApiHandler =>
   createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), idempotencyRecords });

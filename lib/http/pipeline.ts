@@ -14,7 +14,9 @@ import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import * as z from 'zod';
+import type * as z from 'zod/mini';
+import { config as configureZod, safeParse } from 'zod/mini';
+import { en as zodEnglish } from 'zod/locales';
 import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
@@ -223,14 +225,14 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
 });
 
 /** Validates the body against the operation's schema (the coercing form variant for form bodies). */
-const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
+const validation = <S extends z.core.$ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
   const formSchema = formSchemaOf(operation.request);
   return {
     before: (request: Request) => {
       const kind = request.context.bodyKind;
       const raw = kind === undefined ? {} : (request.event.body as unknown);
       const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
-      const parsed = (kind === undefined || kind === 'json' ? operation.request : formSchema).safeParse(prepared);
+      const parsed = safeParse(kind === undefined || kind === 'json' ? operation.request : formSchema, prepared);
       if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
       request.context.input = parsed.data;
     },
@@ -249,11 +251,13 @@ const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.Middl
  * @example
  * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey, idempotencyRecords });
  */
-export function createApiHandler<S extends z.ZodObject, R>(
+export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   dependencies: { findApiKey: ApiKeyLookup; idempotencyRecords: () => IdempotencyStore },
 ): ApiHandler {
+  // zod/mini loads no locale (classic zod loads English itself): issue messages in `details.issues` are zod's English ones.
+  configureZod(zodEnglish());
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
