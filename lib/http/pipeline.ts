@@ -15,12 +15,11 @@ import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { config as configureZod, safeParse } from 'zod/mini';
-import { en as zodEnglish } from 'zod/locales';
+import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
-import { formatIssues } from './issues';
+import { formatIssues, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyLookup } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
@@ -256,8 +255,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   dependencies: { findApiKey: ApiKeyLookup; idempotencyRecords: () => IdempotencyStore },
 ): ApiHandler {
-  // zod/mini loads no locale (classic zod loads English itself): issue messages in `details.issues` are zod's English ones.
-  configureZod(zodEnglish());
+  useEnglishIssueMessages();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
