@@ -9,7 +9,7 @@
  * be set first (the local stack points it at the emulators) and a bundle
  * keeps only what its handler calls.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
@@ -180,7 +180,7 @@ const apiKeys: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache())
  * @example
  * export const handler = apiHandler(getCampaignOperation, (input, { organizationId, keyCheck }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId, keyCheck), { keyCheck: 'in-read' });
  */
-export const apiHandler = <S extends z.ZodObject, R>(
+export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode } = {},

@@ -5,9 +5,10 @@
  * with the CDK options (lib/bundle.ts) into bench/tmp/bundles. Size is the
  * minified `index.mjs` (gzip beside it). Cold init is the import of that file
  * in a fresh Node 24 process with the function's environment (including
- * NODE_OPTIONS=--enable-source-maps, as deployed), median of N runs,
- * interleaved across bundles so machine noise spreads evenly. The floor is a
- * bundle that only creates a DynamoDB client.
+ * credentials in the environment, as deployed), median of N runs,
+ * interleaved across bundles so machine noise spreads evenly. The floor is the
+ * DynamoDB client and DocumentClient doing a GetItem, bundled with the SDK's
+ * default credential chain (issue #18).
  *
  * To attribute the cost, the same is done for single-dependency bundles
  * (zod imported as `{ z }` and as `* as z`, the S3 stack, SFN, Powertools,
@@ -32,12 +33,22 @@ const S3_USER_KB = 540;
 const LARGEST_KB = 540;
 /** Cold init over the SDK floor bundle's (DynamoDB client + DocumentClient), median against median. */
 const INIT_BUDGET_RATIO = 0.95;
-/** The floor of size and cold init: what every function needs at least (issue #18: "the floor with the DynamoDB client and DocumentClient"). */
-const FLOOR_PROBE = 'DynamoDB document client (as lib/aws.ts)';
+
+/**
+ * The floor (issue #18): the DynamoDB client and DocumentClient doing a
+ * GetItem, bundled with the SDK's own default credential chain, i.e. what a
+ * function that does nothing but read one item costs when bundled naively.
+ */
+const FLOOR_SOURCE =
+  "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'; " +
+  "const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({})); export const handler = () => ddb.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'a', sk: 'b' } }));";
+const FLOOR_WHAT = 'DynamoDB client + DocumentClient GetItem, SDK default credential chain';
 
 /** Single-dependency bundles that show where size and init time come from. */
 const PROBES: Record<string, string> = {
-  'floor: DynamoDB client only': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const client = new DynamoDBClient({});",
+  'floor with the deployed options (environment-only credentials)': FLOOR_SOURCE,
+  'DynamoDB client only': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const client = new DynamoDBClient({});",
+  'zod/mini, import * as z': "import * as z from 'zod/mini'; export const schema = z.strictObject({ a: z.string().check(z.minLength(1)), n: z.optional(z.int()) }); schema.parse({ a: 'x' });",
   'zod, import { z }': "import { z } from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
   'zod, import * as z (as lib/ does)': "import * as z from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
   'S3 client + lib-storage + presigner': "import { S3Client } from '@aws-sdk/client-s3'; import { Upload } from '@aws-sdk/lib-storage'; import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; export const s3 = new S3Client({}); export { Upload, getSignedUrl };",
@@ -48,9 +59,10 @@ const PROBES: Record<string, string> = {
 };
 
 /** CampaignsGet built with a proposed change applied, to measure the change before making it. */
-const VARIANTS: Record<string, BundleVariation & { sourceMaps?: false }> = {
+const VARIANTS: Record<string, BundleVariation & { sourceMaps?: true }> = {
   'CampaignsGet as built': {},
-  'CampaignsGet as built, without NODE_OPTIONS=--enable-source-maps': { sourceMaps: false },
+  'CampaignsGet with a linked source map and NODE_OPTIONS=--enable-source-maps': { sourceMaps: true, sourcemap: true },
+  'CampaignsGet with the SDK default credential chain': { alias: {} },
   'CampaignsGet, AWS SDK from the runtime (bundleAwsSDK: false)': { external: ['@aws-sdk/*'] },
   'CampaignsGet, SDK credential providers and their nested clients left to the runtime': {
     external: ['@aws-sdk/credential-provider-*', '@aws-sdk/nested-clients', '@aws-sdk/nested-clients/*', '@aws-sdk/token-providers'],
@@ -90,7 +102,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   const probes = new Map<string, BuiltBundle>();
   let i = 0;
   for (const [label, contents] of Object.entries(PROBES)) probes.set(label, await buildBundle(`probe-${i++}`, { contents }, outDir));
-  const floor = probes.get(FLOOR_PROBE)!;
+  const floor = await buildBundle('floor', { contents: FLOOR_SOURCE }, outDir, { alias: {} });
   const variants = new Map<string, BuiltBundle>();
   i = 0;
   for (const [label, variation] of Object.entries(VARIANTS)) variants.set(label, await buildBundle(`variant-${i++}`, { entry: 'functions/campaigns-get.ts' }, outDir, variation));
@@ -104,7 +116,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       value: kb(bundle.bytes),
       unit: 'KB',
       budget: { op: '<=', limit: cls.limit, text: `≤ ${cls.limit} KB (${cls.label})` },
-      floor: { value: kb(floor.bytes), unit: 'KB', what: 'SDK floor: DynamoDB client + DocumentClient' },
+      floor: { value: kb(floor.bytes), unit: 'KB', what: FLOOR_WHAT },
       extra: { 'over the floor': `${round(kb(bundle.bytes) / kb(floor.bytes), 2)}×`, gzip: `${round(kb(bundle.gzipBytes), 1)} KB` },
     });
   }
@@ -115,7 +127,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
     value: kb(largest.bytes),
     unit: 'KB',
     budget: { op: '<=', limit: LARGEST_KB, text: `≤ ${LARGEST_KB} KB` },
-    floor: { value: kb(floor.bytes), unit: 'KB', what: 'SDK floor: DynamoDB client + DocumentClient' },
+    floor: { value: kb(floor.bytes), unit: 'KB', what: FLOOR_WHAT },
   });
   results.note(
     group,
@@ -143,8 +155,8 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   const over = FUNCTIONS.filter((f) => kb(built.get(f.name)!.bytes) > bundleClass(f, built.get(f.name)!).limit).map((f) => built.get(f.name)!);
   results.note(
     group,
-    `Cause: the floor, a bundle that only creates a DynamoDB client and DocumentClient, is ${Math.round(floorKb)} KB (${Math.round((floorKb / DYNAMODB_ONLY_API_KB) * 100)} % of the DynamoDB-only budget): the SDK's core ` +
-      `(@smithy/core, @aws-sdk/core, and @aws-sdk/nested-clients for the default credential chain) comes with any client unless the credential provider is narrowed. ` +
+    `Cause: the floor (${FLOOR_WHAT}) is ${Math.round(floorKb)} KB (${Math.round((floorKb / DYNAMODB_ONLY_API_KB) * 100)} % of the DynamoDB-only budget): the SDK's core ` +
+      `(@smithy/core, @aws-sdk/core, and @aws-sdk/nested-clients for the default credential chain) comes with any client unless the credential provider is narrowed (the deployed bundles use the environment-only provider). ` +
       (over.length ? `Over the budget, what each function carries beyond the floor (KB): ${over.map((b) => `${b.name} +${Math.round(kb(b.bytes) - floorKb)} (${beyondFloor(b)})`).join('; ')}.` : 'Every function fits.'),
   );
   results.note(group, 'Single-dependency bundles built with the same options (what each dependency costs on its own):');
@@ -154,19 +166,19 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   results.note(group, 'CampaignsGet with a suggested change applied at build time (lib/ untouched):');
   results.note(group, '| variant | KB | gzip KB | largest packages (KB) |');
   results.note(group, '|---|---:|---:|---|');
-  for (const [label, b] of variants) if (VARIANTS[label]?.sourceMaps !== false) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
+  for (const [label, b] of variants) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
 
   // Cold init: interleaved runs, one process at a time.
   const initGroup = 'cold init';
+  const deployed = lambdaEnvironment(false);
   const withMaps = lambdaEnvironment(true);
-  const withoutMaps = lambdaEnvironment(false);
   const samples = new Map<string, number[]>();
   const probeSamples = new Map<string, number[]>();
   const targets = [...FUNCTIONS.map((f) => ({ key: f.name, file: built.get(f.name)!.file })), { key: 'floor', file: floor.file }];
   for (let run = 0; run < options.runs; run++) {
     for (const target of targets) {
       const list = samples.get(target.key) ?? [];
-      list.push(await importMs(target.file, withMaps));
+      list.push(await importMs(target.file, deployed));
       samples.set(target.key, list);
     }
   }
@@ -174,12 +186,12 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   for (let run = 0; run < options.probeRuns; run++) {
     for (const [label, probe] of probes) {
       const list = probeSamples.get(label) ?? [];
-      list.push(await importMs(probe.file, withoutMaps));
+      list.push(await importMs(probe.file, deployed));
       probeSamples.set(label, list);
     }
     for (const [label, variant] of variants) {
       const list = variantSamples.get(label) ?? [];
-      list.push(await importMs(variant.file, VARIANTS[label]?.sourceMaps === false ? withoutMaps : withMaps));
+      list.push(await importMs(variant.file, VARIANTS[label]?.sourceMaps ? withMaps : deployed));
       variantSamples.set(label, list);
     }
   }
@@ -192,7 +204,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       value: median(list) / floorMs,
       unit: '×',
       budget: { op: '<=', limit: INIT_BUDGET_RATIO, text: `≤ ${INIT_BUDGET_RATIO}×` },
-      floor: { value: floorMs, unit: 'ms', what: 'SDK floor bundle (DynamoDB client + DocumentClient), median import' },
+      floor: { value: floorMs, unit: 'ms', what: `${FLOOR_WHAT}, median import` },
       extra: {
         median: `${round(median(list), 1)} ms`,
         min: `${round(Math.min(...list), 1)} ms`,
@@ -202,20 +214,20 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   }
   results.note(
     initGroup,
-    `Median of ${options.runs} imports per bundle, each in a fresh \`${process.execPath} --input-type=module -e "await import(bundle)"\` (${process.version}), timed inside the process around the import; environment as deployed (NODE_OPTIONS=--enable-source-maps, POWERTOOLS_*, dummy TABLE_NAME/BUCKET_NAME/CURSOR_SECRET/STATE_MACHINE_ARN). Runs are interleaved across bundles. Floor median ${round(floorMs, 1)} ms.`,
+    `Median of ${options.runs} imports per bundle, each in a fresh \`${process.execPath} --input-type=module -e "await import(bundle)"\` (${process.version}), timed inside the process around the import; environment as deployed (no NODE_OPTIONS, POWERTOOLS_*, credentials in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, dummy TABLE_NAME/BUCKET_NAME/CURSOR_SECRET/STATE_MACHINE_ARN). Runs are interleaved across bundles. Floor median ${round(floorMs, 1)} ms.`,
   );
   const medians = FUNCTIONS.map((f) => median(samples.get(f.name)!));
   results.note(
     initGroup,
     `The SDK floor (DynamoDB client + DocumentClient with the default credential chain, ${Math.round(floorKb)} KB) imports in ${round(floorMs, 1)} ms on this machine (budget: each function ≤ ${INIT_BUDGET_RATIO}× that); ` +
       `the functions take ${round(Math.min(...medians), 0)} to ${round(Math.max(...medians), 0)} ms (${round(Math.min(...medians) - floorMs, 0)} to ${round(Math.max(...medians) - floorMs, 0)} ms beyond the floor), ` +
-      'growing with bundle size: V8 compiles the whole module and evaluates every bundled module at import, and --enable-source-maps reads the .map (profile below).',
+      'growing with bundle size: V8 compiles the whole module and evaluates every bundled module at import (profile below).',
   );
-  results.note(initGroup, `Import time of single-dependency bundles (median of ${options.probeRuns}, without --enable-source-maps), i.e. what each dependency adds to init on its own:`);
+  results.note(initGroup, `Import time of single-dependency bundles (median of ${options.probeRuns}, environment as deployed), i.e. what each dependency adds to init on its own:`);
   results.note(initGroup, '| bundle | KB | import ms |');
   results.note(initGroup, '|---|---:|---:|');
   for (const [label, b] of probes) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(probeSamples.get(label) ?? [Number.NaN]), 1)} |`);
-  results.note(initGroup, `CampaignsGet with a suggested change applied at build time (median of ${options.probeRuns}; with --enable-source-maps as deployed unless the row says otherwise; an external SDK loads from node_modules as the Lambda runtime loads its own):`);
+  results.note(initGroup, `CampaignsGet with a suggested change applied at build time (median of ${options.probeRuns}; environment as deployed unless the row says otherwise; an external SDK loads from node_modules as the Lambda runtime loads its own):`);
   results.note(initGroup, '| variant | KB | import ms |');
   results.note(initGroup, '|---|---:|---:|');
   for (const [label, b] of variants) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(variantSamples.get(label) ?? [Number.NaN]), 1)} |`);
@@ -228,7 +240,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
     let total = 0;
     const profiles = Math.min(5, options.runs);
     for (let i = 0; i < profiles; i++) {
-      const file = await importProfile(getBundle.file, withMaps, path.join(options.outDir, 'profiles'), `init-CampaignsGet-${i}.cpuprofile`);
+      const file = await importProfile(getBundle.file, deployed, path.join(options.outDir, 'profiles'), `init-CampaignsGet-${i}.cpuprofile`);
       const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, { [`file://${getBundle.file}`]: `${getBundle.file}.map` });
       for (const [owner, ms] of summary.byOwner) {
         if (owner === '(idle)') continue;
@@ -248,4 +260,4 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   return built;
 }
 
-const CDK_VERSION_NOTE = `options of infra/constructs/service-function.ts (ESM, node24, minify, keepNames, sourcemap without sources, createRequire banner, mainFields module/main, SDK bundled), run from ${PROJECT_ROOT}`;
+const CDK_VERSION_NOTE = `options of infra/constructs/service-function.ts (BUNDLING: ESM, node24, minify, keepNames, no source map, createRequire banner, mainFields module/main, SDK bundled, @aws-sdk/credential-provider-node aliased to lib/lambda/env-credentials.ts), run from ${PROJECT_ROOT}`;

@@ -8,33 +8,53 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { BUNDLING, DEFAULT_ENVIRONMENT, PROJECT_ROOT } from '../../infra/constructs/service-function';
 
 const run = promisify(execFile);
 
 /** The repository root (esbuild runs from it, like CDK's local bundling). */
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+export { PROJECT_ROOT };
 
 /**
- * esbuild options equal to `BUNDLING` in infra/constructs/service-function.ts as
- * CDK turns them into an esbuild command line (`--bundle --target=node24
- * --platform=node --format=esm --minify --sourcemap --sources-content=false
- * --keep-names --banner:js=… --main-fields=module,main`; `bundleAwsSDK: true`
- * and `externalModules: []` mean no externals). Keep the two in sync.
+ * esbuild options of a bundling as CDK turns it into an esbuild command line
+ * (aws-cdk-lib/aws-lambda-nodejs: `--bundle --platform=node --target=… --format=…
+ * --minify --sourcemap --sources-content=false --keep-names --banner:js=…
+ * --main-fields=… --alias:…=…`, run from the project root). `bundleAwsSDK: true`
+ * and `externalModules: []` mean no externals. An option this translation
+ * does not know throws, so the bench cannot silently build something CDK does not.
  */
-export const CDK_BUNDLE_OPTIONS: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  target: 'node24',
-  format: 'esm',
-  minify: true,
-  keepNames: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  external: [],
-  logLevel: 'warning',
-};
+export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
+  const known = new Set(['format', 'target', 'mainFields', 'banner', 'minify', 'keepNames', 'sourceMap', 'sourcesContent', 'bundleAwsSDK', 'externalModules', 'forceDockerBundling', 'esbuildArgs', 'define']);
+  const unknown = Object.keys(bundling).filter((key) => !known.has(key));
+  if (unknown.length) throw new Error(`bench/lib/bundle.ts does not translate the bundling option(s) ${unknown.join(', ')}: add them to esbuildOptionsOf`);
+  if (!bundling.bundleAwsSDK || (bundling.externalModules?.length ?? 0) > 0) throw new Error('esbuildOptionsOf expects bundleAwsSDK: true and no externalModules');
+  const alias: Record<string, string> = {};
+  for (const [key, value] of Object.entries(bundling.esbuildArgs ?? {})) {
+    const match = /^--alias:(.+)$/.exec(key);
+    if (!match || typeof value !== 'string') throw new Error(`esbuildOptionsOf does not translate the esbuild argument ${key}`);
+    alias[match[1]!] = value;
+  }
+  return {
+    bundle: true,
+    platform: 'node',
+    target: bundling.target,
+    format: bundling.format,
+    minify: bundling.minify ?? false,
+    keepNames: bundling.keepNames ?? false,
+    sourcemap: bundling.sourceMap ?? false,
+    sourcesContent: bundling.sourcesContent ?? true,
+    ...(bundling.mainFields ? { mainFields: [...bundling.mainFields] } : {}),
+    ...(bundling.banner ? { banner: { js: bundling.banner } } : {}),
+    ...(bundling.define ? { define: { ...bundling.define } } : {}),
+    alias,
+    external: [],
+    logLevel: 'warning',
+  };
+}
+
+/** esbuild options of the deployed functions: `BUNDLING` of infra/constructs/service-function.ts, translated. */
+export const CDK_BUNDLE_OPTIONS: BuildOptions = esbuildOptionsOf(BUNDLING);
 
 /** A built bundle. */
 export interface BuiltBundle {
@@ -63,6 +83,10 @@ export interface BundleVariation {
   /** Packages left out of the bundle (e.g. the SDK, as `bundleAwsSDK: false` would). */
   external?: string[];
   plugins?: Plugin[];
+  /** Replaces the bundling's aliases (`{}` builds with the SDK's own default credential chain). */
+  alias?: Record<string, string>;
+  /** A linked `.map` (what `sourceMap: true` would ship). */
+  sourcemap?: boolean;
 }
 
 /** Builds one bundle to `<outDir>/<name>/index.mjs`, from an entry file or from source text. */
@@ -76,13 +100,23 @@ export async function buildBundle(name: string, source: { entry: string } | { co
     ...('entry' in source ? { entryPoints: [path.join(PROJECT_ROOT, source.entry)] } : { stdin: { contents: source.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
     outfile: file,
     metafile: true,
+    // The deployed bundles have no map; the bench writes one beside index.mjs without
+    // referencing it (index.mjs stays byte-identical), to map CPU profiles to sources.
+    ...(CDK_BUNDLE_OPTIONS.sourcemap ? {} : { sourcemap: 'external' as const }),
     ...(variation.external ? { external: variation.external } : {}),
     ...(variation.plugins ? { plugins: variation.plugins } : {}),
+    ...(variation.alias ? { alias: variation.alias } : {}),
+    ...(variation.sourcemap ? { sourcemap: true } : {}),
   });
   return { name, file, bytes: statSync(file).size, gzipBytes: gzipSync(readFileSync(file)).length, byPackage: byPackage(result.metafile) };
 }
 
-/** Environment of a cold start: the variables the stack gives every function, with dummy resource names. */
+/**
+ * Environment of a cold start: the variables the stack gives every function
+ * (`DEFAULT_ENVIRONMENT` of infra/constructs/service-function.ts), with dummy
+ * resource names and credentials in the environment as Lambda provides them.
+ * `sourceMaps` adds `NODE_OPTIONS=--enable-source-maps` (not deployed; a what-if).
+ */
 export function lambdaEnvironment(sourceMaps: boolean): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -94,9 +128,7 @@ export function lambdaEnvironment(sourceMaps: boolean): NodeJS.ProcessEnv {
     BUCKET_NAME: 'campaign-enrichment-bench',
     CURSOR_SECRET: 'bench-cursor-secret',
     STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench',
-    POWERTOOLS_SERVICE_NAME: 'campaign-enrichment-api',
-    POWERTOOLS_LOG_LEVEL: 'INFO',
-    // infra/constructs/service-function.ts sets NODE_OPTIONS=--enable-source-maps on every function.
+    ...DEFAULT_ENVIRONMENT,
     ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
   };
 }

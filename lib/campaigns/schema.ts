@@ -3,7 +3,7 @@
  * their fields", "Endpoints"; decisions §1, §3). The same schemas validate
  * requests and generate the OpenAPI document.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
 import { campaignId, count, fraction, timestamp } from '../schemas';
 import { defineOperation } from '../http/operation';
@@ -15,8 +15,8 @@ export const CREATED_VIA = ['api', 'ui', 'data_cube'] as const;
 /** A surface that creates campaigns. */
 export type CreatedVia = (typeof CREATED_VIA)[number];
 
-export const CampaignStatusSchema = z.enum(CAMPAIGN_STATUSES).meta({ id: 'CampaignStatus', description: 'Lifecycle state.' });
-export const CreatedViaSchema = z.enum(CREATED_VIA).meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' });
+export const CampaignStatusSchema = z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' }));
+export const CreatedViaSchema = z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' }));
 
 /** Largest `excludeEnrichedWithinDays` accepted (decisions §1), in days. */
 export const MAX_EXCLUDE_DAYS = 3650;
@@ -24,7 +24,7 @@ export const MAX_EXCLUDE_DAYS = 3650;
 export const MAX_ACCOUNT_IDS = 100_000;
 
 const excludeEnrichedWithinDays = () =>
-  z.int().min(0).max(MAX_EXCLUDE_DAYS).nullable().meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 });
+  z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))).check(z.meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 }));
 
 export const ExcludedSchema = z.strictObject({
   total: count(),
@@ -39,8 +39,7 @@ const ResultsSchema = z
     totalContactsFound: count(),
     pctAccountsWithContact: fraction(),
     pctAccountsWithMobile: fraction(),
-  })
-  .meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' });
+  }).check(z.meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' }));
 
 /**
  * Full campaign (spec "Campaign (returned by get and enrich)"), every status
@@ -54,35 +53,34 @@ export const CampaignSchema = z
     createdVia: CreatedViaSchema,
     name: z.string(),
     accounts: z.strictObject({
-      requested: count().meta({ description: 'Distinct account IDs submitted.' }),
-      eligible: count().nullable().meta({ description: 'Distinct submitted IDs selected for enrichment; null until launch evaluates the list.' }),
-      excluded: ExcludedSchema.nullable().meta({ description: 'Exclusion breakdown of the most recent launch evaluation; null until then.' }),
+      requested: count().check(z.meta({ description: 'Distinct account IDs submitted.' })),
+      eligible: z.nullable(count()).check(z.meta({ description: 'Distinct submitted IDs selected for enrichment; null until launch evaluates the list.' })),
+      excluded: z.nullable(ExcludedSchema).check(z.meta({ description: 'Exclusion breakdown of the most recent launch evaluation; null until then.' })),
     }),
     credits: z.strictObject({
-      charged: count().meta({ description: 'Credits charged to this campaign, net of refunds.' }),
-      remaining: count().meta({ description: 'Organization-wide smb credit balance.' }),
+      charged: count().check(z.meta({ description: 'Credits charged to this campaign, net of refunds.' })),
+      remaining: count().check(z.meta({ description: 'Organization-wide smb credit balance.' })),
     }),
-    excludeEnrichedWithinDays: z.int().min(0).nullable(),
-    lastEnrichment: z
+    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0))),
+    lastEnrichment: z.nullable(z
       .strictObject({
         status: z.enum(['failed', 'canceled']),
         startedAt: timestamp(),
-        endedAt: timestamp().nullable(),
+        endedAt: z.nullable(timestamp()),
         refunded: z.boolean(),
-      })
-      .nullable(),
+      })),
     createdAt: timestamp(),
-    completedAt: timestamp().optional().meta({ description: 'Only while `enriched`.' }),
-    resultsExpireAt: timestamp().optional().meta({ description: 'On `enriched` and `expired` campaigns.' }),
-    results: ResultsSchema.optional().meta({ description: 'Only while `enriched`.' }),
+    completedAt: z.optional(timestamp()).check(z.meta({ description: 'Only while `enriched`.' })),
+    resultsExpireAt: z.optional(timestamp()).check(z.meta({ description: 'On `enriched` and `expired` campaigns.' })),
+    results: z.optional(ResultsSchema).check(z.meta({ description: 'Only while `enriched`.' })),
   });
 
 /** A campaign as the API returns it. */
 export type Campaign = z.infer<typeof CampaignSchema>;
 
 /** Fields every status has (the presence rules of the spec apply to the other three). */
-const CampaignCommon = CampaignSchema.omit({ status: true, completedAt: true, resultsExpireAt: true, results: true });
-const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.literal(value).meta({ description: 'Lifecycle state.' });
+const CampaignCommon = z.omit(CampaignSchema, { status: true, completedAt: true, resultsExpireAt: true, results: true });
+const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.literal(value).check(z.meta({ description: 'Lifecycle state.' }));
 
 /**
  * The campaign as the API returns it, one variant per status (spec "States
@@ -92,18 +90,17 @@ const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.lit
  */
 export const CampaignResponseSchema = z
   .discriminatedUnion('status', [
-    CampaignCommon.extend({ status: status('draft') }).meta({ id: 'DraftCampaign', description: 'Not launched, or back after a failed or canceled enrichment (`lastEnrichment`).' }),
-    CampaignCommon.extend({ status: status('enriching') }).meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' }),
-    CampaignCommon.extend({
+    z.extend(CampaignCommon, { status: status('draft') }).check(z.meta({ id: 'DraftCampaign', description: 'Not launched, or back after a failed or canceled enrichment (`lastEnrichment`).' })),
+    z.extend(CampaignCommon, { status: status('enriching') }).check(z.meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' })),
+    z.extend(CampaignCommon, {
       status: status('enriched'),
       completedAt: timestamp(),
-      resultsExpireAt: timestamp().meta({ description: 'End of the result access period; then the campaign reads `expired`.' }),
+      resultsExpireAt: timestamp().check(z.meta({ description: 'End of the result access period; then the campaign reads `expired`.' })),
       results: ResultsSchema,
-    }).meta({ id: 'EnrichedCampaign', description: 'Enrichment completed; results readable and exportable until `resultsExpireAt`.' }),
-    CampaignCommon.extend({ status: status('expired'), resultsExpireAt: timestamp() }).meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' }),
-    CampaignCommon.extend({ status: status('tam_only') }).meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' }),
-  ])
-  .meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' });
+    }).check(z.meta({ id: 'EnrichedCampaign', description: 'Enrichment completed; results readable and exportable until `resultsExpireAt`.' })),
+    z.extend(CampaignCommon, { status: status('expired'), resultsExpireAt: timestamp() }).check(z.meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' })),
+    z.extend(CampaignCommon, { status: status('tam_only') }).check(z.meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' })),
+  ]).check(z.meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' }));
 
 /** Campaign list item (spec "Campaign list item"). */
 export const CampaignListItemSchema = z
@@ -112,25 +109,24 @@ export const CampaignListItemSchema = z
     status: CampaignStatusSchema,
     createdVia: CreatedViaSchema,
     name: z.string(),
-    excludeEnrichedWithinDays: z.int().min(0).nullable(),
+    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0))),
     createdAt: timestamp(),
-  })
-  .meta({ id: 'CampaignListItem' });
+  }).check(z.meta({ id: 'CampaignListItem' }));
 
 /** A list item as the API returns it. */
 export type CampaignListItem = z.infer<typeof CampaignListItemSchema>;
 
 /** An account ID as a campaign takes it (decisions §1): 1 to 128 characters, no control characters. */
-export const AccountIdSchema = z
-  .string()
-  .min(1)
-  .max(128)
+export const AccountIdSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(128),
   // No control characters (decisions §1): C0, DEL and C1.
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' });
+  z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' }),
+);
 
 /** A campaign name: 1..200 characters after trimming, so never blank (the pattern shows it in the document). */
 const campaignName = () =>
-  z.string().trim().min(1).max(200).regex(/\S/, { error: 'must not be blank' }).meta({ description: 'Stored trimmed; 1..200 characters after trimming.' });
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/\S/, { error: 'must not be blank' }), z.meta({ description: 'Stored trimmed; 1..200 characters after trimming.' }));
 
 /** Sources of a new campaign's account IDs: exactly one per request (decisions §1, §14); multipart also takes `accountIdsFile` for `accountIds`. */
 const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
@@ -138,44 +134,43 @@ const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
 /** `POST /v1/campaigns/create` body (decisions §1, §14): `accountIds` or `accountIdsUploadId`, exactly one. */
 export const CreateCampaignRequest = z
   .strictObject({
-    name: campaignName().meta({ example: 'Q4 expansion targets' }),
-    accountIds: z
-      .array(AccountIdSchema)
-      .min(1)
-      .max(MAX_ACCOUNT_IDS)
-      .optional()
-      .meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
-    accountIdsUploadId: uploadId()
-      .optional()
-      .meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
-    excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
+    name: campaignName().check(z.meta({ example: 'Q4 expansion targets' })),
+    accountIds: z.optional(z.array(AccountIdSchema).check(z.minLength(1), z.maxLength(MAX_ACCOUNT_IDS))).check(
+      z.meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
+    ),
+    accountIdsUploadId: z.optional(uploadId()).check(
+      z.meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
+    ),
+    excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
   })
-  .check((ctx) => {
-    const given = ACCOUNT_ID_SOURCES.filter((source) => ctx.value[source] !== undefined);
-    if (given.length === 1) return;
-    ctx.issues.push({
-      code: 'custom',
-      input: ctx.value,
-      path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
-      message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
-    });
-  })
-  .meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) });
+  .check(
+    (ctx) => {
+      const given = ACCOUNT_ID_SOURCES.filter((source) => ctx.value[source] !== undefined);
+      if (given.length === 1) return;
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
+        message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
+      });
+    },
+    z.meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) }),
+  );
 
 /** `POST /v1/campaigns/update` body (decisions §1): at least one of `name`, `excludeEnrichedWithinDays`. */
 export const UpdateCampaignRequest = z
   .strictObject({
     campaignId: campaignId(),
-    name: campaignName().optional(),
-    excludeEnrichedWithinDays: excludeEnrichedWithinDays().optional(),
+    name: z.optional(campaignName()),
+    excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
   })
   // The use case refuses neither field with its own issue line; the document states the rule.
-  .meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] });
+  .check(z.meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] }));
 
 /** Body of get and enrich. */
 export const CampaignIdRequest = z.strictObject({ campaignId: campaignId() });
 
-const oneOrMany = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema).min(1).max(10)]);
+const oneOrMany = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.array(schema).check(z.minLength(1), z.maxLength(10))]);
 
 /** Largest page (spec "Limits"). */
 export const MAX_PAGE_SIZE = 100;
@@ -184,14 +179,13 @@ export const DEFAULT_PAGE_SIZE = 25;
 
 /** `POST /v1/campaigns/list` body (spec "List campaigns"; decisions §3). */
 export const ListCampaignsRequest = z.strictObject({
-  filters: z
+  filters: z.optional(z
     .strictObject({
-      status: oneOrMany(CampaignStatusSchema).optional(),
-      createdVia: oneOrMany(CreatedViaSchema).optional(),
-    })
-    .optional(),
-  cursor: z.string().min(1).max(2048).optional().meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' }),
-  limit: z.int().min(1).max(MAX_PAGE_SIZE).optional().meta({ description: `Page size, default ${DEFAULT_PAGE_SIZE}.` }),
+      status: z.optional(oneOrMany(CampaignStatusSchema)),
+      createdVia: z.optional(oneOrMany(CreatedViaSchema)),
+    })),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_PAGE_SIZE}.` })),
 });
 
 /** Validated list request. */
@@ -275,7 +269,7 @@ export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
   description:
     'List items, newest first (`createdAt` desc, then `id` desc). `filters.status` and `filters.createdVia` take one value or an array; both given combine with AND. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[status]=draft` (repeat for several), `limit=10`.',
   request: ListCampaignsRequest,
-  response: z.strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.string().nullable() }).meta({ id: 'CampaignPage' }),
+  response: z.strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'CampaignPage' })),
   errors: ['invalid_request', 'revoked_api_key'],
   example: { filters: { status: ['draft', 'enriching'], createdVia: 'api' }, limit: 25 },
   responseExample: {

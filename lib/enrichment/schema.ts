@@ -3,7 +3,7 @@
  * `POST /v1/campaigns/quote` and `POST /v1/campaigns/accounts`. The same
  * schemas validate requests and generate the OpenAPI document.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { campaignId, count } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { ExcludedSchema } from '../campaigns/schema';
@@ -22,25 +22,24 @@ export const LaunchQuoteSchema = z
   .strictObject({
     campaignId: campaignId(),
     accounts: z.strictObject({
-      requested: count().meta({ description: 'Distinct account IDs submitted.' }),
-      eligible: count().meta({ description: 'Accounts a launch now would enrich (and charge for).' }),
+      requested: count().check(z.meta({ description: 'Distinct account IDs submitted.' })),
+      eligible: count().check(z.meta({ description: 'Accounts a launch now would enrich (and charge for).' })),
       excluded: ExcludedSchema,
     }),
     credits: z.strictObject({
-      required: count().meta({ description: 'Credits the launch would charge: eligible × credits per account.' }),
-      available: count().meta({ description: 'The organization’s smb balance now.' }),
-      shortfall: count().meta({ description: 'max(0, required − available).' }),
+      required: count().check(z.meta({ description: 'Credits the launch would charge: eligible × credits per account.' })),
+      available: count().check(z.meta({ description: 'The organization’s smb balance now.' })),
+      shortfall: count().check(z.meta({ description: 'max(0, required − available).' })),
     }),
     enrichment: z.strictObject({
-      maxEnrichingAccounts: count().meta({ description: 'The organization’s ceiling on accounts enriching at once.' }),
-      enrichingAccounts: count().meta({ description: 'Accounts enriching now, every surface included.' }),
-      available: count().meta({ description: 'max(0, maxEnrichingAccounts − enrichingAccounts).' }),
+      maxEnrichingAccounts: count().check(z.meta({ description: 'The organization’s ceiling on accounts enriching at once.' })),
+      enrichingAccounts: count().check(z.meta({ description: 'Accounts enriching now, every surface included.' })),
+      available: count().check(z.meta({ description: 'max(0, maxEnrichingAccounts − enrichingAccounts).' })),
     }),
-    outcome: z.enum(LAUNCH_OUTCOMES).meta({
+    outcome: z.enum(LAUNCH_OUTCOMES).check(z.meta({
       description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `concurrency_limit_exceeded` (429).',
-    }),
-  })
-  .meta({
+    })),
+  }).check(z.meta({
     id: 'LaunchQuote',
     example: {
       campaignId: EXAMPLE_CAMPAIGN_ID,
@@ -49,28 +48,27 @@ export const LaunchQuoteSchema = z
       enrichment: { maxEnrichingAccounts: 5000, enrichingAccounts: 1200, available: 3800 },
       outcome: 'insufficient_credits',
     },
-  });
+  }));
 
 /** A launch quote. */
 export type LaunchQuote = z.infer<typeof LaunchQuoteSchema>;
 
 /** Why an account was or was not enriched. */
-export const AccountOutcomeSchema = z.enum(ACCOUNT_OUTCOMES).meta({
+export const AccountOutcomeSchema = z.enum(ACCOUNT_OUTCOMES).check(z.meta({
   id: 'AccountOutcome',
   description:
     '`invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).',
-});
+}));
 
 /** `POST /v1/campaigns/accounts` body (decisions §11). */
 export const CampaignAccountsRequest = z.strictObject({
   campaignId: campaignId(),
-  filters: z
+  filters: z.optional(z
     .strictObject({
-      outcome: z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).min(1).max(ACCOUNT_OUTCOMES.length)]).optional(),
-    })
-    .optional(),
-  cursor: z.string().min(1).max(2048).optional().meta({ description: 'Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit.' }),
-  limit: z.int().min(1).max(MAX_ACCOUNTS_PAGE_SIZE).optional().meta({ description: `Page size, default ${DEFAULT_ACCOUNTS_PAGE_SIZE}.` }),
+      outcome: z.optional(z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))])),
+    })),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit.' })),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_ACCOUNTS_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_ACCOUNTS_PAGE_SIZE}.` })),
 });
 
 /** Validated accounts request. */
@@ -78,8 +76,7 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 
 /** Counts of every outcome over the whole list. */
 const OutcomeSummarySchema = z
-  .strictObject(Object.fromEntries(ACCOUNT_OUTCOMES.map((outcome) => [outcome, count()])) as Record<(typeof ACCOUNT_OUTCOMES)[number], ReturnType<typeof count>>)
-  .meta({ id: 'AccountOutcomeSummary', description: 'Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts.' });
+  .strictObject(Object.fromEntries(ACCOUNT_OUTCOMES.map((outcome) => [outcome, count()])) as Record<(typeof ACCOUNT_OUTCOMES)[number], ReturnType<typeof count>>).check(z.meta({ id: 'AccountOutcomeSummary', description: 'Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts.' }));
 
 /** `data` of accounts (decisions §11). */
 export const CampaignAccountsPageSchema = z
@@ -88,13 +85,12 @@ export const CampaignAccountsPageSchema = z
       z.strictObject({
         accountId: z.string(),
         outcome: AccountOutcomeSchema,
-        contactsFound: count().nullable().meta({ description: 'Contacts found; an integer only for `found` and `not_found` (0), null otherwise.' }),
+        contactsFound: z.nullable(count()).check(z.meta({ description: 'Contacts found; an integer only for `found` and `not_found` (0), null otherwise.' })),
       }),
     ),
-    nextCursor: z.string().nullable(),
+    nextCursor: z.nullable(z.string()),
     summary: OutcomeSummarySchema,
-  })
-  .meta({
+  }).check(z.meta({
     id: 'CampaignAccountsPage',
     example: {
       accounts: [
@@ -106,7 +102,7 @@ export const CampaignAccountsPageSchema = z
       nextCursor: 'eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl',
       summary: { invalid: 47, recently_enriched: 30, crm_excluded: 11, pending: 112, found: 80, not_found: 20 },
     },
-  });
+  }));
 
 /** A page of account outcomes. */
 export type CampaignAccountsPage = z.infer<typeof CampaignAccountsPageSchema>;

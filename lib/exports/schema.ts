@@ -2,16 +2,16 @@
  * Export schemas (spec "Export campaign results as CSV", "Export result";
  * decisions §5).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
 
 /** `POST /v1/campaigns/export` body. */
 export const ExportCampaignRequest = z.strictObject({
   campaignId: campaignId(),
-  maxContactsPerAccount: count().optional().meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: one account-only row per account.' }),
-  hasMobilePhone: z.boolean().optional().meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' }),
-  hasEmail: z.boolean().optional().meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' }),
+  maxContactsPerAccount: z.optional(count()).check(z.meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: one account-only row per account.' })),
+  hasMobilePhone: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' })),
+  hasEmail: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
 });
 
 /** Validated export request. */
@@ -21,15 +21,14 @@ export type ExportCampaignInput = z.output<typeof ExportCampaignRequest>;
 export const ExportResultSchema = z
   .strictObject({
     campaignId: campaignId(),
-    url: z.url().meta({ description: 'Presigned GET URL of the CSV file.' }),
+    url: z.url().check(z.meta({ description: 'Presigned GET URL of the CSV file.' })),
     urlExpiresAt: timestamp(),
     rows: z.strictObject({
-      accounts: count().meta({ description: 'Distinct accounts in the file (always results.totalAccounts).' }),
-      contacts: count().meta({ description: 'Rows that carry a contact.' }),
+      accounts: count().check(z.meta({ description: 'Distinct accounts in the file (always results.totalAccounts).' })),
+      contacts: count().check(z.meta({ description: 'Rows that carry a contact.' })),
     }),
     file: z.strictObject({ format: z.literal('csv'), encoding: z.literal('utf-8-bom') }),
-  })
-  .meta({ id: 'ExportResult' });
+  }).check(z.meta({ id: 'ExportResult' }));
 
 /** An export result. */
 export type ExportResult = z.infer<typeof ExportResultSchema>;

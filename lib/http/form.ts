@@ -10,7 +10,7 @@
  *   operation's JSON schema, a schema that coerces numbers, booleans,
  *   nulls and single values of array fields.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidRequestError } from '../errors';
 
 /** A multipart file part. `content` holds the raw bytes. */
@@ -126,56 +126,56 @@ const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'fals
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
 
+/** `fn` applied to the input before `schema` parses it (classic zod's `z.preprocess`). */
+const preprocess = (fn: (value: unknown) => unknown, schema: z.core.$ZodType): z.ZodMiniType => z.pipe(z.transform(fn), schema);
+
 /** The form variant of an array schema, its own checks (min/max) kept; a single value is not wrapped here. */
-function formArrayOf(schema: z.ZodArray): z.ZodType {
-  const rebuilt = z.array(formSchemaOf(schema.element as z.ZodType));
-  const checks = (schema as z.core.$ZodType)._zod.def.checks;
+function formArrayOf(schema: z.core.$ZodArray): z.ZodMiniType {
+  const rebuilt = z.array(formSchemaOf(schema._zod.def.element));
+  const checks = schema._zod.def.checks;
   return checks?.length ? rebuilt.check(...(checks as z.core.$ZodCheck<any>[])) : rebuilt;
 }
 
 /**
  * Derives the form variant of a JSON schema: same rules, with text coerced
- * where the JSON schema expects a number, boolean, null or array.
+ * where the JSON schema expects a number, boolean, null or array. Takes
+ * classic or mini zod schemas (it reads only zod core's definitions) and
+ * builds with `zod/mini`.
  */
-export function formSchemaOf(schema: z.ZodType): z.ZodType {
-  const def = (schema as z.core.$ZodType)._zod.def;
+export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
+  const def = schema._zod.def;
   // Rebuilt containers keep their own checks (min/max, refinements).
-  const withChecks = <T extends z.ZodType>(rebuilt: T): T => (def.checks?.length ? (rebuilt.check(...(def.checks as z.core.$ZodCheck<any>[])) as T) : rebuilt);
+  const withChecks = <T extends z.ZodMiniType>(rebuilt: T): T => (def.checks?.length ? (rebuilt.check(...(def.checks as z.core.$ZodCheck<any>[])) as T) : rebuilt);
   switch (def.type) {
     case 'object': {
-      const object = schema as z.ZodObject;
-      const shape = Object.fromEntries(Object.entries(object.shape).map(([key, field]) => [key, formSchemaOf(field as z.ZodType)]));
+      const shape = Object.fromEntries(Object.entries((def as z.core.$ZodObjectDef).shape).map(([key, field]) => [key, formSchemaOf(field)]));
       return withChecks(z.strictObject(shape));
     }
     case 'optional':
-      return formSchemaOf((schema as z.ZodOptional).unwrap() as z.ZodType).optional();
+      return z.optional(formSchemaOf((def as z.core.$ZodOptionalDef).innerType));
     case 'default': {
-      const inner = (schema as z.ZodDefault).removeDefault() as z.ZodType;
-      return formSchemaOf(inner).default((def as z.core.$ZodDefaultDef).defaultValue as never);
+      const { innerType, defaultValue } = def as z.core.$ZodDefaultDef;
+      return z._default(formSchemaOf(innerType), defaultValue as never);
     }
     case 'nullable':
-      return z.preprocess(toNullable, formSchemaOf((schema as z.ZodNullable).unwrap() as z.ZodType).nullable());
+      return preprocess(toNullable, z.nullable(formSchemaOf((def as z.core.$ZodNullableDef).innerType)));
     case 'number':
     case 'int':
-      return z.preprocess(toNumber, schema);
+      return preprocess(toNumber, schema);
     case 'boolean':
-      return z.preprocess(toBoolean, schema);
+      return preprocess(toBoolean, schema);
     case 'array':
-      return z.preprocess(toArray, formArrayOf(schema as z.ZodArray));
+      return preprocess(toArray, formArrayOf(schema as z.core.$ZodArray));
     case 'union': {
       // One value or a list (`filters[status]`): a single form value is the
       // single member's to match, so list members do not wrap it (and a bad
       // value is reported as the one value it is, not as item [0]).
-      const options = (schema as z.ZodUnion).options as z.ZodType[];
-      const hasSingle = options.some((option) => (option as z.core.$ZodType)._zod.def.type !== 'array');
-      return z.union(
-        options.map((option) => (hasSingle && (option as z.core.$ZodType)._zod.def.type === 'array' ? formArrayOf(option as z.ZodArray) : formSchemaOf(option))) as [
-          z.ZodType,
-          ...z.ZodType[],
-        ],
-      );
+      const options = (def as z.core.$ZodUnionDef).options;
+      const hasSingle = options.some((option) => option._zod.def.type !== 'array');
+      return z.union(options.map((option) => (hasSingle && option._zod.def.type === 'array' ? formArrayOf(option as z.core.$ZodArray) : formSchemaOf(option))) as unknown as [z.core.$ZodType, ...z.core.$ZodType[]]);
     }
     default:
-      return schema;
+      // Classic and mini schemas both parse; the type is mini's.
+      return schema as z.ZodMiniType;
   }
 }

@@ -2,7 +2,19 @@
  * Turns zod issues into the `details.issues` lines of `invalid_request`:
  * one line per problem, each starting with the field path (decisions §2).
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import { config } from 'zod/mini';
+import { en } from 'zod/locales';
+
+/**
+ * Makes zod write its issue messages in English. Classic zod sets this
+ * itself; `zod/mini` (the schemas of lib/, issue #18) sets no locale, so call
+ * this before parsing input whose issues are shown (the API pipeline, the
+ * warehouse import). Idempotent.
+ */
+export function useEnglishIssueMessages(): void {
+  config(en());
+}
 
 /** Formats a path such as `['filters', 'status', 0]` as `filters.status[0]`. */
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -156,7 +156,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 type JsonSchema = Record<string, any>;
 
 /** The JSON Schema of a zod schema, with every `$ref` into `$defs` inlined (for the form variants). */
-function inlineJsonSchema(schema: z.ZodType): JsonSchema {
+function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
   const inline = (node: unknown): unknown => {
@@ -273,8 +273,8 @@ function formMedia(operation: Operation, multipart: boolean) {
 
 /** A real `invalid_request` of the operation: its own schema's answer to an empty (or unknown-field) body. */
 function invalidRequestExample(operation: Operation): ApiError {
-  const empty = operation.request.safeParse({});
-  const parsed = empty.success ? operation.request.safeParse({ unexpected: true }) : empty;
+  const empty = z.safeParse(operation.request, {});
+  const parsed = empty.success ? z.safeParse(operation.request, { unexpected: true }) : empty;
   return new InvalidRequestError('The request body is invalid.', parsed.success ? ['body: invalid'] : formatIssues(parsed.error.issues));
 }
 
@@ -323,7 +323,7 @@ function operationObject(operation: Operation): ZodOpenApiOperationObject {
     };
   }
 
-  const optionalBody = operation.request.safeParse({}).success && Object.keys(operation.request.shape).length === 0;
+  const optionalBody = z.safeParse(operation.request, {}).success && Object.keys(operation.request._zod.def.shape).length === 0;
   return {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -3,21 +3,21 @@
  * error codes it may answer. Handlers, the local server, the CDK routes and the
  * OpenAPI document are all built from these definitions.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ErrorCode } from '../errors';
 
 /** One operation of the API (spec "Endpoints"). */
-export interface Operation<S extends z.ZodObject = z.ZodObject> {
+export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
   /** OpenAPI operationId, e.g. `describeOrganization`. */
   operationId: string;
   /** Path under the base URL, e.g. `/v1/org/describe`. Every operation is a POST. */
   path: string;
   summary: string;
   description: string;
-  /** Strict request schema of the JSON body; form bodies use a coercing variant of it. */
+  /** Strict request schema of the JSON body (classic or mini zod); form bodies use a coercing variant of it. */
   request: S;
   /** Schema of `data` on success. */
-  response: z.ZodType;
+  response: z.core.$ZodType;
   /** Error codes the operation may answer (besides `invalid_api_key` and `internal_error`). */
   errors: ErrorCode[];
   /** Example request body for the docs (JSON; the form examples are derived from it). */
@@ -40,4 +40,4 @@ export interface Operation<S extends z.ZodObject = z.ZodObject> {
 }
 
 /** Declares an operation (identity function that keeps the schema's type). */
-export const defineOperation = <S extends z.ZodObject>(operation: Operation<S>): Operation<S> => operation;
+export const defineOperation = <S extends z.core.$ZodObject>(operation: Operation<S>): Operation<S> => operation;

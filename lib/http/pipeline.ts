@@ -21,11 +21,12 @@ import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import * as z from 'zod';
+import type * as z from 'zod/mini';
+import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
-import { formatIssues } from './issues';
+import { formatIssues, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
@@ -278,14 +279,14 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
 });
 
 /** Validates the body against the operation's schema (the coercing form variant for form bodies). */
-const validation = <S extends z.ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
+const validation = <S extends z.core.$ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
   const formSchema = formSchemaOf(operation.request);
   return {
     before: (request: Request) => {
       const kind = request.context.bodyKind;
       const raw = kind === undefined ? {} : (request.event.body as unknown);
       const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
-      const parsed = (kind === undefined || kind === 'json' ? operation.request : formSchema).safeParse(prepared);
+      const parsed = safeParse(kind === undefined || kind === 'json' ? operation.request : formSchema, prepared);
       if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
       request.context.input = parsed.data;
     },
@@ -316,12 +317,13 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @example
  * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey, idempotencyRecords });
  */
-export function createApiHandler<S extends z.ZodObject, R>(
+export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   dependencies: { findApiKey: ApiKeyLookup; apiKeys?: ApiKeyCache; idempotencyRecords: () => IdempotencyStore },
   options: { keyCheck?: KeyCheckMode } = {},
 ): ApiHandler {
+  useEnglishIssueMessages();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())

@@ -1,26 +1,26 @@
 /**
  * Schemas of the organization operations (spec "Organization (returned by org describe)").
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
 
 /** `data` of `POST /v1/org/describe`. */
 export const OrganizationDescription = z
   .strictObject({
     organization: z.strictObject({
-      id: z.string().meta({ description: 'Organization identifier.', example: 'org_4fJ8kQ2mN7pR9sT3vW5xY' }),
-      name: z.string().meta({ description: 'Organization name.', example: 'Acme Demo' }),
+      id: z.string().check(z.meta({ description: 'Organization identifier.', example: 'org_4fJ8kQ2mN7pR9sT3vW5xY' })),
+      name: z.string().check(z.meta({ description: 'Organization name.', example: 'Acme Demo' })),
     }),
     credits: z.strictObject({
-      smb: z.int().min(0).meta({ description: 'Credits available for account and contact enrichment.', example: 10000 }),
-      researchAgents: z.int().min(0).meta({ description: 'Credits available for research-agent runs.', example: 100 }),
+      smb: z.int().check(z.minimum(0), z.meta({ description: 'Credits available for account and contact enrichment.', example: 10000 })),
+      researchAgents: z.int().check(z.minimum(0), z.meta({ description: 'Credits available for research-agent runs.', example: 100 })),
     }),
     enrichment: z.strictObject({
-      enrichingAccounts: z.int().min(0).meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 }),
-      maxEnrichingAccounts: z.int().min(0).meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 }),
+      enrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 })),
+      maxEnrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 })),
     }),
   })
-  .meta({ id: 'OrganizationDescription' });
+  .check(z.meta({ id: 'OrganizationDescription' }));
 
 /** The shape of `data` of describe. */
 export type OrganizationDescription = z.infer<typeof OrganizationDescription>;

@@ -4,7 +4,7 @@
  * (`accountIdsUploadId`). The same schemas validate requests and generate
  * the OpenAPI document.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { UPLOAD_ID_PATTERN } from '../ids';
 import { count, timestamp } from '../schemas';
 import { defineOperation } from '../http/operation';
@@ -17,14 +17,11 @@ export const UPLOAD_CONTENT_TYPES = ['text/csv', 'text/plain'] as const;
 
 /** An upload ID: `upl_` + 21 base58 characters. */
 export const uploadId = () =>
-  z.string().regex(UPLOAD_ID_PATTERN, { error: 'must be an upload ID: "upl_" followed by 21 base58 characters' }).meta({ example: 'upl_5tGk8Lm2Np4Qr6St8Vw1X' });
+  z.string().check(z.regex(UPLOAD_ID_PATTERN, { error: 'must be an upload ID: "upl_" followed by 21 base58 characters' }), z.meta({ example: 'upl_5tGk8Lm2Np4Qr6St8Vw1X' }));
 
 /** `POST /v1/uploads/create` body. */
 export const CreateUploadRequest = z.strictObject({
-  contentType: z
-    .enum(UPLOAD_CONTENT_TYPES)
-    .optional()
-    .meta({ description: 'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).' }),
+  contentType: z.optional(z.enum(UPLOAD_CONTENT_TYPES)).check(z.meta({ description: 'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).' })),
 });
 
 /** Validated create-upload request. */
@@ -34,11 +31,11 @@ export type CreateUploadInput = z.output<typeof CreateUploadRequest>;
 export const UploadSchema = z
   .strictObject({
     uploadId: uploadId(),
-    url: z.url().meta({ description: 'Presigned S3 URL: PUT the file to it, the raw bytes as the body (no form encoding).' }),
-    expiresAt: timestamp().meta({ description: 'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.' }),
-    maxBytes: count().meta({ description: 'Largest file campaign create reads, in bytes; a larger one is refused by create.', example: MAX_UPLOAD_BYTES }),
+    url: z.url().check(z.meta({ description: 'Presigned S3 URL: PUT the file to it, the raw bytes as the body (no form encoding).' })),
+    expiresAt: timestamp().check(z.meta({ description: 'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.' })),
+    maxBytes: count().check(z.meta({ description: 'Largest file campaign create reads, in bytes; a larger one is refused by create.', example: MAX_UPLOAD_BYTES })),
   })
-  .meta({ id: 'Upload' });
+  .check(z.meta({ id: 'Upload' }));
 
 /** An upload as the API returns it. */
 export type Upload = z.infer<typeof UploadSchema>;

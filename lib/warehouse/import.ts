@@ -11,7 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { formatIssues } from '../http/issues';
+import { formatIssues, useEnglishIssueMessages } from '../http/issues';
 import { WarehouseAccountSchema, type WarehouseAccount } from './schema';
 import type { EmbeddedWarehouse } from './warehouse';
 
@@ -66,6 +66,7 @@ export interface ImportCounts {
  * @throws ImportFileError at the first line that is not JSON or not a warehouse account.
  */
 async function* readAccounts(file: string): AsyncGenerator<{ account: WarehouseAccount; bytesRead: number }> {
+  useEnglishIssueMessages();
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let lineNumber = 0;
   let bytesRead = 0;

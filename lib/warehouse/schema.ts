@@ -2,7 +2,7 @@
  * Warehouse records (decisions §7): one account per JSON line, with its
  * contacts. Every contact field but `contactId` may be null or absent.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** Account statuses of the warehouse; `closed` and `inactive` are not eligible. */
 export const ACCOUNT_STATUSES = ['active', 'closed', 'inactive'] as const;
@@ -12,11 +12,11 @@ export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 /** Seniority ranks, best first (decisions §5 ordering). */
 export const SENIORITY_ORDER = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'] as const;
 
-const optionalText = () => z.string().nullish().transform((v) => v ?? null);
+const optionalText = () => z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null));
 
 /** A contact of a warehouse account. */
 export const WarehouseContactSchema = z.object({
-  contactId: z.string().min(1).max(128),
+  contactId: z.string().check(z.minLength(1), z.maxLength(128)),
   firstName: optionalText(),
   lastName: optionalText(),
   title: optionalText(),
@@ -34,14 +34,14 @@ export type WarehouseContact = z.output<typeof WarehouseContactSchema>;
 
 /** One line of a warehouse import file. */
 export const WarehouseAccountSchema = z.object({
-  accountId: z.string().min(1).max(128),
+  accountId: z.string().check(z.minLength(1), z.maxLength(128)),
   name: optionalText(),
   domain: optionalText(),
   status: z.enum(ACCOUNT_STATUSES),
   industry: optionalText(),
-  employeeCount: z.int().min(0).nullish().transform((v) => v ?? null),
+  employeeCount: z.pipe(z.nullish(z.int().check(z.minimum(0))), z.transform((v) => v ?? null)),
   country: optionalText(),
-  contacts: z.array(WarehouseContactSchema).default([]),
+  contacts: z._default(z.array(WarehouseContactSchema), []),
 });
 /** A warehouse account with its contacts. */
 export type WarehouseAccount = z.output<typeof WarehouseAccountSchema>;

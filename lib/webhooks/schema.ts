@@ -3,7 +3,7 @@
  * §12), from which the OpenAPI document's paths and `webhooks` section are
  * generated.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { timestamp } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
@@ -28,43 +28,39 @@ export const RETRY_SCHEDULE_TEXT =
   'Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.';
 
 const endpointId = () =>
-  z.string().regex(WEBHOOK_ENDPOINT_ID_PATTERN, { error: 'must be a webhook endpoint ID: "whe_" followed by 21 base58 characters' }).meta({ example: 'whe_4fRt7YpK2mXq9WzN3bVc8' });
+  z.string().check(z.regex(WEBHOOK_ENDPOINT_ID_PATTERN, { error: 'must be a webhook endpoint ID: "whe_" followed by 21 base58 characters' }), z.meta({ example: 'whe_4fRt7YpK2mXq9WzN3bVc8' }));
 const messageId = () =>
-  z.string().regex(WEBHOOK_MESSAGE_ID_PATTERN, { error: 'must be a webhook message ID: "msg_" followed by 21 base58 characters' }).meta({ example: 'msg_2Jd8KfQz5LmR7tVx3NpWb' });
+  z.string().check(z.regex(WEBHOOK_MESSAGE_ID_PATTERN, { error: 'must be a webhook message ID: "msg_" followed by 21 base58 characters' }), z.meta({ example: 'msg_2Jd8KfQz5LmR7tVx3NpWb' }));
 const deliveryId = () =>
-  z.string().regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }).meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' });
+  z.string().check(z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }), z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }));
 
 /** A campaign event type an endpoint can subscribe to. */
-export const WebhookEventTypeSchema = z.enum(CAMPAIGN_EVENT_TYPES).meta({
+export const WebhookEventTypeSchema = z.enum(CAMPAIGN_EVENT_TYPES).check(z.meta({
   id: 'WebhookEventType',
   description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.',
-});
-const AnyEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).meta({ description: 'A campaign event type, or `webhook.test`.' });
+}));
+const AnyEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, or `webhook.test`.' }));
 
-const secret = () => z.string().meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=' });
+const secret = () => z.string().check(z.meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=' }));
 
 /** An endpoint as list shows it (never its secret). */
 export const WebhookEndpointSchema = z
   .strictObject({
     id: endpointId(),
-    url: z.string().meta({ example: 'https://hooks.example.com/enrichment' }),
-    events: z.array(WebhookEventTypeSchema).meta({ description: 'Event types sent to it.' }),
-    description: z.string().nullable(),
+    url: z.string().check(z.meta({ example: 'https://hooks.example.com/enrichment' })),
+    events: z.array(WebhookEventTypeSchema).check(z.meta({ description: 'Event types sent to it.' })),
+    description: z.nullable(z.string()),
     createdAt: timestamp(),
-    status: z.enum(['enabled', 'disabled']).meta({ description: '`disabled` once it answered 410 Gone: it receives nothing more. Delete it and create it again to resume.' }),
-    disabledAt: timestamp().nullable(),
-  })
-  .meta({ id: 'WebhookEndpoint' });
+    status: z.enum(['enabled', 'disabled']).check(z.meta({ description: '`disabled` once it answered 410 Gone: it receives nothing more. Delete it and create it again to resume.' })),
+    disabledAt: z.nullable(timestamp()),
+  }).check(z.meta({ id: 'WebhookEndpoint' }));
 
 /** `POST /v1/webhooks/create` body. */
 export const CreateWebhookEndpointRequest = z.strictObject({
   url: z
-    .string()
-    .min(1)
-    .max(MAX_WEBHOOK_URL_LENGTH)
-    .meta({ description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' }),
-  events: z.array(WebhookEventTypeSchema).min(1).max(CAMPAIGN_EVENT_TYPES.length).optional().meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' }),
-  description: z.string().max(MAX_WEBHOOK_DESCRIPTION_LENGTH).nullable().optional().meta({ description: 'Free text for your own reference.' }),
+    .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
+  events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(CAMPAIGN_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' })),
+  description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
 });
 /** Validated create request. */
 export type CreateWebhookEndpointInput = z.output<typeof CreateWebhookEndpointRequest>;
@@ -75,11 +71,10 @@ export const CreatedWebhookEndpointSchema = z
     id: endpointId(),
     url: z.string(),
     events: z.array(WebhookEventTypeSchema),
-    description: z.string().nullable(),
+    description: z.nullable(z.string()),
     createdAt: timestamp(),
     secret: secret(),
-  })
-  .meta({ id: 'CreatedWebhookEndpoint' });
+  }).check(z.meta({ id: 'CreatedWebhookEndpoint' }));
 
 /** `{endpointId}` bodies. */
 export const WebhookEndpointIdRequest = z.strictObject({ endpointId: endpointId() });
@@ -90,43 +85,40 @@ export const RotatedWebhookSecretSchema = z
     id: endpointId(),
     url: z.string(),
     events: z.array(WebhookEventTypeSchema),
-    description: z.string().nullable(),
+    description: z.nullable(z.string()),
     createdAt: timestamp(),
     secret: secret(),
-    previousSecretExpiresAt: timestamp().meta({ description: `Until then (${SECRET_OVERLAP_HOURS} h) every message carries two signatures: the new secret's and the previous one's.` }),
-  })
-  .meta({ id: 'RotatedWebhookSecret' });
+    previousSecretExpiresAt: timestamp().check(z.meta({ description: `Until then (${SECRET_OVERLAP_HOURS} h) every message carries two signatures: the new secret's and the previous one's.` })),
+  }).check(z.meta({ id: 'RotatedWebhookSecret' }));
 
 /** One attempt in the delivery log. */
 export const WebhookDeliverySchema = z
   .strictObject({
     id: deliveryId(),
-    messageId: messageId().meta({ description: 'The message (one event for one endpoint): the `webhook-id` header of every attempt of it.' }),
+    messageId: messageId().check(z.meta({ description: 'The message (one event for one endpoint): the `webhook-id` header of every attempt of it.' })),
     endpointId: endpointId(),
     eventType: AnyEventTypeSchema,
-    attempt: z.int().min(1).meta({ description: '1-based number of this attempt of the message (redeliveries included).' }),
-    trigger: z.enum(['scheduled', 'redeliver']).meta({ description: '`scheduled`: the retry schedule; `redeliver`: the redeliver operation.' }),
+    attempt: z.int().check(z.minimum(1), z.meta({ description: '1-based number of this attempt of the message (redeliveries included).' })),
+    trigger: z.enum(['scheduled', 'redeliver']).check(z.meta({ description: '`scheduled`: the retry schedule; `redeliver`: the redeliver operation.' })),
     attemptedAt: timestamp(),
-    status: z.enum(['succeeded', 'failed']).meta({ description: '`succeeded`: a 2xx answer within 15 s.' }),
-    responseStatus: z.int().nullable().meta({ description: 'HTTP status of the answer; null when none came.', example: 200 }),
-    latencyMs: z.int().min(0).meta({ description: 'Milliseconds until the answer (its first 1 KB) was read, or the attempt failed.' }),
-    responseBody: z.string().nullable().meta({ description: 'First 1 KB of the answer body (UTF-8); null when no answer came.' }),
-    error: z.string().nullable().meta({ description: 'Why it failed without a usable answer: `timeout after 15 s`, `redirect (302) not followed`, a connection error code, or a refused address.' }),
-    nextAttemptAt: timestamp().nullable().meta({ description: 'When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery).' }),
-  })
-  .meta({ id: 'WebhookDelivery' });
+    status: z.enum(['succeeded', 'failed']).check(z.meta({ description: '`succeeded`: a 2xx answer within 15 s.' })),
+    responseStatus: z.nullable(z.int()).check(z.meta({ description: 'HTTP status of the answer; null when none came.', example: 200 })),
+    latencyMs: z.int().check(z.minimum(0), z.meta({ description: 'Milliseconds until the answer (its first 1 KB) was read, or the attempt failed.' })),
+    responseBody: z.nullable(z.string()).check(z.meta({ description: 'First 1 KB of the answer body (UTF-8); null when no answer came.' })),
+    error: z.nullable(z.string()).check(z.meta({ description: 'Why it failed without a usable answer: `timeout after 15 s`, `redirect (302) not followed`, a connection error code, or a refused address.' })),
+    nextAttemptAt: z.nullable(timestamp()).check(z.meta({ description: 'When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery).' })),
+  }).check(z.meta({ id: 'WebhookDelivery' }));
 
 /** `POST /v1/webhooks/deliveries` body. */
 export const ListWebhookDeliveriesRequest = z.strictObject({
-  filters: z
+  filters: z.optional(z
     .strictObject({
-      endpointId: endpointId().optional(),
-      eventType: AnyEventTypeSchema.optional(),
-      status: z.enum(['succeeded', 'failed']).optional(),
-    })
-    .optional(),
-  cursor: z.string().min(1).max(2048).optional().meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' }),
-  limit: z.int().min(1).max(MAX_DELIVERY_PAGE_SIZE).optional().meta({ description: `Page size, default ${DEFAULT_DELIVERY_PAGE_SIZE}.` }),
+      endpointId: z.optional(endpointId()),
+      eventType: z.optional(AnyEventTypeSchema),
+      status: z.optional(z.enum(['succeeded', 'failed'])),
+    })),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_DELIVERY_PAGE_SIZE}.` })),
 });
 /** Validated deliveries request. */
 export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRequest>;
@@ -134,8 +126,8 @@ export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRe
 /** `POST /v1/webhooks/redeliver` body: exactly one of `messageId`, `deliveryId`. */
 export const RedeliverRequest = z
   .strictObject({
-    messageId: messageId().optional(),
-    deliveryId: deliveryId().optional().meta({ description: 'Any attempt of the message; the message is sent again.' }),
+    messageId: z.optional(messageId()),
+    deliveryId: z.optional(deliveryId()).check(z.meta({ description: 'Any attempt of the message; the message is sent again.' })),
   })
   .check((ctx) => {
     const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
@@ -167,7 +159,7 @@ export const listWebhookEndpointsOperation = /* @__PURE__ */ defineOperation({
   summary: 'List webhook endpoints',
   description: "The organization's endpoints, oldest first, without their secrets.",
   request: z.strictObject({}),
-  response: z.strictObject({ endpoints: z.array(WebhookEndpointSchema) }).meta({ id: 'WebhookEndpointList' }),
+  response: z.strictObject({ endpoints: z.array(WebhookEndpointSchema) }).check(z.meta({ id: 'WebhookEndpointList' })),
   errors: ['invalid_request', 'revoked_api_key'],
 });
 
@@ -179,7 +171,7 @@ export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   summary: 'Delete a webhook endpoint',
   description: 'Removes the endpoint; messages still waiting for a retry to it are given up. Its delivery log stays readable (30 days).',
   request: WebhookEndpointIdRequest,
-  response: z.strictObject({ id: endpointId(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhookEndpoint' }),
+  response: z.strictObject({ id: endpointId(), deleted: z.literal(true) }).check(z.meta({ id: 'DeletedWebhookEndpoint' })),
   errors: [...ENDPOINT_NOT_FOUND],
   example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
 });
@@ -205,7 +197,7 @@ export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   summary: 'Send a test event to an endpoint',
   description: 'Sends a `webhook.test` event (`data.endpointId`) to this endpoint only, through the same delivery, signatures, retries and log as every event. Follow it in the delivery log by `messageId`.',
   request: WebhookEndpointIdRequest,
-  response: z.strictObject({ messageId: messageId(), eventType: z.literal('webhook.test') }).meta({ id: 'WebhookTestSent' }),
+  response: z.strictObject({ messageId: messageId(), eventType: z.literal('webhook.test') }).check(z.meta({ id: 'WebhookTestSent' })),
   errors: [...ENDPOINT_NOT_FOUND],
   example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
 });
@@ -217,7 +209,7 @@ export const listWebhookDeliveriesOperation = /* @__PURE__ */ defineOperation({
   description:
     'The delivery log: every attempt of every message, newest first, kept 30 days: when, the HTTP status, the latency and the first 1 KB of the answer. `filters.endpointId`, `filters.eventType` and `filters.status` (`succeeded`/`failed`) narrow it (AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[status]=failed`.',
   request: ListWebhookDeliveriesRequest,
-  response: z.strictObject({ deliveries: z.array(WebhookDeliverySchema), nextCursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryPage' }),
+  response: z.strictObject({ deliveries: z.array(WebhookDeliverySchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'WebhookDeliveryPage' })),
   errors: ['invalid_request', 'revoked_api_key'],
   example: { filters: { status: 'failed' }, limit: 25 },
 });
@@ -241,17 +233,15 @@ export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[n
   z
     .strictObject({
       type: z.literal(type),
-      timestamp: timestamp().meta({ description: 'When the change happened.' }),
-      data: z.strictObject({ campaign: CampaignSchema }).meta({
+      timestamp: timestamp().check(z.meta({ description: 'When the change happened.' })),
+      data: z.strictObject({ campaign: CampaignSchema }).check(z.meta({
         description: '`campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change).',
-      }),
-    })
-    .meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` });
+      })),
+    }).check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
 
 /** The body of `webhook.test`. */
 export const TestEventPayloadSchema = z
-  .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) })
-  .meta({ id: 'WebhookEvent_webhook_test' });
+  .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) }).check(z.meta({ id: 'WebhookEvent_webhook_test' }));
 
 /** What each event means (the OpenAPI `webhooks` section). */
 export const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {

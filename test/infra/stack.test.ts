@@ -179,7 +179,7 @@ describe('CampaignEnrichment-dev', () => {
       FunctionName: Match.absent(),
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
+          NODE_OPTIONS: Match.absent(),
           POWERTOOLS_SERVICE_NAME: 'campaign-enrichment-api',
           POWERTOOLS_LOG_LEVEL: 'DEBUG',
           TABLE_NAME: { Ref: logicalId(built.stack.table) },

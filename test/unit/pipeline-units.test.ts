@@ -44,7 +44,7 @@ import {
 } from '../../lib/ids';
 
 /** The issues zod reports for `input`, formatted; throws if the input passes. */
-function issuesOf(schema: z.ZodType, input: unknown): string[] {
+function issuesOf(schema: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: z.core.$ZodIssue[] } } }, input: unknown): string[] {
   const result = schema.safeParse(input);
   if (result.success) throw new Error(`expected ${JSON.stringify(input)} to be rejected, got ${JSON.stringify(result.data)}`);
   return formatIssues(result.error.issues);

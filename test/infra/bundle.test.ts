@@ -1,0 +1,72 @@
+/**
+ * The deployed bundles, not the sources: a function bundled with the stack's
+ * own options (BUNDLING of infra/constructs/service-function.ts, translated by
+ * bench/lib/bundle.ts) runs in a Node process of its own against DynamoDB
+ * Local, and finds its credentials in the environment only, as in Lambda
+ * (issue #18: the SDK's default chain is aliased to lib/lambda/env-credentials.ts).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, type Metafile } from 'esbuild';
+import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
+import { apiGatewayEvent } from '../../infra/local/event';
+import { newOrganization, useApi } from '../support/api';
+
+const run = promisify(execFile);
+useApi();
+
+/** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
+async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; logs: string }> {
+  const context = `{ awsRequestId: 'bundle-test', functionName: 'OrgDescribe', getRemainingTimeInMillis: () => 28000 }`;
+  const script = `const { handler } = await import(${JSON.stringify(`file://${bundle}`)}); console.log(JSON.stringify(await handler(${JSON.stringify(event)}, ${context})));`;
+  const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: path.dirname(bundle) });
+  const lines = stdout.trim().split('\n');
+  return { ...JSON.parse(lines.at(-1)!), logs: [...lines.slice(0, -1), stderr].join('\n') };
+}
+
+describe('a function bundled as the stack deploys it', () => {
+  let dir: string;
+  let bundle: string;
+  let metafile: Metafile;
+  /** The worker's environment (pointed at the emulators) with an empty home: no ~/.aws files to fall back on. */
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'bundle-test-'));
+    bundle = path.join(dir, 'index.mjs');
+    ({ metafile } = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, 'functions/org-describe.ts')], outfile: bundle, metafile: true }));
+    env = { ...process.env, HOME: dir, AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'), NODE_OPTIONS: '' };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('carries only the environment credential provider, and no S3, Step Functions or presigner code (DynamoDB-only function)', () => {
+    const inputs = Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs);
+    expect(inputs.some((file) => file.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/']) {
+      expect(inputs.filter((file) => file.includes(absent)), absent).toEqual([]);
+    }
+    expect(readFileSync(bundle, 'utf8')).not.toMatch(/sourceMappingURL/);
+  });
+
+  it('answers describe against DynamoDB Local with the credentials of the environment', async () => {
+    const { organizationId, apiKey } = await newOrganization({ name: 'Bundled Co', smbCredits: 42 });
+    const event = apiGatewayEvent({ method: 'POST', url: '/v1/org/describe', headers: { authorization: `Bearer ${apiKey}` }, requestId: 'bundle-test-1' });
+    const response = await invokeBundle(bundle, event, env);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).data.organization).toEqual({ id: organizationId, name: 'Bundled Co' });
+  });
+
+  it('has no other credential source: without AWS_ACCESS_KEY_ID the call fails (500 internal_error)', async () => {
+    const { apiKey } = await newOrganization();
+    const event = apiGatewayEvent({ method: 'POST', url: '/v1/org/describe', headers: { authorization: `Bearer ${apiKey}` }, requestId: 'bundle-test-2' });
+    const { AWS_ACCESS_KEY_ID: _omitted, ...withoutKey } = env;
+    const response = await invokeBundle(bundle, event, { ...withoutKey, POWERTOOLS_LOG_LEVEL: 'ERROR' });
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body).error.code).toBe('internal_error');
+    expect(response.logs).toContain('Unable to find environment variable credentials');
+  });
+});
