@@ -241,7 +241,7 @@ const authentication = (
  * unverified key: a request with an `Idempotency-Key` has its key verified
  * before the idempotency record is claimed (or a saved answer replayed).
  */
-const keyVerifiedBeforeIdempotency = <S extends z.ZodObject>(
+const keyVerifiedBeforeIdempotency = <S extends z.core.$ZodObject>(
   operation: Operation<S>,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
