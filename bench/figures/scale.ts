@@ -8,7 +8,7 @@
  *    campaign is created through the API with the N IDs in one JSON body.
  * 2. Launch evaluation: the enrich call through the API, until its response.
  * 3. Workflow: from the enrich call until get answers `enriched` (polled),
- *    as accounts per second; RecordEnrichment, which runs after the status
+ *    as accounts per second; FinishRecording (the recency marker), which runs after the status
  *    flips, is waited for and reported apart so it does not overlap export.
  * 4. Export: the CampaignsExport bundle (CDK options) invoked once in its
  *    own Node process, as Lambda runs it, until it returns the presigned
@@ -252,7 +252,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   results.note(
     'launch evaluation',
     `Read floor, same run: bare BatchGetItem of 100 keys through the same shared client, 32 in flight — warehouse statuses (projection) ${n(statusRate.keysPerS)} keys/s, ` +
-      `account-history keys (none exist for this organization) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
+      `per-(organization, account) keys (the former recency/CRM layout, none exist) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
   );
   results.note(
     'enrichment workflow',
@@ -376,7 +376,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   const findCalls = workflowScope.calls.filter((c) => c.at < enrichedAt);
   const warehouseReads = findCalls.filter((c) => c.kind === 'warehouse');
   const resultPuts = findCalls.filter((c) => c.service === 's3' && c.kind === 'results');
-  const eligibleReads = findCalls.filter((c) => c.service === 's3' && c.kind === 'eligibleList');
+  const eligibleReads = findCalls.filter((c) => c.service === 's3' && (c.kind === 'eligibleList' || c.kind === 'batchAccounts'));
   /** Seconds FindContacts' reads need at the bare rate. */
   const findFloorS = keysOf(warehouseReads) / contactsRate.keysPerS;
   results.add({
@@ -404,25 +404,26 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `${round(warehouseReads.reduce((s, c) => s + c.ms, 0) / Math.max(1, warehouseReads.length), 0)} ms each with up to 8 batches × 16 in flight.`,
   );
 
-  // RecordEnrichment runs after the status flips: wait for it before exporting, and report it.
-  // Completion is done when the execution enters WaitForResultsExpiry (after RecordEnrichment and FinishRecording).
+  // FinishRecording (the recency marker: one server-side CopyObject of the eligible list) runs after the status flips:
+  // completion is done when the execution enters WaitForResultsExpiry.
   const scaleExecution = () => stack.executions.of(campaignId).at(-1);
   await until('the workflow to reach WaitForResultsExpiry', () => scaleExecution()?.expiryWaitAt !== undefined || scaleExecution()?.ended === true, 10 * 60_000);
-  const recordCalls = workflowScope.calls.filter((c) => c.kind === 'accountHistory:recordEnrichment');
+  const recordCalls = workflowScope.calls.filter((c) => c.service === 's3' && c.command === 'CopyObject');
+  const legacyRecordCalls = workflowScope.calls.filter((c) => c.kind === 'accountHistory:recordEnrichment');
   results.add({
     group: workflowGroup,
-    name: `RecordEnrichment after enriched (${n(stack.recordedAccounts() - recordedBefore)} account records)`,
+    name: `FinishRecording after enriched: the recency marker (${n(recordCalls.length)} CopyObject, ${n(stack.recordedAccounts() - recordedBefore)} per-account records)`,
     value: span(recordCalls) / 1000,
     unit: 's',
-    extra: { 'BatchWriteItem calls': n(recordCalls.length) },
+    extra: { 'per-account BatchWriteItem calls': n(legacyRecordCalls.length) },
     note: 'reported only',
   });
   results.note(
     workflowGroup,
     `Phases (from the workflow's recorded SDK calls): FindContacts ${round(span([...warehouseReads, ...resultPuts, ...eligibleReads]) / 1000, 1)} s ` +
-      `(${n(warehouseReads.length)} warehouse BatchGetItem, ${n(resultPuts.length)} result parts written to S3, the eligible list read ${n(eligibleReads.length)} times ` +
+      `(${n(warehouseReads.length)} warehouse BatchGetItem, ${n(resultPuts.length)} result parts written to S3, ${n(eligibleReads.length)} reads of account-ID objects (each batch its own) ` +
       `for ${round(busyMs(eligibleReads) / 1000, 1)} s in flight); CompleteEnrichment ${round(span(findCalls.filter((c) => c.command === 'TransactWriteItems' || c.kind === 'campaign')) / 1000, 2)} s; ` +
-      `RecordEnrichment (after enriched) ${round(span(recordCalls) / 1000, 1)} s. ${n(polls)} polls of get every 250 ms.`,
+      `FinishRecording (after enriched) ${round(span(recordCalls) / 1000, 2)} s. ${n(polls)} polls of get every 250 ms.`,
   );
   results.note(workflowGroup, `SDK calls of the workflow until enriched: ${callSummary(findCalls)}.`);
   results.note(

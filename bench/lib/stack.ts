@@ -161,6 +161,10 @@ function s3Kind(input: Record<string, any>): string {
   if (key.includes('/results/')) return 'results';
   if (key.includes('/evaluations/')) return 'outcomes';
   if (key.endsWith('eligible.txt')) return 'eligibleList';
+  if (key.includes('/batches/')) return 'batchAccounts';
+  if (key.startsWith('recency/')) return 'recency';
+  if (key.startsWith('crm/')) return 'crm';
+  if (key.startsWith('uploads/')) return 'upload';
   if (key.endsWith('accounts.txt')) return 'accountList';
   return 'other';
 }

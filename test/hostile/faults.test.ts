@@ -138,8 +138,6 @@ async function withFault<T>(spec: FaultSpec | FaultSpec[], fn: (faults: Fault[])
 const launchTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":c_required"');
 const completionTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_completedAt"');
 const compensationTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_lastEnrichment"');
-/** The organization item read (GetItem of `ORG#<id>` / `ORG`). */
-const organizationRead = (f: Fixture) => (_input: unknown, text: string) => text.includes(`ORG#${f.organizationId}"`) && text.includes('"ORG"') && !text.includes('CAMPAIGN#');
 
 // ---------------------------------------------------------------------------
 // Launch
@@ -150,7 +148,8 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
     // The key is known to this process (the fixture created the campaign with it): it is read in the first BatchGetItem, with the campaign and the organization.
     ['the API-key read', (f) => ({ command: /^(Batch)?GetItemCommand$/, match: `APIKEY#${hashApiKey(f.apiKey)}` })],
     ['the launch lock (the campaign read)', (f) => ({ command: 'UpdateItemCommand', match: (input, text) => text.includes(f.campaignId) && text.includes(':s_launchLock') })],
-    ['the organization read', (f) => ({ command: 'GetItemCommand', match: organizationRead(f) })],
+    // Launch reads the organization once, in the first BatchGetItem (with the campaign and the key), before the evaluation.
+    ['the organization read', (f) => ({ command: 'BatchGetItemCommand', match: firstRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
     // Recency and CRM targets are per-organization lists in S3 (docs/data-model.md); the CRM lists are listed at every evaluation.
     ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId) })],
@@ -175,7 +174,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
   const steps: [string, (f: Fixture) => FaultSpec][] = [
     ['the API-key read', (f) => ({ client: 'dynamodb', command: /^(Batch)?GetItemCommand$/, match: `APIKEY#${hashApiKey(f.apiKey)}`, error: throttling })],
     ['the launch lock (the campaign read)', (f) => ({ client: 'dynamodb', command: 'UpdateItemCommand', match: (i, t) => t.includes(f.campaignId) && t.includes(':s_launchLock'), error: throttling })],
-    ['the organization read', (f) => ({ client: 'dynamodb', command: 'GetItemCommand', match: organizationRead(f), error: throughputExceeded })],
+    ['the organization read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: firstRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
     ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId), error: s3InternalError })],
