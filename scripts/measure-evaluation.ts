@@ -66,6 +66,7 @@ async function main() {
       current.push({ seconds: (performance.now() - at) / 1000, calls, excluded: evaluation.excluded });
 
       // Its parts alone: the warehouse statuses (DynamoDB) and the per-organization lists (S3).
+      calls = {};
       at = performance.now();
       await root.warehouse().getAccountStatuses(ids);
       const statusesSeconds = (performance.now() - at) / 1000;
