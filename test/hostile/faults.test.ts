@@ -135,6 +135,8 @@ async function withFault<T>(spec: FaultSpec | FaultSpec[], fn: (faults: Fault[])
  * `enriched`, the compensation writes `lastEnrichment` (`:last`).
  */
 // Recognised by the expression placeholders lib/db/expression.ts derives from attribute names.
+/** The launch's first read: one BatchGetItem of the campaign, the organization item and (unverified) the API key. */
+const firstRead = (f: Fixture) => (_input: unknown, text: string) => text.includes(`CAMPAIGN#${f.campaignId}`) && text.includes(`ORG#${f.organizationId}"`) && text.includes('"ORG"');
 const launchTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":c_required"');
 const completionTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_completedAt"');
 const compensationTransaction = (f: Fixture) => (_input: unknown, text: string) => text.includes(f.campaignId) && text.includes('":s_lastEnrichment"');
