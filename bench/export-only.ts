@@ -29,6 +29,7 @@ import { startLocalStack } from '../infra/local/stack';
 import { apiGatewayEvent } from '../infra/local/event';
 import { environmentOutsideLambda } from '../infra/local/lambda-context';
 import { buildBundle } from './lib/bundle';
+import { nodeOptionsOf } from '../infra/memory';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -133,7 +134,7 @@ try {
       JSON.stringify({ bundle, event }),
     ],
     {
-      env: { ...environmentOutsideLambda(), ...(values.profile ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) },
+      env: { ...environmentOutsideLambda(), ...(nodeOptionsOf('CampaignsExport') ? { NODE_OPTIONS: nodeOptionsOf('CampaignsExport')! } : {}), ...Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) },
       maxBuffer: 64 * 1024 * 1024,
     },
   );

@@ -39,7 +39,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../../lib/aws';
 import { OBJECT_PREFIXES, objectKeys } from '../../lib/objects';
 import { config } from '../../lib/config';
-import { memoryOf } from '../../infra/memory';
+import { memoryOf, nodeOptionsOf } from '../../infra/memory';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { costLines, costTable, dollars, lambdaSeconds, PRICES, scaleLines, totalOf, vcpuShare, type LambdaUse, type Usage } from '../lib/cost';
 import type { ExecutionMeter } from '../lib/meter';
@@ -543,7 +543,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   // As deployed (no profiler, no source maps: the CPU-seconds and RSS budgets are the function's); `--profile` adds the CPU profile.
   const profilerArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'export.cpuprofile'] : [];
   const child = await run(process.execPath, [...profilerArgs, path.resolve(import.meta.dirname, '../children/export-lambda.mjs'), JSON.stringify({ bundle, event })], {
-    env: environmentOutsideLambda(),
+    env: { ...environmentOutsideLambda(), ...(nodeOptionsOf('CampaignsExport') ? { NODE_OPTIONS: nodeOptionsOf('CampaignsExport')! } : {}) },
     maxBuffer: 64 * 1024 * 1024,
   });
   cpu = cpuBetween(snap, cpuSnapshot(stack));
@@ -687,7 +687,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `. Cause (memory): at the largest sample the V8 heap held ${round(toMB(outcome.atPeakMiB.heapUsed), 0)} MB used of ${round(toMB(outcome.atPeakMiB.heapTotal), 0)} MB ` +
       `and buffers outside the heap ${round(toMB(outcome.atPeakMiB.external), 0)} MB, over ${round(toMB(outcome.rssAfterImportMiB), 0)} MB after the import (npm run bench:export prints RSS once a second: flat after the first seconds).`,
   );
-  results.note(exportGroup, `The export process: \`node bench/children/export-lambda.mjs\` as deployed (no profiler unless --profile, no source maps), importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`);
+  results.note(exportGroup, `The export process: \`node bench/children/export-lambda.mjs\` as deployed (NODE_OPTIONS of infra/memory.ts, no profiler unless --profile, no source maps), importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`);
 
   // CPU-seconds per invocation of each function kind at this scale, and what they mean on Lambda at the configured memory (docs/deploy.md "Memory").
   const fnGroup = 'function time on Lambda';

@@ -12,7 +12,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '../../lib/http/deadline';
-import { memoryOf } from '../memory';
+import { memoryOf, nodeOptionsOf } from '../memory';
 
 /** The repository root: handler entries are relative to it, and esbuild runs from it. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -172,7 +172,7 @@ export class ServiceFunction extends Construct implements iam.IGrantable {
       tracing: lambda.Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { ...DEFAULT_ENVIRONMENT, ...props.environment },
+      environment: { ...DEFAULT_ENVIRONMENT, ...(nodeOptionsOf(id) ? { NODE_OPTIONS: nodeOptionsOf(id)! } : {}), ...props.environment },
       bundling: props.assetFiles?.length ? { ...BUNDLING, commandHooks: copyAfterBundling(props.assetFiles) } : BUNDLING,
     });
 

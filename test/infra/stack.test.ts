@@ -20,7 +20,7 @@ import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../..
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
-import { memoryOf } from '../../infra/memory';
+import { FUNCTION_NODE_OPTIONS, memoryOf } from '../../infra/memory';
 
 const CDK_JSON = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
@@ -189,6 +189,15 @@ describe('CampaignEnrichment-dev', () => {
       },
       Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
     });
+  });
+
+  it('gives only the functions of infra/memory.ts FUNCTION_NODE_OPTIONS their V8 settings (the export: a small semi-space)', () => {
+    expect(Object.keys(FUNCTION_NODE_OPTIONS)).toEqual(['CampaignsExport']);
+    const fns = template.findResources('AWS::Lambda::Function');
+    const withOptions = Object.values(fns).filter((fn) => (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.NODE_OPTIONS !== undefined);
+    expect(withOptions).toHaveLength(1);
+    const exportFn = built.stack.functions.get('CampaignsExport')!;
+    expect(fns[logicalId(exportFn.function)]?.Properties.Environment.Variables.NODE_OPTIONS).toBe('--max-semi-space-size=2');
   });
 
   it('builds the table from TABLE_DEFINITION: pk/sk strings, every GSI with its INCLUDE projection, TTL, on demand, PITR', () => {
