@@ -79,7 +79,7 @@ const passOf = (value: number | null, budget: Budget | undefined): boolean | nul
 /** A value with its unit for the table. */
 export function formatValue(value: number | null, unit: string): string {
   if (value === null) return 'n/a';
-  if (unit === '$') return `$${Number(value.toPrecision(3))}`;
+  if (unit === '$') return `$${value.toPrecision(3)}`;
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   const text = value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
   return unit ? `${text} ${unit}` : text;
@@ -121,7 +121,8 @@ export function writeJson(file: string, results: Results, run: RunInfo): void {
       figure: `${f.group} / ${f.name}`,
       group: f.group,
       name: f.name,
-      value: f.value === null ? null : round(f.value, 3),
+      // Dollars keep three significant digits ($0.000298 is not 0); everything else three decimals.
+      value: f.value === null ? null : f.unit === '$' ? Number(f.value.toPrecision(3)) : round(f.value, 3),
       unit: f.unit,
       budget: f.budget ?? null,
       floor: f.floor ? { ...f.floor, value: round(f.floor.value, 3) } : null,
