@@ -53,7 +53,10 @@ export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
  * runtime's SDK version is whatever AWS last shipped (and `lib-storage` or
  * `s3-request-presigner` are not guaranteed to be there), while bundling runs
  * exactly the versions `package-lock.json` pins and tested locally. Tree
- * shaking keeps the bundle to the clients actually imported.
+ * shaking keeps the bundle to the clients actually imported, and, with
+ * `"sideEffects": false` in package.json, drops whole project modules (and the
+ * CommonJS packages they require) that a handler imports but never calls
+ * (test/infra/bundle.test.ts runs such bundles).
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,

@@ -20,8 +20,8 @@ const run = promisify(execFile);
 useApi();
 
 /** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
-async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; logs: string }> {
-  const context = `{ awsRequestId: 'bundle-test', functionName: 'OrgDescribe', getRemainingTimeInMillis: () => 28000 }`;
+async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; headers?: Record<string, string>; logs: string }> {
+  const context = `{ awsRequestId: 'bundle-test', functionName: 'BundleTest', getRemainingTimeInMillis: () => 28000 }`;
   const script = `const { handler } = await import(${JSON.stringify(`file://${bundle}`)}); console.log(JSON.stringify(await handler(${JSON.stringify(event)}, ${context})));`;
   const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: path.dirname(bundle) });
   const lines = stdout.trim().split('\n');
@@ -68,5 +68,68 @@ describe('a function bundled as the stack deploys it', () => {
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body).error.code).toBe('internal_error');
     expect(response.logs).toContain('Unable to find environment variable credentials');
+  });
+});
+
+/** Bundles `entry` with the stack's options into a fresh folder; returns the bundle's path and the files it holds. */
+async function bundleOf(entry: string, dir: string): Promise<{ file: string; inputs: string[] }> {
+  const file = path.join(dir, path.basename(entry, '.ts'), 'index.mjs');
+  const { metafile } = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, entry)], outfile: file, metafile: true });
+  return { file, inputs: Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs) };
+}
+
+const jsonRequest = (url: string, apiKey: string, body: unknown, headers: Record<string, string> = {}, requestId = `bundle-${Math.random()}`) =>
+  apiGatewayEvent({ method: 'POST', url, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(body)), requestId });
+
+/**
+ * Bundles whose unused imports esbuild drops (`"sideEffects": false` in
+ * package.json, issue #18): the code a function keeps must still run.
+ */
+describe('other bundles as the stack deploys them', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'bundle-test-'));
+    env = { ...process.env, HOME: dir, AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'), NODE_OPTIONS: '', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('webhooks/list carries neither the URL check (ipaddr.js) nor delivery signing (standardwebhooks), and answers', async () => {
+    const { file, inputs } = await bundleOf('functions/webhooks-list.ts', dir);
+    for (const absent of ['ipaddr.js/', 'standardwebhooks/', 'lib/webhooks/ssrf.ts']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    const { apiKey } = await newOrganization();
+    const response = await invokeBundle(file, jsonRequest('/v1/webhooks/list', apiKey, {}), env);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body).data).toMatchObject({ endpoints: [] });
+  });
+
+  it('webhooks/create checks URLs (refuses a private address) and replays an Idempotency-Key', async () => {
+    const { file, inputs } = await bundleOf('functions/webhooks-create.ts', dir);
+    expect(inputs.some((f) => f.includes('ipaddr.js/'))).toBe(true);
+    const { apiKey } = await newOrganization();
+    const refused = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, { url: 'https://10.0.0.1/hook', events: ['campaign.enriched'] }), env);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(JSON.parse(refused.body).error.code).toBe('invalid_request');
+    const local = { ...env, WEBHOOKS_ALLOW_LOCALHOST: 'true' };
+    const body = { url: 'http://127.0.0.1:9/hook', events: ['campaign.enriched'] };
+    const first = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    expect(first.statusCode, first.body).toBe(200);
+    const replay = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers?.['idempotent-replayed']).toBe('true');
+    expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
+  });
+
+  it('campaigns/create (an S3 user) stores its account list in S3 and the campaign reads back', async () => {
+    const { file } = await bundleOf('functions/campaigns-create.ts', dir);
+    const { apiKey } = await newOrganization();
+    const created = await invokeBundle(file, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Bundled', accountIds: ['acct_1', 'acct_2'] }), env);
+    expect(created.statusCode, created.body).toBe(200);
+    const campaignId = JSON.parse(created.body).data.id as string;
+    const { file: get } = await bundleOf('functions/campaigns-get.ts', dir);
+    const read = await invokeBundle(get, jsonRequest('/v1/campaigns/get', apiKey, { campaignId }), env);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(JSON.parse(read.body).data).toMatchObject({ id: campaignId, name: 'Bundled' });
   });
 });
