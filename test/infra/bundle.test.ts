@@ -15,6 +15,8 @@ import { build, type Metafile } from 'esbuild';
 import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
 import { apiGatewayEvent } from '../../infra/local/event';
 import { newOrganization, useApi } from '../support/api';
+import { createApiHandler } from '../../lib/http/pipeline';
+import { createCampaignOperation } from '../../lib/campaigns/schema';
 
 const run = promisify(execFile);
 useApi();
@@ -95,9 +97,9 @@ describe('other bundles as the stack deploys them', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('webhooks/list carries neither the URL check (ipaddr.js) nor delivery signing (standardwebhooks), and answers', async () => {
+  it('webhooks/list carries neither the URL check (ipaddr.js) nor delivery signing (standardwebhooks) nor idempotency code (a read operation), and answers', async () => {
     const { file, inputs } = await bundleOf('functions/webhooks-list.ts', dir);
-    for (const absent of ['ipaddr.js/', 'standardwebhooks/', 'lib/webhooks/ssrf.ts']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    for (const absent of ['ipaddr.js/', 'standardwebhooks/', 'lib/webhooks/ssrf.ts', 'lib/idempotency/', 'canonicalize/']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
     const { apiKey } = await newOrganization();
     const response = await invokeBundle(file, jsonRequest('/v1/webhooks/list', apiKey, {}), env);
     expect(response.statusCode, response.body).toBe(200);
@@ -131,5 +133,11 @@ describe('other bundles as the stack deploys them', () => {
     const read = await invokeBundle(get, jsonRequest('/v1/campaigns/get', apiKey, { campaignId }), env);
     expect(read.statusCode, read.body).toBe(200);
     expect(JSON.parse(read.body).data).toMatchObject({ id: campaignId, name: 'Bundled' });
+  });
+});
+
+describe('idempotency wiring', () => {
+  it('refuses to build the handler of an idempotent operation without the idempotency stage (apiHandler instead of idempotentApiHandler)', () => {
+    expect(() => createApiHandler(createCampaignOperation, async () => ({}), { findApiKey: async () => undefined })).toThrow(/createCampaign is idempotent/);
   });
 });
