@@ -43,6 +43,10 @@ export const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
 export const CREDENTIAL_PROVIDER_PACKAGE = '@aws-sdk/credential-provider-node';
 /** What the bundles use instead of {@link CREDENTIAL_PROVIDER_PACKAGE}, relative to {@link PROJECT_ROOT}. */
 export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
+/** The SDK's event-stream codec, which no operation of this service uses. */
+export const EVENT_STREAMS_PACKAGE = '@smithy/core/event-streams';
+/** What the bundles use instead of {@link EVENT_STREAMS_PACKAGE}, relative to {@link PROJECT_ROOT}. */
+export const NO_EVENT_STREAMS_MODULE = 'lib/lambda/no-event-streams.ts';
 
 /**
  * esbuild settings shared by every function (the bench builds its bundles
@@ -83,6 +87,11 @@ export const BUNDLING = {
     // STS/SSO clients they need) becomes `fromEnv()` in the bundles only
     // (lib/lambda/env-credentials.ts). esbuild resolves the path from PROJECT_ROOT.
     [`--alias:${CREDENTIAL_PROVIDER_PACKAGE}`]: `./${ENV_CREDENTIALS_MODULE}`,
+    // No operation of this service streams events (S3's SelectObjectContent is
+    // the only one among the clients used): the codec every client carries
+    // becomes a stub that throws if it is ever asked to encode or decode
+    // (lib/lambda/no-event-streams.ts; about 15 KB per bundle).
+    [`--alias:${EVENT_STREAMS_PACKAGE}`]: `./${NO_EVENT_STREAMS_MODULE}`,
   },
 } as const satisfies BundlingOptions;
 

@@ -123,7 +123,7 @@ describe('other bundles as the stack deploys them', () => {
     expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
   });
 
-  it('campaigns/create (an S3 user) stores its account list in S3 and the campaign reads back', async () => {
+  it('campaigns/create (an S3 user) stores its account list in S3; get reads the campaign back and quote reads the list from S3', async () => {
     const { file } = await bundleOf('functions/campaigns-create.ts', dir);
     const { apiKey } = await newOrganization();
     const created = await invokeBundle(file, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Bundled', accountIds: ['acct_1', 'acct_2'] }), env);
@@ -133,6 +133,22 @@ describe('other bundles as the stack deploys them', () => {
     const read = await invokeBundle(get, jsonRequest('/v1/campaigns/get', apiKey, { campaignId }), env);
     expect(read.statusCode, read.body).toBe(200);
     expect(JSON.parse(read.body).data).toMatchObject({ id: campaignId, name: 'Bundled' });
+    // An S3 read (the account list's GetObject, a streamed body) in a bundle whose event-stream codec is a stub.
+    const { file: quote, inputs } = await bundleOf('functions/campaigns-quote.ts', dir);
+    expect(inputs.filter((f) => f.includes('@smithy/core/dist-es/submodules/event-streams/'))).toEqual([]);
+    const quoted = await invokeBundle(quote, jsonRequest('/v1/campaigns/quote', apiKey, { campaignId }), env);
+    expect(quoted.statusCode, quoted.body).toBe(200);
+    expect(JSON.parse(quoted.body).data).toMatchObject({ accounts: { requested: 2 } });
+  });
+
+  it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
+    const { file } = await bundleOf('functions/workflow-expire.ts', dir);
+    const { organizationId, apiKey } = await newOrganization();
+    const { file: create } = await bundleOf('functions/campaigns-create.ts', dir);
+    const created = await invokeBundle(create, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Not enriched', accountIds: ['acct_1'] }), env);
+    const campaignId = JSON.parse(created.body).data.id as string;
+    const output = (await invokeBundle(file, { organizationId, campaignId, attemptId: 'att_none' }, env)) as unknown as Record<string, unknown>;
+    expect(output).toMatchObject({ expired: false, objectsDeleted: 0 });
   });
 });
 
