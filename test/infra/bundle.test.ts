@@ -54,6 +54,13 @@ describe('a function bundled as the stack deploys it', () => {
     expect(readFileSync(bundle, 'utf8')).not.toMatch(/sourceMappingURL/);
   });
 
+  it('does not load undici (Node fetch) at import: node:http is required, not imported as an ES module (lib/lambda/node-http.ts)', async () => {
+    expect(readFileSync(bundle, 'utf8')).not.toMatch(/from\s*"(node:)?http"/);
+    const script = `await import(${JSON.stringify(`file://${bundle}`)}); console.log(process.moduleLoadList.filter((m) => m.includes('undici')).length);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: dir });
+    expect(stdout.trim().split('\n').at(-1)).toBe('0');
+  });
+
   it('answers describe against DynamoDB Local with the credentials of the environment', async () => {
     const { organizationId, apiKey } = await newOrganization({ name: 'Bundled Co', smbCredits: 42 });
     const event = apiGatewayEvent({ method: 'POST', url: '/v1/org/describe', headers: { authorization: `Bearer ${apiKey}` }, requestId: 'bundle-test-1' });
