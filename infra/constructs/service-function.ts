@@ -47,6 +47,10 @@ export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
 export const EVENT_STREAMS_PACKAGE = '@smithy/core/event-streams';
 /** What the bundles use instead of {@link EVENT_STREAMS_PACKAGE}, relative to {@link PROJECT_ROOT}. */
 export const NO_EVENT_STREAMS_MODULE = 'lib/lambda/no-event-streams.ts';
+/** The DynamoDB client's endpoint discovery, which none of its commands uses. */
+export const ENDPOINT_DISCOVERY_PACKAGE = '@aws-sdk/middleware-endpoint-discovery';
+/** What the bundles use instead of {@link ENDPOINT_DISCOVERY_PACKAGE}, relative to {@link PROJECT_ROOT}. */
+export const NO_ENDPOINT_DISCOVERY_MODULE = 'lib/lambda/no-endpoint-discovery.ts';
 /** `node:http` loaded with `require`, relative to {@link PROJECT_ROOT} (see the module). */
 export const NODE_HTTP_MODULE = 'lib/lambda/node-http.ts';
 
@@ -94,6 +98,8 @@ export const BUNDLING = {
     // becomes a stub that throws if it is ever asked to encode or decode
     // (lib/lambda/no-event-streams.ts; about 15 KB per bundle).
     [`--alias:${EVENT_STREAMS_PACKAGE}`]: `./${NO_EVENT_STREAMS_MODULE}`,
+    // The DynamoDB client builds an endpoint cache no command reads (lib/lambda/no-endpoint-discovery.ts; about 9 KB).
+    [`--alias:${ENDPOINT_DISCOVERY_PACKAGE}`]: `./${NO_ENDPOINT_DISCOVERY_MODULE}`,
     // An ES import of node:http (@middy/util's STATUS_CODES) makes Node load
     // undici at cold start to build the module's ES facade; the bundles
     // require it instead (lib/lambda/node-http.ts).

@@ -45,10 +45,10 @@ describe('a function bundled as the stack deploys it', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('carries only the environment credential provider, and no S3, Step Functions or presigner code (DynamoDB-only function)', () => {
+  it('carries only the environment credential provider, and no S3, Step Functions, presigner, endpoint-cache or event-stream code (DynamoDB-only function)', () => {
     const inputs = Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs);
     expect(inputs.some((file) => file.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
-    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/']) {
+    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/', '@aws-sdk/endpoint-cache/', 'mnemonist/', '@smithy/core/dist-es/submodules/event-streams/']) {
       expect(inputs.filter((file) => file.includes(absent)), absent).toEqual([]);
     }
     expect(readFileSync(bundle, 'utf8')).not.toMatch(/sourceMappingURL/);
