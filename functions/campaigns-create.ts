@@ -2,9 +2,9 @@
 import { createCampaignOperation } from '../lib/campaigns/schema';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import { readUploadedAccountIds } from '../lib/uploads/use-cases';
-import { apiHandler, accountLists, campaigns, organizations, uploadReadDependencies } from '../lib/root';
+import { idempotentApiHandler, accountLists, campaigns, organizations, uploadReadDependencies } from '../lib/root';
 
-export const handler = apiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal }) =>
+export const handler = idempotentApiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal }) =>
   createCampaign(
     { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
     {

@@ -1,6 +1,6 @@
 /** Lambda of `POST /v1/uploads/create` (decisions §14): a presigned PUT for a large account list. */
 import { createUploadOperation } from '../lib/uploads/schema';
 import { createUpload } from '../lib/uploads/use-cases';
-import { apiHandler, uploadDependencies } from '../lib/root';
+import { idempotentApiHandler, uploadDependencies } from '../lib/root';
 
-export const handler = apiHandler(createUploadOperation, (input, { organizationId }) => createUpload(uploadDependencies(), organizationId, input));
+export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId }) => createUpload(uploadDependencies(), organizationId, input));

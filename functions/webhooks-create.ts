@@ -1,6 +1,6 @@
 /** Lambda of `POST /v1/webhooks/create` (decisions §12). */
 import { createWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { createWebhookEndpoint } from '../lib/webhooks/use-cases';
-import { apiHandler, webhookDependencies } from '../lib/root';
+import { idempotentApiHandler, webhookDependencies } from '../lib/root';
 
-export const handler = apiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input));
+export const handler = idempotentApiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input));

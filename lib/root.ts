@@ -29,6 +29,7 @@ import { createPrefixStore, type PrefixStore } from './storage/prefixes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import { idempotencyStage } from './idempotency/stage';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
@@ -170,9 +171,11 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
 const apiKeys: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
 /**
- * The Lambda handler of an API operation, wired to this deployment's API-key
- * lookup, the process's key cache and idempotency records (see
- * {@link createApiHandler} for the pipeline).
+ * The Lambda handler of an API operation that is not `idempotent`, wired to
+ * this deployment's API-key lookup and the process's key cache (see
+ * {@link createApiHandler} for the pipeline). Its bundle carries no
+ * idempotency code; an idempotent operation needs {@link idempotentApiHandler}
+ * (createApiHandler throws at load otherwise).
  *
  * @param options.keyCheck - `in-read` for operations whose use case hands `keyCheck` to its first
  *   store read (the key is read in the same round trip; lib/http/pipeline.ts {@link KeyCheckMode}).
@@ -184,4 +187,28 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: apiKeys(), idempotencyRecords }, options);
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: apiKeys() }, options);
+
+/**
+ * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
+ * `Idempotency-Key` handling with this deployment's records (decisions §10;
+ * lib/idempotency/stage.ts).
+ *
+ * @example
+ * export const handler = idempotentApiHandler(createCampaignOperation, (input, { organizationId }) => createCampaign(…, organizationId, input));
+ */
+export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+  options: { keyCheck?: KeyCheckMode } = {},
+): ApiHandler =>
+  createApiHandler(
+    operation,
+    useCase,
+    {
+      findApiKey: (apiKey) => organizations().findApiKey(apiKey),
+      apiKeys: apiKeys(),
+      idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
+    },
+    options,
+  );

@@ -274,7 +274,7 @@ describe('the safety net: an in-read operation whose use case never verifies the
       if (input.missing) throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
       return { answered: true };
     },
-    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: new ApiKeyCache(), idempotencyRecords },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: new ApiKeyCache() },
     { keyCheck: 'in-read' },
   );
 

@@ -12,7 +12,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { idempotencyRecords, organizations } from '../lib/root';
+import { organizations } from '../lib/root';
 import { ID_ALPHABET } from '../lib/ids';
 import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
@@ -467,7 +467,7 @@ describe('errors a use case throws', () => {
     async () => {
       throw thrown();
     },
-    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), idempotencyRecords },
+    { findApiKey: (apiKey) => organizations().findApiKey(apiKey) },
   );
 
   function lambdaContext(requestId: string): Context {

@@ -43,6 +43,16 @@ export const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
 export const CREDENTIAL_PROVIDER_PACKAGE = '@aws-sdk/credential-provider-node';
 /** What the bundles use instead of {@link CREDENTIAL_PROVIDER_PACKAGE}, relative to {@link PROJECT_ROOT}. */
 export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
+/** The SDK's event-stream codec, which no operation of this service uses. */
+export const EVENT_STREAMS_PACKAGE = '@smithy/core/event-streams';
+/** What the bundles use instead of {@link EVENT_STREAMS_PACKAGE}, relative to {@link PROJECT_ROOT}. */
+export const NO_EVENT_STREAMS_MODULE = 'lib/lambda/no-event-streams.ts';
+/** The DynamoDB client's endpoint discovery, which none of its commands uses. */
+export const ENDPOINT_DISCOVERY_PACKAGE = '@aws-sdk/middleware-endpoint-discovery';
+/** What the bundles use instead of {@link ENDPOINT_DISCOVERY_PACKAGE}, relative to {@link PROJECT_ROOT}. */
+export const NO_ENDPOINT_DISCOVERY_MODULE = 'lib/lambda/no-endpoint-discovery.ts';
+/** `node:http` loaded with `require`, relative to {@link PROJECT_ROOT} (see the module). */
+export const NODE_HTTP_MODULE = 'lib/lambda/node-http.ts';
 
 /**
  * esbuild settings shared by every function (the bench builds its bundles
@@ -53,7 +63,10 @@ export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
  * runtime's SDK version is whatever AWS last shipped (and `lib-storage` or
  * `s3-request-presigner` are not guaranteed to be there), while bundling runs
  * exactly the versions `package-lock.json` pins and tested locally. Tree
- * shaking keeps the bundle to the clients actually imported.
+ * shaking keeps the bundle to the clients actually imported, and, with
+ * `"sideEffects": false` in package.json, drops whole project modules (and the
+ * CommonJS packages they require) that a handler imports but never calls
+ * (test/infra/bundle.test.ts runs such bundles).
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -80,6 +93,18 @@ export const BUNDLING = {
     // STS/SSO clients they need) becomes `fromEnv()` in the bundles only
     // (lib/lambda/env-credentials.ts). esbuild resolves the path from PROJECT_ROOT.
     [`--alias:${CREDENTIAL_PROVIDER_PACKAGE}`]: `./${ENV_CREDENTIALS_MODULE}`,
+    // No operation of this service streams events (S3's SelectObjectContent is
+    // the only one among the clients used): the codec every client carries
+    // becomes a stub that throws if it is ever asked to encode or decode
+    // (lib/lambda/no-event-streams.ts; about 15 KB per bundle).
+    [`--alias:${EVENT_STREAMS_PACKAGE}`]: `./${NO_EVENT_STREAMS_MODULE}`,
+    // The DynamoDB client builds an endpoint cache no command reads (lib/lambda/no-endpoint-discovery.ts; about 9 KB).
+    [`--alias:${ENDPOINT_DISCOVERY_PACKAGE}`]: `./${NO_ENDPOINT_DISCOVERY_MODULE}`,
+    // An ES import of node:http (@middy/util's STATUS_CODES) makes Node load
+    // undici at cold start to build the module's ES facade; the bundles
+    // require it instead (lib/lambda/node-http.ts).
+    '--alias:node:http': `./${NODE_HTTP_MODULE}`,
+    '--alias:http': `./${NODE_HTTP_MODULE}`,
   },
 } as const satisfies BundlingOptions;
 

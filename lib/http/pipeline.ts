@@ -6,7 +6,7 @@
  * logging context → error envelope (onError) → authentication → body guard
  * (content type, size, JSON nesting depth) → the three middy body parsers →
  * form normalization (form nesting depth) → schema validation → idempotency
- * (decisions §10) → use case (with the request's deadline signal) → `{ data, error }`.
+ * (decisions §10; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
  *
  * Authentication (lib/http/auth.ts) resolves the key's organization; whether
  * the key is still valid (revocation) is verified before the use case, or —
@@ -33,10 +33,7 @@ import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from '.
 import { DeadlineExceededError, deadlineSignal } from './deadline';
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
-import { idempotency } from '../idempotency/middleware';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key';
-import type { IdempotencyStore } from '../idempotency/store';
-import { config } from '../config';
+import type { IdempotencyStage } from '../idempotency/stage';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -237,19 +234,6 @@ const authentication = (
 });
 
 /**
- * An operation whose key is verified in its read still writes nothing on an
- * unverified key: a request with an `Idempotency-Key` has its key verified
- * before the idempotency record is claimed (or a saved answer replayed).
- */
-const keyVerifiedBeforeIdempotency = <S extends z.core.$ZodObject>(
-  operation: Operation<S>,
-): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
-  before: async (request: Request) => {
-    if (operation.idempotent && request.event.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined) await request.context.keyCheck?.ensure();
-  },
-});
-
-/**
  * Runs a middy body parser only for its own body kind. The guard has already
  * recognized the content type (with any parameter order, quoting or
  * boundary characters RFC 7578 allows), so the parser's stricter pattern
@@ -310,9 +294,11 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
  * @param dependencies.findApiKey - the API-key lookup authentication uses.
  * @param dependencies.apiKeys - the process's key hash → organization cache; none: every request reads its key before anything else.
- * @param dependencies.idempotencyRecords - where `Idempotency-Key` records live (operations with `idempotent: true`).
+ * @param dependencies.idempotency - the idempotency stage (lib/idempotency/stage.ts), required for an operation with
+ *   `idempotent: true` and only bundled where given (lib/root.ts `idempotentApiHandler`).
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
+ * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
  *
  * @example
  * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey, idempotencyRecords });
@@ -320,9 +306,12 @@ export type KeyCheckMode = 'before' | 'in-read';
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup; apiKeys?: ApiKeyCache; idempotencyRecords: () => IdempotencyStore },
+  dependencies: { findApiKey: ApiKeyLookup; apiKeys?: ApiKeyCache; idempotency?: IdempotencyStage },
   options: { keyCheck?: KeyCheckMode } = {},
 ): ApiHandler {
+  if (operation.idempotent && !dependencies.idempotency) {
+    throw new Error(`${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`);
+  }
   useEnglishIssueMessages();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
@@ -346,8 +335,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     )
     .use(formFields())
     .use(validation(operation))
-    .use(keyVerifiedBeforeIdempotency(operation))
-    .use(idempotency(operation, { store: dependencies.idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }))
+    .use((dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>[])
     .handler(async (_event, context, { signal: lambdaTimeout }) => {
       const signal = deadlineSignal(context, lambdaTimeout);
       const keyCheck = context.keyCheck!;

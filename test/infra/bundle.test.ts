@@ -15,13 +15,15 @@ import { build, type Metafile } from 'esbuild';
 import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
 import { apiGatewayEvent } from '../../infra/local/event';
 import { newOrganization, useApi } from '../support/api';
+import { createApiHandler } from '../../lib/http/pipeline';
+import { createCampaignOperation } from '../../lib/campaigns/schema';
 
 const run = promisify(execFile);
 useApi();
 
 /** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
-async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; logs: string }> {
-  const context = `{ awsRequestId: 'bundle-test', functionName: 'OrgDescribe', getRemainingTimeInMillis: () => 28000 }`;
+async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; headers?: Record<string, string>; logs: string }> {
+  const context = `{ awsRequestId: 'bundle-test', functionName: 'BundleTest', getRemainingTimeInMillis: () => 28000 }`;
   const script = `const { handler } = await import(${JSON.stringify(`file://${bundle}`)}); console.log(JSON.stringify(await handler(${JSON.stringify(event)}, ${context})));`;
   const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: path.dirname(bundle) });
   const lines = stdout.trim().split('\n');
@@ -43,13 +45,20 @@ describe('a function bundled as the stack deploys it', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('carries only the environment credential provider, and no S3, Step Functions or presigner code (DynamoDB-only function)', () => {
+  it('carries only the environment credential provider, and no S3, Step Functions, presigner, endpoint-cache or event-stream code (DynamoDB-only function)', () => {
     const inputs = Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs);
     expect(inputs.some((file) => file.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
-    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/']) {
+    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/', '@aws-sdk/endpoint-cache/', 'mnemonist/', '@smithy/core/dist-es/submodules/event-streams/']) {
       expect(inputs.filter((file) => file.includes(absent)), absent).toEqual([]);
     }
     expect(readFileSync(bundle, 'utf8')).not.toMatch(/sourceMappingURL/);
+  });
+
+  it('does not load undici (Node fetch) at import: node:http is required, not imported as an ES module (lib/lambda/node-http.ts)', async () => {
+    expect(readFileSync(bundle, 'utf8')).not.toMatch(/from\s*"(node:)?http"/);
+    const script = `await import(${JSON.stringify(`file://${bundle}`)}); console.log(process.moduleLoadList.filter((m) => m.includes('undici')).length);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: dir });
+    expect(stdout.trim().split('\n').at(-1)).toBe('0');
   });
 
   it('answers describe against DynamoDB Local with the credentials of the environment', async () => {
@@ -68,5 +77,90 @@ describe('a function bundled as the stack deploys it', () => {
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body).error.code).toBe('internal_error');
     expect(response.logs).toContain('Unable to find environment variable credentials');
+  });
+});
+
+/** Bundles `entry` with the stack's options into a fresh folder; returns the bundle's path and the files it holds. */
+async function bundleOf(entry: string, dir: string): Promise<{ file: string; inputs: string[] }> {
+  const file = path.join(dir, path.basename(entry, '.ts'), 'index.mjs');
+  const { metafile } = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, entry)], outfile: file, metafile: true });
+  return { file, inputs: Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs) };
+}
+
+const jsonRequest = (url: string, apiKey: string, body: unknown, headers: Record<string, string> = {}, requestId = `bundle-${Math.random()}`) =>
+  apiGatewayEvent({ method: 'POST', url, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(body)), requestId });
+
+/**
+ * Bundles whose unused imports esbuild drops (`"sideEffects": false` in
+ * package.json, issue #18): the code a function keeps must still run.
+ */
+describe('other bundles as the stack deploys them', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'bundle-test-'));
+    env = { ...process.env, HOME: dir, AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'), NODE_OPTIONS: '', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('webhooks/list carries neither the URL check (ipaddr.js) nor delivery signing (standardwebhooks) nor idempotency code (a read operation), and answers', async () => {
+    const { file, inputs } = await bundleOf('functions/webhooks-list.ts', dir);
+    for (const absent of ['ipaddr.js/', 'standardwebhooks/', 'lib/webhooks/ssrf.ts', 'lib/idempotency/', 'canonicalize/']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    const { apiKey } = await newOrganization();
+    const response = await invokeBundle(file, jsonRequest('/v1/webhooks/list', apiKey, {}), env);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body).data).toMatchObject({ endpoints: [] });
+  });
+
+  it('webhooks/create checks URLs (refuses a private address) and replays an Idempotency-Key', async () => {
+    const { file, inputs } = await bundleOf('functions/webhooks-create.ts', dir);
+    expect(inputs.some((f) => f.includes('ipaddr.js/'))).toBe(true);
+    const { apiKey } = await newOrganization();
+    const refused = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, { url: 'https://10.0.0.1/hook', events: ['campaign.enriched'] }), env);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(JSON.parse(refused.body).error.code).toBe('invalid_request');
+    const local = { ...env, WEBHOOKS_ALLOW_LOCALHOST: 'true' };
+    const body = { url: 'http://127.0.0.1:9/hook', events: ['campaign.enriched'] };
+    const first = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    expect(first.statusCode, first.body).toBe(200);
+    const replay = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers?.['idempotent-replayed']).toBe('true');
+    expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
+  });
+
+  it('campaigns/create (an S3 user) stores its account list in S3; get reads the campaign back and quote reads the list from S3', async () => {
+    const { file } = await bundleOf('functions/campaigns-create.ts', dir);
+    const { apiKey } = await newOrganization();
+    const created = await invokeBundle(file, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Bundled', accountIds: ['acct_1', 'acct_2'] }), env);
+    expect(created.statusCode, created.body).toBe(200);
+    const campaignId = JSON.parse(created.body).data.id as string;
+    const { file: get } = await bundleOf('functions/campaigns-get.ts', dir);
+    const read = await invokeBundle(get, jsonRequest('/v1/campaigns/get', apiKey, { campaignId }), env);
+    expect(read.statusCode, read.body).toBe(200);
+    expect(JSON.parse(read.body).data).toMatchObject({ id: campaignId, name: 'Bundled' });
+    // An S3 read (the account list's GetObject, a streamed body) in a bundle whose event-stream codec is a stub.
+    const { file: quote, inputs } = await bundleOf('functions/campaigns-quote.ts', dir);
+    expect(inputs.filter((f) => f.includes('@smithy/core/dist-es/submodules/event-streams/'))).toEqual([]);
+    const quoted = await invokeBundle(quote, jsonRequest('/v1/campaigns/quote', apiKey, { campaignId }), env);
+    expect(quoted.statusCode, quoted.body).toBe(200);
+    expect(JSON.parse(quoted.body).data).toMatchObject({ accounts: { requested: 2 } });
+  });
+
+  it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
+    const { file } = await bundleOf('functions/workflow-expire.ts', dir);
+    const { organizationId, apiKey } = await newOrganization();
+    const { file: create } = await bundleOf('functions/campaigns-create.ts', dir);
+    const created = await invokeBundle(create, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Not enriched', accountIds: ['acct_1'] }), env);
+    const campaignId = JSON.parse(created.body).data.id as string;
+    const output = (await invokeBundle(file, { organizationId, campaignId, attemptId: 'att_none' }, env)) as unknown as Record<string, unknown>;
+    expect(output).toMatchObject({ expired: false, objectsDeleted: 0 });
+  });
+});
+
+describe('idempotency wiring', () => {
+  it('refuses to build the handler of an idempotent operation without the idempotency stage (apiHandler instead of idempotentApiHandler)', () => {
+    expect(() => createApiHandler(createCampaignOperation, async () => ({}), { findApiKey: async () => undefined })).toThrow(/createCampaign is idempotent/);
   });
 });
