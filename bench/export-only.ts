@@ -19,19 +19,15 @@
  *
  * Prints one JSON line with the figures.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { customAlphabet } from 'nanoid';
 import { startLocalStack } from '../infra/local/stack';
 import { apiGatewayEvent } from '../infra/local/event';
-import { environmentOutsideLambda } from '../infra/local/lambda-context';
 import { buildBundle } from './lib/bundle';
-import { nodeOptionsOf } from '../infra/memory';
+import { runExportLambda } from './lib/children';
 
-const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
     accounts: { type: 'string', default: '100000' },
@@ -126,30 +122,13 @@ try {
     body: Buffer.from(JSON.stringify({ campaignId })),
     requestId: 'bench-export',
   });
-  const child = await run(
-    process.execPath,
-    [
-      ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'export-only.cpuprofile'] : []),
-      path.resolve(import.meta.dirname, 'children/export-lambda.mjs'),
-      JSON.stringify({ bundle, event }),
-    ],
-    {
-      env: { ...environmentOutsideLambda(), ...(nodeOptionsOf('CampaignsExport') ? { NODE_OPTIONS: nodeOptionsOf('CampaignsExport')! } : {}), ...Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) },
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
-  const outcome = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
-    importMs: number;
-    handlerMs: number;
-    statusCode: number;
-    body: string;
-    rssAfterImportMiB: number;
-    peakSampledMiB: number;
-    peakRssMiB: number;
-    atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
-    cpuMs: number;
-    rssTimelineMiB: number[];
-  };
+  const child = await runExportLambda({
+    bundle,
+    event,
+    ...(values.profile ? { profile: { dir: profileDir, name: 'export-only.cpuprofile' } } : {}),
+    env: Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+  });
+  const { outcome } = child;
   if (outcome.statusCode !== 200) throw new Error(`The export answered ${outcome.statusCode}: ${outcome.body}\n${child.stderr}`);
   const { data } = JSON.parse(outcome.body) as { data: { url: string; rows: { accounts: number; contacts: number } } };
 

@@ -19,17 +19,15 @@
  * profiles (this process through the inspector; the export process through
  * --cpu-prof, mapped through the bundle's source map).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Results } from '../lib/results';
 import { busyMs, cpuBetween, cpuSnapshot, type BenchStack, type CallRecord, type Scope } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
+import { runExportLambda } from '../lib/children';
 import { apiGatewayEvent } from '../../infra/local/event';
-import { environmentOutsideLambda } from '../../infra/local/lambda-context';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
@@ -39,12 +37,11 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../../lib/aws';
 import { OBJECT_PREFIXES, objectKeys } from '../../lib/objects';
 import { config } from '../../lib/config';
-import { memoryOf, nodeOptionsOf } from '../../infra/memory';
+import { memoryOf } from '../../infra/memory';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { costLines, costTable, dollars, lambdaSeconds, PRICES, scaleLines, totalOf, vcpuShare, type LambdaUse, type Usage } from '../lib/cost';
 import type { ExecutionMeter } from '../lib/meter';
 
-const run = promisify(execFile);
 /** Issue #13 budgets. */
 const LAUNCH_BUDGET_S = 12;
 const EVALUATION_CALLS_BUDGET = 1_000;
@@ -541,24 +538,10 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   snap = cpuSnapshot(stack);
   const s3Before = stack.s3Requests.length;
   // As deployed (no profiler, no source maps: the CPU-seconds and RSS budgets are the function's); `--profile` adds the CPU profile.
-  const profilerArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', 'export.cpuprofile'] : [];
-  const child = await run(process.execPath, [...profilerArgs, path.resolve(import.meta.dirname, '../children/export-lambda.mjs'), JSON.stringify({ bundle, event })], {
-    env: { ...environmentOutsideLambda(), ...(nodeOptionsOf('CampaignsExport') ? { NODE_OPTIONS: nodeOptionsOf('CampaignsExport')! } : {}) },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const child = await runExportLambda({ bundle, event, ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}) });
   cpu = cpuBetween(snap, cpuSnapshot(stack));
   const exportS3 = stack.s3Requests.slice(s3Before);
-  const outcome = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
-    importMs: number;
-    handlerMs: number;
-    statusCode: number;
-    body: string;
-    rssAfterImportMiB: number;
-    peakSampledMiB: number;
-    peakRssMiB: number;
-    atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
-    cpuMs: number;
-  };
+  const { outcome } = child;
   const envelope = JSON.parse(outcome.body) as { data: { url: string; rows: { accounts: number; contacts: number } } | null; error: { code: string } | null };
   // An export that outlives the 29 s API limit answers 500 (middy's timeout): report it as measured, with the handler's log.
   let delivered: { rows: { accounts: number; contacts: number }; bytes: number; downloadS: number } | undefined;

@@ -74,3 +74,41 @@ export async function runAutocannon(options: { url: string; connections: number;
   const { stdout } = await run(process.execPath, args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as AutocannonResult;
 }
+
+/** What bench/children/export-lambda.mjs prints: the handler's answer, its CPU (ms) and memory (MiB). */
+export interface ExportLambdaOutcome {
+  importMs: number;
+  handlerMs: number;
+  statusCode: number;
+  body: string;
+  rssAfterImportMiB: number;
+  peakSampledMiB: number;
+  peakRssMiB: number;
+  atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+  cpuMs: number;
+  rssTimelineMiB?: number[];
+}
+
+/**
+ * Invokes the CampaignsExport bundle once in its own Node process, as Lambda
+ * runs it: the environment outside the local Lambda emulation plus the
+ * function's deployed `NODE_OPTIONS` (infra/memory.ts) and `env`.
+ * @param options.profile - write a CPU profile (`--cpu-prof`) to this folder and file name.
+ * @returns the child's figures and its stdout/stderr (the handler's log).
+ */
+export async function runExportLambda(options: {
+  bundle: string;
+  event: unknown;
+  profile?: { dir: string; name: string };
+  env?: Record<string, string>;
+}): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
+  const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
+  const { nodeOptionsOf } = await import('../../infra/memory');
+  const nodeOptions = nodeOptionsOf('CampaignsExport');
+  const profilerArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile.dir, '--cpu-prof-name', options.profile.name] : [];
+  const child = await run(process.execPath, [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event: options.event })], {
+    env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { outcome: JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ExportLambdaOutcome, stdout: child.stdout, stderr: child.stderr };
+}
