@@ -24,7 +24,7 @@ import { accountLists, campaigns, embeddedWarehouse, enrichment, objects, outcom
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { Warehouse } from '../lib/warehouse/warehouse';
 import { call, newOrganization, useApi } from './support/api';
-import { account, activeAccounts, contact, createApiCampaign, enrich, gate, getCampaign, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import { account, activeAccounts, contact, createApiCampaign, enrich, gate, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
 
@@ -67,7 +67,10 @@ async function launch(apiKey: string, organizationId: string, accountIds: string
   const campaignId = await createApiCampaign(api(), apiKey, accountIds);
   const res = await enrich(api(), apiKey, campaignId);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const attemptId = (await campaigns().get(organizationId, campaignId))!.attempt!.id;
+  // From the launch's charge entry: a fast-failing attempt can be compensated (its attempt cleared) before a read of the campaign.
+  const charges = (await ledgerOf(organizationId, campaignId)).entries.filter((entry) => entry.kind === 'charge');
+  expect(charges).toHaveLength(1);
+  const attemptId = charges[0]!.attemptId!;
   return { campaignId, attemptId };
 }
 
