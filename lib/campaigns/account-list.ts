@@ -132,6 +132,13 @@ export interface AccountListStore {
   put(objectKey: string, accountIds: readonly string[]): Promise<void>;
   /** Reads a list back. */
   get(objectKey: string): Promise<string[]>;
+  /**
+   * Streams a list's IDs into `onId`, a chunk at a time (no whole-body
+   * string: recency markers and CRM lists of 100,000 IDs are filtered as they
+   * arrive, lib/organizations/account-history.ts).
+   * @throws NoSuchKey when the object does not exist.
+   */
+  forEachId(objectKey: string, onId: (id: string) => void): Promise<void>;
 }
 
 /** Object key of a campaign's account list (lib/objects.ts). */
@@ -149,6 +156,18 @@ export function createAccountListStore({ client, bucketName }: { client: S3Clien
       const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }));
       const text = await Body!.transformToString('utf8');
       return text === '' ? [] : text.split('\n');
+    },
+    async forEachId(objectKey, onId) {
+      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: objectKey }));
+      const decoder = new TextDecoder();
+      let carry = '';
+      for await (const chunk of Body as AsyncIterable<Uint8Array>) {
+        const lines = (carry + decoder.decode(chunk, { stream: true })).split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) if (line !== '') onId(line);
+      }
+      const last = carry + decoder.decode();
+      if (last !== '') onId(last);
     },
   };
 }

@@ -74,17 +74,22 @@ export async function readBatchAccounts(
   }
 }
 
+/** Deletes every object under each prefix, the prefixes in parallel. @returns objects deleted in all. */
+async function deletePrefixes(objects: PrefixStore, prefixes: readonly string[]): Promise<number> {
+  const counts = await Promise.all(prefixes.map((prefix) => objects.deletePrefix(prefix)));
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
 /**
  * Deletes what a failed or canceled attempt wrote for its results: result
  * parts and batch objects (its eligible list and evaluation outcomes stay).
  * @returns objects deleted.
  */
 export async function deleteAttemptWork(deps: { objects: PrefixStore }, ref: AttemptRef): Promise<number> {
-  const counts = await Promise.all([
-    deps.objects.deletePrefix(objectKeys.resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
-    deps.objects.deletePrefix(objectKeys.batchesPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+  return deletePrefixes(deps.objects, [
+    objectKeys.resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId),
+    objectKeys.batchesPrefix(ref.organizationId, ref.campaignId, ref.attemptId),
   ]);
-  return counts[0] + counts[1];
 }
 
 /**
@@ -94,11 +99,10 @@ export async function deleteAttemptWork(deps: { objects: PrefixStore }, ref: Att
  * @returns objects deleted.
  */
 export async function deleteEvaluation(deps: { objects: PrefixStore }, ref: AttemptRef): Promise<number> {
-  const counts = await Promise.all([
-    deps.objects.deletePrefix(objectKeys.evaluationPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
-    deps.objects.deletePrefix(objectKeys.attemptPrefix(ref.organizationId, ref.campaignId, ref.attemptId)),
+  return deletePrefixes(deps.objects, [
+    objectKeys.evaluationPrefix(ref.organizationId, ref.campaignId, ref.attemptId),
+    objectKeys.attemptPrefix(ref.organizationId, ref.campaignId, ref.attemptId),
   ]);
-  return counts[0] + counts[1];
 }
 
 /**
@@ -107,11 +111,7 @@ export async function deleteEvaluation(deps: { objects: PrefixStore }, ref: Atte
  * @returns objects deleted.
  */
 export async function deleteCampaignResults(deps: { objects: PrefixStore }, ref: Pick<AttemptRef, 'organizationId' | 'campaignId'>): Promise<number> {
-  const counts = await Promise.all([
-    deps.objects.deletePrefix(objectKeys.attemptsPrefix(ref.organizationId, ref.campaignId)),
-    deps.objects.deletePrefix(objectKeys.evaluationsPrefix(ref.organizationId, ref.campaignId)),
-  ]);
-  return counts[0] + counts[1];
+  return deletePrefixes(deps.objects, [objectKeys.attemptsPrefix(ref.organizationId, ref.campaignId), objectKeys.evaluationsPrefix(ref.organizationId, ref.campaignId)]);
 }
 
 /**

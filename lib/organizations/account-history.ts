@@ -19,13 +19,12 @@ import { randomUUID } from 'node:crypto';
 import {
   CopyObjectCommand,
   DeleteObjectsCommand,
-  GetObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
-  PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pMap from 'p-map';
+import { createAccountListStore } from '../campaigns/account-list';
 import { objectKeys } from '../objects';
 
 /** Facts about one account for one organization. */
@@ -75,25 +74,10 @@ const completedAtOf = (key: string): string => key.split('/')[2] ?? '';
 /** Normalized ISO 8601 (toISOString), so marker keys sort by time. @throws RangeError for an invalid time. */
 const isoOf = (time: string): string => new Date(time).toISOString();
 
-/**
- * Calls `onId` for every line of a text object, streaming it (no whole-body
- * string): lists of 100,000 IDs are read in chunks.
- */
-async function forEachLine(body: AsyncIterable<Uint8Array>, onId: (id: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  let carry = '';
-  for await (const chunk of body) {
-    const text = carry + decoder.decode(chunk, { stream: true });
-    const lines = text.split('\n');
-    carry = lines.pop()!;
-    for (const line of lines) if (line !== '') onId(line);
-  }
-  const last = carry + decoder.decode();
-  if (last !== '') onId(last);
-}
-
 /** Builds the S3 implementation of {@link AccountHistoryStore}. */
 export function createAccountHistoryStore({ client, bucketName }: { client: S3Client; bucketName: string }): AccountHistoryStore {
+  // Markers and CRM lists are account lists: one ID a line, written and read by the one owner of that format.
+  const lists = createAccountListStore({ client, bucketName });
   const list = async (prefix: string, startAfter?: string): Promise<string[]> => {
     const found: string[] = [];
     let token: string | undefined;
@@ -110,8 +94,7 @@ export function createAccountHistoryStore({ client, bucketName }: { client: S3Cl
   /** Streams an object's IDs into `onId`; false when the object is gone (deleted by a CRM compaction). */
   const readIds = async (key: string, onId: (id: string) => void): Promise<boolean> => {
     try {
-      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
-      await forEachLine(Body as AsyncIterable<Uint8Array>, onId);
+      await lists.forEachId(key, onId);
       return true;
     } catch (error) {
       if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return false;
@@ -119,8 +102,7 @@ export function createAccountHistoryStore({ client, bucketName }: { client: S3Cl
     }
   };
 
-  const putIds = (key: string, ids: readonly string[]) =>
-    client.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: ids.join('\n'), ContentType: 'text/plain; charset=utf-8' }));
+  const putIds = (key: string, ids: readonly string[]) => lists.put(key, ids);
 
   /**
    * Every CRM list of the organization, read whole. A list deleted by a
