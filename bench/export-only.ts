@@ -24,9 +24,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { customAlphabet } from 'nanoid';
 import { startLocalStack } from '../infra/local/stack';
-import { apiGatewayEvent } from '../infra/local/event';
 import { buildBundle } from './lib/bundle';
 import { runExportLambda } from './lib/children';
+import { objectKeys } from '../lib/objects';
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +51,6 @@ try {
   const { encodePart, resultsPrefix } = await import('../lib/enrichment/results');
   const { newCampaignId } = await import('../lib/ids');
   const { accountListKey } = await import('../lib/campaigns/account-list');
-  const { exportCampaignOperation } = await import('../lib/exports/schema');
   const { benchAccount, benchOrganization } = await import('./lib/fixtures');
 
   const { organizationId, apiKey } = await benchOrganization('Bench export', N, N);
@@ -105,7 +104,7 @@ try {
       eligible: N,
       charged: N,
       creditsPerAccount: 1,
-      eligibleObjectKey: `campaigns/${organizationId}/${campaignId}/attempts/${attemptId}/eligible.txt`,
+      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, attemptId),
       executionArn: `arn:aws:states:us-east-1:000000000000:execution:bench:${attemptId}`,
     },
   });
@@ -115,16 +114,10 @@ try {
   const bundle = path.join(TMP_DIR, 'bundles', 'CampaignsExport', 'index.mjs');
   const profileDir = path.join(TMP_DIR, 'profiles');
   mkdirSync(profileDir, { recursive: true });
-  const event = apiGatewayEvent({
-    method: 'POST',
-    url: exportCampaignOperation.path,
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
-    body: Buffer.from(JSON.stringify({ campaignId })),
-    requestId: 'bench-export',
-  });
   const child = await runExportLambda({
     bundle,
-    event,
+    apiKey,
+    campaignId,
     ...(values.profile ? { profile: { dir: profileDir, name: 'export-only.cpuprofile' } } : {}),
     env: Object.fromEntries(values.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   });

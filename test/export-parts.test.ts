@@ -20,6 +20,7 @@ import { newCampaignId } from '../lib/ids';
 import { campaigns, results } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { oracleExport } from './support/export-oracle';
+import { objectKeys } from '../lib/objects';
 
 const api = useApi();
 const attemptSuffix = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 21);
@@ -84,7 +85,7 @@ async function enrichedCampaign(parts: EnrichedAccount[][], write: (prefix: stri
       eligible: total,
       charged: total,
       creditsPerAccount: 1,
-      eligibleObjectKey: `campaigns/${organizationId}/${campaignId}/attempts/${attemptId}/eligible.txt`,
+      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, attemptId),
       executionArn: `arn:aws:states:us-east-1:000000000000:execution:local:${attemptId}`,
     },
   });

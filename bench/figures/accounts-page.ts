@@ -22,6 +22,7 @@ import type { BenchStack, CallRecord } from '../lib/stack';
 import { postCounted, PATHS } from '../lib/api';
 import { benchOrganization } from '../lib/fixtures';
 import { median, round } from '../lib/stats';
+import { objectKeys } from '../../lib/objects';
 
 /** Evaluation bucket of position `i`: 5 % each excluded bucket, the rest eligible. */
 const bucketOf = (i: number): AccountBucket => (i % 20 === 3 ? 'invalid' : i % 20 === 7 ? 'recentlyEnriched' : i % 20 === 11 ? 'crmExcluded' : 'eligible');
@@ -77,7 +78,7 @@ async function writeCampaign(organizationId: string, size: number): Promise<{ ca
     completedAt: now,
     resultsExpireAt: '2099-01-01T00:00:00.000Z',
     results: { totalAccounts: eligible, totalContactsFound: 0, pctAccountsWithContact: 0, pctAccountsWithMobile: 0 },
-    attempt: { id: evaluationId, startedAt: now, eligible, charged: eligible, creditsPerAccount: 1, eligibleObjectKey: `campaigns/${organizationId}/${campaignId}/attempts/${evaluationId}/eligible.txt`, executionArn: 'arn:bench' },
+    attempt: { id: evaluationId, startedAt: now, eligible, charged: eligible, creditsPerAccount: 1, eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, evaluationId), executionArn: 'arn:bench' },
   };
   await campaigns().create(record);
   await outcomes().recordEvaluation({ organizationId, campaignId, evaluationId, evaluatedAt: now, accountIds, buckets, batchSize: ENRICHMENT_BATCH_SIZE });

@@ -27,7 +27,6 @@ import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda } from '../lib/children';
-import { apiGatewayEvent } from '../../infra/local/event';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
@@ -524,21 +523,15 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   // 4. Export, in the bundled Lambda's own process.
   const exportGroup = 'export';
   const bundle = path.join(options.tmpDir, 'bundles', 'CampaignsExport', 'index.mjs');
-  if (!existsSync(bundle)) await buildBundle('CampaignsExport', { entry: 'functions/campaigns-export.ts' }, path.join(options.tmpDir, 'bundles'));
+  // Built every run: a bundle left in tmp/ by an earlier run may be of older code.
+  await buildBundle('CampaignsExport', { entry: 'functions/campaigns-export.ts' }, path.join(options.tmpDir, 'bundles'));
   const profileDir = path.join(options.tmpDir, 'profiles');
   rmSync(path.join(profileDir, 'export.cpuprofile'), { force: true });
   mkdirSync(profileDir, { recursive: true });
-  const event = apiGatewayEvent({
-    method: 'POST',
-    url: PATHS.export,
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
-    body: Buffer.from(JSON.stringify({ campaignId })),
-    requestId: 'bench',
-  });
   snap = cpuSnapshot(stack);
   const s3Before = stack.s3Requests.length;
   // As deployed (no profiler, no source maps: the CPU-seconds and RSS budgets are the function's); `--profile` adds the CPU profile.
-  const child = await runExportLambda({ bundle, event, ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}) });
+  const child = await runExportLambda({ bundle, apiKey, campaignId, ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}) });
   cpu = cpuBetween(snap, cpuSnapshot(stack));
   const exportS3 = stack.s3Requests.slice(s3Before);
   const { outcome } = child;

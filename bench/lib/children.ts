@@ -91,22 +91,34 @@ export interface ExportLambdaOutcome {
 
 /**
  * Invokes the CampaignsExport bundle once in its own Node process, as Lambda
- * runs it: the environment outside the local Lambda emulation plus the
- * function's deployed `NODE_OPTIONS` (infra/memory.ts) and `env`.
+ * runs it, with the API Gateway event of `POST /v1/campaigns/export
+ * {campaignId}` authorized by `apiKey`: the environment outside the local
+ * Lambda emulation plus the function's deployed `NODE_OPTIONS`
+ * (infra/memory.ts) and `env`.
  * @param options.profile - write a CPU profile (`--cpu-prof`) to this folder and file name.
  * @returns the child's figures and its stdout/stderr (the handler's log).
  */
 export async function runExportLambda(options: {
   bundle: string;
-  event: unknown;
+  apiKey: string;
+  campaignId: string;
   profile?: { dir: string; name: string };
   env?: Record<string, string>;
 }): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
   const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
+  const { apiGatewayEvent } = await import('../../infra/local/event');
+  const { exportCampaignOperation } = await import('../../lib/exports/schema');
+  const event = apiGatewayEvent({
+    method: 'POST',
+    url: exportCampaignOperation.path,
+    headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
+    body: Buffer.from(JSON.stringify({ campaignId: options.campaignId })),
+    requestId: 'bench-export',
+  });
   const { nodeOptionsOf } = await import('../../infra/memory');
   const nodeOptions = nodeOptionsOf('CampaignsExport');
   const profilerArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile.dir, '--cpu-prof-name', options.profile.name] : [];
-  const child = await run(process.execPath, [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event: options.event })], {
+  const child = await run(process.execPath, [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event })], {
     env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
     maxBuffer: 64 * 1024 * 1024,
   });
