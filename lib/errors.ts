@@ -67,6 +67,8 @@ export interface ErrorBody {
  * throw new NotFoundError('campaign', 'camp_…');
  */
 export class ApiError extends Error {
+  /** The class name, spelled out: the bundles are minified without esbuild's keepNames (infra/constructs/service-function.ts). */
+  override name = 'ApiError';
   /** HTTP status of {@link code}. */
   readonly statusCode: number;
   /**
@@ -83,7 +85,6 @@ export class ApiError extends Error {
     headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = new.target.name;
     this.statusCode = ERROR_STATUS[code];
     this.headers = headers;
   }
@@ -98,6 +99,7 @@ export class ApiError extends Error {
 
 /** 400 `invalid_request`: `issues` are one line per problem, each naming the field path. */
 export class InvalidRequestError extends ApiError {
+  override name = 'InvalidRequestError';
   constructor(message: string, issues?: string[]) {
     super('invalid_request', message, issues && issues.length > 0 ? { issues } : undefined);
   }
@@ -105,6 +107,7 @@ export class InvalidRequestError extends ApiError {
 
 /** 401 `invalid_api_key`: missing, malformed or unknown key (spec "Authentication" 3). */
 export class InvalidApiKeyError extends ApiError {
+  override name = 'InvalidApiKeyError';
   constructor() {
     super('invalid_api_key', 'The API key is missing or not recognized.');
   }
@@ -112,6 +115,7 @@ export class InvalidApiKeyError extends ApiError {
 
 /** 401 `revoked_api_key` (spec "Authentication" 4). */
 export class RevokedApiKeyError extends ApiError {
+  override name = 'RevokedApiKeyError';
   constructor() {
     super('revoked_api_key', 'The API key has been revoked.');
   }
@@ -119,6 +123,7 @@ export class RevokedApiKeyError extends ApiError {
 
 /** 402 `insufficient_credits`; all figures in credits. */
 export class InsufficientCreditsError extends ApiError {
+  override name = 'InsufficientCreditsError';
   constructor(figures: { available: number; required: number }) {
     const shortfall = Math.max(0, figures.required - figures.available);
     super('insufficient_credits', `This launch needs ${figures.required} credits; ${figures.available} are available.`, {
@@ -131,6 +136,7 @@ export class InsufficientCreditsError extends ApiError {
 
 /** 404 `not_found`; also answered for another organization's resources. */
 export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
   constructor(resource: string, id: string) {
     super('not_found', `No ${resource} with id "${id}".`, { resource, id });
   }
@@ -138,6 +144,7 @@ export class NotFoundError extends ApiError {
 
 /** 409 `campaign_not_enrichable`: not an API-created `draft` (spec "Enrich a campaign" 1). */
 export class CampaignNotEnrichableError extends ApiError {
+  override name = 'CampaignNotEnrichableError';
   constructor(status: CampaignStatus, reason?: string) {
     super('campaign_not_enrichable', reason ?? `A campaign in status "${status}" cannot be enriched.`, { status });
   }
@@ -145,6 +152,7 @@ export class CampaignNotEnrichableError extends ApiError {
 
 /** 409 `campaign_not_editable`: only API-created drafts can be updated (decisions §1). */
 export class CampaignNotEditableError extends ApiError {
+  override name = 'CampaignNotEditableError';
   constructor(status: CampaignStatus, reason?: string) {
     super('campaign_not_editable', reason ?? `A campaign in status "${status}" cannot be updated.`, { status });
   }
@@ -155,6 +163,7 @@ export class CampaignNotEditableError extends ApiError {
  * launch (decisions §2), with `Retry-After` until its launch lock expires (§10).
  */
 export class EnrichmentPendingError extends ApiError {
+  override name = 'EnrichmentPendingError';
   /** @param retryAfterSeconds - seconds until the launch lock expires (at least 1). */
   constructor(retryAfterSeconds = 1) {
     super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.', undefined, { 'retry-after': String(retryAfterHeader(retryAfterSeconds)) });
@@ -163,6 +172,7 @@ export class EnrichmentPendingError extends ApiError {
 
 /** 422 `no_eligible_accounts`: `requested` distinct accounts, none eligible. */
 export class NoEligibleAccountsError extends ApiError {
+  override name = 'NoEligibleAccountsError';
   constructor(requested: number, message = 'No account of this campaign is eligible for enrichment.') {
     super('no_eligible_accounts', message, { requested });
   }
@@ -170,6 +180,7 @@ export class NoEligibleAccountsError extends ApiError {
 
 /** 429 `concurrency_limit_exceeded`: figures in accounts. */
 export class ConcurrencyLimitExceededError extends ApiError {
+  override name = 'ConcurrencyLimitExceededError';
   constructor(figures: { limit: number; inFlight: number; requested: number }) {
     super(
       'concurrency_limit_exceeded',
@@ -181,6 +192,7 @@ export class ConcurrencyLimitExceededError extends ApiError {
 
 /** 409 `results_not_ready`: the campaign is not `enriched` yet (decisions §2). */
 export class ResultsNotReadyError extends ApiError {
+  override name = 'ResultsNotReadyError';
   constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
     super('results_not_ready', message);
   }
@@ -188,6 +200,7 @@ export class ResultsNotReadyError extends ApiError {
 
 /** 410 `results_expired`: the result access period has ended (decisions §2). */
 export class ResultsExpiredError extends ApiError {
+  override name = 'ResultsExpiredError';
   constructor() {
     super('results_expired', 'The result access period of this campaign has ended.');
   }
@@ -195,6 +208,7 @@ export class ResultsExpiredError extends ApiError {
 
 /** 422 `idempotency_key_reused`: the key was first used with another request body (decisions §10). */
 export class IdempotencyKeyReusedError extends ApiError {
+  override name = 'IdempotencyKeyReusedError';
   constructor() {
     super('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
   }
@@ -202,6 +216,7 @@ export class IdempotencyKeyReusedError extends ApiError {
 
 /** 409 `idempotency_key_in_use`: the first request with this key is still running; `Retry-After: 1` (decisions §10). */
 export class IdempotencyKeyInUseError extends ApiError {
+  override name = 'IdempotencyKeyInUseError';
   constructor() {
     super('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, { 'retry-after': '1' });
   }
@@ -209,6 +224,7 @@ export class IdempotencyKeyInUseError extends ApiError {
 
 /** 405 `method_not_allowed`: a known operation path called with another method; `Allow` names the methods (decisions §10). */
 export class MethodNotAllowedError extends ApiError {
+  override name = 'MethodNotAllowedError';
   constructor(method: string, path: string, allow: readonly string[] = ['POST']) {
     super('method_not_allowed', `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, { allow: [...allow] }, { allow: allow.join(', ') });
   }
@@ -221,6 +237,7 @@ export function retryAfterHeader(seconds: number): number {
 
 /** 409 `webhook_endpoint_limit_reached`: the organization already has `limit` webhook endpoints (decisions §12). */
 export class WebhookEndpointLimitReachedError extends ApiError {
+  override name = 'WebhookEndpointLimitReachedError';
   constructor(limit: number) {
     super('webhook_endpoint_limit_reached', `An organization can have at most ${limit} webhook endpoints; delete one first.`, { limit });
   }
@@ -228,6 +245,7 @@ export class WebhookEndpointLimitReachedError extends ApiError {
 
 /** 500 `internal_error`; its message is always `Internal error.` and its cause is only logged. */
 export class InternalError extends ApiError {
+  override name = 'InternalError';
   constructor() {
     super('internal_error', 'Internal error.');
   }

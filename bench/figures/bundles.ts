@@ -260,4 +260,4 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   return built;
 }
 
-const CDK_VERSION_NOTE = `options of infra/constructs/service-function.ts (BUNDLING: ESM, node24, minify, keepNames, no source map, createRequire banner, mainFields module/main, SDK bundled, @aws-sdk/credential-provider-node aliased to lib/lambda/env-credentials.ts), run from ${PROJECT_ROOT}`;
+const CDK_VERSION_NOTE = `options of infra/constructs/service-function.ts (BUNDLING: ESM, node24, minify, no keepNames, no source map, createRequire banner, mainFields module/main, SDK bundled, @aws-sdk/credential-provider-node aliased to lib/lambda/env-credentials.ts), run from ${PROJECT_ROOT}`;
