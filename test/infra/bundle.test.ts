@@ -130,6 +130,15 @@ describe('other bundles as the stack deploys them', () => {
     expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
   });
 
+  it('an S3 user carries the schemas of the S3 operations it sends, not all of S3 (scripts/sdk-literal-trait-keys.mjs, run on install)', async () => {
+    const { file, inputs } = await bundleOf('functions/campaigns-export.ts', dir);
+    expect(inputs.some((f) => f.includes('@aws-sdk/client-s3/dist-es/schemas/'))).toBe(true);
+    const code = readFileSync(file, 'utf8');
+    // Operations the export sends (GetObject, multipart upload) keep their schemas; bucket configuration does not come along.
+    expect(code).toContain('CreateMultipartUpload');
+    for (const unused of ['AnalyticsAndOperator', 'ReplicationConfiguration', 'PutBucketLifecycleConfiguration']) expect(code, unused).not.toContain(unused);
+  });
+
   it('campaigns/create (an S3 user) stores its account list in S3; get reads the campaign back and quote reads the list from S3', async () => {
     const { file } = await bundleOf('functions/campaigns-create.ts', dir);
     const { apiKey } = await newOrganization();
