@@ -259,11 +259,7 @@ describe('the safety net: an in-read operation whose use case never verifies the
   const operation = defineOperation({
     operationId: 'keyCheckSafetyNetTest',
     path: '/v1/test/key-check',
-    summary: 'Test operation',
-    description: 'Answers without reading anything, or throws not_found.',
     request: z.strictObject({ missing: z.boolean().optional() }),
-    response: z.strictObject({ answered: z.boolean() }),
-    errors: ['not_found'],
   });
   let useCaseRuns = 0;
   // The use case ignores context.keyCheck: the pipeline must verify it before answering.

@@ -454,11 +454,7 @@ describe('errors a use case throws', () => {
   const operation = defineOperation({
     operationId: 'pipelineTest',
     path: '/v1/test/pipeline',
-    summary: 'Test operation',
-    description: 'Throws what the test tells it to.',
     request: z.strictObject({}),
-    response: z.strictObject({}),
-    errors: [],
   });
 
   let thrown: () => unknown = () => new Error('secret detail');

@@ -9,7 +9,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../lib/http/openapi';
+import * as z from 'zod/mini';
+import { buildOpenApiDocument, documented } from '../lib/http/openapi';
+import { defineOperation } from '../lib/http/operation';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';
 import { useApi } from './support/api';
@@ -25,6 +27,14 @@ const schemaOf = (ref: string) => committed.components.schemas[ref.replace('#/co
 describe('docs/openapi.json', () => {
   it('is exactly the generated document (run `npm run openapi:write` after changing an operation)', () => {
     expect(committed).toEqual(generated);
+  });
+
+  it('documents every served operation from its domain\'s docs.ts, and refuses an undocumented one', () => {
+    for (const route of API_ROUTES) expect(documented(route.operation).summary, route.operation.operationId).toMatch(/\S/);
+    const undocumented = defineOperation({ operationId: 'undocumentedTest', path: '/v1/test/undocumented', request: z.strictObject({}) });
+    expect(() => buildOpenApiDocument([undocumented])).toThrow(/undocumentedTest \(\/v1\/test\/undocumented\) has no documentation/);
+    // Documentation of the same operationId but another path is not this operation's.
+    expect(() => documented({ ...API_ROUTES[0]!.operation, path: '/v1/elsewhere' })).toThrow(/has no documentation/);
   });
 
   it('is OpenAPI 3.1, version 1.0.0, with a license and every operation as a POST', () => {
@@ -80,7 +90,7 @@ describe('docs/openapi.json', () => {
   it('lists every error code under its status, with typed details and an example of that very code', () => {
     for (const route of API_ROUTES) {
       const { responses } = post(route.operation.path);
-      const codes = [...route.operation.errors, 'invalid_api_key', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
+      const codes = [...documented(route.operation).errors, 'invalid_api_key', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
       for (const code of codes) {
         const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
         const media = responses[status]?.content['application/json'];

@@ -3,7 +3,8 @@
  * transitions"; decisions §5 "expiry as read").
  */
 import type { CampaignStatus } from '../errors';
-import type { Campaign, CampaignListItem, CreatedVia } from './schema';
+import type { CreatedVia } from './schema';
+import type { Campaign, CampaignListItem } from './docs';
 
 /** Exclusion breakdown of a launch evaluation (accounts). */
 export interface ExcludedCounts {

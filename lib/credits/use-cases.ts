@@ -5,7 +5,8 @@ import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { LedgerEntry } from './ledger';
 import type { LedgerStore } from './store';
-import { DEFAULT_LEDGER_PAGE_SIZE, type LedgerPage, type ListLedgerInput } from './schema';
+import { DEFAULT_LEDGER_PAGE_SIZE, type ListLedgerInput } from './schema';
+import type { LedgerPage } from './docs';
 
 /** The entry as the API shows it (without the organization, which the key implies). */
 const toApiEntry = ({ organizationId: _organizationId, ...entry }: LedgerEntry): LedgerPage['entries'][number] => entry;

@@ -27,7 +27,8 @@ import {
   type OutcomeManifest,
   type OutcomeStore,
 } from './outcomes';
-import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput, type CampaignAccountsPage } from './schema';
+import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput } from './schema';
+import type { CampaignAccountsPage } from './docs';
 
 /** What a page of account outcomes reads. */
 export interface AccountsDependencies {

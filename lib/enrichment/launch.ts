@@ -30,7 +30,7 @@ import { EnrichmentPendingError, NotFoundError } from '../errors';
 import { newAttemptId } from '../ids';
 import { emitMetrics, logger } from '../observability';
 import { statusAt, toCampaign, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
-import type { Campaign } from '../campaigns/schema';
+import type { Campaign } from '../campaigns/docs';
 import type { CampaignStore } from '../campaigns/store';
 import type { AccountListStore } from '../campaigns/account-list';
 import type { OrganizationStore } from '../organizations/store';

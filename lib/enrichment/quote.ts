@@ -13,7 +13,7 @@ import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
 import { decideLaunch, notEnrichable } from './decision';
 import { evaluateLaunch, type EvaluationDependencies } from './evaluate';
-import type { LaunchQuote } from './schema';
+import type { LaunchQuote } from './docs';
 
 /** What a quote reads. */
 export interface QuoteDependencies extends EvaluationDependencies {

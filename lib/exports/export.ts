@@ -20,7 +20,8 @@ import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, type ResultStore } from '../enrichment/results';
 import type { ContactSelection } from './csv';
 import { csvChunks, type ExportCounts } from './rows';
-import type { ExportCampaignInput, ExportResult } from './schema';
+import type { ExportCampaignInput } from './schema';
+import type { ExportResult } from './docs';
 import { objectKeys } from '../objects';
 
 /** What an export needs. */

@@ -40,9 +40,15 @@ import {
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from './issues';
-import type { Operation } from './operation';
+import type { DocumentedOperation, Operation } from './operation';
 import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
-import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema } from '../webhooks/schema';
+import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, webhookOperationDocs } from '../webhooks/docs';
+import { campaignOperationDocs } from '../campaigns/docs';
+import { creditOperationDocs } from '../credits/docs';
+import { enrichmentOperationDocs } from '../enrichment/docs';
+import { exportOperationDocs } from '../exports/docs';
+import { organizationOperationDocs } from '../organizations/docs';
+import { uploadOperationDocs } from '../uploads/docs';
 
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
@@ -225,7 +231,7 @@ function asSchemaShapes(example: Record<string, unknown>, properties: Record<str
  * bracket keys (`filters[status]`), text forms of numbers, booleans and
  * nulls, repeated fields for arrays, and (multipart) the operation's file parts.
  */
-function formMedia(operation: Operation, multipart: boolean) {
+function formMedia(operation: DocumentedOperation, multipart: boolean) {
   const json = inlineJsonSchema(operation.request);
   const properties: Record<string, JsonSchema> = {};
   const encoding: Record<string, Record<string, unknown>> = {};
@@ -280,7 +286,7 @@ function invalidRequestExample(operation: Operation): ApiError {
 
 const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
 
-function operationObject(operation: Operation): ZodOpenApiOperationObject {
+function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
   const codes = [...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'internal_error'])];
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
   const byStatus = new Map<number, ErrorCode[]>();
@@ -392,13 +398,37 @@ function webhooksSection(): ZodOpenApiPathsObject {
 }
 
 /**
+ * Every operation's documentation (lib/<domain>/docs.ts), by operationId.
+ * The documentation is kept apart from the operations the handlers import,
+ * so that only this document's builders carry it.
+ */
+const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
+  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs].map(
+    (documented) => [documented.operationId, documented as DocumentedOperation],
+  ),
+);
+
+/**
+ * An operation with its documentation.
+ * @throws Error when the operation has none, or documentation of another operation (path or request differ): a programming error.
+ */
+export function documented(operation: Operation): DocumentedOperation {
+  const docs = DOCUMENTED_OPERATIONS.get(operation.operationId);
+  if (!docs || docs.path !== operation.path || docs.request !== operation.request) {
+    throw new Error(`${operation.operationId} (${operation.path}) has no documentation: add it to its domain's docs.ts and to DOCUMENTED_OPERATIONS (lib/http/openapi.ts)`);
+  }
+  return docs;
+}
+
+/**
  * Builds the OpenAPI document of the given operations.
- * @param operations - every operation the API serves.
+ * @param operations - every operation the API serves (each documented in its domain's docs.ts).
  * @param serverUrl - base URL shown in the document; the deployed and local docs routes pass the origin of the request.
+ * @throws Error when an operation has no documentation.
  */
 export function buildOpenApiDocument(operations: readonly Operation[], serverUrl = LOCAL_SERVER_URL) {
   const paths: ZodOpenApiPathsObject = {};
-  for (const operation of operations) paths[operation.path] = { post: operationObject(operation) };
+  for (const operation of operations) paths[operation.path] = { post: operationObject(documented(operation)) };
   const document = createDocument({
     openapi: '3.1.0',
     info: {

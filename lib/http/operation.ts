@@ -1,21 +1,43 @@
 /**
- * An API operation's contract: path, request schema, response schema and the
- * error codes it may answer. Handlers, the local server, the CDK routes and the
- * OpenAPI document are all built from these definitions.
+ * An API operation's contract: path and request schema (what handlers, the
+ * local server and the CDK routes read), and its documentation: response
+ * schema, examples and the error codes it may answer (what the OpenAPI
+ * document reads).
  */
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../errors';
 
-/** One operation of the API (spec "Endpoints"). */
+/**
+ * One operation of the API as a handler needs it (spec "Endpoints"): its
+ * identity, path and request schema. What only the published document reads
+ * (summary, response shape, examples, error codes) is its {@link OperationDocs},
+ * kept in the domain's `docs.ts` so that no Lambda bundle carries it (issue #18:
+ * esbuild cannot drop a zod schema a module builds, only a module nothing imports).
+ */
 export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
   /** OpenAPI operationId, e.g. `describeOrganization`. */
   operationId: string;
   /** Path under the base URL, e.g. `/v1/org/describe`. Every operation is a POST. */
   path: string;
-  summary: string;
-  description: string;
   /** Strict request schema of the JSON body (classic or mini zod); form bodies use a coercing variant of it. */
   request: S;
+  /**
+   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
+   * operations that change state (create, update, enrich, webhook endpoints);
+   * read-only operations leave it unset and ignore the header.
+   */
+  idempotent?: boolean;
+  /** Maps a form body before validation (e.g. a multipart file part into a field). */
+  fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/**
+ * The published part of an operation (decisions §13): read by the OpenAPI
+ * document (lib/http/openapi.ts) only.
+ */
+export interface OperationDocs {
+  summary: string;
+  description: string;
   /** Schema of `data` on success. */
   response: z.core.$ZodType;
   /** Error codes the operation may answer (besides `invalid_api_key` and `internal_error`). */
@@ -29,15 +51,13 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
    * §1: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
    */
   fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
-  /**
-   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
-   * operations that change state (create, update, enrich, webhook endpoints);
-   * read-only operations leave it unset and ignore the header.
-   */
-  idempotent?: boolean;
-  /** Maps a form body before validation (e.g. a multipart file part into a field). */
-  fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
+
+/** An operation with its documentation: what the OpenAPI document renders. */
+export type DocumentedOperation<S extends z.core.$ZodObject = z.core.$ZodObject> = Operation<S> & OperationDocs;
 
 /** Declares an operation (identity function that keeps the schema's type). */
 export const defineOperation = <S extends z.core.$ZodObject>(operation: Operation<S>): Operation<S> => operation;
+
+/** Documents an operation (lib/<domain>/docs.ts): the operation itself plus what the document shows of it. */
+export const documentOperation = <S extends z.core.$ZodObject>(operation: Operation<S>, docs: OperationDocs): DocumentedOperation<S> => ({ ...operation, ...docs });

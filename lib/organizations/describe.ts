@@ -3,7 +3,7 @@
  */
 import { NotFoundError } from '../errors';
 import type { OrganizationRecord, OrganizationStore } from './store';
-import type { OrganizationDescription } from './schema';
+import type { OrganizationDescription } from './docs';
 import type { KeyCheck } from '../http/auth';
 
 /** Maps an organization record to the describe response. */

@@ -1,43 +1,13 @@
 /**
- * Schemas of the organization operations (spec "Organization (returned by org describe)").
+ * Schemas of the organization operations (spec "Describe organization"); the
+ * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-
-/** `data` of `POST /v1/org/describe`. */
-export const OrganizationDescription = z
-  .strictObject({
-    organization: z.strictObject({
-      id: z.string().check(z.meta({ description: 'Organization identifier.', example: 'org_4fJ8kQ2mN7pR9sT3vW5xY' })),
-      name: z.string().check(z.meta({ description: 'Organization name.', example: 'Acme Demo' })),
-    }),
-    credits: z.strictObject({
-      smb: z.int().check(z.minimum(0), z.meta({ description: 'Credits available for account and contact enrichment.', example: 10000 })),
-      researchAgents: z.int().check(z.minimum(0), z.meta({ description: 'Credits available for research-agent runs.', example: 100 })),
-    }),
-    enrichment: z.strictObject({
-      enrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 })),
-      maxEnrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 })),
-    }),
-  })
-  .check(z.meta({ id: 'OrganizationDescription' }));
-
-/** The shape of `data` of describe. */
-export type OrganizationDescription = z.infer<typeof OrganizationDescription>;
 
 /** `POST /v1/org/describe` (spec "Describe organization"): no body, an empty body or `{}`. */
 export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   operationId: 'describeOrganization',
   path: '/v1/org/describe',
-  summary: 'Describe the authenticated organization',
-  description:
-    'Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.',
   request: z.strictObject({}),
-  response: OrganizationDescription,
-  errors: ['invalid_request', 'revoked_api_key'],
-  responseExample: {
-    organization: { id: 'org_4fJ8kQ2mN7pR9sT3vW5xY', name: 'Acme Demo' },
-    credits: { smb: 9788, researchAgents: 100 },
-    enrichment: { enrichingAccounts: 262, maxEnrichingAccounts: 5000 },
-  },
 });

@@ -10,7 +10,8 @@ import { objectKeys } from '../objects';
 import { formatIssues } from '../http/issues';
 import { readAccountIdRows } from '../campaigns/account-list';
 import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../campaigns/schema';
-import { MAX_UPLOAD_BYTES, type CreateUploadInput, type Upload } from './schema';
+import { MAX_UPLOAD_BYTES, type CreateUploadInput } from './schema';
+import type { Upload } from './docs';
 import type { UploadStore } from './store';
 import type { UploadPresigner, UploadReader } from './files';
 

@@ -48,6 +48,8 @@ describe('a function bundled as the stack deploys it', () => {
   it('carries only the environment credential provider, and no S3, Step Functions, presigner, endpoint-cache or event-stream code (DynamoDB-only function)', () => {
     const inputs = Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs);
     expect(inputs.some((file) => file.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    // Nor the documentation of any operation (response shapes, examples: lib/<domain>/docs.ts, read by the OpenAPI document only).
+    expect(inputs.filter((file) => /lib\/[a-z]+\/docs\.ts$/.test(file) || file.includes('zod-openapi/'))).toEqual([]);
     for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/', '@aws-sdk/endpoint-cache/', 'mnemonist/', '@smithy/core/dist-es/submodules/event-streams/']) {
       expect(inputs.filter((file) => file.includes(absent)), absent).toEqual([]);
     }
