@@ -108,7 +108,10 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
   await measure('list, filters.status = draft', PATHS.list, { filters: { status: 'draft' } }, 1, list);
   await measure('list, filters.status = [enriched, enriching]', PATHS.list, { filters: { status: ['enriched', 'enriching'] } }, undefined);
   await measure('list, filters.status = draft, createdVia = api', PATHS.list, { filters: { status: 'draft', createdVia: 'api' } }, 1, list);
-  await measure('list, filters.status = expired', PATHS.list, { filters: { status: 'expired' } }, 1, list);
+  // `expired` reads two index partitions, like a two-status filter: campaigns the Expire step marked `expired`, and `enriched`
+  // ones whose results lapsed before it ran (lib/campaigns/store.ts listSources, `lapsed`), both in the one wave. Reported, as the
+  // multi-value filters are; the budget is the list's own (one partition).
+  await measure('list, filters.status = expired (two partitions)', PATHS.list, { filters: { status: 'expired' } }, undefined);
   await measure('list, filters.status = [draft, enriching], createdVia = [api, ui]', PATHS.list, { filters: { status: ['draft', 'enriching'], createdVia: ['api', 'ui'] } }, undefined);
   const page = await post<{ nextCursor: string | null }>(stack, PATHS.list, apiKey, { limit: 5 });
   await measure('list, next page (cursor)', PATHS.list, { limit: 5, cursor: page.data.nextCursor }, 1, list);
