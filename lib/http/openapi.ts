@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"; decisions
  * §13), generated from the operations' zod schemas by zod-openapi: the
- * schemas that validate requests are the ones the document shows.
+ * schemas that validate requests (lib/<domain>/schema.ts) are the ones the
+ * document shows, with each operation's documentation (lib/<domain>/docs.ts).
  *
  * Per operation it states: the JSON body and its two form encodings (text
  * forms of numbers and booleans, `filters[status]` bracket keys, repeated
