@@ -44,26 +44,23 @@ export const WebhookEndpointSchema = z
     disabledAt: z.nullable(timestamp()),
   }).check(z.meta({ id: 'WebhookEndpoint' }));
 
+/** Fields of the create and rotate-secret answers: the endpoint and its secret (decisions §12). */
+const endpointWithSecret = () => ({
+  id: endpointId(),
+  url: z.string(),
+  events: z.array(WebhookEventTypeSchema),
+  description: z.nullable(z.string()),
+  createdAt: timestamp(),
+  secret: secret(),
+});
+
 /** The create answer: the endpoint and its secret (decisions §12). */
-export const CreatedWebhookEndpointSchema = z
-  .strictObject({
-    id: endpointId(),
-    url: z.string(),
-    events: z.array(WebhookEventTypeSchema),
-    description: z.nullable(z.string()),
-    createdAt: timestamp(),
-    secret: secret(),
-  }).check(z.meta({ id: 'CreatedWebhookEndpoint' }));
+export const CreatedWebhookEndpointSchema = z.strictObject(endpointWithSecret()).check(z.meta({ id: 'CreatedWebhookEndpoint' }));
 
 /** The rotate-secret answer. */
 export const RotatedWebhookSecretSchema = z
   .strictObject({
-    id: endpointId(),
-    url: z.string(),
-    events: z.array(WebhookEventTypeSchema),
-    description: z.nullable(z.string()),
-    createdAt: timestamp(),
-    secret: secret(),
+    ...endpointWithSecret(),
     previousSecretExpiresAt: timestamp().check(z.meta({ description: `Until then (${SECRET_OVERLAP_HOURS} h) every message carries two signatures: the new secret's and the previous one's.` })),
   }).check(z.meta({ id: 'RotatedWebhookSecret' }));
 
