@@ -67,8 +67,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 20, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, pipelineMs: 1_500 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 20, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -138,7 +138,7 @@ try {
   }
   if (selected('latency')) {
     const { runLatency } = await import('./figures/latency');
-    await timed('latency', () => runLatency(results, stack!, { requestsC1: SIZES.latencyRequestsC1, requestsC16: SIZES.latencyRequestsC16 }));
+    await timed('latency', () => runLatency(results, stack!, { requestsC1: SIZES.latencyRequestsC1, requestsC16: SIZES.latencyRequestsC16, rounds: SIZES.latencyRounds }));
   }
   if (selected('sustained')) {
     const { runSustained } = await import('./figures/sustained');
