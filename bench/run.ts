@@ -88,6 +88,10 @@ const INTRO = [
   'DynamoDB Local, not AWS: they compare the code with the floor under the same conditions.',
 ];
 
+// Before the stack's modules load: importing bench/lib/stack.ts builds the product's logger (lib/observability.ts), which reads its level
+// once; set later (in startBenchStack) it came too late and every request logged its closing line at INFO.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+
 const results = new Results();
 const started = performance.now();
 const startedAt = new Date().toISOString();

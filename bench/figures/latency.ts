@@ -29,14 +29,17 @@ import { expectOk, post } from '../lib/api';
 import { importBenchAccounts } from '../lib/fixtures';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../lib/aws';
-import { inProcessOperation, recordCalls, replay } from '../lib/in-process';
+import { inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
 import { summarize } from '../lib/stats';
+import { profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 
 /** Issue #18 budgets: warm p50 of the handler at c=1 over the floor measured in the same rounds (list: a bare Query; the rest: a bare GetItem). */
 const BUDGET_FACTOR: Record<string, number> = { describe: 1.4, get: 1.4, list: 1.3, 'enrich repeat': 1.6 };
 
 /** Warm-up and timed rounds of the in-process measurement. */
 const WARMUP_ROUNDS = 50;
+/** Rounds of the CPU profiles taken after the timed rounds (each operation's handler, then its own calls replayed). */
+const PROFILE_ROUNDS = 200;
 
 export async function runLatency(results: Results, stack: BenchStack, options: { requestsC1: number; requestsC16: number; rounds: number }): Promise<void> {
   const fixture = await smallFixture(stack, 'latency');
@@ -185,7 +188,7 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     { key: 'list', name: 'list (filters.status = draft, 25 items)', path: PATHS.list, body: { filters: { status: 'draft' } } },
     { key: 'enrich repeat', name: 'enrich repeat (campaign enriching)', path: PATHS.enrich, body: { campaignId: enriching } },
   ];
-  const prepared = [];
+  const prepared: Array<(typeof operations)[number] & { operation: InProcessOperation; recorded: RecordedCalls; own: () => Promise<void> }> = [];
   for (const op of operations) {
     const operation = await inProcessOperation(op.path, fixture.apiKey, op.body);
     const recorded = await recordCalls(stack, op.name, () => operation.invoke());
@@ -209,13 +212,20 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     ]),
   ];
   const samples = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
+  // CPU time of this process (all its threads) during each task, ms.
+  const cpu = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
   for (let r = 0; r < WARMUP_ROUNDS + rounds; r++) {
     for (let i = 0; i < tasks.length; i++) {
       const task = tasks[(r + i) % tasks.length]!;
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       await task.run();
       const ms = performance.now() - started;
-      if (r >= WARMUP_ROUNDS) samples.get(task.id)!.push(ms);
+      const used = process.cpuUsage(cpuBefore);
+      if (r >= WARMUP_ROUNDS) {
+        samples.get(task.id)!.push(ms);
+        cpu.get(task.id)!.push((used.user + used.system) / 1000);
+      }
     }
   }
   const stat = (id: string) => summarize(samples.get(id)!);
@@ -231,6 +241,8 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     const base = isList ? query : floor;
     const factor = BUDGET_FACTOR[p.key]!;
     const overhead = handler.p50 - own.p50;
+    const cpuHandler = median(cpu.get(p.key)!);
+    const cpuOwn = median(cpu.get(`${p.key} own`)!);
     results.add({
       group,
       name: `${p.name}, c=1 handler in-process: p50 / ${isList ? 'bare Query' : 'bare GetItem'}`,
@@ -247,11 +259,12 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
         'p50 / own calls': `${round(handler.p50 / own.p50, 2)}×`,
         'own calls / floor': `${round(own.p50 / base.p50, 2)}×`,
         'our code (p50 − own calls p50)': `${round(overhead, 2)} ms`,
+        'CPU of this process, median (handler / own calls)': `${round(cpuHandler, 2)} / ${round(cpuOwn, 2)} ms`,
       },
     });
     overheads.push(
       `${p.key} ${round(handler.p50, 2)} − ${round(own.p50, 2)} = ${round(overhead, 2)} ms (median per-round difference ${round(pairedMedian(p.key, `${p.key} own`), 2)} ms; own calls ${p.recorded.describe}, ${round(own.p50 / base.p50, 2)}× the ${isList ? 'bare Query' : 'bare GetItem'}` +
-        `${p.recorded.others.length > 0 ? `; not replayed: ${p.recorded.others.join(', ')}` : ''})`,
+        `; CPU of this process ${round(cpuHandler, 2)} vs ${round(cpuOwn, 2)} ms${p.recorded.others.length > 0 ? `; not replayed: ${p.recorded.others.join(', ')}` : ''})`,
     );
   }
   results.note(
@@ -266,4 +279,27 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       `The bench's SDK middlewares (capacity request, round-trip recorder) run on every call alike, floor included. Floor p50 ${round(floor.p50, 2)} ms (p99 ${round(floor.p99, 2)}), bare Query p50 ${round(query.p50, 2)} ms (p99 ${round(query.p99, 2)}).`,
   );
   results.note(group, `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`);
+
+  // Where our code's CPU goes: self time per invocation by package or project folder, the handlers against their own calls replayed bare.
+  const perCall = async (run: () => Promise<void>) => {
+    const { profile } = await profileInProcess(run);
+    const summary = summarizeProfile(profile);
+    return new Map(summary.byOwner.filter(([owner]) => owner !== '(idle)' && owner !== 'node:inspector').map(([owner, ms]) => [owner, (ms / (PROFILE_ROUNDS * prepared.length)) * 1000]));
+  };
+  const handlerCpu = await perCall(async () => {
+    for (let r = 0; r < PROFILE_ROUNDS; r++) for (const p of prepared) await p.operation.invoke();
+  });
+  const replayCpu = await perCall(async () => {
+    for (let r = 0; r < PROFILE_ROUNDS; r++) for (const p of prepared) await p.own();
+  });
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const differences = [...new Set([...handlerCpu.keys(), ...replayCpu.keys()])]
+    .map((owner) => [owner, (handlerCpu.get(owner) ?? 0) - (replayCpu.get(owner) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1]);
+  results.note(
+    group,
+    `CPU profile of this process (V8 sampling every 1 ms, ${PROFILE_ROUNDS} rounds of the four operations, profiler on): self time per invocation ${round(total(handlerCpu), 0)} µs for the handlers, ` +
+      `${round(total(replayCpu), 0)} µs for their own calls replayed bare; the difference by package or folder (µs per invocation, largest first): ` +
+      `${differences.filter(([, us]) => Math.abs(us) >= 5).map(([owner, us]) => `${owner} ${us > 0 ? '+' : ''}${round(us, 0)}`).join(', ')}.`,
+  );
 }

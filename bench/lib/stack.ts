@@ -245,7 +245,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
 
 /** Starts the stack; the process environment points at it afterwards. */
 export async function startBenchStack(): Promise<BenchStack> {
-  // Every request logs a closing line at INFO; the load figures would print thousands.
+  // Every request logs a closing line at INFO; the load figures would print thousands. Too late when lib/observability.ts is loaded
+  // already (this module's imports load it): bench/run.ts sets it before importing this module.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // The same stack as `npm start` and the tests, in memory: no demo data.
   const local = await startLocalStack({ tableName: 'campaign-enrichment-bench', bucketName: 'campaign-enrichment-bench', api: false });
