@@ -276,7 +276,8 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
       `"own calls": the DynamoDB calls one invocation made (marshalled inputs recorded by the bench's round-trip recorder), replayed bare through the low-level client, concurrent ones concurrently. ` +
       `Interleaved: each round runs the floor, the bare Query and every handler and replay once, starting one task further each round; ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
-      `The bench's SDK middlewares (capacity request, round-trip recorder) run on every call alike, floor included. Floor p50 ${round(floor.p50, 2)} ms (p99 ${round(floor.p99, 2)}), bare Query p50 ${round(query.p50, 2)} ms (p99 ${round(query.p99, 2)}).`,
+      `The bench's SDK middlewares (capacity request, round-trip recorder) run on every call alike, floor included. The logger is SILENT in the bench, so the "Request completed" line a deployed function writes is not in these figures. ` +
+      `"CPU of this process": user + system CPU of the bench process during the call (median), which at c=1 is where our code's time shows (DynamoDB Local is another process). Floor p50 ${round(floor.p50, 2)} ms (p99 ${round(floor.p99, 2)}), bare Query p50 ${round(query.p50, 2)} ms (p99 ${round(query.p99, 2)}).`,
   );
   results.note(group, `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`);
 
@@ -284,22 +285,30 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   const perCall = async (run: () => Promise<void>) => {
     const { profile } = await profileInProcess(run);
     const summary = summarizeProfile(profile);
-    return new Map(summary.byOwner.filter(([owner]) => owner !== '(idle)' && owner !== 'node:inspector').map(([owner, ms]) => [owner, (ms / (PROFILE_ROUNDS * prepared.length)) * 1000]));
+    const us = (entries: Array<[string, number]>) =>
+      new Map(entries.filter(([name]) => !name.startsWith('(idle)') && !name.startsWith('node:inspector') && !name.startsWith('(program)')).map(([name, ms]) => [name, (ms / (PROFILE_ROUNDS * prepared.length)) * 1000]));
+    return { owners: us(summary.byOwner), frames: us(summary.byFrame) };
   };
-  const handlerCpu = await perCall(async () => {
+  const handlerProfile = await perCall(async () => {
     for (let r = 0; r < PROFILE_ROUNDS; r++) for (const p of prepared) await p.operation.invoke();
   });
-  const replayCpu = await perCall(async () => {
+  const replayProfile = await perCall(async () => {
     for (let r = 0; r < PROFILE_ROUNDS; r++) for (const p of prepared) await p.own();
   });
+  const handlerCpu = handlerProfile.owners;
+  const replayCpu = replayProfile.owners;
   const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
-  const differences = [...new Set([...handlerCpu.keys(), ...replayCpu.keys()])]
-    .map((owner) => [owner, (handlerCpu.get(owner) ?? 0) - (replayCpu.get(owner) ?? 0)] as const)
-    .sort((a, b) => b[1] - a[1]);
+  const difference = (a: Map<string, number>, b: Map<string, number>) =>
+    [...new Set([...a.keys(), ...b.keys()])].map((name) => [name, (a.get(name) ?? 0) - (b.get(name) ?? 0)] as const).sort((x, y) => y[1] - x[1]);
+  const differences = difference(handlerCpu, replayCpu);
+  const frameDifferences = difference(handlerProfile.frames, replayProfile.frames);
   results.note(
     group,
     `CPU profile of this process (V8 sampling every 1 ms, ${PROFILE_ROUNDS} rounds of the four operations, profiler on): self time per invocation ${round(total(handlerCpu), 0)} µs for the handlers, ` +
       `${round(total(replayCpu), 0)} µs for their own calls replayed bare; the difference by package or folder (µs per invocation, largest first): ` +
-      `${differences.filter(([, us]) => Math.abs(us) >= 5).map(([owner, us]) => `${owner} ${us > 0 ? '+' : ''}${round(us, 0)}`).join(', ')}.`,
+      `${differences.filter(([, us]) => Math.abs(us) >= 5).map(([owner, us]) => `${owner} ${us > 0 ? '+' : ''}${round(us, 0)}`).join(', ')}. ` +
+      `Heaviest frames of the difference (µs per invocation): ${frameDifferences.slice(0, 15).map(([frame, us]) => `${frame} +${round(us, 0)}`).join(', ')}. ` +
+      '"(native)": V8 builtins and C++ without a script (JSON, RegExp, crypto, stack capture); "(program)" (V8 itself, not attributed) is left out. ' +
+      'A 1 ms sampling profile on a shared 2-core machine: its per-invocation totals vary from run to run; the per-call CPU medians above are the steadier measure.',
   );
 }
