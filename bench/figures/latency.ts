@@ -24,13 +24,12 @@ import { smallFixture } from '../lib/fixtures';
 import { runLoadClient, type LoadResult } from '../lib/children';
 import { keys } from '../../lib/db/table';
 import { hashApiKey } from '../../lib/ids';
-import { median, round } from '../lib/stats';
+import { median, round, summarize } from '../lib/stats';
 import { expectOk, post } from '../lib/api';
 import { importBenchAccounts } from '../lib/fixtures';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../lib/aws';
 import { inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
-import { summarize } from '../lib/stats';
 import { profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 
 /** Issue #18 budgets: warm p50 of the handler at c=1 over the floor measured in the same rounds (list: a bare Query; the rest: a bare GetItem). */
