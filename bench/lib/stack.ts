@@ -41,8 +41,10 @@ export interface CallRecord {
   wru?: number;
   /** Items or keys in a batch request. */
   items?: number;
-  /** The marshalled request of a Query (to replay it bare as a floor). */
+  /** The marshalled request of a Query, or of every DynamoDB call in a scope that records inputs (to replay it bare as a floor). */
   input?: Record<string, unknown>;
+  /** Name of the error the call failed with, if it did (a replay expects the same). */
+  error?: string;
   /** Bytes of the response body (its Content-Length), when the service sent one. */
   bytes?: number;
   /** The whole SDK call around this round trip (marshalling, serialization, signing, retries): start and duration, ms. */
@@ -60,6 +62,8 @@ export class Scope {
   readonly stepFunctionsCalls: string[] = [];
   /** CPU-seconds of this process attributed to the request's handler (processor sharing, bench/lib/meter.ts). */
   cpuSeconds: number | undefined;
+  /** When true, every DynamoDB call's marshalled input is kept in its record (not only a Query's). */
+  recordInputs = false;
   constructor(readonly label: string) {}
 }
 
@@ -101,8 +105,8 @@ export interface BenchStack {
   executions: { of(campaignId: string): ExecutionMeter[]; hold(campaignId: string): () => void };
   /** Every request s3rver served (from this process or a child), in order. */
   s3Requests: S3ServerRequest[];
-  /** Runs `fn` with a scope of its own (calls made outside any HTTP request). */
-  inScope<T>(label: string, fn: () => Promise<T>): Promise<{ result: T; scope: Scope }>;
+  /** Runs `fn` with a scope of its own (calls made outside any HTTP request); `recordInputs`: keep every DynamoDB call's marshalled input. */
+  inScope<T>(label: string, fn: () => Promise<T>, options?: { recordInputs?: boolean }): Promise<{ result: T; scope: Scope }>;
   stop(): Promise<void>;
 }
 
@@ -241,7 +245,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
 
 /** Starts the stack; the process environment points at it afterwards. */
 export async function startBenchStack(): Promise<BenchStack> {
-  // Every request logs a closing line at INFO; the load figures would print thousands.
+  // Every request logs a closing line at INFO; the load figures would print thousands. Too late when lib/observability.ts is loaded
+  // already (this module's imports load it): bench/run.ts sets it before importing this module.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // The same stack as `npm start` and the tests, in memory: no demo data.
   const local = await startLocalStack({ tableName: 'campaign-enrichment-bench', bucketName: 'campaign-enrichment-bench', api: false });
@@ -295,7 +300,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       const scope = als.getStore();
       const at = performance.now();
       const record: CallRecord = { service: 'dynamodb', command: String(context.commandName).replace(/Command$/, ''), kind, at, ms: 0, items };
-      if (record.command === 'Query') record.input = structuredClone(input);
+      if (record.command === 'Query' || scope?.recordInputs) record.input = structuredClone(input);
       scope?.calls.push(record);
       (context as { benchRecord?: CallRecord }).benchRecord = record;
       try {
@@ -310,6 +315,9 @@ export async function startBenchStack(): Promise<BenchStack> {
         }
         record.bytes = contentLength(result.response);
         return result;
+      } catch (error) {
+        record.error = (error as Error).name;
+        throw error;
       } finally {
         record.ms = performance.now() - at;
       }
@@ -381,8 +389,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     stubApiKeys(value) {
       stub = value;
     },
-    async inScope(label, fn) {
+    async inScope(label, fn, options) {
       const scope = new Scope(label);
+      scope.recordInputs = options?.recordInputs ?? false;
       const result = await als.run(scope, fn);
       return { result, scope };
     },

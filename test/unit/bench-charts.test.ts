@@ -26,8 +26,9 @@ describe('figures from results.json', () => {
     const rows = latencyRows(stored);
     const figures = stored.figures.filter((f) => f.group === 'warm latency');
     expect(rows).toHaveLength(figures.length);
-    const describeC1 = rows.find((r) => r.operation === 'describe' && r.concurrency === 'c=1')!;
-    const figure = figures.find((f) => /^describe, c=1(:|$)/.test(f.name))!;
+    // `describe, c=1: …` in older runs, `describe, c=1 handler in-process: …` since the budget moved to the handler.
+    const figure = figures.find((f) => /^describe, c=1( handler in-process)?(:|$)/.test(f.name))!;
+    const describeC1 = rows.find((r) => r.operation === 'describe' && r.concurrency === /^describe, (c=1[^:]*)/.exec(figure.name)![1])!;
     // Runs since issue #18 store the ratio to the floor (unit ×) with the p50 in ms beside it; older ones the p50 itself.
     const ratio = figure.unit === '×';
     expect(describeC1).toMatchObject({
@@ -53,6 +54,15 @@ describe('figures from results.json', () => {
     const [row] = latencyRows({ ...stored, figures: [ratioFigure] } as StoredResults);
     expect(row).toMatchObject({ operation: 'list (filters.status = draft, 25 items)', concurrency: 'c=1', p50: 8, p99: 12.5, floor: 4 });
     expect(row!.budget).toBeCloseTo(5.2, 6);
+  });
+
+  it('keeps the way of calling in the panel: handler in-process and through the local HTTP server apart', () => {
+    const figure = (name: string) => ({ figure: `warm latency / ${name}`, group: 'warm latency', name, value: 1.2, unit: '×', budget: null, floor: { value: 1, unit: 'ms', what: 'bare GetItem' }, pass: null, extra: { p50: '1.2 ms', p99: '2 ms' } });
+    const rows = latencyRows({ ...stored, figures: [figure('get, c=1 handler in-process: p50 / bare GetItem'), figure('get, c=16 via local HTTP server: p50 / bare GetItem')] } as StoredResults);
+    expect(rows.map((r) => [r.operation, r.concurrency])).toEqual([
+      ['get', 'c=1 handler in-process'],
+      ['get', 'c=16 via local HTTP server'],
+    ]);
   });
 
   it('reads the scale point of a full run; the workflow rate becomes seconds', () => {

@@ -1,0 +1,128 @@
+/**
+ * Operations invoked the way Lambda runs them: each API route's `handler`,
+ * imported in the bench process and called with an API Gateway payload 2.0
+ * event and a Lambda context (no HTTP server, no load client), and the
+ * DynamoDB calls an invocation makes, recorded once and replayed bare through
+ * the same low-level client (lib/aws.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as dynamodbCommands from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { dynamodb } from '../../lib/aws';
+import { API_ROUTES } from '../../infra/routes';
+import { apiGatewayEvent } from '../../infra/local/event';
+import { invokeLocally, lambdaContext } from '../../infra/local/lambda-context';
+import type { BenchStack, CallRecord } from './stack';
+
+const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+
+type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** One operation, ready to invoke in-process. */
+export interface InProcessOperation {
+  /** Function ID of the route (`CampaignsGet`). */
+  functionId: string;
+  /**
+   * Invokes the handler once, with a fresh event (new request ID, receive
+   * time now) and a fresh context, as the runtime would.
+   * @throws when the handler answers anything but 200 (the answer's body in the message).
+   */
+  invoke(): Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+/**
+ * The handler of the route at `operationPath` (from `API_ROUTES`), with the
+ * Bearer key and JSON body of every invocation. Invocations run through
+ * {@link invokeLocally} (an InvokeStore context per invocation, as the local
+ * server and the Lambda runtime give one).
+ * @throws when no route has that path.
+ */
+export async function inProcessOperation(operationPath: string, apiKey: string, body: unknown): Promise<InProcessOperation> {
+  const route = API_ROUTES.find((r) => r.operation.path === operationPath);
+  if (!route) throw new Error(`No API route for ${operationPath}`);
+  const { handler } = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: ApiHandler };
+  const payload = Buffer.from(JSON.stringify(body));
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': String(payload.length), host: '127.0.0.1', 'user-agent': 'bench' };
+  return {
+    functionId: route.functionId,
+    async invoke() {
+      const requestId = randomUUID();
+      const event = apiGatewayEvent({ method: 'POST', url: operationPath, headers, body: payload, requestId, routeKey: `POST ${operationPath}` });
+      const result = await invokeLocally(handler, event, lambdaContext(route.functionId, requestId));
+      if (result.statusCode !== 200) throw new Error(`${route.functionId} answered ${result.statusCode}: ${result.body}`);
+      return result;
+    },
+  };
+}
+
+/** The DynamoDB calls of one invocation, in waves of calls that were in flight together. */
+export interface RecordedCalls {
+  waves: CallRecord[][];
+  /** Round trips the invocation made to services other than DynamoDB (S3), and Step Functions requests: not replayed. */
+  others: string[];
+  /** E.g. `BatchGetItem (3 keys)` or `GetItem → Query`. */
+  describe: string;
+}
+
+/**
+ * Runs `invoke` once in a bench scope that keeps every DynamoDB call's
+ * marshalled input, and groups the calls into waves: a call joins the
+ * current wave when it started before every call of that wave had answered
+ * (the code sent them concurrently), else it starts the next wave.
+ * @throws when the invocation made no DynamoDB call.
+ */
+export async function recordCalls(stack: BenchStack, label: string, invoke: () => Promise<unknown>): Promise<RecordedCalls> {
+  const { scope } = await stack.inScope(label, invoke, { recordInputs: true });
+  const calls = scope.calls.filter((c) => c.service === 'dynamodb').sort((a, b) => a.at - b.at);
+  if (calls.length === 0) throw new Error(`${label} made no DynamoDB call`);
+  const waves: CallRecord[][] = [];
+  let end = -Infinity;
+  for (const call of calls) {
+    const joins = call.at < end;
+    if (joins) waves.at(-1)!.push(call);
+    else waves.push([call]);
+    end = joins ? Math.max(end, call.at + call.ms) : call.at + call.ms;
+  }
+  const others = [...scope.calls.filter((c) => c.service !== 'dynamodb').map((c) => `${c.service} ${c.command}`), ...scope.stepFunctionsCalls];
+  const what = (c: CallRecord) => `${c.command}${c.items ? ` (${c.items} key${c.items === 1 ? '' : 's'})` : ''}${c.error ? ` → ${c.error}` : ''}`;
+  return { waves, others, describe: waves.map((wave) => wave.map(what).join(' ∥ ')).join(' → ') };
+}
+
+type Sendable = Parameters<typeof dynamodb.send>[0];
+const commandClasses = dynamodbCommands as unknown as Record<string, new (input: Record<string, unknown>) => Sendable>;
+
+/**
+ * A replay of recorded calls through the low-level client of lib/aws.ts:
+ * each wave's calls concurrently, the waves one after the other; a call that
+ * failed when recorded must fail with the same error again.
+ * @throws when a replayed call answers otherwise than it did when recorded.
+ */
+export function replay(recorded: RecordedCalls): () => Promise<void> {
+  const waves = recorded.waves.map((wave) =>
+    wave.map((call) => {
+      const Command = commandClasses[`${call.command}Command`];
+      if (!Command || !call.input) throw new Error(`Cannot replay ${call.command}`);
+      const input = { ...call.input };
+      // The bench's capacity middleware asks for it again on every call (the handler's included).
+      delete input.ReturnConsumedCapacity;
+      return { Command, input, error: call.error };
+    }),
+  );
+  return async () => {
+    for (const wave of waves) {
+      await Promise.all(
+        wave.map(async ({ Command, input, error }) => {
+          try {
+            await dynamodb.send(new Command(input));
+          } catch (thrown) {
+            if ((thrown as Error).name !== error) throw thrown;
+            return;
+          }
+          if (error) throw new Error(`${Command.name} succeeded on replay; it failed with ${error} when recorded`);
+        }),
+      );
+    }
+  };
+}
