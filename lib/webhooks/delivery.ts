@@ -20,10 +20,10 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { NotFoundError } from '../errors';
-import { derivedId, newWebhookDeliveryId } from '../ids';
+import { newWebhookDeliveryId } from '../ids';
 import { emitMetrics, logger } from '../observability';
 import type { OrganizationStore } from '../organizations/store';
-import { eventPayload } from './events';
+import { eventPayload, messageIdOf } from './events';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type HttpOutcome } from './http';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './schedule';
 import { checkWebhookUrl, type Resolver } from './ssrf';
@@ -57,9 +57,6 @@ export const LEASE_MS = WEBHOOK_TIMEOUT_MS + 5_000;
 
 /** `User-Agent` of every webhook request. */
 export const WEBHOOK_USER_AGENT = 'CampaignEnrichmentAPI-Webhooks/1.0';
-
-/** ID of the message of `eventId` for `endpointId` (the `webhook-id`): the same however often the event is fanned out. */
-export const messageIdOf = (eventId: string, endpointId: string): string => derivedId('msg', eventId, endpointId);
 
 /**
  * The `webhook-signature` header of a message at `at`: `v1,<base64>` signed

@@ -38,6 +38,14 @@ export interface WebhookEvent {
   endpointId?: string;
 }
 
+/**
+ * ID of the message of `eventId` for `endpointId` (the `webhook-id` header):
+ * the same however often the event is fanned out. Here, beside the event, so
+ * that an operation naming a message (test) does not bundle delivery and its
+ * signing library.
+ */
+export const messageIdOf = (eventId: string, endpointId: string): string => derivedId('msg', eventId, endpointId);
+
 /** A campaign event of `type`, with the record as the change left it. The ID derives from (campaign, attempt, type): one event per change. */
 export function campaignEvent(type: CampaignEventType, campaign: CampaignRecord, attemptId: string, occurredAt: string): WebhookEvent {
   return { id: derivedId('evt', campaign.id, attemptId, type), organizationId: campaign.organizationId, type, occurredAt, campaign };

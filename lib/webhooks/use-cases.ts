@@ -6,8 +6,8 @@ import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
-import { CAMPAIGN_EVENT_TYPES } from './events';
-import { messageIdOf, redeliverMessage, type DeliveryDependencies } from './delivery';
+import { CAMPAIGN_EVENT_TYPES, messageIdOf } from './events';
+import { redeliverMessage, type DeliveryDependencies } from './delivery';
 import { checkWebhookUrl, type Resolver } from './ssrf';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
 import {

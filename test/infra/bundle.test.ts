@@ -115,6 +115,12 @@ describe('other bundles as the stack deploys them', () => {
     expect(JSON.parse(response.body).data).toMatchObject({ endpoints: [] });
   });
 
+  it('webhooks/test names its message without bundling delivery or its signing library (messageIdOf lives beside the events)', async () => {
+    const { inputs } = await bundleOf('functions/webhooks-test.ts', dir);
+    for (const absent of ['standardwebhooks/', 'fast-sha256/', 'lib/webhooks/delivery.ts', 'ipaddr.js/']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    expect(inputs.some((f) => f.endsWith('lib/webhooks/events.ts'))).toBe(true);
+  });
+
   it('webhooks/create checks URLs (refuses a private address) and replays an Idempotency-Key', async () => {
     const { file, inputs } = await bundleOf('functions/webhooks-create.ts', dir);
     expect(inputs.some((f) => f.includes('ipaddr.js/'))).toBe(true);
