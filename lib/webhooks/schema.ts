@@ -21,10 +21,13 @@ export const DEFAULT_DELIVERY_PAGE_SIZE = 25;
 /** Hours both secrets sign after a rotation. */
 export const SECRET_OVERLAP_HOURS = 24;
 
+/** A webhook endpoint ID: `whe_` + 21 base58 characters (requests and answers). */
 export const endpointId = () =>
   z.string().check(z.regex(WEBHOOK_ENDPOINT_ID_PATTERN, { error: 'must be a webhook endpoint ID: "whe_" followed by 21 base58 characters' }), z.meta({ example: 'whe_4fRt7YpK2mXq9WzN3bVc8' }));
+/** A webhook message ID (`webhook-id`): `msg_` + 21 base58 characters. */
 export const messageId = () =>
   z.string().check(z.regex(WEBHOOK_MESSAGE_ID_PATTERN, { error: 'must be a webhook message ID: "msg_" followed by 21 base58 characters' }), z.meta({ example: 'msg_2Jd8KfQz5LmR7tVx3NpWb' }));
+/** A delivery-attempt ID: `whd_` + 21 base58 characters. */
 export const deliveryId = () =>
   z.string().check(z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }), z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }));
 
@@ -33,6 +36,7 @@ export const WebhookEventTypeSchema = z.enum(CAMPAIGN_EVENT_TYPES).check(z.meta(
   id: 'WebhookEventType',
   description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.',
 }));
+/** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */
 export const AnyEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, or `webhook.test`.' }));
 
 /** `POST /v1/webhooks/create` body. */
