@@ -10,7 +10,7 @@
  * the organization is read, so it adds no latency).
  */
 import type { Results } from '../lib/results';
-import type { BenchStack, CallRecord } from '../lib/stack';
+import { waves, type BenchStack, type CallRecord } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { importBenchAccounts, smallFixture } from '../lib/fixtures';
 
@@ -18,23 +18,6 @@ const isEvaluationRead = (call: CallRecord) => call.service === 'dynamodb' && ca
 
 /** `BatchGetItem(campaign) → UpdateItem(campaign) → …` (calls in flight together joined by ` ∥ `). */
 const sequence = (calls: CallRecord[]) => waves(calls).map((wave) => wave.map((c) => `${c.command}(${c.kind})`).join(' ∥ ')).join(' → ');
-
-/**
- * The calls grouped into sequential round trips: calls whose time on the wire
- * overlaps belong to one wave (sent in parallel), so a request's latency pays
- * one round trip per wave.
- */
-export function waves(calls: readonly CallRecord[]): CallRecord[][] {
-  const sorted = [...calls].sort((a, b) => a.at - b.at);
-  const groups: CallRecord[][] = [];
-  let end = -Infinity;
-  for (const call of sorted) {
-    if (call.at < end && groups.length) groups.at(-1)!.push(call);
-    else groups.push([call]);
-    end = Math.max(end, call.at + call.ms);
-  }
-  return groups;
-}
 
 export async function runRoundTrips(results: Results, stack: BenchStack): Promise<void> {
   const group = 'DynamoDB round trips';

@@ -14,7 +14,7 @@ import { dynamodb } from '../../lib/aws';
 import { API_ROUTES } from '../../infra/routes';
 import { apiGatewayEvent } from '../../infra/local/event';
 import { invokeLocally, lambdaContext } from '../../infra/local/lambda-context';
-import type { BenchStack, CallRecord } from './stack';
+import { waves, type BenchStack, type CallRecord } from './stack';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -68,26 +68,18 @@ export interface RecordedCalls {
 
 /**
  * Runs `invoke` once in a bench scope that keeps every DynamoDB call's
- * marshalled input, and groups the calls into waves: a call joins the
- * current wave when it started before every call of that wave had answered
- * (the code sent them concurrently), else it starts the next wave.
+ * marshalled input, and groups the calls into waves ({@link waves}: calls
+ * in flight together were sent concurrently).
  * @throws when the invocation made no DynamoDB call.
  */
 export async function recordCalls(stack: BenchStack, label: string, invoke: () => Promise<unknown>): Promise<RecordedCalls> {
   const { scope } = await stack.inScope(label, invoke, { recordInputs: true });
-  const calls = scope.calls.filter((c) => c.service === 'dynamodb').sort((a, b) => a.at - b.at);
+  const calls = scope.calls.filter((c) => c.service === 'dynamodb');
   if (calls.length === 0) throw new Error(`${label} made no DynamoDB call`);
-  const waves: CallRecord[][] = [];
-  let end = -Infinity;
-  for (const call of calls) {
-    const joins = call.at < end;
-    if (joins) waves.at(-1)!.push(call);
-    else waves.push([call]);
-    end = joins ? Math.max(end, call.at + call.ms) : call.at + call.ms;
-  }
+  const grouped = waves(calls);
   const others = [...scope.calls.filter((c) => c.service !== 'dynamodb').map((c) => `${c.service} ${c.command}`), ...scope.stepFunctionsCalls];
   const what = (c: CallRecord) => `${c.command}${c.items ? ` (${c.items} key${c.items === 1 ? '' : 's'})` : ''}${c.error ? ` → ${c.error}` : ''}`;
-  return { waves, others, describe: waves.map((wave) => wave.map(what).join(' ∥ ')).join(' → ') };
+  return { waves: grouped, others, describe: grouped.map((wave) => wave.map(what).join(' ∥ ')).join(' → ') };
 }
 
 type Sendable = Parameters<typeof dynamodb.send>[0];

@@ -67,6 +67,23 @@ export class Scope {
   constructor(readonly label: string) {}
 }
 
+/**
+ * The calls grouped into sequential round trips: calls whose time on the wire
+ * overlaps belong to one wave (sent in parallel), so a request's latency pays
+ * one round trip per wave.
+ */
+export function waves(calls: readonly CallRecord[]): CallRecord[][] {
+  const sorted = [...calls].sort((a, b) => a.at - b.at);
+  const groups: CallRecord[][] = [];
+  let end = -Infinity;
+  for (const call of sorted) {
+    if (call.at < end && groups.length) groups.at(-1)!.push(call);
+    else groups.push([call]);
+    end = Math.max(end, call.at + call.ms);
+  }
+  return groups;
+}
+
 /** Milliseconds during which at least one of the calls was in flight (union of their intervals). */
 export function busyMs(calls: readonly CallRecord[]): number {
   const intervals = calls.map((c) => [c.at, c.at + c.ms] as const).sort((a, b) => a[0] - b[0]);

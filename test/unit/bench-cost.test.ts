@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { costLines, gbSeconds, lambdaSeconds, PRICES, scaleLines, totalOf, vcpuShare, type Usage } from '../../bench/lib/cost';
 import { CpuLedger, s3Billing } from '../../bench/lib/meter';
-import { waves } from '../../bench/figures/round-trips';
+import { waves } from '../../bench/lib/stack';
 import type { CallRecord } from '../../bench/lib/stack';
 
 const usage: Usage = {
