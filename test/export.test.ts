@@ -21,6 +21,7 @@ import { newCampaignId } from '../lib/ids';
 import { campaigns, embeddedWarehouse } from '../lib/root';
 import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi, type ApiResponse, type CallOptions } from './support/api';
+import { CSV_COLUMNS } from './support/export-oracle';
 
 const api = useApi();
 const CREATE = '/v1/campaigns/create';
@@ -35,28 +36,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The standard column catalog of decisions §5, spelled out (not imported from the code under test). */
-const CATALOG = [
-  'account_id',
-  'account_name',
-  'account_domain',
-  'account_industry',
-  'account_employee_count',
-  'account_country',
-  'contact_id',
-  'first_name',
-  'last_name',
-  'job_title',
-  'seniority',
-  'department',
-  'email',
-  'email_status',
-  'mobile_phone',
-  'direct_phone',
-  'linkedin_url',
-  'contact_country',
-  'enriched_at',
-];
+/** The standard column catalog of decisions §5, spelled out in the test oracle (not imported from the code under test). */
+const CATALOG: readonly string[] = CSV_COLUMNS;
 
 // ---------------------------------------------------------------------------
 // Warehouse fixture: every account-ID is unique to this run (the warehouse is

@@ -22,7 +22,8 @@ export interface OracleSelection {
   hasEmail?: boolean;
 }
 
-const CSV_COLUMNS = [
+/** The standard column catalog of decisions §5, spelled out here (not imported from lib/): the oracle's and the export tests' expectation. */
+export const CSV_COLUMNS = [
   'account_id',
   'account_name',
   'account_domain',
