@@ -9,17 +9,12 @@
  * middleware on the shared SDK clients (lib/aws.ts), which the in-process
  * server uses.
  */
-import { createServer, type Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiKeyCache } from '../lib/http/auth';
 import { createApiHandler } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
 import { NotFoundError } from '../lib/errors';
-import { toApiGatewayEvent } from '../infra/local/server';
-import { lambdaContext } from '../infra/local/lambda-context';
 import { ddb, sfn } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { hashApiKey } from '../lib/ids';
@@ -28,6 +23,7 @@ import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
 import { campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
+import { serveHandler } from './support/serve-handler';
 import { activeAccounts, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, LIST, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
@@ -274,39 +270,24 @@ describe('the safety net: an in-read operation whose use case never verifies the
     { keyCheck: 'in-read' },
   );
 
-  let server: Server;
-  let baseUrl = '';
-  beforeAll(async () => {
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const requestId = randomUUID();
-      const result = await handler(toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${operation.path}`, requestId), lambdaContext('KeyCheckSafetyNet', requestId));
-      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  const baseUrl = serveHandler(handler, { path: operation.path, functionName: 'KeyCheckSafetyNet' });
 
   it('reads the key after the use case (one GetItem) and answers; once revoked, neither the data nor the error leaves: 401', async () => {
     const org = await newOrganization();
-    expect((await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} })).data).toEqual({ answered: true });
+    expect((await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} })).data).toEqual({ answered: true });
 
     // Known key: the use case runs first, then the pipeline's own key read.
     const sent = countRequests(ddb, aboutOrg(org));
-    const warm = await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} });
+    const warm = await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} });
     expect(warm.data).toEqual({ answered: true });
     expect(sent.map((s) => s.command)).toEqual(['GetItemCommand']);
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
 
     await organizations().revokeApiKey(org.apiKey);
     const runs = useCaseRuns;
-    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: {} }));
-    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { missing: true } }));
-    expectRevoked(await call(baseUrl, operation.path, { apiKey: org.apiKey, body: { unknown: 1 } }));
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} }));
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { missing: true } }));
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { unknown: 1 } }));
     // The use case did run for the first two (its answer was withheld), not for the invalid body.
     expect(useCaseRuns - runs).toBe(2);
   });

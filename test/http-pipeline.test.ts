@@ -4,12 +4,9 @@
  * and DynamoDB Local, through `POST /v1/org/describe`, the one operation
  * every key can call.
  */
-import { createServer, type Server } from 'node:http';
 import { Script } from 'node:vm';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { organizations } from '../lib/root';
@@ -17,7 +14,7 @@ import { ID_ALPHABET } from '../lib/ids';
 import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
 import { NotFoundError } from '../lib/errors';
-import { toApiGatewayEvent } from '../infra/local/server';
+import { serveHandler } from './support/serve-handler';
 
 const api = useApi();
 const DESCRIBE = '/v1/org/describe';
@@ -466,43 +463,10 @@ describe('errors a use case throws', () => {
     { findApiKey: (apiKey) => organizations().findApiKey(apiKey) },
   );
 
-  function lambdaContext(requestId: string): Context {
-    return {
-      callbackWaitsForEmptyEventLoop: false,
-      functionName: 'PipelineTest',
-      functionVersion: '$LATEST',
-      invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:PipelineTest',
-      memoryLimitInMB: '1024',
-      awsRequestId: requestId,
-      logGroupName: '/aws/lambda/PipelineTest',
-      logStreamName: 'local',
-      getRemainingTimeInMillis: () => 29_000,
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
-    };
-  }
-
-  let server: Server;
-  let baseUrl = '';
-  beforeAll(async () => {
-    server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const requestId = randomUUID();
-      const event = toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${operation.path}`, requestId);
-      const result = await handler(event, lambdaContext(requestId));
-      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  const baseUrl = serveHandler(handler, { path: operation.path, functionName: 'PipelineTest' });
 
   async function raw(): Promise<{ status: number; contentType: string | null; text: string }> {
-    const response = await fetch(`${baseUrl}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${baseUrl()}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
     return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
   }
 
@@ -549,7 +513,7 @@ describe('errors a use case throws', () => {
       reached = true;
       return new Error('secret detail');
     };
-    const response = await fetch(`${baseUrl}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${unknownApiKey()}` } });
+    const response = await fetch(`${baseUrl()}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${unknownApiKey()}` } });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual(INVALID_API_KEY);
     expect(reached).toBe(false);
