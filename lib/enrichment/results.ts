@@ -25,7 +25,8 @@
  * This module is the one owner of the layout: {@link encodePart} writes it,
  * {@link ResultPartReader} reads it.
  */
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { listKeys } from '../storage/prefixes';
 import type { WarehouseAccount } from '../warehouse/schema';
 import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts } from '../exports/csv';
 import { objectKeys } from '../objects';
@@ -188,14 +189,7 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
       );
     },
     async listParts(prefix) {
-      const keys: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucketName, Prefix: prefix, ContinuationToken: token }));
-        for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return keys.sort();
+      return (await listKeys(client, bucketName, prefix)).sort();
     },
     async readPart(key) {
       const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));

@@ -19,13 +19,13 @@ import { randomUUID } from 'node:crypto';
 import {
   CopyObjectCommand,
   DeleteObjectsCommand,
-  ListObjectsV2Command,
   NoSuchKey,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pMap from 'p-map';
 import { createAccountListStore } from '../campaigns/account-list';
 import { objectKeys } from '../objects';
+import { listKeys } from '../storage/prefixes';
 
 /** Facts about one account for one organization. */
 export interface AccountFacts {
@@ -78,18 +78,7 @@ const isoOf = (time: string): string => new Date(time).toISOString();
 export function createAccountHistoryStore({ client, bucketName }: { client: S3Client; bucketName: string }): AccountHistoryStore {
   // Markers and CRM lists are account lists: one ID a line, written and read by the one owner of that format.
   const lists = createAccountListStore({ client, bucketName });
-  const list = async (prefix: string, startAfter?: string): Promise<string[]> => {
-    const found: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucketName, Prefix: prefix, ...(token ? { ContinuationToken: token } : { ...(startAfter ? { StartAfter: startAfter } : {}) }) }),
-      );
-      for (const object of page.Contents ?? []) if (object.Key) found.push(object.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return found;
-  };
+  const list = (prefix: string, startAfter?: string) => listKeys(client, bucketName, prefix, { startAfter });
 
   /** Streams an object's IDs into `onId`; false when the object is gone (deleted by a CRM compaction). */
   const readIds = async (key: string, onId: (id: string) => void): Promise<boolean> => {

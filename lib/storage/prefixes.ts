@@ -1,12 +1,33 @@
 /**
- * Deleting every object under a key prefix of the data bucket: what the
- * enrichment's storage expiry uses (lib/enrichment/attempt-objects.ts;
+ * Objects by key prefix of the data bucket: listing every key under one
+ * (result parts, recency markers, CRM lists), and deleting every object under
+ * one, what the enrichment's storage expiry uses (lib/enrichment/attempt-objects.ts;
  * docs/data-model.md "Lifetime of stored data"). Keys come from lib/objects.ts.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 
 /** S3's page size for both ListObjectsV2 and DeleteObjects. */
 export const DELETE_PAGE_SIZE = 1_000;
+
+/**
+ * Every key under `prefix`, in S3's order (ascending UTF-8 bytes), listed a
+ * page of up to 1,000 keys at a time (ListObjectsV2 with its continuation
+ * token).
+ * @param options.startAfter - list only the keys after this one (S3 `StartAfter`, sent on the first page only).
+ * @returns the keys (strings), none when nothing is under the prefix.
+ */
+export async function listKeys(client: S3Client, bucketName: string, prefix: string, options: { startAfter?: string } = {}): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucketName, Prefix: prefix, ...(token ? { ContinuationToken: token } : options.startAfter ? { StartAfter: options.startAfter } : {}) }),
+    );
+    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return keys;
+}
 
 /** Thrown when S3 refused to delete some keys of a page (the first key and S3's code are in the message). */
 export class PrefixDeleteError extends Error {
