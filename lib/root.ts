@@ -16,6 +16,7 @@ import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestConte
 import { ApiKeyCache } from './http/auth';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
+import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryStore, type AccountHistoryStore } from './organizations/account-history';
 import { createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './campaigns/account-list';
@@ -44,8 +45,11 @@ const once = <T>(build: () => T): (() => T) => {
   return () => (value ??= build());
 };
 
-/** The organization and API-key store of this deployment. */
+/** The organization store of this deployment. */
 export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
+
+/** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
+export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
 
 /** Account enrichment times and CRM targets. */
 export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: s3, bucketName: config.bucketName }));
@@ -168,7 +172,7 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
 });
 
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
-const apiKeys: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
+const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
 /**
  * The Lambda handler of an API operation that is not `idempotent`, wired to
@@ -187,7 +191,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: apiKeys() }, options);
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => apiKeys().find(apiKey), apiKeys: apiKeyCache() }, options);
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
@@ -206,8 +210,8 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
     operation,
     useCase,
     {
-      findApiKey: (apiKey) => organizations().findApiKey(apiKey),
-      apiKeys: apiKeys(),
+      findApiKey: (apiKey) => apiKeys().find(apiKey),
+      apiKeys: apiKeyCache(),
       idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
     },
     options,

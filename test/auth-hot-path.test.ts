@@ -21,7 +21,7 @@ import { hashApiKey } from '../lib/ids';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
-import { campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
+import { apiKeys, campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { serveHandler } from './support/serve-handler';
 import { activeAccounts, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, LIST, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
@@ -114,7 +114,7 @@ describe('a key revoked between two requests fails on the second, with the key k
     const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1', 'acct_2']);
     const first = await call(api(), path, { apiKey: org.apiKey, body: body(campaignId) });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     expectRevoked(await call(api(), path, { apiKey: org.apiKey, body: body(campaignId) }));
   });
 
@@ -125,7 +125,7 @@ describe('a key revoked between two requests fails on the second, with the key k
     const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
     expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
     const before = await campaigns().get(org.organizationId, campaignId);
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     const sent = countRequests(ddb, aboutOrg(org));
     expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
     // One read, and not a single write.
@@ -139,7 +139,7 @@ describe('a key revoked between two requests fails on the second, with the key k
     const { campaignId } = await launchedWithoutExecution(org);
     const repeat = await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } });
     expect(repeat.data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 8 } });
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
     await repairAndSettle(org, campaignId);
   });
@@ -147,7 +147,7 @@ describe('a key revoked between two requests fails on the second, with the key k
   it('an invalid body, a bad cursor or an unknown campaign still answers 401 revoked_api_key (never the other error)', async () => {
     const org = await newOrganization();
     expect((await call(api(), DESCRIBE, { apiKey: org.apiKey })).status).toBe(200);
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     expectRevoked(await call(api(), DESCRIBE, { apiKey: org.apiKey, body: { unknown: true } }));
     expectRevoked(await call(api(), GET, { apiKey: org.apiKey, body: { campaignId: 'camp_123' } }));
     expectRevoked(await call(api(), GET, { apiKey: org.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }));
@@ -158,7 +158,7 @@ describe('a key revoked between two requests fails on the second, with the key k
   it('enrich with an Idempotency-Key: 401, and no idempotency record claimed', async () => {
     const org = await newOrganization();
     const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1']);
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, headers: { 'idempotency-key': 'revoked-1' }, body: { campaignId } }));
     const claim = await idempotencyRecords().claim({
       organizationId: org.organizationId,
@@ -266,7 +266,7 @@ describe('the safety net: an in-read operation whose use case never verifies the
       if (input.missing) throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
       return { answered: true };
     },
-    { findApiKey: (apiKey) => organizations().findApiKey(apiKey), apiKeys: new ApiKeyCache() },
+    { findApiKey: (apiKey) => apiKeys().find(apiKey), apiKeys: new ApiKeyCache() },
     { keyCheck: 'in-read' },
   );
 
@@ -283,7 +283,7 @@ describe('the safety net: an in-read operation whose use case never verifies the
     expect(sent.map((s) => s.command)).toEqual(['GetItemCommand']);
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
 
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     const runs = useCaseRuns;
     expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} }));
     expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { missing: true } }));

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { organizations } from '../lib/root';
+import { apiKeys, organizations } from '../lib/root';
 import { ID_ALPHABET } from '../lib/ids';
 import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
@@ -101,10 +101,10 @@ describe('authentication', () => {
 
   it('answers 401 revoked_api_key for a revoked key, and the other keys of the organization keep working', async () => {
     const org = await describeOrg();
-    const second = await organizations().createApiKey(org.organizationId);
+    const second = await apiKeys().create(org.organizationId);
     expect((await call(api(), DESCRIBE, { apiKey: org.apiKey })).status).toBe(200);
 
-    expect(await organizations().revokeApiKey(org.apiKey)).toBe(true);
+    expect(await apiKeys().revoke(org.apiKey)).toBe(true);
 
     const revoked = await call(api(), DESCRIBE, { apiKey: org.apiKey });
     expect(revoked.status).toBe(401);
@@ -162,7 +162,7 @@ describe('authentication', () => {
 
   it('authenticates before reading the body: a revoked key with a malformed body gets 401 revoked_api_key', async () => {
     const org = await describeOrg();
-    await organizations().revokeApiKey(org.apiKey);
+    await apiKeys().revoke(org.apiKey);
     const res = await call(api(), DESCRIBE, { apiKey: org.apiKey, raw: { body: 'a=1&b', contentType: 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(REVOKED_API_KEY);
@@ -356,7 +356,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
   it('changes nothing when the request is invalid', async () => {
     const org = await describeOrg();
     const before = await organizations().get(org.organizationId);
-    const keyBefore = await organizations().findApiKey(org.apiKey);
+    const keyBefore = await apiKeys().find(org.apiKey);
     expect(before).toBeDefined();
 
     const invalid = [
@@ -368,7 +368,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
     expect(invalid.map((r) => [r.status, r.error?.code])).toEqual(Array(4).fill([400, 'invalid_request']));
 
     expect(await organizations().get(org.organizationId)).toEqual(before);
-    expect(await organizations().findApiKey(org.apiKey)).toEqual(keyBefore);
+    expect(await apiKeys().find(org.apiKey)).toEqual(keyBefore);
     const after = await call(api(), DESCRIBE, { apiKey: org.apiKey });
     expect(after.body).toEqual(org.expected);
   });
@@ -460,7 +460,7 @@ describe('errors a use case throws', () => {
     async () => {
       throw thrown();
     },
-    { findApiKey: (apiKey) => organizations().findApiKey(apiKey) },
+    { findApiKey: (apiKey) => apiKeys().find(apiKey) },
   );
 
   const baseUrl = serveHandler(handler, { path: operation.path, functionName: 'PipelineTest' });

@@ -309,7 +309,7 @@ describe('SSRF protection', () => {
     };
     useWebhookResolver(async (hostname) => names[hostname] ?? []);
     expect(await refused(apiKey, 'https://internal.example.test/hooks')).toMatch(/10\.1\.2\.3 is a private address/);
-    expect(await refused(apiKey, 'https://mixed.example.test/hooks')).toMatch(/uniqueLocal/);
+    expect(await refused(apiKey, 'https://mixed.example.test/hooks')).toMatch(/fd12:3456::1 is a unique-local address/);
     expect(await refused(apiKey, 'https://nowhere.example.test/hooks')).toMatch(/does not resolve/);
     expect((await call(api(), W.list, { apiKey })).data.endpoints).toEqual([]);
   });

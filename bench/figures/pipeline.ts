@@ -19,7 +19,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createApiHandler } from '../../lib/http/pipeline';
 import { getCampaignOperation } from '../../lib/campaigns/schema';
 import { toCampaign, type CampaignRecord } from '../../lib/campaigns/model';
-import { organizations } from '../../lib/root';
+import { apiKeys, organizations } from '../../lib/root';
 import { dynamodb } from '../../lib/aws';
 import { keys } from '../../lib/db/table';
 import { hashApiKey } from '../../lib/ids';
@@ -63,7 +63,7 @@ export async function runPipeline(results: Results, stack: BenchStack, options: 
   const group = 'pipeline overhead';
   const { organization, apiKey } = await organizations().create({ name: 'Bench pipeline', smbCredits: 10, maxEnrichingAccounts: 10 });
   const record = fixedCampaign(organization.id);
-  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), { findApiKey: (key) => organizations().findApiKey(key) });
+  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), { findApiKey: (key) => apiKeys().find(key) });
   const context = lambdaContext('BenchPipeline', 'bench');
   const body = JSON.stringify({ campaignId: record.id });
 

@@ -10,7 +10,7 @@
  *   name: 'key:create',
  *   summary: 'another API key for an organization',
  *   configure: (command) => command.requiredOption('--org <id>', 'organization ID'),
- *   run: async ({ options }) => ({ apiKey: await (await stores()).organizations().createApiKey(options.org) }),
+ *   run: async ({ options }) => ({ apiKey: await (await stores()).apiKeys().create(options.org) }),
  * });
  */
 import { InvalidArgumentError, type Command } from 'commander';

@@ -17,7 +17,7 @@
  */
 import { API_KEY_PATTERN, hashApiKey } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
-import type { ApiKeyRecord } from '../organizations/store';
+import type { ApiKeyRecord } from '../organizations/api-keys';
 
 /** Finds the stored record of a plaintext API key (by its hash, strongly consistent); `undefined` when unknown. */
 export type ApiKeyLookup = (apiKey: string) => Promise<ApiKeyRecord | undefined>;

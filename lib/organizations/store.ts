@@ -1,5 +1,6 @@
 /**
- * Organizations and their API keys in the single table (docs/data-model.md).
+ * Organizations in the single table (docs/data-model.md); their API keys are
+ * lib/organizations/api-keys.ts.
  *
  * Data access sits behind {@link OrganizationStore}; {@link createOrganizationStore}
  * builds the DynamoDB implementation from a client and a table name.
@@ -8,11 +9,12 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
-import { hashApiKey, newApiKey, newOrganizationId } from '../ids';
+import { newApiKey, newOrganizationId } from '../ids';
 import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
 import { batchGet } from '../db/batch';
 import type { KeyCheck } from '../http/auth';
+import { apiKeyPut, apiKeyRead } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from './recency-pending';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
@@ -37,14 +39,6 @@ export interface OrganizationRecord {
   pendingRecency?: PendingRecency[];
 }
 
-/** The API key item as stored: only the hash of the key. */
-export interface ApiKeyRecord {
-  keyHash: string;
-  organizationId: string;
-  createdAt: string;
-  revokedAt?: string;
-}
-
 /** Figures of a new organization. */
 export interface NewOrganization {
   name: string;
@@ -53,7 +47,7 @@ export interface NewOrganization {
   maxEnrichingAccounts?: number;
 }
 
-/** Data access for organizations and API keys. */
+/** Data access for organizations. */
 export interface OrganizationStore {
   /**
    * Creates an organization, its first API key and the ledger entry of its
@@ -67,12 +61,6 @@ export interface OrganizationStore {
    * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
    */
   get(organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined>;
-  /** Reads an API key by its plaintext value; `undefined` when unknown. */
-  findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined>;
-  /** Issues another key for an organization. @throws NotFoundError for an unknown organization. */
-  createApiKey(organizationId: string): Promise<string>;
-  /** Revokes a key. @returns false when the key is unknown. */
-  revokeApiKey(apiKey: string): Promise<boolean>;
   /**
    * Sets the ceiling and/or the accounts enriching through other surfaces (accounts).
    * @throws NotFoundError for an unknown organization.
@@ -97,14 +85,6 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
     return Item ? toOrganization(Item) : undefined;
   };
-
-  const putKey = (organizationId: string, apiKey: string, createdAt: string) => ({
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.apiKey(hashApiKey(apiKey)), type: 'apiKey', keyHash: hashApiKey(apiKey), organizationId, createdAt },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  });
 
   return {
     get,
@@ -131,42 +111,12 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          putKey(organization.id, apiKey, organization.createdAt),
+          apiKeyPut(tableName, organization.id, apiKey, organization.createdAt),
           ...(grant ? [ledgerPut(tableName, grant)] : []),
         ],
       });
       if (!outcome.ok) throw new Error(`Organization ID ${organization.id} or its key collided; nothing was written`);
       return { organization, apiKey };
-    },
-
-    async findApiKey(apiKey) {
-      // Consistent: a revocation takes effect on the very next request.
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
-      return Item ? toApiKeyRecord(Item) : undefined;
-    },
-
-    async createApiKey(organizationId) {
-      const apiKey = newApiKey();
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          { ConditionCheck: { TableName: tableName, Key: keys.organization(organizationId), ConditionExpression: 'attribute_exists(pk)' } },
-          putKey(organizationId, apiKey, new Date().toISOString()),
-        ],
-      });
-      if (!outcome.ok) throw new NotFoundError('organization', organizationId);
-      return apiKey;
-    },
-
-    async revokeApiKey(apiKey) {
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.apiKey(hashApiKey(apiKey)),
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        ReturnValues: 'NONE',
-      });
-      return outcome.ok;
     },
 
     async setCapacity(organizationId, change) {
@@ -204,44 +154,5 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
-  };
-}
-
-/** Maps a stored API key item to an {@link ApiKeyRecord}. */
-export function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
-  return {
-    keyHash: String(item.keyHash),
-    organizationId: String(item.organizationId),
-    createdAt: String(item.createdAt),
-    ...(item.revokedAt ? { revokedAt: String(item.revokedAt) } : {}),
-  };
-}
-
-/**
- * The API-key item a store reads in the same BatchGetItem as its data, for a
- * request whose key is not verified yet (lib/http/auth.ts {@link KeyCheck}).
- * The read must be strongly consistent, so a revocation shows on the very
- * next request.
- *
- * @param keyCheck - the request's check; none or verified: nothing to read.
- * @returns `keys`: the key item's Key to add to the batch (empty when nothing
- *   to read); `confirm(found)`: verifies the key item among the batch's items —
- *   call it before using anything the batch returned.
- * @throws (from `confirm`) InvalidApiKeyError when the key item is missing, RevokedApiKeyError when revoked.
- *
- * @example
- * const key = apiKeyRead(keyCheck);
- * const found = await batchGet(client, tableName, [keys.campaign(o, c), ...key.keys], undefined, { consistentRead: true });
- * key.confirm(found);
- */
-export function apiKeyRead(keyCheck: KeyCheck | undefined): { keys: { pk: string; sk: string }[]; confirm(found: readonly Record<string, unknown>[]): void } {
-  if (!keyCheck || keyCheck.verified) return { keys: [], confirm: () => undefined };
-  const key = keys.apiKey(keyCheck.keyHash);
-  return {
-    keys: [key],
-    confirm(found) {
-      const item = found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk);
-      keyCheck.confirm(item ? toApiKeyRecord(item) : undefined);
-    },
   };
 }

@@ -6,17 +6,21 @@
  * ({@link pinnedLookup}), so a DNS answer that changes in between (DNS
  * rebinding) cannot reach a private address.
  *
- * Ranges come from ipaddr.js: an address passes only when its range is
- * `unicast`, which refuses loopback, private (10/8, 172.16/12, 192.168/16),
- * link-local (169.254/16 — the metadata service 169.254.169.254 —, fe80::/10),
- * unique-local (fc00::/7, with fd00:ec2::254), CGNAT (100.64/10), 0/8,
- * multicast, broadcast, reserved and documentation ranges, and the IPv6
- * forms that embed an IPv4 address (IPv4-mapped ::ffff:0:0/96, NAT64
- * 64:ff9b::/96, 6to4, Teredo); IPv4-compatible ::/96 is refused explicitly.
+ * The ranges are the IANA IPv4 and IPv6 Special-Purpose Address Registries'
+ * blocks that are not globally reachable, plus multicast, 240/4 and every
+ * IPv6 address outside global unicast (2000::/3), matched with Node's
+ * `net.BlockList` ({@link REFUSED_RANGES}). So loopback, private (10/8,
+ * 172.16/12, 192.168/16), link-local (169.254/16 — the metadata service
+ * 169.254.169.254 —, fe80::/10), unique-local (fc00::/7, with
+ * fd00:ec2::254), CGNAT (100.64/10), 0/8, broadcast, documentation and
+ * benchmarking ranges are refused, and so are the IPv6 forms that embed an
+ * IPv4 address (IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96, NAT64
+ * 64:ff9b::/96, 6to4, Teredo). `test/unit/webhooks.test.ts` checks the
+ * table against ipaddr.js's range names on generated addresses.
  */
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import ipaddr from 'ipaddr.js';
+import { BlockList, isIP } from 'node:net';
 
 /** One resolved address of a host. */
 export interface ResolvedAddress {
@@ -34,17 +38,64 @@ export const systemResolver: Resolver = async (hostname) =>
 /** Host names the local stack may use over plain HTTP when localhost is allowed (decisions §12). */
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
-/** Why an address is refused, or undefined when it is a public unicast address. */
+/**
+ * The address blocks a webhook may not reach, by what an address in them is
+ * (`a private address`), most specific first (an address is named by the first that holds it): the IANA IPv4
+ * and IPv6 Special-Purpose Address Registries' blocks that are not globally
+ * reachable, multicast, 240/4, and IPv6 outside global unicast (2000::/3).
+ */
+export const REFUSED_RANGES: ReadonlyArray<readonly [what: string, cidrs: readonly string[]]> = [
+  ['an unspecified address', ['0.0.0.0/8', '::/128']],
+  ['a loopback address', ['127.0.0.0/8', '::1/128']],
+  ['an IPv4-mapped address', ['::ffff:0:0/96']],
+  ['an IPv4-compatible address', ['::/96']],
+  ['a private address', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
+  ['a carrier-grade NAT address', ['100.64.0.0/10']],
+  ['a link-local address', ['169.254.0.0/16', 'fe80::/10']],
+  ['a unique-local address', ['fc00::/7']],
+  ['a multicast address', ['224.0.0.0/4', 'ff00::/8']],
+  ['the broadcast address', ['255.255.255.255/32']],
+  ['a documentation address', ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20']],
+  ['a benchmarking address', ['198.18.0.0/15', '2001:2::/48']],
+  ['a NAT64 address', ['64:ff9b::/96', '64:ff9b:1::/48']],
+  ['a 6to4 address', ['192.88.99.0/24', '2002::/16']],
+  ['a Teredo address', ['2001::/32']],
+  ['a discard-only address', ['100::/64']],
+  ['an AS112 or AMT anycast address', ['192.31.196.0/24', '192.175.48.0/24', '192.52.193.0/24', '2620:4f:8000::/48']],
+  ['a reserved address', ['192.0.0.0/24', '240.0.0.0/4', '2001::/23', '5f00::/16']],
+  ['outside IPv6 global unicast (2000::/3)', ['::/3', '4000::/2', '8000::/1']],
+];
+
+/**
+ * The blocks of each entry, one BlockList per family: an address is matched
+ * against the blocks of its own family only (BlockList would otherwise match
+ * an IPv4-mapped IPv6 address against IPv4 blocks, and name it by those).
+ * Built on first use.
+ */
+let refusedBlocks: Array<{ what: string; byFamily: Record<4 | 6, BlockList> }> | undefined;
+const blocks = () =>
+  (refusedBlocks ??= REFUSED_RANGES.map(([what, cidrs]) => {
+    const byFamily = { 4: new BlockList(), 6: new BlockList() };
+    for (const cidr of cidrs) {
+      const [network, prefix] = cidr.split('/') as [string, string];
+      const family = isIP(network) === 6 ? 6 : 4;
+      byFamily[family].addSubnet(network, Number(prefix), family === 6 ? 'ipv6' : 'ipv4');
+    }
+    return { what, byFamily };
+  }));
+
+/** The family of an IP address literal (no zone ID), or undefined when it is not one. */
+const familyOf = (address: string): 4 | 6 | undefined => {
+  const family = isIP(address);
+  return family === 4 || family === 6 ? family : undefined;
+};
+
+/** Why an address is refused (`10.0.0.1 is a private address`), or undefined when it is a public unicast address. */
 export function refusedAddress(address: string): string | undefined {
-  if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
-  const parsed = ipaddr.parse(address);
-  const range = parsed.range();
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) return `${address} is an IPv4-mapped address (${v6.toIPv4Address().toString()})`;
-    if (range === 'unicast' && v6.match(ipaddr.IPv6.parse('::'), 96)) return `${address} is an IPv4-compatible address`;
-  }
-  return range === 'unicast' ? undefined : `${address} is a ${range} address`;
+  const family = familyOf(address);
+  if (!family || address.includes('%')) return `"${address}" is not an IP address`;
+  const found = blocks().find(({ byFamily }) => byFamily[family].check(address, family === 6 ? 'ipv6' : 'ipv4'));
+  return found ? `${address} is ${found.what}` : undefined;
 }
 
 /** Outcome of {@link checkWebhookUrl}: the URL and the addresses to connect to, or why it is refused. */
@@ -73,8 +124,9 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
     return { ok: false, reason: options.allowLocalhost ? 'must use https (http only to 127.0.0.1 or localhost on the local stack)' : 'must use https' };
   }
   let addresses: ResolvedAddress[];
-  if (ipaddr.isValid(host)) {
-    addresses = [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }];
+  const literal = familyOf(host);
+  if (literal) {
+    addresses = [{ address: host, family: literal }];
   } else {
     try {
       addresses = await (options.resolve ?? systemResolver)(host);
@@ -84,7 +136,7 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
     if (addresses.length === 0) return { ok: false, reason: 'its host does not resolve' };
   }
   if (local) {
-    const loopback = addresses.filter((entry) => ipaddr.isValid(entry.address) && ipaddr.parse(entry.address).range() === 'loopback');
+    const loopback = addresses.filter((entry) => refusedAddress(entry.address)?.endsWith(' loopback address'));
     return loopback.length > 0 ? { ok: true, url, addresses: loopback } : { ok: false, reason: `${host} does not resolve to a loopback address` };
   }
   for (const entry of addresses) {

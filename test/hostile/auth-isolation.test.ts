@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import pMap from 'p-map';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_ALPHABET } from '../../lib/ids';
-import { organizations } from '../../lib/root';
+import { apiKeys, organizations } from '../../lib/root';
 import { newOrganization, useApi } from '../support/api';
 import { OPERATIONS, OPERATION_NAMES, envelopeViolations, send, sendJson, type OperationName, type RawAnswer } from './support/contract';
 import { createDraft, createEnriched, directCampaign, organizationSnapshot, uniquePrefix, warehouseAccounts } from './support/fixtures';
@@ -50,7 +50,7 @@ beforeAll(async () => {
   const b = await newOrganization({ name: `Attacker ${p}`, smbCredits: 500 });
   B = { ...b, own: await createDraft(api(), b.apiKey, [`${p}_b_1`], 'Attacker draft') };
   const revoked = await newOrganization({ name: `Revoked ${p}` });
-  await organizations().revokeApiKey(revoked.apiKey);
+  await apiKeys().revoke(revoked.apiKey);
   revokedKey = revoked.apiKey;
 });
 
@@ -267,7 +267,7 @@ describe('a key revoked while its requests are in flight', () => {
     const p = uniquePrefix();
     const ids = await warehouseAccounts(p, 24);
     const { organizationId, apiKey } = await newOrganization({ name: `Revocation ${p}`, smbCredits: 1_000 });
-    const second = await organizations().createApiKey(organizationId);
+    const second = await apiKeys().create(organizationId);
     const drafts = await pMap(ids.slice(0, 20), (id, i) => createDraft(api(), apiKey, [id], `rev-${i}`), { concurrency: 5 });
     const enriched = await createEnriched(api(), apiKey, ids.slice(20, 22), 'rev-enriched');
     const initialCampaigns = drafts.length + 1;
@@ -298,7 +298,7 @@ describe('a key revoked while its requests are in flight', () => {
     };
     const workers = Array.from({ length: 8 }, worker);
     await new Promise((r) => setTimeout(r, 400));
-    await organizations().revokeApiKey(apiKey);
+    await apiKeys().revoke(apiKey);
     revokedAt = performance.now();
     await new Promise((r) => setTimeout(r, 400));
     stop = true;

@@ -8,6 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import { newWebhookDeliveryId, newWebhookSecret } from '../../lib/ids';
 import { MAX_ATTEMPTS, retryDelaySeconds, scheduleSpanSeconds } from '../../lib/webhooks/schedule';
 import { checkWebhookUrl, pinnedLookup, refusedAddress } from '../../lib/webhooks/ssrf';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { signatureHeader } from '../../lib/webhooks/delivery';
 
 describe('retry schedule', () => {
@@ -27,6 +29,41 @@ describe('SSRF address rules', () => {
       expect(refusedAddress(address), address).toBeDefined();
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) expect(refusedAddress(address), address).toBeUndefined();
+  });
+
+  // ipaddr.js (a test oracle only) names every special range it knows; refusedAddress must refuse them all.
+  const ipaddrRanges = (kind: 'ipv4' | 'ipv6') => {
+    const ranges = ((kind === 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6).prototype as unknown as { SpecialRanges: unknown }).SpecialRanges as Record<string, [ipaddr.IPv4 | ipaddr.IPv6, number] | Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>>;
+    return Object.entries(ranges).flatMap(([name, value]) => (Array.isArray(value[0]) ? (value as Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>) : [value as [ipaddr.IPv4 | ipaddr.IPv6, number]]).map(([address, prefix]) => ({ name, cidr: `${address.toString()}/${prefix}` })));
+  };
+
+  it('refuses the first and last address of every special range ipaddr.js knows', () => {
+    const cidrs = [...ipaddrRanges('ipv4'), ...ipaddrRanges('ipv6')];
+    expect(cidrs.length).toBeGreaterThan(30);
+    for (const { name, cidr } of cidrs) {
+      const Kind = cidr.includes(':') ? ipaddr.IPv6 : ipaddr.IPv4;
+      for (const edge of [Kind.networkAddressFromCIDR(cidr), Kind.broadcastAddressFromCIDR(cidr)]) expect(refusedAddress(edge.toString()), `${name} ${cidr}: ${edge.toString()}`).toBeDefined();
+    }
+  });
+
+  it('accepts an address only where ipaddr.js sees a unicast address (generated IPv4 and IPv6 addresses)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (address) => {
+        const range = ipaddr.parse(address).range();
+        if (range !== 'unicast') expect(refusedAddress(address), `${address} (${range})`).toBeDefined();
+        if (refusedAddress(address) === undefined) expect(range).toBe('unicast');
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('names the range it refuses, and refuses IPv6 outside global unicast and anything that is not an address', () => {
+    expect(refusedAddress('10.1.2.3')).toBe('10.1.2.3 is a private address');
+    expect(refusedAddress('169.254.169.254')).toBe('169.254.169.254 is a link-local address');
+    expect(refusedAddress('::ffff:8.8.8.8')).toBe('::ffff:8.8.8.8 is an IPv4-mapped address');
+    expect(refusedAddress('fd00:ec2::254')).toBe('fd00:ec2::254 is a unique-local address');
+    expect(refusedAddress('4000::1')).toBe('4000::1 is outside IPv6 global unicast (2000::/3)');
+    for (const address of ['fe80::1%eth0', 'example.com', '1.2.3', '']) expect(refusedAddress(address), address).toMatch(/is not an IP address$/);
   });
 
   it('lets the local stack use http://127.0.0.1 and http://localhost only, and only to loopback', async () => {

@@ -91,8 +91,8 @@ export const keyCreate = defineCommand<{ org: string }>({
   summary: 'another API key for an organization',
   configure: (command) => command.requiredOption('--org <id>', 'organization ID'),
   run: async ({ options }) => {
-    const { organizations } = await stores();
-    return { apiKey: await organizations().createApiKey(options.org) };
+    const { apiKeys } = await stores();
+    return { apiKey: await apiKeys().create(options.org) };
   },
 });
 
@@ -102,8 +102,8 @@ export const keyRevoke = defineCommand<{ key: string }>({
   summary: 'revoke an API key (takes effect on the next request)',
   configure: (command) => command.requiredOption('--key <key>', 'the API key (cek_…)'),
   run: async ({ options }) => {
-    const { organizations } = await stores();
-    if (!(await organizations().revokeApiKey(options.key))) throw new Error('No such API key.');
+    const { apiKeys } = await stores();
+    if (!(await apiKeys().revoke(options.key))) throw new Error('No such API key.');
     return { revoked: true };
   },
 });
