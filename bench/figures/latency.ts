@@ -202,12 +202,13 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   delete queryInput.ReturnConsumedCapacity;
   const bareQuery = () => dynamodb.send(new QueryCommand(queryInput as never));
 
-  const tasks: Array<{ id: string; run: () => Promise<unknown> }> = [
-    { id: 'floor', run: getKey },
-    { id: 'query', run: bareQuery },
+  // `prepare` builds what is not timed (an invocation's fresh event and context, as the runtime hands them over) and returns what is.
+  const tasks: Array<{ id: string; prepare: () => () => Promise<unknown> }> = [
+    { id: 'floor', prepare: () => getKey },
+    { id: 'query', prepare: () => bareQuery },
     ...prepared.flatMap((p) => [
-      { id: p.key, run: () => p.operation.invoke() },
-      { id: `${p.key} own`, run: p.own },
+      { id: p.key, prepare: () => p.operation.prepare() },
+      { id: `${p.key} own`, prepare: () => p.own },
     ]),
   ];
   const samples = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
@@ -216,9 +217,10 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   for (let r = 0; r < WARMUP_ROUNDS + rounds; r++) {
     for (let i = 0; i < tasks.length; i++) {
       const task = tasks[(r + i) % tasks.length]!;
+      const run = task.prepare();
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
-      await task.run();
+      await run();
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpuBefore);
       if (r >= WARMUP_ROUNDS) {
@@ -270,7 +272,7 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     group,
     'Budgeted rows ("c=1 handler in-process"): the issue budgets the operation as Lambda runs it, so each operation\'s handler module (functions/*.ts via API_ROUTES) ' +
       'is imported in the bench process and invoked directly, `handler(event, context)` inside an InvokeStore context as the local server and the Lambda runtime do, ' +
-      'with a fresh API Gateway payload 2.0 event (apiGatewayEvent: POST, Bearer key, JSON body, new request ID) and Lambda context (lambdaContext) per call; every sample must answer 200. ' +
+      'with a fresh API Gateway payload 2.0 event (apiGatewayEvent: POST, Bearer key, JSON body, new request ID) and Lambda context (lambdaContext) per call, built before the timer starts (the runtime hands the handler an event it has built); every sample must answer 200. ' +
       'Not included: API Gateway\'s hop and the Lambda runtime\'s, which are outside both the product and the floor. ' +
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
       `"own calls": the DynamoDB calls one invocation made (marshalled inputs recorded by the bench's round-trip recorder), replayed bare through the low-level client, concurrent ones concurrently. ` +

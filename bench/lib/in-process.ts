@@ -30,6 +30,12 @@ export interface InProcessOperation {
    * @throws when the handler answers anything but 200 (the answer's body in the message).
    */
   invoke(): Promise<APIGatewayProxyStructuredResultV2>;
+  /**
+   * Builds one invocation's fresh event and context now, and returns the
+   * invocation itself: what a timer around it measures is the handler alone,
+   * as the runtime hands it an event it has already built.
+   */
+  prepare(): () => Promise<APIGatewayProxyStructuredResultV2>;
 }
 
 /**
@@ -45,16 +51,17 @@ export async function inProcessOperation(operationPath: string, apiKey: string, 
   const { handler } = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: ApiHandler };
   const payload = Buffer.from(JSON.stringify(body));
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': String(payload.length), host: '127.0.0.1', 'user-agent': 'bench' };
-  return {
-    functionId: route.functionId,
-    async invoke() {
-      const requestId = randomUUID();
-      const event = apiGatewayEvent({ method: 'POST', url: operationPath, headers, body: payload, requestId, routeKey: `POST ${operationPath}` });
-      const result = await invokeLocally(handler, event, lambdaContext(route.functionId, requestId));
+  const prepare = () => {
+    const requestId = randomUUID();
+    const event = apiGatewayEvent({ method: 'POST', url: operationPath, headers, body: payload, requestId, routeKey: `POST ${operationPath}` });
+    const context = lambdaContext(route.functionId, requestId);
+    return async () => {
+      const result = await invokeLocally(handler, event, context);
       if (result.statusCode !== 200) throw new Error(`${route.functionId} answered ${result.statusCode}: ${result.body}`);
       return result;
-    },
+    };
   };
+  return { functionId: route.functionId, invoke: () => prepare()(), prepare };
 }
 
 /** The DynamoDB calls of one invocation, in waves of calls that were in flight together. */

@@ -37,31 +37,30 @@ export async function batchGet(
   options: { consistentRead?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
-  const pages = await pMap(
-    chunk(keys, BATCH_GET_SIZE),
-    async (group) => {
-      const found: Record<string, unknown>[] = [];
-      let pending: Record<string, unknown>[] = group;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await backoff(attempt);
-        const { Responses, UnprocessedKeys } = await client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: pending,
-                ...(options.consistentRead ? { ConsistentRead: true } : {}),
-                ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
-              },
+  const read = async (group: readonly Record<string, unknown>[]) => {
+    const found: Record<string, unknown>[] = [];
+    let pending = group;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: [...pending],
+              ...(options.consistentRead ? { ConsistentRead: true } : {}),
+              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
             },
-          }),
-        );
-        found.push(...(Responses?.[tableName] ?? []));
-        pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-      return found;
-    },
-    { concurrency: BATCH_CONCURRENCY },
-  );
+          },
+        }),
+      );
+      found.push(...(Responses?.[tableName] ?? []));
+      pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+    return found;
+  };
+  // The hot path (a handful of keys: one call) skips the concurrency pool.
+  if (keys.length <= BATCH_GET_SIZE) return read(keys);
+  const pages = await pMap(chunk(keys, BATCH_GET_SIZE), read, { concurrency: BATCH_CONCURRENCY });
   return pages.flat();
 }
 

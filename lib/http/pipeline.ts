@@ -64,8 +64,12 @@ export interface RequestContext {
   keyCheck: KeyCheck;
   /** API Gateway request id, also in every log line. */
   requestId: string;
-  /** Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use case stops its work there. */
-  signal: AbortSignal;
+  /**
+   * Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use
+   * case stops its work there. Built on first read (the deadline is the
+   * function's, whenever it is read).
+   */
+  readonly signal: AbortSignal;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -337,9 +341,17 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     .use(validation(operation))
     .use((dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>[])
     .handler(async (_event, context, { signal: lambdaTimeout }) => {
-      const signal = deadlineSignal(context, lambdaTimeout);
       const keyCheck = context.keyCheck!;
-      const data = await useCase(context.input as z.output<S>, { organizationId: keyCheck.organizationId, keyCheck, requestId: context.requestId ?? context.awsRequestId, signal });
+      // Built when the use case first reads it: a read that never looks at its deadline pays for no controller or timer.
+      let deadline: AbortSignal | undefined;
+      const data = await useCase(context.input as z.output<S>, {
+        organizationId: keyCheck.organizationId,
+        keyCheck,
+        requestId: context.requestId ?? context.awsRequestId,
+        get signal() {
+          return (deadline ??= deadlineSignal(context, lambdaTimeout));
+        },
+      });
       // The safety net: an answer never leaves on a key this request did not verify.
       await keyCheck.ensure();
       return success(data);
