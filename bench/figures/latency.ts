@@ -37,6 +37,8 @@ const BUDGET_FACTOR: Record<string, number> = { describe: 1.4, get: 1.4, list: 1
 
 /** Warm-up and timed rounds of the in-process measurement. */
 const WARMUP_ROUNDS = 50;
+/** Sequential calls per operation whose phases are timed (handler, own calls replayed, bare GetItem). */
+const PHASE_ROUNDS = 200;
 /** Rounds of the CPU profiles taken after the timed rounds (each operation's handler, then its own calls replayed). */
 const PROFILE_ROUNDS = 200;
 
@@ -203,32 +205,17 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   const bareQuery = () => dynamodb.send(new QueryCommand(queryInput as never));
 
   // `prepare` builds what is not timed (an invocation's fresh event and context, as the runtime hands them over) and returns what is.
-  const tasks: Array<{ id: string; prepare: () => () => Promise<unknown> }> = [
-    { id: 'floor', prepare: () => getKey },
-    { id: 'query', prepare: () => bareQuery },
-    ...prepared.flatMap((p) => [
-      { id: p.key, prepare: () => p.operation.prepare() },
-      { id: `${p.key} own`, prepare: () => p.own },
-    ]),
-  ];
-  const samples = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
-  // CPU time of this process (all its threads) during each task, ms.
-  const cpu = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
-  for (let r = 0; r < WARMUP_ROUNDS + rounds; r++) {
-    for (let i = 0; i < tasks.length; i++) {
-      const task = tasks[(r + i) % tasks.length]!;
-      const run = task.prepare();
-      const cpuBefore = process.cpuUsage();
-      const started = performance.now();
-      await run();
-      const ms = performance.now() - started;
-      const used = process.cpuUsage(cpuBefore);
-      if (r >= WARMUP_ROUNDS) {
-        samples.get(task.id)!.push(ms);
-        cpu.get(task.id)!.push((used.user + used.system) / 1000);
-      }
-    }
-  }
+  const { samples, cpu } = await interleave(
+    [
+      { id: 'floor', prepare: () => getKey },
+      { id: 'query', prepare: () => bareQuery },
+      ...prepared.flatMap((p) => [
+        { id: p.key, prepare: () => p.operation.prepare() },
+        { id: `${p.key} own`, prepare: () => p.own },
+      ]),
+    ],
+    rounds,
+  );
   const stat = (id: string) => summarize(samples.get(id)!);
   // The median over rounds of (a − b) in the same round: less sensitive to slow stretches than a difference of medians.
   const pairedMedian = (a: string, b: string) => median(samples.get(a)!.map((v, i) => v - samples.get(b)![i]!));
@@ -282,6 +269,42 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   );
   results.note(group, `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`);
 
+  // Where one call's time goes, by phase: before its first DynamoDB request is on the wire, on the wire, after the last answer.
+  const phases = async (run: () => Promise<unknown>) => {
+    const started = performance.now();
+    const { scope } = await stack.inScope('phases', run);
+    const ended = performance.now();
+    const calls = scope.calls.filter((c) => c.service === 'dynamodb');
+    const first = Math.min(...calls.map((c) => c.at));
+    const last = Math.max(...calls.map((c) => c.at + c.ms));
+    return [first - started, busyMs(calls), ended - last, ended - started];
+  };
+  const phaseRows: string[] = [];
+  const floorPhases: number[][] = [];
+  for (const p of prepared) {
+    const handlerPhases: number[][] = [];
+    const ownPhases: number[][] = [];
+    for (let i = 0; i < PHASE_ROUNDS; i++) {
+      const invoke = p.operation.prepare();
+      floorPhases.push(await phases(getKey));
+      handlerPhases.push(await phases(invoke));
+      ownPhases.push(await phases(p.own));
+    }
+    const cells = (rows: number[][]) => [0, 1, 2, 3].map((c) => round(median(rows.map((r) => r[c]!)), 2)).join(' | ');
+    phaseRows.push(`| ${p.key} | ${cells(handlerPhases)} | ${cells(ownPhases)} |`);
+  }
+  const floorCells = [0, 1, 2, 3].map((c) => round(median(floorPhases.map((r) => r[c]!)), 2)).join(' | ');
+  results.note(
+    group,
+    `Where one call's time goes (medians over ${PHASE_ROUNDS} further sequential calls per operation, each beside its own calls replayed and a bare GetItem, ms): ` +
+      '"before" = from the call to its first DynamoDB request leaving the SDK for the wire (for the handler: middy, logging, authentication, parsing, validation, then the SDK\'s serialization and signing); ' +
+      '"on the wire" = time with a DynamoDB request in flight (DynamoDB Local, loopback, the SDK\'s parsing of the answer); "after" = from the last answer to the call\'s end (unmarshalling, the answer\'s shape, the envelope). ' +
+      `Bare GetItem: ${floorCells}.`,
+  );
+  results.note(group, '| operation | handler: before | on the wire | after | total | own calls replayed: before | on the wire | after | total |');
+  results.note(group, '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of phaseRows) results.note(group, row);
+
   // Where our code's CPU goes: self time per invocation by package or project folder, the handlers against their own calls replayed bare.
   const perCall = async (run: () => Promise<void>) => {
     const { profile } = await profileInProcess(run);
@@ -312,4 +335,31 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       '"(native)": V8 builtins and C++ without a script (JSON, RegExp, crypto, stack capture); "(program)" (V8 itself, not attributed) is left out. ' +
       'A 1 ms sampling profile on a shared 2-core machine: its per-invocation totals vary from run to run; the per-call CPU medians above are the steadier measure.',
   );
+}
+
+/**
+ * Runs `tasks` in interleaved rounds (each task once per round, starting one
+ * task further each round, so slow stretches of the shared machine hit them
+ * alike): {@link WARMUP_ROUNDS} untimed rounds, then `rounds` timed ones.
+ * @returns per task ID, the wall time (ms) and this process's CPU (user + system, ms) of every timed round.
+ */
+async function interleave(tasks: ReadonlyArray<{ id: string; prepare: () => () => Promise<unknown> }>, rounds: number): Promise<{ samples: Map<string, number[]>; cpu: Map<string, number[]> }> {
+  const samples = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
+  const cpu = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
+  for (let r = 0; r < WARMUP_ROUNDS + rounds; r++) {
+    for (let i = 0; i < tasks.length; i++) {
+      const task = tasks[(r + i) % tasks.length]!;
+      const run = task.prepare();
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      await run();
+      const ms = performance.now() - started;
+      const used = process.cpuUsage(cpuBefore);
+      if (r >= WARMUP_ROUNDS) {
+        samples.get(task.id)!.push(ms);
+        cpu.get(task.id)!.push((used.user + used.system) / 1000);
+      }
+    }
+  }
+  return { samples, cpu };
 }
