@@ -4,7 +4,7 @@
  * Starts the local stack ({@link startLocalStack}) with its data in `.local/`
  * (kept across restarts; `--reset` wipes it), loads the demo organization on
  * first start, runs the enrichment reconciler (which resumes what a previous
- * stop interrupted) at start and every 30 s, and serves
+ * stop interrupted) at start and every 30 s (`RECONCILE_EVERY_SECONDS`), and serves
  * the API on http://127.0.0.1:3000 (`PORT` overrides).
  */
 import { randomBytes } from 'node:crypto';
@@ -14,11 +14,24 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DATA_DIR, writeLocalEndpoints } from './environment';
 import { startLocalStack, type LocalStack } from './stack';
 
+/** A whole number of seconds > 0 from the environment, or the default. @throws Error naming the variable when it is not one. */
+function positiveSeconds(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a whole number of seconds above 0, got "${raw}"`);
+  return value;
+}
+
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 3000);
-/** How often the local stack runs the enrichment reconciler (AWS: every 5 minutes and on every abnormal end). */
-const RECONCILE_EVERY_SECONDS = 30;
+/**
+ * How often the local stack runs the enrichment reconciler after its pass at
+ * start, in seconds (`RECONCILE_EVERY_SECONDS`, default 30; AWS: every 5
+ * minutes and on every abnormal end).
+ */
+const RECONCILE_EVERY_SECONDS = positiveSeconds('RECONCILE_EVERY_SECONDS', 30);
 // Webhooks to a receiver on this machine (decisions §12); set it to false to try the AWS rules.
 process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
