@@ -297,7 +297,7 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param operation - the operation's schema and metadata (also used for OpenAPI).
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
  * @param dependencies.findApiKey - the API-key lookup authentication uses.
- * @param dependencies.apiKeys - the process's key hash → organization cache; none: every request reads its key before anything else.
+ * @param dependencies.apiKeyCache - the process's key hash → organization cache; none: every request reads its key before anything else.
  * @param dependencies.idempotency - the idempotency stage (lib/idempotency/stage.ts), required for an operation with
  *   `idempotent: true` and only bundled where given (lib/root.ts `idempotentApiHandler`).
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
@@ -310,7 +310,7 @@ export type KeyCheckMode = 'before' | 'in-read';
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup; apiKeys?: ApiKeyCache; idempotency?: IdempotencyStage },
+  dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage },
   options: { keyCheck?: KeyCheckMode } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
@@ -320,7 +320,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
-    .use(authentication(dependencies.findApiKey, dependencies.apiKeys, options.keyCheck ?? 'before'))
+    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before'))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
