@@ -6,12 +6,17 @@
  * can set the environment before the first use.
  */
 
-function intFromEnv(name: string, fallback: number): number {
+/**
+ * An integer setting: `fallback` when unset or empty.
+ * @param min - the smallest value accepted (default 0).
+ * @throws Error naming the variable when it is not an integer ≥ `min`.
+ */
+function intFromEnv(name: string, fallback: number, min = 0): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new Error(`Environment variable ${name} must be ${min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`}, got "${raw}"`);
   }
   return value;
 }
@@ -105,5 +110,13 @@ export const config = {
    */
   get reconcileGraceSeconds(): number {
     return intFromEnv('RECONCILE_GRACE_SECONDS', 120);
+  },
+  /**
+   * How often the local stack (`npm start`) runs the enrichment reconciler
+   * after its pass at start, in seconds (`RECONCILE_EVERY_SECONDS`, default
+   * 30, at least 1; AWS: every 5 minutes and on every abnormal end).
+   */
+  get localReconcileEverySeconds(): number {
+    return intFromEnv('RECONCILE_EVERY_SECONDS', 30, 1);
   },
 };

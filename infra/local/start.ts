@@ -11,27 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { config } from '../../lib/config';
 import { DEFAULT_DATA_DIR, writeLocalEndpoints } from './environment';
 import { startLocalStack, type LocalStack } from './stack';
-
-/** A whole number of seconds > 0 from the environment, or the default. @throws Error naming the variable when it is not one. */
-function positiveSeconds(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a whole number of seconds above 0, got "${raw}"`);
-  return value;
-}
 
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 3000);
-/**
- * How often the local stack runs the enrichment reconciler after its pass at
- * start, in seconds (`RECONCILE_EVERY_SECONDS`, default 30; AWS: every 5
- * minutes and on every abnormal end).
- */
-const RECONCILE_EVERY_SECONDS = positiveSeconds('RECONCILE_EVERY_SECONDS', 30);
 // Webhooks to a receiver on this machine (decisions §12); set it to false to try the AWS rules.
 process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
@@ -55,7 +41,7 @@ process.on('SIGTERM', () => void shutdown());
 
 try {
   // The reconciler resumes what the last stop interrupted (executions live in this process) and repairs crash windows.
-  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: RECONCILE_EVERY_SECONDS });
+  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: config.localReconcileEverySeconds });
   const apiUrl = stack.api!.url;
   writeLocalEndpoints(dataDir, stack.endpoints);
 
