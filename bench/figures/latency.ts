@@ -279,6 +279,8 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     const last = Math.max(...calls.map((c) => c.at + c.ms));
     return [first - started, busyMs(calls), ended - last, ended - started];
   };
+  // Median of each phase over the calls, as table cells.
+  const cells = (rows: number[][]) => [0, 1, 2, 3].map((c) => round(median(rows.map((r) => r[c]!)), 2)).join(' | ');
   const phaseRows: string[] = [];
   const floorPhases: number[][] = [];
   for (const p of prepared) {
@@ -290,16 +292,14 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       handlerPhases.push(await phases(invoke));
       ownPhases.push(await phases(p.own));
     }
-    const cells = (rows: number[][]) => [0, 1, 2, 3].map((c) => round(median(rows.map((r) => r[c]!)), 2)).join(' | ');
     phaseRows.push(`| ${p.key} | ${cells(handlerPhases)} | ${cells(ownPhases)} |`);
   }
-  const floorCells = [0, 1, 2, 3].map((c) => round(median(floorPhases.map((r) => r[c]!)), 2)).join(' | ');
   results.note(
     group,
     `Where one call's time goes (medians over ${PHASE_ROUNDS} further sequential calls per operation, each beside its own calls replayed and a bare GetItem, ms): ` +
       '"before" = from the call to its first DynamoDB request leaving the SDK for the wire (for the handler: middy, logging, authentication, parsing, validation, then the SDK\'s serialization and signing); ' +
       '"on the wire" = time with a DynamoDB request in flight (DynamoDB Local, loopback, the SDK\'s parsing of the answer); "after" = from the last answer to the call\'s end (unmarshalling, the answer\'s shape, the envelope). ' +
-      `Bare GetItem: ${floorCells}.`,
+      `Bare GetItem: ${cells(floorPhases)}.`,
   );
   results.note(group, '| operation | handler: before | on the wire | after | total | own calls replayed: before | on the wire | after | total |');
   results.note(group, '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
