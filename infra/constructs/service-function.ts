@@ -33,6 +33,9 @@ const API_TIMEOUT = Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS);
  * No `NODE_OPTIONS=--enable-source-maps`: Node would read and parse the bundle's
  * source map at every cold start (measured about 12 ms of CPU per import;
  * bench "cold init"), and the bundles ship no map (see {@link BUNDLING}).
+ * No `NODE_COMPILE_CACHE` either: a cache made at build time is filed under
+ * the build machine's Node version and architecture, which Lambda's arm64
+ * runtime never matches (bench "cold init" measures the best case; docs/deploy.md).
  */
 export const DEFAULT_ENVIRONMENT: Readonly<Record<string, string>> = {
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
