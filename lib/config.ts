@@ -9,14 +9,16 @@
 /**
  * An integer setting: `fallback` when unset or empty.
  * @param min - the smallest value accepted (default 0).
- * @throws Error naming the variable when it is not an integer ≥ `min`.
+ * @param max - the largest value accepted (default: the largest safe integer).
+ * @throws Error naming the variable when it is not an integer from `min` to `max`.
  */
-function intFromEnv(name: string, fallback: number, min = 0): number {
+function intFromEnv(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`Environment variable ${name} must be ${min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`}, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max !== Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`;
+    throw new Error(`Environment variable ${name} must be ${range}, got "${raw}"`);
   }
   return value;
 }
@@ -114,9 +116,10 @@ export const config = {
   /**
    * How often the local stack (`npm start`) runs the enrichment reconciler
    * after its pass at start, in seconds (`RECONCILE_EVERY_SECONDS`, default
-   * 30, at least 1; AWS: every 5 minutes and on every abnormal end).
+   * 30, from 1 to 86,400: Node's timers wrap past about 24.8 days and would
+   * run it back to back; AWS: every 5 minutes and on every abnormal end).
    */
   get localReconcileEverySeconds(): number {
-    return intFromEnv('RECONCILE_EVERY_SECONDS', 30, 1);
+    return intFromEnv('RECONCILE_EVERY_SECONDS', 30, 1, 86_400);
   },
 };

@@ -191,7 +191,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (apiKey) => apiKeys().find(apiKey), apiKeyCache: apiKeyCache() }, options);
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache() }, options);
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
@@ -210,7 +210,7 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
     operation,
     useCase,
     {
-      findApiKey: (apiKey) => apiKeys().find(apiKey),
+      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
     },

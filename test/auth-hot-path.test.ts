@@ -266,7 +266,7 @@ describe('the safety net: an in-read operation whose use case never verifies the
       if (input.missing) throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
       return { answered: true };
     },
-    { findApiKey: (apiKey) => apiKeys().find(apiKey), apiKeyCache: new ApiKeyCache() },
+    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: new ApiKeyCache() },
     { keyCheck: 'in-read' },
   );
 

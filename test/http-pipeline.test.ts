@@ -460,7 +460,7 @@ describe('errors a use case throws', () => {
     async () => {
       throw thrown();
     },
-    { findApiKey: (apiKey) => apiKeys().find(apiKey) },
+    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash) },
   );
 
   const baseUrl = serveHandler(handler, { path: operation.path, functionName: 'PipelineTest' });

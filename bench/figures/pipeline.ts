@@ -63,7 +63,7 @@ export async function runPipeline(results: Results, stack: BenchStack, options: 
   const group = 'pipeline overhead';
   const { organization, apiKey } = await organizations().create({ name: 'Bench pipeline', smbCredits: 10, maxEnrichingAccounts: 10 });
   const record = fixedCampaign(organization.id);
-  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), { findApiKey: (key) => apiKeys().find(key) });
+  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), { findApiKey: (keyHash) => apiKeys().findByHash(keyHash) });
   const context = lambdaContext('BenchPipeline', 'bench');
   const body = JSON.stringify({ campaignId: record.id });
 

@@ -19,8 +19,8 @@ import { API_KEY_PATTERN, hashApiKey } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
 import type { ApiKeyRecord } from '../organizations/api-keys';
 
-/** Finds the stored record of a plaintext API key (by its hash, strongly consistent); `undefined` when unknown. */
-export type ApiKeyLookup = (apiKey: string) => Promise<ApiKeyRecord | undefined>;
+/** Finds the stored record of an API key by its SHA-256 hex digest (strongly consistent); `undefined` when unknown. */
+export type ApiKeyLookup = (keyHash: string) => Promise<ApiKeyRecord | undefined>;
 
 /** Entries an {@link ApiKeyCache} keeps by default (key hashes; a container serves few). */
 export const API_KEY_CACHE_SIZE = 10_000;
@@ -80,17 +80,15 @@ export interface KeyCheck {
 class RequestKeyCheck implements KeyCheck {
   readonly keyHash: string;
   readonly organizationId: string;
-  readonly #apiKey: string;
   readonly #findApiKey: ApiKeyLookup;
   #verified = false;
   #reading: Promise<void> | undefined;
   /** Why the key was refused during this request: no second read to tell the same. */
   #refusal: Error | undefined;
 
-  constructor(keyHash: string, organizationId: string, apiKey: string, findApiKey: ApiKeyLookup) {
+  constructor(keyHash: string, organizationId: string, findApiKey: ApiKeyLookup) {
     this.keyHash = keyHash;
     this.organizationId = organizationId;
-    this.#apiKey = apiKey;
     this.#findApiKey = findApiKey;
   }
 
@@ -107,7 +105,7 @@ class RequestKeyCheck implements KeyCheck {
   ensure(): Promise<void> {
     if (this.#verified) return Promise.resolve();
     if (this.#refusal) return Promise.reject(this.#refusal);
-    return (this.#reading ??= this.#findApiKey(this.#apiKey).then((record) => this.confirm(record)));
+    return (this.#reading ??= this.#findApiKey(this.keyHash).then((record) => this.confirm(record)));
   }
 }
 
@@ -121,7 +119,7 @@ class RequestKeyCheck implements KeyCheck {
  * comment). An unknown one is read (one GetItem) and verified now.
  *
  * @param header - the raw `Authorization` header value, `Bearer cek_…`.
- * @param findApiKey - the key store's lookup (wired by the composition root).
+ * @param findApiKey - the key store's lookup by key hash (wired by the composition root); the key is hashed once, here.
  * @param cache - the process's key hash → organization cache; none: every key is read here.
  * @returns the key check (its `organizationId` is the organization ID).
  * @throws InvalidApiKeyError for a missing, malformed or unknown key.
@@ -133,10 +131,10 @@ export async function authenticate(header: string | undefined, findApiKey: ApiKe
   if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
   const keyHash = hashApiKey(apiKey);
   const known = cache?.organizationOf(keyHash);
-  if (known !== undefined) return new RequestKeyCheck(keyHash, known, apiKey, findApiKey);
-  const record = await findApiKey(apiKey);
+  if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey);
+  const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();
-  const check = new RequestKeyCheck(keyHash, record.organizationId, apiKey, findApiKey);
+  const check = new RequestKeyCheck(keyHash, record.organizationId, findApiKey);
   check.confirm(record);
   cache?.remember(keyHash, record.organizationId);
   return check;

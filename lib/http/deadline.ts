@@ -38,6 +38,8 @@ export class DeadlineExceededError extends Error {
  * @returns a signal whose reason is a {@link DeadlineExceededError}.
  */
 export function deadlineSignal(context: Pick<Context, 'getRemainingTimeInMillis'>, also?: AbortSignal, marginMs = DEADLINE_MARGIN_MS): AbortSignal {
+  // Built lazily (lib/http/pipeline.ts), so `also` may have fired already: an aborted signal never fires again.
+  if (also?.aborted) return AbortSignal.abort(new DeadlineExceededError());
   const controller = new AbortController();
   const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000;
   const timer = setTimeout(() => controller.abort(new DeadlineExceededError()), Math.max(0, remaining - marginMs));

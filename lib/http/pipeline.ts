@@ -296,7 +296,7 @@ export type KeyCheckMode = 'before' | 'in-read';
  *
  * @param operation - the operation's schema and metadata (also used for OpenAPI).
  * @param useCase - receives the validated input and the {@link RequestContext}; its result becomes `data`.
- * @param dependencies.findApiKey - the API-key lookup authentication uses.
+ * @param dependencies.findApiKey - the API-key lookup by key hash authentication uses.
  * @param dependencies.apiKeyCache - the process's key hash → organization cache; none: every request reads its key before anything else.
  * @param dependencies.idempotency - the idempotency stage (lib/idempotency/stage.ts), required for an operation with
  *   `idempotent: true` and only bundled where given (lib/root.ts `idempotentApiHandler`).
@@ -304,8 +304,11 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
  *
+ * Functions do not call it themselves: `apiHandler` and `idempotentApiHandler` of lib/root.ts wire it.
+ *
  * @example
- * export const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign(ctx.organizationId, input.campaignId), { findApiKey, idempotencyRecords });
+ * // A test's handler, with its own key store and no cache (every request reads its key first):
+ * const handler = createApiHandler(getCampaignOperation, (input, ctx) => getCampaign({ campaigns: store }, ctx.organizationId, input.campaignId), { findApiKey: (keyHash) => keyStore.findByHash(keyHash) });
  */
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,

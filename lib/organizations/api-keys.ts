@@ -31,6 +31,8 @@ export interface ApiKeyRecord {
 export interface ApiKeyStore {
   /** Reads a key by its plaintext value (strongly consistent: a revocation shows on the very next request); `undefined` when unknown. */
   find(apiKey: string): Promise<ApiKeyRecord | undefined>;
+  /** As {@link find}, by the key's SHA-256 hex digest (`hashApiKey`): what authentication, which has hashed the key already, reads. */
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /**
    * Issues another key for an organization; returns the plaintext key (shown once).
    * @throws NotFoundError for an unknown organization.
@@ -59,11 +61,13 @@ export function apiKeyPut(tableName: string, organizationId: string, apiKey: str
 
 /** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
 export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): ApiKeyStore {
+  const findByHash = async (keyHash: string): Promise<ApiKeyRecord | undefined> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true }));
+    return Item ? toApiKeyRecord(Item) : undefined;
+  };
   return {
-    async find(apiKey) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
-      return Item ? toApiKeyRecord(Item) : undefined;
-    },
+    find: (apiKey) => findByHash(hashApiKey(apiKey)),
+    findByHash,
 
     async create(organizationId) {
       const apiKey = newApiKey();
@@ -92,7 +96,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
 }
 
 /** Maps a stored API key item to an {@link ApiKeyRecord}. */
-export function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
+function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
   return {
     keyHash: String(item.keyHash),
     organizationId: String(item.organizationId),

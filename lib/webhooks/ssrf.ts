@@ -7,9 +7,11 @@
  * rebinding) cannot reach a private address.
  *
  * The ranges are the IANA IPv4 and IPv6 Special-Purpose Address Registries'
- * blocks that are not globally reachable, plus multicast, 240/4 and every
- * IPv6 address outside global unicast (2000::/3), matched with Node's
- * `net.BlockList` ({@link REFUSED_RANGES}). So loopback, private (10/8,
+ * blocks that are not globally reachable, plus a few globally reachable
+ * special-purpose blocks refused wholesale (AS112 and AMT anycast, the rest
+ * of 2001::/23), multicast, 240/4 and every IPv6 address outside global
+ * unicast (2000::/3), matched with Node's `net.BlockList`
+ * ({@link REFUSED_RANGES}). An address Node cannot parse is refused. So loopback, private (10/8,
  * 172.16/12, 192.168/16), link-local (169.254/16 — the metadata service
  * 169.254.169.254 —, fe80::/10), unique-local (fc00::/7, with
  * fd00:ec2::254), CGNAT (100.64/10), 0/8, broadcast, documentation and
@@ -20,7 +22,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, SocketAddress } from 'node:net';
 
 /** One resolved address of a host. */
 export interface ResolvedAddress {
@@ -38,15 +40,21 @@ export const systemResolver: Resolver = async (hostname) =>
 /** Host names the local stack may use over plain HTTP when localhost is allowed (decisions §12). */
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
+/** What a loopback address is called in {@link REFUSED_RANGES} (the local stack's webhooks go there). */
+const LOOPBACK = 'a loopback address';
+
 /**
  * The address blocks a webhook may not reach, by what an address in them is
- * (`a private address`), most specific first (an address is named by the first that holds it): the IANA IPv4
- * and IPv6 Special-Purpose Address Registries' blocks that are not globally
- * reachable, multicast, 240/4, and IPv6 outside global unicast (2000::/3).
+ * (`a private address`). The order only decides an address's name (the
+ * first entry holding it names it), e.g. `::1` is a loopback address rather
+ * than an IPv4-compatible one. The IANA IPv4 and IPv6 Special-Purpose
+ * Address Registries' blocks that are not globally reachable, plus the
+ * globally reachable AS112/AMT anycast blocks and all of 2001::/23,
+ * multicast, 240/4, and IPv6 outside global unicast (2000::/3).
  */
 export const REFUSED_RANGES: ReadonlyArray<readonly [what: string, cidrs: readonly string[]]> = [
   ['an unspecified address', ['0.0.0.0/8', '::/128']],
-  ['a loopback address', ['127.0.0.0/8', '::1/128']],
+  [LOOPBACK, ['127.0.0.0/8', '::1/128']],
   ['an IPv4-mapped address', ['::ffff:0:0/96']],
   ['an IPv4-compatible address', ['::/96']],
   ['a private address', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
@@ -84,18 +92,37 @@ const blocks = () =>
     return { what, byFamily };
   }));
 
-/** The family of an IP address literal (no zone ID), or undefined when it is not one. */
+/** The family of an IP address literal without a zone ID (`fe80::1%eth0` is none), or undefined when it is not one. */
 const familyOf = (address: string): 4 | 6 | undefined => {
+  if (address.includes('%')) return undefined;
   const family = isIP(address);
   return family === 4 || family === 6 ? family : undefined;
 };
 
+/**
+ * Which entry of {@link REFUSED_RANGES} holds an address: its `what`, `null`
+ * for a public unicast address, `undefined` for a string that is not an IP
+ * address. The address is parsed once, by the same parser BlockList matches
+ * with (a string BlockList could not parse would match nothing: it fails
+ * closed here instead).
+ */
+function rangeOf(address: string): string | null | undefined {
+  const family = familyOf(address);
+  if (!family) return undefined;
+  let parsed: SocketAddress;
+  try {
+    parsed = new SocketAddress({ address, family: family === 6 ? 'ipv6' : 'ipv4' });
+  } catch {
+    return undefined;
+  }
+  return blocks().find(({ byFamily }) => byFamily[family].check(parsed))?.what ?? null;
+}
+
 /** Why an address is refused (`10.0.0.1 is a private address`), or undefined when it is a public unicast address. */
 export function refusedAddress(address: string): string | undefined {
-  const family = familyOf(address);
-  if (!family || address.includes('%')) return `"${address}" is not an IP address`;
-  const found = blocks().find(({ byFamily }) => byFamily[family].check(address, family === 6 ? 'ipv6' : 'ipv4'));
-  return found ? `${address} is ${found.what}` : undefined;
+  const what = rangeOf(address);
+  if (what === undefined) return `"${address}" is not an IP address`;
+  return what === null ? undefined : `${address} is ${what}`;
 }
 
 /** Outcome of {@link checkWebhookUrl}: the URL and the addresses to connect to, or why it is refused. */
@@ -136,7 +163,7 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
     if (addresses.length === 0) return { ok: false, reason: 'its host does not resolve' };
   }
   if (local) {
-    const loopback = addresses.filter((entry) => refusedAddress(entry.address)?.endsWith(' loopback address'));
+    const loopback = addresses.filter((entry) => rangeOf(entry.address) === LOOPBACK);
     return loopback.length > 0 ? { ok: true, url, addresses: loopback } : { ok: false, reason: `${host} does not resolve to a loopback address` };
   }
   for (const entry of addresses) {
