@@ -29,7 +29,7 @@ import { expectOk, post } from '../lib/api';
 import { importBenchAccounts } from '../lib/fixtures';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../lib/aws';
-import { inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
+import { asStandardLambdaEnvironment, inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
 import { profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 
 /** Issue #18 budgets: warm p50 of the handler at c=1 over the floor measured in the same rounds (list: a bare Query; the rest: a bare GetItem). */
@@ -50,7 +50,7 @@ export async function runLatency(results: Results, stack: BenchStack, options: {
   const release = stack.executions.hold(enriching);
   try {
     expectOk(await post(stack, PATHS.enrich, fixture.apiKey, { campaignId: enriching }), 'enrich');
-    await measureHandlers(results, stack, options.rounds, fixture, enriching);
+    await asStandardLambdaEnvironment(() => measureHandlers(results, stack, options.rounds, fixture, enriching));
     await measureLatency(results, stack, options, fixture, enriching);
   } finally {
     release();
@@ -258,7 +258,8 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   results.note(
     group,
     'Budgeted rows ("c=1 handler in-process"): the issue budgets the operation as Lambda runs it, so each operation\'s handler module (functions/*.ts via API_ROUTES) ' +
-      'is imported in the bench process and invoked directly, `handler(event, context)` inside an InvokeStore context as the local server and the Lambda runtime do, ' +
+      'is imported in the bench process and invoked directly, `handler(event, context)`, with the process set up as a standard Lambda execution environment ' +
+      '(asStandardLambdaEnvironment: AWS_LAMBDA_MAX_CONCURRENCY unset, so Powertools keeps per-invocation state on its instances, not in an AsyncLocalStorage; the local server sets it because it runs every function concurrently in one process), ' +
       'with a fresh API Gateway payload 2.0 event (apiGatewayEvent: POST, Bearer key, JSON body, new request ID) and Lambda context (lambdaContext) per call, built before the timer starts (the runtime hands the handler an event it has built); every sample must answer 200. ' +
       'Not included: API Gateway\'s hop and the Lambda runtime\'s, which are outside both the product and the floor. ' +
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
