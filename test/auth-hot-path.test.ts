@@ -5,17 +5,21 @@
  * The key hash → organization mapping is kept per process (lib/http/auth.ts),
  * and the API server runs in this test process, so the cache is warm after a
  * key's first request here — as in a warm Lambda container. Revocation must
- * still show on the very next request; round trips are counted by a
- * middleware on the shared SDK clients (lib/aws.ts), which the in-process
- * server uses.
+ * still show on the very next request: describe, get and enrich check it on
+ * the organization item they read (its list of active keys,
+ * lib/organizations/api-keys.ts), list on the key item beside its Query.
+ * Round trips are counted by a middleware on the shared SDK clients
+ * (lib/aws.ts), which the in-process server uses.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiKeyCache } from '../lib/http/auth';
 import { createApiHandler } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
 import { NotFoundError } from '../lib/errors';
 import { ddb, sfn } from '../lib/aws';
+import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { hashApiKey } from '../lib/ids';
 import { enrichCampaign } from '../lib/enrichment/launch';
@@ -78,6 +82,19 @@ const aboutOrg = (org: { organizationId: string; apiKey: string }) => [`ORG#${or
 
 /** The request reads the API key item (in whichever command). */
 const readsKey = (sent: Sent, apiKey: string) => JSON.stringify(sent.input).includes(keys.apiKey(hashApiKey(apiKey)).pk);
+
+/** The request reads the organization item (in whichever command): its partition, and its sort key `ORG` on its own. */
+const readsOrganization = (sent: Sent, organizationId: string) => {
+  const text = JSON.stringify(sent.input);
+  const { pk, sk } = keys.organization(organizationId);
+  return text.includes(pk) && text.includes(JSON.stringify(sk));
+};
+
+/** The organization's list of active keys as stored (hashes), and whether it is complete. */
+async function activeKeysOf(organizationId: string): Promise<{ hashes: string[]; complete: boolean }> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+  return { hashes: [...((Item?.activeApiKeys as Set<string> | undefined) ?? [])].sort(), complete: Item?.activeApiKeysSince !== undefined };
+}
 
 function expectRevoked(res: ApiResponse): void {
   expect(res.status, JSON.stringify(res.body)).toBe(401);
@@ -194,21 +211,23 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
   });
 
-  it('describe: 1 (one BatchGetItem: organization + key)', async () => {
+  it('describe: 1 (one GetItem of the organization, whose list of active keys verifies the key)', async () => {
     const sent = countRequests(ddb, aboutOrg(org));
     const res = await call(api(), DESCRIBE, { apiKey: org.apiKey });
     expect(res.status).toBe(200);
-    expect(commands(sent)).toEqual(['BatchGetItemCommand']);
-    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+    expect(commands(sent)).toEqual(['GetItemCommand']);
+    expect(readsOrganization(sent[0]!, org.organizationId)).toBe(true);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(false);
   });
 
-  it('get: 1 (one BatchGetItem: campaign + organization + key)', async () => {
+  it('get: 1 (one BatchGetItem: campaign + organization)', async () => {
     const sent = countRequests(ddb, aboutOrg(org));
     const res = await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } });
     expect(res.status).toBe(200);
     expect(res.data.credits.remaining).toBe(10);
     expect(commands(sent)).toEqual(['BatchGetItemCommand']);
-    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+    expect(readsOrganization(sent[0]!, org.organizationId)).toBe(true);
+    expect(readsKey(sent[0]!, org.apiKey)).toBe(false);
   });
 
   it('list: 1 (+1 in parallel: the key GetItem runs beside the Query)', async () => {
@@ -230,7 +249,8 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
     expect(repeat.data).toMatchObject({ id: enriching, status: 'enriching', credits: { charged: 2, remaining: 8 } });
     expect(commands(dynamo)).toEqual(['BatchGetItemCommand']);
-    expect(readsKey(dynamo[0]!, org.apiKey)).toBe(true);
+    expect(readsOrganization(dynamo[0]!, org.organizationId)).toBe(true);
+    expect(readsKey(dynamo[0]!, org.apiKey)).toBe(false);
     expect(stepFunctions).toEqual([]);
     // The repeat call no longer restarts a lost execution: the reconciler does.
     expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
@@ -248,6 +268,64 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent[0]!.command).toBe('GetItemCommand');
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+  });
+});
+
+describe("the organization's list of active keys (lib/organizations/api-keys.ts)", () => {
+  it('is written with the keys: the first key at creation, a new key added, a revoked one removed, in the same transactions', async () => {
+    const org = await newOrganization();
+    expect(await activeKeysOf(org.organizationId)).toEqual({ hashes: [hashApiKey(org.apiKey)], complete: true });
+    const second = await apiKeys().create(org.organizationId);
+    expect(await activeKeysOf(org.organizationId)).toEqual({ hashes: [hashApiKey(org.apiKey), hashApiKey(second)].sort(), complete: true });
+    expect(await apiKeys().revoke(org.apiKey)).toBe(true);
+    expect(await activeKeysOf(org.organizationId)).toEqual({ hashes: [hashApiKey(second)], complete: true });
+    expect((await apiKeys().find(org.apiKey))?.revokedAt).toBeDefined();
+    // Revoking again changes nothing; an unknown key is refused.
+    expect(await apiKeys().revoke(org.apiKey)).toBe(true);
+    expect(await activeKeysOf(org.organizationId)).toEqual({ hashes: [hashApiKey(second)], complete: true });
+    expect(await apiKeys().revoke('cek_thisKeyWasNeverIssuedToAnyoneAtAll0')).toBe(false);
+    expect((await call(api(), DESCRIBE, { apiKey: second })).status).toBe(200);
+  });
+
+  describe('an organization created before the list (no activeApiKeysSince): the key item is read, the answers are the same', () => {
+    /** Makes an organization look as one stored before the list existed. */
+    const asBeforeTheList = (organizationId: string) =>
+      ddb.send(new UpdateCommand({ TableName: config.tableName, Key: keys.organization(organizationId), UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince' }));
+
+    it('describe and get: one more read (the key item), then 200; once the key is revoked, 401', async () => {
+      const org = await newOrganization({ smbCredits: 10 });
+      const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1']);
+      await asBeforeTheList(org.organizationId);
+      // A key created now is added to the list, which still does not count as complete.
+      await apiKeys().create(org.organizationId);
+      expect((await activeKeysOf(org.organizationId)).complete).toBe(false);
+      for (const [path, body] of [[DESCRIBE, {}], [GET, { campaignId }]] as const) {
+        const sent = countRequests(ddb, aboutOrg(org));
+        expect((await call(api(), path, { apiKey: org.apiKey, body })).status).toBe(200);
+        expect(sent).toHaveLength(2);
+        expect(readsKey(sent[1]!, org.apiKey)).toBe(true);
+      }
+      await apiKeys().revoke(org.apiKey);
+      expectRevoked(await call(api(), DESCRIBE, { apiKey: org.apiKey }));
+      expectRevoked(await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } }));
+    });
+
+    it('enrich on a draft with a revoked key: 401 and nothing written (the key is read before the first write)', async () => {
+      const org = await newOrganization({ smbCredits: 10 });
+      const list = activeAccounts(uniquePrefix(), 2);
+      await importAccounts(list);
+      const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+      expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+      await asBeforeTheList(org.organizationId);
+      const before = await campaigns().get(org.organizationId, campaignId);
+      await apiKeys().revoke(org.apiKey);
+      const sent = countRequests(ddb, aboutOrg(org));
+      expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
+      expect(commands(sent)).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+      expect(readsKey(sent.find((s) => s.command === 'GetItemCommand')!, org.apiKey)).toBe(true);
+      expect(await campaigns().get(org.organizationId, campaignId)).toEqual(before);
+      expect((await ledger().audit(org.organizationId))?.balance).toBe(10);
+    });
   });
 });
 

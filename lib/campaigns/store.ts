@@ -10,7 +10,7 @@ import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './i
 import { TABLE_INDEXES, keys, type IndexDefinition } from '../db/table';
 import type { CampaignStatus } from '../errors';
 import { toOrganization, type OrganizationRecord } from '../organizations/store';
-import { apiKeyRead } from '../organizations/api-keys';
+import { confirmActiveKey } from '../organizations/api-keys';
 import type { KeyCheck } from '../http/auth';
 import type { CampaignRecord } from './model';
 import type { CreatedVia } from './schema';
@@ -48,8 +48,8 @@ export interface CampaignStore {
   get(organizationId: string, campaignId: string): Promise<CampaignRecord | undefined>;
   /**
    * Reads a campaign and its organization in one round trip (BatchGetItem, strongly consistent).
-   * @param keyCheck - the request's API-key check: while unverified, the key item is read in the same BatchGetItem and verified before anything returns.
-   * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
+   * @param keyCheck - the request's API-key check: while unverified, verified on the organization's list of active keys before anything returns (lib/organizations/api-keys.ts `confirmActiveKey`).
+   * @throws RevokedApiKeyError from the key check.
    */
   getWithOrganization(organizationId: string, campaignId: string, keyCheck?: KeyCheck): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
   /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
@@ -190,13 +190,12 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     },
 
     async getWithOrganization(organizationId, campaignId, keyCheck) {
-      // One BatchGetItem (unprocessed keys are read again by batchGet), with the API key while unverified.
+      // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
       const campaignKey = keys.campaign(organizationId, campaignId);
-      const key = apiKeyRead(keyCheck);
-      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId), ...key.keys], undefined, { consistentRead: true });
-      key.confirm(found);
+      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, { consistentRead: true });
       const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
       const organizationItem = found.find((item) => item.pk === campaignKey.pk && item.sk === 'ORG');
+      confirmActiveKey(keyCheck, organizationItem);
       return {
         ...(campaignItemFound ? { campaign: toCampaignRecord(campaignItemFound) } : {}),
         ...(organizationItem ? { organization: toOrganization(organizationItem) } : {}),

@@ -75,7 +75,7 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
 
 /**
  * Reads a campaign with the organization's live balance, in one round trip.
- * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified in the same BatchGetItem.
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified on the organization item read beside the campaign.
  * @throws NotFoundError for an unknown campaign or one of another organization.
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */

@@ -77,7 +77,7 @@ const MAX_LAUNCH_ROUNDS = 10;
  * Launches enrichment of a campaign.
  * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
  * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
- * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read, before any write.
+ * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read (the organization's list of active keys), or by a key read before any write.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
@@ -91,8 +91,8 @@ export async function enrichCampaign(
   { requestId, signal, keyCheck }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
-  // The first read answers a repeat call on its own: the campaign, the organization (credits.remaining)
-  // and, while the request's key is unverified, the API key (revocation), in one BatchGetItem.
+  // The first read answers a repeat call on its own: the campaign and the organization (credits.remaining,
+  // and the list of active API keys that verifies the request's key), in one BatchGetItem.
   const read = await beforeDeadline(signal, deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck));
   if (!read.campaign) throw new NotFoundError('campaign', campaignId);
   const readStatus = statusAt(read.campaign, now);
@@ -102,6 +102,8 @@ export async function enrichCampaign(
   if (isRunningApiLaunch(read.campaign, readStatus)) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
   if (readStatus !== 'draft' || read.campaign.createdVia !== 'api') throw notEnrichable(read.campaign, readStatus);
 
+  // Nothing is written on a key not verified yet (an organization created before its list of active keys: one key read).
+  await keyCheck?.ensure();
   // An API draft: the launch lock (60 s) makes concurrent calls answer `enrichment_pending` while one evaluates.
   const lockToken = randomUUID();
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);

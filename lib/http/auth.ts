@@ -6,14 +6,14 @@
  *
  * Cost on the hot path (issue #18): which organization a key belongs to never
  * changes, so it is kept per process ({@link ApiKeyCache}, one Lambda
- * container). Revocation does change, so every request still reads the key
- * item, strongly consistent — but a read operation reads it in the same
- * round trip as its data: the pipeline hands the use case a {@link KeyCheck},
- * the store adds the key item to its BatchGetItem (or reads it beside its
- * Query) and {@link KeyCheck.confirm}s it; the pipeline verifies any check
- * still open before it answers. Only the first request of a key in a
- * container reads the key on its own, first (it does not know the
- * organization yet).
+ * container). Revocation does change, so every request still checks it,
+ * strongly consistent, in the same round trip as its data: the pipeline
+ * hands the use case a {@link KeyCheck}; a store that reads the organization
+ * item finds the organization's active keys there
+ * (lib/organizations/api-keys.ts, {@link KeyCheck.confirmListed}), list reads
+ * the key item beside its Query; the pipeline verifies any check still open
+ * before it answers. Only the first request of a key in a container reads
+ * the key item on its own, first (it does not know the organization yet).
  */
 import { API_KEY_PATTERN, hashApiKey } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
@@ -70,6 +70,15 @@ export interface KeyCheck {
    */
   confirm(record: ApiKeyRecord | undefined): void;
   /**
+   * Verifies the key against its organization's list of active keys, read
+   * during this request (lib/organizations/api-keys.ts `confirmActiveKey`).
+   * The key was this organization's when the process cached it, so a key
+   * not listed is a revoked one.
+   * @param listed - whether the organization item lists the key as active.
+   * @throws RevokedApiKeyError when it is not listed.
+   */
+  confirmListed(listed: boolean): void;
+  /**
    * Reads the key item on its own (one GetItem) and verifies it; at most one
    * read per request, nothing when already verified (or refused: the same refusal again).
    * @throws InvalidApiKeyError, RevokedApiKeyError (see {@link confirm}); the read's own errors.
@@ -99,6 +108,11 @@ class RequestKeyCheck implements KeyCheck {
   confirm(record: ApiKeyRecord | undefined): void {
     if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
     if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());
+    this.#verified = true;
+  }
+
+  confirmListed(listed: boolean): void {
+    if (!listed) throw (this.#refusal = new RevokedApiKeyError());
     this.#verified = true;
   }
 

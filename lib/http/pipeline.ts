@@ -57,9 +57,10 @@ export interface RequestContext {
   /**
    * The request's API-key check (lib/http/auth.ts). Verified already unless
    * the operation was built with `keyCheck: 'in-read'`; then the use case
-   * hands it to its first store read, which reads the key item in the same
-   * round trip (a use case that does not is still safe: the pipeline verifies
-   * it before answering, one more round trip).
+   * hands it to its first store read, which verifies it in the same round
+   * trip (on the organization's list of active keys, or the key item read
+   * beside its data; a use case that does not is still safe: the pipeline
+   * verifies it before answering, one more round trip).
    */
   keyCheck: KeyCheck;
   /** API Gateway request id, also in every log line. */
@@ -285,7 +286,7 @@ const validation = <S extends z.core.$ZodObject>(operation: Operation<S>): middy
  * When a request's API key is verified (lib/http/auth.ts): `before` the use
  * case (one GetItem, unless this process read the key just now), or `in-read`:
  * the use case hands {@link RequestContext.keyCheck} to its store read, which
- * reads the key item in the same round trip; the pipeline verifies whatever is
+ * verifies it in the same round trip; the pipeline verifies whatever is
  * still open before it answers. `in-read` is for operations that read before
  * they write: their use case must verify the check before any write.
  */

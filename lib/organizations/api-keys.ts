@@ -1,13 +1,21 @@
 /**
  * API keys in the single table (spec "Authentication"; decisions §6;
  * docs/data-model.md): the key item `APIKEY#<sha256 of the key>` stores only
- * the key's hash, its organization and when it was issued or revoked.
+ * the key's hash, its organization and when it was issued or revoked; the
+ * organization item lists the hashes of its active keys
+ * (`activeApiKeys`, a string set, complete from `activeApiKeysSince`),
+ * written by the same transactions that issue and revoke keys.
  *
- * The one owner of the key item: the lookup authentication wires
- * (lib/http/auth.ts, through lib/root.ts), the key read a store adds to its
- * own BatchGetItem ({@link apiKeyRead}), and issuing and revoking keys.
- * Kept apart from the organization store so an API function that reads no
- * organization bundles only this.
+ * Why the list (issue #18): a request whose key this process knows checks
+ * revocation on the organization item that describe, get and enrich read
+ * anyway ({@link confirmActiveKey}), so no key item rides in their read.
+ * An organization created before the list has no `activeApiKeysSince`: its
+ * requests read the key item instead (one more read, the same answer).
+ *
+ * The one owner of API keys: the key item, the organization's list, the
+ * lookup authentication wires (lib/http/auth.ts, through lib/root.ts), and
+ * issuing and revoking keys. Kept apart from the organization store so an API
+ * function that reads no organization bundles only this.
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
@@ -43,6 +51,16 @@ export interface ApiKeyStore {
 }
 
 /**
+ * The attributes of a new organization item that list its first key as its
+ * only active one, complete from `createdAt` (merged into the item by
+ * lib/organizations/store.ts).
+ * @param apiKey - the plaintext key (only its hash is stored).
+ */
+export function firstActiveKey(apiKey: string, createdAt: string): { activeApiKeys: Set<string>; activeApiKeysSince: string } {
+  return { activeApiKeys: new Set([hashApiKey(apiKey)]), activeApiKeysSince: createdAt };
+}
+
+/**
  * The transaction item that writes a new key (conditional on the key being
  * new), for {@link ApiKeyStore.create} and the organization's first key.
  * @param apiKey - the plaintext key (only its hash is stored).
@@ -71,9 +89,18 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
 
     async create(organizationId) {
       const apiKey = newApiKey();
+      // The key item and its place in the organization's list, together (or neither: an unknown organization).
       const outcome = await transactWrite(client, {
         TransactItems: [
-          { ConditionCheck: { TableName: tableName, Key: keys.organization(organizationId), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(organizationId),
+              UpdateExpression: 'ADD activeApiKeys :hash',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':hash': new Set([hashApiKey(apiKey)]) },
+            },
+          },
           apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString()),
         ],
       });
@@ -82,15 +109,36 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     },
 
     async revoke(apiKey) {
-      const outcome = await updateIf(client, {
+      const keyHash = hashApiKey(apiKey);
+      const record = await findByHash(keyHash);
+      if (!record) return false;
+      const revokeItem = {
         TableName: tableName,
-        Key: keys.apiKey(hashApiKey(apiKey)),
+        Key: keys.apiKey(keyHash),
         UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        ReturnValues: 'NONE',
+      };
+      // The revocation and the key's removal from its organization's list, together: no request
+      // between them finds the key revoked on one and active on the other.
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          { Update: revokeItem },
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(record.organizationId),
+              UpdateExpression: 'DELETE activeApiKeys :hash',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':hash': new Set([keyHash]) },
+            },
+          },
+        ],
       });
-      return outcome.ok;
+      if (outcome.ok) return true;
+      // A key outliving its organization: no list to update (an UpdateItem would create a stub organization).
+      if (outcome.failed.includes(1) && !outcome.failed.includes(0)) return (await updateIf(client, { ...revokeItem, ReturnValues: 'NONE' })).ok;
+      return false;
     },
   };
 }
@@ -106,30 +154,26 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
 }
 
 /**
- * The API-key item a store reads in the same BatchGetItem as its data, for a
- * request whose key is not verified yet (lib/http/auth.ts {@link KeyCheck}).
- * The read must be strongly consistent, so a revocation shows on the very
- * next request.
+ * Verifies a request's key on the organization item the store read, strongly
+ * consistent, in the request's own round trip (lib/http/auth.ts
+ * {@link KeyCheck}): listed in `activeApiKeys` → verified; not listed → the
+ * key was revoked. Call it before using anything the read returned.
  *
- * @param keyCheck - the request's check; none or verified: nothing to read.
- * @returns `keys`: the key item's Key to add to the batch (empty when nothing
- *   to read); `confirm(found)`: verifies the key item among the batch's items —
- *   call it before using anything the batch returned.
- * @throws (from `confirm`) InvalidApiKeyError when the key item is missing, RevokedApiKeyError when revoked.
+ * Leaves the check open (the pipeline, or the use case before a write, then
+ * reads the key item: `KeyCheck.ensure`) when there is nothing to check
+ * against: no organization item, or one created before the list
+ * (`activeApiKeysSince` absent).
+ *
+ * @param keyCheck - the request's check; none or verified: nothing to do.
+ * @param organizationItem - the organization item as read (DocumentClient form), `undefined` when not found.
+ * @throws RevokedApiKeyError when the list does not hold the key.
  *
  * @example
- * const key = apiKeyRead(keyCheck);
- * const found = await batchGet(client, tableName, [keys.campaign(o, c), ...key.keys], undefined, { consistentRead: true });
- * key.confirm(found);
+ * const found = await batchGet(client, tableName, [keys.campaign(o, c), keys.organization(o)], undefined, { consistentRead: true });
+ * confirmActiveKey(keyCheck, found.find((item) => item.sk === 'ORG'));
  */
-export function apiKeyRead(keyCheck: KeyCheck | undefined): { keys: { pk: string; sk: string }[]; confirm(found: readonly Record<string, unknown>[]): void } {
-  if (!keyCheck || keyCheck.verified) return { keys: [], confirm: () => undefined };
-  const key = keys.apiKey(keyCheck.keyHash);
-  return {
-    keys: [key],
-    confirm(found) {
-      const item = found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk);
-      keyCheck.confirm(item ? toApiKeyRecord(item) : undefined);
-    },
-  };
+export function confirmActiveKey(keyCheck: KeyCheck | undefined, organizationItem: Record<string, unknown> | undefined): void {
+  if (!keyCheck || keyCheck.verified || organizationItem?.activeApiKeysSince === undefined) return;
+  const active = organizationItem.activeApiKeys as ReadonlySet<string> | undefined;
+  keyCheck.confirmListed(active?.has(keyCheck.keyHash) ?? false);
 }

@@ -17,7 +17,7 @@ export function toOrganizationDescription(organization: OrganizationRecord): Org
 
 /**
  * Reads the organization's balances (credits) and capacity (accounts), in one round trip.
- * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified in the same BatchGetItem.
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified on the organization item it reads.
  * @throws NotFoundError when the organization item is missing (a key outliving its organization).
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */

@@ -12,9 +12,8 @@ import { updateParts } from '../db/expression';
 import { newApiKey, newOrganizationId } from '../ids';
 import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
-import { batchGet } from '../db/batch';
 import type { KeyCheck } from '../http/auth';
-import { apiKeyPut, apiKeyRead } from './api-keys';
+import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from './recency-pending';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
@@ -50,15 +49,16 @@ export interface NewOrganization {
 /** Data access for organizations. */
 export interface OrganizationStore {
   /**
-   * Creates an organization, its first API key and the ledger entry of its
+   * Creates an organization, its first API key (listed as its active key,
+   * lib/organizations/api-keys.ts) and the ledger entry of its
    * opening smb balance (`initial_grant`, when above 0) in one transaction;
    * returns the plaintext key once.
    */
   create(input: NewOrganization): Promise<{ organization: OrganizationRecord; apiKey: string }>;
   /**
-   * Reads an organization (strongly consistent); `undefined` when unknown.
-   * @param keyCheck - the request's API-key check: while unverified, the key item is read in the same BatchGetItem and verified before anything returns.
-   * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
+   * Reads an organization (one GetItem, strongly consistent); `undefined` when unknown.
+   * @param keyCheck - the request's API-key check: while unverified, verified on the organization's list of active keys before anything returns (lib/organizations/api-keys.ts `confirmActiveKey`).
+   * @throws RevokedApiKeyError from the key check.
    */
   get(organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined>;
   /**
@@ -74,15 +74,8 @@ const DEFAULTS = { smbCredits: 0, researchAgentCredits: 0, maxEnrichingAccounts:
 /** Builds the DynamoDB implementation of {@link OrganizationStore}. */
 export function createOrganizationStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): OrganizationStore {
   const get = async (organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined> => {
-    const key = apiKeyRead(keyCheck);
-    if (key.keys.length > 0) {
-      // One BatchGetItem: the organization and the request's API key (revocation), both consistent.
-      const found = await batchGet(client, tableName, [keys.organization(organizationId), ...key.keys], undefined, { consistentRead: true });
-      key.confirm(found);
-      const item = found.find((candidate) => candidate.sk === 'ORG');
-      return item ? toOrganization(item) : undefined;
-    }
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+    confirmActiveKey(keyCheck, Item);
     return Item ? toOrganization(Item) : undefined;
   };
 
@@ -107,7 +100,14 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.organization(organization.id), ...keys.organizationRegistry(organization), type: 'organization', ...organization, ledgerEntries: grant ? 1 : 0 },
+              Item: {
+                ...keys.organization(organization.id),
+                ...keys.organizationRegistry(organization),
+                type: 'organization',
+                ...organization,
+                ledgerEntries: grant ? 1 : 0,
+                ...firstActiveKey(apiKey, organization.createdAt),
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
