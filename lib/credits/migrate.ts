@@ -14,7 +14,8 @@
  *    `adjustment`/`initial_grant` entry for the difference, noted as such, so
  *    the balance equals the sum of the ledger from then on.
  */
-import { paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanItems as scan } from '../db/query';
 import { keys } from '../db/table';
 import { transactWrite } from '../db/conditional';
 import { ledgerEntries, ledgerPut, sumOf, type LedgerReason } from './ledger';
@@ -32,11 +33,6 @@ export interface LedgerMigration {
 
 /** Note of an opening entry. */
 export const OPENING_NOTE = 'Opening balance: credits granted or adjusted before every movement was on the ledger (migration)';
-
-async function* scan(client: DynamoDBDocumentClient, tableName: string, filter: string, values: Record<string, unknown>) {
-  const pages = paginateScan({ client }, { TableName: tableName, FilterExpression: filter, ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: values, ConsistentRead: true });
-  for await (const page of pages) yield* page.Items ?? [];
-}
 
 /** Runs the migration; a second run changes nothing. */
 export async function migrateLedger({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<LedgerMigration> {

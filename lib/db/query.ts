@@ -1,9 +1,10 @@
 /**
  * Reading a whole index partition (every page), for the walks that need all
- * of one (the reconcilers, the recency-pending set). Pages of the API use
- * bounded queries of their own instead.
+ * of one (the reconcilers, the recency-pending set), and the whole table
+ * through a filter, for the one-off migrations. Pages of the API use bounded
+ * queries of their own instead.
  */
-import { paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IndexDefinition } from './table';
 
 /**
@@ -33,4 +34,15 @@ export async function queryPartition(
   );
   for await (const page of pages) items.push(...(page.Items ?? []));
   return items;
+}
+
+/**
+ * Every item of the table that `filter` keeps, page by page (Scan, strongly
+ * consistent): for the one-off migrations only, never a request's path.
+ * @param filter - a FilterExpression; `#type` names the items' `type` attribute.
+ * @param values - its ExpressionAttributeValues.
+ */
+export async function* scanItems(client: DynamoDBDocumentClient, tableName: string, filter: string, values: Record<string, unknown>): AsyncGenerator<Record<string, unknown>> {
+  const pages = paginateScan({ client }, { TableName: tableName, FilterExpression: filter, ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: values, ConsistentRead: true });
+  for await (const page of pages) yield* page.Items ?? [];
 }

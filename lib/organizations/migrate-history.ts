@@ -13,7 +13,8 @@
  *    get their marker copied from their eligible list, then leave the index.
  * 3. Per-account `CRM` items become one CRM list per organization, then are deleted.
  */
-import { BatchWriteCommand, paginateScan, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanItems } from '../db/query';
 import { chunk } from '../db/batch';
 import { updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
@@ -39,17 +40,14 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
   const result: HistoryMigration = { markers: 0, enrichmentItems: 0, crmItems: 0 };
   // One scan for the three kinds (a start on a large data folder reads the table once more, not three times).
   const legacy: Record<string, unknown>[] = [];
-  const pages = paginateScan(
-    { client },
-    {
-      TableName: tableName,
-      FilterExpression: '#type IN (:enriched, :crm) OR (#type = :campaign AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt))',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':enriched': 'accountEnrichment', ':crm': 'crmTarget', ':campaign': 'campaign', ':org': 'ORG#' },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) legacy.push(...(page.Items ?? []));
+  for await (const item of scanItems(client, tableName, '#type IN (:enriched, :crm) OR (#type = :campaign AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt))', {
+    ':enriched': 'accountEnrichment',
+    ':crm': 'crmTarget',
+    ':campaign': 'campaign',
+    ':org': 'ORG#',
+  })) {
+    legacy.push(item);
+  }
   const ofType = (type: string) => legacy.filter((item) => item.type === type);
   const deleteItems = async (items: readonly Record<string, unknown>[]) => {
     for (const group of chunk(items, 25)) {

@@ -7,7 +7,7 @@ import type { OpsCommand } from '../command';
 import { campaignCancel } from './campaigns';
 import { creditsMigrate, creditsReconcile } from './credits';
 import { campaignImport, crmImport, warehouseImport } from './imports';
-import { keyCreate, keyRevoke, orgCapacity, orgCreate, orgCredits } from './organizations';
+import { keyCreate, keyRevoke, keysMigrate, orgCapacity, orgCreate, orgCredits } from './organizations';
 
 /** The commands of `npx ops`, in help order. */
 export const COMMANDS: readonly OpsCommand<any>[] = [
@@ -16,6 +16,7 @@ export const COMMANDS: readonly OpsCommand<any>[] = [
   orgCapacity,
   keyCreate,
   keyRevoke,
+  keysMigrate,
   warehouseImport,
   crmImport,
   campaignImport,

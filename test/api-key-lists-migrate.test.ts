@@ -1,0 +1,89 @@
+/**
+ * The API-key list migration (lib/organizations/migrate-api-keys.ts), against
+ * DynamoDB Local in a table of its own: organizations stored before they
+ * listed their active keys get the list of exactly their keys not revoked,
+ * once, and a key revoked while an organization is migrated is not listed.
+ */
+import { randomBytes } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { ddb, dynamodb } from '../lib/aws';
+import { keys } from '../lib/db/table';
+import { hashApiKey } from '../lib/ids';
+import { createApiKeyStore } from '../lib/organizations/api-keys';
+import { migrateApiKeyLists } from '../lib/organizations/migrate-api-keys';
+import { createOrganizationStore } from '../lib/organizations/store';
+import { ensureTable } from '../infra/local/table';
+
+async function freshTable() {
+  const tableName = `keylists-${randomBytes(4).toString('hex')}`;
+  await ensureTable(dynamodb, tableName);
+  return { tableName, organizations: createOrganizationStore({ client: ddb, tableName }), apiKeys: createApiKeyStore({ client: ddb, tableName }) };
+}
+
+/** Makes an organization look as one stored before the list existed. */
+const asBeforeTheList = (tableName: string, organizationId: string) =>
+  ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince' }));
+
+async function listOf(tableName: string, organizationId: string): Promise<{ hashes: string[]; since: unknown }> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+  return { hashes: [...((Item?.activeApiKeys as Set<string> | undefined) ?? [])].sort(), since: Item?.activeApiKeysSince };
+}
+
+describe('migrateApiKeyLists', () => {
+  it("lists each old organization's keys not revoked (none: an empty list), leaves listed organizations alone, and is idempotent", async () => {
+    const { tableName, organizations, apiKeys } = await freshTable();
+    // Old, three keys, the first revoked.
+    const old = await organizations.create({ name: 'Old' });
+    const second = await apiKeys.create(old.organization.id);
+    const third = await apiKeys.create(old.organization.id);
+    await apiKeys.revoke(old.apiKey);
+    await asBeforeTheList(tableName, old.organization.id);
+    // Old, its only key revoked.
+    const revokedOnly = await organizations.create({ name: 'Old, no active key' });
+    await apiKeys.revoke(revokedOnly.apiKey);
+    await asBeforeTheList(tableName, revokedOnly.organization.id);
+    // Listed already.
+    const listed = await organizations.create({ name: 'Listed' });
+    const listedBefore = await listOf(tableName, listed.organization.id);
+
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 2, keys: 2 });
+    const oldList = await listOf(tableName, old.organization.id);
+    expect(oldList.hashes).toEqual([hashApiKey(second), hashApiKey(third)].sort());
+    expect(typeof oldList.since).toBe('string');
+    const emptyList = await listOf(tableName, revokedOnly.organization.id);
+    expect(emptyList.hashes).toEqual([]);
+    expect(typeof emptyList.since).toBe('string');
+    expect(await listOf(tableName, listed.organization.id)).toEqual(listedBefore);
+
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 0, keys: 0 });
+    expect(await listOf(tableName, old.organization.id)).toEqual(oldList);
+  });
+
+  it('a key revoked while its organization is migrated is not listed (the transaction checks every listed key, and is done again)', async () => {
+    const { tableName, organizations, apiKeys } = await freshTable();
+    const org = await organizations.create({ name: 'Racing' });
+    const other = await apiKeys.create(org.organization.id);
+    await asBeforeTheList(tableName, org.organization.id);
+    // Just before the migration's first transaction for the organization is sent, the first key is revoked.
+    let revoked = false;
+    const name = 'revokeDuringMigration';
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!revoked && context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('activeApiKeysSince')) {
+          revoked = true;
+          await apiKeys.revoke(org.apiKey);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 1, keys: 1 });
+    } finally {
+      ddb.middlewareStack.remove(name);
+    }
+    expect(revoked).toBe(true);
+    expect((await listOf(tableName, org.organization.id)).hashes).toEqual([hashApiKey(other)]);
+  });
+});
