@@ -21,7 +21,7 @@
  *   objects of those chunks: a fixed number of objects for an unfiltered
  *   page, whatever the list's length.
  */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { updateIf } from '../db/conditional';
@@ -127,7 +127,9 @@ export interface OutcomeStore {
   /**
    * Records one workflow batch: its contact counts object, then its figures
    * on the manifest. A no-op when the evaluation is no longer the campaign's
-   * most recent one or the batch is already counted.
+   * most recent one or the batch is already counted; an evaluation replaced
+   * between the two loses the object again (the replacing launch may have
+   * listed the old evaluation's objects before it landed).
    * @returns whether the figures were added now.
    */
   recordBatch(outcome: BatchOutcome): Promise<boolean>;
@@ -303,7 +305,8 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       if (!current || current.evaluationId !== outcome.evaluationId || current.doneBatches.has(outcome.batch.index)) return false;
       const { organizationId, campaignId, evaluationId, batch, contactsFound } = outcome;
       // The object first: a batch counted on the manifest always has its object.
-      await putJson(batchContactsKey(organizationId, campaignId, evaluationId, batch.index), contactsFound);
+      const contactsKey = batchContactsKey(organizationId, campaignId, evaluationId, batch.index);
+      await putJson(contactsKey, contactsFound);
 
       const { found, notFound, contacts, foundChunks, notFoundChunks } = batchFigures(current.eligibleStarts, batch.offset, contactsFound);
       // Names through placeholders: `found` is a DynamoDB reserved word.
@@ -338,6 +341,10 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
         ExpressionAttributeValues: values,
         ReturnValues: 'NONE',
       });
+      // A newer evaluation replaced this one since the manifest was read: its launch writes its manifest before it
+      // lists this evaluation's objects to delete them, so the object above may have landed after that listing.
+      // This batch removes it (a retry of a batch already counted keeps it: same evaluation).
+      if (!counted.ok && counted.old?.evaluationId !== evaluationId) await s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: contactsKey }));
       return counted.ok;
     },
 
