@@ -42,11 +42,17 @@ export interface ApiKeyStore {
   /** As {@link find}, by the key's SHA-256 hex digest (`hashApiKey`): what authentication, which has hashed the key already, reads. */
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /**
-   * Issues another key for an organization; returns the plaintext key (shown once).
+   * Issues another key for an organization, listed among its active keys in
+   * the same transaction; returns the plaintext key (shown once).
    * @throws NotFoundError for an unknown organization.
    */
   create(organizationId: string): Promise<string>;
-  /** Revokes a key (keeps the first revocation time). @returns false when the key is unknown. */
+  /**
+   * Revokes a key (keeps the first revocation time) and takes it off its
+   * organization's list of active keys, in one transaction: the very next
+   * request with it is refused, whichever item that request checks.
+   * @returns false when the key is unknown.
+   */
   revoke(apiKey: string): Promise<boolean>;
 }
 
