@@ -3,7 +3,7 @@ import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { describeOrganization } from '../lib/organizations/describe';
 import { apiHandler, organizations } from '../lib/root';
 
-// The key is verified in the organization read (one BatchGetItem; lib/http/auth.ts).
+// The key is verified in the organization read (one GetItem: its list of active keys; lib/organizations/api-keys.ts).
 export const handler = apiHandler(describeOrganizationOperation, (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck), {
   keyCheck: 'in-read',
 });

@@ -2,14 +2,15 @@
  * The API-key list migration (lib/organizations/migrate-api-keys.ts), against
  * DynamoDB Local in a table of its own: organizations stored before they
  * listed their active keys get the list of exactly their keys not revoked,
- * once, and a key revoked while an organization is migrated is not listed.
+ * once; a list that keys written by older code left wrong is repaired; and a
+ * key revoked while an organization is migrated is not listed.
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { keys } from '../lib/db/table';
-import { hashApiKey } from '../lib/ids';
+import { hashApiKey, newApiKey } from '../lib/ids';
 import { createApiKeyStore } from '../lib/organizations/api-keys';
 import { migrateApiKeyLists } from '../lib/organizations/migrate-api-keys';
 import { createOrganizationStore } from '../lib/organizations/store';
@@ -47,7 +48,7 @@ describe('migrateApiKeyLists', () => {
     const listed = await organizations.create({ name: 'Listed' });
     const listedBefore = await listOf(tableName, listed.organization.id);
 
-    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 2, keys: 2 });
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 2, keys: 2, removed: 0 });
     const oldList = await listOf(tableName, old.organization.id);
     expect(oldList.hashes).toEqual([hashApiKey(second), hashApiKey(third)].sort());
     expect(typeof oldList.since).toBe('string');
@@ -56,8 +57,24 @@ describe('migrateApiKeyLists', () => {
     expect(typeof emptyList.since).toBe('string');
     expect(await listOf(tableName, listed.organization.id)).toEqual(listedBefore);
 
-    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 0, keys: 0 });
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 0, keys: 0, removed: 0 });
     expect(await listOf(tableName, old.organization.id)).toEqual(oldList);
+  });
+
+  it('repairs a list that older code left wrong: a key revoked without leaving the list, a key issued without joining it', async () => {
+    const { tableName, organizations } = await freshTable();
+    const org = await organizations.create({ name: 'Skewed' });
+    // As a version without the list would: revoke by the key item alone, issue by the key item alone.
+    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(org.apiKey)), UpdateExpression: 'SET revokedAt = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
+    const issuedElsewhere = newApiKey();
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.apiKey(hashApiKey(issuedElsewhere)), type: 'apiKey', keyHash: hashApiKey(issuedElsewhere), organizationId: org.organization.id, createdAt: new Date().toISOString() } }));
+    const before = await listOf(tableName, org.organization.id);
+    expect(before.hashes).toEqual([hashApiKey(org.apiKey)]);
+
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 1, keys: 1, removed: 1 });
+    // Still complete from the same time; only its members changed.
+    expect(await listOf(tableName, org.organization.id)).toEqual({ hashes: [hashApiKey(issuedElsewhere)], since: before.since });
+    expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 0, keys: 0, removed: 0 });
   });
 
   it('a key revoked while its organization is migrated is not listed (the transaction checks every listed key, and is done again)', async () => {
@@ -79,7 +96,7 @@ describe('migrateApiKeyLists', () => {
       { step: 'initialize', name },
     );
     try {
-      expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 1, keys: 1 });
+      expect(await migrateApiKeyLists({ client: ddb, tableName })).toEqual({ organizations: 1, keys: 1, removed: 0 });
     } finally {
       ddb.middlewareStack.remove(name);
     }

@@ -181,10 +181,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { accountHistory } = await import('../../lib/root');
       const history = await migrateAccountHistory({ client: ddb, tableName, history: accountHistory() });
       if (history.markers + history.crmItems > 0) console.log(`Account history migrated: ${JSON.stringify(history)}`);
-      // Organizations from before they listed their active API keys get the list (idempotent).
+      // Organizations from before they listed their active API keys get the list; a list older code left wrong is repaired (idempotent).
       const { migrateApiKeyLists } = await import('../../lib/organizations/migrate-api-keys');
       const listed = await migrateApiKeyLists({ client: ddb, tableName });
-      if (listed.organizations > 0) console.log(`API key lists written: ${JSON.stringify(listed)}`);
+      if (listed.organizations > 0) console.log(`API key lists written or repaired: ${JSON.stringify(listed)}`);
     }
     if (options.api !== false) {
       api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });

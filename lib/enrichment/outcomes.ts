@@ -301,11 +301,16 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
     },
 
     async recordBatch(outcome) {
-      const current = await manifest(outcome.campaignId);
-      if (!current || current.evaluationId !== outcome.evaluationId || current.doneBatches.has(outcome.batch.index)) return false;
       const { organizationId, campaignId, evaluationId, batch, contactsFound } = outcome;
-      // The object first: a batch counted on the manifest always has its object.
       const contactsKey = batchContactsKey(organizationId, campaignId, evaluationId, batch.index);
+      const current = await manifest(outcome.campaignId);
+      if (current?.evaluationId === evaluationId && current.doneBatches.has(batch.index)) return false;
+      if (current?.evaluationId !== evaluationId) {
+        // Replaced (or never recorded): a try of this batch that died between its object and the check below may have left one.
+        await s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: contactsKey }));
+        return false;
+      }
+      // The object first: a batch counted on the manifest always has its object.
       await putJson(contactsKey, contactsFound);
 
       const { found, notFound, contacts, foundChunks, notFoundChunks } = batchFigures(current.eligibleStarts, batch.offset, contactsFound);

@@ -28,8 +28,9 @@ export const API_KEY_CACHE_SIZE = 10_000;
 /**
  * Key hash → organization ID, per process. Only valid keys are kept (an
  * unknown key is read every time); a revoked key stays, as revocation is
- * checked on the key item at every request. Bounded: past `maxEntries` the
- * oldest entry goes.
+ * checked at every request (on the organization's list of active keys or the
+ * key item, see {@link KeyCheck}). Bounded: past `maxEntries` the oldest
+ * entry goes.
  */
 export class ApiKeyCache {
   readonly #organizations = new Map<string, string>();
@@ -53,22 +54,18 @@ export class ApiKeyCache {
 /**
  * The revocation check of one request's key: the organization is known
  * (from the cache or the key item), whether the key is still valid is known
- * once {@link verified}. A store reading the key item beside its data calls
- * {@link confirm}; anything else calls {@link ensure}.
+ * once {@link verified}. A store that read the organization item calls
+ * {@link confirmListed} (through lib/organizations/api-keys.ts
+ * `confirmActiveKey`); anything else calls {@link ensure}, which reads the
+ * key item.
  */
 export interface KeyCheck {
   /** SHA-256 hex digest of the key: the key item's address (`keys.apiKey(keyHash)`). */
   readonly keyHash: string;
   /** The organization the key belongs to. */
   readonly organizationId: string;
-  /** True once the key item was read during this request and found valid. */
+  /** True once the key was found valid during this request (on its organization's list of active keys, or its key item). */
   readonly verified: boolean;
-  /**
-   * Verifies the key item read during this request (`undefined`: not found).
-   * @throws InvalidApiKeyError for a missing key item or one of another organization.
-   * @throws RevokedApiKeyError for a revoked key.
-   */
-  confirm(record: ApiKeyRecord | undefined): void;
   /**
    * Verifies the key against its organization's list of active keys, read
    * during this request (lib/organizations/api-keys.ts `confirmActiveKey`).
@@ -105,6 +102,11 @@ class RequestKeyCheck implements KeyCheck {
     return this.#verified;
   }
 
+  /**
+   * Verifies the key item read during this request (`undefined`: not found).
+   * @throws InvalidApiKeyError for a missing key item or one of another organization.
+   * @throws RevokedApiKeyError for a revoked key.
+   */
   confirm(record: ApiKeyRecord | undefined): void {
     if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
     if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());

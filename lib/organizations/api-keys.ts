@@ -167,8 +167,9 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
  *
  * Leaves the check open (the pipeline, or the use case before a write, then
  * reads the key item: `KeyCheck.ensure`) when there is nothing to check
- * against: no organization item, or one created before the list
- * (`activeApiKeysSince` absent).
+ * against: no organization item, another organization's item, one created
+ * before the list (`activeApiKeysSince` absent), or a list not stored as a
+ * string set.
  *
  * @param keyCheck - the request's check; none or verified: nothing to do.
  * @param organizationItem - the organization item as read (DocumentClient form), `undefined` when not found.
@@ -179,7 +180,9 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
  * confirmActiveKey(keyCheck, found.find((item) => item.sk === 'ORG'));
  */
 export function confirmActiveKey(keyCheck: KeyCheck | undefined, organizationItem: Record<string, unknown> | undefined): void {
-  if (!keyCheck || keyCheck.verified || organizationItem?.activeApiKeysSince === undefined) return;
-  const active = organizationItem.activeApiKeys as ReadonlySet<string> | undefined;
+  if (!keyCheck || keyCheck.verified || organizationItem?.activeApiKeysSince === undefined || organizationItem.id !== keyCheck.organizationId) return;
+  // An empty string set is no attribute at all: every key of the organization was revoked.
+  const active = organizationItem.activeApiKeys;
+  if (active !== undefined && !(active instanceof Set)) return;
   keyCheck.confirmListed(active?.has(keyCheck.keyHash) ?? false);
 }

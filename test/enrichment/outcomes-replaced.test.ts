@@ -7,7 +7,7 @@
  * batch's refused manifest update makes it delete that object itself, so no
  * object of the replaced evaluation is left (storage expiry, issue #13).
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { s3 } from '../../lib/aws';
 import { config } from '../../lib/config';
@@ -25,7 +25,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
 }
 
 describe('recordBatch of a replaced evaluation', () => {
-  it('a contacts object written after the replacing launch deleted the old evaluation is deleted by the batch; a counted retry keeps its object', async () => {
+  it('a contacts object written after the replacing launch deleted the old evaluation is deleted by the batch, or by its retry; a counted retry keeps its object', async () => {
     const organizationId = newOrganizationId();
     const campaignId = newCampaignId();
     const evaluation = (evaluationId: string) => ({
@@ -69,5 +69,13 @@ describe('recordBatch of a replaced evaluation', () => {
     expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_new' })).toBe(false);
     expect(await keysUnder(`${objectKeys.evaluationPrefix(organizationId, campaignId, 'att_new')}contacts/`)).toHaveLength(1);
     expect((await outcomes().manifest(campaignId))).toMatchObject({ evaluationId: 'att_new', found: 1, notFound: 1, contactsFound: 3 });
+
+    // A try of the old evaluation's batch that died after writing its object (before it could see the replacement):
+    // the retry finds the evaluation replaced and deletes the object.
+    const orphan = `${oldPrefix}contacts/000000.json`;
+    await s3.send(new PutObjectCommand({ Bucket: config.bucketName, Key: orphan, Body: '[3,0]' }));
+    expect(await keysUnder(oldPrefix)).toEqual([orphan]);
+    expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_old' })).toBe(false);
+    expect(await keysUnder(oldPrefix)).toEqual([]);
   });
 });

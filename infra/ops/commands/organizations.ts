@@ -108,10 +108,10 @@ export const keyRevoke = defineCommand<{ key: string }>({
   },
 });
 
-/** `keys:migrate`: prints `{"organizations","keys"}`. */
+/** `keys:migrate`: prints `{"organizations","keys","removed"}`. */
 export const keysMigrate = defineCommand<Record<string, never>>({
   name: 'keys:migrate',
-  summary: "list each organization's active API keys on its item, for organizations from before that list (idempotent)",
+  summary: "list each organization's active API keys on its item, or repair the list (idempotent)",
   run: async () => {
     const { migrateApiKeyLists } = await import('../../../lib/organizations/migrate-api-keys');
     const { ddb } = await import('../../../lib/aws');
