@@ -15,6 +15,7 @@ import { createApiKeyStore } from '../lib/organizations/api-keys';
 import { migrateApiKeyLists } from '../lib/organizations/migrate-api-keys';
 import { createOrganizationStore } from '../lib/organizations/store';
 import { ensureTable } from '../infra/local/table';
+import { asBeforeTheList } from './support/api-key-lists';
 
 async function freshTable() {
   const tableName = `keylists-${randomBytes(4).toString('hex')}`;
@@ -22,9 +23,6 @@ async function freshTable() {
   return { tableName, organizations: createOrganizationStore({ client: ddb, tableName }), apiKeys: createApiKeyStore({ client: ddb, tableName }) };
 }
 
-/** Makes an organization look as one stored before the list existed. */
-const asBeforeTheList = (tableName: string, organizationId: string) =>
-  ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince' }));
 
 async function listOf(tableName: string, organizationId: string): Promise<{ hashes: string[]; since: unknown }> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
@@ -39,11 +37,11 @@ describe('migrateApiKeyLists', () => {
     const second = await apiKeys.create(old.organization.id);
     const third = await apiKeys.create(old.organization.id);
     await apiKeys.revoke(old.apiKey);
-    await asBeforeTheList(tableName, old.organization.id);
+    await asBeforeTheList(old.organization.id, tableName);
     // Old, its only key revoked.
     const revokedOnly = await organizations.create({ name: 'Old, no active key' });
     await apiKeys.revoke(revokedOnly.apiKey);
-    await asBeforeTheList(tableName, revokedOnly.organization.id);
+    await asBeforeTheList(revokedOnly.organization.id, tableName);
     // Listed already.
     const listed = await organizations.create({ name: 'Listed' });
     const listedBefore = await listOf(tableName, listed.organization.id);
@@ -81,7 +79,7 @@ describe('migrateApiKeyLists', () => {
     const { tableName, organizations, apiKeys } = await freshTable();
     const org = await organizations.create({ name: 'Racing' });
     const other = await apiKeys.create(org.organization.id);
-    await asBeforeTheList(tableName, org.organization.id);
+    await asBeforeTheList(org.organization.id, tableName);
     // Just before the migration's first transaction for the organization is sent, the first key is revoked.
     let revoked = false;
     const name = 'revokeDuringMigration';

@@ -13,7 +13,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiKeyCache } from '../lib/http/auth';
 import { createApiHandler } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
@@ -28,6 +28,7 @@ import type { WorkflowPort } from '../lib/enrichment/workflow';
 import { apiKeys, campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { serveHandler } from './support/serve-handler';
+import { asBeforeTheList } from './support/api-key-lists';
 import { activeAccounts, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, LIST, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
@@ -102,6 +103,16 @@ function expectRevoked(res: ApiResponse): void {
   expect(res.headers.get('www-authenticate')).toBe('Bearer');
 }
 
+/** An API draft of two enrichable accounts in a new organization (10 credits), read once with its key: the key is known to this process. */
+async function draftKnownToThisProcess() {
+  const org = await newOrganization({ smbCredits: 10 });
+  const list = activeAccounts(uniquePrefix(), 2);
+  await importAccounts(list);
+  const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+  expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+  return { org, campaignId };
+}
+
 /** A campaign whose launch charged but whose StartExecution was lost (the launching Lambda died): enriching, no execution. */
 async function launchedWithoutExecution(org: { organizationId: string; apiKey: string }) {
   const list = activeAccounts(uniquePrefix(), 2);
@@ -136,11 +147,7 @@ describe('a key revoked between two requests fails on the second, with the key k
   });
 
   it('enrich on a draft: 401 and nothing written (no lock, no charge, no evaluation)', async () => {
-    const org = await newOrganization({ smbCredits: 10 });
-    const list = activeAccounts(uniquePrefix(), 2);
-    await importAccounts(list);
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
-    expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+    const { org, campaignId } = await draftKnownToThisProcess();
     const before = await campaigns().get(org.organizationId, campaignId);
     await apiKeys().revoke(org.apiKey);
     const sent = countRequests(ddb, aboutOrg(org));
@@ -288,9 +295,6 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
   });
 
   describe('an organization created before the list (no activeApiKeysSince): the key item is read, the answers are the same', () => {
-    /** Makes an organization look as one stored before the list existed. */
-    const asBeforeTheList = (organizationId: string) =>
-      ddb.send(new UpdateCommand({ TableName: config.tableName, Key: keys.organization(organizationId), UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince' }));
 
     it('describe and get: one more read (the key item), then 200; once the key is revoked, 401', async () => {
       const org = await newOrganization({ smbCredits: 10 });
@@ -311,11 +315,7 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
     });
 
     it('enrich on a draft with a revoked key: 401 and nothing written (the key is read before the first write)', async () => {
-      const org = await newOrganization({ smbCredits: 10 });
-      const list = activeAccounts(uniquePrefix(), 2);
-      await importAccounts(list);
-      const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
-      expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+      const { org, campaignId } = await draftKnownToThisProcess();
       await asBeforeTheList(org.organizationId);
       const before = await campaigns().get(org.organizationId, campaignId);
       await apiKeys().revoke(org.apiKey);

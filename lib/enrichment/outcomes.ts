@@ -245,6 +245,7 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
   };
   const putJson = (key: string, value: unknown) =>
     s3.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
+  const deleteObject = (key: string) => s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: key }));
 
   const manifest = async (campaignId: string) => {
     const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.campaignOutcomes(campaignId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
@@ -307,7 +308,7 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       if (current?.evaluationId === evaluationId && current.doneBatches.has(batch.index)) return false;
       if (current?.evaluationId !== evaluationId) {
         // Replaced (or never recorded): a try of this batch that died between its object and the check below may have left one.
-        await s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: contactsKey }));
+        await deleteObject(contactsKey);
         return false;
       }
       // The object first: a batch counted on the manifest always has its object.
@@ -349,7 +350,7 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       // A newer evaluation replaced this one since the manifest was read: its launch writes its manifest before it
       // lists this evaluation's objects to delete them, so the object above may have landed after that listing.
       // This batch removes it (a retry of a batch already counted keeps it: same evaluation).
-      if (!counted.ok && counted.old?.evaluationId !== evaluationId) await s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: contactsKey }));
+      if (!counted.ok && counted.old?.evaluationId !== evaluationId) await deleteObject(contactsKey);
       return counted.ok;
     },
 

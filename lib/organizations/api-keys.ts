@@ -67,6 +67,53 @@ export function firstActiveKey(apiKey: string, createdAt: string): { activeApiKe
 }
 
 /**
+ * An organization's list of active keys as its item holds it: the hashes and
+ * whether the list is complete (`activeApiKeysSince` present). A list whose
+ * last key was revoked has no attribute at all (a string set is never empty):
+ * no hashes. `undefined` when the attribute is not a string set.
+ * @param organizationItem - the organization item as read (DocumentClient form).
+ */
+export function activeKeyListOf(organizationItem: Record<string, unknown>): { hashes: ReadonlySet<string>; complete: boolean } | undefined {
+  const hashes = organizationItem.activeApiKeys;
+  if (hashes !== undefined && !(hashes instanceof Set)) return undefined;
+  return { hashes: (hashes as ReadonlySet<string> | undefined) ?? new Set<string>(), complete: organizationItem.activeApiKeysSince !== undefined };
+}
+
+/**
+ * The transaction item that adds keys to an organization's list (and, with
+ * `completeSince`, marks the list complete from that ISO 8601 time) or takes
+ * keys off it; conditional on the organization existing (an UpdateItem would
+ * otherwise create a stub organization). DynamoDB takes one action per
+ * attribute in an update, so one item either adds or removes.
+ * @param change.add / change.remove - key hashes.
+ */
+export function activeKeysUpdate(tableName: string, organizationId: string, change: { add: readonly string[]; completeSince?: string } | { remove: readonly string[] }) {
+  const actions: string[] = [];
+  const values: Record<string, unknown> = {};
+  if ('remove' in change) {
+    actions.push('DELETE activeApiKeys :hashes');
+    values[':hashes'] = new Set(change.remove);
+  } else {
+    if (change.add.length > 0) {
+      actions.push('ADD activeApiKeys :hashes');
+      values[':hashes'] = new Set(change.add);
+    }
+    if (change.completeSince !== undefined) {
+      actions.push('SET activeApiKeysSince = :since');
+      values[':since'] = change.completeSince;
+    }
+  }
+  return {
+    Update: { TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: actions.join(' '), ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: values },
+  };
+}
+
+/** The transaction item that holds only while a key exists and is not revoked (a key may be listed only so). */
+export function keyNotRevoked(tableName: string, keyHash: string) {
+  return { ConditionCheck: { TableName: tableName, Key: keys.apiKey(keyHash), ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)' } };
+}
+
+/**
  * The transaction item that writes a new key (conditional on the key being
  * new), for {@link ApiKeyStore.create} and the organization's first key.
  * @param apiKey - the plaintext key (only its hash is stored).
@@ -97,18 +144,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       const apiKey = newApiKey();
       // The key item and its place in the organization's list, together (or neither: an unknown organization).
       const outcome = await transactWrite(client, {
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.organization(organizationId),
-              UpdateExpression: 'ADD activeApiKeys :hash',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':hash': new Set([hashApiKey(apiKey)]) },
-            },
-          },
-          apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString()),
-        ],
+        TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(apiKey)] }), apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString())],
       });
       if (!outcome.ok) throw new NotFoundError('organization', organizationId);
       return apiKey;
@@ -128,18 +164,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       // The revocation and the key's removal from its organization's list, together: no request
       // between them finds the key revoked on one and active on the other.
       const outcome = await transactWrite(client, {
-        TransactItems: [
-          { Update: revokeItem },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.organization(record.organizationId),
-              UpdateExpression: 'DELETE activeApiKeys :hash',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':hash': new Set([keyHash]) },
-            },
-          },
-        ],
+        TransactItems: [{ Update: revokeItem }, activeKeysUpdate(tableName, record.organizationId, { remove: [keyHash] })],
       });
       if (outcome.ok) return true;
       // A key outliving its organization: no list to update (an UpdateItem would create a stub organization).
@@ -180,9 +205,8 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
  * confirmActiveKey(keyCheck, found.find((item) => item.sk === 'ORG'));
  */
 export function confirmActiveKey(keyCheck: KeyCheck | undefined, organizationItem: Record<string, unknown> | undefined): void {
-  if (!keyCheck || keyCheck.verified || organizationItem?.activeApiKeysSince === undefined || organizationItem.id !== keyCheck.organizationId) return;
-  // An empty string set is no attribute at all: every key of the organization was revoked.
-  const active = organizationItem.activeApiKeys;
-  if (active !== undefined && !(active instanceof Set)) return;
-  keyCheck.confirmListed(active?.has(keyCheck.keyHash) ?? false);
+  if (!keyCheck || keyCheck.verified || !organizationItem || organizationItem.id !== keyCheck.organizationId) return;
+  const list = activeKeyListOf(organizationItem);
+  if (!list?.complete) return;
+  keyCheck.confirmListed(list.hashes.has(keyCheck.keyHash));
 }

@@ -21,6 +21,7 @@ import { scanItems as scan } from '../db/query';
 import { keys } from '../db/table';
 import { batchGet } from '../db/batch';
 import { transactWrite } from '../db/conditional';
+import { activeKeyListOf, activeKeysUpdate, keyNotRevoked } from './api-keys';
 
 /** What {@link migrateApiKeyLists} changed. */
 export interface ApiKeyListMigration {
@@ -43,22 +44,19 @@ const MAX_ATTEMPTS = 5;
  */
 export async function migrateApiKeyLists({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<ApiKeyListMigration> {
   const result: ApiKeyListMigration = { organizations: 0, keys: 0, removed: 0 };
-  const hashesOf = new Map<string, string[]>();
-  for await (const organization of scan(client, tableName, '#type = :organization', { ':organization': 'organization' })) hashesOf.set(String(organization.id), []);
-  for await (const key of scan(client, tableName, '#type = :key', { ':key': 'apiKey' })) hashesOf.get(String(key.organizationId))?.push(String(key.keyHash));
+  // The organization items as the (consistent) scan read them, and the hashes of each one's keys.
+  const organizations = new Map<string, { item: Record<string, unknown>; hashes: string[] }>();
+  for await (const item of scan(client, tableName, '#type = :organization', { ':organization': 'organization' })) organizations.set(String(item.id), { item, hashes: [] });
+  for await (const key of scan(client, tableName, '#type = :key', { ':key': 'apiKey' })) organizations.get(String(key.organizationId))?.hashes.push(String(key.keyHash));
 
-  const update = (organizationId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)') => ({
-    Update: { TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: expression, ConditionExpression: condition, ExpressionAttributeValues: values },
-  });
-
-  for (const [organizationId, hashes] of hashesOf) {
+  for (const [organizationId, { item: scanned, hashes }] of organizations) {
     let changed = false;
     for (let attempt = 1; ; attempt++) {
-      // Fresh reads each attempt: the organization's list, and which of its keys are revoked now.
-      const { Item: organization } = await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+      // The scan's item first; after a failed transaction, fresh reads: the organization's list, and which of its keys are revoked now.
+      const organization = attempt === 1 ? scanned : (await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }))).Item;
       if (!organization) break;
-      const listed = (organization.activeApiKeys as ReadonlySet<string> | undefined) ?? new Set<string>();
-      const complete = organization.activeApiKeysSince !== undefined;
+      // A list not stored as a string set is rewritten from the key items.
+      const { hashes: listed, complete } = activeKeyListOf(organization) ?? { hashes: new Set<string>(), complete: false };
       const items = hashes.length > 0 ? await batchGet(client, tableName, hashes.map((hash) => keys.apiKey(hash)), undefined, { consistentRead: true }) : [];
       const revoked = items.filter((item) => item.revokedAt !== undefined).map((item) => String(item.keyHash)).filter((hash) => listed.has(hash));
       const missing = items.filter((item) => item.revokedAt === undefined).map((item) => String(item.keyHash)).filter((hash) => !listed.has(hash));
@@ -69,7 +67,7 @@ export async function migrateApiKeyLists({ client, tableName }: { client: Dynamo
 
       // Off the list first: a revocation is final, so this needs no condition on the key items.
       if (revoked.length > 0) {
-        const outcome = await transactWrite(client, { TransactItems: [update(organizationId, 'DELETE activeApiKeys :hashes', { ':hashes': new Set(revoked) })] });
+        const outcome = await transactWrite(client, { TransactItems: [activeKeysUpdate(tableName, organizationId, { remove: revoked })] });
         if (!outcome.ok) break; // the organization is gone
         result.removed += revoked.length;
         changed = true;
@@ -81,12 +79,11 @@ export async function migrateApiKeyLists({ client, tableName }: { client: Dynamo
       for (const [index, chunk] of chunks.entries()) {
         // The list counts as complete only with its last keys added.
         const markComplete = index === chunks.length - 1 && !complete;
-        const parts = [...(chunk.length > 0 ? ['ADD activeApiKeys :hashes'] : []), ...(markComplete ? ['SET activeApiKeysSince = :since'] : [])];
-        if (parts.length === 0) continue;
+        if (chunk.length === 0 && !markComplete) continue;
         const outcome = await transactWrite(client, {
           TransactItems: [
-            update(organizationId, parts.join(' '), { ...(chunk.length > 0 ? { ':hashes': new Set(chunk) } : {}), ...(markComplete ? { ':since': new Date().toISOString() } : {}) }),
-            ...chunk.map((hash) => ({ ConditionCheck: { TableName: tableName, Key: keys.apiKey(hash), ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)' } })),
+            activeKeysUpdate(tableName, organizationId, { add: chunk, ...(markComplete ? { completeSince: new Date().toISOString() } : {}) }),
+            ...chunk.map((hash) => keyNotRevoked(tableName, hash)),
           ],
         });
         if (!outcome.ok) {
