@@ -29,7 +29,8 @@ import { expectOk, post } from '../lib/api';
 import { importBenchAccounts } from '../lib/fixtures';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { dynamodb } from '../../lib/aws';
-import { asStandardLambdaEnvironment, inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
+import { inProcessOperation, recordCalls, replay, type InProcessOperation, type RecordedCalls } from '../lib/in-process';
+import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 
 /** Issue #18 budgets: warm p50 of the handler at c=1 over the floor measured in the same rounds (list: a bare Query; the rest: a bare GetItem). */

@@ -3,7 +3,7 @@
  * imported in the bench process and called with an API Gateway payload 2.0
  * event and a Lambda context (no HTTP server, no load client), in a process
  * set up as a standard Lambda execution environment
- * ({@link asStandardLambdaEnvironment}), and the DynamoDB calls an invocation
+ * (infra/local/lambda-context.ts `asStandardLambdaEnvironment`), and the DynamoDB calls an invocation
  * makes, recorded once and replayed bare through the same low-level client
  * (lib/aws.ts).
  */
@@ -15,38 +15,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { dynamodb } from '../../lib/aws';
 import { API_ROUTES } from '../../infra/routes';
 import { apiGatewayEvent } from '../../infra/local/event';
-import { lambdaContext } from '../../infra/local/lambda-context';
+import { invokeAsStandardLambda, lambdaContext } from '../../infra/local/lambda-context';
 import { waves, type BenchStack, type CallRecord } from './stack';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
 type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** Set by the local stack (infra/local/lambda-context.ts): invocations may run concurrently in one process. */
-const CONCURRENCY_VARIABLE = 'AWS_LAMBDA_MAX_CONCURRENCY';
-
-/**
- * Runs `work` with this process set up as a standard Lambda execution
- * environment runs one function: one invocation at a time, and
- * `AWS_LAMBDA_MAX_CONCURRENCY` unset. The local stack sets that variable,
- * because it runs every function concurrently in one process, and with it
- * Powertools keeps each invocation's log keys and context in the runtime's
- * InvokeStore (an AsyncLocalStorage, the environment variable read on every
- * access). The deployed functions run without it: Powertools keeps that
- * state on its instances and the runtime's InvokeStore is its
- * single-concurrency kind (a field). Nothing else may invoke a handler in
- * this process meanwhile (the latency figure holds its enriching campaign's
- * workflow); the variable is restored afterwards.
- */
-export async function asStandardLambdaEnvironment<T>(work: () => Promise<T>): Promise<T> {
-  const saved = process.env[CONCURRENCY_VARIABLE];
-  delete process.env[CONCURRENCY_VARIABLE];
-  try {
-    return await work();
-  } finally {
-    if (saved !== undefined) process.env[CONCURRENCY_VARIABLE] = saved;
-  }
-}
 
 /** One operation, ready to invoke in-process. */
 export interface InProcessOperation {
@@ -71,7 +45,7 @@ export interface InProcessOperation {
  * Bearer key and JSON body of every invocation, which calls the handler as
  * the standard Lambda runtime does (its single-concurrency InvokeStore sets a
  * field that nothing of ours reads here).
- * @throws when no route has that path; an invocation throws outside {@link asStandardLambdaEnvironment}.
+ * @throws when no route has that path; an invocation throws outside `asStandardLambdaEnvironment` (infra/local/lambda-context.ts).
  */
 export async function inProcessOperation(operationPath: string, apiKey: string, body: unknown): Promise<InProcessOperation> {
   const route = API_ROUTES.find((r) => r.operation.path === operationPath);
@@ -84,8 +58,7 @@ export async function inProcessOperation(operationPath: string, apiKey: string, 
     const event = apiGatewayEvent({ method: 'POST', url: operationPath, headers, body: payload, requestId, routeKey: `POST ${operationPath}` });
     const context = lambdaContext(route.functionId, requestId);
     return async () => {
-      if (process.env[CONCURRENCY_VARIABLE] !== undefined) throw new Error(`In-process operations run as a standard Lambda environment: invoke them inside asStandardLambdaEnvironment (${CONCURRENCY_VARIABLE} is set)`);
-      const result = await handler(event, context);
+      const result = await invokeAsStandardLambda(handler, event, context);
       if (result.statusCode !== 200) throw new Error(`${route.functionId} answered ${result.statusCode}: ${result.body}`);
       return result;
     };

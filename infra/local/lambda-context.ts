@@ -56,6 +56,9 @@ class LocalInvokeStore extends InvokeStoreBase {
 
 let invokeStore: LocalInvokeStore | undefined;
 
+/** Tells Powertools (and the runtime) that invocations may run concurrently in this process: set by {@link invokeLocally}. */
+const MAX_CONCURRENCY_VARIABLE = 'AWS_LAMBDA_MAX_CONCURRENCY';
+
 /**
  * Runs one handler invocation the way Lambda runs concurrent invocations in
  * one execution environment: inside its own InvokeStore context, which
@@ -71,9 +74,44 @@ export async function invokeLocally<E, R>(handler: (event: E, context: Context) 
     const global = globalThis as unknown as { awslambda?: { InvokeStore?: unknown } };
     global.awslambda = { ...global.awslambda, InvokeStore: invokeStore };
     // Only once the store exists: Powertools refuses to log when the variable is set without one.
-    process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+    process.env[MAX_CONCURRENCY_VARIABLE] ??= '1000';
   }
   return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () => handler(event, context));
+}
+
+/**
+ * Runs `work` with this process set up as a standard Lambda execution
+ * environment runs one function: one invocation at a time, and
+ * `AWS_LAMBDA_MAX_CONCURRENCY` unset. {@link invokeLocally} sets that
+ * variable, because the local stack runs every function concurrently in one
+ * process, and with it Powertools keeps each invocation's log keys and
+ * context in the InvokeStore (an AsyncLocalStorage, the variable read on
+ * every access). The deployed functions run without it: Powertools keeps
+ * that state on its instances and the runtime's InvokeStore is its
+ * single-concurrency kind (a field). Nothing else may invoke a handler in
+ * this process meanwhile; the variable is restored afterwards. For the bench's
+ * in-process figures ({@link invokeAsStandardLambda}).
+ */
+export async function asStandardLambdaEnvironment<T>(work: () => Promise<T>): Promise<T> {
+  const saved = process.env[MAX_CONCURRENCY_VARIABLE];
+  delete process.env[MAX_CONCURRENCY_VARIABLE];
+  try {
+    return await work();
+  } finally {
+    if (saved !== undefined) process.env[MAX_CONCURRENCY_VARIABLE] = saved;
+  }
+}
+
+/**
+ * Invokes a handler as the standard Lambda runtime does (its
+ * single-concurrency InvokeStore sets a field that nothing of ours reads).
+ * @throws Error outside {@link asStandardLambdaEnvironment}: the figure would measure the local stack's emulation instead.
+ */
+export function invokeAsStandardLambda<E, R>(handler: (event: E, context: Context) => Promise<R>, event: E, context: Context): Promise<R> {
+  if (process.env[MAX_CONCURRENCY_VARIABLE] !== undefined) {
+    throw new Error(`Invoke as a standard Lambda environment inside asStandardLambdaEnvironment (${MAX_CONCURRENCY_VARIABLE} is set)`);
+  }
+  return handler(event, context);
 }
 
 /**
