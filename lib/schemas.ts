@@ -4,6 +4,26 @@
 import * as z from 'zod/mini';
 import { CAMPAIGN_ID_PATTERN } from './ids';
 
+/**
+ * A module-level value (a schema) built by `build`. Called with a `@__PURE__`
+ * annotation (`export const X = ` the annotation, then `treeShakable(() => …)`;
+ * see lib/campaigns/schema.ts), esbuild leaves the value out of every bundle
+ * that never reads it.
+ *
+ * Why (issue #18, bench "cold init"): a bundler keeps every module-level call
+ * it cannot prove free of side effects. A `.check(…)` is a method call, and
+ * esbuild honours zod's own `@__NO_SIDE_EFFECTS__` marks only inside zod's
+ * files, so every schema of every module a function imported was built at its
+ * cold start (CampaignsGet built the create, update and list schemas too). A
+ * `@__PURE__` call whose only argument is an arrow function can be dropped
+ * whole. Only `build` runs; it must have no effect besides returning the value.
+ *
+ * @returns what `build` returns (built once, when the module loads, as before).
+ */
+export function treeShakable<T>(build: () => T): T {
+  return build();
+}
+
 /** Largest integer in any count or cap (spec "Limits"). */
 export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 

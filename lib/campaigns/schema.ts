@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
-import { campaignId } from '../schemas';
+import { campaignId, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { accountIdsFromForm } from './account-list';
 import { uploadId } from '../uploads/schema';
@@ -15,8 +15,8 @@ export const CREATED_VIA = ['api', 'ui', 'data_cube'] as const;
 /** A surface that creates campaigns. */
 export type CreatedVia = (typeof CREATED_VIA)[number];
 
-export const CampaignStatusSchema = z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' }));
-export const CreatedViaSchema = z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' }));
+export const CampaignStatusSchema = /* @__PURE__ */ treeShakable(() => z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' })));
+export const CreatedViaSchema = /* @__PURE__ */ treeShakable(() => z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' })));
 
 /** Largest `excludeEnrichedWithinDays` accepted (decisions §1), in days. */
 export const MAX_EXCLUDE_DAYS = 3650;
@@ -27,11 +27,13 @@ const excludeEnrichedWithinDays = () =>
   z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))).check(z.meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 }));
 
 /** An account ID as a campaign takes it (decisions §1): 1 to 128 characters, no control characters. */
-export const AccountIdSchema = z.string().check(
-  z.minLength(1),
-  z.maxLength(128),
-  // No control characters (decisions §1): C0, DEL and C1.
-  z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' }),
+export const AccountIdSchema = /* @__PURE__ */ treeShakable(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(128),
+    // No control characters (decisions §1): C0, DEL and C1.
+    z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' }),
+  ),
 );
 
 /** A campaign name: 1..200 characters after trimming, so never blank (the pattern shows it in the document). */
@@ -42,43 +44,47 @@ const campaignName = () =>
 const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
 
 /** `POST /v1/campaigns/create` body (decisions §1, §14): `accountIds` or `accountIdsUploadId`, exactly one. */
-export const CreateCampaignRequest = z
-  .strictObject({
-    name: campaignName().check(z.meta({ example: 'Q4 expansion targets' })),
-    accountIds: z.optional(z.array(AccountIdSchema).check(z.minLength(1), z.maxLength(MAX_ACCOUNT_IDS))).check(
-      z.meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
+export const CreateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
+  z
+    .strictObject({
+      name: campaignName().check(z.meta({ example: 'Q4 expansion targets' })),
+      accountIds: z.optional(z.array(AccountIdSchema).check(z.minLength(1), z.maxLength(MAX_ACCOUNT_IDS))).check(
+        z.meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
+      ),
+      accountIdsUploadId: z.optional(uploadId()).check(
+        z.meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
+      ),
+      excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
+    })
+    .check(
+      (ctx) => {
+        const given = ACCOUNT_ID_SOURCES.filter((source) => ctx.value[source] !== undefined);
+        if (given.length === 1) return;
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
+          message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
+        });
+      },
+      z.meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) }),
     ),
-    accountIdsUploadId: z.optional(uploadId()).check(
-      z.meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
-    ),
-    excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
-  })
-  .check(
-    (ctx) => {
-      const given = ACCOUNT_ID_SOURCES.filter((source) => ctx.value[source] !== undefined);
-      if (given.length === 1) return;
-      ctx.issues.push({
-        code: 'custom',
-        input: ctx.value,
-        path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
-        message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
-      });
-    },
-    z.meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) }),
-  );
+);
 
 /** `POST /v1/campaigns/update` body (decisions §1): at least one of `name`, `excludeEnrichedWithinDays`. */
-export const UpdateCampaignRequest = z
-  .strictObject({
-    campaignId: campaignId(),
-    name: z.optional(campaignName()),
-    excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
-  })
-  // The use case refuses neither field with its own issue line; the document states the rule.
-  .check(z.meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] }));
+export const UpdateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
+  z
+    .strictObject({
+      campaignId: campaignId(),
+      name: z.optional(campaignName()),
+      excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
+    })
+    // The use case refuses neither field with its own issue line; the document states the rule.
+    .check(z.meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] })),
+);
 
 /** Body of get and enrich. */
-export const CampaignIdRequest = z.strictObject({ campaignId: campaignId() });
+export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
 
 const oneOrMany = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.array(schema).check(z.minLength(1), z.maxLength(10))]);
 
@@ -88,15 +94,17 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 25;
 
 /** `POST /v1/campaigns/list` body (spec "List campaigns"; decisions §3). */
-export const ListCampaignsRequest = z.strictObject({
-  filters: z.optional(z
-    .strictObject({
-      status: z.optional(oneOrMany(CampaignStatusSchema)),
-      createdVia: z.optional(oneOrMany(CreatedViaSchema)),
-    })),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_PAGE_SIZE}.` })),
-});
+export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    filters: z.optional(z
+      .strictObject({
+        status: z.optional(oneOrMany(CampaignStatusSchema)),
+        createdVia: z.optional(oneOrMany(CreatedViaSchema)),
+      })),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
+    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_PAGE_SIZE}.` })),
+  }),
+);
 
 /** Validated list request. */
 export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;

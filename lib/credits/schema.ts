@@ -3,7 +3,7 @@
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId } from '../schemas';
+import { campaignId, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { LEDGER_KINDS } from './ledger';
 
@@ -13,18 +13,20 @@ export const MAX_LEDGER_PAGE_SIZE = 1_000;
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
 
 /** A ledger entry's kind (decisions §11): a filter of the request, a field of the entry. */
-export const LedgerKindSchema = z.enum(LEDGER_KINDS).check(z.meta({ id: 'LedgerKind', description: 'What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).' }));
+export const LedgerKindSchema = /* @__PURE__ */ treeShakable(() => z.enum(LEDGER_KINDS).check(z.meta({ id: 'LedgerKind', description: 'What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).' })));
 
 /** `POST /v1/org/ledger` body (decisions §11). */
-export const ListLedgerRequest = z.strictObject({
-  filters: z.optional(z
-    .strictObject({
-      campaignId: z.optional(campaignId()),
-      kind: z.optional(LedgerKindSchema),
-    })),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_LEDGER_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_LEDGER_PAGE_SIZE}.` })),
-});
+export const ListLedgerRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    filters: z.optional(z
+      .strictObject({
+        campaignId: z.optional(campaignId()),
+        kind: z.optional(LedgerKindSchema),
+      })),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
+    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_LEDGER_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_LEDGER_PAGE_SIZE}.` })),
+  }),
+);
 
 /** Validated ledger request. */
 export type ListLedgerInput = z.output<typeof ListLedgerRequest>;

@@ -4,7 +4,7 @@
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId } from '../schemas';
+import { campaignId, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
 
@@ -14,22 +14,26 @@ export const MAX_ACCOUNTS_PAGE_SIZE = 1_000;
 export const DEFAULT_ACCOUNTS_PAGE_SIZE = 100;
 
 /** Why an account was or was not enriched. */
-export const AccountOutcomeSchema = z.enum(ACCOUNT_OUTCOMES).check(z.meta({
-  id: 'AccountOutcome',
-  description:
-    '`invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).',
-}));
+export const AccountOutcomeSchema = /* @__PURE__ */ treeShakable(() =>
+  z.enum(ACCOUNT_OUTCOMES).check(z.meta({
+    id: 'AccountOutcome',
+    description:
+      '`invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).',
+  })),
+);
 
 /** `POST /v1/campaigns/accounts` body (decisions §11). */
-export const CampaignAccountsRequest = z.strictObject({
-  campaignId: campaignId(),
-  filters: z.optional(z
-    .strictObject({
-      outcome: z.optional(z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))])),
-    })),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit.' })),
-  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_ACCOUNTS_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_ACCOUNTS_PAGE_SIZE}.` })),
-});
+export const CampaignAccountsRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    campaignId: campaignId(),
+    filters: z.optional(z
+      .strictObject({
+        outcome: z.optional(z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))])),
+      })),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit.' })),
+    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_ACCOUNTS_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_ACCOUNTS_PAGE_SIZE}.` })),
+  }),
+);
 
 /** Validated accounts request. */
 export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
@@ -37,7 +41,7 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'quoteCampaign',
   path: '/v1/campaigns/quote',
-  request: z.strictObject({ campaignId: campaignId() }),
+  request: /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() })),
 });
 
 export const campaignAccountsOperation = /* @__PURE__ */ defineOperation({

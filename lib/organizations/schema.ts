@@ -4,10 +4,11 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
+import { treeShakable } from '../schemas';
 
 /** `POST /v1/org/describe` (spec "Describe organization"): no body, an empty body or `{}`. */
 export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   operationId: 'describeOrganization',
   path: '/v1/org/describe',
-  request: z.strictObject({}),
+  request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { UPLOAD_ID_PATTERN } from '../ids';
+import { treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 
 /** Largest uploaded file create reads, in bytes (decisions §14: at most 50 MB). */
@@ -18,9 +19,11 @@ export const uploadId = () =>
   z.string().check(z.regex(UPLOAD_ID_PATTERN, { error: 'must be an upload ID: "upl_" followed by 21 base58 characters' }), z.meta({ example: 'upl_5tGk8Lm2Np4Qr6St8Vw1X' }));
 
 /** `POST /v1/uploads/create` body. */
-export const CreateUploadRequest = z.strictObject({
-  contentType: z.optional(z.enum(UPLOAD_CONTENT_TYPES)).check(z.meta({ description: 'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).' })),
-});
+export const CreateUploadRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    contentType: z.optional(z.enum(UPLOAD_CONTENT_TYPES)).check(z.meta({ description: 'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).' })),
+  }),
+);
 
 /** Validated create-upload request. */
 export type CreateUploadInput = z.output<typeof CreateUploadRequest>;

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
+import { treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
@@ -32,52 +33,60 @@ export const deliveryId = () =>
   z.string().check(z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }), z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }));
 
 /** A campaign event type an endpoint can subscribe to. */
-export const WebhookEventTypeSchema = z.enum(CAMPAIGN_EVENT_TYPES).check(z.meta({
-  id: 'WebhookEventType',
-  description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.',
-}));
+export const WebhookEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
+  z.enum(CAMPAIGN_EVENT_TYPES).check(z.meta({
+    id: 'WebhookEventType',
+    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.',
+  })),
+);
 /** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */
-export const AnyEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, or `webhook.test`.' }));
+export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, or `webhook.test`.' })));
 
 /** `POST /v1/webhooks/create` body. */
-export const CreateWebhookEndpointRequest = z.strictObject({
-  url: z
-    .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
-  events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(CAMPAIGN_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' })),
-  description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
-});
+export const CreateWebhookEndpointRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    url: z
+      .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
+    events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(CAMPAIGN_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' })),
+    description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
+  }),
+);
 /** Validated create request. */
 export type CreateWebhookEndpointInput = z.output<typeof CreateWebhookEndpointRequest>;
 
 /** `{endpointId}` bodies. */
-export const WebhookEndpointIdRequest = z.strictObject({ endpointId: endpointId() });
+export const WebhookEndpointIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ endpointId: endpointId() }));
 
 /** `POST /v1/webhooks/deliveries` body. */
-export const ListWebhookDeliveriesRequest = z.strictObject({
-  filters: z.optional(z
-    .strictObject({
-      endpointId: z.optional(endpointId()),
-      eventType: z.optional(AnyEventTypeSchema),
-      status: z.optional(z.enum(['succeeded', 'failed'])),
-    })),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-  limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_DELIVERY_PAGE_SIZE}.` })),
-});
+export const ListWebhookDeliveriesRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    filters: z.optional(z
+      .strictObject({
+        endpointId: z.optional(endpointId()),
+        eventType: z.optional(AnyEventTypeSchema),
+        status: z.optional(z.enum(['succeeded', 'failed'])),
+      })),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
+    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_DELIVERY_PAGE_SIZE}.` })),
+  }),
+);
 /** Validated deliveries request. */
 export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRequest>;
 
 /** `POST /v1/webhooks/redeliver` body: exactly one of `messageId`, `deliveryId`. */
-export const RedeliverRequest = z
-  .strictObject({
-    messageId: z.optional(messageId()),
-    deliveryId: z.optional(deliveryId()).check(z.meta({ description: 'Any attempt of the message; the message is sent again.' })),
-  })
-  .check((ctx) => {
-    const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
-    if (given.length !== 1) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, path: [given.length === 0 ? 'messageId' : 'deliveryId'], message: 'send exactly one of messageId and deliveryId' });
-    }
-  });
+export const RedeliverRequest = /* @__PURE__ */ treeShakable(() =>
+  z
+    .strictObject({
+      messageId: z.optional(messageId()),
+      deliveryId: z.optional(deliveryId()).check(z.meta({ description: 'Any attempt of the message; the message is sent again.' })),
+    })
+    .check((ctx) => {
+      const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
+      if (given.length !== 1) {
+        ctx.issues.push({ code: 'custom', input: ctx.value, path: [given.length === 0 ? 'messageId' : 'deliveryId'], message: 'send exactly one of messageId and deliveryId' });
+      }
+    }),
+);
 /** Validated redeliver request. */
 export type RedeliverInput = z.output<typeof RedeliverRequest>;
 
@@ -92,7 +101,7 @@ export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 export const listWebhookEndpointsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listWebhookEndpoints',
   path: '/v1/webhooks/list',
-  request: z.strictObject({}),
+  request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });
 
 export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
