@@ -39,3 +39,20 @@ export const timestamp = () => z.iso.datetime().check(z.meta({ example: '2026-11
 /** A campaign ID: `camp_` + 21 base58 characters. */
 export const campaignId = () =>
   z.string().check(z.regex(CAMPAIGN_ID_PATTERN, { error: 'must be a campaign ID: "camp_" followed by 21 base58 characters' }), z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }));
+
+/** Longest `cursor` a list request takes, in characters (an issued cursor is far shorter; lib/http/cursor.ts). */
+export const MAX_CURSOR_LENGTH = 2_048;
+
+/**
+ * The paging fields of a list request (spec "List campaigns"; decisions §3,
+ * §11): `cursor`, the opaque `nextCursor` of the previous page (1..2,048
+ * characters), and `limit`, the page size, 1..`maxLimit` (the use case
+ * applies `defaultLimit` when it is omitted). Spread into the request's
+ * object schema.
+ *
+ * @param sameAs - what else the next page's request must repeat, e.g. `campaignId, filters and limit`.
+ */
+export const pageRequestFields = (maxLimit: number, defaultLimit: number, sameAs?: string) => ({
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH))).check(z.meta({ description: `Opaque \`nextCursor\` of the previous page, unchanged${sameAs ? `, with the same ${sameAs}` : ''}.` })),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(maxLimit))).check(z.meta({ description: `Page size, default ${defaultLimit}.` })),
+});

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
-import { campaignId, treeShakable } from '../schemas';
+import { campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { accountIdsFromForm } from './account-list';
 import { uploadId } from '../uploads/schema';
@@ -101,8 +101,7 @@ export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
         status: z.optional(oneOrMany(CampaignStatusSchema)),
         createdVia: z.optional(oneOrMany(CreatedViaSchema)),
       })),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_PAGE_SIZE}.` })),
+    ...pageRequestFields(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
   }),
 );
 

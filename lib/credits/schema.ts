@@ -3,7 +3,7 @@
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId, treeShakable } from '../schemas';
+import { campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { LEDGER_KINDS } from './ledger';
 
@@ -23,8 +23,7 @@ export const ListLedgerRequest = /* @__PURE__ */ treeShakable(() =>
         campaignId: z.optional(campaignId()),
         kind: z.optional(LedgerKindSchema),
       })),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_LEDGER_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_LEDGER_PAGE_SIZE}.` })),
+    ...pageRequestFields(MAX_LEDGER_PAGE_SIZE, DEFAULT_LEDGER_PAGE_SIZE),
   }),
 );
 

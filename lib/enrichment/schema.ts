@@ -4,7 +4,7 @@
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId, treeShakable } from '../schemas';
+import { campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
 
@@ -30,8 +30,7 @@ export const CampaignAccountsRequest = /* @__PURE__ */ treeShakable(() =>
       .strictObject({
         outcome: z.optional(z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))])),
       })),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit.' })),
-    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_ACCOUNTS_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_ACCOUNTS_PAGE_SIZE}.` })),
+    ...pageRequestFields(MAX_ACCOUNTS_PAGE_SIZE, DEFAULT_ACCOUNTS_PAGE_SIZE, 'campaignId, filters and limit'),
   }),
 );
 

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-import { treeShakable } from '../schemas';
+import { pageRequestFields, treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
@@ -66,8 +66,7 @@ export const ListWebhookDeliveriesRequest = /* @__PURE__ */ treeShakable(() =>
         eventType: z.optional(AnyEventTypeSchema),
         status: z.optional(z.enum(['succeeded', 'failed'])),
       })),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))).check(z.meta({ description: 'Opaque `nextCursor` of the previous page, unchanged.' })),
-    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_DELIVERY_PAGE_SIZE))).check(z.meta({ description: `Page size, default ${DEFAULT_DELIVERY_PAGE_SIZE}.` })),
+    ...pageRequestFields(MAX_DELIVERY_PAGE_SIZE, DEFAULT_DELIVERY_PAGE_SIZE),
   }),
 );
 /** Validated deliveries request. */
