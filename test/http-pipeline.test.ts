@@ -15,6 +15,9 @@ import { createApiHandler, MAX_BODY_BYTES, MAX_MULTIPART_BYTES } from '../lib/ht
 import { defineOperation } from '../lib/http/operation';
 import { NotFoundError } from '../lib/errors';
 import { serveHandler } from './support/serve-handler';
+import { apiGatewayEvent } from '../infra/local/event';
+import { lambdaContext } from '../infra/local/lambda-context';
+import { DEADLINE_MARGIN_MS } from '../lib/http/deadline';
 
 const api = useApi();
 const DESCRIBE = '/v1/org/describe';
@@ -526,4 +529,34 @@ it('uses the organization of the key (describe of one organization never shows a
   expect(mine.data.organization.id).toBe(organizationId);
   expect(theirs.body).toEqual(other.expected);
   expect(theirs.data.organization.id).not.toBe(organizationId);
+});
+
+describe('the request deadline (lib/http/deadline.ts) ends with the request', () => {
+  const operation = defineOperation({ operationId: 'deadlineTest', path: '/v1/test/deadline', request: z.strictObject({}) });
+  let seen: AbortSignal | undefined;
+  /** The deadline the last invocation's use case read (a function: TypeScript does not follow the closure's assignment). */
+  const deadlineSeen = (): AbortSignal | undefined => seen;
+  let outcome: 'answer' | 'throw' = 'answer';
+  const handler = createApiHandler(
+    operation,
+    async (_input, { signal }) => {
+      seen = signal;
+      if (outcome === 'throw') throw new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz');
+      return { ok: true };
+    },
+    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash) },
+  );
+
+  it.each(['answer', 'throw'] as const)('a use case that read its deadline and %s leaves nothing to fire after the answer', async (how) => {
+    outcome = how;
+    seen = undefined;
+    const requestId = randomUUID();
+    const event = apiGatewayEvent({ method: 'POST', url: operation.path, headers: { authorization: `Bearer ${key}` }, requestId });
+    // The deadline would fire 150 ms into the invocation (DEADLINE_MARGIN_MS before a timeout 150 ms past it).
+    const result = await handler(event, lambdaContext('DeadlineTest', requestId, DEADLINE_MARGIN_MS + 150));
+    expect(result.statusCode).toBe(how === 'answer' ? 200 : 404);
+    expect(deadlineSeen()?.aborted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(deadlineSeen()?.aborted).toBe(false);
+  });
 });

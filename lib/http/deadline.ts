@@ -29,23 +29,47 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+/** The deadline of one invocation (see {@link startDeadline}). */
+export interface RequestDeadline {
+  /** Aborts with a {@link DeadlineExceededError} when the deadline passes. */
+  readonly signal: AbortSignal;
+  /**
+   * Ends the deadline once the request's work is over: its timer is cleared
+   * and it stops listening to `also`, so nothing of the request stays alive
+   * (or fires) after the answer. The signal is left as it is (not aborted).
+   */
+  end(): void;
+}
+
 /**
- * The deadline of one invocation: aborts {@link DEADLINE_MARGIN_MS} before
- * `context.getRemainingTimeInMillis()` runs out, or when `also` aborts
- * (middy's own signal, fired just before Lambda's timeout).
+ * Starts the deadline of one invocation: its signal aborts
+ * {@link DEADLINE_MARGIN_MS} before `context.getRemainingTimeInMillis()`
+ * runs out, or when `also` aborts (middy's own signal, fired just before
+ * Lambda's timeout). The caller ends it when the work is over: a deadline
+ * left running would fire 25 s after a request that answered in
+ * milliseconds, in a container that by then serves others.
  *
  * @param context - the Lambda context (the local stack's gives the same 28 s).
- * @returns a signal whose reason is a {@link DeadlineExceededError}.
+ * @param marginMs - time kept back from the function's timeout, in ms.
+ * @returns the deadline; its signal's reason is a {@link DeadlineExceededError}.
  */
-export function deadlineSignal(context: Pick<Context, 'getRemainingTimeInMillis'>, also?: AbortSignal, marginMs = DEADLINE_MARGIN_MS): AbortSignal {
-  // Built lazily (lib/http/pipeline.ts), so `also` may have fired already: an aborted signal never fires again.
-  if (also?.aborted) return AbortSignal.abort(new DeadlineExceededError());
+export function startDeadline(context: Pick<Context, 'getRemainingTimeInMillis'>, also?: AbortSignal, marginMs = DEADLINE_MARGIN_MS): RequestDeadline {
+  // Started lazily (lib/http/pipeline.ts), so `also` may have fired already: an aborted signal never fires again.
+  if (also?.aborted) return { signal: AbortSignal.abort(new DeadlineExceededError()), end: () => undefined };
   const controller = new AbortController();
   const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000;
-  const timer = setTimeout(() => controller.abort(new DeadlineExceededError()), Math.max(0, remaining - marginMs));
+  const expire = () => {
+    end();
+    controller.abort(new DeadlineExceededError());
+  };
+  const timer = setTimeout(expire, Math.max(0, remaining - marginMs));
   timer.unref();
-  also?.addEventListener('abort', () => controller.abort(new DeadlineExceededError()), { once: true, signal: controller.signal });
-  return controller.signal;
+  also?.addEventListener('abort', expire, { once: true });
+  function end() {
+    clearTimeout(timer);
+    also?.removeEventListener('abort', expire);
+  }
+  return { signal: controller.signal, end };
 }
 
 /** Throws a {@link DeadlineExceededError} when `signal` has fired. */

@@ -30,7 +30,7 @@ import { formatIssues, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
-import { DeadlineExceededError, deadlineSignal } from './deadline';
+import { DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
@@ -346,16 +346,21 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     .use((dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>[])
     .handler(async (_event, context, { signal: lambdaTimeout }) => {
       const keyCheck = context.keyCheck!;
-      // Built when the use case first reads it: a read that never looks at its deadline pays for no controller or timer.
-      let deadline: AbortSignal | undefined;
-      const data = await useCase(context.input as z.output<S>, {
-        organizationId: keyCheck.organizationId,
-        keyCheck,
-        requestId: context.requestId ?? context.awsRequestId,
-        get signal() {
-          return (deadline ??= deadlineSignal(context, lambdaTimeout));
-        },
-      });
+      // Started when the use case first reads it: a read that never looks at its deadline pays for no controller or timer.
+      let deadline: RequestDeadline | undefined;
+      let data: R;
+      try {
+        data = await useCase(context.input as z.output<S>, {
+          organizationId: keyCheck.organizationId,
+          keyCheck,
+          requestId: context.requestId ?? context.awsRequestId,
+          get signal() {
+            return (deadline ??= startDeadline(context, lambdaTimeout)).signal;
+          },
+        });
+      } finally {
+        deadline?.end();
+      }
       // The safety net: an answer never leaves on a key this request did not verify.
       await keyCheck.ensure();
       return success(data);

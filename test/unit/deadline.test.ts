@@ -2,19 +2,20 @@
  * Unit tests of the request deadline (lib/http/deadline.ts; docs/reliability.md
  * "Deadlines"): the signal aborts a margin before the function's timeout, or
  * when middy's own timeout signal fires, including one that fired before the
- * deadline was first read (the pipeline builds it lazily).
+ * deadline was first read (the pipeline starts it lazily), and an ended
+ * deadline (the request answered) that never fires.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { deadlineSignal, DeadlineExceededError } from '../../lib/http/deadline';
+import { DeadlineExceededError, startDeadline } from '../../lib/http/deadline';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('deadlineSignal', () => {
+describe('startDeadline', () => {
   it('aborts marginMs before the remaining time runs out, with a DeadlineExceededError', () => {
     vi.useFakeTimers();
-    const signal = deadlineSignal({ getRemainingTimeInMillis: () => 10_000 }, undefined, 3_000);
+    const { signal } = startDeadline({ getRemainingTimeInMillis: () => 10_000 }, undefined, 3_000);
     vi.advanceTimersByTime(6_999);
     expect(signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
@@ -24,7 +25,7 @@ describe('deadlineSignal', () => {
 
   it('aborts when the other signal fires later', () => {
     const lambdaTimeout = new AbortController();
-    const signal = deadlineSignal({ getRemainingTimeInMillis: () => 60_000 }, lambdaTimeout.signal);
+    const { signal } = startDeadline({ getRemainingTimeInMillis: () => 60_000 }, lambdaTimeout.signal);
     expect(signal.aborted).toBe(false);
     lambdaTimeout.abort();
     expect(signal.aborted).toBe(true);
@@ -34,8 +35,20 @@ describe('deadlineSignal', () => {
   it('is aborted from the start when the other signal fired before the deadline was built', () => {
     const lambdaTimeout = new AbortController();
     lambdaTimeout.abort();
-    const signal = deadlineSignal({ getRemainingTimeInMillis: () => 60_000 }, lambdaTimeout.signal);
+    const { signal } = startDeadline({ getRemainingTimeInMillis: () => 60_000 }, lambdaTimeout.signal);
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBeInstanceOf(DeadlineExceededError);
+  });
+
+  it('ended (the request answered), neither its timer nor the other signal fires it, and it leaves no timer behind', () => {
+    vi.useFakeTimers();
+    const lambdaTimeout = new AbortController();
+    const deadline = startDeadline({ getRemainingTimeInMillis: () => 10_000 }, lambdaTimeout.signal, 3_000);
+    expect(vi.getTimerCount()).toBe(1);
+    deadline.end();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(60_000);
+    lambdaTimeout.abort();
+    expect(deadline.signal.aborted).toBe(false);
   });
 });
