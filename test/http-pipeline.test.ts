@@ -247,11 +247,12 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
   });
 
   it.each([
-    ['top level', '{"__proto__":{"polluted":true}}'],
-    ['nested', '{"a":{"__proto__":{"polluted":true}}}'],
-  ])('rejects a __proto__ key in JSON (%s) with 400 invalid_request and pollutes nothing', async (_label, body) => {
+    ['top level', '{"__proto__":{"polluted":true}}', '__proto__'],
+    ['nested', '{"a":{"__proto__":{"polluted":true}}}', 'a.__proto__'],
+    ['in an array', '{"a":[{"b":1},{"constructor":{"prototype":{"polluted":true}}}]}', 'a[1].constructor'],
+  ])('rejects a __proto__ key in JSON (%s) with 400 invalid_request naming its path, and pollutes nothing', async (_label, body, path) => {
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/json' } });
-    expectInvalidRequest(res);
+    expectInvalidRequest(res, [`${path}: forbidden property name`]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -26,7 +26,7 @@ import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
-import { formatIssues, useEnglishIssueMessages } from './issues';
+import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
@@ -97,6 +97,34 @@ function bodyKindOf(contentType: string): BodyKind | undefined {
   return undefined;
 }
 
+/**
+ * Where the JSON body holds the property middy's parser refused (`__proto__`,
+ * or a `constructor` that has a `prototype`), as an issue path such as
+ * `filters.__proto__`: the parser reports the key alone. The body is parsed
+ * again without middy's reviver; a plain `JSON.parse` makes `__proto__` an
+ * own property, so this pollutes nothing, and the body guard has already
+ * bounded its depth. `undefined` when no such property is found.
+ */
+function forbiddenPropertyPath(event: APIGatewayProxyEventV2): string | undefined {
+  const find = (value: unknown, path: PropertyKey[]): PropertyKey[] | undefined => {
+    if (value === null || typeof value !== 'object') return undefined;
+    for (const [key, member] of Object.entries(value)) {
+      const here = [...path, Array.isArray(value) ? Number(key) : key];
+      if (key === '__proto__' || (key === 'constructor' && member !== null && typeof member === 'object' && Object.hasOwn(member, 'prototype'))) return here;
+      const found = find(member, here);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  try {
+    const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+    const path = find(JSON.parse(text), []);
+    return path && formatPath(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Maps every error to the envelope; 5xx never exposes its message (middy "handling errors"). */
 const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   onError: async (request: Request) => {
@@ -121,7 +149,7 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
       const kind = request.context.bodyKind ?? 'body';
       const forbiddenKey = (error as Error).message === 'Forbidden key in JSON body' ? String((error as { cause?: { data?: unknown } }).cause?.data) : undefined;
       const invalid = forbiddenKey
-        ? new InvalidRequestError('The JSON body uses a forbidden property name.', [`${forbiddenKey}: forbidden property name`])
+        ? new InvalidRequestError('The JSON body uses a forbidden property name.', [`${forbiddenPropertyPath(request.event) ?? forbiddenKey}: forbidden property name`])
         : new InvalidRequestError(`The ${kind === 'json' ? 'JSON' : kind} body could not be parsed.`);
       request.response = failure(400, invalid.toJSON());
       return;
