@@ -47,8 +47,11 @@ export const MAX_MULTIPART_BYTES = 4 * 1024 * 1024;
 /** Fields an urlencoded body may carry (`node:querystring`'s default `maxKeys`, which the middy parser uses). */
 export const MAX_URLENCODED_FIELDS = 1_000;
 
+/** A request body as UTF-8 text (API Gateway hands binary bodies over base64-encoded). */
+const bodyText = (body: string, isBase64Encoded: boolean | undefined) => (isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
+
 const countFormFields = (body: string, isBase64Encoded: boolean | undefined) =>
-  (isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body).split('&').filter((pair) => pair !== '').length;
+  bodyText(body, isBase64Encoded).split('&').filter((pair) => pair !== '').length;
 
 /** What the pipeline knows about a request once it reaches the use case. */
 export interface RequestContext {
@@ -117,8 +120,7 @@ function forbiddenPropertyPath(event: APIGatewayProxyEventV2): string | undefine
     return undefined;
   };
   try {
-    const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-    const path = find(JSON.parse(text), []);
+    const path = find(JSON.parse(bodyText(event.body ?? '', event.isBase64Encoded)), []);
     return path && formatPath(path);
   } catch {
     return undefined;
@@ -180,7 +182,7 @@ const EXPECTED_CONTENT_TYPES = 'application/json, application/x-www-form-urlenco
 
 /** A body that parses as a JSON object or array (a form body never starts with `{` or `[` for a valid field). */
 function looksLikeJson(raw: string, isBase64Encoded: boolean | undefined): boolean {
-  const text = (isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw).trim();
+  const text = bodyText(raw, isBase64Encoded).trim();
   if (!(text.startsWith('{') && text.endsWith('}')) && !(text.startsWith('[') && text.endsWith(']'))) return false;
   try {
     JSON.parse(text);
@@ -236,7 +238,7 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     }
     if (kind === 'json') {
       // Before JSON.parse: a body nested 100,000 deep costs one linear scan, not the stack.
-      const field = jsonNestingViolation(event.isBase64Encoded ? Buffer.from(raw!, 'base64').toString('utf8') : raw!);
+      const field = jsonNestingViolation(bodyText(raw!, event.isBase64Encoded));
       if (field !== undefined) throw tooDeep(field);
     }
     if (kind === 'multipart') {
