@@ -24,7 +24,7 @@ import { smallFixture } from '../lib/fixtures';
 import { runLoadClient, type LoadResult } from '../lib/children';
 import { keys } from '../../lib/db/table';
 import { hashApiKey } from '../../lib/ids';
-import { median, round, summarize } from '../lib/stats';
+import { median, round, shuffled, summarize } from '../lib/stats';
 import { expectOk, post } from '../lib/api';
 import { importBenchAccounts } from '../lib/fixtures';
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -179,8 +179,9 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
  * invokes it: a fresh payload 2.0 event and context per call), its own
  * DynamoDB calls replayed bare, a bare GetItem of the API-key item and the
  * list's bare Query, all through the shared client of lib/aws.ts,
- * interleaved: every round runs each of them once, starting one further
- * along the list each round, so noise on the shared machine hits them alike.
+ * interleaved: every round runs each of them once, in an order drawn at
+ * random each round, so noise on the shared machine and the after-effects of
+ * one task on the next hit them alike.
  */
 async function measureHandlers(results: Results, stack: BenchStack, rounds: number, fixture: Awaited<ReturnType<typeof smallFixture>>, enriching: string): Promise<void> {
   const group = 'warm latency';
@@ -206,7 +207,7 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   const bareQuery = () => dynamodb.send(new QueryCommand(queryInput as never));
 
   // `prepare` builds what is not timed (an invocation's fresh event and context, as the runtime hands them over) and returns what is.
-  const { samples, cpu } = await interleave(
+  const { samples, cpu, previous } = await interleave(
     [
       { id: 'floor', prepare: () => getKey },
       { id: 'query', prepare: () => bareQuery },
@@ -265,9 +266,20 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       'Not included: API Gateway\'s hop and the Lambda runtime\'s, which are outside both the product and the floor. ' +
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
       `"own calls": the DynamoDB calls one invocation made (marshalled inputs recorded by the bench's round-trip recorder), replayed bare through the low-level client, concurrent ones concurrently. ` +
-      `Interleaved: each round runs the floor, the bare Query and every handler and replay once, starting one task further each round; ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
+      `Interleaved: each round runs the floor, the bare Query and every handler and replay once, in an order drawn at random each round (a fixed or rotated order keeps each task's neighbours, and the one after the 25-item Query pays for its garbage; measured below); ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
       `The bench's SDK middlewares (capacity request, round-trip recorder) run on every call alike, floor included. The logger is SILENT in the bench, so the "Request completed" line a deployed function writes is not in these figures. ` +
       `"CPU of this process": user + system CPU of the bench process during the call (median), which at c=1 is where our code's time shows (DynamoDB Local is another process). Floor p50 ${round(floor.p50, 2)} ms (p99 ${round(floor.p99, 2)}), bare Query p50 ${round(query.p50, 2)} ms (p99 ${round(query.p99, 2)}).`,
+  );
+  // What the random order spreads: each task's p50 right after one of the Query tasks (the list's handler, its replay, the bare Query) over its p50 after any other task.
+  const queryTasks = new Set(['query', 'list', 'list own']);
+  const afterQuery = [...samples.keys()].map((id) => {
+    const after = (wanted: boolean) => median(samples.get(id)!.filter((_, i) => queryTasks.has(previous.get(id)![i]!) === wanted));
+    return `${id} ${round(after(true) / after(false), 2)}×`;
+  });
+  results.note(
+    group,
+    `Neighbour effect (why the order is drawn at random): p50 of each task right after one of the Query tasks (list, list own, the bare Query) over its p50 right after any other task: ${afterQuery.join(', ')}. ` +
+      'With a fixed order the same task would always follow them.',
   );
   results.note(group, `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`);
 
@@ -340,17 +352,24 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
 }
 
 /**
- * Runs `tasks` in interleaved rounds (each task once per round, starting one
- * task further each round, so slow stretches of the shared machine hit them
- * alike): {@link WARMUP_ROUNDS} untimed rounds, then `rounds` timed ones.
- * @returns per task ID, the wall time (ms) and this process's CPU (user + system, ms) of every timed round.
+ * Runs `tasks` in interleaved rounds: each task once per round, in an order
+ * drawn at random each round ({@link shuffled}). A fixed order (even one
+ * rotated each round) keeps the same neighbours: the task after the list's
+ * 25-item Query then always pays for that Query's garbage, in this process
+ * and in DynamoDB Local's JVM, on the same 2 cores. {@link WARMUP_ROUNDS}
+ * untimed rounds, then `rounds` timed ones.
+ * @returns per task ID, the wall time (ms), this process's CPU (user + system, ms) and the ID of the task that ran just before it, for every timed round.
  */
-async function interleave(tasks: ReadonlyArray<{ id: string; prepare: () => () => Promise<unknown> }>, rounds: number): Promise<{ samples: Map<string, number[]>; cpu: Map<string, number[]> }> {
+async function interleave(
+  tasks: ReadonlyArray<{ id: string; prepare: () => () => Promise<unknown> }>,
+  rounds: number,
+): Promise<{ samples: Map<string, number[]>; cpu: Map<string, number[]>; previous: Map<string, string[]> }> {
   const samples = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
   const cpu = new Map<string, number[]>(tasks.map((t) => [t.id, []]));
+  const previous = new Map<string, string[]>(tasks.map((t) => [t.id, []]));
+  let last = '';
   for (let r = 0; r < WARMUP_ROUNDS + rounds; r++) {
-    for (let i = 0; i < tasks.length; i++) {
-      const task = tasks[(r + i) % tasks.length]!;
+    for (const task of shuffled(tasks)) {
       const run = task.prepare();
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
@@ -360,8 +379,10 @@ async function interleave(tasks: ReadonlyArray<{ id: string; prepare: () => () =
       if (r >= WARMUP_ROUNDS) {
         samples.get(task.id)!.push(ms);
         cpu.get(task.id)!.push((used.user + used.system) / 1000);
+        previous.get(task.id)!.push(last);
       }
+      last = task.id;
     }
   }
-  return { samples, cpu };
+  return { samples, cpu, previous };
 }

@@ -41,3 +41,18 @@ export const median = (values: readonly number[]): number => percentileOfSorted(
 
 /** Rounds to `digits` decimals (for reports). */
 export const round = (value: number, digits = 2): number => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
+
+/**
+ * A uniformly random permutation of `items` (Fisher–Yates), leaving
+ * `items` as it is. The interleaved figures draw each round's order with it,
+ * so no task always runs right after the same neighbour.
+ * @param random - a source of uniform numbers in [0, 1).
+ */
+export function shuffled<T>(items: readonly T[], random: () => number = Math.random): T[] {
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
