@@ -266,7 +266,7 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       'Not included: API Gateway\'s hop and the Lambda runtime\'s, which are outside both the product and the floor. ' +
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
       `"own calls": the DynamoDB calls one invocation made (marshalled inputs recorded by the bench's round-trip recorder), replayed bare through the low-level client, concurrent ones concurrently. ` +
-      `Interleaved: each round runs the floor, the bare Query and every handler and replay once, in an order drawn at random each round (a fixed or rotated order keeps each task's neighbours, and the one after the 25-item Query pays for its garbage; measured below); ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
+      `Interleaved: each round runs the floor, the bare Query and every handler and replay once, in an order drawn at random each round (a fixed or rotated order keeps each task's neighbours, and the one after the 25-item Query pays for its after-effects, in this process and in DynamoDB Local's JVM; measured below); ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
       `The bench's SDK middlewares (capacity request, round-trip recorder) run on every call alike, floor included. The logger is SILENT in the bench, so the "Request completed" line a deployed function writes is not in these figures. ` +
       `"CPU of this process": user + system CPU of the bench process during the call (median), which at c=1 is where our code's time shows (DynamoDB Local is another process). Floor p50 ${round(floor.p50, 2)} ms (p99 ${round(floor.p99, 2)}), bare Query p50 ${round(query.p50, 2)} ms (p99 ${round(query.p99, 2)}).`,
   );
@@ -357,8 +357,8 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
  * Runs `tasks` in interleaved rounds: each task once per round, in an order
  * drawn at random each round ({@link shuffled}). A fixed order (even one
  * rotated each round) keeps the same neighbours: the task after the list's
- * 25-item Query then always pays for that Query's garbage, in this process
- * and in DynamoDB Local's JVM, on the same 2 cores. {@link WARMUP_ROUNDS}
+ * 25-item Query then always pays for that Query's after-effects (its
+ * garbage, DynamoDB Local's JVM still at work), on the same 2 cores. {@link WARMUP_ROUNDS}
  * untimed rounds, then `rounds` timed ones.
  * @returns per task ID, the wall time (ms), this process's CPU (user + system, ms) and the ID of the task that ran just before it, for every timed round.
  */
