@@ -40,6 +40,9 @@ export const timestamp = () => z.iso.datetime().check(z.meta({ example: '2026-11
 export const campaignId = () =>
   z.string().check(z.regex(CAMPAIGN_ID_PATTERN, { error: 'must be a campaign ID: "camp_" followed by 21 base58 characters' }), z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }));
 
+/** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (spec "Get a campaign", "Enrich a campaign"; decisions §11). */
+export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
+
 /** Longest `cursor` a list request takes, in characters (an issued cursor is far shorter; lib/http/cursor.ts). */
 export const MAX_CURSOR_LENGTH = 2_048;
 

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
-import { campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { accountIdsFromForm } from './account-list';
 import { uploadId } from '../uploads/schema';
@@ -82,9 +82,6 @@ export const UpdateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
     // The use case refuses neither field with its own issue line; the document states the rule.
     .check(z.meta({ anyOf: [{ required: ['name'] }, { required: ['excludeEnrichedWithinDays'] }] })),
 );
-
-/** Body of get and enrich. */
-export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
 
 const oneOrMany = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.array(schema).check(z.minLength(1), z.maxLength(10))]);
 

@@ -4,7 +4,7 @@
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
 
@@ -40,7 +40,7 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'quoteCampaign',
   path: '/v1/campaigns/quote',
-  request: /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() })),
+  request: CampaignIdRequest,
 });
 
 export const campaignAccountsOperation = /* @__PURE__ */ defineOperation({
