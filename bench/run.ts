@@ -68,7 +68,7 @@ const quick = values.quick;
 /** Sizes of the run: the in full mode, small ones for a smoke run. */
 export const SIZES = quick
   ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 20, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 

@@ -6,7 +6,9 @@
  * minified `index.mjs` (gzip beside it). Cold init is the import of that file
  * in a fresh Node 24 process with the function's environment (including
  * credentials in the environment, as deployed), median of N runs,
- * interleaved across bundles so machine noise spreads evenly. The floor is the
+ * interleaved across bundles, each run in an order drawn at random
+ * ({@link shuffled}), so machine noise spreads evenly and no bundle always
+ * follows the same one (the floor used to run last in every run). The floor is the
  * DynamoDB client and DocumentClient doing a GetItem, bundled with the SDK's
  * default credential chain (issue #18).
  *
@@ -22,7 +24,7 @@ import { API_ROUTES } from '../../infra/routes';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { buildBundle, importMs, importProfile, lambdaEnvironment, PROJECT_ROOT, type BuiltBundle, type BundleVariation } from '../lib/bundle';
 import type { Results } from '../lib/results';
-import { median, percentileOfSorted, round } from '../lib/stats';
+import { median, percentileOfSorted, round, shuffled } from '../lib/stats';
 import { readFileSync } from 'node:fs';
 import { summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 
@@ -184,33 +186,29 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   results.note(group, '|---|---:|---:|---|');
   for (const [label, b] of variants) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
 
-  // Cold init: interleaved runs, one process at a time.
+  // Cold init: interleaved runs, one process at a time, each run in an order drawn at random (no bundle always follows the same one).
   const initGroup = 'cold init';
   const deployed = lambdaEnvironment(false);
   const withMaps = lambdaEnvironment(true);
   const samples = new Map<string, number[]>();
   const probeSamples = new Map<string, number[]>();
-  const targets = [...FUNCTIONS.map((f) => ({ key: f.name, file: built.get(f.name)!.file })), { key: 'floor', file: floor.file }];
-  for (let run = 0; run < options.runs; run++) {
-    for (const target of targets) {
-      const list = samples.get(target.key) ?? [];
-      list.push(await importMs(target.file, deployed));
-      samples.set(target.key, list);
-    }
-  }
   const variantSamples = new Map<string, number[]>();
-  for (let run = 0; run < options.probeRuns; run++) {
-    for (const [label, probe] of probes) {
-      const list = probeSamples.get(label) ?? [];
-      list.push(await importMs(probe.file, deployed));
-      probeSamples.set(label, list);
-    }
-    for (const [label, variant] of variants) {
-      const list = variantSamples.get(label) ?? [];
+  const record = (into: Map<string, number[]>, key: string, ms: number) => into.set(key, [...(into.get(key) ?? []), ms]);
+  const imports = [
+    ...[...FUNCTIONS.map((f) => ({ key: f.name, file: built.get(f.name)!.file })), { key: 'floor', file: floor.file }].map((t) => ({
+      run: async () => record(samples, t.key, await importMs(t.file, deployed)),
+      everyRun: true,
+    })),
+    ...[...probes].map(([label, probe]) => ({ run: async () => record(probeSamples, label, await importMs(probe.file, deployed)), everyRun: false })),
+    ...[...variants].map(([label, variant]) => {
       const variation = VARIANTS[label];
-      list.push(await importMs(variant.file, variation?.sourceMaps ? withMaps : variation?.compileCache ? compileCacheEnvironment(deployed, variant.file) : deployed));
-      variantSamples.set(label, list);
-    }
+      const environment = variation?.sourceMaps ? withMaps : variation?.compileCache ? compileCacheEnvironment(deployed, variant.file) : deployed;
+      return { run: async () => record(variantSamples, label, await importMs(variant.file, environment)), everyRun: false };
+    }),
+  ];
+  for (let run = 0; run < Math.max(options.runs, options.probeRuns); run++) {
+    const due = imports.filter((i) => run < (i.everyRun ? options.runs : options.probeRuns));
+    for (const i of shuffled(due)) await i.run();
   }
   const floorMs = median(samples.get('floor')!);
   for (const fn of FUNCTIONS) {
@@ -231,7 +229,7 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   }
   results.note(
     initGroup,
-    `Median of ${options.runs} imports per bundle, each in a fresh \`${process.execPath} --input-type=module -e "await import(bundle)"\` (${process.version}), timed inside the process around the import; environment as deployed (no NODE_OPTIONS, POWERTOOLS_*, credentials in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, dummy TABLE_NAME/BUCKET_NAME/CURSOR_SECRET/STATE_MACHINE_ARN). Runs are interleaved across bundles. Floor median ${round(floorMs, 1)} ms.`,
+    `Median of ${options.runs} imports per bundle, each in a fresh \`${process.execPath} --input-type=module -e "await import(bundle)"\` (${process.version}), timed inside the process around the import; environment as deployed (no NODE_OPTIONS, POWERTOOLS_*, credentials in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, dummy TABLE_NAME/BUCKET_NAME/CURSOR_SECRET/STATE_MACHINE_ARN). Runs are interleaved across bundles, each run in an order drawn at random. Floor median ${round(floorMs, 1)} ms.`,
   );
   const medians = FUNCTIONS.map((f) => median(samples.get(f.name)!));
   results.note(
