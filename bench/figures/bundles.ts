@@ -197,18 +197,18 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   const imports = [
     ...[...FUNCTIONS.map((f) => ({ key: f.name, file: built.get(f.name)!.file })), { key: 'floor', file: floor.file }].map((t) => ({
       run: async () => record(samples, t.key, await importMs(t.file, deployed)),
-      everyRun: true,
+      runs: options.runs,
     })),
-    ...[...probes].map(([label, probe]) => ({ run: async () => record(probeSamples, label, await importMs(probe.file, deployed)), everyRun: false })),
+    ...[...probes].map(([label, probe]) => ({ run: async () => record(probeSamples, label, await importMs(probe.file, deployed)), runs: options.probeRuns })),
     ...[...variants].map(([label, variant]) => {
       const variation = VARIANTS[label];
       const environment = variation?.sourceMaps ? withMaps : variation?.compileCache ? compileCacheEnvironment(deployed, variant.file) : deployed;
-      return { run: async () => record(variantSamples, label, await importMs(variant.file, environment)), everyRun: false };
+      return { run: async () => record(variantSamples, label, await importMs(variant.file, environment)), runs: options.probeRuns };
     }),
   ];
-  for (let run = 0; run < Math.max(options.runs, options.probeRuns); run++) {
-    const due = imports.filter((i) => run < (i.everyRun ? options.runs : options.probeRuns));
-    for (const i of shuffled(due)) await i.run();
+  // Each import takes part in the first `runs` runs (functions and floor: options.runs; probes and variants: options.probeRuns).
+  for (let run = 0; imports.some((i) => run < i.runs); run++) {
+    for (const due of shuffled(imports.filter((i) => run < i.runs))) await due.run();
   }
   const floorMs = median(samples.get('floor')!);
   for (const fn of FUNCTIONS) {
