@@ -48,9 +48,9 @@ const stack = await startLocalStack({ api: false });
 try {
   // Imported after the stack set the environment (lib/config reads it at import).
   const { campaigns, results } = await import('../lib/root');
-  const { encodePart, resultsPrefix } = await import('../lib/enrichment/results');
+  const { encodePart, resultsPrefix } = await import('../lib/results/parts');
   const { newCampaignId } = await import('../lib/ids');
-  const { accountListKey } = await import('../lib/campaigns/account-list');
+  const { accountListKey } = await import('../lib/account-lists/account-list');
   const { benchAccount, benchOrganization } = await import('./lib/fixtures');
 
   const { organizationId, apiKey } = await benchOrganization('Bench export', N, N);

@@ -1,8 +1,6 @@
 /** Lambda of `POST /v1/campaigns/create` (decisions §1, §14). */
 import { createCampaignOperation } from '../lib/campaigns/schema';
-import { createCampaign } from '../lib/campaigns/use-cases';
-import { readUploadedAccountIds } from '../lib/uploads/use-cases';
-import { idempotentApiHandler, accountLists, campaigns, organizations, uploadReadDependencies } from '../lib/root';
+import { idempotentApiHandler, accountLists, campaigns, organizations, uploadReadDependencies, createCampaign, readUploadedAccountIds } from '../lib/root';
 
 export const handler = idempotentApiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal }) =>
   createCampaign(

@@ -1,7 +1,6 @@
 /** Lambda of `POST /v1/campaigns/enrich` (spec "Enrich a campaign"). */
 import { enrichCampaignOperation } from '../lib/campaigns/schema';
-import { enrichCampaign } from '../lib/enrichment/launch';
-import { idempotentApiHandler, launchDependencies } from '../lib/root';
+import { idempotentApiHandler, launchDependencies, enrichCampaign } from '../lib/root';
 
 // The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
 export const handler = idempotentApiHandler(

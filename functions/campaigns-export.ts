@@ -1,9 +1,6 @@
 /** Lambda of `POST /v1/campaigns/export` (spec "Export campaign results as CSV"). */
 import { exportCampaignOperation } from '../lib/exports/schema';
-import { exportCampaign } from '../lib/exports/export';
-import { s3 } from '../lib/aws';
-import { config } from '../lib/config';
-import { apiHandler, campaigns, results } from '../lib/root';
+import { apiHandler, campaigns, results, exportCampaign, s3, config } from '../lib/root';
 
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
   exportCampaign({ campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds }, organizationId, input),

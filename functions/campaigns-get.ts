@@ -1,7 +1,6 @@
 /** Lambda of `POST /v1/campaigns/get` (spec "Get a campaign"). */
 import { getCampaignOperation } from '../lib/campaigns/schema';
-import { getCampaign } from '../lib/campaigns/use-cases';
-import { apiHandler, campaigns } from '../lib/root';
+import { apiHandler, campaigns, getCampaign } from '../lib/root';
 
 // The key is verified in the campaign read (one BatchGetItem; lib/http/auth.ts).
 export const handler = apiHandler(

@@ -1,7 +1,6 @@
 /** Lambda of `POST /v1/campaigns/list` (spec "List campaigns"). */
 import { listCampaignsOperation } from '../lib/campaigns/schema';
-import { listCampaigns } from '../lib/campaigns/use-cases';
-import { apiHandler, campaigns } from '../lib/root';
+import { apiHandler, campaigns, listCampaigns } from '../lib/root';
 
 // The key is read beside the list Query, in parallel (lib/http/auth.ts).
 export const handler = apiHandler(listCampaignsOperation, (input, { organizationId, keyCheck }) => listCampaigns({ campaigns: campaigns() }, organizationId, input, keyCheck), {

@@ -1,6 +1,5 @@
 /** Lambda of `POST /v1/campaigns/quote` (decisions §11): the launch evaluation, writing nothing. */
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
-import { quoteCampaign } from '../lib/enrichment/quote';
-import { apiHandler, evaluationDependencies } from '../lib/root';
+import { apiHandler, evaluationDependencies, quoteCampaign } from '../lib/root';
 
 export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(), organizationId, input.campaignId));

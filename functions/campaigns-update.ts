@@ -1,7 +1,6 @@
 /** Lambda of `POST /v1/campaigns/update` (decisions §1). */
 import { updateCampaignOperation } from '../lib/campaigns/schema';
-import { updateCampaign } from '../lib/campaigns/use-cases';
-import { idempotentApiHandler, campaigns, organizations } from '../lib/root';
+import { idempotentApiHandler, campaigns, organizations, updateCampaign } from '../lib/root';
 
 export const handler = idempotentApiHandler(updateCampaignOperation, (input, { organizationId }) =>
   updateCampaign({ campaigns: campaigns(), organizations: organizations() }, organizationId, input),

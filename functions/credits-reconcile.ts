@@ -4,9 +4,7 @@
  * publishes the total absolute drift as the `LedgerDrift` metric (credits),
  * which the `LedgerDrift` alarm watches. Each drifting organization is logged.
  */
-import { reconcileCredits, totalDrift } from '../lib/credits/reconcile';
-import { emitMetrics, logger } from '../lib/observability';
-import { ledger } from '../lib/root';
+import { ledger, reconcileCredits, totalDrift, emitMetrics, logger } from '../lib/root';
 
 export const handler = async (): Promise<{ organizations: number; drifting: number; drift: number }> => {
   const report = await reconcileCredits(ledger());

@@ -5,9 +5,7 @@
  * TIMED_OUT (that execution's organization). Publishes the repairs and the
  * capacity drift as metrics (`EnrichmentsRepaired`, `CapacityDrift`).
  */
-import { emitMetrics, logger } from '../lib/observability';
-import { reconcileEnrichments } from '../lib/enrichment/reconcile';
-import { reconcileDependencies } from '../lib/root';
+import { reconcileDependencies, emitMetrics, logger, reconcileEnrichments } from '../lib/root';
 
 /** The EventBridge event of an execution status change (its `detail.input` is the execution input). */
 interface ExecutionStatusChange {

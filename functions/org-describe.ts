@@ -1,7 +1,6 @@
 /** Lambda of `POST /v1/org/describe` (spec "Describe organization"). */
 import { describeOrganizationOperation } from '../lib/organizations/schema';
-import { describeOrganization } from '../lib/organizations/describe';
-import { apiHandler, organizations } from '../lib/root';
+import { apiHandler, organizations, describeOrganization } from '../lib/root';
 
 // The key is verified in the organization read (one GetItem: its list of active keys; lib/organizations/api-keys.ts).
 export const handler = apiHandler(describeOrganizationOperation, (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck), {

@@ -1,6 +1,5 @@
 /** Lambda of `POST /v1/uploads/create` (decisions §14): a presigned PUT for a large account list. */
 import { createUploadOperation } from '../lib/uploads/schema';
-import { createUpload } from '../lib/uploads/use-cases';
-import { idempotentApiHandler, uploadDependencies } from '../lib/root';
+import { idempotentApiHandler, uploadDependencies, createUpload } from '../lib/root';
 
 export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId }) => createUpload(uploadDependencies(), organizationId, input));

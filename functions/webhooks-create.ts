@@ -1,6 +1,5 @@
 /** Lambda of `POST /v1/webhooks/create` (decisions §12). */
 import { createWebhookEndpointOperation } from '../lib/webhooks/schema';
-import { createWebhookEndpoint } from '../lib/webhooks/use-cases';
-import { idempotentApiHandler, webhookDependencies } from '../lib/root';
+import { idempotentApiHandler, webhookDependencies, createWebhookEndpoint } from '../lib/root';
 
 export const handler = idempotentApiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input));

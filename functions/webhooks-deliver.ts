@@ -3,9 +3,7 @@
  * scheduled attempt of a message; the state machine waits `waitSeconds` and
  * comes back until `done`.
  */
-import { createTaskHandler } from '../lib/enrichment/task-handler';
-import { attemptDelivery } from '../lib/webhooks/delivery';
-import { deliveryDependencies } from '../lib/root';
+import { deliveryDependencies, createTaskHandler, attemptDelivery } from '../lib/root';
 
 interface DeliverInput {
   organizationId: string;

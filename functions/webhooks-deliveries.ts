@@ -1,6 +1,5 @@
 /** Lambda of `POST /v1/webhooks/deliveries` (decisions §12). */
 import { listWebhookDeliveriesOperation } from '../lib/webhooks/schema';
-import { listWebhookDeliveries } from '../lib/webhooks/use-cases';
-import { apiHandler, webhooks } from '../lib/root';
+import { apiHandler, webhooks, listWebhookDeliveries } from '../lib/root';
 
 export const handler = apiHandler(listWebhookDeliveriesOperation, (input, { organizationId }) => listWebhookDeliveries({ webhooks: webhooks() }, organizationId, input));

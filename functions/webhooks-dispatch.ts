@@ -7,9 +7,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { dispatchEvent } from '../lib/webhooks/delivery';
-import { deliveryDependencies } from '../lib/root';
-import { logger } from '../lib/observability';
+import { deliveryDependencies, dispatchEvent, logger } from '../lib/root';
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];

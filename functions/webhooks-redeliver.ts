@@ -1,6 +1,5 @@
 /** Lambda of `POST /v1/webhooks/redeliver` (decisions §12): one attempt, made in this invocation (15 s limit within the 29 s timeout). */
 import { redeliverWebhookOperation } from '../lib/webhooks/schema';
-import { redeliverWebhook } from '../lib/webhooks/use-cases';
-import { idempotentApiHandler, deliveryDependencies } from '../lib/root';
+import { idempotentApiHandler, deliveryDependencies, redeliverWebhook } from '../lib/root';
 
 export const handler = idempotentApiHandler(redeliverWebhookOperation, (input, { organizationId }) => redeliverWebhook(deliveryDependencies(), organizationId, input));

@@ -17,13 +17,13 @@ import { ApiKeyCache } from './http/auth';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
-import { createAccountHistoryStore, type AccountHistoryStore } from './organizations/account-history';
+import { createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignStore, type CampaignStore } from './campaigns/store';
-import { createAccountListStore, type AccountListStore } from './campaigns/account-list';
+import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
 import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
-import { createResultStore, type ResultStore } from './enrichment/results';
+import { createResultStore, type ResultStore } from './results/parts';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
 import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import { createPrefixStore, type PrefixStore } from './storage/prefixes';
@@ -216,3 +216,26 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
     },
     options,
   );
+
+// What the handlers (functions/) call: they reach lib/ only through this
+// module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
+export { createDocsHandler } from './http/docs';
+export { buildOpenApiDocument } from './contract/openapi';
+export { config } from './config';
+export { listCampaignAccounts } from './enrichment/accounts';
+export { createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
+export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
+export { enrichCampaign } from './enrichment/launch';
+export { exportCampaign } from './exports/export';
+export { s3 } from './aws';
+export { quoteCampaign } from './enrichment/quote';
+export { createCatchAllHandler } from './http/catch-all';
+export { reconcileCredits, totalDrift } from './credits/reconcile';
+export { emitMetrics, logger } from './observability';
+export { reconcileEnrichments } from './enrichment/reconcile';
+export { describeOrganization } from './organizations/describe';
+export { listLedger } from './credits/use-cases';
+export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
+export { createTaskHandler } from './enrichment/task-handler';
+export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
+export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';

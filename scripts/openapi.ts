@@ -10,7 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../lib/http/openapi';
+import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { API_ROUTES } from '../infra/routes';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

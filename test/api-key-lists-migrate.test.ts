@@ -1,5 +1,5 @@
 /**
- * The API-key list migration (lib/organizations/migrate-api-keys.ts), against
+ * The API-key list migration (lib/migrations/api-key-lists.ts), against
  * DynamoDB Local in a table of its own: organizations stored before they
  * listed their active keys get the list of exactly their keys not revoked,
  * once; a list that keys written by older code left wrong is repaired; and a
@@ -12,7 +12,7 @@ import { ddb, dynamodb } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { hashApiKey, newApiKey } from '../lib/ids';
 import { createApiKeyStore } from '../lib/organizations/api-keys';
-import { migrateApiKeyLists } from '../lib/organizations/migrate-api-keys';
+import { migrateApiKeyLists } from '../lib/migrations/api-key-lists';
 import { createOrganizationStore } from '../lib/organizations/store';
 import { ensureTable } from '../infra/local/table';
 import { asBeforeTheList } from './support/api-key-lists';

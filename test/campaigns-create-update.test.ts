@@ -9,7 +9,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s3 } from '../lib/aws';
 import { config } from '../lib/config';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import { newCampaignId } from '../lib/ids';

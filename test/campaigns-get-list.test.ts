@@ -13,7 +13,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { campaignItem } from '../lib/campaigns/item';
 import { newCampaignId } from '../lib/ids';

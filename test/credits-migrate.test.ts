@@ -1,5 +1,5 @@
 /**
- * The ledger migration (lib/credits/migrate.ts): a table written before every
+ * The ledger migration (lib/migrations/ledger.ts): a table written before every
  * movement was on the ledger — charges stored positive, no entry IDs,
  * organizations whose grants and adjustments left no entry — is brought to
  * balance = Σ entries, once.
@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
-import { migrateLedger, OPENING_NOTE } from '../lib/credits/migrate';
+import { migrateLedger, OPENING_NOTE } from '../lib/migrations/ledger';
 import { reconcileCredits } from '../lib/credits/reconcile';
 import { createLedgerStore } from '../lib/credits/store';
 import { ensureTable } from '../infra/local/table';

@@ -15,7 +15,7 @@ import { ddb, s3 } from '../lib/aws';
 import { objectKeys } from '../lib/objects';
 import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';

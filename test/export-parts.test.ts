@@ -1,6 +1,6 @@
 /**
  * Export through HTTP from result parts in both layouts
- * (lib/enrichment/results.ts): parts written by ResultStore.putPart as the
+ * (lib/results/parts.ts): parts written by ResultStore.putPart as the
  * workflow writes them, and parts of the former JSON-lines layout (results
  * enriched before a deployment, kept for one access period). Each file is
  * downloaded through its presigned URL and compared byte for byte with what
@@ -13,9 +13,10 @@ import { faker } from '@faker-js/faker';
 import { customAlphabet } from 'nanoid';
 import { describe, expect, it } from 'vitest';
 import { s3 } from '../lib/aws';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import { config } from '../lib/config';
-import { resultsPrefix, type EnrichedAccount } from '../lib/enrichment/results';
+import { resultsPrefix } from '../lib/results/parts';
+import type { EnrichedAccount } from '../lib/results/csv';
 import { newCampaignId } from '../lib/ids';
 import { campaigns, results } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';

@@ -8,14 +8,14 @@
  * enrich → poll get until `enriched`) from warehouse accounts this file
  * imports under a per-run unique prefix. Expected rows are computed here from
  * those accounts with the rules of decisions §5, independently of
- * lib/exports/csv.ts, and compared with what a real CSV parser reads from the
+ * lib/results/csv.ts, and compared with what a real CSV parser reads from the
  * downloaded bytes. States the API cannot reach on demand (enriching, expired,
  * enriched with zero accounts) are written straight to the table.
  */
 import { parse } from 'csv-parse/sync';
 import { customAlphabet } from 'nanoid';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
 import { campaigns, embeddedWarehouse } from '../lib/root';

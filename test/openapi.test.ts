@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { buildOpenApiDocument, documented } from '../lib/http/openapi';
+import { buildOpenApiDocument, documented } from '../lib/contract/openapi';
 import { defineOperation } from '../lib/http/operation';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';

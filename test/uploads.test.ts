@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { accountListKey } from '../lib/campaigns/account-list';
+import { accountListKey } from '../lib/account-lists/account-list';
 import { objectKeys } from '../lib/objects';
 import { accountLists, uploads } from '../lib/root';
 import { MAX_UPLOAD_BYTES } from '../lib/uploads/schema';

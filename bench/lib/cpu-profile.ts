@@ -36,7 +36,7 @@ export function ownerOf(source: string): string {
 export interface ProfileSummary {
   totalMs: number;
   byOwner: Array<[string, number]>;
-  /** `lib/exports/csv.ts:71 neutralizeCell` → ms. */
+  /** `lib/results/csv.ts:71 neutralizeCell` → ms. */
   byFrame: Array<[string, number]>;
 }
 

@@ -171,20 +171,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await ensureTable(dynamodb, endpoints.tableName);
     await ensureBucket(s3, endpoints.bucketName);
     if (options.dataDir) {
-      // A data folder from before the ledger was complete is brought up to date (idempotent).
-      const { migrateLedger } = await import('../../lib/credits/migrate');
+      // Data written by earlier versions is brought up to date: every migration not yet recorded on this table, in order (lib/migrations).
+      const { runMigrations } = await import('../../lib/migrations');
       const { ddb } = await import('../../lib/aws');
-      const migrated = await migrateLedger({ client: ddb, tableName });
-      if (migrated.entries + migrated.organizations > 0) console.log(`Ledger migrated: ${JSON.stringify(migrated)}`);
-      // Per-account recency and CRM items from before recency markers become per-organization lists (idempotent).
-      const { migrateAccountHistory } = await import('../../lib/organizations/migrate-history');
       const { accountHistory } = await import('../../lib/root');
-      const history = await migrateAccountHistory({ client: ddb, tableName, history: accountHistory() });
-      if (history.markers + history.crmItems > 0) console.log(`Account history migrated: ${JSON.stringify(history)}`);
-      // Organizations from before they listed their active API keys get the list; a list older code left wrong is repaired (idempotent).
-      const { migrateApiKeyLists } = await import('../../lib/organizations/migrate-api-keys');
-      const listed = await migrateApiKeyLists({ client: ddb, tableName });
-      if (listed.organizations > 0) console.log(`API key lists written or repaired: ${JSON.stringify(listed)}`);
+      const migrated = await runMigrations({ client: ddb, tableName, history: accountHistory() });
+      for (const { id, changed } of migrated.ran) if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
     }
     if (options.api !== false) {
       api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });

@@ -3,7 +3,7 @@
  * handlers need (spec "Campaign (returned by get and enrich)", "Campaign list
  * item", "States and transitions"): the response shapes (also the TypeScript
  * types of what the API returns), summaries, descriptions and examples. Only
- * the OpenAPI document (lib/http/openapi.ts) imports its values.
+ * the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';

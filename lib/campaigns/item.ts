@@ -101,7 +101,7 @@ export const campaignChanges = {
   /** `draft` → `enriching` with the attempt and its evaluation. */
   launch: (campaign: CampaignRef, attempt: AttemptRecord, excluded: ExcludedCounts): Change =>
     merge(statusChange(campaign, 'enriching'), { set: { attempt, accountsEligible: attempt.eligible, accountsExcluded: excluded }, remove: ['launchLock'] }),
-  /** `enriching` → `enriched`: results and times (the recency-pending mark is on the organization item, lib/organizations/recency-pending.ts). */
+  /** `enriching` → `enriched`: results and times (the recency-pending mark is on the organization item, lib/history/recency-pending.ts). */
   complete: (campaign: CampaignRef, completion: { completedAt: string; resultsExpireAt: string; results: ResultMetrics }): Change =>
     merge(statusChange(campaign, 'enriched', completion.resultsExpireAt), {
       remove: ['cancelRequestedAt'],
@@ -121,7 +121,7 @@ export const campaignChanges = {
    * never resumes it.
    */
   requestCancel: (at: Date): Change => ({ set: { cancelRequestedAt: at.toISOString() } }),
-  /** Legacy (before recency markers): the campaign leaves the recency-pending index (lib/organizations/migrate-history.ts). */
+  /** Legacy (before recency markers): the campaign leaves the recency-pending index (lib/migrations/account-history.ts). */
   finishRecording: (): Change => ({ remove: ['gsi6pk'] }),
   /** `enriched` → `expired` at `resultsExpireAt`. */
   expire: (campaign: CampaignRef): Change => merge(statusChange(campaign, 'expired'), { remove: ['gsi6pk'] }),

@@ -7,7 +7,8 @@ import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
 import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
-import { accountIdsFromForm } from './account-list';
+import { accountIdsFromForm } from '../account-lists/account-list';
+import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../account-lists/schema';
 import { uploadId } from '../uploads/schema';
 
 /** Surfaces that create campaigns. */
@@ -20,21 +21,9 @@ export const CreatedViaSchema = /* @__PURE__ */ treeShakable(() => z.enum(CREATE
 
 /** Largest `excludeEnrichedWithinDays` accepted (decisions §1), in days. */
 export const MAX_EXCLUDE_DAYS = 3650;
-/** Largest number of account IDs in a campaign (decisions §1). */
-export const MAX_ACCOUNT_IDS = 100_000;
 
 const excludeEnrichedWithinDays = () =>
   z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))).check(z.meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 }));
-
-/** An account ID as a campaign takes it (decisions §1): 1 to 128 characters, no control characters. */
-export const AccountIdSchema = /* @__PURE__ */ treeShakable(() =>
-  z.string().check(
-    z.minLength(1),
-    z.maxLength(128),
-    // No control characters (decisions §1): C0, DEL and C1.
-    z.regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, { error: 'must not contain control characters' }),
-  ),
-);
 
 /** A campaign name: 1..200 characters after trimming, so never blank (the pattern shows it in the document). */
 const campaignName = () =>

@@ -6,13 +6,13 @@ import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 import { config } from '../config';
 import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
 import { newCampaignId } from '../ids';
-import { accountListKey, distinctAccountIds } from './account-list';
+import { accountListKey, distinctAccountIds } from '../account-lists/account-list';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { statusAt, toCampaign, toListItem, type CampaignRecord } from './model';
 import { DEFAULT_PAGE_SIZE, type CreatedVia, type ListCampaignsInput } from './schema';
 import type { Campaign, CampaignListItem } from './docs';
 import type { CampaignStore } from './store';
-import type { AccountListStore } from './account-list';
+import type { AccountListStore } from '../account-lists/account-list';
 import type { OrganizationStore } from '../organizations/store';
 import type { KeyCheck } from '../http/auth';
 

@@ -2,7 +2,7 @@
  * The published contract of the ledger operation beyond what its handler needs
  * (decisions §11): the entry and page shapes (also the TypeScript types of what
  * it returns), summary, description and example. Only the OpenAPI document
- * (lib/http/openapi.ts) imports its values.
+ * (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { campaignId, timestamp } from '../schemas';

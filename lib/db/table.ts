@@ -156,6 +156,10 @@ export const keys = {
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
   /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
+  /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */
+  migration: (migrationId: string) => ({ pk: 'MIGRATIONS', sk: `MIGRATION#${migrationId}` }),
+  /** Partition of the migration records (one Query reads them all). */
+  migrations: 'MIGRATIONS',
   /** Warehouse account (embedded default warehouse, decisions §7). */
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */

@@ -21,7 +21,7 @@
  */
 import pMap from 'p-map';
 import { statusAt, type CampaignRecord } from '../campaigns/model';
-import type { AccountListStore } from '../campaigns/account-list';
+import type { AccountListStore } from '../account-lists/account-list';
 import { logger } from '../observability';
 import { objectKeys } from '../objects';
 import type { PrefixStore } from '../storage/prefixes';

@@ -2,7 +2,7 @@
  * The published contract of the launch quote and the per-account outcomes
  * beyond what their handlers need (decisions §11): the response shapes (also
  * the TypeScript types of what they return), summaries, descriptions and
- * examples. Only the OpenAPI document (lib/http/openapi.ts) imports its values.
+ * examples. Only the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { campaignId, count } from '../schemas';

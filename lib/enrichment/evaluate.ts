@@ -4,11 +4,11 @@
  * `invalid`, `recentlyEnriched`, `crmExcluded`; the rest are eligible.
  */
 import type { ExcludedCounts } from '../campaigns/model';
-import type { AccountFacts, AccountHistoryStore } from '../organizations/account-history';
+import type { AccountFacts, AccountHistoryStore } from '../history/store';
 import type { AccountStatus } from '../warehouse/schema';
 import type { Warehouse } from '../warehouse/warehouse';
-import type { AccountListStore } from '../campaigns/account-list';
-import type { PendingRecency } from '../organizations/recency-pending';
+import type { AccountListStore } from '../account-lists/account-list';
+import type { PendingRecency } from '../history/recency-pending';
 
 /** The bucket of one account. */
 export type AccountBucket = 'invalid' | 'recentlyEnriched' | 'crmExcluded' | 'eligible';
@@ -50,7 +50,7 @@ export interface EvaluationDependencies {
 
 /**
  * Enrichment times of completions whose marker is not written yet (read from
- * the organization item, lib/organizations/recency-pending.ts): their
+ * the organization item, lib/history/recency-pending.ts): their
  * accounts count as enriched at the campaign's `completedAt` (decisions §4:
  * recency starts when a campaign reaches `enriched`). Normally none; only
  * those inside the window are read.

@@ -5,14 +5,15 @@
  * attempt still being current and guarded by ledger keys).
  */
 import { emitMetrics, logger } from '../observability';
-import type { AccountListStore } from '../campaigns/account-list';
+import type { AccountListStore } from '../account-lists/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { ResultMetrics } from '../campaigns/model';
-import type { AccountHistoryStore } from '../organizations/account-history';
+import type { AccountHistoryStore } from '../history/store';
 import type { OrganizationStore } from '../organizations/store';
 import type { Warehouse } from '../warehouse/warehouse';
 import type { EnrichmentStore } from './store';
-import { resultsPrefix, type EnrichedAccount, type ResultStore } from './results';
+import { resultsPrefix, type ResultStore } from '../results/parts';
+import type { EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
@@ -134,7 +135,7 @@ export async function completeEnrichment(
 
 /**
  * Writes the recency marker of a completed attempt, then removes its pending
- * completion from the organization item (lib/organizations/recency-pending.ts;
+ * completion from the organization item (lib/history/recency-pending.ts;
  * decisions §4): one server-side copy of the eligible list, no per-account
  * write. Idempotent: a rerun finds the entry gone (the marker was written
  * before it left) or copies the same object again.

@@ -17,7 +17,7 @@ import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
 import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, type LedgerEntry, type TransactItem } from '../credits/ledger';
 import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
-import { pendingRecencyAttribute, pendingRecencyValue } from '../organizations/recency-pending';
+import { pendingRecencyAttribute, pendingRecencyValue } from '../history/recency-pending';
 
 /** The launch of an attempt: figures in accounts and credits. */
 export interface LaunchWrite {
@@ -78,7 +78,7 @@ export interface EnrichmentStore {
   requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
   /**
    * Removes a campaign's pending completion from the organization item, once
-   * its recency marker is written (lib/organizations/recency-pending.ts). A
+   * its recency marker is written (lib/history/recency-pending.ts). A
    * no-op when it is already gone.
    */
   finishRecording(organizationId: string, campaignId: string): Promise<void>;

@@ -2,7 +2,7 @@
  * The published contract of the export operation beyond what its handler
  * needs (spec "Export result"): the response shape (also the TypeScript type
  * of what export returns), summary, description and examples. Only the
- * OpenAPI document (lib/http/openapi.ts) imports its values.
+ * OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';

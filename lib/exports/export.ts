@@ -1,7 +1,7 @@
 /**
  * Export campaign results as CSV (spec "Export campaign results as CSV";
  * decisions §5). The stored result parts hold the rows already encoded
- * (lib/enrichment/results.ts), so the export downloads them in order, a few
+ * (lib/results/parts.ts), so the export downloads them in order, a few
  * parts ahead of the one being written, filters and concatenates their bytes
  * (lib/exports/rows.ts) into a multipart S3 upload with a bounded queue:
  * memory stays flat whatever the campaign size, and a failed upload is
@@ -17,8 +17,8 @@ import { emitMetrics } from '../observability';
 import { NoEligibleAccountsError, NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
-import { resultsPrefix, type ResultStore } from '../enrichment/results';
-import type { ContactSelection } from './csv';
+import { resultsPrefix, type ResultStore } from '../results/parts';
+import type { ContactSelection } from '../results/csv';
 import { csvChunks, type ExportCounts } from './rows';
 import type { ExportCampaignInput } from './schema';
 import type { ExportResult } from './docs';

@@ -2,12 +2,12 @@
  * The export file's bytes from result parts (decisions §5): the header, then
  * for every account of every part, in order, one row per kept contact or one
  * account-only row. The parts hold rows already neutralized and escaped
- * (lib/enrichment/results.ts), so this only filters contacts by their flags,
+ * (lib/results/parts.ts), so this only filters contacts by their flags,
  * applies the cap and copies bytes into large chunks: no JSON, no per-row
  * string or array.
  */
-import { ResultPartReader } from '../enrichment/results';
-import { ACCOUNT_ONLY_CONTACT_CELLS, CSV_HEADER, encodeRowEnd, passesFilters, selectionFlags, type ContactSelection } from './csv';
+import { ResultPartReader } from '../results/parts';
+import { ACCOUNT_ONLY_CONTACT_CELLS, CSV_HEADER, encodeRowEnd, passesFilters, selectionFlags, type ContactSelection } from '../results/csv';
 
 /** Size of the chunks handed to the upload (bytes): 1 MiB, a fifth of an upload part. */
 export const CSV_CHUNK_BYTES = 1024 * 1024;
@@ -73,7 +73,7 @@ class ChunkWriter {
  * shorter), from result parts in order. Chunks of a part are handed out once
  * the whole part is written, so memory holds at most one part's rows.
  *
- * @param parts - result parts (lib/enrichment/results.ts layout), in index order.
+ * @param parts - result parts (lib/results/parts.ts layout), in index order.
  * @param selection - the export's filters and cap (decisions §5: filters ORed, then the cap).
  * @param enrichedAt - the campaign's `completedAt`, the last cell of every row.
  * @param counts - updated as rows are written; final once the generator is done.

@@ -17,7 +17,21 @@
  */
 import { API_KEY_PATTERN, hashApiKey } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
-import type { ApiKeyRecord } from '../organizations/api-keys';
+
+/**
+ * The API key item as stored: only the hash of the key. Authentication owns
+ * the type (it reads it on every request); lib/organizations/api-keys.ts
+ * stores it.
+ */
+export interface ApiKeyRecord {
+  /** SHA-256 hex digest of the plaintext key. */
+  keyHash: string;
+  organizationId: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601, once revoked. */
+  revokedAt?: string;
+}
 
 /** Finds the stored record of an API key by its SHA-256 hex digest (strongly consistent); `undefined` when unknown. */
 export type ApiKeyLookup = (keyHash: string) => Promise<ApiKeyRecord | undefined>;

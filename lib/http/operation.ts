@@ -33,7 +33,7 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
 
 /**
  * The published part of an operation (decisions §13): read by the OpenAPI
- * document (lib/http/openapi.ts) only.
+ * document (lib/contract/openapi.ts) only.
  */
 export interface OperationDocs {
   summary: string;

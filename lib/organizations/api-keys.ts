@@ -22,18 +22,8 @@ import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { hashApiKey, newApiKey } from '../ids';
 import { NotFoundError } from '../errors';
-import type { KeyCheck } from '../http/auth';
+import type { ApiKeyRecord, KeyCheck } from '../http/auth';
 
-/** The API key item as stored: only the hash of the key. */
-export interface ApiKeyRecord {
-  /** SHA-256 hex digest of the plaintext key. */
-  keyHash: string;
-  organizationId: string;
-  /** ISO 8601. */
-  createdAt: string;
-  /** ISO 8601, once revoked. */
-  revokedAt?: string;
-}
 
 /** Data access for API keys. */
 export interface ApiKeyStore {

@@ -2,7 +2,7 @@
  * The published contract of the organization operations beyond what a handler
  * needs (spec "Organization (returned by org describe)"): the response shape
  * (also the TypeScript type of what describe returns), summary and examples.
- * Only the OpenAPI document (lib/http/openapi.ts) imports its values.
+ * Only the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';

@@ -14,7 +14,7 @@ import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
 import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
-import { pendingRecencyOf, type PendingRecency } from './recency-pending';
+import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -33,7 +33,7 @@ export interface OrganizationRecord {
   createdAt: string;
   /**
    * Enriched campaigns whose recency marker is not written yet (decisions §4;
-   * lib/organizations/recency-pending.ts); absent when none (the usual case).
+   * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
 }

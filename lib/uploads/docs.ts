@@ -2,7 +2,7 @@
  * The published contract of the upload operation beyond what its handler
  * needs (decisions §14): the response shape (also the TypeScript type of what
  * it returns), summary, description and examples. Only the OpenAPI document
- * (lib/http/openapi.ts) imports its values.
+ * (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { count, timestamp } from '../schemas';

@@ -2,7 +2,7 @@
  * The published contract of the webhook operations beyond what their handlers
  * need (decisions §12): the response shapes, the event payloads of the
  * OpenAPI `webhooks` section, summaries, descriptions and examples. Only the
- * OpenAPI document (lib/http/openapi.ts) imports its values.
+ * OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
 import * as z from 'zod/mini';
 import { timestamp } from '../schemas';

@@ -14,8 +14,8 @@ import { keys } from '../../lib/db/table';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';
-import { CRM_LISTS_BEFORE_COMPACTION } from '../../lib/organizations/account-history';
-import { migrateAccountHistory } from '../../lib/organizations/migrate-history';
+import { CRM_LISTS_BEFORE_COMPACTION } from '../../lib/history/store';
+import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
 import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
@@ -181,7 +181,7 @@ describe('evaluation round trips (issue 13: one key per account)', () => {
   });
 });
 
-describe('migration of per-account history (lib/organizations/migrate-history.ts)', () => {
+describe('migration of per-account history (lib/migrations/account-history.ts)', () => {
   it('turns ENRICHED items into markers and CRM items into a CRM list, deletes them, and changes nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();

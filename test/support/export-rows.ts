@@ -1,12 +1,13 @@
 /**
  * The rows of one account as the export writes them, read back as cell
- * arrays: the account encoded as a result part (lib/enrichment/results.ts),
+ * arrays: the account encoded as a result part (lib/results/parts.ts),
  * exported (lib/exports/rows.ts) and parsed by csv-parse. Lets rule tests
  * assert on cells while going through the real bytes.
  */
 import { parse } from 'csv-parse/sync';
-import { encodePart, type EnrichedAccount } from '../../lib/enrichment/results';
-import type { ContactSelection } from '../../lib/exports/csv';
+import { encodePart } from '../../lib/results/parts';
+import type { EnrichedAccount } from '../../lib/results/csv';
+import type { ContactSelection } from '../../lib/results/csv';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 
 /** The CSV rows of one account, in CSV_COLUMNS order, and how many carry a contact. */

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyAccount, evaluateLaunch, recencyCutoff, type AccountBucket, type EvaluationDependencies } from '../../lib/enrichment/evaluate';
-import type { AccountFacts } from '../../lib/organizations/account-history';
+import type { AccountFacts } from '../../lib/history/store';
 import type { AccountStatus } from '../../lib/warehouse/schema';
 
 const DAY_MS = 86_400_000;

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, neutralizeCell } from '../../lib/exports/csv';
+import { CSV_COLUMNS, neutralizeCell } from '../../lib/results/csv';
 import { accountRows } from '../support/export-rows';
-import type { EnrichedAccount } from '../../lib/enrichment/results';
+import type { EnrichedAccount } from '../../lib/results/csv';
 
 const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
 const OTHER_COLUMNS = CSV_COLUMNS.filter((column) => !(PHONE_COLUMNS as readonly string[]).includes(column));

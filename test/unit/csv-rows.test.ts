@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/exports/csv';
+import { CSV_COLUMNS, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/results/csv';
 import { accountRows } from '../support/export-rows';
-import type { EnrichedAccount } from '../../lib/enrichment/results';
+import type { EnrichedAccount } from '../../lib/results/csv';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
 
 const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];

@@ -16,7 +16,7 @@ import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
 /** Error classes outside lib/errors.ts that cross a process boundary, by the name they must carry. */
 const OTHER_ERRORS = {
   AttemptSuperseded: 'lib/enrichment/steps.ts#AttemptSupersededError',
-  ResultPartFormatError: 'lib/enrichment/results.ts#ResultPartFormatError',
+  ResultPartFormatError: 'lib/results/parts.ts#ResultPartFormatError',
   DeadlineExceededError: 'lib/http/deadline.ts#DeadlineExceededError',
   PrefixDeleteError: 'lib/storage/prefixes.ts#PrefixDeleteError',
   ImportFileError: 'lib/warehouse/import.ts#ImportFileError',

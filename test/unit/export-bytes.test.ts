@@ -2,7 +2,7 @@
  * The export file is byte-identical to what the export wrote before result
  * parts held encoded rows (issue #13): for every filter combination
  * (hasMobilePhone × hasEmail × maxContactsPerAccount undefined/0/1/3), the
- * bytes built from parts written by encodePart (lib/enrichment/results.ts)
+ * bytes built from parts written by encodePart (lib/results/parts.ts)
  * through csvChunks (lib/exports/rows.ts) equal those of the old encoder
  * (test/support/export-oracle.ts: JSON lines, readline, JSON.parse,
  * accountRows, csv-stringify), on generated data: realistic accounts from
@@ -14,10 +14,11 @@
 import { faker } from '@faker-js/faker';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodePart, ResultPartFormatError, ResultPartReader, type EnrichedAccount } from '../../lib/enrichment/results';
+import { encodePart, ResultPartFormatError, ResultPartReader } from '../../lib/results/parts';
+import type { EnrichedAccount } from '../../lib/results/csv';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 import { prefetchedParts } from '../../lib/exports/export';
-import type { ContactSelection } from '../../lib/exports/csv';
+import type { ContactSelection } from '../../lib/results/csv';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
 import { oracleExport } from '../support/export-oracle';
 

@@ -1,6 +1,5 @@
 /**
- * Credit ledger commands (decisions §8, §11): reconciliation and the
- * migration of tables written before the ledger was complete.
+ * Credit ledger commands (decisions §8, §11): reconciliation.
  */
 import { FailedWithResult, defineCommand } from '../command';
 import { stores } from '../target';
@@ -19,17 +18,5 @@ export const creditsReconcile = defineCommand<{ org?: string }>({
       throw new FailedWithResult(report.drift.map((d) => `${d.organizationId}: balance ${d.balance} credits, ledger ${d.ledgerSum} credits (drift ${d.drift})`).join('; '), { ...report });
     }
     return { ...report };
-  },
-});
-
-/** `credits:migrate`: prints `{"entries","organizations","openings"}`. */
-export const creditsMigrate = defineCommand<Record<string, never>>({
-  name: 'credits:migrate',
-  summary: 'bring a table from before the complete ledger up to date (idempotent)',
-  run: async () => {
-    const { migrateLedger } = await import('../../../lib/credits/migrate');
-    const { ddb } = await import('../../../lib/aws');
-    const { config } = await import('../../../lib/config');
-    return { ...(await migrateLedger({ client: ddb, tableName: config.tableName })) };
   },
 });

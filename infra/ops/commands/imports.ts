@@ -6,8 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Option } from 'commander';
-import { parseAccountIdRows } from '../../../lib/campaigns/account-list';
-import { AccountIdSchema, CREATED_VIA } from '../../../lib/campaigns/schema';
+import { parseAccountIdRows } from '../../../lib/account-lists/account-list';
+import { CREATED_VIA } from '../../../lib/campaigns/schema';
+import { AccountIdSchema } from '../../../lib/account-lists/schema';
 import { InvalidRequestError } from '../../../lib/errors';
 import { formatIssues } from '../../../lib/http/issues';
 import { ImportFileError } from '../../../lib/warehouse/import';

@@ -5,9 +5,10 @@
  */
 import type { OpsCommand } from '../command';
 import { campaignCancel } from './campaigns';
-import { creditsMigrate, creditsReconcile } from './credits';
+import { creditsReconcile } from './credits';
 import { campaignImport, crmImport, warehouseImport } from './imports';
-import { keyCreate, keyRevoke, keysMigrate, orgCapacity, orgCreate, orgCredits } from './organizations';
+import { keyCreate, keyRevoke, orgCapacity, orgCreate, orgCredits } from './organizations';
+import { migrate } from './migrate';
 
 /** The commands of `npx ops`, in help order. */
 export const COMMANDS: readonly OpsCommand<any>[] = [
@@ -16,11 +17,10 @@ export const COMMANDS: readonly OpsCommand<any>[] = [
   orgCapacity,
   keyCreate,
   keyRevoke,
-  keysMigrate,
   warehouseImport,
   crmImport,
   campaignImport,
   campaignCancel,
   creditsReconcile,
-  creditsMigrate,
+  migrate,
 ];

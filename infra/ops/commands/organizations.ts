@@ -107,15 +107,3 @@ export const keyRevoke = defineCommand<{ key: string }>({
     return { revoked: true };
   },
 });
-
-/** `keys:migrate`: prints `{"organizations","keys","removed"}`. */
-export const keysMigrate = defineCommand<Record<string, never>>({
-  name: 'keys:migrate',
-  summary: "list each organization's active API keys on its item, or repair the list (idempotent)",
-  run: async () => {
-    const { migrateApiKeyLists } = await import('../../../lib/organizations/migrate-api-keys');
-    const { ddb } = await import('../../../lib/aws');
-    const { config } = await import('../../../lib/config');
-    return { ...(await migrateApiKeyLists({ client: ddb, tableName: config.tableName })) };
-  },
-});

@@ -10,7 +10,7 @@ import { ddb } from '../../../lib/aws';
 import { config } from '../../../lib/config';
 import { keys } from '../../../lib/db/table';
 import { hashApiKey, newCampaignId } from '../../../lib/ids';
-import { accountListKey } from '../../../lib/campaigns/account-list';
+import { accountListKey } from '../../../lib/account-lists/account-list';
 import type { CampaignRecord } from '../../../lib/campaigns/model';
 import { campaigns } from '../../../lib/root';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

@@ -3,7 +3,7 @@
  * docs/data-model.md "Recency and CRM targets"). The completion transaction
  * sets one attribute `recencyPending_<campaignId>` = `{completedAt,
  * eligibleObjectKey}` on the organization item; the FinishRecording step
- * writes the campaign's marker (lib/organizations/account-history.ts) and
+ * writes the campaign's marker (lib/history/store.ts) and
  * only then removes the attribute. An evaluation reads the organization item
  * first and lists markers second, so every completion is seen either here or
  * as a marker.

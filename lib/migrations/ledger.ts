@@ -1,7 +1,7 @@
 /**
  * One-off migration of a table written before the ledger was complete
  * (decisions §11), idempotent: `npm start` runs it on its data folder and
- * operators run it with `npm run ops -- credits:migrate` against a deployed
+ * operators run it with `npx ops migrate` (lib/migrations/index.ts) against a deployed
  * table.
  *
  * 1. Entries of the first ledger (key `LEDGER#<campaign>#<attempt>#<kind>-<reason>`,
@@ -18,8 +18,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems as scan } from '../db/query';
 import { keys } from '../db/table';
 import { transactWrite } from '../db/conditional';
-import { ledgerEntries, ledgerPut, sumOf, type LedgerReason } from './ledger';
-import { createLedgerStore } from './store';
+import { ledgerEntries, ledgerPut, sumOf, type LedgerReason } from '../credits/ledger';
+import { createLedgerStore } from '../credits/store';
 
 /** What {@link migrateLedger} changed. */
 export interface LedgerMigration {

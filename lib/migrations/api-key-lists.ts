@@ -7,7 +7,7 @@
  * older version of the code left wrong is repaired (a key revoked without
  * being taken off the list, or issued without being added). Idempotent:
  * `npm start` runs it on its data folder, operators with
- * `npm run ops -- keys:migrate` (after a deploy that follows a rollback, too).
+ * `npx ops migrate` (after a deploy that follows a rollback, too).
  *
  * Safe beside requests and beside this version's `key:create` and
  * `key:revoke`: a revoked key is taken off (revocation never reverses); a
@@ -21,7 +21,7 @@ import { scanItems as scan } from '../db/query';
 import { keys } from '../db/table';
 import { batchGet } from '../db/batch';
 import { transactWrite } from '../db/conditional';
-import { activeKeyListOf, activeKeysUpdate, keyNotRevoked } from './api-keys';
+import { activeKeyListOf, activeKeysUpdate, keyNotRevoked } from '../organizations/api-keys';
 
 /** What {@link migrateApiKeyLists} changed. */
 export interface ApiKeyListMigration {

@@ -135,7 +135,7 @@ export interface AccountListStore {
   /**
    * Streams a list's IDs into `onId`, a chunk at a time (no whole-body
    * string: recency markers and CRM lists of 100,000 IDs are filtered as they
-   * arrive, lib/organizations/account-history.ts).
+   * arrive, lib/history/store.ts).
    * @throws NoSuchKey when the object does not exist.
    */
   forEachId(objectKey: string, onId: (id: string) => void): Promise<void>;

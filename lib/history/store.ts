@@ -23,7 +23,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pMap from 'p-map';
-import { createAccountListStore } from '../campaigns/account-list';
+import { createAccountListStore } from '../account-lists/account-list';
 import { objectKeys } from '../objects';
 import { listKeys } from '../storage/prefixes';
 

@@ -20,7 +20,7 @@ import { updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
 import { keys } from '../db/table';
 import { campaignChanges } from '../campaigns/item';
-import type { AccountHistoryStore } from './account-history';
+import type { AccountHistoryStore } from '../history/store';
 
 /** What {@link migrateAccountHistory} changed. */
 export interface HistoryMigration {

@@ -16,7 +16,7 @@
  *               u32 cells   (bytes of the account cells)
  *               account cells: `account_id` … `account_country`, each followed by ","
  *               contact*    (best first, until the account's end)
- *     contact = u8 flags    (1 mobile phone, 2 email: lib/exports/csv.ts contactFlags)
+ *     contact = u8 flags    (1 mobile phone, 2 email: lib/results/csv.ts contactFlags)
  *               u32 cells   (bytes of the contact cells)
  *               contact cells: `contact_id` … `contact_country`, each followed by ","
  *
@@ -27,8 +27,7 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
-import type { WarehouseAccount } from '../warehouse/schema';
-import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts } from '../exports/csv';
+import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts, type EnrichedAccount } from './csv';
 import { objectKeys } from '../objects';
 
 /** Prefix of an attempt's result parts (lib/objects.ts). */
@@ -37,8 +36,6 @@ export const resultsPrefix = objectKeys.resultsPrefix;
 /** Object key of one result part. */
 export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.bin`;
 
-/** An enriched account as stored in the results (the warehouse account without its status). */
-export type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
 
 /** The first bytes of every result part: the layout's name and version. */
 const MAGIC = Buffer.from('CEP1', 'latin1');
@@ -91,7 +88,7 @@ export class ResultPartReader {
   accountStart = 0;
   /** End (exclusive) of the current account's cells. */
   accountEnd = 0;
-  /** Flags of the current contact (lib/exports/csv.ts `CONTACT_HAS_MOBILE`, `CONTACT_HAS_EMAIL`). */
+  /** Flags of the current contact (lib/results/csv.ts `CONTACT_HAS_MOBILE`, `CONTACT_HAS_EMAIL`). */
   contactFlags = 0;
   /** Start of the current contact's cells in {@link bytes}. */
   contactStart = 0;

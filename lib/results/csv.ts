@@ -2,11 +2,14 @@
  * The export file's rows (decisions §5): the standard column catalog, contact
  * ordering, filters, cap, account-only rows, formula-injection neutralizing
  * and RFC 4180 escaping. The workflow encodes cells with these when it writes
- * a result part (lib/enrichment/results.ts); the export only filters and
+ * a result part (lib/results/parts.ts); the export only filters and
  * concatenates the encoded bytes (lib/exports/rows.ts).
  */
-import { SENIORITY_ORDER, type WarehouseContact } from '../warehouse/schema';
-import type { EnrichedAccount } from '../enrichment/results';
+import { SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '../warehouse/schema';
+
+/** An enriched account as stored in the results (the warehouse account without its status). */
+export type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
+
 
 /** The standard column catalog, in order. */
 export const CSV_COLUMNS = [

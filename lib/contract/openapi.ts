@@ -40,8 +40,8 @@ import {
 } from '../errors';
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
-import { formatIssues } from './issues';
-import type { DocumentedOperation, Operation } from './operation';
+import { formatIssues } from '../http/issues';
+import type { DocumentedOperation, Operation } from '../http/operation';
 import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
 import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
@@ -416,7 +416,7 @@ const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
 export function documented(operation: Operation): DocumentedOperation {
   const docs = DOCUMENTED_OPERATIONS.get(operation.operationId);
   if (!docs || docs.path !== operation.path || docs.request !== operation.request) {
-    throw new Error(`${operation.operationId} (${operation.path}) has no documentation: add it to its domain's docs.ts and to DOCUMENTED_OPERATIONS (lib/http/openapi.ts)`);
+    throw new Error(`${operation.operationId} (${operation.path}) has no documentation: add it to its domain's docs.ts and to DOCUMENTED_OPERATIONS (lib/contract/openapi.ts)`);
   }
   return docs;
 }
