@@ -27,7 +27,7 @@ import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Results, writeJson, writeMarkdown, type RunInfo } from './lib/results';
+import { Results, storedRun, writeJson, writeMarkdown, type RunInfo } from './lib/results';
 import type { BenchStack } from './lib/stack';
 
 const BENCH_DIR = import.meta.dirname;
@@ -79,14 +79,6 @@ mkdirSync(outDir, { recursive: true });
 if (Number(process.versions.node.split('.')[0]) < 24) {
   console.warn(`Warning: running on Node ${process.version}; the functions run on Node 24. Use \`npm run bench\` so the pinned Node 24 is used.`);
 }
-
-/** The preamble of RESULTS.md. */
-const INTRO = [
-  'Produced by `npm run bench` (bench/run.ts). Each figure is measured on this machine against the local stack',
-  '(DynamoDB Local, s3rver, the local Step Functions runner and the API server, as `npm start` runs them), beside its',
-  'budget from the issue and, where one exists, the floor measured in the same run. Values are for this machine and',
-  'DynamoDB Local, not AWS: they compare the code with the floor under the same conditions.',
-];
 
 // Before the stack's modules load: importing bench/lib/stack.ts builds the product's logger (lib/observability.ts), which reads its level
 // once; set later (in startBenchStack) it came too late and every request logged its closing line at INFO.
@@ -172,8 +164,9 @@ try {
   };
   const jsonFile = path.join(outDir, 'results.json');
   const mdFile = path.join(outDir, 'RESULTS.md');
-  writeJson(jsonFile, results, run);
-  writeMarkdown(mdFile, results, run, INTRO);
+  const stored = storedRun(results, run);
+  writeJson(jsonFile, stored);
+  writeMarkdown(mdFile, stored);
   const missed = results.figures.filter((f) => f.pass === false).length;
   console.log(`\nWrote ${path.relative(process.cwd(), jsonFile)} and ${path.relative(process.cwd(), mdFile)} in ${Math.round(run.totalSeconds)} s; ${missed} budget(s) missed.`);
   try {

@@ -75,6 +75,32 @@ function callSummary(calls: readonly CallRecord[]): string {
 }
 
 /**
+ * Calls in the order they were made, with each run of consecutive calls of
+ * the same command told once (`S3 PutObject ×201 (outcomes 100, batchAccounts
+ * 100, eligibleList 1; 33.6–388.9 ms each)`), so hundreds of writes read as
+ * one step instead of hundreds (RESULTS.md keeps its lines short).
+ */
+function callSequence(calls: readonly CallRecord[]): string {
+  const name = (call: CallRecord) => `${call.service === 's3' ? 'S3 ' : ''}${call.command}`;
+  const runs: CallRecord[][] = [];
+  for (const call of calls) {
+    const last = runs.at(-1);
+    if (last && name(last[0]!) === name(call)) last.push(call);
+    else runs.push([call]);
+  }
+  return runs
+    .map((run) => {
+      const first = run[0]!;
+      if (run.length === 1) return `${name(first)}(${first.kind}) ${round(first.ms, 1)} ms`;
+      const kinds = new Map<string, number>();
+      for (const call of run) kinds.set(call.kind, (kinds.get(call.kind) ?? 0) + 1);
+      const ms = run.map((call) => call.ms);
+      return `${name(first)} ×${n(run.length)} (${[...kinds].map(([kind, count]) => `${kind} ${n(count)}`).join(', ')}; ${round(Math.min(...ms), 1)}–${round(Math.max(...ms), 1)} ms each)`;
+    })
+    .join(' → ');
+}
+
+/**
  * The read floor: how fast DynamoDB Local serves BatchGetItem of 100 keys for
  * a given key pattern here, through the same shared client, with none of the
  * product's logic around it. `calls` requests, `concurrency` in flight.
@@ -362,7 +388,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `(${round(cpu.javaCores, 2)} cores busy during the call, this process ${round(cpu.nodeCores, 2)}).`,
   );
   results.note(launchGroup, `SDK calls of the enrich request: ${callSummary(enrich.scope.calls)}.`);
-  results.note(launchGroup, `Outside the evaluation reads: ${others.map((c) => `${c.service === 's3' ? 'S3 ' : ''}${c.command}(${c.kind}) ${round(c.ms, 1)} ms`).join(' → ')}.`);
+  results.note(launchGroup, `Outside the evaluation reads, in order: ${callSequence(others)}.`);
   results.note(
     launchGroup,
     `CPU during the call (${round(cpu.wallSeconds, 2)} s wall): this process ${round(cpu.nodeCpuSeconds, 2)} CPU-s (${round(cpu.nodeCores, 2)} cores), DynamoDB Local ${round(cpu.javaCpuSeconds, 2)} CPU-s (${round(cpu.javaCores, 2)} cores).${profileText(launchProfile)}`,

@@ -14,12 +14,13 @@ import path from 'node:path';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { readScalePoints, scalePointOf, withPoint, writeScalePoints, type ScalePoint, type StoredResults } from './scale-points';
+import { CHARTS_BLOCK_END, CHARTS_BLOCK_START, wrap } from './results';
 
 /** File names of the charts, in the folder of RESULTS.md. */
 export const CHART_FILES = { latency: 'latency.svg', scale: 'scale.svg' } as const;
 
-const BLOCK_START = '<!-- charts: written by npm run bench:charts (bench/lib/charts.ts); edits here are replaced -->';
-const BLOCK_END = '<!-- /charts -->';
+const BLOCK_START = CHARTS_BLOCK_START;
+const BLOCK_END = CHARTS_BLOCK_END;
 
 const COLORS = { measured: '#4c78a8', p99: '#e45756', floor: '#54a24b', budget: '#f58518' };
 const FONT = 'Helvetica, Arial, sans-serif';
@@ -179,7 +180,9 @@ export async function writeCharts({ dir, scalePointsFile }: ChartOptions): Promi
     sections.push(
       `![Warm latency per operation against the bare GetItem floor](${CHART_FILES.latency})`,
       '',
-      'Warm latency of each operation (p50 bars, p99 ticks) beside the bare GetItem floor (list: its own Query, bare) and the budget (the issue\'s ratio × floor) measured in the same run: the handlers invoked in-process at c=1 (budgeted), and through the local HTTP server at 1 and 16 concurrent clients (reported); the table below has the figures.',
+      ...wrap(
+        'Warm latency of each operation (p50 bars, p99 ticks) beside the bare GetItem floor (list: its own Query, bare) and the budget (the issue\'s ratio × floor) measured in the same run: the handlers invoked in-process at c=1 (budgeted), and through the local HTTP server at 1 and 16 concurrent clients (reported); the table below has the figures.',
+      ),
       '',
     );
   }
@@ -197,9 +200,11 @@ export async function writeCharts({ dir, scalePointsFile }: ChartOptions): Promi
     sections.push(
       `![Launch, workflow and export against the campaign size](${CHART_FILES.scale})`,
       '',
-      `Launch evaluation, enrich → enriched and export (time and peak memory) at ${points.map((p) => p.accounts.toLocaleString('en-US')).join(', ')} accounts, ` +
-        'each beside its floor and budget where the bench has one. Sizes other than 100,000 come from `npm run bench -- --only=scale --accounts=N` ' +
-        '(kept in `bench/scale-runs.json`); every size is its own run on a shared machine, so compare shapes rather than single points.',
+      ...wrap(
+        `Launch evaluation, enrich → enriched and export (time and peak memory) at ${points.map((p) => p.accounts.toLocaleString('en-US')).join(', ')} accounts, ` +
+          'each beside its floor and budget where the bench has one. Sizes other than 100,000 come from `npm run bench -- --only=scale --accounts=N` ' +
+          '(kept in `bench/scale-runs.json`); every size is its own run on a shared machine, so compare shapes rather than single points.',
+      ),
       '',
     );
   }
