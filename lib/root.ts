@@ -126,6 +126,15 @@ export const warehouseFor = (organizationId: string): Warehouse => forMode(organ
  */
 export const accountHistoryFor = (organizationId: string): AccountHistoryStore => forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
 
+/**
+ * How long an organization's enriched results stay readable (seconds): the
+ * deployment's period (decisions §5), or the shorter one of test twins
+ * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, decisions §17), so test integrations
+ * see `campaign.expired` and `results_expired` within the hour.
+ */
+export const resultsAccessPeriodFor = (organizationId: string): number =>
+  forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
+
 /** Webhook endpoints, events, messages and the delivery log (decisions §12). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
 
