@@ -5,6 +5,11 @@
  * IDs give their outcomes, counts and refunds, live and test never see each
  * other's data, and no test traffic moves a live credit.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
@@ -21,6 +26,8 @@ process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
 process.env.WEBHOOK_RETRY_BASE_SECONDS = '0.2';
 
 const api = useApi({ webhooks: { intervalMs: 100 } });
+const ROOT = path.resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
@@ -337,4 +344,25 @@ describe('a full run in test mode', () => {
     expect((await call(api(), DESCRIBE, { apiKey })).data.credits.smb).toBe(0);
     expect(await itemsOf(organizationId)).toEqual(liveBefore);
   });
+});
+
+describe('the README client example', () => {
+  it('runs as written in test mode (a test key, test_ IDs): enriched, exported, and the second enrich refused', async () => {
+    const { testKey } = await livePair(0);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('The same with the TypeScript client'));
+    const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(section)![1]!;
+    expect(block).toContain('process.env.TEST_KEY');
+    const script = block.replace("from './client'", `from ${JSON.stringify(path.join(ROOT, 'client/index.ts'))}`).replace("'http://127.0.0.1:3000'", JSON.stringify(api()));
+    const dir = mkdtempSync(path.join(tmpdir(), 'readme-client-'));
+    const file = path.join(dir, 'example.mts');
+    writeFileSync(file, script);
+    try {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, TEST_KEY: testKey } });
+      expect(stdout).toContain('totalAccounts: 3');
+      expect(stdout).toContain('campaign_not_enrichable 409');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
