@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Describe the authenticated organization
-         * @description Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.
+         * @description Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values. With a test key: the same `organization` (ID and name), with the test twin’s test credits and capacity.
          */
         post: operations["describeOrganization"];
         delete?: never;
