@@ -108,10 +108,12 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
     get,
 
     async testTwin(liveOrganizationId) {
+      // A twin has no twin of its own.
+      if (isTestOrganizationId(liveOrganizationId)) throw new NotFoundError('organization', liveOrganizationId);
       const twinId = testOrganizationIdOf(liveOrganizationId);
-      const existing = isTestOrganizationId(liveOrganizationId) ? undefined : await get(twinId);
+      const existing = await get(twinId);
       if (existing) return existing;
-      const live = isTestOrganizationId(liveOrganizationId) ? undefined : await get(liveOrganizationId);
+      const live = await get(liveOrganizationId);
       if (!live) throw new NotFoundError('organization', liveOrganizationId);
       const twin: OrganizationRecord = {
         id: twinId,
