@@ -118,8 +118,20 @@ describe('test keys and the test twin', () => {
     expect(isTestAnswer(gone)).toBe(true);
   });
 
-  it('an unknown live organization has no twin', async () => {
+  it('an unknown live organization has no twin, nor does a twin', async () => {
     await expect(organizations().testTwin('org_111111111111111111111')).rejects.toMatchObject({ code: 'not_found' });
+    const { twinId } = await livePair();
+    await expect(organizations().testTwin(twinId)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('concurrent first uses create one twin with one grant of test credits', async () => {
+    const live = await newOrganization({ name: `Race ${uniquePrefix()}` });
+    const twins = await Promise.all(Array.from({ length: 5 }, () => organizations().testTwin(live.organizationId)));
+    expect(new Set(twins.map((t) => t.id)).size).toBe(1);
+    const testKey = await apiKeys().create(twins[0]!.id);
+    const ledger = await call(api(), LEDGER, { apiKey: testKey });
+    expect(ledger.data.entries).toHaveLength(1);
+    expect((await call(api(), DESCRIBE, { apiKey: testKey })).data.credits.smb).toBe(TEST_TWIN_CREDITS);
   });
 });
 
