@@ -2,7 +2,7 @@
  * Describe organization (spec "Describe organization").
  */
 import { NotFoundError } from '../errors';
-import type { OrganizationRecord, OrganizationStore } from './store';
+import { publicOrganizationId, type OrganizationRecord, type OrganizationStore } from './store';
 import type { OrganizationDescription } from './docs';
 import type { KeyCheck } from '../http/auth';
 
@@ -13,7 +13,7 @@ import type { KeyCheck } from '../http/auth';
  */
 export function toOrganizationDescription(organization: OrganizationRecord): OrganizationDescription {
   return {
-    organization: { id: organization.liveOrganizationId ?? organization.id, name: organization.name },
+    organization: { id: publicOrganizationId(organization), name: organization.name },
     credits: { smb: organization.smbCredits, researchAgents: organization.researchAgentCredits },
     enrichment: { enrichingAccounts: organization.enrichingAccounts, maxEnrichingAccounts: organization.maxEnrichingAccounts },
   };

@@ -42,6 +42,13 @@ export interface OrganizationRecord {
   testOrganizationId?: string;
 }
 
+/**
+ * The organization's ID as its customer knows it (decisions §17): a test
+ * twin's live organization's ID, or its own. What answers and events show
+ * (describe; any event body naming the organization).
+ */
+export const publicOrganizationId = (organization: Pick<OrganizationRecord, 'id' | 'liveOrganizationId'>): string => organization.liveOrganizationId ?? organization.id;
+
 /** Opening test credits of a test twin (credits; decisions §17), its `initial_grant` ledger entry. */
 export const TEST_TWIN_CREDITS = 1_000_000;
 /**
