@@ -139,6 +139,9 @@ class RequestKeyCheck implements KeyCheck {
   }
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
+const bearerCredential = (header: string | undefined): string | undefined => (header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined);
+
 /** Response header that marks every answer to a test key (decisions §17). */
 export const TEST_MODE_HEADER = 'test-mode';
 
@@ -151,7 +154,7 @@ export const TEST_MODE_HEADER = 'test-mode';
  * @param header - the raw `Authorization` header value.
  */
 export function testModeHeaders(header: string | undefined): Record<string, string> {
-  const apiKey = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined;
+  const apiKey = bearerCredential(header);
   return apiKey !== undefined && isTestApiKey(apiKey) ? { [TEST_MODE_HEADER]: 'true' } : {};
 }
 
@@ -172,8 +175,7 @@ export function testModeHeaders(header: string | undefined): Record<string, stri
  * @throws RevokedApiKeyError for a revoked key (read here), and for the documented always-revoked test key (`REVOKED_TEST_API_KEY`, no read).
  */
 export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
-  const match = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
-  const apiKey = match?.[1];
+  const apiKey = bearerCredential(header);
   if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
   if (apiKey === REVOKED_TEST_API_KEY) throw new RevokedApiKeyError();
   const keyHash = hashApiKey(apiKey);
