@@ -45,7 +45,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale', 'test-mode'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -59,6 +59,7 @@ const ALIASES: Record<string, ModuleName> = {
   list: 'list-page',
   accounts: 'accounts-page',
   load: 'sustained',
+  test: 'test-mode',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
@@ -152,6 +153,10 @@ try {
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');
     await timed('scale', () => runScale(results, stack!, { accounts: SIZES.accounts, contactsPerAccount: SIZES.contactsPerAccount, tmpDir: TMP_DIR, profile: values.profile }));
+  }
+  if (selected('test-mode')) {
+    const { runTestMode } = await import('./figures/test-mode');
+    await timed('test-mode', () => runTestMode(results, stack!, { accounts: SIZES.accounts }));
   }
 } finally {
   await stack?.stop().catch((error: unknown) => console.error('Stopping the stack failed:', error));

@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Describe the authenticated organization
-         * @description Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.
+         * @description Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values. With a test key: the same `organization` (ID and name), with the test twin’s test credits and capacity.
          */
         post: operations["describeOrganization"];
         delete?: never;
@@ -1610,6 +1610,8 @@ export interface components {
         "Retry-After": number;
         /** @description `Bearer` (RFC 6750). */
         "WWW-Authenticate": "Bearer";
+        /** @description Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits. */
+        "Test-Mode": "true";
     };
     pathItems: never;
 }
@@ -1633,6 +1635,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1665,6 +1668,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1679,6 +1683,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1692,6 +1697,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1831,6 +1837,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +1874,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1881,6 +1889,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,6 +1904,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1908,6 +1918,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1921,6 +1932,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2004,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,6 +2029,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2030,6 +2044,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2059,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2057,6 +2073,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2070,6 +2087,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,6 +2168,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2186,6 +2205,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,6 +2220,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,6 +2235,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2251,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2242,6 +2265,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,6 +2279,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2310,6 +2335,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2385,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2373,6 +2400,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,6 +2414,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2399,6 +2428,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2493,6 +2523,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2563,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2546,6 +2578,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,6 +2592,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2621,6 +2655,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2662,6 +2697,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2676,6 +2712,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,6 +2727,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,6 +2742,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,6 +2758,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2733,6 +2773,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2746,6 +2787,7 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2759,6 +2801,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,6 +2893,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +2925,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +2940,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2908,6 +2954,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2921,6 +2968,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2934,6 +2982,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2947,6 +2996,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,6 +3010,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,6 +3102,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3116,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3078,6 +3131,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +3145,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3146,6 +3201,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +3215,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,6 +3230,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3186,6 +3244,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3199,6 +3258,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3212,6 +3272,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3303,6 +3364,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3378,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3330,6 +3393,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,6 +3407,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,6 +3421,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +3435,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,6 +3449,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,6 +3548,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,6 +3562,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3577,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +3592,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3606,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,6 +3620,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3576,6 +3650,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,6 +3664,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3603,6 +3679,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,6 +3693,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +3756,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,6 +3770,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +3785,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,6 +3800,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3733,6 +3815,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3829,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,6 +3843,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,6 +3906,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,6 +3920,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3848,6 +3935,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3862,6 +3950,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,6 +3965,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3889,6 +3979,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3902,6 +3993,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3964,6 +4056,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3977,6 +4070,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3991,6 +4085,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4005,6 +4100,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4019,6 +4115,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4032,6 +4129,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4045,6 +4143,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4152,6 +4251,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4265,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4179,6 +4280,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,6 +4294,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4269,6 +4372,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,6 +4386,7 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4296,6 +4401,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4310,6 +4416,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4324,6 +4431,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4337,6 +4445,7 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4350,6 +4459,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,4 +2,4 @@
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
 import { apiHandler, evaluationDependencies, quoteCampaign } from '../lib/root';
 
-export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(), organizationId, input.campaignId));
+export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId));

@@ -1,6 +1,6 @@
 /** Workflow task: complete an attempt (metrics, net refund, capacity release, `enriched`). */
-import { campaigns, enrichment, createTaskHandler, completeEnrichment, config } from '../lib/root';
+import { campaigns, enrichment, createTaskHandler, completeEnrichment, resultsAccessPeriodFor } from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof completeEnrichment>[1]) =>
-  completeEnrichment({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds }, input),
+  completeEnrichment({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId) }, input),
 );

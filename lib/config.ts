@@ -51,6 +51,15 @@ export const config = {
   get resultsAccessPeriodSeconds(): number {
     return intFromEnv('RESULTS_ACCESS_PERIOD_SECONDS', 30 * 86_400);
   },
+  /**
+   * Result access period of a test twin's campaigns in seconds
+   * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, default 3,600 = 1 hour; decisions
+   * §17): long enough to export and inspect a test run, short enough that
+   * `campaign.expired` and `results_expired` can be seen the same day.
+   */
+  get testResultsAccessPeriodSeconds(): number {
+    return intFromEnv('TEST_RESULTS_ACCESS_PERIOD_SECONDS', 3_600);
+  },
   /** Lifetime of a presigned export URL in seconds (`EXPORT_URL_TTL_SECONDS`, default 900; decisions §5). */
   get exportUrlTtlSeconds(): number {
     return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);

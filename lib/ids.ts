@@ -23,8 +23,23 @@ export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$
 export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
 /** Upload ID pattern: `upl_` + 21 base58 characters (decisions §14). */
 export const UPLOAD_ID_PATTERN = new RegExp(`^upl_[${ID_ALPHABET}]{21}$`);
-/** API key pattern: `cek_` + 40 base58 characters. */
-export const API_KEY_PATTERN = new RegExp(`^cek_[${ID_ALPHABET}]{40}$`);
+/** API key pattern: `cek_` + 40 base58 characters (a live key), or `cek_test_` + 40 (a test key, decisions §17). */
+export const API_KEY_PATTERN = new RegExp(`^cek_(test_)?[${ID_ALPHABET}]{40}$`);
+/** Test API key pattern (decisions §17): `cek_test_` + 40 base58 characters; such a key acts on its organization's test twin. */
+export const TEST_API_KEY_PATTERN = new RegExp(`^cek_test_[${ID_ALPHABET}]{40}$`);
+/**
+ * Test organization (twin) ID pattern (decisions §17): `org_test_` + 21 base58
+ * characters, derived from its live organization's ID
+ * ({@link testOrganizationIdOf}). Internal: a test key's answers show the
+ * live organization's ID.
+ */
+export const TEST_ORGANIZATION_ID_PATTERN = new RegExp(`^org_test_[${ID_ALPHABET}]{21}$`);
+/**
+ * The documented always-revoked test key (docs/test-mode.md): it answers
+ * 401 `revoked_api_key` without a read, so an integration can try its
+ * handling of a revoked key without an operator.
+ */
+export const REVOKED_TEST_API_KEY = 'cek_test_RevokedRevokedRevokedRevokedRevokedRevok';
 
 /** A new campaign ID, e.g. `camp_3kTMd9nPq2ZbXw7vRfGh1`. */
 export const newCampaignId = (): string => `camp_${id21()}`;
@@ -32,6 +47,14 @@ export const newCampaignId = (): string => `camp_${id21()}`;
 export const newOrganizationId = (): string => `org_${id21()}`;
 /** A new API key, e.g. `cek_…` (40 characters after the prefix). Only its hash is ever stored. */
 export const newApiKey = (): string => `cek_${id40()}`;
+/** A new test API key, `cek_test_` + 40 characters (decisions §17). Only its hash is ever stored. */
+export const newTestApiKey = (): string => `cek_test_${id40()}`;
+/** Whether an API key (plaintext) has the test-key shape: its requests run in test mode (decisions §17). */
+export const isTestApiKey = (apiKey: string): boolean => apiKey.startsWith('cek_test_');
+/** Whether an organization ID is a test twin's (decisions §17): everything it owns is test data. */
+export const isTestOrganizationId = (organizationId: string): boolean => organizationId.startsWith('org_test_');
+/** The ID of a live organization's test twin: derived, so the same live organization always has the same twin. */
+export const testOrganizationIdOf = (liveOrganizationId: string): string => derivedId('org_test', liveOrganizationId);
 /** A new upload ID, e.g. `upl_…` (decisions §14). */
 export const newUploadId = (): string => `upl_${id21()}`;
 /** A new enrichment attempt ID (21 base58 characters). */

@@ -39,6 +39,9 @@ import { createStepFunctionsScheduler, pendingIndexScheduler } from './webhooks/
 import { createUploadStore, type UploadStore } from './uploads/store';
 import { createUploadPresigner, createUploadReader } from './uploads/files';
 import type { UploadDependencies, UploadReadDependencies } from './uploads/use-cases';
+import { forMode } from './test-mode/mode';
+import { testWarehouse } from './test-mode/accounts';
+import { testAccountHistory } from './test-mode/history';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -109,6 +112,29 @@ export const useWarehouse = (adapter: Warehouse | undefined): void => {
   warehouseAdapter = adapter;
 };
 
+/**
+ * The warehouse an organization's evaluation and workflow read (decisions
+ * §17): a test twin's is the built-in test warehouse (lib/test-mode/), a live
+ * organization's the adapter in use ({@link warehouse}).
+ */
+export const warehouseFor = (organizationId: string): Warehouse => forMode(organizationId, { live: warehouse, test: () => testWarehouse });
+
+/**
+ * The account history (recency, CRM targets) an organization's evaluation and
+ * workflow read and record (decisions §17): a test twin's is decided by its
+ * account IDs (lib/test-mode/history.ts), a live organization's is {@link accountHistory}.
+ */
+export const accountHistoryFor = (organizationId: string): AccountHistoryStore => forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
+
+/**
+ * How long an organization's enriched results stay readable (seconds): the
+ * deployment's period (decisions §5), or the shorter one of test twins
+ * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, decisions §17), so test integrations
+ * see `campaign.expired` and `results_expired` within the hour.
+ */
+export const resultsAccessPeriodFor = (organizationId: string): number =>
+  forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
+
 /** Webhook endpoints, events, messages and the delivery log (decisions §12). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
 
@@ -140,20 +166,25 @@ export const deliveryDependencies = (): DeliveryDependencies => ({
   settings: { allowLocalhost: config.webhooksAllowLocalhost, retryBaseSeconds: config.webhookRetryBaseSeconds },
 });
 
-/** What a launch evaluation reads (decisions §4): the quote's dependencies, and the launch's without its writes. */
-export const evaluationDependencies = () => ({
+/**
+ * What a launch evaluation of an organization reads (decisions §4): the
+ * quote's dependencies, and the launch's without its writes. The warehouse
+ * and account history are the organization's ({@link warehouseFor},
+ * {@link accountHistoryFor}: a test twin's are built in, decisions §17).
+ */
+export const evaluationDependencies = (organizationId: string) => ({
   campaigns: campaigns(),
   organizations: organizations(),
   accountLists: accountLists(),
-  warehouse: warehouse(),
-  accountHistory: accountHistory(),
+  warehouse: warehouseFor(organizationId),
+  accountHistory: accountHistoryFor(organizationId),
   enrichment: enrichment(),
   creditsPerAccount: config.creditsPerAccount,
 });
 
-/** The launch dependencies of this deployment (spec "Enrich a campaign"; decisions §4). */
-export const launchDependencies = (): LaunchDependencies => ({
-  ...evaluationDependencies(),
+/** The launch dependencies of an organization's launch (spec "Enrich a campaign"; decisions §4; its sources as {@link evaluationDependencies}). */
+export const launchDependencies = (organizationId: string): LaunchDependencies => ({
+  ...evaluationDependencies(organizationId),
   workflow: workflow(),
   outcomes: outcomes(),
   objects: objects(),

@@ -55,7 +55,7 @@ async function main() {
       { step: 'initialize', name: 'measureCalls' },
     );
 
-    const deps = root.evaluationDependencies();
+    const deps = root.evaluationDependencies(organizationId);
     const current: { seconds: number; calls: Record<string, number>; excluded: unknown }[] = [];
     const former: { seconds: number; calls: Record<string, number> }[] = [];
     const parts: { statusesSeconds: number; listsSeconds: number }[] = [];

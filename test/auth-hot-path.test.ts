@@ -119,7 +119,7 @@ async function launchedWithoutExecution(org: { organizationId: string; apiKey: s
   await importAccounts(list);
   const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
   const lost: WorkflowPort = { ...workflow(), start: async (input) => workflow().executionArnOf(input.attemptId) };
-  expect((await enrichCampaign({ ...launchDependencies(), workflow: lost }, org.organizationId, campaignId)).status).toBe('enriching');
+  expect((await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: lost }, org.organizationId, campaignId)).status).toBe('enriching');
   const attempt = (await campaigns().get(org.organizationId, campaignId))!.attempt!;
   expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
   return { campaignId, attempt };

@@ -139,7 +139,7 @@ describe('repeat enrich on a running attempt', () => {
     const org = await newOrganization({ smbCredits: 10 });
     const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
     const noStart: WorkflowPort = { ...workflow(), start: async (input) => workflow().executionArnOf(input.attemptId) };
-    const launched = await enrichCampaign({ ...launchDependencies(), workflow: noStart }, org.organizationId, campaignId);
+    const launched = await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: noStart }, org.organizationId, campaignId);
     expect(launched.status).toBe('enriching');
     const attempt = (await campaigns().get(org.organizationId, campaignId))!.attempt!;
     return { org, campaignId, attempt };
@@ -163,7 +163,7 @@ describe('repeat enrich on a running attempt', () => {
     const { org, campaignId, attempt } = await launchedWithoutExecution();
     let starts = 0;
     const counting: WorkflowPort = { ...workflow(), start: async (input) => (starts++, workflow().start(input)) };
-    const repeat = await enrichCampaign({ ...launchDependencies(), workflow: counting }, org.organizationId, campaignId);
+    const repeat = await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: counting }, org.organizationId, campaignId);
     expect(repeat).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 8 } });
     expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
     expect(starts).toBe(0);

@@ -104,7 +104,7 @@ describe('deadlines of enrich and create', () => {
     const held = useTestWarehouse({ holdStatuses: true });
 
     // A 1 s lock, and an evaluation that takes longer than that.
-    const launching = enrichCampaign({ ...launchDependencies(), launchLockSeconds: 1 }, organizationId, campaignId);
+    const launching = enrichCampaign({ ...launchDependencies(organizationId), launchLockSeconds: 1 }, organizationId, campaignId);
     launching.catch(() => undefined);
     await held.called('getAccountStatuses');
     await sleep(1_500);

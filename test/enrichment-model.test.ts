@@ -179,7 +179,7 @@ class CrashAfterLaunch implements fc.AsyncCommand<Model, Real> {
     const { id } = pick(m, this.index);
     const died = new Error('Injected: the Lambda died after the launch transaction');
     const fault = injectFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: id, when: 'after', layer: 'above-retries', error: () => died });
-    await enrichCampaign(launchDependencies(), r.organizationId, id).catch(() => undefined);
+    await enrichCampaign(launchDependencies(r.organizationId), r.organizationId, id).catch(() => undefined);
     fault.remove();
     await checkInvariants(m, r);
   }

@@ -62,7 +62,7 @@ describe('the enrichment reconciler closes each crash window', () => {
     const f = await fixture();
     const died = new Error('the Lambda was killed');
     const dying = {
-      ...launchDependencies(),
+      ...launchDependencies(f.organizationId),
       workflow: { ...workflow(), start: () => Promise.reject(died) },
       // Its own clean-up dies with it.
       enrichment: { ...enrichment(), compensate: () => Promise.reject(died) },

@@ -7,7 +7,8 @@
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, startApiServer } from '../infra/local/server';
+import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, startApiServer, TEST_KEY_PATH } from '../infra/local/server';
+import { apiKeys, organizations } from '../lib/root';
 import { newOrganization } from './support/api';
 
 type Started = Awaited<ReturnType<typeof startApiServer>>;
@@ -28,11 +29,14 @@ function get(url: string, host?: string): Promise<{ status: number; contentType:
 let withDemo: Started;
 let withoutDemo: Started;
 let demoApiKey: string;
+let testApiKey: string;
 
 beforeAll(async () => {
-  ({ apiKey: demoApiKey } = await newOrganization({ name: 'Local demo' }));
+  let organizationId: string;
+  ({ apiKey: demoApiKey, organizationId } = await newOrganization({ name: 'Local demo' }));
+  testApiKey = await apiKeys().create((await organizations().testTwin(organizationId)).id);
   [withDemo, withoutDemo] = await Promise.all([
-    startApiServer({ port: 0, healthCheck: async () => undefined, demoApiKey }),
+    startApiServer({ port: 0, healthCheck: async () => undefined, demoApiKey, testApiKey }),
     startApiServer({ port: 0, healthCheck: async () => undefined }),
   ]);
 });
@@ -57,7 +61,22 @@ describe('GET /', () => {
     const res = await get(`${withDemo.url}/`);
     const body = JSON.parse(res.text);
     expect(body.links.demoApiKey).toBe(`${withDemo.url}${DEMO_KEY_PATH}`);
+    expect(body.links.testApiKey).toBe(`${withDemo.url}${TEST_KEY_PATH}`);
     expect(res.text).not.toContain(demoApiKey);
+    expect(res.text).not.toContain(testApiKey);
+  });
+});
+
+describe('GET /local/test-key', () => {
+  it('answers the demo organization\'s test key to a loopback request; it acts in test mode', async () => {
+    const res = await get(`${withDemo.url}${TEST_KEY_PATH}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(`${testApiKey}\n`);
+    const describe = await fetch(`${withDemo.url}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${testApiKey}` } });
+    expect(describe.status).toBe(200);
+    expect(describe.headers.get('test-mode')).toBe('true');
+    expect((await get(`${withDemo.url}${TEST_KEY_PATH}`, 'evil.example')).status).toBe(403);
+    expect((await get(`${withoutDemo.url}${TEST_KEY_PATH}`)).status).toBe(404);
   });
 });
 

@@ -123,6 +123,20 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 }, 60_000);
 
+describe('npm start and test mode (decisions §17)', () => {
+  it('prints a test key beside the demo key and serves it at GET /local/test-key; it acts in test mode on the demo organization', async () => {
+    const printed = /test key\s+(cek_test_\S+)/.exec(stackOutput)?.[1];
+    expect(printed, stackOutput).toMatch(/^cek_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
+    expect((await (await fetch(`${apiUrl}/local/test-key`)).text()).trim()).toBe(printed);
+    const live = await fetch(`${apiUrl}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${(await (await fetch(`${apiUrl}/local/demo-key`)).text()).trim()}` } });
+    const test = await fetch(`${apiUrl}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${printed}` } });
+    expect(test.headers.get('test-mode')).toBe('true');
+    const [liveBody, testBody] = (await Promise.all([live.json(), test.json()])) as { data: { organization: unknown; credits: { smb: number } } }[];
+    expect(testBody!.data.organization).toEqual(liveBody!.data.organization);
+    expect(testBody!.data.credits.smb).toBe(1_000_000);
+  });
+});
+
 describe('README quickstart', () => {
   it(
     'runs verbatim with bash from a directory outside the repository, downloads the export, and writes nothing into the repository',

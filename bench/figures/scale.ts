@@ -47,7 +47,7 @@ const EVALUATION_CALLS_BUDGET = 1_000;
 const EXPORT_CPU_BUDGET_S = 4;
 const EXPORT_RSS_BUDGET_MB = 200;
 const WORKFLOW_READ_BUDGET_X = 2;
-const COST_BUDGET_PER_1000 = 0.0003;
+export const COST_BUDGET_PER_1000 = 0.0003;
 /** API functions must stay well inside API Gateway's 29 s: half of it, on Lambda at the configured memory. */
 const API_LAMBDA_BUDGET_S = 14.5;
 const WORKFLOW_BUDGET_PER_S = 5_000;
@@ -161,7 +161,7 @@ async function storedUnder(bucket: string, organizationId: string, campaignId: s
 }
 
 /** S3 request classes of SDK calls: PUT, COPY, POST, LIST bill as `put`; GET, HEAD as `get`; DELETE is free. */
-function s3Classes(calls: readonly CallRecord[]) {
+export function s3Classes(calls: readonly CallRecord[]) {
   let put = 0;
   let get = 0;
   for (const call of calls) {
@@ -173,7 +173,7 @@ function s3Classes(calls: readonly CallRecord[]) {
   return { put, get };
 }
 
-const dynamoUnits = (calls: readonly CallRecord[]) => ({
+export const dynamoUnits = (calls: readonly CallRecord[]) => ({
   rru: calls.reduce((s, c) => s + (c.rru ?? 0), 0),
   wru: calls.reduce((s, c) => s + (c.wru ?? 0), 0),
 });
@@ -181,7 +181,7 @@ const dynamoUnits = (calls: readonly CallRecord[]) => ({
 const stateFunction = new Map<string, string>(Object.values(WORKFLOW_TASKS).map((t) => [t.state, t.functionId]));
 
 /** Lambda use of an execution's task invocations (optionally only some states). */
-function taskLambdaUse(meter: ExecutionMeter, states?: (state: string) => boolean): LambdaUse[] {
+export function taskLambdaUse(meter: ExecutionMeter, states?: (state: string) => boolean): LambdaUse[] {
   return [...meter.tasks]
     .filter(([state]) => !states || states(state))
     .map(([state, t]) => {

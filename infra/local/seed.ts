@@ -1,12 +1,12 @@
 /**
  * Demo data loaded on the first start of the local stack (decisions §9):
  * an organization with 10,000 smb credits, 100 research-agent credits and a
- * ceiling of 5,000 enriching accounts, its API key, and the demo warehouse
- * (infra/local/demo-warehouse.ts).
+ * ceiling of 5,000 enriching accounts, its API key, a test key of its test
+ * twin (decisions §17), and the demo warehouse (infra/local/demo-warehouse.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { embeddedWarehouse, organizations } from '../../lib/root';
+import { apiKeys, embeddedWarehouse, organizations } from '../../lib/root';
 import { DEMO_ACCOUNT_COUNT, generateDemoWarehouse } from './demo-warehouse';
 
 /** What `npm start` prints about the demo organization. */
@@ -14,6 +14,8 @@ export interface DemoSeed {
   organizationId: string;
   organizationName: string;
   apiKey: string;
+  /** A test key of the demo organization's test twin (decisions §17); data folders seeded before test mode get one on their next start. */
+  testApiKey: string;
   /** Accounts in the demo warehouse. */
   warehouseAccounts: number;
 }
@@ -22,8 +24,13 @@ export interface DemoSeed {
 export async function seedDemo(dataDir: string): Promise<DemoSeed> {
   const file = path.join(dataDir, 'demo.json');
   if (existsSync(file)) {
-    const seed = JSON.parse(readFileSync(file, 'utf8')) as DemoSeed;
-    if (await organizations().get(seed.organizationId)) return seed;
+    const seed = JSON.parse(readFileSync(file, 'utf8')) as Omit<DemoSeed, 'testApiKey'> & { testApiKey?: string };
+    if (await organizations().get(seed.organizationId)) {
+      if (seed.testApiKey) return seed as DemoSeed;
+      const withTestKey = { ...seed, testApiKey: await testKeyOf(seed.organizationId) };
+      writeFileSync(file, JSON.stringify(withTestKey, null, 2));
+      return withTestKey;
+    }
   }
   await embeddedWarehouse().importAccounts(generateDemoWarehouse());
   const organizationName = 'Acme Demo';
@@ -33,7 +40,12 @@ export async function seedDemo(dataDir: string): Promise<DemoSeed> {
     researchAgentCredits: 100,
     maxEnrichingAccounts: 5_000,
   });
-  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey, warehouseAccounts: DEMO_ACCOUNT_COUNT };
+  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey, testApiKey: await testKeyOf(organization.id), warehouseAccounts: DEMO_ACCOUNT_COUNT };
   writeFileSync(file, JSON.stringify(seed, null, 2));
   return seed;
+}
+
+/** A new test key of an organization's test twin (created on first use with its test credits, decisions §17). */
+async function testKeyOf(organizationId: string): Promise<string> {
+  return apiKeys().create((await organizations().testTwin(organizationId)).id);
 }

@@ -55,10 +55,14 @@ export interface ApiServerOptions {
   stepFunctions?: LocalStepFunctions;
   /** The demo organization's API key, served at `GET /local/demo-key` (`npm start` only). */
   demoApiKey?: string;
+  /** The demo organization's test key (decisions §17), served at `GET /local/test-key` (`npm start` only). */
+  testApiKey?: string;
 }
 
 /** Path of the local-only demo key endpoint. */
 export const DEMO_KEY_PATH = '/local/demo-key';
+/** Path of the local-only demo test key endpoint (decisions §17). */
+export const TEST_KEY_PATH = '/local/test-key';
 
 /** Host names a loopback request is addressed to (a DNS-rebinding page carries its own host name instead). */
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
@@ -115,8 +119,11 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, re
  * Starts the local API server.
  * @returns the listening server and its base URL.
  */
-export async function startApiServer(options: ApiServerOptions): Promise<{ server: Server; url: string; close(): Promise<void>; serveDemoApiKey(apiKey: string): void }> {
+export async function startApiServer(
+  options: ApiServerOptions,
+): Promise<{ server: Server; url: string; close(): Promise<void>; serveDemoApiKey(apiKey: string, testApiKey?: string): void }> {
   let demoApiKey = options.demoApiKey;
+  let testApiKey = options.testApiKey;
   const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
   for (const route of API_ROUTES) {
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
@@ -143,6 +150,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
             openapi: `${base}/openapi.json`,
             health: `${base}/health`,
             ...(demoApiKey ? { demoApiKey: `${base}${DEMO_KEY_PATH}` } : {}),
+            ...(testApiKey ? { testApiKey: `${base}${TEST_KEY_PATH}` } : {}),
           },
           operations: [...handlers.keys()].map((operationPath) => `POST ${operationPath}`),
           authentication: 'Authorization: Bearer <API key>',
@@ -150,12 +158,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
         res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(index, null, 2)}\n`);
         return;
       }
-      if (req.method === 'GET' && url.pathname === DEMO_KEY_PATH && demoApiKey) {
+      const localKey = req.method === 'GET' ? (url.pathname === DEMO_KEY_PATH ? demoApiKey : url.pathname === TEST_KEY_PATH ? testApiKey : undefined) : undefined;
+      if (localKey) {
         if (!isLoopbackRequest(req)) {
           res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('The demo key is served only to requests from this machine addressed to 127.0.0.1 or localhost.\n');
           return;
         }
-        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${demoApiKey}\n`);
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${localKey}\n`);
         return;
       }
       if (req.method === 'GET' && url.pathname === '/health') {
@@ -198,8 +207,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
     server,
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-    serveDemoApiKey: (apiKey) => {
+    serveDemoApiKey: (apiKey, test) => {
       demoApiKey = apiKey;
+      testApiKey = test;
     },
   };
 }

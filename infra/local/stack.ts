@@ -45,8 +45,8 @@ export interface LocalApi {
   url: string;
   server: Server;
   stepFunctions: LocalStepFunctions;
-  /** Serves the demo organization's key at `GET /local/demo-key` (loopback only; `npm start`). */
-  serveDemoApiKey(apiKey: string): void;
+  /** Serves the demo organization's key at `GET /local/demo-key`, and its test key at `GET /local/test-key` (loopback only; `npm start`). */
+  serveDemoApiKey(apiKey: string, testApiKey?: string): void;
   /** The webhook delivery loop, when started. */
   webhooks?: WebhookPoller;
   close(): Promise<void>;

@@ -47,7 +47,7 @@ try {
 
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(dataDir);
-  stack.api!.serveDemoApiKey(demo.apiKey);
+  stack.api!.serveDemoApiKey(demo.apiKey, demo.testApiKey);
 
   const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`
@@ -58,10 +58,14 @@ Campaign Enrichment API is running at ${apiUrl}
 
 Demo organization "${demo.organizationName}" (${demo.organizationId}), ${demo.warehouseAccounts} warehouse accounts acc_00001…
   API key       ${demo.apiKey}   (also: curl -s ${apiUrl}/local/demo-key)
+  test key      ${demo.testApiKey}   (also: curl -s ${apiUrl}/local/test-key)
+                test mode: its own campaigns and 1,000,000 test credits; account IDs test_found_1, test_nocontacts_1,
+                test_closed_1, test_crm_1, test_recent_1, test_fail_1… decide the outcome (docs/test-mode.md)
 
 Try it:
   curl -s -X POST ${apiUrl}/v1/org/describe ${auth}
   curl -s -X POST ${apiUrl}/v1/campaigns/create ${auth} -F name=Demo -F accountIds=acc_00001 -F accountIds=acc_00002 -F accountIds=acc_00003
+  curl -s -X POST ${apiUrl}/v1/campaigns/create -H 'Authorization: Bearer ${demo.testApiKey}' -F name=Test -F accountIds=test_found_1 -F accountIds=test_nocontacts_1
 
 Press Ctrl+C to stop.`);
 } catch (error) {

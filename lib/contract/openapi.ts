@@ -148,6 +148,11 @@ const HEADERS = {
     schema: { type: 'integer', minimum: 1 },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
+  // Decisions §17.
+  'Test-Mode': {
+    description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 } as const;
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -299,7 +304,11 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   const responses: Record<string, ZodOpenApiResponseObject> = {
     '200': {
       description: operation.idempotent ? 'Success (saved for replay when the request has an `Idempotency-Key`).' : 'Success.',
-      headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...(operation.idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) },
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...(operation.idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
+        'Test-Mode': headerRef('Test-Mode'),
+      },
       content: {
         'application/json': {
           schema: z.strictObject({ data: operation.response, error: z.null() }),
@@ -325,6 +334,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
         ...(replayable(status, statusCodes) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
         ...(retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
         ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
+        'Test-Mode': headerRef('Test-Mode'),
       },
       content: { 'application/json': { schema: envelopeOf(error), examples } },
     };
@@ -440,6 +450,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
         '',
         'Every operation is a `POST`; every response is the envelope `{ data, error }` and carries `X-Request-Id`. Request bodies may be JSON, urlencoded or multipart. Mutating operations honour `Idempotency-Key`.',
         '',
+        'Test mode: a test key (`cek_test_…`) runs every operation against the organization’s test twin, with test credits and a deterministic built-in warehouse, and every answer carries `Test-Mode: true` (see the `apiKey` security scheme).',
+        '',
         'Outside the operations: any other method on an operation path answers 405 `method_not_allowed` (`details.allow`, header `Allow: POST`); an unknown path answers 404 `not_found` with `details.resource = "route"`.',
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -447,7 +459,14 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     servers: [{ url: serverUrl, description: serverUrl === LOCAL_SERVER_URL ? 'The local stack (`npm start`); a deployment serves this document with its own URL.' : 'This deployment.' }],
     security: [{ apiKey: [] }],
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'Organization API key: `Authorization: Bearer cek_…`' } },
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`.',
+        },
+      },
       headers: HEADERS as never,
       parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER as never },
     },

@@ -15,7 +15,7 @@
  * before it answers. Only the first request of a key in a container reads
  * the key item on its own, first (it does not know the organization yet).
  */
-import { API_KEY_PATTERN, hashApiKey } from '../ids';
+import { API_KEY_PATTERN, hashApiKey, isTestApiKey, REVOKED_TEST_API_KEY } from '../ids';
 import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
 
 /**
@@ -139,6 +139,25 @@ class RequestKeyCheck implements KeyCheck {
   }
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
+const bearerCredential = (header: string | undefined): string | undefined => (header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined);
+
+/** Response header that marks every answer to a test key (decisions §17). */
+export const TEST_MODE_HEADER = 'test-mode';
+
+/**
+ * The headers that mark an answer to a test key (decisions §17): `Test-Mode:
+ * true` when the bearer credential has the test-key shape (`cek_test_…`),
+ * whether or not the key is known, so refusals (401 included) carry it too;
+ * none otherwise. Stamped on every response by the request tracing plugin
+ * (lib/http/request-id.ts).
+ * @param header - the raw `Authorization` header value.
+ */
+export function testModeHeaders(header: string | undefined): Record<string, string> {
+  const apiKey = bearerCredential(header);
+  return apiKey !== undefined && isTestApiKey(apiKey) ? { [TEST_MODE_HEADER]: 'true' } : {};
+}
+
 /**
  * Resolves an `Authorization` header to its organization and the request's
  * {@link KeyCheck}.
@@ -153,12 +172,12 @@ class RequestKeyCheck implements KeyCheck {
  * @param cache - the process's key hash → organization cache; none: every key is read here.
  * @returns the key check (its `organizationId` is the organization ID).
  * @throws InvalidApiKeyError for a missing, malformed or unknown key.
- * @throws RevokedApiKeyError for a revoked key (read here).
+ * @throws RevokedApiKeyError for a revoked key (read here), and for the documented always-revoked test key (`REVOKED_TEST_API_KEY`, no read).
  */
 export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
-  const match = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
-  const apiKey = match?.[1];
+  const apiKey = bearerCredential(header);
   if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
+  if (apiKey === REVOKED_TEST_API_KEY) throw new RevokedApiKeyError();
   const keyHash = hashApiKey(apiKey);
   const known = cache?.organizationOf(keyHash);
   if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey);

@@ -24,6 +24,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
+import { isTestOrganizationId } from '../ids';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
@@ -66,6 +67,8 @@ export interface RequestContext {
    * verifies it before answering, one more round trip).
    */
   keyCheck: KeyCheck;
+  /** Whether the key is a test key, acting on its organization's test twin (decisions §17; lib/test-mode/mode.ts). */
+  testMode: boolean;
   /** API Gateway request id, also in every log line. */
   requestId: string;
   /**
@@ -383,6 +386,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
         data = await useCase(context.input as z.output<S>, {
           organizationId: keyCheck.organizationId,
           keyCheck,
+          testMode: isTestOrganizationId(keyCheck.organizationId),
           requestId: context.requestId ?? context.awsRequestId,
           get signal() {
             return (deadline ??= startDeadline(context, lambdaTimeout)).signal;

@@ -21,6 +21,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { logger } from '../observability';
+import { testModeHeaders } from './auth';
 
 /** Response header carrying the request ID. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -55,7 +56,9 @@ function errorCodeOf(body: string | undefined): string | undefined {
  * key a previous request of this container left, so use Powertools'
  * `injectLambdaContext` without `resetKeys`: the keys must outlive the
  * middlewares for the closing line); at request end it stamps
- * `X-Request-Id` on the response and logs `Request completed`.
+ * `X-Request-Id` (and `Test-Mode: true` on an answer to a test key,
+ * decisions §17: lib/http/auth.ts `testModeHeaders`) on the response and
+ * logs `Request completed`.
  *
  * @example
  * const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(requestTracing()).use(…).handler(…);
@@ -74,7 +77,11 @@ export function requestTracing(): middy.PluginObject {
       const request = untyped as unknown as TracedRequest;
       const response = request.response;
       if (!response || typeof response !== 'object') return;
-      response.headers = { ...response.headers, [REQUEST_ID_HEADER]: request.context?.requestId ?? requestIdOf(request.event, request.context) };
+      response.headers = {
+        ...response.headers,
+        [REQUEST_ID_HEADER]: request.context?.requestId ?? requestIdOf(request.event, request.context),
+        ...testModeHeaders(request.event?.headers?.authorization),
+      };
       const statusCode = response.statusCode ?? 200;
       const startedAt = request.internal[STARTED_AT];
       logger.info('Request completed', {

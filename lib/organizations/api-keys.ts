@@ -20,7 +20,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
-import { hashApiKey, newApiKey } from '../ids';
+import { hashApiKey, isTestOrganizationId, newApiKey, newTestApiKey } from '../ids';
 import { NotFoundError } from '../errors';
 import type { ApiKeyRecord, KeyCheck } from '../http/auth';
 
@@ -33,7 +33,9 @@ export interface ApiKeyStore {
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /**
    * Issues another key for an organization, listed among its active keys in
-   * the same transaction; returns the plaintext key (shown once).
+   * the same transaction; returns the plaintext key (shown once). A test
+   * twin's keys are test keys (`cek_test_…`, decisions §17), a live
+   * organization's live keys (`cek_…`): the key's shape follows its organization.
    * @throws NotFoundError for an unknown organization.
    */
   create(organizationId: string): Promise<string>;
@@ -131,7 +133,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     findByHash,
 
     async create(organizationId) {
-      const apiKey = newApiKey();
+      const apiKey = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
       // The key item and its place in the organization's list, together (or neither: an unknown organization).
       const outcome = await transactWrite(client, {
         TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(apiKey)] }), apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString())],

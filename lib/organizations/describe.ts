@@ -2,14 +2,18 @@
  * Describe organization (spec "Describe organization").
  */
 import { NotFoundError } from '../errors';
-import type { OrganizationRecord, OrganizationStore } from './store';
+import { publicOrganizationId, type OrganizationRecord, type OrganizationStore } from './store';
 import type { OrganizationDescription } from './docs';
 import type { KeyCheck } from '../http/auth';
 
-/** Maps an organization record to the describe response. */
+/**
+ * Maps an organization record to the describe response. A test twin shows
+ * the organization as its customer knows it, the live organization's ID and
+ * name, with the twin's own test credits and capacity (decisions §17).
+ */
 export function toOrganizationDescription(organization: OrganizationRecord): OrganizationDescription {
   return {
-    organization: { id: organization.id, name: organization.name },
+    organization: { id: publicOrganizationId(organization), name: organization.name },
     credits: { smb: organization.smbCredits, researchAgents: organization.researchAgentCredits },
     enrichment: { enrichingAccounts: organization.enrichingAccounts, maxEnrichingAccounts: organization.maxEnrichingAccounts },
   };

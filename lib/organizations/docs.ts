@@ -34,7 +34,7 @@ export const organizationOperationDocs = [
   documentOperation(describeOrganizationOperation, {
     summary: 'Describe the authenticated organization',
     description:
-      'Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.',
+      'Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values. With a test key: the same `organization` (ID and name), with the test twin’s test credits and capacity.',
     response: OrganizationDescription,
     errors: ['invalid_request', 'revoked_api_key'],
     responseExample: {

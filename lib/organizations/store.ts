@@ -9,7 +9,7 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
-import { newApiKey, newOrganizationId } from '../ids';
+import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdOf } from '../ids';
 import { NotFoundError } from '../errors';
 import { ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
@@ -36,7 +36,27 @@ export interface OrganizationRecord {
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
+  /** A test twin's live organization (decisions §17): the ID and name its answers show; absent on a live organization. */
+  liveOrganizationId?: string;
+  /** A live organization's test twin, once created (decisions §17); absent on a twin and before the first test key. */
+  testOrganizationId?: string;
 }
+
+/**
+ * The organization's ID as its customer knows it (decisions §17): a test
+ * twin's live organization's ID, or its own. What answers and events show
+ * (describe; any event body naming the organization).
+ */
+export const publicOrganizationId = (organization: Pick<OrganizationRecord, 'id' | 'liveOrganizationId'>): string => organization.liveOrganizationId ?? organization.id;
+
+/** Opening test credits of a test twin (credits; decisions §17), its `initial_grant` ledger entry. */
+export const TEST_TWIN_CREDITS = 1_000_000;
+/**
+ * A test twin's ceiling on accounts enriching at once (accounts): the
+ * largest account list a campaign takes (decisions §1), so any test campaign
+ * can launch on its own (decisions §17).
+ */
+export const TEST_TWIN_MAX_ENRICHING_ACCOUNTS = 100_000;
 
 /** Figures of a new organization. */
 export interface NewOrganization {
@@ -66,6 +86,18 @@ export interface OrganizationStore {
    * @throws NotFoundError for an unknown organization.
    */
   setCapacity(organizationId: string, change: { maxEnrichingAccounts?: number; externalEnrichingAccounts?: number }): Promise<OrganizationRecord>;
+  /**
+   * The test twin of a live organization (decisions §17), created on first
+   * call: an organization item of its own (`org_test_…`, derived from the
+   * live ID, so concurrent calls create one), with the live organization's
+   * name, {@link TEST_TWIN_CREDITS} test credits and their `initial_grant`
+   * ledger entry, a ceiling of {@link TEST_TWIN_MAX_ENRICHING_ACCOUNTS}, no
+   * key yet (lib/organizations/api-keys.ts issues `cek_test_` keys to it), and
+   * linked both ways (`liveOrganizationId` on the twin, `testOrganizationId`
+   * on the live item), in one transaction.
+   * @throws NotFoundError for an unknown live organization, or an ID that is a twin's.
+   */
+  testTwin(liveOrganizationId: string): Promise<OrganizationRecord>;
 }
 
 /** Demo defaults of decisions §9 are chosen by callers; these are the bare defaults. */
@@ -81,6 +113,55 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 
   return {
     get,
+
+    async testTwin(liveOrganizationId) {
+      // A twin has no twin of its own.
+      if (isTestOrganizationId(liveOrganizationId)) throw new NotFoundError('organization', liveOrganizationId);
+      const twinId = testOrganizationIdOf(liveOrganizationId);
+      const existing = await get(twinId);
+      if (existing) return existing;
+      const live = await get(liveOrganizationId);
+      if (!live) throw new NotFoundError('organization', liveOrganizationId);
+      const twin: OrganizationRecord = {
+        id: twinId,
+        name: live.name,
+        smbCredits: TEST_TWIN_CREDITS,
+        researchAgentCredits: 0,
+        maxEnrichingAccounts: TEST_TWIN_MAX_ENRICHING_ACCOUNTS,
+        enrichingAccounts: 0,
+        externalEnrichingAccounts: 0,
+        createdAt: new Date().toISOString(),
+        liveOrganizationId,
+      };
+      const grant = ledgerEntries.initialGrant({ organizationId: twinId, credits: TEST_TWIN_CREDITS, createdAt: twin.createdAt });
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              // The list of active keys is complete from the start, and empty until the first test key.
+              Item: { ...keys.organization(twinId), ...keys.organizationRegistry(twin), type: 'organization', mode: 'test', ...twin, ledgerEntries: 1, activeApiKeysSince: twin.createdAt },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ledgerPut(tableName, grant),
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(liveOrganizationId),
+              UpdateExpression: 'SET testOrganizationId = :twin',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':twin': twinId },
+            },
+          },
+        ],
+      });
+      if (outcome.ok) return twin;
+      // A concurrent call created it first (or the live organization went away meanwhile).
+      const created = await get(twinId);
+      if (!created) throw new NotFoundError('organization', liveOrganizationId);
+      return created;
+    },
 
     async create(input) {
       const organization: OrganizationRecord = {
@@ -154,5 +235,7 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
+    ...(item.liveOrganizationId !== undefined ? { liveOrganizationId: String(item.liveOrganizationId) } : {}),
+    ...(item.testOrganizationId !== undefined ? { testOrganizationId: String(item.testOrganizationId) } : {}),
   };
 }

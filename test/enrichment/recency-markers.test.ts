@@ -162,7 +162,7 @@ describe('evaluation round trips (issue 13: one key per account)', () => {
     const pendingList = objectKeys.eligibleList(organizationId, campaignId, 'att_test');
     await accountLists().put(pendingList, ids.slice(30, 35));
     const { result, calls } = await countDynamoDbCalls(() =>
-      evaluateLaunch(evaluationDependencies(), {
+      evaluateLaunch(evaluationDependencies(organizationId), {
         organizationId,
         accountIds: ids,
         excludeEnrichedWithinDays: 30,

@@ -109,6 +109,8 @@ interface CampaignImportOptions {
   via: 'ui' | 'data_cube';
   status: 'draft' | 'tam_only';
   name: string;
+  /** Into the organization's test twin (decisions §17; created on first use). */
+  test?: boolean;
 }
 
 /** `campaign:import`: prints `{"campaignId"}`. */
@@ -122,15 +124,17 @@ export const campaignImport = defineCommand<CampaignImportOptions>({
       .addOption(new Option('--via <surface>', 'surface that created it').choices(CREATED_VIA.filter((via) => via !== 'api')).makeOptionMandatory())
       .addOption(new Option('--status <status>', 'status it starts in').choices(['draft', 'tam_only']).makeOptionMandatory())
       .requiredOption('--name <name>', 'campaign name')
+      .option('--test', "into the organization's test twin (created on first use)")
       .argument('<file>', 'file of account IDs'),
   run: async ({ args, options }) => {
     const accountIds = await readAccountIdFile(args[0]!);
     if (accountIds.length === 0) throw new ImportFileError(args[0]!, 1, 'no account IDs');
     const { createCampaign } = await import('../../../lib/campaigns/use-cases');
     const { campaigns, organizations, accountLists } = await stores();
+    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
     const campaign = await createCampaign(
       { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
-      { organizationId: options.org, name: options.name, accountIds, createdVia: options.via, status: options.status },
+      { organizationId, name: options.name, accountIds, createdVia: options.via, status: options.status },
     );
     return { campaignId: campaign.id };
   },

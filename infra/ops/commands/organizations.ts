@@ -41,6 +41,8 @@ export interface OrgCreditsOptions {
   add: number;
   /** Kept on the adjustment's ledger entry (decisions §8). */
   note?: string;
+  /** Adjust the organization's test twin's test credits instead (decisions §17; the twin is created on first use). */
+  test?: boolean;
 }
 
 /** `org:credits`: prints `{"organizationId","smb"}` (the new smb balance). */
@@ -51,10 +53,12 @@ export const orgCredits = defineCommand<OrgCreditsOptions>({
     command
       .requiredOption('--org <id>', 'organization ID')
       .requiredOption('--add <n>', 'credits to add; negative to take away (--add -50)', integer(-Infinity))
-      .option('--note <text>', 'why, kept on the ledger entry of the adjustment'),
+      .option('--note <text>', 'why, kept on the ledger entry of the adjustment')
+      .option('--test', "adjust the test credits of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
-    const { ledger } = await stores();
-    const { balance } = await ledger().adjust(options.org, options.add, options.note);
+    const { ledger, organizations } = await stores();
+    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const { balance } = await ledger().adjust(organizationId, options.add, options.note);
     return { organizationId: options.org, smb: balance };
   },
 });
@@ -64,6 +68,7 @@ interface OrgCapacityOptions {
   org: string;
   maxEnriching?: number;
   externalEnriching?: number;
+  test?: boolean;
 }
 
 /** `org:capacity`: prints the organization's `{"enrichingAccounts","maxEnrichingAccounts"}`. */
@@ -74,10 +79,12 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
     command
       .requiredOption('--org <id>', 'organization ID')
       .option('--max-enriching <n>', 'ceiling of accounts enriching at once', integer())
-      .option('--external-enriching <n>', 'accounts enriching through other surfaces (UI, data cube)', integer()),
+      .option('--external-enriching <n>', 'accounts enriching through other surfaces (UI, data cube)', integer())
+      .option('--test', "set the capacity of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
     const { organizations } = await stores();
-    const organization = await organizations().setCapacity(options.org, {
+    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const organization = await organizations().setCapacity(organizationId, {
       maxEnrichingAccounts: options.maxEnriching,
       externalEnrichingAccounts: options.externalEnriching,
     });
@@ -85,14 +92,20 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
   },
 });
 
-/** `key:create`: prints `{"apiKey"}`. */
-export const keyCreate = defineCommand<{ org: string }>({
+/**
+ * `key:create`: prints `{"apiKey"}`. With `--test`, a test key (`cek_test_…`)
+ * of the organization's test twin, created with its test credits on first
+ * use (decisions §17).
+ */
+export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   name: 'key:create',
-  summary: 'another API key for an organization',
-  configure: (command) => command.requiredOption('--org <id>', 'organization ID'),
+  summary: 'another API key for an organization (--test: a test key, decisions §17)',
+  configure: (command) =>
+    command.requiredOption('--org <id>', 'organization ID').option('--test', "a test key (cek_test_…), acting on the organization's test twin"),
   run: async ({ options }) => {
-    const { apiKeys } = await stores();
-    return { apiKey: await apiKeys().create(options.org) };
+    const { apiKeys, organizations } = await stores();
+    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    return { apiKey: await apiKeys().create(organizationId) };
   },
 });
 

@@ -1,0 +1,125 @@
+/**
+ * The test twin's built-in warehouse (decisions §17): deterministic, with no
+ * storage at all. The account ID alone decides the outcome:
+ *
+ * | account ID               | outcome |
+ * |--------------------------|---------|
+ * | `test_found_…`           | active, 3 contacts (email and mobile; email only; neither) |
+ * | `test_nocontacts_…`      | active, no contact: `not_found`, refunded |
+ * | `test_closed_…`          | status `closed`: `invalid` |
+ * | `test_inactive_…`        | status `inactive`: `invalid` |
+ * | `test_crm_…`             | active, a CRM target: `crm_excluded` (lib/test-mode/history.ts) |
+ * | `test_recent_…`          | active, enriched a minute ago: `recently_enriched` when `excludeEnrichedWithinDays` ≥ 1 (lib/test-mode/history.ts) |
+ * | `test_fail_…`            | active; reading its contacts fails, so the attempt fails: `failed`, refunded |
+ * | anything else            | unknown: `invalid` |
+ *
+ * `test_crm_` and `test_recent_` accounts that are enriched (no window, for
+ * `test_recent_`) have the 3 contacts of `test_found_`.
+ *
+ * It is a {@link Warehouse} like any other, so the launch evaluation and the
+ * workflow's steps run unchanged on it; the composition root hands it to
+ * them for a test twin (lib/test-mode/mode.ts). Reads cost CPU only: a batch
+ * of 1,000 accounts is built in well under a millisecond per account, with
+ * no network call.
+ */
+import type { AccountStatus, WarehouseAccount, WarehouseContact } from '../warehouse/schema';
+import type { Warehouse } from '../warehouse/warehouse';
+
+/** What a test account ID says about its account (its prefix, decisions §17). */
+export type TestAccountKind = 'found' | 'nocontacts' | 'closed' | 'inactive' | 'crm' | 'recent' | 'fail';
+
+/** The prefixes of the test warehouse, each with the kind it gives (decisions §17). */
+export const TEST_ACCOUNT_PREFIXES: Readonly<Record<TestAccountKind, string>> = {
+  found: 'test_found_',
+  nocontacts: 'test_nocontacts_',
+  closed: 'test_closed_',
+  inactive: 'test_inactive_',
+  crm: 'test_crm_',
+  recent: 'test_recent_',
+  fail: 'test_fail_',
+};
+
+const KINDS = Object.entries(TEST_ACCOUNT_PREFIXES) as [TestAccountKind, string][];
+
+/** The kind of a test account ID; `undefined` for any other ID (unknown to the test warehouse: `invalid`). */
+export function testAccountKind(accountId: string): TestAccountKind | undefined {
+  if (!accountId.startsWith('test_')) return undefined;
+  return KINDS.find(([, prefix]) => accountId.startsWith(prefix))?.[0];
+}
+
+/** The warehouse status of a test account kind. */
+const statusOf = (kind: TestAccountKind): AccountStatus => (kind === 'closed' ? 'closed' : kind === 'inactive' ? 'inactive' : 'active');
+
+/** Thrown by the test warehouse for a batch holding a `test_fail_` account: the attempt fails (decisions §17). */
+export class TestAccountFailureError extends Error {
+  override name = 'TestAccountFailure';
+}
+
+/**
+ * The 3 contacts of an enriched test account, derived from its ID: one with
+ * an email and a mobile phone, one with an email only, one with neither
+ * (decisions §17). Best first by seniority (decisions §5).
+ */
+export function testContacts(accountId: string): WarehouseContact[] {
+  const domain = `${accountId.replace(/[^a-zA-Z0-9-]/g, '-').toLowerCase()}.example.com`;
+  const contact = (n: number, fields: Partial<WarehouseContact>): WarehouseContact => ({
+    contactId: `${accountId}_c${n}`,
+    firstName: null,
+    lastName: null,
+    title: null,
+    seniority: null,
+    department: null,
+    email: null,
+    emailStatus: null,
+    mobilePhone: null,
+    directPhone: null,
+    linkedinUrl: null,
+    country: 'US',
+    ...fields,
+  });
+  return [
+    contact(1, { firstName: 'Ada', lastName: 'Test', title: 'Chief Technology Officer', seniority: 'c_suite', department: 'engineering', email: `ada@${domain}`, emailStatus: 'verified', mobilePhone: '+15550100001' }),
+    contact(2, { firstName: 'Grace', lastName: 'Test', title: 'VP Sales', seniority: 'vp', department: 'sales', email: `grace@${domain}`, emailStatus: 'verified' }),
+    contact(3, { firstName: 'Alan', lastName: 'Test', title: 'Engineer', seniority: 'entry', department: 'engineering' }),
+  ];
+}
+
+/** The test warehouse's account for an ID, with its contacts; `undefined` for an ID it does not know. */
+export function testAccount(accountId: string): WarehouseAccount | undefined {
+  const kind = testAccountKind(accountId);
+  if (!kind) return undefined;
+  return {
+    accountId,
+    name: `Test account ${accountId}`,
+    domain: `${accountId.replace(/[^a-zA-Z0-9-]/g, '-').toLowerCase()}.example.com`,
+    status: statusOf(kind),
+    industry: 'Software',
+    employeeCount: 100,
+    country: 'US',
+    contacts: kind === 'nocontacts' || kind === 'closed' || kind === 'inactive' ? [] : testContacts(accountId),
+  };
+}
+
+/**
+ * The test twin's warehouse (decisions §17): {@link Warehouse} computed from
+ * the IDs alone. `getAccounts` throws {@link TestAccountFailureError} when
+ * the batch holds a `test_fail_` account, which fails the workflow's batch
+ * and so the attempt (not retried: only transient AWS errors are,
+ * infra/workflow.ts), and the compensation refunds it.
+ */
+export const testWarehouse: Warehouse = {
+  async getAccountStatuses(accountIds) {
+    const statuses = new Map<string, AccountStatus>();
+    for (const id of accountIds) {
+      const kind = testAccountKind(id);
+      if (kind) statuses.set(id, statusOf(kind));
+    }
+    return statuses;
+  },
+
+  async getAccounts(accountIds) {
+    const failing = accountIds.find((id) => testAccountKind(id) === 'fail');
+    if (failing !== undefined) throw new TestAccountFailureError(`Test account ${failing} fails its enrichment attempt (decisions §17)`);
+    return accountIds.flatMap((id) => testAccount(id) ?? []);
+  },
+};
