@@ -468,6 +468,45 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description With `accountIds`. */
+        CreateCampaignWithAccountIds: {
+            /**
+             * @description Stored trimmed; 1..200 characters after trimming.
+             * @example Q4 expansion targets
+             */
+            name: string;
+            /**
+             * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.
+             * @example [
+             *       "acc_1",
+             *       "acc_2"
+             *     ]
+             */
+            accountIds: string[];
+            /**
+             * @description Accounts enriched within this many days are skipped at launch; null disables.
+             * @example 30
+             */
+            excludeEnrichedWithinDays?: number | null;
+        };
+        /** @description With `accountIdsUploadId`. */
+        CreateCampaignWithAccountIdsUploadId: {
+            /**
+             * @description Stored trimmed; 1..200 characters after trimming.
+             * @example Q4 expansion targets
+             */
+            name: string;
+            /**
+             * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
+             * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
+             */
+            accountIdsUploadId: string;
+            /**
+             * @description Accounts enriched within this many days are skipped at launch; null disables.
+             * @example 30
+             */
+            excludeEnrichedWithinDays?: number | null;
+        };
         /**
          * @description Lifecycle state.
          * @enum {string}
@@ -493,6 +532,19 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired";
+        /** @description With `messageId`. */
+        RedeliverWebhookWithMessageId: {
+            /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+            messageId: string;
+        };
+        /** @description With `deliveryId`. */
+        RedeliverWebhookWithDeliveryId: {
+            /**
+             * @description Any attempt of the message; the message is sent again.
+             * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
+             */
+            deliveryId: string;
+        };
         WebhookEvent_campaign_enriched: {
             /** @constant */
             type: "campaign.enriched";
@@ -504,64 +556,76 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["EnrichedCampaign"];
             };
+        };
+        /** @description Enrichment completed; results readable and exportable until `resultsExpireAt`. */
+        EnrichedCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "enriched";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            completedAt: string;
+            /**
+             * Format: date-time
+             * @description End of the result access period; then the campaign reads `expired`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            resultsExpireAt: string;
+            results: components["schemas"]["CampaignResults"];
+        };
+        /** @description The campaign’s account counts. */
+        CampaignAccounts: {
+            /** @description Distinct account IDs submitted. */
+            requested: number;
+            /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+            eligible: number | null;
+            /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+            excluded: components["schemas"]["ExcludedAccounts"] | null;
+        };
+        /** @description Accounts skipped at launch, by reason; `total` is their sum. */
+        ExcludedAccounts: {
+            total: number;
+            invalid: number;
+            recentlyEnriched: number;
+            crmExcluded: number;
+        };
+        /** @description Credits of the campaign and the organization’s balance. */
+        CampaignCredits: {
+            /** @description Credits charged to this campaign, net of refunds. */
+            charged: number;
+            /** @description Organization-wide smb credit balance. */
+            remaining: number;
+        };
+        /** @description The most recent enrichment attempt that did not complete; null when there is none. */
+        LastEnrichment: {
+            /** @enum {string} */
+            status: "failed" | "canceled";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            startedAt: string;
+            endedAt: string | null;
+            refunded: boolean;
         };
         /** @description Result metrics of the completed enrichment. */
         CampaignResults: {
@@ -581,64 +645,29 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["DraftCampaign"];
             };
+        };
+        /** @description Not launched, or back after a failed or canceled enrichment (`lastEnrichment`). */
+        DraftCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "draft";
         };
         WebhookEvent_campaign_enrichment_canceled: {
             /** @constant */
@@ -651,63 +680,7 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["DraftCampaign"];
             };
         };
         WebhookEvent_campaign_expired: {
@@ -721,64 +694,34 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["ExpiredCampaign"];
             };
+        };
+        /** @description The result access period has ended. */
+        ExpiredCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            resultsExpireAt: string;
         };
         WebhookEvent_webhook_test: {
             /** @constant */
@@ -859,6 +802,15 @@ export interface components {
             code: "revoked_api_key";
             message: string;
         };
+        /** @description 405 `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+        MethodNotAllowedError: {
+            /** @constant */
+            code: "method_not_allowed";
+            message: string;
+            details: {
+                allow: "POST"[];
+            };
+        };
         /** @description 500 `internal_error`: Unexpected failure; the message is always `Internal error.` */
         InternalError: {
             /** @constant */
@@ -867,91 +819,16 @@ export interface components {
         };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
-        /** @description Not launched, or back after a failed or canceled enrichment (`lastEnrichment`). */
-        DraftCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "draft";
-        };
         /** @description Enrichment running; credits charged. */
         EnrichingCampaign: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
             id: string;
             createdVia: components["schemas"]["CreatedVia"];
             name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
             excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -963,156 +840,16 @@ export interface components {
              */
             status: "enriching";
         };
-        /** @description Enrichment completed; results readable and exportable until `resultsExpireAt`. */
-        EnrichedCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "enriched";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            completedAt: string;
-            /**
-             * Format: date-time
-             * @description End of the result access period; then the campaign reads `expired`.
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            resultsExpireAt: string;
-            results: components["schemas"]["CampaignResults"];
-        };
-        /** @description The result access period has ended. */
-        ExpiredCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "expired";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            resultsExpireAt: string;
-        };
         /** @description A total-addressable-market list of another surface; never enrichable. */
         TamOnlyCampaign: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
             id: string;
             createdVia: components["schemas"]["CreatedVia"];
             name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
             excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1370,12 +1107,7 @@ export interface components {
                 requested: number;
                 /** @description Accounts a launch now would enrich (and charge for). */
                 eligible: number;
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                };
+                excluded: components["schemas"]["ExcludedAccounts"];
             };
             credits: {
                 /** @description Credits the launch would charge: eligible × credits per account. */
@@ -1610,6 +1342,8 @@ export interface components {
         "Retry-After": number;
         /** @description `Bearer` (RFC 6750). */
         "WWW-Authenticate": "Bearer";
+        /** @description The methods the path takes: `POST`. */
+        Allow: "POST";
     };
     pathItems: never;
 }
@@ -1688,6 +1422,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
             500: {
                 headers: {
@@ -1730,31 +1478,7 @@ export interface operations {
                  *       "excludeEnrichedWithinDays": 30
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Stored trimmed; 1..200 characters after trimming.
-                     * @example Q4 expansion targets
-                     */
-                    name: string;
-                    /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.
-                     * @example [
-                     *       "acc_1",
-                     *       "acc_2"
-                     *     ]
-                     */
-                    accountIds?: string[];
-                    /**
-                     * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
-                     * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
-                     */
-                    accountIdsUploadId?: string;
-                    /**
-                     * @description Accounts enriched within this many days are skipped at launch; null disables.
-                     * @example 30
-                     */
-                    excludeEnrichedWithinDays?: number | null;
-                } & (unknown | unknown);
+                "application/json": components["schemas"]["CreateCampaignWithAccountIds"] | components["schemas"]["CreateCampaignWithAccountIdsUploadId"];
                 /**
                  * @example {
                  *       "name": "Q4 expansion targets",
@@ -1890,6 +1614,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
             409: {
                 headers: {
@@ -1945,8 +1683,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2036,6 +1774,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2223,6 +1975,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `campaign_not_editable`: The campaign is not an API-created draft. `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
             409: {
                 headers: {
@@ -2395,6 +2161,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
             500: {
                 headers: {
@@ -2417,8 +2197,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2552,6 +2332,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2710,6 +2504,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2917,6 +2725,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `results_not_ready`: The campaign is not enriched yet. */
             409: {
                 headers: {
@@ -2978,8 +2800,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3054,6 +2876,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "led_8mZk2QxR4vN7pT9sW3yHb",
+                     *             "createdAt": "2026-11-22T09:31:12.204Z",
+                     *             "kind": "refund",
+                     *             "reason": "no_contacts_found",
+                     *             "amount": 50,
+                     *             "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *             "attemptId": "att_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "note": null
+                     *           },
+                     *           {
+                     *             "id": "led_5tQw9ZkR2mX7vN4pH8yJc",
+                     *             "createdAt": "2026-11-21T16:04:55.871Z",
+                     *             "kind": "refund",
+                     *             "reason": "failed",
+                     *             "amount": 120,
+                     *             "campaignId": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                     *             "attemptId": "att_7pLm2Xq9RtV4nZk8WbHc3",
+                     *             "note": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LedgerPage"];
                         error: null;
@@ -3084,6 +2936,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3149,6 +3015,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *         "accounts": {
+                     *           "requested": 300,
+                     *           "eligible": 212,
+                     *           "excluded": {
+                     *             "total": 88,
+                     *             "invalid": 47,
+                     *             "recentlyEnriched": 30,
+                     *             "crmExcluded": 11
+                     *           }
+                     *         },
+                     *         "credits": {
+                     *           "required": 212,
+                     *           "available": 150,
+                     *           "shortfall": 62
+                     *         },
+                     *         "enrichment": {
+                     *           "maxEnrichingAccounts": 5000,
+                     *           "enrichingAccounts": 1200,
+                     *           "available": 3800
+                     *         },
+                     *         "outcome": "insufficient_credits"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LaunchQuote"];
                         error: null;
@@ -3192,6 +3087,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3306,6 +3215,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "accountId": "acc_00001",
+                     *             "outcome": "found",
+                     *             "contactsFound": 4
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00002",
+                     *             "outcome": "invalid",
+                     *             "contactsFound": null
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00003",
+                     *             "outcome": "not_found",
+                     *             "contactsFound": 0
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00004",
+                     *             "outcome": "pending",
+                     *             "contactsFound": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl",
+                     *         "summary": {
+                     *           "invalid": 47,
+                     *           "recently_enriched": 30,
+                     *           "crm_excluded": 11,
+                     *           "pending": 112,
+                     *           "found": 80,
+                     *           "not_found": 20
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CampaignAccountsPage"];
                         error: null;
@@ -3349,6 +3296,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3421,6 +3382,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
@@ -3442,6 +3404,7 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
@@ -3463,6 +3426,7 @@ export interface operations {
                  */
                 "multipart/form-data": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
@@ -3483,6 +3447,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "url": "https://hooks.example.com/enrichment",
+                     *         "events": [
+                     *           "campaign.enriched",
+                     *           "campaign.enrichment_failed"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "createdAt": "2026-11-20T14:12:09.331Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedWebhookEndpoint"];
                         error: null;
@@ -3513,6 +3493,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3579,6 +3573,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *             "url": "https://hooks.example.com/enrichment",
+                     *             "events": [
+                     *               "campaign.enriched",
+                     *               "campaign.enrichment_failed"
+                     *             ],
+                     *             "description": "CRM sync",
+                     *             "createdAt": "2026-11-20T14:12:09.331Z",
+                     *             "status": "enabled",
+                     *             "disabledAt": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointList"];
                         error: null;
@@ -3609,6 +3624,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3681,6 +3710,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DeletedWebhookEndpoint"];
                         error: null;
@@ -3725,6 +3763,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3824,6 +3876,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "url": "https://hooks.example.com/enrichment",
+                     *         "events": [
+                     *           "campaign.enriched",
+                     *           "campaign.enrichment_failed"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "createdAt": "2026-11-20T14:12:09.331Z",
+                     *         "secret": "whsec_q0N3vH8pT2xL6cR9mW4zK7bJ1fY5sD3gA8eU2iO6tP0=",
+                     *         "previousSecretExpiresAt": "2026-11-23T09:40:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RotatedWebhookSecret"];
                         error: null;
@@ -3868,6 +3937,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3967,6 +4050,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messageId": "msg_6Tn3WbK8qZ2xR5vL9pHc4",
+                     *         "eventType": "webhook.test"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookTestSent"];
                         error: null;
@@ -4011,6 +4103,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4063,8 +4169,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4155,6 +4261,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "whd_3pQ9zT7kHn4Vx8Rb2Wc6L",
+                     *             "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb",
+                     *             "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *             "eventType": "campaign.enriched",
+                     *             "attempt": 3,
+                     *             "trigger": "scheduled",
+                     *             "attemptedAt": "2026-11-22T09:32:43.907Z",
+                     *             "status": "failed",
+                     *             "responseStatus": 503,
+                     *             "latencyMs": 412,
+                     *             "responseBody": "{\"error\":\"upstream unavailable\"}",
+                     *             "error": null,
+                     *             "nextAttemptAt": "2026-11-22T09:34:51.266Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryPage"];
                         error: null;
@@ -4185,6 +4316,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4224,15 +4369,7 @@ export interface operations {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
                  *     }
                  */
-                "application/json": {
-                    /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
-                    messageId?: string;
-                    /**
-                     * @description Any attempt of the message; the message is sent again.
-                     * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
-                     */
-                    deliveryId?: string;
-                };
+                "application/json": components["schemas"]["RedeliverWebhookWithMessageId"] | components["schemas"]["RedeliverWebhookWithDeliveryId"];
                 /**
                  * @example {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
@@ -4246,7 +4383,7 @@ export interface operations {
                      * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
                      */
                     deliveryId?: string;
-                };
+                } & (unknown | unknown);
                 /**
                  * @example {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
@@ -4260,7 +4397,7 @@ export interface operations {
                      * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
                      */
                     deliveryId?: string;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -4272,6 +4409,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm",
+                     *         "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb",
+                     *         "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "eventType": "campaign.enriched",
+                     *         "attempt": 4,
+                     *         "trigger": "redeliver",
+                     *         "attemptedAt": "2026-11-22T10:05:17.420Z",
+                     *         "status": "succeeded",
+                     *         "responseStatus": 200,
+                     *         "latencyMs": 87,
+                     *         "responseBody": "ok",
+                     *         "error": null,
+                     *         "nextAttemptAt": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         error: null;
@@ -4316,6 +4473,20 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4365,11 +4536,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4377,6 +4557,45 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enriched",
+                 *       "timestamp": "2026-11-22T09:31:12.204Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "enriched",
+                 *           "createdVia": "api",
+                 *           "name": "Q4 expansion targets",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 212,
+                 *             "remaining": 9788
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": null,
+                 *           "createdAt": "2026-11-22T09:30:00.000Z",
+                 *           "completedAt": "2026-11-22T09:31:12.204Z",
+                 *           "resultsExpireAt": "2026-12-22T09:31:12.204Z",
+                 *           "results": {
+                 *             "totalAccounts": 262,
+                 *             "totalContactsFound": 618,
+                 *             "pctAccountsWithContact": 0.8092,
+                 *             "pctAccountsWithMobile": 0.3435
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enriched"];
             };
         };
@@ -4408,11 +4627,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4420,6 +4648,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enrichment_failed",
+                 *       "timestamp": "2026-11-22T10:09:12.044Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                 *           "status": "draft",
+                 *           "createdVia": "api",
+                 *           "name": "EMEA SaaS accounts",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 0,
+                 *             "remaining": 10000
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": {
+                 *             "status": "failed",
+                 *             "startedAt": "2026-11-22T10:02:41.518Z",
+                 *             "endedAt": "2026-11-22T10:09:12.044Z",
+                 *             "refunded": true
+                 *           },
+                 *           "createdAt": "2026-11-22T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_failed"];
             };
         };
@@ -4451,11 +4715,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4463,6 +4736,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enrichment_canceled",
+                 *       "timestamp": "2026-11-22T10:09:12.044Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                 *           "status": "draft",
+                 *           "createdVia": "api",
+                 *           "name": "EMEA SaaS accounts",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 0,
+                 *             "remaining": 10000
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": {
+                 *             "status": "canceled",
+                 *             "startedAt": "2026-11-22T10:02:41.518Z",
+                 *             "endedAt": "2026-11-22T10:09:12.044Z",
+                 *             "refunded": true
+                 *           },
+                 *           "createdAt": "2026-11-22T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_canceled"];
             };
         };
@@ -4494,11 +4803,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4506,6 +4824,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.expired",
+                 *       "timestamp": "2026-12-22T09:31:12.204Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "expired",
+                 *           "createdVia": "api",
+                 *           "name": "Q4 expansion targets",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 212,
+                 *             "remaining": 9788
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": null,
+                 *           "createdAt": "2026-11-22T09:30:00.000Z",
+                 *           "resultsExpireAt": "2026-12-22T09:31:12.204Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_expired"];
             };
         };
@@ -4537,11 +4887,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4549,6 +4908,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-11-22T09:45:03.120Z",
+                 *       "data": {
+                 *         "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_webhook_test"];
             };
         };
