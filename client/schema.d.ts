@@ -1529,14 +1529,8 @@ export interface operations {
                      * @example Q4 expansion targets
                      */
                     name: string;
-                    /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value.
-                     * @example [
-                     *       "acc_1",
-                     *       "acc_2"
-                     *     ]
-                     */
-                    accountIds?: string[];
+                    /** @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value. */
+                    accountIds?: string | string[];
                     /**
                      * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
                      * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
@@ -2250,17 +2244,15 @@ export interface operations {
                  *         "draft",
                  *         "enriching"
                  *       ],
-                 *       "filters[createdVia]": [
-                 *         "api"
-                 *       ],
+                 *       "filters[createdVia]": "api",
                  *       "limit": "25"
                  *     }
                  */
                 "multipart/form-data": {
                     /** @description Repeat the field for several values. `filters.status` of the JSON body. */
-                    "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
+                    "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only") | ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
                     /** @description Repeat the field for several values. `filters.createdVia` of the JSON body. */
-                    "filters[createdVia]"?: ("api" | "ui" | "data_cube")[];
+                    "filters[createdVia]"?: ("api" | "ui" | "data_cube") | ("api" | "ui" | "data_cube")[];
                     /** @description Opaque `nextCursor` of the previous page, unchanged. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
@@ -3199,7 +3191,7 @@ export interface operations {
                     /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
                     campaignId: string;
                     /** @description Repeat the field for several values. `filters.outcome` of the JSON body. */
-                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
+                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found") | ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
                     /** @description Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 100. An integer (1..1000), as text. */
@@ -3432,7 +3424,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };

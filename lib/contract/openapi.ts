@@ -264,7 +264,13 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
     properties[key] = textForm(schema);
   }
   for (const [name, form] of Object.entries(properties)) {
-    if (form.type === 'array') encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
+    if (form.type !== 'array') continue;
+    encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
+    // A multipart field sent once is one value, which the server reads as a list of one (lib/http/form.ts).
+    if (multipart) {
+      const { description, items, ...array } = form;
+      properties[name] = { description, anyOf: [items, { ...array, items }] };
+    }
   }
   let anyOf = json.anyOf as JsonSchema[] | undefined;
   let oneOf = json.oneOf as JsonSchema[] | undefined;
