@@ -154,7 +154,7 @@ export interface paths {
         put?: never;
         /**
          * Export campaign results as CSV
-         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
+         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
          */
         post: operations["exportCampaign"];
         delete?: never;
@@ -1009,6 +1009,7 @@ export interface components {
             url: string;
             /**
              * Format: date-time
+             * @description When the URL stops working: 15 minutes after signing by default, never later than the campaign’s `resultsExpireAt`.
              * @example 2026-11-22T09:30:00.000Z
              */
             urlExpiresAt: string;
