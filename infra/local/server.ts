@@ -169,7 +169,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
       }
       const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
-      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/docs');
+      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/asyncapi.json' || url.pathname === '/docs');
       const body = await readBody(req);
       if (body === undefined) {
         send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
