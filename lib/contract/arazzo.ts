@@ -14,8 +14,27 @@ import { MAX_UPLOAD_BYTES } from '../uploads/schema';
 export const ARAZZO_SOURCE = 'campaignEnrichmentApi';
 
 const auth = { name: 'Authorization', in: 'header', value: 'Bearer {$inputs.apiKey}' } as const;
-const ok = { condition: '$statusCode == 200' } as const;
-const json = (payload: Record<string, unknown>) => ({ contentType: 'application/json', payload });
+const CAMPAIGN_ID = '$steps.createCampaign.outputs.campaignId';
+/** A `$response.body` JSON path condition. */
+const bodyIs = (condition: string) => ({ context: '$response.body', condition, type: 'jsonpath' }) as const;
+
+/**
+ * One step: a call of `operationId` with the API key, a JSON body, success
+ * on 200 (and `also`), and `idempotencyKey` (a suffix of the run's key) for
+ * the operations that honour `Idempotency-Key`.
+ */
+function step(stepId: string, operationId: string, description: string, payload: Record<string, unknown>, options: { idempotencyKey?: string; also?: object[]; onFailure?: object[]; outputs: Record<string, string> }) {
+  return {
+    stepId,
+    description,
+    operationId,
+    parameters: [auth, ...(options.idempotencyKey ? [{ name: 'Idempotency-Key', in: 'header', value: `{$inputs.idempotencyKey}-${options.idempotencyKey}` }] : [])],
+    requestBody: { contentType: 'application/json', payload },
+    successCriteria: [{ condition: '$statusCode == 200' }, ...(options.also ?? [])],
+    ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+    outputs: options.outputs,
+  };
+}
 
 /**
  * Builds the Arazzo document.
@@ -54,73 +73,34 @@ export function buildArazzoDocument() {
           },
         },
         steps: [
-          {
-            stepId: 'createUpload',
-            description: 'Presign the upload of the account list; then PUT the file to `url` with `Content-Type: text/csv`.',
-            operationId: 'createUpload',
-            parameters: [auth, { name: 'Idempotency-Key', in: 'header', value: '{$inputs.idempotencyKey}-upload' }],
-            requestBody: json({ contentType: 'text/csv' }),
-            successCriteria: [ok],
+          step('createUpload', 'createUpload', 'Presign the upload of the account list; then PUT the file to `url` with `Content-Type: text/csv`.', { contentType: 'text/csv' }, {
+            idempotencyKey: 'upload',
             outputs: { uploadId: '$response.body#/data/uploadId', url: '$response.body#/data/url' },
-          },
-          {
-            stepId: 'createCampaign',
-            description: 'Create the campaign (a `draft`) from the uploaded list.',
-            operationId: 'createCampaign',
-            parameters: [auth, { name: 'Idempotency-Key', in: 'header', value: '{$inputs.idempotencyKey}-create' }],
-            requestBody: json({ name: '$inputs.name', accountIdsUploadId: '$steps.createUpload.outputs.uploadId' }),
-            successCriteria: [ok],
+          }),
+          step('createCampaign', 'createCampaign', 'Create the campaign (a `draft`) from the uploaded list.', { name: '$inputs.name', accountIdsUploadId: '$steps.createUpload.outputs.uploadId' }, {
+            idempotencyKey: 'create',
             outputs: { campaignId: '$response.body#/data/id' },
-          },
-          {
-            stepId: 'quoteCampaign',
-            description: 'What the launch would charge and whether it would be refused; nothing is charged or written.',
-            operationId: 'quoteCampaign',
-            parameters: [auth],
-            requestBody: json({ campaignId: '$steps.createCampaign.outputs.campaignId' }),
-            successCriteria: [ok, { context: '$response.body', condition: '$.data.outcome == "launchable"', type: 'jsonpath' }],
+          }),
+          step('quoteCampaign', 'quoteCampaign', 'What the launch would charge and whether it would be refused; nothing is charged or written.', { campaignId: CAMPAIGN_ID }, {
+            also: [bodyIs('$.data.outcome == "launchable"')],
             onFailure: [{ name: 'notLaunchable', type: 'end' }],
             outputs: { creditsRequired: '$response.body#/data/credits/required', outcome: '$response.body#/data/outcome' },
-          },
-          {
-            stepId: 'enrichCampaign',
-            description: 'Launch the enrichment: the campaign is `enriching`, its credits charged.',
-            operationId: 'enrichCampaign',
-            parameters: [auth, { name: 'Idempotency-Key', in: 'header', value: '{$inputs.idempotencyKey}-enrich' }],
-            requestBody: json({ campaignId: '$steps.createCampaign.outputs.campaignId' }),
-            successCriteria: [ok],
+          }),
+          step('enrichCampaign', 'enrichCampaign', 'Launch the enrichment: the campaign is `enriching`, its credits charged.', { campaignId: CAMPAIGN_ID }, {
+            idempotencyKey: 'enrich',
             outputs: { charged: '$response.body#/data/credits/charged' },
-          },
-          {
-            stepId: 'waitForEnrichment',
-            description: 'Poll the campaign until it is `enriched` (or receive `campaign.enriched` on a webhook endpoint instead).',
-            operationId: 'getCampaign',
-            parameters: [auth],
-            requestBody: json({ campaignId: '$steps.createCampaign.outputs.campaignId' }),
-            successCriteria: [ok, { context: '$response.body', condition: '$.data.status == "enriched"', type: 'jsonpath' }],
-            onFailure: [
-              {
-                name: 'stillEnriching',
-                type: 'retry',
-                retryAfter: 5,
-                retryLimit: 720,
-                criteria: [{ context: '$response.body', condition: '$.data.status == "enriching"', type: 'jsonpath' }],
-              },
-            ],
+          }),
+          step('waitForEnrichment', 'getCampaign', 'Poll the campaign until it is `enriched` (or receive `campaign.enriched` on a webhook endpoint instead).', { campaignId: CAMPAIGN_ID }, {
+            also: [bodyIs('$.data.status == "enriched"')],
+            onFailure: [{ name: 'stillEnriching', type: 'retry', retryAfter: 5, retryLimit: 720, criteria: [bodyIs('$.data.status == "enriching"')] }],
             outputs: { results: '$response.body#/data/results', resultsExpireAt: '$response.body#/data/resultsExpireAt' },
-          },
-          {
-            stepId: 'exportCampaign',
-            description: 'Write the CSV file of contacts with an email address, at most 3 per account, and get its URL.',
-            operationId: 'exportCampaign',
-            parameters: [auth],
-            requestBody: json({ campaignId: '$steps.createCampaign.outputs.campaignId', maxContactsPerAccount: 3, hasEmail: true }),
-            successCriteria: [ok],
+          }),
+          step('exportCampaign', 'exportCampaign', 'Write the CSV file of contacts with an email address, at most 3 per account, and get its URL.', { campaignId: CAMPAIGN_ID, maxContactsPerAccount: 3, hasEmail: true }, {
             outputs: { url: '$response.body#/data/url', urlExpiresAt: '$response.body#/data/urlExpiresAt', contacts: '$response.body#/data/rows/contacts' },
-          },
+          }),
         ],
         outputs: {
-          campaignId: '$steps.createCampaign.outputs.campaignId',
+          campaignId: CAMPAIGN_ID,
           exportUrl: '$steps.exportCampaign.outputs.url',
           exportUrlExpiresAt: '$steps.exportCampaign.outputs.urlExpiresAt',
         },
