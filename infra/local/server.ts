@@ -141,6 +141,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<{ serve
           links: {
             docs: `${base}/docs`,
             openapi: `${base}/openapi.json`,
+            asyncapi: `${base}/asyncapi.json`,
             health: `${base}/health`,
             ...(demoApiKey ? { demoApiKey: `${base}${DEMO_KEY_PATH}` } : {}),
           },
