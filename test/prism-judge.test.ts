@@ -19,8 +19,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrganization, settleWorkflows, useApi } from './support/api';
-import { activeAccounts, importAccounts, uniquePrefix } from './enrichment/support';
+import { call, newOrganization, useApi } from './support/api';
+import { activeAccounts, importAccounts, uniquePrefix, waitForStatus } from './enrichment/support';
 import { API_ROUTES } from '../infra/routes';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
@@ -128,7 +128,7 @@ async function fixture(): Promise<Fixture> {
   const draft = await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism draft', accountIds } });
   const enriched = await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism enriched', accountIds } });
   await call(api(), '/v1/campaigns/enrich', { apiKey, body: { campaignId: enriched.data.id } });
-  await settleWorkflows();
+  await waitForStatus(api(), apiKey, enriched.data.id, 'enriched');
   const endpoint = await call(api(), '/v1/webhooks/create', { apiKey, body: { url: 'http://127.0.0.1:9/hook' } });
   expect(endpoint.status).toBe(200);
   const test = await call(api(), '/v1/webhooks/test', { apiKey, body: { endpointId: endpoint.data.id } });
