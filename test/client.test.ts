@@ -1,9 +1,12 @@
 /**
- * The typed client (`client/`, decisions §13) against the local stack:
- * the whole flow create → enrich → waitForEnrichment → export; typed errors;
- * and safe retries: a response lost on the network after the server ran the
- * enrich is retried with the same Idempotency-Key and charges once; a key
- * still in use is retried after `Retry-After`.
+ * The typed client (`client/`, decisions §13; issue #34) against the local
+ * stack: the whole flow create → enrich → waitForEnrichment → export; every
+ * operation of the document called through its method (and a pushed
+ * campaign.enriched verified with verifyWebhook); the iterators paging to
+ * the end; typed errors, with details typed per code; and safe retries: a
+ * response lost on the network after the server ran the enrich is retried
+ * with the same Idempotency-Key and charges once; a key still in use is
+ * retried after `Retry-After`.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
