@@ -1,37 +1,45 @@
 /**
- * Typed TypeScript client of the Campaign Enrichment API (decisions §13).
+ * Typed TypeScript client of the Campaign Enrichment API (decisions §13;
+ * issue #34): one method per operation of `docs/openapi.json`, named by its
+ * `operationId`, and helpers for the multi-call flows.
  *
  * Types are generated from `docs/openapi.json` by openapi-typescript
  * (`client/schema.d.ts`, `npm run openapi:write`); requests go through
  * openapi-fetch. What it adds on top:
  *
  * - the envelope unwrapped: a method resolves with `data`, or rejects with a
- *   {@link CampaignEnrichmentError} carrying `code`, `status`, `details` and
- *   the `requestId` to quote to support;
- * - safe retries: every create, update and enrich call sends one
- *   `Idempotency-Key` (generated per call unless given) and keeps it across
- *   its retries, so a retried call never runs twice. Network failures, 5xx,
- *   gateway throttling, 409 `idempotency_key_in_use` and 409
- *   `enrichment_pending` are retried, waiting `Retry-After` seconds when the
- *   API says so, otherwise exponential backoff with jitter;
- * - {@link CampaignEnrichmentClient.waitForEnrichment}: polls until a launched
- *   campaign is `enriched`.
- *
+ *   {@link CampaignEnrichmentError} carrying `code`, `status`, `details`
+ *   (typed per code: narrow with {@link isApiError}) and the `requestId` to
+ *   quote to support;
+ * - safe retries: every operation that honours `Idempotency-Key` sends one
+ *   (generated per call unless given) and keeps it across its retries, so a
+ *   retried call never runs twice. Network failures, 5xx, gateway
+ *   throttling, 409 `idempotency_key_in_use` and 409 `enrichment_pending`
+ *   are retried, waiting `Retry-After` seconds when the API says so,
+ *   otherwise exponential backoff with full jitter;
+ * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
+ *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
+ *   `nextCursor` to the end;
+ * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, decisions §14),
+ *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
+ *   {@link CampaignEnrichmentClient.downloadExport} (export, then fetch the file);
  * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
  *   signature of a pushed campaign event and returns it typed.
  *
  * @example
  * const api = createCampaignEnrichmentClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: process.env.API_KEY! });
  * const campaign = await api.createCampaign({ name: 'Q4 targets', accountIds: ['acc_00001', 'acc_00002'] });
- * await api.enrichCampaign(campaign.id);
+ * const quote = await api.quoteCampaign({ campaignId: campaign.id });
+ * await api.enrichCampaign({ campaignId: campaign.id });
  * const enriched = await api.waitForEnrichment(campaign.id, { timeoutSeconds: 300 });
- * const { url } = await api.exportCampaign({ campaignId: campaign.id, hasEmail: true });
+ * const { csv } = await api.downloadExport({ campaignId: campaign.id, hasEmail: true });
+ * for await (const account of api.campaignAccounts({ campaignId: campaign.id })) console.log(account.outcome);
  */
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from './schema.js';
 
-export type { components, paths } from './schema';
-export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './webhooks';
+export type { components, paths } from './schema.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './webhooks.js';
 
 type Schemas = components['schemas'];
 /** A campaign, one variant per status. */
@@ -47,10 +55,45 @@ export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
 
+/**
+ * Every operation of the document: operationId → path, and whether it
+ * honours `Idempotency-Key`. The client has one method per entry, of the
+ * same name (test/client-coverage.test.ts fails when the document has an
+ * operation this table lacks).
+ */
+export const OPERATIONS = {
+  describeOrganization: { path: '/v1/org/describe', idempotent: false },
+  createCampaign: { path: '/v1/campaigns/create', idempotent: true },
+  createUpload: { path: '/v1/uploads/create', idempotent: true },
+  updateCampaign: { path: '/v1/campaigns/update', idempotent: true },
+  getCampaign: { path: '/v1/campaigns/get', idempotent: false },
+  listCampaigns: { path: '/v1/campaigns/list', idempotent: false },
+  enrichCampaign: { path: '/v1/campaigns/enrich', idempotent: true },
+  exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
+  listLedger: { path: '/v1/org/ledger', idempotent: false },
+  quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
+  listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
+  createWebhookEndpoint: { path: '/v1/webhooks/create', idempotent: true },
+  listWebhookEndpoints: { path: '/v1/webhooks/list', idempotent: false },
+  deleteWebhookEndpoint: { path: '/v1/webhooks/delete', idempotent: true },
+  rotateWebhookSecret: { path: '/v1/webhooks/rotate-secret', idempotent: true },
+  testWebhookEndpoint: { path: '/v1/webhooks/test', idempotent: true },
+  listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
+  redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
+} as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
+
+/** An operation of the client, by operationId. */
+export type OperationId = keyof typeof OPERATIONS;
+
+/** The error objects of the document (`…Error` schemas), by code. */
+type ErrorObjects = { [K in keyof Schemas as Schemas[K] extends { code: string; message: string } ? K : never]: Schemas[K] };
+type ErrorObject = ErrorObjects[keyof ErrorObjects];
 /** Every error code the API answers (the `code` of each `…Error` schema of the document). */
-export type ApiErrorCode = { [K in keyof Schemas]: Schemas[K] extends { code: infer C extends string; message: string } ? C : never }[keyof Schemas];
+export type ApiErrorCode = ErrorObject extends { code: infer C extends string } ? C : never;
+/** The typed `details` of an API error code (`undefined` for a code without details). */
+export type ApiErrorDetails<C extends ApiErrorCode> = Extract<ErrorObject, { code: C }> extends { details?: infer D } ? D : undefined;
 /** Codes of failures the client itself observes. */
-export type ClientErrorCode = 'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed';
+export type ClientErrorCode = 'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed' | 'download_failed';
 
 /**
  * A failed call: the API's error envelope (`code`, `message`, `details`), its
@@ -76,6 +119,14 @@ export class CampaignEnrichmentError extends Error {
   }
 }
 
+/**
+ * Narrows an error to an API error of one code, with its `details` typed.
+ * @example if (isApiError(error, 'insufficient_credits')) console.log(error.details.shortfall);
+ */
+export function isApiError<C extends ApiErrorCode>(error: unknown, code: C): error is CampaignEnrichmentError & { code: C; details: ApiErrorDetails<C> } {
+  return error instanceof CampaignEnrichmentError && error.code === code;
+}
+
 /** Options of {@link createCampaignEnrichmentClient}. */
 export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */
@@ -90,7 +141,7 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** Per-call options of the mutating operations. */
+/** Per-call options of the operations that honour `Idempotency-Key`. */
 export interface IdempotentCallOptions {
   /** The `Idempotency-Key` of this logical call. @default a random UUID, the same for every retry of the call */
   idempotencyKey?: string;
@@ -104,9 +155,57 @@ export interface WaitOptions {
   intervalSeconds?: number;
 }
 
+type PathOf<O extends OperationId> = (typeof OPERATIONS)[O]['path'];
 type Op<P extends keyof paths> = NonNullable<paths[P]['post']>;
-type Body<P extends keyof paths> = NonNullable<Op<P>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
-type Data<P extends keyof paths> = Op<P>['responses'] extends { 200: { content: { 'application/json': { data: infer D } } } } ? D : never;
+type JsonBody<P extends keyof paths> = NonNullable<Op<P>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body of an operation. */
+export type RequestBody<O extends OperationId> = JsonBody<PathOf<O>>;
+/** The `data` of an operation's success. */
+export type ResponseData<O extends OperationId> = Op<PathOf<O>>['responses'] extends { 200: { content: { 'application/json': { data: infer D } } } } ? D : never;
+
+/** An operation's method: the body is optional where the operation's is. */
+type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['requestBody']]
+  ? (body?: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>
+  : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
+
+/** The list operations and the field of their page that holds the items. */
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries' } as const;
+type Paged = keyof typeof PAGED;
+type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
+/** A list request without its `cursor` (the iterator owns it). */
+type PageRequest<O extends Paged> = Omit<NonNullable<RequestBody<O>>, 'cursor'>;
+
+/** The client: one method per operation, named by its operationId, and the flow helpers. */
+export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
+  /** Every campaign of the list (newest first), page after page, to the end. */
+  campaigns(request?: PageRequest<'listCampaigns'>): AsyncIterableIterator<ItemOf<'listCampaigns'>>;
+  /** Every account of a campaign's outcomes, page after page, to the end. */
+  campaignAccounts(request: PageRequest<'listCampaignAccounts'>): AsyncIterableIterator<ItemOf<'listCampaignAccounts'>>;
+  /** Every entry of the credit ledger (newest first), page after page, to the end. */
+  ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
+  /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
+  webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /**
+   * Uploads an account list too large for a request body (decisions §14):
+   * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
+   * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
+   * @returns the upload ID.
+   * @throws CampaignEnrichmentError `upload_failed` when the PUT is refused (`status` is S3's), `network_error` without an answer.
+   */
+  uploadAccountIds(content: string | Uint8Array | Blob, options?: { contentType?: 'text/csv' | 'text/plain' }): Promise<string>;
+  /**
+   * Polls a launched campaign until it is `enriched` and returns it.
+   * @throws CampaignEnrichmentError `enrichment_failed` (back in `draft` with `lastEnrichment`, in `details`),
+   *   `not_enriching` (not launched, or expired), `timeout`, or any API error of get.
+   */
+  waitForEnrichment(campaignId: string, options?: WaitOptions): Promise<EnrichedCampaign>;
+  /**
+   * Exports a campaign (`exportCampaign`) and downloads the file from its URL.
+   * @returns the export result and the CSV text (UTF-8, its BOM removed).
+   * @throws CampaignEnrichmentError `download_failed` when the URL answers an error, `network_error` without an answer, or any API error of export.
+   */
+  downloadExport(body: RequestBody<'exportCampaign'>): Promise<{ result: ExportResult; csv: string }>;
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -128,39 +227,8 @@ function isRetryable(error: CampaignEnrichmentError): boolean {
   return error.status === 429 && error.code !== 'concurrency_limit_exceeded';
 }
 
-/** The client's operations. */
-export interface CampaignEnrichmentClient {
-  /** `POST /v1/org/describe`. */
-  describeOrganization(): Promise<Data<'/v1/org/describe'>>;
-  /** `POST /v1/campaigns/create`; retried safely with one `Idempotency-Key`. */
-  createCampaign(body: Body<'/v1/campaigns/create'>, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/create'>>;
-  /** `POST /v1/uploads/create`: a presigned URL to PUT a large account list to; retried safely with one `Idempotency-Key`. */
-  createUpload(body?: Body<'/v1/uploads/create'>, options?: IdempotentCallOptions): Promise<Data<'/v1/uploads/create'>>;
-  /**
-   * Uploads an account list too large for a request body (decisions §14):
-   * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
-   * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
-   * @returns the upload ID.
-   * @throws CampaignEnrichmentError `upload_failed` when the PUT is refused (`status` is S3's), `network_error` without an answer.
-   */
-  uploadAccountIds(content: string | Uint8Array | Blob, options?: { contentType?: 'text/csv' | 'text/plain' }): Promise<string>;
-  /** `POST /v1/campaigns/update`; retried safely with one `Idempotency-Key`. */
-  updateCampaign(body: Body<'/v1/campaigns/update'>, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/update'>>;
-  /** `POST /v1/campaigns/get`. */
-  getCampaign(campaignId: string): Promise<Data<'/v1/campaigns/get'>>;
-  /** `POST /v1/campaigns/list`. */
-  listCampaigns(body?: Body<'/v1/campaigns/list'>): Promise<Data<'/v1/campaigns/list'>>;
-  /** `POST /v1/campaigns/enrich`; retried safely with one `Idempotency-Key` (never charged twice). */
-  enrichCampaign(campaignId: string, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/enrich'>>;
-  /** `POST /v1/campaigns/export`. */
-  exportCampaign(body: Body<'/v1/campaigns/export'>): Promise<Data<'/v1/campaigns/export'>>;
-  /**
-   * Polls a launched campaign until it is `enriched` and returns it.
-   * @throws CampaignEnrichmentError `enrichment_failed` (back in `draft` with `lastEnrichment`, in `details`),
-   *   `not_enriching` (not launched, or expired), `timeout`, or any API error of get.
-   */
-  waitForEnrichment(campaignId: string, options?: WaitOptions): Promise<EnrichedCampaign>;
-}
+const noAnswer = (what: string, cause: unknown) =>
+  new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from ${what}: ${(cause as Error)?.message ?? String(cause)}`, cause });
 
 /** Builds a client; see the module documentation. */
 export function createCampaignEnrichmentClient(options: ClientOptions): CampaignEnrichmentClient {
@@ -170,32 +238,34 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   const initialBackoffMs = options.initialBackoffMs ?? 500;
 
   /** One attempt: the unwrapped `data`, or the failure as a CampaignEnrichmentError. */
-  async function attempt<P extends keyof paths>(path: P, body: unknown, idempotencyKey: string | undefined): Promise<Data<P>> {
+  async function attempt(path: string, body: unknown, idempotencyKey: string | undefined): Promise<unknown> {
     let outcome: { data?: unknown; error?: unknown; response: Response };
     try {
       const post = http.POST as unknown as (path: string, init: { body: unknown; headers?: Record<string, string> }) => Promise<typeof outcome>;
       outcome = await post(path, { body: body ?? {}, ...(idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {}) });
     } catch (cause) {
-      throw new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from ${path}: ${(cause as Error)?.message ?? String(cause)}`, cause });
+      throw noAnswer(path, cause);
     }
     const { response } = outcome;
     const requestId = response.headers.get('x-request-id') ?? undefined;
     const envelope = (response.ok ? outcome.data : outcome.error) as { data?: unknown; error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
-    if (response.ok && envelope && 'data' in envelope && envelope.error === null) return envelope.data as Data<P>;
+    if (response.ok && envelope && 'data' in envelope && envelope.error === null) return envelope.data;
     const error = envelope?.error;
+    const retryAfterSeconds = retryAfterOf(response);
     throw new CampaignEnrichmentError({
       code: (error?.code as ApiErrorCode | undefined) ?? 'unexpected_response',
       message: error?.message ?? `Unexpected ${response.status} answer from ${path}`,
       status: response.status,
       ...(error?.details ? { details: error.details } : {}),
       ...(requestId ? { requestId } : {}),
-      ...(retryAfterOf(response) !== undefined ? { retryAfterSeconds: retryAfterOf(response) } : {}),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     });
   }
 
   /** A logical call: attempts until success, a final error, or the retries run out; one Idempotency-Key for all of them. */
-  async function call<P extends keyof paths>(path: P, body: unknown, idempotent: boolean, idempotencyKey?: string): Promise<Data<P>> {
-    const key = idempotent ? (idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+  async function call(operationId: OperationId, body: unknown, callOptions?: IdempotentCallOptions): Promise<unknown> {
+    const { path, idempotent } = OPERATIONS[operationId];
+    const key = idempotent ? (callOptions?.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     for (let retry = 0; ; retry++) {
       try {
         return await attempt(path, body, key);
@@ -207,10 +277,26 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     }
   }
 
+  /** Pages of a list, following `nextCursor` until it is null, item by item. */
+  async function* pages<O extends Paged>(operationId: O, request: object | undefined): AsyncIterableIterator<ItemOf<O>> {
+    let cursor: string | undefined;
+    do {
+      const page = (await call(operationId, { ...request, ...(cursor ? { cursor } : {}) })) as Record<string, unknown> & { nextCursor: string | null };
+      yield* page[PAGED[operationId]] as ItemOf<O>[];
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  const methods = Object.fromEntries(
+    (Object.keys(OPERATIONS) as OperationId[]).map((operationId) => [operationId, (body?: unknown, callOptions?: IdempotentCallOptions) => call(operationId, body ?? {}, callOptions)]),
+  ) as { [O in OperationId]: Method<O> };
+
   const client: CampaignEnrichmentClient = {
-    describeOrganization: () => call('/v1/org/describe', {}, false),
-    createCampaign: (body, callOptions) => call('/v1/campaigns/create', body, true, callOptions?.idempotencyKey),
-    createUpload: (body, callOptions) => call('/v1/uploads/create', body ?? {}, true, callOptions?.idempotencyKey),
+    ...methods,
+    campaigns: (request) => pages('listCampaigns', request),
+    campaignAccounts: (request) => pages('listCampaignAccounts', request),
+    ledgerEntries: (request) => pages('listLedger', request),
+    webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
       const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};
@@ -218,23 +304,18 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       try {
         response = await fetchImpl(new Request(upload.url, { method: 'PUT', headers, body: content as RequestInit['body'] }));
       } catch (cause) {
-        throw new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from the upload URL: ${(cause as Error)?.message ?? String(cause)}`, cause });
+        throw noAnswer('the upload URL', cause);
       }
       if (!response.ok) {
         throw new CampaignEnrichmentError({ code: 'upload_failed', status: response.status, message: `The upload URL refused the file (${response.status}): ${(await response.text()).slice(0, 500)}` });
       }
       return upload.uploadId;
     },
-    updateCampaign: (body, callOptions) => call('/v1/campaigns/update', body, true, callOptions?.idempotencyKey),
-    getCampaign: (campaignId) => call('/v1/campaigns/get', { campaignId }, false),
-    listCampaigns: (body) => call('/v1/campaigns/list', body ?? {}, false),
-    enrichCampaign: (campaignId, callOptions) => call('/v1/campaigns/enrich', { campaignId }, true, callOptions?.idempotencyKey),
-    exportCampaign: (body) => call('/v1/campaigns/export', body, false),
     async waitForEnrichment(campaignId, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutSeconds ?? 600) * 1000;
       const intervalMs = (waitOptions.intervalSeconds ?? 2) * 1000;
       for (;;) {
-        const campaign = await client.getCampaign(campaignId);
+        const campaign = await client.getCampaign({ campaignId });
         if (campaign.status === 'enriched') return campaign;
         if (campaign.status === 'draft' && campaign.lastEnrichment) {
           throw new CampaignEnrichmentError({
@@ -252,6 +333,20 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
         }
         await sleep(intervalMs);
       }
+    },
+    async downloadExport(body) {
+      const result = await client.exportCampaign(body);
+      let response: Response;
+      try {
+        response = await fetchImpl(new Request(result.url));
+      } catch (cause) {
+        throw noAnswer('the export URL', cause);
+      }
+      if (!response.ok) {
+        throw new CampaignEnrichmentError({ code: 'download_failed', status: response.status, message: `The export URL answered ${response.status}: ${(await response.text()).slice(0, 500)}` });
+      }
+      // TextDecoder drops the UTF-8 BOM the file starts with.
+      return { result, csv: new TextDecoder('utf-8').decode(await response.arrayBuffer()) };
     },
   };
   return client;

@@ -154,7 +154,7 @@ export interface paths {
         put?: never;
         /**
          * Export campaign results as CSV
-         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
+         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
          */
         post: operations["exportCampaign"];
         delete?: never;
@@ -468,6 +468,45 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description With `accountIds`. */
+        CreateCampaignWithAccountIds: {
+            /**
+             * @description Stored trimmed; 1..200 characters after trimming.
+             * @example Q4 expansion targets
+             */
+            name: string;
+            /**
+             * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.
+             * @example [
+             *       "acc_1",
+             *       "acc_2"
+             *     ]
+             */
+            accountIds: string[];
+            /**
+             * @description Accounts enriched within this many days are skipped at launch; null disables.
+             * @example 30
+             */
+            excludeEnrichedWithinDays?: number | null;
+        };
+        /** @description With `accountIdsUploadId`. */
+        CreateCampaignWithAccountIdsUploadId: {
+            /**
+             * @description Stored trimmed; 1..200 characters after trimming.
+             * @example Q4 expansion targets
+             */
+            name: string;
+            /**
+             * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
+             * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
+             */
+            accountIdsUploadId: string;
+            /**
+             * @description Accounts enriched within this many days are skipped at launch; null disables.
+             * @example 30
+             */
+            excludeEnrichedWithinDays?: number | null;
+        };
         /**
          * @description Lifecycle state.
          * @enum {string}
@@ -493,6 +532,19 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired";
+        /** @description With `messageId`. */
+        RedeliverWebhookWithMessageId: {
+            /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
+            messageId: string;
+        };
+        /** @description With `deliveryId`. */
+        RedeliverWebhookWithDeliveryId: {
+            /**
+             * @description Any attempt of the message; the message is sent again.
+             * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
+             */
+            deliveryId: string;
+        };
         WebhookEvent_campaign_enriched: {
             /** @constant */
             type: "campaign.enriched";
@@ -504,64 +556,76 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["EnrichedCampaign"];
             };
+        };
+        /** @description Enrichment completed; results readable and exportable until `resultsExpireAt`. */
+        EnrichedCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "enriched";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            completedAt: string;
+            /**
+             * Format: date-time
+             * @description End of the result access period; then the campaign reads `expired`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            resultsExpireAt: string;
+            results: components["schemas"]["CampaignResults"];
+        };
+        /** @description The campaign’s account counts. */
+        CampaignAccounts: {
+            /** @description Distinct account IDs submitted. */
+            requested: number;
+            /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
+            eligible: number | null;
+            /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
+            excluded: components["schemas"]["ExcludedAccounts"] | null;
+        };
+        /** @description Accounts skipped at launch, by reason; `total` is their sum. */
+        ExcludedAccounts: {
+            total: number;
+            invalid: number;
+            recentlyEnriched: number;
+            crmExcluded: number;
+        };
+        /** @description Credits of the campaign and the organization’s balance. */
+        CampaignCredits: {
+            /** @description Credits charged to this campaign, net of refunds. */
+            charged: number;
+            /** @description Organization-wide smb credit balance. */
+            remaining: number;
+        };
+        /** @description The most recent enrichment attempt that did not complete; null when there is none. */
+        LastEnrichment: {
+            /** @enum {string} */
+            status: "failed" | "canceled";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            startedAt: string;
+            endedAt: string | null;
+            refunded: boolean;
         };
         /** @description Result metrics of the completed enrichment. */
         CampaignResults: {
@@ -581,64 +645,29 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["DraftCampaign"];
             };
+        };
+        /** @description Not launched, or back after a failed or canceled enrichment (`lastEnrichment`). */
+        DraftCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "draft";
         };
         WebhookEvent_campaign_enrichment_canceled: {
             /** @constant */
@@ -651,63 +680,7 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["DraftCampaign"];
             };
         };
         WebhookEvent_campaign_expired: {
@@ -721,64 +694,34 @@ export interface components {
             timestamp: string;
             /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
             data: {
-                campaign: {
-                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-                    id: string;
-                    status: components["schemas"]["CampaignStatus"];
-                    createdVia: components["schemas"]["CreatedVia"];
-                    name: string;
-                    accounts: {
-                        /** @description Distinct account IDs submitted. */
-                        requested: number;
-                        /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                        eligible: number | null;
-                        /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                        excluded: {
-                            total: number;
-                            invalid: number;
-                            recentlyEnriched: number;
-                            crmExcluded: number;
-                        } | null;
-                    };
-                    credits: {
-                        /** @description Credits charged to this campaign, net of refunds. */
-                        charged: number;
-                        /** @description Organization-wide smb credit balance. */
-                        remaining: number;
-                    };
-                    excludeEnrichedWithinDays: number | null;
-                    lastEnrichment: {
-                        /** @enum {string} */
-                        status: "failed" | "canceled";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        startedAt: string;
-                        endedAt: string | null;
-                        refunded: boolean;
-                    } | null;
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    createdAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Only while `enriched`.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    completedAt?: string;
-                    /**
-                     * Format: date-time
-                     * @description On `enriched` and `expired` campaigns.
-                     * @example 2026-11-22T09:30:00.000Z
-                     */
-                    resultsExpireAt?: string;
-                    /** @description Only while `enriched`. */
-                    results?: components["schemas"]["CampaignResults"];
-                };
+                campaign: components["schemas"]["ExpiredCampaign"];
             };
+        };
+        /** @description The result access period has ended. */
+        ExpiredCampaign: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            id: string;
+            createdVia: components["schemas"]["CreatedVia"];
+            name: string;
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
+            excludeEnrichedWithinDays: number | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Lifecycle state. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            status: "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            resultsExpireAt: string;
         };
         WebhookEvent_webhook_test: {
             /** @constant */
@@ -859,6 +802,15 @@ export interface components {
             code: "revoked_api_key";
             message: string;
         };
+        /** @description 405 `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+        MethodNotAllowedError: {
+            /** @constant */
+            code: "method_not_allowed";
+            message: string;
+            details: {
+                allow: "POST"[];
+            };
+        };
         /** @description 500 `internal_error`: Unexpected failure; the message is always `Internal error.` */
         InternalError: {
             /** @constant */
@@ -867,91 +819,16 @@ export interface components {
         };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
-        /** @description Not launched, or back after a failed or canceled enrichment (`lastEnrichment`). */
-        DraftCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "draft";
-        };
         /** @description Enrichment running; credits charged. */
         EnrichingCampaign: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
             id: string;
             createdVia: components["schemas"]["CreatedVia"];
             name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
             excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -963,156 +840,16 @@ export interface components {
              */
             status: "enriching";
         };
-        /** @description Enrichment completed; results readable and exportable until `resultsExpireAt`. */
-        EnrichedCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "enriched";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            completedAt: string;
-            /**
-             * Format: date-time
-             * @description End of the result access period; then the campaign reads `expired`.
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            resultsExpireAt: string;
-            results: components["schemas"]["CampaignResults"];
-        };
-        /** @description The result access period has ended. */
-        ExpiredCampaign: {
-            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
-            id: string;
-            createdVia: components["schemas"]["CreatedVia"];
-            name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
-            excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Lifecycle state. (enum property replaced by openapi-typescript)
-             * @enum {string}
-             */
-            status: "expired";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T09:30:00.000Z
-             */
-            resultsExpireAt: string;
-        };
         /** @description A total-addressable-market list of another surface; never enrichable. */
         TamOnlyCampaign: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
             id: string;
             createdVia: components["schemas"]["CreatedVia"];
             name: string;
-            accounts: {
-                /** @description Distinct account IDs submitted. */
-                requested: number;
-                /** @description Distinct submitted IDs selected for enrichment; null until launch evaluates the list. */
-                eligible: number | null;
-                /** @description Exclusion breakdown of the most recent launch evaluation; null until then. */
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                } | null;
-            };
-            credits: {
-                /** @description Credits charged to this campaign, net of refunds. */
-                charged: number;
-                /** @description Organization-wide smb credit balance. */
-                remaining: number;
-            };
+            accounts: components["schemas"]["CampaignAccounts"];
+            credits: components["schemas"]["CampaignCredits"];
             excludeEnrichedWithinDays: number | null;
-            lastEnrichment: {
-                /** @enum {string} */
-                status: "failed" | "canceled";
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T09:30:00.000Z
-                 */
-                startedAt: string;
-                endedAt: string | null;
-                refunded: boolean;
-            } | null;
+            lastEnrichment: components["schemas"]["LastEnrichment"] | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -1272,6 +1009,7 @@ export interface components {
             url: string;
             /**
              * Format: date-time
+             * @description When the URL stops working: 15 minutes after signing by default, never later than the campaign’s `resultsExpireAt`.
              * @example 2026-11-22T09:30:00.000Z
              */
             urlExpiresAt: string;
@@ -1370,12 +1108,7 @@ export interface components {
                 requested: number;
                 /** @description Accounts a launch now would enrich (and charge for). */
                 eligible: number;
-                excluded: {
-                    total: number;
-                    invalid: number;
-                    recentlyEnriched: number;
-                    crmExcluded: number;
-                };
+                excluded: components["schemas"]["ExcludedAccounts"];
             };
             credits: {
                 /** @description Credits the launch would charge: eligible × credits per account. */
@@ -1612,6 +1345,8 @@ export interface components {
         "WWW-Authenticate": "Bearer";
         /** @description Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits. */
         "Test-Mode": "true";
+        /** @description The methods the path takes: `POST`. */
+        Allow: "POST";
     };
     pathItems: never;
 }
@@ -1693,6 +1428,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
             500: {
                 headers: {
@@ -1736,31 +1486,7 @@ export interface operations {
                  *       "excludeEnrichedWithinDays": 30
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Stored trimmed; 1..200 characters after trimming.
-                     * @example Q4 expansion targets
-                     */
-                    name: string;
-                    /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.
-                     * @example [
-                     *       "acc_1",
-                     *       "acc_2"
-                     *     ]
-                     */
-                    accountIds?: string[];
-                    /**
-                     * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
-                     * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
-                     */
-                    accountIdsUploadId?: string;
-                    /**
-                     * @description Accounts enriched within this many days are skipped at launch; null disables.
-                     * @example 30
-                     */
-                    excludeEnrichedWithinDays?: number | null;
-                } & (unknown | unknown);
+                "application/json": components["schemas"]["CreateCampaignWithAccountIds"] | components["schemas"]["CreateCampaignWithAccountIdsUploadId"];
                 /**
                  * @example {
                  *       "name": "Q4 expansion targets",
@@ -1811,14 +1537,8 @@ export interface operations {
                      * @example Q4 expansion targets
                      */
                     name: string;
-                    /**
-                     * @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value.
-                     * @example [
-                     *       "acc_1",
-                     *       "acc_2"
-                     *     ]
-                     */
-                    accountIds?: string[];
+                    /** @description Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`. Repeat the field once per value. */
+                    accountIds?: string | string[];
                     /**
                      * @description Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.
                      * @example upl_5tGk8Lm2Np4Qr6St8Vw1X
@@ -1899,6 +1619,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
             409: {
                 headers: {
@@ -1957,8 +1692,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2051,6 +1786,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2245,6 +1995,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `campaign_not_editable`: The campaign is not an API-created draft. `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
             409: {
                 headers: {
@@ -2424,6 +2189,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
             500: {
                 headers: {
@@ -2447,8 +2227,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2500,17 +2280,15 @@ export interface operations {
                  *         "draft",
                  *         "enriching"
                  *       ],
-                 *       "filters[createdVia]": [
-                 *         "api"
-                 *       ],
+                 *       "filters[createdVia]": "api",
                  *       "limit": "25"
                  *     }
                  */
                 "multipart/form-data": {
                     /** @description Repeat the field for several values. `filters.status` of the JSON body. */
-                    "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
+                    "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only") | ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
                     /** @description Repeat the field for several values. `filters.createdVia` of the JSON body. */
-                    "filters[createdVia]"?: ("api" | "ui" | "data_cube")[];
+                    "filters[createdVia]"?: ("api" | "ui" | "data_cube") | ("api" | "ui" | "data_cube")[];
                     /** @description Opaque `nextCursor` of the previous page, unchanged. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
@@ -2585,6 +2363,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2749,6 +2542,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -2964,6 +2772,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
             /** @description `results_not_ready`: The campaign is not enriched yet. */
             409: {
                 headers: {
@@ -3029,8 +2852,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3106,6 +2929,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "led_8mZk2QxR4vN7pT9sW3yHb",
+                     *             "createdAt": "2026-11-22T09:31:12.204Z",
+                     *             "kind": "refund",
+                     *             "reason": "no_contacts_found",
+                     *             "amount": 50,
+                     *             "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *             "attemptId": "att_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "note": null
+                     *           },
+                     *           {
+                     *             "id": "led_5tQw9ZkR2mX7vN4pH8yJc",
+                     *             "createdAt": "2026-11-21T16:04:55.871Z",
+                     *             "kind": "refund",
+                     *             "reason": "failed",
+                     *             "amount": 120,
+                     *             "campaignId": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                     *             "attemptId": "att_7pLm2Xq9RtV4nZk8WbHc3",
+                     *             "note": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LedgerPage"];
                         error: null;
@@ -3138,6 +2991,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3205,6 +3073,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *         "accounts": {
+                     *           "requested": 300,
+                     *           "eligible": 212,
+                     *           "excluded": {
+                     *             "total": 88,
+                     *             "invalid": 47,
+                     *             "recentlyEnriched": 30,
+                     *             "crmExcluded": 11
+                     *           }
+                     *         },
+                     *         "credits": {
+                     *           "required": 212,
+                     *           "available": 150,
+                     *           "shortfall": 62
+                     *         },
+                     *         "enrichment": {
+                     *           "maxEnrichingAccounts": 5000,
+                     *           "enrichingAccounts": 1200,
+                     *           "available": 3800
+                     *         },
+                     *         "outcome": "insufficient_credits"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LaunchQuote"];
                         error: null;
@@ -3251,6 +3148,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3351,7 +3263,7 @@ export interface operations {
                     /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
                     campaignId: string;
                     /** @description Repeat the field for several values. `filters.outcome` of the JSON body. */
-                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
+                    "filters[outcome]"?: ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found") | ("invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found")[];
                     /** @description Opaque `nextCursor` of the previous page, unchanged, with the same campaignId, filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 100. An integer (1..1000), as text. */
@@ -3368,6 +3280,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "accountId": "acc_00001",
+                     *             "outcome": "found",
+                     *             "contactsFound": 4
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00002",
+                     *             "outcome": "invalid",
+                     *             "contactsFound": null
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00003",
+                     *             "outcome": "not_found",
+                     *             "contactsFound": 0
+                     *           },
+                     *           {
+                     *             "accountId": "acc_00004",
+                     *             "outcome": "pending",
+                     *             "contactsFound": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl",
+                     *         "summary": {
+                     *           "invalid": 47,
+                     *           "recently_enriched": 30,
+                     *           "crm_excluded": 11,
+                     *           "pending": 112,
+                     *           "found": 80,
+                     *           "not_found": 20
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CampaignAccountsPage"];
                         error: null;
@@ -3414,6 +3364,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3489,6 +3454,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
@@ -3510,6 +3476,7 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
@@ -3531,12 +3498,13 @@ export interface operations {
                  */
                 "multipart/form-data": {
                     /**
+                     * Format: uri
                      * @description `https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.
                      * @example https://hooks.example.com/enrichment
                      */
                     url: string;
                     /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -3552,6 +3520,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "url": "https://hooks.example.com/enrichment",
+                     *         "events": [
+                     *           "campaign.enriched",
+                     *           "campaign.enrichment_failed"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "createdAt": "2026-11-20T14:12:09.331Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedWebhookEndpoint"];
                         error: null;
@@ -3584,6 +3568,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3654,6 +3653,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *             "url": "https://hooks.example.com/enrichment",
+                     *             "events": [
+                     *               "campaign.enriched",
+                     *               "campaign.enrichment_failed"
+                     *             ],
+                     *             "description": "CRM sync",
+                     *             "createdAt": "2026-11-20T14:12:09.331Z",
+                     *             "status": "enabled",
+                     *             "disabledAt": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointList"];
                         error: null;
@@ -3686,6 +3706,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3760,6 +3795,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DeletedWebhookEndpoint"];
                         error: null;
@@ -3807,6 +3851,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -3910,6 +3969,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "url": "https://hooks.example.com/enrichment",
+                     *         "events": [
+                     *           "campaign.enriched",
+                     *           "campaign.enrichment_failed"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "createdAt": "2026-11-20T14:12:09.331Z",
+                     *         "secret": "whsec_q0N3vH8pT2xL6cR9mW4zK7bJ1fY5sD3gA8eU2iO6tP0=",
+                     *         "previousSecretExpiresAt": "2026-11-23T09:40:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RotatedWebhookSecret"];
                         error: null;
@@ -3957,6 +4033,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4060,6 +4151,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "messageId": "msg_6Tn3WbK8qZ2xR5vL9pHc4",
+                     *         "eventType": "webhook.test"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookTestSent"];
                         error: null;
@@ -4107,6 +4207,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4162,8 +4277,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
-        requestBody: {
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4255,6 +4370,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "whd_3pQ9zT7kHn4Vx8Rb2Wc6L",
+                     *             "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb",
+                     *             "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *             "eventType": "campaign.enriched",
+                     *             "attempt": 3,
+                     *             "trigger": "scheduled",
+                     *             "attemptedAt": "2026-11-22T09:32:43.907Z",
+                     *             "status": "failed",
+                     *             "responseStatus": 503,
+                     *             "latencyMs": 412,
+                     *             "responseBody": "{\"error\":\"upstream unavailable\"}",
+                     *             "error": null,
+                     *             "nextAttemptAt": "2026-11-22T09:34:51.266Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryPage"];
                         error: null;
@@ -4287,6 +4427,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4327,15 +4482,7 @@ export interface operations {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
                  *     }
                  */
-                "application/json": {
-                    /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
-                    messageId?: string;
-                    /**
-                     * @description Any attempt of the message; the message is sent again.
-                     * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
-                     */
-                    deliveryId?: string;
-                };
+                "application/json": components["schemas"]["RedeliverWebhookWithMessageId"] | components["schemas"]["RedeliverWebhookWithDeliveryId"];
                 /**
                  * @example {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
@@ -4349,7 +4496,7 @@ export interface operations {
                      * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
                      */
                     deliveryId?: string;
-                };
+                } & (unknown | unknown);
                 /**
                  * @example {
                  *       "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb"
@@ -4363,7 +4510,7 @@ export interface operations {
                      * @example whd_3pQ9zT7kHn4Vx8Rb2Wc6L
                      */
                     deliveryId?: string;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -4376,6 +4523,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm",
+                     *         "messageId": "msg_2Jd8KfQz5LmR7tVx3NpWb",
+                     *         "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8",
+                     *         "eventType": "campaign.enriched",
+                     *         "attempt": 4,
+                     *         "trigger": "redeliver",
+                     *         "attemptedAt": "2026-11-22T10:05:17.420Z",
+                     *         "status": "succeeded",
+                     *         "responseStatus": 200,
+                     *         "latencyMs": 87,
+                     *         "responseBody": "ok",
+                     *         "error": null,
+                     *         "nextAttemptAt": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         error: null;
@@ -4423,6 +4590,21 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -4475,11 +4657,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4487,6 +4678,45 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enriched",
+                 *       "timestamp": "2026-11-22T09:31:12.204Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "enriched",
+                 *           "createdVia": "api",
+                 *           "name": "Q4 expansion targets",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 212,
+                 *             "remaining": 9788
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": null,
+                 *           "createdAt": "2026-11-22T09:30:00.000Z",
+                 *           "completedAt": "2026-11-22T09:31:12.204Z",
+                 *           "resultsExpireAt": "2026-12-22T09:31:12.204Z",
+                 *           "results": {
+                 *             "totalAccounts": 262,
+                 *             "totalContactsFound": 618,
+                 *             "pctAccountsWithContact": 0.8092,
+                 *             "pctAccountsWithMobile": 0.3435
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enriched"];
             };
         };
@@ -4518,11 +4748,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4530,6 +4769,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enrichment_failed",
+                 *       "timestamp": "2026-11-22T10:09:12.044Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                 *           "status": "draft",
+                 *           "createdVia": "api",
+                 *           "name": "EMEA SaaS accounts",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 0,
+                 *             "remaining": 10000
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": {
+                 *             "status": "failed",
+                 *             "startedAt": "2026-11-22T10:02:41.518Z",
+                 *             "endedAt": "2026-11-22T10:09:12.044Z",
+                 *             "refunded": true
+                 *           },
+                 *           "createdAt": "2026-11-22T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_failed"];
             };
         };
@@ -4561,11 +4836,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4573,6 +4857,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.enrichment_canceled",
+                 *       "timestamp": "2026-11-22T10:09:12.044Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_9Ab3cDe4FgH5jK6mN7pQr",
+                 *           "status": "draft",
+                 *           "createdVia": "api",
+                 *           "name": "EMEA SaaS accounts",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 0,
+                 *             "remaining": 10000
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": {
+                 *             "status": "canceled",
+                 *             "startedAt": "2026-11-22T10:02:41.518Z",
+                 *             "endedAt": "2026-11-22T10:09:12.044Z",
+                 *             "refunded": true
+                 *           },
+                 *           "createdAt": "2026-11-22T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_enrichment_canceled"];
             };
         };
@@ -4604,11 +4924,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4616,6 +4945,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.expired",
+                 *       "timestamp": "2026-12-22T09:31:12.204Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "expired",
+                 *           "createdVia": "api",
+                 *           "name": "Q4 expansion targets",
+                 *           "accounts": {
+                 *             "requested": 300,
+                 *             "eligible": 262,
+                 *             "excluded": {
+                 *               "total": 38,
+                 *               "invalid": 21,
+                 *               "recentlyEnriched": 12,
+                 *               "crmExcluded": 5
+                 *             }
+                 *           },
+                 *           "credits": {
+                 *             "charged": 212,
+                 *             "remaining": 9788
+                 *           },
+                 *           "excludeEnrichedWithinDays": 30,
+                 *           "lastEnrichment": null,
+                 *           "createdAt": "2026-11-22T09:30:00.000Z",
+                 *           "resultsExpireAt": "2026-12-22T09:31:12.204Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_campaign_expired"];
             };
         };
@@ -4647,11 +5008,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it. */
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
                 "webhook-id": string;
-                /** @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off. */
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
                 "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies. */
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
             };
             path?: never;
@@ -4659,6 +5029,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-11-22T09:45:03.120Z",
+                 *       "data": {
+                 *         "endpointId": "whe_4fRt7YpK2mXq9WzN3bVc8"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEvent_webhook_test"];
             };
         };

@@ -12,7 +12,7 @@
  * if (event.type === 'campaign.enriched') console.log(event.data.campaign.results);
  */
 import { Webhook } from 'standardwebhooks';
-import type { components } from './schema';
+import type { components } from './schema.js';
 
 type Schemas = components['schemas'];
 /** An event body, typed by `type` (the document's `webhooks` section). */

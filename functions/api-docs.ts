@@ -1,5 +1,8 @@
-/** Lambda of `GET /openapi.json` and `GET /docs` (decisions §13). */
-import { createDocsHandler, buildOpenApiDocument } from '../lib/root';
+/** Lambda of `GET /openapi.json`, `GET /asyncapi.json` and `GET /docs` (decisions §13; issue #34). */
+import { createDocsHandler, buildAsyncApiDocument, buildOpenApiDocument } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 
-export const handler = createDocsHandler({ document: (serverUrl) => buildOpenApiDocument(API_ROUTES.map((route) => route.operation), serverUrl) });
+export const handler = createDocsHandler({
+  document: (serverUrl) => buildOpenApiDocument(API_ROUTES.map((route) => route.operation), serverUrl),
+  asyncapi: buildAsyncApiDocument,
+});

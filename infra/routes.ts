@@ -73,7 +73,7 @@ export const API_ROUTES: ApiRoute[] = [
 ];
 
 /** Paths of the published contract, each a `GET` route of the docs function (decisions §13). */
-export const DOCS_ROUTES = ['/openapi.json', '/docs'] as const;
+export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs'] as const;
 
 /** Functions besides the operations': the docs routes and the catch-all `$default` route (decisions §10, §13). */
 export const SUPPORT_FUNCTIONS = {

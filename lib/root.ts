@@ -252,6 +252,7 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
 export { buildOpenApiDocument } from './contract/openapi';
+export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';

@@ -1,19 +1,26 @@
 /**
- * The typed client (`client/`, decisions §13) against the local stack:
- * the whole flow create → enrich → waitForEnrichment → export; typed errors;
- * and safe retries: a response lost on the network after the server ran the
- * enrich is retried with the same Idempotency-Key and charges once; a key
- * still in use is retried after `Retry-After`.
+ * The typed client (`client/`, decisions §13; issue #34) against the local
+ * stack: the whole flow create → enrich → waitForEnrichment → export; every
+ * operation of the document called through its method (and a pushed
+ * campaign.enriched verified with verifyWebhook); the iterators paging to
+ * the end; typed errors, with details typed per code; and safe retries: a
+ * response lost on the network after the server ran the enrich is retried
+ * with the same Idempotency-Key and charges once; a key still in use is
+ * retried after `Retry-After`.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CampaignEnrichmentError, createCampaignEnrichmentClient } from '../client';
+import { CampaignEnrichmentError, createCampaignEnrichmentClient, isApiError, verifyWebhook } from '../client/index';
 import { newOrganization, useApi } from './support/api';
 import { idempotencyRecords } from '../lib/root';
 import { fingerprintOf } from '../lib/idempotency/key';
 import { activeAccounts, balance, importAccounts, ledgerOf, uniquePrefix } from './enrichment/support';
+import { startReceiver, webhookHeaders } from './webhooks/receiver';
+import { OPERATIONS } from '../client/index';
+import { API_ROUTES } from '../infra/routes';
 
-const api = useApi();
+process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
+const api = useApi({ webhooks: { intervalMs: 50 } });
 
 /** A fetch that records each request (URL, Idempotency-Key) and the answer's replay mark. */
 function recordingFetch(options: { dropFirstResponseOf?: string } = {}) {
@@ -56,7 +63,7 @@ describe('client', () => {
     const renamed = await client.updateCampaign({ campaignId: campaign.id, name: 'Client flow, renamed' });
     expect(renamed.name).toBe('Client flow, renamed');
 
-    const launched = await client.enrichCampaign(campaign.id);
+    const launched = await client.enrichCampaign({ campaignId: campaign.id });
     expect(launched).toMatchObject({ status: 'enriching', accounts: { eligible: 4 }, credits: { charged: 4 } });
 
     const enriched = await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });
@@ -80,7 +87,7 @@ describe('client', () => {
     const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch, initialBackoffMs: 10 });
     const campaign = await client.createCampaign({ name: 'Lossy network', accountIds: org.accountIds });
 
-    const launched = await client.enrichCampaign(campaign.id);
+    const launched = await client.enrichCampaign({ campaignId: campaign.id });
     expect(launched).toMatchObject({ status: 'enriching', credits: { charged: 5 } });
 
     const enrichCalls = recorder.calls.filter((c) => c.path === '/v1/campaigns/enrich');
@@ -117,7 +124,7 @@ describe('client', () => {
       lockExpiresAt: now + 1_500,
       ttlSeconds: 60,
     });
-    const launched = await client.enrichCampaign(campaign.id, { idempotencyKey: key });
+    const launched = await client.enrichCampaign({ campaignId: campaign.id }, { idempotencyKey: key });
     expect(launched.status).toBe('enriching');
     const enrichCalls = recorder.calls.filter((c) => c.path === '/v1/campaigns/enrich');
     expect(enrichCalls.length).toBeGreaterThanOrEqual(2);
@@ -129,7 +136,7 @@ describe('client', () => {
   it('unwraps the error envelope into a typed CampaignEnrichmentError', async () => {
     const org = await organizationWithAccounts(1);
     const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });
-    const error = await client.enrichCampaign('camp_7Hq2kXv9LmN3pR5sT8wYz').catch((e: unknown) => e);
+    const error = await client.enrichCampaign({ campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CampaignEnrichmentError);
     expect(error).toMatchObject({ code: 'not_found', status: 404, details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } });
     expect((error as CampaignEnrichmentError).requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -142,6 +149,100 @@ describe('client', () => {
 
     const draft = await client.createCampaign({ name: 'Never launched', accountIds: ['acc_x'] });
     await expect(client.waitForEnrichment(draft.id, { timeoutSeconds: 5 })).rejects.toMatchObject({ code: 'not_enriching' });
+  });
+
+  it('calls every operation of the document against the local stack, and verifies a webhook it receives', async () => {
+    const org = await organizationWithAccounts(3);
+    const recorder = recordingFetch();
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch });
+    const receiver = await startReceiver();
+    try {
+      expect((await client.describeOrganization()).credits.smb).toBe(1_000);
+      const uploadId = await client.uploadAccountIds(`account_id\n${org.accountIds.join('\n')}\n`, { contentType: 'text/csv' });
+      const campaign = await client.createCampaign({ name: 'Every operation', accountIdsUploadId: uploadId });
+      expect(campaign.accounts.requested).toBe(3);
+      await client.updateCampaign({ campaignId: campaign.id, excludeEnrichedWithinDays: 0 });
+      expect((await client.quoteCampaign({ campaignId: campaign.id })).outcome).toBe('launchable');
+      const endpoint = await client.createWebhookEndpoint({ url: receiver.url, events: ['campaign.enriched'] });
+      await client.enrichCampaign({ campaignId: campaign.id });
+      const enriched = await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });
+      expect((await client.getCampaign({ campaignId: campaign.id })).status).toBe('enriched');
+      expect((await client.listCampaigns()).campaigns.map((c) => c.id)).toEqual([campaign.id]);
+      expect((await client.listCampaignAccounts({ campaignId: campaign.id })).summary.found).toBe(3);
+      const { result, csv } = await client.downloadExport({ campaignId: campaign.id });
+      expect(result.rows.accounts).toBe(3);
+      expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1 + result.rows.contacts);
+      expect(csv.charCodeAt(0)).not.toBe(0xfeff);
+      expect((await client.listLedger({ filters: { campaignId: campaign.id } })).entries.map((e) => e.kind)).toEqual(['charge']);
+
+      // The campaign.enriched event, verified with the endpoint's secret and typed by its `type`.
+      const [delivered] = await receiver.received(1);
+      const event = verifyWebhook(delivered!.body, webhookHeaders(delivered!), [endpoint.secret]);
+      expect(event.type).toBe('campaign.enriched');
+      if (event.type === 'campaign.enriched') expect(event.data.campaign).toMatchObject({ id: campaign.id, status: 'enriched', results: enriched.results });
+
+      expect((await client.listWebhookEndpoints()).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
+      const sent = await client.testWebhookEndpoint({ endpointId: endpoint.id });
+      await receiver.received(2);
+      const attempts = [];
+      for await (const delivery of client.webhookDeliveries({ filters: { endpointId: endpoint.id } })) attempts.push(delivery);
+      expect(attempts.map((a) => a.eventType).sort()).toEqual(['campaign.enriched', 'webhook.test']);
+      expect((await client.listWebhookDeliveries({ filters: { eventType: 'webhook.test' } })).deliveries[0]?.messageId).toBe(sent.messageId);
+      expect((await client.redeliverWebhook({ messageId: sent.messageId })).trigger).toBe('redeliver');
+      const rotated = await client.rotateWebhookSecret({ endpointId: endpoint.id });
+      expect(rotated.secret).not.toBe(endpoint.secret);
+      expect(await client.deleteWebhookEndpoint({ endpointId: endpoint.id })).toEqual({ id: endpoint.id, deleted: true });
+    } finally {
+      await receiver.close();
+    }
+    const called = new Set(recorder.calls.map((c) => c.path));
+    expect(API_ROUTES.map((r) => r.operation.path).filter((p) => !called.has(p))).toEqual([]);
+    // Operations that honour Idempotency-Key sent one; the others none.
+    for (const call of recorder.calls.filter((c) => c.path.startsWith('/v1/'))) {
+      const operation = Object.values(OPERATIONS).find((o) => o.path === call.path)!;
+      expect(call.idempotencyKey !== null, call.path).toBe(operation.idempotent);
+    }
+  });
+
+  it('iterates every paginated list to its end, page by page', async () => {
+    const org = await organizationWithAccounts(5);
+    const recorder = recordingFetch();
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch });
+    const created = [];
+    for (let i = 0; i < 5; i++) created.push(await client.createCampaign({ name: `Page ${i}`, accountIds: [org.accountIds[i]!] }));
+    const listed = [];
+    for await (const item of client.campaigns({ limit: 2 })) listed.push(item.id);
+    expect(listed).toEqual(created.map((c) => c.id).reverse());
+    expect(recorder.calls.filter((c) => c.path === '/v1/campaigns/list')).toHaveLength(3);
+
+    const campaign = await client.createCampaign({ name: 'Accounts', accountIds: [...org.accountIds, `${org.accountIds[0]}_missing`] });
+    await client.enrichCampaign({ campaignId: campaign.id });
+    await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });
+    const accounts = [];
+    for await (const account of client.campaignAccounts({ campaignId: campaign.id, limit: 2 })) accounts.push(account);
+    expect(accounts.map((a) => a.accountId)).toEqual([...org.accountIds, `${org.accountIds[0]}_missing`]);
+    expect(recorder.calls.filter((c) => c.path === '/v1/campaigns/accounts')).toHaveLength(3);
+
+    const entries = [];
+    for await (const entry of client.ledgerEntries({ limit: 1 })) entries.push(entry);
+    expect(entries.map((e) => e.kind)).toEqual(['charge', 'adjustment']);
+    expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(await balance(org.organizationId));
+
+    const none = [];
+    for await (const delivery of client.webhookDeliveries()) none.push(delivery);
+    expect(none).toEqual([]);
+  });
+
+  it('types the details of each error code', async () => {
+    const org = await newOrganization({ smbCredits: 1 });
+    const accounts = activeAccounts(uniquePrefix(), 3);
+    await importAccounts(accounts);
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });
+    const campaign = await client.createCampaign({ name: 'Too few credits', accountIds: accounts.map((a) => a.accountId) });
+    const error = await client.enrichCampaign({ campaignId: campaign.id }).catch((e: unknown) => e);
+    expect(isApiError(error, 'insufficient_credits')).toBe(true);
+    if (isApiError(error, 'insufficient_credits')) expect(error.details).toEqual({ available: 1, required: 3, shortfall: 2 });
+    expect(isApiError(error, 'not_found')).toBe(false);
   });
 
   it('gives up with network_error after its retries when the API cannot be reached', async () => {

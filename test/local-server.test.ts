@@ -51,7 +51,7 @@ describe('GET /', () => {
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
     const body = JSON.parse(res.text);
-    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, health: `${withoutDemo.url}/health` });
+    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, asyncapi: `${withoutDemo.url}/asyncapi.json`, health: `${withoutDemo.url}/health` });
     expect(body.operations).toEqual(expect.arrayContaining(['POST /v1/org/describe', 'POST /v1/campaigns/create', 'POST /v1/campaigns/export']));
     // Every link works.
     for (const link of Object.values(body.links) as string[]) expect((await get(link)).status, link).toBe(200);

@@ -45,15 +45,53 @@ describe('docs/openapi.json', () => {
     for (const item of Object.values(committed.paths) as any[]) expect(Object.keys(item)).toEqual(['post']);
   });
 
-  it('marks every request body required except those of operations that take none (describe, webhook list), in JSON, urlencoded and multipart', () => {
+  it('marks a request body required only when some field is (list, ledger, uploads/create, deliveries take none), in JSON, urlencoded and multipart', () => {
     for (const route of API_ROUTES) {
       const body = post(route.operation.path).requestBody;
-      if (Object.keys(route.operation.request._zod.def.shape).length === 0) {
-        expect(body.required).toBe(false);
-        continue;
-      }
-      expect(body.required, route.operation.operationId).toBe(true);
+      expect(body.required, route.operation.operationId).toBe(!z.safeParse(route.operation.request, {}).success);
+      if (Object.keys(route.operation.request._zod.def.shape).length === 0) continue;
       expect(Object.keys(body.content)).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    }
+    for (const path of ['/v1/campaigns/list', '/v1/org/ledger', '/v1/uploads/create', '/v1/webhooks/deliveries', '/v1/org/describe', '/v1/webhooks/list']) expect(post(path).requestBody.required, path).toBe(false);
+  });
+
+  it('groups the operations by tag, operations before the webhook events, and names a contact', () => {
+    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'webhook events']);
+    for (const route of API_ROUTES) expect(committed.tags.map((t: { name: string }) => t.name), route.operation.operationId).toContain(post(route.operation.path).tags[0]);
+    expect(post('/v1/campaigns/enrich').tags).toEqual(['enrichment']);
+    expect(post('/v1/org/ledger').tags).toEqual(['credits']);
+    for (const item of Object.values(committed.webhooks) as any[]) expect(item.post.tags).toEqual(['webhook events']);
+    expect(committed.info.contact).toMatchObject({ name: expect.any(String), email: expect.stringContaining('@') });
+  });
+
+  it('shows a real example of every operation’s answer and of every webhook event (an enriched campaign for campaign.enriched)', () => {
+    for (const route of API_ROUTES) expect(post(route.operation.path).responses['200'].content['application/json'].example?.data, route.operation.operationId).toBeDefined();
+    const enriched = committed.webhooks['campaign.enriched'].post.requestBody.content['application/json'].example;
+    expect(enriched.data.campaign).toMatchObject({ status: 'enriched', name: 'Q4 expansion targets', lastEnrichment: null, results: { totalAccounts: 262 } });
+    for (const [type, item] of Object.entries(committed.webhooks) as [string, any][]) expect(item.post.requestBody.content['application/json'].example.type, type).toBe(type);
+    expect(committed.webhooks['campaign.enrichment_failed'].post.requestBody.content['application/json'].example.data.campaign).toMatchObject({ status: 'draft', lastEnrichment: { status: 'failed', refunded: true } });
+  });
+
+  it('states redeliver’s “exactly one of messageId and deliveryId”, the webhook URL format and the Idempotency-Key value', () => {
+    const redeliver = post('/v1/webhooks/redeliver').requestBody.content['application/json'].schema;
+    expect(redeliver.oneOf).toEqual([{ $ref: '#/components/schemas/RedeliverWebhookWithMessageId' }, { $ref: '#/components/schemas/RedeliverWebhookWithDeliveryId' }]);
+    expect(schemaOf('RedeliverWebhookWithMessageId')).toMatchObject({ required: ['messageId'], additionalProperties: false });
+    expect(Object.keys(schemaOf('RedeliverWebhookWithMessageId').properties)).toEqual(['messageId']);
+    const url = post('/v1/webhooks/create').requestBody.content['application/json'].schema.properties.url;
+    expect(url).toMatchObject({ format: 'uri' });
+    expect(new RegExp(url.pattern).test('ftp://example.com')).toBe(false);
+    expect(new RegExp(url.pattern).test('https://hooks.example.com/x')).toBe(true);
+    const key = new RegExp(committed.components.parameters.IdempotencyKey.schema.pattern);
+    expect(key.test('5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21')).toBe(true);
+    expect(key.test('has space')).toBe(false);
+    expect(key.test('x'.repeat(256))).toBe(false);
+  });
+
+  it('documents 405 method_not_allowed (header Allow) on every operation', () => {
+    for (const route of API_ROUTES) {
+      const response = post(route.operation.path).responses['405'];
+      expect(response.headers.Allow, route.operation.operationId).toBeDefined();
+      expect(response.content['application/json'].examples.method_not_allowed.value.error.details).toEqual({ allow: ['POST'] });
     }
   });
 
@@ -67,22 +105,37 @@ describe('docs/openapi.json', () => {
   it('documents the form encodings: bracket keys, text forms of numbers and booleans, repeated fields, the accountIdsFile part', () => {
     const list = post('/v1/campaigns/list').requestBody.content['application/x-www-form-urlencoded'];
     expect(Object.keys(list.schema.properties)).toEqual(['filters[status]', 'filters[createdVia]', 'cursor', 'limit']);
-    expect(list.schema.properties.limit).toMatchObject({ type: 'string', pattern: '^\\d+$' });
+    // Text patterns carry the real bounds: 1..100 (101 and a leading space refused, as the server refuses them).
+    const limit = new RegExp(list.schema.properties.limit.pattern);
+    expect(['1', '25', '100', '007'].map((v) => limit.test(v))).toEqual([true, true, true, true]);
+    expect(['0', '101', ' 3', '3 ', '1.0', '-1', '', '1e2'].map((v) => limit.test(v))).toEqual([false, false, false, false, false, false, false, false]);
     expect(list.encoding['filters[status]']).toEqual({ style: 'form', explode: true });
     const exportForm = post('/v1/campaigns/export').requestBody.content['multipart/form-data'].schema.properties;
     expect(exportForm.hasEmail).toMatchObject({ type: 'string', enum: ['true', 'false'] });
-    expect(exportForm.maxContactsPerAccount).toMatchObject({ type: 'string', pattern: '^\\d+$' });
+    const cap = new RegExp(exportForm.maxContactsPerAccount.pattern);
+    expect(['0', '3', '9007199254740991'].map((v) => cap.test(v))).toEqual([true, true, true]);
+    expect(['9007199254740992', '10000000000000000', ' 3'].map((v) => cap.test(v))).toEqual([false, false, false]);
+    const days = new RegExp(post('/v1/campaigns/create').requestBody.content['application/x-www-form-urlencoded'].schema.properties.excludeEnrichedWithinDays.pattern);
+    expect(['0', '3650', '', 'null'].map((v) => days.test(v))).toEqual([true, true, true, true]);
+    expect(['3651', '-1'].map((v) => days.test(v))).toEqual([false, false]);
     const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
     expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
     expect(create.schema.required).toEqual(['name']);
     // Exactly one source of account IDs (decisions §1, §14); JSON and urlencoded have the first two.
     expect(create.schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }, { required: ['accountIdsFile'] }]);
-    expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }]);
+    // JSON: one complete body per source, each a named component (generated clients type a body without a list as an error).
+    expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([
+      { $ref: '#/components/schemas/CreateCampaignWithAccountIds' },
+      { $ref: '#/components/schemas/CreateCampaignWithAccountIdsUploadId' },
+    ]);
+    expect(schemaOf('CreateCampaignWithAccountIds')).toMatchObject({ required: ['name', 'accountIds'], additionalProperties: false });
+    expect(schemaOf('CreateCampaignWithAccountIds').properties.accountIdsUploadId).toBeUndefined();
+    expect(schemaOf('CreateCampaignWithAccountIdsUploadId')).toMatchObject({ required: ['name', 'accountIdsUploadId'] });
     expect(create.encoding.accountIdsFile.contentType).toBe('text/csv, text/plain');
   });
 
   it('rejects a blank name in the schema itself', () => {
-    const name = post('/v1/campaigns/create').requestBody.content['application/json'].schema.properties.name;
+    const name = schemaOf('CreateCampaignWithAccountIds').properties.name;
     expect(name).toMatchObject({ type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' });
     expect(new RegExp(name.pattern).test('   ')).toBe(false);
   });
@@ -90,7 +143,7 @@ describe('docs/openapi.json', () => {
   it('lists every error code under its status, with typed details and an example of that very code', () => {
     for (const route of API_ROUTES) {
       const { responses } = post(route.operation.path);
-      const codes = [...documented(route.operation).errors, 'invalid_api_key', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
+      const codes = [...documented(route.operation).errors, 'invalid_api_key', 'method_not_allowed', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
       for (const code of codes) {
         const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
         const media = responses[status]?.content['application/json'];
@@ -105,7 +158,7 @@ describe('docs/openapi.json', () => {
         if (example.error.details) expect(Object.keys(schema.properties.details.properties ?? {}).sort()).toEqual(Object.keys(example.error.details).sort());
       }
     }
-    expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({ type: 'integer', minimum: 0 });
+    expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
   });
 
   it('ties completedAt, resultsExpireAt and results to the status', () => {
@@ -119,9 +172,18 @@ describe('docs/openapi.json', () => {
     expect(variants.expired.properties.completedAt).toBeUndefined();
   });
 
-  it('shows no 2^53 − 1 bound or example anywhere, and no negative figure', () => {
-    const text = JSON.stringify(committed);
-    expect(text.includes('9007199254740991'), 'a 2^53 - 1 bound or example').toBe(false);
+  it('bounds every integer (its real maximum, else 2^53 − 1) and shows no negative figure', () => {
+    const unbounded: string[] = [];
+    const visit = (node: unknown, path: string) => {
+      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${path}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      if (schema.type === 'integer' && typeof schema.maximum !== 'number') unbounded.push(path);
+      for (const [key, value] of Object.entries(schema)) visit(value, `${path}/${key}`);
+    };
+    visit(committed, '#');
+    expect(unbounded).toEqual([]);
+    expect(committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.anyOf?.[0]?.maximum ?? committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.maximum).toBe(3650);
     const credits = committed.components.schemas.OrganizationDescription.properties.credits.properties;
     expect(credits.smb.minimum).toBe(0);
   });

@@ -17,7 +17,7 @@ import { objectKeys } from '../lib/objects';
 import { accountLists, uploads } from '../lib/root';
 import { MAX_UPLOAD_BYTES } from '../lib/uploads/schema';
 import { newUploadId } from '../lib/ids';
-import { createCampaignEnrichmentClient } from '../client';
+import { createCampaignEnrichmentClient } from '../client/index';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 
 const api = useApi();

@@ -148,6 +148,7 @@ export async function startApiServer(
           links: {
             docs: `${base}/docs`,
             openapi: `${base}/openapi.json`,
+            asyncapi: `${base}/asyncapi.json`,
             health: `${base}/health`,
             ...(demoApiKey ? { demoApiKey: `${base}${DEMO_KEY_PATH}` } : {}),
             ...(testApiKey ? { testApiKey: `${base}${TEST_KEY_PATH}` } : {}),
@@ -178,7 +179,7 @@ export async function startApiServer(
       }
       const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
-      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/docs');
+      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/asyncapi.json' || url.pathname === '/docs');
       const body = await readBody(req);
       if (body === undefined) {
         send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);

@@ -12,6 +12,7 @@ import { documentOperation } from '../http/operation';
 import {
   CampaignStatusSchema,
   CreatedViaSchema,
+  MAX_EXCLUDE_DAYS,
   createCampaignOperation,
   enrichCampaignOperation,
   getCampaignOperation,
@@ -20,12 +21,14 @@ import {
 } from './schema';
 
 /** Exclusion breakdown of a launch evaluation (also the quote's, lib/enrichment/docs.ts). */
-export const ExcludedSchema = z.strictObject({
-  total: count(),
-  invalid: count(),
-  recentlyEnriched: count(),
-  crmExcluded: count(),
-});
+export const ExcludedSchema = z
+  .strictObject({
+    total: count(),
+    invalid: count(),
+    recentlyEnriched: count(),
+    crmExcluded: count(),
+  })
+  .check(z.meta({ id: 'ExcludedAccounts', description: 'Accounts skipped at launch, by reason; `total` is their sum.' }));
 
 const ResultsSchema = z
   .strictObject({
@@ -50,19 +53,19 @@ export const CampaignSchema = z
       requested: count().check(z.meta({ description: 'Distinct account IDs submitted.' })),
       eligible: z.nullable(count()).check(z.meta({ description: 'Distinct submitted IDs selected for enrichment; null until launch evaluates the list.' })),
       excluded: z.nullable(ExcludedSchema).check(z.meta({ description: 'Exclusion breakdown of the most recent launch evaluation; null until then.' })),
-    }),
+    }).check(z.meta({ id: 'CampaignAccounts', description: 'The campaign’s account counts.' })),
     credits: z.strictObject({
       charged: count().check(z.meta({ description: 'Credits charged to this campaign, net of refunds.' })),
       remaining: count().check(z.meta({ description: 'Organization-wide smb credit balance.' })),
-    }),
-    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0))),
+    }).check(z.meta({ id: 'CampaignCredits', description: 'Credits of the campaign and the organization’s balance.' })),
+    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))),
     lastEnrichment: z.nullable(z
       .strictObject({
         status: z.enum(['failed', 'canceled']),
         startedAt: timestamp(),
         endedAt: z.nullable(timestamp()),
         refunded: z.boolean(),
-      })),
+      }).check(z.meta({ id: 'LastEnrichment', description: 'The most recent enrichment attempt that did not complete; null when there is none.' }))),
     createdAt: timestamp(),
     completedAt: z.optional(timestamp()).check(z.meta({ description: 'Only while `enriched`.' })),
     resultsExpireAt: z.optional(timestamp()).check(z.meta({ description: 'On `enriched` and `expired` campaigns.' })),
@@ -76,6 +79,24 @@ export type Campaign = z.infer<typeof CampaignSchema>;
 const CampaignCommon = z.omit(CampaignSchema, { status: true, completedAt: true, resultsExpireAt: true, results: true });
 const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.literal(value).check(z.meta({ description: 'Lifecycle state.' }));
 
+/** A `draft` campaign (also the campaign of `campaign.enrichment_failed` and `campaign.enrichment_canceled` events). */
+export const DraftCampaignSchema = z
+  .extend(CampaignCommon, { status: status('draft') })
+  .check(z.meta({ id: 'DraftCampaign', description: 'Not launched, or back after a failed or canceled enrichment (`lastEnrichment`).' }));
+/** An `enriched` campaign (also the campaign of the `campaign.enriched` event). */
+export const EnrichedCampaignSchema = z
+  .extend(CampaignCommon, {
+    status: status('enriched'),
+    completedAt: timestamp(),
+    resultsExpireAt: timestamp().check(z.meta({ description: 'End of the result access period; then the campaign reads `expired`.' })),
+    results: ResultsSchema,
+  })
+  .check(z.meta({ id: 'EnrichedCampaign', description: 'Enrichment completed; results readable and exportable until `resultsExpireAt`.' }));
+/** An `expired` campaign (also the campaign of the `campaign.expired` event). */
+export const ExpiredCampaignSchema = z
+  .extend(CampaignCommon, { status: status('expired'), resultsExpireAt: timestamp() })
+  .check(z.meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' }));
+
 /**
  * The campaign as the API returns it, one variant per status (spec "States
  * and transitions"): `completedAt`, `resultsExpireAt` and `results` only
@@ -84,15 +105,10 @@ const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.lit
  */
 export const CampaignResponseSchema = z
   .discriminatedUnion('status', [
-    z.extend(CampaignCommon, { status: status('draft') }).check(z.meta({ id: 'DraftCampaign', description: 'Not launched, or back after a failed or canceled enrichment (`lastEnrichment`).' })),
+    DraftCampaignSchema,
     z.extend(CampaignCommon, { status: status('enriching') }).check(z.meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' })),
-    z.extend(CampaignCommon, {
-      status: status('enriched'),
-      completedAt: timestamp(),
-      resultsExpireAt: timestamp().check(z.meta({ description: 'End of the result access period; then the campaign reads `expired`.' })),
-      results: ResultsSchema,
-    }).check(z.meta({ id: 'EnrichedCampaign', description: 'Enrichment completed; results readable and exportable until `resultsExpireAt`.' })),
-    z.extend(CampaignCommon, { status: status('expired'), resultsExpireAt: timestamp() }).check(z.meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' })),
+    EnrichedCampaignSchema,
+    ExpiredCampaignSchema,
     z.extend(CampaignCommon, { status: status('tam_only') }).check(z.meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' })),
   ]).check(z.meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' }));
 
@@ -103,7 +119,7 @@ export const CampaignListItemSchema = z
     status: CampaignStatusSchema,
     createdVia: CreatedViaSchema,
     name: z.string(),
-    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0))),
+    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))),
     createdAt: timestamp(),
   }).check(z.meta({ id: 'CampaignListItem' }));
 
@@ -111,7 +127,7 @@ export const CampaignListItemSchema = z
 export type CampaignListItem = z.infer<typeof CampaignListItemSchema>;
 
 /** A draft as create answers it (docs example). */
-const EXAMPLE_DRAFT = {
+export const EXAMPLE_DRAFT = {
   id: 'camp_7Hq2kXv9LmN3pR5sT8wYz',
   status: 'draft',
   createdVia: 'api',
@@ -124,7 +140,7 @@ const EXAMPLE_DRAFT = {
 };
 
 /** An enriched campaign as get answers it (docs example): 262 of 300 accounts eligible, 212 with contacts (charged net of refunds). */
-const EXAMPLE_ENRICHED = {
+export const EXAMPLE_ENRICHED = {
   ...EXAMPLE_DRAFT,
   status: 'enriched',
   accounts: { requested: 300, eligible: 262, excluded: { total: 38, invalid: 21, recentlyEnriched: 12, crmExcluded: 5 } },
@@ -184,6 +200,7 @@ export const campaignOperationDocs = [
     },
   }),
   documentOperation(enrichCampaignOperation, {
+    tag: 'enrichment',
     summary: 'Enrich (launch) a campaign',
     description:
       'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',

@@ -14,6 +14,8 @@
  * `npm run openapi:check` fails when that file differs from this output.
  */
 import * as z from 'zod';
+import * as zm from 'zod/mini';
+import toRegexRange from 'to-regex-range';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import {
   ApiError,
@@ -43,13 +45,16 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
-import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, webhookOperationDocs } from '../webhooks/docs';
+import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, EVENT_EXAMPLES, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
 import { exportOperationDocs } from '../exports/docs';
 import { organizationOperationDocs } from '../organizations/docs';
 import { uploadOperationDocs } from '../uploads/docs';
+
+/** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
+export const CONTACT = { name: 'Campaign Enrichment API support', email: 'api-support@example.com', url: 'https://example.com/support' } as const;
 
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
@@ -145,7 +150,7 @@ const HEADERS = {
   },
   'Retry-After': {
     description: 'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`).',
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
   // Decisions §17.
@@ -153,6 +158,7 @@ const HEADERS = {
     description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
     schema: { type: 'string', enum: ['true'] },
   },
+  Allow: { description: 'The methods the path takes: `POST`.', required: true, schema: { type: 'string', enum: ['POST'] } },
 } as const;
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -183,6 +189,17 @@ function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
 
 const describe = (schema: JsonSchema, text: string) => ({ ...schema, description: [schema.description, text].filter(Boolean).join(' ') });
 
+/**
+ * The text an integer field of a form body takes (lib/http/form.ts reads
+ * plain decimal digits, no sign, no space): a pattern that matches exactly
+ * the integers from `min` to `max` (leading zeros allowed, as the server
+ * reads `007` as 7), so `limit=101` fails the document as it fails the API.
+ */
+export function integerTextPattern(min = 0, max = Number.MAX_SAFE_INTEGER): string {
+  if (min < 0) throw new Error(`integerTextPattern: form integers are non-negative (minimum ${min})`);
+  return `^0*(?:${toRegexRange(min, max, { capture: false, shorthand: true }).replace(/^\(\?:(.*)\)$/, '$1')})$`.replace('^0*(?:0)$', '^0+$');
+}
+
 /** The text form of one JSON Schema value in a form body (numbers, booleans and nulls arrive as text). */
 function textForm(schema: JsonSchema): JsonSchema {
   const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
@@ -202,7 +219,7 @@ function textForm(schema: JsonSchema): JsonSchema {
   const range = min !== undefined && max !== undefined ? ` (${min}..${max})` : min !== undefined ? ` (${min} or more)` : max !== undefined ? ` (at most ${max})` : '';
   switch (schema.type) {
     case 'integer':
-      return { type: 'string', pattern: schema.minimum !== undefined && schema.minimum >= 0 ? '^\\d+$' : '^-?\\d+$', description: [schema.description, `An integer${range}, as text.`].filter(Boolean).join(' ') };
+      return { type: 'string', pattern: integerTextPattern(schema.minimum as number | undefined, schema.maximum as number | undefined), description: [schema.description, `An integer${range}, as text.`].filter(Boolean).join(' ') };
     case 'number':
       return { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: [schema.description, `A number${range}, as text.`].filter(Boolean).join(' ') };
     case 'boolean':
@@ -252,7 +269,13 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
     properties[key] = textForm(schema);
   }
   for (const [name, form] of Object.entries(properties)) {
-    if (form.type === 'array') encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
+    if (form.type !== 'array') continue;
+    encoding[name] = multipart ? { contentType: 'text/plain' } : { style: 'form', explode: true };
+    // A multipart field sent once is one value, which the server reads as a list of one (lib/http/form.ts).
+    if (multipart) {
+      const { description, items, ...array } = form;
+      properties[name] = { description, anyOf: [items, { ...array, items }] };
+    }
   }
   let anyOf = json.anyOf as JsonSchema[] | undefined;
   let oneOf = json.oneOf as JsonSchema[] | undefined;
@@ -293,7 +316,9 @@ function invalidRequestExample(operation: Operation): ApiError {
 const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
-  const codes = [...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'internal_error'])];
+  const codes = [
+    ...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'internal_error']),
+  ];
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
@@ -312,7 +337,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
       content: {
         'application/json': {
           schema: z.strictObject({ data: operation.response, error: z.null() }),
-          ...(operation.responseExample !== undefined ? { example: { data: operation.responseExample, error: null } } : {}),
+          ...(responseExampleOf(operation) !== undefined ? { example: { data: responseExampleOf(operation), error: null } } : {}),
         },
       },
     },
@@ -335,54 +360,67 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
         ...(retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
         ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
         'Test-Mode': headerRef('Test-Mode'),
+        ...(status === 405 ? { Allow: headerRef('Allow') } : {}),
       },
       content: { 'application/json': { schema: envelopeOf(error), examples } },
     };
   }
 
-  const optionalBody = z.safeParse(operation.request, {}).success && Object.keys(operation.request._zod.def.shape).length === 0;
+  // Every field optional (list, ledger, uploads/create, deliveries): no body is a valid request (issue #34).
+  const optionalBody = z.safeParse(operation.request, {}).success;
+  const noFields = Object.keys(operation.request._zod.def.shape).length === 0;
+  const example = operation.example ?? (noFields ? undefined : {});
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
+    tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
     security: [{ apiKey: [] }],
     ...(operation.idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
       required: !optionalBody,
-      description: optionalBody
+      description: noFields
         ? 'No body, an empty body or `{}`.'
-        : 'JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field.',
+        : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
       content: {
-        'application/json': { schema: operation.request, ...(operation.example ? { example: operation.example } : {}) },
-        ...(optionalBody ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
+        'application/json': { schema: jsonRequestSchema(operation), ...(example ? { example } : {}) },
+        ...(noFields ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
   };
 }
 
-/** Drops the bounds zod gives every integer (±2^53−1): they are JavaScript's, not the API's, and make poor examples. */
-function withoutSafeIntegerBounds<T>(node: T): T {
-  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds) as T;
-  if (!node || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
-    out[key] = withoutSafeIntegerBounds(value);
-  }
-  return out as T;
+/** The example of an operation's `data`: its docs' `responseExample`, else the response schema's own `example`. */
+function responseExampleOf(operation: DocumentedOperation): unknown {
+  return operation.responseExample ?? (z.globalRegistry.get(operation.response as never) as { example?: unknown } | undefined)?.example;
 }
 
-/** Headers of every webhook request (Standard Webhooks 1.0). */
-const WEBHOOK_HEADERS = {
-  'webhook-id': { required: true, description: 'The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.', schema: { type: 'string' } },
-  'webhook-timestamp': { required: true, description: 'Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.', schema: { type: 'string' } },
-  'webhook-signature': {
-    required: true,
-    description: 'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.',
-    schema: { type: 'string' },
-  },
-} as const;
+const pascalField = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * The JSON schema of a request body. A request whose object states "exactly
+ * one of these fields" (`oneOf` of `{ required: [field] }` in its zod
+ * metadata: create's account-ID sources, redeliver's message or delivery)
+ * is shown as a `oneOf` of complete objects, one per field, each a named
+ * component (`CreateCampaignWithAccountIds`, …), so that generated clients
+ * type a body with none, or two, of them as an error.
+ */
+function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
+  const branches = (z.globalRegistry.get(operation.request as never) as { oneOf?: { required?: string[] }[] } | undefined)?.oneOf;
+  const fields = branches?.map((branch) => branch.required?.[0]).filter((field): field is string => field !== undefined) ?? [];
+  if (fields.length < 2) return operation.request;
+  const shape = operation.request._zod.def.shape as Record<string, z.core.$ZodType>;
+  const variants = fields.map((field) => {
+    const optional = shape[field]!;
+    const inner = (optional._zod.def as { innerType?: z.core.$ZodType }).innerType ?? optional;
+    const meta = z.globalRegistry.get(optional as never);
+    const required = meta ? (inner as zm.ZodMiniType).check(zm.meta({ ...meta })) : inner;
+    const others = Object.fromEntries(Object.entries(shape).filter(([key]) => key === field || !fields.includes(key)).map(([key, value]) => [key, key === field ? required : value]));
+    return z.strictObject(others as Record<string, z.ZodType>).meta({ id: `${pascalField(operation.operationId)}With${pascalField(field)}`, description: `With \`${field}\`.` });
+  });
+  return z.xor(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+}
 
 /** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
 function webhooksSection(): ZodOpenApiPathsObject {
@@ -396,7 +434,8 @@ function webhooksSection(): ZodOpenApiPathsObject {
           summary: type,
           description: `${EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
           parameters: Object.entries(WEBHOOK_HEADERS).map(([name, header]) => ({ in: 'header' as const, name, ...header })),
-          requestBody: { required: true, content: { 'application/json': { schema } } },
+          tags: ['webhook events'],
+          requestBody: { required: true, content: { 'application/json': { schema, example: EVENT_EXAMPLES[type] } } },
           responses: {
             '2XX': { description: 'Received: the message is delivered.' },
             '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
@@ -417,6 +456,36 @@ const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
   [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs].map(
     (documented) => [documented.operationId, documented as DocumentedOperation],
   ),
+);
+
+/**
+ * The document's tags, in the order `/docs` shows them: the operations'
+ * groups first, the webhook events last (Redoc orders its menu by this list).
+ */
+export const TAGS = [
+  { name: 'campaigns', description: 'Create, update, read and list campaigns.' },
+  { name: 'enrichment', description: 'Quote and launch an enrichment, and follow each account’s outcome.' },
+  { name: 'exports', description: 'Export an enriched campaign’s results as a CSV file.' },
+  { name: 'credits', description: 'The credit ledger: every movement of the balance.' },
+  { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
+  { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
+  { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
+] as const;
+
+/** An operation's tag when its docs name none: its domain's. */
+const DOMAIN_TAGS: ReadonlyMap<string, string> = new Map(
+  (
+    [
+      [organizationOperationDocs, 'organization'],
+      [campaignOperationDocs, 'campaigns'],
+      [uploadOperationDocs, 'uploads'],
+      [enrichmentOperationDocs, 'enrichment'],
+      [exportOperationDocs, 'exports'],
+      [creditOperationDocs, 'credits'],
+      [webhookOperationDocs, 'webhooks'],
+    ] as const
+  ).flatMap(([docs, tag]) => docs.map((documented) => [documented.operationId, tag] as const)),
 );
 
 /**
@@ -455,7 +524,9 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
         'Outside the operations: any other method on an operation path answers 405 `method_not_allowed` (`details.allow`, header `Allow: POST`); an unknown path answers 404 `not_found` with `details.resource = "route"`.',
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: CONTACT,
     },
+    tags: TAGS.map((tag) => ({ ...tag })),
     servers: [{ url: serverUrl, description: serverUrl === LOCAL_SERVER_URL ? 'The local stack (`npm start`); a deployment serves this document with its own URL.' : 'This deployment.' }],
     security: [{ apiKey: [] }],
     components: {
@@ -473,5 +544,5 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     paths,
     webhooks: webhooksSection(),
   });
-  return withoutSafeIntegerBounds(document);
+  return document;
 }

@@ -40,5 +40,12 @@ export const creditOperationDocs = [
     response: LedgerPageSchema,
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { kind: 'refund' }, limit: 50 },
+    responseExample: {
+      entries: [
+        { id: 'led_8mZk2QxR4vN7pT9sW3yHb', createdAt: '2026-11-22T09:31:12.204Z', kind: 'refund', reason: 'no_contacts_found', amount: 50, campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', attemptId: 'att_3kTMd9nPq2ZbXw7vRfGh1', note: null },
+        { id: 'led_5tQw9ZkR2mX7vN4pH8yJc', createdAt: '2026-11-21T16:04:55.871Z', kind: 'refund', reason: 'failed', amount: 120, campaignId: 'camp_9Ab3cDe4FgH5jK6mN7pQr', attemptId: 'att_7pLm2Xq9RtV4nZk8WbHc3', note: null },
+      ],
+      nextCursor: 'eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl',
+    },
   }),
 ];

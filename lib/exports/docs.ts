@@ -14,7 +14,7 @@ export const ExportResultSchema = z
   .strictObject({
     campaignId: campaignId(),
     url: z.url().check(z.meta({ description: 'Presigned GET URL of the CSV file.' })),
-    urlExpiresAt: timestamp(),
+    urlExpiresAt: timestamp().check(z.meta({ description: 'When the URL stops working: 15 minutes after signing by default, never later than the campaign’s `resultsExpireAt`.' })),
     rows: z.strictObject({
       accounts: count().check(z.meta({ description: 'Distinct accounts in the file (always results.totalAccounts).' })),
       contacts: count().check(z.meta({ description: 'Rows that carry a contact.' })),
@@ -30,7 +30,7 @@ export const exportOperationDocs = [
   documentOperation(exportCampaignOperation, {
     summary: 'Export campaign results as CSV',
     description:
-      'Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.',
+      'Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.',
     response: ExportResultSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired', 'no_eligible_accounts'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', maxContactsPerAccount: 3, hasEmail: true },

@@ -87,6 +87,16 @@ export async function* prefetchedParts(results: Pick<ResultStore, 'readPart'>, k
 }
 
 /**
+ * Lifetime of an export URL signed at `signedAt`, in whole seconds: the TTL,
+ * cut at the end of the result access period (`resultsExpireAt`), so that no
+ * URL downloads the results after it (issue #34). 0 or less: the period is over.
+ */
+export function urlLifetimeSeconds(ttlSeconds: number, signedAt: Date, resultsExpireAt: string | undefined): number {
+  if (resultsExpireAt === undefined) return ttlSeconds;
+  return Math.min(ttlSeconds, Math.floor((Date.parse(resultsExpireAt) - signedAt.getTime()) / 1000));
+}
+
+/**
  * Writes the CSV file of an enriched campaign and presigns its URL.
  * @returns the export result; `rows` counts accounts and contact rows.
  * @throws NotFoundError, ResultsNotReadyError (409), ResultsExpiredError (410), NoEligibleAccountsError (422, zero accounts).
@@ -130,11 +140,14 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
   emitMetrics({ ExportRows: counts.rows });
   // Signed at a whole second (the signature's resolution), so urlExpiresAt is exactly when S3 stops honouring it.
   const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: deps.urlTtlSeconds, signingDate: signedAt });
+  // Never beyond the result access period (issue #34): the URL lives min(TTL, resultsExpireAt − now).
+  const lifetimeSeconds = urlLifetimeSeconds(deps.urlTtlSeconds, signedAt, campaign.resultsExpireAt);
+  if (lifetimeSeconds < 1) throw new ResultsExpiredError();
+  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: lifetimeSeconds, signingDate: signedAt });
   return {
     campaignId: campaign.id,
     url,
-    urlExpiresAt: new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString(),
+    urlExpiresAt: new Date(signedAt.getTime() + lifetimeSeconds * 1000).toISOString(),
     rows: { accounts: counts.accounts, contacts: counts.contacts },
     file: { format: 'csv', encoding: 'utf-8-bom' },
   };

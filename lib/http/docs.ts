@@ -1,6 +1,7 @@
 /**
  * The published contract (decisions §13): `GET /openapi.json` (the document
- * generated from the operations' zod schemas) and `GET /docs`, a reference
+ * generated from the operations' zod schemas), `GET /asyncapi.json` (the
+ * webhook events, issue #34) and `GET /docs`, a reference
  * page rendered by Redoc that needs nothing but itself: the Redoc standalone
  * bundle and the document are inlined, no CDN, no second request.
  *
@@ -88,6 +89,8 @@ interface Resource {
 export interface DocsOptions {
   /** The OpenAPI document for a base URL (the origin the request came to). */
   document: (serverUrl: string) => unknown;
+  /** The AsyncAPI document of the webhook events (`GET /asyncapi.json`, issue #34); without it the path is 404. */
+  asyncapi?: () => unknown;
   /** The Redoc standalone bundle. @default readRendererBundle */
   renderer?: () => string;
 }
@@ -105,6 +108,7 @@ export function createDocsHandler(options: DocsOptions): DocsHandler {
   const resources = (serverUrl: string): Record<string, Resource> => ({
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.document(serverUrl), null, 2) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: () => docsPage(options.document(serverUrl), renderer()) },
+    ...(options.asyncapi ? { '/asyncapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.asyncapi!(), null, 2) } } : {}),
   });
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(requestTracing())

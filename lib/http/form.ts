@@ -120,8 +120,14 @@ export function multipartFramingFault(body: Buffer, boundary: string): string | 
 export const isUploadedFile = (value: unknown): value is UploadedFile =>
   typeof value === 'object' && value !== null && (value as UploadedFile).kind === 'file' && Buffer.isBuffer((value as UploadedFile).content);
 
-/** Plain decimal text only (surrounding space ignored): `0x10` and `1e2` stay text and fail validation. */
-const toNumber = (value: unknown) => (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value);
+/**
+ * Plain decimal text only, exactly as the OpenAPI document's text patterns
+ * state it (issue #34): digits for an integer (`-?\d+`), digits with an
+ * optional fraction for a number. Anything else — surrounding space, `+1`,
+ * `1.0` for an integer, `0x10`, `1e2` — stays text and fails validation.
+ */
+const toNumber = (value: unknown) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value);
+const toInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
@@ -161,7 +167,7 @@ export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
       return preprocess(toNullable, z.nullable(formSchemaOf((def as z.core.$ZodNullableDef).innerType)));
     case 'number':
     case 'int':
-      return preprocess(toNumber, schema);
+      return preprocess((def as { format?: string }).format?.includes('int') || def.type === 'int' ? toInteger : toNumber, schema);
     case 'boolean':
       return preprocess(toBoolean, schema);
     case 'array':

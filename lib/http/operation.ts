@@ -40,7 +40,9 @@ export interface OperationDocs {
   description: string;
   /** Schema of `data` on success. */
   response: z.core.$ZodType;
-  /** Error codes the operation may answer (besides `invalid_api_key` and `internal_error`). */
+  /** The document's tag of the operation (issue #34), when not its domain's (lib/contract/openapi.ts `TAGS`). */
+  tag?: string;
+  /** Error codes the operation may answer (besides `invalid_api_key`, `method_not_allowed` and `internal_error`). */
   errors: ErrorCode[];
   /** Example request body for the docs (JSON; the form examples are derived from it). */
   example?: Record<string, unknown>;

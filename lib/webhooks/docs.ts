@@ -7,7 +7,8 @@
 import * as z from 'zod/mini';
 import { timestamp } from '../schemas';
 import { documentOperation } from '../http/operation';
-import { CampaignSchema } from '../campaigns/docs';
+import { DraftCampaignSchema, EXAMPLE_ENRICHED, EnrichedCampaignSchema, ExpiredCampaignSchema } from '../campaigns/docs';
+import { WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { CAMPAIGN_EVENT_TYPES, type WEBHOOK_EVENT_TYPES } from './events';
 import {
   AnyEventTypeSchema,
@@ -84,13 +85,21 @@ export const WebhookDeliverySchema = z
 
 const ENDPOINT_NOT_FOUND = ['invalid_request', 'revoked_api_key', 'not_found'] as const;
 
-/** The body of a campaign event (decisions §12), as the OpenAPI `webhooks` section shows it. */
+/** The campaign each event carries, by status: the event's state change decides it (decisions §12). */
+const EVENT_CAMPAIGN = {
+  'campaign.enriched': EnrichedCampaignSchema,
+  'campaign.enrichment_failed': DraftCampaignSchema,
+  'campaign.enrichment_canceled': DraftCampaignSchema,
+  'campaign.expired': ExpiredCampaignSchema,
+} as const;
+
+/** The body of a campaign event (decisions §12), as the OpenAPI `webhooks` section and the AsyncAPI document show it. */
 export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[number]) =>
   z
     .strictObject({
       type: z.literal(type),
       timestamp: timestamp().check(z.meta({ description: 'When the change happened.' })),
-      data: z.strictObject({ campaign: CampaignSchema }).check(z.meta({
+      data: z.strictObject({ campaign: EVENT_CAMPAIGN[type] }).check(z.meta({
         description: '`campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change).',
       })),
     }).check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
@@ -98,6 +107,56 @@ export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[n
 /** The body of `webhook.test`. */
 export const TestEventPayloadSchema = z
   .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) }).check(z.meta({ id: 'WebhookEvent_webhook_test' }));
+
+/** A failed attempt's campaign: back in `draft` with its credits refunded (docs example). */
+const EXAMPLE_RETURNED_DRAFT = (status: 'failed' | 'canceled') => ({
+  ...EXAMPLE_ENRICHED,
+  status: 'draft',
+  name: 'EMEA SaaS accounts',
+  id: 'camp_9Ab3cDe4FgH5jK6mN7pQr',
+  credits: { charged: 0, remaining: 10000 },
+  lastEnrichment: { status, startedAt: '2026-11-22T10:02:41.518Z', endedAt: '2026-11-22T10:09:12.044Z', refunded: true },
+  completedAt: undefined,
+  resultsExpireAt: undefined,
+  results: undefined,
+});
+
+const withoutUndefined = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** A real-looking body of each event (the documents' examples). */
+export const EVENT_EXAMPLES: Record<(typeof WEBHOOK_EVENT_TYPES)[number], unknown> = {
+  'campaign.enriched': { type: 'campaign.enriched', timestamp: EXAMPLE_ENRICHED.completedAt, data: { campaign: EXAMPLE_ENRICHED } },
+  'campaign.enrichment_failed': { type: 'campaign.enrichment_failed', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('failed')) } },
+  'campaign.enrichment_canceled': { type: 'campaign.enrichment_canceled', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('canceled')) } },
+  'campaign.expired': {
+    type: 'campaign.expired',
+    timestamp: EXAMPLE_ENRICHED.resultsExpireAt,
+    data: { campaign: withoutUndefined({ ...EXAMPLE_ENRICHED, status: 'expired', completedAt: undefined, results: undefined }) },
+  },
+  'webhook.test': { type: 'webhook.test', timestamp: '2026-11-22T09:45:03.120Z', data: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' } },
+};
+
+/** Headers of every webhook request (Standard Webhooks 1.0): the OpenAPI `webhooks` section and the AsyncAPI document. */
+export const WEBHOOK_HEADERS = {
+  'webhook-id': {
+    required: true,
+    description: 'The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.',
+    schema: { type: 'string', pattern: WEBHOOK_MESSAGE_ID_PATTERN.source },
+    example: 'msg_2Jd8KfQz5LmR7tVx3NpWb',
+  },
+  'webhook-timestamp': {
+    required: true,
+    description: 'Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+    example: '1795339872',
+  },
+  'webhook-signature': {
+    required: true,
+    description: 'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+} as const;
 
 /** What each event means (the OpenAPI `webhooks` section). */
 export const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
@@ -108,6 +167,30 @@ export const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], st
   'webhook.test': 'Sent by `/v1/webhooks/test` to one endpoint.',
 };
 
+const EXAMPLE_ENDPOINT = {
+  id: 'whe_4fRt7YpK2mXq9WzN3bVc8',
+  url: 'https://hooks.example.com/enrichment',
+  events: ['campaign.enriched', 'campaign.enrichment_failed'],
+  description: 'CRM sync',
+  createdAt: '2026-11-20T14:12:09.331Z',
+};
+const EXAMPLE_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=';
+const EXAMPLE_DELIVERY = {
+  id: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L',
+  messageId: 'msg_2Jd8KfQz5LmR7tVx3NpWb',
+  endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8',
+  eventType: 'campaign.enriched',
+  attempt: 3,
+  trigger: 'scheduled',
+  attemptedAt: '2026-11-22T09:32:43.907Z',
+  status: 'failed',
+  responseStatus: 503,
+  latencyMs: 412,
+  responseBody: '{"error":"upstream unavailable"}',
+  error: null,
+  nextAttemptAt: '2026-11-22T09:34:51.266Z',
+};
+
 /** The webhook operations, documented. */
 export const webhookOperationDocs = [
   documentOperation(createWebhookEndpointOperation, {
@@ -116,12 +199,14 @@ export const webhookOperationDocs = [
     response: CreatedWebhookEndpointSchema,
     errors: ['invalid_request', 'revoked_api_key', 'webhook_endpoint_limit_reached'],
     example: { url: 'https://hooks.example.com/enrichment', events: ['campaign.enriched', 'campaign.enrichment_failed'], description: 'CRM sync' },
+    responseExample: { ...EXAMPLE_ENDPOINT, secret: EXAMPLE_SECRET },
   }),
   documentOperation(listWebhookEndpointsOperation, {
     summary: 'List webhook endpoints',
     description: "The organization's endpoints, oldest first, without their secrets.",
     response: z.strictObject({ endpoints: z.array(WebhookEndpointSchema) }).check(z.meta({ id: 'WebhookEndpointList' })),
     errors: ['invalid_request', 'revoked_api_key'],
+    responseExample: { endpoints: [{ ...EXAMPLE_ENDPOINT, status: 'enabled', disabledAt: null }] },
   }),
   documentOperation(deleteWebhookEndpointOperation, {
     summary: 'Delete a webhook endpoint',
@@ -129,6 +214,7 @@ export const webhookOperationDocs = [
     response: z.strictObject({ id: endpointId(), deleted: z.literal(true) }).check(z.meta({ id: 'DeletedWebhookEndpoint' })),
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
+    responseExample: { id: 'whe_4fRt7YpK2mXq9WzN3bVc8', deleted: true },
   }),
   documentOperation(rotateWebhookSecretOperation, {
     summary: "Rotate a webhook endpoint's signing secret",
@@ -136,6 +222,7 @@ export const webhookOperationDocs = [
     response: RotatedWebhookSecretSchema,
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
+    responseExample: { ...EXAMPLE_ENDPOINT, secret: 'whsec_q0N3vH8pT2xL6cR9mW4zK7bJ1fY5sD3gA8eU2iO6tP0=', previousSecretExpiresAt: '2026-11-23T09:40:00.000Z' },
   }),
   documentOperation(testWebhookEndpointOperation, {
     summary: 'Send a test event to an endpoint',
@@ -143,6 +230,7 @@ export const webhookOperationDocs = [
     response: z.strictObject({ messageId: messageId(), eventType: z.literal('webhook.test') }).check(z.meta({ id: 'WebhookTestSent' })),
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
+    responseExample: { messageId: 'msg_6Tn3WbK8qZ2xR5vL9pHc4', eventType: 'webhook.test' },
   }),
   documentOperation(listWebhookDeliveriesOperation, {
     summary: 'List webhook delivery attempts',
@@ -151,6 +239,7 @@ export const webhookOperationDocs = [
     response: z.strictObject({ deliveries: z.array(WebhookDeliverySchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'WebhookDeliveryPage' })),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: 'failed' }, limit: 25 },
+    responseExample: { deliveries: [EXAMPLE_DELIVERY], nextCursor: null },
   }),
   documentOperation(redeliverWebhookOperation, {
     summary: 'Send a webhook message again now',
@@ -159,5 +248,6 @@ export const webhookOperationDocs = [
     response: WebhookDeliverySchema,
     errors: [...ENDPOINT_NOT_FOUND],
     example: { messageId: 'msg_2Jd8KfQz5LmR7tVx3NpWb' },
+    responseExample: { ...EXAMPLE_DELIVERY, id: 'whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm', attempt: 4, trigger: 'redeliver', attemptedAt: '2026-11-22T10:05:17.420Z', status: 'succeeded', responseStatus: 200, latencyMs: 87, responseBody: 'ok', nextAttemptAt: null },
   }),
 ];

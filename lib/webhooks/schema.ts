@@ -46,7 +46,7 @@ export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBH
 export const CreateWebhookEndpointRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     url: z
-      .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
+      .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+', description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
     events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(CAMPAIGN_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' })),
     description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
   }),
@@ -79,12 +79,16 @@ export const RedeliverRequest = /* @__PURE__ */ treeShakable(() =>
       messageId: z.optional(messageId()),
       deliveryId: z.optional(deliveryId()).check(z.meta({ description: 'Any attempt of the message; the message is sent again.' })),
     })
-    .check((ctx) => {
-      const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
-      if (given.length !== 1) {
-        ctx.issues.push({ code: 'custom', input: ctx.value, path: [given.length === 0 ? 'messageId' : 'deliveryId'], message: 'send exactly one of messageId and deliveryId' });
-      }
-    }),
+    .check(
+      (ctx) => {
+        const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
+        if (given.length !== 1) {
+          ctx.issues.push({ code: 'custom', input: ctx.value, path: [given.length === 0 ? 'messageId' : 'deliveryId'], message: 'send exactly one of messageId and deliveryId' });
+        }
+      },
+      // The rule, machine-readable (issue #34): the document shows one body per field.
+      z.meta({ oneOf: [{ required: ['messageId'] }, { required: ['deliveryId'] }] }),
+    ),
 );
 /** Validated redeliver request. */
 export type RedeliverInput = z.output<typeof RedeliverRequest>;

@@ -138,7 +138,7 @@ describe('CampaignEnrichment-dev', () => {
 
   it('serves GET /openapi.json and GET /docs from the docs function, which touches no data', () => {
     for (const path of DOCS_ROUTES) expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
-    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/docs']);
+    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs']);
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
     expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;

@@ -305,8 +305,12 @@ describe('formSchemaOf', () => {
 
   it('coerces numeric text where the JSON schema expects a number', () => {
     expect(form.parse({ limit: '10' })).toEqual({ limit: 10 });
-    expect(form.parse({ limit: ' 100 ' })).toEqual({ limit: 100 });
+    expect(form.parse({ limit: '007' })).toEqual({ limit: 7 });
     expect(form.parse({ excludeEnrichedWithinDays: '0' })).toEqual({ excludeEnrichedWithinDays: 0 });
+  });
+
+  it('reads exactly the text the OpenAPI document allows (issue #34): no surrounding space, no fraction for an integer', () => {
+    for (const text of [' 100 ', ' 3', '3 ', '1.0', '+3', '1e2', '0x10']) expect(issuesOf(form, { limit: text }), JSON.stringify(text)).toEqual([expect.stringMatching(/^limit: /)]);
   });
 
   it('keeps the JSON schema strict: text is not a number there', () => {

@@ -1,0 +1,325 @@
+/**
+ * Prism as a judge of the contract (issue #34; decisions §13): every
+ * operation of docs/openapi.json, with valid, boundary and invalid inputs in
+ * JSON, urlencoded and multipart, sent through `prism proxy --errors` in
+ * front of the local API. Each case is judged twice:
+ *
+ * - a valid case must pass Prism's request validation, reach the server,
+ *   get an answer that is not 400 `invalid_request`, and that answer must
+ *   satisfy the document (no response violation reported by Prism);
+ * - an invalid case must be refused by Prism (422 problem+json, from the
+ *   document alone) and by the server (400 `invalid_request`, sent directly).
+ *
+ * A disagreement in either direction (the document promises less, or more,
+ * than the server enforces) fails the test with the case's name.
+ * Runs offline: Prism reads the committed document and proxies to 127.0.0.1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import pMap from 'p-map';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, newOrganization, useApi } from './support/api';
+import { activeAccounts, importAccounts, uniquePrefix, waitForStatus } from './enrichment/support';
+import { API_ROUTES } from '../infra/routes';
+
+process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const api = useApi({ webhooks: { intervalMs: 50 } });
+
+type Encoding = 'json' | 'form' | 'multipart';
+type Body = Record<string, unknown> | undefined;
+interface Case {
+  path: string;
+  name: string;
+  body: Body;
+  valid: boolean;
+  /** Encodings to send it in; default all three (JSON only for a body that is not an object of fields). */
+  encodings?: Encoding[];
+  /** Multipart file parts. */
+  files?: Record<string, { content: string; type: string }>;
+  /** Form-only field values, sent as they are (e.g. `' 3'`), replacing the body's. */
+  formFields?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+}
+
+/** A JSON body as form fields: bracket keys, repeated arrays, text numbers and booleans, '' for null. */
+function formFields(body: Record<string, unknown>, prefix = ''): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [key, value] of Object.entries(body)) {
+    const name = prefix ? `${prefix}[${key}]` : key;
+    if (value && typeof value === 'object' && !Array.isArray(value)) out.push(...formFields(value as Record<string, unknown>, name));
+    else if (Array.isArray(value)) for (const item of value) out.push([name, String(item)]);
+    else out.push([name, value === null ? '' : String(value)]);
+  }
+  return out;
+}
+
+function requestOf(testCase: Case, encoding: Encoding, apiKey: string): RequestInit {
+  const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, ...testCase.headers };
+  if (encoding === 'json') {
+    if (testCase.body === undefined) return { method: 'POST', headers };
+    return { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(testCase.body) };
+  }
+  const fields = [...formFields(testCase.body ?? {}).filter(([key]) => !(key in (testCase.formFields ?? {})))];
+  for (const [key, value] of Object.entries(testCase.formFields ?? {})) for (const item of [value].flat()) fields.push([key, item]);
+  if (encoding === 'form') return { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() };
+  const form = new FormData();
+  for (const [key, value] of fields) form.append(key, value);
+  for (const [key, file] of Object.entries(testCase.files ?? {})) form.append(key, new Blob([file.content], { type: file.type }), `${key}.csv`);
+  return { method: 'POST', headers, body: form };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+let prism: ChildProcess | undefined;
+let prismUrl = '';
+
+beforeAll(async () => {
+  const port = await freePort();
+  // Prism 5 needs Node >= 24.18: the project's pinned Node runs it (process.execPath under vitest).
+  prism = spawn(process.execPath, [path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', path.join(ROOT, 'docs/openapi.json'), api(), '--errors', '--host', '127.0.0.1', '--port', String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/Prism is listening/.test(output)) resolve();
+    };
+    prism!.stdout!.on('data', onData);
+    prism!.stderr!.on('data', onData);
+    prism!.on('exit', (code) => reject(new Error(`prism exited (${code}): ${output}`)));
+  });
+  prismUrl = `http://127.0.0.1:${port}`;
+}, 120_000);
+
+afterAll(() => {
+  prism?.kill();
+});
+
+interface Fixture {
+  apiKey: string;
+  accountIds: string[];
+  draftId: string;
+  enrichedId: string;
+  endpointId: string;
+  messageId: string;
+  deliveryId: string;
+  uploadId: string;
+}
+
+async function fixture(): Promise<Fixture> {
+  const org = await newOrganization({ smbCredits: 100_000 });
+  const accounts = activeAccounts(uniquePrefix(), 6);
+  await importAccounts(accounts);
+  const accountIds = accounts.map((a) => a.accountId);
+  const { apiKey } = org;
+  const draft = await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism draft', accountIds } });
+  const enriched = await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism enriched', accountIds } });
+  await call(api(), '/v1/campaigns/enrich', { apiKey, body: { campaignId: enriched.data.id } });
+  await waitForStatus(api(), apiKey, enriched.data.id, 'enriched');
+  const endpoint = await call(api(), '/v1/webhooks/create', { apiKey, body: { url: 'http://127.0.0.1:9/hook' } });
+  expect(endpoint.status).toBe(200);
+  const test = await call(api(), '/v1/webhooks/test', { apiKey, body: { endpointId: endpoint.data.id } });
+  let deliveryId = '';
+  for (let round = 0; round < 200 && !deliveryId; round++) {
+    const page = await call(api(), '/v1/webhooks/deliveries', { apiKey, body: { filters: { endpointId: endpoint.data.id } } });
+    deliveryId = page.data?.deliveries?.[0]?.id ?? '';
+    // The delivery loop (every 50 ms) makes the first attempt; wait for it to be logged.
+    if (!deliveryId) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const upload = await call(api(), '/v1/uploads/create', { apiKey, body: {} });
+  await fetch(upload.data.url, { method: 'PUT', body: accountIds.join('\n') });
+  return { apiKey, accountIds, draftId: draft.data.id, enrichedId: enriched.data.id, endpointId: endpoint.data.id, messageId: test.data.messageId, deliveryId, uploadId: upload.data.uploadId };
+}
+
+/** The cases, per operation: valid, boundary and invalid. */
+function cases(f: Fixture): Case[] {
+  const unknownCampaign = 'camp_7Hq2kXv9LmN3pR5sT8wYz';
+  const unknownEndpoint = 'whe_4fRt7YpK2mXq9WzN3bVc8';
+  const ok = (p: string, name: string, body: Body, extra: Partial<Case> = {}): Case => ({ path: p, name, body, valid: true, ...extra });
+  const bad = (p: string, name: string, body: Body, extra: Partial<Case> = {}): Case => ({ path: p, name, body, valid: false, ...extra });
+  const C = '/v1/campaigns';
+  return [
+    ok('/v1/org/describe', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/org/describe', 'empty object', {}, { encodings: ['json'] }),
+    bad('/v1/org/describe', 'unknown field', { x: 1 }, { encodings: ['json'] }),
+
+    ok(`${C}/create`, 'accountIds', { name: 'Prism create', accountIds: f.accountIds.slice(0, 2) }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays 0 and a 200-character name', { name: 'n'.repeat(200), accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 0 }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays 3650', { name: 'Prism max days', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 3650 }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays null', { name: 'Prism null days', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: null }),
+    ok(`${C}/create`, 'accountIdsUploadId', { name: 'Prism from upload', accountIdsUploadId: f.uploadId }),
+    ok(`${C}/create`, 'accountIdsFile part', { name: 'Prism from file' }, { encodings: ['multipart'], files: { accountIdsFile: { content: `account_id\n${f.accountIds.join('\n')}\n`, type: 'text/csv' } } }),
+    ok(`${C}/create`, 'with an Idempotency-Key', { name: 'Prism keyed', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['json'], headers: { 'Idempotency-Key': `prism-${uniquePrefix()}` } }),
+    bad(`${C}/create`, 'no account list', { name: 'Prism none' }),
+    bad(`${C}/create`, 'accountIds and accountIdsUploadId', { name: 'Prism both', accountIds: f.accountIds.slice(0, 1), accountIdsUploadId: f.uploadId }),
+    bad(`${C}/create`, 'accountIdsFile and accountIds', { name: 'Prism both', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['multipart'], files: { accountIdsFile: { content: 'acc_1\n', type: 'text/csv' } } }),
+    bad(`${C}/create`, 'excludeEnrichedWithinDays 3651', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 3651 }),
+    bad(`${C}/create`, 'excludeEnrichedWithinDays -1', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: -1 }),
+    bad(`${C}/create`, "excludeEnrichedWithinDays ' 3' (leading space)", { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: ' 3' } }),
+    bad(`${C}/create`, 'excludeEnrichedWithinDays 1.0', { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: '1.0' } }),
+    bad(`${C}/create`, 'blank name', { name: '   ', accountIds: f.accountIds.slice(0, 1) }),
+    bad(`${C}/create`, '201-character name', { name: 'n'.repeat(201), accountIds: f.accountIds.slice(0, 1) }),
+    bad(`${C}/create`, 'empty accountIds', { name: 'Prism', accountIds: [] }, { encodings: ['json'] }),
+    bad(`${C}/create`, 'malformed upload ID', { name: 'Prism', accountIdsUploadId: 'upl_x' }),
+    // JSON only: Prism reads only the fields a form schema names, so it never sees an unknown form field (the document says additionalProperties: false, and the server refuses it).
+    bad(`${C}/create`, 'unknown field', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), color: 'red' }, { encodings: ['json'] }),
+    bad(`${C}/create`, 'malformed Idempotency-Key', { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['json'], headers: { 'Idempotency-Key': 'x'.repeat(300) } }),
+
+    ok('/v1/uploads/create', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/uploads/create', 'contentType text/csv', { contentType: 'text/csv' }),
+    bad('/v1/uploads/create', 'contentType application/json', { contentType: 'application/json' }),
+
+    ok(`${C}/update`, 'name', { campaignId: f.draftId, name: 'Prism renamed' }),
+    ok(`${C}/update`, 'excludeEnrichedWithinDays 3650', { campaignId: f.draftId, excludeEnrichedWithinDays: 3650 }),
+    ok(`${C}/update`, 'unknown campaign (404)', { campaignId: unknownCampaign, name: 'x' }),
+    bad(`${C}/update`, 'neither name nor excludeEnrichedWithinDays', { campaignId: f.draftId }),
+    bad(`${C}/update`, 'excludeEnrichedWithinDays 3651', { campaignId: f.draftId, excludeEnrichedWithinDays: 3651 }),
+
+    ok(`${C}/get`, 'draft', { campaignId: f.draftId }),
+    ok(`${C}/get`, 'enriched', { campaignId: f.enrichedId }),
+    ok(`${C}/get`, 'unknown campaign (404)', { campaignId: unknownCampaign }),
+    bad(`${C}/get`, 'malformed campaign ID', { campaignId: 'camp_x' }),
+    bad(`${C}/get`, 'no body', undefined, { encodings: ['json'] }),
+
+    ok(`${C}/list`, 'no body', undefined, { encodings: ['json'] }),
+    ok(`${C}/list`, 'limit 1', { limit: 1 }),
+    ok(`${C}/list`, 'limit 100, filters', { limit: 100, filters: { status: ['draft', 'enriched'], createdVia: 'api' } }),
+    ok(`${C}/list`, 'one status', { filters: { status: 'draft' } }),
+    bad(`${C}/list`, 'limit 101', { limit: 101 }),
+    bad(`${C}/list`, 'limit 0', { limit: 0 }),
+    bad(`${C}/list`, "limit ' 3'", {}, { encodings: ['form', 'multipart'], formFields: { limit: ' 3' } }),
+    bad(`${C}/list`, 'unknown status', { filters: { status: 'archived' } }),
+    bad(`${C}/list`, 'empty cursor', { cursor: '' }, { encodings: ['json'] }),
+
+    ok(`${C}/quote`, 'draft', { campaignId: f.draftId }),
+    ok(`${C}/quote`, 'enriched (409)', { campaignId: f.enrichedId }),
+    bad(`${C}/quote`, 'malformed campaign ID', { campaignId: 'x' }),
+
+    ok(`${C}/accounts`, 'enriched, limit 1000', { campaignId: f.enrichedId, limit: 1000 }),
+    ok(`${C}/accounts`, 'outcome filter', { campaignId: f.enrichedId, filters: { outcome: ['found', 'not_found'] } }),
+    ok(`${C}/accounts`, 'draft never evaluated (409)', { campaignId: f.draftId }),
+    bad(`${C}/accounts`, 'limit 1001', { campaignId: f.enrichedId, limit: 1001 }),
+    bad(`${C}/accounts`, 'unknown outcome', { campaignId: f.enrichedId, filters: { outcome: 'lost' } }),
+
+    ok(`${C}/export`, 'all contacts', { campaignId: f.enrichedId }),
+    ok(`${C}/export`, 'maxContactsPerAccount 0, filters', { campaignId: f.enrichedId, maxContactsPerAccount: 0, hasEmail: true, hasMobilePhone: false }),
+    ok(`${C}/export`, 'draft (409)', { campaignId: f.draftId, maxContactsPerAccount: 3 }),
+    bad(`${C}/export`, 'maxContactsPerAccount -1', { campaignId: f.enrichedId, maxContactsPerAccount: -1 }),
+    bad(`${C}/export`, 'maxContactsPerAccount 2^53', { campaignId: f.enrichedId, maxContactsPerAccount: 9007199254740992 }),
+    bad(`${C}/export`, "maxContactsPerAccount ' 3' (leading space)", { campaignId: f.enrichedId }, { encodings: ['form', 'multipart'], formFields: { maxContactsPerAccount: ' 3' } }),
+    bad(`${C}/export`, 'hasEmail yes', { campaignId: f.enrichedId }, { encodings: ['form', 'multipart'], formFields: { hasEmail: 'yes' } }),
+    bad(`${C}/export`, 'hasEmail as a string in JSON', { campaignId: f.enrichedId, hasEmail: 'true' }, { encodings: ['json'] }),
+
+    ok(`${C}/enrich`, 'draft', { campaignId: f.draftId }),
+    ok(`${C}/enrich`, 'unknown campaign (404)', { campaignId: unknownCampaign }),
+    bad(`${C}/enrich`, 'malformed campaign ID', { campaignId: 'camp_0OIl' }),
+
+    ok('/v1/org/ledger', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/org/ledger', 'filters, limit 1000', { filters: { kind: 'charge', campaignId: f.enrichedId }, limit: 1000 }),
+    bad('/v1/org/ledger', 'limit 1001', { limit: 1001 }),
+    bad('/v1/org/ledger', 'unknown kind', { filters: { kind: 'gift' } }),
+
+    ok('/v1/webhooks/create', 'localhost URL, two events', { url: 'http://127.0.0.1:9/other', events: ['campaign.enriched', 'campaign.expired'], description: 'Prism' }),
+    bad('/v1/webhooks/create', 'ftp URL', { url: 'ftp://hooks.example.com/x' }),
+    bad('/v1/webhooks/create', 'not a URL', { url: 'hooks' }),
+    bad('/v1/webhooks/create', 'unknown event', { url: 'http://127.0.0.1:9/other', events: ['campaign.created'] }),
+    bad('/v1/webhooks/create', '501-character description', { url: 'http://127.0.0.1:9/other', description: 'd'.repeat(501) }),
+
+    ok('/v1/webhooks/list', 'no body', undefined, { encodings: ['json'] }),
+    bad('/v1/webhooks/list', 'unknown field', { x: 1 }, { encodings: ['json'] }),
+
+    ok('/v1/webhooks/test', 'endpoint', { endpointId: f.endpointId }),
+    ok('/v1/webhooks/test', 'unknown endpoint (404)', { endpointId: unknownEndpoint }),
+    bad('/v1/webhooks/test', 'malformed endpoint ID', { endpointId: 'whe_1' }),
+
+    ok('/v1/webhooks/deliveries', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/webhooks/deliveries', 'filters, limit 100', { filters: { endpointId: f.endpointId, eventType: 'webhook.test', status: 'failed' }, limit: 100 }),
+    bad('/v1/webhooks/deliveries', 'limit 101', { limit: 101 }),
+    bad('/v1/webhooks/deliveries', 'unknown status', { filters: { status: 'pending' } }),
+
+    ok('/v1/webhooks/redeliver', 'messageId', { messageId: f.messageId }),
+    ok('/v1/webhooks/redeliver', 'deliveryId', { deliveryId: f.deliveryId }),
+    bad('/v1/webhooks/redeliver', 'both', { messageId: f.messageId, deliveryId: f.deliveryId }),
+    bad('/v1/webhooks/redeliver', 'neither', {}),
+
+    ok('/v1/webhooks/rotate-secret', 'endpoint', { endpointId: f.endpointId }),
+    bad('/v1/webhooks/rotate-secret', 'no body', undefined, { encodings: ['json'] }),
+
+    ok('/v1/webhooks/delete', 'unknown endpoint (404)', { endpointId: unknownEndpoint }),
+    ok('/v1/webhooks/delete', 'endpoint', { endpointId: f.endpointId }),
+    bad('/v1/webhooks/delete', 'malformed endpoint ID', { endpointId: 'x' }),
+  ];
+}
+
+interface Verdict {
+  case: string;
+  problem: string;
+}
+
+async function judge(testCase: Case, encoding: Encoding, apiKey: string): Promise<Verdict | undefined> {
+  const label = `${testCase.path} ${encoding} ${testCase.name}`;
+  const viaPrism = await fetch(`${prismUrl}${testCase.path}`, requestOf(testCase, encoding, apiKey));
+  const text = await viaPrism.text();
+  const fromPrism = (viaPrism.headers.get('content-type') ?? '').includes('application/problem+json');
+  const violations = viaPrism.headers.get('sl-violations');
+  if (testCase.valid) {
+    if (fromPrism) {
+      const direct = await fetch(`${api()}${testCase.path}`, requestOf(testCase, encoding, apiKey));
+      return { case: label, problem: `Prism refused it (${text.slice(0, 400)}); the server answered ${direct.status} ${(await direct.text()).slice(0, 200)}` };
+    }
+    if (violations) return { case: label, problem: `the server's answer violates the document: ${violations.slice(0, 400)}` };
+    const body = JSON.parse(text) as { error: { code: string; details?: unknown } | null };
+    if (viaPrism.status === 400 && body.error?.code === 'invalid_request') return { case: label, problem: `the document accepts what the server refuses: ${JSON.stringify(body.error.details)}` };
+    return undefined;
+  }
+  if (!fromPrism || viaPrism.status !== 422) {
+    return { case: label, problem: `the document accepts what the server refuses (Prism forwarded it; server: ${viaPrism.status} ${text.slice(0, 300)})` };
+  }
+  const direct = await fetch(`${api()}${testCase.path}`, requestOf(testCase, encoding, apiKey));
+  const directBody = (await direct.json()) as { error: { code: string } | null };
+  if (direct.status !== 400 || directBody.error?.code !== 'invalid_request') return { case: label, problem: `Prism refuses what the server accepts (server: ${direct.status})` };
+  return undefined;
+}
+
+describe('Prism (prism proxy --errors) and the server agree', () => {
+  it('on valid, boundary and invalid inputs of every operation, in JSON, urlencoded and multipart', async () => {
+    const f = await fixture();
+    const all = cases(f);
+    // Every operation of the document has at least one valid and one invalid case.
+    for (const route of API_ROUTES) {
+      const own = all.filter((c) => c.path === route.operation.path);
+      expect(own.some((c) => c.valid), `${route.operation.path}: a valid case`).toBe(true);
+      expect(own.some((c) => !c.valid), `${route.operation.path}: an invalid case`).toBe(true);
+    }
+    // A case's verdict does not depend on the others' side effects (an enriched draft answers 409, a deleted endpoint 404: both documented, neither 400).
+    const exchanges = all.flatMap((testCase) => (testCase.encodings ?? (['json', 'form', 'multipart'] as const)).map((encoding) => ({ testCase, encoding })));
+    const verdicts = await pMap(exchanges, ({ testCase, encoding }) => judge(testCase, encoding, f.apiKey), { concurrency: 4 });
+    expect(verdicts.filter(Boolean)).toEqual([]);
+    expect(exchanges.length).toBeGreaterThan(150);
+  }, 300_000);
+
+  it('on routes the document does not have: 404 for an unknown path, 405 for another method', async () => {
+    const { apiKey } = await newOrganization();
+    const unknown = await fetch(`${prismUrl}/v1/campaigns/archive`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
+    expect(unknown.status).toBe(404);
+    expect((await fetch(`${api()}/v1/campaigns/archive`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(404);
+    const method = await fetch(`${prismUrl}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` } });
+    expect(method.status).toBe(405);
+    const direct = await fetch(`${api()}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` } });
+    expect(direct.status).toBe(405);
+    expect(direct.headers.get('allow')).toBe('POST');
+  });
+});
