@@ -29,6 +29,7 @@ import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import { createPrefixStore, type PrefixStore } from './storage/prefixes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
+import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
@@ -160,6 +161,14 @@ export const launchDependencies = (): LaunchDependencies => ({
   launchLockSeconds: config.launchLockSeconds,
 });
 
+/** The cancel dependencies of this deployment (decisions §16; lib/enrichment/cancel.ts): the API's and the operator's. */
+export const cancelDependencies = (): CancelDependencies => ({
+  campaigns: campaigns(),
+  enrichment: enrichment(),
+  workflow: workflow(),
+  objects: objects(),
+});
+
 /** The reconciler's dependencies (lib/enrichment/reconcile.ts). */
 export const reconcileDependencies = (): ReconcileDependencies => ({
   campaigns: campaigns(),
@@ -226,6 +235,7 @@ export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
 export { enrichCampaign } from './enrichment/launch';
+export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';

@@ -170,8 +170,9 @@ describe('an operator cancel (campaign:cancel)', () => {
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     expect(await balance(organizationId)).toBe(30);
 
-    // Nothing left to cancel.
-    await expect(cancelEnrichment(cancelDeps(), campaignId)).rejects.toThrow(/"draft".*only an enriching campaign can be canceled/);
+    // A repeated cancel (decisions §16) answers the same and moves nothing.
+    expect(await cancelEnrichment(cancelDeps(), campaignId)).toEqual({ campaignId, status: 'canceled' });
+    expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     await expect(cancelEnrichment(cancelDeps(), 'camp_111111111111111111111')).rejects.toMatchObject({ code: 'not_found' });
     expect(await balance(organizationId)).toBe(30);
 

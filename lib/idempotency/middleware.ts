@@ -12,7 +12,8 @@
  *   input; 409 `idempotency_key_in_use` (`Retry-After: 1`) while the first
  *   request still runs.
  * - after / onError: saves a 2xx answer or a business refusal (402, 404,
- *   409 `campaign_not_enrichable` / `campaign_not_editable`, 422); releases
+ *   409 `campaign_not_enrichable` / `campaign_not_editable` /
+ *   `campaign_not_cancelable`, 422); releases
  *   the key on anything else (400, 401, 409 `enrichment_pending`, 429, 5xx),
  *   so the caller may retry the same request.
  *
@@ -55,7 +56,7 @@ const CLAIM = Symbol('idempotencyClaim');
 type Claimed = Request & { [CLAIM]?: { scope: IdempotencyScope; token: string } };
 
 /** Business refusals whose answer is saved and replayed (decisions §10). */
-const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable']);
+const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable', 'campaign_not_cancelable']);
 
 /** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (decisions §10). */
 export function isSavedRefusal(error: Pick<ApiError, 'statusCode' | 'code'>): boolean {
