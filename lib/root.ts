@@ -32,6 +32,7 @@ import type { ReconcileDependencies } from './enrichment/reconcile';
 import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
+import type { SavedAnswerCodec } from './idempotency/middleware';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
@@ -207,24 +208,29 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
  * `Idempotency-Key` handling with this deployment's records (decisions §10;
  * lib/idempotency/stage.ts).
  *
+ * @param options.savedAnswer - for an answer that holds a secret: how it is saved without it and replayed
+ *   (lib/idempotency/middleware.ts {@link SavedAnswerCodec}).
+ *
  * @example
  * export const handler = idempotentApiHandler(createCampaignOperation, (input, { organizationId }) => createCampaign(…, organizationId, input));
  */
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler =>
-  createApiHandler(
+  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; savedAnswer?: SavedAnswerCodec } = {},
+): ApiHandler => {
+  const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
+  return createApiHandler(
     operation,
     useCase,
     {
       findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
-      idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
+      idempotency: (op) => stage(op, savedAnswer),
     },
     options,
   );
+};
 
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
@@ -245,6 +251,7 @@ export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { listLedger } from './credits/use-cases';
+export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';

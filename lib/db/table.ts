@@ -90,6 +90,8 @@ export const keys = {
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
+  /** Prefix of an organization's campaign items in its partition (for begins_with: the credits reconciliation). */
+  campaignPrefix: () => 'CAMPAIGN#',
   /** Which organization a campaign belongs to (operator commands that name only the campaign). */
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */

@@ -26,7 +26,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors';
 import { logger } from '../observability';
-import { failure } from '../http/envelope';
+import { failure, success } from '../http/envelope';
 import type { Operation } from '../http/operation';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from './key';
 import type { IdempotencyScope, IdempotencyStore, SavedResponse } from './store';
@@ -39,8 +39,22 @@ export interface IdempotencyContext extends Context {
   input?: unknown;
 }
 
+/**
+ * How an operation's success answer is kept and replayed, when its `data`
+ * holds something no saved answer may hold (decisions §10: a webhook
+ * endpoint's signing secret). `toSaved` maps `data` to what is stored;
+ * `fromSaved` maps it back at replay (reading what it must: e.g. whether the
+ * secret still signs). Without it the exact body is saved and replayed.
+ */
+export interface SavedAnswerCodec {
+  toSaved(data: unknown): unknown;
+  fromSaved(saved: unknown, context: { organizationId: string }): Promise<unknown>;
+}
+
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {
+  /** The operation's {@link SavedAnswerCodec}, if its answer holds a secret. */
+  savedAnswer?: SavedAnswerCodec;
   /** The store of idempotency records (built lazily, once per process). */
   store: () => IdempotencyStore;
   /** Seconds a key is kept (`IDEMPOTENCY_TTL_SECONDS`). */
@@ -128,14 +142,24 @@ export function idempotency(operation: Pick<Operation, 'operationId' | 'idempote
       if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
       if (record.status !== 'completed' || !record.response) throw new IdempotencyKeyInUseError();
       logger.info('Idempotent replay', { originalRequestId: record.requestId, statusCode: record.response.statusCode });
+      let body = record.response.body;
+      if (options.savedAnswer && record.response.statusCode >= 200 && record.response.statusCode < 300) {
+        const saved = (JSON.parse(body) as { data: unknown }).data;
+        body = success(await options.savedAnswer.fromSaved(saved, { organizationId: scope.organizationId })).body as string;
+      }
       // Answer early: the saved status and body, marked as a replay.
-      return { statusCode: record.response.statusCode, headers: { ...JSON_HEADERS, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, body: record.response.body };
+      return { statusCode: record.response.statusCode, headers: { ...JSON_HEADERS, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, body };
     },
     after: async (request: Claimed) => {
       const response = request.response;
       if (!request[CLAIM] || !response) return;
       const statusCode = response.statusCode ?? 200;
-      if (statusCode >= 200 && statusCode < 300) await save(request, { statusCode, body: response.body ?? '' });
+      if (statusCode >= 200 && statusCode < 300) {
+        const codec = options.savedAnswer;
+        // What is saved never holds what the codec keeps out (a secret); the answer sent now is unchanged.
+        const body = codec ? (success(codec.toSaved((JSON.parse(response.body ?? 'null') as { data: unknown }).data)).body as string) : (response.body ?? '');
+        await save(request, { statusCode, body });
+      }
       else await release(request);
     },
     onError: async (request: Claimed) => {

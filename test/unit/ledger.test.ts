@@ -315,32 +315,40 @@ describe('reconcileCredits / totalDrift', () => {
       },
     };
   };
-  const audit = (organizationId: string, balance: number, ledgerSum: number): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3 });
+  const audit = (organizationId: string, balance: number, ledgerSum: number, campaignDrift: LedgerAudit['campaignDrift'] = []): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3, campaignDrift });
+  const row = (organizationId: string, balance: number, ledgerSum: number) => ({ organizationId, balance, ledgerSum, entries: 3 });
 
   it('reports no drift when every balance equals its ledger', async () => {
     const { ledger } = ledgerOf([audit('o1', 100, 100), audit('o2', 0, 0), audit('o3', 55, 55)]);
     const report = await reconcileCredits(ledger);
-    expect(report).toEqual({ organizations: 3, drift: [] });
+    expect(report).toEqual({ organizations: 3, drift: [], campaignDrift: [] });
     expect(totalDrift(report)).toBe(0);
   });
 
   it('lists each drifted organization with balance − ledgerSum, and sums absolute drift', async () => {
     const { ledger } = ledgerOf([audit('o1', 100, 90), audit('o2', 5, 5), audit('o3', 40, 47)]);
     const report = await reconcileCredits(ledger);
-    expect(report).toEqual({ organizations: 3, drift: [{ ...audit('o1', 100, 90), drift: 10 }, { ...audit('o3', 40, 47), drift: -7 }] });
+    expect(report).toEqual({ organizations: 3, drift: [{ ...row('o1', 100, 90), drift: 10 }, { ...row('o3', 40, 47), drift: -7 }], campaignDrift: [] });
     expect(totalDrift(report)).toBe(17);
+  });
+
+  it('names each campaign whose credits.charged differs from its ledger, and counts it in totalDrift', async () => {
+    const campaign = { organizationId: 'o2', campaignId: 'camp_x', charged: 5, ledgerCharged: 3, drift: 2 };
+    const report = await reconcileCredits(ledgerOf([audit('o1', 1, 1), audit('o2', 5, 5, [campaign])]).ledger);
+    expect(report).toEqual({ organizations: 2, drift: [], campaignDrift: [campaign] });
+    expect(totalDrift(report)).toBe(2);
   });
 
   it('checks only the organization asked for, and counts an unknown one as 0 organizations', async () => {
     const { ledger, audited } = ledgerOf([audit('o1', 1, 2), audit('o2', 3, 3)]);
-    expect(await reconcileCredits(ledger, { organizationId: 'o2' })).toEqual({ organizations: 1, drift: [] });
-    expect(await reconcileCredits(ledger, { organizationId: 'nope' })).toEqual({ organizations: 0, drift: [] });
+    expect(await reconcileCredits(ledger, { organizationId: 'o2' })).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
+    expect(await reconcileCredits(ledger, { organizationId: 'nope' })).toEqual({ organizations: 0, drift: [], campaignDrift: [] });
     expect(audited).toEqual(['o2', 'nope']);
   });
 
   it('skips a registered organization whose audit finds nothing', async () => {
     const { ledger } = ledgerOf([audit('o1', 9, 9)], ['o1', 'gone']);
-    expect(await reconcileCredits(ledger)).toEqual({ organizations: 1, drift: [] });
+    expect(await reconcileCredits(ledger)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
   });
 
   it('for any set of audits: drift lists exactly the mismatches, and totalDrift = Σ |balance − ledgerSum|', async () => {
@@ -350,7 +358,7 @@ describe('reconcileCredits / totalDrift', () => {
     );
     await fc.assert(
       fc.asyncProperty(audits, async (list) => {
-        const report = await reconcileCredits(ledgerOf(list).ledger);
+        const report = await reconcileCredits(ledgerOf(list.map((a) => ({ ...a, campaignDrift: [] }))).ledger);
         const mismatched = list.filter((a) => a.balance !== a.ledgerSum);
         expect(report.organizations).toBe(list.length);
         expect(report.drift).toEqual(mismatched.map((a) => ({ ...a, drift: a.balance - a.ledgerSum })));
