@@ -5,11 +5,10 @@
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
-import { transactWrite } from '../db/conditional';
 import { queryPartition } from '../db/query';
 import { and } from '../db/expression';
 import { NotFoundError } from '../errors';
-import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, type LedgerEntry, type LedgerKind } from './ledger';
+import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, transactMovement, type LedgerEntry, type LedgerKind } from './ledger';
 
 /** One page of the ledger query, newest first. */
 export interface LedgerPageQuery {
@@ -200,13 +199,21 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
         if (!current) throw new NotFoundError('organization', organizationId);
         return { balance: current.balance };
       }
-      const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: new Date().toISOString(), movementId: adjustmentId ?? randomUUID() });
-      const items = movementItems(tableName, entry, { condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))) });
-      for (const item of items) {
-        if (item.Update) item.Update.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-        if (item.Put) item.Put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-      }
-      const outcome = await transactWrite(client, { TransactItems: items });
+      const movementId = adjustmentId ?? randomUUID();
+      // Stamped when written (./ledger.ts transactMovement): entries only grow at the top.
+      const { outcome, createdAt } = await transactMovement(
+        client,
+        (stamp) => {
+          const items = movementItems(tableName, ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: stamp, movementId }), {
+            condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))),
+          });
+          // The entry as it was when its Put failed: a retried adjustment ID.
+          if (items[1]?.Put) items[1].Put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+          return { TransactItems: items };
+        },
+        0,
+      );
+      const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt, movementId });
       if (!outcome.ok) {
         // The entry exists: this adjustment ID was applied already (a retry), whatever the balance says now.
         const applied = outcome.failed.includes(1) ? outcome.old[1] : undefined;
