@@ -238,7 +238,7 @@ export { createDocsHandler } from './http/docs';
 export { buildOpenApiDocument } from './contract/openapi';
 export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
-export { createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
+export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
 export { enrichCampaign } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';

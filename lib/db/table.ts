@@ -156,6 +156,8 @@ export const keys = {
    * the last part, so any visible ASCII (`#` included) cannot collide.
    */
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
+  /** The work a request did under an idempotency key (decisions §10): written with the work, beside its record, outliving a released record. */
+  idempotentWork: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'WORK' }),
   /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */

@@ -32,6 +32,8 @@ export interface LaunchWrite {
   maxEnrichingAccounts: number;
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
+  /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
+  alsoPut?: TransactItem;
 }
 
 /** Why a launch transaction was refused. */
@@ -188,6 +190,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
               alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
               condition: and(balanceCovers(attempt.charged), capacityAllows(attempt.eligible, write.maxEnrichingAccounts)),
             }),
+            ...(write.alsoPut ? [write.alsoPut] : []),
           ],
         }),
         1,

@@ -29,14 +29,16 @@ import { logger } from '../observability';
 import { failure, success } from '../http/envelope';
 import type { Operation } from '../http/operation';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from './key';
-import type { IdempotencyScope, IdempotencyStore, SavedResponse } from './store';
+import type { IdempotencyScope, IdempotencyStore, IdempotentWork, SavedResponse } from './store';
 
-/** What the middleware reads from the pipeline's context. */
+/** What the middleware reads from the pipeline's context, and what it leaves there. */
 export interface IdempotencyContext extends Context {
   organizationId?: string;
   requestId?: string;
   /** The validated input (after the schema). */
   input?: unknown;
+  /** Set once this request holds its key: the work done under it (lib/idempotency/store.ts), for the use case. */
+  idempotentWork?: IdempotentWork;
 }
 
 /**
@@ -136,6 +138,7 @@ export function idempotency(operation: Pick<Operation, 'operationId' | 'idempote
       logger.appendKeys({ idempotencyKey: key });
       if (outcome.ok) {
         request[CLAIM] = { scope, token };
+        request.context.idempotentWork = options.store().work(scope, now, options.ttlSeconds());
         return undefined;
       }
       const record = outcome.record;

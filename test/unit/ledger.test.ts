@@ -248,11 +248,13 @@ describe('movementItems', () => {
     expect(update.TableName).toBe(TABLE);
     expect(update.Key).toEqual(keys.organization(ORG));
     expect(update.UpdateExpression).toBe(
-      'SET #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
+      'SET #ledgerWrittenAt = :s_ledgerWrittenAt, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
     );
-    expect(update.ExpressionAttributeNames).toEqual({ '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' });
-    expect(update.ExpressionAttributeValues).toEqual({ ':c_required': 30, ':i_smbCredits': -30, ':i_ledgerEntries': 1, ':zero': 0 });
-    expect(update.ConditionExpression).toBe('smbCredits >= :c_required');
+    expect(update.ExpressionAttributeNames).toEqual({ '#ledgerWrittenAt': 'ledgerWrittenAt', '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' });
+    expect(update.ExpressionAttributeValues).toEqual({ ':c_required': 30, ':c_writtenAt': entry.createdAt, ':s_ledgerWrittenAt': entry.createdAt, ':i_smbCredits': -30, ':i_ledgerEntries': 1, ':zero': 0 });
+    // The ledger's clock (issue #31): the entry is later than every entry written before it.
+    expect(update.ConditionExpression).toBe('(smbCredits >= :c_required) AND (attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt)');
+    expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
     expect(items[1]).toEqual(ledgerPut(TABLE, entry));
   });
 
@@ -261,9 +263,9 @@ describe('movementItems', () => {
     const items = movementItems(TABLE, entry, { alsoChange: { increment: { enrichingAccounts: -8 }, set: { updatedAt: AT }, remove: ['launchLock'] } });
     expect(items).toHaveLength(2);
     const update = items[0]!.Update!;
-    expect(update.ConditionExpression).toBeUndefined();
+    expect(update.ConditionExpression).toBe('attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt');
     expect(update.UpdateExpression).toBe(
-      'SET #updatedAt = :s_updatedAt, #enrichingAccounts = if_not_exists(#enrichingAccounts, :zero) + :i_enrichingAccounts, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries REMOVE #launchLock',
+      'SET #updatedAt = :s_updatedAt, #ledgerWrittenAt = :s_ledgerWrittenAt, #enrichingAccounts = if_not_exists(#enrichingAccounts, :zero) + :i_enrichingAccounts, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries REMOVE #launchLock',
     );
     expect(update.ExpressionAttributeValues).toMatchObject({ ':i_enrichingAccounts': -8, ':i_smbCredits': 8, ':i_ledgerEntries': 1 });
     expect(items[1]!.Put!.Item).toEqual(ledgerItem(entry));
