@@ -152,6 +152,8 @@ export interface CampaignEnrichmentClient {
   listCampaigns(body?: Body<'/v1/campaigns/list'>): Promise<Data<'/v1/campaigns/list'>>;
   /** `POST /v1/campaigns/enrich`; retried safely with one `Idempotency-Key` (never charged twice). */
   enrichCampaign(campaignId: string, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/enrich'>>;
+  /** `POST /v1/campaigns/cancel`: stops a running enrichment, whole charge refunded; retried safely with one `Idempotency-Key`. */
+  cancelCampaign(campaignId: string, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/cancel'>>;
   /** `POST /v1/campaigns/export`. */
   exportCampaign(body: Body<'/v1/campaigns/export'>): Promise<Data<'/v1/campaigns/export'>>;
   /**
@@ -229,6 +231,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     getCampaign: (campaignId) => call('/v1/campaigns/get', { campaignId }, false),
     listCampaigns: (body) => call('/v1/campaigns/list', body ?? {}, false),
     enrichCampaign: (campaignId, callOptions) => call('/v1/campaigns/enrich', { campaignId }, true, callOptions?.idempotencyKey),
+    cancelCampaign: (campaignId, callOptions) => call('/v1/campaigns/cancel', { campaignId }, true, callOptions?.idempotencyKey),
     exportCampaign: (body) => call('/v1/campaigns/export', body, false),
     async waitForEnrichment(campaignId, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutSeconds ?? 600) * 1000;
