@@ -110,9 +110,11 @@ describe('a failing attempt', () => {
 
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: attempt.startedAt, note: null },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: endedAt, note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: expect.stringMatching(ISO_UTC), note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: expect.stringMatching(ISO_UTC), note: null },
     ]);
+    // Entries are dated when written (issue #31): the charge at or after the attempt started, the refund at or after it ended.
+    expect(ledger.entries[0]!.createdAt >= attempt.startedAt && ledger.entries[1]!.createdAt >= endedAt).toBe(true);
     expect(ledger.charged).toBe(0);
     // The list indexes follow the state.
     expect((await listedIds(apiKey, 'draft')).map((c) => c.id)).toContain(campaignId);

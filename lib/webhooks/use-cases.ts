@@ -93,10 +93,12 @@ export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webh
       return secret === undefined ? rest : { ...rest, secretSha256: secretDigest(secret) };
     },
     async fromSaved(saved: unknown, { organizationId }: { organizationId: string }): Promise<unknown> {
-      const { secretSha256, ...rest } = saved as { id: string; secretSha256?: string };
-      if (secretSha256 === undefined) return rest;
+      // An answer saved before this rule still holds its secret: judged by the same test, and never replayed as saved.
+      const { secretSha256 = undefined, secret: legacySecret, ...rest } = saved as { id: string; secretSha256?: string; secret?: string };
+      const digest = secretSha256 ?? (legacySecret === undefined ? undefined : secretDigest(legacySecret));
+      if (digest === undefined) return rest;
       const endpoint = await deps().webhooks.getEndpoint(organizationId, rest.id);
-      return endpoint && secretDigest(endpoint.secret) === secretSha256 ? { ...rest, secret: endpoint.secret } : rest;
+      return endpoint && secretDigest(endpoint.secret) === digest ? { ...rest, secret: endpoint.secret } : rest;
     },
   };
 }
