@@ -10,6 +10,9 @@
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { ddb } from '../lib/aws';
+import { config } from '../lib/config';
+import { ledgerEntries, movementItems, transactMovement } from '../lib/credits/ledger';
 import { ledger } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, enrich, importAccounts, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
@@ -86,5 +89,27 @@ describe('newest-first ledger pages under concurrent writers', () => {
       }),
       { numRuns: 6 },
     );
+  });
+
+  it('a writer whose clock lags a minute still stamps its entry after the last one written (one extra try)', async () => {
+    const { organizationId } = await newOrganization({ smbCredits: 10 });
+    const last = (await ledger().adjust(organizationId, 5, 'first')).entry!;
+    let tries = 0;
+    const { outcome, createdAt } = await transactMovement(
+      ddb,
+      (stamp) => {
+        tries++;
+        return { TransactItems: movementItems(config.tableName, ledgerEntries.adjustment({ organizationId, credits: 1, createdAt: stamp, movementId: `lagging-${organizationId}` })) };
+      },
+      0,
+      () => new Date(Date.now() - 60_000),
+    );
+    expect(outcome.ok).toBe(true);
+    expect(tries).toBe(2);
+    expect(createdAt > last.createdAt).toBe(true);
+    expect(Date.parse(createdAt) - Date.parse(last.createdAt)).toBe(1);
+    const entries = await ledger().entriesOf(organizationId);
+    expect(entries.map((e) => e.amount)).toEqual([10, 5, 1]);
+    expect(await ledger().audit(organizationId)).toMatchObject({ balance: 16, ledgerSum: 16 });
   });
 });
