@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { campaignEvent } from '../lib/webhooks/events';
-import { campaigns, cancelDependencies, ledger, organizations, webhooks, workflow } from '../lib/root';
+import { campaigns, cancelDependencies, ledger, organizations, reconcileDependencies, reconcileEnrichments, webhooks, workflow } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { activeAccounts, createApiCampaign, describeOrg, enrich, expectError, getCampaign, importAccounts, ISO_UTC, ledgerOf, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
 
@@ -119,6 +119,34 @@ describe('POST /v1/campaigns/cancel', () => {
     expectError(await cancel(apiKey, campaignId), 409, 'campaign_not_cancelable', { status: 'enriched' });
     await expect(cancelEnrichment(cancelDependencies(), campaignId)).rejects.toMatchObject({ code: 'campaign_not_cancelable' });
     expect(await ledger().audit(organizationId)).toMatchObject({ balance: 18, ledgerSum: 18 });
+  });
+
+  it('racing the reconciler, another cancel and a repeat enrich: one refund, every cancel answers the canceled campaign', async () => {
+    const { organizationId, apiKey, campaignId } = await draftCampaign(3, 30);
+    const held = useTestWarehouse({ holdAccounts: true });
+    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    await held.called('getAccounts');
+    const [a, b, repeat] = await Promise.all([
+      cancel(apiKey, campaignId),
+      cancel(apiKey, campaignId),
+      enrich(api(), apiKey, campaignId),
+      // The reconciler finishes a cancel it finds requested (lib/enrichment/reconcile.ts).
+      pollUntil(() => campaigns().get(organizationId, campaignId), (c) => Boolean(c?.cancelRequestedAt) || c?.status === 'draft', { intervalMs: 5 }).then(() =>
+        reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId }),
+      ),
+    ]);
+    expect([a.status, b.status], JSON.stringify([a.body, b.body])).toEqual([200, 200]);
+    expect(b.data).toEqual(a.data);
+    expect(a.data).toMatchObject({ status: 'draft', credits: { charged: 0, remaining: 30 }, lastEnrichment: { status: 'canceled', refunded: true } });
+    // The repeat enrich saw it running (200) or already back in draft (a new launch, 200): never an error.
+    expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
+    held.release();
+    const final = await pollUntil(() => getCampaign(api(), apiKey, campaignId), (r) => r.data.status === 'draft' || r.data.status === 'enriched');
+    const refunds = (await ledgerOf(organizationId, campaignId)).entries.filter((e) => e.reason === 'canceled');
+    expect(refunds).toHaveLength(1);
+    const net = final.data.status === 'enriched' ? 3 : 0;
+    expect(await ledger().audit(organizationId)).toMatchObject({ balance: 30 - net, ledgerSum: 30 - net });
+    expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
   });
 
   it('a bad body: 400 invalid_request naming the field', async () => {
