@@ -69,6 +69,7 @@ export const OPERATIONS = {
   getCampaign: { path: '/v1/campaigns/get', idempotent: false },
   listCampaigns: { path: '/v1/campaigns/list', idempotent: false },
   enrichCampaign: { path: '/v1/campaigns/enrich', idempotent: true },
+  cancelCampaign: { path: '/v1/campaigns/cancel', idempotent: true },
   exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },

@@ -143,6 +143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/campaigns/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a running enrichment
+         * @description Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/export": {
         parameters: {
             query?: never;
@@ -354,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook message again now
-         * @description Sends one message again at once, with the same `webhook-id` (receivers deduplicate on it), a fresh timestamp and signature, whatever its state, and answers the attempt as the log records it (`trigger: redeliver`). A 2xx marks the message delivered; a failure leaves its retry schedule as it was. Name the message by `messageId`, or by `deliveryId` of any of its attempts. Honours `Idempotency-Key`.
+         * @description Sends one message again at once, with the same `webhook-id` (receivers deduplicate on it), a fresh timestamp and signature, whatever its state, and answers the attempt as the log records it (`trigger: redeliver`). A 2xx marks the message delivered; a failure leaves its retry schedule as it was. Name the message by `messageId`, or by `deliveryId` of any of its attempts. An endpoint disabled after answering 410 Gone receives nothing: 409 `webhook_endpoint_disabled`. Honours `Idempotency-Key`.
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -999,6 +1019,19 @@ export interface components {
                 requested: number;
             };
         };
+        /** @description 409 `campaign_not_cancelable`: The campaign is not enriching: it finished first, never launched, or another surface created it. */
+        CampaignNotCancelableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "campaign_not_cancelable";
+            message: string;
+            details: {
+                /** @enum {string} */
+                status: "draft" | "enriching" | "enriched" | "expired" | "tam_only";
+            };
+        };
         ExportResult: {
             /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
             campaignId: string;
@@ -1198,10 +1231,10 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
-            secret: string;
+            secret?: string;
         };
         /** @description 409 `webhook_endpoint_limit_reached`: The organization already has the most webhook endpoints allowed (10). */
         WebhookEndpointLimitReachedError: {
@@ -1257,10 +1290,10 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
-            secret: string;
+            secret?: string;
             /**
              * Format: date-time
              * @description Until then (24 h) every message carries two signatures: the new secret's and the previous one's.
@@ -1324,11 +1357,24 @@ export interface components {
             /** @description When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery). */
             nextAttemptAt: string | null;
         };
+        /** @description 409 `webhook_endpoint_disabled`: The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more. */
+        WebhookEndpointDisabledError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "webhook_endpoint_disabled";
+            message: string;
+            details: {
+                /** @description The disabled endpoint (`whe_…`). */
+                id: string;
+            };
+        };
     };
     responses: never;
     parameters: {
         /**
-         * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+         * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
          * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
          */
         IdempotencyKey: string;
@@ -1464,7 +1510,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1684,7 +1730,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1854,7 +1900,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2402,7 +2448,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2602,6 +2648,205 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["ConcurrencyLimitExceededError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *         "status": "draft",
+                     *         "createdVia": "api",
+                     *         "name": "Q4 expansion targets",
+                     *         "accounts": {
+                     *           "requested": 300,
+                     *           "eligible": 212,
+                     *           "excluded": {
+                     *             "total": 88,
+                     *             "invalid": 47,
+                     *             "recentlyEnriched": 30,
+                     *             "crmExcluded": 11
+                     *           }
+                     *         },
+                     *         "credits": {
+                     *           "charged": 0,
+                     *           "remaining": 9950
+                     *         },
+                     *         "excludeEnrichedWithinDays": 30,
+                     *         "lastEnrichment": {
+                     *           "status": "canceled",
+                     *           "startedAt": "2026-11-22T09:31:02.114Z",
+                     *           "endedAt": "2026-11-22T09:33:40.870Z",
+                     *           "refunded": true
+                     *         },
+                     *         "createdAt": "2026-11-22T09:30:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Campaign"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `campaign_not_cancelable`: The campaign is not enriching: it finished first, never launched, or another surface created it. `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["CampaignNotCancelableError"] | components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
                     };
                 };
             };
@@ -3431,7 +3676,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3745,7 +3990,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3919,7 +4164,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4101,7 +4346,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4466,7 +4711,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
                  * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4608,7 +4853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            /** @description `webhook_endpoint_disabled`: The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more. `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4619,7 +4864,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                        error: components["schemas"]["WebhookEndpointDisabledError"] | components["schemas"]["IdempotencyKeyInUseError"];
                     };
                 };
             };

@@ -5,6 +5,7 @@ import { idempotentApiHandler, launchDependencies, enrichCampaign } from '../lib
 // The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
 export const handler = idempotentApiHandler(
   enrichCampaignOperation,
-  (input, { organizationId, requestId, signal, keyCheck }) => enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), { requestId, signal, keyCheck }),
+  (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork }) =>
+    enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), { requestId, signal, keyCheck, remainingMs, idempotentWork }),
   { keyCheck: 'in-read' },
 );

@@ -1,5 +1,8 @@
 /** Lambda of `POST /v1/webhooks/create` (decisions §12). */
 import { createWebhookEndpointOperation } from '../lib/webhooks/schema';
-import { idempotentApiHandler, webhookDependencies, createWebhookEndpoint } from '../lib/root';
+import { idempotentApiHandler, webhookDependencies, createWebhookEndpoint, endpointSecretAnswer } from '../lib/root';
 
-export const handler = idempotentApiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input));
+// A saved answer holds no secret; a replay shows it only while it is still the endpoint's (decisions §10).
+export const handler = idempotentApiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input), {
+  savedAnswer: endpointSecretAnswer(webhookDependencies),
+});

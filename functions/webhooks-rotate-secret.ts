@@ -1,5 +1,8 @@
 /** Lambda of `POST /v1/webhooks/rotate-secret` (decisions §12). */
 import { rotateWebhookSecretOperation } from '../lib/webhooks/schema';
-import { idempotentApiHandler, webhooks, rotateWebhookSecret } from '../lib/root';
+import { idempotentApiHandler, webhooks, rotateWebhookSecret, endpointSecretAnswer } from '../lib/root';
 
-export const handler = idempotentApiHandler(rotateWebhookSecretOperation, (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId));
+// A saved answer holds no secret; a replay shows it only while it is still the endpoint's (decisions §10).
+export const handler = idempotentApiHandler(rotateWebhookSecretOperation, (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId), {
+  savedAnswer: endpointSecretAnswer(() => ({ webhooks: webhooks() })),
+});

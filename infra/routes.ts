@@ -19,7 +19,7 @@ import {
   testWebhookEndpointOperation,
 } from '../lib/webhooks/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
-import { campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
+import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 import { createUploadOperation } from '../lib/uploads/schema';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
@@ -34,6 +34,8 @@ export interface RoutePermissions {
   deletesObjects?: boolean;
   /** Whether the function starts enrichment executions. */
   startsWorkflow?: boolean;
+  /** Whether the function stops enrichment executions (cancel, decisions §16): `states:StopExecution` on this state machine's executions. */
+  stopsWorkflow?: boolean;
 }
 
 /** One API route and the handler file of its Lambda. */
@@ -57,6 +59,8 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
   { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true } },
+  // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (decisions §16).
+  { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.

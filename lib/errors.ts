@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'not_found'
   | 'campaign_not_enrichable'
   | 'campaign_not_editable'
+  | 'campaign_not_cancelable'
   | 'enrichment_pending'
   | 'no_eligible_accounts'
   | 'concurrency_limit_exceeded'
@@ -30,6 +31,7 @@ export type ErrorCode =
   | 'idempotency_key_in_use'
   | 'method_not_allowed'
   | 'webhook_endpoint_limit_reached'
+  | 'webhook_endpoint_disabled'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
@@ -42,6 +44,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   campaign_not_enrichable: 409,
   campaign_not_editable: 409,
+  campaign_not_cancelable: 409,
   enrichment_pending: 409,
   results_not_ready: 409,
   idempotency_key_in_use: 409,
@@ -50,6 +53,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   concurrency_limit_exceeded: 429,
   webhook_endpoint_limit_reached: 409,
+  webhook_endpoint_disabled: 409,
   internal_error: 500,
 };
 
@@ -159,6 +163,17 @@ export class CampaignNotEditableError extends ApiError {
 }
 
 /**
+ * 409 `campaign_not_cancelable`: the campaign is not `enriching` (it finished
+ * first, never launched, or another surface created it; decisions §16).
+ */
+export class CampaignNotCancelableError extends ApiError {
+  override name = 'CampaignNotCancelableError';
+  constructor(status: CampaignStatus, reason?: string) {
+    super('campaign_not_cancelable', reason ?? `A campaign in status "${status}" cannot be canceled: only an enriching campaign can be canceled.`, { status });
+  }
+}
+
+/**
  * 409 `enrichment_pending`: another enrich call is evaluating this campaign's
  * launch (decisions §2), with `Retry-After` until its launch lock expires (§10).
  */
@@ -240,6 +255,14 @@ export class WebhookEndpointLimitReachedError extends ApiError {
   override name = 'WebhookEndpointLimitReachedError';
   constructor(limit: number) {
     super('webhook_endpoint_limit_reached', `An organization can have at most ${limit} webhook endpoints; delete one first.`, { limit });
+  }
+}
+
+/** 409 `webhook_endpoint_disabled`: the endpoint answered 410 and was disabled; nothing is sent to it (decisions §12). */
+export class WebhookEndpointDisabledError extends ApiError {
+  override name = 'WebhookEndpointDisabledError';
+  constructor(endpointId: string) {
+    super('webhook_endpoint_disabled', `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`, { id: endpointId });
   }
 }
 

@@ -29,8 +29,10 @@ import { createOutcomeStore, type OutcomeStore } from './enrichment/outcomes';
 import { createPrefixStore, type PrefixStore } from './storage/prefixes';
 import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
+import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
+import type { SavedAnswerCodec } from './idempotency/middleware';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
@@ -191,6 +193,14 @@ export const launchDependencies = (organizationId: string): LaunchDependencies =
   launchLockSeconds: config.launchLockSeconds,
 });
 
+/** The cancel dependencies of this deployment (decisions §16; lib/enrichment/cancel.ts): the API's and the operator's. */
+export const cancelDependencies = (): CancelDependencies => ({
+  campaigns: campaigns(),
+  enrichment: enrichment(),
+  workflow: workflow(),
+  objects: objects(),
+});
+
 /** The reconciler's dependencies (lib/enrichment/reconcile.ts). */
 export const reconcileDependencies = (): ReconcileDependencies => ({
   campaigns: campaigns(),
@@ -229,24 +239,29 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
  * `Idempotency-Key` handling with this deployment's records (decisions §10;
  * lib/idempotency/stage.ts).
  *
+ * @param options.savedAnswer - for an answer that holds a secret: how it is saved without it and replayed
+ *   (lib/idempotency/middleware.ts {@link SavedAnswerCodec}).
+ *
  * @example
  * export const handler = idempotentApiHandler(createCampaignOperation, (input, { organizationId }) => createCampaign(…, organizationId, input));
  */
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler =>
-  createApiHandler(
+  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; savedAnswer?: SavedAnswerCodec } = {},
+): ApiHandler => {
+  const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
+  return createApiHandler(
     operation,
     useCase,
     {
       findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
-      idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
+      idempotency: (op) => stage(op, savedAnswer),
     },
     options,
   );
+};
 
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
@@ -255,9 +270,10 @@ export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
-export { createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
+export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
 export { enrichCampaign } from './enrichment/launch';
+export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';
@@ -267,6 +283,7 @@ export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { listLedger } from './credits/use-cases';
+export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';

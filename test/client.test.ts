@@ -177,7 +177,7 @@ describe('client', () => {
 
       // The campaign.enriched event, verified with the endpoint's secret and typed by its `type`.
       const [delivered] = await receiver.received(1);
-      const event = verifyWebhook(delivered!.body, webhookHeaders(delivered!), [endpoint.secret]);
+      const event = verifyWebhook(delivered!.body, webhookHeaders(delivered!), [endpoint.secret!]);
       expect(event.type).toBe('campaign.enriched');
       if (event.type === 'campaign.enriched') expect(event.data.campaign).toMatchObject({ id: campaign.id, status: 'enriched', results: enriched.results });
 

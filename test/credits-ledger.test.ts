@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { config } from '../lib/config';
@@ -288,7 +288,7 @@ describe('npm run ops -- credits:reconcile', () => {
     const { organizationId } = JSON.parse(created.stdout) as { organizationId: string };
     const second = JSON.parse((await ops(tableName, 'org:create', '--name', 'Other', '--smb-credits', '0')).stdout) as { organizationId: string };
     const adjusted = await ops(tableName, 'org:credits', '--org', organizationId, '--add', '-30', '--note', 'invoice 7 refunded by card');
-    expect(JSON.parse(adjusted.stdout)).toEqual({ organizationId, smb: 70 });
+    expect(JSON.parse(adjusted.stdout)).toEqual({ organizationId, smb: 70, adjustmentId: expect.stringMatching(/^adj_/) });
     const entries = await createLedgerStore({ client: ddb, tableName }).entriesOf(organizationId);
     expect(entries.map((e) => [e.kind, e.reason, e.amount, e.note])).toEqual([
       ['adjustment', 'initial_grant', 100, null],
@@ -297,7 +297,7 @@ describe('npm run ops -- credits:reconcile', () => {
 
     const clean = await ops(tableName, 'credits:reconcile');
     expect(clean.code, clean.stderr).toBe(0);
-    expect(JSON.parse(clean.stdout)).toEqual({ organizations: 2, drift: [] });
+    expect(JSON.parse(clean.stdout)).toEqual({ organizations: 2, drift: [], campaignDrift: [] });
 
     // A write that moves the balance without an entry (what lib/credits never does).
     await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: 'SET smbCredits = smbCredits + :five', ExpressionAttributeValues: { ':five': 5 } }));
@@ -305,9 +305,28 @@ describe('npm run ops -- credits:reconcile', () => {
     expect(drifted.code).toBe(1);
     expect(drifted.stderr).toContain(organizationId);
     expect(drifted.stderr).not.toContain(second.organizationId);
-    expect(JSON.parse(drifted.stdout)).toEqual({ organizations: 2, drift: [{ organizationId, balance: 75, ledgerSum: 70, entries: 2, drift: 5 }] });
+    expect(JSON.parse(drifted.stdout)).toEqual({ organizations: 2, drift: [{ organizationId, balance: 75, ledgerSum: 70, entries: 2, drift: 5 }], campaignDrift: [] });
     const one = await ops(tableName, 'credits:reconcile', '--org', second.organizationId);
     expect(one.code).toBe(0);
-    expect(JSON.parse(one.stdout)).toEqual({ organizations: 1, drift: [] });
+    expect(JSON.parse(one.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
+  });
+
+  it('exits 1 naming the campaign whose credits.charged changed behind the ledger (issue #31)', async () => {
+    const tableName = `reconcile-${randomBytes(4).toString('hex')}`;
+    await ensureTable(dynamodb, tableName);
+    const { organizationId } = JSON.parse((await ops(tableName, 'org:create', '--name', 'Campaigns', '--smb-credits', '10')).stdout) as { organizationId: string };
+    const campaignId = `camp_${'2'.repeat(21)}`;
+    // A campaign that was never charged: credits.charged 0 and no entry agree.
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.campaign(organizationId, campaignId), type: 'campaign', id: campaignId, organizationId, creditsCharged: 0 } }));
+    const clean = await ops(tableName, 'credits:reconcile', '--org', organizationId);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(JSON.parse(clean.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
+
+    // Its credits.charged moved without an entry: the balance still equals the ledger, the campaign does not.
+    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), UpdateExpression: 'SET creditsCharged = :three', ExpressionAttributeValues: { ':three': 3 } }));
+    const drifted = await ops(tableName, 'credits:reconcile');
+    expect(drifted.code).toBe(1);
+    expect(drifted.stderr).toContain(`campaign ${campaignId}: charged 3 credits, ledger 0 credits (drift 3)`);
+    expect(JSON.parse(drifted.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [{ organizationId, campaignId, charged: 3, ledgerCharged: 0, drift: 3 }] });
   });
 });

@@ -110,9 +110,11 @@ describe('a failing attempt', () => {
 
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: attempt.startedAt, note: null },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: endedAt, note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: expect.stringMatching(ISO_UTC), note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: expect.stringMatching(ISO_UTC), note: null },
     ]);
+    // Entries are dated when written (issue #31): the charge at or after the attempt started, the refund at or after it ended.
+    expect(ledger.entries[0]!.createdAt >= attempt.startedAt && ledger.entries[1]!.createdAt >= endedAt).toBe(true);
     expect(ledger.charged).toBe(0);
     // The list indexes follow the state.
     expect((await listedIds(apiKey, 'draft')).map((c) => c.id)).toContain(campaignId);
@@ -170,8 +172,9 @@ describe('an operator cancel (campaign:cancel)', () => {
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     expect(await balance(organizationId)).toBe(30);
 
-    // Nothing left to cancel.
-    await expect(cancelEnrichment(cancelDeps(), campaignId)).rejects.toThrow(/"draft".*only an enriching campaign can be canceled/);
+    // A repeated cancel (decisions §16) answers the same and moves nothing.
+    expect(await cancelEnrichment(cancelDeps(), campaignId)).toEqual({ campaignId, status: 'canceled' });
+    expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     await expect(cancelEnrichment(cancelDeps(), 'camp_111111111111111111111')).rejects.toMatchObject({ code: 'not_found' });
     expect(await balance(organizationId)).toBe(30);
 
@@ -285,10 +288,12 @@ describe('workflow steps are idempotent', () => {
 
     expect(await balance(organizationId)).toBe(18);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount, e.createdAt])).toEqual([
-      ['charge', 'launch', -4, attempt.startedAt],
-      ['refund', 'no_contacts_found', 2, first.completedAt],
+    // One charge, one refund (dated when written, issue #31: the racing completions wrote nothing).
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([
+      ['charge', 'launch', -4],
+      ['refund', 'no_contacts_found', 2],
     ]);
+    expect(ledger.entries[0]!.createdAt >= attempt.startedAt).toBe(true);
     const enriched = await getCampaign(api(), apiKey, campaignId);
     expect(enriched.data).toMatchObject({
       status: 'enriched',

@@ -139,8 +139,10 @@ describe('enrich: evaluation, charge, completion', () => {
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
       { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: -5, createdAt: expect.stringMatching(ISO_UTC), note: null },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: done.completedAt, note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: expect.stringMatching(ISO_UTC), note: null },
     ]);
+    // Entries are dated when written (issue #31): the refund in the completion's transaction, at or after completedAt.
+    expect(ledger.entries[1]!.createdAt >= done.completedAt).toBe(true);
     expect(ledger.charged).toBe(done.credits.charged);
 
     // Money is conserved: balance + everything charged = starting balance + top-ups.

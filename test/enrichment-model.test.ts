@@ -121,7 +121,10 @@ class Cancel implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const { id } = pick(m, this.index);
     const before = (await campaigns().get(r.organizationId, id))!;
-    if (before.status !== 'enriching') {
+    if (before.status === 'draft' && before.lastEnrichment?.status === 'canceled') {
+      // A repeated cancel (decisions §16): the same answer, nothing moves.
+      expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({ campaignId: id, status: 'canceled' });
+    } else if (before.status !== 'enriching') {
       await expect(cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).rejects.toThrow(/only an enriching campaign/);
     } else {
       expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({ campaignId: id, status: 'canceled' });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { customAlphabet } from 'nanoid';
 import pMap from 'p-map';
 import { afterAll, describe, expect, it } from 'vitest';
-import { accountHistory, embeddedWarehouse, organizations } from '../lib/root';
+import { accountHistory, embeddedWarehouse, ledger, organizations } from '../lib/root';
 import { COMMANDS } from '../infra/ops/commands';
 import { newOrganization } from './support/api';
 
@@ -139,10 +139,22 @@ describe('organizations, credits and keys', () => {
     expect(created).toEqual({ organizationId: expect.stringMatching(/^org_/), apiKey: expect.stringMatching(/^cek_/) });
     expect(await organizations().get(created.organizationId)).toMatchObject({ name: 'CLI Org', smbCredits: 100, maxEnrichingAccounts: 7 });
 
-    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70 });
-    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75 });
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70, adjustmentId: expect.stringMatching(/^adj_/) });
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75, adjustmentId: expect.stringMatching(/^adj_/) });
     expect(json(await ops(['key:revoke', '--key', created.apiKey]))).toEqual({ revoked: true });
     failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a'))]), 1, /No such API key/);
+  });
+
+  it('org:credits retried with one --id adjusts once; the same ID with another amount is refused (issue #31)', { timeout: 120_000 }, async () => {
+    const created = { organizationId: (await organizations().create({ name: 'Adjusted', smbCredits: 75, researchAgentCredits: 0, maxEnrichingAccounts: 10 })).organization.id };
+    const adjust = ['org:credits', '--org', created.organizationId, '--add', '500', '--note', 'top-up', '--id', 'ticket-4711'];
+    const [first, again] = await Promise.all([ops(adjust), ops(adjust)]);
+    expect([json(first), json(again)]).toEqual([0, 1].map(() => ({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' })));
+    expect(json(await ops(adjust))).toEqual({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' });
+    failed(await ops(['org:credits', '--org', created.organizationId, '--add', '1000', '--id', 'ticket-4711']), 1, /already applied as \+500 credits/);
+    failed(await ops(['org:credits', '--org', created.organizationId, '--add', '1', '--id', 'has space']), 1, /--id: 1\.\.128 visible ASCII/);
+    expect((await ledger().entriesOf(created.organizationId)).filter((e) => e.note === 'top-up').map((e) => e.amount)).toEqual([500]);
+    expect(await ledger().audit(created.organizationId)).toMatchObject({ balance: 575, ledgerSum: 575 });
   });
 });
 

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
-import { campaigns, enrichment, useWebhookResolver, workflow } from '../lib/root';
+import { campaigns, enrichment, idempotencyRecords, useWebhookResolver, workflow } from '../lib/root';
 import type { ResolvedAddress } from '../lib/webhooks/ssrf';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { account, contact, createApiCampaign, enrich, expectError, getCampaign, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
@@ -231,6 +231,13 @@ describe('delivery log and redelivery', () => {
       (r) => r.data.endpoints[0]?.status === 'disabled',
     );
     expect(listed.data.endpoints).toEqual([{ id: endpoint.id, url: hook.url, events: endpoint.events, description: null, createdAt: expect.any(String), status: 'disabled', disabledAt: expect.any(String) }]);
+
+    // Redelivery to the disabled endpoint: 409 webhook_endpoint_disabled, nothing sent, nothing logged (issue #31).
+    const refused = await call(api(), W.redeliver, { apiKey, body: { messageId: delivery.messageId } });
+    expectError(refused, 409, 'webhook_endpoint_disabled', { id: endpoint.id });
+    expectError(await call(api(), W.redeliver, { apiKey, body: { deliveryId: delivery.id } }), 409, 'webhook_endpoint_disabled', { id: endpoint.id });
+    expect(hook.requests).toHaveLength(1);
+    expect((await call(api(), W.deliveries, { apiKey, body: {} })).data.deliveries).toHaveLength(1);
   });
 });
 
@@ -261,6 +268,40 @@ describe('secret rotation', () => {
     expect(() => new Webhook(endpoint.secret).verify(request!.body, only(signatures[0]!))).toThrow();
     // Secrets are never listed.
     expect(JSON.stringify((await call(api(), W.list, { apiKey })).body)).not.toMatch(/whsec_/);
+  });
+
+  it('saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint\'s current one (decisions §10)', async () => {
+    const { organizationId, apiKey } = await newOrganization();
+    const hook = await receiver();
+    const body = { url: hook.url };
+    const created = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { secret } = created.data;
+    expect(secret).toMatch(/^whsec_/);
+    // Stored: the answer without the secret.
+    const record = await idempotencyRecords().claim({ organizationId, operationId: 'createWebhookEndpoint', key: 'create-1', fingerprint: 'x', token: 'probe', requestId: 'probe', now: Date.now(), lockExpiresAt: Date.now(), ttlSeconds: 60 });
+    expect(record.ok).toBe(false);
+    expect(JSON.stringify(record)).not.toContain(secret);
+
+    // Before rotation the replay is the first answer, secret included.
+    const replayed = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(created.body);
+
+    const rotated = await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } });
+    expect(rotated.status).toBe(200);
+    const afterRotation = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
+    expect(afterRotation.headers.get('idempotent-replayed')).toBe('true');
+    const { secret: _shown, ...withoutSecret } = created.data;
+    expect(afterRotation.data).toEqual(withoutSecret);
+    expect(JSON.stringify(afterRotation.body)).not.toMatch(/whsec_/);
+    // The rotation's own replay shows its secret while it is current, and not once rotated again.
+    expect((await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } })).data.secret).toBe(rotated.data.secret);
+    expect((await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id } })).status).toBe(200);
+    const rotateReplay = await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } });
+    expect(rotateReplay.headers.get('idempotent-replayed')).toBe('true');
+    expect(rotateReplay.data).not.toHaveProperty('secret');
+    expect(rotateReplay.data).toMatchObject({ id: created.data.id, previousSecretExpiresAt: rotated.data.previousSecretExpiresAt });
   });
 });
 

@@ -59,7 +59,7 @@ export const BUSINESS_METRICS = {
   EnrichmentsFailed: 'Enrichments compensated after a failure',
   EnrichmentsCanceled: 'Enrichments canceled by an operator',
   ExportRows: 'CSV rows exported',
-  LedgerDrift: 'Credits by which balances differ from their ledgers (scheduled reconciliation; must be 0)',
+  LedgerDrift: 'Credits by which balances, and campaigns’ credits.charged, differ from their ledgers (scheduled reconciliation; must be 0)',
   EnrichmentsRepaired: 'Enrichments the reconciler started, restarted or compensated (a crash window closed)',
   CapacityDrift: 'Accounts by which organizations’ enrichingAccounts differ from their enriching campaigns (must be 0)',
   WebhookMessagesDelivered: 'Webhook messages delivered (an endpoint answered 2xx)',
@@ -248,7 +248,7 @@ export class Monitoring extends Construct {
         ...atLeastOne,
         alarmName: name('LedgerDrift'),
         alarmDescription:
-          "An organization's smb balance differs from the sum of its ledger entries (decisions §11): credits moved outside lib/credits. The CreditsReconcile function's log names each organization; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
+          "An organization's smb balance differs from the sum of its ledger entries (decisions §11), or a campaign's credits.charged from minus the sum of its entries: credits moved outside lib/credits. The CreditsReconcile function's log names each organization and campaign; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
       }),
       capacityDrift: business.CapacityDrift.with({ statistic: cloudwatch.Stats.MAXIMUM }).createAlarm(this, 'CapacityDrift', {
         ...atLeastOne,

@@ -4,7 +4,7 @@
  * explicit list of actions on explicit resources, so a reader of this file
  * knows everything a function may do.
  */
-import { Validations } from 'aws-cdk-lib';
+import { Aws, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -23,7 +23,7 @@ export interface RouteResources {
    * exists; until then a route with `startsWorkflow` fails synthesis (see
    * {@link grantRoutePermissions}).
    */
-  readonly stateMachine?: sfn.IStateMachine;
+  readonly stateMachine?: sfn.StateMachine;
 }
 
 /**
@@ -67,8 +67,10 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  *   exports) and `s3:ListBucket`.
  * - `startsWorkflow`: `states:StartExecution` on the state machine and its ARN
  *   in `STATE_MACHINE_ARN` (lib/config.ts).
+ * - `stopsWorkflow`: `states:StopExecution` on the executions of that state
+ *   machine only, and its ARN in `STATE_MACHINE_ARN`.
  *
- * @throws Error when a route starts workflows but `resources.stateMachine` is absent.
+ * @throws Error when a route starts or stops workflows but `resources.stateMachine` is absent.
  */
 export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePermissions, resources: RouteResources): void {
   const { table, bucket, stateMachine } = resources;
@@ -112,6 +114,24 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
       throw new Error(`${fn.node.path} starts enrichment executions, but the stack defines no state machine yet`);
     }
     stateMachine.grantStartExecution(fn);
+    fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
+  }
+  if (permissions.stopsWorkflow) {
+    if (!stateMachine) {
+      throw new Error(`${fn.node.path} stops enrichment executions, but the stack defines no state machine yet`);
+    }
+    const stack = Stack.of(fn);
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'StopExecutions',
+        actions: ['states:StopExecution'],
+        resources: [`arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${stateMachine.stateMachineName}:*`],
+      }),
+    );
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${stack.getLogicalId(stateMachine.node.defaultChild as CfnResource)}.Name>:*]`,
+      reason: 'Executions are named after enrichment attempts at run time; access is limited to executions of this one state machine.',
+    });
     fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
   }
 }

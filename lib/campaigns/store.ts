@@ -1,7 +1,7 @@
 /**
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
-import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../db/batch';
 import { queryPartition } from '../db/query';
 import { transactWrite, updateIf } from '../db/conditional';
@@ -40,8 +40,8 @@ export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: 
 
 /** Data access for campaigns. */
 export interface CampaignStore {
-  /** Writes a new campaign (and its owner item, in one transaction). */
-  create(record: CampaignRecord): Promise<void>;
+  /** Writes a new campaign (and its owner item, and `alsoPut` when given: an idempotency key's work marker, in one transaction). */
+  create(record: CampaignRecord, alsoPut?: NonNullable<TransactWriteCommandInput['TransactItems']>[number]): Promise<void>;
   /** The organization a campaign belongs to; `undefined` when unknown (operator use only). */
   ownerOf(campaignId: string): Promise<string | undefined>;
   /** Reads a campaign (strongly consistent); `undefined` when unknown. */
@@ -168,9 +168,10 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
   return {
     get,
 
-    async create(record) {
+    async create(record, alsoPut) {
       const outcome = await transactWrite(client, {
         TransactItems: [
+          ...(alsoPut ? [alsoPut] : []),
           { Put: { TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Put: {

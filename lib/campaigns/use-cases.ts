@@ -15,6 +15,7 @@ import type { CampaignStore } from './store';
 import type { AccountListStore } from '../account-lists/account-list';
 import type { OrganizationStore } from '../organizations/store';
 import type { KeyCheck } from '../http/auth';
+import type { IdempotentWork } from '../idempotency/store';
 
 /** What the campaign use cases need. */
 export interface CampaignDependencies {
@@ -35,6 +36,26 @@ export interface NewCampaign {
   status?: Extract<CampaignStatus, 'draft' | 'tam_only'>;
 }
 
+/**
+ * Create under an `Idempotency-Key` (decisions §10): a create that wrote its
+ * campaign answers that campaign again, whatever happened to its answer (a
+ * 5xx, a killed function, a failed save): the campaign is written in one
+ * transaction with the key's work marker, and the marker is looked for
+ * before anything else, so a retry never writes a second draft.
+ * @param create - the create itself, given the marker item to write with the campaign; run only when the key did no work yet.
+ * @returns the campaign the key created (as it is now), or what `create` returns.
+ */
+export async function createCampaignOnce(
+  deps: Pick<CampaignDependencies, 'campaigns'>,
+  organizationId: string,
+  work: IdempotentWork | undefined,
+  create: (workItem?: IdempotentWork['workItem']) => Promise<Campaign>,
+): Promise<Campaign> {
+  const created = work ? await work.find() : undefined;
+  if (created !== undefined) return getCampaign(deps, organizationId, created);
+  return create(work && ((campaignId) => work.workItem(campaignId)));
+}
+
 const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, organizationId: string): Promise<number> => {
   const organization = await deps.organizations.get(organizationId);
   if (!organization) throw new NotFoundError('organization', organizationId);
@@ -45,10 +66,11 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
  * Creates a campaign in `draft` (decisions §1): the distinct account IDs go
  * to S3 first, then the campaign item is written.
  * @param signal - the request's deadline (lib/http/deadline.ts): once it fires, no campaign is written.
+ * @param workItem - the `Idempotency-Key`'s work marker to write with the campaign ({@link createCampaignOnce}).
  * @returns the campaign; `credits.remaining` is the organization's balance (credits).
  * @throws DeadlineExceededError past the deadline (nothing written but an unreferenced account list).
  */
-export async function createCampaign(deps: CampaignDependencies, input: NewCampaign, signal?: AbortSignal): Promise<Campaign> {
+export async function createCampaign(deps: CampaignDependencies, input: NewCampaign, signal?: AbortSignal, workItem?: IdempotentWork['workItem']): Promise<Campaign> {
   const id = newCampaignId();
   const accountIds = distinctAccountIds(input.accountIds);
   const record: CampaignRecord = {
@@ -69,7 +91,8 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
   const [, remaining] = await beforeDeadline(signal, Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]));
   // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
   throwIfPastDeadline(signal);
-  await deps.campaigns.create(record);
+  // With the key's work marker, in the same transaction (createCampaignOnce).
+  await deps.campaigns.create(record, workItem?.(record.id));
   return toCampaign(record, remaining);
 }
 

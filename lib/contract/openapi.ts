@@ -20,6 +20,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import {
   ApiError,
   CAMPAIGN_STATUSES,
+  CampaignNotCancelableError,
   CampaignNotEditableError,
   CampaignNotEnrichableError,
   ConcurrencyLimitExceededError,
@@ -37,6 +38,7 @@ import {
   ResultsExpiredError,
   ResultsNotReadyError,
   RevokedApiKeyError,
+  WebhookEndpointDisabledError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
@@ -72,6 +74,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   not_found: { schema: z.strictObject({ resource: z.string().meta({ description: '`campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path.' }), id: z.string() }), required: true },
   campaign_not_enrichable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   campaign_not_editable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
+  campaign_not_cancelable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   no_eligible_accounts: { schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }), required: true },
   concurrency_limit_exceeded: {
     schema: z.strictObject({ limit: nonNegative(), inFlight: nonNegative(), requested: nonNegative() }).meta({ description: 'Figures in accounts.' }),
@@ -79,6 +82,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   },
   method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
   webhook_endpoint_limit_reached: { schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }), required: true },
+  webhook_endpoint_disabled: { schema: z.strictObject({ id: z.string().meta({ description: 'The disabled endpoint (`whe_…`).' }) }), required: true },
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -90,6 +94,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   method_not_allowed: 'The path is an operation, which takes POST only (header `Allow: POST`).',
   campaign_not_enrichable: 'The campaign is not an API-created draft.',
   campaign_not_editable: 'The campaign is not an API-created draft.',
+  campaign_not_cancelable: 'The campaign is not enriching: it finished first, never launched, or another surface created it.',
   enrichment_pending: 'Another enrich call is evaluating this campaign right now; retry after `Retry-After` seconds.',
   results_not_ready: 'The campaign is not enriched yet.',
   idempotency_key_in_use: 'A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second.',
@@ -98,6 +103,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   idempotency_key_reused: 'The Idempotency-Key was first used with a different request body.',
   concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
   webhook_endpoint_limit_reached: 'The organization already has the most webhook endpoints allowed (10).',
+  webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -110,6 +116,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   method_not_allowed: new MethodNotAllowedError('GET', '/v1/campaigns/get'),
   campaign_not_enrichable: new CampaignNotEnrichableError('enriched'),
   campaign_not_editable: new CampaignNotEditableError('enriching'),
+  campaign_not_cancelable: new CampaignNotCancelableError('enriched'),
   enrichment_pending: new EnrichmentPendingError(42),
   results_not_ready: new ResultsNotReadyError(),
   idempotency_key_in_use: new IdempotencyKeyInUseError(),
@@ -118,6 +125,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   idempotency_key_reused: new IdempotencyKeyReusedError(),
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
+  webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
   internal_error: new InternalError(),
 };
 
@@ -166,7 +174,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: `Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with \`Idempotent-Replayed: true\`) for 24 h, per organization and operation. 1..${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 \`campaign_not_enrichable\`/\`campaign_not_editable\`, 422) is saved; 400, 401, 409 \`enrichment_pending\`, 429 and 5xx release the key. The same key with another body: 422 \`idempotency_key_reused\`; while the first still runs: 409 \`idempotency_key_in_use\`.`,
+  description: `Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with \`Idempotent-Replayed: true\`) for 24 h, per organization and operation. 1..${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 \`campaign_not_enrichable\`/\`campaign_not_editable\`/\`campaign_not_cancelable\`, 422) is saved; 400, 401, 409 \`enrichment_pending\`, 429 and 5xx release the key. The same key with another body: 422 \`idempotency_key_reused\`; while the first still runs: 409 \`idempotency_key_in_use\`.`,
   schema: { type: 'string', pattern: `^("[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}"|[!-~]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}})$` },
   example: '5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21',
 } as const;

@@ -10,12 +10,22 @@
  * Entries of a campaign's movements have IDs derived from (campaign, attempt,
  * kind, reason) and are put with `attribute_not_exists`: a retried step can
  * never move credits twice (Stripe's balance transactions, made idempotent).
+ *
+ * Entries are ordered by when they were written (issue #31): an entry's
+ * `createdAt` is stamped when its transaction is sent, and the transaction
+ * requires it to be later than the organization's `ledgerWrittenAt` (the
+ * last entry's), which it then sets. So each organization's entries, in every
+ * list index (`listSk` = `createdAt#id`), only ever grow at the top: a reader
+ * paging newest first never has an entry land behind its cursor.
+ * {@link transactMovement} stamps and, when another writer's clock ran ahead,
+ * stamps again just after it.
  */
 import { createHash } from 'node:crypto';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { transactWrite, type TransactOutcome } from '../db/conditional';
 import { keys } from '../db/table';
 import { ID_ALPHABET } from '../ids';
-import { updateParts, type Change, type Clause } from '../db/expression';
+import { and, updateParts, type Change, type Clause } from '../db/expression';
 
 /** Kinds of ledger entry (decisions §11). */
 export const LEDGER_KINDS = ['charge', 'refund', 'adjustment'] as const;
@@ -141,23 +151,70 @@ export function ledgerPut(tableName: string, entry: LedgerEntry): TransactItem {
 /** The organization's balance covers a charge of `credits` (decisions §4). */
 export const balanceCovers = (credits: number): Clause => ({ expression: 'smbCredits >= :c_required', values: { ':c_required': credits } });
 
+/** Attribute of the organization item holding its last entry's `createdAt` (the ledger's clock). */
+export const LEDGER_WRITTEN_AT = 'ledgerWrittenAt';
+
+/** The ledger's clock allows an entry stamped `createdAt`: it is later than every entry written before (or none was stamped yet). */
+const ledgerClockAllows = (createdAt: string): Clause => ({
+  expression: `attribute_not_exists(${LEDGER_WRITTEN_AT}) OR ${LEDGER_WRITTEN_AT} < :c_writtenAt`,
+  values: { ':c_writtenAt': createdAt },
+});
+
 /**
  * One balance movement: the organization item's update (balance by
- * `entry.amount`, the entry counter, plus any `alsoChange` such as the
- * capacity it reserves or releases, under `condition`) and the entry's Put.
- * An amount of 0 writes no entry (capacity may still move).
+ * `entry.amount`, the entry counter, the ledger's clock, plus any
+ * `alsoChange` such as the capacity it reserves or releases, under
+ * `condition` and the clock's) and the entry's Put. An amount of 0 writes no
+ * entry (capacity may still move). The organization's update returns the
+ * item on a failed condition, so {@link transactMovement} can tell a clock
+ * that ran ahead from a refusal.
  *
  * @returns the transaction items, organization first, then the entry's Put when written.
  */
 export function movementItems(tableName: string, entry: LedgerEntry, options: { alsoChange?: Change; condition?: Clause } = {}): TransactItem[] {
   const writesEntry = entry.amount !== 0;
   const change: Change = {
-    set: options.alsoChange?.set,
+    set: { ...options.alsoChange?.set, ...(writesEntry ? { [LEDGER_WRITTEN_AT]: entry.createdAt } : {}) },
     increment: { ...options.alsoChange?.increment, ...(writesEntry ? { smbCredits: entry.amount, ledgerEntries: 1 } : {}) },
     remove: options.alsoChange?.remove,
   };
-  const organizationUpdate: TransactItem = { Update: { TableName: tableName, Key: keys.organization(entry.organizationId), ...updateParts(change, options.condition) } };
+  const clauses = [...(options.condition ? [options.condition] : []), ...(writesEntry ? [ledgerClockAllows(entry.createdAt)] : [])];
+  const condition = clauses.length === 0 ? undefined : clauses.length === 1 ? clauses[0] : and(...clauses);
+  const organizationUpdate: TransactItem = {
+    Update: { TableName: tableName, Key: keys.organization(entry.organizationId), ...updateParts(change, condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+  };
   return writesEntry ? [organizationUpdate, ledgerPut(tableName, entry)] : [organizationUpdate];
+}
+
+/** Stamps the ledger's clock takes at most before giving up (each after another writer's, so contention alone ends it). */
+const MAX_CLOCK_ROUNDS = 5;
+
+/**
+ * Sends a transaction holding one balance movement ({@link movementItems}),
+ * with its entry stamped at write time: `build` receives the `createdAt` to
+ * give the entry (now, ISO 8601 UTC). When the organization's condition
+ * failed because an entry stamped at or after it was written meanwhile (or
+ * this process's clock is behind another's), it is built again stamped 1 ms
+ * after that entry and sent again; any other refusal is returned as it is.
+ *
+ * @param organizationItem - position of the organization's update in the items `build` returns.
+ * @returns the outcome of the last try and the `createdAt` it stamped.
+ * @throws what {@link transactWrite} throws.
+ */
+export async function transactMovement(
+  client: DynamoDBDocumentClient,
+  build: (createdAt: string) => TransactWriteCommandInput,
+  organizationItem: number,
+  now: () => Date = () => new Date(),
+): Promise<{ outcome: TransactOutcome; createdAt: string }> {
+  let floor = 0;
+  for (let round = 0; ; round++) {
+    const createdAt = new Date(Math.max(now().getTime(), floor + 1)).toISOString();
+    const outcome = await transactWrite(client, build(createdAt));
+    const written = outcome.ok ? undefined : outcome.failed.includes(organizationItem) ? outcome.old[organizationItem]?.[LEDGER_WRITTEN_AT] : undefined;
+    if (typeof written !== 'string' || written < createdAt || round + 1 >= MAX_CLOCK_ROUNDS) return { outcome, createdAt };
+    floor = Date.parse(written);
+  }
 }
 
 /** The campaign-side change of a charge or refund: `creditsCharged` is net of refunds, −Σ amounts. */

@@ -1,13 +1,14 @@
 /**
  * Reconciliation (decisions §8 `credits:reconcile`, §11): each
- * organization's balance must equal the sum of its ledger entries. Run by
- * the operator CLI and, in AWS, on a schedule that publishes the drift as the
- * `LedgerDrift` metric (alarmed when non-zero).
+ * organization's balance must equal the sum of its ledger entries, and each
+ * campaign's `credits.charged` minus the sum of its entries (issue #31). Run
+ * by the operator CLI and, in AWS, on a schedule that publishes the drift as
+ * the `LedgerDrift` metric (alarmed when non-zero).
  */
-import type { LedgerAudit, LedgerStore } from './store';
+import type { CampaignChargeDrift, LedgerAudit, LedgerStore } from './store';
 
 /** An organization whose balance differs from its ledger. */
-export interface LedgerDrift extends LedgerAudit {
+export interface LedgerDrift extends Omit<LedgerAudit, 'campaignDrift'> {
   /** balance − ledgerSum (credits). */
   drift: number;
 }
@@ -18,6 +19,8 @@ export interface ReconciliationReport {
   organizations: number;
   /** Those whose balance differs from the sum of their entries (empty when all agree). */
   drift: LedgerDrift[];
+  /** Campaigns whose `credits.charged` differs from minus the sum of their entries, each named (empty when all agree). */
+  campaignDrift: CampaignChargeDrift[];
 }
 
 /**
@@ -27,15 +30,19 @@ export interface ReconciliationReport {
 export async function reconcileCredits(ledger: Pick<LedgerStore, 'audit' | 'organizationIds'>, options: { organizationId?: string } = {}): Promise<ReconciliationReport> {
   const ids = options.organizationId !== undefined ? [options.organizationId] : await ledger.organizationIds();
   const drift: LedgerDrift[] = [];
+  const campaignDrift: CampaignChargeDrift[] = [];
   let organizations = 0;
   for (const organizationId of ids) {
     const audit = await ledger.audit(organizationId);
     if (!audit) continue;
     organizations++;
-    if (audit.balance !== audit.ledgerSum) drift.push({ ...audit, drift: audit.balance - audit.ledgerSum });
+    const { campaignDrift: campaigns, ...balance } = audit;
+    if (balance.balance !== balance.ledgerSum) drift.push({ ...balance, drift: balance.balance - balance.ledgerSum });
+    campaignDrift.push(...campaigns);
   }
-  return { organizations, drift };
+  return { organizations, drift, campaignDrift };
 }
 
-/** Total absolute drift of a report (credits): the `LedgerDrift` metric. */
-export const totalDrift = (report: ReconciliationReport): number => report.drift.reduce((sum, d) => sum + Math.abs(d.drift), 0);
+/** Total absolute drift of a report (credits), balances and campaigns': the `LedgerDrift` metric. */
+export const totalDrift = (report: ReconciliationReport): number =>
+  report.drift.reduce((sum, d) => sum + Math.abs(d.drift), 0) + report.campaignDrift.reduce((sum, d) => sum + Math.abs(d.drift), 0);

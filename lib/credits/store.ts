@@ -5,11 +5,10 @@
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
-import { transactWrite } from '../db/conditional';
 import { queryPartition } from '../db/query';
 import { and } from '../db/expression';
 import { NotFoundError } from '../errors';
-import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, type LedgerEntry, type LedgerKind } from './ledger';
+import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, transactMovement, type LedgerEntry, type LedgerKind } from './ledger';
 
 /** One page of the ledger query, newest first. */
 export interface LedgerPageQuery {
@@ -31,6 +30,23 @@ export interface LedgerAudit {
   ledgerSum: number;
   /** Entries read. */
   entries: number;
+  /**
+   * Campaigns whose `credits.charged` differs from minus the sum of their
+   * entries, read in the same quiet round as the balance (empty when all agree).
+   */
+  campaignDrift: CampaignChargeDrift[];
+}
+
+/** A campaign whose `creditsCharged` differs from its ledger (issue #31). */
+export interface CampaignChargeDrift {
+  organizationId: string;
+  campaignId: string;
+  /** `credits.charged` on the campaign item (credits). */
+  charged: number;
+  /** −Σ of the campaign's entries (credits). */
+  ledgerCharged: number;
+  /** charged − ledgerCharged (credits). */
+  drift: number;
 }
 
 /** Data access for the ledger. */
@@ -40,9 +56,10 @@ export interface LedgerStore {
   /** Every entry of an organization, or of one of its campaigns, oldest first (strongly consistent). */
   entriesOf(organizationId: string, campaignId?: string): Promise<LedgerEntry[]>;
   /**
-   * Balance and ledger sum of an organization read as of one instant: the
-   * organization item is read before and after the entries, and the read is
-   * repeated until no movement happened in between.
+   * Balance and ledger sum of an organization, and each campaign's
+   * `creditsCharged` against its entries, read as of one instant: the
+   * organization item is read before and after the entries and campaigns,
+   * and the read is repeated until no movement happened in between.
    * @returns undefined for an unknown organization.
    */
   audit(organizationId: string): Promise<LedgerAudit | undefined>;
@@ -50,10 +67,22 @@ export interface LedgerStore {
   organizationIds(): Promise<string[]>;
   /**
    * An operator's adjustment of the smb balance by `credits` (may be negative) with its ledger entry.
-   * @returns the balance after it (credits) and the entry (none for an adjustment of 0, which writes nothing).
-   * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0.
+   * The entry's ID derives from the organization and `adjustmentId` (a random one when absent), so the
+   * same adjustment ID adjusts once: a retry after a lost answer finds its entry and moves nothing (issue #31).
+   * @returns the balance after it (credits), the entry (none for an adjustment of 0, which writes nothing),
+   *   and `replayed` when the adjustment ID had been applied already.
+   * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0;
+   *   AdjustmentIdReusedError when the adjustment ID was applied with another amount or note.
    */
-  adjust(organizationId: string, credits: number, note?: string): Promise<{ balance: number; entry?: LedgerEntry }>;
+  adjust(organizationId: string, credits: number, note?: string, adjustmentId?: string): Promise<{ balance: number; entry?: LedgerEntry; replayed?: boolean }>;
+}
+
+/** An operator's adjustment ID given again with another amount or note: nothing is written. */
+export class AdjustmentIdReusedError extends Error {
+  override name = 'AdjustmentIdReusedError';
+  constructor(adjustmentId: string, entry: LedgerEntry) {
+    super(`Adjustment ID "${adjustmentId}" was already applied as ${entry.amount > 0 ? '+' : ''}${entry.amount} credits${entry.note ? ` (note "${entry.note}")` : ''} at ${entry.createdAt}; use a new ID for another adjustment.`);
+  }
 }
 
 /** Reads of an audit before it gives up on a busy organization. */
@@ -66,6 +95,36 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: 'smbCredits, ledgerEntries' }),
     );
     return Item && { balance: Number(Item.smbCredits), entries: Item.ledgerEntries === undefined ? undefined : Number(Item.ledgerEntries) };
+  };
+
+  /** Every campaign's `creditsCharged` (credits), by campaign ID: one consistent Query of the organization's campaign items. */
+  const chargedOf = async (organizationId: string) => {
+    const charged = new Map<string, number>();
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.organization(organizationId).pk, ':prefix': keys.campaignPrefix() },
+        ProjectionExpression: 'id, creditsCharged',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) charged.set(String(item.id), Number(item.creditsCharged ?? 0));
+    return charged;
+  };
+
+  /** Campaigns whose `creditsCharged` differs from minus the sum of their entries (a campaign with entries but no item counts as charged 0). */
+  const campaignDriftOf = (organizationId: string, entries: readonly LedgerEntry[], charged: Map<string, number>): CampaignChargeDrift[] => {
+    const ledgerCharged = new Map<string, number>();
+    for (const entry of entries) if (entry.campaignId) ledgerCharged.set(entry.campaignId, (ledgerCharged.get(entry.campaignId) ?? 0) - entry.amount);
+    const drift: CampaignChargeDrift[] = [];
+    for (const campaignId of new Set([...charged.keys(), ...ledgerCharged.keys()])) {
+      const onCampaign = charged.get(campaignId) ?? 0;
+      const onLedger = ledgerCharged.get(campaignId) ?? 0;
+      if (onCampaign !== onLedger) drift.push({ organizationId, campaignId, charged: onCampaign, ledgerCharged: onLedger, drift: onCampaign - onLedger });
+    }
+    return drift;
   };
 
   const entriesOf = async (organizationId: string, campaignId?: string) => {
@@ -117,10 +176,14 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       for (let round = 0; ; round++) {
         const before = await readOrganization(organizationId);
         if (!before) return undefined;
-        const entries = await entriesOf(organizationId);
+        // Every movement of a campaign's credits writes its entry and bumps the entry counter in the same
+        // transaction: entries and campaigns read between two equal counters are one instant's.
+        const [entries, charged] = await Promise.all([entriesOf(organizationId), chargedOf(organizationId)]);
         const after = await readOrganization(organizationId);
         const quiet = after && after.balance === before.balance && after.entries === before.entries && (before.entries === undefined || before.entries === entries.length);
-        if (quiet || round + 1 >= AUDIT_ROUNDS) return { organizationId, balance: after?.balance ?? before.balance, ledgerSum: sumOf(entries), entries: entries.length };
+        if (quiet || round + 1 >= AUDIT_ROUNDS) {
+          return { organizationId, balance: after?.balance ?? before.balance, ledgerSum: sumOf(entries), entries: entries.length, campaignDrift: campaignDriftOf(organizationId, entries, charged) };
+        }
       }
     },
 
@@ -129,18 +192,37 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       return items.map((item) => String(item.id));
     },
 
-    async adjust(organizationId, credits, note) {
+    async adjust(organizationId, credits, note, adjustmentId) {
       if (credits === 0) {
         // Nothing moves, so nothing is written (no entry of 0 credits).
         const current = await readOrganization(organizationId);
         if (!current) throw new NotFoundError('organization', organizationId);
         return { balance: current.balance };
       }
-      const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: new Date().toISOString(), movementId: randomUUID() });
-      const items = movementItems(tableName, entry, { condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))) });
-      if (items[0]?.Update) items[0].Update.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-      const outcome = await transactWrite(client, { TransactItems: items });
+      const movementId = adjustmentId ?? randomUUID();
+      // Stamped when written (./ledger.ts transactMovement): entries only grow at the top.
+      const { outcome, createdAt } = await transactMovement(
+        client,
+        (stamp) => {
+          const items = movementItems(tableName, ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: stamp, movementId }), {
+            condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))),
+          });
+          // The entry as it was when its Put failed: a retried adjustment ID.
+          if (items[1]?.Put) items[1].Put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
+          return { TransactItems: items };
+        },
+        0,
+      );
+      const entry = ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt, movementId });
       if (!outcome.ok) {
+        // The entry exists: this adjustment ID was applied already (a retry), whatever the balance says now.
+        const applied = outcome.failed.includes(1) ? outcome.old[1] : undefined;
+        if (applied && adjustmentId !== undefined) {
+          const existing = toLedgerEntry(applied);
+          if (existing.amount !== entry.amount || existing.note !== entry.note) throw new AdjustmentIdReusedError(adjustmentId, existing);
+          const current = await readOrganization(organizationId);
+          return { balance: current?.balance ?? 0, entry: existing, replayed: true };
+        }
         const old = outcome.old[0];
         if (!old) throw new NotFoundError('organization', organizationId);
         throw new RangeError(`The smb balance is ${String(old.smbCredits)} credits; removing ${-credits} would make it negative.`);

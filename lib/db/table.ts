@@ -90,6 +90,8 @@ export const keys = {
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
+  /** Prefix of an organization's campaign items in its partition (for begins_with: the credits reconciliation). */
+  campaignPrefix: () => 'CAMPAIGN#',
   /** Which organization a campaign belongs to (operator commands that name only the campaign). */
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */
@@ -154,6 +156,8 @@ export const keys = {
    * the last part, so any visible ASCII (`#` included) cannot collide.
    */
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
+  /** The work a request did under an idempotency key (decisions §10): written with the work, beside its record, outliving a released record. */
+  idempotentWork: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'WORK' }),
   /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */

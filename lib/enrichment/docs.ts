@@ -7,10 +7,10 @@
 import * as z from 'zod/mini';
 import { campaignId, count } from '../schemas';
 import { documentOperation } from '../http/operation';
-import { ExcludedSchema } from '../campaigns/docs';
+import { CampaignResponseSchema, ExcludedSchema } from '../campaigns/docs';
 import { LAUNCH_OUTCOMES } from './decision';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
-import { AccountOutcomeSchema, campaignAccountsOperation, quoteCampaignOperation } from './schema';
+import { AccountOutcomeSchema, cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from './schema';
 
 const EXAMPLE_CAMPAIGN_ID = 'camp_7Hq2kXv9LmN3pR5sT8wYz';
 
@@ -83,7 +83,7 @@ export const CampaignAccountsPageSchema = z
 /** A page of account outcomes. */
 export type CampaignAccountsPage = z.infer<typeof CampaignAccountsPageSchema>;
 
-/** The quote and accounts operations, documented. */
+/** The quote, accounts and cancel operations, documented. */
 export const enrichmentOperationDocs = [
   documentOperation(quoteCampaignOperation, {
     summary: 'Quote a launch (no charge, no write)',
@@ -100,5 +100,24 @@ export const enrichmentOperationDocs = [
     response: CampaignAccountsPageSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired'],
     example: { campaignId: EXAMPLE_CAMPAIGN_ID, filters: { outcome: ['invalid', 'not_found'] }, limit: 100 },
+  }),
+  documentOperation(cancelCampaignOperation, {
+    summary: 'Cancel a running enrichment',
+    description:
+      'Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt\'s completion: exactly one of the two wins, and the money follows the winner.',
+    response: CampaignResponseSchema,
+    errors: ['invalid_request', 'revoked_api_key', 'not_found', 'campaign_not_cancelable'],
+    example: { campaignId: EXAMPLE_CAMPAIGN_ID },
+    responseExample: {
+      id: EXAMPLE_CAMPAIGN_ID,
+      status: 'draft',
+      createdVia: 'api',
+      name: 'Q4 expansion targets',
+      accounts: { requested: 300, eligible: 212, excluded: { total: 88, invalid: 47, recentlyEnriched: 30, crmExcluded: 11 } },
+      credits: { charged: 0, remaining: 9950 },
+      excludeEnrichedWithinDays: 30,
+      lastEnrichment: { status: 'canceled', startedAt: '2026-11-22T09:31:02.114Z', endedAt: '2026-11-22T09:33:40.870Z', refunded: true },
+      createdAt: '2026-11-22T09:30:00.000Z',
+    },
   }),
 ];

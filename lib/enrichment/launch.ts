@@ -23,7 +23,17 @@
  * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
  * the request's deadline signal, which is checked again right before the
  * transaction; the transaction also requires the lock to be held and
- * unexpired, so a launch answered with an error never charges afterwards.
+ * unexpired, and starts only while {@link LAUNCH_COMMIT_RESERVE_MS} are left
+ * before the function's timeout, room for it and for StartExecution, so it is
+ * awaited to its end and a launch answered with an error never charges
+ * afterwards. StartExecution is awaited until just before the answer must
+ * leave; one still running then is left to finish (the reconciler starts a
+ * lost one) and the launch answers the charged campaign.
+ *
+ * Under an `Idempotency-Key` (decisions §10) the launch transaction also
+ * writes the key's work marker, and a retry looks for it first: a launch
+ * that charged answers 200 with that campaign as it is now, whatever
+ * happened to the first answer, never a refusal caused by the launch itself.
  */
 import { randomUUID } from 'node:crypto';
 import { EnrichmentPendingError, NotFoundError } from '../errors';
@@ -43,8 +53,9 @@ import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
-import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
+import { beforeDeadline, DeadlineExceededError, throwIfPastDeadline } from '../http/deadline';
 import type { KeyCheck } from '../http/auth';
+import type { IdempotentWork } from '../idempotency/store';
 import type { PrefixStore } from '../storage/prefixes';
 import { deleteReplacedEvaluation, writeAttemptLists } from './attempt-objects';
 
@@ -74,10 +85,23 @@ export const eligibleListKey = objectKeys.eligibleList;
 const MAX_LAUNCH_ROUNDS = 10;
 
 /**
+ * Time the launch transaction needs left before the function's timeout to be
+ * started, in ms: the transaction with the SDK's retries (DynamoDB answers it
+ * in well under 100 ms; a throttled or slow one takes seconds), StartExecution
+ * ({@link START_EXECUTION_ANSWER_MARGIN_MS} before the end at most), and the answer.
+ */
+export const LAUNCH_COMMIT_RESERVE_MS = 8_000;
+
+/** Time kept for the answer (and the idempotency record's save) after StartExecution is given up waiting for, in ms. */
+export const START_EXECUTION_ANSWER_MARGIN_MS = 2_000;
+
+/**
  * Launches enrichment of a campaign.
  * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
  * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
  * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read (the organization's list of active keys), or by a key read before any write.
+ * @param options.remainingMs - ms left before the function's timeout: the transaction starts only with {@link LAUNCH_COMMIT_RESERVE_MS} left.
+ * @param options.idempotentWork - the request's `Idempotency-Key` work (decisions §10): a launch it charged is answered again, and a new one records it.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
@@ -88,13 +112,16 @@ export async function enrichCampaign(
   organizationId: string,
   campaignId: string,
   now = new Date(),
-  { requestId, signal, keyCheck }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck } = {},
+  { requestId, signal, keyCheck, remainingMs, idempotentWork }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck; remainingMs?: () => number; idempotentWork?: IdempotentWork } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
   // The first read answers a repeat call on its own: the campaign and the organization (credits.remaining,
   // and the list of active API keys that verifies the request's key), in one BatchGetItem.
-  const read = await beforeDeadline(signal, deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck));
+  // Under a key, its work marker is read beside it (a retry of a launch that charged).
+  const [read, launchedByKey] = await beforeDeadline(signal, Promise.all([deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck), idempotentWork?.find()]));
   if (!read.campaign) throw new NotFoundError('campaign', campaignId);
+  // This key's launch charged: the campaign as it is now, whatever it became since (decisions §10).
+  if (launchedByKey === campaignId) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
   const readStatus = statusAt(read.campaign, now);
   // A repeat call on a running API launch answers the campaign as it is (no new charge), touching
   // neither Step Functions, the launch lock nor the organization item again. A launch whose
@@ -170,13 +197,23 @@ export async function enrichCampaign(
       listsWritten ||= writeLists;
       if (!org) throw new NotFoundError('organization', organizationId);
       if (refusal) throw refusal;
-      // The point of no return: started only before the deadline, then awaited to its end so
-      // the answer tells what happened (the transaction also re-checks the lock at commit).
+      // The point of no return: started only before the deadline and with room left for it and StartExecution,
+      // then awaited to its end so the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);
-      const outcome = await deps.enrichment.launch({ organizationId, campaignId, before: campaign, lockToken, attempt, excluded: evaluation.excluded, maxEnrichingAccounts: org.maxEnrichingAccounts });
+      if (remainingMs && remainingMs() < LAUNCH_COMMIT_RESERVE_MS) throw new DeadlineExceededError('Too little time left to commit the launch; nothing was charged.');
+      const outcome = await deps.enrichment.launch({
+        organizationId,
+        campaignId,
+        before: campaign,
+        lockToken,
+        attempt,
+        excluded: evaluation.excluded,
+        maxEnrichingAccounts: org.maxEnrichingAccounts,
+        ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
+      });
       if (outcome.ok) {
         launched = true;
-        await startWorkflow(deps, outcome.campaign, attempt);
+        await startWorkflow(deps, outcome.campaign, attempt, remainingMs);
         emitMetrics({ CampaignsLaunched: 1, CreditsCharged: attempt.charged });
         return toCampaign(outcome.campaign, org.smbCredits - attempt.charged, now);
       }
@@ -195,10 +232,28 @@ function isRunningApiLaunch(campaign: CampaignRecord, status: CampaignRecord['st
   return status === 'enriching' && campaign.createdVia === 'api' && Boolean(campaign.attempt);
 }
 
-/** Starts the attempt's execution; if that fails the charge is compensated at once. */
-async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord): Promise<void> {
+/**
+ * Starts the attempt's execution; if that fails the charge is compensated at
+ * once. With `remainingMs`, waits for StartExecution only until
+ * {@link START_EXECUTION_ANSWER_MARGIN_MS} before the function's timeout: the
+ * launch is charged, so it answers the campaign; the call goes on (it is
+ * idempotent by its name, the attempt ID) and the reconciler starts the
+ * execution if it is lost.
+ */
+async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord, remainingMs?: () => number): Promise<void> {
+  const starting = deps.workflow.start(executionInputOf(campaign, attempt));
   try {
-    await deps.workflow.start(executionInputOf(campaign, attempt));
+    if (!remainingMs) {
+      await starting;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, remainingMs() - START_EXECUTION_ANSWER_MARGIN_MS))));
+    const first = await Promise.race([starting, late]).finally(() => clearTimeout(timer));
+    if (first === 'late') {
+      logger.warn('StartExecution still running at the deadline; answering the charged launch (the reconciler starts a lost execution)', { campaignId: campaign.id, attemptId: attempt.id });
+      starting.catch((error: unknown) => logger.error('Late StartExecution failed; the reconciler starts the execution', { error, campaignId: campaign.id, attemptId: attempt.id }));
+    }
   } catch (error) {
     logger.error('Starting the enrichment workflow failed; refunding the attempt', { error, campaignId: campaign.id, attemptId: attempt.id });
     await compensateAttempt(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id, reason: 'failed' });

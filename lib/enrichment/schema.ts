@@ -1,6 +1,7 @@
 /**
  * Schemas of the launch quote and the per-account outcomes (decisions §11):
- * `POST /v1/campaigns/quote` and `POST /v1/campaigns/accounts`. The response
+ * `POST /v1/campaigns/quote` and `POST /v1/campaigns/accounts`; and of the
+ * customer's cancel (§16): `POST /v1/campaigns/cancel`. The response
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -40,6 +41,14 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'quoteCampaign',
   path: '/v1/campaigns/quote',
+  request: CampaignIdRequest,
+});
+
+/** `POST /v1/campaigns/cancel` (decisions §16): stops a running enrichment; honours `Idempotency-Key` (§10). */
+export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'cancelCampaign',
+  idempotent: true,
+  path: '/v1/campaigns/cancel',
   request: CampaignIdRequest,
 });
 

@@ -15,7 +15,7 @@ import { transactWrite, updateIf } from '../db/conditional';
 import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
 import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
-import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, type LedgerEntry, type TransactItem } from '../credits/ledger';
+import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, transactMovement, type LedgerEntry, type TransactItem } from '../credits/ledger';
 import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
 import { pendingRecencyAttribute, pendingRecencyValue } from '../history/recency-pending';
 
@@ -32,6 +32,8 @@ export interface LaunchWrite {
   maxEnrichingAccounts: number;
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
+  /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
+  alsoPut?: TransactItem;
 }
 
 /** Why a launch transaction was refused. */
@@ -124,13 +126,19 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
     const after = toCampaignRecord(applyChange(campaign, campaignChange) as unknown as Record<string, unknown>);
-    const outcome = await transactWrite(client, {
-      TransactItems: [
-        campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
-        ...movementItems(tableName, entry, { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -campaign.attempt.eligible } }) }),
-        ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
-      ],
-    });
+    const released = campaign.attempt.eligible;
+    // The entry is stamped when written (credits/ledger.ts transactMovement): entries only grow at the top.
+    const { outcome } = await transactMovement(
+      client,
+      (createdAt) => ({
+        TransactItems: [
+          campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
+          ...movementItems(tableName, { ...entry, createdAt }, { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -released } }) }),
+          ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
+        ],
+      }),
+      1,
+    );
     return outcome.ok ? entry.amount : false;
   };
 
@@ -165,22 +173,28 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
     async launch(write) {
       const { organizationId, campaignId, attempt } = write;
+      // Stamped when written (credits/ledger.ts transactMovement), not when the launch started: entries only grow at the top.
       const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt });
-      const outcome = await transactWrite(client, {
-        ClientRequestToken: attempt.id,
-        TransactItems: [
-          campaignUpdate(
-            organizationId,
-            campaignId,
-            merge(campaignChanges.launch(write.before, attempt, write.excluded), campaignCreditsChange(entry)),
-            and(campaignIs.apiDraft(), campaignIs.lockedBy(write.lockToken, write.now ?? new Date())),
-          ),
-          ...movementItems(tableName, entry, {
-            alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
-            condition: and(balanceCovers(attempt.charged), capacityAllows(attempt.eligible, write.maxEnrichingAccounts)),
-          }),
-        ],
-      });
+      const { outcome } = await transactMovement(
+        client,
+        (createdAt) => ({
+          ClientRequestToken: attempt.id,
+          TransactItems: [
+            campaignUpdate(
+              organizationId,
+              campaignId,
+              merge(campaignChanges.launch(write.before, attempt, write.excluded), campaignCreditsChange(entry)),
+              and(campaignIs.apiDraft(), campaignIs.lockedBy(write.lockToken, write.now ?? new Date())),
+            ),
+            ...movementItems(tableName, { ...entry, createdAt }, {
+              alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
+              condition: and(balanceCovers(attempt.charged), capacityAllows(attempt.eligible, write.maxEnrichingAccounts)),
+            }),
+            ...(write.alsoPut ? [write.alsoPut] : []),
+          ],
+        }),
+        1,
+      );
       if (!outcome.ok) return { ok: false, reason: outcome.failed.includes(0) ? 'lock_lost' : 'organization_changed' };
       // The conditions held, so the campaign is exactly `before` with the launch applied.
       const { launchLock: _lock, ...before } = write.before as CampaignRecord & { launchLock?: unknown };

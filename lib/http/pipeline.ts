@@ -31,10 +31,11 @@ import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
-import { DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
+import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
+import type { IdempotentWork } from '../idempotency/store';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -77,6 +78,15 @@ export interface RequestContext {
    * function's, whenever it is read).
    */
   readonly signal: AbortSignal;
+  /** Milliseconds left before the function's timeout: a point of no return starts only with room for it (lib/http/deadline.ts). */
+  remainingMs(): number;
+  /**
+   * The work done under the request's `Idempotency-Key` (decisions §10),
+   * when the operation is idempotent and the request holds a key: a use case
+   * whose work must be found again after a lost answer records it with its
+   * write and looks for it first (lib/idempotency/store.ts).
+   */
+  idempotentWork?: IdempotentWork;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -89,6 +99,8 @@ interface PipelineContext extends Context {
   requestId?: string;
   /** The validated input, once the schema accepted the body. */
   input?: unknown;
+  /** Set by the idempotency middleware once the request holds its key. */
+  idempotentWork?: IdempotentWork;
 }
 
 /** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
@@ -391,6 +403,8 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
           get signal() {
             return (deadline ??= startDeadline(context, lambdaTimeout)).signal;
           },
+          remainingMs: () => (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000),
+          ...(context.idempotentWork ? { idempotentWork: context.idempotentWork } : {}),
         });
       } finally {
         deadline?.end();

@@ -12,7 +12,8 @@
  *   input; 409 `idempotency_key_in_use` (`Retry-After: 1`) while the first
  *   request still runs.
  * - after / onError: saves a 2xx answer or a business refusal (402, 404,
- *   409 `campaign_not_enrichable` / `campaign_not_editable`, 422); releases
+ *   409 `campaign_not_enrichable` / `campaign_not_editable` /
+ *   `campaign_not_cancelable`, 422); releases
  *   the key on anything else (400, 401, 409 `enrichment_pending`, 429, 5xx),
  *   so the caller may retry the same request.
  *
@@ -25,21 +26,37 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors';
 import { logger } from '../observability';
-import { failure } from '../http/envelope';
+import { failure, success } from '../http/envelope';
 import type { Operation } from '../http/operation';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from './key';
-import type { IdempotencyScope, IdempotencyStore, SavedResponse } from './store';
+import type { IdempotencyScope, IdempotencyStore, IdempotentWork, SavedResponse } from './store';
 
-/** What the middleware reads from the pipeline's context. */
+/** What the middleware reads from the pipeline's context, and what it leaves there. */
 export interface IdempotencyContext extends Context {
   organizationId?: string;
   requestId?: string;
   /** The validated input (after the schema). */
   input?: unknown;
+  /** Set once this request holds its key: the work done under it (lib/idempotency/store.ts), for the use case. */
+  idempotentWork?: IdempotentWork;
+}
+
+/**
+ * How an operation's success answer is kept and replayed, when its `data`
+ * holds something no saved answer may hold (decisions §10: a webhook
+ * endpoint's signing secret). `toSaved` maps `data` to what is stored;
+ * `fromSaved` maps it back at replay (reading what it must: e.g. whether the
+ * secret still signs). Without it the exact body is saved and replayed.
+ */
+export interface SavedAnswerCodec {
+  toSaved(data: unknown): unknown;
+  fromSaved(saved: unknown, context: { organizationId: string }): Promise<unknown>;
 }
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {
+  /** The operation's {@link SavedAnswerCodec}, if its answer holds a secret. */
+  savedAnswer?: SavedAnswerCodec;
   /** The store of idempotency records (built lazily, once per process). */
   store: () => IdempotencyStore;
   /** Seconds a key is kept (`IDEMPOTENCY_TTL_SECONDS`). */
@@ -55,7 +72,7 @@ const CLAIM = Symbol('idempotencyClaim');
 type Claimed = Request & { [CLAIM]?: { scope: IdempotencyScope; token: string } };
 
 /** Business refusals whose answer is saved and replayed (decisions §10). */
-const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable']);
+const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable', 'campaign_not_cancelable']);
 
 /** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (decisions §10). */
 export function isSavedRefusal(error: Pick<ApiError, 'statusCode' | 'code'>): boolean {
@@ -121,20 +138,31 @@ export function idempotency(operation: Pick<Operation, 'operationId' | 'idempote
       logger.appendKeys({ idempotencyKey: key });
       if (outcome.ok) {
         request[CLAIM] = { scope, token };
+        request.context.idempotentWork = options.store().work(scope, now, options.ttlSeconds());
         return undefined;
       }
       const record = outcome.record;
       if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
       if (record.status !== 'completed' || !record.response) throw new IdempotencyKeyInUseError();
       logger.info('Idempotent replay', { originalRequestId: record.requestId, statusCode: record.response.statusCode });
+      let body = record.response.body;
+      if (options.savedAnswer && record.response.statusCode >= 200 && record.response.statusCode < 300) {
+        const saved = (JSON.parse(body) as { data: unknown }).data;
+        body = success(await options.savedAnswer.fromSaved(saved, { organizationId: scope.organizationId })).body as string;
+      }
       // Answer early: the saved status and body, marked as a replay.
-      return { statusCode: record.response.statusCode, headers: { ...JSON_HEADERS, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, body: record.response.body };
+      return { statusCode: record.response.statusCode, headers: { ...JSON_HEADERS, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, body };
     },
     after: async (request: Claimed) => {
       const response = request.response;
       if (!request[CLAIM] || !response) return;
       const statusCode = response.statusCode ?? 200;
-      if (statusCode >= 200 && statusCode < 300) await save(request, { statusCode, body: response.body ?? '' });
+      if (statusCode >= 200 && statusCode < 300) {
+        const codec = options.savedAnswer;
+        // What is saved never holds what the codec keeps out (a secret); the answer sent now is unchanged.
+        const body = codec ? (success(codec.toSaved((JSON.parse(response.body ?? 'null') as { data: unknown }).data)).body as string) : (response.body ?? '');
+        await save(request, { statusCode, body });
+      }
       else await release(request);
     },
     onError: async (request: Claimed) => {

@@ -10,7 +10,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Operation } from '../http/operation';
-import { idempotency, type IdempotencyContext, type IdempotencyOptions } from './middleware';
+import { idempotency, type IdempotencyContext, type IdempotencyOptions, type SavedAnswerCodec } from './middleware';
 import { IDEMPOTENCY_KEY_HEADER } from './key';
 
 /** What the stage reads from the pipeline's context besides {@link IdempotencyContext}: the request's API-key check (lib/http/auth.ts). */
@@ -21,8 +21,8 @@ export interface IdempotencyStageContext extends IdempotencyContext {
 /** Middlewares the pipeline runs after validation and before the use case. */
 export type IdempotencyStageMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, IdempotencyStageContext>;
 
-/** Builds the stage of one operation (see {@link idempotencyStage}). */
-export type IdempotencyStage = (operation: Pick<Operation, 'operationId' | 'idempotent'>) => IdempotencyStageMiddleware[];
+/** Builds the stage of one operation (see {@link idempotencyStage}); `savedAnswer` keeps a secret out of its saved answers. */
+export type IdempotencyStage = (operation: Pick<Operation, 'operationId' | 'idempotent'>, savedAnswer?: SavedAnswerCodec) => IdempotencyStageMiddleware[];
 
 /**
  * The idempotency stage with these records.
@@ -35,12 +35,12 @@ export type IdempotencyStage = (operation: Pick<Operation, 'operationId' | 'idem
  * @returns for each operation: the key verification, then {@link idempotency}.
  */
 export function idempotencyStage(options: IdempotencyOptions): IdempotencyStage {
-  return (operation) => [
+  return (operation, savedAnswer) => [
     {
       before: async (request) => {
         if (operation.idempotent && request.event.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined) await request.context.keyCheck?.ensure();
       },
     },
-    idempotency(operation, options),
+    idempotency(operation, savedAnswer ? { ...options, savedAnswer } : options),
   ];
 }

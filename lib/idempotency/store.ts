@@ -12,7 +12,7 @@
  * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
  * check here treats a record past `expiresAt` as absent.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { deleteIf, putIf, updateIf } from '../db/conditional';
 
@@ -62,8 +62,27 @@ export interface IdempotencyClaim extends IdempotencyScope {
   ttlSeconds: number;
 }
 
+/**
+ * The work a request does under its key (decisions §10: "work done under a
+ * key is found again by it"), handed to the use case of an operation whose
+ * work must be found again even when its answer is lost: a create that wrote
+ * its campaign, a launch that charged. The use case puts {@link workItem} in
+ * the very transaction that does the work, and asks {@link find} first: a
+ * retry after any lost answer (a 5xx that released the key, a killed
+ * function whose lock lapsed, a failed save of the answer) finds the
+ * resource and answers it instead of working again.
+ */
+export interface IdempotentWork {
+  /** The ID of the resource the work under this key wrote (a campaign ID), or undefined. */
+  find(): Promise<string | undefined>;
+  /** The transaction item recording that the work under this key wrote `resourceId` (kept as long as the key). */
+  workItem(resourceId: string): NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+}
+
 /** Data access for idempotency records. */
 export interface IdempotencyStore {
+  /** The {@link IdempotentWork} of one key, kept `ttlSeconds` from `now` (epoch ms). */
+  work(scope: IdempotencyScope, now: number, ttlSeconds: number): IdempotentWork;
   /**
    * Claims the key for this request. Succeeds when no live record exists, or
    * when the existing one is a lapsed lock of the same input (its holder died).
@@ -81,6 +100,21 @@ export function createIdempotencyStore({ client, tableName }: { client: DynamoDB
   const keyOf = (scope: IdempotencyScope) => keys.idempotencyRecord(scope.organizationId, scope.operationId, scope.key);
 
   return {
+    work(scope, now, ttlSeconds) {
+      const key = keys.idempotentWork(scope.organizationId, scope.operationId, scope.key);
+      return {
+        async find() {
+          const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+          // A marker past its expiry counts as absent (DynamoDB's TTL deletes lazily).
+          return Item && Number(Item.expiresAt) > Date.now() ? String(Item.resourceId) : undefined;
+        },
+        workItem(resourceId) {
+          const expiresAt = now + ttlSeconds * 1000;
+          return { Put: { TableName: tableName, Item: { ...key, type: 'idempotentWork', resourceId, expiresAt, ttl: Math.ceil(expiresAt / 1000) } } };
+        },
+      };
+    },
+
     async claim(claim) {
       const expiresAt = claim.now + claim.ttlSeconds * 1000;
       const record: IdempotencyRecord & { token: string } = {

@@ -11,7 +11,7 @@ import { transactWrite, updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
 import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdOf } from '../ids';
 import { NotFoundError } from '../errors';
-import { ledgerEntries, ledgerPut } from '../credits/ledger';
+import { LEDGER_WRITTEN_AT, ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
 import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
@@ -187,6 +187,8 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
                 type: 'organization',
                 ...organization,
                 ledgerEntries: grant ? 1 : 0,
+                // The ledger's clock (lib/credits/ledger.ts): later entries are stamped after the grant.
+                ...(grant ? { [LEDGER_WRITTEN_AT]: grant.createdAt } : {}),
                 ...firstActiveKey(apiKey, organization.createdAt),
               },
               ConditionExpression: 'attribute_not_exists(pk)',

@@ -19,7 +19,7 @@
  * crash) is made again once its lease ends.
  */
 import { Webhook } from 'standardwebhooks';
-import { NotFoundError } from '../errors';
+import { NotFoundError, WebhookEndpointDisabledError } from '../errors';
 import { newWebhookDeliveryId } from '../ids';
 import { emitMetrics, logger } from '../observability';
 import type { OrganizationStore } from '../organizations/store';
@@ -223,6 +223,7 @@ export async function attemptDelivery(deps: DeliveryDependencies, organizationId
  * redeliver`). A 2xx marks it delivered; a failure leaves its schedule as it
  * was; a 410 disables the endpoint.
  * @throws NotFoundError for a message, delivery or endpoint the organization does not have.
+ * @throws WebhookEndpointDisabledError when the message's endpoint was disabled (it answered 410 Gone): nothing is sent.
  */
 export async function redeliverMessage(deps: DeliveryDependencies, organizationId: string, ref: { messageId: string } | { deliveryId: string }): Promise<WebhookDeliveryRecord> {
   let messageId: string;
@@ -237,6 +238,8 @@ export async function redeliverMessage(deps: DeliveryDependencies, organizationI
   if (!message) throw new NotFoundError('webhook message', messageId);
   const endpoint = await deps.webhooks.getEndpoint(organizationId, message.endpointId);
   if (!endpoint) throw new NotFoundError('webhook endpoint', message.endpointId);
+  // An endpoint that answered 410 Gone was disabled: nothing more is sent to it, redeliveries included (decisions §12).
+  if (endpoint.status === 'disabled') throw new WebhookEndpointDisabledError(endpoint.id);
   const at = new Date();
   const outcome = await send(deps, message, endpoint, at);
   const { delivery } = await record(deps, message, { at, outcome, trigger: 'redeliver' }, (current) => {

@@ -52,7 +52,8 @@ const endpointWithSecret = () => ({
   events: z.array(WebhookEventTypeSchema),
   description: z.nullable(z.string()),
   createdAt: timestamp(),
-  secret: secret(),
+  // Optional only for a replay (decisions §10): a saved answer holds no secret, and a replay shows it only while it is the endpoint's current one.
+  secret: z.optional(secret()).check(z.meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint\'s current secret (not after a rotation or deletion).' })),
 });
 
 /** The create answer: the endpoint and its secret (decisions §12). */
@@ -244,9 +245,9 @@ export const webhookOperationDocs = [
   documentOperation(redeliverWebhookOperation, {
     summary: 'Send a webhook message again now',
     description:
-      'Sends one message again at once, with the same `webhook-id` (receivers deduplicate on it), a fresh timestamp and signature, whatever its state, and answers the attempt as the log records it (`trigger: redeliver`). A 2xx marks the message delivered; a failure leaves its retry schedule as it was. Name the message by `messageId`, or by `deliveryId` of any of its attempts.',
+      'Sends one message again at once, with the same `webhook-id` (receivers deduplicate on it), a fresh timestamp and signature, whatever its state, and answers the attempt as the log records it (`trigger: redeliver`). A 2xx marks the message delivered; a failure leaves its retry schedule as it was. Name the message by `messageId`, or by `deliveryId` of any of its attempts. An endpoint disabled after answering 410 Gone receives nothing: 409 `webhook_endpoint_disabled`.',
     response: WebhookDeliverySchema,
-    errors: [...ENDPOINT_NOT_FOUND],
+    errors: [...ENDPOINT_NOT_FOUND, 'webhook_endpoint_disabled'],
     example: { messageId: 'msg_2Jd8KfQz5LmR7tVx3NpWb' },
     responseExample: { ...EXAMPLE_DELIVERY, id: 'whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm', attempt: 4, trigger: 'redeliver', attemptedAt: '2026-11-22T10:05:17.420Z', status: 'succeeded', responseStatus: 200, latencyMs: 87, responseBody: 'ok', nextAttemptAt: null },
   }),

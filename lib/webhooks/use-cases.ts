@@ -2,6 +2,7 @@
  * The webhook operations (decisions §12): endpoints, the test event, the
  * delivery log and redelivery.
  */
+import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
@@ -72,6 +73,34 @@ export async function createWebhookEndpoint(deps: WebhookDependencies, organizat
   };
   if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS))) throw new WebhookEndpointLimitReachedError(MAX_WEBHOOK_ENDPOINTS);
   return { id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, createdAt: endpoint.createdAt, secret: endpoint.secret };
+}
+
+/** SHA-256 (hex) of a signing secret: what a saved answer keeps to recognize it. */
+const secretDigest = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/**
+ * How the answers of create and rotate-secret are saved under an
+ * `Idempotency-Key` (decisions §10, §12): never with the secret. The saved
+ * answer keeps the secret's SHA-256 instead; a replay re-attaches the
+ * endpoint's secret only while it is still the endpoint's current one. Once
+ * rotated (even during the 24 h in which the previous secret still signs:
+ * a rotation retires it) or deleted, the replay answers without `secret`.
+ */
+export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webhooks'>) {
+  return {
+    toSaved(data: unknown): unknown {
+      const { secret, ...rest } = data as { secret?: string };
+      return secret === undefined ? rest : { ...rest, secretSha256: secretDigest(secret) };
+    },
+    async fromSaved(saved: unknown, { organizationId }: { organizationId: string }): Promise<unknown> {
+      // An answer saved before this rule still holds its secret: judged by the same test, and never replayed as saved.
+      const { secretSha256 = undefined, secret: legacySecret, ...rest } = saved as { id: string; secretSha256?: string; secret?: string };
+      const digest = secretSha256 ?? (legacySecret === undefined ? undefined : secretDigest(legacySecret));
+      if (digest === undefined) return rest;
+      const endpoint = await deps().webhooks.getEndpoint(organizationId, rest.id);
+      return endpoint && secretDigest(endpoint.secret) === digest ? { ...rest, secret: endpoint.secret } : rest;
+    },
+  };
 }
 
 /** The organization's endpoints, without secrets. */

@@ -252,8 +252,16 @@ describe('CampaignEnrichment-dev', () => {
       const bucket = route.permissions.bucket;
       expect(actions.includes('s3:GetObject'), route.functionId).toBe(bucket === 'read' || bucket === 'readWrite');
       expect(actions.includes('s3:PutObject'), route.functionId).toBe(bucket === 'write' || bucket === 'readWrite');
-      expect(actions.some((a) => a.startsWith('states:')), route.functionId).toBe(Boolean(route.permissions.startsWorkflow));
+      expect(actions.includes('states:StartExecution'), route.functionId).toBe(Boolean(route.permissions.startsWorkflow));
+      expect(actions.includes('states:StopExecution'), route.functionId).toBe(Boolean(route.permissions.stopsWorkflow));
+      expect(actions.filter((a) => a.startsWith('states:') && a !== 'states:StartExecution' && a !== 'states:StopExecution'), route.functionId).toEqual([]);
     }
+  });
+
+  it('lets the cancel function stop executions of the enrichment state machine only, and start none (decisions §16)', () => {
+    const stops = statementsOf(template, built.stack, 'CampaignsCancel').filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:')));
+    expect(stops.map((s) => s.Action)).toEqual(['states:StopExecution']);
+    expect(JSON.stringify(stops[0]!.Resource)).toContain(':execution:');
   });
 
   it('grants nothing on "*" but the X-Ray actions that support no resource scoping', () => {
@@ -283,7 +291,7 @@ describe('CampaignEnrichment-dev', () => {
     // the find-contacts, compensate and expire tasks and the reconciler, and only attempts' and evaluations' objects.
     const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => actionsOf(policy.Properties.PolicyDocument.Statement));
     expect(s3Actions.filter((a) => (a.startsWith('s3:Delete') && a !== 's3:DeleteObject') || a === 's3:*')).toEqual([]);
-    const deleters = ['CampaignsEnrich', 'EnrichmentReconcile', ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
+    const deleters = ['CampaignsEnrich', 'CampaignsCancel', 'EnrichmentReconcile', ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
     expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const functionId of deleters) {

@@ -248,11 +248,13 @@ describe('movementItems', () => {
     expect(update.TableName).toBe(TABLE);
     expect(update.Key).toEqual(keys.organization(ORG));
     expect(update.UpdateExpression).toBe(
-      'SET #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
+      'SET #ledgerWrittenAt = :s_ledgerWrittenAt, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
     );
-    expect(update.ExpressionAttributeNames).toEqual({ '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' });
-    expect(update.ExpressionAttributeValues).toEqual({ ':c_required': 30, ':i_smbCredits': -30, ':i_ledgerEntries': 1, ':zero': 0 });
-    expect(update.ConditionExpression).toBe('smbCredits >= :c_required');
+    expect(update.ExpressionAttributeNames).toEqual({ '#ledgerWrittenAt': 'ledgerWrittenAt', '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' });
+    expect(update.ExpressionAttributeValues).toEqual({ ':c_required': 30, ':c_writtenAt': entry.createdAt, ':s_ledgerWrittenAt': entry.createdAt, ':i_smbCredits': -30, ':i_ledgerEntries': 1, ':zero': 0 });
+    // The ledger's clock (issue #31): the entry is later than every entry written before it.
+    expect(update.ConditionExpression).toBe('(smbCredits >= :c_required) AND (attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt)');
+    expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
     expect(items[1]).toEqual(ledgerPut(TABLE, entry));
   });
 
@@ -261,9 +263,9 @@ describe('movementItems', () => {
     const items = movementItems(TABLE, entry, { alsoChange: { increment: { enrichingAccounts: -8 }, set: { updatedAt: AT }, remove: ['launchLock'] } });
     expect(items).toHaveLength(2);
     const update = items[0]!.Update!;
-    expect(update.ConditionExpression).toBeUndefined();
+    expect(update.ConditionExpression).toBe('attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt');
     expect(update.UpdateExpression).toBe(
-      'SET #updatedAt = :s_updatedAt, #enrichingAccounts = if_not_exists(#enrichingAccounts, :zero) + :i_enrichingAccounts, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries REMOVE #launchLock',
+      'SET #updatedAt = :s_updatedAt, #ledgerWrittenAt = :s_ledgerWrittenAt, #enrichingAccounts = if_not_exists(#enrichingAccounts, :zero) + :i_enrichingAccounts, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries REMOVE #launchLock',
     );
     expect(update.ExpressionAttributeValues).toMatchObject({ ':i_enrichingAccounts': -8, ':i_smbCredits': 8, ':i_ledgerEntries': 1 });
     expect(items[1]!.Put!.Item).toEqual(ledgerItem(entry));
@@ -315,32 +317,40 @@ describe('reconcileCredits / totalDrift', () => {
       },
     };
   };
-  const audit = (organizationId: string, balance: number, ledgerSum: number): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3 });
+  const audit = (organizationId: string, balance: number, ledgerSum: number, campaignDrift: LedgerAudit['campaignDrift'] = []): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3, campaignDrift });
+  const row = (organizationId: string, balance: number, ledgerSum: number) => ({ organizationId, balance, ledgerSum, entries: 3 });
 
   it('reports no drift when every balance equals its ledger', async () => {
     const { ledger } = ledgerOf([audit('o1', 100, 100), audit('o2', 0, 0), audit('o3', 55, 55)]);
     const report = await reconcileCredits(ledger);
-    expect(report).toEqual({ organizations: 3, drift: [] });
+    expect(report).toEqual({ organizations: 3, drift: [], campaignDrift: [] });
     expect(totalDrift(report)).toBe(0);
   });
 
   it('lists each drifted organization with balance − ledgerSum, and sums absolute drift', async () => {
     const { ledger } = ledgerOf([audit('o1', 100, 90), audit('o2', 5, 5), audit('o3', 40, 47)]);
     const report = await reconcileCredits(ledger);
-    expect(report).toEqual({ organizations: 3, drift: [{ ...audit('o1', 100, 90), drift: 10 }, { ...audit('o3', 40, 47), drift: -7 }] });
+    expect(report).toEqual({ organizations: 3, drift: [{ ...row('o1', 100, 90), drift: 10 }, { ...row('o3', 40, 47), drift: -7 }], campaignDrift: [] });
     expect(totalDrift(report)).toBe(17);
+  });
+
+  it('names each campaign whose credits.charged differs from its ledger, and counts it in totalDrift', async () => {
+    const campaign = { organizationId: 'o2', campaignId: 'camp_x', charged: 5, ledgerCharged: 3, drift: 2 };
+    const report = await reconcileCredits(ledgerOf([audit('o1', 1, 1), audit('o2', 5, 5, [campaign])]).ledger);
+    expect(report).toEqual({ organizations: 2, drift: [], campaignDrift: [campaign] });
+    expect(totalDrift(report)).toBe(2);
   });
 
   it('checks only the organization asked for, and counts an unknown one as 0 organizations', async () => {
     const { ledger, audited } = ledgerOf([audit('o1', 1, 2), audit('o2', 3, 3)]);
-    expect(await reconcileCredits(ledger, { organizationId: 'o2' })).toEqual({ organizations: 1, drift: [] });
-    expect(await reconcileCredits(ledger, { organizationId: 'nope' })).toEqual({ organizations: 0, drift: [] });
+    expect(await reconcileCredits(ledger, { organizationId: 'o2' })).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
+    expect(await reconcileCredits(ledger, { organizationId: 'nope' })).toEqual({ organizations: 0, drift: [], campaignDrift: [] });
     expect(audited).toEqual(['o2', 'nope']);
   });
 
   it('skips a registered organization whose audit finds nothing', async () => {
     const { ledger } = ledgerOf([audit('o1', 9, 9)], ['o1', 'gone']);
-    expect(await reconcileCredits(ledger)).toEqual({ organizations: 1, drift: [] });
+    expect(await reconcileCredits(ledger)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
   });
 
   it('for any set of audits: drift lists exactly the mismatches, and totalDrift = Σ |balance − ledgerSum|', async () => {
@@ -350,7 +360,7 @@ describe('reconcileCredits / totalDrift', () => {
     );
     await fc.assert(
       fc.asyncProperty(audits, async (list) => {
-        const report = await reconcileCredits(ledgerOf(list).ledger);
+        const report = await reconcileCredits(ledgerOf(list.map((a) => ({ ...a, campaignDrift: [] }))).ledger);
         const mismatched = list.filter((a) => a.balance !== a.ledgerSum);
         expect(report.organizations).toBe(list.length);
         expect(report.drift).toEqual(mismatched.map((a) => ({ ...a, drift: a.balance - a.ledgerSum })));

@@ -10,6 +10,7 @@ import { formatIssues, formatPath } from '../../lib/http/issues';
 import { formSchemaOf, isUploadedFile, multipartToFields, nestFormFields } from '../../lib/http/form';
 import {
   ApiError,
+  CampaignNotCancelableError,
   CampaignNotEditableError,
   CampaignNotEnrichableError,
   ConcurrencyLimitExceededError,
@@ -28,6 +29,7 @@ import {
   ResultsExpiredError,
   ResultsNotReadyError,
   RevokedApiKeyError,
+  WebhookEndpointDisabledError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../../lib/errors';
@@ -402,6 +404,7 @@ describe('error family', () => {
     ],
     ['NotFoundError', new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'), 'not_found', { code: 'not_found', message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".', details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }],
     ['CampaignNotEnrichableError', new CampaignNotEnrichableError('tam_only'), 'campaign_not_enrichable', { code: 'campaign_not_enrichable', message: 'A campaign in status "tam_only" cannot be enriched.', details: { status: 'tam_only' } }],
+    ['CampaignNotCancelableError', new CampaignNotCancelableError('draft'), 'campaign_not_cancelable', { code: 'campaign_not_cancelable', message: 'A campaign in status "draft" cannot be canceled: only an enriching campaign can be canceled.', details: { status: 'draft' } }],
     ['CampaignNotEditableError', new CampaignNotEditableError('enriched'), 'campaign_not_editable', { code: 'campaign_not_editable', message: 'A campaign in status "enriched" cannot be updated.', details: { status: 'enriched' } }],
     ['EnrichmentPendingError', new EnrichmentPendingError(), 'enrichment_pending', { code: 'enrichment_pending', message: 'Another enrich call for this campaign is evaluating its launch; retry shortly.' }],
     ['NoEligibleAccountsError', new NoEligibleAccountsError(12), 'no_eligible_accounts', { code: 'no_eligible_accounts', message: 'No account of this campaign is eligible for enrichment.', details: { requested: 12 } }],
@@ -422,6 +425,12 @@ describe('error family', () => {
       'webhook_endpoint_limit_reached',
       { code: 'webhook_endpoint_limit_reached', message: 'An organization can have at most 10 webhook endpoints; delete one first.', details: { limit: 10 } },
     ],
+    [
+      'WebhookEndpointDisabledError',
+      new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
+      'webhook_endpoint_disabled',
+      { code: 'webhook_endpoint_disabled', message: 'Webhook endpoint "whe_4fJ8kQ2mN7pR9sT3vW5xY" is disabled (it answered 410 Gone); create a new endpoint to receive events again.', details: { id: 'whe_4fJ8kQ2mN7pR9sT3vW5xY' } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -439,6 +448,7 @@ describe('error family', () => {
       method_not_allowed: 405,
       campaign_not_enrichable: 409,
       campaign_not_editable: 409,
+      campaign_not_cancelable: 409,
       enrichment_pending: 409,
       results_not_ready: 409,
       idempotency_key_in_use: 409,
@@ -447,6 +457,7 @@ describe('error family', () => {
       idempotency_key_reused: 422,
       concurrency_limit_exceeded: 429,
       webhook_endpoint_limit_reached: 409,
+      webhook_endpoint_disabled: 409,
       internal_error: 500,
     });
   });

@@ -4,7 +4,7 @@
 import { defineCommand } from '../command';
 import { stores } from '../target';
 
-/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`. */
+/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`; the same use case as `POST /v1/campaigns/cancel` (decisions §16). */
 export const campaignCancel = defineCommand<{ campaign: string }>({
   name: 'campaign:cancel',
   summary: 'stop a running enrichment: full refund, back to draft with lastEnrichment.status = canceled',
@@ -12,6 +12,7 @@ export const campaignCancel = defineCommand<{ campaign: string }>({
   run: async ({ options }) => {
     const { cancelEnrichment } = await import('../../../lib/enrichment/cancel');
     const { campaigns, enrichment, workflow, objects } = await stores();
+    // An operator's retry after a lost answer finds the campaign canceled already and prints the same.
     return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() }, options.campaign);
   },
 });

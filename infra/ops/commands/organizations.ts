@@ -1,6 +1,7 @@
 /**
  * Organization, credit, capacity and API-key commands (decisions §8).
  */
+import { randomUUID } from 'node:crypto';
 import { defineCommand, integer } from '../command';
 import { stores } from '../target';
 
@@ -43,23 +44,34 @@ export interface OrgCreditsOptions {
   note?: string;
   /** Adjust the organization's test twin's test credits instead (decisions §17; the twin is created on first use). */
   test?: boolean;
+  /** The adjustment's ID: the same ID twice adjusts once (issue #31); generated when absent. */
+  id?: string;
 }
 
-/** `org:credits`: prints `{"organizationId","smb"}` (the new smb balance). */
+/** An adjustment ID as `--id` takes it: 1..128 visible ASCII characters. */
+const ADJUSTMENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * `org:credits`: prints `{"organizationId","smb","adjustmentId"}` (the new smb balance, and the adjustment's ID:
+ * run it again with `--id` after a lost answer and it adjusts once; issue #31).
+ */
 export const orgCredits = defineCommand<OrgCreditsOptions>({
   name: 'org:credits',
-  summary: 'adjust the smb credit balance (N may be negative; never below 0), with a ledger entry',
+  summary: 'adjust the smb credit balance (N may be negative; never below 0), with a ledger entry; the same --id adjusts once',
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
       .requiredOption('--add <n>', 'credits to add; negative to take away (--add -50)', integer(-Infinity))
       .option('--note <text>', 'why, kept on the ledger entry of the adjustment')
+      .option('--id <adjustmentId>', 'ID of this adjustment (1..128 visible ASCII characters; generated and printed when absent): a retry with the same ID adjusts once')
       .option('--test', "adjust the test credits of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
+    if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id)) throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
+    const adjustmentId = options.id ?? `adj_${randomUUID()}`;
     const { ledger, organizations } = await stores();
     const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
-    const { balance } = await ledger().adjust(organizationId, options.add, options.note);
-    return { organizationId: options.org, smb: balance };
+    const { balance } = await ledger().adjust(organizationId, options.add, options.note, adjustmentId);
+    return { organizationId: options.org, smb: balance, adjustmentId };
   },
 });
 

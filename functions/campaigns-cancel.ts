@@ -1,0 +1,10 @@
+/** Lambda of `POST /v1/campaigns/cancel` (decisions §16). */
+import { cancelCampaignOperation } from '../lib/enrichment/schema';
+import { cancelCampaign, cancelDependencies, idempotentApiHandler } from '../lib/root';
+
+// The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
+export const handler = idempotentApiHandler(
+  cancelCampaignOperation,
+  (input, { organizationId, keyCheck }) => cancelCampaign(cancelDependencies(), organizationId, input.campaignId, { keyCheck }),
+  { keyCheck: 'in-read' },
+);
