@@ -68,7 +68,7 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
     groups.get(group)!.accountIds.push(String(item.accountId));
   }
   for (const group of groups.values()) {
-    await history.recordEnrichment(group.organizationId, group.accountIds, group.enrichedAt, group.campaignId);
+    await history.recordEnrichment(group.organizationId, group.accountIds, group.enrichedAt);
     result.markers++;
   }
   await deleteItems(enriched);
