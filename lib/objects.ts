@@ -45,8 +45,8 @@ export const objectKeys = {
   /** Prefix of an attempt's result parts (JSON lines, one part per batch). */
   resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
   /**
-   * The accounts of one workflow batch (`batchIndex`, 0-based), one JSON object a line (the
-   * account's warehouse fields): written at launch, read by that batch's FindContactsBatch.
+   * The accounts of one workflow batch (`batchIndex`, 0-based), one JSON array a line (the
+   * account's warehouse fields, lib/enrichment/attempt-objects.ts): written at launch, read by that batch's FindContactsBatch.
    * (Attempts launched before issue #29 wrote `….txt`, IDs only; those batches read the eligible list.)
    */
   batchAccounts: (organizationId: string, campaignId: string, attemptId: string, batchIndex: number) =>

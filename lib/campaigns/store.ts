@@ -167,7 +167,8 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
           ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
           ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
           ScanIndexForward: false,
-          Limit: wanted,
+          // One more than the page on the first read: the `wanted`-th candidate can then be known to beat every unread one.
+          Limit: exclusiveStartKey ? wanted : wanted + 1,
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',
         }),
