@@ -562,7 +562,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `${expiry.tailTransitions} after it, measured on the expiry campaign); Lambda = the enrich call and every task invocation, GB-s = measured CPU-s ÷ vCPU share of the function's memory ` +
       `(infra/memory.ts) × memory, CPU-bound (waits on DynamoDB/S3 are not billed here; locally they are DynamoDB Local's); storage = ${n(storedAtCompletion.bytes)} bytes under the campaign's prefix at completion ` +
       `× the ${round(accessMonths, 2)}-month access period, plus the share the expiry campaign kept after ExpireResults (${round(leftFraction * 100, 1)} %) × 12 months (it is never deleted). ` +
-      'Not included: create (the list upload), get polls, DynamoDB storage, CloudWatch logs.',
+      'Storage also counts the account history the campaign left (its organization\'s history shards, lib/history/store.ts) × 3,650 days at DynamoDB\'s price. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.',
   );
 
   // The per-account outcomes (decisions §11) of the completed campaign: the export below must carry the same counts.
