@@ -181,7 +181,7 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
 });
 
 describe('migration of per-account history (lib/migrations/account-history.ts)', () => {
-  it('turns ENRICHED items into markers and CRM items into a CRM list, deletes them, and changes nothing the second time', async () => {
+  it('turns ENRICHED and CRM items into history entries, deletes them, and changes nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
     const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];
