@@ -45,7 +45,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale', 'test-mode'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'history', 'scale', 'test-mode'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -58,6 +58,7 @@ const ALIASES: Record<string, ModuleName> = {
   'launch-evaluation': 'scale',
   list: 'list-page',
   accounts: 'accounts-page',
+  'account-history': 'history',
   load: 'sustained',
   test: 'test-mode',
 };
@@ -68,8 +69,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -143,12 +144,25 @@ try {
   }
   if (selected('list-page')) {
     const { runListPage } = await import('./figures/list-page');
-    await timed('list-page', () => runListPage(results, stack!, { small: SIZES.listSmall, large: SIZES.listLarge }));
+    await timed('list-page', () => runListPage(results, stack!, { small: SIZES.listSmall, large: SIZES.listLarge, lapsed: SIZES.listLapsed }));
   }
   if (selected('accounts-page')) {
     const { runAccountsPage } = await import('./figures/accounts-page');
     // Both sizes even in a quick run: the campaigns are written through the stores, not enriched (seconds, not minutes).
     await timed('accounts-page', () => runAccountsPage(results, stack!, { sizes: [1_000, 100_000] }));
+  }
+  if (selected('history')) {
+    const { runHistory } = await import('./figures/history');
+    await timed('history', () =>
+      runHistory(results, stack!, {
+        // 0, a tenth and all of the prior campaigns; 0 and all of the CRM targets.
+        priorCampaigns: [0, SIZES.historyCampaigns / 10, SIZES.historyCampaigns],
+        campaignSize: SIZES.historyCampaignSize,
+        shift: 100,
+        crmTargets: [0, SIZES.historyCrm],
+        launchAccounts: 1_000,
+      }),
+    );
   }
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');

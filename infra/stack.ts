@@ -435,7 +435,7 @@ export class CampaignEnrichmentStack extends Stack {
       lifecycleRules: [
         { id: 'ExpireExports', prefix: OBJECT_PREFIXES.exports, expiration: Duration.days(1) },
         { id: 'ExpireUploads', prefix: OBJECT_PREFIXES.uploads, expiration: Duration.days(1) },
-        // A recency marker matters only inside the longest window (decisions §4): completions older than it can exclude nothing.
+        // Former recency markers (moved into the history shards by migration 004): any left matter only inside the longest window.
         { id: 'ExpireRecencyMarkers', prefix: OBJECT_PREFIXES.recency, expiration: Duration.days(MAX_EXCLUDE_DAYS + 1) },
         { id: 'AbortIncompleteUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],

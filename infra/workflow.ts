@@ -5,8 +5,8 @@
  * with aws-local-stepfunctions.
  *
  *   FindContacts (Map over batches: FindContactsBatch, each reading its own batch object)
- *   → CompleteEnrichment → FinishRecording (the recency marker: one
- *   server-side copy of the eligible list) → WaitForResultsExpiry (until resultsExpireAt)
+ *   → CompleteEnrichment → FinishRecording (the account history: the eligible
+ *   accounts written into their history shards) → WaitForResultsExpiry (until resultsExpireAt)
  *   → ExpireResults (`expired`; the campaign's stored objects deleted) → Done
  *   FindContacts or CompleteEnrichment failing (after retries of transient
  *   errors) → CompensateAttempt (refund; result parts and batch objects deleted) → EnrichmentFailed
@@ -23,7 +23,7 @@ import type { RoutePermissions } from './routes';
 export const WORKFLOW_TASKS = {
   findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true } },
   complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
-  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'recency/*'] } },
+  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite', bucket: 'read', bucketKeys: ['campaigns/*'] } },
   expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true } },
   compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true } },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;

@@ -14,13 +14,13 @@ export const OBJECT_PREFIXES = {
   /** Account-ID files PUT to a presigned URL (decisions §14): deleted by the bucket's lifecycle rule after 1 day. */
   uploads: 'uploads/',
   /**
-   * Recency markers (decisions §4): one object per enriched campaign, its
-   * eligible IDs, under `recency/<org>/<completedAt>/`, so a listing from the
-   * window's start reads only completions inside it. Expired by the bucket's
-   * lifecycle rule after the longest window.
+   * Former recency markers (before issue #29): one object per enriched campaign, its
+   * eligible IDs, under `recency/<org>/<completedAt>/`. No longer written: moved into
+   * the account history shards by lib/migrations/history-shards.ts; the bucket's
+   * lifecycle rule expires any left after the longest window.
    */
   recency: 'recency/',
-  /** CRM target lists of an organization (decisions §7), one ID a line. */
+  /** Former CRM target lists of an organization (decisions §7), one ID a line; moved like the markers. */
   crm: 'crm/',
 } as const;
 
@@ -44,9 +44,13 @@ export const objectKeys = {
   eligibleList: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}eligible.txt`,
   /** Prefix of an attempt's result parts (JSON lines, one part per batch). */
   resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
-  /** The account IDs of one workflow batch (`batchIndex`, 0-based), one per line: written at launch, read by that batch's FindContactsBatch. */
+  /**
+   * The accounts of one workflow batch (`batchIndex`, 0-based), one JSON array a line (the
+   * account's warehouse fields, lib/enrichment/attempt-objects.ts): written at launch, read by that batch's FindContactsBatch.
+   * (Attempts launched before issue #29 wrote `….txt`, IDs only; those batches read the eligible list.)
+   */
   batchAccounts: (organizationId: string, campaignId: string, attemptId: string, batchIndex: number) =>
-    `${attemptPrefix(organizationId, campaignId, attemptId)}batches/${pad(batchIndex)}.txt`,
+    `${attemptPrefix(organizationId, campaignId, attemptId)}batches/${pad(batchIndex)}.jsonl`,
   /** Prefix of an attempt's batch account objects. */
   batchesPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}batches/`,
   /** Prefix of everything one attempt wrote (eligible list, batch objects, result parts). */
@@ -57,18 +61,18 @@ export const objectKeys = {
   evaluationPrefix: (organizationId: string, campaignId: string, evaluationId: string) => `${evaluationsPrefix(organizationId, campaignId)}${evaluationId}/`,
   /** Prefix of every evaluation of a campaign. */
   evaluationsPrefix,
-  /** Prefix of an organization's recency markers (list with StartAfter = {@link objectKeys.recencyMarker} of the window's start). */
+  /** Prefix of an organization's former recency markers (read and deleted by lib/migrations/history-shards.ts). */
   recencyPrefix: (organizationId: string) => `${OBJECT_PREFIXES.recency}${organizationId}/`,
   /**
-   * Recency marker of a campaign completed at `completedAt` (ISO 8601 UTC with
+   * Former recency marker of a campaign completed at `completedAt` (ISO 8601 UTC with
    * milliseconds, `Date.toISOString()`: lexical order is time order). Without
    * `campaignId`, the listing position of `completedAt` itself.
    */
   recencyMarker: (organizationId: string, completedAt: string, campaignId?: string) =>
     `${OBJECT_PREFIXES.recency}${organizationId}/${completedAt}/${campaignId === undefined ? '' : `${campaignId}.txt`}`,
-  /** Prefix of an organization's CRM target lists. */
+  /** Prefix of an organization's former CRM target lists (read and deleted by lib/migrations/history-shards.ts). */
   crmPrefix: (organizationId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/`,
-  /** One CRM target list (`listId` sorts by the time it was written). */
+  /** One former CRM target list (`listId` sorts by the time it was written). */
   crmList: (organizationId: string, listId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/${listId}.txt`,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,

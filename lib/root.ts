@@ -57,7 +57,7 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
 
 /** Account enrichment times and CRM targets. */
-export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: s3, bucketName: config.bucketName }));
+export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() }));
 
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));

@@ -41,7 +41,7 @@ async function main() {
     const now = Date.now();
     for (let c = 0; c < 5; c++) {
       const at = new Date(now - (c === 4 ? 60 : c + 1) * 86_400_000).toISOString();
-      await root.accountHistory().recordEnrichment(organizationId, ids.slice(c * 20_000, c * 20_000 + 25_000), at, `camp_measure${c}`);
+      await root.accountHistory().recordEnrichment(organizationId, ids.slice(c * 20_000, c * 20_000 + 25_000), at);
     }
     await root.accountHistory().addCrmTargets(organizationId, ids.filter((_, i) => i % 10 === 3));
     const loadSeconds = (performance.now() - loadedAt) / 1000;

@@ -18,6 +18,8 @@ import { generateDemoWarehouse } from '../infra/local/demo-warehouse';
 
 const accounts = Number(process.argv[2] ?? 40_000);
 const levels = (process.argv[3] ?? '4,8,16,32').split(',').map(Number);
+/** An account's batch-object fields (lib/enrichment/attempt-objects.ts), for an ID alone. */
+const fieldsOf = (accountId: string) => ({ accountId, name: null, domain: null, status: 'active' as const, industry: null, employeeCount: null, country: null });
 
 const stack = await startLocalStack({ api: false, tableName: 'map-concurrency', bucketName: 'map-concurrency' });
 try {
@@ -46,7 +48,7 @@ try {
     const ref = { organizationId: 'org_measure', campaignId: 'camp_lists', attemptId: 'att_lists', eligibleObjectKey: objectKeys.eligibleList('org_measure', 'camp_lists', 'att_lists') };
     for (let run = 1; run <= 3; run++) {
       const t0 = performance.now();
-      await writeAttemptLists({ accountLists: root.accountLists() }, ref, longIds);
+      await writeAttemptLists({ accountLists: root.accountLists() }, ref, longIds.map(fieldsOf));
       const t1 = performance.now();
       await root.accountLists().put(ref.eligibleObjectKey, longIds);
       const t2 = performance.now();
@@ -66,7 +68,7 @@ try {
     const campaignId = `camp_measure_${concurrency}`;
     const attemptId = `att_measure_${concurrency}`;
     const eligibleObjectKey = objectKeys.eligibleList(organizationId, campaignId, attemptId);
-    await writeAttemptLists({ accountLists: root.accountLists() }, { organizationId, campaignId, attemptId, eligibleObjectKey }, ids);
+    await writeAttemptLists({ accountLists: root.accountLists() }, { organizationId, campaignId, attemptId, eligibleObjectKey }, warehouse.map(({ contacts: _contacts, ...fields }) => fields));
     await root.outcomes().recordEvaluation({
       organizationId,
       campaignId,

@@ -83,6 +83,12 @@ function recordOfKind(organizationId: string, kind: Kind, overrides: Partial<Cam
     expired: { status: 'expired', ...done, completedAt: iso(now - 50 * DAY), resultsExpireAt: iso(now - 20 * DAY) },
     tam_only: { status: 'tam_only', createdVia: 'ui' },
   };
+  // A lapsed campaign completed after it was created and kept its results for the access period (30 days), as the
+  // workflow writes it: the list reads lapsed campaigns by expiry and relies on created ≤ expiry − period (lib/campaigns/store.ts).
+  if (kind === 'lapsed' && overrides.createdAt !== undefined) {
+    const completedAt = Date.parse(overrides.createdAt) + 60_000;
+    byKind.lapsed = { ...byKind.lapsed, completedAt: iso(completedAt), resultsExpireAt: iso(completedAt + 30 * DAY) };
+  }
   return campaignRecord(organizationId, { ...byKind[kind], ...overrides });
 }
 
@@ -527,7 +533,8 @@ describe('POST /v1/campaigns/list: filters and expiry as read', () => {
   beforeAll(async () => {
     const org = await newOrganization();
     apiKey = org.apiKey;
-    const base = Date.now() - 2 * DAY;
+    // Long enough ago for a campaign created then to have lapsed (created, completed a minute later, 30 days of results).
+    const base = Date.now() - 32 * DAY;
     const at = (minutes: number) => iso(base + minutes * 60_000);
     r = {
       draftApi: recordOfKind(org.organizationId, 'draft', { createdAt: at(9), name: 'draft api' }),
@@ -589,7 +596,7 @@ describe('POST /v1/campaigns/list: pagination over 260 campaigns, every filter c
   beforeAll(async () => {
     const org = await newOrganization();
     apiKey = org.apiKey;
-    const base = Date.now() - 30 * DAY;
+    const base = Date.now() - 31 * DAY;
     records = Array.from({ length: 260 }, (_, i) =>
       recordOfKind(org.organizationId, KINDS[i % KINDS.length]!, {
         createdVia: VIAS[Math.floor(i / KINDS.length) % VIAS.length],
@@ -889,5 +896,28 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     const after = await measure(apiKey, { filters: { status: 'expired' } });
     expect(after.data).toStrictEqual(before.data);
     expect(after.scanned).toBe(before.scanned);
+  });
+
+  it('a page of expired campaigns reads about a page of lapsed campaigns however many have lapsed (issue #29)', async () => {
+    // Lapsed: stored `enriched` past resultsExpireAt (the workflow has not rewritten them yet), one created a minute apart.
+    const { organizationId, apiKey } = await newOrganization();
+    const start = Date.now() - 40 * DAY;
+    const lapsed = (from: number, count: number) => Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'lapsed', { createdAt: iso(start + (from + i) * 60_000) }));
+    const older = lapsed(0, 600);
+    const newer = lapsed(600, 30);
+    await writeRecords(newer);
+    const body = { filters: { status: 'expired' }, limit: 10 };
+    const few = await measure(apiKey, body);
+    expect(few.data.campaigns.map((item: { id: string }) => item.id)).toEqual([...newer].sort(newestFirst).slice(0, 10).map((r) => r.id));
+
+    await writeRecords(older, 16);
+    const many = await measure(apiKey, body);
+    expect(many.data).toStrictEqual(few.data);
+    // 630 lapsed: the first page still reads two query pages (limit + 2, then limit + 1 items), as with 30.
+    expect(many.scanned).toBe(few.scanned);
+    expect(many.scanned).toBeLessThanOrEqual(2 * (body.limit + 1) + 1);
+    // Every page of the walk is right (the cursor's pages read the lapsed index from its start again).
+    const pages = await walk(apiKey, body.filters, 100);
+    expect(pages.flatMap((p) => p.campaigns.map((item: { id: string }) => item.id))).toEqual([...older, ...newer].sort(newestFirst).map((r) => r.id));
   });
 });

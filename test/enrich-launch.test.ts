@@ -11,8 +11,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { ddb, s3 } from '../lib/aws';
-import { objectKeys } from '../lib/objects';
+import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { accountListKey } from '../lib/account-lists/account-list';
@@ -250,7 +249,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
     expect((await enrich(api(), apiKey, first)).status).toBe(200);
     await waitForStatus(api(), apiKey, first, 'enriched');
     // An enrichment 40 days ago: outside a 30-day window, inside a 60-day one.
-    await accountHistory().recordEnrichment(organizationId, [ids[4]!], new Date(Date.now() - 40 * DAY_MS).toISOString(), newCampaignId());
+    await accountHistory().recordEnrichment(organizationId, [ids[4]!], new Date(Date.now() - 40 * DAY_MS).toISOString());
     // The launches below stay enriching, so none of them adds to the history the next one reads.
     useTestWarehouse({ holdAccounts: true });
 
@@ -282,18 +281,19 @@ describe('enrich: recency exclusion (decisions §4)', () => {
     expect(otherLaunch.data.accounts).toEqual({ requested: 2, eligible: 2, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } });
   });
 
-  it('excludes the accounts of a campaign as soon as it reads enriched, even before its recency marker is written', async () => {
+  it('excludes the accounts of a campaign as soon as it reads enriched, even before its history entries are written', async () => {
     const p = uniquePrefix();
     const ids = [`${p}_0`, `${p}_1`];
     await importAccounts(activeAccounts(p, 2));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
 
-    // FinishRecording's copy of the eligible list to the recency marker waits until the test opens the gate.
+    // FinishRecording's write of the history shards waits until the test opens the gate.
     const markerWrite = gate();
-    const name = `heldRecencyMarker${uniquePrefix()}`;
-    s3.middlewareStack.add(
+    const name = `heldHistoryWrite${uniquePrefix()}`;
+    ddb.middlewareStack.add(
       (next) => async (args) => {
-        if (args.input && typeof args.input === 'object' && String((args.input as { Key?: unknown }).Key).startsWith(objectKeys.recencyPrefix(organizationId))) await markerWrite.promise;
+        const item = (args.input as { Item?: { pk?: unknown } } | undefined)?.Item;
+        if (String(item?.pk).startsWith(`ORG#${organizationId}#HISTORY#`)) await markerWrite.promise;
         return next(args);
       },
       { step: 'initialize', name },
@@ -302,7 +302,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
       const first = await createApiCampaign(api(), apiKey, ids);
       expect((await enrich(api(), apiKey, first)).status).toBe(200);
       const { completedAt } = await waitForStatus(api(), apiKey, first, 'enriched');
-      // Between completion and marker: the completion waits on the organization item, and no marker exists.
+      // Between completion and history write: the completion waits on the organization item, and no entry exists.
       expect((await organizations().get(organizationId))!.pendingRecency).toEqual([expect.objectContaining({ campaignId: first, completedAt })]);
       expect(await accountHistory().getFacts(organizationId, ids)).toEqual(new Map());
 
@@ -317,7 +317,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
       });
       expect(await balance(organizationId)).toBe(8);
 
-      // The marker written, the pending completion leaves the organization item; the marker alone still excludes.
+      // The history written, the pending completion leaves the organization item; the history alone still excludes.
       markerWrite.open();
       await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
       const facts = await accountHistory().getFacts(organizationId, ids);
@@ -325,7 +325,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
       expectError(await enrich(api(), apiKey, second), 422, 'no_eligible_accounts', { requested: 2 });
     } finally {
       markerWrite.open();
-      s3.middlewareStack.remove(name);
+      ddb.middlewareStack.remove(name);
     }
   });
 });

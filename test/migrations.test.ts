@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ddb } from '../lib/aws';
+import { ddb, s3 } from '../lib/aws';
 import { config } from '../lib/config';
 import { accountHistory } from '../lib/root';
 import { MIGRATIONS, runMigrations, type Migration } from '../lib/migrations';
 
-const deps = () => ({ client: ddb, tableName: config.tableName, history: accountHistory() });
+const deps = () => ({ client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName });
 
 /** Migrations that log their runs, with IDs of their own. */
 function counted(names: string[]): { migrations: Migration[]; runs: string[] } {

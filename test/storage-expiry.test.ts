@@ -91,9 +91,12 @@ describe('per-batch account objects (issue #13 item 2)', () => {
 
     const batchKeys = await keysUnder(objectKeys.batchesPrefix(organizationId, campaignId, attemptId));
     expect(batchKeys).toEqual([0, 1, 2].map((i) => objectKeys.batchAccounts(organizationId, campaignId, attemptId, i)));
-    const batches = await Promise.all(batchKeys.map(async (key) => (await readText(key)).split('\n')));
+    // One JSON array a line: each account's fields as the launch read them (FindContacts reads only contacts, issue #29).
+    const batches = await Promise.all(batchKeys.map(async (key) => (await readText(key)).split('\n').map((line) => JSON.parse(line) as unknown[])));
     expect(batches.map((b) => b.length)).toEqual([1_000, 1_000, 100]);
-    expect(batches.flat()).toEqual(ids);
+    expect(batches.flat().map((a) => a[0])).toEqual(ids);
+    const first = accounts[0]!;
+    expect(batches[0]![0]).toEqual([first.accountId, first.name, first.domain, first.status, first.industry, first.employeeCount, first.country]);
     expect((await readText(objectKeys.eligibleList(organizationId, campaignId, attemptId))).split('\n')).toEqual(ids);
   });
   it('a batch of an attempt launched before batch objects existed slices the eligible list', async () => {
@@ -132,8 +135,8 @@ describe('storage expiry (issue #13 item 4)', () => {
     expect(stored.filter((key) => key.startsWith(`${attempt}results/`)).length).toBeGreaterThanOrEqual(2);
     expect(stored.filter((key) => !key.startsWith(`${attempt}results/`))).toEqual([
       'accounts.txt',
-      `${attempt}batches/000000.txt`,
-      `${attempt}batches/000001.txt`,
+      `${attempt}batches/000000.jsonl`,
+      `${attempt}batches/000001.jsonl`,
       `${attempt}eligible.txt`,
       `${evaluation}contacts/000000.json`,
       `${evaluation}contacts/000001.json`,

@@ -31,6 +31,7 @@ import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type Cp
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
 import { keys } from '../../lib/db/table';
+import { HISTORY_RETENTION_DAYS, HISTORY_SHARDS, shardOf } from '../../lib/history/store';
 import { round } from '../lib/stats';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../../lib/aws';
@@ -47,7 +48,12 @@ const EVALUATION_CALLS_BUDGET = 1_000;
 const EXPORT_CPU_BUDGET_S = 4;
 const EXPORT_RSS_BUDGET_MB = 200;
 const WORKFLOW_READ_BUDGET_X = 2;
-export const COST_BUDGET_PER_1000 = 0.0003;
+/** Issue #29: per 1,000 enriched accounts, all-in (the account history's storage for its 3,650 days included). */
+export const COST_BUDGET_PER_1000 = 0.0002;
+/** Issue #29: the 100k launch against its own reads, bare. */
+const LAUNCH_BARE_READS_X = 1.1;
+/** Issue #29: FindContacts' warehouse read units per enriched account. */
+const WAREHOUSE_RRU_PER_ACCOUNT_BUDGET = 1.0;
 /** API functions must stay well inside API Gateway's 29 s: half of it, on Lambda at the configured memory. */
 const API_LAMBDA_BUDGET_S = 14.5;
 const WORKFLOW_BUDGET_PER_S = 5_000;
@@ -57,6 +63,23 @@ const DAY_S = 86_400;
 const MONTH_S = 30 * DAY_S;
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
+
+/**
+ * Bytes an organization's account history takes in the table (DynamoDB's item size: attribute names and
+ * values, plus 100 bytes of overhead per item), every shard read once (lib/history/store.ts).
+ */
+async function historyStoredBytes(tableName: string, organizationId: string): Promise<number> {
+  const shards = Array.from({ length: HISTORY_SHARDS }, (_, shard) => keys.accountHistoryShard(organizationId, shard));
+  let bytes = 0;
+  for (let i = 0; i < shards.length; i += 100) {
+    const { Responses } = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: shards.slice(i, i + 100) } } }));
+    for (const item of Responses?.[tableName] ?? []) {
+      bytes += 100;
+      for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + (typeof value === 'string' ? Buffer.byteLength(value) : 8);
+    }
+  }
+  return bytes;
+}
 
 /** Span (ms) from the first call's start to the last call's end. */
 const span = (calls: readonly CallRecord[]) => (calls.length ? Math.max(...calls.map((c) => c.at + c.ms)) - Math.min(...calls.map((c) => c.at)) : 0);
@@ -280,12 +303,12 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   // The read floor of the launch evaluation and of FindContacts: the same BatchGetItem patterns, bare.
   const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(N / 20_000)) === 0).slice(0, 20_000);
   const statusRate = await batchGetRate(stack.tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, ['accountId', 'status']);
-  const factsRate = await batchGetRate(stack.tableName, groupsOf(sample.flatMap((id) => [keys.accountEnrichment(organizationId, id), keys.crmTarget(organizationId, id)])), 32, ['accountId', 'lastEnrichedAt']);
+  const factsRate = await batchGetRate(stack.tableName, groupsOf([...new Set(sample.map(shardOf))].map((shard) => keys.accountHistoryShard(organizationId, shard))), 32, ['entries']);
   const contactsRate = await batchGetRate(stack.tableName, groupsOf(sample.slice(0, 10_000).flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)])), 64);
   results.note(
     'launch evaluation',
     `Read floor, same run: bare BatchGetItem of 100 keys through the same shared client, 32 in flight — warehouse statuses (projection) ${n(statusRate.keysPerS)} keys/s, ` +
-      `per-(organization, account) keys (the former recency/CRM layout, none exist) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
+      `account-history shard keys (lib/history/store.ts; none exist yet) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
   );
   results.note(
     'enrichment workflow',
@@ -351,6 +374,16 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       'DynamoDB Local cores': round(cpu.javaCores, 2),
     },
   });
+  results.add({
+    group: launchGroup,
+    name: `enrich call, ${n(N)}-account campaign, against its own reads bare`,
+    value: enrich.ms / 1000 / evaluationFloorS,
+    unit: '×',
+    budget: { op: '<=', limit: LAUNCH_BARE_READS_X, text: `≤ ${LAUNCH_BARE_READS_X} × its bare reads` },
+    floor: { value: evaluationFloorS, unit: 's', what: 'the evaluation reads (warehouse accounts, history shards), bare, at the measured BatchGetItem rates' },
+    extra: { 'history keys': n(historyKeys), 'warehouse keys': n(statusKeys) },
+    note: 'issue #29: the launch reads its own accounts and the history shards they fall in (at most 4,096), nothing per prior campaign',
+  });
   const enrichDynamo = enrich.scope.calls.filter((c) => c.service === 'dynamodb');
   const byCommand = new Map<string, number>();
   for (const c of enrichDynamo) byCommand.set(`${c.command}(${c.kind})`, (byCommand.get(`${c.command}(${c.kind})`) ?? 0) + 1);
@@ -383,7 +416,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   results.note(
     launchGroup,
     `Cause: the evaluation reads ${n(statusKeys + historyKeys)} keys in ${n(evaluation.length)} BatchGetItem calls of up to 100 (warehouse status: ${round(statusKeys / N, 2)} keys/account; ` +
-      `account history: ${round(historyKeys / N, 2)} keys/account, although this organization has no history), ${n(evaluation.length / Math.max(1e-9, span(evaluation) / 1000))} calls/s; ` +
+      `account history: ${round(historyKeys / N, 2)} shard keys/account), ${n(evaluation.length / Math.max(1e-9, span(evaluation) / 1000))} calls/s; ` +
       `at the bare rates above those reads alone need ≥ ${round(evaluationFloorS, 1)} s on this DynamoDB Local ` +
       `(${round(cpu.javaCores, 2)} cores busy during the call, this process ${round(cpu.nodeCores, 2)}).`,
   );
@@ -446,19 +479,32 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `${round(warehouseReads.reduce((s, c) => s + c.ms, 0) / Math.max(1, warehouseReads.length), 0)} ms each with up to 8 batches × 16 in flight.`,
   );
 
-  // FinishRecording (the recency marker: one server-side CopyObject of the eligible list) runs after the status flips:
+  // Warehouse read units of FindContacts per enriched account (issue #29): the launch carried the account fields in the batch objects.
+  const warehouseRru = dynamoUnits(warehouseReads).rru;
+  results.add({
+    group: workflowGroup,
+    name: `warehouse read units per enriched account (FindContacts, ${n(N)} accounts)`,
+    value: warehouseRru / N,
+    unit: 'RRU',
+    budget: { op: '<=', limit: WAREHOUSE_RRU_PER_ACCOUNT_BUDGET, text: `≤ ${WAREHOUSE_RRU_PER_ACCOUNT_BUDGET} RRU` },
+    extra: { 'keys read': n(keysOf(warehouseReads)), RRU: n(warehouseRru), 'launch warehouse RRU per account': round(dynamoUnits(evaluation.filter((c) => c.kind === 'warehouse')).rru / N, 2) },
+    note: 'ConsumedCapacity of the warehouse BatchGetItem calls of the workflow until enriched: the contacts items only (the account items were read once, at launch)',
+  });
+
+  // FinishRecording (the account history: one rewrite per shard the eligible accounts fall in) runs after the status flips:
   // completion is done when the execution enters WaitForResultsExpiry.
   const scaleExecution = () => stack.executions.of(campaignId).at(-1);
   await until('the workflow to reach WaitForResultsExpiry', () => scaleExecution()?.expiryWaitAt !== undefined || scaleExecution()?.ended === true, 10 * 60_000);
-  const recordCalls = workflowScope.calls.filter((c) => c.service === 's3' && c.command === 'CopyObject');
-  const legacyRecordCalls = workflowScope.calls.filter((c) => c.kind === 'accountHistory:recordEnrichment');
+  const recordCalls = workflowScope.calls.filter((c) => c.kind.startsWith('accountHistory'));
+  const shardWrites = recordCalls.filter((c) => c.kind === 'accountHistory:write');
+  const recordUnits = dynamoUnits(recordCalls);
   results.add({
     group: workflowGroup,
-    name: `FinishRecording after enriched: the recency marker (${n(recordCalls.length)} CopyObject, ${n(stack.recordedAccounts() - recordedBefore)} per-account records)`,
+    name: `FinishRecording after enriched: the account history (${n(shardWrites.length)} shard PutItem for ${n(N)} accounts)`,
     value: span(recordCalls) / 1000,
     unit: 's',
-    extra: { 'per-account BatchWriteItem calls': n(legacyRecordCalls.length) },
-    note: 'reported only',
+    extra: { 'WRU per account': round(recordUnits.wru / N, 3), 'RRU per account': round(recordUnits.rru / N, 3), calls: n(recordCalls.length), 'per-account records': n(stack.recordedAccounts() - recordedBefore) },
+    note: 'reported only; issue #29: below one write per account (per-account items cost 1 WRU each)',
   });
   results.note(
     workflowGroup,
@@ -496,8 +542,11 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   const enrichFunction = 'CampaignsEnrich';
   const launchCalls = [...enrich.scope.calls, ...completionCalls, ...expiry.tailCalls];
   const launchS3 = s3Classes(launchCalls);
+  // The account history this campaign left (issue #29): its organization's shards, kept up to 3,650 days after the last enrichment.
+  const historyBytes = await historyStoredBytes(stack.tableName, organizationId);
+  const historyMonths = (HISTORY_RETENTION_DAYS * DAY_S) / MONTH_S;
   const launchUsage: Usage = {
-    dynamodb: dynamoUnits(launchCalls),
+    dynamodb: { ...dynamoUnits(launchCalls), storedByteMonths: historyBytes * historyMonths },
     s3: {
       putClass: launchS3.put,
       getClass: launchS3.get,
@@ -514,17 +563,20 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     apiGateway: { requests: 1 },
   };
   const launchLines = costLines(launchUsage);
-  const per1000 = scaleLines(launchLines, 1000 / N);
+  // Per enriched account (decisions §4: accounts with results are charged), not per requested one.
+  const finalCampaign = expectOk(await post<{ results: { totalAccounts: number } | null }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
+  const enrichedAccounts = finalCampaign.results?.totalAccounts || N;
+  const per1000 = scaleLines(launchLines, 1000 / enrichedAccounts);
   const per1000Total = totalOf(per1000);
   const largest = [...per1000].sort((a, b) => b.dollars - a.dollars).slice(0, 3);
   results.add({
     group: costGroup,
-    name: 'per 1,000 accounts enriched (launch + workflow + completion, amortized)',
+    name: 'per 1,000 accounts enriched (launch + workflow + completion + the history kept 3,650 days, amortized)',
     value: per1000Total,
     unit: '$',
     budget: { op: '<=', limit: COST_BUDGET_PER_1000, text: `≤ $${COST_BUDGET_PER_1000}` },
     extra: Object.fromEntries(largest.map((line) => [line.item, `${dollars(line.dollars)} (${Math.round((line.dollars / per1000Total) * 100)} %)`])),
-    note: `${PRICES.asOf}; the ${n(N)}-account campaign's counted usage × 1,000 / ${n(N)}`,
+    note: `${PRICES.asOf}; the ${n(N)}-account campaign's counted usage × 1,000 / ${n(enrichedAccounts)} enriched; history ${n(historyBytes)} bytes in the table × ${round(historyMonths, 1)} months`,
   });
   results.note(costGroup, `Per 1,000 accounts enriched, from the ${n(N)}-account campaign (${PRICES.asOf}; prices in bench/lib/cost.ts):`);
   for (const row of costTable(per1000)) results.note(costGroup, row);
@@ -536,7 +588,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `${expiry.tailTransitions} after it, measured on the expiry campaign); Lambda = the enrich call and every task invocation, GB-s = measured CPU-s ÷ vCPU share of the function's memory ` +
       `(infra/memory.ts) × memory, CPU-bound (waits on DynamoDB/S3 are not billed here; locally they are DynamoDB Local's); storage = ${n(storedAtCompletion.bytes)} bytes under the campaign's prefix at completion ` +
       `× the ${round(accessMonths, 2)}-month access period, plus the share the expiry campaign kept after ExpireResults (${round(leftFraction * 100, 1)} %) × 12 months (it is never deleted). ` +
-      'Not included: create (the list upload), get polls, DynamoDB storage, CloudWatch logs.',
+      'Storage also counts the account history the campaign left (its organization\'s history shards, lib/history/store.ts) × 3,650 days at DynamoDB\'s price. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.',
   );
 
   // The per-account outcomes (decisions §11) of the completed campaign: the export below must carry the same counts.

@@ -23,6 +23,8 @@ export const PRICES = {
   dynamodbRru: 0.125 / 1e6,
   /** DynamoDB on-demand, per write request unit (1 KB write; $0.625 per million). */
   dynamodbWru: 0.625 / 1e6,
+  /** DynamoDB Standard table class storage, per GB-month (first 25 GB free not counted). */
+  dynamodbGbMonth: 0.25,
   /** S3 Standard PUT, COPY, POST, LIST requests ($0.005 per 1,000). */
   s3PutClass: 0.005 / 1000,
   /** S3 Standard GET, SELECT and all other requests ($0.0004 per 1,000). DELETE is free. */
@@ -66,7 +68,8 @@ export interface LambdaUse {
 
 /** Counted usage of one scenario. */
 export interface Usage {
-  dynamodb: { rru: number; wru: number };
+  /** `storedByteMonths`: bytes kept in the table × months (the account history, kept up to 3,650 days; item overhead included). */
+  dynamodb: { rru: number; wru: number; storedByteMonths?: number };
   s3: { putClass: number; getClass: number; storedByteMonths: number; transferOutBytes: number };
   stepFunctions: { transitions: number };
   lambda: LambdaUse[];
@@ -96,6 +99,7 @@ export function costLines(usage: Usage): CostLine[] {
   return [
     { item: 'DynamoDB read request units', quantity: usage.dynamodb.rru, unit: 'RRU', dollars: usage.dynamodb.rru * PRICES.dynamodbRru },
     { item: 'DynamoDB write request units', quantity: usage.dynamodb.wru, unit: 'WRU', dollars: usage.dynamodb.wru * PRICES.dynamodbWru },
+    { item: 'DynamoDB storage', quantity: (usage.dynamodb.storedByteMonths ?? 0) / GB, unit: 'GB-months', dollars: ((usage.dynamodb.storedByteMonths ?? 0) / GB) * PRICES.dynamodbGbMonth },
     { item: 'S3 PUT/COPY/POST/LIST requests', quantity: usage.s3.putClass, unit: 'requests', dollars: usage.s3.putClass * PRICES.s3PutClass },
     { item: 'S3 GET/HEAD requests', quantity: usage.s3.getClass, unit: 'requests', dollars: usage.s3.getClass * PRICES.s3GetClass },
     { item: 'S3 storage', quantity: usage.s3.storedByteMonths / GB, unit: 'GB-months', dollars: (usage.s3.storedByteMonths / GB) * PRICES.s3GbMonth },

@@ -169,6 +169,8 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
   if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
+  // History shards (issue #29): a completion's rewrite of one shard is a PutItem.
+  if (pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
   if (sk === 'OUTCOMES') return { kind: 'outcomes', items };
@@ -330,7 +332,8 @@ export async function startBenchStack(): Promise<BenchStack> {
           record.rru = units.rru;
           record.wru = units.wru;
         }
-        record.bytes = contentLength(result.response);
+        // DynamoDB Local sends larger bodies chunked (no Content-Length): then the body's size is that of the output as parsed (its JSON, as on the wire).
+        record.bytes = contentLength(result.response) ?? Buffer.byteLength(JSON.stringify(result.output ?? {}));
         return result;
       } catch (error) {
         record.error = (error as Error).name;

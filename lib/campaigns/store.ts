@@ -2,6 +2,7 @@
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
 import { batchGet } from '../db/batch';
 import { queryPartition } from '../db/query';
 import { transactWrite, updateIf } from '../db/conditional';
@@ -100,9 +101,12 @@ const newestFirst = (a: { listSk: string }, b: { listSk: string }) => (a.listSk 
 
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
-  /** Reads up to `wanted` items of one source below `after`, newest first. */
-  const readSource = async (source: ListSource, organizationId: string, wanted: number, after: string | undefined, now: Date): Promise<CampaignListRecord[]> => {
-    if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now);
+  /**
+   * Reads up to `wanted` items of one source below `after`, newest first.
+   * @param floor - once known, the oldest item the page can take from the other sources (lapsed campaigns stop there).
+   */
+  const readSource = async (source: ListSource, organizationId: string, wanted: number, after: string | undefined, now: Date, floor: () => string | undefined = () => undefined): Promise<CampaignListRecord[]> => {
+    if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now, floor);
     const items: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
@@ -134,30 +138,56 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
   };
 
   /**
-   * Lapsed campaigns: every stored-`enriched` campaign whose resultsExpireAt
-   * has passed (the sparse index holds nothing else), then ordered as the list.
-   * Normally empty: the workflow rewrites a campaign as `expired` on time.
+   * Lapsed campaigns (stored `enriched`, past resultsExpireAt) below `after`,
+   * newest first: the sparse expiry index read from `now` backwards, a page
+   * of `wanted` items at a time, never a live campaign. It stops once no
+   * unread one can enter the page: an unread item expires at or before the
+   * last one read (E), so it was created at or before E − the result access
+   * period (created ≤ completed = expiry − period); once `wanted` candidates
+   * (or the other sources' page, `floor()`) sort after that, the rest cannot
+   * enter. The first page reads about a page of lapsed campaigns however
+   * many there are (decisions §3). Assumes every stored campaign's access
+   * period is at least the current setting (shortening it only reads more);
+   * a setting lengthened while campaigns of the shorter period sit lapsed
+   * could leave one of them out of a page until the workflow (or the
+   * reconciler) rewrites it `expired`.
    */
-  const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date) => {
+  const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date, floor: () => string | undefined) => {
     const index = TABLE_INDEXES.enrichedByExpiry;
-    const lapsed: CampaignListRecord[] = [];
-    const pages = paginateQuery(
-      { client },
-      {
-        TableName: tableName,
-        IndexName: index.indexName,
-        // `#` sorts below every ID character: the bound includes campaigns expiring exactly now.
-        KeyConditionExpression: '#pk = :pk AND #sk < :bound',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
-        ReturnConsumedCapacity: 'TOTAL',
-      },
-    );
-    for await (const page of pages) for (const item of page.Items ?? []) lapsed.push(item as CampaignListRecord);
-    return lapsed
-      .filter((item) => (after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia)))
-      .sort(newestFirst)
-      .slice(0, wanted);
+    const periodMs = config.resultsAccessPeriodSeconds * 1000;
+    const candidates: CampaignListRecord[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    for (;;) {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.indexName,
+          // `$` sorts above `#` and below every ID character: the bound includes campaigns expiring exactly now.
+          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
+          ScanIndexForward: false,
+          // One more than the page on the first read: the `wanted`-th candidate can then be known to beat every unread one.
+          Limit: exclusiveStartKey ? wanted : wanted + 1,
+          ExclusiveStartKey: exclusiveStartKey,
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      const items = (page.Items ?? []) as (CampaignListRecord & { expirySk?: string })[];
+      for (const item of items) {
+        if ((after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia))) candidates.push(item);
+      }
+      candidates.sort(newestFirst).splice(wanted);
+      exclusiveStartKey = page.LastEvaluatedKey;
+      const last = items.at(-1)?.expirySk;
+      if (!exclusiveStartKey || last === undefined) break;
+      // Every unread item sorts below `${E − period}$`.
+      const unreadBelow = `${new Date(Date.parse(last.slice(0, last.indexOf('#'))) - periodMs).toISOString()}$`;
+      if (candidates.length >= wanted && candidates[wanted - 1]!.listSk >= unreadBelow) break;
+      const pageFloor = floor();
+      if (pageFloor !== undefined && pageFloor >= unreadBelow) break;
+    }
+    return candidates;
   };
 
   const get = async (organizationId: string, campaignId: string) => {
@@ -224,8 +254,16 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     async list(query) {
       const sources = listSources(query);
       const wanted = query.limit + 1;
-      const pages = await Promise.all(sources.map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)));
-      const merged = pages.flat().sort(newestFirst);
+      // All sources in one wave. Once the partitions are read, the page takes nothing older than their
+      // `wanted`-th newest item: the lapsed source, if still paging, stops there.
+      let floor: string | undefined;
+      const partitions = Promise.all(sources.filter((source) => source.kind === 'partition').map((source) => readSource(source, query.organizationId, wanted, query.after, query.now))).then((pages) => {
+        const items = pages.flat().sort(newestFirst);
+        if (items.length >= wanted) floor = items[wanted - 1]!.listSk;
+        return items;
+      });
+      const lapsed = Promise.all(sources.filter((source) => source.kind === 'lapsed').map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => floor)));
+      const merged = [...(await partitions), ...(await lapsed).flat()].sort(newestFirst);
       return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
     },
   };

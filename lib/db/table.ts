@@ -146,9 +146,14 @@ export const keys = {
   webhookPrefixes: { endpoint: 'ENDPOINT#', event: 'EVENT#', message: 'MESSAGE#', delivery: 'DELIVERY#' },
   /** Keys of pending webhook work in {@link WEBHOOK_PENDING_INDEX}: due at `dueAt` (ISO 8601). */
   webhookPending: (dueAt: string, id: string) => ({ gsi6pk: 'WEBHOOKS#PENDING', listSk: `${dueAt}#${id}` }),
-  /** When the organization last completed an enrichment of an account (recency exclusion). */
+  /**
+   * One shard of an organization's account history (decisions §4, lib/history/store.ts): the last
+   * enrichment time and CRM flag of every account whose ID hashes to `shard`, in one item.
+   */
+  accountHistoryShard: (organizationId: string, shard: number) => ({ pk: `ORG#${organizationId}#HISTORY#${shard}`, sk: 'HISTORY' }),
+  /** Former per-account recency item (read only by the migrations that retire it). */
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
-  /** An account in the organization's CRM targets (CRM exclusion). */
+  /** Former per-account CRM item (read only by the migrations that retire it). */
   crmTarget: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'CRM' }),
   /**
    * Idempotency record of one `Idempotency-Key` (decisions §10), scoped to

@@ -4,9 +4,11 @@
  * prefix's lifetime):
  *
  * - At launch: the eligible list (one object, kept whole) and one object per
- *   workflow batch with that batch's account IDs, so a FindContactsBatch
- *   reads 1/Nth of the list instead of all of it (issue #13: S3 bytes read by
- *   a 100k workflow ≈ 1 × the list instead of N/2 ×).
+ *   workflow batch with that batch's accounts, so a FindContactsBatch
+ *   reads 1/Nth of the list instead of all of it (issue #13). A batch object
+ *   holds each account's fields as the launch read them from the warehouse
+ *   (one JSON array a line), so FindContacts reads only the contacts (issue
+ *   #29: the account item is read once per enriched account, at launch).
  * - A failed or canceled attempt (compensation): its result parts and batch
  *   objects are deleted; its eligible list and its evaluation's outcomes stay
  *   (the accounts operation shows a draft's most recent evaluation).
@@ -25,6 +27,7 @@ import type { AccountListStore } from '../account-lists/account-list';
 import { logger } from '../observability';
 import { objectKeys } from '../objects';
 import type { PrefixStore } from '../storage/prefixes';
+import type { WarehouseAccountFields } from '../warehouse/warehouse';
 import { batchesOf, ENRICHMENT_BATCH_SIZE, type BatchRef } from './workflow';
 
 /** Batch objects written at once at launch: 100 objects for a 100,000-account attempt take ⌈100/16⌉ = 7 rounds of PutObject. */
@@ -42,35 +45,68 @@ export interface AttemptRef {
  * (batches of {@link ENRICHMENT_BATCH_SIZE}, as {@link batchesOf} cuts them),
  * in parallel, at most {@link BATCH_PUT_CONCURRENCY} PutObject calls at once.
  * Rewriting is idempotent (same keys, same bodies).
+ * @param eligibleAccounts - the eligible accounts' fields, in eligible-list order (lib/enrichment/evaluate.ts).
  */
 export async function writeAttemptLists(
   deps: { accountLists: Pick<AccountListStore, 'put'> },
   ref: AttemptRef & { eligibleObjectKey: string },
-  eligibleIds: readonly string[],
+  eligibleAccounts: readonly WarehouseAccountFields[],
 ): Promise<void> {
   const writes: (() => Promise<void>)[] = [
-    () => deps.accountLists.put(ref.eligibleObjectKey, eligibleIds),
-    ...batchesOf(eligibleIds.length).map(
-      (batch) => () => deps.accountLists.put(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, batch.index), eligibleIds.slice(batch.offset, batch.offset + batch.count)),
+    () => deps.accountLists.put(ref.eligibleObjectKey, eligibleAccounts.map((account) => account.accountId)),
+    ...batchesOf(eligibleAccounts.length).map(
+      (batch) => () =>
+        deps.accountLists.put(
+          objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, batch.index),
+          eligibleAccounts.slice(batch.offset, batch.offset + batch.count).map(encodeBatchAccount),
+        ),
     ),
   ];
   await pMap(writes, (write) => write(), { concurrency: BATCH_PUT_CONCURRENCY });
 }
 
 /**
- * The account IDs of one workflow batch: its own object. An attempt launched
- * before batch objects existed has none; its batch is then sliced from the
- * eligible list (the old, whole-list read).
+ * One line of a batch object: the account's fields as a JSON array in a fixed
+ * order (`accountId`, `name`, `domain`, `status`, `industry`,
+ * `employeeCount`, `country`): half the bytes of an object with its keys.
+ * JSON.stringify escapes every newline, so the one-item-a-line list store
+ * (lib/account-lists/account-list.ts) carries it.
+ */
+const encodeBatchAccount = (a: WarehouseAccountFields): string => JSON.stringify([a.accountId, a.name, a.domain, a.status, a.industry, a.employeeCount, a.country]);
+
+/** The account of one batch-object line ({@link encodeBatchAccount}). */
+function decodeBatchAccount(line: string): WarehouseAccountFields {
+  const [accountId, name, domain, status, industry, employeeCount, country] = JSON.parse(line) as [string, string | null, string | null, WarehouseAccountFields['status'], string | null, number | null, string | null];
+  return { accountId, name, domain, status, industry, employeeCount, country };
+}
+
+/** The accounts of one workflow batch: IDs in order, and the fields the launch read where the batch object carries them. */
+export interface BatchAccounts {
+  accountIds: string[];
+  /** Fields by account ID (empty for an attempt launched before batch objects carried them). */
+  known: Map<string, WarehouseAccountFields>;
+}
+
+/**
+ * The accounts of one workflow batch: its own object. An attempt launched
+ * before batch objects carried the accounts' fields has none under this
+ * key; its batch is then sliced from the eligible list (IDs only).
  */
 export async function readBatchAccounts(
   deps: { accountLists: Pick<AccountListStore, 'get'> },
   ref: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
-): Promise<string[]> {
+): Promise<BatchAccounts> {
   try {
-    return await deps.accountLists.get(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, ref.batch.index));
+    const lines = await deps.accountLists.get(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, ref.batch.index));
+    const known = new Map<string, WarehouseAccountFields>();
+    for (const line of lines) {
+      const account = decodeBatchAccount(line);
+      known.set(account.accountId, account);
+    }
+    return { accountIds: [...known.keys()], known };
   } catch (error) {
     if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
-    return (await deps.accountLists.get(ref.eligibleObjectKey)).slice(ref.batch.offset, ref.batch.offset + ref.batch.count);
+    return { accountIds: (await deps.accountLists.get(ref.eligibleObjectKey)).slice(ref.batch.offset, ref.batch.offset + ref.batch.count), known: new Map() };
   }
 }
 

@@ -6,7 +6,7 @@
 import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountFacts, AccountHistoryStore } from '../history/store';
 import type { AccountStatus } from '../warehouse/schema';
-import type { Warehouse } from '../warehouse/warehouse';
+import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
 import type { AccountListStore } from '../account-lists/account-list';
 import type { PendingRecency } from '../history/recency-pending';
 
@@ -19,6 +19,8 @@ export interface LaunchEvaluation {
   requested: number;
   /** Eligible account IDs, in list order. */
   eligibleIds: string[];
+  /** The eligible accounts' fields as the evaluation read them, aligned with `eligibleIds` (carried to the workflow's batches, so FindContacts reads only contacts). */
+  eligibleAccounts: WarehouseAccountFields[];
   excluded: ExcludedCounts;
   /** The bucket of every requested account, aligned with the evaluated list (per-account outcomes, decisions §11). */
   buckets: AccountBucket[];
@@ -49,7 +51,7 @@ export interface EvaluationDependencies {
 }
 
 /**
- * Enrichment times of completions whose marker is not written yet (read from
+ * Enrichment times of completions whose history entries are not written yet (read from
  * the organization item, lib/history/recency-pending.ts): their
  * accounts count as enriched at the campaign's `completedAt` (decisions §4:
  * recency starts when a campaign reaches `enriched`). Normally none; only
@@ -70,17 +72,18 @@ async function pendingEnrichmentTimes(deps: EvaluationDependencies, pending: rea
 /**
  * Evaluates an account list against the warehouse, the organization's
  * recent enrichments and its CRM targets. DynamoDB is read once per account
- * (the warehouse status, 100 keys per BatchGetItem); recency and CRM targets
- * are per-organization lists in S3, read once (docs/data-model.md "Recency
- * and CRM targets").
+ * (the warehouse account item, 100 keys per BatchGetItem) and once per
+ * history shard its IDs fall in (lib/history/store.ts): what the list
+ * touches, never the organization's campaigns or CRM list (decisions §4).
  *
  * Order matters: `pendingRecency` must come from an organization read made
  * BEFORE this call (launch and quote read the organization first). A
- * completion missing from that read had its marker written before it left the
- * organization item, so the marker listing made here sees it.
+ * completion missing from that read had its history entries written before
+ * it left the organization item, so the (strongly consistent) history read
+ * made here sees them.
  *
  * @param input.accountIds - distinct account IDs of the campaign.
- * @param input.pendingRecency - the organization's completions awaiting their markers (`OrganizationRecord.pendingRecency`).
+ * @param input.pendingRecency - the organization's completions awaiting their history entries (`OrganizationRecord.pendingRecency`).
  */
 export async function evaluateLaunch(
   deps: EvaluationDependencies,
@@ -89,7 +92,7 @@ export async function evaluateLaunch(
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts, pending] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
-    // Without a recency window (null or 0 days) the enrichment times are not read at all.
+    // Without a recency window (null or 0 days) enrichment times are not returned (the same shards hold the CRM targets).
     deps.accountHistory.getFacts(input.organizationId, input.accountIds, cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff }),
     cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.pendingRecency ?? [], cutoff),
   ]);
@@ -99,15 +102,19 @@ export async function evaluateLaunch(
   }
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
   const eligibleIds: string[] = [];
+  const eligibleAccounts: WarehouseAccountFields[] = [];
   const buckets: AccountBucket[] = [];
   for (const id of input.accountIds) {
-    const bucket = classifyAccount(statuses.get(id), facts.get(id), cutoff);
+    const account = statuses.get(id);
+    const bucket = classifyAccount(account?.status, facts.get(id), cutoff);
     buckets.push(bucket);
-    if (bucket === 'eligible') eligibleIds.push(id);
-    else {
+    if (bucket === 'eligible') {
+      eligibleIds.push(id);
+      eligibleAccounts.push(account!);
+    } else {
       excluded[bucket]++;
       excluded.total++;
     }
   }
-  return { requested: input.accountIds.length, eligibleIds, excluded, buckets };
+  return { requested: input.accountIds.length, eligibleIds, eligibleAccounts, excluded, buckets };
 }

@@ -153,8 +153,8 @@ export async function enrichCampaign(
     // The previous evaluation (if any) is replaced below; its objects are deleted once it is.
     const previousManifest = deps.outcomes.manifest(campaignId);
     previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
-    // The organization was read (strongly consistent) by the first read, BEFORE the evaluation lists
-    // recency markers: its pending completions and the markers together cover every completion
+    // The organization was read (strongly consistent) by the first read, BEFORE the evaluation reads
+    // the history shards: its pending completions and the shards together cover every completion
     // (lib/enrichment/evaluate.ts). The first round's decision reuses it; the launch transaction re-checks balance and capacity.
     const firstOrg = read.organization;
     if (!firstOrg) throw new NotFoundError('organization', organizationId);
@@ -193,7 +193,7 @@ export async function enrichCampaign(
       // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
       // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
       const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
-      await beforeDeadline(signal, Promise.all([recorded, writeLists ? writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleIds) : undefined]));
+      await beforeDeadline(signal, Promise.all([recorded, writeLists ? writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleAccounts) : undefined]));
       listsWritten ||= writeLists;
       if (!org) throw new NotFoundError('organization', organizationId);
       if (refusal) throw refusal;

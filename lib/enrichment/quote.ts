@@ -36,7 +36,7 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   const status = statusAt(campaign, now);
   if (campaign.createdVia !== 'api' || status !== 'draft') throw notEnrichable(campaign, status);
 
-  // The organization first: its pending completions must be read before the recency markers (lib/enrichment/evaluate.ts).
+  // The organization first: its pending completions must be read before the history shards (lib/enrichment/evaluate.ts).
   const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
   const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });

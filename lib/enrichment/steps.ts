@@ -47,7 +47,8 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
 
 /**
  * Finds contacts for one batch of eligible accounts (read from the batch's
- * own object, written at launch), writes the batch's result part, then
+ * own object, written at launch with the fields the launch read, so only the
+ * contacts are read from the warehouse), writes the batch's result part, then
  * records its per-account outcomes (progress moves once per batch).
  *
  * With `campaigns` and `objects`, the batch then checks (consistent read)
@@ -64,8 +65,9 @@ export async function findContactsBatch(
   deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
 ): Promise<BatchSummary> {
-  const accountIds = await readBatchAccounts(deps, input);
-  const found = new Map((await deps.warehouse.getAccounts(accountIds)).map((account) => [account.accountId, account]));
+  // The launch's fields of each account ride in the batch object: only the contacts are read here.
+  const { accountIds, known } = await readBatchAccounts(deps, input);
+  const found = new Map((await deps.warehouse.getAccounts(accountIds, known)).map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
     if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
@@ -134,11 +136,12 @@ export async function completeEnrichment(
 }
 
 /**
- * Writes the recency marker of a completed attempt, then removes its pending
- * completion from the organization item (lib/history/recency-pending.ts;
- * decisions §4): one server-side copy of the eligible list, no per-account
- * write. Idempotent: a rerun finds the entry gone (the marker was written
- * before it left) or copies the same object again.
+ * Writes a completed attempt's accounts into the organization's history
+ * (lib/history/store.ts: one entry per account, in the shards its eligible
+ * accounts fall in), then removes its pending completion from the
+ * organization item (lib/history/recency-pending.ts; decisions §4).
+ * Idempotent: a rerun finds the entry gone (the history was written before
+ * it left) or writes the same times again (times only move forward).
  */
 export async function finishRecording(
   deps: Pick<StepDependencies, 'enrichment' | 'accountHistory'> & { organizations: Pick<OrganizationStore, 'get'> },

@@ -80,7 +80,7 @@ export interface EnrichmentStore {
   requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
   /**
    * Removes a campaign's pending completion from the organization item, once
-   * its recency marker is written (lib/history/recency-pending.ts). A
+   * its history entries are written (lib/history/recency-pending.ts). A
    * no-op when it is already gone.
    */
   finishRecording(organizationId: string, campaignId: string): Promise<void>;
@@ -211,7 +211,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
         change: campaignChanges.complete(campaign, write),
         eventType: 'campaign.enriched',
         occurredAt: write.completedAt,
-        // Recency holds from this transaction on: the completion waits on the organization item until FinishRecording writes its marker.
+        // Recency holds from this transaction on: the completion waits on the organization item until FinishRecording writes its history entries.
         organizationChange: {
           set: { [pendingRecencyAttribute(campaignId)]: pendingRecencyValue({ completedAt: write.completedAt, eligibleObjectKey: campaign.attempt.eligibleObjectKey }) },
         },

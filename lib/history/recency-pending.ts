@@ -1,19 +1,19 @@
 /**
- * Completions whose recency marker is not written yet (decisions §4;
+ * Completions whose history entries are not written yet (decisions §4;
  * docs/data-model.md "Recency and CRM targets"). The completion transaction
  * sets one attribute `recencyPending_<campaignId>` = `{completedAt,
  * eligibleObjectKey}` on the organization item; the FinishRecording step
- * writes the campaign's marker (lib/history/store.ts) and
- * only then removes the attribute. An evaluation reads the organization item
- * first and lists markers second, so every completion is seen either here or
- * as a marker.
+ * writes the campaign's accounts into the history shards (lib/history/store.ts)
+ * and only then removes the attribute. An evaluation reads the organization
+ * item first and the shards second (strongly consistent), so every completion
+ * is seen either here or in the shards.
  *
  * Top-level attributes rather than one map: an UpdateExpression can SET a
  * top-level attribute on an item that has none yet, and campaign IDs are
  * alphanumeric, so the attribute name is a valid expression placeholder.
  */
 
-/** One completion awaiting its marker. */
+/** One completion awaiting its history entries. */
 export interface PendingRecency {
   campaignId: string;
   /** When the campaign reached `enriched` (ISO 8601 UTC). */

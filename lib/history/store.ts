@@ -3,181 +3,300 @@
  * an enrichment of each (recency exclusion) and which are CRM targets (CRM
  * exclusion). Decisions §4, §7; docs/data-model.md "Recency and CRM targets".
  *
- * Both live in S3 as per-organization lists, read once per launch evaluation
- * instead of one DynamoDB key per account:
+ * Keyed by account, not by campaign: each account has one entry, in one of
+ * {@link HISTORY_SHARDS} DynamoDB items per organization chosen by a hash of
+ * its ID (`ORG#<org>#HISTORY#<shard>` / `HISTORY`, lib/db/table.ts
+ * `keys.accountHistoryShard`). An entry holds the account's last enrichment
+ * time (epoch milliseconds) and whether it is a CRM target; a later
+ * completion replaces the time, so the organization's history holds each
+ * account once however many campaigns enriched it.
  *
- * - a recency marker per enriched campaign, `recency/<org>/<completedAt>/<campaign>.txt`,
- *   a server-side copy of the campaign's eligible list. Keys sort by
- *   completion time, so an evaluation lists from the window's start and reads
- *   only the markers of completions inside it;
- * - CRM target lists under `crm/<org>/`, one per import, compacted into one
- *   when they pile up.
+ * - A launch or a quote reads the shards of its own account IDs (strongly
+ *   consistent BatchGetItem, 100 keys a call): at most one item per
+ *   requested account, never the organization's campaigns or CRM lists.
+ * - A completion rewrites the shards its accounts fall in (read, merge,
+ *   conditional put on the shard's version, retried when a concurrent
+ *   writer got there first): a 100,000-account completion writes at most
+ *   4,096 items, not one per account (per-account items cost 1 WRU each,
+ *   $0.000625 per 1,000 accounts; the measured figures are in
+ *   docs/data-model.md).
+ * - Entries are kept as long as the longest window (3,650 days,
+ *   {@link HISTORY_RETENTION_DAYS}): each rewrite drops older enrichment
+ *   times, and a shard holding no CRM target carries the table's `ttl`
+ *   (its newest time + 3,650 days). CRM targets stay until removed.
  *
- * No per-account item is written or read.
+ * Shard item: `entries` (string), one line per account:
+ * `<accountId>\t<enrichedAt, base 36 epoch ms, or empty>[\tc]` (`c`: CRM
+ * target); account IDs hold no control characters (lib/account-lists/schema.ts).
+ * `version` (number) orders the rewrites. At ~25 bytes an entry, DynamoDB's
+ * 400 KB item limit holds ~16,000 accounts a shard: ~65 million distinct
+ * accounts (enriched within 3,650 days, or CRM targets) per organization.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  CopyObjectCommand,
-  DeleteObjectsCommand,
-  NoSuchKey,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
-import { createAccountListStore } from '../account-lists/account-list';
-import { objectKeys } from '../objects';
-import { listKeys } from '../storage/prefixes';
+import type { AccountListStore } from '../account-lists/account-list';
+import { batchGet } from '../db/batch';
+import { keys } from '../db/table';
 
 /** Facts about one account for one organization. */
 export interface AccountFacts {
-  /** ISO time the organization's last enrichment of the account completed (within the window read). */
+  /** ISO time the organization's last enrichment of the account completed (when inside the window read). */
   lastEnrichedAt?: string;
   crmTarget: boolean;
 }
 
 /** Options of {@link AccountHistoryStore.getFacts}. */
 export interface FactsOptions {
-  /** Read enrichment times too (default true); without it only CRM targets are read. */
+  /** Return enrichment times too (default true); without it only CRM targets are returned. */
   recency?: boolean;
   /**
-   * Epoch milliseconds: only completions strictly after it are read (the
-   * recency window's start, lib/enrichment/evaluate.ts). Default: every marker.
+   * Epoch milliseconds: an enrichment time is returned only when strictly
+   * after it (the recency window's start, lib/enrichment/evaluate.ts).
+   * Default: any time.
    */
   enrichedAfter?: number;
 }
 
-/** Data access for account enrichment times and CRM targets. */
-export interface AccountHistoryStore {
-  /** Facts for the given accounts (accounts with none are absent). */
-  getFacts(organizationId: string, accountIds: readonly string[], options?: FactsOptions): Promise<Map<string, AccountFacts>>;
-  /** Adds CRM targets; returns how many distinct IDs were written. */
-  addCrmTargets(organizationId: string, accountIds: readonly string[]): Promise<number>;
-  /**
-   * Records that the accounts were enriched at `enrichedAt` by a campaign (a
-   * marker holding these IDs; seeding and migration). Idempotent.
-   */
-  recordEnrichment(organizationId: string, accountIds: readonly string[], enrichedAt: string, campaignId: string): Promise<void>;
-  /**
-   * Records a completed campaign: its eligible list (object `eligibleObjectKey`)
-   * is copied server-side to its recency marker. Idempotent (the copy is the same).
-   */
-  recordCompletion(organizationId: string, campaignId: string, completedAt: string, eligibleObjectKey: string): Promise<void>;
+/** One change to an account's history ({@link AccountHistoryStore.record}). */
+export interface HistoryChange {
+  accountId: string;
+  /** ISO 8601: the account was enriched then (kept only when later than the time stored). */
+  enrichedAt?: string;
+  /** true: the account becomes a CRM target. */
+  crmTarget?: boolean;
 }
 
-/** Marker and CRM objects read at once by one evaluation. */
-const READ_CONCURRENCY = 8;
-/** An organization's CRM lists are merged into one when there are more than this many. */
-export const CRM_LISTS_BEFORE_COMPACTION = 8;
+/** Data access for account enrichment times and CRM targets. */
+export interface AccountHistoryStore {
+  /**
+   * Facts for the given accounts (accounts with none are absent): one
+   * strongly consistent read of each shard the IDs fall in, nothing else.
+   */
+  getFacts(organizationId: string, accountIds: readonly string[], options?: FactsOptions): Promise<Map<string, AccountFacts>>;
+  /** Adds CRM targets; returns how many distinct IDs were written. Idempotent. */
+  addCrmTargets(organizationId: string, accountIds: readonly string[]): Promise<number>;
+  /**
+   * Records that the accounts were enriched at `enrichedAt`: each account's
+   * time moves forward only, so a rerun or an older time changes nothing.
+   */
+  recordEnrichment(organizationId: string, accountIds: readonly string[], enrichedAt: string): Promise<void>;
+  /**
+   * Records a completed campaign: every account of its eligible list (object
+   * `eligibleObjectKey`) enriched at `completedAt`. Idempotent.
+   */
+  recordCompletion(organizationId: string, campaignId: string, completedAt: string, eligibleObjectKey: string): Promise<void>;
+  /**
+   * Applies many changes at once (migration, seeding), each shard rewritten
+   * once. Idempotent; times move forward only.
+   * @returns shards rewritten.
+   */
+  record(organizationId: string, changes: Iterable<HistoryChange>): Promise<number>;
+}
 
-/** Completion time of a marker key (`recency/<org>/<completedAt>/<campaign>.txt`). */
-const completedAtOf = (key: string): string => key.split('/')[2] ?? '';
+/** Shards per organization. A power of two; changing it needs a migration (entries are found by `shardOf`). */
+export const HISTORY_SHARDS = 4096;
 
-/** Normalized ISO 8601 (toISOString), so marker keys sort by time. @throws RangeError for an invalid time. */
-const isoOf = (time: string): string => new Date(time).toISOString();
+/** Days an enrichment time is kept: the longest recency window (decisions §4; MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
+export const HISTORY_RETENTION_DAYS = 3650;
 
-/** Builds the S3 implementation of {@link AccountHistoryStore}. */
-export function createAccountHistoryStore({ client, bucketName }: { client: S3Client; bucketName: string }): AccountHistoryStore {
-  // Markers and CRM lists are account lists: one ID a line, written and read by the one owner of that format.
-  const lists = createAccountListStore({ client, bucketName });
-  const list = (prefix: string, startAfter?: string) => listKeys(client, bucketName, prefix, { startAfter });
+const RETENTION_MS = HISTORY_RETENTION_DAYS * 86_400_000;
 
-  /** Streams an object's IDs into `onId`; false when the object is gone (deleted by a CRM compaction). */
-  const readIds = async (key: string, onId: (id: string) => void): Promise<boolean> => {
-    try {
-      await lists.forEachId(key, onId);
-      return true;
-    } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return false;
-      throw error;
+/** Shard rewrites in flight at once. */
+const WRITE_CONCURRENCY = 32;
+
+/** The shard of an account: FNV-1a (32-bit) of its ID's UTF-16 code units, modulo {@link HISTORY_SHARDS}. */
+export function shardOf(accountId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < accountId.length; i++) {
+    hash ^= accountId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) & (HISTORY_SHARDS - 1);
+}
+
+/** One account's entry in a shard. */
+interface Entry {
+  /** Epoch ms of the last enrichment, if any. */
+  at?: number;
+  crm: boolean;
+}
+
+/** Decodes a shard's `entries` attribute, calling `onEntry` for each line. */
+function forEachEntry(entries: string, onEntry: (accountId: string, entry: Entry) => void): void {
+  let start = 0;
+  while (start < entries.length) {
+    let end = entries.indexOf('\n', start);
+    if (end < 0) end = entries.length;
+    const tab = entries.indexOf('\t', start);
+    if (tab > start && tab < end) {
+      const second = entries.indexOf('\t', tab + 1);
+      const timeEnd = second > tab && second < end ? second : end;
+      const time = entries.slice(tab + 1, timeEnd);
+      onEntry(entries.slice(start, tab), { ...(time === '' ? {} : { at: Number.parseInt(time, 36) }), crm: timeEnd < end });
+    }
+    start = end + 1;
+  }
+}
+
+/** Encodes a shard's entries (the module comment's layout). */
+function encodeEntries(entries: ReadonlyMap<string, Entry>): string {
+  const lines: string[] = [];
+  for (const [accountId, entry] of entries) lines.push(`${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`);
+  return lines.join('\n');
+}
+
+/** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
+const msOf = (time: string): number => {
+  const ms = Date.parse(time);
+  if (Number.isNaN(ms)) throw new RangeError(`Invalid enrichment time: ${time}`);
+  return ms;
+};
+
+/**
+ * The item of one shard holding `entries`, as the store writes it: entries
+ * older than the retention dropped (CRM targets kept, without their time),
+ * `ttl` (epoch seconds) = newest time + retention when no CRM target is in it.
+ * @returns undefined when nothing is left to keep.
+ */
+export function historyShardItem(organizationId: string, shard: number, entries: ReadonlyMap<string, Entry>, version: number, now = Date.now()): Record<string, unknown> | undefined {
+  const kept = new Map<string, Entry>();
+  let newest = 0;
+  let crm = false;
+  for (const [accountId, entry] of entries) {
+    const at = entry.at !== undefined && entry.at + RETENTION_MS > now ? entry.at : undefined;
+    if (at === undefined && !entry.crm) continue;
+    kept.set(accountId, { ...(at === undefined ? {} : { at }), crm: entry.crm });
+    if (at !== undefined && at > newest) newest = at;
+    crm ||= entry.crm;
+  }
+  if (kept.size === 0) return undefined;
+  return {
+    ...keys.accountHistoryShard(organizationId, shard),
+    type: 'accountHistory',
+    entries: encodeEntries(kept),
+    version,
+    ...(crm ? {} : { ttl: Math.ceil((newest + RETENTION_MS) / 1000) }),
+  };
+}
+
+/** Builds the DynamoDB implementation of {@link AccountHistoryStore}. */
+export function createAccountHistoryStore({
+  client,
+  tableName,
+  accountLists,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  /** Reads a completed campaign's eligible list ({@link AccountHistoryStore.recordCompletion}). */
+  accountLists: Pick<AccountListStore, 'get'>;
+}): AccountHistoryStore {
+  /** Reads shards (strongly consistent) into `onShard(shard, item)`. */
+  const readShards = async (organizationId: string, shards: readonly number[], projection?: readonly string[]) => {
+    const items = await batchGet(
+      client,
+      tableName,
+      shards.map((shard) => keys.accountHistoryShard(organizationId, shard)),
+      projection,
+      // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
+      { consistentRead: true },
+    );
+    const byShard = new Map<number, Record<string, unknown>>();
+    for (const item of items) byShard.set(Number(String(item.pk).slice(String(item.pk).lastIndexOf('#') + 1)), item);
+    return byShard;
+  };
+
+  /** Merges one shard's changes: read, merge, put if the version is still the one read; again on a lost race. */
+  const rewriteShard = async (organizationId: string, shard: number, changes: readonly HistoryChange[], read: Record<string, unknown> | undefined): Promise<void> => {
+    let current = read;
+    for (let attempt = 0; ; attempt++) {
+      const entries = new Map<string, Entry>();
+      if (typeof current?.entries === 'string') forEachEntry(current.entries, (accountId, entry) => entries.set(accountId, entry));
+      let changed = false;
+      for (const change of changes) {
+        const known = entries.get(change.accountId);
+        const at = change.enrichedAt === undefined ? undefined : msOf(change.enrichedAt);
+        const next: Entry = {
+          ...(known?.at !== undefined || at !== undefined ? { at: Math.max(known?.at ?? -Infinity, at ?? -Infinity) } : {}),
+          crm: (known?.crm ?? false) || change.crmTarget === true,
+        };
+        if (next.at !== known?.at || next.crm !== known?.crm) changed = true;
+        entries.set(change.accountId, next);
+      }
+      if (!changed) return;
+      const version = typeof current?.version === 'number' ? current.version : 0;
+      const item = historyShardItem(organizationId, shard, entries, version + 1);
+      if (!item) return;
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: current ? '#version = :version' : 'attribute_not_exists(pk)',
+            ...(current ? { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } } : {}),
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || attempt >= 20) throw error;
+        current = (await readShards(organizationId, [shard])).get(shard);
+      }
     }
   };
 
-  const putIds = (key: string, ids: readonly string[]) => lists.put(key, ids);
-
-  /**
-   * Every CRM list of the organization, read whole. A list deleted by a
-   * concurrent compaction between the listing and its read was merged into a
-   * list written before the deletion, so the organization is listed again.
-   * @returns the lists' keys and `onId` called for each ID (duplicates included).
-   */
-  const readCrm = async (organizationId: string, onId: (id: string) => void): Promise<string[]> => {
-    for (let attempt = 0; ; attempt++) {
-      const ids: string[] = [];
-      const keys = await list(objectKeys.crmPrefix(organizationId));
-      const read = await pMap(keys, (key) => readIds(key, (id) => ids.push(id)), { concurrency: READ_CONCURRENCY });
-      if (read.every(Boolean) || attempt >= 4) {
-        for (const id of ids) onId(id);
-        return keys;
-      }
+  const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
+    const byShard = new Map<number, HistoryChange[]>();
+    for (const change of changes) {
+      const shard = shardOf(change.accountId);
+      let list = byShard.get(shard);
+      if (!list) byShard.set(shard, (list = []));
+      list.push(change);
     }
+    const shards = [...byShard.keys()];
+    const read = await readShards(organizationId, shards);
+    await pMap(shards, (shard) => rewriteShard(organizationId, shard, byShard.get(shard)!, read.get(shard)), { concurrency: WRITE_CONCURRENCY });
+    return shards.length;
+  };
+
+  const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
+    const at = new Date(msOf(enrichedAt)).toISOString();
+    await record(organizationId, (function* () {
+      for (const accountId of new Set(accountIds)) yield { accountId, enrichedAt: at };
+    })());
   };
 
   return {
     async getFacts(organizationId, accountIds, options = {}) {
       const wanted = new Set(accountIds);
+      const shards = [...new Set([...wanted].map(shardOf))];
+      const read = await readShards(organizationId, shards, ['entries']);
+      const recency = options.recency ?? true;
+      const after = options.enrichedAfter ?? -Infinity;
       const facts = new Map<string, AccountFacts>();
-      const factsOf = (id: string) => {
-        let current = facts.get(id);
-        if (!current) facts.set(id, (current = { crmTarget: false }));
-        return current;
-      };
-      const recency = async () => {
-        const prefix = objectKeys.recencyPrefix(organizationId);
-        const after = options.enrichedAfter;
-        const startAfter = after === undefined ? undefined : objectKeys.recencyMarker(organizationId, new Date(after).toISOString());
-        // The listing starts at the window's start; a marker completed exactly at it is listed and skipped (strictly after, decisions §4).
-        const markers = (await list(prefix, startAfter)).filter((key) => after === undefined || Date.parse(completedAtOf(key)) > after);
-        await pMap(
-          markers,
-          async (key) => {
-            const completedAt = completedAtOf(key);
-            await readIds(key, (id) => {
-              if (!wanted.has(id)) return;
-              const current = factsOf(id);
-              if (!current.lastEnrichedAt || current.lastEnrichedAt < completedAt) current.lastEnrichedAt = completedAt;
-            });
-          },
-          { concurrency: READ_CONCURRENCY },
-        );
-      };
-      await Promise.all([
-        options.recency ?? true ? recency() : undefined,
-        readCrm(organizationId, (id) => {
-          if (wanted.has(id)) factsOf(id).crmTarget = true;
-        }),
-      ]);
+      for (const item of read.values()) {
+        if (typeof item.entries !== 'string') continue;
+        forEachEntry(item.entries, (accountId, entry) => {
+          if (!wanted.has(accountId)) return;
+          const recent = recency && entry.at !== undefined && entry.at > after;
+          if (!recent && !entry.crm) return;
+          facts.set(accountId, { crmTarget: entry.crm, ...(recent ? { lastEnrichedAt: new Date(entry.at!).toISOString() } : {}) });
+        });
+      }
       return facts;
     },
 
     async addCrmTargets(organizationId, accountIds) {
       const distinct = [...new Set(accountIds)];
-      if (distinct.length === 0) return 0;
-      const listId = () => `${new Date().toISOString()}-${randomUUID()}`;
-      await putIds(objectKeys.crmList(organizationId, listId()), distinct);
-      // Compaction: merge every list into one, then delete only the lists merged (a concurrent import's new list stays).
-      const keys = await list(objectKeys.crmPrefix(organizationId));
-      if (keys.length > CRM_LISTS_BEFORE_COMPACTION) {
-        const merged = new Set<string>();
-        const read = await readCrm(organizationId, (id) => merged.add(id));
-        await putIds(objectKeys.crmList(organizationId, listId()), [...merged]);
-        for (let i = 0; i < read.length; i += 1000) {
-          await client.send(new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: read.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
-        }
-      }
+      await record(organizationId, distinct.map((accountId) => ({ accountId, crmTarget: true })));
       return distinct.length;
     },
 
-    async recordEnrichment(organizationId, accountIds, enrichedAt, campaignId) {
-      await putIds(objectKeys.recencyMarker(organizationId, isoOf(enrichedAt), campaignId), accountIds);
+    recordEnrichment,
+
+    async recordCompletion(organizationId, _campaignId, completedAt, eligibleObjectKey) {
+      await recordEnrichment(organizationId, await accountLists.get(eligibleObjectKey), completedAt);
     },
 
-    async recordCompletion(organizationId, campaignId, completedAt, eligibleObjectKey) {
-      await client.send(
-        new CopyObjectCommand({
-          Bucket: bucketName,
-          Key: objectKeys.recencyMarker(organizationId, isoOf(completedAt), campaignId),
-          CopySource: `${bucketName}/${eligibleObjectKey.split('/').map(encodeURIComponent).join('/')}`,
-        }),
-      );
-    },
+    record,
   };
 }

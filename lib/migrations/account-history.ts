@@ -3,15 +3,17 @@
  * (docs/data-model.md "Recency and CRM targets"), idempotent: `npm start`
  * runs it on its data folder after the ledger migration.
  *
- * 1. Per-account `ENRICHED` items become recency markers, one per
- *    (organization, campaign, completion time) with the accounts of the group,
- *    then are deleted. Each item held only the account's latest enrichment, so
- *    a marker may list a subset of its campaign's eligible accounts: the
+ * 1. Per-account `ENRICHED` items are written into the account history
+ *    (lib/history/store.ts, grouped by organization and completion time),
+ *    then deleted. Each held only the account's latest enrichment: the
  *    classification (the latest completion per account) is unchanged.
  * 2. Campaigns still in the old recency-pending index (`gsi6pk`
  *    `ORG#…#RECENCY_PENDING`: completed, per-account times not all written)
- *    get their marker copied from their eligible list, then leave the index.
- * 3. Per-account `CRM` items become one CRM list per organization, then are deleted.
+ *    get their eligible list recorded, then leave the index.
+ * 3. Per-account `CRM` items become CRM targets of the history, then are deleted.
+ *
+ * (Until issue #29 the history was S3 markers and CRM lists, which this
+ * migration wrote; it now writes the history store as it is.)
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../db/query';
@@ -68,7 +70,7 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
     groups.get(group)!.accountIds.push(String(item.accountId));
   }
   for (const group of groups.values()) {
-    await history.recordEnrichment(group.organizationId, group.accountIds, group.enrichedAt, group.campaignId);
+    await history.recordEnrichment(group.organizationId, group.accountIds, group.enrichedAt);
     result.markers++;
   }
   await deleteItems(enriched);

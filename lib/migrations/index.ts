@@ -15,18 +15,23 @@
  * {@link MIGRATIONS} under a new ID; never reorder or rename the ones here.
  */
 import { PutCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { keys } from '../db/table';
 import type { AccountHistoryStore } from '../history/store';
 import { migrateLedger } from './ledger';
 import { migrateAccountHistory } from './account-history';
 import { migrateApiKeyLists } from './api-key-lists';
+import { migrateHistoryShards } from './history-shards';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Account history (recency and CRM targets), written by the history migration. */
+  /** Account history (recency and CRM targets), written by the history migrations. */
   history: AccountHistoryStore;
+  /** The data bucket (the former S3 history objects, read and deleted by 004-history-shards). */
+  s3: S3Client;
+  bucketName: string;
 }
 
 /** One data migration. */
@@ -55,6 +60,11 @@ export const MIGRATIONS: readonly Migration[] = [
     id: '003-api-key-lists',
     summary: "each organization's active API keys listed on its item, or the list repaired (decisions §6)",
     run: async (deps) => ({ ...(await migrateApiKeyLists(deps)) }),
+  },
+  {
+    id: '004-history-shards',
+    summary: 'recency markers and CRM lists (S3) moved into the account history shards, one entry per account (decisions §4)',
+    run: async (deps) => ({ ...(await migrateHistoryShards(deps)) }),
   },
 ];
 

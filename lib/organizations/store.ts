@@ -32,7 +32,7 @@ export interface OrganizationRecord {
   externalEnrichingAccounts: number;
   createdAt: string;
   /**
-   * Enriched campaigns whose recency marker is not written yet (decisions §4;
+   * Enriched campaigns whose history entries are not written yet (decisions §4;
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];

@@ -23,7 +23,7 @@
  * no network call.
  */
 import type { AccountStatus, WarehouseAccount, WarehouseContact } from '../warehouse/schema';
-import type { Warehouse } from '../warehouse/warehouse';
+import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
 
 /** What a test account ID says about its account (its prefix, decisions §17). */
 export type TestAccountKind = 'found' | 'nocontacts' | 'closed' | 'inactive' | 'crm' | 'recent' | 'fail';
@@ -109,12 +109,15 @@ export function testAccount(accountId: string): WarehouseAccount | undefined {
  */
 export const testWarehouse: Warehouse = {
   async getAccountStatuses(accountIds) {
-    const statuses = new Map<string, AccountStatus>();
+    const fields = new Map<string, WarehouseAccountFields>();
     for (const id of accountIds) {
-      const kind = testAccountKind(id);
-      if (kind) statuses.set(id, statusOf(kind));
+      const account = testAccount(id);
+      if (account) {
+        const { contacts: _contacts, ...rest } = account;
+        fields.set(id, rest);
+      }
     }
-    return statuses;
+    return fields;
   },
 
   async getAccounts(accountIds) {

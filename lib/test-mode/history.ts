@@ -48,7 +48,11 @@ export const testAccountHistory = {
     return 0;
   },
   /** Nothing is recorded: the twin's recency is its `test_recent_` IDs. */
-  async recordEnrichment(_organizationId: string, _accountIds: readonly string[], _enrichedAt: string, _campaignId: string): Promise<void> {},
+  async recordEnrichment(_organizationId: string, _accountIds: readonly string[], _enrichedAt: string): Promise<void> {},
   /** Nothing is recorded: the twin's recency is its `test_recent_` IDs. */
   async recordCompletion(_organizationId: string, _campaignId: string, _completedAt: string, _eligibleObjectKey: string): Promise<void> {},
+  /** Nothing is recorded (migration, seeding): the twin's history is its IDs'. @returns 0 shards rewritten. */
+  async record(_organizationId: string, _changes: Iterable<unknown>): Promise<number> {
+    return 0;
+  },
 };

@@ -6,14 +6,24 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut } from '../db/batch';
 import { keys } from '../db/table';
-import type { AccountStatus, WarehouseAccount } from './schema';
+import type { WarehouseAccount } from './schema';
+
+/** An account without its contacts: its status and the fields a result row carries (the embedded warehouse's account item). */
+export type WarehouseAccountFields = Omit<WarehouseAccount, 'contacts'>;
 
 /** Read access to accounts and contacts. */
 export interface Warehouse {
-  /** Statuses of the given accounts; unknown IDs are absent from the map. */
-  getAccountStatuses(accountIds: readonly string[]): Promise<Map<string, AccountStatus>>;
-  /** Accounts with their contacts; unknown IDs are absent from the result. */
-  getAccounts(accountIds: readonly string[]): Promise<WarehouseAccount[]>;
+  /**
+   * The given accounts without their contacts (status and fields, one read
+   * of each account; launch evaluation); unknown IDs are absent from the map.
+   */
+  getAccountStatuses(accountIds: readonly string[]): Promise<Map<string, WarehouseAccountFields>>;
+  /**
+   * Accounts with their contacts; unknown IDs are absent from the result.
+   * @param known - accounts whose fields were read already (at launch, carried in the workflow's batch
+   *   objects): only their contacts are read, and the fields given are returned with them (issue #29).
+   */
+  getAccounts(accountIds: readonly string[], known?: ReadonlyMap<string, WarehouseAccountFields>): Promise<WarehouseAccount[]>;
 }
 
 /** The embedded warehouse also takes imports (operator CLI, demo data). */
@@ -22,23 +32,29 @@ export interface EmbeddedWarehouse extends Warehouse {
   importAccounts(accounts: readonly WarehouseAccount[]): Promise<void>;
 }
 
+/** An account item's fields (the table's own attributes dropped). */
+function accountFieldsOf(item: Record<string, unknown>): WarehouseAccountFields {
+  const { pk: _pk, sk: _sk, type: _type, ...account } = item;
+  return account as WarehouseAccountFields;
+}
+
 /** Builds the embedded (DynamoDB) warehouse. */
 export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): EmbeddedWarehouse {
   return {
     async getAccountStatuses(accountIds) {
-      const items = await batchGet(client, tableName, accountIds.map((id) => keys.warehouseAccount(id)), ['accountId', 'status']);
-      return new Map(items.map((item) => [String(item.accountId), item.status as AccountStatus]));
+      // The whole account item: a read unit is charged on the item's size, not on the attributes returned, and the fields go into the batch objects.
+      const items = await batchGet(client, tableName, accountIds.map((id) => keys.warehouseAccount(id)));
+      return new Map(items.map((item) => [String(item.accountId), accountFieldsOf(item)]));
     },
 
-    async getAccounts(accountIds) {
-      const items = await batchGet(client, tableName, accountIds.flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)]));
+    async getAccounts(accountIds, known) {
+      const items = await batchGet(client, tableName, accountIds.flatMap((id) => (known?.has(id) ? [keys.warehouseContacts(id)] : [keys.warehouseAccount(id), keys.warehouseContacts(id)])));
       const accounts = new Map<string, WarehouseAccount>();
       const contacts = new Map<string, WarehouseAccount['contacts']>();
+      for (const [id, fields] of known ?? []) accounts.set(id, { ...fields, contacts: [] });
       for (const item of items) {
-        if (item.sk === 'ACCOUNT') {
-          const { pk: _pk, sk: _sk, type: _type, ...account } = item;
-          accounts.set(String(item.accountId), { ...(account as Omit<WarehouseAccount, 'contacts'>), contacts: [] });
-        } else contacts.set(String(item.accountId), item.contacts as WarehouseAccount['contacts']);
+        if (item.sk === 'ACCOUNT') accounts.set(String(item.accountId), { ...accountFieldsOf(item), contacts: [] });
+        else contacts.set(String(item.accountId), item.contacts as WarehouseAccount['contacts']);
       }
       return accountIds.flatMap((id) => {
         const account = accounts.get(id);

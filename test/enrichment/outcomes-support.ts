@@ -85,7 +85,7 @@ export async function bucketFixture(organizationId: string): Promise<BucketFixtu
     account(id('recentCrm'), 'active', [contact(id('recentCrm_1'))]),
     account(id('crm'), 'active', [contact(id('crm_1'))]),
   ]);
-  await accountHistory().recordEnrichment(organizationId, [id('recent'), id('recentCrm')], new Date(Date.now() - 5 * DAY_MS).toISOString(), 'camp_previous');
+  await accountHistory().recordEnrichment(organizationId, [id('recent'), id('recentCrm')], new Date(Date.now() - 5 * DAY_MS).toISOString());
   await accountHistory().addCrmTargets(organizationId, [id('recentCrm'), id('crm'), id('closedCrm')]);
 
   const expected: AccountRow[] = [

@@ -1,20 +1,20 @@
 /**
- * Recency and CRM targets from per-organization lists (decisions §4, §7;
+ * Recency and CRM targets from the account history (decisions §4, §7;
  * docs/data-model.md "Recency and CRM targets"), through HTTP against
  * DynamoDB Local and the local S3 endpoint: the window's start exact to the
- * millisecond, campaigns completing together, CRM list compaction, and the
- * evaluation's DynamoDB calls (one key per account: ceil(N / 100) BatchGetItem).
+ * millisecond, campaigns completing together, CRM targets across imports, and
+ * the evaluation's DynamoDB calls (ceil(N / 100) BatchGetItem of warehouse
+ * accounts, ceil(shards / 100) of history shards).
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ddb, s3 } from '../../lib/aws';
+import { ddb } from '../../lib/aws';
 import { config } from '../../lib/config';
 import { batchGet, batchPut } from '../../lib/db/batch';
 import { keys } from '../../lib/db/table';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';
-import { CRM_LISTS_BEFORE_COMPACTION } from '../../lib/history/store';
+import { shardOf } from '../../lib/history/store';
 import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
@@ -47,7 +47,7 @@ async function countDynamoDbCalls<T>(run: () => Promise<T>): Promise<{ result: T
   }
 }
 
-describe('recency markers (decisions §4)', () => {
+describe('recency (decisions §4)', () => {
   it('excludes an enrichment completed 1 ms after launch time − days × 86,400 s, and not one completed exactly then', async () => {
     const p = uniquePrefix();
     const ids = Array.from({ length: 5 }, (_, i) => `${p}_${i}`);
@@ -60,13 +60,13 @@ describe('recency markers (decisions §4)', () => {
     const launchAt = Date.now() + 2_000;
     const windowStart = launchAt - 30 * 86_400 * 1000;
     const at = (ms: number) => new Date(ms).toISOString();
-    await accountHistory().recordEnrichment(organizationId, [ids[0]!], at(windowStart), newCampaignId());
-    await accountHistory().recordEnrichment(organizationId, [ids[1]!], at(windowStart + 1), newCampaignId());
-    await accountHistory().recordEnrichment(organizationId, [ids[2]!], at(windowStart - 1), newCampaignId());
-    await accountHistory().recordEnrichment(organizationId, [ids[3]!], at(launchAt), newCampaignId());
+    await accountHistory().recordEnrichment(organizationId, [ids[0]!], at(windowStart));
+    await accountHistory().recordEnrichment(organizationId, [ids[1]!], at(windowStart + 1));
+    await accountHistory().recordEnrichment(organizationId, [ids[2]!], at(windowStart - 1));
+    await accountHistory().recordEnrichment(organizationId, [ids[3]!], at(launchAt));
     // A later enrichment of an account counts even when an older one sits outside the window.
-    await accountHistory().recordEnrichment(organizationId, [ids[2]!, ids[4]!], at(windowStart - DAY_MS), newCampaignId());
-    await accountHistory().recordEnrichment(organizationId, [ids[4]!], at(windowStart + 1_000), newCampaignId());
+    await accountHistory().recordEnrichment(organizationId, [ids[2]!, ids[4]!], at(windowStart - DAY_MS));
+    await accountHistory().recordEnrichment(organizationId, [ids[4]!], at(windowStart + 1_000));
 
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(launchAt);
@@ -76,24 +76,25 @@ describe('recency markers (decisions §4)', () => {
     // ids[1], ids[3] and ids[4] completed strictly after the window's start; ids[0] exactly at it, ids[2] before it.
     expect(quote.data.accounts).toEqual({ requested: 5, eligible: 2, excluded: { total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 } });
 
-    // The window's start as the marker listing sees it: facts read from it carry the latest completion per account.
+    // The window's start as the history read sees it: facts read from it carry the latest completion per account.
     const facts = await accountHistory().getFacts(organizationId, ids, { enrichedAfter: windowStart });
     expect(ids.map((id) => facts.get(id)?.lastEnrichedAt)).toEqual([undefined, at(windowStart + 1), undefined, at(launchAt), at(windowStart + 1_000)]);
   });
 
-  it('campaigns completing together with shared accounts: each account takes the later completion, before and after the markers', async () => {
+  it('campaigns completing together with shared accounts: each account takes the later completion, before and after the history is written', async () => {
     const p = uniquePrefix();
     const [x, y, z] = [`${p}_x`, `${p}_y`, `${p}_z`];
     await importAccounts([x, y, z].map((id) => account(id)));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
 
-    // Both campaigns wait in FindContacts, then are let go together; their markers wait too.
+    // Both campaigns wait in FindContacts, then are let go together; their history writes wait too.
     const warehouse = useTestWarehouse({ holdAccounts: true });
-    const markers = gate();
-    const name = `heldMarkers${uniquePrefix()}`;
-    s3.middlewareStack.add(
+    const writes = gate();
+    const name = `heldHistory${uniquePrefix()}`;
+    ddb.middlewareStack.add(
       (next) => async (args) => {
-        if (String((args.input as { Key?: unknown }).Key).startsWith(objectKeys.recencyPrefix(organizationId))) await markers.promise;
+        const item = (args.input as { Item?: { pk?: unknown } }).Item;
+        if (String(item?.pk).startsWith(`ORG#${organizationId}#HISTORY#`)) await writes.promise;
         return next(args);
       },
       { step: 'initialize', name },
@@ -114,51 +115,49 @@ describe('recency markers (decisions §4)', () => {
       const pendingQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
       expect(pendingQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
 
-      markers.open();
+      writes.open();
       await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
       const facts = await accountHistory().getFacts(organizationId, [x, y, z]);
       expect([x, y, z].map((id) => facts.get(id)?.lastEnrichedAt)).toEqual(expected);
-      const markerQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
-      expect(markerQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
-      // One marker per campaign: the eligible list copied, nothing per account.
-      const listed = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: objectKeys.recencyPrefix(organizationId) }));
-      expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual(
-        [objectKeys.recencyMarker(organizationId, doneA.completedAt, a), objectKeys.recencyMarker(organizationId, doneB.completedAt, b)].sort(),
-      );
+      const historyQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
+      expect(historyQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
+      // One entry per account, not per campaign: y, enriched by both, appears once in its shard.
+      const shards = await batchGet(ddb, config.tableName, [...new Set([x, y, z].map(shardOf))].map((shard) => keys.accountHistoryShard(organizationId, shard)));
+      const lines = shards.flatMap((item) => String(item.entries).split('\n'));
+      expect([x, y, z].map((id) => lines.filter((line) => line.startsWith(`${id}\t`)).length)).toEqual([1, 1, 1]);
     } finally {
-      markers.open();
-      s3.middlewareStack.remove(name);
+      writes.open();
+      ddb.middlewareStack.remove(name);
     }
   });
 });
 
-describe('CRM target lists (decisions §7)', () => {
-  it('keeps every target across imports and compacts the lists once they pile up', async () => {
+describe('CRM targets (decisions §7)', () => {
+  it('keeps every target across imports, each once', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
-    const imports = CRM_LISTS_BEFORE_COMPACTION + 3;
+    const imports = 11;
     for (let i = 0; i < imports; i++) expect(await accountHistory().addCrmTargets(organizationId, [`${p}_${i}`, `${p}_shared`, `${p}_shared`])).toBe(2);
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: objectKeys.crmPrefix(organizationId) }));
-    expect(listed.KeyCount).toBeLessThanOrEqual(CRM_LISTS_BEFORE_COMPACTION);
     const ids = [...Array.from({ length: imports }, (_, i) => `${p}_${i}`), `${p}_shared`, `${p}_never`];
     const facts = await accountHistory().getFacts(organizationId, ids, { recency: false });
     expect(ids.map((id) => facts.get(id)?.crmTarget ?? false)).toEqual([...Array.from({ length: imports }, () => true), true, false]);
   });
 });
 
-describe('evaluation round trips (issue 13: one key per account)', () => {
-  it('reads DynamoDB with ceil(N / 100) BatchGetItem calls and nothing else, with a recency window, markers, a pending completion and CRM targets', async () => {
+describe('evaluation round trips (issue 13: one key per account; issue 29: one per history shard)', () => {
+  it('reads DynamoDB with ceil(N / 100) + ceil(shards / 100) BatchGetItem calls and nothing else, with a recency window, history, a pending completion and CRM targets', async () => {
     const p = uniquePrefix();
     const n = 450;
     const accounts = activeAccounts(p, n);
     const ids = accounts.map((a) => a.accountId);
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10_000 });
-    await accountHistory().recordEnrichment(organizationId, ids.slice(0, 10), new Date(Date.now() - DAY_MS).toISOString(), newCampaignId());
+    await accountHistory().recordEnrichment(organizationId, ids.slice(0, 10), new Date(Date.now() - DAY_MS).toISOString());
     await accountHistory().addCrmTargets(organizationId, ids.slice(10, 30));
     const campaignId = await createApiCampaign(api(), apiKey, ids, 30);
 
-    // The evaluation itself: only the warehouse statuses touch DynamoDB.
+    // The evaluation itself: only the warehouse accounts and the history shards of its IDs touch DynamoDB.
+    const historyCalls = Math.ceil(new Set(ids.map(shardOf)).size / 100);
     const pendingList = objectKeys.eligibleList(organizationId, campaignId, 'att_test');
     await accountLists().put(pendingList, ids.slice(30, 35));
     const { result, calls } = await countDynamoDbCalls(() =>
@@ -170,19 +169,19 @@ describe('evaluation round trips (issue 13: one key per account)', () => {
         pendingRecency: [{ campaignId: newCampaignId(), completedAt: new Date(Date.now() - 1_000).toISOString(), eligibleObjectKey: pendingList }],
       }),
     );
-    expect(calls).toEqual({ BatchGetItem: Math.ceil(n / 100) });
+    expect(calls).toEqual({ BatchGetItem: Math.ceil(n / 100) + historyCalls });
     expect(result.excluded).toEqual({ total: 35, invalid: 0, recentlyEnriched: 15, crmExcluded: 20 });
 
     // Through HTTP, the quote adds only its fixed reads (API key, campaign, organization) to the same BatchGetItem count.
     const quoted = await countDynamoDbCalls(() => call(api(), QUOTE, { apiKey, body: { campaignId } }));
     expect(quoted.result.status).toBe(200);
     expect(quoted.result.data.accounts.excluded).toEqual({ total: 30, invalid: 0, recentlyEnriched: 10, crmExcluded: 20 });
-    expect(quoted.calls.BatchGetItem).toBe(Math.ceil(n / 100));
+    expect(quoted.calls.BatchGetItem).toBe(Math.ceil(n / 100) + historyCalls);
   });
 });
 
 describe('migration of per-account history (lib/migrations/account-history.ts)', () => {
-  it('turns ENRICHED items into markers and CRM items into a CRM list, deletes them, and changes nothing the second time', async () => {
+  it('turns ENRICHED and CRM items into history entries, deletes them, and changes nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
     const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];

@@ -25,7 +25,6 @@ import { customAlphabet } from 'nanoid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3, sfn } from '../../lib/aws';
 import { config } from '../../lib/config';
-import { objectKeys } from '../../lib/objects';
 import { pendingRecencyAttribute } from '../../lib/history/recency-pending';
 import { accountListKey } from '../../lib/account-lists/account-list';
 import type { CampaignRecord } from '../../lib/campaigns/model';
@@ -154,8 +153,8 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
     // in that same read, so there is no API-key read of its own to fault.
     ['the organization read', (f) => ({ command: 'BatchGetItemCommand', match: firstRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
-    // Recency and CRM targets are per-organization lists in S3 (docs/data-model.md); the CRM lists are listed at every evaluation.
-    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId) })],
+    // Recency and CRM targets are the organization's history shards of the listed accounts (docs/data-model.md), read at every evaluation.
+    ['the account history read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`ORG#${f.organizationId}#HISTORY#`) })],
     ['the launch transaction', (f) => ({ command: 'TransactWriteItemsCommand', match: launchTransaction(f) })],
   ];
   it.each(steps)('throttling at %s: the launch succeeds, charged once, and completes', async (_label, where) => {
@@ -179,7 +178,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: firstRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
-    ['the CRM target lists read (S3)', (f) => ({ client: 's3', command: 'ListObjectsV2Command', match: objectKeys.crmPrefix(f.organizationId), error: s3InternalError })],
+    ['the account history read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`ORG#${f.organizationId}#HISTORY#`), error: throttling })],
     ['writing the eligible list (S3)', (f) => ({ client: 's3', command: 'PutObjectCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('eligible.txt'), error: s3InternalError })],
     ['the launch transaction (before it applies)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), error: throttling })],
     ['the launch transaction (nine conflicts, beyond the store’s own retries)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), times: 9, error: transactionConflict })],
@@ -310,10 +309,9 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
     await expectInvariants(f);
   });
 
-  it('FinishRecording (the recency marker copy, S3 SlowDown): every account recorded', async () => {
+  it('FinishRecording (a history shard write, throttled beyond the SDK retries): every account recorded', async () => {
     const f = await fixture();
-    const slowDown = () => Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 } });
-    await withFault({ client: 's3', command: 'CopyObjectCommand', match: objectKeys.recencyPrefix(f.organizationId), error: slowDown }, async ([fault]) => {
+    await withFault({ client: 'dynamodb', command: 'PutItemCommand', match: (i, t) => t.includes(`ORG#${f.organizationId}#HISTORY#`), error: throttling }, async ([fault]) => {
       expect((await enrichCall(f)).status).toBe(200);
       await recorded(f);
       expect(fault!.failed).toBe(1);

@@ -282,8 +282,9 @@ describe('CampaignEnrichment-dev', () => {
     }
   });
 
-  it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts and finish-recording tasks write the bucket', () => {
-    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
+  it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
+    // FinishRecording reads the eligible list and writes the account history to the table (issue #29): it writes no object.
+    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
@@ -312,7 +313,7 @@ describe('CampaignEnrichment-dev', () => {
 
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
-    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*', 'crm/*', 'recency/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
+    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
       const statements = statementsOf(template, built.stack, functionId);
       const actions = actionsOf(statements);
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);

@@ -30,7 +30,8 @@ function portsOf(world: World) {
   const lists = new Map((world.pending ?? []).map((p, i) => [`pending-${i}`, p.accountIds]));
   const deps: EvaluationDependencies = {
     warehouse: {
-      getAccountStatuses: async (ids) => new Map(ids.filter((id) => world.statuses.has(id)).map((id) => [id, world.statuses.get(id)!])),
+      getAccountStatuses: async (ids) =>
+        new Map(ids.filter((id) => world.statuses.has(id)).map((id) => [id, { accountId: id, name: null, domain: null, status: world.statuses.get(id)!, industry: null, employeeCount: null, country: null }])),
       getAccounts: async () => {
         throw new Error('evaluation does not read contacts');
       },
@@ -264,6 +265,7 @@ describe('evaluateLaunch', () => {
     expect(await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: [], excludeEnrichedWithinDays: 30, now: NOW })).toEqual({
       requested: 0,
       eligibleIds: [],
+      eligibleAccounts: [],
       buckets: [],
       excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
     });

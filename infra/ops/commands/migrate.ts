@@ -14,9 +14,9 @@ export const migrate = defineCommand<{ force?: boolean }>({
   configure: (command) => command.option('--force', 'run every migration, even those recorded as run'),
   run: async ({ options }) => {
     const { runMigrations } = await import('../../../lib/migrations');
-    const { ddb } = await import('../../../lib/aws');
+    const { ddb, s3 } = await import('../../../lib/aws');
     const { config } = await import('../../../lib/config');
     const { accountHistory } = await import('../../../lib/root');
-    return { ...(await runMigrations({ client: ddb, tableName: config.tableName, history: accountHistory() }, { force: options.force === true })) };
+    return { ...(await runMigrations({ client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName }, { force: options.force === true })) };
   },
 });
