@@ -7,7 +7,6 @@ import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountFacts, AccountHistoryStore } from '../history/store';
 import type { AccountStatus } from '../warehouse/schema';
 import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
-import type { AccountListStore } from '../account-lists/account-list';
 import type { PendingRecency } from '../history/recency-pending';
 
 /** The bucket of one account. */
@@ -47,26 +46,6 @@ export function classifyAccount(status: AccountStatus | undefined, facts: Accoun
 export interface EvaluationDependencies {
   warehouse: Warehouse;
   accountHistory: Pick<AccountHistoryStore, 'getFacts'>;
-  accountLists: Pick<AccountListStore, 'get'>;
-}
-
-/**
- * Enrichment times of completions whose history entries are not written yet (read from
- * the organization item, lib/history/recency-pending.ts): their
- * accounts count as enriched at the campaign's `completedAt` (decisions §4:
- * recency starts when a campaign reaches `enriched`). Normally none; only
- * those inside the window are read.
- */
-async function pendingEnrichmentTimes(deps: EvaluationDependencies, pending: readonly PendingRecency[], cutoff: number): Promise<Map<string, string>> {
-  const times = new Map<string, string>();
-  for (const entry of pending) {
-    if (Date.parse(entry.completedAt) <= cutoff) continue;
-    for (const id of await deps.accountLists.get(entry.eligibleObjectKey)) {
-      const known = times.get(id);
-      if (!known || known < entry.completedAt) times.set(id, entry.completedAt);
-    }
-  }
-  return times;
 }
 
 /**
@@ -90,16 +69,15 @@ export async function evaluateLaunch(
   input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[] },
 ): Promise<LaunchEvaluation> {
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
-  const [statuses, facts, pending] = await Promise.all([
+  const [statuses, facts] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
     // Without a recency window (null or 0 days) enrichment times are not returned (the same shards hold the CRM targets).
-    deps.accountHistory.getFacts(input.organizationId, input.accountIds, cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff }),
-    cutoff === undefined ? new Map<string, string>() : pendingEnrichmentTimes(deps, input.pendingRecency ?? [], cutoff),
+    deps.accountHistory.getFacts(
+      input.organizationId,
+      input.accountIds,
+      cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] },
+    ),
   ]);
-  for (const [id, completedAt] of pending) {
-    const known = facts.get(id);
-    if (!known?.lastEnrichedAt || known.lastEnrichedAt < completedAt) facts.set(id, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: completedAt });
-  }
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
   const eligibleIds: string[] = [];
   const eligibleAccounts: WarehouseAccountFields[] = [];

@@ -9,6 +9,7 @@
  */
 import { NotFoundError } from '../errors';
 import { statusAt } from '../campaigns/model';
+import type { AccountListStore } from '../account-lists/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
 import { decideLaunch, notEnrichable } from './decision';
@@ -19,6 +20,8 @@ import type { LaunchQuote } from './docs';
 export interface QuoteDependencies extends EvaluationDependencies {
   campaigns: Pick<CampaignStore, 'get'>;
   organizations: Pick<OrganizationStore, 'get'>;
+  /** The campaign's account list. */
+  accountLists: Pick<AccountListStore, 'get'>;
   /** Credits per eligible account (deployment setting). */
   creditsPerAccount: number;
 }

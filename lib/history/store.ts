@@ -35,6 +35,7 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
+import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
 import { batchGet } from '../db/batch';
 import { keys } from '../db/table';
@@ -56,6 +57,13 @@ export interface FactsOptions {
    * Default: any time.
    */
   enrichedAfter?: number;
+  /**
+   * Completions whose entries are not written yet (lib/history/recency-pending.ts,
+   * read from the organization item BEFORE this call): their accounts count as
+   * enriched at the campaign's `completedAt` (recency starts when a campaign
+   * reaches `enriched`, decisions §4). Only those after `enrichedAfter` are read.
+   */
+  pending?: readonly PendingRecency[];
 }
 
 /** One change to an account's history ({@link AccountHistoryStore.record}). */
@@ -281,6 +289,17 @@ export function createAccountHistoryStore({
           if (!recent && !entry.crm) return;
           facts.set(accountId, { crmTarget: entry.crm, ...(recent ? { lastEnrichedAt: new Date(entry.at!).toISOString() } : {}) });
         });
+      }
+      if (recency) {
+        // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
+        for (const entry of options.pending ?? []) {
+          if (Date.parse(entry.completedAt) <= after) continue;
+          for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
+            if (!wanted.has(accountId)) continue;
+            const known = facts.get(accountId);
+            if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt) facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
+          }
+        }
       }
       return facts;
     },

@@ -11,7 +11,9 @@
  *   `excludeEnrichedWithinDays` ≥ 1 its launch falls inside the window,
  *   `recently_enriched`; with 0 or null it is eligible.
  * - Completions are not recorded (the twin's recency is the IDs'), nor are
- *   CRM imports: `test_found_…` stays eligible however often it is enriched.
+ *   CRM imports: `test_found_…` stays eligible however often it is enriched;
+ *   completions pending on the organization item (`options.pending`) are
+ *   ignored for the same reason.
  */
 import { testAccountKind } from './accounts';
 
@@ -32,7 +34,7 @@ export const testAccountHistory = {
    * @param options.recency - read enrichment times (default true).
    * @param options.enrichedAfter - epoch ms: only enrichments strictly after it count.
    */
-  async getFacts(_organizationId: string, accountIds: readonly string[], options: { recency?: boolean; enrichedAfter?: number } = {}): Promise<Map<string, TestAccountFacts>> {
+  async getFacts(_organizationId: string, accountIds: readonly string[], options: { recency?: boolean; enrichedAfter?: number; pending?: readonly unknown[] } = {}): Promise<Map<string, TestAccountFacts>> {
     const facts = new Map<string, TestAccountFacts>();
     const enrichedAt = Date.now() - TEST_RECENT_AGE_MS;
     const recency = (options.recency ?? true) && (options.enrichedAfter === undefined || enrichedAt > options.enrichedAfter);

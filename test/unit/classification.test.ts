@@ -24,10 +24,9 @@ interface World {
 
 /** In-memory ports over `world`, recording what the evaluation asked for. */
 function portsOf(world: World) {
-  /** `pendingListReads`: eligible lists of pending completions read. */
-  const calls = { recencyOption: [] as (boolean | undefined)[], pendingListReads: 0 };
+  /** `pendingPassed`: how many pending completions each history read was handed (their merge is the history store's: test/history-pending.test.ts). */
+  const calls = { recencyOption: [] as (boolean | undefined)[], pendingPassed: [] as number[] };
   const pendingRecency = (world.pending ?? []).map((p, i) => ({ campaignId: `camp_${i}`, completedAt: p.completedAt, eligibleObjectKey: `pending-${i}` }));
-  const lists = new Map((world.pending ?? []).map((p, i) => [`pending-${i}`, p.accountIds]));
   const deps: EvaluationDependencies = {
     warehouse: {
       getAccountStatuses: async (ids) =>
@@ -39,6 +38,7 @@ function portsOf(world: World) {
     accountHistory: {
       getFacts: async (_organizationId, ids, options) => {
         calls.recencyOption.push(options?.recency);
+        calls.pendingPassed.push(options?.pending?.length ?? 0);
         const recency = options?.recency ?? true;
         const found = new Map<string, AccountFacts>();
         for (const id of ids) {
@@ -46,14 +46,6 @@ function portsOf(world: World) {
           if (facts) found.set(id, recency ? { ...facts } : { crmTarget: facts.crmTarget });
         }
         return found;
-      },
-    },
-    accountLists: {
-      get: async (key) => {
-        calls.pendingListReads++;
-        const ids = lists.get(key);
-        if (!ids) throw new Error(`no list ${key}`);
-        return [...ids];
       },
     },
   };
@@ -209,55 +201,20 @@ describe('evaluateLaunch', () => {
       const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: days, now: NOW, pendingRecency });
       expect(evaluation.eligibleIds).toEqual(['a']);
       expect(calls.recencyOption).toEqual([false]);
-      expect(calls.pendingListReads).toBe(0);
+      expect(calls.pendingPassed).toEqual([0]);
     }
   });
 
-  it('counts accounts of an enriched campaign whose recording is still running as enriched at its completedAt', async () => {
-    const world: World = {
-      statuses: new Map([
-        ['fresh', 'active'],
-        ['stale', 'active'],
-        ['crm', 'active'],
-        ['closed', 'closed'],
-        ['untouched', 'active'],
-      ]),
-      // `stale` was recorded long ago; `crm` is a CRM target never enriched.
-      facts: new Map([
-        ['stale', { crmTarget: false, lastEnrichedAt: iso(NOW.getTime() - 100 * DAY_MS) }],
-        ['crm', { crmTarget: true }],
-      ]),
-      pending: [
-        { completedAt: iso(NOW.getTime() - 2 * DAY_MS), accountIds: ['fresh', 'stale', 'crm', 'closed'] },
-        // Outside the window: changes nothing.
-        { completedAt: iso(NOW.getTime() - 60 * DAY_MS), accountIds: ['untouched'] },
-      ],
-    };
-    const { deps, calls, pendingRecency } = portsOf(world);
-    const evaluation = await evaluateLaunch(deps, {
-      pendingRecency,
-      organizationId: 'org_x',
-      accountIds: ['fresh', 'stale', 'crm', 'closed', 'untouched'],
-      excludeEnrichedWithinDays: 30,
-      now: NOW,
-    });
-    expect(calls.recencyOption).toEqual([true]);
-    // Only the completion inside the window has its list read.
-    expect(calls.pendingListReads).toBe(1);
-    expect(evaluation.eligibleIds).toEqual(['untouched']);
-    expect(evaluation.excluded).toEqual({ total: 4, invalid: 1, recentlyEnriched: 3, crmExcluded: 0 });
-  });
-
-  it('never lets an older pending completion hide a newer recorded enrichment', async () => {
+  it('hands the completions still recording to the history read, inside a window', async () => {
     const world: World = {
       statuses: new Map([['a', 'active']]),
-      facts: new Map([['a', { crmTarget: false, lastEnrichedAt: iso(NOW.getTime() - DAY_MS) }]]),
-      pending: [{ completedAt: iso(NOW.getTime() - 200 * DAY_MS), accountIds: ['a'] }],
+      facts: new Map(),
+      pending: [{ completedAt: iso(NOW.getTime() - 2 * DAY_MS), accountIds: ['a'] }],
     };
-    const { deps, pendingRecency } = portsOf(world);
-    const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: 7, now: NOW, pendingRecency });
-    expect(evaluation.excluded.recentlyEnriched).toBe(1);
-    expect(evaluation.eligibleIds).toEqual([]);
+    const { deps, calls, pendingRecency } = portsOf(world);
+    await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: 30, now: NOW, pendingRecency });
+    expect(calls.recencyOption).toEqual([true]);
+    expect(calls.pendingPassed).toEqual([1]);
   });
 
   it('evaluates an empty list to zero everywhere', async () => {
