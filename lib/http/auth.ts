@@ -152,13 +152,14 @@ class RequestKeyCheck implements KeyCheck {
  * @param findApiKey - the key store's lookup by key hash (wired by the composition root); the key is hashed once, here.
  * @param cache - the process's key hash → organization cache; none: every key is read here.
  * @returns the key check (its `organizationId` is the organization ID).
- * @throws InvalidApiKeyError for a missing, malformed or unknown key.
+ * @throws InvalidApiKeyError for a missing header (`missing_header`), one that is not `Bearer <key>` (`not_bearer`), or an unknown key (`unknown_key`).
  * @throws RevokedApiKeyError for a revoked key (read here).
  */
 export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
-  const match = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null;
-  const apiKey = match?.[1];
-  if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
+  if (!header?.trim()) throw new InvalidApiKeyError('missing_header');
+  const apiKey = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
+  if (!apiKey) throw new InvalidApiKeyError('not_bearer');
+  if (!API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError('unknown_key');
   const keyHash = hashApiKey(apiKey);
   const known = cache?.organizationOf(keyHash);
   if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey);

@@ -122,6 +122,8 @@ export const isUploadedFile = (value: unknown): value is UploadedFile =>
 
 /** Plain decimal text only (surrounding space ignored): `0x10` and `1e2` stay text and fail validation. */
 const toNumber = (value: unknown) => (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value);
+/** A received form value as an issue line shows it: text quoted (JSON), anything else by its kind. */
+const formValueOf = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : Array.isArray(value) ? 'several values' : typeof value);
 const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
@@ -163,7 +165,8 @@ export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
     case 'int':
       return preprocess(toNumber, schema);
     case 'boolean':
-      return preprocess(toBoolean, schema);
+      // A form sends text: name the two texts that work (`hasEmail=1` is not one of them).
+      return preprocess(toBoolean, z.boolean({ error: (issue) => `Invalid input: expected true or false, received ${formValueOf(issue.input)}` }));
     case 'array':
       return preprocess(toArray, formArrayOf(schema as z.core.$ZodArray));
     case 'union': {
