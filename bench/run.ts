@@ -16,7 +16,8 @@
  * sustained, list-page, accounts-page (1,000 and 100,000 accounts in every
  * mode), scale (launch evaluation, workflow, export, stored bytes after
  * expiry, CPU per function and its time on Lambda, the cost model of
- * bench/lib/cost.ts).
+ * bench/lib/cost.ts), readiness (`npm start` on a data folder of 100,000
+ * items until /health answers 200; its own child processes and data folder).
  *
  * The stack (DynamoDB Local, s3rver, local Step Functions, API server) runs
  * in this process, as in the tests; load generators and the export Lambda
@@ -45,7 +46,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale', 'readiness'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -59,6 +60,7 @@ const ALIASES: Record<string, ModuleName> = {
   list: 'list-page',
   accounts: 'accounts-page',
   load: 'sustained',
+  health: 'readiness',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
@@ -67,8 +69,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the issue's in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, readinessItems: 100_000 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, readinessItems: 100_000 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -115,7 +117,7 @@ async function timed(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 try {
-  const needsStack = MODULES.some((m) => m !== 'bundles' && selected(m));
+  const needsStack = MODULES.some((m) => m !== 'bundles' && m !== 'readiness' && selected(m));
   if (needsStack || selected('scale')) {
     const { startBenchStack } = await import('./lib/stack');
     const t = performance.now();
@@ -160,6 +162,11 @@ try {
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');
     await timed('scale', () => runScale(results, stack!, { accounts: SIZES.accounts, contactsPerAccount: SIZES.contactsPerAccount, tmpDir: TMP_DIR, profile: values.profile }));
+  }
+  if (selected('readiness')) {
+    const { runReadiness } = await import('./figures/readiness');
+    // The budget is set on 100,000 items, so a quick run measures that size too (a fill of about a minute).
+    await timed('readiness', () => runReadiness(results, { items: SIZES.readinessItems, tmpDir: TMP_DIR }));
   }
 } finally {
   await stack?.stop().catch((error: unknown) => console.error('Stopping the stack failed:', error));
