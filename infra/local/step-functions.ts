@@ -33,6 +33,8 @@ interface Execution {
   cause?: string;
   abort: () => void;
   done: Promise<void>;
+  /** Names of the states entered so far, in order (a Map state's iterations included). */
+  entered: string[];
 }
 
 /** The local endpoint: an HTTP request handler and the executions it runs. */
@@ -41,6 +43,8 @@ export interface LocalStepFunctions {
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;
   /** Waits for every running execution to end (tests). */
   settle(): Promise<void>;
+  /** Names of the states an execution has entered so far, in order; empty for an unknown execution (tests wait on it instead of sleeping). */
+  enteredStates(executionArn: string): readonly string[];
   /** Aborts every running execution (shutdown). */
   abortAll(): void;
 }
@@ -101,6 +105,7 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
       status: 'RUNNING',
       startDate,
       abort: run.abort,
+      entered: [],
       done: run.result.then(
         (output) => {
           if (execution.status === 'RUNNING') {
@@ -118,6 +123,9 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
       ),
     };
     executions.set(executionArn, execution);
+    void (async () => {
+      for await (const event of run.eventLogs) if (event.type === 'StateEntered') execution.entered.push(event.state.name);
+    })().catch(() => undefined);
     return execution;
   };
 
@@ -171,6 +179,9 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
         if (error instanceof SfnError) return reply(400, { __type: error.type, message: error.message }, error.type);
         throw error;
       }
+    },
+    enteredStates(executionArn) {
+      return executions.get(executionArn)?.entered ?? [];
     },
     async settle() {
       await Promise.all([...executions.values()].filter((e) => e.status === 'RUNNING').map((e) => e.done));
