@@ -143,13 +143,13 @@ async function startReconciling(seconds: number): Promise<() => Promise<void>> {
   };
 }
 
-/** `GET /health`: the table and the bucket answer. */
+/** `GET /health`: the table and the bucket answer (ListTables, not DescribeTable, which counts every item on DynamoDB Local). */
 async function backingServicesCheck(): Promise<() => Promise<void>> {
   const { dynamodb, s3 } = await import('../../lib/aws');
-  const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
   const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
+  const { tableExists } = await import('./table');
   return async () => {
-    await dynamodb.send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }));
+    if (!(await tableExists(dynamodb, process.env.TABLE_NAME!))) throw new Error(`Table ${process.env.TABLE_NAME} not found.`);
     await s3.send(new HeadBucketCommand({ Bucket: process.env.BUCKET_NAME }));
   };
 }
