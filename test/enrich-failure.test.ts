@@ -16,7 +16,7 @@ import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { config } from '../lib/config';
 import { compensateAttempt, completeEnrichment } from '../lib/enrichment/steps';
 import { accountHistory, campaigns, enrichment, useWarehouse, workflow } from '../lib/root';
-import { call, newOrganization, useApi, waitForWorkflowState } from './support/api';
+import { call, newOrganization, useApi, waitForWorkflowState, waitForWorkflowTasks } from './support/api';
 import {
   DAY_MS,
   ISO_UTC,
@@ -165,7 +165,7 @@ describe('an operator cancel (campaign:cancel)', () => {
 
     // The held contact call now returns: the stopped execution must not complete or refund again.
     held.release();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForWorkflowTasks(attempt.executionArn!);
     expect((await getCampaign(api(), apiKey, campaignId)).data).toEqual(expected);
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     expect(await balance(organizationId)).toBe(30);

@@ -52,6 +52,11 @@ export async function waitForWorkflowState(executionArn: string, state: string, 
   }
 }
 
+/** Waits until no task of a workflow execution of this file's server is running (a stopped execution's held task has returned and finished). */
+export async function waitForWorkflowTasks(executionArn: string): Promise<void> {
+  await api?.stepFunctions.tasksSettled(executionArn);
+}
+
 /** Creates a fresh organization (and its first key) for one test. */
 export async function newOrganization(input: Partial<NewOrganization> = {}) {
   const { organization, apiKey } = await organizations().create({
