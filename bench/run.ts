@@ -16,7 +16,8 @@
  * sustained, list-page, accounts-page (1,000 and 100,000 accounts in every
  * mode), scale (launch evaluation, workflow, export, stored bytes after
  * expiry, CPU per function and its time on Lambda, the cost model of
- * bench/lib/cost.ts).
+ * bench/lib/cost.ts), readiness (`npm start` on a data folder of 100,000
+ * items until /health answers 200; its own child processes and data folder).
  *
  * The stack (DynamoDB Local, s3rver, local Step Functions, API server) runs
  * in this process, as in the tests; load generators and the export Lambda
@@ -45,7 +46,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'history', 'scale', 'test-mode'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'history', 'scale', 'test-mode', 'readiness'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -61,6 +62,7 @@ const ALIASES: Record<string, ModuleName> = {
   'account-history': 'history',
   load: 'sustained',
   test: 'test-mode',
+  health: 'readiness',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
@@ -69,8 +71,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the issue's in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, readinessItems: 10_000 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, readinessItems: 100_000 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -109,7 +111,7 @@ async function timed(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 try {
-  const needsStack = MODULES.some((m) => m !== 'bundles' && selected(m));
+  const needsStack = MODULES.some((m) => m !== 'bundles' && m !== 'readiness' && selected(m));
   if (needsStack || selected('scale')) {
     const { startBenchStack } = await import('./lib/stack');
     const t = performance.now();
@@ -171,6 +173,11 @@ try {
   if (selected('test-mode')) {
     const { runTestMode } = await import('./figures/test-mode');
     await timed('test-mode', () => runTestMode(results, stack!, { accounts: SIZES.accounts }));
+  }
+  if (selected('readiness')) {
+    const { runReadiness } = await import('./figures/readiness');
+    // Its own child processes and data folder: 100,000 items in a full run (filling them takes minutes), 10,000 in a quick one.
+    await timed('readiness', () => runReadiness(results, { items: SIZES.readinessItems, tmpDir: TMP_DIR }));
   }
 } finally {
   await stack?.stop().catch((error: unknown) => console.error('Stopping the stack failed:', error));

@@ -109,11 +109,20 @@ export class InvalidRequestError extends ApiError {
   }
 }
 
-/** 401 `invalid_api_key`: missing, malformed or unknown key (spec "Authentication" 3). */
+/** Why a request's key was refused with `invalid_api_key`: each case has its own message, saying what to send. */
+export type InvalidApiKeyReason = 'missing_header' | 'not_bearer' | 'unknown_key';
+
+const INVALID_API_KEY_MESSAGES: Record<InvalidApiKeyReason, string> = {
+  missing_header: 'The Authorization header is missing: send "Authorization: Bearer <API key>".',
+  not_bearer: 'The Authorization header is not "Bearer <API key>": send the word Bearer, one space, then the key (it starts with cek_).',
+  unknown_key: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
+};
+
+/** 401 `invalid_api_key`: missing header, not `Bearer <key>`, or unknown key (spec "Authentication" 3); the code is the same, the message tells the cases apart. */
 export class InvalidApiKeyError extends ApiError {
   override name = 'InvalidApiKeyError';
-  constructor() {
-    super('invalid_api_key', 'The API key is missing or not recognized.');
+  constructor(readonly reason: InvalidApiKeyReason = 'unknown_key') {
+    super('invalid_api_key', INVALID_API_KEY_MESSAGES[reason]);
   }
 }
 
@@ -141,8 +150,9 @@ export class InsufficientCreditsError extends ApiError {
 /** 404 `not_found`; also answered for another organization's resources. */
 export class NotFoundError extends ApiError {
   override name = 'NotFoundError';
-  constructor(resource: string, id: string) {
-    super('not_found', `No ${resource} with id "${id}".`, { resource, id });
+  /** @param hint - a sentence appended to the message (what to send instead); details stay `{ resource, id }`. */
+  constructor(resource: string, id: string, hint?: string) {
+    super('not_found', `No ${resource} with id "${id}".${hint ? ` ${hint}` : ''}`, { resource, id });
   }
 }
 

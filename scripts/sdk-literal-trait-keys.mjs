@@ -14,7 +14,8 @@
  * the Lambda bundles read (BUNDLING mainFields `module`); Node itself loads
  * `dist-cjs`. Remove this script once the SDK's generated code has literal keys.
  *
- * Usage: `node scripts/sdk-literal-trait-keys.mjs [node_modules]`; prints what it changed.
+ * Usage: `node scripts/sdk-literal-trait-keys.mjs [node_modules]`; prints what it changed, unless
+ * npm runs it at its loglevel `error` or `silent` (this project's .npmrc: `npm ci` prints nothing to interpret).
  */
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -38,6 +39,7 @@ export function literalTraitKeys(source) {
 }
 
 const root = path.resolve(process.argv[2] ?? 'node_modules');
+const quiet = ['error', 'silent'].includes(process.env.npm_config_loglevel ?? '');
 const scope = path.join(root, '@aws-sdk');
 if (existsSync(scope)) {
   for (const pkg of readdirSync(scope).filter((name) => name.startsWith('client-'))) {
@@ -48,7 +50,7 @@ if (existsSync(scope)) {
       const { source, replaced } = literalTraitKeys(readFileSync(target, 'utf8'));
       if (replaced === 0) continue;
       writeFileSync(target, source);
-      console.log(`sdk-literal-trait-keys: @aws-sdk/${pkg}/dist-es/schemas/${file}: ${replaced} computed keys made literal`);
+      if (!quiet) console.log(`sdk-literal-trait-keys: @aws-sdk/${pkg}/dist-es/schemas/${file}: ${replaced} computed keys made literal`);
     }
   }
 }

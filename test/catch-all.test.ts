@@ -34,19 +34,22 @@ describe('catch-all', () => {
   });
 
   it.each([
-    ['POST', '/v1/campaigns/nope'],
+    ['POST', '/v1/campaigns/nope', '/v1/campaigns/quote'],
+    ['POST', '/v1/campaign/get', '/v1/campaigns/get'],
+    ['POST', '/v1/campaigns/enrichh', '/v1/campaigns/enrich'],
     // (`GET /` is the local stack's newcomer index of links, infra/local/server.ts; in AWS the catch-all answers it.)
-    ['POST', '/'],
-    ['GET', '/v1/org/describe/'],
-    ['DELETE', '/v2/org/describe'],
-    ['POST', '/docs'],
-  ])('answers %s %s with 404 not_found, resource "route"', async (method, path) => {
+    ['POST', '/', undefined],
+    ['GET', '/v1/org/describe/', '/v1/org/describe'],
+    ['DELETE', '/v2/org/describe', '/v1/org/describe'],
+    ['POST', '/docs', undefined],
+  ])('answers %s %s with 404 not_found, resource "route", naming the nearest operation path (%s)', async (method, path, nearest) => {
     const res = await fetchEnvelope(path, method);
     expect(res.status).toBe(404);
     expect(res.headers.get('allow')).toBeNull();
     expect(res.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
     expect(res.headers.get('x-request-id')).toMatch(/\S/);
-    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: `No route with id "${method} ${path}".`, details: { resource: 'route', id: `${method} ${path}` } } });
+    const hint = `${nearest ? `Did you mean POST ${nearest}? ` : ''}Every operation is a POST listed in /openapi.json.`;
+    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: `No route with id "${method} ${path}". ${hint}`, details: { resource: 'route', id: `${method} ${path}` } } });
   });
 
   it('is the handler the deployed $default route runs: same answer for an API Gateway event', async () => {

@@ -16,7 +16,7 @@ import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { config } from '../lib/config';
 import { compensateAttempt, completeEnrichment } from '../lib/enrichment/steps';
 import { accountHistory, campaigns, enrichment, useWarehouse, workflow } from '../lib/root';
-import { call, newOrganization, useApi } from './support/api';
+import { call, newOrganization, useApi, waitForWorkflowState, waitForWorkflowTasks } from './support/api';
 import {
   DAY_MS,
   ISO_UTC,
@@ -167,7 +167,7 @@ describe('an operator cancel (campaign:cancel)', () => {
 
     // The held contact call now returns: the stopped execution must not complete or refund again.
     held.release();
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForWorkflowTasks(attempt.executionArn!);
     expect((await getCampaign(api(), apiKey, campaignId)).data).toEqual(expected);
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     expect(await balance(organizationId)).toBe(30);
@@ -375,9 +375,9 @@ describe('result expiry (decisions §5)', () => {
     const { campaignId, attempt } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
     const done = await waitForStatus(api(), apiKey, campaignId, 'enriched');
     expect(Date.parse(done.resultsExpireAt) - Date.parse(done.completedAt)).toBe(30 * DAY_MS);
-    // Give the execution time to reach (and, if broken, leave) WaitForResultsExpiry.
+    // The execution has passed WaitForResultsExpiry (overridden to 0 locally) and waits in ExpireResults until the expiry.
     await pollUntil(() => accountHistory().getFacts(organizationId, [accounts[0]!.accountId]), (f) => f.size === 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForWorkflowState(attempt.executionArn!, 'ExpireResults');
 
     expect((await describeExecution(attempt.executionArn)).status).toBe('RUNNING');
     expect((await campaigns().get(organizationId, campaignId))?.status).toBe('enriched');

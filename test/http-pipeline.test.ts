@@ -22,7 +22,16 @@ import { DEADLINE_MARGIN_MS } from '../lib/http/deadline';
 const api = useApi();
 const DESCRIBE = '/v1/org/describe';
 
-const INVALID_API_KEY = { data: null, error: { code: 'invalid_api_key', message: 'The API key is missing or not recognized.' } };
+/** The three `invalid_api_key` answers, one per case, each saying what to send. */
+const INVALID_API_KEY = {
+  data: null,
+  error: { code: 'invalid_api_key', message: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".' },
+};
+const MISSING_HEADER = { data: null, error: { code: 'invalid_api_key', message: 'The Authorization header is missing: send "Authorization: Bearer <API key>".' } };
+const NOT_BEARER = {
+  data: null,
+  error: { code: 'invalid_api_key', message: 'The Authorization header is not "Bearer <API key>": send the word Bearer, one space, then the key (it starts with cek_).' },
+};
 const REVOKED_API_KEY = { data: null, error: { code: 'revoked_api_key', message: 'The API key has been revoked.' } };
 const INTERNAL_ERROR = { data: null, error: { code: 'internal_error', message: 'Internal error.' } };
 
@@ -119,28 +128,29 @@ describe('authentication', () => {
     expect(other.body).toEqual(org.expected);
   });
 
-  it('answers 401 invalid_api_key without an Authorization header', async () => {
+  it('answers 401 invalid_api_key without an Authorization header, saying the header is missing and what to send', async () => {
     const res = await call(api(), DESCRIBE, {});
     expect(res.status).toBe(401);
     expectEnvelope(res);
-    expect(res.body).toEqual(INVALID_API_KEY);
+    expect(res.body).toEqual(MISSING_HEADER);
+    expect((await call(api(), DESCRIBE, { authorization: '  ' })).body).toEqual(MISSING_HEADER);
   });
 
   it.each([
-    ['a Basic credential', () => `Basic ${Buffer.from(`user:${key}`).toString('base64')}`],
-    ['a Basic scheme carrying the key itself', () => `Basic ${key}`],
-    ['Bearer with nothing', () => 'Bearer'],
-    ['Bearer and a space only', () => 'Bearer '],
-    ['Bearer with two tokens', () => `Bearer ${key} extra`],
-    ['Bearer a b', () => 'Bearer a b'],
-    ['the key without a scheme', () => key],
-    ['a key of the wrong shape', () => `Bearer ${key}x`],
-    ['a key with another prefix', () => `Bearer sk_${key.slice(4)}`],
-  ])('answers 401 invalid_api_key for %s', async (_label, header) => {
+    ['a Basic credential', () => `Basic ${Buffer.from(`user:${key}`).toString('base64')}`, NOT_BEARER],
+    ['a Basic scheme carrying the key itself', () => `Basic ${key}`, NOT_BEARER],
+    ['Bearer with nothing', () => 'Bearer', NOT_BEARER],
+    ['Bearer and a space only', () => 'Bearer ', NOT_BEARER],
+    ['Bearer with two tokens', () => `Bearer ${key} extra`, NOT_BEARER],
+    ['Bearer a b', () => 'Bearer a b', NOT_BEARER],
+    ['the key without a scheme', () => key, NOT_BEARER],
+    ['a key of the wrong shape', () => `Bearer ${key}x`, INVALID_API_KEY],
+    ['a key with another prefix', () => `Bearer sk_${key.slice(4)}`, INVALID_API_KEY],
+  ])('answers 401 invalid_api_key for %s, with the message of its case', async (_label, header, answer) => {
     const res = await call(api(), DESCRIBE, { authorization: header() });
     expect(res.status).toBe(401);
     expectEnvelope(res);
-    expect(res.body).toEqual(INVALID_API_KEY);
+    expect(res.body).toEqual(answer);
   });
 
   it.each([

@@ -1,14 +1,16 @@
 /**
  * The local server's newcomer path (decisions §9): `GET /` points at the docs,
  * the OpenAPI document and the health check; `GET /local/demo-key` hands the
- * demo organization's key to local tools only. Real HTTP against
- * infra/local/server.ts.
+ * demo organization's key to local tools only; `GET /health` answers 503
+ * with what is still starting until every readiness step is done. Real HTTP
+ * against infra/local/server.ts (`npm start` itself: test/quickstart.test.ts).
  */
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, startApiServer, TEST_KEY_PATH } from '../infra/local/server';
+import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, listenEarly, startApiServer, TEST_KEY_PATH } from '../infra/local/server';
 import { apiKeys, organizations } from '../lib/root';
+import { READINESS_STEPS, Readiness } from '../infra/local/readiness';
 import { newOrganization } from './support/api';
 
 type Started = Awaited<ReturnType<typeof startApiServer>>;
@@ -147,6 +149,59 @@ describe('keep-alive (issue #19: a reused connection is never dropped)', () => {
       }
     } finally {
       agent.destroy();
+    }
+  });
+});
+
+describe('GET /health while the stack starts (decisions §9)', () => {
+  const json = async (url: string) => {
+    const res = await get(url);
+    return { status: res.status, body: JSON.parse(res.text) };
+  };
+
+  it('answers 503 with what is still starting from the moment the port listens, and 200 only once every step is done', async () => {
+    const readiness = new Readiness();
+    const early = await listenEarly({ port: 0, readiness });
+    let started: Started | undefined;
+    try {
+      // Listening, nothing loaded: /health, the demo key and the API all say what is still starting.
+      const first = await json(`${early.url}/health`);
+      expect(first).toEqual({ status: 503, body: { status: 'starting', starting: [...READINESS_STEPS], message: expect.stringContaining('GET /health answers 200 once it is ready') } });
+      expect((await get(`${early.url}${DEMO_KEY_PATH}`)).status).toBe(503);
+      expect((await fetch(`${early.url}/v1/org/describe`, { method: 'POST' })).status).toBe(503);
+
+      let healthChecks = 0;
+      started = await startApiServer({ port: 0, listening: early, readiness, healthCheck: async () => void healthChecks++ });
+      expect(started.url).toBe(early.url);
+      for (const [i, step] of READINESS_STEPS.entries()) {
+        const answer = await json(`${early.url}/health`);
+        expect(answer.status, `before "${step}"`).toBe(503);
+        expect(answer.body.starting).toEqual(READINESS_STEPS.slice(i));
+        if (step === 'demo data') {
+          // Not ready and no key yet: the demo key answers 503 (starting), never 404.
+          expect((await get(`${early.url}${DEMO_KEY_PATH}`)).status).toBe(503);
+          started.serveDemoApiKey(demoApiKey);
+        }
+        readiness.done(step);
+      }
+      // The backing services are only asked once the stack is ready.
+      expect(healthChecks).toBe(0);
+      expect(await json(`${early.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      expect(healthChecks).toBe(1);
+      expect((await get(`${early.url}${DEMO_KEY_PATH}`)).text).toBe(`${demoApiKey}\n`);
+    } finally {
+      if (started) await started.close();
+      else await new Promise((resolve) => early.server.close(resolve));
+    }
+  });
+
+  it('answers 503 with the reason when a backing service stops answering after the stack was ready', async () => {
+    const readiness = new Readiness([]);
+    const started = await startApiServer({ port: 0, readiness, healthCheck: async () => Promise.reject(new Error('DynamoDB Local does not answer')) });
+    try {
+      expect(await json(`${started.url}/health`)).toEqual({ status: 503, body: { status: 'unavailable', reason: 'DynamoDB Local does not answer' } });
+    } finally {
+      await started.close();
     }
   });
 });

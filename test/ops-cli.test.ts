@@ -6,14 +6,15 @@
  * credentials). "Writes nothing" is proven by reading the table afterwards.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { customAlphabet } from 'nanoid';
 import pMap from 'p-map';
 import { afterAll, describe, expect, it } from 'vitest';
-import { accountHistory, embeddedWarehouse, ledger, organizations } from '../lib/root';
+import { accountHistory, apiKeys, embeddedWarehouse, ledger, organizations } from '../lib/root';
 import { COMMANDS } from '../infra/ops/commands';
+import { runOps } from '../infra/ops/program';
 import { newOrganization } from './support/api';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -95,6 +96,8 @@ describe('help and usage errors', () => {
       expect(run.stdout.startsWith(`Usage: ops ${name} `), name).toBe(true);
       expect(run.stdout, name).toContain('--table <name>');
       expect(run.stderr, name).toBe('');
+      // An example of the command itself, after its options.
+      expect(run.stdout, name).toMatch(new RegExp(`\\nExamples:\\n  npx ops ${name}( |$)`, 'm'));
     });
     expect(runs[COMMANDS.findIndex((c) => c.name === 'org:credits')]!.stdout).toMatch(/--org <id>[\s\S]*--add <n>/);
   });
@@ -127,6 +130,19 @@ describe('help and usage errors', () => {
     failed(none, 2, /Usage: ops/);
   });
 
+  it('--version prints the version (package.json) and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) expect(await ops([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('a file that cannot be read is one readable line (exit 2), no raw ENOENT, no stack trace', async () => {
+    const missing = path.join(dir, 'missing.jsonl');
+    const [warehouse, crm] = await Promise.all([ops(['warehouse:import', '--dry-run', missing]), ops(['crm:import', '--org', 'org_x', dir])]);
+    failed(warehouse, 2, new RegExp(`^error: cannot read ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no such file\n$`));
+    failed(crm, 2, /^error: cannot read .*: it is a folder, not a file\n$/);
+    for (const run of [warehouse, crm]) expect(run.stderr).not.toMatch(/ENOENT|EISDIR|\n\s+at /);
+  });
+
   it('exits 1 with a message when there is no stack to work on', async () => {
     const run = await ops(['key:create', '--org', 'org_x'], { TABLE_NAME: undefined, DATA_DIR: path.join(dir, 'no-stack') });
     failed(run, 1, /No running local stack found/);
@@ -141,8 +157,36 @@ describe('organizations, credits and keys', () => {
 
     expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70, adjustmentId: expect.stringMatching(/^adj_/) });
     expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75, adjustmentId: expect.stringMatching(/^adj_/) });
-    expect(json(await ops(['key:revoke', '--key', created.apiKey]))).toEqual({ revoked: true });
-    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a'))]), 1, /No such API key/);
+    expect(json(await ops(['key:revoke', '--key', created.apiKey, '--yes']))).toEqual({ revoked: true });
+    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a')), '--yes']), 1, /No such API key/);
+  });
+});
+
+describe('commands that cannot be undone: key:revoke and campaign:cancel ask first', () => {
+  const unrevoked = async (apiKey: string) => (await apiKeys().find(apiKey))?.revokedAt === undefined;
+
+  it('without --yes and without a terminal they exit 2 saying what they would do and to add --yes, and do nothing', async () => {
+    const { apiKey } = await newOrganization();
+    const [revoke, cancel] = await Promise.all([ops(['key:revoke', '--key', apiKey]), ops(['campaign:cancel', '--campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'])]);
+    failed(revoke, 2, /^error: key:revoke cannot be undone and there is no terminal to ask on: Revoke the API key cek_\S+…\? .* Add --yes to confirm\.\n$/);
+    failed(cancel, 2, /^error: campaign:cancel cannot be undone and there is no terminal to ask on: Cancel the enrichment of camp_7Hq2kXv9LmN3pR5sT8wYz\? .* Add --yes to confirm\.\n$/);
+    expect(revoke.stderr).not.toContain(apiKey);
+    expect(await unrevoked(apiKey)).toBe(true);
+  });
+
+  it('on a terminal they ask, and run only on "y"', async () => {
+    const { apiKey } = await newOrganization();
+    const asked: string[] = [];
+    const output = (answer: string) => ({ out: () => undefined, err: (text: string) => void asked.push(text), ask: async (question: string) => (asked.push(question), answer === 'y') });
+    expect(await runOps(['key:revoke', '--key', apiKey], COMMANDS, output('n'))).toBe(2);
+    expect(asked).toEqual([expect.stringMatching(/^Revoke the API key cek_/), 'error: key:revoke: not confirmed; nothing was done.\n']);
+    expect(await unrevoked(apiKey)).toBe(true);
+    expect(await runOps(['key:revoke', '--key', apiKey], COMMANDS, output('y'))).toBe(0);
+    expect(await unrevoked(apiKey)).toBe(false);
+  });
+
+  it('--help of each shows --yes', async () => {
+    for (const name of ['key:revoke', 'campaign:cancel']) expect((await ops([name, '--help'])).stdout, name).toMatch(/-y, --yes/);
   });
 
   it('org:credits retried with one --id adjusts once; the same ID with another amount is refused (issue #31)', { timeout: 120_000 }, async () => {
@@ -180,6 +224,22 @@ describe('warehouse:import', () => {
     failed(run, 3, /bad-15000\.jsonl: line 15000: status: Invalid option: expected one of "active"\|"closed"\|"inactive"/);
     // Not the first chunks, not anything: line 1, the line before the bad one, the last line.
     expect(await exists(`${P}-big-1`, `${P}-big-1000`, `${P}-big-14999`, `${P}-big-20000`)).toEqual([]);
+  });
+
+  it('names every bad line, up to 20, then counts the rest; writes nothing (exit 3)', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => accountLine(`${P}-many-${i + 1}`, 1));
+    // 25 bad lines: every even line from 2 to 50.
+    for (let i = 1; i < 50; i += 2) lines[i] = i % 4 === 1 ? '{"accountId":' : JSON.stringify({ accountId: `${P}-many-${i + 1}`, status: 'open', contacts: [] });
+    const run = await ops(['warehouse:import', file('many-bad.jsonl', `${lines.join('\n')}\n`)]);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toBe('');
+    const named = [...run.stderr.matchAll(/^  line (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(named.map(([line]) => line)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * (i + 1)));
+    expect(named[0]).toEqual([2, 'not valid JSON']);
+    expect(named[1]![1]).toMatch(/^status: Invalid option/);
+    expect(run.stderr).toMatch(/many-bad\.jsonl: 25 bad lines, nothing written:\n/);
+    expect(run.stderr).toMatch(/\n  … and 5 more\n$/);
+    expect(await exists(`${P}-many-1`, `${P}-many-60`)).toEqual([]);
   });
 
   it('names a line that is not JSON', async () => {

@@ -3,7 +3,13 @@
  * the first ```sh block under "## Quickstart" is run with bash from a
  * directory outside the repository, against a real `npm start` child
  * process on a free port with its data folder in a temporary directory. It
- * must finish, download the export, and leave the repository as it was.
+ * must finish, download the export, and leave the repository as it was; with
+ * a wrong key it must stop at its first request, with a non-zero exit.
+ *
+ * The same `npm start` is watched from its spawn for readiness (decisions §9):
+ * `/health` answers 503 with what is still starting until it answers 200,
+ * and at that first 200 the demo key is served and endpoints.json (the
+ * operator CLI's way to the stack) is written.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READINESS_STEPS } from '../infra/local/readiness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = 300_000;
@@ -67,6 +74,38 @@ let stackOutput = '';
 let apiUrl = '';
 let statusBefore = '';
 let localBefore: string[] = [];
+/** Every answer of `/health` from the spawn to the first 200, and what a user needs at that 200. */
+const health: { answers: { status: number; body: any }[]; demoKey?: { status: number; text: string }; endpointsFile?: boolean } = { answers: [] };
+
+/** Polls `/health` until it answers 200, recording each answer; then what the stack serves at that moment. */
+async function watchHealth(): Promise<void> {
+  for (;;) {
+    if (stack?.exitCode !== null) return;
+    const answer = await fetch(`${apiUrl}/health`).then(
+      async (res) => ({ status: res.status, body: await res.json() }),
+      () => undefined, // not listening yet
+    );
+    if (answer) health.answers.push(answer);
+    if (answer?.status === 200) {
+      const demoKey = await fetch(`${apiUrl}/local/demo-key`);
+      health.demoKey = { status: demoKey.status, text: await demoKey.text() };
+      health.endpointsFile = existsSync(path.join(dataDir, 'endpoints.json'));
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs the quickstart script with bash from the work folder; a run that does not end within `timeoutMs` is killed (code non-zero). */
+function runQuickstart(env: Record<string, string>, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const scriptFile = path.join(base, 'quickstart.sh');
+  writeFileSync(scriptFile, quickstartScript());
+  return new Promise((resolve) => {
+    execFile('bash', [scriptFile], { cwd: workDir, env: { ...process.env, API: apiUrl, TMPDIR: scratchRoot, ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 /** Ends the `npm start` process group (npm, tsx, node, DynamoDB Local's java): SIGTERM, then SIGKILL. */
 async function stopStack(): Promise<void> {
@@ -100,6 +139,7 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const watching = watchHealth();
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start did not come up in ${START_TIMEOUT_MS / 1000} s:\n${stackOutput}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
@@ -116,6 +156,7 @@ beforeAll(async () => {
       reject(new Error(`npm start exited (${code}) before it was ready:\n${stackOutput}`));
     });
   });
+  await watching;
 }, START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
@@ -141,22 +182,17 @@ describe('README quickstart', () => {
   it(
     'runs verbatim with bash from a directory outside the repository, downloads the export, and writes nothing into the repository',
     async () => {
-      const scriptFile = path.join(base, 'quickstart.sh');
-      writeFileSync(scriptFile, quickstartScript());
-      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(
-          'bash',
-          ['-e', '-o', 'pipefail', scriptFile],
-          { cwd: workDir, env: { ...process.env, API: apiUrl, TMPDIR: scratchRoot }, timeout: SCRIPT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
-          (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      });
+      const run = await runQuickstart({}, SCRIPT_TIMEOUT_MS);
       expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}\nstack:\n${stackOutput}`).toBe(0);
 
       // The demo organization answered, the campaign was enriched.
       expect(run.stdout).toContain('"name":"Acme Demo"');
       expect(run.stdout).toMatch(/^status: enriched$/m);
       expect(run.stdout).not.toMatch(/"error":\{/);
+      // One answer per line: every envelope the script printed is a line of its own.
+      const answers = run.stdout.split('\n').filter((line) => line.includes('"data":'));
+      expect(answers.length).toBeGreaterThanOrEqual(8);
+      for (const line of answers) expect(() => JSON.parse(line), line).not.toThrow();
 
       // The files went to the scratch folder the script made, nowhere else.
       expect(readdirSync(workDir)).toEqual([]);
@@ -184,4 +220,39 @@ describe('README quickstart', () => {
     },
     SCRIPT_TIMEOUT_MS + 30_000,
   );
+
+  it('stops at its first request with a wrong key: non-zero exit within seconds, the 401 answer and the failed line shown, nothing after it run', async () => {
+    const scratchBefore = readdirSync(scratchRoot);
+    // Killed (and so failed) if it has not stopped within 30 s: the old script ran on for minutes.
+    const run = await runQuickstart({ KEY: `cek_${'0'.repeat(40)}` }, 30_000);
+    expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).not.toBe(0);
+    expect(run.code).not.toBeNull();
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ data: null, error: { code: 'invalid_api_key', message: expect.stringContaining('not recognized') } });
+    expect(run.stderr).toMatch(/^Stopped: line \d+ failed/m);
+    expect(run.stdout).not.toMatch(/status:/);
+    // Its scratch folder holds nothing: it stopped before the first file.
+    const scratch = readdirSync(scratchRoot).filter((name) => !scratchBefore.includes(name));
+    for (const folder of scratch) expect(readdirSync(path.join(scratchRoot, folder))).toEqual([]);
+  });
+});
+
+describe('npm start readiness (decisions §9)', () => {
+  it('answers /health 503 with what is still starting until it is ready, then 200 with the demo key served and endpoints.json written', () => {
+    const [first] = health.answers;
+    const last = health.answers.at(-1)!;
+    // The port listens before the stack is ready: the first answer is a 503 naming what is still starting.
+    expect(first).toMatchObject({ status: 503, body: { status: 'starting' } });
+    expect(last).toEqual({ status: 200, body: { status: 'ok' } });
+    for (const answer of health.answers.slice(0, -1)) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.starting.length).toBeGreaterThan(0);
+      for (const step of answer.body.starting) expect(READINESS_STEPS).toContain(step);
+    }
+    // What is starting only shrinks (a completed step never starts again).
+    for (let i = 1; i < health.answers.length - 1; i++) for (const step of health.answers[i]!.body.starting) expect(health.answers[i - 1]!.body.starting).toContain(step);
+    expect(health.demoKey?.status).toBe(200);
+    expect(health.demoKey?.text.trim()).toBe(JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')).apiKey);
+    expect(health.endpointsFile).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')).apiUrl).toBe(apiUrl);
+  });
 });

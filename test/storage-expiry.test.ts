@@ -23,7 +23,7 @@ import { objectKeys } from '../lib/objects';
 import { accountLists, campaigns, embeddedWarehouse, enrichment, objects, outcomes, reconcileDependencies, results, useWarehouse, workflow } from '../lib/root';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { Warehouse } from '../lib/warehouse/warehouse';
-import { call, newOrganization, useApi } from './support/api';
+import { call, newOrganization, useApi, waitForWorkflowTasks } from './support/api';
 import { account, activeAccounts, contact, createApiCampaign, enrich, gate, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
@@ -235,8 +235,8 @@ describe('storage expiry (issue #13 item 4)', () => {
 
     // The held batch returns after the cancel (its execution stopped): its part does not stay.
     held.open();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await pollUntil(() => keysUnder(resultsPrefix), (keys) => keys.length === 0, { timeoutMs: 10_000 })).toEqual([]);
+    await waitForWorkflowTasks(workflow().executionArnOf(attemptId));
+    expect(await keysUnder(resultsPrefix)).toEqual([]);
     expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({ status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } });
   });
 

@@ -11,7 +11,7 @@
  * `GET /local/demo-key` (loopback only; never part of the deployed API).
  * Every response carries `X-Request-Id` (decisions §10).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,7 @@ import { API_ROUTES } from '../routes';
 import { invokeLocally, lambdaContext } from './lambda-context';
 import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
+import type { Readiness } from './readiness';
 import { failure } from '../../lib/http/envelope';
 import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
 import { InvalidRequestError } from '../../lib/errors';
@@ -57,6 +58,54 @@ export interface ApiServerOptions {
   demoApiKey?: string;
   /** The demo organization's test key (decisions §17), served at `GET /local/test-key` (`npm start` only). */
   testApiKey?: string;
+  /** A starting stack's readiness: until every step completed, `GET /health` answers 503 with the steps still starting (`npm start`). */
+  readiness?: Readiness;
+  /** A server already listening ({@link listenEarly}) that this API takes over; omitted: one is started on `port`. */
+  listening?: ListeningServer;
+}
+
+/** A server listening before the API is loaded, answering 503 until {@link ListeningServer.serve} hands it the API. */
+export interface ListeningServer {
+  server: Server;
+  url: string;
+  /** Serves every request with `listener` from now on. */
+  serve(listener: RequestListener): void;
+}
+
+/** The 503 of a stack still starting: `GET /health` and every other request, until the API is served and ready. */
+function answerStarting(res: ServerResponse, readiness: Readiness | undefined, requestId: string): void {
+  const starting = readiness?.starting ?? ['API'];
+  res
+    .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId })
+    .end(JSON.stringify({ status: 'starting', starting, message: `The local stack is still starting (${starting.join(', ')}); GET /health answers 200 once it is ready.` }));
+}
+
+/**
+ * Listens on `port` at once, before the API is loaded (`npm start`: the port
+ * answers from the first second), answering 503 with what is still starting
+ * until {@link ListeningServer.serve} hands it the API.
+ */
+export async function listenEarly(options: { port: number; host?: string; readiness?: Readiness }): Promise<ListeningServer> {
+  let listener: RequestListener = (_req, res) => answerStarting(res, options.readiness, randomUUID());
+  const server = createServer((req, res) => listener(req, res));
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    server,
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    serve: (next) => {
+      listener = next;
+    },
+  };
 }
 
 /** Path of the local-only demo key endpoint. */
@@ -124,6 +173,9 @@ export async function startApiServer(
 ): Promise<{ server: Server; url: string; close(): Promise<void>; serveDemoApiKey(apiKey: string, testApiKey?: string): void }> {
   let demoApiKey = options.demoApiKey;
   let testApiKey = options.testApiKey;
+  // Listening first: while the handlers load, requests get the 503 of a starting stack.
+  const listening = options.listening ?? (await listenEarly({ port: options.port, host: options.host, ...(options.readiness ? { readiness: options.readiness } : {}) }));
+  const { readiness } = options;
   const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
   for (const route of API_ROUTES) {
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
@@ -133,7 +185,7 @@ export async function startApiServer(
   const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
   const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
 
-  const server = createServer(async (req, res) => {
+  const listener: RequestListener = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     try {
@@ -159,6 +211,10 @@ export async function startApiServer(
         res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(index, null, 2)}\n`);
         return;
       }
+      if (req.method === 'GET' && (url.pathname === DEMO_KEY_PATH || url.pathname === TEST_KEY_PATH) && !demoApiKey && readiness && !readiness.ready) {
+        answerStarting(res, readiness, requestId);
+        return;
+      }
       const localKey = req.method === 'GET' ? (url.pathname === DEMO_KEY_PATH ? demoApiKey : url.pathname === TEST_KEY_PATH ? testApiKey : undefined) : undefined;
       if (localKey) {
         if (!isLoopbackRequest(req)) {
@@ -169,6 +225,10 @@ export async function startApiServer(
         return;
       }
       if (req.method === 'GET' && url.pathname === '/health') {
+        if (readiness && !readiness.ready) {
+          answerStarting(res, readiness, requestId);
+          return;
+        }
         try {
           await options.healthCheck();
           res.writeHead(200, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId }).end(JSON.stringify({ status: 'ok' }));
@@ -198,15 +258,12 @@ export async function startApiServer(
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });
       res.end(JSON.stringify({ data: null, error: { code: 'internal_error', message: 'Internal error.' } }));
     }
-  });
-  server.requestTimeout = 120_000;
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  };
+  listening.serve(listener);
+  const { server, url } = listening;
   return {
     server,
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     serveDemoApiKey: (apiKey, test) => {
       demoApiKey = apiKey;

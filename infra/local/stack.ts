@@ -17,6 +17,8 @@ import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from
 import { applyLocalEnvironment, type LocalEndpoints } from './environment';
 import type { LocalStepFunctions } from './step-functions';
 import type { WebhookPoller } from './webhooks';
+import type { Readiness } from './readiness';
+import type { ListeningServer } from './server';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -38,6 +40,13 @@ export interface LocalStackOptions {
   reconcileEverySeconds?: number;
   /** Runs the webhook delivery loop with the API (default true; see {@link startLocalApi}). */
   webhooks?: boolean;
+  /**
+   * A starting stack's readiness (`npm start`, decisions §9): the API port
+   * listens before anything else starts, `GET /health` answers 503 with the
+   * steps still starting, and this stack marks its own steps done (backing
+   * services, migrations, API, the reconciler's first pass); the caller marks the rest.
+   */
+  readiness?: Readiness;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -71,16 +80,23 @@ export interface LocalStack {
  *   `intervalMs`; off by default so test files that do not deliver webhooks run no loop.
  */
 export async function startLocalApi(
-  options: { port?: number; host?: string; healthCheck?: () => Promise<void>; webhooks?: boolean | { intervalMs?: number } } = {},
+  options: { port?: number; host?: string; healthCheck?: () => Promise<void>; webhooks?: boolean | { intervalMs?: number }; readiness?: Readiness; listening?: ListeningServer } = {},
 ): Promise<LocalApi> {
-  const port = options.port || (await freePort());
+  const port = options.listening ? Number(new URL(options.listening.url).port) : options.port || (await freePort());
   const { LOCAL_STATE_MACHINE_ARN, createLocalStepFunctions } = await import('./step-functions');
   process.env.SFN_ENDPOINT = `http://127.0.0.1:${port}`;
   process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
   // Modules that build AWS clients load only once the environment points at the emulators.
   const { startApiServer } = await import('./server');
   const stepFunctions = await createLocalStepFunctions();
-  const api = await startApiServer({ port, host: options.host, stepFunctions, healthCheck: options.healthCheck ?? (await backingServicesCheck()) });
+  const api = await startApiServer({
+    port,
+    host: options.host,
+    stepFunctions,
+    healthCheck: options.healthCheck ?? (await backingServicesCheck()),
+    ...(options.readiness ? { readiness: options.readiness } : {}),
+    ...(options.listening ? { listening: options.listening } : {}),
+  });
   const webhooks = options.webhooks ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks) : undefined;
   return {
     url: api.url,
@@ -127,13 +143,13 @@ async function startReconciling(seconds: number): Promise<() => Promise<void>> {
   };
 }
 
-/** `GET /health`: the table and the bucket answer. */
+/** `GET /health`: the table and the bucket answer (ListTables, not DescribeTable, which counts every item on DynamoDB Local). */
 async function backingServicesCheck(): Promise<() => Promise<void>> {
   const { dynamodb, s3 } = await import('../../lib/aws');
-  const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
   const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
+  const { tableExists } = await import('./table');
   return async () => {
-    await dynamodb.send(new DescribeTableCommand({ TableName: process.env.TABLE_NAME }));
+    if (!(await tableExists(dynamodb, process.env.TABLE_NAME!))) throw new Error(`Table ${process.env.TABLE_NAME} not found.`);
     await s3.send(new HeadBucketCommand({ Bucket: process.env.BUCKET_NAME }));
   };
 }
@@ -145,14 +161,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const temporaryS3 = options.dataDir ? undefined : mkdtempSync(path.join(tmpdir(), 'cea-s3-'));
   const emulators: RunningEmulator[] = [];
   let api: LocalApi | undefined;
+  let early: ListeningServer | undefined;
   let stopReconciling: (() => Promise<void>) | undefined;
+  const { readiness } = options;
   const stop = async () => {
     await stopReconciling?.();
     await api?.close();
+    if (!api && early) await new Promise<void>((resolve) => early!.server.close(() => resolve()));
     await Promise.allSettled(emulators.map((emulator) => emulator.stop()));
     if (temporaryS3) rmSync(temporaryS3, { recursive: true, force: true });
   };
   try {
+    if (readiness && options.api !== false) {
+      // The port answers from the first second: 503 with what is still starting, until the API takes it over.
+      const { listenEarly } = await import('./server');
+      early = await listenEarly({ port: options.api?.port || (await freePort()), ...(options.api?.host ? { host: options.api.host } : {}), readiness });
+    }
     const [dynamodbLocal, s3Local] = await Promise.all([
       startDynamoDbLocal(options.dataDir ? { dataDir: path.join(options.dataDir, 'dynamodb') } : {}),
       startS3Local({ dataDir: temporaryS3 ?? path.join(options.dataDir!, 's3'), buckets: [bucketName] }),
@@ -170,6 +194,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { ensureTable, ensureBucket } = await import('./table');
     await ensureTable(dynamodb, endpoints.tableName);
     await ensureBucket(s3, endpoints.bucketName);
+    readiness?.done('backing services');
     if (options.dataDir) {
       // Data written by earlier versions is brought up to date: every migration not yet recorded on this table, in order (lib/migrations).
       const { runMigrations } = await import('../../lib/migrations');
@@ -178,10 +203,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const migrated = await runMigrations({ client: ddb, tableName, history: accountHistory(), s3, bucketName: endpoints.bucketName });
       for (const { id, changed } of migrated.ran) if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
     }
+    readiness?.done('migrations');
     if (options.api !== false) {
-      api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true });
+      api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true, ...(readiness ? { readiness } : {}), ...(early ? { listening: early } : {}) });
+      readiness?.done('API');
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
       if (options.reconcileEverySeconds) stopReconciling = await startReconciling(options.reconcileEverySeconds);
+      readiness?.done('reconciler first pass');
     }
     return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };
   } catch (error) {

@@ -6,6 +6,10 @@
  * first start, runs the enrichment reconciler (which resumes what a previous
  * stop interrupted) at start and every 30 s (`RECONCILE_EVERY_SECONDS`), and serves
  * the API on http://127.0.0.1:3000 (`PORT` overrides).
+ *
+ * The port listens first; `GET /health` answers 503 with what is still
+ * starting until the stack is ready for every documented use (decisions §9,
+ * infra/local/readiness.ts), then 200, and the banner is printed at that moment.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { config } from '../../lib/config';
 import { DEFAULT_DATA_DIR, writeLocalEndpoints } from './environment';
 import { startLocalStack, type LocalStack } from './stack';
+import { Readiness } from './readiness';
 
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
@@ -41,13 +46,17 @@ process.on('SIGTERM', () => void shutdown());
 
 try {
   // The reconciler resumes what the last stop interrupted (executions live in this process) and repairs crash windows.
-  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: config.localReconcileEverySeconds });
+  const readiness = new Readiness();
+  console.log(`Starting the local stack on http://127.0.0.1:${port} (GET /health answers 503 with what is still starting until it is ready)…`);
+  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: config.localReconcileEverySeconds, readiness });
   const apiUrl = stack.api!.url;
   writeLocalEndpoints(dataDir, stack.endpoints);
+  readiness.done('endpoints.json');
 
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(dataDir);
   stack.api!.serveDemoApiKey(demo.apiKey, demo.testApiKey);
+  readiness.done('demo data');
 
   const auth = `-H 'Authorization: Bearer ${demo.apiKey}'`;
   console.log(`

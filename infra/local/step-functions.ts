@@ -33,6 +33,10 @@ interface Execution {
   cause?: string;
   abort: () => void;
   done: Promise<void>;
+  /** Names of the states entered so far, in order (a Map state's iterations included). */
+  entered: string[];
+  /** Task handlers of this execution still running (a stopped execution's tasks run on until they return, as Lambda invocations do). */
+  tasks: Set<Promise<unknown>>;
 }
 
 /** The local endpoint: an HTTP request handler and the executions it runs. */
@@ -41,6 +45,14 @@ export interface LocalStepFunctions {
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;
   /** Waits for every running execution to end (tests). */
   settle(): Promise<void>;
+  /** Names of the states an execution has entered so far, in order; empty for an unknown execution (tests wait on it instead of sleeping). */
+  enteredStates(executionArn: string): readonly string[];
+  /**
+   * Resolves once no task handler of the execution is running (tests: a
+   * stopped execution's task that was held returns, and what it does is done).
+   * Never for an execution waiting in ExpireResults (it waits for the expiry).
+   */
+  tasksSettled(executionArn: string): Promise<void>;
   /** Aborts every running execution (shutdown). */
   abortAll(): void;
 }
@@ -89,8 +101,24 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
       return existing;
     }
     const startDate = new Date();
+    // Each invocation is tracked until it returns, so a test can wait for a stopped execution's last task.
+    const tasks = new Set<Promise<unknown>>();
+    const tracked = Object.fromEntries(
+      Object.entries(handlers).map(([state, handler]) => [
+        state,
+        (taskInput: unknown) => {
+          const invocation = handler(taskInput);
+          tasks.add(invocation);
+          invocation.then(
+            () => tasks.delete(invocation),
+            () => tasks.delete(invocation),
+          );
+          return invocation;
+        },
+      ]),
+    );
     const run = machine.run(JSON.parse(input), {
-      overrides: { taskResourceLocalHandlers: handlers as never, waitTimeOverrides: { WaitForResultsExpiry: 0 } },
+      overrides: { taskResourceLocalHandlers: tracked as never, waitTimeOverrides: { WaitForResultsExpiry: 0 } },
       noThrowOnAbort: true,
       context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(input), StartTime: startDate.toISOString() } } as never,
     });
@@ -101,6 +129,8 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
       status: 'RUNNING',
       startDate,
       abort: run.abort,
+      entered: [],
+      tasks,
       done: run.result.then(
         (output) => {
           if (execution.status === 'RUNNING') {
@@ -118,6 +148,9 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
       ),
     };
     executions.set(executionArn, execution);
+    void (async () => {
+      for await (const event of run.eventLogs) if (event.type === 'StateEntered') execution.entered.push(event.state.name);
+    })().catch(() => undefined);
     return execution;
   };
 
@@ -171,6 +204,13 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
         if (error instanceof SfnError) return reply(400, { __type: error.type, message: error.message }, error.type);
         throw error;
       }
+    },
+    enteredStates(executionArn) {
+      return executions.get(executionArn)?.entered ?? [];
+    },
+    async tasksSettled(executionArn) {
+      const tasks = executions.get(executionArn)?.tasks;
+      while (tasks && tasks.size > 0) await Promise.allSettled([...tasks]);
     },
     async settle() {
       await Promise.all([...executions.values()].filter((e) => e.status === 'RUNNING').map((e) => e.done));

@@ -2,18 +2,24 @@
  * Creates the single table (from the same {@link TABLE_DEFINITION} the CDK
  * stack uses) and the bucket on the local endpoints, when missing.
  */
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, paginateListTables, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { TABLE_DEFINITION } from '../../lib/db/table';
 
+/**
+ * Whether the table exists, by ListTables: DynamoDB Local answers
+ * DescribeTable by counting the table's items (ItemCount), a walk of the
+ * whole table (seconds at 100,000 items), which a start must not make
+ * (decisions §9).
+ */
+export async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  for await (const page of paginateListTables({ client }, {})) if (page.TableNames?.includes(tableName)) return true;
+  return false;
+}
+
 /** Creates the table if it does not exist yet. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  }
+  if (await tableExists(client, tableName)) return;
   const keyAttributes = new Set<string>([TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey]);
   for (const index of TABLE_DEFINITION.indexes) keyAttributes.add(index.partitionKey).add(index.sortKey);
   await client.send(

@@ -9,10 +9,13 @@
  * export const keyCreate = defineCommand<{ org: string }>({
  *   name: 'key:create',
  *   summary: 'another API key for an organization',
+ *   examples: ['npx ops key:create --org org_…'],
  *   configure: (command) => command.requiredOption('--org <id>', 'organization ID'),
  *   run: async ({ options }) => ({ apiKey: await (await stores()).apiKeys().create(options.org) }),
  * });
  */
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 
 /** What a command's `run` receives. */
@@ -41,8 +44,17 @@ export interface OpsCommand<Options = Record<string, unknown>> {
   name: string;
   /** One line for the command list of `--help`. */
   summary: string;
-  /** Longer text after the options in `COMMAND --help` (file formats, examples). */
+  /** Longer text after the options in `COMMAND --help` (file formats). */
   details?: string;
+  /** Command lines shown under "Examples:" in `COMMAND --help` (at least one). */
+  examples: readonly [string, ...string[]];
+  /**
+   * For a command that cannot be undone: what it is about to do, as a
+   * question ("Revoke the API key cek_…?"). The command then runs only with
+   * `--yes`, or after a "y" at the prompt when stdin and stderr are a
+   * terminal; otherwise it stops with a usage error (exit 2) saying so.
+   */
+  confirm?: (options: Options) => string;
   /** Declares positional arguments and options on commander's command. */
   configure?: (command: Command) => Command;
   /** Runs the command; the result is printed as one JSON object on stdout. */
@@ -83,5 +95,32 @@ export class FailedWithResult extends Error {
     readonly result: Record<string, unknown>,
   ) {
     super(message);
+  }
+}
+
+/** Why a file cannot be read, in words, by the error code Node's fs gives. */
+const FILE_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder, not a file', ENOTDIR: 'a part of the path is not a folder' };
+
+/**
+ * A file a command could not read, as one line (`cannot read FILE: no such file`);
+ * undefined when `error` is not an fs error Node gives with a code this knows.
+ */
+export function cannotRead(error: unknown, file?: string): string | undefined {
+  const { code, path: errorPath } = (error ?? {}) as { code?: unknown; path?: unknown };
+  const named = file ?? (typeof errorPath === 'string' ? errorPath : undefined);
+  return typeof code === 'string' && FILE_ERRORS[code] && named !== undefined ? `cannot read ${named}: ${FILE_ERRORS[code]}` : undefined;
+}
+
+/**
+ * Checks that an input file can be read before a command starts on it.
+ * @throws UsageError `cannot read FILE: no such file` (a folder, permission denied…).
+ */
+export async function readableFile(file: string): Promise<void> {
+  try {
+    if ((await stat(file)).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+    await access(file, constants.R_OK);
+  } catch (error) {
+    const message = cannotRead(error, file);
+    throw message ? new UsageError(message) : error;
   }
 }

@@ -171,12 +171,14 @@ export function testModeHeaders(header: string | undefined): Record<string, stri
  * @param findApiKey - the key store's lookup by key hash (wired by the composition root); the key is hashed once, here.
  * @param cache - the process's key hash → organization cache; none: every key is read here.
  * @returns the key check (its `organizationId` is the organization ID).
- * @throws InvalidApiKeyError for a missing, malformed or unknown key.
+ * @throws InvalidApiKeyError for a missing header (`missing_header`), one that is not `Bearer <key>` (`not_bearer`), or an unknown key (`unknown_key`).
  * @throws RevokedApiKeyError for a revoked key (read here), and for the documented always-revoked test key (`REVOKED_TEST_API_KEY`, no read).
  */
 export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
+  if (!header?.trim()) throw new InvalidApiKeyError('missing_header');
   const apiKey = bearerCredential(header);
-  if (!apiKey || !API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError();
+  if (!apiKey) throw new InvalidApiKeyError('not_bearer');
+  if (!API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError('unknown_key');
   if (apiKey === REVOKED_TEST_API_KEY) throw new RevokedApiKeyError();
   const keyHash = hashApiKey(apiKey);
   const known = cache?.organizationOf(keyHash);

@@ -128,6 +128,8 @@ export const isUploadedFile = (value: unknown): value is UploadedFile =>
  */
 const toNumber = (value: unknown) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value);
 const toInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+/** A received form value as an issue line shows it: text quoted (JSON), anything else by its kind. */
+const formValueOf = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : Array.isArray(value) ? 'several values' : typeof value);
 const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
@@ -169,7 +171,8 @@ export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
     case 'int':
       return preprocess((def as { format?: string }).format?.includes('int') || def.type === 'int' ? toInteger : toNumber, schema);
     case 'boolean':
-      return preprocess(toBoolean, schema);
+      // A form sends text: name the two texts that work (`hasEmail=1` is not one of them).
+      return preprocess(toBoolean, z.boolean({ error: (issue) => `Invalid input: expected true or false, received ${formValueOf(issue.input)}` }));
     case 'array':
       return preprocess(toArray, formArrayOf(schema as z.core.$ZodArray));
     case 'union': {

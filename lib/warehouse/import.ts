@@ -18,23 +18,64 @@ import type { EmbeddedWarehouse } from './warehouse';
 /** Accounts written per import round. */
 const IMPORT_CHUNK = 1_000;
 
+/** Bad lines an {@link ImportFileError} names at most; the rest are counted ("and N more"). */
+export const MAX_NAMED_BAD_LINES = 20;
+
+/** One line of an import file that cannot be imported. */
+export interface BadLine {
+  /** 1-based line number. */
+  line: number;
+  /** What is wrong with it (field path and reason). */
+  problem: string;
+}
+
 /**
- * A line of an import file that cannot be imported. Raised while validating,
- * before any write: nothing of the file has been written.
+ * The lines of an import file that cannot be imported, found while
+ * validating the whole file, before any write: nothing of the file has been
+ * written. Names the first {@link MAX_NAMED_BAD_LINES} bad lines, in file
+ * order, and counts the others.
  */
 export class ImportFileError extends Error {
+  /** The bad lines named (at most {@link MAX_NAMED_BAD_LINES}). */
+  readonly lines: BadLine[];
   /**
    * @param file - the file as the caller named it.
-   * @param line - 1-based line number of the first bad line.
-   * @param problem - what is wrong with it (field path and reason).
+   * @param bad - the bad lines, in file order (a single one: its line and problem).
+   * @param more - bad lines found beyond `bad`, not named.
    */
   constructor(
     readonly file: string,
-    readonly line: number,
-    readonly problem: string,
+    bad: BadLine | readonly BadLine[],
+    readonly more = 0,
   ) {
-    super(`${file}: line ${line}: ${problem}`);
+    const all = Array.isArray(bad) ? [...(bad as BadLine[])] : [bad as BadLine];
+    const lines = all.slice(0, MAX_NAMED_BAD_LINES);
+    const unnamed = more + all.length - lines.length;
+    const count = lines.length + unnamed;
+    super(
+      count === 1
+        ? `${file}: line ${lines[0]!.line}: ${lines[0]!.problem}`
+        : `${file}: ${count} bad lines, nothing written:\n${lines.map(({ line, problem }) => `  line ${line}: ${problem}`).join('\n')}${unnamed > 0 ? `\n  … and ${unnamed} more` : ''}`,
+    );
     this.name = 'ImportFileError';
+    this.lines = lines;
+    this.more = unnamed;
+  }
+}
+
+/** Collects the bad lines of a file while it is read; {@link BadLines.check} throws them all at the end. */
+export class BadLines {
+  readonly #named: BadLine[] = [];
+  #more = 0;
+  constructor(readonly file: string) {}
+  /** Records a bad line (named while fewer than {@link MAX_NAMED_BAD_LINES} are). */
+  add(line: number, problem: string): void {
+    if (this.#named.length < MAX_NAMED_BAD_LINES) this.#named.push({ line, problem });
+    else this.#more++;
+  }
+  /** @throws ImportFileError when any line was bad. */
+  check(): void {
+    if (this.#named.length > 0) throw new ImportFileError(this.file, this.#named, this.#more);
   }
 }
 
@@ -63,11 +104,12 @@ export interface ImportCounts {
 
 /**
  * Reads the valid accounts of a JSON-lines file in order, with the bytes read so far.
- * @throws ImportFileError at the first line that is not JSON or not a warehouse account.
+ * @throws ImportFileError, once the whole file is read, naming every line that is not JSON or not a warehouse account (up to {@link MAX_NAMED_BAD_LINES}).
  */
 async function* readAccounts(file: string): AsyncGenerator<{ account: WarehouseAccount; bytesRead: number }> {
   useEnglishIssueMessages();
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  const bad = new BadLines(file);
   let lineNumber = 0;
   let bytesRead = 0;
   for await (const line of lines) {
@@ -78,18 +120,20 @@ async function* readAccounts(file: string): AsyncGenerator<{ account: WarehouseA
     try {
       value = JSON.parse(line);
     } catch {
-      throw new ImportFileError(file, lineNumber, 'not valid JSON');
+      bad.add(lineNumber, 'not valid JSON');
+      continue;
     }
     const parsed = WarehouseAccountSchema.safeParse(value);
-    if (!parsed.success) throw new ImportFileError(file, lineNumber, formatIssues(parsed.error.issues).join('; '));
-    yield { account: parsed.data, bytesRead };
+    if (!parsed.success) bad.add(lineNumber, formatIssues(parsed.error.issues).join('; '));
+    else yield { account: parsed.data, bytesRead };
   }
+  bad.check();
 }
 
 /**
  * Validates a whole JSON-lines file and counts it, writing nothing.
  * @returns the counts of the file.
- * @throws ImportFileError naming the first bad line.
+ * @throws ImportFileError naming the bad lines.
  */
 export async function validateWarehouseFile(file: string, onProgress?: ImportOptions['onProgress']): Promise<ImportCounts> {
   const total = (await stat(file)).size;
@@ -118,7 +162,7 @@ export async function validateWarehouseFile(file: string, onProgress?: ImportOpt
  * the import again is safe, since every write is an upsert.
  *
  * @returns counts of accounts and contacts (imported, or that would be with `dryRun`).
- * @throws ImportFileError naming the first invalid line (nothing written).
+ * @throws ImportFileError naming the invalid lines (nothing written).
  */
 export async function importWarehouseFile(warehouse: EmbeddedWarehouse, file: string, options: ImportOptions = {}): Promise<ImportCounts> {
   const counts = await validateWarehouseFile(file, options.onProgress);

@@ -37,7 +37,7 @@ import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as cre
 import { LOCAL_STATE_MACHINE_ARN } from '../../infra/local/step-functions';
 import { handler as completeHandler } from '../../functions/workflow-complete';
 import { handler as compensateHandler } from '../../functions/workflow-compensate';
-import { newOrganization, useApi } from '../support/api';
+import { newOrganization, useApi, waitForWorkflowState } from '../support/api';
 import { account, contact, importAccounts, pollUntil, uniquePrefix } from '../enrichment/support';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { OPERATIONS, envelopeViolations, sendJson, type RawAnswer } from './support/contract';
@@ -446,8 +446,8 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     await completeHandler({ ...input, batchResults: [{ index: 0, accounts: 5, accountsWithContact: 5, accountsWithMobile: 0, contacts: 5 }] }, lambdaContext('WorkflowComplete', 'rerun'));
     await compensateHandler({ ...input, reason: 'failed' }, lambdaContext('WorkflowCompensate', 'rerun'));
     const { executionArn } = await sfn().send(new StartExecutionCommand({ stateMachineArn: LOCAL_STATE_MACHINE_ARN, name: `${attempt.id}-redrive`, input: JSON.stringify(input) }));
-    // Long enough for FindContacts, CompleteEnrichment and FinishRecording of the re-drive (a few hundred ms locally).
-    await new Promise((r) => setTimeout(r, 1_500));
+    // FindContacts, CompleteEnrichment and FinishRecording of the re-drive have run once it waits for the results' expiry.
+    await waitForWorkflowState(executionArn!, 'ExpireResults');
     expect(await ledgerShape(f)).toEqual(before);
     expect(await stored(f)).toEqual(done);
     await expectInvariants(f);

@@ -40,6 +40,23 @@ export async function settleWorkflows(): Promise<void> {
   await api?.stepFunctions.settle();
 }
 
+/**
+ * Waits until a workflow execution of this file's server has entered `state`
+ * (e.g. `ExpireResults`: every step before it has run), instead of sleeping.
+ * @throws after `timeoutMs` without it.
+ */
+export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !api?.stepFunctions.enteredStates(executionArn).includes(state); ) {
+    if (Date.now() > deadline) throw new Error(`execution ${executionArn} did not enter ${state} within ${timeoutMs} ms; entered: ${api?.stepFunctions.enteredStates(executionArn).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits until no task of a workflow execution of this file's server is running (a stopped execution's held task has returned and finished). */
+export async function waitForWorkflowTasks(executionArn: string): Promise<void> {
+  await api?.stepFunctions.tasksSettled(executionArn);
+}
+
 /** Creates a fresh organization (and its first key) for one test. */
 export async function newOrganization(input: Partial<NewOrganization> = {}) {
   const { organization, apiKey } = await organizations().create({

@@ -336,6 +336,11 @@ describe('formSchemaOf', () => {
     expect(issuesOf(form, { hasEmail: '' })).toEqual([expect.stringMatching(/^hasEmail: /)]);
   });
 
+  it('names the two texts a form boolean takes: hasEmail=1 answers "expected true or false"', () => {
+    expect(issuesOf(form, { hasEmail: '1' })).toEqual(['hasEmail: Invalid input: expected true or false, received "1"']);
+    expect(issuesOf(form, { hasEmail: ['true', 'false'] })).toEqual(['hasEmail: Invalid input: expected true or false, received several values']);
+  });
+
   it('turns an empty value (or "null") of a nullable field into null', () => {
     expect(form.parse({ excludeEnrichedWithinDays: '' })).toEqual({ excludeEnrichedWithinDays: null });
     expect(form.parse({ excludeEnrichedWithinDays: 'null' })).toEqual({ excludeEnrichedWithinDays: null });
@@ -394,7 +399,7 @@ describe('formSchemaOf', () => {
 describe('error family', () => {
   const cases: [string, ApiError, ErrorCode, Record<string, unknown>][] = [
     ['InvalidRequestError', new InvalidRequestError('The request body is invalid.', ['limit: too big']), 'invalid_request', { code: 'invalid_request', message: 'The request body is invalid.', details: { issues: ['limit: too big'] } }],
-    ['InvalidApiKeyError', new InvalidApiKeyError(), 'invalid_api_key', { code: 'invalid_api_key', message: 'The API key is missing or not recognized.' }],
+    ['InvalidApiKeyError', new InvalidApiKeyError(), 'invalid_api_key', { code: 'invalid_api_key', message: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".' }],
     ['RevokedApiKeyError', new RevokedApiKeyError(), 'revoked_api_key', { code: 'revoked_api_key', message: 'The API key has been revoked.' }],
     [
       'InsufficientCreditsError',

@@ -7,6 +7,7 @@ import { stores } from '../target';
 /** `credits:reconcile`: prints `{"organizations","drift"}`; exit 1 when any balance differs from its ledger. */
 export const creditsReconcile = defineCommand<{ org?: string }>({
   name: 'credits:reconcile',
+  examples: ['npx ops credits:reconcile', 'npx ops credits:reconcile --org org_…'],
   summary: "check that each smb balance equals the sum of its ledger entries, and each campaign's credits.charged minus the sum of its entries (exit 1 on drift)",
   details: 'Prints {"organizations","drift":[{organizationId,balance,ledgerSum,entries,drift}],"campaignDrift":[{organizationId,campaignId,charged,ledgerCharged,drift}]}; exits 1 naming each drifting organization and campaign on stderr.',
   configure: (command) => command.option('--org <id>', 'only this organization'),

@@ -11,8 +11,8 @@ import { CREATED_VIA } from '../../../lib/campaigns/schema';
 import { AccountIdSchema } from '../../../lib/account-lists/schema';
 import { InvalidRequestError } from '../../../lib/errors';
 import { formatIssues } from '../../../lib/http/issues';
-import { ImportFileError } from '../../../lib/warehouse/import';
-import { defineCommand, type ProgressReporter } from '../command';
+import { BadLines, ImportFileError } from '../../../lib/warehouse/import';
+import { defineCommand, readableFile, type ProgressReporter } from '../command';
 import { stores } from '../target';
 
 /** IDs of CRM targets written per round (one progress step). */
@@ -25,21 +25,24 @@ const dryRunOption = () => new Option('--dry-run', 'validate and count the file;
  * optional `account_id`/`id` header) and validates every ID as a campaign
  * takes it (1 to 128 characters, no control characters).
  * @returns the IDs in file order (duplicates kept).
- * @throws ImportFileError naming the first bad line.
+ * @throws UsageError for a file that cannot be read; ImportFileError naming the bad lines (up to a cap), or the first line CSV cannot read.
  */
 async function readAccountIdFile(file: string): Promise<string[]> {
+  await readableFile(file);
   let rows;
   try {
     rows = parseAccountIdRows(await readFile(file, 'utf8'));
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
     const problem = String((error.details?.issues as string[] | undefined)?.[0] ?? error.message).replace(/^accountIdsFile: /, '');
-    throw new ImportFileError(file, Number(/\bline (\d+)/.exec(problem)?.[1] ?? 1), `not readable as CSV: ${problem}`);
+    throw new ImportFileError(file, { line: Number(/\bline (\d+)/.exec(problem)?.[1] ?? 1), problem: `not readable as CSV: ${problem}` });
   }
+  const bad = new BadLines(file);
   for (const { id, line } of rows) {
     const parsed = AccountIdSchema.safeParse(id);
-    if (!parsed.success) throw new ImportFileError(file, line, formatIssues(parsed.error.issues).map((issue) => `account ID ${JSON.stringify(id)}: ${issue.replace(/^body: /, '')}`).join('; '));
+    if (!parsed.success) bad.add(line, formatIssues(parsed.error.issues).map((issue) => `account ID ${JSON.stringify(id)}: ${issue.replace(/^body: /, '')}`).join('; '));
   }
+  bad.check();
   return rows.map((row) => row.id);
 }
 
@@ -60,6 +63,7 @@ function warehouseProgress(progress: ProgressReporter) {
 /** `warehouse:import FILE [--dry-run]`: prints `{"accounts","contacts"}` (and `"dryRun":true`). */
 export const warehouseImport = defineCommand<{ dryRun?: boolean }>({
   name: 'warehouse:import',
+  examples: ['npx ops warehouse:import --dry-run accounts.jsonl', 'npx ops warehouse:import accounts.jsonl'],
   summary: 'upsert warehouse accounts and their contacts (JSON lines, decisions §7)',
   details: `FILE has one account per line:
   {"accountId":"acc_1","name":"Acme","domain":"acme.com","status":"active","contacts":[{"contactId":"ct_1","email":"ada@acme.com"}]}
@@ -68,6 +72,7 @@ The whole file is validated first: a bad line writes nothing and the error names
   configure: (command) => command.argument('<file>', 'JSON-lines file of accounts').addOption(dryRunOption()),
   run: async ({ args, options, progress }) => {
     const { importWarehouseFile, validateWarehouseFile } = await import('../../../lib/warehouse/import');
+    await readableFile(args[0]!);
     const onProgress = warehouseProgress(progress);
     try {
       if (options.dryRun) return { ...(await validateWarehouseFile(args[0]!, onProgress)), dryRun: true };
@@ -82,6 +87,7 @@ The whole file is validated first: a bad line writes nothing and the error names
 /** `crm:import --org ID FILE [--dry-run]`: prints `{"added"}` (distinct IDs; and `"dryRun":true`). */
 export const crmImport = defineCommand<{ org: string; dryRun?: boolean }>({
   name: 'crm:import',
+  examples: ['npx ops crm:import --org org_… crm-targets.csv'],
   summary: "add CRM targets to an organization (one account ID a line); launches exclude them",
   details: 'FILE is text or CSV: first column, one account ID a line, an optional header row account_id or id.\nThe whole file is validated first: a bad line writes nothing and the error names it (exit 3).',
   configure: (command) => command.requiredOption('--org <id>', 'organization ID').argument('<file>', 'file of account IDs').addOption(dryRunOption()),
@@ -116,6 +122,7 @@ interface CampaignImportOptions {
 /** `campaign:import`: prints `{"campaignId"}`. */
 export const campaignImport = defineCommand<CampaignImportOptions>({
   name: 'campaign:import',
+  examples: ['npx ops campaign:import --org org_… --via ui --status draft --name "Q4 from the UI" accounts.csv'],
   summary: 'a campaign as another surface (UI, data cube) would create it',
   details: 'FILE is text or CSV: first column, one account ID a line, an optional header row account_id or id.',
   configure: (command) =>
@@ -128,7 +135,7 @@ export const campaignImport = defineCommand<CampaignImportOptions>({
       .argument('<file>', 'file of account IDs'),
   run: async ({ args, options }) => {
     const accountIds = await readAccountIdFile(args[0]!);
-    if (accountIds.length === 0) throw new ImportFileError(args[0]!, 1, 'no account IDs');
+    if (accountIds.length === 0) throw new ImportFileError(args[0]!, { line: 1, problem: 'no account IDs' });
     const { createCampaign } = await import('../../../lib/campaigns/use-cases');
     const { campaigns, organizations, accountLists } = await stores();
     const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;

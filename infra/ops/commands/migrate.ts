@@ -9,6 +9,7 @@ import { defineCommand } from '../command';
 /** `migrate [--force]`: prints `{"ran":[{"id","changed"}],"skipped":[ids]}`. */
 export const migrate = defineCommand<{ force?: boolean }>({
   name: 'migrate',
+  examples: ['npx ops migrate', 'npx ops migrate --table campaign-enrichment-prod --bucket campaign-enrichment-prod-data'],
   summary: 'bring the table up to date: run every data migration not yet recorded on it, in order (idempotent)',
   details: 'Prints {"ran":[{id,changed}],"skipped":[ids]}. Each migration is idempotent; --force runs them all again (after a rollback, say).',
   configure: (command) => command.option('--force', 'run every migration, even those recorded as run'),

@@ -17,6 +17,7 @@ interface OrgCreateOptions {
 export const orgCreate = defineCommand<OrgCreateOptions>({
   name: 'org:create',
   summary: 'a new organization and its first API key',
+  examples: ['npx ops org:create --name "Acme" --smb-credits 10000 --research-credits 100 --max-enriching 5000'],
   configure: (command) =>
     command
       .requiredOption('--name <name>', 'organization name')
@@ -58,6 +59,7 @@ const ADJUSTMENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const orgCredits = defineCommand<OrgCreditsOptions>({
   name: 'org:credits',
   summary: 'adjust the smb credit balance (N may be negative; never below 0), with a ledger entry; the same --id adjusts once',
+  examples: ['npx ops org:credits --org org_… --add 5000 --note "Q4 top-up"', 'npx ops org:credits --org org_… --add -50 --id adj_2026_11_refund --note "refund of an invoice error"', 'npx ops org:credits --org org_… --test --add 1000000'],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
@@ -87,6 +89,7 @@ interface OrgCapacityOptions {
 export const orgCapacity = defineCommand<OrgCapacityOptions>({
   name: 'org:capacity',
   summary: 'set the enrichment ceiling; set accounts enriching through other surfaces',
+  examples: ['npx ops org:capacity --org org_… --max-enriching 10000', 'npx ops org:capacity --org org_… --external-enriching 250'],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
@@ -111,7 +114,8 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
  */
 export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   name: 'key:create',
-  summary: 'another API key for an organization (--test: a test key, decisions §17)',
+  summary: 'another API key for an organization (--test: a test key of its test twin)',
+  examples: ['npx ops key:create --org org_…', 'npx ops key:create --org org_… --test'],
   configure: (command) =>
     command.requiredOption('--org <id>', 'organization ID').option('--test', "a test key (cek_test_…), acting on the organization's test twin"),
   run: async ({ options }) => {
@@ -124,7 +128,9 @@ export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
 /** `key:revoke`: prints `{"revoked":true}`; fails (exit 1) for an unknown key. */
 export const keyRevoke = defineCommand<{ key: string }>({
   name: 'key:revoke',
-  summary: 'revoke an API key (takes effect on the next request)',
+  summary: 'revoke an API key (takes effect on the next request; cannot be undone: --yes)',
+  examples: ['npx ops key:revoke --key cek_… --yes'],
+  confirm: ({ key }) => `Revoke the API key ${key.slice(0, 8)}…? Requests with it will be refused from the next one on.`,
   configure: (command) => command.requiredOption('--key <key>', 'the API key (cek_…)'),
   run: async ({ options }) => {
     const { apiKeys } = await stores();

@@ -13,6 +13,7 @@ import { hashApiKey, newCampaignId } from '../../../lib/ids';
 import { accountListKey } from '../../../lib/account-lists/account-list';
 import type { CampaignRecord } from '../../../lib/campaigns/model';
 import { campaigns } from '../../../lib/root';
+import { pendingRecencyAttribute } from '../../../lib/history/recency-pending';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { account, contact, importAccounts, pollUntil, uniquePrefix } from '../../enrichment/support';
 import { sendJson } from './contract';
@@ -56,6 +57,12 @@ export async function rawCampaignItem(organizationId: string, campaignId: string
   return Item;
 }
 
+/** The raw organization item (with its pending recency attributes, which the store's records leave out). */
+export async function rawOrganizationItem(organizationId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+  return Item;
+}
+
 /** Imports `count` active accounts `<prefix>_<i>`, each with `contacts` contacts (0: none). */
 export async function warehouseAccounts(prefix: string, count: number, contacts = 1): Promise<string[]> {
   const accounts = Array.from({ length: count }, (_, i) =>
@@ -86,9 +93,12 @@ export async function createEnriched(baseUrl: string, apiKey: string, accountIds
     (r) => r.status === 200 && r.body.data.status === 'enriched',
     { timeoutMs: 30_000 },
   );
-  // The workflow goes on recording enrichment times; wait until the item is final (no recency-pending mark).
+  // The workflow goes on recording enrichment times: wait until it has finished with both items it still writes —
+  // the campaign (its recency-pending mark) and, last, the organization (its `recencyPending_<campaignId>` attribute,
+  // removed by FinishRecording) — so a snapshot taken now stays true while the execution waits for the results' expiry.
   const organizationId = (await sendJson(baseUrl, '/v1/org/describe', apiKey)).body.data.organization.id as string;
   await pollUntil(() => rawCampaignItem(organizationId, id), (item) => item !== undefined && item.gsi6pk === undefined, { timeoutMs: 30_000 });
+  await pollUntil(() => rawOrganizationItem(organizationId), (item) => item !== undefined && !(pendingRecencyAttribute(id) in item), { timeoutMs: 30_000 });
   return id;
 }
 
