@@ -14,6 +14,8 @@ import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
+import { createLimitCounter, RequestLimiter, type LimitCounter } from './http/rate-limit';
+import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
@@ -171,6 +173,33 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   objects: objects(),
 });
 
+/** The deployment's limits (decisions §15; settings of lib/config.ts). */
+export const limitDefaults = (): LimitDefaults => ({
+  requests: config.rateLimitRequests,
+  windowSeconds: config.rateLimitWindowSeconds,
+  exportsPerHour: config.exportsPerHour,
+  uploadsPerHour: config.uploadsPerHour,
+});
+
+/** The organizations' limits and monthly spend (decisions §15). */
+export const limits: () => LimitStore = /* @__PURE__ */ once(() => createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }));
+
+/** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
+export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => createLimitCounter({ client: ddb, tableName: config.tableName }));
+
+/** What `POST /v1/org/limits` needs. */
+export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
+
+/** The request-rate limit of this process (one per container): counts in the table, policies from the organization items. */
+const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
+  () =>
+    new RequestLimiter({
+      counter: limitCounter(),
+      policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
+      defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
+    }),
+);
+
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
 const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
@@ -190,8 +219,8 @@ const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCach
 export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache() }, options);
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache(), requestLimiter: requestLimiter() }, options);
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
@@ -204,7 +233,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  options: { keyCheck?: KeyCheckMode } = {},
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
 ): ApiHandler =>
   createApiHandler(
     operation,
@@ -212,6 +241,7 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
     {
       findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
+      requestLimiter: requestLimiter(),
       idempotency: idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds }),
     },
     options,
@@ -234,6 +264,7 @@ export { reconcileCredits, totalDrift } from './credits/reconcile';
 export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
+export { describeLimits } from './organizations/limits';
 export { listLedger } from './credits/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';

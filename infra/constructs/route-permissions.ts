@@ -9,7 +9,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { TABLE_DEFINITION } from '../../lib/db/table';
+import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { EXPIRING_KEY_PATTERNS } from '../../lib/objects';
 import type { RoutePermissions } from '../routes';
 import type { ServiceFunction } from './service-function';
@@ -58,7 +58,9 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  * nothing else.
  *
  * - `table`: the actions of {@link TABLE_ACTIONS} on the table and on each of
- *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard.
+ *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard; a
+ *   `read` function also updates its organizations' limit counters (only
+ *   partitions matching `LIMIT_COUNTER_KEY_PATTERN`, decisions §15).
  * - `bucket`: object actions on the bucket's objects (only those matching
  *   `bucketKeys` when given); readers also get `s3:ListBucket` so a missing
  *   key answers 404 `NoSuchKey`, not 403.
@@ -80,6 +82,19 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
       resources: [table.tableArn, ...TABLE_DEFINITION.indexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
     }),
   );
+
+  if (permissions.table === 'read') {
+    // Every authenticated request is counted (decisions §15, lib/http/rate-limit.ts): a read-only
+    // function may update its organization's limit counters, and no other item.
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'LimitCounters',
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LIMIT_COUNTER_KEY_PATTERN] } },
+      }),
+    );
+  }
 
   const acknowledge = (patterns: readonly string[]) => {
     for (const pattern of patterns) {

@@ -15,6 +15,7 @@ import { ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
 import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
+import { limitOverridesOf, type LimitOverrides } from './limits';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -36,6 +37,8 @@ export interface OrganizationRecord {
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
+  /** The operator's overrides of the deployment's limits (decisions §15; lib/organizations/limits.ts); absent when none. */
+  limits?: LimitOverrides;
 }
 
 /** Figures of a new organization. */
@@ -144,6 +147,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 /** Maps a stored item to an {@link OrganizationRecord}. */
 export function toOrganization(item: Record<string, unknown>): OrganizationRecord {
   const pending = pendingRecencyOf(item);
+  const limits = limitOverridesOf(item);
   return {
     id: String(item.id),
     name: String(item.name),
@@ -154,5 +158,6 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
   };
 }
