@@ -129,8 +129,9 @@ class Remembered<T> extends Map<string, T> {
  * The request-rate limit of one process (one Lambda container): counts each
  * authenticated request in the table, and keeps per organization
  * - its policy (read at most every `policySeconds`, in the same wave as the
- *   count; until then the one read last, or `defaults` on the first request:
- *   an operator's change applies within `policySeconds`);
+ *   count, which uses the window of the policy read last, or of `defaults`
+ *   on the organization's first request; an operator's change applies within
+ *   `policySeconds`, and a changed window is counted again in that window);
  * - that it was refused, until its window ends: further requests of that
  *   window are refused here, without a write (the count only grows).
  */
@@ -192,10 +193,14 @@ export class RequestLimiter {
         })
       : undefined;
     reading?.catch(() => undefined); // awaited below
-    // The window is the one of the policy known now; the limit the freshest.
-    const windowSeconds = (cached?.policy ?? this.#defaults()).windowSeconds;
+    // Counted in the window of the policy known now, beside the policy's read.
+    const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
+    let [{ count }, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
+    // The read found another window (the operator changed it): counted again in that one, the only case
+    // of a second round trip (once per organization and process; the first count is in a window no one reads).
+    const { windowSeconds } = policy;
     const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
-    const [{ count }, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', windowSeconds, windowStart), reading ?? cached!.policy]);
+    if (windowSeconds !== assumed) ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
     const admission: RequestAdmission = { limit: policy.limit, windowSeconds, remaining: Math.max(0, policy.limit - count), resetSeconds, allowed: count <= policy.limit };
     if (!admission.allowed) this.#refused.set(organizationId, { admission, until: (windowStart + windowSeconds) * 1000 });
     return admission;
