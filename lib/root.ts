@@ -151,6 +151,7 @@ export const evaluationDependencies = () => ({
   accountHistory: accountHistory(),
   enrichment: enrichment(),
   creditsPerAccount: config.creditsPerAccount,
+  limits: limits(),
 });
 
 /** The launch dependencies of this deployment (spec "Enrich a campaign"; decisions §4). */
@@ -199,6 +200,9 @@ const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
       defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
     }),
 );
+
+/** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (decisions §15). */
+export const creditsRemaining = (smbCredits: number): Record<string, string> => ({ 'credits-remaining': String(smbCredits) });
 
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
 const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());

@@ -161,6 +161,7 @@ export const campaignOperationDocs = [
     responseExample: { ...EXAMPLE_DRAFT, excludeEnrichedWithinDays: 90 },
   }),
   documentOperation(getCampaignOperation, {
+    creditsRemaining: true,
     summary: 'Get a campaign',
     description: 'Reads a campaign of any surface (`createdVia` tells which). Poll it to follow an enrichment; `results` appear once `enriched`.',
     response: CampaignResponseSchema,
@@ -184,6 +185,7 @@ export const campaignOperationDocs = [
     },
   }),
   documentOperation(enrichCampaignOperation, {
+    creditsRemaining: true,
     summary: 'Enrich (launch) a campaign',
     description:
       'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',

@@ -45,7 +45,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
-import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, webhookOperationDocs } from '../webhooks/docs';
+import { campaignEventPayloadSchema, CreditsLowEventPayloadSchema, EVENT_DESCRIPTIONS, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
@@ -420,7 +420,11 @@ const WEBHOOK_HEADERS = {
 
 /** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
 function webhooksSection(): ZodOpenApiPathsObject {
-  const events = [...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const), ['webhook.test', TestEventPayloadSchema] as const];
+  const events = [
+    ...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const),
+    ['organization.credits_low', CreditsLowEventPayloadSchema] as const,
+    ['webhook.test', TestEventPayloadSchema] as const,
+  ];
   return Object.fromEntries(
     events.map(([type, schema]) => [
       type,

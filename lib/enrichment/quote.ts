@@ -11,7 +11,8 @@ import { NotFoundError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
-import { decideLaunch, notEnrichable } from './decision';
+import { decideLaunch, notEnrichable, type MonthlySpend } from './decision';
+import { monthOf, type LimitStore } from '../organizations/limits';
 import { evaluateLaunch, type EvaluationDependencies } from './evaluate';
 import type { LaunchQuote } from './docs';
 
@@ -21,6 +22,16 @@ export interface QuoteDependencies extends EvaluationDependencies {
   organizations: Pick<OrganizationStore, 'get'>;
   /** Credits per eligible account (deployment setting). */
   creditsPerAccount: number;
+  /** This month's spend, read when the organization has a monthly spend limit (decisions §15). */
+  limits: Pick<LimitStore, 'spent'>;
+}
+
+/**
+ * The organization's monthly spend limit and this UTC month's spend (one GetItem), when it has a limit (decisions §15).
+ */
+export async function monthlySpendOf(limits: Pick<LimitStore, 'spent'>, organization: { id: string; limits?: { monthlySpendLimit?: number } }, now: Date): Promise<MonthlySpend | undefined> {
+  const limit = organization.limits?.monthlySpendLimit;
+  return limit === undefined ? undefined : { limit, spent: await limits.spent(organization.id, monthOf(now)) };
 }
 
 /**
@@ -40,6 +51,7 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
   const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });
-  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount);
+  const spend = await monthlySpendOf(deps.limits, organization, now);
+  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount, spend);
   return { campaignId: campaign.id, ...decision };
 }

@@ -430,5 +430,11 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   // The body parsers widen middy's event type; callers see the API Gateway event.
   // The RateLimit fields go on every answer, an idempotent replay's included (it leaves middy early).
   const served = handler as unknown as (event: APIGatewayProxyEventV2, context: PipelineContext) => Promise<APIGatewayProxyStructuredResultV2>;
-  return (async (event, context) => withRateLimitFields(await served(event, context as PipelineContext), context as PipelineContext)) as ApiHandler;
+  const dataHeaders = options.headers;
+  // A saved success replayed (Idempotent-Replayed) gets the headers of its saved data too.
+  const withDataHeaders = (response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 =>
+    dataHeaders && response.statusCode === 200 && response.headers?.['idempotent-replayed'] && typeof response.body === 'string'
+      ? { ...response, headers: { ...response.headers, ...dataHeaders((JSON.parse(response.body) as { data: R }).data) } }
+      : response;
+  return (async (event, context) => withRateLimitFields(withDataHeaders(await served(event, context as PipelineContext)), context as PipelineContext)) as ApiHandler;
 }

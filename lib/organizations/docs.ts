@@ -55,6 +55,7 @@ export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
 /** The organization operations, documented. */
 export const organizationOperationDocs = [
   documentOperation(describeOrganizationOperation, {
+    creditsRemaining: true,
     summary: 'Describe the authenticated organization',
     description:
       'Verifies the API key and returns the organization, its credit balances and its enrichment capacity. The number of accounts a new enrichment can include is `maxEnrichingAccounts - enrichingAccounts`; the figures are point-in-time values.',

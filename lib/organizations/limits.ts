@@ -15,6 +15,8 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { updateIf } from '../db/conditional';
 import { NotFoundError } from '../errors';
+import { and, type Clause } from '../db/expression';
+import type { TransactItem } from '../credits/ledger';
 import type { RatePolicy } from '../http/rate-limit';
 import type { KeyCheck } from '../http/auth';
 import type { OrganizationLimits } from './docs';
@@ -176,4 +178,64 @@ export async function describeLimits(
     monthlySpend: { limit: limits.monthlySpendLimit, spent, resetsAt: monthEnd(now) },
     lowBalanceThreshold: limits.lowBalanceThreshold,
   };
+}
+
+/** How long a month's spend item is kept after its month (seconds; TTL): refunds of a late attempt still find it. */
+const SPEND_RETENTION_SECONDS = 400 * 86_400;
+
+/**
+ * The transaction item that adds `amount` credits (negative: a refund) to
+ * the organization's spend of `month` (`YYYY-MM`, the month of the charge).
+ * With `limit`, a charge is refused unless the month's spend stays within it
+ * (the condition `spent <= limit − amount`, so racing launches never pass it
+ * together); a refund is never refused.
+ */
+export function spendItem(tableName: string, organizationId: string, month: string, amount: number, limit: number | null = null): TransactItem {
+  const guarded = limit !== null && amount > 0;
+  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.monthlySpend(organizationId, month),
+      UpdateExpression: 'ADD #spent :amount SET #ttl = :ttl',
+      ...(guarded ? { ConditionExpression: 'attribute_not_exists(#spent) OR #spent <= :maxBefore' } : {}),
+      ExpressionAttributeNames: { '#spent': 'spent', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':amount': amount,
+        ':ttl': Math.floor(Date.UTC(year, monthNumber, 1) / 1000) + SPEND_RETENTION_SECONDS,
+        ...(guarded ? { ':maxBefore': limit - amount } : {}),
+      },
+    },
+  };
+}
+
+/** A limit attribute holds `value` (absent when null): the organization's limits are the ones a launch decided on. */
+const pinned = (attribute: string, value: number | null, placeholder: string): Clause =>
+  value === null
+    ? { expression: `attribute_not_exists(#${attribute})`, names: { [`#${attribute}`]: attribute } }
+    : { expression: `#${attribute} = ${placeholder}`, names: { [`#${attribute}`]: attribute }, values: { [placeholder]: value } };
+
+/**
+ * What a charge of `charged` credits decided on the organization's limits
+ * (decisions §15): the condition its organization update carries (the
+ * spend limit and low-balance threshold unchanged, and the balance on the
+ * side of the threshold the decision saw), and whether it takes the smb
+ * balance from at or above the threshold to below it (`crossesLowBalance`:
+ * the charge emits `organization.credits_low`).
+ * @param balance - the smb balance the decision read (credits).
+ */
+export function chargeGuard(limits: Pick<LimitsInForce, 'monthlySpendLimit' | 'lowBalanceThreshold'>, balance: number, charged: number): { condition: Clause; crossesLowBalance: boolean } {
+  const threshold = limits.lowBalanceThreshold;
+  const crossesLowBalance = threshold !== null && balance >= threshold && balance - charged < threshold;
+  const clauses = [pinned('monthlySpendLimit', limits.monthlySpendLimit, ':c_spendLimit'), pinned('lowBalanceThreshold', threshold, ':c_lowBalance')];
+  if (threshold !== null && charged > 0) {
+    // Crossing: threshold ≤ balance < threshold + charged; otherwise outside that range.
+    const range = { values: { ':c_lowFrom': threshold, ':c_lowTo': threshold + charged } };
+    clauses.push(
+      crossesLowBalance
+        ? { expression: 'smbCredits >= :c_lowFrom AND smbCredits < :c_lowTo', ...range }
+        : { expression: 'smbCredits < :c_lowFrom OR smbCredits >= :c_lowTo', ...range },
+    );
+  }
+  return { condition: and(...clauses), crossesLowBalance };
 }
