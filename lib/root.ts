@@ -14,7 +14,7 @@ import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
-import { createLimitCounter, RequestLimiter, type LimitCounter } from './http/rate-limit';
+import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
@@ -92,6 +92,7 @@ export const uploadDependencies = (): UploadDependencies => ({
   presigner: createUploadPresigner({ presigner: s3Presigner, bucketName: config.bucketName }),
   urlTtlSeconds: config.uploadUrlTtlSeconds,
   ttlSeconds: config.uploadTtlSeconds,
+  quota: hourlyQuota('uploads'),
 });
 
 /** What campaign create needs to read an upload (`accountIdsUploadId`): records and the files, no presigner. */
@@ -187,6 +188,18 @@ export const limits: () => LimitStore = /* @__PURE__ */ once(() => createLimitSt
 
 /** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
 export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => createLimitCounter({ client: ddb, tableName: config.tableName }));
+
+/**
+ * Counts one export or upload of an organization against its limit per hour (decisions §15): its limits (one
+ * GetItem), then the hour's counter (one conditional UpdateItem, nothing counted past the limit).
+ * @throws RateLimitedError (429 `rate_limited`, `policy`) past the limit.
+ */
+export const hourlyQuota =
+  (policy: 'exports' | 'uploads') =>
+  async (organizationId: string): Promise<void> => {
+    const inForce = await limits().limits(organizationId);
+    await takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
+  };
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });

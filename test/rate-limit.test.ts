@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeys, campaigns, limitCounter, limits } from '../lib/root';
 import { RequestLimiter } from '../lib/http/rate-limit';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { activeAccounts, balance, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, pollUntil, uniquePrefix } from './enrichment/support';
+import { activeAccounts, balance, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
 const api = useApi();
 
@@ -119,6 +119,41 @@ describe('the request rate of an organization (decisions §15)', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('ratelimit')).toBeNull();
     expect(res.headers.get('ratelimit-policy')).toBeNull();
+  });
+});
+
+describe('exports and uploads per hour (decisions §15)', () => {
+  /** A 429 of an hourly policy: every detail and Retry-After. */
+  function expectHourlyRefusal(res: ApiResponse, policy: 'exports' | 'uploads', limit: number): void {
+    expect(res.status, JSON.stringify(res.body)).toBe(429);
+    expect(res.error?.code).toBe('rate_limited');
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(res.error?.details).toEqual({ policy, limit, windowSeconds: 3600, retryAfterSeconds: retryAfter });
+    // The request rate's fields still describe the request window.
+    expect(rateLimitOf(res).window).toBe(10);
+  }
+
+  it('uploads: the limit per hour, then 429 policy "uploads"; a refused upload writes nothing', async () => {
+    const org = await newOrganization({ limits: { uploadsPerHour: 2 } });
+    for (let i = 0; i < 2; i++) expect((await call(api(), '/v1/uploads/create', { apiKey: org.apiKey, body: {} })).status).toBe(200);
+    expectHourlyRefusal(await call(api(), '/v1/uploads/create', { apiKey: org.apiKey, body: {} }), 'uploads', 2);
+    // Counted per organization.
+    const other = await newOrganization({ limits: { uploadsPerHour: 2 } });
+    expect((await call(api(), '/v1/uploads/create', { apiKey: other.apiKey, body: {} })).status).toBe(200);
+  });
+
+  it('exports: the limit per hour, then 429 policy "exports"; a refusal that is not an export (not ready) does not count', async () => {
+    const org = await newOrganization({ smbCredits: 10, limits: { exportsPerHour: 1 } });
+    const list = activeAccounts(uniquePrefix(), 1);
+    await importAccounts(list);
+    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    expect((await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } })).error?.code).toBe('results_not_ready');
+    expect((await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+    await waitForStatus(api(), org.apiKey, campaignId, 'enriched');
+    expect((await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
+    expectHourlyRefusal(await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } }), 'exports', 1);
   });
 });
 
