@@ -35,6 +35,21 @@ export type BusinessMetric =
   | 'WebhookAttemptsFailed'
   | 'WebhookMessagesFailed';
 
+/** The metric of `rate_limited` answers, per organization (dimension `organizationId`; decisions §15). */
+export const RATE_LIMITED_METRIC = 'RateLimited';
+
+/**
+ * Counts one `rate_limited` answer of an organization (one EMF line, metric
+ * {@link RATE_LIMITED_METRIC} with the dimension `organizationId`): the
+ * per-organization alarm of infra/constructs/monitoring.ts reads it.
+ */
+export function emitRateLimited(organizationId: string): void {
+  const sink = businessMetrics();
+  sink.addDimension('organizationId', organizationId);
+  sink.addMetric(RATE_LIMITED_METRIC, MetricUnit.Count, 1);
+  sink.publishStoredMetrics();
+}
+
 /**
  * Emits business metrics at once (one EMF line). Disabled with
  * `POWERTOOLS_METRICS_DISABLED=true` (the local stack and tests).

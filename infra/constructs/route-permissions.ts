@@ -58,9 +58,7 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  * nothing else.
  *
  * - `table`: the actions of {@link TABLE_ACTIONS} on the table and on each of
- *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard; a
- *   `read` function also updates its organizations' limit counters (only
- *   partitions matching `LIMIT_COUNTER_KEY_PATTERN`, decisions §15).
+ *   its indexes by name (from `TABLE_DEFINITION`), no `index/*` wildcard.
  * - `bucket`: object actions on the bucket's objects (only those matching
  *   `bucketKeys` when given); readers also get `s3:ListBucket` so a missing
  *   key answers 404 `NoSuchKey`, not 403.
@@ -82,19 +80,6 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
       resources: [table.tableArn, ...TABLE_DEFINITION.indexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
     }),
   );
-
-  if (permissions.table === 'read') {
-    // Every authenticated request is counted (decisions §15, lib/http/rate-limit.ts): a read-only
-    // function may update its organization's limit counters, and no other item.
-    fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'LimitCounters',
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LIMIT_COUNTER_KEY_PATTERN] } },
-      }),
-    );
-  }
 
   const acknowledge = (patterns: readonly string[]) => {
     for (const pattern of patterns) {
@@ -129,6 +114,23 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     stateMachine.grantStartExecution(fn);
     fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
   }
+}
+
+/**
+ * Lets an API function count its requests (decisions §15, lib/http/rate-limit.ts):
+ * a `read` route may update its organizations' limit counters (partitions matching
+ * `LIMIT_COUNTER_KEY_PATTERN`) and no other item; a `readWrite` route already may.
+ */
+export function grantLimitCounters(fn: ServiceFunction, permissions: RoutePermissions, table: dynamodb.ITableV2): void {
+  if (permissions.table !== 'read') return;
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'LimitCounters',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LIMIT_COUNTER_KEY_PATTERN] } },
+    }),
+  );
 }
 
 /** Logical ID of a bucket of this app, as cdk-nag spells it in finding IDs. */
