@@ -13,7 +13,12 @@
  *   its retries, so a retried call never runs twice. Network failures, 5xx,
  *   gateway throttling, 409 `idempotency_key_in_use` and 409
  *   `enrichment_pending` are retried, waiting `Retry-After` seconds when the
- *   API says so, otherwise exponential backoff with jitter;
+ *   API says so, otherwise exponential backoff with jitter; so is 429
+ *   `rate_limited` (decisions §15), waiting its `Retry-After` when it is at
+ *   most `maxRetryAfterSeconds`;
+ * - {@link CampaignEnrichmentClient.rateLimit}: the organization's request
+ *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
+ *   to pace on;
  * - {@link CampaignEnrichmentClient.waitForEnrichment}: polls until a launched
  *   campaign is `enriched`.
  *
@@ -88,6 +93,34 @@ export interface ClientOptions {
   initialBackoffMs?: number;
   /** The fetch to use (a test may inject faults). @default globalThis.fetch */
   fetch?: (request: Request) => Promise<Response>;
+  /** Longest `Retry-After` of a 429 `rate_limited` the client waits out before retrying (seconds); longer ones are thrown. @default 60 */
+  maxRetryAfterSeconds?: number;
+}
+
+/**
+ * The organization's request rate as the last answer told it (decisions §15):
+ * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
+ * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
+ */
+export interface RateLimitState {
+  /** Requests per window (all the organization's keys together). */
+  limit: number;
+  /** The window (seconds). */
+  windowSeconds: number;
+  /** Requests left in the current window. */
+  remaining: number;
+  /** Seconds until the window resets, from {@link observedAt}. */
+  resetSeconds: number;
+  /** When the answer arrived (epoch ms). */
+  observedAt: number;
+}
+
+/** The RateLimit fields of an answer, when it carries them. */
+function rateLimitOf(response: Response): RateLimitState | undefined {
+  const policy = /"requests";q=(\d+);w=(\d+)/.exec(response.headers.get('ratelimit-policy') ?? '');
+  const left = /"requests";r=(\d+);t=(\d+)/.exec(response.headers.get('ratelimit') ?? '');
+  if (!policy || !left) return undefined;
+  return { limit: Number(policy[1]), windowSeconds: Number(policy[2]), remaining: Number(left[1]), resetSeconds: Number(left[2]), observedAt: Date.now() };
 }
 
 /** Per-call options of the mutating operations. */
@@ -132,6 +165,10 @@ function isRetryable(error: CampaignEnrichmentError): boolean {
 export interface CampaignEnrichmentClient {
   /** `POST /v1/org/describe`. */
   describeOrganization(): Promise<Data<'/v1/org/describe'>>;
+  /** `POST /v1/org/limits`: the organization's limits and this month's spend (decisions §15). */
+  describeLimits(): Promise<Data<'/v1/org/limits'>>;
+  /** The request rate the last answer (success or error) reported; `undefined` before any authenticated answer. */
+  readonly rateLimit: RateLimitState | undefined;
   /** `POST /v1/campaigns/create`; retried safely with one `Idempotency-Key`. */
   createCampaign(body: Body<'/v1/campaigns/create'>, options?: IdempotentCallOptions): Promise<Data<'/v1/campaigns/create'>>;
   /** `POST /v1/uploads/create`: a presigned URL to PUT a large account list to; retried safely with one `Idempotency-Key`. */
@@ -168,6 +205,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   const http = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: fetchImpl, headers: { authorization: `Bearer ${options.apiKey}` } });
   const maxRetries = options.maxRetries ?? 3;
   const initialBackoffMs = options.initialBackoffMs ?? 500;
+  const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
+  let lastRateLimit: RateLimitState | undefined;
 
   /** One attempt: the unwrapped `data`, or the failure as a CampaignEnrichmentError. */
   async function attempt<P extends keyof paths>(path: P, body: unknown, idempotencyKey: string | undefined): Promise<Data<P>> {
@@ -179,6 +218,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       throw new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from ${path}: ${(cause as Error)?.message ?? String(cause)}`, cause });
     }
     const { response } = outcome;
+    lastRateLimit = rateLimitOf(response) ?? lastRateLimit;
     const requestId = response.headers.get('x-request-id') ?? undefined;
     const envelope = (response.ok ? outcome.data : outcome.error) as { data?: unknown; error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
     if (response.ok && envelope && 'data' in envelope && envelope.error === null) return envelope.data as Data<P>;
@@ -201,6 +241,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
         return await attempt(path, body, key);
       } catch (error) {
         if (!(error instanceof CampaignEnrichmentError) || retry >= maxRetries || !isRetryable(error)) throw error;
+        // A limit whose window resets much later (exports or uploads per hour) is the caller's to plan around.
+        if (error.code === 'rate_limited' && (error.retryAfterSeconds ?? Infinity) > maxRetryAfterSeconds) throw error;
         const backoff = Math.random() * Math.min(20_000, initialBackoffMs * 2 ** retry);
         await sleep(error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : backoff);
       }
@@ -209,6 +251,10 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
 
   const client: CampaignEnrichmentClient = {
     describeOrganization: () => call('/v1/org/describe', {}, false),
+    describeLimits: () => call('/v1/org/limits', {}, false),
+    get rateLimit() {
+      return lastRateLimit;
+    },
     createCampaign: (body, callOptions) => call('/v1/campaigns/create', body, true, callOptions?.idempotencyKey),
     createUpload: (body, callOptions) => call('/v1/uploads/create', body ?? {}, true, callOptions?.idempotencyKey),
     async uploadAccountIds(content, uploadOptions = {}) {
