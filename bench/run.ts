@@ -45,7 +45,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'scale'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'limits', 'scale'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -59,6 +59,8 @@ const ALIASES: Record<string, ModuleName> = {
   list: 'list-page',
   accounts: 'accounts-page',
   load: 'sustained',
+  'rate-limit': 'limits',
+  'hostile-files': 'limits',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
@@ -67,8 +69,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the issue's in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, floodSeconds: 3, limitSamples: 100, refusalCpuRuns: 100, hostileBytes: 10_000_000 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, floodSeconds: 10, limitSamples: 300, refusalCpuRuns: 500, hostileBytes: 50_000_000 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -156,6 +158,10 @@ try {
     const { runAccountsPage } = await import('./figures/accounts-page');
     // Both sizes even in a quick run: the campaigns are written through the stores, not enriched (seconds, not minutes).
     await timed('accounts-page', () => runAccountsPage(results, stack!, { sizes: [1_000, 100_000] }));
+  }
+  if (selected('limits')) {
+    const { runLimits } = await import('./figures/limits');
+    await timed('limits', () => runLimits(results, stack!, { floodSeconds: SIZES.floodSeconds, samples: SIZES.limitSamples, cpuRuns: SIZES.refusalCpuRuns, hostileBytes: SIZES.hostileBytes }));
   }
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');

@@ -42,7 +42,7 @@ import { DeadlineExceededError, startDeadline, type RequestDeadline } from './de
 import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
-import { admittedKeyCheck, rateLimitFields, type RequestAdmission, type RequestLimiter } from './rate-limit';
+import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -275,16 +275,22 @@ const authentication = (
   before: async (request: Request) => {
     const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
     const organizationId = authenticated.organizationId;
-    // Counted beside the key's read (before) or the use case's (in-read); a refusal this process
-    // already knows of is answered here, after the key's verification alone.
+    request.context.organizationId = organizationId;
+    logger.appendKeys({ organizationId });
+    // A refusal this process already knows of (the organization's window is used up) is answered at once:
+    // no read, no write, no body. The key's organization is known; whether it is still valid changes
+    // nothing of a refusal, which shows no data and does nothing.
     const known = limiter?.knownRefusal(organizationId);
-    const admission = limiter ? (known ? Promise.resolve(known) : limiter.admit(organizationId)) : undefined;
+    if (known) {
+      request.context.admission = Promise.resolve(known);
+      throw refusalOf(known);
+    }
+    // Counted beside the key's read (before) or the use case's (in-read).
+    const admission = limiter?.admit(organizationId);
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
-    request.context.organizationId = organizationId;
-    logger.appendKeys({ organizationId });
-    if (keyCheck === 'before' || known) await check.ensure();
+    if (keyCheck === 'before') await check.ensure();
   },
 });
 
