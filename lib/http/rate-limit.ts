@@ -195,7 +195,8 @@ export class RequestLimiter {
     reading?.catch(() => undefined); // awaited below
     // Counted in the window of the policy known now, beside the policy's read.
     const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
-    let [{ count }, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
+    const [first, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
+    let { count } = first;
     // The read found another window (the operator changed it): counted again in that one, the only case
     // of a second round trip (once per organization and process; the first count is in a window no one reads).
     const { windowSeconds } = policy;
