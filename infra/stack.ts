@@ -18,6 +18,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC } from '../lib/observability';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -201,6 +203,16 @@ export class CampaignEnrichmentStack extends Stack {
       });
       grantRoutePermissions(fn, route.permissions, resources);
       grantLimitCounters(fn, route.permissions, this.table);
+      // `rate_limited` answers per organization (decisions §15), from the line every answer logs: no metric code in the function.
+      new logs.MetricFilter(this, `${route.functionId}RateLimited`, {
+        logGroup: fn.logGroup,
+        metricNamespace: METRICS_NAMESPACE,
+        metricName: RATE_LIMITED_METRIC,
+        filterPattern: logs.FilterPattern.all(logs.FilterPattern.stringValue('$.message', '=', 'Request completed'), logs.FilterPattern.stringValue('$.errorCode', '=', 'rate_limited')),
+        metricValue: '1',
+        dimensions: { organizationId: '$.organizationId' },
+        unit: cloudwatch.Unit.COUNT,
+      });
       api.addRoutes({
         path: route.operation.path,
         methods: [HttpMethod.POST],

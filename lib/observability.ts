@@ -35,20 +35,15 @@ export type BusinessMetric =
   | 'WebhookAttemptsFailed'
   | 'WebhookMessagesFailed';
 
-/** The metric of `rate_limited` answers, per organization (dimension `organizationId`; decisions §15). */
-export const RATE_LIMITED_METRIC = 'RateLimited';
-
 /**
- * Counts one `rate_limited` answer of an organization (one EMF line, metric
- * {@link RATE_LIMITED_METRIC} with the dimension `organizationId`): the
- * per-organization alarm of infra/constructs/monitoring.ts reads it.
+ * The metric of `rate_limited` answers, per organization (dimension
+ * `organizationId`; decisions §15), in {@link METRICS_NAMESPACE}. Drawn by a
+ * metric filter of each API function's log group from the `Request
+ * completed` line every answer already writes (its `errorCode` and
+ * `organizationId`; lib/http/request-id.ts), so a refusal writes nothing
+ * more and the API bundles carry no metrics library (infra/stack.ts).
  */
-export function emitRateLimited(organizationId: string): void {
-  const sink = businessMetrics();
-  sink.addDimension('organizationId', organizationId);
-  sink.addMetric(RATE_LIMITED_METRIC, MetricUnit.Count, 1);
-  sink.publishStoredMetrics();
-}
+export const RATE_LIMITED_METRIC = 'RateLimited';
 
 /**
  * Emits business metrics at once (one EMF line). Disabled with

@@ -138,8 +138,9 @@ export interface MonitoringAlarms {
   readonly webhookDeliveryFailed: cloudwatch.Alarm;
   /**
    * One organization got at least {@link RATE_LIMITED_ALARM_THRESHOLD} `rate_limited` answers in 5 minutes
-   * (decisions §15): the metric `RateLimited` per `organizationId` (Powertools Metrics), the organization
-   * with the most of them (a Metrics Insights query), so any organization raises it and the others never add up.
+   * (decisions §15): the metric `RateLimited` per `organizationId` (a metric filter of each API function's
+   * log group, infra/stack.ts), the organization with the most of them (a Metrics Insights query), so any
+   * organization raises it and the others never add up.
    */
   readonly rateLimitedOrganization: cloudwatch.Alarm;
 }
@@ -295,7 +296,7 @@ export class Monitoring extends Construct {
       ),
       rateLimitedOrganization: new cloudwatch.MathExpression({
         label: 'rate_limited answers of the most refused organization',
-        expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId, service) WHERE service = '${SERVICE_NAME}' GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1`,
+        expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1`,
         usingMetrics: {},
         period: PERIOD,
       }).createAlarm(this, 'RateLimitedOrganization', {
@@ -359,7 +360,7 @@ export class Monitoring extends Construct {
             [
               new cloudwatch.MathExpression({
                 label: '',
-                expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId, service) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 10`,
+                expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 10`,
                 usingMetrics: {},
                 period: PERIOD,
               }),

@@ -31,7 +31,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { safeParse } from 'zod/mini';
-import { emitRateLimited, logger } from '../observability';
+import { logger } from '../observability';
 import { ApiError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
@@ -144,7 +144,6 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
     await verifyOpenKeyCheck(request);
     const error = request.error;
     if (error instanceof ApiError && error.statusCode < 500) {
-      if (error.code === 'rate_limited' && request.context.organizationId) emitRateLimited(request.context.organizationId);
       request.response = failure(error.statusCode, error.toJSON());
       // Headers that belong to the error: Retry-After, Allow (decisions §10).
       if (Object.keys(error.headers).length > 0) request.response.headers = { ...request.response.headers, ...error.headers };

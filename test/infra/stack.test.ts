@@ -505,9 +505,20 @@ describe('CampaignEnrichment-dev', () => {
       expect(alarm).toMatchObject({ Threshold: RATE_LIMITED_ALARM_THRESHOLD, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
       const [query] = (alarm.Metrics ?? []) as { Expression?: string; Period?: number }[];
       expect(query?.Expression).toBe(
-        'SELECT SUM(RateLimited) FROM SCHEMA("CampaignEnrichment", organizationId, service) WHERE service = \'campaign-enrichment-api\' GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1',
+        'SELECT SUM(RateLimited) FROM SCHEMA("CampaignEnrichment", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1',
       );
       expect(query?.Period).toBe(300);
+      // The metric: a filter of every API function's log group on its "Request completed" line of a rate_limited answer.
+      const filters = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+      expect(filters).toHaveLength(API_ROUTES.length);
+      for (const route of API_ROUTES) {
+        const logGroup = logicalId(functionOf(built.stack, route.functionId).logGroup);
+        const filter = filters.find((f) => JSON.stringify(f.Properties.LogGroupName) === JSON.stringify({ Ref: logGroup }));
+        expect(filter?.Properties, route.functionId).toMatchObject({
+          FilterPattern: '{ ($.message = "Request completed") && ($.errorCode = "rate_limited") }',
+          MetricTransformations: [{ MetricNamespace: 'CampaignEnrichment', MetricName: 'RateLimited', MetricValue: '1', Dimensions: [{ Key: 'organizationId', Value: '$.organizationId' }], Unit: 'Count' }],
+        });
+      }
     });
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
