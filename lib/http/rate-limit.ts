@@ -114,13 +114,6 @@ export function rateLimitFields(admission: RequestAdmission): Record<string, str
 export const refusalOf = (admission: RequestAdmission): RateLimitedError =>
   new RateLimitedError({ policy: 'requests', limit: admission.limit, windowSeconds: admission.windowSeconds, retryAfterSeconds: admission.resetSeconds });
 
-/**
- * Share of an organization's limit under which a process admits a request
- * without waiting for its count ({@link RequestLimiter.admit}): the count is
- * still written, in the same wave, and read back when it answers.
- */
-export const OPTIMISTIC_SHARE = 0.5;
-
 /** Organizations a {@link RequestLimiter} remembers at most (policies and refusals; a container serves few). */
 const MAX_REMEMBERED = 10_000;
 
@@ -140,14 +133,7 @@ class Remembered<T> extends Map<string, T> {
  *   on the organization's first request; an operator's change applies within
  *   `policySeconds`, and a changed window is counted again in that window);
  * - that it was refused, until its window ends: further requests of that
- *   window are refused here, without a write (the count only grows);
- * - the window's count as last read back, plus the requests it admitted
- *   since: while that stays under {@link OPTIMISTIC_SHARE} of the limit, a
- *   request is admitted without waiting for its own count (sent all the
- *   same), so the request waits for its data read alone; nearer the limit,
- *   and on each window's first request, it waits for the count. Other
- *   processes' requests show in each count read back, so the limit is
- *   exceeded by at most what several processes admit at once under half of it.
+ *   window are refused here, without a write (the count only grows).
  */
 export class RequestLimiter {
   readonly #counter: LimitCounter;
@@ -157,7 +143,6 @@ export class RequestLimiter {
   readonly #now: () => number;
   readonly #policies = new Remembered<{ policy: RatePolicy; readAt: number }>();
   readonly #refused = new Remembered<{ admission: RequestAdmission; until: number }>();
-  readonly #estimates = new Remembered<{ windowSeconds: number; windowStart: number; count: number }>();
 
   /**
    * @param options.counter - the table's counters.
@@ -192,9 +177,7 @@ export class RequestLimiter {
   /**
    * Counts one request of the organization (one UpdateItem; with the
    * policy's GetItem in parallel when it is due) and tells whether it is
-   * within the limit: at once while this process knows the organization far
-   * under it ({@link OPTIMISTIC_SHARE}; `remaining` is then this process's
-   * estimate), else once the count answers. Throws nothing for a refusal: the caller decides.
+   * within the limit. Throws nothing for a refusal: the caller decides.
    * @throws the table's errors.
    */
   async admit(organizationId: string): Promise<RequestAdmission> {
@@ -212,33 +195,16 @@ export class RequestLimiter {
     reading?.catch(() => undefined); // awaited below
     // Counted in the window of the policy known now, beside the policy's read.
     const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
-    const assumedWindow = windowAt(now, assumed);
-    const counting = this.#counter.add(organizationId, 'requests', assumed, assumedWindow.windowStart);
-    // Far under the limit by this window's last count read back: admitted now, the count read back when it answers.
-    const estimate = this.#estimates.get(organizationId);
-    if (cached && !reading && estimate && estimate.windowSeconds === assumed && estimate.windowStart === assumedWindow.windowStart && estimate.count + 1 <= cached.policy.limit * OPTIMISTIC_SHARE) {
-      estimate.count++;
-      counting.then(({ count }) => this.#see(organizationId, assumed, assumedWindow.windowStart, count)).catch(() => undefined);
-      return { limit: cached.policy.limit, windowSeconds: assumed, remaining: cached.policy.limit - estimate.count, resetSeconds: assumedWindow.resetSeconds, allowed: true };
-    }
-    const [first, policy] = await Promise.all([counting, reading ?? cached!.policy]);
+    const [first, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
     let { count } = first;
     // The read found another window (the operator changed it): counted again in that one, the only case
     // of a second round trip (once per organization and process; the first count is in a window no one reads).
     const { windowSeconds } = policy;
     const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
     if (windowSeconds !== assumed) ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
-    this.#see(organizationId, windowSeconds, windowStart, count);
     const admission: RequestAdmission = { limit: policy.limit, windowSeconds, remaining: Math.max(0, policy.limit - count), resetSeconds, allowed: count <= policy.limit };
     if (!admission.allowed) this.#refused.set(organizationId, { admission, until: (windowStart + windowSeconds) * 1000 });
     return admission;
-  }
-
-  /** Records a count read back: the window's estimate is the highest of it and what this process admitted. */
-  #see(organizationId: string, windowSeconds: number, windowStart: number, count: number): void {
-    const estimate = this.#estimates.get(organizationId);
-    if (estimate && estimate.windowSeconds === windowSeconds && estimate.windowStart === windowStart) estimate.count = Math.max(estimate.count, count);
-    else this.#estimates.set(organizationId, { windowSeconds, windowStart, count });
   }
 }
 
