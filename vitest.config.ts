@@ -8,6 +8,15 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_DEV: 'false', POWERTOOLS_METRICS_DISABLED: 'true' },
+    // The limits of decisions §15 at their defaults, explicit: each test's fresh organization has its own window.
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_DEV: 'false',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      RATE_LIMIT_REQUESTS: '200',
+      RATE_LIMIT_WINDOW_SECONDS: '10',
+      EXPORTS_PER_HOUR: '60',
+      UPLOADS_PER_HOUR: '60',
+    },
   },
 });

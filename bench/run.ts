@@ -46,7 +46,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'history', 'scale', 'test-mode', 'readiness'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'limits', 'history', 'scale', 'test-mode', 'readiness'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -63,6 +63,8 @@ const ALIASES: Record<string, ModuleName> = {
   load: 'sustained',
   test: 'test-mode',
   health: 'readiness',
+  'rate-limit': 'limits',
+  'hostile-files': 'limits',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
@@ -71,8 +73,8 @@ const selected = (name: ModuleName) => only === null || only.includes(name);
 const quick = values.quick;
 /** Sizes of the run: the issue's in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, readinessItems: 10_000 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, readinessItems: 100_000 };
+  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, readinessItems: 10_000, floodSeconds: 3, limitSamples: 100, refusalCpuRuns: 100, hostileBytes: 10_000_000 }
+  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, readinessItems: 100_000, floodSeconds: 10, limitSamples: 300, refusalCpuRuns: 500, hostileBytes: 50_000_000 };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -152,6 +154,10 @@ try {
     const { runAccountsPage } = await import('./figures/accounts-page');
     // Both sizes even in a quick run: the campaigns are written through the stores, not enriched (seconds, not minutes).
     await timed('accounts-page', () => runAccountsPage(results, stack!, { sizes: [1_000, 100_000] }));
+  }
+  if (selected('limits')) {
+    const { runLimits } = await import('./figures/limits');
+    await timed('limits', () => runLimits(results, stack!, { floodSeconds: SIZES.floodSeconds, samples: SIZES.limitSamples, cpuRuns: SIZES.refusalCpuRuns, hostileBytes: SIZES.hostileBytes }));
   }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');

@@ -16,7 +16,11 @@
  *   retried call never runs twice. Network failures, 5xx, gateway
  *   throttling, 409 `idempotency_key_in_use` and 409 `enrichment_pending`
  *   are retried, waiting `Retry-After` seconds when the API says so,
- *   otherwise exponential backoff with full jitter;
+ *   otherwise exponential backoff with full jitter; so is 429 `rate_limited`,
+ *   waiting its `Retry-After` when it is at most `maxRetryAfterSeconds`;
+ * - {@link CampaignEnrichmentClient.rateLimit}: the organization's request
+ *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
+ *   to pace on;
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
  *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
  *   `nextCursor` to the end;
@@ -63,6 +67,7 @@ export type OrganizationDescription = Schemas['OrganizationDescription'];
  */
 export const OPERATIONS = {
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
+  describeLimits: { path: '/v1/org/limits', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
   createUpload: { path: '/v1/uploads/create', idempotent: true },
   updateCampaign: { path: '/v1/campaigns/update', idempotent: true },
@@ -140,6 +145,34 @@ export interface ClientOptions {
   initialBackoffMs?: number;
   /** The fetch to use (a test may inject faults). @default globalThis.fetch */
   fetch?: (request: Request) => Promise<Response>;
+  /** Longest `Retry-After` of a 429 `rate_limited` the client waits out before retrying (seconds); longer ones are thrown. @default 60 */
+  maxRetryAfterSeconds?: number;
+}
+
+/**
+ * The organization's request rate as the last answer told it (decisions §15):
+ * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
+ * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
+ */
+export interface RateLimitState {
+  /** Requests per window (all the organization's keys together). */
+  limit: number;
+  /** The window (seconds). */
+  windowSeconds: number;
+  /** Requests left in the current window. */
+  remaining: number;
+  /** Seconds until the window resets, from {@link observedAt}. */
+  resetSeconds: number;
+  /** When the answer arrived (epoch ms). */
+  observedAt: number;
+}
+
+/** The RateLimit fields of an answer, when it carries them. */
+function rateLimitOf(response: Response): RateLimitState | undefined {
+  const policy = /"requests";q=(\d+);w=(\d+)/.exec(response.headers.get('ratelimit-policy') ?? '');
+  const left = /"requests";r=(\d+);t=(\d+)/.exec(response.headers.get('ratelimit') ?? '');
+  if (!policy || !left) return undefined;
+  return { limit: Number(policy[1]), windowSeconds: Number(policy[2]), remaining: Number(left[1]), resetSeconds: Number(left[2]), observedAt: Date.now() };
 }
 
 /** Per-call options of the operations that honour `Idempotency-Key`. */
@@ -178,6 +211,8 @@ type PageRequest<O extends Paged> = Omit<NonNullable<RequestBody<O>>, 'cursor'>;
 
 /** The client: one method per operation, named by its operationId, and the flow helpers. */
 export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
+  /** The request rate the last answer (success or error) reported (`RateLimit-Policy` / `RateLimit`); `undefined` before any authenticated answer. */
+  readonly rateLimit: RateLimitState | undefined;
   /** Every campaign of the list (newest first), page after page, to the end. */
   campaigns(request?: PageRequest<'listCampaigns'>): AsyncIterableIterator<ItemOf<'listCampaigns'>>;
   /** Every account of a campaign's outcomes, page after page, to the end. */
@@ -237,6 +272,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   const http = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: fetchImpl, headers: { authorization: `Bearer ${options.apiKey}` } });
   const maxRetries = options.maxRetries ?? 3;
   const initialBackoffMs = options.initialBackoffMs ?? 500;
+  const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
+  let lastRateLimit: RateLimitState | undefined;
 
   /** One attempt: the unwrapped `data`, or the failure as a CampaignEnrichmentError. */
   async function attempt(path: string, body: unknown, idempotencyKey: string | undefined): Promise<unknown> {
@@ -248,6 +285,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       throw noAnswer(path, cause);
     }
     const { response } = outcome;
+    lastRateLimit = rateLimitOf(response) ?? lastRateLimit;
     const requestId = response.headers.get('x-request-id') ?? undefined;
     const envelope = (response.ok ? outcome.data : outcome.error) as { data?: unknown; error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
     if (response.ok && envelope && 'data' in envelope && envelope.error === null) return envelope.data;
@@ -272,6 +310,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
         return await attempt(path, body, key);
       } catch (error) {
         if (!(error instanceof CampaignEnrichmentError) || retry >= maxRetries || !isRetryable(error)) throw error;
+        // A limit whose window resets much later (exports or uploads per hour) is the caller's to plan around.
+        if (error.code === 'rate_limited' && (error.retryAfterSeconds ?? Infinity) > maxRetryAfterSeconds) throw error;
         const backoff = Math.random() * Math.min(20_000, initialBackoffMs * 2 ** retry);
         await sleep(error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : backoff);
       }
@@ -294,6 +334,9 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
 
   const client: CampaignEnrichmentClient = {
     ...methods,
+    get rateLimit() {
+      return lastRateLimit;
+    },
     campaigns: (request) => pages('listCampaigns', request),
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),

@@ -23,6 +23,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/org/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the organization's limits
+         * @description Returns the limits in force for the organization (all its keys together): the request rate, exports and uploads per hour, the optional monthly spend limit with what was spent this UTC month (net of refunds), and the optional low-balance threshold. Every authenticated answer also carries the request rate as `RateLimit-Policy` and `RateLimit` headers.
+         */
+        post: operations["describeLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/create": {
         parameters: {
             query?: never;
@@ -465,6 +485,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "organization.credits_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * organization.credits_low
+         * @description A launch's charge took the smb balance from at or above the organization's low-balance threshold to below it (once per crossing; `POST /v1/org/limits` shows the threshold). Sent to every enabled endpoint subscribed to `organization.credits_low`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_organization_credits_low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -548,10 +588,10 @@ export interface components {
          */
         AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
         /**
-         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.
+         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`.
          * @enum {string}
          */
-        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired";
+        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low";
         /** @description With `messageId`. */
         RedeliverWebhookWithMessageId: {
             /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
@@ -743,6 +783,27 @@ export interface components {
              */
             resultsExpireAt: string;
         };
+        WebhookEvent_organization_credits_low: {
+            /** @constant */
+            type: "organization.credits_low";
+            /**
+             * Format: date-time
+             * @description When the charge that crossed the threshold happened.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                organization: {
+                    id: string;
+                };
+                credits: {
+                    /** @description The smb balance the charge left (credits). */
+                    smb: number;
+                    /** @description The low-balance threshold it fell below (credits). */
+                    threshold: number;
+                };
+            };
+        };
         WebhookEvent_webhook_test: {
             /** @constant */
             type: "webhook.test";
@@ -831,11 +892,79 @@ export interface components {
                 allow: "POST"[];
             };
         };
+        /** @description 429 `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+        RateLimitedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "rate_limited";
+            message: string;
+            details: {
+                /**
+                 * @description What was counted: authenticated requests, exports or uploads.
+                 * @enum {string}
+                 */
+                policy: "requests" | "exports" | "uploads";
+                /** @description Uses allowed per window. */
+                limit: number;
+                /** @description Length of the fixed window, in seconds. */
+                windowSeconds: number;
+                /** @description Seconds until the window resets (also `Retry-After`). */
+                retryAfterSeconds: number;
+            };
+        };
         /** @description 500 `internal_error`: Unexpected failure; the message is always `Internal error.` */
         InternalError: {
             /** @constant */
             code: "internal_error";
             message: string;
+        };
+        OrganizationLimits: {
+            requests: {
+                /**
+                 * @description Authenticated requests the organization (all its keys together) may make per window.
+                 * @example 200
+                 */
+                limit: number;
+                /**
+                 * @description Length of the fixed window, in seconds.
+                 * @example 10
+                 */
+                windowSeconds: number;
+            };
+            /**
+             * @description Exports the organization may make per hour.
+             * @example 60
+             */
+            exportsPerHour: number;
+            /**
+             * @description Uploads the organization may create per hour.
+             * @example 60
+             */
+            uploadsPerHour: number;
+            monthlySpend: {
+                /**
+                 * @description Credits the organization may spend per UTC calendar month; null: no limit.
+                 * @example 50000
+                 */
+                limit: number | null;
+                /**
+                 * @description Credits charged this UTC month, net of refunds.
+                 * @example 1212
+                 */
+                spent: number;
+                /**
+                 * @description When the month ends and `spent` starts again from 0 (ISO 8601, UTC).
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                resetsAt: string;
+            };
+            /**
+             * @description smb balance under which a launch emits `organization.credits_low` (once per crossing); null: none.
+             * @example 1000
+             */
+            lowBalanceThreshold: number | null;
         };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
@@ -1009,7 +1138,10 @@ export interface components {
         };
         /** @description 429 `concurrency_limit_exceeded`: The launch would exceed the organization's ceiling on accounts enriching at once. */
         ConcurrencyLimitExceededError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "concurrency_limit_exceeded";
             message: string;
             /** @description Figures in accounts. */
@@ -1160,10 +1292,10 @@ export interface components {
                 available: number;
             };
             /**
-             * @description `launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `concurrency_limit_exceeded` (429).
+             * @description `launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `concurrency_limit_exceeded` (429).
              * @enum {string}
              */
-            outcome: "launchable" | "no_eligible_accounts" | "insufficient_credits" | "concurrency_limit_exceeded";
+            outcome: "launchable" | "no_eligible_accounts" | "insufficient_credits" | "spend_limit_exceeded" | "concurrency_limit_exceeded";
         };
         /**
          * @example {
@@ -1322,10 +1454,10 @@ export interface components {
             /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
             endpointId: string;
             /**
-             * @description A campaign event type, or `webhook.test`.
+             * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
              * @enum {string}
              */
-            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
             /** @description 1-based number of this attempt of the message (redeliveries included). */
             attempt: number;
             /**
@@ -1385,8 +1517,14 @@ export interface components {
         "X-Request-Id": string;
         /** @description Present (`true`) when this is the saved answer of an earlier request with the same `Idempotency-Key`. */
         "Idempotent-Replayed": "true";
-        /** @description Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`). */
+        /** @description Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`; on `rate_limited` until the window resets). */
         "Retry-After": number;
+        /** @description The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"requests";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included. */
+        "RateLimit-Policy": string;
+        /** @description What is left of the current window: `"requests";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it. */
+        RateLimit: string;
+        /** @description The organization's smb credit balance after this request (the value the body shows where it shows one). */
+        "Credits-Remaining": number;
         /** @description `Bearer` (RFC 6750). */
         "WWW-Authenticate": "Bearer";
         /** @description Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits. */
@@ -1416,6 +1554,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1449,6 +1590,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1478,6 +1621,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -1486,6 +1631,153 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    describeLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No body, an empty body or `{}`. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "requests": {
+                     *           "limit": 200,
+                     *           "windowSeconds": 10
+                     *         },
+                     *         "exportsPerHour": 60,
+                     *         "uploadsPerHour": 60,
+                     *         "monthlySpend": {
+                     *           "limit": 50000,
+                     *           "spent": 1212,
+                     *           "resetsAt": "2026-12-01T00:00:00.000Z"
+                     *         },
+                     *         "lowBalanceThreshold": 1000
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OrganizationLimits"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -1602,6 +1894,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -1640,6 +1934,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1669,6 +1965,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -1684,6 +1982,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -1699,6 +1999,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1706,6 +2008,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -1784,6 +2103,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -1810,6 +2131,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1839,6 +2162,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -1854,6 +2179,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -1869,6 +2196,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -1876,6 +2205,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -1963,6 +2309,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2001,6 +2349,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2030,6 +2380,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2045,6 +2397,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2060,6 +2414,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
@@ -2076,6 +2432,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2083,6 +2441,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -2146,6 +2521,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2196,6 +2574,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2225,6 +2605,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2239,6 +2621,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2247,6 +2631,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -2347,6 +2748,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2387,6 +2790,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2416,6 +2821,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2424,6 +2831,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -2493,6 +2917,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2536,6 +2963,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2565,6 +2994,8 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2580,6 +3011,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2595,6 +3028,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2610,6 +3045,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
@@ -2626,6 +3063,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2637,17 +3076,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description `concurrency_limit_exceeded`: The launch would exceed the organization's ceiling on accounts enriching at once. */
+            /** @description `concurrency_limit_exceeded`: The launch would exceed the organization's ceiling on accounts enriching at once. `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["ConcurrencyLimitExceededError"];
+                        error: components["schemas"]["ConcurrencyLimitExceededError"] | components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -2717,6 +3159,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2765,6 +3209,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2794,6 +3240,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -2809,6 +3257,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2824,6 +3274,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
@@ -2840,6 +3292,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2847,6 +3301,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -2946,6 +3417,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -2978,6 +3451,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3007,6 +3482,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3021,6 +3498,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3036,6 +3515,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3050,6 +3531,8 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3064,6 +3547,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3071,6 +3556,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["NoEligibleAccountsError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -3170,6 +3672,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3214,6 +3718,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3243,6 +3749,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3251,6 +3759,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -3314,6 +3839,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Credits-Remaining": components["headers"]["Credits-Remaining"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3357,6 +3885,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3386,6 +3916,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3400,6 +3932,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3415,6 +3949,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3422,6 +3958,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["CampaignNotEnrichableError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -3521,6 +4074,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3573,6 +4128,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3602,6 +4159,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3616,6 +4175,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3631,6 +4192,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3645,6 +4208,8 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3652,6 +4217,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["ResultsExpiredError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -3704,7 +4286,7 @@ export interface operations {
                      * @example https://hooks.example.com/enrichment
                      */
                     url: string;
-                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. */
+                    /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. */
                     events?: components["schemas"]["WebhookEventType"][];
                     /** @description Free text for your own reference. */
                     description?: string | null;
@@ -3726,8 +4308,8 @@ export interface operations {
                      * @example https://hooks.example.com/enrichment
                      */
                     url: string;
-                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -3748,8 +4330,8 @@ export interface operations {
                      * @example https://hooks.example.com/enrichment
                      */
                     url: string;
-                    /** @description Event types to send; default all four. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired")[];
+                    /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -3760,6 +4342,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -3791,6 +4375,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3820,6 +4406,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3835,6 +4423,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -3850,6 +4440,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3857,6 +4449,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -3894,6 +4503,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3929,6 +4540,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -3958,6 +4571,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -3966,6 +4581,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -4035,6 +4667,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4059,6 +4693,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4088,6 +4724,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4103,6 +4741,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -4118,6 +4758,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4133,6 +4775,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4140,6 +4784,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -4209,6 +4870,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4241,6 +4904,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4270,6 +4935,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4285,6 +4952,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -4300,6 +4969,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4315,6 +4986,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4322,6 +4995,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -4391,6 +5081,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4415,6 +5107,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4444,6 +5138,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4459,6 +5155,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -4474,6 +5172,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4489,6 +5189,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4496,6 +5198,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -4538,10 +5257,10 @@ export interface operations {
                         /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
                         endpointId?: string;
                         /**
-                         * @description A campaign event type, or `webhook.test`.
+                         * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
                          * @enum {string}
                          */
-                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
                         /** @enum {string} */
                         status?: "succeeded" | "failed";
                     };
@@ -4563,10 +5282,10 @@ export interface operations {
                      */
                     "filters[endpointId]"?: string;
                     /**
-                     * @description A campaign event type, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -4590,10 +5309,10 @@ export interface operations {
                      */
                     "filters[endpointId]"?: string;
                     /**
-                     * @description A campaign event type, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -4611,6 +5330,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4650,6 +5371,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4679,6 +5402,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -4687,6 +5412,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -4763,6 +5505,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4798,6 +5542,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4827,6 +5573,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4842,6 +5590,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -4857,6 +5607,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
@@ -4872,6 +5624,8 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "Test-Mode": components["headers"]["Test-Mode"];
                     [name: string]: unknown;
                 };
@@ -4879,6 +5633,23 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
                     };
                 };
             };
@@ -5223,6 +5994,73 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookEvent_campaign_expired"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_organization_credits_low: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "organization.credits_low",
+                 *       "timestamp": "2026-11-22T10:02:41.518Z",
+                 *       "data": {
+                 *         "organization": {
+                 *           "id": "org_7Hq2kXv9LmN3pR5sT8wYz"
+                 *         },
+                 *         "credits": {
+                 *           "smb": 740,
+                 *           "threshold": 1000
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent_organization_credits_low"];
             };
         };
         responses: {

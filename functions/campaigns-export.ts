@@ -1,7 +1,11 @@
 /** Lambda of `POST /v1/campaigns/export` (spec "Export campaign results as CSV"). */
 import { exportCampaignOperation } from '../lib/exports/schema';
-import { apiHandler, campaigns, results, exportCampaign, s3, config } from '../lib/root';
+import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config } from '../lib/root';
 
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
-  exportCampaign({ campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds }, organizationId, input),
+  exportCampaign(
+    { campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds, quota: hourlyQuota('exports') },
+    organizationId,
+    input,
+  ),
 );

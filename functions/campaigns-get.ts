@@ -1,10 +1,10 @@
 /** Lambda of `POST /v1/campaigns/get` (spec "Get a campaign"). */
 import { getCampaignOperation } from '../lib/campaigns/schema';
-import { apiHandler, campaigns, getCampaign } from '../lib/root';
+import { apiHandler, campaigns, creditsRemaining, getCampaign } from '../lib/root';
 
 // The key is verified in the campaign read (one BatchGetItem; lib/http/auth.ts).
 export const handler = apiHandler(
   getCampaignOperation,
   (input, { organizationId, keyCheck }) => getCampaign({ campaigns: campaigns() }, organizationId, input.campaignId, keyCheck),
-  { keyCheck: 'in-read' },
+  { keyCheck: 'in-read', headers: (campaign) => creditsRemaining(campaign.credits.remaining) },
 );

@@ -1,5 +1,7 @@
 /** Lambda of `POST /v1/campaigns/quote` (decisions §11): the launch evaluation, writing nothing. */
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
-import { apiHandler, evaluationDependencies, quoteCampaign } from '../lib/root';
+import { apiHandler, creditsRemaining, evaluationDependencies, quoteCampaign } from '../lib/root';
 
-export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId));
+export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId), {
+  headers: (quote) => creditsRemaining(quote.credits.available),
+});

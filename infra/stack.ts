@@ -18,6 +18,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC } from '../lib/observability';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -28,7 +30,7 @@ import { OBJECT_PREFIXES } from '../lib/objects';
 import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
-import { grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
+import { grantLimitCounters, grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 import { WebhookDelivery } from './webhook-delivery';
@@ -54,10 +56,21 @@ interface StageSettings {
    * each route, so a runaway client cannot exhaust the account's Lambda
    * concurrency (1,000 by default, shared with the workflow) or run up
    * on-demand DynamoDB cost. A request over it gets 429 before any Lambda
-   * runs. Per-organization limits are the API's own business (decisions §4).
-   * docs/deploy.md ("Throttling") lists the values and how to change them.
+   * runs. It sits far above one organization's request rate (decisions §15:
+   * 200 per 10 s by default, 20/s): the API's own `rate_limited` refuses one
+   * tenant's flood before the stage's throttle, shared by every tenant, is
+   * reached. docs/deploy.md ("Throttling") gives the arithmetic and how to
+   * change the values.
    */
   throttle: Required<ThrottleSettings>;
+  /**
+   * Concurrency reserved for the enrichment workflow's tasks and the webhook
+   * functions (decisions §15): theirs whatever the API's functions take, and
+   * their ceiling. `findContacts`: the Map's batch task; `workflowTask`: each
+   * other task. The sum stays well under the account's 1,000 (AWS keeps 100
+   * unreserved); docs/deploy.md ("Reserved concurrency").
+   */
+  reservedConcurrency: { findContacts: number; workflowTask: number; webhookDeliver: number; webhookDispatch: number };
 }
 
 const STAGES: Record<DeploymentStage, StageSettings> = {
@@ -67,7 +80,8 @@ const STAGES: Record<DeploymentStage, StageSettings> = {
     logRetention: logs.RetentionDays.ONE_WEEK,
     accessLogDays: 30,
     logLevel: 'DEBUG',
-    throttle: { rateLimit: 50, burstLimit: 100 },
+    throttle: { rateLimit: 200, burstLimit: 400 },
+    reservedConcurrency: { findContacts: 16, workflowTask: 2, webhookDeliver: 5, webhookDispatch: 2 },
   },
   prod: {
     removalPolicy: RemovalPolicy.RETAIN,
@@ -75,7 +89,8 @@ const STAGES: Record<DeploymentStage, StageSettings> = {
     logRetention: logs.RetentionDays.THREE_MONTHS,
     accessLogDays: 365,
     logLevel: 'INFO',
-    throttle: { rateLimit: 500, burstLimit: 1_000 },
+    throttle: { rateLimit: 1_000, burstLimit: 2_000 },
+    reservedConcurrency: { findContacts: 100, workflowTask: 10, webhookDeliver: 50, webhookDispatch: 5 },
   },
 };
 
@@ -153,6 +168,7 @@ export class CampaignEnrichmentStack extends Stack {
         timeout: Duration.minutes(5),
         logRetention: settings.logRetention,
         logRemovalPolicy: settings.removalPolicy,
+        reservedConcurrentExecutions: key === 'findContacts' ? settings.reservedConcurrency.findContacts : settings.reservedConcurrency.workflowTask,
       });
       grantRoutePermissions(fn, task.permissions, { table: this.table, bucket: this.bucket });
       taskFunctions[key] = fn.function;
@@ -186,6 +202,17 @@ export class CampaignEnrichmentStack extends Stack {
         logRemovalPolicy: settings.removalPolicy,
       });
       grantRoutePermissions(fn, route.permissions, resources);
+      grantLimitCounters(fn, route.permissions, this.table);
+      // `rate_limited` answers per organization (decisions §15), from the line every answer logs: no metric code in the function.
+      new logs.MetricFilter(this, `${route.functionId}RateLimited`, {
+        logGroup: fn.logGroup,
+        metricNamespace: METRICS_NAMESPACE,
+        metricName: RATE_LIMITED_METRIC,
+        filterPattern: logs.FilterPattern.all(logs.FilterPattern.stringValue('$.message', '=', 'Request completed'), logs.FilterPattern.stringValue('$.errorCode', '=', 'rate_limited')),
+        metricValue: '1',
+        dimensions: { organizationId: '$.organizationId' },
+        unit: cloudwatch.Unit.COUNT,
+      });
       api.addRoutes({
         path: route.operation.path,
         methods: [HttpMethod.POST],
@@ -325,6 +352,7 @@ export class CampaignEnrichmentStack extends Stack {
       entry: 'functions/webhooks-deliver.ts',
       description: 'Webhook delivery task: one signed attempt of a message (15 s limit), logged',
       timeout: Duration.minutes(1),
+      reservedConcurrentExecutions: settings.reservedConcurrency.webhookDeliver,
     });
     grantRoutePermissions(deliver, { table: 'readWrite' }, resources);
     const deliveryLogs = new logs.LogGroup(this, 'WebhookDeliveryLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
@@ -355,6 +383,7 @@ export class CampaignEnrichmentStack extends Stack {
       entry: 'functions/webhooks-dispatch.ts',
       description: 'Webhook dispatcher: fans each new event out to its endpoints, one delivery execution per message',
       timeout: Duration.minutes(1),
+      reservedConcurrentExecutions: settings.reservedConcurrency.webhookDispatch,
     });
     grantRoutePermissions(dispatcher, { table: 'readWrite' }, resources);
     delivery.stateMachine.grantStartExecution(dispatcher);

@@ -84,6 +84,26 @@ export const config = {
   get idempotencyTtlSeconds(): number {
     return intFromEnv('IDEMPOTENCY_TTL_SECONDS', 86_400);
   },
+  /**
+   * Authenticated requests an organization may make per window, all its keys
+   * together (`RATE_LIMIT_REQUESTS`, default 200; decisions §15). The
+   * operator overrides it per organization (`org:limits`).
+   */
+  get rateLimitRequests(): number {
+    return intFromEnv('RATE_LIMIT_REQUESTS', 200, 1);
+  },
+  /** Length of the request-rate window in seconds (`RATE_LIMIT_WINDOW_SECONDS`, default 10, from 1 to 3,600; decisions §15). */
+  get rateLimitWindowSeconds(): number {
+    return intFromEnv('RATE_LIMIT_WINDOW_SECONDS', 10, 1, 3_600);
+  },
+  /** Exports an organization may make per hour (`EXPORTS_PER_HOUR`, default 60; decisions §15). */
+  get exportsPerHour(): number {
+    return intFromEnv('EXPORTS_PER_HOUR', 60, 1);
+  },
+  /** Uploads an organization may create per hour (`UPLOADS_PER_HOUR`, default 60; decisions §15). */
+  get uploadsPerHour(): number {
+    return intFromEnv('UPLOADS_PER_HOUR', 60, 1);
+  },
   /** Secret that signs list cursors (`CURSOR_SECRET`; decisions §3). */
   get cursorSecret(): string {
     return required('CURSOR_SECRET');

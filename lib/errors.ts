@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'webhook_endpoint_limit_reached'
   | 'webhook_endpoint_disabled'
+  | 'rate_limited'
+  | 'spend_limit_exceeded'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
@@ -54,6 +56,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   concurrency_limit_exceeded: 429,
   webhook_endpoint_limit_reached: 409,
   webhook_endpoint_disabled: 409,
+  rate_limited: 429,
+  spend_limit_exceeded: 402,
   internal_error: 500,
 };
 
@@ -273,6 +277,40 @@ export class WebhookEndpointDisabledError extends ApiError {
   override name = 'WebhookEndpointDisabledError';
   constructor(endpointId: string) {
     super('webhook_endpoint_disabled', `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`, { id: endpointId });
+  }
+}
+
+/** What a rate limit counts (decisions §15): authenticated requests, exports or uploads. */
+export type RateLimitPolicy = 'requests' | 'exports' | 'uploads';
+
+/**
+ * 429 `rate_limited`: the organization used its `limit` of `policy` in the
+ * current window of `windowSeconds`; `Retry-After` and `retryAfterSeconds`
+ * tell when the window resets (decisions §15).
+ */
+export class RateLimitedError extends ApiError {
+  override name = 'RateLimitedError';
+  constructor(figures: { policy: RateLimitPolicy; limit: number; windowSeconds: number; retryAfterSeconds: number }) {
+    const retryAfterSeconds = retryAfterHeader(figures.retryAfterSeconds);
+    const what = figures.policy === 'requests' ? 'requests' : figures.policy;
+    super(
+      'rate_limited',
+      `The organization has used its ${figures.limit} ${what} per ${figures.windowSeconds} s; retry in ${retryAfterSeconds} s.`,
+      { policy: figures.policy, limit: figures.limit, windowSeconds: figures.windowSeconds, retryAfterSeconds },
+      { 'retry-after': String(retryAfterSeconds) },
+    );
+  }
+}
+
+/** 402 `spend_limit_exceeded`: the launch would take this UTC month's spend over the organization's monthly limit; figures in credits (decisions §15). */
+export class SpendLimitExceededError extends ApiError {
+  override name = 'SpendLimitExceededError';
+  constructor(figures: { limit: number; spent: number; required: number }) {
+    super('spend_limit_exceeded', `This launch needs ${figures.required} credits; ${figures.spent} of the monthly spend limit of ${figures.limit} are spent this month.`, {
+      limit: figures.limit,
+      spent: figures.spent,
+      required: figures.required,
+    });
   }
 }
 

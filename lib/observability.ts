@@ -36,6 +36,16 @@ export type BusinessMetric =
   | 'WebhookMessagesFailed';
 
 /**
+ * The metric of `rate_limited` answers, per organization (dimension
+ * `organizationId`; decisions §15), in {@link METRICS_NAMESPACE}. Drawn by a
+ * metric filter of each API function's log group from the `Request
+ * completed` line every answer already writes (its `errorCode` and
+ * `organizationId`; lib/http/request-id.ts), so a refusal writes nothing
+ * more and the API bundles carry no metrics library (infra/stack.ts).
+ */
+export const RATE_LIMITED_METRIC = 'RateLimited';
+
+/**
  * Emits business metrics at once (one EMF line). Disabled with
  * `POWERTOOLS_METRICS_DISABLED=true` (the local stack and tests).
  */

@@ -14,6 +14,8 @@ import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
+import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
+import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
@@ -95,6 +97,7 @@ export const uploadDependencies = (): UploadDependencies => ({
   presigner: createUploadPresigner({ presigner: s3Presigner, bucketName: config.bucketName }),
   urlTtlSeconds: config.uploadUrlTtlSeconds,
   ttlSeconds: config.uploadTtlSeconds,
+  quota: hourlyQuota('uploads'),
 });
 
 /** What campaign create needs to read an upload (`accountIdsUploadId`): records and the files, no presigner. */
@@ -182,6 +185,7 @@ export const evaluationDependencies = (organizationId: string) => ({
   accountHistory: accountHistoryFor(organizationId),
   enrichment: enrichment(),
   creditsPerAccount: config.creditsPerAccount,
+  limits: limits(),
 });
 
 /** The launch dependencies of an organization's launch (spec "Enrich a campaign"; decisions §4; its sources as {@link evaluationDependencies}). */
@@ -212,6 +216,48 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   objects: objects(),
 });
 
+/** The deployment's limits (decisions §15; settings of lib/config.ts). */
+export const limitDefaults = (): LimitDefaults => ({
+  requests: config.rateLimitRequests,
+  windowSeconds: config.rateLimitWindowSeconds,
+  exportsPerHour: config.exportsPerHour,
+  uploadsPerHour: config.uploadsPerHour,
+});
+
+/** The organizations' limits and monthly spend (decisions §15). */
+export const limits: () => LimitStore = /* @__PURE__ */ once(() => createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }));
+
+/** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
+export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => createLimitCounter({ client: ddb, tableName: config.tableName }));
+
+/**
+ * Counts one export or upload of an organization against its limit per hour (decisions §15): its limits (one
+ * GetItem), then the hour's counter (one conditional UpdateItem, nothing counted past the limit).
+ * @throws RateLimitedError (429 `rate_limited`, `policy`) past the limit.
+ */
+export const hourlyQuota =
+  (policy: 'exports' | 'uploads') =>
+  async (organizationId: string): Promise<void> => {
+    const inForce = await limits().limits(organizationId);
+    await takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
+  };
+
+/** What `POST /v1/org/limits` needs. */
+export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
+
+/** The request-rate limit of this process (one per container): counts in the table, policies from the organization items. */
+const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
+  () =>
+    new RequestLimiter({
+      counter: limitCounter(),
+      policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
+      defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
+    }),
+);
+
+/** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (decisions §15). */
+export const creditsRemaining = (smbCredits: number): Record<string, string> => ({ 'credits-remaining': String(smbCredits) });
+
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
 const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
@@ -231,8 +277,8 @@ const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCach
 export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  options: { keyCheck?: KeyCheckMode } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache() }, options);
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
+): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache(), requestLimiter: requestLimiter() }, options);
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
@@ -248,7 +294,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; savedAnswer?: SavedAnswerCodec } = {},
+  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; savedAnswer?: SavedAnswerCodec } = {},
 ): ApiHandler => {
   const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
   return createApiHandler(
@@ -257,6 +303,7 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
     {
       findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
+      requestLimiter: requestLimiter(),
       idempotency: (op) => stage(op, savedAnswer),
     },
     options,
@@ -282,6 +329,7 @@ export { reconcileCredits, totalDrift } from './credits/reconcile';
 export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
+export { describeLimits } from './organizations/limits';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';

@@ -9,7 +9,10 @@
  * the organization item they read (its list of active keys,
  * lib/organizations/api-keys.ts), list on the key item beside its Query.
  * Round trips are counted by a middleware on the shared SDK clients
- * (lib/aws.ts), which the in-process server uses.
+ * (lib/aws.ts), which the in-process server uses. The request-rate limiter's
+ * own calls (decisions §15, lib/http/rate-limit.ts: the counter's UpdateItem,
+ * and the policy's GetItem when due) are kept apart (`limiter`) and must run
+ * in the same wave as the request's first read: they add no round trip.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -51,19 +54,26 @@ afterEach(() => {
   for (const remove of removeSpies.splice(0)) remove();
 });
 
+/** The request-rate limiter's own calls: its counter (a `…#LIMIT#…` partition) and its policy read (a projection of the limit attributes). */
+const isLimiterCall = (command: string, input: unknown) => {
+  const text = JSON.stringify(input);
+  return text.includes('#LIMIT#') || (command === 'GetItemCommand' && text.includes('ProjectionExpression') && text.includes('limitRequests'));
+};
+
 /**
  * Counts every request a shared client sends (each SDK attempt: a retry would
  * show) until the test ends; with `about`, only requests whose input names
  * one of those strings (workflows of other campaigns run in the background).
+ * The limiter's calls go to `limiter`, not the list.
  */
-function countRequests(client: typeof ddb | ReturnType<typeof sfn>, about?: readonly string[]): Sent[] {
-  const sent: Sent[] = [];
+function countRequests(client: typeof ddb | ReturnType<typeof sfn>, about?: readonly string[]): Sent[] & { limiter: Sent[] } {
+  const sent = Object.assign([] as Sent[], { limiter: [] as Sent[] });
   const name = `authHotPathSpy${++spyCount}`;
   (client.middlewareStack as typeof ddb.middlewareStack).add(
     (next, context) => async (args) => {
       const record: Sent = { command: context.commandName ?? 'unknown', startedAt: ++clock, input: args.input };
       const text = JSON.stringify(args.input);
-      if (!about || about.some((s) => text.includes(s))) sent.push(record);
+      if (!about || about.some((s) => text.includes(s))) (isLimiterCall(record.command, args.input) ? sent.limiter : sent).push(record);
       try {
         return await next(args);
       } finally {
@@ -77,6 +87,18 @@ function countRequests(client: typeof ddb | ReturnType<typeof sfn>, about?: read
 }
 
 const commands = (sent: Sent[]) => sent.map((s) => s.command).sort();
+
+/** Every call was sent before any of them answered: one wave, one round trip. */
+function expectOneWave(calls: Sent[]): void {
+  expect(calls.length).toBeGreaterThan(0);
+  expect(Math.max(...calls.map((c) => c.startedAt))).toBeLessThan(Math.min(...calls.map((c) => c.endedAt!)));
+}
+
+/** The limiter counted the request once (one UpdateItem; its policy is cached), in the same wave as `first`. */
+function expectCountedBeside(sent: Sent[] & { limiter: Sent[] }, first: Sent): void {
+  expect(sent.limiter.map((c) => c.command)).toEqual(['UpdateItemCommand']);
+  expectOneWave([first, ...sent.limiter]);
+}
 
 /** What names an organization's requests: its partitions and its API key item. */
 const aboutOrg = (org: { organizationId: string; apiKey: string }) => [`ORG#${org.organizationId}`, keys.apiKey(hashApiKey(org.apiKey)).pk];
@@ -216,6 +238,9 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent.map((s) => s.command)).toEqual(['GetItemCommand', 'GetItemCommand']);
     expect(readsKey(sent[0]!, fresh.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+    // The organization is new to this process: its policy is read beside its count and its data.
+    expect(commands(sent.limiter)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    expectOneWave([sent[1]!, ...sent.limiter]);
   });
 
   it('describe: 1 (one GetItem of the organization, whose list of active keys verifies the key)', async () => {
@@ -225,6 +250,7 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(commands(sent)).toEqual(['GetItemCommand']);
     expect(readsOrganization(sent[0]!, org.organizationId)).toBe(true);
     expect(readsKey(sent[0]!, org.apiKey)).toBe(false);
+    expectCountedBeside(sent, sent[0]!);
   });
 
   it('get: 1 (one BatchGetItem: campaign + organization)', async () => {
@@ -235,6 +261,7 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(commands(sent)).toEqual(['BatchGetItemCommand']);
     expect(readsOrganization(sent[0]!, org.organizationId)).toBe(true);
     expect(readsKey(sent[0]!, org.apiKey)).toBe(false);
+    expectCountedBeside(sent, sent[0]!);
   });
 
   it('list: 1 (+1 in parallel: the key GetItem runs beside the Query)', async () => {
@@ -244,8 +271,9 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(commands(sent)).toEqual(['GetItemCommand', 'QueryCommand']);
     const [query, key] = [sent.find((s) => s.command === 'QueryCommand')!, sent.find((s) => s.command === 'GetItemCommand')!];
     expect(readsKey(key, org.apiKey)).toBe(true);
-    // Both were sent before either answered.
-    expect(Math.max(query.startedAt, key.startedAt)).toBeLessThan(Math.min(query.endedAt!, key.endedAt!));
+    // All were sent before any answered.
+    expectOneWave([query, key, ...sent.limiter]);
+    expect(sent.limiter.map((c) => c.command)).toEqual(['UpdateItemCommand']);
   });
 
   it('enrich repeated while enriching: 1 (one BatchGetItem), no Step Functions call; a lost StartExecution is repaired by the reconciler', async () => {
@@ -258,7 +286,8 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(commands(dynamo)).toEqual(['BatchGetItemCommand']);
     expect(readsOrganization(dynamo[0]!, org.organizationId)).toBe(true);
     expect(readsKey(dynamo[0]!, org.apiKey)).toBe(false);
-    expect(stepFunctions).toEqual([]);
+    expectCountedBeside(dynamo, dynamo[0]!);
+    expect([...stepFunctions]).toEqual([]);
     // The repeat call no longer restarts a lost execution: the reconciler does.
     expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
     await repairAndSettle(org, enriching);
@@ -275,6 +304,8 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent[0]!.command).toBe('GetItemCommand');
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
+    // Counted beside the key's read, before the body is read.
+    expectCountedBeside(sent, sent[0]!);
   });
 });
 

@@ -133,6 +133,36 @@ describe('client', () => {
     expect(new Set(enrichCalls.map((c) => c.idempotencyKey))).toEqual(new Set([key]));
   });
 
+  it('exposes the last RateLimit fields; throws a limit whose window resets later than maxRetryAfterSeconds', async () => {
+    const org = await newOrganization({ limits: { requests: 5, windowSeconds: 3600, uploadsPerHour: 1 } });
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });
+    expect(client.rateLimit).toBeUndefined();
+    await client.describeOrganization();
+    expect(client.rateLimit).toMatchObject({ limit: 5, windowSeconds: 3600, remaining: 4 });
+    await client.describeLimits();
+    expect(client.rateLimit).toMatchObject({ remaining: 3 });
+    expect(client.rateLimit!.resetSeconds).toBeGreaterThan(0);
+
+    // Uploads per hour: its Retry-After is up to an hour, more than maxRetryAfterSeconds: thrown, typed.
+    await client.createUpload();
+    const error = await client.createUpload().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CampaignEnrichmentError);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429, details: { policy: 'uploads', limit: 1, windowSeconds: 3600 } });
+    expect((error as CampaignEnrichmentError).retryAfterSeconds).toBeGreaterThan(60);
+  });
+
+  it('waits Retry-After on a 429 rate_limited of the request rate, then succeeds in the next window', async () => {
+    const org = await newOrganization({ limits: { requests: 1, windowSeconds: 2 } });
+    const recorder = recordingFetch();
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey, fetch: recorder.fetch, maxRetries: 5 });
+    // Two calls at once in one window of 1 request: one is refused, waits its Retry-After (≤ 2 s) and is answered.
+    const [a, b] = await Promise.all([client.describeOrganization(), client.describeOrganization()]);
+    expect(a.organization.id).toBe(org.organizationId);
+    expect(b.organization.id).toBe(org.organizationId);
+    expect(recorder.calls.map((c) => c.status)).toContain(429);
+    expect(recorder.calls.filter((c) => c.status === 200)).toHaveLength(2);
+  });
+
   it('unwraps the error envelope into a typed CampaignEnrichmentError', async () => {
     const org = await organizationWithAccounts(1);
     const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: org.apiKey });

@@ -200,6 +200,24 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
     expect((await ledger().entriesOf(created.organizationId)).filter((e) => e.note === 'top-up').map((e) => e.amount)).toEqual([500]);
     expect(await ledger().audit(created.organizationId)).toMatchObject({ balance: 575, ledgerSum: 575 });
   });
+
+  it('org:limits reads the limits, overrides them (none removes an override) and refuses a malformed value or an unknown organization', async () => {
+    const { organizationId } = json(await ops(['org:create', '--name', 'Limited', '--smb-credits', '10']));
+    const defaults = json(await ops(['org:limits', '--org', organizationId]));
+    expect(defaults).toMatchObject({ requests: { limit: 200, windowSeconds: 10 }, exportsPerHour: 60, uploadsPerHour: 60, monthlySpend: { limit: null, spent: 0 }, lowBalanceThreshold: null });
+    const set = json(
+      await ops(['org:limits', '--org', organizationId, '--requests', '50', '--window-seconds', '5', '--exports-per-hour', '3', '--uploads-per-hour', '4', '--monthly-spend', '900', '--low-balance', '100']),
+    );
+    expect(set).toMatchObject({ requests: { limit: 50, windowSeconds: 5 }, exportsPerHour: 3, uploadsPerHour: 4, monthlySpend: { limit: 900, spent: 0 }, lowBalanceThreshold: 100 });
+    expect(json(await ops(['org:limits', '--org', organizationId, '--monthly-spend', 'none', '--low-balance', 'NONE']))).toMatchObject({
+      requests: { limit: 50 },
+      monthlySpend: { limit: null },
+      lowBalanceThreshold: null,
+    });
+    failed(await ops(['org:limits', '--org', organizationId, '--requests', '0']), 2, /--requests/);
+    failed(await ops(['org:limits', '--org', organizationId, '--monthly-spend', 'lots']), 2, /--monthly-spend/);
+    failed(await ops(['org:limits', '--org', 'org_4fJ8kQ2mN7pR9sT3vW5xY', '--requests', '5']), 1, /organization/);
+  });
 });
 
 describe('warehouse:import', () => {

@@ -71,7 +71,7 @@ describe('campaign events', () => {
     const { apiKey } = await newOrganization();
     const hook = await receiver([{ status: 503, body: 'busy' }, { status: 200, body: 'ok' }]);
     const endpoint = await createEndpoint(apiKey, { url: hook.url, description: 'CRM sync' });
-    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/), url: hook.url, events: ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'], description: 'CRM sync' });
+    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/), url: hook.url, events: ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired', 'organization.credits_low'], description: 'CRM sync' });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const campaignId = await createApiCampaign(api(), apiKey, await warehouseAccounts());

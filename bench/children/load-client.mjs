@@ -12,6 +12,11 @@
  * answers, until `requests` have completed (after `warmup` untimed ones).
  * Prints one JSON line: latency percentiles (ms), counts, non-2xx, errors.
  *
+ * With `rate` (requests per second) and `seconds` instead (open loop, http
+ * mode): one request every 1/rate s for `seconds`, at most `concurrency` in
+ * flight (a request due while that many are in flight is not sent). Prints
+ * { sent, statuses: {status: count}, windows: {epoch second: count} }.
+ *
  * Plain JavaScript on purpose: no TypeScript loader in this process.
  */
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -58,6 +63,34 @@ async function phase(total, record) {
     }
   };
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
+}
+
+if (spec.rate) {
+  const statuses = {};
+  const windows = {};
+  let inFlight = 0;
+  let sent = 0;
+  const pending = [];
+  const start = performance.now();
+  const total = Math.round(spec.rate * spec.seconds);
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / spec.rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight >= spec.concurrency) continue;
+    inFlight++;
+    sent++;
+    const second = Math.floor(Date.now() / 1000);
+    windows[second] = (windows[second] ?? 0) + 1;
+    pending.push(
+      send()
+        .then((status) => (statuses[status] = (statuses[status] ?? 0) + 1))
+        .catch(() => (statuses.error = (statuses.error ?? 0) + 1))
+        .finally(() => inFlight--),
+    );
+  }
+  await Promise.all(pending);
+  console.log(JSON.stringify({ sent, statuses, windows, wallMs: performance.now() - start }));
+  process.exit(0);
 }
 
 await phase(spec.warmup ?? 0, () => undefined);

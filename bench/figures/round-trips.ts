@@ -32,12 +32,16 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
   const measure = async (name: string, path: string, body: unknown, budget: number | undefined, options: { excludeEvaluation?: boolean; parallelBudget?: number; stepFunctionsBudget?: number } = {}) => {
     const reply = await postCounted(stack, path, apiKey, body);
     if (reply.status !== 200) throw new Error(`${name} answered ${reply.status}: ${JSON.stringify(reply.error)}`);
-    const dynamo = reply.scope.calls.filter((c) => c.service === 'dynamodb');
+    const all = reply.scope.calls.filter((c) => c.service === 'dynamodb');
+    // The request-rate limiter's calls (decisions §15) are reported apart: they must share a wave with the
+    // request's own calls (no round trip added), which the wave count below shows.
+    const limiter = all.filter((c) => c.kind === 'limiter');
+    const dynamo = all.filter((c) => c.kind !== 'limiter');
     const auth = dynamo.filter((c) => c.kind === 'auth');
     const evaluation = options.excludeEvaluation ? dynamo.filter(isEvaluationRead) : [];
     const outcomeRecord = options.excludeEvaluation ? dynamo.filter((c) => c.kind === 'outcomes' && c.command === 'PutItem') : [];
     const counted = dynamo.filter((c) => !evaluation.includes(c) && !outcomeRecord.includes(c));
-    const sequential = waves(counted).length;
+    const sequential = waves([...counted, ...limiter]).length;
     const s3 = reply.scope.calls.filter((c) => c.service === 's3');
     const op = counted.filter((c) => c.kind !== 'auth');
     if (budget !== undefined && op.length > budget + (options.parallelBudget ?? 0) && op.every((c) => c.command === 'Query')) {
@@ -48,7 +52,7 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
       );
     }
     // A wave may carry `parallelBudget` extra calls; more than that counts as extra round trips.
-    const overParallel = Math.max(0, counted.length - sequential - (options.parallelBudget ?? 0));
+    const overParallel = Math.max(0, counted.length - waves(counted).length - (options.parallelBudget ?? 0));
     results.add({
       group,
       name,
@@ -60,10 +64,12 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
       extra: {
         'DynamoDB calls': counted.length,
         'of them auth (API key)': auth.length,
+        'limiter calls (beside the first wave; counter UpdateItem, policy GetItem when due)': limiter.length,
+        'limiter write units': limiter.reduce((total, c) => total + (c.wru ?? 0), 0),
         ...(options.excludeEvaluation ? { 'evaluation reads (excluded)': evaluation.length, 'outcome record (reported apart)': outcomeRecord.length } : {}),
         ...(s3.length ? { 'S3 calls': s3.length } : {}),
         'Step Functions calls': reply.scope.stepFunctionsCalls.length,
-        calls: sequence(counted),
+        calls: sequence([...counted, ...limiter]),
       },
     });
     if (options.stepFunctionsBudget !== undefined) {

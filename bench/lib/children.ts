@@ -46,6 +46,20 @@ export interface QueryLoad {
   input: Record<string, unknown>;
 }
 
+/** What the open-loop load client prints: requests sent, answers by status, requests sent per epoch second. */
+export interface RateLoadResult {
+  sent: number;
+  statuses: Record<string, number>;
+  windows: Record<string, number>;
+  wallMs: number;
+}
+
+/** Runs the load client open loop (bench/children/load-client.mjs `rate`): `rate` requests/s for `seconds`, at most `concurrency` in flight. */
+export async function runRateLoad(load: HttpLoad & { rate: number; seconds: number; concurrency: number }): Promise<RateLoadResult> {
+  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as RateLoadResult;
+}
+
 /** Runs the closed-loop load client (bench/children/load-client.mjs). */
 export async function runLoadClient(load: (HttpLoad | GetItemLoad | QueryLoad) & { concurrency: number; requests: number; warmup: number }): Promise<LoadResult> {
   const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });

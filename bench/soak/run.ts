@@ -72,7 +72,7 @@ try {
   stack = await startLocalStack({ tableName: 'campaign-enrichment-soak', bucketName: 'campaign-enrichment-soak' });
   const api = stack.api!;
   const { generateDemoWarehouse } = await import('../../infra/local/demo-warehouse');
-  const { embeddedWarehouse, organizations, campaigns, enrichment, workflow, ledger } = await import('../../lib/root');
+  const { embeddedWarehouse, organizations, campaigns, enrichment, workflow, ledger, limits } = await import('../../lib/root');
   const { cancelEnrichment } = await import('../../lib/enrichment/cancel');
   const { checkInvariants } = await import('../../test/hostile/support/invariants');
   const { sendJson } = await import('../../test/hostile/support/contract');
@@ -86,6 +86,8 @@ try {
   const books: { organizationId: string; apiKey: string; startingBalance: number; adjustments: number; drafts: string[]; enriched: string[] }[] = [];
   for (let i = 0; i < 4; i++) {
     const { organization, apiKey } = await organizations().create({ name: `Soak ${i}`, smbCredits: STARTING_BALANCE, researchAgentCredits: 0, maxEnrichingAccounts: 50_000 });
+    // The soak hammers each organization: its request rate (decisions §15) is raised, not measured, here.
+    await limits().setLimits(organization.id, { requests: 100_000_000, exportsPerHour: 100_000_000, uploadsPerHour: 100_000_000 });
     const book = { organizationId: organization.id, apiKey, startingBalance: STARTING_BALANCE, adjustments: 0, drafts: [] as string[], enriched: [] as string[] };
     for (let c = 0; c < 23; c++) {
       const ids = Array.from({ length: 20 }, (_, k) => accountIds[(i * 700 + c * 20 + k) % accountIds.length]!);

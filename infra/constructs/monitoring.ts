@@ -16,11 +16,18 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, type BusinessMetric } from '../../lib/observability';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, type BusinessMetric } from '../../lib/observability';
 import { SERVICE_NAME } from './service-function';
 
 /** Period of every alarm and of the dashboard's graphs. */
 const PERIOD = Duration.minutes(5);
+
+/**
+ * `rate_limited` answers of one organization in 5 minutes that raise
+ * `RateLimitedOrganization`: a client hammering past its limit (10 % of one
+ * window's default 200 requests would be paced; this many refusals is not).
+ */
+export const RATE_LIMITED_ALARM_THRESHOLD = 300;
 
 /**
  * Fewest requests in one {@link PERIOD} for the 5xx rate to count: below it a
@@ -129,6 +136,13 @@ export interface MonitoringAlarms {
    * (dead-letter queue).
    */
   readonly webhookDeliveryFailed: cloudwatch.Alarm;
+  /**
+   * One organization got at least {@link RATE_LIMITED_ALARM_THRESHOLD} `rate_limited` answers in 5 minutes
+   * (decisions §15): the metric `RateLimited` per `organizationId` (a metric filter of each API function's
+   * log group, infra/stack.ts), the organization with the most of them (a Metrics Insights query), so any
+   * organization raises it and the others never add up.
+   */
+  readonly rateLimitedOrganization: cloudwatch.Alarm;
 }
 
 /**
@@ -280,6 +294,19 @@ export class Monitoring extends Construct {
             'A webhook message failed for good (its retry schedule of over 24 h ran out, or the endpoint answered 410 and was disabled), a delivery execution failed, or an event reached the dispatcher dead-letter queue. Read the delivery log (POST /v1/webhooks/deliveries) of the organization in the WebhooksDeliver logs; redeliver once the customer fixed their endpoint (docs/deploy.md).',
         },
       ),
+      rateLimitedOrganization: new cloudwatch.MathExpression({
+        label: 'rate_limited answers of the most refused organization',
+        expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1`,
+        usingMetrics: {},
+        period: PERIOD,
+      }).createAlarm(this, 'RateLimitedOrganization', {
+        alarmName: name('RateLimitedOrganization'),
+        alarmDescription: `One organization got at least ${RATE_LIMITED_ALARM_THRESHOLD} rate_limited answers (429) in 5 minutes: a client past its limits (decisions §15). The dashboard's "rate_limited by organization" graph names it; its requests carry organizationId in the API logs. Contact the customer, or raise its limits with \`npm run ops -- org:limits\` (docs/deploy.md).`,
+        threshold: RATE_LIMITED_ALARM_THRESHOLD,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,
         alarmName: name('TableThrottles'),
@@ -326,6 +353,20 @@ export class Monitoring extends Construct {
             leftAnnotations: [{ value: SERVER_ERROR_RATE_THRESHOLD_PERCENT, label: 'alarm', color: cloudwatch.Color.RED }],
             leftYAxis: { min: 0 },
           }),
+        ],
+        [
+          graph(
+            'rate_limited by organization (top 10)',
+            [
+              new cloudwatch.MathExpression({
+                label: '',
+                expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 10`,
+                usingMetrics: {},
+                period: PERIOD,
+              }),
+            ],
+            { leftAnnotations: [{ value: RATE_LIMITED_ALARM_THRESHOLD, label: 'alarm', color: cloudwatch.Color.RED }], width: 24 },
+          ),
         ],
         [heading('## Lambda — every function: route functions by path, workflow tasks by name')],
         [

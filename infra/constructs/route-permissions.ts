@@ -9,7 +9,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { TABLE_DEFINITION } from '../../lib/db/table';
+import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { EXPIRING_KEY_PATTERNS } from '../../lib/objects';
 import type { RoutePermissions } from '../routes';
 import type { ServiceFunction } from './service-function';
@@ -134,6 +134,23 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     });
     fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
   }
+}
+
+/**
+ * Lets an API function count its requests (decisions §15, lib/http/rate-limit.ts):
+ * a `read` route may update its organizations' limit counters (partitions matching
+ * `LIMIT_COUNTER_KEY_PATTERN`) and no other item; a `readWrite` route already may.
+ */
+export function grantLimitCounters(fn: ServiceFunction, permissions: RoutePermissions, table: dynamodb.ITableV2): void {
+  if (permissions.table !== 'read') return;
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'LimitCounters',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LIMIT_COUNTER_KEY_PATTERN] } },
+    }),
+  );
 }
 
 /** Logical ID of a bucket of this app, as cdk-nag spells it in finding IDs. */

@@ -147,6 +147,11 @@ export interface ServiceFunctionProps {
    * them at run time (e.g. the docs page's renderer). @default none
    */
   readonly assetFiles?: readonly string[];
+  /**
+   * Concurrency reserved for this function: guaranteed to it (the API's
+   * functions cannot take it) and its ceiling (decisions §15). @default none (the account's unreserved pool)
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -197,6 +202,7 @@ export class ServiceFunction extends Construct implements iam.IGrantable {
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       description: props.description,
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: memoryOf(id),

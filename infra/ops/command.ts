@@ -78,6 +78,16 @@ export const integer =
     return value;
   };
 
+/**
+ * An option-argument parser for a whole number or `none` (`null`: the setting removed), for commander.
+ * @param min - smallest accepted number (default 0).
+ * @throws InvalidArgumentError (commander reports it as a usage error naming the option).
+ */
+export const integerOrNone =
+  (min = 0) =>
+  (raw: string): number | null =>
+    raw.trim().toLowerCase() === 'none' ? null : integer(min)(raw);
+
 /** A usage mistake found by a command itself (exit code 2, like commander's own). */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -15,8 +15,20 @@ import { objectKeys } from '../objects';
 /** First cells that mark a header row rather than an account (compared case-insensitively). */
 export const ACCOUNT_ID_HEADERS = ['account_id', 'id'] as const;
 
-/** csv-parse options of every account-ID file reader (one parser, sync or streamed). */
-const CSV_OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true } as const;
+/**
+ * Longest line of an account-ID file, in bytes (decisions §15): an ID is at
+ * most 128 characters, so a longer line is refused at once, naming it, and
+ * the parser never holds more than this of one line, whatever the file.
+ */
+export const MAX_LINE_BYTES = 4_096;
+
+/**
+ * csv-parse options of every account-ID file reader (one parser, sync or
+ * streamed). `max_record_size` is in bytes, checked before each byte is added
+ * to the line: a limit of 4,095 refuses the 4,097th byte, so a line of 4,096
+ * bytes passes and one of 4,097 does not.
+ */
+const CSV_OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, max_record_size: MAX_LINE_BYTES - 1 } as const;
 
 /** A parsed CSV record with its position (csv-parse `info`). */
 interface CsvRecord {
@@ -41,8 +53,16 @@ function accountIdRowReader(): (record: CsvRecord) => AccountIdRow | undefined {
   };
 }
 
-/** The 400 of a file that is not parseable CSV, naming `field`. */
-const unreadable = (field: string, error: Error) => new InvalidRequestError(`${field} could not be read as CSV.`, [`${field}: ${error.message}`]);
+/** The 400 of a file that is not parseable CSV, naming `field` (and the line, for a line over {@link MAX_LINE_BYTES}). */
+const unreadable = (field: string, error: Error) => {
+  if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
+    const line = (error as CsvError & { lines?: number }).lines ?? 1;
+    return new InvalidRequestError(`${field}: line ${line} is longer than ${MAX_LINE_BYTES} bytes; a file holds one account ID (at most 128 characters) a line.`, [
+      `${field}: line ${line}: longer than ${MAX_LINE_BYTES} bytes`,
+    ]);
+  }
+  return new InvalidRequestError(`${field} could not be read as CSV.`, [`${field}: ${error.message}`]);
+};
 
 /**
  * Reads account IDs from a CSV or text upload: first column, one ID a line,

@@ -177,6 +177,7 @@ export const campaignOperationDocs = [
     responseExample: { ...EXAMPLE_DRAFT, excludeEnrichedWithinDays: 90 },
   }),
   documentOperation(getCampaignOperation, {
+    creditsRemaining: true,
     summary: 'Get a campaign',
     description: 'Reads a campaign of any surface (`createdVia` tells which). Poll it to follow an enrichment; `results` appear once `enriched`.',
     response: CampaignResponseSchema,
@@ -201,6 +202,7 @@ export const campaignOperationDocs = [
   }),
   documentOperation(enrichCampaignOperation, {
     tag: 'enrichment',
+    creditsRemaining: true,
     summary: 'Enrich (launch) a campaign',
     description:
       'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',

@@ -12,7 +12,7 @@
  */
 import * as z from 'zod';
 import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../webhooks/events';
-import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, EVENT_EXAMPLES, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, WEBHOOK_HEADERS } from '../webhooks/docs';
+import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS } from '../webhooks/docs';
 import { CONTACT } from './openapi';
 
 type JsonSchema = Record<string, unknown>;
@@ -56,7 +56,7 @@ function headersSchema(): JsonSchema {
  */
 export function buildAsyncApiDocument() {
   const schemas: Record<string, JsonSchema> = {};
-  const events = [...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const), ['webhook.test', TestEventPayloadSchema] as const];
+  const events = eventPayloadSchemas();
   const messages: Record<string, JsonSchema> = {};
   for (const [type, schema] of events) {
     const payload = toAsyncApiSchema(schema, schemas);

@@ -37,8 +37,10 @@ import {
   NotFoundError,
   ResultsExpiredError,
   ResultsNotReadyError,
+  RateLimitedError,
   RevokedApiKeyError,
   WebhookEndpointDisabledError,
+  SpendLimitExceededError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
@@ -47,7 +49,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { CAMPAIGN_EVENT_TYPES } from '../webhooks/events';
-import { campaignEventPayloadSchema, EVENT_DESCRIPTIONS, EVENT_EXAMPLES, RETRY_SCHEDULE_TEXT, TestEventPayloadSchema, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
+import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
@@ -83,6 +85,19 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
   webhook_endpoint_limit_reached: { schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }), required: true },
   webhook_endpoint_disabled: { schema: z.strictObject({ id: z.string().meta({ description: 'The disabled endpoint (`whe_…`).' }) }), required: true },
+  rate_limited: {
+    schema: z.strictObject({
+      policy: z.enum(['requests', 'exports', 'uploads']).meta({ description: 'What was counted: authenticated requests, exports or uploads.' }),
+      limit: z.int().min(1).meta({ description: 'Uses allowed per window.' }),
+      windowSeconds: z.int().min(1).meta({ description: 'Length of the fixed window, in seconds.' }),
+      retryAfterSeconds: z.int().min(1).meta({ description: 'Seconds until the window resets (also `Retry-After`).' }),
+    }),
+    required: true,
+  },
+  spend_limit_exceeded: {
+    schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
+    required: true,
+  },
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -104,6 +119,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
   webhook_endpoint_limit_reached: 'The organization already has the most webhook endpoints allowed (10).',
   webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
+  rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
+  spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -126,6 +143,8 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
+  rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
+  spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   internal_error: new InternalError(),
 };
 
@@ -157,8 +176,24 @@ const HEADERS = {
     schema: { type: 'string', enum: ['true'] },
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`).',
+    description: 'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`; on `rate_limited` until the window resets).',
     schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  },
+  'RateLimit-Policy': {
+    description:
+      "The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `\"requests\";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.",
+    required: true,
+    schema: { type: 'string', example: '"requests";q=200;w=10' },
+  },
+  RateLimit: {
+    description: 'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
+    required: true,
+    schema: { type: 'string', example: '"requests";r=163;t=7' },
+  },
+  'Credits-Remaining': {
+    description: "The organization's smb credit balance after this request (the value the body shows where it shows one).",
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
   // Decisions §17.
@@ -325,8 +360,9 @@ const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error 
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
   const codes = [
-    ...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'internal_error']),
+    ...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
   ];
+  const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
@@ -339,6 +375,8 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
       description: operation.idempotent ? 'Success (saved for replay when the request has an `Idempotency-Key`).' : 'Success.',
       headers: {
         'X-Request-Id': headerRef('X-Request-Id'),
+        ...rateLimitHeaders,
+        ...(operation.creditsRemaining ? { 'Credits-Remaining': headerRef('Credits-Remaining') } : {}),
         ...(operation.idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
         'Test-Mode': headerRef('Test-Mode'),
       },
@@ -359,11 +397,12 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
         return [code, { summary: code, value: { data: null, error: example.toJSON() } }];
       }),
     );
-    const retryAfter = statusCodes.some((code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use');
+    const retryAfter = statusCodes.some((code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use' || code === 'rate_limited');
     responses[String(status)] = {
       description: statusCodes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
       headers: {
         'X-Request-Id': headerRef('X-Request-Id'),
+        ...(status === 401 || status >= 500 ? {} : rateLimitHeaders),
         ...(replayable(status, statusCodes) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
         ...(retryAfter ? { 'Retry-After': headerRef('Retry-After') } : {}),
         ...(status === 401 ? { 'WWW-Authenticate': headerRef('WWW-Authenticate') } : {}),
@@ -432,7 +471,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
 
 /** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
 function webhooksSection(): ZodOpenApiPathsObject {
-  const events = [...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const), ['webhook.test', TestEventPayloadSchema] as const];
+  const events = eventPayloadSchemas();
   return Object.fromEntries(
     events.map(([type, schema]) => [
       type,

@@ -82,6 +82,9 @@ const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsE
   expirySk: `${campaign.resultsExpireAt}#${campaign.id}`,
 });
 
+/** IAM pattern of the partitions of {@link keys.limitCounter}: what a read-only API function may write (infra/constructs/route-permissions.ts). */
+export const LIMIT_COUNTER_KEY_PATTERN = 'ORG#*#LIMIT#*';
+
 /** Key builders, one per entity. Nothing else in the code spells a key. */
 export const keys = {
   /** Organization item: balances, capacity. */
@@ -163,6 +166,18 @@ export const keys = {
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
   /** The work a request did under an idempotency key (decisions §10): written with the work, beside its record, outliving a released record. */
   idempotentWork: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'WORK' }),
+  /**
+   * Fixed-window counter of one limit of an organization (decisions §15):
+   * `policy` (requests, exports, uploads) in the window of `windowSeconds`
+   * starting at `windowStart` (epoch seconds), in a partition of its own;
+   * expires (TTL) after its window.
+   */
+  limitCounter: (organizationId: string, policy: string, windowSeconds: number, windowStart: number) => ({
+    pk: `ORG#${organizationId}#LIMIT#${policy}#${windowSeconds}#${windowStart}`,
+    sk: 'COUNTER',
+  }),
+  /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (decisions §15). */
+  monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
   /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */

@@ -3,20 +3,26 @@
  * and the organization's figures, what the launch costs, what capacity it
  * takes, and whether it would be refused and why, in the order enrich
  * refuses: `no_eligible_accounts`, `insufficient_credits`,
- * `concurrency_limit_exceeded`.
+ * `spend_limit_exceeded` (decisions §15), `concurrency_limit_exceeded`.
  *
  * Enrich acts on it and quote shows it, so the two cannot drift: the quote's
  * figures and outcome are exactly what enrich would decide at that moment.
  */
-import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, InsufficientCreditsError, NoEligibleAccountsError, type ApiError } from '../errors';
+import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, InsufficientCreditsError, NoEligibleAccountsError, SpendLimitExceededError, type ApiError } from '../errors';
 import type { CampaignRecord, ExcludedCounts } from '../campaigns/model';
 import type { OrganizationRecord } from '../organizations/store';
 
 /** `launchable`, or the code enrich would answer. */
-export type LaunchOutcome = 'launchable' | 'no_eligible_accounts' | 'insufficient_credits' | 'concurrency_limit_exceeded';
+export type LaunchOutcome = 'launchable' | 'no_eligible_accounts' | 'insufficient_credits' | 'spend_limit_exceeded' | 'concurrency_limit_exceeded';
 
 /** Launch outcomes, in refusal order after `launchable`. */
-export const LAUNCH_OUTCOMES = ['launchable', 'no_eligible_accounts', 'insufficient_credits', 'concurrency_limit_exceeded'] as const satisfies readonly LaunchOutcome[];
+export const LAUNCH_OUTCOMES = ['launchable', 'no_eligible_accounts', 'insufficient_credits', 'spend_limit_exceeded', 'concurrency_limit_exceeded'] as const satisfies readonly LaunchOutcome[];
+
+/** The organization's monthly spend limit and this UTC month's spend, net of refunds (credits; decisions §15). */
+export interface MonthlySpend {
+  limit: number;
+  spent: number;
+}
 
 /** The counts of a launch evaluation (accounts). */
 export interface EvaluationCounts {
@@ -41,11 +47,13 @@ export interface LaunchDecision {
  * @param counts - the evaluation's counts (accounts).
  * @param organization - balance (credits) and capacity figures (accounts) as read now.
  * @param creditsPerAccount - credits per eligible account (deployment setting).
+ * @param spend - the monthly spend limit and this month's spend (credits), when the organization has a limit.
  */
 export function decideLaunch(
   counts: EvaluationCounts,
   organization: Pick<OrganizationRecord, 'smbCredits' | 'maxEnrichingAccounts' | 'enrichingAccounts'>,
   creditsPerAccount: number,
+  spend?: MonthlySpend,
 ): LaunchDecision {
   const required = counts.eligible * creditsPerAccount;
   const { smbCredits: available, maxEnrichingAccounts, enrichingAccounts } = organization;
@@ -54,7 +62,9 @@ export function decideLaunch(
       ? 'no_eligible_accounts'
       : available < required
         ? 'insufficient_credits'
-        : enrichingAccounts + counts.eligible > maxEnrichingAccounts
+        : spend && spend.spent + required > spend.limit
+          ? 'spend_limit_exceeded'
+          : enrichingAccounts + counts.eligible > maxEnrichingAccounts
           ? 'concurrency_limit_exceeded'
           : 'launchable';
   return {
@@ -69,7 +79,7 @@ export function decideLaunch(
  * The error enrich answers for a refused decision, with the decision's
  * figures as its details; `undefined` when the launch may proceed.
  */
-export function refusalOf(decision: LaunchDecision): ApiError | undefined {
+export function refusalOf(decision: LaunchDecision, spend?: MonthlySpend): ApiError | undefined {
   switch (decision.outcome) {
     case 'launchable':
       return undefined;
@@ -77,6 +87,8 @@ export function refusalOf(decision: LaunchDecision): ApiError | undefined {
       return new NoEligibleAccountsError(decision.accounts.requested);
     case 'insufficient_credits':
       return new InsufficientCreditsError({ available: decision.credits.available, required: decision.credits.required });
+    case 'spend_limit_exceeded':
+      return new SpendLimitExceededError({ limit: spend?.limit ?? 0, spent: spend?.spent ?? 0, required: decision.credits.required });
     case 'concurrency_limit_exceeded':
       return new ConcurrencyLimitExceededError({
         limit: decision.enrichment.maxEnrichingAccounts,

@@ -34,7 +34,7 @@ export const LaunchQuoteSchema = z
       available: count().check(z.meta({ description: 'max(0, maxEnrichingAccounts − enrichingAccounts).' })),
     }),
     outcome: z.enum(LAUNCH_OUTCOMES).check(z.meta({
-      description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `concurrency_limit_exceeded` (429).',
+      description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `concurrency_limit_exceeded` (429).',
     })),
   }).check(z.meta({
     id: 'LaunchQuote',
@@ -86,6 +86,7 @@ export type CampaignAccountsPage = z.infer<typeof CampaignAccountsPageSchema>;
 /** The quote, accounts and cancel operations, documented. */
 export const enrichmentOperationDocs = [
   documentOperation(quoteCampaignOperation, {
+    creditsRemaining: true,
     summary: 'Quote a launch (no charge, no write)',
     description:
       'The launch evaluation of enrich for an API-created `draft`, charging, reserving and writing nothing: the account buckets, the credits the launch would charge, the capacity it would take, and `outcome`: `launchable` or the refusal enrich would answer at this moment (`no_eligible_accounts`, then `insufficient_credits`, then `concurrency_limit_exceeded`). Concurrent launches or top-ups can change the figures before a later enrich. Errors as enrich: `not_found`, `campaign_not_enrichable`.',

@@ -12,13 +12,16 @@
  *    The previous evaluation's objects are deleted once it is replaced
  *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
- *    `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
+ *    `spend_limit_exceeded` (decisions §15), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
  * 4. The eligible list and one account object per workflow batch are
  *    written (each FindContactsBatch reads only its own).
  * 5. One transaction charges credits, reserves capacity, moves the campaign
- *    to `enriching` and writes the ledger entry; then the workflow starts.
+ *    to `enriching`, writes the ledger entry, adds the charge to the month's
+ *    spend (refused past the monthly spend limit) and, when the charge
+ *    crosses the low-balance threshold, the `organization.credits_low`
+ *    event; then the workflow starts.
  *
  * Deadlines (docs/reliability.md "Deadlines"): every read is awaited through
  * the request's deadline signal, which is checked again right before the
@@ -48,6 +51,8 @@ import type { AccountHistoryStore } from '../history/store';
 import type { Warehouse } from '../warehouse/warehouse';
 import { evaluateLaunch } from './evaluate';
 import { decideLaunch, notEnrichable, refusalOf } from './decision';
+import { monthlySpendOf } from './quote';
+import type { LimitStore } from '../organizations/limits';
 import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
 import type { EnrichmentStore } from './store';
@@ -76,6 +81,8 @@ export interface LaunchDependencies {
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
   launchLockSeconds: number;
+  /** This month's spend (decisions §15), read when the organization has a monthly spend limit. */
+  limits: Pick<LimitStore, 'spent'>;
 }
 
 /** Object key of an attempt's eligible account list (lib/objects.ts). */
@@ -188,8 +195,9 @@ export async function enrichCampaign(
     // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {
       const org = round === 0 ? firstOrg : await beforeDeadline(signal, deps.organizations.get(organizationId));
+      const spend = org ? await beforeDeadline(signal, monthlySpendOf(deps.limits, org, now)) : undefined;
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
-      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount)) : undefined;
+      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount, spend), spend) : undefined;
       // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
       // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
       const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
@@ -210,6 +218,8 @@ export async function enrichCampaign(
         excluded: evaluation.excluded,
         maxEnrichingAccounts: org.maxEnrichingAccounts,
         ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
+        smbCredits: org.smbCredits,
+        limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
       });
       if (outcome.ok) {
         launched = true;

@@ -12,7 +12,8 @@ import { statusAt } from '../campaigns/model';
 import type { AccountListStore } from '../account-lists/account-list';
 import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
-import { decideLaunch, notEnrichable } from './decision';
+import { decideLaunch, notEnrichable, type MonthlySpend } from './decision';
+import { monthOf, type LimitStore } from '../organizations/limits';
 import { evaluateLaunch, type EvaluationDependencies } from './evaluate';
 import type { LaunchQuote } from './docs';
 
@@ -24,6 +25,16 @@ export interface QuoteDependencies extends EvaluationDependencies {
   accountLists: Pick<AccountListStore, 'get'>;
   /** Credits per eligible account (deployment setting). */
   creditsPerAccount: number;
+  /** This month's spend, read when the organization has a monthly spend limit (decisions §15). */
+  limits: Pick<LimitStore, 'spent'>;
+}
+
+/**
+ * The organization's monthly spend limit and this UTC month's spend (one GetItem), when it has a limit (decisions §15).
+ */
+export async function monthlySpendOf(limits: Pick<LimitStore, 'spent'>, organization: { id: string; limits?: { monthlySpendLimit?: number } }, now: Date): Promise<MonthlySpend | undefined> {
+  const limit = organization.limits?.monthlySpendLimit;
+  return limit === undefined ? undefined : { limit, spent: await limits.spent(organization.id, monthOf(now)) };
 }
 
 /**
@@ -43,6 +54,7 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
   const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });
-  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount);
+  const spend = await monthlySpendOf(deps.limits, organization, now);
+  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount, spend);
   return { campaignId: campaign.id, ...decision };
 }

@@ -18,6 +18,8 @@ import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } fro
 import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, transactMovement, type LedgerEntry, type TransactItem } from '../credits/ledger';
 import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
 import { pendingRecencyAttribute, pendingRecencyValue } from '../history/recency-pending';
+import { chargeGuard, monthOf, spendItem } from '../organizations/limits';
+import { creditsLowEvent } from '../webhooks/events';
 
 /** The launch of an attempt: figures in accounts and credits. */
 export interface LaunchWrite {
@@ -30,6 +32,10 @@ export interface LaunchWrite {
   excluded: ExcludedCounts;
   /** Organization figures the launch decision was made on. */
   maxEnrichingAccounts: number;
+  /** The smb balance the decision read (credits): whether the charge crosses the low-balance threshold. */
+  smbCredits: number;
+  /** The organization's spend limit and low-balance threshold the decision read (credits; null: none; decisions §15). */
+  limits: { monthlySpendLimit: number | null; lowBalanceThreshold: number | null };
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
   /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
@@ -123,6 +129,8 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
     const { entry, change, eventType, occurredAt, organizationChange } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
+    // A refund is taken off the spend of the month the attempt was charged in (decisions §15: net of refunds).
+    const refund = entry.amount > 0 ? [spendItem(tableName, organizationId, monthOf(campaign.attempt.startedAt), -entry.amount)] : [];
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
     const after = toCampaignRecord(applyChange(campaign, campaignChange) as unknown as Record<string, unknown>);
@@ -135,6 +143,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
           campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
           ...movementItems(tableName, { ...entry, createdAt }, { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -released } }) }),
           ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
+          ...refund,
         ],
       }),
       1,
@@ -175,6 +184,13 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const { organizationId, campaignId, attempt } = write;
       // Stamped when written (credits/ledger.ts transactMovement), not when the launch started: entries only grow at the top.
       const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt });
+      // The limits of decisions §15: the month's spend within its limit, and the low-balance event of a crossing, in the same transaction.
+      const guard = chargeGuard(write.limits, write.smbCredits, attempt.charged);
+      const threshold = write.limits.lowBalanceThreshold;
+      const lowBalance =
+        guard.crossesLowBalance && threshold !== null
+          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }))
+          : [];
       const { outcome } = await transactMovement(
         client,
         (createdAt) => ({
@@ -188,8 +204,16 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
             ),
             ...movementItems(tableName, { ...entry, createdAt }, {
               alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
-              condition: and(balanceCovers(attempt.charged), capacityAllows(attempt.eligible, write.maxEnrichingAccounts)),
+              condition: and(
+                balanceCovers(attempt.charged),
+                capacityAllows(attempt.eligible, write.maxEnrichingAccounts),
+                guard.condition,
+                // A crossing names the balance it leaves: the balance is the one read.
+                ...(guard.crossesLowBalance ? [{ expression: 'smbCredits = :c_balance', values: { ':c_balance': write.smbCredits } }] : []),
+              ),
             }),
+            spendItem(tableName, organizationId, monthOf(attempt.startedAt), attempt.charged, write.limits.monthlySpendLimit),
+            ...lowBalance,
             ...(write.alsoPut ? [write.alsoPut] : []),
           ],
         }),

@@ -32,6 +32,11 @@ export interface ExportDependencies {
   bucketName: string;
   /** Lifetime of the presigned URL (seconds). */
   urlTtlSeconds: number;
+  /**
+   * Counts one export against the organization's exports per hour (decisions §15), once the campaign can be
+   * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
+   */
+  quota?: (organizationId: string) => Promise<void>;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -108,6 +113,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
   if (status === 'expired') throw new ResultsExpiredError();
   if (status !== 'enriched' || !campaign.attempt || !campaign.completedAt) throw new ResultsNotReadyError();
   if (!campaign.results || campaign.results.totalAccounts === 0) throw new NoEligibleAccountsError(campaign.accountsRequested, 'The campaign has no enriched account to export.');
+  await deps.quota?.(organizationId);
 
   const selection: ContactSelection = {
     maxContactsPerAccount: input.maxContactsPerAccount,

@@ -53,6 +53,8 @@ export interface OperationDocs {
    * §1: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
    */
   fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
+  /** Whether a success carries `Credits-Remaining` (the smb balance; decisions §15). */
+  creditsRemaining?: boolean;
 }
 
 /** An operation with its documentation: what the OpenAPI document renders. */

@@ -8,6 +8,14 @@
  * form normalization (form nesting depth) → schema validation → idempotency
  * (decisions §10; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
  *
+ * The request rate (decisions §15; lib/http/rate-limit.ts): once the key's
+ * organization is known, the request is counted in the same wave as the
+ * authentication read; a refusal is answered 429 `rate_limited` before the
+ * body is read, or, for `in-read` operations whose read runs beside the
+ * count, before anything is written or answered (the key check is gated on
+ * the count). Every authenticated answer, refusals included, carries the
+ * RateLimit fields.
+ *
  * Authentication (lib/http/auth.ts) resolves the key's organization; whether
  * the key is still valid (revocation) is verified before the use case, or —
  * for an operation built with `keyCheck: 'in-read'` — by the use case's first
@@ -36,6 +44,7 @@ import type { Operation } from './operation';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
+import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -101,6 +110,8 @@ interface PipelineContext extends Context {
   input?: unknown;
   /** Set by the idempotency middleware once the request holds its key. */
   idempotentWork?: IdempotentWork;
+  /** The request-rate outcome, once counted (lib/http/rate-limit.ts). */
+  admission?: Promise<RequestAdmission | undefined>;
 }
 
 /** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
@@ -273,15 +284,39 @@ const authentication = (
   findApiKey: ApiKeyLookup,
   cache: ApiKeyCache | undefined,
   keyCheck: KeyCheckMode,
+  limiter: RequestLimiter | undefined,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
-    const check = await authenticate(request.event.headers?.authorization, findApiKey, cache);
+    const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
+    const organizationId = authenticated.organizationId;
+    request.context.organizationId = organizationId;
+    logger.appendKeys({ organizationId });
+    // A refusal this process already knows of (the organization's window is used up) is answered at once:
+    // no read, no write, no body. The key's organization is known; whether it is still valid changes
+    // nothing of a refusal, which shows no data and does nothing.
+    const known = limiter?.knownRefusal(organizationId);
+    if (known) {
+      request.context.admission = Promise.resolve(known);
+      throw refusalOf(known);
+    }
+    // Counted beside the key's read (before) or the use case's (in-read).
+    const admission = limiter?.admit(organizationId);
+    request.context.admission = admission?.catch(() => undefined);
+    const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
-    request.context.organizationId = check.organizationId;
-    logger.appendKeys({ organizationId: check.organizationId });
     if (keyCheck === 'before') await check.ensure();
   },
 });
+
+/**
+ * Stamps the RateLimit fields of the request's admission on its answer:
+ * every authenticated answer, 2xx or error (a 401 is not authenticated).
+ */
+async function withRateLimitFields(response: APIGatewayProxyStructuredResultV2, context: PipelineContext): Promise<APIGatewayProxyStructuredResultV2> {
+  if (!context.admission || response.statusCode === 401) return response;
+  const admission = await context.admission;
+  return admission ? { ...response, headers: { ...response.headers, ...rateLimitFields(admission) } } : response;
+}
 
 /**
  * Runs a middy body parser only for its own body kind. The guard has already
@@ -346,7 +381,9 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param dependencies.apiKeyCache - the process's key hash → organization cache; none: every request reads its key before anything else.
  * @param dependencies.idempotency - the idempotency stage (lib/idempotency/stage.ts), required for an operation with
  *   `idempotent: true` and only bundled where given (lib/root.ts `idempotentApiHandler`).
+ * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, decisions §15); none: no limit, no RateLimit fields.
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
+ * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, decisions §15).
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
  *
@@ -359,8 +396,8 @@ export type KeyCheckMode = 'before' | 'in-read';
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage },
-  options: { keyCheck?: KeyCheckMode } = {},
+  dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage; requestLimiter?: RequestLimiter },
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(`${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`);
@@ -369,7 +406,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
-    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before'))
+    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
@@ -411,8 +448,17 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
       }
       // The safety net: an answer never leaves on a key this request did not verify.
       await keyCheck.ensure();
-      return success(data);
+      const answer = success(data);
+      return options.headers ? { ...answer, headers: { ...answer.headers, ...options.headers(data) } } : answer;
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.
-  return handler as unknown as ApiHandler;
+  // The RateLimit fields go on every answer, an idempotent replay's included (it leaves middy early).
+  const served = handler as unknown as (event: APIGatewayProxyEventV2, context: PipelineContext) => Promise<APIGatewayProxyStructuredResultV2>;
+  const dataHeaders = options.headers;
+  // A saved success replayed (Idempotent-Replayed) gets the headers of its saved data too.
+  const withDataHeaders = (response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 =>
+    dataHeaders && response.statusCode === 200 && response.headers?.['idempotent-replayed'] && typeof response.body === 'string'
+      ? { ...response, headers: { ...response.headers, ...dataHeaders((JSON.parse(response.body) as { data: R }).data) } }
+      : response;
+  return (async (event, context) => withRateLimitFields(withDataHeaders(await served(event, context as PipelineContext)), context as PipelineContext)) as ApiHandler;
 }

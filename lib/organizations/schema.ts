@@ -12,3 +12,10 @@ export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/org/describe',
   request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });
+
+/** `POST /v1/org/limits` (decisions §15): no body, an empty body or `{}`. */
+export const describeLimitsOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'describeLimits',
+  path: '/v1/org/limits',
+  request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
+});

@@ -15,6 +15,7 @@ import { LEDGER_WRITTEN_AT, ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
 import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
+import { limitOverridesOf, type LimitOverrides } from './limits';
 
 /** The organization item as stored. Balances in credits, capacity in accounts. */
 export interface OrganizationRecord {
@@ -40,6 +41,8 @@ export interface OrganizationRecord {
   liveOrganizationId?: string;
   /** A live organization's test twin, once created (decisions §17); absent on a twin and before the first test key. */
   testOrganizationId?: string;
+  /** The operator's overrides of the deployment's limits (decisions §15; lib/organizations/limits.ts); absent when none. */
+  limits?: LimitOverrides;
 }
 
 /**
@@ -227,6 +230,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
 /** Maps a stored item to an {@link OrganizationRecord}. */
 export function toOrganization(item: Record<string, unknown>): OrganizationRecord {
   const pending = pendingRecencyOf(item);
+  const limits = limitOverridesOf(item);
   return {
     id: String(item.id),
     name: String(item.name),
@@ -239,5 +243,6 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
     ...(item.liveOrganizationId !== undefined ? { liveOrganizationId: String(item.liveOrganizationId) } : {}),
     ...(item.testOrganizationId !== undefined ? { testOrganizationId: String(item.testOrganizationId) } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
   };
 }

@@ -23,6 +23,11 @@ export interface UploadDependencies {
   urlTtlSeconds: number;
   /** How long after its creation campaign create accepts an upload, in seconds (`UPLOAD_TTL_SECONDS`). */
   ttlSeconds: number;
+  /**
+   * Counts one upload against the organization's uploads per hour (decisions §15); throws RateLimitedError
+   * (429 `rate_limited`, `policy: "uploads"`) past it, before anything is signed or written. None: no limit.
+   */
+  quota?: (organizationId: string) => Promise<void>;
 }
 
 /** What {@link readUploadedAccountIds} needs (campaign create). */
@@ -37,6 +42,7 @@ export interface UploadReadDependencies {
  * @returns the upload as the API answers it; `expiresAt` is when the URL stops working.
  */
 export async function createUpload(deps: UploadDependencies, organizationId: string, input: CreateUploadInput): Promise<Upload> {
+  await deps.quota?.(organizationId);
   const uploadId = newUploadId();
   const objectKey = objectKeys.upload(organizationId, uploadId);
   // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.

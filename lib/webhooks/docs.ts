@@ -105,9 +105,35 @@ export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[n
       })),
     }).check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
 
+/** The body of `organization.credits_low` (decisions §15). */
+export const CreditsLowEventPayloadSchema = z
+  .strictObject({
+    type: z.literal('organization.credits_low'),
+    timestamp: timestamp().check(z.meta({ description: 'When the charge that crossed the threshold happened.' })),
+    data: z.strictObject({
+      organization: z.strictObject({ id: z.string() }),
+      credits: z.strictObject({
+        smb: z.int().check(z.minimum(0), z.meta({ description: 'The smb balance the charge left (credits).' })),
+        threshold: z.int().check(z.minimum(0), z.meta({ description: 'The low-balance threshold it fell below (credits).' })),
+      }),
+    }),
+  }).check(z.meta({ id: 'WebhookEvent_organization_credits_low' }));
+
 /** The body of `webhook.test`. */
 export const TestEventPayloadSchema = z
   .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) }).check(z.meta({ id: 'WebhookEvent_webhook_test' }));
+
+/**
+ * Every webhook event type with the schema of its body, in the order the
+ * documents list them: the one list the OpenAPI `webhooks` section and the
+ * AsyncAPI document are both built from (lib/contract/).
+ */
+export const eventPayloadSchemas = () =>
+  [
+    ...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const),
+    ['organization.credits_low', CreditsLowEventPayloadSchema] as const,
+    ['webhook.test', TestEventPayloadSchema] as const,
+  ] as const;
 
 /** A failed attempt's campaign: back in `draft` with its credits refunded (docs example). */
 const EXAMPLE_RETURNED_DRAFT = (status: 'failed' | 'canceled') => ({
@@ -133,6 +159,11 @@ export const EVENT_EXAMPLES: Record<(typeof WEBHOOK_EVENT_TYPES)[number], unknow
     type: 'campaign.expired',
     timestamp: EXAMPLE_ENRICHED.resultsExpireAt,
     data: { campaign: withoutUndefined({ ...EXAMPLE_ENRICHED, status: 'expired', completedAt: undefined, results: undefined }) },
+  },
+  'organization.credits_low': {
+    type: 'organization.credits_low',
+    timestamp: '2026-11-22T10:02:41.518Z',
+    data: { organization: { id: 'org_7Hq2kXv9LmN3pR5sT8wYz' }, credits: { smb: 740, threshold: 1000 } },
   },
   'webhook.test': { type: 'webhook.test', timestamp: '2026-11-22T09:45:03.120Z', data: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' } },
 };
@@ -165,6 +196,7 @@ export const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], st
   'campaign.enrichment_failed': 'An enrichment failed: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = failed`.',
   'campaign.enrichment_canceled': 'An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`.',
   'campaign.expired': 'The result access period ended: the campaign is `expired`.',
+  'organization.credits_low': "A launch's charge took the smb balance from at or above the organization's low-balance threshold to below it (once per crossing; `POST /v1/org/limits` shows the threshold).",
   'webhook.test': 'Sent by `/v1/webhooks/test` to one endpoint.',
 };
 

@@ -16,8 +16,16 @@ import { toCampaign, type CampaignRecord } from '../campaigns/model';
 export const CAMPAIGN_EVENT_TYPES = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'] as const;
 /** A campaign event type. */
 export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
-/** Every event type an endpoint can receive: the campaign events and `webhook.test` (sent on request to one endpoint). */
-export const WEBHOOK_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, 'webhook.test'] as const;
+/** Events about the organization (decisions §15): its smb balance fell below its low-balance threshold. */
+export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
+/** An organization event type. */
+export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+/** The event types an endpoint subscribes to (its `events`; all by default). */
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES] as const;
+/** An event type an endpoint can subscribe to. */
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+/** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
+export const WEBHOOK_EVENT_TYPES = [...SUBSCRIBABLE_EVENT_TYPES, 'webhook.test'] as const;
 /** An event type. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -36,6 +44,8 @@ export interface WebhookEvent {
   campaign?: CampaignRecord;
   /** The only endpoint the event goes to (`webhook.test`); absent: every subscribed endpoint. */
   endpointId?: string;
+  /** `organization.credits_low`: the smb balance the charge left and the threshold it fell below (credits). */
+  credits?: { smb: number; threshold: number };
 }
 
 /**
@@ -49,6 +59,16 @@ export const messageIdOf = (eventId: string, endpointId: string): string => deri
 /** A campaign event of `type`, with the record as the change left it. The ID derives from (campaign, attempt, type): one event per change. */
 export function campaignEvent(type: CampaignEventType, campaign: CampaignRecord, attemptId: string, occurredAt: string): WebhookEvent {
   return { id: derivedId('evt', campaign.id, attemptId, type), organizationId: campaign.organizationId, type, occurredAt, campaign };
+}
+
+/**
+ * The `organization.credits_low` event of the charge of `attemptId` that took
+ * the smb balance from at or above `threshold` to `smb`, below it (decisions
+ * §15). The ID derives from (organization, attempt, type): one event per
+ * crossing, however often the charge's transaction is retried.
+ */
+export function creditsLowEvent(organizationId: string, attemptId: string, occurredAt: string, credits: { smb: number; threshold: number }): WebhookEvent {
+  return { id: derivedId('evt', organizationId, attemptId, 'organization.credits_low'), organizationId, type: 'organization.credits_low', occurredAt, credits };
 }
 
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
@@ -66,6 +86,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     occurredAt: event.occurredAt,
     ...(event.campaign ? { campaign: event.campaign } : {}),
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
+    ...(event.credits ? { credits: event.credits } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
 }
@@ -79,6 +100,7 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     occurredAt: String(item.occurredAt),
     ...(item.campaign ? { campaign: item.campaign as CampaignRecord } : {}),
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
+    ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
   };
 }
 
@@ -93,13 +115,18 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
 /**
  * The body every endpoint receives for `event` (decisions §12):
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
- * `occurredAt`.
+ * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
+ * credits: {smb, threshold}}` (decisions §15).
  *
  * @param remainingCredits - the organization's smb balance (credits) for
  *   `data.campaign.credits.remaining`, read when the event is fanned out (the
  *   transaction that records the event cannot read the balance it leaves).
  */
 export function eventPayload(event: WebhookEvent, remainingCredits: number): string {
-  const data = event.campaign ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) } : { endpointId: event.endpointId ?? null };
+  const data = event.campaign
+    ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) }
+    : event.credits
+      ? { organization: { id: event.organizationId }, credits: event.credits }
+      : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
 import { pageRequestFields, treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
-import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
+import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
 /** Most endpoints an organization may have (decisions §12). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
@@ -32,22 +32,22 @@ export const messageId = () =>
 export const deliveryId = () =>
   z.string().check(z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }), z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }));
 
-/** A campaign event type an endpoint can subscribe to. */
+/** An event type an endpoint can subscribe to: a campaign event or `organization.credits_low`. */
 export const WebhookEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
-  z.enum(CAMPAIGN_EVENT_TYPES).check(z.meta({
+  z.enum(SUBSCRIBABLE_EVENT_TYPES).check(z.meta({
     id: 'WebhookEventType',
-    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`.',
+    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`.',
   })),
 );
 /** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */
-export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, or `webhook.test`.' })));
+export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, `organization.credits_low`, or `webhook.test`.' })));
 
 /** `POST /v1/webhooks/create` body. */
 export const CreateWebhookEndpointRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     url: z
       .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+', description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
-    events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(CAMPAIGN_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all four. urlencoded/multipart: repeat `events`.' })),
+    events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all of them. urlencoded/multipart: repeat `events`.' })),
     description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
   }),
 );

@@ -9,7 +9,7 @@ import { keys, WEBHOOK_PENDING_INDEX } from '../db/table';
 import { putIf, transactWrite, updateIf } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 import type { TransactItem } from '../credits/ledger';
-import { eventItem, toWebhookEvent, webhookTtl, type CampaignEventType, type WebhookEvent, type WebhookEventType } from './events';
+import { eventItem, toWebhookEvent, webhookTtl, type SubscribableEventType, type WebhookEvent, type WebhookEventType } from './events';
 
 /** An endpoint as stored. The secrets never leave the service except in the create and rotate-secret answers. */
 export interface WebhookEndpointRecord {
@@ -18,7 +18,7 @@ export interface WebhookEndpointRecord {
   organizationId: string;
   url: string;
   /** Campaign event types it receives. */
-  events: CampaignEventType[];
+  events: SubscribableEventType[];
   description: string | null;
   createdAt: string;
   /** `disabled` once it answered 410 Gone; disabled endpoints receive nothing. */
@@ -158,7 +158,7 @@ const toEndpoint = (item: Record<string, unknown>): WebhookEndpointRecord => ({
   id: String(item.id),
   organizationId: String(item.organizationId),
   url: String(item.url),
-  events: [...((item.events as CampaignEventType[] | undefined) ?? [])],
+  events: [...((item.events as SubscribableEventType[] | undefined) ?? [])],
   description: typeof item.description === 'string' ? item.description : null,
   createdAt: String(item.createdAt),
   status: item.status === 'disabled' ? 'disabled' : 'enabled',

@@ -7,7 +7,7 @@ import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
-import { CAMPAIGN_EVENT_TYPES, messageIdOf } from './events';
+import { SUBSCRIBABLE_EVENT_TYPES, messageIdOf } from './events';
 import { redeliverMessage, type DeliveryDependencies } from './delivery';
 import { checkWebhookUrl, type Resolver } from './ssrf';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
@@ -61,7 +61,7 @@ export async function createWebhookEndpoint(deps: WebhookDependencies, organizat
     id: newWebhookEndpointId(),
     organizationId,
     url: check.url.href,
-    events: input.events ? CAMPAIGN_EVENT_TYPES.filter((type) => input.events!.includes(type)) : [...CAMPAIGN_EVENT_TYPES],
+    events: input.events ? SUBSCRIBABLE_EVENT_TYPES.filter((type) => input.events!.includes(type)) : [...SUBSCRIBABLE_EVENT_TYPES],
     description: input.description ?? null,
     createdAt: now.toISOString(),
     status: 'enabled',

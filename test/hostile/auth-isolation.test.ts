@@ -33,7 +33,8 @@ let revokedKey: string;
 beforeAll(async () => {
   const p = uniquePrefix();
   const ids = await warehouseAccounts(p, 4);
-  const a = await newOrganization({ name: `Victim ${p}`, smbCredits: 500 });
+  // Thousands of requests from these organizations: the request rate (decisions §15) is test/rate-limit.test.ts's.
+  const a = await newOrganization({ name: `Victim ${p}`, smbCredits: 500, limits: { requests: 1_000_000 } });
   const secret = (label: string) => `SECRET-${p}-${label}`;
   const campaigns: Record<string, string> = {
     apiDraft: await createDraft(api(), a.apiKey, ids.slice(0, 2), secret('apiDraft')),
@@ -47,7 +48,7 @@ beforeAll(async () => {
   // Enough drafts for several list pages at small limits (cursors to steal).
   for (let i = 0; i < 6; i++) campaigns[`more${i}`] = await createDraft(api(), a.apiKey, [`${p}_more_${i}`], secret(`more${i}`));
   A = { ...a, campaigns, names: Object.keys(campaigns).map(secret) };
-  const b = await newOrganization({ name: `Attacker ${p}`, smbCredits: 500 });
+  const b = await newOrganization({ name: `Attacker ${p}`, smbCredits: 500, limits: { requests: 1_000_000 } });
   B = { ...b, own: await createDraft(api(), b.apiKey, [`${p}_b_1`], 'Attacker draft') };
   const revoked = await newOrganization({ name: `Revoked ${p}` });
   await apiKeys().revoke(revoked.apiKey);
@@ -266,7 +267,7 @@ describe('a key revoked while its requests are in flight', () => {
   it('requests started after the revocation completed all answer revoked_api_key; earlier ones succeed or are refused, never half-done; money and campaigns stay consistent', async () => {
     const p = uniquePrefix();
     const ids = await warehouseAccounts(p, 24);
-    const { organizationId, apiKey } = await newOrganization({ name: `Revocation ${p}`, smbCredits: 1_000 });
+    const { organizationId, apiKey } = await newOrganization({ name: `Revocation ${p}`, smbCredits: 1_000, limits: { requests: 1_000_000 } });
     const second = await apiKeys().create(organizationId);
     const drafts = await pMap(ids.slice(0, 20), (id, i) => createDraft(api(), apiKey, [id], `rev-${i}`), { concurrency: 5 });
     const enriched = await createEnriched(api(), apiKey, ids.slice(20, 22), 'rev-enriched');

@@ -47,11 +47,12 @@ const BOUNDARY = 'hostileBoundary7Fq2Lm9Xw';
 beforeAll(async () => {
   const p = uniquePrefix();
   const ids = await warehouseAccounts(p, 4);
-  const g = await newOrganization({ name: 'Fuzzed', smbCredits: 1_000 });
+  // Thousands of requests from these organizations: the request rate (decisions §15) is test/rate-limit.test.ts's.
+  const g = await newOrganization({ name: 'Fuzzed', smbCredits: 1_000, limits: { requests: 1_000_000 } });
   const draft = await createDraft(api(), g.apiKey, ids.slice(0, 2), 'Fuzz draft');
   const enriched = await createEnriched(api(), g.apiKey, ids.slice(2, 4), 'Fuzz enriched');
   G = { ...g, draft, enriched };
-  C = await newOrganization({ name: 'Scratch' });
+  C = await newOrganization({ name: 'Scratch', limits: { requests: 1_000_000 } });
   before = await organizationSnapshot(G.organizationId, G.apiKey);
 });
 

@@ -13,9 +13,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_DEFINITION } from '../../lib/db/table';
+import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
-import { MIN_REQUESTS_FOR_ERROR_RATE, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
+import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
@@ -35,7 +35,14 @@ const logicalId = (construct: IConstruct): string => {
   return stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
 };
 
-type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
+
+/**
+ * The grant every read-only route has besides its reads (decisions §15): UpdateItem on its organizations'
+ * limit counters only (lib/http/rate-limit.ts), by the partition key's pattern.
+ */
+const isLimitCounterGrant = (s: Statement) => s.Sid === 'LimitCounters';
+const withoutLimitCounters = (statements: Statement[]) => statements.filter((s) => !isLimitCounterGrant(s));
 
 /** A route's or a workflow task's function (construct id = functionId). */
 const functionOf = (stack: CampaignEnrichmentStack, functionId: string): ServiceFunction =>
@@ -233,7 +240,7 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('never lets the describe function write the table', () => {
-    const actions = actionsOf(statementsOf(template, built.stack, 'OrgDescribe'));
+    const actions = actionsOf(withoutLimitCounters(statementsOf(template, built.stack, 'OrgDescribe')));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
     for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
     expect(actions.some((a) => a.startsWith('s3:'))).toBe(false);
@@ -264,6 +271,32 @@ describe('CampaignEnrichment-dev', () => {
     expect(JSON.stringify(stops[0]!.Resource)).toContain(':execution:');
   });
 
+  it('lets every read-only route update its limit counters and nothing else of the table (dynamodb:LeadingKeys)', () => {
+    for (const route of API_ROUTES.filter((r) => r.permissions.table === 'read')) {
+      const grants = statementsOf(template, built.stack, route.functionId).filter(isLimitCounterGrant);
+      expect(grants, route.functionId).toEqual([
+        {
+          Sid: 'LimitCounters',
+          Effect: 'Allow',
+          Action: 'dynamodb:UpdateItem',
+          Resource: { 'Fn::GetAtt': [logicalId(built.stack.table), 'Arn'] },
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [LIMIT_COUNTER_KEY_PATTERN] } },
+        },
+      ]);
+    }
+    // A counter's partition matches it; no other entity's does.
+    expect(LIMIT_COUNTER_KEY_PATTERN).toBe('ORG#*#LIMIT#*');
+  });
+
+  it('reserves concurrency for the workflow tasks and the webhook functions, none for the API functions (decisions §15)', () => {
+    const reserved = (functionId: string) => (template.findResources('AWS::Lambda::Function')[logicalId(functionOf(built.stack, functionId).function)]!.Properties.ReservedConcurrentExecutions as number | undefined);
+    expect(reserved('WorkflowFindContacts')).toBe(16);
+    for (const task of Object.values(WORKFLOW_TASKS).filter((t) => t.functionId !== 'WorkflowFindContacts')) expect(reserved(task.functionId), task.functionId).toBe(2);
+    expect(reserved('WebhooksDeliver')).toBe(5);
+    expect(reserved('WebhooksDispatch')).toBe(2);
+    for (const route of API_ROUTES) expect(reserved(route.functionId), route.functionId).toBeUndefined();
+  });
+
   it('grants nothing on "*" but the X-Ray actions that support no resource scoping', () => {
     for (const route of API_ROUTES) {
       const wildcard = statementsOf(template, built.stack, route.functionId).filter((s) => [s.Resource].flat().includes('*'));
@@ -274,7 +307,7 @@ describe('CampaignEnrichment-dev', () => {
 
   it('never lets the get, list and describe functions write the table or the bucket, or start executions', () => {
     for (const functionId of ['CampaignsGet', 'CampaignsList', 'OrgDescribe']) {
-      const actions = actionsOf(statementsOf(template, built.stack, functionId));
+      const actions = actionsOf(withoutLimitCounters(statementsOf(template, built.stack, functionId)));
       expect(actions, functionId).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*'), functionId).toEqual([]);
       expect(actions.filter((a) => S3_WRITE_ACTION.test(a)), functionId).toEqual([]);
@@ -314,7 +347,7 @@ describe('CampaignEnrichment-dev', () => {
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
-      const statements = statementsOf(template, built.stack, functionId);
+      const statements = withoutLimitCounters(statementsOf(template, built.stack, functionId));
       const actions = actionsOf(statements);
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);
       const [objects, ...others] = statements.filter((s) => [s.Action].flat().includes('s3:GetObject'));
@@ -409,7 +442,7 @@ describe('CampaignEnrichment-dev', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, DetailedMetricsEnabled: true },
+      DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400, DetailedMetricsEnabled: true },
       AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] }, Format: Match.stringLikeRegexp('"requestId":"\\$context\\.requestId"') },
     });
   });
@@ -476,9 +509,32 @@ describe('CampaignEnrichment-dev', () => {
       expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'CapacityDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 300 }]);
     });
 
+    it('alarms when one organization gets many rate_limited answers: the top organization of the RateLimited metric by organizationId (decisions §15)', () => {
+      const alarm = alarmNamed('RateLimitedOrganization');
+      expect(alarm).toMatchObject({ Threshold: RATE_LIMITED_ALARM_THRESHOLD, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+      const [query] = (alarm.Metrics ?? []) as { Expression?: string; Period?: number }[];
+      expect(query?.Expression).toBe(
+        'SELECT SUM(RateLimited) FROM SCHEMA("CampaignEnrichment", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1',
+      );
+      expect(query?.Period).toBe(300);
+      // The metric: a filter of every API function's log group on its "Request completed" line of a rate_limited answer.
+      const filters = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+      expect(filters).toHaveLength(API_ROUTES.length);
+      for (const route of API_ROUTES) {
+        const logGroup = logicalId(functionOf(built.stack, route.functionId).logGroup);
+        const filter = filters.find((f) => JSON.stringify(f.Properties.LogGroupName) === JSON.stringify({ Ref: logGroup }));
+        expect(filter?.Properties, route.functionId).toMatchObject({
+          FilterPattern: '{ ($.message = "Request completed") && ($.errorCode = "rate_limited") }',
+          MetricTransformations: [{ MetricNamespace: 'CampaignEnrichment', MetricName: 'RateLimited', MetricValue: '1', Dimensions: [{ Key: 'organizationId', Value: '$.organizationId' }], Unit: 'Count' }],
+        });
+      }
+    });
+
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles'].map((n) => `CampaignEnrichment-dev-${n}`),
+        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles'].map(
+          (n) => `CampaignEnrichment-dev-${n}`,
+        ),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -618,9 +674,10 @@ describe('CampaignEnrichment-prod', () => {
     });
     template.allResources('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000, DetailedMetricsEnabled: true } });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000, DetailedMetricsEnabled: true } });
+    template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 100 });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
   });
 });
 

@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalApi, type LocalApi } from '../../infra/local/stack';
-import { organizations } from '../../lib/root';
+import { limits, organizations } from '../../lib/root';
 import type { NewOrganization } from '../../lib/organizations/store';
+import type { LimitsChange } from '../../lib/organizations/limits';
 
 /** A parsed API response. */
 export interface ApiResponse<T = any> {
@@ -57,14 +58,19 @@ export async function waitForWorkflowTasks(executionArn: string): Promise<void> 
   await api?.stepFunctions.tasksSettled(executionArn);
 }
 
-/** Creates a fresh organization (and its first key) for one test. */
-export async function newOrganization(input: Partial<NewOrganization> = {}) {
+/**
+ * Creates a fresh organization (and its first key) for one test.
+ * @param input.limits - the operator's overrides of its limits (decisions §15), set before its first request:
+ *   a file that sends thousands of requests from one organization raises its request rate.
+ */
+export async function newOrganization(input: Partial<NewOrganization> & { limits?: LimitsChange } = {}) {
   const { organization, apiKey } = await organizations().create({
     name: input.name ?? 'Test Org',
     smbCredits: input.smbCredits ?? 10_000,
     researchAgentCredits: input.researchAgentCredits ?? 100,
     maxEnrichingAccounts: input.maxEnrichingAccounts ?? 5_000,
   });
+  if (input.limits) await limits().setLimits(organization.id, input.limits);
   return { organizationId: organization.id, apiKey };
 }
 

@@ -2,7 +2,7 @@
  * Organization, credit, capacity and API-key commands (decisions §8).
  */
 import { randomUUID } from 'node:crypto';
-import { defineCommand, integer } from '../command';
+import { defineCommand, integer, integerOrNone } from '../command';
 import { stores } from '../target';
 
 /** Options of `org:create`. */
@@ -104,6 +104,50 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
       externalEnrichingAccounts: options.externalEnriching,
     });
     return { enrichingAccounts: organization.enrichingAccounts, maxEnrichingAccounts: organization.maxEnrichingAccounts };
+  },
+});
+
+/** Options of `org:limits`. */
+interface OrgLimitsOptions {
+  org: string;
+  requests?: number;
+  windowSeconds?: number;
+  exportsPerHour?: number;
+  uploadsPerHour?: number;
+  /** Credits per UTC month; `null` (`none`): no limit. */
+  monthlySpend?: number | null;
+  /** Credits; `null` (`none`): no threshold. */
+  lowBalance?: number | null;
+}
+
+/**
+ * `org:limits` (decisions §15): sets the organization's overrides of the deployment's limits (none given: reads them) and
+ * prints the limits in force, as `POST /v1/org/limits` answers them. API containers use a new request rate within a minute.
+ */
+export const orgLimits = defineCommand<OrgLimitsOptions>({
+  name: 'org:limits',
+  summary: "read or override an organization's limits (request rate, exports and uploads per hour, monthly spend, low-balance threshold)",
+  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none'],
+  configure: (command) =>
+    command
+      .requiredOption('--org <id>', 'organization ID')
+      .option('--requests <n>', 'authenticated requests per window (all keys together)', integer(1))
+      .option('--window-seconds <n>', 'length of the request window in seconds', integer(1))
+      .option('--exports-per-hour <n>', 'exports per hour', integer(1))
+      .option('--uploads-per-hour <n>', 'uploads per hour', integer(1))
+      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone())
+      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone()),
+  run: async ({ options }) => {
+    const { describeLimits, limitDependencies, limits } = await stores();
+    await limits().setLimits(options.org, {
+      requests: options.requests,
+      windowSeconds: options.windowSeconds,
+      exportsPerHour: options.exportsPerHour,
+      uploadsPerHour: options.uploadsPerHour,
+      monthlySpendLimit: options.monthlySpend,
+      lowBalanceThreshold: options.lowBalance,
+    });
+    return describeLimits(limitDependencies(), options.org);
   },
 });
 

@@ -1,0 +1,247 @@
+/**
+ * Figures of the limits per organization (issue #30, decisions §15):
+ *
+ * - another organization's warm p50 (describe, over HTTP) while one
+ *   organization floods at 10× its limit, against its quiet p50 in the same
+ *   run (≤ 1.5×); the flood is bounded (a fixed rate, a fixed time, at most
+ *   64 requests in flight) and runs in this process, beside the server;
+ * - the share of the flood beyond the limit answered 429 `rate_limited`
+ *   (≥ 99 %);
+ * - the CPU of one refusal, the describe handler invoked in-process as Lambda
+ *   does, against authentication alone (`authenticate` and the key check of
+ *   lib/http/auth.ts, warm cache): ≤ 1.2×;
+ * - the limiter's DynamoDB cost per request: the write units of its calls
+ *   for one describe (≤ 1 WCU), and the cost per million requests;
+ * - the worst create on hostile uploaded files (one 50 MB line, 12,000 lines
+ *   of 4,097 bytes, 50 MB of random bytes): a 400, in ≤ 1 s of CPU per 10 MB.
+ *
+ * The round trips of get and describe with the limiter on are the
+ * `round-trips` module's (budget 1: the counter goes in the first wave).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Results } from '../lib/results';
+import type { BenchStack } from '../lib/stack';
+import { post, postCounted, PATHS } from '../lib/api';
+import { benchOrganization } from '../lib/fixtures';
+import { inProcessOperation } from '../lib/in-process';
+import { runRateLoad } from '../lib/children';
+import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
+import { round, summarize } from '../lib/stats';
+import { apiKeys, limits, organizations } from '../../lib/root';
+import { ApiKeyCache, authenticate } from '../../lib/http/auth';
+import { describeLimitsOperation } from '../../lib/organizations/schema';
+import { MAX_LINE_BYTES } from '../../lib/account-lists/account-list';
+
+/** On-demand write request units, US East (N. Virginia), dollars per million (as bench/lib/cost.ts prices them). */
+const DOLLARS_PER_MILLION_WRU = 0.625;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A fresh organization limited to `requests` per `windowSeconds` (the operator's override, before its first request). */
+async function limitedOrganization(name: string, requests: number, windowSeconds: number) {
+  const { organization, apiKey } = await organizations().create({ name, smbCredits: 10, researchAgentCredits: 0, maxEnrichingAccounts: 10 });
+  await limits().setLimits(organization.id, { requests, windowSeconds });
+  return { organizationId: organization.id, apiKey };
+}
+
+/** CPU seconds (user + system) of this process while `fn` runs. */
+async function cpuSecondsOf(fn: () => Promise<void>): Promise<number> {
+  const before = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1e6;
+}
+
+export async function runLimits(results: Results, stack: BenchStack, options: { floodSeconds: number; samples: number; cpuRuns: number; hostileBytes: number }): Promise<void> {
+  const group = 'limits per organization';
+
+  // ------------------------------------------------------------------ flood
+  const victim = await benchOrganization('Bench limits victim');
+  const limit = 20;
+  const flooder = await limitedOrganization('Bench limits flooder', limit, 1);
+  const floodRate = 10 * limit; // requests per second: 10× the limit
+  for (let i = 0; i < 20; i++) await post(stack, PATHS.describe, victim.apiKey, {}); // warm
+  const quiet: number[] = [];
+  for (let i = 0; i < options.samples; i++) quiet.push((await post(stack, PATHS.describe, victim.apiKey, {})).ms);
+
+  // The flood comes from a child process (its client work is not this process's), open loop at 10× the limit.
+  const flood = runRateLoad({
+    mode: 'http',
+    url: `${stack.apiUrl}${PATHS.describe}`,
+    headers: { authorization: `Bearer ${flooder.apiKey}`, 'content-type': 'application/json' },
+    body: '{}',
+    rate: floodRate,
+    seconds: options.floodSeconds,
+    concurrency: 64,
+  });
+  const loaded: number[] = [];
+  const floodStarted = performance.now();
+  await sleep(500); // the child is up and the flood under way
+  while (performance.now() - floodStarted < options.floodSeconds * 1000 && loaded.length < options.samples) {
+    loaded.push((await post(stack, PATHS.describe, victim.apiKey, {})).ms);
+  }
+  const flooded = await flood;
+  const statuses = flooded.statuses;
+  const sent = flooded.sent;
+  const windows = Object.keys(flooded.windows);
+
+  const quietP50 = summarize(quiet).p50;
+  const loadedP50 = summarize(loaded).p50;
+  results.add({
+    group,
+    name: "another organization's warm p50 (describe) while one floods at 10× its limit",
+    value: round(loadedP50 / quietP50),
+    unit: '× its quiet p50',
+    budget: { op: '<=', limit: 1.5, text: '≤ 1.5× its quiet p50, same run' },
+    extra: {
+      'quiet p50 (ms)': round(quietP50),
+      'during the flood p50 (ms)': round(loadedP50),
+      'samples (quiet, flood)': `${quiet.length}, ${loaded.length}`,
+      flood: `${floodRate} requests/s for ${options.floodSeconds} s against a limit of ${limit} per 1 s window; ${sent} sent`,
+    },
+  });
+
+  const served = statuses['200'] ?? 0;
+  // A 429 of the flooder's describe is the API's rate_limited (the local server has no stage throttle).
+  const refused = statuses['429'] ?? 0;
+  const allowed = limit * windows.length;
+  const excess = Math.max(1, sent - allowed);
+  results.add({
+    group,
+    name: 'share of the flood beyond the limit refused with 429 rate_limited',
+    value: round((100 * refused) / excess, 1),
+    unit: '%',
+    budget: { op: '>=', limit: 99, text: '≥ 99 % of what exceeds the limit' },
+    extra: {
+      sent,
+      'answered 200': served,
+      'answered 429': refused,
+      'other answers': Object.entries(statuses).filter(([key]) => key !== '200' && key !== '429').map(([key, n]) => `${key}: ${n}`).join(', ') || 'none',
+      'allowed (limit × windows touched)': `${limit} × ${windows.length} = ${allowed}`,
+    },
+    note: 'the requests of each 1 s window past its 20 are the excess; a served request beyond that would be a leak of the limit',
+  });
+
+  // ---------------------------------------------------------- CPU per refusal
+  // The handler as Lambda runs it (one request per process at a time), as the latency module invokes it.
+  await asStandardLambdaEnvironment(async () => {
+    const refusedOrg = await limitedOrganization('Bench limits refused', 1, 3_600);
+    const describe = await inProcessOperation(PATHS.describe, refusedOrg.apiKey, {});
+    // The window's one request, then the refusal this process remembers.
+    await describe.invoke();
+    const refusal = async () => {
+      await describe.prepare()().then(
+        () => {
+          throw new Error('expected a refusal');
+        },
+        (error: Error) => {
+          if (!error.message.includes('answered 429')) throw error;
+        },
+      );
+    };
+    await refusal();
+    const cache = new ApiKeyCache();
+    const header = `Bearer ${refusedOrg.apiKey}`;
+    const findApiKey = (keyHash: string) => apiKeys().findByHash(keyHash);
+    const authenticationAlone = async () => {
+      const check = await authenticate(header, findApiKey, cache);
+      await check.ensure();
+    };
+    await authenticationAlone();
+    const perCall = async (fn: () => Promise<void>) => {
+      for (let i = 0; i < 20; i++) await fn(); // warm
+      return (await cpuSecondsOf(async () => {
+        for (let i = 0; i < options.cpuRuns; i++) await fn();
+      })) / options.cpuRuns;
+    };
+    // Interleaved halves, so drift of the machine's load falls on both.
+    const refusalCpu: number[] = [];
+    const authCpu: number[] = [];
+    for (let half = 0; half < 4; half++) {
+      authCpu.push(await perCall(authenticationAlone));
+      refusalCpu.push(await perCall(refusal));
+    }
+    const refusalUs = (summarize(refusalCpu).p50 * 1e6);
+    const authUs = (summarize(authCpu).p50 * 1e6);
+    results.add({
+      group,
+      name: 'CPU of one refusal (429 rate_limited), in-process',
+      value: round(refusalUs / authUs),
+      unit: '× authentication alone',
+      budget: { op: '<=', limit: 1.2, text: '≤ 1.2× the authentication alone' },
+      extra: {
+        'refusal (µs CPU)': round(refusalUs, 0),
+        'authentication alone (µs CPU)': round(authUs, 0),
+        runs: `${options.cpuRuns} × 4 each`,
+      },
+      note: 'the describe handler as Lambda invokes it, for an organization this process already saw refused in the window (no counter write: the key GetItem of its verification, the envelope, the RateLimit fields), against lib/http/auth.ts authenticate + the key check (the same GetItem) with a warm key cache',
+    });
+  });
+
+  // ------------------------------------------------------------ limiter cost
+  const counted = await postCounted(stack, PATHS.describe, victim.apiKey, {});
+  const limiterCalls = counted.scope.calls.filter((c) => c.kind === 'limiter');
+  const wru = limiterCalls.reduce((total, c) => total + (c.wru ?? 0), 0);
+  const limitsRead = await postCounted(stack, describeLimitsOperation.path, victim.apiKey, {});
+  results.add({
+    group,
+    name: 'DynamoDB cost of the limiter per request',
+    value: wru,
+    unit: 'WCU',
+    budget: { op: '<=', limit: 1, text: '≤ 1 WCU' },
+    extra: {
+      calls: limiterCalls.map((c) => `${c.command} (${c.wru ?? 0} WRU, ${c.rru ?? 0} RRU)`).join(', '),
+      'dollars per million requests (on demand)': round(wru * DOLLARS_PER_MILLION_WRU, 3),
+      'policy read': 'one GetItem of the organization item (projection, 0.5–1 RRU) per organization and container per minute',
+      'POST /v1/org/limits answered': limitsRead.status,
+    },
+    note: 'one UpdateItem ADD on a counter item under 1 KB, in the same wave as the authentication read',
+  });
+
+  results.note(
+    group,
+    "The request-rate counter's UpdateItem goes in the same wave as each request's first read (round trips unchanged: 1 for describe and get, " +
+      'see "DynamoDB round trips"). In the warm-latency figures it is one of the request\'s "own calls" (UpdateItem ∥ GetItem): on DynamoDB Local ' +
+      'the pair, replayed bare too, costs about twice one GetItem (one JVM serving both; in DynamoDB the counter is another partition), so ' +
+      '"own calls / floor" roughly doubles while "p50 / own calls" (our code) stays where it was. A refusal this process already saw costs no ' +
+      'DynamoDB call at all.',
+  );
+
+  // --------------------------------------------------------- hostile files
+  const hostile = await benchOrganization('Bench limits hostile files');
+  const upload = async (content: Buffer): Promise<string> => {
+    const created = await post<{ uploadId: string; url: string }>(stack, '/v1/uploads/create', hostile.apiKey, {});
+    if (created.status !== 200) throw new Error(`uploads/create answered ${created.status}`);
+    const put = await fetch(created.data.url, { method: 'PUT', body: content });
+    if (put.status !== 200) throw new Error(`the PUT answered ${put.status}`);
+    return created.data.uploadId;
+  };
+  const bytes = options.hostileBytes;
+  const longLine = Buffer.alloc(MAX_LINE_BYTES + 1, 'x');
+  const files: { name: string; content: Buffer }[] = [
+    { name: `one line of ${bytes / 1e6} MB`, content: Buffer.alloc(bytes, 'q') },
+    { name: `${Math.floor(bytes / (MAX_LINE_BYTES + 2)).toLocaleString('en-US')} lines of 4,097 bytes`, content: Buffer.concat(Array.from({ length: Math.floor(bytes / (MAX_LINE_BYTES + 2)) }, () => Buffer.concat([longLine, Buffer.from('\n')]))) },
+    { name: `${bytes / 1e6} MB of random bytes`, content: randomBytes(bytes) },
+  ];
+  let worst = 0;
+  const perFile: Record<string, string> = {};
+  for (const file of files) {
+    const uploadId = await upload(file.content);
+    let status = 0;
+    const cpu = await cpuSecondsOf(async () => {
+      status = (await post(stack, PATHS.create, hostile.apiKey, { name: 'Hostile', accountIdsUploadId: uploadId })).status;
+    });
+    const perTenMb = cpu / (file.content.length / 10e6);
+    worst = Math.max(worst, status === 400 ? perTenMb : Infinity);
+    perFile[file.name] = `${status}, ${round(cpu, 3)} s CPU (${round(perTenMb, 3)} s per 10 MB)`;
+  }
+  results.add({
+    group,
+    name: 'worst create on hostile uploaded files',
+    value: round(worst, 3),
+    unit: 's CPU per 10 MB',
+    budget: { op: '<=', limit: 1, text: '400 in ≤ 1 s CPU per 10 MB' },
+    extra: perFile,
+    note: 'CPU of this process (the API server is in it) while create answers; a file answered other than 400 counts as a miss',
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Every authenticated operation's answers carry the IETF RateLimit fields,
+ * a success and a refusal alike, and describe, get, enrich and quote carry
+ * `Credits-Remaining` (decisions §15): a table over infra/routes.ts
+ * API_ROUTES, so a new route without a case fails here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ROUTES } from '../infra/routes';
+import { call, newOrganization, useApi, type ApiResponse } from './support/api';
+import { activeAccounts, createApiCampaign, enrich, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import { startReceiver, type Receiver } from './webhooks/receiver';
+
+// A receiver on this machine for the webhook operations.
+process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
+
+const api = useApi({ webhooks: { intervalMs: 100 } });
+
+/** What each operation's success needs, built once for the organization of the table. */
+interface Fixture {
+  apiKey: string;
+  draftId: string;
+  /** A draft only quote reads (enrich launches {@link draftId}). */
+  quotedId: string;
+  enrichedId: string;
+  endpointId: string;
+  messageId: string;
+  smb: () => Promise<number>;
+}
+
+/** A valid body per operation (a 2xx); the table fails for an operation missing here. */
+const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = {
+  describeOrganization: () => ({}),
+  describeLimits: () => ({}),
+  createCampaign: () => ({ name: 'Headers', accountIds: ['acct_1'] }),
+  createUpload: () => ({}),
+  updateCampaign: (f) => ({ campaignId: f.draftId, name: 'Renamed' }),
+  getCampaign: (f) => ({ campaignId: f.enrichedId }),
+  listCampaigns: () => ({}),
+  // A repeat call on the enriched campaign's launch would be a refusal: launch the draft.
+  enrichCampaign: (f) => ({ campaignId: f.draftId }),
+  exportCampaign: (f) => ({ campaignId: f.enrichedId }),
+  listLedger: () => ({}),
+  quoteCampaign: (f) => ({ campaignId: f.quotedId }),
+  listCampaignAccounts: (f) => ({ campaignId: f.enrichedId }),
+  createWebhookEndpoint: () => ({ url: `${receiverUrl}/second` }),
+  listWebhookEndpoints: () => ({}),
+  rotateWebhookSecret: (f) => ({ endpointId: f.endpointId }),
+  testWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
+  listWebhookDeliveries: () => ({}),
+  redeliverWebhook: (f) => ({ messageId: f.messageId }),
+  deleteWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
+};
+
+/** Operations whose success carries `Credits-Remaining`. */
+const CREDITS_REMAINING = new Set(['describeOrganization', 'getCampaign', 'enrichCampaign', 'quoteCampaign']);
+
+const POLICY = /^"requests";q=\d+;w=\d+$/;
+const REMAINING = /^"requests";r=\d+;t=\d+$/;
+
+function expectRateLimitFields(res: ApiResponse): void {
+  expect(res.headers.get('ratelimit-policy'), JSON.stringify(res.body)).toMatch(POLICY);
+  expect(res.headers.get('ratelimit')).toMatch(REMAINING);
+}
+
+let receiver: Receiver;
+let receiverUrl: string;
+let fixture: Fixture;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  receiverUrl = receiver.url;
+  const org = await newOrganization({ smbCredits: 1_000 });
+  const list = activeAccounts(uniquePrefix(), 3);
+  await importAccounts(list);
+  const ids = list.map((a) => a.accountId);
+  const enrichedId = await createApiCampaign(api(), org.apiKey, ids);
+  expect((await enrich(api(), org.apiKey, enrichedId)).status).toBe(200);
+  await waitForStatus(api(), org.apiKey, enrichedId, 'enriched');
+  const draftId = await createApiCampaign(api(), org.apiKey, ids.slice(0, 1));
+  const quotedId = await createApiCampaign(api(), org.apiKey, ids.slice(1, 2));
+  const endpoint = await call(api(), '/v1/webhooks/create', { apiKey: org.apiKey, body: { url: `${receiverUrl}/first` } });
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200);
+  const sent = await call(api(), '/v1/webhooks/test', { apiKey: org.apiKey, body: { endpointId: endpoint.data.id } });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  // Redeliver names a message once it was fanned out and attempted.
+  await pollUntil(
+    () => call(api(), '/v1/webhooks/deliveries', { apiKey: org.apiKey, body: {} }),
+    (res) => res.status === 200 && res.data.deliveries.length > 0,
+  );
+  fixture = {
+    apiKey: org.apiKey,
+    draftId,
+    quotedId,
+    enrichedId,
+    endpointId: endpoint.data.id,
+    messageId: sent.data.messageId,
+    smb: async () => (await call(api(), '/v1/org/describe', { apiKey: org.apiKey })).data.credits.smb,
+  };
+});
+
+afterAll(async () => {
+  await receiver?.close();
+});
+
+describe('RateLimit fields on every authenticated answer (API_ROUTES)', () => {
+  // The table's order is the route list's; delete comes last among the webhook operations.
+  const routes = [...API_ROUTES].sort((a, b) => Number(a.operation.operationId === 'deleteWebhookEndpoint') - Number(b.operation.operationId === 'deleteWebhookEndpoint'));
+
+  it.each(routes.map((route) => [route.operation.operationId, route] as const))('%s: 2xx and 4xx', async (operationId, route) => {
+    const body = SUCCESS_BODIES[operationId];
+    expect(body, `no success case for ${operationId}: add it to SUCCESS_BODIES`).toBeDefined();
+    const ok = await call(api(), route.operation.path, { apiKey: fixture.apiKey, body: body!(fixture) });
+    expect(ok.status, `${operationId}: ${JSON.stringify(ok.body)}`).toBeLessThan(300);
+    expectRateLimitFields(ok);
+    if (CREDITS_REMAINING.has(operationId)) expect(Number(ok.headers.get('credits-remaining'))).toBe(await fixture.smb());
+    else expect(ok.headers.get('credits-remaining')).toBeNull();
+
+    const refused = await call(api(), route.operation.path, { apiKey: fixture.apiKey, body: { unexpected: true } });
+    expect(refused.status, `${operationId}: ${JSON.stringify(refused.body)}`).toBe(400);
+    expectRateLimitFields(refused);
+  });
+});
