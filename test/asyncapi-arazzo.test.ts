@@ -13,8 +13,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { buildAsyncApiDocument } from '../lib/contract/asyncapi';
 import { buildArazzoDocument } from '../lib/contract/arazzo';
-import { campaignEventPayloadSchema, EVENT_EXAMPLES, TestEventPayloadSchema } from '../lib/webhooks/docs';
-import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../lib/webhooks/events';
+import { EVENT_EXAMPLES, eventPayloadSchemas } from '../lib/webhooks/docs';
+import { WEBHOOK_EVENT_TYPES } from '../lib/webhooks/events';
 import { validateAsyncApi } from './support/asyncapi';
 import { useApi } from './support/api';
 
@@ -42,7 +42,7 @@ describe('docs/asyncapi.json', () => {
     expect(asyncapi.components.schemas.WebhookHeaders.required).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     for (const message of messages) {
       const type = message.name as (typeof WEBHOOK_EVENT_TYPES)[number];
-      const schema = type === 'webhook.test' ? TestEventPayloadSchema : campaignEventPayloadSchema(type as (typeof CAMPAIGN_EVENT_TYPES)[number]);
+      const schema = new Map<string, z.ZodMiniType>(eventPayloadSchemas()).get(type)!;
       expect(z.safeParse(schema, message.examples[0].payload).success, type).toBe(true);
       expect(message.examples[0].payload).toEqual(EVENT_EXAMPLES[type]);
     }

@@ -193,6 +193,9 @@ describe('client', () => {
       expect(campaign.accounts.requested).toBe(3);
       await client.updateCampaign({ campaignId: campaign.id, excludeEnrichedWithinDays: 0 });
       expect((await client.quoteCampaign({ campaignId: campaign.id })).outcome).toBe('launchable');
+      expect((await client.describeLimits()).requests).toMatchObject({ limit: expect.any(Number), windowSeconds: expect.any(Number) });
+      // Never launched: nothing to cancel.
+      await expect(client.cancelCampaign({ campaignId: campaign.id })).rejects.toMatchObject({ code: 'campaign_not_cancelable', status: 409, details: { status: 'draft' } });
       const endpoint = await client.createWebhookEndpoint({ url: receiver.url, events: ['campaign.enriched'] });
       await client.enrichCampaign({ campaignId: campaign.id });
       const enriched = await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });

@@ -120,7 +120,8 @@ interface Fixture {
 }
 
 async function fixture(): Promise<Fixture> {
-  const org = await newOrganization({ smbCredits: 100_000 });
+  // Hundreds of requests in a few seconds: the organization's request rate is raised (its limit is not what this test judges).
+  const org = await newOrganization({ smbCredits: 100_000, limits: { requests: 100_000 } });
   const accounts = activeAccounts(uniquePrefix(), 6);
   await importAccounts(accounts);
   const accountIds = accounts.map((a) => a.accountId);
@@ -155,6 +156,10 @@ function cases(f: Fixture): Case[] {
     ok('/v1/org/describe', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/describe', 'empty object', {}, { encodings: ['json'] }),
     bad('/v1/org/describe', 'unknown field', { x: 1 }, { encodings: ['json'] }),
+
+    ok('/v1/org/limits', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/org/limits', 'empty object', {}, { encodings: ['json'] }),
+    bad('/v1/org/limits', 'unknown field', { x: 1 }, { encodings: ['json'] }),
 
     ok(`${C}/create`, 'accountIds', { name: 'Prism create', accountIds: f.accountIds.slice(0, 2) }),
     ok(`${C}/create`, 'excludeEnrichedWithinDays 0 and a 200-character name', { name: 'n'.repeat(200), accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 0 }),
@@ -203,6 +208,11 @@ function cases(f: Fixture): Case[] {
     bad(`${C}/list`, "limit ' 3'", {}, { encodings: ['form', 'multipart'], formFields: { limit: ' 3' } }),
     bad(`${C}/list`, 'unknown status', { filters: { status: 'archived' } }),
     bad(`${C}/list`, 'empty cursor', { cursor: '' }, { encodings: ['json'] }),
+
+    ok(`${C}/cancel`, 'draft (409 campaign_not_cancelable)', { campaignId: f.draftId }),
+    ok(`${C}/cancel`, 'unknown campaign (404)', { campaignId: unknownCampaign }),
+    bad(`${C}/cancel`, 'malformed campaign ID', { campaignId: 'x' }),
+    bad(`${C}/cancel`, 'unknown field', { campaignId: f.draftId, x: 1 }, { encodings: ['json'] }),
 
     ok(`${C}/quote`, 'draft', { campaignId: f.draftId }),
     ok(`${C}/quote`, 'enriched (409)', { campaignId: f.enrichedId }),

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../infra/routes';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { activeAccounts, createApiCampaign, enrich, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import { activeAccounts, createApiCampaign, enrich, importAccounts, pollUntil, testWarehouse, uniquePrefix, waitForStatus } from './enrichment/support';
+import { useWarehouse } from '../lib/root';
 import { startReceiver, type Receiver } from './webhooks/receiver';
 
 // A receiver on this machine for the webhook operations.
@@ -22,6 +23,8 @@ interface Fixture {
   /** A draft only quote reads (enrich launches {@link draftId}). */
   quotedId: string;
   enrichedId: string;
+  /** Canceled while enriching: a repeated cancel answers it again (200). */
+  canceledId: string;
   endpointId: string;
   messageId: string;
   smb: () => Promise<number>;
@@ -38,6 +41,8 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   listCampaigns: () => ({}),
   // A repeat call on the enriched campaign's launch would be a refusal: launch the draft.
   enrichCampaign: (f) => ({ campaignId: f.draftId }),
+  // A cancel repeated on a campaign it returned to draft answers it again.
+  cancelCampaign: (f) => ({ campaignId: f.canceledId }),
   exportCampaign: (f) => ({ campaignId: f.enrichedId }),
   listLedger: () => ({}),
   quoteCampaign: (f) => ({ campaignId: f.quotedId }),
@@ -76,6 +81,19 @@ beforeAll(async () => {
   const enrichedId = await createApiCampaign(api(), org.apiKey, ids);
   expect((await enrich(api(), org.apiKey, enrichedId)).status).toBe(200);
   await waitForStatus(api(), org.apiKey, enrichedId, 'enriched');
+  // Canceled while its contact read is held, so the cancel cannot race the completion.
+  const held = testWarehouse({ holdAccounts: true });
+  useWarehouse(held);
+  const canceledId = await createApiCampaign(api(), org.apiKey, ids.slice(2, 3));
+  try {
+    expect((await enrich(api(), org.apiKey, canceledId)).status).toBe(200);
+    await held.called('getAccounts');
+    const canceled = await call(api(), '/v1/campaigns/cancel', { apiKey: org.apiKey, body: { campaignId: canceledId } });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+  } finally {
+    held.release();
+    useWarehouse(undefined);
+  }
   const draftId = await createApiCampaign(api(), org.apiKey, ids.slice(0, 1));
   const quotedId = await createApiCampaign(api(), org.apiKey, ids.slice(1, 2));
   const endpoint = await call(api(), '/v1/webhooks/create', { apiKey: org.apiKey, body: { url: `${receiverUrl}/first` } });
@@ -92,6 +110,7 @@ beforeAll(async () => {
     draftId,
     quotedId,
     enrichedId,
+    canceledId,
     endpointId: endpoint.data.id,
     messageId: sent.data.messageId,
     smb: async () => (await call(api(), '/v1/org/describe', { apiKey: org.apiKey })).data.credits.smb,

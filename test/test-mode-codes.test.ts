@@ -116,7 +116,7 @@ describe('the operator recipes of docs/test-mode.md (--test)', () => {
   it('org:credits --test empties the test balance: insufficient_credits; the live balance stays', async () => {
     const { organizationId, apiKey, testKey } = await testKeyOf();
     const printed = await orgCredits.run({ options: { org: organizationId, add: -TEST_TWIN_CREDITS, test: true }, args: [], progress: noProgress });
-    expect(printed).toEqual({ organizationId, smb: 0 });
+    expect(printed).toEqual({ organizationId, smb: 0, adjustmentId: expect.stringMatching(/^adj_/) });
     const campaignId = await createApiCampaign(api(), testKey, [`test_found_${uniquePrefix()}`]);
     const quote = await call(api(), '/v1/campaigns/quote', { apiKey: testKey, body: { campaignId } });
     expect(quote.data.outcome).toBe('insufficient_credits');

@@ -365,7 +365,7 @@ describe('the README client example', () => {
     const section = readme.slice(readme.indexOf('The same with the TypeScript client'));
     const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(section)![1]!;
     expect(block).toContain('process.env.TEST_KEY');
-    const script = block.replace("from './client'", `from ${JSON.stringify(path.join(ROOT, 'client/index.ts'))}`).replace("'http://127.0.0.1:3000'", JSON.stringify(api()));
+    const script = block.replace("from './client/index'", `from ${JSON.stringify(path.join(ROOT, 'client/index.ts'))}`).replace("'http://127.0.0.1:3000'", JSON.stringify(api()));
     const dir = mkdtempSync(path.join(tmpdir(), 'readme-client-'));
     const file = path.join(dir, 'example.mts');
     writeFileSync(file, script);

@@ -193,7 +193,7 @@ const HEADERS = {
   'Credits-Remaining': {
     description: "The organization's smb credit balance after this request (the value the body shows where it shows one).",
     required: true,
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
   // Decisions §17.
