@@ -30,6 +30,8 @@ import {
   ResultsNotReadyError,
   RevokedApiKeyError,
   WebhookEndpointDisabledError,
+  RateLimitedError,
+  SpendLimitExceededError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../../lib/errors';
@@ -436,6 +438,18 @@ describe('error family', () => {
       'webhook_endpoint_disabled',
       { code: 'webhook_endpoint_disabled', message: 'Webhook endpoint "whe_4fJ8kQ2mN7pR9sT3vW5xY" is disabled (it answered 410 Gone); create a new endpoint to receive events again.', details: { id: 'whe_4fJ8kQ2mN7pR9sT3vW5xY' } },
     ],
+    [
+      'RateLimitedError',
+      new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
+      'rate_limited',
+      { code: 'rate_limited', message: 'The organization has used its 200 requests per 10 s; retry in 4 s.', details: { policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 } },
+    ],
+    [
+      'SpendLimitExceededError',
+      new SpendLimitExceededError({ limit: 50_000, spent: 49_900, required: 262 }),
+      'spend_limit_exceeded',
+      { code: 'spend_limit_exceeded', message: 'This launch needs 262 credits; 49900 of the monthly spend limit of 50000 are spent this month.', details: { limit: 50_000, spent: 49_900, required: 262 } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -463,6 +477,8 @@ describe('error family', () => {
       concurrency_limit_exceeded: 429,
       webhook_endpoint_limit_reached: 409,
       webhook_endpoint_disabled: 409,
+      rate_limited: 429,
+      spend_limit_exceeded: 402,
       internal_error: 500,
     });
   });
