@@ -11,7 +11,7 @@
  * docs function serves it at `GET /asyncapi.json`.
  */
 import * as z from 'zod';
-import { CAMPAIGN_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../webhooks/events';
+import type { WEBHOOK_EVENT_TYPES } from '../webhooks/events';
 import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS } from '../webhooks/docs';
 import { CONTACT } from './openapi';
 

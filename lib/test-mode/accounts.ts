@@ -84,8 +84,8 @@ export function testContacts(accountId: string): WarehouseContact[] {
   ];
 }
 
-/** The test warehouse's account for an ID, with its contacts; `undefined` for an ID it does not know. */
-export function testAccount(accountId: string): WarehouseAccount | undefined {
+/** The test warehouse's account fields for an ID, without its contacts; `undefined` for an ID it does not know. */
+export function testAccountFields(accountId: string): WarehouseAccountFields | undefined {
   const kind = testAccountKind(accountId);
   if (!kind) return undefined;
   return {
@@ -96,8 +96,15 @@ export function testAccount(accountId: string): WarehouseAccount | undefined {
     industry: 'Software',
     employeeCount: 100,
     country: 'US',
-    contacts: kind === 'nocontacts' || kind === 'closed' || kind === 'inactive' ? [] : testContacts(accountId),
   };
+}
+
+/** The test warehouse's account for an ID, with its contacts; `undefined` for an ID it does not know. */
+export function testAccount(accountId: string): WarehouseAccount | undefined {
+  const fields = testAccountFields(accountId);
+  if (!fields) return undefined;
+  const kind = testAccountKind(accountId);
+  return { ...fields, contacts: kind === 'nocontacts' || kind === 'closed' || kind === 'inactive' ? [] : testContacts(accountId) };
 }
 
 /**
@@ -111,11 +118,8 @@ export const testWarehouse: Warehouse = {
   async getAccountStatuses(accountIds) {
     const fields = new Map<string, WarehouseAccountFields>();
     for (const id of accountIds) {
-      const account = testAccount(id);
-      if (account) {
-        const { contacts: _contacts, ...rest } = account;
-        fields.set(id, rest);
-      }
+      const account = testAccountFields(id);
+      if (account) fields.set(id, account);
     }
     return fields;
   },
