@@ -2,8 +2,9 @@
  * Organization, credit, capacity and API-key commands (decisions §8).
  */
 import { randomUUID } from 'node:crypto';
-import { defineCommand, integer, integerOrNone } from '../command';
+import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
 import { stores } from '../target';
+import { LIMIT_MINIMUMS } from '../../../lib/organizations/limits';
 
 /** Options of `org:create`. */
 interface OrgCreateOptions {
@@ -114,10 +115,10 @@ interface OrgLimitsOptions {
   windowSeconds?: number;
   exportsPerHour?: number;
   uploadsPerHour?: number;
-  /** Credits per UTC month; `null` (`none`): no limit. */
-  monthlySpend?: number | null;
-  /** Credits; `null` (`none`): no threshold. */
-  lowBalance?: number | null;
+  /** Credits per UTC month; `none`: no limit. */
+  monthlySpend?: number | typeof NONE;
+  /** Credits; `none`: no threshold. */
+  lowBalance?: number | typeof NONE;
 }
 
 /**
@@ -131,12 +132,12 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
-      .option('--requests <n>', 'authenticated requests per window (all keys together)', integer(1))
-      .option('--window-seconds <n>', 'length of the request window in seconds', integer(1))
-      .option('--exports-per-hour <n>', 'exports per hour', integer(1))
-      .option('--uploads-per-hour <n>', 'uploads per hour', integer(1))
-      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone())
-      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone()),
+      .option('--requests <n>', 'authenticated requests per window (all keys together)', integer(LIMIT_MINIMUMS.requests))
+      .option('--window-seconds <n>', 'length of the request window in seconds', integer(LIMIT_MINIMUMS.windowSeconds))
+      .option('--exports-per-hour <n>', 'exports per hour', integer(LIMIT_MINIMUMS.exportsPerHour))
+      .option('--uploads-per-hour <n>', 'uploads per hour', integer(LIMIT_MINIMUMS.uploadsPerHour))
+      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone(LIMIT_MINIMUMS.monthlySpendLimit))
+      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold)),
   run: async ({ options }) => {
     const { describeLimits, limitDependencies, limits } = await stores();
     await limits().setLimits(options.org, {
@@ -144,8 +145,8 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
       windowSeconds: options.windowSeconds,
       exportsPerHour: options.exportsPerHour,
       uploadsPerHour: options.uploadsPerHour,
-      monthlySpendLimit: options.monthlySpend,
-      lowBalanceThreshold: options.lowBalance,
+      monthlySpendLimit: noneAsNull(options.monthlySpend),
+      lowBalanceThreshold: noneAsNull(options.lowBalance),
     });
     return describeLimits(limitDependencies(), options.org);
   },
