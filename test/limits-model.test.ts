@@ -17,21 +17,14 @@ import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { monthOf } from '../lib/organizations/limits';
 import { limits } from '../lib/root';
-import { COMMANDS } from '../infra/ops/commands';
-import { runOps } from '../infra/ops/program';
 import { newOrganization, useApi } from './support/api';
+import { opsJson } from './support/ops';
 import { activeAccounts, balance, createApiCampaign, enrich, importAccounts, uniquePrefix } from './enrichment/support';
 
 const api = useApi();
 
 /** Runs `ops org:limits` in this process; answers the printed limits. */
-async function orgLimits(organizationId: string, args: string[]): Promise<any> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runOps(['org:limits', '--org', organizationId, ...args, '--table', config.tableName], COMMANDS, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  expect(code, err.join('')).toBe(0);
-  return JSON.parse(out.join(''));
-}
+const orgLimits = (organizationId: string, args: string[]): Promise<any> => opsJson(['org:limits', '--org', organizationId, ...args]);
 
 /** A draft of `size` active accounts with one contact each (found: no refund, so the month's spend only grows). */
 async function draftOf(apiKey: string, size: number): Promise<string> {

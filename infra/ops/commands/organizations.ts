@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
-import { stores } from '../target';
+import { organizationOf, stores, TEST_OPTION } from '../target';
 import { LIMIT_MINIMUMS } from '../../../lib/organizations/limits';
 
 /** Options of `org:create`. */
@@ -71,8 +71,8 @@ export const orgCredits = defineCommand<OrgCreditsOptions>({
   run: async ({ options }) => {
     if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id)) throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
     const adjustmentId = options.id ?? `adj_${randomUUID()}`;
-    const { ledger, organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const { ledger } = await stores();
+    const organizationId = await organizationOf(options);
     const { balance } = await ledger().adjust(organizationId, options.add, options.note, adjustmentId);
     return { organizationId: options.org, smb: balance, adjustmentId };
   },
@@ -99,7 +99,7 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
       .option('--test', "set the capacity of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
     const { organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const organizationId = await organizationOf(options);
     const organization = await organizations().setCapacity(organizationId, {
       maxEnrichingAccounts: options.maxEnriching,
       externalEnrichingAccounts: options.externalEnriching,
@@ -119,6 +119,8 @@ interface OrgLimitsOptions {
   monthlySpend?: number | typeof NONE;
   /** Credits; `none`: no threshold. */
   lowBalance?: number | typeof NONE;
+  /** The limits of the organization's test twin instead. */
+  test?: boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ interface OrgLimitsOptions {
 export const orgLimits = defineCommand<OrgLimitsOptions>({
   name: 'org:limits',
   summary: "read or override an organization's limits (request rate, exports and uploads per hour, monthly spend, low-balance threshold)",
-  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none'],
+  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none', 'npx ops org:limits --org org_… --test --low-balance 999000'],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
@@ -137,10 +139,12 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
       .option('--exports-per-hour <n>', 'exports per hour', integer(LIMIT_MINIMUMS.exportsPerHour))
       .option('--uploads-per-hour <n>', 'uploads per hour', integer(LIMIT_MINIMUMS.uploadsPerHour))
       .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone(LIMIT_MINIMUMS.monthlySpendLimit))
-      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold)),
+      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold))
+      .option(...TEST_OPTION),
   run: async ({ options }) => {
     const { describeLimits, limitDependencies, limits } = await stores();
-    await limits().setLimits(options.org, {
+    const organizationId = await organizationOf(options);
+    await limits().setLimits(organizationId, {
       requests: options.requests,
       windowSeconds: options.windowSeconds,
       exportsPerHour: options.exportsPerHour,
@@ -148,7 +152,7 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
       monthlySpendLimit: noneAsNull(options.monthlySpend),
       lowBalanceThreshold: noneAsNull(options.lowBalance),
     });
-    return describeLimits(limitDependencies(), options.org);
+    return describeLimits(limitDependencies(), organizationId);
   },
 });
 
@@ -164,8 +168,8 @@ export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   configure: (command) =>
     command.requiredOption('--org <id>', 'organization ID').option('--test', "a test key (cek_test_…), acting on the organization's test twin"),
   run: async ({ options }) => {
-    const { apiKeys, organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const { apiKeys } = await stores();
+    const organizationId = await organizationOf(options);
     return { apiKey: await apiKeys().create(organizationId) };
   },
 });
