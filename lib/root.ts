@@ -294,7 +294,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; savedAnswer?: SavedAnswerCodec } = {},
+  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean; savedAnswer?: SavedAnswerCodec } = {},
 ): ApiHandler => {
   const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
   return createApiHandler(
