@@ -1,9 +1,9 @@
 /**
- * The published contract (decisions §13): the committed `docs/openapi.json`
+ * The published contract (README.md): the committed `docs/openapi.json`
  * is exactly what the code generates, and the document states what the API
  * does — required bodies, update's "at least one of", the form encodings,
  * typed `details` per error code with real examples, the campaign shape per
- * status, non-negative figures, the headers of §10, a license.
+ * status, non-negative figures, the headers of docs/idempotency.md, a license.
  * (`redocly lint` runs in CI: `npm run openapi:lint`.)
  */
 import { readFileSync } from 'node:fs';
@@ -121,7 +121,7 @@ describe('docs/openapi.json', () => {
     const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
     expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
     expect(create.schema.required).toEqual(['name']);
-    // Exactly one source of account IDs (decisions §1, §14); JSON and urlencoded have the first two.
+    // Exactly one source of account IDs (docs/campaigns.md); JSON and urlencoded have the first two.
     expect(create.schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }, { required: ['accountIdsFile'] }]);
     // JSON: one complete body per source, each a named component (generated clients type a body without a list as an error).
     expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([
@@ -188,7 +188,7 @@ describe('docs/openapi.json', () => {
     expect(credits.smb.minimum).toBe(0);
   });
 
-  it('declares the headers of decisions §10 on the operations', () => {
+  it('declares the headers of docs/idempotency.md on the operations', () => {
     const enrich = post('/v1/campaigns/enrich');
     expect(enrich.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
     expect(committed.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });

@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"; decisions
- * §13), generated from the operations' zod schemas by zod-openapi: the
+ * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning";
+ * README.md), generated from the operations' zod schemas by zod-openapi: the
  * schemas that validate requests (lib/<domain>/schema.ts) are the ones the
  * document shows, with each operation's documentation (lib/<domain>/docs.ts).
  *
  * Per operation it states: the JSON body and its two form encodings (text
  * forms of numbers and booleans, `filters[status]` bracket keys, repeated
  * fields, multipart file parts); every error code under its status with its
- * typed `details` and a real example; the headers of decisions §10
+ * typed `details` and a real example; the headers of docs/idempotency.md
  * (`Idempotency-Key`, `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`).
  *
  * `npm run openapi:write` writes it to `docs/openapi.json`;
@@ -68,7 +68,7 @@ const nonNegative = () => z.int().min(0);
 const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
   invalid_request: {
     schema: z.strictObject({ issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }) }),
-    // Absent only when the body could not be parsed at all (decisions §2).
+    // Absent only when the body could not be parsed at all (docs/errors.md).
     required: false,
   },
   insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
@@ -163,7 +163,7 @@ const errorSchemas = Object.fromEntries(
   }),
 ) as unknown as Record<ErrorCode, z.ZodObject>;
 
-/** Response headers of decisions §10. */
+/** Response headers of docs/idempotency.md. */
 const HEADERS = {
   'X-Request-Id': {
     description: 'ID of this request (API Gateway’s request ID): quote it to support; every log line of the request carries it.',
@@ -195,7 +195,7 @@ const HEADERS = {
     schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
-  // Decisions §17.
+  // docs/test-mode.md.
   'Test-Mode': {
     description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
     schema: { type: 'string', enum: ['true'] },
@@ -329,7 +329,7 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
         required = required.filter((field) => field !== part.replaces);
         anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
       }
-      // A field that is one of several exclusive sources (decisions §14): the file part is one more.
+      // A field that is one of several exclusive sources (docs/campaigns.md#large-account-lists-upload-first): the file part is one more.
       if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces))) oneOf = [...oneOf, { required: [name] }];
     }
   }
@@ -468,7 +468,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
   return z.xor(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
-/** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
+/** The document's `webhooks` section: one POST per event type, with its body (docs/webhooks.md, README.md). */
 function webhooksSection(): ZodOpenApiPathsObject {
   const events = eventPayloadSchemas();
   return Object.fromEntries(

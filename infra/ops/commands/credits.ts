@@ -1,5 +1,5 @@
 /**
- * Credit ledger commands (decisions §8, §11): reconciliation.
+ * Credit ledger commands (README.md#operator-cli, docs/launch.md#the-credit-ledger): reconciliation.
  */
 import { FailedWithResult, defineCommand } from '../command';
 import { stores } from '../target';
