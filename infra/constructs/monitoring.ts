@@ -25,7 +25,7 @@ const PERIOD = Duration.minutes(5);
 /**
  * `rate_limited` answers of one organization in 5 minutes that raise
  * `RateLimitedOrganization`: a client hammering past its limit (10 % of one
- * window's default 200 requests would be paced; this many refusals is not).
+ * window's default requests would be paced; this many refusals is not).
  */
 export const RATE_LIMITED_ALARM_THRESHOLD = 300;
 

@@ -47,6 +47,7 @@ import {
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
+import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
@@ -182,7 +183,7 @@ const HEADERS = {
     description:
       "The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `\"requests\";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.",
     required: true,
-    schema: { type: 'string', example: '"requests";q=200;w=10' },
+    schema: { type: 'string', example: `"requests";q=${SETTINGS.rateLimitRequests.default};w=${SETTINGS.rateLimitWindowSeconds.default}` },
   },
   RateLimit: {
     description: 'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
