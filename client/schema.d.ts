@@ -154,7 +154,7 @@ export interface paths {
         put?: never;
         /**
          * Enrich (launch) a campaign
-         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
+         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
          */
         post: operations["enrichCampaign"];
         delete?: never;
@@ -1091,7 +1091,10 @@ export interface components {
         };
         /** @description 402 `insufficient_credits`: The smb balance is below the launch charge. */
         InsufficientCreditsError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "insufficient_credits";
             message: string;
             /** @description Figures in credits. */
@@ -1099,6 +1102,22 @@ export interface components {
                 available: number;
                 required: number;
                 shortfall: number;
+            };
+        };
+        /** @description 402 `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
+        SpendLimitExceededError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "spend_limit_exceeded";
+            message: string;
+            /** @description Figures in credits. */
+            details: {
+                limit: number;
+                /** @description Spent this UTC month, net of refunds. */
+                spent: number;
+                required: number;
             };
         };
         /** @description 409 `campaign_not_enrichable`: The campaign is not an API-created draft. */
@@ -2990,7 +3009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`: The smb balance is below the launch charge. */
+            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3003,7 +3022,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InsufficientCreditsError"];
+                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"];
                     };
                 };
             };
