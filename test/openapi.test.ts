@@ -32,7 +32,7 @@ describe('docs/openapi.json', () => {
 
   it('documents every served operation from its domain\'s docs.ts, and refuses an undocumented one', () => {
     for (const route of API_ROUTES) expect(documented(route.operation).summary, route.operation.operationId).toMatch(/\S/);
-    const undocumented = defineOperation({ operationId: 'undocumentedTest', path: '/v1/test/undocumented', request: z.strictObject({}) });
+    const undocumented = defineOperation({ operationId: 'undocumentedTest', scope: 'org:read', path: '/v1/test/undocumented', request: z.strictObject({}) });
     expect(() => buildOpenApiDocument([undocumented])).toThrow(/undocumentedTest \(\/v1\/test\/undocumented\) has no documentation/);
     // Documentation of the same operationId but another path is not this operation's.
     expect(() => documented({ ...API_ROUTES[0]!.operation, path: '/v1/elsewhere' })).toThrow(/has no documentation/);
