@@ -34,6 +34,9 @@ export type ErrorCode =
   | 'webhook_endpoint_disabled'
   | 'rate_limited'
   | 'spend_limit_exceeded'
+  | 'insufficient_scope'
+  | 'expired_api_key'
+  | 'key_spend_limit_exceeded'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; docs/errors.md, docs/idempotency.md). */
@@ -58,6 +61,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   webhook_endpoint_disabled: 409,
   rate_limited: 429,
   spend_limit_exceeded: 402,
+  insufficient_scope: 403,
+  expired_api_key: 401,
+  key_spend_limit_exceeded: 402,
   internal_error: 500,
 };
 
@@ -135,6 +141,22 @@ export class RevokedApiKeyError extends ApiError {
   override name = 'RevokedApiKeyError';
   constructor() {
     super('revoked_api_key', 'The API key has been revoked.');
+  }
+}
+
+/** 401 `expired_api_key`: the key's `expiresAt` has passed, or the 24 h a rotated secret keeps working (docs/authentication.md). */
+export class ExpiredApiKeyError extends ApiError {
+  override name = 'ExpiredApiKeyError';
+  constructor() {
+    super('expired_api_key', 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).');
+  }
+}
+
+/** 403 `insufficient_scope`: the key lacks the scope the operation needs (`details.required`; docs/authentication.md "Scopes"). Nothing was done. */
+export class InsufficientScopeError extends ApiError {
+  override name = 'InsufficientScopeError';
+  constructor(required: string) {
+    super('insufficient_scope', `This API key lacks the scope ${required}: use a key that holds it (keys/create grants scopes).`, { required });
   }
 }
 
@@ -311,6 +333,25 @@ export class SpendLimitExceededError extends ApiError {
       spent: figures.spent,
       required: figures.required,
     });
+  }
+}
+
+/**
+ * 402 `key_spend_limit_exceeded`: the launch would take the key over one of
+ * its own credit limits (docs/authentication.md): `period: "launch"`
+ * (`maxCreditsPerLaunch`, `spent` null) or `"month"` (`monthlyCredits`: net
+ * charges made with the key this UTC month). Figures in credits; nothing is charged.
+ */
+export class KeySpendLimitExceededError extends ApiError {
+  override name = 'KeySpendLimitExceededError';
+  constructor(figures: { limit: number; required: number; spent: number | null; period: 'launch' | 'month' }) {
+    super(
+      'key_spend_limit_exceeded',
+      figures.period === 'launch'
+        ? `This launch needs ${figures.required} credits; this API key may charge at most ${figures.limit} per launch.`
+        : `This launch needs ${figures.required} credits; this API key has charged ${figures.spent} of its ${figures.limit} this month.`,
+      { limit: figures.limit, required: figures.required, spent: figures.spent, period: figures.period },
+    );
   }
 }
 

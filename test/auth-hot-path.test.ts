@@ -363,6 +363,7 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
 describe('the safety net: an in-read operation whose use case never verifies the key', () => {
   const operation = defineOperation({
     operationId: 'keyCheckSafetyNetTest',
+    scope: 'org:read',
     path: '/v1/test/key-check',
     request: z.strictObject({ missing: z.boolean().optional() }),
   });

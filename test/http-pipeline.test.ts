@@ -437,7 +437,7 @@ describe('responses', () => {
     expect(operation.operationId).toBe('describeOrganization');
     expect(Object.keys(document.paths[DESCRIBE])).toEqual(['post']);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '500']));
-    expect(operation.security).toEqual([{ apiKey: [] }]);
+    expect(operation.security).toEqual([{ apiKey: ['org:read'] }]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const path of Object.keys(document.paths)) expect(path).toMatch(/^\/v1\//);
   });
@@ -464,6 +464,7 @@ describe('responses', () => {
 describe('errors a use case throws', () => {
   const operation = defineOperation({
     operationId: 'pipelineTest',
+    scope: 'org:read',
     path: '/v1/test/pipeline',
     request: z.strictObject({}),
   });
@@ -543,7 +544,7 @@ it('uses the organization of the key (describe of one organization never shows a
 });
 
 describe('the request deadline (lib/http/deadline.ts) ends with the request', () => {
-  const operation = defineOperation({ operationId: 'deadlineTest', path: '/v1/test/deadline', request: z.strictObject({}) });
+  const operation = defineOperation({ operationId: 'deadlineTest', scope: 'org:read', path: '/v1/test/deadline', request: z.strictObject({}) });
   let seen: AbortSignal | undefined;
   /** The deadline the last invocation's use case read (a function: TypeScript does not follow the closure's assignment). */
   const deadlineSeen = (): AbortSignal | undefined => seen;

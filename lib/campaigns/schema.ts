@@ -96,6 +96,7 @@ export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
 export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/create',
   request: CreateCampaignRequest,
@@ -104,6 +105,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/update',
   request: UpdateCampaignRequest,
@@ -111,18 +113,21 @@ export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const getCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'getCampaign',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/get',
   request: CampaignIdRequest,
 });
 
 export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaigns',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/list',
   request: ListCampaignsRequest,
 });
 
 export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
+  scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/enrich',
   request: CampaignIdRequest,

@@ -26,12 +26,15 @@ import {
   ConcurrencyLimitExceededError,
   ERROR_STATUS,
   EnrichmentPendingError,
+  ExpiredApiKeyError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   InsufficientCreditsError,
+  InsufficientScopeError,
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
+  KeySpendLimitExceededError,
   MethodNotAllowedError,
   NoEligibleAccountsError,
   NotFoundError,
@@ -49,6 +52,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
 import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
+import { SCOPES } from '../http/scopes';
 import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
@@ -98,6 +102,18 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
+  insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
+  key_spend_limit_exceeded: {
+    schema: z
+      .strictObject({
+        limit: nonNegative(),
+        required: nonNegative(),
+        spent: z.nullable(z.int()).meta({ description: 'Charged with the key this UTC month, net of refunds; null for `period: "launch"`.' }),
+        period: z.enum(['launch', 'month']).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
+      })
+      .meta({ description: 'Figures in credits.' }),
+    required: true,
+  },
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -121,6 +137,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
   rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
+  insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
+  expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
+  key_spend_limit_exceeded: "The launch would take the API key over its own credit limit: per launch or this UTC month (`details.period`; checked right after `spend_limit_exceeded`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -145,6 +164,9 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
   rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
+  insufficient_scope: new InsufficientScopeError('campaigns:launch'),
+  expired_api_key: new ExpiredApiKeyError(),
+  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 5000, required: 262, spent: 4900, period: 'month' }),
   internal_error: new InternalError(),
 };
 
@@ -360,7 +382,7 @@ const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error 
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
   const codes = [
-    ...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
+    ...new Set<ErrorCode>(['invalid_api_key', 'expired_api_key', 'insufficient_scope', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
   ];
   const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
@@ -422,7 +444,8 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     summary: operation.summary,
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
-    security: [{ apiKey: [] }],
+    // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
+    security: [{ apiKey: [operation.scope] }],
     ...(operation.idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
       required: !optionalBody,
@@ -582,7 +605,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
           type: 'http',
           scheme: 'bearer',
           description:
-            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`.',
+            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`. ' +
+            `Each key holds scopes (${SCOPES.map((scope) => `\`${scope}\``).join(', ')}); each operation's security requirement names the one it needs, and a key without it answers 403 \`insufficient_scope\` (\`details.required\`) with nothing done.`,
         },
       },
       headers: HEADERS as never,

@@ -32,6 +32,7 @@ export type ListLedgerInput = z.output<typeof ListLedgerRequest>;
 
 export const listLedgerOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listLedger',
+  scope: 'ledger:read',
   path: '/v1/org/ledger',
   request: ListLedgerRequest,
 });

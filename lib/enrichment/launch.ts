@@ -220,6 +220,7 @@ export async function enrichCampaign(
         ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
         smbCredits: org.smbCredits,
         limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
+        ...(org.liveOrganizationId !== undefined ? { liveOrganizationId: org.liveOrganizationId } : {}),
       });
       if (outcome.ok) {
         launched = true;

@@ -40,6 +40,7 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 
 export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'quoteCampaign',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/quote',
   request: CampaignIdRequest,
 });
@@ -47,6 +48,7 @@ export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
 /** `POST /v1/campaigns/cancel` (docs/launch.md#canceling): stops a running enrichment; honours `Idempotency-Key` (docs/idempotency.md). */
 export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'cancelCampaign',
+  scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/cancel',
   request: CampaignIdRequest,
@@ -54,6 +56,7 @@ export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const campaignAccountsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaignAccounts',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/accounts',
   request: CampaignAccountsRequest,
 });

@@ -36,6 +36,8 @@ export interface LaunchWrite {
   smbCredits: number;
   /** The organization's spend limit and low-balance threshold the decision read (credits; null: none; docs/limits.md). */
   limits: { monthlySpendLimit: number | null; lowBalanceThreshold: number | null };
+  /** For a test twin: the live organization's ID, which its events name (docs/test-mode.md). */
+  liveOrganizationId?: string;
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
   /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
@@ -189,7 +191,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const threshold = write.limits.lowBalanceThreshold;
       const lowBalance =
         guard.crossesLowBalance && threshold !== null
-          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }))
+          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }, write.liveOrganizationId))
           : [];
       const { outcome } = await transactMovement(
         client,

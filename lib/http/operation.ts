@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../errors';
+import type { Scope } from './scopes';
 
 /**
  * One operation of the API as a handler needs it (spec "Endpoints"): its
@@ -19,6 +20,12 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
   operationId: string;
   /** Path under the base URL, e.g. `/v1/org/describe`. Every operation is a POST. */
   path: string;
+  /**
+   * The scope a key needs for this operation (lib/http/scopes.ts; docs/authentication.md
+   * "Scopes"). The pipeline checks it before any work; the OpenAPI document lists it as the
+   * operation's security requirement. Every operation has one (`test/scopes.test.ts`).
+   */
+  scope: Scope;
   /** Strict request schema of the JSON body (classic or mini zod); form bodies use a coercing variant of it. */
   request: S;
   /**

@@ -3,7 +3,8 @@
  * "Authentication"; docs/errors.md).
  *
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
- * logging context → error envelope (onError) → authentication → body guard
+ * logging context → error envelope (onError) → authentication and the
+ * operation's scope (lib/http/scopes.ts) → body guard
  * (content type, size, JSON nesting depth) → the three middy body parsers →
  * form normalization (form nesting depth) → schema validation → idempotency
  * (docs/idempotency.md; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
@@ -33,7 +34,7 @@ import type * as z from 'zod/mini';
 import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { isTestOrganizationId } from '../ids';
-import { ApiError, InternalError, InvalidRequestError } from '../errors';
+import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
@@ -41,6 +42,7 @@ import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
 import type { Operation } from './operation';
+import { grants, type Scope } from './scopes';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
@@ -278,13 +280,20 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
 
 /**
  * Resolves the bearer API key to its organization before any body is read,
- * and verifies it now unless the operation verifies it in its read (`in-read`).
+ * checks the operation's scope (the one place scopes are checked:
+ * docs/authentication.md "Scopes"), and verifies the key now unless the
+ * operation verifies it in its read (`in-read`). A key lacking the scope is
+ * answered 403 `insufficient_scope` before the body is read or anything is
+ * done; the request is still counted (the count is the limiter's, and usage
+ * counts refusals), and the error path verifies the key first, so a revoked
+ * key answers 401 and an organization over its rate 429 rather than 403.
  */
 const authentication = (
   findApiKey: ApiKeyLookup,
   cache: ApiKeyCache | undefined,
   keyCheck: KeyCheckMode,
   limiter: RequestLimiter | undefined,
+  scope: Scope,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
     const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
@@ -304,6 +313,7 @@ const authentication = (
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
+    if (!grants(check.scopes, scope)) throw new InsufficientScopeError(scope);
     if (keyCheck === 'before') await check.ensure();
   },
 });
@@ -406,7 +416,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
-    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter))
+    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))

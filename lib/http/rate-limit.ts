@@ -226,6 +226,7 @@ export function admittedKeyCheck(check: KeyCheck, admission: Promise<RequestAdmi
   return {
     keyHash: check.keyHash,
     organizationId: check.organizationId,
+    scopes: check.scopes,
     get verified() {
       return admitted && check.verified;
     },

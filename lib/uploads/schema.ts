@@ -30,6 +30,7 @@ export type CreateUploadInput = z.output<typeof CreateUploadRequest>;
 
 export const createUploadOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createUpload',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/uploads/create',
   request: CreateUploadRequest,

@@ -95,6 +95,7 @@ export type RedeliverInput = z.output<typeof RedeliverRequest>;
 
 export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createWebhookEndpoint',
+  scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/create',
@@ -103,12 +104,14 @@ export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const listWebhookEndpointsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listWebhookEndpoints',
+  scope: 'webhooks:manage',
   path: '/v1/webhooks/list',
   request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });
 
 export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'deleteWebhookEndpoint',
+  scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/delete',
@@ -117,6 +120,7 @@ export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
   operationId: 'rotateWebhookSecret',
+  scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/rotate-secret',
@@ -125,6 +129,7 @@ export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
 
 export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'testWebhookEndpoint',
+  scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/test',
@@ -133,12 +138,14 @@ export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const listWebhookDeliveriesOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listWebhookDeliveries',
+  scope: 'webhooks:manage',
   path: '/v1/webhooks/deliveries',
   request: ListWebhookDeliveriesRequest,
 });
 
 export const redeliverWebhookOperation = /* @__PURE__ */ defineOperation({
   operationId: 'redeliverWebhook',
+  scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/redeliver',

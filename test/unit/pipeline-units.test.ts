@@ -15,6 +15,9 @@ import {
   CampaignNotEnrichableError,
   ConcurrencyLimitExceededError,
   ERROR_STATUS,
+  ExpiredApiKeyError,
+  InsufficientScopeError,
+  KeySpendLimitExceededError,
   EnrichmentPendingError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
@@ -450,6 +453,19 @@ describe('error family', () => {
       'spend_limit_exceeded',
       { code: 'spend_limit_exceeded', message: 'This launch needs 262 credits; 49900 of the monthly spend limit of 50000 are spent this month.', details: { limit: 50_000, spent: 49_900, required: 262 } },
     ],
+    ['ExpiredApiKeyError', new ExpiredApiKeyError(), 'expired_api_key', { code: 'expired_api_key', message: 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).' }],
+    [
+      'InsufficientScopeError',
+      new InsufficientScopeError('campaigns:launch'),
+      'insufficient_scope',
+      { code: 'insufficient_scope', message: 'This API key lacks the scope campaigns:launch: use a key that holds it (keys/create grants scopes).', details: { required: 'campaigns:launch' } },
+    ],
+    [
+      'KeySpendLimitExceededError',
+      new KeySpendLimitExceededError({ limit: 500, required: 262, spent: null, period: 'launch' }),
+      'key_spend_limit_exceeded',
+      { code: 'key_spend_limit_exceeded', message: 'This launch needs 262 credits; this API key may charge at most 500 per launch.', details: { limit: 500, required: 262, spent: null, period: 'launch' } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -479,6 +495,9 @@ describe('error family', () => {
       webhook_endpoint_disabled: 409,
       rate_limited: 429,
       spend_limit_exceeded: 402,
+      insufficient_scope: 403,
+      expired_api_key: 401,
+      key_spend_limit_exceeded: 402,
       internal_error: 500,
     });
   });
