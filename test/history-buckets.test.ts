@@ -137,3 +137,124 @@ describe('account history buckets: the model', () => {
     expect(runs).toBeGreaterThanOrEqual(30);
   }, 600_000);
 });
+
+/** Runs `run` counting the DynamoDB calls it makes through the shared client, with their inputs. */
+async function counted<T>(run: () => Promise<T>): Promise<{ result: T; calls: { command: string; input: unknown }[] }> {
+  const calls: { command: string; input: unknown }[] = [];
+  const name = `history-count-${randomUUID()}`;
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push({ command: String(context.commandName), input: args.input });
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await run(), calls };
+  } finally {
+    ddb.middlewareStack.remove(name);
+  }
+}
+
+/** Bucket keys named by a call's input (BatchGetItem keys or a PutItem's item). */
+const bucketKeysOf = (call: { command: string; input: unknown }): { pk: string; sk: string }[] => {
+  const input = call.input as { RequestItems?: Record<string, { Keys?: { pk: unknown; sk: unknown }[] }>; Item?: { pk: unknown; sk: unknown } };
+  const named = call.command === 'BatchGetItemCommand' ? Object.values(input.RequestItems ?? {}).flatMap((request) => request.Keys ?? []) : call.command === 'PutItemCommand' && input.Item ? [input.Item] : [];
+  const plain = (value: unknown) => (typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: string }).S) : String(value));
+  return named.map((key) => ({ pk: plain(key.pk), sk: plain(key.sk) })).filter((key) => key.pk.includes('#HBUCKET#'));
+};
+
+describe('account history buckets: reads and writes do not grow with the history', () => {
+  it('a 1,000-account launch reads at most one item of at most 4 KB per account, and its completion writes at most one unit per account, at 10 k and 1 M distinct accounts', async () => {
+    const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
+    const figures: Record<string, number>[] = [];
+    for (const size of [10_000, 1_000_000]) {
+      const { organizationId } = await newOrganization({ smbCredits: 0 });
+      const at = new Date(Date.now() - DAY_MS).toISOString();
+      for (let from = 0; from < size; from += 100_000) {
+        const to = Math.min(size, from + 100_000);
+        await store.record(organizationId, (function* () {
+          for (let i = from; i < to; i++) yield { accountId: `old_${i}`, enrichedAt: at, ...(i % 10 === 0 ? { crmTarget: true } : {}) };
+        })());
+      }
+      expect((await store.state(organizationId)).entries).toBe(size);
+      // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the buckets.
+      const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `old_${i * 7}` : `new_${i}`));
+      const { buckets } = await store.state(organizationId);
+      const read = await counted(() => store.getFacts(organizationId, launchIds, { buckets, recency: true, enrichedAfter: Date.now() - 30 * DAY_MS }));
+      expect(read.result.size).toBe(500);
+      const readKeys = read.calls.flatMap(bucketKeysOf);
+      expect(read.calls.every((call) => call.command === 'BatchGetItemCommand')).toBe(true);
+      const readItems = await batchGet(ddb, config.tableName, [...new Map(readKeys.map((key) => [key.pk, key])).values()]);
+      const bytesRead = readItems.reduce((sum, item) => sum + itemBytes(item), 0);
+      expect(readKeys.length).toBeLessThanOrEqual(launchIds.length);
+      expect(read.calls.length).toBe(Math.ceil(readKeys.length / 100));
+      expect(bytesRead / launchIds.length).toBeLessThanOrEqual(4 * KB);
+      // Its completion: every bucket written, in write units of 1 KB, at most one per enriched account.
+      const write = await counted(() => store.recordEnrichment(organizationId, launchIds, new Date().toISOString()));
+      const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
+      const writtenItems = new Map((await batchGet(ddb, config.tableName, [...new Map(written.map((key) => [key.pk, key])).values()])).map((item) => [String(item.pk), item]));
+      const writeUnits = written.reduce((sum, key) => sum + Math.ceil(itemBytes(writtenItems.get(key.pk) ?? {}) / KB), 0);
+      expect(writeUnits / launchIds.length).toBeLessThanOrEqual(1);
+      // No item of the whole history over 4 KB.
+      const items = await bucketItems(store, organizationId);
+      expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);
+      figures.push({ size, buckets, readCalls: read.calls.length, itemsRead: readKeys.length, bytesRead, puts: written.length, writeUnits });
+    }
+    // The same bounds at both sizes; the counts themselves, for the record.
+    console.log(JSON.stringify(figures));
+    for (const figure of figures) expect(figure.itemsRead).toBeLessThanOrEqual(1_000);
+  }, 1_800_000);
+});
+
+describe('migration 005: the former fixed shards into buckets (lib/migrations/history-buckets.ts)', () => {
+  it('gives the same facts before and after, resumes after an interruption between write and delete, and finds nothing the second time', async () => {
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const history = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), bucketLoad: 4 });
+    const now = Date.now();
+    // The former layout: one text line per account, `<accountId>\t<epoch ms base 36, or empty>[\tc]`.
+    const legacy = new Map<string, { at?: number; crm: boolean }>();
+    for (let i = 0; i < 60; i++) legacy.set(`legacy_${i}`, { ...(i % 5 === 4 ? {} : { at: now - (i + 1) * DAY_MS }), crm: i % 3 === 0 || i % 5 === 4 });
+    const shards = new Map<number, string[]>();
+    [...legacy].forEach(([accountId, entry], i) => {
+      const shard = i % 7;
+      shards.set(shard, [...(shards.get(shard) ?? []), `${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`]);
+    });
+    await batchPut(ddb, config.tableName, [...shards].map(([shard, lines]) => ({ ...keys.accountHistoryShard(organizationId, shard), type: 'accountHistory', entries: lines.join('\n'), version: 1 })));
+    // A completion that lands before the migration: the later time wins wherever both hold an account.
+    await history.recordEnrichment(organizationId, ['legacy_1', 'fresh_1'], new Date(now - 1_000).toISOString());
+    const expected = (after: number) =>
+      new Map(
+        [...legacy, ['fresh_1', { at: now - 1_000, crm: false }] as const]
+          .map(([id, entry]) => [id, id === 'legacy_1' ? { ...entry, at: now - 1_000 } : entry] as const)
+          .filter(([, entry]) => entry.crm || (entry.at !== undefined && entry.at > after))
+          .map(([id, entry]) => [id, { crmTarget: entry.crm, ...(entry.at !== undefined && entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }]),
+      );
+    const ids = [...legacy.keys(), 'fresh_1', 'never'];
+    const windows = [0, 7, 30, 61].map((days) => now - days * DAY_MS - 1);
+
+    let interrupted = false;
+    await expect(
+      migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history }, {
+        afterWrite: () => {
+          interrupted = true;
+          throw new Error('stopped between the write and the delete');
+        },
+      }),
+    ).rejects.toThrow('stopped between');
+    expect(interrupted).toBe(true);
+    // Stopped after writing: the shards are still there, the facts already complete.
+    expect(await batchGet(ddb, config.tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(shards.size);
+
+    const resumed = await migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history });
+    expect(resumed.shards).toBeGreaterThanOrEqual(shards.size);
+    expect(await batchGet(ddb, config.tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(0);
+    for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+    expect((await history.state(organizationId)).entries).toBe(legacy.size + 1);
+    expect((await history.state(organizationId)).buckets).toBeGreaterThan(1);
+
+    const again = await migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history });
+    expect(again).toEqual({ organizations: 0, shards: 0, accounts: 0 });
+    for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+  }, 120_000);
+});
