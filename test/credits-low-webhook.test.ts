@@ -1,5 +1,5 @@
 /**
- * `organization.credits_low` delivered (decisions §12, §15): an endpoint
+ * `organization.credits_low` delivered (docs/webhooks.md, docs/limits.md): an endpoint
  * subscribed to it receives, signed, `{type, timestamp, data:{organization:
  * {id}, credits:{smb, threshold}}}` for the launch that takes the balance
  * below the threshold; an endpoint not subscribed to it receives nothing.

@@ -1,5 +1,5 @@
 /**
- * The shape of one operator CLI command (decisions §8) and the helpers its
+ * The shape of one operator CLI command (README.md#operator-cli) and the helpers its
  * options share. Each command is one {@link OpsCommand} value: its name,
  * summary, options (declared on commander's own `Command`), and a `run`
  * that returns the one JSON object the CLI prints. infra/ops/commands/index.ts

@@ -1,5 +1,5 @@
 /**
- * Which stack the operator CLI works on (decisions §8): the running local
+ * Which stack the operator CLI works on (README.md#operator-cli): the running local
  * stack by default (found through `<data folder>/endpoints.json`, written by
  * `npm start`), or a deployed one named by `--table`/`--bucket`
  * (`TABLE_NAME`/`BUCKET_NAME`) with the usual AWS credentials.

@@ -1,5 +1,5 @@
 /**
- * The limits of an organization (decisions §15): what the deployment's
+ * The limits of an organization (docs/limits.md): what the deployment's
  * settings give every organization, what the operator overrides on the
  * organization item (`org:limits`), and the month's spend.
  *
@@ -21,7 +21,7 @@ import type { RatePolicy } from '../http/rate-limit';
 import type { KeyCheck } from '../http/auth';
 import type { OrganizationLimits } from './docs';
 
-/** The deployment's limits (lib/config.ts; decisions §15). */
+/** The deployment's limits (lib/config.ts; docs/limits.md). */
 export interface LimitDefaults {
   /** Authenticated requests per window. */
   requests: number;
@@ -174,7 +174,7 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
 }
 
 /**
- * `POST /v1/org/limits` (decisions §15): the organization's limits in force and this month's spend.
+ * `POST /v1/org/limits` (docs/limits.md): the organization's limits in force and this month's spend.
  * Two GetItems in one wave (the limits with the key's verification on the organization item, and the month's spend).
  * @throws NotFoundError when the organization item is missing.
  */
@@ -237,7 +237,7 @@ const pinned = (attribute: string, value: number | null, placeholder: string): C
 
 /**
  * What a charge of `charged` credits decided on the organization's limits
- * (decisions §15): the condition its organization update carries (the
+ * (docs/limits.md): the condition its organization update carries (the
  * spend limit and low-balance threshold unchanged, and the balance on the
  * side of the threshold the decision saw), and whether it takes the smb
  * balance from at or above the threshold to below it (`crossesLowBalance`:

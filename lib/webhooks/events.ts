@@ -1,5 +1,5 @@
 /**
- * Webhook events (decisions §12): what happened, recorded as an outbox item
+ * Webhook events (docs/webhooks.md): what happened, recorded as an outbox item
  * in the same DynamoDB transaction as the state change that caused it, so a
  * crash between the change and its delivery cannot lose the event.
  *
@@ -12,11 +12,11 @@ import { keys } from '../db/table';
 import { derivedId } from '../ids';
 import { toCampaign, type CampaignRecord } from '../campaigns/model';
 
-/** Events about campaigns, one per state change (decisions §12). */
+/** Events about campaigns, one per state change (docs/webhooks.md). */
 export const CAMPAIGN_EVENT_TYPES = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'] as const;
 /** A campaign event type. */
 export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
-/** Events about the organization (decisions §15): its smb balance fell below its low-balance threshold. */
+/** Events about the organization (docs/limits.md): its smb balance fell below its low-balance threshold. */
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
@@ -68,8 +68,8 @@ export function campaignEvent(type: CampaignEventType, campaign: CampaignRecord,
 
 /**
  * The `organization.credits_low` event of the charge of `attemptId` that took
- * the smb balance from at or above `threshold` to `smb`, below it (decisions
- * §15). The ID derives from (organization, attempt, type): one event per
+ * the smb balance from at or above `threshold` to `smb`, below it (
+ * docs/limits.md). The ID derives from (organization, attempt, type): one event per
  * crossing, however often the charge's transaction is retried.
  */
 export function creditsLowEvent(
@@ -133,7 +133,7 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
 }
 
 /**
- * The body every endpoint receives for `event` (decisions §12):
+ * The body every endpoint receives for `event` (docs/webhooks.md):
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
  * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
  * credits: {smb, threshold}}` (docs/limits.md), `id` the live organization's

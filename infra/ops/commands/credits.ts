@@ -1,5 +1,5 @@
 /**
- * Credit ledger commands (decisions §8, §11): reconciliation.
+ * Credit ledger commands (README.md#operator-cli, docs/launch.md#the-credit-ledger): reconciliation.
  */
 import { FailedWithResult, UsageError, defineCommand } from '../command';
 import { organizationOf, stores, TEST_OPTION } from '../target';

@@ -1,5 +1,5 @@
 /**
- * File imports (decisions §7, §8): warehouse accounts, CRM targets and
+ * File imports (README.md#operator-cli): warehouse accounts, CRM targets and
  * campaigns as other surfaces create them. Each validates the whole file
  * before its first write: a bad line writes nothing, and the error names
  * the file and the line. `--dry-run` validates and counts without writing.
@@ -64,7 +64,7 @@ function warehouseProgress(progress: ProgressReporter) {
 export const warehouseImport = defineCommand<{ dryRun?: boolean }>({
   name: 'warehouse:import',
   examples: ['npx ops warehouse:import --dry-run accounts.jsonl', 'npx ops warehouse:import accounts.jsonl'],
-  summary: 'upsert warehouse accounts and their contacts (JSON lines, decisions §7)',
+  summary: 'upsert warehouse accounts and their contacts (JSON lines, README.md#operator-cli)',
   details: `FILE has one account per line:
   {"accountId":"acc_1","name":"Acme","domain":"acme.com","status":"active","contacts":[{"contactId":"ct_1","email":"ada@acme.com"}]}
 status is active, closed or inactive; every contact field but contactId may be null or absent.
@@ -117,7 +117,7 @@ interface CampaignImportOptions {
   via: 'ui' | 'data_cube';
   status: 'draft' | 'tam_only';
   name: string;
-  /** Into the organization's test twin (decisions §17; created on first use). */
+  /** Into the organization's test twin (docs/test-mode.md; created on first use). */
   test?: boolean;
 }
 

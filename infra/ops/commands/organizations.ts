@@ -1,5 +1,5 @@
 /**
- * Organization, credit, capacity and API-key commands (decisions §8).
+ * Organization, credit, capacity and API-key commands (README.md#operator-cli).
  */
 import { randomUUID } from 'node:crypto';
 import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
@@ -42,9 +42,9 @@ export interface OrgCreditsOptions {
   org: string;
   /** Credits to add; negative takes credits away (never below 0). */
   add: number;
-  /** Kept on the adjustment's ledger entry (decisions §8). */
+  /** Kept on the adjustment's ledger entry (README.md#operator-cli). */
   note?: string;
-  /** Adjust the organization's test twin's test credits instead (decisions §17; the twin is created on first use). */
+  /** Adjust the organization's test twin's test credits instead (docs/test-mode.md; the twin is created on first use). */
   test?: boolean;
   /** The adjustment's ID: the same ID twice adjusts once (issue #31); generated when absent. */
   id?: string;
@@ -124,7 +124,7 @@ interface OrgLimitsOptions {
 }
 
 /**
- * `org:limits` (decisions §15): sets the organization's overrides of the deployment's limits (none given: reads them) and
+ * `org:limits` (docs/limits.md): sets the organization's overrides of the deployment's limits (none given: reads them) and
  * prints the limits in force, as `POST /v1/org/limits` answers them. API containers use a new request rate within a minute.
  */
 export const orgLimits = defineCommand<OrgLimitsOptions>({
@@ -159,7 +159,7 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
 /**
  * `key:create`: prints `{"apiKey"}`. With `--test`, a test key (`cek_test_…`)
  * of the organization's test twin, created with its test credits on first
- * use (decisions §17).
+ * use (docs/test-mode.md).
  */
 export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   name: 'key:create',
