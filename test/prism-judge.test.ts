@@ -1,5 +1,5 @@
 /**
- * Prism as a judge of the contract (issue #34; decisions §13): every
+ * Prism as a judge of the contract (issue #34; README.md): every
  * operation of docs/openapi.json, with valid, boundary and invalid inputs in
  * JSON, urlencoded and multipart, sent through `prism proxy --errors` in
  * front of the local API. Each case is judged twice:

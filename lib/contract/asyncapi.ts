@@ -1,5 +1,5 @@
 /**
- * The AsyncAPI 3.1 document of the webhook events (docs/webhooks.md;
+ * The AsyncAPI 3.1 document of the webhook events (docs/webhooks.md, README.md;
  * issue #34): what this API POSTs to a webhook endpoint, generated from the
  * same zod schemas as the OpenAPI document's `webhooks` section
  * (lib/webhooks/docs.ts): one message per event type, with its Standard
