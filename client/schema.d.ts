@@ -194,7 +194,7 @@ export interface paths {
         put?: never;
         /**
          * Export campaign results as CSV
-         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
+         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe, with one exception: a plain E.164 number (`+15551234567`) in `mobile_phone` or `direct_phone` is written as it is (docs/csv.md).
          */
         post: operations["exportCampaign"];
         delete?: never;
@@ -1584,10 +1584,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -1731,10 +1733,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -4757,10 +4761,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
