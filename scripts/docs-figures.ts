@@ -10,6 +10,8 @@
  * - a block: `<!-- generated:NAME -->` … `<!-- /generated:NAME -->` on lines
  *   of their own; everything between is written by the block's generator;
  * - a figure inside a sentence: `<!-- figure:NAME -->text<!-- /figure -->`.
+ * A TypeScript file marks a block with line comments instead:
+ * `// generated:NAME (npm run openapi:write)` … `// /generated:NAME`.
  *
  * To show a new figure: add a generator to FIGURES or BLOCKS, mark the place,
  * run `npm run openapi:write` (docs/architecture.md "Change a default").
@@ -19,9 +21,10 @@ import path from 'node:path';
 import { SETTINGS, type SettingDeclaration } from '../lib/config';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
+import { API_ROUTES } from '../infra/routes';
 
 /** Files that hold generated figures, relative to the repository root. */
-export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md'];
+export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md', 'client/index.ts'];
 
 /** An integer as the docs write it: `1,000`. */
 export const count = (value: number) => value.toLocaleString('en-US');
@@ -133,8 +136,14 @@ function rateLimitHeadersBlock(): string {
   return ['```http', `RateLimit-Policy: "requests";q=${rate};w=${window}`, `RateLimit: "requests";r=${remaining};t=${reset}`, '```'].join('\n');
 }
 
+/** The client's operation table (client/index.ts `OPERATIONS`), one line per route of infra/routes.ts. */
+function clientOperationsBlock(): string {
+  return API_ROUTES.map(({ operation }) => `  ${operation.operationId}: { path: '${operation.path}', idempotent: ${operation.idempotent === true} },`).join('\n');
+}
+
 /** Generators of whole blocks, by name. */
 export const BLOCKS: Record<string, () => string> = {
+  'client-operations': clientOperationsBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'reserved-concurrency': reservedBlock,
@@ -178,7 +187,13 @@ export function renderFigures(text: string, file: string): string {
     if (!generate) throw new Error(`${file}: no generator for block ${name}`);
     return `<!-- generated:${name} -->\n${generate()}\n<!-- /generated:${name} -->`;
   });
-  return withBlocks.replace(/<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g, (whole, name: string) => {
+  const withCodeBlocks = withBlocks.replace(/^(\s*)\/\/ generated:([\w-]+) (.*)\n[\s\S]*?^\s*\/\/ \/generated:([\w-]+)$/gm, (whole, indent: string, name: string, note: string, closing: string) => {
+    if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
+    const generate = BLOCKS[name];
+    if (!generate) throw new Error(`${file}: no generator for block ${name}`);
+    return `${indent}// generated:${name} ${note}\n${generate()}\n${indent}// /generated:${name}`;
+  });
+  return withCodeBlocks.replace(/<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g, (whole, name: string) => {
     const generate = FIGURES[name];
     if (!generate) throw new Error(`${file}: no generator for figure ${name}`);
     return `<!-- figure:${name} -->${generate()}<!-- /figure -->`;
