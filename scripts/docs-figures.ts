@@ -22,9 +22,11 @@ import { SETTINGS, type SettingDeclaration } from '../lib/config';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
+import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
+import { buildOpenApiDocument, errorDetailFields } from '../lib/contract/openapi';
 
 /** Files that hold generated figures, relative to the repository root. */
-export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md', 'client/index.ts'];
+export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md', 'docs/errors.md', 'client/index.ts'];
 
 /** An integer as the docs write it: `1,000`. */
 export const count = (value: number) => value.toLocaleString('en-US');
@@ -141,9 +143,38 @@ function clientOperationsBlock(): string {
   return API_ROUTES.map(({ operation }) => `  ${operation.operationId}: { path: '${operation.path}', idempotent: ${operation.idempotent === true} },`).join('\n');
 }
 
+/**
+ * docs/errors.md's table of every code: its status and `details` fields (the
+ * OpenAPI builder's), and the operations whose document lists it ("any
+ * operation" when all do), so the page cannot miss a code an operation
+ * answers.
+ */
+function errorCodesBlock(): string {
+  const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as {
+    paths: Record<string, { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }>;
+  };
+  const raisedBy = (code: string) => {
+    const paths = Object.entries(document.paths)
+      .filter(([, item]) => Object.values(item.post.responses).some((response) => code in (response.content?.['application/json']?.examples ?? {})))
+      .map(([operationPath]) => operationPath.replace(/^\/v1\/(campaigns\/)?/, ''));
+    if (paths.length === API_ROUTES.length) return 'any operation';
+    return paths.length === 0 ? 'no operation lists it' : paths.join(', ');
+  };
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code, index) => ({ code, index })).sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
+  return [
+    '| code | status | `details` | listed by |',
+    '|---|---|---|---|',
+    ...codes.map(({ code }) => {
+      const fields = errorDetailFields(code);
+      return `| [\`${code}\`](#${code}) | ${ERROR_STATUS[code]} | ${fields.length ? fields.map((field) => field.replace(/^(\w+)/, '`$1`')).join(', ') : 'none'} | ${raisedBy(code)} |`;
+    }),
+  ].join('\n');
+}
+
 /** Generators of whole blocks, by name. */
 export const BLOCKS: Record<string, () => string> = {
   'client-operations': clientOperationsBlock,
+  'error-codes': errorCodesBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'reserved-concurrency': reservedBlock,
