@@ -150,9 +150,12 @@ export const keys = {
   /** Keys of pending webhook work in {@link WEBHOOK_PENDING_INDEX}: due at `dueAt` (ISO 8601). */
   webhookPending: (dueAt: string, id: string) => ({ gsi6pk: 'WEBHOOKS#PENDING', listSk: `${dueAt}#${id}` }),
   /**
-   * One shard of an organization's account history (docs/launch.md, lib/history/store.ts): the last
-   * enrichment time and CRM flag of every account whose ID hashes to `shard`, in one item.
+   * One bucket of an organization's account history (lib/history/store.ts; docs/data-model.md
+   * "Recency and CRM targets"): the entries of every account whose hash falls in bucket `bucket`
+   * under linear hashing, in one item of at most a few KB.
    */
+  accountHistoryBucket: (organizationId: string, bucket: number) => ({ pk: `ORG#${organizationId}#HBUCKET#${bucket}`, sk: 'HISTORY' }),
+  /** Former fixed shard of an organization's account history (read only by the migration that retires it, lib/migrations/history-buckets.ts). */
   accountHistoryShard: (organizationId: string, shard: number) => ({ pk: `ORG#${organizationId}#HISTORY#${shard}`, sk: 'HISTORY' }),
   /** Former per-account recency item (read only by the migrations that retire it). */
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),

@@ -161,14 +161,14 @@ export async function enrichCampaign(
     const previousManifest = deps.outcomes.manifest(campaignId);
     previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
     // The organization was read (strongly consistent) by the first read, BEFORE the evaluation reads
-    // the history shards: its pending completions and the shards together cover every completion
+    // the history buckets: its pending completions and the buckets together cover every completion
     // (lib/enrichment/evaluate.ts). The first round's decision reuses it; the launch transaction re-checks balance and capacity.
     const firstOrg = read.organization;
     if (!firstOrg) throw new NotFoundError('organization', organizationId);
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(
       signal,
-      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency }),
+      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency, historyBuckets: firstOrg.historyBuckets ?? 1 }),
     );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };

@@ -37,6 +37,11 @@ export interface OrganizationRecord {
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
+  /**
+   * Buckets of the organization's account history (linear hashing's N,
+   * lib/history/store.ts); absent until its first split (1 bucket).
+   */
+  historyBuckets?: number;
   /** A test twin's live organization (docs/test-mode.md): the ID and name its answers show; absent on a live organization. */
   liveOrganizationId?: string;
   /** A live organization's test twin, once created (docs/test-mode.md); absent on a twin and before the first test key. */
@@ -241,6 +246,7 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
+    ...(typeof item.historyBuckets === 'number' ? { historyBuckets: item.historyBuckets } : {}),
     ...(item.liveOrganizationId !== undefined ? { liveOrganizationId: String(item.liveOrganizationId) } : {}),
     ...(item.testOrganizationId !== undefined ? { testOrganizationId: String(item.testOrganizationId) } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
