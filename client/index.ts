@@ -62,10 +62,12 @@ export type OrganizationDescription = Schemas['OrganizationDescription'];
 /**
  * Every operation of the document: operationId → path, and whether it
  * honours `Idempotency-Key`. The client has one method per entry, of the
- * same name (test/client-coverage.test.ts fails when the document has an
- * operation this table lacks).
+ * same name. The entries are written by `npm run openapi:write` from the
+ * routes (infra/routes.ts); test/operations-coverage.test.ts fails when they
+ * are stale.
  */
 export const OPERATIONS = {
+  // generated:client-operations (npm run openapi:write, from infra/routes.ts)
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
   describeLimits: { path: '/v1/org/limits', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
@@ -86,6 +88,7 @@ export const OPERATIONS = {
   testWebhookEndpoint: { path: '/v1/webhooks/test', idempotent: true },
   listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
   redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
+  // /generated:client-operations
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
 
 /** An operation of the client, by operationId. */
