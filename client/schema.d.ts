@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Enrich (launch) a campaign
-         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
+         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
          */
         post: operations["enrichCampaign"];
         delete?: never;
@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a running enrichment
-         * @description Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
+         * @description Stops the running enrichment of an API-created campaign: the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
          */
         post: operations["cancelCampaign"];
         delete?: never;
@@ -1240,7 +1240,10 @@ export interface components {
         };
         /** @description 402 `insufficient_credits`: The smb balance is below the launch charge. */
         InsufficientCreditsError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "insufficient_credits";
             message: string;
             /** @description Figures in credits. */
@@ -1248,6 +1251,22 @@ export interface components {
                 available: number;
                 required: number;
                 shortfall: number;
+            };
+        };
+        /** @description 402 `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
+        SpendLimitExceededError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "spend_limit_exceeded";
+            message: string;
+            /** @description Figures in credits. */
+            details: {
+                limit: number;
+                /** @description Spent this UTC month, net of refunds. */
+                spent: number;
+                required: number;
             };
         };
         /** @description 409 `campaign_not_enrichable`: The campaign is not an API-created draft. */
@@ -4074,7 +4093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`: The smb balance is below the launch charge. */
+            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4087,7 +4106,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InsufficientCreditsError"];
+                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"];
                     };
                 };
             };

@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"; decisions
- * §13), generated from the operations' zod schemas by zod-openapi: the
+ * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning";
+ * README.md), generated from the operations' zod schemas by zod-openapi: the
  * schemas that validate requests (lib/<domain>/schema.ts) are the ones the
  * document shows, with each operation's documentation (lib/<domain>/docs.ts).
  *
  * Per operation it states: the JSON body and its two form encodings (text
  * forms of numbers and booleans, `filters[status]` bracket keys, repeated
  * fields, multipart file parts); every error code under its status with its
- * typed `details` and a real example; the headers of decisions §10
+ * typed `details` and a real example; the headers of docs/idempotency.md
  * (`Idempotency-Key`, `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`).
  *
  * `npm run openapi:write` writes it to `docs/openapi.json`;
@@ -50,6 +50,7 @@ import {
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
+import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { SCOPES } from '../http/scopes';
 import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
@@ -72,7 +73,7 @@ const nonNegative = () => z.int().min(0);
 const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
   invalid_request: {
     schema: z.strictObject({ issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }) }),
-    // Absent only when the body could not be parsed at all (decisions §2).
+    // Absent only when the body could not be parsed at all (docs/errors.md).
     required: false,
   },
   insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
@@ -185,7 +186,7 @@ const errorSchemas = Object.fromEntries(
   }),
 ) as unknown as Record<ErrorCode, z.ZodObject>;
 
-/** Response headers of decisions §10. */
+/** Response headers of docs/idempotency.md. */
 const HEADERS = {
   'X-Request-Id': {
     description: 'ID of this request (API Gateway’s request ID): quote it to support; every log line of the request carries it.',
@@ -204,7 +205,7 @@ const HEADERS = {
     description:
       "The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `\"requests\";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.",
     required: true,
-    schema: { type: 'string', example: '"requests";q=200;w=10' },
+    schema: { type: 'string', example: `"requests";q=${SETTINGS.rateLimitRequests.default};w=${SETTINGS.rateLimitWindowSeconds.default}` },
   },
   RateLimit: {
     description: 'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
@@ -217,7 +218,7 @@ const HEADERS = {
     schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
-  // Decisions §17.
+  // docs/test-mode.md.
   'Test-Mode': {
     description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
     schema: { type: 'string', enum: ['true'] },
@@ -351,7 +352,7 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
         required = required.filter((field) => field !== part.replaces);
         anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
       }
-      // A field that is one of several exclusive sources (decisions §14): the file part is one more.
+      // A field that is one of several exclusive sources (docs/campaigns.md#large-account-lists-upload-first): the file part is one more.
       if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces))) oneOf = [...oneOf, { required: [name] }];
     }
   }
@@ -491,7 +492,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
   return z.xor(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
-/** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
+/** The document's `webhooks` section: one POST per event type, with its body (docs/webhooks.md, README.md). */
 function webhooksSection(): ZodOpenApiPathsObject {
   const events = eventPayloadSchemas();
   return Object.fromEntries(

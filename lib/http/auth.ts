@@ -1,5 +1,5 @@
 /**
- * Bearer API-key authentication (spec "Authentication"; decisions §6).
+ * Bearer API-key authentication (spec "Authentication"; docs/authentication.md).
  *
  * The one owner of the API-key rules: a key of the wrong shape or unknown is
  * `invalid_api_key`, a revoked one `revoked_api_key`, both 401.
@@ -178,11 +178,11 @@ class RequestKeyCheck implements KeyCheck {
 /** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
 const bearerCredential = (header: string | undefined): string | undefined => (header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined);
 
-/** Response header that marks every answer to a test key (decisions §17). */
+/** Response header that marks every answer to a test key (docs/test-mode.md). */
 export const TEST_MODE_HEADER = 'test-mode';
 
 /**
- * The headers that mark an answer to a test key (decisions §17): `Test-Mode:
+ * The headers that mark an answer to a test key (docs/test-mode.md): `Test-Mode:
  * true` when the bearer credential has the test-key shape (`cek_test_…`),
  * whether or not the key is known, so refusals (401 included) carry it too;
  * none otherwise. Stamped on every response by the request tracing plugin

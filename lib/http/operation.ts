@@ -29,7 +29,7 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
   /** Strict request schema of the JSON body (classic or mini zod); form bodies use a coercing variant of it. */
   request: S;
   /**
-   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
+   * Whether the operation honours `Idempotency-Key` (docs/idempotency.md): true for
    * operations that change state (create, update, enrich, webhook endpoints);
    * read-only operations leave it unset and ignore the header.
    */
@@ -39,7 +39,7 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
 }
 
 /**
- * The published part of an operation (decisions §13): read by the OpenAPI
+ * The published part of an operation (README.md): read by the OpenAPI
  * document (lib/contract/openapi.ts) only.
  */
 export interface OperationDocs {
@@ -56,11 +56,11 @@ export interface OperationDocs {
   /** Example of `data` on success, for the docs (validated against {@link response} by `redocly lint`). */
   responseExample?: unknown;
   /**
-   * Multipart file parts the operation takes instead of a field (decisions
-   * §1: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
+   * Multipart file parts the operation takes instead of a field (
+   * docs/campaigns.md: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
    */
   fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
-  /** Whether a success carries `Credits-Remaining` (the smb balance; decisions §15). */
+  /** Whether a success carries `Credits-Remaining` (the smb balance; docs/limits.md). */
   creditsRemaining?: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * API keys in the single table (spec "Authentication"; decisions §6;
+ * API keys in the single table (spec "Authentication"; docs/authentication.md;
  * docs/data-model.md): the key item `APIKEY#<sha256 of the key>` stores only
  * the key's hash, its organization and when it was issued or revoked; the
  * organization item lists the hashes of its active keys
@@ -84,7 +84,7 @@ export interface ApiKeyStore {
   /**
    * Issues another key for an organization, listed among its active keys in
    * the same transaction; returns the plaintext key (shown once). A test
-   * twin's keys are test keys (`cek_test_…`, decisions §17), a live
+   * twin's keys are test keys (`cek_test_…`, docs/test-mode.md), a live
    * organization's live keys (`cek_…`): the key's shape follows its organization.
    * @param options.scopes - the key's scopes (lib/http/scopes.ts); none: every scope (what the operator's keys hold).
    * @throws NotFoundError for an unknown organization.

@@ -16,7 +16,7 @@ export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });
 
-/** `POST /v1/org/limits` (decisions §15): no body, an empty body or `{}`. */
+/** `POST /v1/org/limits` (docs/limits.md): no body, an empty body or `{}`. */
 export const describeLimitsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'describeLimits',
   scope: 'org:read',

@@ -1,6 +1,6 @@
 /**
  * Unit tests of the pipeline's pure parts: issue formatting, form bodies,
- * the error family and identifiers (decisions §2, §3, §6; spec "Errors").
+ * the error family and identifiers (docs/errors.md, docs/pagination.md, docs/authentication.md; spec "Errors").
  */
 import { createHash } from 'node:crypto';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
@@ -379,7 +379,7 @@ describe('formSchemaOf', () => {
     expect(form.parse({ cursor: ' 10 ' })).toEqual({ cursor: ' 10 ' });
   });
 
-  it('coerces a field that has a default (list limit defaults to 25, decisions §3)', () => {
+  it('coerces a field that has a default (list limit defaults to 25, docs/pagination.md)', () => {
     const withDefault = formSchemaOf(z.strictObject({ limit: z.int().min(1).max(100).default(25) }));
     expect(withDefault.parse({})).toEqual({ limit: 25 });
     expect(withDefault.parse({ limit: '10' })).toEqual({ limit: 10 });
@@ -473,7 +473,7 @@ describe('error family', () => {
     expect(cases.map(([, , code]) => code).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   });
 
-  it('maps every code to the status of the spec and decisions §1/§2/§12', () => {
+  it('maps every code to the status of the spec and docs/campaigns.md, docs/errors.md, docs/webhooks.md', () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       invalid_api_key: 401,
@@ -513,7 +513,7 @@ describe('error family', () => {
     expect(JSON.parse(JSON.stringify(error))).toStrictEqual(json);
   });
 
-  it('carries its response headers outside the body: Retry-After (whole seconds, at least 1) and Allow (decisions §10)', () => {
+  it('carries its response headers outside the body: Retry-After (whole seconds, at least 1) and Allow (docs/errors.md)', () => {
     expect(new EnrichmentPendingError(42.2).headers).toEqual({ 'retry-after': '43' });
     expect(new EnrichmentPendingError(0.01).headers).toEqual({ 'retry-after': '1' });
     expect(new EnrichmentPendingError(-5).headers).toEqual({ 'retry-after': '1' });
@@ -551,7 +551,7 @@ describe('error family', () => {
   });
 });
 
-describe('identifiers and API keys (decisions §6)', () => {
+describe('identifiers and API keys (docs/authentication.md)', () => {
   const escaped = `[${ID_ALPHABET}]`;
 
   it('uses the 58-character alphabet of the spec, without 0, O, I and l', () => {
