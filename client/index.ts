@@ -22,7 +22,7 @@
  *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
  *   to pace on;
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
- *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
+ *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `apiKeys`): they follow
  *   `nextCursor` to the end;
  * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, docs/campaigns.md#large-account-lists-upload-first),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
@@ -70,6 +70,10 @@ export const OPERATIONS = {
   // generated:client-operations (npm run openapi:write, from infra/routes.ts)
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
   describeLimits: { path: '/v1/org/limits', idempotent: false },
+  createKey: { path: '/v1/keys/create', idempotent: false },
+  listKeys: { path: '/v1/keys/list', idempotent: false },
+  revokeKey: { path: '/v1/keys/revoke', idempotent: false },
+  rotateKey: { path: '/v1/keys/rotate', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
   createUpload: { path: '/v1/uploads/create', idempotent: true },
   updateCampaign: { path: '/v1/campaigns/update', idempotent: true },
@@ -206,7 +210,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listKeys: 'keys' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -224,6 +228,8 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
   /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
   webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
+  apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
   /**
    * Uploads an account list too large for a request body (docs/campaigns.md#large-account-lists-upload-first):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
@@ -344,6 +350,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
+    apiKeys: (request) => pages('listKeys', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
       const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};

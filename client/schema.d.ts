@@ -43,6 +43,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's API keys
+         * @description A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.
+         */
+        post: operations["listKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.
+         */
+        post: operations["revokeKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key’s secret
+         * @description A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/create": {
         parameters: {
             query?: never;
@@ -988,6 +1068,64 @@ export interface components {
              */
             lowBalanceThreshold: number | null;
         };
+        ApiKeyWithSecret: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The key’s secret (`cek_…`): shown only in this answer; store it in a secret store. */
+            secret: string;
+        };
+        ApiKey: {
+            /**
+             * @description The key (`key_…`), the same across rotations.
+             * @example key_3kTMd9nPq2ZbXw7vRfGh1
+             */
+            id: string;
+            /**
+             * @description What the key is for.
+             * @example CRM sync (read only)
+             */
+            name: string;
+            /**
+             * @description The first 12 characters of its current secret, to recognize it.
+             * @example cek_7Hq2kXv9
+             */
+            prefix: string;
+            /** @description What the key may do. */
+            scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+            limits: {
+                /** @description Most credits one launch with the key may charge; null: no limit of its own. */
+                maxCreditsPerLaunch: number | null;
+                /** @description Most credits the key may charge per UTC month, net of refunds; null: no limit of its own. */
+                monthlyCredits: number | null;
+            };
+            /** @description ISO 8601. */
+            createdAt: string;
+            /** @description When it stops working (401 `expired_api_key`); null: never. */
+            expiresAt: string | null;
+            /** @description Last authenticated request with it, to the minute; null: none yet. */
+            lastUsedAt: string | null;
+            /** @description When it was revoked; null: it is not. */
+            revokedAt: string | null;
+            /** @description A test key (`cek_test_…`), acting on the test twin. */
+            test: boolean;
+        };
+        ApiKeyPage: {
+            keys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
+        };
+        RevokedApiKey: {
+            key: components["schemas"]["ApiKey"];
+        };
+        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+        NotFoundError: {
+            /** @constant */
+            code: "not_found";
+            message: string;
+            details: {
+                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
+                resource: string;
+                id: string;
+            };
+        };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
         /** @description Enrichment running; credits charged. */
@@ -1069,17 +1207,6 @@ export interface components {
              * @example 50000000
              */
             maxBytes: number;
-        };
-        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
-        NotFoundError: {
-            /** @constant */
-            code: "not_found";
-            message: string;
-            details: {
-                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
-                resource: string;
-                id: string;
-            };
         };
         /** @description 409 `campaign_not_editable`: The campaign is not an API-created draft. */
         CampaignNotEditableError: {
@@ -1821,6 +1948,829 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    limits?: {
+                        /** @description Most credits one launch with the key may charge. */
+                        maxCreditsPerLaunch?: number;
+                        /** @description Most credits the key may charge per UTC calendar month, net of refunds. */
+                        monthlyCredits?: number;
+                    };
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds. Repeat the field once per value.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /** @description What the key may do; only scopes the calling key holds. Repeat the field once per value. */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read") | ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "name": "CRM sync (read only)",
+                     *             "prefix": "cek_7Hq2kXv9",
+                     *             "scopes": [
+                     *               "campaigns:read",
+                     *               "results:read"
+                     *             ],
+                     *             "limits": {
+                     *               "maxCreditsPerLaunch": null,
+                     *               "monthlyCredits": null
+                     *             },
+                     *             "createdAt": "2026-11-22T09:30:00.000Z",
+                     *             "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *             "lastUsedAt": null,
+                     *             "revokedAt": null,
+                     *             "test": false
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": Record<string, never>;
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": "2026-11-23T10:00:00.000Z",
+                     *           "test": false
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevokedApiKey"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": Record<string, never>;
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
                     };
                 };
             };

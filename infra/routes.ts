@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
-import { describeLimitsOperation, describeOrganizationOperation } from '../lib/organizations/schema';
+import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../lib/organizations/schema';
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
@@ -52,6 +52,10 @@ export interface ApiRoute {
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
+  { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
+  { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
+  { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
+  { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
   { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.

@@ -74,6 +74,12 @@ export function derivedId(prefix: string, ...parts: string[]): string {
   return id;
 }
 
+/** A new API key ID, `key_` + 21 characters (docs/authentication.md): names a key across rotations; never a secret. */
+export const newApiKeyId = (): string => `key_${id21()}`;
+
+/** Pattern of an API key ID. */
+export const API_KEY_ID_PATTERN = new RegExp(`^key_[${ID_ALPHABET}]{21}$`);
+
 /** A new webhook endpoint ID, e.g. `whe_…` (docs/webhooks.md). */
 export const newWebhookEndpointId = (): string => `whe_${id21()}`;
 

@@ -330,6 +330,7 @@ export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
+export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';

@@ -558,6 +558,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 

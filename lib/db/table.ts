@@ -91,6 +91,10 @@ export const keys = {
   organization: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   /** API key item, addressed by the SHA-256 hex digest of the key. */
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** What an organization's API key is across rotations (name, scopes, limits, its current secret's hash): one partition per organization, listed by key ID. */
+  apiKeyDescription: (organizationId: string, keyId: string) => ({ pk: `ORG#${organizationId}#KEYS`, sk: `KEY#${keyId}` }),
+  /** The partition of {@link keys.apiKeyDescription}. */
+  apiKeyDescriptions: (organizationId: string) => `ORG#${organizationId}#KEYS`,
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
   /** Prefix of an organization's campaign items in its partition (for begins_with: the credits reconciliation). */
