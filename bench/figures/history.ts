@@ -17,7 +17,7 @@
  * Content-Length of every DynamoDB and S3 call) and calls.
  */
 import { nanoid } from 'nanoid';
-import { accountHistory, embeddedWarehouse } from '../../lib/root';
+import { accountHistory, embeddedWarehouse, organizations } from '../../lib/root';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
 import { bucketKeys, itemBytes, type HistoryChange } from '../../lib/history/store';
@@ -185,6 +185,11 @@ export async function runHistory(
     const launch = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
     // The launch's workflow ends before the next scenario is measured.
     await untilEnriched(stack, apiKey, launchCampaign);
+    // FinishRecording runs after the status flips: its history writes end before the completion below is counted.
+    for (const deadline = Date.now() + 120_000; (await organizations().get(organizationId))?.pendingRecency !== undefined; ) {
+      if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 120 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     // A 1,000-account completion into this history (accounts not in it yet), counted at the store.
     const completionIds = Array.from({ length: options.launchAccounts }, (_, i) => `${p}_c${nanoid(4)}${i}`);
     const completion = await historyWrites(() => accountHistory().recordEnrichment(organizationId, completionIds, new Date().toISOString()));
@@ -255,7 +260,9 @@ export async function runHistory(
         name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: bytes read change`,
         value: change(reads.bytes, floor.bytes),
         unit: '%',
-        budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
+        // Reported only (issue #43): an account with an entry returns it, so bytes follow the history by construction;
+        // the budget is the history bytes read per requested account above (≤ one 4 KB read unit).
+        note: 'reported only: the budget is the history bytes read per requested account',
         floor: { value: floor.bytes, unit: 'bytes', what: 'the same request with no history' },
         extra: { calls: n(reads.calls), 'calls with no history': n(floor.calls), 'history bytes': n(reads.historyBytes) },
       });
