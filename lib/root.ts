@@ -12,6 +12,7 @@
 import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
+import { deliverAll, type DeliveryPolicyOf } from './results/deliverable';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
@@ -241,6 +242,13 @@ export const hourlyQuota =
     const inForce = await limits().limits(organizationId);
     await takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
   };
+
+/**
+ * What may be delivered to an organization beyond its request's selection
+ * (lib/results/deliverable.ts): the one policy every delivery path (export,
+ * results, stream) is given. Nothing is withheld yet; privacy plugs in here.
+ */
+export const deliveryPolicy: DeliveryPolicyOf = deliverAll;
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
