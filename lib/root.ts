@@ -13,6 +13,7 @@ import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
 import { deliverAll, type DeliveryPolicyOf } from './results/deliverable';
+import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
@@ -76,6 +77,9 @@ export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => crea
 
 /** Enrichment result parts (S3). */
 export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+
+/** The results' sequence: which batches are readable and their seqs (lib/results/sequence.ts). */
+export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
