@@ -334,6 +334,7 @@ export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
 export { enrichCampaign } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
+export { listCampaignResults } from './exports/results';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';
 export { createCatchAllHandler } from './http/catch-all';

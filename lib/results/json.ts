@@ -61,7 +61,29 @@ export const resultContact = (c: WarehouseContact): ResultContact => ({
   country: c.country,
 });
 
-/** The JSON text of {@link resultAccount} (what a part stores). */
-export const resultAccountJson = (a: EnrichedAccount): string => JSON.stringify(resultAccount(a));
+/** Whether the workflow found contacts for an account (`found`: at least one, before any filter). */
+export type ResultOutcome = 'found' | 'not_found';
+
+/** The head of an account's result item, in the item's key order: what a part stores for the account. */
+export interface ResultAccountHead {
+  accountId: string;
+  outcome: ResultOutcome;
+  account: ResultAccount;
+}
+
+/** The JSON text of an account's {@link ResultAccountHead} (what a part stores). */
+export const resultAccountJson = (a: EnrichedAccount): string =>
+  JSON.stringify({ accountId: a.accountId, outcome: a.contacts.length > 0 ? 'found' : 'not_found', account: resultAccount(a) } satisfies ResultAccountHead);
+
+/**
+ * The JSON text of one result item from its stored pieces: `{seq, accountId,
+ * outcome, account, contacts}` (a `type` first when given: the stream's
+ * `"account"`). Splices the stored texts; parses nothing.
+ * @param head - the account's stored JSON ({@link resultAccountJson}).
+ * @param contacts - the delivered contacts' stored JSON texts, best first.
+ */
+export function resultItemJson(seq: number, head: string, contacts: readonly string[], type?: string): string {
+  return `{${type === undefined ? '' : `"type":${JSON.stringify(type)},`}"seq":${seq},${head.slice(1, -1)},"contacts":[${contacts.join(',')}]}`;
+}
 /** The JSON text of {@link resultContact} (what a part stores). */
 export const resultContactJson = (c: WarehouseContact): string => JSON.stringify(resultContact(c));

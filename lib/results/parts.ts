@@ -23,7 +23,7 @@
  *               u32 cells   (bytes of the account cells)
  *               account cells: `account_id` … `account_country`, each followed by ","
  *               u32 json    (bytes of the account's JSON)
- *               account JSON (UTF-8: {@link resultAccountJson})
+ *               account JSON (UTF-8: `{accountId, outcome, account}`, {@link resultAccountJson})
  *               contact*    (best first, until the account's end)
  *     contact = u8 flags    (1 mobile phone, 2 email: lib/results/csv.ts contactFlags)
  *               u32 cells   (bytes of the contact cells)
