@@ -10,6 +10,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Warehouse } from '../lib/warehouse/warehouse';
+import { createCampaignEnrichmentClient } from '../client/index';
 import { embeddedWarehouse, useWarehouse } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { account, contact, createApiCampaign, enrich, expectError, gate, importAccounts, pollUntil, uniquePrefix, waitForStatus, type Gate } from './enrichment/support';
@@ -239,4 +240,39 @@ describe('POST /v1/campaigns/results', () => {
       expect(JSON.stringify(res.body.error)).toContain(field);
     }
   }, 60_000);
+
+  it('the client\'s results(campaignId, {follow: true}) yields every account once, in seq order, while the campaign enriches, and resumes after dropped connections', async () => {
+    const prefix = uniquePrefix();
+    const accounts = numbered(prefix, BATCH + 100);
+    await importAccounts(accounts);
+    const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
+    useWarehouse(gated.warehouse);
+    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
+    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    await gated.arrived(2);
+    // Every second results call loses its connection before reaching the server; the client asks again from where it was.
+    let calls = 0;
+    let dropped = 0;
+    const dropping = async (request: Request) => {
+      if (new URL(request.url).pathname === RESULTS && ++calls % 2 === 0) {
+        dropped++;
+        throw new TypeError('fetch failed: connection reset');
+      }
+      return fetch(request);
+    };
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey, fetch: dropping, initialBackoffMs: 10 });
+    const seqs: number[] = [];
+    const ids: string[] = [];
+    gated.release(0);
+    for await (const item of client.results(campaignId, { follow: true })) {
+      seqs.push(item.seq);
+      ids.push(item.accountId);
+      // The second batch is let through only once the reader has the first: the rest arrives while it follows.
+      if (seqs.length === 1) gated.release(1);
+    }
+    expect(seqs).toEqual(Array.from({ length: accounts.length }, (_, i) => i + 1));
+    expect(ids.slice().sort()).toEqual(accounts.map((a) => a.accountId).sort());
+    expect(dropped).toBeGreaterThanOrEqual(1);
+  }, 120_000);
 });
