@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
 import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../lib/organizations/schema';
-import { exportCampaignOperation } from '../lib/exports/schema';
+import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
   createWebhookEndpointOperation,
@@ -67,6 +67,8 @@ export const API_ROUTES: ApiRoute[] = [
   // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
   { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
+  // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
+  { operation: campaignResultsOperation, entry: 'functions/campaigns-results.ts', functionId: 'CampaignsResults', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
