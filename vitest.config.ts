@@ -8,7 +8,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
-    // The limits of decisions §15 at their defaults, explicit: each test's fresh organization has its own window.
+    // The limits of docs/limits.md at their defaults, explicit: each test's fresh organization has its own window.
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_DEV: 'false',

@@ -154,7 +154,7 @@ export interface paths {
         put?: never;
         /**
          * Enrich (launch) a campaign
-         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
+         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
          */
         post: operations["enrichCampaign"];
         delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a running enrichment
-         * @description Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
+         * @description Stops the running enrichment of an API-created campaign: the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
          */
         post: operations["cancelCampaign"];
         delete?: never;
@@ -874,6 +874,15 @@ export interface components {
             code: "invalid_api_key";
             message: string;
         };
+        /** @description 401 `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. */
+        ExpiredApiKeyError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "expired_api_key";
+            message: string;
+        };
         /** @description 401 `revoked_api_key`: The API key has been revoked. */
         RevokedApiKeyError: {
             /**
@@ -882,6 +891,19 @@ export interface components {
              */
             code: "revoked_api_key";
             message: string;
+        };
+        /** @description 403 `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+        InsufficientScopeError: {
+            /** @constant */
+            code: "insufficient_scope";
+            message: string;
+            details: {
+                /**
+                 * @description The scope the operation needs.
+                 * @enum {string}
+                 */
+                required: "org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read";
+            };
         };
         /** @description 405 `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
         MethodNotAllowedError: {
@@ -1091,7 +1113,10 @@ export interface components {
         };
         /** @description 402 `insufficient_credits`: The smb balance is below the launch charge. */
         InsufficientCreditsError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "insufficient_credits";
             message: string;
             /** @description Figures in credits. */
@@ -1099,6 +1124,22 @@ export interface components {
                 available: number;
                 required: number;
                 shortfall: number;
+            };
+        };
+        /** @description 402 `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
+        SpendLimitExceededError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "spend_limit_exceeded";
+            message: string;
+            /** @description Figures in credits. */
+            details: {
+                limit: number;
+                /** @description Spent this UTC month, net of refunds. */
+                spent: number;
+                required: number;
             };
         };
         /** @description 409 `campaign_not_enrichable`: The campaign is not an API-created draft. */
@@ -1602,7 +1643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1613,7 +1654,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -1732,7 +1789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1743,7 +1800,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -1946,7 +2019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1957,7 +2030,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2143,7 +2232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2154,7 +2243,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2361,7 +2466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2372,7 +2477,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2586,7 +2707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2597,7 +2718,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2802,7 +2939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2813,7 +2950,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2975,7 +3128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2986,11 +3139,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
                     };
                 };
             };
-            /** @description `insufficient_credits`: The smb balance is below the launch charge. */
+            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3003,7 +3156,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InsufficientCreditsError"];
+                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3221,7 +3390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3232,7 +3401,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3463,7 +3648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3474,7 +3659,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3730,7 +3931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3741,7 +3942,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3897,7 +4114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3908,7 +4125,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4140,7 +4373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4151,7 +4384,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4387,7 +4636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4398,7 +4647,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4552,7 +4817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4563,7 +4828,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4705,7 +4986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4716,7 +4997,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4916,7 +5213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4927,7 +5224,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5119,7 +5432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5130,7 +5443,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5383,7 +5712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5394,7 +5723,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5554,7 +5899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5565,7 +5910,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };

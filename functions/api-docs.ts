@@ -1,4 +1,4 @@
-/** Lambda of `GET /openapi.json`, `GET /asyncapi.json`, `GET /docs` (decisions §13; issue #34) and the discovery documents (docs/agents.md). */
+/** Lambda of `GET /openapi.json`, `GET /asyncapi.json`, `GET /docs` (README.md; issue #34) and the discovery documents (docs/agents.md). */
 import { createDocsHandler, buildAsyncApiDocument, buildOpenApiDocument, buildApiCatalog, buildLlmsTxt, buildServerCard, API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 

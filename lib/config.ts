@@ -1,5 +1,5 @@
 /**
- * Deployment settings, read once from the environment (decisions §9).
+ * Deployment settings, read once from the environment (README.md#set-up).
  *
  * Every Lambda and the local stack read the same variables, so one module owns
  * their names and defaults. Values are read lazily so tests and the local stack
@@ -43,35 +43,35 @@ export const config = {
   get stateMachineArn(): string {
     return required('STATE_MACHINE_ARN');
   },
-  /** Credits charged per eligible account (`CREDITS_PER_ACCOUNT`, default 1; decisions §4). */
+  /** Credits charged per eligible account (`CREDITS_PER_ACCOUNT`, default 1; docs/launch.md). */
   get creditsPerAccount(): number {
     return intFromEnv('CREDITS_PER_ACCOUNT', 1);
   },
-  /** Result access period in seconds (`RESULTS_ACCESS_PERIOD_SECONDS`, default 30 days; decisions §5). */
+  /** Result access period in seconds (`RESULTS_ACCESS_PERIOD_SECONDS`, default 30 days; docs/lifetimes.md). */
   get resultsAccessPeriodSeconds(): number {
     return intFromEnv('RESULTS_ACCESS_PERIOD_SECONDS', 30 * 86_400);
   },
   /**
    * Result access period of a test twin's campaigns in seconds
-   * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, default 3,600 = 1 hour; decisions
-   * §17): long enough to export and inspect a test run, short enough that
+   * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, default 3,600 = 1 hour;
+   * docs/test-mode.md): long enough to export and inspect a test run, short enough that
    * `campaign.expired` and `results_expired` can be seen the same day.
    */
   get testResultsAccessPeriodSeconds(): number {
     return intFromEnv('TEST_RESULTS_ACCESS_PERIOD_SECONDS', 3_600);
   },
-  /** Lifetime of a presigned export URL in seconds (`EXPORT_URL_TTL_SECONDS`, default 900; decisions §5). */
+  /** Lifetime of a presigned export URL in seconds (`EXPORT_URL_TTL_SECONDS`, default 900; docs/lifetimes.md). */
   get exportUrlTtlSeconds(): number {
     return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);
   },
-  /** Lifetime of a presigned upload URL in seconds (`UPLOAD_URL_TTL_SECONDS`, default 900; decisions §14). */
+  /** Lifetime of a presigned upload URL in seconds (`UPLOAD_URL_TTL_SECONDS`, default 900; docs/campaigns.md#large-account-lists-upload-first). */
   get uploadUrlTtlSeconds(): number {
     return intFromEnv('UPLOAD_URL_TTL_SECONDS', 900);
   },
   /**
    * How long after `POST /v1/uploads/create` campaign create accepts the
    * upload, in seconds (`UPLOAD_TTL_SECONDS`, default 3,600 = 1 h;
-   * decisions §14). At most 1 day: the bucket's lifecycle rule deletes the
+   * docs/campaigns.md#large-account-lists-upload-first). At most 1 day: the bucket's lifecycle rule deletes the
    * file 1 day after it was written.
    */
   get uploadTtlSeconds(): number {
@@ -79,39 +79,39 @@ export const config = {
   },
   /**
    * How long an `Idempotency-Key` is remembered, in seconds, from its first
-   * use (`IDEMPOTENCY_TTL_SECONDS`, default 86,400 = 24 h; decisions §10).
+   * use (`IDEMPOTENCY_TTL_SECONDS`, default 86,400 = 24 h; docs/idempotency.md).
    */
   get idempotencyTtlSeconds(): number {
     return intFromEnv('IDEMPOTENCY_TTL_SECONDS', 86_400);
   },
   /**
    * Authenticated requests an organization may make per window, all its keys
-   * together (`RATE_LIMIT_REQUESTS`, default 200; decisions §15). The
+   * together (`RATE_LIMIT_REQUESTS`, default 200; docs/limits.md). The
    * operator overrides it per organization (`org:limits`).
    */
   get rateLimitRequests(): number {
     return intFromEnv('RATE_LIMIT_REQUESTS', 200, 1);
   },
-  /** Length of the request-rate window in seconds (`RATE_LIMIT_WINDOW_SECONDS`, default 10, from 1 to 3,600; decisions §15). */
+  /** Length of the request-rate window in seconds (`RATE_LIMIT_WINDOW_SECONDS`, default 10, from 1 to 3,600; docs/limits.md). */
   get rateLimitWindowSeconds(): number {
     return intFromEnv('RATE_LIMIT_WINDOW_SECONDS', 10, 1, 3_600);
   },
-  /** Exports an organization may make per hour (`EXPORTS_PER_HOUR`, default 60; decisions §15). */
+  /** Exports an organization may make per hour (`EXPORTS_PER_HOUR`, default 60; docs/limits.md). */
   get exportsPerHour(): number {
     return intFromEnv('EXPORTS_PER_HOUR', 60, 1);
   },
-  /** Uploads an organization may create per hour (`UPLOADS_PER_HOUR`, default 60; decisions §15). */
+  /** Uploads an organization may create per hour (`UPLOADS_PER_HOUR`, default 60; docs/limits.md). */
   get uploadsPerHour(): number {
     return intFromEnv('UPLOADS_PER_HOUR', 60, 1);
   },
-  /** Secret that signs list cursors (`CURSOR_SECRET`; decisions §3). */
+  /** Secret that signs list cursors (`CURSOR_SECRET`; docs/pagination.md). */
   get cursorSecret(): string {
     return required('CURSOR_SECRET');
   },
   /**
    * Whether webhook URLs may be `http://127.0.0.1` and `http://localhost`
    * (`WEBHOOKS_ALLOW_LOCALHOST` = `true` or `1`; on under `npm start`, off in
-   * AWS; decisions §12).
+   * AWS; docs/webhooks.md).
    */
   get webhooksAllowLocalhost(): boolean {
     return ['true', '1'].includes((process.env.WEBHOOKS_ALLOW_LOCALHOST ?? '').toLowerCase());
@@ -132,7 +132,7 @@ export const config = {
   get webhookStateMachineArn(): string | undefined {
     return process.env.WEBHOOK_STATE_MACHINE_ARN || undefined;
   },
-  /** Seconds after which a launch lock whose holder died expires (decisions §2). */
+  /** Seconds after which a launch lock whose holder died expires (docs/errors.md). */
   launchLockSeconds: 60,
   /**
    * Seconds after a launch before the reconciler treats a missing execution

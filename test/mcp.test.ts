@@ -179,6 +179,19 @@ describe('MCP over Streamable HTTP', () => {
     expect((await tool(anonymous, 'describe_organization', {})).structuredContent).toMatchObject({ code: 'invalid_api_key' });
   });
 
+  it('a key without campaigns:launch cannot launch: enrich_campaign answers insufficient_scope and charges nothing', async () => {
+    const { organizationId } = await newOrganization();
+    const twin = await organizations().testTwin(organizationId);
+    const readOnly = await apiKeys().create(twin.id, { scopes: ['org:read', 'campaigns:read', 'campaigns:write', 'ledger:read'] });
+    const client = await connect(readOnly);
+    const campaign = data(await tool(client, 'create_campaign', { name: 'Read only', accountIds: ['test_found_ro'] }));
+    const refused = await tool(client, 'enrich_campaign', { campaignId: campaign.id }, { [ACCEPTED_CHARGE_META]: 1 });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ code: 'insufficient_scope', details: { required: 'campaigns:launch' } });
+    expect(data(await tool(client, 'get_campaign', { campaignId: campaign.id })).status).toBe('draft');
+    expect((await ledgerOf(client, campaign.id)).entries).toEqual([]);
+  });
+
   it('a rate-limited call answers rate_limited with retryAfterSeconds', async () => {
     const { apiKey } = await newOrganization({ limits: { requests: 2, windowSeconds: 3600 } });
     const client = await connect(apiKey);

@@ -563,7 +563,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     apiGateway: { requests: 1 },
   };
   const launchLines = costLines(launchUsage);
-  // Per enriched account (decisions §4: accounts with results are charged), not per requested one.
+  // Per enriched account (docs/launch.md: accounts with results are charged), not per requested one.
   const finalCampaign = expectOk(await post<{ results: { totalAccounts: number } | null }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
   const enrichedAccounts = finalCampaign.results?.totalAccounts || N;
   const per1000 = scaleLines(launchLines, 1000 / enrichedAccounts);
@@ -591,7 +591,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       'Storage also counts the account history the campaign left (its organization\'s history shards, lib/history/store.ts) × 3,650 days at DynamoDB\'s price. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.',
   );
 
-  // The per-account outcomes (decisions §11) of the completed campaign: the export below must carry the same counts.
+  // The per-account outcomes (docs/launch.md#per-account-outcomes) of the completed campaign: the export below must carry the same counts.
   const outcomesReply = await post<{ summary: Record<'invalid' | 'recently_enriched' | 'crm_excluded' | 'pending' | 'found' | 'not_found', number> }>(stack, PATHS.accounts, apiKey, { campaignId, limit: 1 });
   const outcomeSummary = expectOk(outcomesReply, 'accounts').summary;
   if (outcomeSummary.pending !== 0 || outcomeSummary.found + outcomeSummary.not_found !== N) {

@@ -167,7 +167,7 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   }
   if (!pk) return { kind: 'other', items };
   if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };
-  // The request-rate limiter (decisions §15): its counter, and its policy read (the org item's limit attributes, projected).
+  // The request-rate limiter (docs/limits.md): its counter, and its policy read (the org item's limit attributes, projected).
   if (pk.includes('#LIMIT#')) return { kind: 'limiter', items };
   if (sk === 'ORG' && Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>).includes('limitRequests')) return { kind: 'limiter', items };
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };

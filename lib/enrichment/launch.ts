@@ -1,5 +1,5 @@
 /**
- * Enrich (launch) a campaign (spec "Enrich a campaign"; decisions §2, §4).
+ * Enrich (launch) a campaign (spec "Enrich a campaign"; docs/errors.md, docs/launch.md).
  *
  * 1. The first read (campaign + organization + the request's API key, one
  *    BatchGetItem) answers a repeat call while `enriching`: the campaign as
@@ -12,7 +12,7 @@
  *    The previous evaluation's objects are deleted once it is replaced
  *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
- *    `spend_limit_exceeded` (decisions §15), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
+ *    `spend_limit_exceeded` (docs/limits.md), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
  * 4. The eligible list and one account object per workflow batch are
@@ -33,7 +33,7 @@
  * leave; one still running then is left to finish (the reconciler starts a
  * lost one) and the launch answers the charged campaign.
  *
- * Under an `Idempotency-Key` (decisions §10) the launch transaction also
+ * Under an `Idempotency-Key` (docs/idempotency.md) the launch transaction also
  * writes the key's work marker, and a retry looks for it first: a launch
  * that charged answers 200 with that campaign as it is now, whatever
  * happened to the first answer, never a refusal caused by the launch itself.
@@ -73,7 +73,7 @@ export interface LaunchDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
-  /** Per-account outcomes of each evaluation (decisions §11); the previous one's manifest is read to delete its objects once replaced. */
+  /** Per-account outcomes of each evaluation (docs/launch.md#per-account-outcomes); the previous one's manifest is read to delete its objects once replaced. */
   outcomes: Pick<OutcomeStore, 'recordEvaluation' | 'manifest'>;
   /** Deletion of a replaced evaluation's objects and of a compensated attempt's (lib/enrichment/attempt-objects.ts). */
   objects: PrefixStore;
@@ -81,7 +81,7 @@ export interface LaunchDependencies {
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
   launchLockSeconds: number;
-  /** This month's spend (decisions §15), read when the organization has a monthly spend limit. */
+  /** This month's spend (docs/limits.md), read when the organization has a monthly spend limit. */
   limits: Pick<LimitStore, 'spent'>;
 }
 
@@ -124,11 +124,11 @@ export const START_EXECUTION_ANSWER_MARGIN_MS = 2_000;
 
 /**
  * Launches enrichment of a campaign.
- * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
+ * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (docs/idempotency.md#request-ids).
  * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
  * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read (the organization's list of active keys), or by a key read before any write.
  * @param options.remainingMs - ms left before the function's timeout: the transaction starts only with {@link LAUNCH_COMMIT_RESERVE_MS} left.
- * @param options.idempotentWork - the request's `Idempotency-Key` work (decisions §10): a launch it charged is answered again, and a new one records it.
+ * @param options.idempotentWork - the request's `Idempotency-Key` work (docs/idempotency.md): a launch it charged is answered again, and a new one records it.
  * @param options.expectedCharge - credits the caller accepted (the MCP server's confirmed quote, docs/agents.md): the launch
  *   refuses, charging and writing nothing but the evaluation's outcomes, when this evaluation would charge another amount.
  *   Internal: no HTTP request sets it.
@@ -157,7 +157,7 @@ export async function enrichCampaign(
   // Under a key, its work marker is read beside it (a retry of a launch that charged).
   const [read, launchedByKey] = await beforeDeadline(signal, Promise.all([deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck), idempotentWork?.find()]));
   if (!read.campaign) throw new NotFoundError('campaign', campaignId);
-  // This key's launch charged: the campaign as it is now, whatever it became since (decisions §10).
+  // This key's launch charged: the campaign as it is now, whatever it became since (docs/idempotency.md).
   if (launchedByKey === campaignId) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
   const readStatus = statusAt(read.campaign, now);
   // A repeat call on a running API launch answers the campaign as it is (no new charge), touching
@@ -202,7 +202,7 @@ export async function enrichCampaign(
     );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
-    // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
+    // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (docs/launch.md#per-account-outcomes).
     const attemptId = newAttemptId();
     // Written while the organization is read and the attempt's lists are written (first round below), and awaited before any refusal or charge.
     const recorded = deps.outcomes
@@ -255,6 +255,7 @@ export async function enrichCampaign(
         ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
         smbCredits: org.smbCredits,
         limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
+        ...(org.liveOrganizationId !== undefined ? { liveOrganizationId: org.liveOrganizationId } : {}),
       });
       if (outcome.ok) {
         launched = true;

@@ -1,7 +1,7 @@
 /**
  * What an organization knows of individual accounts: when it last completed
  * an enrichment of each (recency exclusion) and which are CRM targets (CRM
- * exclusion). Decisions §4, §7; docs/data-model.md "Recency and CRM targets".
+ * exclusion). docs/launch.md, README.md#operator-cli; docs/data-model.md "Recency and CRM targets".
  *
  * Keyed by account, not by campaign: each account has one entry, in one of
  * {@link HISTORY_SHARDS} DynamoDB items per organization chosen by a hash of
@@ -61,7 +61,7 @@ export interface FactsOptions {
    * Completions whose entries are not written yet (lib/history/recency-pending.ts,
    * read from the organization item BEFORE this call): their accounts count as
    * enriched at the campaign's `completedAt` (recency starts when a campaign
-   * reaches `enriched`, decisions §4). Only those after `enrichedAfter` are read.
+   * reaches `enriched`, docs/launch.md). Only those after `enrichedAfter` are read.
    */
   pending?: readonly PendingRecency[];
 }
@@ -105,7 +105,7 @@ export interface AccountHistoryStore {
 /** Shards per organization. A power of two; changing it needs a migration (entries are found by `shardOf`). */
 export const HISTORY_SHARDS = 4096;
 
-/** Days an enrichment time is kept: the longest recency window (decisions §4; MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
+/** Days an enrichment time is kept: the longest recency window (docs/launch.md; MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
 
 const RETENTION_MS = HISTORY_RETENTION_DAYS * 86_400_000;

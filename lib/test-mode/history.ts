@@ -1,5 +1,5 @@
 /**
- * The test twin's account history (decisions §17): which accounts count as
+ * The test twin's account history (docs/test-mode.md): which accounts count as
  * recently enriched and which as CRM targets, decided by the account ID
  * alone (lib/test-mode/accounts.ts), with no storage. It has the shape of the
  * live account history (lib/history/store.ts `AccountHistoryStore`, which

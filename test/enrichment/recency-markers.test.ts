@@ -1,5 +1,5 @@
 /**
- * Recency and CRM targets from the account history (decisions §4, §7;
+ * Recency and CRM targets from the account history (docs/launch.md, README.md#operator-cli;
  * docs/data-model.md "Recency and CRM targets"), through HTTP against
  * DynamoDB Local and the local S3 endpoint: the window's start exact to the
  * millisecond, campaigns completing together, CRM targets across imports, and
@@ -47,7 +47,7 @@ async function countDynamoDbCalls<T>(run: () => Promise<T>): Promise<{ result: T
   }
 }
 
-describe('recency (decisions §4)', () => {
+describe('recency (docs/launch.md)', () => {
   it('excludes an enrichment completed 1 ms after launch time − days × 86,400 s, and not one completed exactly then', async () => {
     const p = uniquePrefix();
     const ids = Array.from({ length: 5 }, (_, i) => `${p}_${i}`);
@@ -132,7 +132,7 @@ describe('recency (decisions §4)', () => {
   });
 });
 
-describe('CRM targets (decisions §7)', () => {
+describe('CRM targets (README.md#operator-cli)', () => {
   it('keeps every target across imports, each once', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
