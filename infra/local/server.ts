@@ -205,7 +205,6 @@ export async function startApiServer(
             docs: `${base}/docs`,
             openapi: `${base}/openapi.json`,
             asyncapi: `${base}/asyncapi.json`,
-            mcp: `${base}${SUPPORT_FUNCTIONS.mcp.path}`,
             apiCatalog: `${base}${API_CATALOG_PATH}`,
             llms: `${base}${LLMS_TXT_PATH}`,
             health: `${base}/health`,
