@@ -11,7 +11,7 @@
  * which a launch and a quote read anyway, and `historyEntries` (the entry
  * count that drives the splits). Buckets split one at a time, in order, as
  * the average load passes {@link HISTORY_BUCKET_LOAD} entries, so a bucket
- * stays about 1-2.5 KB at any organization size.
+ * stays under about 1 KB at any organization size.
  *
  * - A launch or a quote reads the buckets of its own account IDs (strongly
  *   consistent BatchGetItem): at most one item of at most a few KB per
@@ -127,10 +127,11 @@ export interface HistoryState {
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
- * hashing's load bound). At ~8 bytes an entry a split bucket holds ~1.2 KB
- * and one not yet split in the current round twice that; see docs/data-model.md.
+ * hashing's load bound). At ~8 bytes an entry a bucket just split holds
+ * ~40 entries and one not yet split in the current round up to ~80: its item
+ * stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 150;
+export const HISTORY_BUCKET_LOAD = 40;
 
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
@@ -487,9 +488,12 @@ export function createAccountHistoryStore({
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
-    // Room first, so no bucket grows past a few KB even when every account is new: an average of
-    // twice the load at most; the load bound itself applies after the write.
-    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + merged.size) / (2 * bucketLoad)));
+    // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
+    // the load at most (the load bound itself applies after the write, on the entries really added).
+    // A write at least as large as the history (a first campaign, a seeding) splits to the load bound
+    // at once: splitting buckets before they are filled costs tiny writes, not rewrites of full ones.
+    const incoming = merged.size;
+    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)));
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
