@@ -274,9 +274,29 @@ export interface paths {
         put?: never;
         /**
          * Export campaign results as CSV
-         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
+         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe, with one exception: a plain E.164 number (`+15551234567`) in `mobile_phone` or `direct_phone` is written as it is (docs/csv.md).
          */
         post: operations["exportCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read results as they arrive
+         * @description The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.
+         */
+        post: operations["listCampaignResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1371,6 +1391,97 @@ export interface components {
             code: "results_expired";
             message: string;
         };
+        /**
+         * @example {
+         *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+         *       "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+         *       "status": "enriching",
+         *       "eligible": 212,
+         *       "processed": 1,
+         *       "complete": false,
+         *       "lastSeq": 1,
+         *       "accounts": [
+         *         {
+         *           "seq": 1,
+         *           "accountId": "acc_00001",
+         *           "outcome": "found",
+         *           "account": {
+         *             "name": "Acme Corp",
+         *             "domain": "acme.example",
+         *             "industry": "Software",
+         *             "employeeCount": 250,
+         *             "country": "US"
+         *           },
+         *           "contacts": [
+         *             {
+         *               "contactId": "con_00001_1",
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "jobTitle": "CTO",
+         *               "seniority": "c_suite",
+         *               "department": "engineering",
+         *               "email": "ada@acme.example",
+         *               "emailStatus": "valid",
+         *               "mobilePhone": "+15551230001",
+         *               "directPhone": null,
+         *               "linkedinUrl": "https://www.linkedin.com/in/ada",
+         *               "country": "US"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ResultsPage: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            campaignId: string;
+            /** @description The attempt these seqs belong to; another attempt starts again at 1. */
+            attemptId: string;
+            /** @enum {string} */
+            status: "enriching" | "enriched";
+            /** @description Eligible accounts of the attempt. */
+            eligible: number;
+            /** @description Accounts of the attempt that have a seq now. */
+            processed: number;
+            /** @description The attempt is `enriched` and `processed = eligible`: nothing more will come. */
+            complete: boolean;
+            /** @description The seq of the last account returned, or `afterSeq` when none: the next page asks `afterSeq = lastSeq`. */
+            lastSeq: number;
+            accounts: components["schemas"]["ResultAccount"][];
+        };
+        ResultAccount: {
+            /** @description Its position in the attempt: 1, 2, 3, … gap-free, never reused. */
+            seq: number;
+            accountId: string;
+            /**
+             * @description `found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).
+             * @enum {string}
+             */
+            outcome: "found" | "not_found";
+            account: {
+                name: string | null;
+                domain: string | null;
+                industry: string | null;
+                employeeCount: number | null;
+                country: string | null;
+            };
+            /** @description Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept. */
+            contacts: components["schemas"]["ResultContact"][];
+        };
+        ResultContact: {
+            contactId: string;
+            firstName: string | null;
+            lastName: string | null;
+            jobTitle: string | null;
+            seniority: string | null;
+            department: string | null;
+            email: string | null;
+            emailStatus: string | null;
+            mobilePhone: string | null;
+            directPhone: string | null;
+            linkedinUrl: string | null;
+            country: string | null;
+        };
         LedgerPage: {
             entries: components["schemas"]["LedgerEntry"][];
             nextCursor: string | null;
@@ -1711,10 +1822,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -1858,10 +1971,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -4767,6 +4882,317 @@ export interface operations {
             };
         };
     };
+    listCampaignResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": 0,
+                 *       "limit": 100,
+                 *       "waitSeconds": 20,
+                 *       "hasEmail": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). */
+                    afterSeq?: number;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. */
+                    limit?: number;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). */
+                    waitSeconds?: number;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. */
+                    maxContactsPerAccount?: number;
+                    /** @description true: only contacts with a mobile phone (OR with hasEmail). Default false. */
+                    hasMobilePhone?: boolean;
+                    /** @description true: only contacts with an email address (OR with hasMobilePhone). Default false. */
+                    hasEmail?: boolean;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "limit": "100",
+                 *       "waitSeconds": "20",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */
+                    waitSeconds?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "limit": "100",
+                 *       "waitSeconds": "20",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */
+                    waitSeconds?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *         "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+                     *         "status": "enriching",
+                     *         "eligible": 212,
+                     *         "processed": 1,
+                     *         "complete": false,
+                     *         "lastSeq": 1,
+                     *         "accounts": [
+                     *           {
+                     *             "seq": 1,
+                     *             "accountId": "acc_00001",
+                     *             "outcome": "found",
+                     *             "account": {
+                     *               "name": "Acme Corp",
+                     *               "domain": "acme.example",
+                     *               "industry": "Software",
+                     *               "employeeCount": 250,
+                     *               "country": "US"
+                     *             },
+                     *             "contacts": [
+                     *               {
+                     *                 "contactId": "con_00001_1",
+                     *                 "firstName": "Ada",
+                     *                 "lastName": "Lovelace",
+                     *                 "jobTitle": "CTO",
+                     *                 "seniority": "c_suite",
+                     *                 "department": "engineering",
+                     *                 "email": "ada@acme.example",
+                     *                 "emailStatus": "valid",
+                     *                 "mobilePhone": "+15551230001",
+                     *                 "directPhone": null,
+                     *                 "linkedinUrl": "https://www.linkedin.com/in/ada",
+                     *                 "country": "US"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ResultsPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `results_not_ready`: The campaign is not enriched yet. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsNotReadyError"];
+                    };
+                };
+            };
+            /** @description `results_expired`: The result access period has ended. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsExpiredError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
     listLedger: {
         parameters: {
             query?: never;
@@ -5731,10 +6157,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {

@@ -21,6 +21,8 @@ export const WEBHOOK_ENDPOINT_ID_PATTERN = new RegExp(`^whe_[${ID_ALPHABET}]{21}
 export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$`);
 /** Webhook delivery (attempt) ID pattern: `whd_` + 21 base58 characters. */
 export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
+/** Attempt ID pattern: `att_` + 21 base58 characters ({@link newAttemptId}). */
+export const ATTEMPT_ID_PATTERN = new RegExp(`^att_[${ID_ALPHABET}]{21}$`);
 /** Upload ID pattern: `upl_` + 21 base58 characters (docs/campaigns.md#large-account-lists-upload-first). */
 export const UPLOAD_ID_PATTERN = new RegExp(`^upl_[${ID_ALPHABET}]{21}$`);
 /** API key pattern: `cek_` + 40 base58 characters (a live key), or `cek_test_` + 40 (a test key, docs/test-mode.md). */

@@ -103,6 +103,13 @@ export const keys = {
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */
   campaignOutcomes: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OUTCOMES' }),
+  /** Head of an attempt's results sequence: the seqs given so far (lib/results/sequence.ts). */
+  resultsHead: (campaignId: string, attemptId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: `RESULTS#${attemptId}` }),
+  /**
+   * One readable batch's seqs in an attempt (lib/results/sequence.ts), in a partition per attempt, sorted
+   * by its last seq (10 digits), so the ranges after a seq are one Query.
+   */
+  resultsRange: (campaignId: string, attemptId: string, toSeq: number) => ({ pk: `CAMPAIGN#${campaignId}#RESULTS#${attemptId}`, sk: `SEQ#${String(toSeq).padStart(10, '0')}` }),
   /** Index keys of a campaign for list (docs/pagination.md). */
   campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,
