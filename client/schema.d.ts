@@ -2579,13 +2579,25 @@ export interface operations {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "application/x-www-form-urlencoded": Record<string, never>;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
                 /**
                  * @example {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "multipart/form-data": Record<string, never>;
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
             };
         };
         responses: {
@@ -2770,13 +2782,25 @@ export interface operations {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "application/x-www-form-urlencoded": Record<string, never>;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
                 /**
                  * @example {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "multipart/form-data": Record<string, never>;
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
             };
         };
         responses: {

@@ -57,7 +57,7 @@ describe('docs/openapi.json', () => {
   });
 
   it('groups the operations by tag, operations before the webhook events, and names a contact', () => {
-    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'webhook events']);
+    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'keys', 'webhook events']);
     for (const route of API_ROUTES) expect(committed.tags.map((t: { name: string }) => t.name), route.operation.operationId).toContain(post(route.operation.path).tags[0]);
     expect(post('/v1/campaigns/enrich').tags).toEqual(['enrichment']);
     expect(post('/v1/org/ledger').tags).toEqual(['credits']);

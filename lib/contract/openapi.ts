@@ -34,7 +34,6 @@ import {
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
-  KeySpendLimitExceededError,
   MethodNotAllowedError,
   NoEligibleAccountsError,
   NotFoundError,
@@ -103,17 +102,6 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     required: true,
   },
   insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
-  key_spend_limit_exceeded: {
-    schema: z
-      .strictObject({
-        limit: nonNegative(),
-        required: nonNegative(),
-        spent: z.nullable(z.int()).meta({ description: 'Charged with the key this UTC month, net of refunds; null for `period: "launch"`.' }),
-        period: z.enum(['launch', 'month']).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
-      })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
-  },
 };
 
 /**
@@ -151,7 +139,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
-  key_spend_limit_exceeded: "The launch would take the API key over its own credit limit: per launch or this UTC month (`details.period`; checked right after `spend_limit_exceeded`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -178,7 +165,6 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),
-  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 5000, required: 262, spent: 4900, period: 'month' }),
   internal_error: new InternalError(),
 };
 
@@ -257,7 +243,10 @@ function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline);
     if (!node || typeof node !== 'object') return node;
-    const { $ref, $defs: _defs, $schema: _schema, id: _id, ...rest } = node as JsonSchema;
+    const { $ref, $defs: _defs, $schema: _schema, ...withId } = node as JsonSchema;
+    // A schema's meta `id` (a string) goes; a property named `id` (a schema, in `properties`) stays.
+    const { id, ...rest } = withId;
+    if (id !== undefined && typeof id !== 'string') rest.id = id;
     if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inline({ ...defs[$ref.slice('#/$defs/'.length)], ...rest });
     return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
   };
