@@ -145,12 +145,20 @@ describe('CampaignEnrichment-dev', () => {
 
   it('serves GET /openapi.json and GET /docs from the docs function, which touches no data', () => {
     for (const path of DOCS_ROUTES) expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
-    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs']);
+    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs', '/.well-known/api-catalog', '/llms.txt', '/.well-known/mcp/server-card.json']);
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
     expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;
     expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 28 });
     expect(fn.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
+  });
+
+  it('serves /mcp (POST, and GET and DELETE for the 405 of a stateless server) from the MCP function, which holds its tools’ routes’ permissions', () => {
+    for (const method of SUPPORT_FUNCTIONS.mcp.methods) expect(functionOfRoute(`${method} /mcp`), method).toBe(logicalId(built.stack.supportFunctions.mcp.function));
+    const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.mcp.functionId));
+    for (const action of ['dynamodb:TransactWriteItems', 'states:StartExecution', 'states:StopExecution', 's3:GetObject', 's3:PutObject', 's3:DeleteObject']) expect(actions, action).toContain(action);
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.mcp.function)]!;
+    expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), STATE_MACHINE_ARN: expect.anything() });
   });
 
   it('builds each function from its route’s entry under its functionId', () => {
@@ -577,7 +585,7 @@ describe('CampaignEnrichment-dev', () => {
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
       const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile', 'WebhooksDispatch', 'WebhooksDeliver'];
-      const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
+      const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId, SUPPORT_FUNCTIONS.mcp.functionId];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(support.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
