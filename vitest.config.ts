@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SETTINGS } from './lib/config';
 
 export default defineConfig({
   test: {
@@ -13,10 +14,9 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_DEV: 'false',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      RATE_LIMIT_REQUESTS: '200',
-      RATE_LIMIT_WINDOW_SECONDS: '10',
-      EXPORTS_PER_HOUR: '60',
-      UPLOADS_PER_HOUR: '60',
+      ...Object.fromEntries(
+        [SETTINGS.rateLimitRequests, SETTINGS.rateLimitWindowSeconds, SETTINGS.exportsPerHour, SETTINGS.uploadsPerHour].map((setting) => [setting.env, String(setting.default)]),
+      ),
     },
   },
 });

@@ -20,7 +20,8 @@ export const enrichHandler = (expectedCharge?: number) =>
         throw error;
       }
     },
-    { keyCheck: 'in-read', headers: (answer) => ('credits' in answer ? creditsRemaining(answer.credits.remaining) : {}) },
+    // The launch settles its transaction's outcome itself, past the deadline if need be: no early time-out answer.
+    { keyCheck: 'in-read', headers: (answer) => ('credits' in answer ? creditsRemaining(answer.credits.remaining) : {}), settlesCommit: true },
   );
 
 export const handler = enrichHandler();

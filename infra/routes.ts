@@ -6,8 +6,8 @@
 import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
-import { describeLimitsOperation, describeOrganizationOperation } from '../lib/organizations/schema';
-import { exportCampaignOperation } from '../lib/exports/schema';
+import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../lib/organizations/schema';
+import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
   createWebhookEndpointOperation,
@@ -53,6 +53,10 @@ export interface ApiRoute {
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
+  { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
+  { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
+  { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
+  { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
   { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
@@ -64,6 +68,8 @@ export const API_ROUTES: ApiRoute[] = [
   // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
   { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
+  // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
+  { operation: campaignResultsOperation, entry: 'functions/campaigns-results.ts', functionId: 'CampaignsResults', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },

@@ -39,7 +39,7 @@ import { WebhookDelivery } from './webhook-delivery';
 export type DeploymentStage = 'dev' | 'prod';
 
 /** What differs between stages. */
-interface StageSettings {
+export interface StageSettings {
   /** Table, buckets, secret and log groups: kept (prod) or deleted (dev) with the stack. */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection: a table delete fails until it is turned off. */
@@ -56,8 +56,8 @@ interface StageSettings {
    * each route, so a runaway client cannot exhaust the account's Lambda
    * concurrency (1,000 by default, shared with the workflow) or run up
    * on-demand DynamoDB cost. A request over it gets 429 before any Lambda
-   * runs. It sits far above one organization's request rate (docs/limits.md:
-   * 200 per 10 s by default, 20/s): the API's own `rate_limited` refuses one
+   * runs. It sits far above one organization's request rate (docs/limits.md;
+   * `SETTINGS.rateLimitRequests` of lib/config.ts): the API's own `rate_limited` refuses one
    * tenant's flood before the stage's throttle, shared by every tenant, is
    * reached. docs/deploy.md ("Throttling") gives the arithmetic and how to
    * change the values.
@@ -73,7 +73,8 @@ interface StageSettings {
   reservedConcurrency: { findContacts: number; workflowTask: number; webhookDeliver: number; webhookDispatch: number };
 }
 
-const STAGES: Record<DeploymentStage, StageSettings> = {
+/** Settings of each deployment stage; docs/deploy.md ("Throttling", "Reserved concurrency") is generated from them. */
+export const STAGES: Record<DeploymentStage, StageSettings> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,

@@ -244,8 +244,8 @@ export class ConcurrencyLimitExceededError extends ApiError {
 /** 409 `results_not_ready`: the campaign is not `enriched` yet (docs/errors.md). */
 export class ResultsNotReadyError extends ApiError {
   override name = 'ResultsNotReadyError';
-  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
-    super('results_not_ready', message);
+  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".', details?: Record<string, unknown>) {
+    super('results_not_ready', message, details);
   }
 }
 
@@ -338,7 +338,7 @@ export class SpendLimitExceededError extends ApiError {
 
 /**
  * 402 `key_spend_limit_exceeded`: the launch would take the key over one of
- * its own credit limits (docs/authentication.md "Budgets"): `period: "launch"`
+ * its own credit limits (docs/authentication.md): `period: "launch"`
  * (`maxCreditsPerLaunch`, `spent` null) or `"month"` (`monthlyCredits`: net
  * charges made with the key this UTC month). Figures in credits; nothing is charged.
  */

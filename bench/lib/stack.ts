@@ -173,7 +173,7 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
   if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   // History shards (issue #29): a completion's rewrite of one shard is a PutItem.
-  if (pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
+  if (pk.includes('#HBUCKET#') || pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
   if (sk === 'OUTCOMES') return { kind: 'outcomes', items };

@@ -52,7 +52,7 @@ export interface EvaluationDependencies {
  * Evaluates an account list against the warehouse, the organization's
  * recent enrichments and its CRM targets. DynamoDB is read once per account
  * (the warehouse account item, 100 keys per BatchGetItem) and once per
- * history shard its IDs fall in (lib/history/store.ts): what the list
+ * history bucket its IDs fall in (lib/history/store.ts): what the list
  * touches, never the organization's campaigns or CRM list (docs/launch.md).
  *
  * Order matters: `pendingRecency` must come from an organization read made
@@ -63,10 +63,11 @@ export interface EvaluationDependencies {
  *
  * @param input.accountIds - distinct account IDs of the campaign.
  * @param input.pendingRecency - the organization's completions awaiting their history entries (`OrganizationRecord.pendingRecency`).
+ * @param input.historyBuckets - the history's bucket count from the same organization read (`OrganizationRecord.historyBuckets`); absent: the store reads it.
  */
 export async function evaluateLaunch(
   deps: EvaluationDependencies,
-  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[] },
+  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[]; historyBuckets?: number },
 ): Promise<LaunchEvaluation> {
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts] = await Promise.all([
@@ -75,7 +76,10 @@ export async function evaluateLaunch(
     deps.accountHistory.getFacts(
       input.organizationId,
       input.accountIds,
-      cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] },
+      {
+        ...(input.historyBuckets === undefined ? {} : { buckets: input.historyBuckets }),
+        ...(cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] }),
+      },
     ),
   ]);
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };

@@ -55,7 +55,7 @@ import { monthlySpendOf } from './quote';
 import type { LimitStore } from '../organizations/limits';
 import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
-import type { EnrichmentStore } from './store';
+import type { EnrichmentStore, LaunchWrite } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
 import { beforeDeadline, DeadlineExceededError, throwIfPastDeadline } from '../http/deadline';
@@ -191,14 +191,14 @@ export async function enrichCampaign(
     const previousManifest = deps.outcomes.manifest(campaignId);
     previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
     // The organization was read (strongly consistent) by the first read, BEFORE the evaluation reads
-    // the history shards: its pending completions and the shards together cover every completion
+    // the history buckets: its pending completions and the buckets together cover every completion
     // (lib/enrichment/evaluate.ts). The first round's decision reuses it; the launch transaction re-checks balance and capacity.
     const firstOrg = read.organization;
     if (!firstOrg) throw new NotFoundError('organization', organizationId);
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(
       signal,
-      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency }),
+      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency, historyBuckets: firstOrg.historyBuckets ?? 1 }),
     );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
@@ -244,7 +244,7 @@ export async function enrichCampaign(
       // then awaited to its end so the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);
       if (remainingMs && remainingMs() < LAUNCH_COMMIT_RESERVE_MS) throw new DeadlineExceededError('Too little time left to commit the launch; nothing was charged.');
-      const outcome = await deps.enrichment.launch({
+      const outcome = await launchSettled(deps, signal, evaluationCounts, {
         organizationId,
         campaignId,
         before: campaign,
@@ -268,6 +268,42 @@ export async function enrichCampaign(
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
   }
+}
+
+/**
+ * Sends the launch transaction and learns its outcome before the answer,
+ * whatever the transaction's latency or the event loop's delay
+ * (docs/reliability.md, "Deadlines"): an error answer is never followed by
+ * a charge. When the deadline (`signal`) comes first, the launch is fenced:
+ * the lock the transaction is conditioned on is released in one conditional
+ * write. Released: the transaction can never commit (nothing charged; the
+ * answer is the deadline's error). Not released because the attempt
+ * launched: the launch's outcome, answered 200 as any other.
+ * @throws DeadlineExceededError when fenced (nothing was or will be charged).
+ */
+async function launchSettled(
+  deps: LaunchDependencies,
+  signal: AbortSignal | undefined,
+  evaluation: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined,
+  write: LaunchWrite,
+): Promise<Awaited<ReturnType<LaunchDependencies['enrichment']['launch']>>> {
+  const sending = deps.enrichment.launch(write);
+  if (!signal) return sending;
+  let onAbort: (() => void) | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    onAbort = () => resolve('deadline');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([sending, deadline]).finally(() => signal.removeEventListener('abort', onAbort!));
+  if (first !== 'deadline') return first;
+  sending.catch((error: unknown) => logger.warn('The fenced launch transaction failed (nothing was charged)', { error, campaignId: write.campaignId, attemptId: write.attempt.id }));
+  const fence = await deps.enrichment.fenceLaunch(write.organizationId, write.campaignId, write.lockToken, write.attempt.id, evaluation);
+  if (fence.released === false && fence.launched) {
+    logger.warn('The launch transaction answered after the deadline; it had committed: answering the charged campaign', { campaignId: write.campaignId, attemptId: write.attempt.id });
+    return { ok: true, campaign: fence.launched };
+  }
+  throw new DeadlineExceededError('The launch transaction did not answer before the deadline; its lock was released so it cannot commit: nothing was charged.');
 }
 
 /**

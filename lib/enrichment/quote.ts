@@ -53,7 +53,7 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   // The organization first: its pending completions must be read before the history shards (lib/enrichment/evaluate.ts).
   const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
-  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });
+  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency, historyBuckets: organization.historyBuckets ?? 1 });
   const spend = await monthlySpendOf(deps.limits, organization, now);
   const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount, spend);
   return { campaignId: campaign.id, ...decision };

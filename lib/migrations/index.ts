@@ -22,6 +22,7 @@ import { migrateLedger } from './ledger';
 import { migrateAccountHistory } from './account-history';
 import { migrateApiKeyLists } from './api-key-lists';
 import { migrateHistoryShards } from './history-shards';
+import { migrateHistoryBuckets } from './history-buckets';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -65,6 +66,11 @@ export const MIGRATIONS: readonly Migration[] = [
     id: '004-history-shards',
     summary: 'recency markers and CRM lists (S3) moved into the account history shards, one entry per account (docs/launch.md)',
     run: async (deps) => ({ ...(await migrateHistoryShards(deps)) }),
+  },
+  {
+    id: '005-history-buckets',
+    summary: "account history moved from its 4,096 fixed shards into buckets that split as the organization grows (docs/data-model.md)",
+    run: async (deps) => ({ ...(await migrateHistoryBuckets(deps)) }),
   },
 ];
 

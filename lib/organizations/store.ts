@@ -13,7 +13,7 @@ import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdO
 import { NotFoundError } from '../errors';
 import { LEDGER_WRITTEN_AT, ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
-import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
+import { confirmActiveKey, firstActiveKey, issuedKeyItems } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
 import { limitOverridesOf, type LimitOverrides } from './limits';
 
@@ -37,6 +37,11 @@ export interface OrganizationRecord {
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
+  /**
+   * Buckets of the organization's account history (linear hashing's N,
+   * lib/history/store.ts); absent until its first split (1 bucket).
+   */
+  historyBuckets?: number;
   /** A test twin's live organization (docs/test-mode.md): the ID and name its answers show; absent on a live organization. */
   liveOrganizationId?: string;
   /** A live organization's test twin, once created (docs/test-mode.md); absent on a twin and before the first test key. */
@@ -197,7 +202,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          apiKeyPut(tableName, organization.id, apiKey, organization.createdAt),
+          ...issuedKeyItems(tableName, organization.id, apiKey, organization.createdAt),
           ...(grant ? [ledgerPut(tableName, grant)] : []),
         ],
       });
@@ -241,6 +246,7 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
+    ...(typeof item.historyBuckets === 'number' ? { historyBuckets: item.historyBuckets } : {}),
     ...(item.liveOrganizationId !== undefined ? { liveOrganizationId: String(item.liveOrganizationId) } : {}),
     ...(item.testOrganizationId !== undefined ? { testOrganizationId: String(item.testOrganizationId) } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
