@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { account, activeAccounts, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 import { startReceiver } from './webhooks/receiver';
 import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
+import { apiKeys } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
@@ -363,6 +364,8 @@ const NOT_PROVOKED: Partial<Record<ErrorCode, string>> = {
   idempotency_key_in_use: 'needs a keyed request still running when its twin arrives (test/idempotency.test.ts)',
   results_expired: 'needs a campaign past its result access period (test/storage-expiry.test.ts)',
   internal_error: 'an unexpected failure; no input provokes it',
+  expired_api_key: 'needs a key record past its expiresAt, which no key-creating path of this build writes (test/unit/pipeline-units.test.ts)',
+  key_spend_limit_exceeded: 'declared for per-key spend limits; no operation of this build answers it yet',
 };
 
 /** Every other code, each with a request that gets its real answer (fresh organizations, so no case depends on another). */
@@ -399,11 +402,13 @@ async function everyCode(): Promise<Answered[]> {
       headers: { authorization: init.authorization ?? `Bearer ${init.apiKey}`, 'content-type': 'application/json', ...init.headers },
       body: JSON.stringify(init.body ?? {}),
     });
+  const readOnly = await apiKeys().create(rich.organizationId, { scopes: ['campaigns:read'] });
   const key = `prism-codes-${p}`;
   await call(api(), '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Keyed', accountIds: ids }, headers: { 'Idempotency-Key': key } });
   return [
     { code: 'invalid_request', send: (b) => post(b, '/v1/campaigns/list', { apiKey: rich.apiKey, body: { cursor: 'bm90LWEtY3Vyc29y' } }) },
     { code: 'invalid_api_key', send: (b) => post(b, '/v1/org/describe', { authorization: 'Bearer cek_unknown' }) },
+    { code: 'insufficient_scope', send: (b) => post(b, '/v1/org/describe', { apiKey: readOnly }) },
     { code: 'revoked_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: 'cek_test_RevokedRevokedRevokedRevokedRevokedRevok' }) },
     { code: 'insufficient_credits', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }) },
     { code: 'spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }) },
