@@ -116,6 +116,18 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   },
 };
 
+/**
+ * The fields of each code's `details`, in order, with a note when one can be
+ * null, for docs/errors.md's table (scripts/docs-figures.ts); empty when the
+ * code has none.
+ */
+export function errorDetailFields(code: ErrorCode): string[] {
+  const details = ERROR_DETAILS[code];
+  if (!details) return [];
+  const shape = (details.schema as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([field, schema]) => (schema.safeParse(null).success ? `${field} (or null)` : field));
+}
+
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_request: 'Malformed or invalid body, header or cursor; `details.issues` names each field.',
   invalid_api_key: 'Missing, malformed or unrecognized API key.',
@@ -568,6 +580,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 

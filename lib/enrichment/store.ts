@@ -75,6 +75,21 @@ export interface EnrichmentStore {
   /** Releases the lock, keeping the evaluation counts of a refused launch. */
   releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
   /**
+   * Settles a launch transaction whose outcome did not come back in time
+   * (docs/reliability.md, "Deadlines"): releases the launch lock only while
+   * `token` still holds it, in one conditional write. Released: the
+   * transaction, conditioned on that lock, can never commit afterwards
+   * (nothing was charged). Not released: the campaign as it is, which shows
+   * whether the attempt `attemptId` was launched (`launched`) or not.
+   */
+  fenceLaunch(
+    organizationId: string,
+    campaignId: string,
+    token: string,
+    attemptId: string,
+    evaluation?: { eligible: number; excluded: ExcludedCounts },
+  ): Promise<{ released: true } | { released: false; launched?: CampaignRecord }>;
+  /**
    * Charges credits, reserves capacity and moves the campaign to `enriching`, atomically.
    * @returns the campaign after the launch, or why it was refused (nothing written then).
    */
@@ -180,6 +195,18 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
         ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
         ReturnValues: 'NONE',
       });
+    },
+
+    async fenceLaunch(organizationId, campaignId, token, attemptId, evaluation) {
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
+        ReturnValues: 'NONE',
+      });
+      if (outcome.ok) return { released: true };
+      const current = outcome.old ? toCampaignRecord(outcome.old) : undefined;
+      return current?.attempt?.id === attemptId ? { released: false, launched: current } : { released: false };
     },
 
     async launch(write) {

@@ -19,6 +19,7 @@ import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, type ResultStore } from '../results/parts';
 import type { ContactSelection } from '../results/csv';
+import { deliverable, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 import { csvChunks, type ExportCounts } from './rows';
 import type { ExportCampaignInput } from './schema';
 import type { ExportResult } from './docs';
@@ -37,6 +38,8 @@ export interface ExportDependencies {
    * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
    */
   quota?: (organizationId: string) => Promise<void>;
+  /** What may be delivered beyond the caller's selection (lib/results/deliverable.ts); none: everything stored. */
+  deliveryPolicy?: DeliveryPolicyOf;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -120,6 +123,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
     hasMobilePhone: input.hasMobilePhone ?? false,
     hasEmail: input.hasEmail ?? false,
   };
+  const delivery = deliverable(selection, await (deps.deliveryPolicy ?? deliverAll)(organizationId));
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const prefix = resultsPrefix(organizationId, campaign.id, campaign.attempt.id);
   const keys = await deps.results.listParts(prefix);
@@ -131,7 +135,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
       Bucket: deps.bucketName,
       Key: key,
       // Chunks of 1 MiB; the upload pulls them as its queue frees up, so the parts are read at the upload's pace.
-      Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), selection, campaign.completedAt, counts), { highWaterMark: 2 }),
+      Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), delivery, campaign.completedAt, counts), { highWaterMark: 2 }),
       ContentType: 'text/csv; charset=utf-8',
       ContentDisposition: contentDisposition(campaign.name, now),
       ServerSideEncryption: 'AES256',

@@ -401,6 +401,9 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, docs/limits.md); none: no limit, no RateLimit fields.
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
  * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, docs/limits.md).
+ * @param options.settlesCommit - the use case settles a point of no return itself, past its deadline if need be
+ *   (the launch: lib/enrichment/launch.ts): middy's early time-out, which would answer 500 while the outcome is
+ *   still unknown, is off (docs/reliability.md, "Deadlines").
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
  *
@@ -414,13 +417,16 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage; requestLimiter?: RequestLimiter },
-  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(`${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`);
   }
   useEnglishIssueMessages();
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>({
+    ...requestTracing(),
+    ...(options.settlesCommit ? { timeoutEarlyInMillis: 0 } : {}),
+  })
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
     .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
