@@ -446,6 +446,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   return {
     operationId: operation.operationId,
     summary: operation.summary,
+    'x-codeSamples': codeSamples(operation.operationId, operation.path, example),
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
     // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
@@ -466,6 +467,27 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     },
     responses,
   };
+}
+
+/**
+ * The reference's code samples of an operation (Redoc's `x-codeSamples`),
+ * both from one source, the operation's request example: curl against
+ * `$BASE_URL` with `$API_KEY`, and the TypeScript client (client/README.md),
+ * whose method of the same name as the operationId takes the same JSON body.
+ */
+function codeSamples(operationId: string, path: string, example: Record<string, unknown> | undefined) {
+  const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const curl = [`curl -s -X POST "$BASE_URL${path}"`, '  -H "Authorization: Bearer $API_KEY"', ...(example ? ["  -H 'Content-Type: application/json'", `  -d ${shellQuote(JSON.stringify(example))}`] : [])].join(' \\\n');
+  const client = [
+    "import { createCampaignEnrichmentClient } from '@campaign-enrichment/client';",
+    '',
+    'const api = createCampaignEnrichmentClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY! });',
+    `const data = await api.${operationId}(${example ? JSON.stringify(example, null, 2) : ''});`,
+  ].join('\n');
+  return [
+    { lang: 'Shell', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: 'TypeScript client', source: client },
+  ];
 }
 
 /** The example of an operation's `data`: its docs' `responseExample`, else the response schema's own `example`. */
