@@ -244,8 +244,8 @@ export class ConcurrencyLimitExceededError extends ApiError {
 /** 409 `results_not_ready`: the campaign is not `enriched` yet (docs/errors.md). */
 export class ResultsNotReadyError extends ApiError {
   override name = 'ResultsNotReadyError';
-  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
-    super('results_not_ready', message);
+  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".', details?: Record<string, unknown>) {
+    super('results_not_ready', message, details);
   }
 }
 

@@ -12,6 +12,8 @@
 import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
+import { deliverAll, type DeliveryPolicyOf } from './results/deliverable';
+import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
@@ -75,6 +77,9 @@ export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => crea
 
 /** Enrichment result parts (S3). */
 export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+
+/** The results' sequence: which batches are readable and their seqs (lib/results/sequence.ts). */
+export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
@@ -242,6 +247,13 @@ export const hourlyQuota =
     return takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
   };
 
+/**
+ * What may be delivered to an organization beyond its request's selection
+ * (lib/results/deliverable.ts): the one policy every delivery path (export,
+ * results, stream) is given. Nothing is withheld yet; privacy plugs in here.
+ */
+export const deliveryPolicy: DeliveryPolicyOf = deliverAll;
+
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
 
@@ -319,9 +331,10 @@ export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
-export { enrichCampaign } from './enrichment/launch';
+export { enrichCampaign, LaunchChargeChangedError } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
+export { listCampaignResults } from './exports/results';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';
 export { createCatchAllHandler } from './http/catch-all';
@@ -330,9 +343,13 @@ export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
+export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
+export { buildMcpTools, buildServerCard, buildApiCatalog, buildLlmsTxt, MCP_SERVER_INFO, MCP_PATH, SERVER_CARD_PATH, API_CATALOG_PATH, LLMS_TXT_PATH, MAX_TOOL_DESCRIPTION_CHARS, toolName } from './contract/mcp';
+export type { McpTool, McpToolBinding } from './contract/mcp';
+export type { Operation } from './http/operation';

@@ -10,6 +10,8 @@
  * - a block: `<!-- generated:NAME -->` … `<!-- /generated:NAME -->` on lines
  *   of their own; everything between is written by the block's generator;
  * - a figure inside a sentence: `<!-- figure:NAME -->text<!-- /figure -->`.
+ * A TypeScript file marks a block with line comments instead:
+ * `// generated:NAME (npm run openapi:write)` … `// /generated:NAME`.
  *
  * To show a new figure: add a generator to FIGURES or BLOCKS, mark the place,
  * run `npm run openapi:write` (docs/architecture.md "Change a default").
@@ -19,9 +21,12 @@ import path from 'node:path';
 import { SETTINGS, type SettingDeclaration } from '../lib/config';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
+import { API_ROUTES } from '../infra/routes';
+import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
+import { buildOpenApiDocument, errorDetailFields } from '../lib/contract/openapi';
 
 /** Files that hold generated figures, relative to the repository root. */
-export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md'];
+export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md', 'docs/errors.md', 'client/index.ts'];
 
 /** An integer as the docs write it: `1,000`. */
 export const count = (value: number) => value.toLocaleString('en-US');
@@ -133,8 +138,43 @@ function rateLimitHeadersBlock(): string {
   return ['```http', `RateLimit-Policy: "requests";q=${rate};w=${window}`, `RateLimit: "requests";r=${remaining};t=${reset}`, '```'].join('\n');
 }
 
+/** The client's operation table (client/index.ts `OPERATIONS`), one line per route of infra/routes.ts. */
+function clientOperationsBlock(): string {
+  return API_ROUTES.map(({ operation }) => `  ${operation.operationId}: { path: '${operation.path}', idempotent: ${operation.idempotent === true} },`).join('\n');
+}
+
+/**
+ * docs/errors.md's table of every code: its status and `details` fields (the
+ * OpenAPI builder's), and the operations whose document lists it ("any
+ * operation" when all do), so the page cannot miss a code an operation
+ * answers.
+ */
+function errorCodesBlock(): string {
+  const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as {
+    paths: Record<string, { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }>;
+  };
+  const raisedBy = (code: string) => {
+    const paths = Object.entries(document.paths)
+      .filter(([, item]) => Object.values(item.post.responses).some((response) => code in (response.content?.['application/json']?.examples ?? {})))
+      .map(([operationPath]) => operationPath.replace(/^\/v1\/(campaigns\/)?/, ''));
+    if (paths.length === API_ROUTES.length) return 'any operation';
+    return paths.length === 0 ? 'no operation lists it' : paths.join(', ');
+  };
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code, index) => ({ code, index })).sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
+  return [
+    '| code | status | `details` | listed by |',
+    '|---|---|---|---|',
+    ...codes.map(({ code }) => {
+      const fields = errorDetailFields(code);
+      return `| [\`${code}\`](#${code}) | ${ERROR_STATUS[code]} | ${fields.length ? fields.map((field) => field.replace(/^(\w+)/, '`$1`')).join(', ') : 'none'} | ${raisedBy(code)} |`;
+    }),
+  ].join('\n');
+}
+
 /** Generators of whole blocks, by name. */
 export const BLOCKS: Record<string, () => string> = {
+  'client-operations': clientOperationsBlock,
+  'error-codes': errorCodesBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'reserved-concurrency': reservedBlock,
@@ -178,7 +218,13 @@ export function renderFigures(text: string, file: string): string {
     if (!generate) throw new Error(`${file}: no generator for block ${name}`);
     return `<!-- generated:${name} -->\n${generate()}\n<!-- /generated:${name} -->`;
   });
-  return withBlocks.replace(/<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g, (whole, name: string) => {
+  const withCodeBlocks = withBlocks.replace(/^(\s*)\/\/ generated:([\w-]+) (.*)\n[\s\S]*?^\s*\/\/ \/generated:([\w-]+)$/gm, (whole, indent: string, name: string, note: string, closing: string) => {
+    if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
+    const generate = BLOCKS[name];
+    if (!generate) throw new Error(`${file}: no generator for block ${name}`);
+    return `${indent}// generated:${name} ${note}\n${generate()}\n${indent}// /generated:${name}`;
+  });
+  return withCodeBlocks.replace(/<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g, (whole, name: string) => {
     const generate = FIGURES[name];
     if (!generate) throw new Error(`${file}: no generator for figure ${name}`);
     return `<!-- figure:${name} -->${generate()}<!-- /figure -->`;

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../lib/config';
+import { ERROR_STATUS } from '../lib/errors';
 import { STAGES } from '../infra/stack';
 import { FILES_WITH_FIGURES, generateFigureFiles, renderFigures } from '../scripts/docs-figures';
 
@@ -52,6 +53,15 @@ describe('generated figures', () => {
     } finally {
       declared.default = before;
     }
+  });
+
+  it('docs/errors.md explains every code the API has, under its status', () => {
+    const errors = read('docs/errors.md');
+    const missing = Object.entries(ERROR_STATUS).filter(([code, status]) => {
+      const section = errors.indexOf(`### \`${code}\``);
+      return section < 0 || errors.lastIndexOf(`\n## ${status}`, section) < 0;
+    });
+    expect(missing.map(([code]) => code), 'codes without a "### `code`" section under their "## status" in docs/errors.md').toEqual([]);
   });
 
   it('refuse an unknown generator and a block closed under another name', () => {

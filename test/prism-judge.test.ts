@@ -166,6 +166,10 @@ function cases(f: Fixture): Case[] {
     ok('/v1/org/describe', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/describe', 'empty object', {}, { encodings: ['json'] }),
     bad('/v1/org/describe', 'unknown field', { x: 1 }, { encodings: ['json'] }),
+    // Documented: an operation without fields takes an empty form body, and refuses a form field.
+    ok('/v1/org/describe', 'empty form body', {}, { encodings: ['form', 'multipart'] }),
+    bad('/v1/org/describe', 'a form field', { x: '1' }, { encodings: ['form', 'multipart'] }),
+    ok('/v1/webhooks/list', 'empty form body', {}, { encodings: ['form', 'multipart'] }),
 
     ok('/v1/org/limits', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/limits', 'empty object', {}, { encodings: ['json'] }),

@@ -37,6 +37,10 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   testWebhookEndpoint: 'webhooks:manage',
   listWebhookDeliveries: 'webhooks:manage',
   redeliverWebhook: 'webhooks:manage',
+  createKey: 'keys:manage',
+  listKeys: 'keys:manage',
+  revokeKey: 'keys:manage',
+  rotateKey: 'keys:manage',
 };
 
 describe('every operation declares its scope', () => {

@@ -450,17 +450,23 @@ export class Monitoring extends Construct {
 }
 
 /**
+ * The names of the alarms that sum `metricCount` metrics under `alarmName`:
+ * one per {@link MAX_METRICS_PER_ALARM} metrics, the first `alarmName`, the
+ * next `alarmName-2`, and so on (so a test derives them from the route count).
+ */
+export function sumAlarmNames(alarmName: string, metricCount: number): string[] {
+  return Array.from({ length: Math.ceil(metricCount / MAX_METRICS_PER_ALARM) }, (_, i) => (i === 0 ? alarmName : `${alarmName}-${i + 1}`));
+}
+
+/**
  * Alarms on the sum of any number of metrics: one {@link sumAlarm} per
- * {@link MAX_METRICS_PER_ALARM} metrics, the first named `alarmName`, the
- * next `alarmName-2`, and so on.
+ * {@link MAX_METRICS_PER_ALARM} metrics, named by {@link sumAlarmNames}.
  */
 function sumAlarms(scope: Construct, id: string, metrics: cloudwatch.IMetric[], props: cloudwatch.CreateAlarmOptions): cloudwatch.Alarm[] {
-  const alarms: cloudwatch.Alarm[] = [];
-  for (let start = 0, n = 1; start < metrics.length; start += MAX_METRICS_PER_ALARM, n++) {
-    const suffix = n === 1 ? '' : `-${n}`;
-    alarms.push(sumAlarm(scope, `${id}${n === 1 ? '' : n}`, metrics.slice(start, start + MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && `${props.alarmName}${suffix}` }));
-  }
-  return alarms;
+  const names = sumAlarmNames(props.alarmName ?? id, metrics.length);
+  return names.map((name, i) =>
+    sumAlarm(scope, `${id}${i === 0 ? '' : i + 1}`, metrics.slice(i * MAX_METRICS_PER_ALARM, (i + 1) * MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && name }),
+  );
 }
 
 /**

@@ -116,6 +116,18 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   },
 };
 
+/**
+ * The fields of each code's `details`, in order, with a note when one can be
+ * null, for docs/errors.md's table (scripts/docs-figures.ts); empty when the
+ * code has none.
+ */
+export function errorDetailFields(code: ErrorCode): string[] {
+  const details = ERROR_DETAILS[code];
+  if (!details) return [];
+  const shape = (details.schema as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([field, schema]) => (schema.safeParse(null).success ? `${field} (or null)` : field));
+}
+
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_request: 'Malformed or invalid body, header or cursor; `details.issues` names each field.',
   invalid_api_key: 'Missing, malformed or unrecognized API key.',
@@ -378,6 +390,9 @@ function invalidRequestExample(operation: Operation): ApiError {
   return new InvalidRequestError('The request body is invalid.', parsed.success ? ['body: invalid'] : formatIssues(parsed.error.issues));
 }
 
+/** The form body of an operation without fields: no field at all. */
+const EMPTY_FORM = { type: 'object', properties: {}, additionalProperties: false } as const;
+
 const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
@@ -450,11 +465,14 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     requestBody: {
       required: !optionalBody,
       description: noFields
-        ? 'No body, an empty body or `{}`.'
+        ? 'No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field).'
         : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
       content: {
         'application/json': { schema: jsonRequestSchema(operation), ...(example ? { example } : {}) },
-        ...(noFields ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
+        // An operation without fields takes an empty form body too (what a form-posting client sends): no field is allowed.
+        ...(noFields
+          ? { 'application/x-www-form-urlencoded': { schema: EMPTY_FORM }, 'multipart/form-data': { schema: EMPTY_FORM } }
+          : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
@@ -540,6 +558,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 

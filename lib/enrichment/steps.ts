@@ -17,6 +17,9 @@ import type { EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
+import type { SequenceStore } from '../results/sequence';
+import { keys } from '../db/table';
+import { campaignIs } from '../campaigns/item';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
@@ -38,6 +41,8 @@ export interface StepDependencies {
   resultsAccessPeriodSeconds: number;
   /** Deletion of stored objects by prefix (expiry, compensation). */
   objects: PrefixStore;
+  /** The results' sequence: a written batch becomes readable by taking its seqs (docs/results.md). */
+  sequence: SequenceStore;
 }
 
 type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
@@ -62,8 +67,9 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects'>>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
+  now = new Date(),
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
@@ -77,6 +83,7 @@ export async function findContactsBatch(
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
   await deps.outcomes.recordBatch({ organizationId: input.organizationId, campaignId: input.campaignId, evaluationId: input.attemptId, batch: input.batch, contactsFound: enriched.map((a) => a.contacts.length) });
+  if (deps.sequence) await makeBatchReadable({ sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 }, input, enriched, now);
   if (deps.campaigns && deps.objects && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId)) {
     await deleteAttemptWork({ objects: deps.objects }, input);
     throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current; its result parts are deleted`);
@@ -88,6 +95,39 @@ export async function findContactsBatch(
     accountsWithMobile: enriched.filter((a) => a.contacts.some((c) => c.mobilePhone)).length,
     contacts: enriched.reduce((sum, a) => sum + a.contacts.length, 0),
   };
+}
+
+/** How long sequence items outlive their batch beyond the result access period: an attempt enriches for far less (seconds). */
+const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
+
+/**
+ * Makes a written batch readable (docs/results.md "Sequence"): its accounts
+ * take the next seqs of the attempt, in part order, in one transaction that
+ * also checks that the attempt is still the campaign's running one. A retry
+ * of the batch finds its seqs already given and changes nothing.
+ * @returns the batch's seqs, or undefined when the attempt no longer runs (nothing written).
+ */
+export async function makeBatchReadable(
+  deps: Pick<StepDependencies, 'sequence' | 'resultsAccessPeriodSeconds'>,
+  input: AttemptRef & { batch: BatchRef },
+  enriched: readonly EnrichedAccount[],
+  now = new Date(),
+) {
+  const found = enriched.filter((a) => a.contacts.length > 0).length;
+  const outcome = await deps.sequence.assign(
+    {
+      organizationId: input.organizationId,
+      campaignId: input.campaignId,
+      attemptId: input.attemptId,
+      batchIndex: input.batch.index,
+      accounts: enriched.length,
+      found,
+      expiresAt: Math.floor(now.getTime() / 1000) + deps.resultsAccessPeriodSeconds + SEQUENCE_SLACK_SECONDS,
+    },
+    [{ key: keys.campaign(input.organizationId, input.campaignId), condition: campaignIs.runningAttempt(input.attemptId) }],
+    () => [],
+  );
+  return outcome.ok ? outcome.range : undefined;
 }
 
 /** Result metrics from the batches' counts (fractions 0..1). */

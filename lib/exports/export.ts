@@ -20,6 +20,7 @@ import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, type ResultStore } from '../results/parts';
 import type { ContactSelection } from '../results/csv';
+import { deliverable, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 import { csvChunks, type ExportCounts } from './rows';
 import type { ExportCampaignInput } from './schema';
 import type { ExportResult } from './docs';
@@ -38,6 +39,8 @@ export interface ExportDependencies {
    * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
    */
   quota?: (organizationId: string) => Promise<QuotaUse>;
+  /** What may be delivered beyond the caller's selection (lib/results/deliverable.ts); none: everything stored. */
+  deliveryPolicy?: DeliveryPolicyOf;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -120,11 +123,13 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
   return withQuotaUse(
     use,
     async () => {
+
       const selection: ContactSelection = {
         maxContactsPerAccount: input.maxContactsPerAccount,
         hasMobilePhone: input.hasMobilePhone ?? false,
         hasEmail: input.hasEmail ?? false,
       };
+      const delivery = deliverable(selection, await (deps.deliveryPolicy ?? deliverAll)(organizationId));
       const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
       const prefix = resultsPrefix(organizationId, campaign.id, attempt.id);
       const keys = await deps.results.listParts(prefix);
@@ -136,7 +141,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
           Bucket: deps.bucketName,
           Key: key,
           // Chunks of 1 MiB; the upload pulls them as its queue frees up, so the parts are read at the upload's pace.
-          Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), selection, completedAt, counts), { highWaterMark: 2 }),
+          Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), delivery, completedAt, counts), { highWaterMark: 2 }),
           ContentType: 'text/csv; charset=utf-8',
           ContentDisposition: contentDisposition(campaign.name, now),
           ServerSideEncryption: 'AES256',

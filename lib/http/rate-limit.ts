@@ -273,6 +273,7 @@ export function admittedKeyCheck(check: KeyCheck, admission: Promise<RequestAdmi
     keyHash: check.keyHash,
     organizationId: check.organizationId,
     scopes: check.scopes,
+    keyId: check.keyId,
     get verified() {
       return admitted && check.verified;
     },

@@ -15,7 +15,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
-import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
+import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT, sumAlarmNames } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
@@ -531,10 +531,13 @@ describe('CampaignEnrichment-dev', () => {
     });
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
+      // One throttle alarm per 10 route functions and per 10 workflow tasks: their names follow from infra/routes.ts and infra/workflow.ts.
+      const throttleAlarms = [
+        ...sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length),
+        ...sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length),
+      ];
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles'].map(
-          (n) => `CampaignEnrichment-dev-${n}`,
-        ),
+        ['Api5xxRate', ...throttleAlarms, 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed'].map((n) => `CampaignEnrichment-dev-${n}`).sort(),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
