@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
 import { organizationOf, stores, TEST_OPTION } from '../target';
-import { LIMIT_MINIMUMS } from '../../../lib/organizations/limits';
+import { LIMIT_MINIMUMS } from '../../../lib/organizations/limit-minimums';
 import { OPERATOR_KEY_NAME } from '../../../lib/organizations/api-keys';
 import { isScope, SCOPES, type Scope } from '../../../lib/http/scopes';
 
