@@ -1,5 +1,5 @@
 /**
- * Typed TypeScript client of the Campaign Enrichment API (decisions §13;
+ * Typed TypeScript client of the Campaign Enrichment API (README.md;
  * issue #34): one method per operation of `docs/openapi.json`, named by its
  * `operationId`, and helpers for the multi-call flows.
  *
@@ -22,9 +22,9 @@
  *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
  *   to pace on;
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
- *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
+ *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `apiKeys`): they follow
  *   `nextCursor` to the end;
- * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, decisions §14),
+ * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, docs/campaigns.md#large-account-lists-upload-first),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
  *   {@link CampaignEnrichmentClient.downloadExport} (export, then fetch the file);
  * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
@@ -56,7 +56,7 @@ export type CampaignPage = Schemas['CampaignPage'];
 export type ExportResult = Schemas['ExportResult'];
 /** One account of the results as they arrive (`listCampaignResults`, `results()`). */
 export type ResultAccount = Schemas['ResultAccount'];
-/** The result of `createUpload`: a presigned PUT URL for a large account list (decisions §14). */
+/** The result of `createUpload`: a presigned PUT URL for a large account list (docs/campaigns.md#large-account-lists-upload-first). */
 export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
@@ -64,12 +64,18 @@ export type OrganizationDescription = Schemas['OrganizationDescription'];
 /**
  * Every operation of the document: operationId → path, and whether it
  * honours `Idempotency-Key`. The client has one method per entry, of the
- * same name (test/client-coverage.test.ts fails when the document has an
- * operation this table lacks).
+ * same name. The entries are written by `npm run openapi:write` from the
+ * routes (infra/routes.ts); test/operations-coverage.test.ts fails when they
+ * are stale.
  */
 export const OPERATIONS = {
+  // generated:client-operations (npm run openapi:write, from infra/routes.ts)
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
   describeLimits: { path: '/v1/org/limits', idempotent: false },
+  createKey: { path: '/v1/keys/create', idempotent: false },
+  listKeys: { path: '/v1/keys/list', idempotent: false },
+  revokeKey: { path: '/v1/keys/revoke', idempotent: false },
+  rotateKey: { path: '/v1/keys/rotate', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
   createUpload: { path: '/v1/uploads/create', idempotent: true },
   updateCampaign: { path: '/v1/campaigns/update', idempotent: true },
@@ -78,10 +84,10 @@ export const OPERATIONS = {
   enrichCampaign: { path: '/v1/campaigns/enrich', idempotent: true },
   cancelCampaign: { path: '/v1/campaigns/cancel', idempotent: true },
   exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
+  listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
   listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
-  listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
   createWebhookEndpoint: { path: '/v1/webhooks/create', idempotent: true },
   listWebhookEndpoints: { path: '/v1/webhooks/list', idempotent: false },
   deleteWebhookEndpoint: { path: '/v1/webhooks/delete', idempotent: true },
@@ -89,6 +95,7 @@ export const OPERATIONS = {
   testWebhookEndpoint: { path: '/v1/webhooks/test', idempotent: true },
   listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
   redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
+  // /generated:client-operations
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
 
 /** An operation of the client, by operationId. */
@@ -153,7 +160,7 @@ export interface ClientOptions {
 }
 
 /**
- * The organization's request rate as the last answer told it (decisions §15):
+ * The organization's request rate as the last answer told it (docs/limits.md):
  * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
  * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
  */
@@ -206,7 +213,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listKeys: 'keys' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -224,6 +231,8 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
   /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
   webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
+  apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
   /**
    * Every account of a campaign's results as they arrive (docs/results.md), in
    * seq order, each once. Pages by `afterSeq` (1,000 accounts a page); with
@@ -236,7 +245,7 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
    */
   results(campaignId: string, options?: ResultsOptions): AsyncIterableIterator<ResultAccount>;
   /**
-   * Uploads an account list too large for a request body (decisions §14):
+   * Uploads an account list too large for a request body (docs/campaigns.md#large-account-lists-upload-first):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
    * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
    * @returns the upload ID.
@@ -382,6 +391,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       }
     },
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
+    apiKeys: (request) => pages('listKeys', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
       const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};

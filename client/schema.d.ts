@@ -43,6 +43,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's API keys
+         * @description A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.
+         */
+        post: operations["listKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.
+         */
+        post: operations["revokeKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key’s secret
+         * @description A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/create": {
         parameters: {
             query?: never;
@@ -154,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Enrich (launch) a campaign
-         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
+         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
          */
         post: operations["enrichCampaign"];
         delete?: never;
@@ -174,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a running enrichment
-         * @description Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
+         * @description Stops the running enrichment of an API-created campaign: the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt's completion: exactly one of the two wins, and the money follows the winner. Honours `Idempotency-Key`.
          */
         post: operations["cancelCampaign"];
         delete?: never;
@@ -194,7 +274,7 @@ export interface paths {
         put?: never;
         /**
          * Export campaign results as CSV
-         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.
+         * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe, with one exception: a plain E.164 number (`+15551234567`) in `mobile_phone` or `direct_phone` is written as it is (docs/csv.md).
          */
         post: operations["exportCampaign"];
         delete?: never;
@@ -894,6 +974,15 @@ export interface components {
             code: "invalid_api_key";
             message: string;
         };
+        /** @description 401 `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. */
+        ExpiredApiKeyError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "expired_api_key";
+            message: string;
+        };
         /** @description 401 `revoked_api_key`: The API key has been revoked. */
         RevokedApiKeyError: {
             /**
@@ -902,6 +991,19 @@ export interface components {
              */
             code: "revoked_api_key";
             message: string;
+        };
+        /** @description 403 `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+        InsufficientScopeError: {
+            /** @constant */
+            code: "insufficient_scope";
+            message: string;
+            details: {
+                /**
+                 * @description The scope the operation needs.
+                 * @enum {string}
+                 */
+                required: "org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read";
+            };
         };
         /** @description 405 `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
         MethodNotAllowedError: {
@@ -986,6 +1088,64 @@ export interface components {
              */
             lowBalanceThreshold: number | null;
         };
+        ApiKeyWithSecret: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The key’s secret (`cek_…`): shown only in this answer; store it in a secret store. */
+            secret: string;
+        };
+        ApiKey: {
+            /**
+             * @description The key (`key_…`), the same across rotations.
+             * @example key_3kTMd9nPq2ZbXw7vRfGh1
+             */
+            id: string;
+            /**
+             * @description What the key is for.
+             * @example CRM sync (read only)
+             */
+            name: string;
+            /**
+             * @description The first 12 characters of its current secret, to recognize it.
+             * @example cek_7Hq2kXv9
+             */
+            prefix: string;
+            /** @description What the key may do. */
+            scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+            limits: {
+                /** @description Most credits one launch with the key may charge; null: no limit of its own. */
+                maxCreditsPerLaunch: number | null;
+                /** @description Most credits the key may charge per UTC month, net of refunds; null: no limit of its own. */
+                monthlyCredits: number | null;
+            };
+            /** @description ISO 8601. */
+            createdAt: string;
+            /** @description When it stops working (401 `expired_api_key`); null: never. */
+            expiresAt: string | null;
+            /** @description Last authenticated request with it, to the minute; null: none yet. */
+            lastUsedAt: string | null;
+            /** @description When it was revoked; null: it is not. */
+            revokedAt: string | null;
+            /** @description A test key (`cek_test_…`), acting on the test twin. */
+            test: boolean;
+        };
+        ApiKeyPage: {
+            keys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
+        };
+        RevokedApiKey: {
+            key: components["schemas"]["ApiKey"];
+        };
+        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+        NotFoundError: {
+            /** @constant */
+            code: "not_found";
+            message: string;
+            details: {
+                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
+                resource: string;
+                id: string;
+            };
+        };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
         /** @description Enrichment running; credits charged. */
@@ -1068,17 +1228,6 @@ export interface components {
              */
             maxBytes: number;
         };
-        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
-        NotFoundError: {
-            /** @constant */
-            code: "not_found";
-            message: string;
-            details: {
-                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
-                resource: string;
-                id: string;
-            };
-        };
         /** @description 409 `campaign_not_editable`: The campaign is not an API-created draft. */
         CampaignNotEditableError: {
             /**
@@ -1111,7 +1260,10 @@ export interface components {
         };
         /** @description 402 `insufficient_credits`: The smb balance is below the launch charge. */
         InsufficientCreditsError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "insufficient_credits";
             message: string;
             /** @description Figures in credits. */
@@ -1119,6 +1271,22 @@ export interface components {
                 available: number;
                 required: number;
                 shortfall: number;
+            };
+        };
+        /** @description 402 `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
+        SpendLimitExceededError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "spend_limit_exceeded";
+            message: string;
+            /** @description Figures in credits. */
+            details: {
+                limit: number;
+                /** @description Spent this UTC month, net of refunds. */
+                spent: number;
+                required: number;
             };
         };
         /** @description 409 `campaign_not_enrichable`: The campaign is not an API-created draft. */
@@ -1216,6 +1384,10 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
+            details?: {
+                /** @description Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md). */
+                attemptId: string;
+            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {
@@ -1654,10 +1826,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -1713,7 +1887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1724,7 +1898,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -1785,10 +1975,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -1843,7 +2035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1854,7 +2046,846 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    limits?: {
+                        /** @description Most credits one launch with the key may charge. */
+                        maxCreditsPerLaunch?: number;
+                        /** @description Most credits the key may charge per UTC calendar month, net of refunds. */
+                        monthlyCredits?: number;
+                    };
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds. Repeat the field once per value.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /** @description What the key may do; only scopes the calling key holds. Repeat the field once per value. */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read") | ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "name": "CRM sync (read only)",
+                     *             "prefix": "cek_7Hq2kXv9",
+                     *             "scopes": [
+                     *               "campaigns:read",
+                     *               "results:read"
+                     *             ],
+                     *             "limits": {
+                     *               "maxCreditsPerLaunch": null,
+                     *               "monthlyCredits": null
+                     *             },
+                     *             "createdAt": "2026-11-22T09:30:00.000Z",
+                     *             "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *             "lastUsedAt": null,
+                     *             "revokedAt": null,
+                     *             "test": false
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": Record<string, never>;
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": "2026-11-23T10:00:00.000Z",
+                     *           "test": false
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevokedApiKey"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": Record<string, never>;
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
                     };
                 };
             };
@@ -2057,7 +3088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2068,7 +3099,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2254,7 +3301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2265,7 +3312,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2472,7 +3535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2483,7 +3546,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2697,7 +3776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2708,7 +3787,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -2913,7 +4008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2924,7 +4019,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3086,7 +4197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3097,11 +4208,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
                     };
                 };
             };
-            /** @description `insufficient_credits`: The smb balance is below the launch charge. */
+            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3114,7 +4225,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InsufficientCreditsError"];
+                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3332,7 +4459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3343,7 +4470,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3574,7 +4717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3585,7 +4728,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -3885,7 +5044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3896,7 +5055,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4136,7 +5311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4147,7 +5322,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4303,7 +5494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4314,7 +5505,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4546,7 +5753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4557,7 +5764,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4793,7 +6016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4804,7 +6027,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -4898,10 +6137,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description No body, an empty body or `{}`. */
+        /** @description No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field). */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
+                "multipart/form-data": Record<string, never>;
             };
         };
         responses: {
@@ -4958,7 +6199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4969,7 +6210,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5111,7 +6368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5122,7 +6379,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5322,7 +6595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5333,7 +6606,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5525,7 +6814,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5536,7 +6825,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5789,7 +7094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5800,7 +7105,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };
@@ -5960,7 +7281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `revoked_api_key`: The API key has been revoked. */
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5971,7 +7292,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
                     };
                 };
             };

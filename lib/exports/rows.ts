@@ -1,5 +1,5 @@
 /**
- * The export file's bytes from result parts (decisions §5): the header, then
+ * The export file's bytes from result parts (docs/csv.md): the header, then
  * for every account of every part, in order, one row per kept contact or one
  * account-only row. The parts hold rows already neutralized and escaped
  * (lib/results/parts.ts), so this only filters contacts by their flags,
@@ -13,7 +13,7 @@ import type { Delivery } from '../results/deliverable';
 /** Size of the chunks handed to the upload (bytes): 1 MiB, a fifth of an upload part. */
 export const CSV_CHUNK_BYTES = 1024 * 1024;
 
-/** What an export wrote so far (decisions §5 `rows`): accounts, rows that carry a contact, and data rows. */
+/** What an export wrote so far (docs/csv.md `rows`): accounts, rows that carry a contact, and data rows. */
 export interface ExportCounts {
   accounts: number;
   contacts: number;

@@ -23,6 +23,7 @@ export type ExportCampaignInput = z.output<typeof ExportCampaignRequest>;
 
 export const exportCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'exportCampaign',
+  scope: 'results:read',
   path: '/v1/campaigns/export',
   request: ExportCampaignRequest,
 });
@@ -68,5 +69,6 @@ export type CampaignResultsInput = z.output<typeof CampaignResultsRequest>;
 export const campaignResultsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaignResults',
   path: '/v1/campaigns/results',
+  scope: 'results:read',
   request: CampaignResultsRequest,
 });

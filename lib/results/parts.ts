@@ -62,7 +62,7 @@ const MAGIC_V1 = Buffer.from('CEP1', 'latin1');
 /**
  * Encodes the accounts of one batch as a result part (layout in the module
  * comment), in the order given; each account's contacts best first
- * (decisions §5).
+ * (docs/csv.md).
  * @returns the part's bytes (about the size of the batch's CSV rows).
  */
 export function encodePart(accounts: readonly EnrichedAccount[]): Buffer {
@@ -219,7 +219,7 @@ export class ResultPartReader {
 
 /**
  * Suffix of the parts written before this layout: JSON lines, one enriched
- * account a line. Results live one access period (decisions §5: 30 days), so
+ * account a line. Results live one access period (docs/lifetimes.md: 30 days), so
  * such parts can exist for that long after a deployment; remove this reading
  * once none can be left.
  */
