@@ -20,8 +20,10 @@ export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+/** Events about results as they arrive (docs/results.md): a batch of accounts became readable. */
+export const RESULTS_EVENT_TYPES = ['campaign.accounts_processed'] as const;
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -46,6 +48,8 @@ export interface WebhookEvent {
   endpointId?: string;
   /** `organization.credits_low`: the smb balance the charge left and the threshold it fell below (credits). */
   credits?: { smb: number; threshold: number };
+  /** `campaign.accounts_processed`: the batch that became readable (docs/results.md). */
+  batch?: ProcessedBatch;
   /**
    * The live organization's ID when `organizationId` is a test twin's: the ID the customer knows, which the
    * payload names (docs/test-mode.md); absent for a live organization.
@@ -87,6 +91,27 @@ export function creditsLowEvent(
     credits,
     ...(liveOrganizationId !== undefined ? { liveOrganizationId } : {}),
   };
+}
+
+/** What `campaign.accounts_processed` tells: the campaign, the attempt, the seqs the batch took and what it found. */
+export interface ProcessedBatch {
+  campaignId: string;
+  /** The campaign's status when the batch became readable (`enriching`). */
+  status: string;
+  attemptId: string;
+  fromSeq: number;
+  toSeq: number;
+  found: number;
+  notFound: number;
+}
+
+/**
+ * The `campaign.accounts_processed` event of one readable batch (docs/results.md).
+ * The ID derives from (campaign, attempt, first seq): one event per batch,
+ * however often its transaction is retried.
+ */
+export function accountsProcessedEvent(organizationId: string, occurredAt: string, batch: ProcessedBatch): WebhookEvent {
+  return { id: derivedId('evt', batch.campaignId, batch.attemptId, 'campaign.accounts_processed', String(batch.fromSeq)), organizationId, type: 'campaign.accounts_processed', occurredAt, batch };
 }
 
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
