@@ -130,6 +130,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.campaign ? { campaign: event.campaign } : {}),
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
+    ...(event.batch ? { batch: event.batch } : {}),
     ...(event.liveOrganizationId ? { liveOrganizationId: event.liveOrganizationId } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
@@ -146,8 +147,28 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
     ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
+    ...(item.batch ? { batch: toBatch(item.batch as Record<string, unknown>) } : {}),
   };
 }
+
+const toBatch = (b: Record<string, unknown>): ProcessedBatch => ({
+  campaignId: String(b.campaignId),
+  status: String(b.status),
+  attemptId: String(b.attemptId),
+  fromSeq: Number(b.fromSeq),
+  toSeq: Number(b.toSeq),
+  found: Number(b.found),
+  notFound: Number(b.notFound),
+});
+
+/** The `data` of `campaign.accounts_processed` (docs/results.md), members in the document's order. */
+const processedData = (batch: ProcessedBatch) => ({
+  campaign: { id: batch.campaignId, status: batch.status },
+  attemptId: batch.attemptId,
+  fromSeq: batch.fromSeq,
+  toSeq: batch.toSeq,
+  counts: { found: batch.found, notFound: batch.notFound },
+});
 
 /**
  * The transaction items that record `event` with the state change that
@@ -162,7 +183,8 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
  * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
  * credits: {smb, threshold}}` (docs/limits.md), `id` the live organization's
- * ID for a test twin's event (docs/test-mode.md).
+ * ID for a test twin's event (docs/test-mode.md); `campaign.accounts_processed`:
+ * `data: {campaign: {id, status}, attemptId, fromSeq, toSeq, counts}` (docs/results.md).
  *
  * @param remainingCredits - the organization's smb balance (credits) for
  *   `data.campaign.credits.remaining`, read when the event is fanned out (the
@@ -173,6 +195,8 @@ export function eventPayload(event: WebhookEvent, remainingCredits: number): str
     ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) }
     : event.credits
       ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
-      : { endpointId: event.endpointId ?? null };
+      : event.batch
+        ? processedData(event.batch)
+        : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }
