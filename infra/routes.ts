@@ -21,6 +21,7 @@ import {
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 import { createUploadOperation } from '../lib/uploads/schema';
+import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -83,8 +84,11 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
 ];
 
-/** Paths of the published contract, each a `GET` route of the docs function (README.md). */
-export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs'] as const;
+/** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation));
+
+/** Paths of the published contract and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
+export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs', API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH] as const;
 
 /** Functions besides the operations': the docs routes and the catch-all `$default` route (docs/errors.md, README.md). */
 export const SUPPORT_FUNCTIONS = {
@@ -95,4 +99,9 @@ export const SUPPORT_FUNCTIONS = {
     assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE)],
   },
   catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
+  /**
+   * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):
+   * it runs the handlers of the tools' operations in its own process, so it holds their permissions together.
+   */
+  mcp: { entry: 'mcp/handler.ts', functionId: 'Mcp', path: MCP_PATH, methods: ['POST', 'GET', 'DELETE'] },
 } as const;

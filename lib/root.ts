@@ -331,7 +331,7 @@ export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
-export { enrichCampaign } from './enrichment/launch';
+export { enrichCampaign, LaunchChargeChangedError } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
 export { listCampaignResults } from './exports/results';
@@ -350,3 +350,6 @@ export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, li
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
+export { buildMcpTools, buildServerCard, buildApiCatalog, buildLlmsTxt, MCP_SERVER_INFO, MCP_PATH, SERVER_CARD_PATH, API_CATALOG_PATH, LLMS_TXT_PATH, MAX_TOOL_DESCRIPTION_CHARS, toolName } from './contract/mcp';
+export type { McpTool, McpToolBinding } from './contract/mcp';
+export type { Operation } from './http/operation';

@@ -178,7 +178,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
-  rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
+  rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),

@@ -102,7 +102,7 @@ export async function findContactsBatch(
 const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
 
 /**
- * Makes a written batch readable (docs/results.md "Sequence"): its accounts
+ * Makes a written batch readable (docs/results.md): its accounts
  * take the next seqs of the attempt, in part order, in one transaction that
  * also checks that the attempt is still the campaign's running one. A retry
  * of the batch finds its seqs already given and changes nothing.
