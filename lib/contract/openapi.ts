@@ -101,6 +101,10 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
+  results_not_ready: {
+    schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
+    required: false,
+  },
   insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
 };
 
