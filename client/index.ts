@@ -1,9 +1,9 @@
 /**
- * Typed TypeScript client of the Campaign Enrichment API (README.md;
- * issue #34): one method per operation of `docs/openapi.json`, named by its
- * `operationId`, and helpers for the multi-call flows.
+ * Typed TypeScript client of the Campaign Enrichment API (this package's
+ * README, client/README.md): one method per operation of the API's OpenAPI
+ * document, named by its `operationId`, and helpers for the multi-call flows.
  *
- * Types are generated from `docs/openapi.json` by openapi-typescript
+ * Types are generated from the API's OpenAPI document (`/openapi.json`) by openapi-typescript
  * (`client/schema.d.ts`, `npm run openapi:write`); requests go through
  * openapi-fetch. What it adds on top:
  *
@@ -24,7 +24,7 @@
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
  *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `apiKeys`): they follow
  *   `nextCursor` to the end;
- * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, docs/campaigns.md#large-account-lists-upload-first),
+ * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, client/README.md "Large account lists"),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
  *   {@link CampaignEnrichmentClient.downloadExport} (export, then fetch the file);
  * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
@@ -56,7 +56,7 @@ export type CampaignPage = Schemas['CampaignPage'];
 export type ExportResult = Schemas['ExportResult'];
 /** One account of the results as they arrive (`listCampaignResults`, `results()`). */
 export type ResultAccount = Schemas['ResultAccount'];
-/** The result of `createUpload`: a presigned PUT URL for a large account list (docs/campaigns.md#large-account-lists-upload-first). */
+/** The result of `createUpload`: a presigned PUT URL for a large account list (client/README.md "Large account lists"). */
 export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
@@ -160,7 +160,7 @@ export interface ClientOptions {
 }
 
 /**
- * The organization's request rate as the last answer told it (docs/limits.md):
+ * The organization's request rate as the last answer told it (client/README.md "Rate limits"):
  * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
  * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
  */
@@ -234,7 +234,7 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
   apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
   /**
-   * Every account of a campaign's results as they arrive (docs/results.md), in
+   * Every account of a campaign's results as they arrive (client/README.md "Results as they arrive"), in
    * seq order, each once. Pages by `afterSeq` (1,000 accounts a page); with
    * `follow` it long-polls (20 s) while the campaign enriches and ends once the
    * attempt is complete, otherwise it ends at what is readable now. After a
@@ -245,7 +245,7 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
    */
   results(campaignId: string, options?: ResultsOptions): AsyncIterableIterator<ResultAccount>;
   /**
-   * Uploads an account list too large for a request body (docs/campaigns.md#large-account-lists-upload-first):
+   * Uploads an account list too large for a request body (client/README.md "Large account lists"):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
    * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
    * @returns the upload ID.

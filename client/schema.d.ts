@@ -605,6 +605,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.accounts_processed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.accounts_processed
+         * @description A batch of accounts became readable as results (docs/results.md): seqs `fromSeq`..`toSeq` of the attempt, once per batch while the campaign enriches. Sent to every enabled endpoint subscribed to `campaign.accounts_processed`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_accounts_processed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -688,10 +708,10 @@ export interface components {
          */
         AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
         /**
-         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`.
+         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`.
          * @enum {string}
          */
-        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low";
+        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed";
         /** @description With `messageId`. */
         RedeliverWebhookWithMessageId: {
             /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
@@ -901,6 +921,35 @@ export interface components {
                     smb: number;
                     /** @description The low-balance threshold it fell below (credits). */
                     threshold: number;
+                };
+            };
+        };
+        WebhookEvent_campaign_accounts_processed: {
+            /** @constant */
+            type: "campaign.accounts_processed";
+            /**
+             * Format: date-time
+             * @description When the batch became readable.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                campaign: {
+                    id: string;
+                    /** @description The campaign's status then: `enriching`. */
+                    status: string;
+                };
+                /** @description The attempt the seqs belong to. */
+                attemptId: string;
+                /** @description The batch's first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`. */
+                fromSeq: number;
+                /** @description The batch's last seq. */
+                toSeq: number;
+                counts: {
+                    /** @description Accounts of the batch with at least one contact. */
+                    found: number;
+                    /** @description Accounts of the batch without contacts. */
+                    notFound: number;
                 };
             };
         };
@@ -1384,6 +1433,10 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
+            details?: {
+                /** @description Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md). */
+                attemptId: string;
+            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {
@@ -1736,7 +1789,7 @@ export interface components {
              * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
              * @enum {string}
              */
-            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
+            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
             /** @description 1-based number of this attempt of the message (redeliveries included). */
             attempt: number;
             /**
@@ -2579,13 +2632,25 @@ export interface operations {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "application/x-www-form-urlencoded": Record<string, never>;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
                 /**
                  * @example {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "multipart/form-data": Record<string, never>;
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
             };
         };
         responses: {
@@ -2770,13 +2835,25 @@ export interface operations {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "application/x-www-form-urlencoded": Record<string, never>;
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
                 /**
                  * @example {
                  *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
                  *     }
                  */
-                "multipart/form-data": Record<string, never>;
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
             };
         };
         responses: {
@@ -5934,7 +6011,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -5956,7 +6033,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -6967,7 +7044,7 @@ export interface operations {
                          * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
                          * @enum {string}
                          */
-                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
+                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
                         /** @enum {string} */
                         status?: "succeeded" | "failed";
                     };
@@ -6992,7 +7069,7 @@ export interface operations {
                      * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -7019,7 +7096,7 @@ export interface operations {
                      * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -7800,6 +7877,77 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookEvent_organization_credits_low"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_campaign_accounts_processed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.accounts_processed",
+                 *       "timestamp": "2026-11-22T10:03:05.214Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "enriching"
+                 *         },
+                 *         "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+                 *         "fromSeq": 1001,
+                 *         "toSeq": 2000,
+                 *         "counts": {
+                 *           "found": 812,
+                 *           "notFound": 188
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent_campaign_accounts_processed"];
             };
         };
         responses: {

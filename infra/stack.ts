@@ -339,7 +339,6 @@ export class CampaignEnrichmentStack extends Stack {
       supportFunctions: [
         { label: SUPPORT_FUNCTIONS.catchAll.functionId, function: catchAll.function },
         { label: SUPPORT_FUNCTIONS.docs.functionId, function: docs.function },
-        { label: SUPPORT_FUNCTIONS.mcp.functionId, function: mcp.function },
       ],
       stateMachine: this.workflow.stateMachine,
       table: this.table,

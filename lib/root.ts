@@ -16,7 +16,7 @@ import { deliverAll, type DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
-import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
+import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
@@ -242,9 +242,9 @@ export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => creat
  */
 export const hourlyQuota =
   (policy: 'exports' | 'uploads') =>
-  async (organizationId: string): Promise<void> => {
+  async (organizationId: string): Promise<QuotaUse> => {
     const inForce = await limits().limits(organizationId);
-    await takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
+    return takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
   };
 
 /**

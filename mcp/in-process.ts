@@ -34,6 +34,11 @@ export const TOOL_FUNCTIONS: Record<string, () => Promise<HandlerModule>> = {
   'functions/campaigns-accounts.ts': () => import('../functions/campaigns-accounts'),
   'functions/campaigns-export.ts': () => import('../functions/campaigns-export'),
   'functions/org-ledger.ts': () => import('../functions/org-ledger'),
+  'functions/campaigns-results.ts': () => import('../functions/campaigns-results'),
+  'functions/keys-create.ts': () => import('../functions/keys-create'),
+  'functions/keys-list.ts': () => import('../functions/keys-list'),
+  'functions/keys-rotate.ts': () => import('../functions/keys-rotate'),
+  'functions/keys-revoke.ts': () => import('../functions/keys-revoke'),
 };
 
 /** An operation handler's result as an {@link OperationAnswer}. */

@@ -93,8 +93,8 @@ describe('MCP over Streamable HTTP', () => {
       expect(listed.description!.length).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
     }
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
-    expect(readOnly.sort()).toEqual(['describe_limits', 'describe_organization', 'get_campaign', 'list_campaign_accounts', 'list_campaigns', 'list_ledger', 'quote_campaign']);
-    expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name).sort()).toEqual(['cancel_campaign', 'enrich_campaign']);
+    expect(readOnly.sort()).toEqual(['describe_limits', 'describe_organization', 'get_campaign', 'list_campaign_accounts', 'list_campaign_results', 'list_campaigns', 'list_keys', 'list_ledger', 'quote_campaign']);
+    expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name).sort()).toEqual(['cancel_campaign', 'enrich_campaign', 'revoke_key']);
     // The tools/list answer's size (budget 64 KB).
     const answer = await fetch(`${api()}/mcp`, {
       method: 'POST',
@@ -130,6 +130,8 @@ describe('MCP over Streamable HTTP', () => {
     expect(ledger.charged).toBe(quote.credits.required);
     expect(ledger.refunded).toBe(1); // the account without contacts
 
+    const results = data(await tool(client, 'list_campaign_results', { campaignId: campaign.id }));
+    expect(JSON.stringify(results)).toContain('test_found_mcp_0');
     const accounts = data(await tool(client, 'list_campaign_accounts', { campaignId: campaign.id, filters: { outcome: 'found' } }));
     expect(accounts.accounts ?? accounts.items).toHaveLength(5);
     const exported = data(await tool(client, 'export_campaign', { campaignId: campaign.id }));

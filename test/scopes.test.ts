@@ -29,6 +29,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   enrichCampaign: 'campaigns:launch',
   cancelCampaign: 'campaigns:launch',
   exportCampaign: 'results:read',
+  listCampaignResults: 'results:read',
   listLedger: 'ledger:read',
   createWebhookEndpoint: 'webhooks:manage',
   listWebhookEndpoints: 'webhooks:manage',

@@ -7,10 +7,10 @@
  * A new customer operation gets its tool by one line in {@link MCP_TOOL_OPERATIONS}.
  */
 import type { Operation } from '../http/operation';
-import { describeLimitsOperation, describeOrganizationOperation } from '../organizations/schema';
+import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../organizations/schema';
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../campaigns/schema';
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../enrichment/schema';
-import { exportCampaignOperation } from '../exports/schema';
+import { campaignResultsOperation, exportCampaignOperation } from '../exports/schema';
 import { listLedgerOperation } from '../credits/schema';
 import { buildOpenApiDocument, CONTACT } from './openapi';
 
@@ -26,7 +26,7 @@ export interface ToolAnnotations {
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Writes that only add or change a campaign's own fields. */
 const WRITE = (idempotent: boolean): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: false, idempotentHint: idempotent, openWorldHint: false });
-/** Writes that spend or give back credits and start or stop work. */
+/** Writes that spend or give back credits, start or stop work, or end a key. */
 const SPEND = (idempotent: boolean): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: idempotent, openWorldHint: false });
 
 /**
@@ -51,7 +51,13 @@ export const MCP_TOOL_OPERATIONS: readonly { operation: Operation; annotations: 
   { operation: campaignAccountsOperation, annotations: READ },
   // Writes a CSV file and counts toward the exports per hour: not read-only, but repeating it changes no data.
   { operation: exportCampaignOperation, annotations: WRITE(true) },
+  { operation: campaignResultsOperation, annotations: READ },
   { operation: listLedgerOperation, annotations: READ },
+  // Keys: a new key or secret each time; a revoke ends a key for good (repeating it changes nothing more).
+  { operation: createKeyOperation, annotations: WRITE(false) },
+  { operation: listKeysOperation, annotations: READ },
+  { operation: rotateKeyOperation, annotations: WRITE(false) },
+  { operation: revokeKeyOperation, annotations: SPEND(true) },
 ];
 
 /** Longest description of a tool, in characters (issue #42 budget). */
@@ -97,13 +103,20 @@ function inlineRefs(node: unknown, components: Record<string, unknown>): unknown
  * {@link SHARED_SUBSCHEMA_MIN_CHARS} characters or more that occurs twice or
  * more (the campaign's variants by status repeat their fields) written once
  * under `$defs` and referenced. Keeps `tools/list` inside its 64 KB.
+ * @param options.descriptions - keep the fields' descriptions (inputs: the agent fills them); output
+ *   schemas drop them (they validate the answer; the fields are described in the API reference).
  */
-export function compactSchema(schema: Record<string, unknown>): Record<string, unknown> {
+export function compactSchema(schema: Record<string, unknown>, { descriptions = true }: { descriptions?: boolean } = {}): Record<string, unknown> {
   const trimmed = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(trimmed);
     if (!node || typeof node !== 'object') return node;
     const entries = Object.entries(node as Record<string, unknown>).filter(
-      ([key]) => key !== 'example' && key !== 'examples' && !(key === 'pattern' && (node as { format?: unknown }).format === 'date-time'),
+      ([key, value]) =>
+        key !== 'example' &&
+        key !== 'examples' &&
+        !(key === 'pattern' && (node as { format?: unknown }).format === 'date-time') &&
+        // A property named `description` is a field, not the keyword.
+        (descriptions || key !== 'description' || typeof value !== 'string'),
     );
     return Object.fromEntries(entries.map(([key, value]) => [key, trimmed(value)]));
   };
@@ -166,7 +179,7 @@ export function operationSchemas(document: ReturnType<typeof buildOpenApiDocumen
   return {
     // MCP wants an object at the top: a oneOf of objects (create) is one.
     input: compactSchema({ type: 'object', ...input }) as JsonSchema,
-    output: compactSchema({ type: 'object', ...envelope.properties.data }) as JsonSchema,
+    output: compactSchema({ type: 'object', ...envelope.properties.data }, { descriptions: false }) as JsonSchema,
     summary: String(post.summary),
     description: String(post.description),
   };

@@ -34,7 +34,6 @@ import {
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
-  KeySpendLimitExceededError,
   MethodNotAllowedError,
   NoEligibleAccountsError,
   NotFoundError,
@@ -102,18 +101,11 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
-  insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
-  key_spend_limit_exceeded: {
-    schema: z
-      .strictObject({
-        limit: nonNegative(),
-        required: nonNegative(),
-        spent: z.nullable(z.int()).meta({ description: 'Charged with the key this UTC month, net of refunds; null for `period: "launch"`.' }),
-        period: z.enum(['launch', 'month']).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
-      })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
+  results_not_ready: {
+    schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
+    required: false,
   },
+  insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
 };
 
 /**
@@ -151,7 +143,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
-  key_spend_limit_exceeded: "The launch would take the API key over its own credit limit: per launch or this UTC month (`details.period`; checked right after `spend_limit_exceeded`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -174,11 +165,10 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
-  rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
+  rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),
-  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 5000, required: 262, spent: 4900, period: 'month' }),
   internal_error: new InternalError(),
 };
 
@@ -257,7 +247,10 @@ function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline);
     if (!node || typeof node !== 'object') return node;
-    const { $ref, $defs: _defs, $schema: _schema, id: _id, ...rest } = node as JsonSchema;
+    const { $ref, $defs: _defs, $schema: _schema, ...withId } = node as JsonSchema;
+    // A schema's meta `id` (a string) goes; a property named `id` (a schema, in `properties`) stays.
+    const { id, ...rest } = withId;
+    if (id !== undefined && typeof id !== 'string') rest.id = id;
     if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inline({ ...defs[$ref.slice('#/$defs/'.length)], ...rest });
     return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
   };
@@ -457,6 +450,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   return {
     operationId: operation.operationId,
     summary: operation.summary,
+    'x-codeSamples': codeSamples(operation.operationId, operation.path, example),
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
     // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
@@ -477,6 +471,27 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     },
     responses,
   };
+}
+
+/**
+ * The reference's code samples of an operation (Redoc's `x-codeSamples`),
+ * both from one source, the operation's request example: curl against
+ * `$BASE_URL` with `$API_KEY`, and the TypeScript client (client/README.md),
+ * whose method of the same name as the operationId takes the same JSON body.
+ */
+function codeSamples(operationId: string, path: string, example: Record<string, unknown> | undefined) {
+  const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const curl = [`curl -s -X POST "$BASE_URL${path}"`, '  -H "Authorization: Bearer $API_KEY"', ...(example ? ["  -H 'Content-Type: application/json'", `  -d ${shellQuote(JSON.stringify(example))}`] : [])].join(' \\\n');
+  const client = [
+    "import { createCampaignEnrichmentClient } from '@campaign-enrichment/client';",
+    '',
+    'const api = createCampaignEnrichmentClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY! });',
+    `const data = await api.${operationId}(${example ? JSON.stringify(example, null, 2) : ''});`,
+  ].join('\n');
+  return [
+    { lang: 'Shell', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: 'TypeScript client', source: client },
+  ];
 }
 
 /** The example of an operation's `data`: its docs' `responseExample`, else the response schema's own `example`. */

@@ -127,7 +127,9 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
   const [campaign, manifest] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId)]);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   if (statusAt(campaign, now) === 'expired') throw new ResultsExpiredError();
-  if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError('The campaign has not been evaluated yet: call enrich (or quote, which keeps nothing) first.');
+  if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError(
+      'This campaign has no per-account outcomes yet: they are kept when POST /v1/campaigns/enrich evaluates it (quote keeps none). Launch it, then list its accounts.',
+    );
 
   // found/not_found belong to the attempt the evaluation launched while it is the campaign's attempt;
   // after a failed or canceled attempt the campaign is a draft again and its eligible accounts are pending.

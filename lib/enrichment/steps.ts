@@ -20,6 +20,7 @@ import type { PrefixStore } from '../storage/prefixes';
 import type { SequenceStore } from '../results/sequence';
 import { keys } from '../db/table';
 import { campaignIs } from '../campaigns/item';
+import { accountsProcessedEvent, eventItems } from '../webhooks/events';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
@@ -101,7 +102,7 @@ export async function findContactsBatch(
 const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
 
 /**
- * Makes a written batch readable (docs/results.md "Sequence"): its accounts
+ * Makes a written batch readable (docs/results.md): its accounts
  * take the next seqs of the attempt, in part order, in one transaction that
  * also checks that the attempt is still the campaign's running one. A retry
  * of the batch finds its seqs already given and changes nothing.
@@ -125,7 +126,12 @@ export async function makeBatchReadable(
       expiresAt: Math.floor(now.getTime() / 1000) + deps.resultsAccessPeriodSeconds + SEQUENCE_SLACK_SECONDS,
     },
     [{ key: keys.campaign(input.organizationId, input.campaignId), condition: campaignIs.runningAttempt(input.attemptId) }],
-    () => [],
+    // The event is written in the same transaction: a readable batch always has its event, a refused one none.
+    (range, tableName) =>
+      eventItems(
+        tableName,
+        accountsProcessedEvent(input.organizationId, now.toISOString(), { campaignId: input.campaignId, status: 'enriching', attemptId: input.attemptId, fromSeq: range.fromSeq, toSeq: range.toSeq, found: range.found, notFound: range.notFound }),
+      ),
   );
   return outcome.ok ? outcome.range : undefined;
 }

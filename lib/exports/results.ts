@@ -8,8 +8,8 @@
  * (lib/results/sequence.ts), one Query of the ranges under the page, and the
  * result parts of those ranges: in proportion to the page. Every contact
  * goes through the one owner of what may be delivered
- * (lib/results/deliverable.ts); the texts stored in the parts are spliced
- * into the answer, never re-encoded (lib/results/json.ts).
+ * (lib/results/deliverable.ts); the values come from the JSON stored in
+ * the parts (lib/results/json.ts), never from the CSV cells.
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
@@ -17,7 +17,7 @@ import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/
 import type { CampaignStore } from '../campaigns/store';
 import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
 import { deliverable, deliverAll, type Delivery, type DeliveryPolicyOf } from '../results/deliverable';
-import { resultItemJson, type ResultAccount, type ResultContact, type ResultOutcome } from '../results/json';
+import { resultItem, type ResultItem } from '../results/json';
 import type { SequenceStore } from '../results/sequence';
 import type { ContactSelection } from '../results/csv';
 import { prefetchedParts } from './export';
@@ -34,14 +34,7 @@ export interface ResultsDependencies {
   pollMs?: number;
 }
 
-/** One account of the results, as the page and the stream show it. */
-export interface ResultItem {
-  seq: number;
-  accountId: string;
-  outcome: ResultOutcome;
-  account: ResultAccount;
-  contacts: ResultContact[];
-}
+export type { ResultItem } from '../results/json';
 
 /** An answer of `POST /v1/campaigns/results`. */
 export interface ResultsPage {
@@ -105,19 +98,17 @@ export const selectionOf = (input: Pick<CampaignResultsInput, 'maxContactsPerAcc
 });
 
 /**
- * The JSON texts of the accounts with seq in `(afterSeq, untilSeq]`, in seq
- * order (`untilSeq` at most the attempt's last given seq). Reads the ranges
- * under them (one Query) and their parts, a few ahead.
- * @param type - a `type` member first in each item (the stream's `"account"`).
+ * The accounts with seq in `(afterSeq, untilSeq]`, in seq order (`untilSeq`
+ * at most the attempt's last given seq), their contacts as the delivery owner
+ * keeps them. Reads the ranges under them (one Query) and their parts, a few ahead.
  */
-export async function* resultItemTexts(
+export async function* resultItems(
   deps: Pick<ResultsDependencies, 'results' | 'sequence'>,
   ref: { organizationId: string; campaignId: string; attemptId: string },
   afterSeq: number,
   untilSeq: number,
   delivery: Delivery,
-  type?: string,
-): AsyncGenerator<{ seq: number; text: string }> {
+): AsyncGenerator<ResultItem> {
   if (untilSeq <= afterSeq) return;
   const ranges = await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq);
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
@@ -132,7 +123,7 @@ export async function* resultItemTexts(
       contacts.length = 0;
       delivery.beginAccount();
       while (delivery.nextContact(part)) contacts.push(part.contactJson());
-      yield { seq, text: resultItemJson(seq, part.accountJson(), contacts, type) };
+      yield resultItem(seq, part.accountJson(), contacts);
     }
   }
 }
@@ -188,7 +179,7 @@ export async function listCampaignResults(
   const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
   const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
   const accounts: ResultItem[] = [];
-  for await (const { text } of resultItemTexts(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(JSON.parse(text) as ResultItem);
+  for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(item);
   return {
     campaignId: ref.campaignId,
     attemptId: ref.attemptId,

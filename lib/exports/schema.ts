@@ -68,7 +68,7 @@ export type CampaignResultsInput = z.output<typeof CampaignResultsRequest>;
 
 export const campaignResultsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaignResults',
-  scope: 'results:read',
   path: '/v1/campaigns/results',
+  scope: 'results:read',
   request: CampaignResultsRequest,
 });

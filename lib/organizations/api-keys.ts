@@ -31,7 +31,7 @@ export const ROTATION_OVERLAP_SECONDS = 86_400;
 /** Characters of a secret a key shows as its `prefix` (enough to recognize it, far too few to use it). */
 export const KEY_PREFIX_LENGTH = 12;
 
-/** A key's own credit limits, in credits; null: none (docs/authentication.md "Budgets"). */
+/** A key's own credit limits, in credits; null: none (docs/authentication.md). */
 export interface KeyLimits {
   /** Most a single launch with this key may charge. */
   maxCreditsPerLaunch: number | null;

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
+import { SETTINGS } from '../config';
 import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from './schema';
 import { SCOPES } from '../http/scopes';
 
@@ -115,9 +116,10 @@ export const organizationOperationDocs = [
     response: OrganizationLimits,
     errors: ['invalid_request', 'revoked_api_key'],
     responseExample: {
-      requests: { limit: 200, windowSeconds: 10 },
-      exportsPerHour: 60,
-      uploadsPerHour: 60,
+      // The deployment's defaults (SETTINGS, lib/config.ts), as a fresh organization reads them.
+      requests: { limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default },
+      exportsPerHour: SETTINGS.exportsPerHour.default,
+      uploadsPerHour: SETTINGS.uploadsPerHour.default,
       monthlySpend: { limit: 50000, spent: 1212, resetsAt: '2026-12-01T00:00:00.000Z' },
       lowBalanceThreshold: 1000,
     },

@@ -9,9 +9,8 @@
  * read, so it only filters and concatenates bytes. The results page and
  * stream (docs/results.md) need the raw values (a neutralized cell's `'`
  * cannot be undone without ambiguity), so each account and each contact also
- * carries its JSON object exactly as those answers show it
- * (lib/results/json.ts): a reader splices or parses it, and the export skips
- * it by its length. Only `enriched_at` is missing from the rows: the
+ * carries its values as a JSON array (lib/results/json.ts owns the keys and
+ * their order): a reader parses it, and the export skips it by its length. Only `enriched_at` is missing from the rows: the
  * campaign's completion time is not known while a batch runs; the export
  * appends it.
  *
@@ -23,13 +22,13 @@
  *               u32 cells   (bytes of the account cells)
  *               account cells: `account_id` … `account_country`, each followed by ","
  *               u32 json    (bytes of the account's JSON)
- *               account JSON (UTF-8: `{accountId, outcome, account}`, {@link resultAccountJson})
+ *               account JSON (UTF-8 array `[accountId, outcome, name, …]`, {@link resultAccountJson})
  *               contact*    (best first, until the account's end)
  *     contact = u8 flags    (1 mobile phone, 2 email: lib/results/csv.ts contactFlags)
  *               u32 cells   (bytes of the contact cells)
  *               contact cells: `contact_id` … `contact_country`, each followed by ","
  *               u32 json    (bytes of the contact's JSON)
- *               contact JSON (UTF-8: {@link resultContactJson})
+ *               contact JSON (UTF-8 array of its values, {@link resultContactJson})
  *
  * Version 1 (`"CEP1"`, the same without the two JSON fields) was written
  * until this release; it is still read (the export needs only the cells) for

@@ -1,10 +1,10 @@
 /**
- * The results' sequence (docs/results.md "Sequence"): each eligible account
+ * The results' sequence (docs/results.md): each eligible account
  * of an attempt, once its workflow batch has written its result part, gets a
  * `seq` in that attempt, 1, 2, 3, … in the order the batches become
  * readable. Within an attempt seqs are gap-free and never reused.
  *
- * Two kinds of items (docs/data-model.md "Results sequence"):
+ * Two kinds of items (docs/data-model.md):
  * - the head of an attempt (`keys.resultsHead`): `lastSeq`, the seqs given so
  *   far, and per batch index the last seq it got (`batches`);
  * - one range per readable batch (`keys.resultsRange`, sorted by its last

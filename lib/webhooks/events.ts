@@ -20,8 +20,10 @@ export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+/** Events about results as they arrive (docs/results.md): a batch of accounts became readable. */
+export const RESULTS_EVENT_TYPES = ['campaign.accounts_processed'] as const;
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -46,6 +48,8 @@ export interface WebhookEvent {
   endpointId?: string;
   /** `organization.credits_low`: the smb balance the charge left and the threshold it fell below (credits). */
   credits?: { smb: number; threshold: number };
+  /** `campaign.accounts_processed`: the batch that became readable (docs/results.md). */
+  batch?: ProcessedBatch;
   /**
    * The live organization's ID when `organizationId` is a test twin's: the ID the customer knows, which the
    * payload names (docs/test-mode.md); absent for a live organization.
@@ -89,6 +93,27 @@ export function creditsLowEvent(
   };
 }
 
+/** What `campaign.accounts_processed` tells: the campaign, the attempt, the seqs the batch took and what it found. */
+export interface ProcessedBatch {
+  campaignId: string;
+  /** The campaign's status when the batch became readable (`enriching`). */
+  status: string;
+  attemptId: string;
+  fromSeq: number;
+  toSeq: number;
+  found: number;
+  notFound: number;
+}
+
+/**
+ * The `campaign.accounts_processed` event of one readable batch (docs/results.md).
+ * The ID derives from (campaign, attempt, first seq): one event per batch,
+ * however often its transaction is retried.
+ */
+export function accountsProcessedEvent(organizationId: string, occurredAt: string, batch: ProcessedBatch): WebhookEvent {
+  return { id: derivedId('evt', batch.campaignId, batch.attemptId, 'campaign.accounts_processed', String(batch.fromSeq)), organizationId, type: 'campaign.accounts_processed', occurredAt, batch };
+}
+
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
 export const webhookTtl = (at: string | Date): number => Math.floor(new Date(at).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS;
 
@@ -105,6 +130,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.campaign ? { campaign: event.campaign } : {}),
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
+    ...(event.batch ? { batch: event.batch } : {}),
     ...(event.liveOrganizationId ? { liveOrganizationId: event.liveOrganizationId } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
@@ -121,8 +147,28 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
     ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
+    ...(item.batch ? { batch: toBatch(item.batch as Record<string, unknown>) } : {}),
   };
 }
+
+const toBatch = (b: Record<string, unknown>): ProcessedBatch => ({
+  campaignId: String(b.campaignId),
+  status: String(b.status),
+  attemptId: String(b.attemptId),
+  fromSeq: Number(b.fromSeq),
+  toSeq: Number(b.toSeq),
+  found: Number(b.found),
+  notFound: Number(b.notFound),
+});
+
+/** The `data` of `campaign.accounts_processed` (docs/results.md), members in the document's order. */
+const processedData = (batch: ProcessedBatch) => ({
+  campaign: { id: batch.campaignId, status: batch.status },
+  attemptId: batch.attemptId,
+  fromSeq: batch.fromSeq,
+  toSeq: batch.toSeq,
+  counts: { found: batch.found, notFound: batch.notFound },
+});
 
 /**
  * The transaction items that record `event` with the state change that
@@ -137,7 +183,8 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
  * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
  * credits: {smb, threshold}}` (docs/limits.md), `id` the live organization's
- * ID for a test twin's event (docs/test-mode.md).
+ * ID for a test twin's event (docs/test-mode.md); `campaign.accounts_processed`:
+ * `data: {campaign: {id, status}, attemptId, fromSeq, toSeq, counts}` (docs/results.md).
  *
  * @param remainingCredits - the organization's smb balance (credits) for
  *   `data.campaign.credits.remaining`, read when the event is fanned out (the
@@ -148,6 +195,8 @@ export function eventPayload(event: WebhookEvent, remainingCredits: number): str
     ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) }
     : event.credits
       ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
-      : { endpointId: event.endpointId ?? null };
+      : event.batch
+        ? processedData(event.batch)
+        : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }
