@@ -287,6 +287,12 @@ function cases(f: Fixture): Case[] {
     ok('/v1/webhooks/deliveries', 'filters, limit 100', { filters: { endpointId: f.endpointId, eventType: 'webhook.test', status: 'failed' }, limit: 100 }),
     bad('/v1/webhooks/deliveries', 'limit 101', { limit: 101 }),
     bad('/v1/webhooks/deliveries', 'unknown status', { filters: { status: 'pending' } }),
+    ok('/v1/events/list', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/events/list', 'one type', { filters: { type: 'campaign.enriched' } }),
+    ok('/v1/events/list', 'types, campaign, limit 100', { filters: { type: ['campaign.enriched', 'campaign.accounts_processed'], campaignId: f.enrichedId }, limit: 100 }),
+    bad('/v1/events/list', 'limit 101', { limit: 101 }),
+    bad('/v1/events/list', 'webhook.test is not in the feed', { filters: { type: 'webhook.test' } }),
+    bad('/v1/events/list', 'empty type array', { filters: { type: [] } }),
 
     ok('/v1/webhooks/redeliver', 'messageId', { messageId: f.messageId }),
     ok('/v1/webhooks/redeliver', 'deliveryId', { deliveryId: f.deliveryId }),
