@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
+import { createCampaignEnrichmentClient } from '../client/index';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { creditsLowEvent, eventItem, messageIdOf, WEBHOOK_RETENTION_SECONDS } from '../lib/webhooks/events';
@@ -97,6 +98,11 @@ describe('POST /v1/events/list', () => {
 
     // One per page: the same events, in the same order, each once.
     expect(await walk(apiKey, {}, 1)).toEqual(feed);
+    // The client's iterator follows the cursor to the end: the same events.
+    const client = createCampaignEnrichmentClient({ baseUrl: api(), apiKey });
+    const iterated: unknown[] = [];
+    for await (const event of client.events({ limit: 1 })) iterated.push(event);
+    expect(iterated).toEqual(feed);
     // One type; an array of types.
     expect(await walk(apiKey, { filters: { type: 'campaign.enriched' } }, 25)).toEqual(feed.filter((e) => e.type === 'campaign.enriched'));
     expect(await walk(apiKey, { filters: { type: ['campaign.enriched', 'campaign.accounts_processed'] } }, 1)).toEqual(feed);
