@@ -187,7 +187,12 @@ describe('storage expiry (issue #13 item 4)', () => {
     expect(await pollUntil(() => keysUnder(resultsPrefix), (keys) => keys.length === 0)).toEqual([]);
 
     // The evaluation's outcomes and the eligible list stay: a draft shows its most recent evaluation.
-    expect(await keysUnder(objectKeys.evaluationPrefix(organizationId, campaignId, attemptId))).toHaveLength(3);
+    // Its three outcome chunks, and the contact counts of whichever of the two good batches finished before the third
+    // failed stopped the map (0 to 2 of them: that order is the workflow's, not this test's).
+    const evaluation = await keysUnder(objectKeys.evaluationPrefix(organizationId, campaignId, attemptId));
+    expect(evaluation.filter((key) => key.includes('/outcomes/'))).toHaveLength(3);
+    expect(evaluation.filter((key) => key.includes('/contacts/')).length).toBeLessThanOrEqual(2);
+    expect(evaluation.every((key) => key.includes('/outcomes/') || key.includes('/contacts/'))).toBe(true);
     expect(await keysUnder(objectKeys.eligibleList(organizationId, campaignId, attemptId))).toHaveLength(1);
     const page = await accountsPage(apiKey, campaignId);
     expect(page.status, JSON.stringify(page.body)).toBe(200);
