@@ -41,10 +41,10 @@ export interface KeySpend {
   monthly?: MonthlySpend;
 }
 
-/** Which of a key's limits a charge of `required` credits would pass (the launch's own cap first), or `undefined`. */
-function keyLimitPassed(key: KeySpend | undefined, required: number): KeySpendLimitExceededError | undefined {
-  if (key?.maxCreditsPerLaunch != null && required > key.maxCreditsPerLaunch) return new KeySpendLimitExceededError({ limit: key.maxCreditsPerLaunch, required, spent: null, period: 'launch' });
-  if (key?.monthly && key.monthly.spent + required > key.monthly.limit) return new KeySpendLimitExceededError({ limit: key.monthly.limit, required, spent: key.monthly.spent, period: 'month' });
+/** Which of a key's limits a charge of `required` credits would pass (the launch's own cap first), with its figures; `undefined`: none. */
+function keyLimitPassed(key: KeySpend | undefined, required: number): { limit: number; spent: number | null; period: 'launch' | 'month' } | undefined {
+  if (key?.maxCreditsPerLaunch != null && required > key.maxCreditsPerLaunch) return { limit: key.maxCreditsPerLaunch, spent: null, period: 'launch' };
+  if (key?.monthly && key.monthly.spent + required > key.monthly.limit) return { limit: key.monthly.limit, spent: key.monthly.spent, period: 'month' };
   return undefined;
 }
 
@@ -117,8 +117,10 @@ export function refusalOf(decision: LaunchDecision, spend?: MonthlySpend, key?: 
       return new InsufficientCreditsError({ available: decision.credits.available, required: decision.credits.required });
     case 'spend_limit_exceeded':
       return new SpendLimitExceededError({ limit: spend?.limit ?? 0, spent: spend?.spent ?? 0, required: decision.credits.required });
-    case 'key_spend_limit_exceeded':
-      return keyLimitPassed(key, decision.credits.required);
+    case 'key_spend_limit_exceeded': {
+      const passed = keyLimitPassed(key, decision.credits.required) ?? { limit: 0, spent: null, period: 'launch' };
+      return new KeySpendLimitExceededError({ ...passed, required: decision.credits.required });
+    }
     case 'concurrency_limit_exceeded':
       return new ConcurrencyLimitExceededError({
         limit: decision.enrichment.maxEnrichingAccounts,
