@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Enrich (launch) a campaign
-         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
+         * @description Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `key_spend_limit_exceeded` (it would pass the API key's own `maxCreditsPerLaunch` or `monthlyCredits`), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`. Honours `Idempotency-Key`.
          */
         post: operations["enrichCampaign"];
         delete?: never;
@@ -1358,6 +1358,27 @@ export interface components {
                 required: number;
             };
         };
+        /** @description 402 `key_spend_limit_exceeded`: The launch would charge more than the request's API key may: its `maxCreditsPerLaunch` (`period: "launch"`) or its `monthlyCredits` this UTC month, net of refunds (`period: "month"`); checked right after `spend_limit_exceeded`; nothing is charged. */
+        KeySpendLimitExceededError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "key_spend_limit_exceeded";
+            message: string;
+            /** @description Figures in credits. */
+            details: {
+                limit: number;
+                required: number;
+                /** @description The key's net charges this UTC month (`period: "month"`); null for `period: "launch"`. */
+                spent: number | null;
+                /**
+                 * @description `launch`: the key's `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.
+                 * @enum {string}
+                 */
+                period: "launch" | "month";
+            };
+        };
         /** @description 409 `campaign_not_enrichable`: The campaign is not an API-created draft. */
         CampaignNotEnrichableError: {
             /**
@@ -1644,10 +1665,10 @@ export interface components {
                 available: number;
             };
             /**
-             * @description `launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `concurrency_limit_exceeded` (429).
+             * @description `launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `key_spend_limit_exceeded` (402: the API key's own credit limits), `concurrency_limit_exceeded` (429).
              * @enum {string}
              */
-            outcome: "launchable" | "no_eligible_accounts" | "insufficient_credits" | "spend_limit_exceeded" | "concurrency_limit_exceeded";
+            outcome: "launchable" | "no_eligible_accounts" | "insufficient_credits" | "spend_limit_exceeded" | "key_spend_limit_exceeded" | "concurrency_limit_exceeded";
         };
         /**
          * @example {
@@ -4445,7 +4466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. */
+            /** @description `insufficient_credits`: The smb balance is below the launch charge. `spend_limit_exceeded`: The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged. `key_spend_limit_exceeded`: The launch would charge more than the request's API key may: its `maxCreditsPerLaunch` (`period: "launch"`) or its `monthlyCredits` this UTC month, net of refunds (`period: "month"`); checked right after `spend_limit_exceeded`; nothing is charged. */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4458,7 +4479,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: null;
-                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"];
+                        error: components["schemas"]["InsufficientCreditsError"] | components["schemas"]["SpendLimitExceededError"] | components["schemas"]["KeySpendLimitExceededError"];
                     };
                 };
             };

@@ -2,6 +2,6 @@
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
 import { apiHandler, creditsRemaining, evaluationDependencies, quoteCampaign } from '../lib/root';
 
-export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId), {
+export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId, keyCheck }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId, new Date(), keyCheck), {
   headers: (quote) => creditsRemaining(quote.credits.available),
 });

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'webhook_endpoint_disabled'
   | 'rate_limited'
   | 'spend_limit_exceeded'
+  | 'key_spend_limit_exceeded'
   | 'insufficient_scope'
   | 'expired_api_key'
   | 'internal_error';
@@ -60,6 +61,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   webhook_endpoint_disabled: 409,
   rate_limited: 429,
   spend_limit_exceeded: 402,
+  key_spend_limit_exceeded: 402,
   insufficient_scope: 403,
   expired_api_key: 401,
   internal_error: 500,
@@ -331,6 +333,27 @@ export class SpendLimitExceededError extends ApiError {
       spent: figures.spent,
       required: figures.required,
     });
+  }
+}
+
+/** The periods of a key's credit limits: `launch` (`maxCreditsPerLaunch`), `month` (`monthlyCredits`; docs/authentication.md#per-key-credit-limits). */
+export const KEY_SPEND_PERIODS = ['launch', 'month'] as const;
+
+/**
+ * 402 `key_spend_limit_exceeded`: the launch would charge more than the request's API key may
+ * (docs/authentication.md#per-key-credit-limits); figures in credits. `spent`: the key's net charges this UTC month
+ * (`period: "month"`), `null` for a launch's own cap (`period: "launch"`).
+ */
+export class KeySpendLimitExceededError extends ApiError {
+  override name = 'KeySpendLimitExceededError';
+  constructor(figures: { limit: number; required: number; spent: number | null; period: (typeof KEY_SPEND_PERIODS)[number] }) {
+    super(
+      'key_spend_limit_exceeded',
+      figures.period === 'launch'
+        ? `This launch needs ${figures.required} credits; this API key may charge at most ${figures.limit} per launch.`
+        : `This launch needs ${figures.required} credits; ${figures.spent} of this API key's monthly limit of ${figures.limit} are spent this month.`,
+      { limit: figures.limit, required: figures.required, spent: figures.spent, period: figures.period },
+    );
   }
 }
 

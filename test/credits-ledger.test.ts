@@ -55,7 +55,7 @@ async function allPages(apiKey: string, body: Record<string, unknown> = {}): Pro
 }
 
 /** An entry as the ledger operation shows it. */
-const shown = ({ organizationId: _organizationId, ...entry }: LedgerEntry) => entry;
+const shown = ({ organizationId: _organizationId, keyId: _keyId, ...entry }: LedgerEntry) => entry;
 /** Newest first: createdAt, then id, descending. */
 const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
 

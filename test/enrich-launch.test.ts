@@ -137,8 +137,8 @@ describe('enrich: evaluation, charge, completion', () => {
     // Ledger: one charge for the eligible accounts, one refund for those without contacts.
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: -5, createdAt: expect.stringMatching(ISO_UTC), note: null },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: expect.stringMatching(ISO_UTC), note: null },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: -5, createdAt: expect.stringMatching(ISO_UTC), note: null, keyId: expect.stringMatching(/^key_/) },
+      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: expect.stringMatching(ISO_UTC), note: null, keyId: ledger.entries[0]!.keyId },
     ]);
     // Entries are dated when written (issue #31): the refund in the completion's transaction, at or after completedAt.
     expect(ledger.entries[1]!.createdAt >= done.completedAt).toBe(true);

@@ -400,6 +400,7 @@ async function everyCode(): Promise<Answered[]> {
   const poor = await newOrganization({ smbCredits: 1 });
   const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
   const narrow = await newOrganization({ maxEnrichingAccounts: 1 });
+  const keyCapped = await newOrganization();
   const throttled = await newOrganization({ limits: { requests: 1, windowSeconds: 3600 } });
   const accounts = activeAccounts(p, 3);
   const inactive = [account(`${p}_gone`, 'inactive')];
@@ -409,7 +410,16 @@ async function everyCode(): Promise<Answered[]> {
   const enriched = await draftOf(rich.apiKey);
   await call(api(), '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } });
   await waitForStatus(api(), rich.apiKey, enriched, 'enriched');
-  const [poorDraft, cappedDraft, narrowDraft, deadDraft, draft] = await Promise.all([draftOf(poor.apiKey), draftOf(capped.apiKey), draftOf(narrow.apiKey), draftOf(rich.apiKey, [inactive[0]!.accountId]), draftOf(rich.apiKey)]);
+  const [poorDraft, cappedDraft, narrowDraft, deadDraft, draft, keyCappedDraft] = await Promise.all([
+    draftOf(poor.apiKey),
+    draftOf(capped.apiKey),
+    draftOf(narrow.apiKey),
+    draftOf(rich.apiKey, [inactive[0]!.accountId]),
+    draftOf(rich.apiKey),
+    draftOf(keyCapped.apiKey),
+  ]);
+  // A key that may charge at most 1 credit per launch (the draft needs 3).
+  const oneCreditKey = (await createKey({ apiKeys: apiKeys() }, { organizationId: keyCapped.organizationId, keyCheck: { scopes: undefined } }, { name: 'One credit', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1 } })).secret;
   // An endpoint that answers 410 Gone is disabled by its first delivery; redelivering to it is refused.
   const gone = await startReceiver([{ status: 410, body: 'gone' }]);
   const endpoint = (await call(api(), '/v1/webhooks/create', { apiKey: rich.apiKey, body: { url: gone.url } })).data;
@@ -442,6 +452,7 @@ async function everyCode(): Promise<Answered[]> {
     { code: 'insufficient_scope', send: (b) => post(b, '/v1/org/ledger', { apiKey: readOnlyKey }) },
     { code: 'insufficient_credits', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }) },
     { code: 'spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }) },
+    { code: 'key_spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: oneCreditKey, body: { campaignId: keyCappedDraft } }) },
     { code: 'concurrency_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: narrow.apiKey, body: { campaignId: narrowDraft } }) },
     { code: 'no_eligible_accounts', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: deadDraft } }) },
     { code: 'not_found', send: (b) => post(b, '/v1/campaigns/get', { apiKey: rich.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }) },

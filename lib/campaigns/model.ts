@@ -48,6 +48,8 @@ export interface AttemptRecord {
   executionArn: string;
   /** Request ID (X-Request-Id) of the enrich call that launched the attempt; its workflow's logs carry it (docs/idempotency.md#request-ids). */
   requestId?: string;
+  /** ID of the API key whose enrich call launched the attempt: its charge and refunds count against that key's limits (docs/authentication.md#per-key-credit-limits). Absent: a key without an ID. */
+  keyId?: string;
 }
 
 /** A campaign as stored in the table. */

@@ -43,6 +43,8 @@ import {
   RevokedApiKeyError,
   WebhookEndpointDisabledError,
   SpendLimitExceededError,
+  KeySpendLimitExceededError,
+  KEY_SPEND_PERIODS,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
@@ -101,6 +103,17 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
+  key_spend_limit_exceeded: {
+    schema: z
+      .strictObject({
+        limit: nonNegative(),
+        required: nonNegative(),
+        spent: z.nullable(z.int()).meta({ description: "The key's net charges this UTC month (`period: \"month\"`); null for `period: \"launch\"`." }),
+        period: z.enum(KEY_SPEND_PERIODS).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
+      })
+      .meta({ description: 'Figures in credits.' }),
+    required: true,
+  },
   results_not_ready: {
     schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
     required: false,
@@ -141,6 +154,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
   rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
+  key_spend_limit_exceeded: "The launch would charge more than the request's API key may: its `maxCreditsPerLaunch` (`period: \"launch\"`) or its `monthlyCredits` this UTC month, net of refunds (`period: \"month\"`); checked right after `spend_limit_exceeded`; nothing is charged.",
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
@@ -167,6 +181,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
   rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
+  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 10000, required: 262, spent: 9900, period: 'month' }),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),
   internal_error: new InternalError(),

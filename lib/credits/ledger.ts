@@ -58,6 +58,11 @@ export interface LedgerEntry {
   attemptId: string | null;
   /** Operator's note of an adjustment; null otherwise. */
   note: string | null;
+  /**
+   * The API key whose request caused the movement (a launch's charge and its refunds: the launching key); absent for
+   * adjustments and keys without an ID. Stored, not shown by `org/ledger` (docs/launch.md#the-credit-ledger).
+   */
+  keyId?: string;
 }
 
 /** A transaction item (TransactWriteItems member). */
@@ -74,7 +79,7 @@ function derivedEntryId(...parts: string[]): string {
 /** Entries of each kind of movement. Amounts are given as positive credits and signed here. */
 export const ledgerEntries = {
   /** The launch charge of an attempt: −credits. */
-  charge: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; createdAt: string }): LedgerEntry => ({
+  charge: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; createdAt: string; keyId?: string | undefined }): LedgerEntry => ({
     id: derivedEntryId(at.campaignId, at.attemptId, 'charge', 'launch'),
     organizationId: at.organizationId,
     createdAt: at.createdAt,
@@ -84,9 +89,10 @@ export const ledgerEntries = {
     campaignId: at.campaignId,
     attemptId: at.attemptId,
     note: null,
+    ...(at.keyId !== undefined ? { keyId: at.keyId } : {}),
   }),
   /** A refund of an attempt's credits: +credits. */
-  refund: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; reason: (typeof LEDGER_REASONS.refund)[number]; createdAt: string }): LedgerEntry => ({
+  refund: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; reason: (typeof LEDGER_REASONS.refund)[number]; createdAt: string; keyId?: string | undefined }): LedgerEntry => ({
     id: derivedEntryId(at.campaignId, at.attemptId, 'refund', at.reason),
     organizationId: at.organizationId,
     createdAt: at.createdAt,
@@ -96,6 +102,7 @@ export const ledgerEntries = {
     campaignId: at.campaignId,
     attemptId: at.attemptId,
     note: null,
+    ...(at.keyId !== undefined ? { keyId: at.keyId } : {}),
   }),
   /** The opening balance of a new organization: +credits. */
   initialGrant: (at: { organizationId: string; credits: number; createdAt: string }): LedgerEntry => ({
@@ -140,6 +147,7 @@ export function toLedgerEntry(item: Record<string, unknown>, organizationId = St
     campaignId: typeof item.campaignId === 'string' ? item.campaignId : null,
     attemptId: typeof item.attemptId === 'string' ? item.attemptId : null,
     note: typeof item.note === 'string' ? item.note : null,
+    ...(typeof item.keyId === 'string' ? { keyId: item.keyId } : {}),
   };
 }
 

@@ -8,8 +8,8 @@ import type { LedgerStore } from './store';
 import { DEFAULT_LEDGER_PAGE_SIZE, type ListLedgerInput } from './schema';
 import type { LedgerPage } from './docs';
 
-/** The entry as the API shows it (without the organization, which the key implies). */
-const toApiEntry = ({ organizationId: _organizationId, ...entry }: LedgerEntry): LedgerPage['entries'][number] => entry;
+/** The entry as the API shows it: without the organization, which the key implies, nor the key that caused it (stored for usage and audit only). */
+const toApiEntry = ({ organizationId: _organizationId, keyId: _keyId, ...entry }: LedgerEntry): LedgerPage['entries'][number] => entry;
 
 /**
  * One page of the organization's ledger, newest first; a page costs one

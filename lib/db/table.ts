@@ -216,6 +216,8 @@ export const keys = {
   }),
   /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (docs/limits.md). */
   monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
+  /** One API key's charges in one UTC calendar month (`YYYY-MM`), net of refunds (docs/authentication.md#per-key-credit-limits). */
+  keyMonthlySpend: (organizationId: string, keyId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}#KEY#${keyId}`, sk: 'SPEND' }),
   /** Upload record (docs/campaigns.md#large-account-lists-upload-first): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */

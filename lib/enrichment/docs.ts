@@ -34,7 +34,7 @@ export const LaunchQuoteSchema = z
       available: count().check(z.meta({ description: 'max(0, maxEnrichingAccounts − enrichingAccounts).' })),
     }),
     outcome: z.enum(LAUNCH_OUTCOMES).check(z.meta({
-      description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `concurrency_limit_exceeded` (429).',
+      description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `key_spend_limit_exceeded` (402: the API key\'s own credit limits), `concurrency_limit_exceeded` (429).',
     })),
   }).check(z.meta({
     id: 'LaunchQuote',

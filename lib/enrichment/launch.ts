@@ -12,14 +12,16 @@
  *    The previous evaluation's objects are deleted once it is replaced
  *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
- *    `spend_limit_exceeded` (docs/limits.md), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
+ *    `spend_limit_exceeded` (docs/limits.md), `key_spend_limit_exceeded` (the request key's own
+ *    limits, docs/authentication.md#per-key-credit-limits), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
  * 4. The eligible list and one account object per workflow batch are
  *    written (each FindContactsBatch reads only its own).
  * 5. One transaction charges credits, reserves capacity, moves the campaign
  *    to `enriching`, writes the ledger entry, adds the charge to the month's
- *    spend (refused past the monthly spend limit) and, when the charge
+ *    spend (refused past the monthly spend limit), adds it to the launching key's month
+ *    (refused past the key's `monthlyCredits`) and, when the charge
  *    crosses the low-balance threshold, the `organization.credits_low`
  *    event; then the workflow starts.
  *
@@ -51,7 +53,7 @@ import type { AccountHistoryStore } from '../history/store';
 import type { Warehouse } from '../warehouse/warehouse';
 import { evaluateLaunch } from './evaluate';
 import { decideLaunch, notEnrichable, refusalOf } from './decision';
-import { monthlySpendOf } from './quote';
+import { keySpendOf, monthlySpendOf } from './quote';
 import type { LimitStore } from '../organizations/limits';
 import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
@@ -134,7 +136,7 @@ export const START_EXECUTION_ANSWER_MARGIN_MS = 2_000;
  *   Internal: no HTTP request sets it.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
- *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
+ *   NoEligibleAccountsError, InsufficientCreditsError (credits), SpendLimitExceededError, KeySpendLimitExceededError (credits), ConcurrencyLimitExceededError (accounts),
  *   DeadlineExceededError (nothing charged, lock released), {@link LaunchChargeChangedError} (with `expectedCharge` only; lock released).
  */
 export async function enrichCampaign(
@@ -219,6 +221,8 @@ export async function enrichCampaign(
       eligibleObjectKey: eligibleListKey(organizationId, campaignId, attemptId),
       executionArn: deps.workflow.executionArnOf(attemptId),
       ...(requestId ? { requestId } : {}),
+      // The launching key: the charge and its refunds count against its limits (docs/authentication.md#per-key-credit-limits).
+      ...(keyCheck?.keyId !== undefined ? { keyId: keyCheck.keyId } : {}),
     };
     let listsWritten = false;
     // Bound to an accepted quote: another charge is refused before anything is charged (the caller asks again).
@@ -230,9 +234,9 @@ export async function enrichCampaign(
     // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {
       const org = round === 0 ? firstOrg : await beforeDeadline(signal, deps.organizations.get(organizationId));
-      const spend = org ? await beforeDeadline(signal, monthlySpendOf(deps.limits, org, now)) : undefined;
+      const [spend, keySpend] = org ? await beforeDeadline(signal, Promise.all([monthlySpendOf(deps.limits, org, now), keySpendOf(deps.limits, keyCheck, now)])) : [];
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
-      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount, spend), spend) : undefined;
+      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount, spend, keySpend), spend, keySpend) : undefined;
       // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
       // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
       const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
@@ -255,6 +259,7 @@ export async function enrichCampaign(
         ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
         smbCredits: org.smbCredits,
         limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
+        keyMonthlyCredits: keySpend?.monthly?.limit ?? null,
         ...(org.liveOrganizationId !== undefined ? { liveOrganizationId: org.liveOrganizationId } : {}),
       });
       if (outcome.ok) {

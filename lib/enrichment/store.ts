@@ -36,6 +36,8 @@ export interface LaunchWrite {
   smbCredits: number;
   /** The organization's spend limit and low-balance threshold the decision read (credits; null: none; docs/limits.md). */
   limits: { monthlySpendLimit: number | null; lowBalanceThreshold: number | null };
+  /** The launching key's monthly credit limit the decision read (credits; null or absent: none; docs/authentication.md#per-key-credit-limits). The key is `attempt.keyId`. */
+  keyMonthlyCredits?: number | null;
   /** For a test twin: the live organization's ID, which its events name (docs/test-mode.md). */
   liveOrganizationId?: string;
   /** When the transaction is sent: the lock must still be valid then. */
@@ -147,7 +149,13 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
     const { entry, change, eventType, occurredAt, organizationChange } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
     // A refund is taken off the spend of the month the attempt was charged in (docs/limits.md: net of refunds).
-    const refund = entry.amount > 0 ? [spendItem(tableName, organizationId, monthOf(campaign.attempt.startedAt), -entry.amount)] : [];
+    // And off the launching key's spend of that month, when it has an ID (docs/authentication.md#per-key-credit-limits).
+    const month = monthOf(campaign.attempt.startedAt);
+    const keyId = campaign.attempt.keyId;
+    const refund =
+      entry.amount > 0
+        ? [spendItem(tableName, { organizationId, month }, -entry.amount), ...(keyId !== undefined ? [spendItem(tableName, { organizationId, month, keyId }, -entry.amount)] : [])]
+        : [];
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
     const after = toCampaignRecord(applyChange(campaign, campaignChange) as unknown as Record<string, unknown>);
@@ -212,7 +220,8 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     async launch(write) {
       const { organizationId, campaignId, attempt } = write;
       // Stamped when written (credits/ledger.ts transactMovement), not when the launch started: entries only grow at the top.
-      const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt });
+      const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt, keyId: attempt.keyId });
+      const month = monthOf(attempt.startedAt);
       // The limits of docs/limits.md: the month's spend within its limit, and the low-balance event of a crossing, in the same transaction.
       const guard = chargeGuard(write.limits, write.smbCredits, attempt.charged);
       const threshold = write.limits.lowBalanceThreshold;
@@ -241,7 +250,9 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
                 ...(guard.crossesLowBalance ? [{ expression: 'smbCredits = :c_balance', values: { ':c_balance': write.smbCredits } }] : []),
               ),
             }),
-            spendItem(tableName, organizationId, monthOf(attempt.startedAt), attempt.charged, write.limits.monthlySpendLimit),
+            spendItem(tableName, { organizationId, month }, attempt.charged, write.limits.monthlySpendLimit),
+            // The launching key's month, under its own monthly limit (docs/authentication.md#per-key-credit-limits): racing launches with one key never pass it.
+            ...(attempt.keyId !== undefined ? [spendItem(tableName, { organizationId, month, keyId: attempt.keyId }, attempt.charged, write.keyMonthlyCredits ?? null)] : []),
             ...lowBalance,
             ...(write.alsoPut ? [write.alsoPut] : []),
           ],
@@ -260,7 +271,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     async complete(write) {
       const { organizationId, campaignId, attemptId } = write;
       const refunded = await endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
-        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: write.refund, reason: 'no_contacts_found', createdAt: write.completedAt }),
+        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: write.refund, reason: 'no_contacts_found', createdAt: write.completedAt, keyId: campaign.attempt.keyId }),
         change: campaignChanges.complete(campaign, write),
         eventType: 'campaign.enriched',
         occurredAt: write.completedAt,
@@ -274,7 +285,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
     async compensate(organizationId, campaignId, attemptId, reason, endedAt) {
       return endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
-        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt }),
+        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt, keyId: campaign.attempt.keyId }),
         change: campaignChanges.compensate(campaign, { status: reason, startedAt: campaign.attempt.startedAt, endedAt, refunded: true }),
         eventType: reason === 'failed' ? 'campaign.enrichment_failed' : 'campaign.enrichment_canceled',
         occurredAt: endedAt,

@@ -38,6 +38,19 @@ export interface ApiKeyRecord {
   expiresAt?: string;
   /** The key's ID (`key_…`), the same across its rotations; absent on keys from before key IDs. */
   keyId?: string;
+  /** The key's own credit limits (docs/authentication.md#per-key-credit-limits); absent: none. */
+  limits?: KeyCreditLimits;
+}
+
+/**
+ * A key's own credit limits, in credits; `null`: none (docs/authentication.md#per-key-credit-limits).
+ * Set when the key is issued and never changed (a rotation copies them), so a process may keep them with the key.
+ */
+export interface KeyCreditLimits {
+  /** Most a single launch with this key may charge. */
+  maxCreditsPerLaunch: number | null;
+  /** Most the key may charge per UTC calendar month, net of refunds. */
+  monthlyCredits: number | null;
 }
 
 /**
@@ -50,6 +63,8 @@ export interface ApiKeyIdentity {
   scopes: readonly Scope[] | undefined;
   /** The key's ID; `undefined` on keys from before key IDs. */
   keyId: string | undefined;
+  /** The key's credit limits; `undefined`: none. */
+  limits: KeyCreditLimits | undefined;
   /**
    * ISO 8601, the key's own expiry as issued (it never changes; a rotation ends an
    * old secret through its item, which the request then reads: lib/organizations/api-keys.ts).
@@ -113,6 +128,8 @@ export interface KeyCheck {
   readonly scopes: readonly Scope[] | undefined;
   /** The key's ID (`key_…`; ledger entries and the audit log name it); `undefined` on keys from before key IDs. */
   readonly keyId: string | undefined;
+  /** The key's credit limits, enforced by the launch transaction (docs/authentication.md#per-key-credit-limits); `undefined`: none. */
+  readonly limits: KeyCreditLimits | undefined;
   /** True once the key was found valid during this request (on its organization's list of active keys, or its key item). */
   readonly verified: boolean;
   /**
@@ -137,6 +154,7 @@ class RequestKeyCheck implements KeyCheck {
   readonly organizationId: string;
   readonly scopes: readonly Scope[] | undefined;
   readonly keyId: string | undefined;
+  readonly limits: KeyCreditLimits | undefined;
   readonly #findApiKey: ApiKeyLookup;
   readonly #now: () => number;
   /** Called once when the key is refused during this request (the cache forgets it). */
@@ -151,6 +169,7 @@ class RequestKeyCheck implements KeyCheck {
     this.organizationId = identity.organizationId;
     this.scopes = identity.scopes;
     this.keyId = identity.keyId;
+    this.limits = identity.limits;
     this.#findApiKey = findApiKey;
     this.#now = now;
     this.#onRefused = onRefused;
@@ -245,7 +264,7 @@ export async function authenticate(header: string | undefined, findApiKey: ApiKe
   }
   const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();
-  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes, keyId: record.keyId, expiresAt: record.expiresAt };
+  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes, keyId: record.keyId, limits: record.limits, expiresAt: record.expiresAt };
   const check = new RequestKeyCheck(keyHash, identity, findApiKey, now);
   check.confirm(record);
   cache?.remember(keyHash, identity);

@@ -299,6 +299,7 @@ export function admittedKeyCheck(check: KeyCheck, admission: Promise<RequestAdmi
     organizationId: check.organizationId,
     scopes: check.scopes,
     keyId: check.keyId,
+    limits: check.limits,
     get verified() {
       return admitted && check.verified;
     },

@@ -22,7 +22,7 @@ import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
 import { hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import type { ApiKeyRecord, KeyCheck } from '../http/auth';
+import type { ApiKeyRecord, KeyCheck, KeyCreditLimits } from '../http/auth';
 import { SCOPES, type Scope } from '../http/scopes';
 
 /** How long the old secret of a rotated key keeps working: 24 h (docs/authentication.md "Rotating a key"). */
@@ -31,13 +31,8 @@ export const ROTATION_OVERLAP_SECONDS = 86_400;
 /** Characters of a secret a key shows as its `prefix` (enough to recognize it, far too few to use it). */
 export const KEY_PREFIX_LENGTH = 12;
 
-/** A key's own credit limits, in credits; null: none (docs/authentication.md). */
-export interface KeyLimits {
-  /** Most a single launch with this key may charge. */
-  maxCreditsPerLaunch: number | null;
-  /** Most the key may charge per UTC calendar month, net of refunds. */
-  monthlyCredits: number | null;
-}
+/** A key's own credit limits, in credits; null: none (docs/authentication.md#per-key-credit-limits). Owned by authentication, which hands them to the launch. */
+export type KeyLimits = KeyCreditLimits;
 
 /** An API key as the API shows it (`keys/*`): never its secret. Times ISO 8601. */
 export interface ApiKeyView {
@@ -135,13 +130,19 @@ function toApiKeyView(item: Record<string, unknown>): ApiKeyView {
     name: String(item.name),
     prefix: String(item.prefix),
     scopes: storedScopes(item.scopes) ?? [...SCOPES],
-    limits: { maxCreditsPerLaunch: number(item.maxCreditsPerLaunch), monthlyCredits: number(item.monthlyCredits) },
+    limits: storedLimits(item),
     createdAt: String(item.createdAt),
     expiresAt: text(item.expiresAt),
     lastUsedAt: text(item.lastUsedAt),
     revokedAt: text(item.revokedAt),
     test: isTestOrganizationId(String(item.organizationId)),
   };
+}
+
+/** A stored key item's credit limits (null: none). */
+function storedLimits(item: Record<string, unknown>): KeyLimits {
+  const number = (value: unknown) => (typeof value === 'number' ? value : null);
+  return { maxCreditsPerLaunch: number(item.maxCreditsPerLaunch), monthlyCredits: number(item.monthlyCredits) };
 }
 
 /** Scopes as stored (a list), in the order of {@link SCOPES}; `undefined` when none are stored (every scope). */
@@ -413,6 +414,7 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
     ...(storedScopes(item.scopes) ? { scopes: storedScopes(item.scopes)! } : {}),
     ...(item.expiresAt ? { expiresAt: String(item.expiresAt) } : {}),
     ...(item.keyId ? { keyId: String(item.keyId) } : {}),
+    ...(typeof item.maxCreditsPerLaunch === 'number' || typeof item.monthlyCredits === 'number' ? { limits: storedLimits(item) } : {}),
   };
 }
 

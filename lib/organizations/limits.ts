@@ -105,8 +105,11 @@ export interface LimitStore {
    * attributes (strongly consistent). Unknown organization: the defaults.
    */
   limits(organizationId: string): Promise<LimitsInForce>;
-  /** Credits the organization spent in the UTC month `month` (`YYYY-MM`), net of refunds (one GetItem; 0 when none). */
-  spent(organizationId: string, month: string): Promise<number>;
+  /**
+   * Credits the organization spent in the UTC month `month` (`YYYY-MM`), net of refunds (one GetItem; 0 when none);
+   * with `keyId`, the credits charged with that API key (docs/authentication.md#per-key-credit-limits).
+   */
+  spent(organizationId: string, month: string, keyId?: string): Promise<number>;
   /**
    * Sets or removes overrides (operator, `org:limits`): a whole number of at
    * least {@link LIMIT_MINIMUMS} is SET, `null` REMOVEs the attribute (never
@@ -129,8 +132,8 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
       return limitsOf(limitOverridesOf(Item), defaults());
     },
 
-    async spent(organizationId, month) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.monthlySpend(organizationId, month), ConsistentRead: true }));
+    async spent(organizationId, month, keyId) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: spendKey({ organizationId, month, ...(keyId !== undefined ? { keyId } : {}) }), ConsistentRead: true }));
       return Number(Item?.spent ?? 0);
     },
 
@@ -192,19 +195,33 @@ export async function describeLimits(
 const SPEND_RETENTION_SECONDS = 400 * 86_400;
 
 /**
+ * A month's spend counter: the organization's (docs/limits.md), or with
+ * `keyId` one API key's (docs/authentication.md#per-key-credit-limits).
+ * `month`: `YYYY-MM`, the UTC month of the charge.
+ */
+export interface SpendCounter {
+  organizationId: string;
+  month: string;
+  keyId?: string;
+}
+
+/** The item of a spend counter. */
+const spendKey = ({ organizationId, month, keyId }: SpendCounter) => (keyId === undefined ? keys.monthlySpend(organizationId, month) : keys.keyMonthlySpend(organizationId, keyId, month));
+
+/**
  * The transaction item that adds `amount` credits (negative: a refund) to
- * the organization's spend of `month` (`YYYY-MM`, the month of the charge).
+ * a month's spend `counter` (the organization's or one key's).
  * With `limit`, a charge is refused unless the month's spend stays within it
  * (the condition `spent <= limit − amount`, so racing launches never pass it
  * together); a refund is never refused.
  */
-export function spendItem(tableName: string, organizationId: string, month: string, amount: number, limit: number | null = null): TransactItem {
+export function spendItem(tableName: string, counter: SpendCounter, amount: number, limit: number | null = null): TransactItem {
   const guarded = limit !== null && amount > 0;
-  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
+  const [year, monthNumber] = counter.month.split('-').map(Number) as [number, number];
   return {
     Update: {
       TableName: tableName,
-      Key: keys.monthlySpend(organizationId, month),
+      Key: spendKey(counter),
       UpdateExpression: 'ADD #spent :amount SET #ttl = :ttl',
       ...(guarded ? { ConditionExpression: 'attribute_not_exists(#spent) OR #spent <= :maxBefore' } : {}),
       ExpressionAttributeNames: { '#spent': 'spent', '#ttl': 'ttl' },
