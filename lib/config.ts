@@ -151,4 +151,11 @@ export const config = {
   get localReconcileEverySeconds(): number {
     return intFromEnv('RECONCILE_EVERY_SECONDS', 30, 1, 86_400);
   },
+  /**
+   * File of the local erasure-receipt signing key (`PRIVACY_SIGNING_KEY_FILE`: an ES256 private JWK, made on
+   * first use; the local stack points it into its data folder). Unset: receipts cannot be signed here.
+   */
+  get privacySigningKeyFile(): string {
+    return required('PRIVACY_SIGNING_KEY_FILE');
+  },
 };

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'webhook_endpoint_disabled'
   | 'rate_limited'
   | 'spend_limit_exceeded'
+  | 'suppression_locked'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
@@ -58,6 +59,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   webhook_endpoint_disabled: 409,
   rate_limited: 429,
   spend_limit_exceeded: 402,
+  suppression_locked: 409,
   internal_error: 500,
 };
 
@@ -277,6 +279,14 @@ export class WebhookEndpointDisabledError extends ApiError {
   override name = 'WebhookEndpointDisabledError';
   constructor(endpointId: string) {
     super('webhook_endpoint_disabled', `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`, { id: endpointId });
+  }
+}
+
+/** 409 `suppression_locked`: the suppression was made by an erasure and cannot be deleted (docs/privacy.md). */
+export class SuppressionLockedError extends ApiError {
+  override name = 'SuppressionLockedError';
+  constructor(id: string) {
+    super('suppression_locked', `Suppression "${id}" was made by an erasure and cannot be deleted: the person stays suppressed.`, { id });
   }
 }
 

@@ -46,6 +46,13 @@ import type { UploadDependencies, UploadReadDependencies } from './uploads/use-c
 import { forMode } from './test-mode/mode';
 import { testWarehouse } from './test-mode/accounts';
 import { testAccountHistory } from './test-mode/history';
+import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { deliveryFilter, type DeliveryFilter } from './privacy/deliverable';
+import { createFileReceiptSigner, type ReceiptSigner } from './privacy/receipt';
+import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
+import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
+import { privacyEvent, type WebhookEvent } from './webhooks/events';
+import { logger } from './observability';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -310,6 +317,66 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   );
 };
 
+/** Suppressions and erasures (lib/privacy/store.ts). */
+export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() => createSuppressionStore({ client: ddb, tableName: config.tableName }));
+
+/**
+ * What may be delivered to an organization now (lib/privacy/deliverable.ts): the one owner every delivery path
+ * (export, accounts, FindContacts, results, stream) reads, once per request or batch.
+ */
+export const deliveries = (organizationId: string): Promise<DeliveryFilter> => deliveryFilter(suppressions(), organizationId);
+
+/** The erasure-receipt signer: the local key file (lib/privacy/receipt.ts). */
+export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() => createFileReceiptSigner(config.privacySigningKeyFile));
+
+/** What the privacy operations need. */
+export const privacyDependencies = (): PrivacyDependencies => ({ suppressions: suppressions(), cursorSecret: config.cursorSecret });
+
+/** Records an event unless it is already recorded (its ID derives from what it is about: one event per change). */
+const recordEventOnce = async (event: WebhookEvent): Promise<void> => {
+  await webhooks()
+    .putEvent(event)
+    .catch((error: unknown) => {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    });
+};
+
+/** What erasing from an organization's stored data needs (lib/privacy/erasure.ts). */
+export const eraseDependencies = (): EraseDependencies => ({ campaigns: campaigns(), results: results(), objects: objects() });
+
+/** What the erasure job needs: the stores, the signer and the `privacy.erasure_completed` event. */
+export const erasureJobDependencies = (): ErasureJobDependencies => ({
+  ...eraseDependencies(),
+  suppressions: suppressions(),
+  signer: receiptSigner(),
+  erasureCompleted: (erasure: ErasureRecord) => {
+    const { organizationId: _organizationId, ...shown } = erasure;
+    return recordEventOnce(privacyEvent('privacy.erasure_completed', erasure.organizationId, erasure.completedAt!, { erasure: shown }, erasure.id));
+  },
+});
+
+/** Erasure jobs running in this process (the local stack), so tests and shutdown can wait for them. */
+const runningErasures = new Set<Promise<unknown>>();
+
+/**
+ * Starts an erasure job. Locally it runs in this process, after the answer; a job a crash interrupted stays
+ * `pending` or `running` until it is started again (`npx ops privacy:resume`).
+ */
+export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
+  const job = runErasure(erasureJobDependencies(), organizationId, erasureId)
+    .catch((error: unknown) => logger.error('Erasure job failed', { erasureId, error }))
+    .finally(() => runningErasures.delete(job));
+  runningErasures.add(job);
+};
+
+/** Waits for every erasure job this process started. */
+export const erasuresSettled = async (): Promise<void> => {
+  while (runningErasures.size > 0) await Promise.allSettled([...runningErasures]);
+};
+
+/** What erasures/create needs. */
+export const erasureCreateDependencies = (): ErasureCreateDependencies => ({ ...privacyDependencies(), startErasure });
+
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
@@ -336,3 +403,4 @@ export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, li
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
+export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { API_ROUTES } from '../routes';
+import { API_ROUTES, SUPPORT_FUNCTIONS } from '../routes';
 import { invokeLocally, lambdaContext } from './lambda-context';
 import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
@@ -184,6 +184,7 @@ export async function startApiServer(
   // The handlers of the deployed stack's docs and catch-all routes.
   const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
   const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
+  const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as { handler: LambdaHandler };
 
   const listener: RequestListener = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -240,6 +241,11 @@ export async function startApiServer(
       const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
       const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/asyncapi.json' || url.pathname === '/docs');
+      if (req.method === 'GET' && url.pathname === SUPPORT_FUNCTIONS.jwks.path) {
+        const event = toApiGatewayEvent(req, Buffer.alloc(0), `GET ${url.pathname}`, requestId);
+        send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
+        return;
+      }
       const body = await readBody(req);
       if (body === undefined) {
         send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);

@@ -41,6 +41,7 @@ import {
   RevokedApiKeyError,
   WebhookEndpointDisabledError,
   SpendLimitExceededError,
+  SuppressionLockedError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
@@ -48,13 +49,15 @@ import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
 import type { DocumentedOperation, Operation } from '../http/operation';
-import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
+import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
+import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
 import { exportOperationDocs } from '../exports/docs';
 import { organizationOperationDocs } from '../organizations/docs';
 import { uploadOperationDocs } from '../uploads/docs';
+import { privacyOperationDocs } from '../privacy/docs';
 
 /** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
 export const CONTACT = { name: 'Campaign Enrichment API support', email: 'api-support@example.com', url: 'https://example.com/support' } as const;
@@ -97,6 +100,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
+  suppression_locked: { schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }), required: true },
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
@@ -120,6 +124,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
   rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
+  suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -144,6 +149,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
   rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
+  suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
   internal_error: new InternalError(),
 };
 
@@ -470,7 +476,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
 
 /** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
 function webhooksSection(): ZodOpenApiPathsObject {
-  const events = eventPayloadSchemas();
+  const events = allEventPayloadSchemas();
   return Object.fromEntries(
     events.map(([type, schema]) => [
       type,
@@ -478,10 +484,10 @@ function webhooksSection(): ZodOpenApiPathsObject {
         post: {
           operationId: `webhook_${type.replace(/[^a-z]/g, '_')}`,
           summary: type,
-          description: `${EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
+          description: `${ALL_EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
           parameters: Object.entries(WEBHOOK_HEADERS).map(([name, header]) => ({ in: 'header' as const, name, ...header })),
           tags: ['webhook events'],
-          requestBody: { required: true, content: { 'application/json': { schema, example: EVENT_EXAMPLES[type] } } },
+          requestBody: { required: true, content: { 'application/json': { schema, example: ALL_EVENT_EXAMPLES[type] } } },
           responses: {
             '2XX': { description: 'Received: the message is delivered.' },
             '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
@@ -499,7 +505,7 @@ function webhooksSection(): ZodOpenApiPathsObject {
  * so that only this document's builders carry it.
  */
 const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
-  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs].map(
+  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs, ...privacyOperationDocs].map(
     (documented) => [documented.operationId, documented as DocumentedOperation],
   ),
 );
@@ -516,6 +522,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'privacy', description: 'Suppressions and erasures: keep a person out of every answer, erase every stored copy, with a signed receipt.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 
@@ -530,6 +537,7 @@ const DOMAIN_TAGS: ReadonlyMap<string, string> = new Map(
       [exportOperationDocs, 'exports'],
       [creditOperationDocs, 'credits'],
       [webhookOperationDocs, 'webhooks'],
+      [privacyOperationDocs, 'privacy'],
     ] as const
   ).flatMap(([docs, tag]) => docs.map((documented) => [documented.operationId, tag] as const)),
 );

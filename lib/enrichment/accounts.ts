@@ -29,6 +29,8 @@ import {
 } from './outcomes';
 import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput } from './schema';
 import type { CampaignAccountsPage } from './docs';
+import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
+import type { DeliveryFilter } from '../privacy/deliverable';
 
 /** What a page of account outcomes reads. */
 export interface AccountsDependencies {
@@ -36,6 +38,25 @@ export interface AccountsDependencies {
   outcomes: Pick<OutcomeStore, 'manifest' | 'readChunk' | 'readBatchContacts'>;
   /** Secret that signs cursors (decisions §3). */
   cursorSecret: string;
+  /**
+   * What may be delivered to the organization (lib/privacy/deliverable.ts): with suppressions in force,
+   * `contactsFound` counts only deliverable contacts, read from the batches' result parts.
+   */
+  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
+  /** The result parts `contactsFound` is recounted from while suppressions are in force. */
+  results: Pick<ResultStore, 'readPart'>;
+}
+
+/** Deliverable contacts per account of one stored result part, in the batch's order. */
+function deliverableCounts(part: Uint8Array, filter: DeliveryFilter): number[] {
+  const reader = new ResultPartReader(part);
+  const counts: number[] = [];
+  while (reader.nextAccount()) {
+    let count = 0;
+    while (reader.nextContact()) if (filter.deliverableRow(reader)) count++;
+    counts.push(count);
+  }
+  return counts;
 }
 
 type Entry = CampaignAccountsPage['accounts'][number];
@@ -124,7 +145,7 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
     if (!Number.isSafeInteger(from) || from < 0) throw cursorError();
   }
 
-  const [campaign, manifest] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId)]);
+  const [campaign, manifest, deliveries] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId), deps.deliveries(organizationId)]);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   if (statusAt(campaign, now) === 'expired') throw new ResultsExpiredError();
   if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError('The campaign has not been evaluated yet: call enrich (or quote, which keeps nothing) first.');
@@ -136,7 +157,11 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
   const contacts = new Map<number, Promise<number[]>>();
   const load = async (chunk: number) => {
     const batches = needContacts ? batchesOfChunk(manifest, chunk).filter((batch) => manifest.doneBatches.has(batch)) : [];
-    for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, deps.outcomes.readBatchContacts(manifest, batch));
+    // With suppressions in force the counts come from the stored rows, through the delivery filter.
+    const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
+    const countsOf = (batch: number) =>
+      deliveries.active ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(part, deliveries)) : deps.outcomes.readBatchContacts(manifest, batch);
+    for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));
     const [objects, ...counts] = await Promise.all([deps.outcomes.readChunk(manifest, chunk), ...batches.map((batch) => contacts.get(batch)!)]);
     return { chunk: objects, contacts: new Map(batches.map((batch, i) => [batch, counts[i]!])) };
   };

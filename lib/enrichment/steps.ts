@@ -17,6 +17,7 @@ import type { EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
+import type { DeliveryFilter } from '../privacy/deliverable';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
@@ -38,6 +39,8 @@ export interface StepDependencies {
   resultsAccessPeriodSeconds: number;
   /** Deletion of stored objects by prefix (expiry, compensation). */
   objects: PrefixStore;
+  /** What may be delivered to an organization (lib/privacy/deliverable.ts): FindContacts keeps no suppressed contact. */
+  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
 }
 
 type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
@@ -48,7 +51,10 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
 /**
  * Finds contacts for one batch of eligible accounts (read from the batch's
  * own object, written at launch with the fields the launch read, so only the
- * contacts are read from the warehouse), writes the batch's result part, then
+ * contacts are read from the warehouse), leaves out the contacts the
+ * organization may not be delivered (its suppressions and the global list,
+ * read once per batch: an account left with none is `not_found` and refunded
+ * at completion), writes the batch's result part, then
  * records its per-account outcomes (progress moves once per batch).
  *
  * With `campaigns` and `objects`, the batch then checks (consistent read)
@@ -62,17 +68,18 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects'>>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'deliveries'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
-  const found = new Map((await deps.warehouse.getAccounts(accountIds, known)).map((account) => [account.accountId, account]));
+  const [accounts, deliveries] = await Promise.all([deps.warehouse.getAccounts(accountIds, known), deps.deliveries?.(input.organizationId)]);
+  const found = new Map(accounts.map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
     if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
     const { status: _status, ...rest } = account;
-    return rest;
+    return deliveries?.active ? { ...rest, contacts: rest.contacts.filter(deliveries.deliverable) } : rest;
   });
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).

@@ -23,6 +23,7 @@ import { csvChunks, type ExportCounts } from './rows';
 import type { ExportCampaignInput } from './schema';
 import type { ExportResult } from './docs';
 import { objectKeys } from '../objects';
+import type { DeliveryFilter } from '../privacy/deliverable';
 
 /** What an export needs. */
 export interface ExportDependencies {
@@ -37,6 +38,8 @@ export interface ExportDependencies {
    * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
    */
   quota?: (organizationId: string) => Promise<void>;
+  /** What may be delivered to the organization (lib/privacy/deliverable.ts): suppressed contacts are left out. */
+  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -122,7 +125,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
   };
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const prefix = resultsPrefix(organizationId, campaign.id, campaign.attempt.id);
-  const keys = await deps.results.listParts(prefix);
+  const [keys, deliveries] = await Promise.all([deps.results.listParts(prefix), deps.deliveries(organizationId)]);
 
   const key = exportObjectKey(organizationId, campaign.id, nanoid());
   const upload = new Upload({
@@ -131,7 +134,7 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
       Bucket: deps.bucketName,
       Key: key,
       // Chunks of 1 MiB; the upload pulls them as its queue frees up, so the parts are read at the upload's pace.
-      Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), selection, campaign.completedAt, counts), { highWaterMark: 2 }),
+      Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), selection, campaign.completedAt, counts, undefined, deliveries.active ? deliveries.deliverableRow : undefined), { highWaterMark: 2 }),
       ContentType: 'text/csv; charset=utf-8',
       ContentDisposition: contentDisposition(campaign.name, now),
       ServerSideEncryption: 'AES256',

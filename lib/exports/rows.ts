@@ -77,6 +77,7 @@ class ChunkWriter {
  * @param selection - the export's filters and cap (decisions §5: filters ORed, then the cap).
  * @param enrichedAt - the campaign's `completedAt`, the last cell of every row.
  * @param counts - updated as rows are written; final once the generator is done.
+ * @param deliverable - whether the reader's current contact may be delivered (lib/privacy/deliverable.ts); a contact it refuses is left out as if absent.
  * @throws ResultPartFormatError when a part is not of the current layout.
  */
 export async function* csvChunks(
@@ -85,6 +86,7 @@ export async function* csvChunks(
   enrichedAt: string,
   counts: ExportCounts,
   chunkBytes = CSV_CHUNK_BYTES,
+  deliverable: (part: ResultPartReader) => boolean = () => true,
 ): AsyncGenerator<Buffer> {
   const out = new ChunkWriter(chunkBytes);
   const rowEnd = Buffer.from(encodeRowEnd(enrichedAt), 'utf8');
@@ -98,7 +100,7 @@ export async function* csvChunks(
     while (part.nextAccount()) {
       let kept = 0;
       while (kept < cap && part.nextContact()) {
-        if (!passesFilters(part.contactFlags, wanted)) continue;
+        if (!passesFilters(part.contactFlags, wanted) || !deliverable(part)) continue;
         out.put(source, part.accountStart, part.accountEnd);
         out.put(source, part.contactStart, part.contactEnd);
         out.putAll(rowEnd);

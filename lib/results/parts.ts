@@ -144,6 +144,38 @@ export class ResultPartReader {
 }
 
 /**
+ * A part without some of its contacts (an erasure rewrites stored results):
+ * the same accounts in the same order, each keeping the contacts `keep`
+ * accepts (it reads the reader's current contact), in the same layout.
+ * @returns the new bytes and how many contacts were dropped (0: `bytes` is the original, nothing to write).
+ * @throws ResultPartFormatError when `part` is not a result part.
+ */
+export function withoutContacts(part: Uint8Array, keep: (reader: ResultPartReader) => boolean): { bytes: Buffer; removed: number } {
+  const reader = new ResultPartReader(part);
+  const source = reader.bytes;
+  const pieces: Buffer[] = [MAGIC];
+  let removed = 0;
+  while (reader.nextAccount()) {
+    const header = Buffer.allocUnsafe(8);
+    const cells = source.subarray(reader.accountStart, reader.accountEnd);
+    pieces.push(header, cells);
+    let rest = 4 + cells.length;
+    while (reader.nextContact()) {
+      if (!keep(reader)) {
+        removed++;
+        continue;
+      }
+      const contact = source.subarray(reader.contactStart - 5, reader.contactEnd);
+      pieces.push(contact);
+      rest += contact.length;
+    }
+    header.writeUInt32LE(rest, 0);
+    header.writeUInt32LE(cells.length, 4);
+  }
+  return removed === 0 ? { bytes: source, removed } : { bytes: Buffer.concat(pieces), removed };
+}
+
+/**
  * Suffix of the parts written before this layout: JSON lines, one enriched
  * account a line. Results live one access period (decisions §5: 30 days), so
  * such parts can exist for that long after a deployment; remove this reading
@@ -170,6 +202,8 @@ export interface ResultStore {
    * with {@link ResultPartReader}.
    */
   readPart(key: string): Promise<Uint8Array>;
+  /** Replaces one part (by key) with bytes of the current layout ({@link withoutContacts}). */
+  replacePart(key: string, bytes: Uint8Array): Promise<void>;
 }
 
 /** Builds the S3 implementation of {@link ResultStore}. */
@@ -193,6 +227,9 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
       if (!Body) throw new Error(`Result part ${key} has no body`);
       const bytes = await Body.transformToByteArray();
       return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
+    },
+    async replacePart(key, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: bytes, ContentType: 'application/octet-stream' }));
     },
   };
 }

@@ -20,8 +20,15 @@ export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+/**
+ * Privacy events (docs/privacy.md "Events"): an erasure the organization asked for completed; the vendor erased a
+ * contact the organization was delivered. Their `data` carries hashes and IDs, never a raw identifier.
+ */
+export const PRIVACY_EVENT_TYPES = ['privacy.erasure_completed', 'privacy.contact_erased'] as const;
+/** A privacy event type. */
+export type PrivacyEventType = (typeof PRIVACY_EVENT_TYPES)[number];
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...PRIVACY_EVENT_TYPES] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -46,6 +53,8 @@ export interface WebhookEvent {
   endpointId?: string;
   /** `organization.credits_low`: the smb balance the charge left and the threshold it fell below (credits). */
   credits?: { smb: number; threshold: number };
+  /** A privacy event's `data`, as sent (built by lib/privacy/events.ts). */
+  data?: Record<string, unknown>;
 }
 
 /**
@@ -71,6 +80,11 @@ export function creditsLowEvent(organizationId: string, attemptId: string, occur
   return { id: derivedId('evt', organizationId, attemptId, 'organization.credits_low'), organizationId, type: 'organization.credits_low', occurredAt, credits };
 }
 
+/** A privacy event: its ID derives from `idParts` (one event per erasure, or per vendor erasure and organization). */
+export function privacyEvent(type: PrivacyEventType, organizationId: string, occurredAt: string, data: Record<string, unknown>, ...idParts: string[]): WebhookEvent {
+  return { id: derivedId('evt', organizationId, type, ...idParts), organizationId, type, occurredAt, data };
+}
+
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
 export const webhookTtl = (at: string | Date): number => Math.floor(new Date(at).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS;
 
@@ -87,6 +101,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.campaign ? { campaign: event.campaign } : {}),
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
+    ...(event.data ? { data: event.data } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
 }
@@ -100,6 +115,7 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     occurredAt: String(item.occurredAt),
     ...(item.campaign ? { campaign: item.campaign as CampaignRecord } : {}),
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
+    ...(item.data ? { data: item.data as Record<string, unknown> } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
   };
 }
@@ -125,7 +141,9 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
 export function eventPayload(event: WebhookEvent, remainingCredits: number): string {
   const data = event.campaign
     ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) }
-    : event.credits
+    : event.data
+      ? event.data
+      : event.credits
       ? { organization: { id: event.organizationId }, credits: event.credits }
       : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
