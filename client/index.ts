@@ -86,6 +86,12 @@ export const OPERATIONS = {
   testWebhookEndpoint: { path: '/v1/webhooks/test', idempotent: true },
   listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
   redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
+  createSuppressions: { path: '/v1/privacy/suppressions/create', idempotent: true },
+  listSuppressions: { path: '/v1/privacy/suppressions/list', idempotent: false },
+  deleteSuppression: { path: '/v1/privacy/suppressions/delete', idempotent: true },
+  createErasure: { path: '/v1/privacy/erasures/create', idempotent: true },
+  getErasure: { path: '/v1/privacy/erasures/get', idempotent: false },
+  listErasures: { path: '/v1/privacy/erasures/list', idempotent: false },
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
 
 /** An operation of the client, by operationId. */
@@ -203,7 +209,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listSuppressions: 'suppressions', listErasures: 'erasures' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -221,6 +227,10 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
   /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
   webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /** Every suppression of the organization, page after page, to the end (docs/privacy.md). */
+  suppressions(request?: PageRequest<'listSuppressions'>): AsyncIterableIterator<ItemOf<'listSuppressions'>>;
+  /** Every erasure of the organization, page after page, to the end (docs/privacy.md). */
+  erasures(request?: PageRequest<'listErasures'>): AsyncIterableIterator<ItemOf<'listErasures'>>;
   /**
    * Uploads an account list too large for a request body (decisions §14):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
@@ -341,6 +351,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
+    suppressions: (request) => pages('listSuppressions', request),
+    erasures: (request) => pages('listErasures', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
       const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};

@@ -228,7 +228,10 @@ function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
   const inline = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(inline);
     if (!node || typeof node !== 'object') return node;
-    const { $ref, $defs: _defs, $schema: _schema, id: _id, ...rest } = node as JsonSchema;
+    const { $ref, $defs: _defs, $schema: _schema, ...withId } = node as JsonSchema;
+    // A schema's meta `id` (a string) goes; a property named `id` (a schema, in `properties`) stays.
+    const { id: _id, ...withoutId } = withId;
+    const rest = typeof withId.id === 'string' ? withoutId : withId;
     if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inline({ ...defs[$ref.slice('#/$defs/'.length)], ...rest });
     return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
   };
@@ -421,6 +424,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   // Every field optional (list, ledger, uploads/create, deliveries): no body is a valid request (issue #34).
   const optionalBody = z.safeParse(operation.request, {}).success;
   const noFields = Object.keys(operation.request._zod.def.shape).length === 0;
+  const jsonOnly = noFields || operation.jsonOnly === true;
   const example = operation.example ?? (noFields ? undefined : {});
   return {
     operationId: operation.operationId,
@@ -433,10 +437,12 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
       required: !optionalBody,
       description: noFields
         ? 'No body, an empty body or `{}`.'
-        : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
+        : operation.jsonOnly
+          ? 'JSON only: a list of objects has no form encoding (urlencoded and multipart bodies are refused with 400 `invalid_request`).'
+          : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
       content: {
         'application/json': { schema: jsonRequestSchema(operation), ...(example ? { example } : {}) },
-        ...(noFields ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
+        ...(jsonOnly ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
