@@ -51,6 +51,7 @@ import { deliveryFilter, type DeliveryFilter } from './privacy/deliverable';
 import { createFileReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
 import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
+import type { VendorErasureDependencies } from './privacy/vendor';
 import { privacyEvent, type WebhookEvent } from './webhooks/events';
 import { logger } from './observability';
 
@@ -352,6 +353,24 @@ export const erasureJobDependencies = (): ErasureJobDependencies => ({
   erasureCompleted: (erasure: ErasureRecord) => {
     const { organizationId: _organizationId, ...shown } = erasure;
     return recordEventOnce(privacyEvent('privacy.erasure_completed', erasure.organizationId, erasure.completedAt!, { erasure: shown }, erasure.id));
+  },
+});
+
+/** What the vendor's erasure needs (lib/privacy/vendor.ts): the operator's global list, the embedded warehouse, every organization. */
+export const vendorErasureDependencies = (): VendorErasureDependencies => ({
+  ...eraseDependencies(),
+  suppressions: suppressions(),
+  removeFromWarehouse: (matches) => embeddedWarehouse().removeContacts(matches),
+  organizationIds: () => ledger().organizationIds(),
+  contactErased: async (organizationId, data) => {
+    const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);
+    try {
+      await webhooks().putEvent(event);
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      return false;
+    }
   },
 });
 

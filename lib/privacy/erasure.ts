@@ -31,6 +31,8 @@ export interface EraseDependencies {
 export interface OrganizationErasure extends ErasureResult {
   /** The removed contacts' IDs (the vendor's event names them; never raw identifiers). */
   contactIds: string[];
+  /** Per removed contact ID, the campaigns (sorted) that held it. */
+  campaignsOfContact: Map<string, string[]>;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function eraseFromOrganization(deps: EraseDependencies, organizatio
       concurrency: ERASURE_PART_CONCURRENCY,
     })
   ).flat();
-  const contactIds = new Set<string>();
+  const contactIds = new Map<string, Set<string>>();
   const touched = new Set<string>();
   let contactsRemoved = 0;
   let resultObjectsRewritten = 0;
@@ -59,7 +61,10 @@ export async function eraseFromOrganization(deps: EraseDependencies, organizatio
       const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
         const contact = decodeContactIdentifiers(reader.bytes, reader.contactStart, reader.contactEnd);
         if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
-        if (contact.contactId) contactIds.add(contact.contactId);
+        if (contact.contactId) {
+          if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
+          contactIds.get(contact.contactId)!.add(campaignId);
+        }
         return false;
       });
       if (removed === 0) return;
@@ -72,7 +77,10 @@ export async function eraseFromOrganization(deps: EraseDependencies, organizatio
   );
   const campaignIds = [...touched].sort();
   const deleted = await Promise.all(campaignIds.map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))));
-  return { contactsRemoved, resultObjectsRewritten, exportsDeleted: deleted.reduce((sum, n) => sum + n, 0), campaignIds, contactIds: [...contactIds].sort() };
+  return { contactsRemoved, resultObjectsRewritten, exportsDeleted: deleted.reduce((sum, n) => sum + n, 0), campaignIds,
+    contactIds: [...contactIds.keys()].sort(),
+    campaignsOfContact: new Map([...contactIds].map(([contactId, campaigns]) => [contactId, [...campaigns].sort()])),
+  };
 }
 
 /** What the customer's erasure job needs. */
@@ -100,7 +108,7 @@ export async function runErasure(deps: ErasureJobDependencies, organizationId: s
     erasure = { ...erasure, status: 'running' };
   }
   if (erasure.status === 'running') {
-    const { contactIds: _ids, ...result } = await eraseFromOrganization(deps, organizationId, new Set(erasure.identifiers.map((identifier) => identifier.hash)));
+    const { contactIds: _ids, campaignsOfContact: _campaigns, ...result } = await eraseFromOrganization(deps, organizationId, new Set(erasure.identifiers.map((identifier) => identifier.hash)));
     const completedAt = now().toISOString();
     const receipt = await deps.signer.sign({ erasureId, organizationId, requestRef: erasure.requestRef, regime: erasure.regime, identifiers: erasure.identifiers, result, completedAt });
     if (await deps.suppressions.moveErasure(organizationId, erasureId, 'running', 'completed', { completedAt, result, receipt })) {
