@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SETTINGS } from './lib/config';
 
 export default defineConfig({
   test: {
@@ -8,15 +9,14 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
-    // The limits of decisions §15 at their defaults, explicit: each test's fresh organization has its own window.
+    // The limits of docs/limits.md at their defaults, explicit: each test's fresh organization has its own window.
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_DEV: 'false',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      RATE_LIMIT_REQUESTS: '200',
-      RATE_LIMIT_WINDOW_SECONDS: '10',
-      EXPORTS_PER_HOUR: '60',
-      UPLOADS_PER_HOUR: '60',
+      ...Object.fromEntries(
+        [SETTINGS.rateLimitRequests, SETTINGS.rateLimitWindowSeconds, SETTINGS.exportsPerHour, SETTINGS.uploadsPerHour].map((setting) => [setting.env, String(setting.default)]),
+      ),
     },
   },
 });

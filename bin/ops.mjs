@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npx ops <command>` / `npm exec ops -- <command>`: the operator CLI
- * (infra/ops.ts, decisions §8) without npm's script banner on stdout.
+ * (infra/ops.ts, README.md#operator-cli) without npm's script banner on stdout.
  *
  * Whatever `node` started this shim (the machine's may be older), the CLI
  * runs on the project's pinned Node 24 (the `node` devDependency) with tsx's

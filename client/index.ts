@@ -1,5 +1,5 @@
 /**
- * Typed TypeScript client of the Campaign Enrichment API (decisions §13;
+ * Typed TypeScript client of the Campaign Enrichment API (README.md;
  * issue #34): one method per operation of `docs/openapi.json`, named by its
  * `operationId`, and helpers for the multi-call flows.
  *
@@ -24,7 +24,7 @@
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
  *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
  *   `nextCursor` to the end;
- * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, decisions §14),
+ * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, docs/campaigns.md#large-account-lists-upload-first),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
  *   {@link CampaignEnrichmentClient.downloadExport} (export, then fetch the file);
  * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
@@ -54,7 +54,7 @@ export type EnrichedCampaign = Schemas['EnrichedCampaign'];
 export type CampaignPage = Schemas['CampaignPage'];
 /** The result of `exportCampaign`. */
 export type ExportResult = Schemas['ExportResult'];
-/** The result of `createUpload`: a presigned PUT URL for a large account list (decisions §14). */
+/** The result of `createUpload`: a presigned PUT URL for a large account list (docs/campaigns.md#large-account-lists-upload-first). */
 export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
@@ -62,10 +62,12 @@ export type OrganizationDescription = Schemas['OrganizationDescription'];
 /**
  * Every operation of the document: operationId → path, and whether it
  * honours `Idempotency-Key`. The client has one method per entry, of the
- * same name (test/client-coverage.test.ts fails when the document has an
- * operation this table lacks).
+ * same name. The entries are written by `npm run openapi:write` from the
+ * routes (infra/routes.ts); test/operations-coverage.test.ts fails when they
+ * are stale.
  */
 export const OPERATIONS = {
+  // generated:client-operations (npm run openapi:write, from infra/routes.ts)
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
   describeLimits: { path: '/v1/org/limits', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
@@ -92,6 +94,7 @@ export const OPERATIONS = {
   createErasure: { path: '/v1/privacy/erasures/create', idempotent: true },
   getErasure: { path: '/v1/privacy/erasures/get', idempotent: false },
   listErasures: { path: '/v1/privacy/erasures/list', idempotent: false },
+  // /generated:client-operations
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
 
 /** An operation of the client, by operationId. */
@@ -156,7 +159,7 @@ export interface ClientOptions {
 }
 
 /**
- * The organization's request rate as the last answer told it (decisions §15):
+ * The organization's request rate as the last answer told it (docs/limits.md):
  * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
  * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
  */
@@ -232,7 +235,7 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   /** Every erasure of the organization, page after page, to the end (docs/privacy.md). */
   erasures(request?: PageRequest<'listErasures'>): AsyncIterableIterator<ItemOf<'listErasures'>>;
   /**
-   * Uploads an account list too large for a request body (decisions §14):
+   * Uploads an account list too large for a request body (docs/campaigns.md#large-account-lists-upload-first):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
    * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
    * @returns the upload ID.

@@ -1,4 +1,4 @@
-/** Lambda of `GET /openapi.json`, `GET /asyncapi.json` and `GET /docs` (decisions §13; issue #34). */
+/** Lambda of `GET /openapi.json`, `GET /asyncapi.json` and `GET /docs` (README.md; issue #34). */
 import { createDocsHandler, buildAsyncApiDocument, buildOpenApiDocument } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/accounts` (decisions §11): why each account was or was not enriched. */
+/** Lambda of `POST /v1/campaigns/accounts` (docs/launch.md#per-account-outcomes): why each account was or was not enriched. */
 import { campaignAccountsOperation } from '../lib/enrichment/schema';
 import { apiHandler, campaigns, outcomes, config, listCampaignAccounts, deliveries, results } from '../lib/root';
 

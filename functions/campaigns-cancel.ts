@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/cancel` (decisions §16). */
+/** Lambda of `POST /v1/campaigns/cancel` (docs/launch.md#canceling). */
 import { cancelCampaignOperation } from '../lib/enrichment/schema';
 import { cancelCampaign, cancelDependencies, idempotentApiHandler } from '../lib/root';
 

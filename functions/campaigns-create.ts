@@ -1,8 +1,8 @@
-/** Lambda of `POST /v1/campaigns/create` (decisions §1, §14). */
+/** Lambda of `POST /v1/campaigns/create` (docs/campaigns.md). */
 import { createCampaignOperation } from '../lib/campaigns/schema';
 import { idempotentApiHandler, accountLists, campaigns, organizations, uploadReadDependencies, createCampaign, createCampaignOnce, readUploadedAccountIds } from '../lib/root';
 
-// Under an Idempotency-Key, a create that wrote its campaign answers that campaign again (decisions §10).
+// Under an Idempotency-Key, a create that wrote its campaign answers that campaign again (docs/idempotency.md).
 export const handler = idempotentApiHandler(createCampaignOperation, async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal, idempotentWork }) =>
   createCampaignOnce({ campaigns: campaigns() }, organizationId, idempotentWork, async (workItem) =>
     createCampaign(
@@ -10,7 +10,7 @@ export const handler = idempotentApiHandler(createCampaignOperation, async ({ ac
       {
         organizationId,
         ...input,
-        // The schema lets exactly one source through (decisions §14).
+        // The schema lets exactly one source through (docs/campaigns.md#large-account-lists-upload-first).
         accountIds: accountIds ?? (await readUploadedAccountIds(uploadReadDependencies(), organizationId, accountIdsUploadId!, 'accountIdsUploadId', signal)),
       },
       signal,

@@ -7,5 +7,6 @@ export const handler = idempotentApiHandler(
   enrichCampaignOperation,
   (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork }) =>
     enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), { requestId, signal, keyCheck, remainingMs, idempotentWork }),
-  { keyCheck: 'in-read', headers: (campaign) => creditsRemaining(campaign.credits.remaining) },
+  // The launch settles its transaction's outcome itself, past the deadline if need be: no early time-out answer.
+  { keyCheck: 'in-read', headers: (campaign) => creditsRemaining(campaign.credits.remaining), settlesCommit: true },
 );

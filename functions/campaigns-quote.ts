@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/quote` (decisions §11): the launch evaluation, writing nothing. */
+/** Lambda of `POST /v1/campaigns/quote` (docs/launch.md#quote): the launch evaluation, writing nothing. */
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
 import { apiHandler, creditsRemaining, evaluationDependencies, quoteCampaign } from '../lib/root';
 

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/update` (decisions §1). */
+/** Lambda of `POST /v1/campaigns/update` (docs/campaigns.md). */
 import { updateCampaignOperation } from '../lib/campaigns/schema';
 import { idempotentApiHandler, campaigns, organizations, updateCampaign } from '../lib/root';
 

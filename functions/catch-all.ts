@@ -1,4 +1,4 @@
-/** Lambda of the HTTP API's `$default` route: 404 `not_found` / 405 `method_not_allowed` in the envelope (decisions §10). */
+/** Lambda of the HTTP API's `$default` route: 404 `not_found` / 405 `method_not_allowed` in the envelope (docs/errors.md). */
 import { createCatchAllHandler } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 

@@ -1,6 +1,6 @@
 /**
  * Scheduled Lambda (EventBridge, hourly): checks that every organization's
- * smb balance equals the sum of its ledger entries (decisions §11), and every
+ * smb balance equals the sum of its ledger entries (docs/launch.md#the-credit-ledger), and every
  * campaign's `credits.charged` minus the sum of its entries (issue #31), and
  * publishes the total absolute drift as the `LedgerDrift` metric (credits),
  * which the `LedgerDrift` alarm watches. Each drifting organization and campaign is logged.

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/org/ledger` (decisions §11). */
+/** Lambda of `POST /v1/org/ledger` (docs/launch.md#the-credit-ledger). */
 import { listLedgerOperation } from '../lib/credits/schema';
 import { apiHandler, ledger, listLedger } from '../lib/root';
 

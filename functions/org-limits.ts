@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/org/limits` (decisions §15). */
+/** Lambda of `POST /v1/org/limits` (docs/limits.md). */
 import { describeLimitsOperation } from '../lib/organizations/schema';
 import { apiHandler, describeLimits, limitDependencies } from '../lib/root';
 

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/uploads/create` (decisions §14): a presigned PUT for a large account list. */
+/** Lambda of `POST /v1/uploads/create` (docs/campaigns.md#large-account-lists-upload-first): a presigned PUT for a large account list. */
 import { createUploadOperation } from '../lib/uploads/schema';
 import { idempotentApiHandler, uploadDependencies, createUpload } from '../lib/root';
 

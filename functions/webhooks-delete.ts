@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/webhooks/delete` (decisions §12). */
+/** Lambda of `POST /v1/webhooks/delete` (docs/webhooks.md). */
 import { deleteWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, deleteWebhookEndpoint } from '../lib/root';
 

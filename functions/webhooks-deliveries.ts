@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/webhooks/deliveries` (decisions §12). */
+/** Lambda of `POST /v1/webhooks/deliveries` (docs/webhooks.md). */
 import { listWebhookDeliveriesOperation } from '../lib/webhooks/schema';
 import { apiHandler, webhooks, listWebhookDeliveries } from '../lib/root';
 

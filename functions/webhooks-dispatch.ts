@@ -1,5 +1,5 @@
 /**
- * Lambda on the table's stream (decisions §12): each new webhook event item
+ * Lambda on the table's stream (docs/webhooks.md): each new webhook event item
  * (the stream's filter lets only those through) is fanned out to its
  * endpoints, one delivery execution per message. A failure fails the batch
  * item by item (ReportBatchItemFailures), so the stream retries only what failed.

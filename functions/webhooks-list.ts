@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/webhooks/list` (decisions §12). */
+/** Lambda of `POST /v1/webhooks/list` (docs/webhooks.md). */
 import { listWebhookEndpointsOperation } from '../lib/webhooks/schema';
 import { apiHandler, webhooks, listWebhookEndpoints } from '../lib/root';
 

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/webhooks/redeliver` (decisions §12): one attempt, made in this invocation (15 s limit within the 29 s timeout). */
+/** Lambda of `POST /v1/webhooks/redeliver` (docs/webhooks.md): one attempt, made in this invocation (15 s limit within the 29 s timeout). */
 import { redeliverWebhookOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, deliveryDependencies, redeliverWebhook } from '../lib/root';
 

@@ -1,8 +1,8 @@
-/** Lambda of `POST /v1/webhooks/rotate-secret` (decisions §12). */
+/** Lambda of `POST /v1/webhooks/rotate-secret` (docs/webhooks.md). */
 import { rotateWebhookSecretOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, rotateWebhookSecret, endpointSecretAnswer } from '../lib/root';
 
-// A saved answer holds no secret; a replay shows it only while it is still the endpoint's (decisions §10).
+// A saved answer holds no secret; a replay shows it only while it is still the endpoint's (docs/idempotency.md).
 export const handler = idempotentApiHandler(rotateWebhookSecretOperation, (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId), {
   savedAnswer: endpointSecretAnswer(() => ({ webhooks: webhooks() })),
 });

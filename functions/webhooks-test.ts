@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/webhooks/test` (decisions §12). */
+/** Lambda of `POST /v1/webhooks/test` (docs/webhooks.md). */
 import { testWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, sendTestEvent } from '../lib/root';
 

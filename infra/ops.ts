@@ -1,5 +1,5 @@
 /**
- * Operator CLI (decisions §8): `npx ops <command>` (bin/ops.mjs), or
+ * Operator CLI (README.md#operator-cli): `npx ops <command>` (bin/ops.mjs), or
  * `npm run -s ops -- <command>`. `npx ops --help` lists the commands,
  * `npx ops COMMAND --help` a command's options; the program is in
  * infra/ops/program.ts, the commands in infra/ops/commands/.

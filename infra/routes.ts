@@ -35,7 +35,7 @@ export interface RoutePermissions {
   deletesObjects?: boolean;
   /** Whether the function starts enrichment executions. */
   startsWorkflow?: boolean;
-  /** Whether the function stops enrichment executions (cancel, decisions §16): `states:StopExecution` on this state machine's executions. */
+  /** Whether the function stops enrichment executions (cancel, docs/launch.md#canceling): `states:StopExecution` on this state machine's executions. */
   stopsWorkflow?: boolean;
 }
 
@@ -53,7 +53,7 @@ export interface ApiRoute {
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
-  // Create writes account lists and reads uploaded files (decisions §14); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
+  // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
   { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
   { operation: createUploadOperation, entry: 'functions/uploads-create.ts', functionId: 'UploadsCreate', permissions: { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] } },
@@ -61,7 +61,7 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
   { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true } },
-  // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (decisions §16).
+  // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
   { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
@@ -85,10 +85,10 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listErasuresOperation, entry: 'functions/privacy-erasures-list.ts', functionId: 'PrivacyErasuresList', permissions: { table: 'read' } },
 ];
 
-/** Paths of the published contract, each a `GET` route of the docs function (decisions §13). */
+/** Paths of the published contract, each a `GET` route of the docs function (README.md). */
 export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs'] as const;
 
-/** Functions besides the operations': the docs routes and the catch-all `$default` route (decisions §10, §13). */
+/** Functions besides the operations': the docs routes and the catch-all `$default` route (docs/errors.md, README.md). */
 export const SUPPORT_FUNCTIONS = {
   docs: {
     entry: 'functions/api-docs.ts',

@@ -39,7 +39,7 @@ import { WebhookDelivery } from './webhook-delivery';
 export type DeploymentStage = 'dev' | 'prod';
 
 /** What differs between stages. */
-interface StageSettings {
+export interface StageSettings {
   /** Table, buckets, secret and log groups: kept (prod) or deleted (dev) with the stack. */
   removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection: a table delete fails until it is turned off. */
@@ -56,8 +56,8 @@ interface StageSettings {
    * each route, so a runaway client cannot exhaust the account's Lambda
    * concurrency (1,000 by default, shared with the workflow) or run up
    * on-demand DynamoDB cost. A request over it gets 429 before any Lambda
-   * runs. It sits far above one organization's request rate (decisions §15:
-   * 200 per 10 s by default, 20/s): the API's own `rate_limited` refuses one
+   * runs. It sits far above one organization's request rate (docs/limits.md;
+   * `SETTINGS.rateLimitRequests` of lib/config.ts): the API's own `rate_limited` refuses one
    * tenant's flood before the stage's throttle, shared by every tenant, is
    * reached. docs/deploy.md ("Throttling") gives the arithmetic and how to
    * change the values.
@@ -65,7 +65,7 @@ interface StageSettings {
   throttle: Required<ThrottleSettings>;
   /**
    * Concurrency reserved for the enrichment workflow's tasks and the webhook
-   * functions (decisions §15): theirs whatever the API's functions take, and
+   * functions (docs/limits.md): theirs whatever the API's functions take, and
    * their ceiling. `findContacts`: the Map's batch task; `workflowTask`: each
    * other task. The sum stays well under the account's 1,000 (AWS keeps 100
    * unreserved); docs/deploy.md ("Reserved concurrency").
@@ -73,7 +73,8 @@ interface StageSettings {
   reservedConcurrency: { findContacts: number; workflowTask: number; webhookDeliver: number; webhookDispatch: number };
 }
 
-const STAGES: Record<DeploymentStage, StageSettings> = {
+/** Settings of each deployment stage; docs/deploy.md ("Throttling", "Reserved concurrency") is generated from them. */
+export const STAGES: Record<DeploymentStage, StageSettings> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -121,7 +122,7 @@ export class CampaignEnrichmentStack extends Stack {
   readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction };
   /** The dashboard, the alarms and their SNS topic. */
   readonly monitoring: Monitoring;
-  /** Webhook delivery (decisions §12): the stream dispatcher, the delivery state machine and its task, the dispatcher's dead-letter queue. */
+  /** Webhook delivery (docs/webhooks.md): the stream dispatcher, the delivery state machine and its task, the dispatcher's dead-letter queue. */
   readonly webhooks: { dispatcher: ServiceFunction; deliver: ServiceFunction; delivery: WebhookDelivery; deadLetterQueue: sqs.Queue };
 
   constructor(scope: Construct, id: string, props: CampaignEnrichmentStackProps) {
@@ -131,7 +132,7 @@ export class CampaignEnrichmentStack extends Stack {
     this.table = this.createTable(settings);
     this.bucket = this.createBucket(settings);
 
-    // Signs list cursors (decisions §3). CloudFormation can generate a random
+    // Signs list cursors (docs/pagination.md). CloudFormation can generate a random
     // value only through Secrets Manager, and anything generated at synth time
     // would land in cdk.out and change on every synth (voiding open cursors).
     // The value reaches the functions as a CloudFormation dynamic reference
@@ -203,7 +204,7 @@ export class CampaignEnrichmentStack extends Stack {
       });
       grantRoutePermissions(fn, route.permissions, resources);
       grantLimitCounters(fn, route.permissions, this.table);
-      // `rate_limited` answers per organization (decisions §15), from the line every answer logs: no metric code in the function.
+      // `rate_limited` answers per organization (docs/limits.md), from the line every answer logs: no metric code in the function.
       new logs.MetricFilter(this, `${route.functionId}RateLimited`, {
         logGroup: fn.logGroup,
         metricNamespace: METRICS_NAMESPACE,
@@ -223,7 +224,7 @@ export class CampaignEnrichmentStack extends Stack {
     }
     this.functions = functions;
 
-    // Hourly reconciliation of every balance with its ledger (decisions §11): the LedgerDrift metric and alarm.
+    // Hourly reconciliation of every balance with its ledger (docs/launch.md#the-credit-ledger): the LedgerDrift metric and alarm.
     const reconcile = new ServiceFunction(this, 'CreditsReconcile', {
       entry: 'functions/credits-reconcile.ts',
       description: 'Scheduled: every smb balance equals the sum of its ledger entries (LedgerDrift metric)',
@@ -288,7 +289,7 @@ export class CampaignEnrichmentStack extends Stack {
     });
     monitoredTasks.push({ label: 'EnrichmentReconcile', function: enrichmentReconcile.function });
 
-    // The published contract (decisions §13): GET /openapi.json and GET /docs, one function.
+    // The published contract (README.md): GET /openapi.json and GET /docs, one function.
     const docs = new ServiceFunction(this, SUPPORT_FUNCTIONS.docs.functionId, {
       entry: SUPPORT_FUNCTIONS.docs.entry,
       description: `OpenAPI document and API reference: ${DOCS_ROUTES.map((path) => `GET ${path}`).join(', ')}`,
@@ -299,7 +300,7 @@ export class CampaignEnrichmentStack extends Stack {
     for (const path of DOCS_ROUTES) {
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.docs.functionId}Integration${path.replace(/\W/g, '')}`, docs.function) });
     }
-    // Whatever no route serves (decisions §10): 404 not_found, or 405 method_not_allowed on an operation path, in the envelope.
+    // Whatever no route serves (docs/errors.md): 404 not_found, or 405 method_not_allowed on an operation path, in the envelope.
     const catchAll = new ServiceFunction(this, SUPPORT_FUNCTIONS.catchAll.functionId, {
       entry: SUPPORT_FUNCTIONS.catchAll.entry,
       description: 'Catch-all ($default route): 404 not_found / 405 method_not_allowed in the envelope',
@@ -333,13 +334,13 @@ export class CampaignEnrichmentStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
-    new CfnOutput(this, 'WebhookStateMachineArn', { value: this.webhooks.delivery.stateMachine.stateMachineArn, description: 'Webhook delivery: one execution per message (decisions §12)' });
+    new CfnOutput(this, 'WebhookStateMachineArn', { value: this.webhooks.delivery.stateMachine.stateMachineArn, description: 'Webhook delivery: one execution per message (docs/webhooks.md)' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
   }
 
   /**
-   * Webhook delivery, driven by AWS services only (decisions §12): the
+   * Webhook delivery, driven by AWS services only (docs/webhooks.md): the
    * table's stream (new images) → `WebhooksDispatch` (only INSERTs of event
    * items pass the filter; failures retried 10 times, bisected, then sent to
    * the dead-letter queue — the event also stays in the pending index) →
@@ -413,7 +414,7 @@ export class CampaignEnrichmentStack extends Stack {
       partitionKey: key(TABLE_DEFINITION.partitionKey),
       sortKey: key(TABLE_DEFINITION.sortKey),
       billing: dynamodb.Billing.onDemand(),
-      // New images feed the webhook dispatcher (decisions §12).
+      // New images feed the webhook dispatcher (docs/webhooks.md).
       dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
       timeToLiveAttribute: TABLE_DEFINITION.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery state machine (decisions §12): one Standard execution
+ * The webhook delivery state machine (docs/webhooks.md): one Standard execution
  * per message, started by the stream dispatcher (functions/webhooks-dispatch.ts)
  * and named after the message. AWS drives every retry; no process waits.
  *

@@ -86,7 +86,7 @@ export class EnrichmentWorkflow extends Construct {
       organizationId: sfn.JsonPath.stringAt('$.organizationId'),
       campaignId: sfn.JsonPath.stringAt('$.campaignId'),
       attemptId: sfn.JsonPath.stringAt('$.attemptId'),
-      // The launching enrich call's X-Request-Id, so every task's log lines carry it (decisions §10).
+      // The launching enrich call's X-Request-Id, so every task's log lines carry it (docs/idempotency.md#request-ids).
       requestId: sfn.JsonPath.stringAt('$.requestId'),
     };
 

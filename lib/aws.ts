@@ -30,7 +30,7 @@ export const s3 = /* @__PURE__ */ new S3Client({
 });
 
 /**
- * S3 client that presigns upload URLs (decisions §14): it adds no default
+ * S3 client that presigns upload URLs (docs/campaigns.md#large-account-lists-upload-first): it adds no default
  * request checksum, which a presigned PUT would otherwise carry as the
  * checksum of an empty body (S3 then refuses the real body with BadDigest).
  */

@@ -1,161 +1,200 @@
 /**
- * Deployment settings, read once from the environment (decisions §9).
+ * Deployment settings, read once from the environment (README.md#set-up).
  *
  * Every Lambda and the local stack read the same variables, so one module owns
  * their names and defaults. Values are read lazily so tests and the local stack
  * can set the environment before the first use.
  */
 
+/** What a setting holds: an integer within bounds, a positive number, a flag, or text. */
+export type SettingKind = 'integer' | 'number' | 'flag' | 'text';
+
 /**
- * An integer setting: `fallback` when unset or empty.
- * @param min - the smallest value accepted (default 0).
- * @param max - the largest value accepted (default: the largest safe integer).
- * @throws Error naming the variable when it is not an integer from `min` to `max`.
+ * One deployment setting, declared once: the environment variable, its
+ * default, its bounds, its unit and what it means. `config` reads it,
+ * `npm run docs:write` writes the README's settings table and every figure
+ * of docs/ marked with it (docs/architecture.md "Change a default").
  */
-function intFromEnv(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
+export interface SettingDeclaration {
+  /** The environment variable. */
+  env: string;
+  kind: SettingKind;
+  /** The value when the variable is unset or empty; absent: the variable is required (or optional text). */
+  default?: number | boolean;
+  /** Smallest value accepted (integers; default 0). */
+  min?: number;
+  /** Largest value accepted (integers). */
+  max?: number;
+  /** A larger value is lowered to `max` instead of refused. */
+  clampToMax?: boolean;
+  /** Unit of the value (`seconds`, `credits`, `requests`…), when it has one. */
+  unit?: string;
+  /** What it means, one sentence for the settings table. */
+  meaning: string;
+  /** Who sets it: the operator (deployment or `npm start`), or the stack itself (CDK outputs, the local stack). */
+  setBy: 'operator' | 'stack';
+  /** The page that states the rule it sets. */
+  docs?: string;
+}
+
+/**
+ * Every setting `config` reads, in the order the README's table lists them.
+ * Change a default here and run `npm run docs:write`: the README, docs/ and
+ * the test environment follow (test/docs-generated.test.ts fails until then).
+ */
+export const SETTINGS = {
+  creditsPerAccount: { env: 'CREDITS_PER_ACCOUNT', kind: 'integer', default: 1, unit: 'credits', setBy: 'operator', docs: 'docs/launch.md', meaning: 'Credits charged per eligible account of a launch.' },
+  resultsAccessPeriodSeconds: { env: 'RESULTS_ACCESS_PERIOD_SECONDS', kind: 'integer', default: 30 * 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/lifetimes.md', meaning: 'How long results stay readable after completion (`resultsExpireAt`).' },
+  testResultsAccessPeriodSeconds: { env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS', kind: 'integer', default: 3_600, unit: 'seconds', setBy: 'operator', docs: 'docs/test-mode.md', meaning: 'The same for test-mode campaigns: long enough to export and inspect a test run, short enough to see `campaign.expired` and `results_expired` the same day.' },
+  exportUrlTtlSeconds: { env: 'EXPORT_URL_TTL_SECONDS', kind: 'integer', default: 900, unit: 'seconds', setBy: 'operator', docs: 'docs/lifetimes.md', meaning: 'Lifetime of a presigned export URL (never past `resultsExpireAt`).' },
+  uploadUrlTtlSeconds: { env: 'UPLOAD_URL_TTL_SECONDS', kind: 'integer', default: 900, unit: 'seconds', setBy: 'operator', docs: 'docs/campaigns.md#large-account-lists-upload-first', meaning: 'Lifetime of a presigned upload URL.' },
+  uploadTtlSeconds: { env: 'UPLOAD_TTL_SECONDS', kind: 'integer', default: 3_600, max: 86_400, clampToMax: true, unit: 'seconds', setBy: 'operator', docs: 'docs/campaigns.md#large-account-lists-upload-first', meaning: 'How long after `uploads/create` campaign create accepts the upload; a larger value is lowered to 1 day, after which the bucket deletes the file.' },
+  idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', kind: 'integer', default: 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/idempotency.md', meaning: 'How long an `Idempotency-Key` is remembered from its first use.' },
+  rateLimitRequests: { env: 'RATE_LIMIT_REQUESTS', kind: 'integer', default: 200, min: 1, unit: 'requests', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Authenticated requests an organization may make per window, all its keys together (the operator overrides it per organization).' },
+  rateLimitWindowSeconds: { env: 'RATE_LIMIT_WINDOW_SECONDS', kind: 'integer', default: 10, min: 1, max: 3_600, unit: 'seconds', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Length of the request-rate window.' },
+  exportsPerHour: { env: 'EXPORTS_PER_HOUR', kind: 'integer', default: 60, min: 1, unit: 'exports', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Exports an organization may make per hour (the operator overrides it per organization).' },
+  uploadsPerHour: { env: 'UPLOADS_PER_HOUR', kind: 'integer', default: 60, min: 1, unit: 'uploads', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Uploads an organization may create per hour (the operator overrides it per organization).' },
+  webhooksAllowLocalhost: { env: 'WEBHOOKS_ALLOW_LOCALHOST', kind: 'flag', default: false, setBy: 'operator', docs: 'docs/webhooks.md', meaning: 'Webhook URLs may be `http://127.0.0.1` and `http://localhost` (`true` or `1`; on under `npm start`, off in AWS).' },
+  webhookRetryBaseSeconds: { env: 'WEBHOOK_RETRY_BASE_SECONDS', kind: 'number', default: 30, unit: 'seconds', setBy: 'operator', docs: 'docs/webhooks.md', meaning: 'First wait of the webhook retry schedule, doubling per retry (decimals allowed; tests shorten it).' },
+  reconcileGraceSeconds: { env: 'RECONCILE_GRACE_SECONDS', kind: 'integer', default: 120, unit: 'seconds', setBy: 'operator', docs: 'docs/reliability.md', meaning: 'How long after a launch a missing workflow execution counts as lost: longer than a launching Lambda can take to call StartExecution after its transaction.' },
+  localReconcileEverySeconds: { env: 'RECONCILE_EVERY_SECONDS', kind: 'integer', default: 30, min: 1, max: 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/reliability.md', meaning: 'How often `npm start` runs the enrichment reconciler after its pass at start (Node\'s timers wrap past about 24.8 days; AWS runs it every 5 minutes and on every abnormal end).' },
+  tableName: { env: 'TABLE_NAME', kind: 'text', setBy: 'stack', docs: 'docs/data-model.md', meaning: 'Name of the single DynamoDB table.' },
+  bucketName: { env: 'BUCKET_NAME', kind: 'text', setBy: 'stack', docs: 'docs/data-model.md', meaning: 'Bucket holding account lists, enrichment results and export files.' },
+  stateMachineArn: { env: 'STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/deploy.md', meaning: 'ARN of the enrichment state machine.' },
+  webhookStateMachineArn: { env: 'WEBHOOK_STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/webhooks.md', meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.' },
+  cursorSecret: { env: 'CURSOR_SECRET', kind: 'text', setBy: 'stack', docs: 'docs/pagination.md', meaning: 'Secret that signs list cursors.' },
+  privacySigningKeyFile: { env: 'PRIVACY_SIGNING_KEY_FILE', kind: 'text', setBy: 'stack', docs: 'docs/privacy.md', meaning: 'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.' },
+} as const satisfies Record<string, SettingDeclaration>;
+
+/** The name of a declared setting. */
+export type SettingName = keyof typeof SETTINGS;
+
+/**
+ * The value of an integer or number setting: its default when unset or empty.
+ * @throws Error naming the variable when it is not a number within the declared bounds.
+ */
+function numberSetting(declaration: SettingDeclaration): number {
+  const { env, min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
+  const raw = process.env[env];
+  if (raw === undefined || raw === '') return declaration.default as number;
   const value = Number(raw);
+  if (declaration.kind === 'number') {
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`Environment variable ${env} must be a positive number, got "${raw}"`);
+    return value;
+  }
+  if (declaration.clampToMax && Number.isSafeInteger(value) && value > max) return max;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     const range = max !== Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`;
-    throw new Error(`Environment variable ${name} must be ${range}, got "${raw}"`);
+    throw new Error(`Environment variable ${env} must be ${range}, got "${raw}"`);
   }
   return value;
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Environment variable ${name} is not set`);
+/** A flag setting: `true` or `1` (any letter case) is on; unset is its default. */
+function flagSetting(declaration: SettingDeclaration): boolean {
+  const raw = process.env[declaration.env];
+  if (raw === undefined || raw === '') return declaration.default === true;
+  return ['true', '1'].includes(raw.toLowerCase());
+}
+
+/** A text setting the deployment must set. @throws Error naming the variable when unset or empty. */
+function requiredText(declaration: SettingDeclaration): string {
+  const value = process.env[declaration.env];
+  if (!value) throw new Error(`Environment variable ${declaration.env} is not set`);
   return value;
 }
 
-/** Settings of the running deployment. */
+/**
+ * Settings of the running deployment, read lazily from the environment. Each
+ * getter reads the setting of the same name in {@link SETTINGS}, which holds
+ * its variable, default, bounds, unit and meaning; a value out of bounds
+ * throws an Error naming the variable.
+ */
 export const config = {
-  /** Name of the single DynamoDB table (`TABLE_NAME`). */
+  /** {@link SETTINGS}.tableName. */
   get tableName(): string {
-    return required('TABLE_NAME');
+    return requiredText(SETTINGS.tableName);
   },
-  /** Bucket holding account lists, enrichment results and export files (`BUCKET_NAME`). */
+  /** {@link SETTINGS}.bucketName. */
   get bucketName(): string {
-    return required('BUCKET_NAME');
+    return requiredText(SETTINGS.bucketName);
   },
-  /** ARN of the enrichment state machine (`STATE_MACHINE_ARN`). */
+  /** {@link SETTINGS}.stateMachineArn. */
   get stateMachineArn(): string {
-    return required('STATE_MACHINE_ARN');
+    return requiredText(SETTINGS.stateMachineArn);
   },
-  /** Credits charged per eligible account (`CREDITS_PER_ACCOUNT`, default 1; decisions §4). */
+  /** {@link SETTINGS}.creditsPerAccount. */
   get creditsPerAccount(): number {
-    return intFromEnv('CREDITS_PER_ACCOUNT', 1);
+    return numberSetting(SETTINGS.creditsPerAccount);
   },
-  /** Result access period in seconds (`RESULTS_ACCESS_PERIOD_SECONDS`, default 30 days; decisions §5). */
+  /** {@link SETTINGS}.resultsAccessPeriodSeconds. */
   get resultsAccessPeriodSeconds(): number {
-    return intFromEnv('RESULTS_ACCESS_PERIOD_SECONDS', 30 * 86_400);
+    return numberSetting(SETTINGS.resultsAccessPeriodSeconds);
   },
-  /**
-   * Result access period of a test twin's campaigns in seconds
-   * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, default 3,600 = 1 hour; decisions
-   * §17): long enough to export and inspect a test run, short enough that
-   * `campaign.expired` and `results_expired` can be seen the same day.
-   */
+  /** {@link SETTINGS}.testResultsAccessPeriodSeconds. */
   get testResultsAccessPeriodSeconds(): number {
-    return intFromEnv('TEST_RESULTS_ACCESS_PERIOD_SECONDS', 3_600);
+    return numberSetting(SETTINGS.testResultsAccessPeriodSeconds);
   },
-  /** Lifetime of a presigned export URL in seconds (`EXPORT_URL_TTL_SECONDS`, default 900; decisions §5). */
+  /** {@link SETTINGS}.exportUrlTtlSeconds. */
   get exportUrlTtlSeconds(): number {
-    return intFromEnv('EXPORT_URL_TTL_SECONDS', 900);
+    return numberSetting(SETTINGS.exportUrlTtlSeconds);
   },
-  /** Lifetime of a presigned upload URL in seconds (`UPLOAD_URL_TTL_SECONDS`, default 900; decisions §14). */
+  /** {@link SETTINGS}.uploadUrlTtlSeconds. */
   get uploadUrlTtlSeconds(): number {
-    return intFromEnv('UPLOAD_URL_TTL_SECONDS', 900);
+    return numberSetting(SETTINGS.uploadUrlTtlSeconds);
   },
-  /**
-   * How long after `POST /v1/uploads/create` campaign create accepts the
-   * upload, in seconds (`UPLOAD_TTL_SECONDS`, default 3,600 = 1 h;
-   * decisions §14). At most 1 day: the bucket's lifecycle rule deletes the
-   * file 1 day after it was written.
-   */
+  /** {@link SETTINGS}.uploadTtlSeconds. */
   get uploadTtlSeconds(): number {
-    return Math.min(intFromEnv('UPLOAD_TTL_SECONDS', 3_600), 86_400);
+    return numberSetting(SETTINGS.uploadTtlSeconds);
   },
-  /**
-   * How long an `Idempotency-Key` is remembered, in seconds, from its first
-   * use (`IDEMPOTENCY_TTL_SECONDS`, default 86,400 = 24 h; decisions §10).
-   */
+  /** {@link SETTINGS}.idempotencyTtlSeconds. */
   get idempotencyTtlSeconds(): number {
-    return intFromEnv('IDEMPOTENCY_TTL_SECONDS', 86_400);
+    return numberSetting(SETTINGS.idempotencyTtlSeconds);
   },
-  /**
-   * Authenticated requests an organization may make per window, all its keys
-   * together (`RATE_LIMIT_REQUESTS`, default 200; decisions §15). The
-   * operator overrides it per organization (`org:limits`).
-   */
+  /** {@link SETTINGS}.rateLimitRequests. */
   get rateLimitRequests(): number {
-    return intFromEnv('RATE_LIMIT_REQUESTS', 200, 1);
+    return numberSetting(SETTINGS.rateLimitRequests);
   },
-  /** Length of the request-rate window in seconds (`RATE_LIMIT_WINDOW_SECONDS`, default 10, from 1 to 3,600; decisions §15). */
+  /** {@link SETTINGS}.rateLimitWindowSeconds. */
   get rateLimitWindowSeconds(): number {
-    return intFromEnv('RATE_LIMIT_WINDOW_SECONDS', 10, 1, 3_600);
+    return numberSetting(SETTINGS.rateLimitWindowSeconds);
   },
-  /** Exports an organization may make per hour (`EXPORTS_PER_HOUR`, default 60; decisions §15). */
+  /** {@link SETTINGS}.exportsPerHour. */
   get exportsPerHour(): number {
-    return intFromEnv('EXPORTS_PER_HOUR', 60, 1);
+    return numberSetting(SETTINGS.exportsPerHour);
   },
-  /** Uploads an organization may create per hour (`UPLOADS_PER_HOUR`, default 60; decisions §15). */
+  /** {@link SETTINGS}.uploadsPerHour. */
   get uploadsPerHour(): number {
-    return intFromEnv('UPLOADS_PER_HOUR', 60, 1);
+    return numberSetting(SETTINGS.uploadsPerHour);
   },
-  /** Secret that signs list cursors (`CURSOR_SECRET`; decisions §3). */
+  /** {@link SETTINGS}.cursorSecret. */
   get cursorSecret(): string {
-    return required('CURSOR_SECRET');
+    return requiredText(SETTINGS.cursorSecret);
   },
-  /**
-   * Whether webhook URLs may be `http://127.0.0.1` and `http://localhost`
-   * (`WEBHOOKS_ALLOW_LOCALHOST` = `true` or `1`; on under `npm start`, off in
-   * AWS; decisions §12).
-   */
+  /** {@link SETTINGS}.webhooksAllowLocalhost. */
   get webhooksAllowLocalhost(): boolean {
-    return ['true', '1'].includes((process.env.WEBHOOKS_ALLOW_LOCALHOST ?? '').toLowerCase());
+    return flagSetting(SETTINGS.webhooksAllowLocalhost);
   },
-  /**
-   * First wait of the webhook retry schedule in seconds, doubling per retry
-   * (`WEBHOOK_RETRY_BASE_SECONDS`, default 30, decimals allowed; see
-   * lib/webhooks/schedule.ts). Tests shorten it.
-   */
+  /** {@link SETTINGS}.webhookRetryBaseSeconds. */
   get webhookRetryBaseSeconds(): number {
-    const raw = process.env.WEBHOOK_RETRY_BASE_SECONDS;
-    if (raw === undefined || raw === '') return 30;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`Environment variable WEBHOOK_RETRY_BASE_SECONDS must be a positive number, got "${raw}"`);
-    return value;
+    return numberSetting(SETTINGS.webhookRetryBaseSeconds);
   },
-  /** ARN of the webhook delivery state machine (`WEBHOOK_STATE_MACHINE_ARN`); unset on the local stack, whose poller drives delivery. */
+  /** {@link SETTINGS}.webhookStateMachineArn: unset on the local stack. */
   get webhookStateMachineArn(): string | undefined {
-    return process.env.WEBHOOK_STATE_MACHINE_ARN || undefined;
+    return process.env[SETTINGS.webhookStateMachineArn.env] || undefined;
   },
-  /** Seconds after which a launch lock whose holder died expires (decisions §2). */
+  /** Seconds after which a launch lock whose holder died expires (docs/errors.md). */
   launchLockSeconds: 60,
-  /**
-   * Seconds after a launch before the reconciler treats a missing execution
-   * as lost (`RECONCILE_GRACE_SECONDS`, default 120): longer than a launching
-   * Lambda can take to call StartExecution after its transaction.
-   */
+  /** {@link SETTINGS}.reconcileGraceSeconds. */
   get reconcileGraceSeconds(): number {
-    return intFromEnv('RECONCILE_GRACE_SECONDS', 120);
+    return numberSetting(SETTINGS.reconcileGraceSeconds);
   },
-  /**
-   * How often the local stack (`npm start`) runs the enrichment reconciler
-   * after its pass at start, in seconds (`RECONCILE_EVERY_SECONDS`, default
-   * 30, from 1 to 86,400: Node's timers wrap past about 24.8 days and would
-   * run it back to back; AWS: every 5 minutes and on every abnormal end).
-   */
+  /** {@link SETTINGS}.localReconcileEverySeconds. */
   get localReconcileEverySeconds(): number {
-    return intFromEnv('RECONCILE_EVERY_SECONDS', 30, 1, 86_400);
+    return numberSetting(SETTINGS.localReconcileEverySeconds);
   },
-  /**
-   * File of the local erasure-receipt signing key (`PRIVACY_SIGNING_KEY_FILE`: an ES256 private JWK, made on
-   * first use; the local stack points it into its data folder). Unset: receipts cannot be signed here.
-   */
+  /** {@link SETTINGS}.privacySigningKeyFile. */
   get privacySigningKeyFile(): string {
-    return required('PRIVACY_SIGNING_KEY_FILE');
+    return requiredText(SETTINGS.privacySigningKeyFile);
   },
 };

@@ -1,5 +1,5 @@
 /**
- * The API's error family (spec "Errors"; decisions §2).
+ * The API's error family (spec "Errors"; docs/errors.md).
  *
  * Every failure a caller can see is an {@link ApiError}: a stable `code`, the
  * HTTP `statusCode`, a human `message` and optional `details`. One place,
@@ -12,7 +12,7 @@ export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', '
 /** A campaign lifecycle state. */
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Every error code of the spec's table plus `campaign_not_editable` (decisions §1) and the codes of decisions §10. */
+/** Every error code of the spec's table plus `campaign_not_editable` (docs/campaigns.md) and the codes of docs/idempotency.md. */
 export type ErrorCode =
   | 'invalid_request'
   | 'invalid_api_key'
@@ -35,9 +35,12 @@ export type ErrorCode =
   | 'rate_limited'
   | 'spend_limit_exceeded'
   | 'suppression_locked'
+  | 'insufficient_scope'
+  | 'expired_api_key'
+  | 'key_spend_limit_exceeded'
   | 'internal_error';
 
-/** HTTP status of each error code (spec "Errors"; decisions §2, §10). */
+/** HTTP status of each error code (spec "Errors"; docs/errors.md, docs/idempotency.md). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
@@ -60,6 +63,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   spend_limit_exceeded: 402,
   suppression_locked: 409,
+  insufficient_scope: 403,
+  expired_api_key: 401,
+  key_spend_limit_exceeded: 402,
   internal_error: 500,
 };
 
@@ -84,7 +90,7 @@ export class ApiError extends Error {
   /**
    * Response headers that belong to this error (lower-case names), e.g.
    * `retry-after` (seconds) on `enrichment_pending` or `allow` on
-   * `method_not_allowed` (decisions §10). Never part of the body.
+   * `method_not_allowed` (docs/errors.md). Never part of the body.
    */
   readonly headers: Readonly<Record<string, string>>;
 
@@ -140,6 +146,22 @@ export class RevokedApiKeyError extends ApiError {
   }
 }
 
+/** 401 `expired_api_key`: the key's `expiresAt` has passed, or the 24 h a rotated secret keeps working (docs/authentication.md). */
+export class ExpiredApiKeyError extends ApiError {
+  override name = 'ExpiredApiKeyError';
+  constructor() {
+    super('expired_api_key', 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).');
+  }
+}
+
+/** 403 `insufficient_scope`: the key lacks the scope the operation needs (`details.required`; docs/authentication.md "Scopes"). Nothing was done. */
+export class InsufficientScopeError extends ApiError {
+  override name = 'InsufficientScopeError';
+  constructor(required: string) {
+    super('insufficient_scope', `This API key lacks the scope ${required}: use a key that holds it (keys/create grants scopes).`, { required });
+  }
+}
+
 /** 402 `insufficient_credits`; all figures in credits. */
 export class InsufficientCreditsError extends ApiError {
   override name = 'InsufficientCreditsError';
@@ -170,7 +192,7 @@ export class CampaignNotEnrichableError extends ApiError {
   }
 }
 
-/** 409 `campaign_not_editable`: only API-created drafts can be updated (decisions §1). */
+/** 409 `campaign_not_editable`: only API-created drafts can be updated (docs/campaigns.md). */
 export class CampaignNotEditableError extends ApiError {
   override name = 'CampaignNotEditableError';
   constructor(status: CampaignStatus, reason?: string) {
@@ -180,7 +202,7 @@ export class CampaignNotEditableError extends ApiError {
 
 /**
  * 409 `campaign_not_cancelable`: the campaign is not `enriching` (it finished
- * first, never launched, or another surface created it; decisions §16).
+ * first, never launched, or another surface created it; docs/launch.md#canceling).
  */
 export class CampaignNotCancelableError extends ApiError {
   override name = 'CampaignNotCancelableError';
@@ -191,7 +213,7 @@ export class CampaignNotCancelableError extends ApiError {
 
 /**
  * 409 `enrichment_pending`: another enrich call is evaluating this campaign's
- * launch (decisions §2), with `Retry-After` until its launch lock expires (§10).
+ * launch (docs/errors.md), with `Retry-After` until its launch lock expires (docs/idempotency.md).
  */
 export class EnrichmentPendingError extends ApiError {
   override name = 'EnrichmentPendingError';
@@ -221,7 +243,7 @@ export class ConcurrencyLimitExceededError extends ApiError {
   }
 }
 
-/** 409 `results_not_ready`: the campaign is not `enriched` yet (decisions §2). */
+/** 409 `results_not_ready`: the campaign is not `enriched` yet (docs/errors.md). */
 export class ResultsNotReadyError extends ApiError {
   override name = 'ResultsNotReadyError';
   constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
@@ -229,7 +251,7 @@ export class ResultsNotReadyError extends ApiError {
   }
 }
 
-/** 410 `results_expired`: the result access period has ended (decisions §2). */
+/** 410 `results_expired`: the result access period has ended (docs/errors.md). */
 export class ResultsExpiredError extends ApiError {
   override name = 'ResultsExpiredError';
   constructor() {
@@ -237,7 +259,7 @@ export class ResultsExpiredError extends ApiError {
   }
 }
 
-/** 422 `idempotency_key_reused`: the key was first used with another request body (decisions §10). */
+/** 422 `idempotency_key_reused`: the key was first used with another request body (docs/idempotency.md). */
 export class IdempotencyKeyReusedError extends ApiError {
   override name = 'IdempotencyKeyReusedError';
   constructor() {
@@ -245,7 +267,7 @@ export class IdempotencyKeyReusedError extends ApiError {
   }
 }
 
-/** 409 `idempotency_key_in_use`: the first request with this key is still running; `Retry-After: 1` (decisions §10). */
+/** 409 `idempotency_key_in_use`: the first request with this key is still running; `Retry-After: 1` (docs/idempotency.md). */
 export class IdempotencyKeyInUseError extends ApiError {
   override name = 'IdempotencyKeyInUseError';
   constructor() {
@@ -253,7 +275,7 @@ export class IdempotencyKeyInUseError extends ApiError {
   }
 }
 
-/** 405 `method_not_allowed`: a known operation path called with another method; `Allow` names the methods (decisions §10). */
+/** 405 `method_not_allowed`: a known operation path called with another method; `Allow` names the methods (docs/errors.md). */
 export class MethodNotAllowedError extends ApiError {
   override name = 'MethodNotAllowedError';
   constructor(method: string, path: string, allow: readonly string[] = ['POST']) {
@@ -261,12 +283,12 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
-/** A `Retry-After` value: whole seconds, at least 1 (decisions §10). */
+/** A `Retry-After` value: whole seconds, at least 1 (docs/idempotency.md). */
 export function retryAfterHeader(seconds: number): number {
   return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : 1;
 }
 
-/** 409 `webhook_endpoint_limit_reached`: the organization already has `limit` webhook endpoints (decisions §12). */
+/** 409 `webhook_endpoint_limit_reached`: the organization already has `limit` webhook endpoints (docs/webhooks.md). */
 export class WebhookEndpointLimitReachedError extends ApiError {
   override name = 'WebhookEndpointLimitReachedError';
   constructor(limit: number) {
@@ -274,7 +296,7 @@ export class WebhookEndpointLimitReachedError extends ApiError {
   }
 }
 
-/** 409 `webhook_endpoint_disabled`: the endpoint answered 410 and was disabled; nothing is sent to it (decisions §12). */
+/** 409 `webhook_endpoint_disabled`: the endpoint answered 410 and was disabled; nothing is sent to it (docs/webhooks.md). */
 export class WebhookEndpointDisabledError extends ApiError {
   override name = 'WebhookEndpointDisabledError';
   constructor(endpointId: string) {
@@ -291,12 +313,13 @@ export class SuppressionLockedError extends ApiError {
 }
 
 /** What a rate limit counts (decisions §15): authenticated requests, exports or uploads. */
+/** What a rate limit counts (docs/limits.md): authenticated requests, exports or uploads. */
 export type RateLimitPolicy = 'requests' | 'exports' | 'uploads';
 
 /**
  * 429 `rate_limited`: the organization used its `limit` of `policy` in the
  * current window of `windowSeconds`; `Retry-After` and `retryAfterSeconds`
- * tell when the window resets (decisions §15).
+ * tell when the window resets (docs/limits.md).
  */
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
@@ -312,7 +335,7 @@ export class RateLimitedError extends ApiError {
   }
 }
 
-/** 402 `spend_limit_exceeded`: the launch would take this UTC month's spend over the organization's monthly limit; figures in credits (decisions §15). */
+/** 402 `spend_limit_exceeded`: the launch would take this UTC month's spend over the organization's monthly limit; figures in credits (docs/limits.md). */
 export class SpendLimitExceededError extends ApiError {
   override name = 'SpendLimitExceededError';
   constructor(figures: { limit: number; spent: number; required: number }) {
@@ -321,6 +344,25 @@ export class SpendLimitExceededError extends ApiError {
       spent: figures.spent,
       required: figures.required,
     });
+  }
+}
+
+/**
+ * 402 `key_spend_limit_exceeded`: the launch would take the key over one of
+ * its own credit limits (docs/authentication.md): `period: "launch"`
+ * (`maxCreditsPerLaunch`, `spent` null) or `"month"` (`monthlyCredits`: net
+ * charges made with the key this UTC month). Figures in credits; nothing is charged.
+ */
+export class KeySpendLimitExceededError extends ApiError {
+  override name = 'KeySpendLimitExceededError';
+  constructor(figures: { limit: number; required: number; spent: number | null; period: 'launch' | 'month' }) {
+    super(
+      'key_spend_limit_exceeded',
+      figures.period === 'launch'
+        ? `This launch needs ${figures.required} credits; this API key may charge at most ${figures.limit} per launch.`
+        : `This launch needs ${figures.required} credits; this API key has charged ${figures.spent} of its ${figures.limit} this month.`,
+      { limit: figures.limit, required: figures.required, spent: figures.spent, period: figures.period },
+    );
   }
 }
 

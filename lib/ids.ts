@@ -1,5 +1,5 @@
 /**
- * Identifiers (decisions §6): a prefix plus characters of the spec's base58
+ * Identifiers (docs/authentication.md): a prefix plus characters of the spec's base58
  * alphabet, drawn from a cryptographic source by nanoid.
  */
 import { customAlphabet } from 'nanoid';
@@ -15,20 +15,20 @@ const id40 = customAlphabet(ID_ALPHABET, 40);
 export const CAMPAIGN_ID_PATTERN = new RegExp(`^camp_[${ID_ALPHABET}]{21}$`);
 /** Organization ID pattern: `org_` + 21 base58 characters. */
 export const ORGANIZATION_ID_PATTERN = new RegExp(`^org_[${ID_ALPHABET}]{21}$`);
-/** Webhook endpoint ID pattern: `whe_` + 21 base58 characters (decisions §12). */
+/** Webhook endpoint ID pattern: `whe_` + 21 base58 characters (docs/webhooks.md). */
 export const WEBHOOK_ENDPOINT_ID_PATTERN = new RegExp(`^whe_[${ID_ALPHABET}]{21}$`);
 /** Webhook message ID pattern (the `webhook-id` header): `msg_` + 21 base58 characters. */
 export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$`);
 /** Webhook delivery (attempt) ID pattern: `whd_` + 21 base58 characters. */
 export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
-/** Upload ID pattern: `upl_` + 21 base58 characters (decisions §14). */
+/** Upload ID pattern: `upl_` + 21 base58 characters (docs/campaigns.md#large-account-lists-upload-first). */
 export const UPLOAD_ID_PATTERN = new RegExp(`^upl_[${ID_ALPHABET}]{21}$`);
-/** API key pattern: `cek_` + 40 base58 characters (a live key), or `cek_test_` + 40 (a test key, decisions §17). */
+/** API key pattern: `cek_` + 40 base58 characters (a live key), or `cek_test_` + 40 (a test key, docs/test-mode.md). */
 export const API_KEY_PATTERN = new RegExp(`^cek_(test_)?[${ID_ALPHABET}]{40}$`);
-/** Test API key pattern (decisions §17): `cek_test_` + 40 base58 characters; such a key acts on its organization's test twin. */
+/** Test API key pattern (docs/test-mode.md): `cek_test_` + 40 base58 characters; such a key acts on its organization's test twin. */
 export const TEST_API_KEY_PATTERN = new RegExp(`^cek_test_[${ID_ALPHABET}]{40}$`);
 /**
- * Test organization (twin) ID pattern (decisions §17): `org_test_` + 21 base58
+ * Test organization (twin) ID pattern (docs/test-mode.md): `org_test_` + 21 base58
  * characters, derived from its live organization's ID
  * ({@link testOrganizationIdOf}). Internal: a test key's answers show the
  * live organization's ID.
@@ -47,15 +47,15 @@ export const newCampaignId = (): string => `camp_${id21()}`;
 export const newOrganizationId = (): string => `org_${id21()}`;
 /** A new API key, e.g. `cek_…` (40 characters after the prefix). Only its hash is ever stored. */
 export const newApiKey = (): string => `cek_${id40()}`;
-/** A new test API key, `cek_test_` + 40 characters (decisions §17). Only its hash is ever stored. */
+/** A new test API key, `cek_test_` + 40 characters (docs/test-mode.md). Only its hash is ever stored. */
 export const newTestApiKey = (): string => `cek_test_${id40()}`;
-/** Whether an API key (plaintext) has the test-key shape: its requests run in test mode (decisions §17). */
+/** Whether an API key (plaintext) has the test-key shape: its requests run in test mode (docs/test-mode.md). */
 export const isTestApiKey = (apiKey: string): boolean => apiKey.startsWith('cek_test_');
-/** Whether an organization ID is a test twin's (decisions §17): everything it owns is test data. */
+/** Whether an organization ID is a test twin's (docs/test-mode.md): everything it owns is test data. */
 export const isTestOrganizationId = (organizationId: string): boolean => organizationId.startsWith('org_test_');
 /** The ID of a live organization's test twin: derived, so the same live organization always has the same twin. */
 export const testOrganizationIdOf = (liveOrganizationId: string): string => derivedId('org_test', liveOrganizationId);
-/** A new upload ID, e.g. `upl_…` (decisions §14). */
+/** A new upload ID, e.g. `upl_…` (docs/campaigns.md#large-account-lists-upload-first). */
 export const newUploadId = (): string => `upl_${id21()}`;
 /** A suppression ID: `sup_` + 21 base58 characters (derived from the scope and the hash: lib/privacy/store.ts). */
 export const SUPPRESSION_ID_PATTERN = new RegExp(`^sup_[${ID_ALPHABET}]{21}$`);
@@ -78,7 +78,7 @@ export function derivedId(prefix: string, ...parts: string[]): string {
   return id;
 }
 
-/** A new webhook endpoint ID, e.g. `whe_…` (decisions §12). */
+/** A new webhook endpoint ID, e.g. `whe_…` (docs/webhooks.md). */
 export const newWebhookEndpointId = (): string => `whe_${id21()}`;
 
 /** A new webhook event ID (`evt_…`) for events that derive from nothing else (`webhook.test`). */

@@ -1,6 +1,6 @@
 /**
  * The data bucket's object keys, declared in one place (as lib/db/table.ts
- * declares the table's keys; docs/data-model.md "Objects"). Every key of an
+ * declares the table's keys; docs/data-model.md). Every key of an
  * organization's data starts with a prefix of that organization, so a grant
  * or a lifecycle rule can be scoped by prefix.
  */
@@ -9,9 +9,9 @@
 export const OBJECT_PREFIXES = {
   /** Account lists, eligible lists and result parts, per organization and campaign. */
   campaigns: 'campaigns/',
-  /** Export files (decisions §5): deleted by the bucket's lifecycle rule after 1 day. */
+  /** Export files (docs/lifetimes.md): deleted by the bucket's lifecycle rule after 1 day. */
   exports: 'exports/',
-  /** Account-ID files PUT to a presigned URL (decisions §14): deleted by the bucket's lifecycle rule after 1 day. */
+  /** Account-ID files PUT to a presigned URL (docs/campaigns.md#large-account-lists-upload-first): deleted by the bucket's lifecycle rule after 1 day. */
   uploads: 'uploads/',
   /**
    * Former recency markers (before issue #29): one object per enriched campaign, its
@@ -20,7 +20,7 @@ export const OBJECT_PREFIXES = {
    * lifecycle rule expires any left after the longest window.
    */
   recency: 'recency/',
-  /** Former CRM target lists of an organization (decisions §7), one ID a line; moved like the markers. */
+  /** Former CRM target lists of an organization (README.md#operator-cli), one ID a line; moved like the markers. */
   crm: 'crm/',
 } as const;
 
@@ -78,6 +78,6 @@ export const objectKeys = {
   exportsPrefix: (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/`,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
-  /** An uploaded account-ID file (decisions §14), as the client PUT it. */
+  /** An uploaded account-ID file (docs/campaigns.md#large-account-lists-upload-first), as the client PUT it. */
   upload: (organizationId: string, uploadId: string) => `${OBJECT_PREFIXES.uploads}${organizationId}/${uploadId}`,
 };

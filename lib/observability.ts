@@ -37,7 +37,7 @@ export type BusinessMetric =
 
 /**
  * The metric of `rate_limited` answers, per organization (dimension
- * `organizationId`; decisions §15), in {@link METRICS_NAMESPACE}. Drawn by a
+ * `organizationId`; docs/limits.md), in {@link METRICS_NAMESPACE}. Drawn by a
  * metric filter of each API function's log group from the `Request
  * completed` line every answer already writes (its `errorCode` and
  * `organizationId`; lib/http/request-id.ts), so a refusal writes nothing

@@ -75,7 +75,7 @@ export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createC
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
 
-/** The credit ledger (decisions §11) and operator adjustments. */
+/** The credit ledger (docs/launch.md#the-credit-ledger) and operator adjustments. */
 export const ledger: () => LedgerStore = /* @__PURE__ */ once(() => createLedgerStore({ client: ddb, tableName: config.tableName }));
 
 /** The enrichment lifecycle store. */
@@ -93,13 +93,13 @@ export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefi
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
 
-/** Idempotency records (decisions §10). */
+/** Idempotency records (docs/idempotency.md). */
 export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore({ client: ddb, tableName: config.tableName }));
 
-/** Upload records (decisions §14). */
+/** Upload records (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
 
-/** What uploads/create needs: records and the presigner (decisions §14). */
+/** What uploads/create needs: records and the presigner (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploadDependencies = (): UploadDependencies => ({
   uploads: uploads(),
   presigner: createUploadPresigner({ presigner: s3Presigner, bucketName: config.bucketName }),
@@ -114,7 +114,7 @@ export const uploadReadDependencies = (): UploadReadDependencies => ({
   files: createUploadReader({ s3, bucketName: config.bucketName }),
 });
 
-/** The embedded warehouse (decisions §7): imports and the default adapter. */
+/** The embedded warehouse (README.md#operator-cli): imports and the default adapter. */
 export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
 
 let warehouseAdapter: Warehouse | undefined;
@@ -126,29 +126,29 @@ export const useWarehouse = (adapter: Warehouse | undefined): void => {
 };
 
 /**
- * The warehouse an organization's evaluation and workflow read (decisions
- * §17): a test twin's is the built-in test warehouse (lib/test-mode/), a live
+ * The warehouse an organization's evaluation and workflow read (
+ * docs/test-mode.md): a test twin's is the built-in test warehouse (lib/test-mode/), a live
  * organization's the adapter in use ({@link warehouse}).
  */
 export const warehouseFor = (organizationId: string): Warehouse => forMode(organizationId, { live: warehouse, test: () => testWarehouse });
 
 /**
  * The account history (recency, CRM targets) an organization's evaluation and
- * workflow read and record (decisions §17): a test twin's is decided by its
+ * workflow read and record (docs/test-mode.md): a test twin's is decided by its
  * account IDs (lib/test-mode/history.ts), a live organization's is {@link accountHistory}.
  */
 export const accountHistoryFor = (organizationId: string): AccountHistoryStore => forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
 
 /**
  * How long an organization's enriched results stay readable (seconds): the
- * deployment's period (decisions §5), or the shorter one of test twins
- * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, decisions §17), so test integrations
+ * deployment's period (docs/csv.md), or the shorter one of test twins
+ * (`TEST_RESULTS_ACCESS_PERIOD_SECONDS`, docs/test-mode.md), so test integrations
  * see `campaign.expired` and `results_expired` within the hour.
  */
 export const resultsAccessPeriodFor = (organizationId: string): number =>
   forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
 
-/** Webhook endpoints, events, messages and the delivery log (decisions §12). */
+/** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
 
 let webhookResolver: Resolver | undefined;
@@ -180,10 +180,10 @@ export const deliveryDependencies = (): DeliveryDependencies => ({
 });
 
 /**
- * What a launch evaluation of an organization reads (decisions §4): the
+ * What a launch evaluation of an organization reads (docs/launch.md): the
  * quote's dependencies, and the launch's without its writes. The warehouse
  * and account history are the organization's ({@link warehouseFor},
- * {@link accountHistoryFor}: a test twin's are built in, decisions §17).
+ * {@link accountHistoryFor}: a test twin's are built in, docs/test-mode.md).
  */
 export const evaluationDependencies = (organizationId: string) => ({
   campaigns: campaigns(),
@@ -196,7 +196,7 @@ export const evaluationDependencies = (organizationId: string) => ({
   limits: limits(),
 });
 
-/** The launch dependencies of an organization's launch (spec "Enrich a campaign"; decisions §4; its sources as {@link evaluationDependencies}). */
+/** The launch dependencies of an organization's launch (spec "Enrich a campaign"; docs/launch.md; its sources as {@link evaluationDependencies}). */
 export const launchDependencies = (organizationId: string): LaunchDependencies => ({
   ...evaluationDependencies(organizationId),
   workflow: workflow(),
@@ -205,7 +205,7 @@ export const launchDependencies = (organizationId: string): LaunchDependencies =
   launchLockSeconds: config.launchLockSeconds,
 });
 
-/** The cancel dependencies of this deployment (decisions §16; lib/enrichment/cancel.ts): the API's and the operator's. */
+/** The cancel dependencies of this deployment (docs/launch.md#canceling; lib/enrichment/cancel.ts): the API's and the operator's. */
 export const cancelDependencies = (): CancelDependencies => ({
   campaigns: campaigns(),
   enrichment: enrichment(),
@@ -224,7 +224,7 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   objects: objects(),
 });
 
-/** The deployment's limits (decisions §15; settings of lib/config.ts). */
+/** The deployment's limits (docs/limits.md; settings of lib/config.ts). */
 export const limitDefaults = (): LimitDefaults => ({
   requests: config.rateLimitRequests,
   windowSeconds: config.rateLimitWindowSeconds,
@@ -232,14 +232,14 @@ export const limitDefaults = (): LimitDefaults => ({
   uploadsPerHour: config.uploadsPerHour,
 });
 
-/** The organizations' limits and monthly spend (decisions §15). */
+/** The organizations' limits and monthly spend (docs/limits.md). */
 export const limits: () => LimitStore = /* @__PURE__ */ once(() => createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }));
 
 /** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
 export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => createLimitCounter({ client: ddb, tableName: config.tableName }));
 
 /**
- * Counts one export or upload of an organization against its limit per hour (decisions §15): its limits (one
+ * Counts one export or upload of an organization against its limit per hour (docs/limits.md): its limits (one
  * GetItem), then the hour's counter (one conditional UpdateItem, nothing counted past the limit).
  * @throws RateLimitedError (429 `rate_limited`, `policy`) past the limit.
  */
@@ -263,7 +263,7 @@ const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
     }),
 );
 
-/** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (decisions §15). */
+/** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (docs/limits.md). */
 export const creditsRemaining = (smbCredits: number): Record<string, string> => ({ 'credits-remaining': String(smbCredits) });
 
 /** Key hash → organization of the API keys this process has seen (one per container; lib/http/auth.ts). */
@@ -290,7 +290,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
- * `Idempotency-Key` handling with this deployment's records (decisions §10;
+ * `Idempotency-Key` handling with this deployment's records (docs/idempotency.md;
  * lib/idempotency/stage.ts).
  *
  * @param options.savedAnswer - for an answer that holds a secret: how it is saved without it and replayed
@@ -302,7 +302,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; savedAnswer?: SavedAnswerCodec } = {},
+  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean; savedAnswer?: SavedAnswerCodec } = {},
 ): ApiHandler => {
   const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
   return createApiHandler(

@@ -40,15 +40,14 @@ export const timestamp = () => z.iso.datetime().check(z.meta({ example: '2026-11
 export const campaignId = () =>
   z.string().check(z.regex(CAMPAIGN_ID_PATTERN, { error: 'must be a campaign ID: "camp_" followed by 21 base58 characters' }), z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }));
 
-/** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (spec "Get a campaign", "Enrich a campaign"; decisions §11). */
+/** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (spec "Get a campaign", "Enrich a campaign"; docs/launch.md#quote). */
 export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
 
 /** Longest `cursor` a list request takes, in characters (an issued cursor is far shorter; lib/http/cursor.ts). */
 export const MAX_CURSOR_LENGTH = 2_048;
 
 /**
- * The paging fields of a list request (spec "List campaigns"; decisions §3,
- * §11): `cursor`, the opaque `nextCursor` of the previous page (1..2,048
+ * The paging fields of a list request (spec "List campaigns"; docs/pagination.md, docs/launch.md): `cursor`, the opaque `nextCursor` of the previous page (1..2,048
  * characters), and `limit`, the page size, 1..`maxLimit` (the use case
  * applies `defaultLimit` when it is omitted). Spread into the request's
  * object schema.

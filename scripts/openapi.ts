@@ -3,7 +3,9 @@
  * operations (infra/routes.ts) to `docs/openapi.json`, regenerates the
  * client's types (`client/schema.d.ts`, openapi-typescript) from it, and
  * writes the AsyncAPI document of the webhook events (`docs/asyncapi.json`)
- * and the Arazzo workflow (`docs/arazzo.json`, issue #34);
+ * and the Arazzo workflow (`docs/arazzo.json`, issue #34), and the figures of
+ * README.md and docs/ that follow from the settings and the stack
+ * (scripts/docs-figures.ts);
  * `npm run openapi:check` fails when any committed file differs from
  * what the code generates (CI runs it, then the linters and validators).
  *
@@ -16,6 +18,7 @@ import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { buildAsyncApiDocument } from '../lib/contract/asyncapi';
 import { buildArazzoDocument } from '../lib/contract/arazzo';
 import { API_ROUTES } from '../infra/routes';
+import { generateFigureFiles } from './docs-figures';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DOCUMENT = path.join(ROOT, 'docs/openapi.json');
@@ -36,6 +39,7 @@ async function generate(): Promise<[file: string, content: string][]> {
     [CLIENT_TYPES, BANNER + astToString(ast)],
     [ASYNCAPI, asJson(buildAsyncApiDocument())],
     [ARAZZO, asJson(buildArazzoDocument())],
+    ...generateFigureFiles(ROOT),
   ];
 }
 

@@ -10,7 +10,7 @@
  * lib/organizations/api-keys.ts), list on the key item beside its Query.
  * Round trips are counted by a middleware on the shared SDK clients
  * (lib/aws.ts), which the in-process server uses. The request-rate limiter's
- * own calls (decisions §15, lib/http/rate-limit.ts: the counter's UpdateItem,
+ * own calls (docs/limits.md, lib/http/rate-limit.ts: the counter's UpdateItem,
  * and the policy's GetItem when due) are kept apart (`limiter`) and must run
  * in the same wave as the request's first read: they add no round trip.
  */
@@ -363,6 +363,7 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
 describe('the safety net: an in-read operation whose use case never verifies the key', () => {
   const operation = defineOperation({
     operationId: 'keyCheckSafetyNetTest',
+    scope: 'org:read',
     path: '/v1/test/key-check',
     request: z.strictObject({ missing: z.boolean().optional() }),
   });

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/campaigns/accounts` (decisions §11, §3, §4) end to end over HTTP
+ * `POST /v1/campaigns/accounts` (docs/launch.md, docs/pagination.md) end to end over HTTP
  * against DynamoDB Local, the local S3 endpoint and the real workflow:
  * every requested account exactly once in submission order with the outcome
  * the fixture says, `contactsFound` equal to the export's contact rows,

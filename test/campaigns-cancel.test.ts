@@ -1,5 +1,5 @@
 /**
- * The customer cancels (decisions §16), through HTTP against the local stack:
+ * The customer cancels (docs/launch.md#canceling), through HTTP against the local stack:
  * a cancel while enriching refunds the whole charge on the ledger, releases
  * capacity, records `lastEnrichment`, emits `campaign.enrichment_canceled`
  * and stops the execution; a repeated cancel answers the same campaign and
@@ -109,7 +109,7 @@ describe('POST /v1/campaigns/cancel', () => {
   it('a draft that never launched, and a campaign that finished first: 409 campaign_not_cancelable with details.status', async () => {
     const { organizationId, apiKey, campaignId } = await draftCampaign(2, 20);
     expectError(await cancel(apiKey, campaignId), 409, 'campaign_not_cancelable', { status: 'draft' });
-    // Saved under its key like the other business refusals (decisions §10).
+    // Saved under its key like the other business refusals (docs/idempotency.md).
     const keyed = await cancel(apiKey, campaignId, { 'Idempotency-Key': 'not-cancelable' });
     expectError(keyed, 409, 'campaign_not_cancelable', { status: 'draft' });
     expect((await cancel(apiKey, campaignId, { 'Idempotency-Key': 'not-cancelable' })).headers.get('idempotent-replayed')).toBe('true');

@@ -1,5 +1,5 @@
 /**
- * Create and update a campaign (decisions §1, §2, §6) end to end: real HTTP
+ * Create and update a campaign (docs/campaigns.md, docs/errors.md, docs/authentication.md) end to end: real HTTP
  * against the local API server, DynamoDB Local and the local S3 endpoint.
  * Every encoding of the body (JSON, urlencoded, multipart with repeated
  * fields or a CSV file part) must produce the same campaign and the same
@@ -33,7 +33,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * A 400 `invalid_request` whose `details.issues` has a line starting with
- * `<path>: ` (decisions §2: one line per problem, naming the field path).
+ * `<path>: ` (docs/errors.md: one line per problem, naming the field path).
  */
 function expectInvalidRequest(res: ApiResponse, path: string | RegExp): void {
   expect(res.status).toBe(400);

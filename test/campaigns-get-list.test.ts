@@ -1,6 +1,6 @@
 /**
  * Get and list campaigns (spec "Campaign", "Campaign list item", "List
- * campaigns", "Get a campaign"; decisions §3, §5, §6) end to end: real HTTP
+ * campaigns", "Get a campaign"; docs/pagination.md, docs/csv.md, docs/authentication.md) end to end: real HTTP
  * against the local API server and DynamoDB Local.
  *
  * Campaigns in states the API cannot reach yet (enriching, enriched, expired,
@@ -92,7 +92,7 @@ function recordOfKind(organizationId: string, kind: Kind, overrides: Partial<Cam
   return campaignRecord(organizationId, { ...byKind[kind], ...overrides });
 }
 
-/** The status a record must read as (decisions §5): `enriched` past `resultsExpireAt` is `expired`. */
+/** The status a record must read as (docs/lifetimes.md): `enriched` past `resultsExpireAt` is `expired`. */
 const readStatus = (record: CampaignRecord): Status =>
   record.status === 'enriched' && Date.parse(record.resultsExpireAt!) <= Date.now() ? 'expired' : record.status;
 
@@ -106,7 +106,7 @@ const listItem = (record: CampaignRecord) => ({
   createdAt: record.createdAt,
 });
 
-/** Newest first: `createdAt` descending, then `id` descending (decisions §3), by code unit order. */
+/** Newest first: `createdAt` descending, then `id` descending (docs/pagination.md), by code unit order. */
 const newestFirst = (a: CampaignRecord, b: CampaignRecord) =>
   a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 
@@ -164,7 +164,7 @@ function spyOnDynamoDb(): DynamoDbSpy {
   const name = `campaignsTestSpy${++spyCount}`;
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
-      // The request-rate limiter's own calls (decisions §15; their wave is test/auth-hot-path.test.ts's) are not the operation's.
+      // The request-rate limiter's own calls (docs/limits.md; their wave is test/auth-hot-path.test.ts's) are not the operation's.
       const text = JSON.stringify(args.input);
       if (text.includes('#LIMIT#') || text.includes('limitRequests')) return next(args);
       spy.commands.push(context.commandName ?? 'unknown');
@@ -597,7 +597,7 @@ describe('POST /v1/campaigns/list: pagination over 260 campaigns, every filter c
   let records: CampaignRecord[];
 
   beforeAll(async () => {
-    // Hundreds of pages from one organization: its request rate (decisions §15) is test/rate-limit.test.ts's.
+    // Hundreds of pages from one organization: its request rate (docs/limits.md) is test/rate-limit.test.ts's.
     const org = await newOrganization({ limits: { requests: 1_000_000 } });
     apiKey = org.apiKey;
     const base = Date.now() - 31 * DAY;
@@ -886,7 +886,7 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
   });
 
   it('a page of expired campaigns costs the same however many live enriched campaigns the organization has', async () => {
-    // decisions §3: "A page costs reads in proportion to the page, never to the
+    // docs/pagination.md: "A page costs reads in proportion to the page, never to the
     // number of campaigns the organization has, filtered or not."
     const { organizationId, apiKey } = await newOrganization();
     const start = Date.now() - 90 * DAY;

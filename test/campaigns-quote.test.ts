@@ -1,5 +1,5 @@
 /**
- * `POST /v1/campaigns/quote` (decisions §11, §4) end to end over HTTP against
+ * `POST /v1/campaigns/quote` (docs/launch.md) end to end over HTTP against
  * DynamoDB Local, the local S3 endpoint and the real workflow: the quote's
  * figures are the ones the enrich call that follows acts on, the quote writes
  * nothing at all (the whole table and the whole bucket compared before and
@@ -43,7 +43,7 @@ describe('quote', () => {
     const after = await snapshotStorage({ prefixes });
 
     // Other test files share the table and bucket and write meanwhile: nothing that changed may be this test's,
-    // but for the counter of the organization's request rate (decisions §15), which every request writes.
+    // but for the counter of the organization's request rate (docs/limits.md), which every request writes.
     const ours = [organizationId, campaignId, fixture.prefix];
     const requestCounter = (key: string) => key.includes(`ORG#${organizationId}#LIMIT#requests#`);
     const changes = storageChanges(before, after);
@@ -73,7 +73,7 @@ describe('quote', () => {
     expectError(await quote(api(), apiKey, campaignId), 409, 'campaign_not_enrichable', { status: 'enriched' });
   });
 
-  it('answers the refusals in the order of decisions §4, each with the figures enrich then refuses with', async () => {
+  it('answers the refusals in the order of docs/launch.md, each with the figures enrich then refuses with', async () => {
     const p = uniquePrefix();
     await importAccounts([...activeAccounts(p, 4)]);
     const eligibleIds = [0, 1, 2, 3].map((i) => `${p}_${i}`);

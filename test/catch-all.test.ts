@@ -1,5 +1,5 @@
 /**
- * Unrouted requests (decisions §10): 404 `not_found` with
+ * Unrouted requests (docs/errors.md): 404 `not_found` with
  * `details.resource = "route"`, or 405 `method_not_allowed` with
  * `Allow: POST` on an operation path, in the envelope. Locally through the
  * server, and the same handler as the deployed `$default` route runs it.

@@ -1,5 +1,5 @@
 /**
- * The typed client (`client/`, decisions §13; issue #34) against the local
+ * The typed client (`client/`, README.md; issue #34) against the local
  * stack: the whole flow create → enrich → waitForEnrichment → export; every
  * operation of the document called through its method (and a pushed
  * campaign.enriched verified with verifyWebhook); the iterators paging to

@@ -1,6 +1,6 @@
 /**
- * The credit ledger (decisions §8 `org:credits --note`, `credits:reconcile`;
- * §11 `POST /v1/org/ledger` and its invariant): every movement of a balance
+ * The credit ledger (README.md#operator-cli `org:credits --note`, `credits:reconcile`;
+ * docs/launch.md#the-credit-ledger `POST /v1/org/ledger` and its invariant): every movement of a balance
  * is an entry written in the same transaction, the balance always equals the
  * sum of the organization's entries, and a campaign's `credits.charged`
  * equals minus the sum of its own.

@@ -1,6 +1,6 @@
 /**
- * Cancel racing enrich, repeat enrich and completion (issue #19; decisions
- * §4, §11): many campaigns, each launched and then hit at seeded random
+ * Cancel racing enrich, repeat enrich and completion (issue #19;
+ * docs/launch.md): many campaigns, each launched and then hit at seeded random
  * moments by an operator's cancel and two more enrich calls while its
  * workflow runs to completion. Never a 5xx; a race is a 409 with a clear code
  * or the campaign as it is. Afterwards the money and capacity are exact:

@@ -1,5 +1,5 @@
 /**
- * Concurrent launches (decisions §2, §4): the charge, the capacity
+ * Concurrent launches (docs/errors.md, docs/launch.md): the charge, the capacity
  * reservation and `draft`→`enriching` are one atomic write, so no
  * interleaving of concurrent enrich calls may overdraw credits, exceed the
  * organization's ceiling, or charge one campaign twice.

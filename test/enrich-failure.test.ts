@@ -1,6 +1,6 @@
 /**
  * Attempts that fail, are canceled, are completed twice, or expire (spec
- * "States and transitions"; decisions §4, §5, §8), end to end through the
+ * "States and transitions"; docs/launch.md, docs/csv.md, README.md#operator-cli), end to end through the
  * real workflow definition run locally.
  *
  * Faults are injected at the warehouse port (`useWarehouse`), the operator
@@ -172,7 +172,7 @@ describe('an operator cancel (campaign:cancel)', () => {
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     expect(await balance(organizationId)).toBe(30);
 
-    // A repeated cancel (decisions §16) answers the same and moves nothing.
+    // A repeated cancel (docs/launch.md#canceling) answers the same and moves nothing.
     expect(await cancelEnrichment(cancelDeps(), campaignId)).toEqual({ campaignId, status: 'canceled' });
     expect((await ledgerOf(organizationId, campaignId)).entries).toHaveLength(2);
     await expect(cancelEnrichment(cancelDeps(), 'camp_111111111111111111111')).rejects.toMatchObject({ code: 'not_found' });
@@ -318,7 +318,7 @@ describe('workflow steps are idempotent', () => {
   });
 });
 
-describe('result expiry (decisions §5)', () => {
+describe('result expiry (docs/lifetimes.md)', () => {
   it('an enriched campaign reads expired at resultsExpireAt everywhere, and the workflow rewrites the stored status', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 2);

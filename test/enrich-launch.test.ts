@@ -1,6 +1,6 @@
 /**
  * Enrich (launch) a campaign end to end (spec "Enrich a campaign", "States
- * and transitions", "Errors", "Limits"; decisions §2, §4, §5): real HTTP
+ * and transitions", "Errors", "Limits"; docs/errors.md, docs/launch.md, docs/csv.md): real HTTP
  * against the local API server, DynamoDB Local, the local S3 endpoint and the
  * real workflow definition run locally.
  *
@@ -211,7 +211,7 @@ describe('enrich: evaluation, charge, completion', () => {
     expect(ledger.charged).toBe(3);
   });
 
-  it('takes over a launch lock whose holder died once it has expired (decisions §2), and not before', async () => {
+  it('takes over a launch lock whose holder died once it has expired (docs/errors.md), and not before', async () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 2));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
@@ -238,7 +238,7 @@ describe('enrich: evaluation, charge, completion', () => {
   });
 });
 
-describe('enrich: recency exclusion (decisions §4)', () => {
+describe('enrich: recency exclusion (docs/launch.md)', () => {
   it('excludes accounts this organization enriched within excludeEnrichedWithinDays; 0 and null exclude nothing', async () => {
     const p = uniquePrefix();
     const ids = Array.from({ length: 5 }, (_, i) => `${p}_${i}`);
@@ -306,7 +306,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
       expect((await organizations().get(organizationId))!.pendingRecency).toEqual([expect.objectContaining({ campaignId: first, completedAt })]);
       expect(await accountHistory().getFacts(organizationId, ids)).toEqual(new Map());
 
-      // decisions §4: an account counts as recently enriched once the campaign reached `enriched`.
+      // docs/launch.md: an account counts as recently enriched once the campaign reached `enriched`.
       const second = await createApiCampaign(api(), apiKey, ids, 30);
       const res = await enrich(api(), apiKey, second);
       expectError(res, 422, 'no_eligible_accounts', { requested: 2 });
@@ -330,7 +330,7 @@ describe('enrich: recency exclusion (decisions §4)', () => {
   });
 });
 
-describe('enrich: refusals (decisions §4 order)', () => {
+describe('enrich: refusals (docs/launch.md order)', () => {
   /** Asserts a refused launch left the campaign a draft with its counts, charged nothing and wrote no ledger entry. */
   async function expectRefusedDraft(apiKey: string, organizationId: string, campaignId: string, accounts: unknown, remaining: number) {
     const res = await getCampaign(api(), apiKey, campaignId);

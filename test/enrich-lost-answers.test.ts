@@ -1,5 +1,5 @@
 /**
- * Every retry finds the work it did (decisions §10; issue #31): latency
+ * Every retry finds the work it did (docs/idempotency.md; issue #31): latency
  * injected with SDK client middleware on the launch transaction and on
  * StartExecution around the request's deadline, and answers lost after the
  * write. No answer is an error followed by a charge, and a retry with the

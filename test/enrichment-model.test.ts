@@ -1,6 +1,6 @@
 /**
- * Model-based test of enrichment money and capacity (issue #19; decisions
- * §4, §8, §11) with fast-check's `fc.commands` / `fc.asyncModelRun`: random
+ * Model-based test of enrichment money and capacity (issue #19;
+ * docs/launch.md, README.md#operator-cli) with fast-check's `fc.commands` / `fc.asyncModelRun`: random
  * sequences of create, enrich, repeat enrich, operator cancel, operator
  * top-ups (`ledger().adjust`), capacity changes, completion and crashes
  * injected at write boundaries (an SDK middleware that throws after a
@@ -69,7 +69,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
   }
 }
 
-/** Every invariant of decisions §4/§11 that must hold between commands. */
+/** Every invariant of docs/launch.md that must hold between commands. */
 async function checkInvariants(model: Model, real: Real, options: { afterReconcile?: boolean } = {}): Promise<void> {
   const audit = (await ledger().audit(real.organizationId))!;
   expect(audit.balance).toBeGreaterThanOrEqual(0);
@@ -127,7 +127,7 @@ class Cancel implements fc.AsyncCommand<Model, Real> {
     const { id } = pick(m, this.index);
     const before = (await campaigns().get(r.organizationId, id))!;
     if (before.status === 'draft' && before.lastEnrichment?.status === 'canceled') {
-      // A repeated cancel (decisions §16): the same answer, nothing moves.
+      // A repeated cancel (docs/launch.md#canceling): the same answer, nothing moves.
       expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({ campaignId: id, status: 'canceled' });
     } else if (before.status !== 'enriching') {
       await expect(cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).rejects.toThrow(/only an enriching campaign/);

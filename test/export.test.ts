@@ -1,13 +1,13 @@
 /**
  * Export campaign results as CSV (spec "Export campaign results as CSV",
- * "Export result", "Errors"; decisions §2, §5) end to end: real HTTP against
+ * "Export result", "Errors"; docs/errors.md, docs/csv.md) end to end: real HTTP against
  * the local API server, DynamoDB Local, s3rver and the local Step Functions
  * workflow, and the file downloaded through the presigned URL it returns.
  *
  * The enriched campaign is produced the way a customer produces one (create →
  * enrich → poll get until `enriched`) from warehouse accounts this file
  * imports under a per-run unique prefix. Expected rows are computed here from
- * those accounts with the rules of decisions §5, independently of
+ * those accounts with the rules of docs/csv.md, independently of
  * lib/results/csv.ts, and compared with what a real CSV parser reads from the
  * downloaded bytes. States the API cannot reach on demand (enriching, expired,
  * enriched with zero accounts) are written straight to the table.
@@ -36,7 +36,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The standard column catalog of decisions §5, spelled out in the test oracle (not imported from the code under test). */
+/** The standard column catalog of docs/csv.md, spelled out in the test oracle (not imported from the code under test). */
 const CATALOG: readonly string[] = CSV_COLUMNS;
 
 // ---------------------------------------------------------------------------
@@ -190,7 +190,7 @@ const mobileAccount: WarehouseAccount = {
   ],
 };
 
-/** E.164 phones (kept as they are in the phone columns, decisions §5) beside formula-shaped names and near-E.164 values. */
+/** E.164 phones (kept as they are in the phone columns, docs/csv.md) beside formula-shaped names and near-E.164 values. */
 const phoneAccount: WarehouseAccount = {
   accountId: `${P}-phone`,
   name: '+15551234567',
@@ -213,7 +213,7 @@ const GHOST_ID = `${P}-ghost`;
 const CAMPAIGN_NAME = 'Zoë Q4 targets, EMEA';
 
 // ---------------------------------------------------------------------------
-// Expected rows (decisions §5), computed from the fixture.
+// Expected rows (docs/csv.md), computed from the fixture.
 // ---------------------------------------------------------------------------
 
 interface Selection {
@@ -571,7 +571,7 @@ describe('export of an enriched campaign: the file', () => {
     expect(byColumn(rows[1]!)).toMatchObject({ first_name: 'Safe', job_title: 'a=b', department: 'x-y' });
   });
 
-  it('writes plain E.164 phone numbers unprefixed; formula-shaped names and near-E.164 phones stay prefixed (decisions §5)', async () => {
+  it('writes plain E.164 phone numbers unprefixed; formula-shaped names and near-E.164 phones stay prefixed (docs/csv.md)', async () => {
     const result = expectExportResult(await exportCampaign(apiKey, { campaignId }), campaignId);
     const file = await download(result.url);
     const rows = rowsByAccount(file.rows).get(phoneAccount.accountId)!;

@@ -3,7 +3,7 @@
  * account history's read (lib/history/store.ts getFacts `pending`), against
  * DynamoDB Local and s3rver: their accounts read as enriched at the
  * campaign's `completedAt` inside the window, and never hide a newer time
- * already recorded (decisions §4). The test twin's history ignores them: its
+ * already recorded (docs/launch.md). The test twin's history ignores them: its
  * recency is decided by the account IDs (lib/test-mode/history.ts).
  */
 import { randomUUID } from 'node:crypto';

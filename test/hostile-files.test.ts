@@ -1,5 +1,5 @@
 /**
- * Hostile account-ID files (decisions §15 "Storage and parsing"): create
+ * Hostile account-ID files (docs/limits.md#sizes): create
  * reads an `accountIdsFile` part or an uploaded file as a stream and refuses
  * a line over 4,096 bytes at once, naming it; a binary file is a 400, never
  * a 5xx; nothing is written. Through HTTP against the local stack and s3rver.

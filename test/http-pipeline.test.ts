@@ -1,6 +1,6 @@
 /**
  * The request pipeline end to end (spec "Errors", "Authentication",
- * "Endpoints"; decisions §2 and §6): real HTTP against the local API server
+ * "Endpoints"; docs/errors.md, docs/authentication.md): real HTTP against the local API server
  * and DynamoDB Local, through `POST /v1/org/describe`, the one operation
  * every key can call.
  */
@@ -51,7 +51,7 @@ function expectEnvelope(res: ApiResponse): void {
 /**
  * An `invalid_request` envelope. With `issues`, `details` must be exactly
  * `{ issues }`; without, `details` may be absent (body not parseable at all)
- * but when present it must be a non-empty list of strings (decisions §2).
+ * but when present it must be a non-empty list of strings (docs/errors.md).
  */
 function expectInvalidRequest(res: ApiResponse, issues?: string[]): void {
   expectEnvelope(res);
@@ -182,7 +182,7 @@ describe('authentication', () => {
   });
 });
 
-describe('describe body rule (decisions §2: no body, an empty body or {})', () => {
+describe('describe body rule (docs/errors.md: no body, an empty body or {})', () => {
   it('accepts no body at all', async () => {
     const res = await call(api(), DESCRIBE, { apiKey: key });
     expect(res.status).toBe(200);
@@ -252,7 +252,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
   ])('rejects a JSON body that is %s with 400 invalid_request and issues naming the body', async (_label, body) => {
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType: 'application/json' } });
     expectInvalidRequest(res);
-    // The body parsed, so decisions §2 requires `details.issues`, each line naming the path (the body itself here).
+    // The body parsed, so docs/errors.md requires `details.issues`, each line naming the path (the body itself here).
     expect(res.error!.details?.issues).toEqual([expect.stringMatching(/^body: /)]);
   });
 
@@ -317,7 +317,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
     expect(broken.error!.details!.issues).not.toEqual(['content-type: the body is JSON; expected application/json']);
   });
 
-  it('accepts a JSON body of exactly 5 MiB and rejects one byte more (decisions §2)', async () => {
+  it('accepts a JSON body of exactly 5 MiB and rejects one byte more (docs/limits.md#sizes)', async () => {
     const atLimit = `{}${' '.repeat(MAX_BODY_BYTES - 2)}`;
     const ok = await call(api(), DESCRIBE, { apiKey: key, raw: { body: atLimit, contentType: 'application/json' } });
     expect(ok.status).toBe(200);
@@ -337,7 +337,7 @@ describe('describe body rule (decisions §2: no body, an empty body or {})', () 
     expectInvalidRequest(res, ['body: too large']);
   });
 
-  it('lets a multipart body just under 4 MiB reach validation, and rejects one over 4 MiB (decisions §2)', async () => {
+  it('lets a multipart body just under 4 MiB reach validation, and rejects one over 4 MiB (docs/limits.md#sizes)', async () => {
     const within = new FormData();
     within.append('file', new Blob([Buffer.alloc(MAX_MULTIPART_BYTES - 4096, 'a')]), 'big.txt');
     const validated = await call(api(), DESCRIBE, { apiKey: key, multipart: within });
@@ -437,7 +437,7 @@ describe('responses', () => {
     expect(operation.operationId).toBe('describeOrganization');
     expect(Object.keys(document.paths[DESCRIBE])).toEqual(['post']);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '500']));
-    expect(operation.security).toEqual([{ apiKey: [] }]);
+    expect(operation.security).toEqual([{ apiKey: ['org:read'] }]);
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const path of Object.keys(document.paths)) expect(path).toMatch(/^\/v1\//);
   });
@@ -464,6 +464,7 @@ describe('responses', () => {
 describe('errors a use case throws', () => {
   const operation = defineOperation({
     operationId: 'pipelineTest',
+    scope: 'org:read',
     path: '/v1/test/pipeline',
     request: z.strictObject({}),
   });
@@ -543,7 +544,7 @@ it('uses the organization of the key (describe of one organization never shows a
 });
 
 describe('the request deadline (lib/http/deadline.ts) ends with the request', () => {
-  const operation = defineOperation({ operationId: 'deadlineTest', path: '/v1/test/deadline', request: z.strictObject({}) });
+  const operation = defineOperation({ operationId: 'deadlineTest', scope: 'org:read', path: '/v1/test/deadline', request: z.strictObject({}) });
   let seen: AbortSignal | undefined;
   /** The deadline the last invocation's use case read (a function: TypeScript does not follow the closure's assignment). */
   const deadlineSeen = (): AbortSignal | undefined => seen;

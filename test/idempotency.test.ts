@@ -1,5 +1,5 @@
 /**
- * Safe retries with `Idempotency-Key` (decisions §10), through HTTP against
+ * Safe retries with `Idempotency-Key` (docs/idempotency.md), through HTTP against
  * the local stack and DynamoDB Local: create, update and enrich honour the
  * key per organization + operation; a finished request replays its saved
  * status and body with `Idempotent-Replayed: true`; another body with the

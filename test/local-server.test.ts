@@ -1,5 +1,5 @@
 /**
- * The local server's newcomer path (decisions §9): `GET /` points at the docs,
+ * The local server's newcomer path (README.md#set-up): `GET /` points at the docs,
  * the OpenAPI document and the health check; `GET /local/demo-key` hands the
  * demo organization's key to local tools only; `GET /health` answers 503
  * with what is still starting until every readiness step is done. Real HTTP
@@ -153,7 +153,7 @@ describe('keep-alive (issue #19: a reused connection is never dropped)', () => {
   });
 });
 
-describe('GET /health while the stack starts (decisions §9)', () => {
+describe('GET /health while the stack starts (README.md#set-up)', () => {
   const json = async (url: string) => {
     const res = await get(url);
     return { status: res.status, body: JSON.parse(res.text) };

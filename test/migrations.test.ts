@@ -1,5 +1,5 @@
 /**
- * The one list of data migrations (lib/migrations/index.ts; decisions §18)
+ * The one list of data migrations (lib/migrations/index.ts; docs/architecture.md)
  * against DynamoDB Local: each runs once, in order, and is remembered, so a
  * restart reads one partition instead of running (and scanning) again.
  * Migrations with IDs unique to this test keep it apart from any other

@@ -1,9 +1,9 @@
 /**
- * The published contract (decisions §13): the committed `docs/openapi.json`
+ * The published contract (README.md): the committed `docs/openapi.json`
  * is exactly what the code generates, and the document states what the API
  * does — required bodies, update's "at least one of", the form encodings,
  * typed `details` per error code with real examples, the campaign shape per
- * status, non-negative figures, the headers of §10, a license.
+ * status, non-negative figures, the headers of docs/idempotency.md, a license.
  * (`redocly lint` runs in CI: `npm run openapi:lint`.)
  */
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { buildOpenApiDocument, documented } from '../lib/contract/openapi';
 import { defineOperation } from '../lib/http/operation';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';
+import { LAUNCH_OUTCOMES } from '../lib/enrichment/decision';
 import { useApi } from './support/api';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -31,7 +32,7 @@ describe('docs/openapi.json', () => {
 
   it('documents every served operation from its domain\'s docs.ts, and refuses an undocumented one', () => {
     for (const route of API_ROUTES) expect(documented(route.operation).summary, route.operation.operationId).toMatch(/\S/);
-    const undocumented = defineOperation({ operationId: 'undocumentedTest', path: '/v1/test/undocumented', request: z.strictObject({}) });
+    const undocumented = defineOperation({ operationId: 'undocumentedTest', scope: 'org:read', path: '/v1/test/undocumented', request: z.strictObject({}) });
     expect(() => buildOpenApiDocument([undocumented])).toThrow(/undocumentedTest \(\/v1\/test\/undocumented\) has no documentation/);
     // Documentation of the same operationId but another path is not this operation's.
     expect(() => documented({ ...API_ROUTES[0]!.operation, path: '/v1/elsewhere' })).toThrow(/has no documentation/);
@@ -122,7 +123,7 @@ describe('docs/openapi.json', () => {
     const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
     expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
     expect(create.schema.required).toEqual(['name']);
-    // Exactly one source of account IDs (decisions §1, §14); JSON and urlencoded have the first two.
+    // Exactly one source of account IDs (docs/campaigns.md); JSON and urlencoded have the first two.
     expect(create.schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }, { required: ['accountIdsFile'] }]);
     // JSON: one complete body per source, each a named component (generated clients type a body without a list as an error).
     expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([
@@ -162,6 +163,20 @@ describe('docs/openapi.json', () => {
     expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
   });
 
+  it('documents every refusal a launch can answer on enrich, each under its status (spend_limit_exceeded was missing: Prism turned the real 402 into a 500)', () => {
+    const responses = post('/v1/campaigns/enrich').responses;
+    const refusals = LAUNCH_OUTCOMES.filter((outcome) => outcome !== 'launchable');
+    expect(refusals).toContain('spend_limit_exceeded');
+    for (const code of refusals) {
+      const media = responses[String(ERROR_STATUS[code])].content['application/json'];
+      expect(media.examples[code]?.value.error.code, code).toBe(code);
+      const error = media.schema.properties.error;
+      const refs: string[] = error.oneOf ? error.oneOf.map((o: any) => o.$ref) : [error.$ref];
+      expect(refs.map(schemaOf).some((s) => s.properties.code.const === code), code).toBe(true);
+    }
+    expect(responses['402'].description).toMatch(/`spend_limit_exceeded`/);
+  });
+
   it('ties completedAt, resultsExpireAt and results to the status', () => {
     const campaign = committed.components.schemas.Campaign;
     expect(campaign.discriminator.propertyName).toBe('status');
@@ -189,7 +204,7 @@ describe('docs/openapi.json', () => {
     expect(credits.smb.minimum).toBe(0);
   });
 
-  it('declares the headers of decisions §10 on the operations', () => {
+  it('declares the headers of docs/idempotency.md on the operations', () => {
     const enrich = post('/v1/campaigns/enrich');
     expect(enrich.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
     expect(committed.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });

@@ -1,5 +1,5 @@
 /**
- * The operator CLI (decisions §8), run as an operator runs it: a child
+ * The operator CLI (README.md#operator-cli), run as an operator runs it: a child
  * process of `bin/ops.mjs` (and once through `npx ops`, the bin entry),
  * against the test run's DynamoDB Local and s3rver (the environment of
  * test/support/global-setup.ts, passed through: TABLE_NAME, endpoints,

@@ -1,5 +1,5 @@
 /**
- * Prism as a judge of the contract (issue #34; decisions §13): every
+ * Prism as a judge of the contract (issue #34; README.md): every
  * operation of docs/openapi.json, with valid, boundary and invalid inputs in
  * JSON, urlencoded and multipart, sent through `prism proxy --errors` in
  * front of the local API. Each case is judged twice:
@@ -20,7 +20,11 @@ import path from 'node:path';
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrganization, useApi } from './support/api';
-import { activeAccounts, importAccounts, uniquePrefix, waitForStatus } from './enrichment/support';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { account, activeAccounts, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import { startReceiver } from './webhooks/receiver';
+import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
 import { API_ROUTES } from '../infra/routes';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
@@ -81,31 +85,37 @@ async function freePort(): Promise<number> {
   });
 }
 
-let prism: ChildProcess | undefined;
+const prisms: ChildProcess[] = [];
 let prismUrl = '';
 
-beforeAll(async () => {
+/** Starts `prism proxy --errors` over `document` in front of the local API; returns its URL. */
+async function startPrism(document: string): Promise<string> {
   const port = await freePort();
   // Prism 5 needs Node >= 24.18: the project's pinned Node runs it (process.execPath under vitest).
-  prism = spawn(process.execPath, [path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', path.join(ROOT, 'docs/openapi.json'), api(), '--errors', '--host', '127.0.0.1', '--port', String(port)], {
+  const prism = spawn(process.execPath, [path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', document, api(), '--errors', '--host', '127.0.0.1', '--port', String(port)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  prisms.push(prism);
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (/Prism is listening/.test(output)) resolve();
     };
-    prism!.stdout!.on('data', onData);
-    prism!.stderr!.on('data', onData);
-    prism!.on('exit', (code) => reject(new Error(`prism exited (${code}): ${output}`)));
+    prism.stdout!.on('data', onData);
+    prism.stderr!.on('data', onData);
+    prism.on('exit', (code) => reject(new Error(`prism exited (${code}): ${output}`)));
   });
-  prismUrl = `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${port}`;
+}
+
+beforeAll(async () => {
+  prismUrl = await startPrism(path.join(ROOT, 'docs/openapi.json'));
 }, 120_000);
 
 afterAll(() => {
-  prism?.kill();
+  for (const prism of prisms) prism.kill();
 });
 
 interface Fixture {
@@ -156,6 +166,10 @@ function cases(f: Fixture): Case[] {
     ok('/v1/org/describe', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/describe', 'empty object', {}, { encodings: ['json'] }),
     bad('/v1/org/describe', 'unknown field', { x: 1 }, { encodings: ['json'] }),
+    // Documented: an operation without fields takes an empty form body, and refuses a form field.
+    ok('/v1/org/describe', 'empty form body', {}, { encodings: ['form', 'multipart'] }),
+    bad('/v1/org/describe', 'a form field', { x: '1' }, { encodings: ['form', 'multipart'] }),
+    ok('/v1/webhooks/list', 'empty form body', {}, { encodings: ['form', 'multipart'] }),
 
     ok('/v1/org/limits', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/limits', 'empty object', {}, { encodings: ['json'] }),
@@ -350,4 +364,127 @@ describe('Prism (prism proxy --errors) and the server agree', () => {
     expect(direct.status).toBe(405);
     expect(direct.headers.get('allow')).toBe('POST');
   });
+});
+
+/** A real answer of one error code, provoked through Prism. */
+interface Answered {
+  code: ErrorCode;
+  send: (base: string) => Promise<Response>;
+}
+
+/**
+ * The codes no request of this file can provoke on demand, and why; every
+ * other code's real answer goes through Prism.
+ */
+const NOT_PROVOKED: Partial<Record<ErrorCode, string>> = {
+  enrichment_pending: 'needs two launches of one campaign inside the same instant (test/enrich-concurrency.test.ts)',
+  idempotency_key_in_use: 'needs a keyed request still running when its twin arrives (test/idempotency.test.ts)',
+  results_expired: 'needs a campaign past its result access period (test/storage-expiry.test.ts)',
+  internal_error: 'an unexpected failure; no input provokes it',
+};
+
+/** Every other code, each with a request that gets its real answer (fresh organizations, so no case depends on another). */
+async function everyCode(): Promise<Answered[]> {
+  const p = uniquePrefix();
+  const rich = await newOrganization({ smbCredits: 100_000, limits: { requests: 100_000 } });
+  const poor = await newOrganization({ smbCredits: 1 });
+  const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
+  const narrow = await newOrganization({ maxEnrichingAccounts: 1 });
+  const throttled = await newOrganization({ limits: { requests: 1, windowSeconds: 3600 } });
+  const accounts = activeAccounts(p, 3);
+  const inactive = [account(`${p}_gone`, 'inactive')];
+  await importAccounts([...accounts, ...inactive]);
+  const ids = accounts.map((a) => a.accountId);
+  const draftOf = async (apiKey: string, accountIds = ids) => (await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism codes', accountIds } })).data.id as string;
+  const enriched = await draftOf(rich.apiKey);
+  await call(api(), '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } });
+  await waitForStatus(api(), rich.apiKey, enriched, 'enriched');
+  const [poorDraft, cappedDraft, narrowDraft, deadDraft, draft] = await Promise.all([draftOf(poor.apiKey), draftOf(capped.apiKey), draftOf(narrow.apiKey), draftOf(rich.apiKey, [inactive[0]!.accountId]), draftOf(rich.apiKey)]);
+  // An endpoint that answers 410 Gone is disabled by its first delivery; redelivering to it is refused.
+  const gone = await startReceiver([{ status: 410, body: 'gone' }]);
+  const endpoint = (await call(api(), '/v1/webhooks/create', { apiKey: rich.apiKey, body: { url: gone.url } })).data;
+  const test = (await call(api(), '/v1/webhooks/test', { apiKey: rich.apiKey, body: { endpointId: endpoint.id } })).data;
+  await pollUntil(async () => (await call(api(), '/v1/webhooks/list', { apiKey: rich.apiKey })).data.endpoints[0].status, (status) => status === 'disabled', { timeoutMs: 30_000, intervalMs: 50 });
+  await gone.close();
+  // Ten endpoints fill an organization's places.
+  const full = await newOrganization();
+  for (let i = 0; i < 10; i++) await call(api(), '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: `http://127.0.0.1:9/full${i}` } });
+  await call(api(), '/v1/org/describe', { apiKey: throttled.apiKey }); // the window's one request
+
+  const post = (base: string, path: string, init: { apiKey?: string; authorization?: string; body?: unknown; headers?: Record<string, string> }) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { authorization: init.authorization ?? `Bearer ${init.apiKey}`, 'content-type': 'application/json', ...init.headers },
+      body: JSON.stringify(init.body ?? {}),
+    });
+  const key = `prism-codes-${p}`;
+  await call(api(), '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Keyed', accountIds: ids }, headers: { 'Idempotency-Key': key } });
+  return [
+    { code: 'invalid_request', send: (b) => post(b, '/v1/campaigns/list', { apiKey: rich.apiKey, body: { cursor: 'bm90LWEtY3Vyc29y' } }) },
+    { code: 'invalid_api_key', send: (b) => post(b, '/v1/org/describe', { authorization: 'Bearer cek_unknown' }) },
+    { code: 'revoked_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: 'cek_test_RevokedRevokedRevokedRevokedRevokedRevok' }) },
+    { code: 'insufficient_credits', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }) },
+    { code: 'spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }) },
+    { code: 'concurrency_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: narrow.apiKey, body: { campaignId: narrowDraft } }) },
+    { code: 'no_eligible_accounts', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: deadDraft } }) },
+    { code: 'not_found', send: (b) => post(b, '/v1/campaigns/get', { apiKey: rich.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }) },
+    { code: 'campaign_not_enrichable', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } }) },
+    { code: 'campaign_not_editable', send: (b) => post(b, '/v1/campaigns/update', { apiKey: rich.apiKey, body: { campaignId: enriched, name: 'x' } }) },
+    { code: 'campaign_not_cancelable', send: (b) => post(b, '/v1/campaigns/cancel', { apiKey: rich.apiKey, body: { campaignId: draft } }) },
+    { code: 'results_not_ready', send: (b) => post(b, '/v1/campaigns/export', { apiKey: rich.apiKey, body: { campaignId: draft } }) },
+    { code: 'idempotency_key_reused', send: (b) => post(b, '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Other body', accountIds: ids }, headers: { 'Idempotency-Key': key } }) },
+    { code: 'webhook_endpoint_limit_reached', send: (b) => post(b, '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: 'http://127.0.0.1:9/eleventh' } }) },
+    { code: 'webhook_endpoint_disabled', send: (b) => post(b, '/v1/webhooks/redeliver', { apiKey: rich.apiKey, body: { messageId: test.messageId } }) },
+    { code: 'rate_limited', send: (b) => post(b, '/v1/org/describe', { apiKey: throttled.apiKey }) },
+    { code: 'method_not_allowed', send: (b) => fetch(`${b}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${rich.apiKey}` } }) },
+  ];
+}
+
+/** What Prism says of one real answer: its status, code, and any violation (empty when the document describes it). */
+async function throughPrism(base: string, answered: Answered) {
+  const response = await answered.send(base);
+  const text = await response.text();
+  const body = JSON.parse(text) as { error?: { code?: string } | null };
+  return { status: response.status, code: body.error?.code, violations: response.headers.get('sl-violations') ?? '', fromPrism: (response.headers.get('content-type') ?? '').includes('problem+json') };
+}
+
+describe('prism proxy --errors passes the real answer of every error code', () => {
+  it('every code the API answers, through Prism: the status and code the document states, no violation', async () => {
+    const answers = await everyCode();
+    const covered = new Set(answers.map((a) => a.code));
+    expect((Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => !covered.has(code) && !NOT_PROVOKED[code])).toEqual([]);
+    const verdicts = [];
+    for (const answered of answers) {
+      const seen = await throughPrism(prismUrl, answered);
+      // 405 is Prism's own answer for a method the document lacks; every other answer is the server's.
+      const expected = { status: ERROR_STATUS[answered.code], code: answered.code === 'method_not_allowed' ? seen.code : answered.code, violations: '', fromPrism: answered.code === 'method_not_allowed' ? seen.fromPrism : false };
+      verdicts.push({ case: answered.code, ...seen, expected });
+    }
+    expect(verdicts.filter((v) => JSON.stringify({ status: v.status, code: v.code, violations: v.violations, fromPrism: v.fromPrism }) !== JSON.stringify(v.expected))).toEqual([]);
+  }, 300_000);
+
+  it("catches a planted fault: with spend_limit_exceeded taken out of enrich's 402, the real answer violates the document", async () => {
+    const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
+    const media = document.paths['/v1/campaigns/enrich'].post.responses['402'].content['application/json'];
+    const error = media.schema.properties.error;
+    error.oneOf = error.oneOf.filter((variant: { $ref: string }) => !variant.$ref.endsWith('/SpendLimitExceededError'));
+    delete error.discriminator;
+    delete media.examples.spend_limit_exceeded;
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'prism-fault-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const broken = await startPrism(file);
+    const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
+    const accounts = activeAccounts(uniquePrefix(), 2);
+    await importAccounts(accounts);
+    const campaignId = (await call(api(), '/v1/campaigns/create', { apiKey: capped.apiKey, body: { name: 'Planted', accountIds: accounts.map((a) => a.accountId) } })).data.id;
+    const answered: Answered = {
+      code: 'spend_limit_exceeded',
+      send: (b) => fetch(`${b}/v1/campaigns/enrich`, { method: 'POST', headers: { authorization: `Bearer ${capped.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ campaignId }) }),
+    };
+    const seen = await throughPrism(broken, answered);
+    // Prism flags the answer (sl-violations) or, with --errors, replaces it with its own 500.
+    expect(seen.violations !== '' || seen.status === 500, JSON.stringify(seen)).toBe(true);
+    // The true document passes the same answer.
+    expect(await throughPrism(prismUrl, answered)).toEqual({ status: 402, code: 'spend_limit_exceeded', violations: '', fromPrism: false });
+  }, 120_000);
 });

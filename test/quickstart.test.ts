@@ -1,12 +1,12 @@
 /**
- * The README's quickstart, verbatim (decisions §9; issue "the first hour"):
+ * The README's quickstart, verbatim (README.md#set-up; issue "the first hour"):
  * the first ```sh block under "## Quickstart" is run with bash from a
  * directory outside the repository, against a real `npm start` child
  * process on a free port with its data folder in a temporary directory. It
  * must finish, download the export, and leave the repository as it was; with
  * a wrong key it must stop at its first request, with a non-zero exit.
  *
- * The same `npm start` is watched from its spawn for readiness (decisions §9):
+ * The same `npm start` is watched from its spawn for readiness (README.md#set-up):
  * `/health` answers 503 with what is still starting until it answers 200,
  * and at that first 200 the demo key is served and endpoints.json (the
  * operator CLI's way to the stack) is written.
@@ -164,7 +164,7 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 }, 60_000);
 
-describe('npm start and test mode (decisions §17)', () => {
+describe('npm start and test mode (docs/test-mode.md)', () => {
   it('prints a test key beside the demo key and serves it at GET /local/test-key; it acts in test mode on the demo organization', async () => {
     const printed = /test key\s+(cek_test_\S+)/.exec(stackOutput)?.[1];
     expect(printed, stackOutput).toMatch(/^cek_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
@@ -203,7 +203,7 @@ describe('README quickstart', () => {
       expect(files[0]).toBe('ids.csv');
       expect(files[1]).toMatch(/^q4-targets-\d{4}-\d{2}-\d{2}\.csv$/);
 
-      // The export: the catalog header, rows, and E.164 phones written as they are (decisions §5).
+      // The export: the catalog header, rows, and E.164 phones written as they are (docs/csv.md).
       const csv = readFileSync(path.join(scratchRoot, scratch!, files.find((f) => f.startsWith('q4-targets'))!));
       expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const [header, ...rows] = parse(csv, { bom: true, record_delimiter: '\r\n' }) as string[][];
@@ -236,7 +236,7 @@ describe('README quickstart', () => {
   });
 });
 
-describe('npm start readiness (decisions §9)', () => {
+describe('npm start readiness (README.md#set-up)', () => {
   it('answers /health 503 with what is still starting until it is ready, then 200 with the demo key served and endpoints.json written', () => {
     const [first] = health.answers;
     const last = health.answers.at(-1)!;

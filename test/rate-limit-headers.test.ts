@@ -1,7 +1,7 @@
 /**
  * Every authenticated operation's answers carry the IETF RateLimit fields,
  * a success and a refusal alike, and describe, get, enrich and quote carry
- * `Credits-Remaining` (decisions §15): a table over infra/routes.ts
+ * `Credits-Remaining` (docs/limits.md): a table over infra/routes.ts
  * API_ROUTES, so a new route without a case fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The request rate per organization (decisions §15; lib/http/rate-limit.ts),
+ * The request rate per organization (docs/limits.md; lib/http/rate-limit.ts),
  * through HTTP against the local API server and DynamoDB Local, and the
  * limiter on its own with an injected clock (the window's reset, without
  * waiting for wall time).
@@ -49,7 +49,7 @@ function expectRateLimited(res: ApiResponse, limit: number, windowSeconds: numbe
   expect(res.headers.get('x-request-id')).toBeTruthy();
 }
 
-describe('the request rate of an organization (decisions §15)', () => {
+describe('the request rate of an organization (docs/limits.md)', () => {
   it('counts down on every answer; over the limit: 429 rate_limited with Retry-After, typed details and the RateLimit fields', async () => {
     const org = await limitedOrganization(3, 3600);
     const remaining: number[] = [];
@@ -122,7 +122,7 @@ describe('the request rate of an organization (decisions §15)', () => {
   });
 });
 
-describe('exports and uploads per hour (decisions §15)', () => {
+describe('exports and uploads per hour (docs/limits.md)', () => {
   /** A 429 of an hourly policy: every detail and Retry-After. */
   function expectHourlyRefusal(res: ApiResponse, policy: 'exports' | 'uploads', limit: number): void {
     expect(res.status, JSON.stringify(res.body)).toBe(429);

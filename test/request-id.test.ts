@@ -1,5 +1,5 @@
 /**
- * Request tracing (decisions §10), through HTTP against the local stack:
+ * Request tracing (docs/idempotency.md), through HTTP against the local stack:
  * every response of every operation, error path, route and document carries
  * `X-Request-Id`; the request's log lines carry the same ID; an enrich call
  * passes it into the workflow execution it starts, whose task log lines

@@ -1,5 +1,5 @@
 /**
- * The monthly spend limit and the low-balance event (decisions §15), through
+ * The monthly spend limit and the low-balance event (docs/limits.md), through
  * HTTP against the local stack: `spend_limit_exceeded` after
  * `insufficient_credits`, atomic with the launch transaction (racing
  * launches never pass it together), quote's `outcome`, refunds taken off the

@@ -1,6 +1,6 @@
 /**
  * Stored objects of a campaign, from launch to deletion (issue #13 items 2
- * and 4; docs/data-model.md "Objects"), end to end through the API and the
+ * and 4; docs/data-model.md), end to end through the API and the
  * real workflow definition run locally, looking at what is left on s3rver:
  *
  * - launch writes one account object per workflow batch next to the eligible list;

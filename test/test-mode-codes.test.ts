@@ -1,5 +1,5 @@
 /**
- * docs/test-mode.md's recipes (decisions §17; issue #32): every webhook event
+ * docs/test-mode.md's recipes (docs/test-mode.md; issue #32): every webhook event
  * and error code a test key can produce deterministically, produced with a
  * test key through HTTP against the local stack, and the operator's `--test`
  * options (run in process, as `npx ops` runs them). Timing-dependent recipes

@@ -1,5 +1,5 @@
 /**
- * Test mode (decisions §17; issue #32), end to end through HTTP against the
+ * Test mode (docs/test-mode.md; issue #32), end to end through HTTP against the
  * local stack: test keys act on the organization's test twin, every answer
  * to one carries `Test-Mode: true`, the built-in warehouse's magic account
  * IDs give their outcomes, counts and refunds, live and test never see each
@@ -135,7 +135,7 @@ describe('test keys and the test twin', () => {
   });
 });
 
-describe('the built-in test warehouse (decisions §17)', () => {
+describe('the built-in test warehouse (docs/test-mode.md)', () => {
   it('each magic ID gives its outcome, counts and refunds', async () => {
     const { organizationId, testKey } = await livePair();
     const p = uniquePrefix();

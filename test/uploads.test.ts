@@ -1,10 +1,10 @@
 /**
- * Large account lists through an upload (decisions §14), end to end: real
+ * Large account lists through an upload (docs/campaigns.md#large-account-lists-upload-first), end to end: real
  * HTTP against the local API server, DynamoDB Local and the local S3
  * endpoint (s3rver), whose presigned PUT the test uses as a customer would.
  * `POST /v1/uploads/create` presigns a PUT under the organization's prefix;
  * `POST /v1/campaigns/create` with `accountIdsUploadId` reads the file with
- * the `accountIdsFile` rules and the limits of §1. Every refusal names
+ * the `accountIdsFile` rules and the limits of docs/campaigns.md. Every refusal names
  * `accountIdsUploadId` (and the line) and writes no campaign.
  */
 import { execFile } from 'node:child_process';
@@ -103,7 +103,7 @@ describe('POST /v1/uploads/create', () => {
     expectInvalidRequest(await call(api(), UPLOAD, { apiKey, body }), path);
   });
 
-  it('replays the same upload for the same Idempotency-Key (decisions §10)', async () => {
+  it('replays the same upload for the same Idempotency-Key (docs/idempotency.md)', async () => {
     const { apiKey } = await newOrganization();
     const first = await call(api(), UPLOAD, { apiKey, body: {}, headers: { 'Idempotency-Key': 'upload-1' } });
     const second = await call(api(), UPLOAD, { apiKey, body: {}, headers: { 'Idempotency-Key': 'upload-1' } });

@@ -1,5 +1,5 @@
 /**
- * Crash safety of webhooks (decisions §12): the event is written in the same
+ * Crash safety of webhooks (docs/webhooks.md): the event is written in the same
  * transaction as the state change, so a process killed after the change and
  * before the delivery still delivers it once restarted.
  *

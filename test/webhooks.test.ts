@@ -1,5 +1,5 @@
 /**
- * Signed webhooks (decisions §12), end to end through HTTP against the local
+ * Signed webhooks (docs/webhooks.md), end to end through HTTP against the local
  * stack: events recorded with the state changes, fanned out and delivered by
  * the local schedule (the same delivery code as AWS) to a real receiver on
  * 127.0.0.1, verified with the `standardwebhooks` library; the delivery log,
@@ -270,7 +270,7 @@ describe('secret rotation', () => {
     expect(JSON.stringify((await call(api(), W.list, { apiKey })).body)).not.toMatch(/whsec_/);
   });
 
-  it('saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint\'s current one (decisions §10)', async () => {
+  it('saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint\'s current one (docs/idempotency.md)', async () => {
     const { organizationId, apiKey } = await newOrganization();
     const hook = await receiver();
     const body = { url: hook.url };

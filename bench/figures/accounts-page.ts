@@ -1,5 +1,5 @@
 /**
- * Figure "accounts page" (decisions §11 "a page costs reads in proportion to
+ * Figure "accounts page" (docs/launch.md "a page costs reads in proportion to
  * the page, never to the list"): what one page of `/v1/campaigns/accounts`
  * reads, for a campaign of 1,000 and of 100,000 accounts: DynamoDB and S3
  * calls, the bytes they returned, and the read capacity of the manifest.

@@ -1,5 +1,5 @@
 /**
- * Figure "account history" (issue #29; decisions §4): a 1,000-account launch
+ * Figure "account history" (issue #29; docs/launch.md): a 1,000-account launch
  * and quote whose organization has 0, 100 and 1,000 prior campaigns of
  * 100,000 accounts inside its window (lists shifted by 100 accounts, so they
  * overlap), or 0 and 1,000,000 CRM targets. Each figure sits beside its floor

@@ -1,5 +1,5 @@
 /**
- * Figures of the limits per organization (issue #30, decisions §15):
+ * Figures of the limits per organization (issue #30, docs/limits.md):
  *
  * - another organization's warm p50 (describe, over HTTP) while one
  *   organization floods at 10× its limit, against its quiet p50 in the same

@@ -6,7 +6,7 @@
  * budget applies to N. For enrich the launch evaluation's batched reads of
  * warehouse statuses and account history are reported apart too, as the
  * issue excludes them, and so is the write of the evaluation's per-account
- * outcomes (one PutItem of the outcome manifest, decisions §11; made while
+ * outcomes (one PutItem of the outcome manifest, docs/launch.md#per-account-outcomes; made while
  * the organization is read, so it adds no latency).
  */
 import type { Results } from '../lib/results';
@@ -33,7 +33,7 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
     const reply = await postCounted(stack, path, apiKey, body);
     if (reply.status !== 200) throw new Error(`${name} answered ${reply.status}: ${JSON.stringify(reply.error)}`);
     const all = reply.scope.calls.filter((c) => c.service === 'dynamodb');
-    // The request-rate limiter's calls (decisions §15) are reported apart: they must share a wave with the
+    // The request-rate limiter's calls (docs/limits.md) are reported apart: they must share a wave with the
     // request's own calls (no round trip added), which the wave count below shows.
     const limiter = all.filter((c) => c.kind === 'limiter');
     const dynamo = all.filter((c) => c.kind !== 'limiter');

@@ -31,7 +31,8 @@ import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type Cp
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
 import { keys } from '../../lib/db/table';
-import { HISTORY_RETENTION_DAYS, HISTORY_SHARDS, shardOf } from '../../lib/history/store';
+import { addressOf, bucketKeys, bucketOf, fingerprintOf, HISTORY_RETENTION_DAYS, itemBytes } from '../../lib/history/store';
+import { accountHistory } from '../../lib/root';
 import { round } from '../lib/stats';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../../lib/aws';
@@ -66,17 +67,14 @@ const n = (v: number) => Math.round(v).toLocaleString('en-US');
 
 /**
  * Bytes an organization's account history takes in the table (DynamoDB's item size: attribute names and
- * values, plus 100 bytes of overhead per item), every shard read once (lib/history/store.ts).
+ * values, plus 100 bytes of overhead per item), every bucket read once (lib/history/store.ts).
  */
 async function historyStoredBytes(tableName: string, organizationId: string): Promise<number> {
-  const shards = Array.from({ length: HISTORY_SHARDS }, (_, shard) => keys.accountHistoryShard(organizationId, shard));
+  const buckets = bucketKeys(organizationId, (await accountHistory().state(organizationId)).buckets);
   let bytes = 0;
-  for (let i = 0; i < shards.length; i += 100) {
-    const { Responses } = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: shards.slice(i, i + 100) } } }));
-    for (const item of Responses?.[tableName] ?? []) {
-      bytes += 100;
-      for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + (typeof value === 'string' ? Buffer.byteLength(value) : 8);
-    }
+  for (let i = 0; i < buckets.length; i += 100) {
+    const { Responses } = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: buckets.slice(i, i + 100) } } }));
+    for (const item of Responses?.[tableName] ?? []) bytes += itemBytes(item, 100);
   }
   return bytes;
 }
@@ -303,12 +301,13 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   // The read floor of the launch evaluation and of FindContacts: the same BatchGetItem patterns, bare.
   const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(N / 20_000)) === 0).slice(0, 20_000);
   const statusRate = await batchGetRate(stack.tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, ['accountId', 'status']);
-  const factsRate = await batchGetRate(stack.tableName, groupsOf([...new Set(sample.map(shardOf))].map((shard) => keys.accountHistoryShard(organizationId, shard))), 32, ['entries']);
+  const historyBuckets = (await accountHistory().state(organizationId)).buckets;
+  const factsRate = await batchGetRate(stack.tableName, groupsOf([...new Set(sample.map((id) => bucketOf(addressOf(fingerprintOf(id)), historyBuckets).bucket))].map((bucket) => keys.accountHistoryBucket(organizationId, bucket))), 32, ['entries']);
   const contactsRate = await batchGetRate(stack.tableName, groupsOf(sample.slice(0, 10_000).flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)])), 64);
   results.note(
     'launch evaluation',
     `Read floor, same run: bare BatchGetItem of 100 keys through the same shared client, 32 in flight — warehouse statuses (projection) ${n(statusRate.keysPerS)} keys/s, ` +
-      `account-history shard keys (lib/history/store.ts; none exist yet) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
+      `account-history bucket keys (lib/history/store.ts) ${n(factsRate.keysPerS)} keys/s. The floor of the figure is the evaluation's own keys (counted below) at these rates.`,
   );
   results.note(
     'enrichment workflow',
@@ -563,7 +562,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     apiGateway: { requests: 1 },
   };
   const launchLines = costLines(launchUsage);
-  // Per enriched account (decisions §4: accounts with results are charged), not per requested one.
+  // Per enriched account (docs/launch.md: accounts with results are charged), not per requested one.
   const finalCampaign = expectOk(await post<{ results: { totalAccounts: number } | null }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
   const enrichedAccounts = finalCampaign.results?.totalAccounts || N;
   const per1000 = scaleLines(launchLines, 1000 / enrichedAccounts);
@@ -591,7 +590,7 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       'Storage also counts the account history the campaign left (its organization\'s history shards, lib/history/store.ts) × 3,650 days at DynamoDB\'s price. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.',
   );
 
-  // The per-account outcomes (decisions §11) of the completed campaign: the export below must carry the same counts.
+  // The per-account outcomes (docs/launch.md#per-account-outcomes) of the completed campaign: the export below must carry the same counts.
   const outcomesReply = await post<{ summary: Record<'invalid' | 'recently_enriched' | 'crm_excluded' | 'pending' | 'found' | 'not_found', number> }>(stack, PATHS.accounts, apiKey, { campaignId, limit: 1 });
   const outcomeSummary = expectOk(outcomesReply, 'accounts').summary;
   if (outcomeSummary.pending !== 0 || outcomeSummary.found + outcomeSummary.not_found !== N) {

@@ -1,5 +1,5 @@
 /**
- * Figure module "test mode" (decisions §17; issue #32): what test traffic
+ * Figure module "test mode" (docs/test-mode.md; issue #32): what test traffic
  * costs us. A test key's campaign of N accounts (9 in 10 `test_found_`, 1 in
  * 10 `test_nocontacts_`) is created, launched and run to `enriched` through
  * the API and the local workflow, as a customer's integration test would:

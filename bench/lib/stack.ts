@@ -167,13 +167,13 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   }
   if (!pk) return { kind: 'other', items };
   if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };
-  // The request-rate limiter (decisions §15): its counter, and its policy read (the org item's limit attributes, projected).
+  // The request-rate limiter (docs/limits.md): its counter, and its policy read (the org item's limit attributes, projected).
   if (pk.includes('#LIMIT#')) return { kind: 'limiter', items };
   if (sk === 'ORG' && Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>).includes('limitRequests')) return { kind: 'limiter', items };
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
   if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   // History shards (issue #29): a completion's rewrite of one shard is a PutItem.
-  if (pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
+  if (pk.includes('#HBUCKET#') || pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
   if (sk === 'OUTCOMES') return { kind: 'outcomes', items };

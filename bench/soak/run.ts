@@ -86,7 +86,7 @@ try {
   const books: { organizationId: string; apiKey: string; startingBalance: number; adjustments: number; drafts: string[]; enriched: string[] }[] = [];
   for (let i = 0; i < 4; i++) {
     const { organization, apiKey } = await organizations().create({ name: `Soak ${i}`, smbCredits: STARTING_BALANCE, researchAgentCredits: 0, maxEnrichingAccounts: 50_000 });
-    // The soak hammers each organization: its request rate (decisions §15) is raised, not measured, here.
+    // The soak hammers each organization: its request rate (docs/limits.md) is raised, not measured, here.
     await limits().setLimits(organization.id, { requests: 100_000_000, exportsPerHour: 100_000_000, uploadsPerHour: 100_000_000 });
     const book = { organizationId: organization.id, apiKey, startingBalance: STARTING_BALANCE, adjustments: 0, drafts: [] as string[], enriched: [] as string[] };
     for (let c = 0; c < 23; c++) {

@@ -25,7 +25,7 @@ const PERIOD = Duration.minutes(5);
 /**
  * `rate_limited` answers of one organization in 5 minutes that raise
  * `RateLimitedOrganization`: a client hammering past its limit (10 % of one
- * window's default 200 requests would be paced; this many refusals is not).
+ * window's default requests would be paced; this many refusals is not).
  */
 export const RATE_LIMITED_ALARM_THRESHOLD = 300;
 
@@ -106,7 +106,7 @@ export interface MonitoringProps {
   readonly supportFunctions?: readonly MonitoredFunction[];
   readonly stateMachine: sfn.IStateMachine;
   readonly table: dynamodb.ITableV2;
-  /** Webhook delivery (decisions §12): its state machine and the dispatcher's dead-letter queue. */
+  /** Webhook delivery (docs/webhooks.md): its state machine and the dispatcher's dead-letter queue. */
   readonly webhooks: { readonly stateMachine: sfn.IStateMachine; readonly deadLetterQueue: sqs.IQueue };
   /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
@@ -138,7 +138,7 @@ export interface MonitoringAlarms {
   readonly webhookDeliveryFailed: cloudwatch.Alarm;
   /**
    * One organization got at least {@link RATE_LIMITED_ALARM_THRESHOLD} `rate_limited` answers in 5 minutes
-   * (decisions §15): the metric `RateLimited` per `organizationId` (a metric filter of each API function's
+   * (docs/limits.md): the metric `RateLimited` per `organizationId` (a metric filter of each API function's
    * log group, infra/stack.ts), the organization with the most of them (a Metrics Insights query), so any
    * organization raises it and the others never add up.
    */
@@ -262,7 +262,7 @@ export class Monitoring extends Construct {
         ...atLeastOne,
         alarmName: name('LedgerDrift'),
         alarmDescription:
-          "An organization's smb balance differs from the sum of its ledger entries (decisions §11), or a campaign's credits.charged from minus the sum of its entries: credits moved outside lib/credits. The CreditsReconcile function's log names each organization and campaign; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
+          "An organization's smb balance differs from the sum of its ledger entries (docs/launch.md#the-credit-ledger), or a campaign's credits.charged from minus the sum of its entries: credits moved outside lib/credits. The CreditsReconcile function's log names each organization and campaign; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
       }),
       capacityDrift: business.CapacityDrift.with({ statistic: cloudwatch.Stats.MAXIMUM }).createAlarm(this, 'CapacityDrift', {
         ...atLeastOne,
@@ -301,7 +301,7 @@ export class Monitoring extends Construct {
         period: PERIOD,
       }).createAlarm(this, 'RateLimitedOrganization', {
         alarmName: name('RateLimitedOrganization'),
-        alarmDescription: `One organization got at least ${RATE_LIMITED_ALARM_THRESHOLD} rate_limited answers (429) in 5 minutes: a client past its limits (decisions §15). The dashboard's "rate_limited by organization" graph names it; its requests carry organizationId in the API logs. Contact the customer, or raise its limits with \`npm run ops -- org:limits\` (docs/deploy.md).`,
+        alarmDescription: `One organization got at least ${RATE_LIMITED_ALARM_THRESHOLD} rate_limited answers (429) in 5 minutes: a client past its limits (docs/limits.md). The dashboard's "rate_limited by organization" graph names it; its requests carry organizationId in the API logs. Contact the customer, or raise its limits with \`npm run ops -- org:limits\` (docs/deploy.md).`,
         threshold: RATE_LIMITED_ALARM_THRESHOLD,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -450,17 +450,23 @@ export class Monitoring extends Construct {
 }
 
 /**
+ * The names of the alarms that sum `metricCount` metrics under `alarmName`:
+ * one per {@link MAX_METRICS_PER_ALARM} metrics, the first `alarmName`, the
+ * next `alarmName-2`, and so on (so a test derives them from the route count).
+ */
+export function sumAlarmNames(alarmName: string, metricCount: number): string[] {
+  return Array.from({ length: Math.ceil(metricCount / MAX_METRICS_PER_ALARM) }, (_, i) => (i === 0 ? alarmName : `${alarmName}-${i + 1}`));
+}
+
+/**
  * Alarms on the sum of any number of metrics: one {@link sumAlarm} per
- * {@link MAX_METRICS_PER_ALARM} metrics, the first named `alarmName`, the
- * next `alarmName-2`, and so on.
+ * {@link MAX_METRICS_PER_ALARM} metrics, named by {@link sumAlarmNames}.
  */
 function sumAlarms(scope: Construct, id: string, metrics: cloudwatch.IMetric[], props: cloudwatch.CreateAlarmOptions): cloudwatch.Alarm[] {
-  const alarms: cloudwatch.Alarm[] = [];
-  for (let start = 0, n = 1; start < metrics.length; start += MAX_METRICS_PER_ALARM, n++) {
-    const suffix = n === 1 ? '' : `-${n}`;
-    alarms.push(sumAlarm(scope, `${id}${n === 1 ? '' : n}`, metrics.slice(start, start + MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && `${props.alarmName}${suffix}` }));
-  }
-  return alarms;
+  const names = sumAlarmNames(props.alarmName ?? id, metrics.length);
+  return names.map((name, i) =>
+    sumAlarm(scope, `${id}${i === 0 ? '' : i + 1}`, metrics.slice(i * MAX_METRICS_PER_ALARM, (i + 1) * MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && name }),
+  );
 }
 
 /**

@@ -137,7 +137,7 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
 }
 
 /**
- * Lets an API function count its requests (decisions §15, lib/http/rate-limit.ts):
+ * Lets an API function count its requests (docs/limits.md, lib/http/rate-limit.ts):
  * a `read` route may update its organizations' limit counters (partitions matching
  * `LIMIT_COUNTER_KEY_PATTERN`) and no other item; a `readWrite` route already may.
  */

@@ -149,7 +149,7 @@ export interface ServiceFunctionProps {
   readonly assetFiles?: readonly string[];
   /**
    * Concurrency reserved for this function: guaranteed to it (the API's
-   * functions cannot take it) and its ceiling (decisions §15). @default none (the account's unreserved pool)
+   * functions cannot take it) and its ceiling (docs/limits.md). @default none (the account's unreserved pool)
    */
   readonly reservedConcurrentExecutions?: number;
 }

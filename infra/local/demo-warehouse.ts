@@ -1,5 +1,5 @@
 /**
- * The demo warehouse of the local stack (decisions §9): a few thousand
+ * The demo warehouse of the local stack (README.md#set-up): a few thousand
  * realistic accounts and contacts, generated deterministically by a seeded
  * faker, with every shape represented: active, closed and inactive accounts;
  * accounts without contacts; contacts with email and mobile, only one, or

@@ -1,5 +1,5 @@
 /**
- * The local emulators behind `npm start` and the tests (decisions §9):
+ * The local emulators behind `npm start` and the tests (README.md#set-up):
  * DynamoDB Local (the AWS jar shipped in `amplify-dynamodb-simulator`, run
  * with the machine's `java`) and s3rver for S3. Both listen on loopback.
  *

@@ -1,5 +1,5 @@
 /**
- * Readiness of the local stack (decisions §9): what `npm start` must finish
+ * Readiness of the local stack (README.md#set-up): what `npm start` must finish
  * before `GET /health` answers 200 and the banner is printed. Until then the
  * server, listening from the first second, answers `/health` with 503 and
  * the steps still starting.

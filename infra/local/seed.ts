@@ -1,8 +1,8 @@
 /**
- * Demo data loaded on the first start of the local stack (decisions §9):
+ * Demo data loaded on the first start of the local stack (README.md#set-up):
  * an organization with 10,000 smb credits, 100 research-agent credits and a
  * ceiling of 5,000 enriching accounts, its API key, a test key of its test
- * twin (decisions §17), and the demo warehouse (infra/local/demo-warehouse.ts).
+ * twin (docs/test-mode.md), and the demo warehouse (infra/local/demo-warehouse.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ export interface DemoSeed {
   organizationId: string;
   organizationName: string;
   apiKey: string;
-  /** A test key of the demo organization's test twin (decisions §17); data folders seeded before test mode get one on their next start. */
+  /** A test key of the demo organization's test twin (docs/test-mode.md); data folders seeded before test mode get one on their next start. */
   testApiKey: string;
   /** Accounts in the demo warehouse. */
   warehouseAccounts: number;
@@ -45,7 +45,7 @@ export async function seedDemo(dataDir: string): Promise<DemoSeed> {
   return seed;
 }
 
-/** A new test key of an organization's test twin (created on first use with its test credits, decisions §17). */
+/** A new test key of an organization's test twin (created on first use with its test credits, docs/test-mode.md). */
 async function testKeyOf(organizationId: string): Promise<string> {
   return apiKeys().create((await organizations().testTwin(organizationId)).id);
 }

@@ -1,7 +1,7 @@
 /**
  * The local HTTP front door: turns each HTTP request into the API Gateway
  * HTTP API event (payload 2.0) that Lambda would receive and calls the very
- * handler the route's Lambda runs (decisions §9).
+ * handler the route's Lambda runs (README.md#set-up).
  *
  * Besides the API routes it serves `GET /` (links for a newcomer),
  * `GET /health`, and, through the very handlers the deployed stack runs,
@@ -9,7 +9,7 @@
  * catch-all answers, 404 `not_found` and 405 `method_not_allowed`
  * (functions/catch-all.ts); when the stack has a demo organization,
  * `GET /local/demo-key` (loopback only; never part of the deployed API).
- * Every response carries `X-Request-Id` (decisions §10).
+ * Every response carries `X-Request-Id` (docs/idempotency.md#request-ids).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -29,7 +29,7 @@ const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 /**
  * Bytes read from a request at most: API Gateway's own payload cap (10 MB).
  * Anything up to it reaches the pipeline, whose 5 MiB / 4 MiB limits
- * (decisions §2) answer with the envelope exactly as in AWS.
+ * (docs/errors.md) answer with the envelope exactly as in AWS.
  */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
@@ -56,7 +56,7 @@ export interface ApiServerOptions {
   stepFunctions?: LocalStepFunctions;
   /** The demo organization's API key, served at `GET /local/demo-key` (`npm start` only). */
   demoApiKey?: string;
-  /** The demo organization's test key (decisions §17), served at `GET /local/test-key` (`npm start` only). */
+  /** The demo organization's test key (docs/test-mode.md), served at `GET /local/test-key` (`npm start` only). */
   testApiKey?: string;
   /** A starting stack's readiness: until every step completed, `GET /health` answers 503 with the steps still starting (`npm start`). */
   readiness?: Readiness;
@@ -110,7 +110,7 @@ export async function listenEarly(options: { port: number; host?: string; readin
 
 /** Path of the local-only demo key endpoint. */
 export const DEMO_KEY_PATH = '/local/demo-key';
-/** Path of the local-only demo test key endpoint (decisions §17). */
+/** Path of the local-only demo test key endpoint (docs/test-mode.md). */
 export const TEST_KEY_PATH = '/local/test-key';
 
 /** Host names a loopback request is addressed to (a DNS-rebinding page carries its own host name instead). */

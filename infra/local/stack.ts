@@ -1,5 +1,5 @@
 /**
- * The local stack, started one way everywhere (decisions §9): `npm start`,
+ * The local stack, started one way everywhere (README.md#set-up): `npm start`,
  * the test harness, the bench and the soak all call {@link startLocalStack}.
  *
  * It starts DynamoDB Local and s3rver (persisted in a data folder, or in
@@ -41,7 +41,7 @@ export interface LocalStackOptions {
   /** Runs the webhook delivery loop with the API (default true; see {@link startLocalApi}). */
   webhooks?: boolean;
   /**
-   * A starting stack's readiness (`npm start`, decisions §9): the API port
+   * A starting stack's readiness (`npm start`, README.md#set-up): the API port
    * listens before anything else starts, `GET /health` answers 503 with the
    * steps still starting, and this stack marks its own steps done (backing
    * services, migrations, API, the reconciler's first pass); the caller marks the rest.

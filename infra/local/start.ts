@@ -1,5 +1,5 @@
 /**
- * `npm start`: the product on one machine (decisions §9).
+ * `npm start`: the product on one machine (README.md#set-up).
  *
  * Starts the local stack ({@link startLocalStack}) with its data in `.local/`
  * (kept across restarts; `--reset` wipes it), loads the demo organization on
@@ -8,7 +8,7 @@
  * the API on http://127.0.0.1:3000 (`PORT` overrides).
  *
  * The port listens first; `GET /health` answers 503 with what is still
- * starting until the stack is ready for every documented use (decisions §9,
+ * starting until the stack is ready for every documented use (README.md#set-up,
  * infra/local/readiness.ts), then 200, and the banner is printed at that moment.
  */
 import { randomBytes } from 'node:crypto';
@@ -23,7 +23,7 @@ import { Readiness } from './readiness';
 const { values } = parseArgs({ options: { reset: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? process.env.DATA_DIR ?? DEFAULT_DATA_DIR);
 const port = Number(process.env.PORT ?? 3000);
-// Webhooks to a receiver on this machine (decisions §12); set it to false to try the AWS rules.
+// Webhooks to a receiver on this machine (docs/webhooks.md); set it to false to try the AWS rules.
 process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
 if (values.reset && existsSync(dataDir)) {

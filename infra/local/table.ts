@@ -10,7 +10,7 @@ import { TABLE_DEFINITION } from '../../lib/db/table';
  * Whether the table exists, by ListTables: DynamoDB Local answers
  * DescribeTable by counting the table's items (ItemCount), a walk of the
  * whole table (seconds at 100,000 items), which a start must not make
- * (decisions §9).
+ * (README.md#set-up).
  */
 export async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {
   for await (const page of paginateListTables({ client }, {})) if (page.TableNames?.includes(tableName)) return true;

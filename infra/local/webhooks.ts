@@ -1,5 +1,5 @@
 /**
- * The local stack's webhook schedule (decisions §9, §12): a timer loop that
+ * The local stack's webhook schedule (README.md#set-up, docs/webhooks.md): a timer loop that
  * runs the very delivery code the AWS functions run. Each tick reads the
  * pending index (lib/db/table.ts `WEBHOOK_PENDING_INDEX`) for work that is
  * due — events not yet fanned out, messages whose next attempt has come — and

@@ -1,5 +1,5 @@
 /**
- * The shape of one operator CLI command (decisions §8) and the helpers its
+ * The shape of one operator CLI command (README.md#operator-cli) and the helpers its
  * options share. Each command is one {@link OpsCommand} value: its name,
  * summary, options (declared on commander's own `Command`), and a `run`
  * that returns the one JSON object the CLI prints. infra/ops/commands/index.ts
@@ -78,15 +78,23 @@ export const integer =
     return value;
   };
 
+/** What {@link integerOrNone} answers for `none`: the setting removed. */
+export const NONE = 'none' as const;
+
 /**
- * An option-argument parser for a whole number or `none` (`null`: the setting removed), for commander.
+ * An option-argument parser for a whole number or `none` ({@link NONE}: the setting removed), for commander.
+ * It never answers `null` or `undefined`: commander stores `""` for a parser's `null`, which would reach the store as a
+ * value instead of a removal. {@link noneAsNull} turns the answer into the store's `number | null`.
  * @param min - smallest accepted number (default 0).
  * @throws InvalidArgumentError (commander reports it as a usage error naming the option).
  */
 export const integerOrNone =
   (min = 0) =>
-  (raw: string): number | null =>
-    raw.trim().toLowerCase() === 'none' ? null : integer(min)(raw);
+  (raw: string): number | typeof NONE =>
+    raw.trim().toLowerCase() === NONE ? NONE : integer(min)(raw);
+
+/** An {@link integerOrNone} option as the stores take it: a number, `null` for `none`, `undefined` when not given. */
+export const noneAsNull = (value: number | typeof NONE | undefined): number | null | undefined => (value === NONE ? null : value);
 
 /** A usage mistake found by a command itself (exit code 2, like commander's own). */
 export class UsageError extends Error {

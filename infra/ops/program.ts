@@ -1,5 +1,5 @@
 /**
- * The operator CLI's program (decisions §8), built on commander: one
+ * The operator CLI's program (README.md#operator-cli), built on commander: one
  * subcommand per {@link OpsCommand}, help per command, unknown commands and
  * options refused, one JSON object on stdout, messages on stderr, and the
  * exit codes below.
@@ -83,7 +83,7 @@ async function confirmed(definition: OpsCommand<any>, options: Record<string, un
  */
 export function buildProgram(commands: readonly OpsCommand<any>[], output: OpsOutput = processOutput): Command {
   const program = new Command('ops')
-    .description('Operator CLI of the Campaign Enrichment API: organizations, credits, keys, imports (decisions §8).')
+    .description('Operator CLI of the Campaign Enrichment API: organizations, credits, keys, imports (README.md#operator-cli).')
     .usage('<command> [options]')
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err })

@@ -1,6 +1,6 @@
 /**
  * Progress bars of long CLI work (imports), on stderr and only when stderr
- * is a terminal (decisions §8): stdout keeps exactly one JSON object, and a
+ * is a terminal (README.md#operator-cli): stdout keeps exactly one JSON object, and a
  * redirected or piped stderr gets no control characters.
  */
 import { SingleBar, Presets } from 'cli-progress';

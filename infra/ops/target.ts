@@ -1,5 +1,5 @@
 /**
- * Which stack the operator CLI works on (decisions §8): the running local
+ * Which stack the operator CLI works on (README.md#operator-cli): the running local
  * stack by default (found through `<data folder>/endpoints.json`, written by
  * `npm start`), or a deployed one named by `--table`/`--bucket`
  * (`TABLE_NAME`/`BUCKET_NAME`) with the usual AWS credentials.
@@ -54,3 +54,18 @@ export function applyTarget(options: TargetOptions): void {
  * the application's composition.
  */
 export const stores = () => import('../../lib/root');
+
+/** The `--test` option of a command that acts on an organization (docs/test-mode.md). */
+export const TEST_OPTION = ['--test', "act on the organization's test twin instead (created on first use); --org stays the live ID"] as const;
+
+/**
+ * The organization a command acts on: `--org`, or with `--test` its test twin
+ * (created on first use; docs/test-mode.md). Whatever the command prints
+ * names `--org`, the live ID, as describe does for a test key.
+ * @throws NotFoundError when `--org` is unknown (or is itself a twin's ID).
+ */
+export async function organizationOf(options: { org: string; test?: boolean }): Promise<string> {
+  if (!options.test) return options.org;
+  const { organizations } = await stores();
+  return (await organizations().testTwin(options.org)).id;
+}

@@ -1,6 +1,6 @@
 /**
  * Campaign account lists: parsing uploads and storing lists in S3
- * (decisions §1; docs/data-model.md). A list of 100,000 IDs is up to ~13 MB,
+ * (docs/campaigns.md; docs/data-model.md). A list of 100,000 IDs is up to ~13 MB,
  * so it lives in one S3 object, never in the table.
  */
 import type { Readable } from 'node:stream';
@@ -16,7 +16,7 @@ import { objectKeys } from '../objects';
 export const ACCOUNT_ID_HEADERS = ['account_id', 'id'] as const;
 
 /**
- * Longest line of an account-ID file, in bytes (decisions §15): an ID is at
+ * Longest line of an account-ID file, in bytes (docs/limits.md): an ID is at
  * most 128 characters, so a longer line is refused at once, naming it, and
  * the parser never holds more than this of one line, whatever the file.
  */
@@ -99,7 +99,7 @@ export function parseAccountIdRows(text: string): AccountIdRow[] {
 
 /**
  * {@link parseAccountIdRows} over a stream (an uploaded file of up to 50 MB,
- * decisions §14): the same parser and row rule, one row at a time. Stopping
+ * docs/campaigns.md#large-account-lists-upload-first): the same parser and row rule, one row at a time. Stopping
  * the iteration early destroys `source`.
  * @param field - the request field a CSV error is reported under.
  * @throws InvalidRequestError when the file is not parseable CSV (the message names the line).

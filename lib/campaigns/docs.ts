@@ -205,9 +205,9 @@ export const campaignOperationDocs = [
     creditsRemaining: true,
     summary: 'Enrich (launch) a campaign',
     description:
-      'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',
+      'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',
     response: CampaignResponseSchema,
-    errors: ['invalid_request', 'revoked_api_key', 'insufficient_credits', 'not_found', 'campaign_not_enrichable', 'enrichment_pending', 'no_eligible_accounts', 'concurrency_limit_exceeded'],
+    errors: ['invalid_request', 'revoked_api_key', 'insufficient_credits', 'spend_limit_exceeded', 'not_found', 'campaign_not_enrichable', 'enrichment_pending', 'no_eligible_accounts', 'concurrency_limit_exceeded'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
     responseExample: { ...EXAMPLE_DRAFT, status: 'enriching', accounts: EXAMPLE_ENRICHED.accounts, credits: { charged: 262, remaining: 9738 } },
   }),

@@ -2,7 +2,7 @@
  * The one owner of the campaign item (docs/data-model.md): how a
  * {@link CampaignRecord} maps to and from DynamoDB, the index keys each status
  * derives, the named conditions campaign writes rely on, and every state
- * change as a {@link Change} (spec "States and transitions"; decisions §4, §5).
+ * change as a {@link Change} (spec "States and transitions"; docs/launch.md, docs/csv.md).
  *
  * Stores compose these into UpdateItem calls or transaction items; no other
  * module spells a campaign attribute in an expression.
@@ -47,18 +47,18 @@ export function statusChange(campaign: CampaignRef & { createdAt?: string }, sta
 export const campaignIs = {
   /** The item exists. */
   present: (): Clause => ({ expression: 'attribute_exists(pk)' }),
-  /** An API-created draft: the only campaigns enrich and update may change (spec "Enrich a campaign" 1; decisions §1). */
+  /** An API-created draft: the only campaigns enrich and update may change (spec "Enrich a campaign" 1; docs/campaigns.md). */
   apiDraft: (): Clause => ({
     expression: 'createdVia = :c_api AND #status = :c_draft',
     names: { '#status': 'status' },
     values: { ':c_api': 'api', ':c_draft': 'draft' },
   }),
-  /** No launch evaluates it now (no lock, or the holder's lock expired; decisions §2). */
+  /** No launch evaluates it now (no lock, or the holder's lock expired; docs/errors.md). */
   unlocked: (now: Date): Clause => ({
     expression: 'attribute_not_exists(launchLock) OR launchLock.expiresAt < :c_now',
     values: { ':c_now': now.toISOString() },
   }),
-  /** The launch lock is held by `token` and has not expired at `now`: a late launch never commits (decisions §2). */
+  /** The launch lock is held by `token` and has not expired at `now`: a late launch never commits (docs/errors.md). */
   lockedBy: (token: string, now: Date): Clause => ({
     expression: 'launchLock.#token = :c_token AND launchLock.expiresAt >= :c_now',
     names: { '#token': 'token' },
@@ -72,7 +72,7 @@ export const campaignIs = {
   }),
   /** `attemptId` is its current (or completed) attempt. */
   ofAttempt: (attemptId: string): Clause => ({ expression: 'attempt.id = :c_attempt', values: { ':c_attempt': attemptId } }),
-  /** Stored `enriched` and `resultsExpireAt` reached at `now` (decisions §5). */
+  /** Stored `enriched` and `resultsExpireAt` reached at `now` (docs/lifetimes.md). */
   due: (now: Date): Clause => ({
     expression: '#status = :c_enriched AND resultsExpireAt <= :c_now',
     names: { '#status': 'status' },
@@ -125,6 +125,6 @@ export const campaignChanges = {
   finishRecording: (): Change => ({ remove: ['gsi6pk'] }),
   /** `enriched` → `expired` at `resultsExpireAt`. */
   expire: (campaign: CampaignRef): Change => merge(statusChange(campaign, 'expired'), { remove: ['gsi6pk'] }),
-  /** New settings of a draft (decisions §1). */
+  /** New settings of a draft (docs/campaigns.md). */
   edit: (changes: { name?: string; excludeEnrichedWithinDays?: number | null }): Change => ({ set: { ...changes } }),
 };

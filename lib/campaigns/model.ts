@@ -1,6 +1,6 @@
 /**
  * The stored campaign and how it reads (spec "Campaign", "States and
- * transitions"; decisions §5 "expiry as read").
+ * transitions"; docs/lifetimes.md; docs/data-model.md "Expiry as read").
  */
 import type { CampaignStatus } from '../errors';
 import type { CreatedVia } from './schema';
@@ -46,7 +46,7 @@ export interface AttemptRecord {
   eligibleObjectKey: string;
   /** Step Functions execution running the attempt. */
   executionArn: string;
-  /** Request ID (X-Request-Id) of the enrich call that launched the attempt; its workflow's logs carry it (decisions §10). */
+  /** Request ID (X-Request-Id) of the enrich call that launched the attempt; its workflow's logs carry it (docs/idempotency.md#request-ids). */
   requestId?: string;
 }
 

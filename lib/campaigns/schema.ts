@@ -1,6 +1,6 @@
 /**
  * Schemas of the campaign resources and operations (spec "Resources and
- * their fields", "Endpoints"; decisions §1, §3): what the handlers validate.
+ * their fields", "Endpoints"; docs/campaigns.md, docs/pagination.md): what the handlers validate.
  * The response shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -19,7 +19,7 @@ export type CreatedVia = (typeof CREATED_VIA)[number];
 export const CampaignStatusSchema = /* @__PURE__ */ treeShakable(() => z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' })));
 export const CreatedViaSchema = /* @__PURE__ */ treeShakable(() => z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' })));
 
-/** Largest `excludeEnrichedWithinDays` accepted (decisions §1), in days. */
+/** Largest `excludeEnrichedWithinDays` accepted (docs/campaigns.md), in days. */
 export const MAX_EXCLUDE_DAYS = 3650;
 
 const excludeEnrichedWithinDays = () =>
@@ -29,10 +29,10 @@ const excludeEnrichedWithinDays = () =>
 const campaignName = () =>
   z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/\S/, { error: 'must not be blank' }), z.meta({ description: 'Stored trimmed; 1..200 characters after trimming.' }));
 
-/** Sources of a new campaign's account IDs: exactly one per request (decisions §1, §14); multipart also takes `accountIdsFile` for `accountIds`. */
+/** Sources of a new campaign's account IDs: exactly one per request (docs/campaigns.md); multipart also takes `accountIdsFile` for `accountIds`. */
 const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
 
-/** `POST /v1/campaigns/create` body (decisions §1, §14): `accountIds` or `accountIdsUploadId`, exactly one. */
+/** `POST /v1/campaigns/create` body (docs/campaigns.md): `accountIds` or `accountIdsUploadId`, exactly one. */
 export const CreateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
   z
     .strictObject({
@@ -60,7 +60,7 @@ export const CreateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
     ),
 );
 
-/** `POST /v1/campaigns/update` body (decisions §1): at least one of `name`, `excludeEnrichedWithinDays`. */
+/** `POST /v1/campaigns/update` body (docs/campaigns.md): at least one of `name`, `excludeEnrichedWithinDays`. */
 export const UpdateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
   z
     .strictObject({
@@ -79,7 +79,7 @@ export const MAX_PAGE_SIZE = 100;
 /** Page size when `limit` is omitted. */
 export const DEFAULT_PAGE_SIZE = 25;
 
-/** `POST /v1/campaigns/list` body (spec "List campaigns"; decisions §3). */
+/** `POST /v1/campaigns/list` body (spec "List campaigns"; docs/pagination.md). */
 export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     filters: z.optional(z
@@ -96,6 +96,7 @@ export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
 export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/create',
   request: CreateCampaignRequest,
@@ -104,6 +105,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/update',
   request: UpdateCampaignRequest,
@@ -111,18 +113,21 @@ export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const getCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'getCampaign',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/get',
   request: CampaignIdRequest,
 });
 
 export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaigns',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/list',
   request: ListCampaignsRequest,
 });
 
 export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
+  scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/enrich',
   request: CampaignIdRequest,

@@ -30,7 +30,7 @@ export interface CampaignListQuery {
   now: Date;
 }
 
-/** Changes of an update (decisions §1). */
+/** Changes of an update (docs/campaigns.md). */
 export interface CampaignChanges {
   name?: string;
   excludeEnrichedWithinDays?: number | null;
@@ -71,7 +71,7 @@ type ListSource =
   | { kind: 'lapsed'; createdVia?: readonly string[] };
 
 /**
- * The sources a query reads (decisions §3, §5). `expired` is the stored
+ * The sources a query reads (docs/pagination.md, docs/lifetimes.md). `expired` is the stored
  * `expired` partition plus the lapsed campaigns; `enriched` leaves the
  * lapsed ones out.
  */
@@ -146,7 +146,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
    * period (created ≤ completed = expiry − period); once `wanted` candidates
    * (or the other sources' page, `floor()`) sort after that, the rest cannot
    * enter. The first page reads about a page of lapsed campaigns however
-   * many there are (decisions §3). Assumes every stored campaign's access
+   * many there are (docs/pagination.md). Assumes every stored campaign's access
    * period is at least the current setting (shortening it only reads more);
    * a setting lengthened while campaigns of the shorter period sit lapsed
    * could leave one of them out of a page until the workflow (or the

@@ -1,6 +1,6 @@
 /**
  * Campaign use cases: create, update, get, list (spec "Endpoints";
- * decisions §1, §3, §5).
+ * docs/campaigns.md, docs/pagination.md, docs/csv.md).
  */
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
 import { config } from '../config';
@@ -37,7 +37,7 @@ export interface NewCampaign {
 }
 
 /**
- * Create under an `Idempotency-Key` (decisions §10): a create that wrote its
+ * Create under an `Idempotency-Key` (docs/idempotency.md): a create that wrote its
  * campaign answers that campaign again, whatever happened to its answer (a
  * 5xx, a killed function, a failed save): the campaign is written in one
  * transaction with the key's work marker, and the marker is looked for
@@ -63,7 +63,7 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
 };
 
 /**
- * Creates a campaign in `draft` (decisions §1): the distinct account IDs go
+ * Creates a campaign in `draft` (docs/campaigns.md): the distinct account IDs go
  * to S3 first, then the campaign item is written.
  * @param signal - the request's deadline (lib/http/deadline.ts): once it fires, no campaign is written.
  * @param workItem - the `Idempotency-Key`'s work marker to write with the campaign ({@link createCampaignOnce}).
@@ -148,7 +148,7 @@ export async function updateCampaign(
 const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
 /**
- * One page of list items, newest first (spec "List campaigns"; decisions §3).
+ * One page of list items, newest first (spec "List campaigns"; docs/pagination.md).
  * @param keyCheck - the request's API-key check (lib/http/auth.ts): an index Query cannot carry the key item, so it is read beside the Query, in parallel.
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.

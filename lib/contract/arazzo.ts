@@ -15,7 +15,7 @@ export const ARAZZO_SOURCE = 'campaignEnrichmentApi';
 
 const auth = { name: 'Authorization', in: 'header', value: 'Bearer {$inputs.apiKey}' } as const;
 const CAMPAIGN_ID = '$steps.createCampaign.outputs.campaignId';
-/** A `$response.body` JSON path condition. */
+/** A `$response.body` JSONPath criterion: a filter expression (`$[?(@.data.status == 'enriched')]`) that selects the body when it holds; single-quoted strings. */
 const bodyIs = (condition: string) => ({ context: '$response.body', condition, type: 'jsonpath' }) as const;
 
 /**
@@ -56,7 +56,8 @@ export function buildArazzoDocument() {
         workflowId: 'enrichListAndExport',
         summary: 'Upload an account list, create a campaign from it, quote and launch its enrichment, wait for it, export the results.',
         description: [
-          `1. \`createUpload\` presigns a PUT URL; PUT the account-ID file (one ID a line, optional header row, at most ${MAX_UPLOAD_BYTES / 1_000_000} MB) to \`url\` with the \`Content-Type\` given (a plain HTTP PUT to storage, not an operation of this API).`,
+          '1. `createUpload` presigns a PUT URL for the account-ID file.',
+          `   \`uploadAccountList\` PUTs the file (one ID a line, optional header row, at most ${MAX_UPLOAD_BYTES / 1_000_000} MB) to that \`url\` with the \`Content-Type\` given: a plain HTTP PUT to storage, not an operation of this API (the step's \`x-operation\`, which Redocly Respect runs).`,
           '2. `createCampaign` with `accountIdsUploadId` (lists that fit a request body can send `accountIds` instead and skip step 1).',
           '3. `quoteCampaign`: the credits and capacity the launch would take; the workflow ends unless `outcome` is `launchable`.',
           '4. `enrichCampaign` charges the credits and starts the enrichment.',
@@ -65,24 +66,33 @@ export function buildArazzoDocument() {
         ].join('\n'),
         inputs: {
           type: 'object',
-          required: ['apiKey', 'name', 'idempotencyKey'],
+          required: ['apiKey', 'name', 'idempotencyKey', 'accountIdsFile'],
           properties: {
             apiKey: { type: 'string', description: 'The organization API key (`cek_…`).' },
             name: { type: 'string', minLength: 1, maxLength: 200, description: 'The campaign name.' },
+            accountIdsFile: { type: 'string', minLength: 1, description: 'The account list: one account ID a line (the `accountIdsFile` format).' },
             idempotencyKey: { type: 'string', description: 'A fresh unique value per run (e.g. a UUID): the prefix of each mutating call’s `Idempotency-Key`.' },
           },
         },
         steps: [
-          step('createUpload', 'createUpload', 'Presign the upload of the account list; then PUT the file to `url` with `Content-Type: text/csv`.', { contentType: 'text/csv' }, {
+          step('createUpload', 'createUpload', 'Presign the upload of the account list (the PUT must send `Content-Type: text/csv`).', { contentType: 'text/csv' }, {
             idempotencyKey: 'upload',
             outputs: { uploadId: '$response.body#/data/uploadId', url: '$response.body#/data/url' },
           }),
+          {
+            stepId: 'uploadAccountList',
+            description: 'PUT the account-ID file to the presigned `url` (storage, not this API: no API key), with the `Content-Type` the upload was presigned for.',
+            'x-operation': { url: '$steps.createUpload.outputs.url', method: 'PUT' },
+            parameters: [{ name: 'Content-Type', in: 'header', value: 'text/csv' }],
+            requestBody: { contentType: 'text/csv', payload: '$inputs.accountIdsFile' },
+            successCriteria: [{ condition: '$statusCode == 200' }],
+          },
           step('createCampaign', 'createCampaign', 'Create the campaign (a `draft`) from the uploaded list.', { name: '$inputs.name', accountIdsUploadId: '$steps.createUpload.outputs.uploadId' }, {
             idempotencyKey: 'create',
             outputs: { campaignId: '$response.body#/data/id' },
           }),
           step('quoteCampaign', 'quoteCampaign', 'What the launch would charge and whether it would be refused; nothing is charged or written.', { campaignId: CAMPAIGN_ID }, {
-            also: [bodyIs('$.data.outcome == "launchable"')],
+            also: [bodyIs("$[?(@.data.outcome == 'launchable')]")],
             onFailure: [{ name: 'notLaunchable', type: 'end' }],
             outputs: { creditsRequired: '$response.body#/data/credits/required', outcome: '$response.body#/data/outcome' },
           }),
@@ -91,8 +101,8 @@ export function buildArazzoDocument() {
             outputs: { charged: '$response.body#/data/credits/charged' },
           }),
           step('waitForEnrichment', 'getCampaign', 'Poll the campaign until it is `enriched` (or receive `campaign.enriched` on a webhook endpoint instead).', { campaignId: CAMPAIGN_ID }, {
-            also: [bodyIs('$.data.status == "enriched"')],
-            onFailure: [{ name: 'stillEnriching', type: 'retry', retryAfter: 5, retryLimit: 720, criteria: [bodyIs('$.data.status == "enriching"')] }],
+            also: [bodyIs("$[?(@.data.status == 'enriched')]")],
+            onFailure: [{ name: 'stillEnriching', type: 'retry', retryAfter: 5, retryLimit: 720, criteria: [bodyIs("$[?(@.data.status == 'enriching')]")] }],
             outputs: { results: '$response.body#/data/results', resultsExpireAt: '$response.body#/data/resultsExpireAt' },
           }),
           step('exportCampaign', 'exportCampaign', 'Write the CSV file of contacts with an email address, at most 3 per account, and get its URL.', { campaignId: CAMPAIGN_ID, maxContactsPerAccount: 3, hasEmail: true }, {

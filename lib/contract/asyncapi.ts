@@ -1,5 +1,5 @@
 /**
- * The AsyncAPI 3.1 document of the webhook events (decisions §12, §13;
+ * The AsyncAPI 3.1 document of the webhook events (docs/webhooks.md, README.md;
  * issue #34): what this API POSTs to a webhook endpoint, generated from the
  * same zod schemas as the OpenAPI document's `webhooks` section
  * (lib/webhooks/docs.ts): one message per event type, with its Standard
@@ -19,6 +19,9 @@ import { CONTACT } from './openapi';
 type JsonSchema = Record<string, unknown>;
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The JSON Schema keywords whose value maps names (data) to schemas. */
+const MAPS_OF_SCHEMAS = new Set(['properties', 'patternProperties']);
+
 /** `campaign.enriched` → `campaignEnriched` (message and schema keys). */
 const keyOf = (type: EventType) => type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -30,12 +33,21 @@ const keyOf = (type: EventType) => type.replace(/[._]([a-z])/g, (_, c: string) =
  */
 function toAsyncApiSchema(schema: z.core.$ZodType, components: Record<string, JsonSchema>): JsonSchema {
   const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  // A schema node loses the keywords AsyncAPI places elsewhere (`$schema`,
+  // `definitions`, zod's `id`/`$id`); a map of names to schemas
+  // (`properties`, `patternProperties`) keeps every name, `id` included:
+  // a payload property named `id` is data, not the schema's identifier.
+  const rewriteMap = (map: unknown): unknown =>
+    map && typeof map === 'object' && !Array.isArray(map) ? Object.fromEntries(Object.entries(map).map(([name, value]) => [name, rewrite(value)])) : rewrite(map);
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
     if (!node || typeof node !== 'object') return node;
     const { $schema: _schema, definitions: _definitions, id: _id, $id: _$id, ...rest } = node as JsonSchema;
     return Object.fromEntries(
-      Object.entries(rest).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' ? value.replace('#/definitions/', '#/components/schemas/') : rewrite(value)]),
+      Object.entries(rest).map(([key, value]) => [
+        key,
+        key === '$ref' && typeof value === 'string' ? value.replace('#/definitions/', '#/components/schemas/') : MAPS_OF_SCHEMAS.has(key) ? rewriteMap(value) : rewrite(value),
+      ]),
     );
   };
   for (const [id, definition] of Object.entries((json.definitions ?? {}) as Record<string, JsonSchema>)) components[id] = rewrite(definition) as JsonSchema;

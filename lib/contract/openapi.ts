@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning"; decisions
- * §13), generated from the operations' zod schemas by zod-openapi: the
+ * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning";
+ * README.md), generated from the operations' zod schemas by zod-openapi: the
  * schemas that validate requests (lib/<domain>/schema.ts) are the ones the
  * document shows, with each operation's documentation (lib/<domain>/docs.ts).
  *
  * Per operation it states: the JSON body and its two form encodings (text
  * forms of numbers and booleans, `filters[status]` bracket keys, repeated
  * fields, multipart file parts); every error code under its status with its
- * typed `details` and a real example; the headers of decisions §10
+ * typed `details` and a real example; the headers of docs/idempotency.md
  * (`Idempotency-Key`, `X-Request-Id`, `Idempotent-Replayed`, `Retry-After`).
  *
  * `npm run openapi:write` writes it to `docs/openapi.json`;
@@ -26,12 +26,15 @@ import {
   ConcurrencyLimitExceededError,
   ERROR_STATUS,
   EnrichmentPendingError,
+  ExpiredApiKeyError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   InsufficientCreditsError,
+  InsufficientScopeError,
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
+  KeySpendLimitExceededError,
   MethodNotAllowedError,
   NoEligibleAccountsError,
   NotFoundError,
@@ -48,7 +51,9 @@ import {
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
+import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
+import { SCOPES } from '../http/scopes';
 import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
 import { campaignOperationDocs } from '../campaigns/docs';
@@ -71,7 +76,7 @@ const nonNegative = () => z.int().min(0);
 const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
   invalid_request: {
     schema: z.strictObject({ issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }) }),
-    // Absent only when the body could not be parsed at all (decisions §2).
+    // Absent only when the body could not be parsed at all (docs/errors.md).
     required: false,
   },
   insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
@@ -101,7 +106,31 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     required: true,
   },
   suppression_locked: { schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }), required: true },
+  insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
+  key_spend_limit_exceeded: {
+    schema: z
+      .strictObject({
+        limit: nonNegative(),
+        required: nonNegative(),
+        spent: z.nullable(z.int()).meta({ description: 'Charged with the key this UTC month, net of refunds; null for `period: "launch"`.' }),
+        period: z.enum(['launch', 'month']).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
+      })
+      .meta({ description: 'Figures in credits.' }),
+    required: true,
+  },
 };
+
+/**
+ * The fields of each code's `details`, in order, with a note when one can be
+ * null, for docs/errors.md's table (scripts/docs-figures.ts); empty when the
+ * code has none.
+ */
+export function errorDetailFields(code: ErrorCode): string[] {
+  const details = ERROR_DETAILS[code];
+  if (!details) return [];
+  const shape = (details.schema as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([field, schema]) => (schema.safeParse(null).success ? `${field} (or null)` : field));
+}
 
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_request: 'Malformed or invalid body, header or cursor; `details.issues` names each field.',
@@ -125,6 +154,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
   suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
+  insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
+  expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
+  key_spend_limit_exceeded: "The launch would take the API key over its own credit limit: per launch or this UTC month (`details.period`; checked right after `spend_limit_exceeded`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -150,6 +182,9 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
+  insufficient_scope: new InsufficientScopeError('campaigns:launch'),
+  expired_api_key: new ExpiredApiKeyError(),
+  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 5000, required: 262, spent: 4900, period: 'month' }),
   internal_error: new InternalError(),
 };
 
@@ -169,7 +204,7 @@ const errorSchemas = Object.fromEntries(
   }),
 ) as unknown as Record<ErrorCode, z.ZodObject>;
 
-/** Response headers of decisions §10. */
+/** Response headers of docs/idempotency.md. */
 const HEADERS = {
   'X-Request-Id': {
     description: 'ID of this request (API Gateway’s request ID): quote it to support; every log line of the request carries it.',
@@ -188,7 +223,7 @@ const HEADERS = {
     description:
       "The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `\"requests\";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.",
     required: true,
-    schema: { type: 'string', example: '"requests";q=200;w=10' },
+    schema: { type: 'string', example: `"requests";q=${SETTINGS.rateLimitRequests.default};w=${SETTINGS.rateLimitWindowSeconds.default}` },
   },
   RateLimit: {
     description: 'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
@@ -201,7 +236,7 @@ const HEADERS = {
     schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
-  // Decisions §17.
+  // docs/test-mode.md.
   'Test-Mode': {
     description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
     schema: { type: 'string', enum: ['true'] },
@@ -338,7 +373,7 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
         required = required.filter((field) => field !== part.replaces);
         anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
       }
-      // A field that is one of several exclusive sources (decisions §14): the file part is one more.
+      // A field that is one of several exclusive sources (docs/campaigns.md#large-account-lists-upload-first): the file part is one more.
       if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces))) oneOf = [...oneOf, { required: [name] }];
     }
   }
@@ -364,11 +399,14 @@ function invalidRequestExample(operation: Operation): ApiError {
   return new InvalidRequestError('The request body is invalid.', parsed.success ? ['body: invalid'] : formatIssues(parsed.error.issues));
 }
 
+/** The form body of an operation without fields: no field at all. */
+const EMPTY_FORM = { type: 'object', properties: {}, additionalProperties: false } as const;
+
 const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
   const codes = [
-    ...new Set<ErrorCode>(['invalid_api_key', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
+    ...new Set<ErrorCode>(['invalid_api_key', 'expired_api_key', 'insufficient_scope', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
   ];
   const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
@@ -424,25 +462,30 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   // Every field optional (list, ledger, uploads/create, deliveries): no body is a valid request (issue #34).
   const optionalBody = z.safeParse(operation.request, {}).success;
   const noFields = Object.keys(operation.request._zod.def.shape).length === 0;
-  const jsonOnly = noFields || operation.jsonOnly === true;
   const example = operation.example ?? (noFields ? undefined : {});
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
-    security: [{ apiKey: [] }],
+    // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
+    security: [{ apiKey: [operation.scope] }],
     ...(operation.idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
     requestBody: {
       required: !optionalBody,
       description: noFields
-        ? 'No body, an empty body or `{}`.'
+        ? 'No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field).'
         : operation.jsonOnly
           ? 'JSON only: a list of objects has no form encoding (urlencoded and multipart bodies are refused with 400 `invalid_request`).'
           : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
       content: {
         'application/json': { schema: jsonRequestSchema(operation), ...(example ? { example } : {}) },
-        ...(jsonOnly ? {} : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
+        // An operation without fields takes an empty form body too (what a form-posting client sends): no field is allowed.
+        ...(noFields
+          ? { 'application/x-www-form-urlencoded': { schema: EMPTY_FORM }, 'multipart/form-data': { schema: EMPTY_FORM } }
+          : operation.jsonOnly
+            ? {}
+            : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
@@ -480,7 +523,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
   return z.xor(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
-/** The document's `webhooks` section: one POST per event type, with its body (decisions §12, §13). */
+/** The document's `webhooks` section: one POST per event type, with its body (docs/webhooks.md, README.md). */
 function webhooksSection(): ZodOpenApiPathsObject {
   const events = allEventPayloadSchemas();
   return Object.fromEntries(
@@ -595,7 +638,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
           type: 'http',
           scheme: 'bearer',
           description:
-            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`.',
+            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`. ' +
+            `Each key holds scopes (${SCOPES.map((scope) => `\`${scope}\``).join(', ')}); each operation's security requirement names the one it needs, and a key without it answers 403 \`insufficient_scope\` (\`details.required\`) with nothing done.`,
         },
       },
       headers: HEADERS as never,

@@ -1,6 +1,6 @@
 /**
  * The published contract of the ledger operation beyond what its handler needs
- * (decisions §11): the entry and page shapes (also the TypeScript types of what
+ * (docs/launch.md#the-credit-ledger): the entry and page shapes (also the TypeScript types of what
  * it returns), summary, description and example. Only the OpenAPI document
  * (lib/contract/openapi.ts) imports its values.
  */
@@ -10,7 +10,7 @@ import { documentOperation } from '../http/operation';
 import { LEDGER_REASONS } from './ledger';
 import { LedgerKindSchema, listLedgerOperation } from './schema';
 
-/** A ledger entry (decisions §11). */
+/** A ledger entry (docs/launch.md#the-credit-ledger). */
 export const LedgerEntrySchema = z
   .strictObject({
     id: z.string().check(z.meta({ description: 'Entry identifier; the same movement always has the same ID.', example: 'led_8mZk2QxR4vN7pT9sW3yHb' })),

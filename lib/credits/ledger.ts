@@ -1,5 +1,5 @@
 /**
- * The credit ledger (decisions §11): every movement of an organization's smb
+ * The credit ledger (docs/launch.md#the-credit-ledger): every movement of an organization's smb
  * balance is an immutable entry, and this module is the only code that
  * builds a balance-moving write. Each write it builds changes the balance and
  * puts the entry in the same DynamoDB transaction, so at every instant
@@ -27,12 +27,12 @@ import { keys } from '../db/table';
 import { ID_ALPHABET } from '../ids';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 
-/** Kinds of ledger entry (decisions §11). */
+/** Kinds of ledger entry (docs/launch.md#the-credit-ledger). */
 export const LEDGER_KINDS = ['charge', 'refund', 'adjustment'] as const;
 /** A kind of ledger entry. */
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
-/** Why credits moved, per kind (decisions §11). */
+/** Why credits moved, per kind (docs/launch.md). */
 export const LEDGER_REASONS = {
   charge: ['launch'],
   refund: ['no_contacts_found', 'failed', 'canceled'],
@@ -41,7 +41,7 @@ export const LEDGER_REASONS = {
 /** Why credits moved. */
 export type LedgerReason = (typeof LEDGER_REASONS)[LedgerKind][number];
 
-/** An immutable ledger entry, as stored and as the ledger operation shows it (decisions §11). */
+/** An immutable ledger entry, as stored and as the ledger operation shows it (docs/launch.md#the-credit-ledger). */
 export interface LedgerEntry {
   /** `led_` + 21 base58 characters. */
   id: string;
@@ -109,7 +109,7 @@ export const ledgerEntries = {
     attemptId: null,
     note: null,
   }),
-  /** An operator's adjustment (decisions §8 `org:credits`): ±credits with an optional note. `movementId` makes it unique. */
+  /** An operator's adjustment (README.md#operator-cli `org:credits`): ±credits with an optional note. `movementId` makes it unique. */
   adjustment: (at: { organizationId: string; credits: number; note?: string | null; createdAt: string; movementId: string }): LedgerEntry => ({
     id: derivedEntryId(at.organizationId, 'operator', at.movementId),
     organizationId: at.organizationId,
@@ -148,7 +148,7 @@ export function ledgerPut(tableName: string, entry: LedgerEntry): TransactItem {
   return { Put: { TableName: tableName, Item: ledgerItem(entry), ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
-/** The organization's balance covers a charge of `credits` (decisions §4). */
+/** The organization's balance covers a charge of `credits` (docs/launch.md). */
 export const balanceCovers = (credits: number): Clause => ({ expression: 'smbCredits >= :c_required', values: { ':c_required': credits } });
 
 /** Attribute of the organization item holding its last entry's `createdAt` (the ledger's clock). */

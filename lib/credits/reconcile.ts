@@ -1,5 +1,5 @@
 /**
- * Reconciliation (decisions §8 `credits:reconcile`, §11): each
+ * Reconciliation (README.md#operator-cli `credits:reconcile`, docs/launch.md#the-credit-ledger): each
  * organization's balance must equal the sum of its ledger entries, and each
  * campaign's `credits.charged` minus the sum of its entries (issue #31). Run
  * by the operator CLI and, in AWS, on a schedule that publishes the drift as

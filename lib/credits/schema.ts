@@ -1,5 +1,5 @@
 /**
- * Schemas of the ledger operation (decisions §11 `POST /v1/org/ledger`); the
+ * Schemas of the ledger operation (docs/launch.md#the-credit-ledger `POST /v1/org/ledger`); the
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -12,10 +12,10 @@ export const MAX_LEDGER_PAGE_SIZE = 1_000;
 /** Ledger page size when `limit` is omitted. */
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
 
-/** A ledger entry's kind (decisions §11): a filter of the request, a field of the entry. */
+/** A ledger entry's kind (docs/launch.md#the-credit-ledger): a filter of the request, a field of the entry. */
 export const LedgerKindSchema = /* @__PURE__ */ treeShakable(() => z.enum(LEDGER_KINDS).check(z.meta({ id: 'LedgerKind', description: 'What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).' })));
 
-/** `POST /v1/org/ledger` body (decisions §11). */
+/** `POST /v1/org/ledger` body (docs/launch.md#the-credit-ledger). */
 export const ListLedgerRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     filters: z.optional(z
@@ -32,6 +32,7 @@ export type ListLedgerInput = z.output<typeof ListLedgerRequest>;
 
 export const listLedgerOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listLedger',
+  scope: 'ledger:read',
   path: '/v1/org/ledger',
   request: ListLedgerRequest,
 });

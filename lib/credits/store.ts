@@ -1,6 +1,6 @@
 /**
  * Reading the credit ledger, and the operator's balance adjustments
- * (decisions §8 `org:credits`, §11; docs/data-model.md "Ledger").
+ * (README.md#operator-cli `org:credits`, docs/launch.md#the-credit-ledger; docs/data-model.md "Ledger").
  */
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';

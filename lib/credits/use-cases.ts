@@ -1,5 +1,5 @@
 /**
- * The ledger operation (decisions §11 `POST /v1/org/ledger`).
+ * The ledger operation (docs/launch.md#the-credit-ledger `POST /v1/org/ledger`).
  */
 import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';

@@ -17,13 +17,13 @@ export interface IndexDefinition {
 
 /** Attributes a campaign list item needs (spec "Campaign list item") plus what computes the read-time status. */
 const LIST_ITEM_ATTRIBUTES = ['id', 'status', 'createdVia', 'name', 'excludeEnrichedWithinDays', 'createdAt', 'resultsExpireAt'];
-/** Attributes of a ledger entry (decisions §11) besides `id` and `createdAt`. */
+/** Attributes of a ledger entry (docs/launch.md#the-credit-ledger) besides `id` and `createdAt`. */
 const LEDGER_ENTRY_ATTRIBUTES = ['kind', 'reason', 'amount', 'campaignId', 'attemptId', 'note'];
 /** What the overloaded list indexes project: campaign list items and ledger entries. */
 const LIST_INDEX_ATTRIBUTES = [...LIST_ITEM_ATTRIBUTES, ...LEDGER_ENTRY_ATTRIBUTES];
 
 /**
- * The list indexes (decisions §3, §11), by the filter each serves. gsi1-gsi4
+ * The list indexes (docs/pagination.md, docs/launch.md), by the filter each serves. gsi1-gsi4
  * are overloaded: the same four indexes list campaigns (partitions
  * `ORG#…#CAMPAIGNS…`) and ledger entries (`ORG#…#LEDGER…`), newest first by
  * `listSk` = `createdAt#id`; gsi1 also lists organizations (`ORGANIZATIONS`).
@@ -59,7 +59,7 @@ export const TABLE_DEFINITION = {
   indexes: Object.values(TABLE_INDEXES) as IndexDefinition[],
 } as const;
 
-/** The ledger's uses of the overloaded list indexes, by the filter each serves (decisions §11). */
+/** The ledger's uses of the overloaded list indexes, by the filter each serves (docs/launch.md#the-credit-ledger). */
 export const LEDGER_INDEXES = {
   all: TABLE_INDEXES.all,
   byKind: TABLE_INDEXES.byStatus,
@@ -68,7 +68,7 @@ export const LEDGER_INDEXES = {
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
- * Webhook work waiting for its time (decisions §12): events not yet fanned
+ * Webhook work waiting for its time (docs/webhooks.md): events not yet fanned
  * out to endpoints and messages whose next attempt is due, in gsi6 (sparse)
  * under one partition, by due time. The local stack's poller reads it; in
  * AWS the table's stream and the delivery state machine drive the same work
@@ -99,7 +99,7 @@ export const keys = {
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */
   campaignOutcomes: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OUTCOMES' }),
-  /** Index keys of a campaign for list (decisions §3). */
+  /** Index keys of a campaign for list (docs/pagination.md). */
   campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,
     gsi2pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}`,
@@ -133,7 +133,7 @@ export const keys = {
       : {}),
     listSk: `${entry.createdAt}#${entry.id}`,
   }),
-  /** Partition of an organization's webhook items: endpoints, their counter, events, messages and the delivery log (decisions §12). */
+  /** Partition of an organization's webhook items: endpoints, their counter, events, messages and the delivery log (docs/webhooks.md). */
   webhooks: (organizationId: string) => `ORG#${organizationId}#WEBHOOKS`,
   /** Counter of an organization's webhook endpoints (at most 10). */
   webhookEndpointCount: (organizationId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: 'ENDPOINTS' }),
@@ -163,24 +163,27 @@ export const keys = {
   /** Keys of pending webhook work in {@link WEBHOOK_PENDING_INDEX}: due at `dueAt` (ISO 8601). */
   webhookPending: (dueAt: string, id: string) => ({ gsi6pk: 'WEBHOOKS#PENDING', listSk: `${dueAt}#${id}` }),
   /**
-   * One shard of an organization's account history (decisions §4, lib/history/store.ts): the last
-   * enrichment time and CRM flag of every account whose ID hashes to `shard`, in one item.
+   * One bucket of an organization's account history (lib/history/store.ts; docs/data-model.md
+   * "Recency and CRM targets"): the entries of every account whose hash falls in bucket `bucket`
+   * under linear hashing, in one item of at most a few KB.
    */
+  accountHistoryBucket: (organizationId: string, bucket: number) => ({ pk: `ORG#${organizationId}#HBUCKET#${bucket}`, sk: 'HISTORY' }),
+  /** Former fixed shard of an organization's account history (read only by the migration that retires it, lib/migrations/history-buckets.ts). */
   accountHistoryShard: (organizationId: string, shard: number) => ({ pk: `ORG#${organizationId}#HISTORY#${shard}`, sk: 'HISTORY' }),
   /** Former per-account recency item (read only by the migrations that retire it). */
   accountEnrichment: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'ENRICHED' }),
   /** Former per-account CRM item (read only by the migrations that retire it). */
   crmTarget: (organizationId: string, accountId: string) => ({ pk: `ORG#${organizationId}#ACCOUNT#${accountId}`, sk: 'CRM' }),
   /**
-   * Idempotency record of one `Idempotency-Key` (decisions §10), scoped to
+   * Idempotency record of one `Idempotency-Key` (docs/idempotency.md), scoped to
    * organization + operation + key, in a partition of its own. The key is
    * the last part, so any visible ASCII (`#` included) cannot collide.
    */
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
-  /** The work a request did under an idempotency key (decisions §10): written with the work, beside its record, outliving a released record. */
+  /** The work a request did under an idempotency key (docs/idempotency.md): written with the work, beside its record, outliving a released record. */
   idempotentWork: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'WORK' }),
   /**
-   * Fixed-window counter of one limit of an organization (decisions §15):
+   * Fixed-window counter of one limit of an organization (docs/limits.md):
    * `policy` (requests, exports, uploads) in the window of `windowSeconds`
    * starting at `windowStart` (epoch seconds), in a partition of its own;
    * expires (TTL) after its window.
@@ -189,15 +192,15 @@ export const keys = {
     pk: `ORG#${organizationId}#LIMIT#${policy}#${windowSeconds}#${windowStart}`,
     sk: 'COUNTER',
   }),
-  /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (decisions §15). */
+  /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (docs/limits.md). */
   monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
-  /** Upload record (decisions §14): one presigned account-ID file, in a partition of its own. */
+  /** Upload record (docs/campaigns.md#large-account-lists-upload-first): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */
   migration: (migrationId: string) => ({ pk: 'MIGRATIONS', sk: `MIGRATION#${migrationId}` }),
   /** Partition of the migration records (one Query reads them all). */
   migrations: 'MIGRATIONS',
-  /** Warehouse account (embedded default warehouse, decisions §7). */
+  /** Warehouse account (embedded default warehouse, README.md#operator-cli). */
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */
   warehouseContacts: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'CONTACTS' }),

@@ -1,5 +1,5 @@
 /**
- * The per-account outcomes of a launch evaluation (decisions §11), in a
+ * The per-account outcomes of a launch evaluation (docs/launch.md#per-account-outcomes), in a
  * module of their own so schemas, stores and use cases share them without
  * pulling each other in.
  */

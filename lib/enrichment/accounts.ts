@@ -1,5 +1,5 @@
 /**
- * Why each account was or was not enriched (decisions §11
+ * Why each account was or was not enriched (docs/launch.md
  * "`POST /v1/campaigns/accounts`"): one page of a campaign's accounts, in
  * submission order, with the outcome of the most recent launch evaluation
  * and of the workflow's batches, and a summary over the whole list.
@@ -36,7 +36,7 @@ import type { DeliveryFilter } from '../privacy/deliverable';
 export interface AccountsDependencies {
   campaigns: Pick<CampaignStore, 'get'>;
   outcomes: Pick<OutcomeStore, 'manifest' | 'readChunk' | 'readBatchContacts'>;
-  /** Secret that signs cursors (decisions §3). */
+  /** Secret that signs cursors (docs/pagination.md). */
   cursorSecret: string;
   /**
    * What may be delivered to the organization (lib/privacy/deliverable.ts): with suppressions in force,

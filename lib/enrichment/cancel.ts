@@ -1,6 +1,6 @@
 /**
- * Cancel a running enrichment (decisions §16: `POST /v1/campaigns/cancel`;
- * §8: the operator's `campaign:cancel`, the same code).
+ * Cancel a running enrichment (docs/launch.md#canceling: `POST /v1/campaigns/cancel`;
+ * README.md#operator-cli: the operator's `campaign:cancel`, the same code).
  *
  * The cancel request is recorded on the campaign first, the execution is
  * stopped, then the attempt is compensated as `canceled`: the whole charge
@@ -54,7 +54,7 @@ function isCanceledDraft(campaign: CampaignRecord, now: Date, startedAt?: string
 }
 
 /**
- * Cancels the running enrichment of an API-created campaign (decisions §16).
+ * Cancels the running enrichment of an API-created campaign (docs/launch.md#canceling).
  *
  * @param options.keyCheck - the request's API-key check, verified by the first read (campaign + organization, one BatchGetItem).
  * @param options.requester - recorded as the stopped execution's cause.
@@ -100,7 +100,7 @@ export async function cancelCampaign(
 }
 
 /**
- * The operator's cancel (`campaign:cancel --campaign ID`, decisions §8): the
+ * The operator's cancel (`campaign:cancel --campaign ID`, README.md#operator-cli): the
  * organization is found from the campaign ID, then {@link cancelCampaign}.
  * @returns `{campaignId, status: 'canceled'}` (also when it was canceled already).
  * @throws NotFoundError for an unknown campaign; CampaignNotCancelableError when it is not enriching (its message names the status).

@@ -1,9 +1,9 @@
 /**
- * The launch decision (decisions §4, §11): from a launch evaluation's counts
+ * The launch decision (docs/launch.md): from a launch evaluation's counts
  * and the organization's figures, what the launch costs, what capacity it
  * takes, and whether it would be refused and why, in the order enrich
  * refuses: `no_eligible_accounts`, `insufficient_credits`,
- * `spend_limit_exceeded` (decisions §15), `concurrency_limit_exceeded`.
+ * `spend_limit_exceeded` (docs/limits.md), `concurrency_limit_exceeded`.
  *
  * Enrich acts on it and quote shows it, so the two cannot drift: the quote's
  * figures and outcome are exactly what enrich would decide at that moment.
@@ -18,7 +18,7 @@ export type LaunchOutcome = 'launchable' | 'no_eligible_accounts' | 'insufficien
 /** Launch outcomes, in refusal order after `launchable`. */
 export const LAUNCH_OUTCOMES = ['launchable', 'no_eligible_accounts', 'insufficient_credits', 'spend_limit_exceeded', 'concurrency_limit_exceeded'] as const satisfies readonly LaunchOutcome[];
 
-/** The organization's monthly spend limit and this UTC month's spend, net of refunds (credits; decisions §15). */
+/** The organization's monthly spend limit and this UTC month's spend, net of refunds (credits; docs/limits.md). */
 export interface MonthlySpend {
   limit: number;
   spent: number;

@@ -1,6 +1,6 @@
 /**
  * The published contract of the launch quote and the per-account outcomes
- * beyond what their handlers need (decisions §11): the response shapes (also
+ * beyond what their handlers need (docs/launch.md): the response shapes (also
  * the TypeScript types of what they return), summaries, descriptions and
  * examples. Only the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
@@ -14,7 +14,7 @@ import { AccountOutcomeSchema, cancelCampaignOperation, campaignAccountsOperatio
 
 const EXAMPLE_CAMPAIGN_ID = 'camp_7Hq2kXv9LmN3pR5sT8wYz';
 
-/** `data` of quote (decisions §11). */
+/** `data` of quote (docs/launch.md#quote). */
 export const LaunchQuoteSchema = z
   .strictObject({
     campaignId: campaignId(),
@@ -54,7 +54,7 @@ export type LaunchQuote = z.infer<typeof LaunchQuoteSchema>;
 const OutcomeSummarySchema = z
   .strictObject(Object.fromEntries(ACCOUNT_OUTCOMES.map((outcome) => [outcome, count()])) as Record<(typeof ACCOUNT_OUTCOMES)[number], ReturnType<typeof count>>).check(z.meta({ id: 'AccountOutcomeSummary', description: 'Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts.' }));
 
-/** `data` of accounts (decisions §11). */
+/** `data` of accounts (docs/launch.md). */
 export const CampaignAccountsPageSchema = z
   .strictObject({
     accounts: z.array(
@@ -105,7 +105,7 @@ export const enrichmentOperationDocs = [
   documentOperation(cancelCampaignOperation, {
     summary: 'Cancel a running enrichment',
     description:
-      'Stops the running enrichment of an API-created campaign (decisions §16): the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt\'s completion: exactly one of the two wins, and the money follows the winner.',
+      'Stops the running enrichment of an API-created campaign: the attempt ends `canceled`, its whole charge is refunded on the ledger (entry `refund`/`canceled`), its capacity is released, the campaign returns to `draft` with `lastEnrichment: {status: "canceled", startedAt, endedAt, refunded: true}`, and `campaign.enrichment_canceled` is emitted. The answer is the campaign after the cancel. Retries are safe: on a `draft` whose `lastEnrichment` is a canceled attempt, cancel answers the campaign again and changes nothing (`Idempotency-Key` is honoured too). A campaign that is not `enriching` otherwise (it finished or failed first, never launched, another surface created it): 409 `campaign_not_cancelable` with `details.status`. A cancel racing the attempt\'s completion: exactly one of the two wins, and the money follows the winner.',
     response: CampaignResponseSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'campaign_not_cancelable'],
     example: { campaignId: EXAMPLE_CAMPAIGN_ID },

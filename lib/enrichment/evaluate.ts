@@ -1,5 +1,5 @@
 /**
- * Launch evaluation (spec "Enrich a campaign" 3-6; decisions §4): every
+ * Launch evaluation (spec "Enrich a campaign" 3-6; docs/launch.md): every
  * requested account falls in exactly one bucket, in this precedence:
  * `invalid`, `recentlyEnriched`, `crmExcluded`; the rest are eligible.
  */
@@ -21,7 +21,7 @@ export interface LaunchEvaluation {
   /** The eligible accounts' fields as the evaluation read them, aligned with `eligibleIds` (carried to the workflow's batches, so FindContacts reads only contacts). */
   eligibleAccounts: WarehouseAccountFields[];
   excluded: ExcludedCounts;
-  /** The bucket of every requested account, aligned with the evaluated list (per-account outcomes, decisions §11). */
+  /** The bucket of every requested account, aligned with the evaluated list (per-account outcomes, docs/launch.md#per-account-outcomes). */
   buckets: AccountBucket[];
 }
 
@@ -34,7 +34,7 @@ export function recencyCutoff(excludeEnrichedWithinDays: number | null, now: Dat
   return now.getTime() - excludeEnrichedWithinDays * 86_400_000;
 }
 
-/** Classifies one account (decisions §4 precedence). */
+/** Classifies one account (docs/launch.md precedence). */
 export function classifyAccount(status: AccountStatus | undefined, facts: AccountFacts | undefined, cutoff: number | undefined): AccountBucket {
   if (status !== 'active') return 'invalid';
   if (cutoff !== undefined && facts?.lastEnrichedAt !== undefined && Date.parse(facts.lastEnrichedAt) > cutoff) return 'recentlyEnriched';
@@ -52,8 +52,8 @@ export interface EvaluationDependencies {
  * Evaluates an account list against the warehouse, the organization's
  * recent enrichments and its CRM targets. DynamoDB is read once per account
  * (the warehouse account item, 100 keys per BatchGetItem) and once per
- * history shard its IDs fall in (lib/history/store.ts): what the list
- * touches, never the organization's campaigns or CRM list (decisions §4).
+ * history bucket its IDs fall in (lib/history/store.ts): what the list
+ * touches, never the organization's campaigns or CRM list (docs/launch.md).
  *
  * Order matters: `pendingRecency` must come from an organization read made
  * BEFORE this call (launch and quote read the organization first). A
@@ -63,10 +63,11 @@ export interface EvaluationDependencies {
  *
  * @param input.accountIds - distinct account IDs of the campaign.
  * @param input.pendingRecency - the organization's completions awaiting their history entries (`OrganizationRecord.pendingRecency`).
+ * @param input.historyBuckets - the history's bucket count from the same organization read (`OrganizationRecord.historyBuckets`); absent: the store reads it.
  */
 export async function evaluateLaunch(
   deps: EvaluationDependencies,
-  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[] },
+  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[]; historyBuckets?: number },
 ): Promise<LaunchEvaluation> {
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts] = await Promise.all([
@@ -75,7 +76,10 @@ export async function evaluateLaunch(
     deps.accountHistory.getFacts(
       input.organizationId,
       input.accountIds,
-      cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] },
+      {
+        ...(input.historyBuckets === undefined ? {} : { buckets: input.historyBuckets }),
+        ...(cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] }),
+      },
     ),
   ]);
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };

@@ -1,5 +1,5 @@
 /**
- * Enrich (launch) a campaign (spec "Enrich a campaign"; decisions §2, §4).
+ * Enrich (launch) a campaign (spec "Enrich a campaign"; docs/errors.md, docs/launch.md).
  *
  * 1. The first read (campaign + organization + the request's API key, one
  *    BatchGetItem) answers a repeat call while `enriching`: the campaign as
@@ -12,7 +12,7 @@
  *    The previous evaluation's objects are deleted once it is replaced
  *    (lib/enrichment/attempt-objects.ts).
  * 3. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`,
- *    `spend_limit_exceeded` (decisions §15), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
+ *    `spend_limit_exceeded` (docs/limits.md), `concurrency_limit_exceeded` (lib/enrichment/decision.ts, shared with
  *    quote); a refused launch keeps its counts, stays
  *    `draft` and charges nothing.
  * 4. The eligible list and one account object per workflow batch are
@@ -33,7 +33,7 @@
  * leave; one still running then is left to finish (the reconciler starts a
  * lost one) and the launch answers the charged campaign.
  *
- * Under an `Idempotency-Key` (decisions §10) the launch transaction also
+ * Under an `Idempotency-Key` (docs/idempotency.md) the launch transaction also
  * writes the key's work marker, and a retry looks for it first: a launch
  * that charged answers 200 with that campaign as it is now, whatever
  * happened to the first answer, never a refusal caused by the launch itself.
@@ -55,7 +55,7 @@ import { monthlySpendOf } from './quote';
 import type { LimitStore } from '../organizations/limits';
 import type { OutcomeStore } from './outcomes';
 import { compensateAttempt } from './steps';
-import type { EnrichmentStore } from './store';
+import type { EnrichmentStore, LaunchWrite } from './store';
 import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './workflow';
 import { objectKeys } from '../objects';
 import { beforeDeadline, DeadlineExceededError, throwIfPastDeadline } from '../http/deadline';
@@ -73,7 +73,7 @@ export interface LaunchDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
-  /** Per-account outcomes of each evaluation (decisions §11); the previous one's manifest is read to delete its objects once replaced. */
+  /** Per-account outcomes of each evaluation (docs/launch.md#per-account-outcomes); the previous one's manifest is read to delete its objects once replaced. */
   outcomes: Pick<OutcomeStore, 'recordEvaluation' | 'manifest'>;
   /** Deletion of a replaced evaluation's objects and of a compensated attempt's (lib/enrichment/attempt-objects.ts). */
   objects: PrefixStore;
@@ -81,7 +81,7 @@ export interface LaunchDependencies {
   creditsPerAccount: number;
   /** Seconds after which an abandoned launch lock expires. */
   launchLockSeconds: number;
-  /** This month's spend (decisions §15), read when the organization has a monthly spend limit. */
+  /** This month's spend (docs/limits.md), read when the organization has a monthly spend limit. */
   limits: Pick<LimitStore, 'spent'>;
 }
 
@@ -104,11 +104,11 @@ export const START_EXECUTION_ANSWER_MARGIN_MS = 2_000;
 
 /**
  * Launches enrichment of a campaign.
- * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (decisions §10).
+ * @param options.requestId - the enrich call's request ID (X-Request-Id), recorded on the attempt and passed to its workflow execution (docs/idempotency.md#request-ids).
  * @param options.signal - the request's deadline (lib/http/deadline.ts): once it fires, the launch stops before its transaction.
  * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read (the organization's list of active keys), or by a key read before any write.
  * @param options.remainingMs - ms left before the function's timeout: the transaction starts only with {@link LAUNCH_COMMIT_RESERVE_MS} left.
- * @param options.idempotentWork - the request's `Idempotency-Key` work (decisions §10): a launch it charged is answered again, and a new one records it.
+ * @param options.idempotentWork - the request's `Idempotency-Key` work (docs/idempotency.md): a launch it charged is answered again, and a new one records it.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
@@ -127,7 +127,7 @@ export async function enrichCampaign(
   // Under a key, its work marker is read beside it (a retry of a launch that charged).
   const [read, launchedByKey] = await beforeDeadline(signal, Promise.all([deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck), idempotentWork?.find()]));
   if (!read.campaign) throw new NotFoundError('campaign', campaignId);
-  // This key's launch charged: the campaign as it is now, whatever it became since (decisions §10).
+  // This key's launch charged: the campaign as it is now, whatever it became since (docs/idempotency.md).
   if (launchedByKey === campaignId) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
   const readStatus = statusAt(read.campaign, now);
   // A repeat call on a running API launch answers the campaign as it is (no new charge), touching
@@ -161,18 +161,18 @@ export async function enrichCampaign(
     const previousManifest = deps.outcomes.manifest(campaignId);
     previousManifest.catch(() => undefined); // awaited (and its failure ignored) where it is used
     // The organization was read (strongly consistent) by the first read, BEFORE the evaluation reads
-    // the history shards: its pending completions and the shards together cover every completion
+    // the history buckets: its pending completions and the buckets together cover every completion
     // (lib/enrichment/evaluate.ts). The first round's decision reuses it; the launch transaction re-checks balance and capacity.
     const firstOrg = read.organization;
     if (!firstOrg) throw new NotFoundError('organization', organizationId);
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(
       signal,
-      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency }),
+      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency, historyBuckets: firstOrg.historyBuckets ?? 1 }),
     );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
-    // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (decisions §11).
+    // The evaluation's ID is the attempt's ID if it launches; its per-account outcomes are kept either way (docs/launch.md#per-account-outcomes).
     const attemptId = newAttemptId();
     // Written while the organization is read and the attempt's lists are written (first round below), and awaited before any refusal or charge.
     const recorded = deps.outcomes
@@ -209,7 +209,7 @@ export async function enrichCampaign(
       // then awaited to its end so the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);
       if (remainingMs && remainingMs() < LAUNCH_COMMIT_RESERVE_MS) throw new DeadlineExceededError('Too little time left to commit the launch; nothing was charged.');
-      const outcome = await deps.enrichment.launch({
+      const outcome = await launchSettled(deps, signal, evaluationCounts, {
         organizationId,
         campaignId,
         before: campaign,
@@ -220,6 +220,7 @@ export async function enrichCampaign(
         ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
         smbCredits: org.smbCredits,
         limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
+        ...(org.liveOrganizationId !== undefined ? { liveOrganizationId: org.liveOrganizationId } : {}),
       });
       if (outcome.ok) {
         launched = true;
@@ -232,6 +233,42 @@ export async function enrichCampaign(
   } finally {
     if (!launched) await deps.enrichment.releaseLaunchLock(organizationId, campaignId, lockToken, evaluationCounts);
   }
+}
+
+/**
+ * Sends the launch transaction and learns its outcome before the answer,
+ * whatever the transaction's latency or the event loop's delay
+ * (docs/reliability.md, "Deadlines"): an error answer is never followed by
+ * a charge. When the deadline (`signal`) comes first, the launch is fenced:
+ * the lock the transaction is conditioned on is released in one conditional
+ * write. Released: the transaction can never commit (nothing charged; the
+ * answer is the deadline's error). Not released because the attempt
+ * launched: the launch's outcome, answered 200 as any other.
+ * @throws DeadlineExceededError when fenced (nothing was or will be charged).
+ */
+async function launchSettled(
+  deps: LaunchDependencies,
+  signal: AbortSignal | undefined,
+  evaluation: { eligible: number; excluded: NonNullable<CampaignRecord['accountsExcluded']> } | undefined,
+  write: LaunchWrite,
+): Promise<Awaited<ReturnType<LaunchDependencies['enrichment']['launch']>>> {
+  const sending = deps.enrichment.launch(write);
+  if (!signal) return sending;
+  let onAbort: (() => void) | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    onAbort = () => resolve('deadline');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([sending, deadline]).finally(() => signal.removeEventListener('abort', onAbort!));
+  if (first !== 'deadline') return first;
+  sending.catch((error: unknown) => logger.warn('The fenced launch transaction failed (nothing was charged)', { error, campaignId: write.campaignId, attemptId: write.attempt.id }));
+  const fence = await deps.enrichment.fenceLaunch(write.organizationId, write.campaignId, write.lockToken, write.attempt.id, evaluation);
+  if (fence.released === false && fence.launched) {
+    logger.warn('The launch transaction answered after the deadline; it had committed: answering the charged campaign', { campaignId: write.campaignId, attemptId: write.attempt.id });
+    return { ok: true, campaign: fence.launched };
+  }
+  throw new DeadlineExceededError('The launch transaction did not answer before the deadline; its lock was released so it cannot commit: nothing was charged.');
 }
 
 /**

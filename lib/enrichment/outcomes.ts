@@ -1,6 +1,6 @@
 /**
  * Per-account outcomes of a campaign's most recent launch evaluation
- * (decisions §11 "`POST /v1/campaigns/accounts`"; docs/data-model.md
+ * (docs/launch.md#per-account-outcomes; docs/data-model.md
  * "Per-account outcomes").
  *
  * Built for lists of 100,000 accounts read a page at a time:

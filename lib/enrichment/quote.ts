@@ -1,5 +1,5 @@
 /**
- * Quote a launch (decisions §11 "`POST /v1/campaigns/quote`"): the launch
+ * Quote a launch (`POST /v1/campaigns/quote`, docs/launch.md#quote): the launch
  * evaluation of enrich for an API-created `draft`, charging, reserving and
  * writing nothing. It reads what enrich reads (the campaign, its account
  * list, the warehouse, the organization's enrichment history and CRM
@@ -25,12 +25,12 @@ export interface QuoteDependencies extends EvaluationDependencies {
   accountLists: Pick<AccountListStore, 'get'>;
   /** Credits per eligible account (deployment setting). */
   creditsPerAccount: number;
-  /** This month's spend, read when the organization has a monthly spend limit (decisions §15). */
+  /** This month's spend, read when the organization has a monthly spend limit (docs/limits.md). */
   limits: Pick<LimitStore, 'spent'>;
 }
 
 /**
- * The organization's monthly spend limit and this UTC month's spend (one GetItem), when it has a limit (decisions §15).
+ * The organization's monthly spend limit and this UTC month's spend (one GetItem), when it has a limit (docs/limits.md).
  */
 export async function monthlySpendOf(limits: Pick<LimitStore, 'spent'>, organization: { id: string; limits?: { monthlySpendLimit?: number } }, now: Date): Promise<MonthlySpend | undefined> {
   const limit = organization.limits?.monthlySpendLimit;
@@ -53,7 +53,7 @@ export async function quoteCampaign(deps: QuoteDependencies, organizationId: str
   // The organization first: its pending completions must be read before the history shards (lib/enrichment/evaluate.ts).
   const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
   if (!organization) throw new NotFoundError('organization', organizationId);
-  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency });
+  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency, historyBuckets: organization.historyBuckets ?? 1 });
   const spend = await monthlySpendOf(deps.limits, organization, now);
   const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount, spend);
   return { campaignId: campaign.id, ...decision };

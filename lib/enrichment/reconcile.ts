@@ -1,6 +1,6 @@
 /**
  * The enrichment reconciler: nothing stuck, nothing lost, without a client's
- * help (decisions §4; docs/reliability.md "Crash windows"). One piece of code,
+ * help (docs/launch.md; docs/reliability.md "Crash windows"). One piece of code,
  * run in AWS every 5 minutes (EventBridge Scheduler) and on every execution
  * that ends ABORTED, FAILED or TIMED_OUT (an EventBridge rule), and in the
  * local stack at start and on an interval.

@@ -1,7 +1,7 @@
 /**
- * Schemas of the launch quote and the per-account outcomes (decisions §11):
+ * Schemas of the launch quote and the per-account outcomes (docs/launch.md#per-account-outcomes):
  * `POST /v1/campaigns/quote` and `POST /v1/campaigns/accounts`; and of the
- * customer's cancel (§16): `POST /v1/campaigns/cancel`. The response
+ * customer's cancel (docs/launch.md#canceling): `POST /v1/campaigns/cancel`. The response
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -9,7 +9,7 @@ import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '
 import { defineOperation } from '../http/operation';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
 
-/** Largest page of `/v1/campaigns/accounts` (decisions §11). */
+/** Largest page of `/v1/campaigns/accounts` (docs/launch.md#per-account-outcomes). */
 export const MAX_ACCOUNTS_PAGE_SIZE = 1_000;
 /** Page size of `/v1/campaigns/accounts` when `limit` is omitted. */
 export const DEFAULT_ACCOUNTS_PAGE_SIZE = 100;
@@ -23,7 +23,7 @@ export const AccountOutcomeSchema = /* @__PURE__ */ treeShakable(() =>
   })),
 );
 
-/** `POST /v1/campaigns/accounts` body (decisions §11). */
+/** `POST /v1/campaigns/accounts` body (docs/launch.md#per-account-outcomes). */
 export const CampaignAccountsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     campaignId: campaignId(),
@@ -40,13 +40,15 @@ export type CampaignAccountsInput = z.output<typeof CampaignAccountsRequest>;
 
 export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'quoteCampaign',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/quote',
   request: CampaignIdRequest,
 });
 
-/** `POST /v1/campaigns/cancel` (decisions §16): stops a running enrichment; honours `Idempotency-Key` (§10). */
+/** `POST /v1/campaigns/cancel` (docs/launch.md#canceling): stops a running enrichment; honours `Idempotency-Key` (docs/idempotency.md). */
 export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'cancelCampaign',
+  scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/cancel',
   request: CampaignIdRequest,
@@ -54,6 +56,7 @@ export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const campaignAccountsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listCampaignAccounts',
+  scope: 'campaigns:read',
   path: '/v1/campaigns/accounts',
   request: CampaignAccountsRequest,
 });

@@ -33,7 +33,7 @@ export interface StepDependencies {
   accountHistory: AccountHistoryStore;
   enrichment: EnrichmentStore;
   results: ResultStore;
-  /** Per-account outcomes: each batch records what it found (decisions §11 progress). */
+  /** Per-account outcomes: each batch records what it found (docs/launch.md#per-account-outcomes progress). */
   outcomes: Pick<OutcomeStore, 'recordBatch'>;
   /** Result access period (seconds). */
   resultsAccessPeriodSeconds: number;
@@ -146,7 +146,7 @@ export async function completeEnrichment(
  * Writes a completed attempt's accounts into the organization's history
  * (lib/history/store.ts: one entry per account, in the shards its eligible
  * accounts fall in), then removes its pending completion from the
- * organization item (lib/history/recency-pending.ts; decisions §4).
+ * organization item (lib/history/recency-pending.ts; docs/launch.md).
  * Idempotent: a rerun finds the entry gone (the history was written before
  * it left) or writes the same times again (times only move forward).
  */

@@ -1,13 +1,13 @@
 /**
  * Enrichment state changes of a campaign, each one conditional write or one
- * transaction (docs/data-model.md, access patterns 13-20; decisions §4).
+ * transaction (docs/data-model.md, access patterns 13-20; docs/launch.md).
  *
  * The campaign side of every change comes from `campaigns/item.ts`, the money
  * side (balance, ledger entry, `creditsCharged`) from `credits/ledger.ts`;
  * this store composes them into one write and turns a failed condition into
  * a value. The changes that customers hear about (enriched, failed, canceled,
  * expired) also put their webhook event (`webhooks/events.ts`) in the same
- * transaction (decisions §12).
+ * transaction (docs/webhooks.md).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
@@ -34,8 +34,10 @@ export interface LaunchWrite {
   maxEnrichingAccounts: number;
   /** The smb balance the decision read (credits): whether the charge crosses the low-balance threshold. */
   smbCredits: number;
-  /** The organization's spend limit and low-balance threshold the decision read (credits; null: none; decisions §15). */
+  /** The organization's spend limit and low-balance threshold the decision read (credits; null: none; docs/limits.md). */
   limits: { monthlySpendLimit: number | null; lowBalanceThreshold: number | null };
+  /** For a test twin: the live organization's ID, which its events name (docs/test-mode.md). */
+  liveOrganizationId?: string;
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
   /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
@@ -73,6 +75,21 @@ export interface EnrichmentStore {
   /** Releases the lock, keeping the evaluation counts of a refused launch. */
   releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
   /**
+   * Settles a launch transaction whose outcome did not come back in time
+   * (docs/reliability.md, "Deadlines"): releases the launch lock only while
+   * `token` still holds it, in one conditional write. Released: the
+   * transaction, conditioned on that lock, can never commit afterwards
+   * (nothing was charged). Not released: the campaign as it is, which shows
+   * whether the attempt `attemptId` was launched (`launched`) or not.
+   */
+  fenceLaunch(
+    organizationId: string,
+    campaignId: string,
+    token: string,
+    attemptId: string,
+    evaluation?: { eligible: number; excluded: ExcludedCounts },
+  ): Promise<{ released: true } | { released: false; launched?: CampaignRecord }>;
+  /**
    * Charges credits, reserves capacity and moves the campaign to `enriching`, atomically.
    * @returns the campaign after the launch, or why it was refused (nothing written then).
    */
@@ -94,7 +111,7 @@ export interface EnrichmentStore {
   expire(organizationId: string, campaignId: string, attemptId: string, now: Date): Promise<boolean>;
 }
 
-/** The organization has room for `accounts` more under an unchanged ceiling `max` (decisions §4). */
+/** The organization has room for `accounts` more under an unchanged ceiling `max` (docs/launch.md). */
 const capacityAllows = (accounts: number, max: number): Clause => ({
   expression: 'maxEnrichingAccounts = :c_max AND enrichingAccounts <= :c_allowed',
   values: { ':c_max': max, ':c_allowed': max - accounts },
@@ -129,7 +146,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
     const { entry, change, eventType, occurredAt, organizationChange } = plan(campaign as CampaignRecord & { attempt: AttemptRecord });
-    // A refund is taken off the spend of the month the attempt was charged in (decisions §15: net of refunds).
+    // A refund is taken off the spend of the month the attempt was charged in (docs/limits.md: net of refunds).
     const refund = entry.amount > 0 ? [spendItem(tableName, organizationId, monthOf(campaign.attempt.startedAt), -entry.amount)] : [];
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
@@ -162,7 +179,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const current = outcome.old;
       if (!current) return { ok: false, reason: 'missing' };
       if (current.status === 'draft' && current.createdVia === 'api') {
-        // The holder's lock expiry (ISO timestamp) tells a caller when to retry (Retry-After, decisions §10).
+        // The holder's lock expiry (ISO timestamp) tells a caller when to retry (Retry-After, docs/idempotency.md).
         const lockExpiresAt = (current.launchLock as { expiresAt?: unknown } | undefined)?.expiresAt;
         return { ok: false, reason: 'held', ...(typeof lockExpiresAt === 'string' ? { lockExpiresAt } : {}) };
       }
@@ -180,16 +197,28 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       });
     },
 
+    async fenceLaunch(organizationId, campaignId, token, attemptId, evaluation) {
+      const outcome = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
+        ReturnValues: 'NONE',
+      });
+      if (outcome.ok) return { released: true };
+      const current = outcome.old ? toCampaignRecord(outcome.old) : undefined;
+      return current?.attempt?.id === attemptId ? { released: false, launched: current } : { released: false };
+    },
+
     async launch(write) {
       const { organizationId, campaignId, attempt } = write;
       // Stamped when written (credits/ledger.ts transactMovement), not when the launch started: entries only grow at the top.
       const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt });
-      // The limits of decisions §15: the month's spend within its limit, and the low-balance event of a crossing, in the same transaction.
+      // The limits of docs/limits.md: the month's spend within its limit, and the low-balance event of a crossing, in the same transaction.
       const guard = chargeGuard(write.limits, write.smbCredits, attempt.charged);
       const threshold = write.limits.lowBalanceThreshold;
       const lowBalance =
         guard.crossesLowBalance && threshold !== null
-          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }))
+          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }, write.liveOrganizationId))
           : [];
       const { outcome } = await transactMovement(
         client,

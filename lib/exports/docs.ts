@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
 import { exportCampaignOperation } from './schema';
+import { PHONE_COLUMNS } from '../results/csv';
 
 /** `data` of export (spec "Export result"). */
 export const ExportResultSchema = z
@@ -30,7 +31,9 @@ export const exportOperationDocs = [
   documentOperation(exportCampaignOperation, {
     summary: 'Export campaign results as CSV',
     description:
-      'Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe.',
+      'Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe, with one exception: a plain E.164 number (`+15551234567`) in ' +
+      PHONE_COLUMNS.map((column) => '`' + column + '`').join(' or ') +
+      ' is written as it is (docs/csv.md).',
     response: ExportResultSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired', 'no_eligible_accounts'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', maxContactsPerAccount: 3, hasEmail: true },

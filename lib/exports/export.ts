@@ -1,6 +1,6 @@
 /**
  * Export campaign results as CSV (spec "Export campaign results as CSV";
- * decisions §5). The stored result parts hold the rows already encoded
+ * docs/csv.md). The stored result parts hold the rows already encoded
  * (lib/results/parts.ts), so the export downloads them in order, a few
  * parts ahead of the one being written, filters and concatenates their bytes
  * (lib/exports/rows.ts) into a multipart S3 upload with a bounded queue:
@@ -34,7 +34,7 @@ export interface ExportDependencies {
   /** Lifetime of the presigned URL (seconds). */
   urlTtlSeconds: number;
   /**
-   * Counts one export against the organization's exports per hour (decisions §15), once the campaign can be
+   * Counts one export against the organization's exports per hour (docs/limits.md), once the campaign can be
    * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
    */
   quota?: (organizationId: string) => Promise<void>;

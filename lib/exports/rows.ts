@@ -1,5 +1,5 @@
 /**
- * The export file's bytes from result parts (decisions §5): the header, then
+ * The export file's bytes from result parts (docs/csv.md): the header, then
  * for every account of every part, in order, one row per kept contact or one
  * account-only row. The parts hold rows already neutralized and escaped
  * (lib/results/parts.ts), so this only filters contacts by their flags,
@@ -12,7 +12,7 @@ import { ACCOUNT_ONLY_CONTACT_CELLS, CSV_HEADER, encodeRowEnd, passesFilters, se
 /** Size of the chunks handed to the upload (bytes): 1 MiB, a fifth of an upload part. */
 export const CSV_CHUNK_BYTES = 1024 * 1024;
 
-/** What an export wrote so far (decisions §5 `rows`): accounts, rows that carry a contact, and data rows. */
+/** What an export wrote so far (docs/csv.md `rows`): accounts, rows that carry a contact, and data rows. */
 export interface ExportCounts {
   accounts: number;
   contacts: number;
@@ -74,7 +74,7 @@ class ChunkWriter {
  * the whole part is written, so memory holds at most one part's rows.
  *
  * @param parts - result parts (lib/results/parts.ts layout), in index order.
- * @param selection - the export's filters and cap (decisions §5: filters ORed, then the cap).
+ * @param selection - the export's filters and cap (docs/csv.md: filters ORed, then the cap).
  * @param enrichedAt - the campaign's `completedAt`, the last cell of every row.
  * @param counts - updated as rows are written; final once the generator is done.
  * @param deliverable - whether the reader's current contact may be delivered (lib/privacy/deliverable.ts); a contact it refuses is left out as if absent.

@@ -1,5 +1,5 @@
 /**
- * Export schemas (spec "Export campaign results as CSV"; decisions §5); the
+ * Export schemas (spec "Export campaign results as CSV"; docs/csv.md); the
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -21,6 +21,7 @@ export type ExportCampaignInput = z.output<typeof ExportCampaignRequest>;
 
 export const exportCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'exportCampaign',
+  scope: 'results:read',
   path: '/v1/campaigns/export',
   request: ExportCampaignRequest,
 });

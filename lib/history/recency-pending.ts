@@ -1,5 +1,5 @@
 /**
- * Completions whose history entries are not written yet (decisions §4;
+ * Completions whose history entries are not written yet (docs/launch.md;
  * docs/data-model.md "Recency and CRM targets"). The completion transaction
  * sets one attribute `recencyPending_<campaignId>` = `{completedAt,
  * eligibleObjectKey}` on the organization item; the FinishRecording step

@@ -1,43 +1,44 @@
 /**
  * What an organization knows of individual accounts: when it last completed
  * an enrichment of each (recency exclusion) and which are CRM targets (CRM
- * exclusion). Decisions §4, §7; docs/data-model.md "Recency and CRM targets".
+ * exclusion). docs/data-model.md "Recency and CRM targets" states the layout,
+ * the split rule and its proof of exactness, the sizes and the costs.
  *
- * Keyed by account, not by campaign: each account has one entry, in one of
- * {@link HISTORY_SHARDS} DynamoDB items per organization chosen by a hash of
- * its ID (`ORG#<org>#HISTORY#<shard>` / `HISTORY`, lib/db/table.ts
- * `keys.accountHistoryShard`). An entry holds the account's last enrichment
- * time (epoch milliseconds) and whether it is a CRM target; a later
- * completion replaces the time, so the organization's history holds each
- * account once however many campaigns enriched it.
+ * Linear hashing over small items ("buckets"): each account has one entry,
+ * in the bucket its hash falls in (`ORG#<org>#HBUCKET#<bucket>` / `HISTORY`,
+ * lib/db/table.ts `keys.accountHistoryBucket`). The organization item carries
+ * the split state, `historyBuckets` (N, the number of buckets, default 1),
+ * which a launch and a quote read anyway, and `historyEntries` (the entry
+ * count that drives the splits). Buckets split one at a time, in order, as
+ * the average load passes {@link HISTORY_BUCKET_LOAD} entries, so a bucket
+ * stays about 1-2.5 KB at any organization size.
  *
- * - A launch or a quote reads the shards of its own account IDs (strongly
- *   consistent BatchGetItem, 100 keys a call): at most one item per
- *   requested account, never the organization's campaigns or CRM lists.
- * - A completion rewrites the shards its accounts fall in (read, merge,
- *   conditional put on the shard's version, retried when a concurrent
- *   writer got there first): a 100,000-account completion writes at most
- *   4,096 items, not one per account (per-account items cost 1 WRU each,
- *   $0.000625 per 1,000 accounts; the measured figures are in
- *   docs/data-model.md).
- * - Entries are kept as long as the longest window (3,650 days,
- *   {@link HISTORY_RETENTION_DAYS}): each rewrite drops older enrichment
- *   times, and a shard holding no CRM target carries the table's `ttl`
- *   (its newest time + 3,650 days). CRM targets stay until removed.
+ * - A launch or a quote reads the buckets of its own account IDs (strongly
+ *   consistent BatchGetItem): at most one item of at most a few KB per
+ *   requested account, whatever the organization's size.
+ * - A completion rewrites the buckets its accounts fall in (read, merge,
+ *   conditional put on the bucket's version, redone on a lost race).
+ * - A bucket's item holds its `depth` (how many low hash bits address it):
+ *   a reader or a writer whose N is older than a split finds the deeper
+ *   depth on the item and follows the accounts that moved, so N on the
+ *   organization item is only a hint and every split is exact while in
+ *   flight (the proof in docs/data-model.md).
  *
- * Shard item: `entries` (string), one line per account:
- * `<accountId>\t<enrichedAt, base 36 epoch ms, or empty>[\tc]` (`c`: CRM
- * target); account IDs hold no control characters (lib/account-lists/schema.ts).
- * `version` (number) orders the rewrites. At ~25 bytes an entry, DynamoDB's
- * 400 KB item limit holds ~16,000 accounts a shard: ~65 million distinct
- * accounts (enriched within 3,650 days, or CRM targets) per organization.
+ * Entry: the first 8 bytes of the SHA-256 of the account ID (its low 32
+ * bits address the bucket) and a 48-bit value, epoch milliseconds × 2 + 1
+ * when a CRM target (0 ms: no enrichment kept). The item stores the values
+ * once per group of entries sharing one: about 8 bytes an account.
+ * Enrichment times older than {@link HISTORY_RETENTION_DAYS} count as absent
+ * and are dropped when their bucket is next rewritten.
  */
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
 import { batchGet } from '../db/batch';
+import { putIf } from '../db/conditional';
 import { keys } from '../db/table';
 
 /** Facts about one account for one organization. */
@@ -61,9 +62,17 @@ export interface FactsOptions {
    * Completions whose entries are not written yet (lib/history/recency-pending.ts,
    * read from the organization item BEFORE this call): their accounts count as
    * enriched at the campaign's `completedAt` (recency starts when a campaign
-   * reaches `enriched`, decisions §4). Only those after `enrichedAfter` are read.
+   * reaches `enriched`, docs/data-model.md). Only those after `enrichedAfter` are read.
    */
   pending?: readonly PendingRecency[];
+  /**
+   * The organization item's `historyBuckets` as the caller read it (launch and
+   * quote read the item anyway; `OrganizationRecord.historyBuckets`). Any
+   * value read before this call is exact (an older one costs a second round
+   * trip for the accounts of the buckets split since). Absent: the store
+   * reads the organization item itself (one GetItem).
+   */
+  buckets?: number;
 }
 
 /** One change to an account's history ({@link AccountHistoryStore.record}). */
@@ -79,7 +88,7 @@ export interface HistoryChange {
 export interface AccountHistoryStore {
   /**
    * Facts for the given accounts (accounts with none are absent): one
-   * strongly consistent read of each shard the IDs fall in, nothing else.
+   * strongly consistent read of each bucket the IDs fall in, nothing else.
    */
   getFacts(organizationId: string, accountIds: readonly string[], options?: FactsOptions): Promise<Map<string, AccountFacts>>;
   /** Adds CRM targets; returns how many distinct IDs were written. Idempotent. */
@@ -95,175 +104,407 @@ export interface AccountHistoryStore {
    */
   recordCompletion(organizationId: string, campaignId: string, completedAt: string, eligibleObjectKey: string): Promise<void>;
   /**
-   * Applies many changes at once (migration, seeding), each shard rewritten
-   * once. Idempotent; times move forward only.
-   * @returns shards rewritten.
+   * Applies many changes at once (migration, seeding), each bucket rewritten
+   * once (plus the splits the growth needs). Idempotent; times move forward only.
+   * @returns buckets rewritten.
    */
   record(organizationId: string, changes: Iterable<HistoryChange>): Promise<number>;
+  /**
+   * The organization's split state as stored on its item: `buckets` (N) and
+   * `entries` (the count that drives the splits; a completion that died
+   * between its bucket writes and its count update leaves it low).
+   */
+  state(organizationId: string): Promise<HistoryState>;
 }
 
-/** Shards per organization. A power of two; changing it needs a migration (entries are found by `shardOf`). */
-export const HISTORY_SHARDS = 4096;
+/** The split state kept on the organization item. */
+export interface HistoryState {
+  /** N: buckets in use, 0..N-1 (at least 1). */
+  buckets: number;
+  /** Entries counted so far (accounts with an entry). */
+  entries: number;
+}
 
-/** Days an enrichment time is kept: the longest recency window (decisions §4; MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
+/**
+ * Average entries per bucket past which the next bucket splits (linear
+ * hashing's load bound). At ~8 bytes an entry a split bucket holds ~1.2 KB
+ * and one not yet split in the current round twice that; see docs/data-model.md.
+ */
+export const HISTORY_BUCKET_LOAD = 150;
+
+
+/** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
 
 const RETENTION_MS = HISTORY_RETENTION_DAYS * 86_400_000;
 
-/** Shard rewrites in flight at once. */
+/** Bucket writes (and splits) in flight at once. */
 const WRITE_CONCURRENCY = 32;
 
-/** The shard of an account: FNV-1a (32-bit) of its ID's UTF-16 code units, modulo {@link HISTORY_SHARDS}. */
-export function shardOf(accountId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < accountId.length; i++) {
-    hash ^= accountId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+/** Bytes of an entry's account fingerprint. */
+const FINGERPRINT_BYTES = 8;
+/** Bytes of a value (epoch ms × 2 + CRM flag). */
+const VALUE_BYTES = 6;
+/** Encoding version (first byte of `entries`). */
+const FORMAT = 1;
+
+/**
+ * An account's fingerprint: the first 8 bytes of SHA-256 of its ID (UTF-8),
+ * as a latin1 string (a Map key). Its low 32 bits ({@link addressOf}) pick the bucket.
+ */
+export function fingerprintOf(accountId: string): string {
+  return createHash('sha256').update(accountId, 'utf8').digest().toString('latin1', 0, FINGERPRINT_BYTES);
+}
+
+/** The 32-bit hash (unsigned) that addresses a fingerprint's bucket: its first 4 bytes, little-endian. */
+export function addressOf(fingerprint: string): number {
+  return (fingerprint.charCodeAt(0) | (fingerprint.charCodeAt(1) << 8) | (fingerprint.charCodeAt(2) << 16) | (fingerprint.charCodeAt(3) << 24)) >>> 0;
+}
+
+/** The keys of an organization's buckets 0..buckets−1 (every item of its history; {@link AccountHistoryStore.state} gives N). */
+export function bucketKeys(organizationId: string, buckets: number): { pk: string; sk: string }[] {
+  return Array.from({ length: buckets }, (_, bucket) => keys.accountHistoryBucket(organizationId, bucket));
+}
+
+/**
+ * An item's size as DynamoDB bills and stores it, in bytes: attribute names
+ * and values (strings UTF-8, binary raw, numbers ~1 byte per 2 digits + 1),
+ * plus `overhead` (100 for storage; 0 for read and write units).
+ */
+export function itemBytes(item: Record<string, unknown>, overhead = 0): number {
+  let bytes = overhead;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name);
+    if (typeof value === 'string') bytes += Buffer.byteLength(value);
+    else if (value instanceof Uint8Array) bytes += value.byteLength;
+    else if (typeof value === 'number') bytes += Math.ceil(String(Math.abs(value)).replace(/^0\.?0*|\./g, '').length / 2) + 1;
+    else bytes += 1;
   }
-  return (hash >>> 0) & (HISTORY_SHARDS - 1);
+  return bytes;
 }
 
-/** One account's entry in a shard. */
-interface Entry {
-  /** Epoch ms of the last enrichment, if any. */
-  at?: number;
-  crm: boolean;
+/** `address` modulo 2^depth. */
+const low = (address: number, depth: number): number => address % 2 ** depth;
+
+/**
+ * The bucket of an address when there are `buckets` (N) buckets, and the
+ * depth (address bits) that bucket is addressed by: level L = floor(log2 N),
+ * split pointer p = N − 2^L; bucket = address mod 2^L, or address mod 2^(L+1)
+ * when that is below p (already split this round).
+ */
+export function bucketOf(address: number, buckets: number): { bucket: number; depth: number } {
+  const level = 31 - Math.clz32(Math.max(1, buckets));
+  const bucket = low(address, level);
+  return bucket < buckets - 2 ** level ? { bucket: low(address, level + 1), depth: level + 1 } : { bucket, depth: level };
 }
 
-/** Decodes a shard's `entries` attribute, calling `onEntry` for each line. */
-function forEachEntry(entries: string, onEntry: (accountId: string, entry: Entry) => void): void {
-  let start = 0;
-  while (start < entries.length) {
-    let end = entries.indexOf('\n', start);
-    if (end < 0) end = entries.length;
-    const tab = entries.indexOf('\t', start);
-    if (tab > start && tab < end) {
-      const second = entries.indexOf('\t', tab + 1);
-      const timeEnd = second > tab && second < end ? second : end;
-      const time = entries.slice(tab + 1, timeEnd);
-      onEntry(entries.slice(start, tab), { ...(time === '' ? {} : { at: Number.parseInt(time, 36) }), crm: timeEnd < end });
-    }
-    start = end + 1;
+/** One bucket as read: its entries (fingerprint → value), depth and version (undefined: no item). */
+interface BucketRead {
+  depth: number;
+  version: number | undefined;
+  entries: Map<string, number>;
+}
+
+/** Epoch ms of a value (0: none). */
+const msOfValue = (value: number): number => Math.floor(value / 2);
+/** Whether a value marks a CRM target. */
+const crmOfValue = (value: number): boolean => value % 2 === 1;
+const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
+
+/**
+ * Encodes entries: byte 0 the format, u16 the number of groups, then each
+ * group's value (48 bits) and entry count (u16), then every fingerprint in
+ * group order. Values past the retention lose their time (CRM targets) or
+ * their entry (the rest).
+ */
+export function encodeBucket(entries: ReadonlyMap<string, number>, now = Date.now()): Buffer {
+  const groups = new Map<number, string[]>();
+  for (const [fingerprint, stored] of entries) {
+    const ms = msOfValue(stored);
+    const value = ms !== 0 && ms + RETENTION_MS <= now ? valueOf(0, crmOfValue(stored)) : stored;
+    if (value === 0) continue;
+    let group = groups.get(value);
+    if (!group) groups.set(value, (group = []));
+    group.push(fingerprint);
   }
+  let count = 0;
+  for (const group of groups.values()) count += group.length;
+  const buffer = Buffer.alloc(3 + groups.size * (VALUE_BYTES + 2) + count * FINGERPRINT_BYTES);
+  buffer.writeUInt8(FORMAT, 0);
+  buffer.writeUInt16BE(groups.size, 1);
+  let offset = 3;
+  for (const [value, group] of groups) {
+    buffer.writeUIntBE(value, offset, VALUE_BYTES);
+    buffer.writeUInt16BE(group.length, offset + VALUE_BYTES);
+    offset += VALUE_BYTES + 2;
+  }
+  for (const group of groups.values()) for (const fingerprint of group) offset += buffer.write(fingerprint, offset, FINGERPRINT_BYTES, 'latin1');
+  return buffer;
 }
 
-/** Encodes a shard's entries (the module comment's layout). */
-function encodeEntries(entries: ReadonlyMap<string, Entry>): string {
-  const lines: string[] = [];
-  for (const [accountId, entry] of entries) lines.push(`${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`);
-  return lines.join('\n');
+/** Decodes {@link encodeBucket}'s layout into `entries`. @throws Error on an unknown format. */
+export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number>()): Map<string, number> {
+  if (bytes.length === 0) return entries;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.readUInt8(0) !== FORMAT) throw new Error(`Unknown history bucket format ${buffer.readUInt8(0)}`);
+  const groups = buffer.readUInt16BE(1);
+  let offset = 3 + groups * (VALUE_BYTES + 2);
+  for (let g = 0; g < groups; g++) {
+    const at = 3 + g * (VALUE_BYTES + 2);
+    const value = buffer.readUIntBE(at, VALUE_BYTES);
+    const count = buffer.readUInt16BE(at + VALUE_BYTES);
+    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) entries.set(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), value);
+  }
+  return entries;
 }
 
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
 const msOf = (time: string): number => {
   const ms = Date.parse(time);
-  if (Number.isNaN(ms)) throw new RangeError(`Invalid enrichment time: ${time}`);
+  if (Number.isNaN(ms) || ms <= 0) throw new RangeError(`Invalid enrichment time: ${time}`);
   return ms;
 };
-
-/**
- * The item of one shard holding `entries`, as the store writes it: entries
- * older than the retention dropped (CRM targets kept, without their time),
- * `ttl` (epoch seconds) = newest time + retention when no CRM target is in it.
- * @returns undefined when nothing is left to keep.
- */
-export function historyShardItem(organizationId: string, shard: number, entries: ReadonlyMap<string, Entry>, version: number, now = Date.now()): Record<string, unknown> | undefined {
-  const kept = new Map<string, Entry>();
-  let newest = 0;
-  let crm = false;
-  for (const [accountId, entry] of entries) {
-    const at = entry.at !== undefined && entry.at + RETENTION_MS > now ? entry.at : undefined;
-    if (at === undefined && !entry.crm) continue;
-    kept.set(accountId, { ...(at === undefined ? {} : { at }), crm: entry.crm });
-    if (at !== undefined && at > newest) newest = at;
-    crm ||= entry.crm;
-  }
-  if (kept.size === 0) return undefined;
-  return {
-    ...keys.accountHistoryShard(organizationId, shard),
-    type: 'accountHistory',
-    entries: encodeEntries(kept),
-    version,
-    ...(crm ? {} : { ttl: Math.ceil((newest + RETENTION_MS) / 1000) }),
-  };
-}
 
 /** Builds the DynamoDB implementation of {@link AccountHistoryStore}. */
 export function createAccountHistoryStore({
   client,
   tableName,
   accountLists,
+  bucketLoad = HISTORY_BUCKET_LOAD,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
   /** Reads a completed campaign's eligible list ({@link AccountHistoryStore.recordCompletion}). */
   accountLists: Pick<AccountListStore, 'get'>;
+  /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
+  bucketLoad?: number;
 }): AccountHistoryStore {
-  /** Reads shards (strongly consistent) into `onShard(shard, item)`. */
-  const readShards = async (organizationId: string, shards: readonly number[], projection?: readonly string[]) => {
+  const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => ({
+    depth: typeof item?.depth === 'number' ? item.depth : expectedDepth,
+    version: typeof item?.version === 'number' ? item.version : undefined,
+    entries: item?.entries instanceof Uint8Array ? decodeBucket(item.entries) : new Map(),
+  });
+
+  /** Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). */
+  const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
     const items = await batchGet(
       client,
       tableName,
-      shards.map((shard) => keys.accountHistoryShard(organizationId, shard)),
-      projection,
+      [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
+      ['entries', 'depth', 'version'],
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
-    const byShard = new Map<number, Record<string, unknown>>();
-    for (const item of items) byShard.set(Number(String(item.pk).slice(String(item.pk).lastIndexOf('#') + 1)), item);
-    return byShard;
+    const byBucket = new Map<number, Record<string, unknown>>();
+    for (const item of items) byBucket.set(Number(String(item.pk).slice(String(item.pk).lastIndexOf('#') + 1)), item);
+    return new Map([...wanted].map(([bucket, depth]) => [bucket, bucketFrom(byBucket.get(bucket), depth)]));
   };
 
-  /** Merges one shard's changes: read, merge, put if the version is still the one read; again on a lost race. */
-  const rewriteShard = async (organizationId: string, shard: number, changes: readonly HistoryChange[], read: Record<string, unknown> | undefined): Promise<void> => {
-    let current = read;
+  const state = async (organizationId: string): Promise<HistoryState> => {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: 'historyBuckets, historyEntries' }),
+    );
+    return { buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1, entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0 };
+  };
+
+  /** Updates the organization item's split state (never lowers N); an organization without an item keeps none. */
+  const updateState = async (organizationId: string, change: { buckets?: number; entriesDelta?: number }) => {
+    const set = change.buckets !== undefined;
+    const add = change.entriesDelta !== undefined && change.entriesDelta !== 0;
+    if (!set && !add) return;
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          UpdateExpression: [set ? 'SET historyBuckets = :n' : '', add ? 'ADD historyEntries :d' : ''].filter(Boolean).join(' '),
+          ConditionExpression: set ? 'attribute_exists(pk) AND (attribute_not_exists(historyBuckets) OR historyBuckets < :n)' : 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ...(set ? { ':n': change.buckets } : {}), ...(add ? { ':d': change.entriesDelta } : {}) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // N is already at least this (another writer grew it) or there is no organization item: apply the count alone.
+      if (set && add) await updateState(organizationId, { entriesDelta: change.entriesDelta! });
+    }
+  };
+
+  const bucketItem = (organizationId: string, bucket: number, depth: number, version: number, entries: ReadonlyMap<string, number>, splitOf?: number) => ({
+    ...keys.accountHistoryBucket(organizationId, bucket),
+    type: 'accountHistoryBucket',
+    entries: encodeBucket(entries),
+    depth,
+    version,
+    ...(splitOf === undefined ? {} : { splitOf }),
+  });
+
+  const versionCondition = (read: BucketRead) =>
+    read.version === undefined
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': read.version } };
+
+  /**
+   * Splits bucket s = n − 2^L (L = floor(log2 n)) into s and n: first the
+   * new bucket n (a provisional copy, `splitOf` = s's version, replaceable
+   * only by a copy of the same or a later version), then s with depth L+1
+   * on the version read. Done when s already has depth L+1. Safe to run
+   * twice at once and to resume after a crash at any point.
+   */
+  const split = async (organizationId: string, n: number): Promise<void> => {
+    const level = 31 - Math.clz32(n);
+    const s = n - 2 ** level;
     for (let attempt = 0; ; attempt++) {
-      const entries = new Map<string, Entry>();
-      if (typeof current?.entries === 'string') forEachEntry(current.entries, (accountId, entry) => entries.set(accountId, entry));
+      if (attempt > 50) throw new Error(`History bucket ${s} of ${organizationId}: split kept losing races`);
+      const read = (await readBuckets(organizationId, new Map([[s, level]]))).get(s)!;
+      if (read.depth > level) return;
+      if (read.depth < level) throw new Error(`History bucket ${s} of ${organizationId} has depth ${read.depth}, expected ${level}: its parent's split is not done`);
+      const stay = new Map<string, number>();
+      const move = new Map<string, number>();
+      for (const [fingerprint, value] of read.entries) (low(addressOf(fingerprint), level + 1) === s ? stay : move).set(fingerprint, value);
+      const sourceVersion = read.version ?? 0;
+      const copied = await putIf(client, {
+        TableName: tableName,
+        Item: bucketItem(organizationId, n, level + 1, 0, move, sourceVersion),
+        ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(splitOf) AND splitOf <= :source)',
+        ExpressionAttributeValues: { ':source': sourceVersion },
+      });
+      if (!copied.ok) continue;
+      const committed = await putIf(client, { TableName: tableName, Item: bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay), ...versionCondition(read) });
+      if (committed.ok) return;
+    }
+  };
+
+  /** Splits buckets until there are `target`, round by round (the splits of one round are independent), then records N. */
+  const grow = async (organizationId: string, from: number, target: number): Promise<number> => {
+    for (let n = Math.max(1, from); n < target; ) {
+      const roundEnd = Math.min(target, 2 ** (32 - Math.clz32(n)));
+      const round = Array.from({ length: roundEnd - n }, (_, i) => n + i);
+      await pMap(round, (bucket) => split(organizationId, bucket), { concurrency: WRITE_CONCURRENCY });
+      n = roundEnd;
+    }
+    if (target > from) await updateState(organizationId, { buckets: target });
+    return Math.max(from, target);
+  };
+
+  /**
+   * Follows fingerprints to the buckets that hold them: grouped by bucket
+   * under N, read, and moved on to `address mod 2^depth` wherever a bucket's
+   * item shows a depth deeper than N implied (a split since N was read).
+   * @returns bucket → its read and the fingerprints it holds.
+   */
+  const locate = async (organizationId: string, fingerprints: Iterable<string>, buckets: number) => {
+    const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
+    let pending = new Map<number, { depth: number; fingerprints: string[] }>();
+    const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
+      let group = target.get(bucket);
+      if (!group) target.set(bucket, (group = { depth, fingerprints: [] }));
+      group.fingerprints.push(fingerprint);
+    };
+    for (const fingerprint of fingerprints) {
+      const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
+      want(pending, bucket, depth, fingerprint);
+    }
+    while (pending.size > 0) {
+      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
+      const next = new Map<number, { depth: number; fingerprints: string[] }>();
+      for (const [bucket, group] of pending) {
+        const read = reads.get(bucket)!;
+        let holder = found.get(bucket);
+        if (!holder) found.set(bucket, (holder = { read, fingerprints: [] }));
+        for (const fingerprint of group.fingerprints) {
+          const target = low(addressOf(fingerprint), read.depth);
+          if (target === bucket) holder.fingerprints.push(fingerprint);
+          else {
+            const known = found.get(target);
+            if (known && low(addressOf(fingerprint), known.read.depth) === target) known.fingerprints.push(fingerprint);
+            else want(next, target, read.depth, fingerprint);
+          }
+        }
+      }
+      pending = next;
+    }
+    return found;
+  };
+
+  /**
+   * Merges changes (fingerprint → value to merge: later time, CRM flag or'ed)
+   * into one bucket: conditional put on the version read; on a lost race the
+   * item the condition saw is the new read, and fingerprints a split moved
+   * go to their bucket.
+   * @returns entries added (negative when expired entries were dropped) and buckets written.
+   */
+  const applyAt = async (organizationId: string, bucket: number, changes: Map<string, number>, firstRead: BucketRead): Promise<{ added: number; written: number }> => {
+    let read = firstRead;
+    let added = 0;
+    let written = 0;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 50) throw new Error(`History bucket ${bucket} of ${organizationId}: write kept losing races`);
+      const away = new Map<number, Map<string, number>>();
+      for (const [fingerprint, value] of changes) {
+        const target = low(addressOf(fingerprint), read.depth);
+        if (target === bucket) continue;
+        changes.delete(fingerprint);
+        let group = away.get(target);
+        if (!group) away.set(target, (group = new Map()));
+        group.set(fingerprint, value);
+      }
+      if (away.size > 0) {
+        const located = await locate(organizationId, [...away.values()].flatMap((group) => [...group.keys()]), 2 ** read.depth);
+        const moved = new Map([...away.values()].flatMap((group) => [...group]));
+        for (const result of await pMap(located, ([target, { read: targetRead, fingerprints }]) => applyAt(organizationId, target, new Map(fingerprints.map((f) => [f, moved.get(f)!])), targetRead), { concurrency: WRITE_CONCURRENCY })) {
+          added += result.added;
+          written += result.written;
+        }
+      }
+      const entries = new Map(read.entries);
       let changed = false;
-      for (const change of changes) {
-        const known = entries.get(change.accountId);
-        const at = change.enrichedAt === undefined ? undefined : msOf(change.enrichedAt);
-        const next: Entry = {
-          ...(known?.at !== undefined || at !== undefined ? { at: Math.max(known?.at ?? -Infinity, at ?? -Infinity) } : {}),
-          crm: (known?.crm ?? false) || change.crmTarget === true,
-        };
-        if (next.at !== known?.at || next.crm !== known?.crm) changed = true;
-        entries.set(change.accountId, next);
+      for (const [fingerprint, value] of changes) {
+        const known = entries.get(fingerprint);
+        const next = known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
+        if (next !== known) {
+          changed = true;
+          entries.set(fingerprint, next);
+        }
       }
-      if (!changed) return;
-      const version = typeof current?.version === 'number' ? current.version : 0;
-      const item = historyShardItem(organizationId, shard, entries, version + 1);
-      if (!item) return;
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item,
-            ConditionExpression: current ? '#version = :version' : 'attribute_not_exists(pk)',
-            ...(current ? { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': version } } : {}),
-          }),
-        );
-        return;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException) || attempt >= 20) throw error;
-        current = (await readShards(organizationId, [shard])).get(shard);
+      if (!changed) return { added, written };
+      const item = bucketItem(organizationId, bucket, read.depth, (read.version ?? 0) + 1, entries);
+      const outcome = await putIf(client, { TableName: tableName, Item: item, ...versionCondition(read) });
+      if (outcome.ok) {
+        const kept = decodeBucket(item.entries).size;
+        return { added: added + kept - read.entries.size, written: written + 1 };
       }
+      read = bucketFrom(outcome.old, read.depth);
     }
   };
 
   const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
-    const byShard = new Map<number, HistoryChange[]>();
+    const merged = new Map<string, number>();
     for (const change of changes) {
-      const shard = shardOf(change.accountId);
-      let list = byShard.get(shard);
-      if (!list) byShard.set(shard, (list = []));
-      list.push(change);
+      const fingerprint = fingerprintOf(change.accountId);
+      const value = valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true);
+      const known = merged.get(fingerprint);
+      merged.set(fingerprint, known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)));
     }
-    const shards = [...byShard.keys()];
-    const read = await readShards(organizationId, shards);
-    await pMap(shards, (shard) => rewriteShard(organizationId, shard, byShard.get(shard)!, read.get(shard)), { concurrency: WRITE_CONCURRENCY });
-    return shards.length;
+    if (merged.size === 0) return 0;
+    const before = await state(organizationId);
+    // Room first, so no bucket grows past a few KB even when every account is new: an average of
+    // twice the load at most; the load bound itself applies after the write.
+    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + merged.size) / (2 * bucketLoad)));
+    const located = await locate(organizationId, merged.keys(), buckets);
+    let added = 0;
+    let written = 0;
+    for (const result of await pMap(
+      located,
+      ([bucket, { read, fingerprints }]) => applyAt(organizationId, bucket, new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!])), read),
+      { concurrency: WRITE_CONCURRENCY },
+    )) {
+      added += result.added;
+      written += result.written;
+    }
+    await updateState(organizationId, { entriesDelta: added });
+    // Then the load bound: split until the average is back under it.
+    await grow(organizationId, buckets, Math.ceil((before.entries + added) / bucketLoad));
+    return written;
   };
 
   const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
@@ -275,27 +516,37 @@ export function createAccountHistoryStore({
 
   return {
     async getFacts(organizationId, accountIds, options = {}) {
-      const wanted = new Set(accountIds);
-      const shards = [...new Set([...wanted].map(shardOf))];
-      const read = await readShards(organizationId, shards, ['entries']);
+      const wanted = new Map<string, string[]>();
+      for (const accountId of new Set(accountIds)) {
+        const fingerprint = fingerprintOf(accountId);
+        const same = wanted.get(fingerprint);
+        if (same) same.push(accountId);
+        else wanted.set(fingerprint, [accountId]);
+      }
+      const buckets = options.buckets ?? (await state(organizationId)).buckets;
+      const located = await locate(organizationId, wanted.keys(), buckets);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
+      const now = Date.now();
       const facts = new Map<string, AccountFacts>();
-      for (const item of read.values()) {
-        if (typeof item.entries !== 'string') continue;
-        forEachEntry(item.entries, (accountId, entry) => {
-          if (!wanted.has(accountId)) return;
-          const recent = recency && entry.at !== undefined && entry.at > after;
-          if (!recent && !entry.crm) return;
-          facts.set(accountId, { crmTarget: entry.crm, ...(recent ? { lastEnrichedAt: new Date(entry.at!).toISOString() } : {}) });
-        });
+      for (const { read, fingerprints } of located.values()) {
+        for (const fingerprint of fingerprints) {
+          const value = read.entries.get(fingerprint);
+          if (value === undefined) continue;
+          const ms = msOfValue(value);
+          const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
+          const crm = crmOfValue(value);
+          if (!recent && !crm) continue;
+          for (const accountId of wanted.get(fingerprint)!) facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
+        }
       }
       if (recency) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
+        const ids = new Set(accountIds);
         for (const entry of options.pending ?? []) {
           if (Date.parse(entry.completedAt) <= after) continue;
           for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
-            if (!wanted.has(accountId)) continue;
+            if (!ids.has(accountId)) continue;
             const known = facts.get(accountId);
             if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt) facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
           }
@@ -317,5 +568,6 @@ export function createAccountHistoryStore({
     },
 
     record,
+    state,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Bearer API-key authentication (spec "Authentication"; decisions §6).
+ * Bearer API-key authentication (spec "Authentication"; docs/authentication.md).
  *
  * The one owner of the API-key rules: a key of the wrong shape or unknown is
  * `invalid_api_key`, a revoked one `revoked_api_key`, both 401.
@@ -16,7 +16,8 @@
  * the key item on its own, first (it does not know the organization yet).
  */
 import { API_KEY_PATTERN, hashApiKey, isTestApiKey, REVOKED_TEST_API_KEY } from '../ids';
-import { InvalidApiKeyError, RevokedApiKeyError } from '../errors';
+import { ExpiredApiKeyError, InvalidApiKeyError, RevokedApiKeyError } from '../errors';
+import type { Scope } from './scopes';
 
 /**
  * The API key item as stored: only the hash of the key. Authentication owns
@@ -31,6 +32,20 @@ export interface ApiKeyRecord {
   createdAt: string;
   /** ISO 8601, once revoked. */
   revokedAt?: string;
+  /** The key's scopes (lib/http/scopes.ts); absent: every scope (keys from before scopes, operator keys). */
+  scopes?: Scope[];
+  /** ISO 8601: from then on the key answers 401 `expired_api_key`; absent: it does not expire. */
+  expiresAt?: string;
+}
+
+/**
+ * What never changes about a key once issued, so a process may keep it
+ * ({@link ApiKeyCache}): its organization and its scopes.
+ */
+export interface ApiKeyIdentity {
+  organizationId: string;
+  /** `undefined`: every scope. */
+  scopes: readonly Scope[] | undefined;
 }
 
 /** Finds the stored record of an API key by its SHA-256 hex digest (strongly consistent); `undefined` when unknown. */
@@ -40,28 +55,28 @@ export type ApiKeyLookup = (keyHash: string) => Promise<ApiKeyRecord | undefined
 export const API_KEY_CACHE_SIZE = 10_000;
 
 /**
- * Key hash → organization ID, per process. Only valid keys are kept (an
+ * Key hash → {@link ApiKeyIdentity} (organization and scopes), per process. Only valid keys are kept (an
  * unknown key is read every time); a revoked key stays, as revocation is
  * checked at every request (on the organization's list of active keys or the
  * key item, see {@link KeyCheck}). Bounded: past `maxEntries` the oldest
  * entry goes.
  */
 export class ApiKeyCache {
-  readonly #organizations = new Map<string, string>();
+  readonly #identities = new Map<string, ApiKeyIdentity>();
   readonly #maxEntries: number;
   /** @param maxEntries - entries kept at most (key hashes). */
   constructor(maxEntries = API_KEY_CACHE_SIZE) {
     this.#maxEntries = maxEntries;
   }
-  /** The organization of a key hash, when this process has seen the key. */
-  organizationOf(keyHash: string): string | undefined {
-    return this.#organizations.get(keyHash);
+  /** The organization and scopes of a key hash, when this process has seen the key. */
+  identityOf(keyHash: string): ApiKeyIdentity | undefined {
+    return this.#identities.get(keyHash);
   }
-  /** Remembers the organization of a verified key. */
-  remember(keyHash: string, organizationId: string): void {
-    if (this.#organizations.has(keyHash)) return;
-    if (this.#organizations.size >= this.#maxEntries) this.#organizations.delete(this.#organizations.keys().next().value!);
-    this.#organizations.set(keyHash, organizationId);
+  /** Remembers the organization and scopes of a verified key. */
+  remember(keyHash: string, identity: ApiKeyIdentity): void {
+    if (this.#identities.has(keyHash)) return;
+    if (this.#identities.size >= this.#maxEntries) this.#identities.delete(this.#identities.keys().next().value!);
+    this.#identities.set(keyHash, identity);
   }
 }
 
@@ -78,6 +93,8 @@ export interface KeyCheck {
   readonly keyHash: string;
   /** The organization the key belongs to. */
   readonly organizationId: string;
+  /** The key's scopes (lib/http/scopes.ts); `undefined`: every scope. The pipeline checks them before any work. */
+  readonly scopes: readonly Scope[] | undefined;
   /** True once the key was found valid during this request (on its organization's list of active keys, or its key item). */
   readonly verified: boolean;
   /**
@@ -100,16 +117,20 @@ export interface KeyCheck {
 class RequestKeyCheck implements KeyCheck {
   readonly keyHash: string;
   readonly organizationId: string;
+  readonly scopes: readonly Scope[] | undefined;
   readonly #findApiKey: ApiKeyLookup;
+  readonly #now: () => number;
   #verified = false;
   #reading: Promise<void> | undefined;
   /** Why the key was refused during this request: no second read to tell the same. */
   #refusal: Error | undefined;
 
-  constructor(keyHash: string, organizationId: string, findApiKey: ApiKeyLookup) {
+  constructor(keyHash: string, identity: ApiKeyIdentity, findApiKey: ApiKeyLookup, now: () => number) {
     this.keyHash = keyHash;
-    this.organizationId = organizationId;
+    this.organizationId = identity.organizationId;
+    this.scopes = identity.scopes;
     this.#findApiKey = findApiKey;
+    this.#now = now;
   }
 
   get verified(): boolean {
@@ -120,10 +141,12 @@ class RequestKeyCheck implements KeyCheck {
    * Verifies the key item read during this request (`undefined`: not found).
    * @throws InvalidApiKeyError for a missing key item or one of another organization.
    * @throws RevokedApiKeyError for a revoked key.
+   * @throws ExpiredApiKeyError for a key whose `expiresAt` has passed.
    */
   confirm(record: ApiKeyRecord | undefined): void {
     if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
     if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());
+    if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= this.#now()) throw (this.#refusal = new ExpiredApiKeyError());
     this.#verified = true;
   }
 
@@ -142,11 +165,11 @@ class RequestKeyCheck implements KeyCheck {
 /** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
 const bearerCredential = (header: string | undefined): string | undefined => (header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined);
 
-/** Response header that marks every answer to a test key (decisions §17). */
+/** Response header that marks every answer to a test key (docs/test-mode.md). */
 export const TEST_MODE_HEADER = 'test-mode';
 
 /**
- * The headers that mark an answer to a test key (decisions §17): `Test-Mode:
+ * The headers that mark an answer to a test key (docs/test-mode.md): `Test-Mode:
  * true` when the bearer credential has the test-key shape (`cek_test_…`),
  * whether or not the key is known, so refusals (401 included) carry it too;
  * none otherwise. Stamped on every response by the request tracing plugin
@@ -169,24 +192,27 @@ export function testModeHeaders(header: string | undefined): Record<string, stri
  *
  * @param header - the raw `Authorization` header value, `Bearer cek_…`.
  * @param findApiKey - the key store's lookup by key hash (wired by the composition root); the key is hashed once, here.
- * @param cache - the process's key hash → organization cache; none: every key is read here.
- * @returns the key check (its `organizationId` is the organization ID).
+ * @param cache - the process's key hash → identity cache; none: every key is read here.
+ * @param now - the clock expiry is judged by (epoch milliseconds); tests move it.
+ * @returns the key check (its `organizationId` is the organization ID, its `scopes` the key's).
  * @throws InvalidApiKeyError for a missing header (`missing_header`), one that is not `Bearer <key>` (`not_bearer`), or an unknown key (`unknown_key`).
+ * @throws ExpiredApiKeyError for an expired key (read here).
  * @throws RevokedApiKeyError for a revoked key (read here), and for the documented always-revoked test key (`REVOKED_TEST_API_KEY`, no read).
  */
-export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache): Promise<KeyCheck> {
+export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache, now: () => number = Date.now): Promise<KeyCheck> {
   if (!header?.trim()) throw new InvalidApiKeyError('missing_header');
   const apiKey = bearerCredential(header);
   if (!apiKey) throw new InvalidApiKeyError('not_bearer');
   if (!API_KEY_PATTERN.test(apiKey)) throw new InvalidApiKeyError('unknown_key');
   if (apiKey === REVOKED_TEST_API_KEY) throw new RevokedApiKeyError();
   const keyHash = hashApiKey(apiKey);
-  const known = cache?.organizationOf(keyHash);
-  if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey);
+  const known = cache?.identityOf(keyHash);
+  if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey, now);
   const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();
-  const check = new RequestKeyCheck(keyHash, record.organizationId, findApiKey);
+  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes };
+  const check = new RequestKeyCheck(keyHash, identity, findApiKey, now);
   check.confirm(record);
-  cache?.remember(keyHash, record.organizationId);
+  cache?.remember(keyHash, identity);
   return check;
 }

@@ -1,5 +1,5 @@
 /**
- * The catch-all route (decisions §10): whatever no route serves is answered
+ * The catch-all route (docs/errors.md): whatever no route serves is answered
  * in the envelope, in AWS (the HTTP API's `$default` route) as locally (the
  * local server calls this same handler).
  *

@@ -1,5 +1,5 @@
 /**
- * The published contract (decisions §13): `GET /openapi.json` (the document
+ * The published contract (README.md): `GET /openapi.json` (the document
  * generated from the operations' zod schemas), `GET /asyncapi.json` (the
  * webhook events, issue #34) and `GET /docs`, a reference
  * page rendered by Redoc that needs nothing but itself: the Redoc standalone

@@ -1,6 +1,6 @@
 /**
  * Form bodies (`application/x-www-form-urlencoded`, `multipart/form-data`):
- * turning parsed fields into the same shape a JSON body has (decisions §3).
+ * turning parsed fields into the same shape a JSON body has (docs/pagination.md).
  *
  * - `filters[status]=draft` becomes `{ filters: { status: 'draft' } }`;
  *   a repeated key becomes an array in arrival order.

@@ -1,6 +1,6 @@
 /**
  * Turns zod issues into the `details.issues` lines of `invalid_request`:
- * one line per problem, each starting with the field path (decisions §2).
+ * one line per problem, each starting with the field path (docs/errors.md).
  */
 import type * as z from 'zod/mini';
 import { config } from 'zod/mini';

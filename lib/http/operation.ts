@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../errors';
+import type { Scope } from './scopes';
 
 /**
  * One operation of the API as a handler needs it (spec "Endpoints"): its
@@ -19,10 +20,16 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
   operationId: string;
   /** Path under the base URL, e.g. `/v1/org/describe`. Every operation is a POST. */
   path: string;
+  /**
+   * The scope a key needs for this operation (lib/http/scopes.ts; docs/authentication.md
+   * "Scopes"). The pipeline checks it before any work; the OpenAPI document lists it as the
+   * operation's security requirement. Every operation has one (`test/scopes.test.ts`).
+   */
+  scope: Scope;
   /** Strict request schema of the JSON body (classic or mini zod); form bodies use a coercing variant of it. */
   request: S;
   /**
-   * Whether the operation honours `Idempotency-Key` (decisions §10): true for
+   * Whether the operation honours `Idempotency-Key` (docs/idempotency.md): true for
    * operations that change state (create, update, enrich, webhook endpoints);
    * read-only operations leave it unset and ignore the header.
    */
@@ -37,7 +44,7 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
 }
 
 /**
- * The published part of an operation (decisions §13): read by the OpenAPI
+ * The published part of an operation (README.md): read by the OpenAPI
  * document (lib/contract/openapi.ts) only.
  */
 export interface OperationDocs {
@@ -54,11 +61,11 @@ export interface OperationDocs {
   /** Example of `data` on success, for the docs (validated against {@link response} by `redocly lint`). */
   responseExample?: unknown;
   /**
-   * Multipart file parts the operation takes instead of a field (decisions
-   * §1: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
+   * Multipart file parts the operation takes instead of a field (
+   * docs/campaigns.md: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
    */
   fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
-  /** Whether a success carries `Credits-Remaining` (the smb balance; decisions §15). */
+  /** Whether a success carries `Credits-Remaining` (the smb balance; docs/limits.md). */
   creditsRemaining?: boolean;
 }
 

@@ -1,14 +1,15 @@
 /**
  * The request pipeline every API Lambda runs (spec "Endpoints", "Errors",
- * "Authentication"; decisions §2).
+ * "Authentication"; docs/errors.md).
  *
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
- * logging context → error envelope (onError) → authentication → body guard
+ * logging context → error envelope (onError) → authentication and the
+ * operation's scope (lib/http/scopes.ts) → body guard
  * (content type, size, JSON nesting depth) → the three middy body parsers →
  * form normalization (form nesting depth) → schema validation → idempotency
- * (decisions §10; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
+ * (docs/idempotency.md; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
  *
- * The request rate (decisions §15; lib/http/rate-limit.ts): once the key's
+ * The request rate (docs/limits.md; lib/http/rate-limit.ts): once the key's
  * organization is known, the request is counted in the same wave as the
  * authentication read; a refusal is answered 429 `rate_limited` before the
  * body is read, or, for `in-read` operations whose read runs beside the
@@ -33,7 +34,7 @@ import type * as z from 'zod/mini';
 import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { isTestOrganizationId } from '../ids';
-import { ApiError, InternalError, InvalidRequestError } from '../errors';
+import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
 import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
@@ -41,15 +42,16 @@ import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
 import type { Operation } from './operation';
+import { grants, type Scope } from './scopes';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 
-/** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (decisions §2), well inside Lambda's 6 MB event. */
+/** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (docs/limits.md#sizes), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /**
- * Largest multipart body accepted, in bytes: 4 MiB (decisions §2). API Gateway
+ * Largest multipart body accepted, in bytes: 4 MiB (docs/limits.md#sizes). API Gateway
  * hands a multipart body to Lambda base64-encoded (4/3 larger), so 4 MiB
  * becomes about 5.3 MiB inside Lambda's 6 MB event.
  */
@@ -77,7 +79,7 @@ export interface RequestContext {
    * verifies it before answering, one more round trip).
    */
   keyCheck: KeyCheck;
-  /** Whether the key is a test key, acting on its organization's test twin (decisions §17; lib/test-mode/mode.ts). */
+  /** Whether the key is a test key, acting on its organization's test twin (docs/test-mode.md; lib/test-mode/mode.ts). */
   testMode: boolean;
   /** API Gateway request id, also in every log line. */
   requestId: string;
@@ -90,7 +92,7 @@ export interface RequestContext {
   /** Milliseconds left before the function's timeout: a point of no return starts only with room for it (lib/http/deadline.ts). */
   remainingMs(): number;
   /**
-   * The work done under the request's `Idempotency-Key` (decisions §10),
+   * The work done under the request's `Idempotency-Key` (docs/idempotency.md),
    * when the operation is idempotent and the request holds a key: a use case
    * whose work must be found again after a lost answer records it with its
    * write and looks for it first (lib/idempotency/store.ts).
@@ -160,7 +162,7 @@ const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGateway
     const error = request.error;
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
-      // Headers that belong to the error: Retry-After, Allow (decisions §10).
+      // Headers that belong to the error: Retry-After, Allow (docs/errors.md).
       if (Object.keys(error.headers).length > 0) request.response.headers = { ...request.response.headers, ...error.headers };
       // RFC 6750: a bearer-protected resource names its scheme on 401.
       if (error.statusCode === 401) request.response.headers = { ...request.response.headers, 'www-authenticate': 'Bearer' };
@@ -281,13 +283,20 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
 
 /**
  * Resolves the bearer API key to its organization before any body is read,
- * and verifies it now unless the operation verifies it in its read (`in-read`).
+ * checks the operation's scope (the one place scopes are checked:
+ * docs/authentication.md "Scopes"), and verifies the key now unless the
+ * operation verifies it in its read (`in-read`). A key lacking the scope is
+ * answered 403 `insufficient_scope` before the body is read or anything is
+ * done; the request is still counted (the count is the limiter's, and usage
+ * counts refusals), and the error path verifies the key first, so a revoked
+ * key answers 401 and an organization over its rate 429 rather than 403.
  */
 const authentication = (
   findApiKey: ApiKeyLookup,
   cache: ApiKeyCache | undefined,
   keyCheck: KeyCheckMode,
   limiter: RequestLimiter | undefined,
+  scope: Scope,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
     const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
@@ -307,6 +316,7 @@ const authentication = (
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
+    if (!grants(check.scopes, scope)) throw new InsufficientScopeError(scope);
     if (keyCheck === 'before') await check.ensure();
   },
 });
@@ -384,9 +394,12 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param dependencies.apiKeyCache - the process's key hash → organization cache; none: every request reads its key before anything else.
  * @param dependencies.idempotency - the idempotency stage (lib/idempotency/stage.ts), required for an operation with
  *   `idempotent: true` and only bundled where given (lib/root.ts `idempotentApiHandler`).
- * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, decisions §15); none: no limit, no RateLimit fields.
+ * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, docs/limits.md); none: no limit, no RateLimit fields.
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
- * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, decisions §15).
+ * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, docs/limits.md).
+ * @param options.settlesCommit - the use case settles a point of no return itself, past its deadline if need be
+ *   (the launch: lib/enrichment/launch.ts): middy's early time-out, which would answer 500 while the outcome is
+ *   still unknown, is off (docs/reliability.md, "Deadlines").
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
  * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
  *
@@ -400,16 +413,19 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage; requestLimiter?: RequestLimiter },
-  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
+  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(`${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`);
   }
   useEnglishIssueMessages();
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>(requestTracing())
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>({
+    ...requestTracing(),
+    ...(options.settlesCommit ? { timeoutEarlyInMillis: 0 } : {}),
+  })
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope())
-    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter))
+    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
     .use(bodyGuard(operation.jsonOnly))
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))

@@ -1,5 +1,5 @@
 /**
- * Limits per organization, counted in the table (decisions §15).
+ * Limits per organization, counted in the table (docs/limits.md).
  *
  * One fixed-window counter item per organization, limit and window
  * (`keys.limitCounter`), written with one UpdateItem `ADD` (1 WCU: the item
@@ -24,7 +24,7 @@ import { keys } from '../db/table';
 import { RateLimitedError, type RateLimitPolicy } from '../errors';
 import type { KeyCheck } from './auth';
 
-/** One limit: at most `limit` per window of `windowSeconds` (decisions §15). */
+/** One limit: at most `limit` per window of `windowSeconds` (docs/limits.md). */
 export interface RatePolicy {
   limit: number;
   /** Length of the window (seconds). */
@@ -81,7 +81,7 @@ export function windowAt(nowMs: number, windowSeconds: number): { windowStart: n
 
 /**
  * Counts one use of an hourly (or any) quota and refuses it past the limit
- * (exports and uploads, decisions §15).
+ * (exports and uploads, docs/limits.md).
  * @throws RateLimitedError (429 `rate_limited`, `policy`) when the window's `limit` is used; nothing is counted then.
  */
 export async function takeQuota(counter: LimitCounter, organizationId: string, policy: RateLimitPolicy, { limit, windowSeconds }: RatePolicy, now = Date.now()): Promise<void> {
@@ -101,7 +101,7 @@ export interface RequestAdmission extends RatePolicy {
 
 /**
  * The IETF RateLimit fields of an admission (draft-ietf-httpapi-ratelimit-headers,
- * structured-field syntax; decisions §15), lower-case names.
+ * structured-field syntax; docs/limits.md), lower-case names.
  */
 export function rateLimitFields(admission: RequestAdmission): Record<string, string> {
   return {
@@ -226,6 +226,7 @@ export function admittedKeyCheck(check: KeyCheck, admission: Promise<RequestAdmi
   return {
     keyHash: check.keyHash,
     organizationId: check.organizationId,
+    scopes: check.scopes,
     get verified() {
       return admitted && check.verified;
     },

@@ -1,5 +1,5 @@
 /**
- * Request tracing (decisions §10): every response carries `X-Request-Id`,
+ * Request tracing (docs/idempotency.md#request-ids): every response carries `X-Request-Id`,
  * and every log line of the request carries the same ID as `requestId`.
  *
  * Each request ends with one log line, `Request completed` (method, path,
@@ -57,7 +57,7 @@ function errorCodeOf(body: string | undefined): string | undefined {
  * `injectLambdaContext` without `resetKeys`: the keys must outlive the
  * middlewares for the closing line); at request end it stamps
  * `X-Request-Id` (and `Test-Mode: true` on an answer to a test key,
- * decisions §17: lib/http/auth.ts `testModeHeaders`) on the response and
+ * docs/test-mode.md: lib/http/auth.ts `testModeHeaders`) on the response and
  * logs `Request completed`.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The `Idempotency-Key` request header (decisions §10; IETF httpapi
+ * The `Idempotency-Key` request header (docs/idempotency.md; IETF httpapi
  * idempotency-key draft) and the fingerprint of a request.
  */
 import { createHash } from 'node:crypto';

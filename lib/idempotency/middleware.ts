@@ -1,5 +1,5 @@
 /**
- * Safe retries with `Idempotency-Key` (decisions §10), as a middy middleware
+ * Safe retries with `Idempotency-Key` (docs/idempotency.md), as a middy middleware
  * of the request pipeline (lib/http/pipeline.ts).
  *
  * It runs after authentication and validation, so it knows the organization
@@ -43,7 +43,7 @@ export interface IdempotencyContext extends Context {
 
 /**
  * How an operation's success answer is kept and replayed, when its `data`
- * holds something no saved answer may hold (decisions §10: a webhook
+ * holds something no saved answer may hold (docs/idempotency.md: a webhook
  * endpoint's signing secret). `toSaved` maps `data` to what is stored;
  * `fromSaved` maps it back at replay (reading what it must: e.g. whether the
  * secret still signs). Without it the exact body is saved and replayed.
@@ -71,10 +71,10 @@ type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
 const CLAIM = Symbol('idempotencyClaim');
 type Claimed = Request & { [CLAIM]?: { scope: IdempotencyScope; token: string } };
 
-/** Business refusals whose answer is saved and replayed (decisions §10). */
+/** Business refusals whose answer is saved and replayed (docs/idempotency.md). */
 const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editable', 'campaign_not_cancelable']);
 
-/** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (decisions §10). */
+/** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (docs/idempotency.md). */
 export function isSavedRefusal(error: Pick<ApiError, 'statusCode' | 'code'>): boolean {
   return error.statusCode === 402 || error.statusCode === 404 || error.statusCode === 422 || (error.statusCode === 409 && SAVED_CONFLICTS.has(error.code));
 }

@@ -1,6 +1,6 @@
 /**
  * The idempotency stage of an idempotent operation's request pipeline
- * (decisions §10; lib/http/pipeline.ts): the key check an `in-read`
+ * (docs/idempotency.md; lib/http/pipeline.ts): the key check an `in-read`
  * operation owes before a record is claimed, then the idempotency middleware.
  *
  * A module of its own so that only the handlers of idempotent operations

@@ -1,5 +1,5 @@
 /**
- * Idempotency records on the shared table (decisions §10; docs/data-model.md
+ * Idempotency records on the shared table (docs/idempotency.md; docs/data-model.md
  * "Idempotency record").
  *
  * One item per organization + operation + key. A request claims the key
@@ -63,7 +63,7 @@ export interface IdempotencyClaim extends IdempotencyScope {
 }
 
 /**
- * The work a request does under its key (decisions §10: "work done under a
+ * The work a request does under its key (docs/idempotency.md: "work done under a
  * key is found again by it"), handed to the use case of an operation whose
  * work must be found again even when its answer is lost: a create that wrote
  * its campaign, a launch that charged. The use case puts {@link workItem} in

@@ -8,7 +8,7 @@
  * 2. CRM target lists `crm/<org>/*.txt`: each ID becomes a CRM target.
  *
  * Per organization, both are written into the history shards
- * (lib/history/store.ts, each shard rewritten once; times move forward only),
+ * (lib/history/store.ts, each bucket rewritten once; times move forward only),
  * then the organization's objects are deleted. A run stopped in between
  * writes the same entries again and deletes what is left; a second run finds
  * nothing. Completions still pending on the organization item

@@ -1,5 +1,5 @@
 /**
- * Every data migration, in the one order they run (decisions §18), and the
+ * Every data migration, in the one order they run (docs/architecture.md), and the
  * runner that remembers which ran: `npm start` runs it on its data folder
  * before serving, operators run it with `npx ops migrate` against a deployed
  * table after a deploy.
@@ -8,7 +8,7 @@
  * the second time). The runner records each one that finished in an item
  * `MIGRATIONS` / `MIGRATION#<id>` (lib/db/table.ts `keys.migration`), so a
  * restart reads one partition (one Query) instead of scanning the table
- * again (decisions §9: ready within 15 s on 100,000 items). `force` runs
+ * again (README.md#set-up: ready within 15 s on 100,000 items). `force` runs
  * them all again (after a rollback wrote old shapes, say).
  *
  * Adding a migration: write it in this folder, idempotent, and append it to
@@ -22,6 +22,7 @@ import { migrateLedger } from './ledger';
 import { migrateAccountHistory } from './account-history';
 import { migrateApiKeyLists } from './api-key-lists';
 import { migrateHistoryShards } from './history-shards';
+import { migrateHistoryBuckets } from './history-buckets';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -48,23 +49,28 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   {
     id: '001-ledger',
-    summary: 'ledger entries of the first ledger rewritten; organizations registered, with an opening entry where the balance predates the ledger (decisions §11)',
+    summary: 'ledger entries of the first ledger rewritten; organizations registered, with an opening entry where the balance predates the ledger (docs/launch.md#the-credit-ledger)',
     run: async (deps) => ({ ...(await migrateLedger(deps)) }),
   },
   {
     id: '002-account-history',
-    summary: 'per-account recency and CRM items moved into the account history (decisions §4)',
+    summary: 'per-account recency and CRM items moved into the account history (docs/launch.md)',
     run: async (deps) => ({ ...(await migrateAccountHistory(deps)) }),
   },
   {
     id: '003-api-key-lists',
-    summary: "each organization's active API keys listed on its item, or the list repaired (decisions §6)",
+    summary: "each organization's active API keys listed on its item, or the list repaired (docs/authentication.md)",
     run: async (deps) => ({ ...(await migrateApiKeyLists(deps)) }),
   },
   {
     id: '004-history-shards',
-    summary: 'recency markers and CRM lists (S3) moved into the account history shards, one entry per account (decisions §4)',
+    summary: 'recency markers and CRM lists (S3) moved into the account history shards, one entry per account (docs/launch.md)',
     run: async (deps) => ({ ...(await migrateHistoryShards(deps)) }),
+  },
+  {
+    id: '005-history-buckets',
+    summary: "account history moved from its 4,096 fixed shards into buckets that split as the organization grows (docs/data-model.md)",
+    run: async (deps) => ({ ...(await migrateHistoryBuckets(deps)) }),
   },
 ];
 

@@ -1,6 +1,6 @@
 /**
  * One-off migration of a table written before the ledger was complete
- * (decisions §11), idempotent: `npm start` runs it on its data folder and
+ * (docs/launch.md), idempotent: `npm start` runs it on its data folder and
  * operators run it with `npx ops migrate` (lib/migrations/index.ts) against a deployed
  * table.
  *

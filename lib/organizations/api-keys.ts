@@ -1,5 +1,5 @@
 /**
- * API keys in the single table (spec "Authentication"; decisions §6;
+ * API keys in the single table (spec "Authentication"; docs/authentication.md;
  * docs/data-model.md): the key item `APIKEY#<sha256 of the key>` stores only
  * the key's hash, its organization and when it was issued or revoked; the
  * organization item lists the hashes of its active keys
@@ -23,6 +23,7 @@ import { transactWrite, updateIf } from '../db/conditional';
 import { hashApiKey, isTestOrganizationId, newApiKey, newTestApiKey } from '../ids';
 import { NotFoundError } from '../errors';
 import type { ApiKeyRecord, KeyCheck } from '../http/auth';
+import { isScope, type Scope } from '../http/scopes';
 
 
 /** Data access for API keys. */
@@ -34,11 +35,12 @@ export interface ApiKeyStore {
   /**
    * Issues another key for an organization, listed among its active keys in
    * the same transaction; returns the plaintext key (shown once). A test
-   * twin's keys are test keys (`cek_test_…`, decisions §17), a live
+   * twin's keys are test keys (`cek_test_…`, docs/test-mode.md), a live
    * organization's live keys (`cek_…`): the key's shape follows its organization.
+   * @param options.scopes - the key's scopes (lib/http/scopes.ts); none: every scope (what the operator's keys hold).
    * @throws NotFoundError for an unknown organization.
    */
-  create(organizationId: string): Promise<string>;
+  create(organizationId: string, options?: { scopes?: readonly Scope[] }): Promise<string>;
   /**
    * Revokes a key (keeps the first revocation time) and takes it off its
    * organization's list of active keys, in one transaction: the very next
@@ -110,13 +112,15 @@ export function keyNotRevoked(tableName: string, keyHash: string) {
  * new), for {@link ApiKeyStore.create} and the organization's first key.
  * @param apiKey - the plaintext key (only its hash is stored).
  * @param createdAt - ISO 8601.
+ * @param scopes - the key's scopes; none: every scope.
  */
-export function apiKeyPut(tableName: string, organizationId: string, apiKey: string, createdAt: string) {
+export function apiKeyPut(tableName: string, organizationId: string, apiKey: string, createdAt: string, scopes?: readonly Scope[]) {
   const keyHash = hashApiKey(apiKey);
   return {
     Put: {
       TableName: tableName,
-      Item: { ...keys.apiKey(keyHash), type: 'apiKey', keyHash, organizationId, createdAt },
+      // No `scopes`: every scope (a string set is never empty; keys.create refuses an empty list).
+      Item: { ...keys.apiKey(keyHash), type: 'apiKey', keyHash, organizationId, createdAt, ...(scopes ? { scopes: [...scopes] } : {}) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -132,11 +136,11 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     find: (apiKey) => findByHash(hashApiKey(apiKey)),
     findByHash,
 
-    async create(organizationId) {
+    async create(organizationId, options = {}) {
       const apiKey = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
       // The key item and its place in the organization's list, together (or neither: an unknown organization).
       const outcome = await transactWrite(client, {
-        TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(apiKey)] }), apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString())],
+        TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(apiKey)] }), apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString(), options.scopes)],
       });
       if (!outcome.ok) throw new NotFoundError('organization', organizationId);
       return apiKey;
@@ -173,6 +177,8 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
     organizationId: String(item.organizationId),
     createdAt: String(item.createdAt),
     ...(item.revokedAt ? { revokedAt: String(item.revokedAt) } : {}),
+    ...(item.scopes instanceof Set || Array.isArray(item.scopes) ? { scopes: [...(item.scopes as Iterable<unknown>)].filter(isScope) } : {}),
+    ...(item.expiresAt ? { expiresAt: String(item.expiresAt) } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import type { KeyCheck } from '../http/auth';
 /**
  * Maps an organization record to the describe response. A test twin shows
  * the organization as its customer knows it, the live organization's ID and
- * name, with the twin's own test credits and capacity (decisions §17).
+ * name, with the twin's own test credits and capacity (docs/test-mode.md).
  */
 export function toOrganizationDescription(organization: OrganizationRecord): OrganizationDescription {
   return {

@@ -29,7 +29,7 @@ export const OrganizationDescription = z
 /** The shape of `data` of describe. */
 export type OrganizationDescription = z.infer<typeof OrganizationDescription>;
 
-/** `data` of `POST /v1/org/limits` (decisions §15). */
+/** `data` of `POST /v1/org/limits` (docs/limits.md). */
 export const OrganizationLimits = z
   .strictObject({
     requests: z.strictObject({

@@ -1,5 +1,5 @@
 /**
- * The limits of an organization (decisions §15): what the deployment's
+ * The limits of an organization (docs/limits.md): what the deployment's
  * settings give every organization, what the operator overrides on the
  * organization item (`org:limits`), and the month's spend.
  *
@@ -21,7 +21,7 @@ import type { RatePolicy } from '../http/rate-limit';
 import type { KeyCheck } from '../http/auth';
 import type { OrganizationLimits } from './docs';
 
-/** The deployment's limits (lib/config.ts; decisions §15). */
+/** The deployment's limits (lib/config.ts; docs/limits.md). */
 export interface LimitDefaults {
   /** Authenticated requests per window. */
   requests: number;
@@ -59,6 +59,16 @@ const ATTRIBUTES = {
   monthlySpendLimit: 'monthlySpendLimit',
   lowBalanceThreshold: 'lowBalanceThreshold',
 } as const satisfies Record<keyof LimitsChange, string>;
+
+/** The smallest value of each override (a whole number at least this; `null` removes it). */
+export const LIMIT_MINIMUMS = {
+  requests: 1,
+  windowSeconds: 1,
+  exportsPerHour: 1,
+  uploadsPerHour: 1,
+  monthlySpendLimit: 0,
+  lowBalanceThreshold: 0,
+} as const satisfies Record<keyof LimitsChange, number>;
 
 /** The overrides an organization item holds (absent: the default, or none, applies). */
 export type LimitOverrides = { [K in keyof LimitsChange]?: number };
@@ -105,9 +115,12 @@ export interface LimitStore {
   /** Credits the organization spent in the UTC month `month` (`YYYY-MM`), net of refunds (one GetItem; 0 when none). */
   spent(organizationId: string, month: string): Promise<number>;
   /**
-   * Sets or removes overrides (operator, `org:limits`).
+   * Sets or removes overrides (operator, `org:limits`): a whole number of at
+   * least {@link LIMIT_MINIMUMS} is SET, `null` REMOVEs the attribute (never
+   * stored as `""` or any other non-number: docs/limits.md, "Removing a limit").
    * @returns the limits in force after the change.
    * @throws NotFoundError for an unknown organization.
+   * @throws RangeError naming the field when a value is neither `null` nor such a number; nothing is written.
    */
   setLimits(organizationId: string, change: LimitsChange): Promise<LimitsInForce>;
 }
@@ -136,6 +149,8 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
       for (const [field, attribute] of Object.entries(ATTRIBUTES) as [keyof LimitsChange, string][]) {
         const value = change[field];
         if (value === undefined) continue;
+        if (value !== null && !(Number.isSafeInteger(value) && value >= LIMIT_MINIMUMS[field]))
+          throw new RangeError(`${field}: a whole number of at least ${LIMIT_MINIMUMS[field]}, or null to remove it (got ${JSON.stringify(value)}); nothing was changed.`);
         names[`#${field}`] = attribute;
         if (value === null) remove.push(`#${field}`);
         else {
@@ -159,7 +174,7 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
 }
 
 /**
- * `POST /v1/org/limits` (decisions §15): the organization's limits in force and this month's spend.
+ * `POST /v1/org/limits` (docs/limits.md): the organization's limits in force and this month's spend.
  * Two GetItems in one wave (the limits with the key's verification on the organization item, and the month's spend).
  * @throws NotFoundError when the organization item is missing.
  */
@@ -209,15 +224,20 @@ export function spendItem(tableName: string, organizationId: string, month: stri
   };
 }
 
-/** A limit attribute holds `value` (absent when null): the organization's limits are the ones a launch decided on. */
+/**
+ * A limit attribute holds `value` (no number when null): the organization's limits are the ones a launch decided on.
+ * "No limit" is what {@link limitOverridesOf} reads as none: the attribute absent, or (written by an older operator CLI)
+ * holding a non-number such as `""`. Pinning it as `attribute_not_exists` alone made every launch of such an
+ * organization fail its condition forever.
+ */
 const pinned = (attribute: string, value: number | null, placeholder: string): Clause =>
   value === null
-    ? { expression: `attribute_not_exists(#${attribute})`, names: { [`#${attribute}`]: attribute } }
+    ? { expression: `NOT attribute_type(#${attribute}, :c_numberType)`, names: { [`#${attribute}`]: attribute }, values: { ':c_numberType': 'N' } }
     : { expression: `#${attribute} = ${placeholder}`, names: { [`#${attribute}`]: attribute }, values: { [placeholder]: value } };
 
 /**
  * What a charge of `charged` credits decided on the organization's limits
- * (decisions §15): the condition its organization update carries (the
+ * (docs/limits.md): the condition its organization update carries (the
  * spend limit and low-balance threshold unchanged, and the balance on the
  * side of the threshold the decision saw), and whether it takes the smb
  * balance from at or above the threshold to below it (`crossesLowBalance`:

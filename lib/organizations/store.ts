@@ -33,31 +33,36 @@ export interface OrganizationRecord {
   externalEnrichingAccounts: number;
   createdAt: string;
   /**
-   * Enriched campaigns whose history entries are not written yet (decisions §4;
+   * Enriched campaigns whose history entries are not written yet (docs/launch.md;
    * lib/history/recency-pending.ts); absent when none (the usual case).
    */
   pendingRecency?: PendingRecency[];
-  /** A test twin's live organization (decisions §17): the ID and name its answers show; absent on a live organization. */
+  /**
+   * Buckets of the organization's account history (linear hashing's N,
+   * lib/history/store.ts); absent until its first split (1 bucket).
+   */
+  historyBuckets?: number;
+  /** A test twin's live organization (docs/test-mode.md): the ID and name its answers show; absent on a live organization. */
   liveOrganizationId?: string;
-  /** A live organization's test twin, once created (decisions §17); absent on a twin and before the first test key. */
+  /** A live organization's test twin, once created (docs/test-mode.md); absent on a twin and before the first test key. */
   testOrganizationId?: string;
-  /** The operator's overrides of the deployment's limits (decisions §15; lib/organizations/limits.ts); absent when none. */
+  /** The operator's overrides of the deployment's limits (docs/limits.md; lib/organizations/limits.ts); absent when none. */
   limits?: LimitOverrides;
 }
 
 /**
- * The organization's ID as its customer knows it (decisions §17): a test
+ * The organization's ID as its customer knows it (docs/test-mode.md): a test
  * twin's live organization's ID, or its own. What answers and events show
  * (describe; any event body naming the organization).
  */
 export const publicOrganizationId = (organization: Pick<OrganizationRecord, 'id' | 'liveOrganizationId'>): string => organization.liveOrganizationId ?? organization.id;
 
-/** Opening test credits of a test twin (credits; decisions §17), its `initial_grant` ledger entry. */
+/** Opening test credits of a test twin (credits; docs/test-mode.md), its `initial_grant` ledger entry. */
 export const TEST_TWIN_CREDITS = 1_000_000;
 /**
  * A test twin's ceiling on accounts enriching at once (accounts): the
- * largest account list a campaign takes (decisions §1), so any test campaign
- * can launch on its own (decisions §17).
+ * largest account list a campaign takes (docs/campaigns.md), so any test campaign
+ * can launch on its own (docs/test-mode.md).
  */
 export const TEST_TWIN_MAX_ENRICHING_ACCOUNTS = 100_000;
 
@@ -90,7 +95,7 @@ export interface OrganizationStore {
    */
   setCapacity(organizationId: string, change: { maxEnrichingAccounts?: number; externalEnrichingAccounts?: number }): Promise<OrganizationRecord>;
   /**
-   * The test twin of a live organization (decisions §17), created on first
+   * The test twin of a live organization (docs/test-mode.md), created on first
    * call: an organization item of its own (`org_test_…`, derived from the
    * live ID, so concurrent calls create one), with the live organization's
    * name, {@link TEST_TWIN_CREDITS} test credits and their `initial_grant`
@@ -103,7 +108,7 @@ export interface OrganizationStore {
   testTwin(liveOrganizationId: string): Promise<OrganizationRecord>;
 }
 
-/** Demo defaults of decisions §9 are chosen by callers; these are the bare defaults. */
+/** Demo defaults of README.md#set-up are chosen by callers; these are the bare defaults. */
 const DEFAULTS = { smbCredits: 0, researchAgentCredits: 0, maxEnrichingAccounts: 5_000 };
 
 /** Builds the DynamoDB implementation of {@link OrganizationStore}. */
@@ -241,6 +246,7 @@ export function toOrganization(item: Record<string, unknown>): OrganizationRecor
     externalEnrichingAccounts: Number(item.externalEnrichingAccounts ?? 0),
     createdAt: String(item.createdAt),
     ...(pending.length > 0 ? { pendingRecency: pending } : {}),
+    ...(typeof item.historyBuckets === 'number' ? { historyBuckets: item.historyBuckets } : {}),
     ...(item.liveOrganizationId !== undefined ? { liveOrganizationId: String(item.liveOrganizationId) } : {}),
     ...(item.testOrganizationId !== undefined ? { testOrganizationId: String(item.testOrganizationId) } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),

@@ -107,9 +107,9 @@ export const ListErasuresRequest = /* @__PURE__ */ treeShakable(() =>
 /** Validated erasures/list request. */
 export type ListErasuresInput = z.output<typeof ListErasuresRequest>;
 
-export const createSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'createSuppressions', idempotent: true, jsonOnly: true, path: '/v1/privacy/suppressions/create', request: CreateSuppressionsRequest });
-export const listSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'listSuppressions', path: '/v1/privacy/suppressions/list', request: ListSuppressionsRequest });
-export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({ operationId: 'deleteSuppression', idempotent: true, path: '/v1/privacy/suppressions/delete', request: DeleteSuppressionRequest });
-export const createErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'createErasure', idempotent: true, jsonOnly: true, path: '/v1/privacy/erasures/create', request: CreateErasureRequest });
-export const getErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'getErasure', path: '/v1/privacy/erasures/get', request: GetErasureRequest });
-export const listErasuresOperation = /* @__PURE__ */ defineOperation({ operationId: 'listErasures', path: '/v1/privacy/erasures/list', request: ListErasuresRequest });
+export const createSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'createSuppressions', scope: 'privacy:manage', idempotent: true, jsonOnly: true, path: '/v1/privacy/suppressions/create', request: CreateSuppressionsRequest });
+export const listSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'listSuppressions', scope: 'privacy:manage', path: '/v1/privacy/suppressions/list', request: ListSuppressionsRequest });
+export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({ operationId: 'deleteSuppression', scope: 'privacy:manage', idempotent: true, path: '/v1/privacy/suppressions/delete', request: DeleteSuppressionRequest });
+export const createErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'createErasure', scope: 'privacy:manage', idempotent: true, jsonOnly: true, path: '/v1/privacy/erasures/create', request: CreateErasureRequest });
+export const getErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'getErasure', scope: 'privacy:manage', path: '/v1/privacy/erasures/get', request: GetErasureRequest });
+export const listErasuresOperation = /* @__PURE__ */ defineOperation({ operationId: 'listErasures', scope: 'privacy:manage', path: '/v1/privacy/erasures/list', request: ListErasuresRequest });

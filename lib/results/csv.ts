@@ -1,5 +1,5 @@
 /**
- * The export file's rows (decisions §5): the standard column catalog, contact
+ * The export file's rows (docs/csv.md): the standard column catalog, contact
  * ordering, filters, cap, account-only rows, formula-injection neutralizing
  * and RFC 4180 escaping. The workflow encodes cells with these when it writes
  * a result part (lib/results/parts.ts); the export only filters and
@@ -59,16 +59,16 @@ export function selectContacts(contacts: readonly WarehouseContact[], selection:
   return selection.maxContactsPerAccount === undefined ? kept : kept.slice(0, selection.maxContactsPerAccount);
 }
 
-/** Columns whose plain E.164 numbers are written as they are (decisions §5). */
+/** Columns whose plain E.164 numbers are written as they are (docs/csv.md). */
 export const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
 /** A column of the catalog. */
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
-/** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits, nothing else (decisions §5). */
+/** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits, nothing else (docs/csv.md). */
 export const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 /**
- * Neutralizes spreadsheet formulas (decisions §5): a cell starting with `=`,
+ * Neutralizes spreadsheet formulas (docs/csv.md): a cell starting with `=`,
  * `+`, `-`, `@`, tab or CR gets a leading apostrophe, so a spreadsheet shows
  * it as text instead of running it. One exception: in a phone column
  * ({@link PHONE_COLUMNS}) a plain E.164 number (`+15551234567`) is kept as it
@@ -92,7 +92,7 @@ export function neutralizeCell(value: string, column?: CsvColumn): string {
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
 /**
- * Writes one cell's text as RFC 4180 does (decisions §5): quoted when it holds
+ * Writes one cell's text as RFC 4180 does (docs/csv.md): quoted when it holds
  * a quote, a comma, a CR or an LF, or starts or ends with white space (`\s`,
  * Unicode spaces included), so spreadsheets keep the spaces; quotes doubled
  * inside. The empty text stays empty. These are exactly the rules the export
@@ -114,7 +114,7 @@ export function escapeCell(value: string): string {
 export const csvCell = (value: string | number | null | undefined, column: CsvColumn): string =>
   value === null || value === undefined ? '' : escapeCell(neutralizeCell(String(value), column));
 
-/** The byte-order mark the file starts with (decisions §5: UTF-8 with BOM). */
+/** The byte-order mark the file starts with (docs/csv.md: UTF-8 with BOM). */
 export const CSV_BOM = '\uFEFF';
 /** The file's first bytes: the BOM, then the header row of {@link CSV_COLUMNS}, CRLF. */
 export const CSV_HEADER = `${CSV_BOM}${CSV_COLUMNS.map((column) => escapeCell(column)).join(',')}\r\n`;

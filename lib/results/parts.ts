@@ -3,7 +3,7 @@
  * needs the warehouse again (docs/data-model.md "Result parts").
  *
  * A part holds the batch's rows already encoded as the export file writes
- * them (decisions §5: cells neutralized and RFC 4180-escaped, contacts best
+ * them (docs/csv.md: cells neutralized and RFC 4180-escaped, contacts best
  * first), with per contact the flags the export's filters read, so an export
  * only filters and concatenates bytes: it parses no JSON and escapes nothing.
  * Only `enriched_at` is missing from the rows: the campaign's completion time
@@ -43,7 +43,7 @@ const MAGIC = Buffer.from('CEP1', 'latin1');
 /**
  * Encodes the accounts of one batch as a result part (layout in the module
  * comment), in the order given; each account's contacts best first
- * (decisions §5).
+ * (docs/csv.md).
  * @returns the part's bytes (about the size of the batch's CSV rows).
  */
 export function encodePart(accounts: readonly EnrichedAccount[]): Buffer {
@@ -177,7 +177,7 @@ export function withoutContacts(part: Uint8Array, keep: (reader: ResultPartReade
 
 /**
  * Suffix of the parts written before this layout: JSON lines, one enriched
- * account a line. Results live one access period (decisions §5: 30 days), so
+ * account a line. Results live one access period (docs/lifetimes.md: 30 days), so
  * such parts can exist for that long after a deployment; remove this reading
  * once none can be left.
  */

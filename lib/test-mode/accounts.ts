@@ -1,5 +1,5 @@
 /**
- * The test twin's built-in warehouse (decisions §17): deterministic, with no
+ * The test twin's built-in warehouse (docs/test-mode.md): deterministic, with no
  * storage at all. The account ID alone decides the outcome:
  *
  * | account ID               | outcome |
@@ -25,10 +25,10 @@
 import type { AccountStatus, WarehouseAccount, WarehouseContact } from '../warehouse/schema';
 import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
 
-/** What a test account ID says about its account (its prefix, decisions §17). */
+/** What a test account ID says about its account (its prefix, docs/test-mode.md). */
 export type TestAccountKind = 'found' | 'nocontacts' | 'closed' | 'inactive' | 'crm' | 'recent' | 'fail';
 
-/** The prefixes of the test warehouse, each with the kind it gives (decisions §17). */
+/** The prefixes of the test warehouse, each with the kind it gives (docs/test-mode.md). */
 export const TEST_ACCOUNT_PREFIXES: Readonly<Record<TestAccountKind, string>> = {
   found: 'test_found_',
   nocontacts: 'test_nocontacts_',
@@ -50,7 +50,7 @@ export function testAccountKind(accountId: string): TestAccountKind | undefined 
 /** The warehouse status of a test account kind. */
 const statusOf = (kind: TestAccountKind): AccountStatus => (kind === 'closed' ? 'closed' : kind === 'inactive' ? 'inactive' : 'active');
 
-/** Thrown by the test warehouse for a batch holding a `test_fail_` account: the attempt fails (decisions §17). */
+/** Thrown by the test warehouse for a batch holding a `test_fail_` account: the attempt fails (docs/test-mode.md). */
 export class TestAccountFailureError extends Error {
   override name = 'TestAccountFailure';
 }
@@ -58,7 +58,7 @@ export class TestAccountFailureError extends Error {
 /**
  * The 3 contacts of an enriched test account, derived from its ID: one with
  * an email and a mobile phone, one with an email only, one with neither
- * (decisions §17). Best first by seniority (decisions §5).
+ * (docs/test-mode.md). Best first by seniority (docs/csv.md).
  */
 export function testContacts(accountId: string): WarehouseContact[] {
   const domain = `${accountId.replace(/[^a-zA-Z0-9-]/g, '-').toLowerCase()}.example.com`;
@@ -108,7 +108,7 @@ export function testAccount(accountId: string): WarehouseAccount | undefined {
 }
 
 /**
- * The test twin's warehouse (decisions §17): {@link Warehouse} computed from
+ * The test twin's warehouse (docs/test-mode.md): {@link Warehouse} computed from
  * the IDs alone. `getAccounts` throws {@link TestAccountFailureError} when
  * the batch holds a `test_fail_` account, which fails the workflow's batch
  * and so the attempt (not retried: only transient AWS errors are,
@@ -126,7 +126,7 @@ export const testWarehouse: Warehouse = {
 
   async getAccounts(accountIds) {
     const failing = accountIds.find((id) => testAccountKind(id) === 'fail');
-    if (failing !== undefined) throw new TestAccountFailureError(`Test account ${failing} fails its enrichment attempt (decisions §17)`);
+    if (failing !== undefined) throw new TestAccountFailureError(`Test account ${failing} fails its enrichment attempt (docs/test-mode.md)`);
     return accountIds.flatMap((id) => testAccount(id) ?? []);
   },
 };

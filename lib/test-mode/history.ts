@@ -1,5 +1,5 @@
 /**
- * The test twin's account history (decisions §17): which accounts count as
+ * The test twin's account history (docs/test-mode.md): which accounts count as
  * recently enriched and which as CRM targets, decided by the account ID
  * alone (lib/test-mode/accounts.ts), with no storage. It has the shape of the
  * live account history (lib/history/store.ts `AccountHistoryStore`, which
@@ -53,8 +53,12 @@ export const testAccountHistory = {
   async recordEnrichment(_organizationId: string, _accountIds: readonly string[], _enrichedAt: string): Promise<void> {},
   /** Nothing is recorded: the twin's recency is its `test_recent_` IDs. */
   async recordCompletion(_organizationId: string, _campaignId: string, _completedAt: string, _eligibleObjectKey: string): Promise<void> {},
-  /** Nothing is recorded (migration, seeding): the twin's history is its IDs'. @returns 0 shards rewritten. */
+  /** Nothing is recorded (migration, seeding): the twin's history is its IDs'. @returns 0 buckets rewritten. */
   async record(_organizationId: string, _changes: Iterable<unknown>): Promise<number> {
     return 0;
+  },
+  /** The twin stores no history: one empty bucket, no entries. */
+  async state(_organizationId: string): Promise<{ buckets: number; entries: number }> {
+    return { buckets: 1, entries: 0 };
   },
 };

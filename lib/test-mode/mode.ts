@@ -1,5 +1,5 @@
 /**
- * Live or test (decisions §17): the one owner of the choice. An
+ * Live or test (docs/test-mode.md): the one owner of the choice. An
  * organization's mode is in its ID (a test twin's is `org_test_…`,
  * lib/ids.ts), so every piece of code that knows the organization knows the
  * mode without a read, the workflow's steps included. The composition root

@@ -1,6 +1,6 @@
 /**
  * The published contract of the upload operation beyond what its handler
- * needs (decisions §14): the response shape (also the TypeScript type of what
+ * needs (docs/campaigns.md#large-account-lists-upload-first): the response shape (also the TypeScript type of what
  * it returns), summary, description and examples. Only the OpenAPI document
  * (lib/contract/openapi.ts) imports its values.
  */

@@ -1,5 +1,5 @@
 /**
- * Uploaded files in S3 (decisions §14): presigned PUT URLs under the
+ * Uploaded files in S3 (docs/campaigns.md#large-account-lists-upload-first): presigned PUT URLs under the
  * organization's `uploads/` prefix, and reading a file back as a stream.
  */
 import type { Readable } from 'node:stream';

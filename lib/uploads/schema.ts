@@ -1,5 +1,5 @@
 /**
- * Schemas of the upload flow (decisions §14): `POST /v1/uploads/create`
+ * Schemas of the upload flow (docs/campaigns.md#large-account-lists-upload-first): `POST /v1/uploads/create`
  * presigns an S3 PUT for an account-ID file that campaign create then reads
  * (`accountIdsUploadId`). The response shape and the docs are in ./docs.ts.
  */
@@ -8,10 +8,10 @@ import { UPLOAD_ID_PATTERN } from '../ids';
 import { treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 
-/** Largest uploaded file create reads, in bytes (decisions §14: at most 50 MB). */
+/** Largest uploaded file create reads, in bytes (docs/campaigns.md#large-account-lists-upload-first: at most 50 MB). */
 export const MAX_UPLOAD_BYTES = 50_000_000;
 
-/** Content types an upload may declare: those of the `accountIdsFile` part (decisions §1). */
+/** Content types an upload may declare: those of the `accountIdsFile` part (docs/campaigns.md). */
 export const UPLOAD_CONTENT_TYPES = ['text/csv', 'text/plain'] as const;
 
 /** An upload ID: `upl_` + 21 base58 characters. */
@@ -30,6 +30,7 @@ export type CreateUploadInput = z.output<typeof CreateUploadRequest>;
 
 export const createUploadOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createUpload',
+  scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/uploads/create',
   request: CreateUploadRequest,

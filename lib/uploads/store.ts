@@ -1,5 +1,5 @@
 /**
- * Upload records in the single table (decisions §14; docs/data-model.md
+ * Upload records in the single table (docs/campaigns.md#large-account-lists-upload-first; docs/data-model.md
  * "Upload record"): one item per presigned upload, in a partition of its
  * own keyed by organization and upload ID, so another organization's upload
  * ID finds nothing. DynamoDB's TTL deletes a record a day after it stops

@@ -1,8 +1,8 @@
 /**
- * The upload flow (decisions §14): `POST /v1/uploads/create` presigns a PUT
+ * The upload flow (docs/campaigns.md#large-account-lists-upload-first): `POST /v1/uploads/create` presigns a PUT
  * of an account-ID file into the organization's own prefix; campaign create
  * then reads it (`accountIdsUploadId`) with the `accountIdsFile` parser and
- * the limits of decisions §1, naming the line of a bad ID.
+ * the limits of docs/campaigns.md, naming the line of a bad ID.
  */
 import { InvalidRequestError } from '../errors';
 import { newUploadId } from '../ids';
@@ -24,7 +24,7 @@ export interface UploadDependencies {
   /** How long after its creation campaign create accepts an upload, in seconds (`UPLOAD_TTL_SECONDS`). */
   ttlSeconds: number;
   /**
-   * Counts one upload against the organization's uploads per hour (decisions §15); throws RateLimitedError
+   * Counts one upload against the organization's uploads per hour (docs/limits.md); throws RateLimitedError
    * (429 `rate_limited`, `policy: "uploads"`) past it, before anything is signed or written. None: no limit.
    */
   quota?: (organizationId: string) => Promise<void>;
@@ -68,7 +68,7 @@ const refuse = (field: string, problem: string, message = `${field} cannot be us
  * Reads the account IDs of an upload for campaign create: the file's rows
  * (the `accountIdsFile` format), each checked as `accountIds` items are
  * (1..128 characters, no control characters), at most 100,000 IDs
- * (duplicates counted, as in `accountIds`; decisions §1).
+ * (duplicates counted, as in `accountIds`; docs/campaigns.md).
  * @param field - the request field that named the upload (`accountIdsUploadId`), named by every issue.
  * @param signal - the request's deadline: aborts the read.
  * @returns the IDs in file order, duplicates kept.

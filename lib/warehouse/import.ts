@@ -1,5 +1,5 @@
 /**
- * Warehouse import from JSON lines (decisions §7, §8): the whole file is
+ * Warehouse import from JSON lines (README.md#operator-cli): the whole file is
  * validated before anything is written, so a bad line anywhere writes
  * nothing and the error names that line.
  *

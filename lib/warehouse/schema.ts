@@ -1,5 +1,5 @@
 /**
- * Warehouse records (decisions §7): one account per JSON line, with its
+ * Warehouse records (README.md#operator-cli): one account per JSON line, with its
  * contacts. Every contact field but `contactId` may be null or absent.
  */
 import * as z from 'zod/mini';
@@ -10,7 +10,7 @@ export const ACCOUNT_STATUSES = ['active', 'closed', 'inactive'] as const;
 /** A warehouse account status. */
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-/** Seniority ranks, best first (decisions §5 ordering). */
+/** Seniority ranks, best first (docs/csv.md ordering). */
 export const SENIORITY_ORDER = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'] as const;
 
 const optionalText = () => z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null));

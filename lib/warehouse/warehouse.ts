@@ -1,5 +1,5 @@
 /**
- * The warehouse port (decisions §7) and its embedded default, which keeps
+ * The warehouse port (README.md#operator-cli) and its embedded default, which keeps
  * accounts and contacts in the service's own table. In production the port
  * is backed by the company's data platform.
  */

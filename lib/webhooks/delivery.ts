@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (decisions §12), the same code in AWS and on the local
+ * Webhook delivery (docs/webhooks.md), the same code in AWS and on the local
  * stack:
  *
  * 1. {@link dispatchEvent} fans a recorded event out: one message per
@@ -218,7 +218,7 @@ export async function attemptDelivery(deps: DeliveryDependencies, organizationId
 }
 
 /**
- * Sends one message again now with the same `webhook-id` (decisions §12
+ * Sends one message again now with the same `webhook-id` (docs/webhooks.md
  * `/redeliver`), whatever its state, and logs the attempt (`trigger:
  * redeliver`). A 2xx marks it delivered; a failure leaves its schedule as it
  * was; a 410 disables the endpoint.
@@ -238,7 +238,7 @@ export async function redeliverMessage(deps: DeliveryDependencies, organizationI
   if (!message) throw new NotFoundError('webhook message', messageId);
   const endpoint = await deps.webhooks.getEndpoint(organizationId, message.endpointId);
   if (!endpoint) throw new NotFoundError('webhook endpoint', message.endpointId);
-  // An endpoint that answered 410 Gone was disabled: nothing more is sent to it, redeliveries included (decisions §12).
+  // An endpoint that answered 410 Gone was disabled: nothing more is sent to it, redeliveries included (docs/webhooks.md).
   if (endpoint.status === 'disabled') throw new WebhookEndpointDisabledError(endpoint.id);
   const at = new Date();
   const outcome = await send(deps, message, endpoint, at);

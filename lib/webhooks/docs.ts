@@ -1,6 +1,6 @@
 /**
  * The published contract of the webhook operations beyond what their handlers
- * need (decisions §12): the response shapes, the event payloads of the
+ * need (docs/webhooks.md): the response shapes, the event payloads of the
  * OpenAPI `webhooks` section, summaries, descriptions and examples. Only the
  * OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
@@ -48,18 +48,18 @@ export const WebhookEndpointSchema = z
     disabledAt: z.nullable(timestamp()),
   }).check(z.meta({ id: 'WebhookEndpoint' }));
 
-/** Fields of the create and rotate-secret answers: the endpoint and its secret (decisions §12). */
+/** Fields of the create and rotate-secret answers: the endpoint and its secret (docs/webhooks.md). */
 const endpointWithSecret = () => ({
   id: endpointId(),
   url: z.string(),
   events: z.array(WebhookEventTypeSchema),
   description: z.nullable(z.string()),
   createdAt: timestamp(),
-  // Optional only for a replay (decisions §10): a saved answer holds no secret, and a replay shows it only while it is the endpoint's current one.
+  // Optional only for a replay (docs/idempotency.md): a saved answer holds no secret, and a replay shows it only while it is the endpoint's current one.
   secret: z.optional(secret()).check(z.meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint\'s current secret (not after a rotation or deletion).' })),
 });
 
-/** The create answer: the endpoint and its secret (decisions §12). */
+/** The create answer: the endpoint and its secret (docs/webhooks.md). */
 export const CreatedWebhookEndpointSchema = z.strictObject(endpointWithSecret()).check(z.meta({ id: 'CreatedWebhookEndpoint' }));
 
 /** The rotate-secret answer. */
@@ -89,7 +89,7 @@ export const WebhookDeliverySchema = z
 
 const ENDPOINT_NOT_FOUND = ['invalid_request', 'revoked_api_key', 'not_found'] as const;
 
-/** The campaign each event carries, by status: the event's state change decides it (decisions §12). */
+/** The campaign each event carries, by status: the event's state change decides it (docs/webhooks.md). */
 const EVENT_CAMPAIGN = {
   'campaign.enriched': EnrichedCampaignSchema,
   'campaign.enrichment_failed': DraftCampaignSchema,
@@ -97,7 +97,7 @@ const EVENT_CAMPAIGN = {
   'campaign.expired': ExpiredCampaignSchema,
 } as const;
 
-/** The body of a campaign event (decisions §12), as the OpenAPI `webhooks` section and the AsyncAPI document show it. */
+/** The body of a campaign event (docs/webhooks.md), as the OpenAPI `webhooks` section and the AsyncAPI document show it. */
 export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[number]) =>
   z
     .strictObject({
@@ -108,7 +108,7 @@ export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[n
       })),
     }).check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
 
-/** The body of `organization.credits_low` (decisions §15). */
+/** The body of `organization.credits_low` (docs/limits.md). */
 export const CreditsLowEventPayloadSchema = z
   .strictObject({
     type: z.literal('organization.credits_low'),

@@ -1,5 +1,5 @@
 /**
- * Webhook events (decisions §12): what happened, recorded as an outbox item
+ * Webhook events (docs/webhooks.md): what happened, recorded as an outbox item
  * in the same DynamoDB transaction as the state change that caused it, so a
  * crash between the change and its delivery cannot lose the event.
  *
@@ -12,11 +12,11 @@ import { keys } from '../db/table';
 import { derivedId } from '../ids';
 import { toCampaign, type CampaignRecord } from '../campaigns/model';
 
-/** Events about campaigns, one per state change (decisions §12). */
+/** Events about campaigns, one per state change (docs/webhooks.md). */
 export const CAMPAIGN_EVENT_TYPES = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'] as const;
 /** A campaign event type. */
 export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
-/** Events about the organization (decisions §15): its smb balance fell below its low-balance threshold. */
+/** Events about the organization (docs/limits.md): its smb balance fell below its low-balance threshold. */
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
@@ -55,6 +55,11 @@ export interface WebhookEvent {
   credits?: { smb: number; threshold: number };
   /** A privacy event's `data`, as sent (built by lib/privacy/events.ts). */
   data?: Record<string, unknown>;
+  /**
+   * The live organization's ID when `organizationId` is a test twin's: the ID the customer knows, which the
+   * payload names (docs/test-mode.md); absent for a live organization.
+   */
+  liveOrganizationId?: string;
 }
 
 /**
@@ -72,12 +77,25 @@ export function campaignEvent(type: CampaignEventType, campaign: CampaignRecord,
 
 /**
  * The `organization.credits_low` event of the charge of `attemptId` that took
- * the smb balance from at or above `threshold` to `smb`, below it (decisions
- * §15). The ID derives from (organization, attempt, type): one event per
+ * the smb balance from at or above `threshold` to `smb`, below it (
+ * docs/limits.md). The ID derives from (organization, attempt, type): one event per
  * crossing, however often the charge's transaction is retried.
  */
-export function creditsLowEvent(organizationId: string, attemptId: string, occurredAt: string, credits: { smb: number; threshold: number }): WebhookEvent {
-  return { id: derivedId('evt', organizationId, attemptId, 'organization.credits_low'), organizationId, type: 'organization.credits_low', occurredAt, credits };
+export function creditsLowEvent(
+  organizationId: string,
+  attemptId: string,
+  occurredAt: string,
+  credits: { smb: number; threshold: number },
+  liveOrganizationId?: string,
+): WebhookEvent {
+  return {
+    id: derivedId('evt', organizationId, attemptId, 'organization.credits_low'),
+    organizationId,
+    type: 'organization.credits_low',
+    occurredAt,
+    credits,
+    ...(liveOrganizationId !== undefined ? { liveOrganizationId } : {}),
+  };
 }
 
 /** A privacy event: its ID derives from `idParts` (one event per erasure, or per vendor erasure and organization). */
@@ -102,6 +120,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
     ...(event.data ? { data: event.data } : {}),
+    ...(event.liveOrganizationId ? { liveOrganizationId: event.liveOrganizationId } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
 }
@@ -117,6 +136,7 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
     ...(item.data ? { data: item.data as Record<string, unknown> } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
+    ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
   };
 }
 
@@ -129,10 +149,11 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
 }
 
 /**
- * The body every endpoint receives for `event` (decisions §12):
+ * The body every endpoint receives for `event` (docs/webhooks.md):
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
  * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
- * credits: {smb, threshold}}` (decisions §15).
+ * credits: {smb, threshold}}` (docs/limits.md), `id` the live organization's
+ * ID for a test twin's event (docs/test-mode.md).
  *
  * @param remainingCredits - the organization's smb balance (credits) for
  *   `data.campaign.credits.remaining`, read when the event is fanned out (the
@@ -144,7 +165,7 @@ export function eventPayload(event: WebhookEvent, remainingCredits: number): str
     : event.data
       ? event.data
       : event.credits
-      ? { organization: { id: event.organizationId }, credits: event.credits }
+        ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
       : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }

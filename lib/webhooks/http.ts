@@ -1,5 +1,5 @@
 /**
- * One webhook HTTP request (decisions §12): POST, 15 s for the whole
+ * One webhook HTTP request (docs/webhooks.md): POST, 15 s for the whole
  * exchange, redirects never followed, the connection made to the addresses
  * the SSRF check approved (lib/webhooks/ssrf.ts), and only the first 1 KB of
  * the answer read.

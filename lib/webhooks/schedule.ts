@@ -1,5 +1,5 @@
 /**
- * The retry schedule of webhook messages (decisions §12): exponential
+ * The retry schedule of webhook messages (docs/webhooks.md): exponential
  * backoff with jitter for at least 24 hours.
  *
  * With base B (`WEBHOOK_RETRY_BASE_SECONDS`, default 30 s), the wait after

@@ -1,5 +1,5 @@
 /**
- * The delivery schedule in AWS (decisions §12): one Step Functions Standard
+ * The delivery schedule in AWS (docs/webhooks.md): one Step Functions Standard
  * execution per message (infra/webhook-delivery.ts), named after the message,
  * so starting it twice (a retried stream batch) starts it once.
  */

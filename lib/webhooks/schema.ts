@@ -1,5 +1,5 @@
 /**
- * Schemas of the webhook operations' requests (decisions §12): what the
+ * Schemas of the webhook operations' requests (docs/webhooks.md): what the
  * handlers validate. The response shapes, the event payloads and the docs
  * are in ./docs.ts.
  */
@@ -9,7 +9,7 @@ import { pageRequestFields, treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
-/** Most endpoints an organization may have (decisions §12). */
+/** Most endpoints an organization may have (docs/webhooks.md). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** Longest endpoint URL (characters). */
 export const MAX_WEBHOOK_URL_LENGTH = 2_048;
@@ -95,7 +95,8 @@ export type RedeliverInput = z.output<typeof RedeliverRequest>;
 
 export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createWebhookEndpoint',
-  // Retry-safe with an Idempotency-Key (decisions §10).
+  scope: 'webhooks:manage',
+  // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/create',
   request: CreateWebhookEndpointRequest,
@@ -103,13 +104,15 @@ export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const listWebhookEndpointsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listWebhookEndpoints',
+  scope: 'webhooks:manage',
   path: '/v1/webhooks/list',
   request: /* @__PURE__ */ treeShakable(() => z.strictObject({})),
 });
 
 export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'deleteWebhookEndpoint',
-  // Retry-safe with an Idempotency-Key (decisions §10).
+  scope: 'webhooks:manage',
+  // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/delete',
   request: WebhookEndpointIdRequest,
@@ -117,7 +120,8 @@ export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
   operationId: 'rotateWebhookSecret',
-  // Retry-safe with an Idempotency-Key (decisions §10).
+  scope: 'webhooks:manage',
+  // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/rotate-secret',
   request: WebhookEndpointIdRequest,
@@ -125,7 +129,8 @@ export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
 
 export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'testWebhookEndpoint',
-  // Retry-safe with an Idempotency-Key (decisions §10).
+  scope: 'webhooks:manage',
+  // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/test',
   request: WebhookEndpointIdRequest,
@@ -133,13 +138,15 @@ export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const listWebhookDeliveriesOperation = /* @__PURE__ */ defineOperation({
   operationId: 'listWebhookDeliveries',
+  scope: 'webhooks:manage',
   path: '/v1/webhooks/deliveries',
   request: ListWebhookDeliveriesRequest,
 });
 
 export const redeliverWebhookOperation = /* @__PURE__ */ defineOperation({
   operationId: 'redeliverWebhook',
-  // Retry-safe with an Idempotency-Key (decisions §10).
+  scope: 'webhooks:manage',
+  // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
   path: '/v1/webhooks/redeliver',
   request: RedeliverRequest,

@@ -1,5 +1,5 @@
 /**
- * Where webhooks may be sent (decisions §12; SSRF protection): `https` only,
+ * Where webhooks may be sent (docs/webhooks.md; SSRF protection): `https` only,
  * and only to public unicast addresses. A URL is checked when its endpoint is
  * created and again at every attempt, on every address its host resolves to;
  * the attempt then connects to the very addresses checked
@@ -37,7 +37,7 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 
-/** Host names the local stack may use over plain HTTP when localhost is allowed (decisions §12). */
+/** Host names the local stack may use over plain HTTP when localhost is allowed (docs/webhooks.md). */
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
 /** What a loopback address is called in {@link REFUSED_RANGES} (the local stack's webhooks go there). */
@@ -129,7 +129,7 @@ export function refusedAddress(address: string): string | undefined {
 export type UrlCheck = { ok: true; url: URL; addresses: ResolvedAddress[] } | { ok: false; reason: string };
 
 /**
- * Checks a webhook URL and resolves its host (decisions §12).
+ * Checks a webhook URL and resolves its host (docs/webhooks.md).
  *
  * @param options.allowLocalhost - the local stack's setting: `http://127.0.0.1`
  *   and `http://localhost` (resolved to loopback addresses only) are allowed too.

@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints, events, messages and the delivery log in the single
- * table (docs/data-model.md "Webhooks"; decisions §12). Every item lives in
+ * table (docs/data-model.md "Webhooks"; docs/webhooks.md). Every item lives in
  * the organization's webhook partition `ORG#<orgId>#WEBHOOKS`; pending work
  * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
  */
@@ -62,7 +62,7 @@ export interface WebhookMessageRecord {
 /** How an attempt went. */
 export type DeliveryStatus = 'succeeded' | 'failed';
 
-/** One attempt of a message (the delivery log, decisions §12). */
+/** One attempt of a message (the delivery log, docs/webhooks.md). */
 export interface WebhookDeliveryRecord {
   /** `whd_` + 21 base58, time-ordered. */
   id: string;

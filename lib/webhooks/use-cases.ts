@@ -1,5 +1,5 @@
 /**
- * The webhook operations (decisions §12): endpoints, the test event, the
+ * The webhook operations (docs/webhooks.md): endpoints, the test event, the
  * delivery log and redelivery.
  */
 import { createHash } from 'node:crypto';
@@ -50,7 +50,7 @@ const endpointOf = async (deps: Pick<WebhookDependencies, 'webhooks'>, organizat
 
 /**
  * Creates an endpoint with a new secret, after checking its URL (https,
- * public addresses only; decisions §12).
+ * public addresses only; docs/webhooks.md).
  * @throws InvalidRequestError naming `url` when the URL is refused.
  * @throws WebhookEndpointLimitReachedError at {@link MAX_WEBHOOK_ENDPOINTS} endpoints.
  */
@@ -80,7 +80,7 @@ const secretDigest = (secret: string) => createHash('sha256').update(secret).dig
 
 /**
  * How the answers of create and rotate-secret are saved under an
- * `Idempotency-Key` (decisions §10, §12): never with the secret. The saved
+ * `Idempotency-Key` (docs/idempotency.md, docs/webhooks.md): never with the secret. The saved
  * answer keeps the secret's SHA-256 instead; a replay re-attaches the
  * endpoint's secret only while it is still the endpoint's current one. Once
  * rotated (even during the 24 h in which the previous secret still signs:

@@ -1,5 +1,5 @@
 /**
- * The account history keyed by account (issue #29; decisions §4, §7;
+ * The account history keyed by account (issue #29; docs/launch.md, README.md#operator-cli;
  * docs/data-model.md "Recency and CRM targets"), through HTTP against
  * DynamoDB Local and the local S3 endpoint: recency exact at the window's
  * edges after many overlapping campaigns, a completion racing a launch, a CRM
@@ -84,7 +84,7 @@ async function quoteAt(apiKey: string, campaignId: string, at?: number) {
   }
 }
 
-describe('recency exactness (decisions §4)', () => {
+describe('recency exactness (docs/launch.md)', () => {
   it('65 prior campaigns with overlapping lists completing around the window start: each account takes its latest completion, strictly after the start to the millisecond', async () => {
     const p = uniquePrefix();
     const ids = Array.from({ length: 35 }, (_, i) => `${p}_${i}`);
@@ -123,7 +123,7 @@ describe('recency exactness (decisions §4)', () => {
   });
 });
 
-describe('a completion racing a launch (decisions §4)', () => {
+describe('a completion racing a launch (docs/launch.md)', () => {
   it('a launch that read the organization before FinishRecording removed the pending completion, and the history after it wrote it, still excludes the accounts', async () => {
     const p = uniquePrefix();
     const ids = [`${p}_x`, `${p}_y`];
@@ -163,7 +163,7 @@ describe('a completion racing a launch (decisions §4)', () => {
   });
 });
 
-describe('CRM targets (decisions §7)', () => {
+describe('CRM targets (README.md#operator-cli)', () => {
   it('a CRM list larger than the campaign: the campaign reads only its own accounts’ shards, as with a three-account list', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 10);
@@ -191,7 +191,7 @@ describe('CRM targets (decisions §7)', () => {
   });
 });
 
-describe('history reads do not grow with the history (decisions §4)', () => {
+describe('history reads do not grow with the history (docs/launch.md)', () => {
   it('a launch’s history reads are the same after 10 and after 200 prior campaigns over overlapping lists', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 50);

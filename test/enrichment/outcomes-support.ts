@@ -1,5 +1,5 @@
 /**
- * Helpers of the quote and per-account outcome tests (decisions §4, §11): a
+ * Helpers of the quote and per-account outcome tests (docs/launch.md): a
  * warehouse fixture with accounts in every evaluation bucket and every
  * workflow outcome, spelled out by hand; the two operations over HTTP; a
  * page walker; a snapshot of the whole table and bucket; and a warehouse
@@ -52,8 +52,8 @@ export async function allAccounts(baseUrl: string, apiKey: string, body: Record<
 
 /**
  * The bucket fixture: 11 distinct accounts (12 submitted, one twice) with
- * `excludeEnrichedWithinDays` 30, one or more in every bucket of decisions §4
- * and every outcome of §11, each with what the API must say about it.
+ * `excludeEnrichedWithinDays` 30, one or more in every bucket of docs/launch.md
+ * and every outcome of docs/launch.md#per-account-outcomes, each with what the API must say about it.
  */
 export interface BucketFixture {
   prefix: string;

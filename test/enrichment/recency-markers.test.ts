@@ -1,10 +1,10 @@
 /**
- * Recency and CRM targets from the account history (decisions §4, §7;
+ * Recency and CRM targets from the account history (docs/launch.md, README.md#operator-cli;
  * docs/data-model.md "Recency and CRM targets"), through HTTP against
  * DynamoDB Local and the local S3 endpoint: the window's start exact to the
  * millisecond, campaigns completing together, CRM targets across imports, and
  * the evaluation's DynamoDB calls (ceil(N / 100) BatchGetItem of warehouse
- * accounts, ceil(shards / 100) of history shards).
+ * accounts, ceil(buckets / 100) of history buckets).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../lib/aws';
@@ -14,7 +14,7 @@ import { keys } from '../../lib/db/table';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';
-import { shardOf } from '../../lib/history/store';
+import { addressOf, bucketOf, decodeBucket, fingerprintOf } from '../../lib/history/store';
 import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
@@ -47,7 +47,7 @@ async function countDynamoDbCalls<T>(run: () => Promise<T>): Promise<{ result: T
   }
 }
 
-describe('recency (decisions §4)', () => {
+describe('recency (docs/launch.md)', () => {
   it('excludes an enrichment completed 1 ms after launch time − days × 86,400 s, and not one completed exactly then', async () => {
     const p = uniquePrefix();
     const ids = Array.from({ length: 5 }, (_, i) => `${p}_${i}`);
@@ -121,10 +121,11 @@ describe('recency (decisions §4)', () => {
       expect([x, y, z].map((id) => facts.get(id)?.lastEnrichedAt)).toEqual(expected);
       const historyQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
       expect(historyQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
-      // One entry per account, not per campaign: y, enriched by both, appears once in its shard.
-      const shards = await batchGet(ddb, config.tableName, [...new Set([x, y, z].map(shardOf))].map((shard) => keys.accountHistoryShard(organizationId, shard)));
-      const lines = shards.flatMap((item) => String(item.entries).split('\n'));
-      expect([x, y, z].map((id) => lines.filter((line) => line.startsWith(`${id}\t`)).length)).toEqual([1, 1, 1]);
+      // One entry per account, not per campaign: y, enriched by both, appears once in the whole history.
+      const { buckets } = await accountHistory().state(organizationId);
+      const items = await batchGet(ddb, config.tableName, Array.from({ length: buckets }, (_, bucket) => keys.accountHistoryBucket(organizationId, bucket)));
+      const stored = items.flatMap((item) => [...decodeBucket(item.entries as Uint8Array).keys()]);
+      expect([x, y, z].map((id) => stored.filter((fingerprint) => fingerprint === fingerprintOf(id)).length)).toEqual([1, 1, 1]);
     } finally {
       writes.open();
       ddb.middlewareStack.remove(name);
@@ -132,7 +133,7 @@ describe('recency (decisions §4)', () => {
   });
 });
 
-describe('CRM targets (decisions §7)', () => {
+describe('CRM targets (README.md#operator-cli)', () => {
   it('keeps every target across imports, each once', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
@@ -144,8 +145,8 @@ describe('CRM targets (decisions §7)', () => {
   });
 });
 
-describe('evaluation round trips (issue 13: one key per account; issue 29: one per history shard)', () => {
-  it('reads DynamoDB with ceil(N / 100) + ceil(shards / 100) BatchGetItem calls and nothing else, with a recency window, history, a pending completion and CRM targets', async () => {
+describe('evaluation round trips (issue 13: one key per account; issue 29: one per history bucket)', () => {
+  it('reads DynamoDB with ceil(N / 100) + ceil(buckets / 100) BatchGetItem calls and nothing else, with a recency window, history, a pending completion and CRM targets', async () => {
     const p = uniquePrefix();
     const n = 450;
     const accounts = activeAccounts(p, n);
@@ -156,8 +157,9 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
     await accountHistory().addCrmTargets(organizationId, ids.slice(10, 30));
     const campaignId = await createApiCampaign(api(), apiKey, ids, 30);
 
-    // The evaluation itself: only the warehouse accounts and the history shards of its IDs touch DynamoDB.
-    const historyCalls = Math.ceil(new Set(ids.map(shardOf)).size / 100);
+    // The evaluation itself: only the warehouse accounts and the history buckets of its IDs touch DynamoDB.
+    const historyBuckets = (await organizations().get(organizationId))!.historyBuckets ?? 1;
+    const historyCalls = Math.ceil(new Set(ids.map((id) => bucketOf(addressOf(fingerprintOf(id)), historyBuckets).bucket)).size / 100);
     const pendingList = objectKeys.eligibleList(organizationId, campaignId, 'att_test');
     await accountLists().put(pendingList, ids.slice(30, 35));
     const { result, calls } = await countDynamoDbCalls(() =>
@@ -166,6 +168,7 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
         accountIds: ids,
         excludeEnrichedWithinDays: 30,
         now: new Date(),
+        historyBuckets,
         pendingRecency: [{ campaignId: newCampaignId(), completedAt: new Date(Date.now() - 1_000).toISOString(), eligibleObjectKey: pendingList }],
       }),
     );

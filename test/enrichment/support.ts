@@ -1,6 +1,6 @@
 /**
  * Helpers of the enrichment tests (spec "Enrich a campaign", "States and
- * transitions"; decisions §4, §5, §7): warehouse fixtures with per-test
+ * transitions"; docs/launch.md, docs/csv.md, README.md#operator-cli): warehouse fixtures with per-test
  * unique account IDs, warehouse adapters that hold or fail a call until the
  * test lets them go, polling, and small readers of the organization, the
  * campaign and the ledger.
@@ -82,7 +82,7 @@ export interface TestWarehouse extends Warehouse {
 }
 
 /**
- * Wraps the embedded warehouse (decisions §7). `holdStatuses` / `holdAccounts`
+ * Wraps the embedded warehouse (README.md#operator-cli). `holdStatuses` / `holdAccounts`
  * keep those calls waiting until {@link TestWarehouse.release}; `failAccounts`
  * makes `getAccounts` throw (a failing contact step).
  */

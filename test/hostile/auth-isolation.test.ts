@@ -1,6 +1,6 @@
 /**
  * Authentication and tenant isolation under hostile use (issue item 2; spec
- * "Authentication"; decisions §3, §6): every operation with no key, a
+ * "Authentication"; docs/pagination.md, docs/authentication.md): every operation with no key, a
  * malformed header, an unknown key, a revoked key (also revoked while
  * requests are in flight), and another organization's key against this
  * organization's campaign IDs and cursors. No answer may carry another
@@ -33,7 +33,7 @@ let revokedKey: string;
 beforeAll(async () => {
   const p = uniquePrefix();
   const ids = await warehouseAccounts(p, 4);
-  // Thousands of requests from these organizations: the request rate (decisions §15) is test/rate-limit.test.ts's.
+  // Thousands of requests from these organizations: the request rate (docs/limits.md) is test/rate-limit.test.ts's.
   const a = await newOrganization({ name: `Victim ${p}`, smbCredits: 500, limits: { requests: 1_000_000 } });
   const secret = (label: string) => `SECRET-${p}-${label}`;
   const campaigns: Record<string, string> = {

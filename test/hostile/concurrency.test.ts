@@ -185,7 +185,7 @@ describe('randomized interleavings over several organizations', () => {
                   canceled.push({ organizationId: book.organizationId, campaignId });
                 }
               } catch (error) {
-                // Only an enriching campaign can be canceled (decisions §8); anything else is a failure of the cancel.
+                // Only an enriching campaign can be canceled (README.md#operator-cli); anything else is a failure of the cancel.
                 if (!/only an enriching campaign can be canceled/.test((error as Error).message)) violations.push(`cancel failed: ${(error as Error).stack}`);
               }
               return;

@@ -251,7 +251,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     });
     const after = (await rawCampaignItem(f.organizationId, f.campaignId)) as { launchLock?: { expiresAt: string } } | undefined;
     expect(after).toMatchObject({ status: 'draft', creditsCharged: 0 });
-    // The release failed, so the lock is there; it must expire within 60 s (decisions §2).
+    // The release failed, so the lock is there; it must expire within 60 s (docs/errors.md).
     expect(after?.launchLock).toBeDefined();
     expect(Date.parse(after!.launchLock!.expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
     expect(await ledger(f)).toEqual([]);
@@ -383,7 +383,7 @@ describe.concurrent('workflow: a task killed between its write and its return', 
     await expectInvariants(f);
   });
 
-  it('CompleteEnrichment, fatal: the accounts of the completed attempt still count as recently enriched for the next launch (decisions §4)', async () => {
+  it('CompleteEnrichment, fatal: the accounts of the completed attempt still count as recently enriched for the next launch (docs/launch.md)', async () => {
     const f = await fixture({ accounts: 3, withContacts: 3 });
     await withFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', when: 'after', match: completionTransaction(f), error: () => crash() }, async () => {
       expect((await enrichCall(f)).status).toBe(200);
@@ -615,7 +615,7 @@ describe('workflow: ExpireResults', () => {
     process.env.RESULTS_ACCESS_PERIOD_SECONDS = '2';
     const f = await fixture();
     try {
-      // The expiry write is one transaction: the campaign's change and its campaign.expired webhook event (decisions §12).
+      // The expiry write is one transaction: the campaign's change and its campaign.expired webhook event (docs/webhooks.md).
       await withFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('":c_enriched"'), error: throttling }, async ([fault]) => {
         expect((await enrichCall(f)).status).toBe(200);
         await until(f, (c) => c?.status === 'expired', 15_000);

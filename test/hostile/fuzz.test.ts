@@ -12,7 +12,7 @@
  * (oracle.ts, written from the spec) can tell, the answer must also be the
  * right one: a valid body is served, an invalid one is `invalid_request`
  * whose issues name the offending field. The last test proves the fuzzed
- * organization's data is exactly as it was before (decisions §2: a refused
+ * organization's data is exactly as it was before (docs/errors.md: a refused
  * request changes nothing).
  *
  * Run sizes are bounded (fast-check numRuns per property) so the file stays
@@ -47,7 +47,7 @@ const BOUNDARY = 'hostileBoundary7Fq2Lm9Xw';
 beforeAll(async () => {
   const p = uniquePrefix();
   const ids = await warehouseAccounts(p, 4);
-  // Thousands of requests from these organizations: the request rate (decisions §15) is test/rate-limit.test.ts's.
+  // Thousands of requests from these organizations: the request rate (docs/limits.md) is test/rate-limit.test.ts's.
   const g = await newOrganization({ name: 'Fuzzed', smbCredits: 1_000, limits: { requests: 1_000_000 } });
   const draft = await createDraft(api(), g.apiKey, ids.slice(0, 2), 'Fuzz draft');
   const enriched = await createEnriched(api(), g.apiKey, ids.slice(2, 4), 'Fuzz enriched');
@@ -123,7 +123,7 @@ function judge(op: OperationName, res: Answer, expectation: { verdict: FormVerdi
     if (res.status !== 400 || code !== 'invalid_request') v.push(`an invalid ${op} body got ${res.status} ${res.text.slice(0, 300)}; expected 400 invalid_request`);
     else if (expectation.parsed) {
       const issues: string[] = res.body.error.details?.issues ?? [];
-      if (issues.length === 0) v.push(`invalid_request for a body that parsed must carry details.issues (decisions §2): ${res.text.slice(0, 300)}`);
+      if (issues.length === 0) v.push(`invalid_request for a body that parsed must carry details.issues (docs/errors.md): ${res.text.slice(0, 300)}`);
       else if (expectation.blame && !issues.some((line) => expectation.blame!.some((field) => line.startsWith(field)))) {
         v.push(`issues ${JSON.stringify(issues)} name none of ${JSON.stringify(expectation.blame)}`);
       }

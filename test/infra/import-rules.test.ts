@@ -1,6 +1,6 @@
 /**
  * The house's import rules (.dependency-cruiser.cjs, docs/architecture.md;
- * decisions §18): the real tree passes them, and each rule fails on a
+ * docs/architecture.md): the real tree passes them, and each rule fails on a
  * planted violation, so the CI step that runs them (`npm run lint:imports`)
  * cannot pass by accident.
  */

@@ -15,7 +15,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
-import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT } from '../../infra/constructs/monitoring';
+import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT, sumAlarmNames } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
@@ -38,7 +38,7 @@ const logicalId = (construct: IConstruct): string => {
 type Statement = { Sid?: string; Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 
 /**
- * The grant every read-only route has besides its reads (decisions §15): UpdateItem on its organizations'
+ * The grant every read-only route has besides its reads (docs/limits.md): UpdateItem on its organizations'
  * limit counters only (lib/http/rate-limit.ts), by the partition key's pattern.
  */
 const isLimitCounterGrant = (s: Statement) => s.Sid === 'LimitCounters';
@@ -265,7 +265,7 @@ describe('CampaignEnrichment-dev', () => {
     }
   });
 
-  it('lets the cancel function stop executions of the enrichment state machine only, and start none (decisions §16)', () => {
+  it('lets the cancel function stop executions of the enrichment state machine only, and start none (docs/launch.md#canceling)', () => {
     const stops = statementsOf(template, built.stack, 'CampaignsCancel').filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:')));
     expect(stops.map((s) => s.Action)).toEqual(['states:StopExecution']);
     expect(JSON.stringify(stops[0]!.Resource)).toContain(':execution:');
@@ -288,7 +288,7 @@ describe('CampaignEnrichment-dev', () => {
     expect(LIMIT_COUNTER_KEY_PATTERN).toBe('ORG#*#LIMIT#*');
   });
 
-  it('reserves concurrency for the workflow tasks and the webhook functions, none for the API functions (decisions §15)', () => {
+  it('reserves concurrency for the workflow tasks and the webhook functions, none for the API functions (docs/limits.md)', () => {
     const reserved = (functionId: string) => (template.findResources('AWS::Lambda::Function')[logicalId(functionOf(built.stack, functionId).function)]!.Properties.ReservedConcurrentExecutions as number | undefined);
     expect(reserved('WorkflowFindContacts')).toBe(16);
     for (const task of Object.values(WORKFLOW_TASKS).filter((t) => t.functionId !== 'WorkflowFindContacts')) expect(reserved(task.functionId), task.functionId).toBe(2);
@@ -509,7 +509,7 @@ describe('CampaignEnrichment-dev', () => {
       expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'CapacityDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 300 }]);
     });
 
-    it('alarms when one organization gets many rate_limited answers: the top organization of the RateLimited metric by organizationId (decisions §15)', () => {
+    it('alarms when one organization gets many rate_limited answers: the top organization of the RateLimited metric by organizationId (docs/limits.md)', () => {
       const alarm = alarmNamed('RateLimitedOrganization');
       expect(alarm).toMatchObject({ Threshold: RATE_LIMITED_ALARM_THRESHOLD, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
       const [query] = (alarm.Metrics ?? []) as { Expression?: string; Period?: number }[];
@@ -531,10 +531,13 @@ describe('CampaignEnrichment-dev', () => {
     });
 
     it('notifies the alarm topic of every alarm, on ALARM and on OK', () => {
+      // One throttle alarm per 10 route functions and per 10 workflow tasks: their names follow from infra/routes.ts and infra/workflow.ts.
+      const throttleAlarms = [
+        ...sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length),
+        ...sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length),
+      ];
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', 'ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed', 'WorkflowFunctionThrottles'].map(
-          (n) => `CampaignEnrichment-dev-${n}`,
-        ),
+        ['Api5xxRate', ...throttleAlarms, 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed'].map((n) => `CampaignEnrichment-dev-${n}`).sort(),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -745,7 +748,7 @@ describe('workflow seam', () => {
   });
 });
 
-describe('webhook delivery (decisions §12)', () => {
+describe('webhook delivery (docs/webhooks.md)', () => {
   let built: ReturnType<typeof synth>;
   let template: Template;
   beforeAll(() => {

@@ -60,7 +60,7 @@ export async function waitForWorkflowTasks(executionArn: string): Promise<void> 
 
 /**
  * Creates a fresh organization (and its first key) for one test.
- * @param input.limits - the operator's overrides of its limits (decisions §15), set before its first request:
+ * @param input.limits - the operator's overrides of its limits (docs/limits.md), set before its first request:
  *   a file that sends thousands of requests from one organization raises its request rate.
  */
 export async function newOrganization(input: Partial<NewOrganization> & { limits?: LimitsChange } = {}) {

@@ -2,7 +2,7 @@
  * The export's encoder as it was before result parts held encoded rows, kept
  * verbatim as the test oracle of the byte-identical guarantee
  * (test/unit/export-bytes.test.ts): accounts stored as JSON lines and read
- * back with JSON.parse, rows built as string arrays by the decisions §5 rules
+ * back with JSON.parse, rows built as string arrays by the docs/csv.md rules
  * (accountRows), serialized by csv-stringify with the export's options in the
  * same object-mode stream. Frozen on purpose: it imports nothing from lib/
  * but the warehouse types, so a change to the product's code cannot change
@@ -22,7 +22,7 @@ export interface OracleSelection {
   hasEmail?: boolean;
 }
 
-/** The standard column catalog of decisions §5, spelled out here (not imported from lib/): the oracle's and the export tests' expectation. */
+/** The standard column catalog of docs/csv.md, spelled out here (not imported from lib/): the oracle's and the export tests' expectation. */
 export const CSV_COLUMNS = [
   'account_id',
   'account_name',

@@ -1,6 +1,6 @@
 /**
- * Unit tests of launch evaluation (spec "Enrich a campaign" 3-6; decisions
- * §4): the recency window, the bucket of one account, and the counts of a
+ * Unit tests of launch evaluation (spec "Enrich a campaign" 3-6;
+ * docs/launch.md): the recency window, the bucket of one account, and the counts of a
  * whole list. `evaluateLaunch` takes its reads as ports; here they are plain
  * in-memory objects, so only the rule itself is under test.
  */
@@ -52,7 +52,7 @@ function portsOf(world: World) {
   return { deps, calls, pendingRecency };
 }
 
-/** The decisions §4 rule, written independently of the product code. */
+/** The docs/launch.md rule, written independently of the product code. */
 function expectedBucket(status: AccountStatus | undefined, facts: AccountFacts | undefined, days: number | null, now: Date): AccountBucket {
   if (status === undefined || status === 'closed' || status === 'inactive') return 'invalid';
   const windowStart = now.getTime() - (days ?? 0) * 86_400 * 1000;
@@ -72,7 +72,7 @@ describe('recencyCutoff', () => {
   });
 });
 
-describe('classifyAccount (decisions §4 precedence)', () => {
+describe('classifyAccount (docs/launch.md precedence)', () => {
   const cutoff = NOW.getTime() - 30 * DAY_MS;
   const recent: AccountFacts = { lastEnrichedAt: iso(NOW.getTime() - DAY_MS), crmTarget: false };
   const recentCrm: AccountFacts = { ...recent, crmTarget: true };
@@ -106,7 +106,7 @@ describe('classifyAccount (decisions §4 precedence)', () => {
     expect(classifyAccount('closed', recent, undefined)).toBe('invalid');
   });
 
-  it('agrees with the §4 rule for any status, facts and window', () => {
+  it('agrees with the docs/launch.md rule for any status, facts and window', () => {
     fc.assert(
       fc.property(
         fc.constantFrom<AccountStatus | undefined>(undefined, 'active', 'closed', 'inactive'),

@@ -1,5 +1,5 @@
 /**
- * Unit tests of the settings module (lib/config.ts; decisions §9): integer
+ * Unit tests of the settings module (lib/config.ts; README.md#set-up): integer
  * settings refuse, naming the variable, what is not an integer in their range.
  */
 import { afterEach, describe, expect, it } from 'vitest';

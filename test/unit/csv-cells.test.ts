@@ -1,5 +1,5 @@
 /**
- * The export's cell rule (decisions §5): formula-injection neutralizing, and
+ * The export's cell rule (docs/csv.md): formula-injection neutralizing, and
  * its one exception, plain E.164 numbers in `mobile_phone` and `direct_phone`.
  */
 import fc from 'fast-check';

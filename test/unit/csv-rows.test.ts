@@ -1,5 +1,5 @@
 /**
- * Unit tests of the export file's rows (decisions §5), read back from the
+ * Unit tests of the export file's rows (docs/csv.md), read back from the
  * bytes the export writes (test/support/export-rows.ts): contact order,
  * filters (OR) then the cap, account-only rows, the column catalog and
  * formula-injection neutralizing. Phone cells are kept free of formula
@@ -44,7 +44,7 @@ const account = (contacts: WarehouseContact[], fields: Partial<EnrichedAccount> 
   ...fields,
 });
 
-/** Rank of a seniority in §5 order; anything unrecognized (or null) ranks as `unknown`. */
+/** Rank of a seniority in docs/csv.md order; anything unrecognized (or null) ranks as `unknown`. */
 const rank = (seniority: string | null) => {
   const i = SENIORITY.indexOf(seniority ?? 'unknown');
   return i === -1 ? SENIORITY.indexOf('unknown') : i;
@@ -76,7 +76,7 @@ const selections = fc.record({
   hasEmail: fc.option(fc.boolean(), { nil: undefined }),
 });
 
-describe('orderContacts (decisions §5)', () => {
+describe('orderContacts (docs/csv.md)', () => {
   it('orders by seniority rank c_suite … unknown, then contact_id', () => {
     const input = [
       contact('c9', { seniority: 'unknown' }),
@@ -110,7 +110,7 @@ describe('orderContacts (decisions §5)', () => {
   });
 });
 
-describe('selectContacts (decisions §5: filters OR, then the cap)', () => {
+describe('selectContacts (docs/csv.md: filters OR, then the cap)', () => {
   const people = [
     contact('a', { seniority: 'c_suite' }),
     contact('b', { seniority: 'vp', email: 'b@x.example' }),
@@ -154,7 +154,7 @@ describe('selectContacts (decisions §5: filters OR, then the cap)', () => {
   });
 });
 
-describe('neutralizeCell (decisions §5)', () => {
+describe('neutralizeCell (docs/csv.md)', () => {
   it.each(FORMULA_STARTS)('prefixes a cell starting with %j', (start) => {
     expect(neutralizeCell(`${start}SUM(A1:A9)`)).toBe(`'${start}SUM(A1:A9)`);
     expect(neutralizeCell(start)).toBe(`'${start}`);

@@ -1,5 +1,5 @@
 /**
- * Unit tests of the credit ledger's pure parts (decisions §11): entry signs
+ * Unit tests of the credit ledger's pure parts (docs/launch.md#the-credit-ledger): entry signs
  * and derived IDs, sums, the transaction items of one movement, the
  * campaign-side change, and reconciliation over an in-memory audit port.
  */

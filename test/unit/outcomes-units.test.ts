@@ -1,6 +1,6 @@
 /**
- * Unit tests of the pure parts of quote and per-account outcomes (decisions
- * §4, §11): the launch decision enrich and quote share, the chunk figures of
+ * Unit tests of the pure parts of quote and per-account outcomes (
+ * docs/launch.md): the launch decision enrich and quote share, the chunk figures of
  * an evaluation, and the accounts pager over in-memory objects, checked
  * against a naive reference on generated lists (fast-check), including its
  * read cost: a page reads at most one chunk that gives it no account.
@@ -17,7 +17,7 @@ import type { CampaignRecord } from '../../lib/campaigns/model';
 
 const excluded = { total: 3, invalid: 1, recentlyEnriched: 1, crmExcluded: 1 };
 
-describe('decideLaunch (decisions §4 refusal order)', () => {
+describe('decideLaunch (docs/launch.md refusal order)', () => {
   const org = (smbCredits: number, maxEnrichingAccounts: number, enrichingAccounts: number) => ({ smbCredits, maxEnrichingAccounts, enrichingAccounts });
 
   it('refuses no_eligible_accounts first, then insufficient_credits, then concurrency_limit_exceeded', () => {

@@ -1,6 +1,6 @@
 /**
  * Unit tests of the pipeline's pure parts: issue formatting, form bodies,
- * the error family and identifiers (decisions §2, §3, §6; spec "Errors").
+ * the error family and identifiers (docs/errors.md, docs/pagination.md, docs/authentication.md; spec "Errors").
  */
 import { createHash } from 'node:crypto';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
@@ -15,6 +15,9 @@ import {
   CampaignNotEnrichableError,
   ConcurrencyLimitExceededError,
   ERROR_STATUS,
+  ExpiredApiKeyError,
+  InsufficientScopeError,
+  KeySpendLimitExceededError,
   EnrichmentPendingError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
@@ -376,7 +379,7 @@ describe('formSchemaOf', () => {
     expect(form.parse({ cursor: ' 10 ' })).toEqual({ cursor: ' 10 ' });
   });
 
-  it('coerces a field that has a default (list limit defaults to 25, decisions §3)', () => {
+  it('coerces a field that has a default (list limit defaults to 25, docs/pagination.md)', () => {
     const withDefault = formSchemaOf(z.strictObject({ limit: z.int().min(1).max(100).default(25) }));
     expect(withDefault.parse({})).toEqual({ limit: 25 });
     expect(withDefault.parse({ limit: '10' })).toEqual({ limit: 10 });
@@ -450,6 +453,19 @@ describe('error family', () => {
       'spend_limit_exceeded',
       { code: 'spend_limit_exceeded', message: 'This launch needs 262 credits; 49900 of the monthly spend limit of 50000 are spent this month.', details: { limit: 50_000, spent: 49_900, required: 262 } },
     ],
+    ['ExpiredApiKeyError', new ExpiredApiKeyError(), 'expired_api_key', { code: 'expired_api_key', message: 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).' }],
+    [
+      'InsufficientScopeError',
+      new InsufficientScopeError('campaigns:launch'),
+      'insufficient_scope',
+      { code: 'insufficient_scope', message: 'This API key lacks the scope campaigns:launch: use a key that holds it (keys/create grants scopes).', details: { required: 'campaigns:launch' } },
+    ],
+    [
+      'KeySpendLimitExceededError',
+      new KeySpendLimitExceededError({ limit: 500, required: 262, spent: null, period: 'launch' }),
+      'key_spend_limit_exceeded',
+      { code: 'key_spend_limit_exceeded', message: 'This launch needs 262 credits; this API key may charge at most 500 per launch.', details: { limit: 500, required: 262, spent: null, period: 'launch' } },
+    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -457,7 +473,7 @@ describe('error family', () => {
     expect(cases.map(([, , code]) => code).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   });
 
-  it('maps every code to the status of the spec and decisions §1/§2/§12', () => {
+  it('maps every code to the status of the spec and docs/campaigns.md, docs/errors.md, docs/webhooks.md', () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       invalid_api_key: 401,
@@ -479,6 +495,9 @@ describe('error family', () => {
       webhook_endpoint_disabled: 409,
       rate_limited: 429,
       spend_limit_exceeded: 402,
+      insufficient_scope: 403,
+      expired_api_key: 401,
+      key_spend_limit_exceeded: 402,
       internal_error: 500,
     });
   });
@@ -494,7 +513,7 @@ describe('error family', () => {
     expect(JSON.parse(JSON.stringify(error))).toStrictEqual(json);
   });
 
-  it('carries its response headers outside the body: Retry-After (whole seconds, at least 1) and Allow (decisions §10)', () => {
+  it('carries its response headers outside the body: Retry-After (whole seconds, at least 1) and Allow (docs/errors.md)', () => {
     expect(new EnrichmentPendingError(42.2).headers).toEqual({ 'retry-after': '43' });
     expect(new EnrichmentPendingError(0.01).headers).toEqual({ 'retry-after': '1' });
     expect(new EnrichmentPendingError(-5).headers).toEqual({ 'retry-after': '1' });
@@ -532,7 +551,7 @@ describe('error family', () => {
   });
 });
 
-describe('identifiers and API keys (decisions §6)', () => {
+describe('identifiers and API keys (docs/authentication.md)', () => {
   const escaped = `[${ID_ALPHABET}]`;
 
   it('uses the 58-character alphabet of the spec, without 0, O, I and l', () => {

@@ -1,5 +1,5 @@
 /**
- * The test twin's built-in warehouse and history (decisions §17), as pure
+ * The test twin's built-in warehouse and history (docs/test-mode.md), as pure
  * functions of the account IDs: no storage, the same answer every time.
  */
 import { describe, expect, it } from 'vitest';

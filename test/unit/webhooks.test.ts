@@ -1,5 +1,5 @@
 /**
- * Pure rules of webhooks (decisions §12): the retry schedule covers at least
+ * Pure rules of webhooks (docs/webhooks.md): the retry schedule covers at least
  * 24 hours, the address rules of the SSRF check, the pinned lookup, the
  * time-ordered delivery IDs and the two-secret signature header.
  */

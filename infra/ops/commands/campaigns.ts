@@ -1,10 +1,10 @@
 /**
- * Campaign commands (decisions §8).
+ * Campaign commands (README.md#operator-cli).
  */
 import { defineCommand } from '../command';
 import { stores } from '../target';
 
-/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`; the same use case as `POST /v1/campaigns/cancel` (decisions §16). */
+/** `campaign:cancel --campaign ID`: prints `{"campaignId","status"}`; the same use case as `POST /v1/campaigns/cancel` (docs/launch.md#canceling). */
 export const campaignCancel = defineCommand<{ campaign: string }>({
   name: 'campaign:cancel',
   summary: 'stop a running enrichment: full refund, back to draft with lastEnrichment.status = canceled (cannot be undone: --yes)',

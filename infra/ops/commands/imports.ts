@@ -1,5 +1,5 @@
 /**
- * File imports (decisions §7, §8): warehouse accounts, CRM targets and
+ * File imports (README.md#operator-cli): warehouse accounts, CRM targets and
  * campaigns as other surfaces create them. Each validates the whole file
  * before its first write: a bad line writes nothing, and the error names
  * the file and the line. `--dry-run` validates and counts without writing.
@@ -13,7 +13,7 @@ import { InvalidRequestError } from '../../../lib/errors';
 import { formatIssues } from '../../../lib/http/issues';
 import { BadLines, ImportFileError } from '../../../lib/warehouse/import';
 import { defineCommand, readableFile, type ProgressReporter } from '../command';
-import { stores } from '../target';
+import { organizationOf, stores, TEST_OPTION } from '../target';
 
 /** IDs of CRM targets written per round (one progress step). */
 const CRM_CHUNK = 1_000;
@@ -64,7 +64,7 @@ function warehouseProgress(progress: ProgressReporter) {
 export const warehouseImport = defineCommand<{ dryRun?: boolean }>({
   name: 'warehouse:import',
   examples: ['npx ops warehouse:import --dry-run accounts.jsonl', 'npx ops warehouse:import accounts.jsonl'],
-  summary: 'upsert warehouse accounts and their contacts (JSON lines, decisions §7)',
+  summary: 'upsert warehouse accounts and their contacts (JSON lines, README.md#operator-cli)',
   details: `FILE has one account per line:
   {"accountId":"acc_1","name":"Acme","domain":"acme.com","status":"active","contacts":[{"contactId":"ct_1","email":"ada@acme.com"}]}
 status is active, closed or inactive; every contact field but contactId may be null or absent.
@@ -85,21 +85,23 @@ The whole file is validated first: a bad line writes nothing and the error names
 });
 
 /** `crm:import --org ID FILE [--dry-run]`: prints `{"added"}` (distinct IDs; and `"dryRun":true`). */
-export const crmImport = defineCommand<{ org: string; dryRun?: boolean }>({
+export const crmImport = defineCommand<{ org: string; dryRun?: boolean; test?: boolean }>({
   name: 'crm:import',
   examples: ['npx ops crm:import --org org_… crm-targets.csv'],
   summary: "add CRM targets to an organization (one account ID a line); launches exclude them",
   details: 'FILE is text or CSV: first column, one account ID a line, an optional header row account_id or id.\nThe whole file is validated first: a bad line writes nothing and the error names it (exit 3).',
-  configure: (command) => command.requiredOption('--org <id>', 'organization ID').argument('<file>', 'file of account IDs').addOption(dryRunOption()),
+  configure: (command) =>
+    command.requiredOption('--org <id>', 'organization ID').argument('<file>', 'file of account IDs').addOption(dryRunOption()).option(...TEST_OPTION),
   run: async ({ args, options, progress }) => {
     const accountIds = distinct(await readAccountIdFile(args[0]!));
     const { organizations, accountHistory } = await stores();
     if (!(await organizations().get(options.org))) throw new Error(`No organization ${options.org}.`);
+    const organizationId = await organizationOf(options);
     if (options.dryRun) return { added: accountIds.length, dryRun: true };
     progress.start('writing', accountIds.length, 'account IDs');
     try {
       for (let i = 0; i < accountIds.length; i += CRM_CHUNK) {
-        await accountHistory().addCrmTargets(options.org, accountIds.slice(i, i + CRM_CHUNK));
+        await accountHistory().addCrmTargets(organizationId, accountIds.slice(i, i + CRM_CHUNK));
         progress.update(Math.min(i + CRM_CHUNK, accountIds.length));
       }
     } finally {
@@ -115,7 +117,7 @@ interface CampaignImportOptions {
   via: 'ui' | 'data_cube';
   status: 'draft' | 'tam_only';
   name: string;
-  /** Into the organization's test twin (decisions §17; created on first use). */
+  /** Into the organization's test twin (docs/test-mode.md; created on first use). */
   test?: boolean;
 }
 
@@ -131,14 +133,14 @@ export const campaignImport = defineCommand<CampaignImportOptions>({
       .addOption(new Option('--via <surface>', 'surface that created it').choices(CREATED_VIA.filter((via) => via !== 'api')).makeOptionMandatory())
       .addOption(new Option('--status <status>', 'status it starts in').choices(['draft', 'tam_only']).makeOptionMandatory())
       .requiredOption('--name <name>', 'campaign name')
-      .option('--test', "into the organization's test twin (created on first use)")
+      .option(...TEST_OPTION)
       .argument('<file>', 'file of account IDs'),
   run: async ({ args, options }) => {
     const accountIds = await readAccountIdFile(args[0]!);
     if (accountIds.length === 0) throw new ImportFileError(args[0]!, { line: 1, problem: 'no account IDs' });
     const { createCampaign } = await import('../../../lib/campaigns/use-cases');
     const { campaigns, organizations, accountLists } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const organizationId = await organizationOf(options);
     const campaign = await createCampaign(
       { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
       { organizationId, name: options.name, accountIds, createdVia: options.via, status: options.status },

@@ -1,6 +1,6 @@
 /**
  * `migrate`: runs the data migrations (lib/migrations) against the target
- * table, in their one order, each once (decisions §18). `npm start` runs the
+ * table, in their one order, each once (docs/architecture.md). `npm start` runs the
  * same list on its data folder; after a deploy, operators run it against the
  * deployed table.
  */

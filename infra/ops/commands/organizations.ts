@@ -1,9 +1,10 @@
 /**
- * Organization, credit, capacity and API-key commands (decisions §8).
+ * Organization, credit, capacity and API-key commands (README.md#operator-cli).
  */
 import { randomUUID } from 'node:crypto';
-import { defineCommand, integer, integerOrNone } from '../command';
-import { stores } from '../target';
+import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
+import { organizationOf, stores, TEST_OPTION } from '../target';
+import { LIMIT_MINIMUMS } from '../../../lib/organizations/limits';
 
 /** Options of `org:create`. */
 interface OrgCreateOptions {
@@ -41,9 +42,9 @@ export interface OrgCreditsOptions {
   org: string;
   /** Credits to add; negative takes credits away (never below 0). */
   add: number;
-  /** Kept on the adjustment's ledger entry (decisions §8). */
+  /** Kept on the adjustment's ledger entry (README.md#operator-cli). */
   note?: string;
-  /** Adjust the organization's test twin's test credits instead (decisions §17; the twin is created on first use). */
+  /** Adjust the organization's test twin's test credits instead (docs/test-mode.md; the twin is created on first use). */
   test?: boolean;
   /** The adjustment's ID: the same ID twice adjusts once (issue #31); generated when absent. */
   id?: string;
@@ -70,8 +71,8 @@ export const orgCredits = defineCommand<OrgCreditsOptions>({
   run: async ({ options }) => {
     if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id)) throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
     const adjustmentId = options.id ?? `adj_${randomUUID()}`;
-    const { ledger, organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const { ledger } = await stores();
+    const organizationId = await organizationOf(options);
     const { balance } = await ledger().adjust(organizationId, options.add, options.note, adjustmentId);
     return { organizationId: options.org, smb: balance, adjustmentId };
   },
@@ -98,7 +99,7 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
       .option('--test', "set the capacity of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
     const { organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const organizationId = await organizationOf(options);
     const organization = await organizations().setCapacity(organizationId, {
       maxEnrichingAccounts: options.maxEnriching,
       externalEnrichingAccounts: options.externalEnriching,
@@ -114,47 +115,51 @@ interface OrgLimitsOptions {
   windowSeconds?: number;
   exportsPerHour?: number;
   uploadsPerHour?: number;
-  /** Credits per UTC month; `null` (`none`): no limit. */
-  monthlySpend?: number | null;
-  /** Credits; `null` (`none`): no threshold. */
-  lowBalance?: number | null;
+  /** Credits per UTC month; `none`: no limit. */
+  monthlySpend?: number | typeof NONE;
+  /** Credits; `none`: no threshold. */
+  lowBalance?: number | typeof NONE;
+  /** The limits of the organization's test twin instead. */
+  test?: boolean;
 }
 
 /**
- * `org:limits` (decisions §15): sets the organization's overrides of the deployment's limits (none given: reads them) and
+ * `org:limits` (docs/limits.md): sets the organization's overrides of the deployment's limits (none given: reads them) and
  * prints the limits in force, as `POST /v1/org/limits` answers them. API containers use a new request rate within a minute.
  */
 export const orgLimits = defineCommand<OrgLimitsOptions>({
   name: 'org:limits',
   summary: "read or override an organization's limits (request rate, exports and uploads per hour, monthly spend, low-balance threshold)",
-  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none'],
+  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none', 'npx ops org:limits --org org_… --test --low-balance 999000'],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
-      .option('--requests <n>', 'authenticated requests per window (all keys together)', integer(1))
-      .option('--window-seconds <n>', 'length of the request window in seconds', integer(1))
-      .option('--exports-per-hour <n>', 'exports per hour', integer(1))
-      .option('--uploads-per-hour <n>', 'uploads per hour', integer(1))
-      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone())
-      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone()),
+      .option('--requests <n>', 'authenticated requests per window (all keys together)', integer(LIMIT_MINIMUMS.requests))
+      .option('--window-seconds <n>', 'length of the request window in seconds', integer(LIMIT_MINIMUMS.windowSeconds))
+      .option('--exports-per-hour <n>', 'exports per hour', integer(LIMIT_MINIMUMS.exportsPerHour))
+      .option('--uploads-per-hour <n>', 'uploads per hour', integer(LIMIT_MINIMUMS.uploadsPerHour))
+      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone(LIMIT_MINIMUMS.monthlySpendLimit))
+      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold))
+      .option(...TEST_OPTION),
   run: async ({ options }) => {
     const { describeLimits, limitDependencies, limits } = await stores();
-    await limits().setLimits(options.org, {
+    const organizationId = await organizationOf(options);
+    await limits().setLimits(organizationId, {
       requests: options.requests,
       windowSeconds: options.windowSeconds,
       exportsPerHour: options.exportsPerHour,
       uploadsPerHour: options.uploadsPerHour,
-      monthlySpendLimit: options.monthlySpend,
-      lowBalanceThreshold: options.lowBalance,
+      monthlySpendLimit: noneAsNull(options.monthlySpend),
+      lowBalanceThreshold: noneAsNull(options.lowBalance),
     });
-    return describeLimits(limitDependencies(), options.org);
+    return describeLimits(limitDependencies(), organizationId);
   },
 });
 
 /**
  * `key:create`: prints `{"apiKey"}`. With `--test`, a test key (`cek_test_…`)
  * of the organization's test twin, created with its test credits on first
- * use (decisions §17).
+ * use (docs/test-mode.md).
  */
 export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   name: 'key:create',
@@ -163,8 +168,8 @@ export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
   configure: (command) =>
     command.requiredOption('--org <id>', 'organization ID').option('--test', "a test key (cek_test_…), acting on the organization's test twin"),
   run: async ({ options }) => {
-    const { apiKeys, organizations } = await stores();
-    const organizationId = options.test ? (await organizations().testTwin(options.org)).id : options.org;
+    const { apiKeys } = await stores();
+    const organizationId = await organizationOf(options);
     return { apiKey: await apiKeys().create(organizationId) };
   },
 });

@@ -1,6 +1,6 @@
 /**
  * The contract the hostile suite holds the service to, spelled out from the
- * specification and decisions.md (never imported from the code under test):
+ * specification and the pages of docs/ (never imported from the code under test):
  * the operations, the error codes each may answer, the HTTP status of every
  * code, and the shape of every answer (the `{ data, error }` envelope).
  *
@@ -8,7 +8,7 @@
  * soak runner (outside vitest) uses them too.
  */
 
-/** Every operation of the API (spec "Endpoints"; decisions §1). */
+/** Every operation of the API (spec "Endpoints"; docs/campaigns.md). */
 export const OPERATIONS = {
   describe: '/v1/org/describe',
   create: '/v1/campaigns/create',
@@ -24,7 +24,7 @@ export type OperationName = keyof typeof OPERATIONS;
 /** Every operation name. */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
-/** HTTP status of every error code (spec "Errors"; decisions §1, §2). */
+/** HTTP status of every error code (spec "Errors"; docs/campaigns.md, docs/errors.md). */
 export const STATUS_OF: Record<string, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
@@ -45,7 +45,7 @@ const AUTH = ['invalid_api_key', 'revoked_api_key'];
 
 /**
  * Codes each operation may answer besides `internal_error` (spec "Errors"
- * table; decisions §1 for create and update).
+ * table; docs/campaigns.md for create and update).
  */
 export const CODES_OF: Record<OperationName, string[]> = {
   describe: ['invalid_request', ...AUTH],

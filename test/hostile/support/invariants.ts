@@ -1,6 +1,6 @@
 /**
  * The money-and-state invariants of the service (issue "nothing lost, no one
- * let in"; spec "States and transitions"; decisions §4), checked over HTTP
+ * let in"; spec "States and transitions"; docs/launch.md), checked over HTTP
  * (describe, list, get) and against the stores (organization item, stored
  * campaigns, ledger). Used by the hostile tests and by the soak runner, so it
  * returns violations rather than asserting.
@@ -262,12 +262,12 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
           if (c.createdVia === 'api') v.push(`${at}: tam_only campaign created via api`);
           break;
       }
-      // A lock may outlive a failed release, but never beyond 60 s (decisions §2); at rest none is held on a launched campaign.
+      // A lock may outlive a failed release, but never beyond 60 s (docs/errors.md); at rest none is held on a launched campaign.
       const lock = locks.get(id);
       if (lock && Date.parse(lock.expiresAt) > now + 60_000 + 1_000) v.push(`${at}: launch lock held beyond 60 s (${lock.expiresAt})`);
       if (lock && options.quiescent && c.status !== 'draft') v.push(`${at}: a ${c.status} campaign still holds a launch lock`);
     }
-    // Decisions §11: the balance is the sum of the organization's whole ledger (grant, adjustments, charges, refunds).
+    // docs/launch.md#the-credit-ledger: the balance is the sum of the organization's whole ledger (grant, adjustments, charges, refunds).
     const audit = await creditLedger().audit(org);
     if (options.quiescent && audit && audit.balance !== audit.ledgerSum) v.push(`${org}: balance ${audit.balance} ≠ ledger sum ${audit.ledgerSum}`);
     if (record.smbCredits + ledgerTotal !== book.startingBalance + book.adjustments) {

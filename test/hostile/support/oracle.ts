@@ -1,9 +1,9 @@
 /**
  * An independent oracle of request validity, written from the specification
- * ("Conventions", "Endpoints", "Limits") and decisions §1-§3, never from the
+ * ("Conventions", "Endpoints", "Limits") and docs/campaigns.md, docs/errors.md, docs/pagination.md, never from the
  * zod schemas under test: given a parsed body, is it a valid request of the
  * operation? For form bodies (text values) it answers in three ways, since
- * the decisions say numbers and booleans "arrive as text and are coerced"
+ * docs/campaigns.md says numbers and booleans "arrive as text and are coerced"
  * without fixing a grammar: plain decimal text is valid, text that is no
  * number at all is invalid, and borderline text (`1.0`, ` 5`, `1e2`, `TRUE`)
  * may go either way but must never crash.
@@ -91,7 +91,7 @@ export function jsonBodyValid(operation: OperationName, body: unknown): { valid:
     else if (body[key] !== undefined && !jsonFieldValid(key, body[key])) blame.push(key);
   }
   for (const key of REQUIRED[operation]) if (!(key in body)) blame.push(key);
-  // decisions §1: update needs name and/or excludeEnrichedWithinDays.
+  // docs/campaigns.md: update needs name and/or excludeEnrichedWithinDays.
   if (operation === 'update' && !('name' in body) && !('excludeEnrichedWithinDays' in body)) blame.push('body');
   return { valid: blame.length === 0, blame };
 }

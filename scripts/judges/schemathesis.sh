@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Schemathesis over every operation of docs/openapi.json (issue #37): starts
+# the local stack (`npm start`) on a fresh temporary data folder and a free
+# port, waits until GET /health answers 200, runs Schemathesis with the stack's
+# test key (the organization's test twin: test credits, the built-in
+# warehouse), and stops the stack. Fails on a 5xx or any answer the document
+# does not describe (status, body schema, content type, headers).
+#
+#   scripts/judges/schemathesis.sh [extra schemathesis options]
+#
+# Needs .venv-judges (scripts/judges/venv.sh, which .ci/run calls first).
+# MAX_EXAMPLES (default 25) bounds the generated cases per operation and phase.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+"$ROOT/scripts/judges/venv.sh"
+ST="$ROOT/.venv-judges/bin/schemathesis"
+
+data="$(mktemp -d "${TMPDIR:-/tmp}/schemathesis-stack.XXXXXX")"
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+log="$data.log"
+stack=""
+stop() {
+  if [ -n "$stack" ] && kill -0 "$stack" 2>/dev/null; then
+    kill -TERM "$stack" 2>/dev/null || true
+    wait "$stack" 2>/dev/null || true
+  fi
+  rm -rf "$data" "$log"
+}
+trap stop EXIT
+
+# Schemathesis sends thousands of requests in seconds: the stack's request window is raised (the limit is not what it judges).
+PORT="$port" RATE_LIMIT_REQUESTS=1000000 "$ROOT/node_modules/.bin/tsx" infra/local/start.ts --data-dir "$data" >"$log" 2>&1 &
+stack=$!
+base="http://127.0.0.1:$port"
+# Readiness, not a time budget: wait for /health 200 while the stack process lives.
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/health" || true)" = "200" ]; do
+  if ! kill -0 "$stack" 2>/dev/null; then
+    echo "the local stack exited before it was ready:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  sleep 0.5
+done
+key="$(curl -sf "$base/local/test-key")"
+case "$key" in cek_test_*) ;; *) echo "no test key from $base/local/test-key: $key" >&2; exit 1 ;; esac
+
+"$ST" --no-color run "$ROOT/docs/openapi.json" \
+  --url "$base" \
+  --header "Authorization: Bearer $key" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --phases examples,coverage,fuzzing \
+  --max-examples "${MAX_EXAMPLES:-25}" \
+  --workers 2 \
+  --seed 37 \
+  "$@"

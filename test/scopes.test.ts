@@ -1,0 +1,109 @@
+/**
+ * Scopes (docs/authentication.md "Scopes"): every operation declares the one
+ * scope it needs next to its schema; the pipeline checks it once, before any
+ * work; the OpenAPI document lists it. Over HTTP, for every operation and
+ * every scope, a key holding only that scope is admitted exactly when the
+ * scope is the operation's, and a refusal (403 `insufficient_scope`,
+ * `details.required`) changes nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { API_ROUTES } from '../infra/routes';
+import { SCOPES, type Scope } from '../lib/http/scopes';
+import { apiKeys, buildOpenApiDocument } from '../lib/root';
+import { call, newOrganization, useApi } from './support/api';
+
+/**
+ * The scope each operation needs, as the contract assigns them (one line per
+ * operation; an operation added to the routes must be added here too).
+ */
+const CONTRACT_SCOPES: Record<string, Scope> = {
+  describeOrganization: 'org:read',
+  describeLimits: 'org:read',
+  listCampaigns: 'campaigns:read',
+  getCampaign: 'campaigns:read',
+  listCampaignAccounts: 'campaigns:read',
+  quoteCampaign: 'campaigns:read',
+  createCampaign: 'campaigns:write',
+  updateCampaign: 'campaigns:write',
+  createUpload: 'campaigns:write',
+  enrichCampaign: 'campaigns:launch',
+  cancelCampaign: 'campaigns:launch',
+  exportCampaign: 'results:read',
+  listLedger: 'ledger:read',
+  createWebhookEndpoint: 'webhooks:manage',
+  listWebhookEndpoints: 'webhooks:manage',
+  deleteWebhookEndpoint: 'webhooks:manage',
+  rotateWebhookSecret: 'webhooks:manage',
+  testWebhookEndpoint: 'webhooks:manage',
+  listWebhookDeliveries: 'webhooks:manage',
+  redeliverWebhook: 'webhooks:manage',
+};
+
+describe('every operation declares its scope', () => {
+  it('each route has a known scope, the one the contract gives it', () => {
+    for (const { operation } of API_ROUTES) {
+      expect(SCOPES, `${operation.operationId} declares no known scope`).toContain(operation.scope);
+      expect(operation.scope, `${operation.operationId}: add it to CONTRACT_SCOPES`).toBe(CONTRACT_SCOPES[operation.operationId]);
+    }
+  });
+
+  it("the OpenAPI document lists each operation's scope as its security requirement", () => {
+    const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as { paths: Record<string, { post: { operationId: string; security: Record<string, string[]>[] } }> };
+    for (const { operation } of API_ROUTES) {
+      expect(document.paths[operation.path]!.post.security, operation.operationId).toEqual([{ apiKey: [operation.scope] }]);
+    }
+  });
+});
+
+describe('the pipeline admits exactly the scope of each operation', () => {
+  const api = useApi();
+
+  it('a key with one scope is admitted by its operations only; refusals change nothing', async () => {
+    const org = await newOrganization({ limits: { requests: 1_000_000 } });
+    const created = await call(api(), '/v1/campaigns/create', { apiKey: org.apiKey, body: { name: 'Scoped', accountIds: ['acc_00001', 'acc_00002'] } });
+    expect(created.status).toBe(200);
+    const campaignId = created.data.id as string;
+    // Bodies that would do something if admitted: the refusals below must not.
+    const bodies: Record<string, unknown> = {
+      createCampaign: { name: 'Never', accountIds: ['acc_00003'] },
+      updateCampaign: { campaignId, name: 'Renamed' },
+      enrichCampaign: { campaignId },
+      cancelCampaign: { campaignId },
+      createWebhookEndpoint: { url: 'https://example.com/hook' },
+    };
+    const keyOf = new Map<Scope, string>();
+    for (const scope of SCOPES) keyOf.set(scope, await apiKeys().create(org.organizationId, { scopes: [scope] }));
+
+    for (const { operation } of API_ROUTES) {
+      for (const scope of SCOPES) {
+        const admitted = scope === operation.scope;
+        // An admitted call gets a body that does nothing lasting (its validation or lookup refuses it).
+        const body = admitted ? { campaignId: 'camp_1111111111111111111111' } : (bodies[operation.operationId] ?? {});
+        const res = await call(api(), operation.path, { apiKey: keyOf.get(scope)!, body });
+        if (admitted) expect(res.error?.code, `${operation.operationId} with ${scope}`).not.toBe('insufficient_scope');
+        else {
+          expect(res.status, `${operation.operationId} with ${scope}`).toBe(403);
+          expect(res.error).toMatchObject({ code: 'insufficient_scope', details: { required: operation.scope } });
+        }
+      }
+    }
+
+    // Nothing changed: one campaign, its name, still a draft, no charge, no webhook endpoint.
+    const list = await call(api(), '/v1/campaigns/list', { apiKey: org.apiKey, body: {} });
+    expect(list.data.campaigns.map((c: { id: string }) => c.id)).toEqual([campaignId]);
+    const got = await call(api(), '/v1/campaigns/get', { apiKey: org.apiKey, body: { campaignId } });
+    expect(got.data).toMatchObject({ name: 'Scoped', status: 'draft' });
+    const ledger = await call(api(), '/v1/org/ledger', { apiKey: org.apiKey, body: {} });
+    expect(ledger.data.entries.filter((e: { kind: string }) => e.kind === 'charge')).toEqual([]);
+    const hooks = await call(api(), '/v1/webhooks/list', { apiKey: org.apiKey, body: {} });
+    expect(hooks.data.endpoints).toEqual([]);
+  });
+
+  it('a key made before scopes (none stored) holds every scope', async () => {
+    const org = await newOrganization();
+    for (const path of ['/v1/org/describe', '/v1/org/ledger', '/v1/webhooks/list', '/v1/campaigns/list']) {
+      const res = await call(api(), path, { apiKey: org.apiKey, body: {} });
+      expect(res.status, path).toBe(200);
+    }
+  });
+});
