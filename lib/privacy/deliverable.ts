@@ -22,17 +22,19 @@ export interface DeliveryFilter {
   deliverable(contact: ContactIdentifiers): boolean;
   /** Whether the current contact of a stored result part may be delivered (its encoded cells are read back only when {@link active}). */
   deliverableRow(part: ResultPartReader): boolean;
+  /**
+   * The inverse of {@link deliverableRow}, present only when {@link active}: the shape of the results branch's
+   * `DeliveryPolicy.withhold` (lib/results/deliverable.ts there), so this filter plugs into that owner as it is.
+   */
+  withhold?: (part: ResultPartReader) => boolean;
 }
 
 /** A filter over a set of set keys (lib/privacy/store.ts `setKey`): what {@link deliveryFilter} builds, and what an erasure matches its own hashes with. */
 export function filterOf(suppressed: ReadonlySet<string>): DeliveryFilter {
   if (suppressed.size === 0) return { active: false, deliverable: () => true, deliverableRow: () => true };
   const deliverable = (contact: ContactIdentifiers) => !contactHashes(contact).some((hash) => suppressed.has(setKey(hash)));
-  return {
-    active: true,
-    deliverable,
-    deliverableRow: (part) => deliverable(decodeContactIdentifiers(part.bytes, part.contactStart, part.contactEnd)),
-  };
+  const deliverableRow = (part: ResultPartReader) => deliverable(decodeContactIdentifiers(part.bytes, part.contactStart, part.contactEnd));
+  return { active: true, deliverable, deliverableRow, withhold: (part) => !deliverableRow(part) };
 }
 
 /**
