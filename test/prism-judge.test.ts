@@ -417,6 +417,9 @@ async function everyCode(): Promise<Answered[]> {
       headers: { authorization: init.authorization ?? `Bearer ${init.apiKey}`, 'content-type': 'application/json', ...init.headers },
       body: JSON.stringify(init.body ?? {}),
     });
+  // An erasure's suppression is locked (docs/privacy.md).
+  await call(api(), '/v1/privacy/erasures/create', { apiKey: rich.apiKey, body: { identifiers: [{ type: 'contact_id', value: `locked-${p}` }], regime: 'gdpr', requestRef: `prism-${p}` } });
+  const lockedId = (await call(api(), '/v1/privacy/suppressions/list', { apiKey: rich.apiKey, body: {} })).data.suppressions[0].id as string;
   const key = `prism-codes-${p}`;
   await call(api(), '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Keyed', accountIds: ids }, headers: { 'Idempotency-Key': key } });
   return [
@@ -436,6 +439,7 @@ async function everyCode(): Promise<Answered[]> {
     { code: 'webhook_endpoint_limit_reached', send: (b) => post(b, '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: 'http://127.0.0.1:9/eleventh' } }) },
     { code: 'webhook_endpoint_disabled', send: (b) => post(b, '/v1/webhooks/redeliver', { apiKey: rich.apiKey, body: { messageId: test.messageId } }) },
     { code: 'rate_limited', send: (b) => post(b, '/v1/org/describe', { apiKey: throttled.apiKey }) },
+    { code: 'suppression_locked', send: (b) => post(b, '/v1/privacy/suppressions/delete', { apiKey: rich.apiKey, body: { id: lockedId } }) },
     { code: 'method_not_allowed', send: (b) => fetch(`${b}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${rich.apiKey}` } }) },
   ];
 }
