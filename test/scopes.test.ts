@@ -37,6 +37,12 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   testWebhookEndpoint: 'webhooks:manage',
   listWebhookDeliveries: 'webhooks:manage',
   redeliverWebhook: 'webhooks:manage',
+  createSuppressions: 'privacy:manage',
+  listSuppressions: 'privacy:manage',
+  deleteSuppression: 'privacy:manage',
+  createErasure: 'privacy:manage',
+  getErasure: 'privacy:manage',
+  listErasures: 'privacy:manage',
 };
 
 describe('every operation declares its scope', () => {
