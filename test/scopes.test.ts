@@ -107,7 +107,7 @@ describe('the pipeline admits exactly the scope of each operation', () => {
     expect(hooks.data.endpoints).toEqual([]);
     expect((await call(api(), '/v1/privacy/suppressions/list', { apiKey: org.apiKey, body: {} })).data.suppressions).toEqual([]);
     expect((await call(api(), '/v1/privacy/erasures/list', { apiKey: org.apiKey, body: {} })).data.erasures).toEqual([]);
-  });
+  }, 240_000); // every operation × every scope, one call at a time: about 360 calls
 
   it('a key made before scopes (none stored) holds every scope', async () => {
     const org = await newOrganization();
