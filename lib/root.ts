@@ -379,7 +379,7 @@ const runningErasures = new Set<Promise<unknown>>();
 
 /**
  * Starts an erasure job. Locally it runs in this process, after the answer; a job a crash interrupted stays
- * `pending` or `running` until it is started again (`npx ops privacy:resume`).
+ * `pending` or `running` (no resume yet: see docs/privacy.md "Limits of this version").
  */
 export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
   const job = runErasure(erasureJobDependencies(), organizationId, erasureId)
