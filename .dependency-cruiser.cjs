@@ -16,7 +16,7 @@
 
 /** Every floor, top to bottom: a name and the path patterns it owns. */
 const FLOORS = [
-  { name: 'entry', paths: ['^functions/', '^infra/', '^bin/'] },
+  { name: 'entry', paths: ['^functions/', '^mcp/', '^infra/', '^bin/'] },
   { name: 'composition', paths: ['^lib/root\\.ts$', '^lib/contract/'] },
   // Domains, top to bottom. Each may import only the domains after it.
   { name: 'domain:migrations', paths: ['^lib/migrations/'] },
@@ -78,6 +78,13 @@ module.exports = {
       to: { path: '^lib/', pathNot: '^lib/root\\.ts$|^lib/[^/]+/schema\\.ts$|^lib/schemas\\.ts$' },
     },
     {
+      name: 'mcp-through-root-and-handlers',
+      comment: 'The MCP server (mcp/) reaches lib/ only through the composition root and the request schemas, and runs each operation through its own handler (functions/, found by infra/routes.ts; events built by infra/local/event.ts): no second implementation of an operation.',
+      severity: 'error',
+      from: { path: '^mcp/' },
+      to: { path: '^(lib|infra)/', pathNot: '^lib/root\\.ts$|^lib/[^/]+/schema\\.ts$|^lib/schemas\\.ts$|^infra/routes\\.ts$|^infra/local/event\\.ts$' },
+    },
+    {
       name: 'pipeline-and-ground-import-no-domain',
       comment: 'The request pipeline and the ground serve every domain, so they import none.',
       severity: 'error',
@@ -88,7 +95,7 @@ module.exports = {
       name: 'every-lib-module-on-a-floor',
       comment: 'A new folder or file under lib/ gets its floor in .dependency-cruiser.cjs before anything imports it.',
       severity: 'error',
-      from: { path: '^(lib|functions|infra|bin)/' },
+      from: { path: '^(lib|functions|mcp|infra|bin)/' },
       to: { path: '^lib/', pathNot: pattern(ownedPaths) },
     },
   ],

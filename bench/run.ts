@@ -46,7 +46,7 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'limits', 'history', 'scale', 'test-mode', 'readiness'] as const;
+const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'limits', 'history', 'scale', 'test-mode', 'readiness', 'ops-cli'] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -113,7 +113,7 @@ async function timed(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 try {
-  const needsStack = MODULES.some((m) => m !== 'bundles' && m !== 'readiness' && selected(m));
+  const needsStack = MODULES.some((m) => m !== 'bundles' && m !== 'readiness' && m !== 'ops-cli' && selected(m));
   if (needsStack || selected('scale')) {
     const { startBenchStack } = await import('./lib/stack');
     const t = performance.now();
@@ -129,6 +129,10 @@ try {
         await runBundles(results, { runs: SIZES.coldRuns, probeRuns: SIZES.probeRuns, outDir: TMP_DIR });
       });
     }
+  }
+  if (selected('ops-cli')) {
+    const { runOpsCli } = await import('./figures/ops-cli');
+    await timed('ops-cli', () => runOpsCli(results, { runs: quick ? 3 : 9 }));
   }
   if (selected('pipeline')) {
     const { runPipeline } = await import('./figures/pipeline');

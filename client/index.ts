@@ -1,9 +1,9 @@
 /**
- * Typed TypeScript client of the Campaign Enrichment API (README.md;
- * issue #34): one method per operation of `docs/openapi.json`, named by its
- * `operationId`, and helpers for the multi-call flows.
+ * Typed TypeScript client of the Campaign Enrichment API (this package's
+ * README, client/README.md): one method per operation of the API's OpenAPI
+ * document, named by its `operationId`, and helpers for the multi-call flows.
  *
- * Types are generated from `docs/openapi.json` by openapi-typescript
+ * Types are generated from the API's OpenAPI document (`/openapi.json`) by openapi-typescript
  * (`client/schema.d.ts`, `npm run openapi:write`); requests go through
  * openapi-fetch. What it adds on top:
  *
@@ -22,9 +22,9 @@
  *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
  *   to pace on;
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
- *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`): they follow
+ *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `apiKeys`): they follow
  *   `nextCursor` to the end;
- * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, docs/campaigns.md#large-account-lists-upload-first),
+ * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, client/README.md "Large account lists"),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
  *   {@link CampaignEnrichmentClient.downloadExport} (export, then fetch the file);
  * - {@link verifyWebhook} (client/webhooks.ts): checks the Standard Webhooks
@@ -54,7 +54,9 @@ export type EnrichedCampaign = Schemas['EnrichedCampaign'];
 export type CampaignPage = Schemas['CampaignPage'];
 /** The result of `exportCampaign`. */
 export type ExportResult = Schemas['ExportResult'];
-/** The result of `createUpload`: a presigned PUT URL for a large account list (docs/campaigns.md#large-account-lists-upload-first). */
+/** One account of the results as they arrive (`listCampaignResults`, `results()`). */
+export type ResultAccount = Schemas['ResultAccount'];
+/** The result of `createUpload`: a presigned PUT URL for a large account list (client/README.md "Large account lists"). */
 export type Upload = Schemas['Upload'];
 /** The result of `describeOrganization`. */
 export type OrganizationDescription = Schemas['OrganizationDescription'];
@@ -70,6 +72,10 @@ export const OPERATIONS = {
   // generated:client-operations (npm run openapi:write, from infra/routes.ts)
   describeOrganization: { path: '/v1/org/describe', idempotent: false },
   describeLimits: { path: '/v1/org/limits', idempotent: false },
+  createKey: { path: '/v1/keys/create', idempotent: false },
+  listKeys: { path: '/v1/keys/list', idempotent: false },
+  revokeKey: { path: '/v1/keys/revoke', idempotent: false },
+  rotateKey: { path: '/v1/keys/rotate', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },
   createUpload: { path: '/v1/uploads/create', idempotent: true },
   updateCampaign: { path: '/v1/campaigns/update', idempotent: true },
@@ -78,6 +84,7 @@ export const OPERATIONS = {
   enrichCampaign: { path: '/v1/campaigns/enrich', idempotent: true },
   cancelCampaign: { path: '/v1/campaigns/cancel', idempotent: true },
   exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
+  listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
   listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
@@ -159,7 +166,7 @@ export interface ClientOptions {
 }
 
 /**
- * The organization's request rate as the last answer told it (docs/limits.md):
+ * The organization's request rate as the last answer told it (client/README.md "Rate limits"):
  * `RateLimit-Policy: "requests";q=<limit>;w=<windowSeconds>` and
  * `RateLimit: "requests";r=<remaining>;t=<resetSeconds>`.
  */
@@ -212,7 +219,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listSuppressions: 'suppressions', listErasures: 'erasures' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listKeys: 'keys', listSuppressions: 'suppressions', listErasures: 'erasures' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -234,8 +241,21 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   suppressions(request?: PageRequest<'listSuppressions'>): AsyncIterableIterator<ItemOf<'listSuppressions'>>;
   /** Every erasure of the organization, page after page, to the end (docs/privacy.md). */
   erasures(request?: PageRequest<'listErasures'>): AsyncIterableIterator<ItemOf<'listErasures'>>;
+  /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
+  apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
   /**
-   * Uploads an account list too large for a request body (docs/campaigns.md#large-account-lists-upload-first):
+   * Every account of a campaign's results as they arrive (client/README.md "Results as they arrive"), in
+   * seq order, each once. Pages by `afterSeq` (1,000 accounts a page); with
+   * `follow` it long-polls (20 s) while the campaign enriches and ends once the
+   * attempt is complete, otherwise it ends at what is readable now. After a
+   * dropped connection it asks again from the last seq it handed out (the
+   * retries of every call). It names the attempt it reads on every page, so a
+   * new attempt is never mixed in: then it throws.
+   * @throws CampaignEnrichmentError `results_not_ready` (`details.attemptId` when another attempt replaced the one read), or any API error of results.
+   */
+  results(campaignId: string, options?: ResultsOptions): AsyncIterableIterator<ResultAccount>;
+  /**
+   * Uploads an account list too large for a request body (client/README.md "Large account lists"):
    * `createUpload`, then a PUT of `content` (the `accountIdsFile` format) to
    * its URL. Pass the result to `createCampaign` as `accountIdsUploadId`.
    * @returns the upload ID.
@@ -255,6 +275,18 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
    */
   downloadExport(body: RequestBody<'exportCampaign'>): Promise<{ result: ExportResult; csv: string }>;
 };
+
+/** Options of {@link CampaignEnrichmentClient.results}: the export's contact selection, where to start, whether to follow. */
+export interface ResultsOptions {
+  /** Keep reading (long polls) until the attempt is complete. Default false: what is readable now. */
+  follow?: boolean;
+  /** Start after this seq of `attemptId` (a reader resuming what it stored); default 0. */
+  afterSeq?: number;
+  attemptId?: string;
+  maxContactsPerAccount?: number;
+  hasMobilePhone?: boolean;
+  hasEmail?: boolean;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -353,9 +385,25 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     campaigns: (request) => pages('listCampaigns', request),
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
+    async *results(campaignId, resultsOptions = {}) {
+      const { follow = false, afterSeq: start = 0, attemptId: startAttempt, ...selection } = resultsOptions;
+      let afterSeq = start;
+      let attemptId = startAttempt;
+      for (;;) {
+        const page = await client.listCampaignResults({ campaignId, afterSeq, limit: 1_000, waitSeconds: follow ? 20 : 0, ...(attemptId ? { attemptId } : {}), ...selection });
+        attemptId = page.attemptId;
+        for (const account of page.accounts) {
+          afterSeq = account.seq;
+          yield account;
+        }
+        if (page.complete && page.lastSeq >= page.eligible) return;
+        if (!follow && page.accounts.length === 0) return;
+      }
+    },
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
     suppressions: (request) => pages('listSuppressions', request),
     erasures: (request) => pages('listErasures', request),
+    apiKeys: (request) => pages('listKeys', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});
       const headers: Record<string, string> = uploadOptions.contentType ? { 'content-type': uploadOptions.contentType } : {};

@@ -43,6 +43,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's API keys
+         * @description A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.
+         */
+        post: operations["listKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.
+         */
+        post: operations["revokeKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key’s secret
+         * @description A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/create": {
         parameters: {
             query?: never;
@@ -197,6 +277,26 @@ export interface paths {
          * @description Writes a fresh CSV file of an `enriched` campaign (UTF-8 with BOM, RFC 4180, CRLF, the standard column catalog) and returns a fresh presigned URL (15 minutes by default, cut at `resultsExpireAt`). Contacts within an account are ordered best first (seniority, then contact_id); filters apply first, then `maxContactsPerAccount`. An account with no kept contact has one account-only row. Cells starting with =, +, -, @, tab or CR are prefixed with an apostrophe, with one exception: a plain E.164 number (`+15551234567`) in `mobile_phone` or `direct_phone` is written as it is (docs/csv.md).
          */
         post: operations["exportCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read results as they arrive
+         * @description The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.
+         */
+        post: operations["listCampaignResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -625,6 +725,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.accounts_processed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.accounts_processed
+         * @description A batch of accounts became readable as results (docs/results.md): seqs `fromSeq`..`toSeq` of the attempt, once per batch while the campaign enriches. Sent to every enabled endpoint subscribed to `campaign.accounts_processed`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_campaign_accounts_processed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -748,10 +868,10 @@ export interface components {
          */
         AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
         /**
-         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `privacy.erasure_completed`, `privacy.contact_erased`.
+         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.
          * @enum {string}
          */
-        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased";
+        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased";
         /** @description With `messageId`. */
         RedeliverWebhookWithMessageId: {
             /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
@@ -974,6 +1094,35 @@ export interface components {
                     smb: number;
                     /** @description The low-balance threshold it fell below (credits). */
                     threshold: number;
+                };
+            };
+        };
+        WebhookEvent_campaign_accounts_processed: {
+            /** @constant */
+            type: "campaign.accounts_processed";
+            /**
+             * Format: date-time
+             * @description When the batch became readable.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                campaign: {
+                    id: string;
+                    /** @description The campaign's status then: `enriching`. */
+                    status: string;
+                };
+                /** @description The attempt the seqs belong to. */
+                attemptId: string;
+                /** @description The batch's first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`. */
+                fromSeq: number;
+                /** @description The batch's last seq. */
+                toSeq: number;
+                counts: {
+                    /** @description Accounts of the batch with at least one contact. */
+                    found: number;
+                    /** @description Accounts of the batch without contacts. */
+                    notFound: number;
                 };
             };
         };
@@ -1230,6 +1379,64 @@ export interface components {
              */
             lowBalanceThreshold: number | null;
         };
+        ApiKeyWithSecret: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The key’s secret (`cek_…`): shown only in this answer; store it in a secret store. */
+            secret: string;
+        };
+        ApiKey: {
+            /**
+             * @description The key (`key_…`), the same across rotations.
+             * @example key_3kTMd9nPq2ZbXw7vRfGh1
+             */
+            id: string;
+            /**
+             * @description What the key is for.
+             * @example CRM sync (read only)
+             */
+            name: string;
+            /**
+             * @description The first 12 characters of its current secret, to recognize it.
+             * @example cek_7Hq2kXv9
+             */
+            prefix: string;
+            /** @description What the key may do. */
+            scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+            limits: {
+                /** @description Most credits one launch with the key may charge; null: no limit of its own. */
+                maxCreditsPerLaunch: number | null;
+                /** @description Most credits the key may charge per UTC month, net of refunds; null: no limit of its own. */
+                monthlyCredits: number | null;
+            };
+            /** @description ISO 8601. */
+            createdAt: string;
+            /** @description When it stops working (401 `expired_api_key`); null: never. */
+            expiresAt: string | null;
+            /** @description Last authenticated request with it, to the minute; null: none yet. */
+            lastUsedAt: string | null;
+            /** @description When it was revoked; null: it is not. */
+            revokedAt: string | null;
+            /** @description A test key (`cek_test_…`), acting on the test twin. */
+            test: boolean;
+        };
+        ApiKeyPage: {
+            keys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
+        };
+        RevokedApiKey: {
+            key: components["schemas"]["ApiKey"];
+        };
+        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+        NotFoundError: {
+            /** @constant */
+            code: "not_found";
+            message: string;
+            details: {
+                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
+                resource: string;
+                id: string;
+            };
+        };
         /** @description A campaign; its fields depend on `status`. */
         Campaign: components["schemas"]["DraftCampaign"] | components["schemas"]["EnrichingCampaign"] | components["schemas"]["EnrichedCampaign"] | components["schemas"]["ExpiredCampaign"] | components["schemas"]["TamOnlyCampaign"];
         /** @description Enrichment running; credits charged. */
@@ -1311,17 +1518,6 @@ export interface components {
              * @example 50000000
              */
             maxBytes: number;
-        };
-        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
-        NotFoundError: {
-            /** @constant */
-            code: "not_found";
-            message: string;
-            details: {
-                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
-                resource: string;
-                id: string;
-            };
         };
         /** @description 409 `campaign_not_editable`: The campaign is not an API-created draft. */
         CampaignNotEditableError: {
@@ -1479,12 +1675,107 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
+            details?: {
+                /** @description Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md). */
+                attemptId: string;
+            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {
             /** @constant */
             code: "results_expired";
             message: string;
+        };
+        /**
+         * @example {
+         *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+         *       "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+         *       "status": "enriching",
+         *       "eligible": 212,
+         *       "processed": 1,
+         *       "complete": false,
+         *       "lastSeq": 1,
+         *       "accounts": [
+         *         {
+         *           "seq": 1,
+         *           "accountId": "acc_00001",
+         *           "outcome": "found",
+         *           "account": {
+         *             "name": "Acme Corp",
+         *             "domain": "acme.example",
+         *             "industry": "Software",
+         *             "employeeCount": 250,
+         *             "country": "US"
+         *           },
+         *           "contacts": [
+         *             {
+         *               "contactId": "con_00001_1",
+         *               "firstName": "Ada",
+         *               "lastName": "Lovelace",
+         *               "jobTitle": "CTO",
+         *               "seniority": "c_suite",
+         *               "department": "engineering",
+         *               "email": "ada@acme.example",
+         *               "emailStatus": "valid",
+         *               "mobilePhone": "+15551230001",
+         *               "directPhone": null,
+         *               "linkedinUrl": "https://www.linkedin.com/in/ada",
+         *               "country": "US"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ResultsPage: {
+            /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+            campaignId: string;
+            /** @description The attempt these seqs belong to; another attempt starts again at 1. */
+            attemptId: string;
+            /** @enum {string} */
+            status: "enriching" | "enriched";
+            /** @description Eligible accounts of the attempt. */
+            eligible: number;
+            /** @description Accounts of the attempt that have a seq now. */
+            processed: number;
+            /** @description The attempt is `enriched` and `processed = eligible`: nothing more will come. */
+            complete: boolean;
+            /** @description The seq of the last account returned, or `afterSeq` when none: the next page asks `afterSeq = lastSeq`. */
+            lastSeq: number;
+            accounts: components["schemas"]["ResultAccount"][];
+        };
+        ResultAccount: {
+            /** @description Its position in the attempt: 1, 2, 3, … gap-free, never reused. */
+            seq: number;
+            accountId: string;
+            /**
+             * @description `found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).
+             * @enum {string}
+             */
+            outcome: "found" | "not_found";
+            account: {
+                name: string | null;
+                domain: string | null;
+                industry: string | null;
+                employeeCount: number | null;
+                country: string | null;
+            };
+            /** @description Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept. */
+            contacts: components["schemas"]["ResultContact"][];
+        };
+        ResultContact: {
+            contactId: string;
+            firstName: string | null;
+            lastName: string | null;
+            jobTitle: string | null;
+            seniority: string | null;
+            department: string | null;
+            email: string | null;
+            emailStatus: string | null;
+            mobilePhone: string | null;
+            directPhone: string | null;
+            linkedinUrl: string | null;
+            country: string | null;
         };
         LedgerPage: {
             entries: components["schemas"]["LedgerEntry"][];
@@ -1740,7 +2031,7 @@ export interface components {
              * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.
              * @enum {string}
              */
-            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
+            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
             /** @description 1-based number of this attempt of the message (redeliveries included). */
             attempt: number;
             /**
@@ -2115,6 +2406,853 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    limits?: {
+                        /** @description Most credits one launch with the key may charge. */
+                        maxCreditsPerLaunch?: number;
+                        /** @description Most credits the key may charge per UTC calendar month, net of refunds. */
+                        monthlyCredits?: number;
+                    };
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /**
+                     * @description What the key may do; only scopes the calling key holds. Repeat the field once per value.
+                     * @example [
+                     *       "campaigns:read",
+                     *       "results:read"
+                     *     ]
+                     */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+                /**
+                 * @example {
+                 *       "name": "CRM sync (read only)",
+                 *       "scopes": [
+                 *         "campaigns:read",
+                 *         "results:read"
+                 *       ],
+                 *       "expiresAt": "2027-11-22T09:30:00.000Z"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description What the key is for (1..100 characters).
+                     * @example CRM sync (read only)
+                     */
+                    name: string;
+                    /** @description What the key may do; only scopes the calling key holds. Repeat the field once per value. */
+                    scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read") | ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    expiresAt?: string;
+                    /** @description Most credits one launch with the key may charge. An integer (1 or more), as text. `limits.maxCreditsPerLaunch` of the JSON body. */
+                    "limits[maxCreditsPerLaunch]"?: string;
+                    /** @description Most credits the key may charge per UTC calendar month, net of refunds. An integer (1 or more), as text. `limits.monthlyCredits` of the JSON body. */
+                    "limits[monthlyCredits]"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "limit": "20"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same limit. */
+                    cursor?: string;
+                    /** @description Page size, default 20. An integer (1..100), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "name": "CRM sync (read only)",
+                     *             "prefix": "cek_7Hq2kXv9",
+                     *             "scopes": [
+                     *               "campaigns:read",
+                     *               "results:read"
+                     *             ],
+                     *             "limits": {
+                     *               "maxCreditsPerLaunch": null,
+                     *               "monthlyCredits": null
+                     *             },
+                     *             "createdAt": "2026-11-22T09:30:00.000Z",
+                     *             "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *             "lastUsedAt": null,
+                     *             "revokedAt": null,
+                     *             "test": false
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": "2026-11-23T10:00:00.000Z",
+                     *           "test": false
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevokedApiKey"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "key_3kTMd9nPq2ZbXw7vRfGh1"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description The key (`key_…`).
+                     * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                     */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *           "name": "CRM sync (read only)",
+                     *           "prefix": "cek_7Hq2kXv9",
+                     *           "scopes": [
+                     *             "campaigns:read",
+                     *             "results:read"
+                     *           ],
+                     *           "limits": {
+                     *             "maxCreditsPerLaunch": null,
+                     *             "monthlyCredits": null
+                     *           },
+                     *           "createdAt": "2026-11-22T09:30:00.000Z",
+                     *           "expiresAt": "2027-11-22T09:30:00.000Z",
+                     *           "lastUsedAt": null,
+                     *           "revokedAt": null,
+                     *           "test": false
+                     *         },
+                     *         "secret": "cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
                     };
                 };
             };
@@ -4091,6 +5229,317 @@ export interface operations {
             };
         };
     };
+    listCampaignResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": 0,
+                 *       "limit": 100,
+                 *       "waitSeconds": 20,
+                 *       "hasEmail": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). */
+                    afterSeq?: number;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. */
+                    limit?: number;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). */
+                    waitSeconds?: number;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. */
+                    maxContactsPerAccount?: number;
+                    /** @description true: only contacts with a mobile phone (OR with hasEmail). Default false. */
+                    hasMobilePhone?: boolean;
+                    /** @description true: only contacts with an email address (OR with hasMobilePhone). Default false. */
+                    hasEmail?: boolean;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "limit": "100",
+                 *       "waitSeconds": "20",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */
+                    waitSeconds?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "limit": "100",
+                 *       "waitSeconds": "20",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
+                    attemptId?: string;
+                    /** @description Accounts per page, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                    /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */
+                    waitSeconds?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *         "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+                     *         "status": "enriching",
+                     *         "eligible": 212,
+                     *         "processed": 1,
+                     *         "complete": false,
+                     *         "lastSeq": 1,
+                     *         "accounts": [
+                     *           {
+                     *             "seq": 1,
+                     *             "accountId": "acc_00001",
+                     *             "outcome": "found",
+                     *             "account": {
+                     *               "name": "Acme Corp",
+                     *               "domain": "acme.example",
+                     *               "industry": "Software",
+                     *               "employeeCount": 250,
+                     *               "country": "US"
+                     *             },
+                     *             "contacts": [
+                     *               {
+                     *                 "contactId": "con_00001_1",
+                     *                 "firstName": "Ada",
+                     *                 "lastName": "Lovelace",
+                     *                 "jobTitle": "CTO",
+                     *                 "seniority": "c_suite",
+                     *                 "department": "engineering",
+                     *                 "email": "ada@acme.example",
+                     *                 "emailStatus": "valid",
+                     *                 "mobilePhone": "+15551230001",
+                     *                 "directPhone": null,
+                     *                 "linkedinUrl": "https://www.linkedin.com/in/ada",
+                     *                 "country": "US"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ResultsPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `results_not_ready`: The campaign is not enriched yet. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsNotReadyError"];
+                    };
+                };
+            };
+            /** @description `results_expired`: The result access period has ended. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsExpiredError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
     listLedger: {
         parameters: {
             query?: never;
@@ -4856,7 +6305,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -4878,7 +6327,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -5889,7 +7338,7 @@ export interface operations {
                          * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.
                          * @enum {string}
                          */
-                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
+                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                         /** @enum {string} */
                         status?: "succeeded" | "failed";
                     };
@@ -5914,7 +7363,7 @@ export interface operations {
                      * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -5941,7 +7390,7 @@ export interface operations {
                      * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -7969,6 +9418,77 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookEvent_organization_credits_low"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_campaign_accounts_processed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "campaign.accounts_processed",
+                 *       "timestamp": "2026-11-22T10:03:05.214Z",
+                 *       "data": {
+                 *         "campaign": {
+                 *           "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *           "status": "enriching"
+                 *         },
+                 *         "attemptId": "att_9xK2mN4pQ6rS8tU1vW3yZ",
+                 *         "fromSeq": 1001,
+                 *         "toSeq": 2000,
+                 *         "counts": {
+                 *           "found": 812,
+                 *           "notFound": 188
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent_campaign_accounts_processed"];
             };
         };
         responses: {

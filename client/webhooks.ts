@@ -1,5 +1,5 @@
 /**
- * Verifying the campaign events this API pushes (docs/webhooks.md): Standard
+ * Verifying the campaign events this API pushes (client/README.md "Webhooks"): Standard
  * Webhooks 1.0 signatures, checked with the `standardwebhooks` library.
  *
  * `webhook-signature` may carry two signatures for 24 h after

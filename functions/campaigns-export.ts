@@ -1,10 +1,10 @@
 /** Lambda of `POST /v1/campaigns/export` (spec "Export campaign results as CSV"). */
 import { exportCampaignOperation } from '../lib/exports/schema';
-import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config, deliveries } from '../lib/root';
+import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config, deliveryPolicy } from '../lib/root';
 
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
   exportCampaign(
-    { campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds, quota: hourlyQuota('exports'), deliveries },
+    { campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds, quota: hourlyQuota('exports'), deliveryPolicy },
     organizationId,
     input,
   ),

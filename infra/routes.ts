@@ -6,8 +6,8 @@
 import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
-import { describeLimitsOperation, describeOrganizationOperation } from '../lib/organizations/schema';
-import { exportCampaignOperation } from '../lib/exports/schema';
+import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../lib/organizations/schema';
+import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
   createWebhookEndpointOperation,
@@ -22,6 +22,7 @@ import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation,
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 import { createUploadOperation } from '../lib/uploads/schema';
 import { createErasureOperation, createSuppressionsOperation, deleteSuppressionOperation, getErasureOperation, listErasuresOperation, listSuppressionsOperation } from '../lib/privacy/schema';
+import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -53,6 +54,10 @@ export interface ApiRoute {
 export const API_ROUTES: ApiRoute[] = [
   { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
+  { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
+  { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
+  { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
+  { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
   { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
@@ -64,6 +69,8 @@ export const API_ROUTES: ApiRoute[] = [
   // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
   { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
   { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
+  // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
+  { operation: campaignResultsOperation, entry: 'functions/campaigns-results.ts', functionId: 'CampaignsResults', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
@@ -85,8 +92,11 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listErasuresOperation, entry: 'functions/privacy-erasures-list.ts', functionId: 'PrivacyErasuresList', permissions: { table: 'read' } },
 ];
 
-/** Paths of the published contract, each a `GET` route of the docs function (README.md). */
-export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs'] as const;
+/** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation));
+
+/** Paths of the published contract and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
+export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs', API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH] as const;
 
 /** Functions besides the operations': the docs routes and the catch-all `$default` route (docs/errors.md, README.md). */
 export const SUPPORT_FUNCTIONS = {
@@ -99,4 +109,9 @@ export const SUPPORT_FUNCTIONS = {
   catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
   /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts). Served by the local stack; not yet in the CDK stack. */
   jwks: { entry: 'functions/privacy-jwks.ts', functionId: 'PrivacyJwks', path: '/.well-known/jwks.json' },
+  /**
+   * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):
+   * it runs the handlers of the tools' operations in its own process, so it holds their permissions together.
+   */
+  mcp: { entry: 'mcp/handler.ts', functionId: 'Mcp', path: MCP_PATH, methods: ['POST', 'GET', 'DELETE'] },
 } as const;

@@ -30,8 +30,8 @@ import { OBJECT_PREFIXES } from '../lib/objects';
 import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
-import { grantLimitCounters, grantRoutePermissions, type RouteResources } from './constructs/route-permissions';
-import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
+import { grantLimitCounters, grantRoutePermissions, mergedPermissions, type RouteResources } from './constructs/route-permissions';
+import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 import { WebhookDelivery } from './webhook-delivery';
 
@@ -119,7 +119,7 @@ export class CampaignEnrichmentStack extends Stack {
   /** The function of each route, by `functionId`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** The docs function (`GET /openapi.json`, `GET /docs`) and the catch-all function (`$default`). */
-  readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction };
+  readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction; readonly mcp: ServiceFunction };
   /** The dashboard, the alarms and their SNS topic. */
   readonly monitoring: Monitoring;
   /** Webhook delivery (docs/webhooks.md): the stream dispatcher, the delivery state machine and its task, the dispatcher's dead-letter queue. */
@@ -312,7 +312,23 @@ export class CampaignEnrichmentStack extends Stack {
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.catchAll.functionId}Integration`, catchAll.function),
     });
-    this.supportFunctions = { docs, catchAll };
+    // The MCP server (docs/agents.md): runs its tools' operation handlers in its own process, so it holds their permissions together.
+    const mcp = new ServiceFunction(this, SUPPORT_FUNCTIONS.mcp.functionId, {
+      entry: SUPPORT_FUNCTIONS.mcp.entry,
+      description: `MCP server (Streamable HTTP, stateless): ${SUPPORT_FUNCTIONS.mcp.path}`,
+      environment,
+      logRetention: settings.logRetention,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    const mcpPermissions = mergedPermissions(MCP_ROUTES.map((route) => route.permissions));
+    grantRoutePermissions(mcp, mcpPermissions, resources);
+    grantLimitCounters(mcp, mcpPermissions, this.table);
+    api.addRoutes({
+      path: SUPPORT_FUNCTIONS.mcp.path,
+      methods: SUPPORT_FUNCTIONS.mcp.methods.map((method) => HttpMethod[method]),
+      integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.mcp.functionId}Integration`, mcp.function),
+    });
+    this.supportFunctions = { docs, catchAll, mcp };
     this.webhooks = this.createWebhookDelivery(settings, environment, resources);
     monitoredTasks.push({ label: 'WebhooksDispatch', function: this.webhooks.dispatcher.function }, { label: 'WebhooksDeliver', function: this.webhooks.deliver.function });
 

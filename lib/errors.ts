@@ -37,7 +37,6 @@ export type ErrorCode =
   | 'suppression_locked'
   | 'insufficient_scope'
   | 'expired_api_key'
-  | 'key_spend_limit_exceeded'
   | 'internal_error';
 
 /** HTTP status of each error code (spec "Errors"; docs/errors.md, docs/idempotency.md). */
@@ -65,7 +64,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   suppression_locked: 409,
   insufficient_scope: 403,
   expired_api_key: 401,
-  key_spend_limit_exceeded: 402,
   internal_error: 500,
 };
 
@@ -246,8 +244,8 @@ export class ConcurrencyLimitExceededError extends ApiError {
 /** 409 `results_not_ready`: the campaign is not `enriched` yet (docs/errors.md). */
 export class ResultsNotReadyError extends ApiError {
   override name = 'ResultsNotReadyError';
-  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".') {
-    super('results_not_ready', message);
+  constructor(message = 'The campaign has no results yet; poll get until its status is "enriched".', details?: Record<string, unknown>) {
+    super('results_not_ready', message, details);
   }
 }
 
@@ -344,25 +342,6 @@ export class SpendLimitExceededError extends ApiError {
       spent: figures.spent,
       required: figures.required,
     });
-  }
-}
-
-/**
- * 402 `key_spend_limit_exceeded`: the launch would take the key over one of
- * its own credit limits (docs/authentication.md): `period: "launch"`
- * (`maxCreditsPerLaunch`, `spent` null) or `"month"` (`monthlyCredits`: net
- * charges made with the key this UTC month). Figures in credits; nothing is charged.
- */
-export class KeySpendLimitExceededError extends ApiError {
-  override name = 'KeySpendLimitExceededError';
-  constructor(figures: { limit: number; required: number; spent: number | null; period: 'launch' | 'month' }) {
-    super(
-      'key_spend_limit_exceeded',
-      figures.period === 'launch'
-        ? `This launch needs ${figures.required} credits; this API key may charge at most ${figures.limit} per launch.`
-        : `This launch needs ${figures.required} credits; this API key has charged ${figures.spent} of its ${figures.limit} this month.`,
-      { limit: figures.limit, required: figures.required, spent: figures.spent, period: figures.period },
-    );
   }
 }
 

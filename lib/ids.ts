@@ -21,6 +21,8 @@ export const WEBHOOK_ENDPOINT_ID_PATTERN = new RegExp(`^whe_[${ID_ALPHABET}]{21}
 export const WEBHOOK_MESSAGE_ID_PATTERN = new RegExp(`^msg_[${ID_ALPHABET}]{21}$`);
 /** Webhook delivery (attempt) ID pattern: `whd_` + 21 base58 characters. */
 export const WEBHOOK_DELIVERY_ID_PATTERN = new RegExp(`^whd_[${ID_ALPHABET}]{21}$`);
+/** Attempt ID pattern: `att_` + 21 base58 characters ({@link newAttemptId}). */
+export const ATTEMPT_ID_PATTERN = new RegExp(`^att_[${ID_ALPHABET}]{21}$`);
 /** Upload ID pattern: `upl_` + 21 base58 characters (docs/campaigns.md#large-account-lists-upload-first). */
 export const UPLOAD_ID_PATTERN = new RegExp(`^upl_[${ID_ALPHABET}]{21}$`);
 /** API key pattern: `cek_` + 40 base58 characters (a live key), or `cek_test_` + 40 (a test key, docs/test-mode.md). */
@@ -77,6 +79,12 @@ export function derivedId(prefix: string, ...parts: string[]): string {
   for (let i = 0; i < 21; i++) id += ID_ALPHABET[digest[i]! % ID_ALPHABET.length];
   return id;
 }
+
+/** A new API key ID, `key_` + 21 characters (docs/authentication.md): names a key across rotations; never a secret. */
+export const newApiKeyId = (): string => `key_${id21()}`;
+
+/** Pattern of an API key ID. */
+export const API_KEY_ID_PATTERN = new RegExp(`^key_[${ID_ALPHABET}]{21}$`);
 
 /** A new webhook endpoint ID, e.g. `whe_…` (docs/webhooks.md). */
 export const newWebhookEndpointId = (): string => `whe_${id21()}`;

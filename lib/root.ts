@@ -12,9 +12,11 @@
 import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
+import type { DeliveryPolicyOf } from './results/deliverable';
+import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
-import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter } from './http/rate-limit';
+import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
@@ -47,7 +49,7 @@ import { forMode } from './test-mode/mode';
 import { testWarehouse } from './test-mode/accounts';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
-import { deliveryFilter, type DeliveryFilter } from './privacy/deliverable';
+import { suppressionPolicy } from './privacy/deliverable';
 import { createFileReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
 import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
@@ -83,6 +85,9 @@ export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => crea
 
 /** Enrichment result parts (S3). */
 export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+
+/** The results' sequence: which batches are readable and their seqs (lib/results/sequence.ts). */
+export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
@@ -245,10 +250,11 @@ export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => creat
  */
 export const hourlyQuota =
   (policy: 'exports' | 'uploads') =>
-  async (organizationId: string): Promise<void> => {
+  async (organizationId: string): Promise<QuotaUse> => {
     const inForce = await limits().limits(organizationId);
-    await takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
+    return takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
   };
+
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
@@ -322,10 +328,13 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
 export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() => createSuppressionStore({ client: ddb, tableName: config.tableName }));
 
 /**
- * What may be delivered to an organization now (lib/privacy/deliverable.ts): the one owner every delivery path
- * (export, accounts, FindContacts, results, stream) reads, once per request or batch.
+ * What may be delivered to an organization beyond its request's selection
+ * (lib/results/deliverable.ts): the one policy every delivery path (export,
+ * results, campaigns/accounts' `contactsFound`, the workflow's FindContacts)
+ * is given, read once per request or batch. Privacy withholds suppressed
+ * contacts (lib/privacy/deliverable.ts, docs/privacy.md).
  */
-export const deliveries = (organizationId: string): Promise<DeliveryFilter> => deliveryFilter(suppressions(), organizationId);
+export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicy(suppressions(), organizationId);
 
 /** The erasure-receipt signer: the local key file (lib/privacy/receipt.ts). */
 export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() => createFileReceiptSigner(config.privacySigningKeyFile));
@@ -405,9 +414,10 @@ export { config } from './config';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
-export { enrichCampaign } from './enrichment/launch';
+export { enrichCampaign, LaunchChargeChangedError } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
+export { listCampaignResults } from './exports/results';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';
 export { createCatchAllHandler } from './http/catch-all';
@@ -416,6 +426,7 @@ export { emitMetrics, logger } from './observability';
 export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
+export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
@@ -423,3 +434,6 @@ export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
 export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';
+export { buildMcpTools, buildServerCard, buildApiCatalog, buildLlmsTxt, MCP_SERVER_INFO, MCP_PATH, SERVER_CARD_PATH, API_CATALOG_PATH, LLMS_TXT_PATH, MAX_TOOL_DESCRIPTION_CHARS, toolName } from './contract/mcp';
+export type { McpTool, McpToolBinding } from './contract/mcp';
+export type { Operation } from './http/operation';

@@ -101,7 +101,11 @@ describe('accounts: outcomes of an enriched campaign', () => {
     const sibling = await createApiCampaign(api(), apiKey, ids);
 
     // Never evaluated: results_not_ready.
-    expectError(await accountsPage(api(), apiKey, { campaignId }), 409, 'results_not_ready');
+    const never = await accountsPage(api(), apiKey, { campaignId });
+    expectError(never, 409, 'results_not_ready');
+    // It points to the launch, which keeps the outcomes; quote keeps none, so it is not the way forward.
+    expect(never.error!.message).toMatch(/POST \/v1\/campaigns\/enrich/);
+    expect(never.error!.message).not.toMatch(/call .*quote/);
 
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     expect((await enrich(api(), apiKey, sibling)).status).toBe(200);

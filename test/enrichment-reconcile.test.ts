@@ -14,7 +14,7 @@ import { sumOf } from '../lib/credits/ledger';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments, type ReconcileDependencies } from '../lib/enrichment/reconcile';
 import type { ExecutionStatus } from '../lib/enrichment/workflow';
-import { campaigns, enrichment, launchDependencies, ledger, reconcileDependencies, workflow } from '../lib/root';
+import { campaigns, enrichment, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import {
   activeAccounts,
@@ -141,16 +141,19 @@ describe('the enrichment reconciler closes each crash window', () => {
     ]);
   });
 
-  it('an enriched campaign whose execution was lost (a local restart) gets it back without moving credits', async () => {
+  it('an enriched campaign whose execution was lost (a local restart) is not run again: no workflow start, no credit moved', async () => {
     const f = await fixture();
     expect((await enrich(api(), f.apiKey, f.campaignId)).status).toBe(200);
     await waitForStatus(api(), f.apiKey, f.campaignId, 'enriched');
+    // Its recording finished (no pending recency left on the organization).
+    await pollUntil(() => organizations().get(f.organizationId), (org) => !org?.pendingRecency?.some((p) => p.campaignId === f.campaignId));
     const before = await ledger().entriesOf(f.organizationId);
     const attempt = (await campaigns().get(f.organizationId, f.campaignId))!.attempt!;
-    let lost = true;
-    const report = await reconcileEnrichments(deps({ status: async (arn) => (arn === attempt.executionArn && lost ? 'MISSING' : workflow().status(arn)) }), { organizationId: f.organizationId });
-    lost = false;
-    expect(report.repairs.map((r) => r.action)).toEqual(['restarted']);
+    const started: string[] = [];
+    const base = deps({ status: async (arn) => (arn === attempt.executionArn ? 'MISSING' : workflow().status(arn)) });
+    const report = await reconcileEnrichments({ ...base, workflow: { ...base.workflow, start: async (input) => (started.push(JSON.stringify(input)), `arn:started:${started.length}`) } }, { organizationId: f.organizationId });
+    expect(report.repairs).toEqual([]);
+    expect(started).toEqual([]);
     expect(await ledger().entriesOf(f.organizationId)).toEqual(before);
     expect((await getCampaign(api(), f.apiKey, f.campaignId)).data.status).toBe('enriched');
   });

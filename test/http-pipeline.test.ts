@@ -284,9 +284,11 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
     expectInvalidRequest(res, ['content-type: unsupported']);
   });
 
-  it('rejects multipart/form-data without a boundary', async () => {
+  it('rejects multipart/form-data without a boundary, naming the missing boundary (not the media type it accepts)', async () => {
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'x', contentType: 'multipart/form-data' } });
-    expectInvalidRequest(res, ['content-type: unsupported']);
+    expectInvalidRequest(res, ['content-type: multipart/form-data needs a boundary parameter']);
+    expect(res.error!.message).toMatch(/without its boundary parameter/);
+    expect(res.error!.message).not.toMatch(/not supported/);
   });
 
   it('rejects a body without a content type with 400 invalid_request', async () => {

@@ -48,12 +48,12 @@ afterAll(async () => {
 });
 
 describe('GET /', () => {
-  it('answers JSON with links to /docs, /openapi.json and /health, and the operations', async () => {
+  it('answers JSON with links to /docs, /openapi.json, /health and the discovery documents, and the operations', async () => {
     const res = await get(`${withoutDemo.url}/`);
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
     const body = JSON.parse(res.text);
-    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, asyncapi: `${withoutDemo.url}/asyncapi.json`, health: `${withoutDemo.url}/health` });
+    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, asyncapi: `${withoutDemo.url}/asyncapi.json`, health: `${withoutDemo.url}/health`, apiCatalog: `${withoutDemo.url}/.well-known/api-catalog`, llms: `${withoutDemo.url}/llms.txt` });
     expect(body.operations).toEqual(expect.arrayContaining(['POST /v1/org/describe', 'POST /v1/campaigns/create', 'POST /v1/campaigns/export']));
     // Every link works.
     for (const link of Object.values(body.links) as string[]) expect((await get(link)).status, link).toBe(200);

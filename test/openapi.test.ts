@@ -15,6 +15,7 @@ import { defineOperation } from '../lib/http/operation';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';
 import { LAUNCH_OUTCOMES } from '../lib/enrichment/decision';
+import { OPERATIONS } from '../client/index';
 import { useApi } from './support/api';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -58,7 +59,7 @@ describe('docs/openapi.json', () => {
   });
 
   it('groups the operations by tag, operations before the webhook events, and names a contact', () => {
-    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'privacy', 'webhook events']);
+    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'keys', 'privacy', 'webhook events']);
     for (const route of API_ROUTES) expect(committed.tags.map((t: { name: string }) => t.name), route.operation.operationId).toContain(post(route.operation.path).tags[0]);
     expect(post('/v1/campaigns/enrich').tags).toEqual(['enrichment']);
     expect(post('/v1/org/ledger').tags).toEqual(['credits']);
@@ -175,6 +176,21 @@ describe('docs/openapi.json', () => {
       expect(refs.map(schemaOf).some((s) => s.properties.code.const === code), code).toBe(true);
     }
     expect(responses['402'].description).toMatch(/`spend_limit_exceeded`/);
+  });
+
+  it('shows code samples of every operation, curl and the TypeScript client, from its one request example', () => {
+    for (const route of API_ROUTES) {
+      const operation = post(route.operation.path);
+      const [curl, client] = operation['x-codeSamples'];
+      expect([curl.lang, client.lang], operation.operationId).toEqual(['Shell', 'TypeScript']);
+      expect(curl.source).toContain(`curl -s -X POST "$BASE_URL${route.operation.path}"`);
+      expect(client.source).toContain(`await api.${operation.operationId}(`);
+      // The client has a method of that name, for that path.
+      expect(OPERATIONS[operation.operationId as keyof typeof OPERATIONS]?.path, operation.operationId).toBe(route.operation.path);
+      const example = operation.requestBody.content['application/json'].example;
+      const body = /-d '(.*)'$/m.exec(curl.source)?.[1];
+      expect(body === undefined ? undefined : JSON.parse(body.replaceAll("'\\''", "'")), operation.operationId).toEqual(example);
+    }
   });
 
   it('ties completedAt, resultsExpireAt and results to the status', () => {

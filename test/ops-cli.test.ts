@@ -317,3 +317,31 @@ describe('campaign:import', () => {
     failed(await ops(['campaign:import', '--org', 'o', '--via', 'api', '--status', 'draft', '--name', 'n', 'f']), 2, /Allowed choices are ui, data_cube/);
   });
 });
+
+describe('key:create --scopes --name and key:list (docs/authentication.md)', () => {
+  /** Runs a command in this process: its exit code and the JSON it printed. */
+  const runIn = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runOps(args, COMMANDS, { out: (text: string) => void out.push(text), err: (text: string) => void err.push(text), ask: async () => false });
+    return { code, printed: out.join(''), stderr: err.join('') };
+  };
+
+  it('creates a key with only the scopes named, lists every key of the organization, and refuses an unknown scope', async () => {
+    const { organizationId } = await newOrganization();
+    const created = await runIn(['key:create', '--org', organizationId, '--scopes', 'org:read,campaigns:read', '--name', 'CRM sync']);
+    expect(created.code, created.stderr).toBe(0);
+    const { apiKey } = JSON.parse(created.printed) as { apiKey: string };
+    expect((await apiKeys().find(apiKey))?.scopes).toEqual(['org:read', 'campaigns:read']);
+    const listed = await runIn(['key:list', '--org', organizationId]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const { keys } = JSON.parse(listed.printed) as { keys: { name: string; scopes: string[]; prefix: string }[] };
+    expect(keys.map((k) => k.name).sort()).toEqual(['CRM sync', 'Operator key']);
+    expect(keys.find((k) => k.name === 'CRM sync')).toMatchObject({ scopes: ['org:read', 'campaigns:read'], prefix: apiKey.slice(0, 12) });
+    expect(listed.printed).not.toContain(apiKey);
+    const refused = await runIn(['key:create', '--org', organizationId, '--scopes', 'org:read,org:write']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/unknown scope "org:write"/);
+    expect(JSON.parse((await runIn(['key:list', '--org', organizationId])).printed).keys).toHaveLength(2);
+  });
+});

@@ -26,6 +26,7 @@ import { account, activeAccounts, importAccounts, pollUntil, uniquePrefix, waitF
 import { startReceiver } from './webhooks/receiver';
 import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
 import { API_ROUTES } from '../infra/routes';
+import { apiKeys, createKey } from '../lib/root';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
 
@@ -196,6 +197,19 @@ function cases(f: Fixture): Case[] {
     // JSON only: Prism reads only the fields a form schema names, so it never sees an unknown form field (the document says additionalProperties: false, and the server refuses it).
     bad(`${C}/create`, 'unknown field', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), color: 'red' }, { encodings: ['json'] }),
     bad(`${C}/create`, 'malformed Idempotency-Key', { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['json'], headers: { 'Idempotency-Key': 'x'.repeat(300) } }),
+
+    ok('/v1/keys/create', 'name and scopes', { name: 'Prism key', scopes: ['org:read', 'campaigns:read'] }),
+    ok('/v1/keys/create', 'limits and expiresAt', { name: 'Prism budget', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1, monthlyCredits: 10 }, expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, { encodings: ['json'] }),
+    bad('/v1/keys/create', 'no scopes', { name: 'Prism key', scopes: [] }, { encodings: ['json'] }),
+    bad('/v1/keys/create', 'unknown scope', { name: 'Prism key', scopes: ['org:write'] }),
+    bad('/v1/keys/create', '101-character name', { name: 'n'.repeat(101), scopes: ['org:read'] }),
+    ok('/v1/keys/list', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/keys/list', 'limit 100', { limit: 100 }),
+    bad('/v1/keys/list', 'limit 101', { limit: 101 }),
+    ok('/v1/keys/revoke', 'unknown key (404)', { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' }),
+    bad('/v1/keys/revoke', 'malformed key ID', { id: 'key_x' }),
+    ok('/v1/keys/rotate', 'unknown key (404)', { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' }),
+    bad('/v1/keys/rotate', 'no body', undefined, { encodings: ['json'] }),
 
     ok('/v1/uploads/create', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/uploads/create', 'contentType text/csv', { contentType: 'text/csv' }),
@@ -420,12 +434,19 @@ async function everyCode(): Promise<Answered[]> {
   // An erasure's suppression is locked (docs/privacy.md).
   await call(api(), '/v1/privacy/erasures/create', { apiKey: rich.apiKey, body: { identifiers: [{ type: 'contact_id', value: `locked-${p}` }], regime: 'gdpr', requestRef: `prism-${p}` } });
   const lockedId = (await call(api(), '/v1/privacy/suppressions/list', { apiKey: rich.apiKey, body: {} })).data.suppressions[0].id as string;
+  // A key that holds org:read only, and one that expired yesterday (created two days ago on an injected clock).
+  const readOnlyKey = await apiKeys().create(rich.organizationId, { scopes: ['org:read'] });
+  const expiredKey = (
+    await createKey({ apiKeys: apiKeys(), now: () => new Date(Date.now() - 2 * 86_400_000) }, { organizationId: rich.organizationId, keyCheck: { scopes: undefined } }, { name: 'Expired', scopes: ['org:read'], expiresAt: new Date(Date.now() - 86_400_000).toISOString() })
+  ).secret;
   const key = `prism-codes-${p}`;
   await call(api(), '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Keyed', accountIds: ids }, headers: { 'Idempotency-Key': key } });
   return [
     { code: 'invalid_request', send: (b) => post(b, '/v1/campaigns/list', { apiKey: rich.apiKey, body: { cursor: 'bm90LWEtY3Vyc29y' } }) },
     { code: 'invalid_api_key', send: (b) => post(b, '/v1/org/describe', { authorization: 'Bearer cek_unknown' }) },
     { code: 'revoked_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: 'cek_test_RevokedRevokedRevokedRevokedRevokedRevok' }) },
+    { code: 'expired_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: expiredKey }) },
+    { code: 'insufficient_scope', send: (b) => post(b, '/v1/org/ledger', { apiKey: readOnlyKey }) },
     { code: 'insufficient_credits', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }) },
     { code: 'spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }) },
     { code: 'concurrency_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: narrow.apiKey, body: { campaignId: narrowDraft } }) },

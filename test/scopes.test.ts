@@ -29,6 +29,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   enrichCampaign: 'campaigns:launch',
   cancelCampaign: 'campaigns:launch',
   exportCampaign: 'results:read',
+  listCampaignResults: 'results:read',
   listLedger: 'ledger:read',
   createWebhookEndpoint: 'webhooks:manage',
   listWebhookEndpoints: 'webhooks:manage',
@@ -43,6 +44,10 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   createErasure: 'privacy:manage',
   getErasure: 'privacy:manage',
   listErasures: 'privacy:manage',
+  createKey: 'keys:manage',
+  listKeys: 'keys:manage',
+  revokeKey: 'keys:manage',
+  rotateKey: 'keys:manage',
 };
 
 describe('every operation declares its scope', () => {

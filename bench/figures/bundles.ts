@@ -20,7 +20,7 @@
  * a CPU profile of CampaignsGet's import shows where its init time goes.
  */
 import path from 'node:path';
-import { API_ROUTES } from '../../infra/routes';
+import { API_ROUTES, SUPPORT_FUNCTIONS } from '../../infra/routes';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { buildBundle, importMs, importProfile, lambdaEnvironment, PROJECT_ROOT, type BuiltBundle, type BundleVariation } from '../lib/bundle';
 import type { Results } from '../lib/results';
@@ -88,9 +88,10 @@ export interface BundleOptions {
   outDir: string;
 }
 
-/** Functions of the stack: API routes and workflow tasks. */
+/** Functions of the stack: API routes, the MCP server (issue #42 budget: ≤ 540 KB, the S3 users' and largest bundle's) and workflow tasks. */
 export const FUNCTIONS = [
   ...API_ROUTES.map((r) => ({ name: r.functionId, entry: r.entry, workflow: false })),
+  { name: SUPPORT_FUNCTIONS.mcp.functionId, entry: SUPPORT_FUNCTIONS.mcp.entry, workflow: false },
   ...Object.values(WORKFLOW_TASKS).map((t) => ({ name: t.functionId, entry: t.entry, workflow: true })),
 ];
 

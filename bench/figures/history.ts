@@ -17,8 +17,10 @@
  * Content-Length of every DynamoDB and S3 call) and calls.
  */
 import { nanoid } from 'nanoid';
-import { accountHistory, embeddedWarehouse } from '../../lib/root';
-import type { HistoryChange } from '../../lib/history/store';
+import { accountHistory, embeddedWarehouse, organizations } from '../../lib/root';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../../lib/aws';
+import { bucketKeys, itemBytes, type HistoryChange } from '../../lib/history/store';
 import type { Results } from '../lib/results';
 import type { BenchStack, CallRecord } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
@@ -33,6 +35,53 @@ const WINDOW_DAYS = 365;
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Issue #43 budgets: history bytes read per requested account; write units per enriched account of a 1,000-account completion; bytes stored per account. */
+const READ_BYTES_PER_ACCOUNT_BUDGET = 4096;
+const COMPLETION_WRU_PER_ACCOUNT_BUDGET = 1.0;
+const STORED_BYTES_PER_ACCOUNT_BUDGET = 40;
+const KB = 1024;
+
+/**
+ * Write units of the history's PutItem calls made by `run` (⌈item size / 1 KB⌉ each, the size of the
+ * item written; an SDK middleware on the shared client), and how many there were.
+ */
+async function historyWrites(run: () => Promise<unknown>): Promise<{ puts: number; writeUnits: number }> {
+  let puts = 0;
+  let writeUnits = 0;
+  const name = `bench-history-writes-${nanoid(6)}`;
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const item = (args.input as { Item?: Record<string, unknown> }).Item;
+      if (context.commandName === 'PutCommand' || context.commandName === 'PutItemCommand') {
+        if (item && String(item.pk).includes('#HBUCKET#')) {
+          puts++;
+          writeUnits += Math.ceil(itemBytes(item) / KB);
+        }
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    ddb.middlewareStack.remove(name);
+  }
+  return { puts, writeUnits };
+}
+
+/** Bytes the organization's history takes in the table (item sizes + 100 B per item) and its entries. */
+async function historyStorage(tableName: string, organizationId: string): Promise<{ bytes: number; accounts: number }> {
+  const state = await accountHistory().state(organizationId);
+  const keys = bucketKeys(organizationId, state.buckets);
+  let bytes = 0;
+  for (let i = 0; i < keys.length; i += 100) {
+    const { Responses } = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys.slice(i, i + 100) } } }));
+    for (const item of Responses?.[tableName] ?? []) bytes += itemBytes(item, 100);
+  }
+  return { bytes, accounts: state.entries };
+}
 
 /** What one request read. */
 interface Reads {
@@ -95,7 +144,7 @@ export async function runHistory(
       await untilEnriched(stack, warm.apiKey, campaignId);
     }
   }
-  const measured: { scenario: Scenario; quote: Reads; launch: Reads; seedS: number; excluded: unknown }[] = [];
+  const measured: { scenario: Scenario; quote: Reads; launch: Reads; seedS: number; excluded: unknown; completion: { puts: number; writeUnits: number }; storage: { bytes: number; accounts: number } }[] = [];
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
     const seeded = performance.now();
@@ -136,7 +185,45 @@ export async function runHistory(
     const launch = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
     // The launch's workflow ends before the next scenario is measured.
     await untilEnriched(stack, apiKey, launchCampaign);
-    measured.push({ scenario, quote, launch, seedS, excluded });
+    // FinishRecording runs after the status flips: its history writes end before the completion below is counted.
+    for (const deadline = Date.now() + 120_000; (await organizations().get(organizationId))?.pendingRecency !== undefined; ) {
+      if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 120 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // A 1,000-account completion into this history (accounts not in it yet), counted at the store.
+    const completionIds = Array.from({ length: options.launchAccounts }, (_, i) => `${p}_c${nanoid(4)}${i}`);
+    const completion = await historyWrites(() => accountHistory().recordEnrichment(organizationId, completionIds, new Date().toISOString()));
+    const storage = await historyStorage(stack.tableName, organizationId);
+    measured.push({ scenario, quote, launch, seedS, excluded, completion, storage });
+  }
+
+  for (const { scenario, launch, completion, storage } of measured) {
+    results.add({
+      group,
+      name: `${n(options.launchAccounts)}-account launch, ${scenario.label}: history bytes read per requested account`,
+      value: launch.historyBytes / options.launchAccounts,
+      unit: 'bytes',
+      budget: { op: '<=', limit: READ_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${READ_BYTES_PER_ACCOUNT_BUDGET} (one 4 KB read unit)` },
+      extra: { 'history calls': n(launch.historyCalls), 'distinct accounts in the history': n(storage.accounts) },
+    });
+    results.add({
+      group,
+      name: `${n(options.launchAccounts)}-account completion, ${scenario.label}: write units per enriched account`,
+      value: completion.writeUnits / options.launchAccounts,
+      unit: 'WRU',
+      budget: { op: '<=', limit: COMPLETION_WRU_PER_ACCOUNT_BUDGET, text: `≤ ${COMPLETION_WRU_PER_ACCOUNT_BUDGET}` },
+      extra: { 'bucket PutItem': n(completion.puts), 'write units': n(completion.writeUnits) },
+    });
+    if (storage.accounts > 0) {
+      results.add({
+        group,
+        name: `history storage, ${scenario.label}: bytes per distinct account`,
+        value: storage.bytes / storage.accounts,
+        unit: 'bytes',
+        budget: { op: '<=', limit: STORED_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${STORED_BYTES_PER_ACCOUNT_BUDGET}` },
+        extra: { bytes: n(storage.bytes), accounts: n(storage.accounts) },
+      });
+    }
   }
 
   const bare = measured[0]!;
@@ -173,7 +260,9 @@ export async function runHistory(
         name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: bytes read change`,
         value: change(reads.bytes, floor.bytes),
         unit: '%',
-        budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
+        // Reported only (issue #43): an account with an entry returns it, so bytes follow the history by construction;
+        // the budget is the history bytes read per requested account above (≤ one 4 KB read unit).
+        note: 'reported only: the budget is the history bytes read per requested account',
         floor: { value: floor.bytes, unit: 'bytes', what: 'the same request with no history' },
         extra: { calls: n(reads.calls), 'calls with no history': n(floor.calls), 'history bytes': n(reads.historyBytes) },
       });
@@ -188,8 +277,8 @@ export async function runHistory(
   );
   results.note(
     group,
-    'Bytes grow with the history by construction of any store that reads per account: an account with an entry returns it. The history shards (lib/history/store.ts) hold each ' +
-      'account once, so the bytes follow the number of distinct accounts the organization has enriched or targets, never the number of campaigns: 1,000 overlapping campaigns ' +
-      'cost what their distinct accounts cost.',
+    'The history buckets (lib/history/store.ts, docs/data-model.md) hold each account once in items that split as the organization grows: a launch reads the buckets of its own ' +
+      'accounts (at most one item of under 1 KB each), a completion rewrites those; bytes read per requested account and write units per enriched account stay flat as the history grows. ' +
+      'Completion write units: ⌈item size / 1 KB⌉ of every bucket PutItem of a recordEnrichment of 1,000 accounts new to the history (SDK middleware); storage: every bucket item\'s size + 100 B.',
   );
 }

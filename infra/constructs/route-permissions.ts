@@ -158,3 +158,24 @@ function logicalIdOf(bucket: s3.IBucket): string {
   const cfnBucket = bucket.node.defaultChild as s3.CfnBucket;
   return cfnBucket.stack.resolve(cfnBucket.logicalId) as string;
 }
+
+/**
+ * The permissions of a function that runs several routes' handlers (the MCP
+ * function, docs/agents.md): each grant any of them has, table and bucket
+ * access widened to cover them all, bucket keys the union (every object when
+ * one route is not limited).
+ */
+export function mergedPermissions(all: readonly RoutePermissions[]): RoutePermissions {
+  const buckets = all.filter((permissions) => permissions.bucket);
+  const bucketAccess = new Set(buckets.map((permissions) => permissions.bucket));
+  const bucket: RoutePermissions['bucket'] = bucketAccess.size === 0 ? undefined : bucketAccess.size === 1 ? [...bucketAccess][0] : 'readWrite';
+  const keys = buckets.some((permissions) => !permissions.bucketKeys) ? undefined : [...new Set(buckets.flatMap((permissions) => permissions.bucketKeys ?? []))];
+  return {
+    table: all.some((permissions) => permissions.table === 'readWrite') ? 'readWrite' : 'read',
+    ...(bucket ? { bucket } : {}),
+    ...(bucket && keys ? { bucketKeys: keys } : {}),
+    ...(all.some((permissions) => permissions.deletesObjects) ? { deletesObjects: true } : {}),
+    ...(all.some((permissions) => permissions.startsWorkflow) ? { startsWorkflow: true } : {}),
+    ...(all.some((permissions) => permissions.stopsWorkflow) ? { stopsWorkflow: true } : {}),
+  };
+}

@@ -24,8 +24,7 @@ export interface RunningEmulator {
   stop(): Promise<void>;
 }
 
-/** Credentials the local endpoints accept (s3rver checks signatures against these). */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export { LOCAL_CREDENTIALS } from './credentials';
 
 /** Asks the OS for a free loopback TCP port. */
 export async function freePort(): Promise<number> {

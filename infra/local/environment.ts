@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { LOCAL_CREDENTIALS } from './emulators';
+import { LOCAL_CREDENTIALS } from './credentials';
 
 /** Default data folder of `npm start`. */
 export const DEFAULT_DATA_DIR = path.resolve(import.meta.dirname, '../../.local');

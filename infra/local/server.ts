@@ -16,7 +16,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { API_ROUTES, SUPPORT_FUNCTIONS } from '../routes';
+import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS } from '../routes';
+import { API_CATALOG_PATH, LLMS_TXT_PATH } from '../../lib/contract/mcp';
 import { invokeLocally, lambdaContext } from './lambda-context';
 import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
@@ -185,6 +186,9 @@ export async function startApiServer(
   const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
   const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
   const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as { handler: LambdaHandler };
+  // The MCP server (docs/agents.md), the deployed stack's /mcp function.
+  const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.entry)).href)) as { handler: LambdaHandler };
+  const docsPaths = new Set<string>(DOCS_ROUTES);
 
   const listener: RequestListener = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -202,6 +206,8 @@ export async function startApiServer(
             docs: `${base}/docs`,
             openapi: `${base}/openapi.json`,
             asyncapi: `${base}/asyncapi.json`,
+            apiCatalog: `${base}${API_CATALOG_PATH}`,
+            llms: `${base}${LLMS_TXT_PATH}`,
             health: `${base}/health`,
             ...(demoApiKey ? { demoApiKey: `${base}${DEMO_KEY_PATH}` } : {}),
             ...(testApiKey ? { testApiKey: `${base}${TEST_KEY_PATH}` } : {}),
@@ -240,15 +246,21 @@ export async function startApiServer(
       }
       const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
-      const isDocs = req.method === 'GET' && (url.pathname === '/openapi.json' || url.pathname === '/asyncapi.json' || url.pathname === '/docs');
       if (req.method === 'GET' && url.pathname === SUPPORT_FUNCTIONS.jwks.path) {
         const event = toApiGatewayEvent(req, Buffer.alloc(0), `GET ${url.pathname}`, requestId);
         send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
         return;
       }
+      const isDocs = req.method === 'GET' && docsPaths.has(url.pathname);
+      const isMcp = url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
       const body = await readBody(req);
       if (body === undefined) {
         send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
+        return;
+      }
+      if (isMcp) {
+        const event = toApiGatewayEvent(req, body, `${req.method} ${url.pathname}`, requestId);
+        send(res, await invokeLocally(mcp, event, lambdaContext(SUPPORT_FUNCTIONS.mcp.functionId, requestId)), requestId);
         return;
       }
       if (!route) {

@@ -34,7 +34,6 @@ import {
   InternalError,
   InvalidApiKeyError,
   InvalidRequestError,
-  KeySpendLimitExceededError,
   MethodNotAllowedError,
   NoEligibleAccountsError,
   NotFoundError,
@@ -105,19 +104,12 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
     required: true,
   },
+  results_not_ready: {
+    schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
+    required: false,
+  },
   suppression_locked: { schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }), required: true },
   insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
-  key_spend_limit_exceeded: {
-    schema: z
-      .strictObject({
-        limit: nonNegative(),
-        required: nonNegative(),
-        spent: z.nullable(z.int()).meta({ description: 'Charged with the key this UTC month, net of refunds; null for `period: "launch"`.' }),
-        period: z.enum(['launch', 'month']).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
-      })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
-  },
 };
 
 /**
@@ -156,7 +148,6 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
-  key_spend_limit_exceeded: "The launch would take the API key over its own credit limit: per launch or this UTC month (`details.period`; checked right after `spend_limit_exceeded`); nothing is charged.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
 };
 
@@ -179,12 +170,11 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
-  rate_limited: new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
+  rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),
-  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 5000, required: 262, spent: 4900, period: 'month' }),
   internal_error: new InternalError(),
 };
 
@@ -265,8 +255,8 @@ function inlineJsonSchema(schema: z.core.$ZodType): JsonSchema {
     if (!node || typeof node !== 'object') return node;
     const { $ref, $defs: _defs, $schema: _schema, ...withId } = node as JsonSchema;
     // A schema's meta `id` (a string) goes; a property named `id` (a schema, in `properties`) stays.
-    const { id: _id, ...withoutId } = withId;
-    const rest = typeof withId.id === 'string' ? withoutId : withId;
+    const { id, ...rest } = withId;
+    if (id !== undefined && typeof id !== 'string') rest.id = id;
     if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inline({ ...defs[$ref.slice('#/$defs/'.length)], ...rest });
     return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
   };
@@ -466,6 +456,7 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   return {
     operationId: operation.operationId,
     summary: operation.summary,
+    'x-codeSamples': codeSamples(operation.operationId, operation.path, example),
     description: operation.description + (operation.idempotent ? ' Honours `Idempotency-Key`.' : ''),
     tags: [operation.tag ?? DOMAIN_TAGS.get(operation.operationId) ?? 'campaigns'],
     // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
@@ -490,6 +481,27 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     },
     responses,
   };
+}
+
+/**
+ * The reference's code samples of an operation (Redoc's `x-codeSamples`),
+ * both from one source, the operation's request example: curl against
+ * `$BASE_URL` with `$API_KEY`, and the TypeScript client (client/README.md),
+ * whose method of the same name as the operationId takes the same JSON body.
+ */
+function codeSamples(operationId: string, path: string, example: Record<string, unknown> | undefined) {
+  const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const curl = [`curl -s -X POST "$BASE_URL${path}"`, '  -H "Authorization: Bearer $API_KEY"', ...(example ? ["  -H 'Content-Type: application/json'", `  -d ${shellQuote(JSON.stringify(example))}`] : [])].join(' \\\n');
+  const client = [
+    "import { createCampaignEnrichmentClient } from '@campaign-enrichment/client';",
+    '',
+    'const api = createCampaignEnrichmentClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY! });',
+    `const data = await api.${operationId}(${example ? JSON.stringify(example, null, 2) : ''});`,
+  ].join('\n');
+  return [
+    { lang: 'Shell', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: 'TypeScript client', source: client },
+  ];
 }
 
 /** The example of an operation's `data`: its docs' `responseExample`, else the response schema's own `example`. */
@@ -571,6 +583,7 @@ export const TAGS = [
   { name: 'webhooks', description: 'Endpoints that receive campaign events, their secrets and their delivery log.' },
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
+  { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
   { name: 'privacy', description: 'Suppressions and erasures: keep a person out of every answer, erase every stored copy, with a signed receipt.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;

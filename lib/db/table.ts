@@ -91,6 +91,10 @@ export const keys = {
   organization: (organizationId: string) => ({ pk: `ORG#${organizationId}`, sk: 'ORG' }),
   /** API key item, addressed by the SHA-256 hex digest of the key. */
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  /** What an organization's API key is across rotations (name, scopes, limits, its current secret's hash): one partition per organization, listed by key ID. */
+  apiKeyDescription: (organizationId: string, keyId: string) => ({ pk: `ORG#${organizationId}#KEYS`, sk: `KEY#${keyId}` }),
+  /** The partition of {@link keys.apiKeyDescription}. */
+  apiKeyDescriptions: (organizationId: string) => `ORG#${organizationId}#KEYS`,
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
   /** Prefix of an organization's campaign items in its partition (for begins_with: the credits reconciliation). */
@@ -99,6 +103,13 @@ export const keys = {
   campaignOwner: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OWNER' }),
   /** Per-account outcomes of a campaign's most recent launch evaluation: manifest and progress (lib/enrichment/outcomes.ts). */
   campaignOutcomes: (campaignId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: 'OUTCOMES' }),
+  /** Head of an attempt's results sequence: the seqs given so far (lib/results/sequence.ts). */
+  resultsHead: (campaignId: string, attemptId: string) => ({ pk: `CAMPAIGN#${campaignId}`, sk: `RESULTS#${attemptId}` }),
+  /**
+   * One readable batch's seqs in an attempt (lib/results/sequence.ts), in a partition per attempt, sorted
+   * by its last seq (10 digits), so the ranges after a seq are one Query.
+   */
+  resultsRange: (campaignId: string, attemptId: string, toSeq: number) => ({ pk: `CAMPAIGN#${campaignId}#RESULTS#${attemptId}`, sk: `SEQ#${String(toSeq).padStart(10, '0')}` }),
   /** Index keys of a campaign for list (docs/pagination.md). */
   campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,

@@ -30,7 +30,7 @@ import {
 import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput } from './schema';
 import type { CampaignAccountsPage } from './docs';
 import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
-import type { DeliveryFilter } from '../privacy/deliverable';
+import { deliverableCounts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 
 /** What a page of account outcomes reads. */
 export interface AccountsDependencies {
@@ -39,24 +39,12 @@ export interface AccountsDependencies {
   /** Secret that signs cursors (docs/pagination.md). */
   cursorSecret: string;
   /**
-   * What may be delivered to the organization (lib/privacy/deliverable.ts): with suppressions in force,
-   * `contactsFound` counts only deliverable contacts, read from the batches' result parts.
+   * What may be delivered beyond the caller's selection (lib/results/deliverable.ts): while it withholds something,
+   * `contactsFound` counts only deliverable contacts, read from the batches' result parts. None: everything stored.
    */
-  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
+  deliveryPolicy?: DeliveryPolicyOf;
   /** The result parts `contactsFound` is recounted from while suppressions are in force. */
   results: Pick<ResultStore, 'readPart'>;
-}
-
-/** Deliverable contacts per account of one stored result part, in the batch's order. */
-function deliverableCounts(part: Uint8Array, filter: DeliveryFilter): number[] {
-  const reader = new ResultPartReader(part);
-  const counts: number[] = [];
-  while (reader.nextAccount()) {
-    let count = 0;
-    while (reader.nextContact()) if (filter.deliverableRow(reader)) count++;
-    counts.push(count);
-  }
-  return counts;
 }
 
 type Entry = CampaignAccountsPage['accounts'][number];
@@ -145,10 +133,12 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
     if (!Number.isSafeInteger(from) || from < 0) throw cursorError();
   }
 
-  const [campaign, manifest, deliveries] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId), deps.deliveries(organizationId)]);
+  const [campaign, manifest, policy] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId), (deps.deliveryPolicy ?? deliverAll)(organizationId)]);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   if (statusAt(campaign, now) === 'expired') throw new ResultsExpiredError();
-  if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError('The campaign has not been evaluated yet: call enrich (or quote, which keeps nothing) first.');
+  if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError(
+      'This campaign has no per-account outcomes yet: they are kept when POST /v1/campaigns/enrich evaluates it (quote keeps none). Launch it, then list its accounts.',
+    );
 
   // found/not_found belong to the attempt the evaluation launched while it is the campaign's attempt;
   // after a failed or canceled attempt the campaign is a draft again and its eligible accounts are pending.
@@ -157,10 +147,10 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
   const contacts = new Map<number, Promise<number[]>>();
   const load = async (chunk: number) => {
     const batches = needContacts ? batchesOfChunk(manifest, chunk).filter((batch) => manifest.doneBatches.has(batch)) : [];
-    // With suppressions in force the counts come from the stored rows, through the delivery filter.
+    // While the policy withholds something the counts come from the stored rows, through the one owner of what may be delivered.
     const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
     const countsOf = (batch: number) =>
-      deliveries.active ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(part, deliveries)) : deps.outcomes.readBatchContacts(manifest, batch);
+      policy.withhold ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy)) : deps.outcomes.readBatchContacts(manifest, batch);
     for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));
     const [objects, ...counts] = await Promise.all([deps.outcomes.readChunk(manifest, chunk), ...batches.map((batch) => contacts.get(batch)!)]);
     return { chunk: objects, contacts: new Map(batches.map((batch, i) => [batch, counts[i]!])) };

@@ -88,6 +88,26 @@ export interface LaunchDependencies {
 /** Object key of an attempt's eligible account list (lib/objects.ts). */
 export const eligibleListKey = objectKeys.eligibleList;
 
+/**
+ * A launch bound to an accepted charge (`expectedCharge`) found that its
+ * evaluation would charge another amount: nothing was charged. Not an API
+ * error: only the MCP server binds a launch (docs/agents.md), and it asks
+ * the user again with {@link LaunchChargeChangedError.charge}.
+ */
+export class LaunchChargeChangedError extends Error {
+  /**
+   * @param expected - the credits the caller accepted.
+   * @param charge - the credits this evaluation would charge.
+   */
+  constructor(
+    readonly expected: number,
+    readonly charge: number,
+  ) {
+    super(`The launch would charge ${charge} credits, not the ${expected} accepted; nothing was charged.`);
+    this.name = 'LaunchChargeChangedError';
+  }
+}
+
 /** Attempts at the launch transaction when the organization changed under it. */
 const MAX_LAUNCH_ROUNDS = 10;
 
@@ -109,17 +129,27 @@ export const START_EXECUTION_ANSWER_MARGIN_MS = 2_000;
  * @param options.keyCheck - the request's API-key check (lib/http/auth.ts): verified by the first read (the organization's list of active keys), or by a key read before any write.
  * @param options.remainingMs - ms left before the function's timeout: the transaction starts only with {@link LAUNCH_COMMIT_RESERVE_MS} left.
  * @param options.idempotentWork - the request's `Idempotency-Key` work (docs/idempotency.md): a launch it charged is answered again, and a new one records it.
+ * @param options.expectedCharge - credits the caller accepted (the MCP server's confirmed quote, docs/agents.md): the launch
+ *   refuses, charging and writing nothing but the evaluation's outcomes, when this evaluation would charge another amount.
+ *   Internal: no HTTP request sets it.
  * @returns the campaign (`enriching`, with resolved counts and `credits.charged`).
  * @throws InvalidApiKeyError, RevokedApiKeyError (the key check), NotFoundError, CampaignNotEnrichableError, EnrichmentPendingError,
  *   NoEligibleAccountsError, InsufficientCreditsError (credits), ConcurrencyLimitExceededError (accounts),
- *   DeadlineExceededError (nothing charged, lock released).
+ *   DeadlineExceededError (nothing charged, lock released), {@link LaunchChargeChangedError} (with `expectedCharge` only; lock released).
  */
 export async function enrichCampaign(
   deps: LaunchDependencies,
   organizationId: string,
   campaignId: string,
   now = new Date(),
-  { requestId, signal, keyCheck, remainingMs, idempotentWork }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck; remainingMs?: () => number; idempotentWork?: IdempotentWork } = {},
+  {
+    requestId,
+    signal,
+    keyCheck,
+    remainingMs,
+    idempotentWork,
+    expectedCharge,
+  }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck; remainingMs?: () => number; idempotentWork?: IdempotentWork; expectedCharge?: number } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
   // The first read answers a repeat call on its own: the campaign and the organization (credits.remaining,
@@ -191,6 +221,11 @@ export async function enrichCampaign(
       ...(requestId ? { requestId } : {}),
     };
     let listsWritten = false;
+    // Bound to an accepted quote: another charge is refused before anything is charged (the caller asks again).
+    if (expectedCharge !== undefined && attempt.charged !== expectedCharge) {
+      await beforeDeadline(signal, recorded);
+      throw new LaunchChargeChangedError(expectedCharge, attempt.charged);
+    }
 
     // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {

@@ -16,10 +16,11 @@
  *   product, timed out, failed outside the Catch) → compensate the attempt
  *   (`canceled` when it was stopped, `failed` otherwise): full refund,
  *   capacity released.
- * For each campaign stored `enriched` whose execution no longer exists
- * (locally, after a restart) the execution starts again: every step is
- * idempotent, so it finishes recording enrichment times and expires the
- * results on time without moving credits. One whose results expired more
+ * A campaign stored `enriched` is not run again when its execution is gone
+ * (locally, after a restart): it needs only its expiry, done by the check
+ * below. Only one whose completion still waits for its recording (pending
+ * recency on the organization) gets its execution back (every step is
+ * idempotent; no credit moves). One whose results expired more
  * than the grace period ago but that is still stored `enriched` (its
  * execution died, or its ExpireResults task failed past its retries) is
  * expired here, and its attempts' and evaluations' objects deleted (with
@@ -159,8 +160,11 @@ export async function reconcileEnrichments(deps: ReconcileDependencies, options:
         }
         continue;
       }
-      // Locally a restart loses executions: an enriched campaign whose execution is gone gets it back
-      // (recording and expiry finish; completion finds the attempt completed and moves nothing).
+      // Locally a restart loses executions. An enriched campaign needs nothing of its workflow but its expiry, which
+      // reads take from resultsExpireAt and the lapsed check above stores (within the grace period): it is not run
+      // again. Only a campaign whose completion still waits for its recording (the organization's pending recency)
+      // gets its execution back, so the recording finishes (third audit, R3; docs/reliability.md).
+      if (!before.pendingRecency?.some((pending) => pending.campaignId === campaign.id)) continue;
       if ((await executionOf(deps, campaign.attempt)) !== 'MISSING') continue;
       await deps.workflow.start(executionInputOf(campaign, campaign.attempt));
       report.repairs.push({ organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id, action: 'restarted', execution: 'MISSING' });

@@ -17,7 +17,11 @@ import type { EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
-import type { DeliveryFilter } from '../privacy/deliverable';
+import type { SequenceStore } from '../results/sequence';
+import { deliverableContacts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
+import { keys } from '../db/table';
+import { campaignIs } from '../campaigns/item';
+import { accountsProcessedEvent, eventItems } from '../webhooks/events';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 
 /** Thrown when a step runs for an attempt that is no longer the campaign's current one (canceled or compensated). */
@@ -39,8 +43,10 @@ export interface StepDependencies {
   resultsAccessPeriodSeconds: number;
   /** Deletion of stored objects by prefix (expiry, compensation). */
   objects: PrefixStore;
-  /** What may be delivered to an organization (lib/privacy/deliverable.ts): FindContacts keeps no suppressed contact. */
-  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
+  /** What may be delivered to an organization (lib/results/deliverable.ts): FindContacts keeps no withheld (suppressed) contact. */
+  deliveryPolicy: DeliveryPolicyOf;
+  /** The results' sequence: a written batch becomes readable by taking its seqs (docs/results.md). */
+  sequence: SequenceStore;
 }
 
 type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
@@ -68,22 +74,24 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'deliveries'>>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
+  now = new Date(),
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
-  const [accounts, deliveries] = await Promise.all([deps.warehouse.getAccounts(accountIds, known), deps.deliveries?.(input.organizationId)]);
+  const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts(accountIds, known), (deps.deliveryPolicy ?? deliverAll)(input.organizationId)]);
   const found = new Map(accounts.map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
     if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
     const { status: _status, ...rest } = account;
-    return deliveries?.active ? { ...rest, contacts: rest.contacts.filter(deliveries.deliverable) } : rest;
+    return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
   });
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
   await deps.outcomes.recordBatch({ organizationId: input.organizationId, campaignId: input.campaignId, evaluationId: input.attemptId, batch: input.batch, contactsFound: enriched.map((a) => a.contacts.length) });
+  if (deps.sequence) await makeBatchReadable({ sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 }, input, enriched, now);
   if (deps.campaigns && deps.objects && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId)) {
     await deleteAttemptWork({ objects: deps.objects }, input);
     throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current; its result parts are deleted`);
@@ -95,6 +103,44 @@ export async function findContactsBatch(
     accountsWithMobile: enriched.filter((a) => a.contacts.some((c) => c.mobilePhone)).length,
     contacts: enriched.reduce((sum, a) => sum + a.contacts.length, 0),
   };
+}
+
+/** How long sequence items outlive their batch beyond the result access period: an attempt enriches for far less (seconds). */
+const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
+
+/**
+ * Makes a written batch readable (docs/results.md): its accounts
+ * take the next seqs of the attempt, in part order, in one transaction that
+ * also checks that the attempt is still the campaign's running one. A retry
+ * of the batch finds its seqs already given and changes nothing.
+ * @returns the batch's seqs, or undefined when the attempt no longer runs (nothing written).
+ */
+export async function makeBatchReadable(
+  deps: Pick<StepDependencies, 'sequence' | 'resultsAccessPeriodSeconds'>,
+  input: AttemptRef & { batch: BatchRef },
+  enriched: readonly EnrichedAccount[],
+  now = new Date(),
+) {
+  const found = enriched.filter((a) => a.contacts.length > 0).length;
+  const outcome = await deps.sequence.assign(
+    {
+      organizationId: input.organizationId,
+      campaignId: input.campaignId,
+      attemptId: input.attemptId,
+      batchIndex: input.batch.index,
+      accounts: enriched.length,
+      found,
+      expiresAt: Math.floor(now.getTime() / 1000) + deps.resultsAccessPeriodSeconds + SEQUENCE_SLACK_SECONDS,
+    },
+    [{ key: keys.campaign(input.organizationId, input.campaignId), condition: campaignIs.runningAttempt(input.attemptId) }],
+    // The event is written in the same transaction: a readable batch always has its event, a refused one none.
+    (range, tableName) =>
+      eventItems(
+        tableName,
+        accountsProcessedEvent(input.organizationId, now.toISOString(), { campaignId: input.campaignId, status: 'enriching', attemptId: input.attemptId, fromSeq: range.fromSeq, toSeq: range.toSeq, found: range.found, notFound: range.notFound }),
+      ),
+  );
+  return outcome.ok ? outcome.range : undefined;
 }
 
 /** Result metrics from the batches' counts (fractions 0..1). */

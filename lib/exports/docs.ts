@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
-import { exportCampaignOperation } from './schema';
+import { campaignResultsOperation, exportCampaignOperation } from './schema';
 import { PHONE_COLUMNS } from '../results/csv';
 
 /** `data` of export (spec "Export result"). */
@@ -26,8 +26,87 @@ export const ExportResultSchema = z
 /** An export result. */
 export type ExportResult = z.infer<typeof ExportResultSchema>;
 
-/** The export operation, documented. */
+const text = () => z.nullable(z.string());
+
+/** A contact as the results show it: stored values, null where absent, no spreadsheet prefix. */
+export const ResultContactSchema = z
+  .strictObject({
+    contactId: z.string(),
+    firstName: text(),
+    lastName: text(),
+    jobTitle: text(),
+    seniority: text(),
+    department: text(),
+    email: text(),
+    emailStatus: text(),
+    mobilePhone: text(),
+    directPhone: text(),
+    linkedinUrl: text(),
+    country: text(),
+  }).check(z.meta({ id: 'ResultContact' }));
+
+/** One account of the results, in seq order. */
+export const ResultAccountSchema = z
+  .strictObject({
+    seq: z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER), z.meta({ description: 'Its position in the attempt: 1, 2, 3, … gap-free, never reused.' })),
+    accountId: z.string(),
+    outcome: z.enum(['found', 'not_found']).check(z.meta({ description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).' })),
+    account: z.strictObject({ name: text(), domain: text(), industry: text(), employeeCount: z.nullable(count()), country: text() }),
+    contacts: z.array(ResultContactSchema).check(z.meta({ description: 'Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept.' })),
+  }).check(z.meta({ id: 'ResultAccount' }));
+
+const EXAMPLE_RESULT_ACCOUNT = {
+  seq: 1,
+  accountId: 'acc_00001',
+  outcome: 'found',
+  account: { name: 'Acme Corp', domain: 'acme.example', industry: 'Software', employeeCount: 250, country: 'US' },
+  contacts: [
+    {
+      contactId: 'con_00001_1',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      jobTitle: 'CTO',
+      seniority: 'c_suite',
+      department: 'engineering',
+      email: 'ada@acme.example',
+      emailStatus: 'valid',
+      mobilePhone: '+15551230001',
+      directPhone: null,
+      linkedinUrl: 'https://www.linkedin.com/in/ada',
+      country: 'US',
+    },
+  ],
+} as const;
+
+/** `data` of results (docs/results.md). */
+export const ResultsPageSchema = z
+  .strictObject({
+    campaignId: campaignId(),
+    attemptId: z.string().check(z.meta({ description: 'The attempt these seqs belong to; another attempt starts again at 1.' })),
+    status: z.enum(['enriching', 'enriched']),
+    eligible: count().check(z.meta({ description: 'Eligible accounts of the attempt.' })),
+    processed: count().check(z.meta({ description: 'Accounts of the attempt that have a seq now.' })),
+    complete: z.boolean().check(z.meta({ description: 'The attempt is `enriched` and `processed = eligible`: nothing more will come.' })),
+    lastSeq: count().check(z.meta({ description: 'The seq of the last account returned, or `afterSeq` when none: the next page asks `afterSeq = lastSeq`.' })),
+    accounts: z.array(ResultAccountSchema),
+  }).check(z.meta({
+    id: 'ResultsPage',
+    example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ', status: 'enriching', eligible: 212, processed: 1, complete: false, lastSeq: 1, accounts: [EXAMPLE_RESULT_ACCOUNT] },
+  }));
+
+/** A page of results. */
+export type ResultsPageData = z.infer<typeof ResultsPageSchema>;
+
+/** The export and results operations, documented. */
 export const exportOperationDocs = [
+  documentOperation(campaignResultsOperation, {
+    summary: 'Read results as they arrive',
+    description:
+      'The contacts of the campaign\'s current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.',
+    response: ResultsPageSchema,
+    errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired'],
+    example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', afterSeq: 0, limit: 100, waitSeconds: 20, hasEmail: true },
+  }),
   documentOperation(exportCampaignOperation, {
     summary: 'Export campaign results as CSV',
     description:

@@ -13,17 +13,18 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { nanoid } from 'nanoid';
-import { emitMetrics } from '../observability';
+import { emitMetrics, logger } from '../observability';
+import { withQuotaUse, type QuotaUse } from '../http/rate-limit';
 import { NoEligibleAccountsError, NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, type ResultStore } from '../results/parts';
 import type { ContactSelection } from '../results/csv';
+import { deliverable, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 import { csvChunks, type ExportCounts } from './rows';
 import type { ExportCampaignInput } from './schema';
 import type { ExportResult } from './docs';
 import { objectKeys } from '../objects';
-import type { DeliveryFilter } from '../privacy/deliverable';
 
 /** What an export needs. */
 export interface ExportDependencies {
@@ -37,9 +38,9 @@ export interface ExportDependencies {
    * Counts one export against the organization's exports per hour (docs/limits.md), once the campaign can be
    * exported; throws RateLimitedError (429 `rate_limited`, `policy: "exports"`) past it. None: no limit.
    */
-  quota?: (organizationId: string) => Promise<void>;
-  /** What may be delivered to the organization (lib/privacy/deliverable.ts): suppressed contacts are left out. */
-  deliveries: (organizationId: string) => Promise<DeliveryFilter>;
+  quota?: (organizationId: string) => Promise<QuotaUse>;
+  /** What may be delivered beyond the caller's selection (lib/results/deliverable.ts); none: everything stored. */
+  deliveryPolicy?: DeliveryPolicyOf;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -114,50 +115,59 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   const status = statusAt(campaign, now);
   if (status === 'expired') throw new ResultsExpiredError();
-  if (status !== 'enriched' || !campaign.attempt || !campaign.completedAt) throw new ResultsNotReadyError();
+  const { attempt, completedAt } = campaign;
+  if (status !== 'enriched' || !attempt || !completedAt) throw new ResultsNotReadyError();
   if (!campaign.results || campaign.results.totalAccounts === 0) throw new NoEligibleAccountsError(campaign.accountsRequested, 'The campaign has no enriched account to export.');
-  await deps.quota?.(organizationId);
+  // Counted now; given back if the file or its URL fails (docs/limits.md).
+  const use = await deps.quota?.(organizationId);
+  return withQuotaUse(
+    use,
+    async () => {
 
-  const selection: ContactSelection = {
-    maxContactsPerAccount: input.maxContactsPerAccount,
-    hasMobilePhone: input.hasMobilePhone ?? false,
-    hasEmail: input.hasEmail ?? false,
-  };
-  const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
-  const prefix = resultsPrefix(organizationId, campaign.id, campaign.attempt.id);
-  const [keys, deliveries] = await Promise.all([deps.results.listParts(prefix), deps.deliveries(organizationId)]);
+      const selection: ContactSelection = {
+        maxContactsPerAccount: input.maxContactsPerAccount,
+        hasMobilePhone: input.hasMobilePhone ?? false,
+        hasEmail: input.hasEmail ?? false,
+      };
+      const delivery = deliverable(selection, await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+      const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
+      const prefix = resultsPrefix(organizationId, campaign.id, attempt.id);
+      const keys = await deps.results.listParts(prefix);
 
-  const key = exportObjectKey(organizationId, campaign.id, nanoid());
-  const upload = new Upload({
-    client: deps.s3,
-    params: {
-      Bucket: deps.bucketName,
-      Key: key,
-      // Chunks of 1 MiB; the upload pulls them as its queue frees up, so the parts are read at the upload's pace.
-      Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), selection, campaign.completedAt, counts, undefined, deliveries.active ? deliveries.deliverableRow : undefined), { highWaterMark: 2 }),
-      ContentType: 'text/csv; charset=utf-8',
-      ContentDisposition: contentDisposition(campaign.name, now),
-      ServerSideEncryption: 'AES256',
+      const key = exportObjectKey(organizationId, campaign.id, nanoid());
+      const upload = new Upload({
+        client: deps.s3,
+        params: {
+          Bucket: deps.bucketName,
+          Key: key,
+          // Chunks of 1 MiB; the upload pulls them as its queue frees up, so the parts are read at the upload's pace.
+          Body: Readable.from(csvChunks(prefetchedParts(deps.results, keys), delivery, completedAt, counts), { highWaterMark: 2 }),
+          ContentType: 'text/csv; charset=utf-8',
+          ContentDisposition: contentDisposition(campaign.name, now),
+          ServerSideEncryption: 'AES256',
+        },
+        // Two 5 MB parts in flight: enough to keep the upload busy, half the buffers (bench: export peak RSS).
+        queueSize: 2,
+        partSize: 5 * 1024 * 1024,
+        leavePartsOnError: false,
+      });
+      await upload.done();
+
+      emitMetrics({ ExportRows: counts.rows });
+      // Signed at a whole second (the signature's resolution), so urlExpiresAt is exactly when S3 stops honouring it.
+      const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+      // Never beyond the result access period (issue #34): the URL lives min(TTL, resultsExpireAt − now).
+      const lifetimeSeconds = urlLifetimeSeconds(deps.urlTtlSeconds, signedAt, campaign.resultsExpireAt);
+      if (lifetimeSeconds < 1) throw new ResultsExpiredError();
+      const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: lifetimeSeconds, signingDate: signedAt });
+      return {
+        campaignId: campaign.id,
+        url,
+        urlExpiresAt: new Date(signedAt.getTime() + lifetimeSeconds * 1000).toISOString(),
+        rows: { accounts: counts.accounts, contacts: counts.contacts },
+        file: { format: 'csv', encoding: 'utf-8-bom' },
+      };
     },
-    // Two 5 MB parts in flight: enough to keep the upload busy, half the buffers (bench: export peak RSS).
-    queueSize: 2,
-    partSize: 5 * 1024 * 1024,
-    leavePartsOnError: false,
-  });
-  await upload.done();
-
-  emitMetrics({ ExportRows: counts.rows });
-  // Signed at a whole second (the signature's resolution), so urlExpiresAt is exactly when S3 stops honouring it.
-  const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-  // Never beyond the result access period (issue #34): the URL lives min(TTL, resultsExpireAt − now).
-  const lifetimeSeconds = urlLifetimeSeconds(deps.urlTtlSeconds, signedAt, campaign.resultsExpireAt);
-  if (lifetimeSeconds < 1) throw new ResultsExpiredError();
-  const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: lifetimeSeconds, signingDate: signedAt });
-  return {
-    campaignId: campaign.id,
-    url,
-    urlExpiresAt: new Date(signedAt.getTime() + lifetimeSeconds * 1000).toISOString(),
-    rows: { accounts: counts.accounts, contacts: counts.contacts },
-    file: { format: 'csv', encoding: 'utf-8-bom' },
-  };
+    (error) => logger.error('Giving back the export quota failed', { error, campaignId: input.campaignId }),
+  );
 }

@@ -7,7 +7,8 @@
  * string or array.
  */
 import { ResultPartReader } from '../results/parts';
-import { ACCOUNT_ONLY_CONTACT_CELLS, CSV_HEADER, encodeRowEnd, passesFilters, selectionFlags, type ContactSelection } from '../results/csv';
+import { ACCOUNT_ONLY_CONTACT_CELLS, CSV_HEADER, encodeRowEnd } from '../results/csv';
+import type { Delivery } from '../results/deliverable';
 
 /** Size of the chunks handed to the upload (bytes): 1 MiB, a fifth of an upload part. */
 export const CSV_CHUNK_BYTES = 1024 * 1024;
@@ -74,7 +75,7 @@ class ChunkWriter {
  * the whole part is written, so memory holds at most one part's rows.
  *
  * @param parts - result parts (lib/results/parts.ts layout), in index order.
- * @param selection - the export's filters and cap (docs/csv.md: filters ORed, then the cap).
+ * @param delivery - what may be delivered (lib/results/deliverable.ts: the export's filters, ORed, then the cap; the deployment's withholding).
  * @param enrichedAt - the campaign's `completedAt`, the last cell of every row.
  * @param counts - updated as rows are written; final once the generator is done.
  * @param deliverable - whether the reader's current contact may be delivered (lib/privacy/deliverable.ts); a contact it refuses is left out as if absent.
@@ -82,7 +83,7 @@ class ChunkWriter {
  */
 export async function* csvChunks(
   parts: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  selection: ContactSelection,
+  delivery: Delivery,
   enrichedAt: string,
   counts: ExportCounts,
   chunkBytes = CSV_CHUNK_BYTES,
@@ -91,16 +92,14 @@ export async function* csvChunks(
   const out = new ChunkWriter(chunkBytes);
   const rowEnd = Buffer.from(encodeRowEnd(enrichedAt), 'utf8');
   const accountOnlyEnd = Buffer.from(ACCOUNT_ONLY_CONTACT_CELLS + encodeRowEnd(enrichedAt), 'utf8');
-  const wanted = selectionFlags(selection);
-  const cap = selection.maxContactsPerAccount ?? Number.POSITIVE_INFINITY;
   out.putAll(Buffer.from(CSV_HEADER, 'utf8'));
   for await (const bytes of parts) {
     const part = new ResultPartReader(bytes);
     const source = part.bytes;
     while (part.nextAccount()) {
       let kept = 0;
-      while (kept < cap && part.nextContact()) {
-        if (!passesFilters(part.contactFlags, wanted) || !deliverable(part)) continue;
+      delivery.beginAccount();
+      while (delivery.nextContact(part)) {
         out.put(source, part.accountStart, part.accountEnd);
         out.put(source, part.contactStart, part.contactEnd);
         out.putAll(rowEnd);

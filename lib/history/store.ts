@@ -11,7 +11,7 @@
  * which a launch and a quote read anyway, and `historyEntries` (the entry
  * count that drives the splits). Buckets split one at a time, in order, as
  * the average load passes {@link HISTORY_BUCKET_LOAD} entries, so a bucket
- * stays about 1-2.5 KB at any organization size.
+ * stays under about 1 KB at any organization size.
  *
  * - A launch or a quote reads the buckets of its own account IDs (strongly
  *   consistent BatchGetItem): at most one item of at most a few KB per
@@ -127,10 +127,11 @@ export interface HistoryState {
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
- * hashing's load bound). At ~8 bytes an entry a split bucket holds ~1.2 KB
- * and one not yet split in the current round twice that; see docs/data-model.md.
+ * hashing's load bound). At ~8 bytes an entry a bucket just split holds
+ * ~40 entries and one not yet split in the current round up to ~80: its item
+ * stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 150;
+export const HISTORY_BUCKET_LOAD = 40;
 
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
@@ -198,11 +199,12 @@ export function bucketOf(address: number, buckets: number): { bucket: number; de
   return bucket < buckets - 2 ** level ? { bucket: low(address, level + 1), depth: level + 1 } : { bucket, depth: level };
 }
 
-/** One bucket as read: its entries (fingerprint → value), depth and version (undefined: no item). */
+/** One bucket as read: its depth, version (undefined: no item), stored bytes and entries (fingerprint → value, decoded on first use). */
 interface BucketRead {
   depth: number;
   version: number | undefined;
-  entries: Map<string, number>;
+  bytes: Uint8Array | undefined;
+  readonly entries: Map<string, number>;
 }
 
 /** Epoch ms of a value (0: none). */
@@ -258,6 +260,25 @@ export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number
   return entries;
 }
 
+/**
+ * Visits the entries of an encoded bucket whose address is in `addresses`,
+ * without decoding the others (a launch looks up a few accounts per bucket).
+ */
+export function lookupBucket(bytes: Uint8Array, addresses: ReadonlySet<number>, visit: (fingerprint: string, value: number) => void): void {
+  if (bytes.length === 0) return;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.readUInt8(0) !== FORMAT) throw new Error(`Unknown history bucket format ${buffer.readUInt8(0)}`);
+  const groups = buffer.readUInt16BE(1);
+  let offset = 3 + groups * (VALUE_BYTES + 2);
+  for (let g = 0; g < groups; g++) {
+    const at = 3 + g * (VALUE_BYTES + 2);
+    const count = buffer.readUInt16BE(at + VALUE_BYTES);
+    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) {
+      if (addresses.has(buffer.readUInt32LE(offset))) visit(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), buffer.readUIntBE(at, VALUE_BYTES));
+    }
+  }
+}
+
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
 const msOf = (time: string): number => {
   const ms = Date.parse(time);
@@ -279,11 +300,18 @@ export function createAccountHistoryStore({
   /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
   bucketLoad?: number;
 }): AccountHistoryStore {
-  const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => ({
-    depth: typeof item?.depth === 'number' ? item.depth : expectedDepth,
-    version: typeof item?.version === 'number' ? item.version : undefined,
-    entries: item?.entries instanceof Uint8Array ? decodeBucket(item.entries) : new Map(),
-  });
+  const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
+    const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
+    let decoded: Map<string, number> | undefined;
+    return {
+      depth: typeof item?.depth === 'number' ? item.depth : expectedDepth,
+      version: typeof item?.version === 'number' ? item.version : undefined,
+      bytes,
+      get entries() {
+        return (decoded ??= bytes ? decodeBucket(bytes) : new Map<string, number>());
+      },
+    };
+  };
 
   /** Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). */
   const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
@@ -487,9 +515,12 @@ export function createAccountHistoryStore({
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
-    // Room first, so no bucket grows past a few KB even when every account is new: an average of
-    // twice the load at most; the load bound itself applies after the write.
-    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + merged.size) / (2 * bucketLoad)));
+    // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
+    // the load at most (the load bound itself applies after the write, on the entries really added).
+    // A write at least as large as the history (a first campaign, a seeding) splits to the load bound
+    // at once: splitting buckets before they are filled costs tiny writes, not rewrites of full ones.
+    const incoming = merged.size;
+    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)));
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
@@ -530,9 +561,14 @@ export function createAccountHistoryStore({
       const now = Date.now();
       const facts = new Map<string, AccountFacts>();
       for (const { read, fingerprints } of located.values()) {
-        for (const fingerprint of fingerprints) {
-          const value = read.entries.get(fingerprint);
-          if (value === undefined) continue;
+        if (!read.bytes) continue;
+        // Only the entries of this bucket's own accounts are decoded.
+        const mine = new Set(fingerprints);
+        const found: [string, number][] = [];
+        lookupBucket(read.bytes, new Set(fingerprints.map(addressOf)), (fingerprint, value) => {
+          if (mine.has(fingerprint)) found.push([fingerprint, value]);
+        });
+        for (const [fingerprint, value] of found) {
           const ms = msOfValue(value);
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
           const crm = crmOfValue(value);

@@ -36,6 +36,8 @@ export interface ApiKeyRecord {
   scopes?: Scope[];
   /** ISO 8601: from then on the key answers 401 `expired_api_key`; absent: it does not expire. */
   expiresAt?: string;
+  /** The key's ID (`key_…`), the same across its rotations; absent on keys from before key IDs. */
+  keyId?: string;
 }
 
 /**
@@ -46,6 +48,13 @@ export interface ApiKeyIdentity {
   organizationId: string;
   /** `undefined`: every scope. */
   scopes: readonly Scope[] | undefined;
+  /** The key's ID; `undefined` on keys from before key IDs. */
+  keyId: string | undefined;
+  /**
+   * ISO 8601, the key's own expiry as issued (it never changes; a rotation ends an
+   * old secret through its item, which the request then reads: lib/organizations/api-keys.ts).
+   */
+  expiresAt: string | undefined;
 }
 
 /** Finds the stored record of an API key by its SHA-256 hex digest (strongly consistent); `undefined` when unknown. */
@@ -95,6 +104,8 @@ export interface KeyCheck {
   readonly organizationId: string;
   /** The key's scopes (lib/http/scopes.ts); `undefined`: every scope. The pipeline checks them before any work. */
   readonly scopes: readonly Scope[] | undefined;
+  /** The key's ID (`key_…`; ledger entries and the audit log name it); `undefined` on keys from before key IDs. */
+  readonly keyId: string | undefined;
   /** True once the key was found valid during this request (on its organization's list of active keys, or its key item). */
   readonly verified: boolean;
   /**
@@ -118,6 +129,7 @@ class RequestKeyCheck implements KeyCheck {
   readonly keyHash: string;
   readonly organizationId: string;
   readonly scopes: readonly Scope[] | undefined;
+  readonly keyId: string | undefined;
   readonly #findApiKey: ApiKeyLookup;
   readonly #now: () => number;
   #verified = false;
@@ -129,6 +141,7 @@ class RequestKeyCheck implements KeyCheck {
     this.keyHash = keyHash;
     this.organizationId = identity.organizationId;
     this.scopes = identity.scopes;
+    this.keyId = identity.keyId;
     this.#findApiKey = findApiKey;
     this.#now = now;
   }
@@ -207,10 +220,13 @@ export async function authenticate(header: string | undefined, findApiKey: ApiKe
   if (apiKey === REVOKED_TEST_API_KEY) throw new RevokedApiKeyError();
   const keyHash = hashApiKey(apiKey);
   const known = cache?.identityOf(keyHash);
-  if (known !== undefined) return new RequestKeyCheck(keyHash, known, findApiKey, now);
+  if (known !== undefined) {
+    if (known.expiresAt !== undefined && Date.parse(known.expiresAt) <= now()) throw new ExpiredApiKeyError();
+    return new RequestKeyCheck(keyHash, known, findApiKey, now);
+  }
   const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();
-  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes };
+  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes, keyId: record.keyId, expiresAt: record.expiresAt };
   const check = new RequestKeyCheck(keyHash, identity, findApiKey, now);
   check.confirm(record);
   cache?.remember(keyHash, identity);

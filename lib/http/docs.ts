@@ -91,6 +91,8 @@ export interface DocsOptions {
   document: (serverUrl: string) => unknown;
   /** The AsyncAPI document of the webhook events (`GET /asyncapi.json`, issue #34); without it the path is 404. */
   asyncapi?: () => unknown;
+  /** More documents by path, built for the request's origin (the discovery documents: api-catalog, llms.txt, the MCP server card; docs/agents.md). */
+  more?: (serverUrl: string) => Record<string, { contentType: string; body: () => string }>;
   /** The Redoc standalone bundle. @default readRendererBundle */
   renderer?: () => string;
 }
@@ -108,6 +110,7 @@ export function createDocsHandler(options: DocsOptions): DocsHandler {
   const resources = (serverUrl: string): Record<string, Resource> => ({
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.document(serverUrl), null, 2) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: () => docsPage(options.document(serverUrl), renderer()) },
+    ...options.more?.(serverUrl),
     ...(options.asyncapi ? { '/asyncapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.asyncapi!(), null, 2) } } : {}),
   });
 

@@ -124,7 +124,8 @@ type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
 function bodyKindOf(contentType: string): BodyKind | undefined {
   if (/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType)) return 'json';
   if (/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) return 'urlencoded';
-  if (/^multipart\/form-data\s*;/i.test(contentType)) return 'multipart';
+  // Without its boundary parameter too, so that the refusal names the missing boundary, not the media type.
+  if (/^multipart\/form-data\s*(;|$)/i.test(contentType)) return 'multipart';
   return undefined;
 }
 
@@ -274,7 +275,13 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
     }
     if (kind === 'multipart') {
       const boundary = multipartBoundary(contentType);
-      const fault = boundary === undefined ? 'no boundary parameter in the content type' : multipartFramingFault(Buffer.from(raw!, event.isBase64Encoded ? 'base64' : 'utf8'), boundary);
+      if (boundary === undefined) {
+        throw new InvalidRequestError(
+          'The Content-Type header is multipart/form-data without its boundary parameter (multipart/form-data; boundary=…), so the parts cannot be found: let the HTTP client write the header with the body (curl -F, fetch with a FormData), or send the fields as JSON.',
+          ['content-type: multipart/form-data needs a boundary parameter'],
+        );
+      }
+      const fault = multipartFramingFault(Buffer.from(raw!, event.isBase64Encoded ? 'base64' : 'utf8'), boundary);
       if (fault) throw new InvalidRequestError(`The multipart body is malformed: ${fault}.`, [`body: malformed multipart (${fault})`]);
     }
     request.context.bodyKind = kind;

@@ -44,6 +44,11 @@ export interface LimitCounter {
    * @returns the window's count after this use (`atMost` when refused), and whether it was counted.
    */
   add(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number, atMost?: number): Promise<{ count: number; counted: boolean }>;
+  /**
+   * Takes back one counted use of that window (a quota use whose work failed; docs/limits.md): one UpdateItem
+   * `ADD -1`, only while the count is above 0 (never below).
+   */
+  giveBack(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number): Promise<void>;
 }
 
 /** Builds the DynamoDB implementation of {@link LimitCounter}. */
@@ -69,6 +74,23 @@ export function createLimitCounter({ client, tableName }: { client: DynamoDBDocu
         throw error;
       }
     },
+
+    async giveBack(organizationId, policy, windowSeconds, windowStart) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.limitCounter(organizationId, policy, windowSeconds, windowStart),
+            UpdateExpression: 'ADD #count :minusOne',
+            ConditionExpression: '#count > :zero',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
   };
 }
 
@@ -79,15 +101,39 @@ export function windowAt(nowMs: number, windowSeconds: number): { windowStart: n
   return { windowStart, resetSeconds: Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds)) };
 }
 
+/** One counted use of a quota (see {@link takeQuota}). */
+export interface QuotaUse {
+  /**
+   * Gives the use back to the window it was counted in, when the work it was counted for failed
+   * (docs/limits.md, "Exports and uploads per hour"). Never throws: a failure is logged by the caller's catch.
+   */
+  giveBack(): Promise<void>;
+}
+
 /**
  * Counts one use of an hourly (or any) quota and refuses it past the limit
  * (exports and uploads, docs/limits.md).
+ * @returns the use, to give back if the work fails.
  * @throws RateLimitedError (429 `rate_limited`, `policy`) when the window's `limit` is used; nothing is counted then.
  */
-export async function takeQuota(counter: LimitCounter, organizationId: string, policy: RateLimitPolicy, { limit, windowSeconds }: RatePolicy, now = Date.now()): Promise<void> {
+export async function takeQuota(counter: LimitCounter, organizationId: string, policy: RateLimitPolicy, { limit, windowSeconds }: RatePolicy, now = Date.now()): Promise<QuotaUse> {
   const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
   const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit);
   if (!counted) throw new RateLimitedError({ policy, limit, windowSeconds, retryAfterSeconds: resetSeconds });
+  return { giveBack: () => counter.giveBack(organizationId, policy, windowSeconds, windowStart) };
+}
+
+/**
+ * Runs `work` under a counted quota use: if the work fails, the use is given back (one write) and the work's error is
+ * rethrown (docs/limits.md). A failure to give it back is reported to `onGiveBackError`, never hides the work's error.
+ */
+export async function withQuotaUse<T>(use: QuotaUse | undefined, work: () => Promise<T>, onGiveBackError: (error: unknown) => void): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await use?.giveBack().catch(onGiveBackError);
+    throw error;
+  }
 }
 
 /** The request-rate outcome of one request: what the RateLimit fields show. */
@@ -227,6 +273,7 @@ export function admittedKeyCheck(check: KeyCheck, admission: Promise<RequestAdmi
     keyHash: check.keyHash,
     organizationId: check.organizationId,
     scopes: check.scopes,
+    keyId: check.keyId,
     get verified() {
       return admitted && check.verified;
     },

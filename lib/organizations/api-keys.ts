@@ -17,13 +17,62 @@
  * issuing and revoking keys. Kept apart from the organization store so an API
  * function that reads no organization bundles only this.
  */
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { transactWrite, updateIf } from '../db/conditional';
-import { hashApiKey, isTestOrganizationId, newApiKey, newTestApiKey } from '../ids';
-import { NotFoundError } from '../errors';
+import { hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import type { ApiKeyRecord, KeyCheck } from '../http/auth';
-import { isScope, type Scope } from '../http/scopes';
+import { SCOPES, type Scope } from '../http/scopes';
+
+/** How long the old secret of a rotated key keeps working: 24 h (docs/authentication.md "Rotating a key"). */
+export const ROTATION_OVERLAP_SECONDS = 86_400;
+
+/** Characters of a secret a key shows as its `prefix` (enough to recognize it, far too few to use it). */
+export const KEY_PREFIX_LENGTH = 12;
+
+/** A key's own credit limits, in credits; null: none (docs/authentication.md). */
+export interface KeyLimits {
+  /** Most a single launch with this key may charge. */
+  maxCreditsPerLaunch: number | null;
+  /** Most the key may charge per UTC calendar month, net of refunds. */
+  monthlyCredits: number | null;
+}
+
+/** An API key as the API shows it (`keys/*`): never its secret. Times ISO 8601. */
+export interface ApiKeyView {
+  /** `key_…`: the key across rotations. */
+  id: string;
+  name: string;
+  /** The first {@link KEY_PREFIX_LENGTH} characters of its current secret. */
+  prefix: string;
+  scopes: Scope[];
+  limits: KeyLimits;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  /** Whether it is a test key (`cek_test_…`, acting on the test twin). */
+  test: boolean;
+}
+
+/** What a new key is given (keys/create, the operator's key:create). */
+export interface NewKeyDetails {
+  /** 1..100 characters; the operator's keys default to `Operator key`. */
+  name?: string;
+  /** none: every scope (what the operator's keys hold). */
+  scopes?: readonly Scope[];
+  limits?: Partial<KeyLimits>;
+  /** ISO 8601; none: the key does not expire. */
+  expiresAt?: string;
+}
+
+/** One page of an organization's keys, by key ID. */
+export interface ApiKeyPage {
+  keys: ApiKeyView[];
+  /** The last key ID of the page, when more follow. */
+  next: string | undefined;
+}
 
 
 /** Data access for API keys. */
@@ -48,7 +97,113 @@ export interface ApiKeyStore {
    * @returns false when the key is unknown.
    */
   revoke(apiKey: string): Promise<boolean>;
+  /**
+   * Issues a key with its details (keys/create): its description and its
+   * secret's item, listed among the organization's active keys, in one transaction.
+   * @param now - the clock (tests move it).
+   * @returns the key as shown, and its secret (shown this once).
+   * @throws NotFoundError for an unknown organization.
+   */
+  issue(organizationId: string, details: NewKeyDetails, now?: Date): Promise<{ key: ApiKeyView; secret: string }>;
+  /**
+   * A page of the organization's keys, by key ID (one Query of `limit + 1` items).
+   * @param after - the key ID the previous page ended with.
+   */
+  page(organizationId: string, limit: number, after?: string): Promise<ApiKeyPage>;
+  /**
+   * Revokes a key by its ID: every secret it has (the current one and a rotated one still in its
+   * overlap), in one transaction; a key revoked already is answered as it is.
+   * @returns the key as it is now, `undefined` when the organization has no such key.
+   */
+  revokeById(organizationId: string, keyId: string, now?: Date): Promise<ApiKeyView | undefined>;
+  /**
+   * Gives a key a new secret; the old one keeps working {@link ROTATION_OVERLAP_SECONDS} from `now`
+   * (never past the key's own `expiresAt`); an older secret still in its overlap stops at once.
+   * @returns the key with its new prefix, and the new secret (shown this once).
+   * @throws NotFoundError when the organization has no such key.
+   * @throws InvalidRequestError when the key is revoked.
+   */
+  rotate(organizationId: string, keyId: string, now?: Date): Promise<{ key: ApiKeyView; secret: string }>;
 }
+
+/** A stored key description as the API shows it. */
+function toApiKeyView(item: Record<string, unknown>): ApiKeyView {
+  const number = (value: unknown) => (typeof value === 'number' ? value : null);
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    id: String(item.keyId),
+    name: String(item.name),
+    prefix: String(item.prefix),
+    scopes: storedScopes(item.scopes) ?? [...SCOPES],
+    limits: { maxCreditsPerLaunch: number(item.maxCreditsPerLaunch), monthlyCredits: number(item.monthlyCredits) },
+    createdAt: String(item.createdAt),
+    expiresAt: text(item.expiresAt),
+    lastUsedAt: text(item.lastUsedAt),
+    revokedAt: text(item.revokedAt),
+    test: isTestOrganizationId(String(item.organizationId)),
+  };
+}
+
+/** Scopes as stored (a list), in the order of {@link SCOPES}; `undefined` when none are stored (every scope). */
+function storedScopes(value: unknown): Scope[] | undefined {
+  if (!(value instanceof Set) && !Array.isArray(value)) return undefined;
+  const held = new Set([...(value as Iterable<unknown>)]);
+  return SCOPES.filter((scope) => held.has(scope));
+}
+
+/**
+ * The two items a new key writes, for one transaction: its secret's item
+ * (what authentication reads: `keys.apiKey`) and its description (what
+ * keys/list shows: `keys.apiKeyDescription`). Both conditional on being new.
+ * @param apiKey - the plaintext secret (only its hash and first {@link KEY_PREFIX_LENGTH} characters are stored).
+ * @param createdAt - ISO 8601.
+ */
+export function issuedKeyItems(tableName: string, organizationId: string, apiKey: string, createdAt: string, details: NewKeyDetails = {}, keyId = newApiKeyId()) {
+  const keyHash = hashApiKey(apiKey);
+  const scopes = details.scopes ? { scopes: SCOPES.filter((scope) => details.scopes!.includes(scope)) } : {};
+  const expiresAt = details.expiresAt ? { expiresAt: details.expiresAt } : {};
+  const limits = {
+    ...(details.limits?.maxCreditsPerLaunch != null ? { maxCreditsPerLaunch: details.limits.maxCreditsPerLaunch } : {}),
+    ...(details.limits?.monthlyCredits != null ? { monthlyCredits: details.limits.monthlyCredits } : {}),
+  };
+  return [
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...keys.apiKey(keyHash), type: 'apiKey', keyHash, organizationId, createdAt, keyId, ...scopes, ...expiresAt, ...limits },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.apiKeyDescription(organizationId, keyId),
+          type: 'apiKeyDescription',
+          keyId,
+          organizationId,
+          name: details.name ?? OPERATOR_KEY_NAME,
+          prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+          createdAt,
+          currentHash: keyHash,
+          ...scopes,
+          ...expiresAt,
+          ...limits,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ] as const;
+}
+
+/** The limit attributes of a stored key item (copied onto a rotated key's new secret). */
+const limitsOf = (item: Record<string, unknown>) => ({
+  ...(typeof item.maxCreditsPerLaunch === 'number' ? { maxCreditsPerLaunch: item.maxCreditsPerLaunch } : {}),
+  ...(typeof item.monthlyCredits === 'number' ? { monthlyCredits: item.monthlyCredits } : {}),
+});
+
+/** The name of a key the operator makes without one. */
+export const OPERATOR_KEY_NAME = 'Operator key';
 
 /**
  * The attributes of a new organization item that list its first key as its
@@ -107,49 +262,127 @@ export function keyNotRevoked(tableName: string, keyHash: string) {
   return { ConditionCheck: { TableName: tableName, Key: keys.apiKey(keyHash), ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)' } };
 }
 
-/**
- * The transaction item that writes a new key (conditional on the key being
- * new), for {@link ApiKeyStore.create} and the organization's first key.
- * @param apiKey - the plaintext key (only its hash is stored).
- * @param createdAt - ISO 8601.
- * @param scopes - the key's scopes; none: every scope.
- */
-export function apiKeyPut(tableName: string, organizationId: string, apiKey: string, createdAt: string, scopes?: readonly Scope[]) {
-  const keyHash = hashApiKey(apiKey);
-  return {
-    Put: {
-      TableName: tableName,
-      // No `scopes`: every scope (a string set is never empty; keys.create refuses an empty list).
-      Item: { ...keys.apiKey(keyHash), type: 'apiKey', keyHash, organizationId, createdAt, ...(scopes ? { scopes: [...scopes] } : {}) },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
 /** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
 export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): ApiKeyStore {
   const findByHash = async (keyHash: string): Promise<ApiKeyRecord | undefined> => {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true }));
     return Item ? toApiKeyRecord(Item) : undefined;
   };
+  const readDescription = async (organizationId: string, keyId: string) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true }))).Item;
+  const issue = async (organizationId: string, details: NewKeyDetails, now = new Date()) => {
+    const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
+    const items = issuedKeyItems(tableName, organizationId, secret, now.toISOString(), details);
+    // The key's items and its place in the organization's list, together (or none: an unknown organization).
+    const outcome = await transactWrite(client, { TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(secret)] }), ...items] });
+    if (!outcome.ok) throw new NotFoundError('organization', organizationId);
+    return { key: toApiKeyView(items[1].Put.Item), secret };
+  };
   return {
     find: (apiKey) => findByHash(hashApiKey(apiKey)),
     findByHash,
 
     async create(organizationId, options = {}) {
-      const apiKey = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
-      // The key item and its place in the organization's list, together (or neither: an unknown organization).
-      const outcome = await transactWrite(client, {
-        TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(apiKey)] }), apiKeyPut(tableName, organizationId, apiKey, new Date().toISOString(), options.scopes)],
+      return (await issue(organizationId, options.scopes ? { scopes: options.scopes } : {})).secret;
+    },
+
+    issue,
+
+    async page(organizationId, limit, after) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+          ExpressionAttributeValues: { ':pk': keys.apiKeyDescriptions(organizationId), ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }) },
+          Limit: limit + 1,
+        }),
+      );
+      const page = Items.slice(0, limit).map(toApiKeyView);
+      return { keys: page, next: Items.length > limit ? page.at(-1)?.id : undefined };
+    },
+
+    async revokeById(organizationId, keyId, now = new Date()) {
+      const description = await readDescription(organizationId, keyId);
+      if (!description) return undefined;
+      if (description.revokedAt) return toApiKeyView(description);
+      const at = now.toISOString();
+      const hashes = [String(description.currentHash), ...(description.previousHash ? [String(description.previousHash)] : [])];
+      const revoke = (key: Record<string, unknown>) => ({
+        Update: { TableName: tableName, Key: key, UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': at } },
       });
-      if (!outcome.ok) throw new NotFoundError('organization', organizationId);
-      return apiKey;
+      // Every secret of the key, its description and the organization's lists, together.
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          revoke(keys.apiKeyDescription(organizationId, keyId)),
+          ...hashes.map((hash) => revoke(keys.apiKey(hash))),
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(organizationId),
+              UpdateExpression: 'DELETE activeApiKeys :hashes, expiringApiKeys :hashes',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':hashes': new Set(hashes) },
+            },
+          },
+        ],
+      });
+      if (!outcome.ok) throw new Error(`Revoking ${keyId} failed its conditions (items missing); nothing was written`);
+      return toApiKeyView({ ...description, revokedAt: at });
+    },
+
+    async rotate(organizationId, keyId, now = new Date()) {
+      const description = await readDescription(organizationId, keyId);
+      if (!description) throw new NotFoundError('api_key', keyId);
+      if (description.revokedAt) throw new InvalidRequestError('The key is revoked: a revoked key cannot be rotated; create a new one.', ['id: revoked key']);
+      const at = now.toISOString();
+      const oldHash = String(description.currentHash);
+      const ownExpiry = typeof description.expiresAt === 'string' ? description.expiresAt : undefined;
+      const overlapEnd = new Date(Math.min(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000, ownExpiry ? Date.parse(ownExpiry) : Infinity)).toISOString();
+      const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
+      const newHash = hashApiKey(secret);
+      const [secretPut] = issuedKeyItems(tableName, organizationId, secret, at, { ...(storedScopes(description.scopes) ? { scopes: storedScopes(description.scopes)! } : {}), ...(ownExpiry ? { expiresAt: ownExpiry } : {}) }, keyId);
+      const older = typeof description.previousHash === 'string' && description.previousHash !== oldHash ? description.previousHash : undefined;
+      const endAt = (hash: string, until: string) => ({
+        Update: { TableName: tableName, Key: keys.apiKey(hash), UpdateExpression: 'SET expiresAt = :until', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':until': until } },
+      });
+      const outcome = await transactWrite(client, {
+        TransactItems: [
+          { Put: { ...secretPut.Put, Item: { ...secretPut.Put.Item, ...limitsOf(description) } } },
+          endAt(oldHash, overlapEnd),
+          // A secret rotated out earlier and still in its overlap stops now: a key has at most two secrets.
+          ...(older && typeof description.previousExpiresAt === 'string' && description.previousExpiresAt > at ? [endAt(older, at)] : []),
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.apiKeyDescription(organizationId, keyId),
+              UpdateExpression: 'SET currentHash = :new, previousHash = :old, previousExpiresAt = :until, prefix = :prefix, rotatedAt = :now',
+              // Two rotations at once: one wins, the other writes nothing.
+              ConditionExpression: 'currentHash = :old AND attribute_not_exists(revokedAt)',
+              ExpressionAttributeValues: { ':new': newHash, ':old': oldHash, ':until': overlapEnd, ':prefix': secret.slice(0, KEY_PREFIX_LENGTH), ':now': at },
+            },
+          },
+          {
+            // The new secret is listed; the old one is marked expiring, so a request with it reads its item (and its end).
+            Update: {
+              TableName: tableName,
+              Key: keys.organization(organizationId),
+              UpdateExpression: 'ADD activeApiKeys :new, expiringApiKeys :old',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':new': new Set([newHash]), ':old': new Set([oldHash]) },
+            },
+          },
+        ],
+      });
+      if (!outcome.ok) throw new InvalidRequestError('The key changed meanwhile (rotated or revoked by another request): list it and try again.', ['id: changed meanwhile']);
+      return { key: toApiKeyView({ ...description, prefix: secret.slice(0, KEY_PREFIX_LENGTH) }), secret };
     },
 
     async revoke(apiKey) {
       const keyHash = hashApiKey(apiKey);
       const record = await findByHash(keyHash);
       if (!record) return false;
+      // A key with a description: revoked by its ID (every secret of it, and the description).
+      if (record.keyId && (await readDescription(record.organizationId, record.keyId))) return (await this.revokeById(record.organizationId, record.keyId)) !== undefined;
       const revokeItem = {
         TableName: tableName,
         Key: keys.apiKey(keyHash),
@@ -177,8 +410,9 @@ function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
     organizationId: String(item.organizationId),
     createdAt: String(item.createdAt),
     ...(item.revokedAt ? { revokedAt: String(item.revokedAt) } : {}),
-    ...(item.scopes instanceof Set || Array.isArray(item.scopes) ? { scopes: [...(item.scopes as Iterable<unknown>)].filter(isScope) } : {}),
+    ...(storedScopes(item.scopes) ? { scopes: storedScopes(item.scopes)! } : {}),
     ...(item.expiresAt ? { expiresAt: String(item.expiresAt) } : {}),
+    ...(item.keyId ? { keyId: String(item.keyId) } : {}),
   };
 }
 
@@ -206,5 +440,8 @@ export function confirmActiveKey(keyCheck: KeyCheck | undefined, organizationIte
   if (!keyCheck || keyCheck.verified || !organizationItem || organizationItem.id !== keyCheck.organizationId) return;
   const list = activeKeyListOf(organizationItem);
   if (!list?.complete) return;
+  // The old secret of a rotated key: its item holds when it stops (the request reads it).
+  const expiring = organizationItem.expiringApiKeys;
+  if (expiring instanceof Set && expiring.has(keyCheck.keyHash)) return;
   keyCheck.confirmListed(list.hashes.has(keyCheck.keyHash));
 }

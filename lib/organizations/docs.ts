@@ -6,7 +6,9 @@
  */
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
-import { describeLimitsOperation, describeOrganizationOperation } from './schema';
+import { SETTINGS } from '../config';
+import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from './schema';
+import { SCOPES } from '../http/scopes';
 
 /** `data` of `POST /v1/org/describe`. */
 export const OrganizationDescription = z
@@ -52,6 +54,46 @@ export const OrganizationLimits = z
 /** The shape of `data` of `POST /v1/org/limits`. */
 export type OrganizationLimits = z.infer<typeof OrganizationLimits>;
 
+const nullableTime = (description: string) => z.nullable(z.string()).check(z.meta({ description }));
+
+/** An API key as keys/* show it: never its secret. */
+export const ApiKeySchema = z
+  .strictObject({
+    id: z.string().check(z.meta({ description: 'The key (`key_…`), the same across rotations.', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })),
+    name: z.string().check(z.meta({ description: 'What the key is for.', example: 'CRM sync (read only)' })),
+    prefix: z.string().check(z.meta({ description: 'The first 12 characters of its current secret, to recognize it.', example: 'cek_7Hq2kXv9' })),
+    scopes: z.array(z.enum(SCOPES)).check(z.meta({ description: 'What the key may do.' })),
+    limits: z.strictObject({
+      maxCreditsPerLaunch: z.nullable(z.int()).check(z.meta({ description: 'Most credits one launch with the key may charge; null: no limit of its own.' })),
+      monthlyCredits: z.nullable(z.int()).check(z.meta({ description: 'Most credits the key may charge per UTC month, net of refunds; null: no limit of its own.' })),
+    }),
+    createdAt: z.string().check(z.meta({ description: 'ISO 8601.' })),
+    expiresAt: nullableTime('When it stops working (401 `expired_api_key`); null: never.'),
+    lastUsedAt: nullableTime('Last authenticated request with it, to the minute; null: none yet.'),
+    revokedAt: nullableTime('When it was revoked; null: it is not.'),
+    test: z.boolean().check(z.meta({ description: 'A test key (`cek_test_…`), acting on the test twin.' })),
+  })
+  .check(z.meta({ id: 'ApiKey' }));
+
+const keyExample = {
+  id: 'key_3kTMd9nPq2ZbXw7vRfGh1',
+  name: 'CRM sync (read only)',
+  prefix: 'cek_7Hq2kXv9',
+  scopes: ['campaigns:read', 'results:read'],
+  limits: { maxCreditsPerLaunch: null, monthlyCredits: null },
+  createdAt: '2026-11-22T09:30:00.000Z',
+  expiresAt: '2027-11-22T09:30:00.000Z',
+  lastUsedAt: null,
+  revokedAt: null,
+  test: false,
+};
+const secretExample = 'cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5';
+
+/** `data` of keys/create and keys/rotate: the key and its secret, shown only here. */
+export const ApiKeyWithSecretSchema = z
+  .strictObject({ key: ApiKeySchema, secret: z.string().check(z.meta({ description: 'The key’s secret (`cek_…`): shown only in this answer; store it in a secret store.' })) })
+  .check(z.meta({ id: 'ApiKeyWithSecret' }));
+
 /** The organization operations, documented. */
 export const organizationOperationDocs = [
   documentOperation(describeOrganizationOperation, {
@@ -74,11 +116,50 @@ export const organizationOperationDocs = [
     response: OrganizationLimits,
     errors: ['invalid_request', 'revoked_api_key'],
     responseExample: {
-      requests: { limit: 200, windowSeconds: 10 },
-      exportsPerHour: 60,
-      uploadsPerHour: 60,
+      // The deployment's defaults (SETTINGS, lib/config.ts), as a fresh organization reads them.
+      requests: { limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default },
+      exportsPerHour: SETTINGS.exportsPerHour.default,
+      uploadsPerHour: SETTINGS.uploadsPerHour.default,
       monthlySpend: { limit: 50000, spent: 1212, resetsAt: '2026-12-01T00:00:00.000Z' },
       lowBalanceThreshold: 1000,
     },
+  }),
+  documentOperation(createKeyOperation, {
+    tag: 'keys',
+    summary: 'Create an API key',
+    description:
+      'A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.',
+    response: ApiKeyWithSecretSchema,
+    errors: ['invalid_request', 'revoked_api_key'],
+    example: { name: 'CRM sync (read only)', scopes: ['campaigns:read', 'results:read'], expiresAt: '2027-11-22T09:30:00.000Z' },
+    responseExample: { key: keyExample, secret: secretExample },
+  }),
+  documentOperation(listKeysOperation, {
+    tag: 'keys',
+    summary: "List the organization's API keys",
+    description: 'A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.',
+    response: z.strictObject({ keys: z.array(ApiKeySchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'ApiKeyPage' })),
+    errors: ['invalid_request', 'revoked_api_key'],
+    example: { limit: 20 },
+    responseExample: { keys: [keyExample], nextCursor: null },
+  }),
+  documentOperation(revokeKeyOperation, {
+    tag: 'keys',
+    summary: 'Revoke an API key',
+    description: 'Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.',
+    response: z.strictObject({ key: ApiKeySchema }).check(z.meta({ id: 'RevokedApiKey' })),
+    errors: ['invalid_request', 'revoked_api_key', 'not_found'],
+    example: { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' },
+    responseExample: { key: { ...keyExample, revokedAt: '2026-11-23T10:00:00.000Z' } },
+  }),
+  documentOperation(rotateKeyOperation, {
+    tag: 'keys',
+    summary: 'Rotate an API key’s secret',
+    description:
+      'A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).',
+    response: ApiKeyWithSecretSchema,
+    errors: ['invalid_request', 'revoked_api_key', 'not_found'],
+    example: { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' },
+    responseExample: { key: keyExample, secret: secretExample },
   }),
 ];

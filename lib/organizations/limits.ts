@@ -20,6 +20,7 @@ import type { TransactItem } from '../credits/ledger';
 import type { RatePolicy } from '../http/rate-limit';
 import type { KeyCheck } from '../http/auth';
 import type { OrganizationLimits } from './docs';
+import { LIMIT_MINIMUMS } from './limit-minimums';
 
 /** The deployment's limits (lib/config.ts; docs/limits.md). */
 export interface LimitDefaults {
@@ -60,15 +61,7 @@ const ATTRIBUTES = {
   lowBalanceThreshold: 'lowBalanceThreshold',
 } as const satisfies Record<keyof LimitsChange, string>;
 
-/** The smallest value of each override (a whole number at least this; `null` removes it). */
-export const LIMIT_MINIMUMS = {
-  requests: 1,
-  windowSeconds: 1,
-  exportsPerHour: 1,
-  uploadsPerHour: 1,
-  monthlySpendLimit: 0,
-  lowBalanceThreshold: 0,
-} as const satisfies Record<keyof LimitsChange, number>;
+export { LIMIT_MINIMUMS } from './limit-minimums';
 
 /** The overrides an organization item holds (absent: the default, or none, applies). */
 export type LimitOverrides = { [K in keyof LimitsChange]?: number };

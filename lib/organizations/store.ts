@@ -13,7 +13,7 @@ import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdO
 import { NotFoundError } from '../errors';
 import { LEDGER_WRITTEN_AT, ledgerEntries, ledgerPut } from '../credits/ledger';
 import type { KeyCheck } from '../http/auth';
-import { apiKeyPut, confirmActiveKey, firstActiveKey } from './api-keys';
+import { confirmActiveKey, firstActiveKey, issuedKeyItems } from './api-keys';
 import { pendingRecencyOf, type PendingRecency } from '../history/recency-pending';
 import { limitOverridesOf, type LimitOverrides } from './limits';
 
@@ -202,7 +202,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          apiKeyPut(tableName, organization.id, apiKey, organization.createdAt),
+          ...issuedKeyItems(tableName, organization.id, apiKey, organization.createdAt),
           ...(grant ? [ledgerPut(tableName, grant)] : []),
         ],
       });

@@ -10,8 +10,7 @@ import pMap from 'p-map';
 import { logger } from '../observability';
 import { objectKeys } from '../objects';
 import type { CampaignStore } from '../campaigns/store';
-import { decodeContactIdentifiers } from '../results/csv';
-import { resultsPrefix, withoutContacts, type ResultStore } from '../results/parts';
+import { resultsPrefix, storedContactIdentifiers, withoutContacts, type ResultStore } from '../results/parts';
 import type { PrefixStore } from '../storage/prefixes';
 import { contactHashes } from './identifiers';
 import type { ReceiptSigner } from './receipt';
@@ -59,7 +58,7 @@ export async function eraseFromOrganization(deps: EraseDependencies, organizatio
     parts,
     async ({ campaignId, key }) => {
       const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
-        const contact = decodeContactIdentifiers(reader.bytes, reader.contactStart, reader.contactEnd);
+        const contact = storedContactIdentifiers(reader);
         if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
         if (contact.contactId) {
           if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());

@@ -1,24 +1,40 @@
 /**
- * Enrichment results in S3: one part per workflow batch, so export never
- * needs the warehouse again (docs/data-model.md "Result parts").
+ * Enrichment results in S3: one part per workflow batch, so export and the
+ * results readers never need the warehouse again (docs/data-model.md
+ * "Result parts").
  *
- * A part holds the batch's rows already encoded as the export file writes
- * them (docs/csv.md: cells neutralized and RFC 4180-escaped, contacts best
- * first), with per contact the flags the export's filters read, so an export
- * only filters and concatenates bytes: it parses no JSON and escapes nothing.
- * Only `enriched_at` is missing from the rows: the campaign's completion time
- * is not known while a batch runs; the export appends it.
+ * A part serves two readers. The CSV export needs the batch's rows already
+ * encoded as the file writes them (docs/csv.md: cells neutralized and RFC
+ * 4180-escaped, contacts best first), with per contact the flags its filters
+ * read, so it only filters and concatenates bytes. The results page and
+ * stream (docs/results.md) need the raw values (a neutralized cell's `'`
+ * cannot be undone without ambiguity), so each account and each contact also
+ * carries its values as a JSON array (lib/results/json.ts owns the keys and
+ * their order): a reader parses it, and the export skips it by its length. Only `enriched_at` is missing from the rows: the
+ * campaign's completion time is not known while a batch runs; the export
+ * appends it.
  *
- * Binary layout (integers unsigned 32-bit little-endian, `u8` one byte):
+ * Binary layout, version 2 (integers unsigned 32-bit little-endian, `u8`
+ * one byte):
  *
- *     part    = "CEP1" account*
+ *     part    = "CEP2" account*
  *     account = u32 rest    (bytes of this account after this field)
  *               u32 cells   (bytes of the account cells)
  *               account cells: `account_id` … `account_country`, each followed by ","
+ *               u32 json    (bytes of the account's JSON)
+ *               account JSON (UTF-8 array `[accountId, outcome, name, …]`, {@link resultAccountJson})
  *               contact*    (best first, until the account's end)
  *     contact = u8 flags    (1 mobile phone, 2 email: lib/results/csv.ts contactFlags)
  *               u32 cells   (bytes of the contact cells)
  *               contact cells: `contact_id` … `contact_country`, each followed by ","
+ *               u32 json    (bytes of the contact's JSON)
+ *               contact JSON (UTF-8 array of its values, {@link resultContactJson})
+ *
+ * Version 1 (`"CEP1"`, the same without the two JSON fields) was written
+ * until this release; it is still read (the export needs only the cells) for
+ * as long as such parts can exist: one result access period (30 days, see
+ * docs/lifetimes.md) after the deployment that writes version 2. A version 1
+ * part has no raw values ({@link ResultPartReader.hasJson} false).
  *
  * A contact row is account cells + contact cells + `enriched_at` CRLF; an
  * account-only row is account cells + twelve commas + `enriched_at` CRLF.
@@ -27,7 +43,8 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
-import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts, type EnrichedAccount } from './csv';
+import { contactFlags, decodeContactIdentifiers, encodeAccountCells, encodeContactCells, orderContacts, type ContactIdentifierFields, type EnrichedAccount } from './csv';
+import { contactFromStored, resultAccountJson, resultContactJson } from './json';
 import { objectKeys } from '../objects';
 
 /** Prefix of an attempt's result parts (lib/objects.ts). */
@@ -37,8 +54,10 @@ export const resultsPrefix = objectKeys.resultsPrefix;
 export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.bin`;
 
 
-/** The first bytes of every result part: the layout's name and version. */
-const MAGIC = Buffer.from('CEP1', 'latin1');
+/** The first bytes of every result part written now: the layout's name and version. */
+const MAGIC = Buffer.from('CEP2', 'latin1');
+/** The first bytes of a version 1 part (no JSON fields), still read. */
+const MAGIC_V1 = Buffer.from('CEP1', 'latin1');
 
 /**
  * Encodes the accounts of one batch as a result part (layout in the module
@@ -50,16 +69,22 @@ export function encodePart(accounts: readonly EnrichedAccount[]): Buffer {
   const pieces: Buffer[] = [MAGIC];
   for (const account of accounts) {
     const cells = Buffer.from(encodeAccountCells(account), 'utf8');
+    const json = Buffer.from(resultAccountJson(account), 'utf8');
     const header = Buffer.allocUnsafe(8);
-    pieces.push(header, cells);
-    let rest = 4 + cells.length;
+    const jsonHeader = Buffer.allocUnsafe(4);
+    jsonHeader.writeUInt32LE(json.length, 0);
+    pieces.push(header, cells, jsonHeader, json);
+    let rest = 4 + cells.length + 4 + json.length;
     for (const contact of orderContacts(account.contacts)) {
       const contactCells = Buffer.from(encodeContactCells(contact), 'utf8');
+      const contactJson = Buffer.from(resultContactJson(contact), 'utf8');
       const contactHeader = Buffer.allocUnsafe(5);
       contactHeader[0] = contactFlags(contact);
       contactHeader.writeUInt32LE(contactCells.length, 1);
-      pieces.push(contactHeader, contactCells);
-      rest += 5 + contactCells.length;
+      const contactJsonHeader = Buffer.allocUnsafe(4);
+      contactJsonHeader.writeUInt32LE(contactJson.length, 0);
+      pieces.push(contactHeader, contactCells, contactJsonHeader, contactJson);
+      rest += 5 + contactCells.length + 4 + contactJson.length;
     }
     header.writeUInt32LE(rest, 0);
     header.writeUInt32LE(cells.length, 4);
@@ -94,14 +119,47 @@ export class ResultPartReader {
   contactStart = 0;
   /** End (exclusive) of the current contact's cells. */
   contactEnd = 0;
+  /** Start of the current account's JSON in {@link bytes} (version 2; equal to the end in version 1). */
+  accountJsonStart = 0;
+  /** End (exclusive) of the current account's JSON. */
+  accountJsonEnd = 0;
+  /** Start of the current contact's JSON in {@link bytes} (version 2; equal to the end in version 1). */
+  contactJsonStart = 0;
+  /** End (exclusive) of the current contact's JSON. */
+  contactJsonEnd = 0;
+  /** Whether the part carries raw values (layout version 2 and later). */
+  readonly hasJson: boolean;
   private nextAccountAt = MAGIC.length;
   private accountLimit = 0;
   private cursor = 0;
 
-  /** @throws ResultPartFormatError when the bytes do not start with the layout's magic. */
+  /** @throws ResultPartFormatError when the bytes do not start with a known layout's magic (CEP2, CEP1). */
   constructor(part: Uint8Array) {
     this.bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
-    if (this.bytes.length < MAGIC.length || !MAGIC.equals(this.bytes.subarray(0, MAGIC.length))) throw new ResultPartFormatError('Not a result part of layout CEP1');
+    const magic = this.bytes.subarray(0, MAGIC.length);
+    if (this.bytes.length >= MAGIC.length && MAGIC.equals(magic)) this.hasJson = true;
+    else if (this.bytes.length >= MAGIC.length && MAGIC_V1.equals(magic)) this.hasJson = false;
+    else throw new ResultPartFormatError('Not a result part of layout CEP2 or CEP1');
+  }
+
+  /** Reads the u32 length at `at` and the range after it; throws when it passes `limit`. */
+  private jsonAt(at: number, limit: number): number {
+    if (at + 4 > limit) throw new ResultPartFormatError('Result part cut short');
+    const end = at + 4 + this.bytes.readUInt32LE(at);
+    if (end > limit) throw new ResultPartFormatError('Result part cut short');
+    return end;
+  }
+
+  /** The current account's JSON text (version 2). @throws ResultPartFormatError on a version 1 part. */
+  accountJson(): string {
+    if (!this.hasJson) throw new ResultPartFormatError('A CEP1 result part holds no raw values');
+    return this.bytes.toString('utf8', this.accountJsonStart, this.accountJsonEnd);
+  }
+
+  /** The current contact's JSON text (version 2). @throws ResultPartFormatError on a version 1 part. */
+  contactJson(): string {
+    if (!this.hasJson) throw new ResultPartFormatError('A CEP1 result part holds no raw values');
+    return this.bytes.toString('utf8', this.contactJsonStart, this.contactJsonEnd);
   }
 
   /**
@@ -119,6 +177,14 @@ export class ResultPartReader {
     this.accountStart = at + 8;
     this.accountEnd = cellsEnd;
     this.cursor = cellsEnd;
+    if (this.hasJson) {
+      const jsonEnd = this.jsonAt(cellsEnd, limit);
+      this.accountJsonStart = cellsEnd + 4;
+      this.accountJsonEnd = jsonEnd;
+      this.cursor = jsonEnd;
+    } else {
+      this.accountJsonStart = this.accountJsonEnd = cellsEnd;
+    }
     this.accountLimit = limit;
     this.nextAccountAt = limit;
     return true;
@@ -139,38 +205,63 @@ export class ResultPartReader {
     this.contactStart = at + 5;
     this.contactEnd = end;
     this.cursor = end;
+    if (this.hasJson) {
+      const jsonEnd = this.jsonAt(end, this.accountLimit);
+      this.contactJsonStart = end + 4;
+      this.contactJsonEnd = jsonEnd;
+      this.cursor = jsonEnd;
+    } else {
+      this.contactJsonStart = this.contactJsonEnd = end;
+    }
     return true;
   }
 }
 
 /**
+ * The identifying fields of the reader's current contact: from its raw JSON
+ * ({@link contactFromStored}) in a version 2 part, from its encoded cells
+ * (lib/results/csv.ts `decodeContactIdentifiers`) in a version 1 part, which
+ * has no JSON. What privacy's suppression check and erasure read
+ * (docs/privacy.md).
+ * @throws ResultPartFormatError / SyntaxError when the contact's bytes are damaged.
+ */
+export function storedContactIdentifiers(reader: ResultPartReader): ContactIdentifierFields {
+  if (!reader.hasJson) return decodeContactIdentifiers(reader.bytes, reader.contactStart, reader.contactEnd);
+  const { contactId, email, mobilePhone, directPhone, linkedinUrl } = contactFromStored(reader.contactJson());
+  return { contactId, email, mobilePhone, directPhone, linkedinUrl };
+}
+
+/**
  * A part without some of its contacts (an erasure rewrites stored results):
  * the same accounts in the same order, each keeping the contacts `keep`
- * accepts (it reads the reader's current contact), in the same layout.
+ * accepts (it reads the reader's current contact), in the part's own layout
+ * version; a dropped contact leaves with both its cells and its JSON.
  * @returns the new bytes and how many contacts were dropped (0: `bytes` is the original, nothing to write).
  * @throws ResultPartFormatError when `part` is not a result part.
  */
 export function withoutContacts(part: Uint8Array, keep: (reader: ResultPartReader) => boolean): { bytes: Buffer; removed: number } {
   const reader = new ResultPartReader(part);
   const source = reader.bytes;
-  const pieces: Buffer[] = [MAGIC];
+  const pieces: Buffer[] = [source.subarray(0, MAGIC.length)];
   let removed = 0;
   while (reader.nextAccount()) {
     const header = Buffer.allocUnsafe(8);
-    const cells = source.subarray(reader.accountStart, reader.accountEnd);
-    pieces.push(header, cells);
-    let rest = 4 + cells.length;
+    // The account's cells and, in version 2, its JSON length and JSON (the account JSON names no contact).
+    const head = source.subarray(reader.accountStart, reader.hasJson ? reader.accountJsonEnd : reader.accountEnd);
+    pieces.push(header, head);
+    let rest = 4 + head.length;
     while (reader.nextContact()) {
       if (!keep(reader)) {
         removed++;
         continue;
       }
-      const contact = source.subarray(reader.contactStart - 5, reader.contactEnd);
+      // Flags, cells length, cells and, in version 2, the JSON length and JSON.
+      const contact = source.subarray(reader.contactStart - 5, reader.hasJson ? reader.contactJsonEnd : reader.contactEnd);
       pieces.push(contact);
       rest += contact.length;
     }
     header.writeUInt32LE(rest, 0);
-    header.writeUInt32LE(cells.length, 4);
+    header.writeUInt32LE(reader.accountEnd - reader.accountStart, 4);
   }
   return removed === 0 ? { bytes: source, removed } : { bytes: Buffer.concat(pieces), removed };
 }

@@ -8,6 +8,8 @@ import { InvalidRequestError } from '../errors';
 import { newUploadId } from '../ids';
 import { objectKeys } from '../objects';
 import { formatIssues } from '../http/issues';
+import { withQuotaUse, type QuotaUse } from '../http/rate-limit';
+import { logger } from '../observability';
 import { readAccountIdRows } from '../account-lists/account-list';
 import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../account-lists/schema';
 import { MAX_UPLOAD_BYTES, type CreateUploadInput } from './schema';
@@ -27,7 +29,7 @@ export interface UploadDependencies {
    * Counts one upload against the organization's uploads per hour (docs/limits.md); throws RateLimitedError
    * (429 `rate_limited`, `policy: "uploads"`) past it, before anything is signed or written. None: no limit.
    */
-  quota?: (organizationId: string) => Promise<void>;
+  quota?: (organizationId: string) => Promise<QuotaUse>;
 }
 
 /** What {@link readUploadedAccountIds} needs (campaign create). */
@@ -42,24 +44,31 @@ export interface UploadReadDependencies {
  * @returns the upload as the API answers it; `expiresAt` is when the URL stops working.
  */
 export async function createUpload(deps: UploadDependencies, organizationId: string, input: CreateUploadInput): Promise<Upload> {
-  await deps.quota?.(organizationId);
-  const uploadId = newUploadId();
-  const objectKey = objectKeys.upload(organizationId, uploadId);
-  // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.
-  const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const expiresAt = new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString();
-  const url = await deps.presigner.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
-  await deps.uploads.put({
-    uploadId,
-    organizationId,
-    objectKey,
-    contentType: input.contentType ?? null,
-    maxBytes: MAX_UPLOAD_BYTES,
-    createdAt: signedAt.toISOString(),
-    urlExpiresAt: expiresAt,
-    usableUntil: new Date(signedAt.getTime() + deps.ttlSeconds * 1000).toISOString(),
-  });
-  return { uploadId, url, expiresAt, maxBytes: MAX_UPLOAD_BYTES };
+  // Counted now; given back if signing or the record fails (docs/limits.md).
+  const use = await deps.quota?.(organizationId);
+  return withQuotaUse(
+    use,
+    async () => {
+      const uploadId = newUploadId();
+      const objectKey = objectKeys.upload(organizationId, uploadId);
+      // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.
+      const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const expiresAt = new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString();
+      const url = await deps.presigner.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
+      await deps.uploads.put({
+        uploadId,
+        organizationId,
+        objectKey,
+        contentType: input.contentType ?? null,
+        maxBytes: MAX_UPLOAD_BYTES,
+        createdAt: signedAt.toISOString(),
+        urlExpiresAt: expiresAt,
+        usableUntil: new Date(signedAt.getTime() + deps.ttlSeconds * 1000).toISOString(),
+      });
+      return { uploadId, url, expiresAt, maxBytes: MAX_UPLOAD_BYTES };
+    },
+    (error) => logger.error('Giving back the upload quota failed', { error }),
+  );
 }
 
 const refuse = (field: string, problem: string, message = `${field} cannot be used: ${problem}.`) => new InvalidRequestError(message, [`${field}: ${problem}`]);

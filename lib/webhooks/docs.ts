@@ -122,6 +122,23 @@ export const CreditsLowEventPayloadSchema = z
     }),
   }).check(z.meta({ id: 'WebhookEvent_organization_credits_low' }));
 
+/** The body of `campaign.accounts_processed` (docs/results.md): one batch of accounts became readable. */
+export const AccountsProcessedEventPayloadSchema = z
+  .strictObject({
+    type: z.literal('campaign.accounts_processed'),
+    timestamp: timestamp().check(z.meta({ description: 'When the batch became readable.' })),
+    data: z.strictObject({
+      campaign: z.strictObject({ id: z.string(), status: z.string().check(z.meta({ description: 'The campaign\'s status then: `enriching`.' })) }),
+      attemptId: z.string().check(z.meta({ description: 'The attempt the seqs belong to.' })),
+      fromSeq: z.int().check(z.minimum(1), z.meta({ description: 'The batch\'s first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`.' })),
+      toSeq: z.int().check(z.minimum(1), z.meta({ description: 'The batch\'s last seq.' })),
+      counts: z.strictObject({
+        found: z.int().check(z.minimum(0), z.meta({ description: 'Accounts of the batch with at least one contact.' })),
+        notFound: z.int().check(z.minimum(0), z.meta({ description: 'Accounts of the batch without contacts.' })),
+      }),
+    }),
+  }).check(z.meta({ id: 'WebhookEvent_campaign_accounts_processed' }));
+
 /** The body of `webhook.test`. */
 export const TestEventPayloadSchema = z
   .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) }).check(z.meta({ id: 'WebhookEvent_webhook_test' }));
@@ -135,6 +152,7 @@ export const eventPayloadSchemas = () =>
   [
     ...CAMPAIGN_EVENT_TYPES.map((type) => [type, campaignEventPayloadSchema(type)] as const),
     ['organization.credits_low', CreditsLowEventPayloadSchema] as const,
+    ['campaign.accounts_processed', AccountsProcessedEventPayloadSchema] as const,
     ['webhook.test', TestEventPayloadSchema] as const,
   ] as const;
 
@@ -168,6 +186,11 @@ export const EVENT_EXAMPLES: Record<WebhookDocumentedEventType, unknown> = {
     timestamp: '2026-11-22T10:02:41.518Z',
     data: { organization: { id: 'org_7Hq2kXv9LmN3pR5sT8wYz' }, credits: { smb: 740, threshold: 1000 } },
   },
+  'campaign.accounts_processed': {
+    type: 'campaign.accounts_processed',
+    timestamp: '2026-11-22T10:03:05.214Z',
+    data: { campaign: { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'enriching' }, attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ', fromSeq: 1001, toSeq: 2000, counts: { found: 812, notFound: 188 } },
+  },
   'webhook.test': { type: 'webhook.test', timestamp: '2026-11-22T09:45:03.120Z', data: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' } },
 };
 
@@ -200,6 +223,7 @@ export const EVENT_DESCRIPTIONS: Record<WebhookDocumentedEventType, string> = {
   'campaign.enrichment_canceled': 'An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`.',
   'campaign.expired': 'The result access period ended: the campaign is `expired`.',
   'organization.credits_low': "A launch's charge took the smb balance from at or above the organization's low-balance threshold to below it (once per crossing; `POST /v1/org/limits` shows the threshold).",
+  'campaign.accounts_processed': 'A batch of accounts became readable as results (docs/results.md): seqs `fromSeq`..`toSeq` of the attempt, once per batch while the campaign enriches.',
   'webhook.test': 'Sent by `/v1/webhooks/test` to one endpoint.',
 };
 

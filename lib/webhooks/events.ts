@@ -27,8 +27,10 @@ export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
 export const PRIVACY_EVENT_TYPES = ['privacy.erasure_completed', 'privacy.contact_erased'] as const;
 /** A privacy event type. */
 export type PrivacyEventType = (typeof PRIVACY_EVENT_TYPES)[number];
+/** Events about results as they arrive (docs/results.md): a batch of accounts became readable. */
+export const RESULTS_EVENT_TYPES = ['campaign.accounts_processed'] as const;
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...PRIVACY_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES, ...PRIVACY_EVENT_TYPES] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -55,6 +57,8 @@ export interface WebhookEvent {
   credits?: { smb: number; threshold: number };
   /** A privacy event's `data`, as sent (built by lib/privacy/events.ts). */
   data?: Record<string, unknown>;
+  /** `campaign.accounts_processed`: the batch that became readable (docs/results.md). */
+  batch?: ProcessedBatch;
   /**
    * The live organization's ID when `organizationId` is a test twin's: the ID the customer knows, which the
    * payload names (docs/test-mode.md); absent for a live organization.
@@ -103,6 +107,27 @@ export function privacyEvent(type: PrivacyEventType, organizationId: string, occ
   return { id: derivedId('evt', organizationId, type, ...idParts), organizationId, type, occurredAt, data };
 }
 
+/** What `campaign.accounts_processed` tells: the campaign, the attempt, the seqs the batch took and what it found. */
+export interface ProcessedBatch {
+  campaignId: string;
+  /** The campaign's status when the batch became readable (`enriching`). */
+  status: string;
+  attemptId: string;
+  fromSeq: number;
+  toSeq: number;
+  found: number;
+  notFound: number;
+}
+
+/**
+ * The `campaign.accounts_processed` event of one readable batch (docs/results.md).
+ * The ID derives from (campaign, attempt, first seq): one event per batch,
+ * however often its transaction is retried.
+ */
+export function accountsProcessedEvent(organizationId: string, occurredAt: string, batch: ProcessedBatch): WebhookEvent {
+  return { id: derivedId('evt', batch.campaignId, batch.attemptId, 'campaign.accounts_processed', String(batch.fromSeq)), organizationId, type: 'campaign.accounts_processed', occurredAt, batch };
+}
+
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
 export const webhookTtl = (at: string | Date): number => Math.floor(new Date(at).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS;
 
@@ -120,6 +145,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
     ...(event.data ? { data: event.data } : {}),
+    ...(event.batch ? { batch: event.batch } : {}),
     ...(event.liveOrganizationId ? { liveOrganizationId: event.liveOrganizationId } : {}),
     ttl: webhookTtl(event.occurredAt),
   };
@@ -137,8 +163,28 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     ...(item.data ? { data: item.data as Record<string, unknown> } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
     ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
+    ...(item.batch ? { batch: toBatch(item.batch as Record<string, unknown>) } : {}),
   };
 }
+
+const toBatch = (b: Record<string, unknown>): ProcessedBatch => ({
+  campaignId: String(b.campaignId),
+  status: String(b.status),
+  attemptId: String(b.attemptId),
+  fromSeq: Number(b.fromSeq),
+  toSeq: Number(b.toSeq),
+  found: Number(b.found),
+  notFound: Number(b.notFound),
+});
+
+/** The `data` of `campaign.accounts_processed` (docs/results.md), members in the document's order. */
+const processedData = (batch: ProcessedBatch) => ({
+  campaign: { id: batch.campaignId, status: batch.status },
+  attemptId: batch.attemptId,
+  fromSeq: batch.fromSeq,
+  toSeq: batch.toSeq,
+  counts: { found: batch.found, notFound: batch.notFound },
+});
 
 /**
  * The transaction items that record `event` with the state change that
@@ -153,7 +199,8 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
  * `{type, timestamp, data}`, `data.campaign` as get shows the campaign at
  * `occurredAt`; `organization.credits_low`: `data: {organization: {id},
  * credits: {smb, threshold}}` (docs/limits.md), `id` the live organization's
- * ID for a test twin's event (docs/test-mode.md).
+ * ID for a test twin's event (docs/test-mode.md); `campaign.accounts_processed`:
+ * `data: {campaign: {id, status}, attemptId, fromSeq, toSeq, counts}` (docs/results.md).
  *
  * @param remainingCredits - the organization's smb balance (credits) for
  *   `data.campaign.credits.remaining`, read when the event is fanned out (the
@@ -166,6 +213,8 @@ export function eventPayload(event: WebhookEvent, remainingCredits: number): str
       ? event.data
       : event.credits
         ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
-      : { endpointId: event.endpointId ?? null };
+        : event.batch
+          ? processedData(event.batch)
+          : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }

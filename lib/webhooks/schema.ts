@@ -36,7 +36,7 @@ export const deliveryId = () =>
 export const WebhookEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
   z.enum(SUBSCRIBABLE_EVENT_TYPES).check(z.meta({
     id: 'WebhookEventType',
-    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `privacy.erasure_completed`, `privacy.contact_erased`.',
+    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.',
   })),
 );
 /** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */

@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
 import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT, sumAlarmNames } from '../../infra/constructs/monitoring';
-import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
+import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
@@ -109,7 +109,7 @@ describe('CampaignEnrichment-dev', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
     // Plus GET /openapi.json, GET /docs and the $default catch-all.
-    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1);
+    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length);
     for (const route of API_ROUTES) {
       const [resource, ...others] = Object.values(routes).filter((r) => r.Properties.RouteKey === `POST ${route.operation.path}`);
       expect(others).toHaveLength(0);
@@ -145,12 +145,20 @@ describe('CampaignEnrichment-dev', () => {
 
   it('serves GET /openapi.json and GET /docs from the docs function, which touches no data', () => {
     for (const path of DOCS_ROUTES) expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
-    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs']);
+    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs', '/.well-known/api-catalog', '/llms.txt', '/.well-known/mcp/server-card.json']);
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
     expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;
     expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 28 });
     expect(fn.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
+  });
+
+  it('serves /mcp (POST, and GET and DELETE for the 405 of a stateless server) from the MCP function, which holds its tools’ routes’ permissions', () => {
+    for (const method of SUPPORT_FUNCTIONS.mcp.methods) expect(functionOfRoute(`${method} /mcp`), method).toBe(logicalId(built.stack.supportFunctions.mcp.function));
+    const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.mcp.functionId));
+    for (const route of MCP_ROUTES) for (const action of actionsOf(statementsOf(template, built.stack, route.functionId))) expect(actions, `${route.functionId}: ${action}`).toContain(action);
+    const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.mcp.function)]!;
+    expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), STATE_MACHINE_ARN: expect.anything() });
   });
 
   it('builds each function from its route’s entry under its functionId', () => {
@@ -317,7 +325,8 @@ describe('CampaignEnrichment-dev', () => {
 
   it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
     // FinishRecording reads the eligible list and writes the account history to the table (issue #29): it writes no object.
-    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', WORKFLOW_TASKS.findContacts.functionId];
+    // The MCP function runs the handlers of create, enrich and export (docs/agents.md): it holds their grants.
+    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
@@ -325,7 +334,7 @@ describe('CampaignEnrichment-dev', () => {
     // the find-contacts, compensate and expire tasks and the reconciler, and only attempts' and evaluations' objects.
     const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => actionsOf(policy.Properties.PolicyDocument.Statement));
     expect(s3Actions.filter((a) => (a.startsWith('s3:Delete') && a !== 's3:DeleteObject') || a === 's3:*')).toEqual([]);
-    const deleters = ['CampaignsEnrich', 'CampaignsCancel', 'EnrichmentReconcile', ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
+    const deleters = ['CampaignsEnrich', 'CampaignsCancel', 'EnrichmentReconcile', SUPPORT_FUNCTIONS.mcp.functionId, ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
     expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const functionId of deleters) {
@@ -340,7 +349,7 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('lets only create (uploaded files), enrich, export, quote, accounts and the find-contacts and finish-recording tasks read the bucket', () => {
-    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
+    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
   });
 
@@ -585,7 +594,7 @@ describe('CampaignEnrichment-dev', () => {
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(support.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
       expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
-      expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length + support.length);
+      expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length + support.length + 1); // and the MCP function (not alarmed yet)
     });
 
     it('alarms on throttled requests of every table operation the functions may call', () => {

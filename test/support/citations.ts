@@ -26,7 +26,7 @@ export interface CitationProblem {
 }
 
 /** Folders never scanned: dependencies, git's own, and what .gitignore keeps out of a clone. */
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'cdk.out', '.local', 'coverage', 'tmp', 'dist']);
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git', 'cdk.out', '.local', 'coverage', 'tmp', 'dist', '.venv-judges', '.schemathesis']);
 
 /** Files larger than this (bytes) are data, not prose: not scanned. */
 const MAX_SCANNED_BYTES = 4_000_000;

@@ -9,12 +9,13 @@ import { encodePart } from '../../lib/results/parts';
 import type { EnrichedAccount } from '../../lib/results/csv';
 import type { ContactSelection } from '../../lib/results/csv';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
+import { deliverable } from '../../lib/results/deliverable';
 
 /** The CSV rows of one account, in CSV_COLUMNS order, and how many carry a contact. */
 export async function accountRows(account: EnrichedAccount, selection: ContactSelection, enrichedAt: string): Promise<{ rows: string[][]; contacts: number }> {
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const chunks: Buffer[] = [];
-  for await (const chunk of csvChunks([encodePart([account])], selection, enrichedAt, counts)) chunks.push(chunk);
+  for await (const chunk of csvChunks([encodePart([account])], deliverable(selection), enrichedAt, counts)) chunks.push(chunk);
   const [, ...rows] = parse(Buffer.concat(chunks), { bom: true, relaxColumnCount: false }) as string[][];
   return { rows, contacts: counts.contacts };
 }

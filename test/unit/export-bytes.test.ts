@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { encodePart, ResultPartFormatError, ResultPartReader } from '../../lib/results/parts';
 import type { EnrichedAccount } from '../../lib/results/csv';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
+import { deliverable } from '../../lib/results/deliverable';
 import { prefetchedParts } from '../../lib/exports/export';
 import type { ContactSelection } from '../../lib/results/csv';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
@@ -35,7 +36,7 @@ const label = (s: ContactSelection) => `hasMobilePhone=${s.hasMobilePhone} hasEm
 async function newExport(parts: readonly (readonly EnrichedAccount[])[], selection: ContactSelection, enrichedAt = ENRICHED_AT, chunkBytes?: number) {
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const chunks: Buffer[] = [];
-  for await (const chunk of csvChunks(parts.map((part) => encodePart(part)), selection, enrichedAt, counts, chunkBytes)) chunks.push(chunk);
+  for await (const chunk of csvChunks(parts.map((part) => encodePart(part)), deliverable(selection), enrichedAt, counts, chunkBytes)) chunks.push(chunk);
   return { bytes: Buffer.concat(chunks), counts, chunks };
 }
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { decideLaunch, refusalOf } from '../../lib/enrichment/decision';
 import { batchFigures, batchesOfChunk, chunkFigures, chunkOfEligible, type OutcomeManifest } from '../../lib/enrichment/outcomes';
 import { listCampaignAccounts } from '../../lib/enrichment/accounts';
-import { filterOf } from '../../lib/privacy/deliverable';
+import { policyOf } from '../../lib/privacy/deliverable';
 import { ACCOUNT_OUTCOMES, type AccountOutcome } from '../../lib/enrichment/account-outcome';
 import type { AccountBucket } from '../../lib/enrichment/evaluate';
 import type { CampaignRecord } from '../../lib/campaigns/model';
@@ -148,7 +148,7 @@ describe('the accounts pager', () => {
             },
           },
           // No suppression in force: the counts come from the outcome objects, never from the result parts.
-          deliveries: async () => filterOf(new Set()),
+          deliveryPolicy: async () => policyOf(new Set()),
           results: { readPart: async () => { throw new Error('no result part is read without suppressions'); } },
         };
         const got: typeof expected = [];

@@ -17,7 +17,6 @@ import {
   ERROR_STATUS,
   ExpiredApiKeyError,
   InsufficientScopeError,
-  KeySpendLimitExceededError,
   EnrichmentPendingError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
@@ -460,12 +459,6 @@ describe('error family', () => {
       'insufficient_scope',
       { code: 'insufficient_scope', message: 'This API key lacks the scope campaigns:launch: use a key that holds it (keys/create grants scopes).', details: { required: 'campaigns:launch' } },
     ],
-    [
-      'KeySpendLimitExceededError',
-      new KeySpendLimitExceededError({ limit: 500, required: 262, spent: null, period: 'launch' }),
-      'key_spend_limit_exceeded',
-      { code: 'key_spend_limit_exceeded', message: 'This launch needs 262 credits; this API key may charge at most 500 per launch.', details: { limit: 500, required: 262, spent: null, period: 'launch' } },
-    ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
 
@@ -497,7 +490,6 @@ describe('error family', () => {
       spend_limit_exceeded: 402,
       insufficient_scope: 403,
       expired_api_key: 401,
-      key_spend_limit_exceeded: 402,
       internal_error: 500,
     });
   });

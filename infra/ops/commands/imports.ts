@@ -6,7 +6,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Option } from 'commander';
-import { parseAccountIdRows } from '../../../lib/account-lists/account-list';
 import { CREATED_VIA } from '../../../lib/campaigns/schema';
 import { AccountIdSchema } from '../../../lib/account-lists/schema';
 import { InvalidRequestError } from '../../../lib/errors';
@@ -31,6 +30,7 @@ async function readAccountIdFile(file: string): Promise<string[]> {
   await readableFile(file);
   let rows;
   try {
+    const { parseAccountIdRows } = await import('../../../lib/account-lists/account-list');
     rows = parseAccountIdRows(await readFile(file, 'utf8'));
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;

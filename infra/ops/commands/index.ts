@@ -7,7 +7,7 @@ import type { OpsCommand } from '../command';
 import { campaignCancel } from './campaigns';
 import { creditsReconcile } from './credits';
 import { campaignImport, crmImport, warehouseImport } from './imports';
-import { keyCreate, keyRevoke, orgCapacity, orgCreate, orgCredits, orgLimits } from './organizations';
+import { keyCreate, keyList, keyRevoke, orgCapacity, orgCreate, orgCredits, orgLimits } from './organizations';
 import { migrate } from './migrate';
 import { privacyErase, privacyIntake } from './privacy';
 
@@ -18,6 +18,7 @@ export const COMMANDS: readonly OpsCommand<any>[] = [
   orgCapacity,
   orgLimits,
   keyCreate,
+  keyList,
   keyRevoke,
   warehouseImport,
   crmImport,

@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { defineCommand, integer, integerOrNone, noneAsNull, type NONE } from '../command';
 import { organizationOf, stores, TEST_OPTION } from '../target';
-import { LIMIT_MINIMUMS } from '../../../lib/organizations/limits';
+import { LIMIT_MINIMUMS } from '../../../lib/organizations/limit-minimums';
+import { OPERATOR_KEY_NAME } from '../../../lib/organizations/api-keys';
+import { isScope, SCOPES, type Scope } from '../../../lib/http/scopes';
 
 /** Options of `org:create`. */
 interface OrgCreateOptions {
@@ -161,16 +163,52 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
  * of the organization's test twin, created with its test credits on first
  * use (docs/test-mode.md).
  */
-export const keyCreate = defineCommand<{ org: string; test?: boolean }>({
+export const keyCreate = defineCommand<{ org: string; test?: boolean; scopes?: string; name?: string }>({
   name: 'key:create',
-  summary: 'another API key for an organization (--test: a test key of its test twin)',
-  examples: ['npx ops key:create --org org_…', 'npx ops key:create --org org_… --test'],
+  summary: 'another API key for an organization (--test: a test key of its test twin; --scopes: only those, default every scope)',
+  examples: ['npx ops key:create --org org_…', 'npx ops key:create --org org_… --test', 'npx ops key:create --org org_… --scopes campaigns:read,results:read --name "CRM sync"'],
   configure: (command) =>
-    command.requiredOption('--org <id>', 'organization ID').option('--test', "a test key (cek_test_…), acting on the organization's test twin"),
+    command
+      .requiredOption('--org <id>', 'organization ID')
+      .option('--test', "a test key (cek_test_…), acting on the organization's test twin")
+      .option('--scopes <list>', `comma-separated scopes the key holds (${SCOPES.join(', ')}); default: every scope`)
+      .option('--name <name>', `what the key is for (1..100 characters; default "${OPERATOR_KEY_NAME}")`),
+  run: async ({ options }) => {
+    const scopes = options.scopes === undefined ? undefined : parseScopes(options.scopes);
+    if (options.name !== undefined && (options.name.length < 1 || options.name.length > 100)) throw new Error('--name: 1..100 characters.');
+    const { apiKeys } = await stores();
+    const organizationId = await organizationOf(options);
+    const { secret } = await apiKeys().issue(organizationId, { ...(scopes ? { scopes } : {}), ...(options.name !== undefined ? { name: options.name } : {}) });
+    return { apiKey: secret };
+  },
+});
+
+/** `--scopes a,b`: the scopes named, each one of SCOPES. @throws Error naming the first unknown scope, or an empty list. */
+function parseScopes(list: string): Scope[] {
+  const names = list.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new Error(`--scopes: name at least one of ${SCOPES.join(', ')}.`);
+  const unknown = names.find((name) => !isScope(name));
+  if (unknown !== undefined) throw new Error(`--scopes: unknown scope "${unknown}"; the scopes are ${SCOPES.join(', ')}.`);
+  return names as Scope[];
+}
+
+/** `key:list`: prints `{"keys":[…]}`, every key of the organization (as keys/list shows them, never a secret). */
+export const keyList = defineCommand<{ org: string; test?: boolean }>({
+  name: 'key:list',
+  summary: "an organization's API keys (--test: its test twin's), as keys/list shows them",
+  examples: ['npx ops key:list --org org_…'],
+  configure: (command) => command.requiredOption('--org <id>', 'organization ID').option('--test', "the test twin's keys"),
   run: async ({ options }) => {
     const { apiKeys } = await stores();
     const organizationId = await organizationOf(options);
-    return { apiKey: await apiKeys().create(organizationId) };
+    const all = [];
+    let after: string | undefined;
+    do {
+      const page = await apiKeys().page(organizationId, 100, after);
+      all.push(...page.keys);
+      after = page.next;
+    } while (after !== undefined);
+    return { keys: all };
   },
 });
 

@@ -1,0 +1,7 @@
+/** Lambda of `POST /v1/campaigns/results` (docs/results.md): the contacts of a campaign as they arrive. */
+import { campaignResultsOperation } from '../lib/exports/schema';
+import { apiHandler, campaigns, results, sequence, deliveryPolicy, listCampaignResults } from '../lib/root';
+
+export const handler = apiHandler(campaignResultsOperation, (input, { organizationId, signal }) =>
+  listCampaignResults({ campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy }, organizationId, input, { signal }),
+);

@@ -1,0 +1,5 @@
+/** Lambda of `POST /v1/keys/create` (docs/authentication.md). */
+import { createKeyOperation } from '../lib/organizations/schema';
+import { apiHandler, apiKeys, createKey } from '../lib/root';
+
+export const handler = apiHandler(createKeyOperation, (input, { organizationId, keyCheck }) => createKey({ apiKeys: apiKeys() }, { organizationId, keyCheck }, input));

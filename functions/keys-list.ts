@@ -1,0 +1,5 @@
+/** Lambda of `POST /v1/keys/list` (docs/authentication.md). */
+import { listKeysOperation } from '../lib/organizations/schema';
+import { apiHandler, apiKeys, listKeys } from '../lib/root';
+
+export const handler = apiHandler(listKeysOperation, (input, { organizationId }) => listKeys({ apiKeys: apiKeys() }, organizationId, input));

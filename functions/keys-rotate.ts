@@ -1,0 +1,5 @@
+/** Lambda of `POST /v1/keys/rotate` (docs/authentication.md). */
+import { rotateKeyOperation } from '../lib/organizations/schema';
+import { apiHandler, apiKeys, rotateKey } from '../lib/root';
+
+export const handler = apiHandler(rotateKeyOperation, (input, { organizationId }) => rotateKey({ apiKeys: apiKeys() }, organizationId, input));

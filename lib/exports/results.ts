@@ -1,0 +1,193 @@
+/**
+ * Results as they arrive (docs/results.md): the accounts of a campaign's
+ * current attempt that have a seq, as JSON, read by page
+ * (`POST /v1/campaigns/results`) or as a stream
+ * (`POST /v1/campaigns/results/stream`, lib/exports/stream.ts).
+ *
+ * A read costs the campaign item, the attempt's sequence head
+ * (lib/results/sequence.ts), one Query of the ranges under the page, and the
+ * result parts of those ranges: in proportion to the page. Every contact
+ * goes through the one owner of what may be delivered
+ * (lib/results/deliverable.ts); the values come from the JSON stored in
+ * the parts (lib/results/json.ts), never from the CSV cells.
+ */
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
+import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
+import type { CampaignStore } from '../campaigns/store';
+import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
+import { deliverable, deliverAll, type Delivery, type DeliveryPolicyOf } from '../results/deliverable';
+import { resultItem, type ResultItem } from '../results/json';
+import type { SequenceStore } from '../results/sequence';
+import type { ContactSelection } from '../results/csv';
+import { prefetchedParts } from './export';
+import { DEFAULT_RESULTS_PAGE_SIZE, type CampaignResultsInput } from './schema';
+
+/** What reading results needs. */
+export interface ResultsDependencies {
+  campaigns: Pick<CampaignStore, 'get'>;
+  results: Pick<ResultStore, 'readPart'>;
+  sequence: Pick<SequenceStore, 'lastSeq' | 'rangesAfter'>;
+  /** What may be delivered beyond the request's selection (lib/results/deliverable.ts); none: everything stored. */
+  deliveryPolicy?: DeliveryPolicyOf;
+  /** Time between two looks at the sequence while waiting (ms): 1,000 (one small read a second). */
+  pollMs?: number;
+}
+
+export type { ResultItem } from '../results/json';
+
+/** An answer of `POST /v1/campaigns/results`. */
+export interface ResultsPage {
+  campaignId: string;
+  attemptId: string;
+  status: 'enriching' | 'enriched';
+  /** Eligible accounts of the attempt. */
+  eligible: number;
+  /** Accounts of the attempt that have a seq now. */
+  processed: number;
+  /** The attempt is `enriched` and every eligible account has a seq. */
+  complete: boolean;
+  /** The seq of the last account returned, or `afterSeq` when none: the next page's `afterSeq`. */
+  lastSeq: number;
+  accounts: ResultItem[];
+}
+
+/** The attempt a reader reads and where it stands. */
+export interface OpenedResults {
+  campaign: CampaignRecord;
+  attempt: AttemptRecord;
+  status: 'enriching' | 'enriched';
+}
+
+/** A reader's position: the attempt it read (if it knows it) and the last seq it has. */
+export interface ReaderPosition {
+  attemptId?: string;
+  afterSeq: number;
+}
+
+/**
+ * The campaign's current attempt, if its results can be read from `position`.
+ * @throws NotFoundError (404), ResultsExpiredError (410), ResultsNotReadyError
+ *   (409: a draft, never launched or its last attempt failed or was canceled;
+ *   `details.attemptId` when the reader's attempt is not the current one, or
+ *   its `afterSeq` is beyond the current attempt's accounts).
+ */
+export async function openResults(deps: Pick<ResultsDependencies, 'campaigns'>, organizationId: string, campaignId: string, position: ReaderPosition, now = new Date()): Promise<OpenedResults> {
+  const campaign = await deps.campaigns.get(organizationId, campaignId);
+  if (!campaign) throw new NotFoundError('campaign', campaignId);
+  const status = statusAt(campaign, now);
+  if (status === 'expired') throw new ResultsExpiredError();
+  if ((status !== 'enriching' && status !== 'enriched') || !campaign.attempt) {
+    throw new ResultsNotReadyError('The campaign is not enriching: it was never launched, or its last attempt failed or was canceled (its results went with it). Launch it, then read from afterSeq 0.');
+  }
+  const attempt = campaign.attempt;
+  if (position.attemptId !== undefined && position.attemptId !== attempt.id) {
+    throw new ResultsNotReadyError(`The attempt ${position.attemptId} your afterSeq belongs to ended; the campaign now runs attempt ${attempt.id}: read it from afterSeq 0.`, { attemptId: attempt.id });
+  }
+  if (position.afterSeq > attempt.eligible) {
+    throw new ResultsNotReadyError(`afterSeq ${position.afterSeq} is beyond the ${attempt.eligible} accounts of the current attempt ${attempt.id}: it belongs to an earlier attempt. Read from afterSeq 0.`, { attemptId: attempt.id });
+  }
+  return { campaign, attempt, status };
+}
+
+/** The contact selection of a results request: the export's defaults. */
+export const selectionOf = (input: Pick<CampaignResultsInput, 'maxContactsPerAccount' | 'hasMobilePhone' | 'hasEmail'>): ContactSelection => ({
+  maxContactsPerAccount: input.maxContactsPerAccount,
+  hasMobilePhone: input.hasMobilePhone ?? false,
+  hasEmail: input.hasEmail ?? false,
+});
+
+/**
+ * The accounts with seq in `(afterSeq, untilSeq]`, in seq order (`untilSeq`
+ * at most the attempt's last given seq), their contacts as the delivery owner
+ * keeps them. Reads the ranges under them (one Query) and their parts, a few ahead.
+ */
+export async function* resultItems(
+  deps: Pick<ResultsDependencies, 'results' | 'sequence'>,
+  ref: { organizationId: string; campaignId: string; attemptId: string },
+  afterSeq: number,
+  untilSeq: number,
+  delivery: Delivery,
+): AsyncGenerator<ResultItem> {
+  if (untilSeq <= afterSeq) return;
+  const ranges = await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq);
+  const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
+  let index = 0;
+  const contacts: string[] = [];
+  for await (const bytes of prefetchedParts(deps.results, ranges.map((range) => resultPartKey(prefix, range.batchIndex)))) {
+    const range = ranges[index++]!;
+    const part = new ResultPartReader(bytes);
+    for (let seq = range.fromSeq; seq <= range.toSeq && part.nextAccount(); seq++) {
+      if (seq <= afterSeq) continue;
+      if (seq > untilSeq) return;
+      contacts.length = 0;
+      delivery.beginAccount();
+      while (delivery.nextContact(part)) contacts.push(part.contactJson());
+      yield resultItem(seq, part.accountJson(), contacts);
+    }
+  }
+}
+
+/**
+ * Waits, one small read a second, until the attempt has a seq after
+ * `afterSeq`, `waitSeconds` pass, or `signal` aborts.
+ * @returns the attempt's last given seq when the wait ended.
+ */
+export async function waitForSeq(
+  deps: Pick<ResultsDependencies, 'sequence' | 'pollMs'>,
+  ref: { campaignId: string; attemptId: string },
+  afterSeq: number,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  const until = Date.now() + waitMs;
+  let lastSeq = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  while (lastSeq <= afterSeq && Date.now() < until && !signal?.aborted) {
+    await sleepFor(Math.min(deps.pollMs ?? 1_000, until - Date.now()), undefined, { signal }).catch(() => undefined);
+    if (signal?.aborted) break;
+    lastSeq = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  }
+  return lastSeq;
+}
+
+/**
+ * `POST /v1/campaigns/results`: the accounts after `afterSeq`, in seq order,
+ * at most `limit`; with `waitSeconds`, a long poll while none is readable.
+ * @throws as {@link openResults}.
+ */
+export async function listCampaignResults(
+  deps: ResultsDependencies,
+  organizationId: string,
+  input: CampaignResultsInput,
+  options: { signal?: AbortSignal } = {},
+): Promise<ResultsPage> {
+  const afterSeq = input.afterSeq ?? 0;
+  const position = { attemptId: input.attemptId, afterSeq };
+  let opened = await openResults(deps, organizationId, input.campaignId, position);
+  const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
+  let lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  if (opened.status === 'enriched' && lastGiven < opened.attempt.eligible) {
+    throw new ResultsNotReadyError('This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).');
+  }
+  const wait = (input.waitSeconds ?? 0) * 1000;
+  if (lastGiven <= afterSeq && opened.status === 'enriching' && lastGiven < opened.attempt.eligible && wait > 0) {
+    lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal);
+    // The campaign may have completed, failed or been canceled meanwhile.
+    opened = await openResults(deps, organizationId, input.campaignId, position);
+    if (opened.attempt.id !== ref.attemptId) throw new ResultsNotReadyError(`The attempt ${ref.attemptId} ended while waiting; the campaign now runs attempt ${opened.attempt.id}: read it from afterSeq 0.`, { attemptId: opened.attempt.id });
+  }
+  const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
+  const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+  const accounts: ResultItem[] = [];
+  for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(item);
+  return {
+    campaignId: ref.campaignId,
+    attemptId: ref.attemptId,
+    status: opened.status,
+    eligible: opened.attempt.eligible,
+    processed: lastGiven,
+    complete: opened.status === 'enriched' && lastGiven === opened.attempt.eligible,
+    lastSeq: accounts.length > 0 ? accounts[accounts.length - 1]!.seq : afterSeq,
+    accounts,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The MCP server judged by tools we did not write (docs/agents.md):
+ * the MCP Inspector CLI lists and calls the tools over Streamable HTTP, and
+ * the official conformance suite (`@modelcontextprotocol/conformance`) runs
+ * the server scenarios that apply to any server. The others need a server
+ * built for them and do not apply here: `tools-call-*` call test tools of the
+ * suite's reference server (`test_simple_text`, `test_image_content`, …);
+ * `logging-set-level`, `completion-complete`, `resources-*`, `prompts-*` and
+ * `tools-call-with-logging` need capabilities this server does not offer;
+ * `tools-call-sampling`, `tools-call-elicitation`, the elicitation SEPs and
+ * `server-sse-*` need a server that sends requests or streams during a call,
+ * which a stateless server answering JSON does not (the stdio bridge asks the
+ * user instead; test/mcp-stdio.test.ts).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { newOrganization, useApi } from './support/api';
+import { apiKeys, organizations } from '../lib/root';
+import { MCP_TOOL_OPERATIONS, toolName } from '../lib/contract/mcp';
+
+const api = useApi();
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+
+/** The conformance scenarios that apply to any MCP server. */
+export const APPLICABLE_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
+
+describe('MCP judges', () => {
+  it('the MCP Inspector CLI lists the tools and calls describe_organization with a test key', async () => {
+    const { organizationId } = await newOrganization();
+    const key = await apiKeys().create((await organizations().testTwin(organizationId)).id);
+    const common = ['--cli', `${api()}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
+    // inspector-cli 1.0.3 finds its own package.json by testing `../package.json` against the working directory
+    // (then imports it relative to itself): run it from a folder whose parent has one.
+    const cwd = path.join(ROOT, 'test');
+    const listed = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/list'], { cwd, timeout: 120_000 });
+    const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(names).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
+    const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], { cwd, timeout: 120_000 });
+    const result = JSON.parse(called.stdout) as { isError?: boolean; structuredContent: { organization: { id: string }; credits: { smb: number } } };
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent.organization.id).toBe(organizationId);
+    expect(result.structuredContent.credits.smb).toBe(1_000_000);
+  });
+
+  it.each(APPLICABLE_SCENARIOS)('conformance scenario %s passes', async (scenario) => {
+    const outputDir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
+    const answer = await run(bin('conformance'), ['server', '--url', `${api()}/mcp`, '--scenario', scenario, '--output-dir', outputDir], { cwd: ROOT, timeout: 120_000 }).catch(
+      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '', failed: true }),
+    );
+    const checks = readdirSync(outputDir, { recursive: true })
+      .map(String)
+      .filter((file) => file.endsWith('checks.json'))
+      .flatMap((file) => JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { id: string; status: string; errorMessage?: string }[]);
+    expect(checks.length, answer.stdout + answer.stderr).toBeGreaterThan(0);
+    expect(checks.filter((check) => check.status === 'FAILURE'), answer.stdout).toEqual([]);
+    expect('failed' in answer, answer.stdout + answer.stderr).toBe(false);
+  });
+});
