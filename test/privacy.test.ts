@@ -124,6 +124,20 @@ async function contactsFound(apiKey: string, campaignId: string) {
   return Object.fromEntries(page.data.accounts.map((a: { accountId: string; contactsFound: number | null }) => [a.accountId, a.contactsFound]));
 }
 
+/** The person's contacts on every page of POST /v1/campaigns/results (each holds the person's values), and all contacts' count. */
+async function personInResults(apiKey: string, campaignId: string) {
+  const contacts: Record<string, unknown>[] = [];
+  for (let afterSeq = 0; ; ) {
+    const page = await post('/v1/campaigns/results', apiKey, { campaignId, afterSeq, limit: 1 });
+    expect(page.status, JSON.stringify(page.body)).toBe(200);
+    for (const item of page.data.accounts) contacts.push(...item.contacts);
+    if (page.data.accounts.length === 0) break;
+    afterSeq = page.data.lastSeq;
+  }
+  const isPerson = (c: Record<string, unknown>) => Object.values(c).some((v) => typeof v === 'string' && (v.includes(`zed-${P}`) || v === PERSON.email.toLowerCase() || v === '+491705550123'));
+  return { person: contacts.filter(isPerson).length, contacts: contacts.length };
+}
+
 async function waitErasure(apiKey: string, id: string) {
   await erasuresSettled();
   const got = await post('/v1/privacy/erasures/get', apiKey, { id });
@@ -142,6 +156,7 @@ describe('suppressions', () => {
     const before = await exportText(apiKey, campaign.id);
     expect(before.text).toContain(PERSON.email.toLowerCase());
     expect(await contactsFound(apiKey, campaign.id)).toEqual({ [shared.accountId]: 2, [plain.accountId]: 1 });
+    expect(await personInResults(apiKey, campaign.id)).toEqual({ person: 1, contacts: 3 });
 
     const created = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'email', value: `  ${PERSON.email} ` }, { type: 'email', value: NEVER_STORED }], reason: 'opt_out', note: 'ticket 7' });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -159,6 +174,7 @@ describe('suppressions', () => {
     expect(after.text).toContain(`other-${P}-o-1@example.com`);
     expect(after.rows).toEqual({ accounts: 2, contacts: before.rows.contacts - 1 });
     expect(await contactsFound(apiKey, campaign.id)).toEqual({ [shared.accountId]: 1, [plain.accountId]: 1 });
+    expect(await personInResults(apiKey, campaign.id)).toEqual({ person: 0, contacts: 2 });
 
     const listed = await post('/v1/privacy/suppressions/list', apiKey, { filters: { type: 'email' }, limit: 1 });
     expect(listed.status).toBe(200);
@@ -172,6 +188,7 @@ describe('suppressions', () => {
     expect(deleted.data).toEqual({ id: sup.id, deleted: true });
     expect((await post('/v1/privacy/suppressions/delete', apiKey, { id: sup.id })).error?.code).toBe('not_found');
     expect((await exportText(apiKey, campaign.id)).text).toContain(PERSON.email.toLowerCase());
+    expect(await personInResults(apiKey, campaign.id)).toEqual({ person: 1, contacts: 3 });
   });
 
   it('refuses a value that does not normalize with 400 naming the field, without echoing it, and stores nothing', async () => {
@@ -229,6 +246,8 @@ describe('erasures', () => {
     const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
     const oldExport = await exportText(apiKey, first.id);
     expect(oldExport.text).toContain(PERSON.email.toLowerCase());
+    expect(await personInResults(apiKey, first.id)).toEqual({ person: 1, contacts: 3 });
+    expect(await personInResults(apiKey, second.id)).toEqual({ person: 1, contacts: 1 });
 
     const body = { identifiers: [{ type: 'email', value: PERSON.email }, { type: 'phone', value: PERSON.phone }], regime: 'gdpr', requestRef: `DSR-${P}` };
     const [a, b] = await Promise.all([post('/v1/privacy/erasures/create', apiKey, body), post('/v1/privacy/erasures/create', apiKey, body)]);
@@ -248,7 +267,14 @@ describe('erasures', () => {
     expect((await fetch(oldExport.url)).status).toBe(404);
     const parts = await objectsUnder(`campaigns/${organizationId}/`);
     expect(parts.length).toBeGreaterThan(0);
-    for (const [key, bytes] of parts) expect(bytes.includes(`zed-${P}`), key).toBe(false);
+    // Neither the CSV cells nor the JSON of a stored part (CEP2) holds the person; the others' stay readable.
+    for (const [key, bytes] of parts) {
+      expect(bytes.includes(`zed-${P}`), key).toBe(false);
+      expect(bytes.includes(PERSON.email.toLowerCase()), key).toBe(false);
+      if (key.endsWith('.bin')) expect(bytes.startsWith('CEP2'), key).toBe(true);
+    }
+    expect(await personInResults(apiKey, first.id)).toEqual({ person: 0, contacts: 2 });
+    expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });
 
     // The erasure's suppression is locked.
     const sups = await post('/v1/privacy/suppressions/list', apiKey, {});
