@@ -310,7 +310,6 @@ export class SuppressionLockedError extends ApiError {
   }
 }
 
-/** What a rate limit counts (decisions §15): authenticated requests, exports or uploads. */
 /** What a rate limit counts (docs/limits.md): authenticated requests, exports or uploads. */
 export type RateLimitPolicy = 'requests' | 'exports' | 'uploads';
 

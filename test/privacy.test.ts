@@ -229,6 +229,7 @@ describe('suppressions', () => {
         await waitFor(apiKey, created.data.id);
         const { text } = await exportText(apiKey, created.data.id);
         expect(text).not.toContain(`zed-${P}`);
+        expect((await personInResults(apiKey, created.data.id)).person).toBe(0);
         const found = await contactsFound(apiKey, created.data.id);
         expect(found[shared.accountId]).toBe(1);
         expect([0, null]).not.toContain(found[plain.accountId]);

@@ -1,7 +1,7 @@
 /**
  * A person's identifiers as the privacy operations take them, and the only
  * form the service keeps of them: `sha256(type + ":" + normalized)` in hex
- * (docs/privacy.md "What is stored"). The raw value lives only in the request
+ * (docs/privacy.md "Identifiers and what is stored"). The raw value lives only in the request
  * being handled; no log line, item, object, event or error message holds it.
  */
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * An erasure rewrites stored result parts without a person (docs/privacy.md
- * "Erasures"): lib/results/parts.ts `withoutContacts`, matching through
+ * "Erasure"): lib/results/parts.ts `withoutContacts`, matching through
  * `storedContactIdentifiers`. For parts of layout version 2 (CEP2: cells and
  * JSON) and version 1 (CEP1: cells only, still read), on generated contacts
  * with formula-shaped, quoted and empty cells: the rewritten part keeps its
