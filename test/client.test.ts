@@ -214,6 +214,18 @@ describe('client', () => {
       const erasure = await client.createErasure({ identifiers: [{ type: 'contact_id', value: 'client-erased' }], regime: 'gdpr', requestRef: 'client' });
       expect((await client.getErasure({ id: erasure.id })).requestRef).toBe('client');
       expect((await client.listErasures()).erasures.map((e) => e.id)).toEqual([erasure.id]);
+      const results = await client.listCampaignResults({ campaignId: campaign.id });
+      expect(results).toMatchObject({ campaignId: campaign.id, complete: true, processed: 3, lastSeq: 3 });
+      expect(results.accounts.map((a) => a.seq)).toEqual([1, 2, 3]);
+
+      // Keys: a read-only key made, listed, rotated (its new secret works), revoked.
+      const made = await client.createKey({ name: 'Read only', scopes: ['org:read'] });
+      expect(made.key).toMatchObject({ name: 'Read only', scopes: ['org:read'], revokedAt: null });
+      expect((await client.listKeys()).keys.map((k) => k.id)).toContain(made.key.id);
+      const renewed = await client.rotateKey({ id: made.key.id });
+      const readOnly = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: renewed.secret });
+      expect((await readOnly.describeOrganization()).organization.id).toBe(org.organizationId);
+      expect((await client.revokeKey({ id: made.key.id })).key.revokedAt).not.toBeNull();
 
       // The campaign.enriched event, verified with the endpoint's secret and typed by its `type`.
       const [delivered] = await receiver.received(1);
