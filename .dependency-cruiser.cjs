@@ -22,6 +22,8 @@ const FLOORS = [
   { name: 'domain:migrations', paths: ['^lib/migrations/'] },
   { name: 'domain:exports', paths: ['^lib/exports/'] },
   { name: 'domain:enrichment', paths: ['^lib/enrichment/'] },
+  // What may be delivered (suppressions) and erasure: below every delivery path and the workflow, above the stores it rewrites.
+  { name: 'domain:privacy', paths: ['^lib/privacy/'] },
   { name: 'domain:webhooks', paths: ['^lib/webhooks/'] },
   { name: 'domain:campaigns', paths: ['^lib/campaigns/'] },
   { name: 'domain:uploads', paths: ['^lib/uploads/'] },

@@ -96,6 +96,12 @@ export const OPERATIONS = {
   listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
   listEvents: { path: '/v1/events/list', idempotent: false },
   redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
+  createSuppressions: { path: '/v1/privacy/suppressions/create', idempotent: true },
+  listSuppressions: { path: '/v1/privacy/suppressions/list', idempotent: false },
+  deleteSuppression: { path: '/v1/privacy/suppressions/delete', idempotent: true },
+  createErasure: { path: '/v1/privacy/erasures/create', idempotent: true },
+  getErasure: { path: '/v1/privacy/erasures/get', idempotent: false },
+  listErasures: { path: '/v1/privacy/erasures/list', idempotent: false },
   // /generated:client-operations
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
 
@@ -214,7 +220,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listEvents: 'events', listKeys: 'keys' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listEvents: 'events', listKeys: 'keys', listSuppressions: 'suppressions', listErasures: 'erasures' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -232,6 +238,10 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
   /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
   webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /** Every suppression of the organization, page after page, to the end (docs/privacy.md). */
+  suppressions(request?: PageRequest<'listSuppressions'>): AsyncIterableIterator<ItemOf<'listSuppressions'>>;
+  /** Every erasure of the organization, page after page, to the end (docs/privacy.md). */
+  erasures(request?: PageRequest<'listErasures'>): AsyncIterableIterator<ItemOf<'listErasures'>>;
   /** Every event of the organization's feed of the last 30 days (newest first, docs/events.md), page after page, to the end. */
   events(request?: PageRequest<'listEvents'>): AsyncIterableIterator<ItemOf<'listEvents'>>;
   /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
@@ -394,6 +404,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       }
     },
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
+    suppressions: (request) => pages('listSuppressions', request),
+    erasures: (request) => pages('listErasures', request),
     events: (request) => pages('listEvents', request),
     apiKeys: (request) => pages('listKeys', request),
     async uploadAccountIds(content, uploadOptions = {}) {

@@ -523,6 +523,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/privacy/suppressions/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suppress identifiers
+         * @description Keeps a person out of every answer to the organization: a contact matching any suppressed identifier (of the organization, or of the operator's global list) is never delivered again, by results, stream, export or the accounts' `contactsFound`; a new launch charges only accounts that keep a contact. Values are normalized and kept only as SHA-256 hashes. Idempotent per identifier: an existing suppression is answered as it is. 1 to 1000 identifiers. Honours `Idempotency-Key`.
+         */
+        post: operations["createSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/suppressions/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's suppressions
+         * @description The organization's own suppressions (the operator's global list is not shown), in ID order. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.
+         */
+        post: operations["listSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/suppressions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a suppression
+         * @description Removes a suppression the organization made: matching contacts may be delivered again. A suppression an erasure made cannot be deleted (409 `suppression_locked`). Honours `Idempotency-Key`.
+         */
+        post: operations["deleteSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/erasures/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person
+         * @description Accepts an erasure of a person (1 to 20 identifiers): each identifier is suppressed at once (locked), then a job removes every stored copy of the matching contacts from the organization's data (stored results rewritten without them, export files of the campaigns that held them deleted) and ends `completed` with `result`, a signed `receipt` and the event `privacy.erasure_completed`. The same `requestRef` answers the same erasure. Poll erasures/get. Honours `Idempotency-Key`.
+         */
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/erasures/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an erasure
+         * @description One erasure of the organization, with its `result` and `receipt` once `completed`.
+         */
+        post: operations["getErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/privacy/erasures/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's erasures
+         * @description The organization's erasures in ID order, optionally of one status. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.
+         */
+        post: operations["listErasures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "campaign.enriched": {
@@ -665,6 +785,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "privacy.erasure_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * privacy.erasure_completed
+         * @description An erasure the organization asked for completed: `data.erasure` as erasures/get shows it, with its result and signed receipt. Sent to every enabled endpoint subscribed to `privacy.erasure_completed`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_privacy_erasure_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "privacy.contact_erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * privacy.contact_erased
+         * @description The vendor erased a contact the organization was delivered (e.g. a data-broker deletion request): delete your own copies of it. Names only the organization's own campaigns. Sent to every enabled endpoint subscribed to `privacy.contact_erased`. Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.
+         */
+        post: operations["webhook_privacy_contact_erased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -728,10 +888,10 @@ export interface components {
          */
         AccountOutcome: "invalid" | "recently_enriched" | "crm_excluded" | "pending" | "found" | "not_found";
         /**
-         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`.
+         * @description `campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.
          * @enum {string}
          */
-        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed";
+        WebhookEventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased";
         /** @description With `messageId`. */
         RedeliverWebhookWithMessageId: {
             /** @example msg_2Jd8KfQz5LmR7tVx3NpWb */
@@ -745,6 +905,19 @@ export interface components {
              */
             deliveryId: string;
         };
+        Identifier: {
+            type: components["schemas"]["IdentifierType"];
+            /**
+             * @description The raw value. Normalized (email trimmed and lower-cased; phone E.164; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.
+             * @example ann@example.com
+             */
+            value: string;
+        };
+        /**
+         * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`.
+         * @enum {string}
+         */
+        IdentifierType: "email" | "phone" | "linkedin_url" | "contact_id";
         WebhookEvent_campaign_enriched: {
             /** @constant */
             type: "campaign.enriched";
@@ -984,6 +1157,75 @@ export interface components {
             data: {
                 /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
                 endpointId: string;
+            };
+        };
+        WebhookEvent_privacy_erasure_completed: {
+            /** @constant */
+            type: "privacy.erasure_completed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                erasure: components["schemas"]["Erasure"];
+            };
+        };
+        Erasure: {
+            /** @example era_8mN3pQ7rS2tV6wX9yZ4aB */
+            id: string;
+            requestRef: string;
+            /** @enum {string} */
+            regime: "gdpr" | "ccpa" | "other";
+            /**
+             * @description `pending` (accepted: already suppressed), `running`, `completed` (with `result` and `receipt`), `failed`.
+             * @enum {string}
+             */
+            status: "pending" | "running" | "completed" | "failed";
+            identifiers: components["schemas"]["HashedIdentifier"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            completedAt: string | null;
+            result: components["schemas"]["ErasureResult"] | null;
+            /** @description Compact JWS (ES256) over `{erasureId, organizationId, requestRef, regime, identifiers, result, completedAt}`; verify it with the keys at `GET /.well-known/jwks.json`. Null until completed. */
+            receipt: string | null;
+        };
+        HashedIdentifier: {
+            type: components["schemas"]["IdentifierType"];
+            /**
+             * @description SHA-256 in hex of `type + ":" + normalized value`: the only form the service keeps.
+             * @example 5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e
+             */
+            hash: string;
+        };
+        ErasureResult: {
+            /** @description Contact rows removed from stored results. */
+            contactsRemoved: number;
+            /** @description Stored result objects rewritten without them. */
+            resultObjectsRewritten: number;
+            /** @description Unexpired export files deleted (their URLs stop working): every export of a campaign that held a match. */
+            exportsDeleted: number;
+            /** @description Campaigns that held a match, sorted. */
+            campaignIds: string[];
+        };
+        WebhookEvent_privacy_contact_erased: {
+            /** @constant */
+            type: "privacy.contact_erased";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description The erased contact (`contact_id` of your exports). */
+                contactId: string;
+                /** @description The identifiers erased, as hashes. */
+                identifiers: components["schemas"]["HashedIdentifier"][];
+                /** @description Your campaigns that were delivered the contact. */
+                campaignIds: string[];
             };
         };
         OrganizationDescription: {
@@ -1827,10 +2069,10 @@ export interface components {
             /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
             endpointId: string;
             /**
-             * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
+             * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.
              * @enum {string}
              */
-            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
+            eventType: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
             /** @description 1-based number of this attempt of the message (redeliveries included). */
             attempt: number;
             /**
@@ -2014,6 +2256,58 @@ export interface components {
                 /** @description The disabled endpoint (`whe_…`). */
                 id: string;
             };
+        };
+        CreatedSuppressions: {
+            suppressions: components["schemas"]["Suppression"][];
+        };
+        Suppression: {
+            /** @example sup_5kP9qR2sT7vW3xY8zA4bC */
+            id: string;
+            type: components["schemas"]["IdentifierType"];
+            /**
+             * @description SHA-256 in hex of `type + ":" + normalized value`: the only form the service keeps.
+             * @example 5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e
+             */
+            hash: string;
+            /** @enum {string} */
+            reason: "opt_out" | "customer_request" | "other";
+            /**
+             * @description `customer`: made by suppressions/create, deletable; `erasure`: made by an erasure, locked (`suppression_locked`).
+             * @enum {string}
+             */
+            origin: "customer" | "erasure";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+        };
+        SuppressionPage: {
+            suppressions: components["schemas"]["Suppression"][];
+            nextCursor: string | null;
+        };
+        DeletedSuppression: {
+            /** @example sup_5kP9qR2sT7vW3xY8zA4bC */
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description 409 `suppression_locked`: The suppression was made by an erasure: the person stays suppressed, it cannot be deleted. */
+        SuppressionLockedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "suppression_locked";
+            message: string;
+            details: {
+                /** @description The suppression an erasure made (`sup_…`). */
+                id: string;
+            };
+        };
+        ErasurePage: {
+            erasures: components["schemas"]["Erasure"][];
+            nextCursor: string | null;
         };
     };
     responses: never;
@@ -6192,7 +6486,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -6214,7 +6508,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to send; default all of them. urlencoded/multipart: repeat `events`. Repeat the field once per value. */
-                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    events?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /** @description Free text for your own reference. Empty (or `null`) for null. */
                     description?: string;
                 };
@@ -7222,10 +7516,10 @@ export interface operations {
                         /** @example whe_4fRt7YpK2mXq9WzN3bVc8 */
                         endpointId?: string;
                         /**
-                         * @description A campaign event type, `organization.credits_low`, or `webhook.test`.
+                         * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.
                          * @enum {string}
                          */
-                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
+                        eventType?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                         /** @enum {string} */
                         status?: "succeeded" | "failed";
                     };
@@ -7247,10 +7541,10 @@ export interface operations {
                      */
                     "filters[endpointId]"?: string;
                     /**
-                     * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -7274,10 +7568,10 @@ export interface operations {
                      */
                     "filters[endpointId]"?: string;
                     /**
-                     * @description A campaign event type, `organization.credits_low`, or `webhook.test`. `filters.eventType` of the JSON body.
+                     * @description A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`. `filters.eventType` of the JSON body.
                      * @enum {string}
                      */
-                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "webhook.test";
+                    "filters[eventType]"?: "campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased" | "webhook.test";
                     /**
                      * @description `filters.status` of the JSON body.
                      * @enum {string}
@@ -7478,7 +7772,7 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /** @description One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`. Repeat the field for several values. `filters.type` of the JSON body. */
-                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /**
                      * @description Only the events about this campaign. `filters.campaignId` of the JSON body.
                      * @example camp_7Hq2kXv9LmN3pR5sT8wYz
@@ -7501,7 +7795,7 @@ export interface operations {
                  */
                 "multipart/form-data": {
                     /** @description One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`. Repeat the field for several values. `filters.type` of the JSON body. */
-                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed" | "privacy.erasure_completed" | "privacy.contact_erased")[];
                     /**
                      * @description Only the events about this campaign. `filters.campaignId` of the JSON body.
                      * @example camp_7Hq2kXv9LmN3pR5sT8wYz
@@ -7877,6 +8171,1253 @@ export interface operations {
                     "application/json": {
                         data: null;
                         error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createSuppressions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON only: a list of objects has no form encoding (urlencoded and multipart bodies are refused with 400 `invalid_request`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "identifiers": [
+                 *         {
+                 *           "type": "email",
+                 *           "value": "ann@example.com"
+                 *         }
+                 *       ],
+                 *       "reason": "opt_out"
+                 *     }
+                 */
+                "application/json": {
+                    identifiers: components["schemas"]["Identifier"][];
+                    /**
+                     * @description `opt_out`, `customer_request` or `other`.
+                     * @enum {string}
+                     */
+                    reason: "opt_out" | "customer_request" | "other";
+                    /** @description Free text for your own reference; not stored with the identifiers and never returned. Do not put the identifier in it. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "suppressions": [
+                     *           {
+                     *             "id": "sup_5kP9qR2sT7vW3xY8zA4bC",
+                     *             "type": "email",
+                     *             "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e",
+                     *             "reason": "opt_out",
+                     *             "origin": "customer",
+                     *             "createdAt": "2026-11-22T09:30:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedSuppressions"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "type": "email"
+                 *       },
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        type?: components["schemas"]["IdentifierType"];
+                        /** @enum {string} */
+                        reason?: "opt_out" | "customer_request" | "other";
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[type]": "email",
+                 *       "limit": "100"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[type]"?: "email" | "phone" | "linkedin_url" | "contact_id";
+                    /**
+                     * @description `filters.reason` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[reason]"?: "opt_out" | "customer_request" | "other";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[type]": "email",
+                 *       "limit": "100"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[type]"?: "email" | "phone" | "linkedin_url" | "contact_id";
+                    /**
+                     * @description `filters.reason` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[reason]"?: "opt_out" | "customer_request" | "other";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "suppressions": [
+                     *           {
+                     *             "id": "sup_5kP9qR2sT7vW3xY8zA4bC",
+                     *             "type": "email",
+                     *             "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e",
+                     *             "reason": "opt_out",
+                     *             "origin": "customer",
+                     *             "createdAt": "2026-11-22T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SuppressionPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "sup_5kP9qR2sT7vW3xY8zA4bC"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example sup_5kP9qR2sT7vW3xY8zA4bC */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "sup_5kP9qR2sT7vW3xY8zA4bC"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example sup_5kP9qR2sT7vW3xY8zA4bC */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "sup_5kP9qR2sT7vW3xY8zA4bC"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example sup_5kP9qR2sT7vW3xY8zA4bC */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sup_5kP9qR2sT7vW3xY8zA4bC",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DeletedSuppression"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `suppression_locked`: The suppression was made by an erasure: the person stays suppressed, it cannot be deleted. `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["SuppressionLockedError"] | components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (Stripe semantics; IETF httpapi idempotency-key draft): the first request with this key runs, later ones with the same body get its saved answer (with `Idempotent-Replayed: true`) for 24 h, per organization and operation. 1..255 visible ASCII characters; one pair of surrounding double quotes is removed. A 2xx answer or a business refusal (402, 404, 409 `campaign_not_enrichable`/`campaign_not_editable`/`campaign_not_cancelable`, 422) is saved; 400, 401, 409 `enrichment_pending`, 429 and 5xx release the key. The same key with another body: 422 `idempotency_key_reused`; while the first still runs: 409 `idempotency_key_in_use`.
+                 * @example 5b1d6c1e-8f0a-4c1e-9a43-2f6d0b7c9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON only: a list of objects has no form encoding (urlencoded and multipart bodies are refused with 400 `invalid_request`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "identifiers": [
+                 *         {
+                 *           "type": "email",
+                 *           "value": "ann@example.com"
+                 *         }
+                 *       ],
+                 *       "regime": "gdpr",
+                 *       "requestRef": "DSR-2026-0042"
+                 *     }
+                 */
+                "application/json": {
+                    identifiers: components["schemas"]["Identifier"][];
+                    /**
+                     * @description `gdpr`, `ccpa` or `other`: the law the request is made under.
+                     * @enum {string}
+                     */
+                    regime: "gdpr" | "ccpa" | "other";
+                    /**
+                     * @description Your reference of the request (e.g. a ticket number; not the person's identifier). The same requestRef answers the same erasure.
+                     * @example DSR-2026-0042
+                     */
+                    requestRef: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (saved for replay when the request has an `Idempotency-Key`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "era_8mN3pQ7rS2tV6wX9yZ4aB",
+                     *         "requestRef": "DSR-2026-0042",
+                     *         "regime": "gdpr",
+                     *         "status": "pending",
+                     *         "identifiers": [
+                     *           {
+                     *             "type": "email",
+                     *             "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-22T09:30:00.000Z",
+                     *         "completedAt": null,
+                     *         "result": null,
+                     *         "receipt": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Erasure"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyInUseError"];
+                    };
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was first used with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["IdempotencyKeyReusedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "era_8mN3pQ7rS2tV6wX9yZ4aB"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example era_8mN3pQ7rS2tV6wX9yZ4aB */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "era_8mN3pQ7rS2tV6wX9yZ4aB"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example era_8mN3pQ7rS2tV6wX9yZ4aB */
+                    id: string;
+                };
+                /**
+                 * @example {
+                 *       "id": "era_8mN3pQ7rS2tV6wX9yZ4aB"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example era_8mN3pQ7rS2tV6wX9yZ4aB */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "era_8mN3pQ7rS2tV6wX9yZ4aB",
+                     *         "requestRef": "DSR-2026-0042",
+                     *         "regime": "gdpr",
+                     *         "status": "completed",
+                     *         "identifiers": [
+                     *           {
+                     *             "type": "email",
+                     *             "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-22T09:30:00.000Z",
+                     *         "completedAt": "2026-11-22T09:30:04.512Z",
+                     *         "result": {
+                     *           "contactsRemoved": 3,
+                     *           "resultObjectsRewritten": 3,
+                     *           "exportsDeleted": 1,
+                     *           "campaignIds": [
+                     *             "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                     *           ]
+                     *         },
+                     *         "receipt": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJlcmFzdXJlSWQiOiJlcmFfLi4uIn0.c2lnbmF0dXJl"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Erasure"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listErasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "status": "completed"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        /** @enum {string} */
+                        status?: "pending" | "running" | "completed" | "failed";
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[status]": "completed"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `filters.status` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[status]"?: "pending" | "running" | "completed" | "failed";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[status]": "completed"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description `filters.status` of the JSON body.
+                     * @enum {string}
+                     */
+                    "filters[status]"?: "pending" | "running" | "completed" | "failed";
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "erasures": [
+                     *           {
+                     *             "id": "era_8mN3pQ7rS2tV6wX9yZ4aB",
+                     *             "requestRef": "DSR-2026-0042",
+                     *             "regime": "gdpr",
+                     *             "status": "completed",
+                     *             "identifiers": [
+                     *               {
+                     *                 "type": "email",
+                     *                 "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-22T09:30:00.000Z",
+                     *             "completedAt": "2026-11-22T09:30:04.512Z",
+                     *             "result": {
+                     *               "contactsRemoved": 3,
+                     *               "resultObjectsRewritten": 3,
+                     *               "exportsDeleted": 1,
+                     *               "campaignIds": [
+                     *                 "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                     *               ]
+                     *             },
+                     *             "receipt": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJlcmFzdXJlSWQiOiJlcmFfLi4uIn0.c2lnbmF0dXJl"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ErasurePage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
                     };
                 };
             };
@@ -8437,6 +9978,159 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookEvent_webhook_test"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_privacy_erasure_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "privacy.erasure_completed",
+                 *       "timestamp": "2026-11-22T09:30:04.512Z",
+                 *       "data": {
+                 *         "erasure": {
+                 *           "id": "era_8mN3pQ7rS2tV6wX9yZ4aB",
+                 *           "requestRef": "DSR-2026-0042",
+                 *           "regime": "gdpr",
+                 *           "status": "completed",
+                 *           "identifiers": [
+                 *             {
+                 *               "type": "email",
+                 *               "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-11-22T09:30:00.000Z",
+                 *           "completedAt": "2026-11-22T09:30:04.512Z",
+                 *           "result": {
+                 *             "contactsRemoved": 3,
+                 *             "resultObjectsRewritten": 3,
+                 *             "exportsDeleted": 1,
+                 *             "campaignIds": [
+                 *               "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *             ]
+                 *           },
+                 *           "receipt": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJlcmFzdXJlSWQiOiJlcmFfLi4uIn0.c2lnbmF0dXJl"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent_privacy_erasure_completed"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the message is delivered. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 15 s, or a redirect) is a failed attempt, retried on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_privacy_contact_erased: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message ID (`msg_…`): the same on every retry and redelivery of one message; deduplicate on it.
+                 * @example msg_2Jd8KfQz5LmR7tVx3NpWb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Seconds since the epoch when this attempt was signed; refuse ones more than 5 minutes off.
+                 * @example 1795339872
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "privacy.contact_erased",
+                 *       "timestamp": "2026-11-22T09:30:04.512Z",
+                 *       "data": {
+                 *         "contactId": "con_000123",
+                 *         "identifiers": [
+                 *           {
+                 *             "type": "email",
+                 *             "hash": "5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e"
+                 *           }
+                 *         ],
+                 *         "campaignIds": [
+                 *           "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent_privacy_contact_erased"];
             };
         };
         responses: {

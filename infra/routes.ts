@@ -22,6 +22,7 @@ import {
 import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 import { createUploadOperation } from '../lib/uploads/schema';
+import { createErasureOperation, createSuppressionsOperation, deleteSuppressionOperation, getErasureOperation, listErasuresOperation, listSuppressionsOperation } from '../lib/privacy/schema';
 import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
@@ -74,8 +75,8 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
-  // Accounts reads only the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts).
-  { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*'] } },
+  // Accounts reads the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts), and with suppressions in force the attempt's result parts.
+  { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*', 'campaigns/*/attempts/*'] } },
   { operation: createWebhookEndpointOperation, entry: 'functions/webhooks-create.ts', functionId: 'WebhooksCreate', permissions: { table: 'readWrite' } },
   { operation: listWebhookEndpointsOperation, entry: 'functions/webhooks-list.ts', functionId: 'WebhooksList', permissions: { table: 'read' } },
   { operation: deleteWebhookEndpointOperation, entry: 'functions/webhooks-delete.ts', functionId: 'WebhooksDelete', permissions: { table: 'readWrite' } },
@@ -84,6 +85,13 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listWebhookDeliveriesOperation, entry: 'functions/webhooks-deliveries.ts', functionId: 'WebhooksDeliveries', permissions: { table: 'read' } },
   { operation: listEventsOperation, entry: 'functions/events-list.ts', functionId: 'EventsList', permissions: { table: 'read' } },
   { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
+  { operation: createSuppressionsOperation, entry: 'functions/privacy-suppressions-create.ts', functionId: 'PrivacySuppressionsCreate', permissions: { table: 'readWrite' } },
+  { operation: listSuppressionsOperation, entry: 'functions/privacy-suppressions-list.ts', functionId: 'PrivacySuppressionsList', permissions: { table: 'read' } },
+  { operation: deleteSuppressionOperation, entry: 'functions/privacy-suppressions-delete.ts', functionId: 'PrivacySuppressionsDelete', permissions: { table: 'readWrite' } },
+  // Create suppresses and records the erasure; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
+  { operation: createErasureOperation, entry: 'functions/privacy-erasures-create.ts', functionId: 'PrivacyErasuresCreate', permissions: { table: 'readWrite' } },
+  { operation: getErasureOperation, entry: 'functions/privacy-erasures-get.ts', functionId: 'PrivacyErasuresGet', permissions: { table: 'read' } },
+  { operation: listErasuresOperation, entry: 'functions/privacy-erasures-list.ts', functionId: 'PrivacyErasuresList', permissions: { table: 'read' } },
 ];
 
 /** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
@@ -101,6 +109,8 @@ export const SUPPORT_FUNCTIONS = {
     assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE)],
   },
   catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
+  /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts). Served by the local stack; not yet in the CDK stack. */
+  jwks: { entry: 'functions/privacy-jwks.ts', functionId: 'PrivacyJwks', path: '/.well-known/jwks.json' },
   /**
    * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):
    * it runs the handlers of the tools' operations in its own process, so it holds their permissions together.

@@ -63,6 +63,7 @@ export const SETTINGS = {
   stateMachineArn: { env: 'STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/deploy.md', meaning: 'ARN of the enrichment state machine.' },
   webhookStateMachineArn: { env: 'WEBHOOK_STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/webhooks.md', meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.' },
   cursorSecret: { env: 'CURSOR_SECRET', kind: 'text', setBy: 'stack', docs: 'docs/pagination.md', meaning: 'Secret that signs list cursors.' },
+  privacySigningKeyFile: { env: 'PRIVACY_SIGNING_KEY_FILE', kind: 'text', setBy: 'stack', docs: 'docs/privacy.md', meaning: 'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.' },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** The name of a declared setting. */
@@ -191,5 +192,9 @@ export const config = {
   /** {@link SETTINGS}.localReconcileEverySeconds. */
   get localReconcileEverySeconds(): number {
     return numberSetting(SETTINGS.localReconcileEverySeconds);
+  },
+  /** {@link SETTINGS}.privacySigningKeyFile. */
+  get privacySigningKeyFile(): string {
+    return requiredText(SETTINGS.privacySigningKeyFile);
   },
 };

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'spend_limit_exceeded'
   | 'key_spend_limit_exceeded'
+  | 'suppression_locked'
   | 'insufficient_scope'
   | 'expired_api_key'
   | 'internal_error';
@@ -62,6 +63,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   spend_limit_exceeded: 402,
   key_spend_limit_exceeded: 402,
+  suppression_locked: 409,
   insufficient_scope: 403,
   expired_api_key: 401,
   internal_error: 500,
@@ -299,6 +301,14 @@ export class WebhookEndpointDisabledError extends ApiError {
   override name = 'WebhookEndpointDisabledError';
   constructor(endpointId: string) {
     super('webhook_endpoint_disabled', `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`, { id: endpointId });
+  }
+}
+
+/** 409 `suppression_locked`: the suppression was made by an erasure and cannot be deleted (docs/privacy.md). */
+export class SuppressionLockedError extends ApiError {
+  override name = 'SuppressionLockedError';
+  constructor(id: string) {
+    super('suppression_locked', `Suppression "${id}" was made by an erasure and cannot be deleted: the person stays suppressed.`, { id });
   }
 }
 

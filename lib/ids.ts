@@ -59,6 +59,10 @@ export const isTestOrganizationId = (organizationId: string): boolean => organiz
 export const testOrganizationIdOf = (liveOrganizationId: string): string => derivedId('org_test', liveOrganizationId);
 /** A new upload ID, e.g. `upl_…` (docs/campaigns.md#large-account-lists-upload-first). */
 export const newUploadId = (): string => `upl_${id21()}`;
+/** A suppression ID: `sup_` + 21 base58 characters (derived from the scope and the hash: lib/privacy/store.ts). */
+export const SUPPRESSION_ID_PATTERN = new RegExp(`^sup_[${ID_ALPHABET}]{21}$`);
+/** An erasure ID: `era_` + 21 base58 characters (derived from the organization and requestRef: lib/privacy/store.ts). */
+export const ERASURE_ID_PATTERN = new RegExp(`^era_[${ID_ALPHABET}]{21}$`);
 /** A new enrichment attempt ID (21 base58 characters). */
 export const newAttemptId = (): string => `att_${id21()}`;
 

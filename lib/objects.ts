@@ -74,6 +74,8 @@ export const objectKeys = {
   crmPrefix: (organizationId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/`,
   /** One former CRM target list (`listId` sorts by the time it was written). */
   crmList: (organizationId: string, listId: string) => `${OBJECT_PREFIXES.crm}${organizationId}/${listId}.txt`,
+  /** Prefix of a campaign's export files (an erasure deletes them: lib/privacy/erasure.ts). */
+  exportsPrefix: (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/`,
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
   /** An uploaded account-ID file (docs/campaigns.md#large-account-lists-upload-first), as the client PUT it. */

@@ -12,7 +12,7 @@
 import type * as z from 'zod/mini';
 import { ddb, s3, s3Presigner, sfn } from './aws';
 import { config } from './config';
-import { deliverAll, type DeliveryPolicyOf } from './results/deliverable';
+import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
@@ -48,6 +48,14 @@ import type { UploadDependencies, UploadReadDependencies } from './uploads/use-c
 import { forMode } from './test-mode/mode';
 import { testWarehouse } from './test-mode/accounts';
 import { testAccountHistory } from './test-mode/history';
+import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { suppressionPolicy } from './privacy/deliverable';
+import { createFileReceiptSigner, type ReceiptSigner } from './privacy/receipt';
+import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
+import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
+import type { VendorErasureDependencies } from './privacy/vendor';
+import { privacyEvent, type WebhookEvent } from './webhooks/events';
+import { logger } from './observability';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -247,12 +255,6 @@ export const hourlyQuota =
     return takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
   };
 
-/**
- * What may be delivered to an organization beyond its request's selection
- * (lib/results/deliverable.ts): the one policy every delivery path (export,
- * results, stream) is given. Nothing is withheld yet; privacy plugs in here.
- */
-export const deliveryPolicy: DeliveryPolicyOf = deliverAll;
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
@@ -322,6 +324,87 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   );
 };
 
+/** Suppressions and erasures (lib/privacy/store.ts). */
+export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() => createSuppressionStore({ client: ddb, tableName: config.tableName }));
+
+/**
+ * What may be delivered to an organization beyond its request's selection
+ * (lib/results/deliverable.ts): the one policy every delivery path (export,
+ * results, campaigns/accounts' `contactsFound`, the workflow's FindContacts)
+ * is given, read once per request or batch. Privacy withholds suppressed
+ * contacts (lib/privacy/deliverable.ts, docs/privacy.md).
+ */
+export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicy(suppressions(), organizationId);
+
+/** The erasure-receipt signer: the local key file (lib/privacy/receipt.ts). */
+export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() => createFileReceiptSigner(config.privacySigningKeyFile));
+
+/** What the privacy operations need. */
+export const privacyDependencies = (): PrivacyDependencies => ({ suppressions: suppressions(), cursorSecret: config.cursorSecret });
+
+/** Records an event unless it is already recorded (its ID derives from what it is about: one event per change). */
+const recordEventOnce = async (event: WebhookEvent): Promise<void> => {
+  await webhooks()
+    .putEvent(event)
+    .catch((error: unknown) => {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    });
+};
+
+/** What erasing from an organization's stored data needs (lib/privacy/erasure.ts). */
+export const eraseDependencies = (): EraseDependencies => ({ campaigns: campaigns(), results: results(), objects: objects() });
+
+/** What the erasure job needs: the stores, the signer and the `privacy.erasure_completed` event. */
+export const erasureJobDependencies = (): ErasureJobDependencies => ({
+  ...eraseDependencies(),
+  suppressions: suppressions(),
+  signer: receiptSigner(),
+  erasureCompleted: (erasure: ErasureRecord) => {
+    const { organizationId: _organizationId, ...shown } = erasure;
+    return recordEventOnce(privacyEvent('privacy.erasure_completed', erasure.organizationId, erasure.completedAt!, { erasure: shown }, erasure.id));
+  },
+});
+
+/** What the vendor's erasure needs (lib/privacy/vendor.ts): the operator's global list, the embedded warehouse, every organization. */
+export const vendorErasureDependencies = (): VendorErasureDependencies => ({
+  ...eraseDependencies(),
+  suppressions: suppressions(),
+  removeFromWarehouse: (matches) => embeddedWarehouse().removeContacts(matches),
+  organizationIds: () => ledger().organizationIds(),
+  contactErased: async (organizationId, data) => {
+    const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);
+    try {
+      await webhooks().putEvent(event);
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      return false;
+    }
+  },
+});
+
+/** Erasure jobs running in this process (the local stack), so tests and shutdown can wait for them. */
+const runningErasures = new Set<Promise<unknown>>();
+
+/**
+ * Starts an erasure job. Locally it runs in this process, after the answer; a job a crash interrupted stays
+ * `pending` or `running` (no resume yet: see docs/privacy.md "Limits of this version").
+ */
+export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
+  const job = runErasure(erasureJobDependencies(), organizationId, erasureId)
+    .catch((error: unknown) => logger.error('Erasure job failed', { erasureId, error }))
+    .finally(() => runningErasures.delete(job));
+  runningErasures.add(job);
+};
+
+/** Waits for every erasure job this process started. */
+export const erasuresSettled = async (): Promise<void> => {
+  while (runningErasures.size > 0) await Promise.allSettled([...runningErasures]);
+};
+
+/** What erasures/create needs. */
+export const erasureCreateDependencies = (): ErasureCreateDependencies => ({ ...privacyDependencies(), startErasure });
+
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
@@ -350,6 +433,7 @@ export { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookDe
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
+export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';
 export { buildMcpTools, buildServerCard, buildApiCatalog, buildLlmsTxt, MCP_SERVER_INFO, MCP_PATH, SERVER_CARD_PATH, API_CATALOG_PATH, LLMS_TXT_PATH, MAX_TOOL_DESCRIPTION_CHARS, toolName } from './contract/mcp';
 export type { McpTool, McpToolBinding } from './contract/mcp';
 export type { Operation } from './http/operation';

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { buildAsyncApiDocument } from '../lib/contract/asyncapi';
 import { buildArazzoDocument } from '../lib/contract/arazzo';
-import { EVENT_EXAMPLES, eventPayloadSchemas } from '../lib/webhooks/docs';
+import { ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from '../lib/contract/events';
 import { WEBHOOK_EVENT_TYPES } from '../lib/webhooks/events';
 import { validateAsyncApi } from './support/asyncapi';
 import { useApi } from './support/api';
@@ -42,9 +42,9 @@ describe('docs/asyncapi.json', () => {
     expect(asyncapi.components.schemas.WebhookHeaders.required).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     for (const message of messages) {
       const type = message.name as (typeof WEBHOOK_EVENT_TYPES)[number];
-      const schema = new Map<string, z.ZodMiniType>(eventPayloadSchemas()).get(type)!;
+      const schema = new Map<string, z.ZodMiniType>(allEventPayloadSchemas()).get(type)!;
       expect(z.safeParse(schema, message.examples[0].payload).success, type).toBe(true);
-      expect(message.examples[0].payload).toEqual(EVENT_EXAMPLES[type]);
+      expect(message.examples[0].payload).toEqual(ALL_EVENT_EXAMPLES[type]);
     }
     // One shared schema per concept, as in the OpenAPI document.
     expect(asyncapi.components.schemas.EnrichedCampaign.properties.status).toMatchObject({ const: 'enriched' });

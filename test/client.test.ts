@@ -207,6 +207,13 @@ describe('client', () => {
       expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1 + result.rows.contacts);
       expect(csv.charCodeAt(0)).not.toBe(0xfeff);
       expect((await client.listLedger({ filters: { campaignId: campaign.id } })).entries.map((e) => e.kind)).toEqual(['charge']);
+      // Privacy (docs/privacy.md): a suppression made, listed and lifted; an erasure made, read and listed.
+      const [suppression] = (await client.createSuppressions({ identifiers: [{ type: 'contact_id', value: 'client-suppressed' }], reason: 'opt_out' })).suppressions;
+      expect([...(await client.listSuppressions()).suppressions].map((s) => s.id)).toEqual([suppression!.id]);
+      expect(await client.deleteSuppression({ id: suppression!.id })).toEqual({ id: suppression!.id, deleted: true });
+      const erasure = await client.createErasure({ identifiers: [{ type: 'contact_id', value: 'client-erased' }], regime: 'gdpr', requestRef: 'client' });
+      expect((await client.getErasure({ id: erasure.id })).requestRef).toBe('client');
+      expect((await client.listErasures()).erasures.map((e) => e.id)).toEqual([erasure.id]);
       const results = await client.listCampaignResults({ campaignId: campaign.id });
       expect(results).toMatchObject({ campaignId: campaign.id, complete: true, processed: 3, lastSeq: 3 });
       expect(results.accounts.map((a) => a.seq)).toEqual([1, 2, 3]);

@@ -313,6 +313,24 @@ function cases(f: Fixture): Case[] {
     ok('/v1/webhooks/delete', 'unknown endpoint (404)', { endpointId: unknownEndpoint }),
     ok('/v1/webhooks/delete', 'endpoint', { endpointId: f.endpointId }),
     bad('/v1/webhooks/delete', 'malformed endpoint ID', { endpointId: 'x' }),
+
+    // The privacy operations that take a list of identifier objects are JSON only.
+    ok('/v1/privacy/suppressions/create', 'email and E.164 phone', { identifiers: [{ type: 'email', value: 'prism@example.com' }, { type: 'phone', value: '+15550100200' }], reason: 'opt_out', note: 'Prism' }, { encodings: ['json'] }),
+    bad('/v1/privacy/suppressions/create', 'no identifiers', { identifiers: [], reason: 'opt_out' }, { encodings: ['json'] }),
+    bad('/v1/privacy/suppressions/create', 'unknown reason', { identifiers: [{ type: 'email', value: 'prism@example.com' }], reason: 'spite' }, { encodings: ['json'] }),
+    bad('/v1/privacy/suppressions/create', '501-character note', { identifiers: [{ type: 'contact_id', value: 'c1' }], reason: 'other', note: 'n'.repeat(501) }, { encodings: ['json'] }),
+    ok('/v1/privacy/suppressions/list', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/privacy/suppressions/list', 'filters, limit 1000', { filters: { type: 'email', reason: 'opt_out' }, limit: 1000 }),
+    bad('/v1/privacy/suppressions/list', 'limit 1001', { limit: 1001 }),
+    ok('/v1/privacy/suppressions/delete', 'unknown suppression (404)', { id: `sup_${'1'.repeat(21)}` }),
+    bad('/v1/privacy/suppressions/delete', 'malformed ID', { id: 'sup_1' }),
+    ok('/v1/privacy/erasures/create', 'gdpr', { identifiers: [{ type: 'linkedin_url', value: 'https://www.linkedin.com/in/prism/' }], regime: 'gdpr', requestRef: 'prism-1' }, { encodings: ['json'] }),
+    bad('/v1/privacy/erasures/create', '21 identifiers', { identifiers: Array.from({ length: 21 }, (_, i) => ({ type: 'contact_id', value: `c${i}` })), regime: 'gdpr', requestRef: 'prism-2' }, { encodings: ['json'] }),
+    bad('/v1/privacy/erasures/create', 'no requestRef', { identifiers: [{ type: 'contact_id', value: 'c1' }], regime: 'ccpa' }, { encodings: ['json'] }),
+    ok('/v1/privacy/erasures/get', 'unknown erasure (404)', { id: `era_${'1'.repeat(21)}` }),
+    bad('/v1/privacy/erasures/get', 'malformed ID', { id: 'era_x' }),
+    ok('/v1/privacy/erasures/list', 'status filter', { filters: { status: 'completed' }, limit: 10 }),
+    bad('/v1/privacy/erasures/list', 'unknown status', { filters: { status: 'done' } }),
   ];
 }
 
@@ -437,6 +455,9 @@ async function everyCode(): Promise<Answered[]> {
       headers: { authorization: init.authorization ?? `Bearer ${init.apiKey}`, 'content-type': 'application/json', ...init.headers },
       body: JSON.stringify(init.body ?? {}),
     });
+  // An erasure's suppression is locked (docs/privacy.md).
+  await call(api(), '/v1/privacy/erasures/create', { apiKey: rich.apiKey, body: { identifiers: [{ type: 'contact_id', value: `locked-${p}` }], regime: 'gdpr', requestRef: `prism-${p}` } });
+  const lockedId = (await call(api(), '/v1/privacy/suppressions/list', { apiKey: rich.apiKey, body: {} })).data.suppressions[0].id as string;
   // A key that holds org:read only, and one that expired yesterday (created two days ago on an injected clock).
   const readOnlyKey = await apiKeys().create(rich.organizationId, { scopes: ['org:read'] });
   const expiredKey = (
@@ -464,6 +485,7 @@ async function everyCode(): Promise<Answered[]> {
     { code: 'webhook_endpoint_limit_reached', send: (b) => post(b, '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: 'http://127.0.0.1:9/eleventh' } }) },
     { code: 'webhook_endpoint_disabled', send: (b) => post(b, '/v1/webhooks/redeliver', { apiKey: rich.apiKey, body: { messageId: test.messageId } }) },
     { code: 'rate_limited', send: (b) => post(b, '/v1/org/describe', { apiKey: throttled.apiKey }) },
+    { code: 'suppression_locked', send: (b) => post(b, '/v1/privacy/suppressions/delete', { apiKey: rich.apiKey, body: { id: lockedId } }) },
     { code: 'method_not_allowed', send: (b) => fetch(`${b}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${rich.apiKey}` } }) },
   ];
 }

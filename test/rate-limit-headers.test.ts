@@ -30,6 +30,9 @@ interface Fixture {
   /** Two keys made by keys/create: one rotate renews, one revoke ends (neither is the fixture's own key). */
   rotatedKeyId: string;
   revokedKeyId: string;
+  /** A suppression the customer made (suppressions/delete lifts it) and an erasure (erasures/get reads it). */
+  suppressionId: string;
+  erasureId: string;
   smb: () => Promise<number>;
 }
 
@@ -63,6 +66,12 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   listKeys: () => ({}),
   rotateKey: (f) => ({ id: f.rotatedKeyId }),
   revokeKey: (f) => ({ id: f.revokedKeyId }),
+  createSuppressions: () => ({ identifiers: [{ type: 'contact_id', value: 'headers-suppressed' }], reason: 'opt_out' }),
+  listSuppressions: () => ({}),
+  deleteSuppression: (f) => ({ id: f.suppressionId }),
+  createErasure: () => ({ identifiers: [{ type: 'contact_id', value: 'headers-erased' }], regime: 'gdpr', requestRef: 'headers' }),
+  getErasure: (f) => ({ id: f.erasureId }),
+  listErasures: () => ({}),
 };
 
 /** Operations whose success carries `Credits-Remaining`. */
@@ -120,8 +129,14 @@ beforeAll(async () => {
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     keyIds.push(made.data.key.id);
   }
+  const suppression = await call(api(), '/v1/privacy/suppressions/create', { apiKey: org.apiKey, body: { identifiers: [{ type: 'contact_id', value: 'headers-lifted' }], reason: 'opt_out' } });
+  expect(suppression.status, JSON.stringify(suppression.body)).toBe(200);
+  const erasure = await call(api(), '/v1/privacy/erasures/create', { apiKey: org.apiKey, body: { identifiers: [{ type: 'contact_id', value: 'headers-read' }], regime: 'gdpr', requestRef: 'headers-read' } });
+  expect(erasure.status, JSON.stringify(erasure.body)).toBe(200);
   fixture = {
     apiKey: org.apiKey,
+    suppressionId: suppression.data.suppressions[0].id,
+    erasureId: erasure.data.id,
     rotatedKeyId: keyIds[0]!,
     revokedKeyId: keyIds[1]!,
     draftId,

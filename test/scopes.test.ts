@@ -39,6 +39,12 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   listWebhookDeliveries: 'webhooks:manage',
   listEvents: 'events:read',
   redeliverWebhook: 'webhooks:manage',
+  createSuppressions: 'privacy:manage',
+  listSuppressions: 'privacy:manage',
+  deleteSuppression: 'privacy:manage',
+  createErasure: 'privacy:manage',
+  getErasure: 'privacy:manage',
+  listErasures: 'privacy:manage',
   createKey: 'keys:manage',
   listKeys: 'keys:manage',
   revokeKey: 'keys:manage',
@@ -76,6 +82,8 @@ describe('the pipeline admits exactly the scope of each operation', () => {
       enrichCampaign: { campaignId },
       cancelCampaign: { campaignId },
       createWebhookEndpoint: { url: 'https://example.com/hook' },
+      createSuppressions: { identifiers: [{ type: 'email', value: 'scoped@example.com' }], reason: 'opt_out' },
+      createErasure: { identifiers: [{ type: 'email', value: 'scoped@example.com' }], regime: 'gdpr', requestRef: 'scoped' },
     };
     const keyOf = new Map<Scope, string>();
     for (const scope of SCOPES) keyOf.set(scope, await apiKeys().create(org.organizationId, { scopes: [scope] }));
@@ -103,7 +111,9 @@ describe('the pipeline admits exactly the scope of each operation', () => {
     expect(ledger.data.entries.filter((e: { kind: string }) => e.kind === 'charge')).toEqual([]);
     const hooks = await call(api(), '/v1/webhooks/list', { apiKey: org.apiKey, body: {} });
     expect(hooks.data.endpoints).toEqual([]);
-  });
+    expect((await call(api(), '/v1/privacy/suppressions/list', { apiKey: org.apiKey, body: {} })).data.suppressions).toEqual([]);
+    expect((await call(api(), '/v1/privacy/erasures/list', { apiKey: org.apiKey, body: {} })).data.erasures).toEqual([]);
+  }, 240_000); // every operation × every scope, one call at a time: about 360 calls
 
   it('a key made before scopes (none stored) holds every scope', async () => {
     const org = await newOrganization();

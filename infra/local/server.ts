@@ -185,6 +185,7 @@ export async function startApiServer(
   // The handlers of the deployed stack's docs and catch-all routes.
   const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
   const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
+  const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as { handler: LambdaHandler };
   // The MCP server (docs/agents.md), the deployed stack's /mcp function.
   const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.entry)).href)) as { handler: LambdaHandler };
   const docsPaths = new Set<string>(DOCS_ROUTES);
@@ -245,6 +246,11 @@ export async function startApiServer(
       }
       const route = req.method === 'POST' ? handlers.get(url.pathname) : undefined;
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
+      if (req.method === 'GET' && url.pathname === SUPPORT_FUNCTIONS.jwks.path) {
+        const event = toApiGatewayEvent(req, Buffer.alloc(0), `GET ${url.pathname}`, requestId);
+        send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
+        return;
+      }
       const isDocs = req.method === 'GET' && docsPaths.has(url.pathname);
       const isMcp = url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
       const body = await readBody(req);

@@ -169,7 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await api?.close();
     if (!api && early) await new Promise<void>((resolve) => early!.server.close(() => resolve()));
     await Promise.allSettled(emulators.map((emulator) => emulator.stop()));
-    if (temporaryS3) rmSync(temporaryS3, { recursive: true, force: true });
+    if (temporaryS3) for (const folder of [temporaryS3, `${temporaryS3}-keys`]) rmSync(folder, { recursive: true, force: true });
   };
   try {
     if (readiness && options.api !== false) {
@@ -190,6 +190,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       cursorSecret: options.cursorSecret ?? randomBytes(32).toString('hex'),
     };
     applyLocalEnvironment(endpoints);
+    // The erasure receipts' signing key: in the data folder (kept across restarts), or beside the temporary S3 folder.
+    process.env.PRIVACY_SIGNING_KEY_FILE ??= path.join(options.dataDir ?? `${temporaryS3!}-keys`, 'privacy-signing-key.json');
     const { dynamodb, s3 } = await import('../../lib/aws');
     const { ensureTable, ensureBucket } = await import('./table');
     await ensureTable(dynamodb, endpoints.tableName);

@@ -12,7 +12,8 @@
  */
 import * as z from 'zod';
 import type { WEBHOOK_EVENT_TYPES } from '../webhooks/events';
-import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS } from '../webhooks/docs';
+import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS } from '../webhooks/docs';
+import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
 import { CONTACT } from './openapi';
 
 type JsonSchema = Record<string, unknown>;
@@ -68,15 +69,15 @@ function headersSchema(): JsonSchema {
  */
 export function buildAsyncApiDocument() {
   const schemas: Record<string, JsonSchema> = {};
-  const events = eventPayloadSchemas();
+  const events = allEventPayloadSchemas();
   const messages: Record<string, JsonSchema> = {};
   for (const [type, schema] of events) {
     const payload = toAsyncApiSchema(schema, schemas);
-    const example = EVENT_EXAMPLES[type] as { timestamp: string };
+    const example = ALL_EVENT_EXAMPLES[type] as { timestamp: string };
     messages[keyOf(type)] = {
       name: type,
       title: type,
-      summary: EVENT_DESCRIPTIONS[type],
+      summary: ALL_EVENT_DESCRIPTIONS[type],
       contentType: 'application/json',
       headers: { $ref: '#/components/schemas/WebhookHeaders' },
       payload,

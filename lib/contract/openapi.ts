@@ -45,6 +45,7 @@ import {
   SpendLimitExceededError,
   KeySpendLimitExceededError,
   KEY_SPEND_PERIODS,
+  SuppressionLockedError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../errors';
@@ -54,13 +55,15 @@ import { formatIssues } from '../http/issues';
 import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { SCOPES } from '../http/scopes';
-import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas, RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
+import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
+import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
 import { exportOperationDocs } from '../exports/docs';
 import { organizationOperationDocs } from '../organizations/docs';
 import { uploadOperationDocs } from '../uploads/docs';
+import { privacyOperationDocs } from '../privacy/docs';
 
 /** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
 export const CONTACT = { name: 'Campaign Enrichment API support', email: 'api-support@example.com', url: 'https://example.com/support' } as const;
@@ -118,6 +121,7 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
     required: false,
   },
+  suppression_locked: { schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }), required: true },
   insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
 };
 
@@ -155,6 +159,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
   spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
   key_spend_limit_exceeded: "The launch would charge more than the request's API key may: its `maxCreditsPerLaunch` (`period: \"launch\"`) or its `monthlyCredits` this UTC month, net of refunds (`period: \"month\"`); checked right after `spend_limit_exceeded`; nothing is charged.",
+  suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
   internal_error: 'Unexpected failure; the message is always `Internal error.`',
@@ -182,6 +187,7 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 10000, required: 262, spent: 9900, period: 'month' }),
+  suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
   insufficient_scope: new InsufficientScopeError('campaigns:launch'),
   expired_api_key: new ExpiredApiKeyError(),
   internal_error: new InternalError(),
@@ -475,13 +481,17 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
       required: !optionalBody,
       description: noFields
         ? 'No body, an empty body, `{}`, or an empty urlencoded or multipart body (no field).'
-        : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
+        : operation.jsonOnly
+          ? 'JSON only: a list of objects has no form encoding (urlencoded and multipart bodies are refused with 400 `invalid_request`).'
+          : `${optionalBody ? 'Optional: every field has a default, so no body (or `{}`) is a valid request. ' : ''}JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (\`filters[status]\`) and arrays repeat the field.`,
       content: {
         'application/json': { schema: jsonRequestSchema(operation), ...(example ? { example } : {}) },
         // An operation without fields takes an empty form body too (what a form-posting client sends): no field is allowed.
         ...(noFields
           ? { 'application/x-www-form-urlencoded': { schema: EMPTY_FORM }, 'multipart/form-data': { schema: EMPTY_FORM } }
-          : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
+          : operation.jsonOnly
+            ? {}
+            : { 'application/x-www-form-urlencoded': formMedia(operation, false), 'multipart/form-data': formMedia(operation, true) }),
       },
     },
     responses,
@@ -542,7 +552,7 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
 
 /** The document's `webhooks` section: one POST per event type, with its body (docs/webhooks.md, README.md). */
 function webhooksSection(): ZodOpenApiPathsObject {
-  const events = eventPayloadSchemas();
+  const events = allEventPayloadSchemas();
   return Object.fromEntries(
     events.map(([type, schema]) => [
       type,
@@ -550,10 +560,10 @@ function webhooksSection(): ZodOpenApiPathsObject {
         post: {
           operationId: `webhook_${type.replace(/[^a-z]/g, '_')}`,
           summary: type,
-          description: `${EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
+          description: `${ALL_EVENT_DESCRIPTIONS[type]} Sent to every enabled endpoint subscribed to \`${type}\`${type === 'webhook.test' ? ' (here: the one endpoint tested)' : ''}. ${RETRY_SCHEDULE_TEXT}`,
           parameters: Object.entries(WEBHOOK_HEADERS).map(([name, header]) => ({ in: 'header' as const, name, ...header })),
           tags: ['webhook events'],
-          requestBody: { required: true, content: { 'application/json': { schema, example: EVENT_EXAMPLES[type] } } },
+          requestBody: { required: true, content: { 'application/json': { schema, example: ALL_EVENT_EXAMPLES[type] } } },
           responses: {
             '2XX': { description: 'Received: the message is delivered.' },
             '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
@@ -571,7 +581,7 @@ function webhooksSection(): ZodOpenApiPathsObject {
  * so that only this document's builders carry it.
  */
 const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
-  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs].map(
+  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs, ...privacyOperationDocs].map(
     (documented) => [documented.operationId, documented as DocumentedOperation],
   ),
 );
@@ -589,6 +599,7 @@ export const TAGS = [
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
   { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
+  { name: 'privacy', description: 'Suppressions and erasures: keep a person out of every answer, erase every stored copy, with a signed receipt.' },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 
@@ -603,6 +614,7 @@ const DOMAIN_TAGS: ReadonlyMap<string, string> = new Map(
       [exportOperationDocs, 'exports'],
       [creditOperationDocs, 'credits'],
       [webhookOperationDocs, 'webhooks'],
+      [privacyOperationDocs, 'privacy'],
     ] as const
   ).flatMap(([docs, tag]) => docs.map((documented) => [documented.operationId, tag] as const)),
 );

@@ -167,6 +167,19 @@ export const keys = {
   webhookMessage: (organizationId: string, messageId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `MESSAGE#${messageId}` }),
   /** One delivery attempt of a message (the delivery log); IDs sort in time order. */
   webhookDelivery: (organizationId: string, deliveryId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `DELIVERY#${deliveryId}` }),
+  /**
+   * Privacy partition of an organization, or of the operator's global list (`scope` = `GLOBAL`): suppressions,
+   * the compact hash set, erasures (lib/privacy/store.ts; docs/data-model.md "Privacy"). Holds hashes, never a raw identifier.
+   */
+  privacy: (scope: string) => `PRIVACY#${scope}`,
+  /** One suppression of a scope (an organization, or `GLOBAL`), by its ID (derived from scope and hash: one per hash). */
+  suppression: (scope: string, suppressionId: string) => ({ pk: `PRIVACY#${scope}`, sk: `SUP#${suppressionId}` }),
+  /** The compact set of a scope's suppressed hashes (8-byte prefixes, a binary set): what a delivery reads once. */
+  suppressionSet: (scope: string) => ({ pk: `PRIVACY#${scope}`, sk: 'SUPSET' }),
+  /** One erasure of an organization, by its ID (derived from the organization and `requestRef`: one per requestRef). */
+  erasure: (scope: string, erasureId: string) => ({ pk: `PRIVACY#${scope}`, sk: `ERA#${erasureId}` }),
+  /** Sort-key prefixes of the privacy partition. */
+  privacyPrefixes: { suppression: 'SUP#', erasure: 'ERA#' },
   /** Sort-key prefixes of the webhook partition. */
   webhookPrefixes: { endpoint: 'ENDPOINT#', event: 'EVENT#', message: 'MESSAGE#', delivery: 'DELIVERY#' },
   /**

@@ -29,6 +29,8 @@ import {
 } from './outcomes';
 import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput } from './schema';
 import type { CampaignAccountsPage } from './docs';
+import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
+import { deliverableCounts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 
 /** What a page of account outcomes reads. */
 export interface AccountsDependencies {
@@ -36,6 +38,13 @@ export interface AccountsDependencies {
   outcomes: Pick<OutcomeStore, 'manifest' | 'readChunk' | 'readBatchContacts'>;
   /** Secret that signs cursors (docs/pagination.md). */
   cursorSecret: string;
+  /**
+   * What may be delivered beyond the caller's selection (lib/results/deliverable.ts): while it withholds something,
+   * `contactsFound` counts only deliverable contacts, read from the batches' result parts. None: everything stored.
+   */
+  deliveryPolicy?: DeliveryPolicyOf;
+  /** The result parts `contactsFound` is recounted from while suppressions are in force. */
+  results: Pick<ResultStore, 'readPart'>;
 }
 
 type Entry = CampaignAccountsPage['accounts'][number];
@@ -124,7 +133,7 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
     if (!Number.isSafeInteger(from) || from < 0) throw cursorError();
   }
 
-  const [campaign, manifest] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId)]);
+  const [campaign, manifest, policy] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId), (deps.deliveryPolicy ?? deliverAll)(organizationId)]);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   if (statusAt(campaign, now) === 'expired') throw new ResultsExpiredError();
   if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError(
@@ -138,7 +147,11 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
   const contacts = new Map<number, Promise<number[]>>();
   const load = async (chunk: number) => {
     const batches = needContacts ? batchesOfChunk(manifest, chunk).filter((batch) => manifest.doneBatches.has(batch)) : [];
-    for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, deps.outcomes.readBatchContacts(manifest, batch));
+    // While the policy withholds something the counts come from the stored rows, through the one owner of what may be delivered.
+    const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
+    const countsOf = (batch: number) =>
+      policy.withhold ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy)) : deps.outcomes.readBatchContacts(manifest, batch);
+    for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));
     const [objects, ...counts] = await Promise.all([deps.outcomes.readChunk(manifest, chunk), ...batches.map((batch) => contacts.get(batch)!)]);
     return { chunk: objects, contacts: new Map(batches.map((batch, i) => [batch, counts[i]!])) };
   };

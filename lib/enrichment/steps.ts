@@ -18,6 +18,7 @@ import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
 import type { SequenceStore } from '../results/sequence';
+import { deliverableContacts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 import { keys } from '../db/table';
 import { campaignIs } from '../campaigns/item';
 import { accountsProcessedEvent, eventItems } from '../webhooks/events';
@@ -42,6 +43,8 @@ export interface StepDependencies {
   resultsAccessPeriodSeconds: number;
   /** Deletion of stored objects by prefix (expiry, compensation). */
   objects: PrefixStore;
+  /** What may be delivered to an organization (lib/results/deliverable.ts): FindContacts keeps no withheld (suppressed) contact. */
+  deliveryPolicy: DeliveryPolicyOf;
   /** The results' sequence: a written batch becomes readable by taking its seqs (docs/results.md). */
   sequence: SequenceStore;
 }
@@ -54,7 +57,10 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
 /**
  * Finds contacts for one batch of eligible accounts (read from the batch's
  * own object, written at launch with the fields the launch read, so only the
- * contacts are read from the warehouse), writes the batch's result part, then
+ * contacts are read from the warehouse), leaves out the contacts the
+ * organization may not be delivered (its suppressions and the global list,
+ * read once per batch: an account left with none is `not_found` and refunded
+ * at completion), writes the batch's result part, then
  * records its per-account outcomes (progress moves once per batch).
  *
  * With `campaigns` and `objects`, the batch then checks (consistent read)
@@ -68,18 +74,19 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds'>>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
   now = new Date(),
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
-  const found = new Map((await deps.warehouse.getAccounts(accountIds, known)).map((account) => [account.accountId, account]));
+  const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts(accountIds, known), (deps.deliveryPolicy ?? deliverAll)(input.organizationId)]);
+  const found = new Map(accounts.map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
     if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
     const { status: _status, ...rest } = account;
-    return rest;
+    return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
   });
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).

@@ -78,6 +78,7 @@ class ChunkWriter {
  * @param delivery - what may be delivered (lib/results/deliverable.ts: the export's filters, ORed, then the cap; the deployment's withholding).
  * @param enrichedAt - the campaign's `completedAt`, the last cell of every row.
  * @param counts - updated as rows are written; final once the generator is done.
+ * @param deliverable - whether the reader's current contact may be delivered (lib/privacy/deliverable.ts); a contact it refuses is left out as if absent.
  * @throws ResultPartFormatError when a part is not of the current layout.
  */
 export async function* csvChunks(
@@ -86,6 +87,7 @@ export async function* csvChunks(
   enrichedAt: string,
   counts: ExportCounts,
   chunkBytes = CSV_CHUNK_BYTES,
+  deliverable: (part: ResultPartReader) => boolean = () => true,
 ): AsyncGenerator<Buffer> {
   const out = new ChunkWriter(chunkBytes);
   const rowEnd = Buffer.from(encodeRowEnd(enrichedAt), 'utf8');

@@ -34,6 +34,11 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
    * read-only operations leave it unset and ignore the header.
    */
   idempotent?: boolean;
+  /**
+   * Whether the body is JSON only: its fields include a list of objects, which the form encodings cannot carry.
+   * A urlencoded or multipart body is refused (400 `invalid_request`), and the document lists JSON only.
+   */
+  jsonOnly?: boolean;
   /** Maps a form body before validation (e.g. a multipart file part into a field). */
   fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
 }

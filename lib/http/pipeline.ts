@@ -245,7 +245,7 @@ const tooDeep = (field: string) =>
   new InvalidRequestError(`The request body nests deeper than ${MAX_NESTING_DEPTH} levels.`, [`${field}: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
 
 /** Refuses bodies of an unknown content type, beyond the size limits or nested too deep; empty bodies count as none. */
-const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
     const event = request.event;
     const headers = (event.headers ??= {});
@@ -273,6 +273,9 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     }
     if (!kind) {
       throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, ['content-type: unsupported']);
+    }
+    if (jsonOnly && kind !== 'json') {
+      throw new InvalidRequestError('This operation takes a JSON body only (its fields include a list of objects): send it with Content-Type: application/json.', ['content-type: expected application/json']);
     }
     if (kind === 'urlencoded' && countFormFields(raw!, event.isBase64Encoded) > MAX_URLENCODED_FIELDS) {
       // The urlencoded parser keeps only the first 1,000 fields; refuse rather than lose the rest.
@@ -450,7 +453,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope(dependencies.requestLimiter))
     .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
-    .use(bodyGuard())
+    .use(bodyGuard(operation.jsonOnly))
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
     .use(

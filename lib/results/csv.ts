@@ -171,3 +171,47 @@ export const selectionFlags = (selection: ContactSelection): number => (selectio
 
 /** Whether a contact with `flags` passes the filters `wanted` ({@link selectionFlags}). */
 export const passesFilters = (flags: number, wanted: number): boolean => wanted === 0 || (flags & wanted) !== 0;
+
+/** The identifying fields of a contact row, read back from its encoded cells ({@link decodeContactIdentifiers}). */
+export type ContactIdentifierFields = Pick<WarehouseContact, 'contactId' | 'email' | 'mobilePhone' | 'directPhone' | 'linkedinUrl'>;
+
+/** Positions of the identifying cells among the twelve contact cells ({@link encodeContactCells}). */
+const IDENTIFIER_CELLS = { contactId: 0, email: 6, mobilePhone: 8, directPhone: 9, linkedinUrl: 10 } as const;
+const LAST_IDENTIFIER_CELL = IDENTIFIER_CELLS.linkedinUrl;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const NEUTRALIZED = /^'[=+\-@\t\r]/;
+
+/**
+ * The identifying fields of a contact from its encoded cells (`bytes[start,
+ * end)`, as {@link encodeContactCells} wrote them): RFC 4180 unescaped and the
+ * formula prefix undone; an empty cell is null. Reads only up to
+ * `linkedin_url`. Suppression checks of stored rows use it
+ * (docs/privacy.md).
+ */
+export function decodeContactIdentifiers(bytes: Buffer, start: number, end: number): ContactIdentifierFields {
+  const cells: (string | null)[] = [];
+  let at = start;
+  while (at < end && cells.length <= LAST_IDENTIFIER_CELL) {
+    let value: string;
+    if (bytes[at] === QUOTE) {
+      let close = at + 1;
+      for (;;) {
+        close = bytes.indexOf(QUOTE, close);
+        if (close === -1 || close >= end) throw new Error('Unterminated quoted cell in a result row');
+        if (bytes[close + 1] === QUOTE) close += 2;
+        else break;
+      }
+      value = bytes.toString('utf8', at + 1, close).replaceAll('""', '"');
+      at = close + 2; // the closing quote and its comma
+    } else {
+      const comma = bytes.indexOf(COMMA, at);
+      const cellEnd = comma === -1 || comma > end ? end : comma;
+      value = bytes.toString('utf8', at, cellEnd);
+      at = cellEnd + 1;
+    }
+    cells.push(value === '' ? null : NEUTRALIZED.test(value) ? value.slice(1) : value);
+  }
+  const cell = (index: number) => cells[index] ?? null;
+  return { contactId: cell(IDENTIFIER_CELLS.contactId) ?? '', email: cell(IDENTIFIER_CELLS.email), mobilePhone: cell(IDENTIFIER_CELLS.mobilePhone), directPhone: cell(IDENTIFIER_CELLS.directPhone), linkedinUrl: cell(IDENTIFIER_CELLS.linkedinUrl) };
+}

@@ -12,8 +12,8 @@
  * contacts that must never be delivered (privacy suppression) are withheld,
  * before the cap, so a withheld contact never takes a kept contact's place.
  */
-import { passesFilters, selectionFlags, type ContactSelection } from './csv';
-import type { ResultPartReader } from './parts';
+import { passesFilters, selectionFlags, type ContactIdentifierFields, type ContactSelection } from './csv';
+import { storedContactIdentifiers, type ResultPartReader } from './parts';
 
 /**
  * Deployment-wide rules on top of a caller's selection, built by the
@@ -21,11 +21,14 @@ import type { ResultPartReader } from './parts';
  */
 export interface DeliveryPolicy {
   /**
-   * Whether the reader's current contact must be withheld from every answer
-   * (read its fields through the reader). Called for contacts that pass the
-   * caller's filters, before the cap. None: nothing is withheld.
+   * Whether a contact must be withheld from every answer, from its
+   * identifying fields: a stored contact's are read back by
+   * {@link storedContactIdentifiers} (its JSON, or a version 1 part's cells),
+   * a contact not stored yet (the workflow's FindContacts) gives its own.
+   * Called for contacts that pass the caller's filters, before the cap.
+   * None: nothing is withheld, and no stored contact is decoded.
    */
-  withhold?(part: ResultPartReader): boolean;
+  withhold?(contact: ContactIdentifierFields): boolean;
 }
 
 /** The policy that withholds nothing. */
@@ -75,7 +78,7 @@ export class Delivery {
     if (this.kept >= this.cap) return false;
     while (part.nextContact()) {
       if (!passesFilters(part.contactFlags, this.wanted)) continue;
-      if (this.policy.withhold?.(part)) continue;
+      if (this.policy.withhold?.(storedContactIdentifiers(part))) continue;
       this.kept++;
       return true;
     }
@@ -94,3 +97,30 @@ export class Delivery {
  * @param policy - the deployment's rules (privacy); {@link DELIVER_ALL} when none.
  */
 export const deliverable = (selection: ContactSelection, policy: DeliveryPolicy = DELIVER_ALL): Delivery => new Delivery(selection, policy);
+
+/**
+ * The contacts of `contacts` the policy does not withhold, in order: what a
+ * path that holds contacts before they are stored (the workflow's
+ * FindContacts) keeps. The same array when the policy withholds nothing.
+ */
+export function deliverableContacts<C extends ContactIdentifierFields>(contacts: C[], policy: DeliveryPolicy = DELIVER_ALL): C[] {
+  const withhold = policy.withhold;
+  return withhold ? contacts.filter((contact) => !withhold(contact)) : contacts;
+}
+
+/**
+ * Deliverable contacts of each account of one stored result part, in the
+ * part's order, with no selection and no cap: campaigns/accounts'
+ * `contactsFound` while the policy withholds something.
+ * @throws ResultPartFormatError when `part` is not a result part.
+ */
+export function deliverableCounts(part: ResultPartReader, policy: DeliveryPolicy = DELIVER_ALL): number[] {
+  const delivery = deliverable({ hasEmail: false, hasMobilePhone: false }, policy);
+  const counts: number[] = [];
+  while (part.nextAccount()) {
+    delivery.beginAccount();
+    while (delivery.nextContact(part));
+    counts.push(delivery.keptInAccount);
+  }
+  return counts;
+}

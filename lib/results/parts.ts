@@ -43,8 +43,8 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
-import { contactFlags, encodeAccountCells, encodeContactCells, orderContacts, type EnrichedAccount } from './csv';
-import { resultAccountJson, resultContactJson } from './json';
+import { contactFlags, decodeContactIdentifiers, encodeAccountCells, encodeContactCells, orderContacts, type ContactIdentifierFields, type EnrichedAccount } from './csv';
+import { contactFromStored, resultAccountJson, resultContactJson } from './json';
 import { objectKeys } from '../objects';
 
 /** Prefix of an attempt's result parts (lib/objects.ts). */
@@ -218,6 +218,55 @@ export class ResultPartReader {
 }
 
 /**
+ * The identifying fields of the reader's current contact: from its raw JSON
+ * ({@link contactFromStored}) in a version 2 part, from its encoded cells
+ * (lib/results/csv.ts `decodeContactIdentifiers`) in a version 1 part, which
+ * has no JSON. What privacy's suppression check and erasure read
+ * (docs/privacy.md).
+ * @throws ResultPartFormatError / SyntaxError when the contact's bytes are damaged.
+ */
+export function storedContactIdentifiers(reader: ResultPartReader): ContactIdentifierFields {
+  if (!reader.hasJson) return decodeContactIdentifiers(reader.bytes, reader.contactStart, reader.contactEnd);
+  const { contactId, email, mobilePhone, directPhone, linkedinUrl } = contactFromStored(reader.contactJson());
+  return { contactId, email, mobilePhone, directPhone, linkedinUrl };
+}
+
+/**
+ * A part without some of its contacts (an erasure rewrites stored results):
+ * the same accounts in the same order, each keeping the contacts `keep`
+ * accepts (it reads the reader's current contact), in the part's own layout
+ * version; a dropped contact leaves with both its cells and its JSON.
+ * @returns the new bytes and how many contacts were dropped (0: `bytes` is the original, nothing to write).
+ * @throws ResultPartFormatError when `part` is not a result part.
+ */
+export function withoutContacts(part: Uint8Array, keep: (reader: ResultPartReader) => boolean): { bytes: Buffer; removed: number } {
+  const reader = new ResultPartReader(part);
+  const source = reader.bytes;
+  const pieces: Buffer[] = [source.subarray(0, MAGIC.length)];
+  let removed = 0;
+  while (reader.nextAccount()) {
+    const header = Buffer.allocUnsafe(8);
+    // The account's cells and, in version 2, its JSON length and JSON (the account JSON names no contact).
+    const head = source.subarray(reader.accountStart, reader.hasJson ? reader.accountJsonEnd : reader.accountEnd);
+    pieces.push(header, head);
+    let rest = 4 + head.length;
+    while (reader.nextContact()) {
+      if (!keep(reader)) {
+        removed++;
+        continue;
+      }
+      // Flags, cells length, cells and, in version 2, the JSON length and JSON.
+      const contact = source.subarray(reader.contactStart - 5, reader.hasJson ? reader.contactJsonEnd : reader.contactEnd);
+      pieces.push(contact);
+      rest += contact.length;
+    }
+    header.writeUInt32LE(rest, 0);
+    header.writeUInt32LE(reader.accountEnd - reader.accountStart, 4);
+  }
+  return removed === 0 ? { bytes: source, removed } : { bytes: Buffer.concat(pieces), removed };
+}
+
+/**
  * Suffix of the parts written before this layout: JSON lines, one enriched
  * account a line. Results live one access period (docs/lifetimes.md: 30 days), so
  * such parts can exist for that long after a deployment; remove this reading
@@ -244,6 +293,8 @@ export interface ResultStore {
    * with {@link ResultPartReader}.
    */
   readPart(key: string): Promise<Uint8Array>;
+  /** Replaces one part (by key) with bytes of the current layout ({@link withoutContacts}). */
+  replacePart(key: string, bytes: Uint8Array): Promise<void>;
 }
 
 /** Builds the S3 implementation of {@link ResultStore}. */
@@ -267,6 +318,9 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
       if (!Body) throw new Error(`Result part ${key} has no body`);
       const bytes = await Body.transformToByteArray();
       return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
+    },
+    async replacePart(key, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: bytes, ContentType: 'application/octet-stream' }));
     },
   };
 }

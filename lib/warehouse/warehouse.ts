@@ -3,10 +3,11 @@
  * accounts and contacts in the service's own table. In production the port
  * is backed by the company's data platform.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut } from '../db/batch';
+import { scanItems } from '../db/query';
 import { keys } from '../db/table';
-import type { WarehouseAccount } from './schema';
+import type { WarehouseAccount, WarehouseContact } from './schema';
 
 /** An account without its contacts: its status and the fields a result row carries (the embedded warehouse's account item). */
 export type WarehouseAccountFields = Omit<WarehouseAccount, 'contacts'>;
@@ -30,6 +31,12 @@ export interface Warehouse {
 export interface EmbeddedWarehouse extends Warehouse {
   /** Upserts accounts (and replaces their contacts). */
   importAccounts(accounts: readonly WarehouseAccount[]): Promise<void>;
+  /**
+   * Removes every contact `matches` accepts from every account (the vendor's erasure, docs/privacy.md): one Scan
+   * of the contact items, each holding a match rewritten without it. An operator's path, never a request's.
+   * @returns the removed contacts' IDs.
+   */
+  removeContacts(matches: (contact: WarehouseContact) => boolean): Promise<string[]>;
 }
 
 /** An account item's fields (the table's own attributes dropped). */
@@ -60,6 +67,18 @@ export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoD
         const account = accounts.get(id);
         return account ? [{ ...account, contacts: contacts.get(id) ?? [] }] : [];
       });
+    },
+
+    async removeContacts(matches) {
+      const removed: string[] = [];
+      for await (const item of scanItems(client, tableName, '#type = :type', { ':type': 'warehouseContacts' })) {
+        const contacts = (item.contacts ?? []) as WarehouseContact[];
+        const kept = contacts.filter((contact) => !matches(contact));
+        if (kept.length === contacts.length) continue;
+        for (const contact of contacts) if (!kept.includes(contact)) removed.push(contact.contactId);
+        await client.send(new PutCommand({ TableName: tableName, Item: { ...item, contacts: kept } }));
+      }
+      return removed;
     },
 
     async importAccounts(accounts) {

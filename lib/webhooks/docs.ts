@@ -9,7 +9,10 @@ import { timestamp } from '../schemas';
 import { documentOperation } from '../http/operation';
 import { DraftCampaignSchema, EXAMPLE_ENRICHED, EnrichedCampaignSchema, ExpiredCampaignSchema } from '../campaigns/docs';
 import { WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
-import { CAMPAIGN_EVENT_TYPES, inEventFeed, type WEBHOOK_EVENT_TYPES } from './events';
+import { CAMPAIGN_EVENT_TYPES, inEventFeed, type PrivacyEventType, type WebhookEventType, type WEBHOOK_EVENT_TYPES } from './events';
+
+/** The event types whose bodies this domain documents: every one but the privacy events (lib/privacy/docs.ts; lib/contract/events.ts joins them). */
+export type WebhookDocumentedEventType = Exclude<WebhookEventType, PrivacyEventType>;
 import {
   AnyEventTypeSchema,
   MAX_WEBHOOK_ENDPOINTS,
@@ -170,7 +173,7 @@ const EXAMPLE_RETURNED_DRAFT = (status: 'failed' | 'canceled') => ({
 const withoutUndefined = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** A real-looking body of each event (the documents' examples). */
-export const EVENT_EXAMPLES: Record<(typeof WEBHOOK_EVENT_TYPES)[number], unknown> = {
+export const EVENT_EXAMPLES: Record<WebhookDocumentedEventType, unknown> = {
   'campaign.enriched': { type: 'campaign.enriched', timestamp: EXAMPLE_ENRICHED.completedAt, data: { campaign: EXAMPLE_ENRICHED } },
   'campaign.enrichment_failed': { type: 'campaign.enrichment_failed', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('failed')) } },
   'campaign.enrichment_canceled': { type: 'campaign.enrichment_canceled', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('canceled')) } },
@@ -215,7 +218,7 @@ export const WEBHOOK_HEADERS = {
 } as const;
 
 /** What each event means (the OpenAPI `webhooks` section). */
-export const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
+export const EVENT_DESCRIPTIONS: Record<WebhookDocumentedEventType, string> = {
   'campaign.enriched': 'An enrichment completed: the campaign is `enriched`, with its results and `resultsExpireAt`.',
   'campaign.enrichment_failed': 'An enrichment failed: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = failed`.',
   'campaign.enrichment_canceled': 'An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`.',

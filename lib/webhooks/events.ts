@@ -20,10 +20,17 @@ export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 export const ORGANIZATION_EVENT_TYPES = ['organization.credits_low'] as const;
 /** An organization event type. */
 export type OrganizationEventType = (typeof ORGANIZATION_EVENT_TYPES)[number];
+/**
+ * Privacy events (docs/privacy.md "Events"): an erasure the organization asked for completed; the vendor erased a
+ * contact the organization was delivered. Their `data` carries hashes and IDs, never a raw identifier.
+ */
+export const PRIVACY_EVENT_TYPES = ['privacy.erasure_completed', 'privacy.contact_erased'] as const;
+/** A privacy event type. */
+export type PrivacyEventType = (typeof PRIVACY_EVENT_TYPES)[number];
 /** Events about results as they arrive (docs/results.md): a batch of accounts became readable. */
 export const RESULTS_EVENT_TYPES = ['campaign.accounts_processed'] as const;
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES, ...PRIVACY_EVENT_TYPES] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -48,6 +55,8 @@ export interface WebhookEvent {
   endpointId?: string;
   /** `organization.credits_low`: the smb balance the charge left and the threshold it fell below (credits). */
   credits?: { smb: number; threshold: number };
+  /** A privacy event's `data`, as sent (built by lib/privacy/events.ts). */
+  data?: Record<string, unknown>;
   /** `campaign.accounts_processed`: the batch that became readable (docs/results.md). */
   batch?: ProcessedBatch;
   /**
@@ -91,6 +100,11 @@ export function creditsLowEvent(
     credits,
     ...(liveOrganizationId !== undefined ? { liveOrganizationId } : {}),
   };
+}
+
+/** A privacy event: its ID derives from `idParts` (one event per erasure, or per vendor erasure and organization). */
+export function privacyEvent(type: PrivacyEventType, organizationId: string, occurredAt: string, data: Record<string, unknown>, ...idParts: string[]): WebhookEvent {
+  return { id: derivedId('evt', organizationId, type, ...idParts), organizationId, type, occurredAt, data };
 }
 
 /** What `campaign.accounts_processed` tells: the campaign, the attempt, the seqs the batch took and what it found. */
@@ -144,6 +158,7 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
     ...(event.campaign ? { campaign: event.campaign } : {}),
     ...(event.endpointId ? { endpointId: event.endpointId } : {}),
     ...(event.credits ? { credits: event.credits } : {}),
+    ...(event.data ? { data: event.data } : {}),
     ...(event.batch ? { batch: event.batch } : {}),
     ...(event.liveOrganizationId ? { liveOrganizationId: event.liveOrganizationId } : {}),
     ttl: webhookTtl(event.occurredAt),
@@ -159,6 +174,7 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     occurredAt: String(item.occurredAt),
     ...(item.campaign ? { campaign: item.campaign as CampaignRecord } : {}),
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
+    ...(item.data ? { data: item.data as Record<string, unknown> } : {}),
     ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
     ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
     ...(item.batch ? { batch: toBatch(item.batch as Record<string, unknown>) } : {}),
@@ -207,10 +223,12 @@ export function eventItems(tableName: string, event: WebhookEvent): TransactItem
 export function eventPayload(event: WebhookEvent, remainingCredits: number): string {
   const data = event.campaign
     ? { campaign: toCampaign(event.campaign, remainingCredits, new Date(event.occurredAt)) }
-    : event.credits
-      ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
-      : event.batch
-        ? processedData(event.batch)
-        : { endpointId: event.endpointId ?? null };
+    : event.data
+      ? event.data
+      : event.credits
+        ? { organization: { id: event.liveOrganizationId ?? event.organizationId }, credits: event.credits }
+        : event.batch
+          ? processedData(event.batch)
+          : { endpointId: event.endpointId ?? null };
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }

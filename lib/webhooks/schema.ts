@@ -40,11 +40,11 @@ export const deliveryId = () =>
 export const WebhookEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
   z.enum(SUBSCRIBABLE_EVENT_TYPES).check(z.meta({
     id: 'WebhookEventType',
-    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`.',
+    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.',
   })),
 );
 /** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */
-export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, `organization.credits_low`, or `webhook.test`.' })));
+export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.' })));
 
 /** `POST /v1/webhooks/create` body. */
 export const CreateWebhookEndpointRequest = /* @__PURE__ */ treeShakable(() =>

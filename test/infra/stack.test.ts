@@ -353,9 +353,10 @@ describe('CampaignEnrichment-dev', () => {
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
   });
 
+  // Accounts reads result parts too: with a suppression in force it counts contactsFound from them (docs/privacy.md).
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
-    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*']], ['CampaignsAccounts', ['campaigns/*/evaluations/*']]] as const) {
+    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*']], ['CampaignsAccounts', ['campaigns/*/attempts/*', 'campaigns/*/evaluations/*']]] as const) {
       const statements = withoutLimitCounters(statementsOf(template, built.stack, functionId));
       const actions = actionsOf(statements);
       expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { decideLaunch, refusalOf } from '../../lib/enrichment/decision';
 import { batchFigures, batchesOfChunk, chunkFigures, chunkOfEligible, type OutcomeManifest } from '../../lib/enrichment/outcomes';
 import { listCampaignAccounts } from '../../lib/enrichment/accounts';
+import { policyOf } from '../../lib/privacy/deliverable';
 import { ACCOUNT_OUTCOMES, type AccountOutcome } from '../../lib/enrichment/account-outcome';
 import type { AccountBucket } from '../../lib/enrichment/evaluate';
 import type { CampaignRecord } from '../../lib/campaigns/model';
@@ -146,6 +147,9 @@ describe('the accounts pager', () => {
               return s.contacts.slice(b * s.batchSize, Math.min(eligible, (b + 1) * s.batchSize));
             },
           },
+          // No suppression in force: the counts come from the outcome objects, never from the result parts.
+          deliveryPolicy: async () => policyOf(new Set()),
+          results: { readPart: async () => { throw new Error('no result part is read without suppressions'); } },
         };
         const got: typeof expected = [];
         let cursor: string | undefined;

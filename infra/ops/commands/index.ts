@@ -9,6 +9,7 @@ import { creditsReconcile } from './credits';
 import { campaignImport, crmImport, warehouseImport } from './imports';
 import { keyCreate, keyList, keyRevoke, orgCapacity, orgCreate, orgCredits, orgLimits } from './organizations';
 import { migrate } from './migrate';
+import { privacyErase, privacyIntake } from './privacy';
 
 /** The commands of `npx ops`, in help order. */
 export const COMMANDS: readonly OpsCommand<any>[] = [
@@ -24,5 +25,7 @@ export const COMMANDS: readonly OpsCommand<any>[] = [
   campaignImport,
   campaignCancel,
   creditsReconcile,
+  privacyErase,
+  privacyIntake,
   migrate,
 ];

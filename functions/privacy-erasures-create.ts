@@ -1,0 +1,5 @@
+/** Lambda of `POST /v1/privacy/erasures/create` (docs/privacy.md). */
+import { createErasureOperation } from '../lib/privacy/schema';
+import { idempotentApiHandler, erasureCreateDependencies, createErasure } from '../lib/root';
+
+export const handler = idempotentApiHandler(createErasureOperation, (input, { organizationId }) => createErasure(erasureCreateDependencies(), organizationId, input));

@@ -1,0 +1,5 @@
+/** Lambda of `POST /v1/privacy/suppressions/list` (docs/privacy.md). */
+import { listSuppressionsOperation } from '../lib/privacy/schema';
+import { apiHandler, privacyDependencies, listSuppressions } from '../lib/root';
+
+export const handler = apiHandler(listSuppressionsOperation, (input, { organizationId }) => listSuppressions(privacyDependencies(), organizationId, input));

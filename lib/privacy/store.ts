@@ -1,0 +1,276 @@
+/**
+ * Suppressions and erasures in the table (docs/data-model.md "Privacy"):
+ * one partition per scope (`PRIVACY#<organizationId>`, or `PRIVACY#GLOBAL`
+ * for the operator's list) holding
+ * - one item per suppressed hash (`SUP#<id>`, the ID derived from scope and
+ *   hash, so a hash is suppressed once per scope);
+ * - the compact set (`SUPSET`): the first 8 bytes of every suppressed hash of
+ *   the scope in one binary set, which a delivery path reads once (an
+ *   organization's and the global one: two small reads per batch or page);
+ * - one item per erasure (`ERA#<id>`, the ID derived from the organization
+ *   and `requestRef`).
+ * Nothing here holds a raw identifier: hashes only.
+ */
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../db/table';
+import { deleteIf, putIf, updateIf } from '../db/conditional';
+import { derivedId } from '../ids';
+import type { HashedIdentifier, IdentifierType } from './identifiers';
+
+/** The scope of the operator's global suppression list. */
+export const GLOBAL_SCOPE = 'GLOBAL';
+
+/** Why an entry exists. */
+export const SUPPRESSION_REASONS = ['opt_out', 'customer_request', 'other'] as const;
+/** A suppression reason. */
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+/** Who made an entry: the customer (deletable) or an erasure (locked). */
+export type SuppressionOrigin = 'customer' | 'erasure';
+
+/** A suppression as stored. */
+export interface SuppressionRecord {
+  /** `sup_` + 21 base58, derived from (scope, hash). */
+  id: string;
+  type: IdentifierType;
+  hash: string;
+  reason: SuppressionReason;
+  origin: SuppressionOrigin;
+  createdAt: string;
+}
+
+/** Erasure job statuses, in order. */
+export const ERASURE_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+/** An erasure job status. */
+export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
+/** Legal regimes an erasure is requested under. */
+export const ERASURE_REGIMES = ['gdpr', 'ccpa', 'other'] as const;
+/** A legal regime. */
+export type ErasureRegime = (typeof ERASURE_REGIMES)[number];
+
+/** What a completed erasure removed. */
+export interface ErasureResult {
+  contactsRemoved: number;
+  resultObjectsRewritten: number;
+  exportsDeleted: number;
+  campaignIds: string[];
+}
+
+/** An erasure job as stored and answered. */
+export interface ErasureRecord {
+  /** `era_` + 21 base58, derived from (organization, requestRef). */
+  id: string;
+  organizationId: string;
+  requestRef: string;
+  regime: ErasureRegime;
+  status: ErasureStatus;
+  identifiers: HashedIdentifier[];
+  createdAt: string;
+  completedAt: string | null;
+  result: ErasureResult | null;
+  /** Compact JWS over the completed job (lib/privacy/receipt.ts). */
+  receipt: string | null;
+}
+
+/** Bytes of a hash kept in the compact set: 2^64 values, so a false match among n entries has odds n / 1.8e19. */
+export const SET_PREFIX_BYTES = 8;
+/** The set entry of a hash: its first {@link SET_PREFIX_BYTES} bytes. */
+export const setEntry = (hash: string): Uint8Array => Buffer.from(hash.slice(0, SET_PREFIX_BYTES * 2), 'hex');
+/** The set entry of a hash as a string key (hex), the form {@link SuppressionStore.hashSet} answers. */
+export const setKey = (hash: string): string => hash.slice(0, SET_PREFIX_BYTES * 2);
+
+/** Storage of suppressions and erasures. */
+export interface SuppressionStore {
+  /**
+   * Suppresses hashes in a scope, idempotently per hash: an existing entry is
+   * answered as it is, except that `origin: "erasure"` locks an existing
+   * customer entry. The compact set is updated first, so an entry is never
+   * answered before it takes effect.
+   * @returns one record per given entry, in order.
+   */
+  suppress(scope: string, entries: readonly { type: IdentifierType; hash: string }[], reason: SuppressionReason, origin: SuppressionOrigin, now: Date): Promise<SuppressionRecord[]>;
+  /** One page of a scope's entries by ID order, after `after` (an ID). */
+  listSuppressions(scope: string, filters: { type?: IdentifierType; reason?: SuppressionReason }, after: string | undefined, limit: number): Promise<{ items: SuppressionRecord[]; more: boolean }>;
+  /**
+   * Removes a customer entry and its set entry in one transaction.
+   * @returns `removed`, `missing`, or `locked` (an erasure's entry, kept).
+   */
+  unsuppress(scope: string, id: string): Promise<'removed' | 'missing' | 'locked'>;
+  /** The set entries ({@link setKey}) of the organization's and the global list: two GetItems. */
+  hashSet(organizationId: string): Promise<Set<string>>;
+  /** Records an erasure unless one exists with its ID. @returns the stored record and whether this call created it. */
+  createErasure(record: ErasureRecord): Promise<{ record: ErasureRecord; created: boolean }>;
+  /** One erasure (strongly consistent). */
+  getErasure(organizationId: string, id: string): Promise<ErasureRecord | undefined>;
+  /** One page of an organization's erasures by ID order, after `after`. */
+  listErasures(organizationId: string, status: ErasureStatus | undefined, after: string | undefined, limit: number): Promise<{ items: ErasureRecord[]; more: boolean }>;
+  /** Moves an erasure from `from` to `to` with the given fields. @returns false when it is not in `from`. */
+  moveErasure(organizationId: string, id: string, from: ErasureStatus, to: ErasureStatus, fields?: Partial<Pick<ErasureRecord, 'completedAt' | 'result' | 'receipt'>>): Promise<boolean>;
+}
+
+/** The ID of a scope's suppression of `hash`. */
+export const suppressionId = (scope: string, hash: string): string => derivedId('sup', scope, hash);
+/** The ID of an organization's erasure of `requestRef`. */
+export const erasureId = (organizationId: string, requestRef: string): string => derivedId('era', organizationId, requestRef);
+
+const toSuppression = (item: Record<string, unknown>): SuppressionRecord => ({
+  id: String(item.id),
+  type: item.identifierType as IdentifierType,
+  hash: String(item.hash),
+  reason: item.reason as SuppressionReason,
+  origin: item.origin as SuppressionOrigin,
+  createdAt: String(item.createdAt),
+});
+
+const ERASURE_FIELDS = ['id', 'organizationId', 'requestRef', 'regime', 'status', 'identifiers', 'createdAt', 'completedAt', 'result', 'receipt'] as const;
+const toErasure = (item: Record<string, unknown>): ErasureRecord => Object.fromEntries(ERASURE_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ErasureRecord;
+
+/** Builds the DynamoDB implementation of {@link SuppressionStore}. */
+export function createSuppressionStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): SuppressionStore {
+  const page = async (scope: string, prefix: string, after: string | undefined, limit: number, filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> }) => {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined = after === undefined ? undefined : { pk: keys.privacy(scope), sk: `${prefix}${after}` };
+    // A filtered query may answer short pages: read on until the page (and one more, to know) is full.
+    do {
+      const answer = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.privacy(scope), ':prefix': prefix, ...filter?.values },
+          ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+          ConsistentRead: true,
+          Limit: limit + 1,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(answer.Items ?? []));
+      start = answer.LastEvaluatedKey;
+    } while (start && items.length <= limit);
+    return { items: items.slice(0, limit), more: items.length > limit };
+  };
+
+  return {
+    async suppress(scope, entries, reason, origin, now) {
+      if (entries.length === 0) return [];
+      const unique = [...new Map(entries.map((entry) => [entry.hash, entry])).values()];
+      // The set first: from here on nothing matching is delivered, whatever happens to the items.
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.suppressionSet(scope),
+          UpdateExpression: 'ADD #set :entries SET #type = :type',
+          ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type' },
+          ExpressionAttributeValues: { ':entries': new Set(unique.map((entry) => setEntry(entry.hash))), ':type': 'suppressionSet' },
+        }),
+      );
+      const createdAt = now.toISOString();
+      const stored = await Promise.all(
+        unique.map(async (entry): Promise<SuppressionRecord> => {
+          const id = suppressionId(scope, entry.hash);
+          const record: SuppressionRecord = { id, type: entry.type, hash: entry.hash, reason, origin, createdAt };
+          const put = await putIf(client, {
+            TableName: tableName,
+            Item: { ...keys.suppression(scope, id), type: 'suppression', id, identifierType: entry.type, hash: entry.hash, reason, origin, createdAt },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          });
+          if (put.ok) return record;
+          const existing = toSuppression(put.old ?? {});
+          if (origin !== 'erasure' || existing.origin === 'erasure') return existing;
+          // An erasure locks the customer's entry of the same hash.
+          const locked = await updateIf(client, { TableName: tableName, Key: keys.suppression(scope, id), UpdateExpression: 'SET origin = :erasure', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':erasure': 'erasure' }, ReturnValues: 'ALL_NEW' });
+          return locked.ok ? toSuppression(locked.item) : { ...existing, origin: 'erasure' };
+        }),
+      );
+      const byHash = new Map(stored.map((record) => [record.hash, record]));
+      return entries.map((entry) => byHash.get(entry.hash)!);
+    },
+
+    async listSuppressions(scope, filters, after, limit) {
+      const clauses: string[] = [];
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      if (filters.type) {
+        clauses.push('#identifierType = :identifierType');
+        names['#identifierType'] = 'identifierType';
+        values[':identifierType'] = filters.type;
+      }
+      if (filters.reason) {
+        clauses.push('#reason = :reason');
+        names['#reason'] = 'reason';
+        values[':reason'] = filters.reason;
+      }
+      const { items, more } = await page(scope, keys.privacyPrefixes.suppression, after, limit, clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined);
+      return { items: items.map(toSuppression), more };
+    },
+
+    async unsuppress(scope, id) {
+      const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true }))).Item;
+      if (!existing) return 'missing';
+      if (existing.origin === 'erasure') return 'locked';
+      const removed = await deleteIf(client, { TableName: tableName, Key: keys.suppression(scope, id), ConditionExpression: 'origin = :customer', ExpressionAttributeValues: { ':customer': 'customer' } });
+      if (!removed.ok) return removed.old ? 'locked' : 'missing';
+      // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.suppressionSet(scope),
+          UpdateExpression: 'DELETE #set :entries',
+          ExpressionAttributeNames: { '#set': 'hashes' },
+          ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]) },
+        }),
+      );
+      return 'removed';
+    },
+
+    async hashSet(organizationId) {
+      const answer = await client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)], ProjectionExpression: 'hashes', ConsistentRead: true } } }),
+      );
+      const set = new Set<string>();
+      for (const item of answer.Responses?.[tableName] ?? []) for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+      // Unprocessed keys (throttling): read them one by one rather than deliver without them.
+      for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
+        const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+        for (const entry of (item?.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+      }
+      return set;
+    },
+
+    async createErasure(record) {
+      const put = await putIf(client, {
+        TableName: tableName,
+        Item: { ...keys.erasure(record.organizationId, record.id), type: 'erasure', ...record },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+      return put.ok ? { record, created: true } : { record: toErasure(put.old ?? {}), created: false };
+    },
+
+    async getErasure(organizationId, id) {
+      const item = (await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))).Item;
+      return item ? toErasure(item) : undefined;
+    },
+
+    async listErasures(organizationId, status, after, limit) {
+      const { items, more } = await page(
+        organizationId,
+        keys.privacyPrefixes.erasure,
+        after,
+        limit,
+        status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': status } } : undefined,
+      );
+      return { items: items.map(toErasure), more };
+    },
+
+    async moveErasure(organizationId, id, from, to, fields = {}) {
+      const names: Record<string, string> = { '#status': 'status' };
+      const values: Record<string, unknown> = { ':from': from, ':to': to };
+      const sets = ['#status = :to'];
+      for (const [field, value] of Object.entries(fields)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        sets.push(`#${field} = :${field}`);
+      }
+      const moved = await updateIf(client, { TableName: tableName, Key: keys.erasure(organizationId, id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: '#status = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values });
+      return moved.ok;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The vendor's erasure (docs/privacy.md "The vendor's erasure"; the operator
+ * runs it with `npx ops privacy:erase` or `npx ops privacy:intake FILE`): the
+ * person goes on the global suppression list, out of the warehouse, and out
+ * of every organization's stored results and exports; each organization that
+ * held a copy receives `privacy.contact_erased` naming only its own campaigns.
+ */
+import type { WarehouseContact } from '../warehouse/schema';
+import { eraseFromOrganization, type EraseDependencies } from './erasure';
+import { contactHashes, identifierHash, type HashedIdentifier } from './identifiers';
+import { GLOBAL_SCOPE, type SuppressionStore } from './store';
+
+/** What the vendor's erasure needs. */
+export interface VendorErasureDependencies extends EraseDependencies {
+  suppressions: Pick<SuppressionStore, 'suppress'>;
+  /** Removes matching contacts from the warehouse; returns their IDs. */
+  removeFromWarehouse: (matches: (contact: WarehouseContact) => boolean) => Promise<string[]>;
+  /** Every organization whose stored data is searched. */
+  organizationIds: () => Promise<string[]>;
+  /**
+   * Records `privacy.contact_erased` for one organization and contact (idempotent: one event per organization and contact).
+   * @returns whether this call recorded it (false: already recorded).
+   */
+  contactErased: (organizationId: string, data: { contactId: string; identifiers: HashedIdentifier[]; campaignIds: string[] }) => Promise<boolean>;
+}
+
+/** What one vendor erasure did. */
+export interface VendorErasureReport {
+  /** Warehouse contacts removed. */
+  warehouseContactsRemoved: number;
+  /** Contact rows removed from organizations' stored results. */
+  contactsRemoved: number;
+  /** Organizations that held a copy. */
+  organizations: number;
+  /** `privacy.contact_erased` events recorded by this run. */
+  notified: number;
+}
+
+/**
+ * Erases a person everywhere. Idempotent: a rerun finds nothing more to
+ * remove and records no second event. A copy matching the contact's ID (found
+ * in the warehouse) goes too, whatever its other identifiers.
+ * @param identifiers - the person's identifiers, hashed (lib/privacy/identifiers.ts).
+ */
+export async function eraseEverywhere(deps: VendorErasureDependencies, identifiers: readonly HashedIdentifier[], now = new Date()): Promise<VendorErasureReport> {
+  await deps.suppressions.suppress(GLOBAL_SCOPE, identifiers, 'other', 'erasure', now);
+  const hashes = new Set(identifiers.map((identifier) => identifier.hash));
+  const matches = (contact: WarehouseContact) => contactHashes(contact).some((hash) => hashes.has(hash));
+  const removed = await deps.removeFromWarehouse(matches);
+  // The warehouse's contact IDs of the person: suppressed too, and matched in the stored copies.
+  const byContactId = removed.map((contactId): HashedIdentifier => ({ type: 'contact_id', hash: identifierHash('contact_id', contactId) }));
+  if (byContactId.length > 0) await deps.suppressions.suppress(GLOBAL_SCOPE, byContactId, 'other', 'erasure', now);
+  for (const identifier of byContactId) hashes.add(identifier.hash);
+
+  const report: VendorErasureReport = { warehouseContactsRemoved: removed.length, contactsRemoved: 0, organizations: 0, notified: 0 };
+  for (const organizationId of await deps.organizationIds()) {
+    const erased = await eraseFromOrganization(deps, organizationId, hashes);
+    if (erased.contactsRemoved === 0) continue;
+    report.organizations++;
+    report.contactsRemoved += erased.contactsRemoved;
+    for (const contactId of erased.contactIds) {
+      if (await deps.contactErased(organizationId, { contactId, identifiers: [...identifiers], campaignIds: erased.campaignsOfContact.get(contactId) ?? [] })) report.notified++;
+    }
+  }
+  return report;
+}
