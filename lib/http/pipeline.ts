@@ -37,7 +37,7 @@ import { isTestOrganizationId } from '../ids';
 import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
-import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
+import { ACCEPTED_CHARSETS, contentTypeCharset, formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
@@ -253,6 +253,14 @@ const bodyGuard = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProx
     }
     if (!kind) {
       throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, ['content-type: unsupported']);
+    }
+    const charset = contentTypeCharset(contentType);
+    if (charset !== undefined && !ACCEPTED_CHARSETS.includes(charset)) {
+      // Read as UTF-8, a body in another charset would be stored with U+FFFD in place of its accented letters: refused instead.
+      throw new InvalidRequestError(
+        `The Content-Type header declares charset=${charset || '(empty)'}, but request bodies are read as UTF-8 only: encode the body as UTF-8 and send charset=utf-8, or no charset parameter.`,
+        [`content-type: charset ${charset || '(empty)'} is not supported; use utf-8`],
+      );
     }
     if (kind === 'urlencoded' && countFormFields(raw!, event.isBase64Encoded) > MAX_URLENCODED_FIELDS) {
       // The urlencoded parser keeps only the first 1,000 fields; refuse rather than lose the rest.
