@@ -393,12 +393,19 @@ describe('the safety net: an in-read operation whose use case never verifies the
     expect(sent.map((s) => s.command)).toEqual(['GetItemCommand']);
     expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
 
+    // A second key of the organization, known to this process too.
+    const second = await apiKeys().create(org.organizationId);
+    expect((await call(baseUrl(), operation.path, { apiKey: second, body: {} })).data).toEqual({ answered: true });
+
     await apiKeys().revoke(org.apiKey);
+    await apiKeys().revoke(second);
     const runs = useCaseRuns;
     expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} }));
-    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { missing: true } }));
-    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { unknown: 1 } }));
-    // The use case did run for the first two (its answer was withheld), not for the invalid body.
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: second, body: { missing: true } }));
+    // Each key, found revoked, was forgotten by this process: its next request reads it first, the use case never runs.
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: {} }));
+    expectRevoked(await call(baseUrl(), operation.path, { apiKey: second, body: { unknown: 1 } }));
+    // The use case did run for the first two (its data, then its error, withheld), not after.
     expect(useCaseRuns - runs).toBe(2);
   });
 });

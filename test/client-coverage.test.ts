@@ -37,7 +37,7 @@ describe('client coverage', () => {
     const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: clientDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const [packed] = JSON.parse(output.slice(output.indexOf('['))) as { name: string; files: { path: string }[] }[];
     expect(packed!.name).toBe('@campaign-enrichment/client');
-    expect(packed!.files.map((file) => file.path).sort()).toEqual(['README.md', 'dist/index.d.ts', 'dist/index.js', 'dist/schema.d.ts', 'dist/webhooks.d.ts', 'dist/webhooks.js', 'package.json']);
+    expect(packed!.files.map((file) => file.path).sort()).toEqual(['README.md', 'dist/index.d.ts', 'dist/index.js', 'dist/mcp-protocol.d.ts', 'dist/mcp-protocol.js', 'dist/mcp-stdio.d.ts', 'dist/mcp-stdio.js', 'dist/mcp.d.ts', 'dist/mcp.js', 'dist/schema.d.ts', 'dist/webhooks.d.ts', 'dist/webhooks.js', 'package.json']);
     const manifest = JSON.parse(readFileSync(path.join(clientDir, 'package.json'), 'utf8'));
     expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
     const built = (await import(pathToFileURL(path.join(clientDir, 'dist/index.js')).href)) as typeof import('../client/index');

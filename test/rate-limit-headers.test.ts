@@ -27,6 +27,9 @@ interface Fixture {
   canceledId: string;
   endpointId: string;
   messageId: string;
+  /** Two keys made by keys/create: one rotate renews, one revoke ends (neither is the fixture's own key). */
+  rotatedKeyId: string;
+  revokedKeyId: string;
   smb: () => Promise<number>;
 }
 
@@ -54,6 +57,11 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   listWebhookDeliveries: () => ({}),
   redeliverWebhook: (f) => ({ messageId: f.messageId }),
   deleteWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
+  listCampaignResults: (f) => ({ campaignId: f.enrichedId }),
+  createKey: () => ({ name: 'Headers', scopes: ['org:read'] }),
+  listKeys: () => ({}),
+  rotateKey: (f) => ({ id: f.rotatedKeyId }),
+  revokeKey: (f) => ({ id: f.revokedKeyId }),
 };
 
 /** Operations whose success carries `Credits-Remaining`. */
@@ -105,8 +113,16 @@ beforeAll(async () => {
     () => call(api(), '/v1/webhooks/deliveries', { apiKey: org.apiKey, body: {} }),
     (res) => res.status === 200 && res.data.deliveries.length > 0,
   );
+  const keyIds: string[] = [];
+  for (const name of ['Rotated', 'Revoked']) {
+    const made = await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name, scopes: ['org:read'] } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    keyIds.push(made.data.key.id);
+  }
   fixture = {
     apiKey: org.apiKey,
+    rotatedKeyId: keyIds[0]!,
+    revokedKeyId: keyIds[1]!,
     draftId,
     quotedId,
     enrichedId,

@@ -180,4 +180,29 @@ describe('RequestLimiter with an injected clock (fixed windows, counted in Dynam
     now += 60_000;
     expect(await admit()).toMatchObject({ limit: 5, remaining: 4, allowed: true });
   });
+
+  it('gives back the count of a request whose key was refused: the window and any refusal it caused are as before it (docs/limits.md)', async () => {
+    const org = await newOrganization();
+    const now = Date.UTC(2031, 0, 1, 0, 0, 0);
+    const policy = { limit: 2, windowSeconds: 10 };
+    const limiter = new RequestLimiter({ counter: limitCounter(), policyOf: async () => policy, defaults: () => policy, now: () => now });
+    const admit = () => limiter.admit(org.organizationId);
+    const first = await admit();
+    expect(first).toMatchObject({ remaining: 1, allowed: true });
+    await limiter.giveBack(first);
+    await limiter.giveBack(first); // once only
+    expect(await admit()).toMatchObject({ remaining: 1, allowed: true });
+    expect(await admit()).toMatchObject({ remaining: 0, allowed: true });
+    const refused = await admit();
+    expect(refused).toMatchObject({ allowed: false });
+    expect(limiter.knownRefusal(org.organizationId)).toBeDefined();
+    // The refused request's count given back: the process forgets the refusal it caused, the window is still full.
+    await limiter.giveBack(refused);
+    expect(limiter.knownRefusal(org.organizationId)).toBeUndefined();
+    expect(await admit()).toMatchObject({ remaining: 0, allowed: false });
+    // A known refusal counted nothing: nothing to give back, the refusal stays.
+    const known = await admit();
+    await limiter.giveBack(known);
+    expect(limiter.knownRefusal(org.organizationId)).toBeDefined();
+  });
 });

@@ -65,10 +65,13 @@ export const API_KEY_CACHE_SIZE = 10_000;
 
 /**
  * Key hash → {@link ApiKeyIdentity} (organization and scopes), per process. Only valid keys are kept (an
- * unknown key is read every time); a revoked key stays, as revocation is
- * checked at every request (on the organization's list of active keys or the
- * key item, see {@link KeyCheck}). Bounded: past `maxEntries` the oldest
- * entry goes.
+ * unknown key is read every time). Revocation is checked at every request (on
+ * the organization's list of active keys or the key item, see {@link KeyCheck});
+ * a key found revoked, expired or unknown during a request is forgotten at once,
+ * so its next request here reads the key item first and answers 401 before the
+ * request is counted against its organization's rate (docs/limits.md): a leaked
+ * key, once revoked, cannot use up its organization's window. Bounded: past
+ * `maxEntries` the oldest entry goes.
  */
 export class ApiKeyCache {
   readonly #identities = new Map<string, ApiKeyIdentity>();
@@ -86,6 +89,10 @@ export class ApiKeyCache {
     if (this.#identities.has(keyHash)) return;
     if (this.#identities.size >= this.#maxEntries) this.#identities.delete(this.#identities.keys().next().value!);
     this.#identities.set(keyHash, identity);
+  }
+  /** Forgets a key found invalid (revoked, expired, unknown) during a request: its next request reads the key item first. */
+  forget(keyHash: string): void {
+    this.#identities.delete(keyHash);
   }
 }
 
@@ -132,18 +139,27 @@ class RequestKeyCheck implements KeyCheck {
   readonly keyId: string | undefined;
   readonly #findApiKey: ApiKeyLookup;
   readonly #now: () => number;
+  /** Called once when the key is refused during this request (the cache forgets it). */
+  readonly #onRefused: () => void;
   #verified = false;
   #reading: Promise<void> | undefined;
   /** Why the key was refused during this request: no second read to tell the same. */
   #refusal: Error | undefined;
 
-  constructor(keyHash: string, identity: ApiKeyIdentity, findApiKey: ApiKeyLookup, now: () => number) {
+  constructor(keyHash: string, identity: ApiKeyIdentity, findApiKey: ApiKeyLookup, now: () => number, onRefused: () => void = () => undefined) {
     this.keyHash = keyHash;
     this.organizationId = identity.organizationId;
     this.scopes = identity.scopes;
     this.keyId = identity.keyId;
     this.#findApiKey = findApiKey;
     this.#now = now;
+    this.#onRefused = onRefused;
+  }
+
+  /** Records why the key was refused (the cache forgets it) and returns the error to throw. */
+  #refuse(error: Error): Error {
+    if (!this.#refusal) this.#onRefused();
+    return (this.#refusal = error);
   }
 
   get verified(): boolean {
@@ -157,14 +173,14 @@ class RequestKeyCheck implements KeyCheck {
    * @throws ExpiredApiKeyError for a key whose `expiresAt` has passed.
    */
   confirm(record: ApiKeyRecord | undefined): void {
-    if (!record || record.organizationId !== this.organizationId) throw (this.#refusal = new InvalidApiKeyError());
-    if (record.revokedAt) throw (this.#refusal = new RevokedApiKeyError());
-    if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= this.#now()) throw (this.#refusal = new ExpiredApiKeyError());
+    if (!record || record.organizationId !== this.organizationId) throw this.#refuse(new InvalidApiKeyError());
+    if (record.revokedAt) throw this.#refuse(new RevokedApiKeyError());
+    if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= this.#now()) throw this.#refuse(new ExpiredApiKeyError());
     this.#verified = true;
   }
 
   confirmListed(listed: boolean): void {
-    if (!listed) throw (this.#refusal = new RevokedApiKeyError());
+    if (!listed) throw this.#refuse(new RevokedApiKeyError());
     this.#verified = true;
   }
 
@@ -221,8 +237,11 @@ export async function authenticate(header: string | undefined, findApiKey: ApiKe
   const keyHash = hashApiKey(apiKey);
   const known = cache?.identityOf(keyHash);
   if (known !== undefined) {
-    if (known.expiresAt !== undefined && Date.parse(known.expiresAt) <= now()) throw new ExpiredApiKeyError();
-    return new RequestKeyCheck(keyHash, known, findApiKey, now);
+    if (known.expiresAt !== undefined && Date.parse(known.expiresAt) <= now()) {
+      cache!.forget(keyHash);
+      throw new ExpiredApiKeyError();
+    }
+    return new RequestKeyCheck(keyHash, known, findApiKey, now, () => cache!.forget(keyHash));
   }
   const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();

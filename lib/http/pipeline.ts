@@ -157,10 +157,11 @@ function forbiddenPropertyPath(event: APIGatewayProxyEventV2): string | undefine
 }
 
 /** Maps every error to the envelope; 5xx never exposes its message (middy "handling errors"). */
-const errorEnvelope = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+const errorEnvelope = (limiter: RequestLimiter | undefined): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   onError: async (request: Request) => {
     await verifyOpenKeyCheck(request);
     const error = request.error;
+    if (error instanceof ApiError && error.statusCode === 401) await giveBackAdmission(limiter, request.context);
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
       // Headers that belong to the error: Retry-After, Allow (docs/errors.md).
@@ -203,6 +204,25 @@ async function verifyOpenKeyCheck(request: Request): Promise<void> {
     await check.ensure();
   } catch (keyError) {
     request.error = keyError as Error;
+  }
+}
+
+/**
+ * A request whose key was refused (401) after it was counted — a key this
+ * process knew, found revoked, expired or unknown during the request — spends
+ * nothing of its organization's window (docs/limits.md): its count is given
+ * back (lib/http/rate-limit.ts {@link RequestLimiter.giveBack}), and
+ * authentication forgot the key (lib/http/auth.ts), so its next request here
+ * is read and refused before any count. A failed give-back is logged: the 401
+ * stands.
+ */
+async function giveBackAdmission(limiter: RequestLimiter | undefined, context: PipelineContext): Promise<void> {
+  const admission = limiter && (await context.admission);
+  if (!admission) return;
+  try {
+    await limiter.giveBack(admission);
+  } catch (error) {
+    logger.warn('The count of a refused key could not be given back', { error });
   }
 }
 
@@ -436,7 +456,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     ...(options.settlesCommit ? { timeoutEarlyInMillis: 0 } : {}),
   })
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
-    .use(errorEnvelope())
+    .use(errorEnvelope(dependencies.requestLimiter))
     .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
     .use(bodyGuard())
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))

@@ -189,6 +189,8 @@ export class RequestLimiter {
   readonly #now: () => number;
   readonly #policies = new Remembered<{ policy: RatePolicy; readAt: number }>();
   readonly #refused = new Remembered<{ admission: RequestAdmission; until: number }>();
+  /** Where each admission this process counted was counted (for {@link giveBack}); a known refusal counted nothing. */
+  readonly #counted = new WeakMap<RequestAdmission, { organizationId: string; windows: { windowSeconds: number; windowStart: number }[] }>();
 
   /**
    * @param options.counter - the table's counters.
@@ -243,14 +245,37 @@ export class RequestLimiter {
     const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
     const [first, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
     let { count } = first;
+    const windows = [{ windowSeconds: assumed, windowStart: windowAt(now, assumed).windowStart }];
     // The read found another window (the operator changed it): counted again in that one, the only case
     // of a second round trip (once per organization and process; the first count is in a window no one reads).
     const { windowSeconds } = policy;
     const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
-    if (windowSeconds !== assumed) ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
+    if (windowSeconds !== assumed) {
+      ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
+      windows.push({ windowSeconds, windowStart });
+    }
     const admission: RequestAdmission = { limit: policy.limit, windowSeconds, remaining: Math.max(0, policy.limit - count), resetSeconds, allowed: count <= policy.limit };
+    this.#counted.set(admission, { organizationId, windows });
     if (!admission.allowed) this.#refused.set(organizationId, { admission, until: (windowStart + windowSeconds) * 1000 });
     return admission;
+  }
+
+  /**
+   * Gives back the count of an admission whose request turned out not to be
+   * the organization's to spend: its key was found revoked, expired or unknown
+   * during the request (docs/limits.md, "A revoked key spends nothing"). One
+   * UpdateItem per window it was counted in; nothing for an admission this
+   * process did not count (a known refusal) or gave back already. A refusal
+   * this admission caused is forgotten here (the window's count went down).
+   * @throws the table's errors.
+   */
+  async giveBack(admission: RequestAdmission): Promise<void> {
+    const counted = this.#counted.get(admission);
+    if (!counted) return;
+    this.#counted.delete(admission);
+    const { organizationId, windows } = counted;
+    if (this.#refused.get(organizationId)?.admission === admission) this.#refused.delete(organizationId);
+    await Promise.all(windows.map(({ windowSeconds, windowStart }) => this.#counter.giveBack(organizationId, 'requests', windowSeconds, windowStart)));
   }
 }
 

@@ -363,8 +363,8 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only create (uploaded files), enrich, export, quote, accounts and the find-contacts and finish-recording tasks read the bucket', () => {
-    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
+  it('lets only create (uploaded files), enrich, export, results, quote, accounts, the MCP server and the find-contacts and finish-recording tasks read the bucket', () => {
+    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', 'CampaignsResults', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
   });
 
@@ -594,7 +594,9 @@ describe('CampaignEnrichment-dev', () => {
 
     it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
       const alarmed: unknown[] = [];
-      for (const name of ['ApiFunctionThrottles', 'ApiFunctionThrottles-2', 'WorkflowFunctionThrottles']) {
+      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile', 'WebhooksDispatch', 'WebhooksDeliver'];
+      // One alarm per 10 functions: the names follow from infra/routes.ts and infra/workflow.ts.
+      for (const name of [...sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length), ...sumAlarmNames('WorkflowFunctionThrottles', everyFunction.length - API_ROUTES.length)]) {
         const alarm = alarmNamed(name);
         expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
         const stats = readMetrics(alarm);
@@ -603,7 +605,6 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile', 'WebhooksDispatch', 'WebhooksDeliver'];
       const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
@@ -704,7 +705,9 @@ describe('CampaignEnrichment-prod', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000, DetailedMetricsEnabled: true } });
     template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 100 });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+    // Eight alarms of their own, and one throttle alarm per 10 route functions and per 10 workflow tasks (infra/routes.ts, infra/workflow.ts).
+    const throttleAlarms = sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length).length + sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length).length;
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8 + throttleAlarms);
   });
 });
 
