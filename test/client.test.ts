@@ -207,6 +207,18 @@ describe('client', () => {
       expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1 + result.rows.contacts);
       expect(csv.charCodeAt(0)).not.toBe(0xfeff);
       expect((await client.listLedger({ filters: { campaignId: campaign.id } })).entries.map((e) => e.kind)).toEqual(['charge']);
+      const results = await client.listCampaignResults({ campaignId: campaign.id });
+      expect(results).toMatchObject({ campaignId: campaign.id, complete: true, processed: 3, lastSeq: 3 });
+      expect(results.accounts.map((a) => a.seq)).toEqual([1, 2, 3]);
+
+      // Keys: a read-only key made, listed, rotated (its new secret works), revoked.
+      const made = await client.createKey({ name: 'Read only', scopes: ['org:read'] });
+      expect(made.key).toMatchObject({ name: 'Read only', scopes: ['org:read'], revokedAt: null });
+      expect((await client.listKeys()).keys.map((k) => k.id)).toContain(made.key.id);
+      const renewed = await client.rotateKey({ id: made.key.id });
+      const readOnly = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: renewed.secret });
+      expect((await readOnly.describeOrganization()).organization.id).toBe(org.organizationId);
+      expect((await client.revokeKey({ id: made.key.id })).key.revokedAt).not.toBeNull();
 
       // The campaign.enriched event, verified with the endpoint's secret and typed by its `type`.
       const [delivered] = await receiver.received(1);

@@ -166,10 +166,12 @@ const bucketKeysOf = (call: { command: string; input: unknown }): { pk: string; 
 };
 
 describe('account history buckets: reads and writes do not grow with the history', () => {
-  it('a 1,000-account launch reads at most one item of at most 4 KB per account, and its completion writes at most one unit per account, at 10 k and 1 M distinct accounts', async () => {
+  it('a 1,000-account launch reads at most one item of at most 4 KB per account, and its completion writes at most one unit per account, at 10 k and 200 k distinct accounts (1 M and 10 M: npm run bench, history)', async () => {
     const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
     const figures: Record<string, number>[] = [];
-    for (const size of [10_000, 1_000_000]) {
+    // 200 k rather than 1 M here: filling 1 M accounts through the store takes minutes on a loaded machine; the bound does not
+    // depend on the size (a launch reads at most one bucket per account), and the bench's history figure measures 1 M and 10 M.
+    for (const size of [10_000, 200_000]) {
       const { organizationId } = await newOrganization({ smbCredits: 0 });
       const at = new Date(Date.now() - DAY_MS).toISOString();
       await store.record(organizationId, (function* () {

@@ -295,8 +295,8 @@ describe('live and test never see each other', () => {
     const liveHook = await startReceiver();
     const testHook = await startReceiver();
     receivers.push(liveHook, testHook);
-    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.apiKey, body: { url: `${liveHook.url}/live` } })).status).toBe(200);
-    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.testKey, body: { url: `${testHook.url}/test` } })).status).toBe(200);
+    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.apiKey, body: { url: `${liveHook.url}/live`, events: ['campaign.enriched'] } })).status).toBe(200);
+    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.testKey, body: { url: `${testHook.url}/test`, events: ['campaign.enriched'] } })).status).toBe(200);
     const p = uniquePrefix();
     await importAccounts([account(`${p}_live`, 'active', [contact(`${p}_c`)])]);
     const live = await createApiCampaign(api(), fresh.apiKey, [`${p}_live`]);

@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { campaigns, enrichment, idempotencyRecords, useWebhookResolver, workflow } from '../lib/root';
 import type { ResolvedAddress } from '../lib/webhooks/ssrf';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../lib/webhooks/events';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { account, contact, createApiCampaign, enrich, expectError, getCampaign, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
 import { startReceiver, webhookHeaders, type Receiver, type Reply } from './webhooks/receiver';
@@ -70,8 +71,13 @@ describe('campaign events', () => {
   it('delivers campaign.enriched after a run, signed so that standardwebhooks verifies it with the secret from create, with one webhook-id on every retry', async () => {
     const { apiKey } = await newOrganization();
     const hook = await receiver([{ status: 503, body: 'busy' }, { status: 200, body: 'ok' }]);
-    const endpoint = await createEndpoint(apiKey, { url: hook.url, description: 'CRM sync' });
-    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/), url: hook.url, events: ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired', 'organization.credits_low'], description: 'CRM sync' });
+    // Without `events` an endpoint receives every subscribable event (another organization's, so none reaches it here).
+    const everything = await createEndpoint((await newOrganization()).apiKey, { url: hook.url });
+    expect(everything.events).toEqual([...SUBSCRIBABLE_EVENT_TYPES]);
+    // This one takes the campaign's lifecycle only: a per-batch campaign.accounts_processed would take the scripted 503.
+    const lifecycle = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'];
+    const endpoint = await createEndpoint(apiKey, { url: hook.url, description: 'CRM sync', events: lifecycle });
+    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/), url: hook.url, events: lifecycle, description: 'CRM sync' });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const campaignId = await createApiCampaign(api(), apiKey, await warehouseAccounts());

@@ -44,6 +44,10 @@ import { OPERATIONS, envelopeViolations, sendJson, type RawAnswer } from './supp
 import { crash, injectFault, s3InternalError, throttling, throughputExceeded, transactionConflict, type Fault, type FaultSpec } from './support/faults';
 import { checkInvariants, type OrganizationBook } from './support/invariants';
 import { rawCampaignItem } from './support/fixtures';
+import { keys } from '../../lib/db/table';
+
+/** The partition-key prefix of every history bucket of an organization (lib/db/table.ts owns the key). */
+const historyBucketPrefix = (organizationId: string): string => keys.accountHistoryBucket(organizationId, 0).pk.replace(/0$/, '');
 
 const api = useApi();
 
@@ -153,8 +157,8 @@ describe.concurrent('launch: transient DynamoDB faults the SDK retries are invis
     // in that same read, so there is no API-key read of its own to fault.
     ['the organization read', (f) => ({ command: 'BatchGetItemCommand', match: firstRead(f) })],
     ['the warehouse status read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`) && !text.includes('CONTACTS') })],
-    // Recency and CRM targets are the organization's history shards of the listed accounts (docs/data-model.md), read at every evaluation.
-    ['the account history read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(`ORG#${f.organizationId}#HISTORY#`) })],
+    // Recency and CRM targets are the organization's history buckets of the listed accounts (docs/data-model.md), read at every evaluation.
+    ['the account history read', (f) => ({ command: 'BatchGetItemCommand', match: (input, text) => text.includes(historyBucketPrefix(f.organizationId)) })],
     ['the launch transaction', (f) => ({ command: 'TransactWriteItemsCommand', match: launchTransaction(f) })],
   ];
   it.each(steps)('throttling at %s: the launch succeeds, charged once, and completes', async (_label, where) => {
@@ -178,7 +182,7 @@ describe.concurrent('launch: failures beyond the SDK’s retries at each step', 
     ['the organization read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: firstRead(f), error: throughputExceeded })],
     ['reading the account list (S3)', (f) => ({ client: 's3', command: 'GetObjectCommand', match: accountListKey(f.organizationId, f.campaignId), error: s3InternalError })],
     ['the warehouse status read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`WAREHOUSE#ACCOUNT#${f.prefix}`), error: throttling })],
-    ['the account history read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(`ORG#${f.organizationId}#HISTORY#`), error: throttling })],
+    ['the account history read', (f) => ({ client: 'dynamodb', command: 'BatchGetItemCommand', match: (i, t) => t.includes(historyBucketPrefix(f.organizationId)), error: throttling })],
     ['writing the eligible list (S3)', (f) => ({ client: 's3', command: 'PutObjectCommand', match: (i, t) => t.includes(f.campaignId) && t.includes('eligible.txt'), error: s3InternalError })],
     ['the launch transaction (before it applies)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), error: throttling })],
     ['the launch transaction (nine conflicts, beyond the store’s own retries)', (f) => ({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: launchTransaction(f), times: 9, error: transactionConflict })],
@@ -309,9 +313,9 @@ describe.concurrent('workflow: throttling beyond the SDK’s retries in each tas
     await expectInvariants(f);
   });
 
-  it('FinishRecording (a history shard write, throttled beyond the SDK retries): every account recorded', async () => {
+  it('FinishRecording (a history bucket write, throttled beyond the SDK retries): every account recorded', async () => {
     const f = await fixture();
-    await withFault({ client: 'dynamodb', command: 'PutItemCommand', match: (i, t) => t.includes(`ORG#${f.organizationId}#HISTORY#`), error: throttling }, async ([fault]) => {
+    await withFault({ client: 'dynamodb', command: 'PutItemCommand', match: (i, t) => t.includes(historyBucketPrefix(f.organizationId)), error: throttling }, async ([fault]) => {
       expect((await enrichCall(f)).status).toBe(200);
       await recorded(f);
       expect(fault!.failed).toBe(1);
