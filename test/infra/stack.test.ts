@@ -209,7 +209,7 @@ describe('CampaignEnrichment-dev', () => {
   it('gives the cursor-signing secret only to the functions that page with cursors (N12)', () => {
     const cursorRoutes = API_ROUTES.filter((route) => usesCursors(route.operation)).map((route) => route.functionId);
     // The operations whose request has a cursor field: derived, and checked against what lib/ reads the secret for.
-    expect(cursorRoutes.sort()).toEqual(['CampaignsAccounts', 'CampaignsList', 'KeysList', 'OrgLedger', 'WebhooksDeliveries']);
+    expect(cursorRoutes.sort()).toEqual(['CampaignsAccounts', 'CampaignsList', 'EventsList', 'KeysList', 'OrgLedger', 'WebhooksDeliveries']);
     expect(MCP_ROUTES.some((route) => usesCursors(route.operation))).toBe(true);
     const fns = template.findResources('AWS::Lambda::Function');
     const holders = Object.entries(fns)
