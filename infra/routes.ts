@@ -94,6 +94,14 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: listErasuresOperation, entry: 'functions/privacy-erasures-list.ts', functionId: 'PrivacyErasuresList', permissions: { table: 'read' } },
 ];
 
+/**
+ * Whether an operation pages with signed cursors (docs/pagination.md): its
+ * request has a `cursor` field. Only the functions of such operations (and
+ * the MCP function when one of its tools does) receive the cursor-signing
+ * secret (infra/stack.ts).
+ */
+export const usesCursors = (operation: Operation): boolean => 'cursor' in operation.request._zod.def.shape;
+
 /** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
 export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation));
 

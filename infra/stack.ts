@@ -31,7 +31,7 @@ import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantLimitCounters, grantRoutePermissions, mergedPermissions, type RouteResources } from './constructs/route-permissions';
-import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from './routes';
+import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from './routes';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 import { WebhookDelivery } from './webhook-delivery';
 
@@ -154,9 +154,10 @@ export class CampaignEnrichmentStack extends Stack {
     const environment = {
       TABLE_NAME: this.table.tableName,
       BUCKET_NAME: this.bucket.bucketName,
-      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
       POWERTOOLS_LOG_LEVEL: settings.logLevel,
     };
+    // The cursor secret reaches only the functions that sign or read cursors (infra/routes.ts usesCursors).
+    const withCursorSecret = { ...environment, CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap() };
     // The enrichment workflow: one function per task, the state machine from infra/workflow.ts.
     const taskFunctions = {} as Record<WorkflowTask, ServiceFunction['function']>;
     const monitoredTasks: { label: string; function: ServiceFunction['function'] }[] = [];
@@ -198,7 +199,7 @@ export class CampaignEnrichmentStack extends Stack {
       const fn = new ServiceFunction(this, route.functionId, {
         entry: route.entry,
         description: `${route.operation.operationId}: POST ${route.operation.path}`,
-        environment,
+        environment: usesCursors(route.operation) ? withCursorSecret : environment,
         logRetention: settings.logRetention,
         logRemovalPolicy: settings.removalPolicy,
       });
@@ -316,7 +317,7 @@ export class CampaignEnrichmentStack extends Stack {
     const mcp = new ServiceFunction(this, SUPPORT_FUNCTIONS.mcp.functionId, {
       entry: SUPPORT_FUNCTIONS.mcp.entry,
       description: `MCP server (Streamable HTTP, stateless): ${SUPPORT_FUNCTIONS.mcp.path}`,
-      environment,
+      environment: MCP_ROUTES.some((route) => usesCursors(route.operation)) ? withCursorSecret : environment,
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
     });

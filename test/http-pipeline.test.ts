@@ -284,6 +284,35 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
     expectInvalidRequest(res, ['content-type: unsupported']);
   });
 
+  describe('a body declaring a charset other than UTF-8 (docs/errors.md#invalid_request)', () => {
+    const CREATE = '/v1/campaigns/create';
+    const LIST = '/v1/campaigns/list';
+    const name = 'Caf\u00e9 M\u00fcller';
+
+    it.each([
+      ['JSON', 'application/json; charset=iso-8859-1', JSON.stringify({ name, accountIds: ['acc_1'] }), 'iso-8859-1'],
+      ['JSON, quoted and upper case', 'application/json; charset="ISO-8859-1"', JSON.stringify({ name, accountIds: ['acc_1'] }), 'iso-8859-1'],
+      ['urlencoded', 'application/x-www-form-urlencoded; charset=windows-1252', 'name=Caf%E9+M%FCller&accountIds=acc_1', 'windows-1252'],
+      ['multipart', 'multipart/form-data; charset=latin1; boundary=abc123', multipartBody('abc123', [['name', name], ['accountIds', 'acc_1']]), 'latin1'],
+    ])('refuses %s with 400 invalid_request naming the content-type header, and stores nothing', async (_label, contentType, text, charset) => {
+      const org = await newOrganization();
+      const res = await call(api(), CREATE, { apiKey: org.apiKey, raw: { body: Buffer.from(text, 'latin1'), contentType } });
+      expectInvalidRequest(res, [`content-type: charset ${charset} is not supported; use utf-8`]);
+      expect(res.error!.message).toContain(`charset=${charset}`);
+      expect(res.error!.message).toContain('UTF-8');
+      const list = await call(api(), LIST, { apiKey: org.apiKey, body: {} });
+      expect(list.status).toBe(200);
+      expect(list.body.data.campaigns).toEqual([]);
+    });
+
+    it('reads the same body declared charset=utf-8 (any case) and stores the name exactly', async () => {
+      const org = await newOrganization();
+      const res = await call(api(), CREATE, { apiKey: org.apiKey, raw: { body: Buffer.from(JSON.stringify({ name, accountIds: ['acc_1'] }), 'utf8'), contentType: 'application/json; charset=UTF-8' } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.name).toBe(name);
+    });
+  });
+
   it('rejects multipart/form-data without a boundary, naming the missing boundary (not the media type it accepts)', async () => {
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'x', contentType: 'multipart/form-data' } });
     expectInvalidRequest(res, ['content-type: multipart/form-data needs a boundary parameter']);

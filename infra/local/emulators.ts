@@ -1,7 +1,10 @@
 /**
  * The local emulators behind `npm start` and the tests (README.md#set-up):
  * DynamoDB Local (the AWS jar shipped in `amplify-dynamodb-simulator`, run
- * with the machine's `java`) and s3rver for S3. Both listen on loopback.
+ * with the machine's `java`) and s3rver for S3. s3rver listens on loopback
+ * only; DynamoDB Local has no bind address option (`-help` offers `-port`
+ * only), so it listens on every interface (README.md#set-up) and is started
+ * with its telemetry off.
  *
  * DynamoDB Local runs in its own JVM, tied to this process: it ends when
  * this process ends (even by `kill -9`), and a persisted one records its PID
@@ -124,7 +127,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   }
   const child = spawn(
     'sh',
-    ['-c', GUARD_SCRIPT, 'dynamodb-local', 'java', `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-Xmx2g', '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-port', String(port), ...storage],
+    ['-c', GUARD_SCRIPT, 'dynamodb-local', 'java', `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-Xmx2g', '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-disableTelemetry', '-port', String(port), ...storage],
     { cwd: emulatorDir, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const jvmPid = await new Promise<number | undefined>((resolve) => {

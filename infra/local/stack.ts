@@ -19,6 +19,9 @@ import type { LocalStepFunctions } from './step-functions';
 import type { WebhookPoller } from './webhooks';
 import type { Readiness } from './readiness';
 import type { ListeningServer } from './server';
+import { retryTransient, type RetryOptions } from './retry';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 /** Options of {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -47,6 +50,13 @@ export interface LocalStackOptions {
    * services, migrations, API, the reconciler's first pass); the caller marks the rest.
    */
   readiness?: Readiness;
+  /** How the first calls to the emulators (table and bucket) are retried when they fail for a moment (infra/local/retry.ts). */
+  startRetry?: RetryOptions;
+  /**
+   * Called with the SDK clients before the stack's first call through them
+   * (tests add a middleware there to inject an emulator fault at start).
+   */
+  onClients?: (clients: { dynamodb: DynamoDBClient; s3: S3Client }) => void;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -194,8 +204,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     process.env.PRIVACY_SIGNING_KEY_FILE ??= path.join(options.dataDir ?? `${temporaryS3!}-keys`, 'privacy-signing-key.json');
     const { dynamodb, s3 } = await import('../../lib/aws');
     const { ensureTable, ensureBucket } = await import('./table');
-    await ensureTable(dynamodb, endpoints.tableName);
-    await ensureBucket(s3, endpoints.bucketName);
+    options.onClients?.({ dynamodb, s3 });
+    // An emulator that just started can fail a call for a moment (DynamoDB Local's InternalFailure): retried, not fatal.
+    const retry = { onRetry: (error: unknown, attempt: number, delayMs: number) => console.log(`Start: ${(error as Error).name ?? 'error'} from an emulator (try ${attempt}), retrying in ${Math.round(delayMs)} ms`), ...options.startRetry };
+    await retryTransient(() => ensureTable(dynamodb, endpoints.tableName), retry);
+    await retryTransient(() => ensureBucket(s3, endpoints.bucketName), retry);
     readiness?.done('backing services');
     if (options.dataDir) {
       // Data written by earlier versions is brought up to date: every migration not yet recorded on this table, in order (lib/migrations).

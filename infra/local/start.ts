@@ -7,6 +7,10 @@
  * stop interrupted) at start and every 30 s (`RECONCILE_EVERY_SECONDS`), and serves
  * the API on http://127.0.0.1:3000 (`PORT` overrides).
  *
+ * A data folder serves one stack at a time: a start on a folder whose stack
+ * is running exits 1 naming that stack's process and port, and leaves it be;
+ * a folder left by a crashed stack is reused (infra/local/data-folder.ts).
+ *
  * The port listens first; `GET /health` answers 503 with what is still
  * starting until the stack is ready for every documented use (README.md#set-up,
  * infra/local/readiness.ts), then 200, and the banner is printed at that moment.
@@ -17,6 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { config } from '../../lib/config';
 import { DEFAULT_DATA_DIR, writeLocalEndpoints } from './environment';
+import { claimDataFolder, DataFolderInUseError, wipeDataFolder, type DataFolderClaim } from './data-folder';
 import { startLocalStack, type LocalStack } from './stack';
 import { Readiness } from './readiness';
 
@@ -26,11 +31,20 @@ const port = Number(process.env.PORT ?? 3000);
 // Webhooks to a receiver on this machine (docs/webhooks.md); set it to false to try the AWS rules.
 process.env.WEBHOOKS_ALLOW_LOCALHOST ??= 'true';
 
-if (values.reset && existsSync(dataDir)) {
-  rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
+// One stack per data folder: a folder a running stack serves is refused before anything in it is touched
+// (its endpoints.json, its DynamoDB Local); one left by a crashed stack is claimed again (infra/local/data-folder.ts).
+let claim: DataFolderClaim;
+try {
+  claim = claimDataFolder(dataDir, port);
+} catch (error) {
+  console.error(error instanceof DataFolderInUseError ? error.message : error);
+  process.exit(1);
+}
+if (values.reset) {
+  wipeDataFolder(dataDir);
   console.log(`Wiped ${dataDir}`);
 }
-mkdirSync(dataDir, { recursive: true });
 
 const secretFile = path.join(dataDir, 'cursor-secret');
 if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(32).toString('hex'));
@@ -39,6 +53,7 @@ let stack: LocalStack | undefined;
 const shutdown = async (code = 0) => {
   await stack?.stop();
   rmSync(path.join(dataDir, 'endpoints.json'), { force: true });
+  claim.release();
   process.exit(code);
 };
 process.on('SIGINT', () => void shutdown());
@@ -50,6 +65,7 @@ try {
   console.log(`Starting the local stack on http://127.0.0.1:${port} (GET /health answers 503 with what is still starting until it is ready)…`);
   stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: config.localReconcileEverySeconds, readiness });
   const apiUrl = stack.api!.url;
+  claim.setPort(Number(new URL(apiUrl).port));
   writeLocalEndpoints(dataDir, stack.endpoints);
   readiness.done('endpoints.json');
 

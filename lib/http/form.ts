@@ -93,6 +93,19 @@ export function multipartBoundary(contentType: string): string | undefined {
 }
 
 /**
+ * The `charset` parameter of a Content-Type header, lower-cased (quotes
+ * removed), or undefined when the header declares none.
+ * @example contentTypeCharset('application/json; charset="ISO-8859-1"') // 'iso-8859-1'
+ */
+export function contentTypeCharset(contentType: string): string | undefined {
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^\s;]*))/i.exec(contentType);
+  return match ? (match[1] ?? match[2] ?? '').toLowerCase() : undefined;
+}
+
+/** The charsets a body may declare: bodies are read as UTF-8 (docs/errors.md). */
+export const ACCEPTED_CHARSETS: readonly string[] = ['utf-8', 'utf8'];
+
+/**
  * Checks the framing of a multipart body before it reaches the parser: a
  * delimiter first, the closing delimiter last, and a blank line after every
  * part's headers. busboy hangs on a part without that blank line and throws

@@ -37,7 +37,7 @@ import { isTestOrganizationId } from '../ids';
 import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
-import { formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
+import { ACCEPTED_CHARSETS, contentTypeCharset, formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
@@ -273,6 +273,14 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
     }
     if (!kind) {
       throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, ['content-type: unsupported']);
+    }
+    const charset = contentTypeCharset(contentType);
+    if (charset !== undefined && !ACCEPTED_CHARSETS.includes(charset)) {
+      // Read as UTF-8, a body in another charset would be stored with U+FFFD in place of its accented letters: refused instead.
+      throw new InvalidRequestError(
+        `The Content-Type header declares charset=${charset || '(empty)'}, but request bodies are read as UTF-8 only: encode the body as UTF-8 and send charset=utf-8, or no charset parameter.`,
+        [`content-type: charset ${charset || '(empty)'} is not supported; use utf-8`],
+      );
     }
     if (jsonOnly && kind !== 'json') {
       throw new InvalidRequestError('This operation takes a JSON body only (its fields include a list of objects): send it with Content-Type: application/json.', ['content-type: expected application/json']);

@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
 import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT, sumAlarmNames } from '../../infra/constructs/monitoring';
-import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, type ApiRoute } from '../../infra/routes';
+import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
@@ -189,7 +189,7 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('merges the stack’s environment into the construct’s defaults', () => {
-    const fn = built.stack.functions.get('OrgDescribe')!;
+    const fn = built.stack.functions.get('CampaignsList')!;
     template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: Match.absent(),
       Environment: {
@@ -204,6 +204,21 @@ describe('CampaignEnrichment-dev', () => {
       },
       Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
     });
+  });
+
+  it('gives the cursor-signing secret only to the functions that page with cursors (N12)', () => {
+    const cursorRoutes = API_ROUTES.filter((route) => usesCursors(route.operation)).map((route) => route.functionId);
+    // The operations whose request has a cursor field: derived, and checked against what lib/ reads the secret for.
+    expect(cursorRoutes.sort()).toEqual(['CampaignsAccounts', 'CampaignsList', 'EventsList', 'KeysList', 'OrgLedger', 'WebhooksDeliveries']);
+    expect(MCP_ROUTES.some((route) => usesCursors(route.operation))).toBe(true);
+    const fns = template.findResources('AWS::Lambda::Function');
+    const holders = Object.entries(fns)
+      .filter(([, fn]) => (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.CURSOR_SECRET !== undefined)
+      .map(([id]) => id)
+      .sort();
+    const expected = [...cursorRoutes.map((id) => logicalId(built.stack.functions.get(id)!.function)), logicalId(built.stack.supportFunctions.mcp.function)].sort();
+    expect(holders).toEqual(expected);
+    expect(Object.keys(fns).length).toBeGreaterThan(holders.length + 20);
   });
 
   it('gives only the functions of infra/memory.ts FUNCTION_NODE_OPTIONS their V8 settings (the export: a small semi-space)', () => {
