@@ -18,7 +18,7 @@ import { addressOf, bucketOf, decodeBucket, fingerprintOf } from '../../lib/hist
 import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
-import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
+import { DAY_MS, account, activeAccounts, historyBucketPrefix, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -94,7 +94,7 @@ describe('recency (docs/launch.md)', () => {
     ddb.middlewareStack.add(
       (next) => async (args) => {
         const item = (args.input as { Item?: { pk?: unknown } }).Item;
-        if (String(item?.pk).startsWith(`ORG#${organizationId}#HISTORY#`)) await writes.promise;
+        if (String(item?.pk).startsWith(historyBucketPrefix(organizationId))) await writes.promise;
         return next(args);
       },
       { step: 'initialize', name },
