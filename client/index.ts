@@ -22,7 +22,7 @@
  *   rate as the last answer's `RateLimit-Policy` / `RateLimit` fields told it,
  *   to pace on;
  * - async iterators over every paginated list ({@link CampaignEnrichmentClient.campaigns},
- *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `apiKeys`): they follow
+ *   `campaignAccounts`, `ledgerEntries`, `webhookDeliveries`, `events`, `apiKeys`): they follow
  *   `nextCursor` to the end;
  * - {@link CampaignEnrichmentClient.uploadAccountIds} (upload first, client/README.md "Large account lists"),
  *   {@link CampaignEnrichmentClient.waitForEnrichment} (poll until `enriched`),
@@ -94,6 +94,7 @@ export const OPERATIONS = {
   rotateWebhookSecret: { path: '/v1/webhooks/rotate-secret', idempotent: true },
   testWebhookEndpoint: { path: '/v1/webhooks/test', idempotent: true },
   listWebhookDeliveries: { path: '/v1/webhooks/deliveries', idempotent: false },
+  listEvents: { path: '/v1/events/list', idempotent: false },
   redeliverWebhook: { path: '/v1/webhooks/redeliver', idempotent: true },
   // /generated:client-operations
 } as const satisfies Record<string, { path: keyof paths; idempotent: boolean }>;
@@ -213,7 +214,7 @@ type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['request
   : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listKeys: 'keys' } as const;
+const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listEvents: 'events', listKeys: 'keys' } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -231,6 +232,8 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   ledgerEntries(request?: PageRequest<'listLedger'>): AsyncIterableIterator<ItemOf<'listLedger'>>;
   /** Every attempt of the webhook delivery log (newest first), page after page, to the end. */
   webhookDeliveries(request?: PageRequest<'listWebhookDeliveries'>): AsyncIterableIterator<ItemOf<'listWebhookDeliveries'>>;
+  /** Every event of the organization's feed of the last 30 days (newest first, docs/events.md), page after page, to the end. */
+  events(request?: PageRequest<'listEvents'>): AsyncIterableIterator<ItemOf<'listEvents'>>;
   /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
   apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
   /**
@@ -391,6 +394,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       }
     },
     webhookDeliveries: (request) => pages('listWebhookDeliveries', request),
+    events: (request) => pages('listEvents', request),
     apiKeys: (request) => pages('listKeys', request),
     async uploadAccountIds(content, uploadOptions = {}) {
       const upload = await client.createUpload(uploadOptions.contentType ? { contentType: uploadOptions.contentType } : {});

@@ -483,6 +483,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's events
+         * @description Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.
+         */
+        post: operations["listEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/redeliver": {
         parameters: {
             query?: never;
@@ -1820,6 +1840,146 @@ export interface components {
             error: string | null;
             /** @description When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery). */
             nextAttemptAt: string | null;
+        };
+        EventPage: {
+            events: (components["schemas"]["FeedEvent_campaign_enriched"] | components["schemas"]["FeedEvent_campaign_enrichment_failed"] | components["schemas"]["FeedEvent_campaign_enrichment_canceled"] | components["schemas"]["FeedEvent_campaign_expired"] | components["schemas"]["FeedEvent_organization_credits_low"] | components["schemas"]["FeedEvent_campaign_accounts_processed"])[];
+            nextCursor: string | null;
+        };
+        FeedEvent_campaign_enriched: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "campaign.enriched";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: components["schemas"]["EnrichedCampaign"];
+            };
+        };
+        FeedEvent_campaign_enrichment_failed: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "campaign.enrichment_failed";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: components["schemas"]["DraftCampaign"];
+            };
+        };
+        FeedEvent_campaign_enrichment_canceled: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "campaign.enrichment_canceled";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: components["schemas"]["DraftCampaign"];
+            };
+        };
+        FeedEvent_campaign_expired: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "campaign.expired";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            /** @description `campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change). */
+            data: {
+                campaign: components["schemas"]["ExpiredCampaign"];
+            };
+        };
+        FeedEvent_organization_credits_low: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "organization.credits_low";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            data: {
+                organization: {
+                    id: string;
+                };
+                credits: {
+                    /** @description The smb balance the charge left (credits). */
+                    smb: number;
+                    /** @description The low-balance threshold it fell below (credits). */
+                    threshold: number;
+                };
+            };
+        };
+        FeedEvent_campaign_accounts_processed: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "campaign.accounts_processed";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            data: {
+                campaign: {
+                    id: string;
+                    /** @description The campaign's status then: `enriching`. */
+                    status: string;
+                };
+                /** @description The attempt the seqs belong to. */
+                attemptId: string;
+                /** @description The batch's first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`. */
+                fromSeq: number;
+                /** @description The batch's last seq. */
+                toSeq: number;
+                counts: {
+                    /** @description Accounts of the batch with at least one contact. */
+                    found: number;
+                    /** @description Accounts of the batch without contacts. */
+                    notFound: number;
+                };
+            };
         };
         /** @description 409 `webhook_endpoint_disabled`: The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more. */
         WebhookEndpointDisabledError: {
@@ -7147,6 +7307,253 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "type": [
+                 *           "campaign.enriched",
+                 *           "campaign.expired"
+                 *         ],
+                 *         "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz"
+                 *       },
+                 *       "limit": 25
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        /** @description One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`. */
+                        type?: components["schemas"]["WebhookEventType"] | components["schemas"]["WebhookEventType"][];
+                        /**
+                         * @description Only the events about this campaign.
+                         * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                         */
+                        campaignId?: string;
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 25. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[type]": [
+                 *         "campaign.enriched",
+                 *         "campaign.expired"
+                 *       ],
+                 *       "filters[campaignId]": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "limit": "25"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`. Repeat the field for several values. `filters.type` of the JSON body. */
+                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    /**
+                     * @description Only the events about this campaign. `filters.campaignId` of the JSON body.
+                     * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                     */
+                    "filters[campaignId]"?: string;
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 25. An integer (1..100), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[type]": [
+                 *         "campaign.enriched",
+                 *         "campaign.expired"
+                 *       ],
+                 *       "filters[campaignId]": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "limit": "25"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`. Repeat the field for several values. `filters.type` of the JSON body. */
+                    "filters[type]"?: ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed") | ("campaign.enriched" | "campaign.enrichment_failed" | "campaign.enrichment_canceled" | "campaign.expired" | "organization.credits_low" | "campaign.accounts_processed")[];
+                    /**
+                     * @description Only the events about this campaign. `filters.campaignId` of the JSON body.
+                     * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                     */
+                    "filters[campaignId]"?: string;
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 25. An integer (1..100), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_5kR8pT2vX9mQ4wZ7nB3cD",
+                     *             "type": "campaign.enriched",
+                     *             "createdAt": "2026-11-22T09:31:12.204Z",
+                     *             "data": {
+                     *               "campaign": {
+                     *                 "id": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *                 "status": "enriched",
+                     *                 "createdVia": "api",
+                     *                 "name": "Q4 expansion targets",
+                     *                 "accounts": {
+                     *                   "requested": 300,
+                     *                   "eligible": 262,
+                     *                   "excluded": {
+                     *                     "total": 38,
+                     *                     "invalid": 21,
+                     *                     "recentlyEnriched": 12,
+                     *                     "crmExcluded": 5
+                     *                   }
+                     *                 },
+                     *                 "credits": {
+                     *                   "charged": 212,
+                     *                   "remaining": 9788
+                     *                 },
+                     *                 "excludeEnrichedWithinDays": 30,
+                     *                 "lastEnrichment": null,
+                     *                 "createdAt": "2026-11-22T09:30:00.000Z",
+                     *                 "completedAt": "2026-11-22T09:31:12.204Z",
+                     *                 "resultsExpireAt": "2026-12-22T09:31:12.204Z",
+                     *                 "results": {
+                     *                   "totalAccounts": 262,
+                     *                   "totalContactsFound": 618,
+                     *                   "pctAccountsWithContact": 0.8092,
+                     *                   "pctAccountsWithMobile": 0.3435
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["EventPage"];
                         error: null;
                     };
                 };

@@ -13,6 +13,7 @@ import {
   createWebhookEndpointOperation,
   deleteWebhookEndpointOperation,
   listWebhookDeliveriesOperation,
+  listEventsOperation,
   listWebhookEndpointsOperation,
   redeliverWebhookOperation,
   rotateWebhookSecretOperation,
@@ -81,6 +82,7 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: rotateWebhookSecretOperation, entry: 'functions/webhooks-rotate-secret.ts', functionId: 'WebhooksRotateSecret', permissions: { table: 'readWrite' } },
   { operation: testWebhookEndpointOperation, entry: 'functions/webhooks-test.ts', functionId: 'WebhooksTest', permissions: { table: 'readWrite' } },
   { operation: listWebhookDeliveriesOperation, entry: 'functions/webhooks-deliveries.ts', functionId: 'WebhooksDeliveries', permissions: { table: 'read' } },
+  { operation: listEventsOperation, entry: 'functions/events-list.ts', functionId: 'EventsList', permissions: { table: 'read' } },
   { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
 ];
 

@@ -346,7 +346,7 @@ export { describeLimits } from './organizations/limits';
 export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
-export { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
+export { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';

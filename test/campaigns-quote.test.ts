@@ -154,8 +154,8 @@ describe('quote', () => {
     const document = (await (await fetch(`${api()}/openapi.json`)).json()) as any;
     const quoteOp = document.paths['/v1/campaigns/quote'].post;
     const accountsOp = document.paths['/v1/campaigns/accounts'].post;
-    expect(Object.keys(quoteOp.responses)).toEqual(['200', '400', '401', '404', '405', '409', '429', '500']);
-    expect(Object.keys(accountsOp.responses)).toEqual(['200', '400', '401', '404', '405', '409', '410', '429', '500']);
+    expect(Object.keys(quoteOp.responses)).toEqual(['200', '400', '401', '403', '404', '405', '409', '429', '500']);
+    expect(Object.keys(accountsOp.responses)).toEqual(['200', '400', '401', '403', '404', '405', '409', '410', '429', '500']);
     expect(quoteOp.requestBody.content['application/json'].example).toEqual({ campaignId: expect.stringMatching(/^camp_/) });
     expect(accountsOp.requestBody.content['application/json'].example).toMatchObject({ filters: { outcome: ['invalid', 'not_found'] } });
     const { LaunchQuote, CampaignAccountsPage, AccountOutcome } = document.components.schemas;

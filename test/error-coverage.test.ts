@@ -27,7 +27,7 @@ import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
  */
 const UNREACHABLE: Partial<Record<ErrorCode, { operations: readonly string[]; reason: string }>> = {
   not_found: {
-    operations: ['describeOrganization', 'describeLimits', 'createCampaign', 'createUpload', 'listCampaigns', 'listLedger', 'createWebhookEndpoint', 'listWebhookEndpoints', 'listWebhookDeliveries', 'createKey', 'listKeys'],
+    operations: ['describeOrganization', 'describeLimits', 'createCampaign', 'createUpload', 'listCampaigns', 'listLedger', 'createWebhookEndpoint', 'listWebhookEndpoints', 'listWebhookDeliveries', 'listEvents', 'createKey', 'listKeys'],
     reason: "the shared organization stores' guard against a missing organization item, which authentication has just read",
   },
 };

@@ -252,6 +252,13 @@ function cases(f: Fixture): Case[] {
     bad(`${C}/accounts`, 'limit 1001', { campaignId: f.enrichedId, limit: 1001 }),
     bad(`${C}/accounts`, 'unknown outcome', { campaignId: f.enrichedId, filters: { outcome: 'lost' } }),
 
+    ok(`${C}/results`, 'first page', { campaignId: f.enrichedId }),
+    ok(`${C}/results`, 'afterSeq, limit 1000, no wait, filters', { campaignId: f.enrichedId, afterSeq: 0, limit: 1000, waitSeconds: 0, maxContactsPerAccount: 1, hasEmail: true }),
+    ok(`${C}/results`, 'draft (409)', { campaignId: f.draftId }),
+    bad(`${C}/results`, 'limit 1001', { campaignId: f.enrichedId, limit: 1001 }),
+    bad(`${C}/results`, 'waitSeconds 21', { campaignId: f.enrichedId, waitSeconds: 21 }),
+    bad(`${C}/results`, 'afterSeq -1', { campaignId: f.enrichedId, afterSeq: -1 }),
+
     ok(`${C}/export`, 'all contacts', { campaignId: f.enrichedId }),
     ok(`${C}/export`, 'maxContactsPerAccount 0, filters', { campaignId: f.enrichedId, maxContactsPerAccount: 0, hasEmail: true, hasMobilePhone: false }),
     ok(`${C}/export`, 'draft (409)', { campaignId: f.draftId, maxContactsPerAccount: 3 }),
@@ -287,6 +294,13 @@ function cases(f: Fixture): Case[] {
     ok('/v1/webhooks/deliveries', 'filters, limit 100', { filters: { endpointId: f.endpointId, eventType: 'webhook.test', status: 'failed' }, limit: 100 }),
     bad('/v1/webhooks/deliveries', 'limit 101', { limit: 101 }),
     bad('/v1/webhooks/deliveries', 'unknown status', { filters: { status: 'pending' } }),
+    ok('/v1/events/list', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/events/list', 'one type', { filters: { type: 'campaign.enriched' } }),
+    ok('/v1/events/list', 'types, campaign, limit 100', { filters: { type: ['campaign.enriched', 'campaign.accounts_processed'], campaignId: f.enrichedId }, limit: 100 }),
+    bad('/v1/events/list', 'limit 101', { limit: 101 }),
+    bad('/v1/events/list', 'webhook.test is not in the feed', { filters: { type: 'webhook.test' } }),
+    // A form cannot send an empty array (no field at all is no filter).
+    bad('/v1/events/list', 'empty type array', { filters: { type: [] } }, { encodings: ['json'] }),
 
     ok('/v1/webhooks/redeliver', 'messageId', { messageId: f.messageId }),
     ok('/v1/webhooks/redeliver', 'deliveryId', { deliveryId: f.deliveryId }),

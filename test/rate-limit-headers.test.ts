@@ -55,6 +55,7 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   rotateWebhookSecret: (f) => ({ endpointId: f.endpointId }),
   testWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
   listWebhookDeliveries: () => ({}),
+  listEvents: () => ({}),
   redeliverWebhook: (f) => ({ messageId: f.messageId }),
   deleteWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
   listCampaignResults: (f) => ({ campaignId: f.enrichedId }),

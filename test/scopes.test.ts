@@ -37,6 +37,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   rotateWebhookSecret: 'webhooks:manage',
   testWebhookEndpoint: 'webhooks:manage',
   listWebhookDeliveries: 'webhooks:manage',
+  listEvents: 'events:read',
   redeliverWebhook: 'webhooks:manage',
   createKey: 'keys:manage',
   listKeys: 'keys:manage',

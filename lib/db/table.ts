@@ -68,6 +68,17 @@ export const LEDGER_INDEXES = {
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
+ * The event feed's uses of the overloaded list indexes (docs/events.md), by the filter each serves:
+ * partitions `ORG#…#EVENTS…`, newest first by `listSk` = `occurredAt#eventId`.
+ */
+export const EVENT_INDEXES = {
+  all: TABLE_INDEXES.all,
+  byType: TABLE_INDEXES.byStatus,
+  byCampaign: TABLE_INDEXES.byCreatedVia,
+  byTypeAndCampaign: TABLE_INDEXES.byStatusAndCreatedVia,
+} as const satisfies Record<string, IndexDefinition>;
+
+/**
  * Webhook work waiting for its time (docs/webhooks.md): events not yet fanned
  * out to endpoints and messages whose next attempt is due, in gsi6 (sparse)
  * under one partition, by due time. The local stack's poller reads it; in
@@ -158,6 +169,19 @@ export const keys = {
   webhookDelivery: (organizationId: string, deliveryId: string) => ({ pk: `ORG#${organizationId}#WEBHOOKS`, sk: `DELIVERY#${deliveryId}` }),
   /** Sort-key prefixes of the webhook partition. */
   webhookPrefixes: { endpoint: 'ENDPOINT#', event: 'EVENT#', message: 'MESSAGE#', delivery: 'DELIVERY#' },
+  /**
+   * List-index keys of an event of the feed (docs/events.md): all, by type, by campaign, by both; newest first.
+   * `listSk` is the one the pending index gives the event ({@link keys.webhookPending} at `occurredAt`): it stays
+   * when the event leaves the pending index.
+   */
+  eventIndexes: (organizationId: string, event: { id: string; occurredAt: string; type: string; campaignId?: string }) => ({
+    gsi1pk: `ORG#${organizationId}#EVENTS`,
+    gsi2pk: `ORG#${organizationId}#EVENTS#TYPE#${event.type}`,
+    ...(event.campaignId
+      ? { gsi3pk: `ORG#${organizationId}#EVENTS#CAMPAIGN#${event.campaignId}`, gsi4pk: `ORG#${organizationId}#EVENTS#TYPE#${event.type}#CAMPAIGN#${event.campaignId}` }
+      : {}),
+    listSk: `${event.occurredAt}#${event.id}`,
+  }),
   /** Keys of pending webhook work in {@link WEBHOOK_PENDING_INDEX}: due at `dueAt` (ISO 8601). */
   webhookPending: (dueAt: string, id: string) => ({ gsi6pk: 'WEBHOOKS#PENDING', listSk: `${dueAt}#${id}` }),
   /**

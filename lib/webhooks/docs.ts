@@ -9,7 +9,7 @@ import { timestamp } from '../schemas';
 import { documentOperation } from '../http/operation';
 import { DraftCampaignSchema, EXAMPLE_ENRICHED, EnrichedCampaignSchema, ExpiredCampaignSchema } from '../campaigns/docs';
 import { WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
-import { CAMPAIGN_EVENT_TYPES, type WEBHOOK_EVENT_TYPES } from './events';
+import { CAMPAIGN_EVENT_TYPES, inEventFeed, type WEBHOOK_EVENT_TYPES } from './events';
 import {
   AnyEventTypeSchema,
   MAX_WEBHOOK_ENDPOINTS,
@@ -19,6 +19,7 @@ import {
   deleteWebhookEndpointOperation,
   deliveryId,
   endpointId,
+  listEventsOperation,
   listWebhookDeliveriesOperation,
   listWebhookEndpointsOperation,
   messageId,
@@ -249,6 +250,24 @@ const EXAMPLE_DELIVERY = {
 };
 
 /** The webhook operations, documented. */
+/**
+ * An event as the feed shows it (docs/events.md): `{id, type, createdAt, data}`, `data` as the webhook body of
+ * its type carries it; one schema per type, from {@link eventPayloadSchemas}.
+ */
+const FeedEventSchema = () =>
+  z.union(
+    eventPayloadSchemas()
+      .filter(([type]) => inEventFeed(type))
+      .map(([type, payload]) =>
+        z.strictObject({
+          id: z.string().check(z.meta({ description: 'The event\'s ID (`evt_` + 21 base58): the same every time the feed shows it.', example: 'evt_5kR8pT2vX9mQ4wZ7nB3cD' })),
+          type: z.literal(type),
+          createdAt: timestamp().check(z.meta({ description: 'When it happened: the webhook body\'s `timestamp`.' })),
+          data: payload.shape.data,
+        }).check(z.meta({ id: `FeedEvent_${type.replace(/[^a-z]/g, '_')}` })),
+      ),
+  );
+
 export const webhookOperationDocs = [
   documentOperation(createWebhookEndpointOperation, {
     summary: 'Create a webhook endpoint',
@@ -297,6 +316,18 @@ export const webhookOperationDocs = [
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: 'failed' }, limit: 25 },
     responseExample: { deliveries: [EXAMPLE_DELIVERY], nextCursor: null },
+  }),
+  documentOperation(listEventsOperation, {
+    summary: 'List the organization\'s events',
+    description:
+      'Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.',
+    response: z.strictObject({ events: z.array(FeedEventSchema()), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'EventPage' })),
+    errors: ['invalid_request', 'revoked_api_key'],
+    example: { filters: { type: ['campaign.enriched', 'campaign.expired'], campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }, limit: 25 },
+    responseExample: {
+      events: [{ id: 'evt_5kR8pT2vX9mQ4wZ7nB3cD', type: 'campaign.enriched', createdAt: EXAMPLE_ENRICHED.completedAt, data: (EVENT_EXAMPLES['campaign.enriched'] as { data: unknown }).data }],
+      nextCursor: null,
+    },
   }),
   documentOperation(redeliverWebhookOperation, {
     summary: 'Send a webhook message again now',

@@ -117,10 +117,24 @@ export function accountsProcessedEvent(organizationId: string, occurredAt: strin
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
 export const webhookTtl = (at: string | Date): number => Math.floor(new Date(at).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS;
 
-/** The stored item of an event: pending fan-out (in the pending index) until dispatched. */
+/** The campaign an event is about, if any: the filter `campaignId` of the event feed (docs/events.md). */
+export const campaignIdOf = (event: WebhookEvent): string | undefined => event.campaign?.id ?? event.batch?.campaignId;
+
+/**
+ * Whether an event is in the organization's event feed (docs/events.md): every event but `webhook.test`, which is
+ * a request to one endpoint, not something that happened.
+ */
+export const inEventFeed = (type: WebhookEventType): type is SubscribableEventType => type !== 'webhook.test';
+
+/**
+ * The stored item of an event: pending fan-out (in the pending index) until dispatched, and in the event feed's
+ * list indexes (docs/data-model.md) until its TTL removes it.
+ */
 export function eventItem(event: WebhookEvent): Record<string, unknown> {
+  const campaignId = campaignIdOf(event);
   return {
     ...keys.webhookEvent(event.organizationId, event.id),
+    ...(inEventFeed(event.type) ? keys.eventIndexes(event.organizationId, { id: event.id, occurredAt: event.occurredAt, type: event.type, ...(campaignId ? { campaignId } : {}) }) : {}),
     ...keys.webhookPending(event.occurredAt, event.id),
     type: 'webhookEvent',
     id: event.id,

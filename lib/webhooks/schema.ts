@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-import { pageRequestFields, treeShakable } from '../schemas';
+import { campaignId, pageRequestFields, treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
@@ -19,6 +19,10 @@ export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
 export const MAX_DELIVERY_PAGE_SIZE = 100;
 /** Delivery-log page size when `limit` is omitted. */
 export const DEFAULT_DELIVERY_PAGE_SIZE = 25;
+/** Largest event-feed page (docs/events.md). */
+export const MAX_EVENT_PAGE_SIZE = 100;
+/** Event-feed page size when `limit` is omitted. */
+export const DEFAULT_EVENT_PAGE_SIZE = 25;
 /** Hours both secrets sign after a rotation. */
 export const SECRET_OVERLAP_HOURS = 24;
 
@@ -71,6 +75,22 @@ export const ListWebhookDeliveriesRequest = /* @__PURE__ */ treeShakable(() =>
 );
 /** Validated deliveries request. */
 export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRequest>;
+
+/** `POST /v1/events/list` body (docs/events.md). */
+export const ListEventsRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    filters: z.optional(z
+      .strictObject({
+        type: z.optional(z.union([WebhookEventTypeSchema, z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length))])).check(z.meta({
+          description: 'One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`.',
+        })),
+        campaignId: z.optional(campaignId()).check(z.meta({ description: 'Only the events about this campaign.' })),
+      })),
+    ...pageRequestFields(MAX_EVENT_PAGE_SIZE, DEFAULT_EVENT_PAGE_SIZE, 'filters and limit'),
+  }),
+);
+/** Validated event-feed request. */
+export type ListEventsInput = z.output<typeof ListEventsRequest>;
 
 /** `POST /v1/webhooks/redeliver` body: exactly one of `messageId`, `deliveryId`. */
 export const RedeliverRequest = /* @__PURE__ */ treeShakable(() =>
@@ -150,4 +170,11 @@ export const redeliverWebhookOperation = /* @__PURE__ */ defineOperation({
   idempotent: true,
   path: '/v1/webhooks/redeliver',
   request: RedeliverRequest,
+});
+
+export const listEventsOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'listEvents',
+  scope: 'events:read',
+  path: '/v1/events/list',
+  request: ListEventsRequest,
 });

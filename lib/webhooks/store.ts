@@ -5,7 +5,8 @@
  * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
  */
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, WEBHOOK_PENDING_INDEX } from '../db/table';
+import { EVENT_INDEXES, keys, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
+import { batchGet } from '../db/batch';
 import { putIf, transactWrite, updateIf } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 import type { TransactItem } from '../credits/ledger';
@@ -103,6 +104,21 @@ export interface DeliveryPage {
   last?: string;
 }
 
+/** What the event feed is narrowed to (docs/events.md); each absent member matches all. */
+export interface EventFeedFilters {
+  /** One or more event types (OR). */
+  types?: readonly SubscribableEventType[];
+  campaignId?: string;
+}
+
+/** A page of the event feed. */
+export interface EventPage {
+  events: WebhookEvent[];
+  hasMore: boolean;
+  /** `listSk` of the last event of the page (the next page starts below it). */
+  last?: string;
+}
+
 /** Pending work found in the pending index. */
 export interface PendingWork {
   kind: 'event' | 'message';
@@ -149,6 +165,11 @@ export interface WebhookStore {
   getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined>;
   /** A page of the delivery log, newest first, below `after` (a delivery's sort key). */
   deliveries(query: { organizationId: string; limit: number; after?: string; filters: DeliveryFilters }): Promise<DeliveryPage>;
+  /**
+   * A page of the event feed, newest first, below `after` (an event's `listSk`) and not older than `since`
+   * (ISO 8601): at most `limit` + 1 index entries per type queried, then one batch read of the page's events.
+   */
+  events(query: { organizationId: string; limit: number; after?: string; since: string; filters: EventFeedFilters }): Promise<EventPage>;
   /** Pending work due at `now`, oldest first, at most `limit` items. */
   duePending(now: Date, limit: number): Promise<PendingWork[]>;
 }
@@ -290,7 +311,8 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       await updateIf(client, {
         TableName: tableName,
         Key: keys.webhookEvent(organizationId, eventId),
-        ...updateParts({ set: { dispatchedAt: at }, remove: ['gsi6pk', 'listSk'] }, exists),
+        // `listSk` stays: the event feed's indexes sort by it (docs/data-model.md).
+        ...updateParts({ set: { dispatchedAt: at }, remove: ['gsi6pk'] }, exists),
         ReturnValues: 'NONE',
       });
     },
@@ -411,6 +433,46 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       } while (start && found.length <= limit);
       const pageItems = found.slice(0, limit);
       return { deliveries: pageItems.map(toDelivery), hasMore: found.length > limit, ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}) };
+    },
+
+    async events({ organizationId, limit, after, since, filters }) {
+      const campaignId = filters.campaignId;
+      // One partition per type asked for (or the all-types one); a type array merges its partitions' pages.
+      const partitions: { index: IndexDefinition; pk: string }[] = (filters.types ?? [undefined]).map((type) => {
+        const index = type === undefined ? (campaignId === undefined ? EVENT_INDEXES.all : EVENT_INDEXES.byCampaign) : campaignId === undefined ? EVENT_INDEXES.byType : EVENT_INDEXES.byTypeAndCampaign;
+        const itemKeys = keys.eventIndexes(organizationId, { id: '', occurredAt: '', type: type ?? '', ...(campaignId ? { campaignId } : {}) }) as Record<string, string>;
+        return { index, pk: itemKeys[index.partitionKey]! };
+      });
+      const found = (
+        await Promise.all(
+          partitions.map(async ({ index, pk }) => {
+            const { Items } = await client.send(
+              new QueryCommand({
+                TableName: tableName,
+                IndexName: index.indexName,
+                KeyConditionExpression: after === undefined ? '#pk = :pk AND #sk >= :since' : '#pk = :pk AND #sk BETWEEN :since AND :after',
+                ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey, '#id': 'pk', '#sort': 'sk', '#list': 'listSk' },
+                ExpressionAttributeValues: { ':pk': pk, ':since': since, ...(after === undefined ? {} : { ':after': after }) },
+                ProjectionExpression: '#id, #sort, #list',
+                ScanIndexForward: false,
+                // BETWEEN is inclusive: one more for the cursor's own event, which was on the previous page.
+                Limit: limit + (after === undefined ? 1 : 2),
+              }),
+            );
+            return (Items ?? []).filter((item) => item.listSk !== after);
+          }),
+        )
+      )
+        .flat()
+        .sort((a, b) => String(b.listSk).localeCompare(String(a.listSk)));
+      const pageEntries = found.slice(0, limit);
+      const items = await batchGet(client, tableName, pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
+      const bySk = new Map(items.map((item) => [String(item.sk), item]));
+      const events = pageEntries.flatMap((entry) => {
+        const item = bySk.get(String(entry.sk));
+        return item ? [toWebhookEvent(item)] : [];
+      });
+      return { events, hasMore: found.length > limit, ...(pageEntries.length ? { last: String(pageEntries.at(-1)!.listSk) } : {}) };
     },
 
     async duePending(now, limit) {

@@ -7,15 +7,17 @@ import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
-import { SUBSCRIBABLE_EVENT_TYPES, messageIdOf } from './events';
+import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_RETENTION_SECONDS, eventPayload, messageIdOf, type WebhookEvent } from './events';
 import { redeliverMessage, type DeliveryDependencies } from './delivery';
 import { checkWebhookUrl, type Resolver } from './ssrf';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
 import {
   DEFAULT_DELIVERY_PAGE_SIZE,
+  DEFAULT_EVENT_PAGE_SIZE,
   MAX_WEBHOOK_ENDPOINTS,
   SECRET_OVERLAP_HOURS,
   type CreateWebhookEndpointInput,
+  type ListEventsInput,
   type ListWebhookDeliveriesInput,
   type RedeliverInput,
 } from './schema';
@@ -153,4 +155,40 @@ export async function listWebhookDeliveries(deps: Pick<WebhookDependencies, 'web
 export async function redeliverWebhook(deps: DeliveryDependencies, organizationId: string, input: RedeliverInput) {
   const ref = input.messageId !== undefined ? { messageId: input.messageId } : { deliveryId: input.deliveryId! };
   return toApiDelivery(await redeliverMessage(deps, organizationId, ref));
+}
+
+/** An event as the feed shows it: its ID, type, time and the `data` its webhook body carries (docs/events.md). */
+const toApiEvent = (event: WebhookEvent, remainingCredits: number) => ({
+  id: event.id,
+  type: event.type,
+  createdAt: event.occurredAt,
+  data: (JSON.parse(eventPayload(event, remainingCredits)) as { data: unknown }).data,
+});
+
+/**
+ * One page of the organization's event feed (docs/events.md): every event it has, with or without webhook
+ * endpoints, newest first, of the last 30 days. Reads at most `limit` + 1 index entries per type filtered on,
+ * the page's events, and the balance once when the page holds a campaign event (`data.campaign.credits.remaining`).
+ * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
+ */
+export async function listEvents(deps: Pick<DeliveryDependencies, 'webhooks' | 'organizations'>, organizationId: string, input: ListEventsInput, now = new Date()) {
+  const limit = input.limit ?? DEFAULT_EVENT_PAGE_SIZE;
+  const given = input.filters?.type;
+  const types = given === undefined ? undefined : [...new Set(Array.isArray(given) ? given : [given])].sort();
+  const campaignId = input.filters?.campaignId;
+  const binding = { o: organizationId, f: JSON.stringify(['events', types ?? null, campaignId ?? null]), l: limit };
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const since = new Date(now.getTime() - WEBHOOK_RETENTION_SECONDS * 1000).toISOString();
+  const page = await deps.webhooks.events({
+    organizationId,
+    limit,
+    since,
+    filters: { ...(types ? { types } : {}), ...(campaignId ? { campaignId } : {}) },
+    ...(after === undefined ? {} : { after }),
+  });
+  const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.get(organizationId))?.smbCredits ?? 0) : 0;
+  return {
+    events: page.events.map((event) => toApiEvent(event, remaining)),
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+  };
 }
