@@ -34,6 +34,7 @@ import {
   expectError,
   gate,
   getCampaign,
+  historyBucketPrefix,
   importAccounts,
   ledgerOf,
   pollUntil,
@@ -287,13 +288,13 @@ describe('enrich: recency exclusion (docs/launch.md)', () => {
     await importAccounts(activeAccounts(p, 2));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
 
-    // FinishRecording's write of the history shards waits until the test opens the gate.
+    // FinishRecording's write of the history buckets waits until the test opens the gate.
     const markerWrite = gate();
     const name = `heldHistoryWrite${uniquePrefix()}`;
     ddb.middlewareStack.add(
       (next) => async (args) => {
         const item = (args.input as { Item?: { pk?: unknown } } | undefined)?.Item;
-        if (String(item?.pk).startsWith(`ORG#${organizationId}#HISTORY#`)) await markerWrite.promise;
+        if (String(item?.pk).startsWith(historyBucketPrefix(organizationId))) await markerWrite.promise;
         return next(args);
       },
       { step: 'initialize', name },

@@ -27,6 +27,7 @@ import { bucketKeys, createAccountHistoryStore, decodeBucket, HISTORY_BUCKET_LOA
 import { migrateHistoryBuckets } from '../lib/migrations/history-buckets';
 import { accountLists } from '../lib/root';
 import { newOrganization } from './support/api';
+import { withScratchTable } from './support/scratch-table';
 
 const DAY_MS = 86_400_000;
 const KB = 1024;
@@ -215,51 +216,54 @@ describe('account history buckets: reads and writes do not grow with the history
 describe('migration 005: the former fixed shards into buckets (lib/migrations/history-buckets.ts)', () => {
   it('gives the same facts before and after, resumes after an interruption between write and delete, and finds nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
-    const history = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), bucketLoad: 4 });
-    const now = Date.now();
-    // The former layout: one text line per account, `<accountId>\t<epoch ms base 36, or empty>[\tc]`.
-    const legacy = new Map<string, { at?: number; crm: boolean }>();
-    for (let i = 0; i < 60; i++) legacy.set(`legacy_${i}`, { ...(i % 5 === 4 ? {} : { at: now - (i + 1) * DAY_MS }), crm: i % 3 === 0 || i % 5 === 4 });
-    const shards = new Map<number, string[]>();
-    [...legacy].forEach(([accountId, entry], i) => {
-      const shard = i % 7;
-      shards.set(shard, [...(shards.get(shard) ?? []), `${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`]);
+    // A table of its own: the migration scans the whole table, three times here, and should read this test's items, not every other test's.
+    await withScratchTable([organizationId], async (tableName) => {
+      const history = createAccountHistoryStore({ client: ddb, tableName, accountLists: accountLists(), bucketLoad: 4 });
+      const now = Date.now();
+      // The former layout: one text line per account, `<accountId>\t<epoch ms base 36, or empty>[\tc]`.
+      const legacy = new Map<string, { at?: number; crm: boolean }>();
+      for (let i = 0; i < 60; i++) legacy.set(`legacy_${i}`, { ...(i % 5 === 4 ? {} : { at: now - (i + 1) * DAY_MS }), crm: i % 3 === 0 || i % 5 === 4 });
+      const shards = new Map<number, string[]>();
+      [...legacy].forEach(([accountId, entry], i) => {
+        const shard = i % 7;
+        shards.set(shard, [...(shards.get(shard) ?? []), `${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`]);
+      });
+      await batchPut(ddb, tableName, [...shards].map(([shard, lines]) => ({ ...keys.accountHistoryShard(organizationId, shard), type: 'accountHistory', entries: lines.join('\n'), version: 1 })));
+      // A completion that lands before the migration: the later time wins wherever both hold an account.
+      await history.recordEnrichment(organizationId, ['legacy_1', 'fresh_1'], new Date(now - 1_000).toISOString());
+      const expected = (after: number) =>
+        new Map(
+          [...legacy, ['fresh_1', { at: now - 1_000, crm: false }] as const]
+            .map(([id, entry]) => [id, id === 'legacy_1' ? { ...entry, at: now - 1_000 } : entry] as const)
+            .filter(([, entry]) => entry.crm || (entry.at !== undefined && entry.at > after))
+            .map(([id, entry]) => [id, { crmTarget: entry.crm, ...(entry.at !== undefined && entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }]),
+        );
+      const ids = [...legacy.keys(), 'fresh_1', 'never'];
+      const windows = [0, 7, 30, 61].map((days) => now - days * DAY_MS - 1);
+
+      let interrupted = false;
+      await expect(
+        migrateHistoryBuckets({ client: ddb, tableName, history }, {
+          afterWrite: () => {
+            interrupted = true;
+            throw new Error('stopped between the write and the delete');
+          },
+        }),
+      ).rejects.toThrow('stopped between');
+      expect(interrupted).toBe(true);
+      // Stopped after writing: the shards are still there, the facts already complete.
+      expect(await batchGet(ddb, tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(shards.size);
+
+      const resumed = await migrateHistoryBuckets({ client: ddb, tableName, history });
+      expect(resumed.shards).toBe(shards.size);
+      expect(await batchGet(ddb, tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(0);
+      for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+      expect((await history.state(organizationId)).entries).toBe(legacy.size + 1);
+      expect((await history.state(organizationId)).buckets).toBeGreaterThan(1);
+
+      const again = await migrateHistoryBuckets({ client: ddb, tableName, history });
+      expect(again).toEqual({ organizations: 0, shards: 0, accounts: 0 });
+      for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
     });
-    await batchPut(ddb, config.tableName, [...shards].map(([shard, lines]) => ({ ...keys.accountHistoryShard(organizationId, shard), type: 'accountHistory', entries: lines.join('\n'), version: 1 })));
-    // A completion that lands before the migration: the later time wins wherever both hold an account.
-    await history.recordEnrichment(organizationId, ['legacy_1', 'fresh_1'], new Date(now - 1_000).toISOString());
-    const expected = (after: number) =>
-      new Map(
-        [...legacy, ['fresh_1', { at: now - 1_000, crm: false }] as const]
-          .map(([id, entry]) => [id, id === 'legacy_1' ? { ...entry, at: now - 1_000 } : entry] as const)
-          .filter(([, entry]) => entry.crm || (entry.at !== undefined && entry.at > after))
-          .map(([id, entry]) => [id, { crmTarget: entry.crm, ...(entry.at !== undefined && entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }]),
-      );
-    const ids = [...legacy.keys(), 'fresh_1', 'never'];
-    const windows = [0, 7, 30, 61].map((days) => now - days * DAY_MS - 1);
-
-    let interrupted = false;
-    await expect(
-      migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history }, {
-        afterWrite: () => {
-          interrupted = true;
-          throw new Error('stopped between the write and the delete');
-        },
-      }),
-    ).rejects.toThrow('stopped between');
-    expect(interrupted).toBe(true);
-    // Stopped after writing: the shards are still there, the facts already complete.
-    expect(await batchGet(ddb, config.tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(shards.size);
-
-    const resumed = await migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history });
-    expect(resumed.shards).toBeGreaterThanOrEqual(shards.size);
-    expect(await batchGet(ddb, config.tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(0);
-    for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
-    expect((await history.state(organizationId)).entries).toBe(legacy.size + 1);
-    expect((await history.state(organizationId)).buckets).toBeGreaterThan(1);
-
-    const again = await migrateHistoryBuckets({ client: ddb, tableName: config.tableName, history });
-    expect(again).toEqual({ organizations: 0, shards: 0, accounts: 0 });
-    for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
   }, 120_000);
 });

@@ -13,10 +13,11 @@ import { classifyAccount, recencyCutoff } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { listKeys } from '../../lib/storage/prefixes';
 import { objectKeys } from '../../lib/objects';
+import { addressOf, bucketOf, fingerprintOf } from '../../lib/history/store';
 import { migrateHistoryShards, readLegacyHistory } from '../../lib/migrations/history-shards';
 import { accountHistory, accountLists, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
-import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, expectError, gate, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './support';
+import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, expectError, gate, historyBucketPrefix, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './support';
 
 const api = useApi();
 const QUOTE = '/v1/campaigns/quote';
@@ -29,15 +30,15 @@ afterEach(() => {
 async function countHistoryReads<T>(organizationId: string, run: () => Promise<T>): Promise<{ result: T; calls: number; keys: number }> {
   const counted = { calls: 0, keys: 0 };
   const name = `countHistory${uniquePrefix()}`;
-  const shardPrefix = `ORG#${organizationId}#HISTORY#`;
+  const bucketPrefix = historyBucketPrefix(organizationId);
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
       if (String(context.commandName).startsWith('BatchGet')) {
         const requested = Object.values((args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).flatMap((r) => r.Keys);
-        const shards = requested.filter((key) => JSON.stringify(key).includes(shardPrefix)).length;
-        if (shards > 0) {
+        const buckets = requested.filter((key) => JSON.stringify(key).includes(bucketPrefix)).length;
+        if (buckets > 0) {
           counted.calls++;
-          counted.keys += shards;
+          counted.keys += buckets;
         }
       }
       return next(args);
@@ -49,6 +50,12 @@ async function countHistoryReads<T>(organizationId: string, run: () => Promise<T
   } finally {
     ddb.middlewareStack.remove(name);
   }
+}
+
+/** How many distinct history buckets the accounts fall in under the organization's stored bucket count (lib/history/store.ts `bucketOf`). */
+async function bucketsOf(organizationId: string, accountIds: readonly string[]): Promise<number> {
+  const { buckets } = await accountHistory().state(organizationId);
+  return new Set(accountIds.map((id) => bucketOf(addressOf(fingerprintOf(id)), buckets).bucket)).size;
 }
 
 /** Holds, until `hold` opens, the shared DynamoDB client's calls that `matches`; `reached` resolves at the first one held. */
@@ -129,10 +136,10 @@ describe('a completion racing a launch (docs/launch.md)', () => {
     const ids = [`${p}_x`, `${p}_y`];
     await importAccounts(ids.map((id) => account(id)));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
-    const shardPrefix = `ORG#${organizationId}#HISTORY#`;
+    const bucketPrefix = historyBucketPrefix(organizationId);
 
-    // 1. Campaign A completes; FinishRecording's shard write waits.
-    const write = holdDynamoDb((command, input) => command.startsWith('Put') && JSON.stringify(input).includes(shardPrefix));
+    // 1. Campaign A completes; FinishRecording's bucket write waits.
+    const write = holdDynamoDb((command, input) => command.startsWith('Put') && JSON.stringify(input).includes(bucketPrefix));
     let read: ReturnType<typeof holdDynamoDb> | undefined;
     try {
       const a = await createApiCampaign(api(), apiKey, ids);
@@ -142,12 +149,12 @@ describe('a completion racing a launch (docs/launch.md)', () => {
       expect((await organizations().get(organizationId))!.pendingRecency).toEqual([expect.objectContaining({ campaignId: a })]);
 
       // 2. Launch B reads the organization (A pending), then its history read waits.
-      read = holdDynamoDb((command, input) => command.startsWith('BatchGet') && JSON.stringify(input).includes(shardPrefix));
+      read = holdDynamoDb((command, input) => command.startsWith('BatchGet') && JSON.stringify(input).includes(bucketPrefix));
       const b = await createApiCampaign(api(), apiKey, ids, 30);
       const launch = enrich(api(), apiKey, b);
       await read.reached.promise;
 
-      // 3. FinishRecording writes the shards and removes A from the organization item.
+      // 3. FinishRecording writes the buckets and removes A from the organization item.
       write.hold.open();
       await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
 
@@ -164,7 +171,7 @@ describe('a completion racing a launch (docs/launch.md)', () => {
 });
 
 describe('CRM targets (README.md#operator-cli)', () => {
-  it('a CRM list larger than the campaign: the campaign reads only its own accounts’ shards, as with a three-account list', async () => {
+  it('a CRM list larger than the campaign: the campaign reads only its own accounts’ buckets, in one call as with a three-account list', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 10);
     const ids = accounts.map((a) => a.accountId);
@@ -184,15 +191,17 @@ describe('CRM targets (README.md#operator-cli)', () => {
     const expected = { requested: 10, eligible: 7, excluded: { total: 3, invalid: 0, recentlyEnriched: 0, crmExcluded: 3 } };
     expect(withBig.result).toEqual(expected);
     expect(withSmall.result).toEqual(expected);
-    // One BatchGetItem of at most one shard per account, whatever the size of the CRM list.
-    expect({ calls: withBig.calls, keys: withBig.keys }).toEqual({ calls: withSmall.calls, keys: withSmall.keys });
-    expect(withBig.calls).toBe(1);
+    // One BatchGetItem of the buckets the campaign's accounts fall in (at most one per account), whatever the
+    // size of the CRM list: the 5,000 targets spread over more buckets, of which the campaign reads only its own.
+    expect((await accountHistory().state(big.organizationId)).buckets).toBeGreaterThan(ids.length);
+    expect({ calls: withBig.calls, keys: withBig.keys }).toEqual({ calls: 1, keys: await bucketsOf(big.organizationId, ids) });
+    expect({ calls: withSmall.calls, keys: withSmall.keys }).toEqual({ calls: 1, keys: await bucketsOf(small.organizationId, ids) });
     expect(withBig.keys).toBeLessThanOrEqual(ids.length);
   });
 });
 
 describe('history reads do not grow with the history (docs/launch.md)', () => {
-  it('a launch’s history reads are the same after 10 and after 200 prior campaigns over overlapping lists', async () => {
+  it('a launch’s history reads are one call of its own accounts’ buckets after 10 and after 200 prior campaigns over overlapping lists', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 50);
     const ids = accounts.map((a) => a.accountId);
@@ -206,15 +215,18 @@ describe('history reads do not grow with the history (docs/launch.md)', () => {
         await accountHistory().recordEnrichment(org.organizationId, list, new Date(now - (k + 1) * 3_600_000).toISOString());
       }
       const campaignId = await createApiCampaign(api(), org.apiKey, ids, 30);
+      const buckets = await bucketsOf(org.organizationId, ids);
       const { result, calls, keys } = await countHistoryReads(org.organizationId, () => enrich(api(), org.apiKey, campaignId));
-      return { reads: { calls, keys }, excluded: result.status === 200 ? result.data.accounts.excluded.recentlyEnriched : result.error?.details };
+      return { reads: { calls, keys }, buckets, excluded: result.status === 200 ? result.data.accounts.excluded.recentlyEnriched : result.error?.details };
     };
     const [ten, twoHundred] = [await withPrior(10), await withPrior(200)];
     // 10 campaigns enriched 34 of the 50 accounts (the launch goes ahead with 16); 200 enriched all 50 (refused).
     expect([ten.excluded, twoHundred.excluded]).toEqual([34, { requested: 50 }]);
-    expect(twoHundred.reads).toEqual(ten.reads);
-    expect(ten.reads.calls).toBe(1);
-    expect(ten.reads.keys).toBeLessThanOrEqual(50);
+    // Either way one BatchGetItem of the buckets the 50 accounts fall in (at most one per account): the history
+    // holds one entry per account, so 190 more campaigns over the same accounts add no read.
+    expect(ten.reads).toEqual({ calls: 1, keys: ten.buckets });
+    expect(twoHundred.reads).toEqual({ calls: 1, keys: twoHundred.buckets });
+    expect(twoHundred.reads.keys).toBeLessThanOrEqual(50);
   });
 });
 

@@ -14,11 +14,12 @@ import { keys } from '../../lib/db/table';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';
-import { addressOf, bucketOf, decodeBucket, fingerprintOf } from '../../lib/history/store';
+import { addressOf, bucketOf, createAccountHistoryStore, decodeBucket, fingerprintOf } from '../../lib/history/store';
 import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
-import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
+import { withScratchTable } from '../support/scratch-table';
+import { DAY_MS, account, activeAccounts, historyBucketPrefix, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -94,7 +95,7 @@ describe('recency (docs/launch.md)', () => {
     ddb.middlewareStack.add(
       (next) => async (args) => {
         const item = (args.input as { Item?: { pk?: unknown } }).Item;
-        if (String(item?.pk).startsWith(`ORG#${organizationId}#HISTORY#`)) await writes.promise;
+        if (String(item?.pk).startsWith(historyBucketPrefix(organizationId))) await writes.promise;
         return next(args);
       },
       { step: 'initialize', name },
@@ -186,29 +187,32 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
 describe('migration of per-account history (lib/migrations/account-history.ts)', () => {
   it('turns ENRICHED and CRM items into history entries, deletes them, and changes nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
-    const p = uniquePrefix();
-    const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];
-    const [campaignA, campaignB] = [newCampaignId(), newCampaignId()];
-    const legacy = [
-      ...[`${p}_1`, `${p}_2`].map((accountId) => ({ ...keys.accountEnrichment(organizationId, accountId), type: 'accountEnrichment', accountId, lastEnrichedAt: older, campaignId: campaignA })),
-      { ...keys.accountEnrichment(organizationId, `${p}_3`), type: 'accountEnrichment', accountId: `${p}_3`, lastEnrichedAt: newer, campaignId: campaignB },
-      ...[`${p}_3`, `${p}_4`].map((accountId) => ({ ...keys.crmTarget(organizationId, accountId), type: 'crmTarget', accountId, addedAt: older })),
-    ];
-    await batchPut(ddb, config.tableName, legacy);
+    // A table of its own: the migration scans the whole table, twice here, and should read this test's items, not every other test's.
+    await withScratchTable([organizationId], async (tableName) => {
+      const p = uniquePrefix();
+      const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];
+      const [campaignA, campaignB] = [newCampaignId(), newCampaignId()];
+      const legacy = [
+        ...[`${p}_1`, `${p}_2`].map((accountId) => ({ ...keys.accountEnrichment(organizationId, accountId), type: 'accountEnrichment', accountId, lastEnrichedAt: older, campaignId: campaignA })),
+        { ...keys.accountEnrichment(organizationId, `${p}_3`), type: 'accountEnrichment', accountId: `${p}_3`, lastEnrichedAt: newer, campaignId: campaignB },
+        ...[`${p}_3`, `${p}_4`].map((accountId) => ({ ...keys.crmTarget(organizationId, accountId), type: 'crmTarget', accountId, addedAt: older })),
+      ];
+      await batchPut(ddb, tableName, legacy);
 
-    const history = accountHistory();
-    const first = await migrateAccountHistory({ client: ddb, tableName: config.tableName, history });
-    expect(first).toMatchObject({ enrichmentItems: 3, crmItems: 2 });
-    const ids = [1, 2, 3, 4, 5].map((i) => `${p}_${i}`);
-    const facts = await history.getFacts(organizationId, ids);
-    expect(ids.map((id) => facts.get(id) ?? null)).toEqual([
-      { lastEnrichedAt: older, crmTarget: false },
-      { lastEnrichedAt: older, crmTarget: false },
-      { lastEnrichedAt: newer, crmTarget: true },
-      { crmTarget: true },
-      null,
-    ]);
-    expect(await batchGet(ddb, config.tableName, legacy.map(({ pk, sk }) => ({ pk, sk })))).toEqual([]);
-    expect(await migrateAccountHistory({ client: ddb, tableName: config.tableName, history })).toEqual({ markers: 0, enrichmentItems: 0, crmItems: 0 });
+      const history = createAccountHistoryStore({ client: ddb, tableName, accountLists: accountLists() });
+      const first = await migrateAccountHistory({ client: ddb, tableName, history });
+      expect(first).toEqual({ markers: 2, enrichmentItems: 3, crmItems: 2 });
+      const ids = [1, 2, 3, 4, 5].map((i) => `${p}_${i}`);
+      const facts = await history.getFacts(organizationId, ids);
+      expect(ids.map((id) => facts.get(id) ?? null)).toEqual([
+        { lastEnrichedAt: older, crmTarget: false },
+        { lastEnrichedAt: older, crmTarget: false },
+        { lastEnrichedAt: newer, crmTarget: true },
+        { crmTarget: true },
+        null,
+      ]);
+      expect(await batchGet(ddb, tableName, legacy.map(({ pk, sk }) => ({ pk, sk })))).toEqual([]);
+      expect(await migrateAccountHistory({ client: ddb, tableName, history })).toEqual({ markers: 0, enrichmentItems: 0, crmItems: 0 });
+    });
   });
 });

@@ -12,6 +12,7 @@ import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
 import { call, type ApiResponse } from '../support/api';
+import { keys } from '../../lib/db/table';
 
 export const CREATE = '/v1/campaigns/create';
 export const GET = '/v1/campaigns/get';
@@ -21,6 +22,16 @@ export const DESCRIBE = '/v1/org/describe';
 
 /** Day in milliseconds. */
 export const DAY_MS = 86_400_000;
+
+/**
+ * The partition-key prefix shared by every history bucket of an organization
+ * (`keys.accountHistoryBucket` in lib/db/table.ts owns the key; docs/data-model.md
+ * "Recency and CRM targets"): a test that holds or counts history calls matches on it.
+ */
+export const historyBucketPrefix = (organizationId: string): string => {
+  const { pk } = keys.accountHistoryBucket(organizationId, 0);
+  return pk.slice(0, pk.lastIndexOf('#') + 1);
+};
 
 /** A unique prefix for the account IDs of one test (account IDs are global to the table). */
 export const uniquePrefix = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12);
