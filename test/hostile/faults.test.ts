@@ -38,16 +38,12 @@ import { LOCAL_STATE_MACHINE_ARN } from '../../infra/local/step-functions';
 import { handler as completeHandler } from '../../functions/workflow-complete';
 import { handler as compensateHandler } from '../../functions/workflow-compensate';
 import { newOrganization, useApi, waitForWorkflowState } from '../support/api';
-import { account, contact, importAccounts, pollUntil, uniquePrefix } from '../enrichment/support';
+import { account, contact, historyBucketPrefix, importAccounts, pollUntil, uniquePrefix } from '../enrichment/support';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { OPERATIONS, envelopeViolations, sendJson, type RawAnswer } from './support/contract';
 import { crash, injectFault, s3InternalError, throttling, throughputExceeded, transactionConflict, type Fault, type FaultSpec } from './support/faults';
 import { checkInvariants, type OrganizationBook } from './support/invariants';
 import { rawCampaignItem } from './support/fixtures';
-import { keys } from '../../lib/db/table';
-
-/** The partition-key prefix of every history bucket of an organization (lib/db/table.ts owns the key). */
-const historyBucketPrefix = (organizationId: string): string => keys.accountHistoryBucket(organizationId, 0).pk.replace(/0$/, '');
 
 const api = useApi();
 
