@@ -40,8 +40,16 @@ const FLOORS = [
   {
     name: 'ground',
     paths: [
-      '^lib/config\\.ts$', '^lib/ids\\.ts$', '^lib/errors\\.ts$', '^lib/schemas\\.ts$', '^lib/objects\\.ts$',
-      '^lib/aws\\.ts$', '^lib/observability\\.ts$', '^lib/db/', '^lib/storage/', '^lib/lambda/',
+      '^lib/config\\.ts$',
+      '^lib/ids\\.ts$',
+      '^lib/errors\\.ts$',
+      '^lib/schemas\\.ts$',
+      '^lib/objects\\.ts$',
+      '^lib/aws\\.ts$',
+      '^lib/observability\\.ts$',
+      '^lib/db/',
+      '^lib/storage/',
+      '^lib/lambda/',
     ],
   },
 ];
@@ -51,7 +59,11 @@ const pattern = (paths) => paths.join('|');
 /** One rule per floor: nothing on it imports a floor above it. */
 const upward = FLOORS.slice(1).map((floor, index) => ({
   name: `no-upward-from-${floor.name.replace(':', '-')}`,
-  comment: `${floor.name} may import only its own floor and the floors below it (${FLOORS.slice(index + 2).map((f) => f.name).join(', ') || 'nothing'}).`,
+  comment: `${floor.name} may import only its own floor and the floors below it (${
+    FLOORS.slice(index + 2)
+      .map((f) => f.name)
+      .join(', ') || 'nothing'
+  }).`,
   severity: 'error',
   from: { path: pattern(floor.paths) },
   to: { path: pattern(FLOORS.slice(0, index + 1).flatMap((f) => f.paths)) },
@@ -72,17 +84,22 @@ module.exports = {
     ...upward,
     {
       name: 'functions-through-root',
-      comment: 'A handler reaches lib/ only through the composition root (lib/root.ts) and the request schemas (lib/*/schema.ts, lib/schemas.ts).',
+      comment:
+        'A handler reaches lib/ only through the composition root (lib/root.ts) and the request schemas (lib/*/schema.ts, lib/schemas.ts).',
       severity: 'error',
       from: { path: '^functions/' },
       to: { path: '^lib/', pathNot: '^lib/root\\.ts$|^lib/[^/]+/schema\\.ts$|^lib/schemas\\.ts$' },
     },
     {
       name: 'mcp-through-root-and-handlers',
-      comment: 'The MCP server (mcp/) reaches lib/ only through the composition root and the request schemas, and runs each operation through its own handler (functions/, found by infra/routes.ts; events built by infra/local/event.ts): no second implementation of an operation.',
+      comment:
+        'The MCP server (mcp/) reaches lib/ only through the composition root and the request schemas, and runs each operation through its own handler (functions/, found by infra/routes.ts; events built by infra/local/event.ts): no second implementation of an operation.',
       severity: 'error',
       from: { path: '^mcp/' },
-      to: { path: '^(lib|infra)/', pathNot: '^lib/root\\.ts$|^lib/[^/]+/schema\\.ts$|^lib/schemas\\.ts$|^infra/routes\\.ts$|^infra/local/event\\.ts$' },
+      to: {
+        path: '^(lib|infra)/',
+        pathNot: '^lib/root\\.ts$|^lib/[^/]+/schema\\.ts$|^lib/schemas\\.ts$|^infra/routes\\.ts$|^infra/local/event\\.ts$',
+      },
     },
     {
       name: 'pipeline-and-ground-import-no-domain',
@@ -104,6 +121,10 @@ module.exports = {
     exclude: { path: '^(node_modules|cdk\\.out|\\.local)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.mjs', '.js', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.mjs', '.js', '.json'],
+    },
   },
 };

@@ -17,6 +17,7 @@ import { writeMarkdown, type StoredRun } from './lib/results';
 const BENCH_DIR = import.meta.dirname;
 const { values } = parseArgs({ options: { dir: { type: 'string' }, markdown: { type: 'boolean', default: false } } });
 const dir = path.resolve(values.dir ?? BENCH_DIR);
-if (values.markdown) writeMarkdown(path.join(dir, 'RESULTS.md'), JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as StoredRun);
+if (values.markdown)
+  writeMarkdown(path.join(dir, 'RESULTS.md'), JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as StoredRun);
 const written = await writeCharts({ dir, scalePointsFile: path.join(BENCH_DIR, 'scale-runs.json') });
 console.log(`Wrote ${written.map((file) => path.relative(process.cwd(), file)).join(', ')}`);

@@ -135,7 +135,9 @@ try {
   }
   const expectedLines = N * Math.max(C, 1) + 1;
   if (data.rows.accounts !== N || data.rows.contacts !== N * C || lines !== expectedLines) {
-    throw new Error(`The export has ${data.rows.accounts} accounts, ${data.rows.contacts} contact rows and ${lines} lines; expected ${N}, ${N * C} and ${expectedLines}`);
+    throw new Error(
+      `The export has ${data.rows.accounts} accounts, ${data.rows.contacts} contact rows and ${lines} lines; expected ${N}, ${N * C} and ${expectedLines}`,
+    );
   }
   const toMB = (mib: number) => round((mib * 2 ** 20) / MB, 0);
   console.log(
@@ -154,7 +156,12 @@ try {
         importMs: round(outcome.importMs, 0),
         rssEverySecondMiB: outcome.rssTimelineMiB,
       },
-      workflow: { parts, partMB: round(partBytes / parts / MB, 2), encodeCpuMsPerPart: round(encodeMs / parts, 1), writeSeconds: round(writeS, 1) },
+      workflow: {
+        parts,
+        partMB: round(partBytes / parts / MB, 2),
+        encodeCpuMsPerPart: round(encodeMs / parts, 1),
+        writeSeconds: round(writeS, 1),
+      },
     }),
   );
 } finally {

@@ -46,7 +46,21 @@ const { values } = parseArgs({
   },
 });
 
-const MODULES = ['bundles', 'pipeline', 'round-trips', 'latency', 'sustained', 'list-page', 'accounts-page', 'limits', 'history', 'scale', 'test-mode', 'readiness', 'ops-cli'] as const;
+const MODULES = [
+  'bundles',
+  'pipeline',
+  'round-trips',
+  'latency',
+  'sustained',
+  'list-page',
+  'accounts-page',
+  'limits',
+  'history',
+  'scale',
+  'test-mode',
+  'readiness',
+  'ops-cli',
+] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
   'bundle-size': 'bundles',
@@ -67,14 +81,57 @@ const ALIASES: Record<string, ModuleName> = {
   'hostile-files': 'limits',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
-for (const name of only ?? []) if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
+for (const name of only ?? [])
+  if (!MODULES.includes(name)) throw new Error(`Unknown figure "${name}"; one of ${[...MODULES, ...Object.keys(ALIASES)].join(', ')}`);
 const selected = (name: ModuleName) => only === null || only.includes(name);
 
 const quick = values.quick;
 /** Sizes of the run: the issue's in full mode, small ones for a smoke run. */
 export const SIZES = quick
-  ? { accounts: 3_000, contactsPerAccount: 10, listSmall: 100, listLarge: 1_000, listLapsed: 250, historyCampaigns: 100, historyCampaignSize: 10_000, historyCrm: 100_000, sustainedSeconds: 5, coldRuns: 3, probeRuns: 2, latencyRequestsC1: 60, latencyRequestsC16: 320, latencyRounds: 400, pipelineMs: 500, readinessItems: 10_000, floodSeconds: 3, limitSamples: 100, refusalCpuRuns: 100, hostileBytes: 10_000_000 }
-  : { accounts: 100_000, contactsPerAccount: 10, listSmall: 100, listLarge: 10_000, listLapsed: 2_500, historyCampaigns: 1_000, historyCampaignSize: 100_000, historyCrm: 1_000_000, sustainedSeconds: 30, coldRuns: 40, probeRuns: 5, latencyRequestsC1: 300, latencyRequestsC16: 480, latencyRounds: 1_000, pipelineMs: 1_500, readinessItems: 100_000, floodSeconds: 10, limitSamples: 300, refusalCpuRuns: 500, hostileBytes: 50_000_000 };
+  ? {
+      accounts: 3_000,
+      contactsPerAccount: 10,
+      listSmall: 100,
+      listLarge: 1_000,
+      listLapsed: 250,
+      historyCampaigns: 100,
+      historyCampaignSize: 10_000,
+      historyCrm: 100_000,
+      sustainedSeconds: 5,
+      coldRuns: 3,
+      probeRuns: 2,
+      latencyRequestsC1: 60,
+      latencyRequestsC16: 320,
+      latencyRounds: 400,
+      pipelineMs: 500,
+      readinessItems: 10_000,
+      floodSeconds: 3,
+      limitSamples: 100,
+      refusalCpuRuns: 100,
+      hostileBytes: 10_000_000,
+    }
+  : {
+      accounts: 100_000,
+      contactsPerAccount: 10,
+      listSmall: 100,
+      listLarge: 10_000,
+      listLapsed: 2_500,
+      historyCampaigns: 1_000,
+      historyCampaignSize: 100_000,
+      historyCrm: 1_000_000,
+      sustainedSeconds: 30,
+      coldRuns: 40,
+      probeRuns: 5,
+      latencyRequestsC1: 300,
+      latencyRequestsC16: 480,
+      latencyRounds: 1_000,
+      pipelineMs: 1_500,
+      readinessItems: 100_000,
+      floodSeconds: 10,
+      limitSamples: 300,
+      refusalCpuRuns: 500,
+      hostileBytes: 50_000_000,
+    };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
 
@@ -83,7 +140,9 @@ mkdirSync(TMP_DIR, { recursive: true });
 mkdirSync(outDir, { recursive: true });
 
 if (Number(process.versions.node.split('.')[0]) < 24) {
-  console.warn(`Warning: running on Node ${process.version}; the functions run on Node 24. Use \`npm run bench\` so the pinned Node 24 is used.`);
+  console.warn(
+    `Warning: running on Node ${process.version}; the functions run on Node 24. Use \`npm run bench\` so the pinned Node 24 is used.`,
+  );
 }
 
 // Before the stack's modules load: importing bench/lib/stack.ts builds the product's logger (lib/observability.ts), which reads its level
@@ -119,7 +178,9 @@ try {
     const t = performance.now();
     stack = await startBenchStack();
     results.durations['stack start'] = (performance.now() - t) / 1000;
-    console.log(`Stack up in ${Math.round(performance.now() - t)} ms: API ${stack.apiUrl}, DynamoDB Local ${stack.dynamodbEndpoint} (pid ${stack.dynamodbPid}), S3 ${stack.s3Endpoint}`);
+    console.log(
+      `Stack up in ${Math.round(performance.now() - t)} ms: API ${stack.apiUrl}, DynamoDB Local ${stack.dynamodbEndpoint} (pid ${stack.dynamodbPid}), S3 ${stack.s3Endpoint}`,
+    );
   }
 
   if (selected('bundles') || selected('scale')) {
@@ -144,7 +205,13 @@ try {
   }
   if (selected('latency')) {
     const { runLatency } = await import('./figures/latency');
-    await timed('latency', () => runLatency(results, stack!, { requestsC1: SIZES.latencyRequestsC1, requestsC16: SIZES.latencyRequestsC16, rounds: SIZES.latencyRounds }));
+    await timed('latency', () =>
+      runLatency(results, stack!, {
+        requestsC1: SIZES.latencyRequestsC1,
+        requestsC16: SIZES.latencyRequestsC16,
+        rounds: SIZES.latencyRounds,
+      }),
+    );
   }
   if (selected('sustained')) {
     const { runSustained } = await import('./figures/sustained');
@@ -152,7 +219,9 @@ try {
   }
   if (selected('list-page')) {
     const { runListPage } = await import('./figures/list-page');
-    await timed('list-page', () => runListPage(results, stack!, { small: SIZES.listSmall, large: SIZES.listLarge, lapsed: SIZES.listLapsed }));
+    await timed('list-page', () =>
+      runListPage(results, stack!, { small: SIZES.listSmall, large: SIZES.listLarge, lapsed: SIZES.listLapsed }),
+    );
   }
   if (selected('accounts-page')) {
     const { runAccountsPage } = await import('./figures/accounts-page');
@@ -161,7 +230,14 @@ try {
   }
   if (selected('limits')) {
     const { runLimits } = await import('./figures/limits');
-    await timed('limits', () => runLimits(results, stack!, { floodSeconds: SIZES.floodSeconds, samples: SIZES.limitSamples, cpuRuns: SIZES.refusalCpuRuns, hostileBytes: SIZES.hostileBytes }));
+    await timed('limits', () =>
+      runLimits(results, stack!, {
+        floodSeconds: SIZES.floodSeconds,
+        samples: SIZES.limitSamples,
+        cpuRuns: SIZES.refusalCpuRuns,
+        hostileBytes: SIZES.hostileBytes,
+      }),
+    );
   }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');
@@ -178,7 +254,14 @@ try {
   }
   if (selected('scale')) {
     const { runScale } = await import('./figures/scale');
-    await timed('scale', () => runScale(results, stack!, { accounts: SIZES.accounts, contactsPerAccount: SIZES.contactsPerAccount, tmpDir: TMP_DIR, profile: values.profile }));
+    await timed('scale', () =>
+      runScale(results, stack!, {
+        accounts: SIZES.accounts,
+        contactsPerAccount: SIZES.contactsPerAccount,
+        tmpDir: TMP_DIR,
+        profile: values.profile,
+      }),
+    );
   }
   if (selected('test-mode')) {
     const { runTestMode } = await import('./figures/test-mode');
@@ -204,7 +287,9 @@ try {
   writeJson(jsonFile, stored);
   writeMarkdown(mdFile, stored);
   const missed = results.figures.filter((f) => f.pass === false).length;
-  console.log(`\nWrote ${path.relative(process.cwd(), jsonFile)} and ${path.relative(process.cwd(), mdFile)} in ${Math.round(run.totalSeconds)} s; ${missed} budget(s) missed.`);
+  console.log(
+    `\nWrote ${path.relative(process.cwd(), jsonFile)} and ${path.relative(process.cwd(), mdFile)} in ${Math.round(run.totalSeconds)} s; ${missed} budget(s) missed.`,
+  );
   try {
     // The charts (SVG next to RESULTS.md, embedded in it), as `npm run bench:charts` draws them.
     const { writeCharts } = await import('./lib/charts');

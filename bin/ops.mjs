@@ -85,7 +85,11 @@ async function build() {
     logLevel: 'error',
     plugins: [keepMeta],
   });
-  const files = [...Object.keys(result.metafile.inputs).map((input) => path.relative(root, path.resolve(root, input))), 'package.json', 'tsconfig.json'].sort();
+  const files = [
+    ...Object.keys(result.metafile.inputs).map((input) => path.relative(root, path.resolve(root, input))),
+    'package.json',
+    'tsconfig.json',
+  ].sort();
   const hash = hashOf(files);
   // The chunks are ES modules: a package.json beside them says so.
   writeFileSync(path.join(temporary, 'package.json'), '{"type":"module"}\n');
@@ -112,7 +116,9 @@ try {
   script = cachedBundle() ?? (await build());
 } catch (error) {
   // No esbuild (a production install) or a failed build: run the sources through tsx, as before.
-  process.stderr.write(`warning: could not bundle the operator CLI (${error instanceof Error ? error.message : String(error)}); running it through tsx\n`);
+  process.stderr.write(
+    `warning: could not bundle the operator CLI (${error instanceof Error ? error.message : String(error)}); running it through tsx\n`,
+  );
 }
 const args = script ? [script] : ['--import', import.meta.resolve('tsx'), entry];
 

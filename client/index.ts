@@ -116,7 +116,8 @@ export type ApiErrorCode = ErrorObject extends { code: infer C extends string } 
 /** The typed `details` of an API error code (`undefined` for a code without details). */
 export type ApiErrorDetails<C extends ApiErrorCode> = Extract<ErrorObject, { code: C }> extends { details?: infer D } ? D : undefined;
 /** Codes of failures the client itself observes. */
-export type ClientErrorCode = 'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed' | 'download_failed';
+export type ClientErrorCode =
+  'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed' | 'download_failed';
 
 /**
  * A failed call: the API's error envelope (`code`, `message`, `details`), its
@@ -131,7 +132,15 @@ export class CampaignEnrichmentError extends Error {
   /** Seconds the API asked to wait before retrying (`Retry-After`), if it did. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(init: { code: ApiErrorCode | ClientErrorCode; message: string; status: number; details?: Record<string, unknown>; requestId?: string; retryAfterSeconds?: number; cause?: unknown }) {
+  constructor(init: {
+    code: ApiErrorCode | ClientErrorCode;
+    message: string;
+    status: number;
+    details?: Record<string, unknown>;
+    requestId?: string;
+    retryAfterSeconds?: number;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'CampaignEnrichmentError';
     this.code = init.code;
@@ -146,7 +155,10 @@ export class CampaignEnrichmentError extends Error {
  * Narrows an error to an API error of one code, with its `details` typed.
  * @example if (isApiError(error, 'insufficient_credits')) console.log(error.details.shortfall);
  */
-export function isApiError<C extends ApiErrorCode>(error: unknown, code: C): error is CampaignEnrichmentError & { code: C; details: ApiErrorDetails<C> } {
+export function isApiError<C extends ApiErrorCode>(
+  error: unknown,
+  code: C,
+): error is CampaignEnrichmentError & { code: C; details: ApiErrorDetails<C> } {
   return error instanceof CampaignEnrichmentError && error.code === code;
 }
 
@@ -189,7 +201,13 @@ function rateLimitOf(response: Response): RateLimitState | undefined {
   const policy = /"requests";q=(\d+);w=(\d+)/.exec(response.headers.get('ratelimit-policy') ?? '');
   const left = /"requests";r=(\d+);t=(\d+)/.exec(response.headers.get('ratelimit') ?? '');
   if (!policy || !left) return undefined;
-  return { limit: Number(policy[1]), windowSeconds: Number(policy[2]), remaining: Number(left[1]), resetSeconds: Number(left[2]), observedAt: Date.now() };
+  return {
+    limit: Number(policy[1]),
+    windowSeconds: Number(policy[2]),
+    remaining: Number(left[1]),
+    resetSeconds: Number(left[2]),
+    observedAt: Date.now(),
+  };
 }
 
 /** Per-call options of the operations that honour `Idempotency-Key`. */
@@ -212,15 +230,34 @@ type JsonBody<P extends keyof paths> = NonNullable<Op<P>['requestBody']> extends
 /** The JSON body of an operation. */
 export type RequestBody<O extends OperationId> = JsonBody<PathOf<O>>;
 /** The `data` of an operation's success. */
-export type ResponseData<O extends OperationId> = Op<PathOf<O>>['responses'] extends { 200: { content: { 'application/json': { data: infer D } } } } ? D : never;
+export type ResponseData<O extends OperationId> = Op<PathOf<O>>['responses'] extends {
+  200: { content: { 'application/json': { data: infer D } } };
+}
+  ? D
+  : never;
 
 /** An operation's method: the body is optional where the operation's is. */
 type Method<O extends OperationId> = [undefined] extends [Op<PathOf<O>>['requestBody']]
-  ? (body?: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>
-  : (body: RequestBody<O>, ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []) => Promise<ResponseData<O>>;
+  ? (
+      body?: RequestBody<O>,
+      ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []
+    ) => Promise<ResponseData<O>>
+  : (
+      body: RequestBody<O>,
+      ...options: (typeof OPERATIONS)[O]['idempotent'] extends true ? [IdempotentCallOptions?] : []
+    ) => Promise<ResponseData<O>>;
 
 /** The list operations and the field of their page that holds the items. */
-const PAGED = { listCampaigns: 'campaigns', listCampaignAccounts: 'accounts', listLedger: 'entries', listWebhookDeliveries: 'deliveries', listEvents: 'events', listKeys: 'keys', listSuppressions: 'suppressions', listErasures: 'erasures' } as const;
+const PAGED = {
+  listCampaigns: 'campaigns',
+  listCampaignAccounts: 'accounts',
+  listLedger: 'entries',
+  listWebhookDeliveries: 'deliveries',
+  listEvents: 'events',
+  listKeys: 'keys',
+  listSuppressions: 'suppressions',
+  listErasures: 'erasures',
+} as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
 /** A list request without its `cursor` (the iterator owns it). */
@@ -312,12 +349,21 @@ function isRetryable(error: CampaignEnrichmentError): boolean {
 }
 
 const noAnswer = (what: string, cause: unknown) =>
-  new CampaignEnrichmentError({ code: 'network_error', status: 0, message: `No answer from ${what}: ${(cause as Error)?.message ?? String(cause)}`, cause });
+  new CampaignEnrichmentError({
+    code: 'network_error',
+    status: 0,
+    message: `No answer from ${what}: ${(cause as Error)?.message ?? String(cause)}`,
+    cause,
+  });
 
 /** Builds a client; see the module documentation. */
 export function createCampaignEnrichmentClient(options: ClientOptions): CampaignEnrichmentClient {
   const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const http = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: fetchImpl, headers: { authorization: `Bearer ${options.apiKey}` } });
+  const http = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: fetchImpl,
+    headers: { authorization: `Bearer ${options.apiKey}` },
+  });
   const maxRetries = options.maxRetries ?? 3;
   const initialBackoffMs = options.initialBackoffMs ?? 500;
   const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
@@ -327,7 +373,10 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   async function attempt(path: string, body: unknown, idempotencyKey: string | undefined): Promise<unknown> {
     let outcome: { data?: unknown; error?: unknown; response: Response };
     try {
-      const post = http.POST as unknown as (path: string, init: { body: unknown; headers?: Record<string, string> }) => Promise<typeof outcome>;
+      const post = http.POST as unknown as (
+        path: string,
+        init: { body: unknown; headers?: Record<string, string> },
+      ) => Promise<typeof outcome>;
       outcome = await post(path, { body: body ?? {}, ...(idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {}) });
     } catch (cause) {
       throw noAnswer(path, cause);
@@ -335,7 +384,8 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     const { response } = outcome;
     lastRateLimit = rateLimitOf(response) ?? lastRateLimit;
     const requestId = response.headers.get('x-request-id') ?? undefined;
-    const envelope = (response.ok ? outcome.data : outcome.error) as { data?: unknown; error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
+    const envelope = (response.ok ? outcome.data : outcome.error) as
+      { data?: unknown; error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
     if (response.ok && envelope && 'data' in envelope && envelope.error === null) return envelope.data;
     const error = envelope?.error;
     const retryAfterSeconds = retryAfterOf(response);
@@ -370,14 +420,19 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   async function* pages<O extends Paged>(operationId: O, request: object | undefined): AsyncIterableIterator<ItemOf<O>> {
     let cursor: string | undefined;
     do {
-      const page = (await call(operationId, { ...request, ...(cursor ? { cursor } : {}) })) as Record<string, unknown> & { nextCursor: string | null };
+      const page = (await call(operationId, { ...request, ...(cursor ? { cursor } : {}) })) as Record<string, unknown> & {
+        nextCursor: string | null;
+      };
       yield* page[PAGED[operationId]] as ItemOf<O>[];
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
   }
 
   const methods = Object.fromEntries(
-    (Object.keys(OPERATIONS) as OperationId[]).map((operationId) => [operationId, (body?: unknown, callOptions?: IdempotentCallOptions) => call(operationId, body ?? {}, callOptions)]),
+    (Object.keys(OPERATIONS) as OperationId[]).map((operationId) => [
+      operationId,
+      (body?: unknown, callOptions?: IdempotentCallOptions) => call(operationId, body ?? {}, callOptions),
+    ]),
   ) as { [O in OperationId]: Method<O> };
 
   const client: CampaignEnrichmentClient = {
@@ -393,7 +448,14 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       let afterSeq = start;
       let attemptId = startAttempt;
       for (;;) {
-        const page = await client.listCampaignResults({ campaignId, afterSeq, limit: 1_000, waitSeconds: follow ? 20 : 0, ...(attemptId ? { attemptId } : {}), ...selection });
+        const page = await client.listCampaignResults({
+          campaignId,
+          afterSeq,
+          limit: 1_000,
+          waitSeconds: follow ? 20 : 0,
+          ...(attemptId ? { attemptId } : {}),
+          ...selection,
+        });
         attemptId = page.attemptId;
         for (const account of page.accounts) {
           afterSeq = account.seq;
@@ -418,7 +480,11 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
         throw noAnswer('the upload URL', cause);
       }
       if (!response.ok) {
-        throw new CampaignEnrichmentError({ code: 'upload_failed', status: response.status, message: `The upload URL refused the file (${response.status}): ${(await response.text()).slice(0, 500)}` });
+        throw new CampaignEnrichmentError({
+          code: 'upload_failed',
+          status: response.status,
+          message: `The upload URL refused the file (${response.status}): ${(await response.text()).slice(0, 500)}`,
+        });
       }
       return upload.uploadId;
     },
@@ -437,10 +503,19 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
           });
         }
         if (campaign.status !== 'enriching') {
-          throw new CampaignEnrichmentError({ code: 'not_enriching', status: 0, message: `Campaign ${campaignId} is ${campaign.status}, not enriching.`, details: { status: campaign.status } });
+          throw new CampaignEnrichmentError({
+            code: 'not_enriching',
+            status: 0,
+            message: `Campaign ${campaignId} is ${campaign.status}, not enriching.`,
+            details: { status: campaign.status },
+          });
         }
         if (Date.now() + intervalMs > deadline) {
-          throw new CampaignEnrichmentError({ code: 'timeout', status: 0, message: `Campaign ${campaignId} was still enriching after ${waitOptions.timeoutSeconds ?? 600} s.` });
+          throw new CampaignEnrichmentError({
+            code: 'timeout',
+            status: 0,
+            message: `Campaign ${campaignId} was still enriching after ${waitOptions.timeoutSeconds ?? 600} s.`,
+          });
         }
         await sleep(intervalMs);
       }
@@ -454,7 +529,11 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
         throw noAnswer('the export URL', cause);
       }
       if (!response.ok) {
-        throw new CampaignEnrichmentError({ code: 'download_failed', status: response.status, message: `The export URL answered ${response.status}: ${(await response.text()).slice(0, 500)}` });
+        throw new CampaignEnrichmentError({
+          code: 'download_failed',
+          status: response.status,
+          message: `The export URL answered ${response.status}: ${(await response.text()).slice(0, 500)}`,
+        });
       }
       // TextDecoder drops the UTF-8 BOM the file starts with.
       return { result, csv: new TextDecoder('utf-8').decode(await response.arrayBuffer()) };

@@ -19,7 +19,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE as CHARGE_CHANGED } from './mcp-protocol.js';
 
 /** How many times the user is asked when the charge keeps changing before the launch is given up. */
@@ -63,11 +68,24 @@ export function createBridge(remote: Client): Server {
       }
       const quote = quoted.structuredContent as unknown as Quote;
       // A refusal (no eligible account, credits, limits) charges nothing: the launch answers it as it is.
-      if (quote.outcome !== 'launchable') return forward({ ...params, _meta: { ...params._meta, [ACCEPTED_CHARGE_META]: quote.credits.required } });
-      const answer = await server.elicitInput({ mode: 'form', message: confirmationMessage(quote), requestedSchema: { type: 'object', properties: {} } });
+      if (quote.outcome !== 'launchable')
+        return forward({ ...params, _meta: { ...params._meta, [ACCEPTED_CHARGE_META]: quote.credits.required } });
+      const answer = await server.elicitInput({
+        mode: 'form',
+        message: confirmationMessage(quote),
+        requestedSchema: { type: 'object', properties: {} },
+      });
       if (answer.action !== 'accept') {
         const campaign = await forward({ name: 'get_campaign', arguments: { campaignId } });
-        return { ...campaign, content: [{ type: 'text', text: `Not launched: the user ${answer.action === 'decline' ? 'declined' : 'dismissed'} the charge of ${credits(quote.credits.required)} credits. Nothing was charged; the campaign stays draft.` }] };
+        return {
+          ...campaign,
+          content: [
+            {
+              type: 'text',
+              text: `Not launched: the user ${answer.action === 'decline' ? 'declined' : 'dismissed'} the charge of ${credits(quote.credits.required)} credits. Nothing was charged; the campaign stays draft.`,
+            },
+          ],
+        };
       }
       const launched = await forward({ ...params, _meta: { ...params._meta, [ACCEPTED_CHARGE_META]: quote.credits.required } });
       if (!(launched.isError && (launched.structuredContent as { code?: string } | undefined)?.code === CHARGE_CHANGED)) return launched;
@@ -91,11 +109,14 @@ export async function runStdioBridge(): Promise<void> {
   const apiKey = process.env.CAMPAIGN_ENRICHMENT_API_KEY;
   const apiUrl = process.env.CAMPAIGN_ENRICHMENT_API_URL;
   if (!apiKey || !apiUrl) {
-    process.stderr.write('campaign-enrichment-mcp: set CAMPAIGN_ENRICHMENT_API_KEY (your API key; cek_test_… for test mode) and CAMPAIGN_ENRICHMENT_API_URL (e.g. http://127.0.0.1:3000).\n');
+    process.stderr.write(
+      'campaign-enrichment-mcp: set CAMPAIGN_ENRICHMENT_API_KEY (your API key; cek_test_… for test mode) and CAMPAIGN_ENRICHMENT_API_URL (e.g. http://127.0.0.1:3000).\n',
+    );
     process.exit(2);
   }
   const remote = new Client({ name: 'campaign-enrichment-mcp', version: '1.0.0' });
-  await remote.connect(new StreamableHTTPClientTransport(new URL('/mcp', apiUrl), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+  await remote.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', apiUrl), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }),
+  );
   await createBridge(remote).connect(new StdioServerTransport());
 }
-

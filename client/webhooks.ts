@@ -30,7 +30,11 @@ export class WebhookVerificationError extends Error {
  * @param secrets - the endpoint's secret(s) (`whsec_…`); during a rotation, the new one and the previous one.
  * @throws WebhookVerificationError when no secret verifies the signature, or the timestamp is more than 5 minutes off.
  */
-export function verifyWebhook(body: string | Uint8Array, headers: Record<string, string | string[] | undefined> | Headers, secrets: readonly string[]): WebhookEvent {
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: Record<string, string | string[] | undefined> | Headers,
+  secrets: readonly string[],
+): WebhookEvent {
   const lower: Record<string, string> = {};
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
   for (const [name, value] of entries) if (value !== undefined) lower[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
@@ -43,5 +47,7 @@ export function verifyWebhook(body: string | Uint8Array, headers: Record<string,
       lastError = error;
     }
   }
-  throw new WebhookVerificationError(`No secret verifies this webhook request${lastError instanceof Error ? `: ${lastError.message}` : ''}`);
+  throw new WebhookVerificationError(
+    `No secret verifies this webhook request${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
+  );
 }

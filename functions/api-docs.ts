@@ -1,12 +1,29 @@
 /** Lambda of `GET /openapi.json`, `GET /asyncapi.json`, `GET /docs` (README.md; issue #34) and the discovery documents (docs/agents.md). */
-import { createDocsHandler, buildAsyncApiDocument, buildOpenApiDocument, buildApiCatalog, buildLlmsTxt, buildServerCard, API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH } from '../lib/root';
+import {
+  createDocsHandler,
+  buildAsyncApiDocument,
+  buildOpenApiDocument,
+  buildApiCatalog,
+  buildLlmsTxt,
+  buildServerCard,
+  API_CATALOG_PATH,
+  LLMS_TXT_PATH,
+  SERVER_CARD_PATH,
+} from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 
 export const handler = createDocsHandler({
-  document: (serverUrl) => buildOpenApiDocument(API_ROUTES.map((route) => route.operation), serverUrl),
+  document: (serverUrl) =>
+    buildOpenApiDocument(
+      API_ROUTES.map((route) => route.operation),
+      serverUrl,
+    ),
   asyncapi: buildAsyncApiDocument,
   more: (serverUrl) => ({
-    [API_CATALOG_PATH]: { contentType: 'application/linkset+json; charset=utf-8', body: () => JSON.stringify(buildApiCatalog(serverUrl), null, 2) },
+    [API_CATALOG_PATH]: {
+      contentType: 'application/linkset+json; charset=utf-8',
+      body: () => JSON.stringify(buildApiCatalog(serverUrl), null, 2),
+    },
     [LLMS_TXT_PATH]: { contentType: 'text/plain; charset=utf-8', body: () => buildLlmsTxt(serverUrl) },
     [SERVER_CARD_PATH]: { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(buildServerCard(serverUrl), null, 2) },
   }),

@@ -3,5 +3,9 @@ import { campaignAccountsOperation } from '../lib/enrichment/schema';
 import { apiHandler, campaigns, outcomes, config, listCampaignAccounts, deliveryPolicy, results } from '../lib/root';
 
 export const handler = apiHandler(campaignAccountsOperation, (input, { organizationId }) =>
-  listCampaignAccounts({ campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret, deliveryPolicy, results: results() }, organizationId, input),
+  listCampaignAccounts(
+    { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret, deliveryPolicy, results: results() },
+    organizationId,
+    input,
+  ),
 );

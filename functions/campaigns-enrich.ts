@@ -14,14 +14,25 @@ export const enrichHandler = (expectedCharge?: number) =>
     enrichCampaignOperation,
     async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork }) => {
       try {
-        return await enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), { requestId, signal, keyCheck, remainingMs, idempotentWork, expectedCharge });
+        return await enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), {
+          requestId,
+          signal,
+          keyCheck,
+          remainingMs,
+          idempotentWork,
+          expectedCharge,
+        });
       } catch (error) {
         if (error instanceof LaunchChargeChangedError) return { chargeChanged: { accepted: error.expected, charge: error.charge } };
         throw error;
       }
     },
     // The launch settles its transaction's outcome itself, past the deadline if need be: no early time-out answer.
-    { keyCheck: 'in-read', headers: (answer) => ('credits' in answer ? creditsRemaining(answer.credits.remaining) : {}), settlesCommit: true },
+    {
+      keyCheck: 'in-read',
+      headers: (answer) => ('credits' in answer ? creditsRemaining(answer.credits.remaining) : {}),
+      settlesCommit: true,
+    },
   );
 
 export const handler = enrichHandler();

@@ -4,7 +4,15 @@ import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config
 
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
   exportCampaign(
-    { campaigns: campaigns(), results: results(), s3, bucketName: config.bucketName, urlTtlSeconds: config.exportUrlTtlSeconds, quota: hourlyQuota('exports'), deliveryPolicy },
+    {
+      campaigns: campaigns(),
+      results: results(),
+      s3,
+      bucketName: config.bucketName,
+      urlTtlSeconds: config.exportUrlTtlSeconds,
+      quota: hourlyQuota('exports'),
+      deliveryPolicy,
+    },
     organizationId,
     input,
   ),

@@ -3,6 +3,10 @@ import { listCampaignsOperation } from '../lib/campaigns/schema';
 import { apiHandler, campaigns, listCampaigns } from '../lib/root';
 
 // The key is read beside the list Query, in parallel (lib/http/auth.ts).
-export const handler = apiHandler(listCampaignsOperation, (input, { organizationId, keyCheck }) => listCampaigns({ campaigns: campaigns() }, organizationId, input, keyCheck), {
-  keyCheck: 'in-read',
-});
+export const handler = apiHandler(
+  listCampaignsOperation,
+  (input, { organizationId, keyCheck }) => listCampaigns({ campaigns: campaigns() }, organizationId, input, keyCheck),
+  {
+    keyCheck: 'in-read',
+  },
+);

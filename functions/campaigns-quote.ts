@@ -2,6 +2,11 @@
 import { quoteCampaignOperation } from '../lib/enrichment/schema';
 import { apiHandler, creditsRemaining, evaluationDependencies, quoteCampaign } from '../lib/root';
 
-export const handler = apiHandler(quoteCampaignOperation, (input, { organizationId, keyCheck }) => quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId, new Date(), keyCheck), {
-  headers: (quote) => creditsRemaining(quote.credits.available),
-});
+export const handler = apiHandler(
+  quoteCampaignOperation,
+  (input, { organizationId, keyCheck }) =>
+    quoteCampaign(evaluationDependencies(organizationId), organizationId, input.campaignId, new Date(), keyCheck),
+  {
+    headers: (quote) => creditsRemaining(quote.credits.available),
+  },
+);

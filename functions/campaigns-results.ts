@@ -3,5 +3,7 @@ import { campaignResultsOperation } from '../lib/exports/schema';
 import { apiHandler, campaigns, results, sequence, deliveryPolicy, listCampaignResults } from '../lib/root';
 
 export const handler = apiHandler(campaignResultsOperation, (input, { organizationId, signal }) =>
-  listCampaignResults({ campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy }, organizationId, input, { signal }),
+  listCampaignResults({ campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy }, organizationId, input, {
+    signal,
+  }),
 );

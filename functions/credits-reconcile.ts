@@ -13,6 +13,11 @@ export const handler = async (): Promise<{ organizations: number; drifting: numb
   for (const drift of report.campaignDrift) logger.error("A campaign's credits.charged differs from its ledger", { ...drift });
   const drift = totalDrift(report);
   emitMetrics({ LedgerDrift: drift });
-  logger.info('Credit reconciliation', { organizations: report.organizations, drifting: report.drift.length, driftingCampaigns: report.campaignDrift.length, drift });
+  logger.info('Credit reconciliation', {
+    organizations: report.organizations,
+    drifting: report.drift.length,
+    driftingCampaigns: report.campaignDrift.length,
+    drift,
+  });
   return { organizations: report.organizations, drifting: report.drift.length, driftingCampaigns: report.campaignDrift.length, drift };
 };

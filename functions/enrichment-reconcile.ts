@@ -24,7 +24,15 @@ export const handler = async (event: ExecutionStatusChange = {}) => {
   }
   const report = await reconcileEnrichments(reconcileDependencies(), organizationId ? { organizationId } : {});
   for (const drift of report.capacityDrift) logger.error('Capacity held differs from the enriching campaigns', { ...drift });
-  emitMetrics({ EnrichmentsRepaired: report.repairs.length, CapacityDrift: report.capacityDrift.reduce((sum, d) => sum + Math.abs(d.enrichingAccounts - d.expected), 0) });
-  logger.info('Enrichment reconciliation', { organizations: report.organizations, enriching: report.enriching, repairs: report.repairs.length, capacityDrift: report.capacityDrift.length });
+  emitMetrics({
+    EnrichmentsRepaired: report.repairs.length,
+    CapacityDrift: report.capacityDrift.reduce((sum, d) => sum + Math.abs(d.enrichingAccounts - d.expected), 0),
+  });
+  logger.info('Enrichment reconciliation', {
+    organizations: report.organizations,
+    enriching: report.enriching,
+    repairs: report.repairs.length,
+    capacityDrift: report.capacityDrift.length,
+  });
   return { organizations: report.organizations, enriching: report.enriching, repairs: report.repairs, capacityDrift: report.capacityDrift };
 };

@@ -2,4 +2,6 @@
 import { listKeysOperation } from '../lib/organizations/schema';
 import { apiHandler, apiKeys, listKeys } from '../lib/root';
 
-export const handler = apiHandler(listKeysOperation, (input, { organizationId }) => listKeys({ apiKeys: apiKeys() }, organizationId, input));
+export const handler = apiHandler(listKeysOperation, (input, { organizationId }) =>
+  listKeys({ apiKeys: apiKeys() }, organizationId, input),
+);

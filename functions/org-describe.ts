@@ -3,7 +3,11 @@ import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { apiHandler, creditsRemaining, organizations, describeOrganization } from '../lib/root';
 
 // The key is verified in the organization read (one GetItem: its list of active keys; lib/organizations/api-keys.ts).
-export const handler = apiHandler(describeOrganizationOperation, (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck), {
-  keyCheck: 'in-read',
-  headers: (data) => creditsRemaining(data.credits.smb),
-});
+export const handler = apiHandler(
+  describeOrganizationOperation,
+  (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck),
+  {
+    keyCheck: 'in-read',
+    headers: (data) => creditsRemaining(data.credits.smb),
+  },
+);

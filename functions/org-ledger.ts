@@ -2,4 +2,6 @@
 import { listLedgerOperation } from '../lib/credits/schema';
 import { apiHandler, ledger, listLedger } from '../lib/root';
 
-export const handler = apiHandler(listLedgerOperation, (input, { organizationId }) => listLedger({ ledger: ledger() }, organizationId, input));
+export const handler = apiHandler(listLedgerOperation, (input, { organizationId }) =>
+  listLedger({ ledger: ledger() }, organizationId, input),
+);

@@ -2,4 +2,6 @@
 import { getErasureOperation } from '../lib/privacy/schema';
 import { apiHandler, suppressions, getErasure } from '../lib/root';
 
-export const handler = apiHandler(getErasureOperation, (input, { organizationId }) => getErasure({ suppressions: suppressions() }, organizationId, input.id));
+export const handler = apiHandler(getErasureOperation, (input, { organizationId }) =>
+  getErasure({ suppressions: suppressions() }, organizationId, input.id),
+);

@@ -2,4 +2,6 @@
 import { listErasuresOperation } from '../lib/privacy/schema';
 import { apiHandler, privacyDependencies, listErasures } from '../lib/root';
 
-export const handler = apiHandler(listErasuresOperation, (input, { organizationId }) => listErasures(privacyDependencies(), organizationId, input));
+export const handler = apiHandler(listErasuresOperation, (input, { organizationId }) =>
+  listErasures(privacyDependencies(), organizationId, input),
+);

@@ -2,4 +2,6 @@
 import { listSuppressionsOperation } from '../lib/privacy/schema';
 import { apiHandler, privacyDependencies, listSuppressions } from '../lib/root';
 
-export const handler = apiHandler(listSuppressionsOperation, (input, { organizationId }) => listSuppressions(privacyDependencies(), organizationId, input));
+export const handler = apiHandler(listSuppressionsOperation, (input, { organizationId }) =>
+  listSuppressions(privacyDependencies(), organizationId, input),
+);

@@ -2,4 +2,6 @@
 import { createUploadOperation } from '../lib/uploads/schema';
 import { idempotentApiHandler, uploadDependencies, createUpload } from '../lib/root';
 
-export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId }) => createUpload(uploadDependencies(), organizationId, input));
+export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId }) =>
+  createUpload(uploadDependencies(), organizationId, input),
+);

@@ -3,6 +3,10 @@ import { createWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhookDependencies, createWebhookEndpoint, endpointSecretAnswer } from '../lib/root';
 
 // A saved answer holds no secret; a replay shows it only while it is still the endpoint's (docs/idempotency.md).
-export const handler = idempotentApiHandler(createWebhookEndpointOperation, (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input), {
-  savedAnswer: endpointSecretAnswer(webhookDependencies),
-});
+export const handler = idempotentApiHandler(
+  createWebhookEndpointOperation,
+  (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input),
+  {
+    savedAnswer: endpointSecretAnswer(webhookDependencies),
+  },
+);

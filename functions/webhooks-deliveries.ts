@@ -2,4 +2,6 @@
 import { listWebhookDeliveriesOperation } from '../lib/webhooks/schema';
 import { apiHandler, webhooks, listWebhookDeliveries } from '../lib/root';
 
-export const handler = apiHandler(listWebhookDeliveriesOperation, (input, { organizationId }) => listWebhookDeliveries({ webhooks: webhooks() }, organizationId, input));
+export const handler = apiHandler(listWebhookDeliveriesOperation, (input, { organizationId }) =>
+  listWebhookDeliveries({ webhooks: webhooks() }, organizationId, input),
+);

@@ -2,4 +2,6 @@
 import { listWebhookEndpointsOperation } from '../lib/webhooks/schema';
 import { apiHandler, webhooks, listWebhookEndpoints } from '../lib/root';
 
-export const handler = apiHandler(listWebhookEndpointsOperation, (_input, { organizationId }) => listWebhookEndpoints({ webhooks: webhooks() }, organizationId));
+export const handler = apiHandler(listWebhookEndpointsOperation, (_input, { organizationId }) =>
+  listWebhookEndpoints({ webhooks: webhooks() }, organizationId),
+);

@@ -3,6 +3,10 @@ import { rotateWebhookSecretOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, rotateWebhookSecret, endpointSecretAnswer } from '../lib/root';
 
 // A saved answer holds no secret; a replay shows it only while it is still the endpoint's (docs/idempotency.md).
-export const handler = idempotentApiHandler(rotateWebhookSecretOperation, (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId), {
-  savedAnswer: endpointSecretAnswer(() => ({ webhooks: webhooks() })),
-});
+export const handler = idempotentApiHandler(
+  rotateWebhookSecretOperation,
+  (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId),
+  {
+    savedAnswer: endpointSecretAnswer(() => ({ webhooks: webhooks() })),
+  },
+);

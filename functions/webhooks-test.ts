@@ -2,4 +2,6 @@
 import { testWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, sendTestEvent } from '../lib/root';
 
-export const handler = idempotentApiHandler(testWebhookEndpointOperation, (input, { organizationId }) => sendTestEvent({ webhooks: webhooks() }, organizationId, input.endpointId));
+export const handler = idempotentApiHandler(testWebhookEndpointOperation, (input, { organizationId }) =>
+  sendTestEvent({ webhooks: webhooks() }, organizationId, input.endpointId),
+);

@@ -2,5 +2,8 @@
 import { campaigns, enrichment, createTaskHandler, completeEnrichment, resultsAccessPeriodFor } from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof completeEnrichment>[1]) =>
-  completeEnrichment({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId) }, input),
+  completeEnrichment(
+    { campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId) },
+    input,
+  ),
 );

@@ -1,6 +1,31 @@
 /** Workflow task: find contacts for one batch of eligible accounts. */
-import { accountLists, campaigns, deliveryPolicy, objects, outcomes, results, sequence, warehouseFor, createTaskHandler, findContactsBatch, resultsAccessPeriodFor } from '../lib/root';
+import {
+  accountLists,
+  campaigns,
+  deliveryPolicy,
+  objects,
+  outcomes,
+  results,
+  sequence,
+  warehouseFor,
+  createTaskHandler,
+  findContactsBatch,
+  resultsAccessPeriodFor,
+} from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof findContactsBatch>[1]) =>
-  findContactsBatch({ accountLists: accountLists(), warehouse: warehouseFor(input.organizationId), results: results(), outcomes: outcomes(), campaigns: campaigns(), objects: objects(), sequence: sequence(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId), deliveryPolicy }, input),
+  findContactsBatch(
+    {
+      accountLists: accountLists(),
+      warehouse: warehouseFor(input.organizationId),
+      results: results(),
+      outcomes: outcomes(),
+      campaigns: campaigns(),
+      objects: objects(),
+      sequence: sequence(),
+      resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId),
+      deliveryPolicy,
+    },
+    input,
+  ),
 );

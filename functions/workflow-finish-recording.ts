@@ -2,5 +2,8 @@
 import { accountHistoryFor, enrichment, organizations, createTaskHandler, finishRecording } from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof finishRecording>[1]) =>
-  finishRecording({ enrichment: enrichment(), accountHistory: accountHistoryFor(input.organizationId), organizations: organizations() }, input),
+  finishRecording(
+    { enrichment: enrichment(), accountHistory: accountHistoryFor(input.organizationId), organizations: organizations() },
+    input,
+  ),
 );

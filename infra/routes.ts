@@ -6,7 +6,14 @@
 import { createRequire } from 'node:module';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
-import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../lib/organizations/schema';
+import {
+  createKeyOperation,
+  describeLimitsOperation,
+  describeOrganizationOperation,
+  listKeysOperation,
+  revokeKeyOperation,
+  rotateKeyOperation,
+} from '../lib/organizations/schema';
 import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
@@ -19,10 +26,23 @@ import {
   rotateWebhookSecretOperation,
   testWebhookEndpointOperation,
 } from '../lib/webhooks/schema';
-import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../lib/campaigns/schema';
+import {
+  createCampaignOperation,
+  enrichCampaignOperation,
+  getCampaignOperation,
+  listCampaignsOperation,
+  updateCampaignOperation,
+} from '../lib/campaigns/schema';
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
 import { createUploadOperation } from '../lib/uploads/schema';
-import { createErasureOperation, createSuppressionsOperation, deleteSuppressionOperation, getErasureOperation, listErasuresOperation, listSuppressionsOperation } from '../lib/privacy/schema';
+import {
+  createErasureOperation,
+  createSuppressionsOperation,
+  deleteSuppressionOperation,
+  getErasureOperation,
+  listErasuresOperation,
+  listSuppressionsOperation,
+} from '../lib/privacy/schema';
 import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
@@ -53,45 +73,160 @@ export interface ApiRoute {
 
 /** Every API route. */
 export const API_ROUTES: ApiRoute[] = [
-  { operation: describeOrganizationOperation, entry: 'functions/org-describe.ts', functionId: 'OrgDescribe', permissions: { table: 'read' } },
+  {
+    operation: describeOrganizationOperation,
+    entry: 'functions/org-describe.ts',
+    functionId: 'OrgDescribe',
+    permissions: { table: 'read' },
+  },
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
   { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
   { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
   { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
   { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
-  { operation: createCampaignOperation, entry: 'functions/campaigns-create.ts', functionId: 'CampaignsCreate', permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] } },
+  {
+    operation: createCampaignOperation,
+    entry: 'functions/campaigns-create.ts',
+    functionId: 'CampaignsCreate',
+    permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] },
+  },
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
-  { operation: createUploadOperation, entry: 'functions/uploads-create.ts', functionId: 'UploadsCreate', permissions: { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] } },
-  { operation: updateCampaignOperation, entry: 'functions/campaigns-update.ts', functionId: 'CampaignsUpdate', permissions: { table: 'readWrite' } },
+  {
+    operation: createUploadOperation,
+    entry: 'functions/uploads-create.ts',
+    functionId: 'UploadsCreate',
+    permissions: { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] },
+  },
+  {
+    operation: updateCampaignOperation,
+    entry: 'functions/campaigns-update.ts',
+    functionId: 'CampaignsUpdate',
+    permissions: { table: 'readWrite' },
+  },
   { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
   { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
-  { operation: enrichCampaignOperation, entry: 'functions/campaigns-enrich.ts', functionId: 'CampaignsEnrich', permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true } },
+  {
+    operation: enrichCampaignOperation,
+    entry: 'functions/campaigns-enrich.ts',
+    functionId: 'CampaignsEnrich',
+    permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true },
+  },
   // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
-  { operation: cancelCampaignOperation, entry: 'functions/campaigns-cancel.ts', functionId: 'CampaignsCancel', permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true } },
-  { operation: exportCampaignOperation, entry: 'functions/campaigns-export.ts', functionId: 'CampaignsExport', permissions: { table: 'read', bucket: 'readWrite' } },
+  {
+    operation: cancelCampaignOperation,
+    entry: 'functions/campaigns-cancel.ts',
+    functionId: 'CampaignsCancel',
+    permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true },
+  },
+  {
+    operation: exportCampaignOperation,
+    entry: 'functions/campaigns-export.ts',
+    functionId: 'CampaignsExport',
+    permissions: { table: 'read', bucket: 'readWrite' },
+  },
   // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
-  { operation: campaignResultsOperation, entry: 'functions/campaigns-results.ts', functionId: 'CampaignsResults', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
+  {
+    operation: campaignResultsOperation,
+    entry: 'functions/campaigns-results.ts',
+    functionId: 'CampaignsResults',
+    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
+  },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
-  { operation: quoteCampaignOperation, entry: 'functions/campaigns-quote.ts', functionId: 'CampaignsQuote', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] } },
+  {
+    operation: quoteCampaignOperation,
+    entry: 'functions/campaigns-quote.ts',
+    functionId: 'CampaignsQuote',
+    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
+  },
   // Accounts reads the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts), and with suppressions in force the attempt's result parts.
-  { operation: campaignAccountsOperation, entry: 'functions/campaigns-accounts.ts', functionId: 'CampaignsAccounts', permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*', 'campaigns/*/attempts/*'] } },
-  { operation: createWebhookEndpointOperation, entry: 'functions/webhooks-create.ts', functionId: 'WebhooksCreate', permissions: { table: 'readWrite' } },
-  { operation: listWebhookEndpointsOperation, entry: 'functions/webhooks-list.ts', functionId: 'WebhooksList', permissions: { table: 'read' } },
-  { operation: deleteWebhookEndpointOperation, entry: 'functions/webhooks-delete.ts', functionId: 'WebhooksDelete', permissions: { table: 'readWrite' } },
-  { operation: rotateWebhookSecretOperation, entry: 'functions/webhooks-rotate-secret.ts', functionId: 'WebhooksRotateSecret', permissions: { table: 'readWrite' } },
-  { operation: testWebhookEndpointOperation, entry: 'functions/webhooks-test.ts', functionId: 'WebhooksTest', permissions: { table: 'readWrite' } },
-  { operation: listWebhookDeliveriesOperation, entry: 'functions/webhooks-deliveries.ts', functionId: 'WebhooksDeliveries', permissions: { table: 'read' } },
+  {
+    operation: campaignAccountsOperation,
+    entry: 'functions/campaigns-accounts.ts',
+    functionId: 'CampaignsAccounts',
+    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*', 'campaigns/*/attempts/*'] },
+  },
+  {
+    operation: createWebhookEndpointOperation,
+    entry: 'functions/webhooks-create.ts',
+    functionId: 'WebhooksCreate',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: listWebhookEndpointsOperation,
+    entry: 'functions/webhooks-list.ts',
+    functionId: 'WebhooksList',
+    permissions: { table: 'read' },
+  },
+  {
+    operation: deleteWebhookEndpointOperation,
+    entry: 'functions/webhooks-delete.ts',
+    functionId: 'WebhooksDelete',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: rotateWebhookSecretOperation,
+    entry: 'functions/webhooks-rotate-secret.ts',
+    functionId: 'WebhooksRotateSecret',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: testWebhookEndpointOperation,
+    entry: 'functions/webhooks-test.ts',
+    functionId: 'WebhooksTest',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: listWebhookDeliveriesOperation,
+    entry: 'functions/webhooks-deliveries.ts',
+    functionId: 'WebhooksDeliveries',
+    permissions: { table: 'read' },
+  },
   { operation: listEventsOperation, entry: 'functions/events-list.ts', functionId: 'EventsList', permissions: { table: 'read' } },
-  { operation: redeliverWebhookOperation, entry: 'functions/webhooks-redeliver.ts', functionId: 'WebhooksRedeliver', permissions: { table: 'readWrite' } },
-  { operation: createSuppressionsOperation, entry: 'functions/privacy-suppressions-create.ts', functionId: 'PrivacySuppressionsCreate', permissions: { table: 'readWrite' } },
-  { operation: listSuppressionsOperation, entry: 'functions/privacy-suppressions-list.ts', functionId: 'PrivacySuppressionsList', permissions: { table: 'read' } },
-  { operation: deleteSuppressionOperation, entry: 'functions/privacy-suppressions-delete.ts', functionId: 'PrivacySuppressionsDelete', permissions: { table: 'readWrite' } },
+  {
+    operation: redeliverWebhookOperation,
+    entry: 'functions/webhooks-redeliver.ts',
+    functionId: 'WebhooksRedeliver',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: createSuppressionsOperation,
+    entry: 'functions/privacy-suppressions-create.ts',
+    functionId: 'PrivacySuppressionsCreate',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: listSuppressionsOperation,
+    entry: 'functions/privacy-suppressions-list.ts',
+    functionId: 'PrivacySuppressionsList',
+    permissions: { table: 'read' },
+  },
+  {
+    operation: deleteSuppressionOperation,
+    entry: 'functions/privacy-suppressions-delete.ts',
+    functionId: 'PrivacySuppressionsDelete',
+    permissions: { table: 'readWrite' },
+  },
   // Create suppresses and records the erasure; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
-  { operation: createErasureOperation, entry: 'functions/privacy-erasures-create.ts', functionId: 'PrivacyErasuresCreate', permissions: { table: 'readWrite' } },
-  { operation: getErasureOperation, entry: 'functions/privacy-erasures-get.ts', functionId: 'PrivacyErasuresGet', permissions: { table: 'read' } },
-  { operation: listErasuresOperation, entry: 'functions/privacy-erasures-list.ts', functionId: 'PrivacyErasuresList', permissions: { table: 'read' } },
+  {
+    operation: createErasureOperation,
+    entry: 'functions/privacy-erasures-create.ts',
+    functionId: 'PrivacyErasuresCreate',
+    permissions: { table: 'readWrite' },
+  },
+  {
+    operation: getErasureOperation,
+    entry: 'functions/privacy-erasures-get.ts',
+    functionId: 'PrivacyErasuresGet',
+    permissions: { table: 'read' },
+  },
+  {
+    operation: listErasuresOperation,
+    entry: 'functions/privacy-erasures-list.ts',
+    functionId: 'PrivacyErasuresList',
+    permissions: { table: 'read' },
+  },
 ];
 
 /**
@@ -103,7 +238,9 @@ export const API_ROUTES: ApiRoute[] = [
 export const usesCursors = (operation: Operation): boolean => 'cursor' in operation.request._zod.def.shape;
 
 /** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
-export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation));
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) =>
+  MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation),
+);
 
 /** Paths of the published contract and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
 export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs', API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH] as const;

@@ -5,7 +5,19 @@
  *
  * `infra/app.ts` is the CLI's entry point; tests call {@link buildApp}.
  */
-import { App, Aws, CfnOutput, CfnResource, Duration, RemovalPolicy, Stack, Tags, Validations, type Environment, type StackProps } from 'aws-cdk-lib';
+import {
+  App,
+  Aws,
+  CfnOutput,
+  CfnResource,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Tags,
+  Validations,
+  type Environment,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -95,7 +107,6 @@ export const STAGES: Record<DeploymentStage, StageSettings> = {
   },
 };
 
-
 /** Options of {@link CampaignEnrichmentStack}. */
 export interface CampaignEnrichmentStackProps extends StackProps {
   readonly stage: DeploymentStage;
@@ -145,7 +156,8 @@ export class CampaignEnrichmentStack extends Stack {
     });
     Validations.of(cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Rotating the cursor key would void every open list cursor, and the functions read it only at deploy time; rotation needs dual-key verification in lib/http/cursor.ts first.',
+      reason:
+        'Rotating the cursor key would void every open list cursor, and the functions read it only at deploy time; rotation needs dual-key verification in lib/http/cursor.ts first.',
     });
 
     const { api, stage } = this.createApi(settings);
@@ -170,23 +182,29 @@ export class CampaignEnrichmentStack extends Stack {
         timeout: Duration.minutes(5),
         logRetention: settings.logRetention,
         logRemovalPolicy: settings.removalPolicy,
-        reservedConcurrentExecutions: key === 'findContacts' ? settings.reservedConcurrency.findContacts : settings.reservedConcurrency.workflowTask,
+        reservedConcurrentExecutions:
+          key === 'findContacts' ? settings.reservedConcurrency.findContacts : settings.reservedConcurrency.workflowTask,
       });
       grantRoutePermissions(fn, task.permissions, { table: this.table, bucket: this.bucket });
       taskFunctions[key] = fn.function;
       monitoredTasks.push({ label: task.functionId, function: fn.function });
     }
-    const workflowLogs = new logs.LogGroup(this, 'WorkflowLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    const workflowLogs = new logs.LogGroup(this, 'WorkflowLogs', {
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
     this.workflow = new EnrichmentWorkflow(this, 'Enrichment', { functions: taskFunctions, logGroup: workflowLogs, tracing: true });
     const workflowRole = this.workflow.stateMachine.role;
     Validations.of(workflowRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
+      reason:
+        'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
     });
     for (const fn of Object.values(taskFunctions)) {
       Validations.of(workflowRole).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(fn.node.defaultChild as CfnResource)}.Arn>:*]`,
-        reason: 'lambda:InvokeFunction on the task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
+        reason:
+          'lambda:InvokeFunction on the task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
       });
     }
 
@@ -210,7 +228,10 @@ export class CampaignEnrichmentStack extends Stack {
         logGroup: fn.logGroup,
         metricNamespace: METRICS_NAMESPACE,
         metricName: RATE_LIMITED_METRIC,
-        filterPattern: logs.FilterPattern.all(logs.FilterPattern.stringValue('$.message', '=', 'Request completed'), logs.FilterPattern.stringValue('$.errorCode', '=', 'rate_limited')),
+        filterPattern: logs.FilterPattern.all(
+          logs.FilterPattern.stringValue('$.message', '=', 'Request completed'),
+          logs.FilterPattern.stringValue('$.errorCode', '=', 'rate_limited'),
+        ),
         metricValue: '1',
         dimensions: { organizationId: '$.organizationId' },
         unit: cloudwatch.Unit.COUNT,
@@ -259,7 +280,9 @@ export class CampaignEnrichmentStack extends Stack {
       new iam.PolicyStatement({
         sid: 'Executions',
         actions: ['states:DescribeExecution', 'states:StopExecution'],
-        resources: [`arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.workflow.stateMachine.stateMachineName}:*`],
+        resources: [
+          `arn:${Aws.PARTITION}:states:${Aws.REGION}:${Aws.ACCOUNT_ID}:execution:${this.workflow.stateMachine.stateMachineName}:*`,
+        ],
       }),
     );
     Validations.of(enrichmentReconcile.role).acknowledge({
@@ -277,7 +300,8 @@ export class CampaignEnrichmentStack extends Stack {
     });
     Validations.of(schedulerRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(enrichmentReconcile.function.node.defaultChild as CfnResource)}.Arn>:*]`,
-      reason: 'lambda:InvokeFunction on the reconciler function and its versions/aliases (the ":*" qualifier), as CDK grants for the scheduler target; no other function.',
+      reason:
+        'lambda:InvokeFunction on the reconciler function and its versions/aliases (the ":*" qualifier), as CDK grants for the scheduler target; no other function.',
     });
     new events.Rule(this, 'EnrichmentExecutionEnded', {
       description: 'Runs the enrichment reconciler when an enrichment execution ends ABORTED, FAILED or TIMED_OUT',
@@ -299,7 +323,11 @@ export class CampaignEnrichmentStack extends Stack {
       assetFiles: SUPPORT_FUNCTIONS.docs.assetFiles(),
     });
     for (const path of DOCS_ROUTES) {
-      api.addRoutes({ path, methods: [HttpMethod.GET], integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.docs.functionId}Integration${path.replace(/\W/g, '')}`, docs.function) });
+      api.addRoutes({
+        path,
+        methods: [HttpMethod.GET],
+        integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.docs.functionId}Integration${path.replace(/\W/g, '')}`, docs.function),
+      });
     }
     // Whatever no route serves (docs/errors.md): 404 not_found, or 405 method_not_allowed on an operation path, in the envelope.
     const catchAll = new ServiceFunction(this, SUPPORT_FUNCTIONS.catchAll.functionId, {
@@ -331,7 +359,10 @@ export class CampaignEnrichmentStack extends Stack {
     });
     this.supportFunctions = { docs, catchAll, mcp };
     this.webhooks = this.createWebhookDelivery(settings, environment, resources);
-    monitoredTasks.push({ label: 'WebhooksDispatch', function: this.webhooks.dispatcher.function }, { label: 'WebhooksDeliver', function: this.webhooks.deliver.function });
+    monitoredTasks.push(
+      { label: 'WebhooksDispatch', function: this.webhooks.dispatcher.function },
+      { label: 'WebhooksDeliver', function: this.webhooks.deliver.function },
+    );
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -350,10 +381,22 @@ export class CampaignEnrichmentStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
-    new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn, description: 'The enrichment workflow (for the operator CLI: campaign:cancel)' });
-    new CfnOutput(this, 'WebhookStateMachineArn', { value: this.webhooks.delivery.stateMachine.stateMachineArn, description: 'Webhook delivery: one execution per message (docs/webhooks.md)' });
-    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard (docs/deploy.md)' });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic of every alarm: subscribe to be notified' });
+    new CfnOutput(this, 'StateMachineArn', {
+      value: this.workflow.stateMachine.stateMachineArn,
+      description: 'The enrichment workflow (for the operator CLI: campaign:cancel)',
+    });
+    new CfnOutput(this, 'WebhookStateMachineArn', {
+      value: this.webhooks.delivery.stateMachine.stateMachineArn,
+      description: 'Webhook delivery: one execution per message (docs/webhooks.md)',
+    });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.monitoring.dashboard.dashboardName,
+      description: 'The CloudWatch dashboard (docs/deploy.md)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'SNS topic of every alarm: subscribe to be notified',
+    });
   }
 
   /**
@@ -373,16 +416,25 @@ export class CampaignEnrichmentStack extends Stack {
       reservedConcurrentExecutions: settings.reservedConcurrency.webhookDeliver,
     });
     grantRoutePermissions(deliver, { table: 'readWrite' }, resources);
-    const deliveryLogs = new logs.LogGroup(this, 'WebhookDeliveryLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
-    const delivery = new WebhookDelivery(this, 'WebhookDelivery', { deliverFunction: deliver.function, logGroup: deliveryLogs, tracing: true });
+    const deliveryLogs = new logs.LogGroup(this, 'WebhookDeliveryLogs', {
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    const delivery = new WebhookDelivery(this, 'WebhookDelivery', {
+      deliverFunction: deliver.function,
+      logGroup: deliveryLogs,
+      tracing: true,
+    });
     const deliveryRole = delivery.stateMachine.role;
     Validations.of(deliveryRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
+      reason:
+        'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing actions support no resource-level permissions.',
     });
     Validations.of(deliveryRole).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(deliver.function.node.defaultChild as CfnResource)}.Arn>:*]`,
-      reason: 'lambda:InvokeFunction on the delivery task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
+      reason:
+        'lambda:InvokeFunction on the delivery task function and its versions/aliases (the ":*" qualifier), as CDK grants for LambdaInvoke; no other function.',
     });
 
     const deadLetterQueue = new sqs.Queue(this, 'WebhookDispatchDeadLetters', {
@@ -393,7 +445,8 @@ export class CampaignEnrichmentStack extends Stack {
     });
     Validations.of(deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter destination of the webhook dispatcher; its messages are alarmed on and replayed by an operator, never consumed automatically.',
+      reason:
+        'This queue is itself the dead-letter destination of the webhook dispatcher; its messages are alarmed on and replayed by an operator, never consumed automatically.',
     });
 
     const dispatcher = new ServiceFunction(this, 'WebhooksDispatch', {
@@ -414,12 +467,18 @@ export class CampaignEnrichmentStack extends Stack {
         reportBatchItemFailures: true,
         retryAttempts: 10,
         onFailure: new SqsDlq(deadLetterQueue),
-        filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT'), dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith('EVENT#') } } } })],
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('INSERT'),
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.beginsWith('EVENT#') } } },
+          }),
+        ],
       }),
     );
     Validations.of(dispatcher.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams (granted with stream reads by the event source) and the X-Ray actions support no resource-level permissions; the stream reads themselves are on the table stream ARN.',
+      reason:
+        'dynamodb:ListStreams (granted with stream reads by the event source) and the X-Ray actions support no resource-level permissions; the stream reads themselves are on the table stream ARN.',
     });
     return { dispatcher, deliver, delivery, deadLetterQueue };
   }

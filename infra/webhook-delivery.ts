@@ -41,10 +41,19 @@ export class WebhookDelivery extends Construct {
       lambdaFunction: props.deliverFunction,
       payloadResponseOnly: true,
       retryOnServiceExceptions: false,
-    }).addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+    }).addRetry({
+      errors: TRANSIENT_ERRORS,
+      interval: Duration.seconds(2),
+      maxAttempts: 6,
+      backoffRate: 2,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
     const wait = new sfn.Wait(this, 'WaitForRetry', { time: sfn.WaitTime.secondsPath('$.waitSeconds') });
     const finished = new sfn.Choice(this, 'Finished?')
-      .when(sfn.Condition.booleanEquals('$.done', true), new sfn.Succeed(this, 'Delivered', { comment: 'Delivered, or given up (see the delivery log)' }))
+      .when(
+        sfn.Condition.booleanEquals('$.done', true),
+        new sfn.Succeed(this, 'Delivered', { comment: 'Delivered, or given up (see the delivery log)' }),
+      )
       .otherwise(wait.next(deliver));
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(deliver.next(finished)),

@@ -21,11 +21,36 @@ import type { RoutePermissions } from './routes';
 
 /** The workflow's task functions: state name, handler file, permissions. */
 export const WORKFLOW_TASKS = {
-  findContacts: { state: 'FindContactsBatch', entry: 'functions/workflow-find-contacts.ts', functionId: 'WorkflowFindContacts', permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true } },
-  complete: { state: 'CompleteEnrichment', entry: 'functions/workflow-complete.ts', functionId: 'WorkflowComplete', permissions: { table: 'readWrite' } },
-  finishRecording: { state: 'FinishRecording', entry: 'functions/workflow-finish-recording.ts', functionId: 'WorkflowFinishRecording', permissions: { table: 'readWrite', bucket: 'read', bucketKeys: ['campaigns/*'] } },
-  expire: { state: 'ExpireResults', entry: 'functions/workflow-expire.ts', functionId: 'WorkflowExpire', permissions: { table: 'readWrite', deletesObjects: true } },
-  compensate: { state: 'CompensateAttempt', entry: 'functions/workflow-compensate.ts', functionId: 'WorkflowCompensate', permissions: { table: 'readWrite', deletesObjects: true } },
+  findContacts: {
+    state: 'FindContactsBatch',
+    entry: 'functions/workflow-find-contacts.ts',
+    functionId: 'WorkflowFindContacts',
+    permissions: { table: 'readWrite', bucket: 'readWrite', deletesObjects: true },
+  },
+  complete: {
+    state: 'CompleteEnrichment',
+    entry: 'functions/workflow-complete.ts',
+    functionId: 'WorkflowComplete',
+    permissions: { table: 'readWrite' },
+  },
+  finishRecording: {
+    state: 'FinishRecording',
+    entry: 'functions/workflow-finish-recording.ts',
+    functionId: 'WorkflowFinishRecording',
+    permissions: { table: 'readWrite', bucket: 'read', bucketKeys: ['campaigns/*'] },
+  },
+  expire: {
+    state: 'ExpireResults',
+    entry: 'functions/workflow-expire.ts',
+    functionId: 'WorkflowExpire',
+    permissions: { table: 'readWrite', deletesObjects: true },
+  },
+  compensate: {
+    state: 'CompensateAttempt',
+    entry: 'functions/workflow-compensate.ts',
+    functionId: 'WorkflowCompensate',
+    permissions: { table: 'readWrite', deletesObjects: true },
+  },
 } as const satisfies Record<string, { state: string; entry: string; functionId: string; permissions: RoutePermissions }>;
 
 /** Key of a workflow task. */
@@ -80,7 +105,13 @@ export class EnrichmentWorkflow extends Construct {
         payloadResponseOnly: true,
         retryOnServiceExceptions: false,
         ...options,
-      }).addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(1), maxAttempts: 5, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+      }).addRetry({
+        errors: TRANSIENT_ERRORS,
+        interval: Duration.seconds(1),
+        maxAttempts: 5,
+        backoffRate: 2,
+        jitterStrategy: sfn.JitterType.FULL,
+      });
 
     const attempt = {
       organizationId: sfn.JsonPath.stringAt('$.organizationId'),
@@ -98,7 +129,11 @@ export class EnrichmentWorkflow extends Construct {
     const findContacts = new sfn.Map(this, 'FindContacts', {
       itemsPath: '$.batches',
       maxConcurrency: MAP_CONCURRENCY,
-      itemSelector: { ...attempt, eligibleObjectKey: sfn.JsonPath.stringAt('$.eligibleObjectKey'), batch: sfn.JsonPath.stringAt('$$.Map.Item.Value') },
+      itemSelector: {
+        ...attempt,
+        eligibleObjectKey: sfn.JsonPath.stringAt('$.eligibleObjectKey'),
+        batch: sfn.JsonPath.stringAt('$$.Map.Item.Value'),
+      },
       resultPath: '$.batchResults',
     })
       .itemProcessor(task('findContacts'))
@@ -139,10 +174,14 @@ export const localFunctionArn = (task: WorkflowTask) => `arn:aws:lambda:us-east-
 export function renderEnrichmentDefinition(): Record<string, unknown> {
   const stack: StackType = new Stack(new App(), 'LocalEnrichmentWorkflow', { env: { account: '000000000000', region: 'us-east-1' } });
   const functions = Object.fromEntries(
-    (Object.keys(WORKFLOW_TASKS) as WorkflowTask[]).map((key) => [key, lambda.Function.fromFunctionArn(stack, WORKFLOW_TASKS[key].functionId, localFunctionArn(key))]),
+    (Object.keys(WORKFLOW_TASKS) as WorkflowTask[]).map((key) => [
+      key,
+      lambda.Function.fromFunctionArn(stack, WORKFLOW_TASKS[key].functionId, localFunctionArn(key)),
+    ]),
   ) as Record<WorkflowTask, lambda.IFunction>;
   const workflow = new EnrichmentWorkflow(stack, 'Enrichment', { functions });
   const definition = stack.resolve((workflow.stateMachine.node.defaultChild as sfn.CfnStateMachine).definitionString) as unknown;
-  if (typeof definition !== 'string') throw new Error(`The workflow definition did not resolve to a string: ${JSON.stringify(definition).slice(0, 200)}`);
+  if (typeof definition !== 'string')
+    throw new Error(`The workflow definition did not resolve to a string: ${JSON.stringify(definition).slice(0, 200)}`);
   return JSON.parse(definition) as Record<string, unknown>;
 }

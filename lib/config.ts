@@ -43,27 +43,191 @@ export interface SettingDeclaration {
  * the test environment follow (test/docs-generated.test.ts fails until then).
  */
 export const SETTINGS = {
-  creditsPerAccount: { env: 'CREDITS_PER_ACCOUNT', kind: 'integer', default: 1, unit: 'credits', setBy: 'operator', docs: 'docs/launch.md', meaning: 'Credits charged per eligible account of a launch.' },
-  resultsAccessPeriodSeconds: { env: 'RESULTS_ACCESS_PERIOD_SECONDS', kind: 'integer', default: 30 * 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/lifetimes.md', meaning: 'How long results stay readable after completion (`resultsExpireAt`).' },
-  testResultsAccessPeriodSeconds: { env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS', kind: 'integer', default: 3_600, unit: 'seconds', setBy: 'operator', docs: 'docs/test-mode.md', meaning: 'The same for test-mode campaigns: long enough to export and inspect a test run, short enough to see `campaign.expired` and `results_expired` the same day.' },
-  exportUrlTtlSeconds: { env: 'EXPORT_URL_TTL_SECONDS', kind: 'integer', default: 900, unit: 'seconds', setBy: 'operator', docs: 'docs/lifetimes.md', meaning: 'Lifetime of a presigned export URL (never past `resultsExpireAt`).' },
-  uploadUrlTtlSeconds: { env: 'UPLOAD_URL_TTL_SECONDS', kind: 'integer', default: 900, unit: 'seconds', setBy: 'operator', docs: 'docs/campaigns.md#large-account-lists-upload-first', meaning: 'Lifetime of a presigned upload URL.' },
-  uploadTtlSeconds: { env: 'UPLOAD_TTL_SECONDS', kind: 'integer', default: 3_600, max: 86_400, clampToMax: true, unit: 'seconds', setBy: 'operator', docs: 'docs/campaigns.md#large-account-lists-upload-first', meaning: 'How long after `uploads/create` campaign create accepts the upload; a larger value is lowered to 1 day, after which the bucket deletes the file.' },
-  idempotencyTtlSeconds: { env: 'IDEMPOTENCY_TTL_SECONDS', kind: 'integer', default: 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/idempotency.md', meaning: 'How long an `Idempotency-Key` is remembered from its first use.' },
-  rateLimitRequests: { env: 'RATE_LIMIT_REQUESTS', kind: 'integer', default: 200, min: 1, unit: 'requests', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Authenticated requests an organization may make per window, all its keys together (the operator overrides it per organization).' },
-  rateLimitWindowSeconds: { env: 'RATE_LIMIT_WINDOW_SECONDS', kind: 'integer', default: 10, min: 1, max: 3_600, unit: 'seconds', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Length of the request-rate window.' },
-  exportsPerHour: { env: 'EXPORTS_PER_HOUR', kind: 'integer', default: 60, min: 1, unit: 'exports', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Exports an organization may make per hour (the operator overrides it per organization).' },
-  uploadsPerHour: { env: 'UPLOADS_PER_HOUR', kind: 'integer', default: 60, min: 1, unit: 'uploads', setBy: 'operator', docs: 'docs/limits.md', meaning: 'Uploads an organization may create per hour (the operator overrides it per organization).' },
-  webhooksAllowLocalhost: { env: 'WEBHOOKS_ALLOW_LOCALHOST', kind: 'flag', default: false, setBy: 'operator', docs: 'docs/webhooks.md', meaning: 'Webhook URLs may be `http://127.0.0.1` and `http://localhost` (`true` or `1`; on under `npm start`, off in AWS).' },
-  webhookRetryBaseSeconds: { env: 'WEBHOOK_RETRY_BASE_SECONDS', kind: 'number', default: 30, unit: 'seconds', setBy: 'operator', docs: 'docs/webhooks.md', meaning: 'First wait of the webhook retry schedule, doubling per retry (decimals allowed; tests shorten it).' },
-  reconcileGraceSeconds: { env: 'RECONCILE_GRACE_SECONDS', kind: 'integer', default: 120, unit: 'seconds', setBy: 'operator', docs: 'docs/reliability.md', meaning: 'How long after a launch a missing workflow execution counts as lost: longer than a launching Lambda can take to call StartExecution after its transaction.' },
-  localReconcileEverySeconds: { env: 'RECONCILE_EVERY_SECONDS', kind: 'integer', default: 30, min: 1, max: 86_400, unit: 'seconds', setBy: 'operator', docs: 'docs/reliability.md', meaning: 'How often `npm start` runs the enrichment reconciler after its pass at start (Node\'s timers wrap past about 24.8 days; AWS runs it every 5 minutes and on every abnormal end).' },
+  creditsPerAccount: {
+    env: 'CREDITS_PER_ACCOUNT',
+    kind: 'integer',
+    default: 1,
+    unit: 'credits',
+    setBy: 'operator',
+    docs: 'docs/launch.md',
+    meaning: 'Credits charged per eligible account of a launch.',
+  },
+  resultsAccessPeriodSeconds: {
+    env: 'RESULTS_ACCESS_PERIOD_SECONDS',
+    kind: 'integer',
+    default: 30 * 86_400,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/lifetimes.md',
+    meaning: 'How long results stay readable after completion (`resultsExpireAt`).',
+  },
+  testResultsAccessPeriodSeconds: {
+    env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS',
+    kind: 'integer',
+    default: 3_600,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/test-mode.md',
+    meaning:
+      'The same for test-mode campaigns: long enough to export and inspect a test run, short enough to see `campaign.expired` and `results_expired` the same day.',
+  },
+  exportUrlTtlSeconds: {
+    env: 'EXPORT_URL_TTL_SECONDS',
+    kind: 'integer',
+    default: 900,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/lifetimes.md',
+    meaning: 'Lifetime of a presigned export URL (never past `resultsExpireAt`).',
+  },
+  uploadUrlTtlSeconds: {
+    env: 'UPLOAD_URL_TTL_SECONDS',
+    kind: 'integer',
+    default: 900,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/campaigns.md#large-account-lists-upload-first',
+    meaning: 'Lifetime of a presigned upload URL.',
+  },
+  uploadTtlSeconds: {
+    env: 'UPLOAD_TTL_SECONDS',
+    kind: 'integer',
+    default: 3_600,
+    max: 86_400,
+    clampToMax: true,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/campaigns.md#large-account-lists-upload-first',
+    meaning:
+      'How long after `uploads/create` campaign create accepts the upload; a larger value is lowered to 1 day, after which the bucket deletes the file.',
+  },
+  idempotencyTtlSeconds: {
+    env: 'IDEMPOTENCY_TTL_SECONDS',
+    kind: 'integer',
+    default: 86_400,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/idempotency.md',
+    meaning: 'How long an `Idempotency-Key` is remembered from its first use.',
+  },
+  rateLimitRequests: {
+    env: 'RATE_LIMIT_REQUESTS',
+    kind: 'integer',
+    default: 200,
+    min: 1,
+    unit: 'requests',
+    setBy: 'operator',
+    docs: 'docs/limits.md',
+    meaning:
+      'Authenticated requests an organization may make per window, all its keys together (the operator overrides it per organization).',
+  },
+  rateLimitWindowSeconds: {
+    env: 'RATE_LIMIT_WINDOW_SECONDS',
+    kind: 'integer',
+    default: 10,
+    min: 1,
+    max: 3_600,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/limits.md',
+    meaning: 'Length of the request-rate window.',
+  },
+  exportsPerHour: {
+    env: 'EXPORTS_PER_HOUR',
+    kind: 'integer',
+    default: 60,
+    min: 1,
+    unit: 'exports',
+    setBy: 'operator',
+    docs: 'docs/limits.md',
+    meaning: 'Exports an organization may make per hour (the operator overrides it per organization).',
+  },
+  uploadsPerHour: {
+    env: 'UPLOADS_PER_HOUR',
+    kind: 'integer',
+    default: 60,
+    min: 1,
+    unit: 'uploads',
+    setBy: 'operator',
+    docs: 'docs/limits.md',
+    meaning: 'Uploads an organization may create per hour (the operator overrides it per organization).',
+  },
+  webhooksAllowLocalhost: {
+    env: 'WEBHOOKS_ALLOW_LOCALHOST',
+    kind: 'flag',
+    default: false,
+    setBy: 'operator',
+    docs: 'docs/webhooks.md',
+    meaning: 'Webhook URLs may be `http://127.0.0.1` and `http://localhost` (`true` or `1`; on under `npm start`, off in AWS).',
+  },
+  webhookRetryBaseSeconds: {
+    env: 'WEBHOOK_RETRY_BASE_SECONDS',
+    kind: 'number',
+    default: 30,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/webhooks.md',
+    meaning: 'First wait of the webhook retry schedule, doubling per retry (decimals allowed; tests shorten it).',
+  },
+  reconcileGraceSeconds: {
+    env: 'RECONCILE_GRACE_SECONDS',
+    kind: 'integer',
+    default: 120,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/reliability.md',
+    meaning:
+      'How long after a launch a missing workflow execution counts as lost: longer than a launching Lambda can take to call StartExecution after its transaction.',
+  },
+  localReconcileEverySeconds: {
+    env: 'RECONCILE_EVERY_SECONDS',
+    kind: 'integer',
+    default: 30,
+    min: 1,
+    max: 86_400,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/reliability.md',
+    meaning:
+      "How often `npm start` runs the enrichment reconciler after its pass at start (Node's timers wrap past about 24.8 days; AWS runs it every 5 minutes and on every abnormal end).",
+  },
   tableName: { env: 'TABLE_NAME', kind: 'text', setBy: 'stack', docs: 'docs/data-model.md', meaning: 'Name of the single DynamoDB table.' },
-  bucketName: { env: 'BUCKET_NAME', kind: 'text', setBy: 'stack', docs: 'docs/data-model.md', meaning: 'Bucket holding account lists, enrichment results and export files.' },
-  stateMachineArn: { env: 'STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/deploy.md', meaning: 'ARN of the enrichment state machine.' },
-  webhookStateMachineArn: { env: 'WEBHOOK_STATE_MACHINE_ARN', kind: 'text', setBy: 'stack', docs: 'docs/webhooks.md', meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.' },
-  cursorSecret: { env: 'CURSOR_SECRET', kind: 'text', setBy: 'stack', docs: 'docs/pagination.md', meaning: 'Secret that signs list cursors.' },
-  privacySigningKeyFile: { env: 'PRIVACY_SIGNING_KEY_FILE', kind: 'text', setBy: 'stack', docs: 'docs/privacy.md', meaning: 'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.' },
+  bucketName: {
+    env: 'BUCKET_NAME',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/data-model.md',
+    meaning: 'Bucket holding account lists, enrichment results and export files.',
+  },
+  stateMachineArn: {
+    env: 'STATE_MACHINE_ARN',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/deploy.md',
+    meaning: 'ARN of the enrichment state machine.',
+  },
+  webhookStateMachineArn: {
+    env: 'WEBHOOK_STATE_MACHINE_ARN',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/webhooks.md',
+    meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.',
+  },
+  cursorSecret: {
+    env: 'CURSOR_SECRET',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/pagination.md',
+    meaning: 'Secret that signs list cursors.',
+  },
+  privacySigningKeyFile: {
+    env: 'PRIVACY_SIGNING_KEY_FILE',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/privacy.md',
+    meaning:
+      'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.',
+  },
 } as const satisfies Record<string, SettingDeclaration>;
 
 /** The name of a declared setting. */
@@ -84,7 +248,12 @@ function numberSetting(declaration: SettingDeclaration): number {
   }
   if (declaration.clampToMax && Number.isSafeInteger(value) && value > max) return max;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max !== Number.MAX_SAFE_INTEGER ? `an integer from ${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`;
+    const range =
+      max !== Number.MAX_SAFE_INTEGER
+        ? `an integer from ${min} to ${max}`
+        : min === 0
+          ? 'a non-negative integer'
+          : `an integer of at least ${min}`;
     throw new Error(`Environment variable ${env} must be ${range}, got "${raw}"`);
   }
   return value;

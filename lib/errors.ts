@@ -127,7 +127,8 @@ export type InvalidApiKeyReason = 'missing_header' | 'not_bearer' | 'unknown_key
 const INVALID_API_KEY_MESSAGES: Record<InvalidApiKeyReason, string> = {
   missing_header: 'The Authorization header is missing: send "Authorization: Bearer <API key>".',
   not_bearer: 'The Authorization header is not "Bearer <API key>": send the word Bearer, one space, then the key (it starts with cek_).',
-  unknown_key: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
+  unknown_key:
+    'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
 };
 
 /** 401 `invalid_api_key`: missing header, not `Bearer <key>`, or unknown key (spec "Authentication" 3); the code is the same, the message tells the cases apart. */
@@ -158,7 +159,9 @@ export class ExpiredApiKeyError extends ApiError {
 export class InsufficientScopeError extends ApiError {
   override name = 'InsufficientScopeError';
   constructor(required: string) {
-    super('insufficient_scope', `This API key lacks the scope ${required}: use a key that holds it (keys/create grants scopes).`, { required });
+    super('insufficient_scope', `This API key lacks the scope ${required}: use a key that holds it (keys/create grants scopes).`, {
+      required,
+    });
   }
 }
 
@@ -207,7 +210,11 @@ export class CampaignNotEditableError extends ApiError {
 export class CampaignNotCancelableError extends ApiError {
   override name = 'CampaignNotCancelableError';
   constructor(status: CampaignStatus, reason?: string) {
-    super('campaign_not_cancelable', reason ?? `A campaign in status "${status}" cannot be canceled: only an enriching campaign can be canceled.`, { status });
+    super(
+      'campaign_not_cancelable',
+      reason ?? `A campaign in status "${status}" cannot be canceled: only an enriching campaign can be canceled.`,
+      { status },
+    );
   }
 }
 
@@ -219,7 +226,9 @@ export class EnrichmentPendingError extends ApiError {
   override name = 'EnrichmentPendingError';
   /** @param retryAfterSeconds - seconds until the launch lock expires (at least 1). */
   constructor(retryAfterSeconds = 1) {
-    super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.', undefined, { 'retry-after': String(retryAfterHeader(retryAfterSeconds)) });
+    super('enrichment_pending', 'Another enrich call for this campaign is evaluating its launch; retry shortly.', undefined, {
+      'retry-after': String(retryAfterHeader(retryAfterSeconds)),
+    });
   }
 }
 
@@ -271,7 +280,9 @@ export class IdempotencyKeyReusedError extends ApiError {
 export class IdempotencyKeyInUseError extends ApiError {
   override name = 'IdempotencyKeyInUseError';
   constructor() {
-    super('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, { 'retry-after': '1' });
+    super('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', undefined, {
+      'retry-after': '1',
+    });
   }
 }
 
@@ -279,7 +290,12 @@ export class IdempotencyKeyInUseError extends ApiError {
 export class MethodNotAllowedError extends ApiError {
   override name = 'MethodNotAllowedError';
   constructor(method: string, path: string, allow: readonly string[] = ['POST']) {
-    super('method_not_allowed', `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, { allow: [...allow] }, { allow: allow.join(', ') });
+    super(
+      'method_not_allowed',
+      `${method} is not allowed on ${path}; use ${allow.join(', ')}.`,
+      { allow: [...allow] },
+      { allow: allow.join(', ') },
+    );
   }
 }
 
@@ -300,7 +316,11 @@ export class WebhookEndpointLimitReachedError extends ApiError {
 export class WebhookEndpointDisabledError extends ApiError {
   override name = 'WebhookEndpointDisabledError';
   constructor(endpointId: string) {
-    super('webhook_endpoint_disabled', `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`, { id: endpointId });
+    super(
+      'webhook_endpoint_disabled',
+      `Webhook endpoint "${endpointId}" is disabled (it answered 410 Gone); create a new endpoint to receive events again.`,
+      { id: endpointId },
+    );
   }
 }
 
@@ -338,11 +358,15 @@ export class RateLimitedError extends ApiError {
 export class SpendLimitExceededError extends ApiError {
   override name = 'SpendLimitExceededError';
   constructor(figures: { limit: number; spent: number; required: number }) {
-    super('spend_limit_exceeded', `This launch needs ${figures.required} credits; ${figures.spent} of the monthly spend limit of ${figures.limit} are spent this month.`, {
-      limit: figures.limit,
-      spent: figures.spent,
-      required: figures.required,
-    });
+    super(
+      'spend_limit_exceeded',
+      `This launch needs ${figures.required} credits; ${figures.spent} of the monthly spend limit of ${figures.limit} are spent this month.`,
+      {
+        limit: figures.limit,
+        spent: figures.spent,
+        required: figures.required,
+      },
+    );
   }
 }
 

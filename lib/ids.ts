@@ -106,6 +106,7 @@ const id13 = customAlphabet(ID_ALPHABET, 21 - TIME_CHARS);
  */
 export function newWebhookDeliveryId(at: Date = new Date()): string {
   let time = '';
-  for (let ms = at.getTime(), i = 0; i < TIME_CHARS; i++, ms = Math.floor(ms / ID_ALPHABET.length)) time = ID_ALPHABET[ms % ID_ALPHABET.length] + time;
+  for (let ms = at.getTime(), i = 0; i < TIME_CHARS; i++, ms = Math.floor(ms / ID_ALPHABET.length))
+    time = ID_ALPHABET[ms % ID_ALPHABET.length] + time;
   return `whd_${time}${id13()}`;
 }

@@ -26,7 +26,8 @@ export const OBJECT_PREFIXES = {
 
 const campaignPrefix = (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.campaigns}${organizationId}/${campaignId}/`;
 const attemptsPrefix = (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}attempts/`;
-const attemptPrefix = (organizationId: string, campaignId: string, attemptId: string) => `${attemptsPrefix(organizationId, campaignId)}${attemptId}/`;
+const attemptPrefix = (organizationId: string, campaignId: string, attemptId: string) =>
+  `${attemptsPrefix(organizationId, campaignId)}${attemptId}/`;
 const evaluationsPrefix = (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}evaluations/`;
 const pad = (index: number) => String(index).padStart(6, '0');
 
@@ -41,9 +42,11 @@ export const objectKeys = {
   /** The distinct account IDs submitted at create, one per line. */
   accountList: (organizationId: string, campaignId: string) => `${campaignPrefix(organizationId, campaignId)}accounts.txt`,
   /** The eligible account IDs of an attempt, one per line. */
-  eligibleList: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}eligible.txt`,
+  eligibleList: (organizationId: string, campaignId: string, attemptId: string) =>
+    `${attemptPrefix(organizationId, campaignId, attemptId)}eligible.txt`,
   /** Prefix of an attempt's result parts (JSON lines, one part per batch). */
-  resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
+  resultsPrefix: (organizationId: string, campaignId: string, attemptId: string) =>
+    `${attemptPrefix(organizationId, campaignId, attemptId)}results/`,
   /**
    * The accounts of one workflow batch (`batchIndex`, 0-based), one JSON array a line (the
    * account's warehouse fields, lib/enrichment/attempt-objects.ts): written at launch, read by that batch's FindContactsBatch.
@@ -52,13 +55,15 @@ export const objectKeys = {
   batchAccounts: (organizationId: string, campaignId: string, attemptId: string, batchIndex: number) =>
     `${attemptPrefix(organizationId, campaignId, attemptId)}batches/${pad(batchIndex)}.jsonl`,
   /** Prefix of an attempt's batch account objects. */
-  batchesPrefix: (organizationId: string, campaignId: string, attemptId: string) => `${attemptPrefix(organizationId, campaignId, attemptId)}batches/`,
+  batchesPrefix: (organizationId: string, campaignId: string, attemptId: string) =>
+    `${attemptPrefix(organizationId, campaignId, attemptId)}batches/`,
   /** Prefix of everything one attempt wrote (eligible list, batch objects, result parts). */
   attemptPrefix,
   /** Prefix of every attempt of a campaign. */
   attemptsPrefix,
   /** Prefix of every object of one launch evaluation (outcome chunks, batch contact counts; lib/enrichment/outcomes.ts). */
-  evaluationPrefix: (organizationId: string, campaignId: string, evaluationId: string) => `${evaluationsPrefix(organizationId, campaignId)}${evaluationId}/`,
+  evaluationPrefix: (organizationId: string, campaignId: string, evaluationId: string) =>
+    `${evaluationsPrefix(organizationId, campaignId)}${evaluationId}/`,
   /** Prefix of every evaluation of a campaign. */
   evaluationsPrefix,
   /** Prefix of an organization's former recency markers (read and deleted by lib/migrations/history-shards.ts). */
@@ -77,7 +82,8 @@ export const objectKeys = {
   /** Prefix of a campaign's export files (an erasure deletes them: lib/privacy/erasure.ts). */
   exportsPrefix: (organizationId: string, campaignId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/`,
   /** An export file. */
-  export: (organizationId: string, campaignId: string, exportId: string) => `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
+  export: (organizationId: string, campaignId: string, exportId: string) =>
+    `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
   /** An uploaded account-ID file (docs/campaigns.md#large-account-lists-upload-first), as the client PUT it. */
   upload: (organizationId: string, uploadId: string) => `${OBJECT_PREFIXES.uploads}${organizationId}/${uploadId}`,
 };

@@ -63,25 +63,33 @@ const once = <T>(build: () => T): (() => T) => {
 };
 
 /** The organization store of this deployment. */
-export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() => createOrganizationStore({ client: ddb, tableName: config.tableName }));
+export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
+  createOrganizationStore({ client: ddb, tableName: config.tableName }),
+);
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
 
 /** Account enrichment times and CRM targets. */
-export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() => createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() }));
+export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() =>
+  createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() }),
+);
 
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
 
 /** The account-list store (S3) of this deployment. */
-export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() => createAccountListStore({ client: s3, bucketName: config.bucketName }));
+export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>
+  createAccountListStore({ client: s3, bucketName: config.bucketName }),
+);
 
 /** The credit ledger (docs/launch.md#the-credit-ledger) and operator adjustments. */
 export const ledger: () => LedgerStore = /* @__PURE__ */ once(() => createLedgerStore({ client: ddb, tableName: config.tableName }));
 
 /** The enrichment lifecycle store. */
-export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() => createEnrichmentStore({ client: ddb, tableName: config.tableName }));
+export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() =>
+  createEnrichmentStore({ client: ddb, tableName: config.tableName }),
+);
 
 /** Enrichment result parts (S3). */
 export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
@@ -90,16 +98,22 @@ export const results: () => ResultStore = /* @__PURE__ */ once(() => createResul
 export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
-export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() => createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }));
+export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() =>
+  createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }),
+);
 
 /** Deletion of stored objects by prefix (storage expiry: lib/enrichment/attempt-objects.ts). */
 export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefixStore({ client: s3, bucketName: config.bucketName }));
 
 /** The enrichment workflow (Step Functions). */
-export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() => createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }));
+export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() =>
+  createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }),
+);
 
 /** Idempotency records (docs/idempotency.md). */
-export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore({ client: ddb, tableName: config.tableName }));
+export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() =>
+  createIdempotencyStore({ client: ddb, tableName: config.tableName }),
+);
 
 /** Upload records (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
@@ -120,7 +134,9 @@ export const uploadReadDependencies = (): UploadReadDependencies => ({
 });
 
 /** The embedded warehouse (README.md#operator-cli): imports and the default adapter. */
-export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() => createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }));
+export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() =>
+  createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }),
+);
 
 let warehouseAdapter: Warehouse | undefined;
 /** The warehouse adapter in use: the embedded one unless {@link useWarehouse} chose another. */
@@ -142,7 +158,8 @@ export const warehouseFor = (organizationId: string): Warehouse => forMode(organ
  * workflow read and record (docs/test-mode.md): a test twin's is decided by its
  * account IDs (lib/test-mode/history.ts), a live organization's is {@link accountHistory}.
  */
-export const accountHistoryFor = (organizationId: string): AccountHistoryStore => forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
+export const accountHistoryFor = (organizationId: string): AccountHistoryStore =>
+  forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
 
 /**
  * How long an organization's enriched results stay readable (seconds): the
@@ -238,10 +255,14 @@ export const limitDefaults = (): LimitDefaults => ({
 });
 
 /** The organizations' limits and monthly spend (docs/limits.md). */
-export const limits: () => LimitStore = /* @__PURE__ */ once(() => createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }));
+export const limits: () => LimitStore = /* @__PURE__ */ once(() =>
+  createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }),
+);
 
 /** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
-export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() => createLimitCounter({ client: ddb, tableName: config.tableName }));
+export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() =>
+  createLimitCounter({ client: ddb, tableName: config.tableName }),
+);
 
 /**
  * Counts one export or upload of an organization against its limit per hour (docs/limits.md): its limits (one
@@ -252,9 +273,11 @@ export const hourlyQuota =
   (policy: 'exports' | 'uploads') =>
   async (organizationId: string): Promise<QuotaUse> => {
     const inForce = await limits().limits(organizationId);
-    return takeQuota(limitCounter(), organizationId, policy, { limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour, windowSeconds: 3_600 });
+    return takeQuota(limitCounter(), organizationId, policy, {
+      limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour,
+      windowSeconds: 3_600,
+    });
   };
-
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
@@ -292,7 +315,13 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
-): ApiHandler => createApiHandler(operation, useCase, { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache(), requestLimiter: requestLimiter() }, options);
+): ApiHandler =>
+  createApiHandler(
+    operation,
+    useCase,
+    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache(), requestLimiter: requestLimiter() },
+    options,
+  );
 
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
@@ -308,7 +337,15 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
 export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  { savedAnswer, ...options }: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean; savedAnswer?: SavedAnswerCodec } = {},
+  {
+    savedAnswer,
+    ...options
+  }: {
+    keyCheck?: KeyCheckMode;
+    headers?: (data: R) => Record<string, string>;
+    settlesCommit?: boolean;
+    savedAnswer?: SavedAnswerCodec;
+  } = {},
 ): ApiHandler => {
   const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
   return createApiHandler(
@@ -325,7 +362,9 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
 };
 
 /** Suppressions and erasures (lib/privacy/store.ts). */
-export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() => createSuppressionStore({ client: ddb, tableName: config.tableName }));
+export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
+  createSuppressionStore({ client: ddb, tableName: config.tableName }),
+);
 
 /**
  * What may be delivered to an organization beyond its request's selection
@@ -361,7 +400,9 @@ export const erasureJobDependencies = (): ErasureJobDependencies => ({
   signer: receiptSigner(),
   erasureCompleted: (erasure: ErasureRecord) => {
     const { organizationId: _organizationId, ...shown } = erasure;
-    return recordEventOnce(privacyEvent('privacy.erasure_completed', erasure.organizationId, erasure.completedAt!, { erasure: shown }, erasure.id));
+    return recordEventOnce(
+      privacyEvent('privacy.erasure_completed', erasure.organizationId, erasure.completedAt!, { erasure: shown }, erasure.id),
+    );
   },
 });
 
@@ -429,11 +470,32 @@ export { describeLimits } from './organizations/limits';
 export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
-export { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookDeliveries, listWebhookEndpoints, redeliverWebhook, rotateWebhookSecret, sendTestEvent } from './webhooks/use-cases';
+export {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listEvents,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  sendTestEvent,
+} from './webhooks/use-cases';
 export { createTaskHandler } from './enrichment/task-handler';
 export { attemptDelivery, dispatchEvent } from './webhooks/delivery';
 export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch, finishRecording } from './enrichment/steps';
 export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';
-export { buildMcpTools, buildServerCard, buildApiCatalog, buildLlmsTxt, MCP_SERVER_INFO, MCP_PATH, SERVER_CARD_PATH, API_CATALOG_PATH, LLMS_TXT_PATH, MAX_TOOL_DESCRIPTION_CHARS, toolName } from './contract/mcp';
+export {
+  buildMcpTools,
+  buildServerCard,
+  buildApiCatalog,
+  buildLlmsTxt,
+  MCP_SERVER_INFO,
+  MCP_PATH,
+  SERVER_CARD_PATH,
+  API_CATALOG_PATH,
+  LLMS_TXT_PATH,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  toolName,
+} from './contract/mcp';
 export type { McpTool, McpToolBinding } from './contract/mcp';
 export type { Operation } from './http/operation';

@@ -38,7 +38,12 @@ export const timestamp = () => z.iso.datetime().check(z.meta({ example: '2026-11
 
 /** A campaign ID: `camp_` + 21 base58 characters. */
 export const campaignId = () =>
-  z.string().check(z.regex(CAMPAIGN_ID_PATTERN, { error: 'must be a campaign ID: "camp_" followed by 21 base58 characters' }), z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }));
+  z
+    .string()
+    .check(
+      z.regex(CAMPAIGN_ID_PATTERN, { error: 'must be a campaign ID: "camp_" followed by 21 base58 characters' }),
+      z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }),
+    );
 
 /** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (spec "Get a campaign", "Enrich a campaign"; docs/launch.md#quote). */
 export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
@@ -55,6 +60,8 @@ export const MAX_CURSOR_LENGTH = 2_048;
  * @param sameAs - what else the next page's request must repeat, e.g. `campaignId, filters and limit`.
  */
 export const pageRequestFields = (maxLimit: number, defaultLimit: number, sameAs?: string) => ({
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH))).check(z.meta({ description: `Opaque \`nextCursor\` of the previous page, unchanged${sameAs ? `, with the same ${sameAs}` : ''}.` })),
+  cursor: z
+    .optional(z.string().check(z.minLength(1), z.maxLength(MAX_CURSOR_LENGTH)))
+    .check(z.meta({ description: `Opaque \`nextCursor\` of the previous page, unchanged${sameAs ? `, with the same ${sameAs}` : ''}.` })),
   limit: z.optional(z.int().check(z.minimum(1), z.maximum(maxLimit))).check(z.meta({ description: `Page size, default ${defaultLimit}.` })),
 });

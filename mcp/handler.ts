@@ -23,7 +23,8 @@ let tools: McpToolBinding[] | undefined;
 export function rebindingRefusal(event: APIGatewayProxyEventV2): string | undefined {
   const host = event.headers?.host ?? '';
   const local = event.requestContext?.apiId === 'local';
-  if (local && !LOOPBACK_HOST.test(host)) return `Invalid Host header: ${host} (the local stack serves /mcp to 127.0.0.1, localhost and [::1] only)`;
+  if (local && !LOOPBACK_HOST.test(host))
+    return `Invalid Host header: ${host} (the local stack serves /mcp to 127.0.0.1, localhost and [::1] only)`;
   const origin = event.headers?.origin;
   if (origin !== undefined) {
     const own = local ? [`http://${host}`] : [`https://${event.requestContext?.domainName ?? host}`];

@@ -7,7 +7,13 @@
  * its answer to a tool result.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { MCP_SERVER_INFO, type McpTool, type McpToolBinding, type Operation } from '../lib/root';
 import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE } from '../client/mcp-protocol';
 
@@ -93,12 +99,19 @@ export function createMcpServer(options: McpServerOptions): Server {
     const call: OperationCall = { ...(options.authorization ? { authorization: options.authorization } : {}) };
     if (binding.operation.operationId === 'enrichCampaign' && accepted !== undefined) {
       if (typeof accepted !== 'number' || !Number.isSafeInteger(accepted) || accepted < 0) {
-        return errorResult({ code: 'invalid_request', message: `_meta["${ACCEPTED_CHARGE_META}"] must be a whole number of credits (the quote's credits.required the user accepted).`, details: { issues: [`_meta.${ACCEPTED_CHARGE_META}: expected a non-negative integer`] } });
+        return errorResult({
+          code: 'invalid_request',
+          message: `_meta["${ACCEPTED_CHARGE_META}"] must be a whole number of credits (the quote's credits.required the user accepted).`,
+          details: { issues: [`_meta.${ACCEPTED_CHARGE_META}: expected a non-negative integer`] },
+        });
       }
       call.expectedCharge = accepted;
     }
     const answer = await options.call(binding.operation, args, call);
-    const changed = call.expectedCharge !== undefined ? (answer.body.data as { chargeChanged?: { accepted: number; charge: number } } | null)?.chargeChanged : undefined;
+    const changed =
+      call.expectedCharge !== undefined
+        ? (answer.body.data as { chargeChanged?: { accepted: number; charge: number } } | null)?.chargeChanged
+        : undefined;
     if (changed) {
       return errorResult({
         code: CHARGE_CHANGED_CODE,

@@ -15,9 +15,15 @@ import { buildBundle, PROJECT_ROOT } from '../bench/lib/bundle';
 import { FUNCTIONS } from '../bench/figures/bundles';
 
 const id = process.argv[2] ?? '';
-const fn = FUNCTIONS.find((candidate) => candidate.name === id) ?? (/^functions\/[\w-]+\.ts$/.test(id) && existsSync(path.join(PROJECT_ROOT, id)) ? { name: path.basename(id, '.ts'), entry: id } : undefined);
+const fn =
+  FUNCTIONS.find((candidate) => candidate.name === id) ??
+  (/^functions\/[\w-]+\.ts$/.test(id) && existsSync(path.join(PROJECT_ROOT, id))
+    ? { name: path.basename(id, '.ts'), entry: id }
+    : undefined);
 if (!fn) {
-  console.error(`Usage: npm run bundle:map -- <FunctionId | functions/<file>.ts>\nFunction IDs: ${FUNCTIONS.map((candidate) => candidate.name).join(', ')}`);
+  console.error(
+    `Usage: npm run bundle:map -- <FunctionId | functions/<file>.ts>\nFunction IDs: ${FUNCTIONS.map((candidate) => candidate.name).join(', ')}`,
+  );
   process.exit(2);
 }
 // buildBundle writes the map beside index.mjs without referencing it: index.mjs is byte-identical to the deployed one.

@@ -26,7 +26,14 @@ import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
 import { buildOpenApiDocument, errorDetailFields } from '../lib/contract/openapi';
 
 /** Files that hold generated figures, relative to the repository root. */
-export const FILES_WITH_FIGURES = ['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md', 'docs/errors.md', 'client/index.ts'];
+export const FILES_WITH_FIGURES = [
+  'README.md',
+  'docs/limits.md',
+  'docs/deploy.md',
+  'docs/test-mode.md',
+  'docs/errors.md',
+  'client/index.ts',
+];
 
 /** An integer as the docs write it: `1,000`. */
 export const count = (value: number) => value.toLocaleString('en-US');
@@ -75,7 +82,9 @@ function boundsText(setting: SettingDeclaration): string {
 
 function settingsTable(): string {
   const rows = Object.values(SETTINGS).map((setting: SettingDeclaration) => {
-    const meaning = setting.docs ? `${setting.meaning} ([${setting.docs.replace(/^docs\//, '').replace(/\.md.*$/, '')}](${setting.docs}))` : setting.meaning;
+    const meaning = setting.docs
+      ? `${setting.meaning} ([${setting.docs.replace(/^docs\//, '').replace(/\.md.*$/, '')}](${setting.docs}))`
+      : setting.meaning;
     return `| ${code(setting.env)} | ${defaultText(setting)} | ${boundsText(setting)} | ${setting.unit ?? ''} | ${meaning} |`;
   });
   return ['| variable | default | accepted | unit | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
@@ -109,11 +118,11 @@ function throttleBlock(): string {
     `  fits the burst bucket ${count(Math.floor(prod.burstLimit / rate))} times (dev: ${count(Math.floor(dev.burstLimit / rate))}).`,
     `- One organization flooding at 10× its limit (${count(flood)}/s) ${flood <= prod.rateLimit ? 'still fits under' : 'goes over'} the`,
     `  prod throttle: the API answers ${count(flood - orgPerSecond)}/s of it with its own 429 \`rate_limited\`,`,
-    '  each costing one authentication and, for a container\'s first refusal of a',
-    '  window, one counter write (the container then refuses that window\'s rest',
-    '  without a write), so the other organizations\' requests keep going.',
+    "  each costing one authentication and, for a container's first refusal of a",
+    "  window, one counter write (the container then refuses that window's rest",
+    "  without a write), so the other organizations' requests keep going.",
     `  It takes **${count(Math.floor(prod.rateLimit / flood))}** such floods on one prod route (${count(prod.rateLimit)} / ${count(flood)}) before API`,
-    '  Gateway\'s own 429 (its body, not our envelope) touches anyone else.',
+    "  Gateway's own 429 (its body, not our envelope) touches anyone else.",
     `- Lambda: a refusal takes ~5 ms of one function's time (one authentication);`,
     `  ${count(flood)} refusals/s hold about ${count(Math.max(1, Math.ceil((flood * 5) / 1000)))} concurrent execution${Math.ceil((flood * 5) / 1000) > 1 ? 's' : ''}. The account's 1,000`,
     `  concurrent executions minus the reserved ${count(reservedTotal('prod'))} below leave ${count(1000 - reservedTotal('prod'))} for the API.`,
@@ -126,7 +135,9 @@ function reservedBlock(): string {
     `| function | ${stageNames.join(' | ')} |`,
     `|---|${stageNames.map(() => '---').join('|')}|`,
     `| \`WorkflowFindContacts\` (the Map's batches: 8 per execution, \`MAP_CONCURRENCY\`) | ${cell((s) => STAGES[s].reservedConcurrency.findContacts)} |`,
-    `| each other workflow task (${otherTasks} of them: ${Object.keys(WORKFLOW_TASKS).filter((key) => key !== 'findContacts').join(', ')}) | ${cell((s) => STAGES[s].reservedConcurrency.workflowTask)} |`,
+    `| each other workflow task (${otherTasks} of them: ${Object.keys(WORKFLOW_TASKS)
+      .filter((key) => key !== 'findContacts')
+      .join(', ')}) | ${cell((s) => STAGES[s].reservedConcurrency.workflowTask)} |`,
     `| \`WebhooksDeliver\` | ${cell((s) => STAGES[s].reservedConcurrency.webhookDeliver)} |`,
     `| \`WebhooksDispatch\` | ${cell((s) => STAGES[s].reservedConcurrency.webhookDispatch)} |`,
     `| total | ${cell(reservedTotal)} |`,
@@ -135,12 +146,16 @@ function reservedBlock(): string {
 
 function rateLimitHeadersBlock(): string {
   const [remaining, reset] = rateLimitExample;
-  return ['```http', `RateLimit-Policy: "requests";q=${rate};w=${window}`, `RateLimit: "requests";r=${remaining};t=${reset}`, '```'].join('\n');
+  return ['```http', `RateLimit-Policy: "requests";q=${rate};w=${window}`, `RateLimit: "requests";r=${remaining};t=${reset}`, '```'].join(
+    '\n',
+  );
 }
 
 /** The client's operation table (client/index.ts `OPERATIONS`), one line per route of infra/routes.ts. */
 function clientOperationsBlock(): string {
-  return API_ROUTES.map(({ operation }) => `  ${operation.operationId}: { path: '${operation.path}', idempotent: ${operation.idempotent === true} },`).join('\n');
+  return API_ROUTES.map(
+    ({ operation }) => `  ${operation.operationId}: { path: '${operation.path}', idempotent: ${operation.idempotent === true} },`,
+  ).join('\n');
 }
 
 /**
@@ -151,16 +166,23 @@ function clientOperationsBlock(): string {
  */
 function errorCodesBlock(): string {
   const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as {
-    paths: Record<string, { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }>;
+    paths: Record<
+      string,
+      { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }
+    >;
   };
   const raisedBy = (code: string) => {
     const paths = Object.entries(document.paths)
-      .filter(([, item]) => Object.values(item.post.responses).some((response) => code in (response.content?.['application/json']?.examples ?? {})))
+      .filter(([, item]) =>
+        Object.values(item.post.responses).some((response) => code in (response.content?.['application/json']?.examples ?? {})),
+      )
       .map(([operationPath]) => operationPath.replace(/^\/v1\/(campaigns\/)?/, ''));
     if (paths.length === API_ROUTES.length) return 'any operation';
     return paths.length === 0 ? 'no operation lists it' : paths.join(', ');
   };
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code, index) => ({ code, index })).sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[])
+    .map((code, index) => ({ code, index }))
+    .sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
   return [
     '| code | status | `details` | listed by |',
     '|---|---|---|---|',
@@ -182,7 +204,9 @@ export const BLOCKS: Record<string, () => string> = {
 };
 
 const stageThrottleShort = () =>
-  stageNames.map((stage) => `${stage} ${count(throttleOf(stage).rateLimit)} req/s, burst ${count(throttleOf(stage).burstLimit)}`).join('; ');
+  stageNames
+    .map((stage) => `${stage} ${count(throttleOf(stage).rateLimit)} req/s, burst ${count(throttleOf(stage).burstLimit)}`)
+    .join('; ');
 
 /** Generators of figures inside a sentence, by name. */
 export const FIGURES: Record<string, () => string> = {
@@ -204,26 +228,34 @@ export const FIGURES: Record<string, () => string> = {
   'exports-over-limit': () => {
     // Exports and uploads share the figure only while their hourly limits agree.
     const n = SETTINGS.exportsPerHour.default + 1;
-    const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
-    return SETTINGS.exportsPerHour.default === SETTINGS.uploadsPerHour.default ? `${count(n)}${suffix}` : `${count(n)}${suffix} export or ${count(SETTINGS.uploadsPerHour.default + 1)}th`;
+    const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
+    return SETTINGS.exportsPerHour.default === SETTINGS.uploadsPerHour.default
+      ? `${count(n)}${suffix}`
+      : `${count(n)}${suffix} export or ${count(SETTINGS.uploadsPerHour.default + 1)}th`;
   },
 };
 
 /** `text` with every marked block and figure written from the code. @throws Error on an unknown name or an unclosed block. */
 export function renderFigures(text: string, file: string): string {
   readSettings();
-  const withBlocks = text.replace(/<!-- generated:([\w-]+) -->\n([\s\S]*?)<!-- \/generated:([\w-]+) -->/g, (whole, name: string, _body, closing: string) => {
-    if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
-    const generate = BLOCKS[name];
-    if (!generate) throw new Error(`${file}: no generator for block ${name}`);
-    return `<!-- generated:${name} -->\n${generate()}\n<!-- /generated:${name} -->`;
-  });
-  const withCodeBlocks = withBlocks.replace(/^(\s*)\/\/ generated:([\w-]+) (.*)\n[\s\S]*?^\s*\/\/ \/generated:([\w-]+)$/gm, (whole, indent: string, name: string, note: string, closing: string) => {
-    if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
-    const generate = BLOCKS[name];
-    if (!generate) throw new Error(`${file}: no generator for block ${name}`);
-    return `${indent}// generated:${name} ${note}\n${generate()}\n${indent}// /generated:${name}`;
-  });
+  const withBlocks = text.replace(
+    /<!-- generated:([\w-]+) -->\n([\s\S]*?)<!-- \/generated:([\w-]+) -->/g,
+    (whole, name: string, _body, closing: string) => {
+      if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
+      const generate = BLOCKS[name];
+      if (!generate) throw new Error(`${file}: no generator for block ${name}`);
+      return `<!-- generated:${name} -->\n${generate()}\n<!-- /generated:${name} -->`;
+    },
+  );
+  const withCodeBlocks = withBlocks.replace(
+    /^(\s*)\/\/ generated:([\w-]+) (.*)\n[\s\S]*?^\s*\/\/ \/generated:([\w-]+)$/gm,
+    (whole, indent: string, name: string, note: string, closing: string) => {
+      if (name !== closing) throw new Error(`${file}: block ${name} closed as ${closing}`);
+      const generate = BLOCKS[name];
+      if (!generate) throw new Error(`${file}: no generator for block ${name}`);
+      return `${indent}// generated:${name} ${note}\n${generate()}\n${indent}// /generated:${name}`;
+    },
+  );
   return withCodeBlocks.replace(/<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g, (whole, name: string) => {
     const generate = FIGURES[name];
     if (!generate) throw new Error(`${file}: no generator for figure ${name}`);

@@ -32,7 +32,16 @@ async function main() {
     const loadedAt = performance.now();
     for (let i = 0; i < ids.length; i += 5_000) {
       await root.embeddedWarehouse().importAccounts(
-        ids.slice(i, i + 5_000).map((accountId, j) => ({ accountId, name: accountId, domain: null, status: (i + j) % 50 === 0 ? 'closed' : 'active', industry: null, employeeCount: null, country: null, contacts: [] })),
+        ids.slice(i, i + 5_000).map((accountId, j) => ({
+          accountId,
+          name: accountId,
+          domain: null,
+          status: (i + j) % 50 === 0 ? 'closed' : 'active',
+          industry: null,
+          employeeCount: null,
+          country: null,
+          contacts: [],
+        })),
       );
     }
     const { organization } = await root.organizations().create({ name: 'measure', smbCredits: accounts });
@@ -43,7 +52,10 @@ async function main() {
       const at = new Date(now - (c === 4 ? 60 : c + 1) * 86_400_000).toISOString();
       await root.accountHistory().recordEnrichment(organizationId, ids.slice(c * 20_000, c * 20_000 + 25_000), at);
     }
-    await root.accountHistory().addCrmTargets(organizationId, ids.filter((_, i) => i % 10 === 3));
+    await root.accountHistory().addCrmTargets(
+      organizationId,
+      ids.filter((_, i) => i % 10 === 3),
+    );
     const loadSeconds = (performance.now() - loadedAt) / 1000;
 
     let calls: Record<string, number> = {};
@@ -79,7 +91,12 @@ async function main() {
       at = performance.now();
       await Promise.all([
         root.warehouse().getAccountStatuses(ids),
-        batchGet(ddb, config.tableName, ids.flatMap((id) => [keys.accountEnrichment(organizationId, id), keys.crmTarget(organizationId, id)]), ['accountId', 'lastEnrichedAt']),
+        batchGet(
+          ddb,
+          config.tableName,
+          ids.flatMap((id) => [keys.accountEnrichment(organizationId, id), keys.crmTarget(organizationId, id)]),
+          ['accountId', 'lastEnrichedAt'],
+        ),
       ]);
       former.push({ seconds: (performance.now() - at) / 1000, calls });
     }

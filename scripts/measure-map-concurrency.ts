@@ -19,7 +19,15 @@ import { generateDemoWarehouse } from '../infra/local/demo-warehouse';
 const accounts = Number(process.argv[2] ?? 40_000);
 const levels = (process.argv[3] ?? '4,8,16,32').split(',').map(Number);
 /** An account's batch-object fields (lib/enrichment/attempt-objects.ts), for an ID alone. */
-const fieldsOf = (accountId: string) => ({ accountId, name: null, domain: null, status: 'active' as const, industry: null, employeeCount: null, country: null });
+const fieldsOf = (accountId: string) => ({
+  accountId,
+  name: null,
+  domain: null,
+  status: 'active' as const,
+  industry: null,
+  employeeCount: null,
+  country: null,
+});
 
 const stack = await startLocalStack({ api: false, tableName: 'map-concurrency', bucketName: 'map-concurrency' });
 try {
@@ -45,14 +53,21 @@ try {
   // What launch adds: the eligible list and one object per batch, for 100,000 IDs of 128 characters (~13 MB).
   {
     const longIds = Array.from({ length: 100_000 }, (_, i) => `${String(i).padStart(8, '0')}${'x'.repeat(120)}`);
-    const ref = { organizationId: 'org_measure', campaignId: 'camp_lists', attemptId: 'att_lists', eligibleObjectKey: objectKeys.eligibleList('org_measure', 'camp_lists', 'att_lists') };
+    const ref = {
+      organizationId: 'org_measure',
+      campaignId: 'camp_lists',
+      attemptId: 'att_lists',
+      eligibleObjectKey: objectKeys.eligibleList('org_measure', 'camp_lists', 'att_lists'),
+    };
     for (let run = 1; run <= 3; run++) {
       const t0 = performance.now();
       await writeAttemptLists({ accountLists: root.accountLists() }, ref, longIds.map(fieldsOf));
       const t1 = performance.now();
       await root.accountLists().put(ref.eligibleObjectKey, longIds);
       const t2 = performance.now();
-      console.log(`launch lists, 100,000 × 128-char IDs: eligible list + 100 batch objects ${(t1 - t0).toFixed(0)} ms; eligible list alone ${(t2 - t1).toFixed(0)} ms`);
+      console.log(
+        `launch lists, 100,000 × 128-char IDs: eligible list + 100 batch objects ${(t1 - t0).toFixed(0)} ms; eligible list alone ${(t2 - t1).toFixed(0)} ms`,
+      );
     }
   }
 
@@ -68,7 +83,11 @@ try {
     const campaignId = `camp_measure_${concurrency}`;
     const attemptId = `att_measure_${concurrency}`;
     const eligibleObjectKey = objectKeys.eligibleList(organizationId, campaignId, attemptId);
-    await writeAttemptLists({ accountLists: root.accountLists() }, { organizationId, campaignId, attemptId, eligibleObjectKey }, warehouse.map(({ contacts: _contacts, ...fields }) => fields));
+    await writeAttemptLists(
+      { accountLists: root.accountLists() },
+      { organizationId, campaignId, attemptId, eligibleObjectKey },
+      warehouse.map(({ contacts: _contacts, ...fields }) => fields),
+    );
     await root.outcomes().recordEvaluation({
       organizationId,
       campaignId,

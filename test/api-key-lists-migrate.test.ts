@@ -20,9 +20,12 @@ import { asBeforeTheList } from './support/api-key-lists';
 async function freshTable() {
   const tableName = `keylists-${randomBytes(4).toString('hex')}`;
   await ensureTable(dynamodb, tableName);
-  return { tableName, organizations: createOrganizationStore({ client: ddb, tableName }), apiKeys: createApiKeyStore({ client: ddb, tableName }) };
+  return {
+    tableName,
+    organizations: createOrganizationStore({ client: ddb, tableName }),
+    apiKeys: createApiKeyStore({ client: ddb, tableName }),
+  };
 }
-
 
 async function listOf(tableName: string, organizationId: string): Promise<{ hashes: string[]; since: unknown }> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
@@ -63,9 +66,27 @@ describe('migrateApiKeyLists', () => {
     const { tableName, organizations } = await freshTable();
     const org = await organizations.create({ name: 'Skewed' });
     // As a version without the list would: revoke by the key item alone, issue by the key item alone.
-    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.apiKey(hashApiKey(org.apiKey)), UpdateExpression: 'SET revokedAt = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.apiKey(hashApiKey(org.apiKey)),
+        UpdateExpression: 'SET revokedAt = :now',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
     const issuedElsewhere = newApiKey();
-    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.apiKey(hashApiKey(issuedElsewhere)), type: 'apiKey', keyHash: hashApiKey(issuedElsewhere), organizationId: org.organization.id, createdAt: new Date().toISOString() } }));
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.apiKey(hashApiKey(issuedElsewhere)),
+          type: 'apiKey',
+          keyHash: hashApiKey(issuedElsewhere),
+          organizationId: org.organization.id,
+          createdAt: new Date().toISOString(),
+        },
+      }),
+    );
     const before = await listOf(tableName, org.organization.id);
     expect(before.hashes).toEqual([hashApiKey(org.apiKey)]);
 

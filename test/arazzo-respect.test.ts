@@ -35,7 +35,12 @@ interface RespectStep {
 /** Runs `redocly respect` on an Arazzo file; returns its exit code and each step's result (from --json-output). */
 async function respect(arazzoFile: string, apiKey: string) {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'respect-')), 'result.json');
-  const inputs = { apiKey, name: 'Respect run', idempotencyKey: `respect-${uniquePrefix()}`, accountIdsFile: 'account_id\ntest_found_1\ntest_found_2\ntest_nocontacts_3\n' };
+  const inputs = {
+    apiKey,
+    name: 'Respect run',
+    idempotencyKey: `respect-${uniquePrefix()}`,
+    accountIdsFile: 'account_id\ntest_found_1\ntest_found_2\ntest_nocontacts_3\n',
+  };
   const args = [
     path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
     'respect',
@@ -50,7 +55,11 @@ async function respect(arazzoFile: string, apiKey: string) {
   let code = 0;
   let output = '';
   try {
-    const result = await run(process.execPath, args, { cwd: ROOT, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }, maxBuffer: 32 * 1024 * 1024 });
+    const result = await run(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      maxBuffer: 32 * 1024 * 1024,
+    });
     output = result.stdout + result.stderr;
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -58,7 +67,9 @@ async function respect(arazzoFile: string, apiKey: string) {
     output = failed.stdout + failed.stderr;
   }
   const report = JSON.parse(readFileSync(out, 'utf8'));
-  const steps: RespectStep[] = Object.values(report.files as Record<string, { executedWorkflows: { executedSteps: { stepId: string; status: string }[] }[] }>).flatMap((file) =>
+  const steps: RespectStep[] = Object.values(
+    report.files as Record<string, { executedWorkflows: { executedSteps: { stepId: string; status: string }[] }[] }>,
+  ).flatMap((file) =>
     file.executedWorkflows.flatMap((workflow) => workflow.executedSteps.map((step) => ({ stepId: step.stepId, status: step.status }))),
   );
   return { code, output, steps };
@@ -85,7 +96,10 @@ describe('Redocly Respect runs docs/arazzo.json against the local stack', () => 
     writeFileSync(path.join(dir, 'arazzo.json'), JSON.stringify(arazzo));
     const result = await respect(path.join(dir, 'arazzo.json'), await testKey());
     expect(result.code).not.toBe(0);
-    expect(result.steps.map((s) => [s.stepId, s.status]), result.output).toEqual([
+    expect(
+      result.steps.map((s) => [s.stepId, s.status]),
+      result.output,
+    ).toEqual([
       ['createUpload', 'success'],
       ['createCampaign', 'error'],
     ]);

@@ -49,7 +49,9 @@ describe('docs/asyncapi.json', () => {
     // One shared schema per concept, as in the OpenAPI document.
     expect(asyncapi.components.schemas.EnrichedCampaign.properties.status).toMatchObject({ const: 'enriched' });
     expect(asyncapi.components.messages.campaignEnriched.payload).toEqual({ $ref: '#/components/schemas/WebhookEvent_campaign_enriched' });
-    expect(asyncapi.components.schemas.WebhookEvent_campaign_enriched.properties.data.properties.campaign).toEqual({ $ref: '#/components/schemas/EnrichedCampaign' });
+    expect(asyncapi.components.schemas.WebhookEvent_campaign_enriched.properties.data.properties.campaign).toEqual({
+      $ref: '#/components/schemas/EnrichedCampaign',
+    });
     expect(asyncapi.operations.sendCampaignEvent.action).toBe('send');
   });
 
@@ -66,13 +68,17 @@ describe('docs/arazzo.json', () => {
     expect(arazzo).toEqual(JSON.parse(JSON.stringify(buildArazzoDocument())));
     expect(arazzo.arazzo).toMatch(/^1\.0\./);
     const [workflow] = arazzo.workflows;
-    expect(workflow.steps.map((s: { operationId?: string; 'x-operation'?: { method: string } }) => s.operationId ?? s['x-operation']?.method)).toEqual(['createUpload', 'PUT', 'createCampaign', 'quoteCampaign', 'enrichCampaign', 'getCampaign', 'exportCampaign']);
+    expect(
+      workflow.steps.map((s: { operationId?: string; 'x-operation'?: { method: string } }) => s.operationId ?? s['x-operation']?.method),
+    ).toEqual(['createUpload', 'PUT', 'createCampaign', 'quoteCampaign', 'enrichCampaign', 'getCampaign', 'exportCampaign']);
     // The upload's PUT is a step of its own, to the URL createUpload answered (test/arazzo-respect.test.ts runs it).
     expect(workflow.steps[1]['x-operation']).toEqual({ url: '$steps.createUpload.outputs.url', method: 'PUT' });
   });
 
   it('names only operations of docs/openapi.json, with bodies and headers they take', () => {
-    const operations = new Map(Object.values(openapi.paths as Record<string, { post: any }>).map((item) => [item.post.operationId, item.post]));
+    const operations = new Map(
+      Object.values(openapi.paths as Record<string, { post: any }>).map((item) => [item.post.operationId, item.post]),
+    );
     const schemaOf = (ref: string) => openapi.components.schemas[ref.replace('#/components/schemas/', '')];
     for (const step of arazzo.workflows[0].steps.filter((s: { operationId?: string }) => s.operationId)) {
       const operation = operations.get(step.operationId);
@@ -81,11 +87,16 @@ describe('docs/arazzo.json', () => {
       const variants = json.oneOf ? json.oneOf.map((v: { $ref: string }) => schemaOf(v.$ref)) : [json.$ref ? schemaOf(json.$ref) : json];
       const fields = Object.keys(step.requestBody.payload);
       expect(
-        variants.some((v: { properties: object; required?: string[] }) => fields.every((f) => f in v.properties) && (v.required ?? []).every((r) => fields.includes(r))),
+        variants.some(
+          (v: { properties: object; required?: string[] }) =>
+            fields.every((f) => f in v.properties) && (v.required ?? []).every((r) => fields.includes(r)),
+        ),
         `${step.stepId}: body fields ${fields.join(', ')}`,
       ).toBe(true);
       const idempotencyHeader = step.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key');
-      expect(idempotencyHeader, `${step.stepId}: Idempotency-Key`).toBe((operation.parameters ?? []).some((p: { $ref: string }) => p.$ref === '#/components/parameters/IdempotencyKey'));
+      expect(idempotencyHeader, `${step.stepId}: Idempotency-Key`).toBe(
+        (operation.parameters ?? []).some((p: { $ref: string }) => p.$ref === '#/components/parameters/IdempotencyKey'),
+      );
     }
   });
 });

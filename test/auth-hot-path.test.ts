@@ -28,11 +28,31 @@ import { hashApiKey } from '../lib/ids';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
-import { apiKeys, campaigns, idempotencyRecords, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
+import {
+  apiKeys,
+  campaigns,
+  idempotencyRecords,
+  launchDependencies,
+  ledger,
+  organizations,
+  reconcileDependencies,
+  workflow,
+} from '../lib/root';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import { serveHandler } from './support/serve-handler';
 import { asBeforeTheList } from './support/api-key-lists';
-import { activeAccounts, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, LIST, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  DESCRIBE,
+  ENRICH,
+  GET,
+  importAccounts,
+  LIST,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 
@@ -57,7 +77,9 @@ afterEach(() => {
 /** The request-rate limiter's own calls: its counter (a `…#LIMIT#…` partition) and its policy read (a projection of the limit attributes). */
 const isLimiterCall = (command: string, input: unknown) => {
   const text = JSON.stringify(input);
-  return text.includes('#LIMIT#') || (command === 'GetItemCommand' && text.includes('ProjectionExpression') && text.includes('limitRequests'));
+  return (
+    text.includes('#LIMIT#') || (command === 'GetItemCommand' && text.includes('ProjectionExpression') && text.includes('limitRequests'))
+  );
 };
 
 /**
@@ -115,7 +137,9 @@ const readsOrganization = (sent: Sent, organizationId: string) => {
 
 /** The organization's list of active keys as stored (hashes), and whether it is complete. */
 async function activeKeysOf(organizationId: string): Promise<{ hashes: string[]; complete: boolean }> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }),
+  );
   return { hashes: [...((Item?.activeApiKeys as Set<string> | undefined) ?? [])].sort(), complete: Item?.activeApiKeysSince !== undefined };
 }
 
@@ -130,7 +154,11 @@ async function draftKnownToThisProcess() {
   const org = await newOrganization({ smbCredits: 10 });
   const list = activeAccounts(uniquePrefix(), 2);
   await importAccounts(list);
-  const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+  const campaignId = await createApiCampaign(
+    api(),
+    org.apiKey,
+    list.map((a) => a.accountId),
+  );
   expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
   return { org, campaignId };
 }
@@ -139,9 +167,15 @@ async function draftKnownToThisProcess() {
 async function launchedWithoutExecution(org: { organizationId: string; apiKey: string }) {
   const list = activeAccounts(uniquePrefix(), 2);
   await importAccounts(list);
-  const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+  const campaignId = await createApiCampaign(
+    api(),
+    org.apiKey,
+    list.map((a) => a.accountId),
+  );
   const lost: WorkflowPort = { ...workflow(), start: async (input) => workflow().executionArnOf(input.attemptId) };
-  expect((await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: lost }, org.organizationId, campaignId)).status).toBe('enriching');
+  expect((await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: lost }, org.organizationId, campaignId)).status).toBe(
+    'enriching',
+  );
   const attempt = (await campaigns().get(org.organizationId, campaignId))!.attempt!;
   expect(await workflow().status(attempt.executionArn)).toBe('MISSING');
   return { campaignId, attempt };
@@ -151,7 +185,10 @@ async function launchedWithoutExecution(org: { organizationId: string; apiKey: s
 async function repairAndSettle(org: { organizationId: string; apiKey: string }, campaignId: string) {
   const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId: org.organizationId });
   expect(report.repairs.map((r) => [r.campaignId, r.action])).toEqual([[campaignId, 'started']]);
-  await pollUntil(() => campaigns().get(org.organizationId, campaignId), (c) => c?.status === 'enriched');
+  await pollUntil(
+    () => campaigns().get(org.organizationId, campaignId),
+    (c) => c?.status === 'enriched',
+  );
 }
 
 describe('a key revoked between two requests fails on the second, with the key known to this process', () => {
@@ -326,7 +363,6 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
   });
 
   describe('an organization created before the list (no activeApiKeysSince): the key item is read, the answers are the same', () => {
-
     it('describe and get: one more read (the key item), then 200; once the key is revoked, 401', async () => {
       const org = await newOrganization({ smbCredits: 10 });
       const campaignId = await createApiCampaign(api(), org.apiKey, ['acct_1']);
@@ -334,7 +370,10 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
       // A key created now is added to the list, which still does not count as complete.
       await apiKeys().create(org.organizationId);
       expect((await activeKeysOf(org.organizationId)).complete).toBe(false);
-      for (const [path, body] of [[DESCRIBE, {}], [GET, { campaignId }]] as const) {
+      for (const [path, body] of [
+        [DESCRIBE, {}],
+        [GET, { campaignId }],
+      ] as const) {
         const sent = countRequests(ddb, aboutOrg(org));
         expect((await call(api(), path, { apiKey: org.apiKey, body })).status).toBe(200);
         expect(sent).toHaveLength(2);
@@ -353,7 +392,12 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
       const sent = countRequests(ddb, aboutOrg(org));
       expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
       expect(commands(sent)).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
-      expect(readsKey(sent.find((s) => s.command === 'GetItemCommand')!, org.apiKey)).toBe(true);
+      expect(
+        readsKey(
+          sent.find((s) => s.command === 'GetItemCommand')!,
+          org.apiKey,
+        ),
+      ).toBe(true);
       expect(await campaigns().get(org.organizationId, campaignId)).toEqual(before);
       expect((await ledger().audit(org.organizationId))?.balance).toBe(10);
     });

@@ -14,8 +14,27 @@ import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { accountHistory, ledger, organizations } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { account, contact, createApiCampaign, enrich, expectError, getCampaign, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
-import { ACCOUNTS, accountsPage, allAccounts, bucketFixture, installSteppedWarehouse, type AccountRow } from './enrichment/outcomes-support';
+import {
+  account,
+  contact,
+  createApiCampaign,
+  enrich,
+  expectError,
+  getCampaign,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './enrichment/support';
+import {
+  ACCOUNTS,
+  accountsPage,
+  allAccounts,
+  bucketFixture,
+  installSteppedWarehouse,
+  type AccountRow,
+} from './enrichment/outcomes-support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -71,7 +90,11 @@ describe('accounts: outcomes of an enriched campaign', () => {
       expect(res.accounts, outcome).toEqual(only(outcome));
       expect(res.summary, outcome).toEqual(expectedSummary);
     }
-    const several = await allAccounts(api(), apiKey, { campaignId, filters: { outcome: ['not_found', 'crm_excluded', 'found'] }, limit: 2 });
+    const several = await allAccounts(api(), apiKey, {
+      campaignId,
+      filters: { outcome: ['not_found', 'crm_excluded', 'found'] },
+      limit: 2,
+    });
     expect(several.accounts).toEqual(only('found', 'not_found', 'crm_excluded'));
     expect(several.pages).toEqual([2, 2, 1]);
     // No account matches: an empty last page.
@@ -79,21 +102,35 @@ describe('accounts: outcomes of an enriched campaign', () => {
     expect(pending.data).toEqual({ accounts: [], nextCursor: null, summary: expectedSummary });
 
     // A form body is the same request: filters[outcome] repeated, the limit as text.
-    const form = new URLSearchParams([['campaignId', campaignId], ['filters[outcome]', 'found'], ['filters[outcome]', 'invalid'], ['limit', '4']]);
+    const form = new URLSearchParams([
+      ['campaignId', campaignId],
+      ['filters[outcome]', 'found'],
+      ['filters[outcome]', 'invalid'],
+      ['limit', '4'],
+    ]);
     const asForm = await call(api(), ACCOUNTS, { apiKey, form });
     expect(asForm.status, JSON.stringify(asForm.body)).toBe(200);
     expect(asForm.data.accounts).toEqual(only('found', 'invalid').slice(0, 4));
     const asJson = await accountsPage(api(), apiKey, { campaignId, filters: { outcome: ['invalid', 'found'] }, limit: 4 });
     expect(asJson.data).toEqual(asForm.data);
     // The form's cursor continues the JSON request (the same filters and limit).
-    const rest = await accountsPage(api(), apiKey, { campaignId, filters: { outcome: ['found', 'invalid'] }, limit: 4, cursor: asForm.data.nextCursor });
+    const rest = await accountsPage(api(), apiKey, {
+      campaignId,
+      filters: { outcome: ['found', 'invalid'] },
+      limit: 4,
+      cursor: asForm.data.nextCursor,
+    });
     expect(rest.data.accounts).toEqual(only('found', 'invalid').slice(4));
     expect(rest.data.nextCursor).toBeNull();
   });
 
   it('refuses cursor misuse, bad input, foreign campaigns, never-evaluated and expired campaigns', async () => {
     const p = uniquePrefix();
-    await importAccounts([account(`${p}_a`, 'active', [contact(`${p}_a_1`)]), account(`${p}_b`, 'active', []), account(`${p}_c`, 'closed', [])]);
+    await importAccounts([
+      account(`${p}_a`, 'active', [contact(`${p}_a_1`)]),
+      account(`${p}_b`, 'active', []),
+      account(`${p}_c`, 'closed', []),
+    ]);
     const { organizationId, apiKey } = await newOrganization();
     const other = await newOrganization();
     const ids = [`${p}_a`, `${p}_b`, `${p}_c`];
@@ -130,7 +167,11 @@ describe('accounts: outcomes of an enriched campaign', () => {
     await misuse({ campaignId, filters: { outcome: 'found' }, limit: 1, cursor }, apiKey, /^cursor: .*other filters/);
     await misuse({ campaignId, limit: 1, cursor }, apiKey, /^cursor: .*other filters/);
     await misuse({ campaignId: sibling, filters, limit: 1, cursor }, apiKey, /^cursor: .*another campaign/);
-    await misuse({ campaignId, filters, limit: 1, cursor: `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}` }, apiKey, /^cursor: .*altered/);
+    await misuse(
+      { campaignId, filters, limit: 1, cursor: `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}` },
+      apiKey,
+      /^cursor: .*altered/,
+    );
     await misuse({ campaignId, filters, limit: 1, cursor: 'not-a-cursor' }, apiKey, /^cursor: /);
     await misuse({ campaignId, filters, limit: 1, cursor }, other.apiKey, /^cursor: .*another organization/);
     await misuse({ campaignId, limit: 0 }, apiKey, /^limit: /);
@@ -159,7 +200,11 @@ describe('accounts: outcomes of an enriched campaign', () => {
 
   it('shows a refused launch’s evaluation with its eligible accounts pending, and a failed attempt’s too', async () => {
     const p = uniquePrefix();
-    await importAccounts([account(`${p}_a`, 'active', [contact(`${p}_a_1`)]), account(`${p}_b`, 'active', [contact(`${p}_b_1`)]), account(`${p}_c`, 'inactive', [])]);
+    await importAccounts([
+      account(`${p}_a`, 'active', [contact(`${p}_a_1`)]),
+      account(`${p}_b`, 'active', [contact(`${p}_b_1`)]),
+      account(`${p}_c`, 'inactive', []),
+    ]);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 1 });
     await accountHistory().addCrmTargets(organizationId, [`${p}_b`]);
     const ids = [`${p}_c`, `${p}_a`, `${p}_b`, `${p}_d`];
@@ -177,7 +222,11 @@ describe('accounts: outcomes of an enriched campaign', () => {
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     const failed = await waitForStatus(api(), apiKey, campaignId, 'draft');
     expect(failed.lastEnrichment).toMatchObject({ status: 'failed', refunded: true });
-    expect((await accountsPage(api(), apiKey, { campaignId })).data).toEqual({ accounts: expected, nextCursor: null, summary: pendingSummary });
+    expect((await accountsPage(api(), apiKey, { campaignId })).data).toEqual({
+      accounts: expected,
+      nextCursor: null,
+      summary: pendingSummary,
+    });
 
     // A refused launch (no credits left after a debit) replaces it: still pending, never processed.
     await ledger().adjust(organizationId, -1);
@@ -206,7 +255,13 @@ describe('accounts: progress while enriching', () => {
       }
       const contacts = active % 3; // 0, 1 or 2 contacts
       active++;
-      warehouse.push(account(id, 'active', Array.from({ length: contacts }, (_, c) => contact(`${id}_${c}`))));
+      warehouse.push(
+        account(
+          id,
+          'active',
+          Array.from({ length: contacts }, (_, c) => contact(`${id}_${c}`)),
+        ),
+      );
       if (position >= 1_000 && crm.length < 40 && position % 7 === 0) {
         crm.push(id);
         expected.set(id, { outcome: 'crm_excluded', contactsFound: null });
@@ -222,7 +277,11 @@ describe('accounts: progress while enriching', () => {
     stepped = installSteppedWarehouse();
     const launched = await enrich(api(), apiKey, campaignId);
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
-    expect(launched.data.accounts).toEqual({ requested: 2_100, eligible: 1_960, excluded: { total: 140, invalid: 100, recentlyEnriched: 0, crmExcluded: 40 } });
+    expect(launched.data.accounts).toEqual({
+      requested: 2_100,
+      eligible: 1_960,
+      excluded: { total: 140, invalid: 100, recentlyEnriched: 0, crmExcluded: 40 },
+    });
     await stepped.startedAtLeast(2);
 
     const summaryNow = async () => {
@@ -262,7 +321,14 @@ describe('accounts: progress while enriching', () => {
     expect(all.accounts.map((row) => row.accountId)).toEqual(requested);
     expect(all.accounts).toEqual(requested.map((accountId) => ({ accountId, ...expected.get(accountId)! })));
     expect(all.accounts.reduce((sum, row) => sum + (row.contactsFound ?? 0), 0)).toBe(done.results.totalContactsFound);
-    expect(all.summary).toEqual({ invalid: 100, recently_enriched: 0, crm_excluded: 40, pending: 0, found: final.found, not_found: final.not_found });
+    expect(all.summary).toEqual({
+      invalid: 100,
+      recently_enriched: 0,
+      crm_excluded: 40,
+      pending: 0,
+      found: final.found,
+      not_found: final.not_found,
+    });
 
     // Filters skip chunks without a match and keep submission order across chunks.
     const crmPage = await allAccounts(api(), apiKey, { campaignId, filters: { outcome: 'crm_excluded' }, limit: 1_000 });

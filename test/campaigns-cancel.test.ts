@@ -13,22 +13,50 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { campaignEvent } from '../lib/webhooks/events';
-import { campaigns, cancelDependencies, ledger, organizations, reconcileDependencies, reconcileEnrichments, webhooks, workflow } from '../lib/root';
+import {
+  campaigns,
+  cancelDependencies,
+  ledger,
+  organizations,
+  reconcileDependencies,
+  reconcileEnrichments,
+  webhooks,
+  workflow,
+} from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { activeAccounts, createApiCampaign, describeOrg, enrich, expectError, getCampaign, importAccounts, ISO_UTC, ledgerOf, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  describeOrg,
+  enrich,
+  expectError,
+  getCampaign,
+  importAccounts,
+  ISO_UTC,
+  ledgerOf,
+  pollUntil,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
 
 const CANCEL = '/v1/campaigns/cancel';
-const cancel = (apiKey: string, campaignId: string, headers?: Record<string, string>) => call(api(), CANCEL, { apiKey, body: { campaignId }, ...(headers ? { headers } : {}) });
+const cancel = (apiKey: string, campaignId: string, headers?: Record<string, string>) =>
+  call(api(), CANCEL, { apiKey, body: { campaignId }, ...(headers ? { headers } : {}) });
 
 /** A campaign of `count` active accounts (one contact each), created by the API in a fresh organization. */
 async function draftCampaign(count: number, credits = 100) {
   const accounts = activeAccounts(uniquePrefix(), count);
   await importAccounts(accounts);
   const org = await newOrganization({ smbCredits: credits, maxEnrichingAccounts: 1_000 });
-  const campaignId = await createApiCampaign(api(), org.apiKey, accounts.map((a) => a.accountId));
+  const campaignId = await createApiCampaign(
+    api(),
+    org.apiKey,
+    accounts.map((a) => a.accountId),
+  );
   return { ...org, campaignId };
 }
 
@@ -55,15 +83,26 @@ describe('POST /v1/campaigns/cancel', () => {
     expect((await getCampaign(api(), apiKey, campaignId)).data).toEqual(res.data);
 
     const { entries, charged } = await ledgerOf(organizationId, campaignId);
-    expect(entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -3], ['refund', 'canceled', 3]]);
+    expect(entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([
+      ['charge', 'launch', -3],
+      ['refund', 'canceled', 3],
+    ]);
     expect(charged).toBe(0);
     expect(await ledger().audit(organizationId)).toMatchObject({ balance: 50, ledgerSum: 50 });
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     expect(await workflow().status(attempt.executionArn)).toBe('ABORTED');
 
-    const eventId = campaignEvent('campaign.enrichment_canceled', { ...(await campaigns().get(organizationId, campaignId))!, organizationId }, attempt.id, '').id;
+    const eventId = campaignEvent(
+      'campaign.enrichment_canceled',
+      { ...(await campaigns().get(organizationId, campaignId))!, organizationId },
+      attempt.id,
+      '',
+    ).id;
     const event = await webhooks().getEvent(organizationId, eventId);
-    expect(event).toMatchObject({ type: 'campaign.enrichment_canceled', campaign: { id: campaignId, status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } } });
+    expect(event).toMatchObject({
+      type: 'campaign.enrichment_canceled',
+      campaign: { id: campaignId, status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } },
+    });
 
     // The held contact read returns: the stopped execution completes nothing and refunds nothing again.
     held.release();
@@ -96,14 +135,20 @@ describe('POST /v1/campaigns/cancel', () => {
     expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
   });
 
-  it('another organization\'s campaign, or an unknown one: 404 not_found, nothing changes', async () => {
+  it("another organization's campaign, or an unknown one: 404 not_found, nothing changes", async () => {
     const { apiKey: ownerKey, campaignId } = await draftCampaign(2, 20);
     useTestWarehouse({ holdAccounts: true });
     expect((await enrich(api(), ownerKey, campaignId)).status).toBe(200);
     const other = await newOrganization();
     expectError(await cancel(other.apiKey, campaignId), 404, 'not_found', { resource: 'campaign', id: campaignId });
-    expectError(await cancel(ownerKey, 'camp_111111111111111111111'), 404, 'not_found', { resource: 'campaign', id: 'camp_111111111111111111111' });
-    expect((await getCampaign(api(), ownerKey, campaignId)).data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 18 } });
+    expectError(await cancel(ownerKey, 'camp_111111111111111111111'), 404, 'not_found', {
+      resource: 'campaign',
+      id: 'camp_111111111111111111111',
+    });
+    expect((await getCampaign(api(), ownerKey, campaignId)).data).toMatchObject({
+      status: 'enriching',
+      credits: { charged: 2, remaining: 18 },
+    });
   });
 
   it('a draft that never launched, and a campaign that finished first: 409 campaign_not_cancelable with details.status', async () => {
@@ -131,17 +176,26 @@ describe('POST /v1/campaigns/cancel', () => {
       cancel(apiKey, campaignId),
       enrich(api(), apiKey, campaignId),
       // The reconciler finishes a cancel it finds requested (lib/enrichment/reconcile.ts).
-      pollUntil(() => campaigns().get(organizationId, campaignId), (c) => Boolean(c?.cancelRequestedAt) || c?.status === 'draft', { intervalMs: 5 }).then(() =>
-        reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId }),
-      ),
+      pollUntil(
+        () => campaigns().get(organizationId, campaignId),
+        (c) => Boolean(c?.cancelRequestedAt) || c?.status === 'draft',
+        { intervalMs: 5 },
+      ).then(() => reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId })),
     ]);
     expect([a.status, b.status], JSON.stringify([a.body, b.body])).toEqual([200, 200]);
     expect(b.data).toEqual(a.data);
-    expect(a.data).toMatchObject({ status: 'draft', credits: { charged: 0, remaining: 30 }, lastEnrichment: { status: 'canceled', refunded: true } });
+    expect(a.data).toMatchObject({
+      status: 'draft',
+      credits: { charged: 0, remaining: 30 },
+      lastEnrichment: { status: 'canceled', refunded: true },
+    });
     // The repeat enrich saw it running (200) or already back in draft (a new launch, 200): never an error.
     expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
     held.release();
-    const final = await pollUntil(() => getCampaign(api(), apiKey, campaignId), (r) => r.data.status === 'draft' || r.data.status === 'enriched');
+    const final = await pollUntil(
+      () => getCampaign(api(), apiKey, campaignId),
+      (r) => r.data.status === 'draft' || r.data.status === 'enriched',
+    );
     const refunds = (await ledgerOf(organizationId, campaignId)).entries.filter((e) => e.reason === 'canceled');
     expect(refunds).toHaveLength(1);
     const net = final.data.status === 'enriched' ? 3 : 0;
@@ -157,36 +211,47 @@ describe('POST /v1/campaigns/cancel', () => {
     expect(res.error?.details.issues.join(' ')).toMatch(/campaignId/);
   });
 
-  it('racing completion at random moments: exactly one wins and the money is exact either way (fast-check)', { timeout: 120_000 }, async () => {
-    const ACCOUNTS = 3;
-    const CREDITS = 30;
-    let canceled = 0;
-    let completed = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1_500 }), async (delayMs) => {
-        const { organizationId, apiKey, campaignId } = await draftCampaign(ACCOUNTS, CREDITS);
-        expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-        await sleep(delayMs);
-        const res = await cancel(apiKey, campaignId);
-        if (res.status === 200) {
-          canceled++;
-          expect(res.data).toMatchObject({ status: 'draft', credits: { charged: 0, remaining: CREDITS }, lastEnrichment: { status: 'canceled', refunded: true } });
-        } else {
-          completed++;
-          expectError(res, 409, 'campaign_not_cancelable', { status: 'enriched' });
-        }
-        const final = await pollUntil(() => getCampaign(api(), apiKey, campaignId), (r) => r.data.status === 'draft' || r.data.status === 'enriched');
-        const net = res.status === 200 ? 0 : ACCOUNTS;
-        expect(final.data.status).toBe(res.status === 200 ? 'draft' : 'enriched');
-        expect(final.data.credits).toEqual({ charged: net, remaining: CREDITS - net });
-        expect((await ledgerOf(organizationId, campaignId)).charged).toBe(net);
-        expect(await ledger().audit(organizationId)).toMatchObject({ balance: CREDITS - net, ledgerSum: CREDITS - net });
-        expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
-      }),
-      { numRuns: 12 },
-    );
-    // Both outcomes were reached (a cancel at once always wins; one after 1.5 s almost always finds it enriched).
-    expect(canceled).toBeGreaterThan(0);
-    expect(canceled + completed).toBe(12);
-  });
+  it(
+    'racing completion at random moments: exactly one wins and the money is exact either way (fast-check)',
+    { timeout: 120_000 },
+    async () => {
+      const ACCOUNTS = 3;
+      const CREDITS = 30;
+      let canceled = 0;
+      let completed = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 1_500 }), async (delayMs) => {
+          const { organizationId, apiKey, campaignId } = await draftCampaign(ACCOUNTS, CREDITS);
+          expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+          await sleep(delayMs);
+          const res = await cancel(apiKey, campaignId);
+          if (res.status === 200) {
+            canceled++;
+            expect(res.data).toMatchObject({
+              status: 'draft',
+              credits: { charged: 0, remaining: CREDITS },
+              lastEnrichment: { status: 'canceled', refunded: true },
+            });
+          } else {
+            completed++;
+            expectError(res, 409, 'campaign_not_cancelable', { status: 'enriched' });
+          }
+          const final = await pollUntil(
+            () => getCampaign(api(), apiKey, campaignId),
+            (r) => r.data.status === 'draft' || r.data.status === 'enriched',
+          );
+          const net = res.status === 200 ? 0 : ACCOUNTS;
+          expect(final.data.status).toBe(res.status === 200 ? 'draft' : 'enriched');
+          expect(final.data.credits).toEqual({ charged: net, remaining: CREDITS - net });
+          expect((await ledgerOf(organizationId, campaignId)).charged).toBe(net);
+          expect(await ledger().audit(organizationId)).toMatchObject({ balance: CREDITS - net, ledgerSum: CREDITS - net });
+          expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
+        }),
+        { numRuns: 12 },
+      );
+      // Both outcomes were reached (a cancel at once always wins; one after 1.5 s almost always finds it enriched).
+      expect(canceled).toBeGreaterThan(0);
+      expect(canceled + completed).toBe(12);
+    },
+  );
 });

@@ -117,7 +117,8 @@ describe('POST /v1/campaigns/create', () => {
   describe('every body encoding gives the same campaign and the same stored list', () => {
     const SUBMITTED = ['acc_1', 'acc_2', 'acc_1', 'acc_3', 'acc_2'];
     const DISTINCT = ['acc_1', 'acc_2', 'acc_3'];
-    const CSV = '\uFEFFaccount_id,account_name,domain\r\nacc_1,Acme,acme.com\r\n\r\nacc_2,Beta,beta.io\r\n  acc_1  ,Acme again,acme.com\r\n\r\nacc_3,Gamma,\r\nacc_2,Beta,beta.io\r\n\r\n';
+    const CSV =
+      '\uFEFFaccount_id,account_name,domain\r\nacc_1,Acme,acme.com\r\n\r\nacc_2,Beta,beta.io\r\n  acc_1  ,Acme again,acme.com\r\n\r\nacc_3,Gamma,\r\nacc_2,Beta,beta.io\r\n\r\n';
 
     let organizationId: string;
     let apiKey: string;
@@ -127,11 +128,38 @@ describe('POST /v1/campaigns/create', () => {
 
     const bodies: [string, () => Parameters<typeof call>[2]][] = [
       ['JSON', () => ({ apiKey, body: { name: '  Q4 targets  ', accountIds: SUBMITTED, excludeEnrichedWithinDays: 30 } })],
-      ['urlencoded, repeated accountIds', () => ({ apiKey, form: urlencoded([['name', '  Q4 targets  '], ...SUBMITTED.map((id) => ['accountIds', id] as [string, string]), ['excludeEnrichedWithinDays', '30']]) })],
-      ['multipart, repeated accountIds fields', () => ({ apiKey, multipart: multipart([['name', '  Q4 targets  '], ...SUBMITTED.map((id) => ['accountIds', id] as [string, string]), ['excludeEnrichedWithinDays', '30']]) })],
+      [
+        'urlencoded, repeated accountIds',
+        () => ({
+          apiKey,
+          form: urlencoded([
+            ['name', '  Q4 targets  '],
+            ...SUBMITTED.map((id) => ['accountIds', id] as [string, string]),
+            ['excludeEnrichedWithinDays', '30'],
+          ]),
+        }),
+      ],
+      [
+        'multipart, repeated accountIds fields',
+        () => ({
+          apiKey,
+          multipart: multipart([
+            ['name', '  Q4 targets  '],
+            ...SUBMITTED.map((id) => ['accountIds', id] as [string, string]),
+            ['excludeEnrichedWithinDays', '30'],
+          ]),
+        }),
+      ],
       [
         'multipart, accountIdsFile CSV (BOM, header account_id, extra columns, blank lines)',
-        () => ({ apiKey, multipart: multipart([['name', '  Q4 targets  '], ['accountIdsFile', { content: CSV, filename: 'ids.csv' }], ['excludeEnrichedWithinDays', '30']]) }),
+        () => ({
+          apiKey,
+          multipart: multipart([
+            ['name', '  Q4 targets  '],
+            ['accountIdsFile', { content: CSV, filename: 'ids.csv' }],
+            ['excludeEnrichedWithinDays', '30'],
+          ]),
+        }),
       ],
     ];
 
@@ -190,28 +218,55 @@ describe('POST /v1/campaigns/create', () => {
     expect(max.status).toBe(200);
     expect(max.data.excludeEnrichedWithinDays).toBe(3650);
 
-    const single = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'one'], ['accountIds', 'only_one']]) });
+    const single = await call(api(), CREATE, {
+      apiKey,
+      form: urlencoded([
+        ['name', 'one'],
+        ['accountIds', 'only_one'],
+      ]),
+    });
     expect(single.status).toBe(200);
     expect(single.data.accounts.requested).toBe(1);
     expect(await accountLists().get(accountListKey(organizationId, single.data.id))).toEqual(['only_one']);
 
-    const text = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'txt'], ['accountIdsFile', { content: 't_2\nt_1\n\nt_2\nt_3', filename: 'ids.txt', type: 'text/plain' }]]) });
+    const text = await call(api(), CREATE, {
+      apiKey,
+      multipart: multipart([
+        ['name', 'txt'],
+        ['accountIdsFile', { content: 't_2\nt_1\n\nt_2\nt_3', filename: 'ids.txt', type: 'text/plain' }],
+      ]),
+    });
     expect(text.status).toBe(200);
     expect(text.data.accounts.requested).toBe(3);
     expect(await accountLists().get(accountListKey(organizationId, text.data.id))).toEqual(['t_2', 't_1', 't_3']);
   });
 
-  it.each(['account_id', 'ACCOUNT_ID', 'Account_Id', 'id', 'ID', 'Id', ' id '])('does not count a header row "%s" in accountIdsFile as an account', async (header) => {
-    const { organizationId, apiKey } = await newOrganization();
-    const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'h'], ['accountIdsFile', { content: `${header},name\r\nh_1,A\r\nh_2,B\r\n`, filename: 'ids.csv' }]]) });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.data.accounts.requested).toBe(2);
-    expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(['h_1', 'h_2']);
-  });
+  it.each(['account_id', 'ACCOUNT_ID', 'Account_Id', 'id', 'ID', 'Id', ' id '])(
+    'does not count a header row "%s" in accountIdsFile as an account',
+    async (header) => {
+      const { organizationId, apiKey } = await newOrganization();
+      const res = await call(api(), CREATE, {
+        apiKey,
+        multipart: multipart([
+          ['name', 'h'],
+          ['accountIdsFile', { content: `${header},name\r\nh_1,A\r\nh_2,B\r\n`, filename: 'ids.csv' }],
+        ]),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.data.accounts.requested).toBe(2);
+      expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(['h_1', 'h_2']);
+    },
+  );
 
   it('counts "id" as an account when it is not the first row, and other first rows as accounts', async () => {
     const { organizationId, apiKey } = await newOrganization();
-    const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'h'], ['accountIdsFile', { content: 'identifier\nid\nx_1\n', filename: 'ids.csv' }]]) });
+    const res = await call(api(), CREATE, {
+      apiKey,
+      multipart: multipart([
+        ['name', 'h'],
+        ['accountIdsFile', { content: 'identifier\nid\nx_1\n', filename: 'ids.csv' }],
+      ]),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(['identifier', 'id', 'x_1']);
   });
@@ -256,13 +311,19 @@ describe('POST /v1/campaigns/create', () => {
     // longer bodies with a clear error instead of silently dropping IDs (README "Bodies").
     const { organizationId, apiKey } = await newOrganization();
     const ids = Array.from({ length: 999 }, (_, i) => `u${i}`);
-    const res = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'Form'], ...ids.map((id) => ['accountIds', id] as [string, string])]) });
+    const res = await call(api(), CREATE, {
+      apiKey,
+      form: urlencoded([['name', 'Form'], ...ids.map((id) => ['accountIds', id] as [string, string])]),
+    });
     expect(res.status).toBe(200);
     expect(res.data.accounts.requested).toBe(999);
     expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(ids);
 
     const more = Array.from({ length: 1_500 }, (_, i) => `v${i}`);
-    const refused = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'Form'], ...more.map((id) => ['accountIds', id] as [string, string])]) });
+    const refused = await call(api(), CREATE, {
+      apiKey,
+      form: urlencoded([['name', 'Form'], ...more.map((id) => ['accountIds', id] as [string, string])]),
+    });
     expect(refused.status).toBe(400);
     expect(refused.error?.code).toBe('invalid_request');
     expect(refused.error?.details.issues).toEqual(['body: too many urlencoded fields']);
@@ -274,7 +335,10 @@ describe('POST /v1/campaigns/create', () => {
   it('keeps 5,000 repeated multipart accountIds fields in order', async () => {
     const { organizationId, apiKey } = await newOrganization();
     const ids = Array.from({ length: 5_000 }, (_, i) => `m${i}`);
-    const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'Parts'], ...ids.map((id) => ['accountIds', id] as [string, string])]) });
+    const res = await call(api(), CREATE, {
+      apiKey,
+      multipart: multipart([['name', 'Parts'], ...ids.map((id) => ['accountIds', id] as [string, string])]),
+    });
     expect(res.status).toBe(200);
     expect(res.data.accounts.requested).toBe(5_000);
     expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(ids);
@@ -303,7 +367,11 @@ describe('POST /v1/campaigns/create', () => {
       ['excludeEnrichedWithinDays -1', { ...valid, excludeEnrichedWithinDays: -1 }, 'excludeEnrichedWithinDays'],
       ['excludeEnrichedWithinDays 3651', { ...valid, excludeEnrichedWithinDays: 3651 }, 'excludeEnrichedWithinDays'],
       ['excludeEnrichedWithinDays 1.5', { ...valid, excludeEnrichedWithinDays: 1.5 }, 'excludeEnrichedWithinDays'],
-      ['excludeEnrichedWithinDays "30" (JSON strings are not coerced)', { ...valid, excludeEnrichedWithinDays: '30' }, 'excludeEnrichedWithinDays'],
+      [
+        'excludeEnrichedWithinDays "30" (JSON strings are not coerced)',
+        { ...valid, excludeEnrichedWithinDays: '30' },
+        'excludeEnrichedWithinDays',
+      ],
       ['excludeEnrichedWithinDays true', { ...valid, excludeEnrichedWithinDays: true }, 'excludeEnrichedWithinDays'],
       ['unknown property', { ...valid, createdVia: 'ui' }, 'createdVia'],
       ['accountIdsFile in JSON', { name: 'n', accountIdsFile: 'a\nb' }, 'accountIdsFile'],
@@ -322,13 +390,28 @@ describe('POST /v1/campaigns/create', () => {
     });
 
     it('urlencoded: excludeEnrichedWithinDays=abc', async () => {
-      const res = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'n'], ['accountIds', 'a'], ['excludeEnrichedWithinDays', 'abc']]) });
+      const res = await call(api(), CREATE, {
+        apiKey,
+        form: urlencoded([
+          ['name', 'n'],
+          ['accountIds', 'a'],
+          ['excludeEnrichedWithinDays', 'abc'],
+        ]),
+      });
       expectInvalidRequest(res, 'excludeEnrichedWithinDays');
       await expectNothingWritten(organizationId, apiKey);
     });
 
     it('urlencoded: excludeEnrichedWithinDays=1.5 and an unknown field', async () => {
-      const res = await call(api(), CREATE, { apiKey, form: urlencoded([['name', 'n'], ['accountIds', 'a'], ['excludeEnrichedWithinDays', '1.5'], ['color', 'red']]) });
+      const res = await call(api(), CREATE, {
+        apiKey,
+        form: urlencoded([
+          ['name', 'n'],
+          ['accountIds', 'a'],
+          ['excludeEnrichedWithinDays', '1.5'],
+          ['color', 'red'],
+        ]),
+      });
       expectInvalidRequest(res, 'excludeEnrichedWithinDays');
       expectInvalidRequest(res, 'color');
       await expectNothingWritten(organizationId, apiKey);
@@ -341,19 +424,38 @@ describe('POST /v1/campaigns/create', () => {
     });
 
     it('multipart: both accountIds and accountIdsFile', async () => {
-      const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'n'], ['accountIds', 'a'], ['accountIdsFile', { content: 'account_id\nb\n', filename: 'ids.csv' }]]) });
+      const res = await call(api(), CREATE, {
+        apiKey,
+        multipart: multipart([
+          ['name', 'n'],
+          ['accountIds', 'a'],
+          ['accountIdsFile', { content: 'account_id\nb\n', filename: 'ids.csv' }],
+        ]),
+      });
       expectInvalidRequest(res, 'accountIdsFile');
       await expectNothingWritten(organizationId, apiKey);
     });
 
     it('multipart: a file with a header and no IDs', async () => {
-      const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'n'], ['accountIdsFile', { content: '\uFEFFaccount_id\r\n\r\n', filename: 'ids.csv' }]]) });
+      const res = await call(api(), CREATE, {
+        apiKey,
+        multipart: multipart([
+          ['name', 'n'],
+          ['accountIdsFile', { content: '\uFEFFaccount_id\r\n\r\n', filename: 'ids.csv' }],
+        ]),
+      });
       expectInvalidRequest(res, /^accountIds(File)?: \S/);
       await expectNothingWritten(organizationId, apiKey);
     });
 
     it('multipart: a file with an ID containing a control character', async () => {
-      const res = await call(api(), CREATE, { apiKey, multipart: multipart([['name', 'n'], ['accountIdsFile', { content: 'account_id\nok\nbad\u0007id\n', filename: 'ids.csv' }]]) });
+      const res = await call(api(), CREATE, {
+        apiKey,
+        multipart: multipart([
+          ['name', 'n'],
+          ['accountIdsFile', { content: 'account_id\nok\nbad\u0007id\n', filename: 'ids.csv' }],
+        ]),
+      });
       expectInvalidRequest(res, /^accountIds(File)?(\[\d+\])?: \S/);
       await expectNothingWritten(organizationId, apiKey);
     });
@@ -407,20 +509,45 @@ describe('POST /v1/campaigns/update', () => {
 
   it('changes fields in urlencoded bodies, numbers and null coerced from text', async () => {
     const { apiKey, campaign } = await draft();
-    const both = await call(api(), UPDATE, { apiKey, form: urlencoded([['campaignId', campaign.id], ['name', ' Form name '], ['excludeEnrichedWithinDays', '45']]) });
+    const both = await call(api(), UPDATE, {
+      apiKey,
+      form: urlencoded([
+        ['campaignId', campaign.id],
+        ['name', ' Form name '],
+        ['excludeEnrichedWithinDays', '45'],
+      ]),
+    });
     expect(both.status).toBe(200);
     expect(both.data).toStrictEqual({ ...campaign, name: 'Form name', excludeEnrichedWithinDays: 45 });
 
-    const zero = await call(api(), UPDATE, { apiKey, form: urlencoded([['campaignId', campaign.id], ['excludeEnrichedWithinDays', '0']]) });
+    const zero = await call(api(), UPDATE, {
+      apiKey,
+      form: urlencoded([
+        ['campaignId', campaign.id],
+        ['excludeEnrichedWithinDays', '0'],
+      ]),
+    });
     expect(zero.status).toBe(200);
     expect(zero.data.excludeEnrichedWithinDays).toBe(0);
 
-    const cleared = await call(api(), UPDATE, { apiKey, form: urlencoded([['campaignId', campaign.id], ['excludeEnrichedWithinDays', 'null']]) });
+    const cleared = await call(api(), UPDATE, {
+      apiKey,
+      form: urlencoded([
+        ['campaignId', campaign.id],
+        ['excludeEnrichedWithinDays', 'null'],
+      ]),
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.data).toStrictEqual({ ...campaign, name: 'Form name', excludeEnrichedWithinDays: null });
     await expectStored(apiKey, cleared.data);
 
-    const bad = await call(api(), UPDATE, { apiKey, form: urlencoded([['campaignId', campaign.id], ['excludeEnrichedWithinDays', 'abc']]) });
+    const bad = await call(api(), UPDATE, {
+      apiKey,
+      form: urlencoded([
+        ['campaignId', campaign.id],
+        ['excludeEnrichedWithinDays', 'abc'],
+      ]),
+    });
     expectInvalidRequest(bad, 'excludeEnrichedWithinDays');
     await expectStored(apiKey, cleared.data);
   });
@@ -468,7 +595,10 @@ describe('POST /v1/campaigns/update', () => {
     const unknown = newCampaignId();
     const res = await call(api(), UPDATE, { apiKey, body: { campaignId: unknown, name: 'x' } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id: unknown } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id: unknown } },
+    });
     // The conditional write must not have created an item.
     expect(await listAll(apiKey)).toEqual([]);
     const got = await call(api(), GET, { apiKey, body: { campaignId: unknown } });
@@ -478,9 +608,15 @@ describe('POST /v1/campaigns/update', () => {
   it("answers not_found for another organization's campaign and leaves it unchanged", async () => {
     const owner = await draft({ excludeEnrichedWithinDays: 9 });
     const other = await newOrganization();
-    const res = await call(api(), UPDATE, { apiKey: other.apiKey, body: { campaignId: owner.campaign.id, name: 'Hijacked', excludeEnrichedWithinDays: null } });
+    const res = await call(api(), UPDATE, {
+      apiKey: other.apiKey,
+      body: { campaignId: owner.campaign.id, name: 'Hijacked', excludeEnrichedWithinDays: null },
+    });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id: owner.campaign.id } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id: owner.campaign.id } },
+    });
     await expectStored(owner.apiKey, owner.campaign);
     expect(await listAll(other.apiKey)).toEqual([]);
   });
@@ -491,17 +627,29 @@ describe('POST /v1/campaigns/update', () => {
     expect(ui).toMatchObject({ status: 'tam_only', createdVia: 'ui' });
     const res = await call(api(), UPDATE, { apiKey, body: { campaignId: ui.id, name: 'Changed' } });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ data: null, error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'tam_only' } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'tam_only' } },
+    });
     await expectStored(apiKey, ui);
   });
 
   it('refuses a draft created through another surface (only API-created drafts are editable)', async () => {
     const { organizationId, apiKey } = await newOrganization();
     for (const createdVia of ['ui', 'data_cube'] as const) {
-      const other = await createCampaign(deps(), { organizationId, name: `From ${createdVia}`, accountIds: ['a'], createdVia, status: 'draft' });
+      const other = await createCampaign(deps(), {
+        organizationId,
+        name: `From ${createdVia}`,
+        accountIds: ['a'],
+        createdVia,
+        status: 'draft',
+      });
       const res = await call(api(), UPDATE, { apiKey, body: { campaignId: other.id, excludeEnrichedWithinDays: 1 } });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ data: null, error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'draft' } } });
+      expect(res.body).toEqual({
+        data: null,
+        error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'draft' } },
+      });
       await expectStored(apiKey, other);
     }
   });
@@ -514,7 +662,10 @@ describe('POST /v1/campaigns/update', () => {
     expect(before.data.status).toBe('enriching');
     const res = await call(api(), UPDATE, { apiKey, body: { campaignId: record.id, name: 'Changed', excludeEnrichedWithinDays: 0 } });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ data: null, error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'enriching' } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'enriching' } },
+    });
     await expectStored(apiKey, before.data);
   });
 
@@ -531,7 +682,10 @@ describe('POST /v1/campaigns/update', () => {
     await campaigns().create(record);
     const res = await call(api(), UPDATE, { apiKey, body: { campaignId: record.id, name: 'Changed' } });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ data: null, error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'expired' } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'expired' } },
+    });
     const stored = await campaigns().get(organizationId, record.id);
     expect(stored?.name).toBe('Launched');
   });

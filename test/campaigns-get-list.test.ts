@@ -115,7 +115,9 @@ async function writeRecords(records: CampaignRecord[], parallel = 8): Promise<vo
   const chunks: CampaignRecord[][] = [];
   for (let i = 0; i < records.length; i += 25) chunks.push(records.slice(i, i + 25));
   const writeChunk = async (chunk: CampaignRecord[]) => {
-    let requests: { PutRequest: { Item: Record<string, unknown> } }[] = chunk.map((record) => ({ PutRequest: { Item: campaignItem(record) } }));
+    let requests: { PutRequest: { Item: Record<string, unknown> } }[] = chunk.map((record) => ({
+      PutRequest: { Item: campaignItem(record) },
+    }));
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * attempt));
       const out = await ddb.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: requests } }));
@@ -130,7 +132,10 @@ async function walk(apiKey: string, filters: Record<string, unknown> | undefined
   const pages: { campaigns: ReturnType<typeof listItem>[]; nextCursor: string | null }[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const res = await call(api(), LIST, { apiKey, body: { ...(filters ? { filters } : {}), ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) } });
+    const res = await call(api(), LIST, {
+      apiKey,
+      body: { ...(filters ? { filters } : {}), ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     pages.push(res.data);
     if (res.data.nextCursor === null) break;
@@ -209,11 +214,50 @@ describe('POST /v1/campaigns/get', () => {
       const id = newCampaignId();
       records[key] = campaignRecord(organizationId, { id, attempt: attempt(id), ...overrides });
     };
-    make('enriched', { name: 'Enriched live', status: 'enriched', excludeEnrichedWithinDays: 30, createdAt: iso(now - 10 * DAY), ...completed, completedAt: iso(now - 9 * DAY), resultsExpireAt: iso(now + 21 * DAY) });
-    make('lapsed', { name: 'Enriched lapsed', status: 'enriched', excludeEnrichedWithinDays: 0, createdAt: iso(now - 45 * DAY), ...completed, completedAt: iso(now - 44 * DAY), resultsExpireAt: iso(now - 14 * DAY) });
-    make('lapsedJustNow', { name: 'Lapsed a second ago', status: 'enriched', createdAt: iso(now - 31 * DAY), ...completed, completedAt: iso(now - 30 * DAY - 1000), resultsExpireAt: iso(now - 1000) });
-    make('expired', { name: 'Stored expired', status: 'expired', createdAt: iso(now - 60 * DAY), ...completed, completedAt: iso(now - 59 * DAY), resultsExpireAt: iso(now - 29 * DAY) });
-    make('enriching', { name: 'Enriching', status: 'enriching', excludeEnrichedWithinDays: 90, createdAt: iso(now - DAY), accountsRequested: 120, accountsEligible: 100, accountsExcluded: excluded, creditsCharged: 100 });
+    make('enriched', {
+      name: 'Enriched live',
+      status: 'enriched',
+      excludeEnrichedWithinDays: 30,
+      createdAt: iso(now - 10 * DAY),
+      ...completed,
+      completedAt: iso(now - 9 * DAY),
+      resultsExpireAt: iso(now + 21 * DAY),
+    });
+    make('lapsed', {
+      name: 'Enriched lapsed',
+      status: 'enriched',
+      excludeEnrichedWithinDays: 0,
+      createdAt: iso(now - 45 * DAY),
+      ...completed,
+      completedAt: iso(now - 44 * DAY),
+      resultsExpireAt: iso(now - 14 * DAY),
+    });
+    make('lapsedJustNow', {
+      name: 'Lapsed a second ago',
+      status: 'enriched',
+      createdAt: iso(now - 31 * DAY),
+      ...completed,
+      completedAt: iso(now - 30 * DAY - 1000),
+      resultsExpireAt: iso(now - 1000),
+    });
+    make('expired', {
+      name: 'Stored expired',
+      status: 'expired',
+      createdAt: iso(now - 60 * DAY),
+      ...completed,
+      completedAt: iso(now - 59 * DAY),
+      resultsExpireAt: iso(now - 29 * DAY),
+    });
+    make('enriching', {
+      name: 'Enriching',
+      status: 'enriching',
+      excludeEnrichedWithinDays: 90,
+      createdAt: iso(now - DAY),
+      accountsRequested: 120,
+      accountsEligible: 100,
+      accountsExcluded: excluded,
+      creditsCharged: 100,
+    });
     make('draftCanceled', {
       name: 'Draft after cancel',
       createdAt: iso(now - 3 * DAY),
@@ -228,8 +272,21 @@ describe('POST /v1/campaigns/get', () => {
       lastEnrichment: { status: 'failed', startedAt: iso(now - 3 * DAY), endedAt: null, refunded: false },
       creditsCharged: 3,
     });
-    records.tamOnly = campaignRecord(organizationId, { name: 'From the interface', status: 'tam_only', createdVia: 'ui', createdAt: iso(now - 5 * DAY), accountsRequested: 7 });
-    records.dataCube = campaignRecord(organizationId, { name: 'From a data cube', status: 'draft', createdVia: 'data_cube', excludeEnrichedWithinDays: 365, createdAt: iso(now - 6 * DAY), accountsRequested: 2_000 });
+    records.tamOnly = campaignRecord(organizationId, {
+      name: 'From the interface',
+      status: 'tam_only',
+      createdVia: 'ui',
+      createdAt: iso(now - 5 * DAY),
+      accountsRequested: 7,
+    });
+    records.dataCube = campaignRecord(organizationId, {
+      name: 'From a data cube',
+      status: 'draft',
+      createdVia: 'data_cube',
+      excludeEnrichedWithinDays: 365,
+      createdAt: iso(now - 6 * DAY),
+      accountsRequested: 2_000,
+    });
     for (const record of Object.values(records)) await campaigns().create(record);
   });
 
@@ -397,14 +454,20 @@ describe('POST /v1/campaigns/get', () => {
     const id = records.enriched!.id;
     const res = await call(api(), GET, { apiKey: other.apiKey, body: { campaignId: id } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id } },
+    });
   });
 
   it('answers not_found for an unknown campaign', async () => {
     const id = newCampaignId();
     const res = await call(api(), GET, { apiKey, body: { campaignId: id } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id } } });
+    expect(res.body).toEqual({
+      data: null,
+      error: { code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id } },
+    });
   });
 
   it.each([
@@ -433,7 +496,9 @@ describe('POST /v1/campaigns/list: order, page size, validation', () => {
     // Six campaigns share one createdAt: the ID breaks the tie, descending.
     const records = [
       ...Array.from({ length: 6 }, () => campaignRecord(org.organizationId, { createdAt: tied })),
-      ...Array.from({ length: 24 }, (_, i) => campaignRecord(org.organizationId, { createdAt: iso(base + (i % 2 === 0 ? 1 : -1) * (i + 1) * 1_000 + 7) })),
+      ...Array.from({ length: 24 }, (_, i) =>
+        campaignRecord(org.organizationId, { createdAt: iso(base + (i % 2 === 0 ? 1 : -1) * (i + 1) * 1_000 + 7) }),
+      ),
     ];
     await writeRecords(records);
     expected = [...records].sort(newestFirst);
@@ -494,13 +559,26 @@ describe('POST /v1/campaigns/list: order, page size, validation', () => {
     ['urlencoded limit=0', { form: new URLSearchParams({ limit: '0' }) }, 'limit'],
     ['urlencoded limit=101', { form: new URLSearchParams({ limit: '101' }) }, 'limit'],
     ['unknown filter key', { body: { filters: { name: 'x' } } }, 'filters.name'],
-    ['unknown filter key next to a good one', { body: { filters: { status: 'draft', organizationId: 'org_x' } } }, 'filters.organizationId'],
+    [
+      'unknown filter key next to a good one',
+      { body: { filters: { status: 'draft', organizationId: 'org_x' } } },
+      'filters.organizationId',
+    ],
     ['unknown status', { body: { filters: { status: 'archived' } } }, 'filters.status'],
     ['unknown status in an array', { body: { filters: { status: ['draft', 'archived'] } } }, 'filters.status[1]'],
     ['empty status array', { body: { filters: { status: [] } } }, 'filters.status'],
     ['status of the wrong type', { body: { filters: { status: 3 } } }, 'filters.status'],
     ['unknown createdVia', { body: { filters: { createdVia: 'cli' } } }, 'filters.createdVia'],
-    ['urlencoded unknown status', { form: new URLSearchParams([['filters[status]', 'draft'], ['filters[status]', 'done']]) }, 'filters.status[1]'],
+    [
+      'urlencoded unknown status',
+      {
+        form: new URLSearchParams([
+          ['filters[status]', 'draft'],
+          ['filters[status]', 'done'],
+        ]),
+      },
+      'filters.status[1]',
+    ],
     ['urlencoded unknown filter key', { form: new URLSearchParams([['filters[owner]', 'me']]) }, 'filters.owner'],
     ['filters not an object', { body: { filters: 'draft' } }, 'filters'],
     ['unknown top-level property', { body: { sort: 'asc' } }, 'sort'],
@@ -587,7 +665,9 @@ describe('POST /v1/campaigns/list: filters and expiry as read', () => {
     expect(await page({ status: 'draft', createdVia: 'ui' })).toStrictEqual(items('draftUi'));
     expect(await page({ status: ['draft', 'tam_only'], createdVia: ['api'] })).toStrictEqual(items('draftApi'));
     expect(await page({ status: 'tam_only', createdVia: 'api' })).toStrictEqual([]);
-    expect(await page({})).toStrictEqual(items('draftApi', 'draftUi', 'enrichingApi', 'liveApi', 'lapsedApi', 'lapsedCube', 'expiredUi', 'tamOnly'));
+    expect(await page({})).toStrictEqual(
+      items('draftApi', 'draftUi', 'enrichingApi', 'liveApi', 'lapsedApi', 'lapsedCube', 'expiredUi', 'tamOnly'),
+    );
   });
 });
 
@@ -614,7 +694,13 @@ describe('POST /v1/campaigns/list: pagination over 260 campaigns, every filter c
     await writeRecords(records);
   });
 
-  const statusArrays: Status[][] = [['draft', 'enriching'], ['enriched', 'expired'], ['expired', 'tam_only', 'draft'], [...STATUSES], ['expired']];
+  const statusArrays: Status[][] = [
+    ['draft', 'enriching'],
+    ['enriched', 'expired'],
+    ['expired', 'tam_only', 'draft'],
+    [...STATUSES],
+    ['expired'],
+  ];
   const viaArrays: Via[][] = [['api', 'ui'], ['data_cube', 'ui'], [...VIAS]];
   const combos: Record<string, unknown>[] = [
     {},
@@ -640,11 +726,17 @@ describe('POST /v1/campaigns/list: pagination over 260 campaigns, every filter c
   it.each([7, 25, 100])('limit %i: following nextCursor visits every matching campaign once, in order', async (limit) => {
     const failures: string[] = [];
     const runOne = async (filters: Record<string, unknown>) => {
-      const expected = records.filter((record) => matches(record, filters)).sort(newestFirst).map(listItem);
+      const expected = records
+        .filter((record) => matches(record, filters))
+        .sort(newestFirst)
+        .map(listItem);
       expect(expected.length).toBeGreaterThan(0);
       const pages = await walk(apiKey, Object.keys(filters).length > 0 ? filters : undefined, limit);
       const label = `filters ${JSON.stringify(filters)}, limit ${limit}`;
-      expect(pages.flatMap((p) => p.campaigns), label).toStrictEqual(expected);
+      expect(
+        pages.flatMap((p) => p.campaigns),
+        label,
+      ).toStrictEqual(expected);
       expect(pages.length, label).toBe(Math.ceil(expected.length / limit));
       pages.forEach((p, index) => {
         const last = index === pages.length - 1;
@@ -679,8 +771,12 @@ describe('POST /v1/campaigns/list: cursors', () => {
     ({ organizationId, apiKey } = await newOrganization());
     other = await newOrganization();
     const base = Date.now() - DAY;
-    const mine = Array.from({ length: 12 }, (_, i) => recordOfKind(organizationId, i % 3 === 0 ? 'enriching' : i % 3 === 1 ? 'draft' : 'tam_only', { createdAt: iso(base + i * 1000) }));
-    const theirs = Array.from({ length: 12 }, (_, i) => recordOfKind(other.organizationId, i % 2 === 0 ? 'enriching' : 'draft', { createdAt: iso(base + i * 1000) }));
+    const mine = Array.from({ length: 12 }, (_, i) =>
+      recordOfKind(organizationId, i % 3 === 0 ? 'enriching' : i % 3 === 1 ? 'draft' : 'tam_only', { createdAt: iso(base + i * 1000) }),
+    );
+    const theirs = Array.from({ length: 12 }, (_, i) =>
+      recordOfKind(other.organizationId, i % 2 === 0 ? 'enriching' : 'draft', { createdAt: iso(base + i * 1000) }),
+    );
     await writeRecords([...mine, ...theirs]);
     expected = mine.filter((record) => record.status !== 'tam_only').sort(newestFirst);
   });
@@ -727,7 +823,9 @@ describe('POST /v1/campaigns/list: cursors', () => {
   });
 
   it('refuses a cursor built by the caller', async () => {
-    const forged = Buffer.from(JSON.stringify({ o: organizationId, f: '[["draft","enriching"],null]', l: 3, a: '9999' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ o: organizationId, f: '[["draft","enriching"],null]', l: 3, a: '9999' })).toString(
+      'base64url',
+    );
     for (const cursor of [forged, `${forged}.${'A'.repeat(43)}`, 'not-a-cursor']) {
       const res = await call(api(), LIST, { apiKey, body: { filters: FILTERS, limit: 3, cursor } });
       expectInvalidRequest(res, 'cursor');
@@ -742,14 +840,25 @@ describe('POST /v1/campaigns/list: cursors', () => {
 
   it('refuses a cursor sent with another limit (including the default)', async () => {
     const cursor = await firstPage();
-    for (const body of [{ filters: FILTERS, limit: 4, cursor }, { filters: FILTERS, limit: 100, cursor }, { filters: FILTERS, cursor }]) {
+    for (const body of [
+      { filters: FILTERS, limit: 4, cursor },
+      { filters: FILTERS, limit: 100, cursor },
+      { filters: FILTERS, cursor },
+    ]) {
       expectInvalidRequest(await call(api(), LIST, { apiKey, body }), 'cursor');
     }
   });
 
   it('refuses a cursor sent with other filters', async () => {
     const cursor = await firstPage();
-    for (const filters of [undefined, {}, { status: 'draft' }, { status: ['draft', 'enriching', 'tam_only'] }, { ...FILTERS, createdVia: 'api' }, { createdVia: ['api'] }]) {
+    for (const filters of [
+      undefined,
+      {},
+      { status: 'draft' },
+      { status: ['draft', 'enriching', 'tam_only'] },
+      { ...FILTERS, createdVia: 'api' },
+      { createdVia: ['api'] },
+    ]) {
       const res = await call(api(), LIST, { apiKey, body: { ...(filters ? { filters } : {}), limit: 3, cursor } });
       expectInvalidRequest(res, 'cursor');
     }
@@ -765,12 +874,19 @@ describe('POST /v1/campaigns/list: cursors', () => {
     const single = await call(api(), LIST, { apiKey, body: { filters: { status: 'draft' }, limit: 2 } });
     const asArray = await call(api(), LIST, { apiKey, body: { filters: { status: ['draft'] }, limit: 2, cursor: single.data.nextCursor } });
     expect(asArray.status).toBe(200);
-    expect(asArray.data.campaigns).toStrictEqual(expected.filter((record) => record.status === 'draft').slice(2, 4).map(listItem));
+    expect(asArray.data.campaigns).toStrictEqual(
+      expected
+        .filter((record) => record.status === 'draft')
+        .slice(2, 4)
+        .map(listItem),
+    );
   });
 
   it('accepts a default-limit cursor with an explicit limit of 25', async () => {
     const many = await newOrganization();
-    const records = Array.from({ length: 30 }, (_, i) => recordOfKind(many.organizationId, 'draft', { createdAt: iso(Date.now() - DAY + i * 1000) }));
+    const records = Array.from({ length: 30 }, (_, i) =>
+      recordOfKind(many.organizationId, 'draft', { createdAt: iso(Date.now() - DAY + i * 1000) }),
+    );
     await writeRecords(records);
     const first = await call(api(), LIST, { apiKey: many.apiKey, body: {} });
     const second = await call(api(), LIST, { apiKey: many.apiKey, body: { limit: 25, cursor: first.data.nextCursor } });
@@ -788,15 +904,26 @@ describe('POST /v1/campaigns/list: JSON, urlencoded and multipart give identical
     apiKey = org.apiKey;
     const kinds: Kind[] = ['draft', 'enriching', 'enriched', 'tam_only'];
     const records = Array.from({ length: 40 }, (_, i) =>
-      recordOfKind(org.organizationId, kinds[i % 4]!, { createdVia: i % 5 === 0 ? 'ui' : 'api', createdAt: iso(Date.now() - DAY + i * 1000) }),
+      recordOfKind(org.organizationId, kinds[i % 4]!, {
+        createdVia: i % 5 === 0 ? 'ui' : 'api',
+        createdAt: iso(Date.now() - DAY + i * 1000),
+      }),
     );
     await writeRecords(records);
-    expected = records.filter((r) => (r.status === 'draft' || r.status === 'enriching') && r.createdVia === 'api').sort(newestFirst).map(listItem);
+    expected = records
+      .filter((r) => (r.status === 'draft' || r.status === 'enriching') && r.createdVia === 'api')
+      .sort(newestFirst)
+      .map(listItem);
     expect(expected.length).toBeGreaterThan(10);
     expect(expected.length).toBeLessThanOrEqual(20);
   });
 
-  const FIELDS: [string, string][] = [['filters[status]', 'draft'], ['filters[status]', 'enriching'], ['filters[createdVia]', 'api'], ['limit', '10']];
+  const FIELDS: [string, string][] = [
+    ['filters[status]', 'draft'],
+    ['filters[status]', 'enriching'],
+    ['filters[createdVia]', 'api'],
+    ['limit', '10'],
+  ];
   const bodies = (cursor?: string): Record<string, CallOptions> => {
     const pairs: [string, string][] = cursor ? [...FIELDS, ['cursor', cursor]] : FIELDS;
     const multipart = new FormData();
@@ -844,7 +971,13 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     const res = await call(api(), LIST, { apiKey, body });
     removeSpies.pop()!();
     expect(res.status).toBe(200);
-    return { data: res.data, scanned: spy.queryScanned, capacity: spy.queryCapacity, capacityReported: spy.queryCapacityReported, queries: spy.commands.filter((c) => c === 'QueryCommand').length };
+    return {
+      data: res.data,
+      scanned: spy.queryScanned,
+      capacity: spy.queryCapacity,
+      capacityReported: spy.queryCapacityReported,
+      queries: spy.commands.filter((c) => c === 'QueryCommand').length,
+    };
   }
 
   it('a page of rare tam_only campaigns, a draft page and an unfiltered page cost the same with 103 and 3,103 campaigns', async () => {
@@ -852,10 +985,16 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     const start = Date.now() - 60 * DAY;
     // The rare campaigns are the oldest: any scan over drafts would have to pass every draft first.
     const rare = Array.from({ length: 3 }, (_, i) => recordOfKind(organizationId, 'tam_only', { createdAt: iso(start + i) }));
-    const drafts = (from: number, count: number) => Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'draft', { createdAt: iso(start + 1_000 + (from + i) * 10) }));
+    const drafts = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'draft', { createdAt: iso(start + 1_000 + (from + i) * 10) }));
     await writeRecords([...rare, ...drafts(0, 100)]);
 
-    const shapes = [{ filters: { status: 'tam_only' } }, { filters: { status: 'draft' }, limit: 10 }, {}, { filters: { createdVia: 'ui' } }];
+    const shapes = [
+      { filters: { status: 'tam_only' } },
+      { filters: { status: 'draft' }, limit: 10 },
+      {},
+      { filters: { createdVia: 'ui' } },
+    ];
     const before: Measure[] = [];
     for (const body of shapes) before.push(await measure(apiKey, body));
     expect(before[0]!.data.campaigns).toHaveLength(3);
@@ -891,7 +1030,10 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     const { organizationId, apiKey } = await newOrganization();
     const start = Date.now() - 90 * DAY;
     const expired = Array.from({ length: 3 }, (_, i) => recordOfKind(organizationId, 'expired', { createdAt: iso(start + i) }));
-    const live = (from: number, count: number) => Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'enriched', { createdAt: iso(Date.now() - 20 * DAY + (from + i) * 10) }));
+    const live = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        recordOfKind(organizationId, 'enriched', { createdAt: iso(Date.now() - 20 * DAY + (from + i) * 10) }),
+      );
     await writeRecords([...expired, ...live(0, 10)]);
     const before = await measure(apiKey, { filters: { status: 'expired' } });
     expect(before.data.campaigns.map((item: { id: string }) => item.id)).toEqual([...expired].sort(newestFirst).map((r) => r.id));
@@ -906,13 +1048,19 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     // Lapsed: stored `enriched` past resultsExpireAt (the workflow has not rewritten them yet), one created a minute apart.
     const { organizationId, apiKey } = await newOrganization();
     const start = Date.now() - 40 * DAY;
-    const lapsed = (from: number, count: number) => Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'lapsed', { createdAt: iso(start + (from + i) * 60_000) }));
+    const lapsed = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => recordOfKind(organizationId, 'lapsed', { createdAt: iso(start + (from + i) * 60_000) }));
     const older = lapsed(0, 600);
     const newer = lapsed(600, 30);
     await writeRecords(newer);
     const body = { filters: { status: 'expired' }, limit: 10 };
     const few = await measure(apiKey, body);
-    expect(few.data.campaigns.map((item: { id: string }) => item.id)).toEqual([...newer].sort(newestFirst).slice(0, 10).map((r) => r.id));
+    expect(few.data.campaigns.map((item: { id: string }) => item.id)).toEqual(
+      [...newer]
+        .sort(newestFirst)
+        .slice(0, 10)
+        .map((r) => r.id),
+    );
 
     await writeRecords(older, 16);
     const many = await measure(apiKey, body);
@@ -922,6 +1070,8 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     expect(many.scanned).toBeLessThanOrEqual(2 * (body.limit + 1) + 1);
     // Every page of the walk is right (the cursor's pages read the lapsed index from its start again).
     const pages = await walk(apiKey, body.filters, 100);
-    expect(pages.flatMap((p) => p.campaigns.map((item: { id: string }) => item.id))).toEqual([...older, ...newer].sort(newestFirst).map((r) => r.id));
+    expect(pages.flatMap((p) => p.campaigns.map((item: { id: string }) => item.id))).toEqual(
+      [...older, ...newer].sort(newestFirst).map((r) => r.id),
+    );
   });
 });

@@ -9,7 +9,18 @@ import { describe, expect, it } from 'vitest';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import { accountLists, campaigns, ledger, organizations } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
-import { activeAccounts, createApiCampaign, describeOrg, enrich, expectError, getCampaign, importAccounts, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  describeOrg,
+  enrich,
+  expectError,
+  getCampaign,
+  importAccounts,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './enrichment/support';
 import { accountsPage, bucketFixture, quote, snapshotStorage, storageChanges } from './enrichment/outcomes-support';
 import { OBJECT_PREFIXES } from '../lib/objects';
 
@@ -61,7 +72,10 @@ describe('quote', () => {
     const launched = await enrich(api(), apiKey, campaignId);
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
     expect(launched.data.accounts).toEqual(quoted.data.accounts);
-    expect(launched.data.credits).toEqual({ charged: quoted.data.credits.required, remaining: quoted.data.credits.available - quoted.data.credits.required });
+    expect(launched.data.credits).toEqual({
+      charged: quoted.data.credits.required,
+      remaining: quoted.data.credits.available - quoted.data.credits.required,
+    });
     expect((await describeOrg(api(), apiKey)).enrichment).toEqual({
       maxEnrichingAccounts: quoted.data.enrichment.maxEnrichingAccounts,
       enrichingAccounts: quoted.data.enrichment.enrichingAccounts + quoted.data.accounts.eligible,
@@ -132,7 +146,10 @@ describe('quote', () => {
     const theirs = await createApiCampaign(api(), other.apiKey, [`${p}_0`]);
 
     expectError(await quote(api(), mine.apiKey, theirs), 404, 'not_found', { resource: 'campaign', id: theirs });
-    expectError(await quote(api(), mine.apiKey, 'camp_111111111111111111111'), 404, 'not_found', { resource: 'campaign', id: 'camp_111111111111111111111' });
+    expectError(await quote(api(), mine.apiKey, 'camp_111111111111111111111'), 404, 'not_found', {
+      resource: 'campaign',
+      id: 'camp_111111111111111111111',
+    });
 
     const ui = await createCampaign(
       { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
@@ -159,8 +176,18 @@ describe('quote', () => {
     expect(quoteOp.requestBody.content['application/json'].example).toEqual({ campaignId: expect.stringMatching(/^camp_/) });
     expect(accountsOp.requestBody.content['application/json'].example).toMatchObject({ filters: { outcome: ['invalid', 'not_found'] } });
     const { LaunchQuote, CampaignAccountsPage, AccountOutcome } = document.components.schemas;
-    expect(LaunchQuote.example).toMatchObject({ outcome: 'insufficient_credits', credits: { required: 212, available: 150, shortfall: 62 } });
-    expect(Object.keys(CampaignAccountsPage.example.summary)).toEqual(['invalid', 'recently_enriched', 'crm_excluded', 'pending', 'found', 'not_found']);
+    expect(LaunchQuote.example).toMatchObject({
+      outcome: 'insufficient_credits',
+      credits: { required: 212, available: 150, shortfall: 62 },
+    });
+    expect(Object.keys(CampaignAccountsPage.example.summary)).toEqual([
+      'invalid',
+      'recently_enriched',
+      'crm_excluded',
+      'pending',
+      'found',
+      'not_found',
+    ]);
     expect(AccountOutcome.enum).toEqual(['invalid', 'recently_enriched', 'crm_excluded', 'pending', 'found', 'not_found']);
   });
 });

@@ -75,7 +75,11 @@ describe('client', () => {
     expect(page.campaigns.map((c) => c.id)).toEqual([campaign.id]);
 
     const exported = await client.exportCampaign({ campaignId: campaign.id, hasEmail: true });
-    expect(exported).toMatchObject({ campaignId: campaign.id, rows: { accounts: 4, contacts: 4 }, file: { format: 'csv', encoding: 'utf-8-bom' } });
+    expect(exported).toMatchObject({
+      campaignId: campaign.id,
+      rows: { accounts: 4, contacts: 4 },
+      file: { format: 'csv', encoding: 'utf-8-bom' },
+    });
     const csv = await fetch(exported.url);
     expect(csv.status).toBe(200);
     expect((await csv.text()).split('\r\n').filter(Boolean)).toHaveLength(5);
@@ -195,7 +199,11 @@ describe('client', () => {
       expect((await client.quoteCampaign({ campaignId: campaign.id })).outcome).toBe('launchable');
       expect((await client.describeLimits()).requests).toMatchObject({ limit: expect.any(Number), windowSeconds: expect.any(Number) });
       // Never launched: nothing to cancel.
-      await expect(client.cancelCampaign({ campaignId: campaign.id })).rejects.toMatchObject({ code: 'campaign_not_cancelable', status: 409, details: { status: 'draft' } });
+      await expect(client.cancelCampaign({ campaignId: campaign.id })).rejects.toMatchObject({
+        code: 'campaign_not_cancelable',
+        status: 409,
+        details: { status: 'draft' },
+      });
       const endpoint = await client.createWebhookEndpoint({ url: receiver.url, events: ['campaign.enriched'] });
       await client.enrichCampaign({ campaignId: campaign.id });
       const enriched = await client.waitForEnrichment(campaign.id, { timeoutSeconds: 30, intervalSeconds: 0.1 });
@@ -208,10 +216,16 @@ describe('client', () => {
       expect(csv.charCodeAt(0)).not.toBe(0xfeff);
       expect((await client.listLedger({ filters: { campaignId: campaign.id } })).entries.map((e) => e.kind)).toEqual(['charge']);
       // Privacy (docs/privacy.md): a suppression made, listed and lifted; an erasure made, read and listed.
-      const [suppression] = (await client.createSuppressions({ identifiers: [{ type: 'contact_id', value: 'client-suppressed' }], reason: 'opt_out' })).suppressions;
+      const [suppression] = (
+        await client.createSuppressions({ identifiers: [{ type: 'contact_id', value: 'client-suppressed' }], reason: 'opt_out' })
+      ).suppressions;
       expect([...(await client.listSuppressions()).suppressions].map((s) => s.id)).toEqual([suppression!.id]);
       expect(await client.deleteSuppression({ id: suppression!.id })).toEqual({ id: suppression!.id, deleted: true });
-      const erasure = await client.createErasure({ identifiers: [{ type: 'contact_id', value: 'client-erased' }], regime: 'gdpr', requestRef: 'client' });
+      const erasure = await client.createErasure({
+        identifiers: [{ type: 'contact_id', value: 'client-erased' }],
+        regime: 'gdpr',
+        requestRef: 'client',
+      });
       expect((await client.getErasure({ id: erasure.id })).requestRef).toBe('client');
       expect((await client.listErasures()).erasures.map((e) => e.id)).toEqual([erasure.id]);
       const results = await client.listCampaignResults({ campaignId: campaign.id });
@@ -231,7 +245,8 @@ describe('client', () => {
       const [delivered] = await receiver.received(1);
       const event = verifyWebhook(delivered!.body, webhookHeaders(delivered!), [endpoint.secret!]);
       expect(event.type).toBe('campaign.enriched');
-      if (event.type === 'campaign.enriched') expect(event.data.campaign).toMatchObject({ id: campaign.id, status: 'enriched', results: enriched.results });
+      if (event.type === 'campaign.enriched')
+        expect(event.data.campaign).toMatchObject({ id: campaign.id, status: 'enriched', results: enriched.results });
 
       expect((await client.listWebhookEndpoints()).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
       const sent = await client.testWebhookEndpoint({ endpointId: endpoint.id });
@@ -239,7 +254,9 @@ describe('client', () => {
       const attempts = [];
       for await (const delivery of client.webhookDeliveries({ filters: { endpointId: endpoint.id } })) attempts.push(delivery);
       expect(attempts.map((a) => a.eventType).sort()).toEqual(['campaign.enriched', 'webhook.test']);
-      expect((await client.listWebhookDeliveries({ filters: { eventType: 'webhook.test' } })).deliveries[0]?.messageId).toBe(sent.messageId);
+      expect((await client.listWebhookDeliveries({ filters: { eventType: 'webhook.test' } })).deliveries[0]?.messageId).toBe(
+        sent.messageId,
+      );
       expect((await client.redeliverWebhook({ messageId: sent.messageId })).trigger).toBe('redeliver');
       const rotated = await client.rotateWebhookSecret({ endpointId: endpoint.id });
       expect(rotated.secret).not.toBe(endpoint.secret);

@@ -52,7 +52,10 @@ async function start(port: number, readyWithinMs: number, which: string, env: Re
   });
   stack = child;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start (${which}) was not ready within ${readyWithinMs / 1000} s:\n${output}`)), readyWithinMs);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start (${which}) was not ready within ${readyWithinMs / 1000} s:\n${output}`)),
+      readyWithinMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       if (output.includes('Campaign Enrichment API is running at')) {
@@ -72,7 +75,9 @@ async function start(port: number, readyWithinMs: number, which: string, env: Re
 
 /** `kill -9` of the whole process group (npm, tsx, node, the DynamoDB Local guard and its JVM). */
 async function killGroup(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
   try {
     process.kill(-child.pid!, 'SIGKILL');
   } catch {
@@ -95,7 +100,11 @@ afterAll(async () => {
 }, 30_000);
 
 async function post(url: string, apiKey: string, route: string, body: unknown): Promise<any> {
-  const res = await fetch(`${url}${route}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as { data: any; error: any };
   if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${JSON.stringify(json)}`);
   return json.data;
@@ -119,7 +128,11 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
     // Only the pass at start before the crash: a periodic pass (every 30 s) could settle the half-done cancel below before the kill on a slow machine.
     const first = await start(port, FIRST_START_WITHIN_MS, 'first start', { RECONCILE_EVERY_SECONDS: '3600' });
     const apiKey = (await (await fetch(`${url}/local/demo-key`)).text()).trim();
-    const endpoints = JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')) as { dynamodbEndpoint: string; sfnEndpoint: string; tableName: string };
+    const endpoints = JSON.parse(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')) as {
+      dynamodbEndpoint: string;
+      sfnEndpoint: string;
+      tableName: string;
+    };
     const firstJvm = Number(readFileSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE), 'utf8'));
     const before = await post(url, apiKey, '/v1/org/describe', {});
     const organizationId = before.organization.id as string;
@@ -127,14 +140,20 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
 
     // Three campaigns: the whole demo warehouse (3,000 accounts), and two of 1,000.
     const ids: string[] = [];
-    for (const [from, count] of [[0, 3_000], [0, 1_000], [1_000, 1_000]] as const) {
+    for (const [from, count] of [
+      [0, 3_000],
+      [0, 1_000],
+      [1_000, 1_000],
+    ] as const) {
       const accountIds = Array.from({ length: count }, (_, i) => `acc_${String(from + i + 1).padStart(5, '0')}`);
       ids.push((await post(url, apiKey, '/v1/campaigns/create', { name: `Crash ${ids.length}`, accountIds })).id);
     }
     // The first is launched, and the operator's cancel of it is half done: its request recorded
     // and its execution stopped (the cancel's first two steps), nothing refunded yet.
     const canceled = ids[0]!;
-    const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS }));
+    const ddb = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: endpoints.dynamodbEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS }),
+    );
     await post(url, apiKey, '/v1/campaigns/enrich', { campaignId: canceled });
     const { Attributes } = await ddb.send(
       new UpdateCommand({
@@ -149,11 +168,15 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
     );
     ddb.destroy();
     const sfn = new SFNClient({ endpoint: endpoints.sfnEndpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
-    await sfn.send(new StopExecutionCommand({ executionArn: Attributes!.attempt.executionArn, cause: 'Canceled by an operator', error: 'Canceled' }));
+    await sfn.send(
+      new StopExecutionCommand({ executionArn: Attributes!.attempt.executionArn, cause: 'Canceled by an operator', error: 'Canceled' }),
+    );
     sfn.destroy();
     // The other two are launched; the stack dies while they run.
     await Promise.all(ids.slice(1).map((campaignId) => post(url, apiKey, '/v1/campaigns/enrich', { campaignId })));
-    const statusesAtCrash = await Promise.all(ids.map(async (campaignId) => (await post(url, apiKey, '/v1/campaigns/get', { campaignId })).status as string));
+    const statusesAtCrash = await Promise.all(
+      ids.map(async (campaignId) => (await post(url, apiKey, '/v1/campaigns/get', { campaignId })).status as string),
+    );
     expect(statusesAtCrash[0]).toBe('enriching');
 
     await killGroup(first);

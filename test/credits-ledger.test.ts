@@ -57,7 +57,8 @@ async function allPages(apiKey: string, body: Record<string, unknown> = {}): Pro
 /** An entry as the ledger operation shows it. */
 const shown = ({ organizationId: _organizationId, keyId: _keyId, ...entry }: LedgerEntry) => entry;
 /** Newest first: createdAt, then id, descending. */
-const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
+const newestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
+  b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
 
 describe('every credit movement is on the ledger', () => {
   it('across three organizations (grants, launches, partial refunds, a failed and a canceled attempt, operator additions and removals): balance = Σ entries, charged = −Σ campaign entries', async () => {
@@ -93,7 +94,9 @@ describe('every credit movement is on the ledger', () => {
     const canceled = await createApiCampaign(api(), orgs[2]!.apiKey, ids);
     expect((await enrich(api(), orgs[2]!.apiKey, canceled)).status).toBe(200);
     await held.called('getAccounts');
-    expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, canceled)).toMatchObject({ status: 'canceled' });
+    expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, canceled)).toMatchObject({
+      status: 'canceled',
+    });
     held.release();
     await pollDraft(orgs[2]!.apiKey, canceled, 'canceled');
     campaignIds[2]!.push(canceled);
@@ -120,14 +123,29 @@ describe('every credit movement is on the ledger', () => {
       }
     }
     // What each organization's ledger says happened.
-    const shapes = await Promise.all(orgs.map(async (org) => (await ledger().entriesOf(org.organizationId)).filter((e) => e.campaignId).map((e) => [e.kind, e.reason, e.amount])));
-    expect(shapes[0]).toEqual([['charge', 'launch', -5], ['refund', 'no_contacts_found', 2]]);
-    expect(shapes[1]).toEqual(expect.arrayContaining([['charge', 'launch', -5], ['refund', 'no_contacts_found', 2], ['refund', 'failed', 5]]));
+    const shapes = await Promise.all(
+      orgs.map(async (org) =>
+        (await ledger().entriesOf(org.organizationId)).filter((e) => e.campaignId).map((e) => [e.kind, e.reason, e.amount]),
+      ),
+    );
+    expect(shapes[0]).toEqual([
+      ['charge', 'launch', -5],
+      ['refund', 'no_contacts_found', 2],
+    ]);
+    expect(shapes[1]).toEqual(
+      expect.arrayContaining([
+        ['charge', 'launch', -5],
+        ['refund', 'no_contacts_found', 2],
+        ['refund', 'failed', 5],
+      ]),
+    );
     expect(shapes[1]).toHaveLength(4);
     expect(shapes[2]).toEqual(expect.arrayContaining([['refund', 'canceled', 5]]));
     expect(shapes[2]).toHaveLength(4);
     // Balances: grant + 50 − 20 − 3 (the net charge of the enriched campaign).
-    expect(await Promise.all(orgs.map(async (org) => (await call(api(), '/v1/org/describe', { apiKey: org.apiKey })).data.credits.smb))).toEqual([127, 227, 327]);
+    expect(
+      await Promise.all(orgs.map(async (org) => (await call(api(), '/v1/org/describe', { apiKey: org.apiKey })).data.credits.smb)),
+    ).toEqual([127, 227, 327]);
   });
 
   it('an operator removal below the balance is refused, and an adjustment of 0 moves nothing; neither writes an entry', async () => {
@@ -159,7 +177,11 @@ describe('POST /v1/org/ledger', () => {
     await importAccounts(accounts);
     org = await newOrganization({ smbCredits: 500 });
     other = await newOrganization({ smbCredits: 70 });
-    campaignA = await createApiCampaign(api(), org.apiKey, accounts.map((a) => a.accountId));
+    campaignA = await createApiCampaign(
+      api(),
+      org.apiKey,
+      accounts.map((a) => a.accountId),
+    );
     campaignB = await createApiCampaign(api(), org.apiKey, [accounts[0]!.accountId]);
     for (const campaignId of [campaignA, campaignB]) {
       expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
@@ -174,7 +196,16 @@ describe('POST /v1/org/ledger', () => {
     const res = await call(api(), LEDGER, { apiKey: org.apiKey, body: {} });
     expect(res.status).toBe(200);
     expect(res.data).toEqual({ entries: [...stored].sort(newestFirst).map(shown), nextCursor: null });
-    expect(Object.keys(res.data.entries[0]).sort()).toEqual(['amount', 'attemptId', 'campaignId', 'createdAt', 'id', 'kind', 'note', 'reason']);
+    expect(Object.keys(res.data.entries[0]).sort()).toEqual([
+      'amount',
+      'attemptId',
+      'campaignId',
+      'createdAt',
+      'id',
+      'kind',
+      'note',
+      'reason',
+    ]);
   });
 
   it('filters by campaign, by kind and by both (AND), in every encoding', async () => {
@@ -182,7 +213,10 @@ describe('POST /v1/org/ledger', () => {
     const byCampaign = await call(api(), LEDGER, { apiKey: org.apiKey, body: { filters: { campaignId: campaignA } } });
     expect(byCampaign.data.entries).toEqual(stored.filter((e) => e.campaignId === campaignA));
     expect(byCampaign.data.entries.map((e: any) => e.kind)).toEqual(['refund', 'charge']);
-    const refunds = await call(api(), LEDGER, { apiKey: org.apiKey, form: new URLSearchParams({ 'filters[kind]': 'refund', limit: '50' }) });
+    const refunds = await call(api(), LEDGER, {
+      apiKey: org.apiKey,
+      form: new URLSearchParams({ 'filters[kind]': 'refund', limit: '50' }),
+    });
     expect(refunds.data.entries).toEqual(stored.filter((e) => e.kind === 'refund'));
     const form = new FormData();
     form.append('filters[kind]', 'charge');
@@ -191,7 +225,14 @@ describe('POST /v1/org/ledger', () => {
     expect(both.data.entries).toEqual(stored.filter((e) => e.kind === 'charge' && e.campaignId === campaignB));
     expect(both.data.entries).toHaveLength(1);
     const adjustments = await call(api(), LEDGER, { apiKey: org.apiKey, body: { filters: { kind: 'adjustment' } } });
-    expect(adjustments.data.entries.map((e: any) => e.reason)).toEqual(['operator', 'operator', 'operator', 'operator', 'operator', 'initial_grant']);
+    expect(adjustments.data.entries.map((e: any) => e.reason)).toEqual([
+      'operator',
+      'operator',
+      'operator',
+      'operator',
+      'operator',
+      'initial_grant',
+    ]);
   });
 
   it('pages are stable under concurrent writes: every entry that existed is seen once, in order', async () => {
@@ -243,7 +284,11 @@ describe('POST /v1/org/ledger', () => {
     }
     // A campaign-list cursor is not a ledger cursor.
     const list = await call(api(), '/v1/campaigns/list', { apiKey: org.apiKey, body: { limit: 1 } });
-    expectError(await call(api(), LEDGER, { apiKey: org.apiKey, body: { limit: 1, cursor: list.data.nextCursor } }), 400, 'invalid_request');
+    expectError(
+      await call(api(), LEDGER, { apiKey: org.apiKey, body: { limit: 1, cursor: list.data.nextCursor } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('refuses bad input naming the field', async () => {
@@ -266,11 +311,15 @@ describe('npm run ops -- credits:reconcile', () => {
   /** Runs the operator CLI against `tableName` as a child process; never throws on a non-zero exit. */
   async function ops(tableName: string, ...args: string[]) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'infra/ops.ts', ...args, '--table', tableName, '--bucket', config.bucketName], {
-        cwd: ROOT,
-        // The CLI runs outside the local Lambda emulation of this process.
-        env: { ...environmentOutsideLambda(), TABLE_NAME: tableName },
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'infra/ops.ts', ...args, '--table', tableName, '--bucket', config.bucketName],
+        {
+          cwd: ROOT,
+          // The CLI runs outside the local Lambda emulation of this process.
+          env: { ...environmentOutsideLambda(), TABLE_NAME: tableName },
+        },
+      );
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failure = error as { code: number; stdout: string; stderr: string };
@@ -286,7 +335,9 @@ describe('npm run ops -- credits:reconcile', () => {
     const created = await ops(tableName, 'org:create', '--name', 'Reconciled', '--smb-credits', '100');
     expect(created.code, created.stderr).toBe(0);
     const { organizationId } = JSON.parse(created.stdout) as { organizationId: string };
-    const second = JSON.parse((await ops(tableName, 'org:create', '--name', 'Other', '--smb-credits', '0')).stdout) as { organizationId: string };
+    const second = JSON.parse((await ops(tableName, 'org:create', '--name', 'Other', '--smb-credits', '0')).stdout) as {
+      organizationId: string;
+    };
     const adjusted = await ops(tableName, 'org:credits', '--org', organizationId, '--add', '-30', '--note', 'invoice 7 refunded by card');
     expect(JSON.parse(adjusted.stdout)).toEqual({ organizationId, smb: 70, adjustmentId: expect.stringMatching(/^adj_/) });
     const entries = await createLedgerStore({ client: ddb, tableName }).entriesOf(organizationId);
@@ -300,12 +351,23 @@ describe('npm run ops -- credits:reconcile', () => {
     expect(JSON.parse(clean.stdout)).toEqual({ organizations: 2, drift: [], campaignDrift: [] });
 
     // A write that moves the balance without an entry (what lib/credits never does).
-    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: 'SET smbCredits = smbCredits + :five', ExpressionAttributeValues: { ':five': 5 } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.organization(organizationId),
+        UpdateExpression: 'SET smbCredits = smbCredits + :five',
+        ExpressionAttributeValues: { ':five': 5 },
+      }),
+    );
     const drifted = await ops(tableName, 'credits:reconcile');
     expect(drifted.code).toBe(1);
     expect(drifted.stderr).toContain(organizationId);
     expect(drifted.stderr).not.toContain(second.organizationId);
-    expect(JSON.parse(drifted.stdout)).toEqual({ organizations: 2, drift: [{ organizationId, balance: 75, ledgerSum: 70, entries: 2, drift: 5 }], campaignDrift: [] });
+    expect(JSON.parse(drifted.stdout)).toEqual({
+      organizations: 2,
+      drift: [{ organizationId, balance: 75, ledgerSum: 70, entries: 2, drift: 5 }],
+      campaignDrift: [],
+    });
     const one = await ops(tableName, 'credits:reconcile', '--org', second.organizationId);
     expect(one.code).toBe(0);
     expect(JSON.parse(one.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
@@ -314,19 +376,37 @@ describe('npm run ops -- credits:reconcile', () => {
   it('exits 1 naming the campaign whose credits.charged changed behind the ledger (issue #31)', async () => {
     const tableName = `reconcile-${randomBytes(4).toString('hex')}`;
     await ensureTable(dynamodb, tableName);
-    const { organizationId } = JSON.parse((await ops(tableName, 'org:create', '--name', 'Campaigns', '--smb-credits', '10')).stdout) as { organizationId: string };
+    const { organizationId } = JSON.parse((await ops(tableName, 'org:create', '--name', 'Campaigns', '--smb-credits', '10')).stdout) as {
+      organizationId: string;
+    };
     const campaignId = `camp_${'2'.repeat(21)}`;
     // A campaign that was never charged: credits.charged 0 and no entry agree.
-    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.campaign(organizationId, campaignId), type: 'campaign', id: campaignId, organizationId, creditsCharged: 0 } }));
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.campaign(organizationId, campaignId), type: 'campaign', id: campaignId, organizationId, creditsCharged: 0 },
+      }),
+    );
     const clean = await ops(tableName, 'credits:reconcile', '--org', organizationId);
     expect(clean.code, clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [] });
 
     // Its credits.charged moved without an entry: the balance still equals the ledger, the campaign does not.
-    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), UpdateExpression: 'SET creditsCharged = :three', ExpressionAttributeValues: { ':three': 3 } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        UpdateExpression: 'SET creditsCharged = :three',
+        ExpressionAttributeValues: { ':three': 3 },
+      }),
+    );
     const drifted = await ops(tableName, 'credits:reconcile');
     expect(drifted.code).toBe(1);
     expect(drifted.stderr).toContain(`campaign ${campaignId}: charged 3 credits, ledger 0 credits (drift 3)`);
-    expect(JSON.parse(drifted.stdout)).toEqual({ organizations: 1, drift: [], campaignDrift: [{ organizationId, campaignId, charged: 3, ledgerCharged: 0, drift: 3 }] });
+    expect(JSON.parse(drifted.stdout)).toEqual({
+      organizations: 1,
+      drift: [],
+      campaignDrift: [{ organizationId, campaignId, charged: 3, ledgerCharged: 0, drift: 3 }],
+    });
   });
 });

@@ -23,24 +23,40 @@ describe('organization.credits_low', () => {
     const org = await newOrganization({ smbCredits: 6, limits: { lowBalanceThreshold: 5 } });
     const [subscribed, other] = [await startReceiver(), await startReceiver()];
     receivers.push(subscribed, other);
-    const created = await call(api(), '/v1/webhooks/create', { apiKey: org.apiKey, body: { url: subscribed.url, events: ['organization.credits_low'] } });
+    const created = await call(api(), '/v1/webhooks/create', {
+      apiKey: org.apiKey,
+      body: { url: subscribed.url, events: ['organization.credits_low'] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.data.events).toEqual(['organization.credits_low']);
-    const unsubscribed = await call(api(), '/v1/webhooks/create', { apiKey: org.apiKey, body: { url: other.url, events: ['campaign.expired'] } });
+    const unsubscribed = await call(api(), '/v1/webhooks/create', {
+      apiKey: org.apiKey,
+      body: { url: other.url, events: ['campaign.expired'] },
+    });
     expect(unsubscribed.status).toBe(200);
 
     const list = activeAccounts(uniquePrefix(), 2);
     await importAccounts(list);
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      list.map((a) => a.accountId),
+    );
     expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
 
     const [request] = await subscribed.received(1);
     const payload = new Webhook(created.data.secret).verify(request!.body, webhookHeaders(request!)) as Record<string, unknown>;
-    expect(payload).toEqual({ type: 'organization.credits_low', timestamp: expect.any(String), data: { organization: { id: org.organizationId }, credits: { smb: 4, threshold: 5 } } });
+    expect(payload).toEqual({
+      type: 'organization.credits_low',
+      timestamp: expect.any(String),
+      data: { organization: { id: org.organizationId }, credits: { smb: 4, threshold: 5 } },
+    });
     // The event was fanned out (the subscribed endpoint has it): the other endpoint got no message of it.
     const log = await call(api(), '/v1/webhooks/deliveries', { apiKey: org.apiKey, body: {} });
     expect(log.status, JSON.stringify(log.body)).toBe(200);
-    expect(log.data.deliveries.map((d: { endpointId: string; eventType: string }) => [d.endpointId, d.eventType])).toEqual([[created.data.id, 'organization.credits_low']]);
+    expect(log.data.deliveries.map((d: { endpointId: string; eventType: string }) => [d.endpointId, d.eventType])).toEqual([
+      [created.data.id, 'organization.credits_low'],
+    ]);
     expect(other.requests).toEqual([]);
   });
 
@@ -53,9 +69,16 @@ describe('organization.credits_low', () => {
     expect((await call(api(), '/v1/org/limits', { apiKey: live.apiKey })).data.lowBalanceThreshold).toBeNull();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const created = await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: receiver.url, events: ['organization.credits_low'] } });
+    const created = await call(api(), '/v1/webhooks/create', {
+      apiKey: testKey,
+      body: { url: receiver.url, events: ['organization.credits_low'] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const campaignId = await createApiCampaign(api(), testKey, [0, 1, 2].map((i) => `test_found_${uniquePrefix()}_${i}`));
+    const campaignId = await createApiCampaign(
+      api(),
+      testKey,
+      [0, 1, 2].map((i) => `test_found_${uniquePrefix()}_${i}`),
+    );
     expect((await enrich(api(), testKey, campaignId)).status).toBe(200);
     const [request] = await receiver.received(1);
     const payload = new Webhook(created.data.secret).verify(request!.body, webhookHeaders(request!)) as Record<string, unknown>;

@@ -22,11 +22,45 @@ describe('migrateLedger', () => {
     const at = '2026-10-01T10:00:00.000Z';
     // As the first ledger wrote them: organization without registry keys; charge +10, refund −4 (no contacts found).
     const legacy = [
-      { pk: `ORG#${org}`, sk: 'ORG', type: 'organization', id: org, name: 'Legacy', smbCredits: 994, researchAgentCredits: 0, maxEnrichingAccounts: 100, enrichingAccounts: 0, externalEnrichingAccounts: 0, createdAt: '2026-09-01T00:00:00.000Z' },
+      {
+        pk: `ORG#${org}`,
+        sk: 'ORG',
+        type: 'organization',
+        id: org,
+        name: 'Legacy',
+        smbCredits: 994,
+        researchAgentCredits: 0,
+        maxEnrichingAccounts: 100,
+        enrichingAccounts: 0,
+        externalEnrichingAccounts: 0,
+        createdAt: '2026-09-01T00:00:00.000Z',
+      },
       // Its campaign, charged 10 − 4 net (the reconciliation compares it with its entries).
       { pk: `ORG#${org}`, sk: `CAMPAIGN#${campaign}`, type: 'campaign', id: campaign, organizationId: org, creditsCharged: 6 },
-      { pk: `ORG#${org}`, sk: `LEDGER#${campaign}#att_1#charge-launch`, type: 'ledgerEntry', organizationId: org, campaignId: campaign, attemptId: 'att_1', kind: 'charge', reason: 'launch', amount: 10, createdAt: at },
-      { pk: `ORG#${org}`, sk: `LEDGER#${campaign}#att_1#refund-no_contacts_found`, type: 'ledgerEntry', organizationId: org, campaignId: campaign, attemptId: 'att_1', kind: 'refund', reason: 'no_contacts_found', amount: -4, createdAt: '2026-10-01T10:05:00.000Z' },
+      {
+        pk: `ORG#${org}`,
+        sk: `LEDGER#${campaign}#att_1#charge-launch`,
+        type: 'ledgerEntry',
+        organizationId: org,
+        campaignId: campaign,
+        attemptId: 'att_1',
+        kind: 'charge',
+        reason: 'launch',
+        amount: 10,
+        createdAt: at,
+      },
+      {
+        pk: `ORG#${org}`,
+        sk: `LEDGER#${campaign}#att_1#refund-no_contacts_found`,
+        type: 'ledgerEntry',
+        organizationId: org,
+        campaignId: campaign,
+        attemptId: 'att_1',
+        kind: 'refund',
+        reason: 'no_contacts_found',
+        amount: -4,
+        createdAt: '2026-10-01T10:05:00.000Z',
+      },
     ];
     await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName]: legacy.map((Item) => ({ PutRequest: { Item } })) } }));
     const ledger = createLedgerStore({ client: ddb, tableName });

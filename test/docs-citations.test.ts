@@ -22,7 +22,14 @@ const PLANTED = ['test/docs-links.test.ts', 'test/docs-citations.test.ts'];
 describe('the repository', () => {
   it('is scanned whole: code, tests, docs, CLI and bench, not dependencies', () => {
     const files = citingFiles(ROOT);
-    for (const file of ['README.md', 'docs/launch.md', 'lib/config.ts', 'infra/ops/program.ts', 'test/docs-citations.test.ts', 'docs/openapi.json']) {
+    for (const file of [
+      'README.md',
+      'docs/launch.md',
+      'lib/config.ts',
+      'infra/ops/program.ts',
+      'test/docs-citations.test.ts',
+      'docs/openapi.json',
+    ]) {
       expect(files).toContain(file);
     }
     expect(files.filter((file) => file.startsWith('node_modules/') || file.startsWith('.git/'))).toEqual([]);

@@ -19,7 +19,10 @@ const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 describe('generated figures', () => {
   it('are what the code generates, in every file that has them', () => {
     for (const [file, expected] of generateFigureFiles(ROOT)) {
-      expect({ file: path.relative(ROOT, file), stale: readFileSync(file, 'utf8') !== expected }).toEqual({ file: path.relative(ROOT, file), stale: false });
+      expect({ file: path.relative(ROOT, file), stale: readFileSync(file, 'utf8') !== expected }).toEqual({
+        file: path.relative(ROOT, file),
+        stale: false,
+      });
     }
   });
 
@@ -38,7 +41,9 @@ describe('generated figures', () => {
   it('state the stage throttle of infra/stack.ts', () => {
     const deploy = read('docs/deploy.md');
     for (const [stage, settings] of Object.entries(STAGES)) {
-      expect(deploy).toContain(`| ${stage} | ${settings.throttle.rateLimit.toLocaleString('en-US')} | ${settings.throttle.burstLimit.toLocaleString('en-US')} |`);
+      expect(deploy).toContain(
+        `| ${stage} | ${settings.throttle.rateLimit.toLocaleString('en-US')} | ${settings.throttle.burstLimit.toLocaleString('en-US')} |`,
+      );
     }
   });
 
@@ -49,7 +54,9 @@ describe('generated figures', () => {
       declared.default = before + 100;
       const changed = FILES_WITH_FIGURES.filter((file) => renderFigures(read(file), file) !== read(file));
       expect(changed).toEqual(['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md']);
-      expect(renderFigures(read('docs/limits.md'), 'docs/limits.md')).toContain(`q=${before + 100};w=${SETTINGS.rateLimitWindowSeconds.default}`);
+      expect(renderFigures(read('docs/limits.md'), 'docs/limits.md')).toContain(
+        `q=${before + 100};w=${SETTINGS.rateLimitWindowSeconds.default}`,
+      );
     } finally {
       declared.default = before;
     }
@@ -61,11 +68,16 @@ describe('generated figures', () => {
       const section = errors.indexOf(`### \`${code}\``);
       return section < 0 || errors.lastIndexOf(`\n## ${status}`, section) < 0;
     });
-    expect(missing.map(([code]) => code), 'codes without a "### `code`" section under their "## status" in docs/errors.md').toEqual([]);
+    expect(
+      missing.map(([code]) => code),
+      'codes without a "### `code`" section under their "## status" in docs/errors.md',
+    ).toEqual([]);
   });
 
   it('refuse an unknown generator and a block closed under another name', () => {
     expect(() => renderFigures('<!-- figure:nope -->1<!-- /figure -->', 'x.md')).toThrow('no generator for figure nope');
-    expect(() => renderFigures('<!-- generated:settings -->\n<!-- /generated:stage-throttle -->', 'x.md')).toThrow('closed as stage-throttle');
+    expect(() => renderFigures('<!-- generated:settings -->\n<!-- /generated:stage-throttle -->', 'x.md')).toThrow(
+      'closed as stage-throttle',
+    );
   });
 });

@@ -60,7 +60,10 @@ describe('the checker, on a fixture with planted links', () => {
       '[r]: https://example.com/ref',
     ].join('\n'),
   );
-  writeFileSync(path.join(root, 'README.md'), '# Fixture\n\n[guide](docs/guide.md), [gone](docs/gone.md), [mail](mailto:someone@example.com).\n');
+  writeFileSync(
+    path.join(root, 'README.md'),
+    '# Fixture\n\n[guide](docs/guide.md), [gone](docs/gone.md), [mail](mailto:someone@example.com).\n',
+  );
 
   it('finds every link outside code, with its line', () => {
     const links = markdownLinks(readFileSync(path.join(root, 'docs', 'guide.md'), 'utf8'));

@@ -15,9 +15,28 @@ import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { WorkflowPort } from '../lib/enrichment/workflow';
-import { campaigns, embeddedWarehouse, enrichment, launchDependencies, ledger, organizations, reconcileDependencies, useWarehouse, workflow } from '../lib/root';
+import {
+  campaigns,
+  embeddedWarehouse,
+  enrichment,
+  launchDependencies,
+  ledger,
+  organizations,
+  reconcileDependencies,
+  useWarehouse,
+  workflow,
+} from '../lib/root';
 import { newOrganization, useApi } from './support/api';
-import { activeAccounts, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  enrich,
+  getCampaign,
+  importAccounts,
+  ledgerOf,
+  pollUntil,
+  uniquePrefix,
+} from './enrichment/support';
 
 const api = useApi();
 
@@ -58,13 +77,22 @@ function slowContacts(random: () => number, maxMs: number): void {
 describe('cancel racing enrich, repeat enrich and completion', () => {
   it(`${CAMPAIGNS} campaigns with random delays: never a 5xx, money and capacity exact`, { timeout: 180_000 }, async () => {
     const random = seeded(SEED);
-    const orgs = await Promise.all(Array.from({ length: ORGANIZATIONS }, () => newOrganization({ smbCredits: CREDITS, maxEnrichingAccounts: 10_000 })));
+    const orgs = await Promise.all(
+      Array.from({ length: ORGANIZATIONS }, () => newOrganization({ smbCredits: CREDITS, maxEnrichingAccounts: 10_000 })),
+    );
     const setups = await Promise.all(
       Array.from({ length: CAMPAIGNS }, async (_, i) => {
         const org = orgs[i % ORGANIZATIONS]!;
         const list = activeAccounts(uniquePrefix(), ACCOUNTS_PER_CAMPAIGN);
         await importAccounts(list);
-        return { org, campaignId: await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId)) };
+        return {
+          org,
+          campaignId: await createApiCampaign(
+            api(),
+            org.apiKey,
+            list.map((a) => a.accountId),
+          ),
+        };
       }),
     );
 
@@ -101,14 +129,28 @@ describe('cancel racing enrich, repeat enrich and completion', () => {
     expect(serverErrors, context).toEqual([]);
     for (const a of answers) {
       // 200: launched or the running campaign as it is; 409: enrichment_pending or campaign_not_enrichable.
-      if (a.status !== 200) expect([409, 'enrichment_pending|campaign_not_enrichable'.split('|').includes(a.code!)], `${context}: ${JSON.stringify(a)}`).toEqual([409, true]);
+      if (a.status !== 200)
+        expect(
+          [409, 'enrichment_pending|campaign_not_enrichable'.split('|').includes(a.code!)],
+          `${context}: ${JSON.stringify(a)}`,
+        ).toEqual([409, true]);
       else expect(a.code).toBeUndefined();
     }
-    expect(answers.filter((a) => a.call === 'launch').every((a) => a.status === 200), context).toBe(true);
+    expect(
+      answers.filter((a) => a.call === 'launch').every((a) => a.status === 200),
+      context,
+    ).toBe(true);
 
     // Everything settles without another call: each campaign ends enriched or draft.
     const finals = await pollUntil(
-      () => Promise.all(setups.map(async ({ org, campaignId }) => ({ org, campaignId, status: (await getCampaign(api(), org.apiKey, campaignId)).data.status as string }))),
+      () =>
+        Promise.all(
+          setups.map(async ({ org, campaignId }) => ({
+            org,
+            campaignId,
+            status: (await getCampaign(api(), org.apiKey, campaignId)).data.status as string,
+          })),
+        ),
       (all) => all.every((c) => c.status === 'enriched' || c.status === 'draft'),
       { timeoutMs: 60_000, intervalMs: 250 },
     );
@@ -127,7 +169,10 @@ describe('cancel racing enrich, repeat enrich and completion', () => {
       expect((await organizations().get(org.organizationId))!.enrichingAccounts, context).toBe(0);
     }
     // The race really happened: some cancels won, and some campaigns still completed.
-    expect(cancels.some((c) => c.outcome === 'canceled'), context).toBe(true);
+    expect(
+      cancels.some((c) => c.outcome === 'canceled'),
+      context,
+    ).toBe(true);
   });
 });
 
@@ -137,7 +182,11 @@ describe('repeat enrich on a running attempt', () => {
     const list = activeAccounts(uniquePrefix(), 2);
     await importAccounts(list);
     const org = await newOrganization({ smbCredits: 10 });
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      list.map((a) => a.accountId),
+    );
     const noStart: WorkflowPort = { ...workflow(), start: async (input) => workflow().executionArnOf(input.attemptId) };
     const launched = await enrichCampaign({ ...launchDependencies(org.organizationId), workflow: noStart }, org.organizationId, campaignId);
     expect(launched.status).toBe('enriching');
@@ -171,7 +220,10 @@ describe('repeat enrich on a running attempt', () => {
     // The reconciler (lib/enrichment/reconcile.ts) starts the lost execution; it completes, charged once.
     const report = await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId: org.organizationId });
     expect(report.repairs.map((r) => r.action)).toEqual(['started']);
-    await pollUntil(() => getCampaign(api(), org.apiKey, campaignId), (r) => r.data.status === 'enriched');
+    await pollUntil(
+      () => getCampaign(api(), org.apiKey, campaignId),
+      (r) => r.data.status === 'enriched',
+    );
     expect((await ledgerOf(org.organizationId, campaignId)).charged).toBe(2);
   });
 });

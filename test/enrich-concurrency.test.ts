@@ -36,7 +36,12 @@ async function campaignsOf(apiKey: string, count: number, size: number): Promise
   await importAccounts(accounts);
   return pMap(
     Array.from({ length: count }, (_, i) => i),
-    (i) => createApiCampaign(api(), apiKey, accounts.slice(i * size, (i + 1) * size).map((a) => a.accountId)),
+    (i) =>
+      createApiCampaign(
+        api(),
+        apiKey,
+        accounts.slice(i * size, (i + 1) * size).map((a) => a.accountId),
+      ),
     { concurrency: 10 },
   );
 }
@@ -106,7 +111,9 @@ describe('concurrent launches of different campaigns', () => {
       const ledgers = await Promise.all(campaignIds.map((id) => ledgerOf(organizationId, id)));
       const launchedIds = new Set(launched.map((r) => r.data.id as string));
       ledgers.forEach((ledger, i) => {
-        expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual(launchedIds.has(campaignIds[i]!) ? [['charge', 'launch', -10]] : []);
+        expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual(
+          launchedIds.has(campaignIds[i]!) ? [['charge', 'launch', -10]] : [],
+        );
       });
       expect(ledgers.reduce((sum, l) => sum + l.charged, 0)).toBe(startingBalance - (await balance(organizationId)));
     },
@@ -138,7 +145,11 @@ describe('concurrent launches of different campaigns', () => {
       }
       if (r.status === 402) {
         expect(r.error!.code).toBe('insufficient_credits');
-        expect(r.error!.details).toEqual({ available: r.error!.details.available, required: size, shortfall: size - r.error!.details.available });
+        expect(r.error!.details).toEqual({
+          available: r.error!.details.available,
+          required: size,
+          shortfall: size - r.error!.details.available,
+        });
         // The balance was short then and is no larger now.
         expect(after.credits.smb).toBeLessThan(size);
         return;
@@ -166,7 +177,12 @@ describe('concurrent launches of the same campaign', () => {
     const responses = await Promise.all(Array.from({ length: 20 }, () => enrich(api(), apiKey, campaignId!)));
     for (const r of responses) {
       if (r.status === 200) {
-        expect(r.data).toMatchObject({ id: campaignId, status: 'enriching', accounts: { requested: 10, eligible: 10 }, credits: { charged: 10 } });
+        expect(r.data).toMatchObject({
+          id: campaignId,
+          status: 'enriching',
+          accounts: { requested: 10, eligible: 10 },
+          credits: { charged: 10 },
+        });
       } else {
         expect(r.status, JSON.stringify(r.body)).toBe(409);
         expect(r.error).toEqual({ code: 'enrichment_pending', message: expect.stringMatching(/\S/) });

@@ -20,7 +20,18 @@ import { enrichCampaign } from '../lib/enrichment/launch';
 import { EnrichmentPendingError } from '../lib/errors';
 import { launchDependencies, ledger } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { activeAccounts, balance, createApiCampaign, enrich, getCampaign, importAccounts, ledgerOf, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  balance,
+  createApiCampaign,
+  enrich,
+  getCampaign,
+  importAccounts,
+  ledgerOf,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -39,14 +50,20 @@ async function invoke(handler: typeof enrichHandler, route: string, apiKey: stri
   return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') };
 }
 
-const invokeEnrich = (apiKey: string, campaignId: string, remainingMs: number) => invoke(enrichHandler, '/v1/campaigns/enrich', apiKey, { campaignId }, remainingMs);
+const invokeEnrich = (apiKey: string, campaignId: string, remainingMs: number) =>
+  invoke(enrichHandler, '/v1/campaigns/enrich', apiKey, { campaignId }, remainingMs);
 
 describe('deadlines of enrich and create', () => {
   it('a launch held past its deadline answers 500 internal_error, stops, and is never charged after the hold is released', async () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 4));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
-    const campaignId = await createApiCampaign(api(), apiKey, activeAccounts(p, 4).map((a) => a.accountId), 30);
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      activeAccounts(p, 4).map((a) => a.accountId),
+      30,
+    );
     const held = useTestWarehouse({ holdStatuses: true });
     const ledgerBefore = await ledger().entriesOf(organizationId);
 
@@ -62,7 +79,7 @@ describe('deadlines of enrich and create', () => {
     await sleep(1_500);
     expect(await balance(organizationId)).toBe(100);
     expect(await ledger().entriesOf(organizationId)).toEqual(ledgerBefore);
-    expect((await ledger().audit(organizationId))).toMatchObject({ balance: 100, ledgerSum: 100 });
+    expect(await ledger().audit(organizationId)).toMatchObject({ balance: 100, ledgerSum: 100 });
     const campaign = await getCampaign(api(), apiKey, campaignId);
     expect(campaign.data).toMatchObject({ status: 'draft', credits: { charged: 0, remaining: 100 } });
 
@@ -78,7 +95,11 @@ describe('deadlines of enrich and create', () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 2));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
-    const campaignId = await createApiCampaign(api(), apiKey, activeAccounts(p, 2).map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      activeAccounts(p, 2).map((a) => a.accountId),
+    );
     const res = await invokeEnrich(apiKey, campaignId, DEADLINE_MARGIN_MS - 1_000);
     expect(res.status).toBe(500);
     expect(await balance(organizationId)).toBe(10);
@@ -89,7 +110,13 @@ describe('deadlines of enrich and create', () => {
 
   it('a create past its deadline answers 500 internal_error and writes no campaign', async () => {
     const { apiKey } = await newOrganization();
-    const res = await invoke(createHandler, '/v1/campaigns/create', apiKey, { name: 'Too late', accountIds: ['acc_late_1'] }, DEADLINE_MARGIN_MS - 1_000);
+    const res = await invoke(
+      createHandler,
+      '/v1/campaigns/create',
+      apiKey,
+      { name: 'Too late', accountIds: ['acc_late_1'] },
+      DEADLINE_MARGIN_MS - 1_000,
+    );
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('internal_error');
     const listed = await call(api(), '/v1/campaigns/list', { apiKey, body: {} });
@@ -100,7 +127,11 @@ describe('deadlines of enrich and create', () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 3));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
-    const campaignId = await createApiCampaign(api(), apiKey, activeAccounts(p, 3).map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      activeAccounts(p, 3).map((a) => a.accountId),
+    );
     const held = useTestWarehouse({ holdStatuses: true });
 
     // A 1 s lock, and an evaluation that takes longer than that.

@@ -44,7 +44,11 @@ const api = useApi();
 const useTestWarehouse = useTestWarehouses();
 
 /** What the CompleteEnrichment task passes its step (functions/workflow-complete.ts). */
-const completionDeps = () => ({ campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds });
+const completionDeps = () => ({
+  campaigns: campaigns(),
+  enrichment: enrichment(),
+  resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds,
+});
 const cancelDeps = () => ({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() });
 
 /** Reads an execution of the local Step Functions endpoint. */
@@ -52,7 +56,11 @@ const describeExecution = (executionArn: string) => sfn().send(new DescribeExecu
 
 /** Waits until one execution is no longer RUNNING. */
 const waitForExecutionEnd = (executionArn: string, timeoutMs = 15_000): Promise<DescribeExecutionCommandOutput> =>
-  pollUntil(() => describeExecution(executionArn), (out) => out.status !== 'RUNNING', { timeoutMs });
+  pollUntil(
+    () => describeExecution(executionArn),
+    (out) => out.status !== 'RUNNING',
+    { timeoutMs },
+  );
 
 /** Creates and launches a campaign over the accounts; returns its IDs and its current attempt as stored. */
 async function launch(apiKey: string, organizationId: string, accountIds: string[]) {
@@ -62,8 +70,15 @@ async function launch(apiKey: string, organizationId: string, accountIds: string
   expect(res.data.status).toBe('enriching');
   const stored = await campaigns().get(organizationId, campaignId);
   // A fast-failing attempt can be compensated (its attempt cleared) before this read; its charge entry keeps the attempt's ID and start.
-  const charge = (await ledgerOf(organizationId, campaignId)).entries.find((entry: { kind: string }) => entry.kind === 'charge') as { attemptId: string; createdAt: string };
-  const attempt = stored?.attempt ?? { id: charge.attemptId, startedAt: charge.createdAt, executionArn: workflow().executionArnOf(charge.attemptId) };
+  const charge = (await ledgerOf(organizationId, campaignId)).entries.find((entry: { kind: string }) => entry.kind === 'charge') as {
+    attemptId: string;
+    createdAt: string;
+  };
+  const attempt = stored?.attempt ?? {
+    id: charge.attemptId,
+    startedAt: charge.createdAt,
+    executionArn: workflow().executionArnOf(charge.attemptId),
+  };
   expect(attempt.id).toBe(charge.attemptId);
   expect(attempt.executionArn).toBe(workflow().executionArnOf(attempt.id));
   return { campaignId, attempt, launched: res.data };
@@ -90,7 +105,11 @@ describe('a failing attempt', () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 50, maxEnrichingAccounts: 100 });
     useTestWarehouse({ failAccounts: true });
 
-    const { campaignId, attempt, launched } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt, launched } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     expect(launched.credits).toEqual({ charged: 4, remaining: 46 });
 
     const execution = await waitForExecutionEnd(attempt.executionArn);
@@ -110,8 +129,28 @@ describe('a failing attempt', () => {
 
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'charge', reason: 'launch', amount: -4, createdAt: expect.stringMatching(ISO_UTC), note: null },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: attempt.id, kind: 'refund', reason: 'failed', amount: 4, createdAt: expect.stringMatching(ISO_UTC), note: null },
+      {
+        id: expect.stringMatching(/^led_/),
+        organizationId,
+        campaignId,
+        attemptId: attempt.id,
+        kind: 'charge',
+        reason: 'launch',
+        amount: -4,
+        createdAt: expect.stringMatching(ISO_UTC),
+        note: null,
+      },
+      {
+        id: expect.stringMatching(/^led_/),
+        organizationId,
+        campaignId,
+        attemptId: attempt.id,
+        kind: 'refund',
+        reason: 'failed',
+        amount: 4,
+        createdAt: expect.stringMatching(ISO_UTC),
+        note: null,
+      },
     ]);
     // Entries are dated when written (issue #31): the charge at or after the attempt started, the refund at or after it ended.
     expect(ledger.entries[0]!.createdAt >= attempt.startedAt && ledger.entries[1]!.createdAt >= endedAt).toBe(true);
@@ -144,7 +183,11 @@ describe('an operator cancel (campaign:cancel)', () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 30, maxEnrichingAccounts: 50 });
     const held = useTestWarehouse({ holdAccounts: true });
 
-    const { campaignId, attempt, launched } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt, launched } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     await held.called('getAccounts');
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(3);
 
@@ -162,7 +205,10 @@ describe('an operator cancel (campaign:cancel)', () => {
     expect(Date.parse(canceled.data.lastEnrichment.endedAt)).toBeGreaterThanOrEqual(Date.parse(attempt.startedAt));
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -3], ['refund', 'canceled', 3]]);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([
+      ['charge', 'launch', -3],
+      ['refund', 'canceled', 3],
+    ]);
     expect(ledger.charged).toBe(0);
 
     // The held contact call now returns: the stopped execution must not complete or refund again.
@@ -194,7 +240,11 @@ describe('workflow steps are idempotent', () => {
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 20 });
     const held = useTestWarehouse({ holdAccounts: true });
-    const { campaignId, attempt } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     await held.called('getAccounts');
     expect(await balance(organizationId)).toBe(16);
 
@@ -206,8 +256,15 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -4], ['refund', 'failed', 4]]);
-    expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({ status: 'draft', credits: { charged: 0 }, lastEnrichment: { status: 'failed', refunded: true } });
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([
+      ['charge', 'launch', -4],
+      ['refund', 'failed', 4],
+    ]);
+    expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({
+      status: 'draft',
+      credits: { charged: 0 },
+      lastEnrichment: { status: 'failed', refunded: true },
+    });
 
     // The execution resumes, finds its attempt superseded and ends without moving money.
     held.release();
@@ -225,7 +282,11 @@ describe('workflow steps are idempotent', () => {
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 20 });
     const held = useTestWarehouse({ holdAccounts: true });
-    const { campaignId, attempt } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     await held.called('getAccounts');
 
     const input = { organizationId, campaignId, attemptId: attempt.id, reason: 'failed' as const };
@@ -235,7 +296,10 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(20);
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
     const ledger = await ledgerOf(organizationId, campaignId);
-    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([['charge', 'launch', -5], ['refund', 'failed', 5]]);
+    expect(ledger.entries.map((e) => [e.kind, e.reason, e.amount])).toEqual([
+      ['charge', 'launch', -5],
+      ['refund', 'failed', 5],
+    ]);
   });
 
   it('an operator cancel racing the failure compensation: one wins, the other is a no-op, money moves once', async () => {
@@ -244,7 +308,11 @@ describe('workflow steps are idempotent', () => {
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 20 });
     const held = useTestWarehouse({ holdAccounts: true });
-    const { campaignId, attempt } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     await held.called('getAccounts');
 
     // The workflow's CompensateAttempt (reason failed) and campaign:cancel's compensation (reason canceled) at once.
@@ -279,7 +347,12 @@ describe('workflow steps are idempotent', () => {
     expect(await balance(organizationId)).toBe(16);
 
     // What the contact step would report for this warehouse.
-    const input = { organizationId, campaignId, attemptId: attempt.id, batchResults: [{ index: 0, accounts: 4, accountsWithContact: 2, accountsWithMobile: 1, contacts: 3 }] };
+    const input = {
+      organizationId,
+      campaignId,
+      attemptId: attempt.id,
+      batchResults: [{ index: 0, accounts: 4, accountsWithContact: 2, accountsWithMobile: 1, contacts: 3 }],
+    };
     const t1 = new Date();
     const first = await completeEnrichment(completionDeps(), input, t1);
     expect(first).toEqual({ completedAt: t1.toISOString(), resultsExpireAt: new Date(t1.getTime() + 30 * DAY_MS).toISOString() });
@@ -330,7 +403,11 @@ describe('result expiry (docs/lifetimes.md)', () => {
     let launchedCampaign: Awaited<ReturnType<typeof launch>>;
     let done: any;
     try {
-      launchedCampaign = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+      launchedCampaign = await launch(
+        apiKey,
+        organizationId,
+        accounts.map((a) => a.accountId),
+      );
       done = await waitForStatus(api(), apiKey, launchedCampaign.campaignId, 'enriched');
     } finally {
       if (previousPeriod === undefined) delete process.env.RESULTS_ACCESS_PERIOD_SECONDS;
@@ -372,11 +449,18 @@ describe('result expiry (docs/lifetimes.md)', () => {
     const accounts = activeAccounts(p, 1);
     await importAccounts(accounts);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10 });
-    const { campaignId, attempt } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attempt } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     const done = await waitForStatus(api(), apiKey, campaignId, 'enriched');
     expect(Date.parse(done.resultsExpireAt) - Date.parse(done.completedAt)).toBe(30 * DAY_MS);
     // The execution has passed WaitForResultsExpiry (overridden to 0 locally) and waits in ExpireResults until the expiry.
-    await pollUntil(() => accountHistory().getFacts(organizationId, [accounts[0]!.accountId]), (f) => f.size === 1);
+    await pollUntil(
+      () => accountHistory().getFacts(organizationId, [accounts[0]!.accountId]),
+      (f) => f.size === 1,
+    );
     await waitForWorkflowState(attempt.executionArn!, 'ExpireResults');
 
     expect((await describeExecution(attempt.executionArn)).status).toBe('RUNNING');

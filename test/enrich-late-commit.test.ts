@@ -20,7 +20,16 @@ import { lambdaContext } from '../infra/local/lambda-context';
 import { ddb } from '../lib/aws';
 import { LAUNCH_COMMIT_RESERVE_MS } from '../lib/enrichment/launch';
 import { newOrganization, useApi } from './support/api';
-import { activeAccounts, balance, createApiCampaign, getCampaign, importAccounts, ledgerOf, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  balance,
+  createApiCampaign,
+  getCampaign,
+  importAccounts,
+  ledgerOf,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 
@@ -66,7 +75,11 @@ async function lateLaunch(how: Delay) {
     const prefix = uniquePrefix();
     await importAccounts(activeAccounts(prefix, 3));
     const org = await newOrganization({ smbCredits: 10 });
-    const campaignId = await createApiCampaign(api(), org.apiKey, activeAccounts(prefix, 3).map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      activeAccounts(prefix, 3).map((a) => a.accountId),
+    );
     const requestId = randomUUID();
     const context = lambdaContext('ApiFunction', requestId, LAUNCH_COMMIT_RESERVE_MS + extraMs);
     const delayed = delayLaunchTransaction(campaignId, how, () => context.getRemainingTimeInMillis());
@@ -102,7 +115,10 @@ async function expectAnswerTellsTheCharge(launch: Awaited<ReturnType<typeof late
   } else {
     expect(launch.status).toBeGreaterThanOrEqual(500);
     expect(await balance(launch.org.organizationId)).toBe(10);
-    expect((await getCampaign(api(), launch.org.apiKey, launch.campaignId)).data).toMatchObject({ status: 'draft', credits: { charged: 0 } });
+    expect((await getCampaign(api(), launch.org.apiKey, launch.campaignId)).data).toMatchObject({
+      status: 'draft',
+      credits: { charged: 0 },
+    });
   }
   expect(charges.length).toBeLessThanOrEqual(1);
 }

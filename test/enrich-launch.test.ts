@@ -80,10 +80,21 @@ describe('enrich: evaluation, charge, completion', () => {
     await accountHistory().addCrmTargets(organizationId, [id('closedCrm'), id('recentCrm'), id('crm')]);
 
     const submitted = [
-      id('a1'), id('a2'), id('a3'), id('a4'), id('a5'),
-      id('closed'), id('closedCrm'), id('inactive'), id('unknown1'), id('unknown2'),
-      id('recent'), id('recentCrm'), id('crm'),
-      id('a1'), id('unknown1'), // duplicates are collapsed
+      id('a1'),
+      id('a2'),
+      id('a3'),
+      id('a4'),
+      id('a5'),
+      id('closed'),
+      id('closedCrm'),
+      id('inactive'),
+      id('unknown1'),
+      id('unknown2'),
+      id('recent'),
+      id('recentCrm'),
+      id('crm'),
+      id('a1'),
+      id('unknown1'), // duplicates are collapsed
     ];
     const campaignId = await createApiCampaign(api(), apiKey, submitted, 30);
 
@@ -138,8 +149,30 @@ describe('enrich: evaluation, charge, completion', () => {
     // Ledger: one charge for the eligible accounts, one refund for those without contacts.
     const ledger = await ledgerOf(organizationId, campaignId);
     expect(ledger.entries).toEqual([
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: expect.stringMatching(/^att_/), kind: 'charge', reason: 'launch', amount: -5, createdAt: expect.stringMatching(ISO_UTC), note: null, keyId: expect.stringMatching(/^key_/) },
-      { id: expect.stringMatching(/^led_/), organizationId, campaignId, attemptId: ledger.entries[0]!.attemptId, kind: 'refund', reason: 'no_contacts_found', amount: 2, createdAt: expect.stringMatching(ISO_UTC), note: null, keyId: ledger.entries[0]!.keyId },
+      {
+        id: expect.stringMatching(/^led_/),
+        organizationId,
+        campaignId,
+        attemptId: expect.stringMatching(/^att_/),
+        kind: 'charge',
+        reason: 'launch',
+        amount: -5,
+        createdAt: expect.stringMatching(ISO_UTC),
+        note: null,
+        keyId: expect.stringMatching(/^key_/),
+      },
+      {
+        id: expect.stringMatching(/^led_/),
+        organizationId,
+        campaignId,
+        attemptId: ledger.entries[0]!.attemptId,
+        kind: 'refund',
+        reason: 'no_contacts_found',
+        amount: 2,
+        createdAt: expect.stringMatching(ISO_UTC),
+        note: null,
+        keyId: ledger.entries[0]!.keyId,
+      },
     ]);
     // Entries are dated when written (issue #31): the refund in the completion's transaction, at or after completedAt.
     expect(ledger.entries[1]!.createdAt >= done.completedAt).toBe(true);
@@ -202,7 +235,11 @@ describe('enrich: evaluation, charge, completion', () => {
     held.release();
     const launched = await first;
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
-    expect(launched.data).toMatchObject({ status: 'enriching', accounts: { requested: 3, eligible: 3 }, credits: { charged: 3, remaining: 7 } });
+    expect(launched.data).toMatchObject({
+      status: 'enriching',
+      accounts: { requested: 3, eligible: 3 },
+      credits: { charged: 3, remaining: 7 },
+    });
     expect(held.calls.getAccountStatuses).toBe(1);
 
     const done = await waitForStatus(api(), apiKey, campaignId, 'enriched');
@@ -262,11 +299,19 @@ describe('enrich: recency exclusion (docs/launch.md)', () => {
     };
 
     const within30 = await launchWith(30);
-    expect(within30.accounts).toEqual({ requested: 5, eligible: 3, excluded: { total: 2, invalid: 0, recentlyEnriched: 2, crmExcluded: 0 } });
+    expect(within30.accounts).toEqual({
+      requested: 5,
+      eligible: 3,
+      excluded: { total: 2, invalid: 0, recentlyEnriched: 2, crmExcluded: 0 },
+    });
     expect(within30.credits.charged).toBe(3);
 
     const within60 = await launchWith(60);
-    expect(within60.accounts).toEqual({ requested: 5, eligible: 2, excluded: { total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 } });
+    expect(within60.accounts).toEqual({
+      requested: 5,
+      eligible: 2,
+      excluded: { total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 },
+    });
 
     for (const days of [0, null]) {
       const none = await launchWith(days);
@@ -279,7 +324,11 @@ describe('enrich: recency exclusion (docs/launch.md)', () => {
     const otherCampaign = await createApiCampaign(api(), other.apiKey, [ids[0]!, ids[1]!], 30);
     const otherLaunch = await enrich(api(), other.apiKey, otherCampaign);
     expect(otherLaunch.status).toBe(200);
-    expect(otherLaunch.data.accounts).toEqual({ requested: 2, eligible: 2, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } });
+    expect(otherLaunch.data.accounts).toEqual({
+      requested: 2,
+      eligible: 2,
+      excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
+    });
   });
 
   it('excludes the accounts of a campaign as soon as it reads enriched, even before its history entries are written', async () => {
@@ -304,7 +353,9 @@ describe('enrich: recency exclusion (docs/launch.md)', () => {
       expect((await enrich(api(), apiKey, first)).status).toBe(200);
       const { completedAt } = await waitForStatus(api(), apiKey, first, 'enriched');
       // Between completion and history write: the completion waits on the organization item, and no entry exists.
-      expect((await organizations().get(organizationId))!.pendingRecency).toEqual([expect.objectContaining({ campaignId: first, completedAt })]);
+      expect((await organizations().get(organizationId))!.pendingRecency).toEqual([
+        expect.objectContaining({ campaignId: first, completedAt }),
+      ]);
       expect(await accountHistory().getFacts(organizationId, ids)).toEqual(new Map());
 
       // docs/launch.md: an account counts as recently enriched once the campaign reached `enriched`.
@@ -320,7 +371,10 @@ describe('enrich: recency exclusion (docs/launch.md)', () => {
 
       // The history written, the pending completion leaves the organization item; the history alone still excludes.
       markerWrite.open();
-      await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
+      await pollUntil(
+        () => organizations().get(organizationId),
+        (org) => org?.pendingRecency === undefined,
+      );
       const facts = await accountHistory().getFacts(organizationId, ids);
       expect(ids.map((id) => facts.get(id)?.lastEnrichedAt)).toEqual([completedAt, completedAt]);
       expectError(await enrich(api(), apiKey, second), 422, 'no_eligible_accounts', { requested: 2 });
@@ -344,13 +398,23 @@ describe('enrich: refusals (docs/launch.md order)', () => {
 
   it('no_eligible_accounts: 422 with details.requested; counts kept, nothing charged', async () => {
     const p = uniquePrefix();
-    await importAccounts([account(`${p}_closed`, 'closed', [contact(`${p}_c`)]), account(`${p}_inactive`, 'inactive'), account(`${p}_crm`, 'active', [contact(`${p}_c2`)])]);
+    await importAccounts([
+      account(`${p}_closed`, 'closed', [contact(`${p}_c`)]),
+      account(`${p}_inactive`, 'inactive'),
+      account(`${p}_crm`, 'active', [contact(`${p}_c2`)]),
+    ]);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 50 });
     await accountHistory().addCrmTargets(organizationId, [`${p}_crm`]);
     const campaignId = await createApiCampaign(api(), apiKey, [`${p}_closed`, `${p}_inactive`, `${p}_unknown`, `${p}_crm`]);
 
     expectError(await enrich(api(), apiKey, campaignId), 422, 'no_eligible_accounts', { requested: 4 });
-    await expectRefusedDraft(apiKey, organizationId, campaignId, { requested: 4, eligible: 0, excluded: { total: 4, invalid: 3, recentlyEnriched: 0, crmExcluded: 1 } }, 50);
+    await expectRefusedDraft(
+      apiKey,
+      organizationId,
+      campaignId,
+      { requested: 4, eligible: 0, excluded: { total: 4, invalid: 3, recentlyEnriched: 0, crmExcluded: 1 } },
+      50,
+    );
     expect((await describeOrg(api(), apiKey)).enrichment.enrichingAccounts).toBe(0);
   });
 
@@ -378,7 +442,11 @@ describe('enrich: refusals (docs/launch.md order)', () => {
     await importAccounts(activeAccounts(p, 5));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100, maxEnrichingAccounts: 10 });
     await organizations().setCapacity(organizationId, { externalEnrichingAccounts: 7 });
-    const campaignId = await createApiCampaign(api(), apiKey, activeAccounts(p, 5).map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      activeAccounts(p, 5).map((a) => a.accountId),
+    );
     const counts = { requested: 5, eligible: 5, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } };
 
     expectError(await enrich(api(), apiKey, campaignId), 429, 'concurrency_limit_exceeded', { limit: 10, inFlight: 7, requested: 5 });
@@ -398,10 +466,20 @@ describe('enrich: refusals (docs/launch.md order)', () => {
     const p = uniquePrefix();
     await importAccounts(activeAccounts(p, 4));
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 1, maxEnrichingAccounts: 3 });
-    const campaignId = await createApiCampaign(api(), apiKey, activeAccounts(p, 4).map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      activeAccounts(p, 4).map((a) => a.accountId),
+    );
 
     expectError(await enrich(api(), apiKey, campaignId), 402, 'insufficient_credits', { available: 1, required: 4, shortfall: 3 });
-    await expectRefusedDraft(apiKey, organizationId, campaignId, { requested: 4, eligible: 4, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } }, 1);
+    await expectRefusedDraft(
+      apiKey,
+      organizationId,
+      campaignId,
+      { requested: 4, eligible: 4, excluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 } },
+      1,
+    );
   });
 });
 
@@ -417,7 +495,10 @@ describe('enrich: campaigns that cannot be launched', () => {
     expectError(await enrich(api(), apiKey, unknown), 404, 'not_found', { resource: 'campaign', id: unknown });
     expectError(await enrich(api(), apiKey, othersCampaign), 404, 'not_found', { resource: 'campaign', id: othersCampaign });
     // The other organization's campaign was not touched.
-    expect((await getCampaign(api(), other.apiKey, othersCampaign)).data).toMatchObject({ status: 'draft', accounts: { eligible: null, excluded: null } });
+    expect((await getCampaign(api(), other.apiKey, othersCampaign)).data).toMatchObject({
+      status: 'draft',
+      accounts: { eligible: null, excluded: null },
+    });
 
     for (const body of [{ campaignId: 'camp_123' }, { campaignId: 'not-a-campaign' }, {}, { campaignId: othersCampaign, extra: 1 }]) {
       const res = await call(api(), ENRICH, { apiKey, body });
@@ -433,11 +514,30 @@ describe('enrich: campaigns that cannot be launched', () => {
     const ids = [`${p}_0`, `${p}_1`];
 
     const uiDraft = await createCampaign(campaignDeps(), { organizationId, name: 'ui draft', accountIds: ids, createdVia: 'ui' });
-    const cubeDraft = await createCampaign(campaignDeps(), { organizationId, name: 'cube draft', accountIds: ids, createdVia: 'data_cube' });
-    const tamOnly = await createCampaign(campaignDeps(), { organizationId, name: 'tam', accountIds: ids, createdVia: 'ui', status: 'tam_only' });
-    for (const [campaign, status] of [[uiDraft, 'draft'], [cubeDraft, 'draft'], [tamOnly, 'tam_only']] as const) {
+    const cubeDraft = await createCampaign(campaignDeps(), {
+      organizationId,
+      name: 'cube draft',
+      accountIds: ids,
+      createdVia: 'data_cube',
+    });
+    const tamOnly = await createCampaign(campaignDeps(), {
+      organizationId,
+      name: 'tam',
+      accountIds: ids,
+      createdVia: 'ui',
+      status: 'tam_only',
+    });
+    for (const [campaign, status] of [
+      [uiDraft, 'draft'],
+      [cubeDraft, 'draft'],
+      [tamOnly, 'tam_only'],
+    ] as const) {
       expectError(await enrich(api(), apiKey, campaign.id), 409, 'campaign_not_enrichable', { status });
-      expect((await getCampaign(api(), apiKey, campaign.id)).data).toMatchObject({ status, accounts: { eligible: null, excluded: null }, credits: { charged: 0 } });
+      expect((await getCampaign(api(), apiKey, campaign.id)).data).toMatchObject({
+        status,
+        accounts: { eligible: null, excluded: null },
+        credits: { charged: 0 },
+      });
     }
 
     // A real enriched campaign with a short result access period, refused while enriched and once expired.

@@ -19,9 +19,27 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
-import { campaigns, enrichment, launchDependencies, ledger, organizations, reconcileDependencies, useWarehouse, workflow } from '../lib/root';
+import {
+  campaigns,
+  enrichment,
+  launchDependencies,
+  ledger,
+  organizations,
+  reconcileDependencies,
+  useWarehouse,
+  workflow,
+} from '../lib/root';
 import { newOrganization, useApi } from './support/api';
-import { activeAccounts, createApiCampaign, enrich, importAccounts, ledgerOf, testWarehouse, uniquePrefix, type TestWarehouse } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  enrich,
+  importAccounts,
+  ledgerOf,
+  testWarehouse,
+  uniquePrefix,
+  type TestWarehouse,
+} from './enrichment/support';
 import { injectFault, removeAllFaults } from './hostile/support/faults';
 
 const api = useApi();
@@ -62,7 +80,7 @@ function hold(real: Real): void {
 const reconcileNow = (organizationId: string) => reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId });
 
 async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (await check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -83,7 +101,8 @@ async function checkInvariants(model: Model, real: Real, options: { afterReconci
     if (record.status === 'enriching') {
       enrichingAccounts += record.attempt!.eligible;
       expect(charged).toBe(record.attempt!.charged);
-      if (options.afterReconcile) expect(await workflow().status(record.attempt!.executionArn), `${c.id} enriching without a live execution`).toBe('RUNNING');
+      if (options.afterReconcile)
+        expect(await workflow().status(record.attempt!.executionArn), `${c.id} enriching without a live execution`).toBe('RUNNING');
     } else if (record.status === 'enriched') {
       // Every pool account is active with a contact: nothing is refunded at completion.
       expect(charged).toBe(record.attempt!.eligible);
@@ -99,7 +118,10 @@ async function checkInvariants(model: Model, real: Real, options: { afterReconci
 const pick = (model: Model, index: number) => model.campaigns[index % model.campaigns.length]!;
 
 class Create implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly accounts: number, readonly offset: number) {}
+  constructor(
+    readonly accounts: number,
+    readonly offset: number,
+  ) {}
   check = (m: Readonly<Model>) => m.campaigns.length < 6;
   async run(m: Model, r: Real) {
     const ids = Array.from({ length: this.accounts }, (_, i) => r.pool[(this.offset + i) % r.pool.length]!);
@@ -128,11 +150,19 @@ class Cancel implements fc.AsyncCommand<Model, Real> {
     const before = (await campaigns().get(r.organizationId, id))!;
     if (before.status === 'draft' && before.lastEnrichment?.status === 'canceled') {
       // A repeated cancel (docs/launch.md#canceling): the same answer, nothing moves.
-      expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({ campaignId: id, status: 'canceled' });
+      expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({
+        campaignId: id,
+        status: 'canceled',
+      });
     } else if (before.status !== 'enriching') {
-      await expect(cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).rejects.toThrow(/only an enriching campaign/);
+      await expect(cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).rejects.toThrow(
+        /only an enriching campaign/,
+      );
     } else {
-      expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({ campaignId: id, status: 'canceled' });
+      expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id)).toEqual({
+        campaignId: id,
+        status: 'canceled',
+      });
     }
     await checkInvariants(m, r);
   }
@@ -186,7 +216,14 @@ class CrashAfterLaunch implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const { id } = pick(m, this.index);
     const died = new Error('Injected: the Lambda died after the launch transaction');
-    const fault = injectFault({ client: 'dynamodb', command: 'TransactWriteItemsCommand', match: id, when: 'after', layer: 'above-retries', error: () => died });
+    const fault = injectFault({
+      client: 'dynamodb',
+      command: 'TransactWriteItemsCommand',
+      match: id,
+      when: 'after',
+      layer: 'above-retries',
+      error: () => died,
+    });
     await enrichCampaign(launchDependencies(r.organizationId), r.organizationId, id).catch(() => undefined);
     fault.remove();
     await checkInvariants(m, r);
@@ -200,7 +237,14 @@ class CrashInCancel implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.campaigns.length > 0;
   async run(m: Model, r: Real) {
     const { id } = pick(m, this.index);
-    const fault = injectFault({ client: 'sfn', command: 'StopExecutionCommand', when: 'before', layer: 'above-retries', times: 1, error: () => new Error('Injected: the cancel died at StopExecution') });
+    const fault = injectFault({
+      client: 'sfn',
+      command: 'StopExecutionCommand',
+      when: 'before',
+      layer: 'above-retries',
+      times: 1,
+      error: () => new Error('Injected: the cancel died at StopExecution'),
+    });
     await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, id).catch(() => undefined);
     fault.remove();
     await checkInvariants(m, r);
@@ -231,29 +275,38 @@ const commands = [
 ];
 
 describe('enrichment model', () => {
-  it(`random command sequences keep money, capacity and states exact (${RUNS} runs of up to ${MAX_COMMANDS} commands)`, { timeout: 60_000 + RUNS * MAX_COMMANDS * 4_000 }, async () => {
-    const pool = activeAccounts(uniquePrefix(), 12).map((a) => a);
-    await importAccounts(pool);
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
-        const { organizationId, apiKey } = await newOrganization({ smbCredits: 8, maxEnrichingAccounts: 8 });
-        const real: Real = { organizationId, apiKey, pool: pool.map((a) => a.accountId), held: testWarehouse() };
-        hold(real);
-        const model: Model = { campaigns: [], loweredBelowInFlight: false };
-        // Three drafts to start from, so enrich and cancel have something to act on at once.
-        for (const [n, o] of [[2, 0], [3, 2], [1, 5]] as const) await new Create(n, o).run(model, real);
-        try {
-          await fc.asyncModelRun(() => ({ model, real }), cmds);
-          if (process.env.MODEL_DEBUG) process.stderr.write(`model: ${String(cmds)}\n`);
-          // Whatever the sequence left, everything ends: reconcile, release, and nothing stays enriching.
-          await new Complete().run(model, real);
-          await new Reconcile().run(model, real);
-        } finally {
-          real.held.release();
-          removeAllFaults();
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  });
+  it(
+    `random command sequences keep money, capacity and states exact (${RUNS} runs of up to ${MAX_COMMANDS} commands)`,
+    { timeout: 60_000 + RUNS * MAX_COMMANDS * 4_000 },
+    async () => {
+      const pool = activeAccounts(uniquePrefix(), 12).map((a) => a);
+      await importAccounts(pool);
+      await fc.assert(
+        fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
+          const { organizationId, apiKey } = await newOrganization({ smbCredits: 8, maxEnrichingAccounts: 8 });
+          const real: Real = { organizationId, apiKey, pool: pool.map((a) => a.accountId), held: testWarehouse() };
+          hold(real);
+          const model: Model = { campaigns: [], loweredBelowInFlight: false };
+          // Three drafts to start from, so enrich and cancel have something to act on at once.
+          for (const [n, o] of [
+            [2, 0],
+            [3, 2],
+            [1, 5],
+          ] as const)
+            await new Create(n, o).run(model, real);
+          try {
+            await fc.asyncModelRun(() => ({ model, real }), cmds);
+            if (process.env.MODEL_DEBUG) process.stderr.write(`model: ${String(cmds)}\n`);
+            // Whatever the sequence left, everything ends: reconcile, release, and nothing stays enriching.
+            await new Complete().run(model, real);
+            await new Reconcile().run(model, real);
+          } finally {
+            real.held.release();
+            removeAllFaults();
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+  );
 });

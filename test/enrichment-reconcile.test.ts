@@ -53,7 +53,11 @@ async function fixture(accounts = 3) {
   const list = activeAccounts(p, accounts);
   await importAccounts(list);
   const org = await newOrganization({ smbCredits: 100, maxEnrichingAccounts: 50 });
-  const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+  const campaignId = await createApiCampaign(
+    api(),
+    org.apiKey,
+    list.map((a) => a.accountId),
+  );
   return { ...org, campaignId };
 }
 
@@ -76,7 +80,15 @@ describe('the enrichment reconciler closes each crash window', () => {
     expect((await reconcileEnrichments({ ...deps(), graceSeconds: 3_600 }, { organizationId: f.organizationId })).repairs).toEqual([]);
 
     const report = await reconcileEnrichments(deps(), { organizationId: f.organizationId });
-    expect(report.repairs).toEqual([{ organizationId: f.organizationId, campaignId: f.campaignId, attemptId: stuck!.attempt!.id, action: 'started', execution: 'MISSING' }]);
+    expect(report.repairs).toEqual([
+      {
+        organizationId: f.organizationId,
+        campaignId: f.campaignId,
+        attemptId: stuck!.attempt!.id,
+        action: 'started',
+        execution: 'MISSING',
+      },
+    ]);
     await waitForStatus(api(), f.apiKey, f.campaignId, 'enriched');
     await expectExact(f.organizationId, f.apiKey, f.campaignId, 3);
     // A second pass finds nothing to do.
@@ -108,13 +120,19 @@ describe('the enrichment reconciler closes each crash window', () => {
     await held.called('getAccounts');
     const attempt = (await campaigns().get(f.organizationId, f.campaignId))!.attempt!;
     // What DescribeExecution answers after an execution timeout.
-    const report = await reconcileEnrichments(deps({ status: async (arn) => (arn === attempt.executionArn ? 'TIMED_OUT' : workflow().status(arn)) }), { organizationId: f.organizationId });
+    const report = await reconcileEnrichments(
+      deps({ status: async (arn) => (arn === attempt.executionArn ? 'TIMED_OUT' : workflow().status(arn)) }),
+      { organizationId: f.organizationId },
+    );
     expect(report.repairs.map((r) => r.action)).toEqual(['compensated_failed']);
     held.release();
     const campaign = await waitForStatus(api(), f.apiKey, f.campaignId, 'draft');
     expect(campaign.lastEnrichment).toMatchObject({ status: 'failed', refunded: true });
     // The held execution, once released, finds its attempt gone and moves nothing.
-    await pollUntil(() => workflow().status(attempt.executionArn), (status) => status !== 'RUNNING');
+    await pollUntil(
+      () => workflow().status(attempt.executionArn),
+      (status) => status !== 'RUNNING',
+    );
     await expectExact(f.organizationId, f.apiKey, f.campaignId, 0);
   });
 
@@ -130,7 +148,10 @@ describe('the enrichment reconciler closes each crash window', () => {
     held.release();
 
     // After a restart the local execution is gone: the reconciler must not start it again.
-    const report = await reconcileEnrichments(deps({ status: async (arn) => (arn === attempt.executionArn ? 'MISSING' : workflow().status(arn)) }), { organizationId: f.organizationId });
+    const report = await reconcileEnrichments(
+      deps({ status: async (arn) => (arn === attempt.executionArn ? 'MISSING' : workflow().status(arn)) }),
+      { organizationId: f.organizationId },
+    );
     expect(report.repairs.map((r) => r.action)).toEqual(['compensated_canceled']);
     const campaign = await waitForStatus(api(), f.apiKey, f.campaignId, 'draft');
     expect(campaign.lastEnrichment).toMatchObject({ status: 'canceled', refunded: true });
@@ -146,12 +167,21 @@ describe('the enrichment reconciler closes each crash window', () => {
     expect((await enrich(api(), f.apiKey, f.campaignId)).status).toBe(200);
     await waitForStatus(api(), f.apiKey, f.campaignId, 'enriched');
     // Its recording finished (no pending recency left on the organization).
-    await pollUntil(() => organizations().get(f.organizationId), (org) => !org?.pendingRecency?.some((p) => p.campaignId === f.campaignId));
+    await pollUntil(
+      () => organizations().get(f.organizationId),
+      (org) => !org?.pendingRecency?.some((p) => p.campaignId === f.campaignId),
+    );
     const before = await ledger().entriesOf(f.organizationId);
     const attempt = (await campaigns().get(f.organizationId, f.campaignId))!.attempt!;
     const started: string[] = [];
     const base = deps({ status: async (arn) => (arn === attempt.executionArn ? 'MISSING' : workflow().status(arn)) });
-    const report = await reconcileEnrichments({ ...base, workflow: { ...base.workflow, start: async (input) => (started.push(JSON.stringify(input)), `arn:started:${started.length}`) } }, { organizationId: f.organizationId });
+    const report = await reconcileEnrichments(
+      {
+        ...base,
+        workflow: { ...base.workflow, start: async (input) => (started.push(JSON.stringify(input)), `arn:started:${started.length}`) },
+      },
+      { organizationId: f.organizationId },
+    );
     expect(report.repairs).toEqual([]);
     expect(started).toEqual([]);
     expect(await ledger().entriesOf(f.organizationId)).toEqual(before);
@@ -166,10 +196,24 @@ describe('the enrichment reconciler closes each crash window', () => {
     const healthy = await reconcileEnrichments(deps(), { organizationId: f.organizationId });
     expect(healthy).toMatchObject({ organizations: 1, enriching: 1, repairs: [], capacityDrift: [] });
 
-    await ddb.send(new UpdateCommand({ TableName: config.tableName, Key: keys.organization(f.organizationId), UpdateExpression: 'SET enrichingAccounts = enrichingAccounts + :seven', ExpressionAttributeValues: { ':seven': 7 } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.organization(f.organizationId),
+        UpdateExpression: 'SET enrichingAccounts = enrichingAccounts + :seven',
+        ExpressionAttributeValues: { ':seven': 7 },
+      }),
+    );
     const drifted = await reconcileEnrichments(deps(), { organizationId: f.organizationId });
     expect(drifted.capacityDrift).toEqual([{ organizationId: f.organizationId, enrichingAccounts: 10, expected: 3 }]);
-    await ddb.send(new UpdateCommand({ TableName: config.tableName, Key: keys.organization(f.organizationId), UpdateExpression: 'SET enrichingAccounts = enrichingAccounts - :seven', ExpressionAttributeValues: { ':seven': 7 } }));
+    await ddb.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.organization(f.organizationId),
+        UpdateExpression: 'SET enrichingAccounts = enrichingAccounts - :seven',
+        ExpressionAttributeValues: { ':seven': 7 },
+      }),
+    );
     held.release();
     await waitForStatus(api(), f.apiKey, f.campaignId, 'enriched');
   });

@@ -27,13 +27,29 @@ import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
  */
 const UNREACHABLE: Partial<Record<ErrorCode, { operations: readonly string[]; reason: string }>> = {
   not_found: {
-    operations: ['describeOrganization', 'describeLimits', 'createCampaign', 'createUpload', 'listCampaigns', 'listLedger', 'createWebhookEndpoint', 'listWebhookEndpoints', 'listWebhookDeliveries', 'listEvents', 'createKey', 'listKeys'],
+    operations: [
+      'describeOrganization',
+      'describeLimits',
+      'createCampaign',
+      'createUpload',
+      'listCampaigns',
+      'listLedger',
+      'createWebhookEndpoint',
+      'listWebhookEndpoints',
+      'listWebhookDeliveries',
+      'listEvents',
+      'createKey',
+      'listKeys',
+    ],
     reason: "the shared organization stores' guard against a missing organization item, which authentication has just read",
   },
 };
 
 const document = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'docs/openapi.json'), 'utf8')) as {
-  paths: Record<string, { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }>;
+  paths: Record<
+    string,
+    { post: { responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, unknown> } } }> } }
+  >;
 };
 
 /** The codes the document lists for an operation path. */
@@ -47,21 +63,34 @@ function documentedCodes(operationPath: string): Set<string> {
 }
 
 /** Error codes constructed by the classes in a bundle's text. */
-const bundledCodes = (text: string) => new Set([...text.matchAll(/super\(\s*"([a-z_]+)"/g)].map((match) => match[1]!).filter((code) => code in ERROR_STATUS));
+const bundledCodes = (text: string) =>
+  new Set([...text.matchAll(/super\(\s*"([a-z_]+)"/g)].map((match) => match[1]!).filter((code) => code in ERROR_STATUS));
 
 describe('every code an operation can answer is in its document', () => {
   const bundles = new Map<string, Set<string>>();
 
   beforeAll(async () => {
     for (const route of API_ROUTES) {
-      const result = await build({ ...CDK_BUNDLE_OPTIONS, minify: false, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, route.entry)], outfile: path.join('/tmp', `${route.functionId}-errors.mjs`), write: false, logLevel: 'silent' });
+      const result = await build({
+        ...CDK_BUNDLE_OPTIONS,
+        minify: false,
+        absWorkingDir: PROJECT_ROOT,
+        entryPoints: [path.join(PROJECT_ROOT, route.entry)],
+        outfile: path.join('/tmp', `${route.functionId}-errors.mjs`),
+        write: false,
+        logLevel: 'silent',
+      });
       bundles.set(route.operation.operationId, bundledCodes(result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.text));
     }
   }, 300_000);
 
   it('finds error classes in the bundles (the scan works)', () => {
     // Every operation's pipeline can refuse a request: invalid_request and invalid_api_key are in each bundle.
-    for (const [operationId, codes] of bundles) expect([...codes].filter((code) => code === 'invalid_request' || code === 'invalid_api_key').sort(), operationId).toEqual(['invalid_api_key', 'invalid_request']);
+    for (const [operationId, codes] of bundles)
+      expect([...codes].filter((code) => code === 'invalid_request' || code === 'invalid_api_key').sort(), operationId).toEqual([
+        'invalid_api_key',
+        'invalid_request',
+      ]);
   });
 
   it('lists, for each operation, every code its function can answer', () => {
@@ -69,7 +98,9 @@ describe('every code an operation can answer is in its document', () => {
     for (const route of API_ROUTES) {
       const { operationId, path: operationPath } = route.operation;
       const listed = documentedCodes(operationPath);
-      const missing = [...bundles.get(operationId)!].filter((code) => !listed.has(code) && !UNREACHABLE[code as ErrorCode]?.operations.includes(operationId));
+      const missing = [...bundles.get(operationId)!].filter(
+        (code) => !listed.has(code) && !UNREACHABLE[code as ErrorCode]?.operations.includes(operationId),
+      );
       if (missing.length > 0) undocumented[operationId] = missing.sort();
     }
     expect(undocumented, 'codes a function can answer that its operation does not document: add them to its errors in docs.ts').toEqual({});
@@ -79,7 +110,12 @@ describe('every code an operation can answer is in its document', () => {
     for (const [code, { operations }] of Object.entries(UNREACHABLE)) {
       for (const operationId of operations) {
         const route = API_ROUTES.find((r) => r.operation.operationId === operationId)!;
-        expect({ operationId, code, bundled: bundles.get(operationId)!.has(code), documented: documentedCodes(route.operation.path).has(code) }).toEqual({ operationId, code, bundled: true, documented: false });
+        expect({
+          operationId,
+          code,
+          bundled: bundles.get(operationId)!.has(code),
+          documented: documentedCodes(route.operation.path).has(code),
+        }).toEqual({ operationId, code, bundled: true, documented: false });
       }
     }
   });

@@ -48,7 +48,11 @@ async function enrichedCampaign(apiKey: string, size: number): Promise<string> {
   const prefix = uniquePrefix();
   const accounts = Array.from({ length: size }, (_, i) => account(`${prefix}_${i}`, 'active', i % 2 ? [] : [contact(`${prefix}_${i}_c`)]));
   await importAccounts(accounts);
-  const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+  const campaignId = await createApiCampaign(
+    api(),
+    apiKey,
+    accounts.map((a) => a.accountId),
+  );
   expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
   await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
   return campaignId;
@@ -74,14 +78,22 @@ describe('POST /v1/events/list', () => {
     const byMessage = new Map(feed.map((event) => [messageIdOf(event.id, endpoint.data.id), event]));
     expect(new Set(requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(byMessage.keys()));
     for (const request of requests) {
-      const body = new Webhook(endpoint.data.secret).verify(request.body, webhookHeaders(request)) as { type: string; timestamp: string; data: unknown };
+      const body = new Webhook(endpoint.data.secret).verify(request.body, webhookHeaders(request)) as {
+        type: string;
+        timestamp: string;
+        data: unknown;
+      };
       const event = byMessage.get(String(request.headers['webhook-id']))!;
-      expect({ type: event.type, createdAt: event.createdAt, data: event.data }).toEqual({ type: body.type, createdAt: body.timestamp, data: body.data });
+      expect({ type: event.type, createdAt: event.createdAt, data: event.data }).toEqual({
+        type: body.type,
+        createdAt: body.timestamp,
+        data: body.data,
+      });
     }
     expect(feed.find((e) => e.type === 'campaign.enriched')!.data.campaign.id).toBe(campaignId);
   }, 120_000);
 
-  it('lists an organization\'s events without any endpoint, newest first, only its own, narrowed by type (one or several) and campaign, paged by cursor', async () => {
+  it("lists an organization's events without any endpoint, newest first, only its own, narrowed by type (one or several) and campaign, paged by cursor", async () => {
     const { apiKey } = await newOrganization();
     const other = await newOrganization();
     const first = await enrichedCampaign(apiKey, 4);
@@ -126,15 +138,33 @@ describe('POST /v1/events/list', () => {
   it('keeps 30 days: an older event is not listed and every event carries its 30-day TTL', async () => {
     const { apiKey, organizationId } = await newOrganization();
     const now = Date.now();
-    const old = creditsLowEvent(organizationId, 'att_old', new Date(now - WEBHOOK_RETENTION_SECONDS * 1000 - 60_000).toISOString(), { smb: 10, threshold: 100 });
-    const recent = creditsLowEvent(organizationId, 'att_recent', new Date(now - WEBHOOK_RETENTION_SECONDS * 1000 + 3_600_000).toISOString(), { smb: 20, threshold: 100 });
+    const old = creditsLowEvent(organizationId, 'att_old', new Date(now - WEBHOOK_RETENTION_SECONDS * 1000 - 60_000).toISOString(), {
+      smb: 10,
+      threshold: 100,
+    });
+    const recent = creditsLowEvent(
+      organizationId,
+      'att_recent',
+      new Date(now - WEBHOOK_RETENTION_SECONDS * 1000 + 3_600_000).toISOString(),
+      { smb: 20, threshold: 100 },
+    );
     for (const event of [old, recent]) {
       const item = eventItem(event);
       expect(item.ttl).toBe(Math.floor(new Date(event.occurredAt).getTime() / 1000) + WEBHOOK_RETENTION_SECONDS);
       await ddb.send(new PutCommand({ TableName: config.tableName, Item: item }));
     }
-    const feed = await pollUntil(() => walk(apiKey, {}, 25), (events) => events.length > 0);
-    expect(feed).toEqual([{ id: recent.id, type: 'organization.credits_low', createdAt: recent.occurredAt, data: { organization: { id: organizationId }, credits: { smb: 20, threshold: 100 } } }]);
+    const feed = await pollUntil(
+      () => walk(apiKey, {}, 25),
+      (events) => events.length > 0,
+    );
+    expect(feed).toEqual([
+      {
+        id: recent.id,
+        type: 'organization.credits_low',
+        createdAt: recent.occurredAt,
+        data: { organization: { id: organizationId }, credits: { smb: 20, threshold: 100 } },
+      },
+    ]);
   }, 60_000);
 
   it('refuses bad filters and limits with invalid_request naming the field', async () => {

@@ -29,7 +29,22 @@ const attemptSuffix = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghi
 /** Accounts with hostile cells among realistic ones (formula starts, E.164 and other phones, quotes, commas, line breaks, U+2028). */
 function accounts(count: number, seed: number): EnrichedAccount[] {
   faker.seed(seed);
-  const odd = () => faker.helpers.arrayElement(['=1+1', '+15551234567', '-2', '@x', '\tx', '\rx', 'a,b', 'say "hi"', 'two\r\nlines', ' edge ', 'Acme\u2028Labs', '', null]);
+  const odd = () =>
+    faker.helpers.arrayElement([
+      '=1+1',
+      '+15551234567',
+      '-2',
+      '@x',
+      '\tx',
+      '\rx',
+      'a,b',
+      'say "hi"',
+      'two\r\nlines',
+      ' edge ',
+      'Acme\u2028Labs',
+      '',
+      null,
+    ]);
   return Array.from({ length: count }, (_, i) => ({
     accountId: `acc_${seed}_${i}`,
     name: i % 3 === 0 ? odd() : faker.company.name(),
@@ -55,7 +70,10 @@ function accounts(count: number, seed: number): EnrichedAccount[] {
 }
 
 /** An enriched campaign whose result parts are written by `write`. */
-async function enrichedCampaign(parts: EnrichedAccount[][], write: (prefix: string, index: number, accounts: EnrichedAccount[]) => Promise<void>) {
+async function enrichedCampaign(
+  parts: EnrichedAccount[][],
+  write: (prefix: string, index: number, accounts: EnrichedAccount[]) => Promise<void>,
+) {
   const { organizationId, apiKey } = await newOrganization({ name: 'Parts' });
   const campaignId = newCampaignId();
   const attemptId = `att_${attemptSuffix()}`;
@@ -105,13 +123,22 @@ const putLegacyPart = async (prefix: string, index: number, accounts: EnrichedAc
   );
 };
 
-const SELECTIONS = [{}, { hasMobilePhone: true }, { hasEmail: true, maxContactsPerAccount: 1 }, { hasMobilePhone: true, hasEmail: true, maxContactsPerAccount: 3 }, { maxContactsPerAccount: 0 }];
+const SELECTIONS = [
+  {},
+  { hasMobilePhone: true },
+  { hasEmail: true, maxContactsPerAccount: 1 },
+  { hasMobilePhone: true, hasEmail: true, maxContactsPerAccount: 3 },
+  { maxContactsPerAccount: 0 },
+];
 
 describe.concurrent('export from result parts', () => {
   it.each([
-    ['written by ResultStore.putPart (the workflow)', (prefix: string, index: number, part: EnrichedAccount[]) => results().putPart(prefix, index, part)],
+    [
+      'written by ResultStore.putPart (the workflow)',
+      (prefix: string, index: number, part: EnrichedAccount[]) => results().putPart(prefix, index, part),
+    ],
     ['of the former JSON-lines layout (enriched before a deployment)', putLegacyPart],
-  ] as const)('the downloaded file is the former encoder\'s bytes for every selection: parts %s', async (_label, write) => {
+  ] as const)("the downloaded file is the former encoder's bytes for every selection: parts %s", async (_label, write) => {
     const parts = [accounts(40, 1), accounts(25, 2), accounts(33, 3)];
     const { apiKey, campaignId, completedAt } = await enrichedCampaign(parts, write);
     for (const selection of SELECTIONS) {

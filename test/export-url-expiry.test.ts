@@ -30,7 +30,11 @@ describe('export URL near the end of the result access period', () => {
     process.env.RESULTS_ACCESS_PERIOD_SECONDS = '120';
     let campaign: { id: string; resultsExpireAt: string };
     try {
-      const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+      const campaignId = await createApiCampaign(
+        api(),
+        apiKey,
+        accounts.map((a) => a.accountId),
+      );
       expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
       campaign = await waitForStatus(api(), apiKey, campaignId, 'enriched');
     } finally {

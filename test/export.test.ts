@@ -83,7 +83,14 @@ const mainAccount: WarehouseAccount = {
   employeeCount: 250,
   country: 'DE',
   contacts: [
-    contact(`${P}-m-mgr`, { firstName: 'Mia', lastName: 'Manager', seniority: 'manager', title: 'IT Manager', ...withEmail('mgr'), ...withMobile }),
+    contact(`${P}-m-mgr`, {
+      firstName: 'Mia',
+      lastName: 'Manager',
+      seniority: 'manager',
+      title: 'IT Manager',
+      ...withEmail('mgr'),
+      ...withMobile,
+    }),
     contact(`${P}-m-cfo`, { firstName: 'Carl', seniority: 'c_suite', title: 'CFO' }),
     contact(`${P}-m-dir-b`, { firstName: 'Dora', seniority: 'director', ...withMobile }),
     contact(`${P}-m-null`, { firstName: 'Nils', seniority: null, ...withEmail('null') }),
@@ -131,7 +138,14 @@ const formulaAccount: WarehouseAccount = {
       linkedinUrl: '\rCR-started',
       country: '=1+1',
     }),
-    contact(`${P}-f-plain`, { firstName: 'Safe', lastName: 'Name', seniority: 'entry', title: 'a=b', department: 'x-y', ...withEmail('plain') }),
+    contact(`${P}-f-plain`, {
+      firstName: 'Safe',
+      lastName: 'Name',
+      seniority: 'entry',
+      title: 'a=b',
+      department: 'x-y',
+      ...withEmail('plain'),
+    }),
   ],
 };
 
@@ -200,15 +214,32 @@ const phoneAccount: WarehouseAccount = {
   employeeCount: 30,
   country: 'US',
   contacts: [
-    contact(`${P}-p-1`, { firstName: '=1+1', lastName: '-', seniority: 'c_suite', mobilePhone: '+15551234567', directPhone: '+4930901820' }),
-    contact(`${P}-p-2`, { firstName: '@Ada', seniority: 'vp', title: '+15551234567', mobilePhone: '+1 555 0100', directPhone: '+0123456789' }),
+    contact(`${P}-p-1`, {
+      firstName: '=1+1',
+      lastName: '-',
+      seniority: 'c_suite',
+      mobilePhone: '+15551234567',
+      directPhone: '+4930901820',
+    }),
+    contact(`${P}-p-2`, {
+      firstName: '@Ada',
+      seniority: 'vp',
+      title: '+15551234567',
+      mobilePhone: '+1 555 0100',
+      directPhone: '+0123456789',
+    }),
     contact(`${P}-p-3`, { firstName: 'Max', seniority: 'manager', mobilePhone: '+123456789012345', directPhone: '+1234567890123456' }),
   ],
 };
 
 const ELIGIBLE = [mainAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mobileAccount, phoneAccount];
 /** Not eligible at launch (closed; absent from the warehouse): never in the file. */
-const closedAccount: WarehouseAccount = { ...mobileAccount, accountId: `${P}-closed`, status: 'closed', contacts: [contact(`${P}-cl-1`, withEmail('cl'))] };
+const closedAccount: WarehouseAccount = {
+  ...mobileAccount,
+  accountId: `${P}-closed`,
+  status: 'closed',
+  contacts: [contact(`${P}-cl-1`, withEmail('cl'))],
+};
 const GHOST_ID = `${P}-ghost`;
 const CAMPAIGN_NAME = 'Zoë Q4 targets, EMEA';
 
@@ -232,8 +263,12 @@ const present = (value: string | null) => value !== null && value !== '';
 /** Kept contacts: best first (seniority rank, then contact_id by code units); filters (OR) first, then the cap. */
 function keptContacts(account: WarehouseAccount, selection: Selection): WarehouseContact[] {
   const anyFilter = selection.hasMobilePhone === true || selection.hasEmail === true;
-  const ordered = [...account.contacts].sort((a, b) => rankOf(a.seniority) - rankOf(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0));
-  const filtered = ordered.filter((c) => !anyFilter || (selection.hasMobilePhone === true && present(c.mobilePhone)) || (selection.hasEmail === true && present(c.email)));
+  const ordered = [...account.contacts].sort(
+    (a, b) => rankOf(a.seniority) - rankOf(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0),
+  );
+  const filtered = ordered.filter(
+    (c) => !anyFilter || (selection.hasMobilePhone === true && present(c.mobilePhone)) || (selection.hasEmail === true && present(c.email)),
+  );
   return selection.maxContactsPerAccount === undefined ? filtered : filtered.slice(0, selection.maxContactsPerAccount);
 }
 
@@ -250,7 +285,9 @@ function expectedCell(value: string | number | null, column?: string): string {
 
 /** The rows of one account, in file order. */
 function expectedAccountRows(account: WarehouseAccount, selection: Selection, enrichedAt: string): string[][] {
-  const accountCells = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country].map((v) => expectedCell(v));
+  const accountCells = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country].map(
+    (v) => expectedCell(v),
+  );
   const kept = keptContacts(account, selection);
   if (kept.length === 0) return [[...accountCells, ...Array<string>(12).fill(''), expectedCell(enrichedAt)]];
   return kept.map((c) => [
@@ -290,7 +327,10 @@ const exportCampaign = (apiKey: string, body: Record<string, unknown>, options: 
   call(api(), EXPORT, { apiKey, ...(options.form || options.multipart || options.raw ? options : { body }) });
 
 /** A successful export: status 200 and exactly the spec's "Export result" shape. */
-function expectExportResult(res: ApiResponse, campaignId: string): { url: string; urlExpiresAt: string; rows: { accounts: number; contacts: number } } {
+function expectExportResult(
+  res: ApiResponse,
+  campaignId: string,
+): { url: string; urlExpiresAt: string; rows: { accounts: number; contacts: number } } {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.error).toBeNull();
   expect(Object.keys(res.body).sort()).toEqual(['data', 'error']);
@@ -327,7 +367,13 @@ async function download(url: string): Promise<Download> {
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(3));
   expect(text.charCodeAt(0)).not.toBe(0xfeff);
-  const records = parse(text, { bom: false, relax_quotes: false, relax_column_count: false, record_delimiter: '\r\n', skip_empty_lines: false }) as string[][];
+  const records = parse(text, {
+    bom: false,
+    relax_quotes: false,
+    relax_column_count: false,
+    record_delimiter: '\r\n',
+    skip_empty_lines: false,
+  }) as string[][];
   // Outside quoted fields, line ends are exactly the record separators.
   const unquoted = text.replace(/"(?:[^"]|"")*"/g, '""');
   expect(unquoted.endsWith('\r\n')).toBe(true);
@@ -442,7 +488,16 @@ let enriched: any;
 beforeAll(async () => {
   await embeddedWarehouse().importAccounts([...ELIGIBLE, closedAccount]);
   ({ apiKey } = await newOrganization({ name: 'Export Org' }));
-  const accountIds = [mobileAccount, closedAccount, emptyAccount, formulaAccount, intlAccount, unreachableAccount, mainAccount, phoneAccount].map((a) => a.accountId);
+  const accountIds = [
+    mobileAccount,
+    closedAccount,
+    emptyAccount,
+    formulaAccount,
+    intlAccount,
+    unreachableAccount,
+    mainAccount,
+    phoneAccount,
+  ].map((a) => a.accountId);
   const created = await call(api(), CREATE, { apiKey, body: { name: CAMPAIGN_NAME, accountIds: [GHOST_ID, ...accountIds] } });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   campaignId = created.data.id;
@@ -450,7 +505,11 @@ beforeAll(async () => {
   expect(launched.status, JSON.stringify(launched.body)).toBe(200);
   enriched = await waitForStatus(apiKey, campaignId, 'enriched');
   // The fixture is what the workflow saw: six eligible accounts, closed and unknown IDs excluded.
-  expect(enriched.accounts).toMatchObject({ requested: 9, eligible: ELIGIBLE.length, excluded: { total: 2, invalid: 2, recentlyEnriched: 0, crmExcluded: 0 } });
+  expect(enriched.accounts).toMatchObject({
+    requested: 9,
+    eligible: ELIGIBLE.length,
+    excluded: { total: 2, invalid: 2, recentlyEnriched: 0, crmExcluded: 0 },
+  });
   expect(enriched.results.totalAccounts).toBe(ELIGIBLE.length);
   expect(enriched.completedAt).toMatch(ISO_UTC);
 });
@@ -482,7 +541,12 @@ describe('export of an enriched campaign: the file', () => {
     expect(file.header).toEqual(CATALOG);
     expect(file.header).toHaveLength(19);
     // The raw header line, byte for byte after the BOM.
-    expect(file.bytes.subarray(3).toString('utf8').startsWith(`${CATALOG.join(',')}\r\n`)).toBe(true);
+    expect(
+      file.bytes
+        .subarray(3)
+        .toString('utf8')
+        .startsWith(`${CATALOG.join(',')}\r\n`),
+    ).toBe(true);
     expect(result.rows).toEqual({ accounts: ELIGIBLE.length, contacts: expectedContactRows({}) });
   });
 
@@ -512,7 +576,9 @@ describe('export of an enriched campaign: the file', () => {
     // Every eligible account appears once, and nothing else does.
     expect([...byAccount.keys()].sort()).toEqual(ELIGIBLE.map((a) => expectedCell(a.accountId)).sort());
     for (const account of ELIGIBLE) {
-      expect(byAccount.get(expectedCell(account.accountId)), account.accountId).toEqual(expectedAccountRows(account, selection, enriched.completedAt));
+      expect(byAccount.get(expectedCell(account.accountId)), account.accountId).toEqual(
+        expectedAccountRows(account, selection, enriched.completedAt),
+      );
     }
 
     const contactRows = file.rows.filter((row) => row[6] !== '').length;
@@ -532,9 +598,23 @@ describe('export of an enriched campaign: the file', () => {
     expect(rows.map((row) => row[6])).toEqual(
       ['m-ceo', 'm-cfo', 'm-vp', 'm-dir-a', 'm-dir-b', 'm-mgr', 'm-senior', 'm-entry', 'm-null', 'm-unknown'].map((id) => `${P}-${id}`),
     );
-    expect(rows.map((row) => row[10])).toEqual(['c_suite', 'c_suite', 'vp', 'director', 'director', 'manager', 'senior', 'entry', '', 'unknown']);
+    expect(rows.map((row) => row[10])).toEqual([
+      'c_suite',
+      'c_suite',
+      'vp',
+      'director',
+      'director',
+      'manager',
+      'senior',
+      'entry',
+      '',
+      'unknown',
+    ]);
 
-    const both = expectExportResult(await exportCampaign(apiKey, { campaignId, hasMobilePhone: true, hasEmail: true, maxContactsPerAccount: 3 }), campaignId);
+    const both = expectExportResult(
+      await exportCampaign(apiKey, { campaignId, hasMobilePhone: true, hasEmail: true, maxContactsPerAccount: 3 }),
+      campaignId,
+    );
     const kept = rowsByAccount((await download(both.url)).rows).get(mainAccount.accountId)!;
     // m-cfo, m-vp (neither) and m-senior ('' email and mobile) are filtered out before the cap.
     expect(kept.map((row) => row[6])).toEqual(['m-ceo', 'm-dir-a', 'm-dir-b'].map((id) => `${P}-${id}`));
@@ -575,11 +655,35 @@ describe('export of an enriched campaign: the file', () => {
     const result = expectExportResult(await exportCampaign(apiKey, { campaignId }), campaignId);
     const file = await download(result.url);
     const rows = rowsByAccount(file.rows).get(phoneAccount.accountId)!;
-    const pick = (row: string[]) => Object.fromEntries(['account_name', 'first_name', 'last_name', 'job_title', 'mobile_phone', 'direct_phone'].map((c) => [c, row[CATALOG.indexOf(c)]]));
+    const pick = (row: string[]) =>
+      Object.fromEntries(
+        ['account_name', 'first_name', 'last_name', 'job_title', 'mobile_phone', 'direct_phone'].map((c) => [c, row[CATALOG.indexOf(c)]]),
+      );
     expect(rows.map(pick)).toEqual([
-      { account_name: "'+15551234567", first_name: "'=1+1", last_name: "'-", job_title: '', mobile_phone: '+15551234567', direct_phone: '+4930901820' },
-      { account_name: "'+15551234567", first_name: "'@Ada", last_name: '', job_title: "'+15551234567", mobile_phone: "'+1 555 0100", direct_phone: "'+0123456789" },
-      { account_name: "'+15551234567", first_name: 'Max', last_name: '', job_title: '', mobile_phone: '+123456789012345', direct_phone: "'+1234567890123456" },
+      {
+        account_name: "'+15551234567",
+        first_name: "'=1+1",
+        last_name: "'-",
+        job_title: '',
+        mobile_phone: '+15551234567',
+        direct_phone: '+4930901820',
+      },
+      {
+        account_name: "'+15551234567",
+        first_name: "'@Ada",
+        last_name: '',
+        job_title: "'+15551234567",
+        mobile_phone: "'+1 555 0100",
+        direct_phone: "'+0123456789",
+      },
+      {
+        account_name: "'+15551234567",
+        first_name: 'Max',
+        last_name: '',
+        job_title: '',
+        mobile_phone: '+123456789012345',
+        direct_phone: "'+1234567890123456",
+      },
     ]);
     // In the raw bytes too: the E.164 cells are written bare, with no quote or apostrophe.
     expect(file.text).toContain(',+15551234567,+4930901820,');
@@ -593,14 +697,23 @@ describe('export of an enriched campaign: the file', () => {
     const main = runs.get(mainAccount.accountId)!;
     // A lone LF, a lone CR and a CR-started cell, all without any other character that needs quoting.
     expect(main.find((row) => row[6] === `${P}-m-vp`)![11]).toBe('Sales\nEMEA');
-    expect(main[0]!.slice(0, 6)).toEqual([mainAccount.accountId, 'Acme, "The Best" Corp', 'acme.example', 'Software\r\nand Services', '250', 'DE']);
+    expect(main[0]!.slice(0, 6)).toEqual([
+      mainAccount.accountId,
+      'Acme, "The Best" Corp',
+      'acme.example',
+      'Software\r\nand Services',
+      '250',
+      'DE',
+    ]);
     const [zoe, ada] = runs.get(intlAccount.accountId)!;
     expect(zoe!.slice(1, 4)).toEqual(['Zoë Ñúñez GmbH', 'zoë.example', 'Maschinenbau, "Präzision"']);
     expect(zoe!.slice(7, 13)).toEqual(['Zoë', 'Ñúñez', 'Head of\nSales, "EMEA"', 'director', 'R&D\rLab', 'zoë@例え.jp']);
     expect(zoe![16]).toBe('https://linkedin.example/in/zoë?a=1,b=2');
     expect(zoe![17]).toBe('日本');
     expect(ada!.slice(7, 9)).toEqual([' Ada', 'Lovelace ']);
-    expect(runs.get(emptyAccount.accountId)).toEqual([[emptyAccount.accountId, '株式会社テスト', '', '', '', 'JP', ...Array(12).fill(''), enriched.completedAt]]);
+    expect(runs.get(emptyAccount.accountId)).toEqual([
+      [emptyAccount.accountId, '株式会社テスト', '', '', '', 'JP', ...Array(12).fill(''), enriched.completedAt],
+    ]);
     // Quotes are doubled inside a quoted field in the raw bytes (RFC 4180).
     expect(file.bytes.toString('utf8')).toContain('"Acme, ""The Best"" Corp"');
     expect(file.bytes.includes(Buffer.from('株式会社テスト', 'utf8'))).toBe(true);
@@ -698,7 +811,13 @@ describe('export refusals', () => {
     expectError(await exportCampaign(key, { campaignId: draft.data.id }), 409, 'results_not_ready');
 
     const enrichingId = newCampaignId();
-    await campaigns().create(campaignRecord(organizationId, { id: enrichingId, status: 'enriching', ...attemptFields(organizationId, enrichingId, Date.now(), 3) }));
+    await campaigns().create(
+      campaignRecord(organizationId, {
+        id: enrichingId,
+        status: 'enriching',
+        ...attemptFields(organizationId, enrichingId, Date.now(), 3),
+      }),
+    );
     expectError(await exportCampaign(key, { campaignId: enrichingId }), 409, 'results_not_ready');
 
     const tamOnly = campaignRecord(organizationId, { status: 'tam_only', createdVia: 'ui' });
@@ -711,13 +830,23 @@ describe('export refusals', () => {
     const now = Date.now();
     const lapsedId = newCampaignId();
     await campaigns().create(
-      campaignRecord(organizationId, { id: lapsedId, status: 'enriched', ...attemptFields(organizationId, lapsedId, now - 31 * DAY_MS, 3), ...completedFields(now - 31 * DAY_MS, now - 2_000, 3) }),
+      campaignRecord(organizationId, {
+        id: lapsedId,
+        status: 'enriched',
+        ...attemptFields(organizationId, lapsedId, now - 31 * DAY_MS, 3),
+        ...completedFields(now - 31 * DAY_MS, now - 2_000, 3),
+      }),
     );
     expectError(await exportCampaign(key, { campaignId: lapsedId }), 410, 'results_expired');
 
     const expiredId = newCampaignId();
     await campaigns().create(
-      campaignRecord(organizationId, { id: expiredId, status: 'expired', ...attemptFields(organizationId, expiredId, now - 40 * DAY_MS, 3), resultsExpireAt: iso(now - 10 * DAY_MS) }),
+      campaignRecord(organizationId, {
+        id: expiredId,
+        status: 'expired',
+        ...attemptFields(organizationId, expiredId, now - 40 * DAY_MS, 3),
+        resultsExpireAt: iso(now - 10 * DAY_MS),
+      }),
     );
     expectError(await exportCampaign(key, { campaignId: expiredId }), 410, 'results_expired');
   });
@@ -734,7 +863,13 @@ describe('export refusals', () => {
     const now = Date.now();
     const id = newCampaignId();
     await campaigns().create(
-      campaignRecord(organizationId, { id, status: 'enriched', accountsRequested: 5, ...attemptFields(organizationId, id, now - DAY_MS, 0), ...completedFields(now - DAY_MS, now + 29 * DAY_MS, 0) }),
+      campaignRecord(organizationId, {
+        id,
+        status: 'enriched',
+        accountsRequested: 5,
+        ...attemptFields(organizationId, id, now - DAY_MS, 0),
+        ...completedFields(now - DAY_MS, now + 29 * DAY_MS, 0),
+      }),
     );
     expectError(await exportCampaign(key, { campaignId: id }), 422, 'no_eligible_accounts', { requested: 5 });
   });
@@ -759,7 +894,10 @@ describe('export refusals', () => {
   });
 
   it('invalid_request (400) for form values that are not numbers or booleans', async () => {
-    expectInvalidRequest(await exportCampaign(apiKey, {}, { form: new URLSearchParams({ campaignId, maxContactsPerAccount: '1e2' }) }), 'maxContactsPerAccount');
+    expectInvalidRequest(
+      await exportCampaign(apiKey, {}, { form: new URLSearchParams({ campaignId, maxContactsPerAccount: '1e2' }) }),
+      'maxContactsPerAccount',
+    );
     expectInvalidRequest(await exportCampaign(apiKey, {}, { form: new URLSearchParams({ campaignId, hasEmail: 'yes' }) }), 'hasEmail');
   });
 });

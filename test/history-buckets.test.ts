@@ -23,7 +23,14 @@ import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchGet, batchPut } from '../lib/db/batch';
 import { keys } from '../lib/db/table';
-import { bucketKeys, createAccountHistoryStore, decodeBucket, HISTORY_BUCKET_LOAD, itemBytes, type AccountHistoryStore } from '../lib/history/store';
+import {
+  bucketKeys,
+  createAccountHistoryStore,
+  decodeBucket,
+  HISTORY_BUCKET_LOAD,
+  itemBytes,
+  type AccountHistoryStore,
+} from '../lib/history/store';
 import { migrateHistoryBuckets } from '../lib/migrations/history-buckets';
 import { accountLists } from '../lib/root';
 import { newOrganization } from './support/api';
@@ -34,12 +41,17 @@ const KB = 1024;
 
 /** Every item of an organization's history. */
 async function bucketItems(store: AccountHistoryStore, organizationId: string) {
-  return batchGet(ddb, config.tableName, bucketKeys(organizationId, (await store.state(organizationId)).buckets), undefined, { consistentRead: true });
+  return batchGet(ddb, config.tableName, bucketKeys(organizationId, (await store.state(organizationId)).buckets), undefined, {
+    consistentRead: true,
+  });
 }
 
 /** A client whose every call waits for the fast-check scheduler to release it. */
 const scheduledClient = (s: fc.Scheduler): DynamoDBDocumentClient =>
-  ({ send: (command: { constructor: { name: string } }) => s.schedule(Promise.resolve(), command.constructor.name).then(() => ddb.send(command as never)) }) as unknown as DynamoDBDocumentClient;
+  ({
+    send: (command: { constructor: { name: string } }) =>
+      s.schedule(Promise.resolve(), command.constructor.name).then(() => ddb.send(command as never)),
+  }) as unknown as DynamoDBDocumentClient;
 
 type Op = { kind: 'complete'; ids: number[]; at: number; crm: boolean } | { kind: 'launch'; ids: number[]; after: number };
 
@@ -56,84 +68,115 @@ describe('account history buckets: the model', () => {
     );
     let runs = 0;
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(op, { minLength: 2, maxLength: 7 }), fc.uniqueArray(fc.nat(POOL - 1), { maxLength: 6 }), async (s, ops, prefilled) => {
-        runs++;
-        const { organizationId } = await newOrganization({ smbCredits: 0 });
-        const account = (i: number) => `acct_${i}`;
-        // bucketLoad 2: a handful of accounts already split several times, and the completions below split more.
-        const direct = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), bucketLoad: 2 });
-        const store = createAccountHistoryStore({ client: scheduledClient(s), tableName: config.tableName, accountLists: accountLists(), bucketLoad: 2 });
-        const model = new Map<number, { at: number; crm: boolean }>();
-        const apply = (target: Map<number, { at: number; crm: boolean }>, o: Extract<Op, { kind: 'complete' }>) => {
-          for (const i of o.ids) {
-            const known = target.get(i);
-            target.set(i, { at: Math.max(known?.at ?? 0, o.at), crm: (known?.crm ?? false) || o.crm });
-          }
-        };
-        if (prefilled.length > 0) {
-          await direct.recordEnrichment(organizationId, prefilled.map(account), new Date(T - DAY_MS).toISOString());
-          for (const i of prefilled) model.set(i, { at: T - DAY_MS, crm: false });
-        }
-
-        const done: Extract<Op, { kind: 'complete' }>[] = [];
-        const started = new Set<Op>();
-        const checks: (() => void)[] = [];
-        const run = async (o: Op) => {
-          await s.schedule(Promise.resolve(), `start ${o.kind}`);
-          started.add(o);
-          if (o.kind === 'complete') {
-            await store.record(organizationId, o.ids.map((i) => ({ accountId: account(i), enrichedAt: new Date(o.at).toISOString(), ...(o.crm ? { crmTarget: true } : {}) })));
-            done.push(o);
-            return;
-          }
-          // At its moment: what completed before it started must be seen; what overlapped it may be.
-          const doneBefore = new Set(done);
-          const before = new Map(model);
-          for (const c of doneBefore) apply(before, c);
-          // As a launch: the organization's split state first, then the buckets.
-          const { buckets } = await store.state(organizationId);
-          const facts = await store.getFacts(organizationId, o.ids.map(account), { buckets, recency: true, enrichedAfter: o.after });
-          const overlapping = [...started].filter((c): c is Extract<Op, { kind: 'complete' }> => c.kind === 'complete' && !doneBefore.has(c));
-          checks.push(() => {
-            for (const i of o.ids) {
-              const got = facts.get(account(i));
-              const floor = before.get(i);
-              const floorAt = floor?.at ?? 0;
-              const candidates = new Set([floorAt, ...overlapping.filter((c) => c.ids.includes(i) && c.at > floorAt).map((c) => c.at)]);
-              if (got?.lastEnrichedAt !== undefined) {
-                const gotAt = Date.parse(got.lastEnrichedAt);
-                expect(gotAt).toBeGreaterThan(o.after);
-                expect(candidates.has(gotAt)).toBe(true);
-              } else {
-                // No time returned: what had completed before the read is not after the window start.
-                expect(floorAt).toBeLessThanOrEqual(o.after);
-              }
-              if (floor?.crm) expect(got?.crmTarget).toBe(true);
-              if (got?.crmTarget) expect(floor?.crm === true || overlapping.some((c) => c.crm && c.ids.includes(i))).toBe(true);
-            }
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(op, { minLength: 2, maxLength: 7 }),
+        fc.uniqueArray(fc.nat(POOL - 1), { maxLength: 6 }),
+        async (s, ops, prefilled) => {
+          runs++;
+          const { organizationId } = await newOrganization({ smbCredits: 0 });
+          const account = (i: number) => `acct_${i}`;
+          // bucketLoad 2: a handful of accounts already split several times, and the completions below split more.
+          const direct = createAccountHistoryStore({
+            client: ddb,
+            tableName: config.tableName,
+            accountLists: accountLists(),
+            bucketLoad: 2,
           });
-        };
-        await s.waitFor(Promise.all(ops.map(run)));
-        for (const check of checks) check();
-
-        // Once everything settled: exactly the model, at every edge; the entry count exact; no item over 4 KB.
-        for (const c of done) apply(model, c);
-        for (const after of edges) {
-          const { buckets } = await direct.state(organizationId);
-          const facts = await direct.getFacts(organizationId, Array.from({ length: POOL }, (_, i) => account(i)), { buckets, recency: true, enrichedAfter: after });
-          for (let i = 0; i < POOL; i++) {
-            const entry = model.get(i);
-            const expected = entry && (entry.at > after || entry.crm) ? { crmTarget: entry.crm, ...(entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) } : undefined;
-            expect(facts.get(account(i))).toEqual(expected);
+          const store = createAccountHistoryStore({
+            client: scheduledClient(s),
+            tableName: config.tableName,
+            accountLists: accountLists(),
+            bucketLoad: 2,
+          });
+          const model = new Map<number, { at: number; crm: boolean }>();
+          const apply = (target: Map<number, { at: number; crm: boolean }>, o: Extract<Op, { kind: 'complete' }>) => {
+            for (const i of o.ids) {
+              const known = target.get(i);
+              target.set(i, { at: Math.max(known?.at ?? 0, o.at), crm: (known?.crm ?? false) || o.crm });
+            }
+          };
+          if (prefilled.length > 0) {
+            await direct.recordEnrichment(organizationId, prefilled.map(account), new Date(T - DAY_MS).toISOString());
+            for (const i of prefilled) model.set(i, { at: T - DAY_MS, crm: false });
           }
-        }
-        const state = await direct.state(organizationId);
-        expect(state.entries).toBe(model.size);
-        if (model.size >= 3) expect(state.buckets).toBeGreaterThan(1);
-        const items = await bucketItems(direct, organizationId);
-        expect(items.reduce((sum, item) => sum + decodeBucket(item.entries as Uint8Array).size, 0)).toBe(model.size);
-        for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
-      }),
+
+          const done: Extract<Op, { kind: 'complete' }>[] = [];
+          const started = new Set<Op>();
+          const checks: (() => void)[] = [];
+          const run = async (o: Op) => {
+            await s.schedule(Promise.resolve(), `start ${o.kind}`);
+            started.add(o);
+            if (o.kind === 'complete') {
+              await store.record(
+                organizationId,
+                o.ids.map((i) => ({
+                  accountId: account(i),
+                  enrichedAt: new Date(o.at).toISOString(),
+                  ...(o.crm ? { crmTarget: true } : {}),
+                })),
+              );
+              done.push(o);
+              return;
+            }
+            // At its moment: what completed before it started must be seen; what overlapped it may be.
+            const doneBefore = new Set(done);
+            const before = new Map(model);
+            for (const c of doneBefore) apply(before, c);
+            // As a launch: the organization's split state first, then the buckets.
+            const { buckets } = await store.state(organizationId);
+            const facts = await store.getFacts(organizationId, o.ids.map(account), { buckets, recency: true, enrichedAfter: o.after });
+            const overlapping = [...started].filter(
+              (c): c is Extract<Op, { kind: 'complete' }> => c.kind === 'complete' && !doneBefore.has(c),
+            );
+            checks.push(() => {
+              for (const i of o.ids) {
+                const got = facts.get(account(i));
+                const floor = before.get(i);
+                const floorAt = floor?.at ?? 0;
+                const candidates = new Set([floorAt, ...overlapping.filter((c) => c.ids.includes(i) && c.at > floorAt).map((c) => c.at)]);
+                if (got?.lastEnrichedAt !== undefined) {
+                  const gotAt = Date.parse(got.lastEnrichedAt);
+                  expect(gotAt).toBeGreaterThan(o.after);
+                  expect(candidates.has(gotAt)).toBe(true);
+                } else {
+                  // No time returned: what had completed before the read is not after the window start.
+                  expect(floorAt).toBeLessThanOrEqual(o.after);
+                }
+                if (floor?.crm) expect(got?.crmTarget).toBe(true);
+                if (got?.crmTarget) expect(floor?.crm === true || overlapping.some((c) => c.crm && c.ids.includes(i))).toBe(true);
+              }
+            });
+          };
+          await s.waitFor(Promise.all(ops.map(run)));
+          for (const check of checks) check();
+
+          // Once everything settled: exactly the model, at every edge; the entry count exact; no item over 4 KB.
+          for (const c of done) apply(model, c);
+          for (const after of edges) {
+            const { buckets } = await direct.state(organizationId);
+            const facts = await direct.getFacts(
+              organizationId,
+              Array.from({ length: POOL }, (_, i) => account(i)),
+              { buckets, recency: true, enrichedAfter: after },
+            );
+            for (let i = 0; i < POOL; i++) {
+              const entry = model.get(i);
+              const expected =
+                entry && (entry.at > after || entry.crm)
+                  ? { crmTarget: entry.crm, ...(entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }
+                  : undefined;
+              expect(facts.get(account(i))).toEqual(expected);
+            }
+          }
+          const state = await direct.state(organizationId);
+          expect(state.entries).toBe(model.size);
+          if (model.size >= 3) expect(state.buckets).toBeGreaterThan(1);
+          const items = await bucketItems(direct, organizationId);
+          expect(items.reduce((sum, item) => sum + decodeBucket(item.entries as Uint8Array).size, 0)).toBe(model.size);
+          for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
+        },
+      ),
       { numRuns: 30 },
     );
     expect(runs).toBeGreaterThanOrEqual(30);
@@ -160,9 +203,18 @@ async function counted<T>(run: () => Promise<T>): Promise<{ result: T; calls: { 
 
 /** Bucket keys named by a call's input (BatchGetItem keys or a PutItem's item). */
 const bucketKeysOf = (call: { command: string; input: unknown }): { pk: string; sk: string }[] => {
-  const input = call.input as { RequestItems?: Record<string, { Keys?: { pk: unknown; sk: unknown }[] }>; Item?: { pk: unknown; sk: unknown } };
-  const named = call.command === 'BatchGetItemCommand' ? Object.values(input.RequestItems ?? {}).flatMap((request) => request.Keys ?? []) : call.command === 'PutItemCommand' && input.Item ? [input.Item] : [];
-  const plain = (value: unknown) => (typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: string }).S) : String(value));
+  const input = call.input as {
+    RequestItems?: Record<string, { Keys?: { pk: unknown; sk: unknown }[] }>;
+    Item?: { pk: unknown; sk: unknown };
+  };
+  const named =
+    call.command === 'BatchGetItemCommand'
+      ? Object.values(input.RequestItems ?? {}).flatMap((request) => request.Keys ?? [])
+      : call.command === 'PutItemCommand' && input.Item
+        ? [input.Item]
+        : [];
+  const plain = (value: unknown) =>
+    typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: string }).S) : String(value);
   return named.map((key) => ({ pk: plain(key.pk), sk: plain(key.sk) })).filter((key) => key.pk.includes('#HBUCKET#'));
 };
 
@@ -175,14 +227,19 @@ describe('account history buckets: reads and writes do not grow with the history
     for (const size of [10_000, 200_000]) {
       const { organizationId } = await newOrganization({ smbCredits: 0 });
       const at = new Date(Date.now() - DAY_MS).toISOString();
-      await store.record(organizationId, (function* () {
-        for (let i = 0; i < size; i++) yield { accountId: `old_${i}`, enrichedAt: at, ...(i % 10 === 0 ? { crmTarget: true } : {}) };
-      })());
+      await store.record(
+        organizationId,
+        (function* () {
+          for (let i = 0; i < size; i++) yield { accountId: `old_${i}`, enrichedAt: at, ...(i % 10 === 0 ? { crmTarget: true } : {}) };
+        })(),
+      );
       expect((await store.state(organizationId)).entries).toBe(size);
       // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the buckets.
       const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `old_${i * 7}` : `new_${i}`));
       const { buckets } = await store.state(organizationId);
-      const read = await counted(() => store.getFacts(organizationId, launchIds, { buckets, recency: true, enrichedAfter: Date.now() - 30 * DAY_MS }));
+      const read = await counted(() =>
+        store.getFacts(organizationId, launchIds, { buckets, recency: true, enrichedAfter: Date.now() - 30 * DAY_MS }),
+      );
       expect(read.result.size).toBe(500);
       const readKeys = read.calls.flatMap(bucketKeysOf);
       expect(read.calls.every((call) => call.command === 'BatchGetItemCommand')).toBe(true);
@@ -197,7 +254,12 @@ describe('account history buckets: reads and writes do not grow with the history
       const splits = (await store.state(organizationId)).buckets - buckets;
       expect(splits).toBeLessThanOrEqual(Math.ceil(500 / HISTORY_BUCKET_LOAD) + 1);
       const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
-      const writtenItems = new Map((await batchGet(ddb, config.tableName, [...new Map(written.map((key) => [key.pk, key])).values()])).map((item) => [String(item.pk), item]));
+      const writtenItems = new Map(
+        (await batchGet(ddb, config.tableName, [...new Map(written.map((key) => [key.pk, key])).values()])).map((item) => [
+          String(item.pk),
+          item,
+        ]),
+      );
       const writeUnits = written.reduce((sum, key) => sum + Math.ceil(itemBytes(writtenItems.get(key.pk) ?? {}) / KB), 0);
       // Every written item is under 1 KB: a split costs 2 units, a rewrite 1.
       expect(writeUnits).toBe(written.length);
@@ -205,7 +267,16 @@ describe('account history buckets: reads and writes do not grow with the history
       // No item of the whole history over 4 KB.
       const items = await bucketItems(store, organizationId);
       expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);
-      figures.push({ size, buckets, readCalls: read.calls.length, itemsRead: readKeys.length, bytesRead, puts: written.length, splits, writeUnits });
+      figures.push({
+        size,
+        buckets,
+        readCalls: read.calls.length,
+        itemsRead: readKeys.length,
+        bytesRead,
+        puts: written.length,
+        splits,
+        writeUnits,
+      });
     }
     // The same bounds at both sizes; the counts themselves, for the record.
     console.log(JSON.stringify(figures));
@@ -222,13 +293,26 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
       const now = Date.now();
       // The former layout: one text line per account, `<accountId>\t<epoch ms base 36, or empty>[\tc]`.
       const legacy = new Map<string, { at?: number; crm: boolean }>();
-      for (let i = 0; i < 60; i++) legacy.set(`legacy_${i}`, { ...(i % 5 === 4 ? {} : { at: now - (i + 1) * DAY_MS }), crm: i % 3 === 0 || i % 5 === 4 });
+      for (let i = 0; i < 60; i++)
+        legacy.set(`legacy_${i}`, { ...(i % 5 === 4 ? {} : { at: now - (i + 1) * DAY_MS }), crm: i % 3 === 0 || i % 5 === 4 });
       const shards = new Map<number, string[]>();
       [...legacy].forEach(([accountId, entry], i) => {
         const shard = i % 7;
-        shards.set(shard, [...(shards.get(shard) ?? []), `${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`]);
+        shards.set(shard, [
+          ...(shards.get(shard) ?? []),
+          `${accountId}\t${entry.at === undefined ? '' : entry.at.toString(36)}${entry.crm ? '\tc' : ''}`,
+        ]);
       });
-      await batchPut(ddb, tableName, [...shards].map(([shard, lines]) => ({ ...keys.accountHistoryShard(organizationId, shard), type: 'accountHistory', entries: lines.join('\n'), version: 1 })));
+      await batchPut(
+        ddb,
+        tableName,
+        [...shards].map(([shard, lines]) => ({
+          ...keys.accountHistoryShard(organizationId, shard),
+          type: 'accountHistory',
+          entries: lines.join('\n'),
+          version: 1,
+        })),
+      );
       // A completion that lands before the migration: the later time wins wherever both hold an account.
       await history.recordEnrichment(organizationId, ['legacy_1', 'fresh_1'], new Date(now - 1_000).toISOString());
       const expected = (after: number) =>
@@ -236,34 +320,57 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
           [...legacy, ['fresh_1', { at: now - 1_000, crm: false }] as const]
             .map(([id, entry]) => [id, id === 'legacy_1' ? { ...entry, at: now - 1_000 } : entry] as const)
             .filter(([, entry]) => entry.crm || (entry.at !== undefined && entry.at > after))
-            .map(([id, entry]) => [id, { crmTarget: entry.crm, ...(entry.at !== undefined && entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }]),
+            .map(([id, entry]) => [
+              id,
+              {
+                crmTarget: entry.crm,
+                ...(entry.at !== undefined && entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}),
+              },
+            ]),
         );
       const ids = [...legacy.keys(), 'fresh_1', 'never'];
       const windows = [0, 7, 30, 61].map((days) => now - days * DAY_MS - 1);
 
       let interrupted = false;
       await expect(
-        migrateHistoryBuckets({ client: ddb, tableName, history }, {
-          afterWrite: () => {
-            interrupted = true;
-            throw new Error('stopped between the write and the delete');
+        migrateHistoryBuckets(
+          { client: ddb, tableName, history },
+          {
+            afterWrite: () => {
+              interrupted = true;
+              throw new Error('stopped between the write and the delete');
+            },
           },
-        }),
+        ),
       ).rejects.toThrow('stopped between');
       expect(interrupted).toBe(true);
       // Stopped after writing: the shards are still there, the facts already complete.
-      expect(await batchGet(ddb, tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(shards.size);
+      expect(
+        await batchGet(
+          ddb,
+          tableName,
+          [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)),
+        ),
+      ).toHaveLength(shards.size);
 
       const resumed = await migrateHistoryBuckets({ client: ddb, tableName, history });
       expect(resumed.shards).toBe(shards.size);
-      expect(await batchGet(ddb, tableName, [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)))).toHaveLength(0);
-      for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+      expect(
+        await batchGet(
+          ddb,
+          tableName,
+          [...shards.keys()].map((shard) => keys.accountHistoryShard(organizationId, shard)),
+        ),
+      ).toHaveLength(0);
+      for (const after of windows)
+        expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
       expect((await history.state(organizationId)).entries).toBe(legacy.size + 1);
       expect((await history.state(organizationId)).buckets).toBeGreaterThan(1);
 
       const again = await migrateHistoryBuckets({ client: ddb, tableName, history });
       expect(again).toEqual({ organizations: 0, shards: 0, accounts: 0 });
-      for (const after of windows) expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+      for (const after of windows)
+        expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
     });
   }, 120_000);
 });

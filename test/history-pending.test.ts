@@ -32,7 +32,11 @@ describe('pending completions in the account history read', () => {
       { campaignId: 'camp_outside', completedAt: iso(NOW - 60 * DAY_MS), eligibleObjectKey: outside },
       { campaignId: 'camp_older', completedAt: iso(NOW - 20 * DAY_MS), eligibleObjectKey: older },
     ];
-    const facts = await accountHistory().getFacts(organizationId, ['fresh', 'stale', 'crm', 'untouched', 'newer'], { recency: true, enrichedAfter: NOW - 30 * DAY_MS, pending });
+    const facts = await accountHistory().getFacts(organizationId, ['fresh', 'stale', 'crm', 'untouched', 'newer'], {
+      recency: true,
+      enrichedAfter: NOW - 30 * DAY_MS,
+      pending,
+    });
     expect(facts.get('fresh')).toEqual({ crmTarget: false, lastEnrichedAt: iso(NOW - 2 * DAY_MS) });
     expect(facts.get('stale')).toEqual({ crmTarget: false, lastEnrichedAt: iso(NOW - 2 * DAY_MS) });
     expect(facts.get('crm')).toEqual({ crmTarget: true, lastEnrichedAt: iso(NOW - 2 * DAY_MS) });
@@ -42,7 +46,9 @@ describe('pending completions in the account history read', () => {
 
   it('are not read without a recency window', async () => {
     const organizationId = `org_pending_${randomUUID()}`;
-    const pending = [{ campaignId: 'camp_gone', completedAt: iso(NOW - DAY_MS), eligibleObjectKey: `pending/${organizationId}/never-written.txt` }];
+    const pending = [
+      { campaignId: 'camp_gone', completedAt: iso(NOW - DAY_MS), eligibleObjectKey: `pending/${organizationId}/never-written.txt` },
+    ];
     // The list does not exist: reading it would throw.
     const facts = await accountHistory().getFacts(organizationId, ['a'], { recency: false, pending });
     expect(facts.size).toBe(0);
@@ -50,7 +56,11 @@ describe('pending completions in the account history read', () => {
 
   it("are ignored by the test twin's history, whose recency is its IDs'", async () => {
     const pending = [{ campaignId: 'camp_x', completedAt: iso(NOW - 1000), eligibleObjectKey: 'pending/none.txt' }];
-    const facts = await testAccountHistory.getFacts('org_test_x', ['test_found_1', 'test_recent_1'], { recency: true, enrichedAfter: NOW - DAY_MS, pending });
+    const facts = await testAccountHistory.getFacts('org_test_x', ['test_found_1', 'test_recent_1'], {
+      recency: true,
+      enrichedAfter: NOW - DAY_MS,
+      pending,
+    });
     expect(facts.has('test_found_1')).toBe(false);
     expect(facts.get('test_recent_1')?.lastEnrichedAt).toBeDefined();
   });

@@ -51,7 +51,12 @@ describe('accountIdsFile parts (multipart)', () => {
     const atTheLimit = await multipartCreate(apiKey, 'u'.repeat(MAX_LINE_BYTES));
     expect(atTheLimit.error?.details?.issues).toEqual(['accountIds[0]: Too big: expected string to have <=128 characters']);
     await expectLineRefused(await multipartCreate(apiKey, 'x'.repeat(MAX_LINE_BYTES + 1)), apiKey, 'accountIdsFile', 1);
-    await expectLineRefused(await multipartCreate(apiKey, `${goodLines(3)}\n${'y'.repeat(MAX_LINE_BYTES + 1)}\nacct_9`), apiKey, 'accountIdsFile', 4);
+    await expectLineRefused(
+      await multipartCreate(apiKey, `${goodLines(3)}\n${'y'.repeat(MAX_LINE_BYTES + 1)}\nacct_9`),
+      apiKey,
+      'accountIdsFile',
+      4,
+    );
   });
 
   it('one 4 MB line and 900 lines of 4,097 bytes: 400 naming the first long line', async () => {
@@ -74,9 +79,19 @@ describe('uploaded files (accountIdsUploadId)', () => {
   it('a 12 MB file of one line: 400 naming line 1; a long line after good ones: named; nothing written', async () => {
     const { apiKey } = await newOrganization();
     const oneLine = await uploaded(apiKey, Buffer.alloc(12_000_000, 'q'));
-    await expectLineRefused(await call(api(), CREATE, { apiKey, body: { name: 'Hostile', accountIdsUploadId: oneLine } }), apiKey, 'accountIdsUploadId', 1);
+    await expectLineRefused(
+      await call(api(), CREATE, { apiKey, body: { name: 'Hostile', accountIdsUploadId: oneLine } }),
+      apiKey,
+      'accountIdsUploadId',
+      1,
+    );
     const late = await uploaded(apiKey, `${goodLines(10_000)}\n${'v'.repeat(MAX_LINE_BYTES + 1)}\n`);
-    await expectLineRefused(await call(api(), CREATE, { apiKey, body: { name: 'Hostile', accountIdsUploadId: late } }), apiKey, 'accountIdsUploadId', 10_001);
+    await expectLineRefused(
+      await call(api(), CREATE, { apiKey, body: { name: 'Hostile', accountIdsUploadId: late } }),
+      apiKey,
+      'accountIdsUploadId',
+      10_001,
+    );
   });
 
   it('a binary file: 400, never a 5xx, nothing written', async () => {

@@ -25,12 +25,22 @@ const DESCRIBE = '/v1/org/describe';
 /** The three `invalid_api_key` answers, one per case, each saying what to send. */
 const INVALID_API_KEY = {
   data: null,
-  error: { code: 'invalid_api_key', message: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".' },
+  error: {
+    code: 'invalid_api_key',
+    message:
+      'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
+  },
 };
-const MISSING_HEADER = { data: null, error: { code: 'invalid_api_key', message: 'The Authorization header is missing: send "Authorization: Bearer <API key>".' } };
+const MISSING_HEADER = {
+  data: null,
+  error: { code: 'invalid_api_key', message: 'The Authorization header is missing: send "Authorization: Bearer <API key>".' },
+};
 const NOT_BEARER = {
   data: null,
-  error: { code: 'invalid_api_key', message: 'The Authorization header is not "Bearer <API key>": send the word Bearer, one space, then the key (it starts with cek_).' },
+  error: {
+    code: 'invalid_api_key',
+    message: 'The Authorization header is not "Bearer <API key>": send the word Bearer, one space, then the key (it starts with cek_).',
+  },
 };
 const REVOKED_API_KEY = { data: null, error: { code: 'revoked_api_key', message: 'The API key has been revoked.' } };
 const INTERNAL_ERROR = { data: null, error: { code: 'internal_error', message: 'Internal error.' } };
@@ -58,7 +68,11 @@ function expectInvalidRequest(res: ApiResponse, issues?: string[]): void {
   expect(res.status).toBe(400);
   expect(res.body.data).toBeNull();
   expect(res.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/\S/) });
-  expect(Object.keys(res.error!).filter((k) => k !== 'details').sort()).toEqual(['code', 'message']);
+  expect(
+    Object.keys(res.error!)
+      .filter((k) => k !== 'details')
+      .sort(),
+  ).toEqual(['code', 'message']);
   if (issues) {
     expect(res.error!.details).toEqual({ issues });
   } else if (res.error!.details !== undefined) {
@@ -85,7 +99,10 @@ async function describeOrg() {
 
 /** A multipart body built by hand, to control the boundary and the content type. */
 function multipartBody(boundary: string, fields: [string, string][]): string {
-  return fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+  return (
+    fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') +
+    `--${boundary}--\r\n`
+  );
 }
 
 let key: string;
@@ -176,7 +193,10 @@ describe('authentication', () => {
   it('authenticates before reading the body: a revoked key with a malformed body gets 401 revoked_api_key', async () => {
     const org = await describeOrg();
     await apiKeys().revoke(org.apiKey);
-    const res = await call(api(), DESCRIBE, { apiKey: org.apiKey, raw: { body: 'a=1&b', contentType: 'application/x-www-form-urlencoded' } });
+    const res = await call(api(), DESCRIBE, {
+      apiKey: org.apiKey,
+      raw: { body: 'a=1&b', contentType: 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(REVOKED_API_KEY);
   });
@@ -267,7 +287,10 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
   });
 
   it('rejects a __proto__ field in an urlencoded body', async () => {
-    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: '__proto__[polluted]=1', contentType: 'application/x-www-form-urlencoded' } });
+    const res = await call(api(), DESCRIBE, {
+      apiKey: key,
+      raw: { body: '__proto__[polluted]=1', contentType: 'application/x-www-form-urlencoded' },
+    });
     expectInvalidRequest(res, ['__proto__[polluted]: forbidden property name']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -291,23 +314,42 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
 
     it.each([
       ['JSON', 'application/json; charset=iso-8859-1', JSON.stringify({ name, accountIds: ['acc_1'] }), 'iso-8859-1'],
-      ['JSON, quoted and upper case', 'application/json; charset="ISO-8859-1"', JSON.stringify({ name, accountIds: ['acc_1'] }), 'iso-8859-1'],
+      [
+        'JSON, quoted and upper case',
+        'application/json; charset="ISO-8859-1"',
+        JSON.stringify({ name, accountIds: ['acc_1'] }),
+        'iso-8859-1',
+      ],
       ['urlencoded', 'application/x-www-form-urlencoded; charset=windows-1252', 'name=Caf%E9+M%FCller&accountIds=acc_1', 'windows-1252'],
-      ['multipart', 'multipart/form-data; charset=latin1; boundary=abc123', multipartBody('abc123', [['name', name], ['accountIds', 'acc_1']]), 'latin1'],
-    ])('refuses %s with 400 invalid_request naming the content-type header, and stores nothing', async (_label, contentType, text, charset) => {
-      const org = await newOrganization();
-      const res = await call(api(), CREATE, { apiKey: org.apiKey, raw: { body: Buffer.from(text, 'latin1'), contentType } });
-      expectInvalidRequest(res, [`content-type: charset ${charset} is not supported; use utf-8`]);
-      expect(res.error!.message).toContain(`charset=${charset}`);
-      expect(res.error!.message).toContain('UTF-8');
-      const list = await call(api(), LIST, { apiKey: org.apiKey, body: {} });
-      expect(list.status).toBe(200);
-      expect(list.body.data.campaigns).toEqual([]);
-    });
+      [
+        'multipart',
+        'multipart/form-data; charset=latin1; boundary=abc123',
+        multipartBody('abc123', [
+          ['name', name],
+          ['accountIds', 'acc_1'],
+        ]),
+        'latin1',
+      ],
+    ])(
+      'refuses %s with 400 invalid_request naming the content-type header, and stores nothing',
+      async (_label, contentType, text, charset) => {
+        const org = await newOrganization();
+        const res = await call(api(), CREATE, { apiKey: org.apiKey, raw: { body: Buffer.from(text, 'latin1'), contentType } });
+        expectInvalidRequest(res, [`content-type: charset ${charset} is not supported; use utf-8`]);
+        expect(res.error!.message).toContain(`charset=${charset}`);
+        expect(res.error!.message).toContain('UTF-8');
+        const list = await call(api(), LIST, { apiKey: org.apiKey, body: {} });
+        expect(list.status).toBe(200);
+        expect(list.body.data.campaigns).toEqual([]);
+      },
+    );
 
     it('reads the same body declared charset=utf-8 (any case) and stores the name exactly', async () => {
       const org = await newOrganization();
-      const res = await call(api(), CREATE, { apiKey: org.apiKey, raw: { body: Buffer.from(JSON.stringify({ name, accountIds: ['acc_1'] }), 'utf8'), contentType: 'application/json; charset=UTF-8' } });
+      const res = await call(api(), CREATE, {
+        apiKey: org.apiKey,
+        raw: { body: Buffer.from(JSON.stringify({ name, accountIds: ['acc_1'] }), 'utf8'), contentType: 'application/json; charset=UTF-8' },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data.name).toBe(name);
     });
@@ -358,7 +400,10 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
     expectInvalidRequest(over, ['body: too large']);
 
     // Well over the limit but under API Gateway's 10 MB cap: still the envelope, not a dropped connection.
-    const farOver = await call(api(), DESCRIBE, { apiKey: key, raw: { body: `{}${' '.repeat(9 * 1024 * 1024)}`, contentType: 'application/json' } });
+    const farOver = await call(api(), DESCRIBE, {
+      apiKey: key,
+      raw: { body: `{}${' '.repeat(9 * 1024 * 1024)}`, contentType: 'application/json' },
+    });
     expectInvalidRequest(farOver, ['body: too large']);
   });
 
@@ -384,8 +429,16 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
     ['a JSON content type with whitespace before its parameter', 'application/json ; charset=utf-8', '{}'],
     ['a multipart boundary without a space after the semicolon', 'multipart/form-data;boundary=abc123', multipartBody('abc123', [])],
     ['a quoted multipart boundary', 'multipart/form-data; boundary="abc123"', multipartBody('abc123', [])],
-    ['a multipart boundary with an underscore (Apache HttpClient style)', 'multipart/form-data; boundary=-_aB3xY9_Qz', multipartBody('-_aB3xY9_Qz', [])],
-    ['a charset parameter before the multipart boundary', 'multipart/form-data; charset=utf-8; boundary=abc123', multipartBody('abc123', [])],
+    [
+      'a multipart boundary with an underscore (Apache HttpClient style)',
+      'multipart/form-data; boundary=-_aB3xY9_Qz',
+      multipartBody('-_aB3xY9_Qz', []),
+    ],
+    [
+      'a charset parameter before the multipart boundary',
+      'multipart/form-data; charset=utf-8; boundary=abc123',
+      multipartBody('abc123', []),
+    ],
   ])('accepts a valid body with %s (RFC 9110 / RFC 2046 media types)', async (_label, contentType, body) => {
     const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body, contentType } });
     expect(res.status).toBe(200);
@@ -393,7 +446,10 @@ describe('describe body rule (docs/errors.md: no body, an empty body or {})', ()
   });
 
   it('parses an urlencoded body whose content type has whitespace before its parameter', async () => {
-    const res = await call(api(), DESCRIBE, { apiKey: key, raw: { body: 'foo=1', contentType: 'application/x-www-form-urlencoded ; charset=utf-8' } });
+    const res = await call(api(), DESCRIBE, {
+      apiKey: key,
+      raw: { body: 'foo=1', contentType: 'application/x-www-form-urlencoded ; charset=utf-8' },
+    });
     // Parsed, the field is named; left unparsed, the answer would be a bare "could not be parsed".
     expectInvalidRequest(res, ['foo: unknown property']);
   });
@@ -549,7 +605,11 @@ describe('errors a use case throws', () => {
     expect(res.status).toBe(404);
     expect(JSON.parse(res.text)).toEqual({
       data: null,
-      error: { code: 'not_found', message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".', details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } },
+      error: {
+        code: 'not_found',
+        message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".',
+        details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
+      },
     });
   });
 
@@ -559,7 +619,10 @@ describe('errors a use case throws', () => {
       reached = true;
       return new Error('secret detail');
     };
-    const response = await fetch(`${baseUrl()}${operation.path}`, { method: 'POST', headers: { authorization: `Bearer ${unknownApiKey()}` } });
+    const response = await fetch(`${baseUrl()}${operation.path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${unknownApiKey()}` },
+    });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual(INVALID_API_KEY);
     expect(reached).toBe(false);
@@ -575,7 +638,12 @@ it('uses the organization of the key (describe of one organization never shows a
 });
 
 describe('the request deadline (lib/http/deadline.ts) ends with the request', () => {
-  const operation = defineOperation({ operationId: 'deadlineTest', scope: 'org:read', path: '/v1/test/deadline', request: z.strictObject({}) });
+  const operation = defineOperation({
+    operationId: 'deadlineTest',
+    scope: 'org:read',
+    path: '/v1/test/deadline',
+    request: z.strictObject({}),
+  });
   let seen: AbortSignal | undefined;
   /** The deadline the last invocation's use case read (a function: TypeScript does not follow the closure's assignment). */
   const deadlineSeen = (): AbortSignal | undefined => seen;

@@ -39,7 +39,11 @@ const replayed = (res: ApiResponse) => res.headers.get('idempotent-replayed');
 async function rawPost(path: string, apiKey: string, idempotencyKey: string | undefined, body: string, contentType = 'application/json') {
   const response = await fetch(`${api()}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType, ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': contentType,
+      ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     body,
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
@@ -74,8 +78,16 @@ describe('create with Idempotency-Key', () => {
   it('the same input as JSON, urlencoded or multipart (a file part) is the same request', async () => {
     const { apiKey } = await newOrganization();
     const k = key();
-    const json = await call(api(), CREATE, { apiKey, headers: { 'idempotency-key': k }, body: { name: 'Same input', accountIds: ['a1', 'a2'] } });
-    const form = new URLSearchParams([['name', '  Same input '], ['accountIds', 'a1'], ['accountIds', 'a2']]);
+    const json = await call(api(), CREATE, {
+      apiKey,
+      headers: { 'idempotency-key': k },
+      body: { name: 'Same input', accountIds: ['a1', 'a2'] },
+    });
+    const form = new URLSearchParams([
+      ['name', '  Same input '],
+      ['accountIds', 'a1'],
+      ['accountIds', 'a2'],
+    ]);
     const urlencoded = await call(api(), CREATE, { apiKey, headers: { 'idempotency-key': k }, form });
     const multipart = new FormData();
     multipart.set('name', 'Same input');
@@ -93,7 +105,9 @@ describe('create with Idempotency-Key', () => {
   it('another body with the same key: 422 idempotency_key_reused, nothing created', async () => {
     const { apiKey } = await newOrganization();
     const k = key();
-    expect((await call(api(), CREATE, { apiKey, headers: { 'idempotency-key': k }, body: { name: 'First', accountIds: ['x'] } })).status).toBe(200);
+    expect(
+      (await call(api(), CREATE, { apiKey, headers: { 'idempotency-key': k }, body: { name: 'First', accountIds: ['x'] } })).status,
+    ).toBe(200);
     const other = await call(api(), CREATE, { apiKey, headers: { 'idempotency-key': k }, body: { name: 'Second', accountIds: ['x'] } });
     expectError(other, 422, 'idempotency_key_reused');
     expect(other.error?.details).toBeUndefined();
@@ -115,7 +129,11 @@ describe('create with Idempotency-Key', () => {
     expect(await campaignCount(a.apiKey)).toBe(1);
     expect(await campaignCount(b.apiKey)).toBe(1);
     // And the same key on another operation of the same organization is separate too.
-    const update = await call(api(), UPDATE, { apiKey: a.apiKey, headers: { 'idempotency-key': k }, body: { campaignId: fromA.data.id, name: 'Renamed' } });
+    const update = await call(api(), UPDATE, {
+      apiKey: a.apiKey,
+      headers: { 'idempotency-key': k },
+      body: { campaignId: fromA.data.id, name: 'Renamed' },
+    });
     expect(update.status).toBe(200);
     expect(replayed(update)).toBeNull();
     expect(update.data.name).toBe('Renamed');
@@ -198,10 +216,17 @@ describe('update with Idempotency-Key', () => {
 
 describe('enrich with Idempotency-Key', () => {
   async function fixture(options: { accounts?: number; smbCredits?: number; maxEnrichingAccounts?: number } = {}) {
-    const org = await newOrganization({ smbCredits: options.smbCredits ?? 1_000, maxEnrichingAccounts: options.maxEnrichingAccounts ?? 5_000 });
+    const org = await newOrganization({
+      smbCredits: options.smbCredits ?? 1_000,
+      maxEnrichingAccounts: options.maxEnrichingAccounts ?? 5_000,
+    });
     const accounts = activeAccounts(uniquePrefix(), options.accounts ?? 5);
     await importAccounts(accounts);
-    const campaignId = await createApiCampaign(api(), org.apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      accounts.map((a) => a.accountId),
+    );
     return { ...org, campaignId, eligible: accounts.length };
   }
 
@@ -212,7 +237,9 @@ describe('enrich with Idempotency-Key', () => {
     // Hold the launch evaluation so the burst meets the first call still running.
     const warehouse = useTestWarehouse({ holdStatuses: true });
     const k = key();
-    const burst = Array.from({ length: 10 }, () => call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': k }, body: { campaignId: f.campaignId } }));
+    const burst = Array.from({ length: 10 }, () =>
+      call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': k }, body: { campaignId: f.campaignId } }),
+    );
     await warehouse.called('getAccountStatuses');
     await new Promise((r) => setTimeout(r, 200));
     warehouse.release();
@@ -249,7 +276,11 @@ describe('enrich with Idempotency-Key', () => {
     expect(second.body).toEqual(first.body);
     expect(await balance(f.organizationId)).toBe(103);
     // A new key is a new request: it launches.
-    const fresh = await call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': key() }, body: { campaignId: f.campaignId } });
+    const fresh = await call(api(), ENRICH, {
+      apiKey: f.apiKey,
+      headers: { 'idempotency-key': key() },
+      body: { campaignId: f.campaignId },
+    });
     expect(fresh.status).toBe(200);
     expect(fresh.data.status).toBe('enriching');
   });
@@ -313,7 +344,17 @@ describe('enrich with Idempotency-Key', () => {
     const f = await fixture({ accounts: 5 });
     const fingerprint = fingerprintOf({ campaignId: f.campaignId });
     const claimAs = async (k: string, lockExpiresAt: number) =>
-      idempotencyRecords().claim({ organizationId: f.organizationId, operationId: 'enrichCampaign', key: k, fingerprint, token: randomUUID(), requestId: 'died', now: Date.now(), lockExpiresAt, ttlSeconds: 86_400 });
+      idempotencyRecords().claim({
+        organizationId: f.organizationId,
+        operationId: 'enrichCampaign',
+        key: k,
+        fingerprint,
+        token: randomUUID(),
+        requestId: 'died',
+        now: Date.now(),
+        lockExpiresAt,
+        ttlSeconds: 86_400,
+      });
     const live = key();
     expect((await claimAs(live, Date.now() + 60_000)).ok).toBe(true);
     const held = await call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': live }, body: { campaignId: f.campaignId } });
@@ -323,7 +364,11 @@ describe('enrich with Idempotency-Key', () => {
     const dead = key();
     expect((await claimAs(dead, Date.now() - 1)).ok).toBe(true);
     // Another input cannot take a lapsed lock over: the key still names the first request.
-    const other = await call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': dead }, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } });
+    const other = await call(api(), ENRICH, {
+      apiKey: f.apiKey,
+      headers: { 'idempotency-key': dead },
+      body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
+    });
     expectError(other, 422, 'idempotency_key_reused');
     const taken = await call(api(), ENRICH, { apiKey: f.apiKey, headers: { 'idempotency-key': dead }, body: { campaignId: f.campaignId } });
     expect(taken.status).toBe(200);

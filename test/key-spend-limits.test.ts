@@ -12,7 +12,18 @@ import fc from 'fast-check';
 import { monthOf } from '../lib/organizations/limits';
 import { limits } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { account, activeAccounts, balance, createApiCampaign, enrich, expectError, importAccounts, ledgerOf, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  account,
+  activeAccounts,
+  balance,
+  createApiCampaign,
+  enrich,
+  expectError,
+  importAccounts,
+  ledgerOf,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 const QUOTE = '/v1/campaigns/quote';
@@ -21,12 +32,22 @@ const QUOTE = '/v1/campaigns/quote';
 async function draftOf(apiKey: string, size: number): Promise<string> {
   const list = activeAccounts(uniquePrefix(), size);
   await importAccounts(list);
-  return createApiCampaign(api(), apiKey, list.map((a) => a.accountId));
+  return createApiCampaign(
+    api(),
+    apiKey,
+    list.map((a) => a.accountId),
+  );
 }
 
 /** A key made through keys/create that may launch, with these credit limits: its ID and secret. */
-async function launchKey(apiKey: string, keyLimits: { maxCreditsPerLaunch?: number; monthlyCredits?: number }): Promise<{ id: string; secret: string }> {
-  const created = await call(api(), '/v1/keys/create', { apiKey, body: { name: 'Launcher', scopes: ['campaigns:write', 'campaigns:launch', 'campaigns:read'], limits: keyLimits } });
+async function launchKey(
+  apiKey: string,
+  keyLimits: { maxCreditsPerLaunch?: number; monthlyCredits?: number },
+): Promise<{ id: string; secret: string }> {
+  const created = await call(api(), '/v1/keys/create', {
+    apiKey,
+    body: { name: 'Launcher', scopes: ['campaigns:write', 'campaigns:launch', 'campaigns:read'], limits: keyLimits },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { id: created.data.key.id, secret: created.data.secret };
 }
@@ -43,7 +64,12 @@ describe('maxCreditsPerLaunch (period "launch")', () => {
     expect((await call(api(), QUOTE, { apiKey: key.secret, body: { campaignId: large } })).data.outcome).toBe('key_spend_limit_exceeded');
     // Another key of the organization (no limits) is not held to it.
     expect((await call(api(), QUOTE, { apiKey: org.apiKey, body: { campaignId: large } })).data.outcome).toBe('launchable');
-    expectError(await enrich(api(), key.secret, large), 402, 'key_spend_limit_exceeded', { limit: 2, required: 3, spent: null, period: 'launch' });
+    expectError(await enrich(api(), key.secret, large), 402, 'key_spend_limit_exceeded', {
+      limit: 2,
+      required: 3,
+      spent: null,
+      period: 'launch',
+    });
     expect(await balance(org.organizationId)).toBe(50);
     expect((await ledgerOf(org.organizationId, large)).entries).toEqual([]);
     expect(await keySpent(org.organizationId, key.id)).toBe(0);
@@ -61,7 +87,12 @@ describe('maxCreditsPerLaunch (period "launch")', () => {
     expect((await call(api(), QUOTE, { apiKey: key.secret, body: { campaignId: draft } })).data.outcome).toBe('spend_limit_exceeded');
     expectError(await enrich(api(), key.secret, draft), 402, 'spend_limit_exceeded', { limit: 2, spent: 0, required: 3 });
     await limits().setLimits(org.organizationId, { monthlySpendLimit: null });
-    expectError(await enrich(api(), key.secret, draft), 402, 'key_spend_limit_exceeded', { limit: 1, required: 3, spent: null, period: 'launch' });
+    expectError(await enrich(api(), key.secret, draft), 402, 'key_spend_limit_exceeded', {
+      limit: 1,
+      required: 3,
+      spent: null,
+      period: 'launch',
+    });
   });
 });
 
@@ -78,7 +109,12 @@ describe('monthlyCredits (period "month")', () => {
     expect(charge[0]).toMatchObject({ kind: 'charge', amount: -3, keyId: key.id });
 
     expect((await call(api(), QUOTE, { apiKey: key.secret, body: { campaignId: second } })).data.outcome).toBe('key_spend_limit_exceeded');
-    expectError(await enrich(api(), key.secret, second), 402, 'key_spend_limit_exceeded', { limit: 4, required: 2, spent: 3, period: 'month' });
+    expectError(await enrich(api(), key.secret, second), 402, 'key_spend_limit_exceeded', {
+      limit: 4,
+      required: 2,
+      spent: 3,
+      period: 'month',
+    });
     expect(await balance(org.organizationId)).toBe(47);
     expect((await ledgerOf(org.organizationId, second)).entries).toEqual([]);
     expect(await keySpent(org.organizationId, key.id)).toBe(3);
@@ -87,7 +123,16 @@ describe('monthlyCredits (period "month")', () => {
     const page = await call(api(), '/v1/org/ledger', { apiKey: org.apiKey, body: { filters: { campaignId: first } } });
     expect(page.status).toBe(200);
     expect(page.data.entries).toHaveLength(1);
-    expect(Object.keys(page.data.entries[0]).sort()).toEqual(['amount', 'attemptId', 'campaignId', 'createdAt', 'id', 'kind', 'note', 'reason']);
+    expect(Object.keys(page.data.entries[0]).sort()).toEqual([
+      'amount',
+      'attemptId',
+      'campaignId',
+      'createdAt',
+      'id',
+      'kind',
+      'note',
+      'reason',
+    ]);
 
     // A key without limits launches the same draft: it is the key's limit, not the organization's.
     expect((await enrich(api(), org.apiKey, second)).status).toBe(200);
@@ -101,7 +146,11 @@ describe('monthlyCredits (period "month")', () => {
     const prefix = uniquePrefix();
     const noContacts = [account(`${prefix}_a`), account(`${prefix}_b`), account(`${prefix}_c`)];
     await importAccounts(noContacts);
-    const first = await createApiCampaign(api(), key.secret, noContacts.map((a) => a.accountId));
+    const first = await createApiCampaign(
+      api(),
+      key.secret,
+      noContacts.map((a) => a.accountId),
+    );
     expect((await enrich(api(), key.secret, first)).status).toBe(200);
     expect(await keySpent(org.organizationId, key.id)).toBe(3);
     await waitForStatus(api(), key.secret, first, 'enriched');
@@ -146,7 +195,8 @@ describe('monthlyCredits (period "month")', () => {
           expect(charged).toBeLessThanOrEqual(limit);
           expect(await keySpent(org.organizationId, key.id)).toBe(charged);
           expect(await balance(org.organizationId)).toBe(100 - charged);
-          for (const a of launched) expect((await ledgerOf(org.organizationId, a.campaignId)).entries.map((e) => e.keyId)).toEqual([key.id]);
+          for (const a of launched)
+            expect((await ledgerOf(org.organizationId, a.campaignId)).entries.map((e) => e.keyId)).toEqual([key.id]);
           // Whatever the order, a launch that fits what is left was not refused.
           if (launched.length === 0) expect(Math.min(...sizes)).toBeGreaterThan(limit);
         },

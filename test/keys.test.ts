@@ -37,9 +37,13 @@ describe('keys/create and keys/list', () => {
       test: false,
     });
     expect((await describeWith(secret)).status).toBe(200);
-    expect((await call(api(), '/v1/org/ledger', { apiKey: secret, body: {} })).error).toMatchObject({ code: 'insufficient_scope', details: { required: 'ledger:read' } });
+    expect((await call(api(), '/v1/org/ledger', { apiKey: secret, body: {} })).error).toMatchObject({
+      code: 'insufficient_scope',
+      details: { required: 'ledger:read' },
+    });
 
-    for (let i = 0; i < 3; i++) await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: `More ${i}`, scopes: ['org:read'] } });
+    for (let i = 0; i < 3; i++)
+      await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: `More ${i}`, scopes: ['org:read'] } });
     const seen: Record<string, unknown>[] = [];
     let cursor: string | undefined;
     do {
@@ -58,16 +62,26 @@ describe('keys/create and keys/list', () => {
 
   it('a key cannot grant a scope it lacks, and needs keys:manage to create', async () => {
     const org = await newOrganization();
-    const manager = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Manager', scopes: ['keys:manage', 'org:read'] } })).data.secret as string;
-    const refused = await call(api(), '/v1/keys/create', { apiKey: manager, body: { name: 'Launcher', scopes: ['org:read', 'campaigns:launch'] } });
+    const manager = (
+      await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Manager', scopes: ['keys:manage', 'org:read'] } })
+    ).data.secret as string;
+    const refused = await call(api(), '/v1/keys/create', {
+      apiKey: manager,
+      body: { name: 'Launcher', scopes: ['org:read', 'campaigns:launch'] },
+    });
     expect(refused.status).toBe(403);
     expect(refused.error).toMatchObject({ code: 'insufficient_scope', details: { required: 'campaigns:launch' } });
     const allowed = await call(api(), '/v1/keys/create', { apiKey: manager, body: { name: 'Reader', scopes: ['org:read'] } });
     expect(allowed.status).toBe(200);
     const reader = allowed.data.secret as string;
-    expect((await call(api(), '/v1/keys/create', { apiKey: reader, body: { name: 'X', scopes: ['org:read'] } })).error).toMatchObject({ code: 'insufficient_scope', details: { required: 'keys:manage' } });
+    expect((await call(api(), '/v1/keys/create', { apiKey: reader, body: { name: 'X', scopes: ['org:read'] } })).error).toMatchObject({
+      code: 'insufficient_scope',
+      details: { required: 'keys:manage' },
+    });
     // Nothing was written by the refusals: the operator key, the manager and the reader.
-    expect((await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys.map((k: { name: string }) => k.name).sort()).toEqual(['Manager', 'Operator key', 'Reader']);
+    expect(
+      (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys.map((k: { name: string }) => k.name).sort(),
+    ).toEqual(['Manager', 'Operator key', 'Reader']);
   });
 
   it('refuses a bad body naming the field, and an expiry in the past or over a year ahead', async () => {
@@ -101,7 +115,9 @@ describe('keys/create and keys/list', () => {
     // The live key's list holds no test key, and a test key cannot revoke a live one.
     const liveList = (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys as { id: string; test: boolean }[];
     expect(liveList.every((k) => !k.test)).toBe(true);
-    expect((await call(api(), '/v1/keys/revoke', { apiKey: testKey, body: { id: liveList[0]!.id } })).error).toMatchObject({ code: 'not_found' });
+    expect((await call(api(), '/v1/keys/revoke', { apiKey: testKey, body: { id: liveList[0]!.id } })).error).toMatchObject({
+      code: 'not_found',
+    });
     expect((await describeWith(org.apiKey)).status).toBe(200);
   });
 });
@@ -109,18 +125,23 @@ describe('keys/create and keys/list', () => {
 describe('keys/revoke, keys/rotate and expiry', () => {
   it('revoke: the key answers 401 revoked_api_key from the next request on', async () => {
     const org = await newOrganization();
-    const { key, secret } = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Temp', scopes: ['org:read'] } })).data;
+    const { key, secret } = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Temp', scopes: ['org:read'] } }))
+      .data;
     expect((await describeWith(secret)).status).toBe(200);
     const revoked = await call(api(), '/v1/keys/revoke', { apiKey: org.apiKey, body: { id: key.id } });
     expect(revoked.status).toBe(200);
     expect(revoked.data.key.revokedAt).toEqual(expect.any(String));
     expect((await describeWith(secret)).error?.code).toBe('revoked_api_key');
-    expect((await call(api(), '/v1/keys/revoke', { apiKey: org.apiKey, body: { id: 'key_111111111111111111111' } })).error).toMatchObject({ code: 'not_found' });
+    expect((await call(api(), '/v1/keys/revoke', { apiKey: org.apiKey, body: { id: 'key_111111111111111111111' } })).error).toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('rotate: both secrets work during the overlap, then only the new one (clock injected)', async () => {
     const org = await newOrganization();
-    const { key, secret: first } = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Rotating', scopes: ['org:read'] } })).data;
+    const { key, secret: first } = (
+      await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Rotating', scopes: ['org:read'] } })
+    ).data;
     expect((await describeWith(first)).status).toBe(200);
     const rotated = await call(api(), '/v1/keys/rotate', { apiKey: org.apiKey, body: { id: key.id } });
     expect(rotated.status).toBe(200);

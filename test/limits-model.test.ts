@@ -30,13 +30,15 @@ const orgLimits = (organizationId: string, args: string[]): Promise<any> => opsJ
 async function draftOf(apiKey: string, size: number): Promise<string> {
   const list = activeAccounts(uniquePrefix(), size);
   await importAccounts(list);
-  return createApiCampaign(api(), apiKey, list.map((a) => a.accountId));
+  return createApiCampaign(
+    api(),
+    apiKey,
+    list.map((a) => a.accountId),
+  );
 }
 
 type Step =
-  | { kind: 'monthlySpend'; value: number | null }
-  | { kind: 'lowBalance'; value: number | null }
-  | { kind: 'launch'; size: number };
+  { kind: 'monthlySpend'; value: number | null } | { kind: 'lowBalance'; value: number | null } | { kind: 'launch'; size: number };
 
 const limitValue = fc.option(fc.integer({ min: 0, max: 12 }), { nil: null, freq: 2 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -53,16 +55,28 @@ describe('org:limits set and unset, interleaved with launches (model)', () => {
         const model = { balance: credits, spent: 0, monthlySpend: null as number | null, lowBalance: null as number | null };
         for (const s of steps) {
           if (s.kind === 'monthlySpend' || s.kind === 'lowBalance') {
-            const printed = await orgLimits(org.organizationId, [s.kind === 'monthlySpend' ? '--monthly-spend' : '--low-balance', s.value === null ? 'none' : String(s.value)]);
+            const printed = await orgLimits(org.organizationId, [
+              s.kind === 'monthlySpend' ? '--monthly-spend' : '--low-balance',
+              s.value === null ? 'none' : String(s.value),
+            ]);
             model[s.kind] = s.value;
-            expect(printed).toMatchObject({ monthlySpend: { limit: model.monthlySpend, spent: model.spent }, lowBalanceThreshold: model.lowBalance });
+            expect(printed).toMatchObject({
+              monthlySpend: { limit: model.monthlySpend, spent: model.spent },
+              lowBalanceThreshold: model.lowBalance,
+            });
             continue;
           }
           const campaignId = await draftOf(org.apiKey, s.size);
           const res = await enrich(api(), org.apiKey, campaignId);
           const expected =
-            s.size > model.balance ? 'insufficient_credits' : model.monthlySpend !== null && model.spent + s.size > model.monthlySpend ? 'spend_limit_exceeded' : 'launched';
-          expect(res.status === 200 ? 'launched' : res.error?.code, `${JSON.stringify(steps)} → ${JSON.stringify(res.body)}`).toBe(expected);
+            s.size > model.balance
+              ? 'insufficient_credits'
+              : model.monthlySpend !== null && model.spent + s.size > model.monthlySpend
+                ? 'spend_limit_exceeded'
+                : 'launched';
+          expect(res.status === 200 ? 'launched' : res.error?.code, `${JSON.stringify(steps)} → ${JSON.stringify(res.body)}`).toBe(
+            expected,
+          );
           if (expected === 'launched') {
             model.balance -= s.size;
             model.spent += s.size;
@@ -103,8 +117,12 @@ describe('org:limits set and unset, interleaved with launches (model)', () => {
   it('the store refuses a value that is neither a whole number nor null, naming the field, and writes nothing', async () => {
     const org = await newOrganization({ smbCredits: 20 });
     await limits().setLimits(org.organizationId, { monthlySpendLimit: 7 });
-    await expect(limits().setLimits(org.organizationId, { monthlySpendLimit: '' as unknown as number })).rejects.toThrow(/monthlySpendLimit/);
-    await expect(limits().setLimits(org.organizationId, { lowBalanceThreshold: -1, monthlySpendLimit: null })).rejects.toThrow(/lowBalanceThreshold/);
+    await expect(limits().setLimits(org.organizationId, { monthlySpendLimit: '' as unknown as number })).rejects.toThrow(
+      /monthlySpendLimit/,
+    );
+    await expect(limits().setLimits(org.organizationId, { lowBalanceThreshold: -1, monthlySpendLimit: null })).rejects.toThrow(
+      /lowBalanceThreshold/,
+    );
     expect(await limits().limits(org.organizationId)).toMatchObject({ monthlySpendLimit: 7, lowBalanceThreshold: null });
   });
 });

@@ -75,38 +75,42 @@ afterAll(async () => {
 }, 60_000);
 
 describe('a data folder serves one stack at a time (README.md#set-up)', () => {
-  it('refuses a second start while the first runs, leaves the first serving, and reuses the folder once the first is gone', async () => {
-    const firstPort = await freePort();
-    const firstUrl = `http://127.0.0.1:${firstPort}`;
-    const first = start(firstPort);
-    await untilHealthy(first, firstUrl);
-    const endpointsBefore = readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8');
-    const record = JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')) as StackRecord;
-    // The record names a process of the first stack (its process group) and its port.
-    expect(execFileSync('ps', ['-o', 'pgid=', '-p', String(record.pid)], { encoding: 'utf8' }).trim()).toBe(String(first.child.pid));
-    expect(record.port).toBe(firstPort);
+  it(
+    'refuses a second start while the first runs, leaves the first serving, and reuses the folder once the first is gone',
+    async () => {
+      const firstPort = await freePort();
+      const firstUrl = `http://127.0.0.1:${firstPort}`;
+      const first = start(firstPort);
+      await untilHealthy(first, firstUrl);
+      const endpointsBefore = readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8');
+      const record = JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')) as StackRecord;
+      // The record names a process of the first stack (its process group) and its port.
+      expect(execFileSync('ps', ['-o', 'pgid=', '-p', String(record.pid)], { encoding: 'utf8' }).trim()).toBe(String(first.child.pid));
+      expect(record.port).toBe(firstPort);
 
-    const second = start(await freePort());
-    const code = await second.exited;
-    expect(code).not.toBe(0);
-    expect(second.output()).toContain(`pid ${record.pid}`);
-    expect(second.output()).toContain(`http://127.0.0.1:${firstPort}`);
+      const second = start(await freePort());
+      const code = await second.exited;
+      expect(code).not.toBe(0);
+      expect(second.output()).toContain(`pid ${record.pid}`);
+      expect(second.output()).toContain(`http://127.0.0.1:${firstPort}`);
 
-    // The first stack is untouched: still ready (its DynamoDB Local and bucket answer), same endpoints.json, same record.
-    expect(first.child.exitCode).toBeNull();
-    expect((await fetch(`${firstUrl}/health`)).status).toBe(200);
-    expect(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')).toBe(endpointsBefore);
-    expect(JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8'))).toEqual(record);
+      // The first stack is untouched: still ready (its DynamoDB Local and bucket answer), same endpoints.json, same record.
+      expect(first.child.exitCode).toBeNull();
+      expect((await fetch(`${firstUrl}/health`)).status).toBe(200);
+      expect(readFileSync(path.join(dataDir, 'endpoints.json'), 'utf8')).toBe(endpointsBefore);
+      expect(JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8'))).toEqual(record);
 
-    // A crash leaves the record behind; its process is gone, so the next start reuses the folder.
-    killGroup(first.child, 'SIGKILL');
-    await first.exited;
-    expect(JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')).pid).toBe(record.pid);
-    const thirdPort = await freePort();
-    const third = start(thirdPort);
-    await untilHealthy(third, `http://127.0.0.1:${thirdPort}`);
-    const reclaimed = JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')) as StackRecord;
-    expect(reclaimed.pid).not.toBe(record.pid);
-    expect(reclaimed.port).toBe(thirdPort);
-  }, 3 * START_TIMEOUT_MS);
+      // A crash leaves the record behind; its process is gone, so the next start reuses the folder.
+      killGroup(first.child, 'SIGKILL');
+      await first.exited;
+      expect(JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')).pid).toBe(record.pid);
+      const thirdPort = await freePort();
+      const third = start(thirdPort);
+      await untilHealthy(third, `http://127.0.0.1:${thirdPort}`);
+      const reclaimed = JSON.parse(readFileSync(path.join(dataDir, STACK_FILE), 'utf8')) as StackRecord;
+      expect(reclaimed.pid).not.toBe(record.pid);
+      expect(reclaimed.port).toBe(thirdPort);
+    },
+    3 * START_TIMEOUT_MS,
+  );
 });

@@ -35,7 +35,7 @@ const alive = (pid: number) => {
 };
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     if (condition()) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -45,13 +45,21 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 const client = (endpoint: string) => new DynamoDBClient({ endpoint, region: 'local', credentials: LOCAL_CREDENTIALS });
 const createTable = (endpoint: string, name: string) =>
   client(endpoint).send(
-    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
   );
 
 describe('DynamoDB Local as part of the stack', () => {
   it('ends when the process that started it is killed with kill -9', { timeout: 90_000 }, async () => {
     const dataDir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/dynamodb-child.ts'), dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/dynamodb-child.ts'), dataDir], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const ready = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -74,11 +82,24 @@ describe('DynamoDB Local as part of the stack', () => {
     // An orphan as an older crash left it: a bare JVM on the folder, its PID in the folder's PID file.
     const emulatorDir = path.join(path.dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
     const port = await freePort();
-    const orphan = spawn('java', [`-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-port', String(port), '-dbPath', dataDir], {
-      cwd: emulatorDir,
-      stdio: 'ignore',
-      detached: true,
-    });
+    const orphan = spawn(
+      'java',
+      [
+        `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`,
+        '-jar',
+        path.join(emulatorDir, 'DynamoDBLocal.jar'),
+        '-sharedDb',
+        '-port',
+        String(port),
+        '-dbPath',
+        dataDir,
+      ],
+      {
+        cwd: emulatorDir,
+        stdio: 'ignore',
+        detached: true,
+      },
+    );
     orphan.unref();
     const orphanPid = orphan.pid!;
     try {

@@ -8,7 +8,14 @@
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY_PATH, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, listenEarly, startApiServer, TEST_KEY_PATH } from '../infra/local/server';
+import {
+  DEMO_KEY_PATH,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  listenEarly,
+  startApiServer,
+  TEST_KEY_PATH,
+} from '../infra/local/server';
 import { apiKeys, organizations } from '../lib/root';
 import { READINESS_STEPS, Readiness } from '../infra/local/readiness';
 import { newOrganization } from './support/api';
@@ -21,7 +28,13 @@ function get(url: string, host?: string): Promise<{ status: number; contentType:
     const req = request(url, { method: 'GET', headers: host ? { host } : {} }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -53,8 +66,17 @@ describe('GET /', () => {
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
     const body = JSON.parse(res.text);
-    expect(body.links).toEqual({ docs: `${withoutDemo.url}/docs`, openapi: `${withoutDemo.url}/openapi.json`, asyncapi: `${withoutDemo.url}/asyncapi.json`, health: `${withoutDemo.url}/health`, apiCatalog: `${withoutDemo.url}/.well-known/api-catalog`, llms: `${withoutDemo.url}/llms.txt` });
-    expect(body.operations).toEqual(expect.arrayContaining(['POST /v1/org/describe', 'POST /v1/campaigns/create', 'POST /v1/campaigns/export']));
+    expect(body.links).toEqual({
+      docs: `${withoutDemo.url}/docs`,
+      openapi: `${withoutDemo.url}/openapi.json`,
+      asyncapi: `${withoutDemo.url}/asyncapi.json`,
+      health: `${withoutDemo.url}/health`,
+      apiCatalog: `${withoutDemo.url}/.well-known/api-catalog`,
+      llms: `${withoutDemo.url}/llms.txt`,
+    });
+    expect(body.operations).toEqual(
+      expect.arrayContaining(['POST /v1/org/describe', 'POST /v1/campaigns/create', 'POST /v1/campaigns/export']),
+    );
     // Every link works.
     for (const link of Object.values(body.links) as string[]) expect((await get(link)).status, link).toBe(200);
   });
@@ -70,7 +92,7 @@ describe('GET /', () => {
 });
 
 describe('GET /local/test-key', () => {
-  it('answers the demo organization\'s test key to a loopback request; it acts in test mode', async () => {
+  it("answers the demo organization's test key to a loopback request; it acts in test mode", async () => {
     const res = await get(`${withDemo.url}${TEST_KEY_PATH}`);
     expect(res.status).toBe(200);
     expect(res.text).toBe(`${testApiKey}\n`);
@@ -112,11 +134,22 @@ describe('GET /local/demo-key', () => {
 
 describe('keep-alive (issue #19: a reused connection is never dropped)', () => {
   /** One request on `agent`; reports whether it reused a socket and which local port it used. */
-  function post(agent: Agent, url: string, apiKey: string): Promise<{ status: number; reused: boolean; localPort: number; keepAlive: string }> {
+  function post(
+    agent: Agent,
+    url: string,
+    apiKey: string,
+  ): Promise<{ status: number; reused: boolean; localPort: number; keepAlive: string }> {
     return new Promise((resolve, reject) => {
       const req = request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, localPort: req.socket?.localPort ?? 0, keepAlive: String(res.headers['keep-alive'] ?? '') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            reused: req.reusedSocket,
+            localPort: req.socket?.localPort ?? 0,
+            keepAlive: String(res.headers['keep-alive'] ?? ''),
+          }),
+        );
       });
       req.on('error', reject);
       req.end();
@@ -133,7 +166,7 @@ describe('keep-alive (issue #19: a reused connection is never dropped)', () => {
     expect(HEADERS_TIMEOUT_MS).toBeGreaterThan(KEEP_ALIVE_TIMEOUT_MS);
   });
 
-  it('answers a request on a connection reused right at the client\'s idle boundary (4 s, like undici)', async () => {
+  it("answers a request on a connection reused right at the client's idle boundary (4 s, like undici)", async () => {
     const clientIdleMs = 4_000;
     const agent = new Agent({ keepAlive: true, maxSockets: 1, timeout: clientIdleMs });
     try {
@@ -166,7 +199,14 @@ describe('GET /health while the stack starts (README.md#set-up)', () => {
     try {
       // Listening, nothing loaded: /health, the demo key and the API all say what is still starting.
       const first = await json(`${early.url}/health`);
-      expect(first).toEqual({ status: 503, body: { status: 'starting', starting: [...READINESS_STEPS], message: expect.stringContaining('GET /health answers 200 once it is ready') } });
+      expect(first).toEqual({
+        status: 503,
+        body: {
+          status: 'starting',
+          starting: [...READINESS_STEPS],
+          message: expect.stringContaining('GET /health answers 200 once it is ready'),
+        },
+      });
       expect((await get(`${early.url}${DEMO_KEY_PATH}`)).status).toBe(503);
       expect((await fetch(`${early.url}/v1/org/describe`, { method: 'POST' })).status).toBe(503);
 
@@ -197,9 +237,16 @@ describe('GET /health while the stack starts (README.md#set-up)', () => {
 
   it('answers 503 with the reason when a backing service stops answering after the stack was ready', async () => {
     const readiness = new Readiness([]);
-    const started = await startApiServer({ port: 0, readiness, healthCheck: async () => Promise.reject(new Error('DynamoDB Local does not answer')) });
+    const started = await startApiServer({
+      port: 0,
+      readiness,
+      healthCheck: async () => Promise.reject(new Error('DynamoDB Local does not answer')),
+    });
     try {
-      expect(await json(`${started.url}/health`)).toEqual({ status: 503, body: { status: 'unavailable', reason: 'DynamoDB Local does not answer' } });
+      expect(await json(`${started.url}/health`)).toEqual({
+        status: 503,
+        body: { status: 'unavailable', reason: 'DynamoDB Local does not answer' },
+      });
     } finally {
       await started.close();
     }

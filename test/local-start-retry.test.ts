@@ -31,8 +31,19 @@ function injectListTablesFaults(client: DynamoDBClient, failures: number, error:
 }
 
 const internalFailure = () =>
-  new DynamoDBServiceException({ name: 'InternalFailure', $fault: 'server', $metadata: { httpStatusCode: 500 }, message: 'The request processing has failed because of an unknown error.' });
-const validation = () => new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message: 'Invalid table name' });
+  new DynamoDBServiceException({
+    name: 'InternalFailure',
+    $fault: 'server',
+    $metadata: { httpStatusCode: 500 },
+    message: 'The request processing has failed because of an unknown error.',
+  });
+const validation = () =>
+  new DynamoDBServiceException({
+    name: 'ValidationException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: 'Invalid table name',
+  });
 
 let stopStack: (() => Promise<void>) | undefined;
 afterAll(async () => stopStack?.());
@@ -67,7 +78,12 @@ describe('start retries a transient emulator failure (README.md#set-up)', () => 
     const faults = injectListTablesFaults(dynamodb, 1, validation);
     const retries: number[] = [];
     try {
-      await expect(retryTransient(() => ensureTable(dynamodb, 'retry-not-transient'), { baseDelayMs: 1, onRetry: (_e, attempt) => retries.push(attempt) })).rejects.toMatchObject({ name: 'ValidationException' });
+      await expect(
+        retryTransient(() => ensureTable(dynamodb, 'retry-not-transient'), {
+          baseDelayMs: 1,
+          onRetry: (_e, attempt) => retries.push(attempt),
+        }),
+      ).rejects.toMatchObject({ name: 'ValidationException' });
     } finally {
       faults.remove();
     }
@@ -80,7 +96,9 @@ describe('start retries a transient emulator failure (README.md#set-up)', () => 
     const { ensureTable } = await import('../infra/local/table');
     const faults = injectListTablesFaults(dynamodb, 100, internalFailure);
     try {
-      await expect(retryTransient(() => ensureTable(dynamodb, 'retry-persistent'), { attempts: 3, baseDelayMs: 1 })).rejects.toMatchObject({ name: 'InternalFailure' });
+      await expect(retryTransient(() => ensureTable(dynamodb, 'retry-persistent'), { attempts: 3, baseDelayMs: 1 })).rejects.toMatchObject({
+        name: 'InternalFailure',
+      });
     } finally {
       faults.remove();
     }

@@ -41,8 +41,14 @@ describe('MCP judges', () => {
     const listed = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/list'], { cwd, timeout: 120_000 });
     const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
     expect(names).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
-    const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], { cwd, timeout: 120_000 });
-    const result = JSON.parse(called.stdout) as { isError?: boolean; structuredContent: { organization: { id: string }; credits: { smb: number } } };
+    const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], {
+      cwd,
+      timeout: 120_000,
+    });
+    const result = JSON.parse(called.stdout) as {
+      isError?: boolean;
+      structuredContent: { organization: { id: string }; credits: { smb: number } };
+    };
     expect(result.isError ?? false).toBe(false);
     expect(result.structuredContent.organization.id).toBe(organizationId);
     expect(result.structuredContent.credits.smb).toBe(1_000_000);
@@ -50,15 +56,21 @@ describe('MCP judges', () => {
 
   it.each(APPLICABLE_SCENARIOS)('conformance scenario %s passes', async (scenario) => {
     const outputDir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
-    const answer = await run(bin('conformance'), ['server', '--url', `${api()}/mcp`, '--scenario', scenario, '--output-dir', outputDir], { cwd: ROOT, timeout: 120_000 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '', failed: true }),
-    );
+    const answer = await run(bin('conformance'), ['server', '--url', `${api()}/mcp`, '--scenario', scenario, '--output-dir', outputDir], {
+      cwd: ROOT,
+      timeout: 120_000,
+    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '', failed: true }));
     const checks = readdirSync(outputDir, { recursive: true })
       .map(String)
       .filter((file) => file.endsWith('checks.json'))
-      .flatMap((file) => JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { id: string; status: string; errorMessage?: string }[]);
+      .flatMap(
+        (file) => JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { id: string; status: string; errorMessage?: string }[],
+      );
     expect(checks.length, answer.stdout + answer.stderr).toBeGreaterThan(0);
-    expect(checks.filter((check) => check.status === 'FAILURE'), answer.stdout).toEqual([]);
+    expect(
+      checks.filter((check) => check.status === 'FAILURE'),
+      answer.stdout,
+    ).toEqual([]);
     expect('failed' in answer, answer.stdout + answer.stderr).toBe(false);
   });
 });

@@ -24,7 +24,10 @@ afterEach(async () => {
 /** Starts `campaign-enrichment-mcp` with a key; the client answers each confirmation with the next of `answers`. */
 async function stdioClient(apiKey: string, answers: ElicitResult['action'][] = []) {
   const asked: string[] = [];
-  const client = new Client({ name: 'stdio-test', version: '1.0.0' }, { capabilities: answers.length > 0 ? { elicitation: { form: {} } } : {} });
+  const client = new Client(
+    { name: 'stdio-test', version: '1.0.0' },
+    { capabilities: answers.length > 0 ? { elicitation: { form: {} } } : {} },
+  );
   if (answers.length > 0) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
@@ -43,7 +46,8 @@ async function stdioClient(apiKey: string, answers: ElicitResult['action'][] = [
   return { client, asked };
 }
 
-const tool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const tool = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 const data = <T = any>(result: CallToolResult): T => {
   expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
   return result.structuredContent as T;
@@ -60,7 +64,9 @@ describe('MCP over stdio', () => {
     const key = await testKey();
     const { client } = await stdioClient(key);
     const http = new Client({ name: 'http', version: '1.0.0' });
-    await http.connect(new StreamableHTTPClientTransport(new URL('/mcp', api()), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', api()), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     clients.push(http);
     expect((await client.listTools()).tools).toEqual((await http.listTools()).tools);
   });
@@ -76,7 +82,9 @@ describe('MCP over stdio', () => {
 
     const declined = await tool(client, 'enrich_campaign', { campaignId: campaign.id });
     expect(data(declined)).toMatchObject({ id: campaign.id, status: 'draft', credits: { charged: 0 } });
-    expect(asked[0]).toBe(`Charge 3 credits of your ${before.toLocaleString('en-US')}? Campaign ${campaign.id}: 3 eligible accounts of 4 (1 skipped, not charged). Accounts found without contacts are refunded.`);
+    expect(asked[0]).toBe(
+      `Charge 3 credits of your ${before.toLocaleString('en-US')}? Campaign ${campaign.id}: 3 eligible accounts of 4 (1 skipped, not charged). Accounts found without contacts are refunded.`,
+    );
     expect(data(await tool(client, 'describe_organization', {})).credits.smb).toBe(before);
 
     const accepted = await tool(client, 'enrich_campaign', { campaignId: campaign.id });
@@ -96,7 +104,9 @@ describe('MCP over stdio', () => {
     }
     expect(status).toBe('enriched');
     expect(data(await tool(client, 'describe_organization', {})).credits.smb).toBe(before - 3);
-    const ledger = data(await tool(client, 'list_ledger', {})).entries.filter((entry: { campaignId: string | null }) => entry.campaignId === campaign.id);
+    const ledger = data(await tool(client, 'list_ledger', {})).entries.filter(
+      (entry: { campaignId: string | null }) => entry.campaignId === campaign.id,
+    );
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ kind: 'charge', amount: -3 });
     const outcomes = data(await tool(client, 'list_campaign_accounts', { campaignId: campaign.id }));

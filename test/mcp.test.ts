@@ -23,10 +23,19 @@ function rawPost(headers: Record<string, string>): Promise<number> {
   const url = new URL('/mcp', api());
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -62,7 +71,9 @@ const data = <T = any>(result: CallToolResult): T => {
 
 /** Net credits of a campaign on the organization's ledger (charges minus refunds), read through the tool. */
 async function ledgerOf(client: Client, campaignId: string) {
-  const entries = (data<{ entries: { kind: string; amount: number; campaignId: string | null }[] }>(await tool(client, 'list_ledger', { limit: 100 })).entries).filter((entry) => entry.campaignId === campaignId);
+  const entries = data<{ entries: { kind: string; amount: number; campaignId: string | null }[] }>(
+    await tool(client, 'list_ledger', { limit: 100 }),
+  ).entries.filter((entry) => entry.campaignId === campaignId);
   const charged = -entries.filter((entry) => entry.kind === 'charge').reduce((sum, entry) => sum + entry.amount, 0); // charges are negative amounts
   const refunded = entries.filter((entry) => entry.kind === 'refund').reduce((sum, entry) => sum + entry.amount, 0);
   return { entries, charged, refunded };
@@ -93,8 +104,23 @@ describe('MCP over Streamable HTTP', () => {
       expect(listed.description!.length).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
     }
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
-    expect(readOnly.sort()).toEqual(['describe_limits', 'describe_organization', 'get_campaign', 'list_campaign_accounts', 'list_campaign_results', 'list_campaigns', 'list_keys', 'list_ledger', 'quote_campaign']);
-    expect(tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name).sort()).toEqual(['cancel_campaign', 'enrich_campaign', 'revoke_key']);
+    expect(readOnly.sort()).toEqual([
+      'describe_limits',
+      'describe_organization',
+      'get_campaign',
+      'list_campaign_accounts',
+      'list_campaign_results',
+      'list_campaigns',
+      'list_keys',
+      'list_ledger',
+      'quote_campaign',
+    ]);
+    expect(
+      tools
+        .filter((t) => t.annotations?.destructiveHint)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['cancel_campaign', 'enrich_campaign', 'revoke_key']);
     // The tools/list answer's size (budget 64 KB).
     const answer = await fetch(`${api()}/mcp`, {
       method: 'POST',
@@ -155,7 +181,9 @@ describe('MCP over Streamable HTTP', () => {
     await importAccounts(accounts);
     const { apiKey } = await newOrganization({ smbCredits: 100 });
     const client = await connect(apiKey);
-    const campaign = data(await tool(client, 'create_campaign', { name: 'Held', accountIds: accounts.map((account) => account.accountId) }));
+    const campaign = data(
+      await tool(client, 'create_campaign', { name: 'Held', accountIds: accounts.map((account) => account.accountId) }),
+    );
     const held = useTestWarehouse({ holdAccounts: true });
     const launched = data(await tool(client, 'enrich_campaign', { campaignId: campaign.id }, { [ACCEPTED_CHARGE_META]: 4 }));
     expect(launched.status).toBe('enriching');
@@ -200,7 +228,11 @@ describe('MCP over Streamable HTTP', () => {
     const results: CallToolResult[] = [];
     for (let i = 0; i < 3; i++) results.push(await tool(client, 'describe_organization', {}));
     const limited = results.find((result) => result.isError);
-    expect(limited?.structuredContent).toMatchObject({ code: 'rate_limited', details: { policy: 'requests', limit: 2 }, retryAfterSeconds: expect.any(Number) });
+    expect(limited?.structuredContent).toMatchObject({
+      code: 'rate_limited',
+      details: { policy: 'requests', limit: 2 },
+      retryAfterSeconds: expect.any(Number),
+    });
     expect((limited!.structuredContent as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
@@ -213,7 +245,10 @@ describe('MCP over Streamable HTTP', () => {
 
 describe('discovery', () => {
   it('the server card lists exactly the tools tools/list answers', async () => {
-    const card = (await (await fetch(`${api()}/.well-known/mcp/server-card.json`)).json()) as { tools: unknown; remotes: { url: string }[] };
+    const card = (await (await fetch(`${api()}/.well-known/mcp/server-card.json`)).json()) as {
+      tools: unknown;
+      remotes: { url: string }[];
+    };
     const { tools } = await (await connect()).listTools();
     expect(card.tools).toEqual(tools);
     expect(card.remotes[0]!.url).toBe(`${api()}/mcp`);
@@ -229,10 +264,16 @@ describe('discovery', () => {
     const catalog = (await catalogAnswer.json()) as { linkset: Record<string, { href: string }[] | string>[] };
     const links = [
       ...[...text.matchAll(/\]\((http[^)]+)\)/g)].map((match) => match[1]!),
-      ...catalog.linkset.flatMap((set) => Object.values(set).flatMap((value) => (Array.isArray(value) ? value.map((link) => link.href) : []))),
+      ...catalog.linkset.flatMap((set) =>
+        Object.values(set).flatMap((value) => (Array.isArray(value) ? value.map((link) => link.href) : [])),
+      ),
     ];
     expect(links.length).toBeGreaterThanOrEqual(8);
-    expect(catalog.linkset[0]).toMatchObject({ 'service-desc': [{ href: `${api()}/openapi.json` }], 'service-doc': [{ href: `${api()}/docs` }], status: [{ href: `${api()}/health` }] });
+    expect(catalog.linkset[0]).toMatchObject({
+      'service-desc': [{ href: `${api()}/openapi.json` }],
+      'service-doc': [{ href: `${api()}/docs` }],
+      status: [{ href: `${api()}/health` }],
+    });
     for (const link of new Set(links)) expect((await fetch(link)).status, link).toBe(200);
   });
 });

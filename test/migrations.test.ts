@@ -54,7 +54,15 @@ describe('data migrations', () => {
   it('a failing migration stops the run; the ones before it stay recorded and it runs again next time', async () => {
     const { migrations, runs } = counted(['a', 'b']);
     let fail = true;
-    const failing: Migration = { id: `${migrations[0]!.id}-failing`, summary: 'fails once', run: async () => { if (fail) throw new Error('boom'); runs.push('failing'); return {}; } };
+    const failing: Migration = {
+      id: `${migrations[0]!.id}-failing`,
+      summary: 'fails once',
+      run: async () => {
+        if (fail) throw new Error('boom');
+        runs.push('failing');
+        return {};
+      },
+    };
     const list = [migrations[0]!, failing, migrations[1]!];
     await expect(runMigrations(deps(), { migrations: list })).rejects.toThrow('boom');
     expect(runs).toEqual(['a']);

@@ -31,9 +31,14 @@ describe('docs/openapi.json', () => {
     expect(committed).toEqual(generated);
   });
 
-  it('documents every served operation from its domain\'s docs.ts, and refuses an undocumented one', () => {
+  it("documents every served operation from its domain's docs.ts, and refuses an undocumented one", () => {
     for (const route of API_ROUTES) expect(documented(route.operation).summary, route.operation.operationId).toMatch(/\S/);
-    const undocumented = defineOperation({ operationId: 'undocumentedTest', scope: 'org:read', path: '/v1/test/undocumented', request: z.strictObject({}) });
+    const undocumented = defineOperation({
+      operationId: 'undocumentedTest',
+      scope: 'org:read',
+      path: '/v1/test/undocumented',
+      request: z.strictObject({}),
+    });
     expect(() => buildOpenApiDocument([undocumented])).toThrow(/undocumentedTest \(\/v1\/test\/undocumented\) has no documentation/);
     // Documentation of the same operationId but another path is not this operation's.
     expect(() => documented({ ...API_ROUTES[0]!.operation, path: '/v1/elsewhere' })).toThrow(/has no documentation/);
@@ -53,14 +58,39 @@ describe('docs/openapi.json', () => {
       expect(body.required, route.operation.operationId).toBe(!z.safeParse(route.operation.request, {}).success);
       if (Object.keys(route.operation.request._zod.def.shape).length === 0) continue;
       // A body holding a list of objects (the privacy identifiers) is JSON only.
-      expect(Object.keys(body.content), route.operation.operationId).toEqual(route.operation.jsonOnly ? ['application/json'] : ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+      expect(Object.keys(body.content), route.operation.operationId).toEqual(
+        route.operation.jsonOnly ? ['application/json'] : ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+      );
     }
-    for (const path of ['/v1/campaigns/list', '/v1/org/ledger', '/v1/uploads/create', '/v1/webhooks/deliveries', '/v1/org/describe', '/v1/webhooks/list']) expect(post(path).requestBody.required, path).toBe(false);
+    for (const path of [
+      '/v1/campaigns/list',
+      '/v1/org/ledger',
+      '/v1/uploads/create',
+      '/v1/webhooks/deliveries',
+      '/v1/org/describe',
+      '/v1/webhooks/list',
+    ])
+      expect(post(path).requestBody.required, path).toBe(false);
   });
 
   it('groups the operations by tag, operations before the webhook events, and names a contact', () => {
-    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual(['campaigns', 'enrichment', 'exports', 'credits', 'webhooks', 'uploads', 'organization', 'keys', 'privacy', 'webhook events']);
-    for (const route of API_ROUTES) expect(committed.tags.map((t: { name: string }) => t.name), route.operation.operationId).toContain(post(route.operation.path).tags[0]);
+    expect(committed.tags.map((t: { name: string }) => t.name)).toEqual([
+      'campaigns',
+      'enrichment',
+      'exports',
+      'credits',
+      'webhooks',
+      'uploads',
+      'organization',
+      'keys',
+      'privacy',
+      'webhook events',
+    ]);
+    for (const route of API_ROUTES)
+      expect(
+        committed.tags.map((t: { name: string }) => t.name),
+        route.operation.operationId,
+      ).toContain(post(route.operation.path).tags[0]);
     expect(post('/v1/campaigns/enrich').tags).toEqual(['enrichment']);
     expect(post('/v1/org/ledger').tags).toEqual(['credits']);
     for (const item of Object.values(committed.webhooks) as any[]) expect(item.post.tags).toEqual(['webhook events']);
@@ -68,16 +98,31 @@ describe('docs/openapi.json', () => {
   });
 
   it('shows a real example of every operation’s answer and of every webhook event (an enriched campaign for campaign.enriched)', () => {
-    for (const route of API_ROUTES) expect(post(route.operation.path).responses['200'].content['application/json'].example?.data, route.operation.operationId).toBeDefined();
+    for (const route of API_ROUTES)
+      expect(
+        post(route.operation.path).responses['200'].content['application/json'].example?.data,
+        route.operation.operationId,
+      ).toBeDefined();
     const enriched = committed.webhooks['campaign.enriched'].post.requestBody.content['application/json'].example;
-    expect(enriched.data.campaign).toMatchObject({ status: 'enriched', name: 'Q4 expansion targets', lastEnrichment: null, results: { totalAccounts: 262 } });
-    for (const [type, item] of Object.entries(committed.webhooks) as [string, any][]) expect(item.post.requestBody.content['application/json'].example.type, type).toBe(type);
-    expect(committed.webhooks['campaign.enrichment_failed'].post.requestBody.content['application/json'].example.data.campaign).toMatchObject({ status: 'draft', lastEnrichment: { status: 'failed', refunded: true } });
+    expect(enriched.data.campaign).toMatchObject({
+      status: 'enriched',
+      name: 'Q4 expansion targets',
+      lastEnrichment: null,
+      results: { totalAccounts: 262 },
+    });
+    for (const [type, item] of Object.entries(committed.webhooks) as [string, any][])
+      expect(item.post.requestBody.content['application/json'].example.type, type).toBe(type);
+    expect(
+      committed.webhooks['campaign.enrichment_failed'].post.requestBody.content['application/json'].example.data.campaign,
+    ).toMatchObject({ status: 'draft', lastEnrichment: { status: 'failed', refunded: true } });
   });
 
   it('states redeliver’s “exactly one of messageId and deliveryId”, the webhook URL format and the Idempotency-Key value', () => {
     const redeliver = post('/v1/webhooks/redeliver').requestBody.content['application/json'].schema;
-    expect(redeliver.oneOf).toEqual([{ $ref: '#/components/schemas/RedeliverWebhookWithMessageId' }, { $ref: '#/components/schemas/RedeliverWebhookWithDeliveryId' }]);
+    expect(redeliver.oneOf).toEqual([
+      { $ref: '#/components/schemas/RedeliverWebhookWithMessageId' },
+      { $ref: '#/components/schemas/RedeliverWebhookWithDeliveryId' },
+    ]);
     expect(schemaOf('RedeliverWebhookWithMessageId')).toMatchObject({ required: ['messageId'], additionalProperties: false });
     expect(Object.keys(schemaOf('RedeliverWebhookWithMessageId').properties)).toEqual(['messageId']);
     const url = post('/v1/webhooks/create').requestBody.content['application/json'].schema.properties.url;
@@ -111,21 +156,37 @@ describe('docs/openapi.json', () => {
     // Text patterns carry the real bounds: 1..100 (101 and a leading space refused, as the server refuses them).
     const limit = new RegExp(list.schema.properties.limit.pattern);
     expect(['1', '25', '100', '007'].map((v) => limit.test(v))).toEqual([true, true, true, true]);
-    expect(['0', '101', ' 3', '3 ', '1.0', '-1', '', '1e2'].map((v) => limit.test(v))).toEqual([false, false, false, false, false, false, false, false]);
+    expect(['0', '101', ' 3', '3 ', '1.0', '-1', '', '1e2'].map((v) => limit.test(v))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(list.encoding['filters[status]']).toEqual({ style: 'form', explode: true });
     const exportForm = post('/v1/campaigns/export').requestBody.content['multipart/form-data'].schema.properties;
     expect(exportForm.hasEmail).toMatchObject({ type: 'string', enum: ['true', 'false'] });
     const cap = new RegExp(exportForm.maxContactsPerAccount.pattern);
     expect(['0', '3', '9007199254740991'].map((v) => cap.test(v))).toEqual([true, true, true]);
     expect(['9007199254740992', '10000000000000000', ' 3'].map((v) => cap.test(v))).toEqual([false, false, false]);
-    const days = new RegExp(post('/v1/campaigns/create').requestBody.content['application/x-www-form-urlencoded'].schema.properties.excludeEnrichedWithinDays.pattern);
+    const days = new RegExp(
+      post('/v1/campaigns/create').requestBody.content['application/x-www-form-urlencoded'].schema.properties.excludeEnrichedWithinDays
+        .pattern,
+    );
     expect(['0', '3650', '', 'null'].map((v) => days.test(v))).toEqual([true, true, true, true]);
     expect(['3651', '-1'].map((v) => days.test(v))).toEqual([false, false]);
     const create = post('/v1/campaigns/create').requestBody.content['multipart/form-data'];
     expect(create.schema.properties.accountIdsFile).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
     expect(create.schema.required).toEqual(['name']);
     // Exactly one source of account IDs (docs/campaigns.md); JSON and urlencoded have the first two.
-    expect(create.schema.oneOf).toEqual([{ required: ['accountIds'] }, { required: ['accountIdsUploadId'] }, { required: ['accountIdsFile'] }]);
+    expect(create.schema.oneOf).toEqual([
+      { required: ['accountIds'] },
+      { required: ['accountIdsUploadId'] },
+      { required: ['accountIdsFile'] },
+    ]);
     // JSON: one complete body per source, each a named component (generated clients type a body without a list as an error).
     expect(post('/v1/campaigns/create').requestBody.content['application/json'].schema.oneOf).toEqual([
       { $ref: '#/components/schemas/CreateCampaignWithAccountIds' },
@@ -146,7 +207,13 @@ describe('docs/openapi.json', () => {
   it('lists every error code under its status, with typed details and an example of that very code', () => {
     for (const route of API_ROUTES) {
       const { responses } = post(route.operation.path);
-      const codes = [...documented(route.operation).errors, 'invalid_api_key', 'method_not_allowed', 'internal_error', ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : [])];
+      const codes = [
+        ...documented(route.operation).errors,
+        'invalid_api_key',
+        'method_not_allowed',
+        'internal_error',
+        ...(route.operation.idempotent ? ['idempotency_key_reused', 'idempotency_key_in_use'] : []),
+      ];
       for (const code of codes) {
         const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
         const media = responses[status]?.content['application/json'];
@@ -158,10 +225,15 @@ describe('docs/openapi.json', () => {
         const refs: string[] = error.oneOf ? error.oneOf.map((o: any) => o.$ref) : [error.$ref];
         const schema = refs.map(schemaOf).find((s) => s.properties.code.const === code);
         expect(schema, `${route.operation.operationId} ${code}`).toBeDefined();
-        if (example.error.details) expect(Object.keys(schema.properties.details.properties ?? {}).sort()).toEqual(Object.keys(example.error.details).sort());
+        if (example.error.details)
+          expect(Object.keys(schema.properties.details.properties ?? {}).sort()).toEqual(Object.keys(example.error.details).sort());
       }
     }
-    expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+    expect(schemaOf('InsufficientCreditsError').properties.details.properties.available).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
   });
 
   it('documents every refusal a launch can answer on enrich, each under its status (spend_limit_exceeded was missing: Prism turned the real 402 into a 500)', () => {
@@ -173,7 +245,10 @@ describe('docs/openapi.json', () => {
       expect(media.examples[code]?.value.error.code, code).toBe(code);
       const error = media.schema.properties.error;
       const refs: string[] = error.oneOf ? error.oneOf.map((o: any) => o.$ref) : [error.$ref];
-      expect(refs.map(schemaOf).some((s) => s.properties.code.const === code), code).toBe(true);
+      expect(
+        refs.map(schemaOf).some((s) => s.properties.code.const === code),
+        code,
+      ).toBe(true);
     }
     expect(responses['402'].description).toMatch(/`spend_limit_exceeded`/);
   });
@@ -215,7 +290,10 @@ describe('docs/openapi.json', () => {
     };
     visit(committed, '#');
     expect(unbounded).toEqual([]);
-    expect(committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.anyOf?.[0]?.maximum ?? committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.maximum).toBe(3650);
+    expect(
+      committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.anyOf?.[0]?.maximum ??
+        committed.components.schemas.CampaignListItem.properties.excludeEnrichedWithinDays.maximum,
+    ).toBe(3650);
     const credits = committed.components.schemas.OrganizationDescription.properties.credits.properties;
     expect(credits.smb.minimum).toBe(0);
   });
@@ -225,7 +303,8 @@ describe('docs/openapi.json', () => {
     expect(enrich.parameters).toEqual([{ $ref: '#/components/parameters/IdempotencyKey' }]);
     expect(committed.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
     expect(post('/v1/campaigns/get').parameters).toBeUndefined();
-    for (const [status, response] of Object.entries(enrich.responses) as [string, any][]) expect(response.headers['X-Request-Id'], status).toBeDefined();
+    for (const [status, response] of Object.entries(enrich.responses) as [string, any][])
+      expect(response.headers['X-Request-Id'], status).toBeDefined();
     expect(enrich.responses['200'].headers['Idempotent-Replayed']).toBeDefined();
     expect(enrich.responses['402'].headers['Idempotent-Replayed']).toBeDefined();
     expect(enrich.responses['429'].headers['Idempotent-Replayed']).toBeUndefined();

@@ -40,11 +40,16 @@ const COMPLETENESS: Record<string, (route: ApiRoute) => boolean> = {
 };
 
 /** The pieces `route` lacks, named. */
-const missingOf = (route: ApiRoute) => Object.entries(COMPLETENESS).filter(([, has]) => !has(route)).map(([name]) => name);
+const missingOf = (route: ApiRoute) =>
+  Object.entries(COMPLETENESS)
+    .filter(([, has]) => !has(route))
+    .map(([name]) => name);
 
 describe('every operation is complete', () => {
   it('has its schema, handler, doc, scope and client method (named when missing)', () => {
-    const missing = API_ROUTES.map((route) => ({ operation: route.operation.operationId, missing: missingOf(route) })).filter((entry) => entry.missing.length > 0);
+    const missing = API_ROUTES.map((route) => ({ operation: route.operation.operationId, missing: missingOf(route) })).filter(
+      (entry) => entry.missing.length > 0,
+    );
     expect(missing).toEqual([]);
   });
 
@@ -54,7 +59,11 @@ describe('every operation is complete', () => {
 
   it('names what a route lacks: an operation without doc, handler or client method', () => {
     const [first] = API_ROUTES;
-    const orphan: ApiRoute = { ...first!, entry: 'functions/nowhere.ts', operation: { ...first!.operation, operationId: 'orphanOperation', path: '/v1/orphan/operation' } };
+    const orphan: ApiRoute = {
+      ...first!,
+      entry: 'functions/nowhere.ts',
+      operation: { ...first!.operation, operationId: 'orphanOperation', path: '/v1/orphan/operation' },
+    };
     expect(missingOf(orphan)).toEqual(['handler', 'doc', 'client method']);
     expect(missingOf(first!)).toEqual([]);
   });

@@ -31,13 +31,22 @@ interface Run {
 }
 
 /** Runs the CLI with `args`; `env` replaces variables of this process's environment (undefined removes one). */
-function ops(args: string[], env: Record<string, string | undefined> = {}, command: [string, string[]] = [process.execPath, [BIN]]): Promise<Run> {
+function ops(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  command: [string, string[]] = [process.execPath, [BIN]],
+): Promise<Run> {
   const childEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   return new Promise((resolve) => {
-    execFile(command[0], [...command[1], ...args], { cwd: ROOT, env: childEnv, timeout: 60_000, maxBuffer: 10 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      command[0],
+      [...command[1], ...args],
+      { cwd: ROOT, env: childEnv, timeout: 60_000, maxBuffer: 10 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -67,7 +76,12 @@ const accountLine = (accountId: string, contacts = 2) =>
     industry: 'Software',
     employeeCount: 50,
     country: 'US',
-    contacts: Array.from({ length: contacts }, (_, i) => ({ contactId: `${accountId}-c${i}`, firstName: 'Ada', email: `c${i}@${accountId}.example`, mobilePhone: '+15551234567' })),
+    contacts: Array.from({ length: contacts }, (_, i) => ({
+      contactId: `${accountId}-c${i}`,
+      firstName: 'Ada',
+      email: `c${i}@${accountId}.example`,
+      mobilePhone: '+15551234567',
+    })),
   });
 
 /** Writes a file of this run's temporary folder. */
@@ -137,7 +151,10 @@ describe('help and usage errors', () => {
 
   it('a file that cannot be read is one readable line (exit 2), no raw ENOENT, no stack trace', async () => {
     const missing = path.join(dir, 'missing.jsonl');
-    const [warehouse, crm] = await Promise.all([ops(['warehouse:import', '--dry-run', missing]), ops(['crm:import', '--org', 'org_x', dir])]);
+    const [warehouse, crm] = await Promise.all([
+      ops(['warehouse:import', '--dry-run', missing]),
+      ops(['crm:import', '--org', 'org_x', dir]),
+    ]);
     failed(warehouse, 2, new RegExp(`^error: cannot read ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no such file\n$`));
     failed(crm, 2, /^error: cannot read .*: it is a folder, not a file\n$/);
     for (const run of [warehouse, crm]) expect(run.stderr).not.toMatch(/ENOENT|EISDIR|\n\s+at /);
@@ -155,10 +172,22 @@ describe('organizations, credits and keys', () => {
     expect(created).toEqual({ organizationId: expect.stringMatching(/^org_/), apiKey: expect.stringMatching(/^cek_/) });
     expect(await organizations().get(created.organizationId)).toMatchObject({ name: 'CLI Org', smbCredits: 100, maxEnrichingAccounts: 7 });
 
-    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({ organizationId: created.organizationId, smb: 70, adjustmentId: expect.stringMatching(/^adj_/) });
-    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({ organizationId: created.organizationId, smb: 75, adjustmentId: expect.stringMatching(/^adj_/) });
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add', '-30']))).toEqual({
+      organizationId: created.organizationId,
+      smb: 70,
+      adjustmentId: expect.stringMatching(/^adj_/),
+    });
+    expect(json(await ops(['org:credits', '--org', created.organizationId, '--add=5']))).toEqual({
+      organizationId: created.organizationId,
+      smb: 75,
+      adjustmentId: expect.stringMatching(/^adj_/),
+    });
     expect(json(await ops(['key:revoke', '--key', created.apiKey, '--yes']))).toEqual({ revoked: true });
-    failed(await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a')), '--yes']), 1, /No such API key/);
+    failed(
+      await ops(['key:revoke', '--key', created.apiKey.replace(/.$/, (c: string) => (c === 'a' ? 'b' : 'a')), '--yes']),
+      1,
+      /No such API key/,
+    );
   });
 });
 
@@ -167,9 +196,20 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
 
   it('without --yes and without a terminal they exit 2 saying what they would do and to add --yes, and do nothing', async () => {
     const { apiKey } = await newOrganization();
-    const [revoke, cancel] = await Promise.all([ops(['key:revoke', '--key', apiKey]), ops(['campaign:cancel', '--campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'])]);
-    failed(revoke, 2, /^error: key:revoke cannot be undone and there is no terminal to ask on: Revoke the API key cek_\S+…\? .* Add --yes to confirm\.\n$/);
-    failed(cancel, 2, /^error: campaign:cancel cannot be undone and there is no terminal to ask on: Cancel the enrichment of camp_7Hq2kXv9LmN3pR5sT8wYz\? .* Add --yes to confirm\.\n$/);
+    const [revoke, cancel] = await Promise.all([
+      ops(['key:revoke', '--key', apiKey]),
+      ops(['campaign:cancel', '--campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz']),
+    ]);
+    failed(
+      revoke,
+      2,
+      /^error: key:revoke cannot be undone and there is no terminal to ask on: Revoke the API key cek_\S+…\? .* Add --yes to confirm\.\n$/,
+    );
+    failed(
+      cancel,
+      2,
+      /^error: campaign:cancel cannot be undone and there is no terminal to ask on: Cancel the enrichment of camp_7Hq2kXv9LmN3pR5sT8wYz\? .* Add --yes to confirm\.\n$/,
+    );
     expect(revoke.stderr).not.toContain(apiKey);
     expect(await unrevoked(apiKey)).toBe(true);
   });
@@ -177,7 +217,11 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
   it('on a terminal they ask, and run only on "y"', async () => {
     const { apiKey } = await newOrganization();
     const asked: string[] = [];
-    const output = (answer: string) => ({ out: () => undefined, err: (text: string) => void asked.push(text), ask: async (question: string) => (asked.push(question), answer === 'y') });
+    const output = (answer: string) => ({
+      out: () => undefined,
+      err: (text: string) => void asked.push(text),
+      ask: async (question: string) => (asked.push(question), answer === 'y'),
+    });
     expect(await runOps(['key:revoke', '--key', apiKey], COMMANDS, output('n'))).toBe(2);
     expect(asked).toEqual([expect.stringMatching(/^Revoke the API key cek_/), 'error: key:revoke: not confirmed; nothing was done.\n']);
     expect(await unrevoked(apiKey)).toBe(true);
@@ -189,26 +233,72 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
     for (const name of ['key:revoke', 'campaign:cancel']) expect((await ops([name, '--help'])).stdout, name).toMatch(/-y, --yes/);
   });
 
-  it('org:credits retried with one --id adjusts once; the same ID with another amount is refused (issue #31)', { timeout: 120_000 }, async () => {
-    const created = { organizationId: (await organizations().create({ name: 'Adjusted', smbCredits: 75, researchAgentCredits: 0, maxEnrichingAccounts: 10 })).organization.id };
-    const adjust = ['org:credits', '--org', created.organizationId, '--add', '500', '--note', 'top-up', '--id', 'ticket-4711'];
-    const [first, again] = await Promise.all([ops(adjust), ops(adjust)]);
-    expect([json(first), json(again)]).toEqual([0, 1].map(() => ({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' })));
-    expect(json(await ops(adjust))).toEqual({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' });
-    failed(await ops(['org:credits', '--org', created.organizationId, '--add', '1000', '--id', 'ticket-4711']), 1, /already applied as \+500 credits/);
-    failed(await ops(['org:credits', '--org', created.organizationId, '--add', '1', '--id', 'has space']), 1, /--id: 1\.\.128 visible ASCII/);
-    expect((await ledger().entriesOf(created.organizationId)).filter((e) => e.note === 'top-up').map((e) => e.amount)).toEqual([500]);
-    expect(await ledger().audit(created.organizationId)).toMatchObject({ balance: 575, ledgerSum: 575 });
-  });
+  it(
+    'org:credits retried with one --id adjusts once; the same ID with another amount is refused (issue #31)',
+    { timeout: 120_000 },
+    async () => {
+      const created = {
+        organizationId: (
+          await organizations().create({ name: 'Adjusted', smbCredits: 75, researchAgentCredits: 0, maxEnrichingAccounts: 10 })
+        ).organization.id,
+      };
+      const adjust = ['org:credits', '--org', created.organizationId, '--add', '500', '--note', 'top-up', '--id', 'ticket-4711'];
+      const [first, again] = await Promise.all([ops(adjust), ops(adjust)]);
+      expect([json(first), json(again)]).toEqual(
+        [0, 1].map(() => ({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' })),
+      );
+      expect(json(await ops(adjust))).toEqual({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' });
+      failed(
+        await ops(['org:credits', '--org', created.organizationId, '--add', '1000', '--id', 'ticket-4711']),
+        1,
+        /already applied as \+500 credits/,
+      );
+      failed(
+        await ops(['org:credits', '--org', created.organizationId, '--add', '1', '--id', 'has space']),
+        1,
+        /--id: 1\.\.128 visible ASCII/,
+      );
+      expect((await ledger().entriesOf(created.organizationId)).filter((e) => e.note === 'top-up').map((e) => e.amount)).toEqual([500]);
+      expect(await ledger().audit(created.organizationId)).toMatchObject({ balance: 575, ledgerSum: 575 });
+    },
+  );
 
   it('org:limits reads the limits, overrides them (none removes an override) and refuses a malformed value or an unknown organization', async () => {
     const { organizationId } = json(await ops(['org:create', '--name', 'Limited', '--smb-credits', '10']));
     const defaults = json(await ops(['org:limits', '--org', organizationId]));
-    expect(defaults).toMatchObject({ requests: { limit: 200, windowSeconds: 10 }, exportsPerHour: 60, uploadsPerHour: 60, monthlySpend: { limit: null, spent: 0 }, lowBalanceThreshold: null });
+    expect(defaults).toMatchObject({
+      requests: { limit: 200, windowSeconds: 10 },
+      exportsPerHour: 60,
+      uploadsPerHour: 60,
+      monthlySpend: { limit: null, spent: 0 },
+      lowBalanceThreshold: null,
+    });
     const set = json(
-      await ops(['org:limits', '--org', organizationId, '--requests', '50', '--window-seconds', '5', '--exports-per-hour', '3', '--uploads-per-hour', '4', '--monthly-spend', '900', '--low-balance', '100']),
+      await ops([
+        'org:limits',
+        '--org',
+        organizationId,
+        '--requests',
+        '50',
+        '--window-seconds',
+        '5',
+        '--exports-per-hour',
+        '3',
+        '--uploads-per-hour',
+        '4',
+        '--monthly-spend',
+        '900',
+        '--low-balance',
+        '100',
+      ]),
     );
-    expect(set).toMatchObject({ requests: { limit: 50, windowSeconds: 5 }, exportsPerHour: 3, uploadsPerHour: 4, monthlySpend: { limit: 900, spent: 0 }, lowBalanceThreshold: 100 });
+    expect(set).toMatchObject({
+      requests: { limit: 50, windowSeconds: 5 },
+      exportsPerHour: 3,
+      uploadsPerHour: 4,
+      monthlySpend: { limit: 900, spent: 0 },
+      lowBalanceThreshold: 100,
+    });
     expect(json(await ops(['org:limits', '--org', organizationId, '--monthly-spend', 'none', '--low-balance', 'NONE']))).toMatchObject({
       requests: { limit: 50 },
       monthlySpend: { limit: null },
@@ -223,7 +313,10 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
 describe('warehouse:import', () => {
   it('imports every line and prints the counts', async () => {
     const ids = [1, 2, 3].map((i) => `${P}-ok-${i}`);
-    const run = await ops(['warehouse:import', file('ok.jsonl', `${accountLine(ids[0]!, 1)}\n\n${accountLine(ids[1]!, 0)}\r\n${accountLine(ids[2]!, 3)}\n`)]);
+    const run = await ops([
+      'warehouse:import',
+      file('ok.jsonl', `${accountLine(ids[0]!, 1)}\n\n${accountLine(ids[1]!, 0)}\r\n${accountLine(ids[2]!, 3)}\n`),
+    ]);
     expect(json(run)).toEqual({ accounts: 3, contacts: 4 });
     const stored = await embeddedWarehouse().getAccounts(ids);
     expect(stored.map((a) => [a.accountId, a.contacts.length])).toEqual([
@@ -247,7 +340,8 @@ describe('warehouse:import', () => {
   it('names every bad line, up to 20, then counts the rest; writes nothing (exit 3)', async () => {
     const lines = Array.from({ length: 60 }, (_, i) => accountLine(`${P}-many-${i + 1}`, 1));
     // 25 bad lines: every even line from 2 to 50.
-    for (let i = 1; i < 50; i += 2) lines[i] = i % 4 === 1 ? '{"accountId":' : JSON.stringify({ accountId: `${P}-many-${i + 1}`, status: 'open', contacts: [] });
+    for (let i = 1; i < 50; i += 2)
+      lines[i] = i % 4 === 1 ? '{"accountId":' : JSON.stringify({ accountId: `${P}-many-${i + 1}`, status: 'open', contacts: [] });
     const run = await ops(['warehouse:import', file('many-bad.jsonl', `${lines.join('\n')}\n`)]);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stdout).toBe('');
@@ -299,22 +393,46 @@ describe('crm:import', () => {
   });
 
   it('refuses an unknown organization (exit 1)', async () => {
-    failed(await ops(['crm:import', '--org', 'org_unknownunknownunknow', file('crm-org.txt', 'a\n')]), 1, /No organization org_unknownunknownunknow/);
+    failed(
+      await ops(['crm:import', '--org', 'org_unknownunknownunknow', file('crm-org.txt', 'a\n')]),
+      1,
+      /No organization org_unknownunknownunknow/,
+    );
   });
 });
 
 describe('campaign:import', () => {
   it('creates a campaign as another surface would, from a file with a header', async () => {
     const { organizationId } = await newOrganization();
-    const run = await ops(['campaign:import', '--org', organizationId, '--via', 'ui', '--status', 'tam_only', '--name', 'From the UI', file('camp.csv', 'account_id\na_1\na_2\na_1\n')]);
+    const run = await ops([
+      'campaign:import',
+      '--org',
+      organizationId,
+      '--via',
+      'ui',
+      '--status',
+      'tam_only',
+      '--name',
+      'From the UI',
+      file('camp.csv', 'account_id\na_1\na_2\na_1\n'),
+    ]);
     const { campaignId } = json(run);
     expect(campaignId).toMatch(/^camp_/);
     const { campaigns } = await import('../lib/root');
-    expect(await campaigns().get(organizationId, campaignId)).toMatchObject({ status: 'tam_only', createdVia: 'ui', name: 'From the UI', accountsRequested: 2 });
+    expect(await campaigns().get(organizationId, campaignId)).toMatchObject({
+      status: 'tam_only',
+      createdVia: 'ui',
+      name: 'From the UI',
+      accountsRequested: 2,
+    });
   });
 
   it('refuses --via api (a choice it does not take) with exit 2', async () => {
-    failed(await ops(['campaign:import', '--org', 'o', '--via', 'api', '--status', 'draft', '--name', 'n', 'f']), 2, /Allowed choices are ui, data_cube/);
+    failed(
+      await ops(['campaign:import', '--org', 'o', '--via', 'api', '--status', 'draft', '--name', 'n', 'f']),
+      2,
+      /Allowed choices are ui, data_cube/,
+    );
   });
 });
 
@@ -323,7 +441,11 @@ describe('key:create --scopes --name and key:list (docs/authentication.md)', () 
   const runIn = async (args: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runOps(args, COMMANDS, { out: (text: string) => void out.push(text), err: (text: string) => void err.push(text), ask: async () => false });
+    const code = await runOps(args, COMMANDS, {
+      out: (text: string) => void out.push(text),
+      err: (text: string) => void err.push(text),
+      ask: async () => false,
+    });
     return { code, printed: out.join(''), stderr: err.join('') };
   };
 

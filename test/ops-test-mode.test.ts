@@ -21,7 +21,18 @@ describe('--test on the operator commands', () => {
   it('every command with --org takes --test', () => {
     const withOrg = COMMANDS.filter((c) => c.name !== 'org:create' && c.examples.some((e) => e.includes('--org')));
     // Every such command, whatever commands join later; these at least.
-    expect(withOrg.map((c) => c.name)).toEqual(expect.arrayContaining(['campaign:import', 'credits:reconcile', 'crm:import', 'key:create', 'key:list', 'org:capacity', 'org:credits', 'org:limits']));
+    expect(withOrg.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        'campaign:import',
+        'credits:reconcile',
+        'crm:import',
+        'key:create',
+        'key:list',
+        'org:capacity',
+        'org:credits',
+        'org:limits',
+      ]),
+    );
     return Promise.all(
       withOrg.map(async (c) => {
         const help = await opsInProcess([c.name, '--help']);
@@ -35,21 +46,33 @@ describe('--test on the operator commands', () => {
     const twin = testOrganizationIdOf(live.organizationId);
     const { apiKey: testKey } = await opsJson(['key:create', '--org', live.organizationId, '--test']);
 
-    expect(await opsJson(['org:limits', '--org', live.organizationId, '--test', '--monthly-spend', '500', '--requests', '7'])).toMatchObject({ requests: { limit: 7 }, monthlySpend: { limit: 500 } });
-    expect((await call(api(), '/v1/org/limits', { apiKey: testKey })).data).toMatchObject({ requests: { limit: 7 }, monthlySpend: { limit: 500 } });
+    expect(
+      await opsJson(['org:limits', '--org', live.organizationId, '--test', '--monthly-spend', '500', '--requests', '7']),
+    ).toMatchObject({ requests: { limit: 7 }, monthlySpend: { limit: 500 } });
+    expect((await call(api(), '/v1/org/limits', { apiKey: testKey })).data).toMatchObject({
+      requests: { limit: 7 },
+      monthlySpend: { limit: 500 },
+    });
     expect((await call(api(), '/v1/org/limits', { apiKey: live.apiKey })).data).toMatchObject({ monthlySpend: { limit: null } });
 
     const before = (await call(api(), '/v1/org/describe', { apiKey: testKey })).data.credits.smb as number;
-    expect(await opsJson(['org:credits', '--org', live.organizationId, '--test', '--add', '25'])).toMatchObject({ organizationId: live.organizationId, smb: before + 25 });
+    expect(await opsJson(['org:credits', '--org', live.organizationId, '--test', '--add', '25'])).toMatchObject({
+      organizationId: live.organizationId,
+      smb: before + 25,
+    });
     expect((await call(api(), '/v1/org/describe', { apiKey: live.apiKey })).data.credits.smb).toBe(40);
 
-    expect(await opsJson(['org:capacity', '--org', live.organizationId, '--test', '--max-enriching', '33'])).toMatchObject({ maxEnrichingAccounts: 33 });
+    expect(await opsJson(['org:capacity', '--org', live.organizationId, '--test', '--max-enriching', '33'])).toMatchObject({
+      maxEnrichingAccounts: 33,
+    });
     expect((await call(api(), '/v1/org/describe', { apiKey: live.apiKey })).data.enrichment.maxEnrichingAccounts).toBe(70);
 
     const crm = path.join(dir, 'crm.txt');
     writeFileSync(crm, 'test_found_crm_1\ntest_found_crm_2\n');
     expect(await opsJson(['crm:import', '--org', live.organizationId, '--test', crm])).toEqual({ added: 2 });
-    const [twinFacts, liveFacts] = await Promise.all([twin, live.organizationId].map((id) => accountHistory().getFacts(id, ['test_found_crm_1'])));
+    const [twinFacts, liveFacts] = await Promise.all(
+      [twin, live.organizationId].map((id) => accountHistory().getFacts(id, ['test_found_crm_1'])),
+    );
     expect([twinFacts!.get('test_found_crm_1')?.crmTarget, liveFacts!.get('test_found_crm_1')?.crmTarget ?? false]).toEqual([true, false]);
 
     const reconciled = await opsJson(['credits:reconcile', '--org', live.organizationId, '--test']);

@@ -5,7 +5,12 @@ const api = useApi();
 
 describe('POST /v1/org/describe', () => {
   it('returns the organization of a good key', async () => {
-    const { organizationId, apiKey } = await newOrganization({ name: 'Describe Co', smbCredits: 1234, researchAgentCredits: 7, maxEnrichingAccounts: 900 });
+    const { organizationId, apiKey } = await newOrganization({
+      name: 'Describe Co',
+      smbCredits: 1234,
+      researchAgentCredits: 7,
+      maxEnrichingAccounts: 900,
+    });
     const res = await call(api(), '/v1/org/describe', { apiKey });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

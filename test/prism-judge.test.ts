@@ -69,10 +69,16 @@ function requestOf(testCase: Case, encoding: Encoding, apiKey: string): RequestI
   }
   const fields = [...formFields(testCase.body ?? {}).filter(([key]) => !(key in (testCase.formFields ?? {})))];
   for (const [key, value] of Object.entries(testCase.formFields ?? {})) for (const item of [value].flat()) fields.push([key, item]);
-  if (encoding === 'form') return { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() };
+  if (encoding === 'form')
+    return {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    };
   const form = new FormData();
   for (const [key, value] of fields) form.append(key, value);
-  for (const [key, file] of Object.entries(testCase.files ?? {})) form.append(key, new Blob([file.content], { type: file.type }), `${key}.csv`);
+  for (const [key, file] of Object.entries(testCase.files ?? {}))
+    form.append(key, new Blob([file.content], { type: file.type }), `${key}.csv`);
   return { method: 'POST', headers, body: form };
 }
 
@@ -93,10 +99,24 @@ let prismUrl = '';
 async function startPrism(document: string): Promise<string> {
   const port = await freePort();
   // Prism 5 needs Node >= 24.18: the project's pinned Node runs it (process.execPath under vitest).
-  const prism = spawn(process.execPath, [path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'proxy', document, api(), '--errors', '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const prism = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+      'proxy',
+      document,
+      api(),
+      '--errors',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   prisms.push(prism);
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -153,7 +173,16 @@ async function fixture(): Promise<Fixture> {
   }
   const upload = await call(api(), '/v1/uploads/create', { apiKey, body: {} });
   await fetch(upload.data.url, { method: 'PUT', body: accountIds.join('\n') });
-  return { apiKey, accountIds, draftId: draft.data.id, enrichedId: enriched.data.id, endpointId: endpoint.data.id, messageId: test.data.messageId, deliveryId, uploadId: upload.data.uploadId };
+  return {
+    apiKey,
+    accountIds,
+    draftId: draft.data.id,
+    enrichedId: enriched.data.id,
+    endpointId: endpoint.data.id,
+    messageId: test.data.messageId,
+    deliveryId,
+    uploadId: upload.data.uploadId,
+  };
 }
 
 /** The cases, per operation: valid, boundary and invalid. */
@@ -177,29 +206,93 @@ function cases(f: Fixture): Case[] {
     bad('/v1/org/limits', 'unknown field', { x: 1 }, { encodings: ['json'] }),
 
     ok(`${C}/create`, 'accountIds', { name: 'Prism create', accountIds: f.accountIds.slice(0, 2) }),
-    ok(`${C}/create`, 'excludeEnrichedWithinDays 0 and a 200-character name', { name: 'n'.repeat(200), accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 0 }),
-    ok(`${C}/create`, 'excludeEnrichedWithinDays 3650', { name: 'Prism max days', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 3650 }),
-    ok(`${C}/create`, 'excludeEnrichedWithinDays null', { name: 'Prism null days', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: null }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays 0 and a 200-character name', {
+      name: 'n'.repeat(200),
+      accountIds: f.accountIds.slice(0, 1),
+      excludeEnrichedWithinDays: 0,
+    }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays 3650', {
+      name: 'Prism max days',
+      accountIds: f.accountIds.slice(0, 1),
+      excludeEnrichedWithinDays: 3650,
+    }),
+    ok(`${C}/create`, 'excludeEnrichedWithinDays null', {
+      name: 'Prism null days',
+      accountIds: f.accountIds.slice(0, 1),
+      excludeEnrichedWithinDays: null,
+    }),
     ok(`${C}/create`, 'accountIdsUploadId', { name: 'Prism from upload', accountIdsUploadId: f.uploadId }),
-    ok(`${C}/create`, 'accountIdsFile part', { name: 'Prism from file' }, { encodings: ['multipart'], files: { accountIdsFile: { content: `account_id\n${f.accountIds.join('\n')}\n`, type: 'text/csv' } } }),
-    ok(`${C}/create`, 'with an Idempotency-Key', { name: 'Prism keyed', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['json'], headers: { 'Idempotency-Key': `prism-${uniquePrefix()}` } }),
+    ok(
+      `${C}/create`,
+      'accountIdsFile part',
+      { name: 'Prism from file' },
+      { encodings: ['multipart'], files: { accountIdsFile: { content: `account_id\n${f.accountIds.join('\n')}\n`, type: 'text/csv' } } },
+    ),
+    ok(
+      `${C}/create`,
+      'with an Idempotency-Key',
+      { name: 'Prism keyed', accountIds: f.accountIds.slice(0, 1) },
+      { encodings: ['json'], headers: { 'Idempotency-Key': `prism-${uniquePrefix()}` } },
+    ),
     bad(`${C}/create`, 'no account list', { name: 'Prism none' }),
-    bad(`${C}/create`, 'accountIds and accountIdsUploadId', { name: 'Prism both', accountIds: f.accountIds.slice(0, 1), accountIdsUploadId: f.uploadId }),
-    bad(`${C}/create`, 'accountIdsFile and accountIds', { name: 'Prism both', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['multipart'], files: { accountIdsFile: { content: 'acc_1\n', type: 'text/csv' } } }),
-    bad(`${C}/create`, 'excludeEnrichedWithinDays 3651', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: 3651 }),
-    bad(`${C}/create`, 'excludeEnrichedWithinDays -1', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), excludeEnrichedWithinDays: -1 }),
-    bad(`${C}/create`, "excludeEnrichedWithinDays ' 3' (leading space)", { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: ' 3' } }),
-    bad(`${C}/create`, 'excludeEnrichedWithinDays 1.0', { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: '1.0' } }),
+    bad(`${C}/create`, 'accountIds and accountIdsUploadId', {
+      name: 'Prism both',
+      accountIds: f.accountIds.slice(0, 1),
+      accountIdsUploadId: f.uploadId,
+    }),
+    bad(
+      `${C}/create`,
+      'accountIdsFile and accountIds',
+      { name: 'Prism both', accountIds: f.accountIds.slice(0, 1) },
+      { encodings: ['multipart'], files: { accountIdsFile: { content: 'acc_1\n', type: 'text/csv' } } },
+    ),
+    bad(`${C}/create`, 'excludeEnrichedWithinDays 3651', {
+      name: 'Prism',
+      accountIds: f.accountIds.slice(0, 1),
+      excludeEnrichedWithinDays: 3651,
+    }),
+    bad(`${C}/create`, 'excludeEnrichedWithinDays -1', {
+      name: 'Prism',
+      accountIds: f.accountIds.slice(0, 1),
+      excludeEnrichedWithinDays: -1,
+    }),
+    bad(
+      `${C}/create`,
+      "excludeEnrichedWithinDays ' 3' (leading space)",
+      { name: 'Prism', accountIds: f.accountIds.slice(0, 1) },
+      { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: ' 3' } },
+    ),
+    bad(
+      `${C}/create`,
+      'excludeEnrichedWithinDays 1.0',
+      { name: 'Prism', accountIds: f.accountIds.slice(0, 1) },
+      { encodings: ['form', 'multipart'], formFields: { excludeEnrichedWithinDays: '1.0' } },
+    ),
     bad(`${C}/create`, 'blank name', { name: '   ', accountIds: f.accountIds.slice(0, 1) }),
     bad(`${C}/create`, '201-character name', { name: 'n'.repeat(201), accountIds: f.accountIds.slice(0, 1) }),
     bad(`${C}/create`, 'empty accountIds', { name: 'Prism', accountIds: [] }, { encodings: ['json'] }),
     bad(`${C}/create`, 'malformed upload ID', { name: 'Prism', accountIdsUploadId: 'upl_x' }),
     // JSON only: Prism reads only the fields a form schema names, so it never sees an unknown form field (the document says additionalProperties: false, and the server refuses it).
     bad(`${C}/create`, 'unknown field', { name: 'Prism', accountIds: f.accountIds.slice(0, 1), color: 'red' }, { encodings: ['json'] }),
-    bad(`${C}/create`, 'malformed Idempotency-Key', { name: 'Prism', accountIds: f.accountIds.slice(0, 1) }, { encodings: ['json'], headers: { 'Idempotency-Key': 'x'.repeat(300) } }),
+    bad(
+      `${C}/create`,
+      'malformed Idempotency-Key',
+      { name: 'Prism', accountIds: f.accountIds.slice(0, 1) },
+      { encodings: ['json'], headers: { 'Idempotency-Key': 'x'.repeat(300) } },
+    ),
 
     ok('/v1/keys/create', 'name and scopes', { name: 'Prism key', scopes: ['org:read', 'campaigns:read'] }),
-    ok('/v1/keys/create', 'limits and expiresAt', { name: 'Prism budget', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1, monthlyCredits: 10 }, expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, { encodings: ['json'] }),
+    ok(
+      '/v1/keys/create',
+      'limits and expiresAt',
+      {
+        name: 'Prism budget',
+        scopes: ['campaigns:launch'],
+        limits: { maxCreditsPerLaunch: 1, monthlyCredits: 10 },
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+      { encodings: ['json'] },
+    ),
     bad('/v1/keys/create', 'no scopes', { name: 'Prism key', scopes: [] }, { encodings: ['json'] }),
     bad('/v1/keys/create', 'unknown scope', { name: 'Prism key', scopes: ['org:write'] }),
     bad('/v1/keys/create', '101-character name', { name: 'n'.repeat(101), scopes: ['org:read'] }),
@@ -253,18 +346,35 @@ function cases(f: Fixture): Case[] {
     bad(`${C}/accounts`, 'unknown outcome', { campaignId: f.enrichedId, filters: { outcome: 'lost' } }),
 
     ok(`${C}/results`, 'first page', { campaignId: f.enrichedId }),
-    ok(`${C}/results`, 'afterSeq, limit 1000, no wait, filters', { campaignId: f.enrichedId, afterSeq: 0, limit: 1000, waitSeconds: 0, maxContactsPerAccount: 1, hasEmail: true }),
+    ok(`${C}/results`, 'afterSeq, limit 1000, no wait, filters', {
+      campaignId: f.enrichedId,
+      afterSeq: 0,
+      limit: 1000,
+      waitSeconds: 0,
+      maxContactsPerAccount: 1,
+      hasEmail: true,
+    }),
     ok(`${C}/results`, 'draft (409)', { campaignId: f.draftId }),
     bad(`${C}/results`, 'limit 1001', { campaignId: f.enrichedId, limit: 1001 }),
     bad(`${C}/results`, 'waitSeconds 21', { campaignId: f.enrichedId, waitSeconds: 21 }),
     bad(`${C}/results`, 'afterSeq -1', { campaignId: f.enrichedId, afterSeq: -1 }),
 
     ok(`${C}/export`, 'all contacts', { campaignId: f.enrichedId }),
-    ok(`${C}/export`, 'maxContactsPerAccount 0, filters', { campaignId: f.enrichedId, maxContactsPerAccount: 0, hasEmail: true, hasMobilePhone: false }),
+    ok(`${C}/export`, 'maxContactsPerAccount 0, filters', {
+      campaignId: f.enrichedId,
+      maxContactsPerAccount: 0,
+      hasEmail: true,
+      hasMobilePhone: false,
+    }),
     ok(`${C}/export`, 'draft (409)', { campaignId: f.draftId, maxContactsPerAccount: 3 }),
     bad(`${C}/export`, 'maxContactsPerAccount -1', { campaignId: f.enrichedId, maxContactsPerAccount: -1 }),
     bad(`${C}/export`, 'maxContactsPerAccount 2^53', { campaignId: f.enrichedId, maxContactsPerAccount: 9007199254740992 }),
-    bad(`${C}/export`, "maxContactsPerAccount ' 3' (leading space)", { campaignId: f.enrichedId }, { encodings: ['form', 'multipart'], formFields: { maxContactsPerAccount: ' 3' } }),
+    bad(
+      `${C}/export`,
+      "maxContactsPerAccount ' 3' (leading space)",
+      { campaignId: f.enrichedId },
+      { encodings: ['form', 'multipart'], formFields: { maxContactsPerAccount: ' 3' } },
+    ),
     bad(`${C}/export`, 'hasEmail yes', { campaignId: f.enrichedId }, { encodings: ['form', 'multipart'], formFields: { hasEmail: 'yes' } }),
     bad(`${C}/export`, 'hasEmail as a string in JSON', { campaignId: f.enrichedId, hasEmail: 'true' }, { encodings: ['json'] }),
 
@@ -277,7 +387,11 @@ function cases(f: Fixture): Case[] {
     bad('/v1/org/ledger', 'limit 1001', { limit: 1001 }),
     bad('/v1/org/ledger', 'unknown kind', { filters: { kind: 'gift' } }),
 
-    ok('/v1/webhooks/create', 'localhost URL, two events', { url: 'http://127.0.0.1:9/other', events: ['campaign.enriched', 'campaign.expired'], description: 'Prism' }),
+    ok('/v1/webhooks/create', 'localhost URL, two events', {
+      url: 'http://127.0.0.1:9/other',
+      events: ['campaign.enriched', 'campaign.expired'],
+      description: 'Prism',
+    }),
     bad('/v1/webhooks/create', 'ftp URL', { url: 'ftp://hooks.example.com/x' }),
     bad('/v1/webhooks/create', 'not a URL', { url: 'hooks' }),
     bad('/v1/webhooks/create', 'unknown event', { url: 'http://127.0.0.1:9/other', events: ['campaign.created'] }),
@@ -291,12 +405,18 @@ function cases(f: Fixture): Case[] {
     bad('/v1/webhooks/test', 'malformed endpoint ID', { endpointId: 'whe_1' }),
 
     ok('/v1/webhooks/deliveries', 'no body', undefined, { encodings: ['json'] }),
-    ok('/v1/webhooks/deliveries', 'filters, limit 100', { filters: { endpointId: f.endpointId, eventType: 'webhook.test', status: 'failed' }, limit: 100 }),
+    ok('/v1/webhooks/deliveries', 'filters, limit 100', {
+      filters: { endpointId: f.endpointId, eventType: 'webhook.test', status: 'failed' },
+      limit: 100,
+    }),
     bad('/v1/webhooks/deliveries', 'limit 101', { limit: 101 }),
     bad('/v1/webhooks/deliveries', 'unknown status', { filters: { status: 'pending' } }),
     ok('/v1/events/list', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/events/list', 'one type', { filters: { type: 'campaign.enriched' } }),
-    ok('/v1/events/list', 'types, campaign, limit 100', { filters: { type: ['campaign.enriched', 'campaign.accounts_processed'], campaignId: f.enrichedId }, limit: 100 }),
+    ok('/v1/events/list', 'types, campaign, limit 100', {
+      filters: { type: ['campaign.enriched', 'campaign.accounts_processed'], campaignId: f.enrichedId },
+      limit: 100,
+    }),
     bad('/v1/events/list', 'limit 101', { limit: 101 }),
     bad('/v1/events/list', 'webhook.test is not in the feed', { filters: { type: 'webhook.test' } }),
     // A form cannot send an empty array (no field at all is no filter).
@@ -315,18 +435,59 @@ function cases(f: Fixture): Case[] {
     bad('/v1/webhooks/delete', 'malformed endpoint ID', { endpointId: 'x' }),
 
     // The privacy operations that take a list of identifier objects are JSON only.
-    ok('/v1/privacy/suppressions/create', 'email and E.164 phone', { identifiers: [{ type: 'email', value: 'prism@example.com' }, { type: 'phone', value: '+15550100200' }], reason: 'opt_out', note: 'Prism' }, { encodings: ['json'] }),
+    ok(
+      '/v1/privacy/suppressions/create',
+      'email and E.164 phone',
+      {
+        identifiers: [
+          { type: 'email', value: 'prism@example.com' },
+          { type: 'phone', value: '+15550100200' },
+        ],
+        reason: 'opt_out',
+        note: 'Prism',
+      },
+      { encodings: ['json'] },
+    ),
     bad('/v1/privacy/suppressions/create', 'no identifiers', { identifiers: [], reason: 'opt_out' }, { encodings: ['json'] }),
-    bad('/v1/privacy/suppressions/create', 'unknown reason', { identifiers: [{ type: 'email', value: 'prism@example.com' }], reason: 'spite' }, { encodings: ['json'] }),
-    bad('/v1/privacy/suppressions/create', '501-character note', { identifiers: [{ type: 'contact_id', value: 'c1' }], reason: 'other', note: 'n'.repeat(501) }, { encodings: ['json'] }),
+    bad(
+      '/v1/privacy/suppressions/create',
+      'unknown reason',
+      { identifiers: [{ type: 'email', value: 'prism@example.com' }], reason: 'spite' },
+      { encodings: ['json'] },
+    ),
+    bad(
+      '/v1/privacy/suppressions/create',
+      '501-character note',
+      { identifiers: [{ type: 'contact_id', value: 'c1' }], reason: 'other', note: 'n'.repeat(501) },
+      { encodings: ['json'] },
+    ),
     ok('/v1/privacy/suppressions/list', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/privacy/suppressions/list', 'filters, limit 1000', { filters: { type: 'email', reason: 'opt_out' }, limit: 1000 }),
     bad('/v1/privacy/suppressions/list', 'limit 1001', { limit: 1001 }),
     ok('/v1/privacy/suppressions/delete', 'unknown suppression (404)', { id: `sup_${'1'.repeat(21)}` }),
     bad('/v1/privacy/suppressions/delete', 'malformed ID', { id: 'sup_1' }),
-    ok('/v1/privacy/erasures/create', 'gdpr', { identifiers: [{ type: 'linkedin_url', value: 'https://www.linkedin.com/in/prism/' }], regime: 'gdpr', requestRef: 'prism-1' }, { encodings: ['json'] }),
-    bad('/v1/privacy/erasures/create', '21 identifiers', { identifiers: Array.from({ length: 21 }, (_, i) => ({ type: 'contact_id', value: `c${i}` })), regime: 'gdpr', requestRef: 'prism-2' }, { encodings: ['json'] }),
-    bad('/v1/privacy/erasures/create', 'no requestRef', { identifiers: [{ type: 'contact_id', value: 'c1' }], regime: 'ccpa' }, { encodings: ['json'] }),
+    ok(
+      '/v1/privacy/erasures/create',
+      'gdpr',
+      { identifiers: [{ type: 'linkedin_url', value: 'https://www.linkedin.com/in/prism/' }], regime: 'gdpr', requestRef: 'prism-1' },
+      { encodings: ['json'] },
+    ),
+    bad(
+      '/v1/privacy/erasures/create',
+      '21 identifiers',
+      {
+        identifiers: Array.from({ length: 21 }, (_, i) => ({ type: 'contact_id', value: `c${i}` })),
+        regime: 'gdpr',
+        requestRef: 'prism-2',
+      },
+      { encodings: ['json'] },
+    ),
+    bad(
+      '/v1/privacy/erasures/create',
+      'no requestRef',
+      { identifiers: [{ type: 'contact_id', value: 'c1' }], regime: 'ccpa' },
+      { encodings: ['json'] },
+    ),
     ok('/v1/privacy/erasures/get', 'unknown erasure (404)', { id: `era_${'1'.repeat(21)}` }),
     bad('/v1/privacy/erasures/get', 'malformed ID', { id: 'era_x' }),
     ok('/v1/privacy/erasures/list', 'status filter', { filters: { status: 'completed' }, limit: 10 }),
@@ -348,19 +509,27 @@ async function judge(testCase: Case, encoding: Encoding, apiKey: string): Promis
   if (testCase.valid) {
     if (fromPrism) {
       const direct = await fetch(`${api()}${testCase.path}`, requestOf(testCase, encoding, apiKey));
-      return { case: label, problem: `Prism refused it (${text.slice(0, 400)}); the server answered ${direct.status} ${(await direct.text()).slice(0, 200)}` };
+      return {
+        case: label,
+        problem: `Prism refused it (${text.slice(0, 400)}); the server answered ${direct.status} ${(await direct.text()).slice(0, 200)}`,
+      };
     }
     if (violations) return { case: label, problem: `the server's answer violates the document: ${violations.slice(0, 400)}` };
     const body = JSON.parse(text) as { error: { code: string; details?: unknown } | null };
-    if (viaPrism.status === 400 && body.error?.code === 'invalid_request') return { case: label, problem: `the document accepts what the server refuses: ${JSON.stringify(body.error.details)}` };
+    if (viaPrism.status === 400 && body.error?.code === 'invalid_request')
+      return { case: label, problem: `the document accepts what the server refuses: ${JSON.stringify(body.error.details)}` };
     return undefined;
   }
   if (!fromPrism || viaPrism.status !== 422) {
-    return { case: label, problem: `the document accepts what the server refuses (Prism forwarded it; server: ${viaPrism.status} ${text.slice(0, 300)})` };
+    return {
+      case: label,
+      problem: `the document accepts what the server refuses (Prism forwarded it; server: ${viaPrism.status} ${text.slice(0, 300)})`,
+    };
   }
   const direct = await fetch(`${api()}${testCase.path}`, requestOf(testCase, encoding, apiKey));
   const directBody = (await direct.json()) as { error: { code: string } | null };
-  if (direct.status !== 400 || directBody.error?.code !== 'invalid_request') return { case: label, problem: `Prism refuses what the server accepts (server: ${direct.status})` };
+  if (direct.status !== 400 || directBody.error?.code !== 'invalid_request')
+    return { case: label, problem: `Prism refuses what the server accepts (server: ${direct.status})` };
   return undefined;
 }
 
@@ -371,11 +540,19 @@ describe('Prism (prism proxy --errors) and the server agree', () => {
     // Every operation of the document has at least one valid and one invalid case.
     for (const route of API_ROUTES) {
       const own = all.filter((c) => c.path === route.operation.path);
-      expect(own.some((c) => c.valid), `${route.operation.path}: a valid case`).toBe(true);
-      expect(own.some((c) => !c.valid), `${route.operation.path}: an invalid case`).toBe(true);
+      expect(
+        own.some((c) => c.valid),
+        `${route.operation.path}: a valid case`,
+      ).toBe(true);
+      expect(
+        own.some((c) => !c.valid),
+        `${route.operation.path}: an invalid case`,
+      ).toBe(true);
     }
     // A case's verdict does not depend on the others' side effects (an enriched draft answers 409, a deleted endpoint 404: both documented, neither 400).
-    const exchanges = all.flatMap((testCase) => (testCase.encodings ?? (['json', 'form', 'multipart'] as const)).map((encoding) => ({ testCase, encoding })));
+    const exchanges = all.flatMap((testCase) =>
+      (testCase.encodings ?? (['json', 'form', 'multipart'] as const)).map((encoding) => ({ testCase, encoding })),
+    );
     const verdicts = await pMap(exchanges, ({ testCase, encoding }) => judge(testCase, encoding, f.apiKey), { concurrency: 4 });
     expect(verdicts.filter(Boolean)).toEqual([]);
     expect(exchanges.length).toBeGreaterThan(150);
@@ -385,7 +562,9 @@ describe('Prism (prism proxy --errors) and the server agree', () => {
     const { apiKey } = await newOrganization();
     const unknown = await fetch(`${prismUrl}/v1/campaigns/archive`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
     expect(unknown.status).toBe(404);
-    expect((await fetch(`${api()}/v1/campaigns/archive`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(404);
+    expect((await fetch(`${api()}/v1/campaigns/archive`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(
+      404,
+    );
     const method = await fetch(`${prismUrl}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` } });
     expect(method.status).toBe(405);
     const direct = await fetch(`${api()}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${apiKey}` } });
@@ -424,7 +603,8 @@ async function everyCode(): Promise<Answered[]> {
   const inactive = [account(`${p}_gone`, 'inactive')];
   await importAccounts([...accounts, ...inactive]);
   const ids = accounts.map((a) => a.accountId);
-  const draftOf = async (apiKey: string, accountIds = ids) => (await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism codes', accountIds } })).data.id as string;
+  const draftOf = async (apiKey: string, accountIds = ids) =>
+    (await call(api(), '/v1/campaigns/create', { apiKey, body: { name: 'Prism codes', accountIds } })).data.id as string;
   const enriched = await draftOf(rich.apiKey);
   await call(api(), '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } });
   await waitForStatus(api(), rich.apiKey, enriched, 'enriched');
@@ -437,56 +617,127 @@ async function everyCode(): Promise<Answered[]> {
     draftOf(keyCapped.apiKey),
   ]);
   // A key that may charge at most 1 credit per launch (the draft needs 3).
-  const oneCreditKey = (await createKey({ apiKeys: apiKeys() }, { organizationId: keyCapped.organizationId, keyCheck: { scopes: undefined } }, { name: 'One credit', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1 } })).secret;
+  const oneCreditKey = (
+    await createKey(
+      { apiKeys: apiKeys() },
+      { organizationId: keyCapped.organizationId, keyCheck: { scopes: undefined } },
+      { name: 'One credit', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1 } },
+    )
+  ).secret;
   // An endpoint that answers 410 Gone is disabled by its first delivery; redelivering to it is refused.
   const gone = await startReceiver([{ status: 410, body: 'gone' }]);
   const endpoint = (await call(api(), '/v1/webhooks/create', { apiKey: rich.apiKey, body: { url: gone.url } })).data;
   const test = (await call(api(), '/v1/webhooks/test', { apiKey: rich.apiKey, body: { endpointId: endpoint.id } })).data;
-  await pollUntil(async () => (await call(api(), '/v1/webhooks/list', { apiKey: rich.apiKey })).data.endpoints[0].status, (status) => status === 'disabled', { timeoutMs: 30_000, intervalMs: 50 });
+  await pollUntil(
+    async () => (await call(api(), '/v1/webhooks/list', { apiKey: rich.apiKey })).data.endpoints[0].status,
+    (status) => status === 'disabled',
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
   await gone.close();
   // Ten endpoints fill an organization's places.
   const full = await newOrganization();
-  for (let i = 0; i < 10; i++) await call(api(), '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: `http://127.0.0.1:9/full${i}` } });
+  for (let i = 0; i < 10; i++)
+    await call(api(), '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: `http://127.0.0.1:9/full${i}` } });
   await call(api(), '/v1/org/describe', { apiKey: throttled.apiKey }); // the window's one request
 
-  const post = (base: string, path: string, init: { apiKey?: string; authorization?: string; body?: unknown; headers?: Record<string, string> }) =>
+  const post = (
+    base: string,
+    path: string,
+    init: { apiKey?: string; authorization?: string; body?: unknown; headers?: Record<string, string> },
+  ) =>
     fetch(`${base}${path}`, {
       method: 'POST',
       headers: { authorization: init.authorization ?? `Bearer ${init.apiKey}`, 'content-type': 'application/json', ...init.headers },
       body: JSON.stringify(init.body ?? {}),
     });
   // An erasure's suppression is locked (docs/privacy.md).
-  await call(api(), '/v1/privacy/erasures/create', { apiKey: rich.apiKey, body: { identifiers: [{ type: 'contact_id', value: `locked-${p}` }], regime: 'gdpr', requestRef: `prism-${p}` } });
-  const lockedId = (await call(api(), '/v1/privacy/suppressions/list', { apiKey: rich.apiKey, body: {} })).data.suppressions[0].id as string;
+  await call(api(), '/v1/privacy/erasures/create', {
+    apiKey: rich.apiKey,
+    body: { identifiers: [{ type: 'contact_id', value: `locked-${p}` }], regime: 'gdpr', requestRef: `prism-${p}` },
+  });
+  const lockedId = (await call(api(), '/v1/privacy/suppressions/list', { apiKey: rich.apiKey, body: {} })).data.suppressions[0]
+    .id as string;
   // A key that holds org:read only, and one that expired yesterday (created two days ago on an injected clock).
   const readOnlyKey = await apiKeys().create(rich.organizationId, { scopes: ['org:read'] });
   const expiredKey = (
-    await createKey({ apiKeys: apiKeys(), now: () => new Date(Date.now() - 2 * 86_400_000) }, { organizationId: rich.organizationId, keyCheck: { scopes: undefined } }, { name: 'Expired', scopes: ['org:read'], expiresAt: new Date(Date.now() - 86_400_000).toISOString() })
+    await createKey(
+      { apiKeys: apiKeys(), now: () => new Date(Date.now() - 2 * 86_400_000) },
+      { organizationId: rich.organizationId, keyCheck: { scopes: undefined } },
+      { name: 'Expired', scopes: ['org:read'], expiresAt: new Date(Date.now() - 86_400_000).toISOString() },
+    )
   ).secret;
   const key = `prism-codes-${p}`;
-  await call(api(), '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Keyed', accountIds: ids }, headers: { 'Idempotency-Key': key } });
+  await call(api(), '/v1/campaigns/create', {
+    apiKey: rich.apiKey,
+    body: { name: 'Keyed', accountIds: ids },
+    headers: { 'Idempotency-Key': key },
+  });
   return [
     { code: 'invalid_request', send: (b) => post(b, '/v1/campaigns/list', { apiKey: rich.apiKey, body: { cursor: 'bm90LWEtY3Vyc29y' } }) },
     { code: 'invalid_api_key', send: (b) => post(b, '/v1/org/describe', { authorization: 'Bearer cek_unknown' }) },
     { code: 'revoked_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: 'cek_test_RevokedRevokedRevokedRevokedRevokedRevok' }) },
     { code: 'expired_api_key', send: (b) => post(b, '/v1/org/describe', { apiKey: expiredKey }) },
     { code: 'insufficient_scope', send: (b) => post(b, '/v1/org/ledger', { apiKey: readOnlyKey }) },
-    { code: 'insufficient_credits', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }) },
-    { code: 'spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }) },
-    { code: 'key_spend_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: oneCreditKey, body: { campaignId: keyCappedDraft } }) },
-    { code: 'concurrency_limit_exceeded', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: narrow.apiKey, body: { campaignId: narrowDraft } }) },
-    { code: 'no_eligible_accounts', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: deadDraft } }) },
-    { code: 'not_found', send: (b) => post(b, '/v1/campaigns/get', { apiKey: rich.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }) },
-    { code: 'campaign_not_enrichable', send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } }) },
-    { code: 'campaign_not_editable', send: (b) => post(b, '/v1/campaigns/update', { apiKey: rich.apiKey, body: { campaignId: enriched, name: 'x' } }) },
+    {
+      code: 'insufficient_credits',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: poor.apiKey, body: { campaignId: poorDraft } }),
+    },
+    {
+      code: 'spend_limit_exceeded',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: capped.apiKey, body: { campaignId: cappedDraft } }),
+    },
+    {
+      code: 'key_spend_limit_exceeded',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: oneCreditKey, body: { campaignId: keyCappedDraft } }),
+    },
+    {
+      code: 'concurrency_limit_exceeded',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: narrow.apiKey, body: { campaignId: narrowDraft } }),
+    },
+    {
+      code: 'no_eligible_accounts',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: deadDraft } }),
+    },
+    {
+      code: 'not_found',
+      send: (b) => post(b, '/v1/campaigns/get', { apiKey: rich.apiKey, body: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }),
+    },
+    {
+      code: 'campaign_not_enrichable',
+      send: (b) => post(b, '/v1/campaigns/enrich', { apiKey: rich.apiKey, body: { campaignId: enriched } }),
+    },
+    {
+      code: 'campaign_not_editable',
+      send: (b) => post(b, '/v1/campaigns/update', { apiKey: rich.apiKey, body: { campaignId: enriched, name: 'x' } }),
+    },
     { code: 'campaign_not_cancelable', send: (b) => post(b, '/v1/campaigns/cancel', { apiKey: rich.apiKey, body: { campaignId: draft } }) },
     { code: 'results_not_ready', send: (b) => post(b, '/v1/campaigns/export', { apiKey: rich.apiKey, body: { campaignId: draft } }) },
-    { code: 'idempotency_key_reused', send: (b) => post(b, '/v1/campaigns/create', { apiKey: rich.apiKey, body: { name: 'Other body', accountIds: ids }, headers: { 'Idempotency-Key': key } }) },
-    { code: 'webhook_endpoint_limit_reached', send: (b) => post(b, '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: 'http://127.0.0.1:9/eleventh' } }) },
-    { code: 'webhook_endpoint_disabled', send: (b) => post(b, '/v1/webhooks/redeliver', { apiKey: rich.apiKey, body: { messageId: test.messageId } }) },
+    {
+      code: 'idempotency_key_reused',
+      send: (b) =>
+        post(b, '/v1/campaigns/create', {
+          apiKey: rich.apiKey,
+          body: { name: 'Other body', accountIds: ids },
+          headers: { 'Idempotency-Key': key },
+        }),
+    },
+    {
+      code: 'webhook_endpoint_limit_reached',
+      send: (b) => post(b, '/v1/webhooks/create', { apiKey: full.apiKey, body: { url: 'http://127.0.0.1:9/eleventh' } }),
+    },
+    {
+      code: 'webhook_endpoint_disabled',
+      send: (b) => post(b, '/v1/webhooks/redeliver', { apiKey: rich.apiKey, body: { messageId: test.messageId } }),
+    },
     { code: 'rate_limited', send: (b) => post(b, '/v1/org/describe', { apiKey: throttled.apiKey }) },
-    { code: 'suppression_locked', send: (b) => post(b, '/v1/privacy/suppressions/delete', { apiKey: rich.apiKey, body: { id: lockedId } }) },
-    { code: 'method_not_allowed', send: (b) => fetch(`${b}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${rich.apiKey}` } }) },
+    {
+      code: 'suppression_locked',
+      send: (b) => post(b, '/v1/privacy/suppressions/delete', { apiKey: rich.apiKey, body: { id: lockedId } }),
+    },
+    {
+      code: 'method_not_allowed',
+      send: (b) => fetch(`${b}/v1/campaigns/get`, { method: 'GET', headers: { authorization: `Bearer ${rich.apiKey}` } }),
+    },
   ];
 }
 
@@ -495,7 +746,12 @@ async function throughPrism(base: string, answered: Answered) {
   const response = await answered.send(base);
   const text = await response.text();
   const body = JSON.parse(text) as { error?: { code?: string } | null };
-  return { status: response.status, code: body.error?.code, violations: response.headers.get('sl-violations') ?? '', fromPrism: (response.headers.get('content-type') ?? '').includes('problem+json') };
+  return {
+    status: response.status,
+    code: body.error?.code,
+    violations: response.headers.get('sl-violations') ?? '',
+    fromPrism: (response.headers.get('content-type') ?? '').includes('problem+json'),
+  };
 }
 
 describe('prism proxy --errors passes the real answer of every error code', () => {
@@ -507,10 +763,21 @@ describe('prism proxy --errors passes the real answer of every error code', () =
     for (const answered of answers) {
       const seen = await throughPrism(prismUrl, answered);
       // 405 is Prism's own answer for a method the document lacks; every other answer is the server's.
-      const expected = { status: ERROR_STATUS[answered.code], code: answered.code === 'method_not_allowed' ? seen.code : answered.code, violations: '', fromPrism: answered.code === 'method_not_allowed' ? seen.fromPrism : false };
+      const expected = {
+        status: ERROR_STATUS[answered.code],
+        code: answered.code === 'method_not_allowed' ? seen.code : answered.code,
+        violations: '',
+        fromPrism: answered.code === 'method_not_allowed' ? seen.fromPrism : false,
+      };
       verdicts.push({ case: answered.code, ...seen, expected });
     }
-    expect(verdicts.filter((v) => JSON.stringify({ status: v.status, code: v.code, violations: v.violations, fromPrism: v.fromPrism }) !== JSON.stringify(v.expected))).toEqual([]);
+    expect(
+      verdicts.filter(
+        (v) =>
+          JSON.stringify({ status: v.status, code: v.code, violations: v.violations, fromPrism: v.fromPrism }) !==
+          JSON.stringify(v.expected),
+      ),
+    ).toEqual([]);
   }, 300_000);
 
   it("catches a planted fault: with spend_limit_exceeded taken out of enrich's 402, the real answer violates the document", async () => {
@@ -526,10 +793,20 @@ describe('prism proxy --errors passes the real answer of every error code', () =
     const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
     const accounts = activeAccounts(uniquePrefix(), 2);
     await importAccounts(accounts);
-    const campaignId = (await call(api(), '/v1/campaigns/create', { apiKey: capped.apiKey, body: { name: 'Planted', accountIds: accounts.map((a) => a.accountId) } })).data.id;
+    const campaignId = (
+      await call(api(), '/v1/campaigns/create', {
+        apiKey: capped.apiKey,
+        body: { name: 'Planted', accountIds: accounts.map((a) => a.accountId) },
+      })
+    ).data.id;
     const answered: Answered = {
       code: 'spend_limit_exceeded',
-      send: (b) => fetch(`${b}/v1/campaigns/enrich`, { method: 'POST', headers: { authorization: `Bearer ${capped.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ campaignId }) }),
+      send: (b) =>
+        fetch(`${b}/v1/campaigns/enrich`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${capped.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ campaignId }),
+        }),
     };
     const seen = await throughPrism(broken, answered);
     // Prism flags the answer (sl-violations) or, with --errors, replaces it with its own 500.

@@ -28,13 +28,37 @@ const BUCKET = process.env.BUCKET_NAME!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const contact = (contactId: string, fields: Partial<WarehouseContact>): WarehouseContact => ({
-  contactId, firstName: null, lastName: null, title: null, seniority: 'director', department: null, email: null, emailStatus: null, mobilePhone: null, directPhone: null, linkedinUrl: null, country: null, ...fields,
+  contactId,
+  firstName: null,
+  lastName: null,
+  title: null,
+  seniority: 'director',
+  department: null,
+  email: null,
+  emailStatus: null,
+  mobilePhone: null,
+  directPhone: null,
+  linkedinUrl: null,
+  country: null,
+  ...fields,
 });
-const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({ accountId: `${P}-${suffix}`, name: `Vendor ${suffix}`, domain: null, status: 'active', industry: null, employeeCount: null, country: null, contacts });
+const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
+  accountId: `${P}-${suffix}`,
+  name: `Vendor ${suffix}`,
+  domain: null,
+  status: 'active',
+  industry: null,
+  employeeCount: null,
+  country: null,
+  contacts,
+});
 
 const VICTOR = `victor.${P}@example.com`;
 const URSULA = `ursula.${P}@example.com`;
-const withOther = account('with-other', [contact(`${P}-victor`, { email: VICTOR }), contact(`${P}-keep`, { email: `keep.${P}@example.com` })]);
+const withOther = account('with-other', [
+  contact(`${P}-victor`, { email: VICTOR }),
+  contact(`${P}-keep`, { email: `keep.${P}@example.com` }),
+]);
 const victorOnly = account('victor-only', [contact(`${P}-victor`, { email: VICTOR })]);
 const ursulaOnly = account('ursula-only', [contact(`${P}-ursula`, { email: URSULA })]);
 
@@ -57,14 +81,23 @@ async function exported(apiKey: string, campaignId: string) {
 }
 
 async function privacyEvents(organizationId: string) {
-  const page = await ddb.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)', ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':sk': 'EVENT#' } }));
+  const page = await ddb.send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':sk': 'EVENT#' },
+    }),
+  );
   return (page.Items ?? []).filter((item) => item.eventType === 'privacy.contact_erased');
 }
 
 async function ops(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runOps([...argv, '--table', TABLE, '--bucket', BUCKET], COMMANDS, { out: (t) => void out.push(t), err: (t) => void err.push(t) });
+  const code = await runOps([...argv, '--table', TABLE, '--bucket', BUCKET], COMMANDS, {
+    out: (t) => void out.push(t),
+    err: (t) => void err.push(t),
+  });
   return { code, result: out.length ? JSON.parse(out.join('')) : undefined, err: err.join('') };
 }
 
@@ -87,7 +120,10 @@ describe('ops privacy:erase', () => {
     expect(JSON.stringify(run.result)).not.toContain(VICTOR);
 
     expect((await fetch(oldA.url)).status).toBe(404);
-    for (const [key, campaign] of [[a.apiKey, campaignA], [b.apiKey, campaignB]] as const) {
+    for (const [key, campaign] of [
+      [a.apiKey, campaignA],
+      [b.apiKey, campaignB],
+    ] as const) {
       const fresh = await exported(key, campaign.id);
       expect(fresh.text).not.toContain(VICTOR);
       expect(fresh.text).not.toContain(`,${P}-victor,`);

@@ -75,7 +75,13 @@ const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount
 
 // The person: distinctive raw values, in two accounts. Formatted as a careless caller would send them.
 const PERSON = { email: `Zed.Privacy.${P}@Example.com`, phone: '+49 170 5550123', linkedin: `https://www.linkedin.com/in/zed-${P}/` };
-const person = (contactId: string) => contact(contactId, { email: PERSON.email.toLowerCase(), mobilePhone: '+491705550123', linkedinUrl: `https://linkedin.com/in/zed-${P}`, firstName: 'Zed' });
+const person = (contactId: string) =>
+  contact(contactId, {
+    email: PERSON.email.toLowerCase(),
+    mobilePhone: '+491705550123',
+    linkedinUrl: `https://linkedin.com/in/zed-${P}`,
+    firstName: 'Zed',
+  });
 const OTHER = (id: string) => contact(id, { email: `other-${id}@example.com`, seniority: 'vp' });
 const shared = account('shared', [person(`${P}-zed-1`), OTHER(`${P}-o-1`)]);
 const onlyPerson = account('only', [person(`${P}-zed-2`)]);
@@ -91,7 +97,8 @@ const newOrganizationHere = async (input: Parameters<typeof newOrganization>[0])
   return made;
 };
 
-const post = (path: string, apiKey: string, body: unknown, headers?: Record<string, string>) => call(api(), path, { apiKey, body, ...(headers ? { headers } : {}) });
+const post = (path: string, apiKey: string, body: unknown, headers?: Record<string, string>) =>
+  call(api(), path, { apiKey, body, ...(headers ? { headers } : {}) });
 
 async function enrichedCampaign(apiKey: string, accountIds: string[]) {
   const created = await post('/v1/campaigns/create', apiKey, { name: `Privacy ${P}`, accountIds });
@@ -102,7 +109,7 @@ async function enrichedCampaign(apiKey: string, accountIds: string[]) {
 }
 
 async function waitFor(apiKey: string, campaignId: string) {
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ;) {
     const got = await post('/v1/campaigns/get', apiKey, { campaignId });
     if (got.data?.status === 'enriched') return got.data;
     if (Date.now() > deadline) throw new Error(`campaign not enriched: ${JSON.stringify(got.body)}`);
@@ -121,20 +128,25 @@ async function exportText(apiKey: string, campaignId: string) {
 async function contactsFound(apiKey: string, campaignId: string) {
   const page = await post('/v1/campaigns/accounts', apiKey, { campaignId });
   expect(page.status, JSON.stringify(page.body)).toBe(200);
-  return Object.fromEntries(page.data.accounts.map((a: { accountId: string; contactsFound: number | null }) => [a.accountId, a.contactsFound]));
+  return Object.fromEntries(
+    page.data.accounts.map((a: { accountId: string; contactsFound: number | null }) => [a.accountId, a.contactsFound]),
+  );
 }
 
 /** The person's contacts on every page of POST /v1/campaigns/results (each holds the person's values), and all contacts' count. */
 async function personInResults(apiKey: string, campaignId: string) {
   const contacts: Record<string, unknown>[] = [];
-  for (let afterSeq = 0; ; ) {
+  for (let afterSeq = 0; ;) {
     const page = await post('/v1/campaigns/results', apiKey, { campaignId, afterSeq, limit: 1 });
     expect(page.status, JSON.stringify(page.body)).toBe(200);
     for (const item of page.data.accounts) contacts.push(...item.contacts);
     if (page.data.accounts.length === 0) break;
     afterSeq = page.data.lastSeq;
   }
-  const isPerson = (c: Record<string, unknown>) => Object.values(c).some((v) => typeof v === 'string' && (v.includes(`zed-${P}`) || v === PERSON.email.toLowerCase() || v === '+491705550123'));
+  const isPerson = (c: Record<string, unknown>) =>
+    Object.values(c).some(
+      (v) => typeof v === 'string' && (v.includes(`zed-${P}`) || v === PERSON.email.toLowerCase() || v === '+491705550123'),
+    );
   return { person: contacts.filter(isPerson).length, contacts: contacts.length };
 }
 
@@ -158,7 +170,14 @@ describe('suppressions', () => {
     expect(await contactsFound(apiKey, campaign.id)).toEqual({ [shared.accountId]: 2, [plain.accountId]: 1 });
     expect(await personInResults(apiKey, campaign.id)).toEqual({ person: 1, contacts: 3 });
 
-    const created = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'email', value: `  ${PERSON.email} ` }, { type: 'email', value: NEVER_STORED }], reason: 'opt_out', note: 'ticket 7' });
+    const created = await post('/v1/privacy/suppressions/create', apiKey, {
+      identifiers: [
+        { type: 'email', value: `  ${PERSON.email} ` },
+        { type: 'email', value: NEVER_STORED },
+      ],
+      reason: 'opt_out',
+      note: 'ticket 7',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.data.suppressions).toHaveLength(2);
     const [sup] = created.data.suppressions;
@@ -166,7 +185,10 @@ describe('suppressions', () => {
     expect(sup).toMatchObject({ type: 'email', reason: 'opt_out', origin: 'customer' });
     expect(sup.hash).toMatch(/^[0-9a-f]{64}$/);
     // Idempotent per hash: the same entry again, whatever the spelling.
-    const again = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'email', value: PERSON.email.toUpperCase() }], reason: 'other' });
+    const again = await post('/v1/privacy/suppressions/create', apiKey, {
+      identifiers: [{ type: 'email', value: PERSON.email.toUpperCase() }],
+      reason: 'other',
+    });
     expect(again.data.suppressions[0]).toEqual(sup);
 
     const after = await exportText(apiKey, campaign.id);
@@ -179,8 +201,14 @@ describe('suppressions', () => {
     const listed = await post('/v1/privacy/suppressions/list', apiKey, { filters: { type: 'email' }, limit: 1 });
     expect(listed.status).toBe(200);
     expect(listed.data.suppressions).toHaveLength(1);
-    const next = await post('/v1/privacy/suppressions/list', apiKey, { filters: { type: 'email' }, limit: 1, cursor: listed.data.nextCursor });
-    expect([...listed.data.suppressions, ...next.data.suppressions].map((s: { id: string }) => s.id).sort()).toEqual(created.data.suppressions.map((s: { id: string }) => s.id).sort());
+    const next = await post('/v1/privacy/suppressions/list', apiKey, {
+      filters: { type: 'email' },
+      limit: 1,
+      cursor: listed.data.nextCursor,
+    });
+    expect([...listed.data.suppressions, ...next.data.suppressions].map((s: { id: string }) => s.id).sort()).toEqual(
+      created.data.suppressions.map((s: { id: string }) => s.id).sort(),
+    );
     expect(next.data.nextCursor).toBeNull();
 
     const deleted = await post('/v1/privacy/suppressions/delete', apiKey, { id: sup.id });
@@ -194,7 +222,13 @@ describe('suppressions', () => {
   it('refuses a value that does not normalize with 400 naming the field, without echoing it, and stores nothing', async () => {
     const { apiKey } = await newOrganizationHere({ name: 'Privacy invalid' });
     const bad = `0170-${P}`;
-    const res = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'email', value: NEVER_STORED }, { type: 'phone', value: bad }], reason: 'opt_out' });
+    const res = await post('/v1/privacy/suppressions/create', apiKey, {
+      identifiers: [
+        { type: 'email', value: NEVER_STORED },
+        { type: 'phone', value: bad },
+      ],
+      reason: 'opt_out',
+    });
     expect(res.status).toBe(400);
     expect(res.error?.code).toBe('invalid_request');
     expect(res.error?.details.issues.join('\n')).toMatch(/^identifiers\[1\]\.value: must be an E\.164 phone number/m);
@@ -204,14 +238,19 @@ describe('suppressions', () => {
 
   it('make a new launch refund an account whose found contacts are all suppressed (not_found)', async () => {
     const { apiKey } = await newOrganizationHere({ name: 'Privacy refund', smbCredits: 100 });
-    const sup = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'linkedin_url', value: PERSON.linkedin }], reason: 'customer_request' });
+    const sup = await post('/v1/privacy/suppressions/create', apiKey, {
+      identifiers: [{ type: 'linkedin_url', value: PERSON.linkedin }],
+      reason: 'customer_request',
+    });
     expect(sup.status).toBe(200);
     const campaign = await enrichedCampaign(apiKey, [onlyPerson.accountId, shared.accountId]);
     // Two charged at launch, the account left without a contact refunded at completion.
     expect(campaign.credits.charged).toBe(1);
     expect(campaign.results.totalContactsFound).toBe(1);
     const outcomes = await post('/v1/campaigns/accounts', apiKey, { campaignId: campaign.id });
-    expect(Object.fromEntries(outcomes.data.accounts.map((a: { accountId: string; outcome: string }) => [a.accountId, a.outcome]))).toEqual({ [onlyPerson.accountId]: 'not_found', [shared.accountId]: 'found' });
+    expect(Object.fromEntries(outcomes.data.accounts.map((a: { accountId: string; outcome: string }) => [a.accountId, a.outcome]))).toEqual(
+      { [onlyPerson.accountId]: 'not_found', [shared.accountId]: 'found' },
+    );
     // Another organization is not affected by this one's suppression.
     const { apiKey: other } = await newOrganizationHere({ name: 'Privacy refund other' });
     expect((await enrichedCampaign(other, [onlyPerson.accountId])).credits.charged).toBe(1);
@@ -221,10 +260,16 @@ describe('suppressions', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 400 }), async (delayMs) => {
         const { apiKey } = await newOrganizationHere({ name: 'Privacy race' });
-        const created = await post('/v1/campaigns/create', apiKey, { name: 'race', accountIds: [shared.accountId, onlyPerson.accountId, plain.accountId] });
+        const created = await post('/v1/campaigns/create', apiKey, {
+          name: 'race',
+          accountIds: [shared.accountId, onlyPerson.accountId, plain.accountId],
+        });
         await post('/v1/campaigns/enrich', apiKey, { campaignId: created.data.id });
         await sleep(delayMs);
-        const sup = await post('/v1/privacy/suppressions/create', apiKey, { identifiers: [{ type: 'phone', value: PERSON.phone }], reason: 'opt_out' });
+        const sup = await post('/v1/privacy/suppressions/create', apiKey, {
+          identifiers: [{ type: 'phone', value: PERSON.phone }],
+          reason: 'opt_out',
+        });
         expect(sup.status).toBe(200);
         await waitFor(apiKey, created.data.id);
         const { text } = await exportText(apiKey, created.data.id);
@@ -250,16 +295,41 @@ describe('erasures', () => {
     expect(await personInResults(apiKey, first.id)).toEqual({ person: 1, contacts: 3 });
     expect(await personInResults(apiKey, second.id)).toEqual({ person: 1, contacts: 1 });
 
-    const body = { identifiers: [{ type: 'email', value: PERSON.email }, { type: 'phone', value: PERSON.phone }], regime: 'gdpr', requestRef: `DSR-${P}` };
-    const [a, b] = await Promise.all([post('/v1/privacy/erasures/create', apiKey, body), post('/v1/privacy/erasures/create', apiKey, body)]);
+    const body = {
+      identifiers: [
+        { type: 'email', value: PERSON.email },
+        { type: 'phone', value: PERSON.phone },
+      ],
+      regime: 'gdpr',
+      requestRef: `DSR-${P}`,
+    };
+    const [a, b] = await Promise.all([
+      post('/v1/privacy/erasures/create', apiKey, body),
+      post('/v1/privacy/erasures/create', apiKey, body),
+    ]);
     expect(a.status, JSON.stringify(a.body)).toBe(200);
     expect(b.data.id).toBe(a.data.id);
     expect(a.data.identifiers.map((i: { type: string }) => i.type)).toEqual(['email', 'phone']);
-    expect(Object.keys(a.data).sort()).toEqual(['completedAt', 'createdAt', 'id', 'identifiers', 'receipt', 'regime', 'requestRef', 'result', 'status']);
+    expect(Object.keys(a.data).sort()).toEqual([
+      'completedAt',
+      'createdAt',
+      'id',
+      'identifiers',
+      'receipt',
+      'regime',
+      'requestRef',
+      'result',
+      'status',
+    ]);
 
     const done = await waitErasure(apiKey, a.data.id);
     expect(done.status).toBe('completed');
-    expect(done.result).toEqual({ contactsRemoved: 2, resultObjectsRewritten: 2, exportsDeleted: 1, campaignIds: [first.id, second.id].sort() });
+    expect(done.result).toEqual({
+      contactsRemoved: 2,
+      resultObjectsRewritten: 2,
+      exportsDeleted: 1,
+      campaignIds: [first.id, second.id].sort(),
+    });
     // The same requestRef once more: the same erasure, no second job.
     const third = await post('/v1/privacy/erasures/create', apiKey, { ...body, regime: 'ccpa' });
     expect(third.data).toEqual(done);
@@ -301,17 +371,29 @@ describe('erasures', () => {
     const [header, payload, signature] = done.receipt.split('.');
     const changed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     changed.result.contactsRemoved = 0;
-    await expect(compactVerify(`${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`, keySet)).rejects.toThrow();
+    await expect(
+      compactVerify(`${header}.${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`, keySet),
+    ).rejects.toThrow();
 
     // Exactly one privacy.erasure_completed event, carrying the erasure.
-    const events = await ddb.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)', ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':sk': 'EVENT#' } }));
+    const events = await ddb.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':sk': 'EVENT#' },
+      }),
+    );
     const erasureEvents = (events.Items ?? []).filter((item) => item.eventType === 'privacy.erasure_completed');
     expect(erasureEvents).toHaveLength(1);
     expect(erasureEvents[0]!.data.erasure.id).toBe(done.id);
 
     // A fresh export holds no cell of the person; the list shows the erasure.
     expect((await exportText(apiKey, first.id)).text).not.toContain(`zed-${P}`);
-    expect((await post('/v1/privacy/erasures/list', apiKey, { filters: { status: 'completed' } })).data.erasures.map((e: { id: string }) => e.id)).toEqual([done.id]);
+    expect(
+      (await post('/v1/privacy/erasures/list', apiKey, { filters: { status: 'completed' } })).data.erasures.map(
+        (e: { id: string }) => e.id,
+      ),
+    ).toEqual([done.id]);
     expect((await post('/v1/privacy/erasures/get', apiKey, { id: `era_${'1'.repeat(21)}` })).error?.code).toBe('not_found');
   });
 
@@ -325,11 +407,14 @@ describe('erasures', () => {
       for (const item of page.Items ?? []) {
         if (item.type === 'warehouseContacts') continue;
         const text = JSON.stringify(item, (_k, v) => (v instanceof Set ? [...v].map(String) : v));
-        for (const value of [NEVER_STORED, PERSON.linkedin, PERSON.phone]) if (text.includes(value)) leaks.push(`item ${item.pk} ${item.sk}`);
+        for (const value of [NEVER_STORED, PERSON.linkedin, PERSON.phone])
+          if (text.includes(value)) leaks.push(`item ${item.pk} ${item.sk}`);
       }
     }
     // Every object: nothing holds a value only ever sent in a request.
-    const objects = (await Promise.all(organizationIds.flatMap((id) => [objectsUnder(`campaigns/${id}/`), objectsUnder(`exports/${id}/`)]))).flat();
+    const objects = (
+      await Promise.all(organizationIds.flatMap((id) => [objectsUnder(`campaigns/${id}/`), objectsUnder(`exports/${id}/`)]))
+    ).flat();
     expect(objects.length).toBeGreaterThan(0);
     for (const [key, bytes] of objects) if (bytes.includes(NEVER_STORED) || bytes.includes(PERSON.linkedin)) leaks.push(`object ${key}`);
     expect(leaks).toEqual([]);

@@ -48,7 +48,9 @@ function freePort(): Promise<number> {
 /** What git sees in the work tree (tracked changes and untracked files, ignored ones aside). */
 function gitStatus(): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    execFile('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: ROOT }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
   );
 }
 
@@ -75,7 +77,9 @@ let apiUrl = '';
 let statusBefore = '';
 let localBefore: string[] = [];
 /** Every answer of `/health` from the spawn to the first 200, and what a user needs at that 200. */
-const health: { answers: { status: number; body: any }[]; demoKey?: { status: number; text: string }; endpointsFile?: boolean } = { answers: [] };
+const health: { answers: { status: number; body: any }[]; demoKey?: { status: number; text: string }; endpointsFile?: boolean } = {
+  answers: [],
+};
 
 /** Polls `/health` until it answers 200, recording each answer; then what the stack serves at that moment. */
 async function watchHealth(): Promise<void> {
@@ -101,8 +105,11 @@ function runQuickstart(env: Record<string, string>, timeoutMs: number): Promise<
   const scriptFile = path.join(base, 'quickstart.sh');
   writeFileSync(scriptFile, quickstartScript());
   return new Promise((resolve) => {
-    execFile('bash', [scriptFile], { cwd: workDir, env: { ...process.env, API: apiUrl, TMPDIR: scratchRoot, ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'bash',
+      [scriptFile],
+      { cwd: workDir, env: { ...process.env, API: apiUrl, TMPDIR: scratchRoot, ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -141,7 +148,10 @@ beforeAll(async () => {
   });
   const watching = watchHealth();
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not come up in ${START_TIMEOUT_MS / 1000} s:\n${stackOutput}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start did not come up in ${START_TIMEOUT_MS / 1000} s:\n${stackOutput}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       stackOutput += chunk.toString('utf8');
       if (stackOutput.includes('Campaign Enrichment API is running at')) {
@@ -169,10 +179,15 @@ describe('npm start and test mode (docs/test-mode.md)', () => {
     const printed = /test key\s+(cek_test_\S+)/.exec(stackOutput)?.[1];
     expect(printed, stackOutput).toMatch(/^cek_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
     expect((await (await fetch(`${apiUrl}/local/test-key`)).text()).trim()).toBe(printed);
-    const live = await fetch(`${apiUrl}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${(await (await fetch(`${apiUrl}/local/demo-key`)).text()).trim()}` } });
+    const live = await fetch(`${apiUrl}/v1/org/describe`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(await (await fetch(`${apiUrl}/local/demo-key`)).text()).trim()}` },
+    });
     const test = await fetch(`${apiUrl}/v1/org/describe`, { method: 'POST', headers: { authorization: `Bearer ${printed}` } });
     expect(test.headers.get('test-mode')).toBe('true');
-    const [liveBody, testBody] = (await Promise.all([live.json(), test.json()])) as { data: { organization: unknown; credits: { smb: number } } }[];
+    const [liveBody, testBody] = (await Promise.all([live.json(), test.json()])) as {
+      data: { organization: unknown; credits: { smb: number } };
+    }[];
     expect(testBody!.data.organization).toEqual(liveBody!.data.organization);
     expect(testBody!.data.credits.smb).toBe(1_000_000);
   });
@@ -204,7 +219,13 @@ describe('README quickstart', () => {
       expect(files[1]).toMatch(/^q4-targets-\d{4}-\d{2}-\d{2}\.csv$/);
 
       // The export: the catalog header, rows, and E.164 phones written as they are (docs/csv.md).
-      const csv = readFileSync(path.join(scratchRoot, scratch!, files.find((f) => f.startsWith('q4-targets'))!));
+      const csv = readFileSync(
+        path.join(
+          scratchRoot,
+          scratch!,
+          files.find((f) => f.startsWith('q4-targets'))!,
+        ),
+      );
       expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const [header, ...rows] = parse(csv, { bom: true, record_delimiter: '\r\n' }) as string[][];
       expect(header!.slice(0, 3)).toEqual(['account_id', 'account_name', 'account_domain']);
@@ -227,7 +248,10 @@ describe('README quickstart', () => {
     const run = await runQuickstart({ KEY: `cek_${'0'.repeat(40)}` }, 30_000);
     expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).not.toBe(0);
     expect(run.code).not.toBeNull();
-    expect(JSON.parse(run.stdout.trim())).toMatchObject({ data: null, error: { code: 'invalid_api_key', message: expect.stringContaining('not recognized') } });
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({
+      data: null,
+      error: { code: 'invalid_api_key', message: expect.stringContaining('not recognized') },
+    });
     expect(run.stderr).toMatch(/^Stopped: line \d+ failed/m);
     expect(run.stdout).not.toMatch(/status:/);
     // Its scratch folder holds nothing: it stopped before the first file.
@@ -249,7 +273,8 @@ describe('npm start readiness (README.md#set-up)', () => {
       for (const step of answer.body.starting) expect(READINESS_STEPS).toContain(step);
     }
     // What is starting only shrinks (a completed step never starts again).
-    for (let i = 1; i < health.answers.length - 1; i++) for (const step of health.answers[i]!.body.starting) expect(health.answers[i - 1]!.body.starting).toContain(step);
+    for (let i = 1; i < health.answers.length - 1; i++)
+      for (const step of health.answers[i]!.body.starting) expect(health.answers[i - 1]!.body.starting).toContain(step);
     expect(health.demoKey?.status).toBe(200);
     expect(health.demoKey?.text.trim()).toBe(JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')).apiKey);
     expect(health.endpointsFile).toBe(true);

@@ -20,15 +20,25 @@ function expectRefused(res: ApiResponse, policy: string): void {
 }
 
 describe('a quota use whose work failed is given back', () => {
-  it('export: the file write fails (500), then the hour\'s one export still succeeds, then the next is refused', async () => {
+  it("export: the file write fails (500), then the hour's one export still succeeds, then the next is refused", async () => {
     const org = await newOrganization({ smbCredits: 10, limits: { exportsPerHour: 1 } });
     const list = activeAccounts(uniquePrefix(), 2);
     await importAccounts(list);
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      list.map((a) => a.accountId),
+    );
     expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
     await waitForStatus(api(), org.apiKey, campaignId, 'enriched');
 
-    const fault = injectFault({ client: 's3', command: /^(PutObject|CreateMultipartUpload)Command$/, match: campaignId, times: Infinity, error: s3InternalError });
+    const fault = injectFault({
+      client: 's3',
+      command: /^(PutObject|CreateMultipartUpload)Command$/,
+      match: campaignId,
+      times: Infinity,
+      error: s3InternalError,
+    });
     const failed = await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } });
     expect(failed.status, JSON.stringify(failed.body)).toBe(500);
     expect(fault.failed).toBeGreaterThan(0);
@@ -39,9 +49,15 @@ describe('a quota use whose work failed is given back', () => {
     expectRefused(await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } }), 'exports');
   });
 
-  it('upload: the record write fails (500), then the hour\'s one upload still succeeds, then the next is refused', async () => {
+  it("upload: the record write fails (500), then the hour's one upload still succeeds, then the next is refused", async () => {
     const org = await newOrganization({ limits: { uploadsPerHour: 1 } });
-    const fault = injectFault({ client: 'dynamodb', command: 'PutItemCommand', match: (_input, text) => text.includes(org.organizationId) && text.includes('UPLOAD'), times: Infinity, error: throttling });
+    const fault = injectFault({
+      client: 'dynamodb',
+      command: 'PutItemCommand',
+      match: (_input, text) => text.includes(org.organizationId) && text.includes('UPLOAD'),
+      times: Infinity,
+      error: throttling,
+    });
     const failed = await call(api(), '/v1/uploads/create', { apiKey: org.apiKey, body: {} });
     expect(failed.status, JSON.stringify(failed.body)).toBe(500);
     expect(fault.failed).toBeGreaterThan(0);

@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../infra/routes';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { activeAccounts, createApiCampaign, enrich, importAccounts, pollUntil, testWarehouse, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  createApiCampaign,
+  enrich,
+  importAccounts,
+  pollUntil,
+  testWarehouse,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 import { useWarehouse } from '../lib/root';
 import { startReceiver, type Receiver } from './webhooks/receiver';
 
@@ -129,9 +138,15 @@ beforeAll(async () => {
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     keyIds.push(made.data.key.id);
   }
-  const suppression = await call(api(), '/v1/privacy/suppressions/create', { apiKey: org.apiKey, body: { identifiers: [{ type: 'contact_id', value: 'headers-lifted' }], reason: 'opt_out' } });
+  const suppression = await call(api(), '/v1/privacy/suppressions/create', {
+    apiKey: org.apiKey,
+    body: { identifiers: [{ type: 'contact_id', value: 'headers-lifted' }], reason: 'opt_out' },
+  });
   expect(suppression.status, JSON.stringify(suppression.body)).toBe(200);
-  const erasure = await call(api(), '/v1/privacy/erasures/create', { apiKey: org.apiKey, body: { identifiers: [{ type: 'contact_id', value: 'headers-read' }], regime: 'gdpr', requestRef: 'headers-read' } });
+  const erasure = await call(api(), '/v1/privacy/erasures/create', {
+    apiKey: org.apiKey,
+    body: { identifiers: [{ type: 'contact_id', value: 'headers-read' }], regime: 'gdpr', requestRef: 'headers-read' },
+  });
   expect(erasure.status, JSON.stringify(erasure.body)).toBe(200);
   fixture = {
     apiKey: org.apiKey,
@@ -155,7 +170,9 @@ afterAll(async () => {
 
 describe('RateLimit fields on every authenticated answer (API_ROUTES)', () => {
   // The table's order is the route list's; delete comes last among the webhook operations.
-  const routes = [...API_ROUTES].sort((a, b) => Number(a.operation.operationId === 'deleteWebhookEndpoint') - Number(b.operation.operationId === 'deleteWebhookEndpoint'));
+  const routes = [...API_ROUTES].sort(
+    (a, b) => Number(a.operation.operationId === 'deleteWebhookEndpoint') - Number(b.operation.operationId === 'deleteWebhookEndpoint'),
+  );
 
   it.each(routes.map((route) => [route.operation.operationId, route] as const))('%s: 2xx and 4xx', async (operationId, route) => {
     const body = SUCCESS_BODIES[operationId];

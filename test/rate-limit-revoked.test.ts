@@ -30,14 +30,28 @@ const findApiKey = (keyHash: string) => apiKeys().findByHash(keyHash);
 
 // Process A: describe, the key verified on the organization's list of active keys.
 const describeA = serveHandler(
-  createApiHandler(describeOrganizationOperation, (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck), { findApiKey, apiKeyCache: new ApiKeyCache(), requestLimiter: processLimiter() }, { keyCheck: 'in-read' }),
+  createApiHandler(
+    describeOrganizationOperation,
+    (_input, { organizationId, keyCheck }) => describeOrganization(organizations(), organizationId, keyCheck),
+    { findApiKey, apiKeyCache: new ApiKeyCache(), requestLimiter: processLimiter() },
+    { keyCheck: 'in-read' },
+  ),
   { path: describeOrganizationOperation.path, functionName: 'ProcessA' },
 );
 
 // Process B: an operation whose key item is read before its use case.
-const pingOperation = defineOperation({ operationId: 'revokedKeyWindowTest', scope: 'org:read', path: '/v1/test/ping', request: z.strictObject({}) });
+const pingOperation = defineOperation({
+  operationId: 'revokedKeyWindowTest',
+  scope: 'org:read',
+  path: '/v1/test/ping',
+  request: z.strictObject({}),
+});
 const pingB = serveHandler(
-  createApiHandler(pingOperation, async (_input, { organizationId }) => ({ organizationId }), { findApiKey, apiKeyCache: new ApiKeyCache(), requestLimiter: processLimiter() }),
+  createApiHandler(pingOperation, async (_input, { organizationId }) => ({ organizationId }), {
+    findApiKey,
+    apiKeyCache: new ApiKeyCache(),
+    requestLimiter: processLimiter(),
+  }),
   { path: pingOperation.path, functionName: 'ProcessB' },
 );
 
@@ -58,20 +72,29 @@ describe('a revoked key flooding two processes (docs/limits.md)', () => {
     await apiKeys().revoke(leaked);
     // The flood: 25 requests at once on each process, each far more than the window left.
     const flood = await Promise.all(
-      Array.from({ length: 25 }, () => [call(describeA(), describeOrganizationOperation.path, { apiKey: leaked }), call(pingB(), pingOperation.path, { apiKey: leaked, body: {} })]).flat(),
+      Array.from({ length: 25 }, () => [
+        call(describeA(), describeOrganizationOperation.path, { apiKey: leaked }),
+        call(pingB(), pingOperation.path, { apiKey: leaked, body: {} }),
+      ]).flat(),
     );
     // Each answer refuses: 401, or 429 while the flood's own counts (given back as each 401 leaves) are over
     // the limit in that process — a refusal that shows no data and does nothing.
     for (const res of flood) expect(['revoked_api_key', 'rate_limited']).toContain(res.error?.code);
     expect(flood.filter((res) => res.status === 401 && res.headers.get('ratelimit') !== null)).toEqual([]);
     // A second wave: the key is forgotten by both processes, read and refused before any count.
-    const again = await Promise.all([call(describeA(), describeOrganizationOperation.path, { apiKey: leaked }), call(pingB(), pingOperation.path, { apiKey: leaked, body: {} })]);
+    const again = await Promise.all([
+      call(describeA(), describeOrganizationOperation.path, { apiKey: leaked }),
+      call(pingB(), pingOperation.path, { apiKey: leaked, body: {} }),
+    ]);
     expect(again.map((res) => res.status)).toEqual([401, 401]);
 
     // The live key has the window's other LIMIT - 2 requests, on either process, and not one more.
     const left: number[] = [];
     for (let i = 0; i < LIMIT - 2; i++) {
-      const res = i % 2 === 0 ? await call(describeA(), describeOrganizationOperation.path, { apiKey: live }) : await call(pingB(), pingOperation.path, { apiKey: live, body: {} });
+      const res =
+        i % 2 === 0
+          ? await call(describeA(), describeOrganizationOperation.path, { apiKey: live })
+          : await call(pingB(), pingOperation.path, { apiKey: live, body: {} });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       left.push(remainingOf(res));
     }

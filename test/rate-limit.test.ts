@@ -11,7 +11,18 @@ import { describe, expect, it } from 'vitest';
 import { apiKeys, campaigns, limitCounter, limits } from '../lib/root';
 import { RequestLimiter } from '../lib/http/rate-limit';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { activeAccounts, balance, createApiCampaign, DESCRIBE, ENRICH, GET, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  activeAccounts,
+  balance,
+  createApiCampaign,
+  DESCRIBE,
+  ENRICH,
+  GET,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 
@@ -106,7 +117,11 @@ describe('the request rate of an organization (docs/limits.md)', () => {
     const list = activeAccounts(uniquePrefix(), 2);
     await importAccounts(list);
     // Create and get use the window's 2 requests; enrich is the third.
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      list.map((a) => a.accountId),
+    );
     const before = await campaigns().get(org.organizationId, campaignId);
     expect((await call(api(), GET, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
     expectRateLimited(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }), 2, 3600);
@@ -148,7 +163,11 @@ describe('exports and uploads per hour (docs/limits.md)', () => {
     const org = await newOrganization({ smbCredits: 10, limits: { exportsPerHour: 1 } });
     const list = activeAccounts(uniquePrefix(), 1);
     await importAccounts(list);
-    const campaignId = await createApiCampaign(api(), org.apiKey, list.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      org.apiKey,
+      list.map((a) => a.accountId),
+    );
     expect((await call(api(), '/v1/campaigns/export', { apiKey: org.apiKey, body: { campaignId } })).error?.code).toBe('results_not_ready');
     expect((await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } })).status).toBe(200);
     await waitForStatus(api(), org.apiKey, campaignId, 'enriched');
@@ -162,7 +181,13 @@ describe('RequestLimiter with an injected clock (fixed windows, counted in Dynam
     const org = await newOrganization();
     let now = Date.UTC(2031, 0, 1, 0, 0, 0); // a window start: windows of 10 s align on it
     let policy = { limit: 2, windowSeconds: 10 };
-    const limiter = new RequestLimiter({ counter: limitCounter(), policyOf: async () => policy, defaults: () => policy, policySeconds: 60, now: () => now });
+    const limiter = new RequestLimiter({
+      counter: limitCounter(),
+      policyOf: async () => policy,
+      defaults: () => policy,
+      policySeconds: 60,
+      now: () => now,
+    });
     const admit = () => limiter.admit(org.organizationId);
     expect(await admit()).toEqual({ limit: 2, windowSeconds: 10, remaining: 1, resetSeconds: 10, allowed: true });
     now += 4_000;

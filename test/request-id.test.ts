@@ -103,7 +103,11 @@ describe('X-Request-Id', () => {
       fetch(`${api()}/openapi.json`),
       fetch(`${api()}/docs`),
       fetch(`${api()}/health`),
-      fetch(`${api()}/v1/org/describe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(12 * 1024 * 1024, 32) }),
+      fetch(`${api()}/v1/org/describe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.alloc(12 * 1024 * 1024, 32),
+      }),
     ]);
     expect(responses.map((r) => r.status)).toEqual([404, 405, 405, 200, 200, 200, 400]);
     for (const response of responses) expect(response.headers.get('x-request-id')).toMatch(UUID);
@@ -115,9 +119,16 @@ describe('X-Request-Id', () => {
     const { apiKey } = await newOrganization();
     const accounts = activeAccounts(uniquePrefix(), 2);
     await importAccounts(accounts);
-    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      accounts.map((a) => a.accountId),
+    );
     const inner = embeddedWarehouse();
-    useWarehouse({ getAccountStatuses: async () => Promise.reject(new Error('Injected outage')), getAccounts: (ids) => inner.getAccounts(ids) });
+    useWarehouse({
+      getAccountStatuses: async () => Promise.reject(new Error('Injected outage')),
+      getAccounts: (ids) => inner.getAccounts(ids),
+    });
     try {
       const res = await call(api(), ENRICH, { apiKey, body: { campaignId } });
       expect(res.status).toBe(500);
@@ -130,7 +141,12 @@ describe('X-Request-Id', () => {
   it('is API Gateway’s requestContext.requestId, as each function receives it', async () => {
     const { handler } = await import('../functions/org-describe');
     const requestId = `Ab${randomUUID()}`;
-    const event = toApiGatewayEvent({ rawHeaders: [], url: '/v1/org/describe', method: 'POST', httpVersion: '1.1', socket: {} } as never, Buffer.alloc(0), 'POST /v1/org/describe', requestId);
+    const event = toApiGatewayEvent(
+      { rawHeaders: [], url: '/v1/org/describe', method: 'POST', httpVersion: '1.1', socket: {} } as never,
+      Buffer.alloc(0),
+      'POST /v1/org/describe',
+      requestId,
+    );
     const response = await handler(event, lambdaContext('OrgDescribe', randomUUID()));
     expect(response.statusCode).toBe(401);
     expect(response.headers?.['x-request-id']).toBe(requestId);
@@ -154,8 +170,10 @@ describe('the request ID in logs', () => {
     const requests = [
       () => call(api(), '/v1/org/describe', { apiKey }),
       () => call(api(), '/v1/campaigns/create', { apiKey, body: { name: ' ' } }),
-      () => call(api(), '/v1/campaigns/create', { apiKey, headers: { 'idempotency-key': key }, body: { name: 'Logged', accountIds: ['a'] } }),
-      () => call(api(), '/v1/campaigns/create', { apiKey, headers: { 'idempotency-key': key }, body: { name: 'Logged', accountIds: ['a'] } }),
+      () =>
+        call(api(), '/v1/campaigns/create', { apiKey, headers: { 'idempotency-key': key }, body: { name: 'Logged', accountIds: ['a'] } }),
+      () =>
+        call(api(), '/v1/campaigns/create', { apiKey, headers: { 'idempotency-key': key }, body: { name: 'Logged', accountIds: ['a'] } }),
       () => call(api(), '/v1/org/describe', {}),
     ];
     const expected = [
@@ -183,7 +201,11 @@ describe('the request ID in logs', () => {
     const { apiKey, organizationId } = await newOrganization();
     const accounts = activeAccounts(uniquePrefix(), 3);
     await importAccounts(accounts);
-    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      accounts.map((a) => a.accountId),
+    );
     const res = await call(api(), ENRICH, { apiKey, body: { campaignId } });
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id')!;

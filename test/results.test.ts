@@ -13,7 +13,19 @@ import type { Warehouse } from '../lib/warehouse/warehouse';
 import { createCampaignEnrichmentClient } from '../client/index';
 import { embeddedWarehouse, useWarehouse } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { account, contact, createApiCampaign, enrich, expectError, gate, importAccounts, pollUntil, uniquePrefix, waitForStatus, type Gate } from './enrichment/support';
+import {
+  account,
+  contact,
+  createApiCampaign,
+  enrich,
+  expectError,
+  gate,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+  type Gate,
+} from './enrichment/support';
 
 const api = useApi();
 const RESULTS = '/v1/campaigns/results';
@@ -44,13 +56,22 @@ function gatedWarehouse(batchOf: (firstAccountId: string) => number) {
     warehouse,
     release: (batch: number) => gateOf(batch).open(),
     fail: (batches: number[]) => (failing = new Set(batches)),
-    arrived: (n: number) => pollUntil(async () => arrived.size, (size) => size >= n, { timeoutMs: 60_000 }),
+    arrived: (n: number) =>
+      pollUntil(
+        async () => arrived.size,
+        (size) => size >= n,
+        { timeoutMs: 60_000 },
+      ),
   };
 }
 
 /** `count` active accounts `<prefix>_<i>` (i zero-padded, so the eligible list's order is the index order), one contact each. */
 const numbered = (prefix: string, count: number) =>
-  Array.from({ length: count }, (_, i) => account(`${prefix}_${String(i).padStart(5, '0')}`, 'active', [contact(`${prefix}_${String(i).padStart(5, '0')}_c`, { mobile: i % 2 === 0 })]));
+  Array.from({ length: count }, (_, i) =>
+    account(`${prefix}_${String(i).padStart(5, '0')}`, 'active', [
+      contact(`${prefix}_${String(i).padStart(5, '0')}_c`, { mobile: i % 2 === 0 }),
+    ]),
+  );
 const indexOf = (accountId: string) => Number(accountId.slice(accountId.lastIndexOf('_') + 1));
 
 interface Item {
@@ -77,7 +98,11 @@ describe('POST /v1/campaigns/results', () => {
           const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
           useWarehouse(gated.warehouse);
           const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-          const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+          const campaignId = await createApiCampaign(
+            api(),
+            apiKey,
+            accounts.map((a) => a.accountId),
+          );
           expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
           await gated.arrived(3);
 
@@ -88,7 +113,8 @@ describe('POST /v1/campaigns/results', () => {
           const readSome = async () => {
             const limit = limits[step % limits.length]!;
             // A reader that drops its connection starts again from the last afterSeq it kept (here: nothing lost, it re-asks).
-            if (reconnects[step % reconnects.length]) await results(apiKey, { campaignId, afterSeq, limit: 1 }).then((r) => expect(r.status).toBe(200));
+            if (reconnects[step % reconnects.length])
+              await results(apiKey, { campaignId, afterSeq, limit: 1 }).then((r) => expect(r.status).toBe(200));
             step++;
             const res = await results(apiKey, { campaignId, afterSeq, limit, ...(attemptId ? { attemptId } : {}) });
             expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -105,7 +131,11 @@ describe('POST /v1/campaigns/results', () => {
             gated.release(batch);
             released += batch === 2 ? 500 : BATCH;
             // The next batch is let through once this one is readable, so the completion order is the one drawn.
-            await pollUntil(() => results(apiKey, { campaignId, limit: 1 }), (r) => r.data.processed >= released, { timeoutMs: 60_000 });
+            await pollUntil(
+              () => results(apiKey, { campaignId, limit: 1 }),
+              (r) => r.data.processed >= released,
+              { timeoutMs: 60_000 },
+            );
             await readSome();
           }
           let last = await readSome();
@@ -120,7 +150,8 @@ describe('POST /v1/campaigns/results', () => {
           expect(batchesInSeqOrder).toEqual(order);
           for (let i = 1; i < seen.length; i++) {
             const [a, b] = [seen[i - 1]!, seen[i]!];
-            if (Math.floor(indexOf(a.accountId) / BATCH) === Math.floor(indexOf(b.accountId) / BATCH)) expect(indexOf(b.accountId)).toBe(indexOf(a.accountId) + 1);
+            if (Math.floor(indexOf(a.accountId) / BATCH) === Math.floor(indexOf(b.accountId) / BATCH))
+              expect(indexOf(b.accountId)).toBe(indexOf(a.accountId) + 1);
           }
         },
       ),
@@ -135,7 +166,11 @@ describe('POST /v1/campaigns/results', () => {
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
     useWarehouse(gated.warehouse);
     const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      accounts.map((a) => a.accountId),
+    );
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     await gated.arrived(2);
     gated.release(0);
@@ -173,7 +208,11 @@ describe('POST /v1/campaigns/results', () => {
     const gated = gatedWarehouse(() => 0);
     useWarehouse(gated.warehouse);
     const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      accounts.map((a) => a.accountId),
+    );
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     await gated.arrived(1);
     const empty = await results(apiKey, { campaignId });
@@ -185,10 +224,16 @@ describe('POST /v1/campaigns/results', () => {
     expect(answered.data.accounts.map((item: Item) => item.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   }, 120_000);
 
-  it('the page\'s contacts equal the export\'s rows for the same accounts and filters, with raw values (no spreadsheet prefix)', async () => {
+  it("the page's contacts equal the export's rows for the same accounts and filters, with raw values (no spreadsheet prefix)", async () => {
     const prefix = uniquePrefix();
     const tricky = account(`${prefix}_tricky`, 'active', [
-      { ...contact(`${prefix}_c1`, { mobile: true }), firstName: '=HYPERLINK("x")', lastName: '+1 555', title: '-VP, "Sales"', seniority: 'vp' },
+      {
+        ...contact(`${prefix}_c1`, { mobile: true }),
+        firstName: '=HYPERLINK("x")',
+        lastName: '+1 555',
+        title: '-VP, "Sales"',
+        seniority: 'vp',
+      },
       { ...contact(`${prefix}_c2`, { email: false }), seniority: 'director', directPhone: '+15550001111' },
       { ...contact(`${prefix}_c3`), seniority: null, department: '@ops' },
     ]);
@@ -209,9 +254,27 @@ describe('POST /v1/campaigns/results', () => {
       const csv = await (await fetch(exported.data.url)).text();
       const rows: Record<string, string>[] = parse(csv.replace(/^\uFEFF/, ''), { columns: true });
       const unprefix = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
-      const fromExport = rows.filter((row) => row.contact_id !== '').map((row) => ({ accountId: row.account_id, contactId: row.contact_id, firstName: unprefix(row.first_name!), lastName: unprefix(row.last_name!), jobTitle: unprefix(row.job_title!), department: unprefix(row.department!), directPhone: row.direct_phone }));
+      const fromExport = rows
+        .filter((row) => row.contact_id !== '')
+        .map((row) => ({
+          accountId: row.account_id,
+          contactId: row.contact_id,
+          firstName: unprefix(row.first_name!),
+          lastName: unprefix(row.last_name!),
+          jobTitle: unprefix(row.job_title!),
+          department: unprefix(row.department!),
+          directPhone: row.direct_phone,
+        }));
       const fromPage = (page.data.accounts as Item[]).flatMap((item) =>
-        item.contacts.map((c) => ({ accountId: item.accountId, contactId: c.contactId, firstName: c.firstName ?? '', lastName: c.lastName ?? '', jobTitle: c.jobTitle ?? '', department: c.department ?? '', directPhone: c.directPhone ?? '' })),
+        item.contacts.map((c) => ({
+          accountId: item.accountId,
+          contactId: c.contactId,
+          firstName: c.firstName ?? '',
+          lastName: c.lastName ?? '',
+          jobTitle: c.jobTitle ?? '',
+          department: c.department ?? '',
+          directPhone: c.directPhone ?? '',
+        })),
       );
       expect(fromPage).toEqual(fromExport);
       expect(new Set((page.data.accounts as Item[]).map((item) => item.accountId))).toEqual(new Set(rows.map((row) => row.account_id)));
@@ -220,12 +283,18 @@ describe('POST /v1/campaigns/results', () => {
     const item = all.find((a) => a.accountId === tricky.accountId)!;
     expect(item.outcome).toBe('found');
     expect(item.account).toEqual({ name: '@Acme, Inc.', domain: tricky.domain, industry: 'Software', employeeCount: 120, country: 'US' });
-    expect(item.contacts[0]).toMatchObject({ firstName: '=HYPERLINK("x")', lastName: '+1 555', jobTitle: '-VP, "Sales"', seniority: 'vp', mobilePhone: '+15551234567' });
+    expect(item.contacts[0]).toMatchObject({
+      firstName: '=HYPERLINK("x")',
+      lastName: '+1 555',
+      jobTitle: '-VP, "Sales"',
+      seniority: 'vp',
+      mobilePhone: '+15551234567',
+    });
     expect(item.contacts.map((c) => c.contactId)).toEqual([`${prefix}_c1`, `${prefix}_c2`, `${prefix}_c3`]);
     expect(all.find((a) => a.accountId === none.accountId)).toMatchObject({ outcome: 'not_found', contacts: [] });
   }, 120_000);
 
-  it('refuses what it cannot answer: a draft 409, another organization\'s campaign 404, bad fields 400 naming the field', async () => {
+  it("refuses what it cannot answer: a draft 409, another organization's campaign 404, bad fields 400 naming the field", async () => {
     const prefix = uniquePrefix();
     await importAccounts([account(`${prefix}_a`, 'active', [contact(`${prefix}_c`)])]);
     const { apiKey } = await newOrganization({ smbCredits: 100 });
@@ -233,7 +302,14 @@ describe('POST /v1/campaigns/results', () => {
     const campaignId = await createApiCampaign(api(), apiKey, [`${prefix}_a`]);
     expectError(await results(apiKey, { campaignId }), 409, 'results_not_ready');
     expectError(await results(other.apiKey, { campaignId }), 404, 'not_found');
-    for (const [field, value] of [['limit', 0], ['limit', 1_001], ['waitSeconds', 21], ['afterSeq', -1], ['attemptId', 'att_x'], ['hasEmail', 'yes']] as const) {
+    for (const [field, value] of [
+      ['limit', 0],
+      ['limit', 1_001],
+      ['waitSeconds', 21],
+      ['afterSeq', -1],
+      ['attemptId', 'att_x'],
+      ['hasEmail', 'yes'],
+    ] as const) {
       const res = await results(apiKey, { campaignId, [field]: value });
       expect(res.status).toBe(400);
       expect(res.body.error!.code).toBe('invalid_request');
@@ -241,14 +317,18 @@ describe('POST /v1/campaigns/results', () => {
     }
   }, 60_000);
 
-  it('the client\'s results(campaignId, {follow: true}) yields every account once, in seq order, while the campaign enriches, and resumes after dropped connections', async () => {
+  it("the client's results(campaignId, {follow: true}) yields every account once, in seq order, while the campaign enriches, and resumes after dropped connections", async () => {
     const prefix = uniquePrefix();
     const accounts = numbered(prefix, BATCH + 100);
     await importAccounts(accounts);
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
     useWarehouse(gated.warehouse);
     const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(api(), apiKey, accounts.map((a) => a.accountId));
+    const campaignId = await createApiCampaign(
+      api(),
+      apiKey,
+      accounts.map((a) => a.accountId),
+    );
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     await gated.arrived(2);
     // Every second results call loses its connection before reaching the server; the client asks again from where it was.

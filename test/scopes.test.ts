@@ -60,7 +60,9 @@ describe('every operation declares its scope', () => {
   });
 
   it("the OpenAPI document lists each operation's scope as its security requirement", () => {
-    const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as { paths: Record<string, { post: { operationId: string; security: Record<string, string[]>[] } }> };
+    const document = buildOpenApiDocument(API_ROUTES.map((route) => route.operation)) as {
+      paths: Record<string, { post: { operationId: string; security: Record<string, string[]>[] } }>;
+    };
     for (const { operation } of API_ROUTES) {
       expect(document.paths[operation.path]!.post.security, operation.operationId).toEqual([{ apiKey: [operation.scope] }]);
     }
@@ -72,7 +74,10 @@ describe('the pipeline admits exactly the scope of each operation', () => {
 
   it('a key with one scope is admitted by its operations only; refusals change nothing', async () => {
     const org = await newOrganization({ limits: { requests: 1_000_000 } });
-    const created = await call(api(), '/v1/campaigns/create', { apiKey: org.apiKey, body: { name: 'Scoped', accountIds: ['acc_00001', 'acc_00002'] } });
+    const created = await call(api(), '/v1/campaigns/create', {
+      apiKey: org.apiKey,
+      body: { name: 'Scoped', accountIds: ['acc_00001', 'acc_00002'] },
+    });
     expect(created.status).toBe(200);
     const campaignId = created.data.id as string;
     // Bodies that would do something if admitted: the refusals below must not.

@@ -16,7 +16,20 @@ import { keys } from '../lib/db/table';
 import { monthEnd, monthOf } from '../lib/organizations/limits';
 import { limits } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
-import { account, activeAccounts, balance, contact, createApiCampaign, DESCRIBE, enrich, expectError, importAccounts, ledgerOf, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  account,
+  activeAccounts,
+  balance,
+  contact,
+  createApiCampaign,
+  DESCRIBE,
+  enrich,
+  expectError,
+  importAccounts,
+  ledgerOf,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 const LIMITS = '/v1/org/limits';
@@ -39,7 +52,11 @@ async function eventsOf(organizationId: string, type: string): Promise<Record<st
 async function draftOf(apiKey: string, size: number): Promise<string> {
   const list = activeAccounts(uniquePrefix(), size);
   await importAccounts(list);
-  return createApiCampaign(api(), apiKey, list.map((a) => a.accountId));
+  return createApiCampaign(
+    api(),
+    apiKey,
+    list.map((a) => a.accountId),
+  );
 }
 
 describe('POST /v1/org/limits', () => {
@@ -61,10 +78,19 @@ describe('POST /v1/org/limits', () => {
     const campaignId = await draftOf(org.apiKey, 3);
     expect((await enrich(api(), org.apiKey, campaignId)).status).toBe(200);
     const after = await call(api(), LIMITS, { apiKey: org.apiKey, body: {} });
-    expect(after.data).toMatchObject({ exportsPerHour: 5, uploadsPerHour: 7, monthlySpend: { limit: 40, spent: 3 }, lowBalanceThreshold: 10 });
+    expect(after.data).toMatchObject({
+      exportsPerHour: 5,
+      uploadsPerHour: 7,
+      monthlySpend: { limit: 40, spent: 3 },
+      lowBalanceThreshold: 10,
+    });
     // `none` removes an override.
     await limits().setLimits(org.organizationId, { monthlySpendLimit: null, lowBalanceThreshold: null, exportsPerHour: null });
-    expect((await call(api(), LIMITS, { apiKey: org.apiKey })).data).toMatchObject({ exportsPerHour: config.exportsPerHour, monthlySpend: { limit: null, spent: 3 }, lowBalanceThreshold: null });
+    expect((await call(api(), LIMITS, { apiKey: org.apiKey })).data).toMatchObject({
+      exportsPerHour: config.exportsPerHour,
+      monthlySpend: { limit: null, spent: 3 },
+      lowBalanceThreshold: null,
+    });
     expectError(await call(api(), LIMITS, { apiKey: org.apiKey, body: { unexpected: true } }), 400, 'invalid_request');
   });
 });
@@ -96,7 +122,11 @@ describe('the monthly spend limit (402 spend_limit_exceeded)', () => {
     const prefix = uniquePrefix();
     const noContacts = [account(`${prefix}_a`), account(`${prefix}_b`), account(`${prefix}_c`)];
     await importAccounts(noContacts);
-    const first = await createApiCampaign(api(), org.apiKey, noContacts.map((a) => a.accountId));
+    const first = await createApiCampaign(
+      api(),
+      org.apiKey,
+      noContacts.map((a) => a.accountId),
+    );
     expect((await enrich(api(), org.apiKey, first)).status).toBe(200);
     expect(await limits().spent(org.organizationId, monthOf(new Date()))).toBe(3);
     await waitForStatus(api(), org.apiKey, first, 'enriched');
@@ -146,7 +176,8 @@ describe('the monthly spend limit (402 spend_limit_exceeded)', () => {
 describe('organization.credits_low (once per crossing, in the charge transaction)', () => {
   it('the charge that crosses the threshold writes one event; charges above or below it none; a retried enrich none; a refund then a charge crosses again', async () => {
     const prefix = uniquePrefix();
-    const found = (name: string, n: number) => Array.from({ length: n }, (_, i) => account(`${prefix}_${name}${i}`, 'active', [contact(`${prefix}_${name}${i}_c`)]));
+    const found = (name: string, n: number) =>
+      Array.from({ length: n }, (_, i) => account(`${prefix}_${name}${i}`, 'active', [contact(`${prefix}_${name}${i}_c`)]));
     const [above, crossing, below] = [found('above', 3), found('cross', 3), found('below', 1)];
     const noContacts = [account(`${prefix}_n0`), account(`${prefix}_n1`)];
     const lastNoContact = [account(`${prefix}_n2`)];
@@ -182,7 +213,12 @@ describe('organization.credits_low (once per crossing, in the charge transaction
     const fifth = await createApiCampaign(api(), org.apiKey, ids(lastNoContact));
     expect((await enrich(api(), org.apiKey, fifth)).status).toBe(200);
     events = await eventsOf(org.organizationId, 'organization.credits_low');
-    expect(events.map((e) => e.credits)).toEqual(expect.arrayContaining([{ smb: 4, threshold: 5 }, { smb: 4, threshold: 5 }]));
+    expect(events.map((e) => e.credits)).toEqual(
+      expect.arrayContaining([
+        { smb: 4, threshold: 5 },
+        { smb: 4, threshold: 5 },
+      ]),
+    );
     expect(events).toHaveLength(2);
   });
 });

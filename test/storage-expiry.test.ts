@@ -20,11 +20,35 @@ import { config } from '../lib/config';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { expireResults, findContactsBatch } from '../lib/enrichment/steps';
 import { objectKeys } from '../lib/objects';
-import { accountLists, campaigns, embeddedWarehouse, enrichment, objects, outcomes, reconcileDependencies, results, useWarehouse, workflow } from '../lib/root';
+import {
+  accountLists,
+  campaigns,
+  embeddedWarehouse,
+  enrichment,
+  objects,
+  outcomes,
+  reconcileDependencies,
+  results,
+  useWarehouse,
+  workflow,
+} from '../lib/root';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';
 import type { Warehouse } from '../lib/warehouse/warehouse';
 import { call, newOrganization, useApi, waitForWorkflowTasks } from './support/api';
-import { account, activeAccounts, contact, createApiCampaign, enrich, gate, getCampaign, importAccounts, ledgerOf, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  account,
+  activeAccounts,
+  contact,
+  createApiCampaign,
+  enrich,
+  gate,
+  getCampaign,
+  importAccounts,
+  ledgerOf,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 
 const api = useApi();
 
@@ -42,7 +66,8 @@ async function keysUnder(prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
-const readText = async (key: string) => (await (await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))).Body!.transformToString('utf8'));
+const readText = async (key: string) =>
+  await (await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))).Body!.transformToString('utf8');
 
 /** The campaign's keys, relative to `campaigns/<orgId>/<campaignId>/`. */
 async function campaignKeys(organizationId: string, campaignId: string): Promise<string[]> {
@@ -74,7 +99,8 @@ async function launch(apiKey: string, organizationId: string, accountIds: string
   return { campaignId, attemptId };
 }
 
-const accountsPage = (apiKey: string, campaignId: string) => call(api(), '/v1/campaigns/accounts', { apiKey, body: { campaignId, limit: 1000 } });
+const accountsPage = (apiKey: string, campaignId: string) =>
+  call(api(), '/v1/campaigns/accounts', { apiKey, body: { campaignId, limit: 1000 } });
 
 describe('per-batch account objects (issue #13 item 2)', () => {
   it('launch writes one object per workflow batch, in eligible-list order, next to the whole eligible list; the workflow enriches from them', async () => {
@@ -92,21 +118,40 @@ describe('per-batch account objects (issue #13 item 2)', () => {
     const batchKeys = await keysUnder(objectKeys.batchesPrefix(organizationId, campaignId, attemptId));
     expect(batchKeys).toEqual([0, 1, 2].map((i) => objectKeys.batchAccounts(organizationId, campaignId, attemptId, i)));
     // One JSON array a line: each account's fields as the launch read them (FindContacts reads only contacts, issue #29).
-    const batches = await Promise.all(batchKeys.map(async (key) => (await readText(key)).split('\n').map((line) => JSON.parse(line) as unknown[])));
+    const batches = await Promise.all(
+      batchKeys.map(async (key) => (await readText(key)).split('\n').map((line) => JSON.parse(line) as unknown[])),
+    );
     expect(batches.map((b) => b.length)).toEqual([1_000, 1_000, 100]);
     expect(batches.flat().map((a) => a[0])).toEqual(ids);
     const first = accounts[0]!;
-    expect(batches[0]![0]).toEqual([first.accountId, first.name, first.domain, first.status, first.industry, first.employeeCount, first.country]);
+    expect(batches[0]![0]).toEqual([
+      first.accountId,
+      first.name,
+      first.domain,
+      first.status,
+      first.industry,
+      first.employeeCount,
+      first.country,
+    ]);
     expect((await readText(objectKeys.eligibleList(organizationId, campaignId, attemptId))).split('\n')).toEqual(ids);
   });
   it('a batch of an attempt launched before batch objects existed slices the eligible list', async () => {
     const p = uniquePrefix();
     // Account i has i contacts, so the contacts a batch finds tell which accounts it read.
-    const accounts = Array.from({ length: 6 }, (_, i) => account(`${p}_${i}`, 'active', Array.from({ length: i }, (_, c) => contact(`${p}_${i}_${c}`))));
+    const accounts = Array.from({ length: 6 }, (_, i) =>
+      account(
+        `${p}_${i}`,
+        'active',
+        Array.from({ length: i }, (_, c) => contact(`${p}_${i}_${c}`)),
+      ),
+    );
     await importAccounts(accounts);
     const ref = { organizationId: `org_${p}`, campaignId: `camp_${p}`, attemptId: `att_${p}` };
     const eligibleObjectKey = objectKeys.eligibleList(ref.organizationId, ref.campaignId, ref.attemptId);
-    await accountLists().put(eligibleObjectKey, accounts.map((a) => a.accountId));
+    await accountLists().put(
+      eligibleObjectKey,
+      accounts.map((a) => a.accountId),
+    );
     const summary = await findContactsBatch(
       { accountLists: accountLists(), warehouse: embeddedWarehouse(), results: results(), outcomes: outcomes() },
       { ...ref, eligibleObjectKey, batch: { index: 1, offset: 2, count: 3 } },
@@ -124,7 +169,11 @@ describe('storage expiry (issue #13 item 4)', () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 5_000 });
 
     const { campaignId, attemptId } = await withAccessPeriod(3, async () => {
-      const launched = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+      const launched = await launch(
+        apiKey,
+        organizationId,
+        accounts.map((a) => a.accountId),
+      );
       await waitForStatus(api(), apiKey, launched.campaignId, 'enriched');
       return launched;
     });
@@ -148,14 +197,23 @@ describe('storage expiry (issue #13 item 4)', () => {
 
     await waitForStatus(api(), apiKey, campaignId, 'expired', 15_000);
     // The workflow's ExpireResults step rewrites the status, then deletes.
-    const left = await pollUntil(() => campaignKeys(organizationId, campaignId), (keys) => keys.length === 1, { timeoutMs: 15_000 });
+    const left = await pollUntil(
+      () => campaignKeys(organizationId, campaignId),
+      (keys) => keys.length === 1,
+      { timeoutMs: 15_000 },
+    );
     expect(left).toEqual(['accounts.txt']);
     expect((await campaigns().get(organizationId, campaignId))!.status).toBe('expired');
     expect((await call(api(), '/v1/campaigns/export', { apiKey, body: { campaignId } })).status).toBe(410);
     expect((await accountsPage(apiKey, campaignId)).status).toBe(410);
 
     // The step again (a retried task): nothing left to delete, nothing changes.
-    expect(await expireResults({ enrichment: enrichment(), campaigns: campaigns(), objects: objects() }, { organizationId, campaignId, attemptId })).toEqual({ expired: false, objectsDeleted: 0 });
+    expect(
+      await expireResults(
+        { enrichment: enrichment(), campaigns: campaigns(), objects: objects() },
+        { organizationId, campaignId, attemptId },
+      ),
+    ).toEqual({ expired: false, objectsDeleted: 0 });
     expect(await campaignKeys(organizationId, campaignId)).toEqual(['accounts.txt']);
   });
 
@@ -176,15 +234,29 @@ describe('storage expiry (issue #13 item 4)', () => {
       },
     };
     useWarehouse(warehouse);
-    const { campaignId, attemptId } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attemptId } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     const resultsPrefix = objectKeys.resultsPrefix(organizationId, campaignId, attemptId);
     const batchesPrefix = objectKeys.batchesPrefix(organizationId, campaignId, attemptId);
 
     await waitForStatus(api(), apiKey, campaignId, 'draft');
     expect((await getCampaign(api(), apiKey, campaignId)).data.lastEnrichment).toMatchObject({ status: 'failed', refunded: true });
-    expect(await pollUntil(() => keysUnder(batchesPrefix), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await pollUntil(
+        () => keysUnder(batchesPrefix),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
     expect(calls).toBe(3);
-    expect(await pollUntil(() => keysUnder(resultsPrefix), (keys) => keys.length === 0)).toEqual([]);
+    expect(
+      await pollUntil(
+        () => keysUnder(resultsPrefix),
+        (keys) => keys.length === 0,
+      ),
+    ).toEqual([]);
 
     // The evaluation's outcomes and the eligible list stay: a draft shows its most recent evaluation.
     // Its three outcome chunks, and the contact counts of whichever of the two good batches finished before the third
@@ -229,12 +301,24 @@ describe('storage expiry (issue #13 item 4)', () => {
         return inner.getAccounts(ids);
       },
     });
-    const { campaignId, attemptId } = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+    const { campaignId, attemptId } = await launch(
+      apiKey,
+      organizationId,
+      accounts.map((a) => a.accountId),
+    );
     const resultsPrefix = objectKeys.resultsPrefix(organizationId, campaignId, attemptId);
-    await pollUntil(() => keysUnder(resultsPrefix), (keys) => keys.length === 1);
-    await pollUntil(() => Promise.resolve(calls.length), (n) => n === 2);
+    await pollUntil(
+      () => keysUnder(resultsPrefix),
+      (keys) => keys.length === 1,
+    );
+    await pollUntil(
+      () => Promise.resolve(calls.length),
+      (n) => n === 2,
+    );
 
-    expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() }, campaignId)).toEqual({ campaignId, status: 'canceled' });
+    expect(
+      await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() }, campaignId),
+    ).toEqual({ campaignId, status: 'canceled' });
     expect(await keysUnder(resultsPrefix)).toEqual([]);
     expect(await keysUnder(objectKeys.batchesPrefix(organizationId, campaignId, attemptId))).toEqual([]);
 
@@ -242,7 +326,10 @@ describe('storage expiry (issue #13 item 4)', () => {
     held.open();
     await waitForWorkflowTasks(workflow().executionArnOf(attemptId));
     expect(await keysUnder(resultsPrefix)).toEqual([]);
-    expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({ status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } });
+    expect((await getCampaign(api(), apiKey, campaignId)).data).toMatchObject({
+      status: 'draft',
+      lastEnrichment: { status: 'canceled', refunded: true },
+    });
   });
 
   it('the reconciler expires a campaign whose execution died before its expiry, and deletes its objects', async () => {
@@ -252,14 +339,21 @@ describe('storage expiry (issue #13 item 4)', () => {
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
     // An hour of access; the reconciler is then run as of a time past the expiry.
     const { campaignId, attemptId } = await withAccessPeriod(3_600, async () => {
-      const launched = await launch(apiKey, organizationId, accounts.map((a) => a.accountId));
+      const launched = await launch(
+        apiKey,
+        organizationId,
+        accounts.map((a) => a.accountId),
+      );
       await waitForStatus(api(), apiKey, launched.campaignId, 'enriched');
       return launched;
     });
     // The execution dies while it waits for the expiry (stopped outside the product).
     const stored = (await campaigns().get(organizationId, campaignId))!;
     await workflow().stop(stored.attempt!.executionArn, 'Stopped outside the product');
-    await pollUntil(() => workflow().status(stored.attempt!.executionArn), (status) => status !== 'RUNNING');
+    await pollUntil(
+      () => workflow().status(stored.attempt!.executionArn),
+      (status) => status !== 'RUNNING',
+    );
     const reconcile = (now: Date) => reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 60 }, { organizationId, now });
 
     // Before the expiry, and within the grace period after it: nothing to do.

@@ -34,7 +34,11 @@ const noProgress = { start: () => undefined, update: () => undefined, stop: () =
 /** A live organization and a test key of its twin, issued by `key:create --org ID --test`. */
 async function testKeyOf() {
   const live = await newOrganization({ name: `Codes ${uniquePrefix()}` });
-  const { apiKey: testKey } = (await keyCreate.run({ options: { org: live.organizationId, test: true }, args: [], progress: noProgress })) as { apiKey: string };
+  const { apiKey: testKey } = (await keyCreate.run({
+    options: { org: live.organizationId, test: true },
+    args: [],
+    progress: noProgress,
+  })) as { apiKey: string };
   return { ...live, testKey };
 }
 
@@ -48,7 +52,11 @@ describe('the self-serve recipes of docs/test-mode.md', () => {
     codes.push([await call(api(), '/v1/campaigns/get', { apiKey: testKey, body: { campaignId: 'x' } }), 400, 'invalid_request']);
     codes.push([await call(api(), '/v1/org/describe', { apiKey: `cek_test_${'1'.repeat(40)}` }), 401, 'invalid_api_key']);
     codes.push([await call(api(), '/v1/org/describe', { apiKey: REVOKED_TEST_API_KEY }), 401, 'revoked_api_key']);
-    codes.push([await call(api(), '/v1/campaigns/get', { apiKey: testKey, body: { campaignId: 'camp_111111111111111111111' } }), 404, 'not_found']);
+    codes.push([
+      await call(api(), '/v1/campaigns/get', { apiKey: testKey, body: { campaignId: 'camp_111111111111111111111' } }),
+      404,
+      'not_found',
+    ]);
     codes.push([await call(api(), '/v1/anything', { apiKey: testKey }), 404, 'not_found']);
 
     const draft = await createApiCampaign(api(), testKey, [`test_found_${p}`]);
@@ -61,13 +69,25 @@ describe('the self-serve recipes of docs/test-mode.md', () => {
     marked(refused);
 
     const headers = { 'idempotency-key': `reuse-${p}` };
-    expect((await call(api(), '/v1/campaigns/create', { apiKey: testKey, headers, body: { name: 'a', accountIds: [`test_found_${p}`] } })).status).toBe(200);
-    codes.push([await call(api(), '/v1/campaigns/create', { apiKey: testKey, headers, body: { name: 'b', accountIds: [`test_found_${p}`] } }), 422, 'idempotency_key_reused']);
+    expect(
+      (await call(api(), '/v1/campaigns/create', { apiKey: testKey, headers, body: { name: 'a', accountIds: [`test_found_${p}`] } }))
+        .status,
+    ).toBe(200);
+    codes.push([
+      await call(api(), '/v1/campaigns/create', { apiKey: testKey, headers, body: { name: 'b', accountIds: [`test_found_${p}`] } }),
+      422,
+      'idempotency_key_reused',
+    ]);
 
     const hook = await startReceiver();
     receivers.push(hook);
-    for (let i = 0; i < 10; i++) expect((await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: `${hook.url}/${i}` } })).status).toBe(200);
-    codes.push([await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: `${hook.url}/11` } }), 409, 'webhook_endpoint_limit_reached']);
+    for (let i = 0; i < 10; i++)
+      expect((await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: `${hook.url}/${i}` } })).status).toBe(200);
+    codes.push([
+      await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: `${hook.url}/11` } }),
+      409,
+      'webhook_endpoint_limit_reached',
+    ]);
 
     for (const [res, status, code] of codes) {
       expectError(res, status, code);
@@ -86,7 +106,11 @@ describe('the self-serve recipes of docs/test-mode.md', () => {
     receivers.push(hook);
     const endpoint = await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: hook.url } });
     expect(endpoint.status).toBe(200);
-    const verify = (at: number) => new Webhook(endpoint.data.secret).verify(hook.requests[at]!.body, webhookHeaders(hook.requests[at]!)) as { type: string; data: { campaign?: { id: string; status: string } } };
+    const verify = (at: number) =>
+      new Webhook(endpoint.data.secret).verify(hook.requests[at]!.body, webhookHeaders(hook.requests[at]!)) as {
+        type: string;
+        data: { campaign?: { id: string; status: string } };
+      };
 
     expect((await call(api(), '/v1/webhooks/test', { apiKey: testKey, body: { endpointId: endpoint.data.id } })).status).toBe(200);
     await hook.received(1);
@@ -109,7 +133,11 @@ describe('the self-serve recipes of docs/test-mode.md', () => {
     // The endpoint takes every event: the one batch's campaign.accounts_processed arrives too (docs/results.md).
     await hook.received(4, 20_000);
     const types = hook.requests.map((_, i) => verify(i).type);
-    expect(types.filter((type) => type !== 'campaign.accounts_processed')).toEqual(['webhook.test', 'campaign.enriched', 'campaign.expired']);
+    expect(types.filter((type) => type !== 'campaign.accounts_processed')).toEqual([
+      'webhook.test',
+      'campaign.enriched',
+      'campaign.expired',
+    ]);
     expect(types.filter((type) => type === 'campaign.accounts_processed')).toHaveLength(1);
     expect(verify(types.indexOf('campaign.expired')).data.campaign).toMatchObject({ id: campaignId, status: 'expired' });
   });
@@ -118,7 +146,11 @@ describe('the self-serve recipes of docs/test-mode.md', () => {
 describe('the operator recipes of docs/test-mode.md (--test)', () => {
   it('org:credits --test empties the test balance: insufficient_credits; the live balance stays', async () => {
     const { organizationId, apiKey, testKey } = await testKeyOf();
-    const printed = await orgCredits.run({ options: { org: organizationId, add: -TEST_TWIN_CREDITS, test: true }, args: [], progress: noProgress });
+    const printed = await orgCredits.run({
+      options: { org: organizationId, add: -TEST_TWIN_CREDITS, test: true },
+      args: [],
+      progress: noProgress,
+    });
     expect(printed).toEqual({ organizationId, smb: 0, adjustmentId: expect.stringMatching(/^adj_/) });
     const campaignId = await createApiCampaign(api(), testKey, [`test_found_${uniquePrefix()}`]);
     const quote = await call(api(), '/v1/campaigns/quote', { apiKey: testKey, body: { campaignId } });
@@ -136,7 +168,9 @@ describe('the operator recipes of docs/test-mode.md (--test)', () => {
 
   it('org:capacity --test --max-enriching 1: concurrency_limit_exceeded; the live ceiling stays', async () => {
     const { organizationId, apiKey, testKey } = await testKeyOf();
-    expect(await orgCapacity.run({ options: { org: organizationId, maxEnriching: 1, test: true }, args: [], progress: noProgress })).toEqual({ enrichingAccounts: 0, maxEnrichingAccounts: 1 });
+    expect(
+      await orgCapacity.run({ options: { org: organizationId, maxEnriching: 1, test: true }, args: [], progress: noProgress }),
+    ).toEqual({ enrichingAccounts: 0, maxEnrichingAccounts: 1 });
     const p = uniquePrefix();
     const campaignId = await createApiCampaign(api(), testKey, [`test_found_${p}_1`, `test_found_${p}_2`]);
     const refused = await enrich(api(), testKey, campaignId);
@@ -148,7 +182,9 @@ describe('the operator recipes of docs/test-mode.md (--test)', () => {
   it('key:create --test reuses the twin: a second test key acts on the same campaigns', async () => {
     const { organizationId, testKey } = await testKeyOf();
     const campaignId = await createApiCampaign(api(), testKey, [`test_found_${uniquePrefix()}`]);
-    const { apiKey: second } = (await keyCreate.run({ options: { org: organizationId, test: true }, args: [], progress: noProgress })) as { apiKey: string };
+    const { apiKey: second } = (await keyCreate.run({ options: { org: organizationId, test: true }, args: [], progress: noProgress })) as {
+      apiKey: string;
+    };
     expect(second).toMatch(/^cek_test_/);
     expect((await call(api(), '/v1/campaigns/get', { apiKey: second, body: { campaignId } })).data.id).toBe(campaignId);
     const live = (await keyCreate.run({ options: { org: organizationId }, args: [], progress: noProgress })) as { apiKey: string };

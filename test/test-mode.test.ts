@@ -19,7 +19,18 @@ import { API_KEY_PATTERN, REVOKED_TEST_API_KEY, TEST_API_KEY_PATTERN } from '../
 import { apiKeys, organizations } from '../lib/root';
 import { TEST_TWIN_CREDITS, TEST_TWIN_MAX_ENRICHING_ACCOUNTS } from '../lib/organizations/store';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { account, contact, createApiCampaign, enrich, expectError, getCampaign, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
+import {
+  account,
+  contact,
+  createApiCampaign,
+  enrich,
+  expectError,
+  getCampaign,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+} from './enrichment/support';
 import { startReceiver, webhookHeaders, type Receiver } from './webhooks/receiver';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
@@ -55,9 +66,15 @@ async function itemsOf(organizationId: string): Promise<string[]> {
   const items: string[] = [];
   const pages = paginateScan(
     { client: ddb },
-    { TableName: config.tableName, ConsistentRead: true, FilterExpression: 'pk = :pk OR organizationId = :id', ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':id': organizationId } },
+    {
+      TableName: config.tableName,
+      ConsistentRead: true,
+      FilterExpression: 'pk = :pk OR organizationId = :id',
+      ExpressionAttributeValues: { ':pk': `ORG#${organizationId}`, ':id': organizationId },
+    },
   );
-  for await (const page of pages) for (const item of page.Items ?? []) items.push(JSON.stringify(item, (_k, v: unknown) => (v instanceof Set ? [...v].sort() : v)));
+  for await (const page of pages)
+    for (const item of page.Items ?? []) items.push(JSON.stringify(item, (_k, v: unknown) => (v instanceof Set ? [...v].sort() : v)));
   return items.sort();
 }
 
@@ -65,11 +82,16 @@ async function itemsOf(organizationId: string): Promise<string[]> {
 async function outcomesOf(apiKey: string, campaignId: string): Promise<Record<string, { outcome: string; contactsFound: number | null }>> {
   const res = await call(api(), ACCOUNTS, { apiKey, body: { campaignId, limit: 1000 } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return Object.fromEntries(res.data.accounts.map((a: { accountId: string; outcome: string; contactsFound: number | null }) => [a.accountId, { outcome: a.outcome, contactsFound: a.contactsFound }]));
+  return Object.fromEntries(
+    res.data.accounts.map((a: { accountId: string; outcome: string; contactsFound: number | null }) => [
+      a.accountId,
+      { outcome: a.outcome, contactsFound: a.contactsFound },
+    ]),
+  );
 }
 
 describe('test keys and the test twin', () => {
-  it('a test key is cek_test_ + 40 characters, acts on the twin, and describe shows the live organization with the twin\'s test credits and capacity, marked Test-Mode: true', async () => {
+  it("a test key is cek_test_ + 40 characters, acts on the twin, and describe shows the live organization with the twin's test credits and capacity, marked Test-Mode: true", async () => {
     const { organizationId, apiKey, testKey, twinId } = await livePair();
     expect(testKey).toMatch(TEST_API_KEY_PATTERN);
     expect(testKey).toMatch(API_KEY_PATTERN);
@@ -91,7 +113,9 @@ describe('test keys and the test twin', () => {
     expect((await organizations().get(twinId))?.liveOrganizationId).toBe(organizationId);
     expect((await organizations().testTwin(organizationId)).id).toBe(twinId);
     const ledger = await call(api(), LEDGER, { apiKey: testKey });
-    expect(ledger.data.entries.map((e: { kind: string; reason: string; amount: number }) => [e.kind, e.reason, e.amount])).toEqual([['adjustment', 'initial_grant', TEST_TWIN_CREDITS]]);
+    expect(ledger.data.entries.map((e: { kind: string; reason: string; amount: number }) => [e.kind, e.reason, e.amount])).toEqual([
+      ['adjustment', 'initial_grant', TEST_TWIN_CREDITS],
+    ]);
   });
 
   it('every answer to a test key carries Test-Mode: true, refusals included; the documented revoked test key answers revoked_api_key', async () => {
@@ -154,17 +178,30 @@ describe('the built-in test warehouse (docs/test-mode.md)', () => {
     const campaignId = await createApiCampaign(api(), testKey, Object.values(ids), 30);
 
     const quote = await call(api(), QUOTE, { apiKey: testKey, body: { campaignId } });
-    expect(quote.data.accounts).toEqual({ requested: 9, eligible: 3, excluded: { total: 6, invalid: 4, recentlyEnriched: 1, crmExcluded: 1 } });
+    expect(quote.data.accounts).toEqual({
+      requested: 9,
+      eligible: 3,
+      excluded: { total: 6, invalid: 4, recentlyEnriched: 1, crmExcluded: 1 },
+    });
     expect(quote.data.outcome).toBe('launchable');
 
     const launched = await enrich(api(), testKey, campaignId);
     expect(launched.status, JSON.stringify(launched.body)).toBe(200);
     expect(isTestAnswer(launched)).toBe(true);
     const enriched = await waitForStatus(api(), testKey, campaignId, 'enriched');
-    expect(enriched.accounts).toEqual({ requested: 9, eligible: 3, excluded: { total: 6, invalid: 4, recentlyEnriched: 1, crmExcluded: 1 } });
+    expect(enriched.accounts).toEqual({
+      requested: 9,
+      eligible: 3,
+      excluded: { total: 6, invalid: 4, recentlyEnriched: 1, crmExcluded: 1 },
+    });
     // 3 charged, the account without contacts refunded.
     expect(enriched.credits).toEqual({ charged: 2, remaining: TEST_TWIN_CREDITS - 2 });
-    expect(enriched.results).toEqual({ totalAccounts: 3, totalContactsFound: 6, pctAccountsWithContact: 2 / 3, pctAccountsWithMobile: 2 / 3 });
+    expect(enriched.results).toEqual({
+      totalAccounts: 3,
+      totalContactsFound: 6,
+      pctAccountsWithContact: 2 / 3,
+      pctAccountsWithMobile: 2 / 3,
+    });
 
     expect(await outcomesOf(testKey, campaignId)).toEqual({
       [ids.found1]: { outcome: 'found', contactsFound: 3 },
@@ -186,8 +223,14 @@ describe('the built-in test warehouse (docs/test-mode.md)', () => {
     // The 3 contacts of a found account: email and mobile, email only, neither.
     const exported = await call(api(), EXPORT, { apiKey: testKey, body: { campaignId } });
     expect(exported.data.rows).toEqual({ accounts: 3, contacts: 6 });
-    expect((await call(api(), EXPORT, { apiKey: testKey, body: { campaignId, hasMobilePhone: true } })).data.rows).toEqual({ accounts: 3, contacts: 2 });
-    expect((await call(api(), EXPORT, { apiKey: testKey, body: { campaignId, hasEmail: true } })).data.rows).toEqual({ accounts: 3, contacts: 4 });
+    expect((await call(api(), EXPORT, { apiKey: testKey, body: { campaignId, hasMobilePhone: true } })).data.rows).toEqual({
+      accounts: 3,
+      contacts: 2,
+    });
+    expect((await call(api(), EXPORT, { apiKey: testKey, body: { campaignId, hasEmail: true } })).data.rows).toEqual({
+      accounts: 3,
+      contacts: 4,
+    });
 
     // Nothing of it reached the live organization.
     expect(await itemsOf(organizationId)).toEqual(before);
@@ -210,7 +253,10 @@ describe('the built-in test warehouse (docs/test-mode.md)', () => {
     const { testKey } = await livePair();
     const hook = await startReceiver();
     receivers.push(hook);
-    const endpoint = await call(api(), '/v1/webhooks/create', { apiKey: testKey, body: { url: hook.url, events: ['campaign.enrichment_failed'] } });
+    const endpoint = await call(api(), '/v1/webhooks/create', {
+      apiKey: testKey,
+      body: { url: hook.url, events: ['campaign.enrichment_failed'] },
+    });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200);
     const p = uniquePrefix();
     const campaignId = await createApiCampaign(api(), testKey, [`test_found_${p}`, `test_fail_${p}`]);
@@ -227,7 +273,10 @@ describe('the built-in test warehouse (docs/test-mode.md)', () => {
       ['charge', 'launch', -2],
     ]);
     const [request] = await hook.received(1);
-    const event = new Webhook(endpoint.data.secret).verify(request!.body, webhookHeaders(request!)) as { type: string; data: { campaign: { id: string } } };
+    const event = new Webhook(endpoint.data.secret).verify(request!.body, webhookHeaders(request!)) as {
+      type: string;
+      data: { campaign: { id: string } };
+    };
     expect(event.type).toBe('campaign.enrichment_failed');
     expect(event.data.campaign.id).toBe(campaignId);
   });
@@ -268,24 +317,38 @@ describe('live and test never see each other', () => {
     await createApiCampaign(api(), pair.apiKey, ['acc_x']);
     const page = await call(api(), '/v1/campaigns/list', { apiKey: pair.apiKey, body: { limit: 1 } });
     expect(page.data.nextCursor).not.toBeNull();
-    expectError(await call(api(), '/v1/campaigns/list', { apiKey: pair.testKey, body: { limit: 1, cursor: page.data.nextCursor } }), 400, 'invalid_request');
+    expectError(
+      await call(api(), '/v1/campaigns/list', { apiKey: pair.testKey, body: { limit: 1, cursor: page.data.nextCursor } }),
+      400,
+      'invalid_request',
+    );
 
     // A live upload cannot be used to create a test campaign.
     const upload = await call(api(), '/v1/uploads/create', { apiKey: pair.apiKey, body: {} });
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
     await fetch(upload.data.url, { method: 'PUT', body: 'test_found_1\n' });
-    expectError(await call(api(), '/v1/campaigns/create', { apiKey: pair.testKey, body: { name: 'x', accountIdsUploadId: upload.data.uploadId } }), 400, 'invalid_request');
+    expectError(
+      await call(api(), '/v1/campaigns/create', { apiKey: pair.testKey, body: { name: 'x', accountIdsUploadId: upload.data.uploadId } }),
+      400,
+      'invalid_request',
+    );
 
     // Webhook endpoints: each side lists only its own; deleting the other's is not_found.
     const hook = await startReceiver();
     receivers.push(hook);
     const liveEndpoint = await call(api(), '/v1/webhooks/create', { apiKey: pair.apiKey, body: { url: hook.url } });
     expect((await call(api(), '/v1/webhooks/list', { apiKey: pair.testKey })).data.endpoints).toEqual([]);
-    expectError(await call(api(), '/v1/webhooks/delete', { apiKey: pair.testKey, body: { endpointId: liveEndpoint.data.id } }), 404, 'not_found');
+    expectError(
+      await call(api(), '/v1/webhooks/delete', { apiKey: pair.testKey, body: { endpointId: liveEndpoint.data.id } }),
+      404,
+      'not_found',
+    );
 
     // Ledgers: the test ledger holds its grant and its own campaign's charge, nothing live.
     const testLedger = await call(api(), LEDGER, { apiKey: pair.testKey, body: { limit: 1000 } });
-    expect(testLedger.data.entries.every((e: { campaignId: string | null }) => e.campaignId === null || e.campaignId === testCampaign)).toBe(true);
+    expect(
+      testLedger.data.entries.every((e: { campaignId: string | null }) => e.campaignId === null || e.campaignId === testCampaign),
+    ).toBe(true);
     const liveLedger = await call(api(), LEDGER, { apiKey: pair.apiKey, body: { limit: 1000 } });
     expect(liveLedger.data.entries.some((e: { campaignId: string | null }) => e.campaignId === testCampaign)).toBe(false);
   });
@@ -295,8 +358,22 @@ describe('live and test never see each other', () => {
     const liveHook = await startReceiver();
     const testHook = await startReceiver();
     receivers.push(liveHook, testHook);
-    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.apiKey, body: { url: `${liveHook.url}/live`, events: ['campaign.enriched'] } })).status).toBe(200);
-    expect((await call(api(), '/v1/webhooks/create', { apiKey: fresh.testKey, body: { url: `${testHook.url}/test`, events: ['campaign.enriched'] } })).status).toBe(200);
+    expect(
+      (
+        await call(api(), '/v1/webhooks/create', {
+          apiKey: fresh.apiKey,
+          body: { url: `${liveHook.url}/live`, events: ['campaign.enriched'] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(api(), '/v1/webhooks/create', {
+          apiKey: fresh.testKey,
+          body: { url: `${testHook.url}/test`, events: ['campaign.enriched'] },
+        })
+      ).status,
+    ).toBe(200);
     const p = uniquePrefix();
     await importAccounts([account(`${p}_live`, 'active', [contact(`${p}_c`)])]);
     const live = await createApiCampaign(api(), fresh.apiKey, [`${p}_live`]);
@@ -308,7 +385,8 @@ describe('live and test never see each other', () => {
     expect(JSON.parse(toLive!.body).data.campaign.id).toBe(live);
     expect(JSON.parse(toTest!.body).data.campaign.id).toBe(test);
     // Each side's delivery log holds only its own message.
-    const deliveries = async (apiKey: string) => (await call(api(), '/v1/webhooks/deliveries', { apiKey, body: {} })).data.deliveries as { eventType?: string }[];
+    const deliveries = async (apiKey: string) =>
+      (await call(api(), '/v1/webhooks/deliveries', { apiKey, body: {} })).data.deliveries as { eventType?: string }[];
     expect(await deliveries(fresh.apiKey)).toHaveLength(1);
     expect(await deliveries(fresh.testKey)).toHaveLength(1);
   });
@@ -328,18 +406,33 @@ describe('a full run in test mode', () => {
     expect(isTestAnswer(endpoint)).toBe(true);
 
     const p = uniquePrefix();
-    const accountIds = [...Array.from({ length: 2_500 }, (_, i) => `test_found_${p}_${i}`), ...Array.from({ length: 500 }, (_, i) => `test_nocontacts_${p}_${i}`)];
-    const created = await call(api(), '/v1/campaigns/create', { apiKey: testKey, body: { name: 'Test run', accountIds }, headers: { 'idempotency-key': `run-${p}` } });
+    const accountIds = [
+      ...Array.from({ length: 2_500 }, (_, i) => `test_found_${p}_${i}`),
+      ...Array.from({ length: 500 }, (_, i) => `test_nocontacts_${p}_${i}`),
+    ];
+    const created = await call(api(), '/v1/campaigns/create', {
+      apiKey: testKey,
+      body: { name: 'Test run', accountIds },
+      headers: { 'idempotency-key': `run-${p}` },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(isTestAnswer(created)).toBe(true);
     const campaignId = created.data.id as string;
     expect((await enrich(api(), testKey, campaignId)).status).toBe(200);
     const enriched = await waitForStatus(api(), testKey, campaignId, 'enriched', 60_000);
     expect(enriched.credits).toEqual({ charged: 2_500, remaining: TEST_TWIN_CREDITS - 2_500 });
-    expect(enriched.results).toEqual({ totalAccounts: 3_000, totalContactsFound: 7_500, pctAccountsWithContact: 2_500 / 3_000, pctAccountsWithMobile: 2_500 / 3_000 });
+    expect(enriched.results).toEqual({
+      totalAccounts: 3_000,
+      totalContactsFound: 7_500,
+      pctAccountsWithContact: 2_500 / 3_000,
+      pctAccountsWithMobile: 2_500 / 3_000,
+    });
 
     const [request] = await hook.received(1);
-    const event = new Webhook(endpoint.data.secret).verify(request!.body, webhookHeaders(request!)) as { type: string; data: { campaign: { id: string; status: string } } };
+    const event = new Webhook(endpoint.data.secret).verify(request!.body, webhookHeaders(request!)) as {
+      type: string;
+      data: { campaign: { id: string; status: string } };
+    };
     expect(event.type).toBe('campaign.enriched');
     expect(event.data.campaign).toMatchObject({ id: campaignId, status: 'enriched' });
 
@@ -365,7 +458,9 @@ describe('the README client example', () => {
     const section = readme.slice(readme.indexOf('The same with the TypeScript client'));
     const block = /\n```ts\n([\s\S]*?)\n```\n/.exec(section)![1]!;
     expect(block).toContain('process.env.TEST_KEY');
-    const script = block.replace("from './client/index'", `from ${JSON.stringify(path.join(ROOT, 'client/index.ts'))}`).replace("'http://127.0.0.1:3000'", JSON.stringify(api()));
+    const script = block
+      .replace("from './client/index'", `from ${JSON.stringify(path.join(ROOT, 'client/index.ts'))}`)
+      .replace("'http://127.0.0.1:3000'", JSON.stringify(api()));
     const dir = mkdtempSync(path.join(tmpdir(), 'readme-client-'));
     const file = path.join(dir, 'example.mts');
     writeFileSync(file, script);

@@ -43,7 +43,11 @@ function expectInvalidRequest(res: ApiResponse, path: string, detail?: RegExp): 
 async function upload(apiKey: string, content: string | Buffer, contentType?: 'text/csv' | 'text/plain'): Promise<string> {
   const created = await call(api(), UPLOAD, { apiKey, body: contentType ? { contentType } : {} });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const put = await fetch(created.data.url, { method: 'PUT', body: content, ...(contentType ? { headers: { 'content-type': contentType } } : {}) });
+  const put = await fetch(created.data.url, {
+    method: 'PUT',
+    body: content,
+    ...(contentType ? { headers: { 'content-type': contentType } } : {}),
+  });
   expect(put.status, await put.clone().text()).toBe(200);
   return created.data.uploadId;
 }
@@ -60,12 +64,17 @@ describe('POST /v1/uploads/create', () => {
     delete process.env.UPLOAD_URL_TTL_SECONDS;
   });
 
-  it('answers a presigned PUT URL under the organization\'s own prefix, valid 15 minutes, and maxBytes 50 MB', async () => {
+  it("answers a presigned PUT URL under the organization's own prefix, valid 15 minutes, and maxBytes 50 MB", async () => {
     const { organizationId, apiKey } = await newOrganization();
     const before = Date.now();
     const res = await call(api(), UPLOAD, { apiKey, body: {} });
     expect(res.status).toBe(200);
-    expect(res.data).toEqual({ uploadId: expect.stringMatching(UPLOAD_ID), url: expect.any(String), expiresAt: expect.any(String), maxBytes: 50_000_000 });
+    expect(res.data).toEqual({
+      uploadId: expect.stringMatching(UPLOAD_ID),
+      url: expect.any(String),
+      expiresAt: expect.any(String),
+      maxBytes: 50_000_000,
+    });
     expect(MAX_UPLOAD_BYTES).toBe(50_000_000);
     const url = new URL(res.data.url);
     expect(decodeURIComponent(url.pathname)).toMatch(new RegExp(`/${escapeRegExp(objectKeys.upload(organizationId, res.data.uploadId))}$`));
@@ -141,9 +150,18 @@ describe('POST /v1/campaigns/create with accountIdsUploadId', () => {
     expect(Buffer.byteLength(file)).toBeGreaterThan(13_000_000);
     const uploadId = await upload(apiKey, file, 'text/csv');
 
-    const res = await call(api(), CREATE, { apiKey, body: { name: 'Big list', accountIdsUploadId: uploadId, excludeEnrichedWithinDays: 30 } });
+    const res = await call(api(), CREATE, {
+      apiKey,
+      body: { name: 'Big list', accountIdsUploadId: uploadId, excludeEnrichedWithinDays: 30 },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.data).toMatchObject({ status: 'draft', createdVia: 'api', name: 'Big list', excludeEnrichedWithinDays: 30, accounts: { requested: 100_000, eligible: null, excluded: null } });
+    expect(res.data).toMatchObject({
+      status: 'draft',
+      createdVia: 'api',
+      name: 'Big list',
+      excludeEnrichedWithinDays: 30,
+      accounts: { requested: 100_000, eligible: null, excluded: null },
+    });
     expect(await accountLists().get(accountListKey(organizationId, res.data.id))).toEqual(ids);
   });
 
@@ -228,7 +246,11 @@ describe('POST /v1/campaigns/create with accountIdsUploadId', () => {
     it('a file of 100,001 IDs, naming the line of the one too many', async () => {
       const ids = Array.from({ length: 100_001 }, (_, i) => `a${i % 50_000}`);
       const uploadId = await upload(apiKey, `account_id\n${ids.join('\n')}\n`);
-      expectInvalidRequest(await create({ accountIdsUploadId: uploadId }), FIELD, /^accountIdsUploadId: line 100002: more than 100000 account IDs/);
+      expectInvalidRequest(
+        await create({ accountIdsUploadId: uploadId }),
+        FIELD,
+        /^accountIdsUploadId: line 100002: more than 100000 account IDs/,
+      );
     });
 
     it('a file with no IDs (a header only)', async () => {
@@ -275,7 +297,7 @@ describe('README "Large account lists: upload first"', () => {
     return block[1]!;
   }
 
-  it('runs with bash and curl as written (after the quickstart\'s auth and json helpers)', async () => {
+  it("runs with bash and curl as written (after the quickstart's auth and json helpers)", async () => {
     const { apiKey } = await newOrganization();
     const dir = mkdtempSync(path.join(tmpdir(), 'upload-readme-'));
     try {
@@ -287,12 +309,18 @@ describe('README "Large account lists: upload first"', () => {
       const script = path.join(dir, 'upload.sh');
       writeFileSync(script, `${prelude}\n${readmeBlock()}\n`);
       const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile('bash', ['-e', '-o', 'pipefail', script], { cwd: dir, env: { ...process.env, API: api(), KEY: apiKey }, timeout: 60_000 }, (error, stdout, stderr) =>
-          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          'bash',
+          ['-e', '-o', 'pipefail', script],
+          { cwd: dir, env: { ...process.env, API: api(), KEY: apiKey }, timeout: 60_000 },
+          (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
       expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
-      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({ data: { name: 'Full TAM', status: 'draft', accounts: { requested: 2_000 } }, error: null });
+      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+        data: { name: 'Full TAM', status: 'draft', accounts: { requested: 2_000 } },
+        error: null,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -27,14 +27,29 @@ const running = new Set<ChildProcess>();
 /** Environment of a fresh `npm start`: none of this test worker's local-stack variables. */
 function childEnvironment(port: number): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SFN_ENDPOINT', 'TABLE_NAME', 'BUCKET_NAME', 'CURSOR_SECRET', 'STATE_MACHINE_ARN', 'DATA_DIR']) delete env[name];
+  for (const name of [
+    'DYNAMODB_ENDPOINT',
+    'S3_ENDPOINT',
+    'SFN_ENDPOINT',
+    'TABLE_NAME',
+    'BUCKET_NAME',
+    'CURSOR_SECRET',
+    'STATE_MACHINE_ARN',
+    'DATA_DIR',
+  ])
+    delete env[name];
   return { ...env, PORT: String(port), WEBHOOKS_ALLOW_LOCALHOST: 'true', WEBHOOK_RETRY_BASE_SECONDS: '0.2' };
 }
 
 /** Starts `npm start` in its own process group; resolves with its API URL and the demo API key once it serves. */
 async function startProcess(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
   const port = await freePort();
-  const child = spawn('npm', ['start', '--', '--data-dir', dataDir], { cwd: ROOT, env: childEnvironment(port), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: childEnvironment(port),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.on('exit', () => running.delete(child));
   let output = '';
@@ -54,7 +69,9 @@ async function startProcess(): Promise<{ child: ChildProcess; url: string; apiKe
 
 /** SIGKILL to the process group: npm, tsx, the API and its DynamoDB Local, all at once, no shutdown code run. */
 async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
   try {
     process.kill(-child.pid!, signal);
   } catch {
@@ -69,42 +86,64 @@ afterAll(async () => {
 });
 
 describe('webhooks survive a crash', () => {
-  it('delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id', { timeout: 900_000 }, async () => {
-    const hook = await startReceiver(['hang', { status: 200, body: 'ok' }]);
-    try {
-      const first = await startProcess();
-      const endpoint = await call(first.url, '/v1/webhooks/create', { apiKey: first.apiKey, body: { url: hook.url, events: ['campaign.enriched'] } });
-      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200);
-      const created = await call(first.url, '/v1/campaigns/create', { apiKey: first.apiKey, body: { name: 'Crash', accountIds: ['acc_00001', 'acc_00002', 'acc_00003'] } });
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      expect((await call(first.url, '/v1/campaigns/enrich', { apiKey: first.apiKey, body: { campaignId: created.data.id } })).status).toBe(200);
+  it(
+    'delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id',
+    { timeout: 900_000 },
+    async () => {
+      const hook = await startReceiver(['hang', { status: 200, body: 'ok' }]);
+      try {
+        const first = await startProcess();
+        const endpoint = await call(first.url, '/v1/webhooks/create', {
+          apiKey: first.apiKey,
+          body: { url: hook.url, events: ['campaign.enriched'] },
+        });
+        expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(200);
+        const created = await call(first.url, '/v1/campaigns/create', {
+          apiKey: first.apiKey,
+          body: { name: 'Crash', accountIds: ['acc_00001', 'acc_00002', 'acc_00003'] },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        expect(
+          (await call(first.url, '/v1/campaigns/enrich', { apiKey: first.apiKey, body: { campaignId: created.data.id } })).status,
+        ).toBe(200);
 
-      // The first attempt is in flight and will never be answered: the campaign is enriched, nothing is delivered.
-      const [inFlight] = await hook.received(1, 120_000);
-      await kill(first.child, 'SIGKILL');
+        // The first attempt is in flight and will never be answered: the campaign is enriched, nothing is delivered.
+        const [inFlight] = await hook.received(1, 120_000);
+        await kill(first.child, 'SIGKILL');
 
-      const second = await startProcess();
-      const enriched = await pollUntil(
-        () => call(second.url, '/v1/campaigns/get', { apiKey: second.apiKey, body: { campaignId: created.data.id } }),
-        (res) => res.status === 200,
-      );
-      expect(enriched.data.status).toBe('enriched');
-      // The restarted process finds the undelivered message and sends it again once the dead attempt's lease ends.
-      const [, delivered] = await hook.received(2, 120_000);
-      expect(delivered!.headers['webhook-id']).toBe(inFlight!.headers['webhook-id']);
-      expect(delivered!.body).toBe(inFlight!.body);
-      expect(() => new Webhook(endpoint.data.secret).verify(delivered!.body, webhookHeaders(delivered!))).not.toThrow();
-      expect(JSON.parse(delivered!.body)).toMatchObject({ type: 'campaign.enriched', timestamp: enriched.data.completedAt, data: { campaign: { id: created.data.id, status: 'enriched' } } });
+        const second = await startProcess();
+        const enriched = await pollUntil(
+          () => call(second.url, '/v1/campaigns/get', { apiKey: second.apiKey, body: { campaignId: created.data.id } }),
+          (res) => res.status === 200,
+        );
+        expect(enriched.data.status).toBe('enriched');
+        // The restarted process finds the undelivered message and sends it again once the dead attempt's lease ends.
+        const [, delivered] = await hook.received(2, 120_000);
+        expect(delivered!.headers['webhook-id']).toBe(inFlight!.headers['webhook-id']);
+        expect(delivered!.body).toBe(inFlight!.body);
+        expect(() => new Webhook(endpoint.data.secret).verify(delivered!.body, webhookHeaders(delivered!))).not.toThrow();
+        expect(JSON.parse(delivered!.body)).toMatchObject({
+          type: 'campaign.enriched',
+          timestamp: enriched.data.completedAt,
+          data: { campaign: { id: created.data.id, status: 'enriched' } },
+        });
 
-      // The cut attempt left no record; the one that got through is attempt 1 of the message.
-      const log = await pollUntil(
-        () => call(second.url, '/v1/webhooks/deliveries', { apiKey: second.apiKey, body: {} }),
-        (res) => res.status === 200 && res.data.deliveries.length === 1,
-      );
-      expect(log.data.deliveries[0]).toMatchObject({ messageId: inFlight!.headers['webhook-id'], attempt: 1, status: 'succeeded', responseStatus: 200, eventType: 'campaign.enriched' });
-      await kill(second.child, 'SIGTERM');
-    } finally {
-      await hook.close();
-    }
-  });
+        // The cut attempt left no record; the one that got through is attempt 1 of the message.
+        const log = await pollUntil(
+          () => call(second.url, '/v1/webhooks/deliveries', { apiKey: second.apiKey, body: {} }),
+          (res) => res.status === 200 && res.data.deliveries.length === 1,
+        );
+        expect(log.data.deliveries[0]).toMatchObject({
+          messageId: inFlight!.headers['webhook-id'],
+          attempt: 1,
+          status: 'succeeded',
+          responseStatus: 200,
+          eventType: 'campaign.enriched',
+        });
+        await kill(second.child, 'SIGTERM');
+      } finally {
+        await hook.close();
+      }
+    },
+  );
 });

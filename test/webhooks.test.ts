@@ -12,7 +12,19 @@ import { campaigns, enrichment, idempotencyRecords, useWebhookResolver, workflow
 import type { ResolvedAddress } from '../lib/webhooks/ssrf';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../lib/webhooks/events';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
-import { account, contact, createApiCampaign, enrich, expectError, getCampaign, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './enrichment/support';
+import {
+  account,
+  contact,
+  createApiCampaign,
+  enrich,
+  expectError,
+  getCampaign,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './enrichment/support';
 import { startReceiver, webhookHeaders, type Receiver, type Reply } from './webhooks/receiver';
 
 // The local stack's settings for a receiver on this machine, and a fast retry schedule (0.2 s, 0.4 s, …).
@@ -43,7 +55,10 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-async function createEndpoint(apiKey: string, body: Record<string, unknown>): Promise<{ id: string; secret: string; url: string; events: string[] }> {
+async function createEndpoint(
+  apiKey: string,
+  body: Record<string, unknown>,
+): Promise<{ id: string; secret: string; url: string; events: string[] }> {
   const res = await call(api(), W.create, { apiKey, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.data;
@@ -70,14 +85,22 @@ async function warehouseAccounts(): Promise<string[]> {
 describe('campaign events', () => {
   it('delivers campaign.enriched after a run, signed so that standardwebhooks verifies it with the secret from create, with one webhook-id on every retry', async () => {
     const { apiKey } = await newOrganization();
-    const hook = await receiver([{ status: 503, body: 'busy' }, { status: 200, body: 'ok' }]);
+    const hook = await receiver([
+      { status: 503, body: 'busy' },
+      { status: 200, body: 'ok' },
+    ]);
     // Without `events` an endpoint receives every subscribable event (another organization's, so none reaches it here).
     const everything = await createEndpoint((await newOrganization()).apiKey, { url: hook.url });
     expect(everything.events).toEqual([...SUBSCRIBABLE_EVENT_TYPES]);
     // This one takes the campaign's lifecycle only: a per-batch campaign.accounts_processed would take the scripted 503.
     const lifecycle = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'];
     const endpoint = await createEndpoint(apiKey, { url: hook.url, description: 'CRM sync', events: lifecycle });
-    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/), url: hook.url, events: lifecycle, description: 'CRM sync' });
+    expect(endpoint).toMatchObject({
+      id: expect.stringMatching(/^whe_[1-9A-HJ-NP-Za-km-z]{21}$/),
+      url: hook.url,
+      events: lifecycle,
+      description: 'CRM sync',
+    });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const campaignId = await createApiCampaign(api(), apiKey, await warehouseAccounts());
@@ -94,7 +117,11 @@ describe('campaign events', () => {
     expect(second!.body).toBe(first!.body);
     const event = JSON.parse(first!.body);
     expect(Object.keys(event)).toEqual(['type', 'timestamp', 'data']);
-    expect(event).toEqual({ type: 'campaign.enriched', timestamp: enriched.completedAt, data: { campaign: (await getCampaign(api(), apiKey, campaignId)).data } });
+    expect(event).toEqual({
+      type: 'campaign.enriched',
+      timestamp: enriched.completedAt,
+      data: { campaign: (await getCampaign(api(), apiKey, campaignId)).data },
+    });
     expect(event.data.campaign).toMatchObject({ id: campaignId, status: 'enriched', results: { totalAccounts: 3, totalContactsFound: 3 } });
     // Another secret does not verify it.
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(first!.body, webhookHeaders(first!))).toThrow();
@@ -123,7 +150,9 @@ describe('campaign events', () => {
     const canceled = await createApiCampaign(api(), apiKey, ids);
     expect((await enrich(api(), apiKey, canceled)).status).toBe(200);
     await held.called('getAccounts');
-    expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, canceled)).toMatchObject({ status: 'canceled' });
+    expect(await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, canceled)).toMatchObject({
+      status: 'canceled',
+    });
     held.release();
     await ends.received(2);
     useTestWarehouse();
@@ -142,9 +171,15 @@ describe('campaign events', () => {
     await expiry.received(1);
 
     const [failedEvent, canceledEvent] = ends.requests.map((r) => JSON.parse(r.body));
-    expect(failedEvent).toMatchObject({ type: 'campaign.enrichment_failed', data: { campaign: { id: failed, status: 'draft', credits: { charged: 0 }, lastEnrichment: { status: 'failed', refunded: true } } } });
+    expect(failedEvent).toMatchObject({
+      type: 'campaign.enrichment_failed',
+      data: { campaign: { id: failed, status: 'draft', credits: { charged: 0 }, lastEnrichment: { status: 'failed', refunded: true } } },
+    });
     expect(failedEvent.timestamp).toBe(failedEvent.data.campaign.lastEnrichment.endedAt);
-    expect(canceledEvent).toMatchObject({ type: 'campaign.enrichment_canceled', data: { campaign: { id: canceled, status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } } } });
+    expect(canceledEvent).toMatchObject({
+      type: 'campaign.enrichment_canceled',
+      data: { campaign: { id: canceled, status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } } },
+    });
     const expiredEvent = JSON.parse(expiry.requests[0]!.body);
     expect(expiredEvent).toMatchObject({ type: 'campaign.expired', data: { campaign: { id: expiring!, status: 'expired' } } });
     expect(expiredEvent.data.campaign.results).toBeUndefined();
@@ -158,7 +193,11 @@ describe('campaign events', () => {
 describe('delivery log and redelivery', () => {
   it('logs three attempts of a receiver that fails twice then succeeds, with one webhook-id; redeliver sends the message again with the same webhook-id', async () => {
     const { apiKey } = await newOrganization();
-    const hook = await receiver([{ status: 500, body: 'boom' }, { status: 302, body: '', headers: { location: 'https://example.com/' } }, { status: 200, body: 'x'.repeat(5_000) }]);
+    const hook = await receiver([
+      { status: 500, body: 'boom' },
+      { status: 302, body: '', headers: { location: 'https://example.com/' } },
+      { status: 200, body: 'x'.repeat(5_000) },
+    ]);
     const endpoint = await createEndpoint(apiKey, { url: hook.url });
     const sent = await call(api(), W.test, { apiKey, body: { endpointId: endpoint.id } });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
@@ -175,7 +214,13 @@ describe('delivery log and redelivery', () => {
       [2, 'scheduled', 'failed', 302, 'redirect (302) not followed'],
       [1, 'scheduled', 'failed', 500, null],
     ]);
-    expect(log[2]).toMatchObject({ messageId, endpointId: endpoint.id, eventType: 'webhook.test', responseBody: 'boom', nextAttemptAt: expect.any(String) });
+    expect(log[2]).toMatchObject({
+      messageId,
+      endpointId: endpoint.id,
+      eventType: 'webhook.test',
+      responseBody: 'boom',
+      nextAttemptAt: expect.any(String),
+    });
     expect(log[0].responseBody).toBe('x'.repeat(1_024));
     expect(log[0].nextAttemptAt).toBeNull();
     for (const delivery of log) {
@@ -185,9 +230,13 @@ describe('delivery log and redelivery', () => {
     }
 
     // Filters, and pages that follow nextCursor.
-    const failures = (await call(api(), W.deliveries, { apiKey, body: { filters: { status: 'failed', endpointId: endpoint.id } } })).data.deliveries;
+    const failures = (await call(api(), W.deliveries, { apiKey, body: { filters: { status: 'failed', endpointId: endpoint.id } } })).data
+      .deliveries;
     expect(failures.map((d: any) => d.attempt)).toEqual([2, 1]);
-    expect((await call(api(), W.deliveries, { apiKey, body: { filters: { eventType: 'campaign.enriched' } } })).data).toEqual({ deliveries: [], nextCursor: null });
+    expect((await call(api(), W.deliveries, { apiKey, body: { filters: { eventType: 'campaign.enriched' } } })).data).toEqual({
+      deliveries: [],
+      nextCursor: null,
+    });
     const pages: number[][] = [];
     let cursor: string | undefined;
     do {
@@ -198,7 +247,11 @@ describe('delivery log and redelivery', () => {
     } while (cursor);
     expect(pages).toEqual([[3, 2], [1]]);
     const first = await call(api(), W.deliveries, { apiKey, body: { limit: 2 } });
-    expectError(await call(api(), W.deliveries, { apiKey, body: { limit: 2, cursor: first.data.nextCursor, filters: { status: 'failed' } } }), 400, 'invalid_request');
+    expectError(
+      await call(api(), W.deliveries, { apiKey, body: { limit: 2, cursor: first.data.nextCursor, filters: { status: 'failed' } } }),
+      400,
+      'invalid_request',
+    );
     const form = await call(api(), W.deliveries, { apiKey, form: new URLSearchParams({ 'filters[status]': 'succeeded', limit: '5' }) });
     expect(form.data.deliveries.map((d: any) => d.attempt)).toEqual([3]);
 
@@ -206,7 +259,15 @@ describe('delivery log and redelivery', () => {
     hook.script([{ status: 200, body: 'again' }]);
     const again = await call(api(), W.redeliver, { apiKey, body: { messageId } });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect(again.data).toMatchObject({ messageId, attempt: 4, trigger: 'redeliver', status: 'succeeded', responseStatus: 200, responseBody: 'again', nextAttemptAt: null });
+    expect(again.data).toMatchObject({
+      messageId,
+      attempt: 4,
+      trigger: 'redeliver',
+      status: 'succeeded',
+      responseStatus: 200,
+      responseBody: 'again',
+      nextAttemptAt: null,
+    });
     const byDelivery = await call(api(), W.redeliver, { apiKey, body: { deliveryId: log[2].id } });
     expect(byDelivery.data).toMatchObject({ messageId, attempt: 5, trigger: 'redeliver', status: 'succeeded' });
     expect(hook.requests).toHaveLength(5);
@@ -215,7 +276,13 @@ describe('delivery log and redelivery', () => {
       expect(request.body).toBe(hook.requests[0]!.body);
     }
     const log5 = (await call(api(), W.deliveries, { apiKey, body: {} })).data.deliveries;
-    expect(log5.map((d: any) => [d.attempt, d.trigger])).toEqual([[5, 'redeliver'], [4, 'redeliver'], [3, 'scheduled'], [2, 'scheduled'], [1, 'scheduled']]);
+    expect(log5.map((d: any) => [d.attempt, d.trigger])).toEqual([
+      [5, 'redeliver'],
+      [4, 'redeliver'],
+      [3, 'scheduled'],
+      [2, 'scheduled'],
+      [1, 'scheduled'],
+    ]);
 
     const both = await call(api(), W.redeliver, { apiKey, body: { messageId, deliveryId: log[2].id } });
     expectError(both, 400, 'invalid_request');
@@ -236,12 +303,24 @@ describe('delivery log and redelivery', () => {
       () => call(api(), W.list, { apiKey }),
       (r) => r.data.endpoints[0]?.status === 'disabled',
     );
-    expect(listed.data.endpoints).toEqual([{ id: endpoint.id, url: hook.url, events: endpoint.events, description: null, createdAt: expect.any(String), status: 'disabled', disabledAt: expect.any(String) }]);
+    expect(listed.data.endpoints).toEqual([
+      {
+        id: endpoint.id,
+        url: hook.url,
+        events: endpoint.events,
+        description: null,
+        createdAt: expect.any(String),
+        status: 'disabled',
+        disabledAt: expect.any(String),
+      },
+    ]);
 
     // Redelivery to the disabled endpoint: 409 webhook_endpoint_disabled, nothing sent, nothing logged (issue #31).
     const refused = await call(api(), W.redeliver, { apiKey, body: { messageId: delivery.messageId } });
     expectError(refused, 409, 'webhook_endpoint_disabled', { id: endpoint.id });
-    expectError(await call(api(), W.redeliver, { apiKey, body: { deliveryId: delivery.id } }), 409, 'webhook_endpoint_disabled', { id: endpoint.id });
+    expectError(await call(api(), W.redeliver, { apiKey, body: { deliveryId: delivery.id } }), 409, 'webhook_endpoint_disabled', {
+      id: endpoint.id,
+    });
     expect(hook.requests).toHaveLength(1);
     expect((await call(api(), W.deliveries, { apiKey, body: {} })).data.deliveries).toHaveLength(1);
   });
@@ -276,7 +355,7 @@ describe('secret rotation', () => {
     expect(JSON.stringify((await call(api(), W.list, { apiKey })).body)).not.toMatch(/whsec_/);
   });
 
-  it('saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint\'s current one (docs/idempotency.md)', async () => {
+  it("saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint's current one (docs/idempotency.md)", async () => {
     const { organizationId, apiKey } = await newOrganization();
     const hook = await receiver();
     const body = { url: hook.url };
@@ -285,7 +364,17 @@ describe('secret rotation', () => {
     const { secret } = created.data;
     expect(secret).toMatch(/^whsec_/);
     // Stored: the answer without the secret.
-    const record = await idempotencyRecords().claim({ organizationId, operationId: 'createWebhookEndpoint', key: 'create-1', fingerprint: 'x', token: 'probe', requestId: 'probe', now: Date.now(), lockExpiresAt: Date.now(), ttlSeconds: 60 });
+    const record = await idempotencyRecords().claim({
+      organizationId,
+      operationId: 'createWebhookEndpoint',
+      key: 'create-1',
+      fingerprint: 'x',
+      token: 'probe',
+      requestId: 'probe',
+      now: Date.now(),
+      lockExpiresAt: Date.now(),
+      ttlSeconds: 60,
+    });
     expect(record.ok).toBe(false);
     expect(JSON.stringify(record)).not.toContain(secret);
 
@@ -294,7 +383,11 @@ describe('secret rotation', () => {
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(created.body);
 
-    const rotated = await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } });
+    const rotated = await call(api(), W.rotate, {
+      apiKey,
+      body: { endpointId: created.data.id },
+      headers: { 'Idempotency-Key': 'rotate-1' },
+    });
     expect(rotated.status).toBe(200);
     const afterRotation = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
     expect(afterRotation.headers.get('idempotent-replayed')).toBe('true');
@@ -302,9 +395,16 @@ describe('secret rotation', () => {
     expect(afterRotation.data).toEqual(withoutSecret);
     expect(JSON.stringify(afterRotation.body)).not.toMatch(/whsec_/);
     // The rotation's own replay shows its secret while it is current, and not once rotated again.
-    expect((await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } })).data.secret).toBe(rotated.data.secret);
+    expect(
+      (await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } })).data
+        .secret,
+    ).toBe(rotated.data.secret);
     expect((await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id } })).status).toBe(200);
-    const rotateReplay = await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } });
+    const rotateReplay = await call(api(), W.rotate, {
+      apiKey,
+      body: { endpointId: created.data.id },
+      headers: { 'Idempotency-Key': 'rotate-1' },
+    });
     expect(rotateReplay.headers.get('idempotent-replayed')).toBe('true');
     expect(rotateReplay.data).not.toHaveProperty('secret');
     expect(rotateReplay.data).toMatchObject({ id: created.data.id, previousSecretExpiresAt: rotated.data.previousSecretExpiresAt });
@@ -352,7 +452,10 @@ describe('SSRF protection', () => {
     // A host name is checked on every address it resolves to.
     const names: Record<string, ResolvedAddress[]> = {
       'internal.example.test': [{ address: '10.1.2.3', family: 4 }],
-      'mixed.example.test': [{ address: '93.184.216.34', family: 4 }, { address: 'fd12:3456::1', family: 6 }],
+      'mixed.example.test': [
+        { address: '93.184.216.34', family: 4 },
+        { address: 'fd12:3456::1', family: 6 },
+      ],
     };
     useWebhookResolver(async (hostname) => names[hostname] ?? []);
     expect(await refused(apiKey, 'https://internal.example.test/hooks')).toMatch(/10\.1\.2\.3 is a private address/);
@@ -386,15 +489,31 @@ describe('endpoints', () => {
 
     expect((await call(api(), W.list, { apiKey: b.apiKey })).data).toEqual({ endpoints: [] });
     expect((await call(api(), W.deliveries, { apiKey: b.apiKey, body: {} })).data).toEqual({ deliveries: [], nextCursor: null });
-    expect((await call(api(), W.deliveries, { apiKey: b.apiKey, body: { filters: { endpointId: endpoint.id } } })).data.deliveries).toEqual([]);
-    for (const path of [W.delete, W.rotate, W.test]) expectError(await call(api(), path, { apiKey: b.apiKey, body: { endpointId: endpoint.id } }), 404, 'not_found', { resource: 'webhook endpoint', id: endpoint.id });
-    expectError(await call(api(), W.redeliver, { apiKey: b.apiKey, body: { messageId } }), 404, 'not_found', { resource: 'webhook message', id: messageId });
-    expectError(await call(api(), W.redeliver, { apiKey: b.apiKey, body: { deliveryId: delivery.id } }), 404, 'not_found', { resource: 'webhook delivery', id: delivery.id });
+    expect((await call(api(), W.deliveries, { apiKey: b.apiKey, body: { filters: { endpointId: endpoint.id } } })).data.deliveries).toEqual(
+      [],
+    );
+    for (const path of [W.delete, W.rotate, W.test])
+      expectError(await call(api(), path, { apiKey: b.apiKey, body: { endpointId: endpoint.id } }), 404, 'not_found', {
+        resource: 'webhook endpoint',
+        id: endpoint.id,
+      });
+    expectError(await call(api(), W.redeliver, { apiKey: b.apiKey, body: { messageId } }), 404, 'not_found', {
+      resource: 'webhook message',
+      id: messageId,
+    });
+    expectError(await call(api(), W.redeliver, { apiKey: b.apiKey, body: { deliveryId: delivery.id } }), 404, 'not_found', {
+      resource: 'webhook delivery',
+      id: delivery.id,
+    });
     // A's cursor is A's.
     await call(api(), W.test, { apiKey: a.apiKey, body: { endpointId: endpoint.id } });
     await deliveriesUntil(a.apiKey, {}, (d) => d.length === 2);
     const page = await call(api(), W.deliveries, { apiKey: a.apiKey, body: { limit: 1 } });
-    expectError(await call(api(), W.deliveries, { apiKey: b.apiKey, body: { limit: 1, cursor: page.data.nextCursor } }), 400, 'invalid_request');
+    expectError(
+      await call(api(), W.deliveries, { apiKey: b.apiKey, body: { limit: 1, cursor: page.data.nextCursor } }),
+      400,
+      'invalid_request',
+    );
     // A still has its endpoint and secret.
     expect((await call(api(), W.list, { apiKey: a.apiKey })).data.endpoints.map((e: any) => e.id)).toEqual([endpoint.id]);
   });
@@ -402,7 +521,9 @@ describe('endpoints', () => {
   it('allows at most 10 endpoints per organization, even when created at once; a deleted one frees its place', async () => {
     const { apiKey } = await newOrganization();
     const hook = await receiver();
-    const results = await Promise.all(Array.from({ length: 13 }, (_, i) => call(api(), W.create, { apiKey, body: { url: `${hook.url}/${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 13 }, (_, i) => call(api(), W.create, { apiKey, body: { url: `${hook.url}/${i}` } })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
     for (const res of results.filter((r) => r.status !== 200)) expectError(res, 409, 'webhook_endpoint_limit_reached', { limit: 10 });
     const listed = (await call(api(), W.list, { apiKey })).data.endpoints;
@@ -417,11 +538,22 @@ describe('endpoints', () => {
     const { apiKey } = await newOrganization();
     const issues = async (body: Record<string, unknown>) => (await call(api(), W.create, { apiKey, body })).error?.details?.issues;
     expect(await issues({})).toEqual([expect.stringMatching(/^url:/)]);
-    expect(await issues({ url: 'https://hooks.example.com', events: ['campaign.started'] })).toEqual([expect.stringMatching(/^events\[0\]:/)]);
+    expect(await issues({ url: 'https://hooks.example.com', events: ['campaign.started'] })).toEqual([
+      expect.stringMatching(/^events\[0\]:/),
+    ]);
     expect(await issues({ url: 'https://hooks.example.com', events: [] })).toEqual([expect.stringMatching(/^events:/)]);
-    expect(await issues({ url: 'https://hooks.example.com', description: 'x'.repeat(501) })).toEqual([expect.stringMatching(/^description:/)]);
+    expect(await issues({ url: 'https://hooks.example.com', description: 'x'.repeat(501) })).toEqual([
+      expect.stringMatching(/^description:/),
+    ]);
     const hook = await receiver();
-    const form = await call(api(), W.create, { apiKey, form: new URLSearchParams([['url', hook.url], ['events', 'campaign.expired'], ['description', 'form']]) });
+    const form = await call(api(), W.create, {
+      apiKey,
+      form: new URLSearchParams([
+        ['url', hook.url],
+        ['events', 'campaign.expired'],
+        ['description', 'form'],
+      ]),
+    });
     expect(form.status, JSON.stringify(form.body)).toBe(200);
     expect(form.data).toMatchObject({ url: hook.url, events: ['campaign.expired'], description: 'form' });
   });

@@ -71,7 +71,12 @@ console.log(
     peakSampledMiB,
     peakRssMiB: vmHwmMiB(),
     // process.memoryUsage() at the largest sample: where the memory was (MiB).
-    atPeakMiB: { heapTotal: mib(atPeak.heapTotal), heapUsed: mib(atPeak.heapUsed), external: mib(atPeak.external), arrayBuffers: mib(atPeak.arrayBuffers) },
+    atPeakMiB: {
+      heapTotal: mib(atPeak.heapTotal),
+      heapUsed: mib(atPeak.heapUsed),
+      external: mib(atPeak.external),
+      arrayBuffers: mib(atPeak.arrayBuffers),
+    },
     cpuMs: (cpu.user + cpu.system) / 1000,
     rssTimelineMiB: timeline,
   }),

@@ -31,7 +31,12 @@ try {
 
   // 100 organizations of 20 draft campaigns each (the reconciler walks every organization at start).
   for (let o = 0; o < 100; o++) {
-    const { organization } = await organizations().create({ name: `Readiness ${o}`, smbCredits: 1_000, researchAgentCredits: 10, maxEnrichingAccounts: 5_000 });
+    const { organization } = await organizations().create({
+      name: `Readiness ${o}`,
+      smbCredits: 1_000,
+      researchAgentCredits: 10,
+      maxEnrichingAccounts: 5_000,
+    });
     const campaigns = Array.from({ length: 20 }, (_, i) => {
       const id = newCampaignId();
       return campaignItem({
@@ -55,7 +60,10 @@ try {
   // Warehouse accounts (IDs after the demo's) up to the target.
   let next = 100_000;
   for (let missing = target - (await count()); missing > 0; missing = target - (await count())) {
-    const accounts = generateDemoWarehouse(Math.ceil(missing / 2), next).map((account, i) => ({ ...account, accountId: `acc_fill_${next + i}` }));
+    const accounts = generateDemoWarehouse(Math.ceil(missing / 2), next).map((account, i) => ({
+      ...account,
+      accountId: `acc_fill_${next + i}`,
+    }));
     next += accounts.length;
     for (let i = 0; i < accounts.length; i += 5_000) await embeddedWarehouse().importAccounts(accounts.slice(i, i + 5_000));
   }

@@ -25,7 +25,8 @@ import { median, round } from '../lib/stats';
 import { objectKeys } from '../../lib/objects';
 
 /** Evaluation bucket of position `i`: 5 % each excluded bucket, the rest eligible. */
-const bucketOf = (i: number): AccountBucket => (i % 20 === 3 ? 'invalid' : i % 20 === 7 ? 'recentlyEnriched' : i % 20 === 11 ? 'crmExcluded' : 'eligible');
+const bucketOf = (i: number): AccountBucket =>
+  i % 20 === 3 ? 'invalid' : i % 20 === 7 ? 'recentlyEnriched' : i % 20 === 11 ? 'crmExcluded' : 'eligible';
 
 /** Cost of one page. */
 interface PageCost {
@@ -78,10 +79,26 @@ async function writeCampaign(organizationId: string, size: number): Promise<{ ca
     completedAt: now,
     resultsExpireAt: '2099-01-01T00:00:00.000Z',
     results: { totalAccounts: eligible, totalContactsFound: 0, pctAccountsWithContact: 0, pctAccountsWithMobile: 0 },
-    attempt: { id: evaluationId, startedAt: now, eligible, charged: eligible, creditsPerAccount: 1, eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, evaluationId), executionArn: 'arn:bench' },
+    attempt: {
+      id: evaluationId,
+      startedAt: now,
+      eligible,
+      charged: eligible,
+      creditsPerAccount: 1,
+      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, evaluationId),
+      executionArn: 'arn:bench',
+    },
   };
   await campaigns().create(record);
-  await outcomes().recordEvaluation({ organizationId, campaignId, evaluationId, evaluatedAt: now, accountIds, buckets, batchSize: ENRICHMENT_BATCH_SIZE });
+  await outcomes().recordEvaluation({
+    organizationId,
+    campaignId,
+    evaluationId,
+    evaluatedAt: now,
+    accountIds,
+    buckets,
+    batchSize: ENRICHMENT_BATCH_SIZE,
+  });
   // Every eligible account has 1-3 contacts but the very last one, which has none: one `not_found` at the list's end.
   const batches = batchesOf(eligible);
   for (let i = 0; i < batches.length; i += 8) {
@@ -92,7 +109,9 @@ async function writeCampaign(organizationId: string, size: number): Promise<{ ca
           campaignId,
           evaluationId,
           batch,
-          contactsFound: Array.from({ length: batch.count }, (_, k) => (batch.offset + k === eligible - 1 ? 0 : 1 + ((batch.offset + k) % 3))),
+          contactsFound: Array.from({ length: batch.count }, (_, k) =>
+            batch.offset + k === eligible - 1 ? 0 : 1 + ((batch.offset + k) % 3),
+          ),
         }),
       ),
     );
@@ -124,7 +143,8 @@ export async function runAccountsPage(results: Results, stack: BenchStack, optio
     const first = await page({ campaignId, limit: 100 });
     const crm = await page({ campaignId, filters: { outcome: 'crm_excluded' }, limit: 50 });
     const notFound = await page({ campaignId, filters: { outcome: 'not_found' }, limit: 100 });
-    if (crm.cost.accounts !== 50 || notFound.cost.accounts !== 1) throw new Error(`unexpected filtered pages: ${crm.cost.accounts} crm_excluded, ${notFound.cost.accounts} not_found`);
+    if (crm.cost.accounts !== 50 || notFound.cost.accounts !== 1)
+      throw new Error(`unexpected filtered pages: ${crm.cost.accounts} crm_excluded, ${notFound.cost.accounts} not_found`);
     // Every page of 1,000 with the API's own cursors.
     const walked: PageCost[] = [];
     let cursor: string | undefined;
@@ -135,7 +155,10 @@ export async function runAccountsPage(results: Results, stack: BenchStack, optio
     } while (cursor);
     if (walked.reduce((sum, c) => sum + c.accounts, 0) !== size) throw new Error(`walking ${size} accounts returned another count`);
     walks.set(size, walked);
-    measured.set(size, { [kinds[0]]: first.cost, [kinds[1]]: walked[0]!, [kinds[2]]: crm.cost, [kinds[3]]: notFound.cost } as Record<(typeof kinds)[number], PageCost>);
+    measured.set(size, { [kinds[0]]: first.cost, [kinds[1]]: walked[0]!, [kinds[2]]: crm.cost, [kinds[3]]: notFound.cost } as Record<
+      (typeof kinds)[number],
+      PageCost
+    >);
     const calls = walked.map((c) => c.dynamodbCalls + c.s3Calls);
     results.note(
       group,

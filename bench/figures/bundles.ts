@@ -22,7 +22,15 @@
 import path from 'node:path';
 import { API_ROUTES, SUPPORT_FUNCTIONS } from '../../infra/routes';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
-import { buildBundle, importMs, importProfile, lambdaEnvironment, PROJECT_ROOT, type BuiltBundle, type BundleVariation } from '../lib/bundle';
+import {
+  buildBundle,
+  importMs,
+  importProfile,
+  lambdaEnvironment,
+  PROJECT_ROOT,
+  type BuiltBundle,
+  type BundleVariation,
+} from '../lib/bundle';
 import type { Results } from '../lib/results';
 import { median, percentileOfSorted, round, shuffled } from '../lib/stats';
 import { readFileSync } from 'node:fs';
@@ -51,21 +59,30 @@ const FLOOR_WHAT = 'DynamoDB client + DocumentClient GetItem, SDK default creden
 const PROBES: Record<string, string> = {
   'floor with the deployed options (environment-only credentials)': FLOOR_SOURCE,
   'DynamoDB client only': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; export const client = new DynamoDBClient({});",
-  'zod/mini, import * as z': "import * as z from 'zod/mini'; export const schema = z.strictObject({ a: z.string().check(z.minLength(1)), n: z.optional(z.int()) }); schema.parse({ a: 'x' });",
-  'zod, import { z }': "import { z } from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
-  'zod, import * as z (as lib/ does)': "import * as z from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
-  'S3 client + lib-storage + presigner': "import { S3Client } from '@aws-sdk/client-s3'; import { Upload } from '@aws-sdk/lib-storage'; import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; export const s3 = new S3Client({}); export { Upload, getSignedUrl };",
+  'zod/mini, import * as z':
+    "import * as z from 'zod/mini'; export const schema = z.strictObject({ a: z.string().check(z.minLength(1)), n: z.optional(z.int()) }); schema.parse({ a: 'x' });",
+  'zod, import { z }':
+    "import { z } from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
+  'zod, import * as z (as lib/ does)':
+    "import * as z from 'zod'; export const schema = z.strictObject({ a: z.string().min(1), n: z.int().optional() }); schema.parse({ a: 'x' });",
+  'S3 client + lib-storage + presigner':
+    "import { S3Client } from '@aws-sdk/client-s3'; import { Upload } from '@aws-sdk/lib-storage'; import { getSignedUrl } from '@aws-sdk/s3-request-presigner'; export const s3 = new S3Client({}); export { Upload, getSignedUrl };",
   'SFN client': "import { SFNClient } from '@aws-sdk/client-sfn'; export const sfn = new SFNClient({});",
-  'DynamoDB document client (as lib/aws.ts)': "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; export const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));",
-  'Powertools logger + metrics': "import { Logger } from '@aws-lambda-powertools/logger'; import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'; import { Metrics } from '@aws-lambda-powertools/metrics'; export const l = new Logger(); export const m = new Metrics({ namespace: 'x' }); export { injectLambdaContext };",
-  'middy + 3 body parsers': "import middy from '@middy/core'; import a from '@middy/http-json-body-parser'; import b from '@middy/http-urlencode-body-parser'; import c from '@middy/http-multipart-body-parser'; export const h = middy().use(a()).use(b()).use(c()).handler(async () => 1);",
+  'DynamoDB document client (as lib/aws.ts)':
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; export const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));",
+  'Powertools logger + metrics':
+    "import { Logger } from '@aws-lambda-powertools/logger'; import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'; import { Metrics } from '@aws-lambda-powertools/metrics'; export const l = new Logger(); export const m = new Metrics({ namespace: 'x' }); export { injectLambdaContext };",
+  'middy + 3 body parsers':
+    "import middy from '@middy/core'; import a from '@middy/http-json-body-parser'; import b from '@middy/http-urlencode-body-parser'; import c from '@middy/http-multipart-body-parser'; export const h = middy().use(a()).use(b()).use(c()).handler(async () => 1);",
 };
 
 /** CampaignsGet built with a proposed change applied, to measure the change before making it. */
 const VARIANTS: Record<string, BundleVariation & { sourceMaps?: true; compileCache?: true }> = {
   'CampaignsGet as built': {},
   'CampaignsGet with a linked source map and NODE_OPTIONS=--enable-source-maps': { sourceMaps: true, sourcemap: true },
-  'CampaignsGet with none of the deployed aliases (SDK default credential chain, event streams, endpoint discovery, node:http as built)': { alias: {} },
+  'CampaignsGet with none of the deployed aliases (SDK default credential chain, event streams, endpoint discovery, node:http as built)': {
+    alias: {},
+  },
   'CampaignsGet, AWS SDK from the runtime (bundleAwsSDK: false)': { external: ['@aws-sdk/*'] },
   'CampaignsGet, SDK credential providers and their nested clients left to the runtime': {
     external: ['@aws-sdk/credential-provider-*', '@aws-sdk/nested-clients', '@aws-sdk/nested-clients/*', '@aws-sdk/token-providers'],
@@ -74,7 +91,8 @@ const VARIANTS: Record<string, BundleVariation & { sourceMaps?: true; compileCac
   // bundle. Its directory is keyed by Node version, CPU architecture and V8 flags: a cache made on the build machine
   // (x64, this Node) is only read by the same Node on the same architecture, which Lambda (arm64, its own Node 24
   // patch release) is not. Measured here as the best case: the same machine reads it.
-  'CampaignsGet with a compile cache made at build time (NODE_COMPILE_CACHE, portable; read only by the same Node version and CPU architecture)': { compileCache: true },
+  'CampaignsGet with a compile cache made at build time (NODE_COMPILE_CACHE, portable; read only by the same Node version and CPU architecture)':
+    { compileCache: true },
 };
 
 /** Environment of an import that reads (and, at build time, writes) the compile cache beside `file`. */
@@ -106,7 +124,11 @@ export function bundleClass(fn: { workflow: boolean }, bundle: BuiltBundle): { l
 }
 
 const kb = (bytes: number) => bytes / KB;
-const topPackages = (bundle: BuiltBundle, n: number) => bundle.byPackage.slice(0, n).map(([name, bytes]) => `${name} ${Math.round(kb(bytes))}`).join(', ');
+const topPackages = (bundle: BuiltBundle, n: number) =>
+  bundle.byPackage
+    .slice(0, n)
+    .map(([name, bytes]) => `${name} ${Math.round(kb(bytes))}`)
+    .join(', ');
 
 export async function runBundles(results: Results, options: BundleOptions): Promise<Map<string, BuiltBundle>> {
   const group = 'bundle size';
@@ -154,7 +176,10 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       `(≤ ${DYNAMODB_ONLY_API_KB} KB); "workflow" = a workflow task without the S3 client (≤ ${WORKFLOW_KB} KB), "workflow, S3 user" with it (≤ ${S3_USER_KB} KB); ` +
       `other API functions (S3 or Step Functions users) are held to the largest-bundle budget (≤ ${LARGEST_KB} KB).`,
   );
-  results.note(group, `esbuild ${CDK_VERSION_NOTE}; 1 KB = 1,000 bytes; size of index.mjs without its .map. Bundles are in bench/tmp/bundles/<function>/index.mjs.`);
+  results.note(
+    group,
+    `esbuild ${CDK_VERSION_NOTE}; 1 KB = 1,000 bytes; size of index.mjs without its .map. Bundles are in bench/tmp/bundles/<function>/index.mjs.`,
+  );
   results.note(group, 'Largest packages in each bundle (KB of minified output, from the esbuild metafile):');
   results.note(group, '| function | KB | gzip KB | largest packages (KB) |');
   results.note(group, '|---|---:|---:|---|');
@@ -171,21 +196,27 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       .slice(0, 5)
       .map(([name, bytes]) => `${name} ${Math.round(kb(bytes))}`)
       .join(', ');
-  const over = FUNCTIONS.filter((f) => kb(built.get(f.name)!.bytes) > bundleClass(f, built.get(f.name)!).limit).map((f) => built.get(f.name)!);
+  const over = FUNCTIONS.filter((f) => kb(built.get(f.name)!.bytes) > bundleClass(f, built.get(f.name)!).limit).map((f) =>
+    built.get(f.name)!,
+  );
   results.note(
     group,
     `Cause: the floor (${FLOOR_WHAT}) is ${Math.round(floorKb)} KB (${Math.round((floorKb / DYNAMODB_ONLY_API_KB) * 100)} % of the DynamoDB-only budget): the SDK's core ` +
       `(@smithy/core, @aws-sdk/core, and @aws-sdk/nested-clients for the default credential chain) comes with any client unless the credential provider is narrowed (the deployed bundles use the environment-only provider). ` +
-      (over.length ? `Over the budget, what each function carries beyond the floor (KB): ${over.map((b) => `${b.name} +${Math.round(kb(b.bytes) - floorKb)} (${beyondFloor(b)})`).join('; ')}.` : 'Every function fits.'),
+      (over.length
+        ? `Over the budget, what each function carries beyond the floor (KB): ${over.map((b) => `${b.name} +${Math.round(kb(b.bytes) - floorKb)} (${beyondFloor(b)})`).join('; ')}.`
+        : 'Every function fits.'),
   );
   results.note(group, 'Single-dependency bundles built with the same options (what each dependency costs on its own):');
   results.note(group, '| bundle | KB | gzip KB | largest packages (KB) |');
   results.note(group, '|---|---:|---:|---|');
-  for (const [label, b] of probes) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
+  for (const [label, b] of probes)
+    results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
   results.note(group, 'CampaignsGet with a suggested change applied at build time (lib/ untouched):');
   results.note(group, '| variant | KB | gzip KB | largest packages (KB) |');
   results.note(group, '|---|---:|---:|---|');
-  for (const [label, b] of variants) results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
+  for (const [label, b] of variants)
+    results.note(group, `| ${label} | ${Math.round(kb(b.bytes))} | ${Math.round(kb(b.gzipBytes))} | ${topPackages(b, 5)} |`);
 
   // Cold init: interleaved runs, one process at a time, each run in an order drawn at random (no bundle always follows the same one).
   const initGroup = 'cold init';
@@ -200,10 +231,17 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       run: async () => record(samples, t.key, await importMs(t.file, deployed)),
       runs: options.runs,
     })),
-    ...[...probes].map(([label, probe]) => ({ run: async () => record(probeSamples, label, await importMs(probe.file, deployed)), runs: options.probeRuns })),
+    ...[...probes].map(([label, probe]) => ({
+      run: async () => record(probeSamples, label, await importMs(probe.file, deployed)),
+      runs: options.probeRuns,
+    })),
     ...[...variants].map(([label, variant]) => {
       const variation = VARIANTS[label];
-      const environment = variation?.sourceMaps ? withMaps : variation?.compileCache ? compileCacheEnvironment(deployed, variant.file) : deployed;
+      const environment = variation?.sourceMaps
+        ? withMaps
+        : variation?.compileCache
+          ? compileCacheEnvironment(deployed, variant.file)
+          : deployed;
       return { run: async () => record(variantSamples, label, await importMs(variant.file, environment)), runs: options.probeRuns };
     }),
   ];
@@ -224,7 +262,13 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       extra: {
         median: `${round(median(list), 1)} ms`,
         min: `${round(Math.min(...list), 1)} ms`,
-        p90: `${round(percentileOfSorted([...list].sort((a, b) => a - b), 90), 1)} ms`,
+        p90: `${round(
+          percentileOfSorted(
+            [...list].sort((a, b) => a - b),
+            90,
+          ),
+          1,
+        )} ms`,
       },
     });
   }
@@ -239,14 +283,22 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       `the functions take ${round(Math.min(...medians), 0)} to ${round(Math.max(...medians), 0)} ms (${round(Math.min(...medians) - floorMs, 0)} to ${round(Math.max(...medians) - floorMs, 0)} ms beyond the floor), ` +
       'growing with bundle size: V8 compiles the whole module and evaluates every bundled module at import (profile below).',
   );
-  results.note(initGroup, `Import time of single-dependency bundles (median of ${options.probeRuns}, environment as deployed), i.e. what each dependency adds to init on its own:`);
+  results.note(
+    initGroup,
+    `Import time of single-dependency bundles (median of ${options.probeRuns}, environment as deployed), i.e. what each dependency adds to init on its own:`,
+  );
   results.note(initGroup, '| bundle | KB | import ms |');
   results.note(initGroup, '|---|---:|---:|');
-  for (const [label, b] of probes) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(probeSamples.get(label) ?? [Number.NaN]), 1)} |`);
-  results.note(initGroup, `CampaignsGet with a suggested change applied at build time (median of ${options.probeRuns}; environment as deployed unless the row says otherwise; an external SDK loads from node_modules as the Lambda runtime loads its own):`);
+  for (const [label, b] of probes)
+    results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(probeSamples.get(label) ?? [Number.NaN]), 1)} |`);
+  results.note(
+    initGroup,
+    `CampaignsGet with a suggested change applied at build time (median of ${options.probeRuns}; environment as deployed unless the row says otherwise; an external SDK loads from node_modules as the Lambda runtime loads its own):`,
+  );
   results.note(initGroup, '| variant | KB | import ms |');
   results.note(initGroup, '|---|---:|---:|');
-  for (const [label, b] of variants) results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(variantSamples.get(label) ?? [Number.NaN]), 1)} |`);
+  for (const [label, b] of variants)
+    results.note(initGroup, `| ${label} | ${Math.round(kb(b.bytes))} | ${round(median(variantSamples.get(label) ?? [Number.NaN]), 1)} |`);
 
   // Where CampaignsGet's init time goes: CPU profiles of its import, mapped through the bundle's source map.
   const getBundle = built.get('CampaignsGet');
@@ -256,8 +308,15 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
     let total = 0;
     const profiles = Math.min(5, options.runs);
     for (let i = 0; i < profiles; i++) {
-      const file = await importProfile(getBundle.file, deployed, path.join(options.outDir, 'profiles'), `init-CampaignsGet-${i}.cpuprofile`);
-      const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, { [`file://${getBundle.file}`]: `${getBundle.file}.map` });
+      const file = await importProfile(
+        getBundle.file,
+        deployed,
+        path.join(options.outDir, 'profiles'),
+        `init-CampaignsGet-${i}.cpuprofile`,
+      );
+      const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
+        [`file://${getBundle.file}`]: `${getBundle.file}.map`,
+      });
       for (const [owner, ms] of summary.byOwner) {
         if (owner === '(idle)') continue;
         totals.set(owner, (totals.get(owner) ?? 0) + ms / profiles);
@@ -270,7 +329,11 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
       initGroup,
       `Where CampaignsGet's import time goes (--cpu-prof at 100 µs, mean of ${profiles} imports, self time mapped to sources through the bundle's source map; ` +
         `"(program)" is V8 parsing/compiling outside JS frames): ${top.map(([owner, ms]) => `${owner} ${round(ms, 1)} ms (${Math.round((ms / total) * 100)} %)`).join(', ')} — ${round(total, 1)} ms busy. ` +
-        `Heaviest frames: ${[...frames].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([frame, ms]) => `${frame} ${round(ms, 1)} ms`).join(', ')}.`,
+        `Heaviest frames: ${[...frames]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([frame, ms]) => `${frame} ${round(ms, 1)} ms`)
+          .join(', ')}.`,
     );
   }
   return built;

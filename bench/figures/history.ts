@@ -131,20 +131,37 @@ export async function runHistory(
   const accountIds = [...known, ...fresh];
 
   const scenarios: Scenario[] = [
-    ...options.priorCampaigns.map((count) => ({ label: `${n(count)} prior campaigns of ${n(options.campaignSize)} accounts`, priorCampaigns: count, crmTargets: 0 })),
-    ...options.crmTargets.filter((count) => count > 0).map((count) => ({ label: `${n(count)} CRM targets`, priorCampaigns: 0, crmTargets: count })),
+    ...options.priorCampaigns.map((count) => ({
+      label: `${n(count)} prior campaigns of ${n(options.campaignSize)} accounts`,
+      priorCampaigns: count,
+      crmTargets: 0,
+    })),
+    ...options.crmTargets
+      .filter((count) => count > 0)
+      .map((count) => ({ label: `${n(count)} CRM targets`, priorCampaigns: 0, crmTargets: count })),
   ];
   // Untimed first: the first requests of a handler do one-off work (module loading, JIT) the floor must not carry.
   {
     const warm = await benchOrganization('Bench history warm-up');
     for (let run = 0; run < 2; run++) {
-      const campaignId = expectOk(await post<{ id: string }>(stack, PATHS.create, warm.apiKey, { name: 'Warm-up', accountIds, excludeEnrichedWithinDays: null }), 'create').id;
+      const campaignId = expectOk(
+        await post<{ id: string }>(stack, PATHS.create, warm.apiKey, { name: 'Warm-up', accountIds, excludeEnrichedWithinDays: null }),
+        'create',
+      ).id;
       expectOk(await post(stack, PATHS.quote, warm.apiKey, { campaignId }), 'quote');
       expectOk(await post(stack, PATHS.enrich, warm.apiKey, { campaignId }), 'enrich');
       await untilEnriched(stack, warm.apiKey, campaignId);
     }
   }
-  const measured: { scenario: Scenario; quote: Reads; launch: Reads; seedS: number; excluded: unknown; completion: { puts: number; writeUnits: number }; storage: { bytes: number; accounts: number } }[] = [];
+  const measured: {
+    scenario: Scenario;
+    quote: Reads;
+    launch: Reads;
+    seedS: number;
+    excluded: unknown;
+    completion: { puts: number; writeUnits: number };
+    storage: { bytes: number; accounts: number };
+  }[] = [];
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
     const seeded = performance.now();
@@ -168,7 +185,14 @@ export async function runHistory(
     const seedS = (performance.now() - seeded) / 1000;
 
     const create = async () =>
-      expectOk(await post<{ id: string }>(stack, PATHS.create, apiKey, { name: `History ${scenario.label}`, accountIds, excludeEnrichedWithinDays: WINDOW_DAYS }), 'create').id;
+      expectOk(
+        await post<{ id: string }>(stack, PATHS.create, apiKey, {
+          name: `History ${scenario.label}`,
+          accountIds,
+          excludeEnrichedWithinDays: WINDOW_DAYS,
+        }),
+        'create',
+      ).id;
     const quoteCampaign = await create();
     const quotes: Reads[] = [];
     let excluded: unknown;
@@ -186,13 +210,15 @@ export async function runHistory(
     // The launch's workflow ends before the next scenario is measured.
     await untilEnriched(stack, apiKey, launchCampaign);
     // FinishRecording runs after the status flips: its history writes end before the completion below is counted.
-    for (const deadline = Date.now() + 120_000; (await organizations().get(organizationId))?.pendingRecency !== undefined; ) {
+    for (const deadline = Date.now() + 120_000; (await organizations().get(organizationId))?.pendingRecency !== undefined;) {
       if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 120 s`);
       await new Promise((r) => setTimeout(r, 200));
     }
     // A 1,000-account completion into this history (accounts not in it yet), counted at the store.
     const completionIds = Array.from({ length: options.launchAccounts }, (_, i) => `${p}_c${nanoid(4)}${i}`);
-    const completion = await historyWrites(() => accountHistory().recordEnrichment(organizationId, completionIds, new Date().toISOString()));
+    const completion = await historyWrites(() =>
+      accountHistory().recordEnrichment(organizationId, completionIds, new Date().toISOString()),
+    );
     const storage = await historyStorage(stack.tableName, organizationId);
     measured.push({ scenario, quote, launch, seedS, excluded, completion, storage });
   }
@@ -243,7 +269,14 @@ export async function runHistory(
         ...(scenario === bare.scenario ? {} : { 'history written in': `${round(seedS, 1)} s` }),
       };
       if (scenario === bare.scenario) {
-        results.add({ group, name: `${n(options.launchAccounts)}-account ${operation}, no history (the floor)`, value: reads.cpuSeconds, unit: 'CPU-s', extra, note: 'reported only: the floor of the figures below' });
+        results.add({
+          group,
+          name: `${n(options.launchAccounts)}-account ${operation}, no history (the floor)`,
+          value: reads.cpuSeconds,
+          unit: 'CPU-s',
+          extra,
+          note: 'reported only: the floor of the figures below',
+        });
         continue;
       }
       results.add({
@@ -279,6 +312,6 @@ export async function runHistory(
     group,
     'The history buckets (lib/history/store.ts, docs/data-model.md) hold each account once in items that split as the organization grows: a launch reads the buckets of its own ' +
       'accounts (at most one item of under 1 KB each), a completion rewrites those; bytes read per requested account and write units per enriched account stay flat as the history grows. ' +
-      'Completion write units: ⌈item size / 1 KB⌉ of every bucket PutItem of a recordEnrichment of 1,000 accounts new to the history (SDK middleware); storage: every bucket item\'s size + 100 B.',
+      "Completion write units: ⌈item size / 1 KB⌉ of every bucket PutItem of a recordEnrichment of 1,000 accounts new to the history (SDK middleware); storage: every bucket item's size + 100 B.",
   );
 }

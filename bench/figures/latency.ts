@@ -43,11 +43,18 @@ const PHASE_ROUNDS = 200;
 /** Rounds of the CPU profiles taken after the timed rounds (each operation's handler, then its own calls replayed). */
 const PROFILE_ROUNDS = 200;
 
-export async function runLatency(results: Results, stack: BenchStack, options: { requestsC1: number; requestsC16: number; rounds: number }): Promise<void> {
+export async function runLatency(
+  results: Results,
+  stack: BenchStack,
+  options: { requestsC1: number; requestsC16: number; rounds: number },
+): Promise<void> {
   const fixture = await smallFixture(stack, 'latency');
   // A campaign kept `enriching` for the whole module (its workflow's tasks held by the bench): the "enrich repeat" operation.
   const enrichingIds = await importBenchAccounts(`lat${Date.now().toString(36)}`, 5, 2);
-  const enriching = expectOk(await post<{ id: string }>(stack, PATHS.create, fixture.apiKey, { name: 'Latency enriching', accountIds: enrichingIds }), 'create').id;
+  const enriching = expectOk(
+    await post<{ id: string }>(stack, PATHS.create, fixture.apiKey, { name: 'Latency enriching', accountIds: enrichingIds }),
+    'create',
+  ).id;
   const release = stack.executions.hold(enriching);
   try {
     expectOk(await post(stack, PATHS.enrich, fixture.apiKey, { campaignId: enriching }), 'enrich');
@@ -58,7 +65,13 @@ export async function runLatency(results: Results, stack: BenchStack, options: {
   }
 }
 
-async function measureLatency(results: Results, stack: BenchStack, options: { requestsC1: number; requestsC16: number }, fixture: Awaited<ReturnType<typeof smallFixture>>, enriching: string): Promise<void> {
+async function measureLatency(
+  results: Results,
+  stack: BenchStack,
+  options: { requestsC1: number; requestsC16: number },
+  fixture: Awaited<ReturnType<typeof smallFixture>>,
+  enriching: string,
+): Promise<void> {
   const group = 'warm latency';
   const headers = { authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json' };
   const operations: Array<{ name: string; key?: string; path: string; body: unknown }> = [
@@ -70,7 +83,13 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
     { name: 'update (name)', path: PATHS.update, body: { campaignId: fixture.campaignId, name: 'Latency renamed' } },
   ];
   const apiKeyItem = keys.apiKey(hashApiKey(fixture.apiKey));
-  const floorLoad = { mode: 'getitem' as const, endpoint: stack.dynamodbEndpoint, table: stack.tableName, key: { pk: { S: apiKeyItem.pk }, sk: { S: apiKeyItem.sk } }, consistentRead: true };
+  const floorLoad = {
+    mode: 'getitem' as const,
+    endpoint: stack.dynamodbEndpoint,
+    table: stack.tableName,
+    key: { pk: { S: apiKeyItem.pk }, sk: { S: apiKeyItem.sk } },
+    consistentRead: true,
+  };
   // The list floor: the very Query the list operation sends (its marshalled input, as recorded), bare.
   const listed = await postCounted(stack, PATHS.list, fixture.apiKey, { filters: { status: 'draft' } });
   const listQuery = listed.scope.calls.find((c) => c.command === 'Query')?.input;
@@ -88,7 +107,15 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
     const queryBefore = await runLoadClient({ ...queryLoad, concurrency, requests, warmup });
     const measured: Array<[string, LoadResult]> = [];
     for (const op of operations) {
-      const result = await runLoadClient({ mode: 'http', url: `${stack.apiUrl}${op.path}`, headers, body: JSON.stringify(op.body), concurrency, requests, warmup });
+      const result = await runLoadClient({
+        mode: 'http',
+        url: `${stack.apiUrl}${op.path}`,
+        headers,
+        body: JSON.stringify(op.body),
+        concurrency,
+        requests,
+        warmup,
+      });
       if (result.non2xx > 0) throw new Error(`${op.name}: ${result.non2xx} non-2xx answers`);
       measured.push([op.name, result]);
       if (concurrency === 1) clientC1.set(op.name, result);
@@ -110,7 +137,12 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
         value: result.p50 / floor,
         unit: '×',
         floor: { value: floor, unit: 'ms', what: `${isList ? 'the same Query, bare' : 'bare GetItem'} p50, c=${concurrency}` },
-        extra: { p50: `${round(result.p50, 2)} ms`, p99: `${round(result.p99, 2)} ms`, 'floor p99': `${round(isList ? (queryBefore.p99 + queryAfter.p99) / 2 : floorP99, 2)} ms`, 'req/s': round(result.requestsPerSecond, 0) },
+        extra: {
+          p50: `${round(result.p50, 2)} ms`,
+          p99: `${round(result.p99, 2)} ms`,
+          'floor p99': `${round(isList ? (queryBefore.p99 + queryAfter.p99) / 2 : floorP99, 2)} ms`,
+          'req/s': round(result.requestsPerSecond, 0),
+        },
       });
     }
     results.note(
@@ -128,7 +160,10 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
       '"SDK" = the same calls measured around the whole SDK call (marshalling, serialization, SigV4 signing, parsing); "rest" = server time with ' +
       'no DynamoDB or S3 call under way (S3 of create overlaps its organization read).',
   );
-  results.note(group, '| operation | load client p50 ms | client ms | server ms | DynamoDB round trips | DynamoDB in flight ms | DynamoDB SDK ms | S3 ms | rest of server ms (HTTP, event, pipeline, JSON) | HTTP hop (client − server) ms |');
+  results.note(
+    group,
+    '| operation | load client p50 ms | client ms | server ms | DynamoDB round trips | DynamoDB in flight ms | DynamoDB SDK ms | S3 ms | rest of server ms (HTTP, event, pipeline, JSON) | HTTP hop (client − server) ms |',
+  );
   results.note(group, '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const rows: Array<{ name: string; sdk: number; trips: number; rest: number; hop: number }> = [];
   for (const op of operations) {
@@ -157,7 +192,10 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
     const loadClient = clientC1.get(op.name)?.p50 ?? Number.NaN;
     const client = median(clientSide);
     rows.push({ name: op.name, sdk: sd, trips, rest: sv - busy, hop: client - sv });
-    results.note(group, `| ${op.name} | ${round(loadClient, 2)} | ${round(client, 2)} | ${round(sv, 2)} | ${trips} | ${round(fl, 2)} | ${round(sd, 2)} | ${round(ss, 2)} | ${round(sv - busy, 2)} | ${round(client - sv, 2)} |`);
+    results.note(
+      group,
+      `| ${op.name} | ${round(loadClient, 2)} | ${round(client, 2)} | ${round(sv, 2)} | ${trips} | ${round(fl, 2)} | ${round(sd, 2)} | ${round(ss, 2)} | ${round(sv - busy, 2)} | ${round(client - sv, 2)} |`,
+    );
   }
   const range = (values: number[], digits = 2) => `${round(Math.min(...values), digits)}–${round(Math.max(...values), digits)}`;
   results.note(
@@ -183,7 +221,13 @@ async function measureLatency(results: Results, stack: BenchStack, options: { re
  * random each round, so noise on the shared machine and the after-effects of
  * one task on the next hit them alike.
  */
-async function measureHandlers(results: Results, stack: BenchStack, rounds: number, fixture: Awaited<ReturnType<typeof smallFixture>>, enriching: string): Promise<void> {
+async function measureHandlers(
+  results: Results,
+  stack: BenchStack,
+  rounds: number,
+  fixture: Awaited<ReturnType<typeof smallFixture>>,
+  enriching: string,
+): Promise<void> {
   const group = 'warm latency';
   const operations = [
     { key: 'describe', name: 'describe', path: PATHS.describe, body: {} },
@@ -191,14 +235,19 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     { key: 'list', name: 'list (filters.status = draft, 25 items)', path: PATHS.list, body: { filters: { status: 'draft' } } },
     { key: 'enrich repeat', name: 'enrich repeat (campaign enriching)', path: PATHS.enrich, body: { campaignId: enriching } },
   ];
-  const prepared: Array<(typeof operations)[number] & { operation: InProcessOperation; recorded: RecordedCalls; own: () => Promise<void> }> = [];
+  const prepared: Array<
+    (typeof operations)[number] & { operation: InProcessOperation; recorded: RecordedCalls; own: () => Promise<void> }
+  > = [];
   for (const op of operations) {
     const operation = await inProcessOperation(op.path, fixture.apiKey, op.body);
     const recorded = await recordCalls(stack, op.name, () => operation.invoke());
     prepared.push({ ...op, operation, recorded, own: replay(recorded) });
   }
   const apiKeyItem = keys.apiKey(hashApiKey(fixture.apiKey));
-  const getKey = () => dynamodb.send(new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: apiKeyItem.pk }, sk: { S: apiKeyItem.sk } }, ConsistentRead: true }));
+  const getKey = () =>
+    dynamodb.send(
+      new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: apiKeyItem.pk }, sk: { S: apiKeyItem.sk } }, ConsistentRead: true }),
+    );
   const list = prepared.find((p) => p.key === 'list')!;
   const listQuery = list.recorded.waves.flat().find((c) => c.command === 'Query')?.input;
   if (!listQuery) throw new Error('list made no Query');
@@ -239,7 +288,11 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       value: handler.p50 / base.p50,
       unit: '×',
       budget: { op: '<=', limit: factor, text: `≤ ${factor}×` },
-      floor: { value: base.p50, unit: 'ms', what: `${isList ? "the list's own Query, bare" : 'bare GetItem of the API key'} p50, same rounds` },
+      floor: {
+        value: base.p50,
+        unit: 'ms',
+        what: `${isList ? "the list's own Query, bare" : 'bare GetItem of the API key'} p50, same rounds`,
+      },
       extra: {
         p50: `${round(handler.p50, 2)} ms`,
         p99: `${round(handler.p99, 2)} ms`,
@@ -263,7 +316,7 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       'is imported in the bench process and invoked directly, `handler(event, context)`, with the process set up as a standard Lambda execution environment ' +
       '(asStandardLambdaEnvironment: AWS_LAMBDA_MAX_CONCURRENCY unset, so Powertools keeps per-invocation state on its instances, not in an AsyncLocalStorage; the local server sets it because it runs every function concurrently in one process), ' +
       'with a fresh API Gateway payload 2.0 event (apiGatewayEvent: POST, Bearer key, JSON body, new request ID) and Lambda context (lambdaContext) per call, built before the timer starts (the runtime hands the handler an event it has built); every sample must answer 200. ' +
-      'Not included: API Gateway\'s hop and the Lambda runtime\'s, which are outside both the product and the floor. ' +
+      "Not included: API Gateway's hop and the Lambda runtime's, which are outside both the product and the floor. " +
       `Floor: a bare GetItem of the request's API-key item (ConsistentRead) through the same DynamoDB client of lib/aws.ts; list: its own Query replayed bare. ` +
       `"own calls": the DynamoDB calls one invocation made (marshalled inputs recorded by the bench's round-trip recorder), replayed bare through the low-level client, concurrent ones concurrently. ` +
       `Interleaved: each round runs the floor, the bare Query and every handler and replay once, in an order drawn at random each round (a fixed or rotated order keeps each task's neighbours, and the one after the 25-item Query pays for its after-effects, in this process and in DynamoDB Local's JVM; measured below); ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} timed rounds; p50/p99 per task. ` +
@@ -281,7 +334,10 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     `Neighbour effect (why the order is drawn at random): p50 of each task right after one of the Query tasks (list, list own, the bare Query) over its p50 right after any other task: ${afterQuery.join(', ')}. ` +
       'With a fixed order the same task would always follow them.',
   );
-  results.note(group, `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`);
+  results.note(
+    group,
+    `Where the time goes (handler p50 − own calls p50 = our code's overhead over DynamoDB Local's charge for the same calls): ${overheads.join('; ')}.`,
+  );
 
   // Where one call's time goes, by phase: before its first DynamoDB request is on the wire, on the wire, after the last answer.
   const phases = async (run: () => Promise<unknown>) => {
@@ -315,7 +371,10 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
       '"on the wire" = time with a DynamoDB request in flight (DynamoDB Local, loopback, the SDK\'s parsing of the answer); "after" = from the last answer to the call\'s end (unmarshalling, the answer\'s shape, the envelope). ' +
       `Bare GetItem: ${cells(floorPhases)}.`,
   );
-  results.note(group, '| operation | handler: before | on the wire | after | total | own calls replayed: before | on the wire | after | total |');
+  results.note(
+    group,
+    '| operation | handler: before | on the wire | after | total | own calls replayed: before | on the wire | after | total |',
+  );
   results.note(group, '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of phaseRows) results.note(group, row);
 
@@ -324,7 +383,11 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
     const { profile } = await profileInProcess(run);
     const summary = summarizeProfile(profile);
     const us = (entries: Array<[string, number]>) =>
-      new Map(entries.filter(([name]) => !name.startsWith('(idle)') && !name.startsWith('node:inspector') && !name.startsWith('(program)')).map(([name, ms]) => [name, (ms / (PROFILE_ROUNDS * prepared.length)) * 1000]));
+      new Map(
+        entries
+          .filter(([name]) => !name.startsWith('(idle)') && !name.startsWith('node:inspector') && !name.startsWith('(program)'))
+          .map(([name, ms]) => [name, (ms / (PROFILE_ROUNDS * prepared.length)) * 1000]),
+      );
     return { owners: us(summary.byOwner), frames: us(summary.byFrame) };
   };
   // Each invocation's event and context are built before the profiler starts, as for the timed rounds: the profile holds the handlers, not the bench's event building.
@@ -339,15 +402,23 @@ async function measureHandlers(results: Results, stack: BenchStack, rounds: numb
   const replayCpu = replayProfile.owners;
   const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   const difference = (a: Map<string, number>, b: Map<string, number>) =>
-    [...new Set([...a.keys(), ...b.keys()])].map((name) => [name, (a.get(name) ?? 0) - (b.get(name) ?? 0)] as const).sort((x, y) => y[1] - x[1]);
+    [...new Set([...a.keys(), ...b.keys()])]
+      .map((name) => [name, (a.get(name) ?? 0) - (b.get(name) ?? 0)] as const)
+      .sort((x, y) => y[1] - x[1]);
   const differences = difference(handlerCpu, replayCpu);
   const frameDifferences = difference(handlerProfile.frames, replayProfile.frames);
   results.note(
     group,
     `CPU profile of this process (V8 sampling every 1 ms, ${PROFILE_ROUNDS} rounds of the four operations, profiler on): self time per invocation ${round(total(handlerCpu), 0)} µs for the handlers, ` +
       `${round(total(replayCpu), 0)} µs for their own calls replayed bare; the difference by package or folder (µs per invocation, largest first): ` +
-      `${differences.filter(([, us]) => Math.abs(us) >= 5).map(([owner, us]) => `${owner} ${us > 0 ? '+' : ''}${round(us, 0)}`).join(', ')}. ` +
-      `Heaviest frames of the difference (µs per invocation): ${frameDifferences.slice(0, 15).map(([frame, us]) => `${frame} +${round(us, 0)}`).join(', ')}. ` +
+      `${differences
+        .filter(([, us]) => Math.abs(us) >= 5)
+        .map(([owner, us]) => `${owner} ${us > 0 ? '+' : ''}${round(us, 0)}`)
+        .join(', ')}. ` +
+      `Heaviest frames of the difference (µs per invocation): ${frameDifferences
+        .slice(0, 15)
+        .map(([frame, us]) => `${frame} +${round(us, 0)}`)
+        .join(', ')}. ` +
       '"(native)": V8 builtins and C++ without a script (JSON, RegExp, crypto, stack capture); "(program)" (V8 itself, not attributed) is left out. ' +
       'A 1 ms sampling profile on a shared 2-core machine: its per-invocation totals vary from run to run; the per-call CPU medians above are the steadier measure.',
   );

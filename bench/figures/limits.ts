@@ -39,7 +39,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A fresh organization limited to `requests` per `windowSeconds` (the operator's override, before its first request). */
 async function limitedOrganization(name: string, requests: number, windowSeconds: number) {
-  const { organization, apiKey } = await organizations().create({ name, smbCredits: 10, researchAgentCredits: 0, maxEnrichingAccounts: 10 });
+  const { organization, apiKey } = await organizations().create({
+    name,
+    smbCredits: 10,
+    researchAgentCredits: 0,
+    maxEnrichingAccounts: 10,
+  });
   await limits().setLimits(organization.id, { requests, windowSeconds });
   return { organizationId: organization.id, apiKey };
 }
@@ -52,7 +57,11 @@ async function cpuSecondsOf(fn: () => Promise<void>): Promise<number> {
   return (used.user + used.system) / 1e6;
 }
 
-export async function runLimits(results: Results, stack: BenchStack, options: { floodSeconds: number; samples: number; cpuRuns: number; hostileBytes: number }): Promise<void> {
+export async function runLimits(
+  results: Results,
+  stack: BenchStack,
+  options: { floodSeconds: number; samples: number; cpuRuns: number; hostileBytes: number },
+): Promise<void> {
   const group = 'limits per organization';
 
   // ------------------------------------------------------------------ flood
@@ -116,7 +125,11 @@ export async function runLimits(results: Results, stack: BenchStack, options: { 
       sent,
       'answered 200': served,
       'answered 429': refused,
-      'other answers': Object.entries(statuses).filter(([key]) => key !== '200' && key !== '429').map(([key, n]) => `${key}: ${n}`).join(', ') || 'none',
+      'other answers':
+        Object.entries(statuses)
+          .filter(([key]) => key !== '200' && key !== '429')
+          .map(([key, n]) => `${key}: ${n}`)
+          .join(', ') || 'none',
       'allowed (limit × windows touched)': `${limit} × ${windows.length} = ${allowed}`,
     },
     note: 'the requests of each 1 s window past its 20 are the excess; a served request beyond that would be a leak of the limit',
@@ -130,14 +143,16 @@ export async function runLimits(results: Results, stack: BenchStack, options: { 
     // The window's one request, then the refusal this process remembers.
     await describe.invoke();
     const refusal = async () => {
-      await describe.prepare()().then(
-        () => {
-          throw new Error('expected a refusal');
-        },
-        (error: Error) => {
-          if (!error.message.includes('answered 429')) throw error;
-        },
-      );
+      await describe
+        .prepare()()
+        .then(
+          () => {
+            throw new Error('expected a refusal');
+          },
+          (error: Error) => {
+            if (!error.message.includes('answered 429')) throw error;
+          },
+        );
     };
     await refusal();
     const cache = new ApiKeyCache();
@@ -150,9 +165,11 @@ export async function runLimits(results: Results, stack: BenchStack, options: { 
     await authenticationAlone();
     const perCall = async (fn: () => Promise<void>) => {
       for (let i = 0; i < 20; i++) await fn(); // warm
-      return (await cpuSecondsOf(async () => {
-        for (let i = 0; i < options.cpuRuns; i++) await fn();
-      })) / options.cpuRuns;
+      return (
+        (await cpuSecondsOf(async () => {
+          for (let i = 0; i < options.cpuRuns; i++) await fn();
+        })) / options.cpuRuns
+      );
     };
     // Interleaved halves, so drift of the machine's load falls on both.
     const refusalCpu: number[] = [];
@@ -161,8 +178,8 @@ export async function runLimits(results: Results, stack: BenchStack, options: { 
       authCpu.push(await perCall(authenticationAlone));
       refusalCpu.push(await perCall(refusal));
     }
-    const refusalUs = (summarize(refusalCpu).p50 * 1e6);
-    const authUs = (summarize(authCpu).p50 * 1e6);
+    const refusalUs = summarize(refusalCpu).p50 * 1e6;
+    const authUs = summarize(authCpu).p50 * 1e6;
     results.add({
       group,
       name: 'CPU of one refusal (429 rate_limited), in-process',
@@ -220,7 +237,12 @@ export async function runLimits(results: Results, stack: BenchStack, options: { 
   const longLine = Buffer.alloc(MAX_LINE_BYTES + 1, 'x');
   const files: { name: string; content: Buffer }[] = [
     { name: `one line of ${bytes / 1e6} MB`, content: Buffer.alloc(bytes, 'q') },
-    { name: `${Math.floor(bytes / (MAX_LINE_BYTES + 2)).toLocaleString('en-US')} lines of 4,097 bytes`, content: Buffer.concat(Array.from({ length: Math.floor(bytes / (MAX_LINE_BYTES + 2)) }, () => Buffer.concat([longLine, Buffer.from('\n')]))) },
+    {
+      name: `${Math.floor(bytes / (MAX_LINE_BYTES + 2)).toLocaleString('en-US')} lines of 4,097 bytes`,
+      content: Buffer.concat(
+        Array.from({ length: Math.floor(bytes / (MAX_LINE_BYTES + 2)) }, () => Buffer.concat([longLine, Buffer.from('\n')])),
+      ),
+    },
     { name: `${bytes / 1e6} MB of random bytes`, content: randomBytes(bytes) },
   ];
   let worst = 0;

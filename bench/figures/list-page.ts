@@ -56,7 +56,11 @@ function record(organizationId: string, index: number, status: CampaignStatus, c
   };
 }
 
-export async function runListPage(results: Results, stack: BenchStack, options: { small: number; large: number; lapsed: number }): Promise<void> {
+export async function runListPage(
+  results: Results,
+  stack: BenchStack,
+  options: { small: number; large: number; lapsed: number },
+): Promise<void> {
   const group = 'list page';
   const { organizationId, apiKey } = await benchOrganization('Bench list');
   const write = async (from: number, to: number) => {
@@ -103,7 +107,12 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
     unit: '%',
     budget: { op: '<=', limit: 10, text: 'flat: ≤ 10 % change' },
     floor: { value: atSmall.rare.capacity, unit: 'RCU', what: `same page at ${n(options.small)} campaigns` },
-    extra: { [`RCU at ${n(options.small)}`]: round(atSmall.rare.capacity, 2), [`RCU at ${n(options.large)}`]: round(atLarge.rare.capacity, 2), items: atLarge.rare.items, queries: atLarge.rare.queries },
+    extra: {
+      [`RCU at ${n(options.small)}`]: round(atSmall.rare.capacity, 2),
+      [`RCU at ${n(options.large)}`]: round(atLarge.rare.capacity, 2),
+      items: atLarge.rare.items,
+      queries: atLarge.rare.queries,
+    },
   });
   for (const [key, label] of [
     ['common', 'filters.status = draft (25 items)'],
@@ -114,7 +123,12 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
       name: `${label}: consumed RCU change ${n(options.small)} → ${n(options.large)} campaigns`,
       value: change(atSmall[key].capacity, atLarge[key].capacity),
       unit: '%',
-      extra: { [`RCU at ${n(options.small)}`]: round(atSmall[key].capacity, 2), [`RCU at ${n(options.large)}`]: round(atLarge[key].capacity, 2), items: atLarge[key].items, queries: atLarge[key].queries },
+      extra: {
+        [`RCU at ${n(options.small)}`]: round(atSmall[key].capacity, 2),
+        [`RCU at ${n(options.large)}`]: round(atLarge[key].capacity, 2),
+        items: atLarge[key].items,
+        queries: atLarge[key].queries,
+      },
       note: 'reported only',
     });
   }
@@ -128,7 +142,13 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
     for (let i = 0; i < options.lapsed + 100; i++) {
       const base = record(lapsedOrg.organizationId, i, i < options.lapsed ? 'enriched' : COMMON[i % COMMON.length]!.status, 'api');
       const createdAt = new Date(start + i * 60_000).toISOString();
-      const lapsed = i < options.lapsed ? { completedAt: new Date(start + i * 60_000 + 10_000).toISOString(), resultsExpireAt: new Date(start + i * 60_000 + 10_000 + 30 * 86_400_000).toISOString() } : {};
+      const lapsed =
+        i < options.lapsed
+          ? {
+              completedAt: new Date(start + i * 60_000 + 10_000).toISOString(),
+              resultsExpireAt: new Date(start + i * 60_000 + 10_000 + 30 * 86_400_000).toISOString(),
+            }
+          : {};
       items.push(campaignItem({ ...base, createdAt, ...lapsed }));
     }
     const quarter = Math.ceil(items.length / 4);
@@ -137,7 +157,12 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
       const reply = await postCounted<{ campaigns: unknown[]; nextCursor: string | null }>(stack, PATHS.list, lapsedOrg.apiKey, body);
       if (reply.status !== 200) throw new Error(`list answered ${reply.status}: ${JSON.stringify(reply.error)}`);
       const queries = reply.scope.calls.filter((c) => c.service === 'dynamodb' && c.command === 'Query');
-      return { capacity: queries.reduce((sum, q) => sum + (q.capacity ?? 0), 0), queries: queries.length, items: reply.data.campaigns.length, nextCursor: reply.data.nextCursor };
+      return {
+        capacity: queries.reduce((sum, q) => sum + (q.capacity ?? 0), 0),
+        queries: queries.length,
+        items: reply.data.campaigns.length,
+        nextCursor: reply.data.nextCursor,
+      };
     };
     const plain = await readPage({});
     const expiredPage = await readPage({ filters: { status: 'expired' } });
@@ -148,8 +173,13 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
       value: expiredPage.capacity / plain.capacity,
       unit: '×',
       budget: { op: '<=', limit: 2, text: '≤ 2 × a plain page' },
-      floor: { value: plain.capacity, unit: 'RCU', what: 'the same organization\'s page with no filter' },
-      extra: { RCU: round(expiredPage.capacity, 2), queries: expiredPage.queries, items: expiredPage.items, 'second page RCU': round(secondPage.capacity, 2) },
+      floor: { value: plain.capacity, unit: 'RCU', what: "the same organization's page with no filter" },
+      extra: {
+        RCU: round(expiredPage.capacity, 2),
+        queries: expiredPage.queries,
+        items: expiredPage.items,
+        'second page RCU': round(secondPage.capacity, 2),
+      },
       note: 'lib/campaigns/store.ts readLapsed: the sparse expiry index read backwards a page at a time, stopping once no unread lapsed campaign can enter the page',
     });
   }
@@ -158,6 +188,6 @@ export async function runListPage(results: Results, stack: BenchStack, options: 
     group,
     `Campaigns written with BatchWriteItem of \`campaignItem(record)\` (lib/campaigns/item.ts): ${n(options.small)} in ${round(smallWriteS, 1)} s, ` +
       `then ${n(options.large - options.small)} more in ${round(largeWriteS, 1)} s. The 3 tam_only campaigns (createdVia ui) are among the oldest, ` +
-      'the rest cycle through draft/enriched/expired/enriching. Capacity is the sum of ConsumedCapacity.CapacityUnits of the page\'s Queries.',
+      "the rest cycle through draft/enriched/expired/enriching. Capacity is the sum of ConsumedCapacity.CapacityUnits of the page's Queries.",
   );
 }

@@ -63,7 +63,9 @@ export async function runPipeline(results: Results, stack: BenchStack, options: 
   const group = 'pipeline overhead';
   const { organization, apiKey } = await organizations().create({ name: 'Bench pipeline', smbCredits: 10, maxEnrichingAccounts: 10 });
   const record = fixedCampaign(organization.id);
-  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), { findApiKey: (keyHash) => apiKeys().findByHash(keyHash) });
+  const handler = createApiHandler(getCampaignOperation, async () => toCampaign(record, 10), {
+    findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+  });
   const context = lambdaContext('BenchPipeline', 'bench');
   const body = JSON.stringify({ campaignId: record.id });
 
@@ -80,7 +82,11 @@ export async function runPipeline(results: Results, stack: BenchStack, options: 
   stack.stubApiKeys(undefined);
 
   const real = new Bench({ time: options.timeMs, warmupTime: Math.min(500, options.timeMs / 2), retainSamples: false });
-  const getKey = new GetItemCommand({ TableName: stack.tableName, Key: { pk: { S: keys.apiKey(hashApiKey(apiKey)).pk }, sk: { S: 'APIKEY' } }, ConsistentRead: true });
+  const getKey = new GetItemCommand({
+    TableName: stack.tableName,
+    Key: { pk: { S: keys.apiKey(hashApiKey(apiKey)).pk }, sk: { S: 'APIKEY' } },
+    ConsistentRead: true,
+  });
   real.add('pipeline, in-memory use case, real API-key GetItem', async () => {
     await handler(event(apiKey, body), context);
   });

@@ -65,7 +65,8 @@ async function timedStart(dataDir: string, timeoutMs: number): Promise<StartTimi
       );
       const at = (performance.now() - started) / 1000;
       if (answer !== undefined) listening ??= at;
-      for (const step of READINESS_STEPS) if (answer && steps[step] === undefined && !(answer.body.starting ?? []).includes(step)) steps[step] = at;
+      for (const step of READINESS_STEPS)
+        if (answer && steps[step] === undefined && !(answer.body.starting ?? []).includes(step)) steps[step] = at;
       if (answer?.status === 200) {
         const demoKey = (await fetch(`${url}/local/demo-key`)).status === 200;
         return { listening: listening!, ready: at, demoKey, endpointsFile: existsSync(path.join(dataDir, 'endpoints.json')), steps };
@@ -85,11 +86,15 @@ export async function runReadiness(results: Results, options: { items: number; t
   try {
     const first = await timedStart(dataDir, 300_000);
     const filledAt = performance.now();
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/children/readiness-fill.ts', dataDir, String(options.items)], {
-      cwd: PROJECT_ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'bench/children/readiness-fill.ts', dataDir, String(options.items)],
+      {
+        cwd: PROJECT_ROOT,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      },
+    );
     const { items } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { items: number };
     const fillS = (performance.now() - filledAt) / 1000;
     const restart = await timedStart(dataDir, 300_000);
@@ -115,7 +120,10 @@ export async function runReadiness(results: Results, options: { items: number; t
       note: 'reported only',
     });
     if (!restart.demoKey || !restart.endpointsFile || !first.demoKey || !first.endpointsFile) {
-      results.note(group, `At the first 200 of /health something a user needs was missing: restart demo key ${restart.demoKey}, endpoints.json ${restart.endpointsFile}; first start demo key ${first.demoKey}, endpoints.json ${first.endpointsFile}.`);
+      results.note(
+        group,
+        `At the first 200 of /health something a user needs was missing: restart demo key ${restart.demoKey}, endpoints.json ${restart.endpointsFile}; first start demo key ${first.demoKey}, endpoints.json ${first.endpointsFile}.`,
+      );
     }
     results.note(
       group,

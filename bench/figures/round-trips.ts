@@ -14,10 +14,14 @@ import { waves, type BenchStack, type CallRecord } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { importBenchAccounts, smallFixture } from '../lib/fixtures';
 
-const isEvaluationRead = (call: CallRecord) => call.service === 'dynamodb' && call.command === 'BatchGetItem' && (call.kind === 'warehouse' || call.kind.startsWith('accountHistory'));
+const isEvaluationRead = (call: CallRecord) =>
+  call.service === 'dynamodb' && call.command === 'BatchGetItem' && (call.kind === 'warehouse' || call.kind.startsWith('accountHistory'));
 
 /** `BatchGetItem(campaign) → UpdateItem(campaign) → …` (calls in flight together joined by ` ∥ `). */
-const sequence = (calls: CallRecord[]) => waves(calls).map((wave) => wave.map((c) => `${c.command}(${c.kind})`).join(' ∥ ')).join(' → ');
+const sequence = (calls: CallRecord[]) =>
+  waves(calls)
+    .map((wave) => wave.map((c) => `${c.command}(${c.kind})`).join(' ∥ '))
+    .join(' → ');
 
 export async function runRoundTrips(results: Results, stack: BenchStack): Promise<void> {
   const group = 'DynamoDB round trips';
@@ -29,7 +33,13 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
    * The value is the number of sequential waves; `parallelBudget` is how many calls may be in flight beside
    * the one of each wave (list: the key read beside the Query).
    */
-  const measure = async (name: string, path: string, body: unknown, budget: number | undefined, options: { excludeEvaluation?: boolean; parallelBudget?: number; stepFunctionsBudget?: number } = {}) => {
+  const measure = async (
+    name: string,
+    path: string,
+    body: unknown,
+    budget: number | undefined,
+    options: { excludeEvaluation?: boolean; parallelBudget?: number; stepFunctionsBudget?: number } = {},
+  ) => {
     const reply = await postCounted(stack, path, apiKey, body);
     if (reply.status !== 200) throw new Error(`${name} answered ${reply.status}: ${JSON.stringify(reply.error)}`);
     const all = reply.scope.calls.filter((c) => c.service === 'dynamodb');
@@ -59,14 +69,22 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
       value: sequential + (budget !== undefined ? overParallel : 0),
       unit: 'round trips',
       ...(budget !== undefined
-        ? { budget: { op: '<=', limit: budget, text: options.parallelBudget ? `${budget} (+${options.parallelBudget} parallel)` : `≤ ${budget}, auth included` } }
+        ? {
+            budget: {
+              op: '<=',
+              limit: budget,
+              text: options.parallelBudget ? `${budget} (+${options.parallelBudget} parallel)` : `≤ ${budget}, auth included`,
+            },
+          }
         : {}),
       extra: {
         'DynamoDB calls': counted.length,
         'of them auth (API key)': auth.length,
         'limiter calls (beside the first wave; counter UpdateItem, policy GetItem when due)': limiter.length,
         'limiter write units': limiter.reduce((total, c) => total + (c.wru ?? 0), 0),
-        ...(options.excludeEvaluation ? { 'evaluation reads (excluded)': evaluation.length, 'outcome record (reported apart)': outcomeRecord.length } : {}),
+        ...(options.excludeEvaluation
+          ? { 'evaluation reads (excluded)': evaluation.length, 'outcome record (reported apart)': outcomeRecord.length }
+          : {}),
         ...(s3.length ? { 'S3 calls': s3.length } : {}),
         'Step Functions calls': reply.scope.stepFunctionsCalls.length,
         calls: sequence([...counted, ...limiter]),
@@ -101,7 +119,12 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
   // ones whose results lapsed before it ran (lib/campaigns/store.ts listSources, `lapsed`), both in the one wave. Reported, as the
   // multi-value filters are; the budget is the list's own (one partition).
   await measure('list, filters.status = expired (two partitions)', PATHS.list, { filters: { status: 'expired' } }, undefined);
-  await measure('list, filters.status = [draft, enriching], createdVia = [api, ui]', PATHS.list, { filters: { status: ['draft', 'enriching'], createdVia: ['api', 'ui'] } }, undefined);
+  await measure(
+    'list, filters.status = [draft, enriching], createdVia = [api, ui]',
+    PATHS.list,
+    { filters: { status: ['draft', 'enriching'], createdVia: ['api', 'ui'] } },
+    undefined,
+  );
   const page = await post<{ nextCursor: string | null }>(stack, PATHS.list, apiKey, { limit: 5 });
   await measure('list, next page (cursor)', PATHS.list, { limit: 5, cursor: page.data.nextCursor }, 1, list);
   await measure('create (3 accounts)', PATHS.create, { name: 'Round trips', accountIds: fixture.accountIds.slice(0, 3) }, undefined);
@@ -109,13 +132,19 @@ export async function runRoundTrips(results: Results, stack: BenchStack): Promis
 
   // Enrich a 10-account campaign, then export it once enriched.
   const ids = await importBenchAccounts(`rt${Date.now().toString(36)}`, 10, 3);
-  const campaign = expectOk(await post<{ id: string }>(stack, PATHS.create, apiKey, { name: 'Round trips enrich', accountIds: ids }), 'create');
+  const campaign = expectOk(
+    await post<{ id: string }>(stack, PATHS.create, apiKey, { name: 'Round trips enrich', accountIds: ids }),
+    'create',
+  );
   await measure('quote (10 accounts)', PATHS.quote, { campaignId: campaign.id }, undefined, { excludeEvaluation: true });
   // The workflow's tasks are held (bench/lib/meter.ts) so the campaign stays `enriching` for the repeat call.
   const release = stack.executions.hold(campaign.id);
   try {
     await measure('enrich (10 accounts)', PATHS.enrich, { campaignId: campaign.id }, undefined, { excludeEvaluation: true });
-    await measure('enrich repeat (campaign enriching)', PATHS.enrich, { campaignId: campaign.id }, 1, { excludeEvaluation: true, stepFunctionsBudget: 0 });
+    await measure('enrich repeat (campaign enriching)', PATHS.enrich, { campaignId: campaign.id }, 1, {
+      excludeEvaluation: true,
+      stepFunctionsBudget: 0,
+    });
   } finally {
     release();
   }

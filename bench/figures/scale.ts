@@ -40,7 +40,18 @@ import { OBJECT_PREFIXES, objectKeys } from '../../lib/objects';
 import { config } from '../../lib/config';
 import { memoryOf } from '../../infra/memory';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
-import { costLines, costTable, dollars, lambdaSeconds, PRICES, scaleLines, totalOf, vcpuShare, type LambdaUse, type Usage } from '../lib/cost';
+import {
+  costLines,
+  costTable,
+  dollars,
+  lambdaSeconds,
+  PRICES,
+  scaleLines,
+  totalOf,
+  vcpuShare,
+  type LambdaUse,
+  type Usage,
+} from '../lib/cost';
 import type { ExecutionMeter } from '../lib/meter';
 
 /** Issue #13 budgets. */
@@ -86,7 +97,8 @@ async function historyStoredBytes(tableName: string, organizationId: string): Pr
 }
 
 /** Span (ms) from the first call's start to the last call's end. */
-const span = (calls: readonly CallRecord[]) => (calls.length ? Math.max(...calls.map((c) => c.at + c.ms)) - Math.min(...calls.map((c) => c.at)) : 0);
+const span = (calls: readonly CallRecord[]) =>
+  calls.length ? Math.max(...calls.map((c) => c.at + c.ms)) - Math.min(...calls.map((c) => c.at)) : 0;
 
 /** `BatchGetItem warehouse: 2,000 calls, 12.3 s in flight` */
 function callSummary(calls: readonly CallRecord[]): string {
@@ -97,7 +109,10 @@ function callSummary(calls: readonly CallRecord[]): string {
   }
   return [...groups]
     .sort((a, b) => b[1].length - a[1].length)
-    .map(([key, list]) => `${key} ×${n(list.length)} (busy ${round(busyMs(list) / 1000, 1)} s, mean ${round(list.reduce((s, c) => s + c.ms, 0) / list.length, 1)} ms)`)
+    .map(
+      ([key, list]) =>
+        `${key} ×${n(list.length)} (busy ${round(busyMs(list) / 1000, 1)} s, mean ${round(list.reduce((s, c) => s + c.ms, 0) / list.length, 1)} ms)`,
+    )
     .join('; ');
 }
 
@@ -142,7 +157,14 @@ async function batchGetRate(tableName: string, keyGroups: Array<Record<string, u
       while (next < keyGroups.length) {
         const group = keyGroups[next++]!;
         const { Responses, UnprocessedKeys } = await ddb.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: group, ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}) } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: group,
+                ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+              },
+            },
+          }),
         );
         if (Object.keys(UnprocessedKeys ?? {}).length > 0) throw new Error('DynamoDB Local left keys unprocessed');
         items += Responses?.[tableName]?.length ?? 0;
@@ -153,7 +175,8 @@ async function batchGetRate(tableName: string, keyGroups: Array<Record<string, u
   return { callsPerS: keyGroups.length / seconds, keysPerS: (keyGroups.length * 100) / seconds, itemsPerS: items / seconds };
 }
 
-const groupsOf = (list: Record<string, unknown>[], size = 100) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+const groupsOf = (list: Record<string, unknown>[], size = 100) =>
+  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
 /** Runs `fn`, under the in-process CPU profiler when `enabled`. */
 async function maybeProfiled<T>(enabled: boolean, fn: () => Promise<T>): Promise<{ result: T; profile?: CpuProfile }> {
@@ -161,10 +184,16 @@ async function maybeProfiled<T>(enabled: boolean, fn: () => Promise<T>): Promise
 }
 
 const profileText = (profile: CpuProfile | undefined, n = 10) =>
-  profile ? ` Profile of this process (self time): ${formatTop(summarizeProfile(profile), n)}.` : ' (Run with --profile for a CPU profile of this process.)';
+  profile
+    ? ` Profile of this process (self time): ${formatTop(summarizeProfile(profile), n)}.`
+    : ' (Run with --profile for a CPU profile of this process.)';
 
 /** Bytes and objects stored under a campaign's prefix (every object the workflow and launch keep for it). */
-async function storedUnder(bucket: string, organizationId: string, campaignId: string): Promise<{ bytes: number; objects: number; accountListBytes: number }> {
+async function storedUnder(
+  bucket: string,
+  organizationId: string,
+  campaignId: string,
+): Promise<{ bytes: number; objects: number; accountListBytes: number }> {
   const prefix = `${OBJECT_PREFIXES.campaigns}${organizationId}/${campaignId}/`;
   // The campaign's own account list (create's input) lives with the campaign item; every other object is a result of an evaluation or attempt.
   const accountList = objectKeys.accountList(organizationId, campaignId);
@@ -242,7 +271,11 @@ async function expiryScenario(stack: BenchStack, accounts: number) {
   try {
     expectOk(await post(stack, PATHS.enrich, apiKey, { campaignId }), 'enrich');
     workflowScope = stack.workflowScopes.at(-1)!;
-    await until('the expiry campaign to be enriched', async () => expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get').status !== 'enriching', 120_000);
+    await until(
+      'the expiry campaign to be enriched',
+      async () => expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get').status !== 'enriching',
+      120_000,
+    );
   } finally {
     if (previous === undefined) delete process.env.RESULTS_ACCESS_PERIOD_SECONDS;
     else process.env.RESULTS_ACCESS_PERIOD_SECONDS = previous;
@@ -251,8 +284,13 @@ async function expiryScenario(stack: BenchStack, accounts: number) {
   const exported = await postCounted(stack, PATHS.export, apiKey, { campaignId });
   const exportUnits = exported.status === 200 ? dynamoUnits(exported.scope.calls) : undefined;
   const meter = () => stack.executions.of(campaignId).at(-1);
-  await until('the expiry campaign to expire (ExpireResults)', async () => expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get').status === 'expired', 120_000, 250);
-  await until('the expiry campaign\'s execution to end', () => meter()?.ended === true, 60_000, 100);
+  await until(
+    'the expiry campaign to expire (ExpireResults)',
+    async () => expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get').status === 'expired',
+    120_000,
+    250,
+  );
+  await until("the expiry campaign's execution to end", () => meter()?.ended === true, 60_000, 100);
   const left = await storedUnder(stack.bucketName, organizationId, campaignId);
   const execution = meter()!;
   const tailTransitions = execution.transitions - (execution.transitionsBeforeExpiryWait ?? execution.transitions);
@@ -261,7 +299,11 @@ async function expiryScenario(stack: BenchStack, accounts: number) {
   return { accounts, accessS, completed, left, execution, tailTransitions, tailCalls, exportUnits };
 }
 
-export async function runScale(results: Results, stack: BenchStack, options: { accounts: number; contactsPerAccount: number; tmpDir: string; profile: boolean }): Promise<void> {
+export async function runScale(
+  results: Results,
+  stack: BenchStack,
+  options: { accounts: number; contactsPerAccount: number; tmpDir: string; profile: boolean },
+): Promise<void> {
   const N = options.accounts;
   const C = options.contactsPerAccount;
   const ledgerFrom = stack.ledger.invocations.length;
@@ -306,10 +348,26 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
 
   // The read floor of the launch evaluation and of FindContacts: the same BatchGetItem patterns, bare.
   const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(N / 20_000)) === 0).slice(0, 20_000);
-  const statusRate = await batchGetRate(stack.tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, ['accountId', 'status']);
+  const statusRate = await batchGetRate(stack.tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, [
+    'accountId',
+    'status',
+  ]);
   const historyBuckets = (await accountHistory().state(organizationId)).buckets;
-  const factsRate = await batchGetRate(stack.tableName, groupsOf([...new Set(sample.map((id) => bucketOf(addressOf(fingerprintOf(id)), historyBuckets).bucket))].map((bucket) => keys.accountHistoryBucket(organizationId, bucket))), 32, ['entries']);
-  const contactsRate = await batchGetRate(stack.tableName, groupsOf(sample.slice(0, 10_000).flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)])), 64);
+  const factsRate = await batchGetRate(
+    stack.tableName,
+    groupsOf(
+      [...new Set(sample.map((id) => bucketOf(addressOf(fingerprintOf(id)), historyBuckets).bucket))].map((bucket) =>
+        keys.accountHistoryBucket(organizationId, bucket),
+      ),
+    ),
+    32,
+    ['entries'],
+  );
+  const contactsRate = await batchGetRate(
+    stack.tableName,
+    groupsOf(sample.slice(0, 10_000).flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)])),
+    64,
+  );
   results.note(
     'launch evaluation',
     `Read floor, same run: bare BatchGetItem of 100 keys through the same shared client, 32 in flight — warehouse statuses (projection) ${n(statusRate.keysPerS)} keys/s, ` +
@@ -326,7 +384,12 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   const created = await post<{ id: string; accounts: { requested: number } }>(stack, PATHS.create, apiKey, createBody);
   const campaignId = expectOk(created, 'create').id;
   if (created.data.accounts.requested !== N) throw new Error(`The campaign has ${created.data.accounts.requested} accounts, not ${N}`);
-  results.add({ group: setup, name: `create through the API, ${n(N)} IDs in one JSON body (${round(Buffer.byteLength(createBody) / MB, 2)} MB)`, value: created.ms / 1000, unit: 's' });
+  results.add({
+    group: setup,
+    name: `create through the API, ${n(N)} IDs in one JSON body (${round(Buffer.byteLength(createBody) / MB, 2)} MB)`,
+    value: created.ms / 1000,
+    unit: 's',
+  });
 
   // 2. Launch evaluation.
   const launchGroup = 'launch evaluation';
@@ -348,15 +411,21 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     for (;;) {
       const got = expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
       if (got.status === 'enriching' || got.status === 'enriched') break;
-      if (Date.now() > deadline) throw new Error(`enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) and the campaign is still ${got.status} 300 s later`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) and the campaign is still ${got.status} 300 s later`,
+        );
       await new Promise((r) => setTimeout(r, 250));
     }
     committedLate = true;
   } else {
     const launch = enrich.data;
-    if (launch.status !== 'enriching' || launch.accounts.eligible !== N) throw new Error(`enrich answered ${launch.status} with ${launch.accounts.eligible} eligible, expected enriching with ${N}`);
+    if (launch.status !== 'enriching' || launch.accounts.eligible !== N)
+      throw new Error(`enrich answered ${launch.status} with ${launch.accounts.eligible} eligible, expected enriching with ${N}`);
   }
-  const evaluation = enrich.scope.calls.filter((c) => c.service === 'dynamodb' && c.command === 'BatchGetItem' && (c.kind === 'warehouse' || c.kind.startsWith('accountHistory')));
+  const evaluation = enrich.scope.calls.filter(
+    (c) => c.service === 'dynamodb' && c.command === 'BatchGetItem' && (c.kind === 'warehouse' || c.kind.startsWith('accountHistory')),
+  );
   const others = enrich.scope.calls.filter((c) => !evaluation.includes(c));
   const statusKeys = keysOf(evaluation.filter((c) => c.kind === 'warehouse'));
   const historyKeys = keysOf(evaluation.filter((c) => c.kind !== 'warehouse'));
@@ -385,7 +454,11 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     value: enrich.ms / 1000 / evaluationFloorS,
     unit: '×',
     budget: { op: '<=', limit: LAUNCH_BARE_READS_X, text: `≤ ${LAUNCH_BARE_READS_X} × its bare reads` },
-    floor: { value: evaluationFloorS, unit: 's', what: 'the evaluation reads (warehouse accounts, history shards), bare, at the measured BatchGetItem rates' },
+    floor: {
+      value: evaluationFloorS,
+      unit: 's',
+      what: 'the evaluation reads (warehouse accounts, history shards), bare, at the measured BatchGetItem rates',
+    },
     extra: { 'history keys': n(historyKeys), 'warehouse keys': n(statusKeys) },
     note: 'issue #29: the launch reads its own accounts and the history shards they fall in (at most 4,096), nothing per prior campaign',
   });
@@ -407,7 +480,14 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     name: `DynamoDB calls of the whole enrich request, ${n(N)} accounts`,
     value: enrichDynamo.length,
     unit: 'calls',
-    extra: { 'by command': [...byCommand].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${n(v)}`).join(', '), RRU: round(dynamoUnits(enrichDynamo).rru, 0), WRU: round(dynamoUnits(enrichDynamo).wru, 0) },
+    extra: {
+      'by command': [...byCommand]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${n(v)}`)
+        .join(', '),
+      RRU: round(dynamoUnits(enrichDynamo).rru, 0),
+      WRU: round(dynamoUnits(enrichDynamo).wru, 0),
+    },
     note: 'every DynamoDB round trip of the launch (first read, lock, outcome manifest, evaluation, commit), reported only',
   });
   if (committedLate) {
@@ -447,7 +527,8 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
         cpu = cpuBetween(before, cpuSnapshot(stack));
         return;
       }
-      if (got.status !== 'enriching' || Date.now() > deadline) throw new Error(`The campaign is ${got.status} (${Math.round((Date.now() - deadline) / 1000 + 1200)} s after enrich)`);
+      if (got.status !== 'enriching' || Date.now() > deadline)
+        throw new Error(`The campaign is ${got.status} (${Math.round((Date.now() - deadline) / 1000 + 1200)} s after enrich)`);
       await new Promise((r) => setTimeout(r, 250));
     }
   });
@@ -465,7 +546,11 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     value: N / totalS,
     unit: 'accounts/s',
     budget: { op: '>=', limit: WORKFLOW_BUDGET_PER_S, text: `≥ ${n(WORKFLOW_BUDGET_PER_S)} accounts/s` },
-    floor: { value: N / (evaluationFloorS + findFloorS), unit: 'accounts/s', what: 'evaluation + FindContacts reads alone, bare, at the measured rates' },
+    floor: {
+      value: N / (evaluationFloorS + findFloorS),
+      unit: 'accounts/s',
+      what: 'evaluation + FindContacts reads alone, bare, at the measured rates',
+    },
     extra: {
       total: `${round(totalS, 1)} s`,
       'after the enrich response': `${round((enrichedAt - enrichAnswered) / 1000, 1)} s`,
@@ -492,14 +577,22 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     value: warehouseRru / N,
     unit: 'RRU',
     budget: { op: '<=', limit: WAREHOUSE_RRU_PER_ACCOUNT_BUDGET, text: `≤ ${WAREHOUSE_RRU_PER_ACCOUNT_BUDGET} RRU` },
-    extra: { 'keys read': n(keysOf(warehouseReads)), RRU: n(warehouseRru), 'launch warehouse RRU per account': round(dynamoUnits(evaluation.filter((c) => c.kind === 'warehouse')).rru / N, 2) },
+    extra: {
+      'keys read': n(keysOf(warehouseReads)),
+      RRU: n(warehouseRru),
+      'launch warehouse RRU per account': round(dynamoUnits(evaluation.filter((c) => c.kind === 'warehouse')).rru / N, 2),
+    },
     note: 'ConsumedCapacity of the warehouse BatchGetItem calls of the workflow until enriched: the contacts items only (the account items were read once, at launch)',
   });
 
   // FinishRecording (the account history: one rewrite per shard the eligible accounts fall in) runs after the status flips:
   // completion is done when the execution enters WaitForResultsExpiry.
   const scaleExecution = () => stack.executions.of(campaignId).at(-1);
-  await until('the workflow to reach WaitForResultsExpiry', () => scaleExecution()?.expiryWaitAt !== undefined || scaleExecution()?.ended === true, 10 * 60_000);
+  await until(
+    'the workflow to reach WaitForResultsExpiry',
+    () => scaleExecution()?.expiryWaitAt !== undefined || scaleExecution()?.ended === true,
+    10 * 60_000,
+  );
   const recordCalls = workflowScope.calls.filter((c) => c.kind.startsWith('accountHistory'));
   const shardWrites = recordCalls.filter((c) => c.kind === 'accountHistory:write');
   const recordUnits = dynamoUnits(recordCalls);
@@ -508,7 +601,12 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     name: `FinishRecording after enriched: the account history (${n(shardWrites.length)} shard PutItem for ${n(N)} accounts)`,
     value: span(recordCalls) / 1000,
     unit: 's',
-    extra: { 'WRU per account': round(recordUnits.wru / N, 3), 'RRU per account': round(recordUnits.rru / N, 3), calls: n(recordCalls.length), 'per-account records': n(stack.recordedAccounts() - recordedBefore) },
+    extra: {
+      'WRU per account': round(recordUnits.wru / N, 3),
+      'RRU per account': round(recordUnits.rru / N, 3),
+      calls: n(recordCalls.length),
+      'per-account records': n(stack.recordedAccounts() - recordedBefore),
+    },
     note: 'reported only; issue #29: below one write per account (per-account items cost 1 WRU each)',
   });
   results.note(
@@ -535,8 +633,16 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     name: `S3 bytes read by the workflow, ${n(N)}-account campaign`,
     value: s3ReadBytes / MB,
     unit: 'MB',
-    budget: { op: '<=', limit: (WORKFLOW_READ_BUDGET_X * listBytes) / MB, text: `≤ ${WORKFLOW_READ_BUDGET_X} × the list (${round(listBytes / MB, 2)} MB)` },
-    extra: { GetObject: n(s3Reads.length), 'per GetObject': `${round(s3ReadBytes / Math.max(1, s3Reads.length) / 1000, 1)} KB`, 'list bytes': `${n(listBytes)} (IDs joined by newlines)` },
+    budget: {
+      op: '<=',
+      limit: (WORKFLOW_READ_BUDGET_X * listBytes) / MB,
+      text: `≤ ${WORKFLOW_READ_BUDGET_X} × the list (${round(listBytes / MB, 2)} MB)`,
+    },
+    extra: {
+      GetObject: n(s3Reads.length),
+      'per GetObject': `${round(s3ReadBytes / Math.max(1, s3Reads.length) / 1000, 1)} KB`,
+      'list bytes': `${n(listBytes)} (IDs joined by newlines)`,
+    },
     note: 'GetObject response bytes (Content-Length) counted by the middleware on the S3 client of this process, which runs the workflow tasks, from StartExecution to WaitForResultsExpiry',
   });
 
@@ -562,7 +668,12 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     },
     stepFunctions: { transitions: (execution.transitionsBeforeExpiryWait ?? execution.transitions) + expiry.tailTransitions },
     lambda: [
-      { functionId: enrichFunction, memoryMb: memoryOf(enrichFunction), invocations: 1, cpuSeconds: enrich.scope.cpuSeconds ?? cpu.nodeCpuSeconds },
+      {
+        functionId: enrichFunction,
+        memoryMb: memoryOf(enrichFunction),
+        invocations: 1,
+        cpuSeconds: enrich.scope.cpuSeconds ?? cpu.nodeCpuSeconds,
+      },
       ...taskLambdaUse(execution),
       ...taskLambdaUse(expiry.execution, (state) => state === WORKFLOW_TASKS.expire.state),
     ],
@@ -570,7 +681,10 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   };
   const launchLines = costLines(launchUsage);
   // Per enriched account (docs/launch.md: accounts with results are charged), not per requested one.
-  const finalCampaign = expectOk(await post<{ results: { totalAccounts: number } | null }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
+  const finalCampaign = expectOk(
+    await post<{ results: { totalAccounts: number } | null }>(stack, PATHS.get, apiKey, { campaignId }),
+    'get',
+  );
   const enrichedAccounts = finalCampaign.results?.totalAccounts || N;
   const per1000 = scaleLines(launchLines, 1000 / enrichedAccounts);
   const per1000Total = totalOf(per1000);
@@ -581,7 +695,9 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     value: per1000Total,
     unit: '$',
     budget: { op: '<=', limit: COST_BUDGET_PER_1000, text: `≤ $${COST_BUDGET_PER_1000}` },
-    extra: Object.fromEntries(largest.map((line) => [line.item, `${dollars(line.dollars)} (${Math.round((line.dollars / per1000Total) * 100)} %)`])),
+    extra: Object.fromEntries(
+      largest.map((line) => [line.item, `${dollars(line.dollars)} (${Math.round((line.dollars / per1000Total) * 100)} %)`]),
+    ),
     note: `${PRICES.asOf}; the ${n(N)}-account campaign's counted usage × 1,000 / ${n(enrichedAccounts)} enriched`,
   });
   const bytesPerAccount = historyAccounts > 0 ? historyBytes / historyAccounts : 0;
@@ -611,14 +727,18 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `${expiry.tailTransitions} after it, measured on the expiry campaign); Lambda = the enrich call and every task invocation, GB-s = measured CPU-s ÷ vCPU share of the function's memory ` +
       `(infra/memory.ts) × memory, CPU-bound (waits on DynamoDB/S3 are not billed here; locally they are DynamoDB Local's); storage = ${n(storedAtCompletion.bytes)} bytes under the campaign's prefix at completion ` +
       `× the ${round(accessMonths, 2)}-month access period, plus the share the expiry campaign kept after ExpireResults (${round(leftFraction * 100, 1)} %) × 12 months (it is never deleted). ` +
-      'The account history\'s storage is stated apart (per million distinct accounts per month), never folded in. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.',
+      "The account history's storage is stated apart (per million distinct accounts per month), never folded in. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.",
   );
 
   // The per-account outcomes (docs/launch.md#per-account-outcomes) of the completed campaign: the export below must carry the same counts.
-  const outcomesReply = await post<{ summary: Record<'invalid' | 'recently_enriched' | 'crm_excluded' | 'pending' | 'found' | 'not_found', number> }>(stack, PATHS.accounts, apiKey, { campaignId, limit: 1 });
+  const outcomesReply = await post<{
+    summary: Record<'invalid' | 'recently_enriched' | 'crm_excluded' | 'pending' | 'found' | 'not_found', number>;
+  }>(stack, PATHS.accounts, apiKey, { campaignId, limit: 1 });
   const outcomeSummary = expectOk(outcomesReply, 'accounts').summary;
   if (outcomeSummary.pending !== 0 || outcomeSummary.found + outcomeSummary.not_found !== N) {
-    throw new Error(`The per-account outcomes of the completed campaign are ${JSON.stringify(outcomeSummary)}; expected ${N} found or not_found, none pending`);
+    throw new Error(
+      `The per-account outcomes of the completed campaign are ${JSON.stringify(outcomeSummary)}; expected ${N} found or not_found, none pending`,
+    );
   }
 
   // 4. Export, in the bundled Lambda's own process.
@@ -632,11 +752,19 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
   snap = cpuSnapshot(stack);
   const s3Before = stack.s3Requests.length;
   // As deployed (no profiler, no source maps: the CPU-seconds and RSS budgets are the function's); `--profile` adds the CPU profile.
-  const child = await runExportLambda({ bundle, apiKey, campaignId, ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}) });
+  const child = await runExportLambda({
+    bundle,
+    apiKey,
+    campaignId,
+    ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}),
+  });
   cpu = cpuBetween(snap, cpuSnapshot(stack));
   const exportS3 = stack.s3Requests.slice(s3Before);
   const { outcome } = child;
-  const envelope = JSON.parse(outcome.body) as { data: { url: string; rows: { accounts: number; contacts: number } } | null; error: { code: string } | null };
+  const envelope = JSON.parse(outcome.body) as {
+    data: { url: string; rows: { accounts: number; contacts: number } } | null;
+    error: { code: string } | null;
+  };
   // An export that outlives the 29 s API limit answers 500 (middy's timeout): report it as measured, with the handler's log.
   let delivered: { rows: { accounts: number; contacts: number }; bytes: number; downloadS: number } | undefined;
   if (outcome.statusCode === 200 && envelope.data) {
@@ -652,7 +780,9 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
     }
     const downloadS = (performance.now() - t) / 1000;
     if (rows.accounts !== N || rows.contacts !== N * C || lines !== N * C + 1) {
-      throw new Error(`The export has ${rows.accounts} accounts, ${rows.contacts} contact rows and ${lines} lines; expected ${N}, ${N * C} and ${N * C + 1}`);
+      throw new Error(
+        `The export has ${rows.accounts} accounts, ${rows.contacts} contact rows and ${lines} lines; expected ${N}, ${N * C} and ${N * C + 1}`,
+      );
     }
     // Every account the outcomes call found or not_found is in the file, and accounts with a contact row are the `found` ones (every account here has C contacts).
     if (rows.accounts !== outcomeSummary.found + outcomeSummary.not_found || outcomeSummary.found !== N) {
@@ -745,12 +875,16 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       'cost',
       `Counted: S3 requests as s3rver served them during the export process's call (${put} PUT/POST/LIST class, ${get} GET/HEAD class; the export runs in a child process, so they are counted at the server, ` +
         `by Node's http diagnostics channel), plus the client's one download; DynamoDB units of an in-process export of the expiry campaign (the export reads the same items whatever the size); ` +
-        'Lambda GB-s = the export process\'s CPU-s ÷ vCPU share × memory.',
+        "Lambda GB-s = the export process's CPU-s ÷ vCPU share × memory.",
     );
   }
   const profileFile = path.join(profileDir, 'export.cpuprofile');
-  const exportSummary = existsSync(profileFile) ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { [`file://${bundle}`]: `${bundle}.map` }) : undefined;
-  const exportProfile = exportSummary ? `${formatTop(exportSummary, 12)}. Heaviest source lines: ${formatTopFrames(exportSummary, 10)}` : 'not profiled (run with --profile)';
+  const exportSummary = existsSync(profileFile)
+    ? summarizeProfile(JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile, { [`file://${bundle}`]: `${bundle}.map` })
+    : undefined;
+  const exportProfile = exportSummary
+    ? `${formatTop(exportSummary, 12)}. Heaviest source lines: ${formatTopFrames(exportSummary, 10)}`
+    : 'not profiled (run with --profile)';
   results.note(
     exportGroup,
     `The export Lambda's process used ${round(outcome.cpuMs / 1000, 1)} CPU-s in its ${round(outcome.handlerMs / 1000, 1)} s call; meanwhile this process (s3rver receiving the multipart upload) ` +
@@ -764,21 +898,33 @@ export async function runScale(results: Results, stack: BenchStack, options: { a
       `. Cause (memory): at the largest sample the V8 heap held ${round(toMB(outcome.atPeakMiB.heapUsed), 0)} MB used of ${round(toMB(outcome.atPeakMiB.heapTotal), 0)} MB ` +
       `and buffers outside the heap ${round(toMB(outcome.atPeakMiB.external), 0)} MB, over ${round(toMB(outcome.rssAfterImportMiB), 0)} MB after the import (npm run bench:export prints RSS once a second: flat after the first seconds).`,
   );
-  results.note(exportGroup, `The export process: \`node bench/children/export-lambda.mjs\` as deployed (NODE_OPTIONS of infra/memory.ts, no profiler unless --profile, no source maps), importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`);
+  results.note(
+    exportGroup,
+    `The export process: \`node bench/children/export-lambda.mjs\` as deployed (NODE_OPTIONS of infra/memory.ts, no profiler unless --profile, no source maps), importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`,
+  );
 
   // CPU-seconds per invocation of each function kind at this scale, and what they mean on Lambda at the configured memory (docs/deploy.md "Memory").
   const fnGroup = 'function time on Lambda';
   const invocations = stack.ledger.invocations.slice(ledgerFrom);
   const kinds = [...new Set(invocations.map((i) => i.kind))];
-  results.note(fnGroup, `CPU-seconds per invocation during this module (${n(N)}-account campaign; processor-sharing attribution of this process's CPU to the invocations in flight, bench/lib/meter.ts — an upper bound, as the local HTTP server, Step Functions runner and s3rver share the process), and the seconds on Lambda at the configured memory = CPU-s ÷ (memory ÷ ${1769} MB):`);
+  results.note(
+    fnGroup,
+    `CPU-seconds per invocation during this module (${n(N)}-account campaign; processor-sharing attribution of this process's CPU to the invocations in flight, bench/lib/meter.ts — an upper bound, as the local HTTP server, Step Functions runner and s3rver share the process), and the seconds on Lambda at the configured memory = CPU-s ÷ (memory ÷ ${1769} MB):`,
+  );
   results.note(fnGroup, '| function | memory MB | invocations | CPU-s mean | CPU-s max | Lambda s max at memory | GB-s total |');
   results.note(fnGroup, '|---|---:|---:|---:|---:|---:|---:|');
-  const rowsOf = [...kinds.map((kind) => ({ kind, cpus: invocations.filter((i) => i.kind === kind).map((i) => i.cpuSeconds) })), { kind: `${exportFunction} (its own process, ${n(N * C)} rows)`, cpus: [exportCpuS] }];
+  const rowsOf = [
+    ...kinds.map((kind) => ({ kind, cpus: invocations.filter((i) => i.kind === kind).map((i) => i.cpuSeconds) })),
+    { kind: `${exportFunction} (its own process, ${n(N * C)} rows)`, cpus: [exportCpuS] },
+  ];
   for (const { kind, cpus } of rowsOf) {
-    const memory = memoryOf(kind.split(" ")[0]!);
+    const memory = memoryOf(kind.split(' ')[0]!);
     const max = Math.max(...cpus);
     const total = cpus.reduce((a, b) => a + b, 0);
-    results.note(fnGroup, `| ${kind} | ${memory} | ${n(cpus.length)} | ${round(total / cpus.length, 4)} | ${round(max, 3)} | ${round(lambdaSeconds(max, memory), 2)} | ${round(lambdaSeconds(total, memory) * (memory / 1024), 2)} |`);
+    results.note(
+      fnGroup,
+      `| ${kind} | ${memory} | ${n(cpus.length)} | ${round(total / cpus.length, 4)} | ${round(max, 3)} | ${round(lambdaSeconds(max, memory), 2)} | ${round(lambdaSeconds(total, memory) * (memory / 1024), 2)} |`,
+    );
   }
   for (const kind of ['CampaignsEnrich', 'CampaignsCreate']) {
     const cpus = invocations.filter((i) => i.kind === kind).map((i) => i.cpuSeconds);

@@ -24,8 +24,20 @@ export async function runSustained(results: Results, stack: BenchStack, options:
   });
   const cpu = cpuBetween(before, cpuSnapshot(stack));
   const name = `get, 32 connections, ${options.seconds} s`;
-  results.add({ group, name: `${name}: throughput`, value: result.requests.average, unit: 'req/s', extra: { total: result.requests.total } });
-  results.add({ group, name: `${name}: latency p99`, value: result.latency.p99, unit: 'ms', extra: { p50: `${result.latency.p50} ms`, p90: `${result.latency.p90} ms`, max: `${result.latency.max} ms` } });
+  results.add({
+    group,
+    name: `${name}: throughput`,
+    value: result.requests.average,
+    unit: 'req/s',
+    extra: { total: result.requests.total },
+  });
+  results.add({
+    group,
+    name: `${name}: latency p99`,
+    value: result.latency.p99,
+    unit: 'ms',
+    extra: { p50: `${result.latency.p50} ms`, p90: `${result.latency.p90} ms`, max: `${result.latency.max} ms` },
+  });
   results.add({
     group,
     name: `${name}: non-2xx + errors + timeouts`,

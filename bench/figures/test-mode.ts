@@ -34,13 +34,16 @@ export async function runTestMode(results: Results, stack: BenchStack, options: 
   const live = await benchOrganization('Bench test mode', 0);
   const testKey = await apiKeys().create((await organizations().testTwin(live.organizationId)).id);
   const ids = Array.from({ length: N }, (_, i) => (i % 10 === 9 ? `test_nocontacts_${i}` : `test_found_${i}`));
-  const campaignId = expectOk(await post<{ id: string }>(stack, PATHS.create, testKey, JSON.stringify({ name: `Test mode ${n(N)}`, accountIds: ids })), 'create').id;
+  const campaignId = expectOk(
+    await post<{ id: string }>(stack, PATHS.create, testKey, JSON.stringify({ name: `Test mode ${n(N)}`, accountIds: ids })),
+    'create',
+  ).id;
 
   const started = performance.now();
   const enrich = await postCounted<{ status: string }>(stack, PATHS.enrich, testKey, { campaignId });
   if (enrich.status !== 200) throw new Error(`enrich answered ${enrich.status} ${JSON.stringify(enrich.error)}`);
   let enrichedAt = 0;
-  for (const deadline = Date.now() + 10 * 60_000; ; ) {
+  for (const deadline = Date.now() + 10 * 60_000; ;) {
     const got = expectOk(await post<{ status: string }>(stack, PATHS.get, testKey, { campaignId }), 'get');
     if (got.status === 'enriched') {
       enrichedAt = performance.now();
@@ -50,7 +53,7 @@ export async function runTestMode(results: Results, stack: BenchStack, options: 
     await new Promise((r) => setTimeout(r, 100));
   }
   const execution = () => stack.executions.of(campaignId).at(-1);
-  for (const deadline = Date.now() + 5 * 60_000; execution()?.expiryWaitAt === undefined && !execution()?.ended; ) {
+  for (const deadline = Date.now() + 5 * 60_000; execution()?.expiryWaitAt === undefined && !execution()?.ended;) {
     if (Date.now() > deadline) throw new Error('The test campaign never reached WaitForResultsExpiry');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -67,7 +70,9 @@ export async function runTestMode(results: Results, stack: BenchStack, options: 
     extra: { 'enrich response': `${round(enrich.ms / 1000, 2)} s`, 'accounts/s': n(N / ((enrichedAt - started) / 1000)) },
     note: 'the same state machine and batch size as live; the test warehouse is computed from the IDs',
   });
-  const sourceReads = calls.filter((c) => c.kind === 'warehouse' || c.kind.startsWith('accountHistory') || c.kind === 'recency' || c.kind === 'crm');
+  const sourceReads = calls.filter(
+    (c) => c.kind === 'warehouse' || c.kind.startsWith('accountHistory') || c.kind === 'recency' || c.kind === 'crm',
+  );
   results.add({
     group,
     name: 'warehouse and account-history reads of the test run',
@@ -83,7 +88,10 @@ export async function runTestMode(results: Results, stack: BenchStack, options: 
     // Result parts are stored for the test access period (1 hour by default): storage is negligible and left out.
     s3: { putClass: s3.put, getClass: s3.get, storedByteMonths: 0, transferOutBytes: 0 },
     stepFunctions: { transitions: meter.transitionsBeforeExpiryWait ?? meter.transitions },
-    lambda: [{ functionId: 'CampaignsEnrich', memoryMb: memoryOf('CampaignsEnrich'), invocations: 1, cpuSeconds: enrich.scope.cpuSeconds ?? 0 }, ...taskLambdaUse(meter)],
+    lambda: [
+      { functionId: 'CampaignsEnrich', memoryMb: memoryOf('CampaignsEnrich'), invocations: 1, cpuSeconds: enrich.scope.cpuSeconds ?? 0 },
+      ...taskLambdaUse(meter),
+    ],
     apiGateway: { requests: 1 },
   };
   const per1000 = scaleLines(costLines(usage), 1000 / N);
@@ -95,7 +103,9 @@ export async function runTestMode(results: Results, stack: BenchStack, options: 
     value: total,
     unit: '$',
     budget: { op: '<=', limit: COST_BUDGET_PER_1000, text: `≤ $${COST_BUDGET_PER_1000} (the live budget)` },
-    extra: Object.fromEntries(largest.map((line) => [line.item, `${dollars(line.dollars)} (${Math.round((line.dollars / Math.max(total, 1e-12)) * 100)} %)`])),
+    extra: Object.fromEntries(
+      largest.map((line) => [line.item, `${dollars(line.dollars)} (${Math.round((line.dollars / Math.max(total, 1e-12)) * 100)} %)`]),
+    ),
     note: `${PRICES.asOf}; counted as the scale module counts a live campaign, less the warehouse and history reads and the 30-day storage`,
   });
   results.note(group, `Per 1,000 test accounts enriched, from the ${n(N)}-account test campaign (${PRICES.asOf}):`);

@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { BenchStack, Scope } from './stack';
 import { describeOrganizationOperation } from '../../lib/organizations/schema';
-import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../../lib/campaigns/schema';
+import {
+  createCampaignOperation,
+  enrichCampaignOperation,
+  getCampaignOperation,
+  listCampaignsOperation,
+  updateCampaignOperation,
+} from '../../lib/campaigns/schema';
 import { exportCampaignOperation } from '../../lib/exports/schema';
 import { campaignAccountsOperation, quoteCampaignOperation } from '../../lib/enrichment/schema';
 
@@ -18,7 +24,13 @@ export interface Reply<T = any> {
 }
 
 /** POSTs a JSON body with the API key; throws on a transport failure only. */
-export async function post<T = any>(stack: Pick<BenchStack, 'apiUrl'>, path: string, apiKey: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+export async function post<T = any>(
+  stack: Pick<BenchStack, 'apiUrl'>,
+  path: string,
+  apiKey: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply<T>> {
   const started = performance.now();
   const response = await fetch(`${stack.apiUrl}${path}`, {
     method: 'POST',
@@ -30,7 +42,12 @@ export async function post<T = any>(stack: Pick<BenchStack, 'apiUrl'>, path: str
 }
 
 /** POSTs and returns the round trips the server made for this request. */
-export async function postCounted<T = any>(stack: BenchStack, path: string, apiKey: string, body: unknown): Promise<Reply<T> & { scope: Scope }> {
+export async function postCounted<T = any>(
+  stack: BenchStack,
+  path: string,
+  apiKey: string,
+  body: unknown,
+): Promise<Reply<T> & { scope: Scope }> {
   const id = randomUUID();
   const reply = await post<T>(stack, path, apiKey, body, { 'x-bench-id': id });
   const scope = stack.takeScope(id);

@@ -25,10 +25,26 @@ export { PROJECT_ROOT };
  * does not know throws, so the bench cannot silently build something CDK does not.
  */
 export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
-  const known = new Set(['format', 'target', 'mainFields', 'banner', 'minify', 'keepNames', 'sourceMap', 'sourcesContent', 'bundleAwsSDK', 'externalModules', 'forceDockerBundling', 'esbuildArgs', 'define']);
+  const known = new Set([
+    'format',
+    'target',
+    'mainFields',
+    'banner',
+    'minify',
+    'keepNames',
+    'sourceMap',
+    'sourcesContent',
+    'bundleAwsSDK',
+    'externalModules',
+    'forceDockerBundling',
+    'esbuildArgs',
+    'define',
+  ]);
   const unknown = Object.keys(bundling).filter((key) => !known.has(key));
-  if (unknown.length) throw new Error(`bench/lib/bundle.ts does not translate the bundling option(s) ${unknown.join(', ')}: add them to esbuildOptionsOf`);
-  if (!bundling.bundleAwsSDK || (bundling.externalModules?.length ?? 0) > 0) throw new Error('esbuildOptionsOf expects bundleAwsSDK: true and no externalModules');
+  if (unknown.length)
+    throw new Error(`bench/lib/bundle.ts does not translate the bundling option(s) ${unknown.join(', ')}: add them to esbuildOptionsOf`);
+  if (!bundling.bundleAwsSDK || (bundling.externalModules?.length ?? 0) > 0)
+    throw new Error('esbuildOptionsOf expects bundleAwsSDK: true and no externalModules');
   const alias: Record<string, string> = {};
   for (const [key, value] of Object.entries(bundling.esbuildArgs ?? {})) {
     const match = /^--alias:(.+)$/.exec(key);
@@ -90,14 +106,21 @@ export interface BundleVariation {
 }
 
 /** Builds one bundle to `<outDir>/<name>/index.mjs`, from an entry file or from source text. */
-export async function buildBundle(name: string, source: { entry: string } | { contents: string }, outDir: string, variation: BundleVariation = {}): Promise<BuiltBundle> {
+export async function buildBundle(
+  name: string,
+  source: { entry: string } | { contents: string },
+  outDir: string,
+  variation: BundleVariation = {},
+): Promise<BuiltBundle> {
   const dir = path.join(outDir, name);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'index.mjs');
   const result = await build({
     ...CDK_BUNDLE_OPTIONS,
     absWorkingDir: PROJECT_ROOT,
-    ...('entry' in source ? { entryPoints: [path.join(PROJECT_ROOT, source.entry)] } : { stdin: { contents: source.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
+    ...('entry' in source
+      ? { entryPoints: [path.join(PROJECT_ROOT, source.entry)] }
+      : { stdin: { contents: source.contents, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: `${name}.ts` } }),
     outfile: file,
     metafile: true,
     // The deployed bundles have no map; the bench writes one beside index.mjs without
@@ -140,7 +163,11 @@ export function lambdaEnvironment(sourceMaps: boolean): NodeJS.ProcessEnv {
 export async function importProfile(file: string, env: NodeJS.ProcessEnv, dir: string, name: string): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const script = `await import(${JSON.stringify(`file://${file}`)});`;
-  await run(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, '--cpu-prof-name', name, '--input-type=module', '-e', script], { env, cwd: path.dirname(file) });
+  await run(
+    process.execPath,
+    ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', dir, '--cpu-prof-name', name, '--input-type=module', '-e', script],
+    { env, cwd: path.dirname(file) },
+  );
   return path.join(dir, name);
 }
 

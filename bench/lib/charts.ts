@@ -75,21 +75,46 @@ export function latencySpec(rows: ReturnType<typeof latencyRows>): TopLevelSpec 
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: 'Warm latency per operation against the bare GetItem floor',
-      subtitle: ['bars: p50 · red ticks: p99 · green dashed: bare GetItem p50 (the floor, same run; list: its own Query, bare) · orange ticks: budget (the issue\'s ratio × floor, handler in-process at c=1)', 'one panel per number of concurrent clients and way of calling (handler in-process; through the local HTTP server), each with its own scale'],
+      subtitle: [
+        "bars: p50 · red ticks: p99 · green dashed: bare GetItem p50 (the floor, same run; list: its own Query, bare) · orange ticks: budget (the issue's ratio × floor, handler in-process at c=1)",
+        'one panel per number of concurrent clients and way of calling (handler in-process; through the local HTTP server), each with its own scale',
+      ],
       anchor: 'start',
     },
     data: { values: rows },
-    facet: { row: { field: 'concurrency', type: 'nominal', title: null, sort: ['c=1 handler in-process', 'c=1', 'c=1 via local HTTP server', 'c=16', 'c=16 via local HTTP server'] } },
+    facet: {
+      row: {
+        field: 'concurrency',
+        type: 'nominal',
+        title: null,
+        sort: ['c=1 handler in-process', 'c=1', 'c=1 via local HTTP server', 'c=16', 'c=16 via local HTTP server'],
+      },
+    },
     resolve: { scale: { x: 'independent' } },
     spec: {
       width: 560,
       height: { step: 26 },
       layer: [
-        { mark: { type: 'bar', color: COLORS.measured, height: 16 }, encoding: { y: operation, x: { field: 'p50', type: 'quantitative', title: 'ms' } } },
-        { mark: { type: 'tick', color: COLORS.p99, thickness: 2, size: 18 }, encoding: { y: operation, x: { field: 'p99', type: 'quantitative' } } },
-        { mark: { type: 'rule', color: COLORS.floor, strokeDash: [5, 3], strokeWidth: 2 }, encoding: { x: { aggregate: 'max', field: 'floor', type: 'quantitative' } } },
-        { mark: { type: 'tick', color: COLORS.budget, thickness: 3, size: 22 }, encoding: { y: operation, x: { field: 'budget', type: 'quantitative' } } },
-        { mark: { type: 'text', align: 'left', dx: 4, fontSize: 10 }, encoding: { y: operation, x: { field: 'p50', type: 'quantitative' }, text: { field: 'label' } } },
+        {
+          mark: { type: 'bar', color: COLORS.measured, height: 16 },
+          encoding: { y: operation, x: { field: 'p50', type: 'quantitative', title: 'ms' } },
+        },
+        {
+          mark: { type: 'tick', color: COLORS.p99, thickness: 2, size: 18 },
+          encoding: { y: operation, x: { field: 'p99', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'rule', color: COLORS.floor, strokeDash: [5, 3], strokeWidth: 2 },
+          encoding: { x: { aggregate: 'max', field: 'floor', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'tick', color: COLORS.budget, thickness: 3, size: 22 },
+          encoding: { y: operation, x: { field: 'budget', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 4, fontSize: 10 },
+          encoding: { y: operation, x: { field: 'p50', type: 'quantitative' }, text: { field: 'label' } },
+        },
       ],
     },
     config: CONFIG,
@@ -125,7 +150,10 @@ export function scaleSpec(points: readonly ScalePoint[]): TopLevelSpec {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: 'Launch, workflow and export against the campaign size',
-      subtitle: [`campaign sizes (run date): ${sizes}`, `${points[0]?.contactsPerAccount ?? 10} contacts per account; each size measured in its own run`],
+      subtitle: [
+        `campaign sizes (run date): ${sizes}`,
+        `${points[0]?.contactsPerAccount ?? 10} contacts per account; each size measured in its own run`,
+      ],
       anchor: 'start',
     },
     data: { values: scaleRows(points) },
@@ -136,7 +164,13 @@ export function scaleSpec(points: readonly ScalePoint[]): TopLevelSpec {
       width: 300,
       height: 190,
       encoding: {
-        x: { field: 'accounts', type: 'quantitative', title: 'accounts in the campaign', scale: { domain: [0, maxAccounts * 1.05] }, axis: { format: '~s' } },
+        x: {
+          field: 'accounts',
+          type: 'quantitative',
+          title: 'accounts in the campaign',
+          scale: { domain: [0, maxAccounts * 1.05] },
+          axis: { format: '~s' },
+        },
         y: { field: 'value', type: 'quantitative', title: null, scale: { zero: true } },
         color: {
           field: 'series',
@@ -145,7 +179,19 @@ export function scaleSpec(points: readonly ScalePoint[]): TopLevelSpec {
           scale: { domain: ['measured', 'floor (same run)', 'budget'], range: [COLORS.measured, COLORS.floor, COLORS.budget] },
           legend: { orient: 'top', direction: 'horizontal' },
         },
-        strokeDash: { field: 'series', type: 'nominal', title: null, scale: { domain: ['measured', 'floor (same run)', 'budget'], range: [[1, 0], [5, 3], [2, 2]] } },
+        strokeDash: {
+          field: 'series',
+          type: 'nominal',
+          title: null,
+          scale: {
+            domain: ['measured', 'floor (same run)', 'budget'],
+            range: [
+              [1, 0],
+              [5, 3],
+              [2, 2],
+            ],
+          },
+        },
       },
       layer: [{ mark: { type: 'line', strokeWidth: 2 } }, { mark: { type: 'point', filled: true, size: 50 } }],
     },
@@ -181,7 +227,7 @@ export async function writeCharts({ dir, scalePointsFile }: ChartOptions): Promi
       `![Warm latency per operation against the bare GetItem floor](${CHART_FILES.latency})`,
       '',
       ...wrap(
-        'Warm latency of each operation (p50 bars, p99 ticks) beside the bare GetItem floor (list: its own Query, bare) and the budget (the issue\'s ratio × floor) measured in the same run: the handlers invoked in-process at c=1 (budgeted), and through the local HTTP server at 1 and 16 concurrent clients (reported); the table below has the figures.',
+        "Warm latency of each operation (p50 bars, p99 ticks) beside the bare GetItem floor (list: its own Query, bare) and the budget (the issue's ratio × floor) measured in the same run: the handlers invoked in-process at c=1 (budgeted), and through the local HTTP server at 1 and 16 concurrent clients (reported); the table below has the figures.",
       ),
       '',
     );

@@ -56,13 +56,21 @@ export interface RateLoadResult {
 
 /** Runs the load client open loop (bench/children/load-client.mjs `rate`): `rate` requests/s for `seconds`, at most `concurrency` in flight. */
 export async function runRateLoad(load: HttpLoad & { rate: number; seconds: number; concurrency: number }): Promise<RateLoadResult> {
-  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], {
+    cwd: PROJECT_ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as RateLoadResult;
 }
 
 /** Runs the closed-loop load client (bench/children/load-client.mjs). */
-export async function runLoadClient(load: (HttpLoad | GetItemLoad | QueryLoad) & { concurrency: number; requests: number; warmup: number }): Promise<LoadResult> {
-  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], { cwd: PROJECT_ROOT, maxBuffer: 16 * 1024 * 1024 });
+export async function runLoadClient(
+  load: (HttpLoad | GetItemLoad | QueryLoad) & { concurrency: number; requests: number; warmup: number },
+): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, [path.join(CHILDREN, 'load-client.mjs'), JSON.stringify(load)], {
+    cwd: PROJECT_ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult;
   if (result.errors > 0) throw new Error(`Load client: ${result.errors} transport errors, first: ${result.firstError}`);
   return result;
@@ -80,9 +88,27 @@ export interface AutocannonResult {
 }
 
 /** Runs the autocannon CLI (node_modules/autocannon) with JSON output. */
-export async function runAutocannon(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; body: string }): Promise<AutocannonResult> {
+export async function runAutocannon(options: {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers: Record<string, string>;
+  body: string;
+}): Promise<AutocannonResult> {
   const cli = path.join(PROJECT_ROOT, 'node_modules/autocannon/autocannon.js');
-  const args = [cli, '--json', '--no-progress', '-c', String(options.connections), '-d', String(options.seconds), '-m', 'POST', '-b', options.body];
+  const args = [
+    cli,
+    '--json',
+    '--no-progress',
+    '-c',
+    String(options.connections),
+    '-d',
+    String(options.seconds),
+    '-m',
+    'POST',
+    '-b',
+    options.body,
+  ];
   for (const [name, value] of Object.entries(options.headers)) args.push('-H', `${name}=${value}`);
   args.push(options.url);
   const { stdout } = await run(process.execPath, args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
@@ -131,10 +157,20 @@ export async function runExportLambda(options: {
   });
   const { nodeOptionsOf } = await import('../../infra/memory');
   const nodeOptions = nodeOptionsOf('CampaignsExport');
-  const profilerArgs = options.profile ? ['--cpu-prof', '--cpu-prof-dir', options.profile.dir, '--cpu-prof-name', options.profile.name] : [];
-  const child = await run(process.execPath, [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event })], {
-    env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return { outcome: JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ExportLambdaOutcome, stdout: child.stdout, stderr: child.stderr };
+  const profilerArgs = options.profile
+    ? ['--cpu-prof', '--cpu-prof-dir', options.profile.dir, '--cpu-prof-name', options.profile.name]
+    : [];
+  const child = await run(
+    process.execPath,
+    [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event })],
+    {
+      env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return {
+    outcome: JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ExportLambdaOutcome,
+    stdout: child.stdout,
+    stderr: child.stderr,
+  };
 }

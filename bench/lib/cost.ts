@@ -99,15 +99,45 @@ export function costLines(usage: Usage): CostLine[] {
   return [
     { item: 'DynamoDB read request units', quantity: usage.dynamodb.rru, unit: 'RRU', dollars: usage.dynamodb.rru * PRICES.dynamodbRru },
     { item: 'DynamoDB write request units', quantity: usage.dynamodb.wru, unit: 'WRU', dollars: usage.dynamodb.wru * PRICES.dynamodbWru },
-    { item: 'DynamoDB storage', quantity: (usage.dynamodb.storedByteMonths ?? 0) / GB, unit: 'GB-months', dollars: ((usage.dynamodb.storedByteMonths ?? 0) / GB) * PRICES.dynamodbGbMonth },
-    { item: 'S3 PUT/COPY/POST/LIST requests', quantity: usage.s3.putClass, unit: 'requests', dollars: usage.s3.putClass * PRICES.s3PutClass },
+    {
+      item: 'DynamoDB storage',
+      quantity: (usage.dynamodb.storedByteMonths ?? 0) / GB,
+      unit: 'GB-months',
+      dollars: ((usage.dynamodb.storedByteMonths ?? 0) / GB) * PRICES.dynamodbGbMonth,
+    },
+    {
+      item: 'S3 PUT/COPY/POST/LIST requests',
+      quantity: usage.s3.putClass,
+      unit: 'requests',
+      dollars: usage.s3.putClass * PRICES.s3PutClass,
+    },
     { item: 'S3 GET/HEAD requests', quantity: usage.s3.getClass, unit: 'requests', dollars: usage.s3.getClass * PRICES.s3GetClass },
-    { item: 'S3 storage', quantity: usage.s3.storedByteMonths / GB, unit: 'GB-months', dollars: (usage.s3.storedByteMonths / GB) * PRICES.s3GbMonth },
-    { item: 'data transfer out (download)', quantity: usage.s3.transferOutBytes / GB, unit: 'GB', dollars: (usage.s3.transferOutBytes / GB) * PRICES.transferOutGb },
-    { item: 'Step Functions state transitions', quantity: usage.stepFunctions.transitions, unit: 'transitions', dollars: usage.stepFunctions.transitions * PRICES.stepFunctionsTransition },
+    {
+      item: 'S3 storage',
+      quantity: usage.s3.storedByteMonths / GB,
+      unit: 'GB-months',
+      dollars: (usage.s3.storedByteMonths / GB) * PRICES.s3GbMonth,
+    },
+    {
+      item: 'data transfer out (download)',
+      quantity: usage.s3.transferOutBytes / GB,
+      unit: 'GB',
+      dollars: (usage.s3.transferOutBytes / GB) * PRICES.transferOutGb,
+    },
+    {
+      item: 'Step Functions state transitions',
+      quantity: usage.stepFunctions.transitions,
+      unit: 'transitions',
+      dollars: usage.stepFunctions.transitions * PRICES.stepFunctionsTransition,
+    },
     { item: 'Lambda requests', quantity: lambdaRequests, unit: 'requests', dollars: lambdaRequests * PRICES.lambdaRequest },
     { item: 'Lambda duration (arm64)', quantity: lambdaGbS, unit: 'GB-s', dollars: lambdaGbS * PRICES.lambdaGbSecondArm },
-    { item: 'API Gateway HTTP API requests', quantity: usage.apiGateway.requests, unit: 'requests', dollars: usage.apiGateway.requests * PRICES.httpApiRequest },
+    {
+      item: 'API Gateway HTTP API requests',
+      quantity: usage.apiGateway.requests,
+      unit: 'requests',
+      dollars: usage.apiGateway.requests * PRICES.httpApiRequest,
+    },
   ];
 }
 
@@ -115,7 +145,8 @@ export function costLines(usage: Usage): CostLine[] {
 export const totalOf = (lines: readonly CostLine[]) => lines.reduce((sum, line) => sum + line.dollars, 0);
 
 /** Every line multiplied by `factor` (e.g. 1,000 / N for "per 1,000 accounts"). */
-export const scaleLines = (lines: readonly CostLine[], factor: number): CostLine[] => lines.map((line) => ({ ...line, quantity: line.quantity * factor, dollars: line.dollars * factor }));
+export const scaleLines = (lines: readonly CostLine[], factor: number): CostLine[] =>
+  lines.map((line) => ({ ...line, quantity: line.quantity * factor, dollars: line.dollars * factor }));
 
 /** `$0.000123` with enough digits for sub-cent figures. */
 export const dollars = (value: number) => `$${value.toPrecision(3)}`;
@@ -125,8 +156,11 @@ export function costTable(lines: readonly CostLine[]): string[] {
   const total = totalOf(lines);
   const rows = ['| line item | quantity | dollars | share |', '|---|---:|---:|---:|'];
   for (const line of lines) {
-    const quantity = line.quantity >= 100 ? Math.round(line.quantity).toLocaleString('en-US') : Number(line.quantity.toPrecision(3)).toString();
-    rows.push(`| ${line.item} | ${quantity} ${line.unit} | ${dollars(line.dollars)} | ${total > 0 ? Math.round((line.dollars / total) * 100) : 0} % |`);
+    const quantity =
+      line.quantity >= 100 ? Math.round(line.quantity).toLocaleString('en-US') : Number(line.quantity.toPrecision(3)).toString();
+    rows.push(
+      `| ${line.item} | ${quantity} ${line.unit} | ${dollars(line.dollars)} | ${total > 0 ? Math.round((line.dollars / total) * 100) : 0} % |`,
+    );
   }
   rows.push(`| **total** | | **${dollars(total)}** | |`);
   return rows;

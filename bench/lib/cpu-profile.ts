@@ -59,7 +59,11 @@ export function summarizeProfile(profile: CpuProfile, maps: Record<string, strin
       owner = functionName.startsWith('(') ? functionName : '(native)';
       frame = functionName || owner;
     } else if (sourceMaps.has(url)) {
-      const entry = sourceMaps.get(url)!.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number; name?: string };
+      const entry = sourceMaps.get(url)!.findEntry(lineNumber, columnNumber) as {
+        originalSource?: string;
+        originalLine?: number;
+        name?: string;
+      };
       owner = entry.originalSource ? ownerOf(entry.originalSource) : '(bundle, unmapped)';
       frame = entry.originalSource ? `${shortSource(entry.originalSource)}:${(entry.originalLine ?? 0) + 1}` : owner;
     } else {

@@ -54,7 +54,12 @@ export function benchAccount(accountId: string, index: number, contacts: number)
  * DynamoDB Local answers each batch slowly but serves many at once.
  * @returns their IDs.
  */
-export async function importBenchAccounts(prefix: string, count: number, contacts: number, options: { chunk?: number; parallel?: number } = {}): Promise<string[]> {
+export async function importBenchAccounts(
+  prefix: string,
+  count: number,
+  contacts: number,
+  options: { chunk?: number; parallel?: number } = {},
+): Promise<string[]> {
   const chunk = options.chunk ?? 1_000;
   const ids = Array.from({ length: count }, (_, i) => `${prefix}_${String(i).padStart(6, '0')}`);
   let next = 0;
@@ -74,8 +79,17 @@ export const BENCH_REQUEST_LIMIT = 100_000_000;
 
 /** A fresh organization and its API key; its request rate raised to {@link BENCH_REQUEST_LIMIT} (its requests are still counted). */
 export async function benchOrganization(name: string, credits = 1_000_000, ceiling = 1_000_000) {
-  const { organization, apiKey } = await organizations().create({ name, smbCredits: credits, researchAgentCredits: 0, maxEnrichingAccounts: ceiling });
-  await limits().setLimits(organization.id, { requests: BENCH_REQUEST_LIMIT, exportsPerHour: BENCH_REQUEST_LIMIT, uploadsPerHour: BENCH_REQUEST_LIMIT });
+  const { organization, apiKey } = await organizations().create({
+    name,
+    smbCredits: credits,
+    researchAgentCredits: 0,
+    maxEnrichingAccounts: ceiling,
+  });
+  await limits().setLimits(organization.id, {
+    requests: BENCH_REQUEST_LIMIT,
+    exportsPerHour: BENCH_REQUEST_LIMIT,
+    uploadsPerHour: BENCH_REQUEST_LIMIT,
+  });
   return { organizationId: organization.id, apiKey };
 }
 
@@ -93,7 +107,13 @@ export async function smallFixture(stack: BenchStack, label: string): Promise<Sm
   const accountIds = await importBenchAccounts(`b${nanoid(6).replace(/[^a-zA-Z0-9]/g, 'x')}`, 20, 3);
   let campaignId = '';
   for (let i = 0; i < 30; i++) {
-    const created = expectOk(await post<{ id: string }>(stack, PATHS.create, apiKey, { name: `Campaign ${i}`, accountIds: accountIds.slice(i % 10, (i % 10) + 3) }), 'create');
+    const created = expectOk(
+      await post<{ id: string }>(stack, PATHS.create, apiKey, {
+        name: `Campaign ${i}`,
+        accountIds: accountIds.slice(i % 10, (i % 10) + 3),
+      }),
+      'create',
+    );
     campaignId = created.id;
   }
   return { organizationId, apiKey, accountIds, campaignId };

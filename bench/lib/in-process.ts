@@ -52,10 +52,23 @@ export async function inProcessOperation(operationPath: string, apiKey: string, 
   if (!route) throw new Error(`No API route for ${operationPath}`);
   const { handler } = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: ApiHandler };
   const payload = Buffer.from(JSON.stringify(body));
-  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': String(payload.length), host: '127.0.0.1', 'user-agent': 'bench' };
+  const headers = {
+    authorization: `Bearer ${apiKey}`,
+    'content-type': 'application/json',
+    'content-length': String(payload.length),
+    host: '127.0.0.1',
+    'user-agent': 'bench',
+  };
   const prepare = () => {
     const requestId = randomUUID();
-    const event = apiGatewayEvent({ method: 'POST', url: operationPath, headers, body: payload, requestId, routeKey: `POST ${operationPath}` });
+    const event = apiGatewayEvent({
+      method: 'POST',
+      url: operationPath,
+      headers,
+      body: payload,
+      requestId,
+      routeKey: `POST ${operationPath}`,
+    });
     const context = lambdaContext(route.functionId, requestId);
     return async () => {
       const result = await invokeAsStandardLambda(handler, event, context);
@@ -86,8 +99,12 @@ export async function recordCalls(stack: BenchStack, label: string, invoke: () =
   const calls = scope.calls.filter((c) => c.service === 'dynamodb');
   if (calls.length === 0) throw new Error(`${label} made no DynamoDB call`);
   const grouped = waves(calls);
-  const others = [...scope.calls.filter((c) => c.service !== 'dynamodb').map((c) => `${c.service} ${c.command}`), ...scope.stepFunctionsCalls];
-  const what = (c: CallRecord) => `${c.command}${c.items ? ` (${c.items} key${c.items === 1 ? '' : 's'})` : ''}${c.error ? ` → ${c.error}` : ''}`;
+  const others = [
+    ...scope.calls.filter((c) => c.service !== 'dynamodb').map((c) => `${c.service} ${c.command}`),
+    ...scope.stepFunctionsCalls,
+  ];
+  const what = (c: CallRecord) =>
+    `${c.command}${c.items ? ` (${c.items} key${c.items === 1 ? '' : 's'})` : ''}${c.error ? ` → ${c.error}` : ''}`;
   return { waves: grouped, others, describe: grouped.map((wave) => wave.map(what).join(' ∥ ')).join(' → ') };
 }
 

@@ -100,7 +100,10 @@ export interface ExecutionMeter {
   ended: boolean;
 }
 
-type RunOptions = { overrides?: { taskResourceLocalHandlers?: Record<string, (input: unknown) => Promise<unknown>> }; context?: { Execution?: { Name?: string } } };
+type RunOptions = {
+  overrides?: { taskResourceLocalHandlers?: Record<string, (input: unknown) => Promise<unknown>> };
+  context?: { Execution?: { Name?: string } };
+};
 
 /**
  * Wraps `StateMachine.prototype.run` of aws-local-stepfunctions (the class
@@ -111,7 +114,9 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
   const { StateMachine } = await import('aws-local-stepfunctions');
   const executions: ExecutionMeter[] = [];
   const held = new Map<string, { promise: Promise<void>; release: () => void }>();
-  const proto = StateMachine.prototype as unknown as { run: (input: unknown, options?: RunOptions) => { eventLogs: AsyncGenerator<{ type: string; state?: { name: string } }> } };
+  const proto = StateMachine.prototype as unknown as {
+    run: (input: unknown, options?: RunOptions) => { eventLogs: AsyncGenerator<{ type: string; state?: { name: string } }> };
+  };
   const original = proto.run;
   proto.run = function run(this: unknown, input: unknown, options: RunOptions = {}) {
     // A Map iteration runs as a nested state machine with the root's options (already wrapped); its events

@@ -60,8 +60,14 @@ export class Results {
     const figure: Figure = { ...input, pass: passOf(input.value, input.budget) };
     this.figures.push(figure);
     const mark = figure.pass === null ? ' ' : figure.pass ? '✓' : '✗';
-    const extra = figure.extra ? `  ${Object.entries(figure.extra).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
-    console.log(`  ${mark} ${figure.group} / ${figure.name}: ${formatValue(figure.value, figure.unit)}${figure.budget ? ` (budget ${figure.budget.text})` : ''}${extra}`);
+    const extra = figure.extra
+      ? `  ${Object.entries(figure.extra)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`
+      : '';
+    console.log(
+      `  ${mark} ${figure.group} / ${figure.name}: ${formatValue(figure.value, figure.unit)}${figure.budget ? ` (budget ${figure.budget.text})` : ''}${extra}`,
+    );
     return figure;
   }
 
@@ -290,13 +296,21 @@ export function groupTableLines(group: string, figures: readonly StoredFigure[])
   const below: string[] = [];
   for (const f of figures) {
     const result = f.pass === null ? 'reported' : f.pass ? 'pass' : '**MISS**';
-    const extra = f.extra ? Object.entries(f.extra).map(([k, v]) => `${k} ${typeof v === 'number' ? formatValue(v, '') : v}`).join('; ') : '';
+    const extra = f.extra
+      ? Object.entries(f.extra)
+          .map(([k, v]) => `${k} ${typeof v === 'number' ? formatValue(v, '') : v}`)
+          .join('; ')
+      : '';
     let also = escapeCell([extra, f.note ?? ''].filter(Boolean).join('; '));
     if (also.length > MAX_CELL_CHARS) {
-      below.push(...wrap(`${f.name}: ${[extra, f.note ?? ''].filter(Boolean).join('; ')}`, WRAP_WIDTH, `${countNotes(below) + 1}. `, '   '));
+      below.push(
+        ...wrap(`${f.name}: ${[extra, f.note ?? ''].filter(Boolean).join('; ')}`, WRAP_WIDTH, `${countNotes(below) + 1}. `, '   '),
+      );
       also = `note ${countNotes(below)}`;
     }
-    lines.push(`| ${escapeCell(f.name)} | ${formatValue(f.value, f.unit)} | ${escapeCell(f.budget?.text ?? '—')} | ${escapeCell(floorText(f.floor))} | ${result} | ${also} |`);
+    lines.push(
+      `| ${escapeCell(f.name)} | ${formatValue(f.value, f.unit)} | ${escapeCell(f.budget?.text ?? '—')} | ${escapeCell(floorText(f.floor))} | ${result} | ${also} |`,
+    );
   }
   lines.push('');
   if (below.length > 0) lines.push(...below, '');
@@ -329,7 +343,12 @@ export function renderMarkdown(stored: StoredRun): string {
   lines.push(CHARTS_BLOCK_START, CHARTS_BLOCK_END, '');
   lines.push('## Figures', '', ...INTRO, '');
   for (const group of [...new Set(stored.figures.map((f) => f.group))]) {
-    lines.push(...groupTableLines(group, stored.figures.filter((f) => f.group === group)));
+    lines.push(
+      ...groupTableLines(
+        group,
+        stored.figures.filter((f) => f.group === group),
+      ),
+    );
   }
   lines.push('## Notes by figure (method and measured causes)', '');
   for (const [group, notes] of Object.entries(stored.notes)) {
@@ -345,8 +364,12 @@ export function renderMarkdown(stored: StoredRun): string {
   const facts = [
     `${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Linux ${m.kernel}, Node ${m.node}.`,
     `Load average at the end: ${m.loadAverageAtEnd.join(' / ')} (1/5/15 min). Other processes (test runs, builds) may share the 2 cores; figures are noisy to that extent.`,
-    `Sizes: ${Object.entries(run.sizes).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}.`,
-    `Seconds per figure module: ${Object.entries(stored.durationsSeconds).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}.`,
+    `Sizes: ${Object.entries(run.sizes)
+      .map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`)
+      .join(', ')}.`,
+    `Seconds per figure module: ${Object.entries(stored.durationsSeconds)
+      .map(([k, v]) => `${k} ${Math.round(v)}`)
+      .join(', ')}.`,
     `1-minute load average before → after each module: ${Object.entries(stored.loadAverage)
       .map(([k, v]) => `${k} ${v.before.toFixed(1)}→${v.after.toFixed(1)}`)
       .join(', ')}.`,

@@ -47,9 +47,14 @@ export interface ScalePoint {
   exportPeakRssMB: ScaleMeasure;
 }
 
-const find = (figures: StoredFigure[], group: string, name: RegExp) => figures.find((f) => f.group === group && name.test(f.name) && f.value !== null);
+const find = (figures: StoredFigure[], group: string, name: RegExp) =>
+  figures.find((f) => f.group === group && name.test(f.name) && f.value !== null);
 
-const measure = (figure: StoredFigure): ScaleMeasure => ({ value: figure.value!, floor: figure.floor?.value ?? null, budget: figure.budget?.limit ?? null });
+const measure = (figure: StoredFigure): ScaleMeasure => ({
+  value: figure.value!,
+  floor: figure.floor?.value ?? null,
+  budget: figure.budget?.limit ?? null,
+});
 
 /**
  * The scale point of a run, if the run measured the scale figures (and was

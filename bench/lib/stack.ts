@@ -169,9 +169,11 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };
   // The request-rate limiter (docs/limits.md): its counter, and its policy read (the org item's limit attributes, projected).
   if (pk.includes('#LIMIT#')) return { kind: 'limiter', items };
-  if (sk === 'ORG' && Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>).includes('limitRequests')) return { kind: 'limiter', items };
+  if (sk === 'ORG' && Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>).includes('limitRequests'))
+    return { kind: 'limiter', items };
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
-  if (pk.includes('#ACCOUNT#')) return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
+  if (pk.includes('#ACCOUNT#'))
+    return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   // History shards (issue #29): a completion's rewrite of one shard is a PutItem.
   if (pk.includes('#HBUCKET#') || pk.includes('#HISTORY#')) return { kind: input.Item ? 'accountHistory:write' : 'accountHistory', items };
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
@@ -204,9 +206,27 @@ function contentLength(response: unknown): number | undefined {
 const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
 
 /** DynamoDB commands that accept ReturnConsumedCapacity. */
-const CAPACITY_COMMANDS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand', 'TransactGetItemsCommand',
+const CAPACITY_COMMANDS = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+  'TransactGetItemsCommand',
   // The document client's names, should its commands show them.
-  'GetCommand', 'BatchGetCommand', 'PutCommand', 'UpdateCommand', 'DeleteCommand', 'BatchWriteCommand', 'TransactWriteCommand', 'TransactGetCommand']);
+  'GetCommand',
+  'BatchGetCommand',
+  'PutCommand',
+  'UpdateCommand',
+  'DeleteCommand',
+  'BatchWriteCommand',
+  'TransactWriteCommand',
+  'TransactGetCommand',
+]);
 const READ_COMMANDS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems', 'Get', 'BatchGet', 'TransactGet']);
 
 /**
@@ -215,7 +235,10 @@ const READ_COMMANDS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'Tran
  * CapacityUnits by the command's class (reads: GetItem, BatchGetItem, Query,
  * Scan, TransactGetItems; everything else writes).
  */
-function splitCapacity(command: string, list: ReadonlyArray<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number } | undefined>) {
+function splitCapacity(
+  command: string,
+  list: ReadonlyArray<{ CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number } | undefined>,
+) {
   let rru = 0;
   let wru = 0;
   for (const c of list) {
@@ -301,7 +324,10 @@ export async function startBenchStack(): Promise<BenchStack> {
       const input = args.input as Record<string, any>;
       if (stub && context.commandName === 'GetItemCommand' && str(input.Key?.pk)?.startsWith('APIKEY#')) {
         // In-process answer for the pipeline figure: no serialization, no network.
-        return { output: { $metadata: {}, Item: { keyHash: 'stub', organizationId: stub.organizationId, createdAt: '2026-01-01T00:00:00.000Z' } }, response: {} } as never;
+        return {
+          output: { $metadata: {}, Item: { keyHash: 'stub', organizationId: stub.organizationId, createdAt: '2026-01-01T00:00:00.000Z' } },
+          response: {},
+        } as never;
       }
       // Times the whole SDK call; the round-trip recorder below leaves its record on the context.
       const sdkAt = performance.now();
@@ -321,13 +347,21 @@ export async function startBenchStack(): Promise<BenchStack> {
       if (kind === 'accountHistory:recordEnrichment' && items) recorded += items;
       const scope = als.getStore();
       const at = performance.now();
-      const record: CallRecord = { service: 'dynamodb', command: String(context.commandName).replace(/Command$/, ''), kind, at, ms: 0, items };
+      const record: CallRecord = {
+        service: 'dynamodb',
+        command: String(context.commandName).replace(/Command$/, ''),
+        kind,
+        at,
+        ms: 0,
+        items,
+      };
       if (record.command === 'Query' || scope?.recordInputs) record.input = structuredClone(input);
       scope?.calls.push(record);
       (context as { benchRecord?: CallRecord }).benchRecord = record;
       try {
         const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> }).ConsumedCapacity;
+        const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | Array<{ CapacityUnits?: number }> })
+          .ConsumedCapacity;
         if (consumed) {
           const list = Array.isArray(consumed) ? consumed : [consumed];
           record.capacity = sum(list);
@@ -357,7 +391,14 @@ export async function startBenchStack(): Promise<BenchStack> {
         bytes = contentLength(result.response);
         return result;
       } finally {
-        scope?.calls.push({ service: 's3', command: String(context.commandName).replace(/Command$/, ''), kind: s3Kind(args.input as Record<string, any>), at, ms: performance.now() - at, ...(bytes === undefined ? {} : { bytes }) });
+        scope?.calls.push({
+          service: 's3',
+          command: String(context.commandName).replace(/Command$/, ''),
+          kind: s3Kind(args.input as Record<string, any>),
+          at,
+          ms: performance.now() - at,
+          ...(bytes === undefined ? {} : { bytes }),
+        });
       }
     },
     { step: 'deserialize', priority: 'high', name: 'benchRoundTripRecorder' },

@@ -37,7 +37,11 @@ export function summarize(values: readonly number[]): LatencySummary {
 }
 
 /** Median of a sample. */
-export const median = (values: readonly number[]): number => percentileOfSorted([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]): number =>
+  percentileOfSorted(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** Rounds to `digits` decimals (for reports). */
 export const round = (value: number, digits = 2): number => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);

@@ -45,7 +45,13 @@ const pick = <T>(items: readonly T[]): T | undefined => (items.length === 0 ? un
 const STATUSES = ['draft', 'enriching', 'enriched', 'expired', 'tam_only'];
 
 /** Pools of campaigns per organization, grown from the answers. */
-const pools = config.organizations.map((o) => ({ ...o, drafts: [...o.drafts], launched: [] as string[], all: [...o.drafts, ...o.enriched], cursor: undefined as string | undefined }));
+const pools = config.organizations.map((o) => ({
+  ...o,
+  drafts: [...o.drafts],
+  launched: [] as string[],
+  all: [...o.drafts, ...o.enriched],
+  cursor: undefined as string | undefined,
+}));
 
 interface Context {
   kind?: Kind;
@@ -110,21 +116,37 @@ function build(ctx: Context): { path: string; headers: Record<string, string>; b
       break;
     case 'export':
       op = 'export';
-      request = json({ campaignId: pick([...org.launched.slice(-20), ...config.organizations[orgIndex]!.enriched]) ?? any, maxContactsPerAccount: 3, hasEmail: true });
+      request = json({
+        campaignId: pick([...org.launched.slice(-20), ...config.organizations[orgIndex]!.enriched]) ?? any,
+        maxContactsPerAccount: 3,
+        hasEmail: true,
+      });
       break;
     case 'invalid': {
       op = pick(['get', 'list', 'create', 'enrich', 'export', 'update'] as const)!;
       const variants: { headers: Record<string, string>; body: string }[] = [
         { headers: { ...auth, 'content-type': 'application/json' }, body: '{"campaignId":' },
-        { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ campaignId: 'camp_not-a-valid-id', unknown: true }) },
-        { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ limit: 9007199254740993, maxContactsPerAccount: -1, name: '', accountIds: [] }) },
+        {
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ campaignId: 'camp_not-a-valid-id', unknown: true }),
+        },
+        {
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ limit: 9007199254740993, maxContactsPerAccount: -1, name: '', accountIds: [] }),
+        },
         { headers: { ...auth, 'content-type': 'application/json' }, body: '{"__proto__":{"polluted":true}}' },
         { headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'campaignId=a&campaignId=b&__proto__[x]=1' },
         { headers: { ...auth, 'content-type': 'text/plain' }, body: 'campaignId=camp_x' },
         { headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ cursor: 'forged.cursor', limit: 5 }) },
         // Multipart bodies cut short after a part, and part headers without their blank line (once an uncaught error and a hang).
-        { headers: { ...auth, 'content-type': 'multipart/form-data; boundary=soakB' }, body: '--soakB\r\nContent-Disposition: form-data; name="campaignId"\r\n\r\nx\r\n' },
-        { headers: { ...auth, 'content-type': 'multipart/form-data; boundary=soakB' }, body: '--soakB\r\nContent-Disposition: form-data; name="campaignId"\r\nx\r\n--soakB--\r\n' },
+        {
+          headers: { ...auth, 'content-type': 'multipart/form-data; boundary=soakB' },
+          body: '--soakB\r\nContent-Disposition: form-data; name="campaignId"\r\n\r\nx\r\n',
+        },
+        {
+          headers: { ...auth, 'content-type': 'multipart/form-data; boundary=soakB' },
+          body: '--soakB\r\nContent-Disposition: form-data; name="campaignId"\r\nx\r\n--soakB--\r\n',
+        },
       ];
       // Every variant is invalid for every operation it is sent to.
       request = pick(variants)!;
@@ -137,7 +159,10 @@ function build(ctx: Context): { path: string; headers: Record<string, string>; b
     case 'foreign': {
       op = pick(['get', 'enrich', 'export', 'update'] as const)!;
       const theirs = pick(other.all) ?? any;
-      request = { headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(op === 'update' ? { campaignId: theirs, name: 'intruder' } : { campaignId: theirs }) };
+      request = {
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(op === 'update' ? { campaignId: theirs, name: 'intruder' } : { campaignId: theirs }),
+      };
       break;
     }
   }
@@ -162,7 +187,8 @@ const minutes: Sample[][] = [];
 const timeouts: number[] = [];
 const minuteOf = () => Math.floor((performance.now() - started) / 60_000);
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 function summarize(samples: Sample[], minute: number, timedOut: number): Window {
@@ -173,7 +199,17 @@ function summarize(samples: Sample[], minute: number, timedOut: number): Window 
     if (of.length === 0) continue;
     const statuses: Record<string, number> = {};
     for (const s of of) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
-    byKind[kind] = { requests: of.length, errors: of.filter((s) => s.error).length, p99: round(percentile(of.map((s) => s.ms).sort((a, b) => a - b), 99)), statuses };
+    byKind[kind] = {
+      requests: of.length,
+      errors: of.filter((s) => s.error).length,
+      p99: round(
+        percentile(
+          of.map((s) => s.ms).sort((a, b) => a - b),
+          99,
+        ),
+      ),
+      statuses,
+    };
   }
   return {
     minute,
@@ -191,7 +227,8 @@ function summarize(samples: Sample[], minute: number, timedOut: number): Window 
 
 let reported = 0;
 const reportMinutes = (upTo: number) => {
-  for (; reported < upTo; reported++) send({ type: 'minute', window: summarize(minutes[reported] ?? [], reported + 1, timeouts[reported] ?? 0) });
+  for (; reported < upTo; reported++)
+    send({ type: 'minute', window: summarize(minutes[reported] ?? [], reported + 1, timeouts[reported] ?? 0) });
 };
 const ticker = setInterval(() => reportMinutes(minuteOf()), 1_000);
 
@@ -201,53 +238,69 @@ const ended = new Promise<autocannon.Result>((resolve, reject) => {
   finish = resolve;
   fail = reject;
 });
-const instance = autocannon({
-  url: url.origin,
-  connections: config.connections,
-  ...(config.rate > 0 ? { overallRate: config.rate } : {}),
-  duration: config.minutes * 60,
-  timeout: 30,
-  method: 'POST',
-  requests: [
-    {
-      method: 'POST',
-      setupRequest: (req, context) => {
-        const ctx = context as Context;
-        const built = build(ctx);
-        ctx.sentAt = performance.now();
-        return { ...req, method: 'POST', path: built.path, headers: built.headers, ...(built.body !== undefined ? { body: built.body } : { body: undefined }) } as typeof req;
+const instance = autocannon(
+  {
+    url: url.origin,
+    connections: config.connections,
+    ...(config.rate > 0 ? { overallRate: config.rate } : {}),
+    duration: config.minutes * 60,
+    timeout: 30,
+    method: 'POST',
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req, context) => {
+          const ctx = context as Context;
+          const built = build(ctx);
+          ctx.sentAt = performance.now();
+          return {
+            ...req,
+            method: 'POST',
+            path: built.path,
+            headers: built.headers,
+            ...(built.body !== undefined ? { body: built.body } : { body: undefined }),
+          } as typeof req;
+        },
+        onResponse: (status, body, context) => {
+          const ctx = context as Context;
+          const ms = performance.now() - (ctx.sentAt ?? performance.now());
+          const kind = ctx.kind ?? 'describe';
+          const op = ctx.op ?? 'describe';
+          const text = String(body ?? '');
+          let parsed: any;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          const violations = envelopeViolations(op, {
+            status,
+            contentType: 'application/json',
+            wwwAuthenticate: status === 401 ? 'Bearer' : null,
+            text,
+            body: parsed,
+            ms,
+          });
+          if (!EXPECTED[kind].includes(status)) violations.push(`${kind} (${op}) answered ${status}: ${text.slice(0, 160)}`);
+          // Grow the pools from what the API answered.
+          const org = pools[ctx.org ?? 0]!;
+          if (kind === 'create' && status === 200) {
+            org.drafts.push(parsed.data.id);
+            org.all.push(parsed.data.id);
+          }
+          if (kind === 'enrich' && ctx.campaignId) {
+            if (status === 200) org.launched.push(ctx.campaignId);
+            else if (status === 402 || status === 429 || status === 409) org.drafts.push(ctx.campaignId);
+          }
+          if (kind === 'list' && status === 200 && ctx.pages) org.cursor = parsed.data.nextCursor ?? undefined;
+          const minute = minuteOf();
+          (minutes[minute] ??= []).push({ kind, ms, status, ...(violations.length > 0 ? { error: violations.join('; ') } : {}) });
+        },
       },
-      onResponse: (status, body, context) => {
-        const ctx = context as Context;
-        const ms = performance.now() - (ctx.sentAt ?? performance.now());
-        const kind = ctx.kind ?? 'describe';
-        const op = ctx.op ?? 'describe';
-        const text = String(body ?? '');
-        let parsed: any;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        const violations = envelopeViolations(op, { status, contentType: 'application/json', wwwAuthenticate: status === 401 ? 'Bearer' : null, text, body: parsed, ms });
-        if (!EXPECTED[kind].includes(status)) violations.push(`${kind} (${op}) answered ${status}: ${text.slice(0, 160)}`);
-        // Grow the pools from what the API answered.
-        const org = pools[ctx.org ?? 0]!;
-        if (kind === 'create' && status === 200) {
-          org.drafts.push(parsed.data.id);
-          org.all.push(parsed.data.id);
-        }
-        if (kind === 'enrich' && ctx.campaignId) {
-          if (status === 200) org.launched.push(ctx.campaignId);
-          else if (status === 402 || status === 429 || status === 409) org.drafts.push(ctx.campaignId);
-        }
-        if (kind === 'list' && status === 200 && ctx.pages) org.cursor = parsed.data.nextCursor ?? undefined;
-        const minute = minuteOf();
-        (minutes[minute] ??= []).push({ kind, ms, status, ...(violations.length > 0 ? { error: violations.join('; ') } : {}) });
-      },
-    },
-  ],
-}, (error, result) => (error ? fail(error) : finish(result)));
+    ],
+  },
+  (error, result) => (error ? fail(error) : finish(result)),
+);
 instance.on('reqError', () => {
   const minute = minuteOf();
   timeouts[minute] = (timeouts[minute] ?? 0) + 1;
@@ -257,12 +310,21 @@ const result = await ended;
 clearInterval(ticker);
 const windows = Array.from({ length: config.minutes }, (_, i) => summarize(minutes[i] ?? [], i + 1, timeouts[i] ?? 0));
 // Stragglers answered after the last full minute count in the last one.
-for (let i = config.minutes; i < minutes.length; i++) windows[config.minutes - 1] = summarize([...(minutes[config.minutes - 1] ?? []), ...(minutes[i] ?? [])], config.minutes, timeouts[config.minutes - 1] ?? 0);
+for (let i = config.minutes; i < minutes.length; i++)
+  windows[config.minutes - 1] = summarize(
+    [...(minutes[config.minutes - 1] ?? []), ...(minutes[i] ?? [])],
+    config.minutes,
+    timeouts[config.minutes - 1] ?? 0,
+  );
 reportMinutes(config.minutes);
 send({
   type: 'done',
   windows,
-  total: summarize(minutes.flat(), 0, timeouts.reduce((s, t) => s + (t ?? 0), 0)),
+  total: summarize(
+    minutes.flat(),
+    0,
+    timeouts.reduce((s, t) => s + (t ?? 0), 0),
+  ),
   autocannon: { requests: result.requests.total, errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
 });
 process.disconnect?.();

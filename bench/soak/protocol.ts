@@ -54,4 +54,6 @@ export interface Window {
 }
 
 /** Child → parent. */
-export type LoadMessage = { type: 'minute'; window: Window } | { type: 'done'; windows: Window[]; total: Window; autocannon: { requests: number; errors: number; timeouts: number; non2xx: number } };
+export type LoadMessage =
+  | { type: 'minute'; window: Window }
+  | { type: 'done'; windows: Window[]; total: Window; autocannon: { requests: number; errors: number; timeouts: number; non2xx: number } };

@@ -76,19 +76,40 @@ try {
   const { cancelEnrichment } = await import('../../lib/enrichment/cancel');
   const { checkInvariants } = await import('../../test/hostile/support/invariants');
   const { sendJson } = await import('../../test/hostile/support/contract');
-  log(`stack up in ${Math.round(performance.now() - t0)} ms: API ${api.url}, DynamoDB Local ${stack.endpoints.dynamodbEndpoint}, S3 ${stack.endpoints.s3Endpoint}`);
+  log(
+    `stack up in ${Math.round(performance.now() - t0)} ms: API ${api.url}, DynamoDB Local ${stack.endpoints.dynamodbEndpoint}, S3 ${stack.endpoints.s3Endpoint}`,
+  );
 
   // ---------------------------------------------------------------- seed
   const warehouse = generateDemoWarehouse();
   await embeddedWarehouse().importAccounts(warehouse);
   const accountIds = warehouse.map((a) => a.accountId);
   const STARTING_BALANCE = 5_000_000;
-  const books: { organizationId: string; apiKey: string; startingBalance: number; adjustments: number; drafts: string[]; enriched: string[] }[] = [];
+  const books: {
+    organizationId: string;
+    apiKey: string;
+    startingBalance: number;
+    adjustments: number;
+    drafts: string[];
+    enriched: string[];
+  }[] = [];
   for (let i = 0; i < 4; i++) {
-    const { organization, apiKey } = await organizations().create({ name: `Soak ${i}`, smbCredits: STARTING_BALANCE, researchAgentCredits: 0, maxEnrichingAccounts: 50_000 });
+    const { organization, apiKey } = await organizations().create({
+      name: `Soak ${i}`,
+      smbCredits: STARTING_BALANCE,
+      researchAgentCredits: 0,
+      maxEnrichingAccounts: 50_000,
+    });
     // The soak hammers each organization: its request rate (docs/limits.md) is raised, not measured, here.
     await limits().setLimits(organization.id, { requests: 100_000_000, exportsPerHour: 100_000_000, uploadsPerHour: 100_000_000 });
-    const book = { organizationId: organization.id, apiKey, startingBalance: STARTING_BALANCE, adjustments: 0, drafts: [] as string[], enriched: [] as string[] };
+    const book = {
+      organizationId: organization.id,
+      apiKey,
+      startingBalance: STARTING_BALANCE,
+      adjustments: 0,
+      drafts: [] as string[],
+      enriched: [] as string[],
+    };
     for (let c = 0; c < 23; c++) {
       const ids = Array.from({ length: 20 }, (_, k) => accountIds[(i * 700 + c * 20 + k) % accountIds.length]!);
       const res = await sendJson(api.url, '/v1/campaigns/create', apiKey, { name: `seed ${c}`, accountIds: ids });
@@ -105,14 +126,22 @@ try {
       await new Promise((r) => setTimeout(r, 200));
     }
   };
-  await waitFor('the seeded campaigns to be enriched', async () => {
-    for (const b of books) for (const id of b.enriched) if ((await campaigns().get(b.organizationId, id))?.status !== 'enriched') return false;
-    return true;
-  }, 60_000);
+  await waitFor(
+    'the seeded campaigns to be enriched',
+    async () => {
+      for (const b of books)
+        for (const id of b.enriched) if ((await campaigns().get(b.organizationId, id))?.status !== 'enriched') return false;
+      return true;
+    },
+    60_000,
+  );
   log(`seeded ${accountIds.length} warehouse accounts and ${books.length} organizations (20 drafts and 3 enriched campaigns each)`);
 
   // ---------------------------------------------------------------- load
-  const child = fork(path.join(import.meta.dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(import.meta.dirname, 'load.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const config: LoadConfig = {
     apiUrl: api.url,
     minutes,
@@ -127,7 +156,9 @@ try {
       if (message.type === 'minute') {
         const w = message.window;
         rss[w.minute - 1] = Math.round(process.memoryUsage().rss / 1_048_576);
-        log(`minute ${w.minute}: ${w.requests} requests (${Math.round(w.requests / 60)}/s), ${w.errors} errors, ${w.timeouts} timeouts, p50 ${w.p50} ms, p99 ${w.p99} ms, max ${w.max} ms, server RSS ${rss[w.minute - 1]} MB`);
+        log(
+          `minute ${w.minute}: ${w.requests} requests (${Math.round(w.requests / 60)}/s), ${w.errors} errors, ${w.timeouts} timeouts, p50 ${w.p50} ms, p99 ${w.p99} ms, max ${w.max} ms, server RSS ${rss[w.minute - 1]} MB`,
+        );
         for (const sample of w.samples) log(`  error: ${sample}`);
       } else resolve(message);
     });
@@ -137,7 +168,16 @@ try {
   log(`load: ${minutes} min, ${connections} connections, ${rate > 0 ? `capped at ${rate} requests/s` : 'uncapped'}`);
 
   // The operator, meanwhile: top-ups and debits, capacity changes, cancels; and the sampler.
-  const operator = { topUps: 0, debits: 0, refusedDebits: 0, capacityChanges: 0, cancels: 0, cancelMisses: 0, samples: 0, violations: [] as string[] };
+  const operator = {
+    topUps: 0,
+    debits: 0,
+    refusedDebits: 0,
+    capacityChanges: 0,
+    cancels: 0,
+    cancelMisses: 0,
+    samples: 0,
+    violations: [] as string[],
+  };
   let loadRunning = true;
   const operatorLoop = (async () => {
     while (loadRunning) {
@@ -157,7 +197,10 @@ try {
           }
         } else if (roll < 0.6) {
           const current = await organizations().get(book.organizationId);
-          await organizations().setCapacity(book.organizationId, { maxEnrichingAccounts: current!.maxEnrichingAccounts + Math.floor(Math.random() * 10), externalEnrichingAccounts: Math.floor(Math.random() * 50) });
+          await organizations().setCapacity(book.organizationId, {
+            maxEnrichingAccounts: current!.maxEnrichingAccounts + Math.floor(Math.random() * 10),
+            externalEnrichingAccounts: Math.floor(Math.random() * 50),
+          });
           operator.capacityChanges++;
         } else {
           const running = await sendJson(api.url, '/v1/campaigns/list', book.apiKey, { filters: { status: 'enriching' }, limit: 5 });
@@ -177,7 +220,8 @@ try {
           const o = await organizations().get(b.organizationId);
           operator.samples++;
           if (o && o.smbCredits < 0) operator.violations.push(`${b.organizationId}: balance ${o.smbCredits} < 0 during the run`);
-          if (o && o.enrichingAccounts < o.externalEnrichingAccounts) operator.violations.push(`${b.organizationId}: enrichingAccounts below the external figure during the run`);
+          if (o && o.enrichingAccounts < o.externalEnrichingAccounts)
+            operator.violations.push(`${b.organizationId}: enrichingAccounts below the external figure during the run`);
         }
       } catch (error) {
         operator.violations.push(`operator action failed: ${(error as Error).stack}`);
@@ -201,7 +245,9 @@ try {
     }
     return left;
   };
-  await waitFor('every attempt to end', async () => (await enrichingLeft()) === 0, 180_000).catch((error: Error) => operator.violations.push(error.message));
+  await waitFor('every attempt to end', async () => (await enrichingLeft()) === 0, 180_000).catch((error: Error) =>
+    operator.violations.push(error.message),
+  );
   const report = await checkInvariants(api.url, books, { settled: true, quiescent: true, checkCeiling: true, concurrency: 32 });
   const invariantSeconds = (performance.now() - t1) / 1000;
   const violations = [...operator.violations, ...report.violations, ...uncaught.map((u) => `uncaught in the server process: ${u}`)];
@@ -221,17 +267,39 @@ try {
   console.log('\nPer minute');
   console.table(table);
   console.log('By request kind (whole run)');
-  console.table(Object.fromEntries(Object.entries(done.total.byKind).map(([k, v]) => [k, { requests: v.requests, errors: v.errors, 'p99 ms': v.p99, statuses: JSON.stringify(v.statuses) }])));
+  console.table(
+    Object.fromEntries(
+      Object.entries(done.total.byKind).map(([k, v]) => [
+        k,
+        { requests: v.requests, errors: v.errors, 'p99 ms': v.p99, statuses: JSON.stringify(v.statuses) },
+      ]),
+    ),
+  );
   const summary = {
     startedAt: new Date(Date.now() - (performance.now() - t0)).toISOString(),
     machine: { cpus: cpus().length, load: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
     options: { minutes, connections, rate },
-    total: { requests: done.total.requests, errors: done.total.errors, timeouts: done.total.timeouts, p50: done.total.p50, p99: done.total.p99, max: done.total.max },
+    total: {
+      requests: done.total.requests,
+      errors: done.total.errors,
+      timeouts: done.total.timeouts,
+      p50: done.total.p50,
+      p99: done.total.p99,
+      max: done.total.max,
+    },
     autocannon: done.autocannon,
     perMinute: table,
     byKind: done.total.byKind,
     operator: { ...operator, violations: operator.violations.length },
-    invariants: { seconds: Math.round(invariantSeconds), organizations: report.organizations, campaigns: report.campaigns, byStatus: report.byStatus, ledgerEntries: report.ledgerEntries, charged: report.charged, violations },
+    invariants: {
+      seconds: Math.round(invariantSeconds),
+      organizations: report.organizations,
+      campaigns: report.campaigns,
+      byStatus: report.byStatus,
+      ledgerEntries: report.ledgerEntries,
+      charged: report.charged,
+      violations,
+    },
     uncaught,
     errorSamples: [...new Set(done.windows.flatMap((w) => w.samples))].slice(0, 20),
   };
@@ -240,8 +308,12 @@ try {
   console.log(
     `\nTotal: ${done.total.requests} requests, ${done.total.errors} contract errors, ${done.total.timeouts} timeouts, p50 ${done.total.p50} ms, p99 ${done.total.p99} ms, max ${done.total.max} ms.`,
   );
-  console.log(`Operator: ${operator.topUps} top-ups, ${operator.debits} debits (${operator.refusedDebits} refused), ${operator.capacityChanges} capacity changes, ${operator.cancels} cancels.`);
-  console.log(`Invariants (${Math.round(invariantSeconds)} s): ${report.organizations} organizations, ${report.campaigns} campaigns ${JSON.stringify(report.byStatus)}, ${report.ledgerEntries} ledger entries, ${report.charged} credits charged net.`);
+  console.log(
+    `Operator: ${operator.topUps} top-ups, ${operator.debits} debits (${operator.refusedDebits} refused), ${operator.capacityChanges} capacity changes, ${operator.cancels} cancels.`,
+  );
+  console.log(
+    `Invariants (${Math.round(invariantSeconds)} s): ${report.organizations} organizations, ${report.campaigns} campaigns ${JSON.stringify(report.byStatus)}, ${report.ledgerEntries} ledger entries, ${report.charged} credits charged net.`,
+  );
   if (violations.length > 0) {
     console.log(`\nINVARIANTS VIOLATED (${violations.length}):`);
     for (const v of violations.slice(0, 50)) console.log(`  - ${v}`);

@@ -50,7 +50,16 @@ const MAX_METRICS_PER_ALARM = 10;
  * operation the functions are allowed to call (infra/constructs/route-permissions.ts;
  * transactions are `TransactWriteItems`, authorized item by item).
  */
-export const WATCHED_TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'] as const;
+export const WATCHED_TABLE_OPERATIONS = [
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+] as const;
 
 /**
  * The business metrics lib/observability.ts emits (embedded metric format,
@@ -197,8 +206,11 @@ export class Monitoring extends Construct {
       routes.map((route) => routeMetric(route, stage[metric]({ period: PERIOD, statistic })));
 
     // Lambda: each function a line; alarms add up throttles in metric math.
-    const perFunction = (functions: readonly MonitoredFunction[], metric: 'metricErrors' | 'metricThrottles' | 'metricDuration', statistic: string) =>
-      functions.map(({ label, function: fn }) => fn[metric]({ period: PERIOD, statistic, label }));
+    const perFunction = (
+      functions: readonly MonitoredFunction[],
+      metric: 'metricErrors' | 'metricThrottles' | 'metricDuration',
+      statistic: string,
+    ) => functions.map(({ label, function: fn }) => fn[metric]({ period: PERIOD, statistic, label }));
 
     // DynamoDB: ThrottledRequests exists per operation only.
     const tableThrottles = WATCHED_TABLE_OPERATIONS.map((operation) =>
@@ -246,24 +258,36 @@ export class Monitoring extends Construct {
       failedExecutions: executions.failed.createAlarm(this, 'FailedExecutions', {
         ...atLeastOne,
         alarmName: name('EnrichmentFailed'),
-        alarmDescription: 'An enrichment execution failed: its attempt was compensated (credits refunded, capacity released). Read the failed execution in the Step Functions console (docs/deploy.md).',
+        alarmDescription:
+          'An enrichment execution failed: its attempt was compensated (credits refunded, capacity released). Read the failed execution in the Step Functions console (docs/deploy.md).',
       }),
       apiFunctionThrottles: sumAlarms(this, 'ApiFunctionThrottles', perFunction(apiFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
         ...atLeastOne,
         alarmName: name('ApiFunctionThrottles'),
-        alarmDescription: 'Lambda throttled a route function: the account or the function ran out of concurrency, and clients got 5xx. See the Lambda row of the dashboard (docs/deploy.md).',
-      }),
-      workflowFunctionThrottles: sumAlarms(this, 'WorkflowFunctionThrottles', perFunction(workflowFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
-        ...atLeastOne,
-        alarmName: name('WorkflowFunctionThrottles'),
-        alarmDescription: 'Lambda throttled a workflow task, scheduled or webhook function. Workflows retry throttles, but persistent throttling ends in failed (compensated) enrichments or late webhooks (docs/deploy.md).',
-      }),
-      ledgerDrift: business.LedgerDrift.with({ statistic: cloudwatch.Stats.MAXIMUM, period: Duration.hours(1) }).createAlarm(this, 'LedgerDrift', {
-        ...atLeastOne,
-        alarmName: name('LedgerDrift'),
         alarmDescription:
-          "An organization's smb balance differs from the sum of its ledger entries (docs/launch.md#the-credit-ledger), or a campaign's credits.charged from minus the sum of its entries: credits moved outside lib/credits. The CreditsReconcile function's log names each organization and campaign; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
+          'Lambda throttled a route function: the account or the function ran out of concurrency, and clients got 5xx. See the Lambda row of the dashboard (docs/deploy.md).',
       }),
+      workflowFunctionThrottles: sumAlarms(
+        this,
+        'WorkflowFunctionThrottles',
+        perFunction(workflowFunctions, 'metricThrottles', cloudwatch.Stats.SUM),
+        {
+          ...atLeastOne,
+          alarmName: name('WorkflowFunctionThrottles'),
+          alarmDescription:
+            'Lambda throttled a workflow task, scheduled or webhook function. Workflows retry throttles, but persistent throttling ends in failed (compensated) enrichments or late webhooks (docs/deploy.md).',
+        },
+      ),
+      ledgerDrift: business.LedgerDrift.with({ statistic: cloudwatch.Stats.MAXIMUM, period: Duration.hours(1) }).createAlarm(
+        this,
+        'LedgerDrift',
+        {
+          ...atLeastOne,
+          alarmName: name('LedgerDrift'),
+          alarmDescription:
+            "An organization's smb balance differs from the sum of its ledger entries (docs/launch.md#the-credit-ledger), or a campaign's credits.charged from minus the sum of its entries: credits moved outside lib/credits. The CreditsReconcile function's log names each organization and campaign; run `npm run ops -- credits:reconcile` against the stack (docs/deploy.md).",
+        },
+      ),
       capacityDrift: business.CapacityDrift.with({ statistic: cloudwatch.Stats.MAXIMUM }).createAlarm(this, 'CapacityDrift', {
         ...atLeastOne,
         alarmName: name('CapacityDrift'),
@@ -272,11 +296,17 @@ export class Monitoring extends Construct {
       }),
       ...(supportFunctions.length > 0
         ? {
-            supportFunctionThrottles: sumAlarm(this, 'SupportFunctionThrottles', perFunction(supportFunctions, 'metricThrottles', cloudwatch.Stats.SUM), {
-              ...atLeastOne,
-              alarmName: name('SupportFunctionThrottles'),
-              alarmDescription: 'Lambda throttled the catch-all or the docs function: clients got 5xx instead of the 404/405 envelope or the API reference. See the Lambda row of the dashboard (docs/deploy.md).',
-            }),
+            supportFunctionThrottles: sumAlarm(
+              this,
+              'SupportFunctionThrottles',
+              perFunction(supportFunctions, 'metricThrottles', cloudwatch.Stats.SUM),
+              {
+                ...atLeastOne,
+                alarmName: name('SupportFunctionThrottles'),
+                alarmDescription:
+                  'Lambda throttled the catch-all or the docs function: clients got 5xx instead of the 404/405 envelope or the API reference. See the Lambda row of the dashboard (docs/deploy.md).',
+              },
+            ),
           }
         : {}),
       webhookDeliveryFailed: sumAlarm(
@@ -285,7 +315,11 @@ export class Monitoring extends Construct {
         [
           business.WebhookMessagesFailed.with({ label: 'Messages given up' }),
           webhooks.stateMachine.metricFailed({ ...sum, label: 'Delivery executions failed' }),
-          webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM, label: 'Events not dispatched (DLQ)' }),
+          webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: PERIOD,
+            statistic: cloudwatch.Stats.MAXIMUM,
+            label: 'Events not dispatched (DLQ)',
+          }),
         ],
         {
           ...atLeastOne,
@@ -310,7 +344,8 @@ export class Monitoring extends Construct {
       tableThrottles: sumAlarm(this, 'TableThrottles', tableThrottles, {
         ...atLeastOne,
         alarmName: name('TableThrottles'),
-        alarmDescription: 'DynamoDB throttled requests on the table or an index (on-demand capacity or a hot partition). See the DynamoDB row of the dashboard (docs/deploy.md).',
+        alarmDescription:
+          'DynamoDB throttled requests on the table or an index (on-demand capacity or a hot partition). See the DynamoDB row of the dashboard (docs/deploy.md).',
       }),
     };
     const action = new actions.SnsAction(this.topic);
@@ -322,7 +357,8 @@ export class Monitoring extends Construct {
 
     const graph = (title: string, left: cloudwatch.IMetric[], options: Partial<cloudwatch.GraphWidgetProps> = {}) =>
       new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, legendPosition: cloudwatch.LegendPosition.BOTTOM, ...options });
-    const heading = (markdown: string) => new cloudwatch.TextWidget({ markdown, width: 24, height: 1, background: cloudwatch.TextWidgetBackground.TRANSPARENT });
+    const heading = (markdown: string) =>
+      new cloudwatch.TextWidget({ markdown, width: 24, height: 1, background: cloudwatch.TextWidgetBackground.TRANSPARENT });
     const allFunctions = [...apiFunctions, ...workflowFunctions, ...supportFunctions];
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -391,18 +427,28 @@ export class Monitoring extends Construct {
           }),
         ],
         [
-          graph('Campaigns: launched, failed, canceled', [business.CampaignsLaunched, business.EnrichmentsFailed, business.EnrichmentsCanceled]),
+          graph('Campaigns: launched, failed, canceled', [
+            business.CampaignsLaunched,
+            business.EnrichmentsFailed,
+            business.EnrichmentsCanceled,
+          ]),
           graph('Credits: charged, refunded', [business.CreditsCharged, business.CreditsRefunded]),
           graph('Accounts enriched, export rows', [business.AccountsEnriched], { right: [business.ExportRows] }),
         ],
         [
-          graph('Webhooks: delivered, failed attempts, given up', [business.WebhookMessagesDelivered, business.WebhookAttemptsFailed, business.WebhookMessagesFailed]),
+          graph('Webhooks: delivered, failed attempts, given up', [
+            business.WebhookMessagesDelivered,
+            business.WebhookAttemptsFailed,
+            business.WebhookMessagesFailed,
+          ]),
           graph('Webhook delivery executions', [
             webhooks.stateMachine.metricStarted({ ...sum, label: 'Started' }),
             webhooks.stateMachine.metricSucceeded({ ...sum, label: 'Succeeded' }),
             webhooks.stateMachine.metricFailed({ ...sum, label: 'Failed' }),
           ]),
-          graph('Webhook dispatcher dead letters', [webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM })]),
+          graph('Webhook dispatcher dead letters', [
+            webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+          ]),
         ],
       ],
     });
@@ -441,7 +487,14 @@ export class Monitoring extends Construct {
         resources: [topic.topicArn],
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
         },
       }),
     );
@@ -465,7 +518,10 @@ export function sumAlarmNames(alarmName: string, metricCount: number): string[] 
 function sumAlarms(scope: Construct, id: string, metrics: cloudwatch.IMetric[], props: cloudwatch.CreateAlarmOptions): cloudwatch.Alarm[] {
   const names = sumAlarmNames(props.alarmName ?? id, metrics.length);
   return names.map((name, i) =>
-    sumAlarm(scope, `${id}${i === 0 ? '' : i + 1}`, metrics.slice(i * MAX_METRICS_PER_ALARM, (i + 1) * MAX_METRICS_PER_ALARM), { ...props, alarmName: props.alarmName && name }),
+    sumAlarm(scope, `${id}${i === 0 ? '' : i + 1}`, metrics.slice(i * MAX_METRICS_PER_ALARM, (i + 1) * MAX_METRICS_PER_ALARM), {
+      ...props,
+      alarmName: props.alarmName && name,
+    }),
   );
 }
 
@@ -483,7 +539,9 @@ function sumAlarm(scope: Construct, id: string, metrics: cloudwatch.IMetric[], p
   const usingMetrics = Object.fromEntries(metrics.map((metric, i) => [`m${i + 1}`, metric]));
   return new cloudwatch.MathExpression({
     label: id,
-    expression: Object.keys(usingMetrics).map((key) => `FILL(${key}, 0)`).join(' + '),
+    expression: Object.keys(usingMetrics)
+      .map((key) => `FILL(${key}, 0)`)
+      .join(' + '),
     usingMetrics,
     period: PERIOD,
   }).createAlarm(scope, id, props);

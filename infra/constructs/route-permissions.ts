@@ -87,21 +87,30 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     for (const pattern of patterns) {
       Validations.of(fn.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${logicalIdOf(bucket)}.Arn>/${pattern}]`,
-        reason: 'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket (under this key pattern).',
+        reason:
+          'Object keys are generated per organization, campaign and export at run time; access is limited to the objects of this one bucket (under this key pattern).',
       });
     }
   };
   if (permissions.bucket) {
     const patterns = permissions.bucketKeys ?? ['*'];
     fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'BucketObjects', actions: OBJECT_ACTIONS[permissions.bucket], resources: patterns.map((pattern) => bucket.arnForObjects(pattern)) }),
+      new iam.PolicyStatement({
+        sid: 'BucketObjects',
+        actions: OBJECT_ACTIONS[permissions.bucket],
+        resources: patterns.map((pattern) => bucket.arnForObjects(pattern)),
+      }),
     );
     acknowledge(patterns);
   }
   if (permissions.deletesObjects) {
     // s3:DeleteObject also authorizes each key of a DeleteObjects (multi-object delete) call.
     fn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'BucketDeletes', actions: ['s3:DeleteObject'], resources: EXPIRING_KEY_PATTERNS.map((pattern) => bucket.arnForObjects(pattern)) }),
+      new iam.PolicyStatement({
+        sid: 'BucketDeletes',
+        actions: ['s3:DeleteObject'],
+        resources: EXPIRING_KEY_PATTERNS.map((pattern) => bucket.arnForObjects(pattern)),
+      }),
     );
     acknowledge(EXPIRING_KEY_PATTERNS);
   }
@@ -168,8 +177,11 @@ function logicalIdOf(bucket: s3.IBucket): string {
 export function mergedPermissions(all: readonly RoutePermissions[]): RoutePermissions {
   const buckets = all.filter((permissions) => permissions.bucket);
   const bucketAccess = new Set(buckets.map((permissions) => permissions.bucket));
-  const bucket: RoutePermissions['bucket'] = bucketAccess.size === 0 ? undefined : bucketAccess.size === 1 ? [...bucketAccess][0] : 'readWrite';
-  const keys = buckets.some((permissions) => !permissions.bucketKeys) ? undefined : [...new Set(buckets.flatMap((permissions) => permissions.bucketKeys ?? []))];
+  const bucket: RoutePermissions['bucket'] =
+    bucketAccess.size === 0 ? undefined : bucketAccess.size === 1 ? [...bucketAccess][0] : 'readWrite';
+  const keys = buckets.some((permissions) => !permissions.bucketKeys)
+    ? undefined
+    : [...new Set(buckets.flatMap((permissions) => permissions.bucketKeys ?? []))];
   return {
     table: all.some((permissions) => permissions.table === 'readWrite') ? 'readWrite' : 'read',
     ...(bucket ? { bucket } : {}),

@@ -218,7 +218,8 @@ export class ServiceFunction extends Construct implements iam.IGrantable {
     // "*" to the role. test/infra/stack.test.ts checks no other action has "*".
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; they are the only actions granted on "*".',
+      reason:
+        'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; they are the only actions granted on "*".',
     });
   }
 

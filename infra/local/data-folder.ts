@@ -54,7 +54,9 @@ function isAlive(pid: number): boolean {
 function readRecord(file: string): StackRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<StackRecord>;
-    return Number.isSafeInteger(record.pid) && record.pid! > 0 ? { pid: record.pid!, port: Number(record.port), startedAt: String(record.startedAt) } : undefined;
+    return Number.isSafeInteger(record.pid) && record.pid! > 0
+      ? { pid: record.pid!, port: Number(record.port), startedAt: String(record.startedAt) }
+      : undefined;
   } catch {
     return undefined; // missing, or half-written by a start that died while writing it: nobody holds it
   }

@@ -11,7 +11,18 @@ import { SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '.
 /** Accounts in the demo warehouse. */
 export const DEMO_ACCOUNT_COUNT = 3_000;
 
-const INDUSTRIES = ['Software', 'Financial Services', 'Healthcare', 'Manufacturing', 'Retail', 'Logistics', 'Energy', 'Education', 'Media', 'Telecommunications'];
+const INDUSTRIES = [
+  'Software',
+  'Financial Services',
+  'Healthcare',
+  'Manufacturing',
+  'Retail',
+  'Logistics',
+  'Energy',
+  'Education',
+  'Media',
+  'Telecommunications',
+];
 const DEPARTMENTS = ['engineering', 'sales', 'marketing', 'finance', 'operations', 'hr', 'legal', 'it'];
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'CA', 'AU', 'NL', 'ES', 'JP', 'BR'];
 
@@ -25,7 +36,13 @@ export function generateDemoWarehouse(count = DEMO_ACCOUNT_COUNT, seed = 2026112
   const accounts: WarehouseAccount[] = [];
   for (let i = 1; i <= count; i++) {
     const company = faker.company.name();
-    const domain = `${faker.helpers.slugify(company).toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30) || 'company'}.${faker.helpers.arrayElement(['com', 'io', 'net', 'co'])}`;
+    const domain = `${
+      faker.helpers
+        .slugify(company)
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '')
+        .slice(0, 30) || 'company'
+    }.${faker.helpers.arrayElement(['com', 'io', 'net', 'co'])}`;
     const country = faker.helpers.arrayElement(COUNTRIES);
     // ~8 % closed, ~7 % inactive, the rest active.
     const roll = faker.number.float();
@@ -48,7 +65,10 @@ export function generateDemoWarehouse(count = DEMO_ACCOUNT_COUNT, seed = 2026112
         emailStatus: shape === 0 || shape === 1 ? faker.helpers.arrayElement(['verified', 'unverified', 'catch_all']) : null,
         mobilePhone: shape === 0 || shape === 2 ? faker.phone.number({ style: 'international' }) : null,
         directPhone: faker.number.float() < 0.3 ? faker.phone.number({ style: 'international' }) : null,
-        linkedinUrl: faker.number.float() < 0.6 ? `https://www.linkedin.com/in/${faker.helpers.slugify(`${firstName}-${lastName}`).toLowerCase()}-${c}${i}` : null,
+        linkedinUrl:
+          faker.number.float() < 0.6
+            ? `https://www.linkedin.com/in/${faker.helpers.slugify(`${firstName}-${lastName}`).toLowerCase()}-${c}${i}`
+            : null,
         country,
       });
     }

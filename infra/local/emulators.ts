@@ -127,7 +127,21 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   }
   const child = spawn(
     'sh',
-    ['-c', GUARD_SCRIPT, 'dynamodb-local', 'java', `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`, '-Xmx2g', '-jar', path.join(emulatorDir, 'DynamoDBLocal.jar'), '-sharedDb', '-disableTelemetry', '-port', String(port), ...storage],
+    [
+      '-c',
+      GUARD_SCRIPT,
+      'dynamodb-local',
+      'java',
+      `-Djava.library.path=${path.join(emulatorDir, 'DynamoDBLocal_lib')}`,
+      '-Xmx2g',
+      '-jar',
+      path.join(emulatorDir, 'DynamoDBLocal.jar'),
+      '-sharedDb',
+      '-disableTelemetry',
+      '-port',
+      String(port),
+      ...storage,
+    ],
     { cwd: emulatorDir, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const jvmPid = await new Promise<number | undefined>((resolve) => {

@@ -17,12 +17,22 @@ export interface RetryOptions {
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
 }
 
-const TRANSIENT_NAMES = new Set(['InternalFailure', 'InternalServerError', 'ServiceUnavailable', 'ThrottlingException', 'RequestTimeout', 'TimeoutError', 'SlowDown']);
+const TRANSIENT_NAMES = new Set([
+  'InternalFailure',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ThrottlingException',
+  'RequestTimeout',
+  'TimeoutError',
+  'SlowDown',
+]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 
 /** Whether an AWS SDK or network error is worth another try: a server fault (5xx), throttling or a connection that failed. */
 export function isTransient(error: unknown): boolean {
-  const e = error as { name?: string; code?: string; $fault?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number }; cause?: unknown } | undefined;
+  const e = error as
+    | { name?: string; code?: string; $fault?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number }; cause?: unknown }
+    | undefined;
   if (!e || typeof e !== 'object') return false;
   if (e.$fault === 'server' || e.$retryable) return true;
   if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;

@@ -40,7 +40,13 @@ export async function seedDemo(dataDir: string): Promise<DemoSeed> {
     researchAgentCredits: 100,
     maxEnrichingAccounts: 5_000,
   });
-  const seed: DemoSeed = { organizationId: organization.id, organizationName, apiKey, testApiKey: await testKeyOf(organization.id), warehouseAccounts: DEMO_ACCOUNT_COUNT };
+  const seed: DemoSeed = {
+    organizationId: organization.id,
+    organizationName,
+    apiKey,
+    testApiKey: await testKeyOf(organization.id),
+    warehouseAccounts: DEMO_ACCOUNT_COUNT,
+  };
   writeFileSync(file, JSON.stringify(seed, null, 2));
   return seed;
 }

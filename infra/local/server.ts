@@ -76,9 +76,13 @@ export interface ListeningServer {
 /** The 503 of a stack still starting: `GET /health` and every other request, until the API is served and ready. */
 function answerStarting(res: ServerResponse, readiness: Readiness | undefined, requestId: string): void {
   const starting = readiness?.starting ?? ['API'];
-  res
-    .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId })
-    .end(JSON.stringify({ status: 'starting', starting, message: `The local stack is still starting (${starting.join(', ')}); GET /health answers 200 once it is ready.` }));
+  res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId }).end(
+    JSON.stringify({
+      status: 'starting',
+      starting,
+      message: `The local stack is still starting (${starting.join(', ')}); GET /health answers 200 once it is ready.`,
+    }),
+  );
 }
 
 /**
@@ -175,7 +179,9 @@ export async function startApiServer(
   let demoApiKey = options.demoApiKey;
   let testApiKey = options.testApiKey;
   // Listening first: while the handlers load, requests get the 503 of a starting stack.
-  const listening = options.listening ?? (await listenEarly({ port: options.port, host: options.host, ...(options.readiness ? { readiness: options.readiness } : {}) }));
+  const listening =
+    options.listening ??
+    (await listenEarly({ port: options.port, host: options.host, ...(options.readiness ? { readiness: options.readiness } : {}) }));
   const { readiness } = options;
   const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
   for (const route of API_ROUTES) {
@@ -183,11 +189,19 @@ export async function startApiServer(
     handlers.set(route.operation.path, { functionName: route.functionId, handler: module.handler });
   }
   // The handlers of the deployed stack's docs and catch-all routes.
-  const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as { handler: LambdaHandler };
-  const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as { handler: LambdaHandler };
-  const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as { handler: LambdaHandler };
+  const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as {
+    handler: LambdaHandler;
+  };
+  const { handler: catchAll } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/catch-all.ts')).href)) as {
+    handler: LambdaHandler;
+  };
+  const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as {
+    handler: LambdaHandler;
+  };
   // The MCP server (docs/agents.md), the deployed stack's /mcp function.
-  const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.entry)).href)) as { handler: LambdaHandler };
+  const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.entry)).href)) as {
+    handler: LambdaHandler;
+  };
   const docsPaths = new Set<string>(DOCS_ROUTES);
 
   const listener: RequestListener = async (req, res) => {
@@ -218,14 +232,29 @@ export async function startApiServer(
         res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify(index, null, 2)}\n`);
         return;
       }
-      if (req.method === 'GET' && (url.pathname === DEMO_KEY_PATH || url.pathname === TEST_KEY_PATH) && !demoApiKey && readiness && !readiness.ready) {
+      if (
+        req.method === 'GET' &&
+        (url.pathname === DEMO_KEY_PATH || url.pathname === TEST_KEY_PATH) &&
+        !demoApiKey &&
+        readiness &&
+        !readiness.ready
+      ) {
         answerStarting(res, readiness, requestId);
         return;
       }
-      const localKey = req.method === 'GET' ? (url.pathname === DEMO_KEY_PATH ? demoApiKey : url.pathname === TEST_KEY_PATH ? testApiKey : undefined) : undefined;
+      const localKey =
+        req.method === 'GET'
+          ? url.pathname === DEMO_KEY_PATH
+            ? demoApiKey
+            : url.pathname === TEST_KEY_PATH
+              ? testApiKey
+              : undefined
+          : undefined;
       if (localKey) {
         if (!isLoopbackRequest(req)) {
-          res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('The demo key is served only to requests from this machine addressed to 127.0.0.1 or localhost.\n');
+          res
+            .writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+            .end('The demo key is served only to requests from this machine addressed to 127.0.0.1 or localhost.\n');
           return;
         }
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(`${localKey}\n`);
@@ -240,7 +269,9 @@ export async function startApiServer(
           await options.healthCheck();
           res.writeHead(200, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId }).end(JSON.stringify({ status: 'ok' }));
         } catch (error) {
-          res.writeHead(503, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId }).end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message }));
+          res
+            .writeHead(503, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId })
+            .end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message }));
         }
         return;
       }
@@ -252,7 +283,8 @@ export async function startApiServer(
         return;
       }
       const isDocs = req.method === 'GET' && docsPaths.has(url.pathname);
-      const isMcp = url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
+      const isMcp =
+        url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
       const body = await readBody(req);
       if (body === undefined) {
         send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
@@ -266,7 +298,11 @@ export async function startApiServer(
       if (!route) {
         const routeKey = isDocs ? `GET ${url.pathname}` : '$default';
         const event = toApiGatewayEvent(req, body, routeKey, requestId);
-        send(res, await invokeLocally(isDocs ? docs : catchAll, event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)), requestId);
+        send(
+          res,
+          await invokeLocally(isDocs ? docs : catchAll, event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)),
+          requestId,
+        );
         return;
       }
       const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);

@@ -90,7 +90,14 @@ export interface LocalStack {
  *   `intervalMs`; off by default so test files that do not deliver webhooks run no loop.
  */
 export async function startLocalApi(
-  options: { port?: number; host?: string; healthCheck?: () => Promise<void>; webhooks?: boolean | { intervalMs?: number }; readiness?: Readiness; listening?: ListeningServer } = {},
+  options: {
+    port?: number;
+    host?: string;
+    healthCheck?: () => Promise<void>;
+    webhooks?: boolean | { intervalMs?: number };
+    readiness?: Readiness;
+    listening?: ListeningServer;
+  } = {},
 ): Promise<LocalApi> {
   const port = options.listening ? Number(new URL(options.listening.url).port) : options.port || (await freePort());
   const { LOCAL_STATE_MACHINE_ARN, createLocalStepFunctions } = await import('./step-functions');
@@ -107,7 +114,9 @@ export async function startLocalApi(
     ...(options.readiness ? { readiness: options.readiness } : {}),
     ...(options.listening ? { listening: options.listening } : {}),
   });
-  const webhooks = options.webhooks ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks) : undefined;
+  const webhooks = options.webhooks
+    ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks)
+    : undefined;
   return {
     url: api.url,
     server: api.server,
@@ -185,7 +194,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (readiness && options.api !== false) {
       // The port answers from the first second: 503 with what is still starting, until the API takes it over.
       const { listenEarly } = await import('./server');
-      early = await listenEarly({ port: options.api?.port || (await freePort()), ...(options.api?.host ? { host: options.api.host } : {}), readiness });
+      early = await listenEarly({
+        port: options.api?.port || (await freePort()),
+        ...(options.api?.host ? { host: options.api.host } : {}),
+        readiness,
+      });
     }
     const [dynamodbLocal, s3Local] = await Promise.all([
       startDynamoDbLocal(options.dataDir ? { dataDir: path.join(options.dataDir, 'dynamodb') } : {}),
@@ -206,7 +219,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { ensureTable, ensureBucket } = await import('./table');
     options.onClients?.({ dynamodb, s3 });
     // An emulator that just started can fail a call for a moment (DynamoDB Local's InternalFailure): retried, not fatal.
-    const retry = { onRetry: (error: unknown, attempt: number, delayMs: number) => console.log(`Start: ${(error as Error).name ?? 'error'} from an emulator (try ${attempt}), retrying in ${Math.round(delayMs)} ms`), ...options.startRetry };
+    const retry = {
+      onRetry: (error: unknown, attempt: number, delayMs: number) =>
+        console.log(`Start: ${(error as Error).name ?? 'error'} from an emulator (try ${attempt}), retrying in ${Math.round(delayMs)} ms`),
+      ...options.startRetry,
+    };
     await retryTransient(() => ensureTable(dynamodb, endpoints.tableName), retry);
     await retryTransient(() => ensureBucket(s3, endpoints.bucketName), retry);
     readiness?.done('backing services');
@@ -216,11 +233,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { ddb } = await import('../../lib/aws');
       const { accountHistory } = await import('../../lib/root');
       const migrated = await runMigrations({ client: ddb, tableName, history: accountHistory(), s3, bucketName: endpoints.bucketName });
-      for (const { id, changed } of migrated.ran) if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
+      for (const { id, changed } of migrated.ran)
+        if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
     }
     readiness?.done('migrations');
     if (options.api !== false) {
-      api = await startLocalApi({ port: options.api?.port, host: options.api?.host, webhooks: options.webhooks ?? true, ...(readiness ? { readiness } : {}), ...(early ? { listening: early } : {}) });
+      api = await startLocalApi({
+        port: options.api?.port,
+        host: options.api?.host,
+        webhooks: options.webhooks ?? true,
+        ...(readiness ? { readiness } : {}),
+        ...(early ? { listening: early } : {}),
+      });
       readiness?.done('API');
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
       if (options.reconcileEverySeconds) stopReconciling = await startReconciling(options.reconcileEverySeconds);

@@ -62,8 +62,16 @@ process.on('SIGTERM', () => void shutdown());
 try {
   // The reconciler resumes what the last stop interrupted (executions live in this process) and repairs crash windows.
   const readiness = new Readiness();
-  console.log(`Starting the local stack on http://127.0.0.1:${port} (GET /health answers 503 with what is still starting until it is ready)…`);
-  stack = await startLocalStack({ dataDir, cursorSecret: readFileSync(secretFile, 'utf8').trim(), api: { port }, reconcileEverySeconds: config.localReconcileEverySeconds, readiness });
+  console.log(
+    `Starting the local stack on http://127.0.0.1:${port} (GET /health answers 503 with what is still starting until it is ready)…`,
+  );
+  stack = await startLocalStack({
+    dataDir,
+    cursorSecret: readFileSync(secretFile, 'utf8').trim(),
+    api: { port },
+    reconcileEverySeconds: config.localReconcileEverySeconds,
+    readiness,
+  });
   const apiUrl = stack.api!.url;
   claim.setPort(Number(new URL(apiUrl).port));
   writeLocalEndpoints(dataDir, stack.endpoints);

@@ -58,7 +58,10 @@ export interface LocalStepFunctions {
 }
 
 class SfnError extends Error {
-  constructor(readonly type: string, message: string) {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -81,17 +84,23 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
   for (const key of Object.keys(WORKFLOW_TASKS) as WorkflowTask[]) {
     const task = WORKFLOW_TASKS[key];
-    const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, task.entry)).href)) as { handler: (input: unknown, context: unknown) => Promise<unknown> };
+    const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, task.entry)).href)) as {
+      handler: (input: unknown, context: unknown) => Promise<unknown>;
+    };
     const invoke = (input: unknown) => invokeLocally(module.handler, input, lambdaContext(task.functionId, randomUUID(), 900_000));
     // aws-local-stepfunctions waits with one Node timer, which fires at once past
     // ~24.8 days (2^31 ms); the expiry wait is therefore done here, in chunks,
     // and the Wait state itself is overridden to 0 (see run below).
-    handlers[task.state] = key === 'expire' ? async (input) => (await sleepUntil((input as { resultsExpireAt: string }).resultsExpireAt), invoke(input)) : invoke;
+    handlers[task.state] =
+      key === 'expire'
+        ? async (input) => (await sleepUntil((input as { resultsExpireAt: string }).resultsExpireAt), invoke(input))
+        : invoke;
   }
   const executions = new Map<string, Execution>();
 
   const start = (request: { stateMachineArn?: string; name?: string; input?: string }) => {
-    if (request.stateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${request.stateMachineArn}`);
+    if (request.stateMachineArn !== LOCAL_STATE_MACHINE_ARN)
+      throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${request.stateMachineArn}`);
     const name = request.name ?? randomUUID();
     const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
     const input = request.input ?? '{}';
@@ -197,7 +206,8 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
         res.end(JSON.stringify(payload));
       };
       const handler = actions[action];
-      if (!handler) return reply(400, { __type: 'UnknownOperationException', message: `Unsupported action ${action}` }, 'UnknownOperationException');
+      if (!handler)
+        return reply(400, { __type: 'UnknownOperationException', message: `Unsupported action ${action}` }, 'UnknownOperationException');
       try {
         reply(200, handler(JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>));
       } catch (error) {

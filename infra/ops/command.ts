@@ -117,7 +117,12 @@ export class FailedWithResult extends Error {
 }
 
 /** Why a file cannot be read, in words, by the error code Node's fs gives. */
-const FILE_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a folder, not a file', ENOTDIR: 'a part of the path is not a folder' };
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+};
 
 /**
  * A file a command could not read, as one line (`cannot read FILE: no such file`);

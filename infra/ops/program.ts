@@ -73,7 +73,8 @@ const VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../.
 async function confirmed(definition: OpsCommand<any>, options: Record<string, unknown>, output: OpsOutput): Promise<void> {
   if (!definition.confirm || options.yes) return;
   const question = definition.confirm(options);
-  if (!output.ask) throw new UsageError(`${definition.name} cannot be undone and there is no terminal to ask on: ${question} Add --yes to confirm.`);
+  if (!output.ask)
+    throw new UsageError(`${definition.name} cannot be undone and there is no terminal to ask on: ${question} Add --yes to confirm.`);
   if (!(await output.ask(question))) throw new UsageError(`${definition.name}: not confirmed; nothing was done.`);
 }
 
@@ -93,9 +94,13 @@ export function buildProgram(commands: readonly OpsCommand<any>[], output: OpsOu
     .addHelpText('after', EXIT_CODES_HELP);
 
   for (const definition of commands) {
-    const command = program.command(definition.name).description(definition.summary).showHelpAfterError(`(run "ops ${definition.name} --help" for its options)`);
+    const command = program
+      .command(definition.name)
+      .description(definition.summary)
+      .showHelpAfterError(`(run "ops ${definition.name} --help" for its options)`);
     definition.configure?.(command);
-    if (definition.confirm) command.option('-y, --yes', 'do it without asking (it cannot be undone; needed when there is no terminal to ask on)');
+    if (definition.confirm)
+      command.option('-y, --yes', 'do it without asking (it cannot be undone; needed when there is no terminal to ask on)');
     addTargetOptions(command);
     if (definition.details) command.addHelpText('after', `\n${definition.details}`);
     command.addHelpText('after', `\nExamples:\n${definition.examples.map((example) => `  ${example}`).join('\n')}`);
@@ -103,7 +108,11 @@ export function buildProgram(commands: readonly OpsCommand<any>[], output: OpsOu
       const options = command.opts<TargetOptions>();
       await confirmed(definition, options as unknown as Record<string, unknown>, output);
       applyTarget(options);
-      const result = await definition.run({ options, args: command.processedArgs as string[], progress: createProgress(output.progressStream) });
+      const result = await definition.run({
+        options,
+        args: command.processedArgs as string[],
+        progress: createProgress(output.progressStream),
+      });
       output.out(`${JSON.stringify(result)}\n`);
     });
   }
@@ -117,7 +126,11 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * Runs the CLI on `argv` (the arguments after the script).
  * @returns the exit code ({@link EXIT}).
  */
-export async function runOps(argv: readonly string[], commands: readonly OpsCommand<any>[], output: OpsOutput = processOutput): Promise<number> {
+export async function runOps(
+  argv: readonly string[],
+  commands: readonly OpsCommand<any>[],
+  output: OpsOutput = processOutput,
+): Promise<number> {
   const program = buildProgram(commands, output);
   try {
     await program.parseAsync([...argv], { from: 'user' });

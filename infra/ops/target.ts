@@ -22,10 +22,23 @@ const TARGET_GROUP = 'Target (default: the running local stack):';
 /** Adds the target options to a command, under their own help heading. */
 export function addTargetOptions(command: Command): Command {
   return command
-    .addOption(new Option('--table <name>', 'DynamoDB table of a deployed stack (its TableName output)').env('TABLE_NAME').helpGroup(TARGET_GROUP))
-    .addOption(new Option('--bucket <name>', 'S3 bucket of a deployed stack (its BucketName output)').env('BUCKET_NAME').helpGroup(TARGET_GROUP))
-    .addOption(new Option('--state-machine <arn>', 'state machine of a deployed stack (campaign:cancel)').env('STATE_MACHINE_ARN').helpGroup(TARGET_GROUP))
-    .addOption(new Option('--data-dir <dir>', 'data folder of the local stack to use').env('DATA_DIR').default(DEFAULT_DATA_DIR, '.local in the repository').helpGroup(TARGET_GROUP));
+    .addOption(
+      new Option('--table <name>', 'DynamoDB table of a deployed stack (its TableName output)').env('TABLE_NAME').helpGroup(TARGET_GROUP),
+    )
+    .addOption(
+      new Option('--bucket <name>', 'S3 bucket of a deployed stack (its BucketName output)').env('BUCKET_NAME').helpGroup(TARGET_GROUP),
+    )
+    .addOption(
+      new Option('--state-machine <arn>', 'state machine of a deployed stack (campaign:cancel)')
+        .env('STATE_MACHINE_ARN')
+        .helpGroup(TARGET_GROUP),
+    )
+    .addOption(
+      new Option('--data-dir <dir>', 'data folder of the local stack to use')
+        .env('DATA_DIR')
+        .default(DEFAULT_DATA_DIR, '.local in the repository')
+        .helpGroup(TARGET_GROUP),
+    );
 }
 
 /**
@@ -56,7 +69,10 @@ export function applyTarget(options: TargetOptions): void {
 export const stores = () => import('../../lib/root');
 
 /** The `--test` option of a command that acts on an organization (docs/test-mode.md). */
-export const TEST_OPTION = ['--test', "act on the organization's test twin instead (created on first use); --org stays the live ID"] as const;
+export const TEST_OPTION = [
+  '--test',
+  "act on the organization's test twin instead (created on first use); --org stays the live ID",
+] as const;
 
 /**
  * The organization a command acts on: `--org`, or with `--test` its test twin

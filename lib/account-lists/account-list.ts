@@ -28,7 +28,14 @@ export const MAX_LINE_BYTES = 4_096;
  * to the line: a limit of 4,095 refuses the 4,097th byte, so a line of 4,096
  * bytes passes and one of 4,097 does not.
  */
-const CSV_OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, max_record_size: MAX_LINE_BYTES - 1 } as const;
+const CSV_OPTIONS = {
+  bom: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+  trim: true,
+  info: true,
+  max_record_size: MAX_LINE_BYTES - 1,
+} as const;
 
 /** A parsed CSV record with its position (csv-parse `info`). */
 interface CsvRecord {
@@ -57,9 +64,10 @@ function accountIdRowReader(): (record: CsvRecord) => AccountIdRow | undefined {
 const unreadable = (field: string, error: Error) => {
   if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
     const line = (error as CsvError & { lines?: number }).lines ?? 1;
-    return new InvalidRequestError(`${field}: line ${line} is longer than ${MAX_LINE_BYTES} bytes; a file holds one account ID (at most 128 characters) a line.`, [
-      `${field}: line ${line}: longer than ${MAX_LINE_BYTES} bytes`,
-    ]);
+    return new InvalidRequestError(
+      `${field}: line ${line} is longer than ${MAX_LINE_BYTES} bytes; a file holds one account ID (at most 128 characters) a line.`,
+      [`${field}: line ${line}: longer than ${MAX_LINE_BYTES} bytes`],
+    );
   }
   return new InvalidRequestError(`${field} could not be read as CSV.`, [`${field}: ${error.message}`]);
 };

@@ -36,48 +36,62 @@ const ResultsSchema = z
     totalContactsFound: count(),
     pctAccountsWithContact: fraction(),
     pctAccountsWithMobile: fraction(),
-  }).check(z.meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' }));
+  })
+  .check(z.meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' }));
 
 /**
  * Full campaign (spec "Campaign (returned by get and enrich)"), every status
  * in one object: the TypeScript shape the use cases build. The published
  * shape is {@link CampaignResponseSchema}, one variant per status.
  */
-export const CampaignSchema = z
-  .strictObject({
-    id: campaignId(),
-    status: CampaignStatusSchema,
-    createdVia: CreatedViaSchema,
-    name: z.string(),
-    accounts: z.strictObject({
+export const CampaignSchema = z.strictObject({
+  id: campaignId(),
+  status: CampaignStatusSchema,
+  createdVia: CreatedViaSchema,
+  name: z.string(),
+  accounts: z
+    .strictObject({
       requested: count().check(z.meta({ description: 'Distinct account IDs submitted.' })),
-      eligible: z.nullable(count()).check(z.meta({ description: 'Distinct submitted IDs selected for enrichment; null until launch evaluates the list.' })),
-      excluded: z.nullable(ExcludedSchema).check(z.meta({ description: 'Exclusion breakdown of the most recent launch evaluation; null until then.' })),
-    }).check(z.meta({ id: 'CampaignAccounts', description: 'The campaign’s account counts.' })),
-    credits: z.strictObject({
+      eligible: z
+        .nullable(count())
+        .check(z.meta({ description: 'Distinct submitted IDs selected for enrichment; null until launch evaluates the list.' })),
+      excluded: z
+        .nullable(ExcludedSchema)
+        .check(z.meta({ description: 'Exclusion breakdown of the most recent launch evaluation; null until then.' })),
+    })
+    .check(z.meta({ id: 'CampaignAccounts', description: 'The campaign’s account counts.' })),
+  credits: z
+    .strictObject({
       charged: count().check(z.meta({ description: 'Credits charged to this campaign, net of refunds.' })),
       remaining: count().check(z.meta({ description: 'Organization-wide smb credit balance.' })),
-    }).check(z.meta({ id: 'CampaignCredits', description: 'Credits of the campaign and the organization’s balance.' })),
-    excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))),
-    lastEnrichment: z.nullable(z
+    })
+    .check(z.meta({ id: 'CampaignCredits', description: 'Credits of the campaign and the organization’s balance.' })),
+  excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))),
+  lastEnrichment: z.nullable(
+    z
       .strictObject({
         status: z.enum(['failed', 'canceled']),
         startedAt: timestamp(),
         endedAt: z.nullable(timestamp()),
         refunded: z.boolean(),
-      }).check(z.meta({ id: 'LastEnrichment', description: 'The most recent enrichment attempt that did not complete; null when there is none.' }))),
-    createdAt: timestamp(),
-    completedAt: z.optional(timestamp()).check(z.meta({ description: 'Only while `enriched`.' })),
-    resultsExpireAt: z.optional(timestamp()).check(z.meta({ description: 'On `enriched` and `expired` campaigns.' })),
-    results: z.optional(ResultsSchema).check(z.meta({ description: 'Only while `enriched`.' })),
-  });
+      })
+      .check(
+        z.meta({ id: 'LastEnrichment', description: 'The most recent enrichment attempt that did not complete; null when there is none.' }),
+      ),
+  ),
+  createdAt: timestamp(),
+  completedAt: z.optional(timestamp()).check(z.meta({ description: 'Only while `enriched`.' })),
+  resultsExpireAt: z.optional(timestamp()).check(z.meta({ description: 'On `enriched` and `expired` campaigns.' })),
+  results: z.optional(ResultsSchema).check(z.meta({ description: 'Only while `enriched`.' })),
+});
 
 /** A campaign as the API returns it. */
 export type Campaign = z.infer<typeof CampaignSchema>;
 
 /** Fields every status has (the presence rules of the spec apply to the other three). */
 const CampaignCommon = z.omit(CampaignSchema, { status: true, completedAt: true, resultsExpireAt: true, results: true });
-const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) => z.literal(value).check(z.meta({ description: 'Lifecycle state.' }));
+const status = <S extends (typeof CAMPAIGN_STATUSES)[number]>(value: S) =>
+  z.literal(value).check(z.meta({ description: 'Lifecycle state.' }));
 
 /** A `draft` campaign (also the campaign of `campaign.enrichment_failed` and `campaign.enrichment_canceled` events). */
 export const DraftCampaignSchema = z
@@ -106,11 +120,16 @@ export const ExpiredCampaignSchema = z
 export const CampaignResponseSchema = z
   .discriminatedUnion('status', [
     DraftCampaignSchema,
-    z.extend(CampaignCommon, { status: status('enriching') }).check(z.meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' })),
+    z
+      .extend(CampaignCommon, { status: status('enriching') })
+      .check(z.meta({ id: 'EnrichingCampaign', description: 'Enrichment running; credits charged.' })),
     EnrichedCampaignSchema,
     ExpiredCampaignSchema,
-    z.extend(CampaignCommon, { status: status('tam_only') }).check(z.meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' })),
-  ]).check(z.meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' }));
+    z
+      .extend(CampaignCommon, { status: status('tam_only') })
+      .check(z.meta({ id: 'TamOnlyCampaign', description: 'A total-addressable-market list of another surface; never enrichable.' })),
+  ])
+  .check(z.meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' }));
 
 /** Campaign list item (spec "Campaign list item"). */
 export const CampaignListItemSchema = z
@@ -121,7 +140,8 @@ export const CampaignListItemSchema = z
     name: z.string(),
     excludeEnrichedWithinDays: z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))),
     createdAt: timestamp(),
-  }).check(z.meta({ id: 'CampaignListItem' }));
+  })
+  .check(z.meta({ id: 'CampaignListItem' }));
 
 /** A list item as the API returns it. */
 export type CampaignListItem = z.infer<typeof CampaignListItemSchema>;
@@ -164,13 +184,15 @@ export const campaignOperationDocs = [
       accountIdsFile: {
         replaces: 'accountIds',
         contentTypes: ['text/csv', 'text/plain'],
-        description: 'Instead of `accountIds`: a text or CSV file, one ID a line, first column, optional header row `account_id` or `id` (any letter case). `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
+        description:
+          'Instead of `accountIds`: a text or CSV file, one ID a line, first column, optional header row `account_id` or `id` (any letter case). `curl -F name=Q4 -F accountIdsFile=@ids.csv`.',
       },
     },
   }),
   documentOperation(updateCampaignOperation, {
     summary: 'Update a draft campaign',
-    description: 'Changes `name` and/or `excludeEnrichedWithinDays` of an API-created campaign in `draft`. At least one of the two is required.',
+    description:
+      'Changes `name` and/or `excludeEnrichedWithinDays` of an API-created campaign in `draft`. At least one of the two is required.',
     response: CampaignResponseSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'campaign_not_editable'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', excludeEnrichedWithinDays: 90 },
@@ -179,7 +201,8 @@ export const campaignOperationDocs = [
   documentOperation(getCampaignOperation, {
     creditsRemaining: true,
     summary: 'Get a campaign',
-    description: 'Reads a campaign of any surface (`createdVia` tells which). Poll it to follow an enrichment; `results` appear once `enriched`.',
+    description:
+      'Reads a campaign of any surface (`createdVia` tells which). Poll it to follow an enrichment; `results` appear once `enriched`.',
     response: CampaignResponseSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
@@ -189,13 +212,29 @@ export const campaignOperationDocs = [
     summary: 'List campaigns',
     description:
       'List items, newest first (`createdAt` desc, then `id` desc). `filters.status` and `filters.createdVia` take one value or an array; both given combine with AND. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[status]=draft` (repeat for several), `limit=10`.',
-    response: z.strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'CampaignPage' })),
+    response: z
+      .strictObject({ campaigns: z.array(CampaignListItemSchema), nextCursor: z.nullable(z.string()) })
+      .check(z.meta({ id: 'CampaignPage' })),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: ['draft', 'enriching'], createdVia: 'api' }, limit: 25 },
     responseExample: {
       campaigns: [
-        { id: 'camp_9Ab3cDe4FgH5jK6mN7pQr', status: 'enriching', createdVia: 'api', name: 'EMEA SaaS accounts', excludeEnrichedWithinDays: null, createdAt: '2026-11-22T10:02:41.518Z' },
-        { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'draft', createdVia: 'api', name: 'Q4 expansion targets', excludeEnrichedWithinDays: 30, createdAt: '2026-11-22T09:30:00.000Z' },
+        {
+          id: 'camp_9Ab3cDe4FgH5jK6mN7pQr',
+          status: 'enriching',
+          createdVia: 'api',
+          name: 'EMEA SaaS accounts',
+          excludeEnrichedWithinDays: null,
+          createdAt: '2026-11-22T10:02:41.518Z',
+        },
+        {
+          id: 'camp_7Hq2kXv9LmN3pR5sT8wYz',
+          status: 'draft',
+          createdVia: 'api',
+          name: 'Q4 expansion targets',
+          excludeEnrichedWithinDays: 30,
+          createdAt: '2026-11-22T09:30:00.000Z',
+        },
       ],
       nextCursor: null,
     },
@@ -205,10 +244,26 @@ export const campaignOperationDocs = [
     creditsRemaining: true,
     summary: 'Enrich (launch) a campaign',
     description:
-      'Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `key_spend_limit_exceeded` (it would pass the API key\'s own `maxCreditsPerLaunch` or `monthlyCredits`), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.',
+      "Launches enrichment of an API-created draft: invalid, recently enriched and CRM-known accounts are skipped and counted; credits are charged per eligible account; the organization ceiling on enriching accounts applies. Repeating the call while `enriching` returns the current state with no new charge. Poll get for progress. Refusals, in order: `no_eligible_accounts`, `insufficient_credits`, `spend_limit_exceeded` (the launch would pass the monthly spend limit), `key_spend_limit_exceeded` (it would pass the API key's own `maxCreditsPerLaunch` or `monthlyCredits`), `concurrency_limit_exceeded`; a refused launch charges nothing and stays `draft`.",
     response: CampaignResponseSchema,
-    errors: ['invalid_request', 'revoked_api_key', 'insufficient_credits', 'spend_limit_exceeded', 'key_spend_limit_exceeded', 'not_found', 'campaign_not_enrichable', 'enrichment_pending', 'no_eligible_accounts', 'concurrency_limit_exceeded'],
+    errors: [
+      'invalid_request',
+      'revoked_api_key',
+      'insufficient_credits',
+      'spend_limit_exceeded',
+      'key_spend_limit_exceeded',
+      'not_found',
+      'campaign_not_enrichable',
+      'enrichment_pending',
+      'no_eligible_accounts',
+      'concurrency_limit_exceeded',
+    ],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
-    responseExample: { ...EXAMPLE_DRAFT, status: 'enriching', accounts: EXAMPLE_ENRICHED.accounts, credits: { charged: 262, remaining: 9738 } },
+    responseExample: {
+      ...EXAMPLE_DRAFT,
+      status: 'enriching',
+      accounts: EXAMPLE_ENRICHED.accounts,
+      credits: { charged: 262, remaining: 9738 },
+    },
   }),
 ];

@@ -13,7 +13,20 @@ import type { CampaignStatus } from '../errors';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, LastEnrichment, ResultMetrics } from './model';
 
 /** Key and bookkeeping attributes of the item that are not part of the record. */
-const ITEM_ONLY_ATTRIBUTES = ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk', 'gsi6pk', 'launchLock'] as const;
+const ITEM_ONLY_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'type',
+  'gsi1pk',
+  'gsi2pk',
+  'gsi3pk',
+  'gsi4pk',
+  'listSk',
+  'gsi5pk',
+  'expirySk',
+  'gsi6pk',
+  'launchLock',
+] as const;
 
 /** Maps a stored campaign item to its {@link CampaignRecord}. */
 export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord {
@@ -24,7 +37,12 @@ export function toCampaignRecord(item: Record<string, unknown>): CampaignRecord 
 
 /** The item of a new campaign: the record plus its table and index keys. */
 export function campaignItem(record: CampaignRecord): Record<string, unknown> {
-  return { ...keys.campaign(record.organizationId, record.id), ...keys.campaignIndexes(record.organizationId, record), type: 'campaign', ...record };
+  return {
+    ...keys.campaign(record.organizationId, record.id),
+    ...keys.campaignIndexes(record.organizationId, record),
+    type: 'campaign',
+    ...record,
+  };
 }
 
 /** The campaign identity every change needs: its key and the parts its index keys derive from. */
@@ -35,7 +53,13 @@ export type CampaignRef = Pick<CampaignRecord, 'organizationId' | 'id' | 'create
  * list partitions always; the sparse expiry index only while `enriched`.
  */
 export function statusChange(campaign: CampaignRef & { createdAt?: string }, status: CampaignStatus, resultsExpireAt?: string): Change {
-  const indexKeys = keys.campaignIndexes(campaign.organizationId, { id: campaign.id, createdAt: campaign.createdAt ?? '', status, createdVia: campaign.createdVia, resultsExpireAt });
+  const indexKeys = keys.campaignIndexes(campaign.organizationId, {
+    id: campaign.id,
+    createdAt: campaign.createdAt ?? '',
+    status,
+    createdVia: campaign.createdVia,
+    resultsExpireAt,
+  });
   const expiry = status === 'enriched' && resultsExpireAt ? { gsi5pk: indexKeys.gsi5pk, expirySk: indexKeys.expirySk } : undefined;
   return {
     set: { status, gsi2pk: indexKeys.gsi2pk, gsi4pk: indexKeys.gsi4pk, ...expiry },
@@ -100,7 +124,10 @@ export const campaignChanges = {
   }),
   /** `draft` → `enriching` with the attempt and its evaluation. */
   launch: (campaign: CampaignRef, attempt: AttemptRecord, excluded: ExcludedCounts): Change =>
-    merge(statusChange(campaign, 'enriching'), { set: { attempt, accountsEligible: attempt.eligible, accountsExcluded: excluded }, remove: ['launchLock'] }),
+    merge(statusChange(campaign, 'enriching'), {
+      set: { attempt, accountsEligible: attempt.eligible, accountsExcluded: excluded },
+      remove: ['launchLock'],
+    }),
   /** `enriching` → `enriched`: results and times (the recency-pending mark is on the organization item, lib/history/recency-pending.ts). */
   complete: (campaign: CampaignRef, completion: { completedAt: string; resultsExpireAt: string; results: ResultMetrics }): Change =>
     merge(statusChange(campaign, 'enriched', completion.resultsExpireAt), {

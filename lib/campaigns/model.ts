@@ -110,7 +110,12 @@ export function toCampaign(record: CampaignRecord, remainingCredits: number, now
     accounts: {
       requested: record.accountsRequested,
       eligible: record.accountsEligible,
-      excluded: excluded && { total: excluded.total, invalid: excluded.invalid, recentlyEnriched: excluded.recentlyEnriched, crmExcluded: excluded.crmExcluded },
+      excluded: excluded && {
+        total: excluded.total,
+        invalid: excluded.invalid,
+        recentlyEnriched: excluded.recentlyEnriched,
+        crmExcluded: excluded.crmExcluded,
+      },
     },
     credits: { charged: record.creditsCharged, remaining: remainingCredits },
     excludeEnrichedWithinDays: record.excludeEnrichedWithinDays,
@@ -132,7 +137,10 @@ export function toCampaign(record: CampaignRecord, remainingCredits: number, now
 }
 
 /** The list item of a campaign at `now`. */
-export function toListItem(record: Pick<CampaignRecord, 'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'>, now = new Date()): CampaignListItem {
+export function toListItem(
+  record: Pick<CampaignRecord, 'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'>,
+  now = new Date(),
+): CampaignListItem {
   return {
     id: record.id,
     status: statusAt(record, now),

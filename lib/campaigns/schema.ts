@@ -16,18 +16,32 @@ export const CREATED_VIA = ['api', 'ui', 'data_cube'] as const;
 /** A surface that creates campaigns. */
 export type CreatedVia = (typeof CREATED_VIA)[number];
 
-export const CampaignStatusSchema = /* @__PURE__ */ treeShakable(() => z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' })));
-export const CreatedViaSchema = /* @__PURE__ */ treeShakable(() => z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' })));
+export const CampaignStatusSchema = /* @__PURE__ */ treeShakable(() =>
+  z.enum(CAMPAIGN_STATUSES).check(z.meta({ id: 'CampaignStatus', description: 'Lifecycle state.' })),
+);
+export const CreatedViaSchema = /* @__PURE__ */ treeShakable(() =>
+  z.enum(CREATED_VIA).check(z.meta({ id: 'CreatedVia', description: 'Surface that created the campaign.' })),
+);
 
 /** Largest `excludeEnrichedWithinDays` accepted (docs/campaigns.md), in days. */
 export const MAX_EXCLUDE_DAYS = 3650;
 
 const excludeEnrichedWithinDays = () =>
-  z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS))).check(z.meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 }));
+  z
+    .nullable(z.int().check(z.minimum(0), z.maximum(MAX_EXCLUDE_DAYS)))
+    .check(z.meta({ description: 'Accounts enriched within this many days are skipped at launch; null disables.', example: 30 }));
 
 /** A campaign name: 1..200 characters after trimming, so never blank (the pattern shows it in the document). */
 const campaignName = () =>
-  z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.regex(/\S/, { error: 'must not be blank' }), z.meta({ description: 'Stored trimmed; 1..200 characters after trimming.' }));
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(200),
+      z.regex(/\S/, { error: 'must not be blank' }),
+      z.meta({ description: 'Stored trimmed; 1..200 characters after trimming.' }),
+    );
 
 /** Sources of a new campaign's account IDs: exactly one per request (docs/campaigns.md); multipart also takes `accountIdsFile` for `accountIds`. */
 const ACCOUNT_ID_SOURCES = ['accountIds', 'accountIdsUploadId'] as const;
@@ -38,10 +52,17 @@ export const CreateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
     .strictObject({
       name: campaignName().check(z.meta({ example: 'Q4 expansion targets' })),
       accountIds: z.optional(z.array(AccountIdSchema).check(z.minLength(1), z.maxLength(MAX_ACCOUNT_IDS))).check(
-        z.meta({ description: 'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.', example: ['acc_1', 'acc_2'] }),
+        z.meta({
+          description:
+            'Account IDs; duplicates are collapsed. urlencoded: repeat the field (at most 1,000 fields a body); multipart: repeat the field or send a file part `accountIdsFile`. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`.',
+          example: ['acc_1', 'acc_2'],
+        }),
       ),
       accountIdsUploadId: z.optional(uploadId()).check(
-        z.meta({ description: 'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.' }),
+        z.meta({
+          description:
+            'Instead of `accountIds`: an upload of `POST /v1/uploads/create` whose file was PUT to its URL (the `accountIdsFile` format; at most 100,000 IDs of 1..128 characters; a bad line is named in the error). For lists too large for a request body.',
+        }),
       ),
       excludeEnrichedWithinDays: z.optional(excludeEnrichedWithinDays()),
     })
@@ -53,7 +74,10 @@ export const CreateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
           code: 'custom',
           input: ctx.value,
           path: given.length === 0 ? ['accountIds'] : ['accountIdsUploadId'],
-          message: given.length === 0 ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId' : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
+          message:
+            given.length === 0
+              ? 'required: send accountIds (or a file part accountIdsFile) or accountIdsUploadId'
+              : 'not allowed together with accountIds (or accountIdsFile): send exactly one',
         });
       },
       z.meta({ oneOf: ACCOUNT_ID_SOURCES.map((source) => ({ required: [source] })) }),
@@ -82,11 +106,12 @@ export const DEFAULT_PAGE_SIZE = 25;
 /** `POST /v1/campaigns/list` body (spec "List campaigns"; docs/pagination.md). */
 export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    filters: z.optional(z
-      .strictObject({
+    filters: z.optional(
+      z.strictObject({
         status: z.optional(oneOrMany(CampaignStatusSchema)),
         createdVia: z.optional(oneOrMany(CreatedViaSchema)),
-      })),
+      }),
+    ),
     ...pageRequestFields(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
   }),
 );

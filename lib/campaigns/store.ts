@@ -1,7 +1,13 @@
 /**
  * Campaigns in the single table (docs/data-model.md, access patterns 7-12).
  */
-import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  paginateQuery,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { batchGet } from '../db/batch';
 import { queryPartition } from '../db/query';
@@ -17,7 +23,10 @@ import type { CampaignRecord } from './model';
 import type { CreatedVia } from './schema';
 
 /** Attributes of a list item as read from an index. */
-export type CampaignListRecord = Pick<CampaignRecord, 'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'> & { listSk: string };
+export type CampaignListRecord = Pick<
+  CampaignRecord,
+  'id' | 'status' | 'createdVia' | 'name' | 'excludeEnrichedWithinDays' | 'createdAt' | 'resultsExpireAt'
+> & { listSk: string };
 
 /** A list query: statuses and surfaces are each "any" when undefined. */
 export interface CampaignListQuery {
@@ -52,7 +61,11 @@ export interface CampaignStore {
    * @param keyCheck - the request's API-key check: while unverified, verified on the organization's list of active keys before anything returns (lib/organizations/api-keys.ts `confirmActiveKey`).
    * @throws RevokedApiKeyError from the key check.
    */
-  getWithOrganization(organizationId: string, campaignId: string, keyCheck?: KeyCheck): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
+  getWithOrganization(
+    organizationId: string,
+    campaignId: string,
+    keyCheck?: KeyCheck,
+  ): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
   /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
   updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges): Promise<ConditionalOutcome>;
   /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
@@ -80,8 +93,19 @@ export function listSources(query: Pick<CampaignListQuery, 'organizationId' | 's
   const org = query.organizationId;
   const vias = query.createdVia && [...new Set(query.createdVia)];
   const partition = (index: IndexDefinition, campaign: { status?: string; createdVia?: string }, live?: boolean): ListSource => {
-    const indexKeys = keys.campaignIndexes(org, { id: '', createdAt: '', status: campaign.status ?? '', createdVia: campaign.createdVia ?? '' });
-    return { kind: 'partition', indexName: index.indexName, partitionKeyName: index.partitionKey, partitionKey: indexKeys[index.partitionKey as 'gsi1pk'], ...(live ? { live } : {}) };
+    const indexKeys = keys.campaignIndexes(org, {
+      id: '',
+      createdAt: '',
+      status: campaign.status ?? '',
+      createdVia: campaign.createdVia ?? '',
+    });
+    return {
+      kind: 'partition',
+      indexName: index.indexName,
+      partitionKeyName: index.partitionKey,
+      partitionKey: indexKeys[index.partitionKey as 'gsi1pk'],
+      ...(live ? { live } : {}),
+    };
   };
   if (!query.statuses) return vias ? vias.map((createdVia) => partition(byCreatedVia, { createdVia })) : [partition(all, {})];
 
@@ -105,7 +129,14 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
    * Reads up to `wanted` items of one source below `after`, newest first.
    * @param floor - once known, the oldest item the page can take from the other sources (lapsed campaigns stop there).
    */
-  const readSource = async (source: ListSource, organizationId: string, wanted: number, after: string | undefined, now: Date, floor: () => string | undefined = () => undefined): Promise<CampaignListRecord[]> => {
+  const readSource = async (
+    source: ListSource,
+    organizationId: string,
+    wanted: number,
+    after: string | undefined,
+    now: Date,
+    floor: () => string | undefined = () => undefined,
+  ): Promise<CampaignListRecord[]> => {
     if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now, floor);
     const items: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
@@ -152,7 +183,14 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
    * could leave one of them out of a page until the workflow (or the
    * reconciler) rewrites it `expired`.
    */
-  const readLapsed = async (source: Extract<ListSource, { kind: 'lapsed' }>, organizationId: string, wanted: number, after: string | undefined, now: Date, floor: () => string | undefined) => {
+  const readLapsed = async (
+    source: Extract<ListSource, { kind: 'lapsed' }>,
+    organizationId: string,
+    wanted: number,
+    after: string | undefined,
+    now: Date,
+    floor: () => string | undefined,
+  ) => {
     const index = TABLE_INDEXES.enrichedByExpiry;
     const periodMs = config.resultsAccessPeriodSeconds * 1000;
     const candidates: CampaignListRecord[] = [];
@@ -165,7 +203,10 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
           // `$` sorts above `#` and below every ID character: the bound includes campaigns expiring exactly now.
           KeyConditionExpression: '#pk = :pk AND #sk < :bound',
           ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk, ':bound': `${now.toISOString()}$` },
+          ExpressionAttributeValues: {
+            ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk,
+            ':bound': `${now.toISOString()}$`,
+          },
           ScanIndexForward: false,
           // One more than the page on the first read: the `wanted`-th candidate can then be known to beat every unread one.
           Limit: exclusiveStartKey ? wanted : wanted + 1,
@@ -175,7 +216,8 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       );
       const items = (page.Items ?? []) as (CampaignListRecord & { expirySk?: string })[];
       for (const item of items) {
-        if ((after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia))) candidates.push(item);
+        if ((after === undefined || item.listSk < after) && (!source.createdVia || source.createdVia.includes(item.createdVia)))
+          candidates.push(item);
       }
       candidates.sort(newestFirst).splice(wanted);
       exclusiveStartKey = page.LastEvaluatedKey;
@@ -191,7 +233,9 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
   };
 
   const get = async (organizationId: string, campaignId: string) => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }),
+    );
     return Item ? toCampaignRecord(Item) : undefined;
   };
 
@@ -223,7 +267,9 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     async getWithOrganization(organizationId, campaignId, keyCheck) {
       // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
       const campaignKey = keys.campaign(organizationId, campaignId);
-      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, { consistentRead: true });
+      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
+        consistentRead: true,
+      });
       const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
       const organizationItem = found.find((item) => item.pk === campaignKey.pk && item.sk === 'ORG');
       confirmActiveKey(keyCheck, organizationItem);
@@ -257,12 +303,20 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       // All sources in one wave. Once the partitions are read, the page takes nothing older than their
       // `wanted`-th newest item: the lapsed source, if still paging, stops there.
       let floor: string | undefined;
-      const partitions = Promise.all(sources.filter((source) => source.kind === 'partition').map((source) => readSource(source, query.organizationId, wanted, query.after, query.now))).then((pages) => {
+      const partitions = Promise.all(
+        sources
+          .filter((source) => source.kind === 'partition')
+          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)),
+      ).then((pages) => {
         const items = pages.flat().sort(newestFirst);
         if (items.length >= wanted) floor = items[wanted - 1]!.listSk;
         return items;
       });
-      const lapsed = Promise.all(sources.filter((source) => source.kind === 'lapsed').map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => floor)));
+      const lapsed = Promise.all(
+        sources
+          .filter((source) => source.kind === 'lapsed')
+          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => floor)),
+      );
       const merged = [...(await partitions), ...(await lapsed).flat()].sort(newestFirst);
       return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
     },

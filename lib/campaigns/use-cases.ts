@@ -70,7 +70,12 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
  * @returns the campaign; `credits.remaining` is the organization's balance (credits).
  * @throws DeadlineExceededError past the deadline (nothing written but an unreferenced account list).
  */
-export async function createCampaign(deps: CampaignDependencies, input: NewCampaign, signal?: AbortSignal, workItem?: IdempotentWork['workItem']): Promise<Campaign> {
+export async function createCampaign(
+  deps: CampaignDependencies,
+  input: NewCampaign,
+  signal?: AbortSignal,
+  workItem?: IdempotentWork['workItem'],
+): Promise<Campaign> {
   const id = newCampaignId();
   const accountIds = distinctAccountIds(input.accountIds);
   const record: CampaignRecord = {
@@ -88,7 +93,10 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
     creditsCharged: 0,
     lastEnrichment: null,
   };
-  const [, remaining] = await beforeDeadline(signal, Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]));
+  const [, remaining] = await beforeDeadline(
+    signal,
+    Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]),
+  );
   // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
   throwIfPastDeadline(signal);
   // With the key's work marker, in the same transaction (createCampaignOnce).
@@ -102,7 +110,12 @@ export async function createCampaign(deps: CampaignDependencies, input: NewCampa
  * @throws NotFoundError for an unknown campaign or one of another organization.
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
-export async function getCampaign(deps: Pick<CampaignDependencies, 'campaigns'>, organizationId: string, campaignId: string, keyCheck?: KeyCheck): Promise<Campaign> {
+export async function getCampaign(
+  deps: Pick<CampaignDependencies, 'campaigns'>,
+  organizationId: string,
+  campaignId: string,
+  keyCheck?: KeyCheck,
+): Promise<Campaign> {
   const { campaign, organization } = await deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck);
   if (!campaign) throw new NotFoundError('campaign', campaignId);
   return toCampaign(campaign, organization?.smbCredits ?? 0);
@@ -120,7 +133,9 @@ export async function updateCampaign(
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
 ): Promise<Campaign> {
   if (input.name === undefined && input.excludeEnrichedWithinDays === undefined) {
-    throw new InvalidRequestError('Give name and/or excludeEnrichedWithinDays to change.', ['body: at least one of name, excludeEnrichedWithinDays is required']);
+    throw new InvalidRequestError('Give name and/or excludeEnrichedWithinDays to change.', [
+      'body: at least one of name, excludeEnrichedWithinDays is required',
+    ]);
   }
   // The balance is read beside the update (it does not depend on it): one round trip less on the critical path.
   const [outcome, remaining] = await Promise.all([
@@ -145,7 +160,8 @@ export async function updateCampaign(
   return toCampaign(outcome.campaign, remaining);
 }
 
-const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+const asArray = <T>(value: T | T[] | undefined): T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
 /**
  * One page of list items, newest first (spec "List campaigns"; docs/pagination.md).

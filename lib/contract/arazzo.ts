@@ -23,12 +23,23 @@ const bodyIs = (condition: string) => ({ context: '$response.body', condition, t
  * on 200 (and `also`), and `idempotencyKey` (a suffix of the run's key) for
  * the operations that honour `Idempotency-Key`.
  */
-function step(stepId: string, operationId: string, description: string, payload: Record<string, unknown>, options: { idempotencyKey?: string; also?: object[]; onFailure?: object[]; outputs: Record<string, string> }) {
+function step(
+  stepId: string,
+  operationId: string,
+  description: string,
+  payload: Record<string, unknown>,
+  options: { idempotencyKey?: string; also?: object[]; onFailure?: object[]; outputs: Record<string, string> },
+) {
   return {
     stepId,
     description,
     operationId,
-    parameters: [auth, ...(options.idempotencyKey ? [{ name: 'Idempotency-Key', in: 'header', value: `{$inputs.idempotencyKey}-${options.idempotencyKey}` }] : [])],
+    parameters: [
+      auth,
+      ...(options.idempotencyKey
+        ? [{ name: 'Idempotency-Key', in: 'header', value: `{$inputs.idempotencyKey}-${options.idempotencyKey}` }]
+        : []),
+    ],
     requestBody: { contentType: 'application/json', payload },
     successCriteria: [{ condition: '$statusCode == 200' }, ...(options.also ?? [])],
     ...(options.onFailure ? { onFailure: options.onFailure } : {}),
@@ -70,44 +81,100 @@ export function buildArazzoDocument() {
           properties: {
             apiKey: { type: 'string', description: 'The organization API key (`cek_…`).' },
             name: { type: 'string', minLength: 1, maxLength: 200, description: 'The campaign name.' },
-            accountIdsFile: { type: 'string', minLength: 1, description: 'The account list: one account ID a line (the `accountIdsFile` format).' },
-            idempotencyKey: { type: 'string', description: 'A fresh unique value per run (e.g. a UUID): the prefix of each mutating call’s `Idempotency-Key`.' },
+            accountIdsFile: {
+              type: 'string',
+              minLength: 1,
+              description: 'The account list: one account ID a line (the `accountIdsFile` format).',
+            },
+            idempotencyKey: {
+              type: 'string',
+              description: 'A fresh unique value per run (e.g. a UUID): the prefix of each mutating call’s `Idempotency-Key`.',
+            },
           },
         },
         steps: [
-          step('createUpload', 'createUpload', 'Presign the upload of the account list (the PUT must send `Content-Type: text/csv`).', { contentType: 'text/csv' }, {
-            idempotencyKey: 'upload',
-            outputs: { uploadId: '$response.body#/data/uploadId', url: '$response.body#/data/url' },
-          }),
+          step(
+            'createUpload',
+            'createUpload',
+            'Presign the upload of the account list (the PUT must send `Content-Type: text/csv`).',
+            { contentType: 'text/csv' },
+            {
+              idempotencyKey: 'upload',
+              outputs: { uploadId: '$response.body#/data/uploadId', url: '$response.body#/data/url' },
+            },
+          ),
           {
             stepId: 'uploadAccountList',
-            description: 'PUT the account-ID file to the presigned `url` (storage, not this API: no API key), with the `Content-Type` the upload was presigned for.',
+            description:
+              'PUT the account-ID file to the presigned `url` (storage, not this API: no API key), with the `Content-Type` the upload was presigned for.',
             'x-operation': { url: '$steps.createUpload.outputs.url', method: 'PUT' },
             parameters: [{ name: 'Content-Type', in: 'header', value: 'text/csv' }],
             requestBody: { contentType: 'text/csv', payload: '$inputs.accountIdsFile' },
             successCriteria: [{ condition: '$statusCode == 200' }],
           },
-          step('createCampaign', 'createCampaign', 'Create the campaign (a `draft`) from the uploaded list.', { name: '$inputs.name', accountIdsUploadId: '$steps.createUpload.outputs.uploadId' }, {
-            idempotencyKey: 'create',
-            outputs: { campaignId: '$response.body#/data/id' },
-          }),
-          step('quoteCampaign', 'quoteCampaign', 'What the launch would charge and whether it would be refused; nothing is charged or written.', { campaignId: CAMPAIGN_ID }, {
-            also: [bodyIs("$[?(@.data.outcome == 'launchable')]")],
-            onFailure: [{ name: 'notLaunchable', type: 'end' }],
-            outputs: { creditsRequired: '$response.body#/data/credits/required', outcome: '$response.body#/data/outcome' },
-          }),
-          step('enrichCampaign', 'enrichCampaign', 'Launch the enrichment: the campaign is `enriching`, its credits charged.', { campaignId: CAMPAIGN_ID }, {
-            idempotencyKey: 'enrich',
-            outputs: { charged: '$response.body#/data/credits/charged' },
-          }),
-          step('waitForEnrichment', 'getCampaign', 'Poll the campaign until it is `enriched` (or receive `campaign.enriched` on a webhook endpoint instead).', { campaignId: CAMPAIGN_ID }, {
-            also: [bodyIs("$[?(@.data.status == 'enriched')]")],
-            onFailure: [{ name: 'stillEnriching', type: 'retry', retryAfter: 5, retryLimit: 720, criteria: [bodyIs("$[?(@.data.status == 'enriching')]")] }],
-            outputs: { results: '$response.body#/data/results', resultsExpireAt: '$response.body#/data/resultsExpireAt' },
-          }),
-          step('exportCampaign', 'exportCampaign', 'Write the CSV file of contacts with an email address, at most 3 per account, and get its URL.', { campaignId: CAMPAIGN_ID, maxContactsPerAccount: 3, hasEmail: true }, {
-            outputs: { url: '$response.body#/data/url', urlExpiresAt: '$response.body#/data/urlExpiresAt', contacts: '$response.body#/data/rows/contacts' },
-          }),
+          step(
+            'createCampaign',
+            'createCampaign',
+            'Create the campaign (a `draft`) from the uploaded list.',
+            { name: '$inputs.name', accountIdsUploadId: '$steps.createUpload.outputs.uploadId' },
+            {
+              idempotencyKey: 'create',
+              outputs: { campaignId: '$response.body#/data/id' },
+            },
+          ),
+          step(
+            'quoteCampaign',
+            'quoteCampaign',
+            'What the launch would charge and whether it would be refused; nothing is charged or written.',
+            { campaignId: CAMPAIGN_ID },
+            {
+              also: [bodyIs("$[?(@.data.outcome == 'launchable')]")],
+              onFailure: [{ name: 'notLaunchable', type: 'end' }],
+              outputs: { creditsRequired: '$response.body#/data/credits/required', outcome: '$response.body#/data/outcome' },
+            },
+          ),
+          step(
+            'enrichCampaign',
+            'enrichCampaign',
+            'Launch the enrichment: the campaign is `enriching`, its credits charged.',
+            { campaignId: CAMPAIGN_ID },
+            {
+              idempotencyKey: 'enrich',
+              outputs: { charged: '$response.body#/data/credits/charged' },
+            },
+          ),
+          step(
+            'waitForEnrichment',
+            'getCampaign',
+            'Poll the campaign until it is `enriched` (or receive `campaign.enriched` on a webhook endpoint instead).',
+            { campaignId: CAMPAIGN_ID },
+            {
+              also: [bodyIs("$[?(@.data.status == 'enriched')]")],
+              onFailure: [
+                {
+                  name: 'stillEnriching',
+                  type: 'retry',
+                  retryAfter: 5,
+                  retryLimit: 720,
+                  criteria: [bodyIs("$[?(@.data.status == 'enriching')]")],
+                },
+              ],
+              outputs: { results: '$response.body#/data/results', resultsExpireAt: '$response.body#/data/resultsExpireAt' },
+            },
+          ),
+          step(
+            'exportCampaign',
+            'exportCampaign',
+            'Write the CSV file of contacts with an email address, at most 3 per account, and get its URL.',
+            { campaignId: CAMPAIGN_ID, maxContactsPerAccount: 3, hasEmail: true },
+            {
+              outputs: {
+                url: '$response.body#/data/url',
+                urlExpiresAt: '$response.body#/data/urlExpiresAt',
+                contacts: '$response.body#/data/rows/contacts',
+              },
+            },
+          ),
         ],
         outputs: {
           campaignId: CAMPAIGN_ID,

@@ -38,7 +38,9 @@ function toAsyncApiSchema(schema: z.core.$ZodType, components: Record<string, Js
   // (`properties`, `patternProperties`) keeps every name, `id` included:
   // a payload property named `id` is data, not the schema's identifier.
   const rewriteMap = (map: unknown): unknown =>
-    map && typeof map === 'object' && !Array.isArray(map) ? Object.fromEntries(Object.entries(map).map(([name, value]) => [name, rewrite(value)])) : rewrite(map);
+    map && typeof map === 'object' && !Array.isArray(map)
+      ? Object.fromEntries(Object.entries(map).map(([name, value]) => [name, rewrite(value)]))
+      : rewrite(map);
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
     if (!node || typeof node !== 'object') return node;
@@ -46,11 +48,16 @@ function toAsyncApiSchema(schema: z.core.$ZodType, components: Record<string, Js
     return Object.fromEntries(
       Object.entries(rest).map(([key, value]) => [
         key,
-        key === '$ref' && typeof value === 'string' ? value.replace('#/definitions/', '#/components/schemas/') : MAPS_OF_SCHEMAS.has(key) ? rewriteMap(value) : rewrite(value),
+        key === '$ref' && typeof value === 'string'
+          ? value.replace('#/definitions/', '#/components/schemas/')
+          : MAPS_OF_SCHEMAS.has(key)
+            ? rewriteMap(value)
+            : rewrite(value),
       ]),
     );
   };
-  for (const [id, definition] of Object.entries((json.definitions ?? {}) as Record<string, JsonSchema>)) components[id] = rewrite(definition) as JsonSchema;
+  for (const [id, definition] of Object.entries((json.definitions ?? {}) as Record<string, JsonSchema>))
+    components[id] = rewrite(definition) as JsonSchema;
   return rewrite(json) as JsonSchema;
 }
 
@@ -59,7 +66,12 @@ function headersSchema(): JsonSchema {
   return {
     type: 'object',
     required: Object.keys(WEBHOOK_HEADERS),
-    properties: Object.fromEntries(Object.entries(WEBHOOK_HEADERS).map(([name, header]) => [name, { ...header.schema, description: header.description, examples: [header.example] }])),
+    properties: Object.fromEntries(
+      Object.entries(WEBHOOK_HEADERS).map(([name, header]) => [
+        name,
+        { ...header.schema, description: header.description, examples: [header.example] },
+      ]),
+    ),
   };
 }
 
@@ -85,7 +97,12 @@ export function buildAsyncApiDocument() {
         {
           name: keyOf(type),
           summary: `A ${type} request body.`,
-          headers: Object.fromEntries(Object.entries(WEBHOOK_HEADERS).map(([name, header]) => [name, name === 'webhook-timestamp' ? String(Date.parse(example.timestamp) / 1000) : header.example])),
+          headers: Object.fromEntries(
+            Object.entries(WEBHOOK_HEADERS).map(([name, header]) => [
+              name,
+              name === 'webhook-timestamp' ? String(Date.parse(example.timestamp) / 1000) : header.example,
+            ]),
+          ),
           payload: example,
         },
       ],
@@ -114,7 +131,8 @@ export function buildAsyncApiDocument() {
       receiver: {
         host: 'hooks.example.com',
         protocol: 'https',
-        description: 'Your webhook endpoint: the `url` of the endpoint (https; the local stack also sends to http://127.0.0.1 and http://localhost).',
+        description:
+          'Your webhook endpoint: the `url` of the endpoint (https; the local stack also sends to http://127.0.0.1 and http://localhost).',
       },
     },
     channels: {
@@ -130,7 +148,8 @@ export function buildAsyncApiDocument() {
       sendCampaignEvent: {
         action: 'send',
         title: 'Send an event to an endpoint',
-        summary: 'POSTs one event to an endpoint subscribed to its type; a 2xx answer within 15 s delivers it, 410 disables the endpoint, anything else is retried.',
+        summary:
+          'POSTs one event to an endpoint subscribed to its type; a 2xx answer within 15 s delivers it, 410 disables the endpoint, anything else is retried.',
         channel: { $ref: '#/channels/webhookEndpoint' },
         messages: Object.keys(messages).map((key) => ({ $ref: `#/channels/webhookEndpoint/messages/${key}` })),
         bindings: { http: { method: 'POST', bindingVersion: '0.3.0' } },

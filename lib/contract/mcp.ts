@@ -7,8 +7,21 @@
  * A new customer operation gets its tool by one line in {@link MCP_TOOL_OPERATIONS}.
  */
 import type { Operation } from '../http/operation';
-import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../organizations/schema';
-import { createCampaignOperation, enrichCampaignOperation, getCampaignOperation, listCampaignsOperation, updateCampaignOperation } from '../campaigns/schema';
+import {
+  createKeyOperation,
+  describeLimitsOperation,
+  describeOrganizationOperation,
+  listKeysOperation,
+  revokeKeyOperation,
+  rotateKeyOperation,
+} from '../organizations/schema';
+import {
+  createCampaignOperation,
+  enrichCampaignOperation,
+  getCampaignOperation,
+  listCampaignsOperation,
+  updateCampaignOperation,
+} from '../campaigns/schema';
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../enrichment/schema';
 import { campaignResultsOperation, exportCampaignOperation } from '../exports/schema';
 import { listLedgerOperation } from '../credits/schema';
@@ -25,9 +38,19 @@ export interface ToolAnnotations {
 /** Reads: change nothing. */
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Writes that only add or change a campaign's own fields. */
-const WRITE = (idempotent: boolean): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: false, idempotentHint: idempotent, openWorldHint: false });
+const WRITE = (idempotent: boolean): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: idempotent,
+  openWorldHint: false,
+});
 /** Writes that spend or give back credits, start or stop work, or end a key. */
-const SPEND = (idempotent: boolean): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: idempotent, openWorldHint: false });
+const SPEND = (idempotent: boolean): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: idempotent,
+  openWorldHint: false,
+});
 
 /**
  * The customer operations agents get a tool for, each with its annotations
@@ -106,7 +129,10 @@ function inlineRefs(node: unknown, components: Record<string, unknown>): unknown
  * @param options.descriptions - keep the fields' descriptions (inputs: the agent fills them); output
  *   schemas drop them (they validate the answer; the fields are described in the API reference).
  */
-export function compactSchema(schema: Record<string, unknown>, { descriptions = true }: { descriptions?: boolean } = {}): Record<string, unknown> {
+export function compactSchema(
+  schema: Record<string, unknown>,
+  { descriptions = true }: { descriptions?: boolean } = {},
+): Record<string, unknown> {
   const trimmed = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(trimmed);
     if (!node || typeof node !== 'object') return node;
@@ -170,12 +196,17 @@ function toolDescription(summary: string, description: string): string {
  * request body and the success's `data`.
  * @throws Error when the document lacks the operation (a programming error).
  */
-export function operationSchemas(document: ReturnType<typeof buildOpenApiDocument>, operation: Operation): { input: JsonSchema; output: JsonSchema; summary: string; description: string } {
+export function operationSchemas(
+  document: ReturnType<typeof buildOpenApiDocument>,
+  operation: Operation,
+): { input: JsonSchema; output: JsonSchema; summary: string; description: string } {
   const post = (document.paths as Record<string, any>)?.[operation.path]?.post;
   if (!post) throw new Error(`${operation.operationId}: not in the OpenAPI document`);
   const components = (document.components?.schemas ?? {}) as Record<string, unknown>;
   const input = inlineRefs(post.requestBody.content['application/json'].schema, components) as Record<string, unknown>;
-  const envelope = inlineRefs(post.responses['200'].content['application/json'].schema, components) as { properties: { data: Record<string, unknown> } };
+  const envelope = inlineRefs(post.responses['200'].content['application/json'].schema, components) as {
+    properties: { data: Record<string, unknown> };
+  };
   return {
     // MCP wants an object at the top: a oneOf of objects (create) is one.
     input: compactSchema({ type: 'object', ...input }) as JsonSchema,
@@ -227,12 +258,28 @@ export function buildServerCard(serverUrl: string, tools: readonly McpTool[] = b
     version: '1.0',
     protocolVersion: '2025-11-25',
     serverInfo: MCP_SERVER_INFO,
-    description: 'Create campaigns from account lists, quote and launch paid enrichment (asks before it spends), follow progress, cancel with an exact refund, export results.',
+    description:
+      'Create campaigns from account lists, quote and launch paid enrichment (asks before it spends), follow progress, cancel with an exact refund, export results.',
     documentationUrl: `${serverUrl}/docs`,
     transport: { type: 'streamable-http', endpoint: MCP_PATH },
     remotes: [{ type: 'streamable-http', url: `${serverUrl}${MCP_PATH}` }],
-    packages: [{ registryType: 'npm', identifier: '@campaign-enrichment/client', transport: { type: 'stdio' }, runtimeHint: 'npx', environmentVariables: [{ name: 'CAMPAIGN_ENRICHMENT_API_KEY', isRequired: true, isSecret: true }, { name: 'CAMPAIGN_ENRICHMENT_API_URL', isRequired: true }] }],
-    authentication: { required: true, schemes: ['bearer'], description: 'An API key as bearer credential; a test key (cek_test_…) acts on the test twin.' },
+    packages: [
+      {
+        registryType: 'npm',
+        identifier: '@campaign-enrichment/client',
+        transport: { type: 'stdio' },
+        runtimeHint: 'npx',
+        environmentVariables: [
+          { name: 'CAMPAIGN_ENRICHMENT_API_KEY', isRequired: true, isSecret: true },
+          { name: 'CAMPAIGN_ENRICHMENT_API_URL', isRequired: true },
+        ],
+      },
+    ],
+    authentication: {
+      required: true,
+      schemes: ['bearer'],
+      description: 'An API key as bearer credential; a test key (cek_test_…) acts on the test twin.',
+    },
     capabilities: { tools: { listChanged: false } },
     tools,
   };

@@ -66,7 +66,11 @@ import { uploadOperationDocs } from '../uploads/docs';
 import { privacyOperationDocs } from '../privacy/docs';
 
 /** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
-export const CONTACT = { name: 'Campaign Enrichment API support', email: 'api-support@example.com', url: 'https://example.com/support' } as const;
+export const CONTACT = {
+  name: 'Campaign Enrichment API support',
+  email: 'api-support@example.com',
+  url: 'https://example.com/support',
+} as const;
 
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
@@ -76,26 +80,54 @@ const nonNegative = () => z.int().min(0);
 /** The typed `details` of each error code (absent: the code has none). */
 const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
   invalid_request: {
-    schema: z.strictObject({ issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }) }),
+    schema: z.strictObject({
+      issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }),
+    }),
     // Absent only when the body could not be parsed at all (docs/errors.md).
     required: false,
   },
-  insufficient_credits: { schema: z.strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() }).meta({ description: 'Figures in credits.' }), required: true },
-  not_found: { schema: z.strictObject({ resource: z.string().meta({ description: '`campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path.' }), id: z.string() }), required: true },
+  insufficient_credits: {
+    schema: z
+      .strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() })
+      .meta({ description: 'Figures in credits.' }),
+    required: true,
+  },
+  not_found: {
+    schema: z.strictObject({
+      resource: z
+        .string()
+        .meta({ description: '`campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path.' }),
+      id: z.string(),
+    }),
+    required: true,
+  },
   campaign_not_enrichable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   campaign_not_editable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
   campaign_not_cancelable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
-  no_eligible_accounts: { schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }), required: true },
+  no_eligible_accounts: {
+    schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }),
+    required: true,
+  },
   concurrency_limit_exceeded: {
-    schema: z.strictObject({ limit: nonNegative(), inFlight: nonNegative(), requested: nonNegative() }).meta({ description: 'Figures in accounts.' }),
+    schema: z
+      .strictObject({ limit: nonNegative(), inFlight: nonNegative(), requested: nonNegative() })
+      .meta({ description: 'Figures in accounts.' }),
     required: true,
   },
   method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
-  webhook_endpoint_limit_reached: { schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }), required: true },
-  webhook_endpoint_disabled: { schema: z.strictObject({ id: z.string().meta({ description: 'The disabled endpoint (`whe_…`).' }) }), required: true },
+  webhook_endpoint_limit_reached: {
+    schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }),
+    required: true,
+  },
+  webhook_endpoint_disabled: {
+    schema: z.strictObject({ id: z.string().meta({ description: 'The disabled endpoint (`whe_…`).' }) }),
+    required: true,
+  },
   rate_limited: {
     schema: z.strictObject({
-      policy: z.enum(['requests', 'exports', 'uploads']).meta({ description: 'What was counted: authenticated requests, exports or uploads.' }),
+      policy: z
+        .enum(['requests', 'exports', 'uploads'])
+        .meta({ description: 'What was counted: authenticated requests, exports or uploads.' }),
       limit: z.int().min(1).meta({ description: 'Uses allowed per window.' }),
       windowSeconds: z.int().min(1).meta({ description: 'Length of the fixed window, in seconds.' }),
       retryAfterSeconds: z.int().min(1).meta({ description: 'Seconds until the window resets (also `Retry-After`).' }),
@@ -103,7 +135,13 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
     required: true,
   },
   spend_limit_exceeded: {
-    schema: z.strictObject({ limit: nonNegative(), spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }), required: nonNegative() }).meta({ description: 'Figures in credits.' }),
+    schema: z
+      .strictObject({
+        limit: nonNegative(),
+        spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }),
+        required: nonNegative(),
+      })
+      .meta({ description: 'Figures in credits.' }),
     required: true,
   },
   key_spend_limit_exceeded: {
@@ -111,18 +149,33 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
       .strictObject({
         limit: nonNegative(),
         required: nonNegative(),
-        spent: z.nullable(z.int()).meta({ description: "The key's net charges this UTC month (`period: \"month\"`); null for `period: \"launch\"`." }),
-        period: z.enum(KEY_SPEND_PERIODS).meta({ description: '`launch`: the key\'s `maxCreditsPerLaunch`; `month`: its `monthlyCredits`.' }),
+        spent: z
+          .nullable(z.int())
+          .meta({ description: 'The key\'s net charges this UTC month (`period: "month"`); null for `period: "launch"`.' }),
+        period: z
+          .enum(KEY_SPEND_PERIODS)
+          .meta({ description: "`launch`: the key's `maxCreditsPerLaunch`; `month`: its `monthlyCredits`." }),
       })
       .meta({ description: 'Figures in credits.' }),
     required: true,
   },
   results_not_ready: {
-    schema: z.strictObject({ attemptId: z.string().meta({ description: 'Results only: the campaign\'s current attempt, when the reader\'s `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).' }) }),
+    schema: z.strictObject({
+      attemptId: z.string().meta({
+        description:
+          "Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).",
+      }),
+    }),
     required: false,
   },
-  suppression_locked: { schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }), required: true },
-  insufficient_scope: { schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }), required: true },
+  suppression_locked: {
+    schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }),
+    required: true,
+  },
+  insufficient_scope: {
+    schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }),
+    required: true,
+  },
 };
 
 /**
@@ -156,9 +209,12 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
   webhook_endpoint_limit_reached: 'The organization already has the most webhook endpoints allowed (10).',
   webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
-  rate_limited: 'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
-  spend_limit_exceeded: "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
-  key_spend_limit_exceeded: "The launch would charge more than the request's API key may: its `maxCreditsPerLaunch` (`period: \"launch\"`) or its `monthlyCredits` this UTC month, net of refunds (`period: \"month\"`); checked right after `spend_limit_exceeded`; nothing is charged.",
+  rate_limited:
+    'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
+  spend_limit_exceeded:
+    "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
+  key_spend_limit_exceeded:
+    'The launch would charge more than the request\'s API key may: its `maxCreditsPerLaunch` (`period: "launch"`) or its `monthlyCredits` this UTC month, net of refunds (`period: "month"`); checked right after `spend_limit_exceeded`; nothing is charged.',
   suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
   insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
   expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
@@ -184,7 +240,12 @@ const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = 
   concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
   webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
   webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
-  rate_limited: new RateLimitedError({ policy: 'requests', limit: SETTINGS.rateLimitRequests.default, windowSeconds: SETTINGS.rateLimitWindowSeconds.default, retryAfterSeconds: 4 }),
+  rate_limited: new RateLimitedError({
+    policy: 'requests',
+    limit: SETTINGS.rateLimitRequests.default,
+    windowSeconds: SETTINGS.rateLimitWindowSeconds.default,
+    retryAfterSeconds: 4,
+  }),
   spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
   key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 10000, required: 262, spent: 9900, period: 'month' }),
   suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
@@ -221,17 +282,19 @@ const HEADERS = {
     schema: { type: 'string', enum: ['true'] },
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`; on `rate_limited` until the window resets).',
+    description:
+      'Seconds to wait before retrying (on `enrichment_pending` until the launch lock expires; `1` on `idempotency_key_in_use`; on `rate_limited` until the window resets).',
     schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   },
   'RateLimit-Policy': {
     description:
-      "The organization's request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `\"requests\";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.",
+      'The organization\'s request-rate policy (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"requests";q=<requests per window>;w=<window seconds>`. On every authenticated answer, refusals included.',
     required: true,
     schema: { type: 'string', example: `"requests";q=${SETTINGS.rateLimitRequests.default};w=${SETTINGS.rateLimitWindowSeconds.default}` },
   },
   RateLimit: {
-    description: 'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
+    description:
+      'What is left of the current window: `\"requests\";r=<remaining>;t=<seconds until the window resets>`. On every authenticated answer, refusals included; pace on it.',
     required: true,
     schema: { type: 'string', example: '"requests";r=163;t=7' },
   },
@@ -243,7 +306,8 @@ const HEADERS = {
   'WWW-Authenticate': { description: '`Bearer` (RFC 6750).', schema: { type: 'string', enum: ['Bearer'] } },
   // docs/test-mode.md.
   'Test-Mode': {
-    description: 'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
+    description:
+      'Present (`true`) on every answer to a test key (`cek_test_…`), errors included: the request acted on the organization’s test twin, never on live data or credits.',
     schema: { type: 'string', enum: ['true'] },
   },
   Allow: { description: 'The methods the path takes: `POST`.', required: true, schema: { type: 'string', enum: ['POST'] } },
@@ -288,7 +352,10 @@ const describe = (schema: JsonSchema, text: string) => ({ ...schema, description
  */
 export function integerTextPattern(min = 0, max = Number.MAX_SAFE_INTEGER): string {
   if (min < 0) throw new Error(`integerTextPattern: form integers are non-negative (minimum ${min})`);
-  return `^0*(?:${toRegexRange(min, max, { capture: false, shorthand: true }).replace(/^\(\?:(.*)\)$/, '$1')})$`.replace('^0*(?:0)$', '^0+$');
+  return `^0*(?:${toRegexRange(min, max, { capture: false, shorthand: true }).replace(/^\(\?:(.*)\)$/, '$1')})$`.replace(
+    '^0*(?:0)$',
+    '^0+$',
+  );
 }
 
 /** The text form of one JSON Schema value in a form body (numbers, booleans and nulls arrive as text). */
@@ -302,17 +369,35 @@ function textForm(schema: JsonSchema): JsonSchema {
     if (array) return describe({ ...textForm(array), description: schema.description }, 'Repeat the field for several values.');
     if (nullable && others.length === 1) {
       const inner = textForm({ ...others[0], description: schema.description });
-      return describe({ ...inner, pattern: inner.pattern ? `^(${inner.pattern.slice(1, -1)})?$|^null$` : undefined }, 'Empty (or `null`) for null.');
+      return describe(
+        { ...inner, pattern: inner.pattern ? `^(${inner.pattern.slice(1, -1)})?$|^null$` : undefined },
+        'Empty (or `null`) for null.',
+      );
     }
   }
   const min = schema.minimum === Number.MIN_SAFE_INTEGER ? undefined : (schema.minimum as number | undefined);
   const max = schema.maximum === Number.MAX_SAFE_INTEGER ? undefined : (schema.maximum as number | undefined);
-  const range = min !== undefined && max !== undefined ? ` (${min}..${max})` : min !== undefined ? ` (${min} or more)` : max !== undefined ? ` (at most ${max})` : '';
+  const range =
+    min !== undefined && max !== undefined
+      ? ` (${min}..${max})`
+      : min !== undefined
+        ? ` (${min} or more)`
+        : max !== undefined
+          ? ` (at most ${max})`
+          : '';
   switch (schema.type) {
     case 'integer':
-      return { type: 'string', pattern: integerTextPattern(schema.minimum as number | undefined, schema.maximum as number | undefined), description: [schema.description, `An integer${range}, as text.`].filter(Boolean).join(' ') };
+      return {
+        type: 'string',
+        pattern: integerTextPattern(schema.minimum as number | undefined, schema.maximum as number | undefined),
+        description: [schema.description, `An integer${range}, as text.`].filter(Boolean).join(' '),
+      };
     case 'number':
-      return { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: [schema.description, `A number${range}, as text.`].filter(Boolean).join(' ') };
+      return {
+        type: 'string',
+        pattern: '^-?\\d+(\\.\\d+)?$',
+        description: [schema.description, `A number${range}, as text.`].filter(Boolean).join(' '),
+      };
     case 'boolean':
       return { type: 'string', enum: ['true', 'false'], ...(schema.description ? { description: schema.description } : {}) };
     case 'array': {
@@ -337,7 +422,9 @@ function formExample(value: Record<string, unknown>, prefix = ''): Record<string
 
 /** A single value of a repeated field, as the array it is read as. */
 function asSchemaShapes(example: Record<string, unknown>, properties: Record<string, JsonSchema>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(example).map(([key, value]) => [key, properties[key]?.type === 'array' && !Array.isArray(value) ? [value] : value]));
+  return Object.fromEntries(
+    Object.entries(example).map(([key, value]) => [key, properties[key]?.type === 'array' && !Array.isArray(value) ? [value] : value]),
+  );
 }
 
 /**
@@ -379,7 +466,8 @@ function formMedia(operation: DocumentedOperation, multipart: boolean) {
         anyOf = [...(anyOf ?? []), { required: [part.replaces] }, { required: [name] }];
       }
       // A field that is one of several exclusive sources (docs/campaigns.md#large-account-lists-upload-first): the file part is one more.
-      if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces))) oneOf = [...oneOf, { required: [name] }];
+      if (oneOf?.some((variant) => (variant.required as string[] | undefined)?.includes(part.replaces)))
+        oneOf = [...oneOf, { required: [name] }];
     }
   }
   const schema: JsonSchema = {
@@ -411,7 +499,16 @@ const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error 
 
 function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
   const codes = [
-    ...new Set<ErrorCode>(['invalid_api_key', 'expired_api_key', 'insufficient_scope', ...operation.errors, 'method_not_allowed', ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []), 'rate_limited', 'internal_error']),
+    ...new Set<ErrorCode>([
+      'invalid_api_key',
+      'expired_api_key',
+      'insufficient_scope',
+      ...operation.errors,
+      'method_not_allowed',
+      ...(operation.idempotent ? (['idempotency_key_reused', 'idempotency_key_in_use'] as const) : []),
+      'rate_limited',
+      'internal_error',
+    ]),
   ];
   const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
@@ -441,14 +538,17 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
   };
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const schemas = statusCodes.map((code) => errorSchemas[code]);
-    const error = schemas.length === 1 ? schemas[0]! : z.discriminatedUnion('code', schemas as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+    const error =
+      schemas.length === 1 ? schemas[0]! : z.discriminatedUnion('code', schemas as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
     const examples = Object.fromEntries(
       statusCodes.map((code) => {
         const example = code === 'invalid_request' ? invalidRequestExample(operation) : ERROR_EXAMPLES[code];
         return [code, { summary: code, value: { data: null, error: example.toJSON() } }];
       }),
     );
-    const retryAfter = statusCodes.some((code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use' || code === 'rate_limited');
+    const retryAfter = statusCodes.some(
+      (code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use' || code === 'rate_limited',
+    );
     responses[String(status)] = {
       description: statusCodes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
       headers: {
@@ -506,7 +606,11 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
  */
 function codeSamples(operationId: string, path: string, example: Record<string, unknown> | undefined) {
   const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
-  const curl = [`curl -s -X POST "$BASE_URL${path}"`, '  -H "Authorization: Bearer $API_KEY"', ...(example ? ["  -H 'Content-Type: application/json'", `  -d ${shellQuote(JSON.stringify(example))}`] : [])].join(' \\\n');
+  const curl = [
+    `curl -s -X POST "$BASE_URL${path}"`,
+    '  -H "Authorization: Bearer $API_KEY"',
+    ...(example ? ["  -H 'Content-Type: application/json'", `  -d ${shellQuote(JSON.stringify(example))}`] : []),
+  ].join(' \\\n');
   const client = [
     "import { createCampaignEnrichmentClient } from '@campaign-enrichment/client';",
     '',
@@ -544,8 +648,14 @@ function jsonRequestSchema(operation: DocumentedOperation): z.core.$ZodType {
     const inner = (optional._zod.def as { innerType?: z.core.$ZodType }).innerType ?? optional;
     const meta = z.globalRegistry.get(optional as never);
     const required = meta ? (inner as zm.ZodMiniType).check(zm.meta({ ...meta })) : inner;
-    const others = Object.fromEntries(Object.entries(shape).filter(([key]) => key === field || !fields.includes(key)).map(([key, value]) => [key, key === field ? required : value]));
-    return z.strictObject(others as Record<string, z.ZodType>).meta({ id: `${pascalField(operation.operationId)}With${pascalField(field)}`, description: `With \`${field}\`.` });
+    const others = Object.fromEntries(
+      Object.entries(shape)
+        .filter(([key]) => key === field || !fields.includes(key))
+        .map(([key, value]) => [key, key === field ? required : value]),
+    );
+    return z
+      .strictObject(others as Record<string, z.ZodType>)
+      .meta({ id: `${pascalField(operation.operationId)}With${pascalField(field)}`, description: `With \`${field}\`.` });
   });
   return z.xor(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
@@ -581,9 +691,16 @@ function webhooksSection(): ZodOpenApiPathsObject {
  * so that only this document's builders carry it.
  */
 const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
-  [...organizationOperationDocs, ...campaignOperationDocs, ...uploadOperationDocs, ...enrichmentOperationDocs, ...exportOperationDocs, ...creditOperationDocs, ...webhookOperationDocs, ...privacyOperationDocs].map(
-    (documented) => [documented.operationId, documented as DocumentedOperation],
-  ),
+  [
+    ...organizationOperationDocs,
+    ...campaignOperationDocs,
+    ...uploadOperationDocs,
+    ...enrichmentOperationDocs,
+    ...exportOperationDocs,
+    ...creditOperationDocs,
+    ...webhookOperationDocs,
+    ...privacyOperationDocs,
+  ].map((documented) => [documented.operationId, documented as DocumentedOperation]),
 );
 
 /**
@@ -599,7 +716,10 @@ export const TAGS = [
   { name: 'uploads', description: 'Presigned uploads of account lists too large for a request body.' },
   { name: 'organization', description: 'The authenticated organization: credits and capacity.' },
   { name: 'keys', description: 'API keys the organization manages itself: scopes, credit limits, rotation and revocation.' },
-  { name: 'privacy', description: 'Suppressions and erasures: keep a person out of every answer, erase every stored copy, with a signed receipt.' },
+  {
+    name: 'privacy',
+    description: 'Suppressions and erasures: keep a person out of every answer, erase every stored copy, with a signed receipt.',
+  },
   { name: 'webhook events', description: 'What this API POSTs to your endpoints (Standard Webhooks 1.0 signatures).' },
 ] as const;
 
@@ -626,7 +746,9 @@ const DOMAIN_TAGS: ReadonlyMap<string, string> = new Map(
 export function documented(operation: Operation): DocumentedOperation {
   const docs = DOCUMENTED_OPERATIONS.get(operation.operationId);
   if (!docs || docs.path !== operation.path || docs.request !== operation.request) {
-    throw new Error(`${operation.operationId} (${operation.path}) has no documentation: add it to its domain's docs.ts and to DOCUMENTED_OPERATIONS (lib/contract/openapi.ts)`);
+    throw new Error(
+      `${operation.operationId} (${operation.path}) has no documentation: add it to its domain's docs.ts and to DOCUMENTED_OPERATIONS (lib/contract/openapi.ts)`,
+    );
   }
   return docs;
 }
@@ -658,7 +780,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
       contact: CONTACT,
     },
     tags: TAGS.map((tag) => ({ ...tag })),
-    servers: [{ url: serverUrl, description: serverUrl === LOCAL_SERVER_URL ? 'The local stack (`npm start`); a deployment serves this document with its own URL.' : 'This deployment.' }],
+    servers: [
+      {
+        url: serverUrl,
+        description:
+          serverUrl === LOCAL_SERVER_URL
+            ? 'The local stack (`npm start`); a deployment serves this document with its own URL.'
+            : 'This deployment.',
+      },
+    ],
     security: [{ apiKey: [] }],
     components: {
       securitySchemes: {

@@ -79,7 +79,14 @@ function derivedEntryId(...parts: string[]): string {
 /** Entries of each kind of movement. Amounts are given as positive credits and signed here. */
 export const ledgerEntries = {
   /** The launch charge of an attempt: −credits. */
-  charge: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; createdAt: string; keyId?: string | undefined }): LedgerEntry => ({
+  charge: (at: {
+    organizationId: string;
+    campaignId: string;
+    attemptId: string;
+    credits: number;
+    createdAt: string;
+    keyId?: string | undefined;
+  }): LedgerEntry => ({
     id: derivedEntryId(at.campaignId, at.attemptId, 'charge', 'launch'),
     organizationId: at.organizationId,
     createdAt: at.createdAt,
@@ -92,7 +99,15 @@ export const ledgerEntries = {
     ...(at.keyId !== undefined ? { keyId: at.keyId } : {}),
   }),
   /** A refund of an attempt's credits: +credits. */
-  refund: (at: { organizationId: string; campaignId: string; attemptId: string; credits: number; reason: (typeof LEDGER_REASONS.refund)[number]; createdAt: string; keyId?: string | undefined }): LedgerEntry => ({
+  refund: (at: {
+    organizationId: string;
+    campaignId: string;
+    attemptId: string;
+    credits: number;
+    reason: (typeof LEDGER_REASONS.refund)[number];
+    createdAt: string;
+    keyId?: string | undefined;
+  }): LedgerEntry => ({
     id: derivedEntryId(at.campaignId, at.attemptId, 'refund', at.reason),
     organizationId: at.organizationId,
     createdAt: at.createdAt,
@@ -117,7 +132,13 @@ export const ledgerEntries = {
     note: null,
   }),
   /** An operator's adjustment (README.md#operator-cli `org:credits`): ±credits with an optional note. `movementId` makes it unique. */
-  adjustment: (at: { organizationId: string; credits: number; note?: string | null; createdAt: string; movementId: string }): LedgerEntry => ({
+  adjustment: (at: {
+    organizationId: string;
+    credits: number;
+    note?: string | null;
+    createdAt: string;
+    movementId: string;
+  }): LedgerEntry => ({
     id: derivedEntryId(at.organizationId, 'operator', at.movementId),
     organizationId: at.organizationId,
     createdAt: at.createdAt,
@@ -132,7 +153,12 @@ export const ledgerEntries = {
 
 /** The stored item of an entry: its keys, its list-index keys and the entry. */
 export function ledgerItem(entry: LedgerEntry): Record<string, unknown> {
-  return { ...keys.ledgerEntry(entry.organizationId, entry), ...keys.ledgerIndexes(entry.organizationId, entry), type: 'ledgerEntry', ...entry };
+  return {
+    ...keys.ledgerEntry(entry.organizationId, entry),
+    ...keys.ledgerIndexes(entry.organizationId, entry),
+    type: 'ledgerEntry',
+    ...entry,
+  };
 }
 
 /** Maps a stored (or index-projected) item to its {@link LedgerEntry}, field by field. */
@@ -179,7 +205,11 @@ const ledgerClockAllows = (createdAt: string): Clause => ({
  *
  * @returns the transaction items, organization first, then the entry's Put when written.
  */
-export function movementItems(tableName: string, entry: LedgerEntry, options: { alsoChange?: Change; condition?: Clause } = {}): TransactItem[] {
+export function movementItems(
+  tableName: string,
+  entry: LedgerEntry,
+  options: { alsoChange?: Change; condition?: Clause } = {},
+): TransactItem[] {
   const writesEntry = entry.amount !== 0;
   const change: Change = {
     set: { ...options.alsoChange?.set, ...(writesEntry ? { [LEDGER_WRITTEN_AT]: entry.createdAt } : {}) },
@@ -189,7 +219,12 @@ export function movementItems(tableName: string, entry: LedgerEntry, options: { 
   const clauses = [...(options.condition ? [options.condition] : []), ...(writesEntry ? [ledgerClockAllows(entry.createdAt)] : [])];
   const condition = clauses.length === 0 ? undefined : clauses.length === 1 ? clauses[0] : and(...clauses);
   const organizationUpdate: TransactItem = {
-    Update: { TableName: tableName, Key: keys.organization(entry.organizationId), ...updateParts(change, condition), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' },
+    Update: {
+      TableName: tableName,
+      Key: keys.organization(entry.organizationId),
+      ...updateParts(change, condition),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
   };
   return writesEntry ? [organizationUpdate, ledgerPut(tableName, entry)] : [organizationUpdate];
 }
@@ -219,14 +254,20 @@ export async function transactMovement(
   for (let round = 0; ; round++) {
     const createdAt = new Date(Math.max(now().getTime(), floor + 1)).toISOString();
     const outcome = await transactWrite(client, build(createdAt));
-    const written = outcome.ok ? undefined : outcome.failed.includes(organizationItem) ? outcome.old[organizationItem]?.[LEDGER_WRITTEN_AT] : undefined;
+    const written = outcome.ok
+      ? undefined
+      : outcome.failed.includes(organizationItem)
+        ? outcome.old[organizationItem]?.[LEDGER_WRITTEN_AT]
+        : undefined;
     if (typeof written !== 'string' || written < createdAt || round + 1 >= MAX_CLOCK_ROUNDS) return { outcome, createdAt };
     floor = Date.parse(written);
   }
 }
 
 /** The campaign-side change of a charge or refund: `creditsCharged` is net of refunds, −Σ amounts. */
-export const campaignCreditsChange = (entry: LedgerEntry): Change => ({ increment: entry.amount !== 0 ? { creditsCharged: -entry.amount } : {} });
+export const campaignCreditsChange = (entry: LedgerEntry): Change => ({
+  increment: entry.amount !== 0 ? { creditsCharged: -entry.amount } : {},
+});
 
 /** Sum of entries' amounts (credits). */
 export const sumOf = (entries: readonly Pick<LedgerEntry, 'amount'>[]): number => entries.reduce((total, entry) => total + entry.amount, 0);

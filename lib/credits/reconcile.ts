@@ -27,7 +27,10 @@ export interface ReconciliationReport {
  * Checks one organization, or every organization of the registry.
  * An unknown `organizationId` is not counted (`organizations` 0).
  */
-export async function reconcileCredits(ledger: Pick<LedgerStore, 'audit' | 'organizationIds'>, options: { organizationId?: string } = {}): Promise<ReconciliationReport> {
+export async function reconcileCredits(
+  ledger: Pick<LedgerStore, 'audit' | 'organizationIds'>,
+  options: { organizationId?: string } = {},
+): Promise<ReconciliationReport> {
   const ids = options.organizationId !== undefined ? [options.organizationId] : await ledger.organizationIds();
   const drift: LedgerDrift[] = [];
   const campaignDrift: CampaignChargeDrift[] = [];

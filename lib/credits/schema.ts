@@ -13,16 +13,24 @@ export const MAX_LEDGER_PAGE_SIZE = 1_000;
 export const DEFAULT_LEDGER_PAGE_SIZE = 100;
 
 /** A ledger entry's kind (docs/launch.md#the-credit-ledger): a filter of the request, a field of the entry. */
-export const LedgerKindSchema = /* @__PURE__ */ treeShakable(() => z.enum(LEDGER_KINDS).check(z.meta({ id: 'LedgerKind', description: 'What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).' })));
+export const LedgerKindSchema = /* @__PURE__ */ treeShakable(() =>
+  z.enum(LEDGER_KINDS).check(
+    z.meta({
+      id: 'LedgerKind',
+      description: 'What moved the balance: `charge` (launch), `refund` (of an attempt), `adjustment` (grant or operator).',
+    }),
+  ),
+);
 
 /** `POST /v1/org/ledger` body (docs/launch.md#the-credit-ledger). */
 export const ListLedgerRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    filters: z.optional(z
-      .strictObject({
+    filters: z.optional(
+      z.strictObject({
         campaignId: z.optional(campaignId()),
         kind: z.optional(LedgerKindSchema),
-      })),
+      }),
+    ),
     ...pageRequestFields(MAX_LEDGER_PAGE_SIZE, DEFAULT_LEDGER_PAGE_SIZE),
   }),
 );

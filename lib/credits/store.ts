@@ -8,7 +8,16 @@ import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
 import { queryPartition } from '../db/query';
 import { and } from '../db/expression';
 import { NotFoundError } from '../errors';
-import { balanceCovers, ledgerEntries, movementItems, sumOf, toLedgerEntry, transactMovement, type LedgerEntry, type LedgerKind } from './ledger';
+import {
+  balanceCovers,
+  ledgerEntries,
+  movementItems,
+  sumOf,
+  toLedgerEntry,
+  transactMovement,
+  type LedgerEntry,
+  type LedgerKind,
+} from './ledger';
 
 /** One page of the ledger query, newest first. */
 export interface LedgerPageQuery {
@@ -74,14 +83,21 @@ export interface LedgerStore {
    * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0;
    *   AdjustmentIdReusedError when the adjustment ID was applied with another amount or note.
    */
-  adjust(organizationId: string, credits: number, note?: string, adjustmentId?: string): Promise<{ balance: number; entry?: LedgerEntry; replayed?: boolean }>;
+  adjust(
+    organizationId: string,
+    credits: number,
+    note?: string,
+    adjustmentId?: string,
+  ): Promise<{ balance: number; entry?: LedgerEntry; replayed?: boolean }>;
 }
 
 /** An operator's adjustment ID given again with another amount or note: nothing is written. */
 export class AdjustmentIdReusedError extends Error {
   override name = 'AdjustmentIdReusedError';
   constructor(adjustmentId: string, entry: LedgerEntry) {
-    super(`Adjustment ID "${adjustmentId}" was already applied as ${entry.amount > 0 ? '+' : ''}${entry.amount} credits${entry.note ? ` (note "${entry.note}")` : ''} at ${entry.createdAt}; use a new ID for another adjustment.`);
+    super(
+      `Adjustment ID "${adjustmentId}" was already applied as ${entry.amount > 0 ? '+' : ''}${entry.amount} credits${entry.note ? ` (note "${entry.note}")` : ''} at ${entry.createdAt}; use a new ID for another adjustment.`,
+    );
   }
 }
 
@@ -92,7 +108,12 @@ const AUDIT_ROUNDS = 10;
 export function createLedgerStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): LedgerStore {
   const readOrganization = async (organizationId: string) => {
     const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: 'smbCredits, ledgerEntries' }),
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.organization(organizationId),
+        ConsistentRead: true,
+        ProjectionExpression: 'smbCredits, ledgerEntries',
+      }),
     );
     return Item && { balance: Number(Item.smbCredits), entries: Item.ledgerEntries === undefined ? undefined : Number(Item.ledgerEntries) };
   };
@@ -115,14 +136,20 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
   };
 
   /** Campaigns whose `creditsCharged` differs from minus the sum of their entries (a campaign with entries but no item counts as charged 0). */
-  const campaignDriftOf = (organizationId: string, entries: readonly LedgerEntry[], charged: Map<string, number>): CampaignChargeDrift[] => {
+  const campaignDriftOf = (
+    organizationId: string,
+    entries: readonly LedgerEntry[],
+    charged: Map<string, number>,
+  ): CampaignChargeDrift[] => {
     const ledgerCharged = new Map<string, number>();
-    for (const entry of entries) if (entry.campaignId) ledgerCharged.set(entry.campaignId, (ledgerCharged.get(entry.campaignId) ?? 0) - entry.amount);
+    for (const entry of entries)
+      if (entry.campaignId) ledgerCharged.set(entry.campaignId, (ledgerCharged.get(entry.campaignId) ?? 0) - entry.amount);
     const drift: CampaignChargeDrift[] = [];
     for (const campaignId of new Set([...charged.keys(), ...ledgerCharged.keys()])) {
       const onCampaign = charged.get(campaignId) ?? 0;
       const onLedger = ledgerCharged.get(campaignId) ?? 0;
-      if (onCampaign !== onLedger) drift.push({ organizationId, campaignId, charged: onCampaign, ledgerCharged: onLedger, drift: onCampaign - onLedger });
+      if (onCampaign !== onLedger)
+        drift.push({ organizationId, campaignId, charged: onCampaign, ledgerCharged: onLedger, drift: onCampaign - onLedger });
     }
     return drift;
   };
@@ -153,7 +180,12 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
         : query.kind
           ? LEDGER_INDEXES.byKind
           : LEDGER_INDEXES.all;
-      const partitionKeys = keys.ledgerIndexes(query.organizationId, { id: '', createdAt: '', kind: query.kind ?? '', campaignId: query.campaignId ?? null });
+      const partitionKeys = keys.ledgerIndexes(query.organizationId, {
+        id: '',
+        createdAt: '',
+        kind: query.kind ?? '',
+        campaignId: query.campaignId ?? null,
+      });
       const partitionKey = partitionKeys[index.partitionKey as keyof typeof partitionKeys];
       const { Items = [] } = await client.send(
         new QueryCommand({
@@ -169,7 +201,11 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       );
       const items = Items.slice(0, query.limit);
       const last = items.at(-1);
-      return { entries: items.map((item) => toLedgerEntry(item, query.organizationId)), hasMore: Items.length > query.limit, ...(last ? { last: String(last.listSk) } : {}) };
+      return {
+        entries: items.map((item) => toLedgerEntry(item, query.organizationId)),
+        hasMore: Items.length > query.limit,
+        ...(last ? { last: String(last.listSk) } : {}),
+      };
     },
 
     async audit(organizationId) {
@@ -180,15 +216,31 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
         // transaction: entries and campaigns read between two equal counters are one instant's.
         const [entries, charged] = await Promise.all([entriesOf(organizationId), chargedOf(organizationId)]);
         const after = await readOrganization(organizationId);
-        const quiet = after && after.balance === before.balance && after.entries === before.entries && (before.entries === undefined || before.entries === entries.length);
+        const quiet =
+          after &&
+          after.balance === before.balance &&
+          after.entries === before.entries &&
+          (before.entries === undefined || before.entries === entries.length);
         if (quiet || round + 1 >= AUDIT_ROUNDS) {
-          return { organizationId, balance: after?.balance ?? before.balance, ledgerSum: sumOf(entries), entries: entries.length, campaignDrift: campaignDriftOf(organizationId, entries, charged) };
+          return {
+            organizationId,
+            balance: after?.balance ?? before.balance,
+            ledgerSum: sumOf(entries),
+            entries: entries.length,
+            campaignDrift: campaignDriftOf(organizationId, entries, charged),
+          };
         }
       }
     },
 
     async organizationIds() {
-      const items = await queryPartition(client, tableName, TABLE_INDEXES.all, keys.organizationRegistry({ id: '', createdAt: '' }).gsi1pk, ['id']);
+      const items = await queryPartition(
+        client,
+        tableName,
+        TABLE_INDEXES.all,
+        keys.organizationRegistry({ id: '', createdAt: '' }).gsi1pk,
+        ['id'],
+      );
       return items.map((item) => String(item.id));
     },
 
@@ -204,9 +256,13 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       const { outcome, createdAt } = await transactMovement(
         client,
         (stamp) => {
-          const items = movementItems(tableName, ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: stamp, movementId }), {
-            condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))),
-          });
+          const items = movementItems(
+            tableName,
+            ledgerEntries.adjustment({ organizationId, credits, note: note ?? null, createdAt: stamp, movementId }),
+            {
+              condition: and({ expression: 'attribute_exists(pk)' }, balanceCovers(Math.max(0, -credits))),
+            },
+          );
           // The entry as it was when its Put failed: a retried adjustment ID.
           if (items[1]?.Put) items[1].Put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
           return { TransactItems: items };

@@ -16,13 +16,23 @@ const toApiEntry = ({ organizationId: _organizationId, keyId: _keyId, ...entry }
  * Query of `limit + 1` index items, whatever the ledger's size.
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
-export async function listLedger(deps: { ledger: Pick<LedgerStore, 'page'> }, organizationId: string, input: ListLedgerInput): Promise<LedgerPage> {
+export async function listLedger(
+  deps: { ledger: Pick<LedgerStore, 'page'> },
+  organizationId: string,
+  input: ListLedgerInput,
+): Promise<LedgerPage> {
   const limit = input.limit ?? DEFAULT_LEDGER_PAGE_SIZE;
   const campaignId = input.filters?.campaignId;
   const kind = input.filters?.kind;
   const binding = { o: organizationId, f: JSON.stringify(['ledger', campaignId ?? null, kind ?? null]), l: limit };
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
-  const page = await deps.ledger.page({ organizationId, limit, ...(campaignId ? { campaignId } : {}), ...(kind ? { kind } : {}), ...(after === undefined ? {} : { after }) });
+  const page = await deps.ledger.page({
+    organizationId,
+    limit,
+    ...(campaignId ? { campaignId } : {}),
+    ...(kind ? { kind } : {}),
+    ...(after === undefined ? {} : { after }),
+  });
   return {
     entries: page.entries.map(toApiEntry),
     nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,

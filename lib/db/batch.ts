@@ -65,7 +65,11 @@ export async function batchGet(
 }
 
 /** Writes (puts) many items; unprocessed items are retried. */
-export async function batchPut(client: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+export async function batchPut(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  items: readonly Record<string, unknown>[],
+): Promise<void> {
   await pMap(
     chunk(items, BATCH_WRITE_SIZE),
     async (group) => {

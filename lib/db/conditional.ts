@@ -5,7 +5,17 @@
  * failure becomes a value, everything else is rethrown).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DeleteCommandInput, type DynamoDBDocumentClient, type PutCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DeleteCommandInput,
+  type DynamoDBDocumentClient,
+  type PutCommandInput,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent when there was none). */
@@ -20,7 +30,10 @@ export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok
  *   `{ ok: false, old }` when the condition failed.
  * @throws every error other than ConditionalCheckFailedException.
  */
-export async function updateIf(client: DynamoDBDocumentClient, input: UpdateCommandInput & { ConditionExpression: string }): Promise<UpdateIfOutcome> {
+export async function updateIf(
+  client: DynamoDBDocumentClient,
+  input: UpdateCommandInput & { ConditionExpression: string },
+): Promise<UpdateIfOutcome> {
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({ ReturnValues: 'ALL_NEW', ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
@@ -35,13 +48,17 @@ export async function updateIf(client: DynamoDBDocumentClient, input: UpdateComm
 /** Outcome of {@link putIf} and {@link deleteIf}: written, or the item as it was when the condition failed (absent when there was none). */
 export type WriteIfOutcome = { ok: true } | { ok: false; old: Record<string, unknown> | undefined };
 
-const oldItemOf = (error: ConditionalCheckFailedException) => (error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined);
+const oldItemOf = (error: ConditionalCheckFailedException) =>
+  error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined;
 
 /**
  * Runs one conditional PutItem; the old item is requested on failure.
  * @throws every error other than ConditionalCheckFailedException.
  */
-export async function putIf(client: DynamoDBDocumentClient, input: PutCommandInput & { ConditionExpression: string }): Promise<WriteIfOutcome> {
+export async function putIf(
+  client: DynamoDBDocumentClient,
+  input: PutCommandInput & { ConditionExpression: string },
+): Promise<WriteIfOutcome> {
   try {
     await client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { ok: true };
@@ -55,7 +72,10 @@ export async function putIf(client: DynamoDBDocumentClient, input: PutCommandInp
  * Runs one conditional DeleteItem; the old item is requested on failure.
  * @throws every error other than ConditionalCheckFailedException.
  */
-export async function deleteIf(client: DynamoDBDocumentClient, input: DeleteCommandInput & { ConditionExpression: string }): Promise<WriteIfOutcome> {
+export async function deleteIf(
+  client: DynamoDBDocumentClient,
+  input: DeleteCommandInput & { ConditionExpression: string },
+): Promise<WriteIfOutcome> {
   try {
     await client.send(new DeleteCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { ok: true };

@@ -41,7 +41,9 @@ export function and(...clauses: Clause[]): Clause {
 export function merge(...changes: Change[]): Change {
   const set = Object.assign({}, ...changes.map((change) => change.set ?? {})) as Record<string, unknown>;
   const increment = Object.assign({}, ...changes.map((change) => change.increment ?? {})) as Record<string, number>;
-  const remove = [...new Set(changes.flatMap((change) => change.remove ?? []))].filter((name) => !Object.hasOwn(set, name) && !Object.hasOwn(increment, name));
+  const remove = [...new Set(changes.flatMap((change) => change.remove ?? []))].filter(
+    (name) => !Object.hasOwn(set, name) && !Object.hasOwn(increment, name),
+  );
   return { set, increment, remove };
 }
 
@@ -92,7 +94,8 @@ export function updateParts(change: Change, condition?: Clause): UpdateExpressio
 export function applyChange<T extends object>(item: T, change: Change): T {
   const next = { ...item } as Record<string, unknown>;
   for (const [attribute, value] of Object.entries(change.set ?? {})) if (value !== undefined) next[attribute] = value;
-  for (const [attribute, delta] of Object.entries(change.increment ?? {})) next[attribute] = (typeof next[attribute] === 'number' ? (next[attribute] as number) : 0) + delta;
+  for (const [attribute, delta] of Object.entries(change.increment ?? {}))
+    next[attribute] = (typeof next[attribute] === 'number' ? (next[attribute] as number) : 0) + delta;
   for (const attribute of change.remove ?? []) delete next[attribute];
   return next as T;
 }

@@ -42,7 +42,21 @@ export async function queryPartition(
  * @param filter - a FilterExpression; `#type` names the items' `type` attribute.
  * @param values - its ExpressionAttributeValues.
  */
-export async function* scanItems(client: DynamoDBDocumentClient, tableName: string, filter: string, values: Record<string, unknown>): AsyncGenerator<Record<string, unknown>> {
-  const pages = paginateScan({ client }, { TableName: tableName, FilterExpression: filter, ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: values, ConsistentRead: true });
+export async function* scanItems(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  filter: string,
+  values: Record<string, unknown>,
+): AsyncGenerator<Record<string, unknown>> {
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: filter,
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: values,
+      ConsistentRead: true,
+    },
+  );
   for await (const page of pages) yield* page.Items ?? [];
 }

@@ -42,7 +42,12 @@ export const TABLE_INDEXES = {
    * the ones whose results lapsed before the workflow rewrote them as
    * `expired` (normally none), without reading live ones.
    */
-  enrichedByExpiry: { indexName: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'expirySk', projectedAttributes: [...LIST_ITEM_ATTRIBUTES, 'listSk'] },
+  enrichedByExpiry: {
+    indexName: 'gsi5',
+    partitionKey: 'gsi5pk',
+    sortKey: 'expirySk',
+    projectedAttributes: [...LIST_ITEM_ATTRIBUTES, 'listSk'],
+  },
   /**
    * Sparse: enriched campaigns whose per-account enrichment times are not all
    * recorded yet. Launch evaluation treats their accounts as enriched at
@@ -120,21 +125,32 @@ export const keys = {
    * One readable batch's seqs in an attempt (lib/results/sequence.ts), in a partition per attempt, sorted
    * by its last seq (10 digits), so the ranges after a seq are one Query.
    */
-  resultsRange: (campaignId: string, attemptId: string, toSeq: number) => ({ pk: `CAMPAIGN#${campaignId}#RESULTS#${attemptId}`, sk: `SEQ#${String(toSeq).padStart(10, '0')}` }),
+  resultsRange: (campaignId: string, attemptId: string, toSeq: number) => ({
+    pk: `CAMPAIGN#${campaignId}#RESULTS#${attemptId}`,
+    sk: `SEQ#${String(toSeq).padStart(10, '0')}`,
+  }),
   /** Index keys of a campaign for list (docs/pagination.md). */
-  campaignIndexes: (organizationId: string, campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string }) => ({
+  campaignIndexes: (
+    organizationId: string,
+    campaign: { id: string; createdAt: string; status: string; createdVia: string; resultsExpireAt?: string },
+  ) => ({
     gsi1pk: `ORG#${organizationId}#CAMPAIGNS`,
     gsi2pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}`,
     gsi3pk: `ORG#${organizationId}#CAMPAIGNS#VIA#${campaign.createdVia}`,
     gsi4pk: `ORG#${organizationId}#CAMPAIGNS#STATUS#${campaign.status}#VIA#${campaign.createdVia}`,
     listSk: `${campaign.createdAt}#${campaign.id}`,
-    ...(campaign.status === 'enriched' && campaign.resultsExpireAt ? enrichedExpiry(organizationId, { ...campaign, resultsExpireAt: campaign.resultsExpireAt }) : {}),
+    ...(campaign.status === 'enriched' && campaign.resultsExpireAt
+      ? enrichedExpiry(organizationId, { ...campaign, resultsExpireAt: campaign.resultsExpireAt })
+      : {}),
   }),
   enrichedExpiry,
   /** Partition of the recency-pending index of an organization. */
   recencyPending: (organizationId: string) => ({ gsi6pk: `ORG#${organizationId}#RECENCY_PENDING` }),
   /** Organizations registry partition of gsi1 (reconciliation walks every organization). */
-  organizationRegistry: (organization: { id: string; createdAt: string }) => ({ gsi1pk: 'ORGANIZATIONS', listSk: `${organization.createdAt}#${organization.id}` }),
+  organizationRegistry: (organization: { id: string; createdAt: string }) => ({
+    gsi1pk: 'ORGANIZATIONS',
+    listSk: `${organization.createdAt}#${organization.id}`,
+  }),
   /**
    * Immutable ledger entry of a credit movement, in its organization's
    * partition: `LEDGER#<campaignId or ->#<entryId>`, so an organization's
@@ -151,7 +167,10 @@ export const keys = {
     gsi1pk: `ORG#${organizationId}#LEDGER`,
     gsi2pk: `ORG#${organizationId}#LEDGER#KIND#${entry.kind}`,
     ...(entry.campaignId
-      ? { gsi3pk: `ORG#${organizationId}#LEDGER#CAMPAIGN#${entry.campaignId}`, gsi4pk: `ORG#${organizationId}#LEDGER#KIND#${entry.kind}#CAMPAIGN#${entry.campaignId}` }
+      ? {
+          gsi3pk: `ORG#${organizationId}#LEDGER#CAMPAIGN#${entry.campaignId}`,
+          gsi4pk: `ORG#${organizationId}#LEDGER#KIND#${entry.kind}#CAMPAIGN#${entry.campaignId}`,
+        }
       : {}),
     listSk: `${entry.createdAt}#${entry.id}`,
   }),
@@ -191,7 +210,10 @@ export const keys = {
     gsi1pk: `ORG#${organizationId}#EVENTS`,
     gsi2pk: `ORG#${organizationId}#EVENTS#TYPE#${event.type}`,
     ...(event.campaignId
-      ? { gsi3pk: `ORG#${organizationId}#EVENTS#CAMPAIGN#${event.campaignId}`, gsi4pk: `ORG#${organizationId}#EVENTS#TYPE#${event.type}#CAMPAIGN#${event.campaignId}` }
+      ? {
+          gsi3pk: `ORG#${organizationId}#EVENTS#CAMPAIGN#${event.campaignId}`,
+          gsi4pk: `ORG#${organizationId}#EVENTS#TYPE#${event.type}#CAMPAIGN#${event.campaignId}`,
+        }
       : {}),
     listSk: `${event.occurredAt}#${event.id}`,
   }),
@@ -214,9 +236,15 @@ export const keys = {
    * organization + operation + key, in a partition of its own. The key is
    * the last part, so any visible ASCII (`#` included) cannot collide.
    */
-  idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'IDEMPOTENCY' }),
+  idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({
+    pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`,
+    sk: 'IDEMPOTENCY',
+  }),
   /** The work a request did under an idempotency key (docs/idempotency.md): written with the work, beside its record, outliving a released record. */
-  idempotentWork: (organizationId: string, operationId: string, key: string) => ({ pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`, sk: 'WORK' }),
+  idempotentWork: (organizationId: string, operationId: string, key: string) => ({
+    pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`,
+    sk: 'WORK',
+  }),
   /**
    * Fixed-window counter of one limit of an organization (docs/limits.md):
    * `policy` (requests, exports, uploads) in the window of `windowSeconds`
@@ -230,7 +258,10 @@ export const keys = {
   /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (docs/limits.md). */
   monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
   /** One API key's charges in one UTC calendar month (`YYYY-MM`), net of refunds (docs/authentication.md#per-key-credit-limits). */
-  keyMonthlySpend: (organizationId: string, keyId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}#KEY#${keyId}`, sk: 'SPEND' }),
+  keyMonthlySpend: (organizationId: string, keyId: string, month: string) => ({
+    pk: `ORG#${organizationId}#SPEND#${month}#KEY#${keyId}`,
+    sk: 'SPEND',
+  }),
   /** Upload record (docs/campaigns.md#large-account-lists-upload-first): one presigned account-ID file, in a partition of its own. */
   upload: (organizationId: string, uploadId: string) => ({ pk: `ORG#${organizationId}#UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** That a data migration ran on this table (lib/migrations/index.ts): one item per migration ID, in one partition. */

@@ -67,9 +67,15 @@ export function outcomeSummary(manifest: OutcomeManifest, attemptCurrent: boolea
  * Whether chunk `chunk` holds at least one account with an outcome in
  * `wanted`, from the manifest alone (exact: no chunk is read in vain).
  */
-export function chunkHasMatch(manifest: OutcomeManifest, attemptCurrent: boolean, wanted: ReadonlySet<AccountOutcome>, chunk: number): boolean {
+export function chunkHasMatch(
+  manifest: OutcomeManifest,
+  attemptCurrent: boolean,
+  wanted: ReadonlySet<AccountOutcome>,
+  chunk: number,
+): boolean {
   const mask = Number.parseInt(manifest.excludedMask[chunk] ?? '0', 16);
-  for (const [code, outcome] of Object.entries(EXCLUDED_OUTCOME_OF_CODE)) if (wanted.has(outcome) && mask & EXCLUDED_BIT[code]!) return true;
+  for (const [code, outcome] of Object.entries(EXCLUDED_OUTCOME_OF_CODE))
+    if (wanted.has(outcome) && mask & EXCLUDED_BIT[code]!) return true;
   const { start, end } = eligibleRange(manifest, chunk);
   if (end <= start) return false;
   if (!attemptCurrent) return wanted.has('pending');
@@ -122,7 +128,12 @@ const cursorError = () => new InvalidRequestError('The cursor is invalid.', ['cu
  * @throws ResultsExpiredError (410) once the campaign reads `expired`.
  * @throws ResultsNotReadyError (409) when the campaign was never evaluated.
  */
-export async function listCampaignAccounts(deps: AccountsDependencies, organizationId: string, input: CampaignAccountsInput, now = new Date()): Promise<CampaignAccountsPage> {
+export async function listCampaignAccounts(
+  deps: AccountsDependencies,
+  organizationId: string,
+  input: CampaignAccountsInput,
+  now = new Date(),
+): Promise<CampaignAccountsPage> {
   const filter = input.filters?.outcome === undefined ? undefined : [...new Set([input.filters.outcome].flat())].sort();
   const wanted = new Set<AccountOutcome>(filter ?? ACCOUNT_OUTCOMES);
   const limit = input.limit ?? DEFAULT_ACCOUNTS_PAGE_SIZE;
@@ -133,10 +144,15 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
     if (!Number.isSafeInteger(from) || from < 0) throw cursorError();
   }
 
-  const [campaign, manifest, policy] = await Promise.all([deps.campaigns.get(organizationId, input.campaignId), deps.outcomes.manifest(input.campaignId), (deps.deliveryPolicy ?? deliverAll)(organizationId)]);
+  const [campaign, manifest, policy] = await Promise.all([
+    deps.campaigns.get(organizationId, input.campaignId),
+    deps.outcomes.manifest(input.campaignId),
+    (deps.deliveryPolicy ?? deliverAll)(organizationId),
+  ]);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   if (statusAt(campaign, now) === 'expired') throw new ResultsExpiredError();
-  if (!manifest || manifest.organizationId !== organizationId) throw new ResultsNotReadyError(
+  if (!manifest || manifest.organizationId !== organizationId)
+    throw new ResultsNotReadyError(
       'This campaign has no per-account outcomes yet: they are kept when POST /v1/campaigns/enrich evaluates it (quote keeps none). Launch it, then list its accounts.',
     );
 
@@ -150,9 +166,14 @@ export async function listCampaignAccounts(deps: AccountsDependencies, organizat
     // While the policy withholds something the counts come from the stored rows, through the one owner of what may be delivered.
     const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
     const countsOf = (batch: number) =>
-      policy.withhold ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy)) : deps.outcomes.readBatchContacts(manifest, batch);
+      policy.withhold
+        ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy))
+        : deps.outcomes.readBatchContacts(manifest, batch);
     for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));
-    const [objects, ...counts] = await Promise.all([deps.outcomes.readChunk(manifest, chunk), ...batches.map((batch) => contacts.get(batch)!)]);
+    const [objects, ...counts] = await Promise.all([
+      deps.outcomes.readChunk(manifest, chunk),
+      ...batches.map((batch) => contacts.get(batch)!),
+    ]);
     return { chunk: objects, contacts: new Map(batches.map((batch, i) => [batch, counts[i]!])) };
   };
 

@@ -53,7 +53,11 @@ export async function writeAttemptLists(
   eligibleAccounts: readonly WarehouseAccountFields[],
 ): Promise<void> {
   const writes: (() => Promise<void>)[] = [
-    () => deps.accountLists.put(ref.eligibleObjectKey, eligibleAccounts.map((account) => account.accountId)),
+    () =>
+      deps.accountLists.put(
+        ref.eligibleObjectKey,
+        eligibleAccounts.map((account) => account.accountId),
+      ),
     ...batchesOf(eligibleAccounts.length).map(
       (batch) => () =>
         deps.accountLists.put(
@@ -72,11 +76,20 @@ export async function writeAttemptLists(
  * JSON.stringify escapes every newline, so the one-item-a-line list store
  * (lib/account-lists/account-list.ts) carries it.
  */
-const encodeBatchAccount = (a: WarehouseAccountFields): string => JSON.stringify([a.accountId, a.name, a.domain, a.status, a.industry, a.employeeCount, a.country]);
+const encodeBatchAccount = (a: WarehouseAccountFields): string =>
+  JSON.stringify([a.accountId, a.name, a.domain, a.status, a.industry, a.employeeCount, a.country]);
 
 /** The account of one batch-object line ({@link encodeBatchAccount}). */
 function decodeBatchAccount(line: string): WarehouseAccountFields {
-  const [accountId, name, domain, status, industry, employeeCount, country] = JSON.parse(line) as [string, string | null, string | null, WarehouseAccountFields['status'], string | null, number | null, string | null];
+  const [accountId, name, domain, status, industry, employeeCount, country] = JSON.parse(line) as [
+    string,
+    string | null,
+    string | null,
+    WarehouseAccountFields['status'],
+    string | null,
+    number | null,
+    string | null,
+  ];
   return { accountId, name, domain, status, industry, employeeCount, country };
 }
 
@@ -106,7 +119,10 @@ export async function readBatchAccounts(
     return { accountIds: [...known.keys()], known };
   } catch (error) {
     if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
-    return { accountIds: (await deps.accountLists.get(ref.eligibleObjectKey)).slice(ref.batch.offset, ref.batch.offset + ref.batch.count), known: new Map() };
+    return {
+      accountIds: (await deps.accountLists.get(ref.eligibleObjectKey)).slice(ref.batch.offset, ref.batch.offset + ref.batch.count),
+      known: new Map(),
+    };
   }
 }
 
@@ -146,8 +162,14 @@ export async function deleteEvaluation(deps: { objects: PrefixStore }, ref: Atte
  * campaign (leftovers of earlier attempts too). The account list stays.
  * @returns objects deleted.
  */
-export async function deleteCampaignResults(deps: { objects: PrefixStore }, ref: Pick<AttemptRef, 'organizationId' | 'campaignId'>): Promise<number> {
-  return deletePrefixes(deps.objects, [objectKeys.attemptsPrefix(ref.organizationId, ref.campaignId), objectKeys.evaluationsPrefix(ref.organizationId, ref.campaignId)]);
+export async function deleteCampaignResults(
+  deps: { objects: PrefixStore },
+  ref: Pick<AttemptRef, 'organizationId' | 'campaignId'>,
+): Promise<number> {
+  return deletePrefixes(deps.objects, [
+    objectKeys.attemptsPrefix(ref.organizationId, ref.campaignId),
+    objectKeys.evaluationsPrefix(ref.organizationId, ref.campaignId),
+  ]);
 }
 
 /**
@@ -172,10 +194,15 @@ export async function deleteReplacedEvaluation(
   currentEvaluationId: string,
   now = new Date(),
 ): Promise<void> {
-  if (!previousEvaluationId || previousEvaluationId === currentEvaluationId || attemptResultsLive(campaign, previousEvaluationId, now)) return;
+  if (!previousEvaluationId || previousEvaluationId === currentEvaluationId || attemptResultsLive(campaign, previousEvaluationId, now))
+    return;
   try {
     await deleteEvaluation(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: previousEvaluationId });
   } catch (error) {
-    logger.warn('Deleting a replaced evaluation\'s objects failed; they go with the campaign\'s expiry', { error, campaignId: campaign.id, evaluationId: previousEvaluationId });
+    logger.warn("Deleting a replaced evaluation's objects failed; they go with the campaign's expiry", {
+      error,
+      campaignId: campaign.id,
+      evaluationId: previousEvaluationId,
+    });
   }
 }

@@ -105,7 +105,11 @@ export async function cancelCampaign(
  * @returns `{campaignId, status: 'canceled'}` (also when it was canceled already).
  * @throws NotFoundError for an unknown campaign; CampaignNotCancelableError when it is not enriching (its message names the status).
  */
-export async function cancelEnrichment(deps: CancelDependencies, campaignId: string, now = new Date()): Promise<{ campaignId: string; status: 'canceled' }> {
+export async function cancelEnrichment(
+  deps: CancelDependencies,
+  campaignId: string,
+  now = new Date(),
+): Promise<{ campaignId: string; status: 'canceled' }> {
   const organizationId = await deps.campaigns.ownerOf(campaignId);
   if (!organizationId) throw new NotFoundError('campaign', campaignId);
   await cancelCampaign(deps, organizationId, campaignId, { now, requester: 'operator' });

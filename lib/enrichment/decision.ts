@@ -9,12 +9,26 @@
  * Enrich acts on it and quote shows it, so the two cannot drift: the quote's
  * figures and outcome are exactly what enrich would decide at that moment.
  */
-import { CampaignNotEnrichableError, ConcurrencyLimitExceededError, InsufficientCreditsError, KeySpendLimitExceededError, NoEligibleAccountsError, SpendLimitExceededError, type ApiError } from '../errors';
+import {
+  CampaignNotEnrichableError,
+  ConcurrencyLimitExceededError,
+  InsufficientCreditsError,
+  KeySpendLimitExceededError,
+  NoEligibleAccountsError,
+  SpendLimitExceededError,
+  type ApiError,
+} from '../errors';
 import type { CampaignRecord, ExcludedCounts } from '../campaigns/model';
 import type { OrganizationRecord } from '../organizations/store';
 
 /** `launchable`, or the code enrich would answer. */
-export type LaunchOutcome = 'launchable' | 'no_eligible_accounts' | 'insufficient_credits' | 'spend_limit_exceeded' | 'key_spend_limit_exceeded' | 'concurrency_limit_exceeded';
+export type LaunchOutcome =
+  | 'launchable'
+  | 'no_eligible_accounts'
+  | 'insufficient_credits'
+  | 'spend_limit_exceeded'
+  | 'key_spend_limit_exceeded'
+  | 'concurrency_limit_exceeded';
 
 /** Launch outcomes, in refusal order after `launchable`. */
 export const LAUNCH_OUTCOMES = [
@@ -42,9 +56,14 @@ export interface KeySpend {
 }
 
 /** Which of a key's limits a charge of `required` credits would pass (the launch's own cap first), with its figures; `undefined`: none. */
-function keyLimitPassed(key: KeySpend | undefined, required: number): { limit: number; spent: number | null; period: 'launch' | 'month' } | undefined {
-  if (key?.maxCreditsPerLaunch != null && required > key.maxCreditsPerLaunch) return { limit: key.maxCreditsPerLaunch, spent: null, period: 'launch' };
-  if (key?.monthly && key.monthly.spent + required > key.monthly.limit) return { limit: key.monthly.limit, spent: key.monthly.spent, period: 'month' };
+function keyLimitPassed(
+  key: KeySpend | undefined,
+  required: number,
+): { limit: number; spent: number | null; period: 'launch' | 'month' } | undefined {
+  if (key?.maxCreditsPerLaunch != null && required > key.maxCreditsPerLaunch)
+    return { limit: key.maxCreditsPerLaunch, spent: null, period: 'launch' };
+  if (key?.monthly && key.monthly.spent + required > key.monthly.limit)
+    return { limit: key.monthly.limit, spent: key.monthly.spent, period: 'month' };
   return undefined;
 }
 
@@ -91,10 +110,10 @@ export function decideLaunch(
         : spend && spend.spent + required > spend.limit
           ? 'spend_limit_exceeded'
           : keyLimitPassed(key, required)
-          ? 'key_spend_limit_exceeded'
-          : enrichingAccounts + counts.eligible > maxEnrichingAccounts
-          ? 'concurrency_limit_exceeded'
-          : 'launchable';
+            ? 'key_spend_limit_exceeded'
+            : enrichingAccounts + counts.eligible > maxEnrichingAccounts
+              ? 'concurrency_limit_exceeded'
+              : 'launchable';
   return {
     accounts: { requested: counts.requested, eligible: counts.eligible, excluded: { ...counts.excluded } },
     credits: { required, available, shortfall: Math.max(0, required - available) },
@@ -133,6 +152,9 @@ export function refusalOf(decision: LaunchDecision, spend?: MonthlySpend, key?: 
 /** The refusal of a campaign that is not an API-created draft (enrich and quote: `campaign_not_enrichable` with `details.status`). */
 export function notEnrichable(campaign: Pick<CampaignRecord, 'createdVia'>, status: CampaignRecord['status']): CampaignNotEnrichableError {
   return campaign.createdVia !== 'api'
-    ? new CampaignNotEnrichableError(status, `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`)
+    ? new CampaignNotEnrichableError(
+        status,
+        `Only API-created campaigns can be enriched through the API; this one was created via "${campaign.createdVia}".`,
+      )
     : new CampaignNotEnrichableError(status);
 }

@@ -33,26 +33,44 @@ export const LaunchQuoteSchema = z
       enrichingAccounts: count().check(z.meta({ description: 'Accounts enriching now, every surface included.' })),
       available: count().check(z.meta({ description: 'max(0, maxEnrichingAccounts − enrichingAccounts).' })),
     }),
-    outcome: z.enum(LAUNCH_OUTCOMES).check(z.meta({
-      description: '`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `key_spend_limit_exceeded` (402: the API key\'s own credit limits), `concurrency_limit_exceeded` (429).',
-    })),
-  }).check(z.meta({
-    id: 'LaunchQuote',
-    example: {
-      campaignId: EXAMPLE_CAMPAIGN_ID,
-      accounts: { requested: 300, eligible: 212, excluded: { total: 88, invalid: 47, recentlyEnriched: 30, crmExcluded: 11 } },
-      credits: { required: 212, available: 150, shortfall: 62 },
-      enrichment: { maxEnrichingAccounts: 5000, enrichingAccounts: 1200, available: 3800 },
-      outcome: 'insufficient_credits',
-    },
-  }));
+    outcome: z.enum(LAUNCH_OUTCOMES).check(
+      z.meta({
+        description:
+          "`launchable`, or the refusal enrich would answer now, in its order: `no_eligible_accounts` (422), `insufficient_credits` (402), `spend_limit_exceeded` (402: the monthly spend limit), `key_spend_limit_exceeded` (402: the API key's own credit limits), `concurrency_limit_exceeded` (429).",
+      }),
+    ),
+  })
+  .check(
+    z.meta({
+      id: 'LaunchQuote',
+      example: {
+        campaignId: EXAMPLE_CAMPAIGN_ID,
+        accounts: { requested: 300, eligible: 212, excluded: { total: 88, invalid: 47, recentlyEnriched: 30, crmExcluded: 11 } },
+        credits: { required: 212, available: 150, shortfall: 62 },
+        enrichment: { maxEnrichingAccounts: 5000, enrichingAccounts: 1200, available: 3800 },
+        outcome: 'insufficient_credits',
+      },
+    }),
+  );
 
 /** A launch quote. */
 export type LaunchQuote = z.infer<typeof LaunchQuoteSchema>;
 
 /** Counts of every outcome over the whole list. */
 const OutcomeSummarySchema = z
-  .strictObject(Object.fromEntries(ACCOUNT_OUTCOMES.map((outcome) => [outcome, count()])) as Record<(typeof ACCOUNT_OUTCOMES)[number], ReturnType<typeof count>>).check(z.meta({ id: 'AccountOutcomeSummary', description: 'Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts.' }));
+  .strictObject(
+    Object.fromEntries(ACCOUNT_OUTCOMES.map((outcome) => [outcome, count()])) as Record<
+      (typeof ACCOUNT_OUTCOMES)[number],
+      ReturnType<typeof count>
+    >,
+  )
+  .check(
+    z.meta({
+      id: 'AccountOutcomeSummary',
+      description:
+        'Accounts of the whole list per outcome; while `enriching`, `pending` falls and `found` + `not_found` rise at least once per batch of 1,000 accounts.',
+    }),
+  );
 
 /** `data` of accounts (docs/launch.md). */
 export const CampaignAccountsPageSchema = z
@@ -61,24 +79,29 @@ export const CampaignAccountsPageSchema = z
       z.strictObject({
         accountId: z.string(),
         outcome: AccountOutcomeSchema,
-        contactsFound: z.nullable(count()).check(z.meta({ description: 'Contacts found; an integer only for `found` and `not_found` (0), null otherwise.' })),
+        contactsFound: z
+          .nullable(count())
+          .check(z.meta({ description: 'Contacts found; an integer only for `found` and `not_found` (0), null otherwise.' })),
       }),
     ),
     nextCursor: z.nullable(z.string()),
     summary: OutcomeSummarySchema,
-  }).check(z.meta({
-    id: 'CampaignAccountsPage',
-    example: {
-      accounts: [
-        { accountId: 'acc_00001', outcome: 'found', contactsFound: 4 },
-        { accountId: 'acc_00002', outcome: 'invalid', contactsFound: null },
-        { accountId: 'acc_00003', outcome: 'not_found', contactsFound: 0 },
-        { accountId: 'acc_00004', outcome: 'pending', contactsFound: null },
-      ],
-      nextCursor: 'eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl',
-      summary: { invalid: 47, recently_enriched: 30, crm_excluded: 11, pending: 112, found: 80, not_found: 20 },
-    },
-  }));
+  })
+  .check(
+    z.meta({
+      id: 'CampaignAccountsPage',
+      example: {
+        accounts: [
+          { accountId: 'acc_00001', outcome: 'found', contactsFound: 4 },
+          { accountId: 'acc_00002', outcome: 'invalid', contactsFound: null },
+          { accountId: 'acc_00003', outcome: 'not_found', contactsFound: 0 },
+          { accountId: 'acc_00004', outcome: 'pending', contactsFound: null },
+        ],
+        nextCursor: 'eyJvIjoib3JnXzRmSjhrUTJtTjdwUjlzVDN2VzV4WSJ9.c2lnbmF0dXJl',
+        summary: { invalid: 47, recently_enriched: 30, crm_excluded: 11, pending: 112, found: 80, not_found: 20 },
+      },
+    }),
+  );
 
 /** A page of account outcomes. */
 export type CampaignAccountsPage = z.infer<typeof CampaignAccountsPageSchema>;

@@ -35,7 +35,11 @@ export function recencyCutoff(excludeEnrichedWithinDays: number | null, now: Dat
 }
 
 /** Classifies one account (docs/launch.md precedence). */
-export function classifyAccount(status: AccountStatus | undefined, facts: AccountFacts | undefined, cutoff: number | undefined): AccountBucket {
+export function classifyAccount(
+  status: AccountStatus | undefined,
+  facts: AccountFacts | undefined,
+  cutoff: number | undefined,
+): AccountBucket {
   if (status !== 'active') return 'invalid';
   if (cutoff !== undefined && facts?.lastEnrichedAt !== undefined && Date.parse(facts.lastEnrichedAt) > cutoff) return 'recentlyEnriched';
   if (facts?.crmTarget) return 'crmExcluded';
@@ -67,20 +71,23 @@ export interface EvaluationDependencies {
  */
 export async function evaluateLaunch(
   deps: EvaluationDependencies,
-  input: { organizationId: string; accountIds: readonly string[]; excludeEnrichedWithinDays: number | null; now: Date; pendingRecency?: readonly PendingRecency[]; historyBuckets?: number },
+  input: {
+    organizationId: string;
+    accountIds: readonly string[];
+    excludeEnrichedWithinDays: number | null;
+    now: Date;
+    pendingRecency?: readonly PendingRecency[];
+    historyBuckets?: number;
+  },
 ): Promise<LaunchEvaluation> {
   const cutoff = recencyCutoff(input.excludeEnrichedWithinDays, input.now);
   const [statuses, facts] = await Promise.all([
     deps.warehouse.getAccountStatuses(input.accountIds),
     // Without a recency window (null or 0 days) enrichment times are not returned (the same shards hold the CRM targets).
-    deps.accountHistory.getFacts(
-      input.organizationId,
-      input.accountIds,
-      {
-        ...(input.historyBuckets === undefined ? {} : { buckets: input.historyBuckets }),
-        ...(cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] }),
-      },
-    ),
+    deps.accountHistory.getFacts(input.organizationId, input.accountIds, {
+      ...(input.historyBuckets === undefined ? {} : { buckets: input.historyBuckets }),
+      ...(cutoff === undefined ? { recency: false } : { recency: true, enrichedAfter: cutoff, pending: input.pendingRecency ?? [] }),
+    }),
   ]);
   const excluded: ExcludedCounts = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
   const eligibleIds: string[] = [];

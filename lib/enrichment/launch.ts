@@ -151,13 +151,23 @@ export async function enrichCampaign(
     remainingMs,
     idempotentWork,
     expectedCharge,
-  }: { requestId?: string; signal?: AbortSignal; keyCheck?: KeyCheck; remainingMs?: () => number; idempotentWork?: IdempotentWork; expectedCharge?: number } = {},
+  }: {
+    requestId?: string;
+    signal?: AbortSignal;
+    keyCheck?: KeyCheck;
+    remainingMs?: () => number;
+    idempotentWork?: IdempotentWork;
+    expectedCharge?: number;
+  } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
   // The first read answers a repeat call on its own: the campaign and the organization (credits.remaining,
   // and the list of active API keys that verifies the request's key), in one BatchGetItem.
   // Under a key, its work marker is read beside it (a retry of a launch that charged).
-  const [read, launchedByKey] = await beforeDeadline(signal, Promise.all([deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck), idempotentWork?.find()]));
+  const [read, launchedByKey] = await beforeDeadline(
+    signal,
+    Promise.all([deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck), idempotentWork?.find()]),
+  );
   if (!read.campaign) throw new NotFoundError('campaign', campaignId);
   // This key's launch charged: the campaign as it is now, whatever it became since (docs/idempotency.md).
   if (launchedByKey === campaignId) return toCampaign(read.campaign, read.organization?.smbCredits ?? 0, now);
@@ -175,7 +185,8 @@ export async function enrichCampaign(
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
     if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
-    if (lock.reason === 'held') throw new EnrichmentPendingError(lock.lockExpiresAt ? (Date.parse(lock.lockExpiresAt) - now.getTime()) / 1000 : 1);
+    if (lock.reason === 'held')
+      throw new EnrichmentPendingError(lock.lockExpiresAt ? (Date.parse(lock.lockExpiresAt) - now.getTime()) / 1000 : 1);
     // It changed since the read: another call launched it (a repeat call now) or it is no longer a draft.
     const status = statusAt(lock.current, now);
     if (isRunningApiLaunch(lock.current, status)) {
@@ -200,7 +211,14 @@ export async function enrichCampaign(
     const accountIds = await beforeDeadline(signal, deps.accountLists.get(campaign.accountsObjectKey));
     const evaluation = await beforeDeadline(
       signal,
-      evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: firstOrg.pendingRecency, historyBuckets: firstOrg.historyBuckets ?? 1 }),
+      evaluateLaunch(deps, {
+        organizationId,
+        accountIds,
+        excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays,
+        now,
+        pendingRecency: firstOrg.pendingRecency,
+        historyBuckets: firstOrg.historyBuckets ?? 1,
+      }),
     );
     const eligible = evaluation.eligibleIds.length;
     evaluationCounts = { eligible, excluded: evaluation.excluded };
@@ -208,8 +226,18 @@ export async function enrichCampaign(
     const attemptId = newAttemptId();
     // Written while the organization is read and the attempt's lists are written (first round below), and awaited before any refusal or charge.
     const recorded = deps.outcomes
-      .recordEvaluation({ organizationId, campaignId, evaluationId: attemptId, evaluatedAt: now.toISOString(), accountIds, buckets: evaluation.buckets, batchSize: ENRICHMENT_BATCH_SIZE })
-      .then(async () => deleteReplacedEvaluation(deps, campaign, (await previousManifest.catch(() => undefined))?.evaluationId, attemptId, now));
+      .recordEvaluation({
+        organizationId,
+        campaignId,
+        evaluationId: attemptId,
+        evaluatedAt: now.toISOString(),
+        accountIds,
+        buckets: evaluation.buckets,
+        batchSize: ENRICHMENT_BATCH_SIZE,
+      })
+      .then(async () =>
+        deleteReplacedEvaluation(deps, campaign, (await previousManifest.catch(() => undefined))?.evaluationId, attemptId, now),
+      );
     recorded.catch(() => undefined); // a failure is rethrown where it is awaited
 
     const attempt: AttemptRecord = {
@@ -234,20 +262,47 @@ export async function enrichCampaign(
     // The transaction's conditions re-check the organization; after a lost race it is read again.
     for (let round = 0; ; round++) {
       const org = round === 0 ? firstOrg : await beforeDeadline(signal, deps.organizations.get(organizationId));
-      const [spend, keySpend] = org ? await beforeDeadline(signal, Promise.all([monthlySpendOf(deps.limits, org, now), keySpendOf(deps.limits, keyCheck, now)])) : [];
+      const [spend, keySpend] = org
+        ? await beforeDeadline(signal, Promise.all([monthlySpendOf(deps.limits, org, now), keySpendOf(deps.limits, keyCheck, now)]))
+        : [];
       // The one decision quote shows too (lib/enrichment/decision.ts): same figures, same refusal order.
-      const refusal = org ? refusalOf(decideLaunch({ requested: evaluation.requested, eligible, excluded: evaluation.excluded }, org, deps.creditsPerAccount, spend, keySpend), spend, keySpend) : undefined;
+      const refusal = org
+        ? refusalOf(
+            decideLaunch(
+              { requested: evaluation.requested, eligible, excluded: evaluation.excluded },
+              org,
+              deps.creditsPerAccount,
+              spend,
+              keySpend,
+            ),
+            spend,
+            keySpend,
+          )
+        : undefined;
       // The evaluation's record is complete before any refusal or charge. Unless refused, the attempt's
       // lists are written alongside it: the whole eligible list, and one object per workflow batch (each batch reads only its own).
       const writeLists: boolean = org !== undefined && !refusal && !listsWritten;
-      await beforeDeadline(signal, Promise.all([recorded, writeLists ? writeAttemptLists(deps, { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey }, evaluation.eligibleAccounts) : undefined]));
+      await beforeDeadline(
+        signal,
+        Promise.all([
+          recorded,
+          writeLists
+            ? writeAttemptLists(
+                deps,
+                { organizationId, campaignId, attemptId, eligibleObjectKey: attempt.eligibleObjectKey },
+                evaluation.eligibleAccounts,
+              )
+            : undefined,
+        ]),
+      );
       listsWritten ||= writeLists;
       if (!org) throw new NotFoundError('organization', organizationId);
       if (refusal) throw refusal;
       // The point of no return: started only before the deadline and with room left for it and StartExecution,
       // then awaited to its end so the answer tells what happened (the transaction also re-checks the lock at commit).
       throwIfPastDeadline(signal);
-      if (remainingMs && remainingMs() < LAUNCH_COMMIT_RESERVE_MS) throw new DeadlineExceededError('Too little time left to commit the launch; nothing was charged.');
+      if (remainingMs && remainingMs() < LAUNCH_COMMIT_RESERVE_MS)
+        throw new DeadlineExceededError('Too little time left to commit the launch; nothing was charged.');
       const outcome = await launchSettled(deps, signal, evaluationCounts, {
         organizationId,
         campaignId,
@@ -302,13 +357,24 @@ async function launchSettled(
   });
   const first = await Promise.race([sending, deadline]).finally(() => signal.removeEventListener('abort', onAbort!));
   if (first !== 'deadline') return first;
-  sending.catch((error: unknown) => logger.warn('The fenced launch transaction failed (nothing was charged)', { error, campaignId: write.campaignId, attemptId: write.attempt.id }));
+  sending.catch((error: unknown) =>
+    logger.warn('The fenced launch transaction failed (nothing was charged)', {
+      error,
+      campaignId: write.campaignId,
+      attemptId: write.attempt.id,
+    }),
+  );
   const fence = await deps.enrichment.fenceLaunch(write.organizationId, write.campaignId, write.lockToken, write.attempt.id, evaluation);
   if (fence.released === false && fence.launched) {
-    logger.warn('The launch transaction answered after the deadline; it had committed: answering the charged campaign', { campaignId: write.campaignId, attemptId: write.attempt.id });
+    logger.warn('The launch transaction answered after the deadline; it had committed: answering the charged campaign', {
+      campaignId: write.campaignId,
+      attemptId: write.attempt.id,
+    });
     return { ok: true, campaign: fence.launched };
   }
-  throw new DeadlineExceededError('The launch transaction did not answer before the deadline; its lock was released so it cannot commit: nothing was charged.');
+  throw new DeadlineExceededError(
+    'The launch transaction did not answer before the deadline; its lock was released so it cannot commit: nothing was charged.',
+  );
 }
 
 /**
@@ -327,7 +393,12 @@ function isRunningApiLaunch(campaign: CampaignRecord, status: CampaignRecord['st
  * idempotent by its name, the attempt ID) and the reconciler starts the
  * execution if it is lost.
  */
-async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord, attempt: AttemptRecord, remainingMs?: () => number): Promise<void> {
+async function startWorkflow(
+  deps: LaunchDependencies,
+  campaign: CampaignRecord,
+  attempt: AttemptRecord,
+  remainingMs?: () => number,
+): Promise<void> {
   const starting = deps.workflow.start(executionInputOf(campaign, attempt));
   try {
     if (!remainingMs) {
@@ -335,15 +406,35 @@ async function startWorkflow(deps: LaunchDependencies, campaign: CampaignRecord,
       return;
     }
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, remainingMs() - START_EXECUTION_ANSWER_MARGIN_MS))));
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, remainingMs() - START_EXECUTION_ANSWER_MARGIN_MS))),
+    );
     const first = await Promise.race([starting, late]).finally(() => clearTimeout(timer));
     if (first === 'late') {
-      logger.warn('StartExecution still running at the deadline; answering the charged launch (the reconciler starts a lost execution)', { campaignId: campaign.id, attemptId: attempt.id });
-      starting.catch((error: unknown) => logger.error('Late StartExecution failed; the reconciler starts the execution', { error, campaignId: campaign.id, attemptId: attempt.id }));
+      logger.warn('StartExecution still running at the deadline; answering the charged launch (the reconciler starts a lost execution)', {
+        campaignId: campaign.id,
+        attemptId: attempt.id,
+      });
+      starting.catch((error: unknown) =>
+        logger.error('Late StartExecution failed; the reconciler starts the execution', {
+          error,
+          campaignId: campaign.id,
+          attemptId: attempt.id,
+        }),
+      );
     }
   } catch (error) {
-    logger.error('Starting the enrichment workflow failed; refunding the attempt', { error, campaignId: campaign.id, attemptId: attempt.id });
-    await compensateAttempt(deps, { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id, reason: 'failed' });
+    logger.error('Starting the enrichment workflow failed; refunding the attempt', {
+      error,
+      campaignId: campaign.id,
+      attemptId: attempt.id,
+    });
+    await compensateAttempt(deps, {
+      organizationId: campaign.organizationId,
+      campaignId: campaign.id,
+      attemptId: attempt.id,
+      reason: 'failed',
+    });
     throw error;
   }
 }

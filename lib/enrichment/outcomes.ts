@@ -32,7 +32,6 @@ import type { BatchRef } from './workflow';
 import type { AccountOutcome } from './account-outcome';
 import { objectKeys } from '../objects';
 
-
 /** Accounts per outcome chunk object (requested list, submission order). */
 export const OUTCOME_CHUNK_SIZE = 1_000;
 
@@ -140,7 +139,8 @@ export interface OutcomeStore {
 }
 
 /** Number of chunks of a manifest. */
-export const chunkCount = (manifest: Pick<OutcomeManifest, 'requested' | 'chunkSize'>) => Math.ceil(manifest.requested / manifest.chunkSize);
+export const chunkCount = (manifest: Pick<OutcomeManifest, 'requested' | 'chunkSize'>) =>
+  Math.ceil(manifest.requested / manifest.chunkSize);
 
 /** Eligible accounts of chunk `chunk`: their indexes in the eligible list are `[start, end)`. */
 export function eligibleRange(manifest: Pick<OutcomeManifest, 'eligibleStarts' | 'counts'>, chunk: number): { start: number; end: number } {
@@ -174,7 +174,10 @@ export function chunkOfEligible(eligibleStarts: readonly number[], eligibleIndex
  * The manifest's chunk figures of an evaluation (pure): per chunk the index
  * of its first eligible account and the mask of its exclusion buckets.
  */
-export function chunkFigures(buckets: readonly AccountBucket[], chunkSize = OUTCOME_CHUNK_SIZE): { eligibleStarts: number[]; excludedMask: string } {
+export function chunkFigures(
+  buckets: readonly AccountBucket[],
+  chunkSize = OUTCOME_CHUNK_SIZE,
+): { eligibleStarts: number[]; excludedMask: string } {
   const eligibleStarts: number[] = [];
   let excludedMask = '';
   let eligible = 0;
@@ -238,7 +241,17 @@ function toManifest(item: Record<string, unknown>): OutcomeManifest {
 }
 
 /** Builds the S3 + DynamoDB implementation of {@link OutcomeStore}. */
-export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: DynamoDBDocumentClient; s3: S3Client; tableName: string; bucketName: string }): OutcomeStore {
+export function createOutcomeStore({
+  ddb,
+  s3,
+  tableName,
+  bucketName,
+}: {
+  ddb: DynamoDBDocumentClient;
+  s3: S3Client;
+  tableName: string;
+  bucketName: string;
+}): OutcomeStore {
   const getJson = async <T>(key: string): Promise<T> => {
     const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
     return JSON.parse(await Body!.transformToString('utf8')) as T;
@@ -248,7 +261,14 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
   const deleteObject = (key: string) => s3.send(new DeleteObjectCommand({ Bucket: bucketName, Key: key }));
 
   const manifest = async (campaignId: string) => {
-    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.campaignOutcomes(campaignId), ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+    const { Item } = await ddb.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.campaignOutcomes(campaignId),
+        ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
     return Item ? toManifest(Item) : undefined;
   };
 
@@ -257,7 +277,8 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
 
     async recordEvaluation(evaluation) {
       const { organizationId, campaignId, evaluationId, accountIds, buckets } = evaluation;
-      if (accountIds.length !== buckets.length) throw new Error(`recordEvaluation: ${accountIds.length} accounts but ${buckets.length} buckets`);
+      if (accountIds.length !== buckets.length)
+        throw new Error(`recordEvaluation: ${accountIds.length} accounts but ${buckets.length} buckets`);
       const chunks = Math.ceil(accountIds.length / OUTCOME_CHUNK_SIZE);
       await pMap(
         Array.from({ length: chunks }, (_, chunk) => chunk),
@@ -265,7 +286,10 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
           const from = chunk * OUTCOME_CHUNK_SIZE;
           const body: OutcomeChunk = {
             ids: accountIds.slice(from, from + OUTCOME_CHUNK_SIZE),
-            outcomes: buckets.slice(from, from + OUTCOME_CHUNK_SIZE).map((bucket) => BUCKET_CODE[bucket]).join(''),
+            outcomes: buckets
+              .slice(from, from + OUTCOME_CHUNK_SIZE)
+              .map((bucket) => BUCKET_CODE[bucket])
+              .join(''),
           };
           return putJson(outcomeChunkKey(organizationId, campaignId, evaluationId, chunk), body);
         },
@@ -317,7 +341,13 @@ export function createOutcomeStore({ ddb, s3, tableName, bucketName }: { ddb: Dy
       const { found, notFound, contacts, foundChunks, notFoundChunks } = batchFigures(current.eligibleStarts, batch.offset, contactsFound);
       // Names through placeholders: `found` is a DynamoDB reserved word.
       const adds = ['#found :found', '#notFound :notFound', '#contacts :contacts', '#doneBatches :batchSet'];
-      const names: Record<string, string> = { '#found': 'found', '#notFound': 'notFound', '#contacts': 'contactsFound', '#doneBatches': 'doneBatches', '#evaluationId': 'evaluationId' };
+      const names: Record<string, string> = {
+        '#found': 'found',
+        '#notFound': 'notFound',
+        '#contacts': 'contactsFound',
+        '#doneBatches': 'doneBatches',
+        '#evaluationId': 'evaluationId',
+      };
       const values: Record<string, unknown> = {
         ':found': found,
         ':notFound': notFound,

@@ -33,7 +33,11 @@ export interface QuoteDependencies extends EvaluationDependencies {
 /**
  * The organization's monthly spend limit and this UTC month's spend (one GetItem), when it has a limit (docs/limits.md).
  */
-export async function monthlySpendOf(limits: Pick<LimitStore, 'spent'>, organization: { id: string; limits?: { monthlySpendLimit?: number } }, now: Date): Promise<MonthlySpend | undefined> {
+export async function monthlySpendOf(
+  limits: Pick<LimitStore, 'spent'>,
+  organization: { id: string; limits?: { monthlySpendLimit?: number } },
+  now: Date,
+): Promise<MonthlySpend | undefined> {
   const limit = organization.limits?.monthlySpendLimit;
   return limit === undefined ? undefined : { limit, spent: await limits.spent(organization.id, monthOf(now)) };
 }
@@ -42,13 +46,19 @@ export async function monthlySpendOf(limits: Pick<LimitStore, 'spent'>, organiza
  * The request's API key's credit limits, with its net charges this UTC month when it has a monthly limit (one GetItem then);
  * `undefined` for a key without limits (docs/authentication.md#per-key-credit-limits). A key without an ID has no limits.
  */
-export async function keySpendOf(limits: Pick<LimitStore, 'spent'>, key: Pick<KeyCheck, 'organizationId' | 'keyId' | 'limits'> | undefined, now: Date): Promise<KeySpend | undefined> {
+export async function keySpendOf(
+  limits: Pick<LimitStore, 'spent'>,
+  key: Pick<KeyCheck, 'organizationId' | 'keyId' | 'limits'> | undefined,
+  now: Date,
+): Promise<KeySpend | undefined> {
   if (!key?.limits || key.keyId === undefined) return undefined;
   const { maxCreditsPerLaunch, monthlyCredits } = key.limits;
   if (maxCreditsPerLaunch === null && monthlyCredits === null) return undefined;
   return {
     maxCreditsPerLaunch,
-    ...(monthlyCredits !== null ? { monthly: { limit: monthlyCredits, spent: await limits.spent(key.organizationId, monthOf(now), key.keyId) } } : {}),
+    ...(monthlyCredits !== null
+      ? { monthly: { limit: monthlyCredits, spent: await limits.spent(key.organizationId, monthOf(now), key.keyId) } }
+      : {}),
   };
 }
 
@@ -60,17 +70,39 @@ export async function keySpendOf(limits: Pick<LimitStore, 'spent'>, key: Pick<Ke
  * @throws NotFoundError for an unknown campaign or one of another organization.
  * @throws CampaignNotEnrichableError when the campaign is not an API-created `draft` (`details.status`).
  */
-export async function quoteCampaign(deps: QuoteDependencies, organizationId: string, campaignId: string, now = new Date(), key?: Pick<KeyCheck, 'organizationId' | 'keyId' | 'limits'>): Promise<LaunchQuote> {
+export async function quoteCampaign(
+  deps: QuoteDependencies,
+  organizationId: string,
+  campaignId: string,
+  now = new Date(),
+  key?: Pick<KeyCheck, 'organizationId' | 'keyId' | 'limits'>,
+): Promise<LaunchQuote> {
   const campaign = await deps.campaigns.get(organizationId, campaignId);
   if (!campaign) throw new NotFoundError('campaign', campaignId);
   const status = statusAt(campaign, now);
   if (campaign.createdVia !== 'api' || status !== 'draft') throw notEnrichable(campaign, status);
 
   // The organization first: its pending completions must be read before the history shards (lib/enrichment/evaluate.ts).
-  const [accountIds, organization] = await Promise.all([deps.accountLists.get(campaign.accountsObjectKey), deps.organizations.get(organizationId)]);
+  const [accountIds, organization] = await Promise.all([
+    deps.accountLists.get(campaign.accountsObjectKey),
+    deps.organizations.get(organizationId),
+  ]);
   if (!organization) throw new NotFoundError('organization', organizationId);
-  const evaluation = await evaluateLaunch(deps, { organizationId, accountIds, excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays, now, pendingRecency: organization.pendingRecency, historyBuckets: organization.historyBuckets ?? 1 });
+  const evaluation = await evaluateLaunch(deps, {
+    organizationId,
+    accountIds,
+    excludeEnrichedWithinDays: campaign.excludeEnrichedWithinDays,
+    now,
+    pendingRecency: organization.pendingRecency,
+    historyBuckets: organization.historyBuckets ?? 1,
+  });
   const [spend, keySpend] = await Promise.all([monthlySpendOf(deps.limits, organization, now), keySpendOf(deps.limits, key, now)]);
-  const decision = decideLaunch({ requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded }, organization, deps.creditsPerAccount, spend, keySpend);
+  const decision = decideLaunch(
+    { requested: evaluation.requested, eligible: evaluation.eligibleIds.length, excluded: evaluation.excluded },
+    organization,
+    deps.creditsPerAccount,
+    spend,
+    keySpend,
+  );
   return { campaignId: campaign.id, ...decision };
 }

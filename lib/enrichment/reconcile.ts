@@ -84,13 +84,18 @@ export interface ReconcileReport {
 }
 
 /** The attempt's execution status; every error but "does not exist" propagates. */
-const executionOf = (deps: ReconcileDependencies, attempt: AttemptRecord) => deps.workflow.status(attempt.executionArn ?? deps.workflow.executionArnOf(attempt.id));
+const executionOf = (deps: ReconcileDependencies, attempt: AttemptRecord) =>
+  deps.workflow.status(attempt.executionArn ?? deps.workflow.executionArnOf(attempt.id));
 
 /**
  * Repairs one `enriching` campaign (see the module comment).
  * @returns the repair made, or undefined when its attempt is healthy.
  */
-export async function reconcileEnriching(deps: ReconcileDependencies, campaign: CampaignRecord, now = new Date()): Promise<Repair | undefined> {
+export async function reconcileEnriching(
+  deps: ReconcileDependencies,
+  campaign: CampaignRecord,
+  now = new Date(),
+): Promise<Repair | undefined> {
   const attempt = campaign.attempt;
   if (campaign.status !== 'enriching' || !attempt) return undefined;
   const base = { organizationId: campaign.organizationId, campaignId: campaign.id, attemptId: attempt.id };
@@ -121,7 +126,10 @@ export async function reconcileEnriching(deps: ReconcileDependencies, campaign: 
  * One pass over one organization, or every organization of the registry.
  * @returns what it found and repaired; capacity drift is reported, never "fixed".
  */
-export async function reconcileEnrichments(deps: ReconcileDependencies, options: { organizationId?: string; now?: Date } = {}): Promise<ReconcileReport> {
+export async function reconcileEnrichments(
+  deps: ReconcileDependencies,
+  options: { organizationId?: string; now?: Date } = {},
+): Promise<ReconcileReport> {
   const now = options.now ?? new Date();
   const ids = options.organizationId !== undefined ? [options.organizationId] : await deps.organizationIds();
   const report: ReconcileReport = { organizations: 0, enriching: 0, repairs: [], capacityDrift: [] };
@@ -153,8 +161,13 @@ export async function reconcileEnrichments(deps: ReconcileDependencies, options:
         if (!deps.objects || lapsedSeconds < deps.graceSeconds) continue;
         try {
           const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
-          const { expired, objectsDeleted } = await expireResults({ enrichment: deps.enrichment, campaigns: deps.campaigns, objects: deps.objects }, ref, now);
-          if (expired || objectsDeleted > 0) report.repairs.push({ ...ref, action: 'expired', execution: await executionOf(deps, campaign.attempt) });
+          const { expired, objectsDeleted } = await expireResults(
+            { enrichment: deps.enrichment, campaigns: deps.campaigns, objects: deps.objects },
+            ref,
+            now,
+          );
+          if (expired || objectsDeleted > 0)
+            report.repairs.push({ ...ref, action: 'expired', execution: await executionOf(deps, campaign.attempt) });
         } catch (error) {
           logger.error('Expiring a lapsed campaign failed', { error, organizationId, campaignId: campaign.id });
         }
@@ -167,7 +180,13 @@ export async function reconcileEnrichments(deps: ReconcileDependencies, options:
       if (!before.pendingRecency?.some((pending) => pending.campaignId === campaign.id)) continue;
       if ((await executionOf(deps, campaign.attempt)) !== 'MISSING') continue;
       await deps.workflow.start(executionInputOf(campaign, campaign.attempt));
-      report.repairs.push({ organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id, action: 'restarted', execution: 'MISSING' });
+      report.repairs.push({
+        organizationId,
+        campaignId: campaign.id,
+        attemptId: campaign.attempt.id,
+        action: 'restarted',
+        execution: 'MISSING',
+      });
     }
     // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
     const after = await deps.organizations.get(organizationId);
@@ -176,13 +195,18 @@ export async function reconcileEnrichments(deps: ReconcileDependencies, options:
     const again = await deps.organizations.get(organizationId);
     if (!again || again.enrichingAccounts !== after.enrichingAccounts) continue;
     const expected = again.externalEnrichingAccounts + stillEnriching.reduce((sum, c) => sum + (c.attempt?.eligible ?? 0), 0);
-    if (expected !== again.enrichingAccounts) report.capacityDrift.push({ organizationId, enrichingAccounts: again.enrichingAccounts, expected });
+    if (expected !== again.enrichingAccounts)
+      report.capacityDrift.push({ organizationId, enrichingAccounts: again.enrichingAccounts, expected });
   }
   return report;
 }
 
 /** The organization's campaigns stored in `status`, read consistently. */
-async function campaignsIn(deps: ReconcileDependencies, organizationId: string, status: 'enriching' | 'enriched'): Promise<CampaignRecord[]> {
+async function campaignsIn(
+  deps: ReconcileDependencies,
+  organizationId: string,
+  status: 'enriching' | 'enriched',
+): Promise<CampaignRecord[]> {
   const ids = await deps.campaigns.idsInStatus(organizationId, status);
   const campaigns = await Promise.all(ids.map((id) => deps.campaigns.get(organizationId, id)));
   return campaigns.filter((campaign): campaign is CampaignRecord => campaign?.status === status);

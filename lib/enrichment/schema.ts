@@ -16,21 +16,26 @@ export const DEFAULT_ACCOUNTS_PAGE_SIZE = 100;
 
 /** Why an account was or was not enriched. */
 export const AccountOutcomeSchema = /* @__PURE__ */ treeShakable(() =>
-  z.enum(ACCOUNT_OUTCOMES).check(z.meta({
-    id: 'AccountOutcome',
-    description:
-      '`invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).',
-  })),
+  z.enum(ACCOUNT_OUTCOMES).check(
+    z.meta({
+      id: 'AccountOutcome',
+      description:
+        '`invalid` (not in the warehouse, or closed/inactive), `recently_enriched` (excludeEnrichedWithinDays), `crm_excluded` (in the CRM targets), `pending` (eligible, not processed yet), `found` (eligible, processed, at least one contact), `not_found` (eligible, processed, no contact: its credit was refunded).',
+    }),
+  ),
 );
 
 /** `POST /v1/campaigns/accounts` body (docs/launch.md#per-account-outcomes). */
 export const CampaignAccountsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     campaignId: campaignId(),
-    filters: z.optional(z
-      .strictObject({
-        outcome: z.optional(z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))])),
-      })),
+    filters: z.optional(
+      z.strictObject({
+        outcome: z.optional(
+          z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))]),
+        ),
+      }),
+    ),
     ...pageRequestFields(MAX_ACCOUNTS_PAGE_SIZE, DEFAULT_ACCOUNTS_PAGE_SIZE, 'campaignId, filters and limit'),
   }),
 );

@@ -74,13 +74,17 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * @throws AttemptSupersededError when the attempt is no longer live (after that cleanup).
  */
 export async function findContactsBatch(
-  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> & Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy'>>,
+  deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> &
+    Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
   now = new Date(),
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
-  const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts(accountIds, known), (deps.deliveryPolicy ?? deliverAll)(input.organizationId)]);
+  const [accounts, policy] = await Promise.all([
+    deps.warehouse.getAccounts(accountIds, known),
+    (deps.deliveryPolicy ?? deliverAll)(input.organizationId),
+  ]);
   const found = new Map(accounts.map((account) => [account.accountId, account]));
   const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
     const account = found.get(accountId);
@@ -90,9 +94,25 @@ export async function findContactsBatch(
   });
   await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
-  await deps.outcomes.recordBatch({ organizationId: input.organizationId, campaignId: input.campaignId, evaluationId: input.attemptId, batch: input.batch, contactsFound: enriched.map((a) => a.contacts.length) });
-  if (deps.sequence) await makeBatchReadable({ sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 }, input, enriched, now);
-  if (deps.campaigns && deps.objects && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId)) {
+  await deps.outcomes.recordBatch({
+    organizationId: input.organizationId,
+    campaignId: input.campaignId,
+    evaluationId: input.attemptId,
+    batch: input.batch,
+    contactsFound: enriched.map((a) => a.contacts.length),
+  });
+  if (deps.sequence)
+    await makeBatchReadable(
+      { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 },
+      input,
+      enriched,
+      now,
+    );
+  if (
+    deps.campaigns &&
+    deps.objects &&
+    !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId)
+  ) {
     await deleteAttemptWork({ objects: deps.objects }, input);
     throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current; its result parts are deleted`);
   }
@@ -137,7 +157,15 @@ export async function makeBatchReadable(
     (range, tableName) =>
       eventItems(
         tableName,
-        accountsProcessedEvent(input.organizationId, now.toISOString(), { campaignId: input.campaignId, status: 'enriching', attemptId: input.attemptId, fromSeq: range.fromSeq, toSeq: range.toSeq, found: range.found, notFound: range.notFound }),
+        accountsProcessedEvent(input.organizationId, now.toISOString(), {
+          campaignId: input.campaignId,
+          status: 'enriching',
+          attemptId: input.attemptId,
+          fromSeq: range.fromSeq,
+          toSeq: range.toSeq,
+          found: range.found,
+          notFound: range.notFound,
+        }),
       ),
   );
   return outcome.ok ? outcome.range : undefined;
@@ -172,12 +200,21 @@ export async function completeEnrichment(
   if (campaign?.attempt?.id === input.attemptId && campaign.status !== 'enriching' && campaign.completedAt && campaign.resultsExpireAt) {
     return { completedAt: campaign.completedAt, resultsExpireAt: campaign.resultsExpireAt };
   }
-  if (!campaign?.attempt || campaign.attempt.id !== input.attemptId) throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current`);
+  if (!campaign?.attempt || campaign.attempt.id !== input.attemptId)
+    throw new AttemptSupersededError(`Attempt ${input.attemptId} is no longer current`);
   const { accountsWithContact, ...results } = resultMetrics(input.batchResults);
   const refund = (campaign.attempt.eligible - accountsWithContact) * campaign.attempt.creditsPerAccount;
   const completedAt = now.toISOString();
   const resultsExpireAt = new Date(now.getTime() + deps.resultsAccessPeriodSeconds * 1000).toISOString();
-  const completed = await deps.enrichment.complete({ organizationId: input.organizationId, campaignId: input.campaignId, attemptId: input.attemptId, completedAt, resultsExpireAt, results, refund });
+  const completed = await deps.enrichment.complete({
+    organizationId: input.organizationId,
+    campaignId: input.campaignId,
+    attemptId: input.attemptId,
+    completedAt,
+    resultsExpireAt,
+    results,
+    refund,
+  });
   if (!completed) {
     // Lost a race with a rerun of this very step, or with a cancel.
     return completeEnrichment(deps, input, now).catch((error: unknown) => {
@@ -246,13 +283,26 @@ export async function compensateAttempt(
   input: AttemptRef & { reason: 'failed' | 'canceled' },
   now = new Date(),
 ): Promise<{ compensated: boolean }> {
-  const refunded = await deps.enrichment.compensate(input.organizationId, input.campaignId, input.attemptId, input.reason, now.toISOString());
-  if (refunded !== false) emitMetrics({ [input.reason === 'failed' ? 'EnrichmentsFailed' : 'EnrichmentsCanceled']: 1, CreditsRefunded: refunded });
+  const refunded = await deps.enrichment.compensate(
+    input.organizationId,
+    input.campaignId,
+    input.attemptId,
+    input.reason,
+    now.toISOString(),
+  );
+  if (refunded !== false)
+    emitMetrics({ [input.reason === 'failed' ? 'EnrichmentsFailed' : 'EnrichmentsCanceled']: 1, CreditsRefunded: refunded });
   if (deps.objects) {
     // Without `campaigns` only a compensation done now deletes (the safe side).
-    const ended = refunded !== false || (deps.campaigns !== undefined && !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId, now));
+    const ended =
+      refunded !== false ||
+      (deps.campaigns !== undefined &&
+        !attemptResultsLive(await deps.campaigns.get(input.organizationId, input.campaignId), input.attemptId, now));
     // Best effort: the refund stands whatever S3 answers; leftovers go with the next evaluation or the campaign's expiry.
-    if (ended) await deleteAttemptWork({ objects: deps.objects }, input).catch((error: unknown) => logger.error('Deleting a compensated attempt\'s objects failed', { error }));
+    if (ended)
+      await deleteAttemptWork({ objects: deps.objects }, input).catch((error: unknown) =>
+        logger.error("Deleting a compensated attempt's objects failed", { error }),
+      );
   }
   return { compensated: refunded !== false };
 }

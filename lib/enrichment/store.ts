@@ -15,7 +15,15 @@ import { transactWrite, updateIf } from '../db/conditional';
 import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
 import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
-import { balanceCovers, campaignCreditsChange, ledgerEntries, movementItems, transactMovement, type LedgerEntry, type TransactItem } from '../credits/ledger';
+import {
+  balanceCovers,
+  campaignCreditsChange,
+  ledgerEntries,
+  movementItems,
+  transactMovement,
+  type LedgerEntry,
+  type TransactItem,
+} from '../credits/ledger';
 import { campaignEvent, eventItems, type CampaignEventType } from '../webhooks/events';
 import { pendingRecencyAttribute, pendingRecencyValue } from '../history/recency-pending';
 import { chargeGuard, monthOf, spendItem } from '../organizations/limits';
@@ -73,9 +81,19 @@ export interface EnrichmentStore {
     token: string,
     now: Date,
     lockSeconds: number,
-  ): Promise<{ ok: true; campaign: CampaignRecord } | { ok: false; reason: 'held'; lockExpiresAt?: string } | { ok: false; reason: 'missing' } | { ok: false; reason: 'not_launchable'; current: CampaignRecord }>;
+  ): Promise<
+    | { ok: true; campaign: CampaignRecord }
+    | { ok: false; reason: 'held'; lockExpiresAt?: string }
+    | { ok: false; reason: 'missing' }
+    | { ok: false; reason: 'not_launchable'; current: CampaignRecord }
+  >;
   /** Releases the lock, keeping the evaluation counts of a refused launch. */
-  releaseLaunchLock(organizationId: string, campaignId: string, token: string, evaluation?: { eligible: number; excluded: ExcludedCounts }): Promise<void>;
+  releaseLaunchLock(
+    organizationId: string,
+    campaignId: string,
+    token: string,
+    evaluation?: { eligible: number; excluded: ExcludedCounts },
+  ): Promise<void>;
   /**
    * Settles a launch transaction whose outcome did not come back in time
    * (docs/reliability.md, "Deadlines"): releases the launch lock only while
@@ -100,7 +118,13 @@ export interface EnrichmentStore {
   /** Completes an attempt: net refund, capacity released, `enriched`, the `campaign.enriched` event. Returns false when the attempt is no longer current. */
   complete(write: CompletionWrite): Promise<boolean>;
   /** Compensates an attempt: full refund, capacity released, back to `draft`, the `campaign.enrichment_failed`/`_canceled` event. @returns the credits refunded, or false when the attempt is no longer current. */
-  compensate(organizationId: string, campaignId: string, attemptId: string, reason: 'failed' | 'canceled', endedAt: string): Promise<number | false>;
+  compensate(
+    organizationId: string,
+    campaignId: string,
+    attemptId: string,
+    reason: 'failed' | 'canceled',
+    endedAt: string,
+  ): Promise<number | false>;
   /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
   requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
   /**
@@ -126,7 +150,9 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
   });
 
   const readCampaign = async (organizationId: string, campaignId: string) => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }),
+    );
     return Item ? toCampaignRecord(Item) : undefined;
   };
 
@@ -143,7 +169,13 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     organizationId: string,
     campaignId: string,
     attemptId: string,
-    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => { entry: LedgerEntry; change: Change; eventType: CampaignEventType; occurredAt: string; organizationChange?: Change },
+    plan: (campaign: CampaignRecord & { attempt: AttemptRecord }) => {
+      entry: LedgerEntry;
+      change: Change;
+      eventType: CampaignEventType;
+      occurredAt: string;
+      organizationChange?: Change;
+    },
   ): Promise<number | false> => {
     const campaign = await readCampaign(organizationId, campaignId);
     if (!campaign?.attempt || campaign.status !== 'enriching' || campaign.attempt.id !== attemptId) return false;
@@ -154,7 +186,10 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     const keyId = campaign.attempt.keyId;
     const refund =
       entry.amount > 0
-        ? [spendItem(tableName, { organizationId, month }, -entry.amount), ...(keyId !== undefined ? [spendItem(tableName, { organizationId, month, keyId }, -entry.amount)] : [])]
+        ? [
+            spendItem(tableName, { organizationId, month }, -entry.amount),
+            ...(keyId !== undefined ? [spendItem(tableName, { organizationId, month, keyId }, -entry.amount)] : []),
+          ]
         : [];
     const campaignChange = merge(change, campaignCreditsChange(entry));
     // The condition below holds only if the item is still `campaign`, so this is the record the transaction leaves.
@@ -166,7 +201,11 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       (createdAt) => ({
         TransactItems: [
           campaignUpdate(organizationId, campaignId, campaignChange, campaignIs.runningAttempt(attemptId)),
-          ...movementItems(tableName, { ...entry, createdAt }, { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -released } }) }),
+          ...movementItems(
+            tableName,
+            { ...entry, createdAt },
+            { alsoChange: merge(organizationChange ?? {}, { increment: { enrichingAccounts: -released } }) },
+          ),
           ...eventItems(tableName, campaignEvent(eventType, after, attemptId, occurredAt)),
           ...refund,
         ],
@@ -181,7 +220,10 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const outcome = await updateIf(client, {
         TableName: tableName,
         Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.lock(token, new Date(now.getTime() + lockSeconds * 1000)), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(now))),
+        ...updateParts(
+          campaignChanges.lock(token, new Date(now.getTime() + lockSeconds * 1000)),
+          and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(now)),
+        ),
       });
       if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
       const current = outcome.old;
@@ -200,7 +242,11 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       await updateIf(client, {
         TableName: tableName,
         Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
+        ...updateParts(campaignChanges.unlock(evaluation), {
+          expression: 'launchLock.#token = :c_token',
+          names: { '#token': 'token' },
+          values: { ':c_token': token },
+        }),
         ReturnValues: 'NONE',
       });
     },
@@ -209,7 +255,11 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const outcome = await updateIf(client, {
         TableName: tableName,
         Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.unlock(evaluation), { expression: 'launchLock.#token = :c_token', names: { '#token': 'token' }, values: { ':c_token': token } }),
+        ...updateParts(campaignChanges.unlock(evaluation), {
+          expression: 'launchLock.#token = :c_token',
+          names: { '#token': 'token' },
+          values: { ':c_token': token },
+        }),
         ReturnValues: 'NONE',
       });
       if (outcome.ok) return { released: true };
@@ -220,14 +270,30 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
     async launch(write) {
       const { organizationId, campaignId, attempt } = write;
       // Stamped when written (credits/ledger.ts transactMovement), not when the launch started: entries only grow at the top.
-      const entry = ledgerEntries.charge({ organizationId, campaignId, attemptId: attempt.id, credits: attempt.charged, createdAt: attempt.startedAt, keyId: attempt.keyId });
+      const entry = ledgerEntries.charge({
+        organizationId,
+        campaignId,
+        attemptId: attempt.id,
+        credits: attempt.charged,
+        createdAt: attempt.startedAt,
+        keyId: attempt.keyId,
+      });
       const month = monthOf(attempt.startedAt);
       // The limits of docs/limits.md: the month's spend within its limit, and the low-balance event of a crossing, in the same transaction.
       const guard = chargeGuard(write.limits, write.smbCredits, attempt.charged);
       const threshold = write.limits.lowBalanceThreshold;
       const lowBalance =
         guard.crossesLowBalance && threshold !== null
-          ? eventItems(tableName, creditsLowEvent(organizationId, attempt.id, attempt.startedAt, { smb: write.smbCredits - attempt.charged, threshold }, write.liveOrganizationId))
+          ? eventItems(
+              tableName,
+              creditsLowEvent(
+                organizationId,
+                attempt.id,
+                attempt.startedAt,
+                { smb: write.smbCredits - attempt.charged, threshold },
+                write.liveOrganizationId,
+              ),
+            )
           : [];
       const { outcome } = await transactMovement(
         client,
@@ -240,19 +306,27 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
               merge(campaignChanges.launch(write.before, attempt, write.excluded), campaignCreditsChange(entry)),
               and(campaignIs.apiDraft(), campaignIs.lockedBy(write.lockToken, write.now ?? new Date())),
             ),
-            ...movementItems(tableName, { ...entry, createdAt }, {
-              alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
-              condition: and(
-                balanceCovers(attempt.charged),
-                capacityAllows(attempt.eligible, write.maxEnrichingAccounts),
-                guard.condition,
-                // A crossing names the balance it leaves: the balance is the one read.
-                ...(guard.crossesLowBalance ? [{ expression: 'smbCredits = :c_balance', values: { ':c_balance': write.smbCredits } }] : []),
-              ),
-            }),
+            ...movementItems(
+              tableName,
+              { ...entry, createdAt },
+              {
+                alsoChange: { increment: { enrichingAccounts: attempt.eligible } },
+                condition: and(
+                  balanceCovers(attempt.charged),
+                  capacityAllows(attempt.eligible, write.maxEnrichingAccounts),
+                  guard.condition,
+                  // A crossing names the balance it leaves: the balance is the one read.
+                  ...(guard.crossesLowBalance
+                    ? [{ expression: 'smbCredits = :c_balance', values: { ':c_balance': write.smbCredits } }]
+                    : []),
+                ),
+              },
+            ),
             spendItem(tableName, { organizationId, month }, attempt.charged, write.limits.monthlySpendLimit),
             // The launching key's month, under its own monthly limit (docs/authentication.md#per-key-credit-limits): racing launches with one key never pass it.
-            ...(attempt.keyId !== undefined ? [spendItem(tableName, { organizationId, month, keyId: attempt.keyId }, attempt.charged, write.keyMonthlyCredits ?? null)] : []),
+            ...(attempt.keyId !== undefined
+              ? [spendItem(tableName, { organizationId, month, keyId: attempt.keyId }, attempt.charged, write.keyMonthlyCredits ?? null)]
+              : []),
             ...lowBalance,
             ...(write.alsoPut ? [write.alsoPut] : []),
           ],
@@ -264,20 +338,40 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       const { launchLock: _lock, ...before } = write.before as CampaignRecord & { launchLock?: unknown };
       return {
         ok: true,
-        campaign: { ...before, status: 'enriching', attempt, accountsEligible: attempt.eligible, accountsExcluded: write.excluded, creditsCharged: before.creditsCharged - entry.amount },
+        campaign: {
+          ...before,
+          status: 'enriching',
+          attempt,
+          accountsEligible: attempt.eligible,
+          accountsExcluded: write.excluded,
+          creditsCharged: before.creditsCharged - entry.amount,
+        },
       };
     },
 
     async complete(write) {
       const { organizationId, campaignId, attemptId } = write;
       const refunded = await endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
-        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: write.refund, reason: 'no_contacts_found', createdAt: write.completedAt, keyId: campaign.attempt.keyId }),
+        entry: ledgerEntries.refund({
+          organizationId,
+          campaignId,
+          attemptId,
+          credits: write.refund,
+          reason: 'no_contacts_found',
+          createdAt: write.completedAt,
+          keyId: campaign.attempt.keyId,
+        }),
         change: campaignChanges.complete(campaign, write),
         eventType: 'campaign.enriched',
         occurredAt: write.completedAt,
         // Recency holds from this transaction on: the completion waits on the organization item until FinishRecording writes its history entries.
         organizationChange: {
-          set: { [pendingRecencyAttribute(campaignId)]: pendingRecencyValue({ completedAt: write.completedAt, eligibleObjectKey: campaign.attempt.eligibleObjectKey }) },
+          set: {
+            [pendingRecencyAttribute(campaignId)]: pendingRecencyValue({
+              completedAt: write.completedAt,
+              eligibleObjectKey: campaign.attempt.eligibleObjectKey,
+            }),
+          },
         },
       }));
       return refunded !== false;
@@ -285,7 +379,15 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
 
     async compensate(organizationId, campaignId, attemptId, reason, endedAt) {
       return endAttempt(organizationId, campaignId, attemptId, (campaign) => ({
-        entry: ledgerEntries.refund({ organizationId, campaignId, attemptId, credits: campaign.attempt.charged, reason, createdAt: endedAt, keyId: campaign.attempt.keyId }),
+        entry: ledgerEntries.refund({
+          organizationId,
+          campaignId,
+          attemptId,
+          credits: campaign.attempt.charged,
+          reason,
+          createdAt: endedAt,
+          keyId: campaign.attempt.keyId,
+        }),
         change: campaignChanges.compensate(campaign, { status: reason, startedAt: campaign.attempt.startedAt, endedAt, refunded: true }),
         eventType: reason === 'failed' ? 'campaign.enrichment_failed' : 'campaign.enrichment_canceled',
         occurredAt: endedAt,

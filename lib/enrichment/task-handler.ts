@@ -12,11 +12,19 @@ import { logger } from '../observability';
 export type TaskHandler<I, O> = (input: I, context: Context) => Promise<O>;
 
 /** Wraps a step as a Lambda handler with structured logging keyed by campaign and attempt. */
-export function createTaskHandler<I extends { campaignId?: string; attemptId?: string; organizationId?: string; requestId?: string | null }, O>(step: (input: I) => Promise<O>): TaskHandler<I, O> {
+export function createTaskHandler<
+  I extends { campaignId?: string; attemptId?: string; organizationId?: string; requestId?: string | null },
+  O,
+>(step: (input: I) => Promise<O>): TaskHandler<I, O> {
   return middy<I, O>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .handler(async (input) => {
-      logger.appendKeys({ organizationId: input.organizationId, campaignId: input.campaignId, attemptId: input.attemptId, ...(input.requestId ? { requestId: input.requestId } : {}) });
+      logger.appendKeys({
+        organizationId: input.organizationId,
+        campaignId: input.campaignId,
+        attemptId: input.attemptId,
+        ...(input.requestId ? { requestId: input.requestId } : {}),
+      });
       const output = await step(input);
       logger.debug('Workflow task completed');
       return output;

@@ -2,7 +2,14 @@
  * The enrichment workflow port: starting and stopping executions of the
  * state machine (infra/workflow.ts), and the shapes its tasks exchange.
  */
-import { DescribeExecutionCommand, ExecutionAlreadyExists, ExecutionDoesNotExist, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  StartExecutionCommand,
+  StopExecutionCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 
 /** Accounts per Map iteration of the workflow. */
 export const ENRICHMENT_BATCH_SIZE = 1_000;
@@ -67,7 +74,8 @@ export function executionInputOf(
 /** Splits `count` eligible accounts into batches of {@link ENRICHMENT_BATCH_SIZE}. */
 export function batchesOf(count: number, size = ENRICHMENT_BATCH_SIZE): BatchRef[] {
   const batches: BatchRef[] = [];
-  for (let offset = 0, index = 0; offset < count; offset += size, index++) batches.push({ index, offset, count: Math.min(size, count - offset) });
+  for (let offset = 0, index = 0; offset < count; offset += size, index++)
+    batches.push({ index, offset, count: Math.min(size, count - offset) });
   return batches;
 }
 
@@ -78,7 +86,9 @@ export function createStepFunctionsWorkflow({ client, stateMachineArn }: { clien
     executionArnOf,
     async start(input) {
       try {
-        const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn, name: input.attemptId, input: JSON.stringify(input) }));
+        const { executionArn } = await client.send(
+          new StartExecutionCommand({ stateMachineArn, name: input.attemptId, input: JSON.stringify(input) }),
+        );
         return executionArn ?? executionArnOf(input.attemptId);
       } catch (error) {
         if (error instanceof ExecutionAlreadyExists) return executionArnOf(input.attemptId);

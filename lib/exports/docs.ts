@@ -15,13 +15,18 @@ export const ExportResultSchema = z
   .strictObject({
     campaignId: campaignId(),
     url: z.url().check(z.meta({ description: 'Presigned GET URL of the CSV file.' })),
-    urlExpiresAt: timestamp().check(z.meta({ description: 'When the URL stops working: 15 minutes after signing by default, never later than the campaign’s `resultsExpireAt`.' })),
+    urlExpiresAt: timestamp().check(
+      z.meta({
+        description: 'When the URL stops working: 15 minutes after signing by default, never later than the campaign’s `resultsExpireAt`.',
+      }),
+    ),
     rows: z.strictObject({
       accounts: count().check(z.meta({ description: 'Distinct accounts in the file (always results.totalAccounts).' })),
       contacts: count().check(z.meta({ description: 'Rows that carry a contact.' })),
     }),
     file: z.strictObject({ format: z.literal('csv'), encoding: z.literal('utf-8-bom') }),
-  }).check(z.meta({ id: 'ExportResult' }));
+  })
+  .check(z.meta({ id: 'ExportResult' }));
 
 /** An export result. */
 export type ExportResult = z.infer<typeof ExportResultSchema>;
@@ -43,17 +48,33 @@ export const ResultContactSchema = z
     directPhone: text(),
     linkedinUrl: text(),
     country: text(),
-  }).check(z.meta({ id: 'ResultContact' }));
+  })
+  .check(z.meta({ id: 'ResultContact' }));
 
 /** One account of the results, in seq order. */
 export const ResultAccountSchema = z
   .strictObject({
-    seq: z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER), z.meta({ description: 'Its position in the attempt: 1, 2, 3, … gap-free, never reused.' })),
+    seq: z
+      .int()
+      .check(
+        z.minimum(1),
+        z.maximum(Number.MAX_SAFE_INTEGER),
+        z.meta({ description: 'Its position in the attempt: 1, 2, 3, … gap-free, never reused.' }),
+      ),
     accountId: z.string(),
-    outcome: z.enum(['found', 'not_found']).check(z.meta({ description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).' })),
+    outcome: z.enum(['found', 'not_found']).check(
+      z.meta({
+        description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).',
+      }),
+    ),
     account: z.strictObject({ name: text(), domain: text(), industry: text(), employeeCount: z.nullable(count()), country: text() }),
-    contacts: z.array(ResultContactSchema).check(z.meta({ description: 'Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept.' })),
-  }).check(z.meta({ id: 'ResultAccount' }));
+    contacts: z
+      .array(ResultContactSchema)
+      .check(
+        z.meta({ description: 'Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept.' }),
+      ),
+  })
+  .check(z.meta({ id: 'ResultAccount' }));
 
 const EXAMPLE_RESULT_ACCOUNT = {
   seq: 1,
@@ -87,12 +108,26 @@ export const ResultsPageSchema = z
     eligible: count().check(z.meta({ description: 'Eligible accounts of the attempt.' })),
     processed: count().check(z.meta({ description: 'Accounts of the attempt that have a seq now.' })),
     complete: z.boolean().check(z.meta({ description: 'The attempt is `enriched` and `processed = eligible`: nothing more will come.' })),
-    lastSeq: count().check(z.meta({ description: 'The seq of the last account returned, or `afterSeq` when none: the next page asks `afterSeq = lastSeq`.' })),
+    lastSeq: count().check(
+      z.meta({ description: 'The seq of the last account returned, or `afterSeq` when none: the next page asks `afterSeq = lastSeq`.' }),
+    ),
     accounts: z.array(ResultAccountSchema),
-  }).check(z.meta({
-    id: 'ResultsPage',
-    example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ', status: 'enriching', eligible: 212, processed: 1, complete: false, lastSeq: 1, accounts: [EXAMPLE_RESULT_ACCOUNT] },
-  }));
+  })
+  .check(
+    z.meta({
+      id: 'ResultsPage',
+      example: {
+        campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz',
+        attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ',
+        status: 'enriching',
+        eligible: 212,
+        processed: 1,
+        complete: false,
+        lastSeq: 1,
+        accounts: [EXAMPLE_RESULT_ACCOUNT],
+      },
+    }),
+  );
 
 /** A page of results. */
 export type ResultsPageData = z.infer<typeof ResultsPageSchema>;
@@ -102,7 +137,7 @@ export const exportOperationDocs = [
   documentOperation(campaignResultsOperation, {
     summary: 'Read results as they arrive',
     description:
-      'The contacts of the campaign\'s current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.',
+      "The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.",
     response: ResultsPageSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', afterSeq: 0, limit: 100, waitSeconds: 20, hasEmail: true },

@@ -62,7 +62,12 @@ export function exportFileName(campaignName: string, at: Date): string {
 function contentDisposition(campaignName: string, at: Date): string {
   const ascii = exportFileName(campaignName, at);
   // Lone surrogates cannot be encoded: make the name well formed first.
-  const original = `${campaignName.toWellFormed().replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim() || 'campaign'} ${at.toISOString().slice(0, 10)}.csv`;
+  const original = `${
+    campaignName
+      .toWellFormed()
+      .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ')
+      .trim() || 'campaign'
+  } ${at.toISOString().slice(0, 10)}.csv`;
   // RFC 8187 attr-chars exclude ' ( ) *, which encodeURIComponent leaves as they are.
   const encoded = encodeURIComponent(original).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
@@ -77,7 +82,11 @@ export const PREFETCH_PARTS = 3;
  * fails surfaces when its part's turn comes (reads started ahead never
  * reject unobserved).
  */
-export async function* prefetchedParts(results: Pick<ResultStore, 'readPart'>, keys: readonly string[], ahead = PREFETCH_PARTS): AsyncGenerator<Uint8Array> {
+export async function* prefetchedParts(
+  results: Pick<ResultStore, 'readPart'>,
+  keys: readonly string[],
+  ahead = PREFETCH_PARTS,
+): AsyncGenerator<Uint8Array> {
   const queue: Promise<Uint8Array>[] = [];
   let next = 0;
   const fill = (limit: number) => {
@@ -110,20 +119,25 @@ export function urlLifetimeSeconds(ttlSeconds: number, signedAt: Date, resultsEx
  * @returns the export result; `rows` counts accounts and contact rows.
  * @throws NotFoundError, ResultsNotReadyError (409), ResultsExpiredError (410), NoEligibleAccountsError (422, zero accounts).
  */
-export async function exportCampaign(deps: ExportDependencies, organizationId: string, input: ExportCampaignInput, now = new Date()): Promise<ExportResult> {
+export async function exportCampaign(
+  deps: ExportDependencies,
+  organizationId: string,
+  input: ExportCampaignInput,
+  now = new Date(),
+): Promise<ExportResult> {
   const campaign = await deps.campaigns.get(organizationId, input.campaignId);
   if (!campaign) throw new NotFoundError('campaign', input.campaignId);
   const status = statusAt(campaign, now);
   if (status === 'expired') throw new ResultsExpiredError();
   const { attempt, completedAt } = campaign;
   if (status !== 'enriched' || !attempt || !completedAt) throw new ResultsNotReadyError();
-  if (!campaign.results || campaign.results.totalAccounts === 0) throw new NoEligibleAccountsError(campaign.accountsRequested, 'The campaign has no enriched account to export.');
+  if (!campaign.results || campaign.results.totalAccounts === 0)
+    throw new NoEligibleAccountsError(campaign.accountsRequested, 'The campaign has no enriched account to export.');
   // Counted now; given back if the file or its URL fails (docs/limits.md).
   const use = await deps.quota?.(organizationId);
   return withQuotaUse(
     use,
     async () => {
-
       const selection: ContactSelection = {
         maxContactsPerAccount: input.maxContactsPerAccount,
         hasMobilePhone: input.hasMobilePhone ?? false,
@@ -159,7 +173,10 @@ export async function exportCampaign(deps: ExportDependencies, organizationId: s
       // Never beyond the result access period (issue #34): the URL lives min(TTL, resultsExpireAt − now).
       const lifetimeSeconds = urlLifetimeSeconds(deps.urlTtlSeconds, signedAt, campaign.resultsExpireAt);
       if (lifetimeSeconds < 1) throw new ResultsExpiredError();
-      const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), { expiresIn: lifetimeSeconds, signingDate: signedAt });
+      const url = await getSignedUrl(deps.s3, new GetObjectCommand({ Bucket: deps.bucketName, Key: key }), {
+        expiresIn: lifetimeSeconds,
+        signingDate: signedAt,
+      });
       return {
         campaignId: campaign.id,
         url,

@@ -72,26 +72,42 @@ export interface ReaderPosition {
  *   `details.attemptId` when the reader's attempt is not the current one, or
  *   its `afterSeq` is beyond the current attempt's accounts).
  */
-export async function openResults(deps: Pick<ResultsDependencies, 'campaigns'>, organizationId: string, campaignId: string, position: ReaderPosition, now = new Date()): Promise<OpenedResults> {
+export async function openResults(
+  deps: Pick<ResultsDependencies, 'campaigns'>,
+  organizationId: string,
+  campaignId: string,
+  position: ReaderPosition,
+  now = new Date(),
+): Promise<OpenedResults> {
   const campaign = await deps.campaigns.get(organizationId, campaignId);
   if (!campaign) throw new NotFoundError('campaign', campaignId);
   const status = statusAt(campaign, now);
   if (status === 'expired') throw new ResultsExpiredError();
   if ((status !== 'enriching' && status !== 'enriched') || !campaign.attempt) {
-    throw new ResultsNotReadyError('The campaign is not enriching: it was never launched, or its last attempt failed or was canceled (its results went with it). Launch it, then read from afterSeq 0.');
+    throw new ResultsNotReadyError(
+      'The campaign is not enriching: it was never launched, or its last attempt failed or was canceled (its results went with it). Launch it, then read from afterSeq 0.',
+    );
   }
   const attempt = campaign.attempt;
   if (position.attemptId !== undefined && position.attemptId !== attempt.id) {
-    throw new ResultsNotReadyError(`The attempt ${position.attemptId} your afterSeq belongs to ended; the campaign now runs attempt ${attempt.id}: read it from afterSeq 0.`, { attemptId: attempt.id });
+    throw new ResultsNotReadyError(
+      `The attempt ${position.attemptId} your afterSeq belongs to ended; the campaign now runs attempt ${attempt.id}: read it from afterSeq 0.`,
+      { attemptId: attempt.id },
+    );
   }
   if (position.afterSeq > attempt.eligible) {
-    throw new ResultsNotReadyError(`afterSeq ${position.afterSeq} is beyond the ${attempt.eligible} accounts of the current attempt ${attempt.id}: it belongs to an earlier attempt. Read from afterSeq 0.`, { attemptId: attempt.id });
+    throw new ResultsNotReadyError(
+      `afterSeq ${position.afterSeq} is beyond the ${attempt.eligible} accounts of the current attempt ${attempt.id}: it belongs to an earlier attempt. Read from afterSeq 0.`,
+      { attemptId: attempt.id },
+    );
   }
   return { campaign, attempt, status };
 }
 
 /** The contact selection of a results request: the export's defaults. */
-export const selectionOf = (input: Pick<CampaignResultsInput, 'maxContactsPerAccount' | 'hasMobilePhone' | 'hasEmail'>): ContactSelection => ({
+export const selectionOf = (
+  input: Pick<CampaignResultsInput, 'maxContactsPerAccount' | 'hasMobilePhone' | 'hasEmail'>,
+): ContactSelection => ({
   maxContactsPerAccount: input.maxContactsPerAccount,
   hasMobilePhone: input.hasMobilePhone ?? false,
   hasEmail: input.hasEmail ?? false,
@@ -114,7 +130,10 @@ export async function* resultItems(
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
   let index = 0;
   const contacts: string[] = [];
-  for await (const bytes of prefetchedParts(deps.results, ranges.map((range) => resultPartKey(prefix, range.batchIndex)))) {
+  for await (const bytes of prefetchedParts(
+    deps.results,
+    ranges.map((range) => resultPartKey(prefix, range.batchIndex)),
+  )) {
     const range = ranges[index++]!;
     const part = new ResultPartReader(bytes);
     for (let seq = range.fromSeq; seq <= range.toSeq && part.nextAccount(); seq++) {
@@ -167,14 +186,20 @@ export async function listCampaignResults(
   const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
   let lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
   if (opened.status === 'enriched' && lastGiven < opened.attempt.eligible) {
-    throw new ResultsNotReadyError('This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).');
+    throw new ResultsNotReadyError(
+      'This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).',
+    );
   }
   const wait = (input.waitSeconds ?? 0) * 1000;
   if (lastGiven <= afterSeq && opened.status === 'enriching' && lastGiven < opened.attempt.eligible && wait > 0) {
     lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal);
     // The campaign may have completed, failed or been canceled meanwhile.
     opened = await openResults(deps, organizationId, input.campaignId, position);
-    if (opened.attempt.id !== ref.attemptId) throw new ResultsNotReadyError(`The attempt ${ref.attemptId} ended while waiting; the campaign now runs attempt ${opened.attempt.id}: read it from afterSeq 0.`, { attemptId: opened.attempt.id });
+    if (opened.attempt.id !== ref.attemptId)
+      throw new ResultsNotReadyError(
+        `The attempt ${ref.attemptId} ended while waiting; the campaign now runs attempt ${opened.attempt.id}: read it from afterSeq 0.`,
+        { attemptId: opened.attempt.id },
+      );
   }
   const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
   const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));

@@ -12,9 +12,17 @@ import { ATTEMPT_ID_PATTERN } from '../ids';
 export const ExportCampaignRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     campaignId: campaignId(),
-    maxContactsPerAccount: z.optional(count()).check(z.meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: one account-only row per account.' })),
-    hasMobilePhone: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' })),
-    hasEmail: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
+    maxContactsPerAccount: z.optional(count()).check(
+      z.meta({
+        description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: one account-only row per account.',
+      }),
+    ),
+    hasMobilePhone: z
+      .optional(z.boolean())
+      .check(z.meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' })),
+    hasEmail: z
+      .optional(z.boolean())
+      .check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
   }),
 );
 
@@ -37,17 +45,40 @@ export const MAX_RESULTS_WAIT_SECONDS = 20;
 
 /** The contact selection of the results (the export's fields, the same meaning). */
 const selectionFields = () => ({
-  maxContactsPerAccount: z.optional(count()).check(z.meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`.' })),
-  hasMobilePhone: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' })),
-  hasEmail: z.optional(z.boolean()).check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
+  maxContactsPerAccount: z
+    .optional(count())
+    .check(
+      z.meta({ description: 'Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`.' }),
+    ),
+  hasMobilePhone: z
+    .optional(z.boolean())
+    .check(z.meta({ description: 'true: only contacts with a mobile phone (OR with hasEmail). Default false.' })),
+  hasEmail: z
+    .optional(z.boolean())
+    .check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
 });
 
 /** Where a reader of the results is: the attempt it read and the last seq it has. */
 const positionFields = () => ({
-  afterSeq: z.optional(count()).check(z.meta({ description: 'Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start).' })),
-  attemptId: z.optional(z.string().check(z.regex(ATTEMPT_ID_PATTERN, { error: 'must be an attempt ID: "att_" followed by 21 base58 characters, as a results answer shows it' }))).check(
-    z.meta({ description: 'The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0.' }),
+  afterSeq: z.optional(count()).check(
+    z.meta({
+      description: 'Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start).',
+    }),
   ),
+  attemptId: z
+    .optional(
+      z.string().check(
+        z.regex(ATTEMPT_ID_PATTERN, {
+          error: 'must be an attempt ID: "att_" followed by 21 base58 characters, as a results answer shows it',
+        }),
+      ),
+    )
+    .check(
+      z.meta({
+        description:
+          'The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0.',
+      }),
+    ),
 });
 
 /** `POST /v1/campaigns/results` body (docs/results.md). */
@@ -55,9 +86,14 @@ export const CampaignResultsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     campaignId: campaignId(),
     ...positionFields(),
-    limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_RESULTS_PAGE_SIZE))).check(z.meta({ description: `Accounts per page, default ${DEFAULT_RESULTS_PAGE_SIZE}.` })),
+    limit: z
+      .optional(z.int().check(z.minimum(1), z.maximum(MAX_RESULTS_PAGE_SIZE)))
+      .check(z.meta({ description: `Accounts per page, default ${DEFAULT_RESULTS_PAGE_SIZE}.` })),
     waitSeconds: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_RESULTS_WAIT_SECONDS))).check(
-      z.meta({ description: 'Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now).' }),
+      z.meta({
+        description:
+          'Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now).',
+      }),
     ),
     ...selectionFields(),
   }),

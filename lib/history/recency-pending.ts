@@ -28,13 +28,18 @@ const PREFIX = 'recencyPending_';
 export const pendingRecencyAttribute = (campaignId: string): string => `${PREFIX}${campaignId}`;
 
 /** The attribute's value. */
-export const pendingRecencyValue = (pending: Omit<PendingRecency, 'campaignId'>) => ({ completedAt: pending.completedAt, eligibleObjectKey: pending.eligibleObjectKey });
+export const pendingRecencyValue = (pending: Omit<PendingRecency, 'campaignId'>) => ({
+  completedAt: pending.completedAt,
+  eligibleObjectKey: pending.eligibleObjectKey,
+});
 
 /** Every pending completion stored on an organization item. */
 export function pendingRecencyOf(item: Record<string, unknown>): PendingRecency[] {
   return Object.entries(item).flatMap(([name, value]) => {
     if (!name.startsWith(PREFIX) || typeof value !== 'object' || value === null) return [];
     const { completedAt, eligibleObjectKey } = value as Record<string, unknown>;
-    return typeof completedAt === 'string' && typeof eligibleObjectKey === 'string' ? [{ campaignId: name.slice(PREFIX.length), completedAt, eligibleObjectKey }] : [];
+    return typeof completedAt === 'string' && typeof eligibleObjectKey === 'string'
+      ? [{ campaignId: name.slice(PREFIX.length), completedAt, eligibleObjectKey }]
+      : [];
   });
 }

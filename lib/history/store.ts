@@ -133,7 +133,6 @@ export interface HistoryState {
  */
 export const HISTORY_BUCKET_LOAD = 40;
 
-
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
 
@@ -159,7 +158,13 @@ export function fingerprintOf(accountId: string): string {
 
 /** The 32-bit hash (unsigned) that addresses a fingerprint's bucket: its first 4 bytes, little-endian. */
 export function addressOf(fingerprint: string): number {
-  return (fingerprint.charCodeAt(0) | (fingerprint.charCodeAt(1) << 8) | (fingerprint.charCodeAt(2) << 16) | (fingerprint.charCodeAt(3) << 24)) >>> 0;
+  return (
+    (fingerprint.charCodeAt(0) |
+      (fingerprint.charCodeAt(1) << 8) |
+      (fingerprint.charCodeAt(2) << 16) |
+      (fingerprint.charCodeAt(3) << 24)) >>>
+    0
+  );
 }
 
 /** The keys of an organization's buckets 0..buckets−1 (every item of its history; {@link AccountHistoryStore.state} gives N). */
@@ -240,7 +245,8 @@ export function encodeBucket(entries: ReadonlyMap<string, number>, now = Date.no
     buffer.writeUInt16BE(group.length, offset + VALUE_BYTES);
     offset += VALUE_BYTES + 2;
   }
-  for (const group of groups.values()) for (const fingerprint of group) offset += buffer.write(fingerprint, offset, FINGERPRINT_BYTES, 'latin1');
+  for (const group of groups.values())
+    for (const fingerprint of group) offset += buffer.write(fingerprint, offset, FINGERPRINT_BYTES, 'latin1');
   return buffer;
 }
 
@@ -255,7 +261,8 @@ export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number
     const at = 3 + g * (VALUE_BYTES + 2);
     const value = buffer.readUIntBE(at, VALUE_BYTES);
     const count = buffer.readUInt16BE(at + VALUE_BYTES);
-    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) entries.set(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), value);
+    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES)
+      entries.set(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), value);
   }
   return entries;
 }
@@ -274,7 +281,8 @@ export function lookupBucket(bytes: Uint8Array, addresses: ReadonlySet<number>, 
     const at = 3 + g * (VALUE_BYTES + 2);
     const count = buffer.readUInt16BE(at + VALUE_BYTES);
     for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) {
-      if (addresses.has(buffer.readUInt32LE(offset))) visit(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), buffer.readUIntBE(at, VALUE_BYTES));
+      if (addresses.has(buffer.readUInt32LE(offset)))
+        visit(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), buffer.readUIntBE(at, VALUE_BYTES));
     }
   }
 }
@@ -330,9 +338,17 @@ export function createAccountHistoryStore({
 
   const state = async (organizationId: string): Promise<HistoryState> => {
     const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: 'historyBuckets, historyEntries' }),
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.organization(organizationId),
+        ConsistentRead: true,
+        ProjectionExpression: 'historyBuckets, historyEntries',
+      }),
     );
-    return { buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1, entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0 };
+    return {
+      buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1,
+      entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0,
+    };
   };
 
   /** Updates the organization item's split state (never lowers N); an organization without an item keeps none. */
@@ -346,7 +362,9 @@ export function createAccountHistoryStore({
           TableName: tableName,
           Key: keys.organization(organizationId),
           UpdateExpression: [set ? 'SET historyBuckets = :n' : '', add ? 'ADD historyEntries :d' : ''].filter(Boolean).join(' '),
-          ConditionExpression: set ? 'attribute_exists(pk) AND (attribute_not_exists(historyBuckets) OR historyBuckets < :n)' : 'attribute_exists(pk)',
+          ConditionExpression: set
+            ? 'attribute_exists(pk) AND (attribute_not_exists(historyBuckets) OR historyBuckets < :n)'
+            : 'attribute_exists(pk)',
           ExpressionAttributeValues: { ...(set ? { ':n': change.buckets } : {}), ...(add ? { ':d': change.entriesDelta } : {}) },
         }),
       );
@@ -357,7 +375,14 @@ export function createAccountHistoryStore({
     }
   };
 
-  const bucketItem = (organizationId: string, bucket: number, depth: number, version: number, entries: ReadonlyMap<string, number>, splitOf?: number) => ({
+  const bucketItem = (
+    organizationId: string,
+    bucket: number,
+    depth: number,
+    version: number,
+    entries: ReadonlyMap<string, number>,
+    splitOf?: number,
+  ) => ({
     ...keys.accountHistoryBucket(organizationId, bucket),
     type: 'accountHistoryBucket',
     entries: encodeBucket(entries),
@@ -369,7 +394,11 @@ export function createAccountHistoryStore({
   const versionCondition = (read: BucketRead) =>
     read.version === undefined
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
-      : { ConditionExpression: '#version = :version', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':version': read.version } };
+      : {
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': read.version },
+        };
 
   /**
    * Splits bucket s = n − 2^L (L = floor(log2 n)) into s and n: first the
@@ -385,7 +414,10 @@ export function createAccountHistoryStore({
       if (attempt > 50) throw new Error(`History bucket ${s} of ${organizationId}: split kept losing races`);
       const read = (await readBuckets(organizationId, new Map([[s, level]]))).get(s)!;
       if (read.depth > level) return;
-      if (read.depth < level) throw new Error(`History bucket ${s} of ${organizationId} has depth ${read.depth}, expected ${level}: its parent's split is not done`);
+      if (read.depth < level)
+        throw new Error(
+          `History bucket ${s} of ${organizationId} has depth ${read.depth}, expected ${level}: its parent's split is not done`,
+        );
       const stay = new Map<string, number>();
       const move = new Map<string, number>();
       for (const [fingerprint, value] of read.entries) (low(addressOf(fingerprint), level + 1) === s ? stay : move).set(fingerprint, value);
@@ -397,14 +429,18 @@ export function createAccountHistoryStore({
         ExpressionAttributeValues: { ':source': sourceVersion },
       });
       if (!copied.ok) continue;
-      const committed = await putIf(client, { TableName: tableName, Item: bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay), ...versionCondition(read) });
+      const committed = await putIf(client, {
+        TableName: tableName,
+        Item: bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay),
+        ...versionCondition(read),
+      });
       if (committed.ok) return;
     }
   };
 
   /** Splits buckets until there are `target`, round by round (the splits of one round are independent), then records N. */
   const grow = async (organizationId: string, from: number, target: number): Promise<number> => {
-    for (let n = Math.max(1, from); n < target; ) {
+    for (let n = Math.max(1, from); n < target;) {
       const roundEnd = Math.min(target, 2 ** (32 - Math.clz32(n)));
       const round = Array.from({ length: roundEnd - n }, (_, i) => n + i);
       await pMap(round, (bucket) => split(organizationId, bucket), { concurrency: WRITE_CONCURRENCY });
@@ -461,7 +497,12 @@ export function createAccountHistoryStore({
    * go to their bucket.
    * @returns entries added (negative when expired entries were dropped) and buckets written.
    */
-  const applyAt = async (organizationId: string, bucket: number, changes: Map<string, number>, firstRead: BucketRead): Promise<{ added: number; written: number }> => {
+  const applyAt = async (
+    organizationId: string,
+    bucket: number,
+    changes: Map<string, number>,
+    firstRead: BucketRead,
+  ): Promise<{ added: number; written: number }> => {
     let read = firstRead;
     let added = 0;
     let written = 0;
@@ -477,9 +518,18 @@ export function createAccountHistoryStore({
         group.set(fingerprint, value);
       }
       if (away.size > 0) {
-        const located = await locate(organizationId, [...away.values()].flatMap((group) => [...group.keys()]), 2 ** read.depth);
+        const located = await locate(
+          organizationId,
+          [...away.values()].flatMap((group) => [...group.keys()]),
+          2 ** read.depth,
+        );
         const moved = new Map([...away.values()].flatMap((group) => [...group]));
-        for (const result of await pMap(located, ([target, { read: targetRead, fingerprints }]) => applyAt(organizationId, target, new Map(fingerprints.map((f) => [f, moved.get(f)!])), targetRead), { concurrency: WRITE_CONCURRENCY })) {
+        for (const result of await pMap(
+          located,
+          ([target, { read: targetRead, fingerprints }]) =>
+            applyAt(organizationId, target, new Map(fingerprints.map((f) => [f, moved.get(f)!])), targetRead),
+          { concurrency: WRITE_CONCURRENCY },
+        )) {
           added += result.added;
           written += result.written;
         }
@@ -488,7 +538,8 @@ export function createAccountHistoryStore({
       let changed = false;
       for (const [fingerprint, value] of changes) {
         const known = entries.get(fingerprint);
-        const next = known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
+        const next =
+          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
         if (next !== known) {
           changed = true;
           entries.set(fingerprint, next);
@@ -511,7 +562,10 @@ export function createAccountHistoryStore({
       const fingerprint = fingerprintOf(change.accountId);
       const value = valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true);
       const known = merged.get(fingerprint);
-      merged.set(fingerprint, known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)));
+      merged.set(
+        fingerprint,
+        known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
+      );
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
@@ -520,13 +574,18 @@ export function createAccountHistoryStore({
     // A write at least as large as the history (a first campaign, a seeding) splits to the load bound
     // at once: splitting buckets before they are filled costs tiny writes, not rewrites of full ones.
     const incoming = merged.size;
-    const buckets = await grow(organizationId, before.buckets, Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)));
+    const buckets = await grow(
+      organizationId,
+      before.buckets,
+      Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)),
+    );
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
     for (const result of await pMap(
       located,
-      ([bucket, { read, fingerprints }]) => applyAt(organizationId, bucket, new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!])), read),
+      ([bucket, { read, fingerprints }]) =>
+        applyAt(organizationId, bucket, new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!])), read),
       { concurrency: WRITE_CONCURRENCY },
     )) {
       added += result.added;
@@ -540,9 +599,12 @@ export function createAccountHistoryStore({
 
   const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
     const at = new Date(msOf(enrichedAt)).toISOString();
-    await record(organizationId, (function* () {
-      for (const accountId of new Set(accountIds)) yield { accountId, enrichedAt: at };
-    })());
+    await record(
+      organizationId,
+      (function* () {
+        for (const accountId of new Set(accountIds)) yield { accountId, enrichedAt: at };
+      })(),
+    );
   };
 
   return {
@@ -573,7 +635,8 @@ export function createAccountHistoryStore({
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
           const crm = crmOfValue(value);
           if (!recent && !crm) continue;
-          for (const accountId of wanted.get(fingerprint)!) facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
+          for (const accountId of wanted.get(fingerprint)!)
+            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
         }
       }
       if (recency) {
@@ -584,7 +647,8 @@ export function createAccountHistoryStore({
           for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
             if (!ids.has(accountId)) continue;
             const known = facts.get(accountId);
-            if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt) facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
+            if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt)
+              facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
           }
         }
       }
@@ -593,7 +657,10 @@ export function createAccountHistoryStore({
 
     async addCrmTargets(organizationId, accountIds) {
       const distinct = [...new Set(accountIds)];
-      await record(organizationId, distinct.map((accountId) => ({ accountId, crmTarget: true })));
+      await record(
+        organizationId,
+        distinct.map((accountId) => ({ accountId, crmTarget: true })),
+      );
       return distinct.length;
     },
 

@@ -164,7 +164,13 @@ class RequestKeyCheck implements KeyCheck {
   /** Why the key was refused during this request: no second read to tell the same. */
   #refusal: Error | undefined;
 
-  constructor(keyHash: string, identity: ApiKeyIdentity, findApiKey: ApiKeyLookup, now: () => number, onRefused: () => void = () => undefined) {
+  constructor(
+    keyHash: string,
+    identity: ApiKeyIdentity,
+    findApiKey: ApiKeyLookup,
+    now: () => number,
+    onRefused: () => void = () => undefined,
+  ) {
     this.keyHash = keyHash;
     this.organizationId = identity.organizationId;
     this.scopes = identity.scopes;
@@ -211,7 +217,8 @@ class RequestKeyCheck implements KeyCheck {
 }
 
 /** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
-const bearerCredential = (header: string | undefined): string | undefined => (header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined);
+const bearerCredential = (header: string | undefined): string | undefined =>
+  header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined;
 
 /** Response header that marks every answer to a test key (docs/test-mode.md). */
 export const TEST_MODE_HEADER = 'test-mode';
@@ -247,7 +254,12 @@ export function testModeHeaders(header: string | undefined): Record<string, stri
  * @throws ExpiredApiKeyError for an expired key (read here).
  * @throws RevokedApiKeyError for a revoked key (read here), and for the documented always-revoked test key (`REVOKED_TEST_API_KEY`, no read).
  */
-export async function authenticate(header: string | undefined, findApiKey: ApiKeyLookup, cache?: ApiKeyCache, now: () => number = Date.now): Promise<KeyCheck> {
+export async function authenticate(
+  header: string | undefined,
+  findApiKey: ApiKeyLookup,
+  cache?: ApiKeyCache,
+  now: () => number = Date.now,
+): Promise<KeyCheck> {
   if (!header?.trim()) throw new InvalidApiKeyError('missing_header');
   const apiKey = bearerCredential(header);
   if (!apiKey) throw new InvalidApiKeyError('not_bearer');
@@ -264,7 +276,13 @@ export async function authenticate(header: string | undefined, findApiKey: ApiKe
   }
   const record = await findApiKey(keyHash);
   if (!record) throw new InvalidApiKeyError();
-  const identity: ApiKeyIdentity = { organizationId: record.organizationId, scopes: record.scopes, keyId: record.keyId, limits: record.limits, expiresAt: record.expiresAt };
+  const identity: ApiKeyIdentity = {
+    organizationId: record.organizationId,
+    scopes: record.scopes,
+    keyId: record.keyId,
+    limits: record.limits,
+    expiresAt: record.expiresAt,
+  };
   const check = new RequestKeyCheck(keyHash, identity, findApiKey, now);
   check.confirm(record);
   cache?.remember(keyHash, identity);

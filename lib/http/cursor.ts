@@ -41,7 +41,8 @@ export function decodeCursor(cursor: string, secret: string, expected: Omit<Curs
   if (!body || !signature || extra !== undefined) throw invalid('malformed');
   const expectedSignature = Buffer.from(sign(body, secret));
   const given = Buffer.from(signature);
-  if (given.length !== expectedSignature.length || !timingSafeEqual(given, expectedSignature)) throw invalid('altered or not issued by this API');
+  if (given.length !== expectedSignature.length || !timingSafeEqual(given, expectedSignature))
+    throw invalid('altered or not issued by this API');
   let payload: CursorPayload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;

@@ -53,11 +53,16 @@ export interface RequestDeadline {
  * @param marginMs - time kept back from the function's timeout, in ms.
  * @returns the deadline; its signal's reason is a {@link DeadlineExceededError}.
  */
-export function startDeadline(context: Pick<Context, 'getRemainingTimeInMillis'>, also?: AbortSignal, marginMs = DEADLINE_MARGIN_MS): RequestDeadline {
+export function startDeadline(
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  also?: AbortSignal,
+  marginMs = DEADLINE_MARGIN_MS,
+): RequestDeadline {
   // Started lazily (lib/http/pipeline.ts), so `also` may have fired already: an aborted signal never fires again.
   if (also?.aborted) return { signal: AbortSignal.abort(new DeadlineExceededError()), end: () => undefined };
   const controller = new AbortController();
-  const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000;
+  const remaining =
+    typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000;
   const expire = () => {
     end();
     controller.abort(new DeadlineExceededError());

@@ -111,7 +111,9 @@ export function createDocsHandler(options: DocsOptions): DocsHandler {
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.document(serverUrl), null, 2) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: () => docsPage(options.document(serverUrl), renderer()) },
     ...options.more?.(serverUrl),
-    ...(options.asyncapi ? { '/asyncapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.asyncapi!(), null, 2) } } : {}),
+    ...(options.asyncapi
+      ? { '/asyncapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.asyncapi!(), null, 2) } }
+      : {}),
   });
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(requestTracing())
@@ -135,13 +137,23 @@ export function createDocsHandler(options: DocsOptions): DocsHandler {
         const text = resource.body();
         body =
           encoding === 'br'
-            ? brotliCompressSync(text, { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } })
+            ? brotliCompressSync(text, {
+                params: {
+                  [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+                  [zlib.BROTLI_PARAM_QUALITY]: 9,
+                  [zlib.BROTLI_PARAM_SIZE_HINT]: text.length,
+                },
+              })
             : encoding === 'gzip'
               ? gzipSync(text, { level: 9 })
               : text;
         cache.set(cacheKey, body);
       }
-      const headers: Record<string, string> = { 'content-type': resource.contentType, 'cache-control': 'public, max-age=300', vary: 'accept-encoding' };
+      const headers: Record<string, string> = {
+        'content-type': resource.contentType,
+        'cache-control': 'public, max-age=300',
+        vary: 'accept-encoding',
+      };
       if (encoding !== 'identity') headers['content-encoding'] = encoding;
       if (method === 'HEAD') return { statusCode: 200, headers, body: '' };
       return typeof body === 'string'

@@ -45,7 +45,8 @@ function keyPath(key: string): string[] {
 export function nestFormFields(fields: Record<string, unknown>): Record<string, unknown> {
   const isNode = (value: unknown): value is Record<string, unknown> =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && !isUploadedFile(value);
-  const conflict = (path: string[]) => new InvalidRequestError('The request body is invalid.', [`${path.join('.')}: conflicting form fields`]);
+  const conflict = (path: string[]) =>
+    new InvalidRequestError('The request body is invalid.', [`${path.join('.')}: conflicting form fields`]);
   // Null-prototype nodes: field names such as `valueOf` are plain keys.
   const root: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(fields)) {
@@ -118,7 +119,8 @@ export function multipartFramingFault(body: Buffer, boundary: string): string | 
   const first = text.indexOf(delimiter);
   if (first === -1) return 'no boundary delimiter';
   // A form with no fields: the first delimiter is the closing one.
-  if (text.startsWith(`${delimiter}--`, first)) return text.slice(first + delimiter.length + 2).trim() === '' ? undefined : 'data after the closing delimiter';
+  if (text.startsWith(`${delimiter}--`, first))
+    return text.slice(first + delimiter.length + 2).trim() === '' ? undefined : 'data after the closing delimiter';
   const closing = text.lastIndexOf(`\r\n${delimiter}--`);
   if (closing === -1 || text.slice(closing + delimiter.length + 4).trim() !== '') return 'missing or misplaced closing delimiter';
   const parts = text.slice(first + delimiter.length, closing).split(`\r\n${delimiter}`);
@@ -131,7 +133,10 @@ export function multipartFramingFault(body: Buffer, boundary: string): string | 
 
 /** True for an {@link UploadedFile}. */
 export const isUploadedFile = (value: unknown): value is UploadedFile =>
-  typeof value === 'object' && value !== null && (value as UploadedFile).kind === 'file' && Buffer.isBuffer((value as UploadedFile).content);
+  typeof value === 'object' &&
+  value !== null &&
+  (value as UploadedFile).kind === 'file' &&
+  Buffer.isBuffer((value as UploadedFile).content);
 
 /**
  * Plain decimal text only, exactly as the OpenAPI document's text patterns
@@ -142,7 +147,12 @@ export const isUploadedFile = (value: unknown): value is UploadedFile =>
 const toNumber = (value: unknown) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value);
 const toInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 /** A received form value as an issue line shows it: text quoted (JSON), anything else by its kind. */
-const formValueOf = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : Array.isArray(value) ? 'several values' : typeof value);
+const formValueOf = (value: unknown) =>
+  typeof value === 'string'
+    ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+    : Array.isArray(value)
+      ? 'several values'
+      : typeof value;
 const toBoolean = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
 const toNullable = (value: unknown) => (value === '' || value === 'null' ? null : value);
 const toArray = (value: unknown) => (value === undefined || Array.isArray(value) ? value : [value]);
@@ -166,10 +176,13 @@ function formArrayOf(schema: z.core.$ZodArray): z.ZodMiniType {
 export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
   const def = schema._zod.def;
   // Rebuilt containers keep their own checks (min/max, refinements).
-  const withChecks = <T extends z.ZodMiniType>(rebuilt: T): T => (def.checks?.length ? (rebuilt.check(...(def.checks as z.core.$ZodCheck<any>[])) as T) : rebuilt);
+  const withChecks = <T extends z.ZodMiniType>(rebuilt: T): T =>
+    def.checks?.length ? (rebuilt.check(...(def.checks as z.core.$ZodCheck<any>[])) as T) : rebuilt;
   switch (def.type) {
     case 'object': {
-      const shape = Object.fromEntries(Object.entries((def as z.core.$ZodObjectDef).shape).map(([key, field]) => [key, formSchemaOf(field)]));
+      const shape = Object.fromEntries(
+        Object.entries((def as z.core.$ZodObjectDef).shape).map(([key, field]) => [key, formSchemaOf(field)]),
+      );
       return withChecks(z.strictObject(shape));
     }
     case 'optional':
@@ -185,7 +198,10 @@ export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
       return preprocess((def as { format?: string }).format?.includes('int') || def.type === 'int' ? toInteger : toNumber, schema);
     case 'boolean':
       // A form sends text: name the two texts that work (`hasEmail=1` is not one of them).
-      return preprocess(toBoolean, z.boolean({ error: (issue) => `Invalid input: expected true or false, received ${formValueOf(issue.input)}` }));
+      return preprocess(
+        toBoolean,
+        z.boolean({ error: (issue) => `Invalid input: expected true or false, received ${formValueOf(issue.input)}` }),
+      );
     case 'array':
       return preprocess(toArray, formArrayOf(schema as z.core.$ZodArray));
     case 'union': {
@@ -194,7 +210,11 @@ export function formSchemaOf(schema: z.core.$ZodType): z.ZodMiniType {
       // value is reported as the one value it is, not as item [0]).
       const options = (def as z.core.$ZodUnionDef).options;
       const hasSingle = options.some((option) => option._zod.def.type !== 'array');
-      return z.union(options.map((option) => (hasSingle && option._zod.def.type === 'array' ? formArrayOf(option as z.core.$ZodArray) : formSchemaOf(option))) as unknown as [z.core.$ZodType, ...z.core.$ZodType[]]);
+      return z.union(
+        options.map((option) =>
+          hasSingle && option._zod.def.type === 'array' ? formArrayOf(option as z.core.$ZodArray) : formSchemaOf(option),
+        ) as unknown as [z.core.$ZodType, ...z.core.$ZodType[]],
+      );
     }
     default:
       // Classic and mini schemas both parse; the type is mini's.

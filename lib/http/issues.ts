@@ -30,7 +30,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export const MAX_ISSUE_LINES = 50;
 
 const depth = (issues: readonly z.core.$ZodIssue[]) => Math.max(...issues.map((issue) => issue.path.length));
-const wrongTypeOnly = (issues: readonly z.core.$ZodIssue[]) => issues.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0);
+const wrongTypeOnly = (issues: readonly z.core.$ZodIssue[]) =>
+  issues.every((issue) => issue.code === 'invalid_type' && issue.path.length === 0);
 /** How far a member got with the value: 0 wrong type, 1 right type but not an allowed value, 2 anything else (a size, a format…). */
 const progress = (issues: readonly z.core.$ZodIssue[]) =>
   wrongTypeOnly(issues) ? 0 : issues.every((issue) => issue.code === 'invalid_type' || issue.code === 'invalid_value') ? 1 : 2;
@@ -60,7 +61,9 @@ function issueLines(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'invalid_union') {
     const closest = closestUnionMember(issue);
     if (closest) return closest.flatMap(issueLines);
-    const expected = issue.errors.flatMap((member) => member.filter((inner) => inner.code === 'invalid_type').map((inner) => inner.expected));
+    const expected = issue.errors.flatMap((member) =>
+      member.filter((inner) => inner.code === 'invalid_type').map((inner) => inner.expected),
+    );
     if (expected.length > 0) return [`${formatPath(issue.path) || 'body'}: Invalid input: expected ${[...new Set(expected)].join(' or ')}`];
   }
   return [`${formatPath(issue.path) || 'body'}: ${issue.message}`];

@@ -76,4 +76,7 @@ export type DocumentedOperation<S extends z.core.$ZodObject = z.core.$ZodObject>
 export const defineOperation = <S extends z.core.$ZodObject>(operation: Operation<S>): Operation<S> => operation;
 
 /** Documents an operation (lib/<domain>/docs.ts): the operation itself plus what the document shows of it. */
-export const documentOperation = <S extends z.core.$ZodObject>(operation: Operation<S>, docs: OperationDocs): DocumentedOperation<S> => ({ ...operation, ...docs });
+export const documentOperation = <S extends z.core.$ZodObject>(operation: Operation<S>, docs: OperationDocs): DocumentedOperation<S> => ({
+  ...operation,
+  ...docs,
+});

@@ -37,7 +37,15 @@ import { isTestOrganizationId } from '../ids';
 import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
-import { ACCEPTED_CHARSETS, contentTypeCharset, formSchemaOf, multipartBoundary, multipartFramingFault, multipartToFields, nestFormFields } from './form';
+import {
+  ACCEPTED_CHARSETS,
+  contentTypeCharset,
+  formSchemaOf,
+  multipartBoundary,
+  multipartFramingFault,
+  multipartToFields,
+  nestFormFields,
+} from './form';
 import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
@@ -61,10 +69,13 @@ export const MAX_MULTIPART_BYTES = 4 * 1024 * 1024;
 export const MAX_URLENCODED_FIELDS = 1_000;
 
 /** A request body as UTF-8 text (API Gateway hands binary bodies over base64-encoded). */
-const bodyText = (body: string, isBase64Encoded: boolean | undefined) => (isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body);
+const bodyText = (body: string, isBase64Encoded: boolean | undefined) =>
+  isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 
 const countFormFields = (body: string, isBase64Encoded: boolean | undefined) =>
-  bodyText(body, isBase64Encoded).split('&').filter((pair) => pair !== '').length;
+  bodyText(body, isBase64Encoded)
+    .split('&')
+    .filter((pair) => pair !== '').length;
 
 /** What the pipeline knows about a request once it reaches the use case. */
 export interface RequestContext {
@@ -142,7 +153,11 @@ function forbiddenPropertyPath(event: APIGatewayProxyEventV2): string | undefine
     if (value === null || typeof value !== 'object') return undefined;
     for (const [key, member] of Object.entries(value)) {
       const here = [...path, Array.isArray(value) ? Number(key) : key];
-      if (key === '__proto__' || (key === 'constructor' && member !== null && typeof member === 'object' && Object.hasOwn(member, 'prototype'))) return here;
+      if (
+        key === '__proto__' ||
+        (key === 'constructor' && member !== null && typeof member === 'object' && Object.hasOwn(member, 'prototype'))
+      )
+        return here;
       const found = find(member, here);
       if (found) return found;
     }
@@ -157,7 +172,9 @@ function forbiddenPropertyPath(event: APIGatewayProxyEventV2): string | undefine
 }
 
 /** Maps every error to the envelope; 5xx never exposes its message (middy "handling errors"). */
-const errorEnvelope = (limiter: RequestLimiter | undefined): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+const errorEnvelope = (
+  limiter: RequestLimiter | undefined,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   onError: async (request: Request) => {
     await verifyOpenKeyCheck(request);
     const error = request.error;
@@ -179,9 +196,14 @@ const errorEnvelope = (limiter: RequestLimiter | undefined): middy.MiddlewareObj
     }
     if (parserStatus === 415 || parserStatus === 422) {
       const kind = request.context.bodyKind ?? 'body';
-      const forbiddenKey = (error as Error).message === 'Forbidden key in JSON body' ? String((error as { cause?: { data?: unknown } }).cause?.data) : undefined;
+      const forbiddenKey =
+        (error as Error).message === 'Forbidden key in JSON body'
+          ? String((error as { cause?: { data?: unknown } }).cause?.data)
+          : undefined;
       const invalid = forbiddenKey
-        ? new InvalidRequestError('The JSON body uses a forbidden property name.', [`${forbiddenPropertyPath(request.event) ?? forbiddenKey}: forbidden property name`])
+        ? new InvalidRequestError('The JSON body uses a forbidden property name.', [
+            `${forbiddenPropertyPath(request.event) ?? forbiddenKey}: forbidden property name`,
+          ])
         : new InvalidRequestError(`The ${kind === 'json' ? 'JSON' : kind} body could not be parsed.`);
       request.response = failure(400, invalid.toJSON());
       return;
@@ -242,15 +264,20 @@ function looksLikeJson(raw: string, isBase64Encoded: boolean | undefined): boole
 }
 
 const tooDeep = (field: string) =>
-  new InvalidRequestError(`The request body nests deeper than ${MAX_NESTING_DEPTH} levels.`, [`${field}: nested deeper than ${MAX_NESTING_DEPTH} levels`]);
+  new InvalidRequestError(`The request body nests deeper than ${MAX_NESTING_DEPTH} levels.`, [
+    `${field}: nested deeper than ${MAX_NESTING_DEPTH} levels`,
+  ]);
 
 /** Refuses bodies of an unknown content type, beyond the size limits or nested too deep; empty bodies count as none. */
-const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+const bodyGuard = (
+  jsonOnly = false,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
     const event = request.event;
     const headers = (event.headers ??= {});
     const raw = event.body;
-    const bytes = raw === undefined || raw === null ? 0 : event.isBase64Encoded ? Buffer.byteLength(raw, 'base64') : Buffer.byteLength(raw, 'utf8');
+    const bytes =
+      raw === undefined || raw === null ? 0 : event.isBase64Encoded ? Buffer.byteLength(raw, 'base64') : Buffer.byteLength(raw, 'utf8');
     const blank = bytes === 0 || (!event.isBase64Encoded && raw!.trim() === '');
     if (blank) {
       // No body: nothing for the parsers to do; the schema sees {}.
@@ -260,8 +287,12 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
     }
     const contentType = headers['content-type'];
     if (!contentType) {
-      const hint = looksLikeJson(raw!, event.isBase64Encoded) ? 'The body looks like JSON: send it with Content-Type: application/json. ' : '';
-      throw new InvalidRequestError(`${hint}A request with a body needs a Content-Type header: ${EXPECTED_CONTENT_TYPES}.`, ['content-type: missing']);
+      const hint = looksLikeJson(raw!, event.isBase64Encoded)
+        ? 'The body looks like JSON: send it with Content-Type: application/json. '
+        : '';
+      throw new InvalidRequestError(`${hint}A request with a body needs a Content-Type header: ${EXPECTED_CONTENT_TYPES}.`, [
+        'content-type: missing',
+      ]);
     }
     const kind = bodyKindOf(contentType);
     if (kind === 'urlencoded' && looksLikeJson(raw!, event.isBase64Encoded)) {
@@ -272,7 +303,9 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
       );
     }
     if (!kind) {
-      throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, ['content-type: unsupported']);
+      throw new InvalidRequestError(`Content type "${contentType}" is not supported; use ${EXPECTED_CONTENT_TYPES}.`, [
+        'content-type: unsupported',
+      ]);
     }
     const charset = contentTypeCharset(contentType);
     if (charset !== undefined && !ACCEPTED_CHARSETS.includes(charset)) {
@@ -283,7 +316,10 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
       );
     }
     if (jsonOnly && kind !== 'json') {
-      throw new InvalidRequestError('This operation takes a JSON body only (its fields include a list of objects): send it with Content-Type: application/json.', ['content-type: expected application/json']);
+      throw new InvalidRequestError(
+        'This operation takes a JSON body only (its fields include a list of objects): send it with Content-Type: application/json.',
+        ['content-type: expected application/json'],
+      );
     }
     if (kind === 'urlencoded' && countFormFields(raw!, event.isBase64Encoded) > MAX_URLENCODED_FIELDS) {
       // The urlencoded parser keeps only the first 1,000 fields; refuse rather than lose the rest.
@@ -294,7 +330,9 @@ const bodyGuard = (jsonOnly = false): middy.MiddlewareObj<APIGatewayProxyEventV2
     }
     const limit = kind === 'multipart' ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES;
     if (bytes > limit) {
-      throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, ['body: too large']);
+      throw new InvalidRequestError(`The request body is ${bytes} bytes; the limit for ${kind} bodies is ${limit} bytes.`, [
+        'body: too large',
+      ]);
     }
     if (kind === 'json') {
       // Before JSON.parse: a body nested 100,000 deep costs one linear scan, not the stack.
@@ -360,7 +398,10 @@ const authentication = (
  * Stamps the RateLimit fields of the request's admission on its answer:
  * every authenticated answer, 2xx or error (a 401 is not authenticated).
  */
-async function withRateLimitFields(response: APIGatewayProxyStructuredResultV2, context: PipelineContext): Promise<APIGatewayProxyStructuredResultV2> {
+async function withRateLimitFields(
+  response: APIGatewayProxyStructuredResultV2,
+  context: PipelineContext,
+): Promise<APIGatewayProxyStructuredResultV2> {
   if (!context.admission || response.statusCode === 401) return response;
   const admission = await context.admission;
   return admission ? { ...response, headers: { ...response.headers, ...rateLimitFields(admission) } } : response;
@@ -396,7 +437,9 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
 });
 
 /** Validates the body against the operation's schema (the coercing form variant for form bodies). */
-const validation = <S extends z.core.$ZodObject>(operation: Operation<S>): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
+const validation = <S extends z.core.$ZodObject>(
+  operation: Operation<S>,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
   const formSchema = formSchemaOf(operation.request);
   return {
     before: (request: Request) => {
@@ -451,7 +494,9 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
-    throw new Error(`${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`);
+    throw new Error(
+      `${operation.operationId} is idempotent: build its handler with an idempotency stage (idempotentApiHandler of lib/root.ts)`,
+    );
   }
   useEnglishIssueMessages();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>({
@@ -460,7 +505,15 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
   })
     .use(injectLambdaContext(logger)) // keys: reset by requestTracing at the next request's start
     .use(errorEnvelope(dependencies.requestLimiter))
-    .use(authentication(dependencies.findApiKey, dependencies.apiKeyCache, options.keyCheck ?? 'before', dependencies.requestLimiter, operation.scope))
+    .use(
+      authentication(
+        dependencies.findApiKey,
+        dependencies.apiKeyCache,
+        options.keyCheck ?? 'before',
+        dependencies.requestLimiter,
+        operation.scope,
+      ),
+    )
     .use(bodyGuard(operation.jsonOnly))
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
     .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
@@ -473,13 +526,23 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
           // field names survive; form.ts turns plain fields back into text.
           // Field names are bounded by the body alone (middy's default is 100 characters), so a deep
           // bracket path reaches the depth check and is answered with an issue naming the field.
-          busboy: { isPartAFile: () => true, limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 } },
+          busboy: {
+            isPartAFile: () => true,
+            limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 },
+          },
         }),
       ),
     )
     .use(formFields())
     .use(validation(operation))
-    .use((dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>[])
+    .use(
+      (dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<
+        APIGatewayProxyEventV2,
+        APIGatewayProxyStructuredResultV2,
+        Error,
+        PipelineContext
+      >[],
+    )
     .handler(async (_event, context, { signal: lambdaTimeout }) => {
       const keyCheck = context.keyCheck!;
       // Started when the use case first reads it: a read that never looks at its deadline pays for no controller or timer.
@@ -494,7 +557,10 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
           get signal() {
             return (deadline ??= startDeadline(context, lambdaTimeout)).signal;
           },
-          remainingMs: () => (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : API_FUNCTION_TIMEOUT_SECONDS * 1000),
+          remainingMs: () =>
+            typeof context.getRemainingTimeInMillis === 'function'
+              ? context.getRemainingTimeInMillis()
+              : API_FUNCTION_TIMEOUT_SECONDS * 1000,
           ...(context.idempotentWork ? { idempotentWork: context.idempotentWork } : {}),
         });
       } finally {
@@ -507,12 +573,16 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     });
   // The body parsers widen middy's event type; callers see the API Gateway event.
   // The RateLimit fields go on every answer, an idempotent replay's included (it leaves middy early).
-  const served = handler as unknown as (event: APIGatewayProxyEventV2, context: PipelineContext) => Promise<APIGatewayProxyStructuredResultV2>;
+  const served = handler as unknown as (
+    event: APIGatewayProxyEventV2,
+    context: PipelineContext,
+  ) => Promise<APIGatewayProxyStructuredResultV2>;
   const dataHeaders = options.headers;
   // A saved success replayed (Idempotent-Replayed) gets the headers of its saved data too.
   const withDataHeaders = (response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 =>
     dataHeaders && response.statusCode === 200 && response.headers?.['idempotent-replayed'] && typeof response.body === 'string'
       ? { ...response, headers: { ...response.headers, ...dataHeaders((JSON.parse(response.body) as { data: R }).data) } }
       : response;
-  return (async (event, context) => withRateLimitFields(withDataHeaders(await served(event, context as PipelineContext)), context as PipelineContext)) as ApiHandler;
+  return (async (event, context) =>
+    withRateLimitFields(withDataHeaders(await served(event, context as PipelineContext)), context as PipelineContext)) as ApiHandler;
 }

@@ -43,7 +43,13 @@ export interface LimitCounter {
    * is below `atMost` (a condition; a refusal writes nothing).
    * @returns the window's count after this use (`atMost` when refused), and whether it was counted.
    */
-  add(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number, atMost?: number): Promise<{ count: number; counted: boolean }>;
+  add(
+    organizationId: string,
+    policy: RateLimitPolicy,
+    windowSeconds: number,
+    windowStart: number,
+    atMost?: number,
+  ): Promise<{ count: number; counted: boolean }>;
   /**
    * Takes back one counted use of that window (a quota use whose work failed; docs/limits.md): one UpdateItem
    * `ADD -1`, only while the count is above 0 (never below).
@@ -64,7 +70,11 @@ export function createLimitCounter({ client, tableName }: { client: DynamoDBDocu
             UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
             ...(atMost === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :atMost' }),
             ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':one': 1, ':ttl': windowStart + windowSeconds, ...(atMost === undefined ? {} : { ':atMost': atMost }) },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':ttl': windowStart + windowSeconds,
+              ...(atMost === undefined ? {} : { ':atMost': atMost }),
+            },
             ReturnValues: 'UPDATED_NEW',
           }),
         );
@@ -116,7 +126,13 @@ export interface QuotaUse {
  * @returns the use, to give back if the work fails.
  * @throws RateLimitedError (429 `rate_limited`, `policy`) when the window's `limit` is used; nothing is counted then.
  */
-export async function takeQuota(counter: LimitCounter, organizationId: string, policy: RateLimitPolicy, { limit, windowSeconds }: RatePolicy, now = Date.now()): Promise<QuotaUse> {
+export async function takeQuota(
+  counter: LimitCounter,
+  organizationId: string,
+  policy: RateLimitPolicy,
+  { limit, windowSeconds }: RatePolicy,
+  now = Date.now(),
+): Promise<QuotaUse> {
   const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
   const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit);
   if (!counted) throw new RateLimitedError({ policy, limit, windowSeconds, retryAfterSeconds: resetSeconds });
@@ -127,7 +143,11 @@ export async function takeQuota(counter: LimitCounter, organizationId: string, p
  * Runs `work` under a counted quota use: if the work fails, the use is given back (one write) and the work's error is
  * rethrown (docs/limits.md). A failure to give it back is reported to `onGiveBackError`, never hides the work's error.
  */
-export async function withQuotaUse<T>(use: QuotaUse | undefined, work: () => Promise<T>, onGiveBackError: (error: unknown) => void): Promise<T> {
+export async function withQuotaUse<T>(
+  use: QuotaUse | undefined,
+  work: () => Promise<T>,
+  onGiveBackError: (error: unknown) => void,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -158,7 +178,12 @@ export function rateLimitFields(admission: RequestAdmission): Record<string, str
 
 /** The 429 of a refused admission. */
 export const refusalOf = (admission: RequestAdmission): RateLimitedError =>
-  new RateLimitedError({ policy: 'requests', limit: admission.limit, windowSeconds: admission.windowSeconds, retryAfterSeconds: admission.resetSeconds });
+  new RateLimitedError({
+    policy: 'requests',
+    limit: admission.limit,
+    windowSeconds: admission.windowSeconds,
+    retryAfterSeconds: admission.resetSeconds,
+  });
 
 /** Organizations a {@link RequestLimiter} remembers at most (policies and refusals; a container serves few). */
 const MAX_REMEMBERED = 10_000;
@@ -190,7 +215,10 @@ export class RequestLimiter {
   readonly #policies = new Remembered<{ policy: RatePolicy; readAt: number }>();
   readonly #refused = new Remembered<{ admission: RequestAdmission; until: number }>();
   /** Where each admission this process counted was counted (for {@link giveBack}); a known refusal counted nothing. */
-  readonly #counted = new WeakMap<RequestAdmission, { organizationId: string; windows: { windowSeconds: number; windowStart: number }[] }>();
+  readonly #counted = new WeakMap<
+    RequestAdmission,
+    { organizationId: string; windows: { windowSeconds: number; windowStart: number }[] }
+  >();
 
   /**
    * @param options.counter - the table's counters.
@@ -199,7 +227,13 @@ export class RequestLimiter {
    * @param options.policySeconds - how long a policy read is used before it is read again (seconds, default 60).
    * @param options.now - the clock (epoch milliseconds); tests move it.
    */
-  constructor(options: { counter: LimitCounter; policyOf: RequestPolicyLookup; defaults: () => RatePolicy; policySeconds?: number; now?: () => number }) {
+  constructor(options: {
+    counter: LimitCounter;
+    policyOf: RequestPolicyLookup;
+    defaults: () => RatePolicy;
+    policySeconds?: number;
+    now?: () => number;
+  }) {
     this.#counter = options.counter;
     this.#policyOf = options.policyOf;
     this.#defaults = options.defaults;
@@ -243,7 +277,10 @@ export class RequestLimiter {
     reading?.catch(() => undefined); // awaited below
     // Counted in the window of the policy known now, beside the policy's read.
     const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
-    const [first, policy] = await Promise.all([this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart), reading ?? cached!.policy]);
+    const [first, policy] = await Promise.all([
+      this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart),
+      reading ?? cached!.policy,
+    ]);
     let { count } = first;
     const windows = [{ windowSeconds: assumed, windowStart: windowAt(now, assumed).windowStart }];
     // The read found another window (the operator changed it): counted again in that one, the only case
@@ -254,7 +291,13 @@ export class RequestLimiter {
       ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
       windows.push({ windowSeconds, windowStart });
     }
-    const admission: RequestAdmission = { limit: policy.limit, windowSeconds, remaining: Math.max(0, policy.limit - count), resetSeconds, allowed: count <= policy.limit };
+    const admission: RequestAdmission = {
+      limit: policy.limit,
+      windowSeconds,
+      remaining: Math.max(0, policy.limit - count),
+      resetSeconds,
+      allowed: count <= policy.limit,
+    };
     this.#counted.set(admission, { organizationId, windows });
     if (!admission.allowed) this.#refused.set(organizationId, { admission, until: (windowStart + windowSeconds) * 1000 });
     return admission;
@@ -275,7 +318,9 @@ export class RequestLimiter {
     this.#counted.delete(admission);
     const { organizationId, windows } = counted;
     if (this.#refused.get(organizationId)?.admission === admission) this.#refused.delete(organizationId);
-    await Promise.all(windows.map(({ windowSeconds, windowStart }) => this.#counter.giveBack(organizationId, 'requests', windowSeconds, windowStart)));
+    await Promise.all(
+      windows.map(({ windowSeconds, windowStart }) => this.#counter.giveBack(organizationId, 'requests', windowSeconds, windowStart)),
+    );
   }
 }
 

@@ -48,4 +48,5 @@ export const isScope = (value: unknown): value is Scope => typeof value === 'str
  * @param granted - the key's stored scopes; `undefined`: all of them.
  * @param required - the operation's scope.
  */
-export const grants = (granted: readonly Scope[] | undefined, required: Scope): boolean => granted === undefined || granted.includes(required);
+export const grants = (granted: readonly Scope[] | undefined, required: Scope): boolean =>
+  granted === undefined || granted.includes(required);

@@ -76,7 +76,12 @@ const SAVED_CONFLICTS = new Set(['campaign_not_enrichable', 'campaign_not_editab
 
 /** Whether an error answer (HTTP status and code) is saved as a business refusal rather than releasing the key (docs/idempotency.md). */
 export function isSavedRefusal(error: Pick<ApiError, 'statusCode' | 'code'>): boolean {
-  return error.statusCode === 402 || error.statusCode === 404 || error.statusCode === 422 || (error.statusCode === 409 && SAVED_CONFLICTS.has(error.code));
+  return (
+    error.statusCode === 402 ||
+    error.statusCode === 404 ||
+    error.statusCode === 422 ||
+    (error.statusCode === 409 && SAVED_CONFLICTS.has(error.code))
+  );
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
@@ -87,7 +92,10 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  *
  * @throws InvalidRequestError for a malformed key; IdempotencyKeyReusedError; IdempotencyKeyInUseError.
  */
-export function idempotency(operation: Pick<Operation, 'operationId' | 'idempotent'>, options: IdempotencyOptions): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, IdempotencyContext> {
+export function idempotency(
+  operation: Pick<Operation, 'operationId' | 'idempotent'>,
+  options: IdempotencyOptions,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, IdempotencyContext> {
   if (!operation.idempotent) return { before: () => undefined };
 
   const save = async (request: Claimed, response: SavedResponse) => {
@@ -112,7 +120,10 @@ export function idempotency(operation: Pick<Operation, 'operationId' | 'idempote
     try {
       await options.store().release(claim.scope, claim.token);
     } catch (error) {
-      logger.error('Releasing the idempotency key failed; it frees itself when the lock lapses', { error, idempotencyKey: claim.scope.key });
+      logger.error('Releasing the idempotency key failed; it frees itself when the lock lapses', {
+        error,
+        idempotencyKey: claim.scope.key,
+      });
     }
   };
 
@@ -160,10 +171,11 @@ export function idempotency(operation: Pick<Operation, 'operationId' | 'idempote
       if (statusCode >= 200 && statusCode < 300) {
         const codec = options.savedAnswer;
         // What is saved never holds what the codec keeps out (a secret); the answer sent now is unchanged.
-        const body = codec ? (success(codec.toSaved((JSON.parse(response.body ?? 'null') as { data: unknown }).data)).body as string) : (response.body ?? '');
+        const body = codec
+          ? (success(codec.toSaved((JSON.parse(response.body ?? 'null') as { data: unknown }).data)).body as string)
+          : (response.body ?? '');
         await save(request, { statusCode, body });
-      }
-      else await release(request);
+      } else await release(request);
     },
     onError: async (request: Claimed) => {
       if (!request[CLAIM]) return;

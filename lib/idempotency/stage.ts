@@ -19,10 +19,18 @@ export interface IdempotencyStageContext extends IdempotencyContext {
 }
 
 /** Middlewares the pipeline runs after validation and before the use case. */
-export type IdempotencyStageMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, IdempotencyStageContext>;
+export type IdempotencyStageMiddleware = middy.MiddlewareObj<
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Error,
+  IdempotencyStageContext
+>;
 
 /** Builds the stage of one operation (see {@link idempotencyStage}); `savedAnswer` keeps a secret out of its saved answers. */
-export type IdempotencyStage = (operation: Pick<Operation, 'operationId' | 'idempotent'>, savedAnswer?: SavedAnswerCodec) => IdempotencyStageMiddleware[];
+export type IdempotencyStage = (
+  operation: Pick<Operation, 'operationId' | 'idempotent'>,
+  savedAnswer?: SavedAnswerCodec,
+) => IdempotencyStageMiddleware[];
 
 /**
  * The idempotency stage with these records.

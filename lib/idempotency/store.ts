@@ -110,7 +110,12 @@ export function createIdempotencyStore({ client, tableName }: { client: DynamoDB
         },
         workItem(resourceId) {
           const expiresAt = now + ttlSeconds * 1000;
-          return { Put: { TableName: tableName, Item: { ...key, type: 'idempotentWork', resourceId, expiresAt, ttl: Math.ceil(expiresAt / 1000) } } };
+          return {
+            Put: {
+              TableName: tableName,
+              Item: { ...key, type: 'idempotentWork', resourceId, expiresAt, ttl: Math.ceil(expiresAt / 1000) },
+            },
+          };
         },
       };
     },
@@ -138,7 +143,8 @@ export function createIdempotencyStore({ client, tableName }: { client: DynamoDB
           ttl: Math.ceil(expiresAt / 1000),
         },
         // No live record; or a record past its expiry; or an abandoned lock on the same input.
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
       });

@@ -42,12 +42,17 @@ export const NODE_ENDPOINT_DISCOVERY_CONFIG_OPTIONS = {
 };
 
 /** As the package's, without the endpoint cache no command reads. */
-export const resolveEndpointDiscoveryConfig = <T extends { endpointDiscoveryEnabled?: boolean; endpointDiscoveryEnabledProvider?: () => Promise<boolean | undefined> }>(
+export const resolveEndpointDiscoveryConfig = <
+  T extends { endpointDiscoveryEnabled?: boolean; endpointDiscoveryEnabledProvider?: () => Promise<boolean | undefined> },
+>(
   input: T,
   { endpointDiscoveryCommandCtor }: { endpointDiscoveryCommandCtor: unknown },
 ) =>
   Object.assign(input, {
     endpointDiscoveryCommandCtor,
-    endpointDiscoveryEnabled: input.endpointDiscoveryEnabled !== undefined ? () => Promise.resolve(input.endpointDiscoveryEnabled) : input.endpointDiscoveryEnabledProvider,
+    endpointDiscoveryEnabled:
+      input.endpointDiscoveryEnabled !== undefined
+        ? () => Promise.resolve(input.endpointDiscoveryEnabled)
+        : input.endpointDiscoveryEnabledProvider,
     isClientEndpointDiscoveryEnabled: input.endpointDiscoveryEnabled !== undefined,
   });

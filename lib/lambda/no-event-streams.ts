@@ -20,11 +20,15 @@ const unsupported = (): never => {
 };
 
 /** The marshaller the S3 client's configuration asks for at construction: never used, it throws if it is. */
-export const eventStreamSerdeProvider = (_options: unknown): { serialize: () => never; deserialize: () => never } => ({ serialize: unsupported, deserialize: unsupported });
+export const eventStreamSerdeProvider = (_options: unknown): { serialize: () => never; deserialize: () => never } => ({
+  serialize: unsupported,
+  deserialize: unsupported,
+});
 
 /** As `@smithy/core/event-streams`: the client's `eventStreamMarshaller` from its provider (S3Client's constructor runs it). */
-export const resolveEventStreamSerdeConfig = <T extends { eventStreamSerdeProvider: (input: T) => unknown }>(input: T): T & { eventStreamMarshaller: unknown } =>
-  Object.assign(input, { eventStreamMarshaller: input.eventStreamSerdeProvider(input) });
+export const resolveEventStreamSerdeConfig = <T extends { eventStreamSerdeProvider: (input: T) => unknown }>(
+  input: T,
+): T & { eventStreamMarshaller: unknown } => Object.assign(input, { eventStreamMarshaller: input.eventStreamSerdeProvider(input) });
 
 /** What a protocol builds to (de)serialize an event stream: throws (no operation of this service has one). */
 export class EventStreamSerde {

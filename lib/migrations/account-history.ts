@@ -38,16 +38,29 @@ export interface HistoryMigration {
 const organizationOf = (pk: unknown): string => String(pk).slice('ORG#'.length, String(pk).indexOf('#ACCOUNT#'));
 
 /** Runs the migration; a second run changes nothing. */
-export async function migrateAccountHistory({ client, tableName, history }: { client: DynamoDBDocumentClient; tableName: string; history: AccountHistoryStore }): Promise<HistoryMigration> {
+export async function migrateAccountHistory({
+  client,
+  tableName,
+  history,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  history: AccountHistoryStore;
+}): Promise<HistoryMigration> {
   const result: HistoryMigration = { markers: 0, enrichmentItems: 0, crmItems: 0 };
   // One scan for the three kinds (a start on a large data folder reads the table once more, not three times).
   const legacy: Record<string, unknown>[] = [];
-  for await (const item of scanItems(client, tableName, '#type IN (:enriched, :crm) OR (#type = :campaign AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt))', {
-    ':enriched': 'accountEnrichment',
-    ':crm': 'crmTarget',
-    ':campaign': 'campaign',
-    ':org': 'ORG#',
-  })) {
+  for await (const item of scanItems(
+    client,
+    tableName,
+    '#type IN (:enriched, :crm) OR (#type = :campaign AND begins_with(gsi6pk, :org) AND attribute_exists(completedAt))',
+    {
+      ':enriched': 'accountEnrichment',
+      ':crm': 'crmTarget',
+      ':campaign': 'campaign',
+      ':org': 'ORG#',
+    },
+  )) {
     legacy.push(item);
   }
   const ofType = (type: string) => legacy.filter((item) => item.type === type);
@@ -66,7 +79,8 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
   for (const item of enriched) {
     const organizationId = organizationOf(item.pk);
     const group = `${organizationId}\u0000${String(item.campaignId)}\u0000${String(item.lastEnrichedAt)}`;
-    if (!groups.has(group)) groups.set(group, { organizationId, campaignId: String(item.campaignId), enrichedAt: String(item.lastEnrichedAt), accountIds: [] });
+    if (!groups.has(group))
+      groups.set(group, { organizationId, campaignId: String(item.campaignId), enrichedAt: String(item.lastEnrichedAt), accountIds: [] });
     groups.get(group)!.accountIds.push(String(item.accountId));
   }
   for (const group of groups.values()) {
@@ -82,7 +96,12 @@ export async function migrateAccountHistory({ client, tableName, history }: { cl
     const organizationId = String(campaign.organizationId);
     if (!attempt || String(campaign.gsi6pk) !== keys.recencyPending(organizationId).gsi6pk) continue;
     await history.recordCompletion(organizationId, String(campaign.id), String(campaign.completedAt), attempt.eligibleObjectKey);
-    await updateIf(client, { TableName: tableName, Key: keys.campaign(organizationId, String(campaign.id)), ...updateParts(campaignChanges.finishRecording(), { expression: 'attribute_exists(gsi6pk)' }), ReturnValues: 'NONE' });
+    await updateIf(client, {
+      TableName: tableName,
+      Key: keys.campaign(organizationId, String(campaign.id)),
+      ...updateParts(campaignChanges.finishRecording(), { expression: 'attribute_exists(gsi6pk)' }),
+      ReturnValues: 'NONE',
+    });
     result.markers++;
   }
 

@@ -42,24 +42,51 @@ const MAX_ATTEMPTS = 5;
  * Runs the migration; a second run changes nothing.
  * @throws Error naming the organization when its keys kept being revoked through {@link MAX_ATTEMPTS} attempts (run it again).
  */
-export async function migrateApiKeyLists({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<ApiKeyListMigration> {
+export async function migrateApiKeyLists({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Promise<ApiKeyListMigration> {
   const result: ApiKeyListMigration = { organizations: 0, keys: 0, removed: 0 };
   // The organization items as the (consistent) scan read them, and the hashes of each one's keys.
   const organizations = new Map<string, { item: Record<string, unknown>; hashes: string[] }>();
-  for await (const item of scan(client, tableName, '#type = :organization', { ':organization': 'organization' })) organizations.set(String(item.id), { item, hashes: [] });
-  for await (const key of scan(client, tableName, '#type = :key', { ':key': 'apiKey' })) organizations.get(String(key.organizationId))?.hashes.push(String(key.keyHash));
+  for await (const item of scan(client, tableName, '#type = :organization', { ':organization': 'organization' }))
+    organizations.set(String(item.id), { item, hashes: [] });
+  for await (const key of scan(client, tableName, '#type = :key', { ':key': 'apiKey' }))
+    organizations.get(String(key.organizationId))?.hashes.push(String(key.keyHash));
 
   for (const [organizationId, { item: scanned, hashes }] of organizations) {
     let changed = false;
     for (let attempt = 1; ; attempt++) {
       // The scan's item first; after a failed transaction, fresh reads: the organization's list, and which of its keys are revoked now.
-      const organization = attempt === 1 ? scanned : (await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }))).Item;
+      const organization =
+        attempt === 1
+          ? scanned
+          : (await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true })))
+              .Item;
       if (!organization) break;
       // A list not stored as a string set is rewritten from the key items.
       const { hashes: listed, complete } = activeKeyListOf(organization) ?? { hashes: new Set<string>(), complete: false };
-      const items = hashes.length > 0 ? await batchGet(client, tableName, hashes.map((hash) => keys.apiKey(hash)), undefined, { consistentRead: true }) : [];
-      const revoked = items.filter((item) => item.revokedAt !== undefined).map((item) => String(item.keyHash)).filter((hash) => listed.has(hash));
-      const missing = items.filter((item) => item.revokedAt === undefined).map((item) => String(item.keyHash)).filter((hash) => !listed.has(hash));
+      const items =
+        hashes.length > 0
+          ? await batchGet(
+              client,
+              tableName,
+              hashes.map((hash) => keys.apiKey(hash)),
+              undefined,
+              { consistentRead: true },
+            )
+          : [];
+      const revoked = items
+        .filter((item) => item.revokedAt !== undefined)
+        .map((item) => String(item.keyHash))
+        .filter((hash) => listed.has(hash));
+      const missing = items
+        .filter((item) => item.revokedAt === undefined)
+        .map((item) => String(item.keyHash))
+        .filter((hash) => !listed.has(hash));
       if (complete && revoked.length === 0 && missing.length === 0) {
         if (changed) result.organizations++;
         break;
@@ -82,7 +109,10 @@ export async function migrateApiKeyLists({ client, tableName }: { client: Dynamo
         if (chunk.length === 0 && !markComplete) continue;
         const outcome = await transactWrite(client, {
           TransactItems: [
-            activeKeysUpdate(tableName, organizationId, { add: chunk, ...(markComplete ? { completeSince: new Date().toISOString() } : {}) }),
+            activeKeysUpdate(tableName, organizationId, {
+              add: chunk,
+              ...(markComplete ? { completeSince: new Date().toISOString() } : {}),
+            }),
             ...chunk.map((hash) => keyNotRevoked(tableName, hash)),
           ],
         });
@@ -96,7 +126,8 @@ export async function migrateApiKeyLists({ client, tableName }: { client: Dynamo
         result.keys += missing.length;
         break;
       }
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`Organization ${organizationId} changed while its API keys were listed; run the migration again`);
+      if (attempt >= MAX_ATTEMPTS)
+        throw new Error(`Organization ${organizationId} changed while its API keys were listed; run the migration again`);
     }
   }
   return result;

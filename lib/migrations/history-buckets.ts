@@ -41,7 +41,11 @@ export function legacyShardChanges(entries: string): HistoryChange[] {
     const [accountId, time, crm] = line.split('\t');
     if (!accountId || time === undefined) continue;
     const ms = time === '' ? undefined : Number.parseInt(time, 36);
-    changes.push({ accountId, ...(ms !== undefined && ms > 0 ? { enrichedAt: new Date(ms).toISOString() } : {}), ...(crm === 'c' ? { crmTarget: true } : {}) });
+    changes.push({
+      accountId,
+      ...(ms !== undefined && ms > 0 ? { enrichedAt: new Date(ms).toISOString() } : {}),
+      ...(crm === 'c' ? { crmTarget: true } : {}),
+    });
   }
   return changes;
 }
@@ -71,7 +75,9 @@ export async function migrateHistoryBuckets(
     for (const keys of chunk(group.keys, 25)) {
       let pending: Record<string, unknown>[] = keys.map((Key) => ({ DeleteRequest: { Key } }));
       while (pending.length > 0) {
-        const { UnprocessedItems } = await deps.client.send(new BatchWriteCommand({ RequestItems: { [deps.tableName]: pending as never } }));
+        const { UnprocessedItems } = await deps.client.send(
+          new BatchWriteCommand({ RequestItems: { [deps.tableName]: pending as never } }),
+        );
         pending = (UnprocessedItems?.[deps.tableName] as Record<string, unknown>[] | undefined) ?? [];
       }
     }

@@ -73,7 +73,11 @@ export async function readLegacyHistory(
 }
 
 /** Runs the migration; a second run changes nothing. */
-export async function migrateHistoryShards(deps: { s3: S3Client; bucketName: string; history: AccountHistoryStore }): Promise<HistoryShardsMigration> {
+export async function migrateHistoryShards(deps: {
+  s3: S3Client;
+  bucketName: string;
+  history: AccountHistoryStore;
+}): Promise<HistoryShardsMigration> {
   const result: HistoryShardsMigration = { organizations: 0, markers: 0, crmLists: 0, accounts: 0 };
   const byOrganization = new Map<string, { markerKeys: string[]; crmKeys: string[] }>();
   const of = (organizationId: string) => {
@@ -81,8 +85,10 @@ export async function migrateHistoryShards(deps: { s3: S3Client; bucketName: str
     if (!keys) byOrganization.set(organizationId, (keys = { markerKeys: [], crmKeys: [] }));
     return keys;
   };
-  for (const key of await listKeys(deps.s3, deps.bucketName, OBJECT_PREFIXES.recency)) if (key.endsWith('.txt')) of(organizationOf(key)).markerKeys.push(key);
-  for (const key of await listKeys(deps.s3, deps.bucketName, OBJECT_PREFIXES.crm)) if (key.endsWith('.txt')) of(organizationOf(key)).crmKeys.push(key);
+  for (const key of await listKeys(deps.s3, deps.bucketName, OBJECT_PREFIXES.recency))
+    if (key.endsWith('.txt')) of(organizationOf(key)).markerKeys.push(key);
+  for (const key of await listKeys(deps.s3, deps.bucketName, OBJECT_PREFIXES.crm))
+    if (key.endsWith('.txt')) of(organizationOf(key)).crmKeys.push(key);
 
   /** Deletes exactly the objects read (an object written meanwhile is left for the next run). */
   const deleteKeys = async (keys: readonly string[]) => {

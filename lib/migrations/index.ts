@@ -49,7 +49,8 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   {
     id: '001-ledger',
-    summary: 'ledger entries of the first ledger rewritten; organizations registered, with an opening entry where the balance predates the ledger (docs/launch.md#the-credit-ledger)',
+    summary:
+      'ledger entries of the first ledger rewritten; organizations registered, with an opening entry where the balance predates the ledger (docs/launch.md#the-credit-ledger)',
     run: async (deps) => ({ ...(await migrateLedger(deps)) }),
   },
   {
@@ -69,7 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: '005-history-buckets',
-    summary: "account history moved from its 4,096 fixed shards into buckets that split as the organization grows (docs/data-model.md)",
+    summary: 'account history moved from its 4,096 fixed shards into buckets that split as the organization grows (docs/data-model.md)',
     run: async (deps) => ({ ...(await migrateHistoryBuckets(deps)) }),
   },
 ];
@@ -97,7 +98,15 @@ export async function runMigrations(
   const now = options.now ?? (() => new Date());
   const done = new Set<string>();
   if (!options.force) {
-    const pages = paginateQuery({ client }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.migrations }, ConsistentRead: true });
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.migrations },
+        ConsistentRead: true,
+      },
+    );
     for await (const page of pages) for (const item of page.Items ?? []) done.add(String(item.id));
   }
   const report: MigrationReport = { ran: [], skipped: [] };
@@ -107,7 +116,12 @@ export async function runMigrations(
       continue;
     }
     const changed = await migration.run(deps);
-    await client.send(new PutCommand({ TableName: tableName, Item: { ...keys.migration(migration.id), id: migration.id, ranAt: now().toISOString(), changed } }));
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.migration(migration.id), id: migration.id, ranAt: now().toISOString(), changed },
+      }),
+    );
     report.ran.push({ id: migration.id, changed });
   }
   return report;

@@ -35,26 +35,52 @@ export interface LedgerMigration {
 export const OPENING_NOTE = 'Opening balance: credits granted or adjusted before every movement was on the ledger (migration)';
 
 /** Runs the migration; a second run changes nothing. */
-export async function migrateLedger({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Promise<LedgerMigration> {
+export async function migrateLedger({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Promise<LedgerMigration> {
   const result: LedgerMigration = { entries: 0, organizations: 0, openings: 0 };
 
   for await (const old of scan(client, tableName, '#type = :entry AND attribute_not_exists(id)', { ':entry': 'ledgerEntry' })) {
     const organizationId = String(old.organizationId);
-    const at = { organizationId, campaignId: String(old.campaignId), attemptId: String(old.attemptId), credits: Math.abs(Number(old.amount)), createdAt: String(old.createdAt) };
-    const entry = old.kind === 'charge' ? ledgerEntries.charge(at) : ledgerEntries.refund({ ...at, reason: old.reason as Extract<LedgerReason, 'no_contacts_found' | 'failed' | 'canceled'> });
+    const at = {
+      organizationId,
+      campaignId: String(old.campaignId),
+      attemptId: String(old.attemptId),
+      credits: Math.abs(Number(old.amount)),
+      createdAt: String(old.createdAt),
+    };
+    const entry =
+      old.kind === 'charge'
+        ? ledgerEntries.charge(at)
+        : ledgerEntries.refund({ ...at, reason: old.reason as Extract<LedgerReason, 'no_contacts_found' | 'failed' | 'canceled'> });
     const outcome = await transactWrite(client, {
-      TransactItems: [{ Delete: { TableName: tableName, Key: { pk: old.pk, sk: old.sk }, ConditionExpression: 'attribute_exists(pk)' } }, ledgerPut(tableName, entry)],
+      TransactItems: [
+        { Delete: { TableName: tableName, Key: { pk: old.pk, sk: old.sk }, ConditionExpression: 'attribute_exists(pk)' } },
+        ledgerPut(tableName, entry),
+      ],
     });
     if (outcome.ok) result.entries++;
   }
 
   const ledger = createLedgerStore({ client, tableName });
-  for await (const organization of scan(client, tableName, '#type = :organization AND attribute_not_exists(gsi1pk)', { ':organization': 'organization' })) {
+  for await (const organization of scan(client, tableName, '#type = :organization AND attribute_not_exists(gsi1pk)', {
+    ':organization': 'organization',
+  })) {
     const organizationId = String(organization.id);
     const entries = await ledger.entriesOf(organizationId);
     const balance = Number(organization.smbCredits);
     const opening = balance - sumOf(entries);
-    const entry = opening !== 0 ? { ...ledgerEntries.initialGrant({ organizationId, credits: opening, createdAt: String(organization.createdAt) }), note: OPENING_NOTE } : undefined;
+    const entry =
+      opening !== 0
+        ? {
+            ...ledgerEntries.initialGrant({ organizationId, credits: opening, createdAt: String(organization.createdAt) }),
+            note: OPENING_NOTE,
+          }
+        : undefined;
     const outcome = await transactWrite(client, {
       TransactItems: [
         {

@@ -69,7 +69,6 @@ export interface ApiKeyPage {
   next: string | undefined;
 }
 
-
 /** Data access for API keys. */
 export interface ApiKeyStore {
   /** Reads a key by its plaintext value (strongly consistent: a revocation shows on the very next request); `undefined` when unknown. */
@@ -159,7 +158,14 @@ function storedScopes(value: unknown): Scope[] | undefined {
  * @param apiKey - the plaintext secret (only its hash and first {@link KEY_PREFIX_LENGTH} characters are stored).
  * @param createdAt - ISO 8601.
  */
-export function issuedKeyItems(tableName: string, organizationId: string, apiKey: string, createdAt: string, details: NewKeyDetails = {}, keyId = newApiKeyId()) {
+export function issuedKeyItems(
+  tableName: string,
+  organizationId: string,
+  apiKey: string,
+  createdAt: string,
+  details: NewKeyDetails = {},
+  keyId = newApiKeyId(),
+) {
   const keyHash = hashApiKey(apiKey);
   const scopes = details.scopes ? { scopes: SCOPES.filter((scope) => details.scopes!.includes(scope)) } : {};
   const expiresAt = details.expiresAt ? { expiresAt: details.expiresAt } : {};
@@ -226,7 +232,10 @@ export function firstActiveKey(apiKey: string, createdAt: string): { activeApiKe
 export function activeKeyListOf(organizationItem: Record<string, unknown>): { hashes: ReadonlySet<string>; complete: boolean } | undefined {
   const hashes = organizationItem.activeApiKeys;
   if (hashes !== undefined && !(hashes instanceof Set)) return undefined;
-  return { hashes: (hashes as ReadonlySet<string> | undefined) ?? new Set<string>(), complete: organizationItem.activeApiKeysSince !== undefined };
+  return {
+    hashes: (hashes as ReadonlySet<string> | undefined) ?? new Set<string>(),
+    complete: organizationItem.activeApiKeysSince !== undefined,
+  };
 }
 
 /**
@@ -237,7 +246,11 @@ export function activeKeyListOf(organizationItem: Record<string, unknown>): { ha
  * attribute in an update, so one item either adds or removes.
  * @param change.add / change.remove - key hashes.
  */
-export function activeKeysUpdate(tableName: string, organizationId: string, change: { add: readonly string[]; completeSince?: string } | { remove: readonly string[] }) {
+export function activeKeysUpdate(
+  tableName: string,
+  organizationId: string,
+  change: { add: readonly string[]; completeSince?: string } | { remove: readonly string[] },
+) {
   const actions: string[] = [];
   const values: Record<string, unknown> = {};
   if ('remove' in change) {
@@ -254,13 +267,25 @@ export function activeKeysUpdate(tableName: string, organizationId: string, chan
     }
   }
   return {
-    Update: { TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: actions.join(' '), ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: values },
+    Update: {
+      TableName: tableName,
+      Key: keys.organization(organizationId),
+      UpdateExpression: actions.join(' '),
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: values,
+    },
   };
 }
 
 /** The transaction item that holds only while a key exists and is not revoked (a key may be listed only so). */
 export function keyNotRevoked(tableName: string, keyHash: string) {
-  return { ConditionCheck: { TableName: tableName, Key: keys.apiKey(keyHash), ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)' } };
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: keys.apiKey(keyHash),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+    },
+  };
 }
 
 /** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
@@ -270,12 +295,15 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     return Item ? toApiKeyRecord(Item) : undefined;
   };
   const readDescription = async (organizationId: string, keyId: string) =>
-    (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true }))).Item;
+    (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true })))
+      .Item;
   const issue = async (organizationId: string, details: NewKeyDetails, now = new Date()) => {
     const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
     const items = issuedKeyItems(tableName, organizationId, secret, now.toISOString(), details);
     // The key's items and its place in the organization's list, together (or none: an unknown organization).
-    const outcome = await transactWrite(client, { TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(secret)] }), ...items] });
+    const outcome = await transactWrite(client, {
+      TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(secret)] }), ...items],
+    });
     if (!outcome.ok) throw new NotFoundError('organization', organizationId);
     return { key: toApiKeyView(items[1].Put.Item), secret };
   };
@@ -294,7 +322,10 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues: { ':pk': keys.apiKeyDescriptions(organizationId), ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }) },
+          ExpressionAttributeValues: {
+            ':pk': keys.apiKeyDescriptions(organizationId),
+            ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }),
+          },
           Limit: limit + 1,
         }),
       );
@@ -309,7 +340,13 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       const at = now.toISOString();
       const hashes = [String(description.currentHash), ...(description.previousHash ? [String(description.previousHash)] : [])];
       const revoke = (key: Record<string, unknown>) => ({
-        Update: { TableName: tableName, Key: key, UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': at } },
+        Update: {
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': at },
+        },
       });
       // Every secret of the key, its description and the organization's lists, together.
       const outcome = await transactWrite(client, {
@@ -334,17 +371,37 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     async rotate(organizationId, keyId, now = new Date()) {
       const description = await readDescription(organizationId, keyId);
       if (!description) throw new NotFoundError('api_key', keyId);
-      if (description.revokedAt) throw new InvalidRequestError('The key is revoked: a revoked key cannot be rotated; create a new one.', ['id: revoked key']);
+      if (description.revokedAt)
+        throw new InvalidRequestError('The key is revoked: a revoked key cannot be rotated; create a new one.', ['id: revoked key']);
       const at = now.toISOString();
       const oldHash = String(description.currentHash);
       const ownExpiry = typeof description.expiresAt === 'string' ? description.expiresAt : undefined;
-      const overlapEnd = new Date(Math.min(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000, ownExpiry ? Date.parse(ownExpiry) : Infinity)).toISOString();
+      const overlapEnd = new Date(
+        Math.min(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000, ownExpiry ? Date.parse(ownExpiry) : Infinity),
+      ).toISOString();
       const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
       const newHash = hashApiKey(secret);
-      const [secretPut] = issuedKeyItems(tableName, organizationId, secret, at, { ...(storedScopes(description.scopes) ? { scopes: storedScopes(description.scopes)! } : {}), ...(ownExpiry ? { expiresAt: ownExpiry } : {}) }, keyId);
-      const older = typeof description.previousHash === 'string' && description.previousHash !== oldHash ? description.previousHash : undefined;
+      const [secretPut] = issuedKeyItems(
+        tableName,
+        organizationId,
+        secret,
+        at,
+        {
+          ...(storedScopes(description.scopes) ? { scopes: storedScopes(description.scopes)! } : {}),
+          ...(ownExpiry ? { expiresAt: ownExpiry } : {}),
+        },
+        keyId,
+      );
+      const older =
+        typeof description.previousHash === 'string' && description.previousHash !== oldHash ? description.previousHash : undefined;
       const endAt = (hash: string, until: string) => ({
-        Update: { TableName: tableName, Key: keys.apiKey(hash), UpdateExpression: 'SET expiresAt = :until', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':until': until } },
+        Update: {
+          TableName: tableName,
+          Key: keys.apiKey(hash),
+          UpdateExpression: 'SET expiresAt = :until',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':until': until },
+        },
       });
       const outcome = await transactWrite(client, {
         TransactItems: [
@@ -356,10 +413,17 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
             Update: {
               TableName: tableName,
               Key: keys.apiKeyDescription(organizationId, keyId),
-              UpdateExpression: 'SET currentHash = :new, previousHash = :old, previousExpiresAt = :until, prefix = :prefix, rotatedAt = :now',
+              UpdateExpression:
+                'SET currentHash = :new, previousHash = :old, previousExpiresAt = :until, prefix = :prefix, rotatedAt = :now',
               // Two rotations at once: one wins, the other writes nothing.
               ConditionExpression: 'currentHash = :old AND attribute_not_exists(revokedAt)',
-              ExpressionAttributeValues: { ':new': newHash, ':old': oldHash, ':until': overlapEnd, ':prefix': secret.slice(0, KEY_PREFIX_LENGTH), ':now': at },
+              ExpressionAttributeValues: {
+                ':new': newHash,
+                ':old': oldHash,
+                ':until': overlapEnd,
+                ':prefix': secret.slice(0, KEY_PREFIX_LENGTH),
+                ':now': at,
+              },
             },
           },
           {
@@ -374,7 +438,10 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
           },
         ],
       });
-      if (!outcome.ok) throw new InvalidRequestError('The key changed meanwhile (rotated or revoked by another request): list it and try again.', ['id: changed meanwhile']);
+      if (!outcome.ok)
+        throw new InvalidRequestError('The key changed meanwhile (rotated or revoked by another request): list it and try again.', [
+          'id: changed meanwhile',
+        ]);
       return { key: toApiKeyView({ ...description, prefix: secret.slice(0, KEY_PREFIX_LENGTH) }), secret };
     },
 
@@ -383,7 +450,8 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       const record = await findByHash(keyHash);
       if (!record) return false;
       // A key with a description: revoked by its ID (every secret of it, and the description).
-      if (record.keyId && (await readDescription(record.organizationId, record.keyId))) return (await this.revokeById(record.organizationId, record.keyId)) !== undefined;
+      if (record.keyId && (await readDescription(record.organizationId, record.keyId)))
+        return (await this.revokeById(record.organizationId, record.keyId)) !== undefined;
       const revokeItem = {
         TableName: tableName,
         Key: keys.apiKey(keyHash),
@@ -398,7 +466,8 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       });
       if (outcome.ok) return true;
       // A key outliving its organization: no list to update (an UpdateItem would create a stub organization).
-      if (outcome.failed.includes(1) && !outcome.failed.includes(0)) return (await updateIf(client, { ...revokeItem, ReturnValues: 'NONE' })).ok;
+      if (outcome.failed.includes(1) && !outcome.failed.includes(0))
+        return (await updateIf(client, { ...revokeItem, ReturnValues: 'NONE' })).ok;
       return false;
     },
   };

@@ -25,7 +25,11 @@ export function toOrganizationDescription(organization: OrganizationRecord): Org
  * @throws NotFoundError when the organization item is missing (a key outliving its organization).
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
-export async function describeOrganization(store: OrganizationStore, organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationDescription> {
+export async function describeOrganization(
+  store: OrganizationStore,
+  organizationId: string,
+  keyCheck?: KeyCheck,
+): Promise<OrganizationDescription> {
   const organization = await store.get(organizationId, keyCheck);
   if (!organization) throw new NotFoundError('organization', organizationId);
   return toOrganizationDescription(organization);

@@ -7,7 +7,14 @@
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
 import { SETTINGS } from '../config';
-import { createKeyOperation, describeLimitsOperation, describeOrganizationOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from './schema';
+import {
+  createKeyOperation,
+  describeLimitsOperation,
+  describeOrganizationOperation,
+  listKeysOperation,
+  revokeKeyOperation,
+  rotateKeyOperation,
+} from './schema';
 import { SCOPES } from '../http/scopes';
 
 /** `data` of `POST /v1/org/describe`. */
@@ -22,7 +29,12 @@ export const OrganizationDescription = z
       researchAgents: z.int().check(z.minimum(0), z.meta({ description: 'Credits available for research-agent runs.', example: 100 })),
     }),
     enrichment: z.strictObject({
-      enrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 })),
+      enrichingAccounts: z
+        .int()
+        .check(
+          z.minimum(0),
+          z.meta({ description: 'Accounts enriching now across the organization, every surface included.', example: 0 }),
+        ),
       maxEnrichingAccounts: z.int().check(z.minimum(0), z.meta({ description: 'Ceiling on accounts enriching at once.', example: 5000 })),
     }),
   })
@@ -35,19 +47,34 @@ export type OrganizationDescription = z.infer<typeof OrganizationDescription>;
 export const OrganizationLimits = z
   .strictObject({
     requests: z.strictObject({
-      limit: z.int().check(z.minimum(1), z.meta({ description: 'Authenticated requests the organization (all its keys together) may make per window.', example: 200 })),
+      limit: z
+        .int()
+        .check(
+          z.minimum(1),
+          z.meta({ description: 'Authenticated requests the organization (all its keys together) may make per window.', example: 200 }),
+        ),
       windowSeconds: z.int().check(z.minimum(1), z.meta({ description: 'Length of the fixed window, in seconds.', example: 10 })),
     }),
     exportsPerHour: z.int().check(z.minimum(1), z.meta({ description: 'Exports the organization may make per hour.', example: 60 })),
     uploadsPerHour: z.int().check(z.minimum(1), z.meta({ description: 'Uploads the organization may create per hour.', example: 60 })),
     monthlySpend: z.strictObject({
-      limit: z.nullable(z.int().check(z.minimum(0))).check(z.meta({ description: 'Credits the organization may spend per UTC calendar month; null: no limit.', example: 50000 })),
+      limit: z
+        .nullable(z.int().check(z.minimum(0)))
+        .check(z.meta({ description: 'Credits the organization may spend per UTC calendar month; null: no limit.', example: 50000 })),
       spent: z.int().check(z.meta({ description: 'Credits charged this UTC month, net of refunds.', example: 1212 })),
-      resetsAt: z.string().check(z.meta({ description: 'When the month ends and `spent` starts again from 0 (ISO 8601, UTC).', example: '2026-12-01T00:00:00.000Z' })),
+      resetsAt: z.string().check(
+        z.meta({
+          description: 'When the month ends and `spent` starts again from 0 (ISO 8601, UTC).',
+          example: '2026-12-01T00:00:00.000Z',
+        }),
+      ),
     }),
-    lowBalanceThreshold: z
-      .nullable(z.int().check(z.minimum(0)))
-      .check(z.meta({ description: 'smb balance under which a launch emits `organization.credits_low` (once per crossing); null: none.', example: 1000 })),
+    lowBalanceThreshold: z.nullable(z.int().check(z.minimum(0))).check(
+      z.meta({
+        description: 'smb balance under which a launch emits `organization.credits_low` (once per crossing); null: none.',
+        example: 1000,
+      }),
+    ),
   })
   .check(z.meta({ id: 'OrganizationLimits' }));
 
@@ -61,11 +88,17 @@ export const ApiKeySchema = z
   .strictObject({
     id: z.string().check(z.meta({ description: 'The key (`key_…`), the same across rotations.', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })),
     name: z.string().check(z.meta({ description: 'What the key is for.', example: 'CRM sync (read only)' })),
-    prefix: z.string().check(z.meta({ description: 'The first 12 characters of its current secret, to recognize it.', example: 'cek_7Hq2kXv9' })),
+    prefix: z
+      .string()
+      .check(z.meta({ description: 'The first 12 characters of its current secret, to recognize it.', example: 'cek_7Hq2kXv9' })),
     scopes: z.array(z.enum(SCOPES)).check(z.meta({ description: 'What the key may do.' })),
     limits: z.strictObject({
-      maxCreditsPerLaunch: z.nullable(z.int()).check(z.meta({ description: 'Most credits one launch with the key may charge; null: no limit of its own.' })),
-      monthlyCredits: z.nullable(z.int()).check(z.meta({ description: 'Most credits the key may charge per UTC month, net of refunds; null: no limit of its own.' })),
+      maxCreditsPerLaunch: z
+        .nullable(z.int())
+        .check(z.meta({ description: 'Most credits one launch with the key may charge; null: no limit of its own.' })),
+      monthlyCredits: z
+        .nullable(z.int())
+        .check(z.meta({ description: 'Most credits the key may charge per UTC month, net of refunds; null: no limit of its own.' })),
     }),
     createdAt: z.string().check(z.meta({ description: 'ISO 8601.' })),
     expiresAt: nullableTime('When it stops working (401 `expired_api_key`); null: never.'),
@@ -91,7 +124,10 @@ const secretExample = 'cek_7Hq2kXv9LmN3pR5sT8wYz4fJ8kQ2mN7pR9sT3vW5';
 
 /** `data` of keys/create and keys/rotate: the key and its secret, shown only here. */
 export const ApiKeyWithSecretSchema = z
-  .strictObject({ key: ApiKeySchema, secret: z.string().check(z.meta({ description: 'The key’s secret (`cek_…`): shown only in this answer; store it in a secret store.' })) })
+  .strictObject({
+    key: ApiKeySchema,
+    secret: z.string().check(z.meta({ description: 'The key’s secret (`cek_…`): shown only in this answer; store it in a secret store.' })),
+  })
   .check(z.meta({ id: 'ApiKeyWithSecret' }));
 
 /** The organization operations, documented. */
@@ -137,7 +173,8 @@ export const organizationOperationDocs = [
   documentOperation(listKeysOperation, {
     tag: 'keys',
     summary: "List the organization's API keys",
-    description: 'A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.',
+    description:
+      'A page of the organization’s keys by key ID, revoked ones included, never a secret. Pass `nextCursor` unchanged as `cursor` with the same limit; stop when it is null.',
     response: z.strictObject({ keys: z.array(ApiKeySchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'ApiKeyPage' })),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { limit: 20 },
@@ -146,7 +183,8 @@ export const organizationOperationDocs = [
   documentOperation(revokeKeyOperation, {
     tag: 'keys',
     summary: 'Revoke an API key',
-    description: 'Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.',
+    description:
+      'Every secret of the key (a rotated one still in its overlap included) is refused from the next request on (401 `revoked_api_key`). Revoking a revoked key answers it as it is.',
     response: z.strictObject({ key: ApiKeySchema }).check(z.meta({ id: 'RevokedApiKey' })),
     errors: ['invalid_request', 'revoked_api_key', 'not_found'],
     example: { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' },

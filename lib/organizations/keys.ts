@@ -33,14 +33,19 @@ export interface KeyCaller {
  * @throws InsufficientScopeError (403, `details.required`) for a scope the calling key lacks; nothing is written.
  * @throws InvalidRequestError for an `expiresAt` not in the future or more than {@link MAX_KEY_LIFETIME_DAYS} days ahead.
  */
-export async function createKey(deps: KeyDependencies, caller: KeyCaller, input: CreateKeyInput): Promise<{ key: ApiKeyView; secret: string }> {
+export async function createKey(
+  deps: KeyDependencies,
+  caller: KeyCaller,
+  input: CreateKeyInput,
+): Promise<{ key: ApiKeyView; secret: string }> {
   const lacking = input.scopes.find((scope) => !grants(caller.keyCheck.scopes, scope));
   if (lacking) throw new InsufficientScopeError(lacking);
   const now = deps.now?.() ?? new Date();
   if (input.expiresAt !== undefined) {
     const at = Date.parse(input.expiresAt);
     if (at <= now.getTime()) throw new InvalidRequestError('The request body is invalid.', ['expiresAt: must be in the future']);
-    if (at > now.getTime() + MAX_KEY_LIFETIME_DAYS * 86_400_000) throw new InvalidRequestError('The request body is invalid.', [`expiresAt: must be at most ${MAX_KEY_LIFETIME_DAYS} days ahead`]);
+    if (at > now.getTime() + MAX_KEY_LIFETIME_DAYS * 86_400_000)
+      throw new InvalidRequestError('The request body is invalid.', [`expiresAt: must be at most ${MAX_KEY_LIFETIME_DAYS} days ahead`]);
   }
   return deps.apiKeys.issue(
     caller.organizationId,
@@ -58,7 +63,11 @@ export async function createKey(deps: KeyDependencies, caller: KeyCaller, input:
  * `POST /v1/keys/list`: a page of the organization's keys by key ID, never a secret.
  * @throws InvalidRequestError for a cursor altered, of another organization, or with another limit.
  */
-export async function listKeys(deps: Pick<KeyDependencies, 'apiKeys'>, organizationId: string, input: ListKeysInput): Promise<{ keys: ApiKeyView[]; nextCursor: string | null }> {
+export async function listKeys(
+  deps: Pick<KeyDependencies, 'apiKeys'>,
+  organizationId: string,
+  input: ListKeysInput,
+): Promise<{ keys: ApiKeyView[]; nextCursor: string | null }> {
   const limit = input.limit ?? DEFAULT_KEY_PAGE_SIZE;
   const binding = { o: organizationId, f: 'keys', l: limit };
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
@@ -80,6 +89,10 @@ export async function revokeKey(deps: KeyDependencies, organizationId: string, i
  * `POST /v1/keys/rotate`: a new secret; the old one keeps working 24 h (lib/organizations/api-keys.ts `ROTATION_OVERLAP_SECONDS`).
  * @throws NotFoundError (`api_key`) when the organization has no such key; InvalidRequestError when it is revoked.
  */
-export async function rotateKey(deps: KeyDependencies, organizationId: string, input: KeyIdInput): Promise<{ key: ApiKeyView; secret: string }> {
+export async function rotateKey(
+  deps: KeyDependencies,
+  organizationId: string,
+  input: KeyIdInput,
+): Promise<{ key: ApiKeyView; secret: string }> {
   return deps.apiKeys.rotate(organizationId, input.id, deps.now?.() ?? new Date());
 }

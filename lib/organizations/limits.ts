@@ -122,18 +122,38 @@ export interface LimitStore {
 }
 
 /** Builds the DynamoDB implementation of {@link LimitStore}. */
-export function createLimitStore({ client, tableName, defaults }: { client: DynamoDBDocumentClient; tableName: string; defaults: () => LimitDefaults }): LimitStore {
+export function createLimitStore({
+  client,
+  tableName,
+  defaults,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  defaults: () => LimitDefaults;
+}): LimitStore {
   return {
     async limits(organizationId) {
       const names = Object.fromEntries(LIMIT_ATTRIBUTES.map((name, i) => [`#l${i}`, name]));
       const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names }),
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          ConsistentRead: true,
+          ProjectionExpression: Object.keys(names).join(', '),
+          ExpressionAttributeNames: names,
+        }),
       );
       return limitsOf(limitOverridesOf(Item), defaults());
     },
 
     async spent(organizationId, month, keyId) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: spendKey({ organizationId, month, ...(keyId !== undefined ? { keyId } : {}) }), ConsistentRead: true }));
+      const { Item } = await client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: spendKey({ organizationId, month, ...(keyId !== undefined ? { keyId } : {}) }),
+          ConsistentRead: true,
+        }),
+      );
       return Number(Item?.spent ?? 0);
     },
 
@@ -146,7 +166,9 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
         const value = change[field];
         if (value === undefined) continue;
         if (value !== null && !(Number.isSafeInteger(value) && value >= LIMIT_MINIMUMS[field]))
-          throw new RangeError(`${field}: a whole number of at least ${LIMIT_MINIMUMS[field]}, or null to remove it (got ${JSON.stringify(value)}); nothing was changed.`);
+          throw new RangeError(
+            `${field}: a whole number of at least ${LIMIT_MINIMUMS[field]}, or null to remove it (got ${JSON.stringify(value)}); nothing was changed.`,
+          );
         names[`#${field}`] = attribute;
         if (value === null) remove.push(`#${field}`);
         else {
@@ -158,7 +180,9 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
       const outcome = await updateIf(client, {
         TableName: tableName,
         Key: keys.organization(organizationId),
-        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '']
+          .join(' ')
+          .trim(),
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: names,
         ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
@@ -175,11 +199,18 @@ export function createLimitStore({ client, tableName, defaults }: { client: Dyna
  * @throws NotFoundError when the organization item is missing.
  */
 export async function describeLimits(
-  deps: { limits: LimitStore; organizations: { get(organizationId: string, keyCheck?: KeyCheck): Promise<{ limits?: LimitOverrides } | undefined> }; defaults: () => LimitDefaults },
+  deps: {
+    limits: LimitStore;
+    organizations: { get(organizationId: string, keyCheck?: KeyCheck): Promise<{ limits?: LimitOverrides } | undefined> };
+    defaults: () => LimitDefaults;
+  },
   organizationId: string,
   { now = new Date(), keyCheck }: { now?: Date; keyCheck?: KeyCheck } = {},
 ): Promise<OrganizationLimits> {
-  const [organization, spent] = await Promise.all([deps.organizations.get(organizationId, keyCheck), deps.limits.spent(organizationId, monthOf(now))]);
+  const [organization, spent] = await Promise.all([
+    deps.organizations.get(organizationId, keyCheck),
+    deps.limits.spent(organizationId, monthOf(now)),
+  ]);
   if (!organization) throw new NotFoundError('organization', organizationId);
   const limits = limitsOf(organization.limits ?? {}, deps.defaults());
   return {
@@ -206,7 +237,8 @@ export interface SpendCounter {
 }
 
 /** The item of a spend counter. */
-const spendKey = ({ organizationId, month, keyId }: SpendCounter) => (keyId === undefined ? keys.monthlySpend(organizationId, month) : keys.keyMonthlySpend(organizationId, keyId, month));
+const spendKey = ({ organizationId, month, keyId }: SpendCounter) =>
+  keyId === undefined ? keys.monthlySpend(organizationId, month) : keys.keyMonthlySpend(organizationId, keyId, month);
 
 /**
  * The transaction item that adds `amount` credits (negative: a refund) to
@@ -242,7 +274,11 @@ export function spendItem(tableName: string, counter: SpendCounter, amount: numb
  */
 const pinned = (attribute: string, value: number | null, placeholder: string): Clause =>
   value === null
-    ? { expression: `NOT attribute_type(#${attribute}, :c_numberType)`, names: { [`#${attribute}`]: attribute }, values: { ':c_numberType': 'N' } }
+    ? {
+        expression: `NOT attribute_type(#${attribute}, :c_numberType)`,
+        names: { [`#${attribute}`]: attribute },
+        values: { ':c_numberType': 'N' },
+      }
     : { expression: `#${attribute} = ${placeholder}`, names: { [`#${attribute}`]: attribute }, values: { [placeholder]: value } };
 
 /**
@@ -254,10 +290,17 @@ const pinned = (attribute: string, value: number | null, placeholder: string): C
  * the charge emits `organization.credits_low`).
  * @param balance - the smb balance the decision read (credits).
  */
-export function chargeGuard(limits: Pick<LimitsInForce, 'monthlySpendLimit' | 'lowBalanceThreshold'>, balance: number, charged: number): { condition: Clause; crossesLowBalance: boolean } {
+export function chargeGuard(
+  limits: Pick<LimitsInForce, 'monthlySpendLimit' | 'lowBalanceThreshold'>,
+  balance: number,
+  charged: number,
+): { condition: Clause; crossesLowBalance: boolean } {
   const threshold = limits.lowBalanceThreshold;
   const crossesLowBalance = threshold !== null && balance >= threshold && balance - charged < threshold;
-  const clauses = [pinned('monthlySpendLimit', limits.monthlySpendLimit, ':c_spendLimit'), pinned('lowBalanceThreshold', threshold, ':c_lowBalance')];
+  const clauses = [
+    pinned('monthlySpendLimit', limits.monthlySpendLimit, ':c_spendLimit'),
+    pinned('lowBalanceThreshold', threshold, ':c_lowBalance'),
+  ];
   if (threshold !== null && charged > 0) {
     // Crossing: threshold ≤ balance < threshold + charged; otherwise outside that range.
     const range = { values: { ':c_lowFrom': threshold, ':c_lowTo': threshold + charged } };

@@ -32,7 +32,13 @@ export const DEFAULT_KEY_PAGE_SIZE = 20;
 export const MAX_KEY_LIFETIME_DAYS = 366;
 
 /** An API key ID (`key_…`). */
-const keyId = () => z.string().check(z.regex(API_KEY_ID_PATTERN, 'must be an API key ID: key_ and 21 characters'), z.meta({ description: 'The key (`key_…`).', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' }));
+const keyId = () =>
+  z
+    .string()
+    .check(
+      z.regex(API_KEY_ID_PATTERN, 'must be an API key ID: key_ and 21 characters'),
+      z.meta({ description: 'The key (`key_…`).', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' }),
+    );
 
 /** A credit limit of a key (credits, ≥ 1). */
 const creditLimit = (description: string) => z.optional(z.int().check(z.minimum(1), z.maximum(MAX_INTEGER))).check(z.meta({ description }));
@@ -40,11 +46,25 @@ const creditLimit = (description: string) => z.optional(z.int().check(z.minimum(
 /** `POST /v1/keys/create` body (docs/authentication.md). */
 export const CreateKeyRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    name: z.string().check(z.minLength(1), z.maxLength(100), z.meta({ description: 'What the key is for (1..100 characters).', example: 'CRM sync (read only)' })),
+    name: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(100),
+        z.meta({ description: 'What the key is for (1..100 characters).', example: 'CRM sync (read only)' }),
+      ),
     scopes: z
       .array(z.enum(SCOPES))
-      .check(z.minLength(1), z.maxLength(SCOPES.length), z.meta({ description: 'What the key may do; only scopes the calling key holds.', example: ['campaigns:read', 'results:read'] })),
-    expiresAt: z.optional(timestamp()).check(z.meta({ description: `When the key stops working (ISO 8601), in the future and at most ${MAX_KEY_LIFETIME_DAYS} days ahead; none: it does not expire.` })),
+      .check(
+        z.minLength(1),
+        z.maxLength(SCOPES.length),
+        z.meta({ description: 'What the key may do; only scopes the calling key holds.', example: ['campaigns:read', 'results:read'] }),
+      ),
+    expiresAt: z.optional(timestamp()).check(
+      z.meta({
+        description: `When the key stops working (ISO 8601), in the future and at most ${MAX_KEY_LIFETIME_DAYS} days ahead; none: it does not expire.`,
+      }),
+    ),
     limits: z.optional(
       z.strictObject({
         maxCreditsPerLaunch: creditLimit('Most credits one launch with the key may charge.'),
@@ -66,7 +86,9 @@ export const createKeyOperation = /* @__PURE__ */ defineOperation({
 });
 
 /** `POST /v1/keys/list` body: a page of the organization's keys. */
-export const ListKeysRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ ...pageRequestFields(MAX_KEY_PAGE_SIZE, DEFAULT_KEY_PAGE_SIZE, 'limit') }));
+export const ListKeysRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({ ...pageRequestFields(MAX_KEY_PAGE_SIZE, DEFAULT_KEY_PAGE_SIZE, 'limit') }),
+);
 
 /** Validated keys/list request. */
 export type ListKeysInput = z.output<typeof ListKeysRequest>;

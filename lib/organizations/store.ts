@@ -55,7 +55,8 @@ export interface OrganizationRecord {
  * twin's live organization's ID, or its own. What answers and events show
  * (describe; any event body naming the organization).
  */
-export const publicOrganizationId = (organization: Pick<OrganizationRecord, 'id' | 'liveOrganizationId'>): string => organization.liveOrganizationId ?? organization.id;
+export const publicOrganizationId = (organization: Pick<OrganizationRecord, 'id' | 'liveOrganizationId'>): string =>
+  organization.liveOrganizationId ?? organization.id;
 
 /** Opening test credits of a test twin (credits; docs/test-mode.md), its `initial_grant` ledger entry. */
 export const TEST_TWIN_CREDITS = 1_000_000;
@@ -93,7 +94,10 @@ export interface OrganizationStore {
    * Sets the ceiling and/or the accounts enriching through other surfaces (accounts).
    * @throws NotFoundError for an unknown organization.
    */
-  setCapacity(organizationId: string, change: { maxEnrichingAccounts?: number; externalEnrichingAccounts?: number }): Promise<OrganizationRecord>;
+  setCapacity(
+    organizationId: string,
+    change: { maxEnrichingAccounts?: number; externalEnrichingAccounts?: number },
+  ): Promise<OrganizationRecord>;
   /**
    * The test twin of a live organization (docs/test-mode.md), created on first
    * call: an organization item of its own (`org_test_…`, derived from the
@@ -114,7 +118,9 @@ const DEFAULTS = { smbCredits: 0, researchAgentCredits: 0, maxEnrichingAccounts:
 /** Builds the DynamoDB implementation of {@link OrganizationStore}. */
 export function createOrganizationStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): OrganizationStore {
   const get = async (organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined> => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }),
+    );
     confirmActiveKey(keyCheck, Item);
     return Item ? toOrganization(Item) : undefined;
   };
@@ -148,7 +154,15 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
             Put: {
               TableName: tableName,
               // The list of active keys is complete from the start, and empty until the first test key.
-              Item: { ...keys.organization(twinId), ...keys.organizationRegistry(twin), type: 'organization', mode: 'test', ...twin, ledgerEntries: 1, activeApiKeysSince: twin.createdAt },
+              Item: {
+                ...keys.organization(twinId),
+                ...keys.organizationRegistry(twin),
+                type: 'organization',
+                mode: 'test',
+                ...twin,
+                ledgerEntries: 1,
+                activeApiKeysSince: twin.createdAt,
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -183,7 +197,14 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
         createdAt: new Date().toISOString(),
       };
       const apiKey = newApiKey();
-      const grant = organization.smbCredits > 0 ? ledgerEntries.initialGrant({ organizationId: organization.id, credits: organization.smbCredits, createdAt: organization.createdAt }) : undefined;
+      const grant =
+        organization.smbCredits > 0
+          ? ledgerEntries.initialGrant({
+              organizationId: organization.id,
+              credits: organization.smbCredits,
+              createdAt: organization.createdAt,
+            })
+          : undefined;
       const outcome = await transactWrite(client, {
         TransactItems: [
           {
@@ -222,8 +243,15 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
           TableName: tableName,
           Key: keys.organization(organizationId),
           ...updateParts(
-            { set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external }, increment: { enrichingAccounts: external - current.externalEnrichingAccounts } },
-            { expression: 'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)', values: { ':c_old': current.externalEnrichingAccounts } },
+            {
+              set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external },
+              increment: { enrichingAccounts: external - current.externalEnrichingAccounts },
+            },
+            {
+              expression:
+                'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)',
+              values: { ':c_old': current.externalEnrichingAccounts },
+            },
           ),
         });
         if (outcome.ok) return toOrganization(outcome.item);

@@ -24,10 +24,19 @@ import {
 } from './schema';
 import type { PrivacyEventType } from '../webhooks/events';
 
-const hash = () => z.string().check(z.regex(/^[0-9a-f]{64}$/), z.meta({ description: 'SHA-256 in hex of `type + ":" + normalized value`: the only form the service keeps.', example: '5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e' }));
+const hash = () =>
+  z.string().check(
+    z.regex(/^[0-9a-f]{64}$/),
+    z.meta({
+      description: 'SHA-256 in hex of `type + ":" + normalized value`: the only form the service keeps.',
+      example: '5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e',
+    }),
+  );
 
 /** An identifier as stored and answered: type and hash, never the value. */
-export const HashedIdentifierSchema = z.strictObject({ type: IdentifierTypeSchema, hash: hash() }).check(z.meta({ id: 'HashedIdentifier' }));
+export const HashedIdentifierSchema = z
+  .strictObject({ type: IdentifierTypeSchema, hash: hash() })
+  .check(z.meta({ id: 'HashedIdentifier' }));
 
 /** A suppression. */
 export const SuppressionSchema = z
@@ -36,18 +45,26 @@ export const SuppressionSchema = z
     type: IdentifierTypeSchema,
     hash: hash(),
     reason: z.enum(SUPPRESSION_REASONS),
-    origin: z.enum(['customer', 'erasure']).check(z.meta({ description: '`customer`: made by suppressions/create, deletable; `erasure`: made by an erasure, locked (`suppression_locked`).' })),
+    origin: z.enum(['customer', 'erasure']).check(
+      z.meta({
+        description: '`customer`: made by suppressions/create, deletable; `erasure`: made by an erasure, locked (`suppression_locked`).',
+      }),
+    ),
     createdAt: timestamp(),
-  }).check(z.meta({ id: 'Suppression' }));
+  })
+  .check(z.meta({ id: 'Suppression' }));
 
 /** What a completed erasure removed. */
 export const ErasureResultSchema = z
   .strictObject({
     contactsRemoved: count().check(z.meta({ description: 'Contact rows removed from stored results.' })),
     resultObjectsRewritten: count().check(z.meta({ description: 'Stored result objects rewritten without them.' })),
-    exportsDeleted: count().check(z.meta({ description: 'Unexpired export files deleted (their URLs stop working): every export of a campaign that held a match.' })),
+    exportsDeleted: count().check(
+      z.meta({ description: 'Unexpired export files deleted (their URLs stop working): every export of a campaign that held a match.' }),
+    ),
     campaignIds: z.array(campaignId()).check(z.meta({ description: 'Campaigns that held a match, sorted.' })),
-  }).check(z.meta({ id: 'ErasureResult' }));
+  })
+  .check(z.meta({ id: 'ErasureResult' }));
 
 /** An erasure. */
 export const ErasureSchema = z
@@ -55,16 +72,33 @@ export const ErasureSchema = z
     id: erasureIdSchema(),
     requestRef: z.string(),
     regime: z.enum(ERASURE_REGIMES),
-    status: z.enum(ERASURE_STATUSES).check(z.meta({ description: '`pending` (accepted: already suppressed), `running`, `completed` (with `result` and `receipt`), `failed`.' })),
+    status: z.enum(ERASURE_STATUSES).check(
+      z.meta({
+        description: '`pending` (accepted: already suppressed), `running`, `completed` (with `result` and `receipt`), `failed`.',
+      }),
+    ),
     identifiers: z.array(HashedIdentifierSchema).check(z.minLength(1), z.maxLength(MAX_ERASURE_IDENTIFIERS)),
     createdAt: timestamp(),
     completedAt: z.nullable(timestamp()),
     result: z.nullable(ErasureResultSchema),
-    receipt: z.nullable(z.string()).check(z.meta({ description: 'Compact JWS (ES256) over `{erasureId, organizationId, requestRef, regime, identifiers, result, completedAt}`; verify it with the keys at `GET /.well-known/jwks.json`. Null until completed.' })),
-  }).check(z.meta({ id: 'Erasure' }));
+    receipt: z.nullable(z.string()).check(
+      z.meta({
+        description:
+          'Compact JWS (ES256) over `{erasureId, organizationId, requestRef, regime, identifiers, result, completedAt}`; verify it with the keys at `GET /.well-known/jwks.json`. Null until completed.',
+      }),
+    ),
+  })
+  .check(z.meta({ id: 'Erasure' }));
 
 const EXAMPLE_HASH = '5f1c3e0a0c1d9b6f0f1f6a2b2f6f7d1f0b9c3a5e8d7c6b5a4f3e2d1c0b9a8f7e';
-const EXAMPLE_SUPPRESSION = { id: 'sup_5kP9qR2sT7vW3xY8zA4bC', type: 'email', hash: EXAMPLE_HASH, reason: 'opt_out', origin: 'customer', createdAt: '2026-11-22T09:30:00.000Z' };
+const EXAMPLE_SUPPRESSION = {
+  id: 'sup_5kP9qR2sT7vW3xY8zA4bC',
+  type: 'email',
+  hash: EXAMPLE_HASH,
+  reason: 'opt_out',
+  origin: 'customer',
+  createdAt: '2026-11-22T09:30:00.000Z',
+};
 const EXAMPLE_ERASURE = {
   id: 'era_8mN3pQ7rS2tV6wX9yZ4aB',
   requestRef: 'DSR-2026-0042',
@@ -77,7 +111,8 @@ const EXAMPLE_ERASURE = {
   receipt: 'eyJhbGciOiJFUzI1NiIsImtpZCI6Ii4uLiJ9.eyJlcmFzdXJlSWQiOiJlcmFfLi4uIn0.c2lnbmF0dXJl',
 };
 
-const pageOf = (name: string, item: z.core.$ZodType, id: string) => z.strictObject({ [name]: z.array(item), nextCursor: z.nullable(z.string()) }).check(z.meta({ id }));
+const pageOf = (name: string, item: z.core.$ZodType, id: string) =>
+  z.strictObject({ [name]: z.array(item), nextCursor: z.nullable(z.string()) }).check(z.meta({ id }));
 
 /** The privacy operations, documented. */
 export const privacyOperationDocs = [
@@ -91,7 +126,8 @@ export const privacyOperationDocs = [
   }),
   documentOperation(listSuppressionsOperation, {
     summary: "List the organization's suppressions",
-    description: "The organization's own suppressions (the operator's global list is not shown), in ID order. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.",
+    description:
+      "The organization's own suppressions (the operator's global list is not shown), in ID order. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.",
     response: pageOf('suppressions', SuppressionSchema, 'SuppressionPage'),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { type: 'email' }, limit: 100 },
@@ -99,7 +135,8 @@ export const privacyOperationDocs = [
   }),
   documentOperation(deleteSuppressionOperation, {
     summary: 'Delete a suppression',
-    description: 'Removes a suppression the organization made: matching contacts may be delivered again. A suppression an erasure made cannot be deleted (409 `suppression_locked`).',
+    description:
+      'Removes a suppression the organization made: matching contacts may be delivered again. A suppression an erasure made cannot be deleted (409 `suppression_locked`).',
     response: z.strictObject({ id: suppressionIdSchema(), deleted: z.literal(true) }).check(z.meta({ id: 'DeletedSuppression' })),
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'suppression_locked', 'idempotency_key_reused', 'idempotency_key_in_use'],
     example: { id: 'sup_5kP9qR2sT7vW3xY8zA4bC' },
@@ -123,7 +160,8 @@ export const privacyOperationDocs = [
   }),
   documentOperation(listErasuresOperation, {
     summary: "List the organization's erasures",
-    description: 'The organization\'s erasures in ID order, optionally of one status. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.',
+    description:
+      "The organization's erasures in ID order, optionally of one status. Pass `nextCursor` unchanged as `cursor` with the same filters and limit.",
     response: pageOf('erasures', ErasureSchema, 'ErasurePage'),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: 'completed' } },
@@ -158,13 +196,19 @@ export const privacyEventPayloadSchemas = () =>
 
 /** What each privacy event means. */
 export const PRIVACY_EVENT_DESCRIPTIONS: Record<PrivacyEventType, string> = {
-  'privacy.erasure_completed': 'An erasure the organization asked for completed: `data.erasure` as erasures/get shows it, with its result and signed receipt.',
-  'privacy.contact_erased': "The vendor erased a contact the organization was delivered (e.g. a data-broker deletion request): delete your own copies of it. Names only the organization's own campaigns.",
+  'privacy.erasure_completed':
+    'An erasure the organization asked for completed: `data.erasure` as erasures/get shows it, with its result and signed receipt.',
+  'privacy.contact_erased':
+    "The vendor erased a contact the organization was delivered (e.g. a data-broker deletion request): delete your own copies of it. Names only the organization's own campaigns.",
 };
 
 /** A real-looking body of each privacy event. */
 export const PRIVACY_EVENT_EXAMPLES: Record<PrivacyEventType, unknown> = {
-  'privacy.erasure_completed': { type: 'privacy.erasure_completed', timestamp: EXAMPLE_ERASURE.completedAt, data: { erasure: EXAMPLE_ERASURE } },
+  'privacy.erasure_completed': {
+    type: 'privacy.erasure_completed',
+    timestamp: EXAMPLE_ERASURE.completedAt,
+    data: { erasure: EXAMPLE_ERASURE },
+  },
   'privacy.contact_erased': {
     type: 'privacy.contact_erased',
     timestamp: '2026-11-22T09:30:04.512Z',
@@ -173,4 +217,7 @@ export const PRIVACY_EVENT_EXAMPLES: Record<PrivacyEventType, unknown> = {
 };
 
 /** Sizes the documents state. */
-export const PRIVACY_LIMITS = { maxSuppressionIdentifiers: MAX_SUPPRESSION_IDENTIFIERS, maxErasureIdentifiers: MAX_ERASURE_IDENTIFIERS } as const;
+export const PRIVACY_LIMITS = {
+  maxSuppressionIdentifiers: MAX_SUPPRESSION_IDENTIFIERS,
+  maxErasureIdentifiers: MAX_ERASURE_IDENTIFIERS,
+} as const;

@@ -42,13 +42,29 @@ export interface OrganizationErasure extends ErasureResult {
  * @param hashes - full identifier hashes (lib/privacy/identifiers.ts); a contact matches when any of its identifiers does.
  * @returns counts, the campaigns that held a match (sorted) and the removed contacts' IDs.
  */
-export async function eraseFromOrganization(deps: EraseDependencies, organizationId: string, hashes: ReadonlySet<string>): Promise<OrganizationErasure> {
-  const ids = (await Promise.all([deps.campaigns.idsInStatus(organizationId, 'enriched'), deps.campaigns.idsInStatus(organizationId, 'enriching')])).flat();
-  const campaigns = (await pMap(ids, (id) => deps.campaigns.get(organizationId, id), { concurrency: ERASURE_PART_CONCURRENCY })).filter((c) => c?.attempt !== undefined);
+export async function eraseFromOrganization(
+  deps: EraseDependencies,
+  organizationId: string,
+  hashes: ReadonlySet<string>,
+): Promise<OrganizationErasure> {
+  const ids = (
+    await Promise.all([deps.campaigns.idsInStatus(organizationId, 'enriched'), deps.campaigns.idsInStatus(organizationId, 'enriching')])
+  ).flat();
+  const campaigns = (await pMap(ids, (id) => deps.campaigns.get(organizationId, id), { concurrency: ERASURE_PART_CONCURRENCY })).filter(
+    (c) => c?.attempt !== undefined,
+  );
   const parts = (
-    await pMap(campaigns, async (campaign) => (await deps.results.listParts(resultsPrefix(organizationId, campaign!.id, campaign!.attempt!.id))).map((key) => ({ campaignId: campaign!.id, key })), {
-      concurrency: ERASURE_PART_CONCURRENCY,
-    })
+    await pMap(
+      campaigns,
+      async (campaign) =>
+        (await deps.results.listParts(resultsPrefix(organizationId, campaign!.id, campaign!.attempt!.id))).map((key) => ({
+          campaignId: campaign!.id,
+          key,
+        })),
+      {
+        concurrency: ERASURE_PART_CONCURRENCY,
+      },
+    )
   ).flat();
   const contactIds = new Map<string, Set<string>>();
   const touched = new Set<string>();
@@ -75,8 +91,14 @@ export async function eraseFromOrganization(deps: EraseDependencies, organizatio
     { concurrency: ERASURE_PART_CONCURRENCY },
   );
   const campaignIds = [...touched].sort();
-  const deleted = await Promise.all(campaignIds.map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))));
-  return { contactsRemoved, resultObjectsRewritten, exportsDeleted: deleted.reduce((sum, n) => sum + n, 0), campaignIds,
+  const deleted = await Promise.all(
+    campaignIds.map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))),
+  );
+  return {
+    contactsRemoved,
+    resultObjectsRewritten,
+    exportsDeleted: deleted.reduce((sum, n) => sum + n, 0),
+    campaignIds,
     contactIds: [...contactIds.keys()].sort(),
     campaignsOfContact: new Map([...contactIds].map(([contactId, campaigns]) => [contactId, [...campaigns].sort()])),
   };
@@ -99,7 +121,12 @@ export interface ErasureJobDependencies extends EraseDependencies {
  * the next run (the caller logs it).
  * @returns the erasure as it ends, or undefined when unknown.
  */
-export async function runErasure(deps: ErasureJobDependencies, organizationId: string, erasureId: string, now: () => Date = () => new Date()): Promise<ErasureRecord | undefined> {
+export async function runErasure(
+  deps: ErasureJobDependencies,
+  organizationId: string,
+  erasureId: string,
+  now: () => Date = () => new Date(),
+): Promise<ErasureRecord | undefined> {
   let erasure = await deps.suppressions.getErasure(organizationId, erasureId);
   if (!erasure) return undefined;
   if (erasure.status === 'pending') {
@@ -107,12 +134,29 @@ export async function runErasure(deps: ErasureJobDependencies, organizationId: s
     erasure = { ...erasure, status: 'running' };
   }
   if (erasure.status === 'running') {
-    const { contactIds: _ids, campaignsOfContact: _campaigns, ...result } = await eraseFromOrganization(deps, organizationId, new Set(erasure.identifiers.map((identifier) => identifier.hash)));
+    const {
+      contactIds: _ids,
+      campaignsOfContact: _campaigns,
+      ...result
+    } = await eraseFromOrganization(deps, organizationId, new Set(erasure.identifiers.map((identifier) => identifier.hash)));
     const completedAt = now().toISOString();
-    const receipt = await deps.signer.sign({ erasureId, organizationId, requestRef: erasure.requestRef, regime: erasure.regime, identifiers: erasure.identifiers, result, completedAt });
+    const receipt = await deps.signer.sign({
+      erasureId,
+      organizationId,
+      requestRef: erasure.requestRef,
+      regime: erasure.regime,
+      identifiers: erasure.identifiers,
+      result,
+      completedAt,
+    });
     if (await deps.suppressions.moveErasure(organizationId, erasureId, 'running', 'completed', { completedAt, result, receipt })) {
       erasure = { ...erasure, status: 'completed', completedAt, result, receipt };
-      logger.info('Erasure completed', { erasureId, contactsRemoved: result.contactsRemoved, resultObjectsRewritten: result.resultObjectsRewritten, exportsDeleted: result.exportsDeleted });
+      logger.info('Erasure completed', {
+        erasureId,
+        contactsRemoved: result.contactsRemoved,
+        resultObjectsRewritten: result.resultObjectsRewritten,
+        exportsDeleted: result.exportsDeleted,
+      });
     } else {
       erasure = (await deps.suppressions.getErasure(organizationId, erasureId))!;
     }

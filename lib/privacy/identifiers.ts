@@ -67,7 +67,8 @@ export function normalizeIdentifier(type: IdentifierType, value: string): string
 }
 
 /** SHA-256 hex of `type:normalized`: the only form of an identifier the service keeps. */
-export const identifierHash = (type: IdentifierType, normalized: string): string => createHash('sha256').update(`${type}:${normalized}`, 'utf8').digest('hex');
+export const identifierHash = (type: IdentifierType, normalized: string): string =>
+  createHash('sha256').update(`${type}:${normalized}`, 'utf8').digest('hex');
 
 /**
  * Hashes a request's identifier.

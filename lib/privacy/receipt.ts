@@ -48,7 +48,12 @@ export const receiptPayloadOf = (payload: ReceiptPayload): ReceiptPayload => ({
   requestRef: payload.requestRef,
   regime: payload.regime,
   identifiers: payload.identifiers.map(({ type, hash }) => ({ type, hash })),
-  result: { contactsRemoved: payload.result.contactsRemoved, resultObjectsRewritten: payload.result.resultObjectsRewritten, exportsDeleted: payload.result.exportsDeleted, campaignIds: [...payload.result.campaignIds] },
+  result: {
+    contactsRemoved: payload.result.contactsRemoved,
+    resultObjectsRewritten: payload.result.resultObjectsRewritten,
+    exportsDeleted: payload.result.exportsDeleted,
+    campaignIds: [...payload.result.campaignIds],
+  },
   completedAt: payload.completedAt,
 });
 

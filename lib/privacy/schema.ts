@@ -36,23 +36,49 @@ const HOW_TO_FIX: Record<IdentifierType, string> = {
 
 /** A suppression ID. */
 export const suppressionIdSchema = () =>
-  z.string().check(z.regex(SUPPRESSION_ID_PATTERN, { error: 'must be a suppression ID: "sup_" followed by 21 base58 characters' }), z.meta({ example: 'sup_5kP9qR2sT7vW3xY8zA4bC' }));
+  z
+    .string()
+    .check(
+      z.regex(SUPPRESSION_ID_PATTERN, { error: 'must be a suppression ID: "sup_" followed by 21 base58 characters' }),
+      z.meta({ example: 'sup_5kP9qR2sT7vW3xY8zA4bC' }),
+    );
 /** An erasure ID. */
 export const erasureIdSchema = () =>
-  z.string().check(z.regex(ERASURE_ID_PATTERN, { error: 'must be an erasure ID: "era_" followed by 21 base58 characters' }), z.meta({ example: 'era_8mN3pQ7rS2tV6wX9yZ4aB' }));
+  z
+    .string()
+    .check(
+      z.regex(ERASURE_ID_PATTERN, { error: 'must be an erasure ID: "era_" followed by 21 base58 characters' }),
+      z.meta({ example: 'era_8mN3pQ7rS2tV6wX9yZ4aB' }),
+    );
 
 /** An identifier type. */
-export const IdentifierTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(IDENTIFIER_TYPES).check(z.meta({ id: 'IdentifierType', description: '`email`, `phone` (E.164), `linkedin_url` or `contact_id`.' })));
+export const IdentifierTypeSchema = /* @__PURE__ */ treeShakable(() =>
+  z
+    .enum(IDENTIFIER_TYPES)
+    .check(z.meta({ id: 'IdentifierType', description: '`email`, `phone` (E.164), `linkedin_url` or `contact_id`.' })),
+);
 
 /** An identifier as a request carries it: kept only as its hash. */
 export const IdentifierSchema = /* @__PURE__ */ treeShakable(() =>
   z
     .strictObject({
       type: IdentifierTypeSchema,
-      value: z.string().check(z.minLength(1), z.maxLength(MAX_IDENTIFIER_VALUE_LENGTH), z.meta({ description: 'The raw value. Normalized (email trimmed and lower-cased; phone E.164; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.', example: 'ann@example.com' })),
+      value: z.string().check(
+        z.minLength(1),
+        z.maxLength(MAX_IDENTIFIER_VALUE_LENGTH),
+        z.meta({
+          description:
+            'The raw value. Normalized (email trimmed and lower-cased; phone E.164; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.',
+          example: 'ann@example.com',
+        }),
+      ),
     })
     .check((ctx) => {
-      if (typeof ctx.value.value === 'string' && ctx.value.value.length > 0 && normalizeIdentifier(ctx.value.type, ctx.value.value) === null) {
+      if (
+        typeof ctx.value.value === 'string' &&
+        ctx.value.value.length > 0 &&
+        normalizeIdentifier(ctx.value.type, ctx.value.value) === null
+      ) {
         ctx.issues.push({ code: 'custom', input: ctx.value.type, path: ['value'], message: HOW_TO_FIX[ctx.value.type] });
       }
     })
@@ -64,7 +90,12 @@ export const CreateSuppressionsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     identifiers: z.array(IdentifierSchema).check(z.minLength(1), z.maxLength(MAX_SUPPRESSION_IDENTIFIERS)),
     reason: z.enum(SUPPRESSION_REASONS).check(z.meta({ description: '`opt_out`, `customer_request` or `other`.' })),
-    note: z.optional(z.string().check(z.maxLength(MAX_SUPPRESSION_NOTE_LENGTH))).check(z.meta({ description: 'Free text for your own reference; not stored with the identifiers and never returned. Do not put the identifier in it.' })),
+    note: z.optional(z.string().check(z.maxLength(MAX_SUPPRESSION_NOTE_LENGTH))).check(
+      z.meta({
+        description:
+          'Free text for your own reference; not stored with the identifiers and never returned. Do not put the identifier in it.',
+      }),
+    ),
   }),
 );
 /** Validated suppressions/create request. */
@@ -88,7 +119,15 @@ export const CreateErasureRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     identifiers: z.array(IdentifierSchema).check(z.minLength(1), z.maxLength(MAX_ERASURE_IDENTIFIERS)),
     regime: z.enum(ERASURE_REGIMES).check(z.meta({ description: '`gdpr`, `ccpa` or `other`: the law the request is made under.' })),
-    requestRef: z.string().check(z.minLength(1), z.maxLength(MAX_REQUEST_REF_LENGTH), z.meta({ description: 'Your reference of the request (e.g. a ticket number; not the person\'s identifier). The same requestRef answers the same erasure.', example: 'DSR-2026-0042' })),
+    requestRef: z.string().check(
+      z.minLength(1),
+      z.maxLength(MAX_REQUEST_REF_LENGTH),
+      z.meta({
+        description:
+          "Your reference of the request (e.g. a ticket number; not the person's identifier). The same requestRef answers the same erasure.",
+        example: 'DSR-2026-0042',
+      }),
+    ),
   }),
 );
 /** Validated erasures/create request. */
@@ -107,9 +146,44 @@ export const ListErasuresRequest = /* @__PURE__ */ treeShakable(() =>
 /** Validated erasures/list request. */
 export type ListErasuresInput = z.output<typeof ListErasuresRequest>;
 
-export const createSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'createSuppressions', scope: 'privacy:manage', idempotent: true, jsonOnly: true, path: '/v1/privacy/suppressions/create', request: CreateSuppressionsRequest });
-export const listSuppressionsOperation = /* @__PURE__ */ defineOperation({ operationId: 'listSuppressions', scope: 'privacy:manage', path: '/v1/privacy/suppressions/list', request: ListSuppressionsRequest });
-export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({ operationId: 'deleteSuppression', scope: 'privacy:manage', idempotent: true, path: '/v1/privacy/suppressions/delete', request: DeleteSuppressionRequest });
-export const createErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'createErasure', scope: 'privacy:manage', idempotent: true, jsonOnly: true, path: '/v1/privacy/erasures/create', request: CreateErasureRequest });
-export const getErasureOperation = /* @__PURE__ */ defineOperation({ operationId: 'getErasure', scope: 'privacy:manage', path: '/v1/privacy/erasures/get', request: GetErasureRequest });
-export const listErasuresOperation = /* @__PURE__ */ defineOperation({ operationId: 'listErasures', scope: 'privacy:manage', path: '/v1/privacy/erasures/list', request: ListErasuresRequest });
+export const createSuppressionsOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'createSuppressions',
+  scope: 'privacy:manage',
+  idempotent: true,
+  jsonOnly: true,
+  path: '/v1/privacy/suppressions/create',
+  request: CreateSuppressionsRequest,
+});
+export const listSuppressionsOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'listSuppressions',
+  scope: 'privacy:manage',
+  path: '/v1/privacy/suppressions/list',
+  request: ListSuppressionsRequest,
+});
+export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'deleteSuppression',
+  scope: 'privacy:manage',
+  idempotent: true,
+  path: '/v1/privacy/suppressions/delete',
+  request: DeleteSuppressionRequest,
+});
+export const createErasureOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'createErasure',
+  scope: 'privacy:manage',
+  idempotent: true,
+  jsonOnly: true,
+  path: '/v1/privacy/erasures/create',
+  request: CreateErasureRequest,
+});
+export const getErasureOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'getErasure',
+  scope: 'privacy:manage',
+  path: '/v1/privacy/erasures/get',
+  request: GetErasureRequest,
+});
+export const listErasuresOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'listErasures',
+  scope: 'privacy:manage',
+  path: '/v1/privacy/erasures/list',
+  request: ListErasuresRequest,
+});

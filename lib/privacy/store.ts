@@ -87,9 +87,20 @@ export interface SuppressionStore {
    * answered before it takes effect.
    * @returns one record per given entry, in order.
    */
-  suppress(scope: string, entries: readonly { type: IdentifierType; hash: string }[], reason: SuppressionReason, origin: SuppressionOrigin, now: Date): Promise<SuppressionRecord[]>;
+  suppress(
+    scope: string,
+    entries: readonly { type: IdentifierType; hash: string }[],
+    reason: SuppressionReason,
+    origin: SuppressionOrigin,
+    now: Date,
+  ): Promise<SuppressionRecord[]>;
   /** One page of a scope's entries by ID order, after `after` (an ID). */
-  listSuppressions(scope: string, filters: { type?: IdentifierType; reason?: SuppressionReason }, after: string | undefined, limit: number): Promise<{ items: SuppressionRecord[]; more: boolean }>;
+  listSuppressions(
+    scope: string,
+    filters: { type?: IdentifierType; reason?: SuppressionReason },
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ items: SuppressionRecord[]; more: boolean }>;
   /**
    * Removes a customer entry and its set entry in one transaction.
    * @returns `removed`, `missing`, or `locked` (an erasure's entry, kept).
@@ -102,9 +113,20 @@ export interface SuppressionStore {
   /** One erasure (strongly consistent). */
   getErasure(organizationId: string, id: string): Promise<ErasureRecord | undefined>;
   /** One page of an organization's erasures by ID order, after `after`. */
-  listErasures(organizationId: string, status: ErasureStatus | undefined, after: string | undefined, limit: number): Promise<{ items: ErasureRecord[]; more: boolean }>;
+  listErasures(
+    organizationId: string,
+    status: ErasureStatus | undefined,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ items: ErasureRecord[]; more: boolean }>;
   /** Moves an erasure from `from` to `to` with the given fields. @returns false when it is not in `from`. */
-  moveErasure(organizationId: string, id: string, from: ErasureStatus, to: ErasureStatus, fields?: Partial<Pick<ErasureRecord, 'completedAt' | 'result' | 'receipt'>>): Promise<boolean>;
+  moveErasure(
+    organizationId: string,
+    id: string,
+    from: ErasureStatus,
+    to: ErasureStatus,
+    fields?: Partial<Pick<ErasureRecord, 'completedAt' | 'result' | 'receipt'>>,
+  ): Promise<boolean>;
 }
 
 /** The ID of a scope's suppression of `hash`. */
@@ -121,12 +143,30 @@ const toSuppression = (item: Record<string, unknown>): SuppressionRecord => ({
   createdAt: String(item.createdAt),
 });
 
-const ERASURE_FIELDS = ['id', 'organizationId', 'requestRef', 'regime', 'status', 'identifiers', 'createdAt', 'completedAt', 'result', 'receipt'] as const;
-const toErasure = (item: Record<string, unknown>): ErasureRecord => Object.fromEntries(ERASURE_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ErasureRecord;
+const ERASURE_FIELDS = [
+  'id',
+  'organizationId',
+  'requestRef',
+  'regime',
+  'status',
+  'identifiers',
+  'createdAt',
+  'completedAt',
+  'result',
+  'receipt',
+] as const;
+const toErasure = (item: Record<string, unknown>): ErasureRecord =>
+  Object.fromEntries(ERASURE_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ErasureRecord;
 
 /** Builds the DynamoDB implementation of {@link SuppressionStore}. */
 export function createSuppressionStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): SuppressionStore {
-  const page = async (scope: string, prefix: string, after: string | undefined, limit: number, filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> }) => {
+  const page = async (
+    scope: string,
+    prefix: string,
+    after: string | undefined,
+    limit: number,
+    filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
+  ) => {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined = after === undefined ? undefined : { pk: keys.privacy(scope), sk: `${prefix}${after}` };
     // A filtered query may answer short pages: read on until the page (and one more, to know) is full.
@@ -169,14 +209,30 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
           const record: SuppressionRecord = { id, type: entry.type, hash: entry.hash, reason, origin, createdAt };
           const put = await putIf(client, {
             TableName: tableName,
-            Item: { ...keys.suppression(scope, id), type: 'suppression', id, identifierType: entry.type, hash: entry.hash, reason, origin, createdAt },
+            Item: {
+              ...keys.suppression(scope, id),
+              type: 'suppression',
+              id,
+              identifierType: entry.type,
+              hash: entry.hash,
+              reason,
+              origin,
+              createdAt,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           });
           if (put.ok) return record;
           const existing = toSuppression(put.old ?? {});
           if (origin !== 'erasure' || existing.origin === 'erasure') return existing;
           // An erasure locks the customer's entry of the same hash.
-          const locked = await updateIf(client, { TableName: tableName, Key: keys.suppression(scope, id), UpdateExpression: 'SET origin = :erasure', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':erasure': 'erasure' }, ReturnValues: 'ALL_NEW' });
+          const locked = await updateIf(client, {
+            TableName: tableName,
+            Key: keys.suppression(scope, id),
+            UpdateExpression: 'SET origin = :erasure',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':erasure': 'erasure' },
+            ReturnValues: 'ALL_NEW',
+          });
           return locked.ok ? toSuppression(locked.item) : { ...existing, origin: 'erasure' };
         }),
       );
@@ -198,15 +254,27 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
         names['#reason'] = 'reason';
         values[':reason'] = filters.reason;
       }
-      const { items, more } = await page(scope, keys.privacyPrefixes.suppression, after, limit, clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined);
+      const { items, more } = await page(
+        scope,
+        keys.privacyPrefixes.suppression,
+        after,
+        limit,
+        clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined,
+      );
       return { items: items.map(toSuppression), more };
     },
 
     async unsuppress(scope, id) {
-      const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true }))).Item;
+      const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true })))
+        .Item;
       if (!existing) return 'missing';
       if (existing.origin === 'erasure') return 'locked';
-      const removed = await deleteIf(client, { TableName: tableName, Key: keys.suppression(scope, id), ConditionExpression: 'origin = :customer', ExpressionAttributeValues: { ':customer': 'customer' } });
+      const removed = await deleteIf(client, {
+        TableName: tableName,
+        Key: keys.suppression(scope, id),
+        ConditionExpression: 'origin = :customer',
+        ExpressionAttributeValues: { ':customer': 'customer' },
+      });
       if (!removed.ok) return removed.old ? 'locked' : 'missing';
       // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
       await client.send(
@@ -223,10 +291,19 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
 
     async hashSet(organizationId) {
       const answer = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)], ProjectionExpression: 'hashes', ConsistentRead: true } } }),
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
+              ProjectionExpression: 'hashes',
+              ConsistentRead: true,
+            },
+          },
+        }),
       );
       const set = new Set<string>();
-      for (const item of answer.Responses?.[tableName] ?? []) for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+      for (const item of answer.Responses?.[tableName] ?? [])
+        for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
       // Unprocessed keys (throttling): read them one by one rather than deliver without them.
       for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
         const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
@@ -245,7 +322,9 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
     },
 
     async getErasure(organizationId, id) {
-      const item = (await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))).Item;
+      const item = (
+        await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))
+      ).Item;
       return item ? toErasure(item) : undefined;
     },
 
@@ -269,7 +348,14 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
         values[`:${field}`] = value;
         sets.push(`#${field} = :${field}`);
       }
-      const moved = await updateIf(client, { TableName: tableName, Key: keys.erasure(organizationId, id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: '#status = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values });
+      const moved = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.erasure(organizationId, id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
       return moved.ok;
     },
   };

@@ -7,7 +7,13 @@ import { InvalidRequestError, NotFoundError, SuppressionLockedError } from '../e
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { hashIdentifier, type HashedIdentifier, type RawIdentifier } from './identifiers';
 import { erasureId, type ErasureRecord, type SuppressionRecord, type SuppressionStore } from './store';
-import { DEFAULT_PRIVACY_PAGE_SIZE, type CreateErasureInput, type CreateSuppressionsInput, type ListErasuresInput, type ListSuppressionsInput } from './schema';
+import {
+  DEFAULT_PRIVACY_PAGE_SIZE,
+  type CreateErasureInput,
+  type CreateSuppressionsInput,
+  type ListErasuresInput,
+  type ListSuppressionsInput,
+} from './schema';
 
 /** What the privacy operations need. */
 export interface PrivacyDependencies {
@@ -35,7 +41,8 @@ const toErasureView = ({ organizationId: _organizationId, ...erasure }: ErasureR
 function hashAll(identifiers: readonly RawIdentifier[]): HashedIdentifier[] {
   return identifiers.map((identifier, i) => {
     const hashed = hashIdentifier(identifier);
-    if (!hashed) throw new InvalidRequestError('The request is invalid.', [`identifiers[${i}].value: cannot be normalized as ${identifier.type}`]);
+    if (!hashed)
+      throw new InvalidRequestError('The request is invalid.', [`identifiers[${i}].value: cannot be normalized as ${identifier.type}`]);
     return hashed;
   });
 }
@@ -46,18 +53,31 @@ function hashAll(identifiers: readonly RawIdentifier[]): HashedIdentifier[] {
  * is delivered to the organization.
  * @returns one suppression per identifier, in order (the same one for identifiers that normalize alike).
  */
-export async function createSuppressions(deps: Pick<PrivacyDependencies, 'suppressions'>, organizationId: string, input: CreateSuppressionsInput, now = new Date()): Promise<{ suppressions: SuppressionView[] }> {
+export async function createSuppressions(
+  deps: Pick<PrivacyDependencies, 'suppressions'>,
+  organizationId: string,
+  input: CreateSuppressionsInput,
+  now = new Date(),
+): Promise<{ suppressions: SuppressionView[] }> {
   return { suppressions: await deps.suppressions.suppress(organizationId, hashAll(input.identifiers), input.reason, 'customer', now) };
 }
 
-const pageBinding = (organizationId: string, what: string, filters: unknown, limit: number) => ({ o: organizationId, f: JSON.stringify([what, filters ?? null]), l: limit });
+const pageBinding = (organizationId: string, what: string, filters: unknown, limit: number) => ({
+  o: organizationId,
+  f: JSON.stringify([what, filters ?? null]),
+  l: limit,
+});
 
 /**
  * One page of the organization's suppressions (the global list is not
  * shown), by ID.
  * @throws InvalidRequestError for a cursor altered or sent with other filters or limit.
  */
-export async function listSuppressions(deps: PrivacyDependencies, organizationId: string, input: ListSuppressionsInput): Promise<{ suppressions: SuppressionView[]; nextCursor: string | null }> {
+export async function listSuppressions(
+  deps: PrivacyDependencies,
+  organizationId: string,
+  input: ListSuppressionsInput,
+): Promise<{ suppressions: SuppressionView[]; nextCursor: string | null }> {
   const limit = input.limit ?? DEFAULT_PRIVACY_PAGE_SIZE;
   const filters = { type: input.filters?.type, reason: input.filters?.reason };
   const binding = pageBinding(organizationId, 'suppressions', [filters.type ?? null, filters.reason ?? null], limit);
@@ -73,7 +93,11 @@ export async function listSuppressions(deps: PrivacyDependencies, organizationId
  * @throws NotFoundError (resource `suppression`) when the organization has none with this ID.
  * @throws SuppressionLockedError (409) for an entry an erasure made.
  */
-export async function deleteSuppression(deps: Pick<PrivacyDependencies, 'suppressions'>, organizationId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteSuppression(
+  deps: Pick<PrivacyDependencies, 'suppressions'>,
+  organizationId: string,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
   const outcome = await deps.suppressions.unsuppress(organizationId, id);
   if (outcome === 'missing') throw new NotFoundError('suppression', id);
   if (outcome === 'locked') throw new SuppressionLockedError(id);
@@ -87,7 +111,12 @@ export async function deleteSuppression(deps: Pick<PrivacyDependencies, 'suppres
  * the job is started; the answer is the erasure as stored (`pending` on the
  * first call).
  */
-export async function createErasure(deps: ErasureCreateDependencies, organizationId: string, input: CreateErasureInput, now = new Date()): Promise<ErasureView> {
+export async function createErasure(
+  deps: ErasureCreateDependencies,
+  organizationId: string,
+  input: CreateErasureInput,
+  now = new Date(),
+): Promise<ErasureView> {
   const id = erasureId(organizationId, input.requestRef);
   const existing = await deps.suppressions.getErasure(organizationId, id);
   if (existing) return toErasureView(existing);
@@ -114,7 +143,11 @@ export async function createErasure(deps: ErasureCreateDependencies, organizatio
  * One erasure of the organization.
  * @throws NotFoundError (resource `erasure`).
  */
-export async function getErasure(deps: Pick<PrivacyDependencies, 'suppressions'>, organizationId: string, id: string): Promise<ErasureView> {
+export async function getErasure(
+  deps: Pick<PrivacyDependencies, 'suppressions'>,
+  organizationId: string,
+  id: string,
+): Promise<ErasureView> {
   const erasure = await deps.suppressions.getErasure(organizationId, id);
   if (!erasure) throw new NotFoundError('erasure', id);
   return toErasureView(erasure);
@@ -124,12 +157,19 @@ export async function getErasure(deps: Pick<PrivacyDependencies, 'suppressions'>
  * One page of the organization's erasures, by ID.
  * @throws InvalidRequestError for a cursor altered or sent with other filters or limit.
  */
-export async function listErasures(deps: PrivacyDependencies, organizationId: string, input: ListErasuresInput): Promise<{ erasures: ErasureView[]; nextCursor: string | null }> {
+export async function listErasures(
+  deps: PrivacyDependencies,
+  organizationId: string,
+  input: ListErasuresInput,
+): Promise<{ erasures: ErasureView[]; nextCursor: string | null }> {
   const limit = input.limit ?? DEFAULT_PRIVACY_PAGE_SIZE;
   const status = input.filters?.status;
   const binding = pageBinding(organizationId, 'erasures', status ?? null, limit);
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, deps.cursorSecret, binding);
   const page = await deps.suppressions.listErasures(organizationId, status, after, limit);
   const last = page.items.at(-1);
-  return { erasures: page.items.map(toErasureView), nextCursor: page.more && last ? encodeCursor({ ...binding, a: last.id }, deps.cursorSecret) : null };
+  return {
+    erasures: page.items.map(toErasureView),
+    nextCursor: page.more && last ? encodeCursor({ ...binding, a: last.id }, deps.cursorSecret) : null,
+  };
 }

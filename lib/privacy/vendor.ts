@@ -21,7 +21,10 @@ export interface VendorErasureDependencies extends EraseDependencies {
    * Records `privacy.contact_erased` for one organization and contact (idempotent: one event per organization and contact).
    * @returns whether this call recorded it (false: already recorded).
    */
-  contactErased: (organizationId: string, data: { contactId: string; identifiers: HashedIdentifier[]; campaignIds: string[] }) => Promise<boolean>;
+  contactErased: (
+    organizationId: string,
+    data: { contactId: string; identifiers: HashedIdentifier[]; campaignIds: string[] },
+  ) => Promise<boolean>;
 }
 
 /** What one vendor erasure did. */
@@ -42,7 +45,11 @@ export interface VendorErasureReport {
  * in the warehouse) goes too, whatever its other identifiers.
  * @param identifiers - the person's identifiers, hashed (lib/privacy/identifiers.ts).
  */
-export async function eraseEverywhere(deps: VendorErasureDependencies, identifiers: readonly HashedIdentifier[], now = new Date()): Promise<VendorErasureReport> {
+export async function eraseEverywhere(
+  deps: VendorErasureDependencies,
+  identifiers: readonly HashedIdentifier[],
+  now = new Date(),
+): Promise<VendorErasureReport> {
   await deps.suppressions.suppress(GLOBAL_SCOPE, identifiers, 'other', 'erasure', now);
   const hashes = new Set(identifiers.map((identifier) => identifier.hash));
   const matches = (contact: WarehouseContact) => contactHashes(contact).some((hash) => hashes.has(hash));
@@ -59,7 +66,14 @@ export async function eraseEverywhere(deps: VendorErasureDependencies, identifie
     report.organizations++;
     report.contactsRemoved += erased.contactsRemoved;
     for (const contactId of erased.contactIds) {
-      if (await deps.contactErased(organizationId, { contactId, identifiers: [...identifiers], campaignIds: erased.campaignsOfContact.get(contactId) ?? [] })) report.notified++;
+      if (
+        await deps.contactErased(organizationId, {
+          contactId,
+          identifiers: [...identifiers],
+          campaignIds: erased.campaignsOfContact.get(contactId) ?? [],
+        })
+      )
+        report.notified++;
     }
   }
   return report;

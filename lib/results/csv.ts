@@ -10,7 +10,6 @@ import { SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '.
 /** An enriched account as stored in the results (the warehouse account without its status). */
 export type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
 
-
 /** The standard column catalog, in order. */
 export const CSV_COLUMNS = [
   'account_id',
@@ -49,7 +48,10 @@ const seniorityRank = (seniority: string | null) => {
 
 /** Orders contacts best first: seniority rank, then contact_id. */
 export function orderContacts(contacts: readonly WarehouseContact[]): WarehouseContact[] {
-  return [...contacts].sort((a, b) => seniorityRank(a.seniority) - seniorityRank(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0));
+  return [...contacts].sort(
+    (a, b) =>
+      seniorityRank(a.seniority) - seniorityRank(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0),
+  );
 }
 
 /** The contacts of an account kept by a selection: filters (OR) first, then the cap. */
@@ -161,13 +163,15 @@ export const CONTACT_HAS_MOBILE = 1;
 export const CONTACT_HAS_EMAIL = 2;
 
 /** The filter flags of a contact: {@link CONTACT_HAS_MOBILE} | {@link CONTACT_HAS_EMAIL} (a non-empty value counts). */
-export const contactFlags = (contact: WarehouseContact): number => (contact.mobilePhone ? CONTACT_HAS_MOBILE : 0) | (contact.email ? CONTACT_HAS_EMAIL : 0);
+export const contactFlags = (contact: WarehouseContact): number =>
+  (contact.mobilePhone ? CONTACT_HAS_MOBILE : 0) | (contact.email ? CONTACT_HAS_EMAIL : 0);
 
 /**
  * The filters of a selection as flags: 0 keeps every contact; otherwise a
  * contact is kept when it has any of the flags (the filters are ORed).
  */
-export const selectionFlags = (selection: ContactSelection): number => (selection.hasMobilePhone ? CONTACT_HAS_MOBILE : 0) | (selection.hasEmail ? CONTACT_HAS_EMAIL : 0);
+export const selectionFlags = (selection: ContactSelection): number =>
+  (selection.hasMobilePhone ? CONTACT_HAS_MOBILE : 0) | (selection.hasEmail ? CONTACT_HAS_EMAIL : 0);
 
 /** Whether a contact with `flags` passes the filters `wanted` ({@link selectionFlags}). */
 export const passesFilters = (flags: number, wanted: number): boolean => wanted === 0 || (flags & wanted) !== 0;
@@ -213,5 +217,11 @@ export function decodeContactIdentifiers(bytes: Buffer, start: number, end: numb
     cells.push(value === '' ? null : NEUTRALIZED.test(value) ? value.slice(1) : value);
   }
   const cell = (index: number) => cells[index] ?? null;
-  return { contactId: cell(IDENTIFIER_CELLS.contactId) ?? '', email: cell(IDENTIFIER_CELLS.email), mobilePhone: cell(IDENTIFIER_CELLS.mobilePhone), directPhone: cell(IDENTIFIER_CELLS.directPhone), linkedinUrl: cell(IDENTIFIER_CELLS.linkedinUrl) };
+  return {
+    contactId: cell(IDENTIFIER_CELLS.contactId) ?? '',
+    email: cell(IDENTIFIER_CELLS.email),
+    mobilePhone: cell(IDENTIFIER_CELLS.mobilePhone),
+    directPhone: cell(IDENTIFIER_CELLS.directPhone),
+    linkedinUrl: cell(IDENTIFIER_CELLS.linkedinUrl),
+  };
 }

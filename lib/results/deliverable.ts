@@ -59,7 +59,10 @@ export class Delivery {
   private readonly cap: number;
   private kept = 0;
 
-  constructor(selection: ContactSelection, private readonly policy: DeliveryPolicy = DELIVER_ALL) {
+  constructor(
+    selection: ContactSelection,
+    private readonly policy: DeliveryPolicy = DELIVER_ALL,
+  ) {
     this.wanted = selectionFlags(selection);
     this.cap = selection.maxContactsPerAccount ?? Number.POSITIVE_INFINITY;
   }

@@ -73,9 +73,28 @@ export interface ResultAccountHead {
 }
 
 /** The keys of a {@link ResultContact}, in the order the results show them: a part stores the values in this order. */
-export const RESULT_CONTACT_KEYS = ['contactId', 'firstName', 'lastName', 'jobTitle', 'seniority', 'department', 'email', 'emailStatus', 'mobilePhone', 'directPhone', 'linkedinUrl', 'country'] as const satisfies readonly (keyof ResultContact)[];
+export const RESULT_CONTACT_KEYS = [
+  'contactId',
+  'firstName',
+  'lastName',
+  'jobTitle',
+  'seniority',
+  'department',
+  'email',
+  'emailStatus',
+  'mobilePhone',
+  'directPhone',
+  'linkedinUrl',
+  'country',
+] as const satisfies readonly (keyof ResultContact)[];
 /** The keys of a {@link ResultAccount}, in order: a part stores the values in this order, after `accountId` and `outcome`. */
-export const RESULT_ACCOUNT_KEYS = ['name', 'domain', 'industry', 'employeeCount', 'country'] as const satisfies readonly (keyof ResultAccount)[];
+export const RESULT_ACCOUNT_KEYS = [
+  'name',
+  'domain',
+  'industry',
+  'employeeCount',
+  'country',
+] as const satisfies readonly (keyof ResultAccount)[];
 
 /**
  * What a part stores for an account: the JSON array `[accountId, outcome,

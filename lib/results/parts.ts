@@ -43,7 +43,15 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
-import { contactFlags, decodeContactIdentifiers, encodeAccountCells, encodeContactCells, orderContacts, type ContactIdentifierFields, type EnrichedAccount } from './csv';
+import {
+  contactFlags,
+  decodeContactIdentifiers,
+  encodeAccountCells,
+  encodeContactCells,
+  orderContacts,
+  type ContactIdentifierFields,
+  type EnrichedAccount,
+} from './csv';
 import { contactFromStored, resultAccountJson, resultContactJson } from './json';
 import { objectKeys } from '../objects';
 
@@ -52,7 +60,6 @@ export const resultsPrefix = objectKeys.resultsPrefix;
 
 /** Object key of one result part. */
 export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.bin`;
-
 
 /** The first bytes of every result part written now: the layout's name and version. */
 const MAGIC = Buffer.from('CEP2', 'latin1');

@@ -69,7 +69,11 @@ export interface SequenceStore {
    * `guards` (condition checks; any failing one refuses everything) and the
    * `items` built from the range (the event) in the same transaction.
    */
-  assign(request: SequenceRequest, guards: readonly SequenceGuard[], items: (range: SeqRange, tableName: string) => TransactItem[]): Promise<SequenceOutcome>;
+  assign(
+    request: SequenceRequest,
+    guards: readonly SequenceGuard[],
+    items: (range: SeqRange, tableName: string) => TransactItem[],
+  ): Promise<SequenceOutcome>;
   /** Seqs given so far in an attempt (strongly consistent; 0 before the first batch). One small read. */
   lastSeq(campaignId: string, attemptId: string): Promise<number>;
   /**
@@ -97,7 +101,9 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
     (await client.send(new GetCommand({ TableName: tableName, Key: keys.resultsHead(campaignId, attemptId), ConsistentRead: true }))).Item;
 
   const rangeOf = async (campaignId: string, attemptId: string, toSeq: number) => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.resultsRange(campaignId, attemptId, toSeq), ConsistentRead: true }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: keys.resultsRange(campaignId, attemptId, toSeq), ConsistentRead: true }),
+    );
     if (!Item) throw new Error(`Results range ending at ${toSeq} of attempt ${attemptId} is missing`);
     return toRange(Item);
   };
@@ -110,7 +116,14 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
         const done = (current?.batches as Record<string, number> | undefined)?.[String(batchIndex)];
         if (done !== undefined) return { ok: true, range: await rangeOf(campaignId, attemptId, done), fresh: false };
         const lastSeq = Number(current?.lastSeq ?? 0);
-        const range: SeqRange = { attemptId, fromSeq: lastSeq + 1, toSeq: lastSeq + request.accounts, batchIndex, found: request.found, notFound: request.accounts - request.found };
+        const range: SeqRange = {
+          attemptId,
+          fromSeq: lastSeq + 1,
+          toSeq: lastSeq + request.accounts,
+          batchIndex,
+          found: request.found,
+          notFound: request.accounts - request.found,
+        };
         const headWrite: TransactItem = current
           ? {
               Update: {
@@ -125,14 +138,30 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
           : {
               Put: {
                 TableName: tableName,
-                Item: { ...keys.resultsHead(campaignId, attemptId), type: 'resultsHead', organizationId: request.organizationId, campaignId, attemptId, lastSeq: range.toSeq, batches: { [String(batchIndex)]: range.toSeq }, ttl: request.expiresAt },
+                Item: {
+                  ...keys.resultsHead(campaignId, attemptId),
+                  type: 'resultsHead',
+                  organizationId: request.organizationId,
+                  campaignId,
+                  attemptId,
+                  lastSeq: range.toSeq,
+                  batches: { [String(batchIndex)]: range.toSeq },
+                  ttl: request.expiresAt,
+                },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             };
         const rangePut: TransactItem = {
           Put: {
             TableName: tableName,
-            Item: { ...keys.resultsRange(campaignId, attemptId, range.toSeq), type: 'resultsRange', organizationId: request.organizationId, campaignId, ...range, ttl: request.expiresAt },
+            Item: {
+              ...keys.resultsRange(campaignId, attemptId, range.toSeq),
+              type: 'resultsRange',
+              organizationId: request.organizationId,
+              campaignId,
+              ...range,
+              ttl: request.expiresAt,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         };

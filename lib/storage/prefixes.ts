@@ -16,12 +16,21 @@ export const DELETE_PAGE_SIZE = 1_000;
  * @param options.startAfter - list only the keys after this one (S3 `StartAfter`, sent on the first page only).
  * @returns the keys (strings), none when nothing is under the prefix.
  */
-export async function listKeys(client: S3Client, bucketName: string, prefix: string, options: { startAfter?: string } = {}): Promise<string[]> {
+export async function listKeys(
+  client: S3Client,
+  bucketName: string,
+  prefix: string,
+  options: { startAfter?: string } = {},
+): Promise<string[]> {
   const keys: string[] = [];
   let token: string | undefined;
   do {
     const page = await client.send(
-      new ListObjectsV2Command({ Bucket: bucketName, Prefix: prefix, ...(token ? { ContinuationToken: token } : options.startAfter ? { StartAfter: options.startAfter } : {}) }),
+      new ListObjectsV2Command({
+        Bucket: bucketName,
+        Prefix: prefix,
+        ...(token ? { ContinuationToken: token } : options.startAfter ? { StartAfter: options.startAfter } : {}),
+      }),
     );
     for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -61,7 +70,9 @@ export function createPrefixStore({ client, bucketName }: { client: S3Client; bu
         if (keys.length === 0) return deleted;
         const { Errors } = await client.send(new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: keys, Quiet: true } }));
         if (Errors && Errors.length > 0) {
-          throw new PrefixDeleteError(`S3 did not delete ${Errors.length} of ${keys.length} objects under ${prefix} (first: ${Errors[0]!.Key}: ${Errors[0]!.Code} ${Errors[0]!.Message ?? ''})`);
+          throw new PrefixDeleteError(
+            `S3 did not delete ${Errors.length} of ${keys.length} objects under ${prefix} (first: ${Errors[0]!.Key}: ${Errors[0]!.Code} ${Errors[0]!.Message ?? ''})`,
+          );
         }
         deleted += keys.length;
         if (!page.IsTruncated) return deleted;

@@ -78,8 +78,25 @@ export function testContacts(accountId: string): WarehouseContact[] {
     ...fields,
   });
   return [
-    contact(1, { firstName: 'Ada', lastName: 'Test', title: 'Chief Technology Officer', seniority: 'c_suite', department: 'engineering', email: `ada@${domain}`, emailStatus: 'verified', mobilePhone: '+15550100001' }),
-    contact(2, { firstName: 'Grace', lastName: 'Test', title: 'VP Sales', seniority: 'vp', department: 'sales', email: `grace@${domain}`, emailStatus: 'verified' }),
+    contact(1, {
+      firstName: 'Ada',
+      lastName: 'Test',
+      title: 'Chief Technology Officer',
+      seniority: 'c_suite',
+      department: 'engineering',
+      email: `ada@${domain}`,
+      emailStatus: 'verified',
+      mobilePhone: '+15550100001',
+    }),
+    contact(2, {
+      firstName: 'Grace',
+      lastName: 'Test',
+      title: 'VP Sales',
+      seniority: 'vp',
+      department: 'sales',
+      email: `grace@${domain}`,
+      emailStatus: 'verified',
+    }),
     contact(3, { firstName: 'Alan', lastName: 'Test', title: 'Engineer', seniority: 'entry', department: 'engineering' }),
   ];
 }
@@ -126,7 +143,8 @@ export const testWarehouse: Warehouse = {
 
   async getAccounts(accountIds) {
     const failing = accountIds.find((id) => testAccountKind(id) === 'fail');
-    if (failing !== undefined) throw new TestAccountFailureError(`Test account ${failing} fails its enrichment attempt (docs/test-mode.md)`);
+    if (failing !== undefined)
+      throw new TestAccountFailureError(`Test account ${failing} fails its enrichment attempt (docs/test-mode.md)`);
     return accountIds.flatMap((id) => testAccount(id) ?? []);
   },
 };

@@ -34,7 +34,11 @@ export const testAccountHistory = {
    * @param options.recency - read enrichment times (default true).
    * @param options.enrichedAfter - epoch ms: only enrichments strictly after it count.
    */
-  async getFacts(_organizationId: string, accountIds: readonly string[], options: { recency?: boolean; enrichedAfter?: number; pending?: readonly unknown[] } = {}): Promise<Map<string, TestAccountFacts>> {
+  async getFacts(
+    _organizationId: string,
+    accountIds: readonly string[],
+    options: { recency?: boolean; enrichedAfter?: number; pending?: readonly unknown[] } = {},
+  ): Promise<Map<string, TestAccountFacts>> {
     const facts = new Map<string, TestAccountFacts>();
     const enrichedAt = Date.now() - TEST_RECENT_AGE_MS;
     const recency = (options.recency ?? true) && (options.enrichedAfter === undefined || enrichedAt > options.enrichedAfter);

@@ -14,8 +14,18 @@ export const UploadSchema = z
   .strictObject({
     uploadId: uploadId(),
     url: z.url().check(z.meta({ description: 'Presigned S3 URL: PUT the file to it, the raw bytes as the body (no form encoding).' })),
-    expiresAt: timestamp().check(z.meta({ description: 'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.' })),
-    maxBytes: count().check(z.meta({ description: 'Largest file campaign create reads, in bytes; a larger one is refused by create.', example: MAX_UPLOAD_BYTES })),
+    expiresAt: timestamp().check(
+      z.meta({
+        description:
+          'When the URL stops accepting the PUT (15 minutes by default). Campaign create accepts the upload until 1 hour (by default) after it was created.',
+      }),
+    ),
+    maxBytes: count().check(
+      z.meta({
+        description: 'Largest file campaign create reads, in bytes; a larger one is refused by create.',
+        example: MAX_UPLOAD_BYTES,
+      }),
+    ),
   })
   .check(z.meta({ id: 'Upload' }));
 

@@ -16,12 +16,22 @@ export const UPLOAD_CONTENT_TYPES = ['text/csv', 'text/plain'] as const;
 
 /** An upload ID: `upl_` + 21 base58 characters. */
 export const uploadId = () =>
-  z.string().check(z.regex(UPLOAD_ID_PATTERN, { error: 'must be an upload ID: "upl_" followed by 21 base58 characters' }), z.meta({ example: 'upl_5tGk8Lm2Np4Qr6St8Vw1X' }));
+  z
+    .string()
+    .check(
+      z.regex(UPLOAD_ID_PATTERN, { error: 'must be an upload ID: "upl_" followed by 21 base58 characters' }),
+      z.meta({ example: 'upl_5tGk8Lm2Np4Qr6St8Vw1X' }),
+    );
 
 /** `POST /v1/uploads/create` body. */
 export const CreateUploadRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    contentType: z.optional(z.enum(UPLOAD_CONTENT_TYPES)).check(z.meta({ description: 'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).' })),
+    contentType: z.optional(z.enum(UPLOAD_CONTENT_TYPES)).check(
+      z.meta({
+        description:
+          'The `Content-Type` the PUT will carry. Given, it is part of the signature: the PUT must send exactly this header. Omitted, the PUT may send any content type (or none, as `curl --upload-file` does).',
+      }),
+    ),
   }),
 );
 

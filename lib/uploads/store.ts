@@ -44,13 +44,19 @@ export function createUploadStore({ client, tableName }: { client: DynamoDBDocum
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.upload(record.organizationId, record.uploadId), ...record, ttl: Math.ceil(Date.parse(record.usableUntil) / 1000) + KEEP_SECONDS },
+          Item: {
+            ...keys.upload(record.organizationId, record.uploadId),
+            ...record,
+            ttl: Math.ceil(Date.parse(record.usableUntil) / 1000) + KEEP_SECONDS,
+          },
         }),
       );
     },
     async get(organizationId, uploadId) {
       // Strongly consistent: create may read the record right after uploads/create wrote it.
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.upload(organizationId, uploadId), ConsistentRead: true }));
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.upload(organizationId, uploadId), ConsistentRead: true }),
+      );
       if (!Item) return undefined;
       const { pk: _pk, sk: _sk, ttl: _ttl, ...record } = Item;
       return record as UploadRecord;

@@ -54,7 +54,11 @@ export async function createUpload(deps: UploadDependencies, organizationId: str
       // Signed at a whole second (the signature's resolution), so expiresAt is exactly when S3 stops honouring the URL.
       const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
       const expiresAt = new Date(signedAt.getTime() + deps.urlTtlSeconds * 1000).toISOString();
-      const url = await deps.presigner.presignPut(objectKey, { ...(input.contentType ? { contentType: input.contentType } : {}), expiresInSeconds: deps.urlTtlSeconds, signedAt });
+      const url = await deps.presigner.presignPut(objectKey, {
+        ...(input.contentType ? { contentType: input.contentType } : {}),
+        expiresInSeconds: deps.urlTtlSeconds,
+        signedAt,
+      });
       await deps.uploads.put({
         uploadId,
         organizationId,
@@ -71,7 +75,8 @@ export async function createUpload(deps: UploadDependencies, organizationId: str
   );
 }
 
-const refuse = (field: string, problem: string, message = `${field} cannot be used: ${problem}.`) => new InvalidRequestError(message, [`${field}: ${problem}`]);
+const refuse = (field: string, problem: string, message = `${field} cannot be used: ${problem}.`) =>
+  new InvalidRequestError(message, [`${field}: ${problem}`]);
 
 /**
  * Reads the account IDs of an upload for campaign create: the file's rows
@@ -84,11 +89,18 @@ const refuse = (field: string, problem: string, message = `${field} cannot be us
  * @throws InvalidRequestError for an upload that is unknown or another organization's, expired, never PUT,
  *   larger than its `maxBytes`, not parseable CSV, with a bad ID or too many IDs (naming the line), or empty.
  */
-export async function readUploadedAccountIds(deps: UploadReadDependencies, organizationId: string, uploadId: string, field: string, signal?: AbortSignal): Promise<string[]> {
+export async function readUploadedAccountIds(
+  deps: UploadReadDependencies,
+  organizationId: string,
+  uploadId: string,
+  field: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const upload = await deps.uploads.get(organizationId, uploadId);
   // Another organization's upload is not in this organization's keys: the same answer as an unknown one.
   if (!upload) throw refuse(field, `no upload ${uploadId} in this organization`, `${field} names no upload of this organization.`);
-  if (Date.now() >= Date.parse(upload.usableUntil)) throw refuse(field, `upload ${uploadId} expired at ${upload.usableUntil}; create a new upload`);
+  if (Date.now() >= Date.parse(upload.usableUntil))
+    throw refuse(field, `upload ${uploadId} expired at ${upload.usableUntil}; create a new upload`);
   const file = await deps.files.open(upload.objectKey, signal);
   if (!file) throw refuse(field, `nothing was uploaded to upload ${uploadId}; PUT the file to its url first`);
   if (file.contentLength > upload.maxBytes) {
@@ -100,9 +112,18 @@ export async function readUploadedAccountIds(deps: UploadReadDependencies, organ
     const parsed = AccountIdSchema.safeParse(id);
     if (!parsed.success) {
       const problems = formatIssues(parsed.error.issues).map((issue) => issue.replace(/^body: /, ''));
-      throw refuse(field, `line ${line}: account ID ${JSON.stringify(id.length > 140 ? `${id.slice(0, 140)}…` : id)}: ${problems.join('; ')}`, `${field}: the file has a bad account ID on line ${line}.`);
+      throw refuse(
+        field,
+        `line ${line}: account ID ${JSON.stringify(id.length > 140 ? `${id.slice(0, 140)}…` : id)}: ${problems.join('; ')}`,
+        `${field}: the file has a bad account ID on line ${line}.`,
+      );
     }
-    if (ids.length === MAX_ACCOUNT_IDS) throw refuse(field, `line ${line}: more than ${MAX_ACCOUNT_IDS} account IDs`, `${field}: the file has more than ${MAX_ACCOUNT_IDS} account IDs.`);
+    if (ids.length === MAX_ACCOUNT_IDS)
+      throw refuse(
+        field,
+        `line ${line}: more than ${MAX_ACCOUNT_IDS} account IDs`,
+        `${field}: the file has more than ${MAX_ACCOUNT_IDS} account IDs.`,
+      );
     ids.push(id);
   }
   if (ids.length === 0) throw refuse(field, 'the uploaded file holds no account IDs');

@@ -13,7 +13,11 @@ export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 /** Seniority ranks, best first (docs/csv.md ordering). */
 export const SENIORITY_ORDER = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'] as const;
 
-const optionalText = () => z.pipe(z.nullish(z.string()), z.transform((v) => v ?? null));
+const optionalText = () =>
+  z.pipe(
+    z.nullish(z.string()),
+    z.transform((v) => v ?? null),
+  );
 
 /** A contact of a warehouse account. */
 export const WarehouseContactSchema = /* @__PURE__ */ treeShakable(() =>
@@ -43,7 +47,10 @@ export const WarehouseAccountSchema = /* @__PURE__ */ treeShakable(() =>
     domain: optionalText(),
     status: z.enum(ACCOUNT_STATUSES),
     industry: optionalText(),
-    employeeCount: z.pipe(z.nullish(z.int().check(z.minimum(0))), z.transform((v) => v ?? null)),
+    employeeCount: z.pipe(
+      z.nullish(z.int().check(z.minimum(0))),
+      z.transform((v) => v ?? null),
+    ),
     country: optionalText(),
     contacts: z._default(z.array(WarehouseContactSchema), []),
   }),

@@ -50,12 +50,22 @@ export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoD
   return {
     async getAccountStatuses(accountIds) {
       // The whole account item: a read unit is charged on the item's size, not on the attributes returned, and the fields go into the batch objects.
-      const items = await batchGet(client, tableName, accountIds.map((id) => keys.warehouseAccount(id)));
+      const items = await batchGet(
+        client,
+        tableName,
+        accountIds.map((id) => keys.warehouseAccount(id)),
+      );
       return new Map(items.map((item) => [String(item.accountId), accountFieldsOf(item)]));
     },
 
     async getAccounts(accountIds, known) {
-      const items = await batchGet(client, tableName, accountIds.flatMap((id) => (known?.has(id) ? [keys.warehouseContacts(id)] : [keys.warehouseAccount(id), keys.warehouseContacts(id)])));
+      const items = await batchGet(
+        client,
+        tableName,
+        accountIds.flatMap((id) =>
+          known?.has(id) ? [keys.warehouseContacts(id)] : [keys.warehouseAccount(id), keys.warehouseContacts(id)],
+        ),
+      );
       const accounts = new Map<string, WarehouseAccount>();
       const contacts = new Map<string, WarehouseAccount['contacts']>();
       for (const [id, fields] of known ?? []) accounts.set(id, { ...fields, contacts: [] });

@@ -63,8 +63,14 @@ export const WEBHOOK_USER_AGENT = 'CampaignEnrichmentAPI-Webhooks/1.0';
  * with the current secret, followed (space-separated) by one signed with the
  * previous secret while its overlap lasts (Standard Webhooks' rotation).
  */
-export function signatureHeader(endpoint: Pick<WebhookEndpointRecord, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, messageId: string, at: Date, payload: string): string {
-  const previousLive = endpoint.previousSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > at.getTime();
+export function signatureHeader(
+  endpoint: Pick<WebhookEndpointRecord, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  messageId: string,
+  at: Date,
+  payload: string,
+): string {
+  const previousLive =
+    endpoint.previousSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > at.getTime();
   const secrets = previousLive ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
   return secrets.map((secret) => new Webhook(secret).sign(messageId, at, payload)).join(' ');
 }
@@ -75,12 +81,21 @@ export function signatureHeader(endpoint: Pick<WebhookEndpointRecord, 'secret' |
  * again (messages have derived IDs and are created once).
  * @returns the IDs of the event's messages.
  */
-export async function dispatchEvent(deps: DeliveryDependencies, organizationId: string, eventId: string, now = new Date()): Promise<string[]> {
+export async function dispatchEvent(
+  deps: DeliveryDependencies,
+  organizationId: string,
+  eventId: string,
+  now = new Date(),
+): Promise<string[]> {
   const event = await deps.webhooks.getEvent(organizationId, eventId);
   if (!event) return [];
   const targets = event.endpointId
-    ? [await deps.webhooks.getEndpoint(organizationId, event.endpointId)].filter((endpoint): endpoint is WebhookEndpointRecord => endpoint !== undefined)
-    : (await deps.webhooks.listEndpoints(organizationId)).filter((endpoint) => endpoint.status === 'enabled' && (endpoint.events as string[]).includes(event.type));
+    ? [await deps.webhooks.getEndpoint(organizationId, event.endpointId)].filter(
+        (endpoint): endpoint is WebhookEndpointRecord => endpoint !== undefined,
+      )
+    : (await deps.webhooks.listEndpoints(organizationId)).filter(
+        (endpoint) => endpoint.status === 'enabled' && (endpoint.events as string[]).includes(event.type),
+      );
   const messageIds: string[] = [];
   if (targets.length > 0) {
     // The balance of `data.campaign.credits.remaining` is read here, once per event: every endpoint and every retry gets the same body.
@@ -112,7 +127,12 @@ export async function dispatchEvent(deps: DeliveryDependencies, organizationId: 
 }
 
 /** Sends a message once and says how it went (never throws for the endpoint's faults). */
-async function send(deps: Pick<DeliveryDependencies, 'resolve' | 'settings'>, message: WebhookMessageRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<HttpOutcome> {
+async function send(
+  deps: Pick<DeliveryDependencies, 'resolve' | 'settings'>,
+  message: WebhookMessageRecord,
+  endpoint: WebhookEndpointRecord,
+  at: Date,
+): Promise<HttpOutcome> {
   const check = await checkWebhookUrl(endpoint.url, { allowLocalhost: deps.settings.allowLocalhost, resolve: deps.resolve });
   if (!check.ok) return { status: null, body: '', latencyMs: 0, error: `refused before sending: the URL ${check.reason}` };
   return postWebhook({
@@ -131,7 +151,8 @@ async function send(deps: Pick<DeliveryDependencies, 'resolve' | 'settings'>, me
 
 const succeeded = (outcome: HttpOutcome) => outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
 const errorOf = (outcome: HttpOutcome): string | null =>
-  outcome.error ?? (outcome.status !== null && outcome.status >= 300 && outcome.status < 400 ? `redirect (${outcome.status}) not followed` : null);
+  outcome.error ??
+  (outcome.status !== null && outcome.status >= 300 && outcome.status < 400 ? `redirect (${outcome.status}) not followed` : null);
 
 /**
  * Logs an attempt and moves its message on, retrying when another attempt
@@ -144,7 +165,11 @@ async function record(
   decide: (message: WebhookMessageRecord) => AttemptResult,
 ): Promise<{ delivery: WebhookDeliveryRecord; result: AttemptResult }> {
   const id = newWebhookDeliveryId(attempt.at);
-  for (let message: WebhookMessageRecord | undefined = seen; message; message = await deps.webhooks.getMessage(seen.organizationId, seen.id)) {
+  for (
+    let message: WebhookMessageRecord | undefined = seen;
+    message;
+    message = await deps.webhooks.getMessage(seen.organizationId, seen.id)
+  ) {
     const result = decide(message);
     const delivery: WebhookDeliveryRecord = {
       id,
@@ -168,7 +193,12 @@ async function record(
 }
 
 /** After a 410: the endpoint is disabled (it asked never to be called again). */
-async function disableIfGone(deps: Pick<DeliveryDependencies, 'webhooks'>, outcome: HttpOutcome, endpoint: WebhookEndpointRecord, at: Date): Promise<void> {
+async function disableIfGone(
+  deps: Pick<DeliveryDependencies, 'webhooks'>,
+  outcome: HttpOutcome,
+  endpoint: WebhookEndpointRecord,
+  at: Date,
+): Promise<void> {
   if (outcome.status !== 410) return;
   await deps.webhooks.disableEndpoint(endpoint.organizationId, endpoint.id, at.toISOString(), 'The endpoint answered 410 Gone.');
   logger.info('Webhook endpoint disabled after 410 Gone', { organizationId: endpoint.organizationId, endpointId: endpoint.id });
@@ -181,12 +211,20 @@ export type ScheduledOutcome = { done: true } | { done: false; nextAttemptAt: st
  * One scheduled attempt of a message, if it is pending, due and not held by
  * another attempt; otherwise says when to come back.
  */
-export async function attemptDelivery(deps: DeliveryDependencies, organizationId: string, messageId: string, now = new Date()): Promise<ScheduledOutcome> {
+export async function attemptDelivery(
+  deps: DeliveryDependencies,
+  organizationId: string,
+  messageId: string,
+  now = new Date(),
+): Promise<ScheduledOutcome> {
   const claim = await deps.webhooks.claim(organizationId, messageId, now, new Date(now.getTime() + LEASE_MS));
   if (!claim.ok) {
     const message = claim.message;
     if (!message || message.state !== 'pending' || !message.nextAttemptAt) return { done: true };
-    const wake = [message.nextAttemptAt, message.leaseUntil].filter((t): t is string => t !== null).sort().at(-1)!;
+    const wake = [message.nextAttemptAt, message.leaseUntil]
+      .filter((t): t is string => t !== null)
+      .sort()
+      .at(-1)!;
     return { done: false, nextAttemptAt: wake };
   }
   const message = claim.message;
@@ -199,7 +237,8 @@ export async function attemptDelivery(deps: DeliveryDependencies, organizationId
   const outcome = await send(deps, message, endpoint, at);
   const ended = new Date();
   const { delivery, result } = await record(deps, message, { at, outcome, trigger: 'scheduled' }, (current) => {
-    if (current.state !== 'pending') return { state: current.state, nextAttemptAt: null, endedReason: current.endedReason, scheduled: true };
+    if (current.state !== 'pending')
+      return { state: current.state, nextAttemptAt: null, endedReason: current.endedReason, scheduled: true };
     if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: true };
     if (outcome.status === 410) return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: true };
     const failedAttempts = current.scheduledAttempts + 1;
@@ -213,7 +252,8 @@ export async function attemptDelivery(deps: DeliveryDependencies, organizationId
     ...(result.state === 'delivered' && message.state === 'pending' ? { WebhookMessagesDelivered: 1 } : {}),
     ...(result.state === 'failed' ? { WebhookMessagesFailed: 1 } : {}),
   });
-  if (result.state === 'failed') logger.warn('Webhook message failed', { organizationId, messageId, endpointId: endpoint.id, reason: result.endedReason });
+  if (result.state === 'failed')
+    logger.warn('Webhook message failed', { organizationId, messageId, endpointId: endpoint.id, reason: result.endedReason });
   return result.state === 'pending' && result.nextAttemptAt ? { done: false, nextAttemptAt: result.nextAttemptAt } : { done: true };
 }
 
@@ -225,7 +265,11 @@ export async function attemptDelivery(deps: DeliveryDependencies, organizationId
  * @throws NotFoundError for a message, delivery or endpoint the organization does not have.
  * @throws WebhookEndpointDisabledError when the message's endpoint was disabled (it answered 410 Gone): nothing is sent.
  */
-export async function redeliverMessage(deps: DeliveryDependencies, organizationId: string, ref: { messageId: string } | { deliveryId: string }): Promise<WebhookDeliveryRecord> {
+export async function redeliverMessage(
+  deps: DeliveryDependencies,
+  organizationId: string,
+  ref: { messageId: string } | { deliveryId: string },
+): Promise<WebhookDeliveryRecord> {
   let messageId: string;
   if ('deliveryId' in ref) {
     const delivery = await deps.webhooks.getDelivery(organizationId, ref.deliveryId);
@@ -244,7 +288,8 @@ export async function redeliverMessage(deps: DeliveryDependencies, organizationI
   const outcome = await send(deps, message, endpoint, at);
   const { delivery } = await record(deps, message, { at, outcome, trigger: 'redeliver' }, (current) => {
     if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: false };
-    if (outcome.status === 410 && current.state === 'pending') return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
+    if (outcome.status === 410 && current.state === 'pending')
+      return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
     return { state: current.state, nextAttemptAt: current.nextAttemptAt, endedReason: current.endedReason, scheduled: false };
   });
   await disableIfGone(deps, outcome, endpoint, new Date());

@@ -35,7 +35,13 @@ import {
 export const RETRY_SCHEDULE_TEXT =
   'Delivery is at least once. An attempt succeeds on a 2xx answer within 15 s; a redirect is not followed and counts as a failure; 410 Gone disables the endpoint. Failed attempts are retried with exponential backoff and jitter: 14 attempts, immediately and then after about 30 s, 1, 2, 4, 8, 16, 32 min, 1.1, 2.1, 4.3, 6, 6 and 6 h (each wait 0–25 % longer at random), so the last attempt comes 26.5 to 33 hours after the first.';
 
-const secret = () => z.string().check(z.meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=' }));
+const secret = () =>
+  z.string().check(
+    z.meta({
+      description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=',
+    }),
+  );
 
 /** An endpoint as list shows it (never its secret). */
 export const WebhookEndpointSchema = z
@@ -45,9 +51,14 @@ export const WebhookEndpointSchema = z
     events: z.array(WebhookEventTypeSchema).check(z.meta({ description: 'Event types sent to it.' })),
     description: z.nullable(z.string()),
     createdAt: timestamp(),
-    status: z.enum(['enabled', 'disabled']).check(z.meta({ description: '`disabled` once it answered 410 Gone: it receives nothing more. Delete it and create it again to resume.' })),
+    status: z
+      .enum(['enabled', 'disabled'])
+      .check(
+        z.meta({ description: '`disabled` once it answered 410 Gone: it receives nothing more. Delete it and create it again to resume.' }),
+      ),
     disabledAt: z.nullable(timestamp()),
-  }).check(z.meta({ id: 'WebhookEndpoint' }));
+  })
+  .check(z.meta({ id: 'WebhookEndpoint' }));
 
 /** Fields of the create and rotate-secret answers: the endpoint and its secret (docs/webhooks.md). */
 const endpointWithSecret = () => ({
@@ -57,7 +68,12 @@ const endpointWithSecret = () => ({
   description: z.nullable(z.string()),
   createdAt: timestamp(),
   // Optional only for a replay (docs/idempotency.md): a saved answer holds no secret, and a replay shows it only while it is the endpoint's current one.
-  secret: z.optional(secret()).check(z.meta({ description: 'Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint\'s current secret (not after a rotation or deletion).' })),
+  secret: z.optional(secret()).check(
+    z.meta({
+      description:
+        "Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).",
+    }),
+  ),
 });
 
 /** The create answer: the endpoint and its secret (docs/webhooks.md). */
@@ -67,26 +83,47 @@ export const CreatedWebhookEndpointSchema = z.strictObject(endpointWithSecret())
 export const RotatedWebhookSecretSchema = z
   .strictObject({
     ...endpointWithSecret(),
-    previousSecretExpiresAt: timestamp().check(z.meta({ description: `Until then (${SECRET_OVERLAP_HOURS} h) every message carries two signatures: the new secret's and the previous one's.` })),
-  }).check(z.meta({ id: 'RotatedWebhookSecret' }));
+    previousSecretExpiresAt: timestamp().check(
+      z.meta({
+        description: `Until then (${SECRET_OVERLAP_HOURS} h) every message carries two signatures: the new secret's and the previous one's.`,
+      }),
+    ),
+  })
+  .check(z.meta({ id: 'RotatedWebhookSecret' }));
 
 /** One attempt in the delivery log. */
 export const WebhookDeliverySchema = z
   .strictObject({
     id: deliveryId(),
-    messageId: messageId().check(z.meta({ description: 'The message (one event for one endpoint): the `webhook-id` header of every attempt of it.' })),
+    messageId: messageId().check(
+      z.meta({ description: 'The message (one event for one endpoint): the `webhook-id` header of every attempt of it.' }),
+    ),
     endpointId: endpointId(),
     eventType: AnyEventTypeSchema,
     attempt: z.int().check(z.minimum(1), z.meta({ description: '1-based number of this attempt of the message (redeliveries included).' })),
-    trigger: z.enum(['scheduled', 'redeliver']).check(z.meta({ description: '`scheduled`: the retry schedule; `redeliver`: the redeliver operation.' })),
+    trigger: z
+      .enum(['scheduled', 'redeliver'])
+      .check(z.meta({ description: '`scheduled`: the retry schedule; `redeliver`: the redeliver operation.' })),
     attemptedAt: timestamp(),
     status: z.enum(['succeeded', 'failed']).check(z.meta({ description: '`succeeded`: a 2xx answer within 15 s.' })),
     responseStatus: z.nullable(z.int()).check(z.meta({ description: 'HTTP status of the answer; null when none came.', example: 200 })),
-    latencyMs: z.int().check(z.minimum(0), z.meta({ description: 'Milliseconds until the answer (its first 1 KB) was read, or the attempt failed.' })),
+    latencyMs: z
+      .int()
+      .check(z.minimum(0), z.meta({ description: 'Milliseconds until the answer (its first 1 KB) was read, or the attempt failed.' })),
     responseBody: z.nullable(z.string()).check(z.meta({ description: 'First 1 KB of the answer body (UTF-8); null when no answer came.' })),
-    error: z.nullable(z.string()).check(z.meta({ description: 'Why it failed without a usable answer: `timeout after 15 s`, `redirect (302) not followed`, a connection error code, or a refused address.' })),
-    nextAttemptAt: z.nullable(timestamp()).check(z.meta({ description: 'When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery).' })),
-  }).check(z.meta({ id: 'WebhookDelivery' }));
+    error: z.nullable(z.string()).check(
+      z.meta({
+        description:
+          'Why it failed without a usable answer: `timeout after 15 s`, `redirect (302) not followed`, a connection error code, or a refused address.',
+      }),
+    ),
+    nextAttemptAt: z
+      .nullable(timestamp())
+      .check(
+        z.meta({ description: 'When the schedule tries the message again; null when it does not (delivered, given up, or a redelivery).' }),
+      ),
+  })
+  .check(z.meta({ id: 'WebhookDelivery' }));
 
 const ENDPOINT_NOT_FOUND = ['invalid_request', 'revoked_api_key', 'not_found'] as const;
 
@@ -104,10 +141,14 @@ export const campaignEventPayloadSchema = (type: (typeof CAMPAIGN_EVENT_TYPES)[n
     .strictObject({
       type: z.literal(type),
       timestamp: timestamp().check(z.meta({ description: 'When the change happened.' })),
-      data: z.strictObject({ campaign: EVENT_CAMPAIGN[type] }).check(z.meta({
-        description: '`campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change).',
-      })),
-    }).check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
+      data: z.strictObject({ campaign: EVENT_CAMPAIGN[type] }).check(
+        z.meta({
+          description:
+            '`campaign`: the campaign as get showed it at `timestamp`; `credits.remaining` is the balance when the event was fanned out to endpoints (normally within a second of the change).',
+        }),
+      ),
+    })
+    .check(z.meta({ id: `WebhookEvent_${type.replace(/[^a-z]/g, '_')}` }));
 
 /** The body of `organization.credits_low` (docs/limits.md). */
 export const CreditsLowEventPayloadSchema = z
@@ -121,7 +162,8 @@ export const CreditsLowEventPayloadSchema = z
         threshold: z.int().check(z.minimum(0), z.meta({ description: 'The low-balance threshold it fell below (credits).' })),
       }),
     }),
-  }).check(z.meta({ id: 'WebhookEvent_organization_credits_low' }));
+  })
+  .check(z.meta({ id: 'WebhookEvent_organization_credits_low' }));
 
 /** The body of `campaign.accounts_processed` (docs/results.md): one batch of accounts became readable. */
 export const AccountsProcessedEventPayloadSchema = z
@@ -129,20 +171,30 @@ export const AccountsProcessedEventPayloadSchema = z
     type: z.literal('campaign.accounts_processed'),
     timestamp: timestamp().check(z.meta({ description: 'When the batch became readable.' })),
     data: z.strictObject({
-      campaign: z.strictObject({ id: z.string(), status: z.string().check(z.meta({ description: 'The campaign\'s status then: `enriching`.' })) }),
+      campaign: z.strictObject({
+        id: z.string(),
+        status: z.string().check(z.meta({ description: "The campaign's status then: `enriching`." })),
+      }),
       attemptId: z.string().check(z.meta({ description: 'The attempt the seqs belong to.' })),
-      fromSeq: z.int().check(z.minimum(1), z.meta({ description: 'The batch\'s first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`.' })),
-      toSeq: z.int().check(z.minimum(1), z.meta({ description: 'The batch\'s last seq.' })),
+      fromSeq: z
+        .int()
+        .check(
+          z.minimum(1),
+          z.meta({ description: "The batch's first seq: read it with `POST /v1/campaigns/results` and `afterSeq = fromSeq - 1`." }),
+        ),
+      toSeq: z.int().check(z.minimum(1), z.meta({ description: "The batch's last seq." })),
       counts: z.strictObject({
         found: z.int().check(z.minimum(0), z.meta({ description: 'Accounts of the batch with at least one contact.' })),
         notFound: z.int().check(z.minimum(0), z.meta({ description: 'Accounts of the batch without contacts.' })),
       }),
     }),
-  }).check(z.meta({ id: 'WebhookEvent_campaign_accounts_processed' }));
+  })
+  .check(z.meta({ id: 'WebhookEvent_campaign_accounts_processed' }));
 
 /** The body of `webhook.test`. */
 export const TestEventPayloadSchema = z
-  .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) }).check(z.meta({ id: 'WebhookEvent_webhook_test' }));
+  .strictObject({ type: z.literal('webhook.test'), timestamp: timestamp(), data: z.strictObject({ endpointId: endpointId() }) })
+  .check(z.meta({ id: 'WebhookEvent_webhook_test' }));
 
 /**
  * Every webhook event type with the schema of its body, in the order the
@@ -175,8 +227,16 @@ const withoutUndefined = <T extends object>(value: T): T => JSON.parse(JSON.stri
 /** A real-looking body of each event (the documents' examples). */
 export const EVENT_EXAMPLES: Record<WebhookDocumentedEventType, unknown> = {
   'campaign.enriched': { type: 'campaign.enriched', timestamp: EXAMPLE_ENRICHED.completedAt, data: { campaign: EXAMPLE_ENRICHED } },
-  'campaign.enrichment_failed': { type: 'campaign.enrichment_failed', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('failed')) } },
-  'campaign.enrichment_canceled': { type: 'campaign.enrichment_canceled', timestamp: '2026-11-22T10:09:12.044Z', data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('canceled')) } },
+  'campaign.enrichment_failed': {
+    type: 'campaign.enrichment_failed',
+    timestamp: '2026-11-22T10:09:12.044Z',
+    data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('failed')) },
+  },
+  'campaign.enrichment_canceled': {
+    type: 'campaign.enrichment_canceled',
+    timestamp: '2026-11-22T10:09:12.044Z',
+    data: { campaign: withoutUndefined(EXAMPLE_RETURNED_DRAFT('canceled')) },
+  },
   'campaign.expired': {
     type: 'campaign.expired',
     timestamp: EXAMPLE_ENRICHED.resultsExpireAt,
@@ -190,7 +250,13 @@ export const EVENT_EXAMPLES: Record<WebhookDocumentedEventType, unknown> = {
   'campaign.accounts_processed': {
     type: 'campaign.accounts_processed',
     timestamp: '2026-11-22T10:03:05.214Z',
-    data: { campaign: { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'enriching' }, attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ', fromSeq: 1001, toSeq: 2000, counts: { found: 812, notFound: 188 } },
+    data: {
+      campaign: { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'enriching' },
+      attemptId: 'att_9xK2mN4pQ6rS8tU1vW3yZ',
+      fromSeq: 1001,
+      toSeq: 2000,
+      counts: { found: 812, notFound: 188 },
+    },
   },
   'webhook.test': { type: 'webhook.test', timestamp: '2026-11-22T09:45:03.120Z', data: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' } },
 };
@@ -211,7 +277,8 @@ export const WEBHOOK_HEADERS = {
   },
   'webhook-signature': {
     required: true,
-    description: 'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.',
+    description:
+      'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret after `whsec_`. Two during the 24 h after a rotation (new secret, previous secret); accept the request when any one verifies.',
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   },
@@ -220,11 +287,15 @@ export const WEBHOOK_HEADERS = {
 /** What each event means (the OpenAPI `webhooks` section). */
 export const EVENT_DESCRIPTIONS: Record<WebhookDocumentedEventType, string> = {
   'campaign.enriched': 'An enrichment completed: the campaign is `enriched`, with its results and `resultsExpireAt`.',
-  'campaign.enrichment_failed': 'An enrichment failed: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = failed`.',
-  'campaign.enrichment_canceled': 'An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`.',
+  'campaign.enrichment_failed':
+    'An enrichment failed: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = failed`.',
+  'campaign.enrichment_canceled':
+    'An operator canceled an enrichment: credits refunded, the campaign is back to `draft` with `lastEnrichment.status = canceled`.',
   'campaign.expired': 'The result access period ended: the campaign is `expired`.',
-  'organization.credits_low': "A launch's charge took the smb balance from at or above the organization's low-balance threshold to below it (once per crossing; `POST /v1/org/limits` shows the threshold).",
-  'campaign.accounts_processed': 'A batch of accounts became readable as results (docs/results.md): seqs `fromSeq`..`toSeq` of the attempt, once per batch while the campaign enriches.',
+  'organization.credits_low':
+    "A launch's charge took the smb balance from at or above the organization's low-balance threshold to below it (once per crossing; `POST /v1/org/limits` shows the threshold).",
+  'campaign.accounts_processed':
+    'A batch of accounts became readable as results (docs/results.md): seqs `fromSeq`..`toSeq` of the attempt, once per batch while the campaign enriches.',
   'webhook.test': 'Sent by `/v1/webhooks/test` to one endpoint.',
 };
 
@@ -262,12 +333,19 @@ const FeedEventSchema = () =>
     eventPayloadSchemas()
       .filter(([type]) => inEventFeed(type))
       .map(([type, payload]) =>
-        z.strictObject({
-          id: z.string().check(z.meta({ description: 'The event\'s ID (`evt_` + 21 base58): the same every time the feed shows it.', example: 'evt_5kR8pT2vX9mQ4wZ7nB3cD' })),
-          type: z.literal(type),
-          createdAt: timestamp().check(z.meta({ description: 'When it happened: the webhook body\'s `timestamp`.' })),
-          data: payload.shape.data,
-        }).check(z.meta({ id: `FeedEvent_${type.replace(/[^a-z]/g, '_')}` })),
+        z
+          .strictObject({
+            id: z.string().check(
+              z.meta({
+                description: "The event's ID (`evt_` + 21 base58): the same every time the feed shows it.",
+                example: 'evt_5kR8pT2vX9mQ4wZ7nB3cD',
+              }),
+            ),
+            type: z.literal(type),
+            createdAt: timestamp().check(z.meta({ description: "When it happened: the webhook body's `timestamp`." })),
+            data: payload.shape.data,
+          })
+          .check(z.meta({ id: `FeedEvent_${type.replace(/[^a-z]/g, '_')}` })),
       ),
   );
 
@@ -277,7 +355,11 @@ export const webhookOperationDocs = [
     description: `Registers a URL to receive campaign events, signed with Standard Webhooks 1.0 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`: \`v1,\` + base64 HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<body>\` keyed with the secret). The answer is the only time the secret is shown. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 \`webhook_endpoint_limit_reached\`). The URL is checked now and again before every attempt. ${RETRY_SCHEDULE_TEXT}`,
     response: CreatedWebhookEndpointSchema,
     errors: ['invalid_request', 'revoked_api_key', 'webhook_endpoint_limit_reached'],
-    example: { url: 'https://hooks.example.com/enrichment', events: ['campaign.enriched', 'campaign.enrichment_failed'], description: 'CRM sync' },
+    example: {
+      url: 'https://hooks.example.com/enrichment',
+      events: ['campaign.enriched', 'campaign.enrichment_failed'],
+      description: 'CRM sync',
+    },
     responseExample: { ...EXAMPLE_ENDPOINT, secret: EXAMPLE_SECRET },
   }),
   documentOperation(listWebhookEndpointsOperation, {
@@ -301,11 +383,16 @@ export const webhookOperationDocs = [
     response: RotatedWebhookSecretSchema,
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
-    responseExample: { ...EXAMPLE_ENDPOINT, secret: 'whsec_q0N3vH8pT2xL6cR9mW4zK7bJ1fY5sD3gA8eU2iO6tP0=', previousSecretExpiresAt: '2026-11-23T09:40:00.000Z' },
+    responseExample: {
+      ...EXAMPLE_ENDPOINT,
+      secret: 'whsec_q0N3vH8pT2xL6cR9mW4zK7bJ1fY5sD3gA8eU2iO6tP0=',
+      previousSecretExpiresAt: '2026-11-23T09:40:00.000Z',
+    },
   }),
   documentOperation(testWebhookEndpointOperation, {
     summary: 'Send a test event to an endpoint',
-    description: 'Sends a `webhook.test` event (`data.endpointId`) to this endpoint only, through the same delivery, signatures, retries and log as every event. Follow it in the delivery log by `messageId`.',
+    description:
+      'Sends a `webhook.test` event (`data.endpointId`) to this endpoint only, through the same delivery, signatures, retries and log as every event. Follow it in the delivery log by `messageId`.',
     response: z.strictObject({ messageId: messageId(), eventType: z.literal('webhook.test') }).check(z.meta({ id: 'WebhookTestSent' })),
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
@@ -315,20 +402,29 @@ export const webhookOperationDocs = [
     summary: 'List webhook delivery attempts',
     description:
       'The delivery log: every attempt of every message, newest first, kept 30 days: when, the HTTP status, the latency and the first 1 KB of the answer. `filters.endpointId`, `filters.eventType` and `filters.status` (`succeeded`/`failed`) narrow it (AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[status]=failed`.',
-    response: z.strictObject({ deliveries: z.array(WebhookDeliverySchema), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'WebhookDeliveryPage' })),
+    response: z
+      .strictObject({ deliveries: z.array(WebhookDeliverySchema), nextCursor: z.nullable(z.string()) })
+      .check(z.meta({ id: 'WebhookDeliveryPage' })),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: 'failed' }, limit: 25 },
     responseExample: { deliveries: [EXAMPLE_DELIVERY], nextCursor: null },
   }),
   documentOperation(listEventsOperation, {
-    summary: 'List the organization\'s events',
+    summary: "List the organization's events",
     description:
       'Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.',
     response: z.strictObject({ events: z.array(FeedEventSchema()), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'EventPage' })),
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { type: ['campaign.enriched', 'campaign.expired'], campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }, limit: 25 },
     responseExample: {
-      events: [{ id: 'evt_5kR8pT2vX9mQ4wZ7nB3cD', type: 'campaign.enriched', createdAt: EXAMPLE_ENRICHED.completedAt, data: (EVENT_EXAMPLES['campaign.enriched'] as { data: unknown }).data }],
+      events: [
+        {
+          id: 'evt_5kR8pT2vX9mQ4wZ7nB3cD',
+          type: 'campaign.enriched',
+          createdAt: EXAMPLE_ENRICHED.completedAt,
+          data: (EVENT_EXAMPLES['campaign.enriched'] as { data: unknown }).data,
+        },
+      ],
       nextCursor: null,
     },
   }),
@@ -339,6 +435,17 @@ export const webhookOperationDocs = [
     response: WebhookDeliverySchema,
     errors: [...ENDPOINT_NOT_FOUND, 'webhook_endpoint_disabled'],
     example: { messageId: 'msg_2Jd8KfQz5LmR7tVx3NpWb' },
-    responseExample: { ...EXAMPLE_DELIVERY, id: 'whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm', attempt: 4, trigger: 'redeliver', attemptedAt: '2026-11-22T10:05:17.420Z', status: 'succeeded', responseStatus: 200, latencyMs: 87, responseBody: 'ok', nextAttemptAt: null },
+    responseExample: {
+      ...EXAMPLE_DELIVERY,
+      id: 'whd_8Kp2Rz5Tn9Qx4Wb7Hc3Lm',
+      attempt: 4,
+      trigger: 'redeliver',
+      attemptedAt: '2026-11-22T10:05:17.420Z',
+      status: 'succeeded',
+      responseStatus: 200,
+      latencyMs: 87,
+      responseBody: 'ok',
+      nextAttemptAt: null,
+    },
   }),
 ];

@@ -13,7 +13,12 @@ import { derivedId } from '../ids';
 import { toCampaign, type CampaignRecord } from '../campaigns/model';
 
 /** Events about campaigns, one per state change (docs/webhooks.md). */
-export const CAMPAIGN_EVENT_TYPES = ['campaign.enriched', 'campaign.enrichment_failed', 'campaign.enrichment_canceled', 'campaign.expired'] as const;
+export const CAMPAIGN_EVENT_TYPES = [
+  'campaign.enriched',
+  'campaign.enrichment_failed',
+  'campaign.enrichment_canceled',
+  'campaign.expired',
+] as const;
 /** A campaign event type. */
 export type CampaignEventType = (typeof CAMPAIGN_EVENT_TYPES)[number];
 /** Events about the organization (docs/limits.md): its smb balance fell below its low-balance threshold. */
@@ -30,7 +35,12 @@ export type PrivacyEventType = (typeof PRIVACY_EVENT_TYPES)[number];
 /** Events about results as they arrive (docs/results.md): a batch of accounts became readable. */
 export const RESULTS_EVENT_TYPES = ['campaign.accounts_processed'] as const;
 /** The event types an endpoint subscribes to (its `events`; all by default). */
-export const SUBSCRIBABLE_EVENT_TYPES = [...CAMPAIGN_EVENT_TYPES, ...ORGANIZATION_EVENT_TYPES, ...RESULTS_EVENT_TYPES, ...PRIVACY_EVENT_TYPES] as const;
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  ...CAMPAIGN_EVENT_TYPES,
+  ...ORGANIZATION_EVENT_TYPES,
+  ...RESULTS_EVENT_TYPES,
+  ...PRIVACY_EVENT_TYPES,
+] as const;
 /** An event type an endpoint can subscribe to. */
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 /** Every event type an endpoint can receive: the subscribable ones and `webhook.test` (sent on request to one endpoint). */
@@ -103,7 +113,13 @@ export function creditsLowEvent(
 }
 
 /** A privacy event: its ID derives from `idParts` (one event per erasure, or per vendor erasure and organization). */
-export function privacyEvent(type: PrivacyEventType, organizationId: string, occurredAt: string, data: Record<string, unknown>, ...idParts: string[]): WebhookEvent {
+export function privacyEvent(
+  type: PrivacyEventType,
+  organizationId: string,
+  occurredAt: string,
+  data: Record<string, unknown>,
+  ...idParts: string[]
+): WebhookEvent {
   return { id: derivedId('evt', organizationId, type, ...idParts), organizationId, type, occurredAt, data };
 }
 
@@ -125,7 +141,13 @@ export interface ProcessedBatch {
  * however often its transaction is retried.
  */
 export function accountsProcessedEvent(organizationId: string, occurredAt: string, batch: ProcessedBatch): WebhookEvent {
-  return { id: derivedId('evt', batch.campaignId, batch.attemptId, 'campaign.accounts_processed', String(batch.fromSeq)), organizationId, type: 'campaign.accounts_processed', occurredAt, batch };
+  return {
+    id: derivedId('evt', batch.campaignId, batch.attemptId, 'campaign.accounts_processed', String(batch.fromSeq)),
+    organizationId,
+    type: 'campaign.accounts_processed',
+    occurredAt,
+    batch,
+  };
 }
 
 /** TTL attribute value (epoch seconds) of webhook items written at `at`. */
@@ -148,7 +170,14 @@ export function eventItem(event: WebhookEvent): Record<string, unknown> {
   const campaignId = campaignIdOf(event);
   return {
     ...keys.webhookEvent(event.organizationId, event.id),
-    ...(inEventFeed(event.type) ? keys.eventIndexes(event.organizationId, { id: event.id, occurredAt: event.occurredAt, type: event.type, ...(campaignId ? { campaignId } : {}) }) : {}),
+    ...(inEventFeed(event.type)
+      ? keys.eventIndexes(event.organizationId, {
+          id: event.id,
+          occurredAt: event.occurredAt,
+          type: event.type,
+          ...(campaignId ? { campaignId } : {}),
+        })
+      : {}),
     ...keys.webhookPending(event.occurredAt, event.id),
     type: 'webhookEvent',
     id: event.id,
@@ -175,7 +204,14 @@ export function toWebhookEvent(item: Record<string, unknown>): WebhookEvent {
     ...(item.campaign ? { campaign: item.campaign as CampaignRecord } : {}),
     ...(typeof item.endpointId === 'string' ? { endpointId: item.endpointId } : {}),
     ...(item.data ? { data: item.data as Record<string, unknown> } : {}),
-    ...(item.credits ? { credits: { smb: Number((item.credits as { smb: unknown }).smb), threshold: Number((item.credits as { threshold: unknown }).threshold) } } : {}),
+    ...(item.credits
+      ? {
+          credits: {
+            smb: Number((item.credits as { smb: unknown }).smb),
+            threshold: Number((item.credits as { threshold: unknown }).threshold),
+          },
+        }
+      : {}),
     ...(typeof item.liveOrganizationId === 'string' ? { liveOrganizationId: item.liveOrganizationId } : {}),
     ...(item.batch ? { batch: toBatch(item.batch as Record<string, unknown>) } : {}),
   };

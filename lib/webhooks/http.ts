@@ -26,7 +26,13 @@ export interface HttpOutcome {
 }
 
 /** Sends one webhook request. Never throws: every failure is an {@link HttpOutcome}. */
-export async function postWebhook(request: { url: URL; addresses: readonly ResolvedAddress[]; headers: Record<string, string>; body: string; timeoutMs?: number }): Promise<HttpOutcome> {
+export async function postWebhook(request: {
+  url: URL;
+  addresses: readonly ResolvedAddress[];
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs?: number;
+}): Promise<HttpOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const timeoutMs = request.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -51,7 +57,11 @@ export async function postWebhook(request: { url: URL; addresses: readonly Resol
         const chunks: Buffer[] = [];
         let size = 0;
         const done = () => {
-          finish({ status: res.statusCode ?? null, body: Buffer.concat(chunks).subarray(0, RESPONSE_PREFIX_BYTES).toString('utf8'), error: null });
+          finish({
+            status: res.statusCode ?? null,
+            body: Buffer.concat(chunks).subarray(0, RESPONSE_PREFIX_BYTES).toString('utf8'),
+            error: null,
+          });
           req.destroy();
         };
         res.on('data', (chunk: Buffer) => {

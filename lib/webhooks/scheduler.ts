@@ -7,11 +7,19 @@ import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@
 import type { DeliveryScheduler } from './delivery';
 
 /** Starts the delivery execution of each new message. */
-export function createStepFunctionsScheduler({ client, stateMachineArn }: { client: SFNClient; stateMachineArn: string }): DeliveryScheduler {
+export function createStepFunctionsScheduler({
+  client,
+  stateMachineArn,
+}: {
+  client: SFNClient;
+  stateMachineArn: string;
+}): DeliveryScheduler {
   return {
     async start({ organizationId, messageId }) {
       try {
-        await client.send(new StartExecutionCommand({ stateMachineArn, name: messageId, input: JSON.stringify({ organizationId, messageId }) }));
+        await client.send(
+          new StartExecutionCommand({ stateMachineArn, name: messageId, input: JSON.stringify({ organizationId, messageId }) }),
+        );
       } catch (error) {
         // An execution of this message exists already (running or finished): it owns the schedule.
         if (!(error instanceof ExecutionAlreadyExists)) throw error;

@@ -28,31 +28,66 @@ export const SECRET_OVERLAP_HOURS = 24;
 
 /** A webhook endpoint ID: `whe_` + 21 base58 characters (requests and answers). */
 export const endpointId = () =>
-  z.string().check(z.regex(WEBHOOK_ENDPOINT_ID_PATTERN, { error: 'must be a webhook endpoint ID: "whe_" followed by 21 base58 characters' }), z.meta({ example: 'whe_4fRt7YpK2mXq9WzN3bVc8' }));
+  z
+    .string()
+    .check(
+      z.regex(WEBHOOK_ENDPOINT_ID_PATTERN, { error: 'must be a webhook endpoint ID: "whe_" followed by 21 base58 characters' }),
+      z.meta({ example: 'whe_4fRt7YpK2mXq9WzN3bVc8' }),
+    );
 /** A webhook message ID (`webhook-id`): `msg_` + 21 base58 characters. */
 export const messageId = () =>
-  z.string().check(z.regex(WEBHOOK_MESSAGE_ID_PATTERN, { error: 'must be a webhook message ID: "msg_" followed by 21 base58 characters' }), z.meta({ example: 'msg_2Jd8KfQz5LmR7tVx3NpWb' }));
+  z
+    .string()
+    .check(
+      z.regex(WEBHOOK_MESSAGE_ID_PATTERN, { error: 'must be a webhook message ID: "msg_" followed by 21 base58 characters' }),
+      z.meta({ example: 'msg_2Jd8KfQz5LmR7tVx3NpWb' }),
+    );
 /** A delivery-attempt ID: `whd_` + 21 base58 characters. */
 export const deliveryId = () =>
-  z.string().check(z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }), z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }));
+  z
+    .string()
+    .check(
+      z.regex(WEBHOOK_DELIVERY_ID_PATTERN, { error: 'must be a webhook delivery ID: "whd_" followed by 21 base58 characters' }),
+      z.meta({ example: 'whd_3pQ9zT7kHn4Vx8Rb2Wc6L' }),
+    );
 
 /** An event type an endpoint can subscribe to: a campaign event or `organization.credits_low`. */
 export const WebhookEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
-  z.enum(SUBSCRIBABLE_EVENT_TYPES).check(z.meta({
-    id: 'WebhookEventType',
-    description: '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.',
-  })),
+  z.enum(SUBSCRIBABLE_EVENT_TYPES).check(
+    z.meta({
+      id: 'WebhookEventType',
+      description:
+        '`campaign.enriched`, `campaign.enrichment_failed`, `campaign.enrichment_canceled`, `campaign.expired`, `organization.credits_low`, `campaign.accounts_processed`, `privacy.erasure_completed`, `privacy.contact_erased`.',
+    }),
+  ),
 );
 /** Any event type a delivery can carry: a campaign event or `webhook.test` (the deliveries filter, the delivery log). */
-export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() => z.enum(WEBHOOK_EVENT_TYPES).check(z.meta({ description: 'A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.' })));
+export const AnyEventTypeSchema = /* @__PURE__ */ treeShakable(() =>
+  z
+    .enum(WEBHOOK_EVENT_TYPES)
+    .check(z.meta({ description: 'A campaign event type, `organization.credits_low`, a privacy event type, or `webhook.test`.' })),
+);
 
 /** `POST /v1/webhooks/create` body. */
 export const CreateWebhookEndpointRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    url: z
-      .string().check(z.minLength(1), z.maxLength(MAX_WEBHOOK_URL_LENGTH), z.meta({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+', description: '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.', example: 'https://hooks.example.com/enrichment' })),
-    events: z.optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length))).check(z.meta({ description: 'Event types to send; default all of them. urlencoded/multipart: repeat `events`.' })),
-    description: z.optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH)))).check(z.meta({ description: 'Free text for your own reference.' })),
+    url: z.string().check(
+      z.minLength(1),
+      z.maxLength(MAX_WEBHOOK_URL_LENGTH),
+      z.meta({
+        format: 'uri',
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+',
+        description:
+          '`https` URL whose host resolves only to public addresses (never loopback, private, link-local, unique-local or metadata). The local stack also takes `http://127.0.0.1` and `http://localhost` when `WEBHOOKS_ALLOW_LOCALHOST` is on.',
+        example: 'https://hooks.example.com/enrichment',
+      }),
+    ),
+    events: z
+      .optional(z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length)))
+      .check(z.meta({ description: 'Event types to send; default all of them. urlencoded/multipart: repeat `events`.' })),
+    description: z
+      .optional(z.nullable(z.string().check(z.maxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH))))
+      .check(z.meta({ description: 'Free text for your own reference.' })),
   }),
 );
 /** Validated create request. */
@@ -64,12 +99,13 @@ export const WebhookEndpointIdRequest = /* @__PURE__ */ treeShakable(() => z.str
 /** `POST /v1/webhooks/deliveries` body. */
 export const ListWebhookDeliveriesRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    filters: z.optional(z
-      .strictObject({
+    filters: z.optional(
+      z.strictObject({
         endpointId: z.optional(endpointId()),
         eventType: z.optional(AnyEventTypeSchema),
         status: z.optional(z.enum(['succeeded', 'failed'])),
-      })),
+      }),
+    ),
     ...pageRequestFields(MAX_DELIVERY_PAGE_SIZE, DEFAULT_DELIVERY_PAGE_SIZE),
   }),
 );
@@ -79,13 +115,23 @@ export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRe
 /** `POST /v1/events/list` body (docs/events.md). */
 export const ListEventsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
-    filters: z.optional(z
-      .strictObject({
-        type: z.optional(z.union([WebhookEventTypeSchema, z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length))])).check(z.meta({
-          description: 'One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`.',
-        })),
+    filters: z.optional(
+      z.strictObject({
+        type: z
+          .optional(
+            z.union([
+              WebhookEventTypeSchema,
+              z.array(WebhookEventTypeSchema).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_EVENT_TYPES.length)),
+            ]),
+          )
+          .check(
+            z.meta({
+              description: 'One event type, or an array of them (any of them). urlencoded/multipart: repeat `filters[type]`.',
+            }),
+          ),
         campaignId: z.optional(campaignId()).check(z.meta({ description: 'Only the events about this campaign.' })),
-      })),
+      }),
+    ),
     ...pageRequestFields(MAX_EVENT_PAGE_SIZE, DEFAULT_EVENT_PAGE_SIZE, 'filters and limit'),
   }),
 );
@@ -103,7 +149,12 @@ export const RedeliverRequest = /* @__PURE__ */ treeShakable(() =>
       (ctx) => {
         const given = ['messageId', 'deliveryId'].filter((key) => ctx.value[key as 'messageId'] !== undefined);
         if (given.length !== 1) {
-          ctx.issues.push({ code: 'custom', input: ctx.value, path: [given.length === 0 ? 'messageId' : 'deliveryId'], message: 'send exactly one of messageId and deliveryId' });
+          ctx.issues.push({
+            code: 'custom',
+            input: ctx.value,
+            path: [given.length === 0 ? 'messageId' : 'deliveryId'],
+            message: 'send exactly one of messageId and deliveryId',
+          });
         }
       },
       // The rule, machine-readable (issue #34): the document shows one body per field.

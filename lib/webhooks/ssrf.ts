@@ -148,7 +148,10 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const local = options.allowLocalhost && LOCAL_HOSTS.has(host) && url.protocol === 'http:';
   if (url.protocol !== 'https:' && !local) {
-    return { ok: false, reason: options.allowLocalhost ? 'must use https (http only to 127.0.0.1 or localhost on the local stack)' : 'must use https' };
+    return {
+      ok: false,
+      reason: options.allowLocalhost ? 'must use https (http only to 127.0.0.1 or localhost on the local stack)' : 'must use https',
+    };
   }
   let addresses: ResolvedAddress[];
   const literal = familyOf(host);
@@ -164,7 +167,9 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
   }
   if (local) {
     const loopback = addresses.filter((entry) => rangeOf(entry.address) === LOOPBACK);
-    return loopback.length > 0 ? { ok: true, url, addresses: loopback } : { ok: false, reason: `${host} does not resolve to a loopback address` };
+    return loopback.length > 0
+      ? { ok: true, url, addresses: loopback }
+      : { ok: false, reason: `${host} does not resolve to a loopback address` };
   }
   for (const entry of addresses) {
     const refused = refusedAddress(entry.address);
@@ -180,12 +185,20 @@ export async function checkWebhookUrl(raw: string, options: { allowLocalhost: bo
  * URL's host name.
  */
 export function pinnedLookup(addresses: readonly ResolvedAddress[]) {
-  return (_hostname: string, options: LookupOptions | number | undefined, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    _hostname: string,
+    options: LookupOptions | number | undefined,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     const family: unknown = typeof options === 'number' ? options : options?.family;
     const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
     const candidates = wanted === 0 ? [...addresses] : addresses.filter((entry) => entry.family === wanted);
     const usable = candidates.length > 0 ? candidates : [...addresses];
-    if (typeof options === 'object' && options?.all) callback(null, usable.map((entry) => ({ address: entry.address, family: entry.family })));
+    if (typeof options === 'object' && options?.all)
+      callback(
+        null,
+        usable.map((entry) => ({ address: entry.address, family: entry.family })),
+      );
     else callback(null, usable[0]!.address, usable[0]!.family);
   };
 }

@@ -145,7 +145,12 @@ export interface WebhookStore {
   /** Deletes an endpoint and uncounts it, atomically. @returns false when there was none. */
   deleteEndpoint(organizationId: string, endpointId: string): Promise<boolean>;
   /** Makes `secret` current and keeps the current one signing until `previousExpiresAt`. @returns the endpoint after, or undefined when there is none. */
-  rotateSecret(organizationId: string, endpointId: string, secret: string, previousExpiresAt: string): Promise<WebhookEndpointRecord | undefined>;
+  rotateSecret(
+    organizationId: string,
+    endpointId: string,
+    secret: string,
+    previousExpiresAt: string,
+  ): Promise<WebhookEndpointRecord | undefined>;
   /** Disables an endpoint (410 Gone). A no-op for a deleted endpoint. */
   disableEndpoint(organizationId: string, endpointId: string, at: string, reason: string): Promise<void>;
   /** Records an event outside a state change (`webhook.test`). */
@@ -157,7 +162,12 @@ export interface WebhookStore {
   createMessage(message: WebhookMessageRecord): Promise<boolean>;
   getMessage(organizationId: string, messageId: string): Promise<WebhookMessageRecord | undefined>;
   /** Takes a due, pending message for one scheduled attempt until `leaseUntil`. @returns the message, or why not. */
-  claim(organizationId: string, messageId: string, now: Date, leaseUntil: Date): Promise<{ ok: true; message: WebhookMessageRecord } | { ok: false; message: WebhookMessageRecord | undefined }>;
+  claim(
+    organizationId: string,
+    messageId: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<{ ok: true; message: WebhookMessageRecord } | { ok: false; message: WebhookMessageRecord | undefined }>;
   /** Logs an attempt and moves its message on, atomically, if the message made no other attempt since `seen`. */
   recordAttempt(seen: WebhookMessageRecord, delivery: WebhookDeliveryRecord, result: AttemptResult): Promise<boolean>;
   /** Ends a message without an attempt (its endpoint was deleted or disabled). */
@@ -230,18 +240,31 @@ const exists: Clause = { expression: 'attribute_exists(pk)' };
 
 /** Builds the DynamoDB implementation of {@link WebhookStore}. */
 export function createWebhookStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): WebhookStore {
-  const get = async (key: Record<string, string>) => (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-  const update = (key: Record<string, string>, change: Change, condition: Clause): TransactItem => ({ Update: { TableName: tableName, Key: key, ...updateParts(change, condition) } });
+  const get = async (key: Record<string, string>) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+  const update = (key: Record<string, string>, change: Change, condition: Clause): TransactItem => ({
+    Update: { TableName: tableName, Key: key, ...updateParts(change, condition) },
+  });
 
   return {
     async createEndpoint(endpoint, maxEndpoints) {
       const outcome = await transactWrite(client, {
         TransactItems: [
-          update(keys.webhookEndpointCount(endpoint.organizationId), { increment: { endpoints: 1 } }, {
-            expression: 'attribute_not_exists(endpoints) OR endpoints < :c_max',
-            values: { ':c_max': maxEndpoints },
-          }),
-          { Put: { TableName: tableName, Item: { ...keys.webhookEndpoint(endpoint.organizationId, endpoint.id), type: 'webhookEndpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          update(
+            keys.webhookEndpointCount(endpoint.organizationId),
+            { increment: { endpoints: 1 } },
+            {
+              expression: 'attribute_not_exists(endpoints) OR endpoints < :c_max',
+              values: { ':c_max': maxEndpoints },
+            },
+          ),
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.webhookEndpoint(endpoint.organizationId, endpoint.id), type: 'webhookEndpoint', ...endpoint },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       });
       return outcome.ok;
@@ -267,8 +290,18 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
     async deleteEndpoint(organizationId, endpointId) {
       const outcome = await transactWrite(client, {
         TransactItems: [
-          { Delete: { TableName: tableName, Key: keys.webhookEndpoint(organizationId, endpointId), ConditionExpression: 'attribute_exists(pk)' } },
-          update(keys.webhookEndpointCount(organizationId), { increment: { endpoints: -1 } }, { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } }),
+          {
+            Delete: {
+              TableName: tableName,
+              Key: keys.webhookEndpoint(organizationId, endpointId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          update(
+            keys.webhookEndpointCount(organizationId),
+            { increment: { endpoints: -1 } },
+            { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } },
+          ),
         ],
       });
       return outcome.ok;
@@ -282,7 +315,10 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
           TableName: tableName,
           Key: keys.webhookEndpoint(organizationId, endpointId),
           // Optimistic: a concurrent rotation makes this one start again from the secret it left.
-          ...updateParts({ set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } }, and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } })),
+          ...updateParts(
+            { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
+            and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
+          ),
         });
         if (outcome.ok) return toEndpoint(outcome.item);
         if (!outcome.old) return undefined;
@@ -351,7 +387,9 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
           },
         ),
       });
-      return outcome.ok ? { ok: true, message: toMessage(outcome.item) } : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
+      return outcome.ok
+        ? { ok: true, message: toMessage(outcome.item) }
+        : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
     },
 
     async recordAttempt(seen, delivery, result) {
@@ -370,11 +408,19 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       };
       const outcome = await transactWrite(client, {
         TransactItems: [
-          update(keys.webhookMessage(seen.organizationId, seen.id), change, { expression: 'attempts = :c_seen', values: { ':c_seen': seen.attempts } }),
+          update(keys.webhookMessage(seen.organizationId, seen.id), change, {
+            expression: 'attempts = :c_seen',
+            values: { ':c_seen': seen.attempts },
+          }),
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.webhookDelivery(delivery.organizationId, delivery.id), type: 'webhookDelivery', ...delivery, ttl: webhookTtl(delivery.attemptedAt) },
+              Item: {
+                ...keys.webhookDelivery(delivery.organizationId, delivery.id),
+                type: 'webhookDelivery',
+                ...delivery,
+                ttl: webhookTtl(delivery.attemptedAt),
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -387,11 +433,14 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       await updateIf(client, {
         TableName: tableName,
         Key: keys.webhookMessage(organizationId, messageId),
-        ...updateParts({ set: { state: 'failed', endedReason: reason, nextAttemptAt: null }, remove: ['gsi6pk', 'listSk', 'leaseUntil'] }, {
-          expression: '#state = :c_pending',
-          names: { '#state': 'state' },
-          values: { ':c_pending': 'pending' },
-        }),
+        ...updateParts(
+          { set: { state: 'failed', endedReason: reason, nextAttemptAt: null }, remove: ['gsi6pk', 'listSk', 'leaseUntil'] },
+          {
+            expression: '#state = :c_pending',
+            names: { '#state': 'state' },
+            values: { ':c_pending': 'pending' },
+          },
+        ),
         ReturnValues: 'NONE',
       });
     },
@@ -419,7 +468,8 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
         const page = await client.send(
           new QueryCommand({
             TableName: tableName,
-            KeyConditionExpression: after === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :after',
+            KeyConditionExpression:
+              after === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :after',
             ...(conditions.length ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
             ExpressionAttributeValues: values,
             ScanIndexForward: false,
@@ -432,15 +482,31 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
         start = page.LastEvaluatedKey;
       } while (start && found.length <= limit);
       const pageItems = found.slice(0, limit);
-      return { deliveries: pageItems.map(toDelivery), hasMore: found.length > limit, ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}) };
+      return {
+        deliveries: pageItems.map(toDelivery),
+        hasMore: found.length > limit,
+        ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}),
+      };
     },
 
     async events({ organizationId, limit, after, since, filters }) {
       const campaignId = filters.campaignId;
       // One partition per type asked for (or the all-types one); a type array merges its partitions' pages.
       const partitions: { index: IndexDefinition; pk: string }[] = (filters.types ?? [undefined]).map((type) => {
-        const index = type === undefined ? (campaignId === undefined ? EVENT_INDEXES.all : EVENT_INDEXES.byCampaign) : campaignId === undefined ? EVENT_INDEXES.byType : EVENT_INDEXES.byTypeAndCampaign;
-        const itemKeys = keys.eventIndexes(organizationId, { id: '', occurredAt: '', type: type ?? '', ...(campaignId ? { campaignId } : {}) }) as Record<string, string>;
+        const index =
+          type === undefined
+            ? campaignId === undefined
+              ? EVENT_INDEXES.all
+              : EVENT_INDEXES.byCampaign
+            : campaignId === undefined
+              ? EVENT_INDEXES.byType
+              : EVENT_INDEXES.byTypeAndCampaign;
+        const itemKeys = keys.eventIndexes(organizationId, {
+          id: '',
+          occurredAt: '',
+          type: type ?? '',
+          ...(campaignId ? { campaignId } : {}),
+        }) as Record<string, string>;
         return { index, pk: itemKeys[index.partitionKey]! };
       });
       const found = (
@@ -451,7 +517,13 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
                 TableName: tableName,
                 IndexName: index.indexName,
                 KeyConditionExpression: after === undefined ? '#pk = :pk AND #sk >= :since' : '#pk = :pk AND #sk BETWEEN :since AND :after',
-                ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey, '#id': 'pk', '#sort': 'sk', '#list': 'listSk' },
+                ExpressionAttributeNames: {
+                  '#pk': index.partitionKey,
+                  '#sk': index.sortKey,
+                  '#id': 'pk',
+                  '#sort': 'sk',
+                  '#list': 'listSk',
+                },
                 ExpressionAttributeValues: { ':pk': pk, ':since': since, ...(after === undefined ? {} : { ':after': after }) },
                 ProjectionExpression: '#id, #sort, #list',
                 ScanIndexForward: false,
@@ -466,7 +538,11 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
         .flat()
         .sort((a, b) => String(b.listSk).localeCompare(String(a.listSk)));
       const pageEntries = found.slice(0, limit);
-      const items = await batchGet(client, tableName, pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
+      const items = await batchGet(
+        client,
+        tableName,
+        pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
+      );
       const bySk = new Map(items.map((item) => [String(item.sk), item]));
       const events = pageEntries.flatMap((entry) => {
         const item = bySk.get(String(entry.sk));
@@ -489,11 +565,12 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       return (Items ?? []).flatMap((item): PendingWork[] => {
         const sk = String(item.sk);
         const organizationId = organizationOf(String(item.pk));
-        if (sk.startsWith(keys.webhookPrefixes.event)) return [{ kind: 'event', organizationId, id: sk.slice(keys.webhookPrefixes.event.length) }];
-        if (sk.startsWith(keys.webhookPrefixes.message)) return [{ kind: 'message', organizationId, id: sk.slice(keys.webhookPrefixes.message.length) }];
+        if (sk.startsWith(keys.webhookPrefixes.event))
+          return [{ kind: 'event', organizationId, id: sk.slice(keys.webhookPrefixes.event.length) }];
+        if (sk.startsWith(keys.webhookPrefixes.message))
+          return [{ kind: 'message', organizationId, id: sk.slice(keys.webhookPrefixes.message.length) }];
         return [];
       });
     },
   };
 }
-

@@ -56,7 +56,12 @@ const endpointOf = async (deps: Pick<WebhookDependencies, 'webhooks'>, organizat
  * @throws InvalidRequestError naming `url` when the URL is refused.
  * @throws WebhookEndpointLimitReachedError at {@link MAX_WEBHOOK_ENDPOINTS} endpoints.
  */
-export async function createWebhookEndpoint(deps: WebhookDependencies, organizationId: string, input: CreateWebhookEndpointInput, now = new Date()) {
+export async function createWebhookEndpoint(
+  deps: WebhookDependencies,
+  organizationId: string,
+  input: CreateWebhookEndpointInput,
+  now = new Date(),
+) {
   const check = await checkWebhookUrl(input.url, { allowLocalhost: deps.allowLocalhost, resolve: deps.resolve });
   if (!check.ok) throw new InvalidRequestError('The webhook URL is refused.', [`url: ${check.reason}`]);
   const endpoint: WebhookEndpointRecord = {
@@ -73,8 +78,16 @@ export async function createWebhookEndpoint(deps: WebhookDependencies, organizat
     previousSecret: null,
     previousSecretExpiresAt: null,
   };
-  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS))) throw new WebhookEndpointLimitReachedError(MAX_WEBHOOK_ENDPOINTS);
-  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, createdAt: endpoint.createdAt, secret: endpoint.secret };
+  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS)))
+    throw new WebhookEndpointLimitReachedError(MAX_WEBHOOK_ENDPOINTS);
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    createdAt: endpoint.createdAt,
+    secret: endpoint.secret,
+  };
 }
 
 /** SHA-256 (hex) of a signing secret: what a saved answer keeps to recognize it. */
@@ -117,18 +130,36 @@ export async function deleteWebhookEndpoint(deps: Pick<WebhookDependencies, 'web
 }
 
 /** Issues a new secret; the previous one keeps signing for 24 h. @throws NotFoundError when the organization has no such endpoint. */
-export async function rotateWebhookSecret(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string, now = new Date()) {
+export async function rotateWebhookSecret(
+  deps: Pick<WebhookDependencies, 'webhooks'>,
+  organizationId: string,
+  endpointId: string,
+  now = new Date(),
+) {
   const expiresAt = new Date(now.getTime() + SECRET_OVERLAP_HOURS * 3_600_000).toISOString();
   const endpoint = await deps.webhooks.rotateSecret(organizationId, endpointId, newWebhookSecret(), expiresAt);
   if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
-  return { id: endpoint.id, url: endpoint.url, events: endpoint.events, description: endpoint.description, createdAt: endpoint.createdAt, secret: endpoint.secret, previousSecretExpiresAt: expiresAt };
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    createdAt: endpoint.createdAt,
+    secret: endpoint.secret,
+    previousSecretExpiresAt: expiresAt,
+  };
 }
 
 /**
  * Records a `webhook.test` event for one endpoint; delivery takes it from
  * there like any event. @throws NotFoundError when the organization has no such endpoint.
  */
-export async function sendTestEvent(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string, now = new Date()) {
+export async function sendTestEvent(
+  deps: Pick<WebhookDependencies, 'webhooks'>,
+  organizationId: string,
+  endpointId: string,
+  now = new Date(),
+) {
   await endpointOf(deps, organizationId, endpointId);
   const eventId = newWebhookEventId();
   await deps.webhooks.putEvent({ id: eventId, organizationId, type: 'webhook.test', occurredAt: now.toISOString(), endpointId });
@@ -139,10 +170,18 @@ export async function sendTestEvent(deps: Pick<WebhookDependencies, 'webhooks'>,
  * One page of the delivery log, newest first.
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
-export async function listWebhookDeliveries(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, input: ListWebhookDeliveriesInput) {
+export async function listWebhookDeliveries(
+  deps: Pick<WebhookDependencies, 'webhooks'>,
+  organizationId: string,
+  input: ListWebhookDeliveriesInput,
+) {
   const limit = input.limit ?? DEFAULT_DELIVERY_PAGE_SIZE;
   const filters = { endpointId: input.filters?.endpointId, eventType: input.filters?.eventType, status: input.filters?.status };
-  const binding = { o: organizationId, f: JSON.stringify(['webhook-deliveries', filters.endpointId ?? null, filters.eventType ?? null, filters.status ?? null]), l: limit };
+  const binding = {
+    o: organizationId,
+    f: JSON.stringify(['webhook-deliveries', filters.endpointId ?? null, filters.eventType ?? null, filters.status ?? null]),
+    l: limit,
+  };
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
   const page = await deps.webhooks.deliveries({ organizationId, limit, filters, ...(after === undefined ? {} : { after }) });
   return {
@@ -171,7 +210,12 @@ const toApiEvent = (event: WebhookEvent, remainingCredits: number) => ({
  * the page's events, and the balance once when the page holds a campaign event (`data.campaign.credits.remaining`).
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
-export async function listEvents(deps: Pick<DeliveryDependencies, 'webhooks' | 'organizations'>, organizationId: string, input: ListEventsInput, now = new Date()) {
+export async function listEvents(
+  deps: Pick<DeliveryDependencies, 'webhooks' | 'organizations'>,
+  organizationId: string,
+  input: ListEventsInput,
+  now = new Date(),
+) {
   const limit = input.limit ?? DEFAULT_EVENT_PAGE_SIZE;
   const given = input.filters?.type;
   const types = given === undefined ? undefined : [...new Set(Array.isArray(given) ? given : [given])].sort();

@@ -17,7 +17,20 @@ import { addressOf, bucketOf, fingerprintOf } from '../../lib/history/store';
 import { migrateHistoryShards, readLegacyHistory } from '../../lib/migrations/history-shards';
 import { accountHistory, accountLists, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
-import { DAY_MS, account, activeAccounts, createApiCampaign, enrich, expectError, gate, historyBucketPrefix, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './support';
+import {
+  DAY_MS,
+  account,
+  activeAccounts,
+  createApiCampaign,
+  enrich,
+  expectError,
+  gate,
+  historyBucketPrefix,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  waitForStatus,
+} from './support';
 
 const api = useApi();
 const QUOTE = '/v1/campaigns/quote';
@@ -34,7 +47,9 @@ async function countHistoryReads<T>(organizationId: string, run: () => Promise<T
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
       if (String(context.commandName).startsWith('BatchGet')) {
-        const requested = Object.values((args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).flatMap((r) => r.Keys);
+        const requested = Object.values((args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems).flatMap(
+          (r) => r.Keys,
+        );
         const buckets = requested.filter((key) => JSON.stringify(key).includes(bucketPrefix)).length;
         if (buckets > 0) {
           counted.calls++;
@@ -85,7 +100,11 @@ async function quoteAt(apiKey: string, campaignId: string, at?: number) {
   try {
     const res = await call(api(), QUOTE, { apiKey, body: { campaignId } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.data.accounts as { requested: number; eligible: number; excluded: { total: number; invalid: number; recentlyEnriched: number; crmExcluded: number } };
+    return res.data.accounts as {
+      requested: number;
+      eligible: number;
+      excluded: { total: number; invalid: number; recentlyEnriched: number; crmExcluded: number };
+    };
   } finally {
     vi.useRealTimers();
   }
@@ -105,7 +124,8 @@ describe('recency exactness (docs/launch.md)', () => {
     // window's start (not recent), 27's 1 ms before it, 29's, 0's and 1's 1 ms after it (campaign 59). Campaigns 60..64, older,
     // enriched accounts 30..34 (and 0..4 again) before the start. Recorded through the completion path, in a scrambled order.
     const campaigns: { accountIds: string[]; completedAt: number }[] = [];
-    for (let k = 0; k < 60; k++) campaigns.push({ accountIds: [k, k + 1, k + 2].map((j) => ids[j % 30]!), completedAt: windowStart + k - 58 });
+    for (let k = 0; k < 60; k++)
+      campaigns.push({ accountIds: [k, k + 1, k + 2].map((j) => ids[j % 30]!), completedAt: windowStart + k - 58 });
     for (let k = 0; k < 5; k++) campaigns.push({ accountIds: [ids[30 + k]!, ids[k]!], completedAt: windowStart - 1 - k });
     const order = campaigns.map((_, i) => (i * 37) % campaigns.length);
     expect(new Set(order).size).toBe(campaigns.length);
@@ -121,10 +141,16 @@ describe('recency exactness (docs/launch.md)', () => {
 
     const latest = (j: number) => Math.max(...campaigns.filter((c) => c.accountIds.includes(ids[j]!)).map((c) => c.completedAt));
     expect([27, 28, 29, 0, 1].map((j) => latest(j) - windowStart)).toEqual([-1, 0, 1, 1, 1]);
-    expect(await quoteAt(apiKey, campaignId, launchAt)).toEqual({ requested: 35, eligible: 31, excluded: { total: 4, invalid: 0, recentlyEnriched: 3, crmExcluded: 1 } });
+    expect(await quoteAt(apiKey, campaignId, launchAt)).toEqual({
+      requested: 35,
+      eligible: 31,
+      excluded: { total: 4, invalid: 0, recentlyEnriched: 3, crmExcluded: 1 },
+    });
 
     const facts = await accountHistory().getFacts(organizationId, ids, { enrichedAfter: windowStart });
-    expect(ids.map((id) => facts.get(id)?.lastEnrichedAt ?? null)).toEqual(ids.map((_, j) => (latest(j) > windowStart ? new Date(latest(j)).toISOString() : null)));
+    expect(ids.map((id) => facts.get(id)?.lastEnrichedAt ?? null)).toEqual(
+      ids.map((_, j) => (latest(j) > windowStart ? new Date(latest(j)).toISOString() : null)),
+    );
     const all = await accountHistory().getFacts(organizationId, ids);
     expect(ids.map((id) => all.get(id)?.lastEnrichedAt)).toEqual(ids.map((_, j) => new Date(latest(j)).toISOString()));
   });
@@ -156,7 +182,10 @@ describe('a completion racing a launch (docs/launch.md)', () => {
 
       // 3. FinishRecording writes the buckets and removes A from the organization item.
       write.hold.open();
-      await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
+      await pollUntil(
+        () => organizations().get(organizationId),
+        (org) => org?.pendingRecency === undefined,
+      );
 
       // 4. B's history read goes on: B saw A either way, and is refused.
       read.hold.open();
@@ -217,7 +246,11 @@ describe('history reads do not grow with the history (docs/launch.md)', () => {
       const campaignId = await createApiCampaign(api(), org.apiKey, ids, 30);
       const buckets = await bucketsOf(org.organizationId, ids);
       const { result, calls, keys } = await countHistoryReads(org.organizationId, () => enrich(api(), org.apiKey, campaignId));
-      return { reads: { calls, keys }, buckets, excluded: result.status === 200 ? result.data.accounts.excluded.recentlyEnriched : result.error?.details };
+      return {
+        reads: { calls, keys },
+        buckets,
+        excluded: result.status === 200 ? result.data.accounts.excluded.recentlyEnriched : result.error?.details,
+      };
     };
     const [ten, twoHundred] = [await withPrior(10), await withPrior(200)];
     // 10 campaigns enriched 34 of the 50 accounts (the launch goes ahead with 16); 200 enriched all 50 (refused).
@@ -248,7 +281,11 @@ describe('migration from the S3 markers and CRM lists (lib/migrations/history-sh
       [ago(100), [12, 13, 14, 15, 16]],
       [ago(10), [1, 17]],
     ];
-    for (const [completedAt, members] of markers) await accountLists().put(objectKeys.recencyMarker(organizationId, completedAt, newCampaignId()), members.map((i) => ids[i]!));
+    for (const [completedAt, members] of markers)
+      await accountLists().put(
+        objectKeys.recencyMarker(organizationId, completedAt, newCampaignId()),
+        members.map((i) => ids[i]!),
+      );
     await accountLists().put(objectKeys.crmList(organizationId, `${ago(1)}-a`), [ids[3]!, ids[11]!, ids[18]!]);
     await accountLists().put(objectKeys.crmList(organizationId, `${ago(0)}-b`), [ids[18]!, ids[19]!, `${p}_elsewhere`]);
 
@@ -276,7 +313,8 @@ describe('migration from the S3 markers and CRM lists (lib/migrations/history-sh
     const first = await migrateHistoryShards({ s3, bucketName: config.bucketName, history: accountHistory() });
     expect(first.markers).toBeGreaterThanOrEqual(markers.length);
     expect(first.crmLists).toBeGreaterThanOrEqual(2);
-    for (const [i, campaignId] of campaigns.entries()) expect(await quoteAt(apiKey, campaignId, now), `window ${windows[i]}`).toEqual(before[i]);
+    for (const [i, campaignId] of campaigns.entries())
+      expect(await quoteAt(apiKey, campaignId, now), `window ${windows[i]}`).toEqual(before[i]);
     expect(await listKeys(s3, config.bucketName, objectKeys.recencyPrefix(organizationId))).toEqual([]);
     expect(await listKeys(s3, config.bucketName, objectKeys.crmPrefix(organizationId))).toEqual([]);
 

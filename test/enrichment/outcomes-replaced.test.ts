@@ -68,7 +68,7 @@ describe('recordBatch of a replaced evaluation', () => {
     expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_new' })).toBe(true);
     expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_new' })).toBe(false);
     expect(await keysUnder(`${objectKeys.evaluationPrefix(organizationId, campaignId, 'att_new')}contacts/`)).toHaveLength(1);
-    expect((await outcomes().manifest(campaignId))).toMatchObject({ evaluationId: 'att_new', found: 1, notFound: 1, contactsFound: 3 });
+    expect(await outcomes().manifest(campaignId)).toMatchObject({ evaluationId: 'att_new', found: 1, notFound: 1, contactsFound: 3 });
 
     // A try of the old evaluation's batch that died after writing its object (before it could see the replacement):
     // the retry finds the evaluation replaced and deletes the object.

@@ -23,7 +23,8 @@ export const quote = (baseUrl: string, apiKey: string, campaignId: string, optio
   call(baseUrl, QUOTE, { apiKey, body: { campaignId }, ...options });
 
 /** `POST /v1/campaigns/accounts` with a JSON body. */
-export const accountsPage = (baseUrl: string, apiKey: string, body: Record<string, unknown>): Promise<ApiResponse> => call(baseUrl, ACCOUNTS, { apiKey, body });
+export const accountsPage = (baseUrl: string, apiKey: string, body: Record<string, unknown>): Promise<ApiResponse> =>
+  call(baseUrl, ACCOUNTS, { apiKey, body });
 
 /** One account as `/v1/campaigns/accounts` shows it. */
 export interface AccountRow {
@@ -33,7 +34,11 @@ export interface AccountRow {
 }
 
 /** Walks every page of `/v1/campaigns/accounts` with the given filters and limit; returns the accounts and the pages' sizes. */
-export async function allAccounts(baseUrl: string, apiKey: string, body: Record<string, unknown>): Promise<{ accounts: AccountRow[]; pages: number[]; summary: Record<string, number> }> {
+export async function allAccounts(
+  baseUrl: string,
+  apiKey: string,
+  body: Record<string, unknown>,
+): Promise<{ accounts: AccountRow[]; pages: number[]; summary: Record<string, number> }> {
   const accounts: AccountRow[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;
@@ -62,7 +67,11 @@ export interface BucketFixture {
   /** Every distinct account in submission order with its expected outcome and contacts. */
   expected: AccountRow[];
   /** Expected evaluation figures (accounts). */
-  accounts: { requested: number; eligible: number; excluded: { total: number; invalid: number; recentlyEnriched: number; crmExcluded: number } };
+  accounts: {
+    requested: number;
+    eligible: number;
+    excluded: { total: number; invalid: number; recentlyEnriched: number; crmExcluded: number };
+  };
 }
 
 /**
@@ -113,7 +122,8 @@ export async function bucketFixture(organizationId: string): Promise<BucketFixtu
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v instanceof Set) return [...v].sort();
-    if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
     return v;
   });
 }
@@ -136,8 +146,12 @@ export async function snapshotStorage(options: { prefixes?: string[] } = {}): Pr
     try {
       const objects = new Map<string, string>();
       for (const prefix of options.prefixes ?? ['']) {
-        for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: config.bucketName, ...(prefix ? { Prefix: prefix } : {}) })) {
-          for (const object of page.Contents ?? []) objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
+        for await (const page of paginateListObjectsV2(
+          { client: s3 },
+          { Bucket: config.bucketName, ...(prefix ? { Prefix: prefix } : {}) },
+        )) {
+          for (const object of page.Contents ?? [])
+            objects.set(object.Key!, `${object.ETag} ${object.Size} ${object.LastModified?.toISOString()}`);
         }
       }
       return { items, objects };

@@ -19,7 +19,20 @@ import { migrateAccountHistory } from '../../lib/migrations/account-history';
 import { accountHistory, accountLists, evaluationDependencies, organizations } from '../../lib/root';
 import { call, newOrganization, useApi } from '../support/api';
 import { withScratchTable } from '../support/scratch-table';
-import { DAY_MS, account, activeAccounts, historyBucketPrefix, createApiCampaign, enrich, gate, importAccounts, pollUntil, uniquePrefix, useTestWarehouses, waitForStatus } from './support';
+import {
+  DAY_MS,
+  account,
+  activeAccounts,
+  historyBucketPrefix,
+  createApiCampaign,
+  enrich,
+  gate,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  useTestWarehouses,
+  waitForStatus,
+} from './support';
 
 const api = useApi();
 const useTestWarehouse = useTestWarehouses();
@@ -75,11 +88,21 @@ describe('recency (docs/launch.md)', () => {
     vi.useRealTimers();
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
     // ids[1], ids[3] and ids[4] completed strictly after the window's start; ids[0] exactly at it, ids[2] before it.
-    expect(quote.data.accounts).toEqual({ requested: 5, eligible: 2, excluded: { total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 } });
+    expect(quote.data.accounts).toEqual({
+      requested: 5,
+      eligible: 2,
+      excluded: { total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 },
+    });
 
     // The window's start as the history read sees it: facts read from it carry the latest completion per account.
     const facts = await accountHistory().getFacts(organizationId, ids, { enrichedAfter: windowStart });
-    expect(ids.map((id) => facts.get(id)?.lastEnrichedAt)).toEqual([undefined, at(windowStart + 1), undefined, at(launchAt), at(windowStart + 1_000)]);
+    expect(ids.map((id) => facts.get(id)?.lastEnrichedAt)).toEqual([
+      undefined,
+      at(windowStart + 1),
+      undefined,
+      at(launchAt),
+      at(windowStart + 1_000),
+    ]);
   });
 
   it('campaigns completing together with shared accounts: each account takes the later completion, before and after the history is written', async () => {
@@ -117,14 +140,21 @@ describe('recency (docs/launch.md)', () => {
       expect(pendingQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
 
       writes.open();
-      await pollUntil(() => organizations().get(organizationId), (org) => org?.pendingRecency === undefined);
+      await pollUntil(
+        () => organizations().get(organizationId),
+        (org) => org?.pendingRecency === undefined,
+      );
       const facts = await accountHistory().getFacts(organizationId, [x, y, z]);
       expect([x, y, z].map((id) => facts.get(id)?.lastEnrichedAt)).toEqual(expected);
       const historyQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
       expect(historyQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
       // One entry per account, not per campaign: y, enriched by both, appears once in the whole history.
       const { buckets } = await accountHistory().state(organizationId);
-      const items = await batchGet(ddb, config.tableName, Array.from({ length: buckets }, (_, bucket) => keys.accountHistoryBucket(organizationId, bucket)));
+      const items = await batchGet(
+        ddb,
+        config.tableName,
+        Array.from({ length: buckets }, (_, bucket) => keys.accountHistoryBucket(organizationId, bucket)),
+      );
       const stored = items.flatMap((item) => [...decodeBucket(item.entries as Uint8Array).keys()]);
       expect([x, y, z].map((id) => stored.filter((fingerprint) => fingerprint === fingerprintOf(id)).length)).toEqual([1, 1, 1]);
     } finally {
@@ -139,7 +169,8 @@ describe('CRM targets (README.md#operator-cli)', () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     const p = uniquePrefix();
     const imports = 11;
-    for (let i = 0; i < imports; i++) expect(await accountHistory().addCrmTargets(organizationId, [`${p}_${i}`, `${p}_shared`, `${p}_shared`])).toBe(2);
+    for (let i = 0; i < imports; i++)
+      expect(await accountHistory().addCrmTargets(organizationId, [`${p}_${i}`, `${p}_shared`, `${p}_shared`])).toBe(2);
     const ids = [...Array.from({ length: imports }, (_, i) => `${p}_${i}`), `${p}_shared`, `${p}_never`];
     const facts = await accountHistory().getFacts(organizationId, ids, { recency: false });
     expect(ids.map((id) => facts.get(id)?.crmTarget ?? false)).toEqual([...Array.from({ length: imports }, () => true), true, false]);
@@ -170,7 +201,9 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
         excludeEnrichedWithinDays: 30,
         now: new Date(),
         historyBuckets,
-        pendingRecency: [{ campaignId: newCampaignId(), completedAt: new Date(Date.now() - 1_000).toISOString(), eligibleObjectKey: pendingList }],
+        pendingRecency: [
+          { campaignId: newCampaignId(), completedAt: new Date(Date.now() - 1_000).toISOString(), eligibleObjectKey: pendingList },
+        ],
       }),
     );
     expect(calls).toEqual({ BatchGetItem: Math.ceil(n / 100) + historyCalls });
@@ -193,9 +226,26 @@ describe('migration of per-account history (lib/migrations/account-history.ts)',
       const [older, newer] = [new Date(Date.now() - 3 * DAY_MS).toISOString(), new Date(Date.now() - DAY_MS).toISOString()];
       const [campaignA, campaignB] = [newCampaignId(), newCampaignId()];
       const legacy = [
-        ...[`${p}_1`, `${p}_2`].map((accountId) => ({ ...keys.accountEnrichment(organizationId, accountId), type: 'accountEnrichment', accountId, lastEnrichedAt: older, campaignId: campaignA })),
-        { ...keys.accountEnrichment(organizationId, `${p}_3`), type: 'accountEnrichment', accountId: `${p}_3`, lastEnrichedAt: newer, campaignId: campaignB },
-        ...[`${p}_3`, `${p}_4`].map((accountId) => ({ ...keys.crmTarget(organizationId, accountId), type: 'crmTarget', accountId, addedAt: older })),
+        ...[`${p}_1`, `${p}_2`].map((accountId) => ({
+          ...keys.accountEnrichment(organizationId, accountId),
+          type: 'accountEnrichment',
+          accountId,
+          lastEnrichedAt: older,
+          campaignId: campaignA,
+        })),
+        {
+          ...keys.accountEnrichment(organizationId, `${p}_3`),
+          type: 'accountEnrichment',
+          accountId: `${p}_3`,
+          lastEnrichedAt: newer,
+          campaignId: campaignB,
+        },
+        ...[`${p}_3`, `${p}_4`].map((accountId) => ({
+          ...keys.crmTarget(organizationId, accountId),
+          type: 'crmTarget',
+          accountId,
+          addedAt: older,
+        })),
       ];
       await batchPut(ddb, tableName, legacy);
 
@@ -211,7 +261,13 @@ describe('migration of per-account history (lib/migrations/account-history.ts)',
         { crmTarget: true },
         null,
       ]);
-      expect(await batchGet(ddb, tableName, legacy.map(({ pk, sk }) => ({ pk, sk })))).toEqual([]);
+      expect(
+        await batchGet(
+          ddb,
+          tableName,
+          legacy.map(({ pk, sk }) => ({ pk, sk })),
+        ),
+      ).toEqual([]);
       expect(await migrateAccountHistory({ client: ddb, tableName, history })).toEqual({ markers: 0, enrichmentItems: 0, crmItems: 0 });
     });
   });

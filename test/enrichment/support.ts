@@ -55,8 +55,21 @@ export function contact(contactId: string, options: { mobile?: boolean; email?: 
 }
 
 /** A warehouse account with the given status and contacts. */
-export function account(accountId: string, status: WarehouseAccount['status'] = 'active', contacts: WarehouseContact[] = []): WarehouseAccount {
-  return { accountId, name: `Account ${accountId}`, domain: `${accountId}.example.com`, status, industry: 'Software', employeeCount: 120, country: 'US', contacts };
+export function account(
+  accountId: string,
+  status: WarehouseAccount['status'] = 'active',
+  contacts: WarehouseContact[] = [],
+): WarehouseAccount {
+  return {
+    accountId,
+    name: `Account ${accountId}`,
+    domain: `${accountId}.example.com`,
+    status,
+    industry: 'Software',
+    employeeCount: 120,
+    country: 'US',
+    contacts,
+  };
 }
 
 /** `count` active accounts `<prefix>_<i>`, each with one contact. */
@@ -134,7 +147,11 @@ export function testWarehouse(options: { holdStatuses?: boolean; holdAccounts?: 
  * Calls `read` until `done` holds for its value, every `intervalMs`, and
  * fails with the last value once `timeoutMs` has passed.
  */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, { timeoutMs = 20_000, intervalMs = 100 } = {}): Promise<T> {
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 20_000, intervalMs = 100 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -145,23 +162,37 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
 }
 
 /** Creates an API campaign over HTTP and returns its ID. */
-export async function createApiCampaign(baseUrl: string, apiKey: string, accountIds: string[], excludeEnrichedWithinDays?: number | null): Promise<string> {
+export async function createApiCampaign(
+  baseUrl: string,
+  apiKey: string,
+  accountIds: string[],
+  excludeEnrichedWithinDays?: number | null,
+): Promise<string> {
   const res = await call(baseUrl, CREATE, {
     apiKey,
-    body: { name: `Campaign ${accountIds.length}`, accountIds, ...(excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays } : {}) },
+    body: {
+      name: `Campaign ${accountIds.length}`,
+      accountIds,
+      ...(excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays } : {}),
+    },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.data.id as string;
 }
 
 /** `POST /v1/campaigns/get`. */
-export const getCampaign = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> => call(baseUrl, GET, { apiKey, body: { campaignId } });
+export const getCampaign = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> =>
+  call(baseUrl, GET, { apiKey, body: { campaignId } });
 
 /** `POST /v1/campaigns/enrich`. */
-export const enrich = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> => call(baseUrl, ENRICH, { apiKey, body: { campaignId } });
+export const enrich = (baseUrl: string, apiKey: string, campaignId: string): Promise<ApiResponse> =>
+  call(baseUrl, ENRICH, { apiKey, body: { campaignId } });
 
 /** `POST /v1/org/describe`, data only. */
-export async function describeOrg(baseUrl: string, apiKey: string): Promise<{ credits: { smb: number }; enrichment: { enrichingAccounts: number; maxEnrichingAccounts: number } }> {
+export async function describeOrg(
+  baseUrl: string,
+  apiKey: string,
+): Promise<{ credits: { smb: number }; enrichment: { enrichingAccounts: number; maxEnrichingAccounts: number } }> {
   const res = await call(baseUrl, DESCRIBE, { apiKey });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.data;

@@ -22,7 +22,8 @@ const api = useApi();
 const runs = (n: number) => Math.max(1, Math.round(n * Number(process.env.HOSTILE_RUNS_SCALE ?? 1)));
 
 const BOUNDARY = 'isolationBoundary4Kq9';
-const randomKey = (length = 40, alphabet = ID_ALPHABET) => `cek_${Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('')}`;
+const randomKey = (length = 40, alphabet = ID_ALPHABET) =>
+  `cek_${Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('')}`;
 
 /** The victim: campaigns in every state, with names that must never appear in anyone else's answers. */
 let A: { organizationId: string; apiKey: string; campaigns: Record<string, string>; names: string[] };
@@ -61,7 +62,8 @@ function leaks(res: RawAnswer, sentId?: string): string[] {
   const text = res.text;
   if (text.includes(A.organizationId)) v.push(`answer carries the victim's organization ID: ${text.slice(0, 200)}`);
   for (const name of A.names) if (text.includes(name)) v.push(`answer carries the victim's campaign name ${name}`);
-  for (const id of Object.values(A.campaigns)) if (id !== sentId && text.includes(id)) v.push(`answer carries a victim campaign ID it was not sent: ${id}`);
+  for (const id of Object.values(A.campaigns))
+    if (id !== sentId && text.includes(id)) v.push(`answer carries a victim campaign ID it was not sent: ${id}`);
   return v;
 }
 
@@ -82,14 +84,21 @@ function bodyFor(op: OperationName, campaignId: string): Record<string, unknown>
 }
 
 /** Encodes a flat body as JSON, urlencoded or multipart. */
-function encode(body: Record<string, unknown> | undefined, encoding: 'json' | 'urlencoded' | 'multipart'): { contentType?: string; body?: string } {
+function encode(
+  body: Record<string, unknown> | undefined,
+  encoding: 'json' | 'urlencoded' | 'multipart',
+): { contentType?: string; body?: string } {
   if (body === undefined) return {};
-  const pairs = Object.entries(body).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((x): [string, string] => [k, String(x)]) : [[k, String(v)]]));
+  const pairs = Object.entries(body).flatMap(([k, v]): [string, string][] =>
+    Array.isArray(v) ? v.map((x): [string, string] => [k, String(x)]) : [[k, String(v)]],
+  );
   if (encoding === 'json') return { contentType: 'application/json', body: JSON.stringify(body) };
   if (encoding === 'urlencoded') return { contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(pairs).toString() };
   return {
     contentType: `multipart/form-data; boundary=${BOUNDARY}`,
-    body: pairs.map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('') + `--${BOUNDARY}--\r\n`,
+    body:
+      pairs.map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('') +
+      `--${BOUNDARY}--\r\n`,
   };
 }
 
@@ -101,23 +110,41 @@ describe('no key, a malformed header, an unknown key, a revoked key', () => {
   const printable = fc.constantFrom(...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)));
   const header = fc.oneof(
     fc.constant({ kind: 'none' as const }),
-    fc.constantFrom('', 'Bearer', 'Bearer ', 'bearer', 'Basic', 'Token x', 'Bearer null', 'Bearer undefined', 'Bearer cek_', 'Bearer cek', 'Negotiate abc').map((h) => ({ kind: 'header' as const, value: () => h })),
+    fc
+      .constantFrom(
+        '',
+        'Bearer',
+        'Bearer ',
+        'bearer',
+        'Basic',
+        'Token x',
+        'Bearer null',
+        'Bearer undefined',
+        'Bearer cek_',
+        'Bearer cek',
+        'Negotiate abc',
+      )
+      .map((h) => ({ kind: 'header' as const, value: () => h })),
     fc.string({ unit: printable, maxLength: 120 }).map((h) => ({ kind: 'header' as const, value: () => h })),
-    fc.string({ unit: printable, minLength: 1, maxLength: 80 }).map((t) => ({ kind: 'header' as const, value: () => `Bearer ${t.trim() || 'x'}` })),
-    fc.constantFrom<[string, () => string]>(
-      ['another scheme carrying a real key', () => `Basic ${A.apiKey}`],
-      ['the key without a scheme', () => A.apiKey],
-      ['a real key followed by another token', () => `Bearer ${A.apiKey} ${B.apiKey}`],
-      ['two real keys in one header', () => `Bearer ${A.apiKey},Bearer ${B.apiKey}`],
-      ['a real key with a character appended', () => `Bearer ${A.apiKey}x`],
-      ['a real key one character short', () => `Bearer ${A.apiKey.slice(0, -1)}`],
-      ['a real key in lower case', () => `Bearer ${A.apiKey.toLowerCase() === A.apiKey ? `${A.apiKey}Z` : A.apiKey.toLowerCase()}`],
-      ['a real key with another prefix', () => `Bearer sk_${A.apiKey.slice(4)}`],
-      ['39 characters', () => `Bearer ${randomKey(39)}`],
-      ['41 characters', () => `Bearer ${randomKey(41)}`],
-      ['characters outside base58', () => `Bearer ${randomKey(40, '0OIl+/=')}`],
-      ['a very long token', () => `Bearer ${'a'.repeat(8_000)}`],
-    ).map(([, value]) => ({ kind: 'header' as const, value })),
+    fc
+      .string({ unit: printable, minLength: 1, maxLength: 80 })
+      .map((t) => ({ kind: 'header' as const, value: () => `Bearer ${t.trim() || 'x'}` })),
+    fc
+      .constantFrom<[string, () => string]>(
+        ['another scheme carrying a real key', () => `Basic ${A.apiKey}`],
+        ['the key without a scheme', () => A.apiKey],
+        ['a real key followed by another token', () => `Bearer ${A.apiKey} ${B.apiKey}`],
+        ['two real keys in one header', () => `Bearer ${A.apiKey},Bearer ${B.apiKey}`],
+        ['a real key with a character appended', () => `Bearer ${A.apiKey}x`],
+        ['a real key one character short', () => `Bearer ${A.apiKey.slice(0, -1)}`],
+        ['a real key in lower case', () => `Bearer ${A.apiKey.toLowerCase() === A.apiKey ? `${A.apiKey}Z` : A.apiKey.toLowerCase()}`],
+        ['a real key with another prefix', () => `Bearer sk_${A.apiKey.slice(4)}`],
+        ['39 characters', () => `Bearer ${randomKey(39)}`],
+        ['41 characters', () => `Bearer ${randomKey(41)}`],
+        ['characters outside base58', () => `Bearer ${randomKey(40, '0OIl+/=')}`],
+        ['a very long token', () => `Bearer ${'a'.repeat(8_000)}`],
+      )
+      .map(([, value]) => ({ kind: 'header' as const, value })),
     fc.constant({ kind: 'unknown' as const }),
     fc.constant({ kind: 'revoked' as const }),
   );
@@ -126,23 +153,37 @@ describe('no key, a malformed header, an unknown key, a revoked key', () => {
   it('every operation answers 401 invalid_api_key (or revoked_api_key for a revoked key) with WWW-Authenticate: Bearer, before reading the body, and leaks nothing', async () => {
     const before = await organizationSnapshot(A.organizationId, A.apiKey);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPERATION_NAMES), header, bodyKind, fc.constantFrom('json' as const, 'urlencoded' as const, 'multipart' as const), async (op, h, kind, encoding) => {
-        const authorization = h.kind === 'none' ? undefined : h.kind === 'unknown' ? `Bearer ${randomKey()}` : h.kind === 'revoked' ? `Bearer ${revokedKey}` : h.value();
-        const target = A.campaigns.apiDraft!;
-        const encoded =
-          kind === 'victim-valid'
-            ? encode(bodyFor(op, target), encoding)
-            : kind === 'invalid'
-              ? encode({ campaignId: 'nope', extra: 1 }, encoding)
-              : kind === 'malformed'
-                ? { contentType: 'application/json', body: '{"campaignId":' }
-                : {};
-        const res = await send(api(), OPERATIONS[op], { authorization, ...encoded });
-        const code = h.kind === 'revoked' ? 'revoked_api_key' : 'invalid_api_key';
-        const v = [...envelopeViolations(op, res), ...leaks(res)];
-        if (res.status !== 401 || res.body?.error?.code !== code) v.push(`expected 401 ${code}, got ${res.status} ${res.text.slice(0, 200)}`);
-        expectClean(v, { op, authorization: authorization?.slice(0, 80), kind, encoding });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...OPERATION_NAMES),
+        header,
+        bodyKind,
+        fc.constantFrom('json' as const, 'urlencoded' as const, 'multipart' as const),
+        async (op, h, kind, encoding) => {
+          const authorization =
+            h.kind === 'none'
+              ? undefined
+              : h.kind === 'unknown'
+                ? `Bearer ${randomKey()}`
+                : h.kind === 'revoked'
+                  ? `Bearer ${revokedKey}`
+                  : h.value();
+          const target = A.campaigns.apiDraft!;
+          const encoded =
+            kind === 'victim-valid'
+              ? encode(bodyFor(op, target), encoding)
+              : kind === 'invalid'
+                ? encode({ campaignId: 'nope', extra: 1 }, encoding)
+                : kind === 'malformed'
+                  ? { contentType: 'application/json', body: '{"campaignId":' }
+                  : {};
+          const res = await send(api(), OPERATIONS[op], { authorization, ...encoded });
+          const code = h.kind === 'revoked' ? 'revoked_api_key' : 'invalid_api_key';
+          const v = [...envelopeViolations(op, res), ...leaks(res)];
+          if (res.status !== 401 || res.body?.error?.code !== code)
+            v.push(`expected 401 ${code}, got ${res.status} ${res.text.slice(0, 200)}`);
+          expectClean(v, { op, authorization: authorization?.slice(0, 80), kind, encoding });
+        },
+      ),
       { numRuns: runs(150) },
     );
     expect(await organizationSnapshot(A.organizationId, A.apiKey)).toEqual(before);
@@ -158,14 +199,25 @@ describe('another organization’s key against this organization’s campaigns',
         fc.constantFrom('get' as const, 'update' as const, 'enrich' as const, 'export' as const),
         fc.constantFrom(...Object.keys(A.campaigns)),
         fc.constantFrom('json' as const, 'urlencoded' as const, 'multipart' as const),
-        fc.record({ maxContactsPerAccount: fc.option(fc.nat({ max: 5 }), { nil: undefined }), hasEmail: fc.option(fc.boolean(), { nil: undefined }) }),
+        fc.record({
+          maxContactsPerAccount: fc.option(fc.nat({ max: 5 }), { nil: undefined }),
+          hasEmail: fc.option(fc.boolean(), { nil: undefined }),
+        }),
         async (op, label, encoding, extras) => {
           const campaignId = A.campaigns[label]!;
-          const body = { ...bodyFor(op, campaignId)!, ...(op === 'export' ? Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== undefined)) : {}) };
+          const body = {
+            ...bodyFor(op, campaignId)!,
+            ...(op === 'export' ? Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== undefined)) : {}),
+          };
           const res = await send(api(), OPERATIONS[op], { authorization: `Bearer ${B.apiKey}`, ...encode(body, encoding) });
           const v = [...envelopeViolations(op, res), ...leaks(res, campaignId)];
           if (res.status !== 404) v.push(`expected 404 not_found, got ${res.status} ${res.text.slice(0, 300)}`);
-          else expect(res.body.error).toEqual({ code: 'not_found', message: expect.any(String), details: { resource: 'campaign', id: campaignId } });
+          else
+            expect(res.body.error).toEqual({
+              code: 'not_found',
+              message: expect.any(String),
+              details: { resource: 'campaign', id: campaignId },
+            });
           expectClean(v, { op, label, encoding, body });
         },
       ),
@@ -179,8 +231,13 @@ describe('another organization’s key against this organization’s campaigns',
   it('concurrent enrich bursts by another organization on the victim’s draft never take its launch lock, charge anyone, or block the owner', async () => {
     const draft = A.campaigns.apiDraft!;
     const beforeA = await organizationSnapshot(A.organizationId, A.apiKey);
-    const answers = await Promise.all(Array.from({ length: 30 }, () => sendJson(api(), OPERATIONS.enrich, B.apiKey, { campaignId: draft })));
-    for (const res of answers) expectClean([...envelopeViolations('enrich', res), ...leaks(res, draft), ...(res.status === 404 ? [] : [`got ${res.status}`])], { draft });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => sendJson(api(), OPERATIONS.enrich, B.apiKey, { campaignId: draft })),
+    );
+    for (const res of answers)
+      expectClean([...envelopeViolations('enrich', res), ...leaks(res, draft), ...(res.status === 404 ? [] : [`got ${res.status}`])], {
+        draft,
+      });
     expect(await organizationSnapshot(A.organizationId, A.apiKey)).toEqual(beforeA);
     // The owner is not told enrichment_pending: no foreign call left a lock behind.
     const owner = await sendJson(api(), OPERATIONS.get, A.apiKey, { campaignId: draft });
@@ -233,16 +290,23 @@ describe('another organization’s key against this organization’s campaigns',
             cursor = next;
           }
           if (!cursor) return;
-          const stolen = encoding === 'json'
-            ? await sendJson(api(), OPERATIONS.list, B.apiKey, { filters, limit, cursor })
-            : await send(api(), OPERATIONS.list, {
-                authorization: `Bearer ${B.apiKey}`,
-                contentType: 'application/x-www-form-urlencoded',
-                body: new URLSearchParams([...(status ?? []).map((s): [string, string] => ['filters[status]', s]), ['limit', String(limit)], ['cursor', cursor]]).toString(),
-              });
+          const stolen =
+            encoding === 'json'
+              ? await sendJson(api(), OPERATIONS.list, B.apiKey, { filters, limit, cursor })
+              : await send(api(), OPERATIONS.list, {
+                  authorization: `Bearer ${B.apiKey}`,
+                  contentType: 'application/x-www-form-urlencoded',
+                  body: new URLSearchParams([
+                    ...(status ?? []).map((s): [string, string] => ['filters[status]', s]),
+                    ['limit', String(limit)],
+                    ['cursor', cursor],
+                  ]).toString(),
+                });
           const v = [...envelopeViolations('list', stolen), ...leaks(stolen)];
-          if (stolen.status !== 400 || stolen.body.error?.code !== 'invalid_request') v.push(`a stolen cursor got ${stolen.status} ${stolen.text.slice(0, 300)}`);
-          else if (!stolen.body.error.details?.issues?.some((line: string) => line.startsWith('cursor'))) v.push(`issues do not name the cursor: ${stolen.text}`);
+          if (stolen.status !== 400 || stolen.body.error?.code !== 'invalid_request')
+            v.push(`a stolen cursor got ${stolen.status} ${stolen.text.slice(0, 300)}`);
+          else if (!stolen.body.error.details?.issues?.some((line: string) => line.startsWith('cursor')))
+            v.push(`issues do not name the cursor: ${stolen.text}`);
           expectClean(v, { filters, limit, pages, encoding });
           // The owner's own cursor still works.
           const own = await sendJson(api(), OPERATIONS.list, A.apiKey, { filters, limit, cursor });
@@ -267,7 +331,11 @@ describe('a key revoked while its requests are in flight', () => {
   it('requests started after the revocation completed all answer revoked_api_key; earlier ones succeed or are refused, never half-done; money and campaigns stay consistent', async () => {
     const p = uniquePrefix();
     const ids = await warehouseAccounts(p, 24);
-    const { organizationId, apiKey } = await newOrganization({ name: `Revocation ${p}`, smbCredits: 1_000, limits: { requests: 1_000_000 } });
+    const { organizationId, apiKey } = await newOrganization({
+      name: `Revocation ${p}`,
+      smbCredits: 1_000,
+      limits: { requests: 1_000_000 },
+    });
     const second = await apiKeys().create(organizationId);
     const drafts = await pMap(ids.slice(0, 20), (id, i) => createDraft(api(), apiKey, [id], `rev-${i}`), { concurrency: 5 });
     const enriched = await createEnriched(api(), apiKey, ids.slice(20, 22), 'rev-enriched');
@@ -310,7 +378,10 @@ describe('a key revoked while its requests are in flight', () => {
       v.push(...envelopeViolations(s.op, s.res));
       const code = s.res.body?.error?.code;
       if (code === 'invalid_api_key') v.push(`${s.op}: invalid_api_key for a key that exists (revoked is the answer)`);
-      if (s.started > revokedAt && !(s.res.status === 401 && code === 'revoked_api_key')) v.push(`${s.op} started ${Math.round(s.started - revokedAt)} ms after the revocation answered ${s.res.status} ${s.res.text.slice(0, 120)}`);
+      if (s.started > revokedAt && !(s.res.status === 401 && code === 'revoked_api_key'))
+        v.push(
+          `${s.op} started ${Math.round(s.started - revokedAt)} ms after the revocation answered ${s.res.status} ${s.res.text.slice(0, 120)}`,
+        );
     }
     expect(v).toEqual([]);
     const before = sent.filter((s) => s.started < revokedAt);

@@ -18,7 +18,16 @@ import fc from 'fast-check';
 import pMap from 'p-map';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cancelEnrichment } from '../../lib/enrichment/cancel';
-import { accountHistory, campaigns, embeddedWarehouse, enrichment, ledger as creditLedger, organizations, useWarehouse, workflow } from '../../lib/root';
+import {
+  accountHistory,
+  campaigns,
+  embeddedWarehouse,
+  enrichment,
+  ledger as creditLedger,
+  organizations,
+  useWarehouse,
+  workflow,
+} from '../../lib/root';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { newOrganization, useApi } from '../support/api';
 import { account, contact, importAccounts, uniquePrefix } from '../enrichment/support';
@@ -69,14 +78,30 @@ const ORGS = 3;
 const org = fc.integer({ min: 0, max: ORGS - 1 });
 const picks = (bucket: Bucket, max: number) => fc.uniqueArray(fc.nat({ max: POOL[bucket] - 1 }), { maxLength: max });
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('create' as const), org, picks: fc.record({ c: picks('c', 6), n: picks('n', 3), x: picks('x', 2), u: picks('u', 2), f: picks('f', 1) }), days: fc.constantFrom(null, 0, 30) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      org,
+      picks: fc.record({ c: picks('c', 6), n: picks('n', 3), x: picks('x', 2), u: picks('u', 2), f: picks('f', 1) }),
+      days: fc.constantFrom(null, 0, 30),
+    }),
+  },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('enrich' as const), org, pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), org, pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('export' as const), org, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('get' as const), org, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('list' as const), org }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('topup' as const), org, delta: fc.integer({ min: -25, max: 60 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('capacity' as const), org, raise: fc.integer({ min: 0, max: 15 }), lowerExternal: fc.integer({ min: 0, max: 5 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('capacity' as const),
+      org,
+      raise: fc.integer({ min: 0, max: 15 }),
+      lowerExternal: fc.integer({ min: 0, max: 5 }),
+    }),
+  },
 );
 
 const program = fc.record({
@@ -84,7 +109,14 @@ const program = fc.record({
   waves: fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 12 }),
   offsets: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 16 }),
   delays: fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 16 }),
-  orgs: fc.array(fc.record({ credits: fc.integer({ min: 10, max: 80 }), ceiling: fc.integer({ min: 8, max: 40 }), external: fc.integer({ min: 0, max: 6 }) }), { minLength: ORGS, maxLength: ORGS }),
+  orgs: fc.array(
+    fc.record({
+      credits: fc.integer({ min: 10, max: 80 }),
+      ceiling: fc.integer({ min: 8, max: 40 }),
+      external: fc.integer({ min: 0, max: 6 }),
+    }),
+    { minLength: ORGS, maxLength: ORGS },
+  ),
 });
 
 describe('randomized interleavings over several organizations', () => {
@@ -96,19 +128,41 @@ describe('randomized interleavings over several organizations', () => {
         const p = uniquePrefix();
         const id = (bucket: Bucket, i: number) => `${p}_${bucket}_${i}`;
         await importAccounts([
-          ...Array.from({ length: POOL.c }, (_, i) => account(id('c', i), 'active', [contact(`${id('c', i)}_1`, { mobile: i % 2 === 0 }), ...(i % 3 === 0 ? [contact(`${id('c', i)}_2`)] : [])])),
+          ...Array.from({ length: POOL.c }, (_, i) =>
+            account(id('c', i), 'active', [
+              contact(`${id('c', i)}_1`, { mobile: i % 2 === 0 }),
+              ...(i % 3 === 0 ? [contact(`${id('c', i)}_2`)] : []),
+            ]),
+          ),
           ...Array.from({ length: POOL.n }, (_, i) => account(id('n', i), 'active', [])),
-          ...Array.from({ length: POOL.x }, (_, i) => account(id('x', i), i % 2 === 0 ? 'closed' : 'inactive', [contact(`${id('x', i)}_1`)])),
+          ...Array.from({ length: POOL.x }, (_, i) =>
+            account(id('x', i), i % 2 === 0 ? 'closed' : 'inactive', [contact(`${id('x', i)}_1`)]),
+          ),
           ...Array.from({ length: POOL.f }, (_, i) => account(id('f', i), 'active', [contact(`${id('f', i)}_1`)])),
         ]);
         useWarehouse(slowWarehouse(p, delays));
 
-        const books: (OrganizationBook & { maxEnriching: number; external: number; campaignIds: string[]; launched: string[]; chain: Promise<unknown> })[] = [];
+        const books: (OrganizationBook & {
+          maxEnriching: number;
+          external: number;
+          campaignIds: string[];
+          launched: string[];
+          chain: Promise<unknown>;
+        })[] = [];
         for (const spec of orgSpecs) {
           const created = await newOrganization({ name: `Interleaved ${p}`, smbCredits: spec.credits, maxEnrichingAccounts: spec.ceiling });
           await organizations().setCapacity(created.organizationId, { externalEnrichingAccounts: spec.external });
           await accountHistory().addCrmTargets(created.organizationId, [id('c', 0), id('c', 1)]);
-          books.push({ ...created, startingBalance: spec.credits, adjustments: 0, maxEnriching: spec.ceiling, external: spec.external, campaignIds: [], launched: [], chain: Promise.resolve() });
+          books.push({
+            ...created,
+            startingBalance: spec.credits,
+            adjustments: 0,
+            maxEnriching: spec.ceiling,
+            external: spec.external,
+            campaignIds: [],
+            launched: [],
+            chain: Promise.resolve(),
+          });
         }
         // Every organization starts with three drafts, so the first wave already has something to launch.
         // The first one's contact step fails (a failing attempt in every run).
@@ -132,18 +186,30 @@ describe('randomized interleavings over several organizations', () => {
               const o = await organizations().get(book.organizationId);
               if (!o) continue;
               if (o.smbCredits < 0) violations.push(`${book.organizationId}: balance ${o.smbCredits} < 0`);
-              if (o.enrichingAccounts > o.maxEnrichingAccounts) violations.push(`${book.organizationId}: ${o.enrichingAccounts} enriching > ceiling ${o.maxEnrichingAccounts}`);
-              if (o.enrichingAccounts < o.externalEnrichingAccounts) violations.push(`${book.organizationId}: enrichingAccounts ${o.enrichingAccounts} below external ${o.externalEnrichingAccounts}`);
+              if (o.enrichingAccounts > o.maxEnrichingAccounts)
+                violations.push(`${book.organizationId}: ${o.enrichingAccounts} enriching > ceiling ${o.maxEnrichingAccounts}`);
+              if (o.enrichingAccounts < o.externalEnrichingAccounts)
+                violations.push(
+                  `${book.organizationId}: enrichingAccounts ${o.enrichingAccounts} below external ${o.externalEnrichingAccounts}`,
+                );
             }
             await new Promise((r) => setTimeout(r, 20));
           }
         })();
 
-        const checkAnswer = (op: OperationName, res: Awaited<ReturnType<typeof sendJson>>, book: (typeof books)[number], context: unknown) => {
+        const checkAnswer = (
+          op: OperationName,
+          res: Awaited<ReturnType<typeof sendJson>>,
+          book: (typeof books)[number],
+          context: unknown,
+        ) => {
           const v = envelopeViolations(op, res);
           if (v.length > 0) violations.push(`${v.join('; ')} ← ${JSON.stringify(context)}`);
           // Isolation under concurrency: an answer never names a campaign of another organization.
-          for (const other of books) if (other !== book) for (const cid of other.campaignIds) if (res.text.includes(cid)) violations.push(`${op} of ${book.organizationId} shows ${cid} of ${other.organizationId}`);
+          for (const other of books)
+            if (other !== book)
+              for (const cid of other.campaignIds)
+                if (res.text.includes(cid)) violations.push(`${op} of ${book.organizationId} shows ${cid} of ${other.organizationId}`);
         };
 
         const run = async (cmd: Command, offset: number) => {
@@ -152,12 +218,19 @@ describe('randomized interleavings over several organizations', () => {
           const book = books[cmd.org]!;
           const pickOf = (pick: number) => (book.campaignIds.length === 0 ? undefined : book.campaignIds[pick % book.campaignIds.length]);
           // Cancels aim at campaigns launched lately (they are the ones still enriching).
-          const recentLaunch = (pick: number) => (book.launched.length === 0 ? pickOf(pick) : book.launched[book.launched.length - 1 - (pick % Math.min(3, book.launched.length))]);
+          const recentLaunch = (pick: number) =>
+            book.launched.length === 0
+              ? pickOf(pick)
+              : book.launched[book.launched.length - 1 - (pick % Math.min(3, book.launched.length))];
           switch (cmd.kind) {
             case 'create': {
               const accountIds = (Object.keys(cmd.picks) as Bucket[]).flatMap((bucket) => cmd.picks[bucket].map((i) => id(bucket, i)));
               if (accountIds.length === 0) accountIds.push(id('c', 2));
-              const res = await sendJson(api(), OPERATIONS.create, book.apiKey, { name: `c${book.campaignIds.length}`, accountIds, excludeEnrichedWithinDays: cmd.days });
+              const res = await sendJson(api(), OPERATIONS.create, book.apiKey, {
+                name: `c${book.campaignIds.length}`,
+                accountIds,
+                excludeEnrichedWithinDays: cmd.days,
+              });
               checkAnswer('create', res, book, cmd);
               if (res.status === 200) book.campaignIds.push(res.body.data.id);
               else violations.push(`create answered ${res.status}: ${res.text.slice(0, 200)}`);
@@ -179,14 +252,18 @@ describe('randomized interleavings over several organizations', () => {
               const campaignId = recentLaunch(cmd.pick);
               if (!campaignId) return;
               try {
-                const result = await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, campaignId);
+                const result = await cancelEnrichment(
+                  { campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() },
+                  campaignId,
+                );
                 if (result.status === 'canceled') {
                   stats.canceled++;
                   canceled.push({ organizationId: book.organizationId, campaignId });
                 }
               } catch (error) {
                 // Only an enriching campaign can be canceled (README.md#operator-cli); anything else is a failure of the cancel.
-                if (!/only an enriching campaign can be canceled/.test((error as Error).message)) violations.push(`cancel failed: ${(error as Error).stack}`);
+                if (!/only an enriching campaign can be canceled/.test((error as Error).message))
+                  violations.push(`cancel failed: ${(error as Error).stack}`);
               }
               return;
             }
@@ -218,7 +295,8 @@ describe('randomized interleavings over several organizations', () => {
                 book.adjustments += cmd.delta;
               } catch (error) {
                 // A debit larger than the balance is refused (README: never below 0) and moves nothing.
-                if (!(error instanceof RangeError) || cmd.delta >= 0) violations.push(`credit adjustment failed: ${(error as Error).message}`);
+                if (!(error instanceof RangeError) || cmd.delta >= 0)
+                  violations.push(`credit adjustment failed: ${(error as Error).message}`);
               }
               return;
             }
@@ -227,7 +305,10 @@ describe('randomized interleavings over several organizations', () => {
               const change = book.chain.then(async () => {
                 book.maxEnriching += cmd.raise;
                 book.external = Math.max(0, book.external - cmd.lowerExternal);
-                await organizations().setCapacity(book.organizationId, { maxEnrichingAccounts: book.maxEnriching, externalEnrichingAccounts: book.external });
+                await organizations().setCapacity(book.organizationId, {
+                  maxEnrichingAccounts: book.maxEnriching,
+                  externalEnrichingAccounts: book.external,
+                });
               });
               book.chain = change.catch(() => undefined);
               await change;
@@ -246,7 +327,8 @@ describe('randomized interleavings over several organizations', () => {
           stats.launched++;
           book.launched.push(campaignId);
           const deadline = Date.now() + 10_000;
-          while (Date.now() < deadline && (await campaigns().get(book.organizationId, campaignId))?.status === 'enriching') await new Promise((r) => setTimeout(r, 50));
+          while (Date.now() < deadline && (await campaigns().get(book.organizationId, campaignId))?.status === 'enriching')
+            await new Promise((r) => setTimeout(r, 50));
           const res = await sendJson(api(), OPERATIONS.export, book.apiKey, { campaignId });
           checkAnswer('export', res, book, 'fixed export');
           if (res.status === 200) stats.exports++;
@@ -265,14 +347,18 @@ describe('randomized interleavings over several organizations', () => {
           stats.launched++;
           book.launched.push(seeds[i]!.canceled);
           try {
-            const result = await cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() }, seeds[i]!.canceled);
+            const result = await cancelEnrichment(
+              { campaigns: campaigns(), enrichment: enrichment(), workflow: workflow() },
+              seeds[i]!.canceled,
+            );
             if (result.status === 'canceled') {
               stats.canceled++;
               canceled.push({ organizationId: book.organizationId, campaignId: seeds[i]!.canceled });
             }
           } catch (error) {
             // A random cancel of the same campaign may have been first.
-            if (!/only an enriching campaign can be canceled/.test((error as Error).message)) violations.push(`cancel failed: ${(error as Error).stack}`);
+            if (!/only an enriching campaign can be canceled/.test((error as Error).message))
+              violations.push(`cancel failed: ${(error as Error).stack}`);
           }
           await exporting;
         });
@@ -294,9 +380,14 @@ describe('randomized interleavings over several organizations', () => {
         stats.enriched += report.byStatus.enriched ?? 0;
         for (const { organizationId, campaignId } of canceled) {
           const ledger = await creditLedger().entriesOf(organizationId, campaignId);
-          if (!ledger.some((e) => e.kind === 'refund' && e.reason === 'canceled')) violations.push(`${campaignId}: canceled without a canceled refund in its ledger`);
+          if (!ledger.some((e) => e.kind === 'refund' && e.reason === 'canceled'))
+            violations.push(`${campaignId}: canceled without a canceled refund in its ledger`);
         }
-        const failed = await pMap(books.flatMap((b) => b.campaignIds.map((c) => [b.organizationId, c] as const)), ([o, c]) => creditLedger().entriesOf(o, c), { concurrency: 16 });
+        const failed = await pMap(
+          books.flatMap((b) => b.campaignIds.map((c) => [b.organizationId, c] as const)),
+          ([o, c]) => creditLedger().entriesOf(o, c),
+          { concurrency: 16 },
+        );
         stats.failed += failed.flat().filter((e) => e.reason === 'failed').length;
         useWarehouse(undefined);
         if (violations.length > 0) throw new Error(violations.slice(0, 30).join('\n'));

@@ -69,9 +69,17 @@ afterAll(() => {
 type Answer = RawAnswer & { uncaught: Error[] };
 
 /** Sends a body to `op` as organization G (or C for a valid create); a request that hangs throws after `timeoutMs`. */
-async function hit(op: OperationName, body: string | Buffer | undefined, contentType: string | undefined, as: 'G' | 'C' = 'G', timeoutMs = 20_000): Promise<Answer> {
+async function hit(
+  op: OperationName,
+  body: string | Buffer | undefined,
+  contentType: string | undefined,
+  as: 'G' | 'C' = 'G',
+  timeoutMs = 20_000,
+): Promise<Answer> {
   const apiKey = as === 'G' ? G.apiKey : C.apiKey;
-  const { result, uncaught } = await capturingUncaught(() => send(api(), OPERATIONS[op], { authorization: `Bearer ${apiKey}`, contentType, body, timeoutMs }));
+  const { result, uncaught } = await capturingUncaught(() =>
+    send(api(), OPERATIONS[op], { authorization: `Bearer ${apiKey}`, contentType, body, timeoutMs }),
+  );
   return { ...result, uncaught };
 }
 
@@ -112,18 +120,28 @@ function validOutcome(op: OperationName, campaignId: unknown): { status: number;
 }
 
 /** Contract violations plus, when the oracle decides, whether the answer is the right one. */
-function judge(op: OperationName, res: Answer, expectation: { verdict: FormVerdict; blame?: string[]; campaignId?: unknown; parsed?: boolean }): string[] {
-  const v = [...res.uncaught.map((error) => `the server raised an uncaught exception while answering: ${error.name}: ${error.message}`), ...envelopeViolations(op, res)];
+function judge(
+  op: OperationName,
+  res: Answer,
+  expectation: { verdict: FormVerdict; blame?: string[]; campaignId?: unknown; parsed?: boolean },
+): string[] {
+  const v = [
+    ...res.uncaught.map((error) => `the server raised an uncaught exception while answering: ${error.name}: ${error.message}`),
+    ...envelopeViolations(op, res),
+  ];
   if (v.length > 0) return v;
   const code = res.body.error?.code;
   if (expectation.verdict === 'valid') {
     const want = validOutcome(op, expectation.campaignId);
-    if (res.status !== want.status || (want.code && code !== want.code)) v.push(`a valid ${op} body got ${res.status} ${res.text.slice(0, 300)}; expected ${want.status} ${want.code ?? ''}`);
+    if (res.status !== want.status || (want.code && code !== want.code))
+      v.push(`a valid ${op} body got ${res.status} ${res.text.slice(0, 300)}; expected ${want.status} ${want.code ?? ''}`);
   } else if (expectation.verdict === 'invalid') {
-    if (res.status !== 400 || code !== 'invalid_request') v.push(`an invalid ${op} body got ${res.status} ${res.text.slice(0, 300)}; expected 400 invalid_request`);
+    if (res.status !== 400 || code !== 'invalid_request')
+      v.push(`an invalid ${op} body got ${res.status} ${res.text.slice(0, 300)}; expected 400 invalid_request`);
     else if (expectation.parsed) {
       const issues: string[] = res.body.error.details?.issues ?? [];
-      if (issues.length === 0) v.push(`invalid_request for a body that parsed must carry details.issues (docs/errors.md): ${res.text.slice(0, 300)}`);
+      if (issues.length === 0)
+        v.push(`invalid_request for a body that parsed must carry details.issues (docs/errors.md): ${res.text.slice(0, 300)}`);
       else if (expectation.blame && !issues.some((line) => expectation.blame!.some((field) => line.startsWith(field)))) {
         v.push(`issues ${JSON.stringify(issues)} name none of ${JSON.stringify(expectation.blame)}`);
       }
@@ -133,7 +151,10 @@ function judge(op: OperationName, res: Answer, expectation: { verdict: FormVerdi
 }
 
 const expectNoViolations = (violations: string[], context: unknown) => {
-  if (violations.length > 0) throw new Error(`${violations.join('\n')}\n  request: ${typeof context === 'string' ? context : JSON.stringify(context)?.slice(0, 600)}`);
+  if (violations.length > 0)
+    throw new Error(
+      `${violations.join('\n')}\n  request: ${typeof context === 'string' ? context : JSON.stringify(context)?.slice(0, 600)}`,
+    );
 };
 
 /** Builds a JSON object text from already-serialized member values (keeps raw number tokens such as 1e400 as written). */
@@ -144,7 +165,8 @@ const urlencoded = (pairs: [string, string][]) => new URLSearchParams(pairs).toS
 
 /** A multipart body from pairs, every part a plain field. */
 const multipart = (pairs: [string, string][], boundary = BOUNDARY) =>
-  pairs.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+  pairs.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') +
+  `--${boundary}--\r\n`;
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
 
 // ---------------------------------------------------------------------------
@@ -154,22 +176,77 @@ const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
 /** Number tokens as they can be written in JSON: beyond 2^53, negative, fractional, exponent forms, ±0, overflow. */
 const numberToken = fc.oneof(
   fc.constantFrom(
-    '9007199254740991', '9007199254740992', '9007199254740993', '-9007199254740991', '-9007199254740993',
-    '18446744073709551616', '1e16', '1E2', '1e+2', '100e-2', '1e400', '-1e400', '1e-400', '-0', '0', '-1',
-    '1.5', '1.0', '0.1e1', '3650', '3651', '3650.5', '100', '101', '25', '4.2e1', '123456789012345678901234567890', '0.000001',
+    '9007199254740991',
+    '9007199254740992',
+    '9007199254740993',
+    '-9007199254740991',
+    '-9007199254740993',
+    '18446744073709551616',
+    '1e16',
+    '1E2',
+    '1e+2',
+    '100e-2',
+    '1e400',
+    '-1e400',
+    '1e-400',
+    '-0',
+    '0',
+    '-1',
+    '1.5',
+    '1.0',
+    '0.1e1',
+    '3650',
+    '3651',
+    '3650.5',
+    '100',
+    '101',
+    '25',
+    '4.2e1',
+    '123456789012345678901234567890',
+    '0.000001',
   ),
   fc.integer({ min: -200, max: 4_000 }).map(String),
   fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? '-0' : String(d))),
-  fc.tuple(fc.integer({ min: -99, max: 99 }), fc.constantFrom('e', 'E'), fc.integer({ min: -30, max: 400 })).map(([m, e, x]) => `${m}${e}${x}`),
+  fc
+    .tuple(fc.integer({ min: -99, max: 99 }), fc.constantFrom('e', 'E'), fc.integer({ min: -30, max: 400 }))
+    .map(([m, e, x]) => `${m}${e}${x}`),
 );
 
 /** Deeply nested arrays or objects, as text. */
-const deepText = (depth: number, kind: 'array' | 'object') => (kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+const deepText = (depth: number, kind: 'array' | 'object') =>
+  kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 /** Strings worth trying anywhere a string goes. */
 const nastyString = fc.oneof(
-  fc.constantFrom('', ' ', '   ', '\u0000', 'a\u0000b', '\t', '\r\n', '\u202e', '\ufeff', '\ud800', '\udfff', 'null', 'true', '5', '1e2', 'camp_', UNKNOWN_ID, `${UNKNOWN_ID} `, 'CAMP_7HQ2KXV9LMN3PR5ST8WYZ', 'camp_0OIl0OIl0OIl0OIl0OIl0', 'draft', 'api', '<script>', "'; DROP TABLE", '%00', '../../etc/passwd'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '   ',
+    '\u0000',
+    'a\u0000b',
+    '\t',
+    '\r\n',
+    '\u202e',
+    '\ufeff',
+    '\ud800',
+    '\udfff',
+    'null',
+    'true',
+    '5',
+    '1e2',
+    'camp_',
+    UNKNOWN_ID,
+    `${UNKNOWN_ID} `,
+    'CAMP_7HQ2KXV9LMN3PR5ST8WYZ',
+    'camp_0OIl0OIl0OIl0OIl0OIl0',
+    'draft',
+    'api',
+    '<script>',
+    "'; DROP TABLE",
+    '%00',
+    '../../etc/passwd',
+  ),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ minLength: 190, maxLength: 260 }),
 );
@@ -178,9 +255,36 @@ const nastyString = fc.oneof(
 const hostileValueText = fc.oneof(
   { weight: 4, arbitrary: numberToken },
   { weight: 3, arbitrary: nastyString.map((s) => JSON.stringify(s)) },
-  { weight: 2, arbitrary: fc.constantFrom('null', 'true', 'false', '[]', '{}', '[1]', '["draft"]', '["api","ui"]', '[null]', '{"status":"draft"}', '{"status":[]}', '{"status":["draft","draft","draft","draft","draft","draft","draft","draft","draft","draft","draft"]}', '{"createdVia":"x"}', '{"foo":1}', '["a"]', '[""]', '["a\\u0000"]', '[1,2]') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'null',
+      'true',
+      'false',
+      '[]',
+      '{}',
+      '[1]',
+      '["draft"]',
+      '["api","ui"]',
+      '[null]',
+      '{"status":"draft"}',
+      '{"status":[]}',
+      '{"status":["draft","draft","draft","draft","draft","draft","draft","draft","draft","draft","draft"]}',
+      '{"createdVia":"x"}',
+      '{"foo":1}',
+      '["a"]',
+      '[""]',
+      '["a\\u0000"]',
+      '[1,2]',
+    ),
+  },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 50, max: 3_000 }), fc.constantFrom('array' as const, 'object' as const)).map(([d, k]) => deepText(d, k)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 50, max: 3_000 }), fc.constantFrom('array' as const, 'object' as const))
+      .map(([d, k]) => deepText(d, k)),
+  },
   { weight: 1, arbitrary: fc.array(nastyString, { minLength: 1, maxLength: 5 }).map((a) => JSON.stringify(a)) },
 );
 
@@ -190,16 +294,25 @@ function validMembers(op: OperationName, id: string): [string, string][] {
     case 'describe':
       return [];
     case 'create':
-      return [['name', '"Fuzz"'], ['accountIds', '["fz_1","fz_2"]']];
+      return [
+        ['name', '"Fuzz"'],
+        ['accountIds', '["fz_1","fz_2"]'],
+      ];
     case 'update':
-      return [['campaignId', JSON.stringify(id)], ['name', '"Renamed"']];
+      return [
+        ['campaignId', JSON.stringify(id)],
+        ['name', '"Renamed"'],
+      ];
     case 'get':
     case 'enrich':
       return [['campaignId', JSON.stringify(id)]];
     case 'list':
       return [['limit', '10']];
     case 'export':
-      return [['campaignId', JSON.stringify(id)], ['maxContactsPerAccount', '2']];
+      return [
+        ['campaignId', JSON.stringify(id)],
+        ['maxContactsPerAccount', '2'],
+      ];
   }
 }
 
@@ -236,7 +349,21 @@ describe('wrong types, huge numbers, exponent forms, out-of-range values (JSON)'
       op: fc.constantFrom(...OPERATION_NAMES),
       kind: fc.constantFrom('replace', 'replace', 'replace', 'add'),
       fieldPick: fc.nat(),
-      extraKey: fc.oneof(fc.constantFrom('foo', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'constructor', 'isPrototypeOf', 'campaignID', 'Limit', ''), fc.string({ maxLength: 12 })),
+      extraKey: fc.oneof(
+        fc.constantFrom(
+          'foo',
+          'toString',
+          'valueOf',
+          'hasOwnProperty',
+          'prototype',
+          'constructor',
+          'isPrototypeOf',
+          'campaignID',
+          'Limit',
+          '',
+        ),
+        fc.string({ maxLength: 12 }),
+      ),
       value: hostileValueText,
     });
     await fc.assert(
@@ -257,7 +384,10 @@ describe('wrong types, huge numbers, exponent forms, out-of-range values (JSON)'
         const { blame } = jsonBodyValid(op, parsed);
         const { as, campaignId } = route(op, parsed, valid);
         const res = await hit(op, text, 'application/json', as);
-        expectNoViolations(judge(op, res, { verdict: valid ? 'valid' : 'invalid', blame, campaignId, parsed: nesting(text) < 1_000 }), { op, text: text.slice(0, 400) });
+        expectNoViolations(judge(op, res, { verdict: valid ? 'valid' : 'invalid', blame, campaignId, parsed: nesting(text) < 1_000 }), {
+          op,
+          text: text.slice(0, 400),
+        });
       }),
       { numRuns: runs(100) },
     );
@@ -277,15 +407,59 @@ describe('wrong types and ranges as form text (urlencoded and multipart)', () =>
   const baseForm = (op: OperationName, id: string): [string, string][] =>
     ({
       describe: [],
-      create: [['name', 'Fuzz'], ['accountIds', 'fz_1']],
-      update: [['campaignId', id], ['name', 'Renamed']],
+      create: [
+        ['name', 'Fuzz'],
+        ['accountIds', 'fz_1'],
+      ],
+      update: [
+        ['campaignId', id],
+        ['name', 'Renamed'],
+      ],
       get: [['campaignId', id]],
       list: [['limit', '10']],
       enrich: [['campaignId', id]],
       export: [['campaignId', id]],
     })[op] as [string, string][];
   const formText = fc.oneof(
-    fc.constantFrom('5', '0', '1', '100', '101', '3650', '3651', '9007199254740991', '9007199254740992', '-1', '-0', '1.0', '1.5', ' 5', '5 ', '+5', '1e2', '0x10', '1_000', 'Infinity', 'NaN', '', 'null', 'true', 'false', 'TRUE', 'yes', 'draft', 'enriched', 'api', 'ui', 'data_cube', 'bogus', UNKNOWN_ID, '\u0000', 'a\u0000b', '\ud800'),
+    fc.constantFrom(
+      '5',
+      '0',
+      '1',
+      '100',
+      '101',
+      '3650',
+      '3651',
+      '9007199254740991',
+      '9007199254740992',
+      '-1',
+      '-0',
+      '1.0',
+      '1.5',
+      ' 5',
+      '5 ',
+      '+5',
+      '1e2',
+      '0x10',
+      '1_000',
+      'Infinity',
+      'NaN',
+      '',
+      'null',
+      'true',
+      'false',
+      'TRUE',
+      'yes',
+      'draft',
+      'enriched',
+      'api',
+      'ui',
+      'data_cube',
+      'bogus',
+      UNKNOWN_ID,
+      '\u0000',
+      'a\u0000b',
+      '\ud800',
+    ),
     nastyString,
     fc.bigInt({ min: 0n, max: 2n ** 70n }).map(String),
   );
@@ -311,16 +485,38 @@ describe('wrong types and ranges as form text (urlencoded and multipart)', () =>
 
 describe('invalid UTF-8 and NUL bytes', () => {
   const badBytes = fc.constantFrom<readonly number[]>(
-    [0x00], [0xff], [0xfe], [0xc0, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
-    [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xbf], [0xef, 0xbb, 0xbf], [0x0d], [0x0a], [0x22], [0x5c],
+    [0x00],
+    [0xff],
+    [0xfe],
+    [0xc0, 0x80],
+    [0xc0, 0xaf],
+    [0xe0, 0x80, 0x80],
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0xe2, 0x82],
+    [0x80],
+    [0xbf],
+    [0xef, 0xbb, 0xbf],
+    [0x0d],
+    [0x0a],
+    [0x22],
+    [0x5c],
   );
   const multipartPairs = (op: OperationName): [string, string][] => {
     const id = G.enriched;
     return (
       {
         describe: [['x', 'y']],
-        create: [['name', 'Fuzz'], ['accountIds', 'fz_1']],
-        update: [['campaignId', id], ['name', 'Renamed']],
+        create: [
+          ['name', 'Fuzz'],
+          ['accountIds', 'fz_1'],
+        ],
+        update: [
+          ['campaignId', id],
+          ['name', 'Renamed'],
+        ],
         get: [['campaignId', id]],
         list: [['limit', '10']],
         enrich: [['campaignId', id]],
@@ -347,20 +543,35 @@ describe('invalid UTF-8 and NUL bytes', () => {
             const pairs = multipartPairs(op).map(([n, v]) => [Buffer.from(n), Buffer.from(v)] as [Buffer, Buffer]);
             for (const [at, seq] of splices) {
               const [pair, side] = [pairs[at % pairs.length]!, (at >> 4) % 2];
-              pair[side] = splice(pair[side]!, at >> 5, [...seq].filter((b) => b !== 0x0d && b !== 0x0a && b !== 0x22));
+              pair[side] = splice(
+                pair[side]!,
+                at >> 5,
+                [...seq].filter((b) => b !== 0x0d && b !== 0x0a && b !== 0x22),
+              );
             }
             bytes = Buffer.concat([
-              ...pairs.flatMap(([n, v]) => [Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="`), n, Buffer.from('"\r\n\r\n'), v, Buffer.from('\r\n')]),
+              ...pairs.flatMap(([n, v]) => [
+                Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="`),
+                n,
+                Buffer.from('"\r\n\r\n'),
+                v,
+                Buffer.from('\r\n'),
+              ]),
               Buffer.from(`--${BOUNDARY}--\r\n`),
             ]);
           } else {
             bytes = Buffer.from(bodyOf(op, encoding), 'utf8');
             for (const [at, seq] of splices) bytes = splice(bytes, at, [...seq]);
           }
-          const contentType = encoding === 'json' ? 'application/json' : encoding === 'urlencoded' ? 'application/x-www-form-urlencoded' : MULTIPART;
+          const contentType =
+            encoding === 'json' ? 'application/json' : encoding === 'urlencoded' ? 'application/x-www-form-urlencoded' : MULTIPART;
           // A corrupted create may still be a valid create (a name with U+FFFD): it goes to the scratch organization.
           const res = await hit(op, bytes, contentType, op === 'create' ? 'C' : 'G');
-          expectNoViolations(judge(op, res, { verdict: 'either', campaignId: G.enriched }), { op, encoding, bytes: bytes.toString('base64') });
+          expectNoViolations(judge(op, res, { verdict: 'either', campaignId: G.enriched }), {
+            op,
+            encoding,
+            bytes: bytes.toString('base64'),
+          });
         },
       ),
       { numRuns: runs(70) },
@@ -375,13 +586,32 @@ describe('invalid UTF-8 and NUL bytes', () => {
         const extra = op === 'update' ? ',"name":"x"' : '';
         const bodies: [string, Buffer][] = [
           ['application/json', Buffer.concat([Buffer.from('{"campaignId":"'), raw, Buffer.from(`"${extra}}`)])],
-          ['application/x-www-form-urlencoded', Buffer.concat([Buffer.from('campaignId='), raw, Buffer.from(op === 'update' ? '&name=x' : '')])],
-          [MULTIPART, Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="campaignId"\r\n\r\n`), raw, Buffer.from(`\r\n${op === 'update' ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n` : ''}--${BOUNDARY}--\r\n`)])],
+          [
+            'application/x-www-form-urlencoded',
+            Buffer.concat([Buffer.from('campaignId='), raw, Buffer.from(op === 'update' ? '&name=x' : '')]),
+          ],
+          [
+            MULTIPART,
+            Buffer.concat([
+              Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="campaignId"\r\n\r\n`),
+              raw,
+              Buffer.from(
+                `\r\n${op === 'update' ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n` : ''}--${BOUNDARY}--\r\n`,
+              ),
+            ]),
+          ],
         ];
         for (const [contentType, body] of bodies) {
           const res = await hit(op, body, contentType);
           // A raw NUL inside a JSON string is a parse error (no issues); everything else parses and names campaignId.
-          expectNoViolations(judge(op, res, { verdict: 'invalid', blame: ['campaignId'], parsed: !(contentType === 'application/json' && tail[0] === 0x00) }), { op, contentType, body: body.toString('base64') });
+          expectNoViolations(
+            judge(op, res, {
+              verdict: 'invalid',
+              blame: ['campaignId'],
+              parsed: !(contentType === 'application/json' && tail[0] === 0x00),
+            }),
+            { op, contentType, body: body.toString('base64') },
+          );
         }
       }
     }
@@ -417,8 +647,14 @@ describe('bodies of every content type under mismatched headers', () => {
     const pairs: [string, string][] = (
       {
         describe: [],
-        create: [['name', 'Mismatch'], ['accountIds', 'mm_1']],
-        update: [['campaignId', id], ['name', 'Renamed']],
+        create: [
+          ['name', 'Mismatch'],
+          ['accountIds', 'mm_1'],
+        ],
+        update: [
+          ['campaignId', id],
+          ['name', 'Renamed'],
+        ],
         get: [['campaignId', id]],
         list: [['limit', '3']],
         enrich: [['campaignId', id]],
@@ -426,7 +662,13 @@ describe('bodies of every content type under mismatched headers', () => {
       } as Record<OperationName, [string, string][]>
     )[op];
     const json = JSON.stringify(Object.fromEntries(pairs.map(([k, v]) => [k, k === 'limit' ? Number(v) : k === 'accountIds' ? [v] : v])));
-    const list: [Kind | 'other', string][] = [['json', json], ['multipart', multipart(pairs)], ['other', `<request><campaignId>${id}</campaignId></request>`], ['other', 'just some text'], ['other', '\u0001\u0002binary\u00ff']];
+    const list: [Kind | 'other', string][] = [
+      ['json', json],
+      ['multipart', multipart(pairs)],
+      ['other', `<request><campaignId>${id}</campaignId></request>`],
+      ['other', 'just some text'],
+      ['other', '\u0001\u0002binary\u00ff'],
+    ];
     // An empty urlencoded body is no body at all: only non-empty ones take part.
     if (pairs.length > 0) list.push(['urlencoded', urlencoded(pairs)]);
     return list;
@@ -439,7 +681,12 @@ describe('bodies of every content type under mismatched headers', () => {
         const [contentType, headerKind] = headers[h % headers.length]!;
         const matches = headerKind !== null && headerKind === kind;
         const res = await hit(op, body, contentType, op === 'create' && matches ? 'C' : 'G');
-        expectNoViolations(judge(op, res, { verdict: matches ? 'valid' : 'invalid', campaignId: G.enriched }), { op, kind, contentType, body: body.slice(0, 200) });
+        expectNoViolations(judge(op, res, { verdict: matches ? 'valid' : 'invalid', campaignId: G.enriched }), {
+          op,
+          kind,
+          contentType,
+          body: body.slice(0, 200),
+        });
       }),
       { numRuns: runs(80) },
     );
@@ -448,41 +695,124 @@ describe('bodies of every content type under mismatched headers', () => {
 
 describe('malformed multipart bodies and boundaries', () => {
   const mutations = [
-    'no-closing-boundary', 'lf-only', 'truncate', 'preamble', 'epilogue', 'no-disposition', 'no-name', 'empty-name', 'header-without-colon',
-    'boundary-mismatch', 'boundary-in-value', 'duplicate-part', 'file-part', 'long-header', 'garbage-between', 'no-blank-line', 'quoted-name-escape',
-    'transfer-encoding', 'nested-multipart', 'only-closing', 'boundary-prefix-only', 'huge-part-count',
+    'no-closing-boundary',
+    'lf-only',
+    'truncate',
+    'preamble',
+    'epilogue',
+    'no-disposition',
+    'no-name',
+    'empty-name',
+    'header-without-colon',
+    'boundary-mismatch',
+    'boundary-in-value',
+    'duplicate-part',
+    'file-part',
+    'long-header',
+    'garbage-between',
+    'no-blank-line',
+    'quoted-name-escape',
+    'transfer-encoding',
+    'nested-multipart',
+    'only-closing',
+    'boundary-prefix-only',
+    'huge-part-count',
   ] as const;
   type Mutation = (typeof mutations)[number];
   const build = (fields: [string, string][], mutation: Mutation, cut: number): { body: string; contentType: string } => {
     const B = BOUNDARY;
-    const part = (name: string, value: string, headers = `Content-Disposition: form-data; name="${name}"`) => `--${B}\r\n${headers}\r\n\r\n${value}\r\n`;
+    const part = (name: string, value: string, headers = `Content-Disposition: form-data; name="${name}"`) =>
+      `--${B}\r\n${headers}\r\n\r\n${value}\r\n`;
     const ok = fields.map(([n, v]) => part(n, v)).join('');
     const close = `--${B}--\r\n`;
     let body = ok + close;
     let contentType = MULTIPART;
     switch (mutation) {
-      case 'no-closing-boundary': body = ok; break;
-      case 'lf-only': body = body.replace(/\r\n/g, '\n'); break;
-      case 'truncate': body = body.slice(0, Math.max(1, cut % body.length)); break;
-      case 'preamble': body = `This is a preamble.\r\n${body}`; break;
-      case 'epilogue': body = `${body}trailing epilogue text`; break;
-      case 'no-disposition': body = fields.map(([, v]) => `--${B}\r\nContent-Type: text/plain\r\n\r\n${v}\r\n`).join('') + close; break;
-      case 'no-name': body = fields.map(([, v]) => part('', v, 'Content-Disposition: form-data')).join('') + close; break;
-      case 'empty-name': body = fields.map(([, v]) => part('', v)).join('') + close; break;
-      case 'header-without-colon': body = fields.map(([n, v]) => part(n, v, `Content-Disposition form-data name="${n}"`)).join('') + close; break;
-      case 'boundary-mismatch': contentType = 'multipart/form-data; boundary=notTheBoundary'; break;
-      case 'boundary-in-value': body = fields.map(([n, v]) => part(n, `${v}\r\n--${B}`)).join('') + close; break;
-      case 'duplicate-part': body = ok + ok + close; break;
-      case 'file-part': body = fields.map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}"; filename="${n}.txt"\r\nContent-Type: text/plain`)).join('') + close; break;
-      case 'long-header': body = fields.map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}"\r\nX-Long: ${'x'.repeat(100_000)}`)).join('') + close; break;
-      case 'garbage-between': body = fields.map(([n, v]) => `${part(n, v)}garbage\r\n`).join('') + close; break;
-      case 'no-blank-line': body = fields.map(([n, v]) => `--${B}\r\nContent-Disposition: form-data; name="${n}"\r\n${v}\r\n`).join('') + close; break;
-      case 'quoted-name-escape': body = fields.map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}\\"; x="`)).join('') + close; break;
-      case 'transfer-encoding': body = fields.map(([n, v]) => part(n, Buffer.from(v).toString('base64'), `Content-Disposition: form-data; name="${n}"\r\nContent-Transfer-Encoding: base64`)).join('') + close; break;
-      case 'nested-multipart': body = part('campaignId', `--inner\r\nContent-Disposition: form-data; name="x"\r\n\r\ny\r\n--inner--`, `Content-Disposition: form-data; name="campaignId"\r\nContent-Type: multipart/mixed; boundary=inner`) + close; break;
-      case 'only-closing': body = close; break;
-      case 'boundary-prefix-only': body = `--${B}`; break;
-      case 'huge-part-count': body = Array.from({ length: 3_000 }, (_, i) => part(`p${i}`, 'x')).join('') + close; break;
+      case 'no-closing-boundary':
+        body = ok;
+        break;
+      case 'lf-only':
+        body = body.replace(/\r\n/g, '\n');
+        break;
+      case 'truncate':
+        body = body.slice(0, Math.max(1, cut % body.length));
+        break;
+      case 'preamble':
+        body = `This is a preamble.\r\n${body}`;
+        break;
+      case 'epilogue':
+        body = `${body}trailing epilogue text`;
+        break;
+      case 'no-disposition':
+        body = fields.map(([, v]) => `--${B}\r\nContent-Type: text/plain\r\n\r\n${v}\r\n`).join('') + close;
+        break;
+      case 'no-name':
+        body = fields.map(([, v]) => part('', v, 'Content-Disposition: form-data')).join('') + close;
+        break;
+      case 'empty-name':
+        body = fields.map(([, v]) => part('', v)).join('') + close;
+        break;
+      case 'header-without-colon':
+        body = fields.map(([n, v]) => part(n, v, `Content-Disposition form-data name="${n}"`)).join('') + close;
+        break;
+      case 'boundary-mismatch':
+        contentType = 'multipart/form-data; boundary=notTheBoundary';
+        break;
+      case 'boundary-in-value':
+        body = fields.map(([n, v]) => part(n, `${v}\r\n--${B}`)).join('') + close;
+        break;
+      case 'duplicate-part':
+        body = ok + ok + close;
+        break;
+      case 'file-part':
+        body =
+          fields
+            .map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}"; filename="${n}.txt"\r\nContent-Type: text/plain`))
+            .join('') + close;
+        break;
+      case 'long-header':
+        body =
+          fields.map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}"\r\nX-Long: ${'x'.repeat(100_000)}`)).join('') +
+          close;
+        break;
+      case 'garbage-between':
+        body = fields.map(([n, v]) => `${part(n, v)}garbage\r\n`).join('') + close;
+        break;
+      case 'no-blank-line':
+        body = fields.map(([n, v]) => `--${B}\r\nContent-Disposition: form-data; name="${n}"\r\n${v}\r\n`).join('') + close;
+        break;
+      case 'quoted-name-escape':
+        body = fields.map(([n, v]) => part(n, v, `Content-Disposition: form-data; name="${n}\\"; x="`)).join('') + close;
+        break;
+      case 'transfer-encoding':
+        body =
+          fields
+            .map(([n, v]) =>
+              part(
+                n,
+                Buffer.from(v).toString('base64'),
+                `Content-Disposition: form-data; name="${n}"\r\nContent-Transfer-Encoding: base64`,
+              ),
+            )
+            .join('') + close;
+        break;
+      case 'nested-multipart':
+        body =
+          part(
+            'campaignId',
+            `--inner\r\nContent-Disposition: form-data; name="x"\r\n\r\ny\r\n--inner--`,
+            `Content-Disposition: form-data; name="campaignId"\r\nContent-Type: multipart/mixed; boundary=inner`,
+          ) + close;
+        break;
+      case 'only-closing':
+        body = close;
+        break;
+      case 'boundary-prefix-only':
+        body = `--${B}`;
+        break;
+      case 'huge-part-count':
+        body = Array.from({ length: 3_000 }, (_, i) => part(`p${i}`, 'x')).join('') + close;
+        break;
     }
     return { body, contentType };
   };
@@ -490,23 +820,37 @@ describe('malformed multipart bodies and boundaries', () => {
   const ownTests: Mutation[] = ['no-closing-boundary', 'truncate', 'no-blank-line'];
   it('structural mutations of a valid multipart body never crash or hang the parser; duplicated scalar parts are invalid_request', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPERATION_NAMES.filter((op) => op !== 'describe')), fc.constantFrom(...mutations.filter((m) => !ownTests.includes(m))), fc.nat(), async (op, mutation, cut) => {
-        const id = G.enriched;
-        const fields: [string, string][] = (
-          {
-            create: [['name', 'Multipart'], ['accountIds', 'mp_1']],
-            update: [['campaignId', id], ['name', 'Renamed']],
-            get: [['campaignId', id]],
-            list: [['limit', '3']],
-            enrich: [['campaignId', id]],
-            export: [['campaignId', id]],
-          } as Record<string, [string, string][]>
-        )[op]!;
-        const { body, contentType } = build(fields, mutation, cut);
-        const res = await hit(op, body, contentType, op === 'create' ? 'C' : 'G');
-        const duplicated = mutation === 'duplicate-part';
-        expectNoViolations(judge(op, res, { verdict: duplicated ? 'invalid' : 'either', campaignId: id, blame: fields.map(([k]) => k), parsed: true }), { op, mutation, body: body.slice(0, 300) });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...OPERATION_NAMES.filter((op) => op !== 'describe')),
+        fc.constantFrom(...mutations.filter((m) => !ownTests.includes(m))),
+        fc.nat(),
+        async (op, mutation, cut) => {
+          const id = G.enriched;
+          const fields: [string, string][] = (
+            {
+              create: [
+                ['name', 'Multipart'],
+                ['accountIds', 'mp_1'],
+              ],
+              update: [
+                ['campaignId', id],
+                ['name', 'Renamed'],
+              ],
+              get: [['campaignId', id]],
+              list: [['limit', '3']],
+              enrich: [['campaignId', id]],
+              export: [['campaignId', id]],
+            } as Record<string, [string, string][]>
+          )[op]!;
+          const { body, contentType } = build(fields, mutation, cut);
+          const res = await hit(op, body, contentType, op === 'create' ? 'C' : 'G');
+          const duplicated = mutation === 'duplicate-part';
+          expectNoViolations(
+            judge(op, res, { verdict: duplicated ? 'invalid' : 'either', campaignId: id, blame: fields.map(([k]) => k), parsed: true }),
+            { op, mutation, body: body.slice(0, 300) },
+          );
+        },
+      ),
       { numRuns: runs(70) },
     );
   });
@@ -526,13 +870,19 @@ describe('malformed multipart bodies and boundaries', () => {
         failures.push(`cut after byte ${cut} (…${JSON.stringify(truncated.slice(-20))}): ${(error as Error).message}`);
       }
     }
-    if (failures.length > 0) throw new Error(`${failures.length} of ${body.length - 1} cuts of ${JSON.stringify(body)} failed, e.g.:\n${failures.slice(0, 4).join('\n')}`);
+    if (failures.length > 0)
+      throw new Error(
+        `${failures.length} of ${body.length - 1} cuts of ${JSON.stringify(body)} failed, e.g.:\n${failures.slice(0, 4).join('\n')}`,
+      );
   });
 
   it('a multipart part whose headers are not followed by a blank line is answered (invalid_request) instead of hanging', async () => {
     const body = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="limit"\r\n3\r\n--${BOUNDARY}--\r\n`;
     const res = await hit('list', body, MULTIPART, 'G', 3_000).catch((error: Error) => error);
-    if (res instanceof Error) throw new Error(`no answer within 3 s (a Lambda would run until its timeout; the caller gets API Gateway's 503/504, not the envelope): ${res.message}`);
+    if (res instanceof Error)
+      throw new Error(
+        `no answer within 3 s (a Lambda would run until its timeout; the caller gets API Gateway's 503/504, not the envelope): ${res.message}`,
+      );
     expectNoViolations(judge('list', res, { verdict: 'invalid' }), body);
   });
 
@@ -562,7 +912,14 @@ describe('duplicated keys', () => {
     ['list', 'limit', []],
     ['list', 'cursor', []],
     ['create', 'name', [['accountIds', 'dup_1']]],
-    ['create', 'excludeEnrichedWithinDays', [['name', 'x'], ['accountIds', 'dup_1']]],
+    [
+      'create',
+      'excludeEnrichedWithinDays',
+      [
+        ['name', 'x'],
+        ['accountIds', 'dup_1'],
+      ],
+    ],
   ];
   const sample: Record<string, string[]> = {
     campaignId: ['', UNKNOWN_ID, 'x'],
@@ -579,7 +936,10 @@ describe('duplicated keys', () => {
       field: fc.constant(field),
       rest: fc.constant(rest),
       // Repeats of the draft's own ID: a silently accepted first or last value would launch or rename it.
-      values: field === 'campaignId' ? fc.array(fc.constant(G.draft), { minLength: 2, maxLength: 4 }) : fc.array(fc.constantFrom(...sample[field]!), { minLength: 2, maxLength: 4 }),
+      values:
+        field === 'campaignId'
+          ? fc.array(fc.constant(G.draft), { minLength: 2, maxLength: 4 })
+          : fc.array(fc.constantFrom(...sample[field]!), { minLength: 2, maxLength: 4 }),
       encoding: fc.constantFrom('urlencoded' as const, 'multipart' as const),
     }),
   );
@@ -607,46 +967,71 @@ describe('duplicated keys', () => {
 
 describe('prototype-pollution keys', () => {
   const names = ['__proto__', 'constructor', 'prototype'];
-  const paths = (name: string) => [name, `${name}[polluted]`, `filters[${name}]`, `filters[${name}][polluted]`, `constructor[prototype][${name}]`, `a[${name}][b]`];
+  const paths = (name: string) => [
+    name,
+    `${name}[polluted]`,
+    `filters[${name}]`,
+    `filters[${name}][polluted]`,
+    `constructor[prototype][${name}]`,
+    `a[${name}][b]`,
+  ];
   const assertUnpolluted = () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(prototypeNames()).toEqual(prototypeBefore);
   };
   it('JSON: __proto__ and constructor.prototype anywhere in the body are invalid_request and pollute nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPERATION_NAMES), fc.constantFrom('__proto__', 'constructor'), fc.integer({ min: 0, max: 4 }), async (op, name, depth) => {
-        const payload = name === '__proto__' ? '{"polluted":true}' : '{"prototype":{"polluted":true}}';
-        // depth 0: a top-level member; deeper: inside nested objects under "filters".
-        let value = payload;
-        for (let i = 1; i < depth; i++) value = `{${JSON.stringify(name)}:${value}}`;
-        if (depth > 0) value = `{${JSON.stringify(name)}:${value}}`;
-        const members = validMembers(op, G.draft).filter(([k]) => k !== 'filters');
-        members.push(depth === 0 ? [name, payload] : ['filters', value]);
-        const text = objectText(members);
-        const res = await hit(op, text, 'application/json');
-        expectNoViolations(judge(op, res, { verdict: 'invalid', blame: [name, 'filters', 'body'] }), text);
-        assertUnpolluted();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...OPERATION_NAMES),
+        fc.constantFrom('__proto__', 'constructor'),
+        fc.integer({ min: 0, max: 4 }),
+        async (op, name, depth) => {
+          const payload = name === '__proto__' ? '{"polluted":true}' : '{"prototype":{"polluted":true}}';
+          // depth 0: a top-level member; deeper: inside nested objects under "filters".
+          let value = payload;
+          for (let i = 1; i < depth; i++) value = `{${JSON.stringify(name)}:${value}}`;
+          if (depth > 0) value = `{${JSON.stringify(name)}:${value}}`;
+          const members = validMembers(op, G.draft).filter(([k]) => k !== 'filters');
+          members.push(depth === 0 ? [name, payload] : ['filters', value]);
+          const text = objectText(members);
+          const res = await hit(op, text, 'application/json');
+          expectNoViolations(judge(op, res, { verdict: 'invalid', blame: [name, 'filters', 'body'] }), text);
+          assertUnpolluted();
+        },
+      ),
       { numRuns: runs(30) },
     );
   });
 
-  it.each(['urlencoded', 'multipart'] as const)('%s: a field named __proto__, constructor or prototype at any bracket depth is invalid_request naming it, and pollutes nothing', async (encoding) => {
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPERATION_NAMES), fc.constantFrom(...names), fc.nat(), async (op, name, pick) => {
-        // A multipart part named exactly __proto__ has its own test below.
-        const options = paths(name).filter((path) => !(encoding === 'multipart' && path === '__proto__'));
-        const key = options[pick % options.length]!;
-        const base: [string, string][] = op === 'describe' ? [] : op === 'list' ? [['limit', '5']] : op === 'create' ? [['name', 'x'], ['accountIds', 'pp_1']] : [['campaignId', G.draft]];
-        const pairs: [string, string][] = [...base, [key, 'polluted']];
-        const body = encoding === 'urlencoded' ? urlencoded(pairs) : multipart(pairs);
-        const res = await hit(op, body, encoding === 'urlencoded' ? 'application/x-www-form-urlencoded' : MULTIPART);
-        expectNoViolations(judge(op, res, { verdict: 'invalid', blame: [key], parsed: true }), { op, encoding, key });
-        assertUnpolluted();
-      }),
-      { numRuns: runs(30) },
-    );
-  });
+  it.each(['urlencoded', 'multipart'] as const)(
+    '%s: a field named __proto__, constructor or prototype at any bracket depth is invalid_request naming it, and pollutes nothing',
+    async (encoding) => {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...OPERATION_NAMES), fc.constantFrom(...names), fc.nat(), async (op, name, pick) => {
+          // A multipart part named exactly __proto__ has its own test below.
+          const options = paths(name).filter((path) => !(encoding === 'multipart' && path === '__proto__'));
+          const key = options[pick % options.length]!;
+          const base: [string, string][] =
+            op === 'describe'
+              ? []
+              : op === 'list'
+                ? [['limit', '5']]
+                : op === 'create'
+                  ? [
+                      ['name', 'x'],
+                      ['accountIds', 'pp_1'],
+                    ]
+                  : [['campaignId', G.draft]];
+          const pairs: [string, string][] = [...base, [key, 'polluted']];
+          const body = encoding === 'urlencoded' ? urlencoded(pairs) : multipart(pairs);
+          const res = await hit(op, body, encoding === 'urlencoded' ? 'application/x-www-form-urlencoded' : MULTIPART);
+          expectNoViolations(judge(op, res, { verdict: 'invalid', blame: [key], parsed: true }), { op, encoding, key });
+          assertUnpolluted();
+        }),
+        { numRuns: runs(30) },
+      );
+    },
+  );
 });
 
 describe('prototype-pollution keys: a multipart part named exactly __proto__', () => {
@@ -711,7 +1096,10 @@ describe('deep nesting', () => {
     // `{"filters": …}` is one level; the value adds the rest. Brackets inside strings do not count.
     const json = (levels: number) => `{"filters":${deepText(levels - 1, 'array')},"note":"${'['.repeat(200)}"}`;
     const form = (levels: number) => `filters${'[a]'.repeat(levels - 1)}`;
-    for (const [levels, refused] of [[MAX_NESTING_DEPTH, false], [MAX_NESTING_DEPTH + 1, true]] as const) {
+    for (const [levels, refused] of [
+      [MAX_NESTING_DEPTH, false],
+      [MAX_NESTING_DEPTH + 1, true],
+    ] as const) {
       const answers = [
         await hit('list', json(levels), 'application/json'),
         await hit('list', `${form(levels)}=1`, 'application/x-www-form-urlencoded'),
@@ -730,10 +1118,19 @@ describe('create: form field names', () => {
   it('accountIdsFile given as a nested form field (accountIdsFile[x]=…) is invalid_request, not a crash', async () => {
     for (const [contentType, body] of [
       ['application/x-www-form-urlencoded', 'name=Nested&accountIdsFile[x]=acc_1'],
-      [MULTIPART, multipart([['name', 'Nested'], ['accountIdsFile[x]', 'acc_1']])],
+      [
+        MULTIPART,
+        multipart([
+          ['name', 'Nested'],
+          ['accountIdsFile[x]', 'acc_1'],
+        ]),
+      ],
     ] as const) {
       const res = await hit('create', body, contentType);
-      expectNoViolations(judge('create', res, { verdict: 'invalid', blame: ['accountIdsFile', 'accountIds'], parsed: true }), { contentType, body });
+      expectNoViolations(judge('create', res, { verdict: 'invalid', blame: ['accountIdsFile', 'accountIds'], parsed: true }), {
+        contentType,
+        body,
+      });
     }
   });
 
@@ -741,11 +1138,21 @@ describe('create: form field names', () => {
     const names = ['name', 'accountIds', 'accountIdsFile', 'excludeEnrichedWithinDays', 'x'];
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.constantFrom(...names), fc.array(fc.constantFrom('[]', '[0]', '[a]', '[name]', '[]'), { maxLength: 3 }), fc.constantFrom('acc_1', 'x', '', '1', 'account_id\nacc_2')), { minLength: 1, maxLength: 5 }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...names),
+            fc.array(fc.constantFrom('[]', '[0]', '[a]', '[name]', '[]'), { maxLength: 3 }),
+            fc.constantFrom('acc_1', 'x', '', '1', 'account_id\nacc_2'),
+          ),
+          { minLength: 1, maxLength: 5 },
+        ),
         fc.constantFrom('urlencoded' as const, 'multipart' as const),
         async (fields, encoding) => {
           // accountIdsFile with a named bracket has its own test above; here it is plain or an array.
-          const pairs = fields.map(([n, brackets, v]): [string, string] => [`${n}${n === 'accountIdsFile' ? brackets.filter((b) => b === '[]').join('') : brackets.join('')}`, v]);
+          const pairs = fields.map(([n, brackets, v]): [string, string] => [
+            `${n}${n === 'accountIdsFile' ? brackets.filter((b) => b === '[]').join('') : brackets.join('')}`,
+            v,
+          ]);
           const body = encoding === 'urlencoded' ? urlencoded(pairs) : multipart(pairs);
           const res = await hit('create', body, encoding === 'urlencoded' ? 'application/x-www-form-urlencoded' : MULTIPART, 'C');
           expectNoViolations(judge('create', res, { verdict: 'either' }), { encoding, pairs });

@@ -31,14 +31,25 @@ function descriptionsOf(schema: unknown, into = new Set<string>()): Set<string> 
   return into;
 }
 
-const routes = API_ROUTES.map((route) => ({ functionId: route.functionId, entry: route.entry, descriptions: descriptionsOf(z.toJSONSchema(route.operation.request, { io: 'input' })) }));
+const routes = API_ROUTES.map((route) => ({
+  functionId: route.functionId,
+  entry: route.entry,
+  descriptions: descriptionsOf(z.toJSONSchema(route.operation.request, { io: 'input' })),
+}));
 
 describe('request schemas in the deployed bundles', () => {
   const bundles = new Map<string, string>();
 
   beforeAll(async () => {
     for (const route of routes) {
-      const result = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, route.entry)], outfile: path.join('/tmp', `${route.functionId}.mjs`), write: false, logLevel: 'silent' });
+      const result = await build({
+        ...CDK_BUNDLE_OPTIONS,
+        absWorkingDir: PROJECT_ROOT,
+        entryPoints: [path.join(PROJECT_ROOT, route.entry)],
+        outfile: path.join('/tmp', `${route.functionId}.mjs`),
+        write: false,
+        logLevel: 'silent',
+      });
       bundles.set(route.functionId, result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.text);
     }
   }, 120_000);
@@ -46,7 +57,8 @@ describe('request schemas in the deployed bundles', () => {
   it('every API function carries its own operation’s request schema, and no schema of another operation', () => {
     // Markers: descriptions found verbatim in the bundle of an operation that owns them.
     const markers = new Set<string>();
-    for (const route of routes) for (const description of route.descriptions) if (bundles.get(route.functionId)!.includes(description)) markers.add(description);
+    for (const route of routes)
+      for (const description of route.descriptions) if (bundles.get(route.functionId)!.includes(description)) markers.add(description);
     // Enough markers to mean something: the campaign, webhook, ledger, accounts and export requests all describe fields.
     expect(markers.size).toBeGreaterThanOrEqual(15);
 

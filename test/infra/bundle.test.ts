@@ -22,7 +22,11 @@ const run = promisify(execFile);
 useApi();
 
 /** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
-async function invokeBundle(bundle: string, event: unknown, env: NodeJS.ProcessEnv): Promise<{ statusCode: number; body: string; headers?: Record<string, string>; logs: string }> {
+async function invokeBundle(
+  bundle: string,
+  event: unknown,
+  env: NodeJS.ProcessEnv,
+): Promise<{ statusCode: number; body: string; headers?: Record<string, string>; logs: string }> {
   const context = `{ awsRequestId: 'bundle-test', functionName: 'BundleTest', getRemainingTimeInMillis: () => 28000 }`;
   const script = `const { handler } = await import(${JSON.stringify(`file://${bundle}`)}); console.log(JSON.stringify(await handler(${JSON.stringify(event)}, ${context})));`;
   const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { env, cwd: path.dirname(bundle) });
@@ -40,8 +44,20 @@ describe('a function bundled as the stack deploys it', () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'bundle-test-'));
     bundle = path.join(dir, 'index.mjs');
-    ({ metafile } = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, 'functions/org-describe.ts')], outfile: bundle, metafile: true }));
-    env = { ...process.env, HOME: dir, AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'), NODE_OPTIONS: '' };
+    ({ metafile } = await build({
+      ...CDK_BUNDLE_OPTIONS,
+      absWorkingDir: PROJECT_ROOT,
+      entryPoints: [path.join(PROJECT_ROOT, 'functions/org-describe.ts')],
+      outfile: bundle,
+      metafile: true,
+    }));
+    env = {
+      ...process.env,
+      HOME: dir,
+      AWS_CONFIG_FILE: path.join(dir, 'none'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'),
+      NODE_OPTIONS: '',
+    };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -50,8 +66,21 @@ describe('a function bundled as the stack deploys it', () => {
     expect(inputs.some((file) => file.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
     // Nor the documentation of any operation (response shapes, examples: lib/<domain>/docs.ts, read by the OpenAPI document only).
     expect(inputs.filter((file) => /lib\/[a-z]+\/docs\.ts$/.test(file) || file.includes('zod-openapi/'))).toEqual([]);
-    for (const absent of ['@aws-sdk/credential-provider-node/', '@aws-sdk/credential-provider-ini/', '@aws-sdk/nested-clients/', '@aws-sdk/client-s3/', '@aws-sdk/client-sfn/', '@aws-sdk/s3-request-presigner/', '@aws-sdk/endpoint-cache/', 'mnemonist/', '@smithy/core/dist-es/submodules/event-streams/']) {
-      expect(inputs.filter((file) => file.includes(absent)), absent).toEqual([]);
+    for (const absent of [
+      '@aws-sdk/credential-provider-node/',
+      '@aws-sdk/credential-provider-ini/',
+      '@aws-sdk/nested-clients/',
+      '@aws-sdk/client-s3/',
+      '@aws-sdk/client-sfn/',
+      '@aws-sdk/s3-request-presigner/',
+      '@aws-sdk/endpoint-cache/',
+      'mnemonist/',
+      '@smithy/core/dist-es/submodules/event-streams/',
+    ]) {
+      expect(
+        inputs.filter((file) => file.includes(absent)),
+        absent,
+      ).toEqual([]);
     }
     expect(readFileSync(bundle, 'utf8')).not.toMatch(/sourceMappingURL/);
   });
@@ -65,7 +94,12 @@ describe('a function bundled as the stack deploys it', () => {
 
   it('answers describe against DynamoDB Local with the credentials of the environment', async () => {
     const { organizationId, apiKey } = await newOrganization({ name: 'Bundled Co', smbCredits: 42 });
-    const event = apiGatewayEvent({ method: 'POST', url: '/v1/org/describe', headers: { authorization: `Bearer ${apiKey}` }, requestId: 'bundle-test-1' });
+    const event = apiGatewayEvent({
+      method: 'POST',
+      url: '/v1/org/describe',
+      headers: { authorization: `Bearer ${apiKey}` },
+      requestId: 'bundle-test-1',
+    });
     const response = await invokeBundle(bundle, event, env);
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body).data.organization).toEqual({ id: organizationId, name: 'Bundled Co' });
@@ -73,7 +107,12 @@ describe('a function bundled as the stack deploys it', () => {
 
   it('has no other credential source: without AWS_ACCESS_KEY_ID the call fails (500 internal_error)', async () => {
     const { apiKey } = await newOrganization();
-    const event = apiGatewayEvent({ method: 'POST', url: '/v1/org/describe', headers: { authorization: `Bearer ${apiKey}` }, requestId: 'bundle-test-2' });
+    const event = apiGatewayEvent({
+      method: 'POST',
+      url: '/v1/org/describe',
+      headers: { authorization: `Bearer ${apiKey}` },
+      requestId: 'bundle-test-2',
+    });
     const { AWS_ACCESS_KEY_ID: _omitted, ...withoutKey } = env;
     const response = await invokeBundle(bundle, event, { ...withoutKey, POWERTOOLS_LOG_LEVEL: 'ERROR' });
     expect(response.statusCode).toBe(500);
@@ -85,12 +124,30 @@ describe('a function bundled as the stack deploys it', () => {
 /** Bundles `entry` with the stack's options into a fresh folder; returns the bundle's path and the files it holds. */
 async function bundleOf(entry: string, dir: string): Promise<{ file: string; inputs: string[] }> {
   const file = path.join(dir, path.basename(entry, '.ts'), 'index.mjs');
-  const { metafile } = await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, entryPoints: [path.join(PROJECT_ROOT, entry)], outfile: file, metafile: true });
+  const { metafile } = await build({
+    ...CDK_BUNDLE_OPTIONS,
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: [path.join(PROJECT_ROOT, entry)],
+    outfile: file,
+    metafile: true,
+  });
   return { file, inputs: Object.keys(Object.values(metafile.outputs).find((output) => output.entryPoint)!.inputs) };
 }
 
-const jsonRequest = (url: string, apiKey: string, body: unknown, headers: Record<string, string> = {}, requestId = `bundle-${Math.random()}`) =>
-  apiGatewayEvent({ method: 'POST', url, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(body)), requestId });
+const jsonRequest = (
+  url: string,
+  apiKey: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  requestId = `bundle-${Math.random()}`,
+) =>
+  apiGatewayEvent({
+    method: 'POST',
+    url,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+    body: Buffer.from(JSON.stringify(body)),
+    requestId,
+  });
 
 /**
  * Bundles whose unused imports esbuild drops (`"sideEffects": false` in
@@ -102,13 +159,24 @@ describe('other bundles as the stack deploys them', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'bundle-test-'));
-    env = { ...process.env, HOME: dir, AWS_CONFIG_FILE: path.join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'), NODE_OPTIONS: '', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    env = {
+      ...process.env,
+      HOME: dir,
+      AWS_CONFIG_FILE: path.join(dir, 'none'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(dir, 'none'),
+      NODE_OPTIONS: '',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('webhooks/list carries neither the URL check nor delivery signing (standardwebhooks) nor idempotency code (a read operation), and answers', async () => {
     const { file, inputs } = await bundleOf('functions/webhooks-list.ts', dir);
-    for (const absent of ['standardwebhooks/', 'lib/webhooks/ssrf.ts', 'lib/idempotency/', 'canonicalize/']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    for (const absent of ['standardwebhooks/', 'lib/webhooks/ssrf.ts', 'lib/idempotency/', 'canonicalize/'])
+      expect(
+        inputs.filter((f) => f.includes(absent)),
+        absent,
+      ).toEqual([]);
     const { apiKey } = await newOrganization();
     const response = await invokeBundle(file, jsonRequest('/v1/webhooks/list', apiKey, {}), env);
     expect(response.statusCode, response.body).toBe(200);
@@ -117,7 +185,11 @@ describe('other bundles as the stack deploys them', () => {
 
   it('webhooks/test names its message without bundling delivery or its signing library (messageIdOf lives beside the events)', async () => {
     const { inputs } = await bundleOf('functions/webhooks-test.ts', dir);
-    for (const absent of ['standardwebhooks/', 'fast-sha256/', 'lib/webhooks/delivery.ts', 'lib/webhooks/ssrf.ts']) expect(inputs.filter((f) => f.includes(absent)), absent).toEqual([]);
+    for (const absent of ['standardwebhooks/', 'fast-sha256/', 'lib/webhooks/delivery.ts', 'lib/webhooks/ssrf.ts'])
+      expect(
+        inputs.filter((f) => f.includes(absent)),
+        absent,
+      ).toEqual([]);
     expect(inputs.some((f) => f.endsWith('lib/webhooks/events.ts'))).toBe(true);
   });
 
@@ -127,14 +199,26 @@ describe('other bundles as the stack deploys them', () => {
     // The address ranges are matched with node:net's BlockList; ipaddr.js is the tests' oracle only.
     expect(inputs.filter((f) => f.includes('ipaddr.js/'))).toEqual([]);
     const { apiKey } = await newOrganization();
-    const refused = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, { url: 'https://10.0.0.1/hook', events: ['campaign.enriched'] }), env);
+    const refused = await invokeBundle(
+      file,
+      jsonRequest('/v1/webhooks/create', apiKey, { url: 'https://10.0.0.1/hook', events: ['campaign.enriched'] }),
+      env,
+    );
     expect(refused.statusCode, refused.body).toBe(400);
     expect(JSON.parse(refused.body).error.code).toBe('invalid_request');
     const local = { ...env, WEBHOOKS_ALLOW_LOCALHOST: 'true' };
     const body = { url: 'http://127.0.0.1:9/hook', events: ['campaign.enriched'] };
-    const first = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    const first = await invokeBundle(
+      file,
+      jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }),
+      local,
+    );
     expect(first.statusCode, first.body).toBe(200);
-    const replay = await invokeBundle(file, jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }), local);
+    const replay = await invokeBundle(
+      file,
+      jsonRequest('/v1/webhooks/create', apiKey, body, { 'idempotency-key': 'bundle-create-1' }),
+      local,
+    );
     expect(replay.statusCode).toBe(200);
     expect(replay.headers?.['idempotent-replayed']).toBe('true');
     expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
@@ -146,13 +230,18 @@ describe('other bundles as the stack deploys them', () => {
     const code = readFileSync(file, 'utf8');
     // Operations the export sends (GetObject, multipart upload) keep their schemas; bucket configuration does not come along.
     expect(code).toContain('CreateMultipartUpload');
-    for (const unused of ['AnalyticsAndOperator', 'ReplicationConfiguration', 'PutBucketLifecycleConfiguration']) expect(code, unused).not.toContain(unused);
+    for (const unused of ['AnalyticsAndOperator', 'ReplicationConfiguration', 'PutBucketLifecycleConfiguration'])
+      expect(code, unused).not.toContain(unused);
   });
 
   it('campaigns/create (an S3 user) stores its account list in S3; get reads the campaign back and quote reads the list from S3', async () => {
     const { file } = await bundleOf('functions/campaigns-create.ts', dir);
     const { apiKey } = await newOrganization();
-    const created = await invokeBundle(file, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Bundled', accountIds: ['acct_1', 'acct_2'] }), env);
+    const created = await invokeBundle(
+      file,
+      jsonRequest('/v1/campaigns/create', apiKey, { name: 'Bundled', accountIds: ['acct_1', 'acct_2'] }),
+      env,
+    );
     expect(created.statusCode, created.body).toBe(200);
     const campaignId = JSON.parse(created.body).data.id as string;
     const { file: get } = await bundleOf('functions/campaigns-get.ts', dir);
@@ -171,15 +260,24 @@ describe('other bundles as the stack deploys them', () => {
     const { file } = await bundleOf('functions/workflow-expire.ts', dir);
     const { organizationId, apiKey } = await newOrganization();
     const { file: create } = await bundleOf('functions/campaigns-create.ts', dir);
-    const created = await invokeBundle(create, jsonRequest('/v1/campaigns/create', apiKey, { name: 'Not enriched', accountIds: ['acct_1'] }), env);
+    const created = await invokeBundle(
+      create,
+      jsonRequest('/v1/campaigns/create', apiKey, { name: 'Not enriched', accountIds: ['acct_1'] }),
+      env,
+    );
     const campaignId = JSON.parse(created.body).data.id as string;
-    const output = (await invokeBundle(file, { organizationId, campaignId, attemptId: 'att_none' }, env)) as unknown as Record<string, unknown>;
+    const output = (await invokeBundle(file, { organizationId, campaignId, attemptId: 'att_none' }, env)) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(output).toMatchObject({ expired: false, objectsDeleted: 0 });
   });
 });
 
 describe('idempotency wiring', () => {
   it('refuses to build the handler of an idempotent operation without the idempotency stage (apiHandler instead of idempotentApiHandler)', () => {
-    expect(() => createApiHandler(createCampaignOperation, async () => ({}), { findApiKey: async () => undefined })).toThrow(/createCampaign is idempotent/);
+    expect(() => createApiHandler(createCampaignOperation, async () => ({}), { findApiKey: async () => undefined })).toThrow(
+      /createCampaign is idempotent/,
+    );
   });
 });

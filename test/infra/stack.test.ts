@@ -15,7 +15,12 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { PROJECT_ROOT, type ServiceFunction } from '../../infra/constructs/service-function';
-import { MIN_REQUESTS_FOR_ERROR_RATE, RATE_LIMITED_ALARM_THRESHOLD, SERVER_ERROR_RATE_THRESHOLD_PERCENT, sumAlarmNames } from '../../infra/constructs/monitoring';
+import {
+  MIN_REQUESTS_FOR_ERROR_RATE,
+  RATE_LIMITED_ALARM_THRESHOLD,
+  SERVER_ERROR_RATE_THRESHOLD_PERCENT,
+  sumAlarmNames,
+} from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
 import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
@@ -63,12 +68,22 @@ function rolesAllowing(template: Template, action: string): string[] {
     .filter((policy) => allows(policy.Properties.PolicyDocument.Statement))
     .flatMap((policy) => (policy.Properties.Roles as { Ref: string }[]).map((role) => role.Ref));
   const inline = Object.entries(template.findResources('AWS::IAM::Role'))
-    .filter(([, role]) => ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).some((p) => allows(p.PolicyDocument.Statement)))
+    .filter(([, role]) =>
+      ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).some((p) =>
+        allows(p.PolicyDocument.Statement),
+      ),
+    )
     .map(([id]) => id);
   return [...new Set([...attached, ...inline])].sort();
 }
 
-const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:TransactWriteItems', 'dynamodb:BatchWriteItem'];
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:TransactWriteItems',
+  'dynamodb:BatchWriteItem',
+];
 const S3_WRITE_ACTION = /^s3:(Put|Delete|Abort|Restore|Replicate|\*)/;
 
 /**
@@ -90,7 +105,14 @@ function renderTokens(value: unknown): string {
 }
 
 /** The state machine's ASL with tokens rendered by {@link renderTokens}. */
-type AslState = { Type: string; Next?: string; End?: boolean; Resource?: string; Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[]; ItemProcessor?: Asl };
+type AslState = {
+  Type: string;
+  Next?: string;
+  End?: boolean;
+  Resource?: string;
+  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
+  ItemProcessor?: Asl;
+};
 type Asl = { StartAt: string; States: Record<string, AslState> };
 
 describe('CampaignEnrichment-dev', () => {
@@ -144,8 +166,16 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('serves GET /openapi.json and GET /docs from the docs function, which touches no data', () => {
-    for (const path of DOCS_ROUTES) expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
-    expect(DOCS_ROUTES).toEqual(['/openapi.json', '/asyncapi.json', '/docs', '/.well-known/api-catalog', '/llms.txt', '/.well-known/mcp/server-card.json']);
+    for (const path of DOCS_ROUTES)
+      expect(functionOfRoute(`GET ${path}`), path).toBe(logicalId(built.stack.supportFunctions.docs.function));
+    expect(DOCS_ROUTES).toEqual([
+      '/openapi.json',
+      '/asyncapi.json',
+      '/docs',
+      '/.well-known/api-catalog',
+      '/llms.txt',
+      '/.well-known/mcp/server-card.json',
+    ]);
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.docs.functionId));
     expect(actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.docs.function)]!;
@@ -154,11 +184,18 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('serves /mcp (POST, and GET and DELETE for the 405 of a stateless server) from the MCP function, which holds its tools’ routes’ permissions', () => {
-    for (const method of SUPPORT_FUNCTIONS.mcp.methods) expect(functionOfRoute(`${method} /mcp`), method).toBe(logicalId(built.stack.supportFunctions.mcp.function));
+    for (const method of SUPPORT_FUNCTIONS.mcp.methods)
+      expect(functionOfRoute(`${method} /mcp`), method).toBe(logicalId(built.stack.supportFunctions.mcp.function));
     const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.mcp.functionId));
-    for (const route of MCP_ROUTES) for (const action of actionsOf(statementsOf(template, built.stack, route.functionId))) expect(actions, `${route.functionId}: ${action}`).toContain(action);
+    for (const route of MCP_ROUTES)
+      for (const action of actionsOf(statementsOf(template, built.stack, route.functionId)))
+        expect(actions, `${route.functionId}: ${action}`).toContain(action);
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.mcp.function)]!;
-    expect(fn.Properties.Environment.Variables).toMatchObject({ TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), STATE_MACHINE_ARN: expect.anything() });
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      TABLE_NAME: expect.anything(),
+      BUCKET_NAME: expect.anything(),
+      STATE_MACHINE_ARN: expect.anything(),
+    });
   });
 
   it('builds each function from its route’s entry under its functionId', () => {
@@ -199,7 +236,12 @@ describe('CampaignEnrichment-dev', () => {
           POWERTOOLS_LOG_LEVEL: 'DEBUG',
           TABLE_NAME: { Ref: logicalId(built.stack.table) },
           BUCKET_NAME: { Ref: logicalId(built.stack.bucket) },
-          CURSOR_SECRET: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: Match.stringLikeRegexp('^CursorSecret') }, Match.stringLikeRegexp('^:SecretString:')]] },
+          CURSOR_SECRET: {
+            'Fn::Join': [
+              '',
+              ['{{resolve:secretsmanager:', { Ref: Match.stringLikeRegexp('^CursorSecret') }, Match.stringLikeRegexp('^:SecretString:')],
+            ],
+          },
         },
       },
       Role: { 'Fn::GetAtt': [logicalId(fn.role), 'Arn'] },
@@ -209,14 +251,27 @@ describe('CampaignEnrichment-dev', () => {
   it('gives the cursor-signing secret only to the functions that page with cursors (N12)', () => {
     const cursorRoutes = API_ROUTES.filter((route) => usesCursors(route.operation)).map((route) => route.functionId);
     // The operations whose request has a cursor field: derived, and checked against what lib/ reads the secret for.
-    expect(cursorRoutes.sort()).toEqual(['CampaignsAccounts', 'CampaignsList', 'EventsList', 'KeysList', 'OrgLedger', 'WebhooksDeliveries']);
+    expect(cursorRoutes.sort()).toEqual([
+      'CampaignsAccounts',
+      'CampaignsList',
+      'EventsList',
+      'KeysList',
+      'OrgLedger',
+      'WebhooksDeliveries',
+    ]);
     expect(MCP_ROUTES.some((route) => usesCursors(route.operation))).toBe(true);
     const fns = template.findResources('AWS::Lambda::Function');
     const holders = Object.entries(fns)
-      .filter(([, fn]) => (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.CURSOR_SECRET !== undefined)
+      .filter(
+        ([, fn]) =>
+          (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.CURSOR_SECRET !== undefined,
+      )
       .map(([id]) => id)
       .sort();
-    const expected = [...cursorRoutes.map((id) => logicalId(built.stack.functions.get(id)!.function)), logicalId(built.stack.supportFunctions.mcp.function)].sort();
+    const expected = [
+      ...cursorRoutes.map((id) => logicalId(built.stack.functions.get(id)!.function)),
+      logicalId(built.stack.supportFunctions.mcp.function),
+    ].sort();
     expect(holders).toEqual(expected);
     expect(Object.keys(fns).length).toBeGreaterThan(holders.length + 20);
   });
@@ -224,7 +279,10 @@ describe('CampaignEnrichment-dev', () => {
   it('gives only the functions of infra/memory.ts FUNCTION_NODE_OPTIONS their V8 settings (the export: a small semi-space)', () => {
     expect(Object.keys(FUNCTION_NODE_OPTIONS)).toEqual(['CampaignsExport']);
     const fns = template.findResources('AWS::Lambda::Function');
-    const withOptions = Object.values(fns).filter((fn) => (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.NODE_OPTIONS !== undefined);
+    const withOptions = Object.values(fns).filter(
+      (fn) =>
+        (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.NODE_OPTIONS !== undefined,
+    );
     expect(withOptions).toHaveLength(1);
     const exportFn = built.stack.functions.get('CampaignsExport')!;
     expect(fns[logicalId(exportFn.function)]?.Properties.Environment.Variables.NODE_OPTIONS).toBe('--max-semi-space-size=2');
@@ -272,7 +330,10 @@ describe('CampaignEnrichment-dev', () => {
   it('grants table access on the table and each index by name, never index/*', () => {
     const tableArn = { 'Fn::GetAtt': [logicalId(built.stack.table), 'Arn'] };
     const [statement] = statementsOf(template, built.stack, 'OrgDescribe').filter((s) => [s.Action].flat().includes('dynamodb:Query'));
-    expect(statement!.Resource).toEqual([tableArn, ...TABLE_DEFINITION.indexes.map((i) => ({ 'Fn::Join': ['', [tableArn, `/index/${i.indexName}`]] }))]);
+    expect(statement!.Resource).toEqual([
+      tableArn,
+      ...TABLE_DEFINITION.indexes.map((i) => ({ 'Fn::Join': ['', [tableArn, `/index/${i.indexName}`]] })),
+    ]);
   });
 
   it('grants each route exactly its declared table and bucket access', () => {
@@ -284,12 +345,17 @@ describe('CampaignEnrichment-dev', () => {
       expect(actions.includes('s3:PutObject'), route.functionId).toBe(bucket === 'write' || bucket === 'readWrite');
       expect(actions.includes('states:StartExecution'), route.functionId).toBe(Boolean(route.permissions.startsWorkflow));
       expect(actions.includes('states:StopExecution'), route.functionId).toBe(Boolean(route.permissions.stopsWorkflow));
-      expect(actions.filter((a) => a.startsWith('states:') && a !== 'states:StartExecution' && a !== 'states:StopExecution'), route.functionId).toEqual([]);
+      expect(
+        actions.filter((a) => a.startsWith('states:') && a !== 'states:StartExecution' && a !== 'states:StopExecution'),
+        route.functionId,
+      ).toEqual([]);
     }
   });
 
   it('lets the cancel function stop executions of the enrichment state machine only, and start none (docs/launch.md#canceling)', () => {
-    const stops = statementsOf(template, built.stack, 'CampaignsCancel').filter((s) => [s.Action].flat().some((a) => String(a).startsWith('states:')));
+    const stops = statementsOf(template, built.stack, 'CampaignsCancel').filter((s) =>
+      [s.Action].flat().some((a) => String(a).startsWith('states:')),
+    );
     expect(stops.map((s) => s.Action)).toEqual(['states:StopExecution']);
     expect(JSON.stringify(stops[0]!.Resource)).toContain(':execution:');
   });
@@ -312,9 +378,12 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   it('reserves concurrency for the workflow tasks and the webhook functions, none for the API functions (docs/limits.md)', () => {
-    const reserved = (functionId: string) => (template.findResources('AWS::Lambda::Function')[logicalId(functionOf(built.stack, functionId).function)]!.Properties.ReservedConcurrentExecutions as number | undefined);
+    const reserved = (functionId: string) =>
+      template.findResources('AWS::Lambda::Function')[logicalId(functionOf(built.stack, functionId).function)]!.Properties
+        .ReservedConcurrentExecutions as number | undefined;
     expect(reserved('WorkflowFindContacts')).toBe(16);
-    for (const task of Object.values(WORKFLOW_TASKS).filter((t) => t.functionId !== 'WorkflowFindContacts')) expect(reserved(task.functionId), task.functionId).toBe(2);
+    for (const task of Object.values(WORKFLOW_TASKS).filter((t) => t.functionId !== 'WorkflowFindContacts'))
+      expect(reserved(task.functionId), task.functionId).toBe(2);
     expect(reserved('WebhooksDeliver')).toBe(5);
     expect(reserved('WebhooksDispatch')).toBe(2);
     for (const route of API_ROUTES) expect(reserved(route.functionId), route.functionId).toBeUndefined();
@@ -332,49 +401,96 @@ describe('CampaignEnrichment-dev', () => {
     for (const functionId of ['CampaignsGet', 'CampaignsList', 'OrgDescribe']) {
       const actions = actionsOf(withoutLimitCounters(statementsOf(template, built.stack, functionId)));
       expect(actions, functionId).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*'), functionId).toEqual([]);
-      expect(actions.filter((a) => S3_WRITE_ACTION.test(a)), functionId).toEqual([]);
-      expect(actions.filter((a) => a.startsWith('states:')), functionId).toEqual([]);
+      expect(
+        actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*'),
+        functionId,
+      ).toEqual([]);
+      expect(
+        actions.filter((a) => S3_WRITE_ACTION.test(a)),
+        functionId,
+      ).toEqual([]);
+      expect(
+        actions.filter((a) => a.startsWith('states:')),
+        functionId,
+      ).toEqual([]);
     }
   });
 
   it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
     // FinishRecording reads the eligible list and writes the account history to the table (issue #29): it writes no object.
     // The MCP function runs the handlers of create, enrich and export (docs/agents.md): it holds their grants.
-    const writers = ['CampaignsCreate', 'UploadsCreate', 'CampaignsEnrich', 'CampaignsExport', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId];
+    const writers = [
+      'CampaignsCreate',
+      'UploadsCreate',
+      'CampaignsEnrich',
+      'CampaignsExport',
+      SUPPORT_FUNCTIONS.mcp.functionId,
+      WORKFLOW_TASKS.findContacts.functionId,
+    ];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
     expect(rolesAllowing(template, 's3:AbortMultipartUpload')).toEqual(expected);
     // No role uses S3 wildcards. Only storage expiry deletes (lib/enrichment/attempt-objects.ts): enrich (a replaced evaluation),
     // the find-contacts, compensate and expire tasks and the reconciler, and only attempts' and evaluations' objects.
-    const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => actionsOf(policy.Properties.PolicyDocument.Statement));
+    const s3Actions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+      actionsOf(policy.Properties.PolicyDocument.Statement),
+    );
     expect(s3Actions.filter((a) => (a.startsWith('s3:Delete') && a !== 's3:DeleteObject') || a === 's3:*')).toEqual([]);
-    const deleters = ['CampaignsEnrich', 'CampaignsCancel', 'EnrichmentReconcile', SUPPORT_FUNCTIONS.mcp.functionId, ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId)];
-    expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
+    const deleters = [
+      'CampaignsEnrich',
+      'CampaignsCancel',
+      'EnrichmentReconcile',
+      SUPPORT_FUNCTIONS.mcp.functionId,
+      ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId),
+    ];
+    expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(
+      deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
+    );
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const functionId of deleters) {
       const deletes = statementsOf(template, built.stack, functionId).filter((s) => [s.Action].flat().includes('s3:DeleteObject'));
-      expect(deletes.map((s) => [s.Action, s.Resource]), functionId).toEqual([
-        ['s3:DeleteObject', EXPIRING_KEY_PATTERNS.map((pattern) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] }))],
-      ]);
+      expect(
+        deletes.map((s) => [s.Action, s.Resource]),
+        functionId,
+      ).toEqual([['s3:DeleteObject', EXPIRING_KEY_PATTERNS.map((pattern) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] }))]]);
     }
     // The data bucket's own policy grants nobody anything: it only refuses plain HTTP and old TLS.
-    const [bucketPolicy] = Object.values(template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: logicalId(built.stack.bucket) } } }));
+    const [bucketPolicy] = Object.values(
+      template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: logicalId(built.stack.bucket) } } }),
+    );
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
   it('lets only create (uploaded files), enrich, export, results, quote, accounts, the MCP server and the find-contacts and finish-recording tasks read the bucket', () => {
-    const readers = ['CampaignsCreate', 'CampaignsEnrich', 'CampaignsExport', 'CampaignsQuote', 'CampaignsAccounts', 'CampaignsResults', SUPPORT_FUNCTIONS.mcp.functionId, WORKFLOW_TASKS.findContacts.functionId, WORKFLOW_TASKS.finishRecording.functionId];
-    expect(rolesAllowing(template, 's3:GetObject')).toEqual(readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort());
+    const readers = [
+      'CampaignsCreate',
+      'CampaignsEnrich',
+      'CampaignsExport',
+      'CampaignsQuote',
+      'CampaignsAccounts',
+      'CampaignsResults',
+      SUPPORT_FUNCTIONS.mcp.functionId,
+      WORKFLOW_TASKS.findContacts.functionId,
+      WORKFLOW_TASKS.finishRecording.functionId,
+    ];
+    expect(rolesAllowing(template, 's3:GetObject')).toEqual(
+      readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
+    );
   });
 
   // Accounts reads result parts too: with a suppression in force it counts contactsFound from them (docs/privacy.md).
   it('lets quote and accounts only read: the table, and the objects under their key patterns', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
-    for (const [functionId, patterns] of [['CampaignsQuote', ['campaigns/*']], ['CampaignsAccounts', ['campaigns/*/attempts/*', 'campaigns/*/evaluations/*']]] as const) {
+    for (const [functionId, patterns] of [
+      ['CampaignsQuote', ['campaigns/*']],
+      ['CampaignsAccounts', ['campaigns/*/attempts/*', 'campaigns/*/evaluations/*']],
+    ] as const) {
       const statements = withoutLimitCounters(statementsOf(template, built.stack, functionId));
       const actions = actionsOf(statements);
-      expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')), functionId).toEqual([]);
+      expect(
+        actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*' || S3_WRITE_ACTION.test(a) || a.startsWith('states:')),
+        functionId,
+      ).toEqual([]);
       const [objects, ...others] = statements.filter((s) => [s.Action].flat().includes('s3:GetObject'));
       expect(others, functionId).toEqual([]);
       const resources = patterns.map((pattern) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] }));
@@ -385,8 +501,12 @@ describe('CampaignEnrichment-dev', () => {
   it('scopes the upload flow to its prefixes: uploads/create writes only uploads/*, create reads and writes campaigns/* and uploads/*', () => {
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     const objects = (pattern: string) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
-    const uploadStatements = statementsOf(template, built.stack, 'UploadsCreate').filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
-    expect(uploadStatements.map((s) => [actionsOf([s]).sort(), s.Resource])).toEqual([[['s3:AbortMultipartUpload', 's3:PutObject'], objects('uploads/*')]]);
+    const uploadStatements = statementsOf(template, built.stack, 'UploadsCreate').filter((s) =>
+      actionsOf([s]).some((a) => a.startsWith('s3:')),
+    );
+    expect(uploadStatements.map((s) => [actionsOf([s]).sort(), s.Resource])).toEqual([
+      [['s3:AbortMultipartUpload', 's3:PutObject'], objects('uploads/*')],
+    ]);
     const createObjects = statementsOf(template, built.stack, 'CampaignsCreate').filter((s) => actionsOf([s]).includes('s3:GetObject'));
     expect(createObjects.map((s) => s.Resource)).toEqual([[objects('campaigns/*'), objects('uploads/*')]]);
   });
@@ -401,20 +521,29 @@ describe('CampaignEnrichment-dev', () => {
 
     it('catches every error of FindContacts and CompleteEnrichment into CompensateAttempt', () => {
       for (const state of ['FindContacts', 'CompleteEnrichment']) {
-        expect(asl.States[state]!.Catch, state).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'CompensateAttempt' }]);
+        expect(asl.States[state]!.Catch, state).toEqual([
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'CompensateAttempt' },
+        ]);
       }
     });
 
     it('compensates with the compensate function, then fails the execution', () => {
       const compensate = asl.States.CompensateAttempt!;
-      expect(compensate).toMatchObject({ Type: 'Task', Resource: functionArn(WORKFLOW_TASKS.compensate.functionId), Next: 'EnrichmentFailed' });
+      expect(compensate).toMatchObject({
+        Type: 'Task',
+        Resource: functionArn(WORKFLOW_TASKS.compensate.functionId),
+        Next: 'EnrichmentFailed',
+      });
       expect(compensate.Catch).toBeUndefined();
       expect(asl.States.EnrichmentFailed).toMatchObject({ Type: 'Fail', Error: 'EnrichmentFailed' });
     });
 
     it('has no catch leading anywhere but CompensateAttempt, and runs each task on its own function', () => {
       const states = (machine: Asl): [string, AslState][] =>
-        Object.entries(machine.States).flatMap(([name, state]) => [[name, state] as [string, AslState], ...(state.ItemProcessor ? states(state.ItemProcessor) : [])]);
+        Object.entries(machine.States).flatMap(([name, state]) => [
+          [name, state] as [string, AslState],
+          ...(state.ItemProcessor ? states(state.ItemProcessor) : []),
+        ]);
       const all = states(asl);
       expect(all.flatMap(([, state]) => state.Catch ?? []).map((c) => c.Next)).toEqual(['CompensateAttempt', 'CompensateAttempt']);
       for (const task of Object.values(WORKFLOW_TASKS)) {
@@ -428,7 +557,12 @@ describe('CampaignEnrichment-dev', () => {
 
     it('blocks public access, encrypts with S3-managed keys and logs access', () => {
       expect(bucketProps()).toMatchObject({
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) } },
       });
@@ -468,7 +602,10 @@ describe('CampaignEnrichment-dev', () => {
       StageName: '$default',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400, DetailedMetricsEnabled: true },
-      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] }, Format: Match.stringLikeRegexp('"requestId":"\\$context\\.requestId"') },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] },
+        Format: Match.stringLikeRegexp('"requestId":"\\$context\\.requestId"'),
+      },
     });
   });
 
@@ -483,8 +620,26 @@ describe('CampaignEnrichment-dev', () => {
   });
 
   describe('operations', () => {
-    type AlarmMetric = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] }; Stat: string; Period: number } };
-    type AlarmProps = { AlarmName: string; AlarmActions: unknown[]; OKActions: unknown[]; Metrics?: AlarmMetric[]; MetricName?: string; Threshold: number; ComparisonOperator: string; TreatMissingData: string };
+    type AlarmMetric = {
+      Id: string;
+      Expression?: string;
+      ReturnData?: boolean;
+      MetricStat?: {
+        Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] };
+        Stat: string;
+        Period: number;
+      };
+    };
+    type AlarmProps = {
+      AlarmName: string;
+      AlarmActions: unknown[];
+      OKActions: unknown[];
+      Metrics?: AlarmMetric[];
+      MetricName?: string;
+      Threshold: number;
+      ComparisonOperator: string;
+      TreatMissingData: string;
+    };
     let alarms: AlarmProps[];
     let topic: { Ref: string };
     beforeAll(() => {
@@ -497,27 +652,49 @@ describe('CampaignEnrichment-dev', () => {
       return alarm!;
     };
     const readMetrics = (alarm: AlarmProps) => (alarm.Metrics ?? []).filter((m) => m.MetricStat).map((m) => m.MetricStat!);
-    const dimension = (stat: NonNullable<AlarmMetric['MetricStat']>, name: string) => stat.Metric.Dimensions.find((d) => d.Name === name)?.Value;
+    const dimension = (stat: NonNullable<AlarmMetric['MetricStat']>, name: string) =>
+      stat.Metric.Dimensions.find((d) => d.Name === name)?.Value;
 
     it('reconciles every balance with its ledger hourly (EventBridge → CreditsReconcile, table read only) and alarms on any LedgerDrift', () => {
       const reconcile = functionOf(built.stack, 'CreditsReconcile');
       const rules = Object.values(template.findResources('AWS::Events::Rule'));
       const schedule = rules.find((rule) => rule.Properties.ScheduleExpression === 'rate(1 hour)');
-      expect(schedule?.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(reconcile.function), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2 } })]);
+      expect(schedule?.Properties.Targets).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [logicalId(reconcile.function), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 2 },
+        }),
+      ]);
       const actions = actionsOf(statementsOf(template, built.stack, 'CreditsReconcile'));
-      expect(actions.filter((action) => action.startsWith('dynamodb:'))).not.toContainEqual(expect.stringMatching(/Put|Update|Delete|Write/));
+      expect(actions.filter((action) => action.startsWith('dynamodb:'))).not.toContainEqual(
+        expect.stringMatching(/Put|Update|Delete|Write/),
+      );
       expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('states:'))).toBe(false);
       const drift = alarmNamed('LedgerDrift');
       expect(drift).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      expect(readMetrics(drift)).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'LedgerDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 3600 }]);
+      expect(readMetrics(drift)).toEqual([
+        {
+          Metric: {
+            Namespace: 'CampaignEnrichment',
+            MetricName: 'LedgerDrift',
+            Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }],
+          },
+          Stat: 'Maximum',
+          Period: 3600,
+        },
+      ]);
     });
 
     it('runs the enrichment reconciler every 5 minutes (EventBridge Scheduler) and on every ABORTED, FAILED or TIMED_OUT execution, with least privilege, and alarms on CapacityDrift', () => {
       const reconciler = functionOf(built.stack, 'EnrichmentReconcile');
       const fnArn = { 'Fn::GetAtt': [logicalId(reconciler.function), 'Arn'] };
       const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule'));
-      expect(schedules.map((schedule) => [schedule.Properties.ScheduleExpression, schedule.Properties.Target.Arn])).toEqual([['rate(5 minutes)', fnArn]]);
-      const rule = Object.values(template.findResources('AWS::Events::Rule')).find((r) => r.Properties.EventPattern?.source?.[0] === 'aws.states');
+      expect(schedules.map((schedule) => [schedule.Properties.ScheduleExpression, schedule.Properties.Target.Arn])).toEqual([
+        ['rate(5 minutes)', fnArn],
+      ]);
+      const rule = Object.values(template.findResources('AWS::Events::Rule')).find(
+        (r) => r.Properties.EventPattern?.source?.[0] === 'aws.states',
+      );
       expect(rule?.Properties.EventPattern).toEqual({
         source: ['aws.states'],
         'detail-type': ['Step Functions Execution Status Change'],
@@ -531,12 +708,26 @@ describe('CampaignEnrichment-dev', () => {
       expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
       const executions = statements.find((statement) => [statement.Action].flat().includes('states:StopExecution'));
       expect(JSON.stringify(executions?.Resource)).toContain(':execution:');
-      expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([{ Metric: { Namespace: 'CampaignEnrichment', MetricName: 'CapacityDrift', Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }] }, Stat: 'Maximum', Period: 300 }]);
+      expect(readMetrics(alarmNamed('CapacityDrift'))).toEqual([
+        {
+          Metric: {
+            Namespace: 'CampaignEnrichment',
+            MetricName: 'CapacityDrift',
+            Dimensions: [{ Name: 'service', Value: 'campaign-enrichment-api' }],
+          },
+          Stat: 'Maximum',
+          Period: 300,
+        },
+      ]);
     });
 
     it('alarms when one organization gets many rate_limited answers: the top organization of the RateLimited metric by organizationId (docs/limits.md)', () => {
       const alarm = alarmNamed('RateLimitedOrganization');
-      expect(alarm).toMatchObject({ Threshold: RATE_LIMITED_ALARM_THRESHOLD, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+      expect(alarm).toMatchObject({
+        Threshold: RATE_LIMITED_ALARM_THRESHOLD,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+      });
       const [query] = (alarm.Metrics ?? []) as { Expression?: string; Period?: number }[];
       expect(query?.Expression).toBe(
         'SELECT SUM(RateLimited) FROM SCHEMA("CampaignEnrichment", organizationId) GROUP BY organizationId ORDER BY SUM() DESC LIMIT 1',
@@ -550,7 +741,15 @@ describe('CampaignEnrichment-dev', () => {
         const filter = filters.find((f) => JSON.stringify(f.Properties.LogGroupName) === JSON.stringify({ Ref: logGroup }));
         expect(filter?.Properties, route.functionId).toMatchObject({
           FilterPattern: '{ ($.message = "Request completed") && ($.errorCode = "rate_limited") }',
-          MetricTransformations: [{ MetricNamespace: 'CampaignEnrichment', MetricName: 'RateLimited', MetricValue: '1', Dimensions: [{ Key: 'organizationId', Value: '$.organizationId' }], Unit: 'Count' }],
+          MetricTransformations: [
+            {
+              MetricNamespace: 'CampaignEnrichment',
+              MetricName: 'RateLimited',
+              MetricValue: '1',
+              Dimensions: [{ Key: 'organizationId', Value: '$.organizationId' }],
+              Unit: 'Count',
+            },
+          ],
         });
       }
     });
@@ -562,7 +761,19 @@ describe('CampaignEnrichment-dev', () => {
         ...sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length),
       ];
       expect(alarms.map((a) => a.AlarmName).sort()).toEqual(
-        ['Api5xxRate', ...throttleAlarms, 'CapacityDrift', 'EnrichmentFailed', 'LedgerDrift', 'RateLimitedOrganization', 'SupportFunctionThrottles', 'TableThrottles', 'WebhookDeliveryFailed'].map((n) => `CampaignEnrichment-dev-${n}`).sort(),
+        [
+          'Api5xxRate',
+          ...throttleAlarms,
+          'CapacityDrift',
+          'EnrichmentFailed',
+          'LedgerDrift',
+          'RateLimitedOrganization',
+          'SupportFunctionThrottles',
+          'TableThrottles',
+          'WebhookDeliveryFailed',
+        ]
+          .map((n) => `CampaignEnrichment-dev-${n}`)
+          .sort(),
       );
       for (const alarm of alarms) {
         expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
@@ -578,7 +789,10 @@ describe('CampaignEnrichment-dev', () => {
       expect(alarm).toMatchObject({ Threshold: SERVER_ERROR_RATE_THRESHOLD_PERCENT, ComparisonOperator: 'GreaterThanThreshold' });
       const byId = Object.fromEntries(alarm.Metrics!.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!]));
       const api = { Ref: logicalId(built.stack.api) };
-      for (const [id, metricName] of [['requests', 'Count'], ['errors', '5xx']] as const) {
+      for (const [id, metricName] of [
+        ['requests', 'Count'],
+        ['errors', '5xx'],
+      ] as const) {
         expect(byId[id], id).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: metricName }, Stat: 'Sum', Period: 300 });
         expect(dimension(byId[id]!, 'ApiId'), id).toEqual(api);
         expect(dimension(byId[id]!, 'Stage'), id).toBe('$default');
@@ -595,9 +809,19 @@ describe('CampaignEnrichment-dev', () => {
 
     it('alarms on a throttle of any function, summing every function’s throttles (missing data as 0)', () => {
       const alarmed: unknown[] = [];
-      const everyFunction = [...API_ROUTES.map((r) => r.functionId), ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId), 'CreditsReconcile', 'EnrichmentReconcile', 'WebhooksDispatch', 'WebhooksDeliver'];
+      const everyFunction = [
+        ...API_ROUTES.map((r) => r.functionId),
+        ...Object.values(WORKFLOW_TASKS).map((t) => t.functionId),
+        'CreditsReconcile',
+        'EnrichmentReconcile',
+        'WebhooksDispatch',
+        'WebhooksDeliver',
+      ];
       // One alarm per 10 functions: the names follow from infra/routes.ts and infra/workflow.ts.
-      for (const name of [...sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length), ...sumAlarmNames('WorkflowFunctionThrottles', everyFunction.length - API_ROUTES.length)]) {
+      for (const name of [
+        ...sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length),
+        ...sumAlarmNames('WorkflowFunctionThrottles', everyFunction.length - API_ROUTES.length),
+      ]) {
         const alarm = alarmNamed(name);
         expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
         const stats = readMetrics(alarm);
@@ -609,7 +833,9 @@ describe('CampaignEnrichment-dev', () => {
       const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(support.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
+      expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(
+        support.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })),
+      );
       expect(alarmed).toEqual(everyFunction.map((id) => ({ Ref: logicalId(functionOf(built.stack, id).function) })));
       expect(Object.keys(template.findResources('AWS::Lambda::Function'))).toHaveLength(everyFunction.length + support.length + 1); // and the MCP function (not alarmed yet)
     });
@@ -622,7 +848,9 @@ describe('CampaignEnrichment-dev', () => {
         expect(dimension(stat, 'TableName')).toEqual(table);
       }
       const operations = stats.map((stat) => dimension(stat, 'Operation'));
-      expect(operations).toEqual(expect.arrayContaining(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems']));
+      expect(operations).toEqual(
+        expect.arrayContaining(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems']),
+      );
     });
 
     it('encrypts the alarm topic with a rotated key CloudWatch may use, and refuses plain HTTP', () => {
@@ -632,7 +860,11 @@ describe('CampaignEnrichment-dev', () => {
         EnableKeyRotation: true,
         KeyPolicy: {
           Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }),
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            }),
           ]),
         },
       });
@@ -661,32 +893,69 @@ describe('CampaignEnrichment-dev', () => {
         expect(widget, title).toBeDefined();
         return widget!.properties.metrics!.map((line) => line.filter((part) => typeof part === 'string') as string[]);
       };
-      const dims = (line: string[]) => Object.fromEntries(line.slice(2).flatMap((_, i, rest) => (i % 2 === 0 ? [[rest[i], rest[i + 1]]] : [])));
+      const dims = (line: string[]) =>
+        Object.fromEntries(line.slice(2).flatMap((_, i, rest) => (i % 2 === 0 ? [[rest[i], rest[i + 1]]] : [])));
 
       it('graphs every business metric from the code’s namespace and service dimension', () => {
-        const lines = widgets.flatMap((w) => (w.properties.metrics ?? []).map((line) => line.filter((part) => typeof part === 'string') as string[]));
-        for (const name of ['CampaignsLaunched', 'CreditsCharged', 'CreditsRefunded', 'AccountsEnriched', 'EnrichmentsFailed', 'EnrichmentsCanceled', 'ExportRows']) {
+        const lines = widgets.flatMap((w) =>
+          (w.properties.metrics ?? []).map((line) => line.filter((part) => typeof part === 'string') as string[]),
+        );
+        for (const name of [
+          'CampaignsLaunched',
+          'CreditsCharged',
+          'CreditsRefunded',
+          'AccountsEnriched',
+          'EnrichmentsFailed',
+          'EnrichmentsCanceled',
+          'ExportRows',
+        ]) {
           expect(lines, name).toContainEqual(['CampaignEnrichment', name, 'service', 'campaign-enrichment-api']);
         }
       });
 
       it('graphs requests, 4xx, 5xx and p50/p99 latency of every route', () => {
         const api = `<${logicalId(built.stack.api)}>`;
-        for (const [title, metricName] of [['Requests', 'Count'], ['4xx', '4xx'], ['5xx', '5xx'], ['Latency p50 (ms)', 'Latency'], ['Latency p99 (ms)', 'Latency']]) {
+        for (const [title, metricName] of [
+          ['Requests', 'Count'],
+          ['4xx', '4xx'],
+          ['5xx', '5xx'],
+          ['Latency p50 (ms)', 'Latency'],
+          ['Latency p99 (ms)', 'Latency'],
+        ]) {
           const lines = linesOf(title!);
-          expect(lines.map((line) => line.slice(0, 2)), title).toEqual(API_ROUTES.map(() => ['AWS/ApiGateway', metricName]));
-          expect(lines.map(dims), title).toEqual(API_ROUTES.map((route) => ({ ApiId: api, Stage: '$default', Resource: route.operation.path, Method: 'POST' })));
+          expect(
+            lines.map((line) => line.slice(0, 2)),
+            title,
+          ).toEqual(API_ROUTES.map(() => ['AWS/ApiGateway', metricName]));
+          expect(lines.map(dims), title).toEqual(
+            API_ROUTES.map((route) => ({ ApiId: api, Stage: '$default', Resource: route.operation.path, Method: 'POST' })),
+          );
         }
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
         const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 6; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all and docs
-        for (const [title, metricName] of [['Errors (unhandled)', 'Errors'], ['Throttles', 'Throttles'], ['Duration p99 (ms)', 'Duration']]) {
-          expect(linesOf(title!).map((line) => line.slice(0, 3)), title).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
+        for (const [title, metricName] of [
+          ['Errors (unhandled)', 'Errors'],
+          ['Throttles', 'Throttles'],
+          ['Duration p99 (ms)', 'Duration'],
+        ]) {
+          expect(
+            linesOf(title!).map((line) => line.slice(0, 3)),
+            title,
+          ).toEqual(Array.from({ length: functionCount }, () => ['AWS/Lambda', metricName, 'FunctionName']));
         }
-        expect(linesOf('Executions').map((line) => line[1])).toEqual(['ExecutionsStarted', 'ExecutionsSucceeded', 'ExecutionsFailed', 'ExecutionsAborted', 'ExecutionsTimedOut']);
+        expect(linesOf('Executions').map((line) => line[1])).toEqual([
+          'ExecutionsStarted',
+          'ExecutionsSucceeded',
+          'ExecutionsFailed',
+          'ExecutionsAborted',
+          'ExecutionsTimedOut',
+        ]);
         expect(linesOf('DynamoDB throttled requests (by operation)').every((line) => line[1] === 'ThrottledRequests')).toBe(true);
-        expect(linesOf('DynamoDB transaction conflicts')).toEqual([['AWS/DynamoDB', 'TransactionConflict', 'TableName', `<${logicalId(built.stack.table)}>`]]);
+        expect(linesOf('DynamoDB transaction conflicts')).toEqual([
+          ['AWS/DynamoDB', 'TransactionConflict', 'TableName', `<${logicalId(built.stack.table)}>`],
+        ]);
       });
     });
   });
@@ -702,12 +971,18 @@ describe('CampaignEnrichment-prod', () => {
       Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] },
     });
     template.allResources('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
-    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) } });
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000, DetailedMetricsEnabled: true } });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_LOG_LEVEL: 'INFO' }) },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000, DetailedMetricsEnabled: true },
+    });
     template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 100 });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
     // Eight alarms of their own, and one throttle alarm per 10 route functions and per 10 workflow tasks (infra/routes.ts, infra/workflow.ts).
-    const throttleAlarms = sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length).length + sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length).length;
+    const throttleAlarms =
+      sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length).length +
+      sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length).length;
     template.resourceCountIs('AWS::CloudWatch::Alarm', 8 + throttleAlarms);
   });
 });
@@ -740,7 +1015,12 @@ describe('cdk-nag AwsSolutions', () => {
     const rules = new Set(acknowledged.map(([id]) => /AwsSolutions-[A-Za-z]+\d+/.exec(id)![0]));
     const docs = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
     const section = docs.slice(docs.indexOf('### Acknowledged findings'), docs.indexOf('\n## ', docs.indexOf('### Acknowledged findings')));
-    const documented = new Set(section.split('\n').filter((line) => line.startsWith('| `AwsSolutions-')).map((line) => /AwsSolutions-[A-Za-z]+\d+/.exec(line)![0]));
+    const documented = new Set(
+      section
+        .split('\n')
+        .filter((line) => line.startsWith('| `AwsSolutions-'))
+        .map((line) => /AwsSolutions-[A-Za-z]+\d+/.exec(line)![0]),
+    );
     expect([...documented].sort()).toEqual([...rules].sort());
   });
 
@@ -755,19 +1035,25 @@ describe('cdk-nag AwsSolutions', () => {
     const { app, stack, template } = synth('dev', [readWrite]);
     expect(() => app.synth()).not.toThrow();
     const statements = statementsOf(template, stack, 'BucketUser');
-    expect(actionsOf(statements)).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListBucket']));
+    expect(actionsOf(statements)).toEqual(
+      expect.arrayContaining(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListBucket']),
+    );
   });
 });
 
 describe('workflow seam', () => {
   it('grants states:StartExecution on the enrichment state machine to a route that starts workflows, and its ARN', () => {
-    const template = Template.fromStack(synth('dev', [{ ...API_ROUTES[0]!, functionId: 'Starter', permissions: { table: 'readWrite', startsWorkflow: true } }]).stack);
+    const template = Template.fromStack(
+      synth('dev', [{ ...API_ROUTES[0]!, functionId: 'Starter', permissions: { table: 'readWrite', startsWorkflow: true } }]).stack,
+    );
     const stateMachines = template.findResources('AWS::StepFunctions::StateMachine');
     // The enrichment workflow and the webhook delivery state machine.
     expect(Object.keys(stateMachines)).toHaveLength(2);
     const stateMachineId = Object.keys(stateMachines).find((id) => id.startsWith('Enrichment'))!;
     template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:StartExecution', Resource: { Ref: stateMachineId } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Action: 'states:StartExecution', Resource: { Ref: stateMachineId } })]),
+      },
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('POST'),
@@ -800,7 +1086,10 @@ describe('webhook delivery (docs/webhooks.md)', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       DestinationConfig: { OnFailure: { Destination: arn(built.stack.webhooks.deadLetterQueue) } },
     });
-    expect(JSON.parse(mapping!.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'EVENT#' }] } } } });
+    expect(JSON.parse(mapping!.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { Keys: { sk: { S: [{ prefix: 'EVENT#' }] } } },
+    });
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
   });
 
@@ -808,11 +1097,23 @@ describe('webhook delivery (docs/webhooks.md)', () => {
     const stateMachine = template.findResources('AWS::StepFunctions::StateMachine')[logicalId(built.stack.webhooks.delivery.stateMachine)]!;
     expect(stateMachine.Properties.StateMachineType).toBe('STANDARD');
     expect(stateMachine.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL' });
-    const asl = JSON.parse(renderTokens(stateMachine.Properties.DefinitionString)) as { StartAt: string; TimeoutSeconds: number; States: Record<string, any> };
+    const asl = JSON.parse(renderTokens(stateMachine.Properties.DefinitionString)) as {
+      StartAt: string;
+      TimeoutSeconds: number;
+      States: Record<string, any>;
+    };
     expect(asl.StartAt).toBe('Deliver');
     expect(asl.TimeoutSeconds).toBeGreaterThan(33 * 3600);
-    expect(asl.States.Deliver).toMatchObject({ Type: 'Task', Next: 'Finished?', Resource: `<${logicalId(built.stack.webhooks.deliver.function)}.Arn>` });
-    expect(asl.States['Finished?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.done', BooleanEquals: true, Next: 'Delivered' }], Default: 'WaitForRetry' });
+    expect(asl.States.Deliver).toMatchObject({
+      Type: 'Task',
+      Next: 'Finished?',
+      Resource: `<${logicalId(built.stack.webhooks.deliver.function)}.Arn>`,
+    });
+    expect(asl.States['Finished?']).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.done', BooleanEquals: true, Next: 'Delivered' }],
+      Default: 'WaitForRetry',
+    });
     expect(asl.States.WaitForRetry).toEqual({ Type: 'Wait', SecondsPath: '$.waitSeconds', Next: 'Deliver' });
     expect(asl.States.Delivered.Type).toBe('Succeed');
   });
@@ -820,7 +1121,9 @@ describe('webhook delivery (docs/webhooks.md)', () => {
   it('lets only the dispatcher start delivery executions; neither webhook function touches the bucket', () => {
     const delivery = ref(built.stack.webhooks.delivery.stateMachine);
     const starters = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
-      (policy.Properties.PolicyDocument.Statement as Statement[]).some((s) => [s.Action].flat().includes('states:StartExecution') && JSON.stringify(s.Resource) === JSON.stringify(delivery)),
+      (policy.Properties.PolicyDocument.Statement as Statement[]).some(
+        (s) => [s.Action].flat().includes('states:StartExecution') && JSON.stringify(s.Resource) === JSON.stringify(delivery),
+      ),
     );
     expect(starters.flatMap((p) => p.Properties.Roles)).toEqual([ref(built.stack.webhooks.dispatcher.role)]);
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -830,17 +1133,32 @@ describe('webhook delivery (docs/webhooks.md)', () => {
     });
     for (const functionId of ['WebhooksDispatch', 'WebhooksDeliver']) {
       const actions = actionsOf(statementsOf(template, built.stack, functionId));
-      expect(actions, functionId).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
-      expect(actions.some((a) => a.startsWith('s3:')), functionId).toBe(false);
+      expect(actions, functionId).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      );
+      expect(
+        actions.some((a) => a.startsWith('s3:')),
+        functionId,
+      ).toBe(false);
     }
     expect(actionsOf(statementsOf(template, built.stack, 'WebhooksDeliver')).some((a) => a.startsWith('states:'))).toBe(false);
   });
 
   it('alarms on failed deliveries: messages given up, failed delivery executions, dead-lettered events; notifying the alarm topic', () => {
-    const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((a) => a.Properties.AlarmName === 'CampaignEnrichment-dev-WebhookDeliveryFailed')!;
-    expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+    const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+      (a) => a.Properties.AlarmName === 'CampaignEnrichment-dev-WebhookDeliveryFailed',
+    )!;
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
     expect(alarm.Properties.AlarmActions).toEqual([ref(built.stack.monitoring.topic)]);
-    const stats = (alarm.Properties.Metrics as { MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } }[])
+    const stats = (
+      alarm.Properties.Metrics as {
+        MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: { Name: string; Value: unknown }[] } };
+      }[]
+    )
       .filter((m) => m.MetricStat)
       .map((m) => [m.MetricStat!.Metric.Namespace, m.MetricStat!.Metric.MetricName, m.MetricStat!.Metric.Dimensions[0]!.Value]);
     expect(stats).toEqual([

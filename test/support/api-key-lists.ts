@@ -10,4 +10,10 @@ import { keys } from '../../lib/db/table';
 
 /** Removes an organization's list and its completeness mark, as on an item written before the list (default table: the stack's). */
 export const asBeforeTheList = (organizationId: string, tableName = config.tableName) =>
-  ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.organization(organizationId), UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince' }));
+  ddb.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.organization(organizationId),
+      UpdateExpression: 'REMOVE activeApiKeys, activeApiKeysSince',
+    }),
+  );

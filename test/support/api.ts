@@ -47,8 +47,11 @@ export async function settleWorkflows(): Promise<void> {
  * @throws after `timeoutMs` without it.
  */
 export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = 30_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !api?.stepFunctions.enteredStates(executionArn).includes(state); ) {
-    if (Date.now() > deadline) throw new Error(`execution ${executionArn} did not enter ${state} within ${timeoutMs} ms; entered: ${api?.stepFunctions.enteredStates(executionArn).join(', ')}`);
+  for (const deadline = Date.now() + timeoutMs; !api?.stepFunctions.enteredStates(executionArn).includes(state);) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `execution ${executionArn} did not enter ${state} within ${timeoutMs} ms; entered: ${api?.stepFunctions.enteredStates(executionArn).join(', ')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -93,9 +96,9 @@ export async function call<T = any>(baseUrl: string, path: string, options: Call
   const headers: Record<string, string> = { ...options.headers };
   const authorization = options.authorization ?? (options.apiKey ? `Bearer ${options.apiKey}` : undefined);
   if (authorization !== undefined) headers.authorization = authorization;
-  let body: RequestInit["body"];
+  let body: RequestInit['body'];
   if (options.raw) {
-    body = options.raw.body as RequestInit["body"];
+    body = options.raw.body as RequestInit['body'];
     if (options.raw.contentType) headers['content-type'] = options.raw.contentType;
   } else if (options.form) {
     body = options.form;

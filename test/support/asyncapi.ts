@@ -23,5 +23,10 @@ export async function validateAsyncApi(text: string): Promise<AsyncApiDiagnostic
   const diagnostics = await new Parser().validate(text);
   return diagnostics
     .filter((d) => d.severity <= 1)
-    .map((d) => ({ severity: SEVERITIES[d.severity] ?? String(d.severity), code: String(d.code), path: d.path.join('.'), message: d.message }));
+    .map((d) => ({
+      severity: SEVERITIES[d.severity] ?? String(d.severity),
+      code: String(d.code),
+      path: d.path.join('.'),
+      message: d.message,
+    }));
 }

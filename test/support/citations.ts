@@ -74,7 +74,11 @@ export function markdownHeadings(markdown: string): string[] {
 }
 
 /** Headings as they read in prose: code marks and link syntax dropped, lower-cased. */
-const plainHeading = (heading: string) => heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '').toLowerCase();
+const plainHeading = (heading: string) =>
+  heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/`/g, '')
+    .toLowerCase();
 
 const lineOf = (text: string, index: number) => text.slice(0, index).split('\n').length;
 

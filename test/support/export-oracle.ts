@@ -55,7 +55,10 @@ const seniorityRank = (seniority: string | null) => {
 };
 
 function orderContacts(contacts: readonly WarehouseContact[]): WarehouseContact[] {
-  return [...contacts].sort((a, b) => seniorityRank(a.seniority) - seniorityRank(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0));
+  return [...contacts].sort(
+    (a, b) =>
+      seniorityRank(a.seniority) - seniorityRank(b.seniority) || (a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0),
+  );
 }
 
 function selectContacts(contacts: readonly WarehouseContact[], selection: OracleSelection): WarehouseContact[] {
@@ -85,7 +88,20 @@ function accountRows(account: EnrichedAccount, selection: OracleSelection, enric
     rows: contacts.map((c) =>
       row([
         ...accountValues,
-        ...[c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country],
+        ...[
+          c.contactId,
+          c.firstName,
+          c.lastName,
+          c.title,
+          c.seniority,
+          c.department,
+          c.email,
+          c.emailStatus,
+          c.mobilePhone,
+          c.directPhone,
+          c.linkedinUrl,
+          c.country,
+        ],
         enrichedAt,
       ]),
     ),

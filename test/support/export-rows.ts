@@ -12,7 +12,11 @@ import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 import { deliverable } from '../../lib/results/deliverable';
 
 /** The CSV rows of one account, in CSV_COLUMNS order, and how many carry a contact. */
-export async function accountRows(account: EnrichedAccount, selection: ContactSelection, enrichedAt: string): Promise<{ rows: string[][]; contacts: number }> {
+export async function accountRows(
+  account: EnrichedAccount,
+  selection: ContactSelection,
+  enrichedAt: string,
+): Promise<{ rows: string[][]; contacts: number }> {
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const chunks: Buffer[] = [];
   for await (const chunk of csvChunks([encodePart([account])], deliverable(selection), enrichedAt, counts)) chunks.push(chunk);

@@ -73,7 +73,8 @@ export function markdownLinks(markdown: string): MarkdownLink[] {
   // Autolinks: <scheme:…>
   collect(/<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)>/g);
   // Bare URLs (GitHub's autolink extension), not already inside one of the forms above.
-  for (const match of text.matchAll(/(?<![(<\w/:"'=])(?:https?:\/\/|www\.)[^\s<>)\]]+/g)) found.push({ index: match.index, target: match[0].replace(/[.,:;!?'"]+$/, '') });
+  for (const match of text.matchAll(/(?<![(<\w/:"'=])(?:https?:\/\/|www\.)[^\s<>)\]]+/g))
+    found.push({ index: match.index, target: match[0].replace(/[.,:;!?'"]+$/, '') });
   // HTML attributes.
   collect(/\b(?:href|src)\s*=\s*["']([^"']*)["']/g);
   const seen = new Set<string>();

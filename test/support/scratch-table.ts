@@ -24,8 +24,13 @@ export async function withScratchTable<T>(organizationIds: readonly string[], ru
   const tableName = `${config.tableName}-scratch-${randomUUID()}`;
   await ensureTable(dynamodb, tableName);
   try {
-    const organizations = await batchGet(ddb, config.tableName, organizationIds.map((id) => keys.organization(id)));
-    if (organizations.length !== organizationIds.length) throw new Error(`Organizations missing from ${config.tableName}: ${organizationIds.join(', ')}`);
+    const organizations = await batchGet(
+      ddb,
+      config.tableName,
+      organizationIds.map((id) => keys.organization(id)),
+    );
+    if (organizations.length !== organizationIds.length)
+      throw new Error(`Organizations missing from ${config.tableName}: ${organizationIds.join(', ')}`);
     await batchPut(ddb, tableName, organizations);
     return await run(tableName);
   } finally {

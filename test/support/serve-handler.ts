@@ -31,7 +31,10 @@ export function serveHandler(
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const requestId = randomUUID();
-      const result = await handler(toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${options.path}`, requestId), lambdaContext(options.functionName, requestId));
+      const result = await handler(
+        toApiGatewayEvent(req, Buffer.concat(chunks), `POST ${options.path}`, requestId),
+        lambdaContext(options.functionName, requestId),
+      );
       res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>).end(result.body ?? '');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

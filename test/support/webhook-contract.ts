@@ -45,7 +45,10 @@ export const publishedDocuments = (): WebhookDocuments => ({
 });
 
 const describeErrors = (where: string, errors: ErrorObject[] | null | undefined) =>
-  (errors ?? []).map((e) => `${where}: ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+  (errors ?? []).map(
+    (e) =>
+      `${where}: ${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+  );
 
 /**
  * A judge of deliveries against two documents: AsyncAPI schemas are JSON
@@ -84,7 +87,9 @@ export function webhookJudge(documents: WebhookDocuments = publishedDocuments())
     }
     const type = (body as { type?: unknown })?.type;
     const violations: string[] = [];
-    const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]));
+    const headers = Object.fromEntries(
+      Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]),
+    );
 
     // AsyncAPI: the message whose name is the event type, its headers and payload.
     const messages = (documents.asyncapi.components?.messages ?? {}) as Record<string, Json>;

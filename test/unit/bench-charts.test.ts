@@ -57,8 +57,21 @@ describe('figures from results.json', () => {
   });
 
   it('keeps the way of calling in the panel: handler in-process and through the local HTTP server apart', () => {
-    const figure = (name: string) => ({ figure: `warm latency / ${name}`, group: 'warm latency', name, value: 1.2, unit: '×', budget: null, floor: { value: 1, unit: 'ms', what: 'bare GetItem' }, pass: null, extra: { p50: '1.2 ms', p99: '2 ms' } });
-    const rows = latencyRows({ ...stored, figures: [figure('get, c=1 handler in-process: p50 / bare GetItem'), figure('get, c=16 via local HTTP server: p50 / bare GetItem')] } as StoredResults);
+    const figure = (name: string) => ({
+      figure: `warm latency / ${name}`,
+      group: 'warm latency',
+      name,
+      value: 1.2,
+      unit: '×',
+      budget: null,
+      floor: { value: 1, unit: 'ms', what: 'bare GetItem' },
+      pass: null,
+      extra: { p50: '1.2 ms', p99: '2 ms' },
+    });
+    const rows = latencyRows({
+      ...stored,
+      figures: [figure('get, c=1 handler in-process: p50 / bare GetItem'), figure('get, c=16 via local HTTP server: p50 / bare GetItem')],
+    } as StoredResults);
     expect(rows.map((r) => [r.operation, r.concurrency])).toEqual([
       ['get', 'c=1 handler in-process'],
       ['get', 'c=16 via local HTTP server'],
@@ -84,7 +97,11 @@ describe('figures from results.json', () => {
     ]);
     expect(withPoint([newer], old)).toEqual([newer]);
     // A measure without a floor or a budget draws only the measured series.
-    expect(scaleRows([newer]).filter((r) => r.panel.startsWith('Launch')).map((r) => r.series)).toEqual(['measured']);
+    expect(
+      scaleRows([newer])
+        .filter((r) => r.panel.startsWith('Launch'))
+        .map((r) => r.series),
+    ).toEqual(['measured']);
   });
 });
 

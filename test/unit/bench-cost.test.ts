@@ -48,7 +48,10 @@ describe('cost model', () => {
     expect(vcpuShare(3538)).toBe(1);
     expect(lambdaSeconds(5, 1024)).toBeCloseTo(5 / (1024 / 1769), 9);
     // CPU-bound GB-seconds do not depend on the memory up to one vCPU.
-    expect(gbSeconds({ functionId: 'F', memoryMb: 1024, invocations: 1, cpuSeconds: 5 })).toBeCloseTo(gbSeconds({ functionId: 'F', memoryMb: 1769, invocations: 1, cpuSeconds: 5 }), 9);
+    expect(gbSeconds({ functionId: 'F', memoryMb: 1024, invocations: 1, cpuSeconds: 5 })).toBeCloseTo(
+      gbSeconds({ functionId: 'F', memoryMb: 1769, invocations: 1, cpuSeconds: 5 }),
+      9,
+    );
     // At least 1 ms is billed per invocation.
     expect(gbSeconds({ functionId: 'F', memoryMb: 1024, invocations: 1000, cpuSeconds: 0 })).toBeCloseTo(1, 9);
   });
@@ -71,7 +74,7 @@ describe('meters', () => {
     const endB = ledger.begin('B');
     // Burn 10 ms of CPU (counted by process.cpuUsage, not by the clock) with both in flight: each gets half.
     const start = process.cpuUsage();
-    for (let used = 0; used < 10_000; ) {
+    for (let used = 0; used < 10_000;) {
       const d = process.cpuUsage(start);
       used = d.user + d.system;
     }

@@ -17,12 +17,16 @@ const answering = (values: number[]) => () => {
 describe('shuffled', () => {
   it('returns a permutation of its input and leaves the input as it is', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer()), fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })), (items, stream) => {
-        const before = [...items];
-        const order = shuffled(items, () => stream.next().value as number);
-        expect(items).toEqual(before);
-        expect([...order].sort((a, b) => a - b)).toEqual([...items].sort((a, b) => a - b));
-      }),
+      fc.property(
+        fc.array(fc.integer()),
+        fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+        (items, stream) => {
+          const before = [...items];
+          const order = shuffled(items, () => stream.next().value as number);
+          expect(items).toEqual(before);
+          expect([...order].sort((a, b) => a - b)).toEqual([...items].sort((a, b) => a - b));
+        },
+      ),
     );
   });
 

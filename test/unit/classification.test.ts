@@ -6,7 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyAccount, evaluateLaunch, recencyCutoff, type AccountBucket, type EvaluationDependencies } from '../../lib/enrichment/evaluate';
+import {
+  classifyAccount,
+  evaluateLaunch,
+  recencyCutoff,
+  type AccountBucket,
+  type EvaluationDependencies,
+} from '../../lib/enrichment/evaluate';
 import type { AccountFacts } from '../../lib/history/store';
 import type { AccountStatus } from '../../lib/warehouse/schema';
 
@@ -26,11 +32,30 @@ interface World {
 function portsOf(world: World) {
   /** `pendingPassed`: how many pending completions each history read was handed (their merge is the history store's: test/history-pending.test.ts). */
   const calls = { recencyOption: [] as (boolean | undefined)[], pendingPassed: [] as number[] };
-  const pendingRecency = (world.pending ?? []).map((p, i) => ({ campaignId: `camp_${i}`, completedAt: p.completedAt, eligibleObjectKey: `pending-${i}` }));
+  const pendingRecency = (world.pending ?? []).map((p, i) => ({
+    campaignId: `camp_${i}`,
+    completedAt: p.completedAt,
+    eligibleObjectKey: `pending-${i}`,
+  }));
   const deps: EvaluationDependencies = {
     warehouse: {
       getAccountStatuses: async (ids) =>
-        new Map(ids.filter((id) => world.statuses.has(id)).map((id) => [id, { accountId: id, name: null, domain: null, status: world.statuses.get(id)!, industry: null, employeeCount: null, country: null }])),
+        new Map(
+          ids
+            .filter((id) => world.statuses.has(id))
+            .map((id) => [
+              id,
+              {
+                accountId: id,
+                name: null,
+                domain: null,
+                status: world.statuses.get(id)!,
+                industry: null,
+                employeeCount: null,
+                country: null,
+              },
+            ]),
+        ),
       getAccounts: async () => {
         throw new Error('evaluation does not read contacts');
       },
@@ -110,7 +135,10 @@ describe('classifyAccount (docs/launch.md precedence)', () => {
     fc.assert(
       fc.property(
         fc.constantFrom<AccountStatus | undefined>(undefined, 'active', 'closed', 'inactive'),
-        fc.option(fc.record({ lastEnrichedAt: fc.option(fc.integer({ min: -400, max: 2 }), { nil: undefined }), crmTarget: fc.boolean() }), { nil: undefined }),
+        fc.option(
+          fc.record({ lastEnrichedAt: fc.option(fc.integer({ min: -400, max: 2 }), { nil: undefined }), crmTarget: fc.boolean() }),
+          { nil: undefined },
+        ),
         fc.constantFrom(null, 0, 1, 7, 30, 90, 365),
         (status, raw, days) => {
           const facts: AccountFacts | undefined = raw && {
@@ -127,22 +155,20 @@ describe('classifyAccount (docs/launch.md precedence)', () => {
 
 describe('evaluateLaunch', () => {
   /** A generated world over distinct account IDs, with the list evaluated. */
-  const worlds = fc
-    .uniqueArray(fc.stringMatching(/^acc_[a-z0-9]{1,6}$/), { minLength: 0, maxLength: 40 })
-    .chain((ids) =>
-      fc.record({
-        ids: fc.constant(ids),
-        perAccount: fc.array(
-          fc.record({
-            status: fc.constantFrom<AccountStatus | undefined>(undefined, 'active', 'active', 'active', 'closed', 'inactive'),
-            enrichedDaysAgo: fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
-            crmTarget: fc.boolean(),
-          }),
-          { minLength: ids.length, maxLength: ids.length },
-        ),
-        days: fc.constantFrom(null, 0, 1, 30, 90),
-      }),
-    );
+  const worlds = fc.uniqueArray(fc.stringMatching(/^acc_[a-z0-9]{1,6}$/), { minLength: 0, maxLength: 40 }).chain((ids) =>
+    fc.record({
+      ids: fc.constant(ids),
+      perAccount: fc.array(
+        fc.record({
+          status: fc.constantFrom<AccountStatus | undefined>(undefined, 'active', 'active', 'active', 'closed', 'inactive'),
+          enrichedDaysAgo: fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
+          crmTarget: fc.boolean(),
+        }),
+        { minLength: ids.length, maxLength: ids.length },
+      ),
+      days: fc.constantFrom(null, 0, 1, 30, 90),
+    }),
+  );
 
   it('puts every requested account in exactly one bucket; total = the three buckets; eligible = requested − total', async () => {
     await fc.assert(
@@ -159,7 +185,12 @@ describe('evaluateLaunch', () => {
           }
         });
         const { deps } = portsOf(world);
-        const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ids, excludeEnrichedWithinDays: days, now: NOW });
+        const evaluation = await evaluateLaunch(deps, {
+          organizationId: 'org_x',
+          accountIds: ids,
+          excludeEnrichedWithinDays: days,
+          now: NOW,
+        });
 
         const expected = { invalid: 0, recentlyEnriched: 0, crmExcluded: 0, eligible: [] as string[] };
         for (const id of ids) {
@@ -175,7 +206,9 @@ describe('evaluateLaunch', () => {
           recentlyEnriched: expected.recentlyEnriched,
           crmExcluded: expected.crmExcluded,
         });
-        expect(evaluation.excluded.total).toBe(evaluation.excluded.invalid + evaluation.excluded.recentlyEnriched + evaluation.excluded.crmExcluded);
+        expect(evaluation.excluded.total).toBe(
+          evaluation.excluded.invalid + evaluation.excluded.recentlyEnriched + evaluation.excluded.crmExcluded,
+        );
         expect(evaluation.eligibleIds.length).toBe(evaluation.requested - evaluation.excluded.total);
       }),
       { numRuns: 200 },
@@ -198,7 +231,13 @@ describe('evaluateLaunch', () => {
         pending: [{ completedAt: iso(NOW.getTime() - 1000), accountIds: ['a'] }],
       };
       const { deps, calls, pendingRecency } = portsOf(world);
-      const evaluation = await evaluateLaunch(deps, { organizationId: 'org_x', accountIds: ['a'], excludeEnrichedWithinDays: days, now: NOW, pendingRecency });
+      const evaluation = await evaluateLaunch(deps, {
+        organizationId: 'org_x',
+        accountIds: ['a'],
+        excludeEnrichedWithinDays: days,
+        now: NOW,
+        pendingRecency,
+      });
       expect(evaluation.eligibleIds).toEqual(['a']);
       expect(calls.recencyOption).toEqual([false]);
       expect(calls.pendingPassed).toEqual([0]);

@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '../../client';
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
-const event = { type: 'campaign.enriched', timestamp: '2026-11-23T16:00:00.000Z', data: { campaign: { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'enriched' } } };
+const event = {
+  type: 'campaign.enriched',
+  timestamp: '2026-11-23T16:00:00.000Z',
+  data: { campaign: { id: 'camp_7Hq2kXv9LmN3pR5sT8wYz', status: 'enriched' } },
+};
 
 /** Headers as the API sends them: one signature per secret, space-separated. */
 function signed(body: string, secrets: string[], at = new Date()) {

@@ -24,7 +24,9 @@ describe('integer settings', () => {
     }
     for (const bad of ['0', '86401', '3000000', '1.5', 'soon']) {
       process.env.RECONCILE_EVERY_SECONDS = bad;
-      expect(() => config.localReconcileEverySeconds, bad).toThrow(`Environment variable RECONCILE_EVERY_SECONDS must be an integer from 1 to 86400, got "${bad}"`);
+      expect(() => config.localReconcileEverySeconds, bad).toThrow(
+        `Environment variable RECONCILE_EVERY_SECONDS must be an integer from 1 to 86400, got "${bad}"`,
+      );
     }
   });
 
@@ -33,7 +35,9 @@ describe('integer settings', () => {
     expect(config.exportUrlTtlSeconds).toBe(0);
     for (const bad of ['-1', '2.5', 'x']) {
       process.env.EXPORT_URL_TTL_SECONDS = bad;
-      expect(() => config.exportUrlTtlSeconds, bad).toThrow(`Environment variable EXPORT_URL_TTL_SECONDS must be a non-negative integer, got "${bad}"`);
+      expect(() => config.exportUrlTtlSeconds, bad).toThrow(
+        `Environment variable EXPORT_URL_TTL_SECONDS must be a non-negative integer, got "${bad}"`,
+      );
     }
   });
 });

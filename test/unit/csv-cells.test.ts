@@ -62,9 +62,7 @@ describe('neutralizeCell', () => {
   });
 
   it('property: in a phone column exactly the E.164 strings escape the prefix', () => {
-    const e164 = fc
-      .tuple(fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{6,14}$/))
-      .map(([first, rest]) => `+${first}${rest}`);
+    const e164 = fc.tuple(fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{6,14}$/)).map(([first, rest]) => `+${first}${rest}`);
     fc.assert(
       fc.property(e164, fc.constantFrom(...PHONE_COLUMNS), (value, column) => {
         expect(neutralizeCell(value, column)).toBe(value);

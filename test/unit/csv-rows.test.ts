@@ -102,7 +102,9 @@ describe('orderContacts (docs/csv.md)', () => {
         expect([...ordered].map((c) => c.contactId).sort()).toEqual([...before].sort());
         for (let i = 1; i < ordered.length; i++) {
           const [a, b] = [ordered[i - 1]!, ordered[i]!];
-          expect(rank(a.seniority) < rank(b.seniority) || (rank(a.seniority) === rank(b.seniority) && a.contactId < b.contactId)).toBe(true);
+          expect(rank(a.seniority) < rank(b.seniority) || (rank(a.seniority) === rank(b.seniority) && a.contactId < b.contactId)).toBe(
+            true,
+          );
         }
       }),
       { numRuns: 300 },
@@ -166,11 +168,17 @@ describe('neutralizeCell (docs/csv.md)', () => {
 
   it('prefixes exactly the cells that start with a formula character, and is idempotent', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...FORMULA_STARTS).chain((s) => fc.string({ maxLength: 8 }).map((t) => s + t))), (value) => {
-        const out = neutralizeCell(value);
-        expect(out).toBe(FORMULA_STARTS.includes(value.charAt(0)) ? `'${value}` : value);
-        expect(neutralizeCell(out)).toBe(out);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 10 }),
+          fc.constantFrom(...FORMULA_STARTS).chain((s) => fc.string({ maxLength: 8 }).map((t) => s + t)),
+        ),
+        (value) => {
+          const out = neutralizeCell(value);
+          expect(out).toBe(FORMULA_STARTS.includes(value.charAt(0)) ? `'${value}` : value);
+          expect(neutralizeCell(out)).toBe(out);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -179,20 +187,56 @@ describe('neutralizeCell (docs/csv.md)', () => {
 describe('the rows of an account (encoded as a result part, exported, parsed back)', () => {
   it('writes one row per kept contact in CSV_COLUMNS order, the account columns on each', async () => {
     const people = [
-      contact('k2', { seniority: 'vp', firstName: 'Vee', lastName: 'Pee', title: 'VP Sales', department: 'Sales', email: 'v@acme.example', emailStatus: 'valid', mobilePhone: '5550100', directPhone: '5550101', linkedinUrl: 'https://linkedin.example/v', country: 'DE' }),
+      contact('k2', {
+        seniority: 'vp',
+        firstName: 'Vee',
+        lastName: 'Pee',
+        title: 'VP Sales',
+        department: 'Sales',
+        email: 'v@acme.example',
+        emailStatus: 'valid',
+        mobilePhone: '5550100',
+        directPhone: '5550101',
+        linkedinUrl: 'https://linkedin.example/v',
+        country: 'DE',
+      }),
       contact('k1', { seniority: 'c_suite', firstName: 'Cee' }),
     ];
     const { rows, contacts: count } = await accountRows(account(people), {}, ENRICHED_AT);
     expect(count).toBe(2);
     expect(rows).toEqual([
       ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k1', 'Cee', '', '', 'c_suite', '', '', '', '', '', '', '', ENRICHED_AT],
-      ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k2', 'Vee', 'Pee', 'VP Sales', 'vp', 'Sales', 'v@acme.example', 'valid', '5550100', '5550101', 'https://linkedin.example/v', 'DE', ENRICHED_AT],
+      [
+        'acc_1',
+        'Acme',
+        'acme.example',
+        'Software',
+        '120',
+        'US',
+        'k2',
+        'Vee',
+        'Pee',
+        'VP Sales',
+        'vp',
+        'Sales',
+        'v@acme.example',
+        'valid',
+        '5550100',
+        '5550101',
+        'https://linkedin.example/v',
+        'DE',
+        ENRICHED_AT,
+      ],
     ]);
     for (const row of rows) expect(row).toHaveLength(CSV_COLUMNS.length);
   });
 
   it('writes 0 employees as "0" and null account fields as empty cells', async () => {
-    const { rows } = await accountRows(account([], { name: null, domain: null, industry: null, employeeCount: 0, country: null }), {}, ENRICHED_AT);
+    const { rows } = await accountRows(
+      account([], { name: null, domain: null, industry: null, employeeCount: 0, country: null }),
+      {},
+      ENRICHED_AT,
+    );
     expect(rows).toEqual([['acc_1', '', '', '', '0', '', ...Array<string>(12).fill(''), ENRICHED_AT]]);
   });
 
@@ -200,16 +244,29 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
     ['no contact found', account([]), {}],
     ['every contact filtered out', account([contact('a'), contact('b', { email: 'b@x.example' })]), { hasMobilePhone: true }],
     ['cap 0', account([contact('a', { email: 'a@x.example' })]), { maxContactsPerAccount: 0 }],
-  ] as [string, EnrichedAccount, ContactSelection][])('writes exactly one account-only row with 12 empty contact cells: %s', async (_label, acc, selection) => {
-    const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
-    expect(count).toBe(0);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toEqual(['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', ...Array<string>(12).fill(''), ENRICHED_AT]);
-  });
+  ] as [string, EnrichedAccount, ContactSelection][])(
+    'writes exactly one account-only row with 12 empty contact cells: %s',
+    async (_label, acc, selection) => {
+      const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
+      expect(count).toBe(0);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toEqual(['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', ...Array<string>(12).fill(''), ENRICHED_AT]);
+    },
+  );
 
   it('neutralizes formula cells in account and contact columns', async () => {
     const acc = account(
-      [contact('c1', { firstName: '=HYPERLINK("http://evil")', lastName: '+cmd', title: '-2+3', department: '@SUM(A1)', email: '=x@y.example', linkedinUrl: '\tfoo', country: '\rUS' })],
+      [
+        contact('c1', {
+          firstName: '=HYPERLINK("http://evil")',
+          lastName: '+cmd',
+          title: '-2+3',
+          department: '@SUM(A1)',
+          email: '=x@y.example',
+          linkedinUrl: '\tfoo',
+          country: '\rUS',
+        }),
+      ],
       { name: '=1+1', domain: '@acme', industry: '-Software', country: '+US' },
     );
     const [row] = (await accountRows(acc, {}, ENRICHED_AT)).rows;
@@ -256,7 +313,20 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
         if (kept.length === 0) expect(rows[0]!.slice(6, 18)).toEqual(Array<string>(12).fill(''));
         kept.forEach((c, i) => {
           expect(rows[i]!.slice(6, 18)).toEqual(
-            [c.contactId, c.firstName, c.lastName, c.title, c.seniority, c.department, c.email, c.emailStatus, c.mobilePhone, c.directPhone, c.linkedinUrl, c.country].map(asCell),
+            [
+              c.contactId,
+              c.firstName,
+              c.lastName,
+              c.title,
+              c.seniority,
+              c.department,
+              c.email,
+              c.emailStatus,
+              c.mobilePhone,
+              c.directPhone,
+              c.linkedinUrl,
+              c.country,
+            ].map(asCell),
           );
         });
       }),

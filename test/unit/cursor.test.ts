@@ -11,7 +11,12 @@ import { decodeCursor, encodeCursor, type CursorPayload } from '../../lib/http/c
 import { InvalidRequestError } from '../../lib/errors';
 
 const SECRET = 'unit-test-cursor-secret';
-const PAYLOAD: CursorPayload = { o: 'org_1111111111111111111111', f: '[["enriched"],null]', l: 20, a: '2025-06-01T10:00:00.000Z#camp_2222222222222222222222' };
+const PAYLOAD: CursorPayload = {
+  o: 'org_1111111111111111111111',
+  f: '[["enriched"],null]',
+  l: 20,
+  a: '2025-06-01T10:00:00.000Z#camp_2222222222222222222222',
+};
 const binding = ({ o, f, l }: CursorPayload) => ({ o, f, l });
 
 /** The `details.issues` of the InvalidRequestError `fn` throws (fails when it returns). */
@@ -90,14 +95,18 @@ describe('encodeCursor / decodeCursor', () => {
     fc.assert(
       fc.property(payloads, secrets, secrets, (payload, secret, other) => {
         fc.pre(secret !== other);
-        expect(refusal(() => decodeCursor(encodeCursor(payload, other), secret, binding(payload)))).toEqual(['cursor: altered or not issued by this API']);
+        expect(refusal(() => decodeCursor(encodeCursor(payload, other), secret, binding(payload)))).toEqual([
+          'cursor: altered or not issued by this API',
+        ]);
       }),
     );
   });
 
   it('refuses a cursor issued for another organization, other filters or another limit', () => {
     const cursor = encodeCursor(PAYLOAD, SECRET);
-    expect(refusal(() => decodeCursor(cursor, SECRET, { ...binding(PAYLOAD), o: 'org_3333333333333333333333' }))).toEqual(['cursor: issued for another organization']);
+    expect(refusal(() => decodeCursor(cursor, SECRET, { ...binding(PAYLOAD), o: 'org_3333333333333333333333' }))).toEqual([
+      'cursor: issued for another organization',
+    ]);
     expect(refusal(() => decodeCursor(cursor, SECRET, { ...binding(PAYLOAD), f: '[null,null]' }))).toEqual([
       'cursor: issued for other filters; send the same filters as the page that returned it',
     ]);
@@ -141,8 +150,12 @@ describe('encodeCursor / decodeCursor', () => {
       return `${encoded}.${createHmac('sha256', SECRET).update(encoded).digest('base64url')}`;
     };
     expect(refusal(() => decodeCursor(signed('not json'), SECRET, binding(PAYLOAD)))).toEqual(['cursor: malformed']);
-    expect(refusal(() => decodeCursor(signed(JSON.stringify({ ...PAYLOAD, a: 7 })), SECRET, binding(PAYLOAD)))).toEqual(['cursor: malformed']);
-    expect(refusal(() => decodeCursor(signed(JSON.stringify({ o: PAYLOAD.o, f: PAYLOAD.f, l: PAYLOAD.l })), SECRET, binding(PAYLOAD)))).toEqual(['cursor: malformed']);
+    expect(refusal(() => decodeCursor(signed(JSON.stringify({ ...PAYLOAD, a: 7 })), SECRET, binding(PAYLOAD)))).toEqual([
+      'cursor: malformed',
+    ]);
+    expect(
+      refusal(() => decodeCursor(signed(JSON.stringify({ o: PAYLOAD.o, f: PAYLOAD.f, l: PAYLOAD.l })), SECRET, binding(PAYLOAD))),
+    ).toEqual(['cursor: malformed']);
     // Our own format: the signature covers the base64url text, so the test's signer matches encodeCursor.
     expect(signed(JSON.stringify(PAYLOAD))).toBe(encodeCursor(PAYLOAD, SECRET));
   });

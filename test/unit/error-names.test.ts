@@ -37,13 +37,20 @@ describe('error names survive the deployed minification', () => {
     });
     const contents = `import * as apiErrors from './lib/errors';\n${imports.map((i) => i.line).join('\n')}\nexport const bundled = { apiErrors, others: { ${imports.map((i) => i.entry).join(', ')} } };`;
     const outfile = path.join(dir, 'errors.mjs');
-    await build({ ...CDK_BUNDLE_OPTIONS, absWorkingDir: PROJECT_ROOT, stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts' }, outfile });
+    await build({
+      ...CDK_BUNDLE_OPTIONS,
+      absWorkingDir: PROJECT_ROOT,
+      stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts' },
+      outfile,
+    });
     ({ bundled } = (await import(pathToFileURL(outfile).href)) as { bundled: typeof bundled });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('every API error class of lib/errors.ts names itself after its class', () => {
-    const classes = Object.entries(bundled.apiErrors).filter(([, value]) => typeof value === 'function' && (value as ErrorClass).prototype instanceof Error) as Array<[string, ErrorClass]>;
+    const classes = Object.entries(bundled.apiErrors).filter(
+      ([, value]) => typeof value === 'function' && (value as ErrorClass).prototype instanceof Error,
+    ) as Array<[string, ErrorClass]>;
     expect(classes.length).toBeGreaterThan(15);
     for (const [exported, cls] of classes) expect(instance(cls).name, exported).toBe(exported);
   });

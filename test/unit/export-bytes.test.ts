@@ -28,28 +28,55 @@ const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'u
 
 /** Every filter combination of the brief: 2 × 2 × 4. */
 const SELECTIONS: ContactSelection[] = [false, true].flatMap((hasMobilePhone) =>
-  [false, true].flatMap((hasEmail) => [undefined, 0, 1, 3].map((maxContactsPerAccount) => ({ hasMobilePhone, hasEmail, maxContactsPerAccount }))),
+  [false, true].flatMap((hasEmail) =>
+    [undefined, 0, 1, 3].map((maxContactsPerAccount) => ({ hasMobilePhone, hasEmail, maxContactsPerAccount })),
+  ),
 );
 const label = (s: ContactSelection) => `hasMobilePhone=${s.hasMobilePhone} hasEmail=${s.hasEmail} max=${s.maxContactsPerAccount}`;
 
 /** The new path: parts encoded as the workflow writes them, then the export's chunks, concatenated. */
-async function newExport(parts: readonly (readonly EnrichedAccount[])[], selection: ContactSelection, enrichedAt = ENRICHED_AT, chunkBytes?: number) {
+async function newExport(
+  parts: readonly (readonly EnrichedAccount[])[],
+  selection: ContactSelection,
+  enrichedAt = ENRICHED_AT,
+  chunkBytes?: number,
+) {
   const counts: ExportCounts = { accounts: 0, contacts: 0, rows: 0 };
   const chunks: Buffer[] = [];
-  for await (const chunk of csvChunks(parts.map((part) => encodePart(part)), deliverable(selection), enrichedAt, counts, chunkBytes)) chunks.push(chunk);
+  for await (const chunk of csvChunks(
+    parts.map((part) => encodePart(part)),
+    deliverable(selection),
+    enrichedAt,
+    counts,
+    chunkBytes,
+  ))
+    chunks.push(chunk);
   return { bytes: Buffer.concat(chunks), counts, chunks };
 }
 
 /** Asserts the new bytes and counts equal the oracle's; shows the first differing bytes on failure. */
-async function expectSameBytes(parts: readonly (readonly EnrichedAccount[])[], selection: ContactSelection, enrichedAt = ENRICHED_AT, chunkBytes?: number) {
-  const [expected, actual] = await Promise.all([oracleExport(parts, selection, enrichedAt), newExport(parts, selection, enrichedAt, chunkBytes)]);
+async function expectSameBytes(
+  parts: readonly (readonly EnrichedAccount[])[],
+  selection: ContactSelection,
+  enrichedAt = ENRICHED_AT,
+  chunkBytes?: number,
+) {
+  const [expected, actual] = await Promise.all([
+    oracleExport(parts, selection, enrichedAt),
+    newExport(parts, selection, enrichedAt, chunkBytes),
+  ]);
   if (!actual.bytes.equals(expected.bytes)) {
     let at = 0;
     while (at < expected.bytes.length && actual.bytes[at] === expected.bytes[at]) at++;
     const around = (b: Buffer) => JSON.stringify(b.subarray(Math.max(0, at - 80), at + 80).toString('utf8'));
-    expect.fail(`first difference at byte ${at} (${label(selection)}):\n expected ${around(expected.bytes)}\n actual   ${around(actual.bytes)}`);
+    expect.fail(
+      `first difference at byte ${at} (${label(selection)}):\n expected ${around(expected.bytes)}\n actual   ${around(actual.bytes)}`,
+    );
   }
-  expect({ accounts: actual.counts.accounts, contacts: actual.counts.contacts }).toEqual({ accounts: expected.accounts, contacts: expected.contacts });
+  expect({ accounts: actual.counts.accounts, contacts: actual.counts.contacts }).toEqual({
+    accounts: expected.accounts,
+    contacts: expected.contacts,
+  });
   return actual;
 }
 
@@ -119,7 +146,8 @@ function fakerAccounts(count: number, seed: number): EnrichedAccount[] {
 }
 
 /** Splits accounts into parts of `size` (the workflow writes one part per batch). */
-const partsOf = <T>(list: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+const partsOf = <T>(list: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
 describe('export bytes: realistic accounts (faker)', () => {
   const accounts = fakerAccounts(400, 13);
@@ -142,8 +170,42 @@ describe('export bytes: realistic accounts (faker)', () => {
 
 /** Pieces that exercise every rule: formula starts, quoting triggers, edge spaces, BOM, surrogates. */
 const FRAGMENTS = [
-  '=', '+', '-', '@', '\t', '\r', '\n', '\r\n', '"', '""', ',', ';', ' ', '\u00A0', '\u2028', '\u2029', '\u0085', '\u3000', '\uFEFF', "'",
-  'a', 'Z', '0', '1', '9', 'é', 'ß', '日本', '😀', '\uD800', '\uDC00', 'x y', '=1+1', '+15551234567', '\\', '\u0000',
+  '=',
+  '+',
+  '-',
+  '@',
+  '\t',
+  '\r',
+  '\n',
+  '\r\n',
+  '"',
+  '""',
+  ',',
+  ';',
+  ' ',
+  '\u00A0',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\u3000',
+  '\uFEFF',
+  "'",
+  'a',
+  'Z',
+  '0',
+  '1',
+  '9',
+  'é',
+  'ß',
+  '日本',
+  '😀',
+  '\uD800',
+  '\uDC00',
+  'x y',
+  '=1+1',
+  '+15551234567',
+  '\\',
+  '\u0000',
 ];
 const tricky = fc.oneof(
   { weight: 4, arbitrary: fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 6 }).map((pieces) => pieces.join('')) },
@@ -161,7 +223,10 @@ const phone = fc.option(
   { nil: null },
 );
 const contact = fc.record({
-  contactId: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_]{1,6}$/), tricky.filter((s) => s.length > 0)),
+  contactId: fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9_]{1,6}$/),
+    tricky.filter((s) => s.length > 0),
+  ),
   firstName: text,
   lastName: text,
   title: text,
@@ -175,7 +240,10 @@ const contact = fc.record({
   country: phone,
 });
 const account = fc.record({
-  accountId: fc.oneof(fc.stringMatching(/^acc_[a-z0-9]{1,6}$/), tricky.filter((s) => s.length > 0)),
+  accountId: fc.oneof(
+    fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
+    tricky.filter((s) => s.length > 0),
+  ),
   name: text,
   domain: text,
   industry: text,
@@ -183,7 +251,9 @@ const account = fc.record({
   country: phone,
   contacts: fc.uniqueArray(contact, { selector: (c) => c.contactId, maxLength: 8 }),
 });
-const campaign = fc.array(fc.array(account, { minLength: 0, maxLength: 6 }), { minLength: 1, maxLength: 4 }).filter((parts) => parts.some((part) => part.length > 0));
+const campaign = fc
+  .array(fc.array(account, { minLength: 0, maxLength: 6 }), { minLength: 1, maxLength: 4 })
+  .filter((parts) => parts.some((part) => part.length > 0));
 
 describe('export bytes: adversarial accounts (fast-check)', () => {
   it.each(SELECTIONS.map((s) => [label(s), s] as const))('identical to the old encoder: %s', async (_label, selection) => {
@@ -216,8 +286,34 @@ describe('result part layout', () => {
         employeeCount: 0,
         country: 'US',
         contacts: [
-          { contactId: 'b', firstName: 'Bo', lastName: null, title: null, seniority: 'vp', department: null, email: 'b@acme.example', emailStatus: null, mobilePhone: null, directPhone: null, linkedinUrl: null, country: null },
-          { contactId: 'a', firstName: ' Al', lastName: null, title: null, seniority: 'c_suite', department: null, email: null, emailStatus: null, mobilePhone: '+15551234567', directPhone: '+1 555', linkedinUrl: null, country: null },
+          {
+            contactId: 'b',
+            firstName: 'Bo',
+            lastName: null,
+            title: null,
+            seniority: 'vp',
+            department: null,
+            email: 'b@acme.example',
+            emailStatus: null,
+            mobilePhone: null,
+            directPhone: null,
+            linkedinUrl: null,
+            country: null,
+          },
+          {
+            contactId: 'a',
+            firstName: ' Al',
+            lastName: null,
+            title: null,
+            seniority: 'c_suite',
+            department: null,
+            email: null,
+            emailStatus: null,
+            mobilePhone: '+15551234567',
+            directPhone: '+1 555',
+            linkedinUrl: null,
+            country: null,
+          },
         ],
       },
       { accountId: 'acc_2', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] },
@@ -227,7 +323,10 @@ describe('result part layout', () => {
     expect(reader.nextAccount()).toBe(true);
     expect(text(reader.accountStart, reader.accountEnd)).toBe(`acc_1,"Acme, Inc.",,'=1+1,0,US,`);
     expect(reader.nextContact()).toBe(true);
-    expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([1, `a," Al",,,c_suite,,,,+15551234567,'+1 555,,,`]);
+    expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([
+      1,
+      `a," Al",,,c_suite,,,,+15551234567,'+1 555,,,`,
+    ]);
     expect(reader.nextContact()).toBe(true);
     expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([2, 'b,Bo,,,vp,,b@acme.example,,,,,,']);
     expect(reader.nextContact()).toBe(false);
@@ -238,8 +337,26 @@ describe('result part layout', () => {
   });
 
   it('skips the contacts not read when moving to the next account (the cap)', () => {
-    const contacts = ['c1', 'c2', 'c3'].map((contactId) => ({ contactId, firstName: null, lastName: null, title: null, seniority: null, department: null, email: null, emailStatus: null, mobilePhone: null, directPhone: null, linkedinUrl: null, country: null }));
-    const reader = new ResultPartReader(encodePart([{ accountId: 'x', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts }, { accountId: 'y', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts }]));
+    const contacts = ['c1', 'c2', 'c3'].map((contactId) => ({
+      contactId,
+      firstName: null,
+      lastName: null,
+      title: null,
+      seniority: null,
+      department: null,
+      email: null,
+      emailStatus: null,
+      mobilePhone: null,
+      directPhone: null,
+      linkedinUrl: null,
+      country: null,
+    }));
+    const reader = new ResultPartReader(
+      encodePart([
+        { accountId: 'x', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
+        { accountId: 'y', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
+      ]),
+    );
     expect(reader.nextAccount() && reader.nextContact()).toBe(true);
     expect(reader.nextAccount()).toBe(true);
     expect(reader.bytes.toString('utf8', reader.accountStart, reader.accountEnd)).toBe('y,,,,,,');
@@ -261,10 +378,15 @@ describe('result part layout', () => {
 });
 
 describe('line separators inside cells', () => {
-  it('an account holding U+2028 or U+2029 exports (the old readline reader split its JSON line and failed), with the old encoder\'s bytes', async () => {
+  it("an account holding U+2028 or U+2029 exports (the old readline reader split its JSON line and failed), with the old encoder's bytes", async () => {
     const accounts = fakerAccounts(4, 3);
     accounts[1]!.name = 'Acme\u2028Labs';
-    accounts[2]!.contacts.push({ ...accounts[0]!.contacts[0]!, contactId: 'ct_ls', title: 'Head\u2029of Sales', mobilePhone: '+15551234567' });
+    accounts[2]!.contacts.push({
+      ...accounts[0]!.contacts[0]!,
+      contactId: 'ct_ls',
+      title: 'Head\u2029of Sales',
+      mobilePhone: '+15551234567',
+    });
     await expectSameBytes([accounts], { hasMobilePhone: false, hasEmail: false });
   });
 });

@@ -20,7 +20,9 @@ const EXPIRES_AT = '2025-07-01T10:00:00.000Z';
 /** SET and REMOVE targets of an UpdateExpression, as attribute names. */
 function targets(parts: { UpdateExpression: string; ExpressionAttributeNames: Record<string, string> }) {
   const [, setPart = '', removePart = ''] = /^(?:SET (.*?))?(?: ?REMOVE (.*))?$/.exec(parts.UpdateExpression) ?? [];
-  const setNames = setPart ? setPart.split(/, (?=#)/).map((assignment) => parts.ExpressionAttributeNames[assignment.split(' = ')[0]!]!) : [];
+  const setNames = setPart
+    ? setPart.split(/, (?=#)/).map((assignment) => parts.ExpressionAttributeNames[assignment.split(' = ')[0]!]!)
+    : [];
   const removeNames = removePart ? removePart.split(', ').map((placeholder) => parts.ExpressionAttributeNames[placeholder]!) : [];
   return { set: setNames, remove: removeNames };
 }
@@ -36,7 +38,8 @@ describe('updateParts', () => {
 
   it('increments from 0 when the attribute is missing, by a signed delta', () => {
     expect(updateParts({ increment: { smbCredits: -5, ledgerEntries: 1 } })).toEqual({
-      UpdateExpression: 'SET #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
+      UpdateExpression:
+        'SET #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
       ExpressionAttributeNames: { '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' },
       ExpressionAttributeValues: { ':i_smbCredits': -5, ':i_ledgerEntries': 1, ':zero': 0 },
     });
@@ -145,7 +148,9 @@ describe('merge', () => {
   });
 
   it('removes each attribute once, and drops the removal of an attribute another part sets or increments', () => {
-    expect(merge({ remove: ['x', 'y', 'gsi5pk'] }, { set: { gsi5pk: 'k' }, remove: ['x'] }, { increment: { y: 1 }, remove: ['z'] })).toEqual({
+    expect(
+      merge({ remove: ['x', 'y', 'gsi5pk'] }, { set: { gsi5pk: 'k' }, remove: ['x'] }, { increment: { y: 1 }, remove: ['z'] }),
+    ).toEqual({
       set: { gsi5pk: 'k' },
       increment: { y: 1 },
       remove: ['x', 'z'],
@@ -190,7 +195,9 @@ describe('statusChange', () => {
   });
 
   it('uses the campaign surface in the combined key', () => {
-    expect(statusChange({ ...ref, createdVia: 'data_cube' }, 'tam_only').set?.gsi4pk).toBe(`ORG#${ORG}#CAMPAIGNS#STATUS#tam_only#VIA#data_cube`);
+    expect(statusChange({ ...ref, createdVia: 'data_cube' }, 'tam_only').set?.gsi4pk).toBe(
+      `ORG#${ORG}#CAMPAIGNS#STATUS#tam_only#VIA#data_cube`,
+    );
   });
 });
 
@@ -254,7 +261,20 @@ describe('campaignItem / toCampaignRecord', () => {
     };
     const back = toCampaignRecord(item);
     expect(back).toEqual(r);
-    for (const attribute of ['pk', 'sk', 'type', 'gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'listSk', 'gsi5pk', 'expirySk', 'gsi6pk', 'launchLock']) {
+    for (const attribute of [
+      'pk',
+      'sk',
+      'type',
+      'gsi1pk',
+      'gsi2pk',
+      'gsi3pk',
+      'gsi4pk',
+      'listSk',
+      'gsi5pk',
+      'expirySk',
+      'gsi6pk',
+      'launchLock',
+    ]) {
       expect(back).not.toHaveProperty(attribute);
     }
     expect(item).toHaveProperty('launchLock');
@@ -289,7 +309,12 @@ describe('campaignChanges', () => {
     const { set, remove } = targets(updateParts(campaignChanges.launch(ref, attempt, excluded)));
     expect(set).toEqual(expect.arrayContaining(['status', 'gsi2pk', 'gsi4pk', 'attempt', 'accountsEligible', 'accountsExcluded']));
     expect(remove).toEqual(expect.arrayContaining(['launchLock', 'gsi5pk', 'expirySk']));
-    expect(campaignChanges.launch(ref, attempt, excluded).set).toMatchObject({ status: 'enriching', attempt, accountsEligible: 4, accountsExcluded: excluded });
+    expect(campaignChanges.launch(ref, attempt, excluded).set).toMatchObject({
+      status: 'enriching',
+      attempt,
+      accountsEligible: 4,
+      accountsExcluded: excluded,
+    });
   });
 
   it('complete enters the expiry index (recency waits on the organization item, not the campaign); expire leaves it and the legacy recency-pending index', () => {
@@ -305,7 +330,10 @@ describe('campaignChanges', () => {
 
   it('compensate returns to draft with lastEnrichment and drops the attempt', () => {
     const change = campaignChanges.compensate(ref, { status: 'failed', startedAt: CREATED_AT, endedAt: null, refunded: true });
-    expect(change.set).toMatchObject({ status: 'draft', lastEnrichment: { status: 'failed', startedAt: CREATED_AT, endedAt: null, refunded: true } });
+    expect(change.set).toMatchObject({
+      status: 'draft',
+      lastEnrichment: { status: 'failed', startedAt: CREATED_AT, endedAt: null, refunded: true },
+    });
     expect(change.remove).toEqual(['gsi5pk', 'expirySk', 'attempt', 'cancelRequestedAt']);
   });
 });
@@ -313,7 +341,15 @@ describe('campaignChanges', () => {
 describe('campaignIs', () => {
   it('names reserved words through placeholders and keeps values under :c_', () => {
     const now = new Date(CREATED_AT);
-    const clauses = [campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(now), campaignIs.lockedBy('t', now), campaignIs.runningAttempt('a'), campaignIs.ofAttempt('a'), campaignIs.due(now)];
+    const clauses = [
+      campaignIs.present(),
+      campaignIs.apiDraft(),
+      campaignIs.unlocked(now),
+      campaignIs.lockedBy('t', now),
+      campaignIs.runningAttempt('a'),
+      campaignIs.ofAttempt('a'),
+      campaignIs.due(now),
+    ];
     for (const clause of clauses) {
       for (const placeholder of clause.expression.match(/[#:][A-Za-z0-9_]+/g) ?? []) {
         if (placeholder.startsWith('#')) expect(clause.names).toHaveProperty([placeholder]);

@@ -30,10 +30,15 @@ const ATT = 'att_3333333333333333333333';
 const ENTRY_ID = new RegExp(`^led_[${ID_ALPHABET}]{21}$`);
 const REFUND_REASONS = LEDGER_REASONS.refund;
 
-const charge = (credits: number, over: Partial<{ campaignId: string; attemptId: string; organizationId: string; createdAt: string }> = {}) =>
-  ledgerEntries.charge({ organizationId: ORG, campaignId: CAMP, attemptId: ATT, credits, createdAt: AT, ...over });
-const refund = (credits: number, reason: (typeof REFUND_REASONS)[number], over: Partial<{ campaignId: string; attemptId: string; createdAt: string }> = {}) =>
-  ledgerEntries.refund({ organizationId: ORG, campaignId: CAMP, attemptId: ATT, credits, reason, createdAt: AT, ...over });
+const charge = (
+  credits: number,
+  over: Partial<{ campaignId: string; attemptId: string; organizationId: string; createdAt: string }> = {},
+) => ledgerEntries.charge({ organizationId: ORG, campaignId: CAMP, attemptId: ATT, credits, createdAt: AT, ...over });
+const refund = (
+  credits: number,
+  reason: (typeof REFUND_REASONS)[number],
+  over: Partial<{ campaignId: string; attemptId: string; createdAt: string }> = {},
+) => ledgerEntries.refund({ organizationId: ORG, campaignId: CAMP, attemptId: ATT, credits, reason, createdAt: AT, ...over });
 
 describe('ledgerEntries (sign conventions)', () => {
   it('a charge is negative, of kind charge and reason launch, tied to its campaign and attempt', () => {
@@ -79,9 +84,25 @@ describe('ledgerEntries (sign conventions)', () => {
   });
 
   it('an operator adjustment keeps its sign and note (null when none)', () => {
-    const minus = ledgerEntries.adjustment({ organizationId: ORG, credits: -40, note: 'goodwill reversal', createdAt: AT, movementId: 'm1' });
-    expect(minus).toMatchObject({ kind: 'adjustment', reason: 'operator', amount: -40, note: 'goodwill reversal', campaignId: null, attemptId: null });
-    expect(ledgerEntries.adjustment({ organizationId: ORG, credits: 15, createdAt: AT, movementId: 'm2' })).toMatchObject({ amount: 15, note: null });
+    const minus = ledgerEntries.adjustment({
+      organizationId: ORG,
+      credits: -40,
+      note: 'goodwill reversal',
+      createdAt: AT,
+      movementId: 'm1',
+    });
+    expect(minus).toMatchObject({
+      kind: 'adjustment',
+      reason: 'operator',
+      amount: -40,
+      note: 'goodwill reversal',
+      campaignId: null,
+      attemptId: null,
+    });
+    expect(ledgerEntries.adjustment({ organizationId: ORG, credits: 15, createdAt: AT, movementId: 'm2' })).toMatchObject({
+      amount: 15,
+      note: null,
+    });
     expect(ledgerEntries.adjustment({ organizationId: ORG, credits: 15, note: null, createdAt: AT, movementId: 'm2' }).note).toBeNull();
   });
 
@@ -155,7 +176,10 @@ describe('sumOf', () => {
   });
 
   it('is additive over concatenation and independent of order', () => {
-    const amounts = fc.array(fc.integer({ min: -100_000, max: 100_000 }).map((amount) => ({ amount })), { maxLength: 30 });
+    const amounts = fc.array(
+      fc.integer({ min: -100_000, max: 100_000 }).map((amount) => ({ amount })),
+      { maxLength: 30 },
+    );
     fc.assert(
       fc.property(amounts, amounts, (a, b) => {
         expect(sumOf([...a, ...b])).toBe(sumOf(a) + sumOf(b));
@@ -224,7 +248,12 @@ describe('campaignCreditsChange', () => {
 
 describe('ledger items', () => {
   it('store the entry with its keys and list-index keys, and map back to the same entry', () => {
-    const entries = [charge(4), refund(4, 'canceled'), ledgerEntries.initialGrant({ organizationId: ORG, credits: 10, createdAt: AT }), ledgerEntries.adjustment({ organizationId: ORG, credits: -2, note: 'n', createdAt: AT, movementId: 'm' })];
+    const entries = [
+      charge(4),
+      refund(4, 'canceled'),
+      ledgerEntries.initialGrant({ organizationId: ORG, credits: 10, createdAt: AT }),
+      ledgerEntries.adjustment({ organizationId: ORG, credits: -2, note: 'n', createdAt: AT, movementId: 'm' }),
+    ];
     for (const entry of entries) {
       const item = ledgerItem(entry);
       expect(item).toMatchObject({ ...keys.ledgerEntry(ORG, entry), ...keys.ledgerIndexes(ORG, entry), type: 'ledgerEntry', ...entry });
@@ -235,7 +264,9 @@ describe('ledger items', () => {
 
   it('are put only if the same movement was not recorded before', () => {
     const entry = charge(3);
-    expect(ledgerPut(TABLE, entry)).toEqual({ Put: { TableName: TABLE, Item: ledgerItem(entry), ConditionExpression: 'attribute_not_exists(pk)' } });
+    expect(ledgerPut(TABLE, entry)).toEqual({
+      Put: { TableName: TABLE, Item: ledgerItem(entry), ConditionExpression: 'attribute_not_exists(pk)' },
+    });
   });
 });
 
@@ -250,17 +281,32 @@ describe('movementItems', () => {
     expect(update.UpdateExpression).toBe(
       'SET #ledgerWrittenAt = :s_ledgerWrittenAt, #smbCredits = if_not_exists(#smbCredits, :zero) + :i_smbCredits, #ledgerEntries = if_not_exists(#ledgerEntries, :zero) + :i_ledgerEntries',
     );
-    expect(update.ExpressionAttributeNames).toEqual({ '#ledgerWrittenAt': 'ledgerWrittenAt', '#smbCredits': 'smbCredits', '#ledgerEntries': 'ledgerEntries' });
-    expect(update.ExpressionAttributeValues).toEqual({ ':c_required': 30, ':c_writtenAt': entry.createdAt, ':s_ledgerWrittenAt': entry.createdAt, ':i_smbCredits': -30, ':i_ledgerEntries': 1, ':zero': 0 });
+    expect(update.ExpressionAttributeNames).toEqual({
+      '#ledgerWrittenAt': 'ledgerWrittenAt',
+      '#smbCredits': 'smbCredits',
+      '#ledgerEntries': 'ledgerEntries',
+    });
+    expect(update.ExpressionAttributeValues).toEqual({
+      ':c_required': 30,
+      ':c_writtenAt': entry.createdAt,
+      ':s_ledgerWrittenAt': entry.createdAt,
+      ':i_smbCredits': -30,
+      ':i_ledgerEntries': 1,
+      ':zero': 0,
+    });
     // The ledger's clock (issue #31): the entry is later than every entry written before it.
-    expect(update.ConditionExpression).toBe('(smbCredits >= :c_required) AND (attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt)');
+    expect(update.ConditionExpression).toBe(
+      '(smbCredits >= :c_required) AND (attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt)',
+    );
     expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
     expect(items[1]).toEqual(ledgerPut(TABLE, entry));
   });
 
   it('carries the other changes of the same write (capacity) alongside the balance', () => {
     const entry = refund(8, 'failed');
-    const items = movementItems(TABLE, entry, { alsoChange: { increment: { enrichingAccounts: -8 }, set: { updatedAt: AT }, remove: ['launchLock'] } });
+    const items = movementItems(TABLE, entry, {
+      alsoChange: { increment: { enrichingAccounts: -8 }, set: { updatedAt: AT }, remove: ['launchLock'] },
+    });
     expect(items).toHaveLength(2);
     const update = items[0]!.Update!;
     expect(update.ConditionExpression).toBe('attribute_not_exists(ledgerWrittenAt) OR ledgerWrittenAt < :c_writtenAt');
@@ -317,7 +363,12 @@ describe('reconcileCredits / totalDrift', () => {
       },
     };
   };
-  const audit = (organizationId: string, balance: number, ledgerSum: number, campaignDrift: LedgerAudit['campaignDrift'] = []): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3, campaignDrift });
+  const audit = (
+    organizationId: string,
+    balance: number,
+    ledgerSum: number,
+    campaignDrift: LedgerAudit['campaignDrift'] = [],
+  ): LedgerAudit => ({ organizationId, balance, ledgerSum, entries: 3, campaignDrift });
   const row = (organizationId: string, balance: number, ledgerSum: number) => ({ organizationId, balance, ledgerSum, entries: 3 });
 
   it('reports no drift when every balance equals its ledger', async () => {
@@ -330,7 +381,14 @@ describe('reconcileCredits / totalDrift', () => {
   it('lists each drifted organization with balance − ledgerSum, and sums absolute drift', async () => {
     const { ledger } = ledgerOf([audit('o1', 100, 90), audit('o2', 5, 5), audit('o3', 40, 47)]);
     const report = await reconcileCredits(ledger);
-    expect(report).toEqual({ organizations: 3, drift: [{ ...row('o1', 100, 90), drift: 10 }, { ...row('o3', 40, 47), drift: -7 }], campaignDrift: [] });
+    expect(report).toEqual({
+      organizations: 3,
+      drift: [
+        { ...row('o1', 100, 90), drift: 10 },
+        { ...row('o3', 40, 47), drift: -7 },
+      ],
+      campaignDrift: [],
+    });
     expect(totalDrift(report)).toBe(17);
   });
 
@@ -355,7 +413,12 @@ describe('reconcileCredits / totalDrift', () => {
 
   it('for any set of audits: drift lists exactly the mismatches, and totalDrift = Σ |balance − ledgerSum|', async () => {
     const audits = fc.uniqueArray(
-      fc.record({ organizationId: fc.stringMatching(/^org_[a-z0-9]{1,5}$/), balance: fc.integer({ min: 0, max: 10_000 }), ledgerSum: fc.integer({ min: -100, max: 10_000 }), entries: fc.nat({ max: 50 }) }),
+      fc.record({
+        organizationId: fc.stringMatching(/^org_[a-z0-9]{1,5}$/),
+        balance: fc.integer({ min: 0, max: 10_000 }),
+        ledgerSum: fc.integer({ min: -100, max: 10_000 }),
+        entries: fc.nat({ max: 50 }),
+      }),
       { selector: (a) => a.organizationId, maxLength: 15 },
     );
     await fc.assert(

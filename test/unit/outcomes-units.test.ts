@@ -18,7 +18,11 @@ import type { CampaignRecord } from '../../lib/campaigns/model';
 const excluded = { total: 3, invalid: 1, recentlyEnriched: 1, crmExcluded: 1 };
 
 describe('decideLaunch (docs/launch.md refusal order)', () => {
-  const org = (smbCredits: number, maxEnrichingAccounts: number, enrichingAccounts: number) => ({ smbCredits, maxEnrichingAccounts, enrichingAccounts });
+  const org = (smbCredits: number, maxEnrichingAccounts: number, enrichingAccounts: number) => ({
+    smbCredits,
+    maxEnrichingAccounts,
+    enrichingAccounts,
+  });
 
   it('refuses no_eligible_accounts first, then insufficient_credits, then concurrency_limit_exceeded', () => {
     expect(decideLaunch({ requested: 3, eligible: 0, excluded }, org(0, 0, 5), 1).outcome).toBe('no_eligible_accounts');
@@ -42,9 +46,18 @@ describe('decideLaunch (docs/launch.md refusal order)', () => {
 
   it('maps each refusal to enrich’s error with the decision’s figures', () => {
     expect(refusalOf(decideLaunch({ requested: 5, eligible: 2, excluded }, org(2, 3, 1), 1))).toBeUndefined();
-    expect(refusalOf(decideLaunch({ requested: 3, eligible: 0, excluded }, org(0, 0, 0), 1))?.toJSON()).toMatchObject({ code: 'no_eligible_accounts', details: { requested: 3 } });
-    expect(refusalOf(decideLaunch({ requested: 5, eligible: 2, excluded }, org(1, 9, 0), 2))?.toJSON()).toMatchObject({ code: 'insufficient_credits', details: { available: 1, required: 4, shortfall: 3 } });
-    expect(refusalOf(decideLaunch({ requested: 5, eligible: 2, excluded }, org(9, 2, 1), 1))?.toJSON()).toMatchObject({ code: 'concurrency_limit_exceeded', details: { limit: 2, inFlight: 1, requested: 2 } });
+    expect(refusalOf(decideLaunch({ requested: 3, eligible: 0, excluded }, org(0, 0, 0), 1))?.toJSON()).toMatchObject({
+      code: 'no_eligible_accounts',
+      details: { requested: 3 },
+    });
+    expect(refusalOf(decideLaunch({ requested: 5, eligible: 2, excluded }, org(1, 9, 0), 2))?.toJSON()).toMatchObject({
+      code: 'insufficient_credits',
+      details: { available: 1, required: 4, shortfall: 3 },
+    });
+    expect(refusalOf(decideLaunch({ requested: 5, eligible: 2, excluded }, org(9, 2, 1), 1))?.toJSON()).toMatchObject({
+      code: 'concurrency_limit_exceeded',
+      details: { limit: 2, inFlight: 1, requested: 2 },
+    });
   });
 });
 
@@ -64,7 +77,13 @@ describe('chunk figures', () => {
     const manifest = { eligibleStarts: [0, 3, 3, 5], counts: { ...excluded, eligible: 7 }, batchSize: 2 };
     expect([0, 1, 2, 3].map((c) => batchesOfChunk(manifest, c))).toEqual([[0, 1], [], [1, 2], [2, 3]]);
     // Eligible accounts 2 (chunk 0, no contact) and 3 (chunk 2, 4 contacts).
-    expect(batchFigures([0, 3, 3, 5], 2, [0, 4])).toEqual({ found: 1, notFound: 1, contacts: 4, foundChunks: new Set([2]), notFoundChunks: new Set([0]) });
+    expect(batchFigures([0, 3, 3, 5], 2, [0, 4])).toEqual({
+      found: 1,
+      notFound: 1,
+      contacts: 4,
+      foundChunks: new Set([2]),
+      notFoundChunks: new Set([0]),
+    });
   });
 });
 
@@ -74,7 +93,10 @@ const EXCLUDED: Record<string, AccountOutcome> = { invalid: 'invalid', recentlyE
 describe('the accounts pager', () => {
   it('returns every matching account exactly once, in order, in full pages, with an exact summary, reading at most one chunk in vain per page', async () => {
     const scenario = fc.record({
-      buckets: fc.array(fc.constantFrom<AccountBucket>('invalid', 'recentlyEnriched', 'crmExcluded', 'eligible', 'eligible'), { minLength: 1, maxLength: 60 }),
+      buckets: fc.array(fc.constantFrom<AccountBucket>('invalid', 'recentlyEnriched', 'crmExcluded', 'eligible', 'eligible'), {
+        minLength: 1,
+        maxLength: 60,
+      }),
       chunkSize: fc.integer({ min: 1, max: 7 }),
       batchSize: fc.integer({ min: 1, max: 6 }),
       contacts: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 60, maxLength: 60 }),
@@ -110,7 +132,11 @@ describe('the accounts pager', () => {
         };
         for (const bucket of s.buckets) if (bucket !== 'eligible') manifest.counts[bucket]++;
         for (const b of doneBatches) {
-          const figures = batchFigures(eligibleStarts, b * s.batchSize, s.contacts.slice(b * s.batchSize, Math.min(eligible, (b + 1) * s.batchSize)));
+          const figures = batchFigures(
+            eligibleStarts,
+            b * s.batchSize,
+            s.contacts.slice(b * s.batchSize, Math.min(eligible, (b + 1) * s.batchSize)),
+          );
           manifest.found += figures.found;
           manifest.notFound += figures.notFound;
           for (const c of figures.foundChunks) manifest.foundChunks.add(c);
@@ -123,7 +149,8 @@ describe('the accounts pager', () => {
           if (bucket !== 'eligible') return { accountId: ids[i]!, outcome: EXCLUDED[bucket]!, contactsFound: null };
           const index = e++;
           const batch = Math.floor(index / s.batchSize);
-          if (!s.attemptCurrent || !doneBatches.has(batch)) return { accountId: ids[i]!, outcome: 'pending' as AccountOutcome, contactsFound: null };
+          if (!s.attemptCurrent || !doneBatches.has(batch))
+            return { accountId: ids[i]!, outcome: 'pending' as AccountOutcome, contactsFound: null };
           const n = s.contacts[index]!;
           return { accountId: ids[i]!, outcome: (n > 0 ? 'found' : 'not_found') as AccountOutcome, contactsFound: n };
         });
@@ -134,13 +161,26 @@ describe('the accounts pager', () => {
         let chunkReads: number[] = [];
         const deps = {
           cursorSecret: 'test-secret',
-          campaigns: { get: async () => ({ status: 'enriching', createdVia: 'api', attempt: { id: s.attemptCurrent ? 'att_1' : 'att_other' } }) as unknown as CampaignRecord },
+          campaigns: {
+            get: async () =>
+              ({
+                status: 'enriching',
+                createdVia: 'api',
+                attempt: { id: s.attemptCurrent ? 'att_1' : 'att_other' },
+              }) as unknown as CampaignRecord,
+          },
           outcomes: {
             manifest: async () => manifest,
             readChunk: async (_m: OutcomeManifest, c: number) => {
               chunkReads.push(c);
               const from = c * s.chunkSize;
-              return { ids: ids.slice(from, from + s.chunkSize), outcomes: s.buckets.slice(from, from + s.chunkSize).map((b) => CODE[b]).join('') };
+              return {
+                ids: ids.slice(from, from + s.chunkSize),
+                outcomes: s.buckets
+                  .slice(from, from + s.chunkSize)
+                  .map((b) => CODE[b])
+                  .join(''),
+              };
             },
             readBatchContacts: async (_m: OutcomeManifest, b: number) => {
               if (!doneBatches.has(b)) throw new Error(`batch ${b} read before it was counted`);
@@ -149,14 +189,23 @@ describe('the accounts pager', () => {
           },
           // No suppression in force: the counts come from the outcome objects, never from the result parts.
           deliveryPolicy: async () => policyOf(new Set()),
-          results: { readPart: async () => { throw new Error('no result part is read without suppressions'); } },
+          results: {
+            readPart: async () => {
+              throw new Error('no result part is read without suppressions');
+            },
+          },
         };
         const got: typeof expected = [];
         let cursor: string | undefined;
         let pages = 0;
         do {
           chunkReads = [];
-          const page = await listCampaignAccounts(deps, 'org_1', { campaignId: 'camp_1', ...(s.wanted ? { filters: { outcome: s.wanted } } : {}), limit: s.limit, ...(cursor ? { cursor } : {}) });
+          const page = await listCampaignAccounts(deps, 'org_1', {
+            campaignId: 'camp_1',
+            ...(s.wanted ? { filters: { outcome: s.wanted } } : {}),
+            limit: s.limit,
+            ...(cursor ? { cursor } : {}),
+          });
           pages++;
           expect(page.summary).toEqual(summary);
           if (page.nextCursor) expect(page.accounts).toHaveLength(s.limit);

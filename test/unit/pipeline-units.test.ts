@@ -51,7 +51,10 @@ import {
 } from '../../lib/ids';
 
 /** The issues zod reports for `input`, formatted; throws if the input passes. */
-function issuesOf(schema: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: z.core.$ZodIssue[] } } }, input: unknown): string[] {
+function issuesOf(
+  schema: { safeParse(input: unknown): { success: true; data: unknown } | { success: false; error: { issues: z.core.$ZodIssue[] } } },
+  input: unknown,
+): string[] {
   const result = schema.safeParse(input);
   if (result.success) throw new Error(`expected ${JSON.stringify(input)} to be rejected, got ${JSON.stringify(result.data)}`);
   return formatIssues(result.error.issues);
@@ -153,12 +156,16 @@ describe('formatIssues on real zod errors', () => {
     });
 
     it('names the bad item of a list, with the allowed values', () => {
-      expect(issuesOf(oneOrMany, { filters: { status: ['enriched', 'bogus'] } })).toEqual([`filters.status[1]: Invalid option: expected one of ${ALLOWED}`]);
+      expect(issuesOf(oneOrMany, { filters: { status: ['enriched', 'bogus'] } })).toEqual([
+        `filters.status[1]: Invalid option: expected one of ${ALLOWED}`,
+      ]);
     });
 
     it('reports a list that is empty or too long as such', () => {
       expect(issuesOf(oneOrMany, { filters: { status: [] } })).toEqual(['filters.status: Too small: expected array to have >=1 items']);
-      expect(issuesOf(oneOrMany, { filters: { status: Array(11).fill('draft') } })).toEqual(['filters.status: Too big: expected array to have <=10 items']);
+      expect(issuesOf(oneOrMany, { filters: { status: Array(11).fill('draft') } })).toEqual([
+        'filters.status: Too big: expected array to have <=10 items',
+      ]);
     });
 
     it('names every expected type when the value matches no member at all', () => {
@@ -185,7 +192,9 @@ describe('nestFormFields', () => {
   });
 
   it('keeps a repeated key (already an array) in arrival order under its nested path', () => {
-    expect(nestFormFields({ 'filters[status]': ['draft', 'enriched', 'expired'] })).toEqual({ filters: { status: ['draft', 'enriched', 'expired'] } });
+    expect(nestFormFields({ 'filters[status]': ['draft', 'enriched', 'expired'] })).toEqual({
+      filters: { status: ['draft', 'enriched', 'expired'] },
+    });
   });
 
   it('treats ids[] as ids and merges both spellings in arrival order', () => {
@@ -217,16 +226,43 @@ describe('nestFormFields', () => {
   });
 
   it('rejects a key used first as a value and then as an object', () => {
-    expect(thrownIssues(() => nestFormFields(fields([['filters', 'x'], ['filters[status]', 'draft']])))).toEqual(['filters.status: conflicting form fields']);
+    expect(
+      thrownIssues(() =>
+        nestFormFields(
+          fields([
+            ['filters', 'x'],
+            ['filters[status]', 'draft'],
+          ]),
+        ),
+      ),
+    ).toEqual(['filters.status: conflicting form fields']);
   });
 
   it('rejects a key used first as an object and then as a value (the same conflict, other order)', () => {
     // form.ts documents: "@throws InvalidRequestError for ... a key used both as a value and as an object".
-    expect(thrownIssues(() => nestFormFields(fields([['filters[status]', 'draft'], ['filters', 'x']])))).toEqual([expect.stringMatching(/^filters(\.status)?: conflicting form fields$/)]);
+    expect(
+      thrownIssues(() =>
+        nestFormFields(
+          fields([
+            ['filters[status]', 'draft'],
+            ['filters', 'x'],
+          ]),
+        ),
+      ),
+    ).toEqual([expect.stringMatching(/^filters(\.status)?: conflicting form fields$/)]);
   });
 
   it('rejects a key used as an array of values and as an object', () => {
-    expect(thrownIssues(() => nestFormFields(fields([['ids', ['a', 'b']], ['ids[x]', 'c']])))).toEqual(['ids.x: conflicting form fields']);
+    expect(
+      thrownIssues(() =>
+        nestFormFields(
+          fields([
+            ['ids', ['a', 'b']],
+            ['ids[x]', 'c'],
+          ]),
+        ),
+      ),
+    ).toEqual(['ids.x: conflicting form fields']);
   });
 
   it('does not confuse field names with Object.prototype members', () => {
@@ -247,7 +283,12 @@ describe('multipartToFields', () => {
   it('turns parts without a file name into text and parts with one into uploaded files', () => {
     const result = multipartToFields({ name: part('Q4 launch'), accountIdsFile: part('acc_1\nacc_2\n', 'ids.csv', 'text/csv') });
     expect(result.name).toBe('Q4 launch');
-    expect(result.accountIdsFile).toEqual({ kind: 'file', filename: 'ids.csv', mimetype: 'text/csv', content: Buffer.from('acc_1\nacc_2\n') });
+    expect(result.accountIdsFile).toEqual({
+      kind: 'file',
+      filename: 'ids.csv',
+      mimetype: 'text/csv',
+      content: Buffer.from('acc_1\nacc_2\n'),
+    });
     expect(isUploadedFile(result.accountIdsFile)).toBe(true);
     expect(isUploadedFile(result.name)).toBe(false);
     expect(isUploadedFile({ kind: 'file', filename: 'x', mimetype: 'text/plain', content: 'not a buffer' })).toBe(false);
@@ -317,7 +358,8 @@ describe('formSchemaOf', () => {
   });
 
   it('reads exactly the text the OpenAPI document allows (issue #34): no surrounding space, no fraction for an integer', () => {
-    for (const text of [' 100 ', ' 3', '3 ', '1.0', '+3', '1e2', '0x10']) expect(issuesOf(form, { limit: text }), JSON.stringify(text)).toEqual([expect.stringMatching(/^limit: /)]);
+    for (const text of [' 100 ', ' 3', '3 ', '1.0', '+3', '1e2', '0x10'])
+      expect(issuesOf(form, { limit: text }), JSON.stringify(text)).toEqual([expect.stringMatching(/^limit: /)]);
   });
 
   it('keeps the JSON schema strict: text is not a number there', () => {
@@ -343,7 +385,9 @@ describe('formSchemaOf', () => {
 
   it('names the two texts a form boolean takes: hasEmail=1 answers "expected true or false"', () => {
     expect(issuesOf(form, { hasEmail: '1' })).toEqual(['hasEmail: Invalid input: expected true or false, received "1"']);
-    expect(issuesOf(form, { hasEmail: ['true', 'false'] })).toEqual(['hasEmail: Invalid input: expected true or false, received several values']);
+    expect(issuesOf(form, { hasEmail: ['true', 'false'] })).toEqual([
+      'hasEmail: Invalid input: expected true or false, received several values',
+    ]);
   });
 
   it('turns an empty value (or "null") of a nullable field into null', () => {
@@ -372,7 +416,10 @@ describe('formSchemaOf', () => {
 
   it('still rejects unknown keys, at the top and nested, one line each', () => {
     expect(issuesOf(form, { foo: '1', limit: '5' })).toEqual(['foo: unknown property']);
-    expect(issuesOf(form, { filters: { createdVia: 'api', x: '1' } })).toEqual(['filters.createdVia: unknown property', 'filters.x: unknown property']);
+    expect(issuesOf(form, { filters: { createdVia: 'api', x: '1' } })).toEqual([
+      'filters.createdVia: unknown property',
+      'filters.x: unknown property',
+    ]);
   });
 
   it('passes strings through unchanged (no trimming or coercion of text fields)', () => {
@@ -394,7 +441,9 @@ describe('formSchemaOf', () => {
   it('keeps the refinements of an object schema (e.g. update: at least one field)', () => {
     const update = z
       .strictObject({ name: z.string().optional(), excludeEnrichedWithinDays: z.int().nullable().optional() })
-      .refine((body) => body.name !== undefined || body.excludeEnrichedWithinDays !== undefined, { error: 'give name or excludeEnrichedWithinDays' });
+      .refine((body) => body.name !== undefined || body.excludeEnrichedWithinDays !== undefined, {
+        error: 'give name or excludeEnrichedWithinDays',
+      });
     expect(issuesOf(update, {})).toEqual(['body: give name or excludeEnrichedWithinDays']);
     expect(issuesOf(formSchemaOf(update), {})).toEqual(['body: give name or excludeEnrichedWithinDays']);
     expect(formSchemaOf(update).parse({ excludeEnrichedWithinDays: '' })).toEqual({ excludeEnrichedWithinDays: null });
@@ -403,74 +452,204 @@ describe('formSchemaOf', () => {
 
 describe('error family', () => {
   const cases: [string, ApiError, ErrorCode, Record<string, unknown>][] = [
-    ['InvalidRequestError', new InvalidRequestError('The request body is invalid.', ['limit: too big']), 'invalid_request', { code: 'invalid_request', message: 'The request body is invalid.', details: { issues: ['limit: too big'] } }],
-    ['InvalidApiKeyError', new InvalidApiKeyError(), 'invalid_api_key', { code: 'invalid_api_key', message: 'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".' }],
-    ['RevokedApiKeyError', new RevokedApiKeyError(), 'revoked_api_key', { code: 'revoked_api_key', message: 'The API key has been revoked.' }],
+    [
+      'InvalidRequestError',
+      new InvalidRequestError('The request body is invalid.', ['limit: too big']),
+      'invalid_request',
+      { code: 'invalid_request', message: 'The request body is invalid.', details: { issues: ['limit: too big'] } },
+    ],
+    [
+      'InvalidApiKeyError',
+      new InvalidApiKeyError(),
+      'invalid_api_key',
+      {
+        code: 'invalid_api_key',
+        message:
+          'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
+      },
+    ],
+    [
+      'RevokedApiKeyError',
+      new RevokedApiKeyError(),
+      'revoked_api_key',
+      { code: 'revoked_api_key', message: 'The API key has been revoked.' },
+    ],
     [
       'InsufficientCreditsError',
       new InsufficientCreditsError({ available: 40, required: 100 }),
       'insufficient_credits',
-      { code: 'insufficient_credits', message: 'This launch needs 100 credits; 40 are available.', details: { available: 40, required: 100, shortfall: 60 } },
+      {
+        code: 'insufficient_credits',
+        message: 'This launch needs 100 credits; 40 are available.',
+        details: { available: 40, required: 100, shortfall: 60 },
+      },
     ],
-    ['NotFoundError', new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'), 'not_found', { code: 'not_found', message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".', details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' } }],
-    ['CampaignNotEnrichableError', new CampaignNotEnrichableError('tam_only'), 'campaign_not_enrichable', { code: 'campaign_not_enrichable', message: 'A campaign in status "tam_only" cannot be enriched.', details: { status: 'tam_only' } }],
-    ['CampaignNotCancelableError', new CampaignNotCancelableError('draft'), 'campaign_not_cancelable', { code: 'campaign_not_cancelable', message: 'A campaign in status "draft" cannot be canceled: only an enriching campaign can be canceled.', details: { status: 'draft' } }],
-    ['CampaignNotEditableError', new CampaignNotEditableError('enriched'), 'campaign_not_editable', { code: 'campaign_not_editable', message: 'A campaign in status "enriched" cannot be updated.', details: { status: 'enriched' } }],
-    ['EnrichmentPendingError', new EnrichmentPendingError(), 'enrichment_pending', { code: 'enrichment_pending', message: 'Another enrich call for this campaign is evaluating its launch; retry shortly.' }],
-    ['NoEligibleAccountsError', new NoEligibleAccountsError(12), 'no_eligible_accounts', { code: 'no_eligible_accounts', message: 'No account of this campaign is eligible for enrichment.', details: { requested: 12 } }],
+    [
+      'NotFoundError',
+      new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'),
+      'not_found',
+      {
+        code: 'not_found',
+        message: 'No campaign with id "camp_7Hq2kXv9LmN3pR5sT8wYz".',
+        details: { resource: 'campaign', id: 'camp_7Hq2kXv9LmN3pR5sT8wYz' },
+      },
+    ],
+    [
+      'CampaignNotEnrichableError',
+      new CampaignNotEnrichableError('tam_only'),
+      'campaign_not_enrichable',
+      { code: 'campaign_not_enrichable', message: 'A campaign in status "tam_only" cannot be enriched.', details: { status: 'tam_only' } },
+    ],
+    [
+      'CampaignNotCancelableError',
+      new CampaignNotCancelableError('draft'),
+      'campaign_not_cancelable',
+      {
+        code: 'campaign_not_cancelable',
+        message: 'A campaign in status "draft" cannot be canceled: only an enriching campaign can be canceled.',
+        details: { status: 'draft' },
+      },
+    ],
+    [
+      'CampaignNotEditableError',
+      new CampaignNotEditableError('enriched'),
+      'campaign_not_editable',
+      { code: 'campaign_not_editable', message: 'A campaign in status "enriched" cannot be updated.', details: { status: 'enriched' } },
+    ],
+    [
+      'EnrichmentPendingError',
+      new EnrichmentPendingError(),
+      'enrichment_pending',
+      { code: 'enrichment_pending', message: 'Another enrich call for this campaign is evaluating its launch; retry shortly.' },
+    ],
+    [
+      'NoEligibleAccountsError',
+      new NoEligibleAccountsError(12),
+      'no_eligible_accounts',
+      { code: 'no_eligible_accounts', message: 'No account of this campaign is eligible for enrichment.', details: { requested: 12 } },
+    ],
     [
       'ConcurrencyLimitExceededError',
       new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 200 }),
       'concurrency_limit_exceeded',
-      { code: 'concurrency_limit_exceeded', message: "This launch would enrich 200 accounts; 4900 of the organization's 5000 are already enriching.", details: { limit: 5000, inFlight: 4900, requested: 200 } },
+      {
+        code: 'concurrency_limit_exceeded',
+        message: "This launch would enrich 200 accounts; 4900 of the organization's 5000 are already enriching.",
+        details: { limit: 5000, inFlight: 4900, requested: 200 },
+      },
     ],
-    ['ResultsNotReadyError', new ResultsNotReadyError(), 'results_not_ready', { code: 'results_not_ready', message: 'The campaign has no results yet; poll get until its status is "enriched".' }],
-    ['ResultsExpiredError', new ResultsExpiredError(), 'results_expired', { code: 'results_expired', message: 'The result access period of this campaign has ended.' }],
-    ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError(), 'idempotency_key_reused', { code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used with a different request; use a new key for a new request.' }],
-    ['IdempotencyKeyInUseError', new IdempotencyKeyInUseError(), 'idempotency_key_in_use', { code: 'idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' }],
-    ['MethodNotAllowedError', new MethodNotAllowedError('GET', '/v1/org/describe'), 'method_not_allowed', { code: 'method_not_allowed', message: 'GET is not allowed on /v1/org/describe; use POST.', details: { allow: ['POST'] } }],
+    [
+      'ResultsNotReadyError',
+      new ResultsNotReadyError(),
+      'results_not_ready',
+      { code: 'results_not_ready', message: 'The campaign has no results yet; poll get until its status is "enriched".' },
+    ],
+    [
+      'ResultsExpiredError',
+      new ResultsExpiredError(),
+      'results_expired',
+      { code: 'results_expired', message: 'The result access period of this campaign has ended.' },
+    ],
+    [
+      'IdempotencyKeyReusedError',
+      new IdempotencyKeyReusedError(),
+      'idempotency_key_reused',
+      {
+        code: 'idempotency_key_reused',
+        message: 'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+      },
+    ],
+    [
+      'IdempotencyKeyInUseError',
+      new IdempotencyKeyInUseError(),
+      'idempotency_key_in_use',
+      { code: 'idempotency_key_in_use', message: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
+    ],
+    [
+      'MethodNotAllowedError',
+      new MethodNotAllowedError('GET', '/v1/org/describe'),
+      'method_not_allowed',
+      { code: 'method_not_allowed', message: 'GET is not allowed on /v1/org/describe; use POST.', details: { allow: ['POST'] } },
+    ],
     [
       'WebhookEndpointLimitReachedError',
       new WebhookEndpointLimitReachedError(10),
       'webhook_endpoint_limit_reached',
-      { code: 'webhook_endpoint_limit_reached', message: 'An organization can have at most 10 webhook endpoints; delete one first.', details: { limit: 10 } },
+      {
+        code: 'webhook_endpoint_limit_reached',
+        message: 'An organization can have at most 10 webhook endpoints; delete one first.',
+        details: { limit: 10 },
+      },
     ],
     [
       'WebhookEndpointDisabledError',
       new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
       'webhook_endpoint_disabled',
-      { code: 'webhook_endpoint_disabled', message: 'Webhook endpoint "whe_4fJ8kQ2mN7pR9sT3vW5xY" is disabled (it answered 410 Gone); create a new endpoint to receive events again.', details: { id: 'whe_4fJ8kQ2mN7pR9sT3vW5xY' } },
+      {
+        code: 'webhook_endpoint_disabled',
+        message:
+          'Webhook endpoint "whe_4fJ8kQ2mN7pR9sT3vW5xY" is disabled (it answered 410 Gone); create a new endpoint to receive events again.',
+        details: { id: 'whe_4fJ8kQ2mN7pR9sT3vW5xY' },
+      },
     ],
     [
       'RateLimitedError',
       new RateLimitedError({ policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 }),
       'rate_limited',
-      { code: 'rate_limited', message: 'The organization has used its 200 requests per 10 s; retry in 4 s.', details: { policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 } },
+      {
+        code: 'rate_limited',
+        message: 'The organization has used its 200 requests per 10 s; retry in 4 s.',
+        details: { policy: 'requests', limit: 200, windowSeconds: 10, retryAfterSeconds: 4 },
+      },
     ],
     [
       'SpendLimitExceededError',
       new SpendLimitExceededError({ limit: 50_000, spent: 49_900, required: 262 }),
       'spend_limit_exceeded',
-      { code: 'spend_limit_exceeded', message: 'This launch needs 262 credits; 49900 of the monthly spend limit of 50000 are spent this month.', details: { limit: 50_000, spent: 49_900, required: 262 } },
+      {
+        code: 'spend_limit_exceeded',
+        message: 'This launch needs 262 credits; 49900 of the monthly spend limit of 50000 are spent this month.',
+        details: { limit: 50_000, spent: 49_900, required: 262 },
+      },
     ],
     [
       'KeySpendLimitExceededError',
       new KeySpendLimitExceededError({ limit: 10_000, required: 262, spent: 9_900, period: 'month' }),
       'key_spend_limit_exceeded',
-      { code: 'key_spend_limit_exceeded', message: "This launch needs 262 credits; 9900 of this API key's monthly limit of 10000 are spent this month.", details: { limit: 10_000, required: 262, spent: 9_900, period: 'month' } },
+      {
+        code: 'key_spend_limit_exceeded',
+        message: "This launch needs 262 credits; 9900 of this API key's monthly limit of 10000 are spent this month.",
+        details: { limit: 10_000, required: 262, spent: 9_900, period: 'month' },
+      },
     ],
     [
       'KeySpendLimitExceededError',
       new KeySpendLimitExceededError({ limit: 200, required: 262, spent: null, period: 'launch' }),
       'key_spend_limit_exceeded',
-      { code: 'key_spend_limit_exceeded', message: 'This launch needs 262 credits; this API key may charge at most 200 per launch.', details: { limit: 200, required: 262, spent: null, period: 'launch' } },
+      {
+        code: 'key_spend_limit_exceeded',
+        message: 'This launch needs 262 credits; this API key may charge at most 200 per launch.',
+        details: { limit: 200, required: 262, spent: null, period: 'launch' },
+      },
     ],
-    ['ExpiredApiKeyError', new ExpiredApiKeyError(), 'expired_api_key', { code: 'expired_api_key', message: 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).' }],
+    [
+      'ExpiredApiKeyError',
+      new ExpiredApiKeyError(),
+      'expired_api_key',
+      {
+        code: 'expired_api_key',
+        message: 'The API key has expired: use a current key (an organization key with keys:manage can create or rotate one).',
+      },
+    ],
     [
       'InsufficientScopeError',
       new InsufficientScopeError('campaigns:launch'),
       'insufficient_scope',
-      { code: 'insufficient_scope', message: 'This API key lacks the scope campaigns:launch: use a key that holds it (keys/create grants scopes).', details: { required: 'campaigns:launch' } },
+      {
+        code: 'insufficient_scope',
+        message: 'This API key lacks the scope campaigns:launch: use a key that holds it (keys/create grants scopes).',
+        details: { required: 'campaigns:launch' },
+      },
     ],
     ['InternalError', new InternalError(), 'internal_error', { code: 'internal_error', message: 'Internal error.' }],
   ];
@@ -532,8 +711,14 @@ describe('error family', () => {
   });
 
   it('omits details when an invalid_request has no issues', () => {
-    expect(new InvalidRequestError('The JSON body could not be parsed.').toJSON()).toStrictEqual({ code: 'invalid_request', message: 'The JSON body could not be parsed.' });
-    expect(new InvalidRequestError('The JSON body could not be parsed.', []).toJSON()).toStrictEqual({ code: 'invalid_request', message: 'The JSON body could not be parsed.' });
+    expect(new InvalidRequestError('The JSON body could not be parsed.').toJSON()).toStrictEqual({
+      code: 'invalid_request',
+      message: 'The JSON body could not be parsed.',
+    });
+    expect(new InvalidRequestError('The JSON body could not be parsed.', []).toJSON()).toStrictEqual({
+      code: 'invalid_request',
+      message: 'The JSON body could not be parsed.',
+    });
   });
 
   it('keeps a reason given to the 409 errors as the message, with the status still in details', () => {
@@ -591,7 +776,15 @@ describe('identifiers and API keys (docs/authentication.md)', () => {
     const body21 = 'A'.repeat(21);
     const body40 = 'A'.repeat(40);
     expect(CAMPAIGN_ID_PATTERN.test(`camp_${body21}`)).toBe(true);
-    for (const bad of [`camp_${body21}A`, `camp_${body21.slice(1)}`, `camp_0${body21.slice(1)}`, `CAMP_${body21}`, `org_${body21}`, ` camp_${body21}`, `camp_${body21}\n`]) {
+    for (const bad of [
+      `camp_${body21}A`,
+      `camp_${body21.slice(1)}`,
+      `camp_0${body21.slice(1)}`,
+      `CAMP_${body21}`,
+      `org_${body21}`,
+      ` camp_${body21}`,
+      `camp_${body21}\n`,
+    ]) {
       expect(CAMPAIGN_ID_PATTERN.test(bad)).toBe(false);
     }
     expect(ORGANIZATION_ID_PATTERN.test(`org_${body21}`)).toBe(true);

@@ -18,23 +18,33 @@ const isPerson = (c: { email: string | null; mobilePhone: string | null; linkedi
   c.email === PERSON.email || c.mobilePhone === PERSON.mobilePhone || c.linkedinUrl === PERSON.linkedinUrl;
 
 /** Cell text that exercises quoting and formula neutralization, or null. */
-const cellText = fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('=SUM(A1)', '+1', '-2', '@x', 'a,b', 'say "hi"', 'line\r\nbreak')), { nil: null });
+const cellText = fc.option(
+  fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom('=SUM(A1)', '+1', '-2', '@x', 'a,b', 'say "hi"', 'line\r\nbreak')),
+  { nil: null },
+);
 
 const contactArb = (index: number, person: boolean): fc.Arbitrary<WarehouseContact> =>
-  fc.record({ firstName: cellText, title: cellText, email: fc.option(fc.constant(`c${index}@example.org`), { nil: null }), directPhone: cellText }).map((fields) => ({
-    contactId: `contact-${index}`,
-    firstName: fields.firstName,
-    lastName: null,
-    title: fields.title,
-    seniority: 'manager',
-    department: null,
-    email: person ? PERSON.email : fields.email,
-    emailStatus: null,
-    mobilePhone: person ? PERSON.mobilePhone : null,
-    directPhone: person ? null : fields.directPhone,
-    linkedinUrl: person ? PERSON.linkedinUrl : null,
-    country: 'DE',
-  }));
+  fc
+    .record({
+      firstName: cellText,
+      title: cellText,
+      email: fc.option(fc.constant(`c${index}@example.org`), { nil: null }),
+      directPhone: cellText,
+    })
+    .map((fields) => ({
+      contactId: `contact-${index}`,
+      firstName: fields.firstName,
+      lastName: null,
+      title: fields.title,
+      seniority: 'manager',
+      department: null,
+      email: person ? PERSON.email : fields.email,
+      emailStatus: null,
+      mobilePhone: person ? PERSON.mobilePhone : null,
+      directPhone: person ? null : fields.directPhone,
+      linkedinUrl: person ? PERSON.linkedinUrl : null,
+      country: 'DE',
+    }));
 
 /** 1-4 accounts of 0-4 contacts each, some of them the person. */
 const accountsArb: fc.Arbitrary<EnrichedAccount[]> = fc
@@ -82,8 +92,17 @@ function contents(part: Uint8Array) {
   const accounts: { cells: string; json: string; contacts: { flags: number; cells: string; json: string }[] }[] = [];
   while (reader.nextAccount()) {
     const contacts: { flags: number; cells: string; json: string }[] = [];
-    while (reader.nextContact()) contacts.push({ flags: reader.contactFlags, cells: reader.bytes.toString('utf8', reader.contactStart, reader.contactEnd), json: reader.bytes.toString('utf8', reader.contactJsonStart, reader.contactJsonEnd) });
-    accounts.push({ cells: reader.bytes.toString('utf8', reader.accountStart, reader.accountEnd), json: reader.bytes.toString('utf8', reader.accountJsonStart, reader.accountJsonEnd), contacts });
+    while (reader.nextContact())
+      contacts.push({
+        flags: reader.contactFlags,
+        cells: reader.bytes.toString('utf8', reader.contactStart, reader.contactEnd),
+        json: reader.bytes.toString('utf8', reader.contactJsonStart, reader.contactJsonEnd),
+      });
+    accounts.push({
+      cells: reader.bytes.toString('utf8', reader.accountStart, reader.accountEnd),
+      json: reader.bytes.toString('utf8', reader.accountJsonStart, reader.accountJsonEnd),
+      contacts,
+    });
   }
   return { hasJson: reader.hasJson, accounts };
 }
@@ -102,7 +121,9 @@ describe('withoutContacts (an erasure rewriting stored result parts)', () => {
           expect(after.hasJson).toBe(version === 2);
           expect(bytes.subarray(0, 4).toString('latin1')).toBe(`CEP${version}`);
           // Every account stays with its cells and JSON; each keeps exactly its other contacts, in the stored order.
-          expect(after.accounts).toEqual(before.accounts.map((account) => ({ ...account, contacts: account.contacts.filter((c) => !c.cells.includes(PERSON.email)) })));
+          expect(after.accounts).toEqual(
+            before.accounts.map((account) => ({ ...account, contacts: account.contacts.filter((c) => !c.cells.includes(PERSON.email)) })),
+          );
           const text = Buffer.from(bytes).toString('utf8');
           for (const value of Object.values(PERSON)) expect(text.includes(value)).toBe(false);
           if (persons === 0) expect(bytes.equals(original)).toBe(true);

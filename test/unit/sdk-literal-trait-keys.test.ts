@@ -23,7 +23,8 @@ describe('literalTraitKeys', () => {
   it('is idempotent and evaluates to the same objects', () => {
     const once = literalTraitKeys(generated).source;
     expect(literalTraitKeys(once)).toEqual({ source: once, replaced: 0 });
-    const evaluate = (code: string) => new Function('n0', '_A', '_B', `${code.replaceAll('export var', 'var')}; return [A$, B$];`)('ns', 'A', 'B');
+    const evaluate = (code: string) =>
+      new Function('n0', '_A', '_B', `${code.replaceAll('export var', 'var')}; return [A$, B$];`)('ns', 'A', 'B');
     const withUnknown = (code: string) => `const _unknown = "u";\n${code}`;
     expect(evaluate(withUnknown(once))).toEqual(evaluate(withUnknown(generated)));
   });

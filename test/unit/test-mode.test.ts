@@ -6,7 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { testAccount, testAccountKind, testContacts, testWarehouse, TestAccountFailureError } from '../../lib/test-mode/accounts';
 import { testAccountHistory, TEST_RECENT_AGE_MS } from '../../lib/test-mode/history';
 import { forMode, modeOf } from '../../lib/test-mode/mode';
-import { API_KEY_PATTERN, isTestApiKey, newApiKey, newOrganizationId, newTestApiKey, REVOKED_TEST_API_KEY, TEST_API_KEY_PATTERN, TEST_ORGANIZATION_ID_PATTERN, testOrganizationIdOf } from '../../lib/ids';
+import {
+  API_KEY_PATTERN,
+  isTestApiKey,
+  newApiKey,
+  newOrganizationId,
+  newTestApiKey,
+  REVOKED_TEST_API_KEY,
+  TEST_API_KEY_PATTERN,
+  TEST_ORGANIZATION_ID_PATTERN,
+  testOrganizationIdOf,
+} from '../../lib/ids';
 import { testModeHeaders } from '../../lib/http/auth';
 import { recencyCutoff, classifyAccount } from '../../lib/enrichment/evaluate';
 
@@ -22,7 +32,8 @@ describe('test account IDs', () => {
     expect(testAccountKind('test_crm_x')).toBe('crm');
     expect(testAccountKind('test_recent_x')).toBe('recent');
     expect(testAccountKind('test_fail_x')).toBe('fail');
-    for (const other of ['acc_1', 'test_found', 'TEST_FOUND_1', 'test_other_1', 'xtest_found_1', '']) expect(testAccountKind(other), other).toBeUndefined();
+    for (const other of ['acc_1', 'test_found', 'TEST_FOUND_1', 'test_other_1', 'xtest_found_1', ''])
+      expect(testAccountKind(other), other).toBeUndefined();
   });
 
   it('a found account has 3 contacts: email and mobile, email only, neither; the same every time', () => {
@@ -43,7 +54,16 @@ describe('test account IDs', () => {
 
 describe('the test warehouse', () => {
   it('answers statuses for test IDs only, and accounts with their contacts', async () => {
-    const statuses = await testWarehouse.getAccountStatuses(['test_found_1', 'test_closed_1', 'test_inactive_1', 'test_crm_1', 'test_recent_1', 'test_fail_1', 'test_nocontacts_1', 'acc_1']);
+    const statuses = await testWarehouse.getAccountStatuses([
+      'test_found_1',
+      'test_closed_1',
+      'test_inactive_1',
+      'test_crm_1',
+      'test_recent_1',
+      'test_fail_1',
+      'test_nocontacts_1',
+      'acc_1',
+    ]);
     expect(Object.fromEntries([...statuses].map(([id, account]) => [id, account.status]))).toEqual({
       test_found_1: 'active',
       test_closed_1: 'closed',
@@ -70,7 +90,10 @@ describe('the test history', () => {
     const now = new Date();
     for (const days of [1, 30, 3650]) {
       const cutoff = recencyCutoff(days, now)!;
-      const facts = await testAccountHistory.getFacts('org_test_x', ['test_recent_1', 'test_crm_1', 'test_found_1'], { recency: true, enrichedAfter: cutoff });
+      const facts = await testAccountHistory.getFacts('org_test_x', ['test_recent_1', 'test_crm_1', 'test_found_1'], {
+        recency: true,
+        enrichedAfter: cutoff,
+      });
       expect(classifyAccount('active', facts.get('test_recent_1'), cutoff), String(days)).toBe('recentlyEnriched');
       expect(classifyAccount('active', facts.get('test_crm_1'), cutoff)).toBe('crmExcluded');
       expect(classifyAccount('active', facts.get('test_found_1'), cutoff)).toBe('eligible');

@@ -71,7 +71,11 @@ export async function startReceiver(replies: Reply[] = [{ status: 200, body: 'ok
     requests,
     violations,
     received: async (n, timeoutMs = 30_000) => {
-      await pollUntil(async () => requests.length, (count) => count >= n, { timeoutMs, intervalMs: 50 });
+      await pollUntil(
+        async () => requests.length,
+        (count) => count >= n,
+        { timeoutMs, intervalMs: 50 },
+      );
       judged();
       return requests;
     },

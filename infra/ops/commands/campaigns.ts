@@ -9,12 +9,16 @@ export const campaignCancel = defineCommand<{ campaign: string }>({
   name: 'campaign:cancel',
   summary: 'stop a running enrichment: full refund, back to draft with lastEnrichment.status = canceled (cannot be undone: --yes)',
   examples: ['npx ops campaign:cancel --campaign camp_… --yes'],
-  confirm: ({ campaign }) => `Cancel the enrichment of ${campaign}? Its execution stops, its credits are refunded, and it goes back to draft.`,
+  confirm: ({ campaign }) =>
+    `Cancel the enrichment of ${campaign}? Its execution stops, its credits are refunded, and it goes back to draft.`,
   configure: (command) => command.requiredOption('--campaign <id>', 'campaign ID (camp_…)'),
   run: async ({ options }) => {
     const { cancelEnrichment } = await import('../../../lib/enrichment/cancel');
     const { campaigns, enrichment, workflow, objects } = await stores();
     // An operator's retry after a lost answer finds the campaign canceled already and prints the same.
-    return cancelEnrichment({ campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() }, options.campaign);
+    return cancelEnrichment(
+      { campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() },
+      options.campaign,
+    );
   },
 });

@@ -40,7 +40,13 @@ async function readAccountIdFile(file: string): Promise<string[]> {
   const bad = new BadLines(file);
   for (const { id, line } of rows) {
     const parsed = AccountIdSchema.safeParse(id);
-    if (!parsed.success) bad.add(line, formatIssues(parsed.error.issues).map((issue) => `account ID ${JSON.stringify(id)}: ${issue.replace(/^body: /, '')}`).join('; '));
+    if (!parsed.success)
+      bad.add(
+        line,
+        formatIssues(parsed.error.issues)
+          .map((issue) => `account ID ${JSON.stringify(id)}: ${issue.replace(/^body: /, '')}`)
+          .join('; '),
+      );
   }
   bad.check();
   return rows.map((row) => row.id);
@@ -88,10 +94,15 @@ The whole file is validated first: a bad line writes nothing and the error names
 export const crmImport = defineCommand<{ org: string; dryRun?: boolean; test?: boolean }>({
   name: 'crm:import',
   examples: ['npx ops crm:import --org org_… crm-targets.csv'],
-  summary: "add CRM targets to an organization (one account ID a line); launches exclude them",
-  details: 'FILE is text or CSV: first column, one account ID a line, an optional header row account_id or id.\nThe whole file is validated first: a bad line writes nothing and the error names it (exit 3).',
+  summary: 'add CRM targets to an organization (one account ID a line); launches exclude them',
+  details:
+    'FILE is text or CSV: first column, one account ID a line, an optional header row account_id or id.\nThe whole file is validated first: a bad line writes nothing and the error names it (exit 3).',
   configure: (command) =>
-    command.requiredOption('--org <id>', 'organization ID').argument('<file>', 'file of account IDs').addOption(dryRunOption()).option(...TEST_OPTION),
+    command
+      .requiredOption('--org <id>', 'organization ID')
+      .argument('<file>', 'file of account IDs')
+      .addOption(dryRunOption())
+      .option(...TEST_OPTION),
   run: async ({ args, options, progress }) => {
     const accountIds = distinct(await readAccountIdFile(args[0]!));
     const { organizations, accountHistory } = await stores();
@@ -130,7 +141,9 @@ export const campaignImport = defineCommand<CampaignImportOptions>({
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
-      .addOption(new Option('--via <surface>', 'surface that created it').choices(CREATED_VIA.filter((via) => via !== 'api')).makeOptionMandatory())
+      .addOption(
+        new Option('--via <surface>', 'surface that created it').choices(CREATED_VIA.filter((via) => via !== 'api')).makeOptionMandatory(),
+      )
       .addOption(new Option('--status <status>', 'status it starts in').choices(['draft', 'tam_only']).makeOptionMandatory())
       .requiredOption('--name <name>', 'campaign name')
       .option(...TEST_OPTION)

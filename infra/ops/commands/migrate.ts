@@ -11,13 +11,19 @@ export const migrate = defineCommand<{ force?: boolean }>({
   name: 'migrate',
   examples: ['npx ops migrate', 'npx ops migrate --table campaign-enrichment-prod --bucket campaign-enrichment-prod-data'],
   summary: 'bring the table up to date: run every data migration not yet recorded on it, in order (idempotent)',
-  details: 'Prints {"ran":[{id,changed}],"skipped":[ids]}. Each migration is idempotent; --force runs them all again (after a rollback, say).',
+  details:
+    'Prints {"ran":[{id,changed}],"skipped":[ids]}. Each migration is idempotent; --force runs them all again (after a rollback, say).',
   configure: (command) => command.option('--force', 'run every migration, even those recorded as run'),
   run: async ({ options }) => {
     const { runMigrations } = await import('../../../lib/migrations');
     const { ddb, s3 } = await import('../../../lib/aws');
     const { config } = await import('../../../lib/config');
     const { accountHistory } = await import('../../../lib/root');
-    return { ...(await runMigrations({ client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName }, { force: options.force === true })) };
+    return {
+      ...(await runMigrations(
+        { client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName },
+        { force: options.force === true },
+      )),
+    };
   },
 });

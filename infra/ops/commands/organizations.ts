@@ -62,16 +62,24 @@ const ADJUSTMENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 export const orgCredits = defineCommand<OrgCreditsOptions>({
   name: 'org:credits',
   summary: 'adjust the smb credit balance (N may be negative; never below 0), with a ledger entry; the same --id adjusts once',
-  examples: ['npx ops org:credits --org org_… --add 5000 --note "Q4 top-up"', 'npx ops org:credits --org org_… --add -50 --id adj_2026_11_refund --note "refund of an invoice error"', 'npx ops org:credits --org org_… --test --add 1000000'],
+  examples: [
+    'npx ops org:credits --org org_… --add 5000 --note "Q4 top-up"',
+    'npx ops org:credits --org org_… --add -50 --id adj_2026_11_refund --note "refund of an invoice error"',
+    'npx ops org:credits --org org_… --test --add 1000000',
+  ],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
       .requiredOption('--add <n>', 'credits to add; negative to take away (--add -50)', integer(-Infinity))
       .option('--note <text>', 'why, kept on the ledger entry of the adjustment')
-      .option('--id <adjustmentId>', 'ID of this adjustment (1..128 visible ASCII characters; generated and printed when absent): a retry with the same ID adjusts once')
+      .option(
+        '--id <adjustmentId>',
+        'ID of this adjustment (1..128 visible ASCII characters; generated and printed when absent): a retry with the same ID adjusts once',
+      )
       .option('--test', "adjust the test credits of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
-    if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id)) throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
+    if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id))
+      throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
     const adjustmentId = options.id ?? `adj_${randomUUID()}`;
     const { ledger } = await stores();
     const organizationId = await organizationOf(options);
@@ -132,7 +140,13 @@ interface OrgLimitsOptions {
 export const orgLimits = defineCommand<OrgLimitsOptions>({
   name: 'org:limits',
   summary: "read or override an organization's limits (request rate, exports and uploads per hour, monthly spend, low-balance threshold)",
-  examples: ['npx ops org:limits --org org_…', 'npx ops org:limits --org org_… --requests 500 --window-seconds 10', 'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000', 'npx ops org:limits --org org_… --monthly-spend none', 'npx ops org:limits --org org_… --test --low-balance 999000'],
+  examples: [
+    'npx ops org:limits --org org_…',
+    'npx ops org:limits --org org_… --requests 500 --window-seconds 10',
+    'npx ops org:limits --org org_… --monthly-spend 50000 --low-balance 1000',
+    'npx ops org:limits --org org_… --monthly-spend none',
+    'npx ops org:limits --org org_… --test --low-balance 999000',
+  ],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
@@ -140,8 +154,16 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
       .option('--window-seconds <n>', 'length of the request window in seconds', integer(LIMIT_MINIMUMS.windowSeconds))
       .option('--exports-per-hour <n>', 'exports per hour', integer(LIMIT_MINIMUMS.exportsPerHour))
       .option('--uploads-per-hour <n>', 'uploads per hour', integer(LIMIT_MINIMUMS.uploadsPerHour))
-      .option('--monthly-spend <n|none>', 'credits the organization may spend per UTC calendar month; none: no limit', integerOrNone(LIMIT_MINIMUMS.monthlySpendLimit))
-      .option('--low-balance <n|none>', 'smb balance under which a launch emits organization.credits_low; none: no threshold', integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold))
+      .option(
+        '--monthly-spend <n|none>',
+        'credits the organization may spend per UTC calendar month; none: no limit',
+        integerOrNone(LIMIT_MINIMUMS.monthlySpendLimit),
+      )
+      .option(
+        '--low-balance <n|none>',
+        'smb balance under which a launch emits organization.credits_low; none: no threshold',
+        integerOrNone(LIMIT_MINIMUMS.lowBalanceThreshold),
+      )
       .option(...TEST_OPTION),
   run: async ({ options }) => {
     const { describeLimits, limitDependencies, limits } = await stores();
@@ -166,7 +188,11 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
 export const keyCreate = defineCommand<{ org: string; test?: boolean; scopes?: string; name?: string }>({
   name: 'key:create',
   summary: 'another API key for an organization (--test: a test key of its test twin; --scopes: only those, default every scope)',
-  examples: ['npx ops key:create --org org_…', 'npx ops key:create --org org_… --test', 'npx ops key:create --org org_… --scopes campaigns:read,results:read --name "CRM sync"'],
+  examples: [
+    'npx ops key:create --org org_…',
+    'npx ops key:create --org org_… --test',
+    'npx ops key:create --org org_… --scopes campaigns:read,results:read --name "CRM sync"',
+  ],
   configure: (command) =>
     command
       .requiredOption('--org <id>', 'organization ID')
@@ -178,14 +204,20 @@ export const keyCreate = defineCommand<{ org: string; test?: boolean; scopes?: s
     if (options.name !== undefined && (options.name.length < 1 || options.name.length > 100)) throw new Error('--name: 1..100 characters.');
     const { apiKeys } = await stores();
     const organizationId = await organizationOf(options);
-    const { secret } = await apiKeys().issue(organizationId, { ...(scopes ? { scopes } : {}), ...(options.name !== undefined ? { name: options.name } : {}) });
+    const { secret } = await apiKeys().issue(organizationId, {
+      ...(scopes ? { scopes } : {}),
+      ...(options.name !== undefined ? { name: options.name } : {}),
+    });
     return { apiKey: secret };
   },
 });
 
 /** `--scopes a,b`: the scopes named, each one of SCOPES. @throws Error naming the first unknown scope, or an empty list. */
 function parseScopes(list: string): Scope[] {
-  const names = list.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   if (names.length === 0) throw new Error(`--scopes: name at least one of ${SCOPES.join(', ')}.`);
   const unknown = names.find((name) => !isScope(name));
   if (unknown !== undefined) throw new Error(`--scopes: unknown scope "${unknown}"; the scopes are ${SCOPES.join(', ')}.`);

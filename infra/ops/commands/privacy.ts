@@ -11,7 +11,10 @@ import { ImportFileError, type BadLine } from '../../../lib/warehouse/import';
 import { hashIdentifier, IDENTIFIER_TYPES, type HashedIdentifier, type IdentifierType } from '../../../lib/privacy/identifiers';
 
 /** The options of privacy:erase, each an identifier type. */
-const OPTION_TYPES = { email: 'email', phone: 'phone', linkedinUrl: 'linkedin_url', contactId: 'contact_id' } as const satisfies Record<string, IdentifierType>;
+const OPTION_TYPES = { email: 'email', phone: 'phone', linkedinUrl: 'linkedin_url', contactId: 'contact_id' } as const satisfies Record<
+  string,
+  IdentifierType
+>;
 
 /** The person's identifiers, hashed; the problems name the field, never the value. */
 function hashRequest(values: Partial<Record<IdentifierType, unknown>>): { identifiers: HashedIdentifier[]; problems: string[] } {
@@ -31,10 +34,14 @@ function hashRequest(values: Partial<Record<IdentifierType, unknown>>): { identi
 /** `privacy:erase`: one person, everywhere. */
 export const privacyErase = defineCommand<{ email?: string; phone?: string; linkedinUrl?: string; contactId?: string; reason: string }>({
   name: 'privacy:erase',
-  summary: "erase a person everywhere: global suppression, warehouse, every organization's stored results and exports; tells each organization that held a copy (privacy.contact_erased)",
+  summary:
+    "erase a person everywhere: global suppression, warehouse, every organization's stored results and exports; tells each organization that held a copy (privacy.contact_erased)",
   details:
     'Prints {"identifiers":[{type,hash}],"warehouseContactsRemoved","contactsRemoved","organizations","notified"}. Idempotent: a rerun removes nothing more and sends no second event. The reason is printed back, never stored.',
-  examples: ['npx ops privacy:erase --email ann@example.com --reason "GDPR Art. 17 request #42"', 'npx ops privacy:erase --phone +4917012345678 --contact-id con_123 --reason "DROP"'],
+  examples: [
+    'npx ops privacy:erase --email ann@example.com --reason "GDPR Art. 17 request #42"',
+    'npx ops privacy:erase --phone +4917012345678 --contact-id con_123 --reason "DROP"',
+  ],
   configure: (command) =>
     command
       .option('--email <address>', 'email address (trimmed, lower-cased)')
@@ -43,7 +50,9 @@ export const privacyErase = defineCommand<{ email?: string; phone?: string; link
       .option('--contact-id <id>', 'contact ID of the warehouse')
       .requiredOption('--reason <text>', 'why (printed back; not stored)'),
   run: async ({ options }) => {
-    const { identifiers, problems } = hashRequest(Object.fromEntries(Object.entries(OPTION_TYPES).map(([option, type]) => [type, options[option as keyof typeof OPTION_TYPES]])));
+    const { identifiers, problems } = hashRequest(
+      Object.fromEntries(Object.entries(OPTION_TYPES).map(([option, type]) => [type, options[option as keyof typeof OPTION_TYPES]])),
+    );
     if (problems.length > 0) throw new UsageError(`privacy:erase: ${problems.join('; ')}`);
     const { vendorErasureDependencies } = await stores();
     const { eraseEverywhere } = await import('../../../lib/privacy/vendor');
@@ -54,7 +63,8 @@ export const privacyErase = defineCommand<{ email?: string; phone?: string; link
 /** `privacy:intake FILE`: a deletion list, one request a line. */
 export const privacyIntake = defineCommand<Record<string, never>>({
   name: 'privacy:intake',
-  summary: 'erase every person of a deletion list (JSON lines: {"email"|"phone"|"linkedin_url"|"contact_id": …}), as privacy:erase does; idempotent per line',
+  summary:
+    'erase every person of a deletion list (JSON lines: {"email"|"phone"|"linkedin_url"|"contact_id": …}), as privacy:erase does; idempotent per line',
   details:
     'FILE: one JSON object a line with any of email, phone, linkedin_url, contact_id (blank lines skipped). The whole file is checked first: bad lines are named (line and field, never the value) and nothing is erased (exit 3). Prints {"requests","erased","notified"}: lines read, lines whose person was removed from somewhere by this run, privacy.contact_erased events sent by this run. Run it again on the same file: erased 0, notified 0.',
   examples: ['npx ops privacy:intake drop-2026-11.jsonl'],

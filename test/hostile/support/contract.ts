@@ -143,14 +143,21 @@ export function envelopeViolations(operation: OperationName, answer: RawAnswer, 
   if (rule === 'none' && error.details !== undefined) v.push(`${where}: ${code} carries no details, got ${JSON.stringify(error.details)}`);
   if (rule === 'issues' && error.details !== undefined) {
     const d = error.details;
-    const ok = isObject(d) && Object.keys(d).join() === 'issues' && Array.isArray(d.issues) && d.issues.length > 0 && d.issues.every((line) => typeof line === 'string' && line.length > 0);
+    const ok =
+      isObject(d) &&
+      Object.keys(d).join() === 'issues' &&
+      Array.isArray(d.issues) &&
+      d.issues.length > 0 &&
+      d.issues.every((line) => typeof line === 'string' && line.length > 0);
     if (!ok) v.push(`${where}: invalid_request details must be { issues: non-empty string[] }, got ${JSON.stringify(d)}`);
   }
   if (Array.isArray(rule)) {
     const d = error.details;
-    if (!isObject(d) || Object.keys(d).sort().join() !== rule.join()) v.push(`${where}: ${code} details must be exactly ${rule.join(',')}, got ${JSON.stringify(d)}`);
+    if (!isObject(d) || Object.keys(d).sort().join() !== rule.join())
+      v.push(`${where}: ${code} details must be exactly ${rule.join(',')}, got ${JSON.stringify(d)}`);
   }
-  if (answer.status === 401 && !/^Bearer\b/i.test(answer.wwwAuthenticate ?? '')) v.push(`${where}: a 401 must carry WWW-Authenticate: Bearer`);
+  if (answer.status === 401 && !/^Bearer\b/i.test(answer.wwwAuthenticate ?? ''))
+    v.push(`${where}: a 401 must carry WWW-Authenticate: Bearer`);
   return v;
 }
 
@@ -180,9 +187,16 @@ export async function send(baseUrl: string, path: string, options: SendOptions =
   const timeoutMs = options.timeoutMs ?? 20_000;
   let response: Response;
   try {
-    response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: options.body as RequestInit['body'], signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers,
+      body: options.body as RequestInit['body'],
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
-    throw new Error(`POST ${path} did not answer within ${timeoutMs} ms (or failed at the socket): ${(error as Error).message}`, { cause: error });
+    throw new Error(`POST ${path} did not answer within ${timeoutMs} ms (or failed at the socket): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const text = await response.text();
   let body: unknown;

@@ -109,7 +109,11 @@ export function removeAllFaults(): void {
 
 /** DynamoDB throttling as the SDK raises it (retryable, and in the workflow's TRANSIENT_ERRORS). */
 export const throttling = (): Error =>
-  Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+  Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+    name: 'ThrottlingException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
 
 /** DynamoDB's throughput error (retryable). */
 export const throughputExceeded = (): Error =>
@@ -129,7 +133,12 @@ export const transactionConflict = (): Error =>
 
 /** An S3 server error (retryable by the SDK below its retries). */
 export const s3InternalError = (): Error =>
-  Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'InternalError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
+  Object.assign(new Error('We encountered an internal error. Please try again.'), {
+    name: 'InternalError',
+    $fault: 'server',
+    $metadata: { httpStatusCode: 500 },
+  });
 
 /** A failure the workflow does not retry (not in TRANSIENT_ERRORS): a crash, a timeout of the task's Lambda. */
-export const crash = (name = 'Lambda.Unknown'): Error => Object.assign(new Error('The task died between its write and its return'), { name });
+export const crash = (name = 'Lambda.Unknown'): Error =>
+  Object.assign(new Error('The task died between its write and its return'), { name });

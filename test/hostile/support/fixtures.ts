@@ -29,7 +29,10 @@ const attemptSuffix = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghi
  * and its API key item, read strongly consistent: what "the database is
  * unchanged" compares.
  */
-export async function organizationSnapshot(organizationId: string, apiKey?: string): Promise<{ items: Record<string, unknown>[]; apiKey?: Record<string, unknown> }> {
+export async function organizationSnapshot(
+  organizationId: string,
+  apiKey?: string,
+): Promise<{ items: Record<string, unknown>[]; apiKey?: Record<string, unknown> }> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -47,19 +50,25 @@ export async function organizationSnapshot(organizationId: string, apiKey?: stri
   } while (start);
   items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
   if (!apiKey) return { items };
-  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.apiKey(hashApiKey(apiKey)), ConsistentRead: true }),
+  );
   return { items, ...(Item ? { apiKey: Item } : {}) };
 }
 
 /** The raw campaign item (with its launch lock, which the store's records leave out). */
 export async function rawCampaignItem(organizationId: string, campaignId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }),
+  );
   return Item;
 }
 
 /** The raw organization item (with its pending recency attributes, which the store's records leave out). */
 export async function rawOrganizationItem(organizationId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.organization(organizationId), ConsistentRead: true }),
+  );
   return Item;
 }
 
@@ -77,14 +86,24 @@ export async function warehouseAccounts(prefix: string, count: number, contacts 
 }
 
 /** Creates an API draft over HTTP; returns its ID. */
-export async function createDraft(baseUrl: string, apiKey: string, accountIds: string[], name = `Draft ${accountIds.length}`): Promise<string> {
+export async function createDraft(
+  baseUrl: string,
+  apiKey: string,
+  accountIds: string[],
+  name = `Draft ${accountIds.length}`,
+): Promise<string> {
   const res = await sendJson(baseUrl, '/v1/campaigns/create', apiKey, { name, accountIds });
   if (res.status !== 200) throw new Error(`create failed: ${res.text}`);
   return res.body.data.id as string;
 }
 
 /** Creates, launches and waits for an enriched campaign over HTTP (the real workflow); returns its ID. */
-export async function createEnriched(baseUrl: string, apiKey: string, accountIds: string[], name = `Enriched ${accountIds.length}`): Promise<string> {
+export async function createEnriched(
+  baseUrl: string,
+  apiKey: string,
+  accountIds: string[],
+  name = `Enriched ${accountIds.length}`,
+): Promise<string> {
   const id = await createDraft(baseUrl, apiKey, accountIds, name);
   const launched = await sendJson(baseUrl, '/v1/campaigns/enrich', apiKey, { campaignId: id });
   if (launched.status !== 200) throw new Error(`enrich failed: ${launched.text}`);
@@ -97,13 +116,25 @@ export async function createEnriched(baseUrl: string, apiKey: string, accountIds
   // the campaign (its recency-pending mark) and, last, the organization (its `recencyPending_<campaignId>` attribute,
   // removed by FinishRecording) — so a snapshot taken now stays true while the execution waits for the results' expiry.
   const organizationId = (await sendJson(baseUrl, '/v1/org/describe', apiKey)).body.data.organization.id as string;
-  await pollUntil(() => rawCampaignItem(organizationId, id), (item) => item !== undefined && item.gsi6pk === undefined, { timeoutMs: 30_000 });
-  await pollUntil(() => rawOrganizationItem(organizationId), (item) => item !== undefined && !(pendingRecencyAttribute(id) in item), { timeoutMs: 30_000 });
+  await pollUntil(
+    () => rawCampaignItem(organizationId, id),
+    (item) => item !== undefined && item.gsi6pk === undefined,
+    { timeoutMs: 30_000 },
+  );
+  await pollUntil(
+    () => rawOrganizationItem(organizationId),
+    (item) => item !== undefined && !(pendingRecencyAttribute(id) in item),
+    { timeoutMs: 30_000 },
+  );
   return id;
 }
 
 /** A campaign record in any state, written straight to the table (states the API cannot reach on demand). */
-export async function directCampaign(organizationId: string, state: 'enriching' | 'expired' | 'tam_only' | 'ui_draft' | 'data_cube_draft', name: string): Promise<string> {
+export async function directCampaign(
+  organizationId: string,
+  state: 'enriching' | 'expired' | 'tam_only' | 'ui_draft' | 'data_cube_draft',
+  name: string,
+): Promise<string> {
   const id = newCampaignId();
   const now = Date.now();
   const attemptId = `att_${attemptSuffix()}`;

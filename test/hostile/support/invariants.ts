@@ -82,7 +82,8 @@ async function listAll(baseUrl: string, book: OrganizationBook, v: string[]): Pr
   if (new Set(ids).size !== ids.length) v.push(`${book.organizationId}: list returned a campaign twice`);
   for (let i = 1; i < items.length; i++) {
     const [a, b] = [items[i - 1]!, items[i]!];
-    if (a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)) v.push(`${book.organizationId}: list not newest first at ${a.id}, ${b.id}`);
+    if (a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id))
+      v.push(`${book.organizationId}: list not newest first at ${a.id}, ${b.id}`);
   }
   return items;
 }
@@ -102,14 +103,19 @@ async function launchLocks(organizationId: string): Promise<Map<string, { expire
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) if (item.launchLock) locks.set(String(item.sk).slice('CAMPAIGN#'.length), item.launchLock as { expiresAt: string });
+    for (const item of page.Items ?? [])
+      if (item.launchLock) locks.set(String(item.sk).slice('CAMPAIGN#'.length), item.launchLock as { expiresAt: string });
     start = page.LastEvaluatedKey;
   } while (start);
   return locks;
 }
 
 /** Checks every invariant of the given organizations. */
-export async function checkInvariants(baseUrl: string, books: readonly OrganizationBook[], options: InvariantOptions = {}): Promise<InvariantReport> {
+export async function checkInvariants(
+  baseUrl: string,
+  books: readonly OrganizationBook[],
+  options: InvariantOptions = {},
+): Promise<InvariantReport> {
   const v: string[] = [];
   const report: InvariantReport = { violations: v, organizations: books.length, campaigns: 0, byStatus: {}, ledgerEntries: 0, charged: 0 };
   const concurrency = options.concurrency ?? 16;
@@ -177,9 +183,13 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
       if (options.quiescent && c.status !== item.status) v.push(`${at}: list says ${item.status}, get says ${c.status}`);
       if (!CAMPAIGN_STATUSES.includes(c.status)) v.push(`${at}: status ${c.status} is not a campaign state`);
       if (options.settled && c.status === 'enriching') v.push(`${at}: still enriching after every attempt should have ended`);
-      if (c.credits.charged !== sum) v.push(`${at}: credits.charged ${c.credits.charged} ≠ ledger sum ${sum} (${JSON.stringify(ledger.map((e) => [e.kind, e.reason, e.amount]))})`);
+      if (c.credits.charged !== sum)
+        v.push(
+          `${at}: credits.charged ${c.credits.charged} ≠ ledger sum ${sum} (${JSON.stringify(ledger.map((e) => [e.kind, e.reason, e.amount]))})`,
+        );
       if (c.credits.charged < 0) v.push(`${at}: negative charge`);
-      if (options.quiescent && c.credits.remaining !== record.smbCredits) v.push(`${at}: credits.remaining ${c.credits.remaining} ≠ balance ${record.smbCredits}`);
+      if (options.quiescent && c.credits.remaining !== record.smbCredits)
+        v.push(`${at}: credits.remaining ${c.credits.remaining} ≠ balance ${record.smbCredits}`);
 
       // Ledger entries: well formed, one charge per attempt, refunds never beyond the charge.
       const attempts = new Map<string, { charge: number; charges: number; refund: number; reasons: string[] }>();
@@ -195,7 +205,8 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
           a.charge += -e.amount;
           a.charges++;
         } else if (e.kind === 'refund') {
-          if (!['no_contacts_found', 'failed', 'canceled'].includes(e.reason) || e.amount <= 0) v.push(`${at}: odd refund ${JSON.stringify(e)}`);
+          if (!['no_contacts_found', 'failed', 'canceled'].includes(e.reason) || e.amount <= 0)
+            v.push(`${at}: odd refund ${JSON.stringify(e)}`);
           a.refund += e.amount;
           a.reasons.push(e.reason);
         } else v.push(`${at}: ledger entry kind ${String(e.kind)}`);
@@ -206,8 +217,10 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
         if (a.refund > a.charge) v.push(`${at}: attempt ${attemptId} refunded ${a.refund} > charged ${a.charge}`);
         const terminal = a.reasons.filter((r) => r === 'failed' || r === 'canceled');
         if (terminal.length > 1) v.push(`${at}: attempt ${attemptId} compensated ${terminal.length} times`);
-        if (terminal.length === 1 && a.refund !== a.charge) v.push(`${at}: attempt ${attemptId} compensated but refunded ${a.refund} of ${a.charge}`);
-        if (terminal.length === 1 && a.reasons.includes('no_contacts_found')) v.push(`${at}: attempt ${attemptId} both completed and compensated`);
+        if (terminal.length === 1 && a.refund !== a.charge)
+          v.push(`${at}: attempt ${attemptId} compensated but refunded ${a.refund} of ${a.charge}`);
+        if (terminal.length === 1 && a.reasons.includes('no_contacts_found'))
+          v.push(`${at}: attempt ${attemptId} both completed and compensated`);
       }
 
       // The state and what it implies.
@@ -217,10 +230,12 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
         case 'draft':
           if (sum !== 0) v.push(`${at}: draft with net charge ${sum}`);
           if (has('completedAt') || has('results') || has('resultsExpireAt')) v.push(`${at}: draft with completion fields`);
-          if (attempts.size > 0 && c.lastEnrichment === null) v.push(`${at}: draft after ${attempts.size} attempt(s) without lastEnrichment`);
+          if (attempts.size > 0 && c.lastEnrichment === null)
+            v.push(`${at}: draft after ${attempts.size} attempt(s) without lastEnrichment`);
           if (c.lastEnrichment !== null) {
             const last = c.lastEnrichment;
-            if (!['failed', 'canceled'].includes(last.status) || last.refunded !== true || !ISO_UTC.test(last.startedAt)) v.push(`${at}: lastEnrichment ${JSON.stringify(last)}`);
+            if (!['failed', 'canceled'].includes(last.status) || last.refunded !== true || !ISO_UTC.test(last.startedAt))
+              v.push(`${at}: lastEnrichment ${JSON.stringify(last)}`);
           }
           if (current) v.push(`${at}: draft still holds an attempt`);
           break;
@@ -231,13 +246,16 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
             break;
           }
           enrichingEligible += current.eligible;
-          if (c.credits.charged !== current.charged) v.push(`${at}: enriching, charged ${c.credits.charged} ≠ attempt charge ${current.charged}`);
-          if (c.accounts.eligible !== current.eligible) v.push(`${at}: enriching, eligible ${c.accounts.eligible} ≠ attempt ${current.eligible}`);
+          if (c.credits.charged !== current.charged)
+            v.push(`${at}: enriching, charged ${c.credits.charged} ≠ attempt charge ${current.charged}`);
+          if (c.accounts.eligible !== current.eligible)
+            v.push(`${at}: enriching, eligible ${c.accounts.eligible} ≠ attempt ${current.eligible}`);
           if (has('completedAt') || has('results') || has('resultsExpireAt')) v.push(`${at}: enriching with completion fields`);
           break;
         }
         case 'enriched': {
-          if (!has('completedAt') || !has('results') || !has('resultsExpireAt')) v.push(`${at}: enriched without completedAt/results/resultsExpireAt`);
+          if (!has('completedAt') || !has('results') || !has('resultsExpireAt'))
+            v.push(`${at}: enriched without completedAt/results/resultsExpireAt`);
           if (has('resultsExpireAt') && Date.parse(c.resultsExpireAt) <= now) v.push(`${at}: enriched past resultsExpireAt`);
           if (!current) {
             v.push(`${at}: enriched without its attempt`);
@@ -248,7 +266,9 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
             const withContact = Math.round(r.pctAccountsWithContact * r.totalAccounts);
             if (r.totalAccounts !== current.eligible) v.push(`${at}: enriched ${r.totalAccounts} accounts of ${current.eligible} eligible`);
             if (c.credits.charged !== withContact * current.creditsPerAccount) {
-              v.push(`${at}: enriched, charged ${c.credits.charged} ≠ ${withContact} accounts with contacts × ${current.creditsPerAccount}`);
+              v.push(
+                `${at}: enriched, charged ${c.credits.charged} ≠ ${withContact} accounts with contacts × ${current.creditsPerAccount}`,
+              );
             }
           }
           if (c.credits.charged > current.charged) v.push(`${at}: enriched, charged more than at launch`);
@@ -269,7 +289,8 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
     }
     // docs/launch.md#the-credit-ledger: the balance is the sum of the organization's whole ledger (grant, adjustments, charges, refunds).
     const audit = await creditLedger().audit(org);
-    if (options.quiescent && audit && audit.balance !== audit.ledgerSum) v.push(`${org}: balance ${audit.balance} ≠ ledger sum ${audit.ledgerSum}`);
+    if (options.quiescent && audit && audit.balance !== audit.ledgerSum)
+      v.push(`${org}: balance ${audit.balance} ≠ ledger sum ${audit.ledgerSum}`);
     if (record.smbCredits + ledgerTotal !== book.startingBalance + book.adjustments) {
       v.push(
         `${org}: money not conserved: balance ${record.smbCredits} + charged ${ledgerTotal} ≠ starting ${book.startingBalance} + adjustments ${book.adjustments}`,
@@ -289,7 +310,11 @@ export async function checkInvariants(baseUrl: string, books: readonly Organizat
  * attempt ended), reading through the store. @returns the IDs still enriching
  * at the deadline (empty when settled).
  */
-export async function waitUntilSettled(books: readonly OrganizationBook[], campaignIds: ReadonlyMap<string, readonly string[]>, timeoutMs = 30_000): Promise<string[]> {
+export async function waitUntilSettled(
+  books: readonly OrganizationBook[],
+  campaignIds: ReadonlyMap<string, readonly string[]>,
+  timeoutMs = 30_000,
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const pending: string[] = [];

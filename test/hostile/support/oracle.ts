@@ -60,8 +60,14 @@ export function jsonFieldValid(field: string, value: unknown): boolean {
     case 'filters': {
       if (!isPlainObject(value)) return false;
       const oneOrMany = (v: unknown, allowed: string[]) =>
-        v === undefined || (typeof v === 'string' && allowed.includes(v)) || (Array.isArray(v) && v.length >= 1 && v.length <= 10 && v.every((x) => typeof x === 'string' && allowed.includes(x)));
-      return Object.keys(value).every((k) => k === 'status' || k === 'createdVia') && oneOrMany(value.status, STATUSES) && oneOrMany(value.createdVia, CREATED_VIA);
+        v === undefined ||
+        (typeof v === 'string' && allowed.includes(v)) ||
+        (Array.isArray(v) && v.length >= 1 && v.length <= 10 && v.every((x) => typeof x === 'string' && allowed.includes(x)));
+      return (
+        Object.keys(value).every((k) => k === 'status' || k === 'createdVia') &&
+        oneOrMany(value.status, STATUSES) &&
+        oneOrMany(value.createdVia, CREATED_VIA)
+      );
     }
     default:
       return false;
