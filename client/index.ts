@@ -117,7 +117,14 @@ export type ApiErrorCode = ErrorObject extends { code: infer C extends string } 
 export type ApiErrorDetails<C extends ApiErrorCode> = Extract<ErrorObject, { code: C }> extends { details?: infer D } ? D : undefined;
 /** Codes of failures the client itself observes. */
 export type ClientErrorCode =
-  'network_error' | 'unexpected_response' | 'timeout' | 'enrichment_failed' | 'not_enriching' | 'upload_failed' | 'download_failed';
+  | 'network_error'
+  | 'unexpected_response'
+  | 'timeout'
+  | 'enrichment_failed'
+  | 'not_enriching'
+  | 'upload_failed'
+  | 'download_failed'
+  | 'attempt_replaced';
 
 /**
  * A failed call: the API's error envelope (`code`, `message`, `details`), its
@@ -289,9 +296,9 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
    * `follow` it long-polls (20 s) while the campaign enriches and ends once the
    * attempt is complete, otherwise it ends at what is readable now. After a
    * dropped connection it asks again from the last seq it handed out (the
-   * retries of every call). It names the attempt it reads on every page, so a
+   * retries of every call). It checks the attempt every page names, so a
    * new attempt is never mixed in: then it throws.
-   * @throws CampaignEnrichmentError `results_not_ready` (`details.attemptId` when another attempt replaced the one read), or any API error of results.
+   * @throws CampaignEnrichmentError `attempt_replaced` (client-side, `details.attemptId` the new attempt) when another attempt replaced the one read, or any API error of results.
    */
   results(campaignId: string, options?: ResultsOptions): AsyncIterableIterator<ResultAccount>;
   /**
@@ -322,6 +329,7 @@ export interface ResultsOptions {
   follow?: boolean;
   /** Start after this seq of `attemptId` (a reader resuming what it stored); default 0. */
   afterSeq?: number;
+  /** The attempt `afterSeq` belongs to: a page of another attempt then throws `attempt_replaced` instead of mixing seqs. */
   attemptId?: string;
   maxContactsPerAccount?: number;
   hasMobilePhone?: boolean;
@@ -448,14 +456,16 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
       let afterSeq = start;
       let attemptId = startAttempt;
       for (;;) {
-        const page = await client.listCampaignResults({
-          campaignId,
-          afterSeq,
-          limit: 1_000,
-          waitSeconds: follow ? 20 : 0,
-          ...(attemptId ? { attemptId } : {}),
-          ...selection,
-        });
+        const page = await client.listCampaignResults({ campaignId, afterSeq, limit: 1_000, waitSeconds: follow ? 20 : 0, ...selection });
+        // Another attempt's seqs are not the ones read so far: never mix them in.
+        if (attemptId !== undefined && page.attemptId !== attemptId) {
+          throw new CampaignEnrichmentError({
+            code: 'attempt_replaced',
+            status: 0,
+            message: `Attempt ${attemptId} of campaign ${campaignId} ended and attempt ${page.attemptId} replaced it: read the new one from afterSeq 0.`,
+            details: { attemptId: page.attemptId },
+          });
+        }
         attemptId = page.attemptId;
         for (const account of page.accounts) {
           afterSeq = account.seq;

@@ -1716,10 +1716,6 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
-            details?: {
-                /** @description Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md). */
-                attemptId: string;
-            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {
@@ -5432,10 +5428,8 @@ export interface operations {
                 "application/json": {
                     /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
                     campaignId: string;
-                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). */
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). */
                     afterSeq?: number;
-                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
-                    attemptId?: string;
                     /** @description Accounts per page, default 100. */
                     limit?: number;
                     /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). */
@@ -5459,10 +5453,8 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
                     campaignId: string;
-                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). An integer (0 or more), as text. */
                     afterSeq?: string;
-                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
-                    attemptId?: string;
                     /** @description Accounts per page, default 100. An integer (1..1000), as text. */
                     limit?: string;
                     /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */
@@ -5492,10 +5484,8 @@ export interface operations {
                 "multipart/form-data": {
                     /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
                     campaignId: string;
-                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). An integer (0 or more), as text. */
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). An integer (0 or more), as text. */
                     afterSeq?: string;
-                    /** @description The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0. */
-                    attemptId?: string;
                     /** @description Accounts per page, default 100. An integer (1..1000), as text. */
                     limit?: string;
                     /** @description Long poll: while the campaign is `enriching` and no account after `afterSeq` is readable, wait up to this many seconds for one (default 0: answer now). An integer (0..20), as text. */

@@ -231,6 +231,9 @@ describe('client', () => {
       const results = await client.listCampaignResults({ campaignId: campaign.id });
       expect(results).toMatchObject({ campaignId: campaign.id, complete: true, processed: 3, lastSeq: 3 });
       expect(results.accounts.map((a) => a.seq)).toEqual([1, 2, 3]);
+      // The event feed holds the campaign's events, with or without endpoints (docs/events.md).
+      const feed = await client.listEvents({ filters: { campaignId: campaign.id, type: 'campaign.enriched' } });
+      expect(feed.events.map((e) => e.type)).toEqual(['campaign.enriched']);
 
       // Keys: a read-only key made, listed, rotated (its new secret works), revoked.
       const made = await client.createKey({ name: 'Read only', scopes: ['org:read'] });

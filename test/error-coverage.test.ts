@@ -40,8 +40,13 @@ const UNREACHABLE: Partial<Record<ErrorCode, { operations: readonly string[]; re
       'listEvents',
       'createKey',
       'listKeys',
+      'createSuppressions',
+      'listSuppressions',
+      'createErasure',
+      'listErasures',
     ],
-    reason: "the shared organization stores' guard against a missing organization item, which authentication has just read",
+    reason:
+      "the shared organization stores' guard against a missing organization item, which authentication has just read; for the privacy creates and lists, also the lookups by ID of delete and get, bundled from the same privacy use-cases module",
   },
 };
 

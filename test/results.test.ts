@@ -116,8 +116,10 @@ describe('POST /v1/campaigns/results', () => {
             if (reconnects[step % reconnects.length])
               await results(apiKey, { campaignId, afterSeq, limit: 1 }).then((r) => expect(r.status).toBe(200));
             step++;
-            const res = await results(apiKey, { campaignId, afterSeq, limit, ...(attemptId ? { attemptId } : {}) });
+            const res = await results(apiKey, { campaignId, afterSeq, limit });
             expect(res.status, JSON.stringify(res.body)).toBe(200);
+            // One attempt throughout: every page names the same one.
+            if (attemptId !== undefined) expect(res.data.attemptId).toBe(attemptId);
             attemptId = res.data.attemptId;
             expect(res.data.lastSeq).toBe(res.data.accounts.length > 0 ? res.data.accounts.at(-1).seq : afterSeq);
             expect(res.data.processed).toBeGreaterThanOrEqual(res.data.lastSeq);
@@ -159,7 +161,7 @@ describe('POST /v1/campaigns/results', () => {
     );
   }, 240_000);
 
-  it('a failed attempt takes its results with it; a new launch starts at seq 1 with another attemptId; a reader holding the old attempt is told (409 with details.attemptId), never mixed', async () => {
+  it('a failed attempt takes its results with it; a new launch starts at seq 1 with another attemptId; a reader holding the old attempt is told (409 past the new attempt’s accounts, another attemptId otherwise), never mixed', async () => {
     const prefix = uniquePrefix();
     const accounts = numbered(prefix, BATCH + 200);
     await importAccounts(accounts);
@@ -183,19 +185,24 @@ describe('POST /v1/campaigns/results', () => {
     gated.fail([1]);
     gated.release(1);
     await waitForStatus(api(), apiKey, campaignId, 'draft', 60_000);
-    expectError(await results(apiKey, { campaignId, afterSeq: oldAfterSeq, attemptId: oldAttempt }), 409, 'results_not_ready');
+    // The attempt failed: its results went with it.
+    expectError(await results(apiKey, { campaignId, afterSeq: oldAfterSeq }), 409, 'results_not_ready');
 
     useWarehouse(undefined);
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
     await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
-    const told = await results(apiKey, { campaignId, afterSeq: oldAfterSeq, attemptId: oldAttempt });
-    expectError(told, 409, 'results_not_ready');
+    // A reader still holding the old position is told by the answer's attemptId: another attempt, whose seqs start at 1.
+    const told = await results(apiKey, { campaignId, afterSeq: oldAfterSeq, limit: 1_000 });
+    expect(told.status, JSON.stringify(told.body)).toBe(200);
+    expect(told.data.attemptId).not.toBe(oldAttempt);
+    // A position beyond the new attempt's accounts cannot be of this attempt: refused, never an empty page.
+    expectError(await results(apiKey, { campaignId, afterSeq: accounts.length + 1 }), 409, 'results_not_ready');
     const fresh = await results(apiKey, { campaignId, limit: 1_000 });
     expect(fresh.status).toBe(200);
-    expect(fresh.data.attemptId).not.toBe(oldAttempt);
-    expect(told.body.error!.details).toEqual({ attemptId: fresh.data.attemptId });
+    expect(fresh.data.attemptId).toBe(told.data.attemptId);
     expect(fresh.data.accounts[0].seq).toBe(1);
-    const rest = await results(apiKey, { campaignId, afterSeq: fresh.data.lastSeq, limit: 1_000, attemptId: fresh.data.attemptId });
+    const rest = await results(apiKey, { campaignId, afterSeq: fresh.data.lastSeq, limit: 1_000 });
+    expect(rest.data.attemptId).toBe(fresh.data.attemptId);
     const all = [...fresh.data.accounts, ...rest.data.accounts] as Item[];
     expect(all.map((item) => item.seq)).toEqual(Array.from({ length: accounts.length }, (_, i) => i + 1));
     expect(rest.data.complete).toBe(true);

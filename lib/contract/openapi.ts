@@ -159,15 +159,6 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
       .meta({ description: 'Figures in credits.' }),
     required: true,
   },
-  results_not_ready: {
-    schema: z.strictObject({
-      attemptId: z.string().meta({
-        description:
-          "Results only: the campaign's current attempt, when the reader's `attemptId` or `afterSeq` belongs to another one (read it from `afterSeq` 0; docs/results.md).",
-      }),
-    }),
-    required: false,
-  },
   suppression_locked: {
     schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }),
     required: true,

@@ -59,9 +59,8 @@ export interface OpenedResults {
   status: 'enriching' | 'enriched';
 }
 
-/** A reader's position: the attempt it read (if it knows it) and the last seq it has. */
+/** A reader's position: the last seq it has (the answer's `attemptId` tells it which attempt that seq belongs to). */
 export interface ReaderPosition {
-  attemptId?: string;
   afterSeq: number;
 }
 
@@ -69,8 +68,8 @@ export interface ReaderPosition {
  * The campaign's current attempt, if its results can be read from `position`.
  * @throws NotFoundError (404), ResultsExpiredError (410), ResultsNotReadyError
  *   (409: a draft, never launched or its last attempt failed or was canceled;
- *   `details.attemptId` when the reader's attempt is not the current one, or
- *   its `afterSeq` is beyond the current attempt's accounts).
+ *   or `afterSeq` beyond the current attempt's accounts, a position kept from
+ *   an earlier attempt; no details).
  */
 export async function openResults(
   deps: Pick<ResultsDependencies, 'campaigns'>,
@@ -89,16 +88,9 @@ export async function openResults(
     );
   }
   const attempt = campaign.attempt;
-  if (position.attemptId !== undefined && position.attemptId !== attempt.id) {
-    throw new ResultsNotReadyError(
-      `The attempt ${position.attemptId} your afterSeq belongs to ended; the campaign now runs attempt ${attempt.id}: read it from afterSeq 0.`,
-      { attemptId: attempt.id },
-    );
-  }
   if (position.afterSeq > attempt.eligible) {
     throw new ResultsNotReadyError(
       `afterSeq ${position.afterSeq} is beyond the ${attempt.eligible} accounts of the current attempt ${attempt.id}: it belongs to an earlier attempt. Read from afterSeq 0.`,
-      { attemptId: attempt.id },
     );
   }
   return { campaign, attempt, status };
@@ -181,7 +173,7 @@ export async function listCampaignResults(
   options: { signal?: AbortSignal } = {},
 ): Promise<ResultsPage> {
   const afterSeq = input.afterSeq ?? 0;
-  const position = { attemptId: input.attemptId, afterSeq };
+  const position = { afterSeq };
   let opened = await openResults(deps, organizationId, input.campaignId, position);
   const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
   let lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);

@@ -58,27 +58,14 @@ const selectionFields = () => ({
     .check(z.meta({ description: 'true: only contacts with an email address (OR with hasMobilePhone). Default false.' })),
 });
 
-/** Where a reader of the results is: the attempt it read and the last seq it has. */
+/** Where a reader of the results is: the last seq it has (the answer's `attemptId` names the attempt it belongs to). */
 const positionFields = () => ({
   afterSeq: z.optional(count()).check(
     z.meta({
-      description: 'Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start).',
+      description:
+        "Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md).",
     }),
   ),
-  attemptId: z
-    .optional(
-      z.string().check(
-        z.regex(ATTEMPT_ID_PATTERN, {
-          error: 'must be an attempt ID: "att_" followed by 21 base58 characters, as a results answer shows it',
-        }),
-      ),
-    )
-    .check(
-      z.meta({
-        description:
-          'The `attemptId` the `afterSeq` belongs to (as the previous page showed it). When the campaign has launched another attempt since, the call answers 409 `results_not_ready` with `details.attemptId` (the new one) instead of mixing two attempts: read it again from `afterSeq` 0.',
-      }),
-    ),
 });
 
 /** `POST /v1/campaigns/results` body (docs/results.md). */
