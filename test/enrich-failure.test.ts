@@ -69,14 +69,15 @@ async function launch(apiKey: string, organizationId: string, accountIds: string
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.data.status).toBe('enriching');
   const stored = await campaigns().get(organizationId, campaignId);
-  // A fast-failing attempt can be compensated (its attempt cleared) before this read; its charge entry keeps the attempt's ID and start.
+  // A fast-failing attempt can be compensated (its attempt cleared) before this read: its charge entry keeps the attempt's ID,
+  // and the compensation wrote its start into lastEnrichment (the charge entry's createdAt is its own write time, later).
   const charge = (await ledgerOf(organizationId, campaignId)).entries.find((entry: { kind: string }) => entry.kind === 'charge') as {
     attemptId: string;
     createdAt: string;
   };
   const attempt = stored?.attempt ?? {
     id: charge.attemptId,
-    startedAt: charge.createdAt,
+    startedAt: stored!.lastEnrichment!.startedAt,
     executionArn: workflow().executionArnOf(charge.attemptId),
   };
   expect(attempt.id).toBe(charge.attemptId);
@@ -139,6 +140,8 @@ describe('a failing attempt', () => {
         amount: -4,
         createdAt: expect.stringMatching(ISO_UTC),
         note: null,
+        // The launching key (docs/authentication.md "Per-key credit limits"): its refund names it too.
+        keyId: expect.stringMatching(/^key_/),
       },
       {
         id: expect.stringMatching(/^led_/),
@@ -150,6 +153,7 @@ describe('a failing attempt', () => {
         amount: 4,
         createdAt: expect.stringMatching(ISO_UTC),
         note: null,
+        keyId: ledger.entries[0]!.keyId,
       },
     ]);
     // Entries are dated when written (issue #31): the charge at or after the attempt started, the refund at or after it ended.

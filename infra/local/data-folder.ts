@@ -41,13 +41,25 @@ export interface DataFolderClaim {
   release(): void;
 }
 
-/** Whether a process with this ID exists (EPERM: it exists under another user). */
+/**
+ * Whether a process with this ID runs (EPERM: it exists under another user).
+ * A zombie does not run: a stack killed with its process group stays one
+ * until its parent reaps it, which in a container whose first process reaps
+ * nothing is never, so `/proc/<pid>/stat`'s state `Z` counts as gone.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // "pid (comm) state …": the state follows the last ")" (comm may hold one).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    // No /proc (not Linux): kill(0) is all there is. With /proc, the process ended between the two looks.
+    return !existsSync('/proc/self/stat');
   }
 }
 

@@ -257,6 +257,8 @@ describe('CampaignEnrichment-dev', () => {
       'EventsList',
       'KeysList',
       'OrgLedger',
+      'PrivacyErasuresList',
+      'PrivacySuppressionsList',
       'WebhooksDeliveries',
     ]);
     expect(MCP_ROUTES.some((route) => usesCursors(route.operation))).toBe(true);

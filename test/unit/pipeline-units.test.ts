@@ -35,6 +35,7 @@ import {
   RateLimitedError,
   SpendLimitExceededError,
   KeySpendLimitExceededError,
+  SuppressionLockedError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
 } from '../../lib/errors';
@@ -633,6 +634,16 @@ describe('error family', () => {
       },
     ],
     [
+      'SuppressionLockedError',
+      new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
+      'suppression_locked',
+      {
+        code: 'suppression_locked',
+        message: 'Suppression "sup_5kP9qR2sT7vW3xY8zA4bC" was made by an erasure and cannot be deleted: the person stays suppressed.',
+        details: { id: 'sup_5kP9qR2sT7vW3xY8zA4bC' },
+      },
+    ],
+    [
       'ExpiredApiKeyError',
       new ExpiredApiKeyError(),
       'expired_api_key',
@@ -681,6 +692,7 @@ describe('error family', () => {
       rate_limited: 429,
       spend_limit_exceeded: 402,
       key_spend_limit_exceeded: 402,
+      suppression_locked: 409,
       insufficient_scope: 403,
       expired_api_key: 401,
       internal_error: 500,
