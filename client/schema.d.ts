@@ -494,7 +494,7 @@ export interface paths {
         put?: never;
         /**
          * List the organization's events
-         * @description Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.
+         * @description Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`, the privacy events), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.
          */
         post: operations["listEvents"];
         delete?: never;
@@ -2101,7 +2101,7 @@ export interface components {
             nextAttemptAt: string | null;
         };
         EventPage: {
-            events: (components["schemas"]["FeedEvent_campaign_enriched"] | components["schemas"]["FeedEvent_campaign_enrichment_failed"] | components["schemas"]["FeedEvent_campaign_enrichment_canceled"] | components["schemas"]["FeedEvent_campaign_expired"] | components["schemas"]["FeedEvent_organization_credits_low"] | components["schemas"]["FeedEvent_campaign_accounts_processed"])[];
+            events: (components["schemas"]["FeedEvent_campaign_enriched"] | components["schemas"]["FeedEvent_campaign_enrichment_failed"] | components["schemas"]["FeedEvent_campaign_enrichment_canceled"] | components["schemas"]["FeedEvent_campaign_expired"] | components["schemas"]["FeedEvent_organization_credits_low"] | components["schemas"]["FeedEvent_campaign_accounts_processed"] | components["schemas"]["FeedEvent_privacy_erasure_completed"] | components["schemas"]["FeedEvent_privacy_contact_erased"])[];
             nextCursor: string | null;
         };
         FeedEvent_campaign_enriched: {
@@ -2238,6 +2238,47 @@ export interface components {
                     /** @description Accounts of the batch without contacts. */
                     notFound: number;
                 };
+            };
+        };
+        FeedEvent_privacy_erasure_completed: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "privacy.erasure_completed";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            data: {
+                erasure: components["schemas"]["Erasure"];
+            };
+        };
+        FeedEvent_privacy_contact_erased: {
+            /**
+             * @description The event's ID (`evt_` + 21 base58): the same every time the feed shows it.
+             * @example evt_5kR8pT2vX9mQ4wZ7nB3cD
+             */
+            id: string;
+            /** @constant */
+            type: "privacy.contact_erased";
+            /**
+             * Format: date-time
+             * @description When it happened: the webhook body's `timestamp`.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The erased contact (`contact_id` of your exports). */
+                contactId: string;
+                /** @description The identifiers erased, as hashes. */
+                identifiers: components["schemas"]["HashedIdentifier"][];
+                /** @description Your campaigns that were delivered the contact. */
+                campaignIds: string[];
             };
         };
         /** @description 409 `webhook_endpoint_disabled`: The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more. */

@@ -4,12 +4,15 @@
  * the one list the OpenAPI `webhooks` section and the AsyncAPI document are
  * both built from.
  */
-import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventPayloadSchemas } from '../webhooks/docs';
+import { EVENT_DESCRIPTIONS, EVENT_EXAMPLES, eventFeedOperationDoc, eventPayloadSchemas } from '../webhooks/docs';
 import { PRIVACY_EVENT_DESCRIPTIONS, PRIVACY_EVENT_EXAMPLES, privacyEventPayloadSchemas } from '../privacy/docs';
 import type { WebhookEventType } from '../webhooks/events';
 
 /** Every event type with its body schema, in document order. */
 export const allEventPayloadSchemas = () => [...eventPayloadSchemas(), ...privacyEventPayloadSchemas()];
+
+/** The event feed's documentation: its events are every domain's (docs/events.md). */
+export const eventFeedDoc = () => eventFeedOperationDoc(allEventPayloadSchemas());
 
 /** What each event means. */
 export const ALL_EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = { ...EVENT_DESCRIPTIONS, ...PRIVACY_EVENT_DESCRIPTIONS };

@@ -56,7 +56,7 @@ import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { SCOPES } from '../http/scopes';
 import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
-import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
+import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas, eventFeedDoc } from './events';
 import { campaignOperationDocs } from '../campaigns/docs';
 import { creditOperationDocs } from '../credits/docs';
 import { enrichmentOperationDocs } from '../enrichment/docs';
@@ -690,6 +690,7 @@ const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
     ...exportOperationDocs,
     ...creditOperationDocs,
     ...webhookOperationDocs,
+    eventFeedDoc(),
     ...privacyOperationDocs,
   ].map((documented) => [documented.operationId, documented as DocumentedOperation]),
 );

@@ -326,11 +326,12 @@ const EXAMPLE_DELIVERY = {
 /** The webhook operations, documented. */
 /**
  * An event as the feed shows it (docs/events.md): `{id, type, createdAt, data}`, `data` as the webhook body of
- * its type carries it; one schema per type, from {@link eventPayloadSchemas}.
+ * its type carries it; one schema per type of `payloads` (every domain's events: the composition root joins
+ * them, lib/contract/events.ts).
  */
-const FeedEventSchema = () =>
+const feedEventSchema = (payloads: readonly (readonly [WebhookEventType, { shape: { data: z.ZodMiniType } }])[]) =>
   z.union(
-    eventPayloadSchemas()
+    payloads
       .filter(([type]) => inEventFeed(type))
       .map(([type, payload]) =>
         z
@@ -348,6 +349,33 @@ const FeedEventSchema = () =>
           .check(z.meta({ id: `FeedEvent_${type.replace(/[^a-z]/g, '_')}` })),
       ),
   );
+
+/**
+ * The event feed's documentation (`POST /v1/events/list`), its event schemas built from `payloads`: every event
+ * type of every domain, which only the composition root knows (lib/contract/events.ts).
+ */
+export const eventFeedOperationDoc = (payloads: Parameters<typeof feedEventSchema>[0]) =>
+  documentOperation(listEventsOperation, {
+    summary: "List the organization's events",
+    description:
+      'Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`, the privacy events), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.',
+    response: z
+      .strictObject({ events: z.array(feedEventSchema(payloads)), nextCursor: z.nullable(z.string()) })
+      .check(z.meta({ id: 'EventPage' })),
+    errors: ['invalid_request', 'revoked_api_key'],
+    example: { filters: { type: ['campaign.enriched', 'campaign.expired'], campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }, limit: 25 },
+    responseExample: {
+      events: [
+        {
+          id: 'evt_5kR8pT2vX9mQ4wZ7nB3cD',
+          type: 'campaign.enriched',
+          createdAt: EXAMPLE_ENRICHED.completedAt,
+          data: (EVENT_EXAMPLES['campaign.enriched'] as { data: unknown }).data,
+        },
+      ],
+      nextCursor: null,
+    },
+  });
 
 export const webhookOperationDocs = [
   documentOperation(createWebhookEndpointOperation, {
@@ -408,25 +436,6 @@ export const webhookOperationDocs = [
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { status: 'failed' }, limit: 25 },
     responseExample: { deliveries: [EXAMPLE_DELIVERY], nextCursor: null },
-  }),
-  documentOperation(listEventsOperation, {
-    summary: "List the organization's events",
-    description:
-      'Every event of the organization (campaign state changes, `organization.credits_low`, `campaign.accounts_processed`), whether or not it has webhook endpoints, newest first, kept 30 days; `data` is what the webhook body of the event carries (`data.campaign.credits.remaining`: the balance now). `filters.type` (one type or an array: any of them) and `filters.campaignId` narrow it (AND). A page reads in proportion to its size. Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null. urlencoded/multipart: `filters[type]=campaign.enriched`, repeated for several.',
-    response: z.strictObject({ events: z.array(FeedEventSchema()), nextCursor: z.nullable(z.string()) }).check(z.meta({ id: 'EventPage' })),
-    errors: ['invalid_request', 'revoked_api_key'],
-    example: { filters: { type: ['campaign.enriched', 'campaign.expired'], campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }, limit: 25 },
-    responseExample: {
-      events: [
-        {
-          id: 'evt_5kR8pT2vX9mQ4wZ7nB3cD',
-          type: 'campaign.enriched',
-          createdAt: EXAMPLE_ENRICHED.completedAt,
-          data: (EVENT_EXAMPLES['campaign.enriched'] as { data: unknown }).data,
-        },
-      ],
-      nextCursor: null,
-    },
   }),
   documentOperation(redeliverWebhookOperation, {
     summary: 'Send a webhook message again now',
