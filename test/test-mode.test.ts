@@ -263,7 +263,8 @@ describe('the built-in test warehouse (docs/test-mode.md)', () => {
     expect((await enrich(api(), testKey, campaignId)).status).toBe(200);
     const failed = await pollUntil(
       () => getCampaign(api(), testKey, campaignId),
-      (r) => r.data?.status === 'draft' && r.data.lastEnrichment !== null,
+      // get reads the campaign and the balance in one BatchGetItem, two reads: the refund's balance may show a poll later.
+      (r) => r.data?.status === 'draft' && r.data.lastEnrichment !== null && r.data.credits.remaining === TEST_TWIN_CREDITS,
     );
     expect(failed.data.lastEnrichment).toMatchObject({ status: 'failed', refunded: true });
     expect(failed.data.credits).toEqual({ charged: 0, remaining: TEST_TWIN_CREDITS });
