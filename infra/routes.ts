@@ -43,7 +43,7 @@ import {
   listErasuresOperation,
   listSuppressionsOperation,
 } from '../lib/privacy/schema';
-import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
+import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, SERVER_CARD_PATH, isMcpTool } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -237,10 +237,11 @@ export const API_ROUTES: ApiRoute[] = [
  */
 export const usesCursors = (operation: Operation): boolean => 'cursor' in operation.request._zod.def.shape;
 
-/** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
-export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) =>
-  MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation),
-);
+/**
+ * The routes whose operations are MCP tools: every customer operation but those lib/contract/mcp.ts
+ * `NOT_TOOLS` names (docs/agents.md), in this list's order. The MCP function calls their functions.
+ */
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation));
 
 /** Paths of the published contract and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
 export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs', API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH] as const;
@@ -260,5 +261,12 @@ export const SUPPORT_FUNCTIONS = {
    * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):
    * it runs the handlers of the tools' operations in its own process, so it holds their permissions together.
    */
-  mcp: { entry: 'mcp/handler.ts', functionId: 'Mcp', path: MCP_PATH, methods: ['POST', 'GET', 'DELETE'] },
+  mcp: {
+    entry: 'mcp/handler.ts',
+    /** The local stack's server: the same, each tool call run in its own process (mcp/local.ts). */
+    localEntry: 'mcp/local.ts',
+    functionId: 'Mcp',
+    path: MCP_PATH,
+    methods: ['POST', 'GET', 'DELETE'],
+  },
 } as const;
