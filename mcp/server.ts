@@ -19,6 +19,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ACCEPTED_CHARGE_META, TOOL_NAMES } from '../client/mcp-protocol';
 import { campaignTaskStore, enrichAsTask } from './tasks';
 import { errorResult, launchResult, toolResult, type OperationCall, type ToolCaller } from './results';
@@ -56,6 +57,15 @@ function acceptedCharge(meta: Record<string, unknown> | undefined): number | und
 }
 
 /**
+ * The servers' JSON Schema validator, which the SDK uses only to check a client's answer to an elicitation: this
+ * server elicits nothing (stateless HTTP never saw the client's `initialize`, so it cannot know the client can
+ * answer; docs/agents.md), so it validates nothing, and the function's bundle carries no Ajv (lib/lambda/no-ajv.ts).
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server elicits nothing, so it validates no answer.' }),
+};
+
+/**
  * Builds an MCP server (tools and tasks capabilities) for one connection or,
  * over stateless Streamable HTTP, one request.
  *
@@ -74,6 +84,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     {
       capabilities: { tools: { listChanged: false }, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
       taskStore: campaignTaskStore(options.call, base),
+      jsonSchemaValidator: NO_ELICITATION,
       instructions:
         'Campaign Enrichment API: create a campaign from account IDs (create_campaign), see what a launch would cost (quote_campaign), launch the paid enrichment (enrich_campaign: confirm the charge with the user first; with tasks it runs as a task reporting progress), follow it (get_campaign), read per-account outcomes (list_campaign_accounts) and export contacts (export_campaign). A test key (cek_test_…) spends test credits only.',
     },
