@@ -450,6 +450,7 @@ export const erasureCreateDependencies = (): ErasureCreateDependencies => ({ ...
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
 export { ACCEPTED_CHARGE_FIELD, acceptedChargeOf } from './http/accepted-charge';
+export { ORIGIN_VERIFY_HEADER } from './http/source-address';
 export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';

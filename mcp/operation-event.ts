@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ACCEPTED_CHARGE_FIELD } from '../lib/root';
+import { ACCEPTED_CHARGE_FIELD, ORIGIN_VERIFY_HEADER } from '../lib/root';
 import type { OperationCall } from './results';
 
 /** The event of `POST path` with `body` for `call`, from the `/mcp` request's event `source`. */
@@ -20,7 +20,9 @@ export function operationEvent(
 ): APIGatewayProxyEventV2 {
   const routeKey = `POST ${path}`;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const name of ['host', 'user-agent', 'x-forwarded-for'])
+  // The caller's address as the operation records it (lib/http/source-address.ts): the edge's header and its proof,
+  // which the operation's function checks against its own secret.
+  for (const name of ['host', 'user-agent', 'x-forwarded-for', 'cloudfront-viewer-address', ORIGIN_VERIFY_HEADER])
     if (source.headers?.[name] !== undefined) headers[name] = source.headers[name]!;
   if (call.authorization) headers.authorization = call.authorization;
   return {
