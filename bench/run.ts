@@ -60,6 +60,7 @@ const MODULES = [
   'test-mode',
   'readiness',
   'ops-cli',
+  'mcp',
 ] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
@@ -109,6 +110,7 @@ export const SIZES = quick
       limitSamples: 100,
       refusalCpuRuns: 100,
       hostileBytes: 10_000_000,
+      mcpCalls: 60,
     }
   : {
       accounts: 100_000,
@@ -131,6 +133,7 @@ export const SIZES = quick
       limitSamples: 300,
       refusalCpuRuns: 500,
       hostileBytes: 50_000_000,
+      mcpCalls: 400,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -266,6 +269,10 @@ try {
   if (selected('test-mode')) {
     const { runTestMode } = await import('./figures/test-mode');
     await timed('test-mode', () => runTestMode(results, stack!, { accounts: SIZES.accounts }));
+  }
+  if (selected('mcp')) {
+    const { runMcp } = await import('./figures/mcp');
+    await timed('mcp', () => runMcp(results, stack!, { calls: SIZES.mcpCalls, outDir: TMP_DIR }));
   }
   if (selected('readiness')) {
     const { runReadiness } = await import('./figures/readiness');
