@@ -80,6 +80,16 @@ async function ledgerOf(client: Client, campaignId: string) {
   return { entries, charged, refunded };
 }
 
+/** A live organization with 100 credits, its client, and a draft of `count` fresh active warehouse accounts. */
+async function liveDraft(count: number, name: string) {
+  const accounts = activeAccounts(uniquePrefix(), count);
+  await importAccounts(accounts);
+  const { apiKey } = await newOrganization({ smbCredits: 100 });
+  const client = await connect(apiKey);
+  const campaign = data(await tool(client, 'create_campaign', { name, accountIds: accounts.map((account) => account.accountId) }));
+  return { apiKey, client, campaign };
+}
+
 async function waitForStatus(client: Client, campaignId: string, status: string) {
   for (let i = 0; i < 600; i++) {
     const campaign = data(await tool(client, 'get_campaign', { campaignId }));
@@ -174,13 +184,7 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('cancel_campaign during a run refunds the charge exactly', async () => {
-    const accounts = activeAccounts(uniquePrefix(), 4);
-    await importAccounts(accounts);
-    const { apiKey } = await newOrganization({ smbCredits: 100 });
-    const client = await connect(apiKey);
-    const campaign = data(
-      await tool(client, 'create_campaign', { name: 'Held', accountIds: accounts.map((account) => account.accountId) }),
-    );
+    const { client, campaign } = await liveDraft(4, 'Held');
     const held = useTestWarehouse({ holdAccounts: true });
     const launched = data(await tool(client, 'enrich_campaign', { campaignId: campaign.id }, { [ACCEPTED_CHARGE_META]: 4 }));
     expect(launched.status).toBe('enriching');
@@ -194,13 +198,7 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('tasks: enrich_campaign as a task reports processed of eligible until enriched, then answers the campaign; any request reads it (stateless)', async () => {
-    const accounts = activeAccounts(uniquePrefix(), 3);
-    await importAccounts(accounts);
-    const { apiKey } = await newOrganization({ smbCredits: 100 });
-    const client = await connect(apiKey);
-    const campaign = data(
-      await tool(client, 'create_campaign', { name: 'Task', accountIds: accounts.map((account) => account.accountId) }),
-    );
+    const { apiKey, client, campaign } = await liveDraft(3, 'Task');
     const held = useTestWarehouse({ holdAccounts: true });
     const created = await client.request(
       {
@@ -239,13 +237,7 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('tasks: cancelling the task mid-run cancels the campaign and refunds the charge exactly; a refused launch is a failed task charging nothing', async () => {
-    const accounts = activeAccounts(uniquePrefix(), 4);
-    await importAccounts(accounts);
-    const { apiKey } = await newOrganization({ smbCredits: 100 });
-    const client = await connect(apiKey);
-    const campaign = data(
-      await tool(client, 'create_campaign', { name: 'Task cancel', accountIds: accounts.map((account) => account.accountId) }),
-    );
+    const { client, campaign } = await liveDraft(4, 'Task cancel');
     const refused = await client.request(
       {
         method: 'tools/call',
