@@ -380,10 +380,7 @@ export class CampaignEnrichmentStack extends Stack {
     // The MCP server (docs/agents.md): each tool call invokes its operation's function, the only thing it may do.
     const toolRoutes = MCP_ROUTES.filter((route) => functions.has(route.functionId));
     const toolFunctions: ToolFunctions = Object.fromEntries(
-      toolRoutes.map((route) => [
-        toolName(route.operation.operationId),
-        { function: functions.get(route.functionId)!.function.functionName, path: route.operation.path },
-      ]),
+      toolRoutes.map((route) => [toolName(route.operation.operationId), functions.get(route.functionId)!.function.functionName]),
     );
     const mcp = new ServiceFunction(this, SUPPORT_FUNCTIONS.mcp.functionId, {
       entry: SUPPORT_FUNCTIONS.mcp.entry,

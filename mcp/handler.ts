@@ -9,4 +9,4 @@ import { createMcpHandler } from './http';
 import { lambdaCaller } from './lambda-caller';
 import { MCP_TOOLS } from './tools';
 
-export const handler = createMcpHandler(MCP_TOOLS, (event) => lambdaCaller(event));
+export const handler = createMcpHandler(MCP_TOOLS, (event) => lambdaCaller(event, MCP_TOOLS.paths));

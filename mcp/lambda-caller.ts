@@ -15,34 +15,38 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { operationEvent } from './operation-event';
 import { answerOf, type ToolCaller } from './results';
 
-/** The environment variable naming each tool's function: JSON `{ "<tool>": { "function": "<name>", "path": "/v1/…" } }`. */
+/**
+ * The environment variable naming each tool's function: JSON `{ "<tool>": "<function name>" }` (the paths are in
+ * mcp/tools.json; Lambda's environment holds 4 KB in all).
+ */
 export const TOOL_FUNCTIONS_VARIABLE = 'MCP_TOOL_FUNCTIONS';
 
-/** Where each tool's operation runs. */
-export type ToolFunctions = Record<string, { function: string; path: string }>;
+/** The function of each tool, by tool name. */
+export type ToolFunctions = Record<string, string>;
 
 let client: LambdaClient | undefined;
 let functions: ToolFunctions | undefined;
 
 /**
- * The caller of one `/mcp` request, from its event.
+ * The caller of one `/mcp` request, from its event and the path of each tool's operation (mcp/tools.json).
  * @throws Error when the variable names no function for a tool, or the function failed (its error, unhandled: a
  *   programming or platform error the MCP answer reports as an internal error).
  */
-export function lambdaCaller(source: APIGatewayProxyEventV2): ToolCaller {
+export function lambdaCaller(source: APIGatewayProxyEventV2, paths: Record<string, string>): ToolCaller {
   functions ??= JSON.parse(process.env[TOOL_FUNCTIONS_VARIABLE] ?? '{}') as ToolFunctions;
   client ??= new LambdaClient({});
   return async (tool, body, call) => {
     const target = functions![tool];
-    if (!target) throw new Error(`${TOOL_FUNCTIONS_VARIABLE} names no function for the tool ${tool}`);
+    const path = paths[tool];
+    if (!target || !path) throw new Error(`${TOOL_FUNCTIONS_VARIABLE} or mcp/tools.json names no function or path for the tool ${tool}`);
     const answer = await client!.send(
       new InvokeCommand({
-        FunctionName: target.function,
-        Payload: new TextEncoder().encode(JSON.stringify(operationEvent(source, target.path, body, call))),
+        FunctionName: target,
+        Payload: new TextEncoder().encode(JSON.stringify(operationEvent(source, path, body, call))),
       }),
     );
     const payload = answer.Payload ? new TextDecoder().decode(answer.Payload) : 'null';
-    if (answer.FunctionError) throw new Error(`${tool}: ${target.function} failed (${answer.FunctionError}): ${payload.slice(0, 500)}`);
+    if (answer.FunctionError) throw new Error(`${tool}: ${target} failed (${answer.FunctionError}): ${payload.slice(0, 500)}`);
     return answerOf(JSON.parse(payload) as APIGatewayProxyStructuredResultV2);
   };
 }

@@ -9,5 +9,5 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import generated from './tools.json' with { type: 'json' };
 import type { McpServerInfo } from './server';
 
-/** The generated file's content. */
-export const MCP_TOOLS = generated as unknown as McpServerInfo & { tools: Tool[] };
+/** The generated file's content: the server's identity, its tools, and the path of each tool's operation. */
+export const MCP_TOOLS = generated as unknown as McpServerInfo & { tools: Tool[]; paths: Record<string, string> };

@@ -19,7 +19,7 @@ import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { buildAsyncApiDocument } from '../lib/contract/asyncapi';
 import { buildArazzoDocument } from '../lib/contract/arazzo';
 import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
-import { buildMcpTools, MCP_SERVER_INFO } from '../lib/contract/mcp';
+import { buildMcpTools, MCP_SERVER_INFO, toolName } from '../lib/contract/mcp';
 import { generateFigureFiles } from './docs-figures';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -47,6 +47,7 @@ async function generate(): Promise<[file: string, content: string][]> {
       asJson({
         serverInfo: MCP_SERVER_INFO,
         tools: buildMcpTools(MCP_ROUTES.map((route) => route.operation)).map((binding) => binding.tool),
+        paths: Object.fromEntries(MCP_ROUTES.map((route) => [toolName(route.operation.operationId), route.operation.path])),
       }),
     ],
     ...generateFigureFiles(ROOT),

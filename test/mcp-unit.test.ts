@@ -50,6 +50,9 @@ describe('MCP tools', () => {
     expect(MCP_TOOLS.tools).toEqual(
       JSON.parse(JSON.stringify(buildMcpTools(MCP_ROUTES.map((route) => route.operation)).map((binding) => binding.tool))),
     );
+    expect(MCP_TOOLS.paths).toEqual(
+      Object.fromEntries(MCP_ROUTES.map((route) => [toolName(route.operation.operationId), route.operation.path])),
+    );
   });
 
   it('the names the server and the bridge call are the tools’; only enrich_campaign runs as a task', () => {
