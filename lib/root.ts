@@ -481,10 +481,13 @@ const RESUMED_PER_START = 1000;
 /**
  * The local stack's resume at start: every erasure job still `pending` or
  * `running` (a crash stopped it) runs again in this process, from its saved progress.
+ * @param organizationIds - only these organizations' jobs (a test sharing the table with others); every job when absent.
  * @returns how many were started.
  */
-export const resumeErasures = async (): Promise<number> => {
-  const unfinished = await suppressions().unfinishedErasures(RESUMED_PER_START);
+export const resumeErasures = async (organizationIds?: ReadonlySet<string>): Promise<number> => {
+  const unfinished = (await suppressions().unfinishedErasures(RESUMED_PER_START)).filter(
+    ({ organizationId }) => organizationIds === undefined || organizationIds.has(organizationId),
+  );
   for (const { organizationId, id } of unfinished) runHere({ organizationId, erasureId: id });
   return unfinished.length;
 };

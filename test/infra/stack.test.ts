@@ -22,7 +22,7 @@ import {
   sumAlarmNames,
 } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
-import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
+import { buildApp, ERASURE_MAX_RECEIVES, ERASURE_WORKER_TIMEOUT_MINUTES, type CampaignEnrichmentStack } from '../../infra/stack';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { FUNCTION_NODE_OPTIONS, memoryOf } from '../../infra/memory';
@@ -1077,7 +1077,11 @@ describe('webhook delivery (docs/webhooks.md)', () => {
   it('streams new images of the table to the dispatcher, filtered to inserted event items, retried, bisected and dead-lettered', () => {
     const [table] = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
     expect(table!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    const [mapping, ...others] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    const [mapping, ...others] = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { EventSourceArn: { 'Fn::GetAtt': Match.arrayWith(['StreamArn']) } },
+      }),
+    );
     expect(others).toEqual([]);
     expect(mapping!.Properties).toMatchObject({
       FunctionName: ref(built.stack.webhooks.dispatcher.function),
@@ -1168,5 +1172,92 @@ describe('webhook delivery (docs/webhooks.md)', () => {
       ['AWS/States', 'ExecutionsFailed', ref(built.stack.webhooks.delivery.stateMachine)],
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { 'Fn::GetAtt': [logicalId(built.stack.webhooks.deadLetterQueue), 'QueueName'] }],
     ]);
+  });
+});
+
+describe('erasure job (docs/privacy.md "The erasure job")', () => {
+  let built: ReturnType<typeof synth>;
+  let template: Template;
+  beforeAll(() => {
+    built = synth('dev');
+    template = built.template;
+  });
+  const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });
+  const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+  const roleOf = (fn: ServiceFunction) => logicalId(fn.role);
+
+  it('queues each job for the worker: one message at a time, failures reported per message, redelivered after the worker’s timeout, then dead-lettered', () => {
+    const { queue, deadLetterQueue, worker } = built.stack.erasures;
+    const queues = template.findResources('AWS::SQS::Queue');
+    expect(queues[logicalId(queue)]!.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: ERASURE_WORKER_TIMEOUT_MINUTES * 60 * 6,
+      RedrivePolicy: { deadLetterTargetArn: arn(deadLetterQueue), maxReceiveCount: ERASURE_MAX_RECEIVES },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: ref(worker.function),
+      EventSourceArn: arn(queue),
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Timeout: ERASURE_WORKER_TIMEOUT_MINUTES * 60,
+      Handler: 'index.handler',
+      Environment: { Variables: Match.objectLike({ RECEIPT_KEY_ID: arn(built.stack.erasures.receiptKey) }) },
+    });
+  });
+
+  it('lets only erasures/create send jobs, with the queue URL in its environment', () => {
+    const senders = rolesAllowing(template, 'sqs:SendMessage');
+    expect(senders).toEqual([roleOf(functionOf(built.stack, 'PrivacyErasuresCreate'))]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^createErasure'),
+      Environment: { Variables: Match.objectLike({ ERASURE_QUEUE_URL: ref(built.stack.erasures.queue) }) },
+    });
+  });
+
+  it('signs receipts with an ECC_NIST_P256 SIGN_VERIFY key that only the worker may sign with (key policy and IAM)', () => {
+    const { receiptKey, worker, jwks } = built.stack.erasures;
+    const key = template.findResources('AWS::KMS::Key')[logicalId(receiptKey)]!;
+    expect(key.Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const keyStatements = key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[];
+    const allowing = (action: string) =>
+      keyStatements.filter((s) => s.Effect === 'Allow' && [s.Action].flat().some((a) => a === action || a === 'kms:*'));
+    // In the key policy: kms:Sign for the worker's role alone; the account (root) administers but cannot sign.
+    expect(allowing('kms:Sign').map((s) => s.Principal.AWS)).toEqual([arn(worker.role)]);
+    expect(keyStatements.flatMap((s) => [s.Action].flat())).not.toContain('kms:*');
+    expect(allowing('kms:GetPublicKey').map((s) => s.Principal.AWS)).toEqual(expect.arrayContaining([arn(worker.role), arn(jwks.role)]));
+    // In IAM: only the worker's role allows kms:Sign, on this key only.
+    expect(rolesAllowing(template, 'kms:Sign')).toEqual([roleOf(worker)]);
+    expect(statementsOf(template, built.stack, 'PrivacyErasureWorker').find((s) => s.Sid === 'ReceiptSigning')).toMatchObject({
+      Action: ['kms:Sign', 'kms:GetPublicKey'],
+      Resource: arn(receiptKey),
+    });
+  });
+
+  it('serves GET /.well-known/jwks.json from a function that may only read the key’s public part', () => {
+    const { jwks, receiptKey } = built.stack.erasures;
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `GET ${SUPPORT_FUNCTIONS.jwks.path}` });
+    const statements = statementsOf(template, built.stack, SUPPORT_FUNCTIONS.jwks.functionId);
+    const xray = (s: Statement) => [s.Action].flat().every((a) => a.startsWith('xray:'));
+    expect(statements.filter((s) => !xray(s))).toEqual([
+      { Sid: 'ReceiptPublicKey', Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: arn(receiptKey) },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('jwks'),
+      Environment: { Variables: Match.objectLike({ RECEIPT_PUBLISHED_KEY_IDS: arn(receiptKey), RECEIPT_KEY_ID: Match.absent() }) },
+    });
+  });
+
+  it('lets the worker rewrite result parts and delete export files, and no other object', () => {
+    const statements = statementsOf(template, built.stack, 'PrivacyErasureWorker');
+    const bucketArn = arn(built.stack.bucket);
+    const objects = (pattern: string) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
+    expect(statements.find((s) => s.Sid === 'BucketObjects')).toMatchObject({ Resource: objects(EXPIRING_KEY_PATTERNS[0]) });
+    expect(statements.find((s) => s.Sid === 'ExportDeletes')).toMatchObject({
+      Action: 's3:DeleteObject',
+      Resource: objects(`${OBJECT_PREFIXES.exports}*`),
+    });
   });
 });
