@@ -289,10 +289,6 @@ export class CampaignEnrichmentStack extends Stack {
       monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function });
     }
     this.functions = functions;
-    monitoredTasks.push(
-      { label: 'PrivacyErasureWorker', function: this.erasures.worker.function },
-      { label: SUPPORT_FUNCTIONS.jwks.functionId, function: this.erasures.jwks.function },
-    );
 
     // Hourly reconciliation of every balance with its ledger (docs/launch.md#the-credit-ledger): the LedgerDrift metric and alarm.
     const reconcile = new ServiceFunction(this, 'CreditsReconcile', {
@@ -419,6 +415,8 @@ export class CampaignEnrichmentStack extends Stack {
       supportFunctions: [
         { label: SUPPORT_FUNCTIONS.catchAll.functionId, function: catchAll.function },
         { label: SUPPORT_FUNCTIONS.docs.functionId, function: docs.function },
+        { label: SUPPORT_FUNCTIONS.jwks.functionId, function: this.erasures.jwks.function },
+        { label: 'PrivacyErasureWorker', function: this.erasures.worker.function },
       ],
       stateMachine: this.workflow.stateMachine,
       table: this.table,
@@ -526,7 +524,8 @@ export class CampaignEnrichmentStack extends Stack {
     );
     Validations.of(worker.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as CfnResource)}.Arn>/${OBJECT_PREFIXES.exports}*]`,
-      reason: 'Export files are named per organization, campaign and export at run time; deletes are limited to this bucket’s export files.',
+      reason:
+        'Export files are named per organization, campaign and export at run time; deletes are limited to this bucket’s export files.',
     });
     worker.function.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
     // Only the worker signs: in the key policy (the account's IAM cannot grant kms:Sign on this key) and in its role.

@@ -12,7 +12,13 @@
  * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
  * check here treats a record past `expiresAt` as absent.
  */
-import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { keys, TABLE_INDEXES } from '../db/table';
 import { deleteIf, putIf, updateIf } from '../db/conditional';
 

@@ -130,8 +130,8 @@ describe('CampaignEnrichment-dev', () => {
   it('routes POST <path> of every API route to that route’s own function', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    // Plus GET /openapi.json, GET /docs and the $default catch-all.
-    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length);
+    // Plus the docs routes, the $default catch-all, the MCP methods and GET /.well-known/jwks.json.
+    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length + 1);
     for (const route of API_ROUTES) {
       const [resource, ...others] = Object.values(routes).filter((r) => r.Properties.RouteKey === `POST ${route.operation.path}`);
       expect(others).toHaveLength(0);
@@ -428,6 +428,8 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsExport',
       SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
+      // The erasure job rewrites result parts without the person (docs/privacy.md).
+      'PrivacyErasureWorker',
     ];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
@@ -445,8 +447,9 @@ describe('CampaignEnrichment-dev', () => {
       SUPPORT_FUNCTIONS.mcp.functionId,
       ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId),
     ];
+    // The erasure job deletes the export files of the campaigns that held the person, and nothing else (its own test below).
     expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(
-      deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
+      [...deleters, 'PrivacyErasureWorker'].map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
     );
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const functionId of deleters) {
@@ -474,6 +477,7 @@ describe('CampaignEnrichment-dev', () => {
       SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
       WORKFLOW_TASKS.finishRecording.functionId,
+      'PrivacyErasureWorker',
     ];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(
       readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
@@ -832,7 +836,12 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
+      const support = [
+        SUPPORT_FUNCTIONS.catchAll.functionId,
+        SUPPORT_FUNCTIONS.docs.functionId,
+        SUPPORT_FUNCTIONS.jwks.functionId,
+        'PrivacyErasureWorker',
+      ];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(
@@ -936,7 +945,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 6; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all and docs
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 8; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all, docs, JWKS and the erasure worker
         for (const [title, metricName] of [
           ['Errors (unhandled)', 'Errors'],
           ['Throttles', 'Throttles'],
@@ -1209,7 +1218,14 @@ describe('erasure job (docs/privacy.md "The erasure job")', () => {
   });
 
   it('lets only erasures/create send jobs, with the queue URL in its environment', () => {
-    const senders = rolesAllowing(template, 'sqs:SendMessage');
+    const queueArn = arn(built.stack.erasures.queue);
+    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        (policy.Properties.PolicyDocument.Statement as Statement[]).some(
+          (s) => [s.Action].flat().includes('sqs:SendMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn),
+        ),
+      )
+      .flatMap((policy) => (policy.Properties.Roles as { Ref: string }[]).map((role) => role.Ref));
     expect(senders).toEqual([roleOf(functionOf(built.stack, 'PrivacyErasuresCreate'))]);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('^createErasure'),
@@ -1230,18 +1246,18 @@ describe('erasure job (docs/privacy.md "The erasure job")', () => {
     expect(allowing('kms:GetPublicKey').map((s) => s.Principal.AWS)).toEqual(expect.arrayContaining([arn(worker.role), arn(jwks.role)]));
     // In IAM: only the worker's role allows kms:Sign, on this key only.
     expect(rolesAllowing(template, 'kms:Sign')).toEqual([roleOf(worker)]);
-    expect(statementsOf(template, built.stack, 'PrivacyErasureWorker').find((s) => s.Sid === 'ReceiptSigning')).toMatchObject({
-      Action: ['kms:Sign', 'kms:GetPublicKey'],
-      Resource: arn(receiptKey),
-    });
+    const signing = statementsOf(template, built.stack, 'PrivacyErasureWorker').find((s) => s.Sid === 'ReceiptSigning')!;
+    expect([signing.Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+    expect(signing.Resource).toEqual(arn(receiptKey));
   });
 
   it('serves GET /.well-known/jwks.json from a function that may only read the key’s public part', () => {
     const { jwks, receiptKey } = built.stack.erasures;
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `GET ${SUPPORT_FUNCTIONS.jwks.path}` });
     const statements = statementsOf(template, built.stack, SUPPORT_FUNCTIONS.jwks.functionId);
-    const xray = (s: Statement) => [s.Action].flat().every((a) => a.startsWith('xray:'));
-    expect(statements.filter((s) => !xray(s))).toEqual([
+    // Besides its own log group and X-Ray, as every function.
+    const common = (s: Statement) => [s.Action].flat().every((a) => a.startsWith('xray:') || a.startsWith('logs:'));
+    expect(statements.filter((s) => !common(s))).toEqual([
       { Sid: 'ReceiptPublicKey', Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: arn(receiptKey) },
     ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
