@@ -26,8 +26,6 @@ import { customAlphabet } from 'nanoid';
 import { ddb } from '../../lib/aws';
 import { keys } from '../../lib/db/table';
 import { newCampaignId } from '../../lib/ids';
-import { objectKeys } from '../../lib/objects';
-import { accountListKey } from '../../lib/account-lists/account-list';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { resultsPrefix } from '../../lib/results/parts';
 import { runErasure } from '../../lib/privacy/erasure';
@@ -37,7 +35,7 @@ import { campaigns, erasureJobDependencies, results, sequence, suppressions } fr
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
 import { postCounted } from '../lib/api';
-import { benchAccount, benchOrganization } from '../lib/fixtures';
+import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda } from '../lib/children';
 import { median, round } from '../lib/stats';
@@ -72,33 +70,7 @@ async function writeCampaign(organizationId: string, label: string, accounts: nu
   const prefix = resultsPrefix(organizationId, campaignId, attemptId);
   const parts = Math.ceil(accounts / PART_ACCOUNTS);
   const now = Date.now();
-  await campaigns().create({
-    id: campaignId,
-    organizationId,
-    name: label,
-    status: 'enriched',
-    createdVia: 'api',
-    excludeEnrichedWithinDays: null,
-    createdAt: new Date(now - 60_000).toISOString(),
-    accountsRequested: accounts,
-    accountsObjectKey: accountListKey(organizationId, campaignId),
-    accountsEligible: accounts,
-    accountsExcluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
-    creditsCharged: accounts,
-    lastEnrichment: null,
-    completedAt: new Date(now - 30_000).toISOString(),
-    resultsExpireAt: new Date(now + 86_400_000).toISOString(),
-    results: { totalAccounts: accounts, totalContactsFound: accounts * CONTACTS, pctAccountsWithContact: 1, pctAccountsWithMobile: 1 },
-    attempt: {
-      id: attemptId,
-      startedAt: new Date(now - 60_000).toISOString(),
-      eligible: accounts,
-      charged: accounts,
-      creditsPerAccount: 1,
-      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, attemptId),
-      executionArn: `arn:aws:states:us-east-1:000000000000:execution:bench:${attemptId}`,
-    },
-  });
+  await campaigns().create(benchEnrichedCampaign({ organizationId, campaignId, attemptId, name: label, accounts, contacts: CONTACTS }));
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
