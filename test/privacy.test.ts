@@ -470,17 +470,27 @@ describe('erasures', () => {
     expect((await post('/v1/privacy/suppressions/create', apiKey, ofOther, { 'Idempotency-Key': `"other-${P}"` })).status).toBe(200);
     expect(await savedAnswer('createSuppressions', `person-${P}`)).toMatchObject({ status: 'completed' });
 
-    const erasure = await post(
+    // An earlier erasure of the person, with a key: its saved answer names the person too. It is saved before the answer is
+    // sent, so before the next erasure's job runs, whichever way its own job and its save went.
+    const earlier = await post(
       '/v1/privacy/erasures/create',
       apiKey,
-      { identifiers: [{ type: 'email', value: PERSON.email.toUpperCase() }], regime: 'gdpr', requestRef: `PURGE-${P}` },
+      { identifiers: [{ type: 'email', value: PERSON.email }], regime: 'gdpr', requestRef: `PURGE-A-${P}` },
       { 'Idempotency-Key': `"erase-${P}"` },
     );
+    expect(earlier.status, JSON.stringify(earlier.body)).toBe(200);
+    await waitErasure(apiKey, earlier.data.id);
+
+    const erasure = await post('/v1/privacy/erasures/create', apiKey, {
+      identifiers: [{ type: 'email', value: PERSON.email.toUpperCase() }],
+      regime: 'gdpr',
+      requestRef: `PURGE-B-${P}`,
+    });
     expect(erasure.status, JSON.stringify(erasure.body)).toBe(200);
     const done = await waitErasure(apiKey, erasure.data.id);
     expect(done.status).toBe('completed');
 
-    // The answers naming the person (its hash) are gone; the other organization member's stays.
+    // The answers naming the person (its hash) are gone; the one naming someone else stays.
     expect(await savedAnswer('createSuppressions', `person-${P}`)).toBeUndefined();
     expect(await savedAnswer('createErasure', `erase-${P}`)).toBeUndefined();
     expect(await savedAnswer('createSuppressions', `other-${P}`)).toMatchObject({ status: 'completed' });
