@@ -57,6 +57,7 @@ const MODULES = [
   'limits',
   'history',
   'scale',
+  'privacy',
   'test-mode',
   'readiness',
   'ops-cli',
@@ -111,6 +112,10 @@ export const SIZES = quick
       refusalCpuRuns: 100,
       hostileBytes: 10_000_000,
       mcpCalls: 60,
+      privacyCampaigns: 10,
+      privacyRows: 30_000,
+      privacyExportRows: 30_000,
+      privacyPageRuns: 10,
     }
   : {
       accounts: 100_000,
@@ -134,6 +139,10 @@ export const SIZES = quick
       refusalCpuRuns: 500,
       hostileBytes: 50_000_000,
       mcpCalls: 400,
+      privacyCampaigns: 100,
+      privacyRows: 1_000_000,
+      privacyExportRows: 1_000_000,
+      privacyPageRuns: 30,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -263,6 +272,17 @@ try {
         contactsPerAccount: SIZES.contactsPerAccount,
         tmpDir: TMP_DIR,
         profile: values.profile,
+      }),
+    );
+  }
+  if (selected('privacy')) {
+    const { runPrivacy } = await import('./figures/privacy');
+    await timed('privacy', () =>
+      runPrivacy(results, stack!, {
+        campaigns: SIZES.privacyCampaigns,
+        rows: SIZES.privacyRows,
+        exportRows: SIZES.privacyExportRows,
+        pageRuns: SIZES.privacyPageRuns,
       }),
     );
   }
