@@ -1335,10 +1335,10 @@ export interface components {
             message: string;
             details: {
                 /**
-                 * @description What was counted: authenticated requests, exports or uploads.
+                 * @description What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).
                  * @enum {string}
                  */
-                policy: "requests" | "exports" | "uploads";
+                policy: "requests" | "exports" | "uploads" | "testAccountIds";
                 /** @description Uses allowed per window. */
                 limit: number;
                 /** @description Length of the fixed window, in seconds. */

@@ -48,6 +48,7 @@ import {
   SuppressionLockedError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
+  RATE_LIMIT_POLICIES,
 } from '../errors';
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
@@ -126,8 +127,11 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   rate_limited: {
     schema: z.strictObject({
       policy: z
-        .enum(['requests', 'exports', 'uploads'])
-        .meta({ description: 'What was counted: authenticated requests, exports or uploads.' }),
+        .enum(RATE_LIMIT_POLICIES)
+        .meta({
+          description:
+            "What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).",
+        }),
       limit: z.int().min(1).meta({ description: 'Uses allowed per window.' }),
       windowSeconds: z.int().min(1).meta({ description: 'Length of the fixed window, in seconds.' }),
       retryAfterSeconds: z.int().min(1).meta({ description: 'Seconds until the window resets (also `Retry-After`).' }),

@@ -29,8 +29,9 @@ stop() {
 }
 trap stop EXIT
 
-# Schemathesis sends thousands of requests in seconds: the stack's request window is raised (the limit is not what it judges).
-PORT="$port" RATE_LIMIT_REQUESTS=1000000 "$ROOT/node_modules/.bin/tsx" infra/local/start.ts --data-dir "$data" >"$log" 2>&1 &
+# Schemathesis sends thousands of requests in seconds: the stack's request windows and the test twin's storage quota are
+# raised (the limits are not what it judges).
+PORT="$port" RATE_LIMIT_REQUESTS=1000000 TEST_RATE_LIMIT_REQUESTS=1000000 TEST_ACCOUNT_IDS_PER_DAY=1000000000 "$ROOT/node_modules/.bin/tsx" infra/local/start.ts --data-dir "$data" >"$log" 2>&1 &
 stack=$!
 base="http://127.0.0.1:$port"
 # Readiness, not a time budget: wait for /health 200 while the stack process lives.
