@@ -14,7 +14,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 "$ROOT/scripts/judges/venv.sh"
-ST="$ROOT/.venv-judges/bin/schemathesis"
 
 data="$(mktemp -d "${TMPDIR:-/tmp}/schemathesis-stack.XXXXXX")"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
@@ -46,12 +45,4 @@ done
 key="$(curl -sf "$base/local/test-key")"
 case "$key" in cek_test_*) ;; *) echo "no test key from $base/local/test-key: $key" >&2; exit 1 ;; esac
 
-"$ST" --no-color run "$ROOT/docs/openapi.json" \
-  --url "$base" \
-  --header "Authorization: Bearer $key" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --phases examples,coverage,fuzzing \
-  --max-examples "${MAX_EXAMPLES:-10}" \
-  --workers 2 \
-  --seed 37 \
-  "$@"
+"$ROOT/scripts/judges/schemathesis-run.sh" "$ROOT/docs/openapi.json" "$base" "$key" "$@"
