@@ -196,8 +196,7 @@ export async function enrichCampaign(
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
     if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
-    if (lock.reason === 'held')
-      throw new EnrichmentPendingError(pendingRetryAfter(lock.lockExpiresAt, now));
+    if (lock.reason === 'held') throw new EnrichmentPendingError(pendingRetryAfter(lock.lockExpiresAt, now));
     // It changed since the read: another call launched it (a repeat call now) or it is no longer a draft.
     const status = statusAt(lock.current, now);
     if (isRunningApiLaunch(lock.current, status)) {
