@@ -1335,10 +1335,10 @@ export interface components {
             message: string;
             details: {
                 /**
-                 * @description What was counted: authenticated requests, exports or uploads.
+                 * @description What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).
                  * @enum {string}
                  */
-                policy: "requests" | "exports" | "uploads";
+                policy: "requests" | "exports" | "uploads" | "testAccountIds";
                 /** @description Uses allowed per window. */
                 limit: number;
                 /** @description Length of the fixed window, in seconds. */
@@ -1974,7 +1974,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it as long as it still signs (the endpoint's current secret, or its previous one for 24 h after a rotation), never once it no longer signs.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
             secret?: string;
@@ -2033,7 +2033,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it as long as it still signs (the endpoint's current secret, or its previous one for 24 h after a rotation), never once it no longer signs.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
             secret?: string;

@@ -242,14 +242,18 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   organizations: organizations(),
   enrichment: enrichment(),
   workflow: workflow(),
+  accountHistoryFor,
   organizationIds: () => ledger().organizationIds(),
   graceSeconds: config.reconcileGraceSeconds,
   objects: objects(),
 });
 
-/** The deployment's limits (docs/limits.md; settings of lib/config.ts). */
-export const limitDefaults = (): LimitDefaults => ({
-  requests: config.rateLimitRequests,
+/**
+ * The deployment's limits of an organization (docs/limits.md; settings of lib/config.ts): a test twin's request
+ * limit is `TEST_RATE_LIMIT_REQUESTS`, smaller than the live one (docs/test-mode.md, "Limits of test mode").
+ */
+export const limitDefaults = (organizationId: string): LimitDefaults => ({
+  requests: forMode(organizationId, { live: () => config.rateLimitRequests, test: () => config.testRateLimitRequests }),
   windowSeconds: config.rateLimitWindowSeconds,
   exportsPerHour: config.exportsPerHour,
   uploadsPerHour: config.uploadsPerHour,
@@ -279,6 +283,25 @@ export const hourlyQuota =
       windowSeconds: 3_600,
     });
   };
+
+/**
+ * A test twin's storage quota (docs/test-mode.md, "Limits of test mode"): the account IDs its creates store,
+ * counted per UTC day against `TEST_ACCOUNT_IDS_PER_DAY` (one conditional UpdateItem); none for a live organization.
+ * @throws RateLimitedError (429 `rate_limited`, policy `testAccountIds`) past it.
+ */
+export const testStorageQuota = async (organizationId: string, accountIds: number): Promise<QuotaUse | undefined> =>
+  forMode<Promise<QuotaUse | undefined>>(organizationId, {
+    live: async () => undefined,
+    test: () =>
+      takeQuota(
+        limitCounter(),
+        organizationId,
+        'testAccountIds',
+        { limit: config.testAccountIdsPerDay, windowSeconds: 86_400 },
+        Date.now(),
+        accountIds,
+      ),
+  });
 
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });

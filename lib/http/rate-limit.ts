@@ -40,7 +40,8 @@ export interface LimitCounter {
    * Counts one use of `policy` by the organization in the window of
    * `windowSeconds` that starts at `windowStart` (epoch seconds): one
    * UpdateItem `ADD`, 1 WCU. With `atMost`, counts it only while the count
-   * is below `atMost` (a condition; a refusal writes nothing).
+   * plus `amount` stays at most `atMost` (a condition; a refusal writes nothing).
+   * @param amount - uses counted at once (default 1; the account IDs of one test create).
    * @returns the window's count after this use (`atMost` when refused), and whether it was counted.
    */
   add(
@@ -49,52 +50,55 @@ export interface LimitCounter {
     windowSeconds: number,
     windowStart: number,
     atMost?: number,
+    amount?: number,
   ): Promise<{ count: number; counted: boolean }>;
   /**
-   * Takes back one counted use of that window (a quota use whose work failed; docs/limits.md): one UpdateItem
-   * `ADD -1`, only while the count is above 0 (never below).
+   * Takes back `amount` (default 1) counted uses of that window (a quota use whose work failed; docs/limits.md):
+   * one UpdateItem `ADD -amount`, only while the count holds them (never below 0).
    */
-  giveBack(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number): Promise<void>;
+  giveBack(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number, amount?: number): Promise<void>;
 }
 
 /** Builds the DynamoDB implementation of {@link LimitCounter}. */
 export function createLimitCounter({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): LimitCounter {
   return {
-    async add(organizationId, policy, windowSeconds, windowStart, atMost) {
+    async add(organizationId, policy, windowSeconds, windowStart, atMost, amount = 1) {
+      // More than the whole window allows is refused without a write.
+      if (atMost !== undefined && amount > atMost) return { count: atMost, counted: false };
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.limitCounter(organizationId, policy, windowSeconds, windowStart),
             // The item expires with its window (TTL deletes within days; nothing reads a past window).
-            UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-            ...(atMost === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :atMost' }),
+            UpdateExpression: 'ADD #count :amount SET #ttl = :ttl',
+            ...(atMost === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room' }),
             ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
             ExpressionAttributeValues: {
-              ':one': 1,
+              ':amount': amount,
               ':ttl': windowStart + windowSeconds,
-              ...(atMost === undefined ? {} : { ':atMost': atMost }),
+              ...(atMost === undefined ? {} : { ':room': atMost - amount }),
             },
             ReturnValues: 'UPDATED_NEW',
           }),
         );
-        return { count: Number(Attributes?.count ?? 1), counted: true };
+        return { count: Number(Attributes?.count ?? amount), counted: true };
       } catch (error) {
         if (atMost !== undefined && error instanceof ConditionalCheckFailedException) return { count: atMost, counted: false };
         throw error;
       }
     },
 
-    async giveBack(organizationId, policy, windowSeconds, windowStart) {
+    async giveBack(organizationId, policy, windowSeconds, windowStart, amount = 1) {
       try {
         await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.limitCounter(organizationId, policy, windowSeconds, windowStart),
-            UpdateExpression: 'ADD #count :minusOne',
-            ConditionExpression: '#count > :zero',
+            UpdateExpression: 'ADD #count :minus',
+            ConditionExpression: '#count >= :amount',
             ExpressionAttributeNames: { '#count': 'count' },
-            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+            ExpressionAttributeValues: { ':minus': -amount, ':amount': amount },
           }),
         );
       } catch (error) {
@@ -121,8 +125,8 @@ export interface QuotaUse {
 }
 
 /**
- * Counts one use of an hourly (or any) quota and refuses it past the limit
- * (exports and uploads, docs/limits.md).
+ * Counts one use (or `amount` uses at once) of an hourly (or any) quota and refuses it past the limit
+ * (exports and uploads, docs/limits.md; a test twin's stored account IDs per day, docs/test-mode.md).
  * @returns the use, to give back if the work fails.
  * @throws RateLimitedError (429 `rate_limited`, `policy`) when the window's `limit` is used; nothing is counted then.
  */
@@ -132,11 +136,12 @@ export async function takeQuota(
   policy: RateLimitPolicy,
   { limit, windowSeconds }: RatePolicy,
   now = Date.now(),
+  amount = 1,
 ): Promise<QuotaUse> {
   const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
-  const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit);
+  const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit, amount);
   if (!counted) throw new RateLimitedError({ policy, limit, windowSeconds, retryAfterSeconds: resetSeconds });
-  return { giveBack: () => counter.giveBack(organizationId, policy, windowSeconds, windowStart) };
+  return { giveBack: () => counter.giveBack(organizationId, policy, windowSeconds, windowStart, amount) };
 }
 
 /**
