@@ -16,6 +16,7 @@ import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
+import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
 import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
@@ -482,6 +483,13 @@ export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
 export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
+export { orgUsage } from './organizations/usage';
+
+/** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
+export const usageDependencies = (): UsageDependencies => ({
+  requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
+  ledger: ledger(),
+});
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export {
