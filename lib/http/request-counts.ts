@@ -1,5 +1,5 @@
 /**
- * An organization's requests in the table (docs/data-model.md "Request day item", docs/limits.md): one item per
+ * An organization's requests in the table (docs/data-model.md "Entities" (request day), docs/limits.md "How the rate is counted"): one item per
  * organization and UTC day (`keys.requestDay`) holding
  *
  * - the request-rate window's counter, `w:<windowSeconds>:<windowStart>`: requests of the window granted to the

@@ -318,7 +318,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     issue,
 
     async page(organizationId, limit, after) {
-      // The page's descriptions and, beside them, the keys' last uses (docs/authentication.md "lastUsedAt"): the
+      // The page's descriptions and, beside them, the keys' last uses (docs/authentication.md "Keys", `lastUsedAt`): the
       // use items are sorted as the descriptions and exist only for used keys, so the first limit + 1 after the
       // same cursor cover every used key of the page. One round trip.
       const query = (pk: string) =>
