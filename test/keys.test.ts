@@ -60,7 +60,7 @@ describe('keys/create and keys/list', () => {
     expect(seen.find((k) => k.name === 'Operator key')).toMatchObject({ scopes: expect.arrayContaining(['keys:manage', 'usage:read']) });
   });
 
-  it('lastUsedAt: the minute of the key\'s last use (written at most once per minute per process), null for a key never used', async () => {
+  it("lastUsedAt: the minute of the key's last use (written at most once per minute per process), null for a key never used", async () => {
     const org = await newOrganization();
     const create = (name: string) => call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name, scopes: ['org:read'] } });
     const used = (await create('Used')).data;
@@ -70,7 +70,10 @@ describe('keys/create and keys/list', () => {
     const from = Date.now();
     for (let i = 0; i < 3; i++) expect((await describeWith(used.secret)).status).toBe(200);
     const to = Date.now();
-    const listed = (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys as { id: string; lastUsedAt: string | null }[];
+    const listed = (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys as {
+      id: string;
+      lastUsedAt: string | null;
+    }[];
     const lastUsedAt = (id: string) => listed.find((k) => k.id === id)!.lastUsedAt;
     expect([minute(from), minute(to)]).toContain(lastUsedAt(used.key.id));
     expect(lastUsedAt(idle.key.id)).toBeNull();

@@ -25,7 +25,9 @@ const scheduledDays = (s: fc.Scheduler, days: RequestDays): RequestDays => ({
 
 /** Reads an organization's request day item (strongly consistent). */
 async function dayItem(organizationId: string, day: string): Promise<Record<string, unknown>> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: config.tableName, Key: keys.requestDay(organizationId, day), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.requestDay(organizationId, day), ConsistentRead: true }),
+  );
   return Item ?? {};
 }
 
@@ -46,7 +48,13 @@ describe('leases of one window over several processes (fast-check: arrival order
           const policy = { limit, windowSeconds };
           const limiters = Array.from(
             { length: PROCESSES },
-            () => new RequestLimiter({ days: scheduledDays(s, requestDays()), policyOf: async () => policy, defaults: () => policy, now: () => now }),
+            () =>
+              new RequestLimiter({
+                days: scheduledDays(s, requestDays()),
+                policyOf: async () => policy,
+                defaults: () => policy,
+                now: () => now,
+              }),
           );
           const answers: RequestAdmission[] = [];
           const sent = new Map<string, number>();
@@ -89,7 +97,9 @@ describe('leases of one window over several processes (fast-check: arrival order
     const organizationId = newOrganizationId();
     let now = Date.UTC(2031, 0, 2, 0, 0, 0);
     const policy = { limit: 40, windowSeconds: 10 };
-    const limiters = [0, 1].map(() => new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => policy, now: () => now }));
+    const limiters = [0, 1].map(
+      () => new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => policy, now: () => now }),
+    );
     for (let window = 0; window < 6; window++) {
       let admitted = 0;
       for (let i = 0; i < 60; i++) if ((await limiters[i % 2]!.admit(organizationId, `key_${i % 3}`)).allowed) admitted++;

@@ -98,7 +98,9 @@ describe('org/usage', () => {
       expect(res.error?.code).toBe('invalid_request');
       expect(JSON.stringify(res.error?.details)).toContain('to');
     }
-    expect((await call(api(), USAGE, { apiKey: org.apiKey, body: { from: '2026-01-01', to: '2026-04-02', groupBy: 'day' } })).status).toBe(200);
+    expect((await call(api(), USAGE, { apiKey: org.apiKey, body: { from: '2026-01-01', to: '2026-04-02', groupBy: 'day' } })).status).toBe(
+      200,
+    );
     const reader = await apiKeys().create(org.organizationId, { scopes: ['org:read'] });
     const res = await call(api(), USAGE, { apiKey: reader, body: { from: '2026-01-01', to: '2026-01-02', groupBy: 'day' } });
     expect(res.error).toMatchObject({ code: 'insufficient_scope', details: { required: 'usage:read' } });

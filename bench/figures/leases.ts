@@ -43,7 +43,13 @@ export async function runLeases(results: Results, stack: BenchStack, options: { 
     const organizationId = newOrganizationId();
     const ports = counting();
     let now = Date.UTC(2031, 0, 1, 0, 0, 0);
-    const limiter = new RequestLimiter({ days: ports.days, keyUses: ports.uses, policyOf: async () => policy, defaults: () => policy, now: () => now });
+    const limiter = new RequestLimiter({
+      days: ports.days,
+      keyUses: ports.uses,
+      policyOf: async () => policy,
+      defaults: () => policy,
+      now: () => now,
+    });
     const perWindow = policy.limit / 2;
     let requests = 0;
     let refused = 0;
@@ -59,7 +65,13 @@ export async function runLeases(results: Results, stack: BenchStack, options: { 
       value: round(ports.writes() / requests, 3),
       unit: 'writes per request',
       budget: { op: '<=', limit: 0.2, text: '≤ 0.2' },
-      extra: { requests, windows: options.windows, writes: ports.writes(), refused, limit: `${policy.limit} per ${policy.windowSeconds} s` },
+      extra: {
+        requests,
+        windows: options.windows,
+        writes: ports.writes(),
+        refused,
+        limit: `${policy.limit} per ${policy.windowSeconds} s`,
+      },
       note: 'one limiter (one container) on the run table, its clock injected: 100 requests spread over each 10 s window; lease writes, give-backs and key-use writes (once per minute per key) all counted; each write is one UpdateItem of an item under 1 KB (1 WCU)',
     });
   }
@@ -101,7 +113,12 @@ export async function runLeases(results: Results, stack: BenchStack, options: { 
       value: round(worst / policy.limit, 3),
       unit: '× the limit (fewest in a window)',
       budget: { op: '>=', limit: 0.95, text: '≥ 0.95 and never over 1' },
-      extra: { 'admitted per window': admittedPerWindow.join(', '), 'most in a window': most, limit: policy.limit, over: most > policy.limit ? 'OVER THE LIMIT' : 'never' },
+      extra: {
+        'admitted per window': admittedPerWindow.join(', '),
+        'most in a window': most,
+        limit: policy.limit,
+        over: most > policy.limit ? 'OVER THE LIMIT' : 'never',
+      },
       note: 'four limiters (four containers) in this process on the run table, each with 16 requests in flight until refused, one window after the other',
     });
     if (most > policy.limit) throw new Error(`the flood admitted ${most} requests in a window of limit ${policy.limit}`);

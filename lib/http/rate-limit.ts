@@ -456,7 +456,7 @@ export class RequestLimiter {
     single: boolean,
   ): Promise<Lease | undefined> {
     const { windowStart } = windowAt(now, policy.windowSeconds);
-    for (let refusedWrites = 0; ; ) {
+    for (let refusedWrites = 0; ;) {
       let lease = state.lease;
       if (!lease || lease.windowSeconds !== policy.windowSeconds || lease.windowStart !== windowStart) {
         lease = state.lease = {

@@ -128,7 +128,11 @@ export function createRequestDays({ client, tableName }: { client: DynamoDBDocum
         ExpressionAttributeValues: values,
       });
       const item = outcome.ok ? outcome.item : outcome.old;
-      return { taken: outcome.ok, count: Number(item?.[names['#w']!] ?? 0), ended: endedWindows(item, lease.window.windowStart - lease.window.windowSeconds) };
+      return {
+        taken: outcome.ok,
+        count: Number(item?.[names['#w']!] ?? 0),
+        ended: endedWindows(item, lease.window.windowStart - lease.window.windowSeconds),
+      };
     },
 
     async giveBack(organizationId, day, { windowSeconds, windowStart }) {
@@ -153,7 +157,8 @@ export function createRequestDays({ client, tableName }: { client: DynamoDBDocum
 /** The requests per key ID of a stored request day item ({@link UNNAMED_KEY} for keys without an ID). */
 export function requestsPerKey(item: Record<string, unknown>): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const [name, value] of Object.entries(item)) if (name.startsWith(KEY_PREFIX)) counts.set(name.slice(KEY_PREFIX.length), Number(value));
+  for (const [name, value] of Object.entries(item))
+    if (name.startsWith(KEY_PREFIX)) counts.set(name.slice(KEY_PREFIX.length), Number(value));
   return counts;
 }
 

@@ -134,9 +134,12 @@ export const ApiKeyWithSecretSchema = z
 
 /** The counts of a usage row (docs/authentication.md "Usage"). */
 const usageCounts = {
-  requests: z
-    .nullable(count())
-    .check(z.meta({ description: 'Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).', example: 1840 })),
+  requests: z.nullable(count()).check(
+    z.meta({
+      description: 'Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).',
+      example: 1840,
+    }),
+  ),
   creditsCharged: count().check(z.meta({ description: 'Credits charged by launches in the range.', example: 1200 })),
   creditsRefunded: count().check(z.meta({ description: 'Credits refunded in the range.', example: 35 })),
 };
@@ -148,9 +151,18 @@ export const UsageSchema = z
     to: z.string().check(z.meta({ description: 'Last UTC day of the range, as asked.', example: '2026-11-30' })),
     rows: z.array(
       z.union([
-        z.strictObject({ day: z.string().check(z.meta({ description: 'The UTC day (YYYY-MM-DD).', example: '2026-11-02' })), ...usageCounts }),
-        z.strictObject({ keyId: z.string().check(z.meta({ description: 'The API key (`key_…`).', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })), ...usageCounts }),
-        z.strictObject({ campaignId: z.string().check(z.meta({ description: 'The campaign.', example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' })), ...usageCounts }),
+        z.strictObject({
+          day: z.string().check(z.meta({ description: 'The UTC day (YYYY-MM-DD).', example: '2026-11-02' })),
+          ...usageCounts,
+        }),
+        z.strictObject({
+          keyId: z.string().check(z.meta({ description: 'The API key (`key_…`).', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })),
+          ...usageCounts,
+        }),
+        z.strictObject({
+          campaignId: z.string().check(z.meta({ description: 'The campaign.', example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' })),
+          ...usageCounts,
+        }),
       ]),
     ),
   })

@@ -131,25 +131,27 @@ export const USAGE_GROUPS = ['day', 'key', 'campaign'] as const;
 
 /** A UTC date, `YYYY-MM-DD`. */
 const utcDate = (description: string, example: string) =>
-  z
-    .string()
-    .check(
-      z.regex(/^\d{4}-\d{2}-\d{2}$/),
-      z.refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
-        message: 'Expected a UTC date, YYYY-MM-DD.',
-      }),
-      z.meta({ description, example }),
-    );
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/),
+    z.refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
+      message: 'Expected a UTC date, YYYY-MM-DD.',
+    }),
+    z.meta({ description, example }),
+  );
 
 /** Days from `from` to `to`, both included. */
-export const daysSpanned = (from: string, to: string): number => (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+export const daysSpanned = (from: string, to: string): number =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
 
 /** `POST /v1/org/usage` body (docs/authentication.md "Usage"). */
 export const UsageRequest = /* @__PURE__ */ treeShakable(() =>
   z
     .strictObject({
       from: utcDate('First UTC day of the range (YYYY-MM-DD).', '2026-11-01'),
-      to: utcDate(`Last UTC day of the range (YYYY-MM-DD), on or after \`from\` and at most ${MAX_USAGE_DAYS} days from it, both included.`, '2026-11-30'),
+      to: utcDate(
+        `Last UTC day of the range (YYYY-MM-DD), on or after \`from\` and at most ${MAX_USAGE_DAYS} days from it, both included.`,
+        '2026-11-30',
+      ),
       groupBy: z.enum(USAGE_GROUPS).check(z.meta({ description: 'One row per UTC day, per API key or per campaign.', example: 'day' })),
     })
     .check((ctx) => {
