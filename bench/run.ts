@@ -55,6 +55,7 @@ const MODULES = [
   'list-page',
   'accounts-page',
   'limits',
+  'leases',
   'history',
   'scale',
   'privacy',
@@ -80,6 +81,8 @@ const ALIASES: Record<string, ModuleName> = {
   health: 'readiness',
   'rate-limit': 'limits',
   'hostile-files': 'limits',
+  usage: 'leases',
+  'rate-leases': 'leases',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? [])
@@ -247,6 +250,10 @@ try {
         hostileBytes: SIZES.hostileBytes,
       }),
     );
+  }
+  if (selected('leases')) {
+    const { runLeases } = await import('./figures/leases');
+    await timed('leases', () => runLeases(results, stack!, { windows: quick ? 2 : 6 }));
   }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');

@@ -13,6 +13,7 @@ import {
   describeLimitsOperation,
   describeOrganizationOperation,
   listKeysOperation,
+  orgUsageOperation,
   revokeKeyOperation,
   rotateKeyOperation,
 } from '../lib/organizations/schema';
@@ -86,6 +87,7 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
   { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
   { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
+  { operation: orgUsageOperation, entry: 'functions/org-usage.ts', functionId: 'OrgUsage', permissions: { table: 'read' } },
   { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
   { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.

@@ -383,6 +383,11 @@ function cases(f: Fixture): Case[] {
     ok(`${C}/enrich`, 'unknown campaign (404)', { campaignId: unknownCampaign }),
     bad(`${C}/enrich`, 'malformed campaign ID', { campaignId: 'camp_0OIl' }),
 
+    ok('/v1/org/usage', '92 days by key', { from: '2026-08-01', to: '2026-10-31', groupBy: 'key' }),
+    ok('/v1/org/usage', 'one day by campaign', { from: '2026-11-01', to: '2026-11-01', groupBy: 'campaign' }),
+    bad('/v1/org/usage', 'unknown grouping', { from: '2026-11-01', to: '2026-11-02', groupBy: 'week' }),
+    bad('/v1/org/usage', 'not a date', { from: '1 Nov 2026', to: '2026-11-02', groupBy: 'day' }),
+    bad('/v1/org/usage', 'no to', { from: '2026-11-01', groupBy: 'day' }),
     ok('/v1/org/ledger', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/ledger', 'filters, limit 1000', { filters: { kind: 'charge', campaignId: f.enrichedId }, limit: 1000 }),
     bad('/v1/org/ledger', 'limit 1001', { limit: 1001 }),
