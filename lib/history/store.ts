@@ -25,9 +25,10 @@
  *   flight (the proof in docs/data-model.md).
  *
  * Entry: the first 8 bytes of the SHA-256 of the account ID (its low 32
- * bits address the bucket) and a 48-bit value, epoch milliseconds × 2 + 1
- * when a CRM target (0 ms: no enrichment kept). The item stores the values
- * once per group of entries sharing one: about 8 bytes an account.
+ * bits address the bucket) and a value, epoch milliseconds × 2 + 1 when a
+ * CRM target (0 ms: no enrichment kept). The item stores the hash bytes its
+ * depth implies once, and each value once per group of entries sharing it
+ * ({@link encodeBucket}): about 7 bytes an account.
  * Enrichment times older than {@link HISTORY_RETENTION_DAYS} count as absent
  * and are dropped when their bucket is next rewritten.
  */
@@ -127,9 +128,9 @@ export interface HistoryState {
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
- * hashing's load bound). At ~8 bytes an entry a bucket just split holds
- * ~40 entries and one not yet split in the current round up to ~80: its item
- * stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
+ * hashing's load bound). At ~7 bytes an entry a bucket just split holds
+ * ~25–50 entries and one not yet split in the current round ~50–100: its
+ * item stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
  */
 export const HISTORY_BUCKET_LOAD = 50;
 
