@@ -113,59 +113,56 @@ async function historyWrites(run: () => Promise<unknown>): Promise<Writes> {
 const bucketsOf = (accountIds: readonly string[], buckets: number) =>
   new Set(accountIds.map((id) => bucketOf(addressOf(fingerprintOf(id)), buckets).bucket));
 
-/** Reads bucket keys bare (consistent BatchGetItem, 100 a call, 16 in flight): bytes of the items and wall ms. */
-async function readBare(tableName: string, keys: { pk: string; sk: string }[]): Promise<{ bytes: number; ms: number; items: number }> {
-  const started = performance.now();
-  let bytes = 0;
-  let items = 0;
-  const groups: { pk: string; sk: string }[][] = [];
+/** Reads items by key (BatchGetItem, 100 a call, 16 in flight, unprocessed keys again) and visits each. */
+async function readItems(
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  consistent: boolean,
+  visit: (item: Record<string, unknown>) => void,
+): Promise<void> {
+  const groups: Record<string, unknown>[][] = [];
   for (let i = 0; i < keys.length; i += 100) groups.push(keys.slice(i, i + 100));
   const worker = async () => {
     for (let group = groups.shift(); group; group = groups.shift()) {
-      let pending: Record<string, unknown>[] = group;
+      let pending = group;
       while (pending.length > 0) {
         const { Responses, UnprocessedKeys } = await ddb.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...(consistent ? { ConsistentRead: true } : {}) } } }),
         );
-        for (const item of Responses?.[tableName] ?? []) {
-          bytes += itemBytes(item);
-          items++;
-        }
+        for (const item of Responses?.[tableName] ?? []) visit(item);
         pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
       }
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+/** Reads bucket keys bare (consistent, as the launch reads them): bytes of the items, wall ms, items found. */
+async function readBare(tableName: string, keys: { pk: string; sk: string }[]): Promise<{ bytes: number; ms: number; items: number }> {
+  const started = performance.now();
+  let bytes = 0;
+  let items = 0;
+  await readItems(tableName, keys, true, (item) => {
+    bytes += itemBytes(item);
+    items++;
+  });
   return { bytes, ms: performance.now() - started, items };
 }
 
-/** Bytes the organization's history takes in the table (item sizes + 100 B per item), its items and entries. */
+/** Bytes the organization's history takes in the table (item sizes + 100 B per item), its items, entries and largest item. */
 async function historyStorage(
   tableName: string,
   organizationId: string,
 ): Promise<{ bytes: number; items: number; accounts: number; maxItem: number }> {
   const state = await accountHistory().state(organizationId);
-  const bucketItemKeys = bucketKeys(organizationId, state.buckets);
   let bytes = 0;
   let items = 0;
   let maxItem = 0;
-  const groups: { pk: string; sk: string }[][] = [];
-  for (let i = 0; i < bucketItemKeys.length; i += 100) groups.push(bucketItemKeys.slice(i, i + 100));
-  const worker = async () => {
-    for (let group = groups.shift(); group; group = groups.shift()) {
-      let pending: Record<string, unknown>[] = group;
-      while (pending.length > 0) {
-        const { Responses, UnprocessedKeys } = await ddb.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
-        for (const item of Responses?.[tableName] ?? []) {
-          bytes += itemBytes(item, 100);
-          maxItem = Math.max(maxItem, itemBytes(item));
-          items++;
-        }
-        pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await readItems(tableName, bucketKeys(organizationId, state.buckets), false, (item) => {
+    bytes += itemBytes(item, 100);
+    maxItem = Math.max(maxItem, itemBytes(item));
+    items++;
+  });
   return { bytes, items, accounts: state.entries, maxItem };
 }
 
