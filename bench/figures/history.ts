@@ -137,16 +137,15 @@ async function readItems(
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-/** Reads bucket keys bare (consistent, as the launch reads them): bytes of the items, wall ms, items found. */
-async function readBare(tableName: string, keys: { pk: string; sk: string }[]): Promise<{ bytes: number; ms: number; items: number }> {
+/**
+ * Reads bucket keys bare (consistent, as the launch reads them), counted as the requests' calls are (bench/lib/stack.ts
+ * scope): response bytes, wall ms, items found.
+ */
+async function readBare(stack: BenchStack, keys: { pk: string; sk: string }[]): Promise<{ bytes: number; ms: number; items: number }> {
   const started = performance.now();
-  let bytes = 0;
   let items = 0;
-  await readItems(tableName, keys, true, (item) => {
-    bytes += itemBytes(item);
-    items++;
-  });
-  return { bytes, ms: performance.now() - started, items };
+  const { scope } = await stack.inScope('history bare read', () => readItems(stack.tableName, keys, true, () => items++));
+  return { bytes: scope.calls.reduce((sum, c) => sum + (c.bytes ?? 0), 0), ms: performance.now() - started, items };
 }
 
 /** Bytes the organization's history takes in the table (item sizes + 100 B per item), its items, entries and largest item. */
@@ -281,7 +280,7 @@ export async function runHistory(
     const { buckets } = await accountHistory().state(organizationId);
     // The floor of the history reads: the same bucket keys, read bare.
     const bare = await readBare(
-      stack.tableName,
+      stack,
       [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
     );
 
