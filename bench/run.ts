@@ -98,9 +98,9 @@ export const SIZES = quick
       listSmall: 100,
       listLarge: 1_000,
       listLapsed: 250,
-      historyCampaigns: 100,
-      historyCampaignSize: 10_000,
+      historyMax: 100_000,
       historyCrm: 100_000,
+      historyLargeCompletion: 10_000,
       sustainedSeconds: 5,
       coldRuns: 3,
       probeRuns: 2,
@@ -124,9 +124,9 @@ export const SIZES = quick
       listSmall: 100,
       listLarge: 10_000,
       listLapsed: 2_500,
-      historyCampaigns: 1_000,
-      historyCampaignSize: 100_000,
+      historyMax: 10_000_000,
       historyCrm: 1_000_000,
+      historyLargeCompletion: 100_000,
       sustainedSeconds: 30,
       coldRuns: 40,
       probeRuns: 5,
@@ -259,12 +259,11 @@ try {
     const { runHistory } = await import('./figures/history');
     await timed('history', () =>
       runHistory(results, stack!, {
-        // 0, a tenth and all of the prior campaigns; 0 and all of the CRM targets.
-        priorCampaigns: [0, SIZES.historyCampaigns / 10, SIZES.historyCampaigns],
-        campaignSize: SIZES.historyCampaignSize,
-        shift: 100,
-        crmTargets: [0, SIZES.historyCrm],
+        // Distinct accounts in the history (0: the floor), then the CRM scenario; completions of 1,000 and of the large size.
+        historySizes: [0, SIZES.historyMax / 100, SIZES.historyMax / 10, SIZES.historyMax],
+        crmTargets: SIZES.historyCrm,
         launchAccounts: 1_000,
+        largeCompletion: SIZES.historyLargeCompletion,
       }),
     );
   }
