@@ -21,7 +21,7 @@ import {
   listErasuresOperation,
   listSuppressionsOperation,
 } from '../privacy/schema';
-import { buildOpenApiDocument, CONTACT } from './openapi';
+import { buildOpenApiDocument, SUPPORT } from './openapi';
 
 /** MCP tool annotations (MCP specification, "Tool annotations"): hints a client shows its user. */
 export interface ToolAnnotations {
@@ -447,7 +447,7 @@ export function buildLlmsTxt(serverUrl: string, tools: readonly McpTool[]): stri
     '## Optional',
     '',
     `- [Health](${serverUrl}/health)`,
-    `- Support: ${CONTACT.email}`,
+    `- [Support](${serverUrl}${SUPPORT.guidePath}): ${SUPPORT.email}`,
     '',
   ].join('\n');
 }
