@@ -1,6 +1,6 @@
 /**
- * Export campaign results as CSV (spec "Export campaign results as CSV",
- * "Export result", "Errors"; docs/errors.md, docs/csv.md) end to end: real HTTP against
+ * Export campaign results as CSV (docs/csv.md,
+ * docs/errors.md) end to end: real HTTP against
  * the local API server, DynamoDB Local, s3rver and the local Step Functions
  * workflow, and the file downloaded through the presigned URL it returns.
  *

@@ -1,6 +1,6 @@
 /**
  * The published contract of the export operation beyond what its handler
- * needs (spec "Export result"): the response shape (also the TypeScript type
+ * needs (docs/csv.md): the response shape (also the TypeScript type
  * of what export returns), summary, description and examples. Only the
  * OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
@@ -10,7 +10,7 @@ import { campaignId, count, timestamp } from '../schemas';
 import { campaignResultsOperation, exportCampaignOperation } from './schema';
 import { PHONE_COLUMNS } from '../results/csv';
 
-/** `data` of export (spec "Export result"). */
+/** `data` of export (docs/csv.md). */
 export const ExportResultSchema = z
   .strictObject({
     campaignId: campaignId(),

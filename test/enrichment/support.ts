@@ -1,6 +1,6 @@
 /**
- * Helpers of the enrichment tests (spec "Enrich a campaign", "States and
- * transitions"; docs/launch.md, docs/csv.md, README.md#operator-cli): warehouse fixtures with per-test
+ * Helpers of the enrichment tests (docs/README.md#a-campaigns-life-in-one-paragraph;
+ * docs/launch.md, docs/csv.md, README.md#operator-cli): warehouse fixtures with per-test
  * unique account IDs, warehouse adapters that hold or fail a call until the
  * test lets them go, polling, and small readers of the organization, the
  * campaign and the ledger.
