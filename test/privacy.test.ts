@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, s3 } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse, erasuresSettled, logger } from '../lib/root';
-import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
+import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -48,18 +48,8 @@ afterAll(() => {
 
 /** A contact with every optional field null except those given. */
 const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): WarehouseContact => ({
-  contactId,
-  firstName: null,
-  lastName: null,
-  title: null,
+  ...blankContact(contactId),
   seniority: 'manager',
-  department: null,
-  email: null,
-  emailStatus: null,
-  mobilePhone: null,
-  directPhone: null,
-  linkedinUrl: null,
-  country: null,
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
