@@ -57,6 +57,7 @@ const MODULES = [
   'limits',
   'history',
   'scale',
+  'privacy',
   'test-mode',
   'readiness',
   'ops-cli',
@@ -109,6 +110,10 @@ export const SIZES = quick
       limitSamples: 100,
       refusalCpuRuns: 100,
       hostileBytes: 10_000_000,
+      privacyCampaigns: 10,
+      privacyRows: 30_000,
+      privacyExportRows: 30_000,
+      privacyPageRuns: 10,
     }
   : {
       accounts: 100_000,
@@ -131,6 +136,10 @@ export const SIZES = quick
       limitSamples: 300,
       refusalCpuRuns: 500,
       hostileBytes: 50_000_000,
+      privacyCampaigns: 100,
+      privacyRows: 1_000_000,
+      privacyExportRows: 1_000_000,
+      privacyPageRuns: 30,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -260,6 +269,17 @@ try {
         contactsPerAccount: SIZES.contactsPerAccount,
         tmpDir: TMP_DIR,
         profile: values.profile,
+      }),
+    );
+  }
+  if (selected('privacy')) {
+    const { runPrivacy } = await import('./figures/privacy');
+    await timed('privacy', () =>
+      runPrivacy(results, stack!, {
+        campaigns: SIZES.privacyCampaigns,
+        rows: SIZES.privacyRows,
+        exportRows: SIZES.privacyExportRows,
+        pageRuns: SIZES.privacyPageRuns,
       }),
     );
   }

@@ -59,6 +59,8 @@ export interface RoutePermissions {
   startsWorkflow?: boolean;
   /** Whether the function stops enrichment executions (cancel, docs/launch.md#canceling): `states:StopExecution` on this state machine's executions. */
   stopsWorkflow?: boolean;
+  /** Whether the function starts erasure jobs (docs/privacy.md "The erasure job"): `sqs:SendMessage` on the erasure queue. */
+  startsErasures?: boolean;
 }
 
 /** One API route and the handler file of its Lambda. */
@@ -208,12 +210,12 @@ export const API_ROUTES: ApiRoute[] = [
     functionId: 'PrivacySuppressionsDelete',
     permissions: { table: 'readWrite' },
   },
-  // Create suppresses and records the erasure; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
+  // Create suppresses, records the erasure and sends its job to the erasure queue; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
   {
     operation: createErasureOperation,
     entry: 'functions/privacy-erasures-create.ts',
     functionId: 'PrivacyErasuresCreate',
-    permissions: { table: 'readWrite' },
+    permissions: { table: 'readWrite', startsErasures: true },
   },
   {
     operation: getErasureOperation,
@@ -254,7 +256,7 @@ export const SUPPORT_FUNCTIONS = {
     assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE)],
   },
   catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
-  /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts). Served by the local stack; not yet in the CDK stack. */
+  /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts); in AWS it may only read the KMS key's public part (infra/stack.ts). */
   jwks: { entry: 'functions/privacy-jwks.ts', functionId: 'PrivacyJwks', path: '/.well-known/jwks.json' },
   /**
    * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):

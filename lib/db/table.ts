@@ -92,6 +92,14 @@ export const EVENT_INDEXES = {
  */
 export const WEBHOOK_PENDING_INDEX = TABLE_INDEXES.recencyPending;
 
+/**
+ * Erasure jobs not yet ended (docs/privacy.md "The erasure job"): in gsi6
+ * (sparse) under one partition, by creation time, while `pending` or
+ * `running`. The local stack resumes them at start; in AWS the queue's
+ * redelivery does, and the index shows what is in flight.
+ */
+export const UNFINISHED_ERASURES_INDEX = TABLE_INDEXES.recencyPending;
+
 /** Keys of the sparse expiry index, present only while a campaign is stored as `enriched`. */
 const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsExpireAt: string }) => ({
   gsi5pk: `ORG#${organizationId}#ENRICHED`,
@@ -197,6 +205,8 @@ export const keys = {
   suppressionSet: (scope: string) => ({ pk: `PRIVACY#${scope}`, sk: 'SUPSET' }),
   /** One erasure of an organization, by its ID (derived from the organization and `requestRef`: one per requestRef). */
   erasure: (scope: string, erasureId: string) => ({ pk: `PRIVACY#${scope}`, sk: `ERA#${erasureId}` }),
+  /** Keys of an erasure job in {@link UNFINISHED_ERASURES_INDEX} while it is `pending` or `running`. */
+  erasureUnfinished: (createdAt: string, erasureId: string) => ({ gsi6pk: 'ERASURES#UNFINISHED', listSk: `${createdAt}#${erasureId}` }),
   /** Sort-key prefixes of the privacy partition. */
   privacyPrefixes: { suppression: 'SUP#', erasure: 'ERA#' },
   /** Sort-key prefixes of the webhook partition. */
@@ -239,6 +249,16 @@ export const keys = {
   idempotencyRecord: (organizationId: string, operationId: string, key: string) => ({
     pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`,
     sk: 'IDEMPOTENCY',
+  }),
+  /**
+   * List-index keys of a saved idempotent answer that can name a person (an
+   * operation declared `personalAnswers`: its answer holds identifier hashes),
+   * so an erasure finds the organization's such answers with one Query of gsi1
+   * (lib/idempotency/store.ts `purgeAnswers`; docs/privacy.md "Erasure").
+   */
+  personalSavedAnswer: (organizationId: string, operationId: string, key: string) => ({
+    gsi1pk: `ORG#${organizationId}#IDEMPOTENCY#PERSONAL`,
+    listSk: `${operationId}#${key}`,
   }),
   /** The work a request did under an idempotency key (docs/idempotency.md): written with the work, beside its record, outliving a released record. */
   idempotentWork: (organizationId: string, operationId: string, key: string) => ({
