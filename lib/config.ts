@@ -132,6 +132,27 @@ export const SETTINGS = {
     docs: 'docs/limits.md',
     meaning: 'Length of the request-rate window.',
   },
+  testRateLimitRequests: {
+    env: 'TEST_RATE_LIMIT_REQUESTS',
+    kind: 'integer',
+    default: 100,
+    min: 1,
+    unit: 'requests',
+    setBy: 'operator',
+    docs: 'docs/test-mode.md',
+    meaning:
+      "Authenticated requests an organization's test twin may make per window (its own counter, smaller than the live default; the operator overrides it per twin).",
+  },
+  testAccountIdsPerDay: {
+    env: 'TEST_ACCOUNT_IDS_PER_DAY',
+    kind: 'integer',
+    default: 2_000_000,
+    min: 1,
+    unit: 'account IDs',
+    setBy: 'operator',
+    docs: 'docs/test-mode.md',
+    meaning: "Account IDs a test twin's campaign creates may store per UTC day (test storage; live campaigns have no such quota).",
+  },
   exportsPerHour: {
     env: 'EXPORTS_PER_HOUR',
     kind: 'integer',
@@ -350,6 +371,14 @@ export const config = {
   /** {@link SETTINGS}.rateLimitWindowSeconds. */
   get rateLimitWindowSeconds(): number {
     return numberSetting(SETTINGS.rateLimitWindowSeconds);
+  },
+  /** {@link SETTINGS}.testRateLimitRequests. */
+  get testRateLimitRequests(): number {
+    return numberSetting(SETTINGS.testRateLimitRequests);
+  },
+  /** {@link SETTINGS}.testAccountIdsPerDay. */
+  get testAccountIdsPerDay(): number {
+    return numberSetting(SETTINGS.testAccountIdsPerDay);
   },
   /** {@link SETTINGS}.exportsPerHour. */
   get exportsPerHour(): number {

@@ -17,6 +17,8 @@ import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
+import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
+import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
@@ -242,14 +244,18 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   organizations: organizations(),
   enrichment: enrichment(),
   workflow: workflow(),
+  accountHistoryFor,
   organizationIds: () => ledger().organizationIds(),
   graceSeconds: config.reconcileGraceSeconds,
   objects: objects(),
 });
 
-/** The deployment's limits (docs/limits.md; settings of lib/config.ts). */
-export const limitDefaults = (): LimitDefaults => ({
-  requests: config.rateLimitRequests,
+/**
+ * The deployment's limits of an organization (docs/limits.md; settings of lib/config.ts): a test twin's request
+ * limit is `TEST_RATE_LIMIT_REQUESTS`, smaller than the live one (docs/test-mode.md, "Limits of test mode").
+ */
+export const limitDefaults = (organizationId: string): LimitDefaults => ({
+  requests: forMode(organizationId, { live: () => config.rateLimitRequests, test: () => config.testRateLimitRequests }),
   windowSeconds: config.rateLimitWindowSeconds,
   exportsPerHour: config.exportsPerHour,
   uploadsPerHour: config.uploadsPerHour,
@@ -280,18 +286,50 @@ export const hourlyQuota =
     });
   };
 
+/**
+ * A test twin's storage quota (docs/test-mode.md, "Limits of test mode"): the account IDs its creates store,
+ * counted per UTC day against `TEST_ACCOUNT_IDS_PER_DAY` (one conditional UpdateItem); none for a live organization.
+ * @throws RateLimitedError (429 `rate_limited`, policy `testAccountIds`) past it.
+ */
+export const testStorageQuota = async (organizationId: string, accountIds: number): Promise<QuotaUse | undefined> =>
+  forMode<Promise<QuotaUse | undefined>>(organizationId, {
+    live: async () => undefined,
+    test: () =>
+      takeQuota(
+        limitCounter(),
+        organizationId,
+        'testAccountIds',
+        { limit: config.testAccountIdsPerDay, windowSeconds: 86_400 },
+        Date.now(),
+        accountIds,
+      ),
+  });
+
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
 
-/** The request-rate limit of this process (one per container): counts in the table, policies from the organization items. */
-const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
-  () =>
-    new RequestLimiter({
-      counter: limitCounter(),
-      policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
-      defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
-    }),
-);
+/** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
+export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
+
+/** Each API key's last minute of use (`lastUsedAt`, docs/authentication.md). */
+export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: config.tableName }));
+
+/**
+ * A request-rate limiter as one process (one Lambda container) holds it: leases and counts in the table, policies
+ * from the organization items (docs/limits.md). Tests build several to play several containers on one table.
+ * @param options.now - the clock (epoch milliseconds).
+ */
+export const newRequestLimiter = (options: { now?: () => number } = {}): RequestLimiter =>
+  new RequestLimiter({
+    days: requestDays(),
+    keyUses: keyUses(),
+    policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
+    defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
+    ...options,
+  });
+
+/** The request-rate limiter of this process (one per container); `flush()` writes its pending request counts. */
+export const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(() => newRequestLimiter());
 
 /** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (docs/limits.md). */
 export const creditsRemaining = (smbCredits: number): Record<string, string> => ({ 'credits-remaining': String(smbCredits) });
@@ -522,6 +560,13 @@ export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
 export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
+export { orgUsage } from './organizations/usage';
+
+/** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
+export const usageDependencies = (): UsageDependencies => ({
+  requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
+  ledger: ledger(),
+});
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export {

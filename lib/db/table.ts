@@ -275,6 +275,19 @@ export const keys = {
     pk: `ORG#${organizationId}#LIMIT#${policy}#${windowSeconds}#${windowStart}`,
     sk: 'COUNTER',
   }),
+  /**
+   * An organization's requests on one UTC day (`YYYY-MM-DD`; lib/http/request-counts.ts, docs/data-model.md):
+   * the request-rate window's counter (the limiter's leases) and the day's requests per API key, in one
+   * partition per organization sorted by day, so a range of days is one Query.
+   */
+  requestDay: (organizationId: string, day: string) => ({ pk: `ORG#${organizationId}#LIMIT#REQUESTS`, sk: `DAY#${day}` }),
+  /** When each API key of an organization was last used, to the minute (docs/authentication.md): one item per key ID, sorted as the key descriptions are. */
+  keyLastUse: (organizationId: string, keyId: string) => ({
+    pk: keys.keyLastUses(organizationId),
+    sk: keys.apiKeyDescription(organizationId, keyId).sk,
+  }),
+  /** The partition of {@link keys.keyLastUse}. */
+  keyLastUses: (organizationId: string) => `ORG#${organizationId}#LIMIT#KEYUSE`,
   /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (docs/limits.md). */
   monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
   /** One API key's charges in one UTC calendar month (`YYYY-MM`), net of refunds (docs/authentication.md#per-key-credit-limits). */

@@ -175,6 +175,7 @@ describe('CampaignEnrichment-dev', () => {
       '/openapi.json',
       '/asyncapi.json',
       '/docs',
+      '/docs/{guide}',
       '/.well-known/api-catalog',
       '/llms.txt',
       '/.well-known/mcp/server-card.json',
