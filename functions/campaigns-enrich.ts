@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/enrich` (spec "Enrich a campaign"); the MCP server's bound launch (docs/agents.md) runs the same handler. */
+/** Lambda of `POST /v1/campaigns/enrich` (docs/launch.md); the MCP server's bound launch (docs/agents.md) runs the same handler. */
 import { enrichCampaignOperation } from '../lib/campaigns/schema';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import {

@@ -1,5 +1,5 @@
 /**
- * The API's routes: one Lambda per operation (spec "Endpoints"). The CDK
+ * The API's routes: one Lambda per operation (docs/README.md). The CDK
  * stack, the local HTTP server and the OpenAPI document are built from this
  * list, so a route exists everywhere or nowhere.
  */

@@ -221,7 +221,7 @@ export const evaluationDependencies = (organizationId: string) => ({
   limits: limits(),
 });
 
-/** The launch dependencies of an organization's launch (spec "Enrich a campaign"; docs/launch.md; its sources as {@link evaluationDependencies}). */
+/** The launch dependencies of an organization's launch (docs/launch.md; its sources as {@link evaluationDependencies}). */
 export const launchDependencies = (organizationId: string): LaunchDependencies => ({
   ...evaluationDependencies(organizationId),
   workflow: workflow(),
