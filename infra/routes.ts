@@ -14,7 +14,7 @@ import {
   revokeKeyOperation,
   rotateKeyOperation,
 } from '../lib/organizations/schema';
-import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
+import { campaignResultsOperation, streamCampaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
   createWebhookEndpointOperation,
@@ -130,6 +130,13 @@ export const API_ROUTES: ApiRoute[] = [
     operation: campaignResultsOperation,
     entry: 'functions/campaigns-results.ts',
     functionId: 'CampaignsResults',
+    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
+  },
+  // The stream: the same reads as the page, for up to RESULTS_STREAM_MAX_SECONDS; in AWS behind its own function URL (infra/stack.ts).
+  {
+    operation: streamCampaignResultsOperation,
+    entry: 'functions/campaigns-results-stream.ts',
+    functionId: 'CampaignsResultsStream',
     permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
   },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
