@@ -9,6 +9,7 @@ import {
   API_CATALOG_PATH,
   LLMS_TXT_PATH,
   SERVER_CARD_PATH,
+  config,
 } from '../lib/root';
 import { API_ROUTES } from '../infra/routes';
 
@@ -17,6 +18,7 @@ export const handler = createDocsHandler({
     buildOpenApiDocument(
       API_ROUTES.map((route) => route.operation),
       serverUrl,
+      config.resultsStreamUrl ?? serverUrl,
     ),
   asyncapi: buildAsyncApiDocument,
   more: (serverUrl) => ({

@@ -257,12 +257,10 @@ export class CampaignEnrichmentStack extends Stack {
         // cek_…), which the function's request pipeline checks exactly as behind the HTTP API (lib/http/auth.ts:
         // scopes, revocation, rate limits, test mode, the error envelope). IAM auth (SigV4) would need AWS
         // credentials customers do not have. The function reads nothing before the key is verified.
-        Validations.of(fn.function).acknowledge({
-          id: 'AwsSolutions-LambdaFunctionUrlAuth',
-          reason:
-            'The function URL is the public endpoint of POST /v1/campaigns/results/stream: callers authenticate with the organization API key, verified by the function (lib/http/auth.ts) before any read, as every operation behind the HTTP API.',
-        });
+        // (No rule of the AwsSolutions pack this stack validates with covers function URLs, so there is no finding to acknowledge;
+        // the serverless pack's LambdaFunctionUrlAuth would be acknowledged with this reason.)
         streamUrls.set(route.functionId, url);
+        monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function, functionUrl: true });
         continue;
       }
       api.addRoutes({
@@ -350,6 +348,8 @@ export class CampaignEnrichmentStack extends Stack {
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
       assetFiles: SUPPORT_FUNCTIONS.docs.assetFiles(),
+      // The served document names the stream function's URL as its operation's server (docs/results.md "The stream").
+      environment: Object.fromEntries([...streamUrls.values()].slice(0, 1).map((url) => [SETTINGS.resultsStreamUrl.env, url.url])),
     });
     for (const path of DOCS_ROUTES) {
       api.addRoutes({

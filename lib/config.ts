@@ -232,6 +232,14 @@ export const SETTINGS = {
     docs: 'docs/webhooks.md',
     meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.',
   },
+  resultsStreamUrl: {
+    env: 'RESULTS_STREAM_URL',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/results.md',
+    meaning:
+      'Base URL of the results stream in AWS (its function URL), for the served OpenAPI document; unset: the stream is served where the document is (the local stack).',
+  },
   cursorSecret: {
     env: 'CURSOR_SECRET',
     kind: 'text',
@@ -358,6 +366,10 @@ export const config = {
   /** {@link SETTINGS}.resultsStreamMaxSeconds. */
   get resultsStreamMaxSeconds(): number {
     return numberSetting(SETTINGS.resultsStreamMaxSeconds);
+  },
+  /** {@link SETTINGS}.resultsStreamUrl; `undefined` when unset. */
+  get resultsStreamUrl(): string | undefined {
+    return process.env[SETTINGS.resultsStreamUrl.env] || undefined;
   },
   /** {@link SETTINGS}.uploadsPerHour. */
   get uploadsPerHour(): number {

@@ -93,14 +93,12 @@ export const ResultsStreamObjectSchema = z
     z
       .strictObject({ type: z.literal('account'), ...resultAccountShape() })
       .check(z.meta({ id: 'ResultsStreamAccount', description: 'One account, as the results page answers it, in seq order.' })),
-    z
-      .strictObject({ type: z.literal('keepalive') })
-      .check(
-        z.meta({
-          id: 'ResultsStreamKeepAlive',
-          description: `Nothing arrived for a while (${KEEPALIVE_SECONDS} s by default): the connection is alive.`,
-        }),
-      ),
+    z.strictObject({ type: z.literal('keepalive') }).check(
+      z.meta({
+        id: 'ResultsStreamKeepAlive',
+        description: `Nothing arrived for a while (${KEEPALIVE_SECONDS} s by default): the connection is alive.`,
+      }),
+    ),
     z
       .strictObject({
         type: z.literal('end'),
