@@ -568,6 +568,8 @@ export const erasureCreateDependencies = (): ErasureCreateDependencies => ({ ...
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
+export { ACCEPTED_CHARGE_FIELD, acceptedChargeOf } from './http/accepted-charge';
+export { ORIGIN_VERIFY_HEADER } from './http/source-address';
 export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';
@@ -613,6 +615,7 @@ export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch
 export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';
 export {
   buildMcpTools,
+  isMcpTool,
   buildServerCard,
   buildApiCatalog,
   buildLlmsTxt,
