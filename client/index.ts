@@ -86,6 +86,7 @@ export const OPERATIONS = {
   cancelCampaign: { path: '/v1/campaigns/cancel', idempotent: true },
   exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
   listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
+  streamCampaignResults: { path: '/v1/campaigns/results/stream', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
   listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
@@ -272,7 +273,24 @@ type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O],
 type PageRequest<O extends Paged> = Omit<NonNullable<RequestBody<O>>, 'cursor'>;
 
 /** The client: one method per operation, named by its operationId, and the flow helpers. */
-export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
+/** One object of the results stream (`streamCampaignResults`, docs/results.md "The stream"): an account, a keep-alive, `end` or `pause`. */
+export type ResultsStreamObject = Schemas['ResultsStreamObject'];
+
+/** Operations whose success is a stream, not the envelope: their method reads one connection (see {@link CampaignEnrichmentClient.streamCampaignResults}). */
+type StreamingOperationId = 'streamCampaignResults';
+
+/** The client: one method per operation, named by its operationId, and the iterators below. */
+export type CampaignEnrichmentClient = { [O in Exclude<OperationId, StreamingOperationId>]: Method<O> } & {
+  /**
+   * One connection of `POST /v1/campaigns/results/stream` (JSON Lines): its objects as they arrive, until the
+   * stream closes (`end` or `pause`, the last object) or the connection drops (a `network_error` thrown after the
+   * objects read so far). `attemptId` is the `Attempt-Id` header of the answer. Refusals throw as any call's.
+   * `results(campaignId, { stream: true })` resumes by itself; use this for one connection's objects.
+   * @throws CampaignEnrichmentError the API's refusal (before the first object), or `network_error`.
+   */
+  streamCampaignResults(
+    body: RequestBody<'streamCampaignResults'>,
+  ): Promise<{ attemptId: string; objects: AsyncIterableIterator<ResultsStreamObject> }>;
   /** The request rate the last answer (success or error) reported (`RateLimit-Policy` / `RateLimit`); `undefined` before any authenticated answer. */
   readonly rateLimit: RateLimitState | undefined;
   /** Every campaign of the list (newest first), page after page, to the end. */
@@ -332,6 +350,12 @@ export interface ResultsOptions {
   afterSeq?: number;
   /** The attempt `afterSeq` belongs to: a page of another attempt then throws `attempt_replaced` instead of mixing seqs. */
   attemptId?: string;
+  /**
+   * Read through the stream (`streamCampaignResults`, one connection at a time) instead of pages: follows until
+   * the attempt is complete (as `follow`), and after a `pause` or a dropped connection reconnects from the last seq
+   * it handed out. Default false.
+   */
+  stream?: boolean;
   maxContactsPerAccount?: number;
   hasMobilePhone?: boolean;
   hasEmail?: boolean;
@@ -368,8 +392,9 @@ const noAnswer = (what: string, cause: unknown) =>
 /** Builds a client; see the module documentation. */
 export function createCampaignEnrichmentClient(options: ClientOptions): CampaignEnrichmentClient {
   const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const http = createClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     fetch: fetchImpl,
     headers: { authorization: `Bearer ${options.apiKey}` },
   });
@@ -437,6 +462,72 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     } while (cursor);
   }
 
+  /**
+   * One connection of the results stream as JSON Lines: the `Attempt-Id` header and the objects, line by line.
+   * @throws CampaignEnrichmentError the refusal's envelope (before the first byte), `network_error` without an answer.
+   */
+  async function openStream(body: RequestBody<'streamCampaignResults'>) {
+    const path = OPERATIONS.streamCampaignResults.path;
+    let response: Response;
+    try {
+      response = await fetchImpl(
+        new Request(`${baseUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json', accept: 'application/jsonl' },
+          body: JSON.stringify(body),
+        }),
+      );
+    } catch (cause) {
+      throw noAnswer(path, cause);
+    }
+    lastRateLimit = rateLimitOf(response) ?? lastRateLimit;
+    if (!response.ok || !response.body) {
+      const requestId = response.headers.get('x-request-id') ?? undefined;
+      const retryAfterSeconds = retryAfterOf(response);
+      const envelope = (await response.json().catch(() => undefined)) as
+        { error?: { code?: string; message?: string; details?: Record<string, unknown> } | null } | undefined;
+      throw new CampaignEnrichmentError({
+        code: (envelope?.error?.code as ApiErrorCode | undefined) ?? 'unexpected_response',
+        message: envelope?.error?.message ?? `Unexpected ${response.status} answer from ${path}`,
+        status: response.status,
+        ...(envelope?.error?.details ? { details: envelope.error.details } : {}),
+        ...(requestId ? { requestId } : {}),
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      });
+    }
+    const source = response.body;
+    async function* objects(): AsyncIterableIterator<ResultsStreamObject> {
+      const decoder = new TextDecoder();
+      let buffered = '';
+      const reader = source.getReader();
+      try {
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (cause) {
+            throw noAnswer(path, cause);
+          }
+          if (chunk.done) break;
+          buffered += decoder.decode(chunk.value, { stream: true });
+          for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+            const line = buffered.slice(0, end);
+            buffered = buffered.slice(end + 1);
+            if (line.trim() === '') continue;
+            const object = JSON.parse(line) as ResultsStreamObject;
+            yield object;
+            if (object.type === 'end' || object.type === 'pause') return;
+          }
+        }
+      } finally {
+        await reader.cancel().catch(() => undefined);
+      }
+      // The connection closed before its closing object: dropped.
+      throw noAnswer(path, new Error('the stream ended before its end or pause object'));
+    }
+    return { attemptId: response.headers.get('attempt-id') ?? '', objects: objects() };
+  }
+
   const methods = Object.fromEntries(
     (Object.keys(OPERATIONS) as OperationId[]).map((operationId) => [
       operationId,
@@ -445,28 +536,60 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
   ) as { [O in OperationId]: Method<O> };
 
   const client: CampaignEnrichmentClient = {
-    ...methods,
+    ...(methods as Omit<typeof methods, StreamingOperationId>),
     get rateLimit() {
       return lastRateLimit;
     },
     campaigns: (request) => pages('listCampaigns', request),
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
+    streamCampaignResults: (body) => openStream(body),
     async *results(campaignId, resultsOptions = {}) {
-      const { follow = false, afterSeq: start = 0, attemptId: startAttempt, ...selection } = resultsOptions;
+      const { follow = false, stream = false, afterSeq: start = 0, attemptId: startAttempt, ...selection } = resultsOptions;
       let afterSeq = start;
       let attemptId = startAttempt;
+      const replaced = (current: string) =>
+        new CampaignEnrichmentError({
+          code: 'attempt_replaced',
+          status: 0,
+          message: `Attempt ${attemptId} of campaign ${campaignId} ended and attempt ${current} replaced it: read the new one from afterSeq 0.`,
+          details: { attemptId: current },
+        });
+      // The stream: one connection after another, each from the last seq handed out, until `end`.
+      for (let failures = 0; stream;) {
+        let opened: Awaited<ReturnType<typeof openStream>>;
+        try {
+          opened = await openStream({ campaignId, afterSeq, ...selection });
+        } catch (error) {
+          if (!(error instanceof CampaignEnrichmentError) || failures >= maxRetries || !isRetryable(error)) throw error;
+          await sleep(
+            error.retryAfterSeconds !== undefined
+              ? error.retryAfterSeconds * 1000
+              : Math.random() * Math.min(20_000, initialBackoffMs * 2 ** failures++),
+          );
+          continue;
+        }
+        if (attemptId !== undefined && opened.attemptId !== attemptId) throw replaced(opened.attemptId);
+        attemptId = opened.attemptId;
+        try {
+          for await (const object of opened.objects) {
+            if (object.type === 'account') {
+              const { type: _type, ...account } = object;
+              afterSeq = account.seq;
+              failures = 0;
+              yield account;
+            } else if (object.type === 'end') return;
+          }
+        } catch (error) {
+          // A dropped connection: reconnect from the last seq handed out.
+          if (!(error instanceof CampaignEnrichmentError) || error.code !== 'network_error' || failures >= maxRetries) throw error;
+          await sleep(Math.random() * Math.min(20_000, initialBackoffMs * 2 ** failures++));
+        }
+      }
       for (;;) {
         const page = await client.listCampaignResults({ campaignId, afterSeq, limit: 1_000, waitSeconds: follow ? 20 : 0, ...selection });
         // Another attempt's seqs are not the ones read so far: never mix them in.
-        if (attemptId !== undefined && page.attemptId !== attemptId) {
-          throw new CampaignEnrichmentError({
-            code: 'attempt_replaced',
-            status: 0,
-            message: `Attempt ${attemptId} of campaign ${campaignId} ended and attempt ${page.attemptId} replaced it: read the new one from afterSeq 0.`,
-            details: { attemptId: page.attemptId },
-          });
-        }
+        if (attemptId !== undefined && page.attemptId !== attemptId) throw replaced(page.attemptId);
         attemptId = page.attemptId;
         for (const account of page.accounts) {
           afterSeq = account.seq;

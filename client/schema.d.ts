@@ -314,9 +314,29 @@ export interface paths {
         put?: never;
         /**
          * Read results as they arrive
-         * @description The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.
+         * @description The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq`; stop when `complete`. An answer whose `attemptId` differs from the one your `afterSeq` came from is of a new attempt: read it from `afterSeq` 0. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq` beyond the current attempt's accounts: 409 `results_not_ready`; expired: 410 `results_expired`.
          */
         post: operations["listCampaignResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/results/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stream results as they arrive
+         * @description The accounts of the results page, each with `"type": "account"`, in seq order as they become readable, until the attempt is complete: one connection instead of a long poll. The body is the results page's without `limit` and `waitSeconds`. `Accept: application/jsonl` (the default; `application/x-ndjson` too): one JSON object a line. `Accept: text/event-stream`: Server-Sent Events, `event:` the object's type, `id:` an account's seq; a reconnect with `Last-Event-ID` resumes after that seq (it takes precedence over `afterSeq`). While nothing arrives, a `keepalive` object (an SSE comment) every 15 s. The stream closes with `{"type":"end","lastSeq":N,"complete":true}` once the attempt is complete, or with `{"type":"pause","lastSeq":N,"complete":false}` after 5 minutes: resume with `afterSeq = lastSeq`. The `Attempt-Id` header names the attempt the seqs belong to: a resume that answers another one read a new attempt (start again from 0). Refusals come before the first byte, as the envelope with its status, as for the results page. In AWS it is served by its own address (a Lambda function URL with response streaming, this operation's server), with the same key, scopes, limits, request IDs and test mode.
+         */
+        post: operations["streamCampaignResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1927,6 +1947,64 @@ export interface components {
             /** @description Country, ISO 3166-1 alpha-2. */
             country: string | null;
         };
+        ResultsStreamObject: components["schemas"]["ResultsStreamAccount"] | components["schemas"]["ResultsStreamKeepAlive"] | components["schemas"]["ResultsStreamEnd"] | components["schemas"]["ResultsStreamPause"];
+        /** @description One account, as the results page answers it, in seq order. */
+        ResultsStreamAccount: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account";
+            /** @description Its position in the attempt: 1, 2, 3, … gap-free, never reused. */
+            seq: number;
+            accountId: string;
+            /**
+             * @description `found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).
+             * @enum {string}
+             */
+            outcome: "found" | "not_found";
+            account: {
+                name: string | null;
+                domain: string | null;
+                industry: string | null;
+                employeeCount: number | null;
+                country: string | null;
+            };
+            /** @description Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept. */
+            contacts: components["schemas"]["ResultContact"][];
+        };
+        /** @description Nothing arrived for a while (15 s by default): the connection is alive. */
+        ResultsStreamKeepAlive: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "keepalive";
+        };
+        /** @description The attempt is complete: every account was written. The stream closes. */
+        ResultsStreamEnd: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+            /** @description The last seq of the attempt (= eligible). */
+            lastSeq: number;
+            /** @constant */
+            complete: true;
+        };
+        /** @description The stream reached its longest duration (5 minutes by default), or the attempt ended without completing: the stream closes; resume from `lastSeq` (a resume of an attempt that failed or was canceled is refused with 409 `results_not_ready`). */
+        ResultsStreamPause: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause";
+            /** @description The seq of the last account written (or the position the stream started from): resume with `afterSeq` (or `Last-Event-ID`) = this. */
+            lastSeq: number;
+            /** @constant */
+            complete: false;
+        };
         LedgerPage: {
             entries: components["schemas"]["LedgerEntry"][];
             nextCursor: string | null;
@@ -2488,6 +2566,8 @@ export interface components {
         "Test-Mode": "true";
         /** @description The methods the path takes: `POST`. */
         Allow: "POST";
+        /** @description The attempt the streamed seqs belong to (`attemptId` of the results page). A resume answered with another attempt reads a new attempt: its seqs start again at 1, so read it from `afterSeq` 0. */
+        "Attempt-Id": string;
     };
     pathItems: never;
 }
@@ -5936,6 +6016,252 @@ export interface operations {
                         data: components["schemas"]["ResultsPage"];
                         error: null;
                     };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `results_not_ready`: The campaign is not enriched yet. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsNotReadyError"];
+                    };
+                };
+            };
+            /** @description `results_expired`: The result access period has ended. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["ResultsExpiredError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    streamCampaignResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An SSE reconnect: the `id:` of the last event received (an account's seq). The stream resumes after it; it takes precedence over `afterSeq`. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": 0,
+                 *       "hasEmail": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). */
+                    afterSeq?: number;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. */
+                    maxContactsPerAccount?: number;
+                    /** @description true: only contacts with a mobile phone (OR with hasEmail). Default false. */
+                    hasMobilePhone?: boolean;
+                    /** @description true: only contacts with an email address (OR with hasMobilePhone). Default false. */
+                    hasEmail?: boolean;
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+                /**
+                 * @example {
+                 *       "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                 *       "afterSeq": "0",
+                 *       "hasEmail": "true"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @example camp_7Hq2kXv9LmN3pR5sT8wYz */
+                    campaignId: string;
+                    /** @description Answer the accounts with a seq above this one: the `lastSeq` of the previous page (default 0, from the start). When an answer's `attemptId` differs from the one your `afterSeq` came from, the attempt you read ended: read the new one from 0 (docs/results.md). An integer (0 or more), as text. */
+                    afterSeq?: string;
+                    /** @description Omitted: all contacts; a positive integer caps contacts per account; 0: every account with `contacts: []`. An integer (0 or more), as text. */
+                    maxContactsPerAccount?: string;
+                    /**
+                     * @description true: only contacts with a mobile phone (OR with hasEmail). Default false.
+                     * @enum {string}
+                     */
+                    hasMobilePhone?: "true" | "false";
+                    /**
+                     * @description true: only contacts with an email address (OR with hasMobilePhone). Default false.
+                     * @enum {string}
+                     */
+                    hasEmail?: "true" | "false";
+                };
+            };
+        };
+        responses: {
+            /** @description The stream: JSON Lines, or Server-Sent Events on `Accept: text/event-stream`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    "Attempt-Id": components["headers"]["Attempt-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ResultsStreamObject"];
+                    "application/x-ndjson": components["schemas"]["ResultsStreamObject"];
+                    "text/event-stream": string;
                 };
             };
             /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */

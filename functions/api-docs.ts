@@ -10,6 +10,7 @@ import {
   API_CATALOG_PATH,
   LLMS_TXT_PATH,
   SERVER_CARD_PATH,
+  config,
 } from '../lib/root';
 import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
 
@@ -20,6 +21,7 @@ export const handler = createDocsHandler({
     buildOpenApiDocument(
       API_ROUTES.map((route) => route.operation),
       serverUrl,
+      config.resultsStreamUrl ?? serverUrl,
     ),
   asyncapi: buildAsyncApiDocument,
   more: (serverUrl) => ({

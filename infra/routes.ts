@@ -17,7 +17,7 @@ import {
   revokeKeyOperation,
   rotateKeyOperation,
 } from '../lib/organizations/schema';
-import { campaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
+import { campaignResultsOperation, streamCampaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
 import {
   createWebhookEndpointOperation,
@@ -138,6 +138,13 @@ export const API_ROUTES: ApiRoute[] = [
     functionId: 'CampaignsResults',
     permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
   },
+  // The stream: the same reads as the page, for up to RESULTS_STREAM_MAX_SECONDS; in AWS behind its own function URL (infra/stack.ts).
+  {
+    operation: streamCampaignResultsOperation,
+    entry: 'functions/campaigns-results-stream.ts',
+    functionId: 'CampaignsResultsStream',
+    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
+  },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   {
@@ -247,7 +254,8 @@ export const usesCursors = (operation: Operation): boolean => 'cursor' in operat
  * The routes whose operations are MCP tools: every customer operation but those lib/contract/mcp.ts
  * `NOT_TOOLS` names (docs/agents.md), in this list's order. The MCP function calls their functions.
  */
-export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation));
+// A streaming operation (docs/results.md "The stream") answers no envelope a tool call could hold: no tool.
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation) && !route.operation.streaming);
 
 /** The route of the guides the API reference links to (`GET /docs/<name>.md`, lib/http/docs.ts). */
 export const GUIDES_ROUTE = '/docs/{guide}';

@@ -39,6 +39,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
+import { SETTINGS } from '../lib/config';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../lib/objects';
 import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
@@ -146,6 +147,9 @@ export const STAGES: Record<DeploymentStage, StageSettings> = {
   },
 };
 
+/** Timeout of a streaming operation's function (seconds): a minute beyond the longest stream (RESULTS_STREAM_MAX_SECONDS' default). */
+export const STREAM_FUNCTION_TIMEOUT_SECONDS = (SETTINGS.resultsStreamMaxSeconds.default as number) + 60;
+
 /** Options of {@link CampaignEnrichmentStack}. */
 export interface CampaignEnrichmentStackProps extends StackProps {
   readonly stage: DeploymentStage;
@@ -170,6 +174,8 @@ export class CampaignEnrichmentStack extends Stack {
   readonly edge: ApiDistribution;
   /** The enrichment state machine and its task functions. */
   readonly workflow: EnrichmentWorkflow;
+  /** The function URL of each streaming route (response streaming), by `functionId` (docs/results.md "The stream"). */
+  readonly streamUrls: ReadonlyMap<string, lambda.FunctionUrl>;
   /** The function of each route, by `functionId`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** The docs function (`GET /openapi.json`, `GET /docs`) and the catch-all function (`$default`). */
@@ -293,6 +299,7 @@ export class CampaignEnrichmentStack extends Stack {
 
     const functions = new Map<string, ServiceFunction>();
     const monitoredRoutes: MonitoredRoute[] = [];
+    const streamUrls = new Map<string, lambda.FunctionUrl>();
     for (const route of props.routes ?? API_ROUTES) {
       const fn = new ServiceFunction(this, route.functionId, {
         entry: route.entry,
@@ -300,6 +307,8 @@ export class CampaignEnrichmentStack extends Stack {
         environment: usesCursors(route.operation) ? withCursorSecret : routeEnvironment,
         logRetention: settings.logRetention,
         logRemovalPolicy: settings.removalPolicy,
+        // A stream pauses after RESULTS_STREAM_MAX_SECONDS (docs/results.md "The stream"); the function outlives it by a minute.
+        ...(route.operation.streaming ? { timeout: Duration.seconds(STREAM_FUNCTION_TIMEOUT_SECONDS) } : {}),
       });
       grantRoutePermissions(fn, route.permissions, resources);
       grantLimitCounters(fn, route.permissions, this.table);
@@ -316,14 +325,32 @@ export class CampaignEnrichmentStack extends Stack {
         dimensions: { organizationId: '$.organizationId' },
         unit: cloudwatch.Unit.COUNT,
       });
+      functions.set(route.functionId, fn);
+      if (route.operation.streaming) {
+        // HTTP APIs buffer a Lambda's answer: a streaming operation answers through its own function URL with
+        // response streaming (docs/results.md "The stream"; the document names it in the operation's `servers`).
+        const url = fn.function.addFunctionUrl({
+          authType: lambda.FunctionUrlAuthType.NONE,
+          invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+        });
+        // AuthType NONE on purpose: the caller authenticates with the organization's API key (Authorization: Bearer
+        // cek_…), which the function's request pipeline checks exactly as behind the HTTP API (lib/http/auth.ts:
+        // scopes, revocation, rate limits, test mode, the error envelope). IAM auth (SigV4) would need AWS
+        // credentials customers do not have. The function reads nothing before the key is verified.
+        // (No rule of the AwsSolutions pack this stack validates with covers function URLs, so there is no finding to acknowledge;
+        // the serverless pack's LambdaFunctionUrlAuth would be acknowledged with this reason.)
+        streamUrls.set(route.functionId, url);
+        monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function, functionUrl: true });
+        continue;
+      }
       api.addRoutes({
         path: route.operation.path,
         methods: [HttpMethod.POST],
         integration: new HttpLambdaIntegration(`${route.functionId}Integration`, fn.function),
       });
-      functions.set(route.functionId, fn);
       monitoredRoutes.push({ path: route.operation.path, method: HttpMethod.POST, function: fn.function });
     }
+    this.streamUrls = streamUrls;
     this.functions = functions;
 
     // Hourly reconciliation of every balance with its ledger (docs/launch.md#the-credit-ledger): the LedgerDrift metric and alarm.
@@ -401,6 +428,8 @@ export class CampaignEnrichmentStack extends Stack {
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
       assetFiles: SUPPORT_FUNCTIONS.docs.assetFiles(),
+      // The served document names the stream function's URL as its operation's server (docs/results.md "The stream").
+      environment: Object.fromEntries([...streamUrls.values()].slice(0, 1).map((url) => [SETTINGS.resultsStreamUrl.env, url.url])),
     });
     for (const path of DOCS_ROUTES) {
       api.addRoutes({
@@ -476,6 +505,12 @@ export class CampaignEnrichmentStack extends Stack {
       value: stage.url,
       description: "The HTTP API itself (the distribution's origin; not published)",
     });
+    for (const [functionId, url] of this.streamUrls) {
+      new CfnOutput(this, `${functionId}Url`, {
+        value: url.url,
+        description: `Base URL of ${functionId}, a streaming operation (the server of its operation in the OpenAPI document)`,
+      });
+    }
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table (for the operator CLI)' });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName, description: 'The data bucket (for the operator CLI)' });
     new CfnOutput(this, 'StateMachineArn', {

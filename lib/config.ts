@@ -163,6 +163,25 @@ export const SETTINGS = {
     docs: 'docs/limits.md',
     meaning: 'Exports an organization may make per hour (the operator overrides it per organization).',
   },
+  resultsStreamKeepAliveSeconds: {
+    env: 'RESULTS_STREAM_KEEPALIVE_SECONDS',
+    kind: 'number',
+    default: 15,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/results.md',
+    meaning: 'A results stream writes a keep-alive after this long without an account (decimals allowed; tests shorten it).',
+  },
+  resultsStreamMaxSeconds: {
+    env: 'RESULTS_STREAM_MAX_SECONDS',
+    kind: 'number',
+    default: 300,
+    unit: 'seconds',
+    setBy: 'operator',
+    docs: 'docs/results.md',
+    meaning:
+      'A results stream closes with a `pause` object after this long, and the client resumes from its `lastSeq` (decimals allowed; tests shorten it; the stream function times out a minute later).',
+  },
   uploadsPerHour: {
     env: 'UPLOADS_PER_HOUR',
     kind: 'integer',
@@ -233,6 +252,14 @@ export const SETTINGS = {
     setBy: 'stack',
     docs: 'docs/webhooks.md',
     meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.',
+  },
+  resultsStreamUrl: {
+    env: 'RESULTS_STREAM_URL',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/results.md',
+    meaning:
+      'Base URL of the results stream in AWS (its function URL), for the served OpenAPI document; unset: the stream is served where the document is (the local stack).',
   },
   cursorSecret: {
     env: 'CURSOR_SECRET',
@@ -383,6 +410,18 @@ export const config = {
   /** {@link SETTINGS}.exportsPerHour. */
   get exportsPerHour(): number {
     return numberSetting(SETTINGS.exportsPerHour);
+  },
+  /** {@link SETTINGS}.resultsStreamKeepAliveSeconds. */
+  get resultsStreamKeepAliveSeconds(): number {
+    return numberSetting(SETTINGS.resultsStreamKeepAliveSeconds);
+  },
+  /** {@link SETTINGS}.resultsStreamMaxSeconds. */
+  get resultsStreamMaxSeconds(): number {
+    return numberSetting(SETTINGS.resultsStreamMaxSeconds);
+  },
+  /** {@link SETTINGS}.resultsStreamUrl; `undefined` when unset. */
+  get resultsStreamUrl(): string | undefined {
+    return process.env[SETTINGS.resultsStreamUrl.env] || undefined;
   },
   /** {@link SETTINGS}.uploadsPerHour. */
   get uploadsPerHour(): number {

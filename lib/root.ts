@@ -15,7 +15,9 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
-import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
+import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext, type StreamingApiHandler } from './http/pipeline';
+import { streamifiedHandler } from './http/stream-lambda';
+import type { StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
 import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
 import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
@@ -363,6 +365,31 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   );
 
 /**
+ * The Lambda handler of a `streaming` operation (docs/results.md "The
+ * stream"): {@link apiHandler}'s pipeline, whose use case answers a
+ * {@link StreamedAnswer}; in the Lambda runtime it answers through response
+ * streaming (lib/http/stream-lambda.ts), elsewhere the local server pipes
+ * the body.
+ */
+export const streamingApiHandler = <S extends z.core.$ZodObject>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<StreamedAnswer>,
+): StreamingApiHandler =>
+  streamifiedHandler(
+    createApiHandler(operation, useCase, {
+      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      apiKeyCache: apiKeyCache(),
+      requestLimiter: requestLimiter(),
+    }) as StreamingApiHandler,
+  );
+
+/** The pace of a results stream: this deployment's settings (lib/config.ts; docs/results.md "The stream"). */
+export const resultsStreamTiming = () => ({
+  keepAliveMs: config.resultsStreamKeepAliveSeconds * 1000,
+  maxMs: config.resultsStreamMaxSeconds * 1000,
+});
+
+/**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
  * `Idempotency-Key` handling with this deployment's records (docs/idempotency.md;
  * lib/idempotency/stage.ts).
@@ -552,6 +579,7 @@ export { createUpload, readUploadedAccountIds } from './uploads/use-cases';
 export { enrichCampaign, LaunchChargeChangedError } from './enrichment/launch';
 export { cancelCampaign } from './enrichment/cancel';
 export { exportCampaign } from './exports/export';
+export { streamCampaignResults } from './exports/stream';
 export { listCampaignResults } from './exports/results';
 export { s3 } from './aws';
 export { quoteCampaign } from './enrichment/quote';

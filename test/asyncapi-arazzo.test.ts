@@ -67,13 +67,22 @@ describe('docs/asyncapi.json', () => {
 });
 
 describe('docs/arazzo.json', () => {
-  it('is the generated Arazzo 1.0 workflow: upload → create → quote → enrich → poll → export', () => {
+  it('is the generated Arazzo 1.0 workflow: upload → create → quote → enrich → results as they arrive → poll → export', () => {
     expect(arazzo).toEqual(JSON.parse(JSON.stringify(buildArazzoDocument())));
     expect(arazzo.arazzo).toMatch(/^1\.0\./);
     const [workflow] = arazzo.workflows;
     expect(
       workflow.steps.map((s: { operationId?: string; 'x-operation'?: { method: string } }) => s.operationId ?? s['x-operation']?.method),
-    ).toEqual(['createUpload', 'PUT', 'createCampaign', 'quoteCampaign', 'enrichCampaign', 'getCampaign', 'exportCampaign']);
+    ).toEqual([
+      'createUpload',
+      'PUT',
+      'createCampaign',
+      'quoteCampaign',
+      'enrichCampaign',
+      'listCampaignResults',
+      'getCampaign',
+      'exportCampaign',
+    ]);
     // The upload's PUT is a step of its own, to the URL createUpload answered (test/arazzo-respect.test.ts runs it).
     expect(workflow.steps[1]['x-operation']).toEqual({ url: '$steps.createUpload.outputs.url', method: 'PUT' });
   });

@@ -231,6 +231,12 @@ describe('client', () => {
       const results = await client.listCampaignResults({ campaignId: campaign.id });
       expect(results).toMatchObject({ campaignId: campaign.id, complete: true, processed: 3, lastSeq: 3 });
       expect(results.accounts.map((a) => a.seq)).toEqual([1, 2, 3]);
+      // The stream: one connection's objects, the accounts then `end`, and the attempt in its header.
+      const streamed = await client.streamCampaignResults({ campaignId: campaign.id });
+      expect(streamed.attemptId).toBe(results.attemptId);
+      const objects = [];
+      for await (const object of streamed.objects) objects.push(object);
+      expect(objects.map((o) => o.type)).toEqual(['account', 'account', 'account', 'end']);
       // The event feed holds the campaign's events, with or without endpoints (docs/events.md).
       const feed = await client.listEvents({ filters: { campaignId: campaign.id, type: 'campaign.enriched' } });
       expect(feed.events.map((e) => e.type)).toEqual(['campaign.enriched']);

@@ -359,6 +359,9 @@ function cases(f: Fixture): Case[] {
     bad(`${C}/results`, 'limit 1001', { campaignId: f.enrichedId, limit: 1001 }),
     bad(`${C}/results`, 'waitSeconds 21', { campaignId: f.enrichedId, waitSeconds: 21 }),
     bad(`${C}/results`, 'afterSeq -1', { campaignId: f.enrichedId, afterSeq: -1 }),
+    // The stream's success is JSON Lines, which Prism cannot validate as one body: its refusals (the envelope) are judged.
+    ok(`${C}/results/stream`, 'draft (409)', { campaignId: f.draftId, afterSeq: 0, hasEmail: true }),
+    bad(`${C}/results/stream`, 'afterSeq -1', { campaignId: f.enrichedId, afterSeq: -1 }),
 
     ok(`${C}/export`, 'all contacts', { campaignId: f.enrichedId }),
     ok(`${C}/export`, 'maxContactsPerAccount 0, filters', {

@@ -72,6 +72,7 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   redeliverWebhook: (f) => ({ messageId: f.messageId }),
   deleteWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
   listCampaignResults: (f) => ({ campaignId: f.enrichedId }),
+  streamCampaignResults: (f) => ({ campaignId: f.enrichedId }),
   createKey: () => ({ name: 'Headers', scopes: ['org:read'] }),
   listKeys: () => ({}),
   rotateKey: (f) => ({ id: f.rotatedKeyId }),

@@ -8,10 +8,9 @@
  */
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Warehouse } from '../lib/warehouse/warehouse';
+import { describe, expect, it } from 'vitest';
 import { createCampaignEnrichmentClient } from '../client/index';
-import { embeddedWarehouse, useWarehouse } from '../lib/root';
+import { useWarehouse } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {
   account,
@@ -19,69 +18,16 @@ import {
   createApiCampaign,
   enrich,
   expectError,
-  gate,
   importAccounts,
   pollUntil,
   uniquePrefix,
   waitForStatus,
-  type Gate,
 } from './enrichment/support';
+import { BATCH, gatedWarehouse, indexOf, numbered, type Item } from './support/results';
 
 const api = useApi();
 const RESULTS = '/v1/campaigns/results';
 const EXPORT = '/v1/campaigns/export';
-/** Accounts per workflow batch (lib/enrichment/workflow.ts ENRICHMENT_BATCH_SIZE), spelled out: the test builds campaigns of several batches. */
-const BATCH = 1_000;
-
-afterEach(() => useWarehouse(undefined));
-
-/** A warehouse whose contact reads (one per workflow batch) each wait for the test to let that batch through. */
-function gatedWarehouse(batchOf: (firstAccountId: string) => number) {
-  const inner = embeddedWarehouse();
-  const gates = new Map<number, Gate>();
-  const gateOf = (batch: number) => gates.get(batch) ?? gates.set(batch, gate()).get(batch)!;
-  const arrived = new Set<number>();
-  let failing = new Set<number>();
-  const warehouse: Warehouse = {
-    getAccountStatuses: (ids) => inner.getAccountStatuses(ids),
-    async getAccounts(ids, known) {
-      const batch = batchOf(ids[0]!);
-      arrived.add(batch);
-      await gateOf(batch).promise;
-      if (failing.has(batch)) throw new Error(`Injected failure of batch ${batch}`);
-      return inner.getAccounts(ids, known);
-    },
-  };
-  return {
-    warehouse,
-    release: (batch: number) => gateOf(batch).open(),
-    fail: (batches: number[]) => (failing = new Set(batches)),
-    arrived: (n: number) =>
-      pollUntil(
-        async () => arrived.size,
-        (size) => size >= n,
-        { timeoutMs: 60_000 },
-      ),
-  };
-}
-
-/** `count` active accounts `<prefix>_<i>` (i zero-padded, so the eligible list's order is the index order), one contact each. */
-const numbered = (prefix: string, count: number) =>
-  Array.from({ length: count }, (_, i) =>
-    account(`${prefix}_${String(i).padStart(5, '0')}`, 'active', [
-      contact(`${prefix}_${String(i).padStart(5, '0')}_c`, { mobile: i % 2 === 0 }),
-    ]),
-  );
-const indexOf = (accountId: string) => Number(accountId.slice(accountId.lastIndexOf('_') + 1));
-
-interface Item {
-  seq: number;
-  accountId: string;
-  outcome: string;
-  account: Record<string, unknown>;
-  contacts: Record<string, unknown>[];
-}
-
 const results = (apiKey: string, body: Record<string, unknown>) => call(api(), RESULTS, { apiKey, body });
 
 describe('POST /v1/campaigns/results', () => {

@@ -30,6 +30,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   cancelCampaign: 'campaigns:launch',
   exportCampaign: 'results:read',
   listCampaignResults: 'results:read',
+  streamCampaignResults: 'results:read',
   listLedger: 'ledger:read',
   orgUsage: 'usage:read',
   createWebhookEndpoint: 'webhooks:manage',

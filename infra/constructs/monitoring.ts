@@ -91,6 +91,11 @@ export interface MonitoredRoute {
   readonly method: string;
   /** The route's Lambda. */
   readonly function: lambda.IFunction;
+  /**
+   * Served by its own function URL, not the HTTP API (a streaming operation, docs/results.md "The stream"): its
+   * function is graphed and alarmed with the API's; it has no HTTP API route metric.
+   */
+  readonly functionUrl?: boolean;
 }
 
 /** One function of the enrichment workflow. */
@@ -203,7 +208,7 @@ export class Monitoring extends Construct {
         dimensionsMap: { ApiId: stage.api.apiId, Stage: stage.stageName, Resource: route.path, Method: route.method },
       });
     const perRoute = (metric: 'metricCount' | 'metricClientError' | 'metricServerError' | 'metricLatency', statistic: string) =>
-      routes.map((route) => routeMetric(route, stage[metric]({ period: PERIOD, statistic })));
+      routes.filter((route) => !route.functionUrl).map((route) => routeMetric(route, stage[metric]({ period: PERIOD, statistic })));
 
     // Lambda: each function a line; alarms add up throttles in metric math.
     const perFunction = (

@@ -25,6 +25,8 @@ import type { Readiness } from './readiness';
 import { failure } from '../../lib/http/envelope';
 import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
 import { InvalidRequestError } from '../../lib/errors';
+import { isStreamingResult, type StreamingResult } from '../../lib/http/pipeline';
+import { pipeline } from 'node:stream/promises';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 /**
@@ -45,7 +47,7 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long the request headers may take, in ms: must exceed {@link KEEP_ALIVE_TIMEOUT_MS} (Node's rule for reused sockets). */
 export const HEADERS_TIMEOUT_MS = 66_000;
 
-type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | StreamingResult>;
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -163,9 +165,18 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
-/** Writes a handler's result; `X-Request-Id` is the handler's own, or the server's request ID when it answered itself. */
-function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+/**
+ * Writes a handler's result; `X-Request-Id` is the handler's own, or the server's request ID when it answered itself.
+ * A streaming operation's success (lib/http/stream.ts) is piped as it comes, the same bytes the Lambda response
+ * stream carries in AWS; a reader that goes away destroys it (its wait ends at once).
+ */
+async function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | StreamingResult, requestId: string): Promise<void> {
   res.writeHead(result.statusCode ?? 200, { [REQUEST_ID_HEADER]: requestId, ...(result.headers as Record<string, string>) });
+  if (isStreamingResult(result)) {
+    res.flushHeaders();
+    await pipeline(result.body, res).catch(() => result.body.destroy());
+    return;
+  }
   res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
 }
 
@@ -279,7 +290,7 @@ export async function startApiServer(
       // The deployed stack's routes: GET /openapi.json and GET /docs to the docs function, anything unrouted to the catch-all.
       if (req.method === 'GET' && url.pathname === SUPPORT_FUNCTIONS.jwks.path) {
         const event = toApiGatewayEvent(req, Buffer.alloc(0), `GET ${url.pathname}`, requestId);
-        send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
+        await send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
         return;
       }
       // A guide (GET /docs/<name>.md) goes to the docs function as its {guide} route does in AWS.
@@ -289,18 +300,18 @@ export async function startApiServer(
         url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
       const body = await readBody(req);
       if (body === undefined) {
-        send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
+        await send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
         return;
       }
       if (isMcp) {
         const event = toApiGatewayEvent(req, body, `${req.method} ${url.pathname}`, requestId);
-        send(res, await invokeLocally(mcp, event, lambdaContext(SUPPORT_FUNCTIONS.mcp.functionId, requestId)), requestId);
+        await send(res, await invokeLocally(mcp, event, lambdaContext(SUPPORT_FUNCTIONS.mcp.functionId, requestId)), requestId);
         return;
       }
       if (!route) {
         const routeKey = isGuide ? `GET ${GUIDES_ROUTE}` : isDocs ? `GET ${url.pathname}` : '$default';
         const event = toApiGatewayEvent(req, body, routeKey, requestId);
-        send(
+        await send(
           res,
           await invokeLocally(isDocs ? docs : catchAll, event, lambdaContext(isDocs ? 'ApiDocs' : 'CatchAll', requestId)),
           requestId,
@@ -308,7 +319,7 @@ export async function startApiServer(
         return;
       }
       const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);
-      send(res, await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId)), requestId);
+      await send(res, await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId)), requestId);
     } catch (error) {
       console.error(error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });

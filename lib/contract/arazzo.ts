@@ -1,7 +1,7 @@
 /**
  * The Arazzo 1.0 workflow "enrich a list and export" (issue #34): the
- * multi-call flow upload → create → quote → enrich → webhook or poll →
- * export, over the operations of the OpenAPI document (by operationId).
+ * multi-call flow upload → create → quote → enrich → results as they
+ * arrive → webhook or poll → export, over the operations of the OpenAPI document (by operationId).
  *
  * `npm run openapi:write` writes it to `docs/arazzo.json`;
  * `npm run openapi:check` fails when that file differs from this output;
@@ -65,15 +65,17 @@ export function buildArazzoDocument() {
     workflows: [
       {
         workflowId: 'enrichListAndExport',
-        summary: 'Upload an account list, create a campaign from it, quote and launch its enrichment, wait for it, export the results.',
+        summary:
+          'Upload an account list, create a campaign from it, quote and launch its enrichment, read its results as they arrive, wait for it, export the results.',
         description: [
           '1. `createUpload` presigns a PUT URL for the account-ID file.',
           `   \`uploadAccountList\` PUTs the file (one ID a line, optional header row, at most ${MAX_UPLOAD_BYTES / 1_000_000} MB) to that \`url\` with the \`Content-Type\` given: a plain HTTP PUT to storage, not an operation of this API (the step's \`x-operation\`, which Redocly Respect runs).`,
           '2. `createCampaign` with `accountIdsUploadId` (lists that fit a request body can send `accountIds` instead and skip step 1).',
           '3. `quoteCampaign`: the credits and capacity the launch would take; the workflow ends unless `outcome` is `launchable`.',
           '4. `enrichCampaign` charges the credits and starts the enrichment.',
-          '5. Wait for `enriched`: either a webhook endpoint subscribed to `campaign.enriched` receives the event (docs/asyncapi.json), or `getCampaign` is polled, as here, until `status` is `enriched`.',
-          '6. `exportCampaign` writes the CSV file and answers its presigned URL (valid until `urlExpiresAt`, never past `resultsExpireAt`).',
+          '5. `listCampaignResults` reads the contacts as JSON while the campaign enriches (docs/results.md): each account once, by `seq`; the next page asks `afterSeq` = `lastSeq` until `complete` (or `streamCampaignResults` streams them over one connection).',
+          '6. Wait for `enriched`: either a webhook endpoint subscribed to `campaign.enriched` receives the event (docs/asyncapi.json), or `getCampaign` is polled, as here, until `status` is `enriched`.',
+          '7. `exportCampaign` writes the CSV file and answers its presigned URL (valid until `urlExpiresAt`, never past `resultsExpireAt`).',
         ].join('\n'),
         inputs: {
           type: 'object',
@@ -141,6 +143,29 @@ export function buildArazzoDocument() {
             {
               idempotencyKey: 'enrich',
               outputs: { charged: '$response.body#/data/credits/charged' },
+            },
+          ),
+          step(
+            'readResults',
+            'listCampaignResults',
+            'Read the contacts as they arrive, as JSON (docs/results.md): a long poll from `afterSeq` 0 that answers as soon as accounts are readable, asked again until the attempt is `complete`. A list longer than one page (`limit`, at most 1,000) asks each next page with `afterSeq` = the answer’s `lastSeq`; `POST /v1/campaigns/results/stream` gives the same accounts over one connection.',
+            { campaignId: CAMPAIGN_ID, afterSeq: 0, limit: 1_000, waitSeconds: 20, hasEmail: true },
+            {
+              also: [bodyIs('$[?(@.data.complete == true)]')],
+              onFailure: [
+                {
+                  name: 'resultsStillArriving',
+                  type: 'retry',
+                  retryAfter: 1,
+                  retryLimit: 720,
+                  criteria: [bodyIs('$[?(@.data.complete == false)]')],
+                },
+              ],
+              outputs: {
+                attemptId: '$response.body#/data/attemptId',
+                lastSeq: '$response.body#/data/lastSeq',
+                accounts: '$response.body#/data/accounts',
+              },
             },
           ),
           step(

@@ -56,6 +56,8 @@ import { formatIssues } from '../http/issues';
 import { SETTINGS } from '../config';
 import type { DocumentedOperation, Operation } from '../http/operation';
 import { SCOPES } from '../http/scopes';
+import { STREAM_MEDIA_TYPES } from '../http/stream';
+import { ATTEMPT_ID_HEADER } from '../exports/stream';
 import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS, webhookOperationDocs } from '../webhooks/docs';
 import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas, eventFeedDoc } from './events';
 import { campaignOperationDocs } from '../campaigns/docs';
@@ -312,6 +314,13 @@ const HEADERS = {
     schema: { type: 'string', enum: ['true'] },
   },
   Allow: { description: 'The methods the path takes: `POST`.', required: true, schema: { type: 'string', enum: ['POST'] } },
+  // docs/results.md "The stream".
+  [ATTEMPT_ID_HEADER]: {
+    description:
+      'The attempt the streamed seqs belong to (`attemptId` of the results page). A resume answered with another attempt reads a new attempt: its seqs start again at 1, so read it from `afterSeq` 0.',
+    required: true,
+    schema: { type: 'string' },
+  },
 } as const;
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -498,7 +507,33 @@ const EMPTY_FORM = { type: 'object', properties: {}, additionalProperties: false
 
 const envelopeOf = (error: z.ZodType) => z.strictObject({ data: z.null(), error });
 
-function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObject {
+/** The media types of a streaming operation's success (lib/http/stream.ts), each describing one object of the stream. */
+function streamContent(operation: DocumentedOperation) {
+  const item = operation.streamItem ?? operation.response;
+  return {
+    [STREAM_MEDIA_TYPES.jsonl]: { schema: item },
+    [STREAM_MEDIA_TYPES.ndjson]: { schema: item },
+    [STREAM_MEDIA_TYPES.sse]: {
+      schema: {
+        type: 'string' as const,
+        description:
+          'Server-Sent Events: per object `event: <type>`, `data: <the object as one JSON line>` (the schema of the JSON Lines media types) and, for an account, `id: <seq>`; a keep-alive is a comment line (`: keepalive`).',
+      },
+    },
+  };
+}
+
+/** The `Last-Event-ID` header of a streaming operation: an SSE reconnect's position. */
+const LAST_EVENT_ID_PARAMETER = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  required: false,
+  description:
+    "An SSE reconnect: the `id:` of the last event received (an account's seq). The stream resumes after it; it takes precedence over `afterSeq`.",
+  schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+} as const;
+
+function operationObject(operation: DocumentedOperation, streamServerUrl: string | undefined): ZodOpenApiOperationObject {
   const codes = [
     ...new Set<ErrorCode>([
       'invalid_api_key',
@@ -529,14 +564,20 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
         ...(operation.idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
         'Test-Mode': headerRef('Test-Mode'),
       },
-      content: {
-        'application/json': {
-          schema: z.strictObject({ data: operation.response, error: z.null() }),
-          ...(responseExampleOf(operation) !== undefined ? { example: { data: responseExampleOf(operation), error: null } } : {}),
-        },
-      },
+      content: operation.streaming
+        ? streamContent(operation)
+        : {
+            'application/json': {
+              schema: z.strictObject({ data: operation.response, error: z.null() }),
+              ...(responseExampleOf(operation) !== undefined ? { example: { data: responseExampleOf(operation), error: null } } : {}),
+            },
+          },
     },
   };
+  if (operation.streaming) {
+    responses['200']!.description = 'The stream: JSON Lines, or Server-Sent Events on `Accept: text/event-stream`.';
+    responses['200']!.headers = { ...responses['200']!.headers, [ATTEMPT_ID_HEADER]: headerRef(ATTEMPT_ID_HEADER) };
+  }
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const schemas = statusCodes.map((code) => errorSchemas[code]);
     const error =
@@ -578,6 +619,21 @@ function operationObject(operation: DocumentedOperation): ZodOpenApiOperationObj
     // The scope the key needs (OpenAPI 3.1: a non-OAuth scheme's requirement lists the roles it needs).
     security: [{ apiKey: [operation.scope] }],
     ...(operation.idempotent ? { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] } : {}),
+    ...(operation.streaming ? { parameters: [LAST_EVENT_ID_PARAMETER] } : {}),
+    // A streaming operation is served at its own address in AWS (a function URL with response streaming; infra/stack.ts).
+    ...(operation.streaming && streamServerUrl
+      ? {
+          servers: [
+            {
+              url: streamServerUrl,
+              description:
+                streamServerUrl === LOCAL_SERVER_URL
+                  ? 'The local stack serves the stream itself; a deployment serves it at its own function URL (the stack output of the stream function).'
+                  : 'This deployment’s stream function (a Lambda function URL with response streaming).',
+            },
+          ],
+        }
+      : {}),
     requestBody: {
       required: !optionalBody,
       description: noFields
@@ -759,11 +815,13 @@ export function documented(operation: Operation): DocumentedOperation {
  * Builds the OpenAPI document of the given operations.
  * @param operations - every operation the API serves (each documented in its domain's docs.ts).
  * @param serverUrl - base URL shown in the document; the deployed and local docs routes pass the origin of the request.
+ * @param streamServerUrl - base URL of the streaming operations (docs/results.md "The stream"), their operation-level
+ *   `servers`: the deployed docs function passes the stream function's URL; locally the stack serves them itself.
  * @throws Error when an operation has no documentation.
  */
-export function buildOpenApiDocument(operations: readonly Operation[], serverUrl = LOCAL_SERVER_URL) {
+export function buildOpenApiDocument(operations: readonly Operation[], serverUrl = LOCAL_SERVER_URL, streamServerUrl = serverUrl) {
   const paths: ZodOpenApiPathsObject = {};
-  for (const operation of operations) paths[operation.path] = { post: operationObject(documented(operation)) };
+  for (const operation of operations) paths[operation.path] = { post: operationObject(documented(operation), streamServerUrl) };
   const document = createDocument({
     openapi: '3.1.0',
     info: {

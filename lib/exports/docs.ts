@@ -7,10 +7,15 @@
 import * as z from 'zod/mini';
 import { documentOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
-import { campaignResultsOperation, exportCampaignOperation } from './schema';
+import { campaignResultsOperation, exportCampaignOperation, streamCampaignResultsOperation } from './schema';
 import { PHONE_COLUMNS } from '../results/csv';
 import { RESULT_ACCOUNT_FIELDS, RESULT_CONTACT_FIELDS } from '../results/json';
 import type { ResultField } from '../warehouse/fields';
+import { SETTINGS } from '../config';
+
+/** The stream's keep-alive interval and longest duration by default (lib/config.ts), as the docs say them. */
+const KEEPALIVE_SECONDS = SETTINGS.resultsStreamKeepAliveSeconds.default as number;
+const PAUSE_MINUTES = (SETTINGS.resultsStreamMaxSeconds.default as number) / 60;
 
 /** `data` of export (docs/csv.md). */
 export const ExportResultSchema = z
@@ -48,29 +53,74 @@ const exampleOf = (fields: readonly ResultField[]) => Object.fromEntries(fields.
 export const ResultContactSchema = resultObject(RESULT_CONTACT_FIELDS).check(z.meta({ id: 'ResultContact' }));
 
 /** One account of the results, in seq order. */
-export const ResultAccountSchema = z
-  .strictObject({
-    seq: z
-      .int()
-      .check(
-        z.minimum(1),
-        z.maximum(Number.MAX_SAFE_INTEGER),
-        z.meta({ description: 'Its position in the attempt: 1, 2, 3, … gap-free, never reused.' }),
-      ),
-    accountId: z.string(),
-    outcome: z.enum(['found', 'not_found']).check(
+/** The fields of one account of the results (the page's item, and the stream's `account` object with its `type`). */
+const resultAccountShape = () => ({
+  seq: z
+    .int()
+    .check(
+      z.minimum(1),
+      z.maximum(Number.MAX_SAFE_INTEGER),
+      z.meta({ description: 'Its position in the attempt: 1, 2, 3, … gap-free, never reused.' }),
+    ),
+  accountId: z.string(),
+  outcome: z.enum(['found', 'not_found']).check(
+    z.meta({
+      description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).',
+    }),
+  ),
+  account: resultObject(RESULT_ACCOUNT_FIELDS),
+  contacts: z
+    .array(ResultContactSchema)
+    .check(
+      z.meta({ description: 'Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept.' }),
+    ),
+});
+
+/** One account of the results (docs/results.md). */
+export const ResultAccountSchema = z.strictObject(resultAccountShape()).check(z.meta({ id: 'ResultAccount' }));
+
+/**
+ * One object of the results stream (docs/results.md "The stream"): a JSON
+ * line, or the `data:` of a Server-Sent Event whose `event:` is its `type`
+ * (an account's `id:` is its seq; a keep-alive is an SSE comment).
+ */
+export const ResultsStreamObjectSchema = z
+  .discriminatedUnion('type', [
+    z
+      .strictObject({ type: z.literal('account'), ...resultAccountShape() })
+      .check(z.meta({ id: 'ResultsStreamAccount', description: 'One account, as the results page answers it, in seq order.' })),
+    z.strictObject({ type: z.literal('keepalive') }).check(
       z.meta({
-        description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).',
+        id: 'ResultsStreamKeepAlive',
+        description: `Nothing arrived for a while (${KEEPALIVE_SECONDS} s by default): the connection is alive.`,
       }),
     ),
-    account: resultObject(RESULT_ACCOUNT_FIELDS),
-    contacts: z
-      .array(ResultContactSchema)
+    z
+      .strictObject({
+        type: z.literal('end'),
+        lastSeq: count().check(z.meta({ description: 'The last seq of the attempt (= eligible).' })),
+        complete: z.literal(true),
+      })
+      .check(z.meta({ id: 'ResultsStreamEnd', description: 'The attempt is complete: every account was written. The stream closes.' })),
+    z
+      .strictObject({
+        type: z.literal('pause'),
+        lastSeq: count().check(
+          z.meta({
+            description:
+              'The seq of the last account written (or the position the stream started from): resume with `afterSeq` (or `Last-Event-ID`) = this.',
+          }),
+        ),
+        complete: z.literal(false),
+      })
       .check(
-        z.meta({ description: 'Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept.' }),
+        z.meta({
+          id: 'ResultsStreamPause',
+          description: `The stream reached its longest duration (${PAUSE_MINUTES} minutes by default), or the attempt ended without completing: the stream closes; resume from \`lastSeq\` (a resume of an attempt that failed or was canceled is refused with 409 \`results_not_ready\`).`,
+        }),
       ),
-  })
-  .check(z.meta({ id: 'ResultAccount' }));
+  ])
+  .check(z.meta({ id: 'ResultsStreamObject' }));
 
 const EXAMPLE_RESULT_ACCOUNT = {
   seq: 1,
@@ -118,10 +168,18 @@ export const exportOperationDocs = [
   documentOperation(campaignResultsOperation, {
     summary: 'Read results as they arrive',
     description:
-      "The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq` (and `attemptId`); stop when `complete`. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq`/`attemptId` of an attempt that is not the current one: 409 `results_not_ready` (`details.attemptId` names the current attempt: read it from `afterSeq` 0); expired: 410 `results_expired`.",
+      "The contacts of the campaign's current attempt as JSON, while it enriches and after: each eligible account gets a `seq` (1, 2, 3, … gap-free, never reused) once the workflow has processed its batch, and a page answers the accounts with `seq > afterSeq`, in seq order, at most `limit`. Ask the next page with `afterSeq = lastSeq`; stop when `complete`. An answer whose `attemptId` differs from the one your `afterSeq` came from is of a new attempt: read it from `afterSeq` 0. The filters and the cap act as in export, on contacts only (an account whose contacts are all filtered out appears with `contacts: []`); values are as stored, with no spreadsheet prefix. Long poll: with `waitSeconds`, while the campaign is `enriching` and nothing after `afterSeq` is readable, the call waits (one small read a second) and answers as soon as an account is, or with `accounts: []`. A draft (never launched, or its last attempt failed or was canceled: its results went with it), or an `afterSeq` beyond the current attempt's accounts: 409 `results_not_ready`; expired: 410 `results_expired`.",
     response: ResultsPageSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired'],
     example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', afterSeq: 0, limit: 100, waitSeconds: 20, hasEmail: true },
+  }),
+  documentOperation(streamCampaignResultsOperation, {
+    summary: 'Stream results as they arrive',
+    description: `The accounts of the results page, each with \`"type": "account"\`, in seq order as they become readable, until the attempt is complete: one connection instead of a long poll. The body is the results page's without \`limit\` and \`waitSeconds\`. \`Accept: application/jsonl\` (the default; \`application/x-ndjson\` too): one JSON object a line. \`Accept: text/event-stream\`: Server-Sent Events, \`event:\` the object's type, \`id:\` an account's seq; a reconnect with \`Last-Event-ID\` resumes after that seq (it takes precedence over \`afterSeq\`). While nothing arrives, a \`keepalive\` object (an SSE comment) every ${KEEPALIVE_SECONDS} s. The stream closes with \`{"type":"end","lastSeq":N,"complete":true}\` once the attempt is complete, or with \`{"type":"pause","lastSeq":N,"complete":false}\` after ${PAUSE_MINUTES} minutes: resume with \`afterSeq = lastSeq\`. The \`Attempt-Id\` header names the attempt the seqs belong to: a resume that answers another one read a new attempt (start again from 0). Refusals come before the first byte, as the envelope with its status, as for the results page. In AWS it is served by its own address (a Lambda function URL with response streaming, this operation's server), with the same key, scopes, limits, request IDs and test mode.`,
+    response: ResultsStreamObjectSchema,
+    streamItem: ResultsStreamObjectSchema,
+    errors: ['invalid_request', 'revoked_api_key', 'not_found', 'results_not_ready', 'results_expired'],
+    example: { campaignId: 'camp_7Hq2kXv9LmN3pR5sT8wYz', afterSeq: 0, hasEmail: true },
   }),
   documentOperation(exportCampaignOperation, {
     summary: 'Export campaign results as CSV',

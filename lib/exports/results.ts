@@ -162,6 +162,29 @@ export async function waitForSeq(
 }
 
 /**
+ * {@link openResults}, then the attempt's sequence head: where a reader of
+ * the results (page or stream) starts.
+ * @throws as {@link openResults}; ResultsNotReadyError (409) for a campaign
+ *   enriched before its results could be read as they arrive (no sequence: export it).
+ */
+export async function openReadable(
+  deps: Pick<ResultsDependencies, 'campaigns' | 'sequence'>,
+  organizationId: string,
+  campaignId: string,
+  position: ReaderPosition,
+): Promise<{ opened: OpenedResults; ref: { organizationId: string; campaignId: string; attemptId: string }; lastGiven: number }> {
+  const opened = await openResults(deps, organizationId, campaignId, position);
+  const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
+  const lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  if (opened.status === 'enriched' && lastGiven < opened.attempt.eligible) {
+    throw new ResultsNotReadyError(
+      'This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).',
+    );
+  }
+  return { opened, ref, lastGiven };
+}
+
+/**
  * `POST /v1/campaigns/results`: the accounts after `afterSeq`, in seq order,
  * at most `limit`; with `waitSeconds`, a long poll while none is readable.
  * @throws as {@link openResults}.
@@ -174,14 +197,7 @@ export async function listCampaignResults(
 ): Promise<ResultsPage> {
   const afterSeq = input.afterSeq ?? 0;
   const position = { afterSeq };
-  let opened = await openResults(deps, organizationId, input.campaignId, position);
-  const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
-  let lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
-  if (opened.status === 'enriched' && lastGiven < opened.attempt.eligible) {
-    throw new ResultsNotReadyError(
-      'This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).',
-    );
-  }
+  let { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, position);
   const wait = (input.waitSeconds ?? 0) * 1000;
   if (lastGiven <= afterSeq && opened.status === 'enriching' && lastGiven < opened.attempt.eligible && wait > 0) {
     lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal);

@@ -94,3 +94,23 @@ export const campaignResultsOperation = /* @__PURE__ */ defineOperation({
   scope: 'results:read',
   request: CampaignResultsRequest,
 });
+
+/** `POST /v1/campaigns/results/stream` body (docs/results.md "The stream"): the results' fields without `limit` and `waitSeconds`. */
+export const CampaignResultsStreamRequest = /* @__PURE__ */ treeShakable(() =>
+  z.strictObject({
+    campaignId: campaignId(),
+    ...positionFields(),
+    ...selectionFields(),
+  }),
+);
+
+/** Validated results stream request. */
+export type CampaignResultsStreamInput = z.output<typeof CampaignResultsStreamRequest>;
+
+export const streamCampaignResultsOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'streamCampaignResults',
+  path: '/v1/campaigns/results/stream',
+  scope: 'results:read',
+  request: CampaignResultsStreamRequest,
+  streaming: true,
+});

@@ -39,6 +39,14 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
    * A urlencoded or multipart body is refused (400 `invalid_request`), and the document lists JSON only.
    */
   jsonOnly?: boolean;
+  /**
+   * Whether a success is a stream of JSON objects rather than the `{data, error}` envelope
+   * (docs/results.md "The stream"): JSON Lines or Server-Sent Events as the `Accept` header asks
+   * (lib/http/stream.ts). Refusals before the first byte are the envelope as for every operation.
+   * In AWS its function answers through a function URL with response streaming (infra/stack.ts),
+   * not through the HTTP API.
+   */
+  streaming?: boolean;
   /** Maps a form body before validation (e.g. a multipart file part into a field). */
   fromForm?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -65,6 +73,11 @@ export interface OperationDocs {
    * docs/campaigns.md: `accountIdsFile` for `accountIds`), for the docs; `fromForm` reads them.
    */
   fileParts?: Record<string, { replaces: string; contentTypes: string[]; description: string }>;
+  /**
+   * A streaming operation's object (its `streaming` success, lib/http/stream.ts): the schema of one JSON line,
+   * and of an SSE event's `data:`. The document lists it under each stream media type.
+   */
+  streamItem?: z.core.$ZodType;
   /** Whether a success carries `Credits-Remaining` (the smb balance; docs/limits.md). */
   creditsRemaining?: boolean;
 }

@@ -24,6 +24,7 @@
  * success or an error, leaves the pipeline on a key not verified during the
  * request: what the use case left open is verified before answering.
  */
+import type { Readable } from 'node:stream';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -55,6 +56,7 @@ import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
+import { StreamedAnswer } from './stream';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (docs/limits.md#sizes), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -94,6 +96,8 @@ export interface RequestContext {
   testMode: boolean;
   /** API Gateway request id, also in every log line. */
   requestId: string;
+  /** The request's headers, names in lower case (what a use case negotiates on: `accept`, `last-event-id`; lib/http/stream.ts). */
+  headers: Readonly<Record<string, string | undefined>>;
   /**
    * Aborts 3 s before the function's timeout (lib/http/deadline.ts): the use
    * case stops its work there. Built on first read (the deadline is the
@@ -129,6 +133,23 @@ interface PipelineContext extends Context {
 
 /** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * The answer of a streaming operation's success (lib/http/stream.ts): the
+ * headers, and a body that is a Node stream of UTF-8 text instead of a string.
+ * Its refusals are the usual {@link APIGatewayProxyStructuredResultV2} with the envelope.
+ */
+export type StreamingResult = Omit<APIGatewayProxyStructuredResultV2, 'body'> & { body: Readable };
+
+/** The Lambda handler of a streaming operation: answers a {@link StreamingResult} on success (lib/lambda/streaming.ts carries it in AWS). */
+export type StreamingApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2 | StreamingResult>;
+
+/** Whether a handler's answer is a stream (a streaming operation's success). */
+export const isStreamingResult = (result: APIGatewayProxyStructuredResultV2 | StreamingResult): result is StreamingResult =>
+  typeof result.body === 'object' && result.body !== null;
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>;
 
@@ -555,6 +576,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
           keyCheck,
           testMode: isTestOrganizationId(keyCheck.organizationId),
           requestId: context.requestId ?? context.awsRequestId,
+          headers: _event.headers ?? {},
           get signal() {
             return (deadline ??= startDeadline(context, lambdaTimeout)).signal;
           },
@@ -569,6 +591,11 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
       }
       // The safety net: an answer never leaves on a key this request did not verify.
       await keyCheck.ensure();
+      // A streamed success (lib/http/stream.ts): everything that could be refused was, before its first byte.
+      if (data instanceof StreamedAnswer) {
+        const streamed: StreamingResult = { statusCode: 200, headers: data.headers(), body: data.body() };
+        return streamed as unknown as APIGatewayProxyStructuredResultV2;
+      }
       const answer = success(data);
       return options.headers ? { ...answer, headers: { ...answer.headers, ...options.headers(data) } } : answer;
     });

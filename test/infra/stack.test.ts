@@ -23,13 +23,24 @@ import {
 } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
 import { TOOL_FUNCTIONS_VARIABLE } from '../../mcp/lambda-caller';
-import { buildApp, ERASURE_MAX_RECEIVES, ERASURE_WORKER_TIMEOUT_MINUTES, STAGES, type CampaignEnrichmentStack } from '../../infra/stack';
+import {
+  buildApp,
+  ERASURE_MAX_RECEIVES,
+  ERASURE_WORKER_TIMEOUT_MINUTES,
+  STAGES,
+  STREAM_FUNCTION_TIMEOUT_SECONDS,
+  type CampaignEnrichmentStack,
+} from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, ORIGIN_VERIFY_SECRET_ENV } from '../../lib/http/source-address';
 import { SETTINGS } from '../../lib/config';
 import { newApiKey, newTestApiKey } from '../../lib/ids';
+
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { FUNCTION_NODE_OPTIONS, memoryOf } from '../../infra/memory';
+
+/** The routes behind the HTTP API: every route but the streaming ones (each at its own function URL). */
+const HTTP_API_ROUTES = API_ROUTES.filter((route) => !route.operation.streaming);
 
 const CDK_JSON = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
@@ -134,9 +145,9 @@ describe('CampaignEnrichment-dev', () => {
   it('routes POST <path> of every API route to that route’s own function', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    // Plus the docs routes, the $default catch-all, the MCP methods and GET /.well-known/jwks.json.
-    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length + 1);
-    for (const route of API_ROUTES) {
+    // Plus the docs routes, the $default catch-all, the MCP methods and GET /.well-known/jwks.json (the streaming routes are at their function URLs).
+    expect(Object.keys(routes)).toHaveLength(HTTP_API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length + 1);
+    for (const route of HTTP_API_ROUTES) {
       const [resource, ...others] = Object.values(routes).filter((r) => r.Properties.RouteKey === `POST ${route.operation.path}`);
       expect(others).toHaveLength(0);
       const integrationId = resource!.Properties.Target['Fn::Join'][1][1].Ref as string;
@@ -146,6 +157,26 @@ describe('CampaignEnrichment-dev', () => {
         IntegrationUri: { 'Fn::GetAtt': [logicalId(built.stack.functions.get(route.functionId)!.function), 'Arn'] },
       });
     }
+  });
+
+  it('serves each streaming operation from its own function URL in RESPONSE_STREAM mode (auth by our API key: AuthType NONE), not the HTTP API; its URL an output and the docs function’s RESULTS_STREAM_URL; the function outlives the longest stream', () => {
+    const streaming = API_ROUTES.filter((route) => route.operation.streaming);
+    expect(streaming.length).toBeGreaterThan(0);
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const route of streaming) {
+      const fn = built.stack.functions.get(route.functionId)!;
+      expect(functionOfRoute(`POST ${route.operation.path}`)).toBeUndefined();
+      template.hasResourceProperties('AWS::Lambda::Url', {
+        AuthType: 'NONE',
+        InvokeMode: 'RESPONSE_STREAM',
+        TargetFunctionArn: { 'Fn::GetAtt': [logicalId(fn.function), 'Arn'] },
+      });
+      expect(functions[logicalId(fn.function)]!.Properties.Timeout).toBe(STREAM_FUNCTION_TIMEOUT_SECONDS);
+      expect(STREAM_FUNCTION_TIMEOUT_SECONDS).toBeGreaterThan(SETTINGS.resultsStreamMaxSeconds.default as number);
+      expect(Object.keys(template.findOutputs(`${route.functionId}Url`))).toHaveLength(1);
+    }
+    const docs = functions[logicalId(built.stack.supportFunctions.docs.function)]!.Properties;
+    expect(docs.Environment.Variables[SETTINGS.resultsStreamUrl.env]).toBeDefined();
   });
 
   /** The function an HTTP API route key is integrated with (its logical ID), or undefined when no such route exists. */
@@ -221,7 +252,7 @@ describe('CampaignEnrichment-dev', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: memoryOf(route.functionId),
-        Timeout: 28,
+        Timeout: route.operation.streaming ? STREAM_FUNCTION_TIMEOUT_SECONDS : 28,
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogGroup: { Ref: logicalId(fn.logGroup) } },
@@ -466,7 +497,7 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only create (uploaded files), enrich, export, results, quote, accounts, the find-contacts and finish-recording tasks read the bucket', () => {
+  it('lets only create (uploaded files), enrich, export, results (page and stream), quote, accounts, the find-contacts and finish-recording tasks read the bucket', () => {
     const readers = [
       'CampaignsCreate',
       'CampaignsEnrich',
@@ -474,6 +505,7 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsQuote',
       'CampaignsAccounts',
       'CampaignsResults',
+      'CampaignsResultsStream',
       WORKFLOW_TASKS.findContacts.functionId,
       WORKFLOW_TASKS.finishRecording.functionId,
       'PrivacyErasureWorker',
@@ -936,9 +968,9 @@ describe('CampaignEnrichment-dev', () => {
           expect(
             lines.map((line) => line.slice(0, 2)),
             title,
-          ).toEqual(API_ROUTES.map(() => ['AWS/ApiGateway', metricName]));
+          ).toEqual(HTTP_API_ROUTES.map(() => ['AWS/ApiGateway', metricName]));
           expect(lines.map(dims), title).toEqual(
-            API_ROUTES.map((route) => ({ ApiId: api, Stage: '$default', Resource: route.operation.path, Method: 'POST' })),
+            HTTP_API_ROUTES.map((route) => ({ ApiId: api, Stage: '$default', Resource: route.operation.path, Method: 'POST' })),
           );
         }
       });

@@ -109,6 +109,20 @@ export async function call<T = any>(baseUrl: string, path: string, options: Call
     headers['content-type'] = 'application/json';
   }
   const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body });
-  const parsed = (await response.json()) as ApiResponse<T>['body'];
+  // A stream's success (docs/results.md "The stream") is not the envelope: JSON Lines become `data` as a list of objects.
+  const contentType = response.headers.get('content-type') ?? '';
+  const parsed = (
+    /^application\/(jsonl|x-ndjson)/.test(contentType)
+      ? {
+          data: (await response.text())
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line)),
+          error: null,
+        }
+      : /^text\/event-stream/.test(contentType)
+        ? { data: await response.text(), error: null }
+        : await response.json()
+  ) as ApiResponse<T>['body'];
   return { status: response.status, headers: response.headers, body: parsed, data: parsed.data as T, error: parsed.error };
 }

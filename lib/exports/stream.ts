@@ -1,0 +1,160 @@
+/**
+ * `POST /v1/campaigns/results/stream` (docs/results.md "The stream"): the
+ * accounts of the results page (./results.ts), each with `"type": "account"`,
+ * in seq order as they become readable, until the attempt is complete.
+ *
+ * The same reader as the page: the opening ({@link openReadable}, so every
+ * refusal is the page's, before the first byte), the accounts
+ * ({@link resultItems}) and the wait (one small read of the sequence head a
+ * second). While nothing arrives, a `keepalive` object every
+ * `RESULTS_STREAM_KEEPALIVE_SECONDS`; the stream closes with `end` once the
+ * attempt is complete, or with `pause` after `RESULTS_STREAM_MAX_SECONDS`
+ * (or when the attempt ends otherwise: failed or canceled), from which the
+ * reader resumes with its `lastSeq` (`afterSeq`, or `Last-Event-ID` for
+ * Server-Sent Events).
+ */
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { ApiError } from '../errors';
+import { deliverable, deliverAll, type Delivery } from '../results/deliverable';
+import type { ResultItem } from '../results/json';
+import { framingOf, lastEventIdOf, StreamedAnswer, type StreamObject } from '../http/stream';
+import { openReadable, openResults, resultItems, selectionOf, type OpenedResults, type ResultsDependencies } from './results';
+import type { CampaignResultsStreamInput } from './schema';
+
+/** The response header naming the attempt the streamed seqs belong to (the page's `attemptId`). */
+export const ATTEMPT_ID_HEADER = 'Attempt-Id';
+
+/** How a stream paces itself (the deployment's settings, lib/config.ts). */
+export interface StreamTiming {
+  /** A keep-alive after this long without an account (ms). */
+  keepAliveMs: number;
+  /** The stream pauses after this long (ms). */
+  maxMs: number;
+}
+
+/** The objects closing a stream: `end` (complete) or `pause` (resume from `lastSeq`). */
+export type StreamClose = { type: 'end'; lastSeq: number; complete: true } | { type: 'pause'; lastSeq: number; complete: false };
+
+/** What a results stream writes: the accounts, the keep-alives, and one closing object. */
+export type ResultsStreamObject = ({ type: 'account' } & ResultItem) | { type: 'keepalive' } | StreamClose;
+
+/** The request headers a stream reads: `accept` (the framing) and `last-event-id` (an SSE reconnect's position). */
+export type StreamHeaders = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Opens the results of a campaign as a stream. Everything that can be
+ * refused is refused here, before the answer's first byte: the campaign's
+ * state (as the page), the `Last-Event-ID` header (400).
+ *
+ * The reader's position is the `Last-Event-ID` header when present (an SSE
+ * reconnect), the body's `afterSeq` otherwise.
+ * @throws as {@link openReadable}; InvalidRequestError (400) for a `Last-Event-ID` that is not an integer ≥ 0.
+ */
+export async function streamCampaignResults(
+  deps: ResultsDependencies,
+  organizationId: string,
+  input: CampaignResultsStreamInput,
+  headers: StreamHeaders,
+  timing: StreamTiming,
+): Promise<StreamedAnswer> {
+  const framing = framingOf(headers.accept);
+  const afterSeq = lastEventIdOf(headers['last-event-id']) ?? input.afterSeq ?? 0;
+  const { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, { afterSeq });
+  const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+  return new StreamedAnswer(
+    framing,
+    (signal) => asStreamObjects(resultsStream(deps, { ...ref, opened, lastGiven }, afterSeq, delivery, timing, signal)),
+    { [ATTEMPT_ID_HEADER.toLowerCase()]: ref.attemptId },
+  );
+}
+
+/** The SSE `id:` of an account is its seq; a keep-alive is a comment. */
+async function* asStreamObjects(objects: AsyncIterable<ResultsStreamObject>): AsyncGenerator<StreamObject> {
+  for await (const data of objects) {
+    yield data.type === 'account' ? { data, id: data.seq } : data.type === 'keepalive' ? { data, keepAlive: true } : { data };
+  }
+}
+
+/**
+ * The stream's objects from `afterSeq` on: every readable account in seq
+ * order, a keep-alive when none came for `keepAliveMs`, then `end` or
+ * `pause`. Looks at the sequence head once a second while waiting (as the
+ * long poll), and at the campaign once per keep-alive (an attempt that
+ * failed or was canceled pauses the stream: the reader's resume is refused
+ * as the page refuses it).
+ */
+export async function* resultsStream(
+  deps: ResultsDependencies,
+  start: { organizationId: string; campaignId: string; attemptId: string; opened: OpenedResults; lastGiven: number },
+  afterSeq: number,
+  delivery: Delivery,
+  timing: StreamTiming,
+  signal: AbortSignal,
+): AsyncGenerator<ResultsStreamObject> {
+  const ref = { organizationId: start.organizationId, campaignId: start.campaignId, attemptId: start.attemptId };
+  const startedAt = Date.now();
+  const pauseAt = startedAt + timing.maxMs;
+  const eligible = start.opened.attempt.eligible;
+  let status = start.opened.status;
+  let lastGiven = start.lastGiven;
+  let position = afterSeq;
+  let lastWrite = startedAt;
+  const pause = (): StreamClose => ({ type: 'pause', lastSeq: position, complete: false });
+  /** The campaign still runs this attempt (its status now), or undefined when the attempt ended otherwise. */
+  const recheck = async () => {
+    try {
+      const opened = await openResults(deps, ref.organizationId, ref.campaignId, { afterSeq: position });
+      return opened.attempt.id === ref.attemptId ? opened.status : undefined;
+    } catch (error) {
+      if (error instanceof ApiError && error.statusCode < 500) return undefined;
+      throw error;
+    }
+  };
+  while (!signal.aborted) {
+    if (lastGiven > position) {
+      for await (const item of resultItems(deps, ref, position, lastGiven, delivery)) {
+        yield { type: 'account', ...item };
+        position = item.seq;
+        if (signal.aborted) return;
+        if (Date.now() >= pauseAt && position < lastGiven) {
+          yield pause();
+          return;
+        }
+      }
+      lastWrite = Date.now();
+    }
+    if (position >= eligible) {
+      // Every eligible account has its seq: complete once the attempt is enriched (its last step may still run).
+      if (status !== 'enriched') {
+        const now = await recheck();
+        if (now === undefined) {
+          yield pause();
+          return;
+        }
+        status = now;
+      }
+      if (status === 'enriched') {
+        yield { type: 'end', lastSeq: position, complete: true };
+        return;
+      }
+    }
+    if (Date.now() - lastWrite >= timing.keepAliveMs) {
+      yield { type: 'keepalive' };
+      lastWrite = Date.now();
+      const current = await recheck();
+      if (current === undefined) {
+        yield pause();
+        return;
+      }
+      status = current;
+    }
+    if (Date.now() >= pauseAt) {
+      yield pause();
+      return;
+    }
+    const wait = Math.max(1, Math.min(deps.pollMs ?? 1_000, lastWrite + timing.keepAliveMs - Date.now(), pauseAt - Date.now()));
+    await sleepFor(wait, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) return;
+    lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  }
+}
