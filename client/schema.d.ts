@@ -1964,10 +1964,15 @@ export interface components {
              */
             outcome: "found" | "not_found";
             account: {
+                /** @description Company name. */
                 name: string | null;
+                /** @description Web domain. */
                 domain: string | null;
+                /** @description Industry. */
                 industry: string | null;
+                /** @description Employees (a count). */
                 employeeCount: number | null;
+                /** @description Country, ISO 3166-1 alpha-2 as the warehouse holds it. */
                 country: string | null;
             };
             /** @description Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept. */
