@@ -64,6 +64,7 @@ import { exportOperationDocs } from '../exports/docs';
 import { organizationOperationDocs } from '../organizations/docs';
 import { uploadOperationDocs } from '../uploads/docs';
 import { privacyOperationDocs } from '../privacy/docs';
+import { auditOperationDocs } from '../audit/docs';
 
 /** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
 export const CONTACT = {
@@ -684,6 +685,7 @@ function webhooksSection(): ZodOpenApiPathsObject {
 const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
   [
     ...organizationOperationDocs,
+    ...auditOperationDocs,
     ...campaignOperationDocs,
     ...uploadOperationDocs,
     ...enrichmentOperationDocs,
