@@ -12,7 +12,7 @@ import { creditsRemaining, idempotentApiHandler, launchDependencies, enrichCampa
 export const enrichHandler = (expectedCharge?: number) =>
   idempotentApiHandler(
     enrichCampaignOperation,
-    async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork }) => {
+    async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork, auditItem }) => {
       try {
         return await enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), {
           requestId,
@@ -21,6 +21,7 @@ export const enrichHandler = (expectedCharge?: number) =>
           remainingMs,
           idempotentWork,
           expectedCharge,
+          auditItem,
         });
       } catch (error) {
         if (error instanceof LaunchChargeChangedError) return { chargeChanged: { accepted: error.expected, charge: error.charge } };

@@ -14,10 +14,9 @@
  *   changed nothing in the table, an error after a contributed item) is written
  *   by the pipeline once the answer is decided, before it is sent.
  */
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../db/conditional';
 
-/** One item of a TransactWriteItems (DocumentClient form). */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem };
 
 /** Who did what, when: the facts of an audited request the pipeline knows before the use case runs. */
 export interface RequestRecord {
