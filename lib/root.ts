@@ -371,7 +371,9 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
 };
 
 /** The audit log as the pipeline writes it (lib/audit/log.ts, docs/audit.md). */
-export const requestAudit: () => RequestAudit = /* @__PURE__ */ once(() => createRequestAudit({ client: ddb, tableName: config.tableName }));
+export const requestAudit: () => RequestAudit = /* @__PURE__ */ once(() =>
+  createRequestAudit({ client: ddb, tableName: config.tableName }),
+);
 
 /** Reads pages of the audit log (lib/audit/log.ts). */
 export const auditLog: () => AuditStore = /* @__PURE__ */ once(() => createAuditStore({ client: ddb, tableName: config.tableName }));

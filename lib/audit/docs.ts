@@ -12,25 +12,38 @@ import { listAuditOperation, OPERATOR_KEY_ID } from './schema';
 /** An audit-log entry (docs/audit.md). */
 export const AuditEntrySchema = z
   .strictObject({
-    id: z.string().check(z.meta({ description: 'Entry identifier (one per request or operator change).', example: 'aud_5nQw8RtY2kLp4ZxV7cMb3' })),
+    id: z
+      .string()
+      .check(z.meta({ description: 'Entry identifier (one per request or operator change).', example: 'aud_5nQw8RtY2kLp4ZxV7cMb3' })),
     at: timestamp().check(z.meta({ description: 'When the request arrived, or the operator made the change.' })),
-    keyId: z
-      .nullable(z.string())
+    keyId: z.nullable(z.string()).check(
+      z.meta({
+        description: `The acting API key's ID; \`${OPERATOR_KEY_ID}\` for an operator's change; null for a key from before key IDs.`,
+        example: 'key_3kTMd9nPq2ZbXw7vRfGh1',
+      }),
+    ),
+    operation: z
+      .string()
+      .check(
+        z.meta({ description: 'The operationId (`createCampaign`), or the operator command (`org:credits`).', example: 'createCampaign' }),
+      ),
+    requestId: z
+      .string()
       .check(
         z.meta({
-          description: `The acting API key's ID; \`${OPERATOR_KEY_ID}\` for an operator's change; null for a key from before key IDs.`,
-          example: 'key_3kTMd9nPq2ZbXw7vRfGh1',
+          description: 'The `X-Request-Id` of the answer; `ops_…` for an operator change.',
+          example: 'c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b',
         }),
       ),
-    operation: z.string().check(
-      z.meta({ description: 'The operationId (`createCampaign`), or the operator command (`org:credits`).', example: 'createCampaign' }),
-    ),
-    requestId: z.string().check(z.meta({ description: 'The `X-Request-Id` of the answer; `ops_…` for an operator change.', example: 'c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b' })),
-    idempotencyKey: z.nullable(z.string()).check(z.meta({ description: 'The request’s `Idempotency-Key`, if it sent one.', example: null })),
+    idempotencyKey: z
+      .nullable(z.string())
+      .check(z.meta({ description: 'The request’s `Idempotency-Key`, if it sent one.', example: null })),
     status: z.int().check(z.meta({ description: 'HTTP status of the answer (200 for an operator’s change).', example: 200 })),
     code: z.nullable(z.string()).check(z.meta({ description: 'The error code of a refusal; null on success.', example: null })),
     campaignId: z.nullable(campaignId()).check(z.meta({ description: 'The campaign the request named or created, if any.' })),
-    sourceIp: z.nullable(z.string()).check(z.meta({ description: 'The caller’s IP address; null for an operator’s change.', example: '203.0.113.7' })),
+    sourceIp: z
+      .nullable(z.string())
+      .check(z.meta({ description: 'The caller’s IP address; null for an operator’s change.', example: '203.0.113.7' })),
   })
   .check(z.meta({ id: 'AuditEntry' }));
 

@@ -170,7 +170,8 @@ export interface AuditStore {
 }
 
 /** The largest string below `position` in the order of `at#id` positions (which never hold U+FFFF). */
-const justBelow = (position: string) => `${position.slice(0, -1)}${String.fromCharCode(position.charCodeAt(position.length - 1) - 1)}\uffff`;
+const justBelow = (position: string) =>
+  `${position.slice(0, -1)}${String.fromCharCode(position.charCodeAt(position.length - 1) - 1)}\uffff`;
 
 /** Maps a stored entry item to an {@link AuditEntry} (its fields only, in their order). */
 const toEntry = (item: Record<string, unknown>): AuditEntry =>

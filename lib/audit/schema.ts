@@ -20,21 +20,22 @@ export const ListAuditRequest = /* @__PURE__ */ treeShakable(() =>
       filters: z.optional(
         z.strictObject({
           keyId: z.optional(
-            z
-              .string()
-              .check(
-                z.refine((value) => value === OPERATOR_KEY_ID || API_KEY_ID_PATTERN.test(value), {
-                  error: `must be a key ID ("key_" followed by 21 base58 characters) or "${OPERATOR_KEY_ID}"`,
-                }),
-                z.meta({ description: `Only the entries of this key (\`key_…\`), or \`${OPERATOR_KEY_ID}\` for the operator's changes.` }),
-              ),
+            z.string().check(
+              z.refine((value) => value === OPERATOR_KEY_ID || API_KEY_ID_PATTERN.test(value), {
+                error: `must be a key ID ("key_" followed by 21 base58 characters) or "${OPERATOR_KEY_ID}"`,
+              }),
+              z.meta({ description: `Only the entries of this key (\`key_…\`), or \`${OPERATOR_KEY_ID}\` for the operator's changes.` }),
+            ),
           ),
           operation: z.optional(
             z
               .string()
               .check(
                 z.regex(/^[a-zA-Z][a-zA-Z0-9:]{0,63}$/, { error: 'must be an operationId (e.g. createCampaign) or an operator command' }),
-                z.meta({ description: 'Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`).' }),
+                z.meta({
+                  description:
+                    'Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`).',
+                }),
               ),
           ),
           from: z.optional(timestamp().check(z.meta({ description: 'Only entries at or after this time (ISO 8601).' }))),

@@ -44,5 +44,8 @@ export async function listAuditEntries(
   const binding = { o: organizationId, f: JSON.stringify([filters.keyId, filters.operation, filters.from, filters.to]), l: limit };
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, deps.cursorSecret, binding);
   const [page] = await Promise.all([deps.audit.page({ organizationId, ...filters, limit, after }), keyCheck?.ensure()]);
-  return { entries: page.entries, nextCursor: page.next === undefined ? null : encodeCursor({ ...binding, a: page.next }, deps.cursorSecret) };
+  return {
+    entries: page.entries,
+    nextCursor: page.next === undefined ? null : encodeCursor({ ...binding, a: page.next }, deps.cursorSecret),
+  };
 }

@@ -73,7 +73,12 @@ export interface CampaignStore {
    * Applies changes to an API-created draft; refused otherwise (`current` tells why). With `alsoPut`
    * (the request's audit entry, docs/audit.md), in one transaction with those items, and the draft read back.
    */
-  updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges, alsoPut?: readonly TransactItem[]): Promise<ConditionalOutcome>;
+  updateDraft(
+    organizationId: string,
+    campaignId: string,
+    changes: CampaignChanges,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<ConditionalOutcome>;
   /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
   idsInStatus(organizationId: string, status: CampaignStatus): Promise<string[]>;
   /** One page of list items, newest first; `hasMore` when another page exists. */

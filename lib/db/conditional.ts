@@ -99,7 +99,8 @@ export async function putIf(
   input: PutCommandInput & { ConditionExpression: string },
   alsoPut: readonly TransactItem[] = [],
 ): Promise<WriteIfOutcome> {
-  if (alsoPut.length > 0) return writeWith(client, { Put: { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem, alsoPut);
+  if (alsoPut.length > 0)
+    return writeWith(client, { Put: { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem, alsoPut);
   try {
     await client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { ok: true };

@@ -127,7 +127,10 @@ export const keys = {
    * (newest first when read backwards). The entry's id is derived from its request, so the entry a
    * change wrote in its transaction and the one the pipeline writes after an error are the same item.
    */
-  auditEntry: (organizationId: string, entry: { at: string; id: string }) => ({ pk: `ORG#${organizationId}#AUDIT`, sk: `${entry.at}#${entry.id}` }),
+  auditEntry: (organizationId: string, entry: { at: string; id: string }) => ({
+    pk: `ORG#${organizationId}#AUDIT`,
+    sk: `${entry.at}#${entry.id}`,
+  }),
   /** The partition of {@link keys.auditEntry}. */
   auditEntries: (organizationId: string) => `ORG#${organizationId}#AUDIT`,
   /** Index keys of an audit entry for its filters ({@link AUDIT_INDEXES}); a request without a key ID has no key partitions. */

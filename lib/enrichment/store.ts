@@ -126,7 +126,13 @@ export interface EnrichmentStore {
     endedAt: string,
   ): Promise<number | false>;
   /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
-  requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date, alsoPut?: readonly TransactItem[]): Promise<boolean>;
+  requestCancel(
+    organizationId: string,
+    campaignId: string,
+    attemptId: string,
+    at: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<boolean>;
   /**
    * Removes a campaign's pending completion from the organization item, once
    * its history entries are written (lib/history/recency-pending.ts). A

@@ -100,7 +100,12 @@ export interface ApiKeyStore {
    * @returns the key as shown, and its secret (shown this once).
    * @throws NotFoundError for an unknown organization.
    */
-  issue(organizationId: string, details: NewKeyDetails, now?: Date, alsoPut?: readonly TransactItem[]): Promise<{ key: ApiKeyView; secret: string }>;
+  issue(
+    organizationId: string,
+    details: NewKeyDetails,
+    now?: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<{ key: ApiKeyView; secret: string }>;
   /**
    * A page of the organization's keys, by key ID (one Query of `limit + 1` items).
    * @param after - the key ID the previous page ended with.
@@ -121,7 +126,12 @@ export interface ApiKeyStore {
    * @throws NotFoundError when the organization has no such key.
    * @throws InvalidRequestError when the key is revoked.
    */
-  rotate(organizationId: string, keyId: string, now?: Date, alsoPut?: readonly TransactItem[]): Promise<{ key: ApiKeyView; secret: string }>;
+  rotate(
+    organizationId: string,
+    keyId: string,
+    now?: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<{ key: ApiKeyView; secret: string }>;
 }
 
 /** A stored key description as the API shows it. */
@@ -457,7 +467,10 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       if (!record) return false;
       // A key with a description: revoked by its ID (every secret of it, and the description).
       if (record.keyId && (await readDescription(record.organizationId, record.keyId)))
-        return (await this.revokeById(record.organizationId, record.keyId, new Date(), auditOf ? [auditOf(record.organizationId)] : [])) !== undefined;
+        return (
+          (await this.revokeById(record.organizationId, record.keyId, new Date(), auditOf ? [auditOf(record.organizationId)] : [])) !==
+          undefined
+        );
       const revokeItem = {
         TableName: tableName,
         Key: keys.apiKey(keyHash),

@@ -313,15 +313,19 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       for (;;) {
         const current = await get(keys.webhookEndpoint(organizationId, endpointId));
         if (!current) return undefined;
-        const outcome = await updateIf(client, {
-          TableName: tableName,
-          Key: keys.webhookEndpoint(organizationId, endpointId),
-          // Optimistic: a concurrent rotation makes this one start again from the secret it left.
-          ...updateParts(
-            { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
-            and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
-          ),
-        }, alsoPut);
+        const outcome = await updateIf(
+          client,
+          {
+            TableName: tableName,
+            Key: keys.webhookEndpoint(organizationId, endpointId),
+            // Optimistic: a concurrent rotation makes this one start again from the secret it left.
+            ...updateParts(
+              { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
+              and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
+            ),
+          },
+          alsoPut,
+        );
         if (outcome.ok) return toEndpoint(outcome.item);
         if (!outcome.old) return undefined;
       }

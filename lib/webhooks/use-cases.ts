@@ -132,7 +132,8 @@ export async function deleteWebhookEndpoint(
   endpointId: string,
   auditItem?: () => TransactItem,
 ) {
-  if (!(await deps.webhooks.deleteEndpoint(organizationId, endpointId, auditItem ? [auditItem()] : []))) throw new NotFoundError('webhook endpoint', endpointId);
+  if (!(await deps.webhooks.deleteEndpoint(organizationId, endpointId, auditItem ? [auditItem()] : [])))
+    throw new NotFoundError('webhook endpoint', endpointId);
   return { id: endpointId, deleted: true as const };
 }
 
@@ -145,7 +146,13 @@ export async function rotateWebhookSecret(
   auditItem?: () => TransactItem,
 ) {
   const expiresAt = new Date(now.getTime() + SECRET_OVERLAP_HOURS * 3_600_000).toISOString();
-  const endpoint = await deps.webhooks.rotateSecret(organizationId, endpointId, newWebhookSecret(), expiresAt, auditItem ? [auditItem()] : []);
+  const endpoint = await deps.webhooks.rotateSecret(
+    organizationId,
+    endpointId,
+    newWebhookSecret(),
+    expiresAt,
+    auditItem ? [auditItem()] : [],
+  );
   if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
   return {
     id: endpoint.id,
