@@ -27,14 +27,12 @@ export const AuditEntrySchema = z
       .check(
         z.meta({ description: 'The operationId (`createCampaign`), or the operator command (`org:credits`).', example: 'createCampaign' }),
       ),
-    requestId: z
-      .string()
-      .check(
-        z.meta({
-          description: 'The `X-Request-Id` of the answer; `ops_…` for an operator change.',
-          example: 'c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b',
-        }),
-      ),
+    requestId: z.string().check(
+      z.meta({
+        description: 'The `X-Request-Id` of the answer; `ops_…` for an operator change.',
+        example: 'c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b',
+      }),
+    ),
     idempotencyKey: z
       .nullable(z.string())
       .check(z.meta({ description: 'The request’s `Idempotency-Key`, if it sent one.', example: null })),

@@ -207,7 +207,7 @@ export function createAuditStore({ client, tableName }: { client: DynamoDBDocume
           TableName: tableName,
           ...(filtered ? { IndexName: index.indexName } : { ConsistentRead: true }),
           KeyConditionExpression: `#pk = :pk${range ? ` AND ${range.replace(sortKey, '#sk')}` : ''}`,
-          ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+          ExpressionAttributeNames: { '#pk': partitionKey, ...(range ? { '#sk': sortKey } : {}) },
           ExpressionAttributeValues: {
             ':pk': filtered ? keys.auditIndexPartition(organizationId, { keyId, operation }) : keys.auditEntries(organizationId),
             ...(lower !== undefined ? { ':lower': lower } : {}),

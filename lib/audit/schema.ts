@@ -28,15 +28,13 @@ export const ListAuditRequest = /* @__PURE__ */ treeShakable(() =>
             ),
           ),
           operation: z.optional(
-            z
-              .string()
-              .check(
-                z.regex(/^[a-zA-Z][a-zA-Z0-9:]{0,63}$/, { error: 'must be an operationId (e.g. createCampaign) or an operator command' }),
-                z.meta({
-                  description:
-                    'Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`).',
-                }),
-              ),
+            z.string().check(
+              z.regex(/^[a-zA-Z][a-zA-Z0-9:]{0,63}$/, { error: 'must be an operationId (e.g. createCampaign) or an operator command' }),
+              z.meta({
+                description:
+                  'Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`).',
+              }),
+            ),
           ),
           from: z.optional(timestamp().check(z.meta({ description: 'Only entries at or after this time (ISO 8601).' }))),
           to: z.optional(timestamp().check(z.meta({ description: 'Only entries at or before this time (ISO 8601).' }))),
