@@ -86,6 +86,7 @@ export const OPERATIONS = {
   exportCampaign: { path: '/v1/campaigns/export', idempotent: false },
   listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
+  listAuditEntries: { path: '/v1/org/audit', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
   listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
   createWebhookEndpoint: { path: '/v1/webhooks/create', idempotent: true },
@@ -264,6 +265,7 @@ const PAGED = {
   listKeys: 'keys',
   listSuppressions: 'suppressions',
   listErasures: 'erasures',
+  listAuditEntries: 'entries',
 } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
@@ -290,6 +292,8 @@ export type CampaignEnrichmentClient = { [O in OperationId]: Method<O> } & {
   events(request?: PageRequest<'listEvents'>): AsyncIterableIterator<ItemOf<'listEvents'>>;
   /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
   apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
+  /** Every entry of the organization's audit log (newest first, docs/audit.md), page after page, to the end. */
+  auditEntries(request?: PageRequest<'listAuditEntries'>): AsyncIterableIterator<ItemOf<'listAuditEntries'>>;
   /**
    * Every account of a campaign's results as they arrive (client/README.md "Results as they arrive"), in
    * seq order, each once. Pages by `afterSeq` (1,000 accounts a page); with
@@ -451,6 +455,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     campaigns: (request) => pages('listCampaigns', request),
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
+    auditEntries: (request) => pages('listAuditEntries', request),
     async *results(campaignId, resultsOptions = {}) {
       const { follow = false, afterSeq: start = 0, attemptId: startAttempt, ...selection } = resultsOptions;
       let afterSeq = start;
