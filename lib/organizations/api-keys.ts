@@ -20,7 +20,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
-import { hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
+import { derivedId, hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import type { ApiKeyRecord, KeyCheck, KeyCreditLimits } from '../http/auth';
 import { SCOPES, type Scope } from '../http/scopes';
@@ -195,26 +195,76 @@ export function issuedKeyItems(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    descriptionPut(tableName, {
+      organizationId,
+      keyId,
+      name: details.name ?? OPERATOR_KEY_NAME,
+      prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+      createdAt,
+      currentHash: keyHash,
+      ...scopes,
+      ...expiresAt,
+      ...limits,
+    }),
+  ] as const;
+}
+
+/** A key description's Put (what keys/list shows: `keys.apiKeyDescription`), conditional on being new. */
+const descriptionPut = (
+  tableName: string,
+  description: { organizationId: string; keyId: string; name: string; prefix: string; createdAt: string; currentHash: string } & Record<
+    string,
+    unknown
+  >,
+) => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...keys.apiKeyDescription(description.organizationId, description.keyId), type: 'apiKeyDescription', ...description },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The name keys/list shows for a key issued before key IDs (described by migration 006). */
+export const EARLIER_KEY_NAME = 'Key from before key IDs';
+
+/**
+ * The two writes that give a key issued before key IDs its ID and its description, so keys/list
+ * shows it (lib/migrations/api-key-descriptions.ts), for one transaction: the key item gets its
+ * `keyId` (only if it still has none), the description is written (only if new). The ID is derived
+ * from the key's hash, so a second run, or a run resumed after a crash, writes the same key. The
+ * secret is not known (only its hash is stored): the description's `prefix` is the secret's kind
+ * (`cek_` or `cek_test_`). No scopes are stored: the key keeps every scope (docs/authentication.md).
+ * @param keyItem - the key item as stored (DocumentClient form), without `keyId`.
+ */
+export function earlierKeyDescriptionItems(tableName: string, keyItem: Record<string, unknown>): TransactItem[] {
+  const keyHash = String(keyItem.keyHash);
+  const organizationId = String(keyItem.organizationId);
+  const keyId = derivedId('key', keyHash);
+  const copied = Object.fromEntries(
+    ['revokedAt', 'expiresAt', 'maxCreditsPerLaunch', 'monthlyCredits'].flatMap((field) =>
+      keyItem[field] === undefined ? [] : [[field, keyItem[field]]],
+    ),
+  );
+  return [
     {
-      Put: {
+      Update: {
         TableName: tableName,
-        Item: {
-          ...keys.apiKeyDescription(organizationId, keyId),
-          type: 'apiKeyDescription',
-          keyId,
-          organizationId,
-          name: details.name ?? OPERATOR_KEY_NAME,
-          prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
-          createdAt,
-          currentHash: keyHash,
-          ...scopes,
-          ...expiresAt,
-          ...limits,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Key: keys.apiKey(keyHash),
+        UpdateExpression: 'SET keyId = :keyId',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(keyId)',
+        ExpressionAttributeValues: { ':keyId': keyId },
       },
     },
-  ] as const;
+    descriptionPut(tableName, {
+      organizationId,
+      keyId,
+      name: EARLIER_KEY_NAME,
+      prefix: isTestOrganizationId(organizationId) ? 'cek_test_' : 'cek_',
+      createdAt: String(keyItem.createdAt),
+      currentHash: keyHash,
+      ...copied,
+    }),
+  ];
 }
 
 /** The limit attributes of a stored key item (copied onto a rotated key's new secret). */
