@@ -8,6 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createApiHandler } from '../lib/http/pipeline';
+import { defineOperation } from '../lib/http/operation';
+import { transactWrite } from '../lib/db/conditional';
+import { CampaignNotEditableError } from '../lib/errors';
+import { createRequestAudit } from '../lib/audit/log';
+import { serveHandler } from './support/serve-handler';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
@@ -259,3 +266,69 @@ describe('org/audit', () => {
     expect((await organizations().get(org.organizationId))?.id).toBe(org.organizationId);
   });
 });
+
+describe('the pipeline and a change that carries its entry', () => {
+  const operation = defineOperation({
+    operationId: 'auditedChangeTest',
+    scope: 'campaigns:write',
+    path: '/v1/test/audited-change',
+    audited: true,
+    request: z.strictObject({ mode: z.enum(['commit', 'conflict', 'nothing']), marker: z.string() }),
+  });
+  let lateWrites = 0;
+  const real = createRequestAudit({ client: ddb, tableName: config.tableName });
+  const audit = {
+    changeItem: real.changeItem,
+    writeAnswer: async (...args: Parameters<typeof real.writeAnswer>) => {
+      lateWrites++;
+      await real.writeAnswer(...args);
+    },
+  };
+  const markerKey = (marker: string) => ({ pk: `AUDITTEST#${marker}`, sk: 'MARKER' });
+  // The use case writes a marker item; with `conflict` the marker exists already, so its transaction fails.
+  const handler = createApiHandler(
+    operation,
+    async (input, { auditItem }) => {
+      if (input.mode === 'nothing') return { changed: false };
+      const outcome = await transactWrite(ddb, {
+        TransactItems: [
+          { Put: { TableName: config.tableName, Item: markerKey(input.marker), ConditionExpression: 'attribute_not_exists(pk)' } },
+          auditItem!(),
+        ],
+      });
+      if (!outcome.ok) throw new ConflictTestError();
+      return { changed: true };
+    },
+    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), audit },
+  );
+  const baseUrl = serveHandler(handler, { path: operation.path, functionName: 'AuditedChange' });
+
+  it('a success whose transaction carried its entry writes no other; a failed transaction leaves only its refusal; no change: a late entry', async () => {
+    const org = await newOrganization();
+    const marker = randomUUID();
+    const entryOf = async (response: ApiResponse) =>
+      (await storedItems(org.organizationId)).filter((item) => item.requestId === response.headers.get('x-request-id'));
+
+    const committed = await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { mode: 'commit', marker } });
+    expect(committed.status).toBe(200);
+    expect(lateWrites).toBe(0);
+    expect(await entryOf(committed)).toEqual([expect.objectContaining({ status: 200, code: null, operation: 'auditedChangeTest' })]);
+
+    const conflicted = await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { mode: 'conflict', marker } });
+    expect(conflicted.status).toBe(409);
+    expect(lateWrites).toBe(1);
+    expect(await entryOf(conflicted)).toEqual([expect.objectContaining({ status: 409, code: 'campaign_not_editable' })]);
+
+    const unchanged = await call(baseUrl(), operation.path, { apiKey: org.apiKey, body: { mode: 'nothing', marker } });
+    expect(unchanged.status).toBe(200);
+    expect(lateWrites).toBe(2);
+    expect(await entryOf(unchanged)).toEqual([expect.objectContaining({ status: 200, code: null })]);
+  });
+});
+
+/** A refusal of the test operation's failed transaction (any 409 the document knows). */
+class ConflictTestError extends CampaignNotEditableError {
+  constructor() {
+    super('enriching');
+  }
+}
