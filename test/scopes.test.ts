@@ -31,6 +31,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   exportCampaign: 'results:read',
   listCampaignResults: 'results:read',
   listLedger: 'ledger:read',
+  listAuditEntries: 'usage:read',
   createWebhookEndpoint: 'webhooks:manage',
   listWebhookEndpoints: 'webhooks:manage',
   deleteWebhookEndpoint: 'webhooks:manage',

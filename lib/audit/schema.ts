@@ -21,7 +21,7 @@ export const ListAuditRequest = /* @__PURE__ */ treeShakable(() =>
         z.strictObject({
           keyId: z.optional(
             z.string().check(
-              z.refine((value) => value === OPERATOR_KEY_ID || API_KEY_ID_PATTERN.test(value), {
+              z.regex(new RegExp(`^(${OPERATOR_KEY_ID}|${API_KEY_ID_PATTERN.source.slice(1, -1)})$`), {
                 error: `must be a key ID ("key_" followed by 21 base58 characters) or "${OPERATOR_KEY_ID}"`,
               }),
               z.meta({ description: `Only the entries of this key (\`key_…\`), or \`${OPERATOR_KEY_ID}\` for the operator's changes.` }),
