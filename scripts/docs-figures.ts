@@ -193,12 +193,45 @@ function errorCodesBlock(): string {
   ].join('\n');
 }
 
+/**
+ * The per-source limits of the web ACL in front of each stage (infra/edge.ts) against the stage's throttle and one
+ * organization's limit (docs/deploy.md, "Edge protection").
+ */
+function edgeBlock(): string {
+  const rows = stageNames.map((stage) => {
+    const edge = STAGES[stage].edge;
+    return `| ${stage} | ${count(edge.anonymousPerAddress)} per ${count(edge.windowSeconds)} s | ${count(edge.perAddress)} per ${count(edge.windowSeconds)} s |`;
+  });
+  const prod = STAGES.prod;
+  const anonymousPerSecond = prod.edge.anonymousPerAddress / prod.edge.windowSeconds;
+  const perAddressPerSecond = prod.edge.perAddress / prod.edge.windowSeconds;
+  return [
+    '| stage | requests without an API key, per address | all requests, per address |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    'The arithmetic (prod):',
+    '',
+    `- One address without a key sends at most ${count(anonymousPerSecond)}/s averaged over the window,`,
+    `  **${percent(anonymousPerSecond, prod.throttle.rateLimit)}** of the stage's ${count(prod.throttle.rateLimit)}/s: it takes **${count(Math.ceil(prod.throttle.rateLimit / anonymousPerSecond))}** such addresses`,
+    "  at once to reach the stage's throttle: traffic without a well-formed key from one client",
+    '  can no longer spend it for everyone (a well-formed but unknown or revoked key counts',
+    '  under the per-address limit below).',
+    `- One address with keys sends at most ${count(perAddressPerSecond)}/s: ${count(perAddressPerSecond / orgPerSecond)} organizations at their own`,
+    `  limit (${count(orgPerSecond)}/s each) behind one address (an integration platform, a NAT) are never`,
+    `  blocked; a single address reaches **${percent(perAddressPerSecond, prod.throttle.rateLimit)}** of the stage's throttle at most.`,
+    `- Over either limit the edge answers \`429\` with the API's own \`rate_limited\` envelope and`,
+    `  \`Retry-After: ${count(prod.edge.windowSeconds)}\` (the window), without reaching API Gateway or any function.`,
+  ].join('\n');
+}
+
 /** Generators of whole blocks, by name. */
 export const BLOCKS: Record<string, () => string> = {
   'client-operations': clientOperationsBlock,
   'error-codes': errorCodesBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
+  'edge-protection': edgeBlock,
   'reserved-concurrency': reservedBlock,
   'rate-limit-headers': rateLimitHeadersBlock,
 };

@@ -22,7 +22,10 @@ import {
   sumAlarmNames,
 } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
-import { buildApp, type CampaignEnrichmentStack } from '../../infra/stack';
+import { buildApp, STAGES, type CampaignEnrichmentStack } from '../../infra/stack';
+import { ORIGIN_VERIFY_HEADER, ORIGIN_VERIFY_SECRET_ENV } from '../../lib/http/source-address';
+import { SETTINGS } from '../../lib/config';
+import { newApiKey, newTestApiKey } from '../../lib/ids';
 import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../../lib/objects';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
 import { FUNCTION_NODE_OPTIONS, memoryOf } from '../../infra/memory';
@@ -1168,5 +1171,115 @@ describe('webhook delivery (docs/webhooks.md)', () => {
       ['AWS/States', 'ExecutionsFailed', ref(built.stack.webhooks.delivery.stateMachine)],
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { 'Fn::GetAtt': [logicalId(built.stack.webhooks.deadLetterQueue), 'QueueName'] }],
     ]);
+  });
+});
+
+describe('edge protection (docs/deploy.md#edge-protection)', () => {
+  const built = synth('prod');
+  const edgeTemplate = Template.fromStack(built.edge);
+  const acl = Object.values(edgeTemplate.findResources('AWS::WAFv2::WebACL'))[0] as {
+    Properties: {
+      Scope: string;
+      Rules: {
+        Name: string;
+        Action: {
+          Block: {
+            CustomResponse: { ResponseCode: number; CustomResponseBodyKey: string; ResponseHeaders: { Name: string; Value: string }[] };
+          };
+        };
+        Statement: {
+          RateBasedStatement: {
+            Limit: number;
+            EvaluationWindowSec: number;
+            AggregateKeyType: string;
+            ScopeDownStatement?: { NotStatement: { Statement: { RegexMatchStatement: { RegexString: string } } } };
+          };
+        };
+      }[];
+      CustomResponseBodies: Record<string, { Content: string }>;
+    };
+  };
+
+  it('puts a CloudFront-scoped web ACL in us-east-1 with a per-address rule for keyless requests and one for all requests, at the stage settings', () => {
+    expect(built.edge.region).toBe('us-east-1');
+    expect(acl.Properties.Scope).toBe('CLOUDFRONT');
+    const byName = Object.fromEntries(acl.Properties.Rules.map((rule) => [rule.Name, rule])) as Record<
+      string,
+      (typeof acl.Properties.Rules)[number]
+    >;
+    expect(Object.keys(byName).sort()).toEqual(['AnonymousPerAddress', 'PerAddress']);
+    const edge = STAGES.prod.edge;
+    expect(byName.AnonymousPerAddress!.Statement.RateBasedStatement).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: edge.anonymousPerAddress,
+      EvaluationWindowSec: edge.windowSeconds,
+    });
+    expect(byName.PerAddress!.Statement.RateBasedStatement).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: edge.perAddress,
+      EvaluationWindowSec: edge.windowSeconds,
+    });
+    expect(edge.perAddress / edge.windowSeconds).toBeGreaterThan(
+      SETTINGS.rateLimitRequests.default / SETTINGS.rateLimitWindowSeconds.default,
+    );
+  });
+
+  it('counts as keyless exactly the requests without a well-formed API key', () => {
+    const rule = acl.Properties.Rules.find((each) => each.Name === 'AnonymousPerAddress')!;
+    const pattern = new RegExp(
+      rule.Statement.RateBasedStatement.ScopeDownStatement!.NotStatement.Statement.RegexMatchStatement.RegexString,
+    );
+    expect(pattern.test(`Bearer ${newApiKey()}`)).toBe(true);
+    expect(pattern.test(`Bearer ${newTestApiKey()}`)).toBe(true);
+    for (const keyless of ['', 'Bearer', 'Bearer cek_short', `Basic ${newApiKey()}`, `Bearer ${newApiKey()}x`])
+      expect(pattern.test(keyless), keyless).toBe(false);
+  });
+
+  it("blocks with the API's own 429 rate_limited envelope and Retry-After of the window", () => {
+    for (const rule of acl.Properties.Rules) {
+      const response = rule.Action.Block.CustomResponse;
+      expect(response.ResponseCode).toBe(429);
+      expect(response.ResponseHeaders).toEqual([{ Name: 'retry-after', Value: String(STAGES.prod.edge.windowSeconds) }]);
+      const body = JSON.parse(acl.Properties.CustomResponseBodies[response.CustomResponseBodyKey]!.Content);
+      expect(body).toMatchObject({
+        data: null,
+        error: {
+          code: 'rate_limited',
+          details: {
+            policy: 'requests',
+            limit: rule.Statement.RateBasedStatement.Limit,
+            retryAfterSeconds: STAGES.prod.edge.windowSeconds,
+          },
+        },
+      });
+    }
+  });
+
+  it('publishes the API through a CloudFront distribution behind that web ACL, forwarding every header but Host, caching nothing, proving itself with the origin secret', () => {
+    const distribution = Object.values(built.template.findResources('AWS::CloudFront::Distribution'))[0] as {
+      Properties: { DistributionConfig: Record<string, any> };
+    };
+    const config = distribution.Properties.DistributionConfig;
+    // A cross-stack reference to the edge stack's web ACL (an import in us-east-1).
+    expect(JSON.stringify(config.WebACLId)).toMatch(/ApiWebAcl/);
+    const [origin] = config.Origins;
+    expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    expect(origin.OriginCustomHeaders.map((header: { HeaderName: string }) => header.HeaderName)).toEqual([ORIGIN_VERIFY_HEADER]);
+    expect(config.DefaultCacheBehavior.AllowedMethods).toContain('POST');
+    expect(config.DefaultCacheBehavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad'); // Managed-CachingDisabled
+    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // Managed-AllViewerExceptHostHeader
+    const outputs = built.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(JSON.stringify(outputs.ApiUrl!.Value)).toContain('DomainName');
+  });
+
+  it('gives the origin secret to the API route functions only (they record the caller address), not to workflow tasks', () => {
+    const envOf = (functionId: string) => {
+      const fn = functionOf(built.stack, functionId).function;
+      const resource = built.template.toJSON().Resources[logicalId(fn)];
+      return (resource.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+    };
+    for (const route of API_ROUTES) expect(envOf(route.functionId), route.functionId).toHaveProperty(ORIGIN_VERIFY_SECRET_ENV);
+    for (const task of Object.values(WORKFLOW_TASKS))
+      expect(envOf(task.functionId), task.functionId).not.toHaveProperty(ORIGIN_VERIFY_SECRET_ENV);
   });
 });
