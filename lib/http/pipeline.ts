@@ -55,6 +55,7 @@ import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from './request-record';
+import { sourceAddressOf } from './source-address';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '../idempotency/key';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 
@@ -426,7 +427,8 @@ function recordOf(request: Request, operation: Operation, keyId: string | undefi
     keyId: keyId ?? null,
     requestId: request.context.requestId ?? request.context.awsRequestId,
     idempotencyKey,
-    sourceIp: request.event.requestContext?.http?.sourceIp || null,
+    // The caller's, not CloudFront's, when the request came through the edge (lib/http/source-address.ts).
+    sourceIp: sourceAddressOf(request.event) || null,
     at,
   };
 }
