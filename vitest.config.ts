@@ -15,10 +15,14 @@ export default defineConfig({
       POWERTOOLS_DEV: 'false',
       POWERTOOLS_METRICS_DISABLED: 'true',
       ...Object.fromEntries(
-        [SETTINGS.rateLimitRequests, SETTINGS.rateLimitWindowSeconds, SETTINGS.exportsPerHour, SETTINGS.uploadsPerHour].map((setting) => [
-          setting.env,
-          String(setting.default),
-        ]),
+        [
+          SETTINGS.rateLimitRequests,
+          SETTINGS.rateLimitWindowSeconds,
+          SETTINGS.exportsPerHour,
+          SETTINGS.uploadsPerHour,
+          SETTINGS.testRateLimitRequests,
+          SETTINGS.testAccountIdsPerDay,
+        ].map((setting) => [setting.env, String(setting.default)]),
       ),
     },
   },

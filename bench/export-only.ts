@@ -26,7 +26,6 @@ import { customAlphabet } from 'nanoid';
 import { startLocalStack } from '../infra/local/stack';
 import { buildBundle } from './lib/bundle';
 import { runExportLambda } from './lib/children';
-import { objectKeys } from '../lib/objects';
 
 const { values } = parseArgs({
   options: {
@@ -50,8 +49,7 @@ try {
   const { campaigns, results } = await import('../lib/root');
   const { encodePart, resultsPrefix } = await import('../lib/results/parts');
   const { newCampaignId } = await import('../lib/ids');
-  const { accountListKey } = await import('../lib/account-lists/account-list');
-  const { benchAccount, benchOrganization } = await import('./lib/fixtures');
+  const { benchAccount, benchEnrichedCampaign, benchOrganization } = await import('./lib/fixtures');
 
   const { organizationId, apiKey } = await benchOrganization('Bench export', N, N);
   const campaignId = newCampaignId();
@@ -80,34 +78,9 @@ try {
     }),
   );
   const writeS = (performance.now() - writeStarted) / 1000;
-  const now = Date.now();
-  await campaigns().create({
-    id: campaignId,
-    organizationId,
-    name: 'Bench export',
-    status: 'enriched',
-    createdVia: 'api',
-    excludeEnrichedWithinDays: null,
-    createdAt: new Date(now - 60_000).toISOString(),
-    accountsRequested: N,
-    accountsObjectKey: accountListKey(organizationId, campaignId),
-    accountsEligible: N,
-    accountsExcluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
-    creditsCharged: N,
-    lastEnrichment: null,
-    completedAt: new Date(now - 30_000).toISOString(),
-    resultsExpireAt: new Date(now + 86_400_000).toISOString(),
-    results: { totalAccounts: N, totalContactsFound: N * C, pctAccountsWithContact: C > 0 ? 1 : 0, pctAccountsWithMobile: C > 0 ? 1 : 0 },
-    attempt: {
-      id: attemptId,
-      startedAt: new Date(now - 60_000).toISOString(),
-      eligible: N,
-      charged: N,
-      creditsPerAccount: 1,
-      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, attemptId),
-      executionArn: `arn:aws:states:us-east-1:000000000000:execution:bench:${attemptId}`,
-    },
-  });
+  await campaigns().create(
+    benchEnrichedCampaign({ organizationId, campaignId, attemptId, name: 'Bench export', accounts: N, contacts: C }),
+  );
 
   // 3. The bundled export Lambda in its own process.
   await buildBundle('CampaignsExport', { entry: 'functions/campaigns-export.ts' }, path.join(TMP_DIR, 'bundles'));

@@ -43,6 +43,8 @@ const { values } = parseArgs({
     out: { type: 'string' },
     profile: { type: 'boolean', default: false },
     accounts: { type: 'string' },
+    // The largest history of the history module (full run: 1,000,000; the 10,000,000 point alone takes ~20 min on 2 cores).
+    'history-max': { type: 'string' },
   },
 });
 
@@ -55,8 +57,10 @@ const MODULES = [
   'list-page',
   'accounts-page',
   'limits',
+  'leases',
   'history',
   'scale',
+  'privacy',
   'test-mode',
   'readiness',
   'ops-cli',
@@ -79,6 +83,8 @@ const ALIASES: Record<string, ModuleName> = {
   health: 'readiness',
   'rate-limit': 'limits',
   'hostile-files': 'limits',
+  usage: 'leases',
+  'rate-leases': 'leases',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? [])
@@ -94,9 +100,9 @@ export const SIZES = quick
       listSmall: 100,
       listLarge: 1_000,
       listLapsed: 250,
-      historyCampaigns: 100,
-      historyCampaignSize: 10_000,
+      historyMax: 100_000,
       historyCrm: 100_000,
+      historyLargeCompletion: 10_000,
       sustainedSeconds: 5,
       coldRuns: 3,
       probeRuns: 2,
@@ -109,6 +115,10 @@ export const SIZES = quick
       limitSamples: 100,
       refusalCpuRuns: 100,
       hostileBytes: 10_000_000,
+      privacyCampaigns: 10,
+      privacyRows: 30_000,
+      privacyExportRows: 30_000,
+      privacyPageRuns: 10,
     }
   : {
       accounts: 100_000,
@@ -116,9 +126,9 @@ export const SIZES = quick
       listSmall: 100,
       listLarge: 10_000,
       listLapsed: 2_500,
-      historyCampaigns: 1_000,
-      historyCampaignSize: 100_000,
+      historyMax: values['history-max'] ? Number(values['history-max']) : 1_000_000,
       historyCrm: 1_000_000,
+      historyLargeCompletion: 100_000,
       sustainedSeconds: 30,
       coldRuns: 40,
       probeRuns: 5,
@@ -131,6 +141,10 @@ export const SIZES = quick
       limitSamples: 300,
       refusalCpuRuns: 500,
       hostileBytes: 50_000_000,
+      privacyCampaigns: 100,
+      privacyRows: 1_000_000,
+      privacyExportRows: 1_000_000,
+      privacyPageRuns: 30,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -239,16 +253,21 @@ try {
       }),
     );
   }
+  if (selected('leases')) {
+    const { runLeases } = await import('./figures/leases');
+    await timed('leases', () => runLeases(results, stack!, { windows: quick ? 2 : 6 }));
+  }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');
     await timed('history', () =>
       runHistory(results, stack!, {
-        // 0, a tenth and all of the prior campaigns; 0 and all of the CRM targets.
-        priorCampaigns: [0, SIZES.historyCampaigns / 10, SIZES.historyCampaigns],
-        campaignSize: SIZES.historyCampaignSize,
-        shift: 100,
-        crmTargets: [0, SIZES.historyCrm],
+        // Distinct accounts in the history (0: the floor), then the CRM scenario; completions of 1,000 and of the large size.
+        historySizes: quick
+          ? [0, SIZES.historyMax / 100, SIZES.historyMax / 10, SIZES.historyMax]
+          : [0, 100_000, 1_000_000, 10_000_000].filter((size) => size <= SIZES.historyMax),
+        crmTargets: SIZES.historyCrm,
         launchAccounts: 1_000,
+        largeCompletion: SIZES.historyLargeCompletion,
       }),
     );
   }
@@ -260,6 +279,17 @@ try {
         contactsPerAccount: SIZES.contactsPerAccount,
         tmpDir: TMP_DIR,
         profile: values.profile,
+      }),
+    );
+  }
+  if (selected('privacy')) {
+    const { runPrivacy } = await import('./figures/privacy');
+    await timed('privacy', () =>
+      runPrivacy(results, stack!, {
+        campaigns: SIZES.privacyCampaigns,
+        rows: SIZES.privacyRows,
+        exportRows: SIZES.privacyExportRows,
+        pageRuns: SIZES.privacyPageRuns,
       }),
     );
   }

@@ -74,6 +74,7 @@ export const OPERATIONS = {
   describeLimits: { path: '/v1/org/limits', idempotent: false },
   createKey: { path: '/v1/keys/create', idempotent: false },
   listKeys: { path: '/v1/keys/list', idempotent: false },
+  orgUsage: { path: '/v1/org/usage', idempotent: false },
   revokeKey: { path: '/v1/keys/revoke', idempotent: false },
   rotateKey: { path: '/v1/keys/rotate', idempotent: false },
   createCampaign: { path: '/v1/campaigns/create', idempotent: true },

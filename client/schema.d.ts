@@ -83,6 +83,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/org/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the organization's usage
+         * @description Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests are every authenticated request, refusals included, counted per key and day (a request a container had not written yet when it stopped is missing: at most a lease of the request rate per organization, docs/limits.md); credits are the ledger’s charges and refunds in the range. Campaign rows carry `requests: null`: requests are not counted per campaign. Keys from before key IDs are counted in day rows only.
+         */
+        post: operations["orgUsage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys/revoke": {
         parameters: {
             query?: never;
@@ -1355,10 +1375,10 @@ export interface components {
             message: string;
             details: {
                 /**
-                 * @description What was counted: authenticated requests, exports or uploads.
+                 * @description What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).
                  * @enum {string}
                  */
-                policy: "requests" | "exports" | "uploads";
+                policy: "requests" | "exports" | "uploads" | "testAccountIds";
                 /** @description Uses allowed per window. */
                 limit: number;
                 /** @description Length of the fixed window, in seconds. */
@@ -1462,6 +1482,82 @@ export interface components {
         ApiKeyPage: {
             keys: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
+        };
+        Usage: {
+            /**
+             * @description First UTC day of the range, as asked.
+             * @example 2026-11-01
+             */
+            from: string;
+            /**
+             * @description Last UTC day of the range, as asked.
+             * @example 2026-11-30
+             */
+            to: string;
+            rows: ({
+                /**
+                 * @description The UTC day (YYYY-MM-DD).
+                 * @example 2026-11-02
+                 */
+                day: string;
+                /**
+                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @example 1840
+                 */
+                requests: number | null;
+                /**
+                 * @description Credits charged by launches in the range.
+                 * @example 1200
+                 */
+                creditsCharged: number;
+                /**
+                 * @description Credits refunded in the range.
+                 * @example 35
+                 */
+                creditsRefunded: number;
+            } | {
+                /**
+                 * @description The API key (`key_…`).
+                 * @example key_3kTMd9nPq2ZbXw7vRfGh1
+                 */
+                keyId: string;
+                /**
+                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @example 1840
+                 */
+                requests: number | null;
+                /**
+                 * @description Credits charged by launches in the range.
+                 * @example 1200
+                 */
+                creditsCharged: number;
+                /**
+                 * @description Credits refunded in the range.
+                 * @example 35
+                 */
+                creditsRefunded: number;
+            } | {
+                /**
+                 * @description The campaign.
+                 * @example camp_7Hq2kXv9LmN3pR5sT8wYz
+                 */
+                campaignId: string;
+                /**
+                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @example 1840
+                 */
+                requests: number | null;
+                /**
+                 * @description Credits charged by launches in the range.
+                 * @example 1200
+                 */
+                creditsCharged: number;
+                /**
+                 * @description Credits refunded in the range.
+                 * @example 35
+                 */
+                creditsRefunded: number;
+            })[];
         };
         RevokedApiKey: {
             key: components["schemas"]["ApiKey"];
@@ -2048,7 +2144,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it as long as it still signs (the endpoint's current secret, or its previous one for 24 h after a rotation), never once it no longer signs.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
             secret?: string;
@@ -2107,7 +2203,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).
+             * @description Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it as long as it still signs (the endpoint's current secret, or its previous one for 24 h after a rotation), never once it no longer signs.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3mTCtQDu0M4=
              */
             secret?: string;
@@ -3090,6 +3186,224 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["ApiKeyPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    orgUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-01",
+                 *       "to": "2026-11-30",
+                 *       "groupBy": "key"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description First UTC day of the range (YYYY-MM-DD).
+                     * @example 2026-11-01
+                     */
+                    from: string;
+                    /**
+                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @example 2026-11-30
+                     */
+                    to: string;
+                    /**
+                     * @description One row per UTC day, per API key or per campaign.
+                     * @example day
+                     * @enum {string}
+                     */
+                    groupBy: "day" | "key" | "campaign";
+                };
+                /**
+                 * @example {
+                 *       "from": "2026-11-01",
+                 *       "to": "2026-11-30",
+                 *       "groupBy": "key"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description First UTC day of the range (YYYY-MM-DD).
+                     * @example 2026-11-01
+                     */
+                    from: string;
+                    /**
+                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @example 2026-11-30
+                     */
+                    to: string;
+                    /**
+                     * @description One row per UTC day, per API key or per campaign.
+                     * @example day
+                     * @enum {string}
+                     */
+                    groupBy: "day" | "key" | "campaign";
+                };
+                /**
+                 * @example {
+                 *       "from": "2026-11-01",
+                 *       "to": "2026-11-30",
+                 *       "groupBy": "key"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * @description First UTC day of the range (YYYY-MM-DD).
+                     * @example 2026-11-01
+                     */
+                    from: string;
+                    /**
+                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @example 2026-11-30
+                     */
+                    to: string;
+                    /**
+                     * @description One row per UTC day, per API key or per campaign.
+                     * @example day
+                     * @enum {string}
+                     */
+                    groupBy: "day" | "key" | "campaign";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-11-01",
+                     *         "to": "2026-11-30",
+                     *         "rows": [
+                     *           {
+                     *             "keyId": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "requests": 1840,
+                     *             "creditsCharged": 1200,
+                     *             "creditsRefunded": 35
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
                         error: null;
                     };
                 };

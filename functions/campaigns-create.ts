@@ -9,6 +9,7 @@ import {
   createCampaign,
   createCampaignOnce,
   readUploadedAccountIds,
+  testStorageQuota,
 } from '../lib/root';
 
 // Under an Idempotency-Key, a create that wrote its campaign answers that campaign again (docs/idempotency.md).
@@ -17,7 +18,7 @@ export const handler = idempotentApiHandler(
   async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal, idempotentWork, auditItem }) =>
     createCampaignOnce({ campaigns: campaigns() }, organizationId, idempotentWork, async (workItem) =>
       createCampaign(
-        { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists() },
+        { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists(), storageQuota: testStorageQuota },
         {
           organizationId,
           ...input,

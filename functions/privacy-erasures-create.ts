@@ -2,6 +2,9 @@
 import { createErasureOperation } from '../lib/privacy/schema';
 import { idempotentApiHandler, erasureCreateDependencies, createErasure } from '../lib/root';
 
-export const handler = idempotentApiHandler(createErasureOperation, (input, { organizationId, auditItem }) =>
-  createErasure(erasureCreateDependencies(), organizationId, input, new Date(), auditItem && (() => auditItem())),
+export const handler = idempotentApiHandler(
+  createErasureOperation,
+  (input, { organizationId, auditItem }) =>
+    createErasure(erasureCreateDependencies(), organizationId, input, new Date(), auditItem && (() => auditItem())),
+  { personalAnswers: true },
 );

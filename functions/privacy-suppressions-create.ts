@@ -2,6 +2,9 @@
 import { createSuppressionsOperation } from '../lib/privacy/schema';
 import { idempotentApiHandler, suppressions, createSuppressions } from '../lib/root';
 
-export const handler = idempotentApiHandler(createSuppressionsOperation, (input, { organizationId, auditItem }) =>
-  createSuppressions({ suppressions: suppressions() }, organizationId, input, new Date(), auditItem && (() => auditItem())),
+export const handler = idempotentApiHandler(
+  createSuppressionsOperation,
+  (input, { organizationId, auditItem }) =>
+    createSuppressions({ suppressions: suppressions() }, organizationId, input, new Date(), auditItem && (() => auditItem())),
+  { personalAnswers: true },
 );

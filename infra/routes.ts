@@ -3,7 +3,9 @@
  * stack, the local HTTP server and the OpenAPI document are built from this
  * list, so a route exists everywhere or nowhere.
  */
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Operation } from '../lib/http/operation';
 import { RENDERER_MODULE } from '../lib/http/docs';
 import {
@@ -11,6 +13,7 @@ import {
   describeLimitsOperation,
   describeOrganizationOperation,
   listKeysOperation,
+  orgUsageOperation,
   revokeKeyOperation,
   rotateKeyOperation,
 } from '../lib/organizations/schema';
@@ -60,6 +63,8 @@ export interface RoutePermissions {
   startsWorkflow?: boolean;
   /** Whether the function stops enrichment executions (cancel, docs/launch.md#canceling): `states:StopExecution` on this state machine's executions. */
   stopsWorkflow?: boolean;
+  /** Whether the function starts erasure jobs (docs/privacy.md "The erasure job"): `sqs:SendMessage` on the erasure queue. */
+  startsErasures?: boolean;
 }
 
 /** One API route and the handler file of its Lambda. */
@@ -83,6 +88,7 @@ export const API_ROUTES: ApiRoute[] = [
   { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
   { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
   { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
+  { operation: orgUsageOperation, entry: 'functions/org-usage.ts', functionId: 'OrgUsage', permissions: { table: 'read' } },
   { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
   { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
@@ -211,12 +217,12 @@ export const API_ROUTES: ApiRoute[] = [
     functionId: 'PrivacySuppressionsDelete',
     permissions: { table: 'readWrite' },
   },
-  // Create suppresses and records the erasure; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
+  // Create suppresses, records the erasure and sends its job to the erasure queue; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
   {
     operation: createErasureOperation,
     entry: 'functions/privacy-erasures-create.ts',
     functionId: 'PrivacyErasuresCreate',
-    permissions: { table: 'readWrite' },
+    permissions: { table: 'readWrite', startsErasures: true },
   },
   {
     operation: getErasureOperation,
@@ -248,19 +254,38 @@ export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) =>
   MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation),
 );
 
-/** Paths of the published contract and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
-export const DOCS_ROUTES = ['/openapi.json', '/asyncapi.json', '/docs', API_CATALOG_PATH, LLMS_TXT_PATH, SERVER_CARD_PATH] as const;
+/** The route of the guides the API reference links to (`GET /docs/<name>.md`, lib/http/docs.ts). */
+export const GUIDES_ROUTE = '/docs/{guide}';
+
+/** Paths of the published contract, the guides and the discovery documents (README.md, docs/agents.md), each a `GET` route of the docs function. */
+export const DOCS_ROUTES = [
+  '/openapi.json',
+  '/asyncapi.json',
+  '/docs',
+  GUIDES_ROUTE,
+  API_CATALOG_PATH,
+  LLMS_TXT_PATH,
+  SERVER_CARD_PATH,
+] as const;
+
+/** The guides of the repository's `docs/` folder (its `*.md` files), copied next to the docs function's handler. */
+const guideFiles = (): string[] => {
+  const folder = path.resolve(import.meta.dirname, '../docs');
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join(folder, name));
+};
 
 /** Functions besides the operations': the docs routes and the catch-all `$default` route (docs/errors.md, README.md). */
 export const SUPPORT_FUNCTIONS = {
   docs: {
     entry: 'functions/api-docs.ts',
     functionId: 'ApiDocs',
-    /** The renderer bundle the function inlines into the page, copied next to its handler. */
-    assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE)],
+    /** The renderer bundle the function inlines into the page, and the guides it serves, copied next to its handler. */
+    assetFiles: (): string[] => [createRequire(import.meta.url).resolve(RENDERER_MODULE), ...guideFiles()],
   },
   catchAll: { entry: 'functions/catch-all.ts', functionId: 'CatchAll' },
-  /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts). Served by the local stack; not yet in the CDK stack. */
+  /** `GET /.well-known/jwks.json`: the erasure receipts' public keys (lib/privacy/receipt.ts); in AWS it may only read the KMS key's public part (infra/stack.ts). */
   jwks: { entry: 'functions/privacy-jwks.ts', functionId: 'PrivacyJwks', path: '/.well-known/jwks.json' },
   /**
    * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):

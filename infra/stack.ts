@@ -27,8 +27,9 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { METRICS_NAMESPACE, RATE_LIMITED_METRIC } from '../lib/observability';
@@ -38,7 +39,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TABLE_DEFINITION } from '../lib/db/table';
-import { OBJECT_PREFIXES } from '../lib/objects';
+import { EXPIRING_KEY_PATTERNS, OBJECT_PREFIXES } from '../lib/objects';
 import { MAX_EXCLUDE_DAYS } from '../lib/campaigns/schema';
 import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
@@ -48,6 +49,32 @@ import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflo
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDistribution, EDGE_REGION, EdgeProtectionStack, type EdgeSettings } from './edge';
 import { ORIGIN_VERIFY_SECRET_ENV } from '../lib/http/source-address';
+
+/** Timeout of the erasure worker, in minutes (Lambda's longest): a job longer than this resumes on the next receive. */
+export const ERASURE_WORKER_TIMEOUT_MINUTES = 15;
+/** Receives of an erasure job's message before it goes to the dead-letter queue. */
+export const ERASURE_MAX_RECEIVES = 5;
+/**
+ * What the account may do with the receipt key through IAM: administer it
+ * and read its public key, never sign (only the worker's own key-policy
+ * statement allows kms:Sign).
+ */
+export const RECEIPT_KEY_ADMIN_ACTIONS = [
+  'kms:Create*',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+];
 
 /** A deployment of the stack. */
 export type DeploymentStage = 'dev' | 'prod';
@@ -147,6 +174,17 @@ export class CampaignEnrichmentStack extends Stack {
   readonly supportFunctions: { readonly docs: ServiceFunction; readonly catchAll: ServiceFunction; readonly mcp: ServiceFunction };
   /** The dashboard, the alarms and their SNS topic. */
   readonly monitoring: Monitoring;
+  /**
+   * The erasure job (docs/privacy.md "The erasure job"): the queue erasures/create sends each job to, its
+   * worker and dead-letter queue, the receipts' KMS signing key, and the JWKS function.
+   */
+  readonly erasures: {
+    queue: sqs.Queue;
+    deadLetterQueue: sqs.Queue;
+    worker: ServiceFunction;
+    receiptKey: kms.Key;
+    jwks: ServiceFunction;
+  };
   /** Webhook delivery (docs/webhooks.md): the stream dispatcher, the delivery state machine and its task, the dispatcher's dead-letter queue. */
   readonly webhooks: { dispatcher: ServiceFunction; deliver: ServiceFunction; delivery: WebhookDelivery; deadLetterQueue: sqs.Queue };
 
@@ -242,8 +280,14 @@ export class CampaignEnrichmentStack extends Stack {
       });
     }
 
-    // Routes with `startsWorkflow` get states:StartExecution and STATE_MACHINE_ARN.
-    const resources: RouteResources = { table: this.table, bucket: this.bucket, stateMachine: this.workflow.stateMachine };
+    this.erasures = this.createErasureJob(settings, environment, { table: this.table, bucket: this.bucket }, api);
+    // Routes with `startsWorkflow` get states:StartExecution and STATE_MACHINE_ARN; with `startsErasures`, sqs:SendMessage and ERASURE_QUEUE_URL.
+    const resources: RouteResources = {
+      table: this.table,
+      bucket: this.bucket,
+      stateMachine: this.workflow.stateMachine,
+      erasureQueue: this.erasures.queue,
+    };
 
     const functions = new Map<string, ServiceFunction>();
     const monitoredRoutes: MonitoredRoute[] = [];
@@ -405,6 +449,8 @@ export class CampaignEnrichmentStack extends Stack {
       supportFunctions: [
         { label: SUPPORT_FUNCTIONS.catchAll.functionId, function: catchAll.function },
         { label: SUPPORT_FUNCTIONS.docs.functionId, function: docs.function },
+        { label: SUPPORT_FUNCTIONS.jwks.functionId, function: this.erasures.jwks.function },
+        { label: 'PrivacyErasureWorker', function: this.erasures.worker.function },
       ],
       stateMachine: this.workflow.stateMachine,
       table: this.table,
@@ -438,6 +484,122 @@ export class CampaignEnrichmentStack extends Stack {
       value: this.monitoring.topic.topicArn,
       description: 'SNS topic of every alarm: subscribe to be notified',
     });
+  }
+
+  /**
+   * The erasure job on AWS services (docs/privacy.md "The erasure job"):
+   * erasures/create sends one message per job to a queue; its worker runs the
+   * job (lib/privacy/erasure.ts), saving progress on the job's item after each
+   * chunk of campaigns, so a redelivery (a failed or timed-out run: the
+   * visibility timeout is six times the worker's timeout) resumes it; after
+   * {@link ERASURE_MAX_RECEIVES} receives the message goes to the dead-letter
+   * queue (alarmed). The receipt is signed by an asymmetric KMS key
+   * (ECC_NIST_P256, SIGN_VERIFY) whose key policy lets only the worker sign;
+   * `GET /.well-known/jwks.json` is served by a function that may only read
+   * its public key.
+   */
+  private createErasureJob(
+    settings: StageSettings,
+    environment: Record<string, string>,
+    resources: RouteResources,
+    api: HttpApi,
+  ): CampaignEnrichmentStack['erasures'] {
+    const common = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+    // Key administration for the account, without kms:Sign: the key policy lets only the worker sign (below).
+    const receiptKey = new kms.Key(this, 'ReceiptKey', {
+      description: 'Signs erasure receipts (ES256); only the erasure worker may sign (docs/privacy.md)',
+      keySpec: kms.KeySpec.ECC_NIST_P256,
+      keyUsage: kms.KeyUsage.SIGN_VERIFY,
+      removalPolicy: settings.removalPolicy,
+      policy: new iam.PolicyDocument({
+        statements: [
+          new iam.PolicyStatement({
+            sid: 'KeyAdministration',
+            principals: [new iam.AccountRootPrincipal()],
+            actions: RECEIPT_KEY_ADMIN_ACTIONS,
+            resources: ['*'],
+          }),
+        ],
+      }),
+    });
+    const keyIds = { RECEIPT_PUBLISHED_KEY_IDS: receiptKey.keyArn };
+
+    const deadLetterQueue = new sqs.Queue(this, 'ErasureJobDeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: settings.removalPolicy,
+    });
+    Validations.of(deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter destination of the erasure queue; its messages are alarmed on and replayed by an operator (docs/privacy.md), never consumed automatically.',
+    });
+    const queue = new sqs.Queue(this, 'ErasureJobs', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.minutes(ERASURE_WORKER_TIMEOUT_MINUTES * 6),
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: ERASURE_MAX_RECEIVES },
+      removalPolicy: settings.removalPolicy,
+    });
+
+    const worker = new ServiceFunction(this, 'PrivacyErasureWorker', {
+      ...common,
+      entry: 'functions/privacy-erasure-worker.ts',
+      description: 'Erasure job: rewrites stored results without the person, deletes exports and saved answers, signs the receipt',
+      environment: { ...environment, ...keyIds, RECEIPT_KEY_ID: receiptKey.keyArn },
+      timeout: Duration.minutes(ERASURE_WORKER_TIMEOUT_MINUTES),
+    });
+    grantRoutePermissions(worker, { table: 'readWrite', bucket: 'readWrite', bucketKeys: [EXPIRING_KEY_PATTERNS[0]] }, resources);
+    // The exports of the campaigns that held the person (objects under exports/): deleted so their URLs stop working.
+    worker.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ExportDeletes',
+        actions: ['s3:DeleteObject'],
+        resources: [this.bucket.arnForObjects(`${OBJECT_PREFIXES.exports}*`)],
+      }),
+    );
+    worker.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'ExportList', actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    Validations.of(worker.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.bucket.node.defaultChild as CfnResource)}.Arn>/${OBJECT_PREFIXES.exports}*]`,
+      reason:
+        'Export files are named per organization, campaign and export at run time; deletes are limited to this bucket’s export files.',
+    });
+    worker.function.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+    // Only the worker signs: in the key policy (the account's IAM cannot grant kms:Sign on this key) and in its role.
+    receiptKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'ErasureWorkerSigns',
+        principals: [worker.role],
+        actions: ['kms:Sign', 'kms:GetPublicKey'],
+        resources: ['*'],
+      }),
+    );
+    worker.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'ReceiptSigning', actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [receiptKey.keyArn] }),
+    );
+
+    const jwks = new ServiceFunction(this, SUPPORT_FUNCTIONS.jwks.functionId, {
+      ...common,
+      entry: SUPPORT_FUNCTIONS.jwks.entry,
+      description: `Erasure receipts' public keys: GET ${SUPPORT_FUNCTIONS.jwks.path}`,
+      environment: { POWERTOOLS_LOG_LEVEL: settings.logLevel, ...keyIds },
+    });
+    receiptKey.addToResourcePolicy(
+      new iam.PolicyStatement({ sid: 'JwksReadsPublicKey', principals: [jwks.role], actions: ['kms:GetPublicKey'], resources: ['*'] }),
+    );
+    jwks.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'ReceiptPublicKey', actions: ['kms:GetPublicKey'], resources: [receiptKey.keyArn] }),
+    );
+    api.addRoutes({
+      path: SUPPORT_FUNCTIONS.jwks.path,
+      methods: [HttpMethod.GET],
+      integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.jwks.functionId}Integration`, jwks.function),
+    });
+    return { queue, deadLetterQueue, worker, receiptKey, jwks };
   }
 
   /**

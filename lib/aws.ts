@@ -7,6 +7,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 // Read once; plain values keep the pure client constructions below removable.
 const DYNAMODB_ENDPOINT = process.env.DYNAMODB_ENDPOINT || undefined;
@@ -46,3 +48,11 @@ let sfnClient: SFNClient | undefined;
  * first use: the local endpoint's address is known only once it listens.
  */
 export const sfn = (): SFNClient => (sfnClient ??= new SFNClient({ endpoint: process.env.SFN_ENDPOINT || undefined }));
+
+let kmsClient: KMSClient | undefined;
+/** KMS client (the erasure receipts' signing key in AWS), built on first use: only the erasure worker and the JWKS function call it. */
+export const kms = (): KMSClient => (kmsClient ??= new KMSClient({}));
+
+let sqsClient: SQSClient | undefined;
+/** SQS client (erasures/create sends a job to the erasure queue in AWS), built on first use. */
+export const sqs = (): SQSClient => (sqsClient ??= new SQSClient({}));

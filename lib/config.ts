@@ -132,6 +132,27 @@ export const SETTINGS = {
     docs: 'docs/limits.md',
     meaning: 'Length of the request-rate window.',
   },
+  testRateLimitRequests: {
+    env: 'TEST_RATE_LIMIT_REQUESTS',
+    kind: 'integer',
+    default: 100,
+    min: 1,
+    unit: 'requests',
+    setBy: 'operator',
+    docs: 'docs/test-mode.md',
+    meaning:
+      "Authenticated requests an organization's test twin may make per window (its own counter, smaller than the live default; the operator overrides it per twin).",
+  },
+  testAccountIdsPerDay: {
+    env: 'TEST_ACCOUNT_IDS_PER_DAY',
+    kind: 'integer',
+    default: 2_000_000,
+    min: 1,
+    unit: 'account IDs',
+    setBy: 'operator',
+    docs: 'docs/test-mode.md',
+    meaning: "Account IDs a test twin's campaign creates may store per UTC day (test storage; live campaigns have no such quota).",
+  },
   exportsPerHour: {
     env: 'EXPORTS_PER_HOUR',
     kind: 'integer',
@@ -227,6 +248,29 @@ export const SETTINGS = {
     docs: 'docs/privacy.md',
     meaning:
       'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.',
+  },
+  receiptKeyId: {
+    env: 'RECEIPT_KEY_ID',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/privacy.md',
+    meaning:
+      'The KMS key (ARN) that signs erasure receipts; set only on the erasure worker. Unset on the local stack, which signs with PRIVACY_SIGNING_KEY_FILE.',
+  },
+  receiptPublishedKeyIds: {
+    env: 'RECEIPT_PUBLISHED_KEY_IDS',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/privacy.md',
+    meaning:
+      'Comma-separated KMS keys (ARNs) whose public parts GET /.well-known/jwks.json serves: the signing key and retired ones. Unset on the local stack.',
+  },
+  erasureQueueUrl: {
+    env: 'ERASURE_QUEUE_URL',
+    kind: 'text',
+    setBy: 'stack',
+    docs: 'docs/privacy.md',
+    meaning: 'The SQS queue erasures/create sends each new erasure job to; unset on the local stack, which runs jobs in its own process.',
   },
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -328,6 +372,14 @@ export const config = {
   get rateLimitWindowSeconds(): number {
     return numberSetting(SETTINGS.rateLimitWindowSeconds);
   },
+  /** {@link SETTINGS}.testRateLimitRequests. */
+  get testRateLimitRequests(): number {
+    return numberSetting(SETTINGS.testRateLimitRequests);
+  },
+  /** {@link SETTINGS}.testAccountIdsPerDay. */
+  get testAccountIdsPerDay(): number {
+    return numberSetting(SETTINGS.testAccountIdsPerDay);
+  },
   /** {@link SETTINGS}.exportsPerHour. */
   get exportsPerHour(): number {
     return numberSetting(SETTINGS.exportsPerHour);
@@ -365,5 +417,20 @@ export const config = {
   /** {@link SETTINGS}.privacySigningKeyFile. */
   get privacySigningKeyFile(): string {
     return requiredText(SETTINGS.privacySigningKeyFile);
+  },
+  /** {@link SETTINGS}.receiptKeyId: unset on the local stack and on every function but the erasure worker. */
+  get receiptKeyId(): string | undefined {
+    return process.env[SETTINGS.receiptKeyId.env] || undefined;
+  },
+  /** {@link SETTINGS}.receiptPublishedKeyIds: empty on the local stack. */
+  get receiptPublishedKeyIds(): string[] {
+    return (process.env[SETTINGS.receiptPublishedKeyIds.env] ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0);
+  },
+  /** {@link SETTINGS}.erasureQueueUrl: unset on the local stack. */
+  get erasureQueueUrl(): string | undefined {
+    return process.env[SETTINGS.erasureQueueUrl.env] || undefined;
   },
 };

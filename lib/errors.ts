@@ -332,8 +332,14 @@ export class SuppressionLockedError extends ApiError {
   }
 }
 
-/** What a rate limit counts (docs/limits.md): authenticated requests, exports or uploads. */
-export type RateLimitPolicy = 'requests' | 'exports' | 'uploads';
+/**
+ * What a rate limit counts (docs/limits.md): authenticated requests, exports, uploads, or the account IDs a test
+ * twin's creates store per day (docs/test-mode.md, "Limits of test mode").
+ */
+export const RATE_LIMIT_POLICIES = ['requests', 'exports', 'uploads', 'testAccountIds'] as const;
+
+/** One of {@link RATE_LIMIT_POLICIES}. */
+export type RateLimitPolicy = (typeof RATE_LIMIT_POLICIES)[number];
 
 /**
  * 429 `rate_limited`: the organization used its `limit` of `policy` in the
@@ -344,7 +350,7 @@ export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
   constructor(figures: { policy: RateLimitPolicy; limit: number; windowSeconds: number; retryAfterSeconds: number }) {
     const retryAfterSeconds = retryAfterHeader(figures.retryAfterSeconds);
-    const what = figures.policy === 'requests' ? 'requests' : figures.policy;
+    const what = figures.policy === 'testAccountIds' ? 'test account IDs' : figures.policy;
     super(
       'rate_limited',
       `The organization has used its ${figures.limit} ${what} per ${figures.windowSeconds} s; retry in ${retryAfterSeconds} s.`,

@@ -10,12 +10,15 @@
  * keeps only what its handler calls.
  */
 import type * as z from 'zod/mini';
-import { ddb, s3, s3Presigner, sfn } from './aws';
+import { ddb, kms, s3, s3Presigner, sfn, sqs } from './aws';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext } from './http/pipeline';
 import { ApiKeyCache } from './http/auth';
+import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
+import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
@@ -50,7 +53,7 @@ import { testWarehouse } from './test-mode/accounts';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { suppressionPolicy } from './privacy/deliverable';
-import { createFileReceiptSigner, type ReceiptSigner } from './privacy/receipt';
+import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
 import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
 import type { VendorErasureDependencies } from './privacy/vendor';
@@ -244,14 +247,18 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   organizations: organizations(),
   enrichment: enrichment(),
   workflow: workflow(),
+  accountHistoryFor,
   organizationIds: () => ledger().organizationIds(),
   graceSeconds: config.reconcileGraceSeconds,
   objects: objects(),
 });
 
-/** The deployment's limits (docs/limits.md; settings of lib/config.ts). */
-export const limitDefaults = (): LimitDefaults => ({
-  requests: config.rateLimitRequests,
+/**
+ * The deployment's limits of an organization (docs/limits.md; settings of lib/config.ts): a test twin's request
+ * limit is `TEST_RATE_LIMIT_REQUESTS`, smaller than the live one (docs/test-mode.md, "Limits of test mode").
+ */
+export const limitDefaults = (organizationId: string): LimitDefaults => ({
+  requests: forMode(organizationId, { live: () => config.rateLimitRequests, test: () => config.testRateLimitRequests }),
   windowSeconds: config.rateLimitWindowSeconds,
   exportsPerHour: config.exportsPerHour,
   uploadsPerHour: config.uploadsPerHour,
@@ -282,18 +289,50 @@ export const hourlyQuota =
     });
   };
 
+/**
+ * A test twin's storage quota (docs/test-mode.md, "Limits of test mode"): the account IDs its creates store,
+ * counted per UTC day against `TEST_ACCOUNT_IDS_PER_DAY` (one conditional UpdateItem); none for a live organization.
+ * @throws RateLimitedError (429 `rate_limited`, policy `testAccountIds`) past it.
+ */
+export const testStorageQuota = async (organizationId: string, accountIds: number): Promise<QuotaUse | undefined> =>
+  forMode<Promise<QuotaUse | undefined>>(organizationId, {
+    live: async () => undefined,
+    test: () =>
+      takeQuota(
+        limitCounter(),
+        organizationId,
+        'testAccountIds',
+        { limit: config.testAccountIdsPerDay, windowSeconds: 86_400 },
+        Date.now(),
+        accountIds,
+      ),
+  });
+
 /** What `POST /v1/org/limits` needs. */
 export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
 
-/** The request-rate limit of this process (one per container): counts in the table, policies from the organization items. */
-const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(
-  () =>
-    new RequestLimiter({
-      counter: limitCounter(),
-      policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
-      defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
-    }),
-);
+/** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
+export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
+
+/** Each API key's last minute of use (`lastUsedAt`, docs/authentication.md). */
+export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: config.tableName }));
+
+/**
+ * A request-rate limiter as one process (one Lambda container) holds it: leases and counts in the table, policies
+ * from the organization items (docs/limits.md). Tests build several to play several containers on one table.
+ * @param options.now - the clock (epoch milliseconds).
+ */
+export const newRequestLimiter = (options: { now?: () => number } = {}): RequestLimiter =>
+  new RequestLimiter({
+    days: requestDays(),
+    keyUses: keyUses(),
+    policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
+    defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
+    ...options,
+  });
+
+/** The request-rate limiter of this process (one per container); `flush()` writes its pending request counts. */
+export const requestLimiter: () => RequestLimiter = /* @__PURE__ */ once(() => newRequestLimiter());
 
 /** The `Credits-Remaining` header of describe, get, enrich and quote: the smb balance (credits) the body shows (docs/limits.md). */
 export const creditsRemaining = (smbCredits: number): Record<string, string> => ({ 'credits-remaining': String(smbCredits) });
@@ -338,6 +377,8 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
  *
  * @param options.savedAnswer - for an answer that holds a secret: how it is saved without it and replayed
  *   (lib/idempotency/middleware.ts {@link SavedAnswerCodec}).
+ * @param options.personalAnswers - the answer can name a person (identifier hashes): saved answers are listed
+ *   so an erasure purges those that hold the person (docs/privacy.md "Erasure").
  *
  * @example
  * export const handler = idempotentApiHandler(createCampaignOperation, (input, { organizationId }) => createCampaign(…, organizationId, input));
@@ -347,12 +388,14 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   {
     savedAnswer,
+    personalAnswers,
     ...options
   }: {
     keyCheck?: KeyCheckMode;
     headers?: (data: R) => Record<string, string>;
     settlesCommit?: boolean;
     savedAnswer?: SavedAnswerCodec;
+    personalAnswers?: boolean;
   } = {},
 ): ApiHandler => {
   const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
@@ -363,7 +406,7 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
       findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
-      idempotency: (op) => stage(op, savedAnswer),
+      idempotency: (op) => stage(op, savedAnswer, personalAnswers),
       ...(operation.audited ? { audit: requestAudit() } : {}),
     },
     options,
@@ -401,8 +444,15 @@ export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
  */
 export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicy(suppressions(), organizationId);
 
-/** The erasure-receipt signer: the local key file (lib/privacy/receipt.ts). */
-export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() => createFileReceiptSigner(config.privacySigningKeyFile));
+/**
+ * The erasure-receipt signer (lib/privacy/receipt.ts): in AWS the KMS key the
+ * stack names (`RECEIPT_KEY_ID`, `RECEIPT_PUBLISHED_KEY_IDS`), locally the key file of the data folder.
+ */
+export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() =>
+  config.receiptKeyId !== undefined || config.receiptPublishedKeyIds.length > 0
+    ? createKmsReceiptSigner({ client: kms(), keyId: config.receiptKeyId ?? '', publishedKeyIds: config.receiptPublishedKeyIds })
+    : createFileReceiptSigner(config.privacySigningKeyFile),
+);
 
 /** What the privacy operations need. */
 export const privacyDependencies = (): PrivacyDependencies => ({ suppressions: suppressions(), cursorSecret: config.cursorSecret });
@@ -424,6 +474,8 @@ export const erasureJobDependencies = (): ErasureJobDependencies => ({
   ...eraseDependencies(),
   suppressions: suppressions(),
   signer: receiptSigner(),
+  purgeSavedAnswers: (organizationId, hashes) =>
+    idempotencyRecords().purgeAnswers(organizationId, (body) => [...hashes].some((hash) => body.includes(hash))),
   erasureCompleted: (erasure: ErasureRecord) => {
     const { organizationId: _organizationId, ...shown } = erasure;
     return recordEventOnce(
@@ -453,15 +505,55 @@ export const vendorErasureDependencies = (): VendorErasureDependencies => ({
 /** Erasure jobs running in this process (the local stack), so tests and shutdown can wait for them. */
 const runningErasures = new Set<Promise<unknown>>();
 
+/** What the erasure queue carries: one job (functions/privacy-erasure-worker.ts). */
+export interface ErasureJobMessage {
+  organizationId: string;
+  erasureId: string;
+}
+
 /**
- * Starts an erasure job. Locally it runs in this process, after the answer; a job a crash interrupted stays
- * `pending` or `running` (no resume yet: see docs/privacy.md "Limits of this version").
+ * Runs one erasure job (lib/privacy/erasure.ts `runErasure`): what the AWS
+ * queue's worker runs per message, and what the local stack runs in its own process.
+ * @throws whatever stops the job (it stays `running`; a rerun resumes it).
  */
-export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
-  const job = runErasure(erasureJobDependencies(), organizationId, erasureId)
-    .catch((error: unknown) => logger.error('Erasure job failed', { erasureId, error }))
+export const runErasureJob = ({ organizationId, erasureId }: ErasureJobMessage) =>
+  runErasure(erasureJobDependencies(), organizationId, erasureId);
+
+/** Runs a job in this process after the answer (the local stack); a failure is logged, and the job resumes at the next start. */
+const runHere = (message: ErasureJobMessage): void => {
+  const job = runErasureJob(message)
+    .catch((error: unknown) => logger.error('Erasure job failed', { erasureId: message.erasureId, error }))
     .finally(() => runningErasures.delete(job));
   runningErasures.add(job);
+};
+
+/**
+ * Starts an erasure job (docs/privacy.md "The erasure job"): in AWS one message
+ * to the erasure queue, whose worker runs it with retries and a dead-letter
+ * queue; locally in this process, after the answer.
+ */
+export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
+  const message: ErasureJobMessage = { organizationId, erasureId };
+  const queueUrl = config.erasureQueueUrl;
+  if (queueUrl === undefined) return runHere(message);
+  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+};
+
+/** Jobs resumed at most per start of the local stack. */
+const RESUMED_PER_START = 1000;
+
+/**
+ * The local stack's resume at start: every erasure job still `pending` or
+ * `running` (a crash stopped it) runs again in this process, from its saved progress.
+ * @param organizationIds - only these organizations' jobs (a test sharing the table with others); every job when absent.
+ * @returns how many were started.
+ */
+export const resumeErasures = async (organizationIds?: ReadonlySet<string>): Promise<number> => {
+  const unfinished = (await suppressions().unfinishedErasures(RESUMED_PER_START)).filter(
+    ({ organizationId }) => organizationIds === undefined || organizationIds.has(organizationId),
+  );
+  for (const { organizationId, id } of unfinished) runHere({ organizationId, erasureId: id });
+  return unfinished.length;
 };
 
 /** Waits for every erasure job this process started. */
@@ -495,6 +587,13 @@ export { reconcileEnrichments } from './enrichment/reconcile';
 export { describeOrganization } from './organizations/describe';
 export { describeLimits } from './organizations/limits';
 export { createKey, listKeys, revokeKey, rotateKey } from './organizations/keys';
+export { orgUsage } from './organizations/usage';
+
+/** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
+export const usageDependencies = (): UsageDependencies => ({
+  requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
+  ledger: ledger(),
+});
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';
 export {

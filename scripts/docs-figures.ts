@@ -253,6 +253,12 @@ export const FIGURES: Record<string, () => string> = {
       .map((setting) => `${code(setting.env)} (${count(setting.default)})`)
       .join(', ')
       .replace(/, ([^,]*)$/, ' and $1'),
+  'test-rate-limit': () => `${count(SETTINGS.testRateLimitRequests.default)} per ${count(window)} s`,
+  'test-account-ids-per-day': () => count(SETTINGS.testAccountIdsPerDay.default),
+  'test-limit-defaults': () =>
+    [SETTINGS.testRateLimitRequests, SETTINGS.testAccountIdsPerDay]
+      .map((setting) => `${code(setting.env)} (${count(setting.default)})`)
+      .join(' and '),
   'stage-throttle': stageThrottleShort,
   'rate-limit-example': () => {
     const [remaining, reset] = rateLimitExample;

@@ -15,6 +15,7 @@ import { ARAZZO_SOURCE } from '../lib/contract/arazzo';
 import { apiKeys, organizations } from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import { uniquePrefix } from './enrichment/support';
+import { SPAWNED_RUN_MS } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const api = useApi();
@@ -76,32 +77,40 @@ async function respect(arazzoFile: string, apiKey: string) {
 }
 
 describe('Redocly Respect runs docs/arazzo.json against the local stack', () => {
-  it('end to end with a test key: every step passes, the PUT to storage a step of its own', async () => {
-    const result = await respect(path.join(ROOT, 'docs/arazzo.json'), await testKey());
-    expect(result.code, result.output).toBe(0);
-    const arazzo = JSON.parse(readFileSync(path.join(ROOT, 'docs/arazzo.json'), 'utf8'));
-    const stepIds = arazzo.workflows[0].steps.map((s: { stepId: string }) => s.stepId);
-    expect(stepIds).toContain('uploadAccountList');
-    // Every step ran and passed (the poll may have run more than once).
-    expect([...new Set(result.steps.map((s) => s.stepId))]).toEqual(stepIds);
-    expect(result.steps.filter((s) => s.status !== 'success' && s.stepId !== 'waitForEnrichment')).toEqual([]);
-    expect(result.steps.at(-1)).toEqual({ stepId: 'exportCampaign', status: 'success' });
-  }, 300_000);
+  it(
+    'end to end with a test key: every step passes, the PUT to storage a step of its own',
+    async () => {
+      const result = await respect(path.join(ROOT, 'docs/arazzo.json'), await testKey());
+      expect(result.code, result.output).toBe(0);
+      const arazzo = JSON.parse(readFileSync(path.join(ROOT, 'docs/arazzo.json'), 'utf8'));
+      const stepIds = arazzo.workflows[0].steps.map((s: { stepId: string }) => s.stepId);
+      expect(stepIds).toContain('uploadAccountList');
+      // Every step ran and passed (the poll may have run more than once).
+      expect([...new Set(result.steps.map((s) => s.stepId))]).toEqual(stepIds);
+      expect(result.steps.filter((s) => s.status !== 'success' && s.stepId !== 'waitForEnrichment')).toEqual([]);
+      expect(result.steps.at(-1)).toEqual({ stepId: 'exportCampaign', status: 'success' });
+    },
+    SPAWNED_RUN_MS,
+  );
 
-  it('catches a planted fault: without the PUT step (the upload as prose, as before) the workflow fails at create', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'respect-fault-'));
-    copyFileSync(path.join(ROOT, 'docs/openapi.json'), path.join(dir, 'openapi.json'));
-    const arazzo = JSON.parse(readFileSync(path.join(ROOT, 'docs/arazzo.json'), 'utf8'));
-    arazzo.workflows[0].steps = arazzo.workflows[0].steps.filter((s: { stepId: string }) => s.stepId !== 'uploadAccountList');
-    writeFileSync(path.join(dir, 'arazzo.json'), JSON.stringify(arazzo));
-    const result = await respect(path.join(dir, 'arazzo.json'), await testKey());
-    expect(result.code).not.toBe(0);
-    expect(
-      result.steps.map((s) => [s.stepId, s.status]),
-      result.output,
-    ).toEqual([
-      ['createUpload', 'success'],
-      ['createCampaign', 'error'],
-    ]);
-  }, 300_000);
+  it(
+    'catches a planted fault: without the PUT step (the upload as prose, as before) the workflow fails at create',
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'respect-fault-'));
+      copyFileSync(path.join(ROOT, 'docs/openapi.json'), path.join(dir, 'openapi.json'));
+      const arazzo = JSON.parse(readFileSync(path.join(ROOT, 'docs/arazzo.json'), 'utf8'));
+      arazzo.workflows[0].steps = arazzo.workflows[0].steps.filter((s: { stepId: string }) => s.stepId !== 'uploadAccountList');
+      writeFileSync(path.join(dir, 'arazzo.json'), JSON.stringify(arazzo));
+      const result = await respect(path.join(dir, 'arazzo.json'), await testKey());
+      expect(result.code).not.toBe(0);
+      expect(
+        result.steps.map((s) => [s.stepId, s.status]),
+        result.output,
+      ).toEqual([
+        ['createUpload', 'success'],
+        ['createCampaign', 'error'],
+      ]);
+    },
+    SPAWNED_RUN_MS,
+  );
 });

@@ -10,9 +10,12 @@
  * lib/organizations/api-keys.ts), list on the key item beside its Query.
  * Round trips are counted by a middleware on the shared SDK clients
  * (lib/aws.ts), which the in-process server uses. The request-rate limiter's
- * own calls (docs/limits.md, lib/http/rate-limit.ts: the counter's UpdateItem,
- * and the policy's GetItem when due) are kept apart (`limiter`) and must run
- * in the same wave as the request's first read: they add no round trip.
+ * own calls (docs/limits.md, lib/http/rate-limit.ts: a lease's UpdateItem when
+ * this process's lease of the organization's window is used up, the key's
+ * last-use UpdateItem once per minute, and the policy's GetItem when due) are
+ * kept apart (`limiter`) and must run in the same wave as the request's first
+ * read: they add no round trip. A request served from the lease writes nothing:
+ * 1 round trip for get and describe, ≤ 1 write amortized over a lease.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -23,6 +26,7 @@ import { defineOperation } from '../lib/http/operation';
 import { NotFoundError } from '../lib/errors';
 import { ddb, sfn } from '../lib/aws';
 import { config } from '../lib/config';
+import { LEASE_SHARE } from '../lib/http/rate-limit';
 import { keys } from '../lib/db/table';
 import { hashApiKey } from '../lib/ids';
 import { enrichCampaign } from '../lib/enrichment/launch';
@@ -116,9 +120,22 @@ function expectOneWave(calls: Sent[]): void {
   expect(Math.max(...calls.map((c) => c.startedAt))).toBeLessThan(Math.min(...calls.map((c) => c.endedAt!)));
 }
 
-/** The limiter counted the request once (one UpdateItem; its policy is cached), in the same wave as `first`. */
+/** A lease write of the limiter: its organization's request day item (lib/http/request-counts.ts). */
+const isLeaseWrite = (call: Sent) => JSON.stringify(call.input).includes('#LIMIT#REQUESTS');
+/** A key's last-use write (`lastUsedAt`), at most once per minute per key and process. */
+const isKeyUseWrite = (call: Sent) => JSON.stringify(call.input).includes('#LIMIT#KEYUSE');
+
+/**
+ * The limiter's own calls (docs/limits.md "How the rate is counted"): none when this process's lease has a request
+ * left; else one lease UpdateItem; and one UpdateItem of the key's last use the first time the key is used in a
+ * minute here. All of them in the same wave as `first`: they add no round trip. The writes per request amortized
+ * over a lease are counted by the test "a lease serves several requests" below.
+ */
 function expectCountedBeside(sent: Sent[] & { limiter: Sent[] }, first: Sent): void {
-  expect(sent.limiter.map((c) => c.command)).toEqual(['UpdateItemCommand']);
+  expect(sent.limiter.filter((c) => c.command !== 'UpdateItemCommand')).toEqual([]);
+  expect(sent.limiter.filter(isLeaseWrite).length).toBeLessThanOrEqual(1);
+  expect(sent.limiter.filter(isKeyUseWrite).length).toBeLessThanOrEqual(1);
+  expect(sent.limiter.filter((c) => !isLeaseWrite(c) && !isKeyUseWrite(c))).toEqual([]);
   expectOneWave([first, ...sent.limiter]);
 }
 
@@ -275,9 +292,33 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(sent.map((s) => s.command)).toEqual(['GetItemCommand', 'GetItemCommand']);
     expect(readsKey(sent[0]!, fresh.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
-    // The organization is new to this process: its policy is read beside its count and its data.
-    expect(commands(sent.limiter)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+    // The organization is new to this process: its policy is read beside its first lease (of one request), the
+    // key's first use is recorded (lastUsedAt), and its data is read, all in one wave.
+    expect(commands(sent.limiter)).toEqual(['GetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    expect(sent.limiter.filter(isLeaseWrite)).toHaveLength(1);
+    expect(sent.limiter.filter(isKeyUseWrite)).toHaveLength(1);
     expectOneWave([sent[1]!, ...sent.limiter]);
+  });
+
+  it('a lease serves several requests: 41 describes cost 1 + 4 lease writes per window they span, and a key-use write per minute', async () => {
+    const fresh = await newOrganization();
+    const sent = countRequests(ddb, aboutOrg(fresh));
+    const started = Date.now();
+    for (let i = 0; i < 41; i++) expect((await call(api(), DESCRIBE, { apiKey: fresh.apiKey })).status).toBe(200);
+    const ended = Date.now();
+    // The first lease is of one request (the policy is read beside it); then leases of 5 % of the limit (200 per
+    // 10 s: 10 requests). A new window starts new leases: the bound counts the windows the requests spanned.
+    const lease = Math.floor(config.rateLimitRequests * LEASE_SHARE);
+    const windowMs = config.rateLimitWindowSeconds * 1000;
+    const windows = Math.floor(ended / windowMs) - Math.floor(started / windowMs) + 1;
+    const minutes = Math.floor(ended / 60_000) - Math.floor(started / 60_000) + 1;
+    expect(lease).toBe(10);
+    const leaseWrites = sent.limiter.filter(isLeaseWrite).length;
+    expect(leaseWrites).toBeGreaterThanOrEqual(1 + Math.ceil(40 / lease));
+    expect(leaseWrites).toBeLessThanOrEqual(windows * (1 + Math.ceil(40 / lease)));
+    expect(sent.limiter.filter(isKeyUseWrite).length).toBeLessThanOrEqual(minutes);
+    // Every other call is the request's own read: one per request.
+    expect(sent.filter((c) => c.command === 'GetItemCommand')).toHaveLength(41 + 1);
   });
 
   it('describe: 1 (one GetItem of the organization, whose list of active keys verifies the key)', async () => {
@@ -310,7 +351,7 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(readsKey(key, org.apiKey)).toBe(true);
     // All were sent before any answered.
     expectOneWave([query, key, ...sent.limiter]);
-    expect(sent.limiter.map((c) => c.command)).toEqual(['UpdateItemCommand']);
+    expectCountedBeside(sent, query);
   });
 
   it('enrich repeated while enriching: 1 (one BatchGetItem), no Step Functions call; a lost StartExecution is repaired by the reconciler', async () => {
@@ -335,11 +376,14 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
   });
 
   it('a non-read operation still verifies the key before its use case (create: key GetItem first)', async () => {
-    const sent = countRequests(ddb, aboutOrg(org));
-    const res = await call(api(), '/v1/campaigns/create', { apiKey: org.apiKey, body: { name: 'Counted', accountIds: ['acct_1'] } });
+    // An organization of its own (no workflow of another test writes in it), its key known to this process.
+    const own = await newOrganization();
+    expect((await call(api(), DESCRIBE, { apiKey: own.apiKey })).status).toBe(200);
+    const sent = countRequests(ddb, aboutOrg(own));
+    const res = await call(api(), '/v1/campaigns/create', { apiKey: own.apiKey, body: { name: 'Counted', accountIds: ['acct_1'] } });
     expect(res.status).toBe(200);
     expect(sent[0]!.command).toBe('GetItemCommand');
-    expect(readsKey(sent[0]!, org.apiKey)).toBe(true);
+    expect(readsKey(sent[0]!, own.apiKey)).toBe(true);
     expect(sent[0]!.endedAt).toBeLessThan(sent[1]!.startedAt);
     // Counted beside the key's read, before the body is read.
     expectCountedBeside(sent, sent[0]!);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS, createCampaignEnrichmentClient } from '../client/index';
+import { SPAWNED_RUN_MS } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
@@ -38,39 +39,43 @@ describe('client coverage', () => {
     expect(Object.keys(OPERATIONS).sort()).toEqual(operations.map((operation) => operation.operationId).sort());
   });
 
-  it('packs as an ESM package with its types, and the built module loads', async () => {
-    const clientDir = path.join(ROOT, 'client');
-    // --dry-run still runs prepack (the build into client/dist) and lists what the tarball would hold.
-    const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], {
-      cwd: clientDir,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const [packed] = JSON.parse(output.slice(output.indexOf('['))) as { name: string; files: { path: string }[] }[];
-    expect(packed!.name).toBe('@campaign-enrichment/client');
-    expect(packed!.files.map((file) => file.path).sort()).toEqual([
-      'README.md',
-      'dist/index.d.ts',
-      'dist/index.js',
-      'dist/mcp-protocol.d.ts',
-      'dist/mcp-protocol.js',
-      'dist/mcp-stdio.d.ts',
-      'dist/mcp-stdio.js',
-      'dist/mcp.d.ts',
-      'dist/mcp.js',
-      'dist/schema.d.ts',
-      'dist/webhooks.d.ts',
-      'dist/webhooks.js',
-      'package.json',
-    ]);
-    const manifest = JSON.parse(readFileSync(path.join(clientDir, 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
-    const built = (await import(pathToFileURL(path.join(clientDir, 'dist/index.js')).href)) as typeof import('../client/index');
-    const client = built.createCampaignEnrichmentClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'cek_x' }) as unknown as Record<
-      string,
-      unknown
-    >;
-    for (const operation of operations) expect(typeof client[operation.operationId], operation.operationId).toBe('function');
-    expect(readFileSync(path.join(clientDir, 'dist/index.d.ts'), 'utf8')).toContain("from './schema.js'");
-  }, 120_000);
+  it(
+    'packs as an ESM package with its types, and the built module loads',
+    async () => {
+      const clientDir = path.join(ROOT, 'client');
+      // --dry-run still runs prepack (the build into client/dist) and lists what the tarball would hold.
+      const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], {
+        cwd: clientDir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const [packed] = JSON.parse(output.slice(output.indexOf('['))) as { name: string; files: { path: string }[] }[];
+      expect(packed!.name).toBe('@campaign-enrichment/client');
+      expect(packed!.files.map((file) => file.path).sort()).toEqual([
+        'README.md',
+        'dist/index.d.ts',
+        'dist/index.js',
+        'dist/mcp-protocol.d.ts',
+        'dist/mcp-protocol.js',
+        'dist/mcp-stdio.d.ts',
+        'dist/mcp-stdio.js',
+        'dist/mcp.d.ts',
+        'dist/mcp.js',
+        'dist/schema.d.ts',
+        'dist/webhooks.d.ts',
+        'dist/webhooks.js',
+        'package.json',
+      ]);
+      const manifest = JSON.parse(readFileSync(path.join(clientDir, 'package.json'), 'utf8'));
+      expect(manifest).toMatchObject({ type: 'module', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } } });
+      const built = (await import(pathToFileURL(path.join(clientDir, 'dist/index.js')).href)) as typeof import('../client/index');
+      const client = built.createCampaignEnrichmentClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'cek_x' }) as unknown as Record<
+        string,
+        unknown
+      >;
+      for (const operation of operations) expect(typeof client[operation.operationId], operation.operationId).toBe('function');
+      expect(readFileSync(path.join(clientDir, 'dist/index.d.ts'), 'utf8')).toContain("from './schema.js'");
+    },
+    SPAWNED_RUN_MS,
+  );
 });

@@ -243,6 +243,9 @@ describe('client', () => {
       const made = await client.createKey({ name: 'Read only', scopes: ['org:read'] });
       expect(made.key).toMatchObject({ name: 'Read only', scopes: ['org:read'], revokedAt: null });
       expect((await client.listKeys()).keys.map((k) => k.id)).toContain(made.key.id);
+      // Usage: today's requests of this organization, by key (the client's own calls).
+      const today = new Date().toISOString().slice(0, 10);
+      expect((await client.orgUsage({ from: today, to: today, groupBy: 'key' })).from).toBe(today);
       const renewed = await client.rotateKey({ id: made.key.id });
       const readOnly = createCampaignEnrichmentClient({ baseUrl: api(), apiKey: renewed.secret });
       expect((await readOnly.describeOrganization()).organization.id).toBe(org.organizationId);

@@ -47,18 +47,29 @@ describe('generated figures', () => {
     }
   });
 
-  it('go stale when a default changes: the README, docs/limits.md and docs/test-mode.md then differ', () => {
+  it("go stale when a default changes: the README, docs/limits.md, and docs/test-mode.md for the test twin's, then differ", () => {
     const declared = SETTINGS.rateLimitRequests as { default: number };
     const before = declared.default;
     try {
       declared.default = before + 100;
       const changed = FILES_WITH_FIGURES.filter((file) => renderFigures(read(file), file) !== read(file));
-      expect(changed).toEqual(['README.md', 'docs/limits.md', 'docs/deploy.md', 'docs/test-mode.md']);
+      expect(changed).toEqual(['README.md', 'docs/limits.md', 'docs/deploy.md']);
       expect(renderFigures(read('docs/limits.md'), 'docs/limits.md')).toContain(
         `q=${before + 100};w=${SETTINGS.rateLimitWindowSeconds.default}`,
       );
     } finally {
       declared.default = before;
+    }
+    // The test twin's own limits are figures of the test-mode page too.
+    const testDeclared = SETTINGS.testRateLimitRequests as { default: number };
+    const testBefore = testDeclared.default;
+    try {
+      testDeclared.default = testBefore + 7;
+      const changed = FILES_WITH_FIGURES.filter((file) => renderFigures(read(file), file) !== read(file));
+      expect(changed).toEqual(['README.md', 'docs/limits.md', 'docs/test-mode.md']);
+      expect(renderFigures(read('docs/test-mode.md'), 'docs/test-mode.md')).toContain(`${testBefore + 7} per`);
+    } finally {
+      testDeclared.default = testBefore;
     }
   });
 

@@ -14,7 +14,18 @@ import { sumOf } from '../lib/credits/ledger';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments, type ReconcileDependencies } from '../lib/enrichment/reconcile';
 import type { ExecutionStatus } from '../lib/enrichment/workflow';
-import { campaigns, enrichment, launchDependencies, ledger, organizations, reconcileDependencies, workflow } from '../lib/root';
+import { completeEnrichment } from '../lib/enrichment/steps';
+import {
+  accountHistory,
+  accountLists,
+  campaigns,
+  enrichment,
+  launchDependencies,
+  ledger,
+  organizations,
+  reconcileDependencies,
+  workflow,
+} from '../lib/root';
 import { newOrganization, useApi } from './support/api';
 import {
   activeAccounts,
@@ -186,6 +197,57 @@ describe('the enrichment reconciler closes each crash window', () => {
     expect(started).toEqual([]);
     expect(await ledger().entriesOf(f.organizationId)).toEqual(before);
     expect((await getCampaign(api(), f.apiKey, f.campaignId)).data.status).toBe('enriched');
+  });
+
+  it('an enriched campaign whose recording was pending at the crash is recorded by the reconciler itself: no workflow start, no result part rewritten, no credit moved', async () => {
+    const f = await fixture();
+    // The launch charges but its execution never starts; the completion then lands by the step itself, and the
+    // process "dies" before FinishRecording: the campaign is enriched, its recency pending on the organization.
+    const launched = await enrichCampaign(
+      { ...launchDependencies(f.organizationId), workflow: { ...workflow(), start: async () => 'arn:never-started' } },
+      f.organizationId,
+      f.campaignId,
+    );
+    expect(launched).toBeDefined();
+    const attempt = (await campaigns().get(f.organizationId, f.campaignId))!.attempt!;
+    const { completedAt } = await completeEnrichment(
+      { campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: config.resultsAccessPeriodSeconds },
+      {
+        organizationId: f.organizationId,
+        campaignId: f.campaignId,
+        attemptId: attempt.id,
+        batchResults: [{ index: 0, accounts: 3, accountsWithContact: 3, accountsWithMobile: 0, contacts: 3 }],
+      },
+    );
+    const pendingBefore = (await organizations().get(f.organizationId))!.pendingRecency ?? [];
+    expect(pendingBefore.map((p) => p.campaignId)).toEqual([f.campaignId]);
+    const eligible: string[] = [];
+    await accountLists().forEachId(attempt.eligibleObjectKey, (id) => eligible.push(id));
+    expect(eligible).toHaveLength(3);
+    const recordedBefore = await accountHistory().getFacts(f.organizationId, eligible, { recency: true, enrichedAfter: 0 });
+    expect(recordedBefore.size).toBe(0);
+    const ledgerBefore = await ledger().entriesOf(f.organizationId);
+
+    const started: string[] = [];
+    const base = deps({ status: async (arn) => (arn === attempt.executionArn ? 'MISSING' : workflow().status(arn)) });
+    const report = await reconcileEnrichments(
+      {
+        ...base,
+        workflow: { ...base.workflow, start: async (input) => (started.push(JSON.stringify(input)), `arn:started:${started.length}`) },
+      },
+      { organizationId: f.organizationId },
+    );
+    expect(started).toEqual([]);
+    expect(report.repairs).toEqual([
+      { organizationId: f.organizationId, campaignId: f.campaignId, attemptId: attempt.id, action: 'recorded', execution: 'MISSING' },
+    ]);
+    expect((await organizations().get(f.organizationId))!.pendingRecency ?? []).toEqual([]);
+    const recorded = await accountHistory().getFacts(f.organizationId, eligible, { recency: true, enrichedAfter: 0 });
+    expect([...recorded.values()].map((facts) => facts.lastEnrichedAt)).toEqual(eligible.map(() => completedAt));
+    expect(await ledger().entriesOf(f.organizationId)).toEqual(ledgerBefore);
+    expect((await getCampaign(api(), f.apiKey, f.campaignId)).data.status).toBe('enriched');
+    // A second pass finds nothing left to do.
+    expect((await reconcileEnrichments(base, { organizationId: f.organizationId })).repairs).toEqual([]);
   });
 
   it('reports capacity held outside any attempt as drift, and nothing for a healthy organization', async () => {

@@ -34,6 +34,7 @@ const UNREACHABLE: Partial<Record<ErrorCode, { operations: readonly string[]; re
       'createUpload',
       'listCampaigns',
       'listLedger',
+      'orgUsage',
       'createWebhookEndpoint',
       'listWebhookEndpoints',
       'listWebhookDeliveries',

@@ -11,7 +11,7 @@
  *   10 k and 1 M distinct accounts (counted by SDK middleware): at most one
  *   item of at most 4 KB per requested account, at most one write unit per
  *   enriched account for the rewrites (plus the splits the new entries call
- *   for, 2 units per 40 new accounts), and no item over 4 KB;
+ *   for, 2 units per 50 new accounts), and no item over 4 KB;
  * - migration 005 from the former 4,096 fixed shards: the same facts before
  *   and after, interrupted and resumed, and nothing left to do the second time.
  */

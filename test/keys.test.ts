@@ -60,6 +60,27 @@ describe('keys/create and keys/list', () => {
     expect(seen.find((k) => k.name === 'Operator key')).toMatchObject({ scopes: expect.arrayContaining(['keys:manage', 'usage:read']) });
   });
 
+  it("lastUsedAt: the minute of the key's last use (written at most once per minute per process), null for a key never used", async () => {
+    const org = await newOrganization();
+    const create = (name: string) => call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name, scopes: ['org:read'] } });
+    const used = (await create('Used')).data;
+    const idle = (await create('Idle')).data;
+    expect(used.key.lastUsedAt).toBeNull();
+    const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
+    const from = Date.now();
+    for (let i = 0; i < 3; i++) expect((await describeWith(used.secret)).status).toBe(200);
+    const to = Date.now();
+    const listed = (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys as {
+      id: string;
+      lastUsedAt: string | null;
+    }[];
+    const lastUsedAt = (id: string) => listed.find((k) => k.id === id)!.lastUsedAt;
+    expect([minute(from), minute(to)]).toContain(lastUsedAt(used.key.id));
+    expect(lastUsedAt(idle.key.id)).toBeNull();
+    // The organization's own key made the calls above: used too.
+    expect(listed.filter((k) => k.lastUsedAt !== null).map((k) => k.id)).toHaveLength(2);
+  });
+
   it('a key cannot grant a scope it lacks, and needs keys:manage to create', async () => {
     const org = await newOrganization();
     const manager = (

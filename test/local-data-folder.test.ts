@@ -13,9 +13,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/local/emulators';
 import { STACK_FILE, type StackRecord } from '../infra/local/data-folder';
+import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const START_TIMEOUT_MS = 300_000;
+const START_TIMEOUT_MS = SPAWNED_READY_MS;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cea-data-folder-'));
 const children: ChildProcess[] = [];
 
@@ -72,7 +73,7 @@ afterAll(async () => {
     killGroup(child, 'SIGKILL');
   }
   rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+}, SPAWNED_RUN_MS);
 
 describe('a data folder serves one stack at a time (README.md#set-up)', () => {
   it(

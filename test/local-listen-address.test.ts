@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../infra/local/stack';
+import { SPAWNED_READY_MS } from './support/spawned';
 
 /** The IPv4 address of a `/proc/net/tcp` field (hex, little-endian). */
 const v4 = (hex: string) => [6, 4, 2, 0].map((i) => parseInt(hex.slice(i, i + 2), 16)).join('.');
@@ -38,7 +39,7 @@ let stack: LocalStack;
 
 beforeAll(async () => {
   stack = await startLocalStack({ api: { port: 0 }, webhooks: false });
-}, 120_000);
+}, SPAWNED_READY_MS);
 afterAll(async () => stack?.stop(), 60_000);
 
 describe.skipIf(!existsSync('/proc/net/tcp'))('the local stack listens on loopback where the emulator allows it (README.md#set-up)', () => {

@@ -9,6 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../infra/local/stack';
 import { isTransient, retryTransient } from '../infra/local/retry';
+import { spawnedTestTimeout } from './support/spawned';
 
 /** Adds a middleware that fails the first `failures` ListTables calls with `error()`; returns the call counts and a remover. */
 function injectListTablesFaults(client: DynamoDBClient, failures: number, error: () => Error) {
@@ -49,27 +50,31 @@ let stopStack: (() => Promise<void>) | undefined;
 afterAll(async () => stopStack?.());
 
 describe('start retries a transient emulator failure (README.md#set-up)', () => {
-  it('starts after two InternalFailure answers on the first table call, retrying with backoff', async () => {
-    let faults: ReturnType<typeof injectListTablesFaults> | undefined;
-    const retries: number[] = [];
-    const stack = await startLocalStack({
-      api: false,
-      onClients: ({ dynamodb }) => (faults = injectListTablesFaults(dynamodb, 2, internalFailure)),
-      startRetry: { baseDelayMs: 10, onRetry: (_error, attempt) => retries.push(attempt) },
-    });
-    try {
-      expect(faults!.calls.failed).toBe(2);
-      expect(retries).toEqual([1, 2]);
-      // The third try went through and the table exists (created by that try).
-      faults!.remove();
-      const { dynamodb } = await import('../lib/aws');
-      const { tableExists } = await import('../infra/local/table');
-      expect(await tableExists(dynamodb, stack.endpoints.tableName)).toBe(true);
-    } finally {
-      faults?.remove();
-      stopStack = stack.stop;
-    }
-  }, 120_000);
+  it(
+    'starts after two InternalFailure answers on the first table call, retrying with backoff',
+    async () => {
+      let faults: ReturnType<typeof injectListTablesFaults> | undefined;
+      const retries: number[] = [];
+      const stack = await startLocalStack({
+        api: false,
+        onClients: ({ dynamodb }) => (faults = injectListTablesFaults(dynamodb, 2, internalFailure)),
+        startRetry: { baseDelayMs: 10, onRetry: (_error, attempt) => retries.push(attempt) },
+      });
+      try {
+        expect(faults!.calls.failed).toBe(2);
+        expect(retries).toEqual([1, 2]);
+        // The third try went through and the table exists (created by that try).
+        faults!.remove();
+        const { dynamodb } = await import('../lib/aws');
+        const { tableExists } = await import('../infra/local/table');
+        expect(await tableExists(dynamodb, stack.endpoints.tableName)).toBe(true);
+      } finally {
+        faults?.remove();
+        stopStack = stack.stop;
+      }
+    },
+    spawnedTestTimeout(),
+  );
 
   // One stack per process (lib/aws.ts builds its clients once): the next tries run the same start step on that emulator.
   it('gives up on a failure that is not transient without retrying', async () => {

@@ -21,6 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { newOrganization, useApi } from './support/api';
 import { apiKeys, organizations } from '../lib/root';
 import { MCP_TOOL_OPERATIONS, toolName } from '../lib/contract/mcp';
+import { SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const api = useApi();
 const run = promisify(execFile);
@@ -31,46 +32,54 @@ const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 export const APPLICABLE_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
 
 describe('MCP judges', () => {
-  it('the MCP Inspector CLI lists the tools and calls describe_organization with a test key', async () => {
-    const { organizationId } = await newOrganization();
-    const key = await apiKeys().create((await organizations().testTwin(organizationId)).id);
-    const common = ['--cli', `${api()}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
-    // inspector-cli 1.0.3 finds its own package.json by testing `../package.json` against the working directory
-    // (then imports it relative to itself): run it from a folder whose parent has one.
-    const cwd = path.join(ROOT, 'test');
-    const listed = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/list'], { cwd, timeout: 120_000 });
-    const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-    expect(names).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
-    const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], {
-      cwd,
-      timeout: 120_000,
-    });
-    const result = JSON.parse(called.stdout) as {
-      isError?: boolean;
-      structuredContent: { organization: { id: string }; credits: { smb: number } };
-    };
-    expect(result.isError ?? false).toBe(false);
-    expect(result.structuredContent.organization.id).toBe(organizationId);
-    expect(result.structuredContent.credits.smb).toBe(1_000_000);
-  });
+  it(
+    'the MCP Inspector CLI lists the tools and calls describe_organization with a test key',
+    { timeout: spawnedTestTimeout({ starts: 0, runs: 2 }) },
+    async () => {
+      const { organizationId } = await newOrganization();
+      const key = await apiKeys().create((await organizations().testTwin(organizationId)).id);
+      const common = ['--cli', `${api()}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
+      // inspector-cli 1.0.3 finds its own package.json by testing `../package.json` against the working directory
+      // (then imports it relative to itself): run it from a folder whose parent has one.
+      const cwd = path.join(ROOT, 'test');
+      const listed = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/list'], { cwd, timeout: SPAWNED_RUN_MS });
+      const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+      expect(names).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
+      const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], {
+        cwd,
+        timeout: SPAWNED_RUN_MS,
+      });
+      const result = JSON.parse(called.stdout) as {
+        isError?: boolean;
+        structuredContent: { organization: { id: string }; credits: { smb: number } };
+      };
+      expect(result.isError ?? false).toBe(false);
+      expect(result.structuredContent.organization.id).toBe(organizationId);
+      expect(result.structuredContent.credits.smb).toBe(1_000_000);
+    },
+  );
 
-  it.each(APPLICABLE_SCENARIOS)('conformance scenario %s passes', async (scenario) => {
-    const outputDir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
-    const answer = await run(bin('conformance'), ['server', '--url', `${api()}/mcp`, '--scenario', scenario, '--output-dir', outputDir], {
-      cwd: ROOT,
-      timeout: 120_000,
-    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '', failed: true }));
-    const checks = readdirSync(outputDir, { recursive: true })
-      .map(String)
-      .filter((file) => file.endsWith('checks.json'))
-      .flatMap(
-        (file) => JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { id: string; status: string; errorMessage?: string }[],
-      );
-    expect(checks.length, answer.stdout + answer.stderr).toBeGreaterThan(0);
-    expect(
-      checks.filter((check) => check.status === 'FAILURE'),
-      answer.stdout,
-    ).toEqual([]);
-    expect('failed' in answer, answer.stdout + answer.stderr).toBe(false);
-  });
+  it.each(APPLICABLE_SCENARIOS)(
+    'conformance scenario %s passes',
+    { timeout: spawnedTestTimeout({ starts: 0, runs: 1 }) },
+    async (scenario) => {
+      const outputDir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
+      const answer = await run(bin('conformance'), ['server', '--url', `${api()}/mcp`, '--scenario', scenario, '--output-dir', outputDir], {
+        cwd: ROOT,
+        timeout: SPAWNED_RUN_MS,
+      }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '', failed: true }));
+      const checks = readdirSync(outputDir, { recursive: true })
+        .map(String)
+        .filter((file) => file.endsWith('checks.json'))
+        .flatMap(
+          (file) => JSON.parse(readFileSync(path.join(outputDir, file), 'utf8')) as { id: string; status: string; errorMessage?: string }[],
+        );
+      expect(checks.length, answer.stdout + answer.stderr).toBeGreaterThan(0);
+      expect(
+        checks.filter((check) => check.status === 'FAILURE'),
+        answer.stdout,
+      ).toEqual([]);
+      expect('failed' in answer, answer.stdout + answer.stderr).toBe(false);
+    },
+  );
 });

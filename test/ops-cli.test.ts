@@ -16,6 +16,7 @@ import { accountHistory, apiKeys, embeddedWarehouse, ledger, organizations } fro
 import { COMMANDS } from '../infra/ops/commands';
 import { runOps } from '../infra/ops/program';
 import { newOrganization } from './support/api';
+import { SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'ops.mjs');
@@ -42,7 +43,7 @@ function ops(
     execFile(
       command[0],
       [...command[1], ...args],
-      { cwd: ROOT, env: childEnv, timeout: 60_000, maxBuffer: 10 * 1024 * 1024 },
+      { cwd: ROOT, env: childEnv, timeout: SPAWNED_RUN_MS, maxBuffer: 10 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -235,7 +236,7 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
 
   it(
     'org:credits retried with one --id adjusts once; the same ID with another amount is refused (issue #31)',
-    { timeout: 120_000 },
+    { timeout: spawnedTestTimeout({ starts: 0, runs: 3 }) },
     async () => {
       const created = {
         organizationId: (

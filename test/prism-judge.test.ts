@@ -27,6 +27,7 @@ import { startReceiver } from './webhooks/receiver';
 import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
 import { API_ROUTES } from '../infra/routes';
 import { apiKeys, createKey } from '../lib/root';
+import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
 
 process.env.WEBHOOKS_ALLOW_LOCALHOST = 'true';
 
@@ -133,7 +134,7 @@ async function startPrism(document: string): Promise<string> {
 
 beforeAll(async () => {
   prismUrl = await startPrism(path.join(ROOT, 'docs/openapi.json'));
-}, 120_000);
+}, SPAWNED_READY_MS);
 
 afterAll(() => {
   for (const prism of prisms) prism.kill();
@@ -382,6 +383,11 @@ function cases(f: Fixture): Case[] {
     ok(`${C}/enrich`, 'unknown campaign (404)', { campaignId: unknownCampaign }),
     bad(`${C}/enrich`, 'malformed campaign ID', { campaignId: 'camp_0OIl' }),
 
+    ok('/v1/org/usage', '92 days by key', { from: '2026-08-01', to: '2026-10-31', groupBy: 'key' }),
+    ok('/v1/org/usage', 'one day by campaign', { from: '2026-11-01', to: '2026-11-01', groupBy: 'campaign' }),
+    bad('/v1/org/usage', 'unknown grouping', { from: '2026-11-01', to: '2026-11-02', groupBy: 'week' }),
+    bad('/v1/org/usage', 'not a date', { from: '1 Nov 2026', to: '2026-11-02', groupBy: 'day' }),
+    bad('/v1/org/usage', 'no to', { from: '2026-11-01', groupBy: 'day' }),
     ok('/v1/org/ledger', 'no body', undefined, { encodings: ['json'] }),
     ok('/v1/org/ledger', 'filters, limit 1000', { filters: { kind: 'charge', campaignId: f.enrichedId }, limit: 1000 }),
     bad('/v1/org/ledger', 'limit 1001', { limit: 1001 }),
@@ -541,29 +547,33 @@ async function judge(testCase: Case, encoding: Encoding, apiKey: string): Promis
 }
 
 describe('Prism (prism proxy --errors) and the server agree', () => {
-  it('on valid, boundary and invalid inputs of every operation, in JSON, urlencoded and multipart', async () => {
-    const f = await fixture();
-    const all = cases(f);
-    // Every operation of the document has at least one valid and one invalid case.
-    for (const route of API_ROUTES) {
-      const own = all.filter((c) => c.path === route.operation.path);
-      expect(
-        own.some((c) => c.valid),
-        `${route.operation.path}: a valid case`,
-      ).toBe(true);
-      expect(
-        own.some((c) => !c.valid),
-        `${route.operation.path}: an invalid case`,
-      ).toBe(true);
-    }
-    // A case's verdict does not depend on the others' side effects (an enriched draft answers 409, a deleted endpoint 404: both documented, neither 400).
-    const exchanges = all.flatMap((testCase) =>
-      (testCase.encodings ?? (['json', 'form', 'multipart'] as const)).map((encoding) => ({ testCase, encoding })),
-    );
-    const verdicts = await pMap(exchanges, ({ testCase, encoding }) => judge(testCase, encoding, f.apiKey), { concurrency: 4 });
-    expect(verdicts.filter(Boolean)).toEqual([]);
-    expect(exchanges.length).toBeGreaterThan(150);
-  }, 300_000);
+  it(
+    'on valid, boundary and invalid inputs of every operation, in JSON, urlencoded and multipart',
+    async () => {
+      const f = await fixture();
+      const all = cases(f);
+      // Every operation of the document has at least one valid and one invalid case.
+      for (const route of API_ROUTES) {
+        const own = all.filter((c) => c.path === route.operation.path);
+        expect(
+          own.some((c) => c.valid),
+          `${route.operation.path}: a valid case`,
+        ).toBe(true);
+        expect(
+          own.some((c) => !c.valid),
+          `${route.operation.path}: an invalid case`,
+        ).toBe(true);
+      }
+      // A case's verdict does not depend on the others' side effects (an enriched draft answers 409, a deleted endpoint 404: both documented, neither 400).
+      const exchanges = all.flatMap((testCase) =>
+        (testCase.encodings ?? (['json', 'form', 'multipart'] as const)).map((encoding) => ({ testCase, encoding })),
+      );
+      const verdicts = await pMap(exchanges, ({ testCase, encoding }) => judge(testCase, encoding, f.apiKey), { concurrency: 4 });
+      expect(verdicts.filter(Boolean)).toEqual([]);
+      expect(exchanges.length).toBeGreaterThan(150);
+    },
+    SPAWNED_RUN_MS,
+  );
 
   it('on routes the document does not have: 404 for an unknown path, 405 for another method', async () => {
     const { apiKey } = await newOrganization();
@@ -762,63 +772,76 @@ async function throughPrism(base: string, answered: Answered) {
 }
 
 describe('prism proxy --errors passes the real answer of every error code', () => {
-  it('every code the API answers, through Prism: the status and code the document states, no violation', async () => {
-    const answers = await everyCode();
-    const covered = new Set(answers.map((a) => a.code));
-    expect((Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => !covered.has(code) && !NOT_PROVOKED[code])).toEqual([]);
-    const verdicts = [];
-    for (const answered of answers) {
-      const seen = await throughPrism(prismUrl, answered);
-      // 405 is Prism's own answer for a method the document lacks; every other answer is the server's.
-      const expected = {
-        status: ERROR_STATUS[answered.code],
-        code: answered.code === 'method_not_allowed' ? seen.code : answered.code,
-        violations: '',
-        fromPrism: answered.code === 'method_not_allowed' ? seen.fromPrism : false,
-      };
-      verdicts.push({ case: answered.code, ...seen, expected });
-    }
-    expect(
-      verdicts.filter(
-        (v) =>
-          JSON.stringify({ status: v.status, code: v.code, violations: v.violations, fromPrism: v.fromPrism }) !==
-          JSON.stringify(v.expected),
-      ),
-    ).toEqual([]);
-  }, 300_000);
+  it(
+    'every code the API answers, through Prism: the status and code the document states, no violation',
+    async () => {
+      const answers = await everyCode();
+      const covered = new Set(answers.map((a) => a.code));
+      expect((Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => !covered.has(code) && !NOT_PROVOKED[code])).toEqual([]);
+      const verdicts = [];
+      for (const answered of answers) {
+        const seen = await throughPrism(prismUrl, answered);
+        // 405 is Prism's own answer for a method the document lacks; every other answer is the server's.
+        const expected = {
+          status: ERROR_STATUS[answered.code],
+          code: answered.code === 'method_not_allowed' ? seen.code : answered.code,
+          violations: '',
+          fromPrism: answered.code === 'method_not_allowed' ? seen.fromPrism : false,
+        };
+        verdicts.push({ case: answered.code, ...seen, expected });
+      }
+      expect(
+        verdicts.filter(
+          (v) =>
+            JSON.stringify({ status: v.status, code: v.code, violations: v.violations, fromPrism: v.fromPrism }) !==
+            JSON.stringify(v.expected),
+        ),
+      ).toEqual([]);
+    },
+    SPAWNED_RUN_MS,
+  );
 
-  it("catches a planted fault: with spend_limit_exceeded taken out of enrich's 402, the real answer violates the document", async () => {
-    const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
-    const media = document.paths['/v1/campaigns/enrich'].post.responses['402'].content['application/json'];
-    const error = media.schema.properties.error;
-    error.oneOf = error.oneOf.filter((variant: { $ref: string }) => !variant.$ref.endsWith('/SpendLimitExceededError'));
-    delete error.discriminator;
-    delete media.examples.spend_limit_exceeded;
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'prism-fault-')), 'openapi.json');
-    writeFileSync(file, JSON.stringify(document));
-    const broken = await startPrism(file);
-    const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
-    const accounts = activeAccounts(uniquePrefix(), 2);
-    await importAccounts(accounts);
-    const campaignId = (
-      await call(api(), '/v1/campaigns/create', {
-        apiKey: capped.apiKey,
-        body: { name: 'Planted', accountIds: accounts.map((a) => a.accountId) },
-      })
-    ).data.id;
-    const answered: Answered = {
-      code: 'spend_limit_exceeded',
-      send: (b) =>
-        fetch(`${b}/v1/campaigns/enrich`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${capped.apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ campaignId }),
-        }),
-    };
-    const seen = await throughPrism(broken, answered);
-    // Prism flags the answer (sl-violations) or, with --errors, replaces it with its own 500.
-    expect(seen.violations !== '' || seen.status === 500, JSON.stringify(seen)).toBe(true);
-    // The true document passes the same answer.
-    expect(await throughPrism(prismUrl, answered)).toEqual({ status: 402, code: 'spend_limit_exceeded', violations: '', fromPrism: false });
-  }, 120_000);
+  it(
+    "catches a planted fault: with spend_limit_exceeded taken out of enrich's 402, the real answer violates the document",
+    async () => {
+      const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
+      const media = document.paths['/v1/campaigns/enrich'].post.responses['402'].content['application/json'];
+      const error = media.schema.properties.error;
+      error.oneOf = error.oneOf.filter((variant: { $ref: string }) => !variant.$ref.endsWith('/SpendLimitExceededError'));
+      delete error.discriminator;
+      delete media.examples.spend_limit_exceeded;
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'prism-fault-')), 'openapi.json');
+      writeFileSync(file, JSON.stringify(document));
+      const broken = await startPrism(file);
+      const capped = await newOrganization({ limits: { monthlySpendLimit: 1 } });
+      const accounts = activeAccounts(uniquePrefix(), 2);
+      await importAccounts(accounts);
+      const campaignId = (
+        await call(api(), '/v1/campaigns/create', {
+          apiKey: capped.apiKey,
+          body: { name: 'Planted', accountIds: accounts.map((a) => a.accountId) },
+        })
+      ).data.id;
+      const answered: Answered = {
+        code: 'spend_limit_exceeded',
+        send: (b) =>
+          fetch(`${b}/v1/campaigns/enrich`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${capped.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ campaignId }),
+          }),
+      };
+      const seen = await throughPrism(broken, answered);
+      // Prism flags the answer (sl-violations) or, with --errors, replaces it with its own 500.
+      expect(seen.violations !== '' || seen.status === 500, JSON.stringify(seen)).toBe(true);
+      // The true document passes the same answer.
+      expect(await throughPrism(prismUrl, answered)).toEqual({
+        status: 402,
+        code: 'spend_limit_exceeded',
+        violations: '',
+        fromPrism: false,
+      });
+    },
+    SPAWNED_RUN_MS,
+  );
 });

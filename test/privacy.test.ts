@@ -8,14 +8,17 @@
  * identifier of a request is left in any log line, table item or object.
  */
 import { ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
-import { QueryCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import fc from 'fast-check';
 import { customAlphabet } from 'nanoid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, s3 } from '../lib/aws';
 import { keys } from '../lib/db/table';
-import { embeddedWarehouse, erasuresSettled, logger } from '../lib/root';
+import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
+import { runErasure } from '../lib/privacy/erasure';
+import { hashIdentifier, type RawIdentifier } from '../lib/privacy/identifiers';
+import { erasureId } from '../lib/privacy/store';
 import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
@@ -395,6 +398,106 @@ describe('erasures', () => {
       ),
     ).toEqual([done.id]);
     expect((await post('/v1/privacy/erasures/get', apiKey, { id: `era_${'1'.repeat(21)}` })).error?.code).toBe('not_found');
+  });
+
+  it('a job a crash stopped resumes at the next start from its saved progress, and completes with the first run’s counts', async () => {
+    const { apiKey, organizationId } = await newOrganizationHere({ name: 'Privacy resume' });
+    const first = await enrichedCampaign(apiKey, [shared.accountId, plain.accountId]);
+    const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
+    const oldExport = await exportText(apiKey, first.id);
+    // The job as erasures/create leaves it, but never started (its process died before): pending, suppressed.
+    const identifiers = [hashIdentifier({ type: 'email', value: PERSON.email })!];
+    const requestRef = `RESUME-${P}`;
+    const id = erasureId(organizationId, requestRef);
+    await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
+    await suppressions().createErasure({
+      id,
+      organizationId,
+      requestRef,
+      regime: 'gdpr',
+      status: 'pending',
+      identifiers,
+      createdAt: new Date().toISOString(),
+      completedAt: null,
+      result: null,
+      receipt: null,
+    });
+    expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).toContain(id);
+    // A first run dies after rewriting every part and deleting the export (before signing): the job stays running.
+    const crash = new Error('killed');
+    await expect(
+      runErasure(
+        {
+          ...erasureJobDependencies(),
+          purgeSavedAnswers: () => Promise.reject(crash),
+        },
+        organizationId,
+        id,
+      ),
+    ).rejects.toBe(crash);
+    expect((await post('/v1/privacy/erasures/get', apiKey, { id })).data.status).toBe('running');
+    expect((await fetch(oldExport.url)).status).toBe(404);
+    expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });
+
+    // The restart: the local stack resumes every unfinished job (infra/local/stack.ts).
+    expect(await resumeErasures(new Set([organizationId]))).toBe(1);
+    const done = await waitErasure(apiKey, id);
+    expect(done.status).toBe('completed');
+    // The counts of the first run, carried by its progress (the rerun itself found nothing left to remove).
+    expect(done.result).toEqual({
+      contactsRemoved: 2,
+      resultObjectsRewritten: 2,
+      exportsDeleted: 1,
+      campaignIds: [first.id, second.id].sort(),
+    });
+    expect(done.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).not.toContain(id);
+    expect(await resumeErasures(new Set([organizationId]))).toBe(0);
+  });
+
+  it('purges the saved idempotent answers that hold the person, and only those', async () => {
+    const { apiKey, organizationId } = await newOrganizationHere({ name: 'Privacy purge' });
+    const personal = (value: string): RawIdentifier => ({ type: 'email', value });
+    const savedAnswer = async (operationId: string, key: string) =>
+      (
+        await ddb.send(
+          new GetCommand({ TableName: TABLE, Key: keys.idempotencyRecord(organizationId, operationId, key), ConsistentRead: true }),
+        )
+      ).Item;
+    const ofPerson = { identifiers: [personal(PERSON.email)], reason: 'opt_out' };
+    const ofOther = { identifiers: [personal(`someone-else-${P}@example.com`)], reason: 'opt_out' };
+    expect((await post('/v1/privacy/suppressions/create', apiKey, ofPerson, { 'Idempotency-Key': `"person-${P}"` })).status).toBe(200);
+    expect((await post('/v1/privacy/suppressions/create', apiKey, ofOther, { 'Idempotency-Key': `"other-${P}"` })).status).toBe(200);
+    expect(await savedAnswer('createSuppressions', `person-${P}`)).toMatchObject({ status: 'completed' });
+
+    // An earlier erasure of the person, with a key: its saved answer names the person too. It is saved before the answer is
+    // sent, so before the next erasure's job runs, whichever way its own job and its save went.
+    const earlier = await post(
+      '/v1/privacy/erasures/create',
+      apiKey,
+      { identifiers: [{ type: 'email', value: PERSON.email }], regime: 'gdpr', requestRef: `PURGE-A-${P}` },
+      { 'Idempotency-Key': `"erase-${P}"` },
+    );
+    expect(earlier.status, JSON.stringify(earlier.body)).toBe(200);
+    await waitErasure(apiKey, earlier.data.id);
+
+    const erasure = await post('/v1/privacy/erasures/create', apiKey, {
+      identifiers: [{ type: 'email', value: PERSON.email.toUpperCase() }],
+      regime: 'gdpr',
+      requestRef: `PURGE-B-${P}`,
+    });
+    expect(erasure.status, JSON.stringify(erasure.body)).toBe(200);
+    const done = await waitErasure(apiKey, erasure.data.id);
+    expect(done.status).toBe('completed');
+
+    // The answers naming the person (its hash) are gone; the one naming someone else stays.
+    expect(await savedAnswer('createSuppressions', `person-${P}`)).toBeUndefined();
+    expect(await savedAnswer('createErasure', `erase-${P}`)).toBeUndefined();
+    expect(await savedAnswer('createSuppressions', `other-${P}`)).toMatchObject({ status: 'completed' });
+    // A retry with a purged key runs again and answers as before (the entry, now locked by the erasure).
+    const retried = await post('/v1/privacy/suppressions/create', apiKey, ofPerson, { 'Idempotency-Key': `"person-${P}"` });
+    expect(retried.status).toBe(200);
+    expect(retried.data.suppressions[0]).toMatchObject({ hash: done.identifiers[0].hash, origin: 'erasure' });
   });
 
   it('leaves no raw identifier of a request in any log line, table item or object', async () => {

@@ -19,10 +19,11 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READINESS_STEPS } from '../infra/local/readiness';
+import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const START_TIMEOUT_MS = 300_000;
-const SCRIPT_TIMEOUT_MS = 180_000;
+const START_TIMEOUT_MS = SPAWNED_READY_MS;
+const SCRIPT_TIMEOUT_MS = SPAWNED_RUN_MS;
 
 /** The first ```sh block after the "## Quickstart" heading of README.md, as written. */
 function quickstartScript(): string {
@@ -172,7 +173,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopStack();
   rmSync(base, { recursive: true, force: true });
-}, 60_000);
+}, SPAWNED_RUN_MS);
 
 describe('npm start and test mode (docs/test-mode.md)', () => {
   it('prints a test key beside the demo key and serves it at GET /local/test-key; it acts in test mode on the demo organization', async () => {
@@ -245,7 +246,7 @@ describe('README quickstart', () => {
   it('stops at its first request with a wrong key: non-zero exit within seconds, the 401 answer and the failed line shown, nothing after it run', async () => {
     const scratchBefore = readdirSync(scratchRoot);
     // Killed (and so failed) if it has not stopped within 30 s: the old script ran on for minutes.
-    const run = await runQuickstart({ KEY: `cek_${'0'.repeat(40)}` }, 30_000);
+    const run = await runQuickstart({ KEY: `cek_${'0'.repeat(40)}` }, SPAWNED_RUN_MS);
     expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).not.toBe(0);
     expect(run.code).not.toBeNull();
     expect(JSON.parse(run.stdout.trim())).toMatchObject({

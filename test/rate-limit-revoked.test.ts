@@ -11,20 +11,13 @@ import { z } from 'zod';
 import { ApiKeyCache } from '../lib/http/auth';
 import { createApiHandler } from '../lib/http/pipeline';
 import { defineOperation } from '../lib/http/operation';
-import { RequestLimiter } from '../lib/http/rate-limit';
 import { describeOrganizationOperation } from '../lib/organizations/schema';
-import { apiKeys, describeOrganization, limitCounter, limits, organizations } from '../lib/root';
-import { config } from '../lib/config';
+import { apiKeys, describeOrganization, limits, newRequestLimiter, organizations } from '../lib/root';
 import { call, newOrganization, type ApiResponse } from './support/api';
 import { serveHandler } from './support/serve-handler';
 
 /** One process's request limiter, wired as lib/root.ts wires it. */
-const processLimiter = () =>
-  new RequestLimiter({
-    counter: limitCounter(),
-    policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
-    defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
-  });
+const processLimiter = () => newRequestLimiter();
 
 const findApiKey = (keyHash: string) => apiKeys().findByHash(keyHash);
 

@@ -8,7 +8,7 @@
  * request, so the test process's limiter reads them with its first count.
  */
 import { describe, expect, it } from 'vitest';
-import { apiKeys, campaigns, limitCounter, limits } from '../lib/root';
+import { apiKeys, campaigns, limits, requestDays } from '../lib/root';
 import { RequestLimiter } from '../lib/http/rate-limit';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import {
@@ -182,7 +182,7 @@ describe('RequestLimiter with an injected clock (fixed windows, counted in Dynam
     let now = Date.UTC(2031, 0, 1, 0, 0, 0); // a window start: windows of 10 s align on it
     let policy = { limit: 2, windowSeconds: 10 };
     const limiter = new RequestLimiter({
-      counter: limitCounter(),
+      days: requestDays(),
       policyOf: async () => policy,
       defaults: () => policy,
       policySeconds: 60,
@@ -195,7 +195,7 @@ describe('RequestLimiter with an injected clock (fixed windows, counted in Dynam
     expect(await admit()).toMatchObject({ remaining: 0, resetSeconds: 6, allowed: false });
     // Known to this process now: refused without a count, the reset counting down.
     now += 5_500;
-    expect(limiter.knownRefusal(org.organizationId)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
+    expect(await limiter.knownRefusal(org.organizationId)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
     now += 500; // the next window
     expect(limiter.knownRefusal(org.organizationId)).toBeUndefined();
     expect(await admit()).toEqual({ limit: 2, windowSeconds: 10, remaining: 1, resetSeconds: 10, allowed: true });
@@ -210,7 +210,7 @@ describe('RequestLimiter with an injected clock (fixed windows, counted in Dynam
     const org = await newOrganization();
     const now = Date.UTC(2031, 0, 1, 0, 0, 0);
     const policy = { limit: 2, windowSeconds: 10 };
-    const limiter = new RequestLimiter({ counter: limitCounter(), policyOf: async () => policy, defaults: () => policy, now: () => now });
+    const limiter = new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => policy, now: () => now });
     const admit = () => limiter.admit(org.organizationId);
     const first = await admit();
     expect(first).toMatchObject({ remaining: 1, allowed: true });

@@ -19,6 +19,7 @@ import { freePort } from '../infra/local/emulators';
 import { call } from './support/api';
 import { pollUntil } from './enrichment/support';
 import { startReceiver, webhookHeaders } from './webhooks/receiver';
+import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cea-webhook-crash-'));
@@ -59,7 +60,7 @@ async function startProcess(): Promise<{ child: ChildProcess; url: string; apiKe
     async () => /API key\s+(cek_\w+)/.exec(output)?.[1],
     (key) => key !== undefined || child.exitCode !== null,
     // Under a full parallel test run the first start (JVM, demo warehouse of 3,000 accounts) can take minutes.
-    { timeoutMs: 300_000, intervalMs: 200 },
+    { timeoutMs: SPAWNED_READY_MS, intervalMs: 200 },
   ).catch((error: Error) => {
     throw new Error(`${error.message}\nnpm start printed:\n${output.slice(-4_000)}`);
   });
@@ -88,7 +89,7 @@ afterAll(async () => {
 describe('webhooks survive a crash', () => {
   it(
     'delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id',
-    { timeout: 900_000 },
+    { timeout: spawnedTestTimeout({ starts: 2, runs: 2 }) },
     async () => {
       const hook = await startReceiver(['hang', { status: 200, body: 'ok' }]);
       try {
@@ -108,7 +109,7 @@ describe('webhooks survive a crash', () => {
         ).toBe(200);
 
         // The first attempt is in flight and will never be answered: the campaign is enriched, nothing is delivered.
-        const [inFlight] = await hook.received(1, 120_000);
+        const [inFlight] = await hook.received(1, SPAWNED_RUN_MS);
         await kill(first.child, 'SIGKILL');
 
         const second = await startProcess();
@@ -118,7 +119,7 @@ describe('webhooks survive a crash', () => {
         );
         expect(enriched.data.status).toBe('enriched');
         // The restarted process finds the undelivered message and sends it again once the dead attempt's lease ends.
-        const [, delivered] = await hook.received(2, 120_000);
+        const [, delivered] = await hook.received(2, SPAWNED_RUN_MS);
         expect(delivered!.headers['webhook-id']).toBe(inFlight!.headers['webhook-id']);
         expect(delivered!.body).toBe(inFlight!.body);
         expect(() => new Webhook(endpoint.data.secret).verify(delivered!.body, webhookHeaders(delivered!))).not.toThrow();

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
-import { campaigns, enrichment, idempotencyRecords, useWebhookResolver, workflow } from '../lib/root';
+import { campaigns, endpointSecretAnswer, enrichment, idempotencyRecords, useWebhookResolver, webhooks, workflow } from '../lib/root';
 import type { ResolvedAddress } from '../lib/webhooks/ssrf';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../lib/webhooks/events';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
@@ -355,7 +355,7 @@ describe('secret rotation', () => {
     expect(JSON.stringify((await call(api(), W.list, { apiKey })).body)).not.toMatch(/whsec_/);
   });
 
-  it("saved answers hold no secret: a replay of create or rotate-secret shows it only while it is the endpoint's current one (docs/idempotency.md)", async () => {
+  it('saved answers hold no secret: a replay of create or rotate-secret shows it exactly as long as it still signs (docs/idempotency.md)', async () => {
     const { organizationId, apiKey } = await newOrganization();
     const hook = await receiver();
     const body = { url: hook.url };
@@ -389,25 +389,52 @@ describe('secret rotation', () => {
       headers: { 'Idempotency-Key': 'rotate-1' },
     });
     expect(rotated.status).toBe(200);
+    // Rotated once, the create's secret still signs (the previous secret's 24 h): its replay still carries it.
     const afterRotation = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
     expect(afterRotation.headers.get('idempotent-replayed')).toBe('true');
+    expect(afterRotation.body).toEqual(created.body);
+    const endpoint = await webhooks().getEndpoint(organizationId, created.data.id);
+    expect(endpoint?.previousSecret).toBe(secret);
+    // Once those 24 h have passed it no longer signs, and the same saved answer replays without it.
+    const saved = endpointSecretAnswer(() => ({ webhooks: webhooks() })).toSaved(created.data);
+    const afterOverlap = await endpointSecretAnswer(() => ({ webhooks: webhooks() })).fromSaved(
+      saved,
+      { organizationId },
+      new Date(Date.parse(endpoint!.previousSecretExpiresAt!) + 1_000),
+    );
     const { secret: _shown, ...withoutSecret } = created.data;
-    expect(afterRotation.data).toEqual(withoutSecret);
-    expect(JSON.stringify(afterRotation.body)).not.toMatch(/whsec_/);
-    // The rotation's own replay shows its secret while it is current, and not once rotated again.
+    expect(afterOverlap).toEqual(withoutSecret);
+    // The rotation's own replay shows its secret while it is current.
     expect(
       (await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id }, headers: { 'Idempotency-Key': 'rotate-1' } })).data
         .secret,
     ).toBe(rotated.data.secret);
+    // Rotated again: the create's secret is rotated out (no longer signs), the first rotation's is the previous one.
     expect((await call(api(), W.rotate, { apiKey, body: { endpointId: created.data.id } })).status).toBe(200);
+    const createReplay = await call(api(), W.create, { apiKey, body, headers: { 'Idempotency-Key': 'create-1' } });
+    expect(createReplay.headers.get('idempotent-replayed')).toBe('true');
+    expect(createReplay.data).toEqual(withoutSecret);
+    expect(JSON.stringify(createReplay.body)).not.toMatch(/whsec_/);
     const rotateReplay = await call(api(), W.rotate, {
       apiKey,
       body: { endpointId: created.data.id },
       headers: { 'Idempotency-Key': 'rotate-1' },
     });
     expect(rotateReplay.headers.get('idempotent-replayed')).toBe('true');
-    expect(rotateReplay.data).not.toHaveProperty('secret');
-    expect(rotateReplay.data).toMatchObject({ id: created.data.id, previousSecretExpiresAt: rotated.data.previousSecretExpiresAt });
+    expect(rotateReplay.data).toMatchObject({
+      id: created.data.id,
+      secret: rotated.data.secret,
+      previousSecretExpiresAt: rotated.data.previousSecretExpiresAt,
+    });
+    // Deleted: nothing signs any more, and no replay shows a secret.
+    expect((await call(api(), W.delete, { apiKey, body: { endpointId: created.data.id } })).status).toBe(200);
+    const rotateAfterDelete = await call(api(), W.rotate, {
+      apiKey,
+      body: { endpointId: created.data.id },
+      headers: { 'Idempotency-Key': 'rotate-1' },
+    });
+    expect(rotateAfterDelete.headers.get('idempotent-replayed')).toBe('true');
+    expect(rotateAfterDelete.data).not.toHaveProperty('secret');
   });
 });
 

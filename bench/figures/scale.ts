@@ -75,6 +75,8 @@ const WAREHOUSE_RRU_PER_ACCOUNT_BUDGET = 1.0;
 /** API functions must stay well inside API Gateway's 29 s: half of it, on Lambda at the configured memory. */
 const API_LAMBDA_BUDGET_S = 14.5;
 const WORKFLOW_BUDGET_PER_S = 5_000;
+/** Issue #43: the workflow's accounts/s ÷ the rate its own reads reach bare (evaluation + FindContacts), at the run's size. */
+const WORKFLOW_BARE_RATIO_BUDGET = 0.8;
 const MB = 1e6;
 const DAY_S = 86_400;
 /** A month as S3 bills storage (GB-month): 30 days here. */
@@ -561,6 +563,15 @@ export async function runScale(
   });
 
   const ceiling = N / (evaluationFloorS + findFloorS);
+  results.add({
+    group: workflowGroup,
+    name: `${n(N)} accounts: accounts/s ÷ the rate of its own reads bare`,
+    value: N / totalS / ceiling,
+    unit: '×',
+    budget: { op: '>=', limit: WORKFLOW_BARE_RATIO_BUDGET, text: `≥ ${WORKFLOW_BARE_RATIO_BUDGET}` },
+    floor: { value: ceiling, unit: 'accounts/s', what: 'evaluation + FindContacts reads alone, bare, at the measured rates' },
+    extra: { 'accounts/s': n(N / totalS) },
+  });
   results.note(
     workflowGroup,
     `Cause: enrich → enriched is bounded by DynamoDB Local's BatchGetItem rate: at the bare rates measured above, the evaluation's ${n(statusKeys + historyKeys)} and FindContacts' ` +

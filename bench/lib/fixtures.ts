@@ -6,6 +6,9 @@
 import { nanoid } from 'nanoid';
 import { embeddedWarehouse, limits, organizations } from '../../lib/root';
 import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
+import type { CampaignRecord } from '../../lib/campaigns/model';
+import { accountListKey } from '../../lib/account-lists/account-list';
+import { objectKeys } from '../../lib/objects';
 import { expectOk, post, PATHS } from './api';
 import type { BenchStack } from './stack';
 
@@ -117,4 +120,49 @@ export async function smallFixture(stack: BenchStack, label: string): Promise<Sm
     campaignId = created.id;
   }
   return { organizationId, apiKey, accountIds, campaignId };
+}
+
+/**
+ * An `enriched` campaign record whose attempt `attemptId` holds results of
+ * `accounts` accounts with `contacts` contacts each, as the workflow leaves
+ * it (completed 30 s ago, results readable for a day); the caller writes the
+ * parts under the attempt's results prefix.
+ */
+export function benchEnrichedCampaign(options: {
+  organizationId: string;
+  campaignId: string;
+  attemptId: string;
+  name: string;
+  accounts: number;
+  contacts: number;
+}): CampaignRecord {
+  const { organizationId, campaignId, attemptId, accounts: n, contacts: c } = options;
+  const now = Date.now();
+  return {
+    id: campaignId,
+    organizationId,
+    name: options.name,
+    status: 'enriched',
+    createdVia: 'api',
+    excludeEnrichedWithinDays: null,
+    createdAt: new Date(now - 60_000).toISOString(),
+    accountsRequested: n,
+    accountsObjectKey: accountListKey(organizationId, campaignId),
+    accountsEligible: n,
+    accountsExcluded: { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 },
+    creditsCharged: n,
+    lastEnrichment: null,
+    completedAt: new Date(now - 30_000).toISOString(),
+    resultsExpireAt: new Date(now + 86_400_000).toISOString(),
+    results: { totalAccounts: n, totalContactsFound: n * c, pctAccountsWithContact: c > 0 ? 1 : 0, pctAccountsWithMobile: c > 0 ? 1 : 0 },
+    attempt: {
+      id: attemptId,
+      startedAt: new Date(now - 60_000).toISOString(),
+      eligible: n,
+      charged: n,
+      creditsPerAccount: 1,
+      eligibleObjectKey: objectKeys.eligibleList(organizationId, campaignId, attemptId),
+      executionArn: `arn:aws:states:us-east-1:000000000000:execution:bench:${attemptId}`,
+    },
+  };
 }

@@ -203,6 +203,18 @@ function contentLength(response: unknown): number | undefined {
   return value === undefined ? undefined : Number(value);
 }
 
+/**
+ * JSON.stringify replacer: binary values as the wire carries them (base64), not as Node's JSON of a
+ * Buffer (`{"type":"Buffer","data":[…]}`, ~4 characters a byte) or of a Uint8Array (`{"0":…}`).
+ */
+function binaryAsOnTheWire(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  const json = value as { type?: unknown; data?: unknown } | null;
+  if (json && typeof json === 'object' && json.type === 'Buffer' && Array.isArray(json.data))
+    return Buffer.from(json.data as number[]).toString('base64');
+  return value;
+}
+
 const sum = (values: Array<{ CapacityUnits?: number } | undefined>) => values.reduce((s, v) => s + (v?.CapacityUnits ?? 0), 0);
 
 /** DynamoDB commands that accept ReturnConsumedCapacity. */
@@ -370,7 +382,7 @@ export async function startBenchStack(): Promise<BenchStack> {
           record.wru = units.wru;
         }
         // DynamoDB Local sends larger bodies chunked (no Content-Length): then the body's size is that of the output as parsed (its JSON, as on the wire).
-        record.bytes = contentLength(result.response) ?? Buffer.byteLength(JSON.stringify(result.output ?? {}));
+        record.bytes = contentLength(result.response) ?? Buffer.byteLength(JSON.stringify(result.output ?? {}, binaryAsOnTheWire));
         return result;
       } catch (error) {
         record.error = (error as Error).name;

@@ -9,6 +9,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { LIMIT_COUNTER_KEY_PATTERN, TABLE_DEFINITION } from '../../lib/db/table';
 import { EXPIRING_KEY_PATTERNS } from '../../lib/objects';
 import type { RoutePermissions } from '../routes';
@@ -24,6 +25,8 @@ export interface RouteResources {
    * {@link grantRoutePermissions}).
    */
   readonly stateMachine?: sfn.StateMachine;
+  /** The erasure job's queue (docs/privacy.md "The erasure job"); a route with `startsErasures` fails synthesis without it. */
+  readonly erasureQueue?: sqs.IQueue;
 }
 
 /**
@@ -70,10 +73,13 @@ const OBJECT_ACTIONS: Record<NonNullable<RoutePermissions['bucket']>, string[]> 
  * - `stopsWorkflow`: `states:StopExecution` on the executions of that state
  *   machine only, and its ARN in `STATE_MACHINE_ARN`.
  *
- * @throws Error when a route starts or stops workflows but `resources.stateMachine` is absent.
+ * - `startsErasures`: `sqs:SendMessage` on the erasure queue and its URL in
+ *   `ERASURE_QUEUE_URL` (lib/config.ts).
+ *
+ * @throws Error when a route starts or stops workflows but `resources.stateMachine` is absent, or starts erasures without `resources.erasureQueue`.
  */
 export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePermissions, resources: RouteResources): void {
-  const { table, bucket, stateMachine } = resources;
+  const { table, bucket, stateMachine, erasureQueue } = resources;
 
   fn.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
@@ -143,6 +149,11 @@ export function grantRoutePermissions(fn: ServiceFunction, permissions: RoutePer
     });
     fn.addEnvironment('STATE_MACHINE_ARN', stateMachine.stateMachineArn);
   }
+  if (permissions.startsErasures) {
+    if (!erasureQueue) throw new Error(`${fn.node.path} starts erasure jobs, but the stack defines no erasure queue yet`);
+    erasureQueue.grantSendMessages(fn.role);
+    fn.addEnvironment('ERASURE_QUEUE_URL', erasureQueue.queueUrl);
+  }
 }
 
 /**
@@ -189,5 +200,6 @@ export function mergedPermissions(all: readonly RoutePermissions[]): RoutePermis
     ...(all.some((permissions) => permissions.deletesObjects) ? { deletesObjects: true } : {}),
     ...(all.some((permissions) => permissions.startsWorkflow) ? { startsWorkflow: true } : {}),
     ...(all.some((permissions) => permissions.stopsWorkflow) ? { stopsWorkflow: true } : {}),
+    ...(all.some((permissions) => permissions.startsErasures) ? { startsErasures: true } : {}),
   };
 }

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { API_ROUTES, DOCS_ROUTES, SUPPORT_FUNCTIONS } from '../routes';
+import { API_ROUTES, DOCS_ROUTES, GUIDES_ROUTE, SUPPORT_FUNCTIONS } from '../routes';
 import { API_CATALOG_PATH, LLMS_TXT_PATH } from '../../lib/contract/mcp';
 import { invokeLocally, lambdaContext } from './lambda-context';
 import { apiGatewayEvent } from './event';
@@ -282,7 +282,9 @@ export async function startApiServer(
         send(res, await invokeLocally(jwks, event, lambdaContext(SUPPORT_FUNCTIONS.jwks.functionId, requestId)), requestId);
         return;
       }
-      const isDocs = req.method === 'GET' && docsPaths.has(url.pathname);
+      // A guide (GET /docs/<name>.md) goes to the docs function as its {guide} route does in AWS.
+      const isGuide = req.method === 'GET' && /^\/docs\/[^/]+$/.test(url.pathname);
+      const isDocs = (req.method === 'GET' && docsPaths.has(url.pathname)) || isGuide;
       const isMcp =
         url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
       const body = await readBody(req);
@@ -296,7 +298,7 @@ export async function startApiServer(
         return;
       }
       if (!route) {
-        const routeKey = isDocs ? `GET ${url.pathname}` : '$default';
+        const routeKey = isGuide ? `GET ${GUIDES_ROUTE}` : isDocs ? `GET ${url.pathname}` : '$default';
         const event = toApiGatewayEvent(req, body, routeKey, requestId);
         send(
           res,

@@ -249,6 +249,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       Object.assign(endpoints, { apiUrl: api.url, sfnEndpoint: process.env.SFN_ENDPOINT, stateMachineArn: process.env.STATE_MACHINE_ARN });
       if (options.reconcileEverySeconds) stopReconciling = await startReconciling(options.reconcileEverySeconds);
       readiness?.done('reconciler first pass');
+      // Erasure jobs a crash left `pending` or `running` run again, from their saved progress (docs/privacy.md "The erasure job").
+      const { resumeErasures } = await import('../../lib/root');
+      const resumed = await resumeErasures();
+      if (resumed > 0) console.log(`Erasure jobs resumed: ${resumed}`);
     }
     return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };
   } catch (error) {

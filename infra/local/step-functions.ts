@@ -1,6 +1,7 @@
 /**
  * A local Step Functions endpoint: the AWS JSON 1.0 actions the service uses
- * (StartExecution, StopExecution, DescribeExecution), backed by
+ * (StartExecution, StopExecution, DescribeExecution, and ListExecutions for
+ * tests that count what a restart started), backed by
  * aws-local-stepfunctions running the state machine CDK renders
  * (infra/workflow.ts). Task states call the task handlers in-process, with
  * the same input and output Lambda would see.
@@ -179,6 +180,23 @@ export async function createLocalStepFunctions(): Promise<LocalStepFunctions> {
         execution.abort();
       }
       return { stopDate: (execution.stopDate ?? new Date()).getTime() / 1000 };
+    },
+    // Every execution this process started (one page; `statusFilter` honoured): tests count the workflows a restart started.
+    ListExecutions: (request) => {
+      if (request.stateMachineArn !== LOCAL_STATE_MACHINE_ARN)
+        throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${String(request.stateMachineArn)}`);
+      return {
+        executions: [...executions.values()]
+          .filter((execution) => request.statusFilter === undefined || execution.status === request.statusFilter)
+          .map((execution) => ({
+            executionArn: execution.executionArn,
+            stateMachineArn: LOCAL_STATE_MACHINE_ARN,
+            name: execution.name,
+            status: execution.status,
+            startDate: execution.startDate.getTime() / 1000,
+            ...(execution.stopDate ? { stopDate: execution.stopDate.getTime() / 1000 } : {}),
+          })),
+      };
     },
     DescribeExecution: (request) => {
       const execution = executions.get(String(request.executionArn));

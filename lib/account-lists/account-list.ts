@@ -10,6 +10,8 @@ import { CsvError, parse as parseStream } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { InvalidRequestError } from '../errors';
 import { isUploadedFile } from '../http/form';
+import { formatIssues } from '../http/issues';
+import { AccountIdSchema } from './schema';
 import { objectKeys } from '../objects';
 
 /** First cells that mark a header row rather than an account (compared case-insensitively). */
@@ -133,8 +135,10 @@ export async function* readAccountIdRows(source: Readable, field: string): Async
 
 /**
  * Form hook of create: a multipart file part (or field) `accountIdsFile`
- * becomes `accountIds`.
- * @throws InvalidRequestError when both `accountIds` and `accountIdsFile` are sent.
+ * becomes `accountIds`. Each ID is checked here, against its file's line
+ * ({@link badAccountIdRow}): a bad one is reported as `accountIdsFile` line N,
+ * not as the `accountIds[i]` the client never sent.
+ * @throws InvalidRequestError when both `accountIds` and `accountIdsFile` are sent, or a line holds a bad ID.
  */
 export function accountIdsFromForm(body: Record<string, unknown>): Record<string, unknown> {
   const { accountIdsFile, ...rest } = body;
@@ -144,11 +148,30 @@ export function accountIdsFromForm(body: Record<string, unknown>): Record<string
   }
   const files = Array.isArray(accountIdsFile) ? accountIdsFile : [accountIdsFile];
   const accountIds = files.flatMap((file) => {
-    if (isUploadedFile(file)) return parseAccountIdsFile(file.content.toString('utf8'));
-    if (typeof file === 'string') return parseAccountIdsFile(file);
-    throw new InvalidRequestError('accountIdsFile must be a file part or text.', ['accountIdsFile: must be a file part or text']);
+    let rows: AccountIdRow[];
+    if (isUploadedFile(file)) rows = parseAccountIdRows(file.content.toString('utf8'));
+    else if (typeof file === 'string') rows = parseAccountIdRows(file);
+    else throw new InvalidRequestError('accountIdsFile must be a file part or text.', ['accountIdsFile: must be a file part or text']);
+    for (const row of rows) {
+      const bad = badAccountIdRow('accountIdsFile', row);
+      if (bad) throw bad;
+    }
+    return rows.map((row) => row.id);
   });
   return { ...rest, accountIds };
+}
+
+/**
+ * The 400 of a file row whose ID is not an account ID (docs/campaigns.md: 1..128 characters, no control
+ * characters), naming `field` and the row's line, or undefined when the ID is one. One rule for every list a
+ * file carries: `accountIdsFile` parts and uploads (`accountIdsUploadId`).
+ */
+export function badAccountIdRow(field: string, { id, line }: AccountIdRow): InvalidRequestError | undefined {
+  const parsed = AccountIdSchema.safeParse(id);
+  if (parsed.success) return undefined;
+  const problems = formatIssues(parsed.error.issues).map((issue) => issue.replace(/^body: /, ''));
+  const problem = `line ${line}: account ID ${JSON.stringify(id.length > 140 ? `${id.slice(0, 140)}…` : id)}: ${problems.join('; ')}`;
+  return new InvalidRequestError(`${field}: the file has a bad account ID on line ${line}.`, [`${field}: ${problem}`]);
 }
 
 /** Distinct IDs in first-seen order. */

@@ -17,12 +17,19 @@ import type { OrganizationStore } from '../organizations/store';
 import type { KeyCheck } from '../http/auth';
 import type { IdempotentWork } from '../idempotency/store';
 import type { RequestContext } from '../http/pipeline';
+import type { QuotaUse } from '../http/rate-limit';
 
 /** What the campaign use cases need. */
 export interface CampaignDependencies {
   campaigns: CampaignStore;
   organizations: OrganizationStore;
   accountLists: AccountListStore;
+  /**
+   * Counts the account IDs a create stores against the organization's storage quota, when it has one (a test
+   * twin's per day: docs/test-mode.md, "Limits of test mode"); `undefined` when none applies.
+   * @throws RateLimitedError (429 `rate_limited`, policy `testAccountIds`) past it; nothing is counted then.
+   */
+  storageQuota?: (organizationId: string, accountIds: number) => Promise<QuotaUse | undefined>;
 }
 
 /** Input of {@link createCampaign}. */
@@ -71,6 +78,7 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
  * @param auditItem - the request's audit entry (docs/audit.md), written with the campaign.
  * @returns the campaign; `credits.remaining` is the organization's balance (credits).
  * @throws DeadlineExceededError past the deadline (nothing written but an unreferenced account list).
+ * @throws RateLimitedError past the organization's storage quota ({@link CampaignDependencies.storageQuota}); nothing written.
  */
 export async function createCampaign(
   deps: CampaignDependencies,
@@ -96,15 +104,22 @@ export async function createCampaign(
     creditsCharged: 0,
     lastEnrichment: null,
   };
-  const [, remaining] = await beforeDeadline(
-    signal,
-    Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]),
-  );
-  // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
-  throwIfPastDeadline(signal);
-  // With the key's work marker, in the same transaction (createCampaignOnce).
-  await deps.campaigns.create(record, [...(workItem ? [workItem(record.id)] : []), ...(auditItem ? [auditItem(record.id)] : [])]);
-  return toCampaign(record, remaining);
+  // Counted before anything is stored; given back when the create fails (docs/limits.md, "Exports and uploads per hour").
+  const quota = await deps.storageQuota?.(input.organizationId, accountIds.length);
+  try {
+    const [, remaining] = await beforeDeadline(
+      signal,
+      Promise.all([deps.accountLists.put(record.accountsObjectKey, accountIds), liveBalance(deps, input.organizationId)]),
+    );
+    // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
+    throwIfPastDeadline(signal);
+    // With the key's work marker, in the same transaction (createCampaignOnce).
+    await deps.campaigns.create(record, [...(workItem ? [workItem(record.id)] : []), ...(auditItem ? [auditItem(record.id)] : [])]);
+    return toCampaign(record, remaining);
+  } catch (error) {
+    await quota?.giveBack().catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ import * as z from 'zod';
 import type { WEBHOOK_EVENT_TYPES } from '../webhooks/events';
 import { RETRY_SCHEDULE_TEXT, WEBHOOK_HEADERS } from '../webhooks/docs';
 import { ALL_EVENT_DESCRIPTIONS, ALL_EVENT_EXAMPLES, allEventPayloadSchemas } from './events';
-import { CONTACT } from './openapi';
+import { contactOf, LOCAL_SERVER_URL } from './openapi';
 
 type JsonSchema = Record<string, unknown>;
 type EventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -77,9 +77,10 @@ function headersSchema(): JsonSchema {
 
 /**
  * Builds the AsyncAPI document of the webhook events.
+ * @param serverUrl - the deployment serving it (its `info.contact` names that deployment's support guide).
  * @returns an AsyncAPI 3.1.0 document (JSON-serializable).
  */
-export function buildAsyncApiDocument() {
+export function buildAsyncApiDocument(serverUrl = LOCAL_SERVER_URL) {
   const schemas: Record<string, JsonSchema> = {};
   const events = allEventPayloadSchemas();
   const messages: Record<string, JsonSchema> = {};
@@ -123,8 +124,8 @@ export function buildAsyncApiDocument() {
         '',
         'The request operations are described by the OpenAPI document (`/openapi.json`), whose `webhooks` section shows the same events.',
       ].join('\n'),
-      contact: { ...CONTACT },
-      license: { name: 'Proprietary', url: 'https://example.com/terms' },
+      contact: contactOf(serverUrl),
+      license: { name: 'Proprietary' },
     },
     defaultContentType: 'application/json',
     servers: {

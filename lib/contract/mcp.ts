@@ -25,7 +25,7 @@ import {
 import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../enrichment/schema';
 import { campaignResultsOperation, exportCampaignOperation } from '../exports/schema';
 import { listLedgerOperation } from '../credits/schema';
-import { buildOpenApiDocument, CONTACT } from './openapi';
+import { buildOpenApiDocument, SUPPORT } from './openapi';
 
 /** MCP tool annotations (MCP specification, "Tool annotations"): hints a client shows its user. */
 export interface ToolAnnotations {
@@ -323,7 +323,7 @@ export function buildLlmsTxt(serverUrl: string, tools: readonly McpTool[] = buil
     '## Optional',
     '',
     `- [Health](${serverUrl}/health)`,
-    `- Support: ${CONTACT.email}`,
+    `- [Support](${serverUrl}${SUPPORT.guidePath}): ${SUPPORT.email}`,
     '',
   ].join('\n');
 }

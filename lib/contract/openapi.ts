@@ -48,6 +48,7 @@ import {
   SuppressionLockedError,
   WebhookEndpointLimitReachedError,
   type ErrorCode,
+  RATE_LIMIT_POLICIES,
 } from '../errors';
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
@@ -66,12 +67,20 @@ import { uploadOperationDocs } from '../uploads/docs';
 import { privacyOperationDocs } from '../privacy/docs';
 import { auditOperationDocs } from '../audit/docs';
 
-/** Who answers questions about the API (the document's `info.contact`, also the AsyncAPI document's). */
-export const CONTACT = {
+/**
+ * Who answers questions about the API: the one owner of the support address and page (the OpenAPI and AsyncAPI
+ * documents' `info.contact`, the MCP `llms.txt`, docs/support.md). The page is the deployment's own guide, served
+ * at `GET /docs/support.md` beside the API reference.
+ */
+export const SUPPORT = {
   name: 'Campaign Enrichment API support',
-  email: 'api-support@example.com',
-  url: 'https://example.com/support',
+  email: 'support@campaign-enrichment.com',
+  /** Path of the support guide on every deployment (docs/support.md, served by the docs function). */
+  guidePath: '/docs/support.md',
 } as const;
+
+/** The `info.contact` block of a document served from `serverUrl` (its `url` is that deployment's support guide). */
+export const contactOf = (serverUrl: string) => ({ name: SUPPORT.name, url: `${serverUrl}${SUPPORT.guidePath}`, email: SUPPORT.email });
 
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
@@ -126,9 +135,10 @@ const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: bo
   },
   rate_limited: {
     schema: z.strictObject({
-      policy: z
-        .enum(['requests', 'exports', 'uploads'])
-        .meta({ description: 'What was counted: authenticated requests, exports or uploads.' }),
+      policy: z.enum(RATE_LIMIT_POLICIES).meta({
+        description:
+          "What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).",
+      }),
       limit: z.int().min(1).meta({ description: 'Uses allowed per window.' }),
       windowSeconds: z.int().min(1).meta({ description: 'Length of the fixed window, in seconds.' }),
       retryAfterSeconds: z.int().min(1).meta({ description: 'Seconds until the window resets (also `Retry-After`).' }),
@@ -771,7 +781,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
         'Outside the operations: any other method on an operation path answers 405 `method_not_allowed` (`details.allow`, header `Allow: POST`); an unknown path answers 404 `not_found` with `details.resource = "route"`.',
       ].join('\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      contact: CONTACT,
+      contact: contactOf(serverUrl),
     },
     tags: TAGS.map((tag) => ({ ...tag })),
     servers: [

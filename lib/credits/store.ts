@@ -6,6 +6,7 @@ import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } 
 import { randomUUID } from 'node:crypto';
 import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
 import { queryPartition } from '../db/query';
+import { batchGet } from '../db/batch';
 import { and } from '../db/expression';
 import type { TransactItem } from '../db/conditional';
 import { NotFoundError } from '../errors';
@@ -73,6 +74,13 @@ export interface LedgerStore {
    * @returns undefined for an unknown organization.
    */
   audit(organizationId: string): Promise<LedgerAudit | undefined>;
+  /**
+   * The organization's entries written in `[from, to)` (ISO 8601), with their `keyId` (org/usage,
+   * docs/authentication.md "Usage"): one Query of the ledger's list index by `listSk` range (pages of up to 1 MB),
+   * then a BatchGetItem of the charges' and refunds' items for their `keyId`, which the index does not project.
+   * Reads in proportion to the entries in the range.
+   */
+  entriesBetween(organizationId: string, from: string, to: string): Promise<LedgerEntry[]>;
   /** IDs of every organization (the registry partition of gsi1), oldest first. */
   organizationIds(): Promise<string[]>;
   /**
@@ -209,6 +217,36 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
         hasMore: Items.length > query.limit,
         ...(last ? { last: String(last.listSk) } : {}),
       };
+    },
+
+    async entriesBetween(organizationId, from, to) {
+      const index = LEDGER_INDEXES.all;
+      const partition = keys.ledgerIndexes(organizationId, { id: '', createdAt: '', kind: '', campaignId: null });
+      const listed: Record<string, unknown>[] = [];
+      for await (const page of paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+          // listSk = createdAt#id: every entry stamped in [from, to) sorts between `from` and `to` (exclusive).
+          ExpressionAttributeValues: { ':pk': partition[index.partitionKey as keyof typeof partition], ':from': from, ':to': to },
+        },
+      ))
+        listed.push(...(page.Items ?? []).filter((item) => String(item.listSk) < to));
+      const moved = listed.filter((item) => typeof item.campaignId === 'string');
+      const stored = await batchGet(
+        client,
+        tableName,
+        moved.map((item) => ({ pk: item.pk, sk: item.sk })),
+        ['keyId'],
+      );
+      const keyIdOf = new Map(stored.map((item) => [`${String(item.pk)}|${String(item.sk)}`, item.keyId]));
+      return listed.map((item) => {
+        const keyId = keyIdOf.get(`${String(item.pk)}|${String(item.sk)}`);
+        return toLedgerEntry({ ...item, ...(typeof keyId === 'string' ? { keyId } : {}) }, organizationId);
+      });
     },
 
     async audit(organizationId) {

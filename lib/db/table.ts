@@ -103,6 +103,14 @@ export const AUDIT_INDEXES = {
  */
 export const WEBHOOK_PENDING_INDEX = TABLE_INDEXES.recencyPending;
 
+/**
+ * Erasure jobs not yet ended (docs/privacy.md "The erasure job"): in gsi6
+ * (sparse) under one partition, by creation time, while `pending` or
+ * `running`. The local stack resumes them at start; in AWS the queue's
+ * redelivery does, and the index shows what is in flight.
+ */
+export const UNFINISHED_ERASURES_INDEX = TABLE_INDEXES.recencyPending;
+
 /** Keys of the sparse expiry index, present only while a campaign is stored as `enriched`. */
 const enrichedExpiry = (organizationId: string, campaign: { id: string; resultsExpireAt: string }) => ({
   gsi5pk: `ORG#${organizationId}#ENRICHED`,
@@ -237,6 +245,8 @@ export const keys = {
   suppressionSet: (scope: string) => ({ pk: `PRIVACY#${scope}`, sk: 'SUPSET' }),
   /** One erasure of an organization, by its ID (derived from the organization and `requestRef`: one per requestRef). */
   erasure: (scope: string, erasureId: string) => ({ pk: `PRIVACY#${scope}`, sk: `ERA#${erasureId}` }),
+  /** Keys of an erasure job in {@link UNFINISHED_ERASURES_INDEX} while it is `pending` or `running`. */
+  erasureUnfinished: (createdAt: string, erasureId: string) => ({ gsi6pk: 'ERASURES#UNFINISHED', listSk: `${createdAt}#${erasureId}` }),
   /** Sort-key prefixes of the privacy partition. */
   privacyPrefixes: { suppression: 'SUP#', erasure: 'ERA#' },
   /** Sort-key prefixes of the webhook partition. */
@@ -280,6 +290,16 @@ export const keys = {
     pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`,
     sk: 'IDEMPOTENCY',
   }),
+  /**
+   * List-index keys of a saved idempotent answer that can name a person (an
+   * operation declared `personalAnswers`: its answer holds identifier hashes),
+   * so an erasure finds the organization's such answers with one Query of gsi1
+   * (lib/idempotency/store.ts `purgeAnswers`; docs/privacy.md "Erasure").
+   */
+  personalSavedAnswer: (organizationId: string, operationId: string, key: string) => ({
+    gsi1pk: `ORG#${organizationId}#IDEMPOTENCY#PERSONAL`,
+    listSk: `${operationId}#${key}`,
+  }),
   /** The work a request did under an idempotency key (docs/idempotency.md): written with the work, beside its record, outliving a released record. */
   idempotentWork: (organizationId: string, operationId: string, key: string) => ({
     pk: `ORG#${organizationId}#IDEMPOTENCY#${operationId}#${key}`,
@@ -295,6 +315,19 @@ export const keys = {
     pk: `ORG#${organizationId}#LIMIT#${policy}#${windowSeconds}#${windowStart}`,
     sk: 'COUNTER',
   }),
+  /**
+   * An organization's requests on one UTC day (`YYYY-MM-DD`; lib/http/request-counts.ts, docs/data-model.md):
+   * the request-rate window's counter (the limiter's leases) and the day's requests per API key, in one
+   * partition per organization sorted by day, so a range of days is one Query.
+   */
+  requestDay: (organizationId: string, day: string) => ({ pk: `ORG#${organizationId}#LIMIT#REQUESTS`, sk: `DAY#${day}` }),
+  /** When each API key of an organization was last used, to the minute (docs/authentication.md): one item per key ID, sorted as the key descriptions are. */
+  keyLastUse: (organizationId: string, keyId: string) => ({
+    pk: keys.keyLastUses(organizationId),
+    sk: keys.apiKeyDescription(organizationId, keyId).sk,
+  }),
+  /** The partition of {@link keys.keyLastUse}. */
+  keyLastUses: (organizationId: string) => `ORG#${organizationId}#LIMIT#KEYUSE`,
   /** The organization's spend in one UTC calendar month (`YYYY-MM`), net of refunds (docs/limits.md). */
   monthlySpend: (organizationId: string, month: string) => ({ pk: `ORG#${organizationId}#SPEND#${month}`, sk: 'SPEND' }),
   /** One API key's charges in one UTC calendar month (`YYYY-MM`), net of refunds (docs/authentication.md#per-key-credit-limits). */

@@ -88,6 +88,17 @@ export interface LaunchDependencies {
   limits: Pick<LimitStore, 'spent'>;
 }
 
+/**
+ * The longest `Retry-After` of a 409 `enrichment_pending` (seconds; docs/launch.md): a launch holding the lock
+ * answers within seconds, so the other call is told to retry after this long, or sooner when the lock expires sooner.
+ * The lock's own lifetime (`launchLockSeconds`, 60 s) only bounds a lock whose holder died.
+ */
+export const ENRICHMENT_PENDING_RETRY_SECONDS = 2;
+
+/** `Retry-After` of a 409 `enrichment_pending`: the lock's remaining time, at most {@link ENRICHMENT_PENDING_RETRY_SECONDS}. */
+const pendingRetryAfter = (lockExpiresAt: string | undefined, now: Date): number =>
+  Math.min(ENRICHMENT_PENDING_RETRY_SECONDS, lockExpiresAt ? (Date.parse(lockExpiresAt) - now.getTime()) / 1000 : 1);
+
 /** Object key of an attempt's eligible account list (lib/objects.ts). */
 export const eligibleListKey = objectKeys.eligibleList;
 
@@ -189,8 +200,7 @@ export async function enrichCampaign(
   const lock = await deps.enrichment.acquireLaunchLock(organizationId, campaignId, lockToken, now, deps.launchLockSeconds);
   if (!lock.ok) {
     if (lock.reason === 'missing') throw new NotFoundError('campaign', campaignId);
-    if (lock.reason === 'held')
-      throw new EnrichmentPendingError(lock.lockExpiresAt ? (Date.parse(lock.lockExpiresAt) - now.getTime()) / 1000 : 1);
+    if (lock.reason === 'held') throw new EnrichmentPendingError(pendingRetryAfter(lock.lockExpiresAt, now));
     // It changed since the read: another call launched it (a repeat call now) or it is no longer a draft.
     const status = statusAt(lock.current, now);
     if (isRunningApiLaunch(lock.current, status)) {

@@ -16,11 +16,13 @@
  *   product, timed out, failed outside the Catch) → compensate the attempt
  *   (`canceled` when it was stopped, `failed` otherwise): full refund,
  *   capacity released.
- * A campaign stored `enriched` is not run again when its execution is gone
+ * A campaign stored `enriched` is never run again when its execution is gone
  * (locally, after a restart): it needs only its expiry, done by the check
- * below. Only one whose completion still waits for its recording (pending
- * recency on the organization) gets its execution back (every step is
- * idempotent; no credit moves). One whose results expired more
+ * below, and, when its completion still waits for its recording (pending
+ * recency on the organization, lib/history/recency-pending.ts) and no
+ * execution is running to finish it, that recording, done here with the
+ * FinishRecording step itself (idempotent; no credit moves, no result part
+ * is rewritten). One whose results expired more
  * than the grace period ago but that is still stored `enriched` (its
  * execution died, or its ExpireResults task failed past its retries) is
  * expired here, and its attempts' and evaluations' objects deleted (with
@@ -37,7 +39,8 @@ import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/
 import type { CampaignStore } from '../campaigns/store';
 import type { OrganizationStore } from '../organizations/store';
 import type { EnrichmentStore } from './store';
-import { compensateAttempt, expireResults } from './steps';
+import type { AccountHistoryStore } from '../history/store';
+import { compensateAttempt, expireResults, finishRecording } from './steps';
 import { executionInputOf, type ExecutionStatus, type WorkflowPort } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
 
@@ -45,7 +48,9 @@ import type { PrefixStore } from '../storage/prefixes';
 export interface ReconcileDependencies {
   campaigns: Pick<CampaignStore, 'get' | 'idsInStatus'>;
   organizations: Pick<OrganizationStore, 'get'>;
-  enrichment: Pick<EnrichmentStore, 'compensate' | 'expire'>;
+  enrichment: Pick<EnrichmentStore, 'compensate' | 'expire' | 'finishRecording'>;
+  /** The account history an organization's completions are recorded in (a test twin's is built in: docs/test-mode.md). */
+  accountHistoryFor(organizationId: string): Pick<AccountHistoryStore, 'recordCompletion'>;
   workflow: Pick<WorkflowPort, 'start' | 'stop' | 'status' | 'executionArnOf'>;
   /** Every organization ID (the registry). */
   organizationIds(): Promise<string[]>;
@@ -60,7 +65,7 @@ export interface Repair {
   organizationId: string;
   campaignId: string;
   attemptId: string;
-  action: 'started' | 'restarted' | 'compensated_failed' | 'compensated_canceled' | 'expired';
+  action: 'started' | 'recorded' | 'compensated_failed' | 'compensated_canceled' | 'expired';
   /** The execution's status that called for it. */
   execution: ExecutionStatus;
 }
@@ -155,7 +160,7 @@ export async function reconcileEnrichments(
     }
     for (const campaign of await campaignsIn(deps, organizationId, 'enriched')) {
       if (!campaign.attempt) continue;
-      // Results past their expiry (by more than the grace period) that the workflow did not expire: expired here.
+      // Only that check: an enriched campaign is never run again (below). Results past their expiry (by more than the grace period) that the workflow did not expire: expired here.
       if (statusAt(campaign, now) === 'expired') {
         const lapsedSeconds = (now.getTime() - Date.parse(campaign.resultsExpireAt!)) / 1000;
         if (!deps.objects || lapsedSeconds < deps.graceSeconds) continue;
@@ -171,22 +176,27 @@ export async function reconcileEnrichments(
         } catch (error) {
           logger.error('Expiring a lapsed campaign failed', { error, organizationId, campaignId: campaign.id });
         }
-        continue;
       }
-      // Locally a restart loses executions. An enriched campaign needs nothing of its workflow but its expiry, which
-      // reads take from resultsExpireAt and the lapsed check above stores (within the grace period): it is not run
-      // again. Only a campaign whose completion still waits for its recording (the organization's pending recency)
-      // gets its execution back, so the recording finishes (third audit, R3; docs/reliability.md).
-      if (!before.pendingRecency?.some((pending) => pending.campaignId === campaign.id)) continue;
-      if ((await executionOf(deps, campaign.attempt)) !== 'MISSING') continue;
-      await deps.workflow.start(executionInputOf(campaign, campaign.attempt));
-      report.repairs.push({
-        organizationId,
-        campaignId: campaign.id,
-        attemptId: campaign.attempt.id,
-        action: 'restarted',
-        execution: 'MISSING',
-      });
+    }
+    // Locally a restart loses executions. An enriched campaign needs nothing of its workflow but its expiry (above) and,
+    // when its completion still waits for its recording, that recording: done here by the FinishRecording step itself,
+    // never by running the workflow again, which would find contacts again and rewrite every result part (third
+    // audit, R3; docs/reliability.md "Crash windows"). A running execution finishes it itself.
+    for (const pending of before.pendingRecency ?? []) {
+      try {
+        const campaign = await deps.campaigns.get(organizationId, pending.campaignId);
+        if (!campaign?.attempt) continue;
+        const execution = await executionOf(deps, campaign.attempt);
+        if (execution === 'RUNNING' || execution === 'PENDING_REDRIVE') continue;
+        const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
+        const { recorded } = await finishRecording(
+          { enrichment: deps.enrichment, accountHistory: deps.accountHistoryFor(organizationId), organizations: deps.organizations },
+          ref,
+        );
+        if (recorded) report.repairs.push({ ...ref, action: 'recorded', execution });
+      } catch (error) {
+        logger.error('Recording a completion failed', { error, organizationId, campaignId: pending.campaignId });
+      }
     }
     // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
     const after = await deps.organizations.get(organizationId);

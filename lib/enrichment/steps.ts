@@ -234,7 +234,11 @@ export async function completeEnrichment(
  * it left) or writes the same times again (times only move forward).
  */
 export async function finishRecording(
-  deps: Pick<StepDependencies, 'enrichment' | 'accountHistory'> & { organizations: Pick<OrganizationStore, 'get'> },
+  deps: {
+    enrichment: Pick<EnrichmentStore, 'finishRecording'>;
+    accountHistory: Pick<AccountHistoryStore, 'recordCompletion'>;
+    organizations: Pick<OrganizationStore, 'get'>;
+  },
   input: AttemptRef,
 ): Promise<{ recorded: boolean }> {
   const organization = await deps.organizations.get(input.organizationId);

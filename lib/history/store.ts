@@ -25,9 +25,10 @@
  *   flight (the proof in docs/data-model.md).
  *
  * Entry: the first 8 bytes of the SHA-256 of the account ID (its low 32
- * bits address the bucket) and a 48-bit value, epoch milliseconds × 2 + 1
- * when a CRM target (0 ms: no enrichment kept). The item stores the values
- * once per group of entries sharing one: about 8 bytes an account.
+ * bits address the bucket) and a value, epoch milliseconds × 2 + 1 when a
+ * CRM target (0 ms: no enrichment kept). The item stores the hash bytes its
+ * depth implies once, and each value once per group of entries sharing it
+ * ({@link encodeBucket}): about 7 bytes an account.
  * Enrichment times older than {@link HISTORY_RETENTION_DAYS} count as absent
  * and are dropped when their bucket is next rewritten.
  */
@@ -37,7 +38,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
-import { batchGet } from '../db/batch';
+import { batchGet, batchPut } from '../db/batch';
 import { putIf } from '../db/conditional';
 import { keys } from '../db/table';
 
@@ -127,11 +128,11 @@ export interface HistoryState {
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
- * hashing's load bound). At ~8 bytes an entry a bucket just split holds
- * ~40 entries and one not yet split in the current round up to ~80: its item
- * stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
+ * hashing's load bound). At ~7 bytes an entry a bucket just split holds
+ * ~25–50 entries and one not yet split in the current round ~50–100: its
+ * item stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 40;
+export const HISTORY_BUCKET_LOAD = 50;
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
@@ -143,10 +144,13 @@ const WRITE_CONCURRENCY = 32;
 
 /** Bytes of an entry's account fingerprint. */
 const FINGERPRINT_BYTES = 8;
-/** Bytes of a value (epoch ms × 2 + CRM flag). */
-const VALUE_BYTES = 6;
-/** Encoding version (first byte of `entries`). */
-const FORMAT = 1;
+/** Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2). */
+const FORMAT = 2;
+const LEGACY_FORMAT = 1;
+/** Bytes of a format-1 value (epoch ms × 2 + CRM flag). */
+const LEGACY_VALUE_BYTES = 6;
+/** At most this many leading hash bytes are left implied by the bucket (depth ≥ 24 is 16 million buckets). */
+const MAX_IMPLIED_BYTES = 3;
 
 /**
  * An account's fingerprint: the first 8 bytes of SHA-256 of its ID (UTF-8),
@@ -218,14 +222,42 @@ const msOfValue = (value: number): number => Math.floor(value / 2);
 const crmOfValue = (value: number): boolean => value % 2 === 1;
 const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
 
+/** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint. */
+function pushVarint(out: number[], value: number): void {
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+}
+
+/** Reads an unsigned LEB128 varint at `at.offset`, advancing it. */
+function readVarint(buffer: Buffer, at: { offset: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = buffer[at.offset++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+    scale *= 0x80;
+  }
+}
+
 /**
- * Encodes entries: byte 0 the format, u16 the number of groups, then each
- * group's value (48 bits) and entry count (u16), then every fingerprint in
- * group order. Values past the retention lose their time (CRM targets) or
- * their entry (the rest).
+ * Encodes entries (format 2): byte 0 the format, byte 1 the number p of
+ * implied hash bytes, then those p bytes (the first p bytes of every
+ * entry's hash: with `depth` ≥ 8p address bits fixed by the bucket they are
+ * the same for all its entries), a varint group count, then per group, in
+ * ascending value order, the value's increase over the previous group's and
+ * the group's entry count (varints), then every hash without its first p
+ * bytes, in group order. Values past the retention lose their time (CRM
+ * targets) or their entry (the rest). docs/data-model.md "Recency and CRM
+ * targets" gives the sizes.
  */
-export function encodeBucket(entries: ReadonlyMap<string, number>, now = Date.now()): Buffer {
+export function encodeBucket(entries: ReadonlyMap<string, number>, depth = 0, now = Date.now()): Buffer {
   const groups = new Map<number, string[]>();
+  let first: string | undefined;
   for (const [fingerprint, stored] of entries) {
     const ms = msOfValue(stored);
     const value = ms !== 0 && ms + RETENTION_MS <= now ? valueOf(0, crmOfValue(stored)) : stored;
@@ -233,58 +265,195 @@ export function encodeBucket(entries: ReadonlyMap<string, number>, now = Date.no
     let group = groups.get(value);
     if (!group) groups.set(value, (group = []));
     group.push(fingerprint);
+    first ??= fingerprint;
   }
-  let count = 0;
-  for (const group of groups.values()) count += group.length;
-  const buffer = Buffer.alloc(3 + groups.size * (VALUE_BYTES + 2) + count * FINGERPRINT_BYTES);
-  buffer.writeUInt8(FORMAT, 0);
-  buffer.writeUInt16BE(groups.size, 1);
-  let offset = 3;
-  for (const [value, group] of groups) {
-    buffer.writeUIntBE(value, offset, VALUE_BYTES);
-    buffer.writeUInt16BE(group.length, offset + VALUE_BYTES);
-    offset += VALUE_BYTES + 2;
-  }
+  // Implied bytes: those the bucket's address bits fix, and only as many as every entry really shares.
+  let implied = first === undefined ? 0 : Math.min(MAX_IMPLIED_BYTES, Math.floor(depth / 8));
   for (const group of groups.values())
-    for (const fingerprint of group) offset += buffer.write(fingerprint, offset, FINGERPRINT_BYTES, 'latin1');
+    for (const fingerprint of group) while (implied > 0 && fingerprint.slice(0, implied) !== first!.slice(0, implied)) implied--;
+  const header: number[] = [FORMAT, implied];
+  for (let i = 0; i < implied; i++) header.push(first!.charCodeAt(i));
+  const values = [...groups.keys()].sort((a, b) => a - b);
+  pushVarint(header, values.length);
+  let previous = 0;
+  let count = 0;
+  for (const value of values) {
+    pushVarint(header, value - previous);
+    pushVarint(header, groups.get(value)!.length);
+    count += groups.get(value)!.length;
+    previous = value;
+  }
+  const width = FINGERPRINT_BYTES - implied;
+  const buffer = Buffer.alloc(header.length + count * width);
+  buffer.set(header, 0);
+  let offset = header.length;
+  for (const value of values)
+    for (const fingerprint of groups.get(value)!) offset += buffer.write(fingerprint.slice(implied), offset, width, 'latin1');
   return buffer;
 }
 
-/** Decodes {@link encodeBucket}'s layout into `entries`. @throws Error on an unknown format. */
-export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number>()): Map<string, number> {
-  if (bytes.length === 0) return entries;
+/**
+ * Walks an encoded bucket (format 1, before issue #43's compaction, or 2):
+ * for each entry, the buffer, the offset and width of its stored hash bytes,
+ * the implied bytes before them and its value.
+ * @throws Error on an unknown format.
+ */
+function walkBucket(
+  bytes: Uint8Array,
+  visit: (buffer: Buffer, offset: number, width: number, implied: string, value: number) => void,
+): void {
+  if (bytes.length === 0) return;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.readUInt8(0) !== FORMAT) throw new Error(`Unknown history bucket format ${buffer.readUInt8(0)}`);
-  const groups = buffer.readUInt16BE(1);
-  let offset = 3 + groups * (VALUE_BYTES + 2);
-  for (let g = 0; g < groups; g++) {
-    const at = 3 + g * (VALUE_BYTES + 2);
-    const value = buffer.readUIntBE(at, VALUE_BYTES);
-    const count = buffer.readUInt16BE(at + VALUE_BYTES);
-    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES)
-      entries.set(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), value);
+  const format = buffer.readUInt8(0);
+  if (format === LEGACY_FORMAT) {
+    const groups = buffer.readUInt16BE(1);
+    let offset = 3 + groups * (LEGACY_VALUE_BYTES + 2);
+    for (let g = 0; g < groups; g++) {
+      const at = 3 + g * (LEGACY_VALUE_BYTES + 2);
+      const value = buffer.readUIntBE(at, LEGACY_VALUE_BYTES);
+      const count = buffer.readUInt16BE(at + LEGACY_VALUE_BYTES);
+      for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) visit(buffer, offset, FINGERPRINT_BYTES, '', value);
+    }
+    return;
   }
+  if (format !== FORMAT) throw new Error(`Unknown history bucket format ${format}`);
+  const impliedBytes = buffer.readUInt8(1);
+  const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
+  const at = { offset: 2 + impliedBytes };
+  const groups = readVarint(buffer, at);
+  const values: number[] = [];
+  const counts: number[] = [];
+  let value = 0;
+  for (let g = 0; g < groups; g++) {
+    value += readVarint(buffer, at);
+    values.push(value);
+    counts.push(readVarint(buffer, at));
+  }
+  const width = FINGERPRINT_BYTES - impliedBytes;
+  let offset = at.offset;
+  for (let g = 0; g < groups; g++) for (let i = 0; i < counts[g]!; i++, offset += width) visit(buffer, offset, width, implied, values[g]!);
+}
+
+/** Decodes {@link encodeBucket}'s layout (either format) into `entries` (hash → value). @throws Error on an unknown format. */
+export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number>()): Map<string, number> {
+  walkBucket(bytes, (buffer, offset, width, implied, value) =>
+    entries.set(implied + buffer.toString('latin1', offset, offset + width), value),
+  );
   return entries;
 }
 
 /**
  * Visits the entries of an encoded bucket whose address is in `addresses`,
- * without decoding the others (a launch looks up a few accounts per bucket).
+ * without building the others' hashes (a launch looks up a few accounts per bucket).
  */
 export function lookupBucket(bytes: Uint8Array, addresses: ReadonlySet<number>, visit: (fingerprint: string, value: number) => void): void {
-  if (bytes.length === 0) return;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.readUInt8(0) !== FORMAT) throw new Error(`Unknown history bucket format ${buffer.readUInt8(0)}`);
-  const groups = buffer.readUInt16BE(1);
-  let offset = 3 + groups * (VALUE_BYTES + 2);
-  for (let g = 0; g < groups; g++) {
-    const at = 3 + g * (VALUE_BYTES + 2);
-    const count = buffer.readUInt16BE(at + VALUE_BYTES);
-    for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) {
-      if (addresses.has(buffer.readUInt32LE(offset)))
-        visit(buffer.toString('latin1', offset, offset + FINGERPRINT_BYTES), buffer.readUIntBE(at, VALUE_BYTES));
-    }
+  walkBucket(bytes, (buffer, offset, width, implied, value) => {
+    const skip = implied.length;
+    let address = 0;
+    for (let i = 0; i < 4; i++) address |= (i < skip ? implied.charCodeAt(i) : buffer[offset + i - skip]!) << (8 * i);
+    if (addresses.has(address >>> 0)) visit(implied + buffer.toString('latin1', offset, offset + width), value);
+  });
+}
+
+/** A bucket's item: key, type, encoded entries, depth, version and, on a split's provisional copy, `splitOf`. */
+const bucketItem = (
+  organizationId: string,
+  bucket: number,
+  depth: number,
+  version: number,
+  entries: ReadonlyMap<string, number>,
+  splitOf?: number,
+) => ({
+  ...keys.accountHistoryBucket(organizationId, bucket),
+  type: 'accountHistoryBucket',
+  entries: encodeBucket(entries, depth),
+  depth,
+  version,
+  ...(splitOf === undefined ? {} : { splitOf }),
+});
+
+/** Buckets written at once per {@link writeLaidOutHistory} batch (bounds its memory). */
+const LAYOUT_WRITE_BUCKETS = 2_000;
+
+/**
+ * Writes a whole history at once into an organization that has none: the
+ * buckets of `count` entries laid out at the load bound (N = ⌈count / load⌉),
+ * each written whole by BatchWriteItem (no read, no merge, no split), then
+ * the organization item's split state. For seeding a benchmark's large
+ * histories (bench/figures/history.ts): the same entries in the same buckets
+ * as {@link AccountHistoryStore.record} would leave at that N, without its
+ * reads, merges and splits.
+ * @param entryAt - entry i's account ID, enrichment time (epoch ms, or 0) and CRM flag.
+ * @returns N and the entries written.
+ * @throws when the organization already has history buckets (N > 1 or entries).
+ */
+export async function writeLaidOutHistory({
+  client,
+  tableName,
+  organizationId,
+  count,
+  entryAt,
+  bucketLoad = HISTORY_BUCKET_LOAD,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  organizationId: string;
+  count: number;
+  entryAt: (i: number) => { accountId: string; enrichedAtMs: number; crmTarget: boolean };
+  bucketLoad?: number;
+}): Promise<HistoryState> {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }),
+  );
+  if (!Item || Item.historyBuckets !== undefined || Item.historyEntries !== undefined)
+    throw new Error(`Organization ${organizationId} is missing or already has a history: lay out histories only into new organizations`);
+  const buckets = Math.max(1, Math.ceil(count / bucketLoad));
+  // Counting sort of the entries by bucket: hashes and values in flat arrays (10 M entries take ~200 MB, not a Map each).
+  const fingerprints = Buffer.alloc(count * FINGERPRINT_BYTES);
+  const values = new Float64Array(count);
+  const bucketOfEntry = new Uint32Array(count);
+  const starts = new Uint32Array(buckets + 1);
+  for (let i = 0; i < count; i++) {
+    const entry = entryAt(i);
+    const fingerprint = fingerprintOf(entry.accountId);
+    fingerprints.write(fingerprint, i * FINGERPRINT_BYTES, FINGERPRINT_BYTES, 'latin1');
+    values[i] = valueOf(entry.enrichedAtMs, entry.crmTarget);
+    const { bucket } = bucketOf(addressOf(fingerprint), buckets);
+    bucketOfEntry[i] = bucket;
+    starts[bucket + 1]!++;
   }
+  for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+  const order = new Uint32Array(count);
+  const next = starts.slice(0, buckets);
+  for (let i = 0; i < count; i++) order[next[bucketOfEntry[i]!]!++] = i;
+  for (let from = 0; from < buckets; from += LAYOUT_WRITE_BUCKETS) {
+    const items: Record<string, unknown>[] = [];
+    for (let bucket = from; bucket < Math.min(buckets, from + LAYOUT_WRITE_BUCKETS); bucket++) {
+      const entries = new Map<string, number>();
+      for (let k = starts[bucket]!; k < starts[bucket + 1]!; k++) {
+        const i = order[k]!;
+        const fingerprint = fingerprints.toString('latin1', i * FINGERPRINT_BYTES, (i + 1) * FINGERPRINT_BYTES);
+        const known = entries.get(fingerprint);
+        const value = values[i]!;
+        entries.set(
+          fingerprint,
+          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
+        );
+      }
+      items.push(bucketItem(organizationId, bucket, bucketOf(bucket, buckets).depth, 1, entries));
+    }
+    await batchPut(client, tableName, items);
+  }
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.organization(organizationId),
+      UpdateExpression: 'SET historyBuckets = :n, historyEntries = :entries',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(historyBuckets) AND attribute_not_exists(historyEntries)',
+      ExpressionAttributeValues: { ':n': buckets, ':entries': count },
+    }),
+  );
+  return { buckets, entries: count };
 }
 
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
@@ -374,22 +543,6 @@ export function createAccountHistoryStore({
       if (set && add) await updateState(organizationId, { entriesDelta: change.entriesDelta! });
     }
   };
-
-  const bucketItem = (
-    organizationId: string,
-    bucket: number,
-    depth: number,
-    version: number,
-    entries: ReadonlyMap<string, number>,
-    splitOf?: number,
-  ) => ({
-    ...keys.accountHistoryBucket(organizationId, bucket),
-    type: 'accountHistoryBucket',
-    entries: encodeBucket(entries),
-    depth,
-    version,
-    ...(splitOf === undefined ? {} : { splitOf }),
-  });
 
   const versionCondition = (read: BucketRead) =>
     read.version === undefined

@@ -3,13 +3,16 @@
  * generated from the operations' zod schemas), `GET /asyncapi.json` (the
  * webhook events, issue #34) and `GET /docs`, a reference
  * page rendered by Redoc that needs nothing but itself: the Redoc standalone
- * bundle and the document are inlined, no CDN, no second request.
+ * bundle and the document are inlined, no CDN, no second request. The page
+ * links to every guide of the repository's `docs/` folder, each served as
+ * Markdown at `GET /docs/<name>.md` (their relative links resolve there too).
  *
  * The same handler serves both paths in AWS (one Lambda behind two routes)
  * and locally (the local server calls it). Bodies are compressed with
  * Brotli or gzip when the client accepts it, and computed once per process.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import middy from '@middy/core';
@@ -32,6 +35,37 @@ export function readRendererBundle(): string {
   return readFileSync(createRequire(import.meta.url).resolve(RENDERER_MODULE), 'utf8');
 }
 
+/** A guide of the repository's `docs/` folder: its file name (`limits.md`) and its Markdown. */
+export interface Guide {
+  name: string;
+  markdown: string;
+}
+
+/**
+ * The guides: the `*.md` files copied next to the bundled handler in AWS (the docs function's asset files,
+ * infra/routes.ts), else the repository's `docs/` folder. Sorted by name.
+ */
+export function readGuides(): Guide[] {
+  const beside = new URL('./', import.meta.url);
+  const folders = beside.protocol === 'file:' ? [fileURLToPath(beside), fileURLToPath(new URL('../../docs/', import.meta.url))] : [];
+  for (const folder of folders) {
+    if (!existsSync(folder)) continue;
+    const names = readdirSync(folder)
+      .filter((name) => name.endsWith('.md'))
+      .sort();
+    if (names.length > 0) return names.map((name) => ({ name, markdown: readFileSync(`${folder}/${name}`, 'utf8') }));
+  }
+  return [];
+}
+
+/** Path a guide is served at. */
+export const guidePath = (name: string): string => `/docs/${name}`;
+
+/** The first `# ` heading of a guide, or its file name. */
+const guideTitle = ({ name, markdown }: Guide): string => /^# (.+)$/m.exec(markdown)?.[1]?.trim() ?? name;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
 /**
  * Makes JavaScript safe to inline in a `<script>` element: the HTML
  * tokenizer must never see `</script`, `<script` or `<!--` inside it (they
@@ -42,8 +76,15 @@ export function inlineScript(source: string): string {
   return source.replace(/<(?=\/?script|!--)/gi, '\\x3C').replace(/^\/\/# sourceMappingURL=.*$/gm, '');
 }
 
-/** The docs page: Redoc with the document inlined. */
-export function docsPage(document: unknown, rendererBundle: string): string {
+/** The docs page: the guides' links, then Redoc with the document inlined. */
+export function docsPage(document: unknown, rendererBundle: string, guides: readonly Guide[] = []): string {
+  const nav =
+    guides.length === 0
+      ? ''
+      : `<nav aria-label="Guides" style="font: 14px/1.5 sans-serif; padding: 12px 20px; border-bottom: 1px solid #ddd">Guides: ${guides
+          .map((guide) => `<a href="${guidePath(guide.name)}">${escapeHtml(guideTitle(guide))}</a>`)
+          .join(' · ')}</nav>
+`;
   const spec = JSON.stringify(document).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
@@ -55,7 +96,7 @@ export function docsPage(document: unknown, rendererBundle: string): string {
 </head>
 <body>
 <noscript>This page needs JavaScript. The OpenAPI document itself is at <a href="openapi.json">/openapi.json</a>.</noscript>
-<div id="redoc"></div>
+${nav}<div id="redoc"></div>
 <script>${inlineScript(rendererBundle)}</script>
 <script>Redoc.init(${spec}, { expandResponses: '200', jsonSampleExpandLevel: 4, hideHostname: false }, document.getElementById('redoc'));</script>
 </body>
@@ -89,8 +130,10 @@ interface Resource {
 export interface DocsOptions {
   /** The OpenAPI document for a base URL (the origin the request came to). */
   document: (serverUrl: string) => unknown;
-  /** The AsyncAPI document of the webhook events (`GET /asyncapi.json`, issue #34); without it the path is 404. */
-  asyncapi?: () => unknown;
+  /** The AsyncAPI document of the webhook events for a base URL (`GET /asyncapi.json`, issue #34); without it the path is 404. */
+  asyncapi?: (serverUrl: string) => unknown;
+  /** The guides linked from `/docs` and served under it. @default readGuides */
+  guides?: () => readonly Guide[];
   /** More documents by path, built for the request's origin (the discovery documents: api-catalog, llms.txt, the MCP server card; docs/agents.md). */
   more?: (serverUrl: string) => Record<string, { contentType: string; body: () => string }>;
   /** The Redoc standalone bundle. @default readRendererBundle */
@@ -106,13 +149,23 @@ export type DocsHandler = (event: APIGatewayProxyEventV2, context: Context) => P
  */
 export function createDocsHandler(options: DocsOptions): DocsHandler {
   const renderer = options.renderer ?? readRendererBundle;
+  let guides: readonly Guide[] | undefined;
+  const guidesOnce = () => (guides ??= (options.guides ?? readGuides)());
   const cache = new Map<string, Buffer | string>();
   const resources = (serverUrl: string): Record<string, Resource> => ({
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.document(serverUrl), null, 2) },
-    '/docs': { contentType: 'text/html; charset=utf-8', body: () => docsPage(options.document(serverUrl), renderer()) },
+    '/docs': { contentType: 'text/html; charset=utf-8', body: () => docsPage(options.document(serverUrl), renderer(), guidesOnce()) },
+    ...Object.fromEntries(
+      guidesOnce().map((guide) => [guidePath(guide.name), { contentType: 'text/markdown; charset=utf-8', body: () => guide.markdown }]),
+    ),
     ...options.more?.(serverUrl),
     ...(options.asyncapi
-      ? { '/asyncapi.json': { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(options.asyncapi!(), null, 2) } }
+      ? {
+          '/asyncapi.json': {
+            contentType: 'application/json; charset=utf-8',
+            body: () => JSON.stringify(options.asyncapi!(serverUrl), null, 2),
+          },
+        }
       : {}),
   });
 

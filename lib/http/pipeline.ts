@@ -396,13 +396,14 @@ const authentication = (
     // A refusal this process already knows of (the organization's window is used up) is answered at once:
     // no read, no write, no body. The key's organization is known; whether it is still valid changes
     // nothing of a refusal, which shows no data and does nothing.
-    const known = limiter?.knownRefusal(organizationId);
+    // Usage counts it for the key (written with a later lease write).
+    const known = limiter?.knownRefusal(organizationId, authenticated.keyId);
     if (known) {
-      request.context.admission = Promise.resolve(known);
-      throw refusalOf(known);
+      request.context.admission = known.catch(() => undefined);
+      throw refusalOf(await known);
     }
-    // Counted beside the key's read (before) or the use case's (in-read).
-    const admission = limiter?.admit(organizationId);
+    // Admitted beside the key's read (before) or the use case's (in-read): from this process's lease, or a lease write in that wave.
+    const admission = limiter?.admit(organizationId, authenticated.keyId);
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;

@@ -1,19 +1,17 @@
 /**
  * Limits per organization, counted in the table (docs/limits.md).
  *
- * One fixed-window counter item per organization, limit and window
- * (`keys.limitCounter`), written with one UpdateItem `ADD` (1 WCU: the item
- * is far below 1 KB) and expiring with its window (TTL). Two uses:
- *
- * - the request rate ({@link RequestLimiter}): the pipeline counts every
- *   authenticated request in the same wave as the request's authentication
- *   read (no round trip added) and refuses it once the window's count is
- *   over the organization's limit; the use case writes nothing before the
- *   outcome is known ({@link admittedKeyCheck}). Once an organization is
- *   refused, this process refuses its further requests of that window
- *   without a write: the window's count only grows.
- * - quotas per hour on one operation (exports, uploads: {@link LimitCounter.add}
- *   with `atMost`), which count only what they admit.
+ * - the request rate ({@link RequestLimiter}): each process takes leases of
+ *   several requests of an organization's window (one conditional UpdateItem
+ *   of the organization's request day item, lib/http/request-counts.ts, in the
+ *   same wave as the request's first read: no round trip added) and admits
+ *   from them without a write; the same writes carry the requests counted per
+ *   key and day (`org/usage`); the use case writes nothing before the outcome
+ *   is known ({@link admittedKeyCheck}).
+ * - quotas per hour on one operation (exports, uploads): one fixed-window
+ *   counter item per organization, limit and window (`keys.limitCounter`),
+ *   one UpdateItem `ADD` with `atMost` ({@link LimitCounter.add}), counting
+ *   only what they admit.
  *
  * The pipeline imports no domain: the organization's limits come through a
  * {@link RequestPolicyLookup} the composition root wires (lib/root.ts).
@@ -23,6 +21,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../db/table';
 import { RateLimitedError, type RateLimitPolicy } from '../errors';
 import type { KeyCheck } from './auth';
+import { UNNAMED_KEY, utcDay, type KeyUses, type RateWindow, type RequestDays } from './request-counts';
 
 /** One limit: at most `limit` per window of `windowSeconds` (docs/limits.md). */
 export interface RatePolicy {
@@ -40,7 +39,8 @@ export interface LimitCounter {
    * Counts one use of `policy` by the organization in the window of
    * `windowSeconds` that starts at `windowStart` (epoch seconds): one
    * UpdateItem `ADD`, 1 WCU. With `atMost`, counts it only while the count
-   * is below `atMost` (a condition; a refusal writes nothing).
+   * plus `amount` stays at most `atMost` (a condition; a refusal writes nothing).
+   * @param amount - uses counted at once (default 1; the account IDs of one test create).
    * @returns the window's count after this use (`atMost` when refused), and whether it was counted.
    */
   add(
@@ -49,52 +49,55 @@ export interface LimitCounter {
     windowSeconds: number,
     windowStart: number,
     atMost?: number,
+    amount?: number,
   ): Promise<{ count: number; counted: boolean }>;
   /**
-   * Takes back one counted use of that window (a quota use whose work failed; docs/limits.md): one UpdateItem
-   * `ADD -1`, only while the count is above 0 (never below).
+   * Takes back `amount` (default 1) counted uses of that window (a quota use whose work failed; docs/limits.md):
+   * one UpdateItem `ADD -amount`, only while the count holds them (never below 0).
    */
-  giveBack(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number): Promise<void>;
+  giveBack(organizationId: string, policy: RateLimitPolicy, windowSeconds: number, windowStart: number, amount?: number): Promise<void>;
 }
 
 /** Builds the DynamoDB implementation of {@link LimitCounter}. */
 export function createLimitCounter({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): LimitCounter {
   return {
-    async add(organizationId, policy, windowSeconds, windowStart, atMost) {
+    async add(organizationId, policy, windowSeconds, windowStart, atMost, amount = 1) {
+      // More than the whole window allows is refused without a write.
+      if (atMost !== undefined && amount > atMost) return { count: atMost, counted: false };
       try {
         const { Attributes } = await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.limitCounter(organizationId, policy, windowSeconds, windowStart),
             // The item expires with its window (TTL deletes within days; nothing reads a past window).
-            UpdateExpression: 'ADD #count :one SET #ttl = :ttl',
-            ...(atMost === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#count) OR #count < :atMost' }),
+            UpdateExpression: 'ADD #count :amount SET #ttl = :ttl',
+            ...(atMost === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room' }),
             ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
             ExpressionAttributeValues: {
-              ':one': 1,
+              ':amount': amount,
               ':ttl': windowStart + windowSeconds,
-              ...(atMost === undefined ? {} : { ':atMost': atMost }),
+              ...(atMost === undefined ? {} : { ':room': atMost - amount }),
             },
             ReturnValues: 'UPDATED_NEW',
           }),
         );
-        return { count: Number(Attributes?.count ?? 1), counted: true };
+        return { count: Number(Attributes?.count ?? amount), counted: true };
       } catch (error) {
         if (atMost !== undefined && error instanceof ConditionalCheckFailedException) return { count: atMost, counted: false };
         throw error;
       }
     },
 
-    async giveBack(organizationId, policy, windowSeconds, windowStart) {
+    async giveBack(organizationId, policy, windowSeconds, windowStart, amount = 1) {
       try {
         await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.limitCounter(organizationId, policy, windowSeconds, windowStart),
-            UpdateExpression: 'ADD #count :minusOne',
-            ConditionExpression: '#count > :zero',
+            UpdateExpression: 'ADD #count :minus',
+            ConditionExpression: '#count >= :amount',
             ExpressionAttributeNames: { '#count': 'count' },
-            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+            ExpressionAttributeValues: { ':minus': -amount, ':amount': amount },
           }),
         );
       } catch (error) {
@@ -121,8 +124,8 @@ export interface QuotaUse {
 }
 
 /**
- * Counts one use of an hourly (or any) quota and refuses it past the limit
- * (exports and uploads, docs/limits.md).
+ * Counts one use (or `amount` uses at once) of an hourly (or any) quota and refuses it past the limit
+ * (exports and uploads, docs/limits.md; a test twin's stored account IDs per day, docs/test-mode.md).
  * @returns the use, to give back if the work fails.
  * @throws RateLimitedError (429 `rate_limited`, `policy`) when the window's `limit` is used; nothing is counted then.
  */
@@ -132,11 +135,12 @@ export async function takeQuota(
   policy: RateLimitPolicy,
   { limit, windowSeconds }: RatePolicy,
   now = Date.now(),
+  amount = 1,
 ): Promise<QuotaUse> {
   const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
-  const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit);
+  const { counted } = await counter.add(organizationId, policy, windowSeconds, windowStart, limit, amount);
   if (!counted) throw new RateLimitedError({ policy, limit, windowSeconds, retryAfterSeconds: resetSeconds });
-  return { giveBack: () => counter.giveBack(organizationId, policy, windowSeconds, windowStart) };
+  return { giveBack: () => counter.giveBack(organizationId, policy, windowSeconds, windowStart, amount) };
 }
 
 /**
@@ -185,7 +189,7 @@ export const refusalOf = (admission: RequestAdmission): RateLimitedError =>
     retryAfterSeconds: admission.resetSeconds,
   });
 
-/** Organizations a {@link RequestLimiter} remembers at most (policies and refusals; a container serves few). */
+/** Organizations a {@link RequestLimiter} remembers at most (policies, leases, counts; a container serves few). */
 const MAX_REMEMBERED = 10_000;
 
 /** A bounded map that drops its oldest entry when full. */
@@ -196,76 +200,221 @@ class Remembered<T> extends Map<string, T> {
   }
 }
 
+/** The largest lease, as a share of the limit (docs/limits.md "How the rate is counted"). */
+export const LEASE_SHARE = 0.05;
+
 /**
- * The request-rate limit of one process (one Lambda container): counts each
- * authenticated request in the table, and keeps per organization
- * - its policy (read at most every `policySeconds`, in the same wave as the
- *   count, which uses the window of the policy read last, or of `defaults`
- *   on the organization's first request; an operator's change applies within
- *   `policySeconds`, and a changed window is counted again in that window);
- * - that it was refused, until its window ends: further requests of that
- *   window are refused here, without a write (the count only grows).
+ * How many requests a lease asks for (docs/limits.md): at most {@link LEASE_SHARE} of the limit, at most the
+ * window's remaining requests split over twice the processes seen sharing it (leases shrink to 1 near the limit, so
+ * what processes hold unused there is small), at least 1.
+ * @param limit - requests per window.
+ * @param count - the window's count as this process last saw it (0: not seen yet).
+ * @param granted - requests granted to this process in the window so far.
+ */
+export function leaseSize(limit: number, count: number, granted: number): number {
+  const remaining = Math.max(0, limit - count);
+  const processes = granted > 0 ? Math.max(1, Math.ceil(Math.min(count, limit) / granted)) : 1;
+  return Math.max(1, Math.min(Math.floor(limit * LEASE_SHARE), Math.floor(remaining / (2 * processes)), remaining));
+}
+
+/** The lease this process holds in one organization's window. */
+interface Lease extends RateWindow {
+  /** The UTC day of the window's start: the request day item holding its counter. */
+  day: string;
+  /** Requests this process may still admit in the window without a write. */
+  tokens: number;
+  /** Requests granted to this process in the window, all leases together. */
+  granted: number;
+  /** The window's counter after this process's last write (granted to every process). */
+  count: number;
+  /** A lease write found the window's limit all granted: no more writes in it (until a request is given back). */
+  exhausted: boolean;
+}
+
+/** What a process keeps per organization. */
+interface OrganizationState {
+  lease?: Lease;
+  /** The lease write in flight: requests arriving meanwhile wait for it. */
+  taking?: Promise<unknown>;
+  /** Requests counted and not written yet: UTC day → key ID → requests. */
+  pending: Map<string, Map<string, number>>;
+  /** Σ of {@link pending}. */
+  pendingTotal: number;
+  /** Window counters seen ended, removed by the next write. */
+  ended: string[];
+  refused?: { admission: RequestAdmission; until: number };
+}
+
+/** What an admission took, for {@link RequestLimiter.giveBack}. */
+interface Taken {
+  organizationId: string;
+  /** Key counted ({@link UNNAMED_KEY} for a key without an ID). */
+  key: string;
+  /** UTC day it was counted in. */
+  day: string;
+  /** The lease the request was admitted from; none for a refusal. */
+  lease?: Lease;
+}
+
+/**
+ * The request-rate limit of one process (one Lambda container), with leases (docs/limits.md "How the rate is
+ * counted"). An organization's window has one counter (lib/http/request-counts.ts): requests granted to processes.
+ * A process with no request left in its lease takes a new one of {@link leaseSize} requests with one conditional
+ * UpdateItem (`ADD n` only while the count + n ≤ the limit), in the same wave as the request's first read, and
+ * admits the next requests from it without a write; requests arriving while its lease write is in flight wait for
+ * it. A refused lease shows the count: the process asks the rest below the limit, or refuses. So no window ever
+ * admits more than its limit, in all processes together, whatever the interleaving.
+ *
+ * The same writes carry usage: every authenticated request is counted per key and UTC day (refusals included) and
+ * flushed with the organization's next write; refusals past a lease's worth are flushed on their own. A process
+ * that dies loses what it had not flushed: at most one lease's worth of requests per organization.
+ *
+ * It also keeps per organization
+ * - its policy (read at most every `policySeconds`, beside the request's first read; on the organization's first
+ *   request the lease is of one request, checked against the policy read; an operator's change applies within
+ *   `policySeconds` and one lease);
+ * - that it was refused, until its window ends (or a request of that window is given back): further requests of
+ *   that window are refused here without a write;
+ * - each key's last minute of use it recorded: `lastUsedAt` is written at most once per minute per key
+ *   ({@link KeyUses}), beside the request's first read.
  */
 export class RequestLimiter {
-  readonly #counter: LimitCounter;
+  readonly #days: RequestDays;
+  readonly #keyUses: KeyUses | undefined;
   readonly #policyOf: RequestPolicyLookup;
   readonly #defaults: () => RatePolicy;
   readonly #policySeconds: number;
   readonly #now: () => number;
   readonly #policies = new Remembered<{ policy: RatePolicy; readAt: number }>();
-  readonly #refused = new Remembered<{ admission: RequestAdmission; until: number }>();
-  /** Where each admission this process counted was counted (for {@link giveBack}); a known refusal counted nothing. */
-  readonly #counted = new WeakMap<
-    RequestAdmission,
-    { organizationId: string; windows: { windowSeconds: number; windowStart: number }[] }
-  >();
+  readonly #states = new Remembered<OrganizationState>();
+  readonly #minutes = new Remembered<number>();
+  readonly #admitted = new WeakMap<RequestAdmission, Taken>();
 
   /**
-   * @param options.counter - the table's counters.
+   * @param options.days - the table's request day items.
+   * @param options.keyUses - where each key's last minute of use goes; none: not recorded.
    * @param options.policyOf - the organization's policy (its override or the default).
    * @param options.defaults - the deployment's policy, used for an organization not read yet.
    * @param options.policySeconds - how long a policy read is used before it is read again (seconds, default 60).
    * @param options.now - the clock (epoch milliseconds); tests move it.
    */
   constructor(options: {
-    counter: LimitCounter;
+    days: RequestDays;
+    keyUses?: KeyUses;
     policyOf: RequestPolicyLookup;
     defaults: () => RatePolicy;
     policySeconds?: number;
     now?: () => number;
   }) {
-    this.#counter = options.counter;
+    this.#days = options.days;
+    this.#keyUses = options.keyUses;
     this.#policyOf = options.policyOf;
     this.#defaults = options.defaults;
     this.#policySeconds = options.policySeconds ?? 60;
     this.#now = options.now ?? Date.now;
   }
 
-  /**
-   * A refusal this process already knows of: the organization was refused in
-   * the current window. No read, no write.
-   */
-  knownRefusal(organizationId: string): RequestAdmission | undefined {
-    const refused = this.#refused.get(organizationId);
-    if (!refused) return undefined;
-    const now = this.#now();
-    if (now >= refused.until) {
-      this.#refused.delete(organizationId);
-      return undefined;
-    }
-    return { ...refused.admission, remaining: 0, resetSeconds: Math.max(1, Math.ceil((refused.until - now) / 1000)) };
+  #stateOf(organizationId: string): OrganizationState {
+    let state = this.#states.get(organizationId);
+    if (!state) this.#states.set(organizationId, (state = { pending: new Map(), pendingTotal: 0, ended: [] }));
+    return state;
+  }
+
+  /** Counts `n` requests of the key on the day (not written yet). */
+  #count(state: OrganizationState, key: string, day: string, n: number): void {
+    const perKey = state.pending.get(day) ?? new Map<string, number>();
+    perKey.set(key, (perKey.get(key) ?? 0) + n);
+    state.pending.set(day, perKey);
+    state.pendingTotal += n;
+  }
+
+  /** Takes the day's pending counts out (to write); {@link #restore} puts them back when the write failed. */
+  #takePending(state: OrganizationState, day: string): Map<string, number> {
+    const counts = state.pending.get(day) ?? new Map<string, number>();
+    state.pending.delete(day);
+    for (const n of counts.values()) state.pendingTotal -= n;
+    return counts;
+  }
+
+  #restore(state: OrganizationState, day: string, counts: ReadonlyMap<string, number>): void {
+    for (const [key, n] of counts) this.#count(state, key, day, n);
+  }
+
+  /** Writes the pending counts of every day but `except` (one UpdateItem each, in parallel). */
+  async #flushDays(organizationId: string, state: OrganizationState, except?: string): Promise<void> {
+    await Promise.all(
+      [...state.pending.keys()]
+        .filter((day) => day !== except)
+        .map(async (day) => {
+          const counts = this.#takePending(state, day);
+          try {
+            await this.#days.write(organizationId, { day, counts, remove: [] });
+          } catch (error) {
+            this.#restore(state, day, counts);
+            throw error;
+          }
+        }),
+    );
   }
 
   /**
-   * Counts one request of the organization (one UpdateItem; with the
-   * policy's GetItem in parallel when it is due) and tells whether it is
-   * within the limit. Throws nothing for a refusal: the caller decides.
+   * A refusal this process already knows of: the organization was refused in the current window. The request is
+   * counted (usage counts refusals); no read, and no write unless the counted refusals reach a lease's worth (then
+   * one UpdateItem writes them).
+   * @param keyId - the request's key ID (`undefined`: a key from before key IDs).
+   * @returns the refusal, once its count is written if due; `undefined` when none is known.
+   */
+  knownRefusal(organizationId: string, keyId?: string): Promise<RequestAdmission> | undefined {
+    const state = this.#states.get(organizationId);
+    const refused = state?.refused;
+    if (!state || !refused) return undefined;
+    const now = this.#now();
+    if (now >= refused.until) {
+      state.refused = undefined;
+      return undefined;
+    }
+    this.#count(state, keyId ?? UNNAMED_KEY, utcDay(now), 1);
+    const admission: RequestAdmission = {
+      ...refused.admission,
+      remaining: 0,
+      resetSeconds: Math.max(1, Math.ceil((refused.until - now) / 1000)),
+    };
+    const flushAt = Math.max(1, Math.floor(refused.admission.limit * LEASE_SHARE));
+    if (state.pendingTotal < flushAt) return Promise.resolve(admission);
+    return this.#flushDays(organizationId, state).then(() => admission);
+  }
+
+  /** Records the key's use in this minute, once per minute per key in this process. */
+  async #recordKeyUse(organizationId: string, keyId: string | undefined, now: number): Promise<void> {
+    if (!this.#keyUses || keyId === undefined) return;
+    const minute = Math.floor(now / 60_000) * 60_000;
+    const id = `${organizationId}/${keyId}`;
+    if ((this.#minutes.get(id) ?? -1) >= minute) return;
+    this.#minutes.set(id, minute);
+    try {
+      await this.#keyUses.record(organizationId, keyId, new Date(minute).toISOString());
+    } catch (error) {
+      this.#minutes.delete(id);
+      throw error;
+    }
+  }
+
+  /**
+   * Admits one request of the organization: from this process's lease without a write, or after a new lease (one
+   * UpdateItem, carrying the organization's pending request counts; with the policy's GetItem in parallel when it
+   * is due, and the key's last-use write when its minute is new). Counts the request for the key. Throws nothing for
+   * a refusal: the caller decides.
+   * @param keyId - the request's key ID (`undefined`: a key from before key IDs).
    * @throws the table's errors.
    */
-  async admit(organizationId: string): Promise<RequestAdmission> {
-    const known = this.knownRefusal(organizationId);
+  async admit(organizationId: string, keyId?: string): Promise<RequestAdmission> {
+    const known = this.knownRefusal(organizationId, keyId);
     if (known) return known;
     const now = this.#now();
+    const state = this.#stateOf(organizationId);
+    const key = keyId ?? UNNAMED_KEY;
+    const day = utcDay(now);
+    this.#count(state, key, day, 1);
     const cached = this.#policies.get(organizationId);
     const due = !cached || now - cached.readAt >= this.#policySeconds * 1000;
     const reading = due
@@ -275,52 +424,129 @@ export class RequestLimiter {
         })
       : undefined;
     reading?.catch(() => undefined); // awaited below
-    // Counted in the window of the policy known now, beside the policy's read.
-    const assumed = (cached?.policy ?? this.#defaults()).windowSeconds;
-    const [first, policy] = await Promise.all([
-      this.#counter.add(organizationId, 'requests', assumed, windowAt(now, assumed).windowStart),
-      reading ?? cached!.policy,
-    ]);
-    let { count } = first;
-    const windows = [{ windowSeconds: assumed, windowStart: windowAt(now, assumed).windowStart }];
-    // The read found another window (the operator changed it): counted again in that one, the only case
-    // of a second round trip (once per organization and process; the first count is in a window no one reads).
-    const { windowSeconds } = policy;
-    const { windowStart, resetSeconds } = windowAt(now, windowSeconds);
-    if (windowSeconds !== assumed) {
-      ({ count } = await this.#counter.add(organizationId, 'requests', windowSeconds, windowStart));
-      windows.push({ windowSeconds, windowStart });
-    }
+    const keyUse = this.#recordKeyUse(organizationId, keyId, now);
+    keyUse.catch(() => undefined); // awaited below
+    // Taken in the window of the policy known now; unknown: a lease of one, under the default limit, checked below.
+    const assumed = cached?.policy ?? this.#defaults();
+    let lease = await this.#take(organizationId, state, assumed, now, cached === undefined);
+    const policy = reading ? await reading : cached!.policy;
+    // The read found another window (the operator changed it): a lease in that one, the only case of a second
+    // round trip (once per organization and process; the first lease is in a window no one reads).
+    if (policy.windowSeconds !== assumed.windowSeconds) lease = await this.#take(organizationId, state, policy, now, false);
+    else if (lease && lease.count - lease.tokens > policy.limit) lease = undefined; // a lower limit than assumed
+    await keyUse;
+    const { windowStart, resetSeconds } = windowAt(now, policy.windowSeconds);
     const admission: RequestAdmission = {
       limit: policy.limit,
-      windowSeconds,
-      remaining: Math.max(0, policy.limit - count),
+      windowSeconds: policy.windowSeconds,
+      remaining: lease ? Math.max(0, policy.limit - (lease.count - lease.tokens)) : 0,
       resetSeconds,
-      allowed: count <= policy.limit,
+      allowed: lease !== undefined,
     };
-    this.#counted.set(admission, { organizationId, windows });
-    if (!admission.allowed) this.#refused.set(organizationId, { admission, until: (windowStart + windowSeconds) * 1000 });
+    this.#admitted.set(admission, { organizationId, key, day, ...(lease ? { lease } : {}) });
+    if (!lease) state.refused = { admission, until: (windowStart + policy.windowSeconds) * 1000 };
     return admission;
   }
 
   /**
-   * Gives back the count of an admission whose request turned out not to be
-   * the organization's to spend: its key was found revoked, expired or unknown
-   * during the request (docs/limits.md, "A revoked key spends nothing"). One
-   * UpdateItem per window it was counted in; nothing for an admission this
-   * process did not count (a known refusal) or gave back already. A refusal
-   * this admission caused is forgotten here (the window's count went down).
+   * Takes one request from the organization's lease in the window of `policy` at `now`, taking leases (one
+   * conditional UpdateItem each) until one is granted or the window's limit is all granted (then `undefined`).
+   * @param single - ask one request at a time (the policy is not known yet).
+   */
+  async #take(
+    organizationId: string,
+    state: OrganizationState,
+    policy: RatePolicy,
+    now: number,
+    single: boolean,
+  ): Promise<Lease | undefined> {
+    const { windowStart } = windowAt(now, policy.windowSeconds);
+    for (let refusedWrites = 0; ;) {
+      let lease = state.lease;
+      if (!lease || lease.windowSeconds !== policy.windowSeconds || lease.windowStart !== windowStart) {
+        lease = state.lease = {
+          windowSeconds: policy.windowSeconds,
+          windowStart,
+          day: utcDay(windowStart * 1000),
+          tokens: 0,
+          granted: 0,
+          count: 0,
+          exhausted: false,
+        };
+      }
+      if (lease.tokens > 0) {
+        lease.tokens--;
+        return lease;
+      }
+      if (state.taking) {
+        await state.taking.catch(() => undefined);
+        continue;
+      }
+      if (lease.exhausted || refusedWrites >= 3) return undefined;
+      const ask = single ? 1 : Math.max(1, Math.min(leaseSize(policy.limit, lease.count, lease.granted), policy.limit - lease.count));
+      const taking = this.#lease(organizationId, state, lease, ask, policy.limit);
+      state.taking = taking;
+      try {
+        if (!(await taking)) refusedWrites++;
+      } finally {
+        state.taking = undefined;
+      }
+    }
+  }
+
+  /** One lease write (with the pending counts of its day; other days' beside it). @returns whether it was granted. */
+  async #lease(organizationId: string, state: OrganizationState, lease: Lease, ask: number, limit: number): Promise<boolean> {
+    const counts = this.#takePending(state, lease.day);
+    const remove = state.ended.splice(0);
+    try {
+      const [outcome] = await Promise.all([
+        this.#days.write(organizationId, { day: lease.day, lease: { window: lease, ask, atMost: limit }, counts, remove }),
+        this.#flushDays(organizationId, state, lease.day),
+      ]);
+      state.ended.push(...outcome.ended);
+      lease.count = outcome.count;
+      if (!outcome.taken) {
+        this.#restore(state, lease.day, counts);
+        lease.exhausted = outcome.count >= limit;
+        return false;
+      }
+      lease.tokens += ask;
+      lease.granted += ask;
+      return true;
+    } catch (error) {
+      this.#restore(state, lease.day, counts);
+      state.ended.push(...remove);
+      throw error;
+    }
+  }
+
+  /**
+   * Gives back an admission whose request turned out not to be the organization's: its key was found revoked,
+   * expired or unknown during the request (docs/limits.md, "A revoked key spends nothing"). Its request is
+   * uncounted for the key, and a request admitted from a lease goes back to the window's counter in the table (one
+   * UpdateItem), so every process may use it again. This process forgets a refusal of that window (its count went
+   * down, or the refusal was this request's). Nothing for an admission already given back or one this process
+   * did not make.
    * @throws the table's errors.
    */
   async giveBack(admission: RequestAdmission): Promise<void> {
-    const counted = this.#counted.get(admission);
-    if (!counted) return;
-    this.#counted.delete(admission);
-    const { organizationId, windows } = counted;
-    if (this.#refused.get(organizationId)?.admission === admission) this.#refused.delete(organizationId);
-    await Promise.all(
-      windows.map(({ windowSeconds, windowStart }) => this.#counter.giveBack(organizationId, 'requests', windowSeconds, windowStart)),
-    );
+    const taken = this.#admitted.get(admission);
+    if (!taken) return;
+    this.#admitted.delete(admission);
+    const state = this.#stateOf(taken.organizationId);
+    this.#count(state, taken.key, taken.day, -1);
+    state.refused = undefined;
+    if (state.lease) state.lease.exhausted = false;
+    if (taken.lease) await this.#days.giveBack(taken.organizationId, taken.lease.day, taken.lease);
+  }
+
+  /**
+   * Writes every organization's pending request counts now (one UpdateItem per organization and day): for tests
+   * and a process about to stop; otherwise they ride on the next lease write.
+   * @throws the table's errors.
+   */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#states].map(([organizationId, state]) => this.#flushDays(organizationId, state)));
   }
 }
 

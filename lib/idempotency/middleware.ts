@@ -57,6 +57,12 @@ export interface SavedAnswerCodec {
 export interface IdempotencyOptions {
   /** The operation's {@link SavedAnswerCodec}, if its answer holds a secret. */
   savedAnswer?: SavedAnswerCodec;
+  /**
+   * The operation's saved answers can name a person (identifier hashes): they
+   * are listed under the organization so an erasure purges those that hold
+   * the person (lib/idempotency/store.ts `purgeAnswers`; docs/privacy.md "Erasure").
+   */
+  personalAnswers?: boolean;
   /** The store of idempotency records (built lazily, once per process). */
   store: () => IdempotencyStore;
   /** Seconds a key is kept (`IDEMPOTENCY_TTL_SECONDS`). */
@@ -103,7 +109,7 @@ export function idempotency(
     if (!claim) return;
     delete request[CLAIM];
     try {
-      if (!(await options.store().complete(claim.scope, claim.token, response))) {
+      if (!(await options.store().complete(claim.scope, claim.token, response, options.personalAnswers))) {
         logger.warn('Idempotency claim lost before its answer was saved (the lock lapsed)', { idempotencyKey: claim.scope.key });
       }
     } catch (error) {

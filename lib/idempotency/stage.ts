@@ -26,10 +26,14 @@ export type IdempotencyStageMiddleware = middy.MiddlewareObj<
   IdempotencyStageContext
 >;
 
-/** Builds the stage of one operation (see {@link idempotencyStage}); `savedAnswer` keeps a secret out of its saved answers. */
+/**
+ * Builds the stage of one operation (see {@link idempotencyStage}); `savedAnswer` keeps a secret out of its saved
+ * answers; `personalAnswers` lists them for an erasure's purge ({@link IdempotencyOptions.personalAnswers}).
+ */
 export type IdempotencyStage = (
   operation: Pick<Operation, 'operationId' | 'idempotent'>,
   savedAnswer?: SavedAnswerCodec,
+  personalAnswers?: boolean,
 ) => IdempotencyStageMiddleware[];
 
 /**
@@ -43,12 +47,12 @@ export type IdempotencyStage = (
  * @returns for each operation: the key verification, then {@link idempotency}.
  */
 export function idempotencyStage(options: IdempotencyOptions): IdempotencyStage {
-  return (operation, savedAnswer) => [
+  return (operation, savedAnswer, personalAnswers) => [
     {
       before: async (request) => {
         if (operation.idempotent && request.event.headers?.[IDEMPOTENCY_KEY_HEADER] !== undefined) await request.context.keyCheck?.ensure();
       },
     },
-    idempotency(operation, savedAnswer ? { ...options, savedAnswer } : options),
+    idempotency(operation, { ...options, ...(savedAnswer ? { savedAnswer } : {}), ...(personalAnswers ? { personalAnswers } : {}) }),
   ];
 }

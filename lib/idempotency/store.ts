@@ -12,8 +12,14 @@
  * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
  * check here treats a record past `expiresAt` as absent.
  */
-import { GetCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keys, TABLE_INDEXES } from '../db/table';
 import { deleteIf, putIf, updateIf } from '../db/conditional';
 
 /** Which request an idempotency record belongs to. */
@@ -89,8 +95,20 @@ export interface IdempotencyStore {
    * @returns `{ ok: true }`, or the live record that holds the key.
    */
   claim(claim: IdempotencyClaim): Promise<{ ok: true } | { ok: false; record: IdempotencyRecord }>;
-  /** Saves the answer of a claim. @returns false when the claim was lost (its lock lapsed and another request took the key). */
-  complete(scope: IdempotencyScope, token: string, response: SavedResponse): Promise<boolean>;
+  /**
+   * Saves the answer of a claim; a `personal` answer (one that can name a
+   * person: identifier hashes) is also listed under its organization, for
+   * {@link IdempotencyStore.purgeAnswers}.
+   * @returns false when the claim was lost (its lock lapsed and another request took the key).
+   */
+  complete(scope: IdempotencyScope, token: string, response: SavedResponse, personal?: boolean): Promise<boolean>;
+  /**
+   * Deletes the organization's personal saved answers (see {@link IdempotencyStore.complete})
+   * whose body `holds` says hold the person: one Query of the list index,
+   * one GetItem per listed answer. A retry with a purged key runs again.
+   * @returns how many were deleted.
+   */
+  purgeAnswers(organizationId: string, holds: (body: string) => boolean): Promise<number>;
   /** Deletes the record of a claim so the key can be used again. A lost claim is left alone. */
   release(scope: IdempotencyScope, token: string): Promise<void>;
 }
@@ -166,17 +184,50 @@ export function createIdempotencyStore({ client, tableName }: { client: DynamoDB
       };
     },
 
-    async complete(scope, token, response) {
+    async complete(scope, token, response, personal = false) {
+      const listed = personal ? keys.personalSavedAnswer(scope.organizationId, scope.operationId, scope.key) : undefined;
       const outcome = await updateIf(client, {
         TableName: tableName,
         Key: keyOf(scope),
-        UpdateExpression: 'SET #status = :completed, #response = :response',
+        UpdateExpression: `SET #status = :completed, #response = :response${listed ? ', gsi1pk = :gsi1pk, listSk = :listSk' : ''}`,
         ConditionExpression: '#token = :token',
         ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
-        ExpressionAttributeValues: { ':completed': 'completed', ':response': response, ':token': token },
+        ExpressionAttributeValues: {
+          ':completed': 'completed',
+          ':response': response,
+          ':token': token,
+          ...(listed ? { ':gsi1pk': listed.gsi1pk, ':listSk': listed.listSk } : {}),
+        },
         ReturnValues: 'NONE',
       });
       return outcome.ok;
+    },
+
+    async purgeAnswers(organizationId, holds) {
+      const partition = keys.personalSavedAnswer(organizationId, '', '').gsi1pk;
+      let purged = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: TABLE_INDEXES.all.indexName,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': partition },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const listed of page.Items ?? []) {
+          const key = { pk: listed.pk, sk: listed.sk };
+          const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+          const body = (Item?.response as SavedResponse | undefined)?.body;
+          if (body === undefined || !holds(body)) continue;
+          await client.send(new DeleteCommand({ TableName: tableName, Key: key }));
+          purged++;
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return purged;
     },
 
     async release(scope, token) {

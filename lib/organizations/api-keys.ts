@@ -382,18 +382,27 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     issue,
 
     async page(organizationId, limit, after) {
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-          ExpressionAttributeValues: {
-            ':pk': keys.apiKeyDescriptions(organizationId),
-            ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }),
-          },
-          Limit: limit + 1,
-        }),
-      );
-      const page = Items.slice(0, limit).map(toApiKeyView);
+      // The page's descriptions and, beside them, the keys' last uses (docs/authentication.md "Keys", `lastUsedAt`): the
+      // use items are sorted as the descriptions and exist only for used keys, so the first limit + 1 after the
+      // same cursor cover every used key of the page. One round trip.
+      const query = (pk: string) =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+            ExpressionAttributeValues: {
+              ':pk': pk,
+              ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }),
+            },
+            Limit: limit + 1,
+          }),
+        );
+      const [{ Items = [] }, { Items: uses = [] }] = await Promise.all([
+        query(keys.apiKeyDescriptions(organizationId)),
+        query(keys.keyLastUses(organizationId)),
+      ]);
+      const lastUse = new Map(uses.map((use) => [String(use.sk), use.lastUsedAt]));
+      const page = Items.slice(0, limit).map((item) => toApiKeyView({ ...item, lastUsedAt: lastUse.get(String(item.sk)) }));
       return { keys: page, next: Items.length > limit ? page.at(-1)?.id : undefined };
     },
 

@@ -12,9 +12,11 @@ import {
   describeLimitsOperation,
   describeOrganizationOperation,
   listKeysOperation,
+  orgUsageOperation,
   revokeKeyOperation,
   rotateKeyOperation,
 } from './schema';
+import { count } from '../schemas';
 import { SCOPES } from '../http/scopes';
 
 /** `data` of `POST /v1/org/describe`. */
@@ -130,6 +132,42 @@ export const ApiKeyWithSecretSchema = z
   })
   .check(z.meta({ id: 'ApiKeyWithSecret' }));
 
+/** The counts of a usage row (docs/authentication.md "Usage"). */
+const usageCounts = {
+  requests: z.nullable(count()).check(
+    z.meta({
+      description: 'Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).',
+      example: 1840,
+    }),
+  ),
+  creditsCharged: count().check(z.meta({ description: 'Credits charged by launches in the range.', example: 1200 })),
+  creditsRefunded: count().check(z.meta({ description: 'Credits refunded in the range.', example: 35 })),
+};
+
+/** `data` of `POST /v1/org/usage`. */
+export const UsageSchema = z
+  .strictObject({
+    from: z.string().check(z.meta({ description: 'First UTC day of the range, as asked.', example: '2026-11-01' })),
+    to: z.string().check(z.meta({ description: 'Last UTC day of the range, as asked.', example: '2026-11-30' })),
+    rows: z.array(
+      z.union([
+        z.strictObject({
+          day: z.string().check(z.meta({ description: 'The UTC day (YYYY-MM-DD).', example: '2026-11-02' })),
+          ...usageCounts,
+        }),
+        z.strictObject({
+          keyId: z.string().check(z.meta({ description: 'The API key (`key_…`).', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })),
+          ...usageCounts,
+        }),
+        z.strictObject({
+          campaignId: z.string().check(z.meta({ description: 'The campaign.', example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' })),
+          ...usageCounts,
+        }),
+      ]),
+    ),
+  })
+  .check(z.meta({ id: 'Usage' }));
+
 /** The organization operations, documented. */
 export const organizationOperationDocs = [
   documentOperation(describeOrganizationOperation, {
@@ -158,6 +196,19 @@ export const organizationOperationDocs = [
       uploadsPerHour: SETTINGS.uploadsPerHour.default,
       monthlySpend: { limit: 50000, spent: 1212, resetsAt: '2026-12-01T00:00:00.000Z' },
       lowBalanceThreshold: 1000,
+    },
+  }),
+  documentOperation(orgUsageOperation, {
+    summary: "Read the organization's usage",
+    description:
+      'Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests are every authenticated request, refusals included, counted per key and day (a request a container had not written yet when it stopped is missing: at most a lease of the request rate per organization, docs/limits.md); credits are the ledger’s charges and refunds in the range. Campaign rows carry `requests: null`: requests are not counted per campaign. Keys from before key IDs are counted in day rows only.',
+    response: UsageSchema,
+    errors: ['invalid_request', 'revoked_api_key'],
+    example: { from: '2026-11-01', to: '2026-11-30', groupBy: 'key' },
+    responseExample: {
+      from: '2026-11-01',
+      to: '2026-11-30',
+      rows: [{ keyId: 'key_3kTMd9nPq2ZbXw7vRfGh1', requests: 1840, creditsCharged: 1200, creditsRefunded: 35 }],
     },
   }),
   documentOperation(createKeyOperation, {

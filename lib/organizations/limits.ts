@@ -129,7 +129,8 @@ export function createLimitStore({
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
-  defaults: () => LimitDefaults;
+  /** The deployment's defaults for an organization (a test twin's request limit is its own: docs/test-mode.md). */
+  defaults: (organizationId: string) => LimitDefaults;
 }): LimitStore {
   return {
     async limits(organizationId) {
@@ -143,7 +144,7 @@ export function createLimitStore({
           ExpressionAttributeNames: names,
         }),
       );
-      return limitsOf(limitOverridesOf(Item), defaults());
+      return limitsOf(limitOverridesOf(Item), defaults(organizationId));
     },
 
     async spent(organizationId, month, keyId) {
@@ -192,7 +193,7 @@ export function createLimitStore({
         alsoPut,
       );
       if (!outcome.ok) throw new NotFoundError('organization', organizationId);
-      return limitsOf(limitOverridesOf(outcome.item), defaults());
+      return limitsOf(limitOverridesOf(outcome.item), defaults(organizationId));
     },
   };
 }
@@ -206,7 +207,7 @@ export async function describeLimits(
   deps: {
     limits: LimitStore;
     organizations: { get(organizationId: string, keyCheck?: KeyCheck): Promise<{ limits?: LimitOverrides } | undefined> };
-    defaults: () => LimitDefaults;
+    defaults: (organizationId: string) => LimitDefaults;
   },
   organizationId: string,
   { now = new Date(), keyCheck }: { now?: Date; keyCheck?: KeyCheck } = {},
@@ -216,7 +217,7 @@ export async function describeLimits(
     deps.limits.spent(organizationId, monthOf(now)),
   ]);
   if (!organization) throw new NotFoundError('organization', organizationId);
-  const limits = limitsOf(organization.limits ?? {}, deps.defaults());
+  const limits = limitsOf(organization.limits ?? {}, deps.defaults(organizationId));
   return {
     requests: { limit: limits.requests.limit, windowSeconds: limits.requests.windowSeconds },
     exportsPerHour: limits.exportsPerHour,

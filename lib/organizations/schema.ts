@@ -125,3 +125,59 @@ export const rotateKeyOperation = /* @__PURE__ */ defineOperation({
   path: '/v1/keys/rotate',
   request: KeyIdRequest,
 });
+
+/** Most days a usage query spans, `from` and `to` included (docs/authentication.md "Usage"). */
+export const MAX_USAGE_DAYS = 92;
+
+/** How usage rows are grouped. */
+export const USAGE_GROUPS = ['day', 'key', 'campaign'] as const;
+
+/** A UTC date, `YYYY-MM-DD`. */
+const utcDate = (description: string, example: string) =>
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/),
+    z.refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), {
+      message: 'Expected a UTC date, YYYY-MM-DD.',
+    }),
+    z.meta({ description, example }),
+  );
+
+/** Days from `from` to `to`, both included. */
+export const daysSpanned = (from: string, to: string): number =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+
+/** `POST /v1/org/usage` body (docs/authentication.md "Usage"). */
+export const UsageRequest = /* @__PURE__ */ treeShakable(() =>
+  z
+    .strictObject({
+      from: utcDate('First UTC day of the range (YYYY-MM-DD).', '2026-11-01'),
+      to: utcDate(
+        `Last UTC day of the range (YYYY-MM-DD), on or after \`from\` and at most ${MAX_USAGE_DAYS} days from it, both included.`,
+        '2026-11-30',
+      ),
+      groupBy: z.enum(USAGE_GROUPS).check(z.meta({ description: 'One row per UTC day, per API key or per campaign.', example: 'day' })),
+    })
+    .check((ctx) => {
+      const { from, to } = ctx.value;
+      if (typeof from !== 'string' || typeof to !== 'string' || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) return;
+      const days = daysSpanned(from, to);
+      if (days < 1 || days > MAX_USAGE_DAYS)
+        ctx.issues.push({
+          code: 'custom',
+          input: to,
+          path: ['to'],
+          message: `Use a day on or after from and at most ${MAX_USAGE_DAYS} days from it, both included.`,
+        });
+    }),
+);
+
+/** Validated org/usage request. */
+export type UsageInput = z.output<typeof UsageRequest>;
+
+/** `POST /v1/org/usage`: requests and credits per day, key or campaign. */
+export const orgUsageOperation = /* @__PURE__ */ defineOperation({
+  operationId: 'orgUsage',
+  scope: 'usage:read',
+  path: '/v1/org/usage',
+  request: UsageRequest,
+});

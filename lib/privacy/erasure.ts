@@ -14,7 +14,7 @@ import { resultsPrefix, storedContactIdentifiers, withoutContacts, type ResultSt
 import type { PrefixStore } from '../storage/prefixes';
 import { contactHashes } from './identifiers';
 import type { ReceiptSigner } from './receipt';
-import type { ErasureRecord, ErasureResult, SuppressionStore } from './store';
+import type { ErasureProgress, ErasureRecord, ErasureResult, SuppressionStore } from './store';
 
 /** Result parts read (and rewritten) at once. */
 export const ERASURE_PART_CONCURRENCY = 16;
@@ -34,71 +34,102 @@ export interface OrganizationErasure extends ErasureResult {
   campaignsOfContact: Map<string, string[]>;
 }
 
+/** Campaigns erased at once between two saved progress points ({@link EraseOptions.checkpoint}). */
+export const ERASURE_CAMPAIGN_CHUNK = 16;
+
+/** How {@link eraseFromOrganization} resumes and reports its progress. */
+export interface EraseOptions {
+  /** Progress saved by an earlier run: campaigns up to `after` are skipped and its counts carried on. */
+  resumeFrom?: ErasureProgress;
+  /**
+   * Called after each chunk of campaigns (in ID order) is done: their parts
+   * rewritten and their exports deleted. Saving it lets a rerun resume.
+   */
+  checkpoint?: (progress: ErasureProgress) => Promise<void>;
+}
+
 /**
  * Removes every stored copy of the contacts matching `hashes` from an
- * organization's readable results (campaigns `enriched` or `enriching`):
+ * organization's readable results (campaigns `enriched` or `enriching`), in
+ * campaign ID order, {@link ERASURE_CAMPAIGN_CHUNK} campaigns at a time:
  * each result part is read once and rewritten only when it held a match;
  * the campaigns that held one lose their export files.
  * @param hashes - full identifier hashes (lib/privacy/identifiers.ts); a contact matches when any of its identifiers does.
- * @returns counts, the campaigns that held a match (sorted) and the removed contacts' IDs.
+ * @returns counts (with those of `resumeFrom`), the campaigns that held a match (sorted) and the contacts this run removed.
  */
 export async function eraseFromOrganization(
   deps: EraseDependencies,
   organizationId: string,
   hashes: ReadonlySet<string>,
+  options: EraseOptions = {},
 ): Promise<OrganizationErasure> {
+  const after = options.resumeFrom?.after;
   const ids = (
     await Promise.all([deps.campaigns.idsInStatus(organizationId, 'enriched'), deps.campaigns.idsInStatus(organizationId, 'enriching')])
-  ).flat();
-  const campaigns = (await pMap(ids, (id) => deps.campaigns.get(organizationId, id), { concurrency: ERASURE_PART_CONCURRENCY })).filter(
-    (c) => c?.attempt !== undefined,
-  );
-  const parts = (
-    await pMap(
-      campaigns,
-      async (campaign) =>
-        (await deps.results.listParts(resultsPrefix(organizationId, campaign!.id, campaign!.attempt!.id))).map((key) => ({
-          campaignId: campaign!.id,
-          key,
-        })),
-      {
-        concurrency: ERASURE_PART_CONCURRENCY,
-      },
-    )
-  ).flat();
+  )
+    .flat()
+    .filter((id) => after === undefined || id > after)
+    .sort();
   const contactIds = new Map<string, Set<string>>();
-  const touched = new Set<string>();
-  let contactsRemoved = 0;
-  let resultObjectsRewritten = 0;
-  await pMap(
-    parts,
-    async ({ campaignId, key }) => {
-      const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
-        const contact = storedContactIdentifiers(reader);
-        if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
-        if (contact.contactId) {
-          if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
-          contactIds.get(contact.contactId)!.add(campaignId);
-        }
-        return false;
-      });
-      if (removed === 0) return;
-      await deps.results.replacePart(key, bytes);
-      contactsRemoved += removed;
-      resultObjectsRewritten++;
-      touched.add(campaignId);
-    },
-    { concurrency: ERASURE_PART_CONCURRENCY },
-  );
-  const campaignIds = [...touched].sort();
-  const deleted = await Promise.all(
-    campaignIds.map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))),
-  );
+  const touched = new Set<string>(options.resumeFrom?.campaignIds ?? []);
+  let contactsRemoved = options.resumeFrom?.contactsRemoved ?? 0;
+  let resultObjectsRewritten = options.resumeFrom?.resultObjectsRewritten ?? 0;
+  let exportsDeleted = options.resumeFrom?.exportsDeleted ?? 0;
+  for (let start = 0; start < ids.length; start += ERASURE_CAMPAIGN_CHUNK) {
+    const chunk = ids.slice(start, start + ERASURE_CAMPAIGN_CHUNK);
+    const campaigns = (await pMap(chunk, (id) => deps.campaigns.get(organizationId, id), { concurrency: ERASURE_PART_CONCURRENCY })).filter(
+      (c) => c?.attempt !== undefined,
+    );
+    const parts = (
+      await pMap(
+        campaigns,
+        async (campaign) =>
+          (await deps.results.listParts(resultsPrefix(organizationId, campaign!.id, campaign!.attempt!.id))).map((key) => ({
+            campaignId: campaign!.id,
+            key,
+          })),
+        { concurrency: ERASURE_PART_CONCURRENCY },
+      )
+    ).flat();
+    const touchedNow = new Set<string>();
+    await pMap(
+      parts,
+      async ({ campaignId, key }) => {
+        const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
+          const contact = storedContactIdentifiers(reader);
+          if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
+          if (contact.contactId) {
+            if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
+            contactIds.get(contact.contactId)!.add(campaignId);
+          }
+          return false;
+        });
+        if (removed === 0) return;
+        await deps.results.replacePart(key, bytes);
+        contactsRemoved += removed;
+        resultObjectsRewritten++;
+        touchedNow.add(campaignId);
+      },
+      { concurrency: ERASURE_PART_CONCURRENCY },
+    );
+    const deleted = await Promise.all(
+      [...touchedNow].map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))),
+    );
+    exportsDeleted += deleted.reduce((sum, n) => sum + n, 0);
+    for (const campaignId of touchedNow) touched.add(campaignId);
+    await options.checkpoint?.({
+      after: chunk.at(-1)!,
+      contactsRemoved,
+      resultObjectsRewritten,
+      exportsDeleted,
+      campaignIds: [...touched].sort(),
+    });
+  }
   return {
     contactsRemoved,
     resultObjectsRewritten,
-    exportsDeleted: deleted.reduce((sum, n) => sum + n, 0),
-    campaignIds,
+    exportsDeleted,
+    campaignIds: [...touched].sort(),
     contactIds: [...contactIds.keys()].sort(),
     campaignsOfContact: new Map([...contactIds].map(([contactId, campaigns]) => [contactId, [...campaigns].sort()])),
   };
@@ -106,8 +137,14 @@ export async function eraseFromOrganization(
 
 /** What the customer's erasure job needs. */
 export interface ErasureJobDependencies extends EraseDependencies {
-  suppressions: Pick<SuppressionStore, 'getErasure' | 'moveErasure'>;
+  suppressions: Pick<SuppressionStore, 'getErasure' | 'moveErasure' | 'erasureProgress' | 'saveErasureProgress'>;
   signer: ReceiptSigner;
+  /**
+   * Deletes the organization's saved idempotent answers that hold any of the
+   * hashes (lib/idempotency/store.ts; docs/privacy.md "Erasure").
+   * @returns how many were deleted.
+   */
+  purgeSavedAnswers: (organizationId: string, hashes: ReadonlySet<string>) => Promise<number>;
   /** Records `privacy.erasure_completed` with the completed erasure (idempotent per erasure). */
   erasureCompleted: (erasure: ErasureRecord) => Promise<void>;
 }
@@ -115,10 +152,13 @@ export interface ErasureJobDependencies extends EraseDependencies {
 /**
  * Runs an erasure job to its end: `pending` → `running` → `completed` with
  * its result and signed receipt, then the `privacy.erasure_completed` event.
- * A rerun resumes a `running` job (its rewrites are idempotent: a rewritten
- * part holds no match any more) and, for a `completed` one, only records
- * the event again (one event per erasure). A failure leaves it `running` for
- * the next run (the caller logs it).
+ * The same code runs in AWS (the queue's worker, functions/privacy-erasure-worker.ts)
+ * and locally (in the API process; the local stack resumes unfinished jobs at
+ * start). A rerun resumes a `running` job after the last campaign chunk its
+ * progress records (a chunk cut short is redone: its rewrites are idempotent,
+ * a rewritten part holds no match any more) and, for a `completed` one, only
+ * records the event again (one event per erasure). A failure leaves it
+ * `running` for the next run (the caller logs it and retries).
  * @returns the erasure as it ends, or undefined when unknown.
  */
 export async function runErasure(
@@ -130,15 +170,27 @@ export async function runErasure(
   let erasure = await deps.suppressions.getErasure(organizationId, erasureId);
   if (!erasure) return undefined;
   if (erasure.status === 'pending') {
-    await deps.suppressions.moveErasure(organizationId, erasureId, 'pending', 'running');
+    // Another run (a second start of the job) moved it first: that run does the work.
+    if (!(await deps.suppressions.moveErasure(organizationId, erasureId, 'pending', 'running'))) return erasure;
     erasure = { ...erasure, status: 'running' };
   }
   if (erasure.status === 'running') {
-    const {
-      contactIds: _ids,
-      campaignsOfContact: _campaigns,
-      ...result
-    } = await eraseFromOrganization(deps, organizationId, new Set(erasure.identifiers.map((identifier) => identifier.hash)));
+    const hashes = new Set(erasure.identifiers.map((identifier) => identifier.hash));
+    const resumeFrom = await deps.suppressions.erasureProgress(organizationId, erasureId);
+    const erased = await eraseFromOrganization(deps, organizationId, hashes, {
+      ...(resumeFrom ? { resumeFrom } : {}),
+      checkpoint: async (progress) => {
+        if (!(await deps.suppressions.saveErasureProgress(organizationId, erasureId, progress)))
+          throw new Error('Erasure job is no longer running');
+      },
+    });
+    const result: ErasureResult = {
+      contactsRemoved: erased.contactsRemoved,
+      resultObjectsRewritten: erased.resultObjectsRewritten,
+      exportsDeleted: erased.exportsDeleted,
+      campaignIds: erased.campaignIds,
+    };
+    const savedAnswersPurged = await deps.purgeSavedAnswers(organizationId, hashes);
     const completedAt = now().toISOString();
     const receipt = await deps.signer.sign({
       erasureId,
@@ -156,6 +208,7 @@ export async function runErasure(
         contactsRemoved: result.contactsRemoved,
         resultObjectsRewritten: result.resultObjectsRewritten,
         exportsDeleted: result.exportsDeleted,
+        savedAnswersPurged,
       });
     } else {
       erasure = (await deps.suppressions.getErasure(organizationId, erasureId))!;

@@ -12,7 +12,7 @@
  * Nothing here holds a raw identifier: hashes only.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId } from '../ids';
 import type { HashedIdentifier, IdentifierType } from './identifiers';
@@ -53,6 +53,16 @@ export interface ErasureResult {
   resultObjectsRewritten: number;
   exportsDeleted: number;
   campaignIds: string[];
+}
+
+/**
+ * How far a running erasure job got (kept on its item, never answered): the
+ * campaigns up to `after` (in ID order) are done and their counts are in the
+ * totals, so a rerun after a crash or a redelivery resumes after `after`.
+ */
+export interface ErasureProgress extends ErasureResult {
+  /** The last campaign ID done, in ID order. */
+  after: string;
 }
 
 /** An erasure job as stored and answered. */
@@ -122,7 +132,17 @@ export interface SuppressionStore {
     after: string | undefined,
     limit: number,
   ): Promise<{ items: ErasureRecord[]; more: boolean }>;
-  /** Moves an erasure from `from` to `to` with the given fields. @returns false when it is not in `from`. */
+  /** The progress a running job saved, if any (strongly consistent). */
+  erasureProgress(organizationId: string, id: string): Promise<ErasureProgress | undefined>;
+  /** Saves a running job's progress. @returns false when the job is not `running` any more. */
+  saveErasureProgress(organizationId: string, id: string, progress: ErasureProgress): Promise<boolean>;
+  /** Up to `limit` jobs still `pending` or `running`, oldest first (one Query of the sparse index). */
+  unfinishedErasures(limit: number): Promise<{ organizationId: string; id: string }[]>;
+  /**
+   * Moves an erasure from `from` to `to` with the given fields; a job that
+   * ends (`completed`, `failed`) leaves the unfinished index and drops its progress.
+   * @returns false when it is not in `from`.
+   */
   moveErasure(
     organizationId: string,
     id: string,
@@ -324,7 +344,12 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
     async createErasure(record) {
       const put = await putIf(client, {
         TableName: tableName,
-        Item: { ...keys.erasure(record.organizationId, record.id), type: 'erasure', ...record },
+        Item: {
+          ...keys.erasure(record.organizationId, record.id),
+          ...keys.erasureUnfinished(record.createdAt, record.id),
+          type: 'erasure',
+          ...record,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       });
       return put.ok ? { record, created: true } : { record: toErasure(put.old ?? {}), created: false };
@@ -348,6 +373,49 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return { items: items.map(toErasure), more };
     },
 
+    async erasureProgress(organizationId, id) {
+      const item = (
+        await client.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: keys.erasure(organizationId, id),
+            ProjectionExpression: 'progress',
+            ConsistentRead: true,
+          }),
+        )
+      ).Item;
+      return item?.progress as ErasureProgress | undefined;
+    },
+
+    async saveErasureProgress(organizationId, id, progress) {
+      const saved = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.erasure(organizationId, id),
+        UpdateExpression: 'SET progress = :progress',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':progress': progress, ':running': 'running' },
+      });
+      return saved.ok;
+    },
+
+    async unfinishedErasures(limit) {
+      const answer = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: UNFINISHED_ERASURES_INDEX.indexName,
+          KeyConditionExpression: 'gsi6pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.erasureUnfinished('', '').gsi6pk },
+          Limit: limit,
+        }),
+      );
+      const scope = keys.privacy('');
+      return (answer.Items ?? []).map((item) => ({
+        organizationId: String(item.pk).slice(scope.length),
+        id: String(item.sk).slice(keys.privacyPrefixes.erasure.length),
+      }));
+    },
+
     async moveErasure(organizationId, id, from, to, fields = {}) {
       const names: Record<string, string> = { '#status': 'status' };
       const values: Record<string, unknown> = { ':from': from, ':to': to };
@@ -357,10 +425,11 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
         values[`:${field}`] = value;
         sets.push(`#${field} = :${field}`);
       }
+      const ends = to === 'completed' || to === 'failed';
       const moved = await updateIf(client, {
         TableName: tableName,
         Key: keys.erasure(organizationId, id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${ends ? ' REMOVE gsi6pk, listSk, progress' : ''}`,
         ConditionExpression: '#status = :from',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

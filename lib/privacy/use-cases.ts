@@ -132,7 +132,11 @@ export async function createErasure(
 ): Promise<ErasureView> {
   const id = erasureId(organizationId, input.requestRef);
   const existing = await deps.suppressions.getErasure(organizationId, id);
-  if (existing) return toErasureView(existing);
+  if (existing) {
+    // A job whose start was lost (the queue refused the message) is started again; a second start of a pending job is harmless.
+    if (existing.status === 'pending') await deps.startErasure(organizationId, id);
+    return toErasureView(existing);
+  }
   const identifiers = [...new Map(hashAll(input.identifiers).map((identifier) => [identifier.hash, identifier])).values()];
   // Suppressed before the job exists: from this answer on nothing matching is delivered. The request's audit entry
   // (docs/audit.md) is written with this first change.
@@ -149,7 +153,7 @@ export async function createErasure(
     result: null,
     receipt: null,
   });
-  if (created) await deps.startErasure(organizationId, id);
+  if (created || record.status === 'pending') await deps.startErasure(organizationId, id);
   return toErasureView(record);
 }
 

@@ -8,11 +8,10 @@ import type { TransactItem } from '../db/conditional';
 import { InvalidRequestError } from '../errors';
 import { newUploadId } from '../ids';
 import { objectKeys } from '../objects';
-import { formatIssues } from '../http/issues';
 import { withQuotaUse, type QuotaUse } from '../http/rate-limit';
 import { logger } from '../observability';
-import { readAccountIdRows } from '../account-lists/account-list';
-import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../account-lists/schema';
+import { badAccountIdRow, readAccountIdRows } from '../account-lists/account-list';
+import { MAX_ACCOUNT_IDS } from '../account-lists/schema';
 import { MAX_UPLOAD_BYTES, type CreateUploadInput } from './schema';
 import type { Upload } from './docs';
 import type { UploadStore } from './store';
@@ -118,15 +117,8 @@ export async function readUploadedAccountIds(
   }
   const ids: string[] = [];
   for await (const { id, line } of readAccountIdRows(file.body, field)) {
-    const parsed = AccountIdSchema.safeParse(id);
-    if (!parsed.success) {
-      const problems = formatIssues(parsed.error.issues).map((issue) => issue.replace(/^body: /, ''));
-      throw refuse(
-        field,
-        `line ${line}: account ID ${JSON.stringify(id.length > 140 ? `${id.slice(0, 140)}…` : id)}: ${problems.join('; ')}`,
-        `${field}: the file has a bad account ID on line ${line}.`,
-      );
-    }
+    const bad = badAccountIdRow(field, { id, line });
+    if (bad) throw bad;
     if (ids.length === MAX_ACCOUNT_IDS)
       throw refuse(
         field,

@@ -67,11 +67,11 @@ const endpointWithSecret = () => ({
   events: z.array(WebhookEventTypeSchema),
   description: z.nullable(z.string()),
   createdAt: timestamp(),
-  // Optional only for a replay (docs/idempotency.md): a saved answer holds no secret, and a replay shows it only while it is the endpoint's current one.
+  // Optional only for a replay (docs/idempotency.md): a saved answer holds no secret, and a replay shows it only while it still signs.
   secret: z.optional(secret()).check(
     z.meta({
       description:
-        "Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it only while it is still the endpoint's current secret (not after a rotation or deletion).",
+        "Signing secret, `whsec_` + base64 of 32 random bytes. Shown only by create and rotate-secret: store it. Always present in the first answer; an `Idempotency-Key` replay shows it as long as it still signs (the endpoint's current secret, or its previous one for 24 h after a rotation), never once it no longer signs.",
     }),
   ),
 });

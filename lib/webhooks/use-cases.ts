@@ -99,9 +99,10 @@ const secretDigest = (secret: string) => createHash('sha256').update(secret).dig
  * How the answers of create and rotate-secret are saved under an
  * `Idempotency-Key` (docs/idempotency.md, docs/webhooks.md): never with the secret. The saved
  * answer keeps the secret's SHA-256 instead; a replay re-attaches the
- * endpoint's secret only while it is still the endpoint's current one. Once
- * rotated (even during the 24 h in which the previous secret still signs:
- * a rotation retires it) or deleted, the replay answers without `secret`.
+ * secret as long as it still signs: while it is the endpoint's current
+ * secret, or its previous one within the 24 h after a rotation. Once it no
+ * longer signs (a second rotation, the 24 h passed, the endpoint deleted), the
+ * replay answers without `secret`.
  */
 export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webhooks'>) {
   return {
@@ -109,13 +110,20 @@ export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webh
       const { secret, ...rest } = data as { secret?: string };
       return secret === undefined ? rest : { ...rest, secretSha256: secretDigest(secret) };
     },
-    async fromSaved(saved: unknown, { organizationId }: { organizationId: string }): Promise<unknown> {
+    async fromSaved(saved: unknown, { organizationId }: { organizationId: string }, now = new Date()): Promise<unknown> {
       // An answer saved before this rule still holds its secret: judged by the same test, and never replayed as saved.
       const { secretSha256 = undefined, secret: legacySecret, ...rest } = saved as { id: string; secretSha256?: string; secret?: string };
       const digest = secretSha256 ?? (legacySecret === undefined ? undefined : secretDigest(legacySecret));
       if (digest === undefined) return rest;
       const endpoint = await deps().webhooks.getEndpoint(organizationId, rest.id);
-      return endpoint && secretDigest(endpoint.secret) === digest ? { ...rest, secret: endpoint.secret } : rest;
+      if (!endpoint) return rest;
+      if (secretDigest(endpoint.secret) === digest) return { ...rest, secret: endpoint.secret };
+      const previousSigns =
+        endpoint.previousSecret !== null &&
+        endpoint.previousSecretExpiresAt !== null &&
+        Date.parse(endpoint.previousSecretExpiresAt) > now.getTime() &&
+        secretDigest(endpoint.previousSecret) === digest;
+      return previousSigns ? { ...rest, secret: endpoint.previousSecret } : rest;
     },
   };
 }

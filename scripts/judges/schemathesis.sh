@@ -14,7 +14,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 "$ROOT/scripts/judges/venv.sh"
-ST="$ROOT/.venv-judges/bin/schemathesis"
 
 data="$(mktemp -d "${TMPDIR:-/tmp}/schemathesis-stack.XXXXXX")"
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
@@ -29,8 +28,9 @@ stop() {
 }
 trap stop EXIT
 
-# Schemathesis sends thousands of requests in seconds: the stack's request window is raised (the limit is not what it judges).
-PORT="$port" RATE_LIMIT_REQUESTS=1000000 "$ROOT/node_modules/.bin/tsx" infra/local/start.ts --data-dir "$data" >"$log" 2>&1 &
+# Schemathesis sends thousands of requests in seconds: the stack's request windows and the test twin's storage quota are
+# raised (the limits are not what it judges).
+PORT="$port" RATE_LIMIT_REQUESTS=1000000 TEST_RATE_LIMIT_REQUESTS=1000000 TEST_ACCOUNT_IDS_PER_DAY=1000000000 "$ROOT/node_modules/.bin/tsx" infra/local/start.ts --data-dir "$data" >"$log" 2>&1 &
 stack=$!
 base="http://127.0.0.1:$port"
 # Readiness, not a time budget: wait for /health 200 while the stack process lives.
@@ -45,12 +45,4 @@ done
 key="$(curl -sf "$base/local/test-key")"
 case "$key" in cek_test_*) ;; *) echo "no test key from $base/local/test-key: $key" >&2; exit 1 ;; esac
 
-"$ST" --no-color run "$ROOT/docs/openapi.json" \
-  --url "$base" \
-  --header "Authorization: Bearer $key" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --phases examples,coverage,fuzzing \
-  --max-examples "${MAX_EXAMPLES:-10}" \
-  --workers 2 \
-  --seed 37 \
-  "$@"
+"$ROOT/scripts/judges/schemathesis-run.sh" "$ROOT/docs/openapi.json" "$base" "$key" "$@"

@@ -22,7 +22,7 @@ import {
   sumAlarmNames,
 } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
-import { buildApp, STAGES, type CampaignEnrichmentStack } from '../../infra/stack';
+import { buildApp, ERASURE_MAX_RECEIVES, ERASURE_WORKER_TIMEOUT_MINUTES, STAGES, type CampaignEnrichmentStack } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, ORIGIN_VERIFY_SECRET_ENV } from '../../lib/http/source-address';
 import { SETTINGS } from '../../lib/config';
 import { newApiKey, newTestApiKey } from '../../lib/ids';
@@ -133,8 +133,8 @@ describe('CampaignEnrichment-dev', () => {
   it('routes POST <path> of every API route to that route’s own function', () => {
     const routes = template.findResources('AWS::ApiGatewayV2::Route');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    // Plus GET /openapi.json, GET /docs and the $default catch-all.
-    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length);
+    // Plus the docs routes, the $default catch-all, the MCP methods and GET /.well-known/jwks.json.
+    expect(Object.keys(routes)).toHaveLength(API_ROUTES.length + DOCS_ROUTES.length + 1 + SUPPORT_FUNCTIONS.mcp.methods.length + 1);
     for (const route of API_ROUTES) {
       const [resource, ...others] = Object.values(routes).filter((r) => r.Properties.RouteKey === `POST ${route.operation.path}`);
       expect(others).toHaveLength(0);
@@ -175,6 +175,7 @@ describe('CampaignEnrichment-dev', () => {
       '/openapi.json',
       '/asyncapi.json',
       '/docs',
+      '/docs/{guide}',
       '/.well-known/api-catalog',
       '/llms.txt',
       '/.well-known/mcp/server-card.json',
@@ -431,6 +432,8 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsExport',
       SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
+      // The erasure job rewrites result parts without the person (docs/privacy.md).
+      'PrivacyErasureWorker',
     ];
     const expected = writers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort();
     expect(rolesAllowing(template, 's3:PutObject')).toEqual(expected);
@@ -448,8 +451,9 @@ describe('CampaignEnrichment-dev', () => {
       SUPPORT_FUNCTIONS.mcp.functionId,
       ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId),
     ];
+    // The erasure job deletes the export files of the campaigns that held the person, and nothing else (its own test below).
     expect(rolesAllowing(template, 's3:DeleteObject')).toEqual(
-      deleters.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
+      [...deleters, 'PrivacyErasureWorker'].map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
     );
     const bucketArn = { 'Fn::GetAtt': [logicalId(built.stack.bucket), 'Arn'] };
     for (const functionId of deleters) {
@@ -477,6 +481,7 @@ describe('CampaignEnrichment-dev', () => {
       SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
       WORKFLOW_TASKS.finishRecording.functionId,
+      'PrivacyErasureWorker',
     ];
     expect(rolesAllowing(template, 's3:GetObject')).toEqual(
       readers.map((functionId) => logicalId(functionOf(built.stack, functionId).role)).sort(),
@@ -835,7 +840,12 @@ describe('CampaignEnrichment-dev', () => {
         for (const stat of stats) expect(stat).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Stat: 'Sum' });
         alarmed.push(...stats.map((stat) => dimension(stat, 'FunctionName')));
       }
-      const support = [SUPPORT_FUNCTIONS.catchAll.functionId, SUPPORT_FUNCTIONS.docs.functionId];
+      const support = [
+        SUPPORT_FUNCTIONS.catchAll.functionId,
+        SUPPORT_FUNCTIONS.docs.functionId,
+        SUPPORT_FUNCTIONS.jwks.functionId,
+        'PrivacyErasureWorker',
+      ];
       const supportAlarm = alarmNamed('SupportFunctionThrottles');
       expect(supportAlarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       expect(readMetrics(supportAlarm).map((stat) => dimension(stat, 'FunctionName'))).toEqual(
@@ -939,7 +949,7 @@ describe('CampaignEnrichment-dev', () => {
       });
 
       it('graphs errors, throttles and duration of every function, executions, and table throttles and conflicts', () => {
-        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 6; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all and docs
+        const functionCount = API_ROUTES.length + Object.keys(WORKFLOW_TASKS).length + 8; // + CreditsReconcile, EnrichmentReconcile, WebhooksDispatch, WebhooksDeliver, catch-all, docs, JWKS and the erasure worker
         for (const [title, metricName] of [
           ['Errors (unhandled)', 'Errors'],
           ['Throttles', 'Throttles'],
@@ -1080,7 +1090,11 @@ describe('webhook delivery (docs/webhooks.md)', () => {
   it('streams new images of the table to the dispatcher, filtered to inserted event items, retried, bisected and dead-lettered', () => {
     const [table] = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
     expect(table!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    const [mapping, ...others] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    const [mapping, ...others] = Object.values(
+      template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { EventSourceArn: { 'Fn::GetAtt': Match.arrayWith(['StreamArn']) } },
+      }),
+    );
     expect(others).toEqual([]);
     expect(mapping!.Properties).toMatchObject({
       FunctionName: ref(built.stack.webhooks.dispatcher.function),
@@ -1171,6 +1185,100 @@ describe('webhook delivery (docs/webhooks.md)', () => {
       ['AWS/States', 'ExecutionsFailed', ref(built.stack.webhooks.delivery.stateMachine)],
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', { 'Fn::GetAtt': [logicalId(built.stack.webhooks.deadLetterQueue), 'QueueName'] }],
     ]);
+  });
+});
+
+describe('erasure job (docs/privacy.md "The erasure job")', () => {
+  let built: ReturnType<typeof synth>;
+  let template: Template;
+  beforeAll(() => {
+    built = synth('dev');
+    template = built.template;
+  });
+  const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });
+  const arn = (construct: IConstruct) => ({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+  const roleOf = (fn: ServiceFunction) => logicalId(fn.role);
+
+  it('queues each job for the worker: one message at a time, failures reported per message, redelivered after the worker’s timeout, then dead-lettered', () => {
+    const { queue, deadLetterQueue, worker } = built.stack.erasures;
+    const queues = template.findResources('AWS::SQS::Queue');
+    expect(queues[logicalId(queue)]!.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: ERASURE_WORKER_TIMEOUT_MINUTES * 60 * 6,
+      RedrivePolicy: { deadLetterTargetArn: arn(deadLetterQueue), maxReceiveCount: ERASURE_MAX_RECEIVES },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: ref(worker.function),
+      EventSourceArn: arn(queue),
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Timeout: ERASURE_WORKER_TIMEOUT_MINUTES * 60,
+      Handler: 'index.handler',
+      Environment: { Variables: Match.objectLike({ RECEIPT_KEY_ID: arn(built.stack.erasures.receiptKey) }) },
+    });
+  });
+
+  it('lets only erasures/create send jobs, with the queue URL in its environment', () => {
+    const queueArn = arn(built.stack.erasures.queue);
+    const senders = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        (policy.Properties.PolicyDocument.Statement as Statement[]).some(
+          (s) => [s.Action].flat().includes('sqs:SendMessage') && JSON.stringify(s.Resource) === JSON.stringify(queueArn),
+        ),
+      )
+      .flatMap((policy) => (policy.Properties.Roles as { Ref: string }[]).map((role) => role.Ref));
+    expect(senders).toEqual([roleOf(functionOf(built.stack, 'PrivacyErasuresCreate'))]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^createErasure'),
+      Environment: { Variables: Match.objectLike({ ERASURE_QUEUE_URL: ref(built.stack.erasures.queue) }) },
+    });
+  });
+
+  it('signs receipts with an ECC_NIST_P256 SIGN_VERIFY key that only the worker may sign with (key policy and IAM)', () => {
+    const { receiptKey, worker, jwks } = built.stack.erasures;
+    const key = template.findResources('AWS::KMS::Key')[logicalId(receiptKey)]!;
+    expect(key.Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const keyStatements = key.Properties.KeyPolicy.Statement as (Statement & { Principal: { AWS: unknown } })[];
+    const allowing = (action: string) =>
+      keyStatements.filter((s) => s.Effect === 'Allow' && [s.Action].flat().some((a) => a === action || a === 'kms:*'));
+    // In the key policy: kms:Sign for the worker's role alone; the account (root) administers but cannot sign.
+    expect(allowing('kms:Sign').map((s) => s.Principal.AWS)).toEqual([arn(worker.role)]);
+    expect(keyStatements.flatMap((s) => [s.Action].flat())).not.toContain('kms:*');
+    expect(allowing('kms:GetPublicKey').map((s) => s.Principal.AWS)).toEqual(expect.arrayContaining([arn(worker.role), arn(jwks.role)]));
+    // In IAM: only the worker's role allows kms:Sign, on this key only.
+    expect(rolesAllowing(template, 'kms:Sign')).toEqual([roleOf(worker)]);
+    const signing = statementsOf(template, built.stack, 'PrivacyErasureWorker').find((s) => s.Sid === 'ReceiptSigning')!;
+    expect([signing.Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+    expect(signing.Resource).toEqual(arn(receiptKey));
+  });
+
+  it('serves GET /.well-known/jwks.json from a function that may only read the key’s public part', () => {
+    const { jwks, receiptKey } = built.stack.erasures;
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `GET ${SUPPORT_FUNCTIONS.jwks.path}` });
+    const statements = statementsOf(template, built.stack, SUPPORT_FUNCTIONS.jwks.functionId);
+    // Besides its own log group and X-Ray, as every function.
+    const common = (s: Statement) => [s.Action].flat().every((a) => a.startsWith('xray:') || a.startsWith('logs:'));
+    expect(statements.filter((s) => !common(s))).toEqual([
+      { Sid: 'ReceiptPublicKey', Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: arn(receiptKey) },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('jwks'),
+      Environment: { Variables: Match.objectLike({ RECEIPT_PUBLISHED_KEY_IDS: arn(receiptKey), RECEIPT_KEY_ID: Match.absent() }) },
+    });
+  });
+
+  it('lets the worker rewrite result parts and delete export files, and no other object', () => {
+    const statements = statementsOf(template, built.stack, 'PrivacyErasureWorker');
+    const bucketArn = arn(built.stack.bucket);
+    const objects = (pattern: string) => ({ 'Fn::Join': ['', [bucketArn, `/${pattern}`]] });
+    expect(statements.find((s) => s.Sid === 'BucketObjects')).toMatchObject({ Resource: objects(EXPIRING_KEY_PATTERNS[0]) });
+    expect(statements.find((s) => s.Sid === 'ExportDeletes')).toMatchObject({
+      Action: 's3:DeleteObject',
+      Resource: objects(`${OBJECT_PREFIXES.exports}*`),
+    });
   });
 });
 

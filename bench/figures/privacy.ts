@@ -1,0 +1,280 @@
+/**
+ * Figures "privacy" (docs/privacy.md): what erasure and suppression cost.
+ *
+ * 1. Erasure: an organization holding `campaigns` enriched campaigns and
+ *    `rows` stored result rows (10 contacts an account, 1,000 accounts a
+ *    part, written through ResultStore.putPart as FindContacts writes them);
+ *    the person is one contact in every tenth campaign. The erasure job
+ *    (lib/privacy/erasure.ts `runErasure`, the code the AWS queue's worker and
+ *    the local stack run) is timed from start to `completed` (≤ 60 s), and
+ *    every read of a stored result object is counted per key (≤ 1 each).
+ * 2. Export: one campaign of `exportRows` rows, exported by the bundled
+ *    CampaignsExport handler in its own process (bench/lib/children.ts, as
+ *    `scale` measures it), CPU-seconds with no suppression, then with 10,000
+ *    suppressions of the organization in force (≤ 1.1 ×). Best of two each.
+ * 3. Results page: `POST /v1/campaigns/results` (a full page) on that
+ *    campaign through the local API, CPU of the server process per page
+ *    (median of `pageRuns`), with none and with the 10,000 (≤ 1.1 ×).
+ * 4. FindContacts' suppression check: the read units of the two compact sets
+ *    it reads once per batch (the organization's with 10,000 entries, and the
+ *    global one), per account of a batch (≤ 0.1).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { customAlphabet } from 'nanoid';
+import { ddb } from '../../lib/aws';
+import { keys } from '../../lib/db/table';
+import { newCampaignId } from '../../lib/ids';
+import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
+import { resultsPrefix } from '../../lib/results/parts';
+import { runErasure } from '../../lib/privacy/erasure';
+import { hashIdentifier } from '../../lib/privacy/identifiers';
+import { erasureId, GLOBAL_SCOPE } from '../../lib/privacy/store';
+import { campaigns, erasureJobDependencies, results, sequence, suppressions } from '../../lib/root';
+import type { Results } from '../lib/results';
+import type { BenchStack } from '../lib/stack';
+import { postCounted } from '../lib/api';
+import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/fixtures';
+import { buildBundle } from '../lib/bundle';
+import { runExportLambda } from '../lib/children';
+import { median, round } from '../lib/stats';
+
+/** Accounts a stored part holds (a FindContacts batch). */
+const PART_ACCOUNTS = ENRICHMENT_BATCH_SIZE;
+const CONTACTS = 10;
+const SUPPRESSIONS = 10_000;
+const TMP_DIR = path.join(import.meta.dirname, '..', 'tmp');
+const attemptIdOf = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 21);
+
+/** Options of {@link runPrivacy}. */
+export interface PrivacyOptions {
+  /** Campaigns of the erasure's organization. */
+  campaigns: number;
+  /** Stored result rows across them. */
+  rows: number;
+  /** Rows of the exported campaign. */
+  exportRows: number;
+  /** Results pages timed per condition. */
+  pageRuns: number;
+}
+
+/**
+ * Writes an enriched campaign whose parts hold `accounts` accounts (first
+ * contact of account 0 replaced by `person` when given), readable through
+ * the sequence as FindContacts makes its batches readable.
+ */
+async function writeCampaign(organizationId: string, label: string, accounts: number, person?: string): Promise<string> {
+  const campaignId = newCampaignId();
+  const attemptId = `att_${attemptIdOf()}`;
+  const prefix = resultsPrefix(organizationId, campaignId, attemptId);
+  const parts = Math.ceil(accounts / PART_ACCOUNTS);
+  const now = Date.now();
+  await campaigns().create(benchEnrichedCampaign({ organizationId, campaignId, attemptId, name: label, accounts, contacts: CONTACTS }));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let index = next++; index < parts; index = next++) {
+        const count = Math.min(PART_ACCOUNTS, accounts - index * PART_ACCOUNTS);
+        const batch = Array.from({ length: count }, (_, i) => {
+          const { status: _status, ...account } = benchAccount(
+            `acc_${campaignId.slice(4, 10)}_${String(index * PART_ACCOUNTS + i).padStart(7, '0')}`,
+            index * PART_ACCOUNTS + i,
+            CONTACTS,
+          );
+          return account;
+        });
+        if (person && index === 0) batch[0]!.contacts[0] = { ...batch[0]!.contacts[0]!, email: person };
+        await results().putPart(prefix, index, batch);
+        const outcome = await sequence().assign(
+          {
+            organizationId,
+            campaignId,
+            attemptId,
+            batchIndex: index,
+            accounts: count,
+            found: count,
+            expiresAt: Math.floor(now / 1000) + 86_400,
+          },
+          [],
+          () => [],
+        );
+        if (!outcome.ok) throw new Error('The bench campaign batch could not be made readable');
+      }
+    }),
+  );
+  return campaignId;
+}
+
+/** Suppresses `count` random hashes (and nothing of the campaign) for the organization, 1,000 at a time. */
+async function suppressRandom(organizationId: string, count: number): Promise<void> {
+  for (let done = 0; done < count; done += 1_000) {
+    const entries = Array.from({ length: Math.min(1_000, count - done) }, () => ({
+      type: 'email' as const,
+      hash: randomBytes(32).toString('hex'),
+    }));
+    await suppressions().suppress(organizationId, entries, 'opt_out', 'customer', new Date());
+  }
+}
+
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+export async function runPrivacy(results_: Results, stack: BenchStack, options: PrivacyOptions): Promise<void> {
+  const group = 'privacy';
+  const n = (v: number) => v.toLocaleString('en-US');
+
+  // 1. Erasure of one person in an organization of `campaigns` campaigns and `rows` rows.
+  {
+    const { organizationId } = await benchOrganization('Bench privacy erasure');
+    const person = `erased.person.${randomBytes(4).toString('hex')}@example.com`;
+    const accountsPerCampaign = Math.ceil(options.rows / CONTACTS / options.campaigns);
+    const writeStarted = performance.now();
+    let holding = 0;
+    let nextCampaign = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = nextCampaign++; i < options.campaigns; i = nextCampaign++) {
+          const holds = i % 10 === 0;
+          if (holds) holding++;
+          await writeCampaign(organizationId, `Erasure ${i}`, accountsPerCampaign, holds ? person : undefined);
+        }
+      }),
+    );
+    const writeS = (performance.now() - writeStarted) / 1000;
+    const identifiers = [hashIdentifier({ type: 'email', value: person })!];
+    const requestRef = `BENCH-${randomBytes(4).toString('hex')}`;
+    const id = erasureId(organizationId, requestRef);
+    await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
+    await suppressions().createErasure({
+      id,
+      organizationId,
+      requestRef,
+      regime: 'gdpr',
+      status: 'pending',
+      identifiers,
+      createdAt: new Date().toISOString(),
+      completedAt: null,
+      result: null,
+      receipt: null,
+    });
+    const deps = erasureJobDependencies();
+    const readsPerKey = new Map<string, number>();
+    const counted = {
+      ...deps,
+      results: {
+        ...deps.results,
+        readPart: (key: string) => {
+          readsPerKey.set(key, (readsPerKey.get(key) ?? 0) + 1);
+          return deps.results.readPart(key);
+        },
+      },
+    };
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const done = await runErasure(counted, organizationId, id);
+    const seconds = (performance.now() - started) / 1000;
+    const jobCpuS = cpuMs(cpu) / 1000;
+    if (done?.status !== 'completed') throw new Error(`The bench erasure ended ${done?.status}`);
+    if (done.result!.contactsRemoved !== holding)
+      throw new Error(`The erasure removed ${done.result!.contactsRemoved} rows, not ${holding}`);
+    const objects = Math.ceil(accountsPerCampaign / PART_ACCOUNTS) * options.campaigns;
+    results_.add({
+      group,
+      name: `erasure of one person: ${n(options.campaigns)} campaigns, ${n(accountsPerCampaign * CONTACTS * options.campaigns)} stored result rows, start → completed`,
+      value: seconds,
+      unit: 's',
+      budget: { op: '<=', limit: 60, text: '≤ 60 s local' },
+      extra: {
+        'job CPU-s (this process, emulators included)': round(jobCpuS, 2),
+        'result objects': objects,
+        'objects rewritten': done.result!.resultObjectsRewritten,
+        'rows removed': done.result!.contactsRemoved,
+        'write of the data (s)': round(writeS, 1),
+      },
+    });
+    results_.add({
+      group,
+      name: 'erasure: reads of one stored result object (most read)',
+      value: Math.max(0, ...readsPerKey.values()),
+      unit: 'reads',
+      budget: { op: '<=', limit: 1, text: 'each object read at most once' },
+      extra: { 'objects read': readsPerKey.size, 'result objects': objects },
+    });
+  }
+
+  // 2 and 3. Export and results page, with none and with 10,000 suppressions.
+  {
+    const { organizationId, apiKey } = await benchOrganization('Bench privacy export', options.exportRows, options.exportRows);
+    const campaignId = await writeCampaign(organizationId, 'Export', Math.ceil(options.exportRows / CONTACTS));
+    await buildBundle('CampaignsExport', { entry: 'functions/campaigns-export.ts' }, path.join(TMP_DIR, 'bundles'));
+    const bundle = path.join(TMP_DIR, 'bundles', 'CampaignsExport', 'index.mjs');
+    const exportCpuS = async () => {
+      const best: number[] = [];
+      for (let run = 0; run < 2; run++) {
+        const { outcome, stderr } = await runExportLambda({ bundle, apiKey, campaignId });
+        if (outcome.statusCode !== 200) throw new Error(`The export answered ${outcome.statusCode}: ${outcome.body}\n${stderr}`);
+        best.push(outcome.cpuMs / 1000);
+      }
+      return Math.min(...best);
+    };
+    const pageCpuMs = async () => {
+      const samples: number[] = [];
+      for (let run = 0; run < options.pageRuns; run++) {
+        const cpu = process.cpuUsage();
+        const reply = await postCounted(stack, '/v1/campaigns/results', apiKey, { campaignId });
+        samples.push(cpuMs(cpu));
+        if (reply.status !== 200) throw new Error(`results answered ${reply.status}: ${JSON.stringify(reply.error)}`);
+      }
+      return median(samples);
+    };
+    const exportNone = await exportCpuS();
+    const pageNone = await pageCpuMs();
+    await suppressRandom(organizationId, SUPPRESSIONS);
+    const exportSuppressed = await exportCpuS();
+    const pageSuppressed = await pageCpuMs();
+    results_.add({
+      group,
+      name: `export of ${n(options.exportRows)} rows with ${n(SUPPRESSIONS)} suppressions in force: CPU against none`,
+      value: exportSuppressed / exportNone,
+      unit: '×',
+      budget: { op: '<=', limit: 1.1, text: '≤ 1.1 × the same export with none' },
+      floor: { value: round(exportNone, 2), unit: 'CPU-s', what: 'the same export, no suppression' },
+      extra: { 'CPU-s with suppressions': round(exportSuppressed, 2) },
+    });
+    results_.add({
+      group,
+      name: `results page with ${n(SUPPRESSIONS)} suppressions: server CPU against none`,
+      value: pageSuppressed / pageNone,
+      unit: '×',
+      budget: { op: '<=', limit: 1.1, text: '≤ 1.1 × the same page with none' },
+      floor: { value: round(pageNone, 2), unit: 'ms', what: `the same page, no suppression (median of ${options.pageRuns})` },
+      extra: { 'ms with suppressions': round(pageSuppressed, 2) },
+    });
+
+    // 4. What FindContacts reads per batch for the check: the two compact sets, strongly consistent.
+    const answer = await ddb.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [stack.tableName]: {
+            Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
+            ProjectionExpression: 'hashes',
+            ConsistentRead: true,
+          },
+        },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    const units = (answer.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    results_.add({
+      group,
+      name: `FindContacts suppression check with ${n(SUPPRESSIONS)} suppressions: read units per enriched account`,
+      value: units / ENRICHMENT_BATCH_SIZE,
+      unit: 'RU',
+      budget: { op: '<=', limit: 0.1, text: '≤ 0.1 read units' },
+      extra: { 'read units per batch': units, 'accounts per batch': ENRICHMENT_BATCH_SIZE },
+    });
+  }
+}
