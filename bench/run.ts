@@ -64,6 +64,7 @@ const MODULES = [
   'test-mode',
   'readiness',
   'ops-cli',
+  'mcp',
 ] as const;
 type ModuleName = (typeof MODULES)[number];
 const ALIASES: Record<string, ModuleName> = {
@@ -115,6 +116,7 @@ export const SIZES = quick
       limitSamples: 100,
       refusalCpuRuns: 100,
       hostileBytes: 10_000_000,
+      mcpCalls: 60,
       privacyCampaigns: 10,
       privacyRows: 30_000,
       privacyExportRows: 30_000,
@@ -141,6 +143,7 @@ export const SIZES = quick
       limitSamples: 300,
       refusalCpuRuns: 500,
       hostileBytes: 50_000_000,
+      mcpCalls: 400,
       privacyCampaigns: 100,
       privacyRows: 1_000_000,
       privacyExportRows: 1_000_000,
@@ -296,6 +299,10 @@ try {
   if (selected('test-mode')) {
     const { runTestMode } = await import('./figures/test-mode');
     await timed('test-mode', () => runTestMode(results, stack!, { accounts: SIZES.accounts }));
+  }
+  if (selected('mcp')) {
+    const { runMcp } = await import('./figures/mcp');
+    await timed('mcp', () => runMcp(results, stack!, { calls: SIZES.mcpCalls, outDir: TMP_DIR }));
   }
   if (selected('readiness')) {
     const { runReadiness } = await import('./figures/readiness');

@@ -16,3 +16,16 @@ export const ACCEPTED_CHARGE_META = 'campaign-enrichment/acceptedCharge';
  * Only the MCP server answers it (the HTTP API has no bound launch).
  */
 export const CHARGE_CHANGED_CODE = 'charge_changed';
+
+/**
+ * The tools the stdio bridge and the server's tasks call by name: each is
+ * its operation's operationId in snake_case (lib/contract/mcp.ts `toolName`;
+ * test/mcp-unit.test.ts fails when one differs).
+ */
+export const TOOL_NAMES = {
+  enrich: 'enrich_campaign',
+  quote: 'quote_campaign',
+  get: 'get_campaign',
+  cancel: 'cancel_campaign',
+  results: 'list_campaign_results',
+} as const;

@@ -25,7 +25,7 @@ import {
   type CallToolRequest,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE as CHARGE_CHANGED } from './mcp-protocol.js';
+import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE as CHARGE_CHANGED, TOOL_NAMES } from './mcp-protocol.js';
 
 /** How many times the user is asked when the charge keeps changing before the launch is given up. */
 const MAX_CONFIRMATIONS = 3;
@@ -59,7 +59,7 @@ export function createBridge(remote: Client): Server {
   async function confirmedEnrich(params: CallToolRequest['params']): Promise<CallToolResult> {
     const campaignId = (params.arguments as { campaignId?: unknown } | undefined)?.campaignId;
     for (let asked = 0; asked < MAX_CONFIRMATIONS; asked++) {
-      const quoted = await forward({ name: 'quote_campaign', arguments: { campaignId } });
+      const quoted = await forward({ name: TOOL_NAMES.quote, arguments: { campaignId } });
       if (quoted.isError) {
         // Already launched (a repeated call): the API answers the running campaign, charging nothing more.
         const error = quoted.structuredContent as { code?: string; details?: { status?: string } } | undefined;
@@ -76,7 +76,7 @@ export function createBridge(remote: Client): Server {
         requestedSchema: { type: 'object', properties: {} },
       });
       if (answer.action !== 'accept') {
-        const campaign = await forward({ name: 'get_campaign', arguments: { campaignId } });
+        const campaign = await forward({ name: TOOL_NAMES.get, arguments: { campaignId } });
         return {
           ...campaign,
           content: [
@@ -95,7 +95,7 @@ export function createBridge(remote: Client): Server {
   }
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    if (request.params.name === 'enrich_campaign' && server.getClientCapabilities()?.elicitation) return confirmedEnrich(request.params);
+    if (request.params.name === TOOL_NAMES.enrich && server.getClientCapabilities()?.elicitation) return confirmedEnrich(request.params);
     return forward(request.params);
   });
   return server;

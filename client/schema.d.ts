@@ -1907,27 +1907,44 @@ export interface components {
              */
             outcome: "found" | "not_found";
             account: {
+                /** @description Company name. */
                 name: string | null;
+                /** @description Web domain. */
                 domain: string | null;
+                /** @description Industry. */
                 industry: string | null;
+                /** @description Employees (a count). */
                 employeeCount: number | null;
+                /** @description Country, ISO 3166-1 alpha-2 as the warehouse holds it. */
                 country: string | null;
             };
             /** @description Best first (seniority, then contactId); the filters, then the cap, as in export. `[]` when none is kept. */
             contacts: components["schemas"]["ResultContact"][];
         };
         ResultContact: {
+            /** @description The contact’s ID. */
             contactId: string;
+            /** @description First name. */
             firstName: string | null;
+            /** @description Last name. */
             lastName: string | null;
+            /** @description Job title. */
             jobTitle: string | null;
+            /** @description Seniority rank (c_suite, vp, director, manager, senior, entry, unknown): contacts are ordered by it. */
             seniority: string | null;
+            /** @description Department. */
             department: string | null;
+            /** @description Work email. */
             email: string | null;
+            /** @description Email verification status. */
             emailStatus: string | null;
+            /** @description Mobile phone. */
             mobilePhone: string | null;
+            /** @description Direct line. */
             directPhone: string | null;
+            /** @description LinkedIn profile URL. */
             linkedinUrl: string | null;
+            /** @description Country, ISO 3166-1 alpha-2. */
             country: string | null;
         };
         LedgerPage: {

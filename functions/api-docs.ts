@@ -6,11 +6,14 @@ import {
   buildApiCatalog,
   buildLlmsTxt,
   buildServerCard,
+  buildMcpTools,
   API_CATALOG_PATH,
   LLMS_TXT_PATH,
   SERVER_CARD_PATH,
 } from '../lib/root';
-import { API_ROUTES } from '../infra/routes';
+import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
+
+const tools = () => buildMcpTools(MCP_ROUTES.map((route) => route.operation)).map((binding) => binding.tool);
 
 export const handler = createDocsHandler({
   document: (serverUrl) =>
@@ -24,7 +27,10 @@ export const handler = createDocsHandler({
       contentType: 'application/linkset+json; charset=utf-8',
       body: () => JSON.stringify(buildApiCatalog(serverUrl), null, 2),
     },
-    [LLMS_TXT_PATH]: { contentType: 'text/plain; charset=utf-8', body: () => buildLlmsTxt(serverUrl) },
-    [SERVER_CARD_PATH]: { contentType: 'application/json; charset=utf-8', body: () => JSON.stringify(buildServerCard(serverUrl), null, 2) },
+    [LLMS_TXT_PATH]: { contentType: 'text/plain; charset=utf-8', body: () => buildLlmsTxt(serverUrl, tools()) },
+    [SERVER_CARD_PATH]: {
+      contentType: 'application/json; charset=utf-8',
+      body: () => JSON.stringify(buildServerCard(serverUrl, tools()), null, 2),
+    },
   }),
 });

@@ -1,6 +1,14 @@
-/** Lambda of `POST /v1/campaigns/enrich` (spec "Enrich a campaign"); the MCP server's bound launch (docs/agents.md) runs the same handler. */
+/** Lambda of `POST /v1/campaigns/enrich` (docs/launch.md); the MCP server's bound launch (docs/agents.md) runs the same handler. */
 import { enrichCampaignOperation } from '../lib/campaigns/schema';
-import { creditsRemaining, idempotentApiHandler, launchDependencies, enrichCampaign, LaunchChargeChangedError } from '../lib/root';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import {
+  acceptedChargeOf,
+  creditsRemaining,
+  idempotentApiHandler,
+  launchDependencies,
+  enrichCampaign,
+  LaunchChargeChangedError,
+} from '../lib/root';
 
 /**
  * The enrich handler. With `expectedCharge` (the MCP server's launch bound to
@@ -9,7 +17,7 @@ import { creditsRemaining, idempotentApiHandler, launchDependencies, enrichCampa
  * `{ chargeChanged: { accepted, charge } }` as its data.
  * The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
  */
-export const enrichHandler = (expectedCharge?: number) =>
+const enrichHandler = (expectedCharge?: number) =>
   idempotentApiHandler(
     enrichCampaignOperation,
     async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork, auditItem }) => {
@@ -36,4 +44,13 @@ export const enrichHandler = (expectedCharge?: number) =>
     },
   );
 
-export const handler = enrichHandler();
+const unbound = enrichHandler();
+
+/**
+ * The function's handler: a plain launch, or, when the event carries the MCP server's accepted charge
+ * (lib/http/accepted-charge.ts; no HTTP request can set it), the launch bound to it.
+ */
+export const handler = (event: APIGatewayProxyEventV2, context: Context) => {
+  const accepted = acceptedChargeOf(event);
+  return accepted === undefined ? unbound(event, context) : enrichHandler(accepted)(event, context);
+};

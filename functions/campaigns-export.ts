@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/export` (spec "Export campaign results as CSV"). */
+/** Lambda of `POST /v1/campaigns/export` (docs/csv.md). */
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config, deliveryPolicy } from '../lib/root';
 

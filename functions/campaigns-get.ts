@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/get` (spec "Get a campaign"). */
+/** Lambda of `POST /v1/campaigns/get` (docs/openapi.json). */
 import { getCampaignOperation } from '../lib/campaigns/schema';
 import { apiHandler, campaigns, creditsRemaining, getCampaign } from '../lib/root';
 

@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/campaigns/list` (spec "List campaigns"). */
+/** Lambda of `POST /v1/campaigns/list` (docs/pagination.md). */
 import { listCampaignsOperation } from '../lib/campaigns/schema';
 import { apiHandler, campaigns, listCampaigns } from '../lib/root';
 

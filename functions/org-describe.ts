@@ -1,4 +1,4 @@
-/** Lambda of `POST /v1/org/describe` (spec "Describe organization"). */
+/** Lambda of `POST /v1/org/describe` (docs/limits.md#reading-your-limits). */
 import { describeOrganizationOperation } from '../lib/organizations/schema';
 import { apiHandler, creditsRemaining, organizations, describeOrganization } from '../lib/root';
 

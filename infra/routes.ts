@@ -1,5 +1,5 @@
 /**
- * The API's routes: one Lambda per operation (spec "Endpoints"). The CDK
+ * The API's routes: one Lambda per operation (docs/README.md). The CDK
  * stack, the local HTTP server and the OpenAPI document are built from this
  * list, so a route exists everywhere or nowhere.
  */
@@ -47,7 +47,7 @@ import {
   listErasuresOperation,
   listSuppressionsOperation,
 } from '../lib/privacy/schema';
-import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, MCP_TOOL_OPERATIONS, SERVER_CARD_PATH } from '../lib/contract/mcp';
+import { API_CATALOG_PATH, LLMS_TXT_PATH, MCP_PATH, SERVER_CARD_PATH, isMcpTool } from '../lib/contract/mcp';
 
 /** What a function may do with the stack's resources (least privilege, one grant each). */
 export interface RoutePermissions {
@@ -249,10 +249,11 @@ export const AUDITED_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => route.ope
  */
 export const usesCursors = (operation: Operation): boolean => 'cursor' in operation.request._zod.def.shape;
 
-/** The routes whose operations are MCP tools (lib/contract/mcp.ts): the MCP function runs their handlers. */
-export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) =>
-  MCP_TOOL_OPERATIONS.some((entry) => entry.operation === route.operation),
-);
+/**
+ * The routes whose operations are MCP tools: every customer operation but those lib/contract/mcp.ts
+ * `NOT_TOOLS` names (docs/agents.md), in this list's order. The MCP function calls their functions.
+ */
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation));
 
 /** The route of the guides the API reference links to (`GET /docs/<name>.md`, lib/http/docs.ts). */
 export const GUIDES_ROUTE = '/docs/{guide}';
@@ -291,5 +292,12 @@ export const SUPPORT_FUNCTIONS = {
    * The MCP server (docs/agents.md) at {@link MCP_PATH} (POST; GET and DELETE answer 405 from the server, stateless):
    * it runs the handlers of the tools' operations in its own process, so it holds their permissions together.
    */
-  mcp: { entry: 'mcp/handler.ts', functionId: 'Mcp', path: MCP_PATH, methods: ['POST', 'GET', 'DELETE'] },
+  mcp: {
+    entry: 'mcp/handler.ts',
+    /** The local stack's server: the same, each tool call run in its own process (mcp/local.ts). */
+    localEntry: 'mcp/local.ts',
+    functionId: 'Mcp',
+    path: MCP_PATH,
+    methods: ['POST', 'GET', 'DELETE'],
+  },
 } as const;

@@ -45,6 +45,8 @@ import { ServiceFunction, SERVICE_NAME } from './constructs/service-function';
 import { Monitoring, type MonitoredRoute } from './constructs/monitoring';
 import { grantLimitCounters, grantRoutePermissions, mergedPermissions, type RouteResources } from './constructs/route-permissions';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from './routes';
+import { TOOL_FUNCTIONS_VARIABLE, type ToolFunctions } from '../mcp/lambda-caller';
+import { toolName } from '../lib/contract/mcp';
 import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflow';
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDistribution, EDGE_REGION, EdgeProtectionStack, type EdgeSettings } from './edge';
@@ -419,17 +421,25 @@ export class CampaignEnrichmentStack extends Stack {
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration(`${SUPPORT_FUNCTIONS.catchAll.functionId}Integration`, catchAll.function),
     });
-    // The MCP server (docs/agents.md): runs its tools' operation handlers in its own process, so it holds their permissions together.
+    // The MCP server (docs/agents.md): each tool call invokes its operation's function, the only thing it may do.
+    const toolRoutes = MCP_ROUTES.filter((route) => functions.has(route.functionId));
+    const toolFunctions: ToolFunctions = Object.fromEntries(
+      toolRoutes.map((route) => [toolName(route.operation.operationId), functions.get(route.functionId)!.function.functionName]),
+    );
     const mcp = new ServiceFunction(this, SUPPORT_FUNCTIONS.mcp.functionId, {
       entry: SUPPORT_FUNCTIONS.mcp.entry,
-      description: `MCP server (Streamable HTTP, stateless): ${SUPPORT_FUNCTIONS.mcp.path}`,
-      environment: MCP_ROUTES.some((route) => usesCursors(route.operation)) ? withCursorSecret : environment,
+      description: `MCP server (Streamable HTTP, stateless): ${SUPPORT_FUNCTIONS.mcp.path}; invokes its tools' functions`,
+      environment: { [TOOL_FUNCTIONS_VARIABLE]: JSON.stringify(toolFunctions) },
       logRetention: settings.logRetention,
       logRemovalPolicy: settings.removalPolicy,
     });
-    const mcpPermissions = mergedPermissions(MCP_ROUTES.map((route) => route.permissions));
-    grantRoutePermissions(mcp, mcpPermissions, resources);
-    grantLimitCounters(mcp, mcpPermissions, this.table);
+    if (toolRoutes.length > 0)
+      mcp.function.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: toolRoutes.map((route) => functions.get(route.functionId)!.function.functionArn),
+        }),
+      );
     api.addRoutes({
       path: SUPPORT_FUNCTIONS.mcp.path,
       methods: SUPPORT_FUNCTIONS.mcp.methods.map((method) => HttpMethod[method]),

@@ -1,5 +1,5 @@
 /**
- * The API's error family (spec "Errors"; docs/errors.md).
+ * The API's error family (docs/errors.md).
  *
  * Every failure a caller can see is an {@link ApiError}: a stable `code`, the
  * HTTP `statusCode`, a human `message` and optional `details`. One place,
@@ -7,7 +7,7 @@
  * envelope; anything that is not an ApiError becomes `internal_error`.
  */
 
-/** Campaign lifecycle states (spec "States and transitions"). */
+/** Campaign lifecycle states (docs/README.md#a-campaigns-life-in-one-paragraph). */
 export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', 'tam_only'] as const;
 /** A campaign lifecycle state. */
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -40,7 +40,7 @@ export type ErrorCode =
   | 'expired_api_key'
   | 'internal_error';
 
-/** HTTP status of each error code (spec "Errors"; docs/errors.md, docs/idempotency.md). */
+/** HTTP status of each error code (docs/errors.md, docs/idempotency.md). */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
@@ -131,7 +131,7 @@ const INVALID_API_KEY_MESSAGES: Record<InvalidApiKeyReason, string> = {
     'The API key is not recognized: send a key issued to your organization, whole (cek_ and 40 more characters), as "Authorization: Bearer <API key>".',
 };
 
-/** 401 `invalid_api_key`: missing header, not `Bearer <key>`, or unknown key (spec "Authentication" 3); the code is the same, the message tells the cases apart. */
+/** 401 `invalid_api_key`: missing header, not `Bearer <key>`, or unknown key (docs/authentication.md); the code is the same, the message tells the cases apart. */
 export class InvalidApiKeyError extends ApiError {
   override name = 'InvalidApiKeyError';
   constructor(readonly reason: InvalidApiKeyReason = 'unknown_key') {
@@ -139,7 +139,7 @@ export class InvalidApiKeyError extends ApiError {
   }
 }
 
-/** 401 `revoked_api_key` (spec "Authentication" 4). */
+/** 401 `revoked_api_key` (docs/authentication.md). */
 export class RevokedApiKeyError extends ApiError {
   override name = 'RevokedApiKeyError';
   constructor() {
@@ -187,7 +187,7 @@ export class NotFoundError extends ApiError {
   }
 }
 
-/** 409 `campaign_not_enrichable`: not an API-created `draft` (spec "Enrich a campaign" 1). */
+/** 409 `campaign_not_enrichable`: not an API-created `draft` (docs/launch.md). */
 export class CampaignNotEnrichableError extends ApiError {
   override name = 'CampaignNotEnrichableError';
   constructor(status: CampaignStatus, reason?: string) {

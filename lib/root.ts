@@ -224,7 +224,7 @@ export const evaluationDependencies = (organizationId: string) => ({
   limits: limits(),
 });
 
-/** The launch dependencies of an organization's launch (spec "Enrich a campaign"; docs/launch.md; its sources as {@link evaluationDependencies}). */
+/** The launch dependencies of an organization's launch (docs/launch.md; its sources as {@link evaluationDependencies}). */
 export const launchDependencies = (organizationId: string): LaunchDependencies => ({
   ...evaluationDependencies(organizationId),
   workflow: workflow(),
@@ -567,6 +567,8 @@ export const erasureCreateDependencies = (): ErasureCreateDependencies => ({ ...
 // What the handlers (functions/) call: they reach lib/ only through this
 // module and the request schemas (.dependency-cruiser.cjs, docs/architecture.md).
 export { createDocsHandler } from './http/docs';
+export { ACCEPTED_CHARGE_FIELD, acceptedChargeOf } from './http/accepted-charge';
+export { ORIGIN_VERIFY_HEADER } from './http/source-address';
 export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';
@@ -612,6 +614,7 @@ export { compensateAttempt, completeEnrichment, expireResults, findContactsBatch
 export { createErasure, createSuppressions, deleteSuppression, getErasure, listErasures, listSuppressions } from './privacy/use-cases';
 export {
   buildMcpTools,
+  isMcpTool,
   buildServerCard,
   buildApiCatalog,
   buildLlmsTxt,

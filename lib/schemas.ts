@@ -24,7 +24,7 @@ export function treeShakable<T>(build: () => T): T {
   return build();
 }
 
-/** Largest integer in any count or cap (spec "Limits"). */
+/** Largest integer in any count or cap (docs/limits.md). */
 export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /** A count: integer 0..9007199254740991. */
@@ -45,14 +45,14 @@ export const campaignId = () =>
       z.meta({ example: 'camp_7Hq2kXv9LmN3pR5sT8wYz' }),
     );
 
-/** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (spec "Get a campaign", "Enrich a campaign"; docs/launch.md#quote). */
+/** The body `{ campaignId }` of the operations on one campaign: get, enrich and quote (docs/openapi.json, docs/launch.md#quote). */
 export const CampaignIdRequest = /* @__PURE__ */ treeShakable(() => z.strictObject({ campaignId: campaignId() }));
 
 /** Longest `cursor` a list request takes, in characters (an issued cursor is far shorter; lib/http/cursor.ts). */
 export const MAX_CURSOR_LENGTH = 2_048;
 
 /**
- * The paging fields of a list request (spec "List campaigns"; docs/pagination.md, docs/launch.md): `cursor`, the opaque `nextCursor` of the previous page (1..2,048
+ * The paging fields of a list request (docs/pagination.md, docs/launch.md): `cursor`, the opaque `nextCursor` of the previous page (1..2,048
  * characters), and `limit`, the page size, 1..`maxLimit` (the use case
  * applies `defaultLimit` when it is omitted). Spread into the request's
  * object schema.

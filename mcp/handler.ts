@@ -1,68 +1,12 @@
 /**
  * Lambda of `/mcp` (docs/agents.md): the MCP server over Streamable HTTP,
- * stateless (a new server and transport per request, JSON answers, no
- * session), behind the HTTP API's `POST /mcp` route, and the local stack's.
- *
- * DNS-rebinding protection: a browser page that rebinds its own name to this
- * server sends its own Host and Origin. Locally only loopback host names
- * are served; anywhere, a request with an `Origin` is served only when that
- * origin is the API's own. Either refusal is 403 with a JSON-RPC error.
+ * stateless (mcp/http.ts), behind the HTTP API's `POST /mcp` route. Its
+ * tools are mcp/tools.json (generated from the route list and the OpenAPI
+ * document by `npm run openapi:write`, so the function carries neither), and
+ * each tool call invokes its operation's function (mcp/lambda-caller.ts).
  */
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { buildMcpTools, type McpToolBinding } from '../lib/root';
-import { createMcpServer } from './server';
-import { inProcessCaller } from './in-process';
+import { createMcpHandler } from './http';
+import { lambdaCaller } from './lambda-caller';
+import { MCP_TOOLS } from './tools';
 
-/** Host names a local request may be addressed to. */
-const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/i;
-
-let tools: McpToolBinding[] | undefined;
-
-/** Why a request is refused as a possible DNS-rebinding attack, or `undefined`. */
-export function rebindingRefusal(event: APIGatewayProxyEventV2): string | undefined {
-  const host = event.headers?.host ?? '';
-  const local = event.requestContext?.apiId === 'local';
-  if (local && !LOOPBACK_HOST.test(host))
-    return `Invalid Host header: ${host} (the local stack serves /mcp to 127.0.0.1, localhost and [::1] only)`;
-  const origin = event.headers?.origin;
-  if (origin !== undefined) {
-    const own = local ? [`http://${host}`] : [`https://${event.requestContext?.domainName ?? host}`];
-    if (!own.includes(origin)) return `Invalid Origin header: ${origin} (only the API's own origin may call /mcp from a browser)`;
-  }
-  return undefined;
-}
-
-const jsonRpcError = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({
-  statusCode,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
-});
-
-/** The `/mcp` handler (API Gateway HTTP API, payload 2.0). */
-export const handler = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-  const refusal = rebindingRefusal(event);
-  if (refusal) return jsonRpcError(403, refusal);
-  const method = event.requestContext?.http?.method ?? 'POST';
-  const host = event.headers?.host ?? event.requestContext?.domainName ?? 'localhost';
-  const body = event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
-  const request = new Request(`https://${host}${event.rawPath ?? '/mcp'}`, {
-    method,
-    headers: Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
-  });
-  const server = createMcpServer({
-    tools: (tools ??= buildMcpTools()),
-    call: inProcessCaller({ context, sourceIp: event.requestContext?.http?.sourceIp, host }),
-    ...(event.headers?.authorization ? { authorization: event.headers.authorization } : {}),
-  });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const response = await transport.handleRequest(request);
-    const text = await response.text();
-    return { statusCode: response.status, headers: Object.fromEntries(response.headers.entries()), body: text };
-  } finally {
-    await server.close();
-  }
-};
+export const handler = createMcpHandler(MCP_TOOLS, (event) => lambdaCaller(event, MCP_TOOLS.paths));

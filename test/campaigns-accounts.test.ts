@@ -45,7 +45,7 @@ afterEach(() => {
   stepped = undefined;
 });
 
-/** Contact rows per account of an unfiltered export of the campaign (spec "Export campaign results as CSV"). */
+/** Contact rows per account of an unfiltered export of the campaign (docs/csv.md). */
 async function exportedContactRows(apiKey: string, campaignId: string): Promise<Map<string, number>> {
   const res = await call(api(), '/v1/campaigns/export', { apiKey, body: { campaignId } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);

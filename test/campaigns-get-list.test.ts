@@ -1,6 +1,6 @@
 /**
- * Get and list campaigns (spec "Campaign", "Campaign list item", "List
- * campaigns", "Get a campaign"; docs/pagination.md, docs/csv.md, docs/authentication.md) end to end: real HTTP
+ * Get and list campaigns (docs/openapi.json,
+ * docs/pagination.md, docs/csv.md, docs/authentication.md) end to end: real HTTP
  * against the local API server and DynamoDB Local.
  *
  * Campaigns in states the API cannot reach yet (enriching, enriched, expired,
@@ -96,7 +96,7 @@ function recordOfKind(organizationId: string, kind: Kind, overrides: Partial<Cam
 const readStatus = (record: CampaignRecord): Status =>
   record.status === 'enriched' && Date.parse(record.resultsExpireAt!) <= Date.now() ? 'expired' : record.status;
 
-/** The list item a record must appear as (spec "Campaign list item": exactly these six fields). */
+/** The list item a record must appear as (docs/openapi.json: exactly these six fields). */
 const listItem = (record: CampaignRecord) => ({
   id: record.id,
   status: readStatus(record),
@@ -290,7 +290,7 @@ describe('POST /v1/campaigns/get', () => {
     for (const record of Object.values(records)) await campaigns().create(record);
   });
 
-  /** The exact `data` of get for each stored record (spec "Campaign" presence rules). */
+  /** The exact `data` of get for each stored record (docs/openapi.json presence rules). */
   const expectedCampaigns = (remaining: number): Record<string, unknown> => {
     const r = records;
     const excluded = { total: 20, invalid: 12, recentlyEnriched: 5, crmExcluded: 3 };

@@ -3,7 +3,8 @@
  * comments, CLI help, tests and docs cite the page of docs/ (or the README)
  * that states a rule, by root-relative path (`docs/launch.md`), optionally
  * with an anchor (`docs/launch.md#quote`) or a quoted heading
- * (`docs/data-model.md "Ledger order"`), and never a numbered section of a
+ * (`docs/data-model.md "Ledger order"`), never a section of the API specification
+ * by its title, and never a numbered section of a
  * document a clone does not hold. The checker (test/support/citations.ts) is
  * proved on a fixture with planted bad citations first.
  */
@@ -57,7 +58,8 @@ describe('the checker, on a fixture with planted citations', () => {
       ' * docs/launch.md "The credit ledger", docs/launch.md "POST /v1/org/ledger", client/README.md.',
       ` * Bad: decisions ${SECTION}4, Decisions ${SECTION}17, (decisions`,
       ` * ${SECTION}11) and a bare ${SECTION}3; docs/gone.md, docs/launch.md#quote, README.md#not-a-heading,`,
-      ' * docs/launch.md "Quote".',
+      ' * docs/launch.md "Quote"; spec "Errors", (spec',
+      ' * "Enrich a campaign" 3-6).',
       ' */',
     ].join('\n'),
   );
@@ -68,6 +70,8 @@ describe('the checker, on a fixture with planted citations', () => {
       `lib/code.ts:4 Decisions ${SECTION}17: cites a numbered section of a document the repository does not hold`,
       `lib/code.ts:4 decisions * ${SECTION}11: cites a numbered section of a document the repository does not hold`,
       `lib/code.ts:5 ${SECTION}3: cites a numbered section of a document the repository does not hold`,
+      'lib/code.ts:6 spec "Errors": cites a section of the API specification, which the repository does not hold',
+      'lib/code.ts:6 spec * "Enrich a campaign": cites a section of the API specification, which the repository does not hold',
       'lib/code.ts:5 docs/gone.md: docs/gone.md does not exist',
       'lib/code.ts:5 docs/launch.md#quote: docs/launch.md has no heading whose anchor is #quote',
       'lib/code.ts:5 README.md#not-a-heading: README.md has no heading whose anchor is #not-a-heading',

@@ -1,6 +1,6 @@
 /**
- * Attempts that fail, are canceled, are completed twice, or expire (spec
- * "States and transitions"; docs/launch.md, docs/csv.md, README.md#operator-cli), end to end through the
+ * Attempts that fail, are canceled, are completed twice, or expire (docs/README.md#a-campaigns-life-in-one-paragraph;
+ * docs/launch.md, docs/csv.md, README.md#operator-cli), end to end through the
  * real workflow definition run locally.
  *
  * Faults are injected at the warehouse port (`useWarehouse`), the operator

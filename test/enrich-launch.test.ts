@@ -1,6 +1,6 @@
 /**
- * Enrich (launch) a campaign end to end (spec "Enrich a campaign", "States
- * and transitions", "Errors", "Limits"; docs/errors.md, docs/launch.md, docs/csv.md): real HTTP
+ * Enrich (launch) a campaign end to end (docs/README.md#a-campaigns-life-in-one-paragraph,
+ * docs/limits.md, docs/errors.md, docs/launch.md, docs/csv.md): real HTTP
  * against the local API server, DynamoDB Local, the local S3 endpoint and the
  * real workflow definition run locally.
  *

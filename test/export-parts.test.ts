@@ -22,6 +22,7 @@ import { campaigns, results } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { oracleExport } from './support/export-oracle';
 import { objectKeys } from '../lib/objects';
+import { blankContact } from '../lib/warehouse/schema';
 
 const api = useApi();
 const attemptSuffix = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 21);
@@ -53,17 +54,15 @@ function accounts(count: number, seed: number): EnrichedAccount[] {
     employeeCount: i % 5 === 0 ? null : faker.number.int(10_000),
     country: 'US',
     contacts: Array.from({ length: i % 4 === 3 ? 0 : faker.number.int({ min: 1, max: 6 }) }, (_, j) => ({
-      contactId: `ct_${seed}_${i}_${j}`,
+      ...blankContact(`ct_${seed}_${i}_${j}`),
       firstName: faker.person.firstName(),
       lastName: j % 2 ? odd() : faker.person.lastName(),
       title: faker.person.jobTitle(),
       seniority: faker.helpers.arrayElement(['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown', null]),
-      department: null,
       email: faker.helpers.arrayElement([faker.internet.email(), null, '']),
       emailStatus: 'valid',
       mobilePhone: faker.helpers.arrayElement(['+15551234567', '+1 555 0100', '=cmd', null]),
       directPhone: faker.helpers.arrayElement(['+4917012345678', '+0123', null]),
-      linkedinUrl: null,
       country: j % 3 ? 'DE' : odd(),
     })),
   }));

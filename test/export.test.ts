@@ -1,6 +1,6 @@
 /**
- * Export campaign results as CSV (spec "Export campaign results as CSV",
- * "Export result", "Errors"; docs/errors.md, docs/csv.md) end to end: real HTTP against
+ * Export campaign results as CSV (docs/csv.md,
+ * docs/errors.md) end to end: real HTTP against
  * the local API server, DynamoDB Local, s3rver and the local Step Functions
  * workflow, and the file downloaded through the presigned URL it returns.
  *
@@ -19,9 +19,9 @@ import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
 import { campaigns, embeddedWarehouse } from '../lib/root';
-import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
+import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi, type ApiResponse, type CallOptions } from './support/api';
-import { CSV_COLUMNS } from './support/export-oracle';
+import { ACCOUNT_COLUMNS, cellIn, cellsIn, CONTACT_COLUMNS, CSV_COLUMNS, rowByColumn } from './support/export-oracle';
 
 const api = useApi();
 const CREATE = '/v1/campaigns/create';
@@ -49,18 +49,7 @@ const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12)();
 /** A contact with every field null except those given. */
 function contact(contactId: string, fields: Partial<WarehouseContact> = {}): WarehouseContact {
   return {
-    contactId,
-    firstName: null,
-    lastName: null,
-    title: null,
-    seniority: null,
-    department: null,
-    email: null,
-    emailStatus: null,
-    mobilePhone: null,
-    directPhone: null,
-    linkedinUrl: null,
-    country: null,
+    ...blankContact(contactId),
     ...fields,
   };
 }
@@ -402,7 +391,7 @@ function rowsByAccount(rows: string[][]): Map<string, string[][]> {
   const runs = new Map<string, string[][]>();
   let previous: string | undefined;
   for (const row of rows) {
-    const accountId = row[0]!;
+    const accountId = cellIn(row, 'account_id')!;
     if (accountId !== previous) {
       expect(runs.has(accountId), `account ${accountId} appears in two separate places`).toBe(false);
       runs.set(accountId, []);
@@ -581,24 +570,24 @@ describe('export of an enriched campaign: the file', () => {
       );
     }
 
-    const contactRows = file.rows.filter((row) => row[6] !== '').length;
+    const contactRows = file.rows.filter((row) => cellIn(row, 'contact_id') !== '').length;
     expect(contactRows).toBe(expectedContactRows(selection));
     expect(result.rows).toEqual({ accounts: byAccount.size, contacts: contactRows });
     expect(result.rows.accounts).toBe(enriched.results.totalAccounts);
     // Rows without a contact carry empty contact columns and the account's columns.
-    for (const row of file.rows.filter((r) => r[6] === '')) {
-      expect(row.slice(6, 18)).toEqual(Array(12).fill(''));
-      expect(row[18]).toBe(enriched.completedAt);
+    for (const row of file.rows.filter((r) => cellIn(r, 'contact_id') === '')) {
+      expect(cellsIn(row, CONTACT_COLUMNS)).toEqual(Array(CONTACT_COLUMNS.length).fill(''));
+      expect(cellIn(row, 'enriched_at')).toBe(enriched.completedAt);
     }
   });
 
   it('orders contacts best first (seniority rank, null as unknown, ties by contact_id) — spelled out', async () => {
     const result = expectExportResult(await exportCampaign(apiKey, { campaignId }), campaignId);
     const rows = rowsByAccount((await download(result.url)).rows).get(mainAccount.accountId)!;
-    expect(rows.map((row) => row[6])).toEqual(
+    expect(rows.map((row) => cellIn(row, 'contact_id'))).toEqual(
       ['m-ceo', 'm-cfo', 'm-vp', 'm-dir-a', 'm-dir-b', 'm-mgr', 'm-senior', 'm-entry', 'm-null', 'm-unknown'].map((id) => `${P}-${id}`),
     );
-    expect(rows.map((row) => row[10])).toEqual([
+    expect(rows.map((row) => cellIn(row, 'seniority'))).toEqual([
       'c_suite',
       'c_suite',
       'vp',
@@ -617,7 +606,7 @@ describe('export of an enriched campaign: the file', () => {
     );
     const kept = rowsByAccount((await download(both.url)).rows).get(mainAccount.accountId)!;
     // m-cfo, m-vp (neither) and m-senior ('' email and mobile) are filtered out before the cap.
-    expect(kept.map((row) => row[6])).toEqual(['m-ceo', 'm-dir-a', 'm-dir-b'].map((id) => `${P}-${id}`));
+    expect(kept.map((row) => cellIn(row, 'contact_id'))).toEqual(['m-ceo', 'm-dir-a', 'm-dir-b'].map((id) => `${P}-${id}`));
   });
 
   it('neutralizes formula-injection cells with a leading apostrophe and nothing else', async () => {
@@ -625,7 +614,7 @@ describe('export of an enriched campaign: the file', () => {
     const runs = rowsByAccount((await download(result.url)).rows);
     const rows = runs.get(`'-${P}-formula`)!;
     expect(rows).toHaveLength(2);
-    const byColumn = (row: string[]) => Object.fromEntries(CATALOG.map((column, i) => [column, row[i]]));
+    const byColumn = rowByColumn;
     expect(byColumn(rows[0]!)).toEqual({
       account_id: `'-${P}-formula`,
       account_name: "'=SUM(A1)",
@@ -696,8 +685,13 @@ describe('export of an enriched campaign: the file', () => {
     const runs = rowsByAccount(file.rows);
     const main = runs.get(mainAccount.accountId)!;
     // A lone LF, a lone CR and a CR-started cell, all without any other character that needs quoting.
-    expect(main.find((row) => row[6] === `${P}-m-vp`)![11]).toBe('Sales\nEMEA');
-    expect(main[0]!.slice(0, 6)).toEqual([
+    expect(
+      cellIn(
+        main.find((row) => cellIn(row, 'contact_id') === `${P}-m-vp`)!,
+        'department',
+      ),
+    ).toBe('Sales\nEMEA');
+    expect(cellsIn(main[0]!, ACCOUNT_COLUMNS)).toEqual([
       mainAccount.accountId,
       'Acme, "The Best" Corp',
       'acme.example',
@@ -706,13 +700,24 @@ describe('export of an enriched campaign: the file', () => {
       'DE',
     ]);
     const [zoe, ada] = runs.get(intlAccount.accountId)!;
-    expect(zoe!.slice(1, 4)).toEqual(['Zoë Ñúñez GmbH', 'zoë.example', 'Maschinenbau, "Präzision"']);
-    expect(zoe!.slice(7, 13)).toEqual(['Zoë', 'Ñúñez', 'Head of\nSales, "EMEA"', 'director', 'R&D\rLab', 'zoë@例え.jp']);
-    expect(zoe![16]).toBe('https://linkedin.example/in/zoë?a=1,b=2');
-    expect(zoe![17]).toBe('日本');
-    expect(ada!.slice(7, 9)).toEqual([' Ada', 'Lovelace ']);
+    expect(cellsIn(zoe!, ['account_name', 'account_domain', 'account_industry'])).toEqual([
+      'Zoë Ñúñez GmbH',
+      'zoë.example',
+      'Maschinenbau, "Präzision"',
+    ]);
+    expect(cellsIn(zoe!, ['first_name', 'last_name', 'job_title', 'seniority', 'department', 'email'])).toEqual([
+      'Zoë',
+      'Ñúñez',
+      'Head of\nSales, "EMEA"',
+      'director',
+      'R&D\rLab',
+      'zoë@例え.jp',
+    ]);
+    expect(cellIn(zoe!, 'linkedin_url')).toBe('https://linkedin.example/in/zoë?a=1,b=2');
+    expect(cellIn(zoe!, 'contact_country')).toBe('日本');
+    expect(cellsIn(ada!, ['first_name', 'last_name'])).toEqual([' Ada', 'Lovelace ']);
     expect(runs.get(emptyAccount.accountId)).toEqual([
-      [emptyAccount.accountId, '株式会社テスト', '', '', '', 'JP', ...Array(12).fill(''), enriched.completedAt],
+      [emptyAccount.accountId, '株式会社テスト', '', '', '', 'JP', ...Array(CONTACT_COLUMNS.length).fill(''), enriched.completedAt],
     ]);
     // Quotes are doubled inside a quoted field in the raw bytes (RFC 4180).
     expect(file.bytes.toString('utf8')).toContain('"Acme, ""The Best"" Corp"');

@@ -1,5 +1,5 @@
 /**
- * The request pipeline end to end (spec "Errors", "Authentication",
+ * The request pipeline end to end (docs/errors.md, docs/authentication.md,
  * "Endpoints"; docs/errors.md, docs/authentication.md): real HTTP against the local API server
  * and DynamoDB Local, through `POST /v1/org/describe`, the one operation
  * every key can call.

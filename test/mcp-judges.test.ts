@@ -20,7 +20,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { newOrganization, useApi } from './support/api';
 import { apiKeys, organizations } from '../lib/root';
-import { MCP_TOOL_OPERATIONS, toolName } from '../lib/contract/mcp';
+import { toolName } from '../lib/contract/mcp';
+import { MCP_ROUTES } from '../infra/routes';
 import { SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const api = useApi();
@@ -44,7 +45,7 @@ describe('MCP judges', () => {
       const cwd = path.join(ROOT, 'test');
       const listed = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/list'], { cwd, timeout: SPAWNED_RUN_MS });
       const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      expect(names).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
+      expect(names).toEqual(MCP_ROUTES.map((route) => toolName(route.operation.operationId)));
       const called = await run(bin('mcp-inspector-cli'), [...common, '--method', 'tools/call', '--tool-name', 'describe_organization'], {
         cwd,
         timeout: SPAWNED_RUN_MS,

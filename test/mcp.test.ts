@@ -7,12 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'node:http';
 import { newOrganization, useApi } from './support/api';
 import { activeAccounts, importAccounts, uniquePrefix, useTestWarehouses } from './enrichment/support';
 import { apiKeys, organizations } from '../lib/root';
-import { MCP_TOOL_OPERATIONS, MAX_TOOL_DESCRIPTION_CHARS, operationSchemas, toolName } from '../lib/contract/mcp';
+import { MAX_TOOL_DESCRIPTION_CHARS, operationSchemas, toolAnnotations, toolName } from '../lib/contract/mcp';
+import { MCP_ROUTES } from '../infra/routes';
 import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE } from '../client/mcp-protocol';
 
 const api = useApi();
@@ -79,6 +80,16 @@ async function ledgerOf(client: Client, campaignId: string) {
   return { entries, charged, refunded };
 }
 
+/** A live organization with 100 credits, its client, and a draft of `count` fresh active warehouse accounts. */
+async function liveDraft(count: number, name: string) {
+  const accounts = activeAccounts(uniquePrefix(), count);
+  await importAccounts(accounts);
+  const { apiKey } = await newOrganization({ smbCredits: 100 });
+  const client = await connect(apiKey);
+  const campaign = data(await tool(client, 'create_campaign', { name, accountIds: accounts.map((account) => account.accountId) }));
+  return { apiKey, client, campaign };
+}
+
 async function waitForStatus(client: Client, campaignId: string, status: string) {
   for (let i = 0; i < 600; i++) {
     const campaign = data(await tool(client, 'get_campaign', { campaignId }));
@@ -92,10 +103,11 @@ describe('MCP over Streamable HTTP', () => {
   it('tools/list: one tool per customer operation, named after it, with the schemas of the OpenAPI document, honest annotations, short descriptions', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(MCP_TOOL_OPERATIONS.map((entry) => toolName(entry.operation.operationId)));
+    expect(tools.map((t) => t.name)).toEqual(MCP_ROUTES.map((route) => toolName(route.operation.operationId)));
     expect(tools.map((t) => t.name)).toContain('list_campaign_accounts');
     const served = (await (await fetch(`${api()}/openapi.json`)).json()) as Parameters<typeof operationSchemas>[0];
-    for (const { operation, annotations } of MCP_TOOL_OPERATIONS) {
+    for (const { operation } of MCP_ROUTES) {
+      const annotations = toolAnnotations(operation);
       const listed = tools.find((t) => t.name === toolName(operation.operationId)) as Tool;
       const published = operationSchemas(served, operation);
       expect(listed.inputSchema, operation.operationId).toEqual(published.input);
@@ -104,23 +116,23 @@ describe('MCP over Streamable HTTP', () => {
       expect(listed.description!.length).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
     }
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
-    expect(readOnly.sort()).toEqual([
-      'describe_limits',
-      'describe_organization',
-      'get_campaign',
-      'list_campaign_accounts',
-      'list_campaign_results',
-      'list_campaigns',
-      'list_keys',
-      'list_ledger',
-      'quote_campaign',
-    ]);
+    // Every operation whose name says it reads, or whose scope is a read scope (export writes a file), is read-only,
+    // and nothing else is.
+    expect(readOnly.sort()).toEqual(
+      MCP_ROUTES.filter(
+        (route) =>
+          /^(get|list|describe|quote)_/.test(toolName(route.operation.operationId)) ||
+          (route.operation.scope.endsWith(':read') && route.operation.operationId !== 'exportCampaign'),
+      )
+        .map((route) => toolName(route.operation.operationId))
+        .sort(),
+    );
     expect(
       tools
         .filter((t) => t.annotations?.destructiveHint)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(['cancel_campaign', 'enrich_campaign', 'revoke_key']);
+    ).toEqual(['cancel_campaign', 'create_erasure', 'delete_suppression', 'enrich_campaign', 'revoke_key']);
     // The tools/list answer's size (budget 64 KB).
     const answer = await fetch(`${api()}/mcp`, {
       method: 'POST',
@@ -177,19 +189,92 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('cancel_campaign during a run refunds the charge exactly', async () => {
-    const accounts = activeAccounts(uniquePrefix(), 4);
-    await importAccounts(accounts);
-    const { apiKey } = await newOrganization({ smbCredits: 100 });
-    const client = await connect(apiKey);
-    const campaign = data(
-      await tool(client, 'create_campaign', { name: 'Held', accountIds: accounts.map((account) => account.accountId) }),
-    );
+    const { client, campaign } = await liveDraft(4, 'Held');
     const held = useTestWarehouse({ holdAccounts: true });
     const launched = data(await tool(client, 'enrich_campaign', { campaignId: campaign.id }, { [ACCEPTED_CHARGE_META]: 4 }));
     expect(launched.status).toBe('enriching');
     await held.called('getAccounts');
     const canceled = data(await tool(client, 'cancel_campaign', { campaignId: campaign.id }));
     expect(canceled).toMatchObject({ status: 'draft', lastEnrichment: { status: 'canceled', refunded: true } });
+    const ledger = await ledgerOf(client, campaign.id);
+    expect(ledger.charged).toBe(4);
+    expect(ledger.refunded).toBe(4);
+    expect(data(await tool(client, 'describe_organization', {})).credits.smb).toBe(100);
+  });
+
+  it('tasks: enrich_campaign as a task reports processed of eligible until enriched, then answers the campaign; any request reads it (stateless)', async () => {
+    const { apiKey, client, campaign } = await liveDraft(3, 'Task');
+    const held = useTestWarehouse({ holdAccounts: true });
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'enrich_campaign',
+          arguments: { campaignId: campaign.id },
+          task: { ttl: 60_000 },
+          _meta: { [ACCEPTED_CHARGE_META]: 3 },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    expect(created.task).toMatchObject({ status: 'working', statusMessage: 'Enriching: 0 of 3 eligible accounts processed' });
+    expect(created.task.taskId.startsWith(`${campaign.id}/att_`)).toBe(true);
+    await held.called('getAccounts');
+    // Another connection (another server instance: nothing is kept in a process) reads the same task.
+    const other = await connect(apiKey);
+    expect(await other.experimental.tasks.getTask(created.task.taskId)).toMatchObject({
+      status: 'working',
+      statusMessage: 'Enriching: 0 of 3 eligible accounts processed',
+    });
+    held.release();
+    let task = await other.experimental.tasks.getTask(created.task.taskId);
+    for (let i = 0; i < 600 && task.status === 'working'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      task = await other.experimental.tasks.getTask(created.task.taskId);
+    }
+    expect(task).toMatchObject({ status: 'completed', statusMessage: 'Enriched: 3 of 3 eligible accounts processed' });
+    const result = (await other.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema)) as CallToolResult;
+    expect(data(result)).toMatchObject({ id: campaign.id, status: 'enriched' });
+    expect((await ledgerOf(client, campaign.id)).charged).toBe(3);
+    // A key of another organization cannot read it.
+    const stranger = await connect((await newOrganization()).apiKey);
+    await expect(stranger.experimental.tasks.getTask(created.task.taskId)).rejects.toThrow(/Task not found/);
+  });
+
+  it('tasks: cancelling the task mid-run cancels the campaign and refunds the charge exactly; a refused launch is a failed task charging nothing', async () => {
+    const { client, campaign } = await liveDraft(4, 'Task cancel');
+    const refused = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'enrich_campaign', arguments: { campaignId: campaign.id }, task: {}, _meta: { [ACCEPTED_CHARGE_META]: 1 } },
+      },
+      CreateTaskResultSchema,
+    );
+    expect(refused.task.status).toBe('failed');
+    expect((await client.experimental.tasks.getTaskResult(refused.task.taskId, CallToolResultSchema)) as CallToolResult).toMatchObject({
+      isError: true,
+      structuredContent: { code: CHARGE_CHANGED_CODE, details: { accepted: 1, charge: 4 } },
+    });
+    expect((await ledgerOf(client, campaign.id)).entries).toEqual([]);
+
+    const held = useTestWarehouse({ holdAccounts: true });
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'enrich_campaign', arguments: { campaignId: campaign.id }, task: {}, _meta: { [ACCEPTED_CHARGE_META]: 4 } },
+      },
+      CreateTaskResultSchema,
+    );
+    expect(created.task.status).toBe('working');
+    await held.called('getAccounts');
+    const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+    expect(cancelled).toMatchObject({ status: 'cancelled', statusMessage: 'Canceled: the charge was refunded' });
+    expect(
+      data((await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema)) as CallToolResult),
+    ).toMatchObject({
+      status: 'draft',
+      lastEnrichment: { status: 'canceled', refunded: true },
+    });
     const ledger = await ledgerOf(client, campaign.id);
     expect(ledger.charged).toBe(4);
     expect(ledger.refunded).toBe(4);

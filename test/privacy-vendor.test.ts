@@ -18,7 +18,7 @@ import { runOps } from '../infra/ops/program';
 import { ddb } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse } from '../lib/root';
-import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
+import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -28,18 +28,8 @@ const BUCKET = process.env.BUCKET_NAME!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const contact = (contactId: string, fields: Partial<WarehouseContact>): WarehouseContact => ({
-  contactId,
-  firstName: null,
-  lastName: null,
-  title: null,
+  ...blankContact(contactId),
   seniority: 'director',
-  department: null,
-  email: null,
-  emailStatus: null,
-  mobilePhone: null,
-  directPhone: null,
-  linkedinUrl: null,
-  country: null,
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({

@@ -19,7 +19,7 @@ import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, res
 import { runErasure } from '../lib/privacy/erasure';
 import { hashIdentifier, type RawIdentifier } from '../lib/privacy/identifiers';
 import { erasureId } from '../lib/privacy/store';
-import type { WarehouseAccount, WarehouseContact } from '../lib/warehouse/schema';
+import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -51,18 +51,8 @@ afterAll(() => {
 
 /** A contact with every optional field null except those given. */
 const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): WarehouseContact => ({
-  contactId,
-  firstName: null,
-  lastName: null,
-  title: null,
+  ...blankContact(contactId),
   seniority: 'manager',
-  department: null,
-  email: null,
-  emailStatus: null,
-  mobilePhone: null,
-  directPhone: null,
-  linkedinUrl: null,
-  country: null,
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({

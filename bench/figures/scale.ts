@@ -301,11 +301,19 @@ async function expiryScenario(stack: BenchStack, accounts: number) {
   return { accounts, accessS, completed, left, execution, tailTransitions, tailCalls, exportUnits };
 }
 
-export async function runScale(
-  results: Results,
-  stack: BenchStack,
-  options: { accounts: number; contactsPerAccount: number; tmpDir: string; profile: boolean },
-): Promise<void> {
+/** Keys read by BatchGetItem calls (each call records how many keys it asked for). */
+const keysOf = (calls: readonly CallRecord[]) => calls.reduce((sum, c) => sum + (c.items ?? 0), 0);
+
+/** What every step of the scale run reads: where to record, the stack, the options and the sizes. */
+interface ScaleRun {
+  results: Results;
+  stack: BenchStack;
+  options: { accounts: number; contactsPerAccount: number; tmpDir: string; profile: boolean };
+}
+
+/** The warehouse import and the organization (setup, not budgeted). */
+async function setUp(s: ScaleRun) {
+  const { options, results, stack } = s;
   const N = options.accounts;
   const C = options.contactsPerAccount;
   const ledgerFrom = stack.ledger.invocations.length;
@@ -325,7 +333,12 @@ export async function runScale(
     extra: { 'items/s': n((2 * N) / importS), 'node cores': round(cpu.nodeCores, 2), 'DynamoDB Local cores': round(cpu.javaCores, 2) },
   });
   const { organizationId, apiKey } = await benchOrganization('Bench scale', N, N);
+  return { ...s, N, C, ledgerFrom, setup, snap, t, ids, importS, cpu, organizationId, apiKey };
+}
 
+/** Stored result bytes past expiry: a small campaign run to ExpireResults with the access period shortened. */
+async function expiryStep(s: Awaited<ReturnType<typeof setUp>>) {
+  const { results, stack } = s;
   // Expiry: a small campaign run to ExpireResults with the access period shortened (also gives the workflow's tail after completion).
   const expiry = await expiryScenario(stack, 200);
   const storageGroup = 'stored result bytes';
@@ -347,7 +360,12 @@ export async function runScale(
       `(ExpireResults ran); the campaign's prefix (${OBJECT_PREFIXES.campaigns}<org>/<campaign>/) listed before and after. An S3 lifecycle rule would act on AWS only (s3rver does not run lifecycle rules); ` +
       'objects removed by one do not show here.',
   );
+  return { ...s, expiry, storageGroup };
+}
 
+/** The read floors of the launch evaluation and of FindContacts: the same BatchGetItem patterns, bare. */
+async function readFloors(s: Awaited<ReturnType<typeof expiryStep>>) {
+  const { N, ids, organizationId, results, stack } = s;
   // The read floor of the launch evaluation and of FindContacts: the same BatchGetItem patterns, bare.
   const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(N / 20_000)) === 0).slice(0, 20_000);
   const statusRate = await batchGetRate(stack.tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, [
@@ -380,8 +398,12 @@ export async function runScale(
     `Read floor, same run: bare BatchGetItem of account + contacts items (100 keys, 64 in flight) ${n(contactsRate.keysPerS)} keys/s. The floor of the figure is the ` +
       "evaluation's and FindContacts' own keys (counted below) at the measured rates.",
   );
-  /** Keys read by BatchGetItem calls (each call records how many keys it asked for). */
-  const keysOf = (calls: readonly CallRecord[]) => calls.reduce((sum, c) => sum + (c.items ?? 0), 0);
+  return { ...s, sample, statusRate, historyBuckets, factsRate, contactsRate };
+}
+
+/** The campaign of N accounts, created through the API (setup). */
+async function createCampaign(s: Awaited<ReturnType<typeof readFloors>>) {
+  const { N, apiKey, ids, results, setup, stack } = s;
   const createBody = JSON.stringify({ name: `Scale ${n(N)}`, accountIds: ids });
   const created = await post<{ id: string; accounts: { requested: number } }>(stack, PATHS.create, apiKey, createBody);
   const campaignId = expectOk(created, 'create').id;
@@ -392,7 +414,13 @@ export async function runScale(
     value: created.ms / 1000,
     unit: 's',
   });
+  return { ...s, createBody, created, campaignId };
+}
 
+/** The launch evaluation: the enrich call against its own reads bare, its DynamoDB calls, and why. */
+async function launchStep(s: Awaited<ReturnType<typeof createCampaign>>) {
+  const { N, apiKey, campaignId, factsRate, options, results, stack, statusRate } = s;
+  let { cpu } = s;
   // 2. Launch evaluation.
   const launchGroup = 'launch evaluation';
   const recordedBefore = stack.recordedAccounts();
@@ -513,7 +541,48 @@ export async function runScale(
     launchGroup,
     `CPU during the call (${round(cpu.wallSeconds, 2)} s wall): this process ${round(cpu.nodeCpuSeconds, 2)} CPU-s (${round(cpu.nodeCores, 2)} cores), DynamoDB Local ${round(cpu.javaCpuSeconds, 2)} CPU-s (${round(cpu.javaCores, 2)} cores).${profileText(launchProfile)}`,
   );
+  return {
+    ...s,
+    launchGroup,
+    recordedBefore,
+    enrichStarted,
+    enrichAnswered,
+    enrich,
+    launchProfile,
+    committedLate,
+    evaluation,
+    others,
+    statusKeys,
+    historyKeys,
+    evaluationFloorS,
+    commit,
+    committedS,
+    enrichDynamo,
+    byCommand,
+  };
+}
 
+/** The enrichment workflow until `enriched`, then the recording of the account history. */
+async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
+  const {
+    N,
+    apiKey,
+    campaignId,
+    committedLate,
+    committedS,
+    contactsRate,
+    enrichAnswered,
+    enrichStarted,
+    evaluation,
+    evaluationFloorS,
+    historyKeys,
+    options,
+    recordedBefore,
+    results,
+    stack,
+    statusKeys,
+  } = s;
+  let { cpu } = s;
   // 3. Workflow until `enriched`.
   const workflowGroup = 'enrichment workflow';
   let polls = 0;
@@ -632,7 +701,32 @@ export async function runScale(
     workflowGroup,
     `CPU from the enrich response to enriched (${round(cpu.wallSeconds, 1)} s wall): this process (API server, workflow runner and task handlers, s3rver) ${round(cpu.nodeCpuSeconds, 1)} CPU-s = ${round(cpu.nodeCores, 2)} cores; DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s = ${round(cpu.javaCores, 2)} cores.${profileText(workflowProfile, 12)}`,
   );
+  return {
+    ...s,
+    workflowGroup,
+    polls,
+    enrichedAt,
+    workflowProfile,
+    totalS,
+    workflowScope,
+    findCalls,
+    warehouseReads,
+    resultPuts,
+    eligibleReads,
+    findFloorS,
+    ceiling,
+    warehouseRru,
+    scaleExecution,
+    recordCalls,
+    shardWrites,
+    recordUnits,
+  };
+}
 
+/** S3 bytes the workflow read, and the cost of launch + workflow + completion (counted). */
+async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
+  const { N, apiKey, campaignId, cpu, enrich, expiry, ids, organizationId, results, scaleExecution, stack, workflowGroup, workflowScope } =
+    s;
   // S3 bytes the workflow read, and the cost of launch + workflow + completion (counted).
   const execution = scaleExecution()!;
   const completionCalls = workflowScope.calls.filter((c) => c.at < (execution.expiryWaitAt ?? Infinity));
@@ -740,7 +834,36 @@ export async function runScale(
       `× the ${round(accessMonths, 2)}-month access period, plus the share the expiry campaign kept after ExpireResults (${round(leftFraction * 100, 1)} %) × 12 months (it is never deleted). ` +
       "The account history's storage is stated apart (per million distinct accounts per month), never folded in. Not included: create (the list upload), get polls, other DynamoDB storage, CloudWatch logs.",
   );
+  return {
+    ...s,
+    execution,
+    completionCalls,
+    s3Reads,
+    s3ReadBytes,
+    listBytes,
+    costGroup,
+    storedAtCompletion,
+    leftFraction,
+    accessMonths,
+    enrichFunction,
+    launchCalls,
+    launchS3,
+    historyBytes,
+    historyAccounts,
+    launchUsage,
+    launchLines,
+    finalCampaign,
+    enrichedAccounts,
+    per1000,
+    per1000Total,
+    largest,
+    bytesPerAccount,
+  };
+}
 
+/** The per-account outcomes of the completed campaign (the export must carry the same counts). */
+async function outcomesStep(s: Awaited<ReturnType<typeof costStep>>) {
+  const { N, apiKey, campaignId, stack } = s;
   // The per-account outcomes (docs/launch.md#per-account-outcomes) of the completed campaign: the export below must carry the same counts.
   const outcomesReply = await post<{
     summary: Record<'invalid' | 'recently_enriched' | 'crm_excluded' | 'pending' | 'found' | 'not_found', number>;
@@ -751,7 +874,13 @@ export async function runScale(
       `The per-account outcomes of the completed campaign are ${JSON.stringify(outcomeSummary)}; expected ${N} found or not_found, none pending`,
     );
   }
+  return { ...s, outcomesReply, outcomeSummary };
+}
 
+/** The export, in the bundled Lambda's own process: time, memory, CPU, S3 calls. */
+async function exportStep(s: Awaited<ReturnType<typeof outcomesStep>>) {
+  const { C, N, apiKey, campaignId, expiry, options, outcomeSummary, results, stack } = s;
+  let { cpu, snap, t } = s;
   // 4. Export, in the bundled Lambda's own process.
   const exportGroup = 'export';
   const bundle = path.join(options.tmpDir, 'bundles', 'CampaignsExport', 'index.mjs');
@@ -913,7 +1042,29 @@ export async function runScale(
     exportGroup,
     `The export process: \`node bench/children/export-lambda.mjs\` as deployed (NODE_OPTIONS of infra/memory.ts, no profiler unless --profile, no source maps), importing ${path.relative(process.cwd(), bundle)} and invoking its handler once; RSS after import ${round(toMB(outcome.rssAfterImportMiB), 0)} MB, peak (VmHWM) ${round(toMB(outcome.peakRssMiB), 0)} MB.`,
   );
+  return {
+    ...s,
+    exportGroup,
+    bundle,
+    profileDir,
+    s3Before,
+    child,
+    exportS3,
+    outcome,
+    envelope,
+    delivered,
+    toMB,
+    exportCpuS,
+    exportFunction,
+    profileFile,
+    exportSummary,
+    exportProfile,
+  };
+}
 
+/** CPU-seconds per invocation of each function kind at this scale, on Lambda at the configured memory. */
+async function functionTimeStep(s: Awaited<ReturnType<typeof exportStep>>) {
+  const { C, N, exportCpuS, exportFunction, ledgerFrom, results, stack } = s;
   // CPU-seconds per invocation of each function kind at this scale, and what they mean on Lambda at the configured memory (docs/deploy.md "Memory").
   const fnGroup = 'function time on Lambda';
   const invocations = stack.ledger.invocations.slice(ledgerFrom);
@@ -950,4 +1101,29 @@ export async function runScale(
       extra: { 'CPU-s': round(max, 2), 'vCPU share': round(vcpuShare(memoryOf(kind)), 2) },
     });
   }
+  return { ...s, fnGroup, invocations, kinds, rowsOf };
+}
+
+/**
+ * The scale figures (bench/README.md, module `scale`): one campaign of
+ * `options.accounts` accounts × `options.contactsPerAccount` contacts through
+ * create, launch, workflow, completion, export; each step records its
+ * figures in `results`, in this order.
+ */
+export async function runScale(
+  results: Results,
+  stack: BenchStack,
+  options: { accounts: number; contactsPerAccount: number; tmpDir: string; profile: boolean },
+): Promise<void> {
+  const run: ScaleRun = { results, stack, options };
+  const setup = await setUp(run);
+  const expired = await expiryStep(setup);
+  const floors = await readFloors(expired);
+  const created = await createCampaign(floors);
+  const launched = await launchStep(created);
+  const enriched = await workflowStep(launched);
+  const costed = await costStep(enriched);
+  const outcomes = await outcomesStep(costed);
+  const exported = await exportStep(outcomes);
+  await functionTimeStep(exported);
 }

@@ -48,6 +48,10 @@ export const CREDENTIAL_PROVIDER_PACKAGE = '@aws-sdk/credential-provider-node';
 export const ENV_CREDENTIALS_MODULE = 'lib/lambda/env-credentials.ts';
 /** The SDK's event-stream codec, which no operation of this service uses. */
 export const EVENT_STREAMS_PACKAGE = '@smithy/core/event-streams';
+/** JSON Schema validation packages only the MCP SDK's default validator imports (lib/lambda/no-ajv.ts). */
+export const AJV_PACKAGES = ['ajv', 'ajv-formats'] as const;
+/** What the bundles use instead of {@link AJV_PACKAGES}, relative to {@link PROJECT_ROOT}. */
+export const NO_AJV_MODULE = 'lib/lambda/no-ajv.ts';
 /** What the bundles use instead of {@link EVENT_STREAMS_PACKAGE}, relative to {@link PROJECT_ROOT}. */
 export const NO_EVENT_STREAMS_MODULE = 'lib/lambda/no-event-streams.ts';
 /** The DynamoDB client's endpoint discovery, which none of its commands uses. */
@@ -105,6 +109,10 @@ export const BUNDLING = {
     // becomes a stub that throws if it is ever asked to encode or decode
     // (lib/lambda/no-event-streams.ts; about 15 KB per bundle).
     [`--alias:${EVENT_STREAMS_PACKAGE}`]: `./${NO_EVENT_STREAMS_MODULE}`,
+    // The MCP SDK's server builds an Ajv validator unless given one; the /mcp function gives its own and never
+    // validates a JSON Schema (it elicits nothing): Ajv becomes a stub that throws if constructed (about 130 KB).
+    [`--alias:${AJV_PACKAGES[0]}`]: `./${NO_AJV_MODULE}`,
+    [`--alias:${AJV_PACKAGES[1]}`]: `./${NO_AJV_MODULE}`,
     // The DynamoDB client builds an endpoint cache no command reads (lib/lambda/no-endpoint-discovery.ts; about 9 KB).
     [`--alias:${ENDPOINT_DISCOVERY_PACKAGE}`]: `./${NO_ENDPOINT_DISCOVERY_MODULE}`,
     // An ES import of node:http (@middy/util's STATUS_CODES) makes Node load

@@ -3,10 +3,11 @@
  * realistic accounts and contacts, generated deterministically by a seeded
  * faker, with every shape represented: active, closed and inactive accounts;
  * accounts without contacts; contacts with email and mobile, only one, or
- * neither; every seniority.
+ * neither; every seniority. Each record starts blank (lib/warehouse/fields.ts:
+ * a field added there is null here until a line below fills it).
  */
 import { Faker, en } from '@faker-js/faker';
-import { SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
+import { blankAccount, blankContact, SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 
 /** Accounts in the demo warehouse. */
 export const DEMO_ACCOUNT_COUNT = 3_000;
@@ -55,7 +56,7 @@ export function generateDemoWarehouse(count = DEMO_ACCOUNT_COUNT, seed = 2026112
       const lastName = faker.person.lastName();
       const shape = faker.number.int({ min: 0, max: 3 }); // 0: both, 1: email only, 2: mobile only, 3: neither
       contacts.push({
-        contactId: `ct_${String(i).padStart(5, '0')}_${c}`,
+        ...blankContact(`ct_${String(i).padStart(5, '0')}_${c}`),
         firstName,
         lastName,
         title: faker.person.jobTitle(),
@@ -73,10 +74,9 @@ export function generateDemoWarehouse(count = DEMO_ACCOUNT_COUNT, seed = 2026112
       });
     }
     accounts.push({
-      accountId: demoAccountId(i),
+      ...blankAccount(demoAccountId(i), status),
       name: company,
       domain,
-      status,
       industry: faker.helpers.arrayElement(INDUSTRIES),
       employeeCount: faker.number.int({ min: 5, max: 50_000 }),
       country,

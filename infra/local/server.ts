@@ -198,8 +198,8 @@ export async function startApiServer(
   const { handler: jwks } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.jwks.entry)).href)) as {
     handler: LambdaHandler;
   };
-  // The MCP server (docs/agents.md), the deployed stack's /mcp function.
-  const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.entry)).href)) as {
+  // The MCP server (docs/agents.md): the deployed stack's /mcp, its tool calls run in this process.
+  const { handler: mcp } = (await import(pathToFileURL(path.join(PROJECT_ROOT, SUPPORT_FUNCTIONS.mcp.localEntry)).href)) as {
     handler: LambdaHandler;
   };
   const docsPaths = new Set<string>(DOCS_ROUTES);

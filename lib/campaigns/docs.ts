@@ -1,7 +1,7 @@
 /**
  * The published contract of the campaign operations beyond what their
- * handlers need (spec "Campaign (returned by get and enrich)", "Campaign list
- * item", "States and transitions"): the response shapes (also the TypeScript
+ * handlers need (docs/openapi.json,
+ * docs/README.md#a-campaigns-life-in-one-paragraph): the response shapes (also the TypeScript
  * types of what the API returns), summaries, descriptions and examples. Only
  * the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
@@ -40,7 +40,7 @@ const ResultsSchema = z
   .check(z.meta({ id: 'CampaignResults', description: 'Result metrics of the completed enrichment.' }));
 
 /**
- * Full campaign (spec "Campaign (returned by get and enrich)"), every status
+ * Full campaign (docs/openapi.json), every status
  * in one object: the TypeScript shape the use cases build. The published
  * shape is {@link CampaignResponseSchema}, one variant per status.
  */
@@ -112,8 +112,8 @@ export const ExpiredCampaignSchema = z
   .check(z.meta({ id: 'ExpiredCampaign', description: 'The result access period has ended.' }));
 
 /**
- * The campaign as the API returns it, one variant per status (spec "States
- * and transitions"): `completedAt`, `resultsExpireAt` and `results` only
+ * The campaign as the API returns it, one variant per status
+ * (docs/README.md#a-campaigns-life-in-one-paragraph): `completedAt`, `resultsExpireAt` and `results` only
  * while `enriched`; `resultsExpireAt` also once `expired`. The OpenAPI
  * document and the generated client show this shape.
  */
@@ -131,7 +131,7 @@ export const CampaignResponseSchema = z
   ])
   .check(z.meta({ id: 'Campaign', description: 'A campaign; its fields depend on `status`.' }));
 
-/** Campaign list item (spec "Campaign list item"). */
+/** Campaign list item (docs/openapi.json). */
 export const CampaignListItemSchema = z
   .strictObject({
     id: campaignId(),

@@ -2,7 +2,7 @@
  * The one owner of the campaign item (docs/data-model.md): how a
  * {@link CampaignRecord} maps to and from DynamoDB, the index keys each status
  * derives, the named conditions campaign writes rely on, and every state
- * change as a {@link Change} (spec "States and transitions"; docs/launch.md, docs/csv.md).
+ * change as a {@link Change} (docs/README.md#a-campaigns-life-in-one-paragraph; docs/launch.md, docs/csv.md).
  *
  * Stores compose these into UpdateItem calls or transaction items; no other
  * module spells a campaign attribute in an expression.
@@ -71,7 +71,7 @@ export function statusChange(campaign: CampaignRef & { createdAt?: string }, sta
 export const campaignIs = {
   /** The item exists. */
   present: (): Clause => ({ expression: 'attribute_exists(pk)' }),
-  /** An API-created draft: the only campaigns enrich and update may change (spec "Enrich a campaign" 1; docs/campaigns.md). */
+  /** An API-created draft: the only campaigns enrich and update may change (docs/launch.md; docs/campaigns.md). */
   apiDraft: (): Clause => ({
     expression: 'createdVia = :c_api AND #status = :c_draft',
     names: { '#status': 'status' },
@@ -138,7 +138,7 @@ export const campaignChanges = {
         results: completion.results,
       },
     }),
-  /** `enriching` → `draft` after a failed or canceled attempt (spec "lastEnrichment"). */
+  /** `enriching` → `draft` after a failed or canceled attempt (docs/launch.md#canceling). */
   compensate: (campaign: CampaignRef, lastEnrichment: LastEnrichment): Change =>
     merge(statusChange(campaign, 'draft'), { set: { lastEnrichment }, remove: ['attempt', 'cancelRequestedAt'] }),
   /**

@@ -1,6 +1,6 @@
 /**
- * The stored campaign and how it reads (spec "Campaign", "States and
- * transitions"; docs/lifetimes.md; docs/data-model.md "Expiry as read").
+ * The stored campaign and how it reads (docs/openapi.json; docs/README.md#a-campaigns-life-in-one-paragraph;
+ * docs/lifetimes.md; docs/data-model.md "Expiry as read").
  */
 import type { CampaignStatus } from '../errors';
 import type { CreatedVia } from './schema';
@@ -14,7 +14,7 @@ export interface ExcludedCounts {
   crmExcluded: number;
 }
 
-/** Result metrics (spec "results"). */
+/** Result metrics (docs/launch.md#per-account-outcomes). */
 export interface ResultMetrics {
   totalAccounts: number;
   totalContactsFound: number;
@@ -24,7 +24,7 @@ export interface ResultMetrics {
   pctAccountsWithMobile: number;
 }
 
-/** The most recent failed or canceled attempt (spec "lastEnrichment"). */
+/** The most recent failed or canceled attempt (docs/launch.md#canceling). */
 export interface LastEnrichment {
   status: 'failed' | 'canceled';
   startedAt: string;

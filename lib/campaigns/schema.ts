@@ -1,6 +1,6 @@
 /**
- * Schemas of the campaign resources and operations (spec "Resources and
- * their fields", "Endpoints"; docs/campaigns.md, docs/pagination.md): what the handlers validate.
+ * Schemas of the campaign resources and operations (docs/openapi.json, docs/README.md;
+ * docs/campaigns.md, docs/pagination.md): what the handlers validate.
  * The response shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -98,12 +98,12 @@ export const UpdateCampaignRequest = /* @__PURE__ */ treeShakable(() =>
 
 const oneOrMany = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.array(schema).check(z.minLength(1), z.maxLength(10))]);
 
-/** Largest page (spec "Limits"). */
+/** Largest page (docs/limits.md). */
 export const MAX_PAGE_SIZE = 100;
 /** Page size when `limit` is omitted. */
 export const DEFAULT_PAGE_SIZE = 25;
 
-/** `POST /v1/campaigns/list` body (spec "List campaigns"; docs/pagination.md). */
+/** `POST /v1/campaigns/list` body (docs/pagination.md). */
 export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
   z.strictObject({
     filters: z.optional(

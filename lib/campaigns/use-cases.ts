@@ -1,5 +1,5 @@
 /**
- * Campaign use cases: create, update, get, list (spec "Endpoints";
+ * Campaign use cases: create, update, get, list (docs/README.md;
  * docs/campaigns.md, docs/pagination.md, docs/csv.md).
  */
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
@@ -189,7 +189,7 @@ const asArray = <T>(value: T | T[] | undefined): T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
 /**
- * One page of list items, newest first (spec "List campaigns"; docs/pagination.md).
+ * One page of list items, newest first (docs/pagination.md).
  * @param keyCheck - the request's API-key check (lib/http/auth.ts): an index Query cannot carry the key item, so it is read beside the Query, in parallel.
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.

@@ -4,27 +4,23 @@
  * `/llms.txt`, the MCP server card), all built from the OpenAPI document
  * (lib/contract/openapi.ts), so a tool's schemas are its operation's.
  *
- * A new customer operation gets its tool by one line in {@link MCP_TOOL_OPERATIONS}.
+ * Every customer operation of the route list (infra/routes.ts) is a tool
+ * ({@link isMcpTool}): a new operation gets its tool with no hand work.
  */
 import type { Operation } from '../http/operation';
+import { createKeyOperation, listKeysOperation, revokeKeyOperation, rotateKeyOperation } from '../organizations/schema';
+import { createCampaignOperation, enrichCampaignOperation, updateCampaignOperation } from '../campaigns/schema';
+import { cancelCampaignOperation } from '../enrichment/schema';
+import { exportCampaignOperation } from '../exports/schema';
+import { createUploadOperation } from '../uploads/schema';
 import {
-  createKeyOperation,
-  describeLimitsOperation,
-  describeOrganizationOperation,
-  listKeysOperation,
-  revokeKeyOperation,
-  rotateKeyOperation,
-} from '../organizations/schema';
-import {
-  createCampaignOperation,
-  enrichCampaignOperation,
-  getCampaignOperation,
-  listCampaignsOperation,
-  updateCampaignOperation,
-} from '../campaigns/schema';
-import { cancelCampaignOperation, campaignAccountsOperation, quoteCampaignOperation } from '../enrichment/schema';
-import { campaignResultsOperation, exportCampaignOperation } from '../exports/schema';
-import { listLedgerOperation } from '../credits/schema';
+  createErasureOperation,
+  createSuppressionsOperation,
+  deleteSuppressionOperation,
+  getErasureOperation,
+  listErasuresOperation,
+  listSuppressionsOperation,
+} from '../privacy/schema';
 import { buildOpenApiDocument, SUPPORT } from './openapi';
 
 /** MCP tool annotations (MCP specification, "Tool annotations"): hints a client shows its user. */
@@ -37,15 +33,15 @@ export interface ToolAnnotations {
 
 /** Reads: change nothing. */
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-/** Writes that only add or change a campaign's own fields. */
+/** Writes that only add or change the organization's own records, ending nothing. */
 const WRITE = (idempotent: boolean): ToolAnnotations => ({
   readOnlyHint: false,
   destructiveHint: false,
   idempotentHint: idempotent,
   openWorldHint: false,
 });
-/** Writes that spend or give back credits, start or stop work, or end a key. */
-const SPEND = (idempotent: boolean): ToolAnnotations => ({
+/** Writes that spend or give back credits, start or stop work, end a key or remove data. */
+const DESTRUCTIVE = (idempotent: boolean): ToolAnnotations => ({
   readOnlyHint: false,
   destructiveHint: true,
   idempotentHint: idempotent,
@@ -53,35 +49,63 @@ const SPEND = (idempotent: boolean): ToolAnnotations => ({
 });
 
 /**
- * The customer operations agents get a tool for, each with its annotations
- * (one line each). Not here, and why: `createUpload` (the agent would have
- * to PUT a file to a presigned URL; create takes up to 100,000 IDs inline)
- * and the webhook operations (an agent has no endpoint to receive them).
+ * Why an operation has no tool, by what excludes it: `createUpload` (the
+ * agent would have to PUT a file to a presigned URL; create takes up to
+ * 100,000 IDs inline) and every operation of the `webhooks:manage` scope (an
+ * agent has no endpoint to receive deliveries). Every other customer
+ * operation of the route list (infra/routes.ts) is a tool, with no hand work:
+ * {@link isMcpTool}.
  */
-export const MCP_TOOL_OPERATIONS: readonly { operation: Operation; annotations: ToolAnnotations }[] = [
-  { operation: describeOrganizationOperation, annotations: READ },
-  { operation: describeLimitsOperation, annotations: READ },
-  { operation: createCampaignOperation, annotations: WRITE(false) },
+export const NOT_TOOLS = {
+  operations: {
+    [createUploadOperation.operationId]:
+      'the agent would have to PUT a file to a presigned URL; create_campaign takes up to 100,000 IDs inline',
+  },
+  scopes: { 'webhooks:manage': 'an agent has no endpoint to receive webhook deliveries; it reads the same events with list_events' },
+} as const satisfies { operations: Record<string, string>; scopes: Partial<Record<Operation['scope'], string>> };
+
+/** Whether an operation of the route list is an MCP tool (everything but {@link NOT_TOOLS}). */
+export const isMcpTool = (operation: Operation): boolean =>
+  !(operation.operationId in NOT_TOOLS.operations) && !(operation.scope in NOT_TOOLS.scopes);
+
+/**
+ * The annotations of the tools that are not plain reads, each with why.
+ * An operation not here is read-only when its scope is a `…:read` scope, and
+ * otherwise gets the MCP defaults for a tool nobody described (may destroy,
+ * not idempotent): the cautious reading until someone adds its line.
+ */
+const ANNOTATIONS: Record<string, ToolAnnotations> = {
+  [createCampaignOperation.operationId]: WRITE(false),
   // The same update twice leaves the campaign as the first left it.
-  { operation: updateCampaignOperation, annotations: WRITE(true) },
-  { operation: quoteCampaignOperation, annotations: READ },
+  [updateCampaignOperation.operationId]: WRITE(true),
   // A second call on the launched campaign charges nothing, but after a cancel it would launch (and charge) again.
-  { operation: enrichCampaignOperation, annotations: SPEND(false) },
+  [enrichCampaignOperation.operationId]: DESTRUCTIVE(false),
   // A cancel repeated answers the canceled campaign again (docs/idempotency.md).
-  { operation: cancelCampaignOperation, annotations: SPEND(true) },
-  { operation: getCampaignOperation, annotations: READ },
-  { operation: listCampaignsOperation, annotations: READ },
-  { operation: campaignAccountsOperation, annotations: READ },
+  [cancelCampaignOperation.operationId]: DESTRUCTIVE(true),
   // Writes a CSV file and counts toward the exports per hour: not read-only, but repeating it changes no data.
-  { operation: exportCampaignOperation, annotations: WRITE(true) },
-  { operation: campaignResultsOperation, annotations: READ },
-  { operation: listLedgerOperation, annotations: READ },
-  // Keys: a new key or secret each time; a revoke ends a key for good (repeating it changes nothing more).
-  { operation: createKeyOperation, annotations: WRITE(false) },
-  { operation: listKeysOperation, annotations: READ },
-  { operation: rotateKeyOperation, annotations: WRITE(false) },
-  { operation: revokeKeyOperation, annotations: SPEND(true) },
-];
+  [exportCampaignOperation.operationId]: WRITE(true),
+  // Keys (the keys:manage scope): listing reads; a new key or secret each time; a revoke ends a key for good (repeating it changes nothing more).
+  [listKeysOperation.operationId]: READ,
+  [createKeyOperation.operationId]: WRITE(false),
+  [rotateKeyOperation.operationId]: WRITE(false),
+  [revokeKeyOperation.operationId]: DESTRUCTIVE(true),
+  // Privacy: reads under the privacy:manage scope; suppressing an address twice leaves one suppression;
+  // lifting one lets its contact be delivered again; an erasure removes data for good (a new request each call).
+  [listSuppressionsOperation.operationId]: READ,
+  [getErasureOperation.operationId]: READ,
+  [listErasuresOperation.operationId]: READ,
+  [createSuppressionsOperation.operationId]: WRITE(true),
+  [deleteSuppressionOperation.operationId]: DESTRUCTIVE(true),
+  [createErasureOperation.operationId]: DESTRUCTIVE(false),
+};
+
+/** An operation's tool annotations: its line of {@link ANNOTATIONS}, else derived from its scope. */
+export function toolAnnotations(operation: Operation): ToolAnnotations {
+  return (
+    ANNOTATIONS[operation.operationId] ??
+    (operation.scope.endsWith(':read') ? READ : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false })
+  );
+}
 
 /** Longest description of a tool, in characters (issue #42 budget). */
 export const MAX_TOOL_DESCRIPTION_CHARS = 1_000;
@@ -96,8 +120,13 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  annotations: ToolAnnotations & { title: string };
+  annotations: ToolAnnotations;
+  /** Whether a call may run as a task (MCP Tasks extension): on the tools of {@link TASK_TOOLS} only. */
+  execution?: { taskSupport: 'optional' };
 }
+
+/** The tools that run as a task when the client asks (docs/agents.md "Long runs: tasks"): the paid launch. */
+export const TASK_TOOLS: ReadonlySet<string> = new Set([enrichCampaignOperation.operationId]);
 
 /** An MCP tool and the operation it calls. */
 export interface McpToolBinding {
@@ -119,67 +148,157 @@ function inlineRefs(node: unknown, components: Record<string, unknown>): unknown
   return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inlineRefs(value, components)]));
 }
 
+/** Keywords of the OpenAPI document that are not JSON Schema (or only show examples): no tool schema carries them. */
+const DOCUMENT_ONLY_KEYWORDS = new Set(['example', 'examples', 'discriminator', 'xml', 'externalDocs']);
+/** Bounds of a value, which output schemas drop: they check an answer's shape, and the server wrote the answer. */
+const BOUND_KEYWORDS = new Set([
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+]);
+/** Keywords whose value maps names to schemas (the names are data, never keywords). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs']);
+
+type Json = Record<string, unknown>;
+const isObject = (node: unknown): node is Json => !!node && typeof node === 'object' && !Array.isArray(node);
+
 /**
- * A tool's JSON Schema made compact, meaning unchanged: the document's
- * examples dropped, the date-time `pattern` beside `format: date-time`
- * dropped (the format says it), and each subschema of
- * {@link SHARED_SUBSCHEMA_MIN_CHARS} characters or more that occurs twice or
- * more (the campaign's variants by status repeat their fields) written once
- * under `$defs` and referenced. Keeps `tools/list` inside its 64 KB.
- * @param options.descriptions - keep the fields' descriptions (inputs: the agent fills them); output
- *   schemas drop them (they validate the answer; the fields are described in the API reference).
+ * A `oneOf` (or `anyOf`) of closed objects (`additionalProperties: false`;
+ * the campaign's variants by status, the feed's events by type) written as one closed object: the properties every
+ * branch that has them shares, once, and per branch only what tells it
+ * apart (its own schema of a property the branches give different schemas,
+ * e.g. `status`'s `const`, and what it requires beyond the shared part).
+ * Looser in one way only: a property of some branches is not refused on
+ * another. Any other node is returned as it is.
  */
-export function compactSchema(
-  schema: Record<string, unknown>,
-  { descriptions = true }: { descriptions?: boolean } = {},
-): Record<string, unknown> {
-  const trimmed = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(trimmed);
-    if (!node || typeof node !== 'object') return node;
-    const entries = Object.entries(node as Record<string, unknown>).filter(
-      ([key, value]) =>
-        key !== 'example' &&
-        key !== 'examples' &&
-        !(key === 'pattern' && (node as { format?: unknown }).format === 'date-time') &&
-        // A property named `description` is a field, not the keyword.
-        (descriptions || key !== 'description' || typeof value !== 'string'),
-    );
-    return Object.fromEntries(entries.map(([key, value]) => [key, trimmed(value)]));
+function factorOneOf(node: Json): Json {
+  const keyword = Array.isArray(node.oneOf) ? 'oneOf' : 'anyOf';
+  const branches = node[keyword];
+  if (!Array.isArray(branches) || branches.length < 2) return node;
+  const closed = branches.every(
+    (branch) =>
+      isObject(branch) &&
+      branch.type === 'object' &&
+      branch.additionalProperties === false &&
+      isObject(branch.properties) &&
+      Object.keys(branch).every((key) => ['type', 'properties', 'required', 'additionalProperties'].includes(key)),
+  );
+  if (!closed) return node;
+  const objects = branches as { properties: Json; required?: string[] }[];
+  const names = [...new Set(objects.flatMap((branch) => Object.keys(branch.properties)))];
+  const sharedSchema = (name: string) => {
+    const texts = new Set(objects.filter((branch) => name in branch.properties).map((branch) => JSON.stringify(branch.properties[name])));
+    return texts.size === 1 ? objects.find((branch) => name in branch.properties)!.properties[name] : undefined;
   };
-  const root = trimmed(schema) as Record<string, unknown>;
+  const properties = Object.fromEntries(names.map((name) => [name, sharedSchema(name) ?? {}]));
+  const required = names.filter((name) => objects.every((branch) => branch.required?.includes(name)));
+  const { [keyword]: _branches, ...rest } = node;
+  return {
+    ...rest,
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+    [keyword]: objects.map((branch) => {
+      const own = Object.fromEntries(Object.entries(branch.properties).filter(([name]) => sharedSchema(name) === undefined));
+      const extra = (branch.required ?? []).filter((name) => !required.includes(name));
+      return { ...(Object.keys(own).length ? { properties: own } : {}), ...(extra.length ? { required: extra } : {}) };
+    }),
+  };
+}
+
+/** Keywords that apply to every instance, whatever its type: a schema with one cannot take `null` by its `type`. */
+const ANY_TYPE_KEYWORDS = ['enum', 'const', 'oneOf', 'anyOf', 'allOf', 'not', '$ref', 'if'];
+
+/**
+ * `anyOf: [S, {type: 'null'}]` (a nullable field, as the document writes it)
+ * as S with `type: [T, 'null']`: the same meaning (S's other keywords apply
+ * to T only), in about half the characters. Any other node is returned as it is.
+ */
+function mergeNullable(node: Json): Json {
+  const branches = node.anyOf;
+  if (!Array.isArray(branches) || branches.length !== 2 || Object.keys(node).length !== 1) return node;
+  const nullAt = branches.findIndex((branch) => isObject(branch) && branch.type === 'null' && Object.keys(branch).length === 1);
+  const other = branches[1 - nullAt];
+  if (nullAt < 0 || !isObject(other) || typeof other.type !== 'string' || ANY_TYPE_KEYWORDS.some((key) => key in other)) return node;
+  return { ...other, type: [other.type, 'null'] };
+}
+
+/**
+ * A tool's JSON Schema made compact (keeps `tools/list` inside its 64 KB):
+ * the document's examples and OpenAPI-only keywords dropped, the date-time
+ * `pattern` beside `format: date-time` dropped (the format says it), a
+ * `oneOf` of closed objects factored ({@link factorOneOf}), a nullable field
+ * written as a type list ({@link mergeNullable}), and each
+ * subschema of {@link SHARED_SUBSCHEMA_MIN_CHARS} characters or more that
+ * occurs twice or more written once under `$defs` and referenced.
+ * @param options.output - an output schema: it checks the answer's shape, so the fields' descriptions
+ *   (described in the API reference), the bounds of values and `additionalProperties: false` are dropped too. Inputs keep both: the agent
+ *   fills them.
+ */
+export function compactSchema(schema: Json, { output = false }: { output?: boolean } = {}): Json {
+  const trimmed = (node: unknown, names = false): unknown => {
+    if (Array.isArray(node)) return node.map((item) => trimmed(item));
+    if (!isObject(node)) return node;
+    const entries = Object.entries(node).filter(
+      ([key, value]) =>
+        names ||
+        (!DOCUMENT_ONLY_KEYWORDS.has(key) &&
+          !(key === 'pattern' && node.format === 'date-time') &&
+          !(output && key === 'description' && typeof value === 'string') &&
+          !(output && BOUND_KEYWORDS.has(key))),
+    );
+    const kept = Object.fromEntries(entries.map(([key, value]) => [key, trimmed(value, !names && SCHEMA_MAPS.has(key))]));
+    return names ? kept : mergeNullable(factorOneOf(kept));
+  };
+  // An output schema checks the answer's shape: the server wrote no other field, so "no other field" is not said.
+  const opened = (node: unknown, names = false): unknown => {
+    if (Array.isArray(node)) return node.map((item) => opened(item));
+    if (!isObject(node)) return node;
+    const entries = Object.entries(node).filter(([key, value]) => names || !(key === 'additionalProperties' && value === false));
+    return Object.fromEntries(entries.map(([key, value]) => [key, opened(value, !names && SCHEMA_MAPS.has(key))]));
+  };
+  const root = (output ? opened(trimmed(schema)) : trimmed(schema)) as Json;
   const counts = new Map<string, number>();
-  const count = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    if (!Array.isArray(node)) {
+  const count = (node: unknown, names = false): void => {
+    if (Array.isArray(node)) return node.forEach((item) => count(item));
+    if (!isObject(node)) return;
+    if (!names) {
       const text = JSON.stringify(node);
       if (text.length >= SHARED_SUBSCHEMA_MIN_CHARS) counts.set(text, (counts.get(text) ?? 0) + 1);
     }
-    for (const value of Object.values(node)) count(value);
+    for (const [key, value] of Object.entries(node)) count(value, !names && SCHEMA_MAPS.has(key));
   };
-  for (const value of Object.values(root)) count(value);
-  const defs: Record<string, unknown> = {};
-  const names = new Map<string, string>();
-  const shared = (node: unknown): unknown => {
-    if (!node || typeof node !== 'object') return node;
-    if (Array.isArray(node)) return node.map(shared);
+  for (const [key, value] of Object.entries(root)) count(value, SCHEMA_MAPS.has(key));
+  const defs: Json = {};
+  const defNames = new Map<string, string>();
+  const shared = (node: unknown, names = false): unknown => {
+    if (Array.isArray(node)) return node.map((item) => shared(item));
+    if (!isObject(node)) return node;
+    const inner = () =>
+      Object.fromEntries(Object.entries(node).map(([key, value]) => [key, shared(value, !names && SCHEMA_MAPS.has(key))]));
     const text = JSON.stringify(node);
-    if ((counts.get(text) ?? 0) >= 2) {
-      let name = names.get(text);
-      if (!name) {
-        name = `s${names.size + 1}`;
-        names.set(text, name);
-        defs[name] = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, shared(value)]));
-      }
-      return { $ref: `#/$defs/${name}` };
+    if (names || (counts.get(text) ?? 0) < 2) return inner();
+    let name = defNames.get(text);
+    if (!name) {
+      name = `s${defNames.size + 1}`;
+      defNames.set(text, name);
+      defs[name] = inner();
     }
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, shared(value)]));
+    return { $ref: `#/$defs/${name}` };
   };
-  const compacted = Object.fromEntries(Object.entries(root).map(([key, value]) => [key, shared(value)]));
-  return names.size > 0 ? { ...compacted, $defs: defs } : compacted;
+  const compacted = Object.fromEntries(Object.entries(root).map(([key, value]) => [key, shared(value, SCHEMA_MAPS.has(key))]));
+  return defNames.size > 0 ? { ...compacted, $defs: defs } : compacted;
 }
 
 /** Smallest subschema, in characters of JSON, that {@link compactSchema} writes once when repeated. */
-export const SHARED_SUBSCHEMA_MIN_CHARS = 50;
+export const SHARED_SUBSCHEMA_MIN_CHARS = 26;
 
 /** An operation's description cut to {@link MAX_TOOL_DESCRIPTION_CHARS} at a sentence end. */
 function toolDescription(summary: string, description: string): string {
@@ -210,16 +329,20 @@ export function operationSchemas(
   return {
     // MCP wants an object at the top: a oneOf of objects (create) is one.
     input: compactSchema({ type: 'object', ...input }) as JsonSchema,
-    output: compactSchema({ type: 'object', ...envelope.properties.data }, { descriptions: false }) as JsonSchema,
+    output: compactSchema({ type: 'object', ...envelope.properties.data }, { output: true }) as JsonSchema,
     summary: String(post.summary),
     description: String(post.description),
   };
 }
 
-/** The MCP tools of {@link MCP_TOOL_OPERATIONS}, built from the OpenAPI document, with the operation each calls. */
-export function buildMcpTools(): McpToolBinding[] {
-  const document = buildOpenApiDocument(MCP_TOOL_OPERATIONS.map((entry) => entry.operation));
-  return MCP_TOOL_OPERATIONS.map(({ operation, annotations }) => {
+/**
+ * The MCP tools of `operations` (the tool operations of the route list, infra/routes.ts `MCP_ROUTES`, in
+ * its order), built from the OpenAPI document, with the operation each calls.
+ */
+export function buildMcpTools(operations: readonly Operation[]): McpToolBinding[] {
+  const document = buildOpenApiDocument(operations);
+  return operations.map((operation) => {
+    const annotations = toolAnnotations(operation);
     const schemas = operationSchemas(document, operation);
     const name = toolName(operation.operationId);
     return {
@@ -230,7 +353,8 @@ export function buildMcpTools(): McpToolBinding[] {
         description: toolDescription(schemas.summary, schemas.description),
         inputSchema: schemas.input,
         outputSchema: schemas.output,
-        annotations: { title: schemas.summary, ...annotations },
+        annotations,
+        ...(TASK_TOOLS.has(operation.operationId) ? { execution: { taskSupport: 'optional' as const } } : {}),
       },
     };
   });
@@ -252,7 +376,7 @@ export const LLMS_TXT_PATH = '/llms.txt';
  * The MCP server card: who the server is, where it listens, how it
  * authenticates, and its tools exactly as `tools/list` answers them.
  */
-export function buildServerCard(serverUrl: string, tools: readonly McpTool[] = buildMcpTools().map((binding) => binding.tool)) {
+export function buildServerCard(serverUrl: string, tools: readonly McpTool[]) {
   return {
     $schema: 'https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json',
     version: '1.0',
@@ -301,7 +425,7 @@ export function buildApiCatalog(serverUrl: string) {
 }
 
 /** `/llms.txt` (llmstxt.org): what the API is, and links an agent follows. */
-export function buildLlmsTxt(serverUrl: string, tools: readonly McpTool[] = buildMcpTools().map((binding) => binding.tool)): string {
+export function buildLlmsTxt(serverUrl: string, tools: readonly McpTool[]): string {
   return [
     '# Campaign Enrichment API',
     '',

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document (version 1.0.0, spec "Versioning";
+ * The OpenAPI 3.1 document (version 1.0.0, README.md;
  * README.md), generated from the operations' zod schemas by zod-openapi: the
  * schemas that validate requests (lib/<domain>/schema.ts) are the ones the
  * document shows, with each operation's documentation (lib/<domain>/docs.ts).

@@ -15,7 +15,7 @@ export interface IndexDefinition {
   projectedAttributes: string[];
 }
 
-/** Attributes a campaign list item needs (spec "Campaign list item") plus what computes the read-time status. */
+/** Attributes a campaign list item needs (docs/openapi.json) plus what computes the read-time status. */
 const LIST_ITEM_ATTRIBUTES = ['id', 'status', 'createdVia', 'name', 'excludeEnrichedWithinDays', 'createdAt', 'resultsExpireAt'];
 /** Attributes of a ledger entry (docs/launch.md#the-credit-ledger) besides `id` and `createdAt`. */
 const LEDGER_ENTRY_ATTRIBUTES = ['kind', 'reason', 'amount', 'campaignId', 'attemptId', 'note'];

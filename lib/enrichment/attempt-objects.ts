@@ -27,6 +27,8 @@ import type { AccountListStore } from '../account-lists/account-list';
 import { logger } from '../observability';
 import { objectKeys } from '../objects';
 import type { PrefixStore } from '../storage/prefixes';
+import { ACCOUNT_FIELDS } from '../warehouse/fields';
+import { blankAccount } from '../warehouse/schema';
 import type { WarehouseAccountFields } from '../warehouse/warehouse';
 import { batchesOf, ENRICHMENT_BATCH_SIZE, type BatchRef } from './workflow';
 
@@ -62,7 +64,7 @@ export async function writeAttemptLists(
       (batch) => () =>
         deps.accountLists.put(
           objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, batch.index),
-          eligibleAccounts.slice(batch.offset, batch.offset + batch.count).map(encodeBatchAccount),
+          encodeBatchObject(eligibleAccounts.slice(batch.offset, batch.offset + batch.count)),
         ),
     ),
   ];
@@ -70,27 +72,43 @@ export async function writeAttemptLists(
 }
 
 /**
- * One line of a batch object: the account's fields as a JSON array in a fixed
- * order (`accountId`, `name`, `domain`, `status`, `industry`,
- * `employeeCount`, `country`): half the bytes of an object with its keys.
- * JSON.stringify escapes every newline, so the one-item-a-line list store
+ * The first line of a batch object: the keys of the fields each following
+ * line holds, in order (lib/warehouse/fields.ts `ACCOUNT_FIELDS`), so a batch
+ * written before a field was added or moved still reads right.
+ */
+const batchHeader = (): string => JSON.stringify({ fields: ACCOUNT_FIELDS.map((field) => field.key) });
+
+/**
+ * The field keys of a batch object written before batch objects carried
+ * their header: the account fields of that time, in their order. Batch
+ * objects live as long as their attempt's results (docs/data-model.md);
+ * remove this once no attempt launched before the header can remain.
+ */
+const HEADERLESS_BATCH_FIELDS = ['accountId', 'name', 'domain', 'status', 'industry', 'employeeCount', 'country'];
+
+/**
+ * One line of a batch object: the account's fields as a JSON array in the
+ * header's order: half the bytes of an object with its keys. JSON.stringify
+ * escapes every newline, so the one-item-a-line list store
  * (lib/account-lists/account-list.ts) carries it.
  */
-const encodeBatchAccount = (a: WarehouseAccountFields): string =>
-  JSON.stringify([a.accountId, a.name, a.domain, a.status, a.industry, a.employeeCount, a.country]);
+const encodeBatchAccount = (a: WarehouseAccountFields): string => JSON.stringify(ACCOUNT_FIELDS.map((field) => a[field.key]));
 
-/** The account of one batch-object line ({@link encodeBatchAccount}). */
-function decodeBatchAccount(line: string): WarehouseAccountFields {
-  const [accountId, name, domain, status, industry, employeeCount, country] = JSON.parse(line) as [
-    string,
-    string | null,
-    string | null,
-    WarehouseAccountFields['status'],
-    string | null,
-    number | null,
-    string | null,
-  ];
-  return { accountId, name, domain, status, industry, employeeCount, country };
+/** The lines of a batch object: its header, then one line per account ({@link encodeBatchAccount}). */
+const encodeBatchObject = (accounts: readonly WarehouseAccountFields[]): string[] => [batchHeader(), ...accounts.map(encodeBatchAccount)];
+
+/** The accounts of a batch object's lines ({@link encodeBatchObject}; a headerless one by {@link HEADERLESS_BATCH_FIELDS}). */
+function decodeBatchObject(lines: readonly string[]): WarehouseAccountFields[] {
+  const headed = lines[0]?.startsWith('{') === true;
+  const keys = headed ? (JSON.parse(lines[0]!) as { fields: string[] }).fields : HEADERLESS_BATCH_FIELDS;
+  return lines.slice(headed ? 1 : 0).map((line) => {
+    const values = JSON.parse(line) as unknown[];
+    const account = blankAccount('') as Record<string, unknown>;
+    keys.forEach((key, i) => {
+      if (key in account) account[key] = values[i] ?? null;
+    });
+    return account as WarehouseAccountFields;
+  });
 }
 
 /** The accounts of one workflow batch: IDs in order, and the fields the launch read where the batch object carries them. */
@@ -112,10 +130,7 @@ export async function readBatchAccounts(
   try {
     const lines = await deps.accountLists.get(objectKeys.batchAccounts(ref.organizationId, ref.campaignId, ref.attemptId, ref.batch.index));
     const known = new Map<string, WarehouseAccountFields>();
-    for (const line of lines) {
-      const account = decodeBatchAccount(line);
-      known.set(account.accountId, account);
-    }
+    for (const account of decodeBatchObject(lines)) known.set(account.accountId, account);
     return { accountIds: [...known.keys()], known };
   } catch (error) {
     if ((error as { name?: string }).name !== 'NoSuchKey') throw error;

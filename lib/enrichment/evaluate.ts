@@ -1,5 +1,5 @@
 /**
- * Launch evaluation (spec "Enrich a campaign" 3-6; docs/launch.md): every
+ * Launch evaluation (docs/launch.md): every
  * requested account falls in exactly one bucket, in this precedence:
  * `invalid`, `recentlyEnriched`, `crmExcluded`; the rest are eligible.
  */

@@ -1,5 +1,5 @@
 /**
- * Enrich (launch) a campaign (spec "Enrich a campaign"; docs/errors.md, docs/launch.md).
+ * Enrich (launch) a campaign (docs/launch.md, docs/errors.md).
  *
  * 1. The first read (campaign + organization + the request's API key, one
  *    BatchGetItem) answers a repeat call while `enriching`: the campaign as

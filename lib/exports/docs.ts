@@ -1,6 +1,6 @@
 /**
  * The published contract of the export operation beyond what its handler
- * needs (spec "Export result"): the response shape (also the TypeScript type
+ * needs (docs/csv.md): the response shape (also the TypeScript type
  * of what export returns), summary, description and examples. Only the
  * OpenAPI document (lib/contract/openapi.ts) imports its values.
  */
@@ -9,8 +9,10 @@ import { documentOperation } from '../http/operation';
 import { campaignId, count, timestamp } from '../schemas';
 import { campaignResultsOperation, exportCampaignOperation } from './schema';
 import { PHONE_COLUMNS } from '../results/csv';
+import { RESULT_ACCOUNT_FIELDS, RESULT_CONTACT_FIELDS } from '../results/json';
+import type { ResultField } from '../warehouse/fields';
 
-/** `data` of export (spec "Export result"). */
+/** `data` of export (docs/csv.md). */
 export const ExportResultSchema = z
   .strictObject({
     campaignId: campaignId(),
@@ -31,25 +33,19 @@ export const ExportResultSchema = z
 /** An export result. */
 export type ExportResult = z.infer<typeof ExportResultSchema>;
 
-const text = () => z.nullable(z.string());
+/** The schema of a field's value in the results (lib/warehouse/fields.ts), with its meaning. */
+const resultValue = (field: ResultField): z.ZodMiniType =>
+  (field.type === 'id' ? z.string() : field.type === 'count' ? z.nullable(count()) : z.nullable(z.string())).check(
+    z.meta({ description: field.meaning }),
+  );
+/** The strict object of a list of fields, each under its JSON key. */
+const resultObject = (fields: readonly ResultField[]) =>
+  z.strictObject(Object.fromEntries(fields.map((field) => [field.json, resultValue(field)])));
+/** The example of a list of fields, each under its JSON key. */
+const exampleOf = (fields: readonly ResultField[]) => Object.fromEntries(fields.map((field) => [field.json, field.example]));
 
 /** A contact as the results show it: stored values, null where absent, no spreadsheet prefix. */
-export const ResultContactSchema = z
-  .strictObject({
-    contactId: z.string(),
-    firstName: text(),
-    lastName: text(),
-    jobTitle: text(),
-    seniority: text(),
-    department: text(),
-    email: text(),
-    emailStatus: text(),
-    mobilePhone: text(),
-    directPhone: text(),
-    linkedinUrl: text(),
-    country: text(),
-  })
-  .check(z.meta({ id: 'ResultContact' }));
+export const ResultContactSchema = resultObject(RESULT_CONTACT_FIELDS).check(z.meta({ id: 'ResultContact' }));
 
 /** One account of the results, in seq order. */
 export const ResultAccountSchema = z
@@ -67,7 +63,7 @@ export const ResultAccountSchema = z
         description: '`found`: the workflow found at least one contact (before the filters); `not_found`: none (its credit was refunded).',
       }),
     ),
-    account: z.strictObject({ name: text(), domain: text(), industry: text(), employeeCount: z.nullable(count()), country: text() }),
+    account: resultObject(RESULT_ACCOUNT_FIELDS),
     contacts: z
       .array(ResultContactSchema)
       .check(
@@ -80,24 +76,9 @@ const EXAMPLE_RESULT_ACCOUNT = {
   seq: 1,
   accountId: 'acc_00001',
   outcome: 'found',
-  account: { name: 'Acme Corp', domain: 'acme.example', industry: 'Software', employeeCount: 250, country: 'US' },
-  contacts: [
-    {
-      contactId: 'con_00001_1',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      jobTitle: 'CTO',
-      seniority: 'c_suite',
-      department: 'engineering',
-      email: 'ada@acme.example',
-      emailStatus: 'valid',
-      mobilePhone: '+15551230001',
-      directPhone: null,
-      linkedinUrl: 'https://www.linkedin.com/in/ada',
-      country: 'US',
-    },
-  ],
-} as const;
+  account: exampleOf(RESULT_ACCOUNT_FIELDS),
+  contacts: [exampleOf(RESULT_CONTACT_FIELDS)],
+};
 
 /** `data` of results (docs/results.md). */
 export const ResultsPageSchema = z

@@ -1,5 +1,5 @@
 /**
- * Export campaign results as CSV (spec "Export campaign results as CSV";
+ * Export campaign results as CSV (docs/csv.md;
  * docs/csv.md). The stored result parts hold the rows already encoded
  * (lib/results/parts.ts), so the export downloads them in order, a few
  * parts ahead of the one being written, filters and concatenates their bytes

@@ -1,6 +1,5 @@
 /**
- * Schemas of the operations that deliver results: the CSV export (spec
- * "Export campaign results as CSV"; docs/csv.md) and the results as they
+ * Schemas of the operations that deliver results: the CSV export (docs/csv.md) and the results as they
  * arrive (docs/results.md). The response shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';

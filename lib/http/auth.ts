@@ -1,5 +1,5 @@
 /**
- * Bearer API-key authentication (spec "Authentication"; docs/authentication.md).
+ * Bearer API-key authentication (docs/authentication.md).
  *
  * The one owner of the API-key rules: a key of the wrong shape or unknown is
  * `invalid_api_key`, a revoked one `revoked_api_key`, both 401.

@@ -1,5 +1,5 @@
 /**
- * Page cursors (spec "List campaigns" 4-5; docs/pagination.md, docs/launch.md): opaque and
+ * Page cursors (docs/pagination.md, docs/launch.md): opaque and
  * tamper-evident. A cursor is `base64url(payload).base64url(HMAC-SHA256)`;
  * its payload binds it to the organization, the resource paged through (the
  * campaign, for a campaign's accounts), the filters and the page size that

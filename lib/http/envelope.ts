@@ -1,5 +1,5 @@
 /**
- * The response envelope of every operation (spec "What the service does"):
+ * The response envelope of every operation (README.md):
  * `{ data, error }` with exactly one of the two non-null.
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';

@@ -9,7 +9,7 @@ import type { ErrorCode } from '../errors';
 import type { Scope } from './scopes';
 
 /**
- * One operation of the API as a handler needs it (spec "Endpoints"): its
+ * One operation of the API as a handler needs it (docs/README.md): its
  * identity, path and request schema. What only the published document reads
  * (summary, response shape, examples, error codes) is its {@link OperationDocs},
  * kept in the domain's `docs.ts` so that no Lambda bundle carries it (issue #18:

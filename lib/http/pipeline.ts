@@ -1,5 +1,5 @@
 /**
- * The request pipeline every API Lambda runs (spec "Endpoints", "Errors",
+ * The request pipeline every API Lambda runs (docs/README.md, docs/errors.md,
  * "Authentication"; docs/errors.md).
  *
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
@@ -82,7 +82,7 @@ const countFormFields = (body: string, isBase64Encoded: boolean | undefined) =>
 
 /** What the pipeline knows about a request once it reaches the use case. */
 export interface RequestContext {
-  /** Organization the API key belongs to (spec "Authentication" 5). */
+  /** Organization the API key belongs to (docs/authentication.md). */
   organizationId: string;
   /**
    * The request's API-key check (lib/http/auth.ts). Verified already unless

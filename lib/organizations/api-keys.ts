@@ -1,5 +1,5 @@
 /**
- * API keys in the single table (spec "Authentication"; docs/authentication.md;
+ * API keys in the single table (docs/authentication.md;
  * docs/data-model.md): the key item `APIKEY#<sha256 of the key>` stores only
  * the key's hash, its organization and when it was issued or revoked; the
  * organization item lists the hashes of its active keys

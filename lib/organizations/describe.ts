@@ -1,5 +1,5 @@
 /**
- * Describe organization (spec "Describe organization").
+ * Describe organization (docs/limits.md#reading-your-limits).
  */
 import { NotFoundError } from '../errors';
 import { publicOrganizationId, type OrganizationRecord, type OrganizationStore } from './store';

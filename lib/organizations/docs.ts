@@ -1,6 +1,6 @@
 /**
  * The published contract of the organization operations beyond what a handler
- * needs (spec "Organization (returned by org describe)"): the response shape
+ * needs (docs/limits.md#reading-your-limits): the response shape
  * (also the TypeScript type of what describe returns), summary and examples.
  * Only the OpenAPI document (lib/contract/openapi.ts) imports its values.
  */

@@ -1,5 +1,5 @@
 /**
- * Schemas of the organization operations (spec "Describe organization"); the
+ * Schemas of the organization operations (docs/limits.md#reading-your-limits); the
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
@@ -8,7 +8,7 @@ import { MAX_INTEGER, pageRequestFields, timestamp, treeShakable } from '../sche
 import { API_KEY_ID_PATTERN } from '../ids';
 import { SCOPES } from '../http/scopes';
 
-/** `POST /v1/org/describe` (spec "Describe organization"): no body, an empty body or `{}`. */
+/** `POST /v1/org/describe` (docs/limits.md#reading-your-limits): no body, an empty body or `{}`. */
 export const describeOrganizationOperation = /* @__PURE__ */ defineOperation({
   operationId: 'describeOrganization',
   scope: 'org:read',

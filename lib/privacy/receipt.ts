@@ -114,7 +114,7 @@ export type KmsSender = Pick<KMSClient, 'send'>;
 const P256_BYTES = 32;
 
 /**
- * The JOSE form of an ECDSA P-256 signature (RFC 7518 §3.4: `r || s`, 32
+ * The JOSE form of an ECDSA P-256 signature (RFC 7518, section 3.4: `r || s`, 32
  * bytes each) from the DER `SEQUENCE { INTEGER r, INTEGER s }` that KMS answers.
  * @throws Error when `der` is not such a sequence.
  */

@@ -5,33 +5,26 @@
  * a result part (lib/results/parts.ts); the export only filters and
  * concatenates the encoded bytes (lib/exports/rows.ts).
  */
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, exportedFields, type ColumnOf } from '../warehouse/fields';
 import { SENIORITY_ORDER, type WarehouseAccount, type WarehouseContact } from '../warehouse/schema';
 
 /** An enriched account as stored in the results (the warehouse account without its status). */
 export type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
 
-/** The standard column catalog, in order. */
-export const CSV_COLUMNS = [
-  'account_id',
-  'account_name',
-  'account_domain',
-  'account_industry',
-  'account_employee_count',
-  'account_country',
-  'contact_id',
-  'first_name',
-  'last_name',
-  'job_title',
-  'seniority',
-  'department',
-  'email',
-  'email_status',
-  'mobile_phone',
-  'direct_phone',
-  'linkedin_url',
-  'contact_country',
+/** The exported account fields, in column order (lib/warehouse/fields.ts). */
+export const ACCOUNT_COLUMN_FIELDS = exportedFields(ACCOUNT_FIELDS);
+/** The exported contact fields, in column order (lib/warehouse/fields.ts). */
+export const CONTACT_COLUMN_FIELDS = exportedFields(CONTACT_FIELDS);
+
+/** A column of the catalog. */
+export type CsvColumn = ColumnOf<typeof ACCOUNT_FIELDS> | ColumnOf<typeof CONTACT_FIELDS> | 'enriched_at';
+
+/** The standard column catalog, in order: the account columns, the contact columns, `enriched_at` (docs/csv.md). */
+export const CSV_COLUMNS: readonly CsvColumn[] = [
+  ...ACCOUNT_COLUMN_FIELDS.map((field) => field.column as CsvColumn),
+  ...CONTACT_COLUMN_FIELDS.map((field) => field.column as CsvColumn),
   'enriched_at',
-] as const;
+];
 
 /** Contact selection of an export. */
 export interface ContactSelection {
@@ -61,10 +54,10 @@ export function selectContacts(contacts: readonly WarehouseContact[], selection:
   return selection.maxContactsPerAccount === undefined ? kept : kept.slice(0, selection.maxContactsPerAccount);
 }
 
-/** Columns whose plain E.164 numbers are written as they are (docs/csv.md). */
-export const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
-/** A column of the catalog. */
-export type CsvColumn = (typeof CSV_COLUMNS)[number];
+/** Columns whose plain E.164 numbers are written as they are (docs/csv.md): the fields with the `phone` cell rule. */
+export const PHONE_COLUMNS: readonly CsvColumn[] = [...ACCOUNT_COLUMN_FIELDS, ...CONTACT_COLUMN_FIELDS]
+  .filter((field) => 'cell' in field && field.cell === 'phone')
+  .map((field) => field.column as CsvColumn);
 
 /** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits, nothing else (docs/csv.md). */
 export const E164 = /^\+[1-9][0-9]{6,14}$/;
@@ -121,32 +114,29 @@ export const CSV_BOM = '\uFEFF';
 /** The file's first bytes: the BOM, then the header row of {@link CSV_COLUMNS}, CRLF. */
 export const CSV_HEADER = `${CSV_BOM}${CSV_COLUMNS.map((column) => escapeCell(column)).join(',')}\r\n`;
 
-/**
- * The six account cells of a row (`account_id` … `account_country`), encoded,
- * each followed by its comma: every row of the account starts with them.
- */
-export function encodeAccountCells(account: EnrichedAccount): string {
-  return (
-    `${csvCell(account.accountId, 'account_id')},${csvCell(account.name, 'account_name')},${csvCell(account.domain, 'account_domain')},` +
-    `${csvCell(account.industry, 'account_industry')},${csvCell(account.employeeCount, 'account_employee_count')},${csvCell(account.country, 'account_country')},`
-  );
+/** The cells of `fields` of a record, each encoded and followed by its comma. */
+function encodeCells(record: Readonly<Record<string, unknown>>, fields: readonly { key: string; column: string }[]): string {
+  let cells = '';
+  for (const field of fields) cells += `${csvCell(record[field.key] as string | number | null, field.column as CsvColumn)},`;
+  return cells;
 }
 
 /**
- * The twelve contact cells of a row (`contact_id` … `contact_country`),
- * encoded, each followed by its comma: they go between the account cells and
- * `enriched_at`.
+ * The account cells of a row (`account_id` … `account_country`: the
+ * exported account fields), encoded, each followed by its comma: every row of
+ * the account starts with them.
  */
-export function encodeContactCells(c: WarehouseContact): string {
-  return (
-    `${csvCell(c.contactId, 'contact_id')},${csvCell(c.firstName, 'first_name')},${csvCell(c.lastName, 'last_name')},${csvCell(c.title, 'job_title')},` +
-    `${csvCell(c.seniority, 'seniority')},${csvCell(c.department, 'department')},${csvCell(c.email, 'email')},${csvCell(c.emailStatus, 'email_status')},` +
-    `${csvCell(c.mobilePhone, 'mobile_phone')},${csvCell(c.directPhone, 'direct_phone')},${csvCell(c.linkedinUrl, 'linkedin_url')},${csvCell(c.country, 'contact_country')},`
-  );
-}
+export const encodeAccountCells = (account: EnrichedAccount): string => encodeCells(account, ACCOUNT_COLUMN_FIELDS);
 
-/** The contact cells of an account-only row: twelve empty cells, each followed by its comma. */
-export const ACCOUNT_ONLY_CONTACT_CELLS = ','.repeat(12);
+/**
+ * The contact cells of a row (`contact_id` … `contact_country`: the exported
+ * contact fields), encoded, each followed by its comma: they go between the
+ * account cells and `enriched_at`.
+ */
+export const encodeContactCells = (contact: WarehouseContact): string => encodeCells(contact, CONTACT_COLUMN_FIELDS);
+
+/** The contact cells of an account-only row: one empty cell per contact column, each followed by its comma. */
+export const ACCOUNT_ONLY_CONTACT_CELLS = ','.repeat(CONTACT_COLUMN_FIELDS.length);
 
 /**
  * The end of every row of an export: the `enriched_at` cell and CRLF. The
@@ -179,9 +169,16 @@ export const passesFilters = (flags: number, wanted: number): boolean => wanted 
 /** The identifying fields of a contact row, read back from its encoded cells ({@link decodeContactIdentifiers}). */
 export type ContactIdentifierFields = Pick<WarehouseContact, 'contactId' | 'email' | 'mobilePhone' | 'directPhone' | 'linkedinUrl'>;
 
-/** Positions of the identifying cells among the twelve contact cells ({@link encodeContactCells}). */
-const IDENTIFIER_CELLS = { contactId: 0, email: 6, mobilePhone: 8, directPhone: 9, linkedinUrl: 10 } as const;
-const LAST_IDENTIFIER_CELL = IDENTIFIER_CELLS.linkedinUrl;
+const cellOf = (key: keyof WarehouseContact) => CONTACT_COLUMN_FIELDS.findIndex((field) => field.key === key);
+/** Positions of the identifying cells among the contact cells ({@link encodeContactCells}). */
+const IDENTIFIER_CELLS = {
+  contactId: cellOf('contactId'),
+  email: cellOf('email'),
+  mobilePhone: cellOf('mobilePhone'),
+  directPhone: cellOf('directPhone'),
+  linkedinUrl: cellOf('linkedinUrl'),
+} as const;
+const LAST_IDENTIFIER_CELL = Math.max(...Object.values(IDENTIFIER_CELLS));
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const NEUTRALIZED = /^'[=+\-@\t\r]/;
@@ -190,7 +187,7 @@ const NEUTRALIZED = /^'[=+\-@\t\r]/;
  * The identifying fields of a contact from its encoded cells (`bytes[start,
  * end)`, as {@link encodeContactCells} wrote them): RFC 4180 unescaped and the
  * formula prefix undone; an empty cell is null. Reads only up to
- * `linkedin_url`. Suppression checks of stored rows use it
+ * the last identifying cell. Suppression checks of stored rows use it
  * (docs/privacy.md).
  */
 export function decodeContactIdentifiers(bytes: Buffer, start: number, end: number): ContactIdentifierFields {

@@ -4,63 +4,37 @@
  * values as they are (null where absent; no spreadsheet prefix, which is a
  * CSV matter, docs/csv.md). The workflow writes each account's and contact's
  * values into its result part as a JSON array (lib/results/parts.ts) in the
- * key order declared here, so a reader parses them and never needs the
- * warehouse's names.
+ * key order of that declaration, so a reader parses them and never needs the
+ * warehouse's names. The keys, their order and the warehouse field each
+ * shows are declared once, in lib/warehouse/fields.ts.
  */
+import { ACCOUNT_FIELDS, CONTACT_FIELDS, resultFields, type JsonRecord } from '../warehouse/fields';
 import type { WarehouseContact } from '../warehouse/schema';
 import type { EnrichedAccount } from './csv';
 
-/** An account's fields in a result (`account` of an item). */
-export interface ResultAccount {
-  name: string | null;
-  domain: string | null;
-  industry: string | null;
-  /** Employees (a count). */
-  employeeCount: number | null;
-  /** ISO 3166-1 alpha-2, as the warehouse holds it. */
-  country: string | null;
-}
+/** The account fields the results show, in key order (lib/warehouse/fields.ts). */
+export const RESULT_ACCOUNT_FIELDS = resultFields(ACCOUNT_FIELDS);
+/** The contact fields the results show, in key order (lib/warehouse/fields.ts). */
+export const RESULT_CONTACT_FIELDS = resultFields(CONTACT_FIELDS);
 
-/** A contact in a result (`contacts[]` of an item). */
-export interface ResultContact {
-  contactId: string;
-  firstName: string | null;
-  lastName: string | null;
-  jobTitle: string | null;
-  seniority: string | null;
-  department: string | null;
-  email: string | null;
-  emailStatus: string | null;
-  mobilePhone: string | null;
-  directPhone: string | null;
-  linkedinUrl: string | null;
-  country: string | null;
-}
+/** An account's fields in a result (`account` of an item): the account fields with a JSON key. */
+export type ResultAccount = JsonRecord<typeof ACCOUNT_FIELDS>;
+
+/** A contact in a result (`contacts[]` of an item): the contact fields with a JSON key. */
+export type ResultContact = JsonRecord<typeof CONTACT_FIELDS>;
+
+/** The keys of a {@link ResultAccount}, in order: a part stores the values in this order, after `accountId` and `outcome`. */
+export const RESULT_ACCOUNT_KEYS = RESULT_ACCOUNT_FIELDS.map((field) => field.json) as (keyof ResultAccount)[];
+/** The keys of a {@link ResultContact}, in the order the results show them: a part stores the values in this order. */
+export const RESULT_CONTACT_KEYS = RESULT_CONTACT_FIELDS.map((field) => field.json) as (keyof ResultContact)[];
 
 /** The {@link ResultAccount} of an enriched account. */
-export const resultAccount = (a: EnrichedAccount): ResultAccount => ({
-  name: a.name,
-  domain: a.domain,
-  industry: a.industry,
-  employeeCount: a.employeeCount,
-  country: a.country,
-});
+export const resultAccount = (a: EnrichedAccount): ResultAccount =>
+  Object.fromEntries(RESULT_ACCOUNT_FIELDS.map((field) => [field.json, a[field.key as keyof EnrichedAccount]])) as ResultAccount;
 
-/** The {@link ResultContact} of a warehouse contact (its `title` is the result's `jobTitle`). */
-export const resultContact = (c: WarehouseContact): ResultContact => ({
-  contactId: c.contactId,
-  firstName: c.firstName,
-  lastName: c.lastName,
-  jobTitle: c.title,
-  seniority: c.seniority,
-  department: c.department,
-  email: c.email,
-  emailStatus: c.emailStatus,
-  mobilePhone: c.mobilePhone,
-  directPhone: c.directPhone,
-  linkedinUrl: c.linkedinUrl,
-  country: c.country,
-});
+/** The {@link ResultContact} of a warehouse contact (each field under its JSON key: `title` is the result's `jobTitle`). */
+export const resultContact = (c: WarehouseContact): ResultContact =>
+  Object.fromEntries(RESULT_CONTACT_FIELDS.map((field) => [field.json, c[field.key as keyof WarehouseContact]])) as ResultContact;
 
 /** Whether the workflow found contacts for an account (`found`: at least one, before any filter). */
 export type ResultOutcome = 'found' | 'not_found';
@@ -72,45 +46,23 @@ export interface ResultAccountHead {
   account: ResultAccount;
 }
 
-/** The keys of a {@link ResultContact}, in the order the results show them: a part stores the values in this order. */
-export const RESULT_CONTACT_KEYS = [
-  'contactId',
-  'firstName',
-  'lastName',
-  'jobTitle',
-  'seniority',
-  'department',
-  'email',
-  'emailStatus',
-  'mobilePhone',
-  'directPhone',
-  'linkedinUrl',
-  'country',
-] as const satisfies readonly (keyof ResultContact)[];
-/** The keys of a {@link ResultAccount}, in order: a part stores the values in this order, after `accountId` and `outcome`. */
-export const RESULT_ACCOUNT_KEYS = [
-  'name',
-  'domain',
-  'industry',
-  'employeeCount',
-  'country',
-] as const satisfies readonly (keyof ResultAccount)[];
-
 /**
  * What a part stores for an account: the JSON array `[accountId, outcome,
- * name, domain, industry, employeeCount, country]` (values only: keys would
+ * ...values of RESULT_ACCOUNT_FIELDS]` (values only: keys would
  * triple a part, measured on 1,000 accounts × 10 contacts: 5.4 MB against
  * 1.7 MB of CSV cells).
  */
 export function resultAccountJson(a: EnrichedAccount): string {
-  const account = resultAccount(a);
-  return JSON.stringify([a.accountId, a.contacts.length > 0 ? 'found' : 'not_found', ...RESULT_ACCOUNT_KEYS.map((key) => account[key])]);
+  return JSON.stringify([
+    a.accountId,
+    a.contacts.length > 0 ? 'found' : 'not_found',
+    ...RESULT_ACCOUNT_FIELDS.map((field) => a[field.key as keyof EnrichedAccount]),
+  ]);
 }
 
 /** What a part stores for a contact: the JSON array of its values in {@link RESULT_CONTACT_KEYS} order. */
 export function resultContactJson(c: WarehouseContact): string {
-  const contact = resultContact(c);
-  return JSON.stringify(RESULT_CONTACT_KEYS.map((key) => contact[key]));
+  return JSON.stringify(RESULT_CONTACT_FIELDS.map((field) => c[field.key as keyof WarehouseContact]));
 }
 
 /** A stored contact array ({@link resultContactJson}) as its {@link ResultContact}. */

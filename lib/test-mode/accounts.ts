@@ -22,7 +22,7 @@
  * of 1,000 accounts is built in well under a millisecond per account, with
  * no network call.
  */
-import type { AccountStatus, WarehouseAccount, WarehouseContact } from '../warehouse/schema';
+import { blankAccount, blankContact, type AccountStatus, type WarehouseAccount, type WarehouseContact } from '../warehouse/schema';
 import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
 
 /** What a test account ID says about its account (its prefix, docs/test-mode.md). */
@@ -63,17 +63,7 @@ export class TestAccountFailureError extends Error {
 export function testContacts(accountId: string): WarehouseContact[] {
   const domain = `${accountId.replace(/[^a-zA-Z0-9-]/g, '-').toLowerCase()}.example.com`;
   const contact = (n: number, fields: Partial<WarehouseContact>): WarehouseContact => ({
-    contactId: `${accountId}_c${n}`,
-    firstName: null,
-    lastName: null,
-    title: null,
-    seniority: null,
-    department: null,
-    email: null,
-    emailStatus: null,
-    mobilePhone: null,
-    directPhone: null,
-    linkedinUrl: null,
+    ...blankContact(`${accountId}_c${n}`),
     country: 'US',
     ...fields,
   });
@@ -106,10 +96,9 @@ export function testAccountFields(accountId: string): WarehouseAccountFields | u
   const kind = testAccountKind(accountId);
   if (!kind) return undefined;
   return {
-    accountId,
+    ...blankAccount(accountId, statusOf(kind)),
     name: `Test account ${accountId}`,
     domain: `${accountId.replace(/[^a-zA-Z0-9-]/g, '-').toLowerCase()}.example.com`,
-    status: statusOf(kind),
     industry: 'Software',
     employeeCount: 100,
     country: 'US',

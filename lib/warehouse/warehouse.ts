@@ -7,10 +7,10 @@ import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut } from '../db/batch';
 import { scanItems } from '../db/query';
 import { keys } from '../db/table';
-import type { WarehouseAccount, WarehouseContact } from './schema';
+import type { WarehouseAccount, WarehouseAccountFields, WarehouseContact } from './schema';
 
 /** An account without its contacts: its status and the fields a result row carries (the embedded warehouse's account item). */
-export type WarehouseAccountFields = Omit<WarehouseAccount, 'contacts'>;
+export type { WarehouseAccountFields };
 
 /** Read access to accounts and contacts. */
 export interface Warehouse {

@@ -1,13 +1,13 @@
 /**
- * Helpers of the enrichment tests (spec "Enrich a campaign", "States and
- * transitions"; docs/launch.md, docs/csv.md, README.md#operator-cli): warehouse fixtures with per-test
+ * Helpers of the enrichment tests (docs/README.md#a-campaigns-life-in-one-paragraph;
+ * docs/launch.md, docs/csv.md, README.md#operator-cli): warehouse fixtures with per-test
  * unique account IDs, warehouse adapters that hold or fail a call until the
  * test lets them go, polling, and small readers of the organization, the
  * campaign and the ledger.
  */
 import { afterEach, expect } from 'vitest';
 import { customAlphabet } from 'nanoid';
-import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
+import { blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
@@ -39,7 +39,7 @@ export const uniquePrefix = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 
 /** A contact; `mobile` gives it a mobile phone. */
 export function contact(contactId: string, options: { mobile?: boolean; email?: boolean } = {}): WarehouseContact {
   return {
-    contactId,
+    ...blankContact(contactId),
     firstName: 'Ada',
     lastName: 'Lovelace',
     title: 'CTO',
@@ -48,8 +48,6 @@ export function contact(contactId: string, options: { mobile?: boolean; email?: 
     email: options.email === false ? null : `${contactId}@example.com`,
     emailStatus: options.email === false ? null : 'verified',
     mobilePhone: options.mobile ? '+15551234567' : null,
-    directPhone: null,
-    linkedinUrl: null,
     country: 'US',
   };
 }

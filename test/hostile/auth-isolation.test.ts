@@ -1,6 +1,6 @@
 /**
- * Authentication and tenant isolation under hostile use (issue item 2; spec
- * "Authentication"; docs/pagination.md, docs/authentication.md): every operation with no key, a
+ * Authentication and tenant isolation under hostile use (issue item 2;
+ * docs/pagination.md, docs/authentication.md): every operation with no key, a
  * malformed header, an unknown key, a revoked key (also revoked while
  * requests are in flight), and another organization's key against this
  * organization's campaign IDs and cursors. No answer may carry another

@@ -5,8 +5,8 @@
  * launch, of the workflow and of the export. DynamoDB Local and s3rver never
  * raise these by themselves.
  *
- * Every scenario must end in a state the spec allows (spec "States and
- * transitions") with the money intact: the invariants of invariants.ts
+ * Every scenario must end in a state the guide allows
+ * (docs/README.md#a-campaigns-life-in-one-paragraph) with the money intact: the invariants of invariants.ts
  * (ledger = credits.charged, balance + charges = starting balance, capacity =
  * enriching campaigns) hold, no attempt is charged or refunded twice, and no
  * export ever serves a partial file.

@@ -22,6 +22,7 @@ import {
   sumAlarmNames,
 } from '../../infra/constructs/monitoring';
 import { API_ROUTES, DOCS_ROUTES, MCP_ROUTES, SUPPORT_FUNCTIONS, usesCursors, type ApiRoute } from '../../infra/routes';
+import { TOOL_FUNCTIONS_VARIABLE } from '../../mcp/lambda-caller';
 import { buildApp, ERASURE_MAX_RECEIVES, ERASURE_WORKER_TIMEOUT_MINUTES, STAGES, type CampaignEnrichmentStack } from '../../infra/stack';
 import { ORIGIN_VERIFY_HEADER, ORIGIN_VERIFY_SECRET_ENV } from '../../lib/http/source-address';
 import { SETTINGS } from '../../lib/config';
@@ -187,19 +188,20 @@ describe('CampaignEnrichment-dev', () => {
     expect(fn.Properties.Environment.Variables.TABLE_NAME).toBeUndefined();
   });
 
-  it('serves /mcp (POST, and GET and DELETE for the 405 of a stateless server) from the MCP function, which holds its tools’ routes’ permissions', () => {
+  it('serves /mcp (POST, and GET and DELETE for the 405 of a stateless server) from the MCP function, which may only invoke its tools’ functions', () => {
     for (const method of SUPPORT_FUNCTIONS.mcp.methods)
       expect(functionOfRoute(`${method} /mcp`), method).toBe(logicalId(built.stack.supportFunctions.mcp.function));
-    const actions = actionsOf(statementsOf(template, built.stack, SUPPORT_FUNCTIONS.mcp.functionId));
-    for (const route of MCP_ROUTES)
-      for (const action of actionsOf(statementsOf(template, built.stack, route.functionId)))
-        expect(actions, `${route.functionId}: ${action}`).toContain(action);
+    const statements = statementsOf(template, built.stack, SUPPORT_FUNCTIONS.mcp.functionId);
+    expect(actionsOf(statements).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'))).toEqual([
+      'lambda:InvokeFunction',
+    ]);
+    const invoked = statements.find((s) => [s.Action].flat().includes('lambda:InvokeFunction'))!;
+    const invokedIds = ([invoked.Resource].flat() as { 'Fn::GetAtt': [string, string] }[]).map((arn) => arn['Fn::GetAtt'][0]);
+    expect(invokedIds.sort()).toEqual(MCP_ROUTES.map((route) => logicalId(built.stack.functions.get(route.functionId)!.function)).sort());
     const fn = template.findResources('AWS::Lambda::Function')[logicalId(built.stack.supportFunctions.mcp.function)]!;
-    expect(fn.Properties.Environment.Variables).toMatchObject({
-      TABLE_NAME: expect.anything(),
-      BUCKET_NAME: expect.anything(),
-      STATE_MACHINE_ARN: expect.anything(),
-    });
+    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables.TABLE_NAME).toBeUndefined();
+    expect(variables[TOOL_FUNCTIONS_VARIABLE]).toBeDefined();
   });
 
   it('builds each function from its route’s entry under its functionId', () => {
@@ -274,10 +276,7 @@ describe('CampaignEnrichment-dev', () => {
       )
       .map(([id]) => id)
       .sort();
-    const expected = [
-      ...cursorRoutes.map((id) => logicalId(built.stack.functions.get(id)!.function)),
-      logicalId(built.stack.supportFunctions.mcp.function),
-    ].sort();
+    const expected = [...cursorRoutes.map((id) => logicalId(built.stack.functions.get(id)!.function))].sort();
     expect(holders).toEqual(expected);
     expect(Object.keys(fns).length).toBeGreaterThan(holders.length + 20);
   });
@@ -424,13 +423,11 @@ describe('CampaignEnrichment-dev', () => {
 
   it('lets only create, uploads/create (its presigned PUTs), enrich, export and the workflow’s find-contacts task write the bucket', () => {
     // FinishRecording reads the eligible list and writes the account history to the table (issue #29): it writes no object.
-    // The MCP function runs the handlers of create, enrich and export (docs/agents.md): it holds their grants.
     const writers = [
       'CampaignsCreate',
       'UploadsCreate',
       'CampaignsEnrich',
       'CampaignsExport',
-      SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
       // The erasure job rewrites result parts without the person (docs/privacy.md).
       'PrivacyErasureWorker',
@@ -448,7 +445,6 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsEnrich',
       'CampaignsCancel',
       'EnrichmentReconcile',
-      SUPPORT_FUNCTIONS.mcp.functionId,
       ...(['findContacts', 'compensate', 'expire'] as const).map((task) => WORKFLOW_TASKS[task].functionId),
     ];
     // The erasure job deletes the export files of the campaigns that held the person, and nothing else (its own test below).
@@ -470,7 +466,7 @@ describe('CampaignEnrichment-dev', () => {
     expect((bucketPolicy!.Properties.PolicyDocument.Statement as Statement[]).filter((s) => s.Effect !== 'Deny')).toEqual([]);
   });
 
-  it('lets only create (uploaded files), enrich, export, results, quote, accounts, the MCP server and the find-contacts and finish-recording tasks read the bucket', () => {
+  it('lets only create (uploaded files), enrich, export, results, quote, accounts, the find-contacts and finish-recording tasks read the bucket', () => {
     const readers = [
       'CampaignsCreate',
       'CampaignsEnrich',
@@ -478,7 +474,6 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsQuote',
       'CampaignsAccounts',
       'CampaignsResults',
-      SUPPORT_FUNCTIONS.mcp.functionId,
       WORKFLOW_TASKS.findContacts.functionId,
       WORKFLOW_TASKS.finishRecording.functionId,
       'PrivacyErasureWorker',

@@ -7,7 +7,8 @@
  * must begin a heading of the page). A numbered section of a document the
  * repository does not hold ("decisions" plus a section sign and a number, or
  * a bare section sign and a number) is always a problem: a maintainer cannot
- * resolve it.
+ * resolve it. So is a section of the API specification cited by its title
+ * (the word spec, then a quoted title): the specification is not in the repository either.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,8 @@ const MAX_SCANNED_BYTES = 4_000_000;
 const SECTION = '\u00a7';
 /** A numbered section of an outside document: "decisions" + section sign + digits, or a bare section sign + digits. */
 const SECTION_CITATION = new RegExp(`(?:\\bdecisions\\s*(?:\\*\\s*|//\\s*)?)?${SECTION}\\s*\\d+`, 'gi');
+/** A section of the API specification cited by its title: the word spec, then a quoted title, possibly on the next comment line. */
+const SPEC_CITATION = /\bspec(?:\s|\*|\/\/)*"[A-Za-z][^"\n]*"?/gi;
 /** A root-relative Markdown page, an optional anchor, an optional quoted heading after it. */
 const PAGE_CITATION = /(?<![\w./-])((?:docs\/[\w./-]*?|)(?:[\w-]+)\.md)(#[\w-]+)?(?: "([^"\n]+)")?/g;
 
@@ -96,6 +99,14 @@ export function citationProblems(root: string, file: string, text: string): Cita
       line: lineOf(text, match.index),
       citation: match[0].replace(/\s+/g, ' '),
       problem: 'cites a numbered section of a document the repository does not hold; cite the docs/ page that states the rule',
+    });
+  }
+  for (const match of text.matchAll(SPEC_CITATION)) {
+    problems.push({
+      file,
+      line: lineOf(text, match.index),
+      citation: match[0].replace(/\s+/g, ' '),
+      problem: 'cites a section of the API specification, which the repository does not hold; cite the docs/ page that states the rule',
     });
   }
   for (const match of text.matchAll(PAGE_CITATION)) {

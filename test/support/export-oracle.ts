@@ -5,12 +5,14 @@
  * back with JSON.parse, rows built as string arrays by the docs/csv.md rules
  * (accountRows), serialized by csv-stringify with the export's options in the
  * same object-mode stream. Frozen on purpose: it imports nothing from lib/
- * but the warehouse types, so a change to the product's code cannot change
- * the oracle with it. One deviation, in the reader only: see enrichedAccounts.
+ * but the warehouse types and the field declaration (which column holds
+ * which field), so a change to the product's encoding cannot change the
+ * oracle with it. One deviation, in the reader only: see enrichedAccounts.
  */
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { ACCOUNT_FIELDS, CONTACT_FIELDS } from '../../lib/warehouse/fields';
 import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
 
 type EnrichedAccount = Omit<WarehouseAccount, 'status'>;
@@ -22,31 +24,24 @@ export interface OracleSelection {
   hasEmail?: boolean;
 }
 
-/** The standard column catalog of docs/csv.md, spelled out here (not imported from lib/): the oracle's and the export tests' expectation. */
-export const CSV_COLUMNS = [
-  'account_id',
-  'account_name',
-  'account_domain',
-  'account_industry',
-  'account_employee_count',
-  'account_country',
-  'contact_id',
-  'first_name',
-  'last_name',
-  'job_title',
-  'seniority',
-  'department',
-  'email',
-  'email_status',
-  'mobile_phone',
-  'direct_phone',
-  'linkedin_url',
-  'contact_country',
+/**
+ * The column catalog and which field fills each column come from the one
+ * declaration of the fields (lib/warehouse/fields.ts); the cell rules below
+ * are the oracle's own.
+ */
+const ACCOUNT_COLUMN_FIELDS = ACCOUNT_FIELDS.filter((field) => 'column' in field);
+const CONTACT_COLUMN_FIELDS = CONTACT_FIELDS.filter((field) => 'column' in field);
+/** The standard column catalog of docs/csv.md: the oracle's and the export tests' expectation. */
+export const CSV_COLUMNS: readonly string[] = [
+  ...ACCOUNT_COLUMN_FIELDS.map((field) => field.column),
+  ...CONTACT_COLUMN_FIELDS.map((field) => field.column),
   'enriched_at',
-] as const;
-type CsvColumn = (typeof CSV_COLUMNS)[number];
+];
+type CsvColumn = string;
 const SENIORITY_ORDER = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'] as const;
-const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
+const PHONE_COLUMNS: readonly string[] = CONTACT_COLUMN_FIELDS.filter((field) => 'cell' in field && field.cell === 'phone').map(
+  (f) => f.column,
+);
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 const seniorityRank = (seniority: string | null) => {
@@ -71,7 +66,7 @@ function selectContacts(contacts: readonly WarehouseContact[], selection: Oracle
 
 function neutralizeCell(value: string, column?: CsvColumn): string {
   if (!/^[=+\-@\t\r]/.test(value)) return value;
-  if (column !== undefined && (PHONE_COLUMNS as readonly string[]).includes(column) && E164.test(value)) return value;
+  if (column !== undefined && PHONE_COLUMNS.includes(column) && E164.test(value)) return value;
   return `'${value}`;
 }
 
@@ -81,30 +76,12 @@ const cell = (value: string | number | null | undefined, column?: CsvColumn) =>
 const row = (values: readonly (string | number | null | undefined)[]): string[] => values.map((value, i) => cell(value, CSV_COLUMNS[i]));
 
 function accountRows(account: EnrichedAccount, selection: OracleSelection, enrichedAt: string): { rows: string[][]; contacts: number } {
-  const accountValues = [account.accountId, account.name, account.domain, account.industry, account.employeeCount, account.country];
+  const accountValues = ACCOUNT_COLUMN_FIELDS.map((field) => account[field.key]);
   const contacts = selectContacts(account.contacts, selection);
-  if (contacts.length === 0) return { rows: [row([...accountValues, ...Array<null>(12).fill(null), enrichedAt])], contacts: 0 };
+  if (contacts.length === 0)
+    return { rows: [row([...accountValues, ...Array<null>(CONTACT_COLUMN_FIELDS.length).fill(null), enrichedAt])], contacts: 0 };
   return {
-    rows: contacts.map((c) =>
-      row([
-        ...accountValues,
-        ...[
-          c.contactId,
-          c.firstName,
-          c.lastName,
-          c.title,
-          c.seniority,
-          c.department,
-          c.email,
-          c.emailStatus,
-          c.mobilePhone,
-          c.directPhone,
-          c.linkedinUrl,
-          c.country,
-        ],
-        enrichedAt,
-      ]),
-    ),
+    rows: contacts.map((c) => row([...accountValues, ...CONTACT_COLUMN_FIELDS.map((field) => c[field.key]), enrichedAt])),
     contacts: contacts.length,
   };
 }
@@ -162,3 +139,23 @@ export async function oracleExport(
   ]);
   return { bytes: Buffer.concat(chunks), ...counts };
 }
+
+/** The exported account columns, in order (lib/warehouse/fields.ts). */
+export const ACCOUNT_COLUMNS: readonly string[] = ACCOUNT_COLUMN_FIELDS.map((field) => field.column);
+/** The exported contact columns, in order (lib/warehouse/fields.ts). */
+export const CONTACT_COLUMNS: readonly string[] = CONTACT_COLUMN_FIELDS.map((field) => field.column);
+
+/** The cell of a parsed CSV row in a column, found by the column's name in {@link CSV_COLUMNS}. @throws when the catalog lacks it. */
+export function cellIn(row: readonly string[], column: string): string | undefined {
+  const index = CSV_COLUMNS.indexOf(column);
+  if (index === -1) throw new Error(`No column ${column} in the catalog`);
+  return row[index];
+}
+
+/** The cells of a parsed CSV row in these columns, in the order given. */
+export const cellsIn = (row: readonly string[], columns: readonly string[]): (string | undefined)[] =>
+  columns.map((column) => cellIn(row, column));
+
+/** A parsed CSV row as an object, by column name. */
+export const rowByColumn = (row: readonly string[]): Record<string, string | undefined> =>
+  Object.fromEntries(CSV_COLUMNS.map((column, i) => [column, row[i]]));

@@ -1,5 +1,5 @@
 /**
- * Unit tests of launch evaluation (spec "Enrich a campaign" 3-6;
+ * Unit tests of launch evaluation (docs/launch.md;
  * docs/launch.md): the recency window, the bucket of one account, and the counts of a
  * whole list. `evaluateLaunch` takes its reads as ports; here they are plain
  * in-memory objects, so only the rule itself is under test.

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, neutralizeCell } from '../../lib/results/csv';
 import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/results/csv';
+import { blankContact } from '../../lib/warehouse/schema';
 
 const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
 const OTHER_COLUMNS = CSV_COLUMNS.filter((column) => !(PHONE_COLUMNS as readonly string[]).includes(column));
@@ -88,17 +89,14 @@ describe('the exported rows apply the rule per column', () => {
     country: 'US',
     contacts: [
       {
-        contactId: 'ct_1',
+        ...blankContact('ct_1'),
         firstName: '=HYPERLINK("http://evil.example")',
         lastName: '-',
-        title: null,
         seniority: 'vp',
-        department: null,
         email: 'a@acme.example',
         emailStatus: 'verified',
         mobilePhone: '+15551234567',
         directPhone: '+1 555 0100',
-        linkedinUrl: null,
         country: '+4917012345678',
       },
     ],

@@ -7,10 +7,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, neutralizeCell, orderContacts, selectContacts, type ContactSelection } from '../../lib/results/csv';
+import {
+  ACCOUNT_COLUMN_FIELDS,
+  CONTACT_COLUMN_FIELDS,
+  CSV_COLUMNS,
+  neutralizeCell,
+  orderContacts,
+  selectContacts,
+  type ContactSelection,
+} from '../../lib/results/csv';
+import { ACCOUNT_COLUMNS, cellsIn, CONTACT_COLUMNS, rowByColumn } from '../support/export-oracle';
 import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/results/csv';
-import type { WarehouseContact } from '../../lib/warehouse/schema';
+import { blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
 
 const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];
 const ENRICHED_AT = '2025-06-01T10:00:00.000Z';
@@ -18,18 +27,7 @@ const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r'];
 
 /** A contact with every field null but those given. */
 const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): WarehouseContact => ({
-  contactId,
-  firstName: null,
-  lastName: null,
-  title: null,
-  seniority: null,
-  department: null,
-  email: null,
-  emailStatus: null,
-  mobilePhone: null,
-  directPhone: null,
-  linkedinUrl: null,
-  country: null,
+  ...blankContact(contactId),
   ...fields,
 });
 
@@ -245,12 +243,21 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
     ['every contact filtered out', account([contact('a'), contact('b', { email: 'b@x.example' })]), { hasMobilePhone: true }],
     ['cap 0', account([contact('a', { email: 'a@x.example' })]), { maxContactsPerAccount: 0 }],
   ] as [string, EnrichedAccount, ContactSelection][])(
-    'writes exactly one account-only row with 12 empty contact cells: %s',
+    'writes exactly one account-only row with empty contact cells: %s',
     async (_label, acc, selection) => {
       const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
       expect(count).toBe(0);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toEqual(['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', ...Array<string>(12).fill(''), ENRICHED_AT]);
+      expect(rowByColumn(rows[0]!)).toEqual({
+        ...Object.fromEntries(CONTACT_COLUMNS.map((column) => [column, ''])),
+        account_id: 'acc_1',
+        account_name: 'Acme',
+        account_domain: 'acme.example',
+        account_industry: 'Software',
+        account_employee_count: '120',
+        account_country: 'US',
+        enriched_at: ENRICHED_AT,
+      });
     },
   );
 
@@ -302,32 +309,19 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
         const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
         const kept = selectContacts(acc.contacts, selection);
         const asCell = (v: string | number | null) => (v === null ? '' : neutralizeCell(String(v)));
-        const accountCells = [acc.accountId, acc.name, acc.domain, acc.industry, acc.employeeCount, acc.country].map(asCell);
+        const accountCells = ACCOUNT_COLUMN_FIELDS.map((field) =>
+          asCell(acc[field.key as keyof EnrichedAccount] as string | number | null),
+        );
         expect(count).toBe(kept.length);
         expect(rows).toHaveLength(Math.max(1, kept.length));
         for (const row of rows) {
           expect(row).toHaveLength(CSV_COLUMNS.length);
-          expect(row.slice(0, 6)).toEqual(accountCells);
+          expect(cellsIn(row, ACCOUNT_COLUMNS)).toEqual(accountCells);
           expect(row.at(-1)).toBe(ENRICHED_AT);
         }
-        if (kept.length === 0) expect(rows[0]!.slice(6, 18)).toEqual(Array<string>(12).fill(''));
+        if (kept.length === 0) expect(cellsIn(rows[0]!, CONTACT_COLUMNS)).toEqual(Array<string>(CONTACT_COLUMNS.length).fill(''));
         kept.forEach((c, i) => {
-          expect(rows[i]!.slice(6, 18)).toEqual(
-            [
-              c.contactId,
-              c.firstName,
-              c.lastName,
-              c.title,
-              c.seniority,
-              c.department,
-              c.email,
-              c.emailStatus,
-              c.mobilePhone,
-              c.directPhone,
-              c.linkedinUrl,
-              c.country,
-            ].map(asCell),
-          );
+          expect(cellsIn(rows[i]!, CONTACT_COLUMNS)).toEqual(CONTACT_COLUMN_FIELDS.map((field) => asCell(c[field.key])));
         });
       }),
       { numRuns: 300 },

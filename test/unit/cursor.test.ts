@@ -1,5 +1,5 @@
 /**
- * Unit tests of list cursors (spec "List campaigns" 4-5; docs/pagination.md):
+ * Unit tests of list cursors (docs/pagination.md):
  * a cursor round-trips its position, and is refused when altered in any
  * single character, sent by another organization, with other filters or
  * another limit, malformed, or signed with another secret.

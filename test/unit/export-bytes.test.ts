@@ -20,7 +20,7 @@ import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 import { deliverable } from '../../lib/results/deliverable';
 import { prefetchedParts } from '../../lib/exports/export';
 import type { ContactSelection } from '../../lib/results/csv';
-import type { WarehouseContact } from '../../lib/warehouse/schema';
+import { blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
 import { oracleExport } from '../support/export-oracle';
 
 const ENRICHED_AT = '2026-11-23T17:44:51.123Z';
@@ -127,7 +127,7 @@ function fakerAccounts(count: number, seed: number): EnrichedAccount[] {
         const firstName = faker.person.firstName();
         const lastName = faker.person.lastName();
         return {
-          contactId: `ct_${seed}_${i}_${faker.string.alphanumeric(4)}_${j}`,
+          ...blankContact(`ct_${seed}_${i}_${faker.string.alphanumeric(4)}_${j}`),
           firstName: maybe(firstName),
           lastName: maybe(lastName),
           title: maybe(faker.person.jobTitle()),
@@ -287,32 +287,17 @@ describe('result part layout', () => {
         country: 'US',
         contacts: [
           {
-            contactId: 'b',
+            ...blankContact('b'),
             firstName: 'Bo',
-            lastName: null,
-            title: null,
             seniority: 'vp',
-            department: null,
             email: 'b@acme.example',
-            emailStatus: null,
-            mobilePhone: null,
-            directPhone: null,
-            linkedinUrl: null,
-            country: null,
           },
           {
-            contactId: 'a',
+            ...blankContact('a'),
             firstName: ' Al',
-            lastName: null,
-            title: null,
             seniority: 'c_suite',
-            department: null,
-            email: null,
-            emailStatus: null,
             mobilePhone: '+15551234567',
             directPhone: '+1 555',
-            linkedinUrl: null,
-            country: null,
           },
         ],
       },
@@ -338,18 +323,7 @@ describe('result part layout', () => {
 
   it('skips the contacts not read when moving to the next account (the cap)', () => {
     const contacts = ['c1', 'c2', 'c3'].map((contactId) => ({
-      contactId,
-      firstName: null,
-      lastName: null,
-      title: null,
-      seniority: null,
-      department: null,
-      email: null,
-      emailStatus: null,
-      mobilePhone: null,
-      directPhone: null,
-      linkedinUrl: null,
-      country: null,
+      ...blankContact(contactId),
     }));
     const reader = new ResultPartReader(
       encodePart([

@@ -1,6 +1,6 @@
 /**
  * Unit tests of the pipeline's pure parts: issue formatting, form bodies,
- * the error family and identifiers (docs/errors.md, docs/pagination.md, docs/authentication.md; spec "Errors").
+ * the error family and identifiers (docs/errors.md, docs/pagination.md, docs/authentication.md).
  */
 import { createHash } from 'node:crypto';
 import httpMultipartBodyParser from '@middy/http-multipart-body-parser';

@@ -8,7 +8,7 @@
  * soak runner (outside vitest) uses them too.
  */
 
-/** Every operation of the API (spec "Endpoints"; docs/campaigns.md). */
+/** Every operation of the API (docs/README.md; docs/campaigns.md). */
 export const OPERATIONS = {
   describe: '/v1/org/describe',
   create: '/v1/campaigns/create',
@@ -24,7 +24,7 @@ export type OperationName = keyof typeof OPERATIONS;
 /** Every operation name. */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
-/** HTTP status of every error code (spec "Errors"; docs/campaigns.md, docs/errors.md). */
+/** HTTP status of every error code (docs/errors.md, docs/campaigns.md). */
 export const STATUS_OF: Record<string, number> = {
   invalid_request: 400,
   invalid_api_key: 401,
@@ -44,7 +44,7 @@ export const STATUS_OF: Record<string, number> = {
 const AUTH = ['invalid_api_key', 'revoked_api_key'];
 
 /**
- * Codes each operation may answer besides `internal_error` (spec "Errors"
+ * Codes each operation may answer besides `internal_error` (docs/errors.md
  * table; docs/campaigns.md for create and update).
  */
 export const CODES_OF: Record<OperationName, string[]> = {
@@ -66,7 +66,7 @@ export const CODES_OF: Record<OperationName, string[]> = {
   export: ['invalid_request', ...AUTH, 'not_found', 'results_not_ready', 'results_expired', 'no_eligible_accounts'],
 };
 
-/** Required `details` members of each code that carries details (spec "Errors"). */
+/** Required `details` members of each code that carries details (docs/errors.md). */
 const DETAILS_OF: Record<string, string[] | 'issues' | 'none'> = {
   invalid_request: 'issues',
   invalid_api_key: 'none',
@@ -83,7 +83,7 @@ const DETAILS_OF: Record<string, string[] | 'issues' | 'none'> = {
   internal_error: 'none',
 };
 
-/** Campaign states (spec "States and transitions"). */
+/** Campaign states (docs/README.md#a-campaigns-life-in-one-paragraph). */
 export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', 'tam_only'];
 
 /** A raw HTTP answer. */

@@ -1,6 +1,6 @@
 /**
  * The money-and-state invariants of the service (issue "nothing lost, no one
- * let in"; spec "States and transitions"; docs/launch.md), checked over HTTP
+ * let in"; docs/README.md#a-campaigns-life-in-one-paragraph; docs/launch.md), checked over HTTP
  * (describe, list, get) and against the stores (organization item, stored
  * campaigns, ledger). Used by the hostile tests and by the soak runner, so it
  * returns violations rather than asserting.

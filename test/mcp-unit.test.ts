@@ -1,0 +1,111 @@
+/**
+ * The MCP tools as data, without a stack: every customer operation of the
+ * route list is a tool (or is excluded with its reason), mcp/tools.json is
+ * what the code generates, the names the server and the stdio bridge call
+ * are the tools', and `tools/list` keeps its budgets (≤ 64 KB, every
+ * description ≤ 1,000 characters). The compaction of the schemas keeps
+ * their meaning: a campaign answer of each status validates against the
+ * compacted output schema.
+ */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
+import { buildMcpTools, compactSchema, isMcpTool, MAX_TOOL_DESCRIPTION_CHARS, NOT_TOOLS, toolName } from '../lib/contract/mcp';
+import { MCP_TOOLS } from '../mcp/tools';
+import { TOOL_NAMES } from '../client/mcp-protocol';
+import { campaignResultsOperation } from '../lib/exports/schema';
+import { cancelCampaignOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
+import { enrichCampaignOperation, getCampaignOperation } from '../lib/campaigns/schema';
+
+describe('MCP tools', () => {
+  it('every customer operation of the route list has a tool, except those NOT_TOOLS names with a reason', () => {
+    const names = MCP_TOOLS.tools.map((tool) => tool.name);
+    for (const route of API_ROUTES) {
+      const excluded =
+        NOT_TOOLS.operations[route.operation.operationId as keyof typeof NOT_TOOLS.operations] ??
+        NOT_TOOLS.scopes[route.operation.scope as keyof typeof NOT_TOOLS.scopes];
+      if (excluded) expect(excluded.length, route.operation.operationId).toBeGreaterThan(20);
+      else expect(names, `${route.operation.operationId} has no tool`).toContain(toolName(route.operation.operationId));
+      expect(isMcpTool(route.operation)).toBe(!excluded);
+    }
+    expect(names).toEqual(MCP_ROUTES.map((route) => toolName(route.operation.operationId)));
+    for (const name of [
+      'list_events',
+      'create_suppressions',
+      'list_suppressions',
+      'delete_suppression',
+      'create_erasure',
+      'get_erasure',
+      'list_erasures',
+      'create_key',
+      'list_keys',
+      'revoke_key',
+      'rotate_key',
+    ])
+      expect(names).toContain(name);
+  });
+
+  it('mcp/tools.json is what the code generates (npm run openapi:write)', () => {
+    expect(MCP_TOOLS.tools).toEqual(
+      JSON.parse(JSON.stringify(buildMcpTools(MCP_ROUTES.map((route) => route.operation)).map((binding) => binding.tool))),
+    );
+    expect(MCP_TOOLS.paths).toEqual(
+      Object.fromEntries(MCP_ROUTES.map((route) => [toolName(route.operation.operationId), route.operation.path])),
+    );
+  });
+
+  it('the names the server and the bridge call are the tools’; only enrich_campaign runs as a task', () => {
+    expect(TOOL_NAMES).toEqual({
+      enrich: toolName(enrichCampaignOperation.operationId),
+      quote: toolName(quoteCampaignOperation.operationId),
+      get: toolName(getCampaignOperation.operationId),
+      cancel: toolName(cancelCampaignOperation.operationId),
+      results: toolName(campaignResultsOperation.operationId),
+    });
+    expect(MCP_TOOLS.tools.filter((tool) => tool.execution).map((tool) => [tool.name, tool.execution])).toEqual([
+      [TOOL_NAMES.enrich, { taskSupport: 'optional' }],
+    ]);
+  });
+
+  it('tools/list is at most 64 KB and every description at most 1,000 characters', () => {
+    const answer = JSON.stringify({ result: { tools: MCP_TOOLS.tools }, jsonrpc: '2.0', id: 1 });
+    expect(Buffer.byteLength(answer)).toBeLessThanOrEqual(64 * 1024);
+    for (const tool of MCP_TOOLS.tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
+  });
+
+  it('compaction keeps the meaning: closed variants factored, nullable fields as type lists', () => {
+    const variants = {
+      type: 'object',
+      oneOf: [
+        {
+          type: 'object',
+          properties: { id: { type: 'string' }, status: { type: 'string', const: 'draft' } },
+          required: ['id', 'status'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            status: { type: 'string', const: 'enriched' },
+            at: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+          },
+          required: ['id', 'status', 'at'],
+          additionalProperties: false,
+        },
+      ],
+    };
+    const compacted = compactSchema(variants);
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const both = (value: unknown) => [ajv.validate(variants, value), ajv.validate(compacted, value)];
+    expect(both({ id: 'a', status: 'draft' })).toEqual([true, true]);
+    expect(both({ id: 'a', status: 'enriched', at: null })).toEqual([true, true]);
+    expect(both({ id: 'a', status: 'enriched', at: '2026-01-01T00:00:00Z' })).toEqual([true, true]);
+    expect(both({ id: 'a', status: 'enriched' })).toEqual([false, false]);
+    expect(both({ id: 'a', status: 'other' })).toEqual([false, false]);
+    expect(both({ id: 'a', status: 'draft', extra: 1 })).toEqual([false, false]);
+    expect(JSON.stringify(compacted)).toContain('"type":["string","null"]');
+  });
+});
