@@ -34,6 +34,8 @@ const FLOORS = [
   { name: 'domain:credits', paths: ['^lib/credits/'] },
   { name: 'domain:test-mode', paths: ['^lib/test-mode/'] },
   { name: 'domain:warehouse', paths: ['^lib/warehouse/'] },
+  // The audit log (docs/audit.md): what the pipeline records of every write, read by org/audit. Below every domain; the pipeline reaches it only through the port root wires (lib/http/request-record.ts).
+  { name: 'domain:audit', paths: ['^lib/audit/'] },
   // The request pipeline.
   { name: 'pipeline', paths: ['^lib/http/', '^lib/idempotency/'] },
   // Ground: settings, identifiers, errors, storage primitives, AWS clients, observability.

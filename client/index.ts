@@ -88,6 +88,7 @@ export const OPERATIONS = {
   listCampaignResults: { path: '/v1/campaigns/results', idempotent: false },
   streamCampaignResults: { path: '/v1/campaigns/results/stream', idempotent: false },
   listLedger: { path: '/v1/org/ledger', idempotent: false },
+  listAuditEntries: { path: '/v1/org/audit', idempotent: false },
   quoteCampaign: { path: '/v1/campaigns/quote', idempotent: false },
   listCampaignAccounts: { path: '/v1/campaigns/accounts', idempotent: false },
   createWebhookEndpoint: { path: '/v1/webhooks/create', idempotent: true },
@@ -266,6 +267,7 @@ const PAGED = {
   listKeys: 'keys',
   listSuppressions: 'suppressions',
   listErasures: 'erasures',
+  listAuditEntries: 'entries',
 } as const;
 type Paged = keyof typeof PAGED;
 type ItemOf<O extends Paged> = ResponseData<O> extends Record<(typeof PAGED)[O], (infer I)[]> ? I : never;
@@ -309,6 +311,8 @@ export type CampaignEnrichmentClient = { [O in Exclude<OperationId, StreamingOpe
   events(request?: PageRequest<'listEvents'>): AsyncIterableIterator<ItemOf<'listEvents'>>;
   /** Every API key of the organization (by key ID, never a secret), page after page, to the end. */
   apiKeys(request?: PageRequest<'listKeys'>): AsyncIterableIterator<ItemOf<'listKeys'>>;
+  /** Every entry of the organization's audit log (newest first, docs/audit.md), page after page, to the end. */
+  auditEntries(request?: PageRequest<'listAuditEntries'>): AsyncIterableIterator<ItemOf<'listAuditEntries'>>;
   /**
    * Every account of a campaign's results as they arrive (client/README.md "Results as they arrive"), in
    * seq order, each once. Pages by `afterSeq` (1,000 accounts a page); with
@@ -544,6 +548,7 @@ export function createCampaignEnrichmentClient(options: ClientOptions): Campaign
     campaignAccounts: (request) => pages('listCampaignAccounts', request),
     ledgerEntries: (request) => pages('listLedger', request),
     streamCampaignResults: (body) => openStream(body),
+    auditEntries: (request) => pages('listAuditEntries', request),
     async *results(campaignId, resultsOptions = {}) {
       const { follow = false, stream = false, afterSeq: start = 0, attemptId: startAttempt, ...selection } = resultsOptions;
       let afterSeq = start;

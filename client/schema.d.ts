@@ -363,6 +363,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/org/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the organization's audit log
+         * @description Who did what, newest first: every call of an operation that changes something (campaigns, uploads, exports, webhooks, keys, privacy), whatever its answer (refusals included; 401 and 429 excepted), and every change an operator made (`keyId: "operator"`). A change and its entry are written in one transaction. Kept 365 days. No secret, request body or contact data. `filters.keyId`, `filters.operation`, `filters.from` and `filters.to` narrow it (all: AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null.
+         */
+        post: operations["listAuditEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns/quote": {
         parameters: {
             query?: never;
@@ -2045,6 +2065,60 @@ export interface components {
             attemptId: string | null;
             /** @description Operator's note of an adjustment; null otherwise. */
             note: string | null;
+        };
+        AuditPage: {
+            entries: components["schemas"]["AuditEntry"][];
+            nextCursor: string | null;
+        };
+        AuditEntry: {
+            /**
+             * @description Entry identifier (one per request or operator change).
+             * @example aud_5nQw8RtY2kLp4ZxV7cMb3
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the request arrived, or the operator made the change.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            at: string;
+            /**
+             * @description The acting API key's ID; `operator` for an operator's change; null for a key from before key IDs.
+             * @example key_3kTMd9nPq2ZbXw7vRfGh1
+             */
+            keyId: string | null;
+            /**
+             * @description The operationId (`createCampaign`), or the operator command (`org:credits`).
+             * @example createCampaign
+             */
+            operation: string;
+            /**
+             * @description The `X-Request-Id` of the answer; `ops_…` for an operator change.
+             * @example c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b
+             */
+            requestId: string;
+            /**
+             * @description The request’s `Idempotency-Key`, if it sent one.
+             * @example null
+             */
+            idempotencyKey: string | null;
+            /**
+             * @description HTTP status of the answer (200 for an operator’s change).
+             * @example 200
+             */
+            status: number;
+            /**
+             * @description The error code of a refusal; null on success.
+             * @example null
+             */
+            code: string | null;
+            /** @description The campaign the request named or created, if any. */
+            campaignId: string | null;
+            /**
+             * @description The caller’s IP address; null for an operator’s change.
+             * @example 203.0.113.7
+             */
+            sourceIp: string | null;
         };
         /**
          * @example {
@@ -6532,6 +6606,242 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["LedgerPage"];
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed or invalid body, header or cursor; `details.issues` names each field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            /** @description `invalid_api_key`: Missing, malformed or unrecognized API key. `expired_api_key`: The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap. `revoked_api_key`: The API key has been revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InvalidApiKeyError"] | components["schemas"]["ExpiredApiKeyError"] | components["schemas"]["RevokedApiKeyError"];
+                    };
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks the scope this operation needs (`details.required`); nothing was done. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InsufficientScopeError"];
+                    };
+                };
+            };
+            /** @description `method_not_allowed`: The path is an operation, which takes POST only (header `Allow: POST`). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["MethodNotAllowedError"];
+                    };
+                };
+            };
+            /** @description `rate_limited`: The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["RateLimitedError"];
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected failure; the message is always `Internal error.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: null;
+                        error: components["schemas"]["InternalError"];
+                    };
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: every field has a default, so no body (or `{}`) is a valid request. JSON, urlencoded or multipart: the same fields. In the form encodings, numbers and booleans are text, nested fields are bracket keys (`filters[status]`) and arrays repeat the field. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "operation": "enrichCampaign"
+                 *       },
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": {
+                    filters?: {
+                        /** @description Only the entries of this key (`key_…`), or `operator` for the operator's changes. */
+                        keyId?: string;
+                        /** @description Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`). */
+                        operation?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only entries at or after this time (ISO 8601).
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        from?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only entries at or before this time (ISO 8601).
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        to?: string;
+                    };
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. */
+                    limit?: number;
+                };
+                /**
+                 * @example {
+                 *       "filters[operation]": "enrichCampaign",
+                 *       "limit": "100"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Only the entries of this key (`key_…`), or `operator` for the operator's changes. `filters.keyId` of the JSON body. */
+                    "filters[keyId]"?: string;
+                    /** @description Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`). `filters.operation` of the JSON body. */
+                    "filters[operation]"?: string;
+                    /**
+                     * Format: date-time
+                     * @description Only entries at or after this time (ISO 8601). `filters.from` of the JSON body.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    "filters[from]"?: string;
+                    /**
+                     * Format: date-time
+                     * @description Only entries at or before this time (ISO 8601). `filters.to` of the JSON body.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    "filters[to]"?: string;
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+                /**
+                 * @example {
+                 *       "filters[operation]": "enrichCampaign",
+                 *       "limit": "100"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description Only the entries of this key (`key_…`), or `operator` for the operator's changes. `filters.keyId` of the JSON body. */
+                    "filters[keyId]"?: string;
+                    /** @description Only the entries of this operation: its operationId (`createCampaign`) or an operator command (`org:credits`). `filters.operation` of the JSON body. */
+                    "filters[operation]"?: string;
+                    /**
+                     * Format: date-time
+                     * @description Only entries at or after this time (ISO 8601). `filters.from` of the JSON body.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    "filters[from]"?: string;
+                    /**
+                     * Format: date-time
+                     * @description Only entries at or before this time (ISO 8601). `filters.to` of the JSON body.
+                     * @example 2026-11-22T09:30:00.000Z
+                     */
+                    "filters[to]"?: string;
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
+                    cursor?: string;
+                    /** @description Page size, default 100. An integer (1..1000), as text. */
+                    limit?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Test-Mode": components["headers"]["Test-Mode"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "aud_5nQw8RtY2kLp4ZxV7cMb3",
+                     *             "at": "2026-11-23T10:00:00.000Z",
+                     *             "keyId": "key_3kTMd9nPq2ZbXw7vRfGh1",
+                     *             "operation": "enrichCampaign",
+                     *             "requestId": "c7f3a1d2-5b6e-4f80-9a1b-2c3d4e5f6a7b",
+                     *             "idempotencyKey": "launch-2026-11-23",
+                     *             "status": 402,
+                     *             "code": "insufficient_credits",
+                     *             "campaignId": "camp_7Hq2kXv9LmN3pR5sT8wYz",
+                     *             "sourceIp": "203.0.113.7"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AuditPage"];
                         error: null;
                     };
                 };

@@ -5,6 +5,7 @@ import { cancelCampaign, cancelDependencies, idempotentApiHandler } from '../lib
 // The key is verified in the first read (campaign + organization, one BatchGetItem), before any write (lib/http/auth.ts).
 export const handler = idempotentApiHandler(
   cancelCampaignOperation,
-  (input, { organizationId, keyCheck }) => cancelCampaign(cancelDependencies(), organizationId, input.campaignId, { keyCheck }),
+  (input, { organizationId, keyCheck, auditItem }) =>
+    cancelCampaign(cancelDependencies(), organizationId, input.campaignId, { keyCheck, ...(auditItem ? { auditItem } : {}) }),
   { keyCheck: 'in-read' },
 );

@@ -15,7 +15,7 @@ import {
 // Under an Idempotency-Key, a create that wrote its campaign answers that campaign again (docs/idempotency.md).
 export const handler = idempotentApiHandler(
   createCampaignOperation,
-  async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal, idempotentWork }) =>
+  async ({ accountIds, accountIdsUploadId, ...input }, { organizationId, signal, idempotentWork, auditItem }) =>
     createCampaignOnce({ campaigns: campaigns() }, organizationId, idempotentWork, async (workItem) =>
       createCampaign(
         { campaigns: campaigns(), organizations: organizations(), accountLists: accountLists(), storageQuota: testStorageQuota },
@@ -29,6 +29,7 @@ export const handler = idempotentApiHandler(
         },
         signal,
         workItem,
+        auditItem,
       ),
     ),
 );

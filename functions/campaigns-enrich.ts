@@ -20,7 +20,7 @@ import {
 const enrichHandler = (expectedCharge?: number) =>
   idempotentApiHandler(
     enrichCampaignOperation,
-    async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork }) => {
+    async (input, { organizationId, requestId, signal, keyCheck, remainingMs, idempotentWork, auditItem }) => {
       try {
         return await enrichCampaign(launchDependencies(organizationId), organizationId, input.campaignId, new Date(), {
           requestId,
@@ -29,6 +29,7 @@ const enrichHandler = (expectedCharge?: number) =>
           remainingMs,
           idempotentWork,
           expectedCharge,
+          auditItem,
         });
       } catch (error) {
         if (error instanceof LaunchChargeChangedError) return { chargeChanged: { accepted: error.expected, charge: error.charge } };

@@ -2,6 +2,6 @@
 import { updateCampaignOperation } from '../lib/campaigns/schema';
 import { idempotentApiHandler, campaigns, organizations, updateCampaign } from '../lib/root';
 
-export const handler = idempotentApiHandler(updateCampaignOperation, (input, { organizationId }) =>
-  updateCampaign({ campaigns: campaigns(), organizations: organizations() }, organizationId, input),
+export const handler = idempotentApiHandler(updateCampaignOperation, (input, { organizationId, auditItem }) =>
+  updateCampaign({ campaigns: campaigns(), organizations: organizations() }, organizationId, input, auditItem),
 );

@@ -2,6 +2,6 @@
 import { createKeyOperation } from '../lib/organizations/schema';
 import { apiHandler, apiKeys, createKey } from '../lib/root';
 
-export const handler = apiHandler(createKeyOperation, (input, { organizationId, keyCheck }) =>
-  createKey({ apiKeys: apiKeys() }, { organizationId, keyCheck }, input),
+export const handler = apiHandler(createKeyOperation, (input, { organizationId, keyCheck, auditItem }) =>
+  createKey({ apiKeys: apiKeys() }, { organizationId, keyCheck, ...(auditItem ? { auditItem: () => auditItem() } : {}) }, input),
 );

@@ -2,6 +2,6 @@
 import { revokeKeyOperation } from '../lib/organizations/schema';
 import { apiHandler, apiKeys, revokeKey } from '../lib/root';
 
-export const handler = apiHandler(revokeKeyOperation, (input, { organizationId }) =>
-  revokeKey({ apiKeys: apiKeys() }, organizationId, input),
+export const handler = apiHandler(revokeKeyOperation, (input, { organizationId, auditItem }) =>
+  revokeKey({ apiKeys: apiKeys() }, organizationId, input, auditItem && (() => auditItem())),
 );

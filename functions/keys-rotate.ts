@@ -2,6 +2,6 @@
 import { rotateKeyOperation } from '../lib/organizations/schema';
 import { apiHandler, apiKeys, rotateKey } from '../lib/root';
 
-export const handler = apiHandler(rotateKeyOperation, (input, { organizationId }) =>
-  rotateKey({ apiKeys: apiKeys() }, organizationId, input),
+export const handler = apiHandler(rotateKeyOperation, (input, { organizationId, auditItem }) =>
+  rotateKey({ apiKeys: apiKeys() }, organizationId, input, auditItem && (() => auditItem())),
 );

@@ -4,6 +4,7 @@ import { idempotentApiHandler, erasureCreateDependencies, createErasure } from '
 
 export const handler = idempotentApiHandler(
   createErasureOperation,
-  (input, { organizationId }) => createErasure(erasureCreateDependencies(), organizationId, input),
+  (input, { organizationId, auditItem }) =>
+    createErasure(erasureCreateDependencies(), organizationId, input, new Date(), auditItem && (() => auditItem())),
   { personalAnswers: true },
 );

@@ -4,6 +4,7 @@ import { idempotentApiHandler, suppressions, createSuppressions } from '../lib/r
 
 export const handler = idempotentApiHandler(
   createSuppressionsOperation,
-  (input, { organizationId }) => createSuppressions({ suppressions: suppressions() }, organizationId, input),
+  (input, { organizationId, auditItem }) =>
+    createSuppressions({ suppressions: suppressions() }, organizationId, input, new Date(), auditItem && (() => auditItem())),
   { personalAnswers: true },
 );

@@ -2,6 +2,6 @@
 import { deleteSuppressionOperation } from '../lib/privacy/schema';
 import { idempotentApiHandler, suppressions, deleteSuppression } from '../lib/root';
 
-export const handler = idempotentApiHandler(deleteSuppressionOperation, (input, { organizationId }) =>
-  deleteSuppression({ suppressions: suppressions() }, organizationId, input.id),
+export const handler = idempotentApiHandler(deleteSuppressionOperation, (input, { organizationId, auditItem }) =>
+  deleteSuppression({ suppressions: suppressions() }, organizationId, input.id, auditItem && (() => auditItem())),
 );

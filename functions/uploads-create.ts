@@ -2,6 +2,6 @@
 import { createUploadOperation } from '../lib/uploads/schema';
 import { idempotentApiHandler, uploadDependencies, createUpload } from '../lib/root';
 
-export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId }) =>
-  createUpload(uploadDependencies(), organizationId, input),
+export const handler = idempotentApiHandler(createUploadOperation, (input, { organizationId, auditItem }) =>
+  createUpload(uploadDependencies(), organizationId, input, auditItem && (() => auditItem())),
 );

@@ -5,7 +5,8 @@ import { idempotentApiHandler, webhookDependencies, createWebhookEndpoint, endpo
 // A saved answer holds no secret; a replay shows it only while it is still the endpoint's (docs/idempotency.md).
 export const handler = idempotentApiHandler(
   createWebhookEndpointOperation,
-  (input, { organizationId }) => createWebhookEndpoint(webhookDependencies(), organizationId, input),
+  (input, { organizationId, auditItem }) =>
+    createWebhookEndpoint(webhookDependencies(), organizationId, input, new Date(), auditItem && (() => auditItem())),
   {
     savedAnswer: endpointSecretAnswer(webhookDependencies),
   },

@@ -2,6 +2,6 @@
 import { deleteWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, deleteWebhookEndpoint } from '../lib/root';
 
-export const handler = idempotentApiHandler(deleteWebhookEndpointOperation, (input, { organizationId }) =>
-  deleteWebhookEndpoint({ webhooks: webhooks() }, organizationId, input.endpointId),
+export const handler = idempotentApiHandler(deleteWebhookEndpointOperation, (input, { organizationId, auditItem }) =>
+  deleteWebhookEndpoint({ webhooks: webhooks() }, organizationId, input.endpointId, auditItem && (() => auditItem())),
 );

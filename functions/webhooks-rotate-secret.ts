@@ -5,7 +5,8 @@ import { idempotentApiHandler, webhooks, rotateWebhookSecret, endpointSecretAnsw
 // A saved answer holds no secret; a replay shows it only while it is still the endpoint's (docs/idempotency.md).
 export const handler = idempotentApiHandler(
   rotateWebhookSecretOperation,
-  (input, { organizationId }) => rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId),
+  (input, { organizationId, auditItem }) =>
+    rotateWebhookSecret({ webhooks: webhooks() }, organizationId, input.endpointId, new Date(), auditItem && (() => auditItem())),
   {
     savedAnswer: endpointSecretAnswer(() => ({ webhooks: webhooks() })),
   },

@@ -2,6 +2,6 @@
 import { testWebhookEndpointOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, webhooks, sendTestEvent } from '../lib/root';
 
-export const handler = idempotentApiHandler(testWebhookEndpointOperation, (input, { organizationId }) =>
-  sendTestEvent({ webhooks: webhooks() }, organizationId, input.endpointId),
+export const handler = idempotentApiHandler(testWebhookEndpointOperation, (input, { organizationId, auditItem }) =>
+  sendTestEvent({ webhooks: webhooks() }, organizationId, input.endpointId, new Date(), auditItem && (() => auditItem())),
 );

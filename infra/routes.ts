@@ -19,6 +19,7 @@ import {
 } from '../lib/organizations/schema';
 import { campaignResultsOperation, streamCampaignResultsOperation, exportCampaignOperation } from '../lib/exports/schema';
 import { listLedgerOperation } from '../lib/credits/schema';
+import { listAuditOperation } from '../lib/audit/schema';
 import {
   createWebhookEndpointOperation,
   deleteWebhookEndpointOperation,
@@ -129,7 +130,8 @@ export const API_ROUTES: ApiRoute[] = [
     operation: exportCampaignOperation,
     entry: 'functions/campaigns-export.ts',
     functionId: 'CampaignsExport',
-    permissions: { table: 'read', bucket: 'readWrite' },
+    // readWrite: its audit entry (docs/audit.md).
+    permissions: { table: 'readWrite', bucket: 'readWrite' },
   },
   // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
   {
@@ -146,6 +148,7 @@ export const API_ROUTES: ApiRoute[] = [
     permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
   },
   { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
+  { operation: listAuditOperation, entry: 'functions/org-audit.ts', functionId: 'OrgAudit', permissions: { table: 'read' } },
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
   {
     operation: quoteCampaignOperation,
@@ -241,6 +244,9 @@ export const API_ROUTES: ApiRoute[] = [
     permissions: { table: 'read' },
   },
 ];
+
+/** The routes whose every call the audit log keeps (docs/audit.md): their operations are declared `audited`. */
+export const AUDITED_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => route.operation.audited);
 
 /**
  * Whether an operation pages with signed cursors (docs/pagination.md): its

@@ -61,6 +61,9 @@ import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/u
 import type { VendorErasureDependencies } from './privacy/vendor';
 import { privacyEvent, type WebhookEvent } from './webhooks/events';
 import { logger } from './observability';
+import type { RequestAudit, TransactItem } from './http/request-record';
+import { createAuditStore, createRequestAudit, operatorChangeItem, type AuditStore, type OperatorChange } from './audit/log';
+import type { AuditDependencies } from './audit/use-cases';
 
 const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
@@ -360,7 +363,12 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   createApiHandler(
     operation,
     useCase,
-    { findApiKey: (keyHash) => apiKeys().findByHash(keyHash), apiKeyCache: apiKeyCache(), requestLimiter: requestLimiter() },
+    {
+      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      apiKeyCache: apiKeyCache(),
+      requestLimiter: requestLimiter(),
+      ...(operation.audited ? { audit: requestAudit() } : {}),
+    },
     options,
   );
 
@@ -426,10 +434,28 @@ export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
       idempotency: (op) => stage(op, savedAnswer, personalAnswers),
+      ...(operation.audited ? { audit: requestAudit() } : {}),
     },
     options,
   );
 };
+
+/** The audit log as the pipeline writes it (lib/audit/log.ts, docs/audit.md). */
+export const requestAudit: () => RequestAudit = /* @__PURE__ */ once(() =>
+  createRequestAudit({ client: ddb, tableName: config.tableName }),
+);
+
+/** Reads pages of the audit log (lib/audit/log.ts). */
+export const auditLog: () => AuditStore = /* @__PURE__ */ once(() => createAuditStore({ client: ddb, tableName: config.tableName }));
+
+/** What `org/audit` needs (lib/audit/use-cases.ts). */
+export const auditDependencies = (): AuditDependencies => ({ audit: auditLog(), cursorSecret: config.cursorSecret });
+
+/**
+ * The entry of an operator's change (`keyId: "operator"`, docs/audit.md), as a Put for the change's own
+ * transaction on this deployment's table.
+ */
+export const operatorAuditItem = (change: OperatorChange): TransactItem => operatorChangeItem(config.tableName, change);
 
 /** Suppressions and erasures (lib/privacy/store.ts). */
 export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
@@ -573,6 +599,7 @@ export { ORIGIN_VERIFY_HEADER } from './http/source-address';
 export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
 export { config } from './config';
+export { listAuditEntries } from './audit/use-cases';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
 export { createUpload, readUploadedAccountIds } from './uploads/use-cases';

@@ -215,6 +215,10 @@ describe('client', () => {
       expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1 + result.rows.contacts);
       expect(csv.charCodeAt(0)).not.toBe(0xfeff);
       expect((await client.listLedger({ filters: { campaignId: campaign.id } })).entries.map((e) => e.kind)).toEqual(['charge']);
+      // The audit log (docs/audit.md): the launch above, with the request ID its answer carried.
+      expect((await client.listAuditEntries({ filters: { operation: 'enrichCampaign' } })).entries.map((e) => e.campaignId)).toContain(
+        campaign.id,
+      );
       // Privacy (docs/privacy.md): a suppression made, listed and lifted; an erasure made, read and listed.
       const [suppression] = (
         await client.createSuppressions({ identifiers: [{ type: 'contact_id', value: 'client-suppressed' }], reason: 'opt_out' })
@@ -308,6 +312,11 @@ describe('client', () => {
     for await (const entry of client.ledgerEntries({ limit: 1 })) entries.push(entry);
     expect(entries.map((e) => e.kind)).toEqual(['charge', 'adjustment']);
     expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(await balance(org.organizationId));
+
+    const audited = [];
+    for await (const entry of client.auditEntries({ limit: 1 })) audited.push(entry);
+    expect(audited.length).toBeGreaterThan(1);
+    expect(new Set(audited.map((e) => e.id)).size).toBe(audited.length);
 
     const none = [];
     for await (const delivery of client.webhookDeliveries()) none.push(delivery);

@@ -45,6 +45,7 @@ const UNREACHABLE: Partial<Record<ErrorCode, { operations: readonly string[]; re
       'listSuppressions',
       'createErasure',
       'listErasures',
+      'listAuditEntries',
     ],
     reason:
       "the shared organization stores' guard against a missing organization item, which authentication has just read; for the privacy creates and lists, also the lookups by ID of delete and get, bundled from the same privacy use-cases module",

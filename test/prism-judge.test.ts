@@ -395,6 +395,13 @@ function cases(f: Fixture): Case[] {
     ok('/v1/org/ledger', 'filters, limit 1000', { filters: { kind: 'charge', campaignId: f.enrichedId }, limit: 1000 }),
     bad('/v1/org/ledger', 'limit 1001', { limit: 1001 }),
     bad('/v1/org/ledger', 'unknown kind', { filters: { kind: 'gift' } }),
+    ok('/v1/org/audit', 'no body', undefined, { encodings: ['json'] }),
+    ok('/v1/org/audit', 'filters, limit 1000', {
+      filters: { keyId: 'operator', operation: 'createCampaign', from: '2026-01-01T00:00:00.000Z', to: '2026-12-31T00:00:00.000Z' },
+      limit: 1000,
+    }),
+    bad('/v1/org/audit', 'limit 1001', { limit: 1001 }),
+    bad('/v1/org/audit', 'a key ID that is none', { filters: { keyId: 'someone' } }),
 
     ok('/v1/webhooks/create', 'localhost URL, two events', {
       url: 'http://127.0.0.1:9/other',

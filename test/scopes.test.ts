@@ -32,6 +32,7 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   listCampaignResults: 'results:read',
   streamCampaignResults: 'results:read',
   listLedger: 'ledger:read',
+  listAuditEntries: 'usage:read',
   orgUsage: 'usage:read',
   createWebhookEndpoint: 'webhooks:manage',
   listWebhookEndpoints: 'webhooks:manage',

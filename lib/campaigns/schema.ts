@@ -121,6 +121,7 @@ export type ListCampaignsInput = z.output<typeof ListCampaignsRequest>;
 
 export const createCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createCampaign',
+  audited: true,
   scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/create',
@@ -130,6 +131,7 @@ export const createCampaignOperation = /* @__PURE__ */ defineOperation({
 
 export const updateCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'updateCampaign',
+  audited: true,
   scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/campaigns/update',
@@ -152,6 +154,7 @@ export const listCampaignsOperation = /* @__PURE__ */ defineOperation({
 
 export const enrichCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'enrichCampaign',
+  audited: true,
   scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/enrich',

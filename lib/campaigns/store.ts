@@ -11,7 +11,7 @@ import {
 import { config } from '../config';
 import { batchGet } from '../db/batch';
 import { queryPartition } from '../db/query';
-import { transactWrite, updateIf } from '../db/conditional';
+import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts } from '../db/expression';
 import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './item';
 import { TABLE_INDEXES, keys, type IndexDefinition } from '../db/table';
@@ -50,8 +50,11 @@ export type ConditionalOutcome = { ok: true; campaign: CampaignRecord } | { ok: 
 
 /** Data access for campaigns. */
 export interface CampaignStore {
-  /** Writes a new campaign (and its owner item, and `alsoPut` when given: an idempotency key's work marker, in one transaction). */
-  create(record: CampaignRecord, alsoPut?: NonNullable<TransactWriteCommandInput['TransactItems']>[number]): Promise<void>;
+  /**
+   * Writes a new campaign (and its owner item, and `alsoPut`: an idempotency key's work marker, the
+   * request's audit entry (docs/audit.md), in one transaction).
+   */
+  create(record: CampaignRecord, alsoPut?: readonly TransactItem[]): Promise<void>;
   /** The organization a campaign belongs to; `undefined` when unknown (operator use only). */
   ownerOf(campaignId: string): Promise<string | undefined>;
   /** Reads a campaign (strongly consistent); `undefined` when unknown. */
@@ -66,8 +69,16 @@ export interface CampaignStore {
     campaignId: string,
     keyCheck?: KeyCheck,
   ): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
-  /** Applies changes to an API-created draft; refused otherwise (`current` tells why). */
-  updateDraft(organizationId: string, campaignId: string, changes: CampaignChanges): Promise<ConditionalOutcome>;
+  /**
+   * Applies changes to an API-created draft; refused otherwise (`current` tells why). With `alsoPut`
+   * (the request's audit entry, docs/audit.md), in one transaction with those items, and the draft read back.
+   */
+  updateDraft(
+    organizationId: string,
+    campaignId: string,
+    changes: CampaignChanges,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<ConditionalOutcome>;
   /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
   idsInStatus(organizationId: string, status: CampaignStatus): Promise<string[]>;
   /** One page of list items, newest first; `hasMore` when another page exists. */
@@ -242,10 +253,10 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
   return {
     get,
 
-    async create(record, alsoPut) {
+    async create(record, alsoPut = []) {
       const outcome = await transactWrite(client, {
         TransactItems: [
-          ...(alsoPut ? [alsoPut] : []),
+          ...alsoPut,
           { Put: { TableName: tableName, Item: campaignItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Put: {
@@ -279,13 +290,17 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       };
     },
 
-    async updateDraft(organizationId, campaignId, changes) {
+    async updateDraft(organizationId, campaignId, changes, alsoPut = []) {
       // Not while a launch evaluates the campaign with its current settings.
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.edit(changes), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(new Date()))),
-      });
+      const outcome = await updateIf(
+        client,
+        {
+          TableName: tableName,
+          Key: keys.campaign(organizationId, campaignId),
+          ...updateParts(campaignChanges.edit(changes), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(new Date()))),
+        },
+        alsoPut,
+      );
       if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
       const item = outcome.old;
       if (!item) return { ok: false };

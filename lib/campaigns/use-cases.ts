@@ -16,6 +16,7 @@ import type { AccountListStore } from '../account-lists/account-list';
 import type { OrganizationStore } from '../organizations/store';
 import type { KeyCheck } from '../http/auth';
 import type { IdempotentWork } from '../idempotency/store';
+import type { RequestContext } from '../http/pipeline';
 import type { QuotaUse } from '../http/rate-limit';
 
 /** What the campaign use cases need. */
@@ -74,6 +75,7 @@ const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, or
  * to S3 first, then the campaign item is written.
  * @param signal - the request's deadline (lib/http/deadline.ts): once it fires, no campaign is written.
  * @param workItem - the `Idempotency-Key`'s work marker to write with the campaign ({@link createCampaignOnce}).
+ * @param auditItem - the request's audit entry (docs/audit.md), written with the campaign.
  * @returns the campaign; `credits.remaining` is the organization's balance (credits).
  * @throws DeadlineExceededError past the deadline (nothing written but an unreferenced account list).
  * @throws RateLimitedError past the organization's storage quota ({@link CampaignDependencies.storageQuota}); nothing written.
@@ -83,6 +85,7 @@ export async function createCampaign(
   input: NewCampaign,
   signal?: AbortSignal,
   workItem?: IdempotentWork['workItem'],
+  auditItem?: RequestContext['auditItem'],
 ): Promise<Campaign> {
   const id = newCampaignId();
   const accountIds = distinctAccountIds(input.accountIds);
@@ -111,7 +114,7 @@ export async function createCampaign(
     // Past the deadline (lib/http/deadline.ts) the campaign is not written: the caller was told it failed.
     throwIfPastDeadline(signal);
     // With the key's work marker, in the same transaction (createCampaignOnce).
-    await deps.campaigns.create(record, workItem?.(record.id));
+    await deps.campaigns.create(record, [...(workItem ? [workItem(record.id)] : []), ...(auditItem ? [auditItem(record.id)] : [])]);
     return toCampaign(record, remaining);
   } catch (error) {
     await quota?.giveBack().catch(() => undefined);
@@ -137,7 +140,8 @@ export async function getCampaign(
 }
 
 /**
- * Updates `name` and/or `excludeEnrichedWithinDays` of an API-created draft.
+ * Updates `name` and/or `excludeEnrichedWithinDays` of an API-created draft; with `auditItem` (the
+ * request's audit entry, docs/audit.md) in one transaction with it.
  * @throws InvalidRequestError when neither field is given.
  * @throws NotFoundError for an unknown campaign.
  * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
@@ -146,6 +150,7 @@ export async function updateCampaign(
   deps: Pick<CampaignDependencies, 'campaigns' | 'organizations'>,
   organizationId: string,
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
+  auditItem?: RequestContext['auditItem'],
 ): Promise<Campaign> {
   if (input.name === undefined && input.excludeEnrichedWithinDays === undefined) {
     throw new InvalidRequestError('Give name and/or excludeEnrichedWithinDays to change.', [
@@ -154,10 +159,15 @@ export async function updateCampaign(
   }
   // The balance is read beside the update (it does not depend on it): one round trip less on the critical path.
   const [outcome, remaining] = await Promise.all([
-    deps.campaigns.updateDraft(organizationId, input.campaignId, {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays: input.excludeEnrichedWithinDays } : {}),
-    }),
+    deps.campaigns.updateDraft(
+      organizationId,
+      input.campaignId,
+      {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.excludeEnrichedWithinDays !== undefined ? { excludeEnrichedWithinDays: input.excludeEnrichedWithinDays } : {}),
+      },
+      auditItem ? [auditItem(input.campaignId)] : [],
+    ),
     liveBalance(deps, organizationId),
   ]);
   if (!outcome.ok) {

@@ -67,6 +67,7 @@ import { exportOperationDocs } from '../exports/docs';
 import { organizationOperationDocs } from '../organizations/docs';
 import { uploadOperationDocs } from '../uploads/docs';
 import { privacyOperationDocs } from '../privacy/docs';
+import { auditOperationDocs } from '../audit/docs';
 
 /**
  * Who answers questions about the API: the one owner of the support address and page (the OpenAPI and AsyncAPI
@@ -750,6 +751,7 @@ function webhooksSection(): ZodOpenApiPathsObject {
 const DOCUMENTED_OPERATIONS: ReadonlyMap<string, DocumentedOperation> = new Map(
   [
     ...organizationOperationDocs,
+    ...auditOperationDocs,
     ...campaignOperationDocs,
     ...uploadOperationDocs,
     ...enrichmentOperationDocs,

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { transactWrite, type TransactOutcome } from '../db/conditional';
+import { transactWrite, type TransactItem, type TransactOutcome } from '../db/conditional';
 import { keys } from '../db/table';
 import { ID_ALPHABET } from '../ids';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
@@ -65,8 +65,8 @@ export interface LedgerEntry {
   keyId?: string;
 }
 
-/** A transaction item (TransactWriteItems member). */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** A transaction item (TransactWriteItems member; owned by lib/db/conditional.ts). */
+export type { TransactItem };
 
 /** `led_` + 21 base58 characters taken from a SHA-256 digest: the same movement always has the same ID. */
 function derivedEntryId(...parts: string[]): string {

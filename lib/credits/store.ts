@@ -8,6 +8,7 @@ import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
 import { queryPartition } from '../db/query';
 import { batchGet } from '../db/batch';
 import { and } from '../db/expression';
+import type { TransactItem } from '../db/conditional';
 import { NotFoundError } from '../errors';
 import {
   balanceCovers,
@@ -90,12 +91,14 @@ export interface LedgerStore {
    *   and `replayed` when the adjustment ID had been applied already.
    * @throws NotFoundError for an unknown organization; RangeError when the balance would go below 0;
    *   AdjustmentIdReusedError when the adjustment ID was applied with another amount or note.
+   * @param alsoPut - items written in the adjustment's transaction (the operator's audit entry, docs/audit.md).
    */
   adjust(
     organizationId: string,
     credits: number,
     note?: string,
     adjustmentId?: string,
+    alsoPut?: readonly TransactItem[],
   ): Promise<{ balance: number; entry?: LedgerEntry; replayed?: boolean }>;
 }
 
@@ -282,7 +285,7 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
       return items.map((item) => String(item.id));
     },
 
-    async adjust(organizationId, credits, note, adjustmentId) {
+    async adjust(organizationId, credits, note, adjustmentId, alsoPut = []) {
       if (credits === 0) {
         // Nothing moves, so nothing is written (no entry of 0 credits).
         const current = await readOrganization(organizationId);
@@ -303,7 +306,7 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
           );
           // The entry as it was when its Put failed: a retried adjustment ID.
           if (items[1]?.Put) items[1].Put.ReturnValuesOnConditionCheckFailure = 'ALL_OLD';
-          return { TransactItems: items };
+          return { TransactItems: [...items, ...alsoPut] };
         },
         0,
       );

@@ -7,6 +7,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
+  GetCommand,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -18,6 +19,26 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
+/** One item of a TransactWriteItems (DocumentClient form). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * A single conditional write run as a transaction with `alsoPut` (e.g. the audit entry of the
+ * change: docs/audit.md), mapped back to the single write's outcome: a failed condition of the
+ * write itself is `{ ok: false, old }`; a failed condition of an `alsoPut` item throws (the
+ * caller's items must be new).
+ */
+async function writeWith(
+  client: DynamoDBDocumentClient,
+  write: TransactItem,
+  alsoPut: readonly TransactItem[],
+): Promise<{ ok: true } | { ok: false; old: Record<string, unknown> | undefined }> {
+  const outcome = await transactWrite(client, { TransactItems: [write, ...alsoPut] });
+  if (outcome.ok) return { ok: true };
+  if (!outcome.failed.includes(0)) throw new Error('An item written with a change already existed; nothing was written');
+  return { ok: false, old: outcome.old[0] };
+}
+
 /** Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent when there was none). */
 export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok: false; old: Record<string, unknown> | undefined };
 
@@ -26,6 +47,9 @@ export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok
  *
  * @param input - the update; `ConditionExpression` is required. `ReturnValues`
  *   defaults to `ALL_NEW`; the old item is always requested on failure.
+ * @param alsoPut - items written in the same transaction (new items, e.g. the change's audit entry);
+ *   then the update runs as a TransactWriteItems and `item` is read back (strongly consistent) unless
+ *   `ReturnValues` is `NONE`.
  * @returns `{ ok: true, item }` (the attributes `ReturnValues` asked for), or
  *   `{ ok: false, old }` when the condition failed.
  * @throws every error other than ConditionalCheckFailedException.
@@ -33,7 +57,21 @@ export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok
 export async function updateIf(
   client: DynamoDBDocumentClient,
   input: UpdateCommandInput & { ConditionExpression: string },
+  alsoPut: readonly TransactItem[] = [],
 ): Promise<UpdateIfOutcome> {
+  if (alsoPut.length > 0) {
+    const { ReturnValues, TableName, Key, ...update } = input;
+    const outcome = await writeWith(
+      client,
+      { Update: { TableName, Key, ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem,
+      alsoPut,
+    );
+    if (!outcome.ok) return outcome;
+    if (ReturnValues === 'NONE') return { ok: true, item: {} };
+    // A transaction returns no values: the item as written is read back (one more round trip).
+    const { Item } = await client.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
+    return { ok: true, item: Item ?? {} };
+  }
   try {
     const { Attributes } = await client.send(
       new UpdateCommand({ ReturnValues: 'ALL_NEW', ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
@@ -52,13 +90,17 @@ const oldItemOf = (error: ConditionalCheckFailedException) =>
   error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : undefined;
 
 /**
- * Runs one conditional PutItem; the old item is requested on failure.
+ * Runs one conditional PutItem; the old item is requested on failure. With `alsoPut`, in one
+ * TransactWriteItems with those items ({@link updateIf}).
  * @throws every error other than ConditionalCheckFailedException.
  */
 export async function putIf(
   client: DynamoDBDocumentClient,
   input: PutCommandInput & { ConditionExpression: string },
+  alsoPut: readonly TransactItem[] = [],
 ): Promise<WriteIfOutcome> {
+  if (alsoPut.length > 0)
+    return writeWith(client, { Put: { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem, alsoPut);
   try {
     await client.send(new PutCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { ok: true };
@@ -69,13 +111,17 @@ export async function putIf(
 }
 
 /**
- * Runs one conditional DeleteItem; the old item is requested on failure.
+ * Runs one conditional DeleteItem; the old item is requested on failure. With `alsoPut`, in one
+ * TransactWriteItems with those items ({@link updateIf}).
  * @throws every error other than ConditionalCheckFailedException.
  */
 export async function deleteIf(
   client: DynamoDBDocumentClient,
   input: DeleteCommandInput & { ConditionExpression: string },
+  alsoPut: readonly TransactItem[] = [],
 ): Promise<WriteIfOutcome> {
+  if (alsoPut.length > 0)
+    return writeWith(client, { Delete: { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem, alsoPut);
   try {
     await client.send(new DeleteCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
     return { ok: true };

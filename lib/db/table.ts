@@ -84,6 +84,17 @@ export const EVENT_INDEXES = {
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
+ * The audit log's uses of the overloaded list indexes (docs/audit.md), by the filter each serves:
+ * partitions `ORG#…#AUDIT#…`, newest first by `listSk` = `at#entryId`. Without a key or operation
+ * filter the log is read from its own partition (`keys.auditEntry`), not from an index.
+ */
+export const AUDIT_INDEXES = {
+  byKey: TABLE_INDEXES.byStatus,
+  byOperation: TABLE_INDEXES.byCreatedVia,
+  byKeyAndOperation: TABLE_INDEXES.byStatusAndCreatedVia,
+} as const satisfies Record<string, IndexDefinition>;
+
+/**
  * Webhook work waiting for its time (docs/webhooks.md): events not yet fanned
  * out to endpoints and messages whose next attempt is due, in gsi6 (sparse)
  * under one partition, by due time. The local stack's poller reads it; in
@@ -119,6 +130,35 @@ export const keys = {
   apiKeyDescription: (organizationId: string, keyId: string) => ({ pk: `ORG#${organizationId}#KEYS`, sk: `KEY#${keyId}` }),
   /** The partition of {@link keys.apiKeyDescription}. */
   apiKeyDescriptions: (organizationId: string) => `ORG#${organizationId}#KEYS`,
+  /**
+   * One audit-log entry (docs/audit.md): one partition per organization, sorted by `at#entryId`
+   * (newest first when read backwards). The entry's id is derived from its request, so the entry a
+   * change wrote in its transaction and the one the pipeline writes after an error are the same item.
+   */
+  auditEntry: (organizationId: string, entry: { at: string; id: string }) => ({
+    pk: `ORG#${organizationId}#AUDIT`,
+    sk: `${entry.at}#${entry.id}`,
+  }),
+  /** The partition of {@link keys.auditEntry}. */
+  auditEntries: (organizationId: string) => `ORG#${organizationId}#AUDIT`,
+  /** Index keys of an audit entry for its filters ({@link AUDIT_INDEXES}); a request without a key ID has no key partitions. */
+  auditEntryIndexes: (organizationId: string, entry: { at: string; id: string; keyId: string | null; operation: string }) => ({
+    listSk: `${entry.at}#${entry.id}`,
+    gsi3pk: `ORG#${organizationId}#AUDIT#OP#${entry.operation}`,
+    ...(entry.keyId === null
+      ? {}
+      : {
+          gsi2pk: `ORG#${organizationId}#AUDIT#KEY#${entry.keyId}`,
+          gsi4pk: `ORG#${organizationId}#AUDIT#KEY#${entry.keyId}#OP#${entry.operation}`,
+        }),
+  }),
+  /** The index partition of the audit entries of one key and/or one operation ({@link AUDIT_INDEXES}). */
+  auditIndexPartition: (organizationId: string, filter: { keyId?: string; operation?: string }) =>
+    filter.keyId !== undefined && filter.operation !== undefined
+      ? `ORG#${organizationId}#AUDIT#KEY#${filter.keyId}#OP#${filter.operation}`
+      : filter.keyId !== undefined
+        ? `ORG#${organizationId}#AUDIT#KEY#${filter.keyId}`
+        : `ORG#${organizationId}#AUDIT#OP#${filter.operation}`,
   /** Campaign item, inside its organization's partition. */
   campaign: (organizationId: string, campaignId: string) => ({ pk: `ORG#${organizationId}`, sk: `CAMPAIGN#${campaignId}` }),
   /** Prefix of an organization's campaign items in its partition (for begins_with: the credits reconciliation). */

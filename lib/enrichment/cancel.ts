@@ -25,6 +25,7 @@ import { CampaignNotCancelableError, NotFoundError } from '../errors';
 import { statusAt, toCampaign, type CampaignRecord } from '../campaigns/model';
 import type { Campaign } from '../campaigns/docs';
 import type { CampaignStore } from '../campaigns/store';
+import type { TransactItem } from '../db/conditional';
 import type { KeyCheck } from '../http/auth';
 import type { EnrichmentStore } from './store';
 import { compensateAttempt } from './steps';
@@ -69,7 +70,18 @@ export async function cancelCampaign(
   deps: CancelDependencies,
   organizationId: string,
   campaignId: string,
-  { now = new Date(), keyCheck, requester = 'customer' }: { now?: Date; keyCheck?: KeyCheck; requester?: CancelRequester } = {},
+  {
+    now = new Date(),
+    keyCheck,
+    requester = 'customer',
+    auditItem,
+  }: {
+    now?: Date;
+    keyCheck?: KeyCheck;
+    requester?: CancelRequester;
+    /** The cancel's audit entry (docs/audit.md), written with the recorded cancel request. */
+    auditItem?: (campaignId: string) => TransactItem;
+  } = {},
 ): Promise<Campaign> {
   const read = await deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck);
   const campaign = read.campaign;
@@ -83,7 +95,7 @@ export async function cancelCampaign(
   await keyCheck?.ensure();
   // Recorded first: if this call dies past this point, the reconciler finishes the cancel (never resumes the attempt).
   // A refusal means the attempt already ended: the read below tells how.
-  if (await deps.enrichment.requestCancel(organizationId, campaignId, attempt.id, now)) {
+  if (await deps.enrichment.requestCancel(organizationId, campaignId, attempt.id, now, auditItem ? [auditItem(campaignId)] : [])) {
     try {
       await deps.workflow.stop(attempt.executionArn, requester === 'customer' ? 'Canceled by the customer' : 'Canceled by an operator');
     } catch (error) {
@@ -102,6 +114,7 @@ export async function cancelCampaign(
 /**
  * The operator's cancel (`campaign:cancel --campaign ID`, README.md#operator-cli): the
  * organization is found from the campaign ID, then {@link cancelCampaign}.
+ * @param auditItem - the operator's audit entry of the cancel (docs/audit.md), written with the recorded cancel request.
  * @returns `{campaignId, status: 'canceled'}` (also when it was canceled already).
  * @throws NotFoundError for an unknown campaign; CampaignNotCancelableError when it is not enriching (its message names the status).
  */
@@ -109,9 +122,14 @@ export async function cancelEnrichment(
   deps: CancelDependencies,
   campaignId: string,
   now = new Date(),
+  auditItem?: (organizationId: string, campaignId: string) => TransactItem,
 ): Promise<{ campaignId: string; status: 'canceled' }> {
   const organizationId = await deps.campaigns.ownerOf(campaignId);
   if (!organizationId) throw new NotFoundError('campaign', campaignId);
-  await cancelCampaign(deps, organizationId, campaignId, { now, requester: 'operator' });
+  await cancelCampaign(deps, organizationId, campaignId, {
+    now,
+    requester: 'operator',
+    ...(auditItem ? { auditItem: (id: string) => auditItem(organizationId, id) } : {}),
+  });
   return { campaignId, status: 'canceled' };
 }

@@ -62,6 +62,7 @@ import { ENRICHMENT_BATCH_SIZE, executionInputOf, type WorkflowPort } from './wo
 import { objectKeys } from '../objects';
 import { beforeDeadline, DeadlineExceededError, throwIfPastDeadline } from '../http/deadline';
 import type { KeyCheck } from '../http/auth';
+import type { RequestContext } from '../http/pipeline';
 import type { IdempotentWork } from '../idempotency/store';
 import type { PrefixStore } from '../storage/prefixes';
 import { deleteReplacedEvaluation, writeAttemptLists } from './attempt-objects';
@@ -162,6 +163,7 @@ export async function enrichCampaign(
     remainingMs,
     idempotentWork,
     expectedCharge,
+    auditItem,
   }: {
     requestId?: string;
     signal?: AbortSignal;
@@ -169,6 +171,8 @@ export async function enrichCampaign(
     remainingMs?: () => number;
     idempotentWork?: IdempotentWork;
     expectedCharge?: number;
+    /** The request's audit entry (docs/audit.md), written in the launch transaction. */
+    auditItem?: RequestContext['auditItem'];
   } = {},
 ): Promise<Campaign> {
   throwIfPastDeadline(signal);
@@ -321,7 +325,7 @@ export async function enrichCampaign(
         attempt,
         excluded: evaluation.excluded,
         maxEnrichingAccounts: org.maxEnrichingAccounts,
-        ...(idempotentWork ? { alsoPut: idempotentWork.workItem(campaignId) } : {}),
+        alsoPut: [...(idempotentWork ? [idempotentWork.workItem(campaignId)] : []), ...(auditItem ? [auditItem(campaignId)] : [])],
         smbCredits: org.smbCredits,
         limits: { monthlySpendLimit: org.limits?.monthlySpendLimit ?? null, lowBalanceThreshold: org.limits?.lowBalanceThreshold ?? null },
         keyMonthlyCredits: keySpend?.monthly?.limit ?? null,

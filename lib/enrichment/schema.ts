@@ -53,6 +53,7 @@ export const quoteCampaignOperation = /* @__PURE__ */ defineOperation({
 /** `POST /v1/campaigns/cancel` (docs/launch.md#canceling): stops a running enrichment; honours `Idempotency-Key` (docs/idempotency.md). */
 export const cancelCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'cancelCampaign',
+  audited: true,
   scope: 'campaigns:launch',
   idempotent: true,
   path: '/v1/campaigns/cancel',

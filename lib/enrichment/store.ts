@@ -50,8 +50,8 @@ export interface LaunchWrite {
   liveOrganizationId?: string;
   /** When the transaction is sent: the lock must still be valid then. */
   now?: Date;
-  /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts). */
-  alsoPut?: TransactItem;
+  /** Written in the same transaction: the request's `Idempotency-Key` work marker (lib/idempotency/store.ts), its audit entry (docs/audit.md). */
+  alsoPut?: readonly TransactItem[];
 }
 
 /** Why a launch transaction was refused. */
@@ -126,7 +126,13 @@ export interface EnrichmentStore {
     endedAt: string,
   ): Promise<number | false>;
   /** Records that an operator asked to cancel the running attempt. @returns false when `attemptId` is not the campaign's running attempt. */
-  requestCancel(organizationId: string, campaignId: string, attemptId: string, at: Date): Promise<boolean>;
+  requestCancel(
+    organizationId: string,
+    campaignId: string,
+    attemptId: string,
+    at: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<boolean>;
   /**
    * Removes a campaign's pending completion from the organization item, once
    * its history entries are written (lib/history/recency-pending.ts). A
@@ -328,7 +334,7 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
               ? [spendItem(tableName, { organizationId, month, keyId: attempt.keyId }, attempt.charged, write.keyMonthlyCredits ?? null)]
               : []),
             ...lowBalance,
-            ...(write.alsoPut ? [write.alsoPut] : []),
+            ...(write.alsoPut ?? []),
           ],
         }),
         1,
@@ -394,13 +400,17 @@ export function createEnrichmentStore({ client, tableName }: { client: DynamoDBD
       }));
     },
 
-    async requestCancel(organizationId, campaignId, attemptId, at) {
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.campaign(organizationId, campaignId),
-        ...updateParts(campaignChanges.requestCancel(at), campaignIs.runningAttempt(attemptId)),
-        ReturnValues: 'NONE',
-      });
+    async requestCancel(organizationId, campaignId, attemptId, at, alsoPut = []) {
+      const outcome = await updateIf(
+        client,
+        {
+          TableName: tableName,
+          Key: keys.campaign(organizationId, campaignId),
+          ...updateParts(campaignChanges.requestCancel(at), campaignIs.runningAttempt(attemptId)),
+          ReturnValues: 'NONE',
+        },
+        alsoPut,
+      );
       return outcome.ok;
     },
 

@@ -30,6 +30,7 @@ export type ExportCampaignInput = z.output<typeof ExportCampaignRequest>;
 
 export const exportCampaignOperation = /* @__PURE__ */ defineOperation({
   operationId: 'exportCampaign',
+  audited: true,
   scope: 'results:read',
   path: '/v1/campaigns/export',
   request: ExportCampaignRequest,

@@ -35,6 +35,12 @@ export interface Operation<S extends z.core.$ZodObject = z.core.$ZodObject> {
    */
   idempotent?: boolean;
   /**
+   * Whether every call is kept in the organization's audit log (docs/audit.md): true for the
+   * operations that change something (campaigns, uploads, exports, webhooks, keys, privacy),
+   * whatever their answer. The one declaration of which operations are audited.
+   */
+  audited?: boolean;
+  /**
    * Whether the body is JSON only: its fields include a list of objects, which the form encodings cannot carry.
    * A urlencoded or multipart body is refused (400 `invalid_request`), and the document lists JSON only.
    */

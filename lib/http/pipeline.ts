@@ -55,6 +55,9 @@ import { grants, type Scope } from './scopes';
 import { requestTracing } from './request-id';
 import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
+import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from './request-record';
+import { sourceAddressOf } from './source-address';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '../idempotency/key';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 import { StreamedAnswer } from './stream';
 
@@ -113,6 +116,14 @@ export interface RequestContext {
    * write and looks for it first (lib/idempotency/store.ts).
    */
   idempotentWork?: IdempotentWork;
+  /**
+   * The entry of this request's audit log (docs/audit.md) as a Put for the transaction that makes
+   * its change; present on audited operations (`audited: true`). A use case that changes the
+   * table puts it in the TransactWriteItems of the change, so the change and its entry are
+   * written together or not at all; the pipeline then writes no other entry for a success.
+   * @param campaignId - the campaign the change is about (a new campaign's ID), if any.
+   */
+  auditItem?: (campaignId?: string | null) => TransactItem;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -129,6 +140,10 @@ interface PipelineContext extends Context {
   idempotentWork?: IdempotentWork;
   /** The request-rate outcome, once counted (lib/http/rate-limit.ts). */
   admission?: Promise<RequestAdmission | undefined>;
+  /** The request's audit record, on an audited operation once its key's organization is known (lib/http/request-record.ts). */
+  record?: RequestRecord;
+  /** Whether the use case took its audit entry into its change's transaction. */
+  auditedInTransaction?: boolean;
 }
 
 /** The Lambda handler of an API operation, as API Gateway (payload 2.0) invokes it. */
@@ -390,13 +405,15 @@ const authentication = (
   cache: ApiKeyCache | undefined,
   keyCheck: KeyCheckMode,
   limiter: RequestLimiter | undefined,
-  scope: Scope,
+  operation: Operation,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
+    const arrivedAt = new Date().toISOString();
     const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
     const organizationId = authenticated.organizationId;
     request.context.organizationId = organizationId;
     logger.appendKeys({ organizationId });
+    if (operation.audited) request.context.record = recordOf(request, operation, authenticated.keyId, arrivedAt);
     // A refusal this process already knows of (the organization's window is used up) is answered at once:
     // no read, no write, no body. The key's organization is known; whether it is still valid changes
     // nothing of a refusal, which shows no data and does nothing.
@@ -411,10 +428,81 @@ const authentication = (
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
-    if (!grants(check.scopes, scope)) throw new InsufficientScopeError(scope);
+    if (!grants(check.scopes, operation.scope)) throw new InsufficientScopeError(operation.scope);
     if (keyCheck === 'before') await check.ensure();
   },
 });
+
+/** The audit record of an audited request (lib/http/request-record.ts), once its organization is known. */
+function recordOf(request: Request, operation: Operation, keyId: string | undefined, at: string): RequestRecord {
+  let idempotencyKey: string | null = null;
+  if (operation.idempotent) {
+    try {
+      idempotencyKey = parseIdempotencyKey(request.event.headers?.[IDEMPOTENCY_KEY_HEADER]) ?? null;
+    } catch {
+      // An invalid header is refused by the idempotency stage (400); the entry names no key.
+    }
+  }
+  return {
+    organizationId: request.context.organizationId!,
+    operation: operation.operationId,
+    keyId: keyId ?? null,
+    requestId: request.context.requestId ?? request.context.awsRequestId,
+    idempotencyKey,
+    // The caller's, not CloudFront's, when the request came through the edge (lib/http/source-address.ts).
+    sourceIp: sourceAddressOf(request.event) || null,
+    at,
+  };
+}
+
+/**
+ * Statuses the audit log leaves out (docs/audit.md): 401 (no key acted) and 429 (a refusal of the
+ * request rate, which must cost its organization no write: docs/limits.md).
+ */
+const UNAUDITED_STATUSES: ReadonlySet<number> = new Set([401, 429]);
+
+/** The campaign an audited request names (its input's `campaignId`) or created (a success's campaign `id`). */
+function campaignOf(context: PipelineContext, response: APIGatewayProxyStructuredResultV2): string | null {
+  const named = (context.input as { campaignId?: unknown } | undefined)?.campaignId;
+  if (typeof named === 'string') return named;
+  if (response.statusCode !== 200 || typeof response.body !== 'string') return null;
+  try {
+    const data = (JSON.parse(response.body) as { data?: { id?: unknown } | null }).data;
+    return typeof data?.id === 'string' && data.id.startsWith('camp_') ? data.id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes the audit entry of an answer no transaction carried (lib/http/request-record.ts):
+ * every answer of an audited operation but a success whose change wrote its own, and but the
+ * {@link UNAUDITED_STATUSES}. Awaited before the answer leaves; a failed write is logged and the answer stands.
+ */
+async function auditAnswer(
+  audit: RequestAudit | undefined,
+  context: PipelineContext,
+  response: APIGatewayProxyStructuredResultV2,
+): Promise<void> {
+  const record = context.record;
+  const status = response.statusCode ?? 200;
+  if (!audit || !record || UNAUDITED_STATUSES.has(status)) return;
+  if (context.auditedInTransaction && status >= 200 && status < 300) return;
+  let code: string | null = null;
+  if (status >= 300 && typeof response.body === 'string') {
+    try {
+      code = (JSON.parse(response.body) as { error?: { code?: string } | null }).error?.code ?? null;
+    } catch {
+      code = null;
+    }
+  }
+  const answer: RequestAnswer = { status, code, campaignId: campaignOf(context, response) };
+  try {
+    await audit.writeAnswer(record, answer);
+  } catch (error) {
+    logger.error('The audit entry of an answer could not be written', { error, status });
+  }
+}
 
 /**
  * Stamps the RateLimit fields of the request's admission on its answer:
@@ -512,7 +600,13 @@ export type KeyCheckMode = 'before' | 'in-read';
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: { findApiKey: ApiKeyLookup; apiKeyCache?: ApiKeyCache; idempotency?: IdempotencyStage; requestLimiter?: RequestLimiter },
+  dependencies: {
+    findApiKey: ApiKeyLookup;
+    apiKeyCache?: ApiKeyCache;
+    idempotency?: IdempotencyStage;
+    requestLimiter?: RequestLimiter;
+    audit?: RequestAudit;
+  },
   options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
@@ -521,6 +615,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     );
   }
   useEnglishIssueMessages();
+  const audit = dependencies.audit;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>({
     ...requestTracing(),
     ...(options.settlesCommit ? { timeoutEarlyInMillis: 0 } : {}),
@@ -533,7 +628,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
         dependencies.apiKeyCache,
         options.keyCheck ?? 'before',
         dependencies.requestLimiter,
-        operation.scope,
+        operation as Operation,
       ),
     )
     .use(bodyGuard(operation.jsonOnly))
@@ -585,6 +680,14 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
               ? context.getRemainingTimeInMillis()
               : API_FUNCTION_TIMEOUT_SECONDS * 1000,
           ...(context.idempotentWork ? { idempotentWork: context.idempotentWork } : {}),
+          ...(audit && context.record
+            ? {
+                auditItem: (campaignId?: string | null) => {
+                  context.auditedInTransaction = true;
+                  return audit.changeItem(context.record!, campaignId ?? null);
+                },
+              }
+            : {}),
         });
       } finally {
         deadline?.end();
@@ -611,6 +714,9 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     dataHeaders && response.statusCode === 200 && response.headers?.['idempotent-replayed'] && typeof response.body === 'string'
       ? { ...response, headers: { ...response.headers, ...dataHeaders((JSON.parse(response.body) as { data: R }).data) } }
       : response;
-  return (async (event, context) =>
-    withRateLimitFields(withDataHeaders(await served(event, context as PipelineContext)), context as PipelineContext)) as ApiHandler;
+  return (async (event, context) => {
+    const response = withDataHeaders(await served(event, context as PipelineContext));
+    await auditAnswer(audit, context as PipelineContext, response);
+    return withRateLimitFields(response, context as PipelineContext);
+  }) as ApiHandler;
 }

@@ -23,6 +23,7 @@ import { migrateAccountHistory } from './account-history';
 import { migrateApiKeyLists } from './api-key-lists';
 import { migrateHistoryShards } from './history-shards';
 import { migrateHistoryBuckets } from './history-buckets';
+import { migrateApiKeyDescriptions } from './api-key-descriptions';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -72,6 +73,12 @@ export const MIGRATIONS: readonly Migration[] = [
     id: '005-history-buckets',
     summary: 'account history moved from its 4,096 fixed shards into buckets that split as the organization grows (docs/data-model.md)',
     run: async (deps) => ({ ...(await migrateHistoryBuckets(deps)) }),
+  },
+  {
+    id: '006-api-key-descriptions',
+    summary:
+      'API keys issued before key IDs given their ID and description, every scope kept, so keys/list shows them (docs/authentication.md)',
+    run: async (deps) => ({ ...(await migrateApiKeyDescriptions(deps)) }),
   },
 ];
 

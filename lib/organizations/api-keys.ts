@@ -19,8 +19,8 @@
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
-import { transactWrite, updateIf } from '../db/conditional';
-import { hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
+import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
+import { derivedId, hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import type { ApiKeyRecord, KeyCheck, KeyCreditLimits } from '../http/auth';
 import { SCOPES, type Scope } from '../http/scopes';
@@ -83,22 +83,29 @@ export interface ApiKeyStore {
    * @param options.scopes - the key's scopes (lib/http/scopes.ts); none: every scope (what the operator's keys hold).
    * @throws NotFoundError for an unknown organization.
    */
-  create(organizationId: string, options?: { scopes?: readonly Scope[] }): Promise<string>;
+  create(organizationId: string, options?: { scopes?: readonly Scope[]; alsoPut?: readonly TransactItem[] }): Promise<string>;
   /**
    * Revokes a key (keeps the first revocation time) and takes it off its
    * organization's list of active keys, in one transaction: the very next
    * request with it is refused, whichever item that request checks.
+   * @param auditOf - the revocation's audit entry (docs/audit.md) for the key's organization, written in its transaction.
    * @returns false when the key is unknown.
    */
-  revoke(apiKey: string): Promise<boolean>;
+  revoke(apiKey: string, auditOf?: (organizationId: string) => TransactItem): Promise<boolean>;
   /**
    * Issues a key with its details (keys/create): its description and its
    * secret's item, listed among the organization's active keys, in one transaction.
    * @param now - the clock (tests move it).
+   * @param alsoPut - items written in the same transaction (the request's audit entry, docs/audit.md).
    * @returns the key as shown, and its secret (shown this once).
    * @throws NotFoundError for an unknown organization.
    */
-  issue(organizationId: string, details: NewKeyDetails, now?: Date): Promise<{ key: ApiKeyView; secret: string }>;
+  issue(
+    organizationId: string,
+    details: NewKeyDetails,
+    now?: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<{ key: ApiKeyView; secret: string }>;
   /**
    * A page of the organization's keys, by key ID (one Query of `limit + 1` items).
    * @param after - the key ID the previous page ended with.
@@ -107,17 +114,24 @@ export interface ApiKeyStore {
   /**
    * Revokes a key by its ID: every secret it has (the current one and a rotated one still in its
    * overlap), in one transaction; a key revoked already is answered as it is.
+   * @param alsoPut - items written in the revocation's transaction (its audit entry, docs/audit.md).
    * @returns the key as it is now, `undefined` when the organization has no such key.
    */
-  revokeById(organizationId: string, keyId: string, now?: Date): Promise<ApiKeyView | undefined>;
+  revokeById(organizationId: string, keyId: string, now?: Date, alsoPut?: readonly TransactItem[]): Promise<ApiKeyView | undefined>;
   /**
    * Gives a key a new secret; the old one keeps working {@link ROTATION_OVERLAP_SECONDS} from `now`
    * (never past the key's own `expiresAt`); an older secret still in its overlap stops at once.
+   * @param alsoPut - items written in the rotation's transaction (its audit entry, docs/audit.md).
    * @returns the key with its new prefix, and the new secret (shown this once).
    * @throws NotFoundError when the organization has no such key.
    * @throws InvalidRequestError when the key is revoked.
    */
-  rotate(organizationId: string, keyId: string, now?: Date): Promise<{ key: ApiKeyView; secret: string }>;
+  rotate(
+    organizationId: string,
+    keyId: string,
+    now?: Date,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<{ key: ApiKeyView; secret: string }>;
 }
 
 /** A stored key description as the API shows it. */
@@ -181,26 +195,76 @@ export function issuedKeyItems(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    descriptionPut(tableName, {
+      organizationId,
+      keyId,
+      name: details.name ?? OPERATOR_KEY_NAME,
+      prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+      createdAt,
+      currentHash: keyHash,
+      ...scopes,
+      ...expiresAt,
+      ...limits,
+    }),
+  ] as const;
+}
+
+/** A key description's Put (what keys/list shows: `keys.apiKeyDescription`), conditional on being new. */
+const descriptionPut = (
+  tableName: string,
+  description: { organizationId: string; keyId: string; name: string; prefix: string; createdAt: string; currentHash: string } & Record<
+    string,
+    unknown
+  >,
+) => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...keys.apiKeyDescription(description.organizationId, description.keyId), type: 'apiKeyDescription', ...description },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The name keys/list shows for a key issued before key IDs (described by migration 006). */
+export const EARLIER_KEY_NAME = 'Key from before key IDs';
+
+/**
+ * The two writes that give a key issued before key IDs its ID and its description, so keys/list
+ * shows it (lib/migrations/api-key-descriptions.ts), for one transaction: the key item gets its
+ * `keyId` (only if it still has none), the description is written (only if new). The ID is derived
+ * from the key's hash, so a second run, or a run resumed after a crash, writes the same key. The
+ * secret is not known (only its hash is stored): the description's `prefix` is the secret's kind
+ * (`cek_` or `cek_test_`). No scopes are stored: the key keeps every scope (docs/authentication.md).
+ * @param keyItem - the key item as stored (DocumentClient form), without `keyId`.
+ */
+export function earlierKeyDescriptionItems(tableName: string, keyItem: Record<string, unknown>): TransactItem[] {
+  const keyHash = String(keyItem.keyHash);
+  const organizationId = String(keyItem.organizationId);
+  const keyId = derivedId('key', keyHash);
+  const copied = Object.fromEntries(
+    ['revokedAt', 'expiresAt', 'maxCreditsPerLaunch', 'monthlyCredits'].flatMap((field) =>
+      keyItem[field] === undefined ? [] : [[field, keyItem[field]]],
+    ),
+  );
+  return [
     {
-      Put: {
+      Update: {
         TableName: tableName,
-        Item: {
-          ...keys.apiKeyDescription(organizationId, keyId),
-          type: 'apiKeyDescription',
-          keyId,
-          organizationId,
-          name: details.name ?? OPERATOR_KEY_NAME,
-          prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
-          createdAt,
-          currentHash: keyHash,
-          ...scopes,
-          ...expiresAt,
-          ...limits,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Key: keys.apiKey(keyHash),
+        UpdateExpression: 'SET keyId = :keyId',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(keyId)',
+        ExpressionAttributeValues: { ':keyId': keyId },
       },
     },
-  ] as const;
+    descriptionPut(tableName, {
+      organizationId,
+      keyId,
+      name: EARLIER_KEY_NAME,
+      prefix: isTestOrganizationId(organizationId) ? 'cek_test_' : 'cek_',
+      createdAt: String(keyItem.createdAt),
+      currentHash: keyHash,
+      ...copied,
+    }),
+  ];
 }
 
 /** The limit attributes of a stored key item (copied onto a rotated key's new secret). */
@@ -297,12 +361,12 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
   const readDescription = async (organizationId: string, keyId: string) =>
     (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true })))
       .Item;
-  const issue = async (organizationId: string, details: NewKeyDetails, now = new Date()) => {
+  const issue = async (organizationId: string, details: NewKeyDetails, now = new Date(), alsoPut: readonly TransactItem[] = []) => {
     const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
     const items = issuedKeyItems(tableName, organizationId, secret, now.toISOString(), details);
     // The key's items and its place in the organization's list, together (or none: an unknown organization).
     const outcome = await transactWrite(client, {
-      TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(secret)] }), ...items],
+      TransactItems: [activeKeysUpdate(tableName, organizationId, { add: [hashApiKey(secret)] }), ...items, ...alsoPut],
     });
     if (!outcome.ok) throw new NotFoundError('organization', organizationId);
     return { key: toApiKeyView(items[1].Put.Item), secret };
@@ -312,7 +376,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     findByHash,
 
     async create(organizationId, options = {}) {
-      return (await issue(organizationId, options.scopes ? { scopes: options.scopes } : {})).secret;
+      return (await issue(organizationId, options.scopes ? { scopes: options.scopes } : {}, new Date(), options.alsoPut)).secret;
     },
 
     issue,
@@ -342,7 +406,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       return { keys: page, next: Items.length > limit ? page.at(-1)?.id : undefined };
     },
 
-    async revokeById(organizationId, keyId, now = new Date()) {
+    async revokeById(organizationId, keyId, now = new Date(), alsoPut = []) {
       const description = await readDescription(organizationId, keyId);
       if (!description) return undefined;
       if (description.revokedAt) return toApiKeyView(description);
@@ -371,13 +435,14 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
               ExpressionAttributeValues: { ':hashes': new Set(hashes) },
             },
           },
+          ...alsoPut,
         ],
       });
       if (!outcome.ok) throw new Error(`Revoking ${keyId} failed its conditions (items missing); nothing was written`);
       return toApiKeyView({ ...description, revokedAt: at });
     },
 
-    async rotate(organizationId, keyId, now = new Date()) {
+    async rotate(organizationId, keyId, now = new Date(), alsoPut = []) {
       const description = await readDescription(organizationId, keyId);
       if (!description) throw new NotFoundError('api_key', keyId);
       if (description.revokedAt)
@@ -445,6 +510,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
               ExpressionAttributeValues: { ':new': new Set([newHash]), ':old': new Set([oldHash]) },
             },
           },
+          ...alsoPut,
         ],
       });
       if (!outcome.ok)
@@ -454,13 +520,16 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       return { key: toApiKeyView({ ...description, prefix: secret.slice(0, KEY_PREFIX_LENGTH) }), secret };
     },
 
-    async revoke(apiKey) {
+    async revoke(apiKey, auditOf) {
       const keyHash = hashApiKey(apiKey);
       const record = await findByHash(keyHash);
       if (!record) return false;
       // A key with a description: revoked by its ID (every secret of it, and the description).
       if (record.keyId && (await readDescription(record.organizationId, record.keyId)))
-        return (await this.revokeById(record.organizationId, record.keyId)) !== undefined;
+        return (
+          (await this.revokeById(record.organizationId, record.keyId, new Date(), auditOf ? [auditOf(record.organizationId)] : [])) !==
+          undefined
+        );
       const revokeItem = {
         TableName: tableName,
         Key: keys.apiKey(keyHash),
@@ -471,7 +540,11 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       // The revocation and the key's removal from its organization's list, together: no request
       // between them finds the key revoked on one and active on the other.
       const outcome = await transactWrite(client, {
-        TransactItems: [{ Update: revokeItem }, activeKeysUpdate(tableName, record.organizationId, { remove: [keyHash] })],
+        TransactItems: [
+          { Update: revokeItem },
+          activeKeysUpdate(tableName, record.organizationId, { remove: [keyHash] }),
+          ...(auditOf ? [auditOf(record.organizationId)] : []),
+        ],
       });
       if (outcome.ok) return true;
       // A key outliving its organization: no list to update (an UpdateItem would create a stub organization).

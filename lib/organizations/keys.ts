@@ -9,6 +9,7 @@ import { config } from '../config';
 import { InsufficientScopeError, InvalidRequestError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { KeyCheck } from '../http/auth';
+import type { TransactItem } from '../db/conditional';
 import { grants } from '../http/scopes';
 import type { ApiKeyStore, ApiKeyView } from './api-keys';
 import { DEFAULT_KEY_PAGE_SIZE, MAX_KEY_LIFETIME_DAYS, type CreateKeyInput, type KeyIdInput, type ListKeysInput } from './schema';
@@ -25,6 +26,8 @@ export interface KeyCaller {
   organizationId: string;
   /** The calling key's check: its scopes bound what it may grant. */
   keyCheck: Pick<KeyCheck, 'scopes'>;
+  /** The request's audit entry (docs/audit.md), written in the change's transaction. */
+  auditItem?: () => TransactItem;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function createKey(
       ...(input.limits ? { limits: input.limits } : {}),
     },
     now,
+    caller.auditItem ? [caller.auditItem()] : [],
   );
 }
 
@@ -76,23 +80,30 @@ export async function listKeys(
 }
 
 /**
- * `POST /v1/keys/revoke`: every secret of the key stops at once (a revoked key answers it as it is).
+ * `POST /v1/keys/revoke`: every secret of the key stops at once (a revoked key answers it as it is); with
+ * `auditItem` (docs/audit.md), written in the revocation's transaction.
  * @throws NotFoundError (`api_key`) when the organization has no such key.
  */
-export async function revokeKey(deps: KeyDependencies, organizationId: string, input: KeyIdInput): Promise<{ key: ApiKeyView }> {
-  const key = await deps.apiKeys.revokeById(organizationId, input.id, deps.now?.() ?? new Date());
+export async function revokeKey(
+  deps: KeyDependencies,
+  organizationId: string,
+  input: KeyIdInput,
+  auditItem?: () => TransactItem,
+): Promise<{ key: ApiKeyView }> {
+  const key = await deps.apiKeys.revokeById(organizationId, input.id, deps.now?.() ?? new Date(), auditItem ? [auditItem()] : []);
   if (!key) throw new NotFoundError('api_key', input.id);
   return { key };
 }
 
 /**
- * `POST /v1/keys/rotate`: a new secret; the old one keeps working 24 h (lib/organizations/api-keys.ts `ROTATION_OVERLAP_SECONDS`).
+ * `POST /v1/keys/rotate` (with `auditItem`, docs/audit.md, in its transaction): a new secret; the old one keeps working 24 h (lib/organizations/api-keys.ts `ROTATION_OVERLAP_SECONDS`).
  * @throws NotFoundError (`api_key`) when the organization has no such key; InvalidRequestError when it is revoked.
  */
 export async function rotateKey(
   deps: KeyDependencies,
   organizationId: string,
   input: KeyIdInput,
+  auditItem?: () => TransactItem,
 ): Promise<{ key: ApiKeyView; secret: string }> {
-  return deps.apiKeys.rotate(organizationId, input.id, deps.now?.() ?? new Date());
+  return deps.apiKeys.rotate(organizationId, input.id, deps.now?.() ?? new Date(), auditItem ? [auditItem()] : []);
 }

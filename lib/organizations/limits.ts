@@ -118,7 +118,7 @@ export interface LimitStore {
    * @throws NotFoundError for an unknown organization.
    * @throws RangeError naming the field when a value is neither `null` nor such a number; nothing is written.
    */
-  setLimits(organizationId: string, change: LimitsChange): Promise<LimitsInForce>;
+  setLimits(organizationId: string, change: LimitsChange, alsoPut?: readonly TransactItem[]): Promise<LimitsInForce>;
 }
 
 /** Builds the DynamoDB implementation of {@link LimitStore}. */
@@ -158,7 +158,7 @@ export function createLimitStore({
       return Number(Item?.spent ?? 0);
     },
 
-    async setLimits(organizationId, change) {
+    async setLimits(organizationId, change, alsoPut = []) {
       const set: string[] = [];
       const remove: string[] = [];
       const names: Record<string, string> = {};
@@ -178,16 +178,20 @@ export function createLimitStore({
         }
       }
       if (set.length === 0 && remove.length === 0) return this.limits(organizationId);
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.organization(organizationId),
-        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '']
-          .join(' ')
-          .trim(),
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-      });
+      const outcome = await updateIf(
+        client,
+        {
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '']
+            .join(' ')
+            .trim(),
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        },
+        alsoPut,
+      );
       if (!outcome.ok) throw new NotFoundError('organization', organizationId);
       return limitsOf(limitOverridesOf(outcome.item), defaults(organizationId));
     },

@@ -80,6 +80,7 @@ export type CreateKeyInput = z.output<typeof CreateKeyRequest>;
 /** `POST /v1/keys/create`: a new key of the organization, its secret shown once. */
 export const createKeyOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createKey',
+  audited: true,
   scope: 'keys:manage',
   path: '/v1/keys/create',
   request: CreateKeyRequest,
@@ -110,6 +111,7 @@ export type KeyIdInput = z.output<typeof KeyIdRequest>;
 /** `POST /v1/keys/revoke`. */
 export const revokeKeyOperation = /* @__PURE__ */ defineOperation({
   operationId: 'revokeKey',
+  audited: true,
   scope: 'keys:manage',
   path: '/v1/keys/revoke',
   request: KeyIdRequest,
@@ -118,6 +120,7 @@ export const revokeKeyOperation = /* @__PURE__ */ defineOperation({
 /** `POST /v1/keys/rotate`. */
 export const rotateKeyOperation = /* @__PURE__ */ defineOperation({
   operationId: 'rotateKey',
+  audited: true,
   scope: 'keys:manage',
   path: '/v1/keys/rotate',
   request: KeyIdRequest,

@@ -7,7 +7,7 @@
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
-import { transactWrite, updateIf } from '../db/conditional';
+import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { updateParts } from '../db/expression';
 import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdOf } from '../ids';
 import { NotFoundError } from '../errors';
@@ -97,6 +97,7 @@ export interface OrganizationStore {
   setCapacity(
     organizationId: string,
     change: { maxEnrichingAccounts?: number; externalEnrichingAccounts?: number },
+    alsoPut?: readonly TransactItem[],
   ): Promise<OrganizationRecord>;
   /**
    * The test twin of a live organization (docs/test-mode.md), created on first
@@ -231,7 +232,7 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
       return { organization, apiKey };
     },
 
-    async setCapacity(organizationId, change) {
+    async setCapacity(organizationId, change, alsoPut = []) {
       // Optimistic update: the external figure is folded into enrichingAccounts
       // by its delta, so the launch condition needs one attribute only.
       for (;;) {
@@ -239,21 +240,25 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
         if (!current) throw new NotFoundError('organization', organizationId);
         const external = change.externalEnrichingAccounts ?? current.externalEnrichingAccounts;
         const max = change.maxEnrichingAccounts ?? current.maxEnrichingAccounts;
-        const outcome = await updateIf(client, {
-          TableName: tableName,
-          Key: keys.organization(organizationId),
-          ...updateParts(
-            {
-              set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external },
-              increment: { enrichingAccounts: external - current.externalEnrichingAccounts },
-            },
-            {
-              expression:
-                'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)',
-              values: { ':c_old': current.externalEnrichingAccounts },
-            },
-          ),
-        });
+        const outcome = await updateIf(
+          client,
+          {
+            TableName: tableName,
+            Key: keys.organization(organizationId),
+            ...updateParts(
+              {
+                set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external },
+                increment: { enrichingAccounts: external - current.externalEnrichingAccounts },
+              },
+              {
+                expression:
+                  'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)',
+                values: { ':c_old': current.externalEnrichingAccounts },
+              },
+            ),
+          },
+          alsoPut,
+        );
         if (outcome.ok) return toOrganization(outcome.item);
       }
     },

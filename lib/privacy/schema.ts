@@ -148,6 +148,7 @@ export type ListErasuresInput = z.output<typeof ListErasuresRequest>;
 
 export const createSuppressionsOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createSuppressions',
+  audited: true,
   scope: 'privacy:manage',
   idempotent: true,
   jsonOnly: true,
@@ -162,6 +163,7 @@ export const listSuppressionsOperation = /* @__PURE__ */ defineOperation({
 });
 export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({
   operationId: 'deleteSuppression',
+  audited: true,
   scope: 'privacy:manage',
   idempotent: true,
   path: '/v1/privacy/suppressions/delete',
@@ -169,6 +171,7 @@ export const deleteSuppressionOperation = /* @__PURE__ */ defineOperation({
 });
 export const createErasureOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createErasure',
+  audited: true,
   scope: 'privacy:manage',
   idempotent: true,
   jsonOnly: true,

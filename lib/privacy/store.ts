@@ -13,7 +13,7 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
-import { deleteIf, putIf, updateIf } from '../db/conditional';
+import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId } from '../ids';
 import type { HashedIdentifier, IdentifierType } from './identifiers';
 
@@ -95,6 +95,7 @@ export interface SuppressionStore {
    * answered as it is, except that `origin: "erasure"` locks an existing
    * customer entry. The compact set is updated first, so an entry is never
    * answered before it takes effect.
+   * @param alsoPut - items written in one transaction with the set's update (the request's audit entry, docs/audit.md).
    * @returns one record per given entry, in order.
    */
   suppress(
@@ -103,6 +104,7 @@ export interface SuppressionStore {
     reason: SuppressionReason,
     origin: SuppressionOrigin,
     now: Date,
+    alsoPut?: readonly TransactItem[],
   ): Promise<SuppressionRecord[]>;
   /** One page of a scope's entries by ID order, after `after` (an ID). */
   listSuppressions(
@@ -113,9 +115,10 @@ export interface SuppressionStore {
   ): Promise<{ items: SuppressionRecord[]; more: boolean }>;
   /**
    * Removes a customer entry and its set entry in one transaction.
+   * @param alsoPut - items written in one transaction with the entry's removal (the request's audit entry, docs/audit.md).
    * @returns `removed`, `missing`, or `locked` (an erasure's entry, kept).
    */
-  unsuppress(scope: string, id: string): Promise<'removed' | 'missing' | 'locked'>;
+  unsuppress(scope: string, id: string, alsoPut?: readonly TransactItem[]): Promise<'removed' | 'missing' | 'locked'>;
   /** The set entries ({@link setKey}) of the organization's and the global list: two GetItems. */
   hashSet(organizationId: string): Promise<Set<string>>;
   /** Records an erasure unless one exists with its ID. @returns the stored record and whether this call created it. */
@@ -209,19 +212,21 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
   };
 
   return {
-    async suppress(scope, entries, reason, origin, now) {
+    async suppress(scope, entries, reason, origin, now, alsoPut = []) {
       if (entries.length === 0) return [];
       const unique = [...new Map(entries.map((entry) => [entry.hash, entry])).values()];
       // The set first: from here on nothing matching is delivered, whatever happens to the items.
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.suppressionSet(scope),
-          UpdateExpression: 'ADD #set :entries SET #type = :type',
-          ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type' },
-          ExpressionAttributeValues: { ':entries': new Set(unique.map((entry) => setEntry(entry.hash))), ':type': 'suppressionSet' },
-        }),
-      );
+      const setUpdate = {
+        TableName: tableName,
+        Key: keys.suppressionSet(scope),
+        UpdateExpression: 'ADD #set :entries SET #type = :type',
+        ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type' },
+        ExpressionAttributeValues: { ':entries': new Set(unique.map((entry) => setEntry(entry.hash))), ':type': 'suppressionSet' },
+      };
+      if (alsoPut.length > 0) {
+        if (!(await transactWrite(client, { TransactItems: [{ Update: setUpdate }, ...alsoPut] })).ok)
+          throw new Error('An item written with the suppression set already existed; nothing was written');
+      } else await client.send(new UpdateCommand(setUpdate));
       const createdAt = now.toISOString();
       const stored = await Promise.all(
         unique.map(async (entry): Promise<SuppressionRecord> => {
@@ -284,17 +289,21 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return { items: items.map(toSuppression), more };
     },
 
-    async unsuppress(scope, id) {
+    async unsuppress(scope, id, alsoPut = []) {
       const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true })))
         .Item;
       if (!existing) return 'missing';
       if (existing.origin === 'erasure') return 'locked';
-      const removed = await deleteIf(client, {
-        TableName: tableName,
-        Key: keys.suppression(scope, id),
-        ConditionExpression: 'origin = :customer',
-        ExpressionAttributeValues: { ':customer': 'customer' },
-      });
+      const removed = await deleteIf(
+        client,
+        {
+          TableName: tableName,
+          Key: keys.suppression(scope, id),
+          ConditionExpression: 'origin = :customer',
+          ExpressionAttributeValues: { ':customer': 'customer' },
+        },
+        alsoPut,
+      );
       if (!removed.ok) return removed.old ? 'locked' : 'missing';
       // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
       await client.send(

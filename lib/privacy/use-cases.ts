@@ -3,6 +3,7 @@
  * delete; erasures create, get and list. Raw identifiers are hashed on
  * arrival (lib/privacy/identifiers.ts) and go no further.
  */
+import type { TransactItem } from '../db/conditional';
 import { InvalidRequestError, NotFoundError, SuppressionLockedError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { hashIdentifier, type HashedIdentifier, type RawIdentifier } from './identifiers';
@@ -58,8 +59,18 @@ export async function createSuppressions(
   organizationId: string,
   input: CreateSuppressionsInput,
   now = new Date(),
+  auditItem?: () => TransactItem,
 ): Promise<{ suppressions: SuppressionView[] }> {
-  return { suppressions: await deps.suppressions.suppress(organizationId, hashAll(input.identifiers), input.reason, 'customer', now) };
+  return {
+    suppressions: await deps.suppressions.suppress(
+      organizationId,
+      hashAll(input.identifiers),
+      input.reason,
+      'customer',
+      now,
+      auditItem ? [auditItem()] : [],
+    ),
+  };
 }
 
 const pageBinding = (organizationId: string, what: string, filters: unknown, limit: number) => ({
@@ -97,8 +108,9 @@ export async function deleteSuppression(
   deps: Pick<PrivacyDependencies, 'suppressions'>,
   organizationId: string,
   id: string,
+  auditItem?: () => TransactItem,
 ): Promise<{ id: string; deleted: true }> {
-  const outcome = await deps.suppressions.unsuppress(organizationId, id);
+  const outcome = await deps.suppressions.unsuppress(organizationId, id, auditItem ? [auditItem()] : []);
   if (outcome === 'missing') throw new NotFoundError('suppression', id);
   if (outcome === 'locked') throw new SuppressionLockedError(id);
   return { id, deleted: true };
@@ -116,6 +128,7 @@ export async function createErasure(
   organizationId: string,
   input: CreateErasureInput,
   now = new Date(),
+  auditItem?: () => TransactItem,
 ): Promise<ErasureView> {
   const id = erasureId(organizationId, input.requestRef);
   const existing = await deps.suppressions.getErasure(organizationId, id);
@@ -125,8 +138,9 @@ export async function createErasure(
     return toErasureView(existing);
   }
   const identifiers = [...new Map(hashAll(input.identifiers).map((identifier) => [identifier.hash, identifier])).values()];
-  // Suppressed before the job exists: from this answer on nothing matching is delivered.
-  await deps.suppressions.suppress(organizationId, identifiers, 'customer_request', 'erasure', now);
+  // Suppressed before the job exists: from this answer on nothing matching is delivered. The request's audit entry
+  // (docs/audit.md) is written with this first change.
+  await deps.suppressions.suppress(organizationId, identifiers, 'customer_request', 'erasure', now, auditItem ? [auditItem()] : []);
   const { record, created } = await deps.suppressions.createErasure({
     id,
     organizationId,

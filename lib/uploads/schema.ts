@@ -40,6 +40,7 @@ export type CreateUploadInput = z.output<typeof CreateUploadRequest>;
 
 export const createUploadOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createUpload',
+  audited: true,
   scope: 'campaigns:write',
   idempotent: true,
   path: '/v1/uploads/create',

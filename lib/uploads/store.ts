@@ -7,6 +7,7 @@
  */
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
+import { transactWrite, type TransactItem } from '../db/conditional';
 
 /** An upload as stored. */
 export interface UploadRecord {
@@ -28,8 +29,8 @@ export interface UploadRecord {
 
 /** Storage of upload records. */
 export interface UploadStore {
-  /** Writes a record (a new one, or a replacement: the operator and tests). */
-  put(record: UploadRecord): Promise<void>;
+  /** Writes a record (a new one, or a replacement: the operator and tests); with `alsoPut` (the request's audit entry, docs/audit.md), in one transaction. */
+  put(record: UploadRecord, alsoPut?: readonly TransactItem[]): Promise<void>;
   /** Reads an organization's upload; undefined when it has none of that ID. */
   get(organizationId: string, uploadId: string): Promise<UploadRecord | undefined>;
 }
@@ -40,17 +41,18 @@ const KEEP_SECONDS = 86_400;
 /** Builds the DynamoDB implementation of {@link UploadStore}. */
 export function createUploadStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): UploadStore {
   return {
-    async put(record) {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.upload(record.organizationId, record.uploadId),
-            ...record,
-            ttl: Math.ceil(Date.parse(record.usableUntil) / 1000) + KEEP_SECONDS,
-          },
-        }),
-      );
+    async put(record, alsoPut = []) {
+      const put = {
+        TableName: tableName,
+        Item: {
+          ...keys.upload(record.organizationId, record.uploadId),
+          ...record,
+          ttl: Math.ceil(Date.parse(record.usableUntil) / 1000) + KEEP_SECONDS,
+        },
+      };
+      if (alsoPut.length === 0) await client.send(new PutCommand(put));
+      else if (!(await transactWrite(client, { TransactItems: [{ Put: put }, ...alsoPut] })).ok)
+        throw new Error('An item written with the upload already existed; nothing was written');
     },
     async get(organizationId, uploadId) {
       // Strongly consistent: create may read the record right after uploads/create wrote it.

@@ -4,6 +4,7 @@
  * then reads it (`accountIdsUploadId`) with the `accountIdsFile` parser and
  * the limits of docs/campaigns.md, naming the line of a bad ID.
  */
+import type { TransactItem } from '../db/conditional';
 import { InvalidRequestError } from '../errors';
 import { newUploadId } from '../ids';
 import { objectKeys } from '../objects';
@@ -42,7 +43,12 @@ export interface UploadReadDependencies {
  * and a presigned PUT URL for the object `uploads/<orgId>/<uploadId>`.
  * @returns the upload as the API answers it; `expiresAt` is when the URL stops working.
  */
-export async function createUpload(deps: UploadDependencies, organizationId: string, input: CreateUploadInput): Promise<Upload> {
+export async function createUpload(
+  deps: UploadDependencies,
+  organizationId: string,
+  input: CreateUploadInput,
+  auditItem?: () => TransactItem,
+): Promise<Upload> {
   // Counted now; given back if signing or the record fails (docs/limits.md).
   const use = await deps.quota?.(organizationId);
   return withQuotaUse(
@@ -58,16 +64,19 @@ export async function createUpload(deps: UploadDependencies, organizationId: str
         expiresInSeconds: deps.urlTtlSeconds,
         signedAt,
       });
-      await deps.uploads.put({
-        uploadId,
-        organizationId,
-        objectKey,
-        contentType: input.contentType ?? null,
-        maxBytes: MAX_UPLOAD_BYTES,
-        createdAt: signedAt.toISOString(),
-        urlExpiresAt: expiresAt,
-        usableUntil: new Date(signedAt.getTime() + deps.ttlSeconds * 1000).toISOString(),
-      });
+      await deps.uploads.put(
+        {
+          uploadId,
+          organizationId,
+          objectKey,
+          contentType: input.contentType ?? null,
+          maxBytes: MAX_UPLOAD_BYTES,
+          createdAt: signedAt.toISOString(),
+          urlExpiresAt: expiresAt,
+          usableUntil: new Date(signedAt.getTime() + deps.ttlSeconds * 1000).toISOString(),
+        },
+        auditItem ? [auditItem()] : [],
+      );
       return { uploadId, url, expiresAt, maxBytes: MAX_UPLOAD_BYTES };
     },
     (error) => logger.error('Giving back the upload quota failed', { error }),

@@ -166,6 +166,7 @@ export type RedeliverInput = z.output<typeof RedeliverRequest>;
 
 export const createWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'createWebhookEndpoint',
+  audited: true,
   scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
@@ -182,6 +183,7 @@ export const listWebhookEndpointsOperation = /* @__PURE__ */ defineOperation({
 
 export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'deleteWebhookEndpoint',
+  audited: true,
   scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
@@ -191,6 +193,7 @@ export const deleteWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
 
 export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
   operationId: 'rotateWebhookSecret',
+  audited: true,
   scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
@@ -200,6 +203,7 @@ export const rotateWebhookSecretOperation = /* @__PURE__ */ defineOperation({
 
 export const testWebhookEndpointOperation = /* @__PURE__ */ defineOperation({
   operationId: 'testWebhookEndpoint',
+  audited: true,
   scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,
@@ -216,6 +220,7 @@ export const listWebhookDeliveriesOperation = /* @__PURE__ */ defineOperation({
 
 export const redeliverWebhookOperation = /* @__PURE__ */ defineOperation({
   operationId: 'redeliverWebhook',
+  audited: true,
   scope: 'webhooks:manage',
   // Retry-safe with an Idempotency-Key (docs/idempotency.md).
   idempotent: true,

@@ -7,9 +7,8 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EVENT_INDEXES, keys, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
 import { batchGet } from '../db/batch';
-import { putIf, transactWrite, updateIf } from '../db/conditional';
+import { putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
-import type { TransactItem } from '../credits/ledger';
 import { eventItem, toWebhookEvent, webhookTtl, type SubscribableEventType, type WebhookEvent, type WebhookEventType } from './events';
 
 /** An endpoint as stored. The secrets never leave the service except in the create and rotate-secret answers. */
@@ -137,24 +136,25 @@ export interface AttemptResult {
 
 /** Data access for webhooks. */
 export interface WebhookStore {
-  /** Creates an endpoint and counts it, atomically. @returns false when the organization already has `maxEndpoints`. */
-  createEndpoint(endpoint: WebhookEndpointRecord, maxEndpoints: number): Promise<boolean>;
+  /** Creates an endpoint and counts it, atomically, with `alsoPut` (the request's audit entry, docs/audit.md). @returns false when the organization already has `maxEndpoints`. */
+  createEndpoint(endpoint: WebhookEndpointRecord, maxEndpoints: number, alsoPut?: readonly TransactItem[]): Promise<boolean>;
   /** The organization's endpoints, oldest first. */
   listEndpoints(organizationId: string): Promise<WebhookEndpointRecord[]>;
   getEndpoint(organizationId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
-  /** Deletes an endpoint and uncounts it, atomically. @returns false when there was none. */
-  deleteEndpoint(organizationId: string, endpointId: string): Promise<boolean>;
-  /** Makes `secret` current and keeps the current one signing until `previousExpiresAt`. @returns the endpoint after, or undefined when there is none. */
+  /** Deletes an endpoint and uncounts it, atomically, with `alsoPut` (the request's audit entry, docs/audit.md). @returns false when there was none. */
+  deleteEndpoint(organizationId: string, endpointId: string, alsoPut?: readonly TransactItem[]): Promise<boolean>;
+  /** Makes `secret` current and keeps the current one signing until `previousExpiresAt`, with `alsoPut` (the request's audit entry, docs/audit.md). @returns the endpoint after, or undefined when there is none. */
   rotateSecret(
     organizationId: string,
     endpointId: string,
     secret: string,
     previousExpiresAt: string,
+    alsoPut?: readonly TransactItem[],
   ): Promise<WebhookEndpointRecord | undefined>;
   /** Disables an endpoint (410 Gone). A no-op for a deleted endpoint. */
   disableEndpoint(organizationId: string, endpointId: string, at: string, reason: string): Promise<void>;
-  /** Records an event outside a state change (`webhook.test`). */
-  putEvent(event: WebhookEvent): Promise<void>;
+  /** Records an event outside a state change (`webhook.test`), with `alsoPut` (the request's audit entry, docs/audit.md). */
+  putEvent(event: WebhookEvent, alsoPut?: readonly TransactItem[]): Promise<void>;
   getEvent(organizationId: string, eventId: string): Promise<(WebhookEvent & { dispatched: boolean }) | undefined>;
   /** The event has its messages: it leaves the pending index. */
   markDispatched(organizationId: string, eventId: string, at: string): Promise<void>;
@@ -247,7 +247,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
   });
 
   return {
-    async createEndpoint(endpoint, maxEndpoints) {
+    async createEndpoint(endpoint, maxEndpoints, alsoPut = []) {
       const outcome = await transactWrite(client, {
         TransactItems: [
           update(
@@ -265,6 +265,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
+          ...alsoPut,
         ],
       });
       return outcome.ok;
@@ -287,7 +288,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       return item ? toEndpoint(item) : undefined;
     },
 
-    async deleteEndpoint(organizationId, endpointId) {
+    async deleteEndpoint(organizationId, endpointId, alsoPut = []) {
       const outcome = await transactWrite(client, {
         TransactItems: [
           {
@@ -302,24 +303,29 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
             { increment: { endpoints: -1 } },
             { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } },
           ),
+          ...alsoPut,
         ],
       });
       return outcome.ok;
     },
 
-    async rotateSecret(organizationId, endpointId, secret, previousExpiresAt) {
+    async rotateSecret(organizationId, endpointId, secret, previousExpiresAt, alsoPut = []) {
       for (;;) {
         const current = await get(keys.webhookEndpoint(organizationId, endpointId));
         if (!current) return undefined;
-        const outcome = await updateIf(client, {
-          TableName: tableName,
-          Key: keys.webhookEndpoint(organizationId, endpointId),
-          // Optimistic: a concurrent rotation makes this one start again from the secret it left.
-          ...updateParts(
-            { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
-            and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
-          ),
-        });
+        const outcome = await updateIf(
+          client,
+          {
+            TableName: tableName,
+            Key: keys.webhookEndpoint(organizationId, endpointId),
+            // Optimistic: a concurrent rotation makes this one start again from the secret it left.
+            ...updateParts(
+              { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
+              and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
+            ),
+          },
+          alsoPut,
+        );
         if (outcome.ok) return toEndpoint(outcome.item);
         if (!outcome.old) return undefined;
       }
@@ -334,8 +340,11 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       });
     },
 
-    async putEvent(event) {
-      await client.send(new PutCommand({ TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' }));
+    async putEvent(event, alsoPut = []) {
+      const put = { TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' };
+      if (alsoPut.length > 0) {
+        if (!(await putIf(client, put, alsoPut)).ok) throw new Error(`Event ${event.id} exists already; nothing was written`);
+      } else await client.send(new PutCommand(put));
     },
 
     async getEvent(organizationId, eventId) {

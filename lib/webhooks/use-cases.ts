@@ -2,6 +2,7 @@
  * The webhook operations (docs/webhooks.md): endpoints, the test event, the
  * delivery log and redelivery.
  */
+import type { TransactItem } from '../db/conditional';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
@@ -61,6 +62,7 @@ export async function createWebhookEndpoint(
   organizationId: string,
   input: CreateWebhookEndpointInput,
   now = new Date(),
+  auditItem?: () => TransactItem,
 ) {
   const check = await checkWebhookUrl(input.url, { allowLocalhost: deps.allowLocalhost, resolve: deps.resolve });
   if (!check.ok) throw new InvalidRequestError('The webhook URL is refused.', [`url: ${check.reason}`]);
@@ -78,7 +80,7 @@ export async function createWebhookEndpoint(
     previousSecret: null,
     previousSecretExpiresAt: null,
   };
-  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS)))
+  if (!(await deps.webhooks.createEndpoint(endpoint, MAX_WEBHOOK_ENDPOINTS, auditItem ? [auditItem()] : [])))
     throw new WebhookEndpointLimitReachedError(MAX_WEBHOOK_ENDPOINTS);
   return {
     id: endpoint.id,
@@ -132,8 +134,14 @@ export async function listWebhookEndpoints(deps: Pick<WebhookDependencies, 'webh
 }
 
 /** Deletes an endpoint. @throws NotFoundError when the organization has no such endpoint. */
-export async function deleteWebhookEndpoint(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string) {
-  if (!(await deps.webhooks.deleteEndpoint(organizationId, endpointId))) throw new NotFoundError('webhook endpoint', endpointId);
+export async function deleteWebhookEndpoint(
+  deps: Pick<WebhookDependencies, 'webhooks'>,
+  organizationId: string,
+  endpointId: string,
+  auditItem?: () => TransactItem,
+) {
+  if (!(await deps.webhooks.deleteEndpoint(organizationId, endpointId, auditItem ? [auditItem()] : [])))
+    throw new NotFoundError('webhook endpoint', endpointId);
   return { id: endpointId, deleted: true as const };
 }
 
@@ -143,9 +151,16 @@ export async function rotateWebhookSecret(
   organizationId: string,
   endpointId: string,
   now = new Date(),
+  auditItem?: () => TransactItem,
 ) {
   const expiresAt = new Date(now.getTime() + SECRET_OVERLAP_HOURS * 3_600_000).toISOString();
-  const endpoint = await deps.webhooks.rotateSecret(organizationId, endpointId, newWebhookSecret(), expiresAt);
+  const endpoint = await deps.webhooks.rotateSecret(
+    organizationId,
+    endpointId,
+    newWebhookSecret(),
+    expiresAt,
+    auditItem ? [auditItem()] : [],
+  );
   if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
   return {
     id: endpoint.id,
@@ -167,10 +182,14 @@ export async function sendTestEvent(
   organizationId: string,
   endpointId: string,
   now = new Date(),
+  auditItem?: () => TransactItem,
 ) {
   await endpointOf(deps, organizationId, endpointId);
   const eventId = newWebhookEventId();
-  await deps.webhooks.putEvent({ id: eventId, organizationId, type: 'webhook.test', occurredAt: now.toISOString(), endpointId });
+  await deps.webhooks.putEvent(
+    { id: eventId, organizationId, type: 'webhook.test', occurredAt: now.toISOString(), endpointId },
+    auditItem ? [auditItem()] : [],
+  );
   return { messageId: messageIdOf(eventId, endpointId), eventType: 'webhook.test' as const };
 }
 

@@ -14,11 +14,13 @@ export const campaignCancel = defineCommand<{ campaign: string }>({
   configure: (command) => command.requiredOption('--campaign <id>', 'campaign ID (camp_…)'),
   run: async ({ options }) => {
     const { cancelEnrichment } = await import('../../../lib/enrichment/cancel');
-    const { campaigns, enrichment, workflow, objects } = await stores();
+    const { campaigns, enrichment, workflow, objects, operatorAuditItem } = await stores();
     // An operator's retry after a lost answer finds the campaign canceled already and prints the same.
     return cancelEnrichment(
       { campaigns: campaigns(), enrichment: enrichment(), workflow: workflow(), objects: objects() },
       options.campaign,
+      new Date(),
+      (organizationId, campaignId) => operatorAuditItem({ organizationId, command: 'campaign:cancel', campaignId }),
     );
   },
 });

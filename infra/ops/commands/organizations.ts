@@ -81,9 +81,11 @@ export const orgCredits = defineCommand<OrgCreditsOptions>({
     if (options.id !== undefined && !ADJUSTMENT_ID_PATTERN.test(options.id))
       throw new Error('--id: 1..128 visible ASCII characters (no spaces)');
     const adjustmentId = options.id ?? `adj_${randomUUID()}`;
-    const { ledger } = await stores();
+    const { ledger, operatorAuditItem } = await stores();
     const organizationId = await organizationOf(options);
-    const { balance } = await ledger().adjust(organizationId, options.add, options.note, adjustmentId);
+    const { balance } = await ledger().adjust(organizationId, options.add, options.note, adjustmentId, [
+      operatorAuditItem({ organizationId, command: 'org:credits', idempotencyKey: adjustmentId }),
+    ]);
     return { organizationId: options.org, smb: balance, adjustmentId };
   },
 });
@@ -108,12 +110,13 @@ export const orgCapacity = defineCommand<OrgCapacityOptions>({
       .option('--external-enriching <n>', 'accounts enriching through other surfaces (UI, data cube)', integer())
       .option('--test', "set the capacity of the organization's test twin (created on first use)"),
   run: async ({ options }) => {
-    const { organizations } = await stores();
+    const { organizations, operatorAuditItem } = await stores();
     const organizationId = await organizationOf(options);
-    const organization = await organizations().setCapacity(organizationId, {
-      maxEnrichingAccounts: options.maxEnriching,
-      externalEnrichingAccounts: options.externalEnriching,
-    });
+    const organization = await organizations().setCapacity(
+      organizationId,
+      { maxEnrichingAccounts: options.maxEnriching, externalEnrichingAccounts: options.externalEnriching },
+      [operatorAuditItem({ organizationId, command: 'org:capacity' })],
+    );
     return { enrichingAccounts: organization.enrichingAccounts, maxEnrichingAccounts: organization.maxEnrichingAccounts };
   },
 });
@@ -166,16 +169,21 @@ export const orgLimits = defineCommand<OrgLimitsOptions>({
       )
       .option(...TEST_OPTION),
   run: async ({ options }) => {
-    const { describeLimits, limitDependencies, limits } = await stores();
+    const { describeLimits, limitDependencies, limits, operatorAuditItem } = await stores();
     const organizationId = await organizationOf(options);
-    await limits().setLimits(organizationId, {
-      requests: options.requests,
-      windowSeconds: options.windowSeconds,
-      exportsPerHour: options.exportsPerHour,
-      uploadsPerHour: options.uploadsPerHour,
-      monthlySpendLimit: noneAsNull(options.monthlySpend),
-      lowBalanceThreshold: noneAsNull(options.lowBalance),
-    });
+    await limits().setLimits(
+      organizationId,
+      {
+        requests: options.requests,
+        windowSeconds: options.windowSeconds,
+        exportsPerHour: options.exportsPerHour,
+        uploadsPerHour: options.uploadsPerHour,
+        monthlySpendLimit: noneAsNull(options.monthlySpend),
+        lowBalanceThreshold: noneAsNull(options.lowBalance),
+      },
+      // Read-only when nothing is given: no change, no entry (setLimits writes nothing then).
+      [operatorAuditItem({ organizationId, command: 'org:limits' })],
+    );
     return describeLimits(limitDependencies(), organizationId);
   },
 });
@@ -202,12 +210,14 @@ export const keyCreate = defineCommand<{ org: string; test?: boolean; scopes?: s
   run: async ({ options }) => {
     const scopes = options.scopes === undefined ? undefined : parseScopes(options.scopes);
     if (options.name !== undefined && (options.name.length < 1 || options.name.length > 100)) throw new Error('--name: 1..100 characters.');
-    const { apiKeys } = await stores();
+    const { apiKeys, operatorAuditItem } = await stores();
     const organizationId = await organizationOf(options);
-    const { secret } = await apiKeys().issue(organizationId, {
-      ...(scopes ? { scopes } : {}),
-      ...(options.name !== undefined ? { name: options.name } : {}),
-    });
+    const { secret } = await apiKeys().issue(
+      organizationId,
+      { ...(scopes ? { scopes } : {}), ...(options.name !== undefined ? { name: options.name } : {}) },
+      new Date(),
+      [operatorAuditItem({ organizationId, command: 'key:create' })],
+    );
     return { apiKey: secret };
   },
 });
@@ -252,8 +262,9 @@ export const keyRevoke = defineCommand<{ key: string }>({
   confirm: ({ key }) => `Revoke the API key ${key.slice(0, 8)}…? Requests with it will be refused from the next one on.`,
   configure: (command) => command.requiredOption('--key <key>', 'the API key (cek_…)'),
   run: async ({ options }) => {
-    const { apiKeys } = await stores();
-    if (!(await apiKeys().revoke(options.key))) throw new Error('No such API key.');
+    const { apiKeys, operatorAuditItem } = await stores();
+    if (!(await apiKeys().revoke(options.key, (organizationId) => operatorAuditItem({ organizationId, command: 'key:revoke' }))))
+      throw new Error('No such API key.');
     return { revoked: true };
   },
 });
