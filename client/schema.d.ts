@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * List the organization's audit log
-         * @description Who did what, newest first: every call of an operation that changes something (campaigns, uploads, exports, webhooks, keys, privacy), whatever its answer (refusals included; 401 and 429 excepted), and every change an operator made (`keyId: "operator"`). A change and its entry are written in one transaction. Kept 365 days. No secret, request body or contact data. `filters.keyId`, `filters.operation`, `filters.from` and `filters.to` narrow it (all: AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null.
+         * @description Who did what, newest first: every call of an operation that changes something (campaigns, uploads, exports, webhooks, keys, privacy), whatever its answer but 401 and 429, and every change an operator made (`keyId: "operator"`). Kept 365 days. No secret, request body or contact data. `filters.keyId`, `filters.operation`, `filters.from` and `filters.to` narrow it (AND). Pass `nextCursor` unchanged as `cursor` with the same filters and limit; stop when it is null.
          */
         post: operations["listAuditEntries"];
         delete?: never;

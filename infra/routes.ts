@@ -261,7 +261,7 @@ export const usesCursors = (operation: Operation): boolean => 'cursor' in operat
  * `NOT_TOOLS` names (docs/agents.md), in this list's order. The MCP function calls their functions.
  */
 // A streaming operation (docs/results.md "The stream") answers no envelope a tool call could hold: no tool.
-export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation) && !route.operation.streaming);
+export const MCP_ROUTES: ApiRoute[] = API_ROUTES.filter((route) => isMcpTool(route.operation));
 
 /** The route of the guides the API reference links to (`GET /docs/<name>.md`, lib/http/docs.ts). */
 export const GUIDES_ROUTE = '/docs/{guide}';

@@ -68,7 +68,7 @@ export const auditOperationDocs = [
   documentOperation(listAuditOperation, {
     tag: 'organization',
     summary: "List the organization's audit log",
-    description: `Who did what, newest first: every call of an operation that changes something (campaigns, uploads, exports, webhooks, keys, privacy), whatever its answer (refusals included; 401 and 429 excepted), and every change an operator made (\`keyId: "${OPERATOR_KEY_ID}"\`). A change and its entry are written in one transaction. Kept ${AUDIT_RETENTION_DAYS} days. No secret, request body or contact data. \`filters.keyId\`, \`filters.operation\`, \`filters.from\` and \`filters.to\` narrow it (all: AND). Pass \`nextCursor\` unchanged as \`cursor\` with the same filters and limit; stop when it is null.`,
+    description: `Who did what, newest first: every call of an operation that changes something (campaigns, uploads, exports, webhooks, keys, privacy), whatever its answer but 401 and 429, and every change an operator made (\`keyId: "${OPERATOR_KEY_ID}"\`). Kept ${AUDIT_RETENTION_DAYS} days. No secret, request body or contact data. \`filters.keyId\`, \`filters.operation\`, \`filters.from\` and \`filters.to\` narrow it (AND). Pass \`nextCursor\` unchanged as \`cursor\` with the same filters and limit; stop when it is null.`,
     response: AuditPageSchema,
     errors: ['invalid_request', 'revoked_api_key'],
     example: { filters: { operation: 'enrichCampaign' }, limit: 100 },

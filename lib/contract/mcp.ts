@@ -62,11 +62,12 @@ export const NOT_TOOLS = {
       'the agent would have to PUT a file to a presigned URL; create_campaign takes up to 100,000 IDs inline',
   },
   scopes: { 'webhooks:manage': 'an agent has no endpoint to receive webhook deliveries; it reads the same events with list_events' },
-} as const satisfies { operations: Record<string, string>; scopes: Partial<Record<Operation['scope'], string>> };
+  streaming: 'a tool call answers one result, not a stream; list_campaign_results reads the same accounts page by page',
+} as const satisfies { operations: Record<string, string>; scopes: Partial<Record<Operation['scope'], string>>; streaming: string };
 
 /** Whether an operation of the route list is an MCP tool (everything but {@link NOT_TOOLS}). */
 export const isMcpTool = (operation: Operation): boolean =>
-  !(operation.operationId in NOT_TOOLS.operations) && !(operation.scope in NOT_TOOLS.scopes);
+  !(operation.operationId in NOT_TOOLS.operations) && !(operation.scope in NOT_TOOLS.scopes) && !operation.streaming;
 
 /**
  * The annotations of the tools that are not plain reads, each with why.
