@@ -354,14 +354,19 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expectCountedBeside(sent, query);
   });
 
-  it('enrich repeated while enriching: 1 (one BatchGetItem), no Step Functions call; a lost StartExecution is repaired by the reconciler', async () => {
+  it('enrich repeated while enriching: 1 (one BatchGetItem) and its audit entry, no Step Functions call; a lost StartExecution is repaired by the reconciler', async () => {
     const { campaignId: enriching, attempt } = await launchedWithoutExecution(org);
     const dynamo = countRequests(ddb, aboutOrg(org));
     const stepFunctions = countRequests(sfn(), [enriching, attempt.id]);
     const repeat = await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId: enriching } });
     expect(repeat.status, JSON.stringify(repeat.body)).toBe(200);
     expect(repeat.data).toMatchObject({ id: enriching, status: 'enriching', credits: { charged: 2, remaining: 8 } });
-    expect(commands(dynamo)).toEqual(['BatchGetItemCommand']);
+    // The reads: one BatchGetItem. Then the call's audit entry (docs/audit.md: a write operation, whatever its
+    // outcome), written once the answer is decided, after the reads.
+    const auditWrites = dynamo.filter((sent) => JSON.stringify(sent.input).includes(keys.auditEntries(org.organizationId)));
+    expect(auditWrites.map((sent) => sent.command)).toEqual(['PutItemCommand']);
+    expect(commands(dynamo.filter((sent) => !auditWrites.includes(sent)))).toEqual(['BatchGetItemCommand']);
+    expect(auditWrites[0]!.startedAt).toBeGreaterThan(dynamo[0]!.endedAt!);
     expect(readsOrganization(dynamo[0]!, org.organizationId)).toBe(true);
     expect(readsKey(dynamo[0]!, org.apiKey)).toBe(false);
     expectCountedBeside(dynamo, dynamo[0]!);

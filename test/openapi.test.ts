@@ -99,10 +99,14 @@ describe('docs/openapi.json', () => {
 
   it('shows a real example of every operation’s answer and of every webhook event (an enriched campaign for campaign.enriched)', () => {
     for (const route of API_ROUTES)
-      expect(
-        post(route.operation.path).responses['200'].content['application/json'].example?.data,
-        route.operation.operationId,
-      ).toBeDefined();
+      if (route.operation.streaming)
+        // A stream answers JSON Lines (or Server-Sent Events) of its item schema, not the envelope.
+        expect(post(route.operation.path).responses['200'].content['application/jsonl']?.schema, route.operation.operationId).toBeDefined();
+      else
+        expect(
+          post(route.operation.path).responses['200'].content['application/json'].example?.data,
+          route.operation.operationId,
+        ).toBeDefined();
     const enriched = committed.webhooks['campaign.enriched'].post.requestBody.content['application/json'].example;
     expect(enriched.data.campaign).toMatchObject({
       status: 'enriched',
@@ -320,6 +324,11 @@ describe('docs/openapi.json', () => {
     expect(served.servers).toEqual([{ url: api(), description: 'This deployment.' }]);
     // Its contact names the serving deployment's support guide (lib/contract/openapi.ts SUPPORT); the rest is the committed document.
     expect(served.info.contact.url).toBe(`${api()}/docs/support.md`);
+    // A stream is served at the serving deployment's own address (its operation's servers).
+    for (const route of API_ROUTES.filter((each) => each.operation.streaming)) {
+      expect(served.paths[route.operation.path].post.servers.map((server: { url: string }) => server.url)).toEqual([api()]);
+      served.paths[route.operation.path].post.servers = committed.paths[route.operation.path].post.servers;
+    }
     expect({ ...served, servers: committed.servers, info: { ...served.info, contact: committed.info.contact } }).toEqual(committed);
   });
 });

@@ -60,6 +60,7 @@ const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = 
   cancelCampaign: (f) => ({ campaignId: f.canceledId }),
   exportCampaign: (f) => ({ campaignId: f.enrichedId }),
   listLedger: () => ({}),
+  listAuditEntries: () => ({}),
   orgUsage: () => ({ from: '2026-11-01', to: '2026-11-30', groupBy: 'day' }),
   quoteCampaign: (f) => ({ campaignId: f.quotedId }),
   listCampaignAccounts: (f) => ({ campaignId: f.enrichedId }),

@@ -13,6 +13,7 @@
  * The result access period is shortened through `RESULTS_ACCESS_PERIOD_SECONDS`
  * (lib/config.ts), which the in-process CompleteEnrichment task reads.
  */
+import { ACCOUNT_FIELDS } from '../lib/warehouse/fields';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { s3 } from '../lib/aws';
@@ -117,22 +118,20 @@ describe('per-batch account objects (issue #13 item 2)', () => {
 
     const batchKeys = await keysUnder(objectKeys.batchesPrefix(organizationId, campaignId, attemptId));
     expect(batchKeys).toEqual([0, 1, 2].map((i) => objectKeys.batchAccounts(organizationId, campaignId, attemptId, i)));
-    // One JSON array a line: each account's fields as the launch read them (FindContacts reads only contacts, issue #29).
+    // A header naming the fields, then one JSON array a line: each account's fields as the launch read them
+    // (FindContacts reads only contacts, issue #29).
     const batches = await Promise.all(
-      batchKeys.map(async (key) => (await readText(key)).split('\n').map((line) => JSON.parse(line) as unknown[])),
+      batchKeys.map(async (key) => {
+        const [header, ...lines] = (await readText(key)).split('\n');
+        return { fields: (JSON.parse(header!) as { fields: string[] }).fields, rows: lines.map((line) => JSON.parse(line) as unknown[]) };
+      }),
     );
-    expect(batches.map((b) => b.length)).toEqual([1_000, 1_000, 100]);
-    expect(batches.flat().map((a) => a[0])).toEqual(ids);
-    const first = accounts[0]!;
-    expect(batches[0]![0]).toEqual([
-      first.accountId,
-      first.name,
-      first.domain,
-      first.status,
-      first.industry,
-      first.employeeCount,
-      first.country,
-    ]);
+    expect(batches.map((b) => b.rows.length)).toEqual([1_000, 1_000, 100]);
+    for (const batch of batches) expect(batch.fields).toEqual(ACCOUNT_FIELDS.map((field) => field.key));
+    const accountIdAt = batches[0]!.fields.indexOf('accountId');
+    expect(batches.flatMap((b) => b.rows).map((row) => row[accountIdAt])).toEqual(ids);
+    const first = accounts[0]! as unknown as Record<string, unknown>;
+    expect(batches[0]!.rows[0]).toEqual(batches[0]!.fields.map((key) => first[key]));
     expect((await readText(objectKeys.eligibleList(organizationId, campaignId, attemptId))).split('\n')).toEqual(ids);
   });
   it('a batch of an attempt launched before batch objects existed slices the eligible list', async () => {

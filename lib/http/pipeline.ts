@@ -57,7 +57,7 @@ import type { IdempotencyStage } from '../idempotency/stage';
 import type { IdempotentWork } from '../idempotency/store';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from './request-record';
 import { sourceAddressOf } from './source-address';
-import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '../idempotency/key';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
 import { StreamedAnswer } from './stream';
 

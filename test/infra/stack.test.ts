@@ -293,6 +293,7 @@ describe('CampaignEnrichment-dev', () => {
       'CampaignsList',
       'EventsList',
       'KeysList',
+      'OrgAudit',
       'OrgLedger',
       'PrivacyErasuresList',
       'PrivacySuppressionsList',
