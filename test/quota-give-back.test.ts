@@ -53,7 +53,8 @@ describe('a quota use whose work failed is given back', () => {
     const org = await newOrganization({ limits: { uploadsPerHour: 1 } });
     const fault = injectFault({
       client: 'dynamodb',
-      command: 'PutItemCommand',
+      // The record and its audit entry are one transaction (docs/audit.md).
+      command: 'TransactWriteItemsCommand',
       match: (_input, text) => text.includes(org.organizationId) && text.includes('UPLOAD'),
       times: Infinity,
       error: throttling,
