@@ -190,10 +190,21 @@ export const refusalOf = (admission: RequestAdmission): RateLimitedError =>
   });
 
 /** Organizations a {@link RequestLimiter} remembers at most (policies, leases, counts; a container serves few). */
-const MAX_REMEMBERED = 10_000;
+export const MAX_REMEMBERED = 10_000;
 
-/** A bounded map that drops its oldest entry when full. */
-class Remembered<T> extends Map<string, T> {
+/**
+ * A bounded map that drops its least recently used entry when full (a read makes an entry the newest), so an
+ * organization still sending requests keeps its lease and counts however many others the process has seen since.
+ */
+export class Remembered<T> extends Map<string, T> {
+  override get(key: string): T | undefined {
+    if (!super.has(key)) return undefined;
+    const value = super.get(key)!;
+    super.delete(key);
+    super.set(key, value);
+    return value;
+  }
+
   override set(key: string, value: T): this {
     if (!this.has(key) && this.size >= MAX_REMEMBERED) this.delete(this.keys().next().value!);
     return super.set(key, value);
