@@ -14,7 +14,7 @@ import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { newOrganizationId } from '../lib/ids';
 import { RequestLimiter, windowAt, type RequestAdmission } from '../lib/http/rate-limit';
-import { requestsPerKey, utcDay, type RequestDays } from '../lib/http/request-counts';
+import { requestsPerKey, utcDay, windowAttribute, type RequestDays } from '../lib/http/request-counts';
 import { requestDays } from '../lib/root';
 
 /** The table's request days with every answer delivered when fast-check's scheduler says. */
@@ -110,5 +110,47 @@ describe('leases of one window over several processes (fast-check: arrival order
     const windows = Object.keys(item).filter((name) => name.startsWith('w:'));
     expect(windows.length).toBeLessThanOrEqual(3);
     expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(1024);
+  });
+});
+
+describe('a lease write in flight across the end of a window', () => {
+  it('admits the requests that waited for it in the new window and never brings back the ended window’s lease', async () => {
+    const organizationId = newOrganizationId();
+    const policy = { limit: 40, windowSeconds: 10 };
+    const first = Date.UTC(2031, 0, 1, 0, 0, 9, 500); // half a second before the first window ends
+    let clock = first;
+    const real = requestDays();
+    let hold = false;
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const days: RequestDays = {
+      write: async (org, write) => {
+        if (hold && write.lease) {
+          hold = false;
+          await gate;
+        }
+        return real.write(org, write);
+      },
+      giveBack: (org, day, window) => real.giveBack(org, day, window),
+    };
+    const limiter = new RequestLimiter({ days, policyOf: async () => policy, defaults: () => policy, now: () => clock });
+    expect((await limiter.admit(organizationId, 'key_a')).allowed).toBe(true); // the policy is known from here on
+
+    hold = true;
+    const late = Array.from({ length: 5 }, () => limiter.admit(organizationId, 'key_a')); // arrive in the first window
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the first of them holds its lease write
+    clock = first + 1_500; // the next window has begun
+    const next = Array.from({ length: 30 }, () => limiter.admit(organizationId, 'key_a'));
+    release();
+    const answers = await Promise.all([...late, ...next]);
+
+    expect(answers.every((answer) => answer.allowed)).toBe(true);
+    // The second window's count holds what it admitted plus at most one unused lease: no lease granted in it was dropped.
+    const { windowStart } = windowAt(clock, policy.windowSeconds);
+    const item = await dayItem(organizationId, utcDay(clock));
+    const counted = Number(item[windowAttribute(policy.windowSeconds, windowStart)] ?? 0);
+    const admittedThere = 30 + 5;
+    expect(counted).toBeGreaterThanOrEqual(30);
+    expect(counted).toBeLessThanOrEqual(admittedThere + Math.floor(policy.limit * 0.05));
   });
 });

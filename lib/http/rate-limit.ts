@@ -471,10 +471,13 @@ export class RequestLimiter {
     now: number,
     single: boolean,
   ): Promise<Lease | undefined> {
-    const { windowStart } = windowAt(now, policy.windowSeconds);
     for (let refusedWrites = 0; ;) {
+      // The window of this moment, not of the request's arrival: a request that waited for a lease write across a
+      // window's end is admitted in the new window, and never brings back the lease of an ended one (which would
+      // drop the new window's granted requests, counted in the table but never used).
+      const { windowStart } = windowAt(Math.max(now, this.#now()), policy.windowSeconds);
       let lease = state.lease;
-      if (!lease || lease.windowSeconds !== policy.windowSeconds || lease.windowStart !== windowStart) {
+      if (!lease || lease.windowSeconds !== policy.windowSeconds || lease.windowStart < windowStart) {
         lease = state.lease = {
           windowSeconds: policy.windowSeconds,
           windowStart,

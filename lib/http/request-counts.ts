@@ -26,7 +26,7 @@ export const UNNAMED_KEY = '-';
 export const REQUEST_DAY_TTL_DAYS = 400;
 
 /** The attribute of the window of `windowSeconds` starting at `windowStart` (epoch seconds). */
-const windowAttribute = (windowSeconds: number, windowStart: number) => `${WINDOW_PREFIX}${windowSeconds}:${windowStart}`;
+export const windowAttribute = (windowSeconds: number, windowStart: number) => `${WINDOW_PREFIX}${windowSeconds}:${windowStart}`;
 
 /** The UTC day (`YYYY-MM-DD`) of a time in epoch milliseconds. */
 export const utcDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
