@@ -171,7 +171,10 @@ describe('account history buckets: the model', () => {
           }
           const state = await direct.state(organizationId);
           expect(state.entries).toBe(model.size);
-          if (model.size >= 3) expect(state.buckets).toBeGreaterThan(1);
+          // Splits are not asserted here: completions that run at once each decide on the count they saw, so a due
+          // split can wait for the next completion (seen on CI: two concurrent completions of 2 and 1 accounts at
+          // load 2 left 3 entries in 1 bucket). What a lagging split could break is asserted: every read exact
+          // (above), no item over 4 KB (below); the count test bounds the splits of a sequential completion.
           const items = await bucketItems(direct, organizationId);
           expect(items.reduce((sum, item) => sum + decodeBucket(item.entries as Uint8Array).size, 0)).toBe(model.size);
           for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
