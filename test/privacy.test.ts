@@ -17,7 +17,7 @@ import { ddb, s3 } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
 import { runErasure } from '../lib/privacy/erasure';
-import { hashIdentifier, type RawIdentifier } from '../lib/privacy/identifiers';
+import { hashIdentifier, type RawIdentifier } from '../lib/warehouse/identifiers';
 import { erasureId } from '../lib/privacy/store';
 import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';

@@ -29,7 +29,7 @@ import { newCampaignId } from '../../lib/ids';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { resultsPrefix } from '../../lib/results/parts';
 import { runErasure } from '../../lib/privacy/erasure';
-import { hashIdentifier } from '../../lib/privacy/identifiers';
+import { hashIdentifier } from '../../lib/warehouse/identifiers';
 import { erasureId, GLOBAL_SCOPE } from '../../lib/privacy/store';
 import { campaigns, erasureJobDependencies, results, sequence, suppressions } from '../../lib/root';
 import type { Results } from '../lib/results';

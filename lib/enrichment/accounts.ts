@@ -166,7 +166,7 @@ export async function listCampaignAccounts(
     // While the policy withholds something the counts come from the stored rows, through the one owner of what may be delivered.
     const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
     const countsOf = (batch: number) =>
-      policy.withhold
+      policy.withholds
         ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy))
         : deps.outcomes.readBatchContacts(manifest, batch);
     for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));

@@ -12,7 +12,7 @@ import { objectKeys } from '../objects';
 import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, storedContactIdentifiers, withoutContacts, type ResultStore } from '../results/parts';
 import type { PrefixStore } from '../storage/prefixes';
-import { contactHashes } from './identifiers';
+import { DigestSet } from '../warehouse/identifiers';
 import type { ReceiptSigner } from './receipt';
 import type { ErasureProgress, ErasureRecord, ErasureResult, SuppressionStore } from './store';
 
@@ -54,7 +54,7 @@ export interface EraseOptions {
  * campaign ID order, {@link ERASURE_CAMPAIGN_CHUNK} campaigns at a time:
  * each result part is read once and rewritten only when it held a match;
  * the campaigns that held one lose their export files.
- * @param hashes - full identifier hashes (lib/privacy/identifiers.ts); a contact matches when any of its identifiers does.
+ * @param hashes - full identifier hashes (lib/warehouse/identifiers.ts); a contact matches when any of its identifiers does.
  * @returns counts (with those of `resumeFrom`), the campaigns that held a match (sorted) and the contacts this run removed.
  */
 export async function eraseFromOrganization(
@@ -64,6 +64,7 @@ export async function eraseFromOrganization(
   options: EraseOptions = {},
 ): Promise<OrganizationErasure> {
   const after = options.resumeFrom?.after;
+  const matches = new DigestSet(hashes);
   const ids = (
     await Promise.all([deps.campaigns.idsInStatus(organizationId, 'enriched'), deps.campaigns.idsInStatus(organizationId, 'enriching')])
   )
@@ -96,8 +97,9 @@ export async function eraseFromOrganization(
       parts,
       async ({ campaignId, key }) => {
         const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
+          // The stored digests decide; only a matching contact's JSON is read (for its ID).
+          if (!matches.hasAny(reader.bytes, reader.contactDigestsStart, reader.contactDigestsEnd)) return true;
           const contact = storedContactIdentifiers(reader);
-          if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
           if (contact.contactId) {
             if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
             contactIds.get(contact.contactId)!.add(campaignId);

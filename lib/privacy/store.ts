@@ -15,7 +15,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB
 import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId } from '../ids';
-import type { HashedIdentifier, IdentifierType } from './identifiers';
+import type { HashedIdentifier, IdentifierType } from '../warehouse/identifiers';
 
 /** The scope of the operator's global suppression list. */
 export const GLOBAL_SCOPE = 'GLOBAL';

@@ -7,7 +7,7 @@
  */
 import type { WarehouseContact } from '../warehouse/schema';
 import { eraseFromOrganization, type EraseDependencies } from './erasure';
-import { contactHashes, identifierHash, type HashedIdentifier } from './identifiers';
+import { contactHashes, identifierHash, type HashedIdentifier } from '../warehouse/identifiers';
 import { GLOBAL_SCOPE, type SuppressionStore } from './store';
 
 /** What the vendor's erasure needs. */
@@ -43,7 +43,7 @@ export interface VendorErasureReport {
  * Erases a person everywhere. Idempotent: a rerun finds nothing more to
  * remove and records no second event. A copy matching the contact's ID (found
  * in the warehouse) goes too, whatever its other identifiers.
- * @param identifiers - the person's identifiers, hashed (lib/privacy/identifiers.ts).
+ * @param identifiers - the person's identifiers, hashed (lib/warehouse/identifiers.ts).
  */
 export async function eraseEverywhere(
   deps: VendorErasureDependencies,
