@@ -39,6 +39,7 @@ import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/f
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda } from '../lib/children';
 import { median, round } from '../lib/stats';
+import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 
 /** Accounts a stored part holds (a FindContacts batch). */
 const PART_ACCOUNTS = ENRICHMENT_BATCH_SIZE;
@@ -174,9 +175,15 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
     };
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const done = await runErasure(counted, organizationId, id);
+    // Profiled (sampling every 1 ms: a few % of overhead) so the figure carries where its time went.
+    const { result: done, profile } = await profileInProcess(() => runErasure(counted, organizationId, id));
     const seconds = (performance.now() - started) / 1000;
     const jobCpuS = cpuMs(cpu) / 1000;
+    results_.note(
+      group,
+      `Erasure, CPU of this process by owner (s3rver runs in it; DynamoDB Local does not): ${formatTop(summarizeProfile(profile), 8)}.`,
+    );
+    results_.note(group, `Erasure, busiest lines: ${formatTopFrames(summarizeProfile(profile), 6)}.`);
     if (done?.status !== 'completed') throw new Error(`The bench erasure ended ${done?.status}`);
     if (done.result!.contactsRemoved !== holding)
       throw new Error(`The erasure removed ${done.result!.contactsRemoved} rows, not ${holding}`);
