@@ -480,6 +480,7 @@ export class CampaignEnrichmentStack extends Stack {
       stateMachine: this.workflow.stateMachine,
       table: this.table,
       webhooks: { stateMachine: this.webhooks.delivery.stateMachine, deadLetterQueue: this.webhooks.deadLetterQueue },
+      erasures: { deadLetterQueue: this.erasures.deadLetterQueue },
       removalPolicy: settings.removalPolicy,
     });
 

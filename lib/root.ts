@@ -515,7 +515,7 @@ export const erasureJobDependencies = (): ErasureJobDependencies => ({
 export const vendorErasureDependencies = (): VendorErasureDependencies => ({
   ...eraseDependencies(),
   suppressions: suppressions(),
-  removeFromWarehouse: (matches) => embeddedWarehouse().removeContacts(matches),
+  removeFromWarehouse: (hashes) => embeddedWarehouse().removeContacts(hashes),
   organizationIds: () => ledger().organizationIds(),
   contactErased: async (organizationId, data) => {
     const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);

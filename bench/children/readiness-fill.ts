@@ -12,6 +12,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { startLocalStack } from '../../infra/local/stack';
 import { generateDemoWarehouse } from '../../infra/local/demo-warehouse';
+import { warehouseItemsOf } from '../../lib/warehouse/warehouse';
 
 const [dataDir, itemsArgument] = process.argv.slice(2);
 const target = Number(itemsArgument);
@@ -60,7 +61,9 @@ try {
   // Warehouse accounts (IDs after the demo's) up to the target.
   let next = 100_000;
   for (let missing = target - (await count()); missing > 0; missing = target - (await count())) {
-    const accounts = generateDemoWarehouse(Math.ceil(missing / 2), next).map((account, i) => ({
+    // Items an account makes (its account and contacts items and its identifier index entries, lib/warehouse/warehouse.ts).
+    const perAccount = warehouseItemsOf(generateDemoWarehouse(1, next)[0]!).length;
+    const accounts = generateDemoWarehouse(Math.max(1, Math.ceil(missing / perAccount)), next).map((account, i) => ({
       ...account,
       accountId: `acc_fill_${next + i}`,
     }));

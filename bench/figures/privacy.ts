@@ -221,8 +221,10 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
     const exportCpuS = async () => {
       const best: number[] = [];
       for (let run = 0; run < 2; run++) {
-        const { outcome, stderr } = await runExportLambda({ bundle, apiKey, campaignId });
-        if (outcome.statusCode !== 200) throw new Error(`The export answered ${outcome.statusCode}: ${outcome.body}\n${stderr}`);
+        const { outcome, stdout, stderr } = await runExportLambda({ bundle, apiKey, campaignId });
+        // Its log lines (stdout) name the cause of a 500.
+        if (outcome.statusCode !== 200)
+          throw new Error(`The export answered ${outcome.statusCode}: ${outcome.body}\n${stdout.slice(-4000)}\n${stderr}`);
         best.push(outcome.cpuMs / 1000);
       }
       return Math.min(...best);
