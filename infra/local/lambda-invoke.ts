@@ -13,12 +13,13 @@
  * (infra/local/lambda-context.ts), as the local API server runs its handlers.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { invokeLocally, lambdaContext } from './lambda-context';
+import { readBody } from './request-body';
 
 /** Most bytes of a synchronous invocation's payload (the Lambda quota: 6 MB). */
 export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -47,17 +48,6 @@ function apiError(res: ServerResponse, status: number, type: string, message: st
   res
     .writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type, 'x-amzn-requestid': randomUUID() })
     .end(JSON.stringify({ Type: 'User', message }));
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_INVOKE_PAYLOAD_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -95,7 +85,7 @@ export async function startLambdaInvokeEndpoint(functions: ReadonlyMap<string, s
           'InvalidParameterValueException',
           `This endpoint runs RequestResponse invocations only, not ${invocationType}`,
         );
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_INVOKE_PAYLOAD_BYTES);
       if (!body) return apiError(res, 413, 'RequestTooLargeException', `Request must be smaller than ${MAX_INVOKE_PAYLOAD_BYTES} bytes`);
       let event: unknown;
       try {
