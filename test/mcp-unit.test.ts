@@ -27,6 +27,7 @@ import {
   TOOLS_LIST_HEADROOM_BYTES,
 } from '../lib/contract/mcp';
 import { MCP_TOOLS } from '../mcp/tools';
+import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { TOOL_NAMES } from '../client/mcp-protocol';
 import { campaignResultsOperation } from '../lib/exports/schema';
 import { cancelCampaignOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
@@ -91,6 +92,29 @@ describe('MCP tools', () => {
       'tools/list grew into the 6 KB kept below the 64 KB budget for the next tools: shorten a description or a schema (docs/agents.md "The tools")',
     ).toBeLessThanOrEqual(TOOLS_LIST_HEADROOM_BYTES);
     for (const tool of MCP_TOOLS.tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
+  });
+
+  it('the compact schemas accept each operation’s documented examples (which redocly lint checks against the published schemas) and refuse an answer without a required field or an input with an unknown field', () => {
+    const document = buildOpenApiDocument(MCP_ROUTES.map((route) => route.operation));
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const withoutFirstRequired = (schema: { required?: string[] }, value: Record<string, unknown>) => {
+      const [name] = schema.required ?? [];
+      if (!name) return undefined;
+      const { [name]: _dropped, ...rest } = value;
+      return rest;
+    };
+    for (const route of MCP_ROUTES) {
+      const post = (document.paths as Record<string, any>)[route.operation.path].post;
+      const listed = MCP_TOOLS.tools.find((tool) => tool.name === toolName(route.operation.operationId))!;
+      const answer = post.responses['200'].content['application/json'].example.data as Record<string, unknown>;
+      expect(ajv.validate(listed.outputSchema!, answer), `${listed.name} output: ${ajv.errorsText()}`).toBe(true);
+      const broken = withoutFirstRequired(listed.outputSchema as { required?: string[] }, answer);
+      if (broken) expect(ajv.validate(listed.outputSchema!, broken), `${listed.name} output without a required field`).toBe(false);
+      const request = post.requestBody.content['application/json'].example as Record<string, unknown> | undefined;
+      if (request) expect(ajv.validate(listed.inputSchema, request), `${listed.name} input: ${ajv.errorsText()}`).toBe(true);
+      expect(ajv.validate(listed.inputSchema, { ...request, notAField: 1 }), `${listed.name} input with an unknown field`).toBe(false);
+    }
   });
 
   it('the listed annotations read back as the operations’ (absent hints at the MCP defaults)', () => {
