@@ -117,6 +117,52 @@ describe('MCP tools', () => {
     }
   });
 
+  it('an output schema writes the fields its objects share once (allOf of a base) and validates the same answers', () => {
+    const campaign = (status: string, extra: Record<string, unknown> = {}) => ({
+      type: 'object',
+      properties: {
+        id: { type: 'string', description: 'The campaign.' },
+        name: { type: 'string', minLength: 1 },
+        createdAt: { type: 'string', format: 'date-time' },
+        accounts: { type: 'object', properties: { requested: { type: 'integer' } }, required: ['requested'] },
+        status: { type: 'string', const: status },
+        ...extra,
+      },
+      required: ['id', 'name', 'createdAt', 'accounts', 'status', ...Object.keys(extra)],
+      additionalProperties: false,
+    });
+    const feed = {
+      type: 'object',
+      properties: {
+        enriched: campaign('enriched', { completedAt: { type: 'string', format: 'date-time' } }),
+        expired: campaign('expired'),
+        failed: campaign('draft'),
+      },
+      required: ['enriched', 'expired', 'failed'],
+    };
+    const output = compactSchema(feed, { output: true });
+    expect(JSON.stringify(output)).toContain('"allOf":[{"$ref":"#/$defs/b1"}]');
+    expect(JSON.stringify(output).length).toBeLessThan(JSON.stringify(compactSchema(feed)).length);
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const base = { id: 'c', name: 'Q4', createdAt: '2026-01-01T00:00:00Z', accounts: { requested: 2 } };
+    const answer = {
+      enriched: { ...base, status: 'enriched', completedAt: '2026-01-02T00:00:00Z' },
+      expired: { ...base, status: 'expired' },
+      failed: { ...base, status: 'draft' },
+    };
+    const { accounts: _accounts, ...noAccounts } = base;
+    for (const value of [
+      answer,
+      { ...answer, expired: noAccounts },
+      { ...answer, failed: { ...base, status: 'expired' } },
+      { ...answer, enriched: { ...base, status: 'enriched' } },
+      { ...answer, enriched: { ...answer.enriched, accounts: { requested: 'two' } } },
+    ])
+      expect(ajv.validate(output, value), JSON.stringify(value)).toBe(ajv.validate(compactSchema(feed), value));
+    expect(ajv.validate(output, answer)).toBe(true);
+  });
+
   it('the listed annotations read back as the operations’ (absent hints at the MCP defaults)', () => {
     for (const route of MCP_ROUTES) {
       const listed = MCP_TOOLS.tools.find((tool) => tool.name === toolName(route.operation.operationId))!;

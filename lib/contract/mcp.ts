@@ -398,7 +398,7 @@ export function compactSchema(schema: Json, { output = false }: { output?: boole
     );
     return Object.fromEntries(entries.map(([key, value]) => [key, opened(value, !names && SCHEMA_MAPS.has(key))]));
   };
-  const root = (output ? opened(trimmed(schema)) : trimmed(schema)) as Json;
+  const root = (output ? factorSharedFields(opened(trimmed(schema)) as Json) : trimmed(schema)) as Json;
   const counts = new Map<string, number>();
   const count = (node: unknown, names = false): void => {
     if (Array.isArray(node)) return node.forEach((item) => count(item));
@@ -428,7 +428,82 @@ export function compactSchema(schema: Json, { output = false }: { output?: boole
     return { $ref: `#/$defs/${name}` };
   };
   const compacted = Object.fromEntries(Object.entries(root).map(([key, value]) => [key, shared(value, SCHEMA_MAPS.has(key))]));
-  return defNames.size > 0 ? { ...compacted, $defs: defs } : compacted;
+  return defNames.size > 0 ? { ...compacted, $defs: { ...(isObject(compacted.$defs) ? compacted.$defs : {}), ...defs } } : compacted;
+}
+
+/** Fewest characters {@link factorSharedFields} must save to write a base. */
+const BASE_MIN_SAVING_CHARS = 100;
+
+/**
+ * An output schema whose objects share fields (the same name and schema, required or not in both) written with
+ * those fields once, as a base under `$defs` (`b1`, `b2`, …), and each of those objects as `allOf: [base]` plus its
+ * own fields: the campaign's fields in each event that carries a campaign. The same answers validate, because an
+ * output schema's objects are open (no `additionalProperties: false`), so `properties` and `required` add up across
+ * `allOf`. Only objects made of `type: "object"`, `properties` and `required` take part, and a base is written
+ * only when it saves {@link BASE_MIN_SAVING_CHARS} characters or more.
+ */
+function factorSharedFields(schema: Json): Json {
+  const root = JSON.parse(JSON.stringify(schema)) as Json;
+  const bases: Json = {};
+  const fieldsOf = (node: Json) => {
+    const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+    return new Map(
+      Object.entries(node.properties as Json).map(([name, property]) => [
+        `${name}\u0000${required.has(name)}\u0000${JSON.stringify(property)}`,
+        { name, property, required: required.has(name) },
+      ]),
+    );
+  };
+  for (let round = 1; round <= 4; round++) {
+    const candidates: Json[] = [];
+    const collect = (node: unknown, names = false): void => {
+      if (Array.isArray(node)) return node.forEach((item) => collect(item));
+      if (!isObject(node)) return;
+      if (
+        !names &&
+        node.type === 'object' &&
+        isObject(node.properties) &&
+        Object.keys(node).every((key) => ['type', 'properties', 'required'].includes(key))
+      )
+        candidates.push(node);
+      for (const [key, value] of Object.entries(node)) collect(value, !names && SCHEMA_MAPS.has(key));
+    };
+    collect(root, false);
+    const fields = candidates.map(fieldsOf);
+    // The fields two objects share, written once for every object that has them all: the choice that saves most.
+    // Each member gains `"allOf":[{"$ref":"#/$defs/bN"}]` (about 30 characters); the base adds its name and braces.
+    let best: { keys: string[]; group: Json[]; saving: number } | undefined;
+    for (let i = 0; i < fields.length; i++)
+      for (let j = i + 1; j < fields.length; j++) {
+        const keys = [...fields[i]!.keys()].filter((key) => fields[j]!.has(key));
+        if (keys.length < 2) continue;
+        const chars = keys.reduce((sum, key) => sum + key.length, 0);
+        const group = candidates.filter((_, index) => keys.every((key) => fields[index]!.has(key)));
+        const saving = (group.length - 1) * chars - group.length * 30 - 40;
+        if (saving > (best?.saving ?? 0)) best = { keys, group, saving };
+      }
+    if (!best || best.saving < BASE_MIN_SAVING_CHARS) break;
+    const { keys, group } = best;
+    const shared = keys.map((key) => fields[candidates.indexOf(group[0]!)]!.get(key)!);
+    const name = `b${round}`;
+    bases[name] = {
+      type: 'object',
+      properties: Object.fromEntries(shared.map((field) => [field.name, field.property])),
+      required: shared.filter((field) => field.required).map((field) => field.name),
+    };
+    const sharedNames = new Set(shared.map((field) => field.name));
+    for (const node of group) {
+      const properties = Object.fromEntries(Object.entries(node.properties as Json).filter(([field]) => !sharedNames.has(field)));
+      const required = (Array.isArray(node.required) ? (node.required as string[]) : []).filter((field) => !sharedNames.has(field));
+      for (const key of Object.keys(node)) delete node[key];
+      Object.assign(node, {
+        allOf: [{ $ref: `#/$defs/${name}` }],
+        ...(Object.keys(properties).length ? { properties } : {}),
+        ...(required.length ? { required } : {}),
+      });
+    }
+  }
+  return Object.keys(bases).length ? { ...root, $defs: bases } : root;
 }
 
 /** Smallest subschema, in characters of JSON, that {@link compactSchema} writes once when repeated. */
