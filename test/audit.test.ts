@@ -279,6 +279,7 @@ describe('the pipeline and a change that carries its entry', () => {
   const real = createRequestAudit({ client: ddb, tableName: config.tableName });
   const audit = {
     changeItem: real.changeItem,
+    writeRefusal: real.writeRefusal,
     writeAnswer: async (...args: Parameters<typeof real.writeAnswer>) => {
       lateWrites++;
       await real.writeAnswer(...args);
