@@ -416,6 +416,7 @@ const authentication = (
   keyCheck: KeyCheckMode,
   limiter: RequestLimiter | undefined,
   operation: Operation,
+  scopeStage: boolean,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
     const arrivedAt = new Date().toISOString();
@@ -446,7 +447,7 @@ const authentication = (
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
-    if (!grants(check.scopes, operation.scope)) throw new InsufficientScopeError(operation.scope);
+    if (scopeStage && !grants(check.scopes, operation.scope)) throw new InsufficientScopeError(operation.scope);
     if (keyCheck === 'before') await check.ensure();
   },
 });
@@ -584,6 +585,20 @@ const validation = <S extends z.core.$ZodObject>(
 };
 
 /**
+ * Counts a request whose valid body names a campaign (`campaignId`) for `org/usage` by campaign
+ * (docs/authentication.md "Usage"): in the limiter's memory, written with its usage months (no write now).
+ */
+const campaignUsage = (
+  limiter: RequestLimiter | undefined,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => {
+    const named = (request.context.input as { campaignId?: unknown } | undefined)?.campaignId;
+    const organizationId = request.context.organizationId;
+    if (limiter && organizationId && typeof named === 'string') limiter.countCampaign(organizationId, named);
+  },
+});
+
+/**
  * When a request's API key is verified (lib/http/auth.ts): `before` the use
  * case (one GetItem, unless this process read the key just now), or `in-read`:
  * the use case hands {@link RequestContext.keyCheck} to its store read, which
@@ -605,6 +620,10 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, docs/limits.md); none: no limit, no RateLimit fields.
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
  * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, docs/limits.md).
+ * @param options.withoutScopeStage - builds the pipeline without its scope stage: only for the bench's measure of
+ *   what the stage costs (bench/figures/keys.ts, "warm p50 with scopes ÷ without"). Never set by lib/root.ts, so
+ *   no deployed handler has it, and nothing at run time (setting, header, request) can turn the stage off;
+ *   test/scopes.test.ts fails if anything outside bench/ passes it.
  * @param options.settlesCommit - the use case settles a point of no return itself, past its deadline if need be
  *   (the launch: lib/enrichment/launch.ts): middy's early time-out, which would answer 500 while the outcome is
  *   still unknown, is off (docs/reliability.md, "Deadlines").
@@ -627,7 +646,12 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     requestLimiter?: RequestLimiter;
     audit?: RequestAudit;
   },
-  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
+  options: {
+    keyCheck?: KeyCheckMode;
+    headers?: (data: R) => Record<string, string>;
+    settlesCommit?: boolean;
+    withoutScopeStage?: true;
+  } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(
@@ -649,6 +673,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
         options.keyCheck ?? 'before',
         dependencies.requestLimiter,
         operation as Operation,
+        options.withoutScopeStage !== true,
       ),
     )
     .use(bodyGuard(operation.jsonOnly))
@@ -672,6 +697,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     )
     .use(formFields())
     .use(validation(operation))
+    .use(campaignUsage(dependencies.requestLimiter))
     .use(
       (dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<
         APIGatewayProxyEventV2,
