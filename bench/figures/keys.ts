@@ -26,7 +26,7 @@ import { PATHS, postCounted } from '../lib/api';
 import { smallFixture, benchOrganization } from '../lib/fixtures';
 import { median, round, shuffled } from '../lib/stats';
 import { apiGatewayEvent } from '../../infra/local/event';
-import { invokeAsStandardLambda, lambdaContext } from '../../infra/local/lambda-context';
+import { asStandardLambdaEnvironment, invokeAsStandardLambda, lambdaContext } from '../../infra/local/lambda-context';
 import { createApiHandler, type ApiHandler } from '../../lib/http/pipeline';
 import { ApiKeyCache } from '../../lib/http/auth';
 import { RequestLimiter } from '../../lib/http/rate-limit';
@@ -110,7 +110,7 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
   const functionIds = { get: 'CampaignsGet', describe: 'OrgDescribe' };
 
   // ------------------------------------------- round trips, heaviest case
-  {
+  await asStandardLambdaEnvironment(async () => {
     let now = Date.now();
     const limiter = newRequestLimiter({ now: () => now });
     const handlers = handlersOf(limiter, new ApiKeyCache(), false);
@@ -142,7 +142,7 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
       extra: perOperation,
       note: 'each measured call in a new minute and a new rate window (the limiter’s clock moved 61 s): it carries a lease write, the usage months’ writes and the key’s lastUsedAt write, beside its own read',
     });
-  }
+  });
 
   // ------------------------------------------- write units per request
   {
@@ -189,7 +189,7 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
   }
 
   // ------------------------------------------- warm p50 with and without the scope stage
-  {
+  await asStandardLambdaEnvironment(async () => {
     const limiter = requestLimiter();
     const cache = new ApiKeyCache();
     const withStage = handlersOf(limiter, cache, false);
@@ -220,7 +220,7 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
         note: 'both handlers built from the same use case and dependencies (createApiHandler; withoutScopeStage only here), invoked in-process as the runtime does, interleaved in a random order each round after 50 warm-up rounds; the key lists every scope, the required one last',
       });
     }
-  }
+  });
 
   // ------------------------------------------- usage over 92 days by key
   {

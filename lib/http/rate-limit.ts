@@ -512,10 +512,13 @@ export class RequestLimiter {
     const assumed = cached?.policy ?? this.#defaults();
     let lease = await this.#take(organizationId, state, assumed, now, cached === undefined);
     const policy = reading ? await reading : cached!.policy;
-    // The read found another window (the operator changed it): a lease in that one, the only case of a second
-    // round trip (once per organization and process; the first lease is in a window no one reads).
-    if (policy.windowSeconds !== assumed.windowSeconds) lease = await this.#take(organizationId, state, policy, now, false);
-    else if (lease && lease.count - lease.tokens > policy.limit) lease = undefined; // a lower limit than assumed
+    // The read found another window (the operator changed it), or a higher limit than the one assumed that the
+    // other processes' leases already passed (an organization whose limit was raised): a lease under the policy read,
+    // the only case of a second round trip (once per organization and process).
+    if (policy.windowSeconds !== assumed.windowSeconds || (lease === undefined && policy.limit > assumed.limit)) {
+      if (state.lease) state.lease.exhausted = false; // judged against the assumed limit
+      lease = await this.#take(organizationId, state, policy, now, false);
+    } else if (lease && lease.count - lease.tokens > policy.limit) lease = undefined; // a lower limit than assumed
     await keyUse;
     const { windowStart, resetSeconds } = windowAt(now, policy.windowSeconds);
     const admission: RequestAdmission = {
