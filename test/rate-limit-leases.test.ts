@@ -98,7 +98,8 @@ describe('leases of one window over several processes (fast-check: arrival order
     const now = Date.UTC(2031, 0, 3, 0, 0, 1);
     const defaults = { limit: 20, windowSeconds: 10 };
     const policy = { limit: 1_000, windowSeconds: 10 };
-    const limiterOf = () => new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => defaults, now: () => now });
+    const limiterOf = () =>
+      new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => defaults, now: () => now });
     const first = limiterOf();
     let admitted = 0;
     for (let i = 0; i < 100; i++) if ((await first.admit(organizationId, 'key_a')).allowed) admitted++;

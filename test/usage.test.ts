@@ -116,7 +116,9 @@ describe('org/usage', () => {
     // 3 keys and 2 campaigns with requests on every one of 92 days (2026-01-01 .. 2026-04-02: 4 months), written as the limiter writes them.
     const from = '2026-01-01';
     const to = '2026-04-02';
-    const days = Array.from({ length: 92 }, (_, i) => new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10));
+    const days = Array.from({ length: 92 }, (_, i) =>
+      new Date(Date.parse(`${from}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10),
+    );
     expect(days.at(-1)).toBe(to);
     const keyIds = ['key_a', 'key_b', 'key_c'];
     const campaignIds = ['camp_a', 'camp_b'];
@@ -155,7 +157,9 @@ describe('org/usage', () => {
 
       reads.length = 0;
       const byCampaign = await orgUsage(usageDependencies(), org.organizationId, { from, to: '2026-01-31', groupBy: 'campaign' });
-      expect(byCampaign.rows).toEqual(campaignIds.map((campaignId, c) => ({ campaignId, requests: 31 * 10 * (c + 1), creditsCharged: 0, creditsRefunded: 0 })));
+      expect(byCampaign.rows).toEqual(
+        campaignIds.map((campaignId, c) => ({ campaignId, requests: 31 * 10 * (c + 1), creditsCharged: 0, creditsRefunded: 0 })),
+      );
       expect(reads.filter((read) => read.partition === keys.usageMonths(org.organizationId))[0]!.items).toBe(2);
     } finally {
       ddb.middlewareStack.remove(name);

@@ -19,15 +19,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Results } from '../lib/results';
 import { waves, type BenchStack, type CallRecord } from '../lib/stack';
 import { PATHS, postCounted } from '../lib/api';
 import { smallFixture, benchOrganization } from '../lib/fixtures';
 import { median, round, shuffled } from '../lib/stats';
-import { apiGatewayEvent } from '../../infra/local/event';
-import { asStandardLambdaEnvironment, invokeAsStandardLambda, lambdaContext } from '../../infra/local/lambda-context';
-import { createApiHandler, type ApiHandler } from '../../lib/http/pipeline';
+import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
+import { preparedInvocations } from '../lib/in-process';
+import { createApiHandler } from '../../lib/http/pipeline';
 import { ApiKeyCache } from '../../lib/http/auth';
 import { RequestLimiter } from '../../lib/http/rate-limit';
 import { SCOPES } from '../../lib/http/scopes';
@@ -51,30 +50,6 @@ import {
   requestLimiter,
   usageMonths,
 } from '../../lib/root';
-
-type Invocation = () => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** Builds one invocation of a handler now (event and context), as the runtime hands it over. */
-function preparer(handler: ApiHandler, path: string, apiKey: string, body: unknown, functionId: string): () => Invocation {
-  const payload = Buffer.from(JSON.stringify(body));
-  const headers = {
-    authorization: `Bearer ${apiKey}`,
-    'content-type': 'application/json',
-    'content-length': String(payload.length),
-    host: '127.0.0.1',
-    'user-agent': 'bench',
-  };
-  return () => {
-    const requestId = randomUUID();
-    const event = apiGatewayEvent({ method: 'POST', url: path, headers, body: payload, requestId, routeKey: `POST ${path}` });
-    const context = lambdaContext(functionId, requestId);
-    return async () => {
-      const result = await invokeAsStandardLambda(handler, event, context);
-      if (result.statusCode !== 200) throw new Error(`${functionId} answered ${result.statusCode}: ${result.body}`);
-      return result;
-    };
-  };
-}
 
 /** The get and describe handlers as lib/root.ts wires them, on the given limiter, with or without the scope stage. */
 function handlersOf(limiter: RequestLimiter, cache: ApiKeyCache, withoutScopeStage: boolean) {
@@ -117,7 +92,7 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
     const perOperation: Record<string, string> = {};
     let worst = 0;
     for (const name of ['get', 'describe'] as const) {
-      const prepare = preparer(handlers[name], paths[name], scopedKey, bodies[name], functionIds[name]);
+      const prepare = preparedInvocations(handlers[name], paths[name], scopedKey, bodies[name], functionIds[name]);
       await prepare()(); // the key's first request in this container reads its key item first (cold: not measured)
       const counted: number[] = [];
       let described = '';
@@ -196,8 +171,8 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
     const withoutStage = handlersOf(limiter, cache, true);
     for (const name of ['get', 'describe'] as const) {
       const tasks = {
-        with: preparer(withStage[name], paths[name], scopedKey, bodies[name], functionIds[name]),
-        without: preparer(withoutStage[name], paths[name], scopedKey, bodies[name], functionIds[name]),
+        with: preparedInvocations(withStage[name], paths[name], scopedKey, bodies[name], functionIds[name]),
+        without: preparedInvocations(withoutStage[name], paths[name], scopedKey, bodies[name], functionIds[name]),
       };
       const times: Record<'with' | 'without', number[]> = { with: [], without: [] };
       for (let round_ = 0; round_ < 50 + options.rounds; round_++)
@@ -248,7 +223,8 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
       unitsPerRow.push(rru / rows);
       const monthItems = keysUsed * 4; // Aug, Sep, Oct, Nov 2026
       itemsPerRow = Math.max(itemsPerRow, monthItems / rows);
-      perRow[`${keysUsed} keys`] = `${rows} rows, ${round(rru, 1)} RRU (${round(rru / rows, 2)} per row), ${calls.length} calls (${queries.length} Query)`;
+      perRow[`${keysUsed} keys`] =
+        `${rows} rows, ${round(rru, 1)} RRU (${round(rru / rows, 2)} per row), ${calls.length} calls (${queries.length} Query)`;
     }
     results.add({
       group,
@@ -264,7 +240,10 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
 
   // ------------------------------------------- write units of an audited change
   {
-    const update = await postCounted(stack, PATHS.update, fixture.apiKey, { campaignId: fixture.campaignId, name: `Renamed ${randomUUID()}` });
+    const update = await postCounted(stack, PATHS.update, fixture.apiKey, {
+      campaignId: fixture.campaignId,
+      name: `Renamed ${randomUUID()}`,
+    });
     if (update.status !== 200) throw new Error(`campaigns/update answered ${update.status}`);
     const changeWrites = dynamodbCalls(update.scope.calls).filter((call) => /Write|Put|Update/.test(call.command));
     const entry = auditEntryPut(config.tableName, fixture.organizationId, {
@@ -291,7 +270,11 @@ export async function runKeys(results: Results, stack: BenchStack, options: { ro
       name: 'write units of an audited change (campaigns/update with its entry)',
       value: round(changeUnits, 1),
       unit: 'WCU',
-      floor: { value: round(changeUnits - 2 * entryUnits, 1), unit: 'WCU', what: 'the same transaction without its entry (measured total − 2 × the entry)' },
+      floor: {
+        value: round(changeUnits - 2 * entryUnits, 1),
+        unit: 'WCU',
+        what: 'the same transaction without its entry (measured total − 2 × the entry)',
+      },
       extra: {
         'entry alone (item + 3 index keys)': `${round(entryUnits, 1)} WCU`,
         'a refusal’s entry (401/429, BatchWriteItem)': `${round(entryUnits, 1)} WCU`,

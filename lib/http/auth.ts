@@ -231,8 +231,7 @@ const refusedKeys = new WeakMap<Error, RefusedKey>();
  * read during {@link authenticate}); `undefined` for any other error, an unknown key's included (it names no
  * organization: docs/audit.md "What is logged").
  */
-export const refusedKeyOf = (error: unknown): RefusedKey | undefined =>
-  error instanceof Error ? refusedKeys.get(error) : undefined;
+export const refusedKeyOf = (error: unknown): RefusedKey | undefined => (error instanceof Error ? refusedKeys.get(error) : undefined);
 
 /** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
 const bearerCredential = (header: string | undefined): string | undefined =>

@@ -350,7 +350,10 @@ export class RequestLimiter {
   #stateOf(organizationId: string): OrganizationState {
     let state = this.#states.get(organizationId);
     if (!state)
-      this.#states.set(organizationId, (state = { pending: new Map(), pendingTotal: 0, ended: [], usage: new Map(), usageTotal: 0, usageSince: 0 }));
+      this.#states.set(
+        organizationId,
+        (state = { pending: new Map(), pendingTotal: 0, ended: [], usage: new Map(), usageTotal: 0, usageSince: 0 }),
+      );
     return state;
   }
 

@@ -33,57 +33,61 @@ export interface Usage {
 /** Reads the request day items of an organization over a range of days. */
 export type RequestDayReader = (organizationId: string, from: string, to: string) => Promise<Record<string, unknown>[]>;
 
+/** Every item of one partition whose sort key is in `[from, to]`: one Query, followed page by page (1 MB each). */
+async function itemsBetween(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  from: string,
+  to: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 /** Builds the DynamoDB {@link RequestDayReader}: one Query (pages of 1 MB) of the organization's request days. */
 export function createRequestDayReader({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): RequestDayReader {
-  return async (organizationId, from, to) => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': keys.requestDay(organizationId, from).pk,
-            ':from': keys.requestDay(organizationId, from).sk,
-            ':to': keys.requestDay(organizationId, to).sk,
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  return (organizationId, from, to) =>
+    itemsBetween(
+      client,
+      tableName,
+      keys.requestDay(organizationId, from).pk,
+      keys.requestDay(organizationId, from).sk,
+      keys.requestDay(organizationId, to).sk,
+    );
 }
 
 /** Reads the usage month items of one kind (`K` keys, `C` campaigns) of an organization over a range of months (`YYYY-MM`). */
-export type UsageMonthReader = (organizationId: string, kind: UsageKind, fromMonth: string, toMonth: string) => Promise<Record<string, unknown>[]>;
+export type UsageMonthReader = (
+  organizationId: string,
+  kind: UsageKind,
+  fromMonth: string,
+  toMonth: string,
+) => Promise<Record<string, unknown>[]>;
 
 /** Builds the DynamoDB {@link UsageMonthReader}: one Query (pages of 1 MB) of the organization's usage months. */
 export function createUsageMonthReader({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): UsageMonthReader {
-  return async (organizationId, kind, fromMonth, toMonth) => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': keys.usageMonths(organizationId),
-            ':from': keys.usageMonth(organizationId, kind, fromMonth, '').sk,
-            ':to': `${keys.usageMonth(organizationId, kind, toMonth, '').sk}\uffff`,
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  return (organizationId, kind, fromMonth, toMonth) =>
+    itemsBetween(
+      client,
+      tableName,
+      keys.usageMonths(organizationId),
+      keys.usageMonth(organizationId, kind, fromMonth, '').sk,
+      `${keys.usageMonth(organizationId, kind, toMonth, '').sk}\uffff`,
+    );
 }
 
 /** What {@link orgUsage} needs. */
@@ -114,8 +118,7 @@ export async function orgUsage(deps: UsageDependencies, organizationId: string, 
   };
   for (const item of days) for (const [, n] of requestsPerKey(item)) row(dayOf(item)).requests += n;
   // Keys from before key IDs are counted in day rows only (they have no usage months).
-  for (const item of months)
-    for (const [day, n] of requestsPerDay(item)) if (day >= from && day <= to) row(usageIdOf(item)).requests += n;
+  for (const item of months) for (const [day, n] of requestsPerDay(item)) if (day >= from && day <= to) row(usageIdOf(item)).requests += n;
   for (const entry of entries) {
     if (entry.kind === 'adjustment') continue;
     const group = groupBy === 'day' ? entry.createdAt.slice(0, 10) : groupBy === 'key' ? entry.keyId : entry.campaignId;

@@ -289,12 +289,18 @@ export async function redeliverMessage(
   if (endpoint.status === 'disabled') throw new WebhookEndpointDisabledError(endpoint.id);
   const at = new Date();
   const outcome = await send(deps, message, endpoint, at);
-  const { delivery } = await record(deps, message, { at, outcome, trigger: 'redeliver' }, (current) => {
-    if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: false };
-    if (outcome.status === 410 && current.state === 'pending')
-      return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
-    return { state: current.state, nextAttemptAt: current.nextAttemptAt, endedReason: current.endedReason, scheduled: false };
-  }, auditItem ? [auditItem()] : []);
+  const { delivery } = await record(
+    deps,
+    message,
+    { at, outcome, trigger: 'redeliver' },
+    (current) => {
+      if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: false };
+      if (outcome.status === 410 && current.state === 'pending')
+        return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
+      return { state: current.state, nextAttemptAt: current.nextAttemptAt, endedReason: current.endedReason, scheduled: false };
+    },
+    auditItem ? [auditItem()] : [],
+  );
   await disableIfGone(deps, outcome, endpoint, new Date());
   if (delivery.status === 'failed') emitMetrics({ WebhookAttemptsFailed: 1 });
   return delivery;
