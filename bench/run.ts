@@ -58,6 +58,7 @@ const MODULES = [
   'accounts-page',
   'limits',
   'leases',
+  'keys',
   'history',
   'scale',
   'privacy',
@@ -86,6 +87,8 @@ const ALIASES: Record<string, ModuleName> = {
   'hostile-files': 'limits',
   usage: 'leases',
   'rate-leases': 'leases',
+  audit: 'keys',
+  scopes: 'keys',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? [])
@@ -259,6 +262,10 @@ try {
   if (selected('leases')) {
     const { runLeases } = await import('./figures/leases');
     await timed('leases', () => runLeases(results, stack!, { windows: quick ? 2 : 6 }));
+  }
+  if (selected('keys')) {
+    const { runKeys } = await import('./figures/keys');
+    await timed('keys', () => runKeys(results, stack!, { rounds: quick ? 200 : 1000, windows: quick ? 2 : 6 }));
   }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');

@@ -19,8 +19,15 @@ import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestConte
 import { streamifiedHandler } from './http/stream-lambda';
 import type { StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
-import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
-import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
+import { createRequestDayReader, createUsageMonthReader, type UsageDependencies } from './organizations/usage';
+import {
+  createKeyUses,
+  createRequestDays,
+  createUsageMonths,
+  type KeyUses,
+  type RequestDays,
+  type UsageMonths,
+} from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
@@ -316,6 +323,9 @@ export const limitDependencies = () => ({ limits: limits(), organizations: organ
 /** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
 export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
 
+/** The organizations' usage months: requests per API key and per campaign, by day (lib/http/request-counts.ts). */
+export const usageMonths: () => UsageMonths = /* @__PURE__ */ once(() => createUsageMonths({ client: ddb, tableName: config.tableName }));
+
 /** Each API key's last minute of use (`lastUsedAt`, docs/authentication.md). */
 export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: config.tableName }));
 
@@ -328,6 +338,7 @@ export const newRequestLimiter = (options: { now?: () => number } = {}): Request
   new RequestLimiter({
     days: requestDays(),
     keyUses: keyUses(),
+    usage: usageMonths(),
     policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
     defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
     ...options,
@@ -622,6 +633,7 @@ export { orgUsage } from './organizations/usage';
 /** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
 export const usageDependencies = (): UsageDependencies => ({
   requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
+  usageMonths: createUsageMonthReader({ client: ddb, tableName: config.tableName }),
   ledger: ledger(),
 });
 export { listLedger } from './credits/use-cases';
