@@ -124,7 +124,7 @@ export async function* resultItems(
   const contacts: string[] = [];
   for await (const bytes of prefetchedParts(
     deps.results,
-    ranges.map((range) => resultPartKey(prefix, range.batchIndex)),
+    ranges.map((range) => resultPartKey(prefix, range.batchIndex, range.chunk)),
   )) {
     const range = ranges[index++]!;
     const part = new ResultPartReader(bytes);
