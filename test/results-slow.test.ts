@@ -59,7 +59,7 @@ describe('test_slow_ accounts', () => {
     const partial = new Set<number>();
     let afterSeq = 0;
     let attemptId: string | undefined;
-    for (let complete = false; !complete; ) {
+    for (let complete = false; !complete;) {
       const page = await call(api(), RESULTS, { apiKey, body: { campaignId, afterSeq, limit: 1_000, waitSeconds: 20 } });
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       expect(page.headers.get('test-mode')).toBe('true');
@@ -111,7 +111,12 @@ describe('test_slow_ accounts', () => {
   }, 180_000);
 
   it("the pace is the attempt's, shared by every batch: concurrent reservations get distinct slots a second apart, and the head they make is the one sequencing expects", async () => {
-    const ref = { organizationId: 'org_test_pace', campaignId: `camp_${uniquePrefix()}`, attemptId: `att_${uniquePrefix()}`, expiresAt: 2_000_000_000 };
+    const ref = {
+      organizationId: 'org_test_pace',
+      campaignId: `camp_${uniquePrefix()}`,
+      attemptId: `att_${uniquePrefix()}`,
+      expiresAt: 2_000_000_000,
+    };
     const now = 1_700_000_000_000;
     const slots = await Promise.all(Array.from({ length: 8 }, () => sequence().reserveSlot(ref, 1_000, now)));
     expect([...slots].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => now + i * 1_000));

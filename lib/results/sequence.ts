@@ -100,7 +100,11 @@ export interface SequenceStore {
    * every batch of the attempt, in any process, shares one pace. One
    * conditional write (a retry when another batch reserved first).
    */
-  reserveSlot(request: Pick<SequenceRequest, 'organizationId' | 'campaignId' | 'attemptId' | 'expiresAt'>, intervalMs: number, now?: number): Promise<number>;
+  reserveSlot(
+    request: Pick<SequenceRequest, 'organizationId' | 'campaignId' | 'attemptId' | 'expiresAt'>,
+    intervalMs: number,
+    now?: number,
+  ): Promise<number>;
 }
 
 /** The head's key of a batch, or of one part of a batch (`<batch>.<chunk>`), in its `batches` map. */

@@ -125,4 +125,3 @@ export async function openStreamAt(
   controller.abort();
   return { response, received, envelope: undefined };
 }
-
