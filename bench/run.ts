@@ -122,7 +122,7 @@ export const SIZES = quick
       privacyRows: 30_000,
       privacyExportRows: 30_000,
       privacyPageRuns: 10,
-      resultsStreamLarge: 10_000,
+      resultsStreamLarge: 40_000,
       resultsPageRuns: 5,
     }
   : {
