@@ -321,6 +321,8 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'peak RSS (MiB)': round(streamLarge.peakRssMiB, 1),
         'RSS after import (MiB)': round(streamLarge.rssAfterImportMiB, 1),
         'bytes streamed': streamLarge.bodyBytes ?? 0,
+        'RSS once a second (MiB)': (streamLarge.rssTimelineMiB ?? []).join(' '),
+        'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1),
       },
       note: options.quick
         ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds 4 result parts, as many as the stream holds at once)`
