@@ -204,6 +204,14 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     );
     results.note(group, `Its top frames: ${formatTopFrames(summarizeProfile(profiled.profile), 8)}.`);
     results.note(group, `The same part read bare 5 times: ${formatTop(summarizeProfile(bareProfiled.profile), 6)}.`);
+    results.note(
+      group,
+      'What the page does beyond the bare read: 4 small DynamoDB reads (API key, campaign, sequence head, ranges), then it decodes ' +
+        'every stored contact (a JSON array a contact, into an object) and the pipeline encodes the answer again (about 3.2 MB of ' +
+        'JSON for 1,000 accounts × 10 contacts); the garbage collector takes about a third of the profile. The bare read does ' +
+        'neither. Closing the gap needs parts that hold each contact’s answer text, written through unparsed (JSON.rawJSON takes ' +
+        'primitives only, so the envelope would need a path for pre-encoded data): a change of the part layout.',
+    );
   }
 
   // 3. A 20 s long poll on an idle enriching campaign.
@@ -309,7 +317,14 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     };
     const streamSmall = await best(() => stream(smallId));
     const streamLarge = await best(() => stream(largeId));
-    const exportLarge = await best(() => exported(largeId));
+    // The export's figure is the floor of the CPU budget; a failed export (e.g. its 25 s deadline on a loaded machine) is noted.
+    const exportLarge = await best(() => exported(largeId)).catch((error: unknown) => {
+      results.note(
+        group,
+        `The ${n(large * 10)}-row export failed, so the stream's CPU has no floor this run: ${String(error).slice(-600)}`,
+      );
+      return undefined;
+    });
     results.add({
       group,
       name: `streaming the whole ${n(large)}-account result: peak RSS against a ${n(small)}-account result`,
@@ -322,7 +337,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'RSS after import (MiB)': round(streamLarge.rssAfterImportMiB, 1),
         'bytes streamed': streamLarge.bodyBytes ?? 0,
         'RSS once a second (MiB)': (streamLarge.rssTimelineMiB ?? []).join(' '),
-        'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1),
+        ...(exportLarge ? { 'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1) } : {}),
       },
       note: options.quick
         ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds 4 result parts, as many as the stream holds at once)`
@@ -331,10 +346,14 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     results.add({
       group,
       name: `streaming the whole ${n(large)}-account result: CPU against its ${n(large * 10)}-row export`,
-      value: streamLarge.cpuMs / exportLarge.cpuMs,
+      value: exportLarge ? streamLarge.cpuMs / exportLarge.cpuMs : null,
       unit: '×',
       budget: { op: '<=', limit: 1.5, text: '≤ 1.5 × the export' },
-      floor: { value: round(exportLarge.cpuMs / 1000, 2), unit: 'CPU-s', what: `the CSV export of the same result, its own process` },
+      ...(exportLarge
+        ? {
+            floor: { value: round(exportLarge.cpuMs / 1000, 2), unit: 'CPU-s', what: `the CSV export of the same result, its own process` },
+          }
+        : {}),
       extra: { 'stream CPU-s': round(streamLarge.cpuMs / 1000, 2), 'stream wall (s)': round(streamLarge.handlerMs / 1000, 1) },
       note: options.quick ? `quick sizes: ${n(large)} accounts (full: 100,000, the 1,000,000-row export)` : undefined,
     });

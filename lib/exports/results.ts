@@ -154,9 +154,12 @@ export async function waitForSeq(
   known?: number,
 ): Promise<number> {
   const until = Date.now() + waitMs;
+  const pollMs = deps.pollMs ?? 1_000;
   let lastSeq = known ?? (await deps.sequence.lastSeq(ref.campaignId, ref.attemptId));
-  while (lastSeq <= afterSeq && Date.now() < until && !signal?.aborted) {
-    await sleepFor(Math.min(deps.pollMs ?? 1_000, until - Date.now()), undefined, { signal }).catch(() => undefined);
+  // At most one look per poll interval: ⌈wait / interval⌉ looks, the last at the wait's end (a timer firing a
+  // millisecond early never adds one).
+  for (let look = 0, looks = Math.ceil(waitMs / pollMs); look < looks && lastSeq <= afterSeq && !signal?.aborted; look++) {
+    await sleepFor(Math.max(0, Math.min(pollMs, until - Date.now())), undefined, { signal }).catch(() => undefined);
     if (signal?.aborted) break;
     lastSeq = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
   }
