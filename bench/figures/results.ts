@@ -206,11 +206,12 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     results.note(group, `The same part read bare 5 times: ${formatTop(summarizeProfile(bareProfiled.profile), 6)}.`);
     results.note(
       group,
-      'What the page does beyond the bare read: 4 small DynamoDB reads (API key, campaign, sequence head, ranges), then it decodes ' +
-        'every stored contact (a JSON array a contact, into an object) and the pipeline encodes the answer again (about 3.2 MB of ' +
-        'JSON for 1,000 accounts × 10 contacts); the garbage collector takes about a third of the profile. The bare read does ' +
-        'neither. Closing the gap needs parts that hold each contact’s answer text, written through unparsed (JSON.rawJSON takes ' +
-        'primitives only, so the envelope would need a path for pre-encoded data): a change of the part layout.',
+      'What the page does beyond the bare read (the client’s parse of the answer, in the same process, aside): 4 small DynamoDB ' +
+        'reads (API key, campaign, sequence head, ranges); a UTF-8 decode and a JSON.parse of each stored contact (11,000 ' +
+        'small Buffer toString and JSON.parse calls for 1,000 accounts × 10 contacts) into objects; and the envelope’s ' +
+        'JSON.stringify of the answer (about 3.2 MB), the largest server-side frame. The bare read does none of it. Closing ' +
+        'the gap needs parts that hold each contact’s answer text, written out unparsed (JSON.rawJSON takes primitives only, ' +
+        'so the envelope would need a path for pre-encoded data): a change of the part layout.',
     );
   }
 
