@@ -62,6 +62,7 @@ const MODULES = [
   'history',
   'scale',
   'privacy',
+  'results',
   'test-mode',
   'readiness',
   'ops-cli',
@@ -124,6 +125,8 @@ export const SIZES = quick
       privacyRows: 30_000,
       privacyExportRows: 30_000,
       privacyPageRuns: 10,
+      resultsStreamLarge: 40_000,
+      resultsPageRuns: 5,
     }
   : {
       accounts: 100_000,
@@ -151,6 +154,8 @@ export const SIZES = quick
       privacyRows: 1_000_000,
       privacyExportRows: 1_000_000,
       privacyPageRuns: 30,
+      resultsStreamLarge: 100_000,
+      resultsPageRuns: 20,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -300,6 +305,17 @@ try {
         rows: SIZES.privacyRows,
         exportRows: SIZES.privacyExportRows,
         pageRuns: SIZES.privacyPageRuns,
+      }),
+    );
+  }
+  if (selected('results')) {
+    const { runResults } = await import('./figures/results');
+    await timed('results', () =>
+      runResults(results, stack!, {
+        launchAccounts: SIZES.accounts,
+        streamLarge: SIZES.resultsStreamLarge,
+        pageRuns: SIZES.resultsPageRuns,
+        quick,
       }),
     );
   }

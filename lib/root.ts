@@ -58,7 +58,8 @@ import { createUploadStore, type UploadStore } from './uploads/store';
 import { createUploadPresigner, createUploadReader } from './uploads/files';
 import type { UploadDependencies, UploadReadDependencies } from './uploads/use-cases';
 import { forMode } from './test-mode/mode';
-import { testWarehouse } from './test-mode/accounts';
+import { testPacing, testWarehouse } from './test-mode/accounts';
+import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { suppressionPolicy } from './privacy/deliverable';
@@ -184,6 +185,14 @@ export const accountHistoryFor = (organizationId: string): AccountHistoryStore =
  */
 export const resultsAccessPeriodFor = (organizationId: string): number =>
   forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
+
+/**
+ * How an organization's workflow batches are paced (docs/test-mode.md "Slow
+ * accounts"): a test twin's `test_slow_` accounts go at most 100 a second per
+ * campaign, each readable within a second; a live organization's are not paced.
+ */
+export const pacingFor = (organizationId: string): BatchPacing | undefined =>
+  forMode<BatchPacing | undefined>(organizationId, { live: () => undefined, test: () => testPacing });
 
 /** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
