@@ -1582,13 +1582,13 @@ export interface components {
         RevokedApiKey: {
             key: components["schemas"]["ApiKey"];
         };
-        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+        /** @description 404 `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
         NotFoundError: {
             /** @constant */
             code: "not_found";
             message: string;
             details: {
-                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
+                /** @description `campaign`, `api_key`, `webhook endpoint`, `webhook message`, `webhook delivery`, `suppression`, `erasure`, or `route` for an unknown path. */
                 resource: string;
                 id: string;
             };
@@ -3744,7 +3744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3948,7 +3948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4641,7 +4641,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4882,7 +4882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5320,7 +5320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5565,7 +5565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5823,7 +5823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6144,7 +6144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6390,7 +6390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7076,7 +7076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7335,7 +7335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7950,7 +7950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8177,7 +8177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8396,7 +8396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9110,7 +9110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9740,7 +9740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10183,7 +10183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

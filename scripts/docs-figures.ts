@@ -22,8 +22,9 @@ import { SETTINGS, type SettingDeclaration } from '../lib/config';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
-import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
-import { buildOpenApiDocument, errorDetailFields } from '../lib/contract/openapi';
+import { ERROR_STATUS } from '../lib/errors';
+import { buildOpenApiDocument } from '../lib/contract/openapi';
+import { ERRORS, STATUS_NOTES, codesByStatus, errorDetailFields } from '../lib/contract/errors';
 
 /** Files that hold generated figures, relative to the repository root. */
 export const FILES_WITH_FIGURES = [
@@ -180,17 +181,44 @@ function errorCodesBlock(): string {
     if (paths.length === API_ROUTES.length) return 'any operation';
     return paths.length === 0 ? 'no operation lists it' : paths.join(', ');
   };
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[])
-    .map((code, index) => ({ code, index }))
-    .sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
   return [
     '| code | status | `details` | listed by |',
     '|---|---|---|---|',
-    ...codes.map(({ code }) => {
+    ...codesByStatus().map((code) => {
       const fields = errorDetailFields(code);
       return `| [\`${code}\`](#${code}) | ${ERROR_STATUS[code]} | ${fields.length ? fields.map((field) => field.replace(/^(\w+)/, '`$1`')).join(', ') : 'none'} | ${raisedBy(code)} |`;
     }),
   ].join('\n');
+}
+
+/** The failure envelope at the top of docs/errors.md: the declared example of `insufficient_credits` (lib/contract/errors.ts). */
+function errorEnvelopeBlock(): string {
+  return ['```json', JSON.stringify({ data: null, error: ERRORS.insufficient_credits.example.toJSON() }, null, 2), '```'].join('\n');
+}
+
+/**
+ * docs/errors.md's section of every code, under its status: when the API answers it, a real example (its class's
+ * answer), and what to do, all from the code's declaration (lib/contract/errors.ts).
+ */
+function errorSectionsBlock(): string {
+  const sections: string[] = [];
+  let status: number | undefined;
+  for (const code of codesByStatus()) {
+    const declared = ERRORS[code];
+    if (ERROR_STATUS[code] !== status) {
+      status = ERROR_STATUS[code];
+      sections.push(`## ${status}`);
+      const note = STATUS_NOTES[status];
+      if (note) sections.push(note);
+    }
+    sections.push(
+      `### \`${code}\``,
+      declared.when,
+      `Example: \`${JSON.stringify(declared.example.toJSON())}\``,
+      `What to do: ${declared.whatToDo}`,
+    );
+  }
+  return sections.join('\n\n');
 }
 
 /**
@@ -229,6 +257,8 @@ function edgeBlock(): string {
 export const BLOCKS: Record<string, () => string> = {
   'client-operations': clientOperationsBlock,
   'error-codes': errorCodesBlock,
+  'error-envelope': errorEnvelopeBlock,
+  'error-sections': errorSectionsBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'edge-protection': edgeBlock,
