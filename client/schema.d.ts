@@ -1852,6 +1852,10 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
+            details?: {
+                /** @description The current attempt, when a long poll of results outlived the attempt it read. */
+                attemptId: string;
+            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {

@@ -232,6 +232,13 @@ whose caller died releases the campaign after at most 60 seconds.`,
   },
   results_not_ready: {
     meaning: 'The campaign is not enriched yet.',
+    details: {
+      schema: z.strictObject({
+        attemptId: z.string().meta({ description: 'The current attempt, when a long poll of results outlived the attempt it read.' }),
+      }),
+      // Present only when a results long poll's attempt ended while it waited (docs/results.md).
+      required: false,
+    },
     example: new ResultsNotReadyError(),
     when: `Export: the campaign is not \`enriched\` yet. Accounts: the campaign has never
 been evaluated (no launch was attempted).
@@ -240,7 +247,8 @@ Results ([results as they arrive](results.md)): the campaign is a draft
 (never launched, or its last attempt failed or was canceled: that attempt's
 results went with it), or the reader's position belongs to another attempt
 (its \`attemptId\` is not the current one, or its \`afterSeq\` is beyond the
-current attempt's accounts): \`details.attemptId\` names the current attempt.
+current attempt's accounts; the message names the current attempt), or a long poll's attempt ended while it
+waited: \`details.attemptId\` names the current attempt.
 A campaign enriched before results were sequenced answers this too: export it.`,
     whatToDo: `poll get until the status is \`enriched\` (or wait for the \`campaign.enriched\`
 [webhook](webhooks.md)); for accounts, launch first. Results: discard what you read of the old attempt

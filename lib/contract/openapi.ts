@@ -332,7 +332,14 @@ const LAST_EVENT_ID_PARAMETER = {
   schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
 } as const;
 
-function operationObject(operation: DocumentedOperation, streamServerUrl: string | undefined): ZodOpenApiOperationObject {
+/**
+ * Every error code an operation's document lists, in the document's order: what the pipeline can answer for any
+ * operation (authentication, scope, method, rate limit, internal error; the idempotency codes and `invalid_request`
+ * for one that honours `Idempotency-Key`) and the codes its docs.ts declares in `errors`. The local stack of the
+ * tests answers any other code as a 500 naming it (infra/local/server.ts), and test/error-coverage.test.ts compares
+ * it with the error classes each function's bundle holds.
+ */
+export function listedErrorCodes(operation: DocumentedOperation): ErrorCode[] {
   const codes = [
     ...new Set<ErrorCode>([
       'invalid_api_key',
@@ -345,8 +352,13 @@ function operationObject(operation: DocumentedOperation, streamServerUrl: string
       'internal_error',
     ]),
   ];
-  const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
+  return codes;
+}
+
+function operationObject(operation: DocumentedOperation, streamServerUrl: string | undefined): ZodOpenApiOperationObject {
+  const codes = listedErrorCodes(operation);
+  const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
 
