@@ -23,6 +23,7 @@ import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';
+import { SCOPES } from '../lib/http/scopes';
 import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { ERRORS, STATUS_NOTES, codesByStatus, errorDetailFields } from '../lib/contract/errors';
 
@@ -33,6 +34,7 @@ export const FILES_WITH_FIGURES = [
   'docs/deploy.md',
   'docs/test-mode.md',
   'docs/errors.md',
+  'docs/authentication.md',
   'client/index.ts',
 ];
 
@@ -191,6 +193,20 @@ function errorCodesBlock(): string {
   ].join('\n');
 }
 
+/** docs/authentication.md's table of scopes: each scope and the operations that need it (their `scope`, infra/routes.ts). */
+function scopesBlock(): string {
+  return [
+    '| scope | operations |',
+    '|---|---|',
+    ...SCOPES.map((scope) => {
+      const paths = API_ROUTES.filter((route) => route.operation.scope === scope).map((route) =>
+        code(route.operation.path.replace(/^\/v1\//, '')),
+      );
+      return `| ${code(scope)} | ${paths.length ? paths.join(', ') : 'none'} |`;
+    }),
+  ].join('\n');
+}
+
 /** The failure envelope at the top of docs/errors.md: the declared example of `insufficient_credits` (lib/contract/errors.ts). */
 function errorEnvelopeBlock(): string {
   return ['```json', JSON.stringify({ data: null, error: ERRORS.insufficient_credits.example.toJSON() }, null, 2), '```'].join('\n');
@@ -259,6 +275,7 @@ export const BLOCKS: Record<string, () => string> = {
   'error-codes': errorCodesBlock,
   'error-envelope': errorEnvelopeBlock,
   'error-sections': errorSectionsBlock,
+  scopes: scopesBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'edge-protection': edgeBlock,
