@@ -510,7 +510,9 @@ function cases(f: Fixture): Case[] {
     ok('/v1/privacy/erasures/list', 'status filter', { filters: { status: 'completed' }, limit: 10 }),
     bad('/v1/privacy/erasures/list', 'unknown status', { filters: { status: 'done' } }),
 
-    // Every operation of the route list, with no line of its own here: its documented example (on the fixture's resources), and the same with a field it does not take.
+    // Every operation of the route list, with no line of its own here: its documented example (on the fixture's resources),
+    // and the same with a field it does not take (JSON: Prism does not check unknown fields of a form body). A stream's success
+    // is JSON Lines, which Prism does not read (it judges the stream's refusals).
     ...API_ROUTES.flatMap((route) => {
       const example = exampleRequest(route, {
         ids: { camp_: f.enrichedId, whe_: f.endpointId, msg_: f.messageId, upl_: f.uploadId },
@@ -519,8 +521,8 @@ function cases(f: Fixture): Case[] {
       });
       const encodings: Partial<Case> = route.operation.jsonOnly ? { encodings: ['json'] } : {};
       return [
-        ok(route.operation.path, 'its documented example', example, encodings),
-        bad(route.operation.path, 'its documented example and an unknown field', { ...example, unexpected: 'x' }, encodings),
+        ...(route.operation.streaming ? [] : [ok(route.operation.path, 'its documented example', example, encodings)]),
+        bad(route.operation.path, 'its documented example and an unknown field', { ...example, unexpected: 'x' }, { encodings: ['json'] }),
       ];
     }),
   ];
