@@ -24,6 +24,7 @@ import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS } from '../lib/errors';
 import { SCOPES } from '../lib/http/scopes';
+import { LEASE_SHARE } from '../lib/http/rate-limit';
 import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { ERRORS, STATUS_NOTES, codesByStatus, errorDetailFields } from '../lib/contract/errors';
 
@@ -300,6 +301,8 @@ export const FIGURES: Record<string, () => string> = {
       .map((setting) => `${code(setting.env)} (${count(setting.default)})`)
       .join(', ')
       .replace(/, ([^,]*)$/, ' and $1'),
+  // A lease's largest share of the default request limit (lib/http/rate-limit.ts), as docs/limits.md's example states it.
+  'lease-example': () => `${count(LEASE_SHARE * 100)} % of the limit (${count(Math.floor(rate * LEASE_SHARE))} requests of ${count(rate)})`,
   'test-rate-limit': () => `${count(SETTINGS.testRateLimitRequests.default)} per ${count(window)} s`,
   'test-account-ids-per-day': () => count(SETTINGS.testAccountIdsPerDay.default),
   'test-limit-defaults': () =>
