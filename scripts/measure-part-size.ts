@@ -6,6 +6,7 @@
  * "Result parts"). Run: `npx tsx scripts/measure-part-size.ts`.
  */
 import { encodePart, ResultPartReader } from '../lib/results/parts';
+import { missingAccount } from '../lib/warehouse/schema';
 
 const contacts = (i: number) =>
   Array.from({ length: 10 }, (_, k) => ({
@@ -23,7 +24,7 @@ const contacts = (i: number) =>
     country: 'US',
   }));
 const accounts = Array.from({ length: 1_000 }, (_, i) => ({
-  accountId: `acc_${String(i).padStart(6, '0')}`,
+  ...missingAccount(`acc_${String(i).padStart(6, '0')}`),
   name: `Company ${i} Inc`,
   domain: `company${i}.example.com`,
   industry: 'Software',

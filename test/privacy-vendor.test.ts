@@ -18,7 +18,7 @@ import { runOps } from '../infra/ops/program';
 import { ddb } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse } from '../lib/root';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -33,7 +33,7 @@ const contact = (contactId: string, fields: Partial<WarehouseContact>): Warehous
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
-  accountId: `${P}-${suffix}`,
+  ...blankAccount(`${P}-${suffix}`),
   name: `Vendor ${suffix}`,
   domain: null,
   status: 'active',

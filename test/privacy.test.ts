@@ -19,7 +19,7 @@ import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, res
 import { runErasure } from '../lib/privacy/erasure';
 import { hashIdentifier, type RawIdentifier } from '../lib/warehouse/identifiers';
 import { erasureId } from '../lib/privacy/store';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -56,7 +56,7 @@ const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): War
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
-  accountId: `${P}-${suffix}`,
+  ...blankAccount(`${P}-${suffix}`),
   name: `Account ${suffix}`,
   domain: `${suffix}.example`,
   status: 'active',

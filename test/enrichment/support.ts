@@ -7,7 +7,7 @@
  */
 import { afterEach, expect } from 'vitest';
 import { customAlphabet } from 'nanoid';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
@@ -59,10 +59,9 @@ export function account(
   contacts: WarehouseContact[] = [],
 ): WarehouseAccount {
   return {
-    accountId,
+    ...blankAccount(accountId, status),
     name: `Account ${accountId}`,
     domain: `${accountId}.example.com`,
-    status,
     industry: 'Software',
     employeeCount: 120,
     country: 'US',

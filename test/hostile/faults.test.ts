@@ -64,6 +64,7 @@ import {
 } from './support/faults';
 import { checkInvariants, type OrganizationBook } from './support/invariants';
 import { rawCampaignItem } from './support/fixtures';
+import { missingAccount } from '../../lib/warehouse/schema';
 
 const api = useApi();
 
@@ -715,7 +716,7 @@ async function largeEnriched(): Promise<{ organizationId: string; apiKey: string
   const pad = 'x'.repeat(280);
   const part = (p: number): EnrichedAccount[] =>
     Array.from({ length: 1_500 }, (_, i) => ({
-      accountId: `big_${p}_${i}`,
+      ...missingAccount(`big_${p}_${i}`),
       name: `Account ${p}-${i}`,
       domain: `a${i}.example.com`,
       industry: 'Software',

@@ -28,7 +28,12 @@ let api: LocalApi | undefined;
  */
 export function useApi(options: { webhooks?: boolean | { intervalMs?: number } } = {}): () => string {
   beforeAll(async () => {
-    api = await startLocalApi({ healthCheck: async () => undefined, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
+    // Every answer's error code is one its operation's document lists, or the test sees a 500 naming it (docs/errors.md).
+    api = await startLocalApi({
+      healthCheck: async () => undefined,
+      checkDeclaredErrors: true,
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    });
   });
   afterAll(async () => {
     await api?.close();

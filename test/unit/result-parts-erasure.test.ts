@@ -15,6 +15,7 @@ import { contactDigests, contactHashes, DigestSet } from '../../lib/warehouse/id
 import { asLegacyPart } from '../support/legacy-parts';
 import type { EnrichedAccount } from '../../lib/results/csv';
 import type { WarehouseContact } from '../../lib/warehouse/schema';
+import { missingAccount } from '../../lib/warehouse/schema';
 
 const PERSON = { email: 'zed.erased@example.com', mobilePhone: '+491705550123', linkedinUrl: 'https://linkedin.com/in/zed-erased' };
 const isPerson = (c: { email: string | null; mobilePhone: string | null; linkedinUrl: string | null }) =>
@@ -57,7 +58,7 @@ const accountsArb: fc.Arbitrary<EnrichedAccount[]> = fc
     return fc.tuple(
       ...shape.map((persons, a) =>
         fc.tuple(cellText, ...persons.map((person) => contactArb(index++, person))).map(([name, ...contacts]) => ({
-          accountId: `account-${a}`,
+          ...missingAccount(`account-${a}`),
           name,
           domain: `a${a}.example`,
           industry: null,
