@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { SETTINGS } from './lib/config';
+import LongestFirstSequencer from './test/support/sequencer';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Longest files first (test/durations.json): the files that spawn `npm start` or the CLI never start last.
+    sequence: { sequencer: LongestFirstSequencer },
     // The limits of docs/limits.md at their defaults, explicit: each test's fresh organization has its own window.
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',
