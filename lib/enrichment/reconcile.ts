@@ -166,9 +166,14 @@ async function reconcileOrganization(
   now: Date,
 ): Promise<Omit<ReconcileReport, 'organizations'> | undefined> {
   const report: Omit<ReconcileReport, 'organizations'> = { enriching: 0, repairs: [], capacityDrift: [] };
-  const before = await deps.organizations.get(organizationId);
+  const lapsedBefore = new Date(now.getTime() - deps.graceSeconds * 1000);
+  // One wave of reads: the organization, its enriching campaigns, its lapsed ones (the capacity check reads again below).
+  const [before, enriching, lapsedIds] = await Promise.all([
+    deps.organizations.get(organizationId),
+    campaignsIn(deps, organizationId, 'enriching'),
+    deps.objects ? deps.campaigns.lapsedIds(organizationId, lapsedBefore) : Promise.resolve([]),
+  ]);
   if (!before) return undefined;
-  const enriching = await campaignsIn(deps, organizationId, 'enriching');
   report.enriching += enriching.length;
   let repaired = false;
   for (const campaign of enriching) {
@@ -188,9 +193,7 @@ async function reconcileOrganization(
   // their expiry by more than the grace period that the workflow did not expire (its execution died, or, locally, a
   // restart lost it) are expired here: only those are read, through the sparse expiry index.
   if (deps.objects) {
-    const lapsedBefore = new Date(now.getTime() - deps.graceSeconds * 1000);
-    const lapsed = await deps.campaigns.getMany(organizationId, await deps.campaigns.lapsedIds(organizationId, lapsedBefore));
-    for (const campaign of lapsed) {
+    for (const campaign of await deps.campaigns.getMany(organizationId, lapsedIds)) {
       if (campaign.status !== 'enriched' || !campaign.attempt || statusAt(campaign, lapsedBefore) !== 'expired') continue;
       try {
         const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
@@ -210,10 +213,9 @@ async function reconcileOrganization(
   // when its completion still waits for its recording, that recording: done here by the FinishRecording step itself,
   // never by running the workflow again, which would find contacts again and rewrite every result part (third
   // audit, R3; docs/reliability.md "Crash windows"). A running execution finishes it itself.
-  const pendingRecording = before.pendingRecency ?? [];
   const pendingCampaigns = await deps.campaigns.getMany(
     organizationId,
-    pendingRecording.map((pending) => pending.campaignId),
+    (before.pendingRecency ?? []).map((pending) => pending.campaignId),
   );
   for (const campaign of pendingCampaigns) {
     try {
@@ -231,6 +233,8 @@ async function reconcileOrganization(
     }
   }
   // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
+  // Nothing enriching and nothing held beyond the external figure: nothing to check (no read more).
+  if (!repaired && enriching.length === 0 && before.enrichingAccounts === before.externalEnrichingAccounts) return report;
   const after = await deps.organizations.get(organizationId);
   if (!after || repaired || after.enrichingAccounts !== before.enrichingAccounts) return report;
   const stillEnriching = await campaignsIn(deps, organizationId, 'enriching');
