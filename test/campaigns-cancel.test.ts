@@ -213,7 +213,6 @@ describe('POST /v1/campaigns/cancel', () => {
 
   it(
     'racing completion at random moments: exactly one wins and the money is exact either way (fast-check)',
-    { timeout: 120_000 },
     async () => {
       const ACCOUNTS = 3;
       const CREDITS = 30;

@@ -57,7 +57,6 @@ function ledgerReader(apiKey: string) {
 describe('newest-first ledger pages under concurrent writers', () => {
   it(
     'a reader syncing newest first never misses an entry: a slow launch, adjustments and completion at random moments (fast-check)',
-    { timeout: 180_000 },
     async () => {
       await fc.assert(
         fc.asyncProperty(

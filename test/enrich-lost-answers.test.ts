@@ -104,7 +104,6 @@ async function draft(accounts = 2, credits = 20) {
 describe('launch near its deadline', () => {
   it(
     'a slow transaction with too little time left is never sent: 500, nothing charged, ever; the retry with the key launches once',
-    { timeout: 60_000 },
     async () => {
       const { organizationId, apiKey, campaignId } = await draft();
       const slow = injectLatency('dynamodb', 'TransactWriteItemsCommand', campaignId, 5_000);
@@ -124,7 +123,6 @@ describe('launch near its deadline', () => {
 
   it(
     'a slow transaction with room left is awaited: 200 with the charged campaign, never 500 followed by a charge',
-    { timeout: 60_000 },
     async () => {
       const { organizationId, apiKey, campaignId } = await draft();
       const slow = injectLatency('dynamodb', 'TransactWriteItemsCommand', campaignId, 4_000);
@@ -139,7 +137,6 @@ describe('launch near its deadline', () => {
 
   it(
     'a StartExecution slower than the time left: the charged launch answers 200, and the execution still runs',
-    { timeout: 60_000 },
     async () => {
       const { organizationId, apiKey, campaignId } = await draft();
       // The execution's input names the campaign; 10 s left, StartExecution takes 9 s: answered 2 s before the end.
@@ -148,7 +145,7 @@ describe('launch near its deadline', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(slow.calls).toBe(1);
       expect(res.body.data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 18 } });
-      await waitForStatus(api(), apiKey, campaignId, 'enriched', 40_000);
+      await waitForStatus(api(), apiKey, campaignId, 'enriched');
       expect((await ledgerOf(organizationId, campaignId)).charged).toBe(2);
       const replay = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, 28_000, 'launch-c');
       expect(replay.status).toBe(200);
@@ -158,7 +155,6 @@ describe('launch near its deadline', () => {
 
   it(
     'the transaction applied but its answer lost (500): the retry with the key answers 200 with the campaign as it is now, even enriched',
-    { timeout: 60_000 },
     async () => {
       const { organizationId, apiKey, campaignId } = await draft();
       injectFault({
@@ -174,7 +170,7 @@ describe('launch near its deadline', () => {
       // The charge stands (the work was done); its execution was never started: the reconciler starts it and it completes.
       expect((await ledgerOf(organizationId, campaignId)).charged).toBe(2);
       await reconcileEnrichments({ ...reconcileDependencies(), graceSeconds: 0 }, { organizationId });
-      await waitForStatus(api(), apiKey, campaignId, 'enriched', 40_000);
+      await waitForStatus(api(), apiKey, campaignId, 'enriched');
 
       // Not 409 campaign_not_enrichable: the launch this key did, as it is now.
       const retry = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, 28_000, 'launch-d');
@@ -192,7 +188,6 @@ describe('create whose answer is lost', () => {
 
   it(
     'saving the answer failed: once the first lock lapses, the retry answers the same campaign; one draft',
-    { timeout: 60_000 },
     async () => {
       const { apiKey } = await newOrganization();
       injectFault({
@@ -207,7 +202,7 @@ describe('create whose answer is lost', () => {
       const retry = await pollUntil(
         () => invoke(createHandler, CREATE, apiKey, body('Lost save'), 28_000, 'create-a'),
         (r) => r.status !== 409,
-        { timeoutMs: 15_000, intervalMs: 500 },
+        { intervalMs: 500 },
       );
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
       expect(retry.body.data).toEqual(first.body.data);
@@ -218,7 +213,6 @@ describe('create whose answer is lost', () => {
 
   it(
     'the campaign written but the answer lost (500): the retry with the key answers that campaign; one draft',
-    { timeout: 60_000 },
     async () => {
       const { apiKey } = await newOrganization();
       injectFault({

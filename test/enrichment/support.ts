@@ -13,6 +13,7 @@ import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } fr
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
 import { call, type ApiResponse } from '../support/api';
 import { keys } from '../../lib/db/table';
+import { SPAWNED_RUN_MS } from '../support/spawned';
 
 export const CREATE = '/v1/campaigns/create';
 export const GET = '/v1/campaigns/get';
@@ -148,7 +149,7 @@ export function testWarehouse(options: { holdStatuses?: boolean; holdAccounts?: 
 export async function pollUntil<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  { timeoutMs = 20_000, intervalMs = 100 } = {},
+  { timeoutMs = SPAWNED_RUN_MS, intervalMs = 100 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -197,7 +198,7 @@ export async function describeOrg(
 }
 
 /** Polls get until the campaign reads `status` (the campaign as last read). */
-export async function waitForStatus(baseUrl: string, apiKey: string, campaignId: string, status: string, timeoutMs = 20_000): Promise<any> {
+export async function waitForStatus(baseUrl: string, apiKey: string, campaignId: string, status: string, timeoutMs = SPAWNED_RUN_MS): Promise<any> {
   const res = await pollUntil(
     () => getCampaign(baseUrl, apiKey, campaignId),
     (r) => r.status === 200 && r.data.status === status,
