@@ -4,7 +4,7 @@
  * written by `npm run test:durations -- <vitest JSON report>`). With two
  * workers taking the next file as they free up, the files that spawn
  * `npm start` or the CLI (minutes under load) then start at once instead of
- * last, and no long file runs alone at the end (README.md#tests).
+ * last, and no long file runs alone at the end (README.md "How it works", `test/`).
  *
  * A file missing from the list (new since it was written) takes vitest's own
  * cached duration when there is one, else the median of the list.
