@@ -166,7 +166,14 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
       const seeded = await new Promise<string>((resolve, reject) =>
         execFile(
           process.execPath,
-          ['--import', 'tsx', path.join(ROOT, 'test', 'support', 'enriched-campaigns-child.ts'), dataDir, organizationId, String(ENRICHED_BEFORE_CRASH)],
+          [
+            '--import',
+            'tsx',
+            path.join(ROOT, 'test', 'support', 'enriched-campaigns-child.ts'),
+            dataDir,
+            organizationId,
+            String(ENRICHED_BEFORE_CRASH),
+          ],
           { cwd: ROOT, env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' }, timeout: SPAWNED_RUN_MS, maxBuffer: 16 * 1024 * 1024 },
           (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
         ),

@@ -247,11 +247,7 @@ async function reconcileOrganization(
 }
 
 /** The organization's campaigns stored in `status`, read consistently (batched). */
-async function campaignsIn(
-  deps: ReconcileDependencies,
-  organizationId: string,
-  status: 'enriching',
-): Promise<CampaignRecord[]> {
+async function campaignsIn(deps: ReconcileDependencies, organizationId: string, status: 'enriching'): Promise<CampaignRecord[]> {
   const campaigns = await deps.campaigns.getMany(organizationId, await deps.campaigns.idsInStatus(organizationId, status));
   return campaigns.filter((campaign) => campaign.status === status);
 }

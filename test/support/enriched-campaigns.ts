@@ -66,7 +66,15 @@ export async function seedEnrichedCampaigns(organizationId: string, lists: reado
           organizationId,
           campaignId,
           attemptId: attempt.id,
-          batchResults: [{ index: 0, accounts: attempt.eligible, accountsWithContact: attempt.eligible, accountsWithMobile: 0, contacts: attempt.eligible }],
+          batchResults: [
+            {
+              index: 0,
+              accounts: attempt.eligible,
+              accountsWithContact: attempt.eligible,
+              accountsWithMobile: 0,
+              contacts: attempt.eligible,
+            },
+          ],
         },
       );
       await finishRecording(
