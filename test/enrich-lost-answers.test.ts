@@ -42,8 +42,8 @@ afterEach(() => {
   removeAllFaults();
 });
 
-/** Holds every call of `command` whose input mentions `match` for `ms` before sending it; counts them. */
-function injectLatency(client: 'dynamodb' | 'sfn', command: string, match: string, ms: number): { calls: number } {
+/** Holds every call of `command` whose input mentions `match` for `ms` (or what `ms()` answers at the call) before sending it; counts them. */
+function injectLatency(client: 'dynamodb' | 'sfn', command: string, match: string, ms: number | (() => number)): { calls: number } {
   const target = client === 'dynamodb' ? dynamodb : sfn();
   const name = `latency-${randomUUID()}`;
   const state = { calls: 0 };
@@ -51,7 +51,7 @@ function injectLatency(client: 'dynamodb' | 'sfn', command: string, match: strin
     (next: (args: any) => Promise<any>, context: { commandName?: string }) => async (args: { input: unknown }) => {
       if (context.commandName === command && JSON.stringify(args.input).includes(match)) {
         state.calls++;
-        await sleep(ms);
+        await sleep(typeof ms === 'number' ? ms : ms());
       }
       return next(args);
     },
@@ -121,8 +121,8 @@ describe('launch near its deadline', () => {
   it('a slow transaction with room left is awaited: 200 with the charged campaign, never 500 followed by a charge', async () => {
     const { organizationId, apiKey, campaignId } = await draft();
     const slow = injectLatency('dynamodb', 'TransactWriteItemsCommand', campaignId, 4_000);
-    // 13 s left: the reserve holds, so the transaction starts, and is awaited for its 4 s.
-    const res = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, LAUNCH_COMMIT_RESERVE_MS + 5_000, 'launch-b');
+    // 28 s left: the reserve holds however slow the evaluation before it, so the transaction starts, and is awaited for its 4 s.
+    const res = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, 28_000, 'launch-b');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(slow.calls).toBe(1);
     expect(res.body.data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 18 } });
@@ -131,9 +131,11 @@ describe('launch near its deadline', () => {
 
   it('a StartExecution slower than the time left: the charged launch answers 200, and the execution still runs', async () => {
     const { organizationId, apiKey, campaignId } = await draft();
-    // The execution's input names the campaign; 10 s left, StartExecution takes 9 s: answered 2 s before the end.
-    const slow = injectLatency('sfn', 'StartExecutionCommand', campaignId, 9_000);
-    const res = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, LAUNCH_COMMIT_RESERVE_MS + 2_000, 'launch-c');
+    // The execution's input names the campaign; 28 s left (the commit's reserve holds however slow the evaluation),
+    // and StartExecution, whenever it is called, takes until 1 s past the function's end: answered 2 s before the end.
+    const functionEndsAt = Date.now() + 28_000;
+    const slow = injectLatency('sfn', 'StartExecutionCommand', campaignId, () => functionEndsAt - Date.now() + 1_000);
+    const res = await invoke(enrichHandler, ENRICH, apiKey, { campaignId }, 28_000, 'launch-c');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(slow.calls).toBe(1);
     expect(res.body.data).toMatchObject({ status: 'enriching', credits: { charged: 2, remaining: 18 } });
