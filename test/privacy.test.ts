@@ -21,6 +21,7 @@ import { hashIdentifier, type RawIdentifier } from '../lib/warehouse/identifiers
 import { erasureId } from '../lib/privacy/store';
 import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
+import { SPAWNED_RUN_MS } from './support/spawned';
 
 const api = useApi();
 const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12)();
@@ -102,7 +103,7 @@ async function enrichedCampaign(apiKey: string, accountIds: string[]) {
 }
 
 async function waitFor(apiKey: string, campaignId: string) {
-  for (const deadline = Date.now() + 60_000; ;) {
+  for (const deadline = Date.now() + SPAWNED_RUN_MS; ;) {
     const got = await post('/v1/campaigns/get', apiKey, { campaignId });
     if (got.data?.status === 'enriched') return got.data;
     if (Date.now() > deadline) throw new Error(`campaign not enriched: ${JSON.stringify(got.body)}`);

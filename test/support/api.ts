@@ -7,6 +7,7 @@ import { startLocalApi, type LocalApi } from '../../infra/local/stack';
 import { limits, organizations } from '../../lib/root';
 import type { NewOrganization } from '../../lib/organizations/store';
 import type { LimitsChange } from '../../lib/organizations/limits';
+import { SPAWNED_RUN_MS } from './spawned';
 
 /** A parsed API response. */
 export interface ApiResponse<T = any> {
@@ -51,7 +52,7 @@ export async function settleWorkflows(): Promise<void> {
  * (e.g. `ExpireResults`: every step before it has run), instead of sleeping.
  * @throws after `timeoutMs` without it.
  */
-export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = SPAWNED_RUN_MS): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !api?.stepFunctions.enteredStates(executionArn).includes(state);) {
     if (Date.now() > deadline)
       throw new Error(

@@ -40,7 +40,6 @@ export function gatedWarehouse(batchOf: (firstAccountId: string) => number) {
       pollUntil(
         async () => arrived.size,
         (size) => size >= n,
-        { timeoutMs: 60_000 },
       ),
   };
 }
