@@ -18,7 +18,7 @@ import { keys } from '../lib/db/table';
 import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
 import { runErasure } from '../lib/privacy/erasure';
 import { hashIdentifier, type RawIdentifier } from '../lib/warehouse/identifiers';
-import { erasureId } from '../lib/privacy/store';
+import { ERASURE_LEASE_SECONDS, erasureId } from '../lib/privacy/store';
 import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
 import { SPAWNED_RUN_MS } from './support/spawned';
@@ -444,6 +444,87 @@ describe('erasures', () => {
     expect(done.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).not.toContain(id);
     expect(await resumeErasures(new Set([organizationId]))).toBe(0);
+  });
+
+  it('one run at a time: a second start while a run holds the job touches nothing; a dead run is taken over once its lease lapses', async () => {
+    const { apiKey, organizationId } = await newOrganizationHere({ name: 'Privacy one run' });
+    const first = await enrichedCampaign(apiKey, [shared.accountId, plain.accountId]);
+    const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
+    await exportText(apiKey, first.id);
+    const identifiers = [hashIdentifier({ type: 'email', value: PERSON.email })!];
+    const pendingJob = async (requestRef: string) => {
+      const id = erasureId(organizationId, requestRef);
+      await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
+      await suppressions().createErasure({
+        id,
+        organizationId,
+        requestRef,
+        regime: 'gdpr',
+        status: 'pending',
+        identifiers,
+        createdAt: new Date().toISOString(),
+        completedAt: null,
+        result: null,
+        receipt: null,
+      });
+      return id;
+    };
+    // Reads of result parts by a run, counted.
+    const counting = () => {
+      const deps = erasureJobDependencies();
+      const counter = { partsRead: 0 };
+      const readPart = deps.results.readPart.bind(deps.results);
+      deps.results = { ...deps.results, readPart: (key: string) => (counter.partsRead++, readPart(key)) };
+      return { deps, counter };
+    };
+
+    // Run A holds the job and is stopped before it signs; run B starts meanwhile (a second create, a redelivered message).
+    const id = await pendingJob(`ONE-RUN-${P}`);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reachedPurge!: () => void;
+    const atPurge = new Promise<void>((resolve) => (reachedPurge = resolve));
+    const a = counting();
+    const runA = runErasure(
+      {
+        ...a.deps,
+        purgeSavedAnswers: async (...args) => {
+          reachedPurge();
+          await held;
+          return a.deps.purgeSavedAnswers(...args);
+        },
+      },
+      organizationId,
+      id,
+    );
+    await atPurge;
+    const b = counting();
+    const duringA = await runErasure(b.deps, organizationId, id);
+    expect(duringA?.status).toBe('running');
+    expect(b.counter.partsRead).toBe(0);
+    release();
+    const done = await runA;
+    expect(done?.status).toBe('completed');
+    expect(done?.result).toEqual({
+      contactsRemoved: 2,
+      resultObjectsRewritten: 2,
+      exportsDeleted: 1,
+      campaignIds: [first.id, second.id].sort(),
+    });
+    expect(a.counter.partsRead).toBeGreaterThan(0);
+    expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });
+
+    // A run that dies holding a job: another start within the lease leaves it; one after the lease takes it over and completes it.
+    const orphan = await pendingJob(`ORPHAN-${P}`);
+    const crash = new Error('killed');
+    await expect(
+      runErasure({ ...erasureJobDependencies(), purgeSavedAnswers: () => Promise.reject(crash) }, organizationId, orphan),
+    ).rejects.toBe(crash);
+    expect((await runErasure(erasureJobDependencies(), organizationId, orphan))?.status).toBe('running');
+    const afterLease = () => new Date(Date.now() + (ERASURE_LEASE_SECONDS + 1) * 1000);
+    const takenOver = await runErasure(erasureJobDependencies(), organizationId, orphan, afterLease);
+    expect(takenOver?.status).toBe('completed');
+    expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).not.toContain(orphan);
   });
 
   it('purges the saved idempotent answers that hold the person, and only those', async () => {
