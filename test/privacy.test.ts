@@ -17,10 +17,11 @@ import { ddb, s3 } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
 import { runErasure } from '../lib/privacy/erasure';
-import { hashIdentifier, type RawIdentifier } from '../lib/warehouse/identifiers';
-import { ERASURE_LEASE_SECONDS, erasureId } from '../lib/privacy/store';
+import { type RawIdentifier } from '../lib/warehouse/identifiers';
+import { ERASURE_LEASE_SECONDS } from '../lib/privacy/store';
 import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
+import { pendingErasure } from './support/erasures';
 import { SPAWNED_RUN_MS } from './support/spawned';
 
 const api = useApi();
@@ -397,22 +398,7 @@ describe('erasures', () => {
     const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
     const oldExport = await exportText(apiKey, first.id);
     // The job as erasures/create leaves it, but never started (its process died before): pending, suppressed.
-    const identifiers = [hashIdentifier({ type: 'email', value: PERSON.email })!];
-    const requestRef = `RESUME-${P}`;
-    const id = erasureId(organizationId, requestRef);
-    await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
-    await suppressions().createErasure({
-      id,
-      organizationId,
-      requestRef,
-      regime: 'gdpr',
-      status: 'pending',
-      identifiers,
-      createdAt: new Date().toISOString(),
-      completedAt: null,
-      result: null,
-      receipt: null,
-    });
+    const id = await pendingErasure(organizationId, PERSON.email, `RESUME-${P}`);
     expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).toContain(id);
     // A first run dies after rewriting every part and deleting the export (before signing): the job stays running.
     const crash = new Error('killed');
@@ -451,24 +437,7 @@ describe('erasures', () => {
     const first = await enrichedCampaign(apiKey, [shared.accountId, plain.accountId]);
     const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
     await exportText(apiKey, first.id);
-    const identifiers = [hashIdentifier({ type: 'email', value: PERSON.email })!];
-    const pendingJob = async (requestRef: string) => {
-      const id = erasureId(organizationId, requestRef);
-      await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
-      await suppressions().createErasure({
-        id,
-        organizationId,
-        requestRef,
-        regime: 'gdpr',
-        status: 'pending',
-        identifiers,
-        createdAt: new Date().toISOString(),
-        completedAt: null,
-        result: null,
-        receipt: null,
-      });
-      return id;
-    };
+    const pendingJob = (requestRef: string) => pendingErasure(organizationId, PERSON.email, requestRef);
     // Reads of result parts by a run, counted.
     const counting = () => {
       const deps = erasureJobDependencies();

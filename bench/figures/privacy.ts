@@ -29,8 +29,7 @@ import { newCampaignId } from '../../lib/ids';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { resultsPrefix } from '../../lib/results/parts';
 import { runErasure } from '../../lib/privacy/erasure';
-import { hashIdentifier } from '../../lib/warehouse/identifiers';
-import { erasureId, GLOBAL_SCOPE } from '../../lib/privacy/store';
+import { GLOBAL_SCOPE } from '../../lib/privacy/store';
 import { campaigns, erasureJobDependencies, results, sequence, suppressions } from '../../lib/root';
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
@@ -40,6 +39,7 @@ import { buildBundle } from '../lib/bundle';
 import { runExportLambda } from '../lib/children';
 import { median, round } from '../lib/stats';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '../lib/cpu-profile';
+import { pendingErasure } from '../../test/support/erasures';
 
 /** Accounts a stored part holds (a FindContacts batch). */
 const PART_ACCOUNTS = ENRICHMENT_BATCH_SIZE;
@@ -145,22 +145,7 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
       }),
     );
     const writeS = (performance.now() - writeStarted) / 1000;
-    const identifiers = [hashIdentifier({ type: 'email', value: person })!];
-    const requestRef = `BENCH-${randomBytes(4).toString('hex')}`;
-    const id = erasureId(organizationId, requestRef);
-    await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
-    await suppressions().createErasure({
-      id,
-      organizationId,
-      requestRef,
-      regime: 'gdpr',
-      status: 'pending',
-      identifiers,
-      createdAt: new Date().toISOString(),
-      completedAt: null,
-      result: null,
-      receipt: null,
-    });
+    const id = await pendingErasure(organizationId, person, `BENCH-${randomBytes(4).toString('hex')}`);
     const deps = erasureJobDependencies();
     const readsPerKey = new Map<string, number>();
     const counted = {
