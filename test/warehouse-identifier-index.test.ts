@@ -1,5 +1,5 @@
 /**
- * The warehouse's identifier index (docs/data-model.md "Warehouse";
+ * The warehouse's identifier index (docs/data-model.md "Entities", the warehouse identifier index;
  * lib/warehouse/warehouse.ts): the import writes one entry per distinct
  * identifier hash of each account's contacts, and the vendor's erasure
  * (`ops privacy:erase`, `removeContacts`) finds the person through it: one

@@ -358,7 +358,7 @@ export const keys = {
   /** Contacts of a warehouse account. */
   warehouseContacts: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'CONTACTS' }),
   /**
-   * The warehouse's identifier index (docs/data-model.md "Warehouse"): that an account's contacts hold a contact with
+   * The warehouse's identifier index (docs/data-model.md "Entities", the warehouse identifier index): that an account's contacts hold a contact with
    * this identifier hash (lib/warehouse/identifiers.ts). One partition per hash, one item per account.
    */
   warehouseIdentifier: (hash: string, accountId: string) => ({ pk: `WAREHOUSE#IDENT#${hash}`, sk: `ACCOUNT#${accountId}` }),

@@ -55,7 +55,7 @@ const accountHashes = (contacts: readonly WarehouseContact[]): Set<string> => ne
 /**
  * The items the embedded warehouse stores for one account: the account, its
  * contacts, and one identifier-index entry per distinct identifier hash of
- * its contacts (docs/data-model.md "Warehouse": about 3.5 a contact). An
+ * its contacts (docs/data-model.md "Entities", the warehouse identifier index: about 3.5 a contact). An
  * import replaces the first two; index entries of contacts an import dropped
  * stay until an erasure meets them (it deletes entries no account justifies).
  */
