@@ -23,7 +23,7 @@ import {
   uniquePrefix,
   waitForStatus,
 } from './enrichment/support';
-import { BATCH, gatedWarehouse, indexOf, numbered, type Item } from './support/results';
+import { BATCH, gatedWarehouse, indexOf, launchedNumbered, type Item } from './support/results';
 
 const api = useApi();
 const RESULTS = '/v1/campaigns/results';
@@ -38,18 +38,8 @@ describe('POST /v1/campaigns/results', () => {
         fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 8, maxLength: 8 }),
         fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
         async (order, limits, reconnects) => {
-          const prefix = uniquePrefix();
-          const accounts = numbered(prefix, 2 * BATCH + 500);
-          await importAccounts(accounts);
           const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-          useWarehouse(gated.warehouse);
-          const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-          const campaignId = await createApiCampaign(
-            api(),
-            apiKey,
-            accounts.map((a) => a.accountId),
-          );
-          expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+          const { apiKey, campaignId, accounts } = await launchedNumbered(api(), 2 * BATCH + 500, gated);
           await gated.arrived(3);
 
           const seen: Item[] = [];
@@ -107,18 +97,8 @@ describe('POST /v1/campaigns/results', () => {
   });
 
   it('a failed attempt takes its results with it; a new launch starts at seq 1 with another attemptId; a reader holding the old attempt is told (409 past the new attempt’s accounts, another attemptId otherwise), never mixed', async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, BATCH + 200);
-    await importAccounts(accounts);
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 200, gated);
     await gated.arrived(2);
     gated.release(0);
     const first = await results(apiKey, { campaignId, waitSeconds: 20, limit: 1_000 });
@@ -154,18 +134,8 @@ describe('POST /v1/campaigns/results', () => {
   });
 
   it('long poll: an idle wait answers as soon as a batch becomes readable, with what is there', async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, 30);
-    await importAccounts(accounts);
     const gated = gatedWarehouse(() => 0);
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), 30, gated);
     await gated.arrived(1);
     const empty = await results(apiKey, { campaignId });
     expect(empty.data).toMatchObject({ status: 'enriching', eligible: 30, processed: 0, complete: false, lastSeq: 0, accounts: [] });
@@ -270,18 +240,8 @@ describe('POST /v1/campaigns/results', () => {
   });
 
   it("the client's results(campaignId, {follow: true}) yields every account once, in seq order, while the campaign enriches, and resumes after dropped connections", async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, BATCH + 100);
-    await importAccounts(accounts);
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 100, gated);
     await gated.arrived(2);
     // Every second results call loses its connection before reaching the server; the client asks again from where it was.
     let calls = 0;
