@@ -9,7 +9,9 @@
  * result parts of those ranges: in proportion to the page. Every contact
  * goes through the one owner of what may be delivered
  * (lib/results/deliverable.ts); the values come from the JSON stored in
- * the parts (lib/results/json.ts), never from the CSV cells.
+ * the parts (lib/results/json.ts), never from the CSV cells, spliced into
+ * the answer as stored (lib/http/envelope.ts `JsonText`): nothing is parsed
+ * and encoded again.
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
@@ -17,7 +19,8 @@ import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/
 import type { CampaignStore } from '../campaigns/store';
 import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
 import { deliverable, deliverAll, type Delivery, type DeliveryPolicyOf } from '../results/deliverable';
-import { resultItem, type ResultItem } from '../results/json';
+import type { ResultItem } from '../results/json';
+import { JsonText } from '../http/envelope';
 import type { SequenceStore } from '../results/sequence';
 import type { ContactSelection } from '../results/csv';
 import { prefetchedParts } from './export';
@@ -49,7 +52,14 @@ export interface ResultsPage {
   complete: boolean;
   /** The seq of the last account returned, or `afterSeq` when none: the next page's `afterSeq`. */
   lastSeq: number;
-  accounts: ResultItem[];
+  /** The items, each its JSON text as stored (lib/results/json.ts `resultItemText`). */
+  accounts: JsonText<ResultItem>[];
+}
+
+/** One result item read from the parts: its seq and its JSON text ({@link ResultItem}, with `type` first when asked). */
+export interface ResultItemText {
+  seq: number;
+  text: string;
 }
 
 /** The attempt a reader reads and where it stands. */
@@ -108,7 +118,9 @@ export const selectionOf = (
 /**
  * The accounts with seq in `(afterSeq, untilSeq]`, in seq order (`untilSeq`
  * at most the attempt's last given seq), their contacts as the delivery owner
- * keeps them. Reads the ranges under them (one Query) and their parts, a few ahead.
+ * keeps them, each as its item's JSON text spliced from the stored texts
+ * (`type`: a `type` member first, the stream's). Reads the ranges under them
+ * (one Query) and their parts, a few ahead.
  */
 export async function* resultItems(
   deps: Pick<ResultsDependencies, 'results' | 'sequence'>,
@@ -116,7 +128,8 @@ export async function* resultItems(
   afterSeq: number,
   untilSeq: number,
   delivery: Delivery,
-): AsyncGenerator<ResultItem> {
+  type?: string,
+): AsyncGenerator<ResultItemText> {
   if (untilSeq <= afterSeq) return;
   const ranges = await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq);
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
@@ -134,7 +147,7 @@ export async function* resultItems(
       contacts.length = 0;
       delivery.beginAccount();
       while (delivery.nextContact(part)) contacts.push(part.contactJson());
-      yield resultItem(seq, part.accountJson(), contacts);
+      yield { seq, text: part.itemText(seq, contacts, type) };
     }
   }
 }
@@ -215,11 +228,15 @@ export async function listCampaignResults(
       );
   }
   const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
-  const accounts: ResultItem[] = [];
+  const accounts: JsonText<ResultItem>[] = [];
+  let lastSeq = afterSeq;
   // The delivery policy is read only when there is something to deliver (an empty answer reads nothing more).
   if (untilSeq > afterSeq) {
     const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
-    for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(item);
+    for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) {
+      accounts.push(new JsonText(item.text));
+      lastSeq = item.seq;
+    }
   }
   return {
     campaignId: ref.campaignId,
@@ -228,7 +245,7 @@ export async function listCampaignResults(
     eligible: opened.attempt.eligible,
     processed: lastGiven,
     complete: opened.status === 'enriched' && lastGiven === opened.attempt.eligible,
-    lastSeq: accounts.length > 0 ? accounts[accounts.length - 1]!.seq : afterSeq,
+    lastSeq,
     accounts,
   };
 }

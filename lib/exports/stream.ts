@@ -36,7 +36,7 @@ export interface StreamTiming {
 export type StreamClose = { type: 'end'; lastSeq: number; complete: true } | { type: 'pause'; lastSeq: number; complete: false };
 
 /** What a results stream writes: the accounts, the keep-alives, and one closing object. */
-export type ResultsStreamObject = ({ type: 'account' } & ResultItem) | { type: 'keepalive' } | StreamClose;
+export type ResultsStreamObject = { type: 'account'; seq: number; /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string } | { type: 'keepalive' } | StreamClose;
 
 /** The request headers a stream reads: `accept` (the framing) and `last-event-id` (an SSE reconnect's position). */
 export type StreamHeaders = Readonly<Record<string, string | undefined>>;
@@ -71,7 +71,11 @@ export async function streamCampaignResults(
 /** The SSE `id:` of an account is its seq; a keep-alive is a comment. */
 async function* asStreamObjects(objects: AsyncIterable<ResultsStreamObject>): AsyncGenerator<StreamObject> {
   for await (const data of objects) {
-    yield data.type === 'account' ? { data, id: data.seq } : data.type === 'keepalive' ? { data, keepAlive: true } : { data };
+    yield data.type === 'account'
+      ? { data, json: data.text, id: data.seq }
+      : data.type === 'keepalive'
+        ? { data, keepAlive: true }
+        : { data };
   }
 }
 
@@ -112,8 +116,8 @@ export async function* resultsStream(
   };
   while (!signal.aborted) {
     if (lastGiven > position) {
-      for await (const item of resultItems(deps, ref, position, lastGiven, delivery)) {
-        yield { type: 'account', ...item };
+      for await (const item of resultItems(deps, ref, position, lastGiven, delivery, 'account')) {
+        yield { type: 'account', seq: item.seq, text: item.text };
         position = item.seq;
         if (signal.aborted) return;
         if (Date.now() >= pauseAt && position < lastGiven) {

@@ -27,6 +27,8 @@ export type StreamFraming = keyof typeof STREAM_MEDIA_TYPES;
 export interface StreamObject {
   /** The object written (a JSON line; the `data:` of an SSE event). */
   data: { readonly type: string };
+  /** `data` already encoded as JSON: written as it is instead of encoding `data` (its `type` still names the SSE event). */
+  json?: string;
   /** SSE `id:` (the position a reconnect resumes after with `Last-Event-ID`). */
   id?: number;
   /** A keep-alive: an SSE comment line instead of an event. */
@@ -76,9 +78,10 @@ export function lastEventIdOf(header: string | undefined): number | undefined {
 
 /** One object in a framing: a JSON line, or an SSE event (`id:`, `event:` the object's `type`, `data:`) or comment. */
 export function frame(object: StreamObject, framing: StreamFraming): string {
-  if (framing !== 'sse') return `${JSON.stringify(object.data)}\n`;
-  if (object.keepAlive) return `: ${object.data.type}\n\n`;
-  return `${object.id !== undefined ? `id: ${object.id}\n` : ''}event: ${object.data.type}\ndata: ${JSON.stringify(object.data)}\n\n`;
+  if (framing === 'sse' && object.keepAlive) return `: ${object.data.type}\n\n`;
+  const json = object.json ?? JSON.stringify(object.data);
+  if (framing !== 'sse') return `${json}\n`;
+  return `${object.id !== undefined ? `id: ${object.id}\n` : ''}event: ${object.data.type}\ndata: ${json}\n\n`;
 }
 
 /**

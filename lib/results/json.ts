@@ -2,10 +2,11 @@
  * The results' JSON (docs/results.md): an account and a contact exactly as
  * `POST /v1/campaigns/results` and its stream show them, with the stored
  * values as they are (null where absent; no spreadsheet prefix, which is a
- * CSV matter, docs/csv.md). The workflow writes each account's and contact's
- * values into its result part as a JSON array (lib/results/parts.ts) in the
- * key order of that declaration, so a reader parses them and never needs the
- * warehouse's names. The keys, their order and the warehouse field each
+ * CSV matter, docs/csv.md). The workflow writes each account's head and
+ * each contact into its result part as the answer's JSON text itself
+ * (lib/results/parts.ts, layout 4), keys in the order of that declaration,
+ * so a reader splices the texts into its answer ({@link resultItemText})
+ * without parsing them and never needs the warehouse's names. The keys, their order and the warehouse field each
  * shows are declared once, in lib/warehouse/fields.ts.
  */
 import { ACCOUNT_FIELDS, CONTACT_FIELDS, resultFields, type JsonRecord, type ResultField } from '../warehouse/fields';
@@ -46,44 +47,61 @@ export interface ResultAccountHead {
   account: ResultAccount;
 }
 
+/** An object of `keys[i]: values[i]` in key order (a value absent: null). */
+const keyed = (keys: readonly string[], values: readonly unknown[]) => {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) record[keys[i]!] = values[i] ?? null;
+  return record;
+};
+
 /**
- * What a part stores for an account: the JSON array `[accountId, outcome,
- * ...values of RESULT_ACCOUNT_FIELDS or of the part's own `fields`]` (values only: keys would
- * triple a part, measured on 1,000 accounts × 10 contacts: 5.4 MB against
- * 1.7 MB of CSV cells).
+ * The JSON keys of `fields` ({@link RESULT_ACCOUNT_FIELDS} or
+ * {@link RESULT_CONTACT_FIELDS} unless a part names others, lib/results/parts.ts).
+ */
+const keysOf = (fields: readonly ResultField[]) => fields.map((field) => field.json);
+
+/**
+ * What a part stores for an account: the JSON text of its
+ * {@link ResultAccountHead}, `{"accountId":…,"outcome":…,"account":{…}}`,
+ * keys from `fields` in order, values raw (null where absent): the answer's
+ * text itself, spliced into an item without being parsed
+ * ({@link resultItemText}).
  */
 export function resultAccountJson(a: EnrichedAccount, fields: readonly ResultField[] = RESULT_ACCOUNT_FIELDS): string {
-  return JSON.stringify([
+  return accountHeadText([
     a.accountId,
     a.contacts.length > 0 ? 'found' : 'not_found',
     ...fields.map((field) => a[field.key as keyof EnrichedAccount] ?? null),
-  ]);
+  ], keysOf(fields));
 }
 
 /**
- * What a part stores for a contact: the JSON array of its values in
- * {@link RESULT_CONTACT_KEYS} order (or in the order of `fields`: a part
- * names the fields it holds, lib/results/parts.ts).
+ * What a part stores for a contact: the JSON text of its {@link ResultContact}
+ * (keys from `fields` in order, values raw, null where absent), the answer's
+ * text itself.
  */
 export function resultContactJson(c: WarehouseContact, fields: readonly ResultField[] = RESULT_CONTACT_FIELDS): string {
-  return JSON.stringify(fields.map((field) => c[field.key as keyof WarehouseContact] ?? null));
+  return JSON.stringify(keyed(keysOf(fields), fields.map((field) => c[field.key as keyof WarehouseContact] ?? null)));
 }
 
-/** A stored contact array ({@link resultContactJson}) as its {@link ResultContact}. */
-export function contactFromStored(text: string): ResultContact {
-  const values = JSON.parse(text) as unknown[];
-  const contact: Record<string, unknown> = {};
-  for (let i = 0; i < RESULT_CONTACT_KEYS.length; i++) contact[RESULT_CONTACT_KEYS[i]!] = values[i] ?? null;
-  return contact as unknown as ResultContact;
+/**
+ * The stored text of an account head from its values `[accountId, outcome,
+ * …values of accountKeys]` (how parts before layout 4 stored it, and how a
+ * part of other fields is re-laid).
+ */
+export function accountHeadText(values: readonly unknown[], accountKeys: readonly string[] = RESULT_ACCOUNT_KEYS): string {
+  return JSON.stringify({ accountId: values[0], outcome: values[1], account: keyed(accountKeys, values.slice(2)) });
 }
 
-/** A stored account array ({@link resultAccountJson}) as its {@link ResultAccountHead}. */
-export function accountFromStored(text: string): ResultAccountHead {
-  const values = JSON.parse(text) as unknown[];
-  const account: Record<string, unknown> = {};
-  for (let i = 0; i < RESULT_ACCOUNT_KEYS.length; i++) account[RESULT_ACCOUNT_KEYS[i]!] = values[i + 2] ?? null;
-  return { accountId: String(values[0]), outcome: values[1] as ResultOutcome, account: account as unknown as ResultAccount };
-}
+/** The stored text of a contact from its values in `contactKeys` order (parts before layout 4; re-laying). */
+export const contactText = (values: readonly unknown[], contactKeys: readonly string[] = RESULT_CONTACT_KEYS): string =>
+  JSON.stringify(keyed(contactKeys, values));
+
+/** A stored contact ({@link resultContactJson}) as its {@link ResultContact}. */
+export const contactFromStored = (text: string): ResultContact => JSON.parse(text) as ResultContact;
+
+/** A stored account head ({@link resultAccountJson}) as its {@link ResultAccountHead}. */
+export const accountFromStored = (text: string): ResultAccountHead => JSON.parse(text) as ResultAccountHead;
 
 /** One result item, in the answer's key order: `{seq, accountId, outcome, account, contacts}`. */
 export interface ResultItem extends ResultAccountHead {
@@ -92,12 +110,21 @@ export interface ResultItem extends ResultAccountHead {
 }
 
 /**
- * One result item from its stored pieces (a `type` first when given: the
- * stream's `"account"`), keys in the answer's order.
- * @param head - the account's stored JSON ({@link resultAccountJson}).
- * @param contacts - the delivered contacts' stored JSON ({@link resultContactJson}), best first.
+ * The JSON text of one result item from its stored texts, spliced, never
+ * parsed: `{"seq":…,` + the head's members + `,"contacts":[…]}`; with
+ * `type`, that member first (the stream's `"account"`).
+ * @param headMembers - the members of the account's stored head ({@link resultAccountJson} without its braces).
+ * @param contacts - the delivered contacts' stored texts ({@link resultContactJson}), best first.
+ */
+export function resultItemText(seq: number, headMembers: string, contacts: readonly string[], type?: string): string {
+  return `{${type === undefined ? '' : `"type":${JSON.stringify(type)},`}"seq":${seq},${headMembers},"contacts":[${contacts.join(',')}]}`;
+}
+
+/**
+ * One result item from its stored texts, decoded (tests, and a reader that
+ * needs the values; the answers splice {@link resultItemText}).
+ * @param head - the account's stored head ({@link resultAccountJson}).
  */
 export function resultItem(seq: number, head: string, contacts: readonly string[]): ResultItem {
-  const { accountId, outcome, account } = accountFromStored(head);
-  return { seq, accountId, outcome, account, contacts: contacts.map(contactFromStored) };
+  return JSON.parse(resultItemText(seq, head.slice(1, -1), contacts)) as ResultItem;
 }

@@ -2,10 +2,10 @@
  * An erasure rewrites stored result parts without a person (docs/privacy.md
  * "Erasure"): lib/results/parts.ts `withoutContacts`, matching on the
  * identifier digests each contact carries (lib/warehouse/identifiers.ts
- * `DigestSet`). For parts of layout version 3 and of versions 2 (CEP2: cells
- * and JSON) and 1 (CEP1: cells only), still read, on generated contacts with
- * formula-shaped, quoted and empty cells: the rewritten part is of version
- * 3, keeps every account (its cells and JSON unchanged), every other contact
+ * `DigestSet`). For parts of layout version 4 and of versions 3 (CEP3: JSON
+ * arrays), 2 (CEP2: cells and JSON arrays) and 1 (CEP1: cells only), still
+ * read, on generated contacts with formula-shaped, quoted and empty cells:
+ * the rewritten part is of version 4, keeps every account (its cells and JSON unchanged), every other contact
  * byte for byte, and holds no digest, cell or JSON of the person.
  */
 import fc from 'fast-check';
@@ -76,7 +76,7 @@ const PERSON_HASHES = new DigestSet(contactHashes({ contactId: null, directPhone
 const PERSON_DIGESTS = contactDigests({ contactId: null, directPhone: null, ...PERSON });
 
 /** The part in layout `version` (3: as written now). */
-const inVersion = (part: Buffer, version: 1 | 2 | 3) => (version === 3 ? part : asLegacyPart(part, version));
+const inVersion = (part: Buffer, version: 1 | 2 | 3 | 4) => (version === 4 ? part : asLegacyPart(part, version));
 
 /** What a part holds, account by account: cells and JSON of the account and of each contact. */
 function contents(part: Uint8Array) {
@@ -101,7 +101,7 @@ function contents(part: Uint8Array) {
 }
 
 describe('withoutContacts (an erasure rewriting stored result parts)', () => {
-  for (const version of [3, 2, 1] as const) {
+  for (const version of [4, 3, 2, 1] as const) {
     it(`removes the person's digests, cells and JSON from a version ${version} part and keeps everything else`, () => {
       fc.assert(
         fc.property(accountsArb, (accounts) => {
@@ -114,8 +114,8 @@ describe('withoutContacts (an erasure rewriting stored result parts)', () => {
           expect(removed).toBe(persons);
           const before = contents(original);
           const after = contents(bytes);
-          // A part of an older version is read re-laid as version 3: what a rewrite writes.
-          expect(bytes.subarray(0, 4).toString('latin1')).toBe('CEP3');
+          // A part of an older version is read re-laid as version 4: what a rewrite writes.
+          expect(bytes.subarray(0, 4).toString('latin1')).toBe('CEP4');
           // Every account stays with its cells and JSON; each keeps exactly its other contacts, in the stored order.
           expect(after).toEqual(
             before.map((account) => ({ ...account, contacts: account.contacts.filter((c) => !c.cells.includes(PERSON.email)) })),
@@ -123,7 +123,7 @@ describe('withoutContacts (an erasure rewriting stored result parts)', () => {
           const text = Buffer.from(bytes).toString('utf8');
           for (const value of Object.values(PERSON)) expect(text.includes(value)).toBe(false);
           if (persons > 0) for (const digest of PERSON_DIGESTS) expect(bytes.includes(digest)).toBe(false);
-          if (persons === 0 && version === 3) expect(bytes.equals(original)).toBe(true);
+          if (persons === 0 && version === 4) expect(bytes.equals(original)).toBe(true);
         }),
         { numRuns: 200 },
       );

@@ -1,5 +1,5 @@
 /**
- * Result part layout version 3 (lib/results/parts.ts; docs/data-model.md
+ * Result part layout version 4 (lib/results/parts.ts; docs/data-model.md
  * "Result parts"): a part names its fields in a header derived from
  * lib/warehouse/fields.ts, and readers map stored values by name, so a field
  * added to the declaration needs no new layout: a part written with a
@@ -73,10 +73,10 @@ function itemsOf(part: Uint8Array, policy = {}) {
 const without = (list: EnrichedAccount[], accountKey: string, contactKey: string): EnrichedAccount[] =>
   list.map((a) => ({ ...a, [accountKey]: null, contacts: a.contacts.map((c) => ({ ...c, [contactKey]: null })) }));
 
-describe('result part layout 3: a header naming the fields, read by name', () => {
+describe('result part layout 4: a header naming the fields, read by name', () => {
   it('writes the header of today’s fields, derived from lib/warehouse/fields.ts', () => {
     const part = encodePart(accounts(2, 1));
-    expect(part.subarray(0, 4).toString('latin1')).toBe('CEP3');
+    expect(part.subarray(0, 4).toString('latin1')).toBe('CEP4');
     const header = JSON.parse(part.toString('utf8', 8, 8 + part.readUInt32LE(4))) as unknown;
     expect(header).toEqual(headerOf(CURRENT_FIELDS));
     expect([...headerOf(CURRENT_FIELDS).account.cells, ...headerOf(CURRENT_FIELDS).contact.cells, 'enriched_at']).toEqual(CSV_COLUMNS);
@@ -121,16 +121,49 @@ describe('result part layout 3: a header naming the fields, read by name', () =>
     expect(itemsOf(part)).toEqual(itemsOf(encodePart(list)));
   });
 
-  it('still reads parts of layouts 2 and 1 (until the removal the module comment dates): the same CSV and, for layout 2, the same JSON', async () => {
+  it('still reads parts of layouts 3, 2 and 1 (until the removal the module comment dates): the same CSV and, for layouts 3 and 2, the same JSON', async () => {
     const list = accounts(20, 11);
     const current = encodePart(list);
     const expected = (await exportOf([current])).bytes;
-    for (const version of [2, 1] as const) expect((await exportOf([asLegacyPart(current, version)])).bytes.equals(expected)).toBe(true);
-    expect(itemsOf(asLegacyPart(current, 2))).toEqual(itemsOf(current));
+    for (const version of [3, 2, 1] as const) expect((await exportOf([asLegacyPart(current, version)])).bytes.equals(expected)).toBe(true);
+    for (const version of [3, 2] as const) expect(itemsOf(asLegacyPart(current, version))).toEqual(itemsOf(current));
+  });
+
+  it('stores each contact and account head as the answer’s JSON text, keys from lib/warehouse/fields.ts, spliced into items unparsed', () => {
+    const list = accounts(6, 13);
+    const reader = new ResultPartReader(encodePart(list));
+    let a = 0;
+    while (reader.nextAccount()) {
+      const account = list[a++]!;
+      expect(Object.keys(JSON.parse(reader.accountJson()) as object)).toEqual(['accountId', 'outcome', 'account']);
+      expect(Object.keys((JSON.parse(reader.accountJson()) as { account: object }).account)).toEqual(
+        ACCOUNT_FIELDS.filter((f) => 'json' in f).map((f) => (f as { json: string }).json),
+      );
+      const contacts: string[] = [];
+      while (reader.nextContact()) {
+        const text = reader.contactJson();
+        expect(Object.keys(JSON.parse(text) as object)).toEqual(CONTACT_FIELDS.filter((f) => 'json' in f).map((f) => (f as { json: string }).json));
+        contacts.push(text);
+      }
+      // The item is the stored texts spliced: its text holds each stored contact text as it is.
+      const item = reader.itemText(a, contacts);
+      for (const text of contacts) expect(item.includes(text)).toBe(true);
+      expect(JSON.parse(item)).toEqual(resultItem(a, reader.accountJson(), contacts));
+      expect((JSON.parse(item) as { seq: number; accountId: string }).accountId).toBe(account.accountId);
+      expect(Object.keys(JSON.parse(reader.itemText(a, contacts, 'account')) as object)).toEqual([
+        'type',
+        'seq',
+        'accountId',
+        'outcome',
+        'account',
+        'contacts',
+      ]);
+    }
+    expect(a).toBe(6);
   });
 });
 
-describe('result part layout 3: identifier digests decide what may be delivered', () => {
+describe('result part layout 4: identifier digests decide what may be delivered', () => {
   it('withholds a suppressed contact by its stored digests on every path, without decoding its JSON', async () => {
     const list = accounts(40, 5);
     const victim = list.flatMap((a) => a.contacts).find((c) => c.email !== null)!;
@@ -158,7 +191,7 @@ describe('result part layout 3: identifier digests decide what may be delivered'
     while (!reader.nextContact()) reader.nextAccount();
     expect(reader.contactDigestsEnd - reader.contactDigestsStart).toBeGreaterThanOrEqual(DIGEST_BYTES);
     const stored = part.toString('hex', reader.contactDigestsStart, reader.contactDigestsStart + 8);
-    const id = JSON.parse(reader.contactJson())[0] as string;
+    const id = (JSON.parse(reader.contactJson()) as { contactId: string }).contactId;
     // Overwrite that digest with one of nobody's values: the contact is then delivered, its values unchanged.
     const altered = Buffer.from(part);
     altered.fill(0xab, reader.contactDigestsStart, reader.contactDigestsStart + DIGEST_BYTES);
