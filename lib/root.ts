@@ -62,7 +62,7 @@ import { testPacing, testWarehouse } from './test-mode/accounts';
 import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
-import { suppressionPolicy } from './privacy/deliverable';
+import { cachedSuppressionPolicies } from './privacy/deliverable';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
 import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
@@ -489,7 +489,9 @@ export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
  * is given, read once per request or batch. Privacy withholds suppressed
  * contacts (lib/privacy/deliverable.ts, docs/privacy.md).
  */
-export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicy(suppressions(), organizationId);
+export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicies()(organizationId);
+/** The container's suppression policies, kept by the sets' versions (lib/privacy/deliverable.ts `cachedSuppressionPolicies`). */
+const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies(suppressions()));
 
 /**
  * The erasure-receipt signer (lib/privacy/receipt.ts): in AWS the KMS key the

@@ -6,7 +6,10 @@
  *   hash, so a hash is suppressed once per scope);
  * - the compact set (`SUPSET`): the first 8 bytes of every suppressed hash of
  *   the scope in one binary set, which a delivery path reads once (an
- *   organization's and the global one: two small reads per batch or page);
+ *   organization's and the global one: two small reads per batch or page),
+ *   and its `version`, a random token replaced by every change of the set
+ *   in the same write, so a reader that holds the set of a version can skip
+ *   reading it again (lib/privacy/deliverable.ts);
  * - one item per erasure (`ERA#<id>`, the ID derived from the organization
  *   and `requestRef`).
  * Nothing here holds a raw identifier: hashes only.
@@ -14,6 +17,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
+import { randomBytes } from 'node:crypto';
 import { derivedId } from '../ids';
 import type { HashedIdentifier, IdentifierType } from '../warehouse/identifiers';
 
@@ -88,6 +92,26 @@ export const setEntry = (hash: string): Uint8Array => Buffer.from(hash.slice(0, 
 /** The set entry of a hash as a string key (hex), the form {@link SuppressionStore.hashSet} answers. */
 export const setKey = (hash: string): string => hash.slice(0, SET_PREFIX_BYTES * 2);
 
+/** A fresh version token of a compact set: replaced by every write that changes the set. */
+const newSetVersion = () => randomBytes(12).toString('base64url');
+
+/**
+ * The versions of an organization's compact set and the global one
+ * (`none`: no set yet; `unversioned`: a set written before versions, which
+ * cannot be told from another and so is never taken from a cache).
+ */
+export interface SetVersions {
+  organization: string;
+  global: string;
+}
+
+/** The version of a compact set item as read: its token, `none` without an item, `unversioned` for an item written before tokens. */
+const versionOf = (item: Record<string, unknown> | undefined) =>
+  item === undefined ? 'none' : typeof item.version === 'string' ? item.version : 'unversioned';
+
+/** Whether {@link SetVersions} name the sets unambiguously (no set written before version tokens). */
+export const cacheableVersions = (versions: SetVersions) => versions.organization !== 'unversioned' && versions.global !== 'unversioned';
+
 /** Storage of suppressions and erasures. */
 export interface SuppressionStore {
   /**
@@ -119,8 +143,17 @@ export interface SuppressionStore {
    * @returns `removed`, `missing`, or `locked` (an erasure's entry, kept).
    */
   unsuppress(scope: string, id: string, alsoPut?: readonly TransactItem[]): Promise<'removed' | 'missing' | 'locked'>;
-  /** The set entries ({@link setKey}) of the organization's and the global list: two GetItems. */
+  /** The set entries ({@link setKey}) of the organization's and the global list, and their versions: one BatchGetItem of two items. */
   hashSet(organizationId: string): Promise<Set<string>>;
+  /**
+   * The same, with the versions read with them (strongly consistent).
+   */
+  versionedHashSet(organizationId: string): Promise<{ entries: Set<string>; versions: SetVersions }>;
+  /**
+   * Only the versions of the two sets (strongly consistent; the same read units as the sets, a few bytes on the wire,
+   * nothing to decode): one BatchGetItem.
+   */
+  setVersions(organizationId: string): Promise<SetVersions>;
   /** Records an erasure unless one exists with its ID. @returns the stored record and whether this call created it. */
   createErasure(record: ErasureRecord): Promise<{ record: ErasureRecord; created: boolean }>;
   /** One erasure (strongly consistent). */
@@ -229,6 +262,46 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
     return { items: items.slice(0, limit), more: items.length > limit };
   };
 
+  /** The compact set items of an organization and of the global list, by `pk` (strongly consistent). */
+  const setItems = async (organizationId: string, withHashes: boolean) => {
+    const projection = {
+      ProjectionExpression: withHashes ? '#pk, #version, #hashes' : '#pk, #version',
+      ExpressionAttributeNames: { '#pk': 'pk', '#version': 'version', ...(withHashes ? { '#hashes': 'hashes' } : {}) },
+    };
+    const answer = await client.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName]: {
+            Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
+            ...projection,
+            ConsistentRead: true,
+          },
+        },
+      }),
+    );
+    const items = new Map<string, Record<string, unknown>>();
+    for (const item of answer.Responses?.[tableName] ?? []) items.set(String(item.pk), item);
+    // Unprocessed keys (throttling): read them one by one rather than deliver without them.
+    for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
+      const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ...projection })))
+        .Item;
+      if (item) items.set(String(item.pk), item);
+    }
+    return items;
+  };
+  const versionsOf = (organizationId: string, items: Map<string, Record<string, unknown>>): SetVersions => ({
+    organization: versionOf(items.get(keys.suppressionSet(organizationId).pk)),
+    global: versionOf(items.get(keys.suppressionSet(GLOBAL_SCOPE).pk)),
+  });
+
+  const versionedHashSet = async (organizationId: string) => {
+    const items = await setItems(organizationId, true);
+    const set = new Set<string>();
+    for (const item of items.values())
+      for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+    return { entries: set, versions: versionsOf(organizationId, items) };
+  };
+
   return {
     async suppress(scope, entries, reason, origin, now, alsoPut = []) {
       if (entries.length === 0) return [];
@@ -237,9 +310,13 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       const setUpdate = {
         TableName: tableName,
         Key: keys.suppressionSet(scope),
-        UpdateExpression: 'ADD #set :entries SET #type = :type',
-        ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type' },
-        ExpressionAttributeValues: { ':entries': new Set(unique.map((entry) => setEntry(entry.hash))), ':type': 'suppressionSet' },
+        UpdateExpression: 'ADD #set :entries SET #type = :type, #version = :version',
+        ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type', '#version': 'version' },
+        ExpressionAttributeValues: {
+          ':entries': new Set(unique.map((entry) => setEntry(entry.hash))),
+          ':type': 'suppressionSet',
+          ':version': newSetVersion(),
+        },
       };
       if (alsoPut.length > 0) {
         if (!(await transactWrite(client, { TransactItems: [{ Update: setUpdate }, ...alsoPut] })).ok)
@@ -328,35 +405,22 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
         new UpdateCommand({
           TableName: tableName,
           Key: keys.suppressionSet(scope),
-          UpdateExpression: 'DELETE #set :entries',
-          ExpressionAttributeNames: { '#set': 'hashes' },
-          ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]) },
+          UpdateExpression: 'DELETE #set :entries SET #version = :version',
+          ExpressionAttributeNames: { '#set': 'hashes', '#version': 'version' },
+          ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]), ':version': newSetVersion() },
         }),
       );
       return 'removed';
     },
 
     async hashSet(organizationId) {
-      const answer = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
-              ProjectionExpression: 'hashes',
-              ConsistentRead: true,
-            },
-          },
-        }),
-      );
-      const set = new Set<string>();
-      for (const item of answer.Responses?.[tableName] ?? [])
-        for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
-      // Unprocessed keys (throttling): read them one by one rather than deliver without them.
-      for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
-        const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-        for (const entry of (item?.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
-      }
-      return set;
+      return (await versionedHashSet(organizationId)).entries;
+    },
+
+    versionedHashSet,
+
+    async setVersions(organizationId) {
+      return versionsOf(organizationId, await setItems(organizationId, false));
     },
 
     async createErasure(record) {
