@@ -333,11 +333,11 @@ describe('erasures', () => {
     expect((await fetch(oldExport.url)).status).toBe(404);
     const parts = await objectsUnder(`campaigns/${organizationId}/`);
     expect(parts.length).toBeGreaterThan(0);
-    // Neither the CSV cells nor the JSON of a stored part (CEP3) holds the person; the others' stay readable.
+    // Neither the CSV cells nor the JSON of a stored part (CEP4) holds the person; the others' stay readable.
     for (const [key, bytes] of parts) {
       expect(bytes.includes(`zed-${P}`), key).toBe(false);
       expect(bytes.includes(PERSON.email.toLowerCase()), key).toBe(false);
-      if (key.endsWith('.bin')) expect(bytes.startsWith('CEP3'), key).toBe(true);
+      if (key.endsWith('.bin')) expect(bytes.startsWith('CEP4'), key).toBe(true);
     }
     expect(await personInResults(apiKey, first.id)).toEqual({ person: 0, contacts: 2 });
     expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });

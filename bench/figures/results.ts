@@ -316,6 +316,8 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       const runs = [await fn(), await fn()];
       return runs.sort((a, b) => a.cpuMs - b.cpuMs)[0]!;
     };
+    const atPeak = (outcome: { atPeakMiB: { heapUsed: number; external: number; arrayBuffers: number } }) =>
+      [outcome.atPeakMiB.heapUsed, outcome.atPeakMiB.external, outcome.atPeakMiB.arrayBuffers].map((v) => round(v, 1)).join(' / ');
     const streamSmall = await best(() => stream(smallId));
     const streamLarge = await best(() => stream(largeId));
     // The export's figure is the floor of the CPU budget; a failed export (e.g. its 25 s deadline on a loaded machine) is noted.
@@ -338,6 +340,9 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'RSS after import (MiB)': round(streamLarge.rssAfterImportMiB, 1),
         'bytes streamed': streamLarge.bodyBytes ?? 0,
         'RSS once a second (MiB)': (streamLarge.rssTimelineMiB ?? []).join(' '),
+        'at the peak, large: heap used / external / array buffers (MiB)': atPeak(streamLarge),
+        'at the peak, small: heap used / external / array buffers (MiB)': atPeak(streamSmall),
+        'small: RSS once a second (MiB)': (streamSmall.rssTimelineMiB ?? []).join(' '),
         ...(exportLarge ? { 'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1) } : {}),
       },
       note: options.quick
