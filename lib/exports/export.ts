@@ -87,6 +87,13 @@ export const PREFETCH_PARTS = 3;
  * later parts downloading while the current one is consumed. A read that
  * fails surfaces when its part's turn comes (reads started ahead never
  * reject unobserved).
+ *
+ * The parts are read into `ahead + 1` buffers used in turn (each grown to the
+ * largest part it held), so reading a whole result allocates the same few
+ * buffers whatever its size (bench `results`: the stream's peak memory is
+ * flat). A part's bytes are therefore valid only until the consumer asks for
+ * the next part: a consumer copies what it keeps (the CSV chunks, the JSON
+ * texts do).
  */
 export async function* prefetchedParts(
   results: Pick<ResultStore, 'readPart'>,
@@ -94,10 +101,18 @@ export async function* prefetchedParts(
   ahead = PREFETCH_PARTS,
 ): AsyncGenerator<Uint8Array> {
   const queue: Promise<Uint8Array>[] = [];
+  // In use at once: the part handed out and the `ahead` after it; read k reuses the buffer of read k - (ahead + 1),
+  // which the consumer left when it asked for read k - ahead (the one that started read k).
+  const buffers: Buffer[] = Array.from({ length: ahead + 1 }, () => Buffer.alloc(0));
+  const bufferOf = (slot: number) => (bytes: number) => {
+    if (buffers[slot]!.length < bytes) buffers[slot] = Buffer.allocUnsafeSlow(bytes);
+    return buffers[slot]!;
+  };
   let next = 0;
   const fill = (limit: number) => {
     while (next < keys.length && queue.length < limit) {
-      const read = results.readPart(keys[next++]!);
+      const slot = next % buffers.length;
+      const read = results.readPart(keys[next++]!, bufferOf(slot));
       read.catch(() => undefined);
       queue.push(read);
     }

@@ -637,8 +637,11 @@ export interface ResultStore {
    * Reads one whole part (a batch's rows: a few MB at most), in the current
    * layout (a part of the former JSON-lines layout is re-encoded); read it
    * with {@link ResultPartReader}.
+   * @param into - gives a buffer of at least `bytes` to read the part into (a
+   *   reader's reused buffer: no new allocation of a few MB per part); the
+   *   answer is then a view of it, valid until the caller reuses it.
    */
-  readPart(key: string): Promise<Uint8Array>;
+  readPart(key: string, into?: (bytes: number) => Buffer): Promise<Uint8Array>;
   /**
    * The part(s) of one workflow batch, in order: its own part, or, for a
    * batch made readable in parts, each of them ({@link resultPartKey}).
@@ -651,9 +654,20 @@ export interface ResultStore {
 /** Builds the S3 implementation of {@link ResultStore}. */
 export function createResultStore({ client, bucketName }: { client: S3Client; bucketName: string }): ResultStore {
   const listParts = async (prefix: string) => (await listKeys(client, bucketName, prefix)).sort();
-  const readPart = async (key: string) => {
-    const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
+  const readPart = async (key: string, into?: (bytes: number) => Buffer) => {
+    const { Body, ContentLength } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
     if (!Body) throw new Error(`Result part ${key} has no body`);
+    if (into && ContentLength !== undefined && !key.endsWith(LEGACY_PART_SUFFIX) && Symbol.asyncIterator in Body) {
+      const target = into(ContentLength);
+      let at = 0;
+      for await (const chunk of Body as AsyncIterable<Uint8Array>) {
+        if (at + chunk.length > ContentLength) throw new Error(`Result part ${key} is longer than its Content-Length`);
+        target.set(chunk, at);
+        at += chunk.length;
+      }
+      if (at !== ContentLength) throw new Error(`Result part ${key} ended after ${at} of ${ContentLength} bytes`);
+      return target.subarray(0, at);
+    }
     const bytes = await Body.transformToByteArray();
     return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
   };

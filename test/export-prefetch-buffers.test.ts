@@ -1,0 +1,50 @@
+/**
+ * Reading a whole result reuses a few buffers (lib/exports/export.ts
+ * `prefetchedParts`, lib/results/parts.ts `readPart` into a given buffer):
+ * against the S3 endpoint, every part arrives byte for byte as written, in
+ * order, while the parts share `ahead + 1` buffers whatever their number, so
+ * the stream's and the export's memory does not grow with the result.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { prefetchedParts } from '../lib/exports/export';
+import { encodePart, resultsPrefix } from '../lib/results/parts';
+import { results } from '../lib/root';
+import type { EnrichedAccount } from '../lib/results/csv';
+import { blankContact } from '../lib/warehouse/schema';
+import { useApi } from './support/api';
+
+useApi();
+
+/** Part `index`: sizes differ, the first four the largest (so each buffer is sized by the first part it holds). */
+const batch = (index: number): EnrichedAccount[] =>
+  Array.from({ length: index < 4 ? 30 - index : 5 + ((index * 7) % 11) }, (_, a) => ({
+    accountId: `acc_${index}_${a}`,
+    name: `Company ${index}-${a}`,
+    domain: null,
+    industry: null,
+    employeeCount: a,
+    country: 'DE',
+    contacts: Array.from({ length: a % 4 }, (_, c) => ({ ...blankContact(`ct_${index}_${a}_${c}`), email: `p${index}.${a}.${c}@x.example` })),
+  }));
+
+describe('prefetchedParts', () => {
+  it('hands out every part as written, in order, reading them into ahead + 1 buffers used in turn', async () => {
+    const prefix = resultsPrefix(`org_${randomUUID()}`, `camp_${randomUUID()}`, 'att_prefetch');
+    const parts = 14;
+    await Promise.all(Array.from({ length: parts }, (_, index) => results().putPart(prefix, index, batch(index))));
+    const keys = await results().listParts(prefix);
+    expect(keys).toHaveLength(parts);
+    const buffers = new Set<ArrayBufferLike>();
+    let index = 0;
+    for await (const bytes of prefetchedParts(results(), keys, 3)) {
+      // Compared before asking for the next part: the bytes are valid until then.
+      expect(Buffer.from(bytes).equals(encodePart(batch(index))), `part ${index}`).toBe(true);
+      buffers.add(bytes.buffer);
+      index++;
+    }
+    expect(index).toBe(parts);
+    // 14 parts of different sizes read into 4 buffers.
+    expect(buffers.size).toBe(4);
+  });
+});
