@@ -104,8 +104,9 @@ export async function* prefetchedParts(
   // In use at once: the part handed out and the `ahead` after it; read k reuses the buffer of read k - (ahead + 1),
   // which the consumer left when it asked for read k - ahead (the one that started read k).
   const buffers: Buffer[] = Array.from({ length: ahead + 1 }, () => Buffer.alloc(0));
+  // Grown with an eighth to spare, so parts of about one size do not grow a buffer again and again.
   const bufferOf = (slot: number) => (bytes: number) => {
-    if (buffers[slot]!.length < bytes) buffers[slot] = Buffer.allocUnsafeSlow(bytes);
+    if (buffers[slot]!.length < bytes) buffers[slot] = Buffer.allocUnsafeSlow(bytes + (bytes >>> 3));
     return buffers[slot]!;
   };
   let next = 0;

@@ -59,6 +59,7 @@
  * `enriched_at` CRLF. This module is the one owner of the layout:
  * {@link encodePart} writes it, {@link ResultPartReader} reads it.
  */
+import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
 import { contactDigests, DIGEST_BYTES } from '../warehouse/identifiers';
@@ -657,14 +658,23 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
   const readPart = async (key: string, into?: (bytes: number) => Buffer) => {
     const { Body, ContentLength } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
     if (!Body) throw new Error(`Result part ${key} has no body`);
-    if (into && ContentLength !== undefined && !key.endsWith(LEGACY_PART_SUFFIX) && Symbol.asyncIterator in Body) {
+    if (into && ContentLength !== undefined && !key.endsWith(LEGACY_PART_SUFFIX) && Body instanceof Readable) {
       const target = into(ContentLength);
       let at = 0;
-      for await (const chunk of Body as AsyncIterable<Uint8Array>) {
-        if (at + chunk.length > ContentLength) throw new Error(`Result part ${key} is longer than its Content-Length`);
-        target.set(chunk, at);
-        at += chunk.length;
-      }
+      // Chunk by chunk as they arrive ('data', as the SDK's own collector reads): an async iterator's read() would
+      // concatenate the chunks buffered meanwhile into a new Buffer first.
+      await new Promise<void>((resolve, reject) => {
+        Body.on('data', (chunk: Buffer) => {
+          if (at + chunk.length > ContentLength) {
+            Body.destroy(new Error(`Result part ${key} is longer than its Content-Length`));
+            return;
+          }
+          target.set(chunk, at);
+          at += chunk.length;
+        });
+        Body.once('end', resolve);
+        Body.once('error', reject);
+      });
       if (at !== ContentLength) throw new Error(`Result part ${key} ended after ${at} of ${ContentLength} bytes`);
       return target.subarray(0, at);
     }
