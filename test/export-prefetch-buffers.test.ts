@@ -1,6 +1,7 @@
 /**
- * Reading a whole result reuses a few buffers (lib/exports/export.ts
- * `prefetchedParts`, lib/results/parts.ts `readPart` into a given buffer):
+ * Reading a whole result for the results page and stream reuses a few
+ * buffers (lib/exports/export.ts `prefetchedParts` with `reuse`,
+ * lib/results/parts.ts `readPart` into a given buffer):
  * against the S3 endpoint, every part arrives byte for byte as written, in
  * order, while the parts share `ahead + 1` buffers whatever their number, so
  * the stream's and the export's memory does not grow with the result.
@@ -37,7 +38,7 @@ describe('prefetchedParts', () => {
     expect(keys).toHaveLength(parts);
     const buffers = new Set<ArrayBufferLike>();
     let index = 0;
-    for await (const bytes of prefetchedParts(results(), keys, 3)) {
+    for await (const bytes of prefetchedParts(results(), keys, 3, true)) {
       // Compared before asking for the next part: the bytes are valid until then.
       expect(Buffer.from(bytes).equals(encodePart(batch(index))), `part ${index}`).toBe(true);
       buffers.add(bytes.buffer);

@@ -88,17 +88,19 @@ export const PREFETCH_PARTS = 3;
  * fails surfaces when its part's turn comes (reads started ahead never
  * reject unobserved).
  *
- * The parts are read into `ahead + 1` buffers used in turn (each grown to the
- * largest part it held), so reading a whole result allocates the same few
- * buffers whatever its size (bench `results`: the stream's peak memory is
- * flat). A part's bytes are therefore valid only until the consumer asks for
- * the next part: a consumer copies what it keeps (the CSV chunks, the JSON
- * texts do).
+ * With `reuse`, the parts are read into `ahead + 1` buffers used in turn
+ * (each grown to the largest part it held), so reading a whole result
+ * allocates the same few buffers whatever its size (the results stream:
+ * bench `results`, its peak memory flat). A part's bytes are then valid only
+ * until the consumer asks for the next part: a consumer copies what it keeps
+ * (the JSON texts do). The export reads fresh buffers (its peak memory
+ * measured lower that way, bench `scale`).
  */
 export async function* prefetchedParts(
   results: Pick<ResultStore, 'readPart'>,
   keys: readonly string[],
   ahead = PREFETCH_PARTS,
+  reuse = false,
 ): AsyncGenerator<Uint8Array> {
   const queue: Promise<Uint8Array>[] = [];
   // In use at once: the part handed out and the `ahead` after it; read k reuses the buffer of read k - (ahead + 1),
@@ -113,7 +115,7 @@ export async function* prefetchedParts(
   const fill = (limit: number) => {
     while (next < keys.length && queue.length < limit) {
       const slot = next % buffers.length;
-      const read = results.readPart(keys[next++]!, bufferOf(slot));
+      const read = reuse ? results.readPart(keys[next++]!, bufferOf(slot)) : results.readPart(keys[next++]!);
       read.catch(() => undefined);
       queue.push(read);
     }

@@ -135,9 +135,12 @@ export async function* resultItems(
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
   let index = 0;
   const contacts: string[] = [];
+  // Into reused buffers: each item's texts are copied out of the part before the next part is asked for.
   for await (const bytes of prefetchedParts(
     deps.results,
     ranges.map((range) => resultPartKey(prefix, range.batchIndex, range.chunk)),
+    undefined,
+    true,
   )) {
     const range = ranges[index++]!;
     const part = new ResultPartReader(bytes);
