@@ -26,7 +26,10 @@ const batch = (index: number): EnrichedAccount[] =>
     industry: null,
     employeeCount: a,
     country: 'DE',
-    contacts: Array.from({ length: a % 4 }, (_, c) => ({ ...blankContact(`ct_${index}_${a}_${c}`), email: `p${index}.${a}.${c}@x.example` })),
+    contacts: Array.from({ length: a % 4 }, (_, c) => ({
+      ...blankContact(`ct_${index}_${a}_${c}`),
+      email: `p${index}.${a}.${c}@x.example`,
+    })),
   }));
 
 describe('prefetchedParts', () => {

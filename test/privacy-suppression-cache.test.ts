@@ -95,7 +95,9 @@ describe('suppression policies kept by the sets’ versions', () => {
     const dan = person(`dan.${randomUUID()}@example.com`);
     await store.suppress(organizationId, [emailEntry(dan)], 'opt_out', 'customer', new Date());
     // The set as a release before versions left it.
-    await ddb.send(new UpdateCommand({ TableName: tableName, Key: keys.suppressionSet(organizationId), UpdateExpression: 'REMOVE version' }));
+    await ddb.send(
+      new UpdateCommand({ TableName: tableName, Key: keys.suppressionSet(organizationId), UpdateExpression: 'REMOVE version' }),
+    );
     const { calls, store: countedStore } = counted(store);
     const policies = cachedSuppressionPolicies(countedStore);
     for (let i = 0; i < 3; i++) expect(withholds(await policies(organizationId), dan)).toBe(true);

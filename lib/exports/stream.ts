@@ -36,7 +36,10 @@ export interface StreamTiming {
 export type StreamClose = { type: 'end'; lastSeq: number; complete: true } | { type: 'pause'; lastSeq: number; complete: false };
 
 /** What a results stream writes: the accounts, the keep-alives, and one closing object. */
-export type ResultsStreamObject = { type: 'account'; seq: number; /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string } | { type: 'keepalive' } | StreamClose;
+export type ResultsStreamObject =
+  | { type: 'account'; seq: number; /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string }
+  | { type: 'keepalive' }
+  | StreamClose;
 
 /** The request headers a stream reads: `accept` (the framing) and `last-event-id` (an SSE reconnect's position). */
 export type StreamHeaders = Readonly<Record<string, string | undefined>>;

@@ -283,8 +283,7 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
     for (const item of answer.Responses?.[tableName] ?? []) items.set(String(item.pk), item);
     // Unprocessed keys (throttling): read them one by one rather than deliver without them.
     for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
-      const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ...projection })))
-        .Item;
+      const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ...projection }))).Item;
       if (item) items.set(String(item.pk), item);
     }
     return items;

@@ -68,11 +68,10 @@ const keysOf = (fields: readonly ResultField[]) => fields.map((field) => field.j
  * ({@link resultItemText}).
  */
 export function resultAccountJson(a: EnrichedAccount, fields: readonly ResultField[] = RESULT_ACCOUNT_FIELDS): string {
-  return accountHeadText([
-    a.accountId,
-    a.contacts.length > 0 ? 'found' : 'not_found',
-    ...fields.map((field) => a[field.key as keyof EnrichedAccount] ?? null),
-  ], keysOf(fields));
+  return accountHeadText(
+    [a.accountId, a.contacts.length > 0 ? 'found' : 'not_found', ...fields.map((field) => a[field.key as keyof EnrichedAccount] ?? null)],
+    keysOf(fields),
+  );
 }
 
 /**
@@ -81,7 +80,12 @@ export function resultAccountJson(a: EnrichedAccount, fields: readonly ResultFie
  * text itself.
  */
 export function resultContactJson(c: WarehouseContact, fields: readonly ResultField[] = RESULT_CONTACT_FIELDS): string {
-  return JSON.stringify(keyed(keysOf(fields), fields.map((field) => c[field.key as keyof WarehouseContact] ?? null)));
+  return JSON.stringify(
+    keyed(
+      keysOf(fields),
+      fields.map((field) => c[field.key as keyof WarehouseContact] ?? null),
+    ),
+  );
 }
 
 /**

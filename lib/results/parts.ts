@@ -483,7 +483,8 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
   const text = (start: number, end: number) => bytes.toString('utf8', start, end);
   while (source.nextAccount()) {
     const accountCells = splitEncodedCells(bytes, source.accountStart, source.accountEnd);
-    const storedAccount = layout.version >= 2 ? storedAccountValues(text(source.accountJsonStart, source.accountJsonEnd), layout) : undefined;
+    const storedAccount =
+      layout.version >= 2 ? storedAccountValues(text(source.accountJsonStart, source.accountJsonEnd), layout) : undefined;
     const relaid: ContactPieces[] = [];
     while (source.nextContact()) {
       const cells = splitEncodedCells(bytes, source.contactStart, source.contactEnd);
@@ -506,7 +507,12 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
           relaid.length > 0 ? 'found' : 'not_found',
           ...accounts.valuesFromCells(accountCells),
         ];
-    writeAccount(pieces, accounts.relayCells(accountCells), Buffer.from(accountHeadText(accountValues, RESULT_ACCOUNT_KEYS), 'utf8'), relaid);
+    writeAccount(
+      pieces,
+      accounts.relayCells(accountCells),
+      Buffer.from(accountHeadText(accountValues, RESULT_ACCOUNT_KEYS), 'utf8'),
+      relaid,
+    );
   }
   return Buffer.concat(pieces);
 }

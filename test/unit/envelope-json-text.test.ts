@@ -18,11 +18,19 @@ describe('JsonText in an answer', () => {
 
   it('equals JSON.stringify of the decoded values for any data around it, whatever its strings hold', () => {
     fc.assert(
-      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.array(fc.string({ unit: 'binary' }), { maxLength: 5 }), (values, strings) => {
-        const data = { strings, texts: values.map((value) => new JsonText(JSON.stringify(value))), tail: strings.join('\u0000jsontext:') };
-        const decoded = { strings, texts: values.map((value) => JSON.parse(JSON.stringify(value)) as unknown), tail: data.tail };
-        expect(encodeJson(data)).toBe(JSON.stringify(decoded));
-      }),
+      fc.property(
+        fc.array(fc.jsonValue(), { maxLength: 5 }),
+        fc.array(fc.string({ unit: 'binary' }), { maxLength: 5 }),
+        (values, strings) => {
+          const data = {
+            strings,
+            texts: values.map((value) => new JsonText(JSON.stringify(value))),
+            tail: strings.join('\u0000jsontext:'),
+          };
+          const decoded = { strings, texts: values.map((value) => JSON.parse(JSON.stringify(value)) as unknown), tail: data.tail };
+          expect(encodeJson(data)).toBe(JSON.stringify(decoded));
+        },
+      ),
       { numRuns: 100 },
     );
   });

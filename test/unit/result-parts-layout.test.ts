@@ -142,7 +142,9 @@ describe('result part layout 4: a header naming the fields, read by name', () =>
       const contacts: string[] = [];
       while (reader.nextContact()) {
         const text = reader.contactJson();
-        expect(Object.keys(JSON.parse(text) as object)).toEqual(CONTACT_FIELDS.filter((f) => 'json' in f).map((f) => (f as { json: string }).json));
+        expect(Object.keys(JSON.parse(text) as object)).toEqual(
+          CONTACT_FIELDS.filter((f) => 'json' in f).map((f) => (f as { json: string }).json),
+        );
         contacts.push(text);
       }
       // The item is the stored texts spliced: its text holds each stored contact text as it is.
