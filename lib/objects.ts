@@ -90,7 +90,14 @@ export const objectKeys = {
    */
   attemptOf: (key: string): { organizationId: string; campaignId: string; attemptId: string } | undefined => {
     const [top, organizationId, campaignId, attempts, attemptId, ...rest] = key.split('/');
-    if (`${top}/` !== OBJECT_PREFIXES.campaigns || attempts !== 'attempts' || !organizationId || !campaignId || !attemptId || rest.length === 0)
+    if (
+      `${top}/` !== OBJECT_PREFIXES.campaigns ||
+      attempts !== 'attempts' ||
+      !organizationId ||
+      !campaignId ||
+      !attemptId ||
+      rest.length === 0
+    )
       return undefined;
     return { organizationId, campaignId, attemptId };
   },

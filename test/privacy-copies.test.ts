@@ -116,7 +116,7 @@ beforeAll(async () => {
 });
 
 describe("the vendor's erasure reads only the person's copies", () => {
-  it("20 unrelated organizations' result parts add 0 part reads and 0 requests to an erasure", async () => {
+  it("20 unrelated organizations' result parts add 0 part reads and no index partition to an erasure", async () => {
     const holder = await newOrganization({ name: 'Copies holder' });
     const campaign = await enriched(holder.apiKey, [both.accountId]);
 

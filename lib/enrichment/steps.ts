@@ -155,7 +155,11 @@ export async function findContactsBatch(
   // Each part, once written, is recorded in the copy index (before it is made readable).
   const putPart = async (part: EnrichedAccount[], chunk?: number) => {
     const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk);
-    await deps.copies?.record(resultPartKey(prefix, input.batch.index, chunk), bytes, copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0));
+    await deps.copies?.record(
+      resultPartKey(prefix, input.batch.index, chunk),
+      bytes,
+      copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0),
+    );
   };
   const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
   const parts = readable ? pacedParts(accountIds, deps.pacing) : undefined;

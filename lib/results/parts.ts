@@ -621,7 +621,12 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     async putPart(prefix, index, accounts, chunk) {
       const body = encodePart(accounts);
       await client.send(
-        new PutObjectCommand({ Bucket: bucketName, Key: resultPartKey(prefix, index, chunk), Body: body, ContentType: 'application/octet-stream' }),
+        new PutObjectCommand({
+          Bucket: bucketName,
+          Key: resultPartKey(prefix, index, chunk),
+          Body: body,
+          ContentType: 'application/octet-stream',
+        }),
       );
       return body;
     },

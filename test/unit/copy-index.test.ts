@@ -37,7 +37,13 @@ const part = (accounts: number, contacts: number): EnrichedAccount[] =>
 const itemBytes = (item: Record<string, unknown>) =>
   Object.entries(item).reduce((sum, [name, value]) => {
     const bytes =
-      typeof value === 'string' ? Buffer.byteLength(value) : value instanceof Uint8Array ? value.length : typeof value === 'number' ? 21 : 0;
+      typeof value === 'string'
+        ? Buffer.byteLength(value)
+        : value instanceof Uint8Array
+          ? value.length
+          : typeof value === 'number'
+            ? 21
+            : 0;
     return sum + Buffer.byteLength(name) + bytes;
   }, 0);
 const writeUnits = (items: Record<string, unknown>[]) => items.reduce((sum, item) => sum + Math.ceil(itemBytes(item) / 1024), 0);
