@@ -83,8 +83,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: '007-copy-index',
-    summary:
-      "result parts stored before the copy index recorded in it, so the vendor's erasure finds every stored copy (docs/privacy.md)",
+    summary: "result parts stored before the copy index recorded in it, so the vendor's erasure finds every stored copy (docs/privacy.md)",
     run: async (deps) => ({ ...(await migrateCopyIndex(deps)) }),
   },
 ];
