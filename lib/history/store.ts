@@ -33,13 +33,13 @@
  * and are dropped when their bucket is next rewritten.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
-import { batchGet, batchPut } from '../db/batch';
-import { putIf } from '../db/conditional';
+import { batchGet, batchPut, chunk } from '../db/batch';
+import { deleteIf, putIf } from '../db/conditional';
 import { keys } from '../db/table';
 
 /** Facts about one account for one organization. */
@@ -97,6 +97,10 @@ export interface AccountHistoryStore {
   /**
    * Records that the accounts were enriched at `enrichedAt`: each account's
    * time moves forward only, so a rerun or an older time changes nothing.
+   * Appended to the history's delta (items of at most
+   * {@link HISTORY_DELTA_ITEM_ENTRIES} entries, about 8 bytes an account);
+   * the call that brings the delta to {@link HISTORY_DELTA_BOUND} entries
+   * also merges it into the buckets ({@link AccountHistoryStore.compact}).
    */
   recordEnrichment(organizationId: string, accountIds: readonly string[], enrichedAt: string): Promise<void>;
   /**
@@ -105,11 +109,20 @@ export interface AccountHistoryStore {
    */
   recordCompletion(organizationId: string, campaignId: string, completedAt: string, eligibleObjectKey: string): Promise<void>;
   /**
-   * Applies many changes at once (migration, seeding), each bucket rewritten
-   * once (plus the splits the growth needs). Idempotent; times move forward only.
+   * Applies many changes at once (migration, seeding, CRM imports) to the
+   * buckets directly, each bucket rewritten once (plus the splits the growth
+   * needs). Idempotent; times move forward only.
    * @returns buckets rewritten.
    */
   record(organizationId: string, changes: Iterable<HistoryChange>): Promise<number>;
+  /**
+   * Merges the whole delta into the buckets now (what a completion does when
+   * the delta reaches {@link HISTORY_DELTA_BOUND}): the buckets first, then
+   * each delta item deleted, then the count lowered by what this call
+   * deleted. Safe to run twice at once or after a crash at any point.
+   * @returns entries merged (0: the delta was empty).
+   */
+  compact(organizationId: string): Promise<number>;
   /**
    * The organization's split state as stored on its item: `buckets` (N) and
    * `entries` (the count that drives the splits; a completion that died
@@ -122,17 +135,34 @@ export interface AccountHistoryStore {
 export interface HistoryState {
   /** N: buckets in use, 0..N-1 (at least 1). */
   buckets: number;
-  /** Entries counted so far (accounts with an entry). */
+  /** Entries counted so far in the buckets (accounts with an entry there). */
   entries: number;
+  /** Entries in the delta, not merged into the buckets yet (an account may be in both). */
+  deltaEntries: number;
 }
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
  * hashing's load bound). At ~7 bytes an entry a bucket just split holds
- * ~25–50 entries and one not yet split in the current round ~50–100: its
- * item stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
+ * ~50–100 entries and one not yet split in the current round ~100–200:
+ * ~0.85 KB on average with its key and attributes, at most ~1.5 KB at 1 M
+ * accounts, so a launch reads about 1 KB per requested account and a merge
+ * rewrites a bucket for 1–2 write units (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 50;
+export const HISTORY_BUCKET_LOAD = 100;
+
+/**
+ * Entries the delta holds before a completion merges it into the buckets.
+ * A launch reads the whole delta (one Query, ≤ 200,000 × ~8 bytes ≈ 1.6 MB),
+ * and a merge rewrites every bucket the merged accounts fall in: the bound
+ * trades the first (≤ 2.2 KB per requested account of a 1,000-account
+ * launch, on the wire) against the second (at 1 M accounts, ~16,000 write
+ * units a merge ≈ 0.08 an account merged). docs/data-model.md states the arithmetic.
+ */
+export const HISTORY_DELTA_BOUND = 200_000;
+
+/** Entries of one delta item: 450 × 8 bytes + the header, key and attributes stay under 4 KB (one read unit, 4 write units). */
+export const HISTORY_DELTA_ITEM_ENTRIES = 450;
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
@@ -221,6 +251,9 @@ const msOfValue = (value: number): number => Math.floor(value / 2);
 /** Whether a value marks a CRM target. */
 const crmOfValue = (value: number): boolean => value % 2 === 1;
 const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
+/** Two values of one account merged: the later time, the CRM flag of either. */
+const mergeValues = (known: number | undefined, value: number): number =>
+  known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
 
 /** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint. */
 function pushVarint(out: number[], value: number): void {
@@ -372,6 +405,9 @@ const bucketItem = (
   ...(splitOf === undefined ? {} : { splitOf }),
 });
 
+/** Sort keys of delta items: this prefix and the content's hash (lib/db/table.ts `keys.accountHistoryDelta`). */
+const DELTA_SK_PREFIX = keys.accountHistoryDelta('', '').sk;
+
 /** Buckets written at once per {@link writeLaidOutHistory} batch (bounds its memory). */
 const LAYOUT_WRITE_BUCKETS = 2_000;
 
@@ -433,12 +469,7 @@ export async function writeLaidOutHistory({
       for (let k = starts[bucket]!; k < starts[bucket + 1]!; k++) {
         const i = order[k]!;
         const fingerprint = fingerprints.toString('latin1', i * FINGERPRINT_BYTES, (i + 1) * FINGERPRINT_BYTES);
-        const known = entries.get(fingerprint);
-        const value = values[i]!;
-        entries.set(
-          fingerprint,
-          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
-        );
+        entries.set(fingerprint, mergeValues(entries.get(fingerprint), values[i]!));
       }
       items.push(bucketItem(organizationId, bucket, bucketOf(bucket, buckets).depth, 1, entries));
     }
@@ -453,7 +484,7 @@ export async function writeLaidOutHistory({
       ExpressionAttributeValues: { ':n': buckets, ':entries': count },
     }),
   );
-  return { buckets, entries: count };
+  return { buckets, entries: count, deltaEntries: 0 };
 }
 
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
@@ -469,6 +500,7 @@ export function createAccountHistoryStore({
   tableName,
   accountLists,
   bucketLoad = HISTORY_BUCKET_LOAD,
+  deltaBound = HISTORY_DELTA_BOUND,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -476,6 +508,8 @@ export function createAccountHistoryStore({
   accountLists: Pick<AccountListStore, 'get'>;
   /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
   bucketLoad?: number;
+  /** Delta entries that trigger a merge (default {@link HISTORY_DELTA_BOUND}; tests lower it to merge often). */
+  deltaBound?: number;
 }): AccountHistoryStore {
   const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
     const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
@@ -511,12 +545,13 @@ export function createAccountHistoryStore({
         TableName: tableName,
         Key: keys.organization(organizationId),
         ConsistentRead: true,
-        ProjectionExpression: 'historyBuckets, historyEntries',
+        ProjectionExpression: 'historyBuckets, historyEntries, historyDeltaEntries',
       }),
     );
     return {
       buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1,
       entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0,
+      deltaEntries: typeof Item?.historyDeltaEntries === 'number' ? Item.historyDeltaEntries : 0,
     };
   };
 
@@ -691,8 +726,7 @@ export function createAccountHistoryStore({
       let changed = false;
       for (const [fingerprint, value] of changes) {
         const known = entries.get(fingerprint);
-        const next =
-          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
+        const next = mergeValues(known, value);
         if (next !== known) {
           changed = true;
           entries.set(fingerprint, next);
@@ -709,17 +743,8 @@ export function createAccountHistoryStore({
     }
   };
 
-  const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
-    const merged = new Map<string, number>();
-    for (const change of changes) {
-      const fingerprint = fingerprintOf(change.accountId);
-      const value = valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true);
-      const known = merged.get(fingerprint);
-      merged.set(
-        fingerprint,
-        known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
-      );
-    }
+  /** Merges changes (fingerprint → value) into the buckets: room first, the rewrites, the count, then the load bound. @returns buckets rewritten. */
+  const applyChanges = async (organizationId: string, merged: ReadonlyMap<string, number>): Promise<number> => {
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
     // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
@@ -750,14 +775,112 @@ export function createAccountHistoryStore({
     return written;
   };
 
-  const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
-    const at = new Date(msOf(enrichedAt)).toISOString();
-    await record(
-      organizationId,
-      (function* () {
-        for (const accountId of new Set(accountIds)) yield { accountId, enrichedAt: at };
-      })(),
+  const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
+    const merged = new Map<string, number>();
+    for (const change of changes) {
+      const fingerprint = fingerprintOf(change.accountId);
+      merged.set(
+        fingerprint,
+        mergeValues(
+          merged.get(fingerprint),
+          valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true),
+        ),
+      );
+    }
+    return applyChanges(organizationId, merged);
+  };
+
+  /** Adds `delta` to the organization item's delta count; @returns the new count (Infinity without an organization item: merge at once). */
+  const addDeltaCount = async (organizationId: string, delta: number): Promise<number> => {
+    try {
+      const { Attributes } = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          UpdateExpression: 'ADD historyDeltaEntries :d',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':d': delta },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.historyDeltaEntries ?? 0);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return Infinity;
+    }
+  };
+
+  /** Every delta item of the organization (strongly consistent Query of its one partition): key, encoded entries and entry count. */
+  const readDelta = async (organizationId: string) => {
+    const { pk } = keys.accountHistoryDelta(organizationId, '');
+    const items: { sk: string; entries: Uint8Array; count: number }[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'sk, entries, #count',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? [])
+        if (item.entries instanceof Uint8Array) items.push({ sk: String(item.sk), entries: item.entries, count: Number(item.count ?? 0) });
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  };
+
+  const compact = async (organizationId: string): Promise<number> => {
+    const items = await readDelta(organizationId);
+    if (items.length === 0) return 0;
+    const merged = new Map<string, number>();
+    for (const item of items)
+      for (const [fingerprint, value] of decodeBucket(item.entries)) merged.set(fingerprint, mergeValues(merged.get(fingerprint), value));
+    // The buckets first: a delta item is deleted only once its entries are in the buckets (a launch reads the delta, then the buckets).
+    await applyChanges(organizationId, merged);
+    let removed = 0;
+    await pMap(
+      items,
+      async (item) => {
+        const deleted = await deleteIf(client, {
+          TableName: tableName,
+          Key: keys.accountHistoryDelta(organizationId, item.sk.slice(DELTA_SK_PREFIX.length)),
+          ConditionExpression: 'attribute_exists(pk)',
+        });
+        // Another merge that deleted it first lowered the count for it.
+        if (deleted.ok) removed += item.count;
+      },
+      { concurrency: WRITE_CONCURRENCY },
     );
+    if (removed > 0) await addDeltaCount(organizationId, -removed);
+    return merged.size;
+  };
+
+  const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
+    const value = valueOf(msOf(enrichedAt), false);
+    const fingerprints = [...new Set([...new Set(accountIds)].map(fingerprintOf))].sort();
+    if (fingerprints.length === 0) return;
+    let added = 0;
+    await pMap(
+      chunk(fingerprints, HISTORY_DELTA_ITEM_ENTRIES),
+      async (part) => {
+        const entries = encodeBucket(new Map(part.map((fingerprint) => [fingerprint, value])));
+        // The key is the content's hash: a rerun finds its items already there and counts them once.
+        const id = createHash('sha256').update(entries).digest('hex').slice(0, 24);
+        const written = await putIf(client, {
+          TableName: tableName,
+          Item: { ...keys.accountHistoryDelta(organizationId, id), type: 'accountHistoryDelta', entries, count: part.length },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        });
+        if (written.ok) added += part.length;
+      },
+      { concurrency: WRITE_CONCURRENCY },
+    );
+    if (added > 0 && (await addDeltaCount(organizationId, added)) >= deltaBound) await compact(organizationId);
   };
 
   return {
@@ -770,27 +893,31 @@ export function createAccountHistoryStore({
         else wanted.set(fingerprint, [accountId]);
       }
       const buckets = options.buckets ?? (await state(organizationId)).buckets;
+      // The delta FIRST, the buckets second: a merge writes the buckets before it deletes a delta item, so an
+      // entry whose delta item this Query no longer finds is in the bucket read below.
+      const delta = await readDelta(organizationId);
       const located = await locate(organizationId, wanted.keys(), buckets);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
       const now = Date.now();
       const facts = new Map<string, AccountFacts>();
-      for (const { read, fingerprints } of located.values()) {
-        if (!read.bytes) continue;
-        // Only the entries of this bucket's own accounts are decoded.
-        const mine = new Set(fingerprints);
-        const found: [string, number][] = [];
-        lookupBucket(read.bytes, new Set(fingerprints.map(addressOf)), (fingerprint, value) => {
-          if (mine.has(fingerprint)) found.push([fingerprint, value]);
+      // Every item read (delta and buckets) decodes only the requested accounts' entries: 32-bit addresses first, then the whole hash.
+      const values = new Map<string, number>();
+      const requested = new Set(wanted.keys());
+      const addresses = new Set([...requested].map(addressOf));
+      const lookup = (bytes: Uint8Array) =>
+        lookupBucket(bytes, addresses, (fingerprint, value) => {
+          if (requested.has(fingerprint)) values.set(fingerprint, mergeValues(values.get(fingerprint), value));
         });
-        for (const [fingerprint, value] of found) {
-          const ms = msOfValue(value);
-          const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
-          const crm = crmOfValue(value);
-          if (!recent && !crm) continue;
-          for (const accountId of wanted.get(fingerprint)!)
-            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
-        }
+      for (const item of delta) lookup(item.entries);
+      for (const { read } of located.values()) if (read.bytes) lookup(read.bytes);
+      for (const [fingerprint, value] of values) {
+        const ms = msOfValue(value);
+        const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
+        const crm = crmOfValue(value);
+        if (!recent && !crm) continue;
+        for (const accountId of wanted.get(fingerprint)!)
+          facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
       }
       if (recency) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
@@ -824,6 +951,7 @@ export function createAccountHistoryStore({
     },
 
     record,
+    compact,
     state,
   };
 }
