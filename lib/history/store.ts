@@ -144,22 +144,22 @@ export interface HistoryState {
 /**
  * Average entries per bucket past which the next bucket splits (linear
  * hashing's load bound). At ~7 bytes an entry a bucket just split holds
- * ~50–100 entries and one not yet split in the current round ~100–200:
- * ~0.85 KB on average with its key and attributes, at most ~1.5 KB at 1 M
+ * ~40–80 entries and one not yet split in the current round ~80–160:
+ * ~0.7 KB on average with its key and attributes, at most ~1.3 KB at 1 M
  * accounts, so a launch reads about 1 KB per requested account and a merge
  * rewrites a bucket for 1–2 write units (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 100;
+export const HISTORY_BUCKET_LOAD = 80;
 
 /**
  * Entries the delta holds before a completion merges it into the buckets.
- * A launch reads the whole delta (one Query, ≤ 200,000 × ~8 bytes ≈ 1.6 MB),
+ * A launch reads the whole delta (one Query, < 225,000 × ~8 bytes ≈ 1.8 MB),
  * and a merge rewrites every bucket the merged accounts fall in: the bound
- * trades the first (≤ 2.2 KB per requested account of a 1,000-account
+ * trades the first (≤ ~2.5 KB per requested account of a 1,000-account
  * launch, on the wire) against the second (at 1 M accounts, ~16,000 write
- * units a merge ≈ 0.08 an account merged). docs/data-model.md states the arithmetic.
+ * units a merge ≈ 0.07 an account merged). docs/data-model.md states the arithmetic.
  */
-export const HISTORY_DELTA_BOUND = 200_000;
+export const HISTORY_DELTA_BOUND = 225_000;
 
 /** Entries of one delta item: 450 × 8 bytes + the header, key and attributes stay under 4 KB (one read unit, 4 write units). */
 export const HISTORY_DELTA_ITEM_ENTRIES = 450;
@@ -758,21 +758,89 @@ export function createAccountHistoryStore({
       Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)),
     );
     const located = await locate(organizationId, merged.keys(), buckets);
+    // The splits this write calls for (on the entries really new), folded into it: a bucket due to split and touched by
+    // the write is written once as its two halves with the changes merged in, not rewritten and then split (2 more writes).
+    let fresh = 0;
+    for (const { read, fingerprints } of located.values())
+      for (const fingerprint of fingerprints) if (!read.entries.has(fingerprint)) fresh++;
+    const level = 31 - Math.clz32(buckets);
+    const foldedEnd = Math.min(Math.ceil((before.entries + fresh) / bucketLoad), 2 ** (level + 1));
+    const changesOf = (fingerprints: readonly string[]) =>
+      new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!]));
+    const folded = new Map<number, number>();
+    for (let n = buckets; n < foldedEnd; n++) {
+      const s = n - 2 ** level;
+      const touched = located.get(s);
+      if (touched && touched.read.depth === level) folded.set(s, n);
+    }
+    const tasks: (() => Promise<{ added: number; written: number }>)[] = [...located].map(([bucket, { read, fingerprints }]) => {
+      const n = folded.get(bucket);
+      return () =>
+        n === undefined
+          ? applyAt(organizationId, bucket, changesOf(fingerprints), read)
+          : splitWith(organizationId, n, read, changesOf(fingerprints));
+    });
+    // The due splits no change touches: plain splits.
+    for (let n = buckets; n < foldedEnd; n++)
+      if (!folded.has(n - 2 ** level)) tasks.push(() => split(organizationId, n).then(() => ({ added: 0, written: 2 })));
     let added = 0;
     let written = 0;
+    for (const result of await pMap(tasks, (task) => task(), { concurrency: WRITE_CONCURRENCY })) {
+      added += result.added;
+      written += result.written;
+    }
+    await updateState(organizationId, { ...(foldedEnd > buckets ? { buckets: foldedEnd } : {}), entriesDelta: added });
+    // Then the load bound: split until the average is back under it (past this round, or after a count that lagged).
+    await grow(organizationId, Math.max(buckets, foldedEnd), Math.ceil((before.entries + added) / bucketLoad));
+    return written;
+  };
+
+  /**
+   * Splits bucket s = n − 2^L (read at depth L) into s and n with `changes` merged into the halves: the same two
+   * conditional writes as {@link split} (the copy n first, then s on its version), each half written once. On a lost
+   * race, the plain split and then the changes written where they belong.
+   * @returns entries added and items written.
+   */
+  const splitWith = async (
+    organizationId: string,
+    n: number,
+    read: BucketRead,
+    changes: Map<string, number>,
+  ): Promise<{ added: number; written: number }> => {
+    const level = 31 - Math.clz32(n);
+    const s = n - 2 ** level;
+    const stay = new Map<string, number>();
+    const move = new Map<string, number>();
+    const half = (fingerprint: string) => (low(addressOf(fingerprint), level + 1) === s ? stay : move);
+    for (const [fingerprint, value] of read.entries) half(fingerprint).set(fingerprint, value);
+    for (const [fingerprint, value] of changes) half(fingerprint).set(fingerprint, mergeValues(half(fingerprint).get(fingerprint), value));
+    const sourceVersion = read.version ?? 0;
+    const copy = bucketItem(organizationId, n, level + 1, 0, move, sourceVersion);
+    const copied = await putIf(client, {
+      TableName: tableName,
+      Item: copy,
+      ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(splitOf) AND splitOf <= :source)',
+      ExpressionAttributeValues: { ':source': sourceVersion },
+    });
+    if (copied.ok) {
+      const kept = bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay);
+      const committed = await putIf(client, { TableName: tableName, Item: kept, ...versionCondition(read) });
+      if (committed.ok) return { added: decodeBucket(copy.entries).size + decodeBucket(kept.entries).size - read.entries.size, written: 2 };
+    }
+    // Lost a race (another writer or split changed s): split as usual, then write the changes through their buckets now.
+    await split(organizationId, n);
+    const located = await locate(organizationId, changes.keys(), n + 1);
+    let added = 0;
+    let written = copied.ok ? 3 : 2;
     for (const result of await pMap(
       located,
-      ([bucket, { read, fingerprints }]) =>
-        applyAt(organizationId, bucket, new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!])), read),
+      ([bucket, found]) => applyAt(organizationId, bucket, new Map(found.fingerprints.map((f) => [f, changes.get(f)!])), found.read),
       { concurrency: WRITE_CONCURRENCY },
     )) {
       added += result.added;
       written += result.written;
     }
-    await updateState(organizationId, { entriesDelta: added });
-    // Then the load bound: split until the average is back under it.
-    await grow(organizationId, buckets, Math.ceil((before.entries + added) / bucketLoad));
-    return written;
+    return { added, written };
   };
 
   const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
