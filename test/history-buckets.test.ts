@@ -27,7 +27,7 @@ import {
   bucketKeys,
   createAccountHistoryStore,
   decodeBucket,
-  HISTORY_BUCKET_LOAD,
+  HISTORY_DELTA_ITEM_ENTRIES,
   itemBytes,
   type AccountHistoryStore,
 } from '../lib/history/store';
@@ -296,12 +296,13 @@ const bucketKeysOf = (call: { command: string; input: unknown }): { pk: string; 
   return named.map((key) => ({ pk: plain(key.pk), sk: plain(key.sk) })).filter((key) => key.pk.includes('#HBUCKET#'));
 };
 
-describe('account history buckets: reads and writes do not grow with the history', () => {
-  it('a 1,000-account launch reads at most one item of at most 4 KB per account, and its completion writes at most one unit per account, at 10 k and 200 k distinct accounts (1 M and 10 M: npm run bench, history)', async () => {
+describe('account history: reads and writes do not grow with the history', () => {
+  it('a 1,000-account launch reads the delta and at most one bucket of at most 4 KB per account, its completion writes the same delta items, and a merge writes each touched bucket once, at 10 k and 200 k distinct accounts (1 M and 10 M: npm run bench, history)', async () => {
     const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
     const figures: Record<string, number>[] = [];
-    // 200 k rather than 1 M here: filling 1 M accounts through the store takes minutes on a loaded machine; the bound does not
-    // depend on the size (a launch reads at most one bucket per account), and the bench's history figure measures 1 M and 10 M.
+    const isDelta = (organizationId: string, key: { pk: string }) => key.pk === keys.accountHistoryDelta(organizationId, '').pk;
+    // 200 k rather than 1 M here: filling 1 M accounts through the store takes minutes on a loaded machine; the bounds do not
+    // depend on the size (a launch reads the delta and at most one bucket per account), and the bench's history figure measures 1 M and 10 M.
     for (const size of [10_000, 200_000]) {
       const { organizationId } = await newOrganization({ smbCredits: 0 });
       const at = new Date(Date.now() - DAY_MS).toISOString();
@@ -311,38 +312,57 @@ describe('account history buckets: reads and writes do not grow with the history
           for (let i = 0; i < size; i++) yield { accountId: `old_${i}`, enrichedAt: at, ...(i % 10 === 0 ? { crmTarget: true } : {}) };
         })(),
       );
-      expect((await store.state(organizationId)).entries).toBe(size);
-      // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the buckets.
-      const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `old_${i * 7}` : `new_${i}`));
+      // A delta beside the buckets: 20,000 accounts of earlier completions, not merged yet (the bound is far).
+      await store.recordEnrichment(
+        organizationId,
+        Array.from({ length: 20_000 }, (_, i) => `delta_${i}`),
+        at,
+      );
+      expect(await store.state(organizationId)).toMatchObject({ entries: size, deltaEntries: 20_000 });
+      // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the delta and the buckets.
+      const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 4 === 0 ? `old_${i * 7}` : i % 4 === 1 ? `delta_${i}` : `new_${i}`));
       const { buckets } = await store.state(organizationId);
       const read = await counted(() =>
         store.getFacts(organizationId, launchIds, { buckets, recency: true, enrichedAfter: Date.now() - 30 * DAY_MS }),
       );
       expect(read.result.size).toBe(500);
-      const readKeys = read.calls.flatMap(bucketKeysOf);
-      expect(read.calls.every((call) => call.command === 'BatchGetItemCommand')).toBe(true);
+      expect(read.calls[0]!.command).toBe('QueryCommand');
+      const queries = read.calls.filter((call) => call.command === 'QueryCommand').length;
+      const readKeys = read.calls.flatMap(bucketKeysOf).filter((key) => !isDelta(organizationId, key));
+      expect(read.calls.every((call) => call.command === 'BatchGetItemCommand' || call.command === 'QueryCommand')).toBe(true);
       const readItems = await batchGet(ddb, config.tableName, [...new Map(readKeys.map((key) => [key.pk, key])).values()]);
-      const bytesRead = readItems.reduce((sum, item) => sum + itemBytes(item), 0);
+      const delta = await deltaItemsOf(organizationId);
+      const bytesRead = [...readItems, ...delta].reduce((sum, item) => sum + itemBytes(item), 0);
       expect(readKeys.length).toBeLessThanOrEqual(launchIds.length);
-      expect(read.calls.length).toBe(Math.ceil(readKeys.length / 100));
+      expect(read.calls.length - queries).toBe(Math.ceil(readKeys.length / 100));
       expect(bytesRead / launchIds.length).toBeLessThanOrEqual(4 * KB);
-      // Its completion: every bucket written, in write units of 1 KB: the rewrites at most one per enriched account;
-      // the splits its 500 new entries call for (2 PutItem each, one per HISTORY_BUCKET_LOAD new entries) on top.
+      // Its completion: delta items only, each under 4 KB, ⌈1,000 / 450⌉ of them, whatever the history's size.
       const write = await counted(() => store.recordEnrichment(organizationId, launchIds, new Date().toISOString()));
-      const splits = (await store.state(organizationId)).buckets - buckets;
-      expect(splits).toBeLessThanOrEqual(Math.ceil(500 / HISTORY_BUCKET_LOAD) + 1);
       const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
-      const writtenItems = new Map(
-        (await batchGet(ddb, config.tableName, [...new Map(written.map((key) => [key.pk, key])).values()])).map((item) => [
-          String(item.pk),
-          item,
-        ]),
-      );
-      const writeUnits = written.reduce((sum, key) => sum + Math.ceil(itemBytes(writtenItems.get(key.pk) ?? {}) / KB), 0);
-      // Every written item is under 1 KB: a split costs 2 units, a rewrite 1.
-      expect(writeUnits).toBe(written.length);
-      expect((written.length - 2 * splits) / launchIds.length).toBeLessThanOrEqual(1);
-      // No item of the whole history over 4 KB.
+      expect(written.every((key) => isDelta(organizationId, key))).toBe(true);
+      expect(written).toHaveLength(Math.ceil(launchIds.length / HISTORY_DELTA_ITEM_ENTRIES));
+      const deltaAfter = await deltaItemsOf(organizationId);
+      const writtenSks = new Set(written.map((key) => key.sk));
+      const writeUnits = deltaAfter
+        .filter((item) => writtenSks.has(String(item.sk)))
+        .reduce((sum, item) => sum + Math.ceil(itemBytes(item) / KB), 0);
+      expect(writeUnits).toBeLessThanOrEqual(Math.ceil((launchIds.length * 8) / KB) + written.length);
+      for (const item of deltaAfter) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
+      // The merge: every bucket the delta's accounts fall in written once (a due split as its two halves), then every
+      // delta item deleted; the count back to 0; no item of the whole history over 4 KB.
+      const before = await store.state(organizationId);
+      const merge = await counted(() => store.compact(organizationId));
+      expect(merge.result).toBe(20_000 + 750);
+      const after = await store.state(organizationId);
+      expect(after).toMatchObject({ entries: size + 20_000 + 500, deltaEntries: 0 });
+      const bucketPuts = merge.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
+      expect(bucketPuts.every((key) => !isDelta(organizationId, key))).toBe(true);
+      // A merge smaller than the history writes each bucket once (its due splits folded in); one larger than the history
+      // (10 k + 20 k) first makes room by plain splits (2 PutItem each), then writes each bucket once.
+      if (merge.result < before.entries) expect(new Set(bucketPuts.map((key) => key.pk)).size).toBe(bucketPuts.length);
+      expect(bucketPuts.length).toBeLessThanOrEqual(after.buckets + 2 * (after.buckets - before.buckets));
+      expect(merge.calls.filter((call) => call.command === 'DeleteItemCommand')).toHaveLength(deltaAfter.length);
+      expect(await deltaItemsOf(organizationId)).toEqual([]);
       const items = await bucketItems(store, organizationId);
       expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);
       figures.push({
@@ -351,13 +371,17 @@ describe('account history buckets: reads and writes do not grow with the history
         readCalls: read.calls.length,
         itemsRead: readKeys.length,
         bytesRead,
-        puts: written.length,
-        splits,
+        deltaPuts: written.length,
         writeUnits,
+        mergeBucketPuts: bucketPuts.length,
+        bucketsBefore: before.buckets,
+        bucketsAfter: after.buckets,
       });
     }
-    // The same bounds at both sizes; the counts themselves, for the record.
+    // The same bounds at both sizes, and the same completion writes; the counts themselves, for the record.
     console.log(JSON.stringify(figures));
+    expect(figures[0]!.deltaPuts).toBe(figures[1]!.deltaPuts);
+    expect(figures[0]!.writeUnits).toBe(figures[1]!.writeUnits);
     for (const figure of figures) expect(figure.itemsRead).toBeLessThanOrEqual(1_000);
   }, 1_800_000);
 });

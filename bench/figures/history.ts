@@ -412,7 +412,13 @@ export async function runHistory(
       if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 300 s`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    if (isFloor) await fillDelta(organizationId, `${p}_d${measured.length}_`, deltaSeed, at);
+    // Topped up (the launch recorded only its eligible accounts; the floor scenario had none yet): the two completions bring it to the bound.
+    await fillDelta(
+      organizationId,
+      `${p}_t${measured.length}_`,
+      bound - options.launchAccounts - options.largeCompletion - (await accountHistory().state(organizationId)).deltaEntries,
+      at,
+    );
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);

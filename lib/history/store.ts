@@ -174,7 +174,11 @@ const WRITE_CONCURRENCY = 32;
 
 /** Bytes of an entry's account fingerprint. */
 const FINGERPRINT_BYTES = 8;
-/** Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2). */
+/**
+ * Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2).
+ * Removal of format 1: a bucket no write has touched since keeps it, so the format-1 branch of `walkBucket` goes only
+ * after a migration that rewrites every bucket still in format 1 (none is written yet).
+ */
 const FORMAT = 2;
 const LEGACY_FORMAT = 1;
 /** Bytes of a format-1 value (epoch ms × 2 + CRM flag). */
