@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
@@ -29,6 +29,7 @@ import {
   decodeBucket,
   HISTORY_DELTA_ITEM_ENTRIES,
   itemBytes,
+  readHistoryDelta,
   type AccountHistoryStore,
 } from '../lib/history/store';
 import { migrateHistoryBuckets } from '../lib/migrations/history-buckets';
@@ -46,18 +47,14 @@ async function bucketItems(store: AccountHistoryStore, organizationId: string) {
   });
 }
 
-/** Every delta item of an organization (one Query of its partition, lib/db/table.ts `keys.accountHistoryDelta`). */
-async function deltaItemsOf(organizationId: string): Promise<Record<string, unknown>[]> {
-  const { Items } = await ddb.send(
-    new QueryCommand({
-      TableName: config.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.accountHistoryDelta(organizationId, '').pk },
-      ConsistentRead: true,
-    }),
-  );
-  return Items ?? [];
-}
+/** Every delta item of an organization (lib/history/store.ts `readHistoryDelta`). */
+const deltaItemsOf = (organizationId: string) => readHistoryDelta(ddb, config.tableName, organizationId);
+
+/** The same store twice, with `bounds`: one on the shared client, one whose every call waits for the scheduler. */
+const storesFor = (s: fc.Scheduler, bounds: { bucketLoad: number; deltaBound: number }) => ({
+  direct: createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), ...bounds }),
+  store: createAccountHistoryStore({ client: scheduledClient(s), tableName: config.tableName, accountLists: accountLists(), ...bounds }),
+});
 
 /** A client whose every call waits for the fast-check scheduler to release it. */
 const scheduledClient = (s: fc.Scheduler): DynamoDBDocumentClient =>
@@ -92,14 +89,7 @@ describe('account history buckets: the model', () => {
           // bucketLoad 2: a handful of accounts already split several times, and the completions below split more;
           // deltaBound 3: a completion of more than a couple of accounts merges the delta, so merges race launches,
           // other completions (into the delta and into the buckets) and other merges.
-          const bounds = { bucketLoad: 2, deltaBound: 3 };
-          const direct = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), ...bounds });
-          const store = createAccountHistoryStore({
-            client: scheduledClient(s),
-            tableName: config.tableName,
-            accountLists: accountLists(),
-            ...bounds,
-          });
+          const { direct, store } = storesFor(s, { bucketLoad: 2, deltaBound: 3 });
           const model = new Map<number, { at: number; crm: boolean }>();
           const apply = (target: Map<number, { at: number; crm: boolean }>, o: Extract<Op, { kind: 'complete' }>) => {
             for (const i of o.ids) {
@@ -222,14 +212,7 @@ describe('account history delta: a merge racing launches', () => {
           const account = (i: number) => `acct_${i}`;
           const at = Date.now() - DAY_MS;
           // A bound no completion reaches: only the compact below merges.
-          const bounds = { bucketLoad: 2, deltaBound: 1_000 };
-          const direct = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), ...bounds });
-          const store = createAccountHistoryStore({
-            client: scheduledClient(s),
-            tableName: config.tableName,
-            accountLists: accountLists(),
-            ...bounds,
-          });
+          const { direct, store } = storesFor(s, { bucketLoad: 2, deltaBound: 1_000 });
           if (inBuckets.length > 0)
             await direct.record(
               organizationId,

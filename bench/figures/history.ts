@@ -33,7 +33,7 @@
  * campaign, same run).
  */
 import { nanoid } from 'nanoid';
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { accountHistory, embeddedWarehouse } from '../../lib/root';
 import { ddb } from '../../lib/aws';
 import {
@@ -45,6 +45,7 @@ import {
   writeLaidOutHistory,
   HISTORY_BUCKET_LOAD,
   HISTORY_DELTA_BOUND,
+  readHistoryDelta,
 } from '../../lib/history/store';
 import { organizations } from '../../lib/root';
 import { keys } from '../../lib/db/table';
@@ -94,22 +95,7 @@ interface Writes {
 
 /** The organization's delta items (one consistent Query of their partition): key → size in bytes. */
 async function deltaSizes(tableName: string, organizationId: string): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.accountHistoryDelta(organizationId, '').pk },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) sizes.set(String(item.sk), itemBytes(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return sizes;
+  return new Map((await readHistoryDelta(ddb, tableName, organizationId)).map((item) => [String(item.sk), itemBytes(item)]));
 }
 
 /**

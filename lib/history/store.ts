@@ -491,6 +491,37 @@ export async function writeLaidOutHistory({
   return { buckets, entries: count, deltaEntries: 0 };
 }
 
+/**
+ * Every item of an organization's history delta (lib/db/table.ts `keys.accountHistoryDelta`): one strongly consistent
+ * Query of its partition, every page (1 MB each; the delta holds less than {@link HISTORY_DELTA_BOUND} entries, ~2 MB).
+ * @param projection - attribute names to read (default: all).
+ */
+export async function readHistoryDelta(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  organizationId: string,
+  projection?: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  const names = projection ? Object.fromEntries(projection.map((name, i) => [`#a${i}`, name])) : undefined;
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.accountHistoryDelta(organizationId, '').pk },
+        ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
 const msOf = (time: string): number => {
   const ms = Date.parse(time);
@@ -882,29 +913,11 @@ export function createAccountHistoryStore({
     }
   };
 
-  /** Every delta item of the organization (strongly consistent Query of its one partition): key, encoded entries and entry count. */
-  const readDelta = async (organizationId: string) => {
-    const { pk } = keys.accountHistoryDelta(organizationId, '');
-    const items: { sk: string; entries: Uint8Array; count: number }[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'sk, entries, #count',
-          ExpressionAttributeNames: { '#count': 'count' },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? [])
-        if (item.entries instanceof Uint8Array) items.push({ sk: String(item.sk), entries: item.entries, count: Number(item.count ?? 0) });
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  };
+  /** Every delta item of the organization: key, encoded entries and entry count. */
+  const readDelta = async (organizationId: string) =>
+    (await readHistoryDelta(client, tableName, organizationId, ['sk', 'entries', 'count'])).flatMap((item) =>
+      item.entries instanceof Uint8Array ? [{ sk: String(item.sk), entries: item.entries, count: Number(item.count ?? 0) }] : [],
+    );
 
   const compact = async (organizationId: string): Promise<number> => {
     const items = await readDelta(organizationId);
