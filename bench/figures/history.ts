@@ -34,7 +34,7 @@
  */
 import { nanoid } from 'nanoid';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { accountHistory, embeddedWarehouse } from '../../lib/root';
+import { accountHistory, accountLists, embeddedWarehouse } from '../../lib/root';
 import { ddb } from '../../lib/aws';
 import {
   addressOf,
@@ -46,6 +46,8 @@ import {
   HISTORY_BUCKET_LOAD,
   HISTORY_DELTA_BOUND,
   readHistoryDelta,
+  createAccountHistoryStore,
+  type AccountHistoryStore,
 } from '../../lib/history/store';
 import { organizations } from '../../lib/root';
 import { keys } from '../../lib/db/table';
@@ -150,9 +152,9 @@ async function historyWrites(tableName: string, organizationId: string, run: () 
 }
 
 /** Appends `count` new accounts (IDs `prefix` + i) to the organization's delta, enriched at `at`, in calls of at most 50,000. */
-async function fillDelta(organizationId: string, prefix: string, count: number, at: string): Promise<void> {
+async function fillDelta(history: AccountHistoryStore, organizationId: string, prefix: string, count: number, at: string): Promise<void> {
   for (let from = 0; from < count; from += 50_000)
-    await accountHistory().recordEnrichment(
+    await history.recordEnrichment(
       organizationId,
       Array.from({ length: Math.min(50_000, count - from) }, (_, i) => `${prefix}${from + i}`),
       at,
@@ -278,9 +280,21 @@ export async function runHistory(
     launchAccounts: number;
     /** Accounts of the large completion. */
     largeCompletion: number;
+    /**
+     * The delta's bound for the bench's own fills and completions (default HISTORY_DELTA_BOUND; quick runs lower it
+     * to stay short: their merge shares are then larger and their delta reads smaller than the product's).
+     */
+    deltaBound?: number;
   },
 ): Promise<void> {
   const group = 'account history';
+  // The store the stack runs, with the bench's delta bound (the launch's own recording runs in the stack, at the product's bound).
+  const history = createAccountHistoryStore({
+    client: ddb,
+    tableName: stack.tableName,
+    accountLists: accountLists(),
+    ...(options.deltaBound === undefined ? {} : { deltaBound: options.deltaBound }),
+  });
   const p = `h${nanoid(6).replace(/[^a-zA-Z0-9]/g, 'x')}`;
   const universeId = (i: number) => `${p}_u${i}`;
   const half = Math.floor(options.launchAccounts / 2);
@@ -351,12 +365,12 @@ export async function runHistory(
       });
     }
     const seedS = (performance.now() - seeded) / 1000;
-    const bound = HISTORY_DELTA_BOUND;
+    const bound = options.deltaBound ?? HISTORY_DELTA_BOUND;
     const at = new Date(now - 30_000).toISOString();
     // The delta before the launch: new accounts up to the bound less the launch and both completions (none in the floor scenario).
     const deltaSeed = bound - options.launchAccounts - options.launchAccounts - options.largeCompletion;
     const isFloor = scenario.accounts === 0 && scenario.crmTargets === 0;
-    if (!isFloor) await fillDelta(organizationId, `${p}_d${measured.length}_`, deltaSeed, at);
+    if (!isFloor) await fillDelta(history, organizationId, `${p}_d${measured.length}_`, deltaSeed, at);
     const { buckets, deltaEntries } = await accountHistory().state(organizationId);
     // The floor of the history reads: the same delta and bucket keys, read bare.
     const bare = await readBare(
@@ -400,20 +414,21 @@ export async function runHistory(
     }
     // Topped up (the launch recorded only its eligible accounts; the floor scenario had none yet): the two completions bring it to the bound.
     await fillDelta(
+      history,
       organizationId,
       `${p}_t${measured.length}_`,
-      bound - options.launchAccounts - options.largeCompletion - (await accountHistory().state(organizationId)).deltaEntries,
+      bound - options.launchAccounts - options.largeCompletion - (await history.state(organizationId)).deltaEntries,
       at,
     );
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
-      const before = await accountHistory().state(organizationId);
+      const before = await history.state(organizationId);
       const started = performance.now();
       const writes = await historyWrites(stack.tableName, organizationId, () =>
-        accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()),
+        history.recordEnrichment(organizationId, ids, new Date().toISOString()),
       );
-      const after = await accountHistory().state(organizationId);
+      const after = await history.state(organizationId);
       return {
         writes,
         accounts: count,
@@ -430,9 +445,10 @@ export async function runHistory(
     const storage = await historyStorage(stack.tableName, organizationId);
     // The most a launch ever reads: the delta one entry short of its bound.
     await fillDelta(
+      history,
       organizationId,
       `${p}_w${measured.length}_`,
-      bound - 1 - (await accountHistory().state(organizationId)).deltaEntries,
+      bound - 1 - (await history.state(organizationId)).deltaEntries,
       at,
     );
     const fullDelta = (await quoteReads(3)).reads;
@@ -473,7 +489,7 @@ export async function runHistory(
     }
     results.add({
       group,
-      name: `${n(options.launchAccounts)}-account quote, ${scenario.label}, the delta at its bound − 1 (${n(HISTORY_DELTA_BOUND - 1)} entries): history bytes read per requested account`,
+      name: `${n(options.launchAccounts)}-account quote, ${scenario.label}, the delta at its bound − 1 (${n((options.deltaBound ?? HISTORY_DELTA_BOUND) - 1)} entries): history bytes read per requested account`,
       value: m.fullDelta.historyBytes / options.launchAccounts,
       unit: 'bytes',
       budget: { op: '<=', limit: READ_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${READ_BYTES_PER_ACCOUNT_BUDGET} (the most a launch reads)` },
@@ -609,7 +625,7 @@ export async function runHistory(
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
       `CPU-s: the handler's share of this process (bench/lib/meter.ts), median of ${QUOTE_RUNS} quotes, one launch. Bytes: Content-Length of every DynamoDB response of the request. ` +
-      `The delta: new accounts appended before the quote and launch (none in the scenario with no history, the floor) up to ${n(HISTORY_DELTA_BOUND)} less the launch and both completions, ` +
+      `The delta: new accounts appended before the quote and launch (none in the scenario with no history, the floor) up to its bound (${n(options.deltaBound ?? HISTORY_DELTA_BOUND)}${options.deltaBound === undefined ? '' : `, lowered for this run; the product's is ${n(HISTORY_DELTA_BOUND)}`}) less the launch and both completions, ` +
       `so the ${n(options.largeCompletion)}-account completion brings it to its bound and merges it; after the merge it is filled to the bound − 1 and a quote measured again (the most a launch reads). ` +
       `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launch's own recording; write units = ⌈item size / 1 KB⌉ of every item put ` +
       `(delta items, bucket rewrites and split halves) or deleted (delta items a merge removes: DynamoDB bills a delete by the item's size). A completion's figure is amortized: ` +
