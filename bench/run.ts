@@ -58,9 +58,11 @@ const MODULES = [
   'accounts-page',
   'limits',
   'leases',
+  'keys',
   'history',
   'scale',
   'privacy',
+  'results',
   'test-mode',
   'readiness',
   'ops-cli',
@@ -86,6 +88,8 @@ const ALIASES: Record<string, ModuleName> = {
   'hostile-files': 'limits',
   usage: 'leases',
   'rate-leases': 'leases',
+  audit: 'keys',
+  scopes: 'keys',
 };
 const only = values.only ? [...new Set(values.only.split(',').map((name) => ALIASES[name.trim()] ?? (name.trim() as ModuleName)))] : null;
 for (const name of only ?? [])
@@ -121,6 +125,8 @@ export const SIZES = quick
       privacyRows: 30_000,
       privacyExportRows: 30_000,
       privacyPageRuns: 10,
+      resultsStreamLarge: 40_000,
+      resultsPageRuns: 5,
     }
   : {
       accounts: 100_000,
@@ -148,6 +154,8 @@ export const SIZES = quick
       privacyRows: 1_000_000,
       privacyExportRows: 1_000_000,
       privacyPageRuns: 30,
+      resultsStreamLarge: 100_000,
+      resultsPageRuns: 20,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);
@@ -260,6 +268,10 @@ try {
     const { runLeases } = await import('./figures/leases');
     await timed('leases', () => runLeases(results, stack!, { windows: quick ? 2 : 6 }));
   }
+  if (selected('keys')) {
+    const { runKeys } = await import('./figures/keys');
+    await timed('keys', () => runKeys(results, stack!, { rounds: quick ? 200 : 1000, windows: quick ? 2 : 6 }));
+  }
   if (selected('history')) {
     const { runHistory } = await import('./figures/history');
     await timed('history', () =>
@@ -295,6 +307,17 @@ try {
         rows: SIZES.privacyRows,
         exportRows: SIZES.privacyExportRows,
         pageRuns: SIZES.privacyPageRuns,
+      }),
+    );
+  }
+  if (selected('results')) {
+    const { runResults } = await import('./figures/results');
+    await timed('results', () =>
+      runResults(results, stack!, {
+        launchAccounts: SIZES.accounts,
+        streamLarge: SIZES.resultsStreamLarge,
+        pageRuns: SIZES.resultsPageRuns,
+        quick,
       }),
     );
   }

@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Read the organization's usage
-         * @description Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests are every authenticated request, refusals included, counted per key and day (a request a container had not written yet when it stopped is missing: at most a lease of the request rate per organization, docs/limits.md); credits are the ledger’s charges and refunds in the range. Campaign rows carry `requests: null`: requests are not counted per campaign. Keys from before key IDs are counted in day rows only.
+         * @description Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.
          */
         post: operations["orgUsage"];
         delete?: never;
@@ -1521,10 +1521,10 @@ export interface components {
                  */
                 day: string;
                 /**
-                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @description Authenticated requests, refusals included; on a campaign row, the requests whose valid body named the campaign (`campaignId`).
                  * @example 1840
                  */
-                requests: number | null;
+                requests: number;
                 /**
                  * @description Credits charged by launches in the range.
                  * @example 1200
@@ -1542,10 +1542,10 @@ export interface components {
                  */
                 keyId: string;
                 /**
-                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @description Authenticated requests, refusals included; on a campaign row, the requests whose valid body named the campaign (`campaignId`).
                  * @example 1840
                  */
-                requests: number | null;
+                requests: number;
                 /**
                  * @description Credits charged by launches in the range.
                  * @example 1200
@@ -1563,10 +1563,10 @@ export interface components {
                  */
                 campaignId: string;
                 /**
-                 * @description Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).
+                 * @description Authenticated requests, refusals included; on a campaign row, the requests whose valid body named the campaign (`campaignId`).
                  * @example 1840
                  */
-                requests: number | null;
+                requests: number;
                 /**
                  * @description Credits charged by launches in the range.
                  * @example 1200

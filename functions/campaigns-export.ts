@@ -2,7 +2,7 @@
 import { exportCampaignOperation } from '../lib/exports/schema';
 import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config, deliveryPolicy } from '../lib/root';
 
-export const handler = apiHandler(exportCampaignOperation, (input, { organizationId }) =>
+export const handler = apiHandler(exportCampaignOperation, (input, { organizationId, writeAuditEntry }) =>
   exportCampaign(
     {
       campaigns: campaigns(),
@@ -12,6 +12,7 @@ export const handler = apiHandler(exportCampaignOperation, (input, { organizatio
       urlTtlSeconds: config.exportUrlTtlSeconds,
       quota: hourlyQuota('exports'),
       deliveryPolicy,
+      ...(writeAuditEntry ? { auditEntry: writeAuditEntry } : {}),
     },
     organizationId,
     input,

@@ -2,6 +2,6 @@
 import { redeliverWebhookOperation } from '../lib/webhooks/schema';
 import { idempotentApiHandler, deliveryDependencies, redeliverWebhook } from '../lib/root';
 
-export const handler = idempotentApiHandler(redeliverWebhookOperation, (input, { organizationId }) =>
-  redeliverWebhook(deliveryDependencies(), organizationId, input),
+export const handler = idempotentApiHandler(redeliverWebhookOperation, (input, { organizationId, auditItem }) =>
+  redeliverWebhook(deliveryDependencies(), organizationId, input, auditItem),
 );

@@ -28,9 +28,13 @@ export const memoryOf = (functionId: string): number => FUNCTION_MEMORY_MB[funct
  * scavenger run often enough to free the dead Buffers early (`npm run
  * bench:export`, same machine, back to back: peak RSS 179 → 167 MB, V8 heap
  * 34 → 21 MB, CPU-seconds unchanged within noise). Issue #13 budget: ≤ 200 MB.
+ * The results stream writes a whole result the same way (a few MB of JSON
+ * Lines a second through 64 KB chunks), under the budget that its peak
+ * memory stays flat whatever the result's size (bench `results`).
  */
 export const FUNCTION_NODE_OPTIONS: Readonly<Record<string, string>> = {
   CampaignsExport: '--max-semi-space-size=2',
+  CampaignsResultsStream: '--max-semi-space-size=2',
 };
 
 /** `NODE_OPTIONS` of the function with construct ID `functionId`, if it has any. */

@@ -19,8 +19,15 @@ import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestConte
 import { streamifiedHandler } from './http/stream-lambda';
 import type { StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
-import { createRequestDayReader, type UsageDependencies } from './organizations/usage';
-import { createKeyUses, createRequestDays, type KeyUses, type RequestDays } from './http/request-counts';
+import { createRequestDayReader, createUsageMonthReader, type UsageDependencies } from './organizations/usage';
+import {
+  createKeyUses,
+  createRequestDays,
+  createUsageMonths,
+  type KeyUses,
+  type RequestDays,
+  type UsageMonths,
+} from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
@@ -51,7 +58,8 @@ import { createUploadStore, type UploadStore } from './uploads/store';
 import { createUploadPresigner, createUploadReader } from './uploads/files';
 import type { UploadDependencies, UploadReadDependencies } from './uploads/use-cases';
 import { forMode } from './test-mode/mode';
-import { testWarehouse } from './test-mode/accounts';
+import { testPacing, testWarehouse } from './test-mode/accounts';
+import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { suppressionPolicy } from './privacy/deliverable';
@@ -177,6 +185,14 @@ export const accountHistoryFor = (organizationId: string): AccountHistoryStore =
  */
 export const resultsAccessPeriodFor = (organizationId: string): number =>
   forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
+
+/**
+ * How an organization's workflow batches are paced (docs/test-mode.md "Slow
+ * accounts"): a test twin's `test_slow_` accounts go at most 100 a second per
+ * campaign, each readable within a second; a live organization's are not paced.
+ */
+export const pacingFor = (organizationId: string): BatchPacing | undefined =>
+  forMode<BatchPacing | undefined>(organizationId, { live: () => undefined, test: () => testPacing });
 
 /** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
@@ -316,6 +332,9 @@ export const limitDependencies = () => ({ limits: limits(), organizations: organ
 /** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
 export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
 
+/** The organizations' usage months: requests per API key and per campaign, by day (lib/http/request-counts.ts). */
+export const usageMonths: () => UsageMonths = /* @__PURE__ */ once(() => createUsageMonths({ client: ddb, tableName: config.tableName }));
+
 /** Each API key's last minute of use (`lastUsedAt`, docs/authentication.md). */
 export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: config.tableName }));
 
@@ -328,6 +347,7 @@ export const newRequestLimiter = (options: { now?: () => number } = {}): Request
   new RequestLimiter({
     days: requestDays(),
     keyUses: keyUses(),
+    usage: usageMonths(),
     policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
     defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
     ...options,
@@ -622,6 +642,7 @@ export { orgUsage } from './organizations/usage';
 /** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
 export const usageDependencies = (): UsageDependencies => ({
   requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
+  usageMonths: createUsageMonthReader({ client: ddb, tableName: config.tableName }),
   ledger: ledger(),
 });
 export { listLedger } from './credits/use-cases';

@@ -21,6 +21,20 @@ type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promis
 /** The route of each tool, by tool name. */
 const ROUTES = new Map(MCP_ROUTES.map((route) => [toolName(route.operation.operationId), route]));
 
+/** Each tool's handler, loaded on its first call (its module, as Lambda loads a function's once per environment). */
+const HANDLERS = new Map<string, Promise<LambdaHandler>>();
+
+function handlerOf(entry: string): Promise<LambdaHandler> {
+  let handler = HANDLERS.get(entry);
+  if (!handler) {
+    handler = import(pathToFileURL(path.resolve(import.meta.dirname, '..', entry)).href).then(
+      (module: { handler: LambdaHandler }) => module.handler,
+    );
+    HANDLERS.set(entry, handler);
+  }
+  return handler;
+}
+
 /**
  * The caller of one `/mcp` request.
  * @param source - the `/mcp` request's event; @param context - its Lambda context (its deadline is the operation's).
@@ -30,7 +44,7 @@ export function inProcessCaller(source: APIGatewayProxyEventV2, context: Context
   return async (tool, body, call) => {
     const route = ROUTES.get(tool);
     if (!route) throw new Error(`${tool} has no route in infra/routes.ts`);
-    const module = (await import(pathToFileURL(path.resolve(import.meta.dirname, '..', route.entry)).href)) as { handler: LambdaHandler };
-    return answerOf(await module.handler(operationEvent(source, route.operation.path, body, call), context));
+    const handler = await handlerOf(route.entry);
+    return answerOf(await handler(operationEvent(source, route.operation.path, body, call), context));
   };
 }

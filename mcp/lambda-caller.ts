@@ -34,7 +34,8 @@ let functions: ToolFunctions | undefined;
  */
 export function lambdaCaller(source: APIGatewayProxyEventV2, paths: Record<string, string>): ToolCaller {
   functions ??= JSON.parse(process.env[TOOL_FUNCTIONS_VARIABLE] ?? '{}') as ToolFunctions;
-  client ??= new LambdaClient({});
+  // `LAMBDA_ENDPOINT`: a local Invoke endpoint instead of AWS's (infra/local/lambda-invoke.ts; test/mcp-lambda.test.ts).
+  client ??= new LambdaClient({ endpoint: process.env.LAMBDA_ENDPOINT || undefined });
   return async (tool, body, call) => {
     const target = functions![tool];
     const path = paths[tool];

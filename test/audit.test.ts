@@ -1,7 +1,7 @@
 /**
  * The audit log (docs/audit.md), over HTTP against the local stack: every call of an audited
  * operation appears once with the X-Request-Id the client saw (refusals and a replayed idempotent
- * call included), reads and 401s do not; operator changes appear with `keyId: "operator"`; a
+ * call included), reads and an unknown key's 401 do not (test/audit-refusals.test.ts: a revoked key's and a 429); operator changes appear with `keyId: "operator"`; a
  * transaction that fails writes no success entry; filters and cursor page the log; no secret is
  * stored in an entry.
  */
@@ -91,7 +91,7 @@ describe('which operations are audited', () => {
 });
 
 describe('org/audit', () => {
-  it('shows every call of a sequence once, with the X-Request-Id the client saw; reads and 401s are not logged', async () => {
+  it('shows every call of a sequence once, with the X-Request-Id the client saw; reads and a 401 of an unknown key are not logged', async () => {
     const org = await newOrganization({ smbCredits: 1 });
     const ownerKeyId = await keyIdOf(org.apiKey);
     const sent: { requestId: string; keyId: string; operation: string; status: number; code: string | null; campaignId?: string }[] = [];
@@ -279,6 +279,7 @@ describe('the pipeline and a change that carries its entry', () => {
   const real = createRequestAudit({ client: ddb, tableName: config.tableName });
   const audit = {
     changeItem: real.changeItem,
+    writeRefusal: real.writeRefusal,
     writeAnswer: async (...args: Parameters<typeof real.writeAnswer>) => {
       lateWrites++;
       await real.writeAnswer(...args);

@@ -228,8 +228,10 @@ describe('a key revoked between two requests fails on the second, with the key k
     await apiKeys().revoke(org.apiKey);
     const sent = countRequests(ddb, aboutOrg(org));
     expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
-    // One read, and not a single write.
-    expect(commands(sent)).toEqual(['BatchGetItemCommand']);
+    // One read, and no write but the refusal's audit entry (docs/audit.md), after it.
+    const auditWrites = sent.filter((s) => JSON.stringify(s.input).includes(keys.auditEntries(org.organizationId)));
+    expect(auditWrites.map((s) => s.command)).toEqual(['BatchWriteItemCommand']);
+    expect(commands(sent.filter((s) => !auditWrites.includes(s)))).toEqual(['BatchGetItemCommand']);
     expect(await campaigns().get(org.organizationId, campaignId)).toEqual(before);
     expect((await ledger().audit(org.organizationId))?.balance).toBe(10);
   });
@@ -440,7 +442,10 @@ describe("the organization's list of active keys (lib/organizations/api-keys.ts)
       await apiKeys().revoke(org.apiKey);
       const sent = countRequests(ddb, aboutOrg(org));
       expectRevoked(await call(api(), ENRICH, { apiKey: org.apiKey, body: { campaignId } }));
-      expect(commands(sent)).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
+      // No write but the refusal's audit entry (docs/audit.md).
+      const auditWrites = sent.filter((s) => JSON.stringify(s.input).includes(keys.auditEntries(org.organizationId)));
+      expect(auditWrites.map((s) => s.command)).toEqual(['BatchWriteItemCommand']);
+      expect(commands(sent.filter((s) => !auditWrites.includes(s)))).toEqual(['BatchGetItemCommand', 'GetItemCommand']);
       expect(
         readsKey(
           sent.find((s) => s.command === 'GetItemCommand')!,

@@ -34,8 +34,8 @@ export const APPLICABLE_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 
 
 describe('MCP judges', () => {
   it(
-    'the MCP Inspector CLI lists the tools and calls describe_organization with a test key',
-    { timeout: spawnedTestTimeout({ starts: 0, runs: 2 }) },
+    'the MCP Inspector CLI lists the tools and calls describe_organization and list_events ($defs in both its schemas) with a test key',
+    { timeout: spawnedTestTimeout({ starts: 0, runs: 3 }) },
     async () => {
       const { organizationId } = await newOrganization();
       const key = await apiKeys().create((await organizations().testTwin(organizationId)).id);
@@ -57,6 +57,25 @@ describe('MCP judges', () => {
       expect(result.isError ?? false).toBe(false);
       expect(result.structuredContent.organization.id).toBe(organizationId);
       expect(result.structuredContent.credits.smb).toBe(1_000_000);
+      // A tool whose schemas share subschemas under $defs: the CLI converts the arguments by the input schema and its
+      // SDK client compiles the output schema from tools/list and checks the answer against it.
+      const feed = await run(
+        bin('mcp-inspector-cli'),
+        [
+          ...common,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'list_events',
+          '--tool-arg',
+          'limit=5',
+          'filters={"type":["campaign.enriched"]}',
+        ],
+        { cwd, timeout: SPAWNED_RUN_MS },
+      );
+      const events = JSON.parse(feed.stdout) as { isError?: boolean; structuredContent: { events: unknown[]; nextCursor: null } };
+      expect(events.isError ?? false, feed.stdout).toBe(false);
+      expect(events.structuredContent).toEqual({ events: [], nextCursor: null });
     },
   );
 

@@ -11,8 +11,23 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
-import { buildMcpTools, compactSchema, isMcpTool, MAX_TOOL_DESCRIPTION_CHARS, NOT_TOOLS, toolName } from '../lib/contract/mcp';
+import {
+  annotationsRead,
+  buildMcpTools,
+  compactPattern,
+  compactSchema,
+  isMcpTool,
+  jsonOnlyText,
+  listedAnnotations,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  NOT_TOOLS,
+  toolAnnotations,
+  toolName,
+  TOOLS_LIST_BUDGET_BYTES,
+  TOOLS_LIST_HEADROOM_BYTES,
+} from '../lib/contract/mcp';
 import { MCP_TOOLS } from '../mcp/tools';
+import { buildOpenApiDocument } from '../lib/contract/openapi';
 import { TOOL_NAMES } from '../client/mcp-protocol';
 import { campaignResultsOperation } from '../lib/exports/schema';
 import { cancelCampaignOperation, quoteCampaignOperation } from '../lib/enrichment/schema';
@@ -69,10 +84,116 @@ describe('MCP tools', () => {
     ]);
   });
 
-  it('tools/list is at most 64 KB and every description at most 1,000 characters', () => {
+  it('tools/list is at most 58 KB (the 64 KB budget less 6 KB for the next tools) and every description at most 1,000 characters', () => {
     const answer = JSON.stringify({ result: { tools: MCP_TOOLS.tools }, jsonrpc: '2.0', id: 1 });
-    expect(Buffer.byteLength(answer)).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(answer)).toBeLessThanOrEqual(TOOLS_LIST_BUDGET_BYTES);
+    expect(
+      Buffer.byteLength(answer),
+      'tools/list grew into the 6 KB kept below the 64 KB budget for the next tools: shorten a description or a schema (docs/agents.md "The tools")',
+    ).toBeLessThanOrEqual(TOOLS_LIST_HEADROOM_BYTES);
     for (const tool of MCP_TOOLS.tools) expect(tool.description!.length, tool.name).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
+  });
+
+  it('the compact schemas accept each operation’s documented examples (which redocly lint checks against the published schemas) and refuse an answer without a required field or an input with an unknown field', () => {
+    const document = buildOpenApiDocument(MCP_ROUTES.map((route) => route.operation));
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const withoutFirstRequired = (schema: { required?: string[] }, value: Record<string, unknown>) => {
+      const [name] = schema.required ?? [];
+      if (!name) return undefined;
+      const { [name]: _dropped, ...rest } = value;
+      return rest;
+    };
+    for (const route of MCP_ROUTES) {
+      const post = (document.paths as Record<string, any>)[route.operation.path].post;
+      const listed = MCP_TOOLS.tools.find((tool) => tool.name === toolName(route.operation.operationId))!;
+      const answer = post.responses['200'].content['application/json'].example.data as Record<string, unknown>;
+      expect(ajv.validate(listed.outputSchema!, answer), `${listed.name} output: ${ajv.errorsText()}`).toBe(true);
+      const broken = withoutFirstRequired(listed.outputSchema as { required?: string[] }, answer);
+      if (broken) expect(ajv.validate(listed.outputSchema!, broken), `${listed.name} output without a required field`).toBe(false);
+      const request = post.requestBody.content['application/json'].example as Record<string, unknown> | undefined;
+      if (request) expect(ajv.validate(listed.inputSchema, request), `${listed.name} input: ${ajv.errorsText()}`).toBe(true);
+      expect(ajv.validate(listed.inputSchema, { ...request, notAField: 1 }), `${listed.name} input with an unknown field`).toBe(false);
+    }
+  });
+
+  it('an output schema writes the fields its objects share once (allOf of a base) and validates the same answers', () => {
+    const campaign = (status: string, extra: Record<string, unknown> = {}) => ({
+      type: 'object',
+      properties: {
+        id: { type: 'string', description: 'The campaign.' },
+        name: { type: 'string', minLength: 1 },
+        createdAt: { type: 'string', format: 'date-time' },
+        accounts: { type: 'object', properties: { requested: { type: 'integer' } }, required: ['requested'] },
+        status: { type: 'string', const: status },
+        ...extra,
+      },
+      required: ['id', 'name', 'createdAt', 'accounts', 'status', ...Object.keys(extra)],
+      additionalProperties: false,
+    });
+    const feed = {
+      type: 'object',
+      properties: {
+        enriched: campaign('enriched', { completedAt: { type: 'string', format: 'date-time' } }),
+        expired: campaign('expired'),
+        failed: campaign('draft'),
+      },
+      required: ['enriched', 'expired', 'failed'],
+    };
+    const output = compactSchema(feed, { output: true });
+    expect(JSON.stringify(output)).toContain('"allOf":[{"$ref":"#/$defs/b1"}]');
+    expect(JSON.stringify(output).length).toBeLessThan(JSON.stringify(compactSchema(feed)).length);
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const base = { id: 'c', name: 'Q4', createdAt: '2026-01-01T00:00:00Z', accounts: { requested: 2 } };
+    const answer = {
+      enriched: { ...base, status: 'enriched', completedAt: '2026-01-02T00:00:00Z' },
+      expired: { ...base, status: 'expired' },
+      failed: { ...base, status: 'draft' },
+    };
+    const { accounts: _accounts, ...noAccounts } = base;
+    for (const value of [
+      answer,
+      { ...answer, expired: noAccounts },
+      { ...answer, failed: { ...base, status: 'expired' } },
+      { ...answer, enriched: { ...base, status: 'enriched' } },
+      { ...answer, enriched: { ...answer.enriched, accounts: { requested: 'two' } } },
+    ])
+      expect(ajv.validate(output, value), JSON.stringify(value)).toBe(ajv.validate(compactSchema(feed), value));
+    expect(ajv.validate(output, answer)).toBe(true);
+  });
+
+  it('the listed annotations read back as the operations’ (absent hints at the MCP defaults)', () => {
+    for (const route of MCP_ROUTES) {
+      const listed = MCP_TOOLS.tools.find((tool) => tool.name === toolName(route.operation.operationId))!;
+      expect(listed.annotations).toEqual(listedAnnotations(toolAnnotations(route.operation)));
+      expect(annotationsRead(listed.annotations!), listed.name).toEqual(toolAnnotations(route.operation));
+    }
+  });
+
+  it('an ID pattern written with ranges matches exactly the same strings', () => {
+    const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+    const original = `^camp_[${alphabet}]{21}$`;
+    const compact = compactPattern(original);
+    expect(compact).toBe('^camp_[1-9A-HJ-NP-Za-km-z]{21}$');
+    const [before, after] = [new RegExp(original), new RegExp(compact)];
+    for (let point = 0; point < 0x3000; point++) {
+      const id = `camp_${String.fromCodePoint(point).repeat(21)}`;
+      expect(after.test(id), `U+${point.toString(16)}`).toBe(before.test(id));
+    }
+    // A class with escapes or ranges is kept as it is.
+    expect(compactPattern('^[^\\u0000-\\u001f]+$')).toBe('^[^\\u0000-\\u001f]+$');
+  });
+
+  it('descriptions keep everything but the form media types’ notes, and no tool text names what a tool call cannot send', () => {
+    expect(
+      jsonOnlyText(
+        'Pages, newest first. `filters.kind` narrows it (urlencoded/multipart: `filters[kind]=x`). Pass `nextCursor` unchanged as `cursor`; stop when it is null. urlencoded/multipart: `filters[kind]=refund`, `limit=50`.',
+      ),
+    ).toBe('Pages, newest first. `filters.kind` narrows it. Pass `nextCursor` unchanged as `cursor`; stop when it is null.');
+    expect(jsonOnlyText('JSON: an array; urlencoded: repeat it, e.g. `curl -F a=b`. Exactly one of them.')).toBe('Exactly one of them.');
+    const text = JSON.stringify(MCP_TOOLS.tools);
+    expect(text).not.toMatch(/urlencoded|Honours `Idempotency-Key`|curl /);
   });
 
   it('compaction keeps the meaning: closed variants factored, nullable fields as type lists', () => {
@@ -82,6 +203,12 @@ describe('MCP tools', () => {
         {
           type: 'object',
           properties: { id: { type: 'string' }, status: { type: 'string', const: 'draft' } },
+          required: ['id', 'status'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { id: { type: 'string' }, status: { type: 'string', const: 'enriching' } },
           required: ['id', 'status'],
           additionalProperties: false,
         },
@@ -102,11 +229,24 @@ describe('MCP tools', () => {
     addFormats(ajv);
     const both = (value: unknown) => [ajv.validate(variants, value), ajv.validate(compacted, value)];
     expect(both({ id: 'a', status: 'draft' })).toEqual([true, true]);
+    expect(both({ id: 'a', status: 'enriching' })).toEqual([true, true]);
     expect(both({ id: 'a', status: 'enriched', at: null })).toEqual([true, true]);
     expect(both({ id: 'a', status: 'enriched', at: '2026-01-01T00:00:00Z' })).toEqual([true, true]);
     expect(both({ id: 'a', status: 'enriched' })).toEqual([false, false]);
     expect(both({ id: 'a', status: 'other' })).toEqual([false, false]);
     expect(both({ id: 'a', status: 'draft', extra: 1 })).toEqual([false, false]);
     expect(JSON.stringify(compacted)).toContain('"type":["string","null"]');
+    // The branches that only fix the status are one branch of the values.
+    expect(JSON.stringify(compacted)).toContain('"enum":["draft","enriching"]');
+    // An output schema: a status fixed by its value needs no type, and the same answers validate.
+    const output = compactSchema(variants, { output: true });
+    expect(JSON.stringify(output)).not.toContain('"type":"string","const"');
+    for (const value of [
+      { id: 'a', status: 'draft' },
+      { id: 'a', status: 'enriched', at: null },
+      { id: 'a', status: 'enriched' },
+      { id: 'a', status: 'other' },
+    ])
+      expect(ajv.validate(output, value), JSON.stringify(value)).toBe(ajv.validate(variants, value));
   });
 });

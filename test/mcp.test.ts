@@ -12,7 +12,14 @@ import { request } from 'node:http';
 import { newOrganization, useApi } from './support/api';
 import { activeAccounts, importAccounts, uniquePrefix, useTestWarehouses } from './enrichment/support';
 import { apiKeys, organizations } from '../lib/root';
-import { MAX_TOOL_DESCRIPTION_CHARS, operationSchemas, toolAnnotations, toolName } from '../lib/contract/mcp';
+import {
+  annotationsRead,
+  MAX_TOOL_DESCRIPTION_CHARS,
+  operationSchemas,
+  toolAnnotations,
+  toolName,
+  TOOLS_LIST_HEADROOM_BYTES,
+} from '../lib/contract/mcp';
 import { MCP_ROUTES } from '../infra/routes';
 import { ACCEPTED_CHARGE_META, CHARGE_CHANGED_CODE } from '../client/mcp-protocol';
 
@@ -112,7 +119,7 @@ describe('MCP over Streamable HTTP', () => {
       const published = operationSchemas(served, operation);
       expect(listed.inputSchema, operation.operationId).toEqual(published.input);
       expect(listed.outputSchema, operation.operationId).toEqual(published.output);
-      expect(listed.annotations).toMatchObject(annotations);
+      expect(annotationsRead(listed.annotations!)).toEqual(annotations);
       expect(listed.description!.length).toBeLessThanOrEqual(MAX_TOOL_DESCRIPTION_CHARS);
     }
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
@@ -140,7 +147,20 @@ describe('MCP over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(answer.status).toBe(200);
-    expect(Buffer.byteLength(await answer.text())).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(await answer.text())).toBeLessThanOrEqual(TOOLS_LIST_HEADROOM_BYTES);
+  });
+
+  it('the SDK client checks answers against the listed output schemas ($defs and $ref included)', async () => {
+    const { testKey: key } = await testKey();
+    const client = await connect(key);
+    // listTools compiles every output schema (the SDK's Ajv validator); callTool then validates each answer with it.
+    const { tools } = await client.listTools();
+    const withDefs = tools.filter((listed) => JSON.stringify(listed.outputSchema ?? {}).includes('"$ref":"#/$defs/'));
+    expect(withDefs.map((listed) => listed.name)).toEqual(expect.arrayContaining(['get_campaign', 'list_events', 'create_campaign']));
+    const campaign = data(await tool(client, 'create_campaign', { name: 'Schema check', accountIds: ['test_found_defs_1'] }));
+    expect(data(await tool(client, 'get_campaign', { campaignId: campaign.id }))).toMatchObject({ id: campaign.id, status: 'draft' });
+    expect(data(await tool(client, 'list_campaigns', { filters: { status: ['draft'] }, limit: 5 })).campaigns.length).toBeGreaterThan(0);
+    expect(data(await tool(client, 'list_events', { limit: 5 })).events).toBeInstanceOf(Array);
   });
 
   it('test mode: create → quote → enrich bound to the quote (charged exactly it) → progress → accounts → export; a replayed launch charges once', async () => {

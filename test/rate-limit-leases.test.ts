@@ -93,6 +93,22 @@ describe('leases of one window over several processes (fast-check: arrival order
     );
   });
 
+  it('a process new to an organization whose limit is above the default is admitted, however much of it others took', async () => {
+    const organizationId = newOrganizationId();
+    const now = Date.UTC(2031, 0, 3, 0, 0, 1);
+    const defaults = { limit: 20, windowSeconds: 10 };
+    const policy = { limit: 1_000, windowSeconds: 10 };
+    const limiterOf = () =>
+      new RequestLimiter({ days: requestDays(), policyOf: async () => policy, defaults: () => defaults, now: () => now });
+    const first = limiterOf();
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) if ((await first.admit(organizationId, 'key_a')).allowed) admitted++;
+    expect(admitted).toBe(100); // the window's count is now far above the default limit of 20
+    const second = limiterOf();
+    const answer = await second.admit(organizationId, 'key_b');
+    expect(answer).toMatchObject({ allowed: true, limit: 1_000 });
+  });
+
   it('a new window starts from zero and the day item drops windows that ended; it stays far below 1 KB', async () => {
     const organizationId = newOrganizationId();
     let now = Date.UTC(2031, 0, 2, 0, 0, 0);

@@ -15,70 +15,14 @@ import { useWarehouse } from '../lib/root';
 import { SETTINGS } from '../lib/config';
 import { call, newOrganization, useApi } from './support/api';
 import { createApiCampaign, enrich, expectError, importAccounts, uniquePrefix, waitForStatus } from './enrichment/support';
-import { BATCH, gatedWarehouse, numbered, type Item } from './support/results';
+import { BATCH, gatedWarehouse, indexOf, numbered, openStreamAt, type Item, type Received } from './support/results';
 
 const api = useApi();
 const STREAM = '/v1/campaigns/results/stream';
 
-/** One object of the stream, and for SSE its event name, id, or that it was a comment. */
-interface Received {
-  object: { type: string; seq?: number; lastSeq?: number; complete?: boolean } & Partial<Item>;
-  event?: string;
-  id?: string;
-  comment?: boolean;
-}
-
-/** An SSE block (`id:`, `event:`, `data:` lines, or a `:` comment) as a {@link Received}. */
-function parseEvent(block: string): Received {
-  if (block.startsWith(':')) return { object: { type: block.slice(1).trim() }, comment: true };
-  const fields = new Map(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
-  return { object: JSON.parse(fields.get('data')!), event: fields.get('event'), ...(fields.has('id') ? { id: fields.get('id') } : {}) };
-}
-
-/**
- * Opens the stream and reads its objects until the closing one, or until `stopAfter` accounts (then drops the
- * connection). Answers the status and headers; for a refusal, the envelope.
- */
-async function openStream(
-  apiKey: string | undefined,
-  body: Record<string, unknown>,
-  options: { accept?: string; lastEventId?: string; stopAfter?: number } = {},
-) {
-  const controller = new AbortController();
-  const response = await fetch(`${api()}${STREAM}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      ...(options.accept ? { accept: options.accept } : {}),
-      ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}),
-    },
-    body: JSON.stringify(body),
-    signal: controller.signal,
-  });
-  if (!response.ok) return { response, received: [] as Received[], envelope: (await response.json()) as any };
-  const sse = options.accept === 'text/event-stream';
-  const received: Received[] = [];
-  let accounts = 0;
-  let buffered = '';
-  const decoder = new TextDecoder();
-  const separator = sse ? '\n\n' : '\n';
-  reading: for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffered += decoder.decode(chunk, { stream: true });
-    for (let end = buffered.indexOf(separator); end >= 0; end = buffered.indexOf(separator)) {
-      const piece = buffered.slice(0, end);
-      buffered = buffered.slice(end + separator.length);
-      const item = sse ? parseEvent(piece) : { object: JSON.parse(piece) };
-      received.push(item);
-      if (item.object.type === 'account') accounts++;
-      if (item.object.type === 'end' || item.object.type === 'pause') break reading;
-      if (options.stopAfter !== undefined && accounts >= options.stopAfter) break reading;
-    }
-  }
-  // The reader goes away: the connection is dropped, whatever the server still had to write.
-  controller.abort();
-  return { response, received, envelope: undefined };
-}
+/** Opens the stream on this file's stack (test/support/results.ts {@link openStreamAt}). */
+const openStream = (apiKey: string | undefined, body: Record<string, unknown>, options?: Parameters<typeof openStreamAt>[3]) =>
+  openStreamAt(api(), apiKey, body, options);
 
 const accountsOf = (received: Received[]) => received.filter((r) => r.object.type === 'account').map((r) => r.object as unknown as Item);
 const seqs1toN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -204,6 +148,60 @@ describe('POST /v1/campaigns/results/stream', () => {
       }
     }
   }, 120_000);
+
+  it('a failed attempt pauses an open stream at the last seq it wrote; the resume is refused 409; after a new launch the old position is told (another Attempt-Id, or 409 beyond the new attempt), never mixed silently', async () => {
+    const saved = process.env[SETTINGS.resultsStreamKeepAliveSeconds.env];
+    // The stream looks at the campaign once per keep-alive: a short one, so the failure is seen at once.
+    process.env[SETTINGS.resultsStreamKeepAliveSeconds.env] = '0.2';
+    try {
+      const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
+      const { apiKey, campaignId, accounts } = await launched(BATCH + 200, gated);
+      await gated.arrived(2);
+      gated.release(0);
+      let firstBatchRead!: () => void;
+      const firstBatch = new Promise<void>((resolve) => (firstBatchRead = resolve));
+      const streaming = openStream(apiKey, { campaignId }, { onObject: (_item, read) => read === BATCH && firstBatchRead() });
+      await firstBatch;
+      // The first batch is read; the second fails: the attempt fails and its results go with it.
+      gated.fail([1]);
+      gated.release(1);
+      const read = await streaming;
+      const oldAttempt = read.response.headers.get('attempt-id');
+      expect(oldAttempt).toBeTruthy();
+      expect(accountsOf(read.received).map((item) => item.seq)).toEqual(seqs1toN(BATCH));
+      expect(read.received.at(-1)!.object).toEqual({ type: 'pause', lastSeq: BATCH, complete: false });
+      await waitForStatus(api(), apiKey, campaignId, 'draft', 60_000);
+
+      // Resuming the ended attempt is refused as the page refuses it, by body or by Last-Event-ID.
+      const refused = await openStream(apiKey, { campaignId, afterSeq: BATCH });
+      expect(refused.response.status).toBe(409);
+      expect(refused.envelope.error.code).toBe('results_not_ready');
+      const refusedSse = await openStream(apiKey, { campaignId }, { accept: 'text/event-stream', lastEventId: String(BATCH) });
+      expect(refusedSse.response.status).toBe(409);
+
+      useWarehouse(undefined);
+      expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+      await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+      // The old position within the new attempt's accounts: answered, but under another Attempt-Id (its seqs start at 1).
+      const told = await openStream(apiKey, { campaignId }, { accept: 'text/event-stream', lastEventId: String(BATCH) });
+      expect(told.response.status).toBe(200);
+      const newAttempt = told.response.headers.get('attempt-id');
+      expect(newAttempt).toBeTruthy();
+      expect(newAttempt).not.toBe(oldAttempt);
+      // Beyond the new attempt's accounts: it cannot be this attempt's position, refused.
+      const beyond = await openStream(apiKey, { campaignId, afterSeq: accounts.length + 1 });
+      expect(beyond.response.status).toBe(409);
+      expect(beyond.envelope.error.code).toBe('results_not_ready');
+      // Read from 0, the new attempt gives 1..N once each.
+      const fresh = await openStream(apiKey, { campaignId });
+      expect(fresh.response.headers.get('attempt-id')).toBe(newAttempt);
+      expect(accountsOf(fresh.received).map((item) => item.seq)).toEqual(seqs1toN(accounts.length));
+      expect(fresh.received.at(-1)!.object).toEqual({ type: 'end', lastSeq: accounts.length, complete: true });
+    } finally {
+      if (saved === undefined) delete process.env[SETTINGS.resultsStreamKeepAliveSeconds.env];
+      else process.env[SETTINGS.resultsStreamKeepAliveSeconds.env] = saved;
+    }
+  }, 180_000);
 
   it('refuses before the first byte with the envelope and its status: draft 409, another organization 404, no key 401, a bad Last-Event-ID or field 400 naming it', async () => {
     const prefix = uniquePrefix();

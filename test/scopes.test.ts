@@ -6,6 +6,9 @@
  * scope is the operation's, and a refusal (403 `insufficient_scope`,
  * `details.required`) changes nothing.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../infra/routes';
 import { SCOPES, type Scope } from '../lib/http/scopes';
@@ -69,6 +72,17 @@ describe('every operation declares its scope', () => {
     for (const { operation } of API_ROUTES) {
       expect(document.paths[operation.path]!.post.security, operation.operationId).toEqual([{ apiKey: [operation.scope] }]);
     }
+  });
+});
+
+describe('the scope stage cannot be left out of a deployed handler', () => {
+  it('only the bench builds a pipeline without its scope stage', () => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const files = execFileSync('git', ['ls-files', '*.ts', '*.mts', '*.js', '*.mjs'], { cwd: root, encoding: 'utf8' }).split('\n');
+    const users = files.filter(
+      (file) => file !== '' && !file.startsWith('test/') && readFileSync(path.join(root, file), 'utf8').includes('withoutScopeStage: true'),
+    );
+    expect(users).toEqual(['bench/figures/keys.ts']);
   });
 });
 

@@ -7,19 +7,16 @@
  *   (lease writes and key-use writes counted at the table port);
  * - admitted requests per window under a flood from 4 limiter instances (four containers' limiters in this
  *   process, sharing the table, flooding at once): ≤ the limit and ≥ 95 % of it, in every window measured;
- * - a usage query over 92 days by key: read units and bytes against the rows returned, at two key counts
- *   (reads in proportion to the rows: the same per row).
+ *
+ * The usage query over 92 days by key (reads in proportion to the rows) is the `keys` module's (bench/figures/keys.ts).
  */
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
-import { postCounted } from '../lib/api';
-import { benchOrganization } from '../lib/fixtures';
 import { round } from '../lib/stats';
 import { newOrganizationId } from '../../lib/ids';
 import { RequestLimiter } from '../../lib/http/rate-limit';
-import { utcDay, type KeyUses, type RequestDays } from '../../lib/http/request-counts';
+import { type KeyUses, type RequestDays } from '../../lib/http/request-counts';
 import { keyUses, requestDays } from '../../lib/root';
-import { orgUsageOperation } from '../../lib/organizations/schema';
 
 /** The table's ports, counting their writes. */
 function counting(): { days: RequestDays; uses: KeyUses; writes: () => number } {
@@ -123,33 +120,5 @@ export async function runLeases(results: Results, stack: BenchStack, options: { 
     });
     if (most > policy.limit) throw new Error(`the flood admitted ${most} requests in a window of limit ${policy.limit}`);
   }
-
-  // ------------------------------------------------------- usage query
-  const perRow: Record<string, string> = {};
-  const unitsPerRow: number[] = [];
-  for (const keysUsed of [3, 30]) {
-    const org = await benchOrganization(`Bench usage ${keysUsed} keys`);
-    const start = Date.UTC(2026, 7, 1);
-    for (let d = 0; d < 92; d++) {
-      const counts = new Map(Array.from({ length: keysUsed }, (_, k) => [`key_${String(k).padStart(21, '0')}`, 100 + d] as const));
-      await requestDays().write(org.organizationId, { day: utcDay(start + d * 86_400_000), counts, remove: [] });
-    }
-    const from = utcDay(start);
-    const to = utcDay(start + 91 * 86_400_000);
-    const answer = await postCounted(stack, orgUsageOperation.path, org.apiKey, { from, to, groupBy: 'key' });
-    if (answer.status !== 200) throw new Error(`org/usage answered ${answer.status}`);
-    const rows = (answer.data as { rows: unknown[] }).rows.length;
-    const rru = answer.scope.calls.reduce((total, c) => total + (c.rru ?? 0), 0);
-    unitsPerRow.push(rru / rows);
-    perRow[`${keysUsed} keys`] = `${rows} rows, ${round(rru, 1)} RRU (${round(rru / rows, 2)} per row), ${answer.scope.calls.length} calls`;
-  }
-  results.add({
-    group,
-    name: 'usage over 92 days by key: read units per row, 30 keys ÷ 3 keys',
-    value: round(unitsPerRow[1]! / unitsPerRow[0]!, 2),
-    unit: '× (1: reads ∝ rows)',
-    budget: { op: '<=', limit: 1.2, text: '≤ 1.2 (read units per row do not grow with the rows)' },
-    extra: perRow,
-    note: 'one request day item per day with the keys’ counts (92 items, one Query), plus the ledger’s entries in the range (none here) and the authentication reads; a day item holds every key used that day, so by-key reads grow with days × keys used and are in proportion to the rows when every key is used every day',
-  });
+  // The usage query over 92 days by key (reads ∝ rows) is the `keys` module's (bench/figures/keys.ts).
 }

@@ -64,7 +64,7 @@ export interface PrivacyOptions {
  * contact of account 0 replaced by `person` when given), readable through
  * the sequence as FindContacts makes its batches readable.
  */
-async function writeCampaign(organizationId: string, label: string, accounts: number, person?: string): Promise<string> {
+export async function writeCampaign(organizationId: string, label: string, accounts: number, person?: string): Promise<string> {
   const campaignId = newCampaignId();
   const attemptId = `att_${attemptIdOf()}`;
   const prefix = resultsPrefix(organizationId, campaignId, attemptId);

@@ -127,14 +127,14 @@ export interface ExportLambdaOutcome {
   atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   cpuMs: number;
   rssTimelineMiB?: number[];
+  /** Bytes of a streamed answer, read to its end (absent for a plain answer). */
+  bodyBytes?: number;
 }
 
 /**
  * Invokes the CampaignsExport bundle once in its own Node process, as Lambda
  * runs it, with the API Gateway event of `POST /v1/campaigns/export
- * {campaignId}` authorized by `apiKey`: the environment outside the local
- * Lambda emulation plus the function's deployed `NODE_OPTIONS`
- * (infra/memory.ts) and `env`.
+ * {campaignId}` authorized by `apiKey` ({@link runLambdaOnce}).
  * @param options.profile - write a CPU profile (`--cpu-prof`) to this folder and file name.
  * @returns the child's figures and its stdout/stderr (the handler's log).
  */
@@ -145,24 +145,62 @@ export async function runExportLambda(options: {
   profile?: { dir: string; name: string };
   env?: Record<string, string>;
 }): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
+  const { exportCampaignOperation } = await import('../../lib/exports/schema');
+  return runLambdaOnce({
+    ...options,
+    functionId: 'CampaignsExport',
+    path: exportCampaignOperation.path,
+    body: { campaignId: options.campaignId },
+  });
+}
+
+/**
+ * Invokes an API function's bundle once in its own Node process
+ * (bench/children/export-lambda.mjs), as Lambda runs it, with the API
+ * Gateway event of `POST <path>` with `body` and `headers`, authorized by
+ * `apiKey`: the environment outside the local Lambda emulation plus the
+ * function's deployed `NODE_OPTIONS` (infra/memory.ts) and `env`. A streamed
+ * answer (a streaming operation outside the Lambda runtime) is read to its
+ * end by the child, which reports its bytes (`bodyBytes`) instead of the body.
+ * @returns the child's figures and its stdout/stderr (the handler's log).
+ */
+export async function runLambdaOnce(options: {
+  bundle: string;
+  apiKey: string;
+  functionId: string;
+  path: string;
+  body: unknown;
+  headers?: Record<string, string>;
+  profile?: { dir: string; name: string };
+  env?: Record<string, string>;
+}): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
   const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
   const { apiGatewayEvent } = await import('../../infra/local/event');
-  const { exportCampaignOperation } = await import('../../lib/exports/schema');
   const event = apiGatewayEvent({
     method: 'POST',
-    url: exportCampaignOperation.path,
-    headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json', host: '127.0.0.1', 'user-agent': 'bench' },
-    body: Buffer.from(JSON.stringify({ campaignId: options.campaignId })),
-    requestId: 'bench-export',
+    url: options.path,
+    headers: {
+      authorization: `Bearer ${options.apiKey}`,
+      'content-type': 'application/json',
+      host: '127.0.0.1',
+      'user-agent': 'bench',
+      ...options.headers,
+    },
+    body: Buffer.from(JSON.stringify(options.body)),
+    requestId: `bench-${options.functionId}`,
   });
   const { nodeOptionsOf } = await import('../../infra/memory');
-  const nodeOptions = nodeOptionsOf('CampaignsExport');
+  const nodeOptions = nodeOptionsOf(options.functionId);
   const profilerArgs = options.profile
     ? ['--cpu-prof', '--cpu-prof-dir', options.profile.dir, '--cpu-prof-name', options.profile.name]
     : [];
   const child = await run(
     process.execPath,
-    [...profilerArgs, path.join(CHILDREN, 'export-lambda.mjs'), JSON.stringify({ bundle: options.bundle, event })],
+    [
+      ...profilerArgs,
+      path.join(CHILDREN, 'export-lambda.mjs'),
+      JSON.stringify({ bundle: options.bundle, event, functionName: options.functionId }),
+    ],
     {
       env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
       maxBuffer: 64 * 1024 * 1024,

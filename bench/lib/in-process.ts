@@ -51,6 +51,22 @@ export async function inProcessOperation(operationPath: string, apiKey: string, 
   const route = API_ROUTES.find((r) => r.operation.path === operationPath);
   if (!route) throw new Error(`No API route for ${operationPath}`);
   const { handler } = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: ApiHandler };
+  const prepare = preparedInvocations(handler, operationPath, apiKey, body, route.functionId);
+  return { functionId: route.functionId, invoke: () => prepare()(), prepare };
+}
+
+/**
+ * Prepares invocations of a handler: each call builds a fresh event (new request ID, receive time now) and a
+ * Lambda context, and returns the invocation itself (see {@link InProcessOperation.prepare}).
+ * @throws from the invocation when the handler answers anything but 200.
+ */
+export function preparedInvocations(
+  handler: ApiHandler,
+  operationPath: string,
+  apiKey: string,
+  body: unknown,
+  functionId: string,
+): () => () => Promise<APIGatewayProxyStructuredResultV2> {
   const payload = Buffer.from(JSON.stringify(body));
   const headers = {
     authorization: `Bearer ${apiKey}`,
@@ -69,14 +85,14 @@ export async function inProcessOperation(operationPath: string, apiKey: string, 
       requestId,
       routeKey: `POST ${operationPath}`,
     });
-    const context = lambdaContext(route.functionId, requestId);
+    const context = lambdaContext(functionId, requestId);
     return async () => {
       const result = await invokeAsStandardLambda(handler, event, context);
-      if (result.statusCode !== 200) throw new Error(`${route.functionId} answered ${result.statusCode}: ${result.body}`);
+      if (result.statusCode !== 200) throw new Error(`${functionId} answered ${result.statusCode}: ${result.body}`);
       return result;
     };
   };
-  return { functionId: route.functionId, invoke: () => prepare()(), prepare };
+  return prepare;
 }
 
 /** The DynamoDB calls of one invocation, in waves of calls that were in flight together. */

@@ -19,6 +19,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { API_ROUTES, DOCS_ROUTES, GUIDES_ROUTE, SUPPORT_FUNCTIONS } from '../routes';
 import { API_CATALOG_PATH, LLMS_TXT_PATH } from '../../lib/contract/mcp';
 import { invokeLocally, lambdaContext } from './lambda-context';
+import { readBody } from './request-body';
 import { apiGatewayEvent } from './event';
 import type { LocalStepFunctions } from './step-functions';
 import type { Readiness } from './readiness';
@@ -154,17 +155,6 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: 
   });
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 /**
  * Writes a handler's result; `X-Request-Id` is the handler's own, or the server's request ID when it answered itself.
  * A streaming operation's success (lib/http/stream.ts) is piped as it comes, the same bytes the Lambda response
@@ -220,7 +210,7 @@ export async function startApiServer(
     const requestId = randomUUID();
     try {
       if (options.stepFunctions && req.method === 'POST' && String(req.headers['x-amz-target'] ?? '').startsWith('AWSStepFunctions.')) {
-        await options.stepFunctions.handle(req, res, (await readBody(req)) ?? Buffer.alloc(0));
+        await options.stepFunctions.handle(req, res, (await readBody(req, MAX_REQUEST_BYTES)) ?? Buffer.alloc(0));
         return;
       }
       if (req.method === 'GET' && url.pathname === '/') {
@@ -298,7 +288,7 @@ export async function startApiServer(
       const isDocs = (req.method === 'GET' && docsPaths.has(url.pathname)) || isGuide;
       const isMcp =
         url.pathname === SUPPORT_FUNCTIONS.mcp.path && (SUPPORT_FUNCTIONS.mcp.methods as readonly string[]).includes(req.method ?? '');
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_REQUEST_BYTES);
       if (body === undefined) {
         await send(res, failure(400, new InvalidRequestError('The request body is too large.', ['body: too large']).toJSON()), requestId);
         return;

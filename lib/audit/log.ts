@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AUDIT_INDEXES, keys } from '../db/table';
-import { batchGet } from '../db/batch';
+import { batchGet, batchPut } from '../db/batch';
 import { derivedId } from '../ids';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from '../http/request-record';
 import { OPERATOR_KEY_ID } from './schema';
@@ -96,14 +96,46 @@ export function auditEntryPut(tableName: string, organizationId: string, entry: 
 }
 
 /**
+ * Writes the entries of refusals (401 of a known key, 429) that arrive together in one process as one
+ * BatchWriteItem (up to 25 entries; more: several, in parallel): each caller's promise settles once its own
+ * entry is stored, so a refusal's answer still leaves after its entry (docs/audit.md "Refusals, and the cost of
+ * a flood"). The items are plain Puts: a refusal comes before any use case, so no transaction wrote its entry.
+ */
+function refusalWriter(client: DynamoDBDocumentClient, tableName: string): (item: Record<string, unknown>) => Promise<void> {
+  let waiting: { item: Record<string, unknown>; settle: (error?: unknown) => void }[] = [];
+  const flush = async () => {
+    const batch = waiting;
+    waiting = [];
+    try {
+      await batchPut(
+        client,
+        tableName,
+        batch.map(({ item }) => item),
+      );
+      for (const { settle } of batch) settle();
+    } catch (error) {
+      for (const { settle } of batch) settle(error);
+    }
+  };
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      // The first refusal of a turn of the event loop schedules the write; those of the same turn join it.
+      if (waiting.length === 0) setImmediate(() => void flush());
+      waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+}
+
+/**
  * The audit log as the request pipeline uses it (lib/http/request-record.ts), on one table.
  * @example
  * createApiHandler(operation, useCase, { findApiKey, audit: createRequestAudit({ client, tableName }) });
  */
 export function createRequestAudit({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): RequestAudit {
+  const writeRefusal = refusalWriter(client, tableName);
   return {
     changeItem: (record, campaignId) =>
       auditEntryPut(tableName, record.organizationId, auditEntryOf(record, { status: 200, code: null, campaignId })),
+    writeRefusal: (record, answer) => writeRefusal(auditEntryPut(tableName, record.organizationId, auditEntryOf(record, answer)).Put.Item),
     async writeAnswer(record, answer) {
       try {
         await client.send(new PutCommand(auditEntryPut(tableName, record.organizationId, auditEntryOf(record, answer)).Put));

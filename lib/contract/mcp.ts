@@ -21,7 +21,7 @@ import {
   listErasuresOperation,
   listSuppressionsOperation,
 } from '../privacy/schema';
-import { buildOpenApiDocument, SUPPORT } from './openapi';
+import { buildOpenApiDocument, documented, SUPPORT } from './openapi';
 
 /** MCP tool annotations (MCP specification, "Tool annotations"): hints a client shows its user. */
 export interface ToolAnnotations {
@@ -108,6 +108,40 @@ export function toolAnnotations(operation: Operation): ToolAnnotations {
   );
 }
 
+/**
+ * The annotations as `tools/list` carries them: only the hints that differ
+ * from what the MCP specification ("Tool annotations") says an absent hint
+ * means, so nothing is lost. `openWorldHint` is always written (its default is
+ * `true`); `readOnlyHint` only when true (default false); on a read-only tool
+ * `destructiveHint` and `idempotentHint` are left out (the specification gives
+ * them meaning only when `readOnlyHint` is false); otherwise `destructiveHint` is always written (the
+ * hint a client shows before a call) and `idempotentHint` only when true (default false).
+ */
+export function listedAnnotations(annotations: ToolAnnotations): Partial<ToolAnnotations> {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = annotations;
+  if (readOnlyHint) return { readOnlyHint, openWorldHint };
+  return { destructiveHint, ...(idempotentHint ? { idempotentHint } : {}), openWorldHint };
+}
+
+/**
+ * The annotations a client reads from {@link listedAnnotations}: each absent hint at the specification's default
+ * (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false, `openWorldHint` true), and on a read-only
+ * tool the values this server means (nothing destroyed, repeating it changes nothing).
+ */
+export function annotationsRead(listed: Partial<ToolAnnotations>): ToolAnnotations {
+  if (listed.readOnlyHint) return { ...READ, ...listed };
+  return { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...listed };
+}
+
+/** Most bytes of the `tools/list` answer (issue #42 budget: 64 KB). */
+export const TOOLS_LIST_BUDGET_BYTES = 64 * 1024;
+
+/**
+ * Most bytes of the `tools/list` answer the tools may take today (58 KB): the
+ * budget less 6 KB kept for the next tools (one tool takes 1 to 3 KB).
+ */
+export const TOOLS_LIST_HEADROOM_BYTES = 58 * 1024;
+
 /** Longest description of a tool, in characters (issue #42 budget). */
 export const MAX_TOOL_DESCRIPTION_CHARS = 1_000;
 
@@ -121,7 +155,8 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  annotations: ToolAnnotations;
+  /** The hints that differ from the specification's defaults ({@link listedAnnotations}). */
+  annotations: Partial<ToolAnnotations>;
   /** Whether a call may run as a task (MCP Tasks extension): on the tools of {@link TASK_TOOLS} only. */
   execution?: { taskSupport: 'optional' };
 }
@@ -206,12 +241,93 @@ function factorOneOf(node: Json): Json {
     properties,
     required,
     additionalProperties: false,
-    [keyword]: objects.map((branch) => {
-      const own = Object.fromEntries(Object.entries(branch.properties).filter(([name]) => sharedSchema(name) === undefined));
-      const extra = (branch.required ?? []).filter((name) => !required.includes(name));
-      return { ...(Object.keys(own).length ? { properties: own } : {}), ...(extra.length ? { required: extra } : {}) };
-    }),
+    [keyword]: mergeConstBranches(
+      objects.map((branch) => {
+        const own = Object.fromEntries(Object.entries(branch.properties).filter(([name]) => sharedSchema(name) === undefined));
+        const extra = (branch.required ?? []).filter((name) => !required.includes(name));
+        return { ...(Object.keys(own).length ? { properties: own } : {}), ...(extra.length ? { required: extra } : {}) };
+      }),
+    ),
   };
+}
+
+/**
+ * Factored branches where those that only fix one property to a value
+ * (`{properties: {status: {const: 'draft'}}}`) are written as one branch of
+ * the values (`{properties: {status: {enum: ['draft', 'enriching']}}}`), at
+ * the first one's place: the same instances match, and as they fix the same
+ * property to different values, never two branches at once.
+ */
+function mergeConstBranches(branches: Json[]): Json[] {
+  const constOnly = (branch: Json): [string, Json] | undefined => {
+    if (Object.keys(branch).length !== 1 || !isObject(branch.properties)) return undefined;
+    const entries = Object.entries(branch.properties);
+    const [name, schema] = entries[0] ?? [];
+    return entries.length === 1 && isObject(schema) && 'const' in schema && !('enum' in schema) ? [name!, schema] : undefined;
+  };
+  const groups = new Map<string, { at: number; name: string; rest: Json; values: unknown[] }>();
+  const merged: (Json | string)[] = [];
+  for (const branch of branches) {
+    const found = constOnly(branch);
+    if (!found) {
+      merged.push(branch);
+      continue;
+    }
+    const [name, { const: value, ...rest }] = found;
+    const key = JSON.stringify([name, rest]);
+    const group = groups.get(key);
+    if (group) group.values.push(value);
+    else {
+      groups.set(key, { at: merged.length, name, rest, values: [value] });
+      merged.push(key);
+    }
+  }
+  return merged.map((entry) => {
+    if (typeof entry !== 'string') return entry;
+    const { name, rest, values } = groups.get(entry)!;
+    return { properties: { [name]: values.length === 1 ? { ...rest, const: values[0] } : { ...rest, enum: values } } };
+  });
+}
+
+/**
+ * A regular expression with each character class of plain letters and digits
+ * (`[123456789ABC…xyz]`, the ID alphabet) written as ranges (`[1-9A-HJ-NP-Za-km-z]`): the same set of characters,
+ * in about a third of the characters. Any other part is kept as it is.
+ */
+export function compactPattern(pattern: string): string {
+  return pattern.replace(/\[([0-9A-Za-z]{4,})\]/g, (_, members: string) => {
+    const points = [...new Set([...members].map((char) => char.codePointAt(0)!))].sort((a, b) => a - b);
+    let out = '';
+    for (let start = 0; start < points.length;) {
+      let end = start;
+      while (end + 1 < points.length && points[end + 1] === points[end]! + 1) end++;
+      const run = points.slice(start, end + 1).map((point) => String.fromCodePoint(point));
+      out += run.length >= 3 ? `${run[0]}-${run[run.length - 1]}` : run.join('');
+      start = end + 1;
+    }
+    return `[${out}]`;
+  });
+}
+
+/**
+ * A description without what only an HTTP request can use: a tool's arguments
+ * are one JSON object and a tool call sends no header, so the sentences and
+ * parentheses about the form media types (`urlencoded`, `multipart`) go.
+ * Everything else is kept word for word.
+ */
+export function jsonOnlyText(text: string): string {
+  return text
+    .replace(/ \((?:[^()]|\([^()]*\))*\burlencoded\b(?:[^()]|\([^()]*\))*\)/g, '')
+    .split(/(?<=[.!?])(?<!\b(?:e\.g|i\.e)\.)\s+(?=[A-Z`(]|urlencoded)/)
+    .filter((sentence) => !/\burlencoded\b/.test(sentence))
+    .join(' ');
+}
+
+/** Whether a description only lists its node's enum values (`` `a`, `b` or `c`. ``), which the enum says already. */
+function onlyListsEnum(description: string, values: unknown): boolean {
+  if (!Array.isArray(values)) return false;
+  const rest = values.reduce<string>((text, value) => text.split(`\`${String(value)}\``).join(''), description);
+  return rest.replace(/\b(or|and)\b|[,.;\s]/g, '') === '';
 }
 
 /** Keywords that apply to every instance, whatever its type: a schema with one cannot take `null` by its `type`. */
@@ -252,20 +368,37 @@ export function compactSchema(schema: Json, { output = false }: { output?: boole
         names ||
         (!DOCUMENT_ONLY_KEYWORDS.has(key) &&
           !(key === 'pattern' && node.format === 'date-time') &&
-          !(output && key === 'description' && typeof value === 'string') &&
+          !(key === 'description' && typeof value === 'string' && (output || onlyListsEnum(value, node.enum))) &&
+          // `z.int()`'s safe-integer bounds: every integer an agent writes is inside them.
+          !(key === 'maximum' && value === Number.MAX_SAFE_INTEGER) &&
+          !(key === 'minimum' && value === Number.MIN_SAFE_INTEGER) &&
           !(output && BOUND_KEYWORDS.has(key))),
     );
-    const kept = Object.fromEntries(entries.map(([key, value]) => [key, trimmed(value, !names && SCHEMA_MAPS.has(key))]));
+    const edited = (key: string, value: unknown): unknown =>
+      names
+        ? value
+        : key === 'pattern' && typeof value === 'string'
+          ? compactPattern(value)
+          : key === 'description' && typeof value === 'string'
+            ? jsonOnlyText(value)
+            : value;
+    const kept = Object.fromEntries(entries.map(([key, value]) => [key, trimmed(edited(key, value), !names && SCHEMA_MAPS.has(key))]));
     return names ? kept : mergeNullable(factorOneOf(kept));
   };
-  // An output schema checks the answer's shape: the server wrote no other field, so "no other field" is not said.
+  // An output schema checks the answer's shape: the server wrote no other field, so "no other field" is not said;
+  // and a `const` or an `enum` of strings says the type already.
   const opened = (node: unknown, names = false): unknown => {
     if (Array.isArray(node)) return node.map((item) => opened(item));
     if (!isObject(node)) return node;
-    const entries = Object.entries(node).filter(([key, value]) => names || !(key === 'additionalProperties' && value === false));
+    const typedByValues =
+      node.type === 'string' &&
+      (typeof node.const === 'string' || (Array.isArray(node.enum) && node.enum.every((value) => typeof value === 'string')));
+    const entries = Object.entries(node).filter(
+      ([key, value]) => names || !((key === 'additionalProperties' && value === false) || (key === 'type' && typedByValues)),
+    );
     return Object.fromEntries(entries.map(([key, value]) => [key, opened(value, !names && SCHEMA_MAPS.has(key))]));
   };
-  const root = (output ? opened(trimmed(schema)) : trimmed(schema)) as Json;
+  const root = (output ? factorSharedFields(opened(trimmed(schema)) as Json) : trimmed(schema)) as Json;
   const counts = new Map<string, number>();
   const count = (node: unknown, names = false): void => {
     if (Array.isArray(node)) return node.forEach((item) => count(item));
@@ -285,7 +418,7 @@ export function compactSchema(schema: Json, { output = false }: { output?: boole
     const inner = () =>
       Object.fromEntries(Object.entries(node).map(([key, value]) => [key, shared(value, !names && SCHEMA_MAPS.has(key))]));
     const text = JSON.stringify(node);
-    if (names || (counts.get(text) ?? 0) < 2) return inner();
+    if (names || !worthSharing(text.length, counts.get(text) ?? 0)) return inner();
     let name = defNames.get(text);
     if (!name) {
       name = `s${defNames.size + 1}`;
@@ -295,17 +428,121 @@ export function compactSchema(schema: Json, { output = false }: { output?: boole
     return { $ref: `#/$defs/${name}` };
   };
   const compacted = Object.fromEntries(Object.entries(root).map(([key, value]) => [key, shared(value, SCHEMA_MAPS.has(key))]));
-  return defNames.size > 0 ? { ...compacted, $defs: defs } : compacted;
+  return defNames.size > 0 ? { ...compacted, $defs: { ...(isObject(compacted.$defs) ? compacted.$defs : {}), ...defs } } : compacted;
+}
+
+/** Fewest characters {@link factorSharedFields} must save to write a base. */
+const BASE_MIN_SAVING_CHARS = 100;
+
+/**
+ * An output schema whose objects share fields (the same name and schema, required or not in both) written with
+ * those fields once, as a base under `$defs` (`b1`, `b2`, …), and each of those objects as `allOf: [base]` plus its
+ * own fields: the campaign's fields in each event that carries a campaign. The same answers validate, because an
+ * output schema's objects are open (no `additionalProperties: false`), so `properties` and `required` add up across
+ * `allOf`. Only objects made of `type: "object"`, `properties` and `required` take part, and a base is written
+ * only when it saves {@link BASE_MIN_SAVING_CHARS} characters or more.
+ */
+function factorSharedFields(schema: Json): Json {
+  const root = JSON.parse(JSON.stringify(schema)) as Json;
+  const bases: Json = {};
+  const fieldsOf = (node: Json) => {
+    const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+    return new Map(
+      Object.entries(node.properties as Json).map(([name, property]) => [
+        `${name}\u0000${required.has(name)}\u0000${JSON.stringify(property)}`,
+        { name, property, required: required.has(name) },
+      ]),
+    );
+  };
+  for (let round = 1; round <= 4; round++) {
+    const candidates: Json[] = [];
+    const collect = (node: unknown, names = false): void => {
+      if (Array.isArray(node)) return node.forEach((item) => collect(item));
+      if (!isObject(node)) return;
+      if (
+        !names &&
+        node.type === 'object' &&
+        isObject(node.properties) &&
+        Object.keys(node).every((key) => ['type', 'properties', 'required'].includes(key))
+      )
+        candidates.push(node);
+      for (const [key, value] of Object.entries(node)) collect(value, !names && SCHEMA_MAPS.has(key));
+    };
+    collect(root, false);
+    const fields = candidates.map(fieldsOf);
+    // The fields two objects share, written once for every object that has them all: the choice that saves most.
+    // Each member gains `"allOf":[{"$ref":"#/$defs/bN"}]` (about 30 characters); the base adds its name and braces.
+    let best: { keys: string[]; group: Json[]; saving: number } | undefined;
+    for (let i = 0; i < fields.length; i++)
+      for (let j = i + 1; j < fields.length; j++) {
+        const keys = [...fields[i]!.keys()].filter((key) => fields[j]!.has(key));
+        if (keys.length < 2) continue;
+        const chars = keys.reduce((sum, key) => sum + key.length, 0);
+        const group = candidates.filter((_, index) => keys.every((key) => fields[index]!.has(key)));
+        const saving = (group.length - 1) * chars - group.length * 30 - 40;
+        if (saving > (best?.saving ?? 0)) best = { keys, group, saving };
+      }
+    if (!best || best.saving < BASE_MIN_SAVING_CHARS) break;
+    const { keys, group } = best;
+    const shared = keys.map((key) => fields[candidates.indexOf(group[0]!)]!.get(key)!);
+    const name = `b${round}`;
+    bases[name] = {
+      type: 'object',
+      properties: Object.fromEntries(shared.map((field) => [field.name, field.property])),
+      required: shared.filter((field) => field.required).map((field) => field.name),
+    };
+    const sharedNames = new Set(shared.map((field) => field.name));
+    for (const node of group) {
+      const properties = Object.fromEntries(Object.entries(node.properties as Json).filter(([field]) => !sharedNames.has(field)));
+      const required = (Array.isArray(node.required) ? (node.required as string[]) : []).filter((field) => !sharedNames.has(field));
+      for (const key of Object.keys(node)) delete node[key];
+      Object.assign(node, {
+        allOf: [{ $ref: `#/$defs/${name}` }],
+        ...(Object.keys(properties).length ? { properties } : {}),
+        ...(required.length ? { required } : {}),
+      });
+    }
+  }
+  return Object.keys(bases).length ? { ...root, $defs: bases } : root;
 }
 
 /** Smallest subschema, in characters of JSON, that {@link compactSchema} writes once when repeated. */
 export const SHARED_SUBSCHEMA_MIN_CHARS = 26;
 
-/** An operation's description cut to {@link MAX_TOOL_DESCRIPTION_CHARS} at a sentence end. */
-function toolDescription(summary: string, description: string): string {
-  const full = `${summary}. ${description}`;
-  if (full.length <= MAX_TOOL_DESCRIPTION_CHARS) return full;
-  const cut = full.slice(0, MAX_TOOL_DESCRIPTION_CHARS - 1);
+/**
+ * Whether a subschema of `chars` characters met `times` times is shorter written once under `$defs` and
+ * referenced: each use becomes `{"$ref":"#/$defs/sN"}` (about 21 characters) and the definition adds its name.
+ */
+function worthSharing(chars: number, times: number): boolean {
+  const reference = 21;
+  const definition = chars + 8;
+  return times >= 2 && chars >= SHARED_SUBSCHEMA_MIN_CHARS && times * chars > times * reference + definition;
+}
+
+/**
+ * An input schema without the descriptions of the fields the tool's description already tells how to fill: a
+ * top-level field it names as where a value goes ("Pass `nextCursor` unchanged as `cursor`…"), so the tool says it
+ * once. Every other description is kept.
+ */
+function givenByDescription(input: Json, description: string): Json {
+  if (!isObject(input.properties)) return input;
+  const properties = Object.fromEntries(
+    Object.entries(input.properties).map(([name, schema]) => {
+      if (!isObject(schema) || !description.includes(`as \`${name}\``)) return [name, schema];
+      const { description: _given, ...rest } = schema;
+      return [name, rest];
+    }),
+  );
+  return { ...input, properties };
+}
+
+/**
+ * A tool's description: the operation's, cut to {@link MAX_TOOL_DESCRIPTION_CHARS} at a sentence end. The summary is
+ * the tool's `title`, beside it in `tools/list`, so it is not repeated.
+ */
+function toolDescription(description: string): string {
+  if (description.length <= MAX_TOOL_DESCRIPTION_CHARS) return description;
+  const cut = description.slice(0, MAX_TOOL_DESCRIPTION_CHARS - 1);
   const end = cut.lastIndexOf('. ');
   return end > 0 ? cut.slice(0, end + 1) : `${cut}…`;
 }
@@ -327,12 +564,15 @@ export function operationSchemas(
   const envelope = inlineRefs(post.responses['200'].content['application/json'].schema, components) as {
     properties: { data: Record<string, unknown> };
   };
+  const description = jsonOnlyText(documented(operation).description);
   return {
     // MCP wants an object at the top: a oneOf of objects (create) is one.
-    input: compactSchema({ type: 'object', ...input }) as JsonSchema,
+    input: givenByDescription(compactSchema({ type: 'object', ...input }), description) as JsonSchema,
     output: compactSchema({ type: 'object', ...envelope.properties.data }, { output: true }) as JsonSchema,
     summary: String(post.summary),
-    description: String(post.description),
+    // The operation's own text: the document adds what only HTTP requests use (the `Idempotency-Key` header; a tool
+    // call sends none), and the form media types' notes go too.
+    description,
   };
 }
 
@@ -351,10 +591,10 @@ export function buildMcpTools(operations: readonly Operation[]): McpToolBinding[
       tool: {
         name,
         title: schemas.summary,
-        description: toolDescription(schemas.summary, schemas.description),
+        description: toolDescription(schemas.description),
         inputSchema: schemas.input,
         outputSchema: schemas.output,
-        annotations,
+        annotations: listedAnnotations(annotations),
         ...(TASK_TOOLS.has(operation.operationId) ? { execution: { taskSupport: 'optional' as const } } : {}),
       },
     };

@@ -858,7 +858,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
           type: 'http',
           scheme: 'bearer',
           description:
-            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`; any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`. ' +
+            'Organization API key: `Authorization: Bearer cek_…` (live). A test key, `cek_test_…`, acts on the organization’s test twin instead: its own campaigns, ledger, webhook endpoints and limits, 1,000,000 test credits, and a built-in warehouse where the account ID decides the outcome (`test_found_…`, `test_nocontacts_…`, `test_closed_…`, `test_inactive_…`, `test_crm_…`, `test_recent_…`, `test_fail_…`, `test_slow_…` (found, paced at 100 a second so partial results can be watched); any other ID is invalid). Live and test never see each other’s data; every answer to a test key carries `Test-Mode: true`. `cek_test_RevokedRevokedRevokedRevokedRevokedRevok` always answers 401 `revoked_api_key`. ' +
             `Each key holds scopes (${SCOPES.map((scope) => `\`${scope}\``).join(', ')}); each operation's security requirement names the one it needs, and a key without it answers 403 \`insufficient_scope\` (\`details.required\`) with nothing done.`,
         },
       },

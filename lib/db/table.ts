@@ -328,6 +328,18 @@ export const keys = {
    * partition per organization sorted by day, so a range of days is one Query.
    */
   requestDay: (organizationId: string, day: string) => ({ pk: `ORG#${organizationId}#LIMIT#REQUESTS`, sk: `DAY#${day}` }),
+  /**
+   * An organization's requests of one API key (`K`) or one campaign (`C`) in one UTC month (`YYYY-MM`), per day
+   * (lib/http/request-counts.ts, docs/data-model.md "Entities" (usage month)): one partition per organization, sorted by kind,
+   * month and ID, so the rows of a range are one Query of at most 4 months of items. Under `LIMIT#` like the other
+   * counters a read-only function may write ({@link LIMIT_COUNTER_KEY_PATTERN}).
+   */
+  usageMonth: (organizationId: string, kind: 'K' | 'C', month: string, id: string) => ({
+    pk: keys.usageMonths(organizationId),
+    sk: `${kind}#${month}#${id}`,
+  }),
+  /** The partition of {@link keys.usageMonth}. */
+  usageMonths: (organizationId: string) => `ORG#${organizationId}#LIMIT#USAGE`,
   /** When each API key of an organization was last used, to the minute (docs/authentication.md): one item per key ID, sorted as the key descriptions are. */
   keyLastUse: (organizationId: string, keyId: string) => ({
     pk: keys.keyLastUses(organizationId),

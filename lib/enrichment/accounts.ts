@@ -29,7 +29,7 @@ import {
 } from './outcomes';
 import { DEFAULT_ACCOUNTS_PAGE_SIZE, type CampaignAccountsInput } from './schema';
 import type { CampaignAccountsPage } from './docs';
-import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
+import { resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
 import { deliverableCounts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 
 /** What a page of account outcomes reads. */
@@ -44,7 +44,7 @@ export interface AccountsDependencies {
    */
   deliveryPolicy?: DeliveryPolicyOf;
   /** The result parts `contactsFound` is recounted from while suppressions are in force. */
-  results: Pick<ResultStore, 'readPart'>;
+  results: Pick<ResultStore, 'readBatchParts'>;
 }
 
 type Entry = CampaignAccountsPage['accounts'][number];
@@ -167,7 +167,9 @@ export async function listCampaignAccounts(
     const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
     const countsOf = (batch: number) =>
       policy.withhold
-        ? deps.results.readPart(resultPartKey(prefix, batch)).then((part) => deliverableCounts(new ResultPartReader(part), policy))
+        ? deps.results
+            .readBatchParts(prefix, batch)
+            .then((parts) => parts.flatMap((part) => deliverableCounts(new ResultPartReader(part), policy)))
         : deps.outcomes.readBatchContacts(manifest, batch);
     for (const batch of batches) if (!contacts.has(batch)) contacts.set(batch, countsOf(batch));
     const [objects, ...counts] = await Promise.all([

@@ -4,6 +4,7 @@
  * rewritten identically; money and state moves are conditional on the
  * attempt still being current and guarded by ledger keys).
  */
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { emitMetrics, logger } from '../observability';
 import type { AccountListStore } from '../account-lists/account-list';
 import type { CampaignStore } from '../campaigns/store';
@@ -47,6 +48,45 @@ export interface StepDependencies {
   deliveryPolicy: DeliveryPolicyOf;
   /** The results' sequence: a written batch becomes readable by taking its seqs (docs/results.md). */
   sequence: SequenceStore;
+  /** How batches holding paced accounts are processed (the test twin's `test_slow_` accounts); none: no account is paced. */
+  pacing?: BatchPacing;
+}
+
+/**
+ * Pacing of a batch (docs/test-mode.md "Slow accounts"): the accounts
+ * `paced` accepts are processed at most `perSecond` a second per attempt,
+ * across every batch of the attempt, and each processed part of a batch is
+ * made readable at once, so a reader sees partial results.
+ */
+export interface BatchPacing {
+  paced(accountId: string): boolean;
+  /** Paced accounts processed per second per attempt, at most (≥ 1). */
+  perSecond: number;
+}
+
+/** Time between two paced parts of an attempt (ms): each holds at most `perSecond` paced accounts. */
+const PACED_INTERVAL_MS = 1_000;
+
+/**
+ * The parts a batch is processed in when it holds paced accounts: in list
+ * order, each with at most `perSecond` paced accounts (the others ride
+ * along). Undefined when no account of the batch is paced: one part.
+ */
+export function pacedParts(accountIds: readonly string[], pacing: BatchPacing | undefined): string[][] | undefined {
+  if (!pacing || !accountIds.some((id) => pacing.paced(id))) return undefined;
+  const parts: string[][] = [[]];
+  let paced = 0;
+  for (const id of accountIds) {
+    if (pacing.paced(id)) {
+      if (paced === pacing.perSecond) {
+        parts.push([]);
+        paced = 0;
+      }
+      paced++;
+    }
+    parts.at(-1)!.push(id);
+  }
+  return parts;
 }
 
 type AttemptRef = Pick<EnrichmentExecutionInput, 'organizationId' | 'campaignId' | 'attemptId'>;
@@ -61,7 +101,15 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * organization may not be delivered (its suppressions and the global list,
  * read once per batch: an account left with none is `not_found` and refunded
  * at completion), writes the batch's result part, then
- * records its per-account outcomes (progress moves once per batch).
+ * records its per-account outcomes (progress moves once per batch) and makes
+ * the batch readable (its seqs, {@link makeBatchReadable}).
+ *
+ * A batch holding paced accounts (`pacing`: the test twin's `test_slow_`
+ * accounts, docs/test-mode.md "Slow accounts") is processed in parts
+ * ({@link pacedParts}), one per slot of the attempt's pace (the sequence
+ * head's, shared by every batch of the attempt): each part is read, written
+ * as its own result part and made readable before the next slot; its
+ * outcomes are recorded once the whole batch is done.
  *
  * With `campaigns` and `objects`, the batch then checks (consistent read)
  * that its attempt is still the campaign's live one: a batch still running
@@ -75,39 +123,59 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  */
 export async function findContactsBatch(
   deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> &
-    Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy'>>,
+    Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy' | 'pacing'>>,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
   now = new Date(),
 ): Promise<BatchSummary> {
   // The launch's fields of each account ride in the batch object: only the contacts are read here.
   const { accountIds, known } = await readBatchAccounts(deps, input);
-  const [accounts, policy] = await Promise.all([
-    deps.warehouse.getAccounts(accountIds, known),
-    (deps.deliveryPolicy ?? deliverAll)(input.organizationId),
-  ]);
-  const found = new Map(accounts.map((account) => [account.accountId, account]));
-  const enriched: EnrichedAccount[] = accountIds.map((accountId) => {
-    const account = found.get(accountId);
-    if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
-    const { status: _status, ...rest } = account;
-    return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
-  });
-  await deps.results.putPart(resultsPrefix(input.organizationId, input.campaignId, input.attemptId), input.batch.index, enriched);
+  // Read once per batch, beside the first warehouse read.
+  const policyRead = (deps.deliveryPolicy ?? deliverAll)(input.organizationId);
+  policyRead.catch(() => undefined);
+  const enrich = async (ids: readonly string[]): Promise<EnrichedAccount[]> => {
+    const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts([...ids], known), policyRead]);
+    const found = new Map(accounts.map((account) => [account.accountId, account]));
+    return ids.map((accountId) => {
+      const account = found.get(accountId);
+      if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
+      const { status: _status, ...rest } = account;
+      return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
+    });
+  };
+  const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
+  const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
+  const parts = readable ? pacedParts(accountIds, deps.pacing) : undefined;
+  let enriched: EnrichedAccount[];
+  let running = true;
+  if (parts && readable) {
+    // Paced: each part waits for the attempt's next slot, then is processed, written and made readable on its own.
+    enriched = [];
+    const expiresAt = expiresAtOf(readable, now);
+    for (const [chunk, ids] of parts.entries()) {
+      const slot = await readable.sequence.reserveSlot({ ...input, expiresAt }, PACED_INTERVAL_MS);
+      if (slot > Date.now()) await sleepFor(slot - Date.now());
+      const part = await enrich(ids);
+      await deps.results.putPart(prefix, input.batch.index, part, chunk);
+      enriched.push(...part);
+      if (!(await makeBatchReadable(readable, { ...input, chunk }, part, new Date()))) {
+        running = false;
+        break;
+      }
+    }
+  } else {
+    enriched = await enrich(accountIds);
+    await deps.results.putPart(prefix, input.batch.index, enriched);
+  }
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
-  await deps.outcomes.recordBatch({
-    organizationId: input.organizationId,
-    campaignId: input.campaignId,
-    evaluationId: input.attemptId,
-    batch: input.batch,
-    contactsFound: enriched.map((a) => a.contacts.length),
-  });
-  if (deps.sequence)
-    await makeBatchReadable(
-      { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 },
-      input,
-      enriched,
-      now,
-    );
+  if (running)
+    await deps.outcomes.recordBatch({
+      organizationId: input.organizationId,
+      campaignId: input.campaignId,
+      evaluationId: input.attemptId,
+      batch: input.batch,
+      contactsFound: enriched.map((a) => a.contacts.length),
+    });
+  if (readable && !parts) await makeBatchReadable(readable, input, enriched, now);
   if (
     deps.campaigns &&
     deps.objects &&
@@ -128,6 +196,10 @@ export async function findContactsBatch(
 /** How long sequence items outlive their batch beyond the result access period: an attempt enriches for far less (seconds). */
 const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
 
+/** When an attempt's sequence items may go (epoch seconds, the table's TTL). */
+const expiresAtOf = (deps: Pick<StepDependencies, 'resultsAccessPeriodSeconds'>, now: Date) =>
+  Math.floor(now.getTime() / 1000) + deps.resultsAccessPeriodSeconds + SEQUENCE_SLACK_SECONDS;
+
 /**
  * Makes a written batch readable (docs/results.md): its accounts
  * take the next seqs of the attempt, in part order, in one transaction that
@@ -137,7 +209,7 @@ const SEQUENCE_SLACK_SECONDS = 7 * 86_400;
  */
 export async function makeBatchReadable(
   deps: Pick<StepDependencies, 'sequence' | 'resultsAccessPeriodSeconds'>,
-  input: AttemptRef & { batch: BatchRef },
+  input: AttemptRef & { batch: BatchRef; chunk?: number },
   enriched: readonly EnrichedAccount[],
   now = new Date(),
 ) {
@@ -148,9 +220,10 @@ export async function makeBatchReadable(
       campaignId: input.campaignId,
       attemptId: input.attemptId,
       batchIndex: input.batch.index,
+      ...(input.chunk === undefined ? {} : { chunk: input.chunk }),
       accounts: enriched.length,
       found,
-      expiresAt: Math.floor(now.getTime() / 1000) + deps.resultsAccessPeriodSeconds + SEQUENCE_SLACK_SECONDS,
+      expiresAt: expiresAtOf(deps, now),
     },
     [{ key: keys.campaign(input.organizationId, input.campaignId), condition: campaignIs.runningAttempt(input.attemptId) }],
     // The event is written in the same transaction: a readable batch always has its event, a refused one none.

@@ -41,6 +41,12 @@ export interface ExportDependencies {
   quota?: (organizationId: string) => Promise<QuotaUse>;
   /** What may be delivered beyond the caller's selection (lib/results/deliverable.ts); none: everything stored. */
   deliveryPolicy?: DeliveryPolicyOf;
+  /**
+   * Writes the request's audit entry (docs/audit.md): the export changes no item of the table, so its entry is
+   * written once the file and its URL exist, before the answer; a failed write fails the export (its quota use is
+   * given back). None: not audited.
+   */
+  auditEntry?: (campaignId: string) => Promise<void>;
 }
 
 /** Object key of an export file (lib/objects.ts). */
@@ -177,6 +183,8 @@ export async function exportCampaign(
         expiresIn: lifetimeSeconds,
         signingDate: signedAt,
       });
+      // Last, so an entry says 200 only for an export that answers: an answered export always has its entry.
+      await deps.auditEntry?.(campaign.id);
       return {
         campaignId: campaign.id,
         url,

@@ -124,7 +124,7 @@ export async function* resultItems(
   const contacts: string[] = [];
   for await (const bytes of prefetchedParts(
     deps.results,
-    ranges.map((range) => resultPartKey(prefix, range.batchIndex)),
+    ranges.map((range) => resultPartKey(prefix, range.batchIndex, range.chunk)),
   )) {
     const range = ranges[index++]!;
     const part = new ResultPartReader(bytes);
@@ -142,6 +142,7 @@ export async function* resultItems(
 /**
  * Waits, one small read a second, until the attempt has a seq after
  * `afterSeq`, `waitSeconds` pass, or `signal` aborts.
+ * @param known - the attempt's last given seq as the caller just read it (no read then before the first second).
  * @returns the attempt's last given seq when the wait ended.
  */
 export async function waitForSeq(
@@ -150,11 +151,15 @@ export async function waitForSeq(
   afterSeq: number,
   waitMs: number,
   signal?: AbortSignal,
+  known?: number,
 ): Promise<number> {
   const until = Date.now() + waitMs;
-  let lastSeq = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
-  while (lastSeq <= afterSeq && Date.now() < until && !signal?.aborted) {
-    await sleepFor(Math.min(deps.pollMs ?? 1_000, until - Date.now()), undefined, { signal }).catch(() => undefined);
+  const pollMs = deps.pollMs ?? 1_000;
+  let lastSeq = known ?? (await deps.sequence.lastSeq(ref.campaignId, ref.attemptId));
+  // At most one look per poll interval: ⌈wait / interval⌉ looks, the last at the wait's end (a timer firing a
+  // millisecond early never adds one).
+  for (let look = 0, looks = Math.ceil(waitMs / pollMs); look < looks && lastSeq <= afterSeq && !signal?.aborted; look++) {
+    await sleepFor(Math.max(0, Math.min(pollMs, until - Date.now())), undefined, { signal }).catch(() => undefined);
     if (signal?.aborted) break;
     lastSeq = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
   }
@@ -200,7 +205,7 @@ export async function listCampaignResults(
   let { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, position);
   const wait = (input.waitSeconds ?? 0) * 1000;
   if (lastGiven <= afterSeq && opened.status === 'enriching' && lastGiven < opened.attempt.eligible && wait > 0) {
-    lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal);
+    lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal, lastGiven);
     // The campaign may have completed, failed or been canceled meanwhile.
     opened = await openResults(deps, organizationId, input.campaignId, position);
     if (opened.attempt.id !== ref.attemptId)
@@ -210,9 +215,12 @@ export async function listCampaignResults(
       );
   }
   const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
-  const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
   const accounts: ResultItem[] = [];
-  for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(item);
+  // The delivery policy is read only when there is something to deliver (an empty answer reads nothing more).
+  if (untilSeq > afterSeq) {
+    const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+    for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) accounts.push(item);
+  }
   return {
     campaignId: ref.campaignId,
     attemptId: ref.attemptId,

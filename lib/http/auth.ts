@@ -216,6 +216,23 @@ class RequestKeyCheck implements KeyCheck {
   }
 }
 
+/** Whom a key refused at its first read belonged to (see {@link refusedKeyOf}). */
+export interface RefusedKey {
+  organizationId: string;
+  /** The key's ID; `undefined` on keys from before key IDs. */
+  keyId: string | undefined;
+}
+
+/** The refusals of keys read and found revoked or expired, by error: the audit log names their organization. */
+const refusedKeys = new WeakMap<Error, RefusedKey>();
+
+/**
+ * The organization and key ID of a 401 refusal of a key that belongs to an organization (revoked or expired,
+ * read during {@link authenticate}); `undefined` for any other error, an unknown key's included (it names no
+ * organization: docs/audit.md "What is logged").
+ */
+export const refusedKeyOf = (error: unknown): RefusedKey | undefined => (error instanceof Error ? refusedKeys.get(error) : undefined);
+
 /** The credential of an `Authorization: Bearer <credential>` header; `undefined` for any other header. */
 const bearerCredential = (header: string | undefined): string | undefined =>
   header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] : undefined;
@@ -270,7 +287,9 @@ export async function authenticate(
   if (known !== undefined) {
     if (known.expiresAt !== undefined && Date.parse(known.expiresAt) <= now()) {
       cache!.forget(keyHash);
-      throw new ExpiredApiKeyError();
+      const expired = new ExpiredApiKeyError();
+      refusedKeys.set(expired, { organizationId: known.organizationId, keyId: known.keyId });
+      throw expired;
     }
     return new RequestKeyCheck(keyHash, known, findApiKey, now, () => cache!.forget(keyHash));
   }
@@ -284,7 +303,12 @@ export async function authenticate(
     expiresAt: record.expiresAt,
   };
   const check = new RequestKeyCheck(keyHash, identity, findApiKey, now);
-  check.confirm(record);
+  try {
+    check.confirm(record);
+  } catch (error) {
+    refusedKeys.set(error as Error, { organizationId: record.organizationId, keyId: record.keyId });
+    throw error;
+  }
   cache?.remember(keyHash, identity);
   return check;
 }

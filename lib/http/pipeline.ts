@@ -35,7 +35,7 @@ import type * as z from 'zod/mini';
 import { safeParse } from 'zod/mini';
 import { logger } from '../observability';
 import { isTestOrganizationId } from '../ids';
-import { ApiError, InsufficientScopeError, InternalError, InvalidRequestError } from '../errors';
+import { ApiError, InsufficientScopeError, InternalError, InvalidApiKeyError, InvalidRequestError } from '../errors';
 import { failure, success } from './envelope';
 import { formatIssues, formatPath, useEnglishIssueMessages } from './issues';
 import {
@@ -47,7 +47,7 @@ import {
   multipartToFields,
   nestFormFields,
 } from './form';
-import { authenticate, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
+import { authenticate, refusedKeyOf, type ApiKeyCache, type ApiKeyLookup, type KeyCheck } from './auth';
 import { formNestingViolation, jsonNestingViolation, MAX_NESTING_DEPTH } from './depth';
 import { API_FUNCTION_TIMEOUT_SECONDS, DeadlineExceededError, startDeadline, type RequestDeadline } from './deadline';
 import type { Operation } from './operation';
@@ -124,6 +124,14 @@ export interface RequestContext {
    * @param campaignId - the campaign the change is about (a new campaign's ID), if any.
    */
   auditItem?: (campaignId?: string | null) => TransactItem;
+  /**
+   * Writes this request's success entry now (docs/audit.md), for a use case whose change is not in the table (an
+   * export's file in S3): called last, before it answers, so an answered request always has its entry; a failed
+   * write rejects, and the request fails with it. The pipeline then writes no other entry for the success.
+   * Present on audited operations.
+   * @param campaignId - the campaign the change is about, if any.
+   */
+  writeAuditEntry?: (campaignId?: string | null) => Promise<void>;
 }
 
 type BodyKind = 'json' | 'urlencoded' | 'multipart';
@@ -142,7 +150,7 @@ interface PipelineContext extends Context {
   admission?: Promise<RequestAdmission | undefined>;
   /** The request's audit record, on an audited operation once its key's organization is known (lib/http/request-record.ts). */
   record?: RequestRecord;
-  /** Whether the use case took its audit entry into its change's transaction. */
+  /** Whether the use case took its audit entry into its change's transaction, or wrote it before answering. */
   auditedInTransaction?: boolean;
 }
 
@@ -214,6 +222,8 @@ const errorEnvelope = (
   onError: async (request: Request) => {
     await verifyOpenKeyCheck(request);
     const error = request.error;
+    // A key no organization stands behind (unknown) leaves no entry in anyone's audit log (docs/audit.md).
+    if (error instanceof InvalidApiKeyError) request.context.record = undefined;
     if (error instanceof ApiError && error.statusCode === 401) await giveBackAdmission(limiter, request.context);
     if (error instanceof ApiError && error.statusCode < 500) {
       request.response = failure(error.statusCode, error.toJSON());
@@ -406,14 +416,23 @@ const authentication = (
   keyCheck: KeyCheckMode,
   limiter: RequestLimiter | undefined,
   operation: Operation,
+  scopeStage: boolean,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: async (request: Request) => {
     const arrivedAt = new Date().toISOString();
-    const authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
+    let authenticated: KeyCheck;
+    try {
+      authenticated = await authenticate(request.event.headers?.authorization, findApiKey, cache);
+    } catch (error) {
+      // A revoked or expired key of an organization: its refusal of a write operation is that organization's to see.
+      const refused = operation.audited ? refusedKeyOf(error) : undefined;
+      if (refused) request.context.record = recordOf(request, operation, refused.organizationId, refused.keyId, arrivedAt);
+      throw error;
+    }
     const organizationId = authenticated.organizationId;
     request.context.organizationId = organizationId;
     logger.appendKeys({ organizationId });
-    if (operation.audited) request.context.record = recordOf(request, operation, authenticated.keyId, arrivedAt);
+    if (operation.audited) request.context.record = recordOf(request, operation, organizationId, authenticated.keyId, arrivedAt);
     // A refusal this process already knows of (the organization's window is used up) is answered at once:
     // no read, no write, no body. The key's organization is known; whether it is still valid changes
     // nothing of a refusal, which shows no data and does nothing.
@@ -428,13 +447,13 @@ const authentication = (
     request.context.admission = admission?.catch(() => undefined);
     const check = admission ? admittedKeyCheck(authenticated, admission) : authenticated;
     request.context.keyCheck = check;
-    if (!grants(check.scopes, operation.scope)) throw new InsufficientScopeError(operation.scope);
+    if (scopeStage && !grants(check.scopes, operation.scope)) throw new InsufficientScopeError(operation.scope);
     if (keyCheck === 'before') await check.ensure();
   },
 });
 
 /** The audit record of an audited request (lib/http/request-record.ts), once its organization is known. */
-function recordOf(request: Request, operation: Operation, keyId: string | undefined, at: string): RequestRecord {
+function recordOf(request: Request, operation: Operation, organizationId: string, keyId: string | undefined, at: string): RequestRecord {
   let idempotencyKey: string | null = null;
   if (operation.idempotent) {
     try {
@@ -444,7 +463,7 @@ function recordOf(request: Request, operation: Operation, keyId: string | undefi
     }
   }
   return {
-    organizationId: request.context.organizationId!,
+    organizationId,
     operation: operation.operationId,
     keyId: keyId ?? null,
     requestId: request.context.requestId ?? request.context.awsRequestId,
@@ -456,10 +475,11 @@ function recordOf(request: Request, operation: Operation, keyId: string | undefi
 }
 
 /**
- * Statuses the audit log leaves out (docs/audit.md): 401 (no key acted) and 429 (a refusal of the
- * request rate, which must cost its organization no write: docs/limits.md).
+ * Statuses of the refusals made before the request is read (docs/audit.md "Refusals, and the cost of a flood"): a
+ * 401 of a key that belongs to the organization (revoked, expired) and a 429 of the request rate. Their entries are
+ * written through {@link RequestAudit.writeRefusal}, several refusals of one process in one BatchWriteItem.
  */
-const UNAUDITED_STATUSES: ReadonlySet<number> = new Set([401, 429]);
+const REFUSAL_STATUSES: ReadonlySet<number> = new Set([401, 429]);
 
 /** The campaign an audited request names (its input's `campaignId`) or created (a success's campaign `id`). */
 function campaignOf(context: PipelineContext, response: APIGatewayProxyStructuredResultV2): string | null {
@@ -476,8 +496,9 @@ function campaignOf(context: PipelineContext, response: APIGatewayProxyStructure
 
 /**
  * Writes the audit entry of an answer no transaction carried (lib/http/request-record.ts):
- * every answer of an audited operation but a success whose change wrote its own, and but the
- * {@link UNAUDITED_STATUSES}. Awaited before the answer leaves; a failed write is logged and the answer stands.
+ * every answer of an audited operation whose organization is known but a success whose change wrote its own
+ * (a 401 of an unknown key has no record). Awaited before the answer leaves; a failed write is logged and the
+ * answer stands.
  */
 async function auditAnswer(
   audit: RequestAudit | undefined,
@@ -486,7 +507,7 @@ async function auditAnswer(
 ): Promise<void> {
   const record = context.record;
   const status = response.statusCode ?? 200;
-  if (!audit || !record || UNAUDITED_STATUSES.has(status)) return;
+  if (!audit || !record) return;
   if (context.auditedInTransaction && status >= 200 && status < 300) return;
   let code: string | null = null;
   if (status >= 300 && typeof response.body === 'string') {
@@ -498,7 +519,7 @@ async function auditAnswer(
   }
   const answer: RequestAnswer = { status, code, campaignId: campaignOf(context, response) };
   try {
-    await audit.writeAnswer(record, answer);
+    await (REFUSAL_STATUSES.has(status) ? audit.writeRefusal(record, answer) : audit.writeAnswer(record, answer));
   } catch (error) {
     logger.error('The audit entry of an answer could not be written', { error, status });
   }
@@ -564,6 +585,20 @@ const validation = <S extends z.core.$ZodObject>(
 };
 
 /**
+ * Counts a request whose valid body names a campaign (`campaignId`) for `org/usage` by campaign
+ * (docs/authentication.md "Usage"): in the limiter's memory, written with its usage months (no write now).
+ */
+const campaignUsage = (
+  limiter: RequestLimiter | undefined,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => {
+    const named = (request.context.input as { campaignId?: unknown } | undefined)?.campaignId;
+    const organizationId = request.context.organizationId;
+    if (limiter && organizationId && typeof named === 'string') limiter.countCampaign(organizationId, named);
+  },
+});
+
+/**
  * When a request's API key is verified (lib/http/auth.ts): `before` the use
  * case (one GetItem, unless this process read the key just now), or `in-read`:
  * the use case hands {@link RequestContext.keyCheck} to its store read, which
@@ -585,6 +620,10 @@ export type KeyCheckMode = 'before' | 'in-read';
  * @param dependencies.requestLimiter - the process's request-rate limit (lib/http/rate-limit.ts, docs/limits.md); none: no limit, no RateLimit fields.
  * @param options.keyCheck - when the key is verified ({@link KeyCheckMode}); default `before`.
  * @param options.headers - response headers drawn from a success's `data` (e.g. `Credits-Remaining`, docs/limits.md).
+ * @param options.withoutScopeStage - builds the pipeline without its scope stage: only for the bench's measure of
+ *   what the stage costs (bench/figures/keys.ts, "warm p50 with scopes ÷ without"). Never set by lib/root.ts, so
+ *   no deployed handler has it, and nothing at run time (setting, header, request) can turn the stage off;
+ *   test/scopes.test.ts fails if anything outside bench/ passes it.
  * @param options.settlesCommit - the use case settles a point of no return itself, past its deadline if need be
  *   (the launch: lib/enrichment/launch.ts): middy's early time-out, which would answer 500 while the outcome is
  *   still unknown, is off (docs/reliability.md, "Deadlines").
@@ -607,7 +646,12 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     requestLimiter?: RequestLimiter;
     audit?: RequestAudit;
   },
-  options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string>; settlesCommit?: boolean } = {},
+  options: {
+    keyCheck?: KeyCheckMode;
+    headers?: (data: R) => Record<string, string>;
+    settlesCommit?: boolean;
+    withoutScopeStage?: true;
+  } = {},
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(
@@ -629,6 +673,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
         options.keyCheck ?? 'before',
         dependencies.requestLimiter,
         operation as Operation,
+        options.withoutScopeStage !== true,
       ),
     )
     .use(bodyGuard(operation.jsonOnly))
@@ -652,6 +697,7 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     )
     .use(formFields())
     .use(validation(operation))
+    .use(campaignUsage(dependencies.requestLimiter))
     .use(
       (dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<
         APIGatewayProxyEventV2,
@@ -685,6 +731,10 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
                 auditItem: (campaignId?: string | null) => {
                   context.auditedInTransaction = true;
                   return audit.changeItem(context.record!, campaignId ?? null);
+                },
+                writeAuditEntry: async (campaignId?: string | null) => {
+                  await audit.writeAnswer(context.record!, { status: 200, code: null, campaignId: campaignId ?? null });
+                  context.auditedInTransaction = true;
                 },
               }
             : {}),

@@ -21,7 +21,16 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../db/table';
 import { RateLimitedError, type RateLimitPolicy } from '../errors';
 import type { KeyCheck } from './auth';
-import { UNNAMED_KEY, utcDay, type KeyUses, type RateWindow, type RequestDays } from './request-counts';
+import {
+  UNNAMED_KEY,
+  utcDay,
+  type KeyUses,
+  type RateWindow,
+  type RequestDays,
+  type UsageCount,
+  type UsageKind,
+  type UsageMonths,
+} from './request-counts';
 
 /** One limit: at most `limit` per window of `windowSeconds` (docs/limits.md). */
 export interface RatePolicy {
@@ -211,6 +220,9 @@ export class Remembered<T> extends Map<string, T> {
   }
 }
 
+/** Longest a process keeps usage month counts before writing them with a lease write (ms): usage lags by at most this. */
+export const USAGE_FLUSH_MS = 60_000;
+
 /** The largest lease, as a share of the limit (docs/limits.md "How the rate is counted"). */
 export const LEASE_SHARE = 0.05;
 
@@ -253,6 +265,12 @@ interface OrganizationState {
   pendingTotal: number;
   /** Window counters seen ended, removed by the next write. */
   ended: string[];
+  /** Requests per key and per campaign counted for the usage months and not written yet: `kind id day` → requests. */
+  usage: Map<string, number>;
+  /** Σ |requests| of {@link usage}. */
+  usageTotal: number;
+  /** When the oldest count of {@link usage} was made (epoch ms). */
+  usageSince: number;
   refused?: { admission: RequestAdmission; until: number };
 }
 
@@ -292,6 +310,7 @@ interface Taken {
 export class RequestLimiter {
   readonly #days: RequestDays;
   readonly #keyUses: KeyUses | undefined;
+  readonly #usage: UsageMonths | undefined;
   readonly #policyOf: RequestPolicyLookup;
   readonly #defaults: () => RatePolicy;
   readonly #policySeconds: number;
@@ -304,6 +323,7 @@ export class RequestLimiter {
   /**
    * @param options.days - the table's request day items.
    * @param options.keyUses - where each key's last minute of use goes; none: not recorded.
+   * @param options.usage - the usage months (requests per key and per campaign); none: not counted there.
    * @param options.policyOf - the organization's policy (its override or the default).
    * @param options.defaults - the deployment's policy, used for an organization not read yet.
    * @param options.policySeconds - how long a policy read is used before it is read again (seconds, default 60).
@@ -312,6 +332,7 @@ export class RequestLimiter {
   constructor(options: {
     days: RequestDays;
     keyUses?: KeyUses;
+    usage?: UsageMonths;
     policyOf: RequestPolicyLookup;
     defaults: () => RatePolicy;
     policySeconds?: number;
@@ -319,6 +340,7 @@ export class RequestLimiter {
   }) {
     this.#days = options.days;
     this.#keyUses = options.keyUses;
+    this.#usage = options.usage;
     this.#policyOf = options.policyOf;
     this.#defaults = options.defaults;
     this.#policySeconds = options.policySeconds ?? 60;
@@ -327,12 +349,57 @@ export class RequestLimiter {
 
   #stateOf(organizationId: string): OrganizationState {
     let state = this.#states.get(organizationId);
-    if (!state) this.#states.set(organizationId, (state = { pending: new Map(), pendingTotal: 0, ended: [] }));
+    if (!state)
+      this.#states.set(
+        organizationId,
+        (state = { pending: new Map(), pendingTotal: 0, ended: [], usage: new Map(), usageTotal: 0, usageSince: 0 }),
+      );
     return state;
+  }
+
+  /** Counts `n` requests of a key or campaign on the day for the usage months (not written yet). */
+  #tally(state: OrganizationState, kind: UsageKind, id: string, day: string, n: number): void {
+    if (!this.#usage) return;
+    const name = `${kind} ${id} ${day}`;
+    if (state.usage.size === 0) state.usageSince = this.#now();
+    state.usage.set(name, (state.usage.get(name) ?? 0) + n);
+    state.usageTotal += Math.abs(n);
+  }
+
+  /**
+   * Writes the organization's usage month counts (one UpdateItem per key or campaign and month, in parallel) when a
+   * lease's worth of requests is counted, a minute has passed since the oldest, or `force`; nothing otherwise. The
+   * counts of a failed write are kept for the next one.
+   * @param limit - the organization's request limit (a lease's worth is {@link LEASE_SHARE} of it).
+   * @throws the table's errors.
+   */
+  async #flushUsage(organizationId: string, state: OrganizationState, limit: number, force = false): Promise<void> {
+    if (!this.#usage || state.usage.size === 0) return;
+    const due =
+      force || state.usageTotal >= Math.max(1, Math.floor(limit * LEASE_SHARE)) || this.#now() - state.usageSince >= USAGE_FLUSH_MS;
+    if (!due) return;
+    const counts: UsageCount[] = [...state.usage].map(([name, n]) => {
+      const [kind, id, day] = name.split(' ') as [UsageKind, string, string];
+      return { kind, id, day, n };
+    });
+    state.usage = new Map();
+    state.usageTotal = 0;
+    const { failed, error } = await this.#usage.add(organizationId, counts);
+    for (const { kind, id, day, n } of failed) this.#tally(state, kind, id, day, n);
+    if (error !== undefined) throw error;
+  }
+
+  /**
+   * Counts a request whose body names a campaign, for `org/usage` by campaign (docs/authentication.md "Usage"):
+   * no write now; written with the organization's usage months ({@link #flushUsage}).
+   */
+  countCampaign(organizationId: string, campaignId: string): void {
+    this.#tally(this.#stateOf(organizationId), 'C', campaignId, utcDay(this.#now()), 1);
   }
 
   /** Counts `n` requests of the key on the day (not written yet). */
   #count(state: OrganizationState, key: string, day: string, n: number): void {
+    if (key !== UNNAMED_KEY) this.#tally(state, 'K', key, day, n);
     const perKey = state.pending.get(day) ?? new Map<string, number>();
     perKey.set(key, (perKey.get(key) ?? 0) + n);
     state.pending.set(day, perKey);
@@ -348,7 +415,12 @@ export class RequestLimiter {
   }
 
   #restore(state: OrganizationState, day: string, counts: ReadonlyMap<string, number>): void {
-    for (const [key, n] of counts) this.#count(state, key, day, n);
+    for (const [key, n] of counts) {
+      const perKey = state.pending.get(day) ?? new Map<string, number>();
+      perKey.set(key, (perKey.get(key) ?? 0) + n);
+      state.pending.set(day, perKey);
+      state.pendingTotal += n;
+    }
   }
 
   /** Writes the pending counts of every day but `except` (one UpdateItem each, in parallel). */
@@ -392,7 +464,9 @@ export class RequestLimiter {
     };
     const flushAt = Math.max(1, Math.floor(refused.admission.limit * LEASE_SHARE));
     if (state.pendingTotal < flushAt) return Promise.resolve(admission);
-    return this.#flushDays(organizationId, state).then(() => admission);
+    return Promise.all([this.#flushDays(organizationId, state), this.#flushUsage(organizationId, state, refused.admission.limit)]).then(
+      () => admission,
+    );
   }
 
   /** Records the key's use in this minute, once per minute per key in this process. */
@@ -441,10 +515,13 @@ export class RequestLimiter {
     const assumed = cached?.policy ?? this.#defaults();
     let lease = await this.#take(organizationId, state, assumed, now, cached === undefined);
     const policy = reading ? await reading : cached!.policy;
-    // The read found another window (the operator changed it): a lease in that one, the only case of a second
-    // round trip (once per organization and process; the first lease is in a window no one reads).
-    if (policy.windowSeconds !== assumed.windowSeconds) lease = await this.#take(organizationId, state, policy, now, false);
-    else if (lease && lease.count - lease.tokens > policy.limit) lease = undefined; // a lower limit than assumed
+    // The read found another window (the operator changed it), or a higher limit than the one assumed that the
+    // other processes' leases already passed (an organization whose limit was raised): a lease under the policy read,
+    // the only case of a second round trip (once per organization and process).
+    if (policy.windowSeconds !== assumed.windowSeconds || (lease === undefined && policy.limit > assumed.limit)) {
+      if (state.lease) state.lease.exhausted = false; // judged against the assumed limit
+      lease = await this.#take(organizationId, state, policy, now, false);
+    } else if (lease && lease.count - lease.tokens > policy.limit) lease = undefined; // a lower limit than assumed
     await keyUse;
     const { windowStart, resetSeconds } = windowAt(now, policy.windowSeconds);
     const admission: RequestAdmission = {
@@ -516,6 +593,7 @@ export class RequestLimiter {
       const [outcome] = await Promise.all([
         this.#days.write(organizationId, { day: lease.day, lease: { window: lease, ask, atMost: limit }, counts, remove }),
         this.#flushDays(organizationId, state, lease.day),
+        this.#flushUsage(organizationId, state, limit),
       ]);
       state.ended.push(...outcome.ended);
       lease.count = outcome.count;
@@ -560,7 +638,12 @@ export class RequestLimiter {
    * @throws the table's errors.
    */
   async flush(): Promise<void> {
-    await Promise.all([...this.#states].map(([organizationId, state]) => this.#flushDays(organizationId, state)));
+    await Promise.all(
+      [...this.#states].flatMap(([organizationId, state]) => [
+        this.#flushDays(organizationId, state),
+        this.#flushUsage(organizationId, state, 0, true),
+      ]),
+    );
   }
 }
 

@@ -10,6 +10,12 @@
  *
  * One UpdateItem per write, far below 1 KB for an organization's few keys: 1 WCU. The item is the one owner of these
  * attribute names: the limiter writes them, `org/usage` reads them ({@link requestsPerKey}).
+ *
+ * Beside it, the usage months (`keys.usageMonth`, {@link UsageMonths}): one item per organization, API key or
+ * campaign and UTC month, holding that key's or campaign's requests per day (`d:<DD>`): `org/usage` by key or by
+ * campaign reads at most 4 months of them per row (reads in proportion to the rows, not to days × keys). A campaign's
+ * requests are those whose body names its `campaignId`. The limiter writes them in the wave of a lease write, once
+ * it has counted a lease's worth of requests or a minute has passed (docs/data-model.md "Entities" (usage month)).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -188,4 +194,88 @@ export function createKeyUses({ client, tableName }: { client: DynamoDBDocumentC
       });
     },
   };
+}
+
+/** Prefix of a day's requests in a usage month item. */
+const DAY_PREFIX = 'd:';
+
+/** What a usage month counts: an API key's requests (`K`) or a campaign's (`C`). */
+export type UsageKind = 'K' | 'C';
+
+/** Requests to add to one key's or campaign's day. */
+export interface UsageCount {
+  kind: UsageKind;
+  /** The key ID or campaign ID. */
+  id: string;
+  /** UTC day (`YYYY-MM-DD`). */
+  day: string;
+  /** Requests (may be negative: a request given back). */
+  n: number;
+}
+
+/** The table side of the usage months (`org/usage` by key and by campaign). */
+export interface UsageMonths {
+  /**
+   * Adds the counts: one UpdateItem `ADD d:<DD> n` per key or campaign and month (its days together), in parallel.
+   * Never throws: the counts of the items whose write failed come back, with the first error, for the caller to keep.
+   */
+  add(organizationId: string, counts: readonly UsageCount[]): Promise<{ failed: UsageCount[]; error?: unknown }>;
+}
+
+/** Builds the DynamoDB implementation of {@link UsageMonths}. */
+export function createUsageMonths({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): UsageMonths {
+  return {
+    async add(organizationId, counts) {
+      const items = new Map<string, { kind: UsageKind; id: string; month: string; days: Map<string, number>; counts: UsageCount[] }>();
+      for (const count of counts) {
+        const { kind, id, day, n } = count;
+        if (n === 0) continue;
+        const month = day.slice(0, 7);
+        const name = `${kind}#${month}#${id}`;
+        let item = items.get(name);
+        if (!item) items.set(name, (item = { kind, id, month, days: new Map(), counts: [] }));
+        item.days.set(day, (item.days.get(day) ?? 0) + n);
+        item.counts.push(count);
+      }
+      const written = await Promise.allSettled(
+        [...items.values()].map(({ kind, id, month, days }) => {
+          const names: Record<string, string> = { '#id': 'id', '#month': 'month', '#ttl': 'ttl' };
+          const values: Record<string, unknown> = {
+            ':id': id,
+            ':month': month,
+            ':ttl': Date.parse(`${month}-01T00:00:00Z`) / 1000 + (REQUEST_DAY_TTL_DAYS + 31) * 86_400,
+          };
+          const adds = [...days].map(([day, n], i) => {
+            names[`#d${i}`] = `${DAY_PREFIX}${day.slice(8, 10)}`;
+            values[`:d${i}`] = n;
+            return `#d${i} :d${i}`;
+          });
+          return client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.usageMonth(organizationId, kind, month, id),
+              UpdateExpression: `SET #id = :id, #month = :month, #ttl = :ttl ADD ${adds.join(', ')}`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            }),
+          );
+        }),
+      );
+      const all = [...items.values()];
+      const failed = written.flatMap((outcome, i) => (outcome.status === 'rejected' ? all[i]!.counts : []));
+      const error = written.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')?.reason;
+      return error === undefined ? { failed } : { failed, error };
+    },
+  };
+}
+
+/** The key ID or campaign ID of a stored usage month item. */
+export const usageIdOf = (item: Record<string, unknown>): string => String(item.id);
+
+/** The requests per UTC day (`YYYY-MM-DD`) of a stored usage month item. */
+export function requestsPerDay(item: Record<string, unknown>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [name, value] of Object.entries(item))
+    if (name.startsWith(DAY_PREFIX)) counts.set(`${String(item.month)}-${name.slice(DAY_PREFIX.length)}`, Number(value));
+  return counts;
 }

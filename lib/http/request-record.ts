@@ -10,9 +10,14 @@
  *   {@link RequestContext.auditItem} (lib/http/pipeline.ts) for the item and puts it
  *   in the TransactWriteItems that makes the change, so a change is never without
  *   its entry and a failed transaction leaves none;
+ * - a success whose change is outside the table (an export's file) is written by
+ *   the use case before it answers ({@link RequestContext.writeAuditEntry}): a
+ *   failed write fails the request;
  * - every other answer (a refusal, a replayed idempotent answer, a success that
- *   changed nothing in the table, an error after a contributed item) is written
- *   by the pipeline once the answer is decided, before it is sent.
+ *   changed nothing, an error after a contributed item) is written by the
+ *   pipeline once the answer is decided, before it is sent; refusals at
+ *   authentication and by the request rate (401 of a key that belongs to the
+ *   organization, 429) go through {@link RequestAudit.writeRefusal}.
  */
 import type { TransactItem } from '../db/conditional';
 
@@ -55,4 +60,11 @@ export interface RequestAudit {
    * @throws whatever the write throws (the pipeline logs it; the answer stands).
    */
   writeAnswer(record: RequestRecord, answer: RequestAnswer): Promise<void>;
+  /**
+   * Writes the entry of a refusal at authentication or by the request rate (401 of a key that belongs to the
+   * organization, 429), unconditionally (nothing else writes it); the refusals of one moment in one process share
+   * one BatchWriteItem (docs/audit.md "Refusals, and the cost of a flood").
+   * @throws whatever the write throws (the pipeline logs it; the answer stands).
+   */
+  writeRefusal(record: RequestRecord, answer: RequestAnswer): Promise<void>;
 }

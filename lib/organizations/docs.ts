@@ -134,9 +134,10 @@ export const ApiKeyWithSecretSchema = z
 
 /** The counts of a usage row (docs/authentication.md "Usage"). */
 const usageCounts = {
-  requests: z.nullable(count()).check(
+  requests: count().check(
     z.meta({
-      description: 'Authenticated requests, refusals included; null on campaign rows (requests are counted per key and day).',
+      description:
+        'Authenticated requests, refusals included; on a campaign row, the requests whose valid body named the campaign (`campaignId`).',
       example: 1840,
     }),
   ),
@@ -201,7 +202,7 @@ export const organizationOperationDocs = [
   documentOperation(orgUsageOperation, {
     summary: "Read the organization's usage",
     description:
-      'Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests are every authenticated request, refusals included, counted per key and day (a request a container had not written yet when it stopped is missing: at most a lease of the request rate per organization, docs/limits.md); credits are the ledger’s charges and refunds in the range. Campaign rows carry `requests: null`: requests are not counted per campaign. Keys from before key IDs are counted in day rows only.',
+      'Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.',
     response: UsageSchema,
     errors: ['invalid_request', 'revoked_api_key'],
     example: { from: '2026-11-01', to: '2026-11-30', groupBy: 'key' },

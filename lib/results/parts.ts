@@ -58,8 +58,13 @@ import { objectKeys } from '../objects';
 /** Prefix of an attempt's result parts (lib/objects.ts). */
 export const resultsPrefix = objectKeys.resultsPrefix;
 
-/** Object key of one result part. */
-export const resultPartKey = (prefix: string, index: number) => `${prefix}part-${String(index).padStart(6, '0')}.bin`;
+/**
+ * Object key of one result part: a workflow batch's, or one part (`chunk`) of
+ * a batch made readable in parts (lib/results/sequence.ts). Keys sort in
+ * eligible-list order either way.
+ */
+export const resultPartKey = (prefix: string, index: number, chunk?: number) =>
+  `${prefix}part-${String(index).padStart(6, '0')}${chunk === undefined ? '' : `-${String(chunk).padStart(4, '0')}`}.bin`;
 
 /** The first bytes of every result part written now: the layout's name and version. */
 const MAGIC = Buffer.from('CEP2', 'latin1');
@@ -290,8 +295,8 @@ function encodeLegacyPart(bytes: Uint8Array): Buffer {
 
 /** Storage of result parts. */
 export interface ResultStore {
-  /** Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}. */
-  putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[]): Promise<void>;
+  /** Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey}. */
+  putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[], chunk?: number): Promise<void>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
   /**
@@ -300,31 +305,47 @@ export interface ResultStore {
    * with {@link ResultPartReader}.
    */
   readPart(key: string): Promise<Uint8Array>;
+  /**
+   * The part(s) of one workflow batch, in order: its own part, or, for a
+   * batch made readable in parts, each of them ({@link resultPartKey}).
+   */
+  readBatchParts(prefix: string, index: number): Promise<Uint8Array[]>;
   /** Replaces one part (by key) with bytes of the current layout ({@link withoutContacts}). */
   replacePart(key: string, bytes: Uint8Array): Promise<void>;
 }
 
 /** Builds the S3 implementation of {@link ResultStore}. */
 export function createResultStore({ client, bucketName }: { client: S3Client; bucketName: string }): ResultStore {
+  const listParts = async (prefix: string) => (await listKeys(client, bucketName, prefix)).sort();
+  const readPart = async (key: string) => {
+    const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
+    if (!Body) throw new Error(`Result part ${key} has no body`);
+    const bytes = await Body.transformToByteArray();
+    return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
+  };
   return {
-    async putPart(prefix, index, accounts) {
+    async putPart(prefix, index, accounts, chunk) {
       await client.send(
         new PutObjectCommand({
           Bucket: bucketName,
-          Key: resultPartKey(prefix, index),
+          Key: resultPartKey(prefix, index, chunk),
           Body: encodePart(accounts),
           ContentType: 'application/octet-stream',
         }),
       );
     },
-    async listParts(prefix) {
-      return (await listKeys(client, bucketName, prefix)).sort();
-    },
-    async readPart(key) {
-      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
-      if (!Body) throw new Error(`Result part ${key} has no body`);
-      const bytes = await Body.transformToByteArray();
-      return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
+    listParts,
+    readPart,
+    async readBatchParts(prefix, index) {
+      try {
+        return [await readPart(resultPartKey(prefix, index))];
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
+        // A batch made readable in parts: `part-<index>-<chunk>.bin`, listed in order.
+        const keys = await listParts(resultPartKey(prefix, index).replace(/\.bin$/, '-'));
+        if (keys.length === 0) throw error;
+        return Promise.all(keys.map((key) => readPart(key)));
+      }
     },
     async replacePart(key, bytes) {
       await client.send(new PutObjectCommand({ Bucket: bucketName, Key: key, Body: bytes, ContentType: 'application/octet-stream' }));

@@ -6,9 +6,13 @@
  *
  * Two kinds of items (docs/data-model.md):
  * - the head of an attempt (`keys.resultsHead`): `lastSeq`, the seqs given so
- *   far, and per batch index the last seq it got (`batches`);
- * - one range per readable batch (`keys.resultsRange`, sorted by its last
- *   seq): `fromSeq`, `toSeq`, the batch's index (its result part) and counts.
+ *   far, and per batch index the last seq it got (`batches`); a batch made
+ *   readable in parts (a paced batch, docs/test-mode.md "Slow accounts") has
+ *   an entry per part (`<batch>.<part>`), and the head then also holds
+ *   `pacedNext`, the earliest time of the attempt's next paced step;
+ * - one range per readable batch or part of a batch (`keys.resultsRange`,
+ *   sorted by its last seq): `fromSeq`, `toSeq`, the batch's index and part
+ *   (its result part) and counts.
  *
  * A batch takes the seqs after the head's `lastSeq` in one transaction that
  * moves the head only if it still reads that `lastSeq` and has not seen the
@@ -20,7 +24,7 @@
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../db/table';
-import { transactWrite } from '../db/conditional';
+import { transactWrite, updateIf } from '../db/conditional';
 import type { TransactItem } from '../credits/ledger';
 import type { Clause } from '../db/expression';
 
@@ -37,6 +41,8 @@ export interface SeqRange {
   toSeq: number;
   /** Index of the workflow batch, and of its result part (lib/results/parts.ts resultPartKey). */
   batchIndex: number;
+  /** The part of the batch these seqs belong to, for a batch made readable in parts (a paced batch); absent: the whole batch. */
+  chunk?: number;
   /** Accounts with at least one contact / with none. */
   found: number;
   notFound: number;
@@ -48,7 +54,13 @@ export interface SequenceRequest {
   campaignId: string;
   attemptId: string;
   batchIndex: number;
-  /** Accounts of the batch, in part order (≥ 1). */
+  /**
+   * The part of the batch to sequence, for a batch made readable in parts
+   * (0, 1, …, each its own result part): each part takes its seqs on its
+   * own. Absent: the whole batch at once.
+   */
+  chunk?: number;
+  /** Accounts of the batch (or of its part), in part order (≥ 1). */
   accounts: number;
   found: number;
   /** When the items may be removed (epoch seconds, the table's TTL): after the attempt's results can no longer be read. */
@@ -81,7 +93,22 @@ export interface SequenceStore {
    * at least `accounts` such seqs (strongly consistent).
    */
   rangesAfter(campaignId: string, attemptId: string, afterSeq: number, accounts: number): Promise<SeqRange[]>;
+  /**
+   * Reserves the attempt's next paced slot: the time (epoch ms) from which
+   * the caller may do one paced step, at least `intervalMs` after the slot
+   * reserved before it (the first: now). Slots are held on the head, so
+   * every batch of the attempt, in any process, shares one pace. One
+   * conditional write (a retry when another batch reserved first).
+   */
+  reserveSlot(
+    request: Pick<SequenceRequest, 'organizationId' | 'campaignId' | 'attemptId' | 'expiresAt'>,
+    intervalMs: number,
+    now?: number,
+  ): Promise<number>;
 }
+
+/** The head's key of a batch, or of one part of a batch (`<batch>.<chunk>`), in its `batches` map. */
+const headKeyOf = (batchIndex: number, chunk: number | undefined) => (chunk === undefined ? String(batchIndex) : `${batchIndex}.${chunk}`);
 
 /** Transaction retries when another batch moved the head first. */
 const MAX_RACES = 50;
@@ -91,6 +118,7 @@ const toRange = (item: Record<string, unknown>): SeqRange => ({
   fromSeq: Number(item.fromSeq),
   toSeq: Number(item.toSeq),
   batchIndex: Number(item.batchIndex),
+  ...(item.chunk === undefined ? {} : { chunk: Number(item.chunk) }),
   found: Number(item.found),
   notFound: Number(item.notFound),
 });
@@ -110,10 +138,11 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
 
   return {
     async assign(request, guards, items) {
-      const { campaignId, attemptId, batchIndex } = request;
+      const { campaignId, attemptId, batchIndex, chunk } = request;
+      const headKey = headKeyOf(batchIndex, chunk);
       for (let race = 0; race < MAX_RACES; race++) {
         const current = await head(campaignId, attemptId);
-        const done = (current?.batches as Record<string, number> | undefined)?.[String(batchIndex)];
+        const done = (current?.batches as Record<string, number> | undefined)?.[headKey];
         if (done !== undefined) return { ok: true, range: await rangeOf(campaignId, attemptId, done), fresh: false };
         const lastSeq = Number(current?.lastSeq ?? 0);
         const range: SeqRange = {
@@ -121,6 +150,7 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
           fromSeq: lastSeq + 1,
           toSeq: lastSeq + request.accounts,
           batchIndex,
+          ...(chunk === undefined ? {} : { chunk }),
           found: request.found,
           notFound: request.accounts - request.found,
         };
@@ -131,7 +161,7 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
                 Key: keys.resultsHead(campaignId, attemptId),
                 UpdateExpression: 'SET lastSeq = :to, batches.#batch = :to',
                 ConditionExpression: 'lastSeq = :last AND attribute_not_exists(batches.#batch)',
-                ExpressionAttributeNames: { '#batch': String(batchIndex) },
+                ExpressionAttributeNames: { '#batch': headKey },
                 ExpressionAttributeValues: { ':to': range.toSeq, ':last': lastSeq },
               },
             }
@@ -145,7 +175,7 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
                   campaignId,
                   attemptId,
                   lastSeq: range.toSeq,
-                  batches: { [String(batchIndex)]: range.toSeq },
+                  batches: { [headKey]: range.toSeq },
                   ttl: request.expiresAt,
                 },
                 ConditionExpression: 'attribute_not_exists(pk)',
@@ -180,6 +210,40 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
         // Another batch (or a try of this one) moved the head first: read it again.
       }
       throw new Error(`Sequencing batch ${batchIndex} of attempt ${attemptId} lost ${MAX_RACES} races`);
+    },
+
+    async reserveSlot(request, intervalMs, now = Date.now()) {
+      const { campaignId, attemptId } = request;
+      let current = await head(campaignId, attemptId);
+      for (let race = 0; race < MAX_RACES; race++) {
+        const previous = current?.pacedNext === undefined ? undefined : Number(current.pacedNext);
+        const slot = Math.max(now, previous ?? now);
+        const outcome = await updateIf(client, {
+          TableName: tableName,
+          Key: keys.resultsHead(campaignId, attemptId),
+          // A head made here is the head assign() expects: no seq given yet, no batch seen.
+          UpdateExpression:
+            'SET pacedNext = :next, lastSeq = if_not_exists(lastSeq, :zero), batches = if_not_exists(batches, :none), #type = :type, organizationId = :org, campaignId = :campaign, attemptId = :attempt, #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: previous === undefined ? 'attribute_not_exists(pacedNext)' : 'pacedNext = :previous',
+          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':next': slot + intervalMs,
+            ':zero': 0,
+            ':none': {},
+            ':type': 'resultsHead',
+            ':org': request.organizationId,
+            ':campaign': campaignId,
+            ':attempt': attemptId,
+            ':ttl': request.expiresAt,
+            ...(previous === undefined ? {} : { ':previous': previous }),
+          },
+          ReturnValues: 'NONE',
+        });
+        if (outcome.ok) return slot;
+        // Another batch reserved a slot first: try after it (the head as the refusal returned it).
+        current = outcome.old;
+      }
+      throw new Error(`Pacing attempt ${attemptId} lost ${MAX_RACES} races`);
     },
 
     async lastSeq(campaignId, attemptId) {

@@ -11,6 +11,7 @@
  * | `test_crm_…`             | active, a CRM target: `crm_excluded` (lib/test-mode/history.ts) |
  * | `test_recent_…`          | active, enriched a minute ago: `recently_enriched` when `excludeEnrichedWithinDays` ≥ 1 (lib/test-mode/history.ts) |
  * | `test_fail_…`            | active; reading its contacts fails, so the attempt fails: `failed`, refunded |
+ * | `test_slow_…`            | as `test_found_`, paced: at most 100 a second per campaign, each readable within a second ({@link testPacing}) |
  * | anything else            | unknown: `invalid` |
  *
  * `test_crm_` and `test_recent_` accounts that are enriched (no window, for
@@ -26,7 +27,7 @@ import { blankAccount, blankContact, type AccountStatus, type WarehouseAccount, 
 import type { Warehouse, WarehouseAccountFields } from '../warehouse/warehouse';
 
 /** What a test account ID says about its account (its prefix, docs/test-mode.md). */
-export type TestAccountKind = 'found' | 'nocontacts' | 'closed' | 'inactive' | 'crm' | 'recent' | 'fail';
+export type TestAccountKind = 'found' | 'nocontacts' | 'closed' | 'inactive' | 'crm' | 'recent' | 'fail' | 'slow';
 
 /** The prefixes of the test warehouse, each with the kind it gives (docs/test-mode.md). */
 export const TEST_ACCOUNT_PREFIXES: Readonly<Record<TestAccountKind, string>> = {
@@ -37,6 +38,22 @@ export const TEST_ACCOUNT_PREFIXES: Readonly<Record<TestAccountKind, string>> = 
   crm: 'test_crm_',
   recent: 'test_recent_',
   fail: 'test_fail_',
+  slow: 'test_slow_',
+};
+
+/** `test_slow_` accounts processed at most this many a second per campaign (docs/test-mode.md "Slow accounts"). */
+export const TEST_SLOW_ACCOUNTS_PER_SECOND = 100;
+
+/**
+ * How the workflow paces the test twin's batches (lib/enrichment/steps.ts
+ * `BatchPacing`): `test_slow_` accounts go at most
+ * {@link TEST_SLOW_ACCOUNTS_PER_SECOND} a second per campaign, and each part
+ * of a batch is readable as soon as it is processed, so partial results can
+ * be watched (docs/test-mode.md "Slow accounts").
+ */
+export const testPacing = {
+  paced: (accountId: string): boolean => accountId.startsWith(TEST_ACCOUNT_PREFIXES.slow),
+  perSecond: TEST_SLOW_ACCOUNTS_PER_SECOND,
 };
 
 const KINDS = Object.entries(TEST_ACCOUNT_PREFIXES) as [TestAccountKind, string][];

@@ -19,6 +19,7 @@
  * crash) is made again once its lease ends.
  */
 import { Webhook } from 'standardwebhooks';
+import type { TransactItem } from '../db/conditional';
 import { NotFoundError, WebhookEndpointDisabledError } from '../errors';
 import { newWebhookDeliveryId } from '../ids';
 import { emitMetrics, logger } from '../observability';
@@ -163,6 +164,7 @@ async function record(
   seen: WebhookMessageRecord,
   attempt: { at: Date; outcome: HttpOutcome; trigger: WebhookDeliveryRecord['trigger'] },
   decide: (message: WebhookMessageRecord) => AttemptResult,
+  alsoPut: readonly TransactItem[] = [],
 ): Promise<{ delivery: WebhookDeliveryRecord; result: AttemptResult }> {
   const id = newWebhookDeliveryId(attempt.at);
   for (
@@ -187,7 +189,7 @@ async function record(
       error: errorOf(attempt.outcome),
       nextAttemptAt: result.state === 'pending' ? result.nextAttemptAt : null,
     };
-    if (await deps.webhooks.recordAttempt(message, delivery, result)) return { delivery, result };
+    if (await deps.webhooks.recordAttempt(message, delivery, result, alsoPut)) return { delivery, result };
   }
   throw new Error(`Webhook message ${seen.id} disappeared while its attempt was being recorded`);
 }
@@ -269,6 +271,7 @@ export async function redeliverMessage(
   deps: DeliveryDependencies,
   organizationId: string,
   ref: { messageId: string } | { deliveryId: string },
+  auditItem?: () => TransactItem,
 ): Promise<WebhookDeliveryRecord> {
   let messageId: string;
   if ('deliveryId' in ref) {
@@ -286,12 +289,18 @@ export async function redeliverMessage(
   if (endpoint.status === 'disabled') throw new WebhookEndpointDisabledError(endpoint.id);
   const at = new Date();
   const outcome = await send(deps, message, endpoint, at);
-  const { delivery } = await record(deps, message, { at, outcome, trigger: 'redeliver' }, (current) => {
-    if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: false };
-    if (outcome.status === 410 && current.state === 'pending')
-      return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
-    return { state: current.state, nextAttemptAt: current.nextAttemptAt, endedReason: current.endedReason, scheduled: false };
-  });
+  const { delivery } = await record(
+    deps,
+    message,
+    { at, outcome, trigger: 'redeliver' },
+    (current) => {
+      if (succeeded(outcome)) return { state: 'delivered', nextAttemptAt: null, endedReason: null, scheduled: false };
+      if (outcome.status === 410 && current.state === 'pending')
+        return { state: 'failed', nextAttemptAt: null, endedReason: 'endpoint_gone', scheduled: false };
+      return { state: current.state, nextAttemptAt: current.nextAttemptAt, endedReason: current.endedReason, scheduled: false };
+    },
+    auditItem ? [auditItem()] : [],
+  );
   await disableIfGone(deps, outcome, endpoint, new Date());
   if (delivery.status === 'failed') emitMetrics({ WebhookAttemptsFailed: 1 });
   return delivery;

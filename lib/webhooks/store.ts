@@ -168,8 +168,16 @@ export interface WebhookStore {
     now: Date,
     leaseUntil: Date,
   ): Promise<{ ok: true; message: WebhookMessageRecord } | { ok: false; message: WebhookMessageRecord | undefined }>;
-  /** Logs an attempt and moves its message on, atomically, if the message made no other attempt since `seen`. */
-  recordAttempt(seen: WebhookMessageRecord, delivery: WebhookDeliveryRecord, result: AttemptResult): Promise<boolean>;
+  /**
+   * Logs an attempt and moves its message on, atomically, if the message made no other attempt since `seen`.
+   * @param alsoPut - items written in the same transaction (a redelivery's audit entry, docs/audit.md).
+   */
+  recordAttempt(
+    seen: WebhookMessageRecord,
+    delivery: WebhookDeliveryRecord,
+    result: AttemptResult,
+    alsoPut?: readonly TransactItem[],
+  ): Promise<boolean>;
   /** Ends a message without an attempt (its endpoint was deleted or disabled). */
   endMessage(organizationId: string, messageId: string, reason: string): Promise<void>;
   getDelivery(organizationId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined>;
@@ -401,7 +409,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
         : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
     },
 
-    async recordAttempt(seen, delivery, result) {
+    async recordAttempt(seen, delivery, result, alsoPut = []) {
       const pending = result.state === 'pending' && result.nextAttemptAt;
       const change: Change = {
         set: {
@@ -433,6 +441,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
+          ...alsoPut,
         ],
       });
       return outcome.ok;

@@ -217,10 +217,18 @@ export async function listWebhookDeliveries(
   };
 }
 
-/** Sends a message again now (see {@link redeliverMessage}). */
-export async function redeliverWebhook(deps: DeliveryDependencies, organizationId: string, input: RedeliverInput) {
+/**
+ * Sends a message again now (see {@link redeliverMessage}); with `auditItem`, the request's audit entry is written in
+ * the transaction that logs the attempt (docs/audit.md).
+ */
+export async function redeliverWebhook(
+  deps: DeliveryDependencies,
+  organizationId: string,
+  input: RedeliverInput,
+  auditItem?: () => TransactItem,
+) {
   const ref = input.messageId !== undefined ? { messageId: input.messageId } : { deliveryId: input.deliveryId! };
-  return toApiDelivery(await redeliverMessage(deps, organizationId, ref));
+  return toApiDelivery(await redeliverMessage(deps, organizationId, ref, auditItem));
 }
 
 /** An event as the feed shows it: its ID, type, time and the `data` its webhook body carries (docs/events.md). */

@@ -313,16 +313,18 @@ describe('CampaignEnrichment-dev', () => {
     expect(Object.keys(fns).length).toBeGreaterThan(holders.length + 20);
   });
 
-  it('gives only the functions of infra/memory.ts FUNCTION_NODE_OPTIONS their V8 settings (the export: a small semi-space)', () => {
-    expect(Object.keys(FUNCTION_NODE_OPTIONS)).toEqual(['CampaignsExport']);
+  it('gives only the functions of infra/memory.ts FUNCTION_NODE_OPTIONS their V8 settings (the export and the results stream: a small semi-space)', () => {
+    expect(Object.keys(FUNCTION_NODE_OPTIONS)).toEqual(['CampaignsExport', 'CampaignsResultsStream']);
     const fns = template.findResources('AWS::Lambda::Function');
     const withOptions = Object.values(fns).filter(
       (fn) =>
         (fn.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables?.NODE_OPTIONS !== undefined,
     );
-    expect(withOptions).toHaveLength(1);
-    const exportFn = built.stack.functions.get('CampaignsExport')!;
-    expect(fns[logicalId(exportFn.function)]?.Properties.Environment.Variables.NODE_OPTIONS).toBe('--max-semi-space-size=2');
+    expect(withOptions).toHaveLength(2);
+    for (const id of ['CampaignsExport', 'CampaignsResultsStream']) {
+      const fn = built.stack.functions.get(id)!;
+      expect(fns[logicalId(fn.function)]?.Properties.Environment.Variables.NODE_OPTIONS).toBe('--max-semi-space-size=2');
+    }
   });
 
   it('builds the table from TABLE_DEFINITION: pk/sk strings, every GSI with its INCLUDE projection, TTL, on demand, PITR', () => {

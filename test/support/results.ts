@@ -61,3 +61,67 @@ export interface Item {
   account: Record<string, unknown>;
   contacts: Record<string, unknown>[];
 }
+
+const STREAM = '/v1/campaigns/results/stream';
+
+/** One object of the stream, and for SSE its event name, id, or that it was a comment. */
+export interface Received {
+  object: { type: string; seq?: number; lastSeq?: number; complete?: boolean } & Partial<Item>;
+  event?: string;
+  id?: string;
+  comment?: boolean;
+}
+
+/** An SSE block (`id:`, `event:`, `data:` lines, or a `:` comment) as a {@link Received}. */
+function parseEvent(block: string): Received {
+  if (block.startsWith(':')) return { object: { type: block.slice(1).trim() }, comment: true };
+  const fields = new Map(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+  return { object: JSON.parse(fields.get('data')!), event: fields.get('event'), ...(fields.has('id') ? { id: fields.get('id') } : {}) };
+}
+
+/**
+ * Opens the results stream of the stack at `baseUrl` and reads its objects until the closing one, or until `stopAfter` accounts (then drops the
+ * connection). Answers the status and headers; for a refusal, the envelope.
+ */
+export async function openStreamAt(
+  baseUrl: string,
+  apiKey: string | undefined,
+  body: Record<string, unknown>,
+  options: { accept?: string; lastEventId?: string; stopAfter?: number; onObject?: (item: Received, accounts: number) => void } = {},
+) {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}${STREAM}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...(options.accept ? { accept: options.accept } : {}),
+      ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}),
+    },
+    body: JSON.stringify(body),
+    signal: controller.signal,
+  });
+  if (!response.ok) return { response, received: [] as Received[], envelope: (await response.json()) as any };
+  const sse = options.accept === 'text/event-stream';
+  const received: Received[] = [];
+  let accounts = 0;
+  let buffered = '';
+  const decoder = new TextDecoder();
+  const separator = sse ? '\n\n' : '\n';
+  reading: for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    for (let end = buffered.indexOf(separator); end >= 0; end = buffered.indexOf(separator)) {
+      const piece = buffered.slice(0, end);
+      buffered = buffered.slice(end + separator.length);
+      const item = sse ? parseEvent(piece) : { object: JSON.parse(piece) };
+      received.push(item);
+      if (item.object.type === 'account') accounts++;
+      options.onObject?.(item, accounts);
+      if (item.object.type === 'end' || item.object.type === 'pause') break reading;
+      if (options.stopAfter !== undefined && accounts >= options.stopAfter) break reading;
+    }
+  }
+  // The reader goes away: the connection is dropped, whatever the server still had to write.
+  controller.abort();
+  return { response, received, envelope: undefined };
+}

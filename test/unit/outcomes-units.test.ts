@@ -190,7 +190,7 @@ describe('the accounts pager', () => {
           // No suppression in force: the counts come from the outcome objects, never from the result parts.
           deliveryPolicy: async () => policyOf(new Set()),
           results: {
-            readPart: async () => {
+            readBatchParts: async () => {
               throw new Error('no result part is read without suppressions');
             },
           },
