@@ -1,14 +1,20 @@
 import { defineConfig } from 'vitest/config';
 import { SETTINGS } from './lib/config';
+import LongestFirstSequencer from './test/support/sequencer';
+import { spawnedTestTimeout } from './test/support/spawned';
 
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // A test or hook gives up only after the allowance of test/support/spawned.ts (two waits on a signal): a loaded
+    // machine is slow, never failed; a test sets its own only to allow more (processes it spawns).
+    testTimeout: spawnedTestTimeout({ starts: 0, runs: 2 }),
+    hookTimeout: spawnedTestTimeout({ starts: 0, runs: 2 }),
     pool: 'forks',
     maxWorkers: 2,
+    // Longest files first (test/durations.json): the files that spawn `npm start` or the CLI never start last.
+    sequence: { sequencer: LongestFirstSequencer },
     // The limits of docs/limits.md at their defaults, explicit: each test's fresh organization has its own window.
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',

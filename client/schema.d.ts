@@ -1582,13 +1582,13 @@ export interface components {
         RevokedApiKey: {
             key: components["schemas"]["ApiKey"];
         };
-        /** @description 404 `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+        /** @description 404 `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
         NotFoundError: {
             /** @constant */
             code: "not_found";
             message: string;
             details: {
-                /** @description `campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path. */
+                /** @description `campaign`, `api_key`, `webhook endpoint`, `webhook message`, `webhook delivery`, `suppression`, `erasure`, or `route` for an unknown path. */
                 resource: string;
                 id: string;
             };
@@ -1852,6 +1852,10 @@ export interface components {
             /** @constant */
             code: "results_not_ready";
             message: string;
+            details?: {
+                /** @description The current attempt, when a long poll of results outlived the attempt it read. */
+                attemptId: string;
+            };
         };
         /** @description 410 `results_expired`: The result access period has ended. */
         ResultsExpiredError: {
@@ -3744,7 +3748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3948,7 +3952,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4641,7 +4645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4882,7 +4886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5320,7 +5324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5565,7 +5569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5823,7 +5827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6144,7 +6148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6390,7 +6394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7076,7 +7080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7335,7 +7339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7950,7 +7954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8177,7 +8181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8396,7 +8400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9110,7 +9114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9740,7 +9744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10183,7 +10187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `not_found`: No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route. */
+            /** @description `not_found`: No such resource (campaign, API key, webhook endpoint, message or delivery, suppression, erasure) in the authenticated organization, or no such route. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

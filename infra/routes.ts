@@ -72,177 +72,93 @@ export interface ApiRoute {
   operation: Operation;
   /** Handler file, relative to the project root; it exports `handler`. */
   entry: string;
-  /** Construct id of the function in the stack. */
+  /** Construct id of the function in the stack: {@link functionIdOf} its entry. */
   functionId: string;
   permissions: RoutePermissions;
 }
 
+/**
+ * The construct ID of a route's function: its handler file's name in PascalCase (`functions/keys-create.ts` →
+ * `KeysCreate`), so the stack's logical IDs follow from the one column kept by hand.
+ */
+export const functionIdOf = (entry: string): string =>
+  path
+    .basename(entry, '.ts')
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/** A route: its operation, its handler file (relative to the project root) and its function's permissions. */
+const route = (operation: Operation, entry: string, permissions: RoutePermissions): ApiRoute => ({
+  operation,
+  entry,
+  functionId: functionIdOf(entry),
+  permissions,
+});
+
 /** Every API route. */
 export const API_ROUTES: ApiRoute[] = [
-  {
-    operation: describeOrganizationOperation,
-    entry: 'functions/org-describe.ts',
-    functionId: 'OrgDescribe',
-    permissions: { table: 'read' },
-  },
-  { operation: describeLimitsOperation, entry: 'functions/org-limits.ts', functionId: 'OrgLimits', permissions: { table: 'read' } },
-  { operation: createKeyOperation, entry: 'functions/keys-create.ts', functionId: 'KeysCreate', permissions: { table: 'readWrite' } },
-  { operation: listKeysOperation, entry: 'functions/keys-list.ts', functionId: 'KeysList', permissions: { table: 'read' } },
-  { operation: orgUsageOperation, entry: 'functions/org-usage.ts', functionId: 'OrgUsage', permissions: { table: 'read' } },
-  { operation: revokeKeyOperation, entry: 'functions/keys-revoke.ts', functionId: 'KeysRevoke', permissions: { table: 'readWrite' } },
-  { operation: rotateKeyOperation, entry: 'functions/keys-rotate.ts', functionId: 'KeysRotate', permissions: { table: 'readWrite' } },
+  route(describeOrganizationOperation, 'functions/org-describe.ts', { table: 'read' }),
+  route(describeLimitsOperation, 'functions/org-limits.ts', { table: 'read' }),
+  route(createKeyOperation, 'functions/keys-create.ts', { table: 'readWrite' }),
+  route(listKeysOperation, 'functions/keys-list.ts', { table: 'read' }),
+  route(orgUsageOperation, 'functions/org-usage.ts', { table: 'read' }),
+  route(revokeKeyOperation, 'functions/keys-revoke.ts', { table: 'readWrite' }),
+  route(rotateKeyOperation, 'functions/keys-rotate.ts', { table: 'readWrite' }),
   // Create writes account lists and reads uploaded files (docs/campaigns.md#large-account-lists-upload-first); reading also needs ListBucket, so a file never PUT answers NoSuchKey, not 403.
-  {
-    operation: createCampaignOperation,
-    entry: 'functions/campaigns-create.ts',
-    functionId: 'CampaignsCreate',
-    permissions: { table: 'readWrite', bucket: 'readWrite', bucketKeys: ['campaigns/*', 'uploads/*'] },
-  },
+  route(createCampaignOperation, 'functions/campaigns-create.ts', {
+    table: 'readWrite',
+    bucket: 'readWrite',
+    bucketKeys: ['campaigns/*', 'uploads/*'],
+  }),
   // Presigning a PUT needs s3:PutObject under uploads/ (the URL carries the function's authority); it reads nothing.
-  {
-    operation: createUploadOperation,
-    entry: 'functions/uploads-create.ts',
-    functionId: 'UploadsCreate',
-    permissions: { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] },
-  },
-  {
-    operation: updateCampaignOperation,
-    entry: 'functions/campaigns-update.ts',
-    functionId: 'CampaignsUpdate',
-    permissions: { table: 'readWrite' },
-  },
-  { operation: getCampaignOperation, entry: 'functions/campaigns-get.ts', functionId: 'CampaignsGet', permissions: { table: 'read' } },
-  { operation: listCampaignsOperation, entry: 'functions/campaigns-list.ts', functionId: 'CampaignsList', permissions: { table: 'read' } },
-  {
-    operation: enrichCampaignOperation,
-    entry: 'functions/campaigns-enrich.ts',
-    functionId: 'CampaignsEnrich',
-    permissions: { table: 'readWrite', bucket: 'readWrite', startsWorkflow: true, deletesObjects: true },
-  },
+  route(createUploadOperation, 'functions/uploads-create.ts', { table: 'readWrite', bucket: 'write', bucketKeys: ['uploads/*'] }),
+  route(updateCampaignOperation, 'functions/campaigns-update.ts', { table: 'readWrite' }),
+  route(getCampaignOperation, 'functions/campaigns-get.ts', { table: 'read' }),
+  route(listCampaignsOperation, 'functions/campaigns-list.ts', { table: 'read' }),
+  route(enrichCampaignOperation, 'functions/campaigns-enrich.ts', {
+    table: 'readWrite',
+    bucket: 'readWrite',
+    startsWorkflow: true,
+    deletesObjects: true,
+  }),
   // Cancel stops the attempt's execution and deletes the canceled attempt's result parts and batch objects (docs/launch.md#canceling).
-  {
-    operation: cancelCampaignOperation,
-    entry: 'functions/campaigns-cancel.ts',
-    functionId: 'CampaignsCancel',
-    permissions: { table: 'readWrite', stopsWorkflow: true, deletesObjects: true },
-  },
-  {
-    operation: exportCampaignOperation,
-    entry: 'functions/campaigns-export.ts',
-    functionId: 'CampaignsExport',
-    // readWrite: its audit entry (docs/audit.md).
-    permissions: { table: 'readWrite', bucket: 'readWrite' },
-  },
+  route(cancelCampaignOperation, 'functions/campaigns-cancel.ts', { table: 'readWrite', stopsWorkflow: true, deletesObjects: true }),
+  // readWrite: its audit entry (docs/audit.md).
+  route(exportCampaignOperation, 'functions/campaigns-export.ts', { table: 'readWrite', bucket: 'readWrite' }),
   // Reads the campaign, the sequence and the result parts; a long poll waits at most 20 s, inside the function's deadline.
-  {
-    operation: campaignResultsOperation,
-    entry: 'functions/campaigns-results.ts',
-    functionId: 'CampaignsResults',
-    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
-  },
+  route(campaignResultsOperation, 'functions/campaigns-results.ts', { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] }),
   // The stream: the same reads as the page, for up to RESULTS_STREAM_MAX_SECONDS; in AWS behind its own function URL (infra/stack.ts).
-  {
-    operation: streamCampaignResultsOperation,
-    entry: 'functions/campaigns-results-stream.ts',
-    functionId: 'CampaignsResultsStream',
-    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
-  },
-  { operation: listLedgerOperation, entry: 'functions/org-ledger.ts', functionId: 'OrgLedger', permissions: { table: 'read' } },
-  { operation: listAuditOperation, entry: 'functions/org-audit.ts', functionId: 'OrgAudit', permissions: { table: 'read' } },
+  route(streamCampaignResultsOperation, 'functions/campaigns-results-stream.ts', {
+    table: 'read',
+    bucket: 'read',
+    bucketKeys: ['campaigns/*'],
+  }),
+  route(listLedgerOperation, 'functions/org-ledger.ts', { table: 'read' }),
+  route(listAuditOperation, 'functions/org-audit.ts', { table: 'read' }),
   // Quote reads what enrich reads (account lists, eligible lists of just-enriched campaigns) and writes nothing.
-  {
-    operation: quoteCampaignOperation,
-    entry: 'functions/campaigns-quote.ts',
-    functionId: 'CampaignsQuote',
-    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] },
-  },
+  route(quoteCampaignOperation, 'functions/campaigns-quote.ts', { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*'] }),
   // Accounts reads the evaluations' outcome and contact-count objects (lib/enrichment/outcomes.ts), and with suppressions in force the attempt's result parts.
-  {
-    operation: campaignAccountsOperation,
-    entry: 'functions/campaigns-accounts.ts',
-    functionId: 'CampaignsAccounts',
-    permissions: { table: 'read', bucket: 'read', bucketKeys: ['campaigns/*/evaluations/*', 'campaigns/*/attempts/*'] },
-  },
-  {
-    operation: createWebhookEndpointOperation,
-    entry: 'functions/webhooks-create.ts',
-    functionId: 'WebhooksCreate',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: listWebhookEndpointsOperation,
-    entry: 'functions/webhooks-list.ts',
-    functionId: 'WebhooksList',
-    permissions: { table: 'read' },
-  },
-  {
-    operation: deleteWebhookEndpointOperation,
-    entry: 'functions/webhooks-delete.ts',
-    functionId: 'WebhooksDelete',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: rotateWebhookSecretOperation,
-    entry: 'functions/webhooks-rotate-secret.ts',
-    functionId: 'WebhooksRotateSecret',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: testWebhookEndpointOperation,
-    entry: 'functions/webhooks-test.ts',
-    functionId: 'WebhooksTest',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: listWebhookDeliveriesOperation,
-    entry: 'functions/webhooks-deliveries.ts',
-    functionId: 'WebhooksDeliveries',
-    permissions: { table: 'read' },
-  },
-  { operation: listEventsOperation, entry: 'functions/events-list.ts', functionId: 'EventsList', permissions: { table: 'read' } },
-  {
-    operation: redeliverWebhookOperation,
-    entry: 'functions/webhooks-redeliver.ts',
-    functionId: 'WebhooksRedeliver',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: createSuppressionsOperation,
-    entry: 'functions/privacy-suppressions-create.ts',
-    functionId: 'PrivacySuppressionsCreate',
-    permissions: { table: 'readWrite' },
-  },
-  {
-    operation: listSuppressionsOperation,
-    entry: 'functions/privacy-suppressions-list.ts',
-    functionId: 'PrivacySuppressionsList',
-    permissions: { table: 'read' },
-  },
-  {
-    operation: deleteSuppressionOperation,
-    entry: 'functions/privacy-suppressions-delete.ts',
-    functionId: 'PrivacySuppressionsDelete',
-    permissions: { table: 'readWrite' },
-  },
+  route(campaignAccountsOperation, 'functions/campaigns-accounts.ts', {
+    table: 'read',
+    bucket: 'read',
+    bucketKeys: ['campaigns/*/evaluations/*', 'campaigns/*/attempts/*'],
+  }),
+  route(createWebhookEndpointOperation, 'functions/webhooks-create.ts', { table: 'readWrite' }),
+  route(listWebhookEndpointsOperation, 'functions/webhooks-list.ts', { table: 'read' }),
+  route(deleteWebhookEndpointOperation, 'functions/webhooks-delete.ts', { table: 'readWrite' }),
+  route(rotateWebhookSecretOperation, 'functions/webhooks-rotate-secret.ts', { table: 'readWrite' }),
+  route(testWebhookEndpointOperation, 'functions/webhooks-test.ts', { table: 'readWrite' }),
+  route(listWebhookDeliveriesOperation, 'functions/webhooks-deliveries.ts', { table: 'read' }),
+  route(listEventsOperation, 'functions/events-list.ts', { table: 'read' }),
+  route(redeliverWebhookOperation, 'functions/webhooks-redeliver.ts', { table: 'readWrite' }),
+  route(createSuppressionsOperation, 'functions/privacy-suppressions-create.ts', { table: 'readWrite' }),
+  route(listSuppressionsOperation, 'functions/privacy-suppressions-list.ts', { table: 'read' }),
+  route(deleteSuppressionOperation, 'functions/privacy-suppressions-delete.ts', { table: 'readWrite' }),
   // Create suppresses, records the erasure and sends its job to the erasure queue; the job (lib/privacy/erasure.ts) rewrites results and deletes exports.
-  {
-    operation: createErasureOperation,
-    entry: 'functions/privacy-erasures-create.ts',
-    functionId: 'PrivacyErasuresCreate',
-    permissions: { table: 'readWrite', startsErasures: true },
-  },
-  {
-    operation: getErasureOperation,
-    entry: 'functions/privacy-erasures-get.ts',
-    functionId: 'PrivacyErasuresGet',
-    permissions: { table: 'read' },
-  },
-  {
-    operation: listErasuresOperation,
-    entry: 'functions/privacy-erasures-list.ts',
-    functionId: 'PrivacyErasuresList',
-    permissions: { table: 'read' },
-  },
+  route(createErasureOperation, 'functions/privacy-erasures-create.ts', { table: 'readWrite', startsErasures: true }),
+  route(getErasureOperation, 'functions/privacy-erasures-get.ts', { table: 'read' }),
+  route(listErasuresOperation, 'functions/privacy-erasures-list.ts', { table: 'read' }),
 ];
 
 /** The routes whose every call the audit log keeps (docs/audit.md): their operations are declared `audited`. */

@@ -52,9 +52,15 @@ import { EnrichmentWorkflow, WORKFLOW_TASKS, type WorkflowTask } from './workflo
 import { WebhookDelivery } from './webhook-delivery';
 import { ApiDistribution, EDGE_REGION, EdgeProtectionStack, type EdgeSettings } from './edge';
 import { ORIGIN_VERIFY_SECRET_ENV } from '../lib/http/source-address';
+import { ERASURE_LEASE_SECONDS } from '../lib/privacy/store';
 
 /** Timeout of the erasure worker, in minutes (Lambda's longest): a job longer than this resumes on the next receive. */
 export const ERASURE_WORKER_TIMEOUT_MINUTES = 15;
+/** The queue's visibility timeout, in minutes: a message comes back only after its receive's run and lease are over. */
+export const ERASURE_VISIBILITY_MINUTES = ERASURE_WORKER_TIMEOUT_MINUTES * 6;
+// A run's lease on its job (lib/privacy/store.ts) outlives the worker that holds it and lapses before the message comes back.
+if (!(ERASURE_WORKER_TIMEOUT_MINUTES * 60 < ERASURE_LEASE_SECONDS && ERASURE_LEASE_SECONDS < ERASURE_VISIBILITY_MINUTES * 60))
+  throw new Error('ERASURE_LEASE_SECONDS must lie between the erasure worker timeout and the queue visibility timeout');
 /** Receives of an erasure job's message before it goes to the dead-letter queue. */
 export const ERASURE_MAX_RECEIVES = 5;
 /**
@@ -480,6 +486,7 @@ export class CampaignEnrichmentStack extends Stack {
       stateMachine: this.workflow.stateMachine,
       table: this.table,
       webhooks: { stateMachine: this.webhooks.delivery.stateMachine, deadLetterQueue: this.webhooks.deadLetterQueue },
+      erasures: { deadLetterQueue: this.erasures.deadLetterQueue },
       removalPolicy: settings.removalPolicy,
     });
 
@@ -569,7 +576,7 @@ export class CampaignEnrichmentStack extends Stack {
     const queue = new sqs.Queue(this, 'ErasureJobs', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: Duration.minutes(ERASURE_WORKER_TIMEOUT_MINUTES * 6),
+      visibilityTimeout: Duration.minutes(ERASURE_VISIBILITY_MINUTES),
       retentionPeriod: Duration.days(14),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: ERASURE_MAX_RECEIVES },
       removalPolicy: settings.removalPolicy,

@@ -12,36 +12,14 @@ export const CAMPAIGN_STATUSES = ['draft', 'enriching', 'enriched', 'expired', '
 /** A campaign lifecycle state. */
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Every error code of the spec's table plus `campaign_not_editable` (docs/campaigns.md) and the codes of docs/idempotency.md. */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'invalid_api_key'
-  | 'revoked_api_key'
-  | 'insufficient_credits'
-  | 'not_found'
-  | 'campaign_not_enrichable'
-  | 'campaign_not_editable'
-  | 'campaign_not_cancelable'
-  | 'enrichment_pending'
-  | 'no_eligible_accounts'
-  | 'concurrency_limit_exceeded'
-  | 'results_not_ready'
-  | 'results_expired'
-  | 'idempotency_key_reused'
-  | 'idempotency_key_in_use'
-  | 'method_not_allowed'
-  | 'webhook_endpoint_limit_reached'
-  | 'webhook_endpoint_disabled'
-  | 'rate_limited'
-  | 'spend_limit_exceeded'
-  | 'key_spend_limit_exceeded'
-  | 'suppression_locked'
-  | 'insufficient_scope'
-  | 'expired_api_key'
-  | 'internal_error';
-
-/** HTTP status of each error code (docs/errors.md, docs/idempotency.md). */
-export const ERROR_STATUS: Record<ErrorCode, number> = {
+/**
+ * Every error code and its HTTP status: the one list of codes, and the one owner of each status. What the published
+ * documents say of a code (its `details` schema, meaning, example, when and what to do) is its declaration in
+ * lib/contract/errors.ts, which must have exactly one per code here (docs/errors.md, generated from both); the class
+ * below that answers it builds its message, `details` and headers. Adding a code: its status here, its class below,
+ * its declaration there (docs/architecture.md "Add an error code").
+ */
+export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_api_key: 401,
   revoked_api_key: 401,
@@ -67,7 +45,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   expired_api_key: 401,
   internal_error: 500,
-};
+} as const satisfies Record<string, number>;
+
+/** A stable error code (docs/errors.md): a key of {@link ERROR_STATUS}. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The `error` member of a failure envelope. */
 export interface ErrorBody {

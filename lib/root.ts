@@ -535,7 +535,7 @@ export const erasureJobDependencies = (): ErasureJobDependencies => ({
 export const vendorErasureDependencies = (): VendorErasureDependencies => ({
   ...eraseDependencies(),
   suppressions: suppressions(),
-  removeFromWarehouse: (matches) => embeddedWarehouse().removeContacts(matches),
+  removeFromWarehouse: (hashes) => embeddedWarehouse().removeContacts(hashes),
   organizationIds: () => ledger().organizationIds(),
   contactErased: async (organizationId, data) => {
     const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);
@@ -563,12 +563,15 @@ export interface ErasureJobMessage {
  * queue's worker runs per message, and what the local stack runs in its own process.
  * @throws whatever stops the job (it stays `running`; a rerun resumes it).
  */
-export const runErasureJob = ({ organizationId, erasureId }: ErasureJobMessage) =>
-  runErasure(erasureJobDependencies(), organizationId, erasureId);
+export const runErasureJob = ({ organizationId, erasureId }: ErasureJobMessage, options: { takeOver?: boolean } = {}) =>
+  runErasure(erasureJobDependencies(), organizationId, erasureId, undefined, options);
 
-/** Runs a job in this process after the answer (the local stack); a failure is logged, and the job resumes at the next start. */
-const runHere = (message: ErasureJobMessage): void => {
-  const job = runErasureJob(message)
+/**
+ * Runs a job in this process after the answer (the local stack); a failure is logged, and the job resumes at the next start.
+ * @param options - `takeOver`: the job's run died with this data folder's previous process (the resume at start).
+ */
+const runHere = (message: ErasureJobMessage, options: { takeOver?: boolean } = {}): void => {
+  const job = runErasureJob(message, options)
     .catch((error: unknown) => logger.error('Erasure job failed', { erasureId: message.erasureId, error }))
     .finally(() => runningErasures.delete(job));
   runningErasures.add(job);
@@ -599,7 +602,8 @@ export const resumeErasures = async (organizationIds?: ReadonlySet<string>): Pro
   const unfinished = (await suppressions().unfinishedErasures(RESUMED_PER_START)).filter(
     ({ organizationId }) => organizationIds === undefined || organizationIds.has(organizationId),
   );
-  for (const { organizationId, id } of unfinished) runHere({ organizationId, erasureId: id });
+  // The data folder serves one stack at a time (README.md "Set up"): a job still held is held by a run that died with the previous process.
+  for (const { organizationId, id } of unfinished) runHere({ organizationId, erasureId: id }, { takeOver: true });
   return unfinished.length;
 };
 

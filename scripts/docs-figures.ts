@@ -22,8 +22,11 @@ import { SETTINGS, type SettingDeclaration } from '../lib/config';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
-import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
-import { buildOpenApiDocument, errorDetailFields } from '../lib/contract/openapi';
+import { ERROR_STATUS } from '../lib/errors';
+import { SCOPES } from '../lib/http/scopes';
+import { LEASE_SHARE } from '../lib/http/rate-limit';
+import { buildOpenApiDocument } from '../lib/contract/openapi';
+import { ERRORS, STATUS_NOTES, codesByStatus, errorDetailFields } from '../lib/contract/errors';
 
 /** Files that hold generated figures, relative to the repository root. */
 export const FILES_WITH_FIGURES = [
@@ -32,6 +35,7 @@ export const FILES_WITH_FIGURES = [
   'docs/deploy.md',
   'docs/test-mode.md',
   'docs/errors.md',
+  'docs/authentication.md',
   'client/index.ts',
 ];
 
@@ -180,17 +184,58 @@ function errorCodesBlock(): string {
     if (paths.length === API_ROUTES.length) return 'any operation';
     return paths.length === 0 ? 'no operation lists it' : paths.join(', ');
   };
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[])
-    .map((code, index) => ({ code, index }))
-    .sort((a, b) => ERROR_STATUS[a.code] - ERROR_STATUS[b.code] || a.index - b.index);
   return [
     '| code | status | `details` | listed by |',
     '|---|---|---|---|',
-    ...codes.map(({ code }) => {
+    ...codesByStatus().map((code) => {
       const fields = errorDetailFields(code);
       return `| [\`${code}\`](#${code}) | ${ERROR_STATUS[code]} | ${fields.length ? fields.map((field) => field.replace(/^(\w+)/, '`$1`')).join(', ') : 'none'} | ${raisedBy(code)} |`;
     }),
   ].join('\n');
+}
+
+/** docs/authentication.md's table of scopes: each scope and the operations that need it (their `scope`, infra/routes.ts). */
+function scopesBlock(): string {
+  return [
+    '| scope | operations |',
+    '|---|---|',
+    ...SCOPES.map((scope) => {
+      const paths = API_ROUTES.filter((route) => route.operation.scope === scope).map((route) =>
+        code(route.operation.path.replace(/^\/v1\//, '')),
+      );
+      return `| ${code(scope)} | ${paths.length ? paths.join(', ') : 'none'} |`;
+    }),
+  ].join('\n');
+}
+
+/** The failure envelope at the top of docs/errors.md: the declared example of `insufficient_credits` (lib/contract/errors.ts). */
+function errorEnvelopeBlock(): string {
+  return ['```json', JSON.stringify({ data: null, error: ERRORS.insufficient_credits.example.toJSON() }, null, 2), '```'].join('\n');
+}
+
+/**
+ * docs/errors.md's section of every code, under its status: when the API answers it, a real example (its class's
+ * answer), and what to do, all from the code's declaration (lib/contract/errors.ts).
+ */
+function errorSectionsBlock(): string {
+  const sections: string[] = [];
+  let status: number | undefined;
+  for (const code of codesByStatus()) {
+    const declared = ERRORS[code];
+    if (ERROR_STATUS[code] !== status) {
+      status = ERROR_STATUS[code];
+      sections.push(`## ${status}`);
+      const note = STATUS_NOTES[status];
+      if (note) sections.push(note);
+    }
+    sections.push(
+      `### \`${code}\``,
+      declared.when,
+      `Example: \`${JSON.stringify(declared.example.toJSON())}\``,
+      `What to do: ${declared.whatToDo}`,
+    );
+  }
+  return sections.join('\n\n');
 }
 
 /**
@@ -229,6 +274,9 @@ function edgeBlock(): string {
 export const BLOCKS: Record<string, () => string> = {
   'client-operations': clientOperationsBlock,
   'error-codes': errorCodesBlock,
+  'error-envelope': errorEnvelopeBlock,
+  'error-sections': errorSectionsBlock,
+  scopes: scopesBlock,
   settings: settingsTable,
   'stage-throttle': throttleBlock,
   'edge-protection': edgeBlock,
@@ -253,6 +301,8 @@ export const FIGURES: Record<string, () => string> = {
       .map((setting) => `${code(setting.env)} (${count(setting.default)})`)
       .join(', ')
       .replace(/, ([^,]*)$/, ' and $1'),
+  // A lease's largest share of the default request limit (lib/http/rate-limit.ts), as docs/limits.md's example states it.
+  'lease-example': () => `${count(LEASE_SHARE * 100)} % of the limit (${count(Math.floor(rate * LEASE_SHARE))} requests of ${count(rate)})`,
   'test-rate-limit': () => `${count(SETTINGS.testRateLimitRequests.default)} per ${count(window)} s`,
   'test-account-ids-per-day': () => count(SETTINGS.testAccountIdsPerDay.default),
   'test-limit-defaults': () =>

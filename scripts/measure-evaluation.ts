@@ -12,6 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { startLocalStack } from '../infra/local/stack';
+import { blankAccount } from '../lib/warehouse/schema';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 
@@ -33,13 +34,8 @@ async function main() {
     for (let i = 0; i < ids.length; i += 5_000) {
       await root.embeddedWarehouse().importAccounts(
         ids.slice(i, i + 5_000).map((accountId, j) => ({
-          accountId,
+          ...blankAccount(accountId, (i + j) % 50 === 0 ? 'closed' : 'active'),
           name: accountId,
-          domain: null,
-          status: (i + j) % 50 === 0 ? 'closed' : 'active',
-          industry: null,
-          employeeCount: null,
-          country: null,
           contacts: [],
         })),
       );

@@ -13,21 +13,14 @@
  * Results and the reasoning from them: docs/deploy.md "Workflow concurrency".
  */
 import pMap from 'p-map';
+import { blankAccount } from '../lib/warehouse/schema';
 import { startLocalStack } from '../infra/local/stack';
 import { generateDemoWarehouse } from '../infra/local/demo-warehouse';
 
 const accounts = Number(process.argv[2] ?? 40_000);
 const levels = (process.argv[3] ?? '4,8,16,32').split(',').map(Number);
 /** An account's batch-object fields (lib/enrichment/attempt-objects.ts), for an ID alone. */
-const fieldsOf = (accountId: string) => ({
-  accountId,
-  name: null,
-  domain: null,
-  status: 'active' as const,
-  industry: null,
-  employeeCount: null,
-  country: null,
-});
+const fieldsOf = (accountId: string) => blankAccount(accountId);
 
 const stack = await startLocalStack({ api: false, tableName: 'map-concurrency', bucketName: 'map-concurrency' });
 try {

@@ -1,10 +1,12 @@
 /**
  * Bytes of one result part (lib/results/parts.ts) for a batch of 1,000
- * accounts × 10 contacts, and how many of them are the export's CSV cells:
+ * accounts × 10 contacts, and how many of them are the export's CSV cells,
+ * the results' JSON and the contacts' identifier digests:
  * the measurement behind the stored result format (docs/data-model.md
  * "Result parts"). Run: `npx tsx scripts/measure-part-size.ts`.
  */
 import { encodePart, ResultPartReader } from '../lib/results/parts';
+import { missingAccount } from '../lib/warehouse/schema';
 
 const contacts = (i: number) =>
   Array.from({ length: 10 }, (_, k) => ({
@@ -22,7 +24,7 @@ const contacts = (i: number) =>
     country: 'US',
   }));
 const accounts = Array.from({ length: 1_000 }, (_, i) => ({
-  accountId: `acc_${String(i).padStart(6, '0')}`,
+  ...missingAccount(`acc_${String(i).padStart(6, '0')}`),
   name: `Company ${i} Inc`,
   domain: `company${i}.example.com`,
   industry: 'Software',
@@ -34,6 +36,7 @@ const accounts = Array.from({ length: 1_000 }, (_, i) => ({
 const part = encodePart(accounts);
 let cells = 0;
 let json = 0;
+let digests = 0;
 const reader = new ResultPartReader(part);
 while (reader.nextAccount()) {
   cells += reader.accountEnd - reader.accountStart;
@@ -41,6 +44,7 @@ while (reader.nextAccount()) {
   while (reader.nextContact()) {
     cells += reader.contactEnd - reader.contactStart;
     json += reader.contactJsonEnd - reader.contactJsonStart;
+    digests += reader.contactDigestsEnd - reader.contactDigestsStart;
   }
 }
-console.log(JSON.stringify({ partBytes: part.length, csvCellBytes: cells, jsonBytes: json }));
+console.log(JSON.stringify({ partBytes: part.length, csvCellBytes: cells, jsonBytes: json, digestBytes: digests }));

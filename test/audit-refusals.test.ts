@@ -239,7 +239,6 @@ describe('changes outside the table', () => {
       await pollUntil(
         () => call(api(), '/v1/webhooks/deliveries', { apiKey: org.apiKey, body: {} }),
         (r: ApiResponse) => r.status === 200 && r.data.deliveries.length === 1,
-        { timeoutMs: 30_000 },
       );
 
       const auditPartition = `ORG#${org.organizationId}#AUDIT`;

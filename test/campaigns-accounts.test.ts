@@ -309,7 +309,7 @@ describe('accounts: progress while enriching', () => {
     expect(halfway.summary).toEqual(second);
 
     stepped.releaseAll();
-    const done = await waitForStatus(api(), apiKey, campaignId, 'enriched', 30_000);
+    const done = await waitForStatus(api(), apiKey, campaignId, 'enriched');
     const final = await summaryNow();
     expect(final.pending).toBe(0);
     expect(final.found + final.not_found).toBe(done.results.totalAccounts);

@@ -211,47 +211,43 @@ describe('POST /v1/campaigns/cancel', () => {
     expect(res.error?.details.issues.join(' ')).toMatch(/campaignId/);
   });
 
-  it(
-    'racing completion at random moments: exactly one wins and the money is exact either way (fast-check)',
-    { timeout: 120_000 },
-    async () => {
-      const ACCOUNTS = 3;
-      const CREDITS = 30;
-      let canceled = 0;
-      let completed = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: 1_500 }), async (delayMs) => {
-          const { organizationId, apiKey, campaignId } = await draftCampaign(ACCOUNTS, CREDITS);
-          expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-          await sleep(delayMs);
-          const res = await cancel(apiKey, campaignId);
-          if (res.status === 200) {
-            canceled++;
-            expect(res.data).toMatchObject({
-              status: 'draft',
-              credits: { charged: 0, remaining: CREDITS },
-              lastEnrichment: { status: 'canceled', refunded: true },
-            });
-          } else {
-            completed++;
-            expectError(res, 409, 'campaign_not_cancelable', { status: 'enriched' });
-          }
-          const final = await pollUntil(
-            () => getCampaign(api(), apiKey, campaignId),
-            (r) => r.data.status === 'draft' || r.data.status === 'enriched',
-          );
-          const net = res.status === 200 ? 0 : ACCOUNTS;
-          expect(final.data.status).toBe(res.status === 200 ? 'draft' : 'enriched');
-          expect(final.data.credits).toEqual({ charged: net, remaining: CREDITS - net });
-          expect((await ledgerOf(organizationId, campaignId)).charged).toBe(net);
-          expect(await ledger().audit(organizationId)).toMatchObject({ balance: CREDITS - net, ledgerSum: CREDITS - net });
-          expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
-        }),
-        { numRuns: 12 },
-      );
-      // Both outcomes were reached (a cancel at once always wins; one after 1.5 s almost always finds it enriched).
-      expect(canceled).toBeGreaterThan(0);
-      expect(canceled + completed).toBe(12);
-    },
-  );
+  it('racing completion at random moments: exactly one wins and the money is exact either way (fast-check)', async () => {
+    const ACCOUNTS = 3;
+    const CREDITS = 30;
+    let canceled = 0;
+    let completed = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 1_500 }), async (delayMs) => {
+        const { organizationId, apiKey, campaignId } = await draftCampaign(ACCOUNTS, CREDITS);
+        expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+        await sleep(delayMs);
+        const res = await cancel(apiKey, campaignId);
+        if (res.status === 200) {
+          canceled++;
+          expect(res.data).toMatchObject({
+            status: 'draft',
+            credits: { charged: 0, remaining: CREDITS },
+            lastEnrichment: { status: 'canceled', refunded: true },
+          });
+        } else {
+          completed++;
+          expectError(res, 409, 'campaign_not_cancelable', { status: 'enriched' });
+        }
+        const final = await pollUntil(
+          () => getCampaign(api(), apiKey, campaignId),
+          (r) => r.data.status === 'draft' || r.data.status === 'enriched',
+        );
+        const net = res.status === 200 ? 0 : ACCOUNTS;
+        expect(final.data.status).toBe(res.status === 200 ? 'draft' : 'enriched');
+        expect(final.data.credits).toEqual({ charged: net, remaining: CREDITS - net });
+        expect((await ledgerOf(organizationId, campaignId)).charged).toBe(net);
+        expect(await ledger().audit(organizationId)).toMatchObject({ balance: CREDITS - net, ledgerSum: CREDITS - net });
+        expect((await organizations().get(organizationId))!.enrichingAccounts).toBe(0);
+      }),
+      { numRuns: 12 },
+    );
+    // Both outcomes were reached (a cancel at once always wins; one after 1.5 s almost always finds it enriched).
+    expect(canceled).toBeGreaterThan(0);
+    expect(canceled + completed).toBe(12);
+  });
 });

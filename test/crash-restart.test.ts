@@ -1,8 +1,9 @@
 /**
  * Crash and restart of the local stack (issue #19; third audit, R3): `npm
  * start` is killed as a whole process group with `kill -9` while 100
- * campaigns sit `enriched` (their workflows waiting for the results' expiry),
- * enrichments run and an operator's cancel is half done (its request recorded
+ * campaigns sit `enriched` (laid out by the product's use cases and
+ * workflow steps, test/support/enriched-campaigns.ts, with no execution
+ * left: what a restart leaves of their workflows), enrichments run and an operator's cancel is half done (its request recorded
  * and the execution stopped, nothing refunded). The restarted stack must be
  * ready (`GET /health` 200; the time is printed, the budget is the readiness
  * bench module's), start no workflow of an enriched campaign (counted with the
@@ -123,7 +124,7 @@ async function post(url: string, apiKey: string, route: string, body: unknown, t
   }
 }
 
-/** Campaigns the restart must not run again: enriched before the crash, one account each (third audit, R3). */
+/** Campaigns the restart must not run again: enriched before the crash, three demo accounts each (third audit, R3). */
 const ENRICHED_BEFORE_CRASH = 100;
 
 function ops(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -159,18 +160,26 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
       const before = await post(url, apiKey, '/v1/org/describe', {});
       const organizationId = before.organization.id as string;
 
-      // 100 campaigns enriched before the crash (one account each, launched one after the other), every workflow
-      // then waiting for its results' expiry: the restart must not run any of them again (third audit, R3).
-      // The demo warehouse is realistic (some accounts closed or CRM targets): three accounts each, and a campaign
-      // without an eligible one (422 no_eligible_accounts) is left out.
-      const enrichedBefore: string[] = [];
-      for (let next = 2_001; enrichedBefore.length < ENRICHED_BEFORE_CRASH; next += 3) {
-        expect(next, 'the demo warehouse ran out of accounts').toBeLessThanOrEqual(3_000);
-        const accountIds = [0, 1, 2].map((i) => `acc_${String(next + i).padStart(5, '0')}`);
-        const campaignId = (await post(url, apiKey, '/v1/campaigns/create', { name: `Enriched ${next}`, accountIds })).id as string;
-        const launched = await post(url, apiKey, '/v1/campaigns/enrich', { campaignId }, [422]);
-        if (launched !== undefined) enrichedBefore.push(campaignId);
-      }
+      // 100 campaigns enriched before the crash, laid out by the product's use cases and workflow steps in a child
+      // process pointed at this stack (test/support/enriched-campaigns.ts: launched, charged, completed, recorded; no
+      // execution exists for them, as after a crash): the restart must not run any of them again (third audit, R3).
+      const seeded = await new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            path.join(ROOT, 'test', 'support', 'enriched-campaigns-child.ts'),
+            dataDir,
+            organizationId,
+            String(ENRICHED_BEFORE_CRASH),
+          ],
+          { cwd: ROOT, env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR' }, timeout: SPAWNED_RUN_MS, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+        ),
+      );
+      const enrichedBefore = (JSON.parse(seeded.trim().split('\n').at(-1)!) as { campaignIds: string[] }).campaignIds;
+      expect(enrichedBefore).toHaveLength(ENRICHED_BEFORE_CRASH);
       const enrichedCount = async () => {
         let count = 0;
         let cursor: string | null = null;
@@ -185,10 +194,8 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
         } while (cursor);
         return count;
       };
-      for (let waited = 0; (await enrichedCount()) < ENRICHED_BEFORE_CRASH; waited += 500) {
-        if (waited > SPAWNED_RUN_MS) throw new Error(`the ${ENRICHED_BEFORE_CRASH} seeded campaigns did not all reach enriched`);
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      // Every seeded campaign reads enriched through the API.
+      expect(await enrichedCount()).toBe(ENRICHED_BEFORE_CRASH);
 
       // The balance once the seeded campaigns are enriched (charged, their refunds done): the crash's campaigns start from it.
       const startingBalance = (await post(url, apiKey, '/v1/org/describe', {})).credits.smb as number;

@@ -55,64 +55,60 @@ function ledgerReader(apiKey: string) {
 }
 
 describe('newest-first ledger pages under concurrent writers', () => {
-  it(
-    'a reader syncing newest first never misses an entry: a slow launch, adjustments and completion at random moments (fast-check)',
-    { timeout: 180_000 },
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 }),
-          fc.integer({ min: 0, max: 3 }),
-          async (adjustmentDelays, pollsWhileHeld) => {
-            const accounts = activeAccounts(uniquePrefix(), 2);
-            await importAccounts(accounts);
-            const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
-            const campaignId = await createApiCampaign(
-              api(),
-              apiKey,
-              accounts.map((a) => a.accountId),
-            );
-            const reader = ledgerReader(apiKey);
-            await reader.poll();
+  it('a reader syncing newest first never misses an entry: a slow launch, adjustments and completion at random moments (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (adjustmentDelays, pollsWhileHeld) => {
+          const accounts = activeAccounts(uniquePrefix(), 2);
+          await importAccounts(accounts);
+          const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
+          const campaignId = await createApiCampaign(
+            api(),
+            apiKey,
+            accounts.map((a) => a.accountId),
+          );
+          const reader = ledgerReader(apiKey);
+          await reader.poll();
 
-            // The launch evaluates slowly (its warehouse read is held): it started before the adjustments below.
-            const held = useTestWarehouse({ holdStatuses: true });
-            const launching = enrich(api(), apiKey, campaignId);
-            await held.called('getAccountStatuses');
-            await Promise.all([
-              ...adjustmentDelays.map(async (delay, i) => {
-                await sleep(delay);
-                await ledger().adjust(organizationId, i + 1, `race ${i}`);
-              }),
-              (async () => {
-                for (let i = 0; i < pollsWhileHeld; i++) await reader.poll();
-              })(),
-            ]);
-            await reader.poll();
-            held.release();
-            const launched = await launching;
-            expect(launched.status, JSON.stringify(launched.body)).toBe(200);
-            await reader.poll();
-            await waitForStatus(api(), apiKey, campaignId, 'enriched');
-            await reader.poll();
+          // The launch evaluates slowly (its warehouse read is held): it started before the adjustments below.
+          const held = useTestWarehouse({ holdStatuses: true });
+          const launching = enrich(api(), apiKey, campaignId);
+          await held.called('getAccountStatuses');
+          await Promise.all([
+            ...adjustmentDelays.map(async (delay, i) => {
+              await sleep(delay);
+              await ledger().adjust(organizationId, i + 1, `race ${i}`);
+            }),
+            (async () => {
+              for (let i = 0; i < pollsWhileHeld; i++) await reader.poll();
+            })(),
+          ]);
+          await reader.poll();
+          held.release();
+          const launched = await launching;
+          expect(launched.status, JSON.stringify(launched.body)).toBe(200);
+          await reader.poll();
+          await waitForStatus(api(), apiKey, campaignId, 'enriched');
+          await reader.poll();
 
-            const all = await ledger().entriesOf(organizationId);
-            expect(all.map((e) => e.kind).sort()).toEqual(['adjustment', 'charge', ...adjustmentDelays.map(() => 'adjustment')].sort());
-            expect([...reader.seen].sort()).toEqual(all.map((e) => e.id).sort());
-            // Written order is listed order: createdAt grows with every entry written.
-            const listed = (await call(api(), '/v1/org/ledger', { apiKey, body: { limit: 100 } })).data.entries as {
-              id: string;
-              createdAt: string;
-            }[];
-            expect(listed.map((e) => e.createdAt)).toEqual([...listed.map((e) => e.createdAt)].sort().reverse());
-            expect(new Set(listed.map((e) => e.createdAt)).size).toBe(listed.length);
-            useTestWarehouse();
-          },
-        ),
-        { numRuns: 6 },
-      );
-    },
-  );
+          const all = await ledger().entriesOf(organizationId);
+          expect(all.map((e) => e.kind).sort()).toEqual(['adjustment', 'charge', ...adjustmentDelays.map(() => 'adjustment')].sort());
+          expect([...reader.seen].sort()).toEqual(all.map((e) => e.id).sort());
+          // Written order is listed order: createdAt grows with every entry written.
+          const listed = (await call(api(), '/v1/org/ledger', { apiKey, body: { limit: 100 } })).data.entries as {
+            id: string;
+            createdAt: string;
+          }[];
+          expect(listed.map((e) => e.createdAt)).toEqual([...listed.map((e) => e.createdAt)].sort().reverse());
+          expect(new Set(listed.map((e) => e.createdAt)).size).toBe(listed.length);
+          useTestWarehouse();
+        },
+      ),
+      { numRuns: 6 },
+    );
+  });
 
   it('a writer whose clock lags a minute still stamps its entry after the last one written (one extra try)', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 10 });

@@ -421,7 +421,7 @@ describe('result expiry (docs/lifetimes.md)', () => {
     expect(Date.parse(done.resultsExpireAt) - Date.parse(done.completedAt)).toBe(3_000);
     expect((await listedIds(apiKey, 'enriched')).map((c) => c.id)).toContain(campaignId);
 
-    const expired = await waitForStatus(api(), apiKey, campaignId, 'expired', 10_000);
+    const expired = await waitForStatus(api(), apiKey, campaignId, 'expired');
     expect(expired).toEqual({
       id: campaignId,
       status: 'expired',

@@ -554,7 +554,7 @@ describe('enrich: campaigns that cannot be launched', () => {
     }
     expect(Date.parse(done.resultsExpireAt) - Date.parse(done.completedAt)).toBe(4_000);
     expectError(await enrich(api(), apiKey, campaignId), 409, 'campaign_not_enrichable', { status: 'enriched' });
-    await waitForStatus(api(), apiKey, campaignId, 'expired', 10_000);
+    await waitForStatus(api(), apiKey, campaignId, 'expired');
     expectError(await enrich(api(), apiKey, campaignId), 409, 'campaign_not_enrichable', { status: 'expired' });
     expect(await balance(organizationId)).toBe(18);
     expect((await ledgerOf(organizationId, campaignId)).charged).toBe(2);

@@ -89,7 +89,7 @@ describe('every code an operation can answer is in its document', () => {
       });
       bundles.set(route.operation.operationId, bundledCodes(result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.text));
     }
-  }, 300_000);
+  });
 
   it('finds error classes in the bundles (the scan works)', () => {
     // Every operation's pipeline can refuse a request: invalid_request and invalid_api_key are in each bundle.

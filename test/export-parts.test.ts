@@ -22,7 +22,7 @@ import { campaigns, results } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { oracleExport } from './support/export-oracle';
 import { objectKeys } from '../lib/objects';
-import { blankContact } from '../lib/warehouse/schema';
+import { missingAccount, blankContact } from '../lib/warehouse/schema';
 
 const api = useApi();
 const attemptSuffix = customAlphabet('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', 21);
@@ -47,7 +47,7 @@ function accounts(count: number, seed: number): EnrichedAccount[] {
       null,
     ]);
   return Array.from({ length: count }, (_, i) => ({
-    accountId: `acc_${seed}_${i}`,
+    ...missingAccount(`acc_${seed}_${i}`),
     name: i % 3 === 0 ? odd() : faker.company.name(),
     domain: faker.internet.domainName(),
     industry: i % 4 === 0 ? odd() : 'Software',

@@ -19,7 +19,7 @@ import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { newCampaignId } from '../lib/ids';
 import { campaigns, embeddedWarehouse } from '../lib/root';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi, type ApiResponse, type CallOptions } from './support/api';
 import { ACCOUNT_COLUMNS, cellIn, cellsIn, CONTACT_COLUMNS, CSV_COLUMNS, rowByColumn } from './support/export-oracle';
 
@@ -64,7 +64,7 @@ const withMobile = { mobilePhone: '+49 170 1234567' };
  * and every email/mobile combination.
  */
 const mainAccount: WarehouseAccount = {
-  accountId: `${P}-main`,
+  ...blankAccount(`${P}-main`),
   name: 'Acme, "The Best" Corp',
   domain: 'acme.example',
   status: 'active',
@@ -94,7 +94,7 @@ const mainAccount: WarehouseAccount = {
 
 /** No contacts at all: always exactly one account-only row. Non-ASCII name, null columns. */
 const emptyAccount: WarehouseAccount = {
-  accountId: `${P}-empty`,
+  ...blankAccount(`${P}-empty`),
   name: '株式会社テスト',
   domain: null,
   status: 'active',
@@ -106,7 +106,7 @@ const emptyAccount: WarehouseAccount = {
 
 /** Formula-injection starts in account and contact cells, account and contact IDs included. */
 const formulaAccount: WarehouseAccount = {
-  accountId: `-${P}-formula`,
+  ...blankAccount(`-${P}-formula`),
   name: '=SUM(A1)',
   domain: '@cmd',
   status: 'active',
@@ -140,7 +140,7 @@ const formulaAccount: WarehouseAccount = {
 
 /** Non-ASCII, quotes, commas, lone LF / lone CR, surrounding spaces. */
 const intlAccount: WarehouseAccount = {
-  accountId: `${P}-intl`,
+  ...blankAccount(`${P}-intl`),
   name: 'Zoë Ñúñez GmbH',
   domain: 'zoë.example',
   status: 'active',
@@ -165,7 +165,7 @@ const intlAccount: WarehouseAccount = {
 
 /** Contacts with neither an email nor a mobile phone ('' counts as none): any filter leaves it account-only. */
 const unreachableAccount: WarehouseAccount = {
-  accountId: `${P}-unreachable`,
+  ...blankAccount(`${P}-unreachable`),
   name: 'Nobody Reachable Ltd',
   domain: 'unreachable.example',
   status: 'active',
@@ -180,7 +180,7 @@ const unreachableAccount: WarehouseAccount = {
 
 /** Mobile-only contacts: `hasEmail` alone leaves it account-only. */
 const mobileAccount: WarehouseAccount = {
-  accountId: `${P}-mobile`,
+  ...blankAccount(`${P}-mobile`),
   name: 'Mobile First Inc',
   domain: 'mobile.example',
   status: 'active',
@@ -195,7 +195,7 @@ const mobileAccount: WarehouseAccount = {
 
 /** E.164 phones (kept as they are in the phone columns, docs/csv.md) beside formula-shaped names and near-E.164 values. */
 const phoneAccount: WarehouseAccount = {
-  accountId: `${P}-phone`,
+  ...blankAccount(`${P}-phone`),
   name: '+15551234567',
   domain: 'phones.example',
   status: 'active',

@@ -460,5 +460,5 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
       for (const after of windows)
         expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
     });
-  }, 120_000);
+  });
 });

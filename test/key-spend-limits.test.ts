@@ -14,10 +14,12 @@ import { limits } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {
   account,
-  activeAccounts,
   balance,
   createApiCampaign,
   enrich,
+  draftOfSize,
+  raceLaunches,
+  racingLaunchInputs,
   expectError,
   importAccounts,
   ledgerOf,
@@ -29,15 +31,7 @@ const api = useApi();
 const QUOTE = '/v1/campaigns/quote';
 
 /** A draft of `size` active accounts with one contact each (found: no refund). */
-async function draftOf(apiKey: string, size: number): Promise<string> {
-  const list = activeAccounts(uniquePrefix(), size);
-  await importAccounts(list);
-  return createApiCampaign(
-    api(),
-    apiKey,
-    list.map((a) => a.accountId),
-  );
-}
+const draftOf = (apiKey: string, size: number): Promise<string> => draftOfSize(api(), apiKey, size);
 
 /** A key made through keys/create that may launch, with these credit limits: its ID and secret. */
 async function launchKey(
@@ -168,39 +162,24 @@ describe('monthlyCredits (period "month")', () => {
 
   it('racing launches with one key never pass its monthly limit; refused launches charge nothing (fast-check interleavings)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 5 }),
-        fc.integer({ min: 1, max: 8 }),
-        fc.array(fc.nat(20), { minLength: 5, maxLength: 5 }),
-        async (sizes, limit, delays) => {
-          const org = await newOrganization({ smbCredits: 100 });
-          const key = await launchKey(org.apiKey, { monthlyCredits: limit });
-          const drafts = await Promise.all(sizes.map((size) => draftOf(key.secret, size)));
-          // The launches start together, each after its own small delay: the order of their transactions varies.
-          const answers = await Promise.all(
-            drafts.map(async (campaignId, i) => {
-              await new Promise((r) => setTimeout(r, delays[i]!));
-              return { campaignId, size: sizes[i]!, res: await enrich(api(), key.secret, campaignId) };
-            }),
-          );
-          const launched = answers.filter((a) => a.res.status === 200);
-          for (const refused of answers.filter((a) => a.res.status !== 200)) {
-            expect(refused.res.status, JSON.stringify(refused.res.body)).toBe(402);
-            expect(refused.res.error?.code).toBe('key_spend_limit_exceeded');
-            expect(refused.res.error?.details).toMatchObject({ limit, required: refused.size, period: 'month' });
-            expect(refused.res.error?.details.spent + refused.size).toBeGreaterThan(limit);
-            expect((await ledgerOf(org.organizationId, refused.campaignId)).entries).toEqual([]);
-          }
-          const charged = launched.reduce((total, a) => total + a.size, 0);
-          expect(charged).toBeLessThanOrEqual(limit);
-          expect(await keySpent(org.organizationId, key.id)).toBe(charged);
-          expect(await balance(org.organizationId)).toBe(100 - charged);
-          for (const a of launched)
-            expect((await ledgerOf(org.organizationId, a.campaignId)).entries.map((e) => e.keyId)).toEqual([key.id]);
-          // Whatever the order, a launch that fits what is left was not refused.
-          if (launched.length === 0) expect(Math.min(...sizes)).toBeGreaterThan(limit);
-        },
-      ),
+      fc.asyncProperty(...racingLaunchInputs, async (sizes, limit, delays) => {
+        const org = await newOrganization({ smbCredits: 100 });
+        const key = await launchKey(org.apiKey, { monthlyCredits: limit });
+        const { launched, refused: refusals, charged } = await raceLaunches(api(), key.secret, sizes, delays);
+        for (const refused of refusals) {
+          expect(refused.res.status, JSON.stringify(refused.res.body)).toBe(402);
+          expect(refused.res.error?.code).toBe('key_spend_limit_exceeded');
+          expect(refused.res.error?.details).toMatchObject({ limit, required: refused.size, period: 'month' });
+          expect(refused.res.error?.details.spent + refused.size).toBeGreaterThan(limit);
+          expect((await ledgerOf(org.organizationId, refused.campaignId)).entries).toEqual([]);
+        }
+        expect(charged).toBeLessThanOrEqual(limit);
+        expect(await keySpent(org.organizationId, key.id)).toBe(charged);
+        expect(await balance(org.organizationId)).toBe(100 - charged);
+        for (const a of launched) expect((await ledgerOf(org.organizationId, a.campaignId)).entries.map((e) => e.keyId)).toEqual([key.id]);
+        // Whatever the order, a launch that fits what is left was not refused.
+        if (launched.length === 0) expect(Math.min(...sizes)).toBeGreaterThan(limit);
+      }),
       { numRuns: 6 },
     );
   });

@@ -54,7 +54,7 @@ const createTable = (endpoint: string, name: string) =>
   );
 
 describe('DynamoDB Local as part of the stack', () => {
-  it('ends when the process that started it is killed with kill -9', { timeout: 90_000 }, async () => {
+  it('ends when the process that started it is killed with kill -9', async () => {
     const dataDir = tempDir();
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/dynamodb-child.ts'), dataDir], {
       cwd: ROOT,
@@ -77,7 +77,7 @@ describe('DynamoDB Local as part of the stack', () => {
     expect(await until(() => !alive(jvmPid), 20_000), `DynamoDB Local (pid ${jvmPid}) outlived its parent`).toBe(true);
   });
 
-  it('ends a leftover DynamoDB Local on the same data folder at the next start, and the new one writes', { timeout: 90_000 }, async () => {
+  it('ends a leftover DynamoDB Local on the same data folder at the next start, and the new one writes', async () => {
     const dataDir = tempDir();
     // An orphan as an older crash left it: a bare JVM on the folder, its PID in the folder's PID file.
     const emulatorDir = path.join(path.dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');

@@ -18,8 +18,9 @@ import { runOps } from '../infra/ops/program';
 import { ddb } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse } from '../lib/root';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
+import { SPAWNED_RUN_MS } from './support/spawned';
 
 const api = useApi();
 const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12)();
@@ -33,7 +34,7 @@ const contact = (contactId: string, fields: Partial<WarehouseContact>): Warehous
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
-  accountId: `${P}-${suffix}`,
+  ...blankAccount(`${P}-${suffix}`),
   name: `Vendor ${suffix}`,
   domain: null,
   status: 'active',
@@ -57,7 +58,7 @@ const post = (pathName: string, apiKey: string, body: unknown) => call(api(), pa
 async function enriched(apiKey: string, accountIds: string[]) {
   const created = await post('/v1/campaigns/create', apiKey, { name: `Vendor ${P}`, accountIds });
   await post('/v1/campaigns/enrich', apiKey, { campaignId: created.data.id });
-  for (const deadline = Date.now() + 60_000; ; await sleep(50)) {
+  for (const deadline = Date.now() + SPAWNED_RUN_MS; ; await sleep(50)) {
     const got = await post('/v1/campaigns/get', apiKey, { campaignId: created.data.id });
     if (got.data?.status === 'enriched') return got.data;
     if (Date.now() > deadline) throw new Error(JSON.stringify(got.body));
@@ -96,7 +97,7 @@ beforeAll(async () => {
 });
 
 // The vendor's erasure scans the warehouse and looks at every organization's copies (docs/privacy.md): on the shared test
-// table of a full run that is everything the other files wrote, hence the longer timeouts.
+// table of a full run that is everything the other files wrote: the waits take the allowance of test/support/spawned.ts.
 describe('ops privacy:erase', () => {
   it('erases a person delivered to A and B everywhere and tells each organization about its own campaigns only', async () => {
     const a = await newOrganization({ name: 'Vendor A' });
@@ -135,14 +136,14 @@ describe('ops privacy:erase', () => {
     const later = await enriched(c.apiKey, [withOther.accountId, victorOnly.accountId]);
     expect(later.credits.charged).toBe(1);
     expect((await exported(c.apiKey, later.id)).text).not.toContain(VICTOR);
-  }, 240_000);
+  });
 
   it('refuses a value that does not normalize (usage, nothing done) without repeating it', async () => {
     const run = await ops(['privacy:erase', '--phone', `0170-${P}`, '--reason', 'x']);
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/phone: cannot be normalized/);
     expect(run.err).not.toContain(`0170-${P}`);
-  }, 240_000);
+  });
 });
 
 describe('ops privacy:intake', () => {
@@ -162,5 +163,5 @@ describe('ops privacy:intake', () => {
     expect(bad.code).toBe(3);
     expect(bad.err).toMatch(/line 1: phone: cannot be normalized/);
     expect(bad.err).not.toContain(`12-${P}`);
-  }, 240_000);
+  });
 });

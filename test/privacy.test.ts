@@ -17,10 +17,12 @@ import { ddb, s3 } from '../lib/aws';
 import { keys } from '../lib/db/table';
 import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
 import { runErasure } from '../lib/privacy/erasure';
-import { hashIdentifier, type RawIdentifier } from '../lib/privacy/identifiers';
-import { erasureId } from '../lib/privacy/store';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
+import { type RawIdentifier } from '../lib/warehouse/identifiers';
+import { ERASURE_LEASE_SECONDS } from '../lib/privacy/store';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';
+import { pendingErasure } from './support/erasures';
+import { SPAWNED_RUN_MS } from './support/spawned';
 
 const api = useApi();
 const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 12)();
@@ -56,7 +58,7 @@ const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): War
   ...fields,
 });
 const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount => ({
-  accountId: `${P}-${suffix}`,
+  ...blankAccount(`${P}-${suffix}`),
   name: `Account ${suffix}`,
   domain: `${suffix}.example`,
   status: 'active',
@@ -102,7 +104,7 @@ async function enrichedCampaign(apiKey: string, accountIds: string[]) {
 }
 
 async function waitFor(apiKey: string, campaignId: string) {
-  for (const deadline = Date.now() + 60_000; ;) {
+  for (const deadline = Date.now() + SPAWNED_RUN_MS; ;) {
     const got = await post('/v1/campaigns/get', apiKey, { campaignId });
     if (got.data?.status === 'enriched') return got.data;
     if (Date.now() > deadline) throw new Error(`campaign not enriched: ${JSON.stringify(got.body)}`);
@@ -331,11 +333,11 @@ describe('erasures', () => {
     expect((await fetch(oldExport.url)).status).toBe(404);
     const parts = await objectsUnder(`campaigns/${organizationId}/`);
     expect(parts.length).toBeGreaterThan(0);
-    // Neither the CSV cells nor the JSON of a stored part (CEP2) holds the person; the others' stay readable.
+    // Neither the CSV cells nor the JSON of a stored part (CEP3) holds the person; the others' stay readable.
     for (const [key, bytes] of parts) {
       expect(bytes.includes(`zed-${P}`), key).toBe(false);
       expect(bytes.includes(PERSON.email.toLowerCase()), key).toBe(false);
-      if (key.endsWith('.bin')) expect(bytes.startsWith('CEP2'), key).toBe(true);
+      if (key.endsWith('.bin')) expect(bytes.startsWith('CEP3'), key).toBe(true);
     }
     expect(await personInResults(apiKey, first.id)).toEqual({ person: 0, contacts: 2 });
     expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });
@@ -396,22 +398,7 @@ describe('erasures', () => {
     const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
     const oldExport = await exportText(apiKey, first.id);
     // The job as erasures/create leaves it, but never started (its process died before): pending, suppressed.
-    const identifiers = [hashIdentifier({ type: 'email', value: PERSON.email })!];
-    const requestRef = `RESUME-${P}`;
-    const id = erasureId(organizationId, requestRef);
-    await suppressions().suppress(organizationId, identifiers, 'customer_request', 'erasure', new Date());
-    await suppressions().createErasure({
-      id,
-      organizationId,
-      requestRef,
-      regime: 'gdpr',
-      status: 'pending',
-      identifiers,
-      createdAt: new Date().toISOString(),
-      completedAt: null,
-      result: null,
-      receipt: null,
-    });
+    const id = await pendingErasure(organizationId, PERSON.email, `RESUME-${P}`);
     expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).toContain(id);
     // A first run dies after rewriting every part and deleting the export (before signing): the job stays running.
     const crash = new Error('killed');
@@ -443,6 +430,70 @@ describe('erasures', () => {
     expect(done.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).not.toContain(id);
     expect(await resumeErasures(new Set([organizationId]))).toBe(0);
+  });
+
+  it('one run at a time: a second start while a run holds the job touches nothing; a dead run is taken over once its lease lapses', async () => {
+    const { apiKey, organizationId } = await newOrganizationHere({ name: 'Privacy one run' });
+    const first = await enrichedCampaign(apiKey, [shared.accountId, plain.accountId]);
+    const second = await enrichedCampaign(apiKey, [onlyPerson.accountId]);
+    await exportText(apiKey, first.id);
+    const pendingJob = (requestRef: string) => pendingErasure(organizationId, PERSON.email, requestRef);
+    // Reads of result parts by a run, counted.
+    const counting = () => {
+      const deps = erasureJobDependencies();
+      const counter = { partsRead: 0 };
+      const readPart = deps.results.readPart.bind(deps.results);
+      deps.results = { ...deps.results, readPart: (key: string) => (counter.partsRead++, readPart(key)) };
+      return { deps, counter };
+    };
+
+    // Run A holds the job and is stopped before it signs; run B starts meanwhile (a second create, a redelivered message).
+    const id = await pendingJob(`ONE-RUN-${P}`);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reachedPurge!: () => void;
+    const atPurge = new Promise<void>((resolve) => (reachedPurge = resolve));
+    const a = counting();
+    const runA = runErasure(
+      {
+        ...a.deps,
+        purgeSavedAnswers: async (...args) => {
+          reachedPurge();
+          await held;
+          return a.deps.purgeSavedAnswers(...args);
+        },
+      },
+      organizationId,
+      id,
+    );
+    await atPurge;
+    const b = counting();
+    const duringA = await runErasure(b.deps, organizationId, id);
+    expect(duringA?.status).toBe('running');
+    expect(b.counter.partsRead).toBe(0);
+    release();
+    const done = await runA;
+    expect(done?.status).toBe('completed');
+    expect(done?.result).toEqual({
+      contactsRemoved: 2,
+      resultObjectsRewritten: 2,
+      exportsDeleted: 1,
+      campaignIds: [first.id, second.id].sort(),
+    });
+    expect(a.counter.partsRead).toBeGreaterThan(0);
+    expect(await personInResults(apiKey, second.id)).toEqual({ person: 0, contacts: 0 });
+
+    // A run that dies holding a job: another start within the lease leaves it; one after the lease takes it over and completes it.
+    const orphan = await pendingJob(`ORPHAN-${P}`);
+    const crash = new Error('killed');
+    await expect(
+      runErasure({ ...erasureJobDependencies(), purgeSavedAnswers: () => Promise.reject(crash) }, organizationId, orphan),
+    ).rejects.toBe(crash);
+    expect((await runErasure(erasureJobDependencies(), organizationId, orphan))?.status).toBe('running');
+    const afterLease = () => new Date(Date.now() + (ERASURE_LEASE_SECONDS + 1) * 1000);
+    const takenOver = await runErasure(erasureJobDependencies(), organizationId, orphan, afterLease);
+    expect(takenOver?.status).toBe('completed');
+    expect((await suppressions().unfinishedErasures(1000)).map((job) => job.id)).not.toContain(orphan);
   });
 
   it('purges the saved idempotent answers that hold the person, and only those', async () => {

@@ -1,11 +1,13 @@
 /**
  * Every authenticated operation's answers carry the IETF RateLimit fields,
  * a success and a refusal alike, and describe, get, enrich and quote carry
- * `Credits-Remaining` (docs/limits.md): a table over infra/routes.ts
- * API_ROUTES, so a new route without a case fails here.
+ * `Credits-Remaining` (docs/limits.md; the operations whose docs declare it): a table over infra/routes.ts
+ * API_ROUTES, each operation called with its documented example (test/support/operation-examples.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '../infra/routes';
+import { API_ROUTES, type ApiRoute } from '../infra/routes';
+import { documented } from '../lib/contract/openapi';
+import { exampleRequest } from './support/operation-examples';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import {
   activeAccounts,
@@ -45,49 +47,26 @@ interface Fixture {
   smb: () => Promise<number>;
 }
 
-/** A valid body per operation (a 2xx); the table fails for an operation missing here. */
-const SUCCESS_BODIES: Record<string, (f: Fixture) => Record<string, unknown>> = {
-  describeOrganization: () => ({}),
-  describeLimits: () => ({}),
-  createCampaign: () => ({ name: 'Headers', accountIds: ['acct_1'] }),
-  createUpload: () => ({}),
-  updateCampaign: (f) => ({ campaignId: f.draftId, name: 'Renamed' }),
-  getCampaign: (f) => ({ campaignId: f.enrichedId }),
-  listCampaigns: () => ({}),
-  // A repeat call on the enriched campaign's launch would be a refusal: launch the draft.
-  enrichCampaign: (f) => ({ campaignId: f.draftId }),
-  // A cancel repeated on a campaign it returned to draft answers it again.
-  cancelCampaign: (f) => ({ campaignId: f.canceledId }),
-  exportCampaign: (f) => ({ campaignId: f.enrichedId }),
-  listLedger: () => ({}),
-  listAuditEntries: () => ({}),
-  orgUsage: () => ({ from: '2026-11-01', to: '2026-11-30', groupBy: 'day' }),
-  quoteCampaign: (f) => ({ campaignId: f.quotedId }),
-  listCampaignAccounts: (f) => ({ campaignId: f.enrichedId }),
-  createWebhookEndpoint: () => ({ url: `${receiverUrl}/second` }),
-  listWebhookEndpoints: () => ({}),
-  rotateWebhookSecret: (f) => ({ endpointId: f.endpointId }),
-  testWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
-  listWebhookDeliveries: () => ({}),
-  listEvents: () => ({}),
-  redeliverWebhook: (f) => ({ messageId: f.messageId }),
-  deleteWebhookEndpoint: (f) => ({ endpointId: f.endpointId }),
-  listCampaignResults: (f) => ({ campaignId: f.enrichedId }),
-  streamCampaignResults: (f) => ({ campaignId: f.enrichedId }),
-  createKey: () => ({ name: 'Headers', scopes: ['org:read'] }),
-  listKeys: () => ({}),
-  rotateKey: (f) => ({ id: f.rotatedKeyId }),
-  revokeKey: (f) => ({ id: f.revokedKeyId }),
-  createSuppressions: () => ({ identifiers: [{ type: 'contact_id', value: 'headers-suppressed' }], reason: 'opt_out' }),
-  listSuppressions: () => ({}),
-  deleteSuppression: (f) => ({ id: f.suppressionId }),
-  createErasure: () => ({ identifiers: [{ type: 'contact_id', value: 'headers-erased' }], regime: 'gdpr', requestRef: 'headers' }),
-  getErasure: (f) => ({ id: f.erasureId }),
-  listErasures: () => ({}),
-};
-
-/** Operations whose success carries `Credits-Remaining`. */
-const CREDITS_REMAINING = new Set(['describeOrganization', 'getCampaign', 'enrichCampaign', 'quoteCampaign']);
+/**
+ * A valid body per operation (a 2xx): its documented example (test/support/operation-examples.ts) with the fixture's
+ * resources, each operation given the one its success needs.
+ */
+const successBody = (route: ApiRoute, f: Fixture) =>
+  exampleRequest(route, {
+    ids: { camp_: f.enrichedId, whe_: f.endpointId, msg_: f.messageId, sup_: f.suppressionId, era_: f.erasureId },
+    byOperation: {
+      // A repeat call on the enriched campaign's launch would be a refusal: launch the draft.
+      enrichCampaign: { camp_: f.draftId },
+      // Its example excludes accounts enriched within 90 days: not on the draft enrich launches (quote still answers 200 with its outcome).
+      updateCampaign: { camp_: f.quotedId },
+      quoteCampaign: { camp_: f.quotedId },
+      // A cancel repeated on a campaign it returned to draft answers it again.
+      cancelCampaign: { camp_: f.canceledId },
+      rotateKey: { key_: f.rotatedKeyId },
+      revokeKey: { key_: f.revokedKeyId },
+    },
+    webhookUrl: `${receiverUrl}/second`,
+  });
 
 const POLICY = /^"requests";q=\d+;w=\d+$/;
 const REMAINING = /^"requests";r=\d+;t=\d+$/;
@@ -178,12 +157,10 @@ describe('RateLimit fields on every authenticated answer (API_ROUTES)', () => {
   );
 
   it.each(routes.map((route) => [route.operation.operationId, route] as const))('%s: 2xx and 4xx', async (operationId, route) => {
-    const body = SUCCESS_BODIES[operationId];
-    expect(body, `no success case for ${operationId}: add it to SUCCESS_BODIES`).toBeDefined();
-    const ok = await call(api(), route.operation.path, { apiKey: fixture.apiKey, body: body!(fixture) });
+    const ok = await call(api(), route.operation.path, { apiKey: fixture.apiKey, body: successBody(route, fixture) });
     expect(ok.status, `${operationId}: ${JSON.stringify(ok.body)}`).toBeLessThan(300);
     expectRateLimitFields(ok);
-    if (CREDITS_REMAINING.has(operationId)) expect(Number(ok.headers.get('credits-remaining'))).toBe(await fixture.smb());
+    if (documented(route.operation).creditsRemaining) expect(Number(ok.headers.get('credits-remaining'))).toBe(await fixture.smb());
     else expect(ok.headers.get('credits-remaining')).toBeNull();
 
     const refused = await call(api(), route.operation.path, { apiKey: fixture.apiKey, body: { unexpected: true } });

@@ -40,9 +40,9 @@ describe('campaign.accounts_processed', () => {
       accounts.map((a) => a.accountId),
     );
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-    await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+    await waitForStatus(api(), apiKey, campaignId, 'enriched');
 
-    const requests = await receiver.received(2, 30_000);
+    const requests = await receiver.received(2);
     expect(receiver.violations).toEqual([]);
     const events = requests.map(
       (request) => new Webhook(endpoint.data.secret).verify(request.body, webhookHeaders(request)) as { type: string; data: any },
@@ -76,5 +76,5 @@ describe('campaign.accounts_processed', () => {
     // No more than one event per batch, even after the campaign settled.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests.length).toBe(2);
-  }, 120_000);
+  });
 });

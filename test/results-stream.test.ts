@@ -15,7 +15,7 @@ import { useWarehouse } from '../lib/root';
 import { SETTINGS } from '../lib/config';
 import { call, newOrganization, useApi } from './support/api';
 import { createApiCampaign, enrich, expectError, importAccounts, uniquePrefix, waitForStatus } from './enrichment/support';
-import { BATCH, gatedWarehouse, indexOf, numbered, openStreamAt, type Item, type Received } from './support/results';
+import { BATCH, gatedWarehouse, indexOf, launchedNumbered, numbered, openStreamAt, type Item, type Received } from './support/results';
 
 const api = useApi();
 const STREAM = '/v1/campaigns/results/stream';
@@ -27,25 +27,9 @@ const openStream = (apiKey: string | undefined, body: Record<string, unknown>, o
 const accountsOf = (received: Received[]) => received.filter((r) => r.object.type === 'account').map((r) => r.object as unknown as Item);
 const seqs1toN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** A campaign of `count` numbered accounts, launched; its workflow gated per batch when `gated`. */
-async function launched(count: number, gated?: ReturnType<typeof gatedWarehouse>) {
-  const prefix = uniquePrefix();
-  const accounts = numbered(prefix, count);
-  await importAccounts(accounts);
-  if (gated) useWarehouse(gated.warehouse);
-  const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-  const campaignId = await createApiCampaign(
-    api(),
-    apiKey,
-    accounts.map((a) => a.accountId),
-  );
-  expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-  return { apiKey, campaignId, accounts };
-}
-
 describe('POST /v1/campaigns/results/stream', () => {
   it('JSON Lines (the default) and Server-Sent Events read to `end` give seq 1..N once each, the page’s accounts, the attempt in Attempt-Id', async () => {
-    const { apiKey, campaignId, accounts } = await launched(BATCH + 200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 200);
     const jsonl = await openStream(apiKey, { campaignId });
     expect(jsonl.response.status).toBe(200);
     expect(jsonl.response.headers.get('content-type')).toMatch(/^application\/jsonl/);
@@ -55,7 +39,7 @@ describe('POST /v1/campaigns/results/stream', () => {
     expect(new Set(items.map((item) => item.accountId)).size).toBe(accounts.length);
     expect(jsonl.received.at(-1)!.object).toEqual({ type: 'end', lastSeq: accounts.length, complete: true });
 
-    await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+    await waitForStatus(api(), apiKey, campaignId, 'enriched');
     const page = await call(api(), '/v1/campaigns/results', { apiKey, body: { campaignId, limit: 1_000 } });
     expect(jsonl.response.headers.get('attempt-id')).toBe(page.data.attemptId);
     // The same reader as the page: the same objects, with their type.
@@ -71,13 +55,13 @@ describe('POST /v1/campaigns/results/stream', () => {
     expect(events.map((r) => Number(r.id))).toEqual(seqs1toN(accounts.length));
     expect(events.map((r) => r.object.seq)).toEqual(seqs1toN(accounts.length));
     expect(sse.received.at(-1)).toMatchObject({ event: 'end', object: { type: 'end', lastSeq: accounts.length, complete: true } });
-  }, 180_000);
+  });
 
   it('a reader racing the workflow that drops its connection at any point and resumes with Last-Event-ID reads exactly the eligible accounts: seq 1..N, no gap, no duplicate', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 1_200 }), { minLength: 6, maxLength: 6 }), async (disconnectAfter) => {
         const gated = gatedWarehouse((id) => Math.floor(Number(id.slice(id.lastIndexOf('_') + 1)) / BATCH));
-        const { apiKey, campaignId, accounts } = await launched(2 * BATCH + 300, gated);
+        const { apiKey, campaignId, accounts } = await launchedNumbered(api(), 2 * BATCH + 300, gated);
         await gated.arrived(3);
         const sizes = [BATCH, BATCH, 300];
         let released = 0;
@@ -114,7 +98,7 @@ describe('POST /v1/campaigns/results/stream', () => {
       }),
       { numRuns: 3, endOnFailure: true },
     );
-  }, 300_000);
+  });
 
   it('writes keep-alives while nothing arrives and closes with `pause` at its longest duration (a small one set for the test); the reader resumes from its lastSeq', async () => {
     const saved = {
@@ -125,7 +109,7 @@ describe('POST /v1/campaigns/results/stream', () => {
     process.env[SETTINGS.resultsStreamKeepAliveSeconds.env] = '0.2';
     try {
       const gated = gatedWarehouse(() => 0);
-      const { apiKey, campaignId } = await launched(30, gated);
+      const { apiKey, campaignId } = await launchedNumbered(api(), 30, gated);
       await gated.arrived(1);
       const idle = await openStream(apiKey, { campaignId });
       expect(idle.received.filter((r) => r.object.type === 'keepalive').length).toBeGreaterThanOrEqual(1);
@@ -134,7 +118,7 @@ describe('POST /v1/campaigns/results/stream', () => {
       expect(sse.received.some((r) => r.comment && r.object.type === 'keepalive')).toBe(true);
       expect(sse.received.at(-1)).toMatchObject({ event: 'pause', object: { type: 'pause', lastSeq: 0, complete: false } });
       gated.release(0);
-      await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+      await waitForStatus(api(), apiKey, campaignId, 'enriched');
       const resumed = await openStream(apiKey, { campaignId, afterSeq: 0 });
       expect(accountsOf(resumed.received).map((item) => item.seq)).toEqual(seqs1toN(30));
       expect(resumed.received.at(-1)!.object).toEqual({ type: 'end', lastSeq: 30, complete: true });
@@ -147,7 +131,7 @@ describe('POST /v1/campaigns/results/stream', () => {
         else process.env[name] = value;
       }
     }
-  }, 120_000);
+  });
 
   it('a failed attempt pauses an open stream at the last seq it wrote; the resume is refused 409; after a new launch the old position is told (another Attempt-Id, or 409 beyond the new attempt), never mixed silently', async () => {
     const saved = process.env[SETTINGS.resultsStreamKeepAliveSeconds.env];
@@ -155,7 +139,7 @@ describe('POST /v1/campaigns/results/stream', () => {
     process.env[SETTINGS.resultsStreamKeepAliveSeconds.env] = '0.2';
     try {
       const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-      const { apiKey, campaignId, accounts } = await launched(BATCH + 200, gated);
+      const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 200, gated);
       await gated.arrived(2);
       gated.release(0);
       let firstBatchRead!: () => void;
@@ -232,11 +216,11 @@ describe('POST /v1/campaigns/results/stream', () => {
       expect(JSON.stringify(await refused(apiKey, { campaignId, [field]: 1 }, 400, 'invalid_request'))).toContain(field);
     }
     expectError(await call(api(), STREAM, { apiKey, body: { campaignId, afterSeq: -1 } }), 400, 'invalid_request');
-  }, 60_000);
+  });
 
   it("the client's results(campaignId, {stream: true}) reads every account once, in seq order, while the campaign enriches, and resumes by itself after dropped connections", async () => {
     const gated = gatedWarehouse((id) => Math.floor(Number(id.slice(id.lastIndexOf('_') + 1)) / BATCH));
-    const { apiKey, campaignId, accounts } = await launched(BATCH + 100, gated);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 100, gated);
     await gated.arrived(2);
     // The first two stream connections drop after their first chunk of bytes; the client reconnects from the last seq it handed out.
     let connections = 0;
@@ -271,5 +255,5 @@ describe('POST /v1/campaigns/results/stream', () => {
     expect(seqs).toEqual(seqs1toN(accounts.length));
     expect(ids.slice().sort()).toEqual(accounts.map((a) => a.accountId).sort());
     expect(connections).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+  });
 });

@@ -23,7 +23,7 @@ import {
   uniquePrefix,
   waitForStatus,
 } from './enrichment/support';
-import { BATCH, gatedWarehouse, indexOf, numbered, type Item } from './support/results';
+import { BATCH, gatedWarehouse, indexOf, launchedNumbered, type Item } from './support/results';
 
 const api = useApi();
 const RESULTS = '/v1/campaigns/results';
@@ -38,18 +38,8 @@ describe('POST /v1/campaigns/results', () => {
         fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 8, maxLength: 8 }),
         fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
         async (order, limits, reconnects) => {
-          const prefix = uniquePrefix();
-          const accounts = numbered(prefix, 2 * BATCH + 500);
-          await importAccounts(accounts);
           const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-          useWarehouse(gated.warehouse);
-          const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-          const campaignId = await createApiCampaign(
-            api(),
-            apiKey,
-            accounts.map((a) => a.accountId),
-          );
-          expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+          const { apiKey, campaignId, accounts } = await launchedNumbered(api(), 2 * BATCH + 500, gated);
           await gated.arrived(3);
 
           const seen: Item[] = [];
@@ -82,7 +72,6 @@ describe('POST /v1/campaigns/results', () => {
             await pollUntil(
               () => results(apiKey, { campaignId, limit: 1 }),
               (r) => r.data.processed >= released,
-              { timeoutMs: 60_000 },
             );
             await readSome();
           }
@@ -105,21 +94,11 @@ describe('POST /v1/campaigns/results', () => {
       ),
       { numRuns: 3, endOnFailure: true },
     );
-  }, 240_000);
+  });
 
   it('a failed attempt takes its results with it; a new launch starts at seq 1 with another attemptId; a reader holding the old attempt is told (409 past the new attempt’s accounts, another attemptId otherwise), never mixed', async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, BATCH + 200);
-    await importAccounts(accounts);
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 200, gated);
     await gated.arrived(2);
     gated.release(0);
     const first = await results(apiKey, { campaignId, waitSeconds: 20, limit: 1_000 });
@@ -130,13 +109,13 @@ describe('POST /v1/campaigns/results', () => {
 
     gated.fail([1]);
     gated.release(1);
-    await waitForStatus(api(), apiKey, campaignId, 'draft', 60_000);
+    await waitForStatus(api(), apiKey, campaignId, 'draft');
     // The attempt failed: its results went with it.
     expectError(await results(apiKey, { campaignId, afterSeq: oldAfterSeq }), 409, 'results_not_ready');
 
     useWarehouse(undefined);
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-    await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+    await waitForStatus(api(), apiKey, campaignId, 'enriched');
     // A reader still holding the old position is told by the answer's attemptId: another attempt, whose seqs start at 1.
     const told = await results(apiKey, { campaignId, afterSeq: oldAfterSeq, limit: 1_000 });
     expect(told.status, JSON.stringify(told.body)).toBe(200);
@@ -152,21 +131,11 @@ describe('POST /v1/campaigns/results', () => {
     const all = [...fresh.data.accounts, ...rest.data.accounts] as Item[];
     expect(all.map((item) => item.seq)).toEqual(Array.from({ length: accounts.length }, (_, i) => i + 1));
     expect(rest.data.complete).toBe(true);
-  }, 180_000);
+  });
 
   it('long poll: an idle wait answers as soon as a batch becomes readable, with what is there', async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, 30);
-    await importAccounts(accounts);
     const gated = gatedWarehouse(() => 0);
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), 30, gated);
     await gated.arrived(1);
     const empty = await results(apiKey, { campaignId });
     expect(empty.data).toMatchObject({ status: 'enriching', eligible: 30, processed: 0, complete: false, lastSeq: 0, accounts: [] });
@@ -175,7 +144,7 @@ describe('POST /v1/campaigns/results', () => {
     const answered = await waiting;
     expect(answered.status).toBe(200);
     expect(answered.data.accounts.map((item: Item) => item.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
-  }, 120_000);
+  });
 
   it("the page's contacts equal the export's rows for the same accounts and filters, with raw values (no spreadsheet prefix)", async () => {
     const prefix = uniquePrefix();
@@ -197,7 +166,7 @@ describe('POST /v1/campaigns/results', () => {
     const { apiKey } = await newOrganization({ smbCredits: 10_000 });
     const campaignId = await createApiCampaign(api(), apiKey, [tricky.accountId, plain.accountId, none.accountId]);
     expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-    await waitForStatus(api(), apiKey, campaignId, 'enriched', 60_000);
+    await waitForStatus(api(), apiKey, campaignId, 'enriched');
 
     for (const selection of [{}, { hasMobilePhone: true }, { hasEmail: true, maxContactsPerAccount: 1 }, { maxContactsPerAccount: 0 }]) {
       const page = await results(apiKey, { campaignId, ...selection });
@@ -245,7 +214,7 @@ describe('POST /v1/campaigns/results', () => {
     });
     expect(item.contacts.map((c) => c.contactId)).toEqual([`${prefix}_c1`, `${prefix}_c2`, `${prefix}_c3`]);
     expect(all.find((a) => a.accountId === none.accountId)).toMatchObject({ outcome: 'not_found', contacts: [] });
-  }, 120_000);
+  });
 
   it("refuses what it cannot answer: a draft 409, another organization's campaign 404, bad fields 400 naming the field", async () => {
     const prefix = uniquePrefix();
@@ -268,21 +237,11 @@ describe('POST /v1/campaigns/results', () => {
       expect(res.body.error!.code).toBe('invalid_request');
       expect(JSON.stringify(res.body.error)).toContain(field);
     }
-  }, 60_000);
+  });
 
   it("the client's results(campaignId, {follow: true}) yields every account once, in seq order, while the campaign enriches, and resumes after dropped connections", async () => {
-    const prefix = uniquePrefix();
-    const accounts = numbered(prefix, BATCH + 100);
-    await importAccounts(accounts);
     const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
-    useWarehouse(gated.warehouse);
-    const { apiKey } = await newOrganization({ smbCredits: 10_000 });
-    const campaignId = await createApiCampaign(
-      api(),
-      apiKey,
-      accounts.map((a) => a.accountId),
-    );
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 100, gated);
     await gated.arrived(2);
     // Every second results call loses its connection before reaching the server; the client asks again from where it was.
     let calls = 0;
@@ -307,5 +266,5 @@ describe('POST /v1/campaigns/results', () => {
     expect(seqs).toEqual(Array.from({ length: accounts.length }, (_, i) => i + 1));
     expect(ids.slice().sort()).toEqual(accounts.map((a) => a.accountId).sort());
     expect(dropped).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  });
 });

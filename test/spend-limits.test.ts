@@ -18,12 +18,14 @@ import { limits } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {
   account,
-  activeAccounts,
   balance,
   contact,
   createApiCampaign,
   DESCRIBE,
   enrich,
+  draftOfSize,
+  raceLaunches,
+  racingLaunchInputs,
   expectError,
   importAccounts,
   ledgerOf,
@@ -49,15 +51,7 @@ async function eventsOf(organizationId: string, type: string): Promise<Record<st
 }
 
 /** A draft of `size` active accounts with one contact each (found: no refund). */
-async function draftOf(apiKey: string, size: number): Promise<string> {
-  const list = activeAccounts(uniquePrefix(), size);
-  await importAccounts(list);
-  return createApiCampaign(
-    api(),
-    apiKey,
-    list.map((a) => a.accountId),
-  );
-}
+const draftOf = (apiKey: string, size: number): Promise<string> => draftOfSize(api(), apiKey, size);
 
 describe('POST /v1/org/limits', () => {
   it("answers the deployment's defaults, then the operator's overrides and this month's spend; every answer carries the RateLimit fields", async () => {
@@ -138,36 +132,22 @@ describe('the monthly spend limit (402 spend_limit_exceeded)', () => {
 
   it('racing launches never pass it together; refused launches charge nothing (fast-check interleavings)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 5 }),
-        fc.integer({ min: 1, max: 8 }),
-        fc.array(fc.nat(20), { minLength: 5, maxLength: 5 }),
-        async (sizes, limit, delays) => {
-          const org = await newOrganization({ smbCredits: 100 });
-          await limits().setLimits(org.organizationId, { monthlySpendLimit: limit });
-          const drafts = await Promise.all(sizes.map((size) => draftOf(org.apiKey, size)));
-          // The launches start together, each after its own small delay: the order of their transactions varies.
-          const answers = await Promise.all(
-            drafts.map(async (campaignId, i) => {
-              await new Promise((r) => setTimeout(r, delays[i]!));
-              return { campaignId, size: sizes[i]!, res: await enrich(api(), org.apiKey, campaignId) };
-            }),
-          );
-          const launched = answers.filter((a) => a.res.status === 200);
-          for (const refused of answers.filter((a) => a.res.status !== 200)) {
-            expect(refused.res.error?.code, JSON.stringify(refused.res.body)).toBe('spend_limit_exceeded');
-            expect(refused.res.error?.details.limit).toBe(limit);
-            expect(refused.res.error?.details.spent + refused.size).toBeGreaterThan(limit);
-            expect((await ledgerOf(org.organizationId, refused.campaignId)).entries).toEqual([]);
-          }
-          const charged = launched.reduce((total, a) => total + a.size, 0);
-          expect(charged).toBeLessThanOrEqual(limit);
-          expect(await limits().spent(org.organizationId, monthOf(new Date()))).toBe(charged);
-          expect(await balance(org.organizationId)).toBe(100 - charged);
-          // Whatever the order, a launch that fits what is left was not refused.
-          if (launched.length === 0) expect(Math.min(...sizes)).toBeGreaterThan(limit);
-        },
-      ),
+      fc.asyncProperty(...racingLaunchInputs, async (sizes, limit, delays) => {
+        const org = await newOrganization({ smbCredits: 100 });
+        await limits().setLimits(org.organizationId, { monthlySpendLimit: limit });
+        const { launched, refused: refusals, charged } = await raceLaunches(api(), org.apiKey, sizes, delays);
+        for (const refused of refusals) {
+          expect(refused.res.error?.code, JSON.stringify(refused.res.body)).toBe('spend_limit_exceeded');
+          expect(refused.res.error?.details.limit).toBe(limit);
+          expect(refused.res.error?.details.spent + refused.size).toBeGreaterThan(limit);
+          expect((await ledgerOf(org.organizationId, refused.campaignId)).entries).toEqual([]);
+        }
+        expect(charged).toBeLessThanOrEqual(limit);
+        expect(await limits().spent(org.organizationId, monthOf(new Date()))).toBe(charged);
+        expect(await balance(org.organizationId)).toBe(100 - charged);
+        // Whatever the order, a launch that fits what is left was not refused.
+        if (launched.length === 0) expect(Math.min(...sizes)).toBeGreaterThan(limit);
+      }),
       { numRuns: 6 },
     );
   });

@@ -194,12 +194,11 @@ describe('storage expiry (issue #13 item 4)', () => {
     const exported = await call(api(), '/v1/campaigns/export', { apiKey, body: { campaignId } });
     expect(exported.status, JSON.stringify(exported.body)).toBe(200);
 
-    await waitForStatus(api(), apiKey, campaignId, 'expired', 15_000);
+    await waitForStatus(api(), apiKey, campaignId, 'expired');
     // The workflow's ExpireResults step rewrites the status, then deletes.
     const left = await pollUntil(
       () => campaignKeys(organizationId, campaignId),
       (keys) => keys.length === 1,
-      { timeoutMs: 15_000 },
     );
     expect(left).toEqual(['accounts.txt']);
     expect((await campaigns().get(organizationId, campaignId))!.status).toBe('expired');

@@ -420,7 +420,7 @@ describe('a full run in test mode', () => {
     expect(isTestAnswer(created)).toBe(true);
     const campaignId = created.data.id as string;
     expect((await enrich(api(), testKey, campaignId)).status).toBe(200);
-    const enriched = await waitForStatus(api(), testKey, campaignId, 'enriched', 60_000);
+    const enriched = await waitForStatus(api(), testKey, campaignId, 'enriched');
     expect(enriched.credits).toEqual({ charged: 2_500, remaining: TEST_TWIN_CREDITS - 2_500 });
     expect(enriched.results).toEqual({
       totalAccounts: 3_000,
@@ -472,5 +472,5 @@ describe('the README client example', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -69,7 +69,6 @@ async function deliveriesUntil(apiKey: string, body: Record<string, unknown>, do
   const res = await pollUntil(
     () => call(api(), W.deliveries, { apiKey, body }),
     (r: ApiResponse) => r.status === 200 && done(r.data.deliveries),
-    { timeoutMs: 30_000 },
   );
   return res.data.deliveries;
 }

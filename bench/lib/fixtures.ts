@@ -5,7 +5,7 @@
  */
 import { nanoid } from 'nanoid';
 import { embeddedWarehouse, limits, organizations } from '../../lib/root';
-import type { WarehouseAccount, WarehouseContact } from '../../lib/warehouse/schema';
+import { blankAccount, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 import type { CampaignRecord } from '../../lib/campaigns/model';
 import { accountListKey } from '../../lib/account-lists/account-list';
 import { objectKeys } from '../../lib/objects';
@@ -40,10 +40,9 @@ export function benchContact(accountId: string, account: number, c: number): War
 /** An active warehouse account with `contacts` contacts. */
 export function benchAccount(accountId: string, index: number, contacts: number): WarehouseAccount {
   return {
-    accountId,
+    ...blankAccount(accountId),
     name: `Company ${index}`,
     domain: `company${index}.example.com`,
-    status: 'active',
     industry: 'Software',
     employeeCount: 10 + (index % 5_000),
     country: COUNTRIES[index % COUNTRIES.length]!,

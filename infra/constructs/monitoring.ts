@@ -122,6 +122,8 @@ export interface MonitoringProps {
   readonly table: dynamodb.ITableV2;
   /** Webhook delivery (docs/webhooks.md): its state machine and the dispatcher's dead-letter queue. */
   readonly webhooks: { readonly stateMachine: sfn.IStateMachine; readonly deadLetterQueue: sqs.IQueue };
+  /** The erasure job (docs/privacy.md "The erasure job"): the dead-letter queue its queue moves a job to after its last receive. */
+  readonly erasures: { readonly deadLetterQueue: sqs.IQueue };
   /** What happens to the topic's KMS key when the stack is deleted. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -150,6 +152,13 @@ export interface MonitoringAlarms {
    * (dead-letter queue).
    */
   readonly webhookDeliveryFailed: cloudwatch.Alarm;
+  /**
+   * An erasure job reached its dead-letter queue (`ErasureJobDeadLetters`):
+   * it failed on every receive and stays `running` until an operator replays
+   * it (docs/privacy.md "Replaying a dead-lettered job"); a person's data is
+   * still stored (though no longer delivered) meanwhile.
+   */
+  readonly erasureJobDeadLettered: cloudwatch.Alarm;
   /**
    * One organization got at least {@link RATE_LIMITED_ALARM_THRESHOLD} `rate_limited` answers in 5 minutes
    * (docs/limits.md): the metric `RateLimited` per `organizationId` (a metric filter of each API function's
@@ -189,7 +198,7 @@ export class Monitoring extends Construct {
 
     this.topic = this.createTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
 
-    const { stage, routes, workflowFunctions, stateMachine, table, webhooks } = props;
+    const { stage, routes, workflowFunctions, stateMachine, table, webhooks, erasures } = props;
     const supportFunctions = props.supportFunctions ?? [];
     const apiFunctions: MonitoredFunction[] = routes.map((route) => ({ label: route.path, function: route.function }));
 
@@ -314,6 +323,17 @@ export class Monitoring extends Construct {
             ),
           }
         : {}),
+      erasureJobDeadLettered: erasures.deadLetterQueue
+        .metricApproximateNumberOfMessagesVisible({
+          period: PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+        })
+        .createAlarm(this, 'ErasureJobDeadLettered', {
+          ...atLeastOne,
+          alarmName: name('ErasureJobDeadLettered'),
+          alarmDescription:
+            'An erasure job failed on every receive and sits in the ErasureJobDeadLetters queue: the job stays running and the person is still stored (no longer delivered). Find the cause in the PrivacyErasureWorker log (Erasure job failed, by erasureId), fix it, then redrive the queue (docs/privacy.md "Replaying a dead-lettered job").',
+        }),
       webhookDeliveryFailed: sumAlarm(
         this,
         'WebhookDeliveryFailed',
@@ -451,8 +471,17 @@ export class Monitoring extends Construct {
             webhooks.stateMachine.metricSucceeded({ ...sum, label: 'Succeeded' }),
             webhooks.stateMachine.metricFailed({ ...sum, label: 'Failed' }),
           ]),
-          graph('Webhook dispatcher dead letters', [
-            webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+          graph('Dead letters: webhook dispatcher, erasure jobs', [
+            webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: PERIOD,
+              statistic: cloudwatch.Stats.MAXIMUM,
+              label: 'Webhook events not dispatched',
+            }),
+            erasures.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: PERIOD,
+              statistic: cloudwatch.Stats.MAXIMUM,
+              label: 'Erasure jobs dead-lettered',
+            }),
           ]),
         ],
       ],

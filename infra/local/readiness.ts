@@ -28,6 +28,8 @@ export type ReadinessStep = (typeof READINESS_STEPS)[number];
 export class Readiness {
   readonly #pending: Set<ReadinessStep>;
   readonly #waiters: (() => void)[] = [];
+  readonly #createdAt = performance.now();
+  readonly #doneAt = new Map<ReadinessStep, number>();
 
   /** @param steps - the steps this stack goes through (default: all of {@link READINESS_STEPS}). */
   constructor(steps: readonly ReadinessStep[] = READINESS_STEPS) {
@@ -36,6 +38,7 @@ export class Readiness {
 
   /** Marks a step complete (idempotent). */
   done(step: ReadinessStep): void {
+    if (this.#pending.has(step)) this.#doneAt.set(step, performance.now() - this.#createdAt);
     this.#pending.delete(step);
     if (this.ready) for (const resolve of this.#waiters.splice(0)) resolve();
   }
@@ -43,6 +46,28 @@ export class Readiness {
   /** The steps still starting, in {@link READINESS_STEPS} order. */
   get starting(): ReadinessStep[] {
     return READINESS_STEPS.filter((step) => this.#pending.has(step));
+  }
+
+  /**
+   * How long each completed step took, in seconds, in {@link READINESS_STEPS} order: from the previous
+   * step's completion (the first: from this object's creation) to its own. `npm start` prints them once
+   * ready (the readiness bench module reads them: emulators, migrations, the reconciler's first pass…).
+   */
+  get stepSeconds(): { step: ReadinessStep; seconds: number }[] {
+    let previous = 0;
+    return READINESS_STEPS.filter((step) => this.#doneAt.has(step)).map((step) => {
+      const at = this.#doneAt.get(step)!;
+      const seconds = (at - previous) / 1000;
+      previous = at;
+      return { step, seconds };
+    });
+  }
+
+  /** The line `npm start` prints once ready: {@link stepSeconds} as `Ready in T s: step a s, step b s, …`. */
+  get summary(): string {
+    const steps = this.stepSeconds;
+    const total = steps.reduce((sum, { seconds }) => sum + seconds, 0);
+    return `Ready in ${total.toFixed(2)} s: ${steps.map(({ step, seconds }) => `${step} ${seconds.toFixed(2)} s`).join(', ')}`;
   }
 
   /** Whether every step completed. */

@@ -66,6 +66,38 @@ export interface ApiServerOptions {
   readiness?: Readiness;
   /** A server already listening ({@link listenEarly}) that this API takes over; omitted: one is started on `port`. */
   listening?: ListeningServer;
+  /**
+   * The tests' check of the error catalogue (docs/errors.md): per operation path, the error codes its document lists
+   * (`listedErrorCodes`, lib/contract/openapi.ts). An operation that answers any other code is answered as a 500
+   * naming the code and the operation instead ({@link undeclaredErrorAnswer}), so the test that caused it fails.
+   * Omitted (`npm start`): answers go out as the handler made them.
+   */
+  declaredErrors?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * The answer that replaces `result` when it is an error whose code `declared` does not hold (the tests' stack,
+ * {@link ApiServerOptions.declaredErrors}): a 500 `internal_error` whose message names the operation and the code
+ * and says where to declare it; `undefined` when `result` is a success, a stream, or a declared error.
+ */
+export function undeclaredErrorAnswer(
+  result: APIGatewayProxyStructuredResultV2 | StreamingResult,
+  operationId: string,
+  declared: ReadonlySet<string>,
+): APIGatewayProxyStructuredResultV2 | undefined {
+  if (isStreamingResult(result) || (result.statusCode ?? 200) < 400 || typeof result.body !== 'string' || result.isBase64Encoded)
+    return undefined;
+  let code: unknown;
+  try {
+    code = (JSON.parse(result.body) as { error?: { code?: unknown } | null }).error?.code;
+  } catch {
+    return undefined;
+  }
+  if (typeof code !== 'string' || declared.has(code)) return undefined;
+  return failure(500, {
+    code: 'internal_error',
+    message: `${operationId} answered ${result.statusCode} ${code}, which its document does not list: add it to the operation's errors in its domain's docs.ts (docs/architecture.md "Add an error code").`,
+  });
 }
 
 /** A server listening before the API is loaded, answering 503 until {@link ListeningServer.serve} hands it the API. */
@@ -184,10 +216,14 @@ export async function startApiServer(
     options.listening ??
     (await listenEarly({ port: options.port, host: options.host, ...(options.readiness ? { readiness: options.readiness } : {}) }));
   const { readiness } = options;
-  const handlers = new Map<string, { functionName: string; handler: LambdaHandler }>();
+  const handlers = new Map<string, { functionName: string; operationId: string; handler: LambdaHandler }>();
   for (const route of API_ROUTES) {
     const module = (await import(pathToFileURL(path.join(PROJECT_ROOT, route.entry)).href)) as { handler: LambdaHandler };
-    handlers.set(route.operation.path, { functionName: route.functionId, handler: module.handler });
+    handlers.set(route.operation.path, {
+      functionName: route.functionId,
+      operationId: route.operation.operationId,
+      handler: module.handler,
+    });
   }
   // The handlers of the deployed stack's docs and catch-all routes.
   const { handler: docs } = (await import(pathToFileURL(path.join(PROJECT_ROOT, 'functions/api-docs.ts')).href)) as {
@@ -309,7 +345,11 @@ export async function startApiServer(
         return;
       }
       const event = toApiGatewayEvent(req, body, `POST ${url.pathname}`, requestId);
-      await send(res, await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId)), requestId);
+      const result = await invokeLocally(route.handler, event, lambdaContext(route.functionName, requestId));
+      const declared = options.declaredErrors?.get(url.pathname);
+      const undeclared = declared && undeclaredErrorAnswer(result, route.operationId, declared);
+      if (undeclared) console.error(JSON.parse(undeclared.body as string).error.message);
+      await send(res, undeclared || result, requestId);
     } catch (error) {
       console.error(error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });

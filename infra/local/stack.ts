@@ -88,6 +88,8 @@ export interface LocalStack {
  * @param options.healthCheck - answers `GET /health` (default: table and bucket reachable).
  * @param options.webhooks - also runs the webhook delivery loop (infra/local/webhooks.ts), every
  *   `intervalMs`; off by default so test files that do not deliver webhooks run no loop.
+ * @param options.checkDeclaredErrors - the tests' stack: an operation that answers an error code its document does not
+ *   list is answered as a 500 naming it (docs/errors.md; infra/local/server.ts `undeclaredErrorAnswer`).
  */
 export async function startLocalApi(
   options: {
@@ -97,6 +99,7 @@ export async function startLocalApi(
     webhooks?: boolean | { intervalMs?: number };
     readiness?: Readiness;
     listening?: ListeningServer;
+    checkDeclaredErrors?: boolean;
   } = {},
 ): Promise<LocalApi> {
   const port = options.listening ? Number(new URL(options.listening.url).port) : options.port || (await freePort());
@@ -113,6 +116,7 @@ export async function startLocalApi(
     healthCheck: options.healthCheck ?? (await backingServicesCheck()),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     ...(options.listening ? { listening: options.listening } : {}),
+    ...(options.checkDeclaredErrors ? { declaredErrors: await declaredErrorCodes() } : {}),
   });
   const webhooks = options.webhooks
     ? (await import('./webhooks')).startWebhookPoller(options.webhooks === true ? {} : options.webhooks)
@@ -259,4 +263,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stop();
     throw error;
   }
+}
+
+/** Per operation path, the error codes its document lists (lib/contract/openapi.ts `listedErrorCodes`). */
+async function declaredErrorCodes(): Promise<Map<string, ReadonlySet<string>>> {
+  const [{ API_ROUTES }, { documented, listedErrorCodes }] = await Promise.all([import('../routes'), import('../../lib/contract/openapi')]);
+  return new Map(API_ROUTES.map(({ operation }) => [operation.path, new Set(listedErrorCodes(documented(operation)))]));
 }

@@ -79,8 +79,18 @@ export interface CampaignStore {
     changes: CampaignChanges,
     alsoPut?: readonly TransactItem[],
   ): Promise<ConditionalOutcome>;
+  /**
+   * Reads several campaigns of one organization (BatchGetItem, strongly consistent, 100 keys a call);
+   * unknown IDs are left out, the order is not kept.
+   */
+  getMany(organizationId: string, campaignIds: readonly string[]): Promise<CampaignRecord[]>;
   /** IDs of an organization's campaigns stored in `status` (every page of its status partition; the reconciler's walk). */
   idsInStatus(organizationId: string, status: CampaignStatus): Promise<string[]>;
+  /**
+   * IDs of an organization's campaigns stored `enriched` whose `resultsExpireAt` is at or before `before`: the
+   * sparse expiry index read up to that bound, so live campaigns are never read (the reconciler's expiry check).
+   */
+  lapsedIds(organizationId: string, before: Date): Promise<string[]>;
   /** One page of list items, newest first; `hasMore` when another page exists. */
   list(query: CampaignListQuery): Promise<{ items: CampaignListRecord[]; hasMore: boolean }>;
 }
@@ -305,6 +315,40 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       const item = outcome.old;
       if (!item) return { ok: false };
       return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
+    },
+
+    async getMany(organizationId, campaignIds) {
+      if (campaignIds.length === 0) return [];
+      const found = await batchGet(
+        client,
+        tableName,
+        campaignIds.map((campaignId) => keys.campaign(organizationId, campaignId)),
+        undefined,
+        { consistentRead: true },
+      );
+      return found.map((item) => toCampaignRecord(item));
+    },
+
+    async lapsedIds(organizationId, before) {
+      const index = TABLE_INDEXES.enrichedByExpiry;
+      const ids: string[] = [];
+      const pages = paginateQuery(
+        { client },
+        {
+          TableName: tableName,
+          IndexName: index.indexName,
+          // `expirySk` is `<resultsExpireAt>#<id>`; `$` sorts above `#` and below every ID character: resultsExpireAt ≤ before.
+          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey, '#id': 'id' },
+          ExpressionAttributeValues: {
+            ':pk': keys.enrichedExpiry(organizationId, { id: '', resultsExpireAt: '' }).gsi5pk,
+            ':bound': `${before.toISOString()}$`,
+          },
+          ProjectionExpression: '#id',
+        },
+      );
+      for await (const page of pages) for (const item of page.Items ?? []) ids.push(String(item.id));
+      return ids;
     },
 
     async idsInStatus(organizationId, status) {

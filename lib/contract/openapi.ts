@@ -17,39 +17,8 @@ import * as z from 'zod';
 import * as zm from 'zod/mini';
 import toRegexRange from 'to-regex-range';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from 'zod-openapi';
-import {
-  ApiError,
-  CAMPAIGN_STATUSES,
-  CampaignNotCancelableError,
-  CampaignNotEditableError,
-  CampaignNotEnrichableError,
-  ConcurrencyLimitExceededError,
-  ERROR_STATUS,
-  EnrichmentPendingError,
-  ExpiredApiKeyError,
-  IdempotencyKeyInUseError,
-  IdempotencyKeyReusedError,
-  InsufficientCreditsError,
-  InsufficientScopeError,
-  InternalError,
-  InvalidApiKeyError,
-  InvalidRequestError,
-  MethodNotAllowedError,
-  NoEligibleAccountsError,
-  NotFoundError,
-  ResultsExpiredError,
-  ResultsNotReadyError,
-  RateLimitedError,
-  RevokedApiKeyError,
-  WebhookEndpointDisabledError,
-  SpendLimitExceededError,
-  KeySpendLimitExceededError,
-  KEY_SPEND_PERIODS,
-  SuppressionLockedError,
-  WebhookEndpointLimitReachedError,
-  type ErrorCode,
-  RATE_LIMIT_POLICIES,
-} from '../errors';
+import { ApiError, ERROR_STATUS, InvalidRequestError, type ErrorCode } from '../errors';
+import { ERRORS } from './errors';
 import { isSavedRefusal } from '../idempotency/middleware';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/key';
 import { formatIssues } from '../http/issues';
@@ -87,190 +56,19 @@ export const contactOf = (serverUrl: string) => ({ name: SUPPORT.name, url: `${s
 /** Server shown in the committed document: the local stack of `npm start`. */
 export const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
 
-const nonNegative = () => z.int().min(0);
-
-/** The typed `details` of each error code (absent: the code has none). */
-const ERROR_DETAILS: Partial<Record<ErrorCode, { schema: z.ZodType; required: boolean }>> = {
-  invalid_request: {
-    schema: z.strictObject({
-      issues: z.array(z.string()).min(1).meta({ description: 'One line per problem, starting with the field path (or the header name).' }),
-    }),
-    // Absent only when the body could not be parsed at all (docs/errors.md).
-    required: false,
-  },
-  insufficient_credits: {
-    schema: z
-      .strictObject({ available: nonNegative(), required: nonNegative(), shortfall: nonNegative() })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
-  },
-  not_found: {
-    schema: z.strictObject({
-      resource: z
-        .string()
-        .meta({ description: '`campaign`, `webhook_endpoint`, `webhook_message`, `webhook_delivery`, or `route` for an unknown path.' }),
-      id: z.string(),
-    }),
-    required: true,
-  },
-  campaign_not_enrichable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
-  campaign_not_editable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
-  campaign_not_cancelable: { schema: z.strictObject({ status: z.enum(CAMPAIGN_STATUSES) }), required: true },
-  no_eligible_accounts: {
-    schema: z.strictObject({ requested: nonNegative().meta({ description: 'Distinct account IDs submitted.' }) }),
-    required: true,
-  },
-  concurrency_limit_exceeded: {
-    schema: z
-      .strictObject({ limit: nonNegative(), inFlight: nonNegative(), requested: nonNegative() })
-      .meta({ description: 'Figures in accounts.' }),
-    required: true,
-  },
-  method_not_allowed: { schema: z.strictObject({ allow: z.array(z.literal('POST')) }), required: true },
-  webhook_endpoint_limit_reached: {
-    schema: z.strictObject({ limit: nonNegative().meta({ description: 'Endpoints an organization may have.' }) }),
-    required: true,
-  },
-  webhook_endpoint_disabled: {
-    schema: z.strictObject({ id: z.string().meta({ description: 'The disabled endpoint (`whe_…`).' }) }),
-    required: true,
-  },
-  rate_limited: {
-    schema: z.strictObject({
-      policy: z.enum(RATE_LIMIT_POLICIES).meta({
-        description:
-          "What was counted: authenticated requests, exports, uploads, or the account IDs a test twin's creates stored today (test mode only).",
-      }),
-      limit: z.int().min(1).meta({ description: 'Uses allowed per window.' }),
-      windowSeconds: z.int().min(1).meta({ description: 'Length of the fixed window, in seconds.' }),
-      retryAfterSeconds: z.int().min(1).meta({ description: 'Seconds until the window resets (also `Retry-After`).' }),
-    }),
-    required: true,
-  },
-  spend_limit_exceeded: {
-    schema: z
-      .strictObject({
-        limit: nonNegative(),
-        spent: z.int().meta({ description: 'Spent this UTC month, net of refunds.' }),
-        required: nonNegative(),
-      })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
-  },
-  key_spend_limit_exceeded: {
-    schema: z
-      .strictObject({
-        limit: nonNegative(),
-        required: nonNegative(),
-        spent: z
-          .nullable(z.int())
-          .meta({ description: 'The key\'s net charges this UTC month (`period: "month"`); null for `period: "launch"`.' }),
-        period: z
-          .enum(KEY_SPEND_PERIODS)
-          .meta({ description: "`launch`: the key's `maxCreditsPerLaunch`; `month`: its `monthlyCredits`." }),
-      })
-      .meta({ description: 'Figures in credits.' }),
-    required: true,
-  },
-  suppression_locked: {
-    schema: z.strictObject({ id: z.string().meta({ description: 'The suppression an erasure made (`sup_…`).' }) }),
-    required: true,
-  },
-  insufficient_scope: {
-    schema: z.strictObject({ required: z.enum(SCOPES).meta({ description: 'The scope the operation needs.' }) }),
-    required: true,
-  },
-};
-
-/**
- * The fields of each code's `details`, in order, with a note when one can be
- * null, for docs/errors.md's table (scripts/docs-figures.ts); empty when the
- * code has none.
- */
-export function errorDetailFields(code: ErrorCode): string[] {
-  const details = ERROR_DETAILS[code];
-  if (!details) return [];
-  const shape = (details.schema as z.ZodObject).shape as Record<string, z.ZodType>;
-  return Object.entries(shape).map(([field, schema]) => (schema.safeParse(null).success ? `${field} (or null)` : field));
-}
-
-const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-  invalid_request: 'Malformed or invalid body, header or cursor; `details.issues` names each field.',
-  invalid_api_key: 'Missing, malformed or unrecognized API key.',
-  revoked_api_key: 'The API key has been revoked.',
-  insufficient_credits: 'The smb balance is below the launch charge.',
-  not_found: 'No such resource (campaign, webhook endpoint, message or delivery) in the authenticated organization, or no such route.',
-  method_not_allowed: 'The path is an operation, which takes POST only (header `Allow: POST`).',
-  campaign_not_enrichable: 'The campaign is not an API-created draft.',
-  campaign_not_editable: 'The campaign is not an API-created draft.',
-  campaign_not_cancelable: 'The campaign is not enriching: it finished first, never launched, or another surface created it.',
-  enrichment_pending: 'Another enrich call is evaluating this campaign right now; retry after `Retry-After` seconds.',
-  results_not_ready: 'The campaign is not enriched yet.',
-  idempotency_key_in_use: 'A request with this Idempotency-Key is still running; retry after `Retry-After` (1) second.',
-  results_expired: 'The result access period has ended.',
-  no_eligible_accounts: 'No account is eligible.',
-  idempotency_key_reused: 'The Idempotency-Key was first used with a different request body.',
-  concurrency_limit_exceeded: "The launch would exceed the organization's ceiling on accounts enriching at once.",
-  webhook_endpoint_limit_reached: 'The organization already has the most webhook endpoints allowed (10).',
-  webhook_endpoint_disabled: 'The webhook endpoint answered 410 Gone and was disabled; nothing is sent to it any more.',
-  rate_limited:
-    'The organization (all its keys together) used its limit for this window: requests per window, or exports or uploads per hour (`details.policy`); retry after `Retry-After` seconds. `POST /v1/org/limits` tells the limits.',
-  spend_limit_exceeded:
-    "The launch would take this UTC month's spend over the organization's monthly spend limit (checked after `insufficient_credits`); nothing is charged.",
-  key_spend_limit_exceeded:
-    'The launch would charge more than the request\'s API key may: its `maxCreditsPerLaunch` (`period: "launch"`) or its `monthlyCredits` this UTC month, net of refunds (`period: "month"`); checked right after `spend_limit_exceeded`; nothing is charged.',
-  suppression_locked: 'The suppression was made by an erasure: the person stays suppressed, it cannot be deleted.',
-  insufficient_scope: 'The API key lacks the scope this operation needs (`details.required`); nothing was done.',
-  expired_api_key: "The API key's `expiresAt` has passed, or it is a rotated secret past its 24 h overlap.",
-  internal_error: 'Unexpected failure; the message is always `Internal error.`',
-};
-
-/** A real error of each code, as the API answers it (the document's examples). */
-const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'invalid_request'>, ApiError> = {
-  invalid_api_key: new InvalidApiKeyError(),
-  revoked_api_key: new RevokedApiKeyError(),
-  insufficient_credits: new InsufficientCreditsError({ available: 120, required: 262 }),
-  not_found: new NotFoundError('campaign', 'camp_7Hq2kXv9LmN3pR5sT8wYz'),
-  method_not_allowed: new MethodNotAllowedError('GET', '/v1/campaigns/get'),
-  campaign_not_enrichable: new CampaignNotEnrichableError('enriched'),
-  campaign_not_editable: new CampaignNotEditableError('enriching'),
-  campaign_not_cancelable: new CampaignNotCancelableError('enriched'),
-  enrichment_pending: new EnrichmentPendingError(42),
-  results_not_ready: new ResultsNotReadyError(),
-  idempotency_key_in_use: new IdempotencyKeyInUseError(),
-  results_expired: new ResultsExpiredError(),
-  no_eligible_accounts: new NoEligibleAccountsError(300),
-  idempotency_key_reused: new IdempotencyKeyReusedError(),
-  concurrency_limit_exceeded: new ConcurrencyLimitExceededError({ limit: 5000, inFlight: 4900, requested: 262 }),
-  webhook_endpoint_limit_reached: new WebhookEndpointLimitReachedError(10),
-  webhook_endpoint_disabled: new WebhookEndpointDisabledError('whe_4fJ8kQ2mN7pR9sT3vW5xY'),
-  rate_limited: new RateLimitedError({
-    policy: 'requests',
-    limit: SETTINGS.rateLimitRequests.default,
-    windowSeconds: SETTINGS.rateLimitWindowSeconds.default,
-    retryAfterSeconds: 4,
-  }),
-  spend_limit_exceeded: new SpendLimitExceededError({ limit: 50000, spent: 49900, required: 262 }),
-  key_spend_limit_exceeded: new KeySpendLimitExceededError({ limit: 10000, required: 262, spent: 9900, period: 'month' }),
-  suppression_locked: new SuppressionLockedError('sup_5kP9qR2sT7vW3xY8zA4bC'),
-  insufficient_scope: new InsufficientScopeError('campaigns:launch'),
-  expired_api_key: new ExpiredApiKeyError(),
-  internal_error: new InternalError(),
-};
-
 const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 /** The `error` object of one code: `code` fixed, `details` typed (component `<Code>Error`). */
 const errorSchemas = Object.fromEntries(
   (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => {
-    const details = ERROR_DETAILS[code];
+    const { details, meaning } = ERRORS[code];
     const shape = {
       code: z.literal(code),
       message: z.string(),
       ...(details ? { details: details.required ? details.schema : details.schema.optional() } : {}),
     };
     const id = code.endsWith('_error') ? pascal(code) : `${pascal(code)}Error`;
-    return [code, z.strictObject(shape).meta({ id, description: `${ERROR_STATUS[code]} \`${code}\`: ${ERROR_DESCRIPTIONS[code]}` })];
+    return [code, z.strictObject(shape).meta({ id, description: `${ERROR_STATUS[code]} \`${code}\`: ${meaning}` })];
   }),
 ) as unknown as Record<ErrorCode, z.ZodObject>;
 
@@ -534,7 +332,14 @@ const LAST_EVENT_ID_PARAMETER = {
   schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
 } as const;
 
-function operationObject(operation: DocumentedOperation, streamServerUrl: string | undefined): ZodOpenApiOperationObject {
+/**
+ * Every error code an operation's document lists, in the document's order: what the pipeline can answer for any
+ * operation (authentication, scope, method, rate limit, internal error; the idempotency codes and `invalid_request`
+ * for one that honours `Idempotency-Key`) and the codes its docs.ts declares in `errors`. The local stack of the
+ * tests answers any other code as a 500 naming it (infra/local/server.ts), and test/error-coverage.test.ts compares
+ * it with the error classes each function's bundle holds.
+ */
+export function listedErrorCodes(operation: DocumentedOperation): ErrorCode[] {
   const codes = [
     ...new Set<ErrorCode>([
       'invalid_api_key',
@@ -547,8 +352,13 @@ function operationObject(operation: DocumentedOperation, streamServerUrl: string
       'internal_error',
     ]),
   ];
-  const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   if (operation.idempotent && !codes.includes('invalid_request')) codes.unshift('invalid_request');
+  return codes;
+}
+
+function operationObject(operation: DocumentedOperation, streamServerUrl: string | undefined): ZodOpenApiOperationObject {
+  const codes = listedErrorCodes(operation);
+  const rateLimitHeaders = { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
 
@@ -585,15 +395,14 @@ function operationObject(operation: DocumentedOperation, streamServerUrl: string
       schemas.length === 1 ? schemas[0]! : z.discriminatedUnion('code', schemas as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
     const examples = Object.fromEntries(
       statusCodes.map((code) => {
-        const example = code === 'invalid_request' ? invalidRequestExample(operation) : ERROR_EXAMPLES[code];
+        const example = code === 'invalid_request' ? invalidRequestExample(operation) : ERRORS[code].example;
         return [code, { summary: code, value: { data: null, error: example.toJSON() } }];
       }),
     );
-    const retryAfter = statusCodes.some(
-      (code) => code === 'enrichment_pending' || code === 'idempotency_key_in_use' || code === 'rate_limited',
-    );
+    // A code whose class answers `Retry-After` (lib/errors.ts): its example carries the header.
+    const retryAfter = statusCodes.some((code) => ERRORS[code].example.headers['retry-after'] !== undefined);
     responses[String(status)] = {
-      description: statusCodes.map((code) => `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`).join(' '),
+      description: statusCodes.map((code) => `\`${code}\`: ${ERRORS[code].meaning}`).join(' '),
       headers: {
         'X-Request-Id': headerRef('X-Request-Id'),
         ...(status === 401 || status >= 500 ? {} : rateLimitHeaders),

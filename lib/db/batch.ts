@@ -64,22 +64,48 @@ export async function batchGet(
   return pages.flat();
 }
 
+/** Runs many write requests (puts or deletes), 25 a call; unprocessed ones are retried with backoff. */
+async function batchWrite(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly ({ PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } })[],
+): Promise<void> {
+  await pMap(
+    chunk(requests, BATCH_WRITE_SIZE),
+    async (group) => {
+      let pending = group;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: [...pending] } }));
+        pending = (UnprocessedItems?.[tableName] as typeof pending | undefined) ?? [];
+      }
+    },
+    { concurrency: BATCH_CONCURRENCY },
+  );
+}
+
 /** Writes (puts) many items; unprocessed items are retried. */
 export async function batchPut(
   client: DynamoDBDocumentClient,
   tableName: string,
   items: readonly Record<string, unknown>[],
 ): Promise<void> {
-  await pMap(
-    chunk(items, BATCH_WRITE_SIZE),
-    async (group) => {
-      let pending = group.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await backoff(attempt);
-        const { UnprocessedItems } = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (UnprocessedItems?.[tableName] as typeof pending | undefined) ?? [];
-      }
-    },
-    { concurrency: BATCH_CONCURRENCY },
+  await batchWrite(
+    client,
+    tableName,
+    items.map((Item) => ({ PutRequest: { Item } })),
+  );
+}
+
+/** Deletes many items by key; unprocessed deletes are retried. */
+export async function batchDelete(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  itemKeys: readonly Record<string, unknown>[],
+): Promise<void> {
+  await batchWrite(
+    client,
+    tableName,
+    itemKeys.map((Key) => ({ DeleteRequest: { Key } })),
   );
 }

@@ -364,4 +364,11 @@ export const keys = {
   warehouseAccount: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /** Contacts of a warehouse account. */
   warehouseContacts: (accountId: string) => ({ pk: `WAREHOUSE#ACCOUNT#${accountId}`, sk: 'CONTACTS' }),
+  /**
+   * The warehouse's identifier index (docs/data-model.md "Entities", the warehouse identifier index): that an account's contacts hold a contact with
+   * this identifier hash (lib/warehouse/identifiers.ts). One partition per hash, one item per account.
+   */
+  warehouseIdentifier: (hash: string, accountId: string) => ({ pk: `WAREHOUSE#IDENT#${hash}`, sk: `ACCOUNT#${accountId}` }),
+  /** Partition of one identifier hash in the warehouse's identifier index. */
+  warehouseIdentifierPartition: (hash: string) => `WAREHOUSE#IDENT#${hash}`,
 };

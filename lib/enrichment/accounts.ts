@@ -166,7 +166,7 @@ export async function listCampaignAccounts(
     // While the policy withholds something the counts come from the stored rows, through the one owner of what may be delivered.
     const prefix = resultsPrefix(organizationId, input.campaignId, manifest.evaluationId);
     const countsOf = (batch: number) =>
-      policy.withhold
+      policy.withholds
         ? deps.results
             .readBatchParts(prefix, batch)
             .then((parts) => parts.flatMap((part) => deliverableCounts(new ResultPartReader(part), policy)))

@@ -34,6 +34,7 @@
  * `enrichingAccounts` must equal its external figure plus the eligible
  * accounts of its `enriching` campaigns.
  */
+import pMap from 'p-map';
 import { logger } from '../observability';
 import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
@@ -46,7 +47,7 @@ import type { PrefixStore } from '../storage/prefixes';
 
 /** What the reconciler needs. */
 export interface ReconcileDependencies {
-  campaigns: Pick<CampaignStore, 'get' | 'idsInStatus'>;
+  campaigns: Pick<CampaignStore, 'get' | 'getMany' | 'idsInStatus' | 'lapsedIds'>;
   organizations: Pick<OrganizationStore, 'get'>;
   enrichment: Pick<EnrichmentStore, 'compensate' | 'expire' | 'finishRecording'>;
   /** The account history an organization's completions are recorded in (a test twin's is built in: docs/test-mode.md). */
@@ -127,8 +128,15 @@ export async function reconcileEnriching(
   return compensate(execution === 'ABORTED' ? 'canceled' : 'failed');
 }
 
+/** Organizations a pass reconciles at once (each one's steps stay in order). */
+const ORGANIZATIONS_AT_ONCE = 8;
+
 /**
- * One pass over one organization, or every organization of the registry.
+ * One pass over one organization, or every organization of the registry
+ * ({@link ORGANIZATIONS_AT_ONCE} at a time). Its reads grow with the
+ * organizations and the campaigns that need something (enriching, lapsed,
+ * or waiting for their recording), never with the live enriched ones: those
+ * are found through the sparse expiry index only once their results lapsed.
  * @returns what it found and repaired; capacity drift is reported, never "fixed".
  */
 export async function reconcileEnrichments(
@@ -138,86 +146,108 @@ export async function reconcileEnrichments(
   const now = options.now ?? new Date();
   const ids = options.organizationId !== undefined ? [options.organizationId] : await deps.organizationIds();
   const report: ReconcileReport = { organizations: 0, enriching: 0, repairs: [], capacityDrift: [] };
-  for (const organizationId of ids) {
-    const before = await deps.organizations.get(organizationId);
-    if (!before) continue;
+  const reports = await pMap(ids, (organizationId) => reconcileOrganization(deps, organizationId, now), {
+    concurrency: ORGANIZATIONS_AT_ONCE,
+  });
+  for (const one of reports) {
+    if (!one) continue;
     report.organizations++;
-    const enriching = await campaignsIn(deps, organizationId, 'enriching');
-    report.enriching += enriching.length;
-    let repaired = false;
-    for (const campaign of enriching) {
-      try {
-        const repair = await reconcileEnriching(deps, campaign, now);
-        if (repair) {
-          report.repairs.push(repair);
-          repaired ||= repair.action.startsWith('compensated');
-          logger.warn('Reconciler repaired an enrichment', { ...repair });
-        }
-      } catch (error) {
-        // One campaign's failure must not stop the others; the next pass tries it again.
-        logger.error('Reconciling a campaign failed', { error, organizationId, campaignId: campaign.id });
-      }
-    }
-    for (const campaign of await campaignsIn(deps, organizationId, 'enriched')) {
-      if (!campaign.attempt) continue;
-      // Only that check: an enriched campaign is never run again (below). Results past their expiry (by more than the grace period) that the workflow did not expire: expired here.
-      if (statusAt(campaign, now) === 'expired') {
-        const lapsedSeconds = (now.getTime() - Date.parse(campaign.resultsExpireAt!)) / 1000;
-        if (!deps.objects || lapsedSeconds < deps.graceSeconds) continue;
-        try {
-          const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
-          const { expired, objectsDeleted } = await expireResults(
-            { enrichment: deps.enrichment, campaigns: deps.campaigns, objects: deps.objects },
-            ref,
-            now,
-          );
-          if (expired || objectsDeleted > 0)
-            report.repairs.push({ ...ref, action: 'expired', execution: await executionOf(deps, campaign.attempt) });
-        } catch (error) {
-          logger.error('Expiring a lapsed campaign failed', { error, organizationId, campaignId: campaign.id });
-        }
-      }
-    }
-    // Locally a restart loses executions. An enriched campaign needs nothing of its workflow but its expiry (above) and,
-    // when its completion still waits for its recording, that recording: done here by the FinishRecording step itself,
-    // never by running the workflow again, which would find contacts again and rewrite every result part (third
-    // audit, R3; docs/reliability.md "Crash windows"). A running execution finishes it itself.
-    for (const pending of before.pendingRecency ?? []) {
-      try {
-        const campaign = await deps.campaigns.get(organizationId, pending.campaignId);
-        if (!campaign?.attempt) continue;
-        const execution = await executionOf(deps, campaign.attempt);
-        if (execution === 'RUNNING' || execution === 'PENDING_REDRIVE') continue;
-        const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
-        const { recorded } = await finishRecording(
-          { enrichment: deps.enrichment, accountHistory: deps.accountHistoryFor(organizationId), organizations: deps.organizations },
-          ref,
-        );
-        if (recorded) report.repairs.push({ ...ref, action: 'recorded', execution });
-      } catch (error) {
-        logger.error('Recording a completion failed', { error, organizationId, campaignId: pending.campaignId });
-      }
-    }
-    // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
-    const after = await deps.organizations.get(organizationId);
-    if (!after || repaired || after.enrichingAccounts !== before.enrichingAccounts) continue;
-    const stillEnriching = await campaignsIn(deps, organizationId, 'enriching');
-    const again = await deps.organizations.get(organizationId);
-    if (!again || again.enrichingAccounts !== after.enrichingAccounts) continue;
-    const expected = again.externalEnrichingAccounts + stillEnriching.reduce((sum, c) => sum + (c.attempt?.eligible ?? 0), 0);
-    if (expected !== again.enrichingAccounts)
-      report.capacityDrift.push({ organizationId, enrichingAccounts: again.enrichingAccounts, expected });
+    report.enriching += one.enriching;
+    report.repairs.push(...one.repairs);
+    report.capacityDrift.push(...one.capacityDrift);
   }
   return report;
 }
 
-/** The organization's campaigns stored in `status`, read consistently. */
-async function campaignsIn(
+/** One organization's pass (see {@link reconcileEnrichments}); undefined when the organization is unknown. */
+async function reconcileOrganization(
   deps: ReconcileDependencies,
   organizationId: string,
-  status: 'enriching' | 'enriched',
-): Promise<CampaignRecord[]> {
-  const ids = await deps.campaigns.idsInStatus(organizationId, status);
-  const campaigns = await Promise.all(ids.map((id) => deps.campaigns.get(organizationId, id)));
-  return campaigns.filter((campaign): campaign is CampaignRecord => campaign?.status === status);
+  now: Date,
+): Promise<Omit<ReconcileReport, 'organizations'> | undefined> {
+  const report: Omit<ReconcileReport, 'organizations'> = { enriching: 0, repairs: [], capacityDrift: [] };
+  const lapsedBefore = new Date(now.getTime() - deps.graceSeconds * 1000);
+  // One wave of reads: the organization, its enriching campaigns, its lapsed ones (the capacity check reads again below).
+  const [before, enriching, lapsedIds] = await Promise.all([
+    deps.organizations.get(organizationId),
+    campaignsIn(deps, organizationId, 'enriching'),
+    deps.objects ? deps.campaigns.lapsedIds(organizationId, lapsedBefore) : Promise.resolve([]),
+  ]);
+  if (!before) return undefined;
+  report.enriching += enriching.length;
+  let repaired = false;
+  for (const campaign of enriching) {
+    try {
+      const repair = await reconcileEnriching(deps, campaign, now);
+      if (repair) {
+        report.repairs.push(repair);
+        repaired ||= repair.action.startsWith('compensated');
+        logger.warn('Reconciler repaired an enrichment', { ...repair });
+      }
+    } catch (error) {
+      // One campaign's failure must not stop the others; the next pass tries it again.
+      logger.error('Reconciling a campaign failed', { error, organizationId, campaignId: campaign.id });
+    }
+  }
+  // An enriched campaign is never run again (below); what it still needs of its workflow is its expiry. Results past
+  // their expiry by more than the grace period that the workflow did not expire (its execution died, or, locally, a
+  // restart lost it) are expired here: only those are read, through the sparse expiry index.
+  if (deps.objects) {
+    for (const campaign of await deps.campaigns.getMany(organizationId, lapsedIds)) {
+      if (campaign.status !== 'enriched' || !campaign.attempt || statusAt(campaign, lapsedBefore) !== 'expired') continue;
+      try {
+        const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
+        const { expired, objectsDeleted } = await expireResults(
+          { enrichment: deps.enrichment, campaigns: deps.campaigns, objects: deps.objects },
+          ref,
+          now,
+        );
+        if (expired || objectsDeleted > 0)
+          report.repairs.push({ ...ref, action: 'expired', execution: await executionOf(deps, campaign.attempt) });
+      } catch (error) {
+        logger.error('Expiring a lapsed campaign failed', { error, organizationId, campaignId: campaign.id });
+      }
+    }
+  }
+  // Locally a restart loses executions. An enriched campaign needs nothing of its workflow but its expiry (above) and,
+  // when its completion still waits for its recording, that recording: done here by the FinishRecording step itself,
+  // never by running the workflow again, which would find contacts again and rewrite every result part (third
+  // audit, R3; docs/reliability.md "Crash windows"). A running execution finishes it itself.
+  const pendingCampaigns = await deps.campaigns.getMany(
+    organizationId,
+    (before.pendingRecency ?? []).map((pending) => pending.campaignId),
+  );
+  for (const campaign of pendingCampaigns) {
+    try {
+      if (!campaign.attempt) continue;
+      const execution = await executionOf(deps, campaign.attempt);
+      if (execution === 'RUNNING' || execution === 'PENDING_REDRIVE') continue;
+      const ref = { organizationId, campaignId: campaign.id, attemptId: campaign.attempt.id };
+      const { recorded } = await finishRecording(
+        { enrichment: deps.enrichment, accountHistory: deps.accountHistoryFor(organizationId), organizations: deps.organizations },
+        ref,
+      );
+      if (recorded) report.repairs.push({ ...ref, action: 'recorded', execution });
+    } catch (error) {
+      logger.error('Recording a completion failed', { error, organizationId, campaignId: campaign.id });
+    }
+  }
+  // Capacity, when nothing moved under the check (a launch or a completion in between would make it meaningless).
+  // Nothing enriching and nothing held beyond the external figure: nothing to check (no read more).
+  if (!repaired && enriching.length === 0 && before.enrichingAccounts === before.externalEnrichingAccounts) return report;
+  const after = await deps.organizations.get(organizationId);
+  if (!after || repaired || after.enrichingAccounts !== before.enrichingAccounts) return report;
+  const stillEnriching = await campaignsIn(deps, organizationId, 'enriching');
+  const again = await deps.organizations.get(organizationId);
+  if (!again || again.enrichingAccounts !== after.enrichingAccounts) return report;
+  const expected = again.externalEnrichingAccounts + stillEnriching.reduce((sum, c) => sum + (c.attempt?.eligible ?? 0), 0);
+  if (expected !== again.enrichingAccounts)
+    report.capacityDrift.push({ organizationId, enrichingAccounts: again.enrichingAccounts, expected });
+  return report;
+}
+
+/** The organization's campaigns stored in `status`, read consistently (batched). */
+async function campaignsIn(deps: ReconcileDependencies, organizationId: string, status: 'enriching'): Promise<CampaignRecord[]> {
+  const campaigns = await deps.campaigns.getMany(organizationId, await deps.campaigns.idsInStatus(organizationId, status));
+  return campaigns.filter((campaign) => campaign.status === status);
 }

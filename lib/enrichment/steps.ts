@@ -12,6 +12,7 @@ import type { ResultMetrics } from '../campaigns/model';
 import type { AccountHistoryStore } from '../history/store';
 import type { OrganizationStore } from '../organizations/store';
 import type { Warehouse } from '../warehouse/warehouse';
+import { missingAccount } from '../warehouse/schema';
 import type { EnrichmentStore } from './store';
 import { resultsPrefix, type ResultStore } from '../results/parts';
 import type { EnrichedAccount } from '../results/csv';
@@ -137,7 +138,7 @@ export async function findContactsBatch(
     const found = new Map(accounts.map((account) => [account.accountId, account]));
     return ids.map((accountId) => {
       const account = found.get(accountId);
-      if (!account) return { accountId, name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] };
+      if (!account) return missingAccount(accountId);
       const { status: _status, ...rest } = account;
       return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
     });

@@ -8,21 +8,26 @@
  * global list is withheld (docs/privacy.md "Suppressions").
  *
  * The policy is read once per request or batch ({@link suppressionPolicy}: two
- * small GetItems of the compact sets, lib/privacy/store.ts). With no
- * suppression in force it has no `withhold`, so nothing is hashed or decoded.
+ * small GetItems of the compact sets, lib/privacy/store.ts). It compares the
+ * identifier digests each stored contact carries (lib/results/parts.ts) with
+ * the set; with no suppression in force it has no `withholds` at all.
  */
 import type { DeliveryPolicy } from '../results/deliverable';
-import { contactHashes, type ContactIdentifiers } from './identifiers';
-import { setKey, type SuppressionStore } from './store';
+import { DigestSet } from '../warehouse/identifiers';
+import type { SuppressionStore } from './store';
 
 /**
- * The policy of a set of set keys (lib/privacy/store.ts `setKey`): withholds a
- * contact when any of its identifiers' hashes is in the set; withholds
- * nothing (no `withhold`) when the set is empty.
+ * The policy of a set of set entries (lib/privacy/store.ts `setKey`: the
+ * first bytes of each suppressed hash, in hex): withholds a contact when any
+ * of its stored identifier digests starts with one; withholds nothing (no
+ * `withholds`) when the set is empty. A check reads a 32-bit prefix per
+ * digest and compares the rest only on a prefix hit (lib/warehouse/identifiers.ts
+ * `DigestSet`): no decoding, no hashing.
  */
 export function policyOf(suppressed: ReadonlySet<string>): DeliveryPolicy {
   if (suppressed.size === 0) return {};
-  return { withhold: (contact: ContactIdentifiers) => contactHashes(contact).some((hash) => suppressed.has(setKey(hash))) };
+  const set = new DigestSet(suppressed);
+  return { withholds: (digests, start, end) => set.hasAny(digests, start, end) };
 }
 
 /**

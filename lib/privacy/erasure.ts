@@ -6,13 +6,14 @@
  * stop working. The customer's erasure job ({@link runErasure}) and the
  * vendor's erasure (lib/privacy/vendor.ts) both run {@link eraseFromOrganization}.
  */
+import { randomUUID } from 'node:crypto';
 import pMap from 'p-map';
 import { logger } from '../observability';
 import { objectKeys } from '../objects';
 import type { CampaignStore } from '../campaigns/store';
 import { resultsPrefix, storedContactIdentifiers, withoutContacts, type ResultStore } from '../results/parts';
 import type { PrefixStore } from '../storage/prefixes';
-import { contactHashes } from './identifiers';
+import { DigestSet } from '../warehouse/identifiers';
 import type { ReceiptSigner } from './receipt';
 import type { ErasureProgress, ErasureRecord, ErasureResult, SuppressionStore } from './store';
 
@@ -54,7 +55,7 @@ export interface EraseOptions {
  * campaign ID order, {@link ERASURE_CAMPAIGN_CHUNK} campaigns at a time:
  * each result part is read once and rewritten only when it held a match;
  * the campaigns that held one lose their export files.
- * @param hashes - full identifier hashes (lib/privacy/identifiers.ts); a contact matches when any of its identifiers does.
+ * @param hashes - full identifier hashes (lib/warehouse/identifiers.ts); a contact matches when any of its identifiers does.
  * @returns counts (with those of `resumeFrom`), the campaigns that held a match (sorted) and the contacts this run removed.
  */
 export async function eraseFromOrganization(
@@ -64,6 +65,7 @@ export async function eraseFromOrganization(
   options: EraseOptions = {},
 ): Promise<OrganizationErasure> {
   const after = options.resumeFrom?.after;
+  const matches = new DigestSet(hashes);
   const ids = (
     await Promise.all([deps.campaigns.idsInStatus(organizationId, 'enriched'), deps.campaigns.idsInStatus(organizationId, 'enriching')])
   )
@@ -96,8 +98,9 @@ export async function eraseFromOrganization(
       parts,
       async ({ campaignId, key }) => {
         const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
+          // The stored digests decide; only a matching contact's JSON is read (for its ID).
+          if (!matches.hasAny(reader.bytes, reader.contactDigestsStart, reader.contactDigestsEnd)) return true;
           const contact = storedContactIdentifiers(reader);
-          if (!contactHashes(contact).some((hash) => hashes.has(hash))) return true;
           if (contact.contactId) {
             if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
             contactIds.get(contact.contactId)!.add(campaignId);
@@ -137,7 +140,7 @@ export async function eraseFromOrganization(
 
 /** What the customer's erasure job needs. */
 export interface ErasureJobDependencies extends EraseDependencies {
-  suppressions: Pick<SuppressionStore, 'getErasure' | 'moveErasure' | 'erasureProgress' | 'saveErasureProgress'>;
+  suppressions: Pick<SuppressionStore, 'getErasure' | 'claimErasure' | 'moveErasure' | 'erasureProgress' | 'saveErasureProgress'>;
   signer: ReceiptSigner;
   /**
    * Deletes the organization's saved idempotent answers that hold any of the
@@ -159,19 +162,26 @@ export interface ErasureJobDependencies extends EraseDependencies {
  * a rewritten part holds no match any more) and, for a `completed` one, only
  * records the event again (one event per erasure). A failure leaves it
  * `running` for the next run (the caller logs it and retries).
- * @returns the erasure as it ends, or undefined when unknown.
+ *
+ * One run at a time: a run claims the job for `ERASURE_LEASE_SECONDS` (lib/privacy/store.ts), renewed at each saved chunk, and
+ * only the run holding it saves progress or completes it. A second start while it runs (two simultaneous
+ * creates of one `requestRef`, a redelivered queue message) returns the job as it is; a run that died is
+ * taken over once its lease lapses, or at once with `takeOver` (the local stack at start).
+ * @returns the erasure as it ends (or as another run holds it), or undefined when unknown.
  */
 export async function runErasure(
   deps: ErasureJobDependencies,
   organizationId: string,
   erasureId: string,
   now: () => Date = () => new Date(),
+  options: { takeOver?: boolean } = {},
 ): Promise<ErasureRecord | undefined> {
   let erasure = await deps.suppressions.getErasure(organizationId, erasureId);
   if (!erasure) return undefined;
-  if (erasure.status === 'pending') {
-    // Another run (a second start of the job) moved it first: that run does the work.
-    if (!(await deps.suppressions.moveErasure(organizationId, erasureId, 'pending', 'running'))) return erasure;
+  const runner = randomUUID();
+  if (erasure.status === 'pending' || erasure.status === 'running') {
+    // Another run holds it (a second start of the job): that run does the work.
+    if (!(await deps.suppressions.claimErasure(organizationId, erasureId, runner, now(), options))) return erasure;
     erasure = { ...erasure, status: 'running' };
   }
   if (erasure.status === 'running') {
@@ -180,8 +190,8 @@ export async function runErasure(
     const erased = await eraseFromOrganization(deps, organizationId, hashes, {
       ...(resumeFrom ? { resumeFrom } : {}),
       checkpoint: async (progress) => {
-        if (!(await deps.suppressions.saveErasureProgress(organizationId, erasureId, progress)))
-          throw new Error('Erasure job is no longer running');
+        if (!(await deps.suppressions.saveErasureProgress(organizationId, erasureId, progress, runner, now())))
+          throw new Error('Erasure job is no longer held by this run');
       },
     });
     const result: ErasureResult = {
@@ -201,7 +211,7 @@ export async function runErasure(
       result,
       completedAt,
     });
-    if (await deps.suppressions.moveErasure(organizationId, erasureId, 'running', 'completed', { completedAt, result, receipt })) {
+    if (await deps.suppressions.moveErasure(organizationId, erasureId, 'running', 'completed', { completedAt, result, receipt }, runner)) {
       erasure = { ...erasure, status: 'completed', completedAt, result, receipt };
       logger.info('Erasure completed', {
         erasureId,

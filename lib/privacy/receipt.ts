@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { base64url, CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { HashedIdentifier } from './identifiers';
+import type { HashedIdentifier } from '../warehouse/identifiers';
 import type { ErasureRegime, ErasureResult } from './store';
 
 /** What a receipt signs, exactly these members. */

@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
 import { pageRequestFields, treeShakable } from '../schemas';
 import { ERASURE_ID_PATTERN, SUPPRESSION_ID_PATTERN } from '../ids';
-import { IDENTIFIER_TYPES, normalizeIdentifier, type IdentifierType } from './identifiers';
+import { IDENTIFIER_TYPES, normalizeIdentifier, type IdentifierType } from '../warehouse/identifiers';
 import { ERASURE_REGIMES, ERASURE_STATUSES, SUPPRESSION_REASONS } from './store';
 
 /** Most identifiers of one suppressions/create request. */

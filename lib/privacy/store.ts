@@ -15,7 +15,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDB
 import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId } from '../ids';
-import type { HashedIdentifier, IdentifierType } from './identifiers';
+import type { HashedIdentifier, IdentifierType } from '../warehouse/identifiers';
 
 /** The scope of the operator's global suppression list. */
 export const GLOBAL_SCOPE = 'GLOBAL';
@@ -134,8 +134,18 @@ export interface SuppressionStore {
   ): Promise<{ items: ErasureRecord[]; more: boolean }>;
   /** The progress a running job saved, if any (strongly consistent). */
   erasureProgress(organizationId: string, id: string): Promise<ErasureProgress | undefined>;
-  /** Saves a running job's progress. @returns false when the job is not `running` any more. */
-  saveErasureProgress(organizationId: string, id: string, progress: ErasureProgress): Promise<boolean>;
+  /**
+   * Makes `runner` the one run of a job (docs/privacy.md "The erasure job"): a `pending` job, or a `running` one whose
+   * run's lease has lapsed (its run died) or, with `takeOver`, any `running` one (the local stack at start: the folder's
+   * previous process is gone), moves to `running` held by `runner` until `now` + {@link ERASURE_LEASE_SECONDS}.
+   * @returns false when another run holds it or it has ended: this run must not touch it.
+   */
+  claimErasure(organizationId: string, id: string, runner: string, now: Date, options?: { takeOver?: boolean }): Promise<boolean>;
+  /**
+   * Saves the progress of the run that holds the job, and renews its lease.
+   * @returns false when the job is not `running` any more or another run holds it.
+   */
+  saveErasureProgress(organizationId: string, id: string, progress: ErasureProgress, runner: string, now: Date): Promise<boolean>;
   /** Up to `limit` jobs still `pending` or `running`, oldest first (one Query of the sparse index). */
   unfinishedErasures(limit: number): Promise<{ organizationId: string; id: string }[]>;
   /**
@@ -149,8 +159,16 @@ export interface SuppressionStore {
     from: ErasureStatus,
     to: ErasureStatus,
     fields?: Partial<Pick<ErasureRecord, 'completedAt' | 'result' | 'receipt'>>,
+    runner?: string,
   ): Promise<boolean>;
 }
+
+/**
+ * Seconds a run holds an erasure job after its claim or its last saved progress: longer than the AWS worker's
+ * timeout (infra/stack.ts derives it from this), so a lapsed lease means its run is gone, and shorter than the
+ * queue's visibility timeout, so a redelivered message finds it lapsed.
+ */
+export const ERASURE_LEASE_SECONDS = 20 * 60;
 
 /** The ID of a scope's suppression of `hash`. */
 export const suppressionId = (scope: string, hash: string): string => derivedId('sup', scope, hash);
@@ -387,14 +405,38 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return item?.progress as ErasureProgress | undefined;
     },
 
-    async saveErasureProgress(organizationId, id, progress) {
+    async claimErasure(organizationId, id, runner, now, options = {}) {
+      const lapsed = options.takeOver ? '' : ' AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR runner = :runner)';
+      const claimed = await updateIf(client, {
+        TableName: tableName,
+        Key: keys.erasure(organizationId, id),
+        UpdateExpression: 'SET #status = :running, runner = :runner, leaseUntil = :until',
+        ConditionExpression: `#status = :pending OR (#status = :running${lapsed})`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':running': 'running',
+          ':runner': runner,
+          ':until': now.getTime() + ERASURE_LEASE_SECONDS * 1000,
+          ...(options.takeOver ? {} : { ':now': now.getTime() }),
+        },
+      });
+      return claimed.ok;
+    },
+
+    async saveErasureProgress(organizationId, id, progress, runner, now) {
       const saved = await updateIf(client, {
         TableName: tableName,
         Key: keys.erasure(organizationId, id),
-        UpdateExpression: 'SET progress = :progress',
-        ConditionExpression: '#status = :running',
+        UpdateExpression: 'SET progress = :progress, leaseUntil = :until',
+        ConditionExpression: '#status = :running AND runner = :runner',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':progress': progress, ':running': 'running' },
+        ExpressionAttributeValues: {
+          ':progress': progress,
+          ':running': 'running',
+          ':runner': runner,
+          ':until': now.getTime() + ERASURE_LEASE_SECONDS * 1000,
+        },
       });
       return saved.ok;
     },
@@ -416,9 +458,9 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       }));
     },
 
-    async moveErasure(organizationId, id, from, to, fields = {}) {
+    async moveErasure(organizationId, id, from, to, fields = {}, runner) {
       const names: Record<string, string> = { '#status': 'status' };
-      const values: Record<string, unknown> = { ':from': from, ':to': to };
+      const values: Record<string, unknown> = { ':from': from, ':to': to, ...(runner === undefined ? {} : { ':runner': runner }) };
       const sets = ['#status = :to'];
       for (const [field, value] of Object.entries(fields)) {
         names[`#${field}`] = field;
@@ -429,8 +471,8 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       const moved = await updateIf(client, {
         TableName: tableName,
         Key: keys.erasure(organizationId, id),
-        UpdateExpression: `SET ${sets.join(', ')}${ends ? ' REMOVE gsi6pk, listSk, progress' : ''}`,
-        ConditionExpression: '#status = :from',
+        UpdateExpression: `SET ${sets.join(', ')}${ends ? ' REMOVE gsi6pk, listSk, progress, runner, leaseUntil' : ''}`,
+        ConditionExpression: runner === undefined ? '#status = :from' : '#status = :from AND runner = :runner',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       });

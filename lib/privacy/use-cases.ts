@@ -1,12 +1,12 @@
 /**
  * The privacy operations (docs/privacy.md): suppressions create, list and
  * delete; erasures create, get and list. Raw identifiers are hashed on
- * arrival (lib/privacy/identifiers.ts) and go no further.
+ * arrival (lib/warehouse/identifiers.ts) and go no further.
  */
 import type { TransactItem } from '../db/conditional';
 import { InvalidRequestError, NotFoundError, SuppressionLockedError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
-import { hashIdentifier, type HashedIdentifier, type RawIdentifier } from './identifiers';
+import { hashIdentifier, type HashedIdentifier, type RawIdentifier } from '../warehouse/identifiers';
 import { erasureId, type ErasureRecord, type SuppressionRecord, type SuppressionStore } from './store';
 import {
   DEFAULT_PRIVACY_PAGE_SIZE,

@@ -5,16 +5,18 @@
  * of every organization's stored results and exports; each organization that
  * held a copy receives `privacy.contact_erased` naming only its own campaigns.
  */
-import type { WarehouseContact } from '../warehouse/schema';
 import { eraseFromOrganization, type EraseDependencies } from './erasure';
-import { contactHashes, identifierHash, type HashedIdentifier } from './identifiers';
+import { identifierHash, type HashedIdentifier } from '../warehouse/identifiers';
 import { GLOBAL_SCOPE, type SuppressionStore } from './store';
 
 /** What the vendor's erasure needs. */
 export interface VendorErasureDependencies extends EraseDependencies {
   suppressions: Pick<SuppressionStore, 'suppress'>;
-  /** Removes matching contacts from the warehouse; returns their IDs. */
-  removeFromWarehouse: (matches: (contact: WarehouseContact) => boolean) => Promise<string[]>;
+  /**
+   * Removes the contacts holding any of the identifier hashes from the warehouse (through its identifier index,
+   * lib/warehouse/warehouse.ts `removeContacts`); returns their IDs.
+   */
+  removeFromWarehouse: (hashes: ReadonlySet<string>) => Promise<string[]>;
   /** Every organization whose stored data is searched. */
   organizationIds: () => Promise<string[]>;
   /**
@@ -43,7 +45,7 @@ export interface VendorErasureReport {
  * Erases a person everywhere. Idempotent: a rerun finds nothing more to
  * remove and records no second event. A copy matching the contact's ID (found
  * in the warehouse) goes too, whatever its other identifiers.
- * @param identifiers - the person's identifiers, hashed (lib/privacy/identifiers.ts).
+ * @param identifiers - the person's identifiers, hashed (lib/warehouse/identifiers.ts).
  */
 export async function eraseEverywhere(
   deps: VendorErasureDependencies,
@@ -52,8 +54,7 @@ export async function eraseEverywhere(
 ): Promise<VendorErasureReport> {
   await deps.suppressions.suppress(GLOBAL_SCOPE, identifiers, 'other', 'erasure', now);
   const hashes = new Set(identifiers.map((identifier) => identifier.hash));
-  const matches = (contact: WarehouseContact) => contactHashes(contact).some((hash) => hashes.has(hash));
-  const removed = await deps.removeFromWarehouse(matches);
+  const removed = await deps.removeFromWarehouse(hashes);
   // The warehouse's contact IDs of the person: suppressed too, and matched in the stored copies.
   const byContactId = removed.map((contactId): HashedIdentifier => ({ type: 'contact_id', hash: identifierHash('contact_id', contactId) }));
   if (byContactId.length > 0) await deps.suppressions.suppress(GLOBAL_SCOPE, byContactId, 'other', 'erasure', now);

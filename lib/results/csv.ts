@@ -114,8 +114,15 @@ export const CSV_BOM = '\uFEFF';
 /** The file's first bytes: the BOM, then the header row of {@link CSV_COLUMNS}, CRLF. */
 export const CSV_HEADER = `${CSV_BOM}${CSV_COLUMNS.map((column) => escapeCell(column)).join(',')}\r\n`;
 
-/** The cells of `fields` of a record, each encoded and followed by its comma. */
-function encodeCells(record: Readonly<Record<string, unknown>>, fields: readonly { key: string; column: string }[]): string {
+/** A field with a CSV column (lib/warehouse/fields.ts `exportedFields`). */
+export type ColumnField = { readonly key: string; readonly column: string };
+
+/**
+ * The cells of `fields` of a record, each encoded ({@link csvCell}) and
+ * followed by its comma. A result part writes the exported fields of its own
+ * field list (lib/results/parts.ts).
+ */
+export function encodeCells(record: Readonly<Record<string, unknown>>, fields: readonly ColumnField[]): string {
   let cells = '';
   for (const field of fields) cells += `${csvCell(record[field.key] as string | number | null, field.column as CsvColumn)},`;
   return cells;
@@ -134,6 +141,39 @@ export const encodeAccountCells = (account: EnrichedAccount): string => encodeCe
  * account cells and `enriched_at`.
  */
 export const encodeContactCells = (contact: WarehouseContact): string => encodeCells(contact, CONTACT_COLUMN_FIELDS);
+
+/**
+ * The cells of `bytes[start, end)` as {@link encodeCells} wrote them (each
+ * followed by its comma), still encoded: each element is one cell's text as
+ * the file holds it (quoted, prefixed), without its comma. What a result part
+ * of another field list is re-laid by (lib/results/parts.ts).
+ * @throws Error on an unterminated quoted cell.
+ */
+export function splitEncodedCells(bytes: Buffer, start: number, end: number): string[] {
+  const cells: string[] = [];
+  let at = start;
+  while (at < end) {
+    const cellEnd = encodedCellEnd(bytes, at, end);
+    cells.push(bytes.toString('utf8', at, cellEnd));
+    at = cellEnd + 1;
+  }
+  return cells;
+}
+
+/** End (exclusive, at its comma or `end`) of the encoded cell starting at `at`. */
+function encodedCellEnd(bytes: Buffer, at: number, end: number): number {
+  if (bytes[at] === QUOTE) {
+    let close = at + 1;
+    for (;;) {
+      close = bytes.indexOf(QUOTE, close);
+      if (close === -1 || close >= end) throw new Error('Unterminated quoted cell in a result row');
+      if (bytes[close + 1] === QUOTE) close += 2;
+      else return close + 1;
+    }
+  }
+  const comma = bytes.indexOf(COMMA, at);
+  return comma === -1 || comma > end ? end : comma;
+}
 
 /** The contact cells of an account-only row: one empty cell per contact column, each followed by its comma. */
 export const ACCOUNT_ONLY_CONTACT_CELLS = ','.repeat(CONTACT_COLUMN_FIELDS.length);
@@ -166,59 +206,21 @@ export const selectionFlags = (selection: ContactSelection): number =>
 /** Whether a contact with `flags` passes the filters `wanted` ({@link selectionFlags}). */
 export const passesFilters = (flags: number, wanted: number): boolean => wanted === 0 || (flags & wanted) !== 0;
 
-/** The identifying fields of a contact row, read back from its encoded cells ({@link decodeContactIdentifiers}). */
+/** The identifying fields of a contact (what its digests are computed from, lib/warehouse/identifiers.ts). */
 export type ContactIdentifierFields = Pick<WarehouseContact, 'contactId' | 'email' | 'mobilePhone' | 'directPhone' | 'linkedinUrl'>;
 
-const cellOf = (key: keyof WarehouseContact) => CONTACT_COLUMN_FIELDS.findIndex((field) => field.key === key);
-/** Positions of the identifying cells among the contact cells ({@link encodeContactCells}). */
-const IDENTIFIER_CELLS = {
-  contactId: cellOf('contactId'),
-  email: cellOf('email'),
-  mobilePhone: cellOf('mobilePhone'),
-  directPhone: cellOf('directPhone'),
-  linkedinUrl: cellOf('linkedinUrl'),
-} as const;
-const LAST_IDENTIFIER_CELL = Math.max(...Object.values(IDENTIFIER_CELLS));
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const NEUTRALIZED = /^'[=+\-@\t\r]/;
 
 /**
- * The identifying fields of a contact from its encoded cells (`bytes[start,
- * end)`, as {@link encodeContactCells} wrote them): RFC 4180 unescaped and the
- * formula prefix undone; an empty cell is null. Reads only up to
- * the last identifying cell. Suppression checks of stored rows use it
- * (docs/privacy.md).
+ * The value of one encoded cell ({@link splitEncodedCells}): RFC 4180
+ * unescaped and the formula prefix undone; the empty cell is null. Exact for
+ * the identifying cells (IDs, emails, phones, URLs); a text that itself began
+ * with `'=` cannot be told from a neutralized one, which is why result parts
+ * also store raw values (docs/data-model.md "Result parts").
  */
-export function decodeContactIdentifiers(bytes: Buffer, start: number, end: number): ContactIdentifierFields {
-  const cells: (string | null)[] = [];
-  let at = start;
-  while (at < end && cells.length <= LAST_IDENTIFIER_CELL) {
-    let value: string;
-    if (bytes[at] === QUOTE) {
-      let close = at + 1;
-      for (;;) {
-        close = bytes.indexOf(QUOTE, close);
-        if (close === -1 || close >= end) throw new Error('Unterminated quoted cell in a result row');
-        if (bytes[close + 1] === QUOTE) close += 2;
-        else break;
-      }
-      value = bytes.toString('utf8', at + 1, close).replaceAll('""', '"');
-      at = close + 2; // the closing quote and its comma
-    } else {
-      const comma = bytes.indexOf(COMMA, at);
-      const cellEnd = comma === -1 || comma > end ? end : comma;
-      value = bytes.toString('utf8', at, cellEnd);
-      at = cellEnd + 1;
-    }
-    cells.push(value === '' ? null : NEUTRALIZED.test(value) ? value.slice(1) : value);
-  }
-  const cell = (index: number) => cells[index] ?? null;
-  return {
-    contactId: cell(IDENTIFIER_CELLS.contactId) ?? '',
-    email: cell(IDENTIFIER_CELLS.email),
-    mobilePhone: cell(IDENTIFIER_CELLS.mobilePhone),
-    directPhone: cell(IDENTIFIER_CELLS.directPhone),
-    linkedinUrl: cell(IDENTIFIER_CELLS.linkedinUrl),
-  };
+export function decodeCell(cell: string): string | null {
+  const value = cell.startsWith('"') ? cell.slice(1, -1).replaceAll('""', '"') : cell;
+  return value === '' ? null : NEUTRALIZED.test(value) ? value.slice(1) : value;
 }

@@ -12,8 +12,9 @@
  * contacts that must never be delivered (privacy suppression) are withheld,
  * before the cap, so a withheld contact never takes a kept contact's place.
  */
+import { contactDigests } from '../warehouse/identifiers';
 import { passesFilters, selectionFlags, type ContactIdentifierFields, type ContactSelection } from './csv';
-import { storedContactIdentifiers, type ResultPartReader } from './parts';
+import type { ResultPartReader } from './parts';
 
 /**
  * Deployment-wide rules on top of a caller's selection, built by the
@@ -21,14 +22,15 @@ import { storedContactIdentifiers, type ResultPartReader } from './parts';
  */
 export interface DeliveryPolicy {
   /**
-   * Whether a contact must be withheld from every answer, from its
-   * identifying fields: a stored contact's are read back by
-   * {@link storedContactIdentifiers} (its JSON, or a version 1 part's cells),
-   * a contact not stored yet (the workflow's FindContacts) gives its own.
+   * Whether a contact must be withheld from every answer, from its identifier
+   * digests (SHA-256, 32 bytes each, back to back in `digests[start, end)`,
+   * lib/warehouse/identifiers.ts `contactDigests`): a stored contact's are
+   * read from its result part as they are (nothing decoded or hashed), a
+   * contact not stored yet (the workflow's FindContacts) has them computed.
    * Called for contacts that pass the caller's filters, before the cap.
-   * None: nothing is withheld, and no stored contact is decoded.
+   * None: nothing is withheld and nothing is looked at.
    */
-  withhold?(contact: ContactIdentifierFields): boolean;
+  withholds?(digests: Buffer, start: number, end: number): boolean;
 }
 
 /** The policy that withholds nothing. */
@@ -81,7 +83,7 @@ export class Delivery {
     if (this.kept >= this.cap) return false;
     while (part.nextContact()) {
       if (!passesFilters(part.contactFlags, this.wanted)) continue;
-      if (this.policy.withhold?.(storedContactIdentifiers(part))) continue;
+      if (this.policy.withholds?.(part.bytes, part.contactDigestsStart, part.contactDigestsEnd)) continue;
       this.kept++;
       return true;
     }
@@ -107,8 +109,11 @@ export const deliverable = (selection: ContactSelection, policy: DeliveryPolicy 
  * FindContacts) keeps. The same array when the policy withholds nothing.
  */
 export function deliverableContacts<C extends ContactIdentifierFields>(contacts: C[], policy: DeliveryPolicy = DELIVER_ALL): C[] {
-  const withhold = policy.withhold;
-  return withhold ? contacts.filter((contact) => !withhold(contact)) : contacts;
+  if (!policy.withholds) return contacts;
+  return contacts.filter((contact) => {
+    const digests = Buffer.concat(contactDigests(contact));
+    return !policy.withholds!(digests, 0, digests.length);
+  });
 }
 
 /**

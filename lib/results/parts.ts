@@ -3,52 +3,75 @@
  * results readers never need the warehouse again (docs/data-model.md
  * "Result parts").
  *
- * A part serves two readers. The CSV export needs the batch's rows already
+ * A part serves three readers. The CSV export needs the batch's rows already
  * encoded as the file writes them (docs/csv.md: cells neutralized and RFC
  * 4180-escaped, contacts best first), with per contact the flags its filters
  * read, so it only filters and concatenates bytes. The results page and
  * stream (docs/results.md) need the raw values (a neutralized cell's `'`
  * cannot be undone without ambiguity), so each account and each contact also
- * carries its values as a JSON array (lib/results/json.ts owns the keys and
- * their order): a reader parses it, and the export skips it by its length. Only `enriched_at` is missing from the rows: the
- * campaign's completion time is not known while a batch runs; the export
- * appends it.
+ * carries its values as a JSON array (lib/results/json.ts): a reader parses
+ * it, and the export skips it by its length. The suppression check and the
+ * erasure (docs/privacy.md) need each contact's identifiers, so each contact
+ * carries their SHA-256 digests (lib/warehouse/identifiers.ts
+ * `contactDigests`), compared as bytes: nothing is decoded or hashed to
+ * decide whether a stored contact may be delivered. Only `enriched_at` is
+ * missing from the rows: the campaign's completion time is not known while a
+ * batch runs; the export appends it.
  *
- * Binary layout, version 2 (integers unsigned 32-bit little-endian, `u8`
+ * Binary layout, version 3 (integers unsigned 32-bit little-endian, `u8`
  * one byte):
  *
- *     part    = "CEP2" account*
+ *     part    = "CEP3" u32 header-bytes header account*
+ *     header  = UTF-8 JSON {"account":{"cells":[column…],"json":[key…]},
+ *                           "contact":{"cells":[column…],"json":[key…]}}
+ *               (the part's fields: CSV columns of its cells, JSON keys of its arrays, in order)
  *     account = u32 rest    (bytes of this account after this field)
- *               u32 cells   (bytes of the account cells)
- *               account cells: `account_id` … `account_country`, each followed by ","
- *               u32 json    (bytes of the account's JSON)
- *               account JSON (UTF-8 array `[accountId, outcome, name, …]`, {@link resultAccountJson})
+ *               u32 cells   (bytes of the account cells) · account cells, each followed by ","
+ *               u32 json    (bytes of the account's JSON) · `[accountId, outcome, …values]` ({@link resultAccountJson})
  *               contact*    (best first, until the account's end)
  *     contact = u8 flags    (1 mobile phone, 2 email: lib/results/csv.ts contactFlags)
- *               u32 cells   (bytes of the contact cells)
- *               contact cells: `contact_id` … `contact_country`, each followed by ","
- *               u32 json    (bytes of the contact's JSON)
- *               contact JSON (UTF-8 array of its values, {@link resultContactJson})
+ *               u8 digests  (how many) · 32 bytes each: SHA-256 of `type:normalized` per identifier
+ *               u32 cells   · contact cells, each followed by ","
+ *               u32 json    · the contact's values ({@link resultContactJson})
  *
- * Version 1 (`"CEP1"`, the same without the two JSON fields) was written
- * until this release; it is still read (the export needs only the cells) for
- * as long as such parts can exist: one result access period (30 days, see
- * docs/lifetimes.md) after the deployment that writes version 2. A version 1
- * part has no raw values ({@link ResultPartReader.hasJson} false).
+ * The header names the fields, from the one declaration
+ * (lib/warehouse/fields.ts), so adding, removing or moving a field needs no
+ * new layout: a reader whose fields differ from a part's header re-lays the
+ * part by name when it reads it ({@link ResultPartReader}): a column the
+ * part lacks is an empty cell, a key it lacks is null. Parts written with
+ * today's fields (all but the oldest) are read as they are.
+ *
+ * Versions 2 (`"CEP2"`: no header, no digests) and 1 (`"CEP1"`: no header,
+ * no digests, no JSON) were written before this release; they are still
+ * read, re-laid into version 3 when read (digests computed then; a version
+ * 1 part's values decoded from its cells), for as long as such parts can
+ * exist: one result access period (30 days, see docs/lifetimes.md) after the
+ * deployment that writes version 3. Remove {@link LEGACY_HEADER} and their
+ * reading then.
  *
  * A contact row is account cells + contact cells + `enriched_at` CRLF; an
- * account-only row is account cells + twelve commas + `enriched_at` CRLF.
- * This module is the one owner of the layout: {@link encodePart} writes it,
- * {@link ResultPartReader} reads it.
+ * account-only row is account cells + one comma per contact column +
+ * `enriched_at` CRLF. This module is the one owner of the layout:
+ * {@link encodePart} writes it, {@link ResultPartReader} reads it.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
+import { contactDigests, DIGEST_BYTES } from '../warehouse/identifiers';
+import {
+  ACCOUNT_FIELDS,
+  CONTACT_FIELDS,
+  exportedFields,
+  resultFields,
+  type ExportedField,
+  type FieldDeclaration,
+  type ResultField,
+} from '../warehouse/fields';
 import {
   contactFlags,
-  decodeContactIdentifiers,
-  encodeAccountCells,
-  encodeContactCells,
+  decodeCell,
+  encodeCells,
   orderContacts,
+  splitEncodedCells,
   type ContactIdentifierFields,
   type EnrichedAccount,
 } from './csv';
@@ -66,112 +89,237 @@ export const resultsPrefix = objectKeys.resultsPrefix;
 export const resultPartKey = (prefix: string, index: number, chunk?: number) =>
   `${prefix}part-${String(index).padStart(6, '0')}${chunk === undefined ? '' : `-${String(chunk).padStart(4, '0')}`}.bin`;
 
-/** The first bytes of every result part written now: the layout's name and version. */
-const MAGIC = Buffer.from('CEP2', 'latin1');
-/** The first bytes of a version 1 part (no JSON fields), still read. */
-const MAGIC_V1 = Buffer.from('CEP1', 'latin1');
-
-/**
- * Encodes the accounts of one batch as a result part (layout in the module
- * comment), in the order given; each account's contacts best first
- * (docs/csv.md).
- * @returns the part's bytes (about the size of the batch's CSV rows).
- */
-export function encodePart(accounts: readonly EnrichedAccount[]): Buffer {
-  const pieces: Buffer[] = [MAGIC];
-  for (const account of accounts) {
-    const cells = Buffer.from(encodeAccountCells(account), 'utf8');
-    const json = Buffer.from(resultAccountJson(account), 'utf8');
-    const header = Buffer.allocUnsafe(8);
-    const jsonHeader = Buffer.allocUnsafe(4);
-    jsonHeader.writeUInt32LE(json.length, 0);
-    pieces.push(header, cells, jsonHeader, json);
-    let rest = 4 + cells.length + 4 + json.length;
-    for (const contact of orderContacts(account.contacts)) {
-      const contactCells = Buffer.from(encodeContactCells(contact), 'utf8');
-      const contactJson = Buffer.from(resultContactJson(contact), 'utf8');
-      const contactHeader = Buffer.allocUnsafe(5);
-      contactHeader[0] = contactFlags(contact);
-      contactHeader.writeUInt32LE(contactCells.length, 1);
-      const contactJsonHeader = Buffer.allocUnsafe(4);
-      contactJsonHeader.writeUInt32LE(contactJson.length, 0);
-      pieces.push(contactHeader, contactCells, contactJsonHeader, contactJson);
-      rest += 5 + contactCells.length + 4 + contactJson.length;
-    }
-    header.writeUInt32LE(rest, 0);
-    header.writeUInt32LE(cells.length, 4);
-  }
-  return Buffer.concat(pieces);
-}
-
 /** Thrown when bytes read as a result part are not one (another layout, or cut short). */
 export class ResultPartFormatError extends Error {
   override name = 'ResultPartFormatError';
 }
 
+/** The fields a part is written with: account and contact declarations (lib/warehouse/fields.ts). */
+export interface PartFields {
+  account: readonly FieldDeclaration[];
+  contact: readonly FieldDeclaration[];
+}
+
+/** Today's fields: what {@link encodePart} writes and every reader reads parts as. */
+export const CURRENT_FIELDS: PartFields = { account: ACCOUNT_FIELDS, contact: CONTACT_FIELDS };
+
+/** A part's header: the names of its stored cells (CSV columns) and JSON values (JSON keys), in order. */
+export interface PartHeader {
+  account: { cells: string[]; json: string[] };
+  contact: { cells: string[]; json: string[] };
+}
+
+/** The header of parts written with `fields`. */
+export const headerOf = (fields: PartFields): PartHeader => ({
+  account: { cells: columnsOf(fields.account).map((f) => f.column), json: jsonOf(fields.account).map((f) => f.json) },
+  contact: { cells: columnsOf(fields.contact).map((f) => f.column), json: jsonOf(fields.contact).map((f) => f.json) },
+});
+
+/** The fields of a list with a CSV column, in order (lib/warehouse/fields.ts `exportedFields`, for a list not known at compile time). */
+const columnsOf = (fields: readonly FieldDeclaration[]) => exportedFields(fields) as unknown as ExportedField[];
+/** The fields of a list with a JSON key, in order (lib/warehouse/fields.ts `resultFields`). */
+const jsonOf = (fields: readonly FieldDeclaration[]) => resultFields(fields) as unknown as ResultField[];
+
 /**
- * A cursor over the accounts and contacts of one result part, allocating
- * nothing per account: {@link nextAccount} moves to the next account and sets
- * the range of its cells in {@link bytes}; {@link nextContact} moves to its
- * next contact (best first) and sets the contact's flags and cell range.
- * @example
- * const part = new ResultPartReader(bytes);
- * while (part.nextAccount()) while (part.nextContact()) use(part.contactFlags, part.bytes.subarray(part.contactStart, part.contactEnd));
+ * The fields of every version 2 and version 1 part, which name none: the
+ * fields declared when version 3 replaced them (frozen: such parts never
+ * change). Remove with their reading (module comment).
  */
-export class ResultPartReader {
-  /** The part's bytes (a view of what was given, not a copy). */
-  readonly bytes: Buffer;
+const LEGACY_HEADER: PartHeader = {
+  account: {
+    cells: ['account_id', 'account_name', 'account_domain', 'account_industry', 'account_employee_count', 'account_country'],
+    json: ['name', 'domain', 'industry', 'employeeCount', 'country'],
+  },
+  contact: {
+    cells: [
+      'contact_id',
+      'first_name',
+      'last_name',
+      'job_title',
+      'seniority',
+      'department',
+      'email',
+      'email_status',
+      'mobile_phone',
+      'direct_phone',
+      'linkedin_url',
+      'contact_country',
+    ],
+    json: [
+      'contactId',
+      'firstName',
+      'lastName',
+      'jobTitle',
+      'seniority',
+      'department',
+      'email',
+      'emailStatus',
+      'mobilePhone',
+      'directPhone',
+      'linkedinUrl',
+      'country',
+    ],
+  },
+};
+
+/** The first bytes of every result part written now: the layout's name and version. */
+const MAGIC = Buffer.from('CEP3', 'latin1');
+/** The first bytes of a version 2 part (no header, no digests), still read. */
+const MAGIC_V2 = Buffer.from('CEP2', 'latin1');
+/** The first bytes of a version 1 part (no header, no digests, no JSON), still read. */
+const MAGIC_V1 = Buffer.from('CEP1', 'latin1');
+
+/** The header bytes of today's parts: a part whose header equals them is read as it is. */
+const CURRENT_HEADER_BYTES = Buffer.from(JSON.stringify(headerOf(CURRENT_FIELDS)), 'utf8');
+
+/** One contact's pieces, as {@link writeAccount} lays them out. */
+interface ContactPieces {
+  flags: number;
+  digests: readonly Buffer[];
+  cells: Buffer;
+  json: Buffer;
+}
+
+const u32 = (n: number) => {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32LE(n, 0);
+  return b;
+};
+
+/** The part's first bytes: magic, header length, header. */
+const partHead = (header: Buffer) => [MAGIC, u32(header.length), header];
+
+/** Appends one account (cells, JSON, contacts in order) to `pieces` in the version 3 layout. */
+function writeAccount(pieces: Buffer[], cells: Buffer, json: Buffer, contacts: readonly ContactPieces[]): void {
+  const rest = Buffer.allocUnsafe(4);
+  pieces.push(rest, u32(cells.length), cells, u32(json.length), json);
+  let length = 4 + cells.length + 4 + json.length;
+  for (const contact of contacts) {
+    if (contact.digests.length > 255) throw new RangeError('A contact has more than 255 identifier digests');
+    pieces.push(Buffer.from([contact.flags, contact.digests.length]), ...contact.digests, u32(contact.cells.length), contact.cells);
+    pieces.push(u32(contact.json.length), contact.json);
+    length += 2 + contact.digests.length * DIGEST_BYTES + 4 + contact.cells.length + 4 + contact.json.length;
+  }
+  rest.writeUInt32LE(length, 0);
+}
+
+/**
+ * Encodes the accounts of one batch as a result part (layout in the module
+ * comment), in the order given; each account's contacts best first
+ * (docs/csv.md), each with its identifier digests.
+ * @param fields - the fields to store and name in the header: today's ({@link CURRENT_FIELDS}); another list only to test reading parts of other fields.
+ * @returns the part's bytes (about the size of the batch's CSV rows plus 32 bytes per contact identifier).
+ */
+export function encodePart(accounts: readonly EnrichedAccount[], fields: PartFields = CURRENT_FIELDS): Buffer {
+  const header = fields === CURRENT_FIELDS ? CURRENT_HEADER_BYTES : Buffer.from(JSON.stringify(headerOf(fields)), 'utf8');
+  const accountCells = columnsOf(fields.account);
+  const accountJson = jsonOf(fields.account);
+  const contactCells = columnsOf(fields.contact);
+  const contactJson = jsonOf(fields.contact);
+  const pieces: Buffer[] = partHead(header);
+  for (const account of accounts) {
+    const contacts = orderContacts(account.contacts).map((contact): ContactPieces => ({
+      flags: contactFlags(contact),
+      digests: contactDigests(contact),
+      cells: Buffer.from(encodeCells(contact, contactCells), 'utf8'),
+      json: Buffer.from(resultContactJson(contact, contactJson), 'utf8'),
+    }));
+    writeAccount(
+      pieces,
+      Buffer.from(encodeCells(account, accountCells), 'utf8'),
+      Buffer.from(resultAccountJson(account, accountJson), 'utf8'),
+      contacts,
+    );
+  }
+  return Buffer.concat(pieces);
+}
+
+/** What a part's first bytes say of it. */
+interface PartLayout {
+  version: 1 | 2 | 3;
+  /** Its fields' names ({@link LEGACY_HEADER} for versions 1 and 2). */
+  header: PartHeader;
+  /** Where its first account starts. */
+  dataStart: number;
+  /** Whether its header equals today's: read as it is. */
+  current: boolean;
+}
+
+/** @throws ResultPartFormatError when the bytes start with no known layout's magic or the header is damaged. */
+function layoutOf(bytes: Buffer): PartLayout {
+  const magic = bytes.subarray(0, MAGIC.length);
+  if (bytes.length >= MAGIC.length && MAGIC.equals(magic)) {
+    if (bytes.length < MAGIC.length + 4) throw new ResultPartFormatError('Result part cut short');
+    const headerEnd = MAGIC.length + 4 + bytes.readUInt32LE(MAGIC.length);
+    if (headerEnd > bytes.length) throw new ResultPartFormatError('Result part cut short');
+    const headerBytes = bytes.subarray(MAGIC.length + 4, headerEnd);
+    const current = CURRENT_HEADER_BYTES.equals(headerBytes);
+    let header: PartHeader;
+    try {
+      header = current ? headerOf(CURRENT_FIELDS) : (JSON.parse(headerBytes.toString('utf8')) as PartHeader);
+    } catch {
+      throw new ResultPartFormatError('Result part header is not JSON');
+    }
+    return { version: 3, header, dataStart: headerEnd, current };
+  }
+  if (bytes.length >= MAGIC.length && MAGIC_V2.equals(magic))
+    return { version: 2, header: LEGACY_HEADER, dataStart: MAGIC.length, current: false };
+  if (bytes.length >= MAGIC.length && MAGIC_V1.equals(magic))
+    return { version: 1, header: LEGACY_HEADER, dataStart: MAGIC.length, current: false };
+  throw new ResultPartFormatError('Not a result part of layout CEP3, CEP2 or CEP1');
+}
+
+/**
+ * A cursor over the accounts and contacts of a part of any version, as it is
+ * stored; {@link ResultPartReader} is the one readers use.
+ */
+class PartCursor {
   /** Start of the current account's cells in {@link bytes}. */
   accountStart = 0;
   /** End (exclusive) of the current account's cells. */
   accountEnd = 0;
+  /** Start of the current account's JSON in {@link bytes} (equal to its end in a version 1 part). */
+  accountJsonStart = 0;
+  /** End (exclusive) of the current account's JSON. */
+  accountJsonEnd = 0;
+  /** Where the current contact's record (its flags byte) starts. */
+  contactRecordStart = 0;
   /** Flags of the current contact (lib/results/csv.ts `CONTACT_HAS_MOBILE`, `CONTACT_HAS_EMAIL`). */
   contactFlags = 0;
+  /** Start of the current contact's identifier digests (32 bytes each) in {@link bytes}; equal to their end before version 3. */
+  contactDigestsStart = 0;
+  /** End (exclusive) of the current contact's digests. */
+  contactDigestsEnd = 0;
   /** Start of the current contact's cells in {@link bytes}. */
   contactStart = 0;
   /** End (exclusive) of the current contact's cells. */
   contactEnd = 0;
-  /** Start of the current account's JSON in {@link bytes} (version 2; equal to the end in version 1). */
-  accountJsonStart = 0;
-  /** End (exclusive) of the current account's JSON. */
-  accountJsonEnd = 0;
-  /** Start of the current contact's JSON in {@link bytes} (version 2; equal to the end in version 1). */
+  /** Start of the current contact's JSON in {@link bytes} (equal to its end in a version 1 part). */
   contactJsonStart = 0;
   /** End (exclusive) of the current contact's JSON. */
   contactJsonEnd = 0;
-  /** Whether the part carries raw values (layout version 2 and later). */
-  readonly hasJson: boolean;
-  private nextAccountAt = MAGIC.length;
+  private nextAccountAt: number;
   private accountLimit = 0;
   private cursor = 0;
+  private readonly hasJson: boolean;
+  private readonly hasDigests: boolean;
 
-  /** @throws ResultPartFormatError when the bytes do not start with a known layout's magic (CEP2, CEP1). */
-  constructor(part: Uint8Array) {
-    this.bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
-    const magic = this.bytes.subarray(0, MAGIC.length);
-    if (this.bytes.length >= MAGIC.length && MAGIC.equals(magic)) this.hasJson = true;
-    else if (this.bytes.length >= MAGIC.length && MAGIC_V1.equals(magic)) this.hasJson = false;
-    else throw new ResultPartFormatError('Not a result part of layout CEP2 or CEP1');
+  constructor(
+    /** The part's bytes (a view of what was given, not a copy). */
+    readonly bytes: Buffer,
+    protected readonly layout: PartLayout,
+  ) {
+    this.nextAccountAt = layout.dataStart;
+    this.hasJson = layout.version >= 2;
+    this.hasDigests = layout.version >= 3;
   }
 
   /** Reads the u32 length at `at` and the range after it; throws when it passes `limit`. */
-  private jsonAt(at: number, limit: number): number {
+  private rangeAt(at: number, limit: number): number {
     if (at + 4 > limit) throw new ResultPartFormatError('Result part cut short');
     const end = at + 4 + this.bytes.readUInt32LE(at);
     if (end > limit) throw new ResultPartFormatError('Result part cut short');
     return end;
-  }
-
-  /** The current account's JSON text (version 2). @throws ResultPartFormatError on a version 1 part. */
-  accountJson(): string {
-    if (!this.hasJson) throw new ResultPartFormatError('A CEP1 result part holds no raw values');
-    return this.bytes.toString('utf8', this.accountJsonStart, this.accountJsonEnd);
-  }
-
-  /** The current contact's JSON text (version 2). @throws ResultPartFormatError on a version 1 part. */
-  contactJson(): string {
-    if (!this.hasJson) throw new ResultPartFormatError('A CEP1 result part holds no raw values');
-    return this.bytes.toString('utf8', this.contactJsonStart, this.contactJsonEnd);
   }
 
   /**
@@ -184,13 +332,13 @@ export class ResultPartReader {
     if (at >= this.bytes.length) return false;
     if (at + 8 > this.bytes.length) throw new ResultPartFormatError('Result part cut short');
     const limit = at + 4 + this.bytes.readUInt32LE(at);
-    const cellsEnd = at + 8 + this.bytes.readUInt32LE(at + 4);
-    if (limit > this.bytes.length || cellsEnd > limit) throw new ResultPartFormatError('Result part cut short');
+    if (limit > this.bytes.length) throw new ResultPartFormatError('Result part cut short');
+    const cellsEnd = this.rangeAt(at + 4, limit);
     this.accountStart = at + 8;
     this.accountEnd = cellsEnd;
     this.cursor = cellsEnd;
     if (this.hasJson) {
-      const jsonEnd = this.jsonAt(cellsEnd, limit);
+      const jsonEnd = this.rangeAt(cellsEnd, limit);
       this.accountJsonStart = cellsEnd + 4;
       this.accountJsonEnd = jsonEnd;
       this.cursor = jsonEnd;
@@ -210,15 +358,22 @@ export class ResultPartReader {
   nextContact(): boolean {
     const at = this.cursor;
     if (at >= this.accountLimit) return false;
-    if (at + 5 > this.accountLimit) throw new ResultPartFormatError('Result part cut short');
-    const end = at + 5 + this.bytes.readUInt32LE(at + 1);
-    if (end > this.accountLimit) throw new ResultPartFormatError('Result part cut short');
+    this.contactRecordStart = at;
     this.contactFlags = this.bytes[at]!;
-    this.contactStart = at + 5;
+    let next = at + 1;
+    if (this.hasDigests) {
+      if (next >= this.accountLimit) throw new ResultPartFormatError('Result part cut short');
+      this.contactDigestsStart = next + 1;
+      next = this.contactDigestsEnd = next + 1 + this.bytes[next]! * DIGEST_BYTES;
+    } else {
+      this.contactDigestsStart = this.contactDigestsEnd = next;
+    }
+    const end = this.rangeAt(next, this.accountLimit);
+    this.contactStart = next + 4;
     this.contactEnd = end;
     this.cursor = end;
     if (this.hasJson) {
-      const jsonEnd = this.jsonAt(end, this.accountLimit);
+      const jsonEnd = this.rangeAt(end, this.accountLimit);
       this.contactJsonStart = end + 4;
       this.contactJsonEnd = jsonEnd;
       this.cursor = jsonEnd;
@@ -229,53 +384,189 @@ export class ResultPartReader {
   }
 }
 
+/** Positions of `names` in `stored` (-1: the part lacks it). */
+const positions = (names: readonly string[], stored: readonly string[]) => names.map((name) => stored.indexOf(name));
+
+/** A raw value read back from an encoded cell, typed as its field's. */
+const cellValue = (cell: string | undefined, field: FieldDeclaration | undefined) => {
+  const value = cell === undefined ? null : decodeCell(cell);
+  return value !== null && field?.type === 'count' ? Number(value) : value;
+};
+
 /**
- * The identifying fields of the reader's current contact: from its raw JSON
- * ({@link contactFromStored}) in a version 2 part, from its encoded cells
- * (lib/results/csv.ts `decodeContactIdentifiers`) in a version 1 part, which
- * has no JSON. What privacy's suppression check and erasure read
- * (docs/privacy.md).
- * @throws ResultPartFormatError / SyntaxError when the contact's bytes are damaged.
+ * One side (account or contact) of re-laying a part: today's cells and JSON
+ * values from a stored record's, matched by name.
  */
-export function storedContactIdentifiers(reader: ResultPartReader): ContactIdentifierFields {
-  if (!reader.hasJson) return decodeContactIdentifiers(reader.bytes, reader.contactStart, reader.contactEnd);
-  const { contactId, email, mobilePhone, directPhone, linkedinUrl } = contactFromStored(reader.contactJson());
+class Relayer {
+  private readonly cells: number[];
+  private readonly json: number[];
+  /** For a part without JSON (version 1): per today's JSON key, the stored cell holding its field. */
+  private readonly jsonFromCells: { cell: number; field: FieldDeclaration | undefined }[];
+
+  constructor(
+    private readonly target: { cells: string[]; json: string[] },
+    stored: { cells: string[]; json: string[] },
+    fields: readonly FieldDeclaration[],
+  ) {
+    this.cells = positions(target.cells, stored.cells);
+    this.json = positions(target.json, stored.json);
+    this.jsonFromCells = target.json.map((key) => {
+      const field = fields.find((f) => f.json === key);
+      return { cell: field?.column === undefined ? -1 : stored.cells.indexOf(field.column), field };
+    });
+  }
+
+  /** Today's cells from the stored encoded cells: a column the part lacks is empty. */
+  relayCells(stored: readonly string[]): Buffer {
+    let cells = '';
+    for (const at of this.cells) cells += `${at === -1 ? '' : (stored[at] ?? '')},`;
+    return Buffer.from(cells, 'utf8');
+  }
+
+  /** Today's JSON values from the stored ones (`offset` leading values kept as they are); a key the part lacks is null. */
+  relayValues(stored: readonly unknown[], offset: number): unknown[] {
+    return [...stored.slice(0, offset), ...this.json.map((at) => (at === -1 ? null : (stored[at + offset] ?? null)))];
+  }
+
+  /** Today's JSON values decoded from stored encoded cells (a part without JSON). */
+  valuesFromCells(stored: readonly string[]): unknown[] {
+    return this.jsonFromCells.map(({ cell, field }) => (cell === -1 ? null : cellValue(stored[cell], field)));
+  }
+}
+
+/**
+ * A part of another version or other fields laid out as today's version 3
+ * part with today's fields, by name: missing cells empty, missing values
+ * null; digests computed where the part has none (versions 1 and 2).
+ */
+function relay(source: PartCursor, layout: PartLayout): Buffer {
+  const target = headerOf(CURRENT_FIELDS);
+  const accounts = new Relayer(target.account, layout.header.account, ACCOUNT_FIELDS);
+  const contacts = new Relayer(target.contact, layout.header.contact, CONTACT_FIELDS);
+  const accountIdCell = layout.header.account.cells.indexOf(exportedFields(ACCOUNT_FIELDS).find((f) => f.key === 'accountId')!.column);
+  const bytes = source.bytes;
+  const pieces: Buffer[] = partHead(CURRENT_HEADER_BYTES);
+  const text = (start: number, end: number) => bytes.toString('utf8', start, end);
+  while (source.nextAccount()) {
+    const accountCells = splitEncodedCells(bytes, source.accountStart, source.accountEnd);
+    const storedAccount = layout.version >= 2 ? (JSON.parse(text(source.accountJsonStart, source.accountJsonEnd)) as unknown[]) : undefined;
+    const relaid: ContactPieces[] = [];
+    while (source.nextContact()) {
+      const cells = splitEncodedCells(bytes, source.contactStart, source.contactEnd);
+      const values =
+        layout.version >= 2
+          ? contacts.relayValues(JSON.parse(text(source.contactJsonStart, source.contactJsonEnd)) as unknown[], 0)
+          : contacts.valuesFromCells(cells);
+      const json = JSON.stringify(values);
+      const digests: Buffer[] = [];
+      if (layout.version >= 3)
+        for (let at = source.contactDigestsStart; at < source.contactDigestsEnd; at += DIGEST_BYTES)
+          digests.push(bytes.subarray(at, at + DIGEST_BYTES));
+      else digests.push(...contactDigests(identifiersOf(json)));
+      relaid.push({ flags: source.contactFlags, digests, cells: contacts.relayCells(cells), json: Buffer.from(json, 'utf8') });
+    }
+    const accountValues = storedAccount
+      ? accounts.relayValues(storedAccount, 2)
+      : [
+          cellValue(accountCells[accountIdCell], undefined),
+          relaid.length > 0 ? 'found' : 'not_found',
+          ...accounts.valuesFromCells(accountCells),
+        ];
+    writeAccount(pieces, accounts.relayCells(accountCells), Buffer.from(JSON.stringify(accountValues), 'utf8'), relaid);
+  }
+  return Buffer.concat(pieces);
+}
+
+/**
+ * A cursor over the accounts and contacts of one result part, read as a
+ * part of today's version and fields (a part of another version or other
+ * fields is re-laid by name once, when the reader is made; module comment),
+ * allocating nothing per account: {@link nextAccount} moves to the next
+ * account and sets the range of its cells and JSON in {@link bytes};
+ * {@link nextContact} moves to its next contact (best first) and sets the
+ * contact's flags, digest, cell and JSON ranges.
+ * @example
+ * const part = new ResultPartReader(bytes);
+ * while (part.nextAccount()) while (part.nextContact()) use(part.contactFlags, part.bytes.subarray(part.contactStart, part.contactEnd));
+ */
+export class ResultPartReader extends PartCursor {
+  /** @throws ResultPartFormatError when the bytes are not a result part (CEP3, CEP2, CEP1) or are damaged. */
+  constructor(part: Uint8Array) {
+    const bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    const layout = layoutOf(bytes);
+    if (layout.current) {
+      super(bytes, layout);
+      return;
+    }
+    let relaid: Buffer;
+    try {
+      relaid = relay(new PartCursor(bytes, layout), layout);
+    } catch (error) {
+      if (error instanceof ResultPartFormatError) throw error;
+      throw new ResultPartFormatError(`Result part damaged: ${(error as Error).message}`);
+    }
+    super(relaid, layoutOf(relaid));
+  }
+
+  /** The current account's JSON text: `[accountId, outcome, …values]` in today's key order. */
+  accountJson(): string {
+    return this.bytes.toString('utf8', this.accountJsonStart, this.accountJsonEnd);
+  }
+
+  /** The current contact's JSON text: its values in today's key order (lib/results/json.ts). */
+  contactJson(): string {
+    return this.bytes.toString('utf8', this.contactJsonStart, this.contactJsonEnd);
+  }
+}
+
+/** The identifying fields of a contact's stored JSON in today's key order. */
+function identifiersOf(json: string): ContactIdentifierFields {
+  const { contactId, email, mobilePhone, directPhone, linkedinUrl } = contactFromStored(json);
   return { contactId, email, mobilePhone, directPhone, linkedinUrl };
 }
 
 /**
+ * The identifying fields of the reader's current contact, from its raw JSON.
+ * Not for deciding whether it may be delivered (its stored digests say that,
+ * lib/results/deliverable.ts): for naming a contact an erasure found
+ * (docs/privacy.md).
+ * @throws SyntaxError when the contact's JSON is damaged.
+ */
+export const storedContactIdentifiers = (reader: ResultPartReader): ContactIdentifierFields => identifiersOf(reader.contactJson());
+
+/**
  * A part without some of its contacts (an erasure rewrites stored results):
  * the same accounts in the same order, each keeping the contacts `keep`
- * accepts (it reads the reader's current contact), in the part's own layout
- * version; a dropped contact leaves with both its cells and its JSON.
- * @returns the new bytes and how many contacts were dropped (0: `bytes` is the original, nothing to write).
+ * accepts (it reads the reader's current contact, typically its digests
+ * only), in today's layout; a dropped contact leaves with its digests, cells
+ * and JSON.
+ * @returns the new bytes and how many contacts were dropped (0: `bytes` is the part as read, nothing to write).
  * @throws ResultPartFormatError when `part` is not a result part.
  */
 export function withoutContacts(part: Uint8Array, keep: (reader: ResultPartReader) => boolean): { bytes: Buffer; removed: number } {
   const reader = new ResultPartReader(part);
   const source = reader.bytes;
-  const pieces: Buffer[] = [source.subarray(0, MAGIC.length)];
-  let removed = 0;
-  while (reader.nextAccount()) {
-    const header = Buffer.allocUnsafe(8);
-    // The account's cells and, in version 2, its JSON length and JSON (the account JSON names no contact).
-    const head = source.subarray(reader.accountStart, reader.hasJson ? reader.accountJsonEnd : reader.accountEnd);
-    pieces.push(header, head);
-    let rest = 4 + head.length;
-    while (reader.nextContact()) {
-      if (!keep(reader)) {
-        removed++;
-        continue;
-      }
-      // Flags, cells length, cells and, in version 2, the JSON length and JSON.
-      const contact = source.subarray(reader.contactStart - 5, reader.hasJson ? reader.contactJsonEnd : reader.contactEnd);
+  // A first pass over the digests only: most parts hold no match and are not copied at all.
+  const dropped = new Set<number>();
+  while (reader.nextAccount()) while (reader.nextContact()) if (!keep(reader)) dropped.add(reader.contactRecordStart);
+  if (dropped.size === 0) return { bytes: source, removed: 0 };
+  const again = new ResultPartReader(source);
+  const pieces: Buffer[] = [source.subarray(0, layoutOf(source).dataStart)];
+  while (again.nextAccount()) {
+    const rest = Buffer.allocUnsafe(4);
+    // From the account cells' length through its JSON: the account JSON names no contact.
+    const head = source.subarray(again.accountStart - 4, again.accountJsonEnd);
+    pieces.push(rest, head);
+    let length = head.length;
+    while (again.nextContact()) {
+      if (dropped.has(again.contactRecordStart)) continue;
+      const contact = source.subarray(again.contactRecordStart, again.contactJsonEnd);
       pieces.push(contact);
-      rest += contact.length;
+      length += contact.length;
     }
-    header.writeUInt32LE(rest, 0);
-    header.writeUInt32LE(reader.accountEnd - reader.accountStart, 4);
+    rest.writeUInt32LE(length, 0);
   }
-  return removed === 0 ? { bytes: source, removed } : { bytes: Buffer.concat(pieces), removed };
+  return { bytes: Buffer.concat(pieces), removed: dropped.size };
 }
 
 /**

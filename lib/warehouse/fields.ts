@@ -16,10 +16,9 @@
  * Adding a field is one entry here (docs/architecture.md "Add a field or
  * column"); a field without `column` is not exported, one without `json` is
  * not in the results. A workflow batch object names the fields it holds on
- * its first line, so one written before a change still reads right. A result
- * part holds its cells by position (docs/data-model.md "Result parts"): a
- * change to the exported fields is a new part layout, and the reader of the
- * old layout re-encodes such parts when read, for one result access period.
+ * its first line, and a result part in its header (docs/data-model.md
+ * "Result parts"), so one written before a change still reads right: a
+ * field it lacks reads as empty or null. No change here needs a new layout.
  */
 
 /** Account statuses of the warehouse; `closed` and `inactive` are not eligible (docs/launch.md#evaluation). */

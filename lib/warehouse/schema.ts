@@ -65,6 +65,15 @@ export const WarehouseAccountSchema = /* @__PURE__ */ treeShakable(
 export const blankContact = (contactId: string): WarehouseContact =>
   Object.fromEntries(CONTACT_FIELDS.map((field) => [field.key, field.key === 'contactId' ? contactId : null])) as WarehouseContact;
 
+/**
+ * An account the warehouse does not hold, as a workflow batch stores it: every field but its ID null, no status and no
+ * contacts (lib/enrichment/steps.ts), built from the field declaration so a new field needs no line here.
+ */
+export const missingAccount = (accountId: string): Omit<WarehouseAccount, 'status'> => {
+  const { status: _status, ...fields } = blankAccount(accountId);
+  return { ...fields, contacts: [] };
+};
+
 /** An account with every field but its ID and status null, without contacts: what a fixture or a generator fills in. */
 export const blankAccount = (accountId: string, status: AccountStatus = 'active'): WarehouseAccountFields =>
   Object.fromEntries(

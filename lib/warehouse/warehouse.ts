@@ -3,10 +3,10 @@
  * accounts and contacts in the service's own table. In production the port
  * is backed by the company's data platform.
  */
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchPut } from '../db/batch';
-import { scanItems } from '../db/query';
+import { paginateQuery, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchDelete, batchGet, batchPut } from '../db/batch';
 import { keys } from '../db/table';
+import { contactHashes } from './identifiers';
 import type { WarehouseAccount, WarehouseAccountFields, WarehouseContact } from './schema';
 
 /** An account without its contacts: its status and the fields a result row carries (the embedded warehouse's account item). */
@@ -32,17 +32,43 @@ export interface EmbeddedWarehouse extends Warehouse {
   /** Upserts accounts (and replaces their contacts). */
   importAccounts(accounts: readonly WarehouseAccount[]): Promise<void>;
   /**
-   * Removes every contact `matches` accepts from every account (the vendor's erasure, docs/privacy.md): one Scan
-   * of the contact items, each holding a match rewritten without it. An operator's path, never a request's.
+   * Removes every contact holding any of `hashes` (identifier hashes,
+   * lib/warehouse/identifiers.ts) from every account (the vendor's erasure,
+   * docs/privacy.md), through the identifier index: one Query per hash, one
+   * read of each account found, a write of each account that held one (and
+   * of the index entries it no longer needs). Reads in proportion to the
+   * person's contacts, not the warehouse. An operator's path, never a request's.
    * @returns the removed contacts' IDs.
    */
-  removeContacts(matches: (contact: WarehouseContact) => boolean): Promise<string[]>;
+  removeContacts(hashes: ReadonlySet<string>): Promise<string[]>;
 }
 
 /** An account item's fields (the table's own attributes dropped). */
 function accountFieldsOf(item: Record<string, unknown>): WarehouseAccountFields {
   const { pk: _pk, sk: _sk, type: _type, ...account } = item;
   return account as WarehouseAccountFields;
+}
+
+/** The distinct identifier hashes of a list of contacts. */
+const accountHashes = (contacts: readonly WarehouseContact[]): Set<string> => new Set(contacts.flatMap(contactHashes));
+
+/**
+ * The items the embedded warehouse stores for one account: the account, its
+ * contacts, and one identifier-index entry per distinct identifier hash of
+ * its contacts (docs/data-model.md "Entities", the warehouse identifier index: about 3.5 a contact). An
+ * import replaces the first two; index entries of contacts an import dropped
+ * stay until an erasure meets them (it deletes entries no account justifies).
+ */
+export function warehouseItemsOf({ contacts, ...account }: WarehouseAccount): Record<string, unknown>[] {
+  return [
+    { ...keys.warehouseAccount(account.accountId), type: 'warehouseAccount', ...account },
+    { ...keys.warehouseContacts(account.accountId), type: 'warehouseContacts', accountId: account.accountId, contacts },
+    ...[...accountHashes(contacts)].map((hash) => ({
+      ...keys.warehouseIdentifier(hash, account.accountId),
+      type: 'warehouseIdentifier',
+      accountId: account.accountId,
+    })),
+  ];
 }
 
 /** Builds the embedded (DynamoDB) warehouse. */
@@ -79,27 +105,58 @@ export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoD
       });
     },
 
-    async removeContacts(matches) {
-      const removed: string[] = [];
-      for await (const item of scanItems(client, tableName, '#type = :type', { ':type': 'warehouseContacts' })) {
-        const contacts = (item.contacts ?? []) as WarehouseContact[];
-        const kept = contacts.filter((contact) => !matches(contact));
-        if (kept.length === contacts.length) continue;
-        for (const contact of contacts) if (!kept.includes(contact)) removed.push(contact.contactId);
-        await client.send(new PutCommand({ TableName: tableName, Item: { ...item, contacts: kept } }));
+    async removeContacts(hashes) {
+      // The accounts the index names for any of the hashes.
+      const accountIds = new Set<string>();
+      for (const hash of hashes) {
+        const pages = paginateQuery(
+          { client },
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.warehouseIdentifierPartition(hash) },
+            ConsistentRead: true,
+          },
+        );
+        for await (const page of pages) for (const item of page.Items ?? []) accountIds.add(String(item.accountId));
       }
+      if (accountIds.size === 0) return [];
+      const items = await batchGet(
+        client,
+        tableName,
+        [...accountIds].map((id) => keys.warehouseContacts(id)),
+        undefined,
+        { consistentRead: true },
+      );
+      const removed: string[] = [];
+      const staleEntries: Record<string, unknown>[] = [];
+      const held = new Set<string>();
+      for (const item of items) {
+        const accountId = String(item.accountId);
+        held.add(accountId);
+        const contacts = (item.contacts ?? []) as WarehouseContact[];
+        const kept: WarehouseContact[] = [];
+        const gone: WarehouseContact[] = [];
+        for (const contact of contacts) (contactHashes(contact).some((hash) => hashes.has(hash)) ? gone : kept).push(contact);
+        if (gone.length > 0) {
+          await client.send(new PutCommand({ TableName: tableName, Item: { ...item, contacts: kept } }));
+          removed.push(...gone.map((contact) => contact.contactId));
+        }
+        // Entries of the removed contacts' identifiers that no kept contact holds, and entries the account no longer
+        // justifies (contacts replaced by a later import): the index keeps only what an account holds.
+        const stillHeld = accountHashes(kept);
+        for (const hash of new Set([...accountHashes(gone), ...hashes]))
+          if (!stillHeld.has(hash)) staleEntries.push(keys.warehouseIdentifier(hash, accountId));
+      }
+      // Accounts the index names but the warehouse no longer holds.
+      for (const accountId of accountIds)
+        if (!held.has(accountId)) for (const hash of hashes) staleEntries.push(keys.warehouseIdentifier(hash, accountId));
+      await batchDelete(client, tableName, staleEntries);
       return removed;
     },
 
     async importAccounts(accounts) {
-      await batchPut(
-        client,
-        tableName,
-        accounts.flatMap(({ contacts, ...account }) => [
-          { ...keys.warehouseAccount(account.accountId), type: 'warehouseAccount', ...account },
-          { ...keys.warehouseContacts(account.accountId), type: 'warehouseContacts', accountId: account.accountId, contacts },
-        ]),
-      );
+      await batchPut(client, tableName, accounts.flatMap(warehouseItemsOf));
     },
   };
 }

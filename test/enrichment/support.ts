@@ -7,12 +7,14 @@
  */
 import { afterEach, expect } from 'vitest';
 import { customAlphabet } from 'nanoid';
-import { blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
+import fc from 'fast-check';
+import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
 import { call, type ApiResponse } from '../support/api';
 import { keys } from '../../lib/db/table';
+import { SPAWNED_RUN_MS } from '../support/spawned';
 
 export const CREATE = '/v1/campaigns/create';
 export const GET = '/v1/campaigns/get';
@@ -59,10 +61,9 @@ export function account(
   contacts: WarehouseContact[] = [],
 ): WarehouseAccount {
   return {
-    accountId,
+    ...blankAccount(accountId, status),
     name: `Account ${accountId}`,
     domain: `${accountId}.example.com`,
-    status,
     industry: 'Software',
     employeeCount: 120,
     country: 'US',
@@ -148,7 +149,7 @@ export function testWarehouse(options: { holdStatuses?: boolean; holdAccounts?: 
 export async function pollUntil<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  { timeoutMs = 20_000, intervalMs = 100 } = {},
+  { timeoutMs = SPAWNED_RUN_MS, intervalMs = 100 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -197,7 +198,13 @@ export async function describeOrg(
 }
 
 /** Polls get until the campaign reads `status` (the campaign as last read). */
-export async function waitForStatus(baseUrl: string, apiKey: string, campaignId: string, status: string, timeoutMs = 20_000): Promise<any> {
+export async function waitForStatus(
+  baseUrl: string,
+  apiKey: string,
+  campaignId: string,
+  status: string,
+  timeoutMs = SPAWNED_RUN_MS,
+): Promise<any> {
   const res = await pollUntil(
     () => getCampaign(baseUrl, apiKey, campaignId),
     (r) => r.status === 200 && r.data.status === status,
@@ -244,5 +251,58 @@ export function useTestWarehouses(): (options?: Parameters<typeof testWarehouse>
     adapter = testWarehouse(options);
     useWarehouse(adapter);
     return adapter;
+  };
+}
+
+/** A draft of `size` active accounts with one contact each (found: no refund), created over HTTP; its ID. */
+export async function draftOfSize(baseUrl: string, apiKey: string, size: number): Promise<string> {
+  const list = activeAccounts(uniquePrefix(), size);
+  await importAccounts(list);
+  return createApiCampaign(
+    baseUrl,
+    apiKey,
+    list.map((a) => a.accountId),
+  );
+}
+
+/**
+ * The inputs of a racing-launches property (fast-check): 2–5 campaign sizes of 1–3 accounts, a limit of
+ * 1–8 credits, and each launch's own start delay (0–20 ms), so the order of their transactions varies.
+ */
+export const racingLaunchInputs = [
+  fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 5 }),
+  fc.integer({ min: 1, max: 8 }),
+  fc.array(fc.nat(20), { minLength: 5, maxLength: 5 }),
+] as const;
+
+/** One launch of {@link raceLaunches}: the campaign, its size (accounts) and the enrich answer. */
+export interface RacedLaunch {
+  campaignId: string;
+  size: number;
+  res: ApiResponse;
+}
+
+/**
+ * Creates one draft per size (with `apiKey`), then launches them together, each after its own delay (ms):
+ * the order of their transactions varies. Answers every launch, split into the launched (200) and the refused.
+ */
+export async function raceLaunches(
+  baseUrl: string,
+  apiKey: string,
+  sizes: readonly number[],
+  delays: readonly number[],
+): Promise<{ launched: RacedLaunch[]; refused: RacedLaunch[]; charged: number }> {
+  const drafts = await Promise.all(sizes.map((size) => draftOfSize(baseUrl, apiKey, size)));
+  const answers = await Promise.all(
+    drafts.map(async (campaignId, i) => {
+      await new Promise((r) => setTimeout(r, delays[i]!));
+      return { campaignId, size: sizes[i]!, res: await enrich(baseUrl, apiKey, campaignId) };
+    }),
+  );
+  const launched = answers.filter((a) => a.res.status === 200);
+  return {
+    launched,
+    refused: answers.filter((a) => a.res.status !== 200),
+    charged: launched.reduce((total, a) => total + a.size, 0),
   };
 }

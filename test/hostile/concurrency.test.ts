@@ -402,5 +402,5 @@ describe('randomized interleavings over several organizations', () => {
     expect(stats.canceled).toBeGreaterThan(0);
     expect(stats.failed).toBeGreaterThan(0);
     expect(stats.exports).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

@@ -394,6 +394,24 @@ describe('wrong types, huge numbers, exponent forms, out-of-range values (JSON)'
   });
 });
 
+/** A valid form body of each operation as name/value pairs (`id`: the campaign it names; describe takes none). */
+const validFormPairs = (op: OperationName, id: string): [string, string][] =>
+  ({
+    describe: [],
+    create: [
+      ['name', 'Fuzz'],
+      ['accountIds', 'fz_1'],
+    ],
+    update: [
+      ['campaignId', id],
+      ['name', 'Renamed'],
+    ],
+    get: [['campaignId', id]],
+    list: [['limit', '10']],
+    enrich: [['campaignId', id]],
+    export: [['campaignId', id]],
+  })[op] as [string, string][];
+
 describe('wrong types and ranges as form text (urlencoded and multipart)', () => {
   const formField: Record<OperationName, string[]> = {
     describe: ['foo'],
@@ -404,22 +422,7 @@ describe('wrong types and ranges as form text (urlencoded and multipart)', () =>
     enrich: ['campaignId'],
     export: ['maxContactsPerAccount', 'hasMobilePhone', 'hasEmail', 'campaignId'],
   };
-  const baseForm = (op: OperationName, id: string): [string, string][] =>
-    ({
-      describe: [],
-      create: [
-        ['name', 'Fuzz'],
-        ['accountIds', 'fz_1'],
-      ],
-      update: [
-        ['campaignId', id],
-        ['name', 'Renamed'],
-      ],
-      get: [['campaignId', id]],
-      list: [['limit', '10']],
-      enrich: [['campaignId', id]],
-      export: [['campaignId', id]],
-    })[op] as [string, string][];
+  const baseForm = validFormPairs;
   const formText = fc.oneof(
     fc.constantFrom(
       '5',
@@ -504,26 +507,8 @@ describe('invalid UTF-8 and NUL bytes', () => {
     [0x22],
     [0x5c],
   );
-  const multipartPairs = (op: OperationName): [string, string][] => {
-    const id = G.enriched;
-    return (
-      {
-        describe: [['x', 'y']],
-        create: [
-          ['name', 'Fuzz'],
-          ['accountIds', 'fz_1'],
-        ],
-        update: [
-          ['campaignId', id],
-          ['name', 'Renamed'],
-        ],
-        get: [['campaignId', id]],
-        list: [['limit', '10']],
-        enrich: [['campaignId', id]],
-        export: [['campaignId', id]],
-      } as Record<OperationName, [string, string][]>
-    )[op];
-  };
+  // describe takes no field: one unknown pair gives the body something to break.
+  const multipartPairs = (op: OperationName): [string, string][] => (op === 'describe' ? [['x', 'y']] : validFormPairs(op, G.enriched));
   const bodyOf = (op: OperationName, encoding: 'json' | 'urlencoded'): string =>
     encoding === 'json' ? objectText(op === 'describe' ? [['x', '"y"']] : validMembers(op, G.enriched)) : urlencoded(multipartPairs(op));
   it('bodies of every encoding with invalid UTF-8 sequences and NUL bytes spliced in anywhere are answered in the envelope', async () => {

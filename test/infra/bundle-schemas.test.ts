@@ -52,7 +52,7 @@ describe('request schemas in the deployed bundles', () => {
       });
       bundles.set(route.functionId, result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.text);
     }
-  }, 120_000);
+  });
 
   it('every API function carries its own operation’s request schema, and no schema of another operation', () => {
     // Markers: descriptions found verbatim in the bundle of an operation that owns them.

@@ -25,7 +25,7 @@ describe('the MCP function bundle', () => {
   let bundle: BuiltBundle;
   beforeAll(async () => {
     bundle = await buildBundle('Mcp', { entry: SUPPORT_FUNCTIONS.mcp.entry }, mkdtempSync(path.join(tmpdir(), 'mcp-bundle-')));
-  }, 120_000);
+  });
 
   it(`is at most ${MCP_KB} KB, without the OpenAPI builder, the handlers' clients or Ajv`, () => {
     expect(bundle.bytes).toBeLessThanOrEqual(MCP_KB * 1_000);
@@ -52,5 +52,5 @@ describe('the MCP function bundle', () => {
     const answer = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string };
     expect(answer.statusCode).toBe(200);
     expect((JSON.parse(answer.body) as { result: { tools: unknown } }).result.tools).toEqual(MCP_TOOLS.tools);
-  }, 60_000);
+  });
 });

@@ -806,6 +806,7 @@ describe('CampaignEnrichment-dev', () => {
           ...throttleAlarms,
           'CapacityDrift',
           'EnrichmentFailed',
+          'ErasureJobDeadLettered',
           'LedgerDrift',
           'RateLimitedOrganization',
           'SupportFunctionThrottles',
@@ -1024,11 +1025,11 @@ describe('CampaignEnrichment-prod', () => {
     });
     template.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 100 });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    // Eight alarms of their own, and one throttle alarm per 10 route functions and per 10 workflow tasks (infra/routes.ts, infra/workflow.ts).
+    // Nine alarms of their own, and one throttle alarm per 10 route functions and per 10 workflow tasks (infra/routes.ts, infra/workflow.ts).
     const throttleAlarms =
       sumAlarmNames('ApiFunctionThrottles', API_ROUTES.length).length +
       sumAlarmNames('WorkflowFunctionThrottles', Object.keys(WORKFLOW_TASKS).length).length;
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 8 + throttleAlarms);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 9 + throttleAlarms);
   });
 });
 
@@ -1249,6 +1250,31 @@ describe('erasure job (docs/privacy.md "The erasure job")', () => {
       Handler: 'index.handler',
       Environment: { Variables: Match.objectLike({ RECEIPT_KEY_ID: arn(built.stack.erasures.receiptKey) }) },
     });
+  });
+
+  it('alarms on the first job in the dead-letter queue, notifying the alarm topic, and graphs the queue on the dashboard (docs/privacy.md "Replaying a dead-lettered job")', () => {
+    const { deadLetterQueue } = built.stack.erasures;
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const alarm = alarms.find((a) => a.AlarmName === 'CampaignEnrichment-dev-ErasureJobDeadLettered');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(deadLetterQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: logicalId(built.stack.monitoring.topic) }],
+      OKActions: [{ Ref: logicalId(built.stack.monitoring.topic) }],
+    });
+    expect(alarm!.AlarmDescription).toContain('docs/privacy.md');
+    expect(built.stack.monitoring.alarms.erasureJobDeadLettered).toBeDefined();
+    // The dashboard's body is a Fn::Join of strings and tokens: the queue's name is among them.
+    const dashboard = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
+    expect(dashboard).toContain('Erasure jobs dead-lettered');
+    expect(dashboard).toContain(logicalId(deadLetterQueue));
   });
 
   it('lets only erasures/create send jobs, with the queue URL in its environment', () => {

@@ -7,6 +7,7 @@ import { startLocalApi, type LocalApi } from '../../infra/local/stack';
 import { limits, organizations } from '../../lib/root';
 import type { NewOrganization } from '../../lib/organizations/store';
 import type { LimitsChange } from '../../lib/organizations/limits';
+import { SPAWNED_RUN_MS } from './spawned';
 
 /** A parsed API response. */
 export interface ApiResponse<T = any> {
@@ -28,7 +29,12 @@ let api: LocalApi | undefined;
  */
 export function useApi(options: { webhooks?: boolean | { intervalMs?: number } } = {}): () => string {
   beforeAll(async () => {
-    api = await startLocalApi({ healthCheck: async () => undefined, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
+    // Every answer's error code is one its operation's document lists, or the test sees a 500 naming it (docs/errors.md).
+    api = await startLocalApi({
+      healthCheck: async () => undefined,
+      checkDeclaredErrors: true,
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    });
   });
   afterAll(async () => {
     await api?.close();
@@ -46,7 +52,7 @@ export async function settleWorkflows(): Promise<void> {
  * (e.g. `ExpireResults`: every step before it has run), instead of sleeping.
  * @throws after `timeoutMs` without it.
  */
-export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForWorkflowState(executionArn: string, state: string, timeoutMs = SPAWNED_RUN_MS): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !api?.stepFunctions.enteredStates(executionArn).includes(state);) {
     if (Date.now() > deadline)
       throw new Error(

@@ -6,14 +6,24 @@
 import { afterEach } from 'vitest';
 import type { Warehouse } from '../../lib/warehouse/warehouse';
 import { embeddedWarehouse, useWarehouse } from '../../lib/root';
-import { account, contact, gate, pollUntil, type Gate } from '../enrichment/support';
+import { expect } from 'vitest';
+import {
+  account,
+  contact,
+  createApiCampaign,
+  enrich,
+  gate,
+  importAccounts,
+  pollUntil,
+  uniquePrefix,
+  type Gate,
+} from '../enrichment/support';
+import { newOrganization } from './api';
 
 afterEach(() => useWarehouse(undefined));
 
 /** Accounts per workflow batch (lib/enrichment/workflow.ts ENRICHMENT_BATCH_SIZE), spelled out: the test builds campaigns of several batches. */
 export const BATCH = 1_000;
-
-afterEach(() => useWarehouse(undefined));
 
 /** A warehouse whose contact reads (one per workflow batch) each wait for the test to let that batch through. */
 export function gatedWarehouse(batchOf: (firstAccountId: string) => number) {
@@ -40,7 +50,6 @@ export function gatedWarehouse(batchOf: (firstAccountId: string) => number) {
       pollUntil(
         async () => arrived.size,
         (size) => size >= n,
-        { timeoutMs: 60_000 },
       ),
   };
 }
@@ -124,4 +133,22 @@ export async function openStreamAt(
   // The reader goes away: the connection is dropped, whatever the server still had to write.
   controller.abort();
   return { response, received, envelope: undefined };
+}
+
+/**
+ * A campaign of `count` numbered accounts (imported into the warehouse) for a fresh organization of 10,000 credits,
+ * launched (200 asserted); with `gated`, its workflow reads the warehouse through that gate from the launch on.
+ */
+export async function launchedNumbered(baseUrl: string, count: number, gated?: { warehouse: Warehouse }) {
+  const accounts = numbered(uniquePrefix(), count);
+  await importAccounts(accounts);
+  if (gated) useWarehouse(gated.warehouse);
+  const { apiKey } = await newOrganization({ smbCredits: 10_000 });
+  const campaignId = await createApiCampaign(
+    baseUrl,
+    apiKey,
+    accounts.map((a) => a.accountId),
+  );
+  expect((await enrich(baseUrl, apiKey, campaignId)).status).toBe(200);
+  return { apiKey, campaignId, accounts };
 }

@@ -4,7 +4,11 @@
  * `endpoints.json`, `GET /health` answering 200), never on a fixed sleep, and
  * give up only after this long, which no loaded machine reaches while the
  * process makes progress (issue #37: at load 15–30 a first `npm start` took
- * minutes). A test's own timeout derives from it.
+ * minutes). A test's own timeout derives from it, and so do the defaults
+ * of every wait on a signal inside a test (a campaign reaching a status, a
+ * webhook arriving, a workflow state: `pollUntil`, `waitForStatus`,
+ * `received`) and vitest's own test and hook timeouts (vitest.config.ts):
+ * no test passes only on a fast machine.
  */
 
 /** How long a spawned process may take to become ready (ms). */

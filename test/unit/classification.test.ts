@@ -15,6 +15,7 @@ import {
 } from '../../lib/enrichment/evaluate';
 import type { AccountFacts } from '../../lib/history/store';
 import type { AccountStatus } from '../../lib/warehouse/schema';
+import { blankAccount } from '../../lib/warehouse/schema';
 
 const DAY_MS = 86_400_000;
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -46,7 +47,7 @@ function portsOf(world: World) {
             .map((id) => [
               id,
               {
-                accountId: id,
+                ...blankAccount(id),
                 name: null,
                 domain: null,
                 status: world.statuses.get(id)!,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, neutralizeCell } from '../../lib/results/csv';
 import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/results/csv';
-import { blankContact } from '../../lib/warehouse/schema';
+import { missingAccount, blankContact } from '../../lib/warehouse/schema';
 
 const PHONE_COLUMNS = ['mobile_phone', 'direct_phone'] as const;
 const OTHER_COLUMNS = CSV_COLUMNS.filter((column) => !(PHONE_COLUMNS as readonly string[]).includes(column));
@@ -81,7 +81,7 @@ describe('neutralizeCell', () => {
 
 describe('the exported rows apply the rule per column', () => {
   const account: EnrichedAccount = {
-    accountId: 'acc_1',
+    ...missingAccount('acc_1'),
     name: '+15551234567',
     domain: 'acme.example',
     industry: '=1+1',

@@ -19,7 +19,7 @@ import {
 import { ACCOUNT_COLUMNS, cellsIn, CONTACT_COLUMNS, rowByColumn } from '../support/export-oracle';
 import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/results/csv';
-import { blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
+import { missingAccount, blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
 
 const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];
 const ENRICHED_AT = '2025-06-01T10:00:00.000Z';
@@ -32,7 +32,7 @@ const contact = (contactId: string, fields: Partial<WarehouseContact> = {}): War
 });
 
 const account = (contacts: WarehouseContact[], fields: Partial<EnrichedAccount> = {}): EnrichedAccount => ({
-  accountId: 'acc_1',
+  ...missingAccount('acc_1'),
   name: 'Acme',
   domain: 'acme.example',
   industry: 'Software',
@@ -295,15 +295,17 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
 
   it('for any account and selection: one row per kept contact (or one account-only row), every cell neutralized', async () => {
     const accountText = fc.option(fc.string({ maxLength: 10 }), { nil: null });
-    const accounts = fc.record({
-      accountId: fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
-      name: accountText,
-      domain: accountText,
-      industry: accountText,
-      employeeCount: fc.option(fc.nat({ max: 100_000 }), { nil: null }),
-      country: accountText,
-      contacts,
-    });
+    const accounts = fc
+      .record({
+        accountId: fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
+        name: accountText,
+        domain: accountText,
+        industry: accountText,
+        employeeCount: fc.option(fc.nat({ max: 100_000 }), { nil: null }),
+        country: accountText,
+        contacts,
+      })
+      .map((fields) => ({ ...missingAccount(fields.accountId), ...fields }));
     await fc.assert(
       fc.asyncProperty(accounts, selections, async (acc, selection) => {
         const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);

@@ -20,7 +20,7 @@ import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 import { deliverable } from '../../lib/results/deliverable';
 import { prefetchedParts } from '../../lib/exports/export';
 import type { ContactSelection } from '../../lib/results/csv';
-import { blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
+import { missingAccount, blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
 import { oracleExport } from '../support/export-oracle';
 
 const ENRICHED_AT = '2026-11-23T17:44:51.123Z';
@@ -117,7 +117,7 @@ function fakerAccounts(count: number, seed: number): EnrichedAccount[] {
   return Array.from({ length: count }, (_, i) => {
     const company = faker.company.name();
     return {
-      accountId: `acc_${seed}_${i}`,
+      ...missingAccount(`acc_${seed}_${i}`),
       name: maybe(company),
       domain: maybe(faker.internet.domainName()),
       industry: faker.helpers.arrayElement([faker.commerce.department(), null, 'Software, SaaS']),
@@ -239,18 +239,20 @@ const contact = fc.record({
   linkedinUrl: text,
   country: phone,
 });
-const account = fc.record({
-  accountId: fc.oneof(
-    fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
-    tricky.filter((s) => s.length > 0),
-  ),
-  name: text,
-  domain: text,
-  industry: text,
-  employeeCount: fc.option(fc.oneof(fc.nat({ max: 1_000_000 }), fc.constant(0), fc.constant(Number.MAX_SAFE_INTEGER)), { nil: null }),
-  country: phone,
-  contacts: fc.uniqueArray(contact, { selector: (c) => c.contactId, maxLength: 8 }),
-});
+const account = fc
+  .record({
+    accountId: fc.oneof(
+      fc.stringMatching(/^acc_[a-z0-9]{1,6}$/),
+      tricky.filter((s) => s.length > 0),
+    ),
+    name: text,
+    domain: text,
+    industry: text,
+    employeeCount: fc.option(fc.oneof(fc.nat({ max: 1_000_000 }), fc.constant(0), fc.constant(Number.MAX_SAFE_INTEGER)), { nil: null }),
+    country: phone,
+    contacts: fc.uniqueArray(contact, { selector: (c) => c.contactId, maxLength: 8 }),
+  })
+  .map((fields) => ({ ...missingAccount(fields.accountId), ...fields }));
 const campaign = fc
   .array(fc.array(account, { minLength: 0, maxLength: 6 }), { minLength: 1, maxLength: 4 })
   .filter((parts) => parts.some((part) => part.length > 0));
@@ -279,7 +281,7 @@ describe('result part layout', () => {
   it('reads back each account with its contacts best first, their flags and the bytes the CSV holds', () => {
     const part = encodePart([
       {
-        accountId: 'acc_1',
+        ...missingAccount('acc_1'),
         name: 'Acme, Inc.',
         domain: null,
         industry: '=1+1',
@@ -301,7 +303,7 @@ describe('result part layout', () => {
           },
         ],
       },
-      { accountId: 'acc_2', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] },
+      { ...missingAccount('acc_2'), name: null, domain: null, industry: null, employeeCount: null, country: null, contacts: [] },
     ]);
     const reader = new ResultPartReader(part);
     const text = (start: number, end: number) => reader.bytes.toString('utf8', start, end);
@@ -327,8 +329,8 @@ describe('result part layout', () => {
     }));
     const reader = new ResultPartReader(
       encodePart([
-        { accountId: 'x', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
-        { accountId: 'y', name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
+        { ...missingAccount('x'), name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
+        { ...missingAccount('y'), name: null, domain: null, industry: null, employeeCount: null, country: null, contacts },
       ]),
     );
     expect(reader.nextAccount() && reader.nextContact()).toBe(true);

@@ -11,6 +11,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pollUntil } from '../enrichment/support';
+import { SPAWNED_RUN_MS } from '../support/spawned';
 import { judgeDelivery } from '../support/webhook-contract';
 
 /** A request the receiver got. */
@@ -70,7 +71,7 @@ export async function startReceiver(replies: Reply[] = [{ status: 200, body: 'ok
     url: `http://127.0.0.1:${port}/hooks`,
     requests,
     violations,
-    received: async (n, timeoutMs = 30_000) => {
+    received: async (n, timeoutMs = SPAWNED_RUN_MS) => {
       await pollUntil(
         async () => requests.length,
         (count) => count >= n,

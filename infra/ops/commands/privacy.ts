@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError, defineCommand } from '../command';
 import { stores } from '../target';
 import { ImportFileError, type BadLine } from '../../../lib/warehouse/import';
-import { hashIdentifier, IDENTIFIER_TYPES, type HashedIdentifier, type IdentifierType } from '../../../lib/privacy/identifiers';
+import { hashIdentifier, IDENTIFIER_TYPES, type HashedIdentifier, type IdentifierType } from '../../../lib/warehouse/identifiers';
 
 /** The options of privacy:erase, each an identifier type. */
 const OPTION_TYPES = { email: 'email', phone: 'phone', linkedinUrl: 'linkedin_url', contactId: 'contact_id' } as const satisfies Record<

@@ -7,6 +7,7 @@
  * The helpers here return lists of violations instead of asserting, so the
  * soak runner (outside vitest) uses them too.
  */
+import { SPAWNED_RUN_MS } from '../../support/spawned';
 
 /** Every operation of the API (docs/README.md; docs/campaigns.md). */
 export const OPERATIONS = {
@@ -184,7 +185,7 @@ export async function send(baseUrl: string, path: string, options: SendOptions =
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   const started = performance.now();
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? SPAWNED_RUN_MS;
   let response: Response;
   try {
     response = await fetch(`${baseUrl}${path}`, {

@@ -110,7 +110,6 @@ export async function createEnriched(
   await pollUntil(
     () => sendJson(baseUrl, '/v1/campaigns/get', apiKey, { campaignId: id }),
     (r) => r.status === 200 && r.body.data.status === 'enriched',
-    { timeoutMs: 30_000 },
   );
   // The workflow goes on recording enrichment times: wait until it has finished with both items it still writes —
   // the campaign (its recency-pending mark) and, last, the organization (its `recencyPending_<campaignId>` attribute,
@@ -119,12 +118,10 @@ export async function createEnriched(
   await pollUntil(
     () => rawCampaignItem(organizationId, id),
     (item) => item !== undefined && item.gsi6pk === undefined,
-    { timeoutMs: 30_000 },
   );
   await pollUntil(
     () => rawOrganizationItem(organizationId),
     (item) => item !== undefined && !(pendingRecencyAttribute(id) in item),
-    { timeoutMs: 30_000 },
   );
   return id;
 }

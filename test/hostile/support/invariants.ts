@@ -26,6 +26,7 @@ import { config } from '../../../lib/config';
 import { keys } from '../../../lib/db/table';
 import { campaigns, enrichment, ledger as creditLedger, organizations } from '../../../lib/root';
 import { CAMPAIGN_STATUSES, envelopeViolations, sendJson } from './contract';
+import { SPAWNED_RUN_MS } from '../../support/spawned';
 
 /** What the test knows about an organization's money. */
 export interface OrganizationBook {
@@ -313,7 +314,7 @@ export async function checkInvariants(
 export async function waitUntilSettled(
   books: readonly OrganizationBook[],
   campaignIds: ReadonlyMap<string, readonly string[]>,
-  timeoutMs = 30_000,
+  timeoutMs = SPAWNED_RUN_MS,
 ): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,0 +1,183 @@
+/**
+ * A person's identifiers as the privacy operations take them, and the only
+ * form the service keeps of them: `sha256(type + ":" + normalized)` in hex
+ * (docs/privacy.md "Identifiers and what is stored"). The raw value lives only in the request
+ * being handled; no log line, item, object, event or error message holds it.
+ *
+ * It sits with the warehouse, the owner of contacts, because every floor that
+ * holds a contact hashes it the same way: the result parts store each
+ * contact's digests (lib/results/parts.ts), the warehouse keeps an index by
+ * them, and privacy matches suppressions and erasures against them.
+ */
+import { createHash } from 'node:crypto';
+
+/** The identifier types, in the order documents list them. */
+export const IDENTIFIER_TYPES = ['email', 'phone', 'linkedin_url', 'contact_id'] as const;
+/** An identifier type. */
+export type IdentifierType = (typeof IDENTIFIER_TYPES)[number];
+
+/** An identifier as a request carries it (raw: never stored, logged or echoed). */
+export interface RawIdentifier {
+  type: IdentifierType;
+  value: string;
+}
+
+/** An identifier as stored and answered: its type and hash. */
+export interface HashedIdentifier {
+  type: IdentifierType;
+  /** 64 lower-case hex characters: SHA-256 of `type:normalized`. */
+  hash: string;
+}
+
+/** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits. */
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+/**
+ * The normalized form of an identifier (docs/privacy.md "Identifiers"):
+ * - `email`: trimmed, lower-cased;
+ * - `phone`: E.164 (`+` and digits) after removing spaces, dots, dashes and
+ *   parentheses; anything else is refused;
+ * - `linkedin_url`: lower-cased; scheme, `www.`, query, fragment and trailing
+ *   slashes dropped (`https://www.LinkedIn.com/in/Ann/?x=1` → `linkedin.com/in/ann`);
+ * - `contact_id`: trimmed, as it is (IDs are case-sensitive).
+ * @returns the normalized value, or null when it cannot be one of its type
+ *   (an empty value, a phone that is not E.164). The caller words the refusal:
+ *   never with the value.
+ */
+export function normalizeIdentifier(type: IdentifierType, value: string): string | null {
+  switch (type) {
+    case 'email': {
+      const email = value.trim().toLowerCase();
+      return email.length > 0 ? email : null;
+    }
+    case 'phone': {
+      const phone = value.trim().replace(/[\s().-]/g, '');
+      return E164.test(phone) ? phone : null;
+    }
+    case 'linkedin_url': {
+      const url = value
+        .trim()
+        .toLowerCase()
+        .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+        .replace(/^www\./, '')
+        .replace(/[?#].*$/, '')
+        .replace(/\/+$/, '');
+      return url.length > 0 ? url : null;
+    }
+    case 'contact_id': {
+      const id = value.trim();
+      return id.length > 0 ? id : null;
+    }
+  }
+}
+
+/** SHA-256 of `type:normalized` as 32 bytes: what a result part stores per identifier (docs/data-model.md "Result parts"). */
+export const identifierDigest = (type: IdentifierType, normalized: string): Buffer =>
+  createHash('sha256').update(`${type}:${normalized}`, 'utf8').digest();
+
+/** SHA-256 hex of `type:normalized`: the only form of an identifier the service keeps. */
+export const identifierHash = (type: IdentifierType, normalized: string): string => identifierDigest(type, normalized).toString('hex');
+
+/**
+ * Hashes a request's identifier.
+ * @returns its type and hash, or null when the value cannot be normalized (see {@link normalizeIdentifier}).
+ */
+export function hashIdentifier(identifier: RawIdentifier): HashedIdentifier | null {
+  const normalized = normalizeIdentifier(identifier.type, identifier.value);
+  return normalized === null ? null : { type: identifier.type, hash: identifierHash(identifier.type, normalized) };
+}
+
+/** What the service knows of a delivered contact's identifiers (a warehouse contact, or the cells of a stored result row). */
+export interface ContactIdentifiers {
+  contactId: string | null;
+  email: string | null;
+  mobilePhone: string | null;
+  directPhone: string | null;
+  linkedinUrl: string | null;
+}
+
+/** Which field of a contact holds an identifier of which type, in the order its hashes are listed. */
+const CONTACT_IDENTIFIER_FIELDS: readonly (readonly [keyof ContactIdentifiers, IdentifierType])[] = [
+  ['contactId', 'contact_id'],
+  ['email', 'email'],
+  ['mobilePhone', 'phone'],
+  ['directPhone', 'phone'],
+  ['linkedinUrl', 'linkedin_url'],
+];
+
+/** Bytes of one identifier digest (SHA-256). */
+export const DIGEST_BYTES = 32;
+
+/**
+ * The digests (raw SHA-256, {@link DIGEST_BYTES} each) a contact can be
+ * suppressed or erased by: one per identifier it has that normalizes (a phone
+ * that is not E.164 matches no suppression), in {@link CONTACT_IDENTIFIER_FIELDS} order.
+ */
+export function contactDigests(contact: ContactIdentifiers): Buffer[] {
+  const digests: Buffer[] = [];
+  for (const [field, type] of CONTACT_IDENTIFIER_FIELDS) {
+    const value = contact[field];
+    if (typeof value !== 'string' || value === '') continue;
+    const normalized = normalizeIdentifier(type, value);
+    if (normalized !== null) digests.push(identifierDigest(type, normalized));
+  }
+  return digests;
+}
+
+/** {@link contactDigests} in hex: the hashes a contact can be suppressed by. */
+export const contactHashes = (contact: ContactIdentifiers): string[] => contactDigests(contact).map((digest) => digest.toString('hex'));
+
+/** Bits of a digest's head a {@link DigestSet} filters by: 2^22 bits (512 KB), so 10,000 entries fill 0.24 % of it. */
+const FILTER_BITS = 22;
+
+/**
+ * A set of identifier hashes (full, or their first bytes: all of one length)
+ * matched against digests stored as bytes, without hashing or allocating per
+ * lookup: a bitmap of their first 22 bits answers almost every miss with
+ * three byte reads, and only a bitmap hit compares the rest. What result
+ * parts' stored digests are checked against (suppression:
+ * lib/privacy/deliverable.ts; erasure: lib/privacy/erasure.ts).
+ */
+export class DigestSet {
+  private readonly filter = new Uint8Array(1 << (FILTER_BITS - 3));
+  private readonly entries = new Set<string>();
+  /** Bytes compared per digest: the length of the given hashes. */
+  private readonly length: number;
+
+  /**
+   * @param hashes - hex, all of the same even length (8 to 64 characters); empty: matches nothing.
+   * @throws Error when the lengths differ or are outside 8..64 hex characters.
+   */
+  constructor(hashes: Iterable<string>) {
+    let length = 0;
+    for (const hash of hashes) {
+      const bytes = hash.length / 2;
+      if (length === 0) length = bytes;
+      if (bytes !== length || bytes < 4 || bytes > DIGEST_BYTES || !Number.isInteger(bytes))
+        throw new Error('DigestSet: hashes must be hex of one length between 8 and 64 characters');
+      const lower = hash.toLowerCase();
+      this.entries.add(lower);
+      const head = Number.parseInt(lower.slice(0, 6), 16) >>> (24 - FILTER_BITS);
+      this.filter[head >>> 3]! |= 1 << (head & 7);
+    }
+    this.length = length;
+  }
+
+  /** How many hashes the set holds. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Whether the digest at `bytes[at, at + 32)` matches an entry. */
+  hasDigest(bytes: Buffer, at: number): boolean {
+    const head = ((bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!) >>> (24 - FILTER_BITS);
+    return (this.filter[head >>> 3]! & (1 << (head & 7))) !== 0 && this.entries.has(bytes.toString('hex', at, at + this.length));
+  }
+
+  /** Whether any digest of `bytes[start, end)` (digests of {@link DIGEST_BYTES} back to back) matches an entry. */
+  hasAny(bytes: Buffer, start: number, end: number): boolean {
+    if (this.entries.size === 0) return false;
+    for (let at = start; at + DIGEST_BYTES <= end; at += DIGEST_BYTES) if (this.hasDigest(bytes, at)) return true;
+    return false;
+  }
+}
