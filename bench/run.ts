@@ -283,8 +283,6 @@ try {
         crmTargets: SIZES.historyCrm,
         launchAccounts: 1_000,
         largeCompletion: SIZES.historyLargeCompletion,
-        // Quick: a delta bound of 25,000 (fills and merges of a tenth of the product's), so the module stays a few minutes.
-        ...(quick ? { deltaBound: 25_000 } : {}),
       }),
     );
   }

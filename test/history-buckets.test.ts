@@ -27,9 +27,8 @@ import {
   bucketKeys,
   createAccountHistoryStore,
   decodeBucket,
-  HISTORY_DELTA_ITEM_ENTRIES,
+  HISTORY_BUCKET_LOAD,
   itemBytes,
-  readHistoryDelta,
   type AccountHistoryStore,
 } from '../lib/history/store';
 import { migrateHistoryBuckets } from '../lib/migrations/history-buckets';
@@ -46,15 +45,6 @@ async function bucketItems(store: AccountHistoryStore, organizationId: string) {
     consistentRead: true,
   });
 }
-
-/** Every delta item of an organization (lib/history/store.ts `readHistoryDelta`). */
-const deltaItemsOf = (organizationId: string) => readHistoryDelta(ddb, config.tableName, organizationId);
-
-/** The same store twice, with `bounds`: one on the shared client, one whose every call waits for the scheduler. */
-const storesFor = (s: fc.Scheduler, bounds: { bucketLoad: number; deltaBound: number }) => ({
-  direct: createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists(), ...bounds }),
-  store: createAccountHistoryStore({ client: scheduledClient(s), tableName: config.tableName, accountLists: accountLists(), ...bounds }),
-});
 
 /** A client whose every call waits for the fast-check scheduler to release it. */
 const scheduledClient = (s: fc.Scheduler): DynamoDBDocumentClient =>
@@ -86,10 +76,19 @@ describe('account history buckets: the model', () => {
           runs++;
           const { organizationId } = await newOrganization({ smbCredits: 0 });
           const account = (i: number) => `acct_${i}`;
-          // bucketLoad 2: a handful of accounts already split several times, and the completions below split more;
-          // deltaBound 3: a completion of more than a couple of accounts merges the delta, so merges race launches,
-          // other completions (into the delta and into the buckets) and other merges.
-          const { direct, store } = storesFor(s, { bucketLoad: 2, deltaBound: 3 });
+          // bucketLoad 2: a handful of accounts already split several times, and the completions below split more.
+          const direct = createAccountHistoryStore({
+            client: ddb,
+            tableName: config.tableName,
+            accountLists: accountLists(),
+            bucketLoad: 2,
+          });
+          const store = createAccountHistoryStore({
+            client: scheduledClient(s),
+            tableName: config.tableName,
+            accountLists: accountLists(),
+            bucketLoad: 2,
+          });
           const model = new Map<number, { at: number; crm: boolean }>();
           const apply = (target: Map<number, { at: number; crm: boolean }>, o: Extract<Op, { kind: 'complete' }>) => {
             for (const i of o.ids) {
@@ -109,13 +108,14 @@ describe('account history buckets: the model', () => {
             await s.schedule(Promise.resolve(), `start ${o.kind}`);
             started.add(o);
             if (o.kind === 'complete') {
-              // A completion appends to the delta (and merges it at the bound); a CRM import writes the buckets directly.
-              if (o.crm)
-                await store.record(
-                  organizationId,
-                  o.ids.map((i) => ({ accountId: account(i), enrichedAt: new Date(o.at).toISOString(), crmTarget: true })),
-                );
-              else await store.recordEnrichment(organizationId, o.ids.map(account), new Date(o.at).toISOString());
+              await store.record(
+                organizationId,
+                o.ids.map((i) => ({
+                  accountId: account(i),
+                  enrichedAt: new Date(o.at).toISOString(),
+                  ...(o.crm ? { crmTarget: true } : {}),
+                })),
+              );
               done.push(o);
               return;
             }
@@ -151,36 +151,25 @@ describe('account history buckets: the model', () => {
           await s.waitFor(Promise.all(ops.map(run)));
           for (const check of checks) check();
 
-          // Once everything settled: exactly the model, at every edge, with whatever the delta still holds and again once it
-          // is merged; then the delta empty and its count 0, the entry count exact; no item over 4 KB.
+          // Once everything settled: exactly the model, at every edge; the entry count exact; no item over 4 KB.
           for (const c of done) apply(model, c);
-          const exact = async () => {
-            for (const after of edges) {
-              const { buckets } = await direct.state(organizationId);
-              const facts = await direct.getFacts(
-                organizationId,
-                Array.from({ length: POOL }, (_, i) => account(i)),
-                { buckets, recency: true, enrichedAfter: after },
-              );
-              for (let i = 0; i < POOL; i++) {
-                const entry = model.get(i);
-                const expected =
-                  entry && (entry.at > after || entry.crm)
-                    ? { crmTarget: entry.crm, ...(entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }
-                    : undefined;
-                expect(facts.get(account(i))).toEqual(expected);
-              }
+          for (const after of edges) {
+            const { buckets } = await direct.state(organizationId);
+            const facts = await direct.getFacts(
+              organizationId,
+              Array.from({ length: POOL }, (_, i) => account(i)),
+              { buckets, recency: true, enrichedAfter: after },
+            );
+            for (let i = 0; i < POOL; i++) {
+              const entry = model.get(i);
+              const expected =
+                entry && (entry.at > after || entry.crm)
+                  ? { crmTarget: entry.crm, ...(entry.at > after ? { lastEnrichedAt: new Date(entry.at).toISOString() } : {}) }
+                  : undefined;
+              expect(facts.get(account(i))).toEqual(expected);
             }
-          };
-          await exact();
-          const deltaItems = await deltaItemsOf(organizationId);
-          expect((await direct.state(organizationId)).deltaEntries).toBe(deltaItems.reduce((sum, item) => sum + Number(item.count), 0));
-          for (const item of deltaItems) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
-          await direct.compact(organizationId);
-          await exact();
-          expect(await deltaItemsOf(organizationId)).toEqual([]);
+          }
           const state = await direct.state(organizationId);
-          expect(state.deltaEntries).toBe(0);
           expect(state.entries).toBe(model.size);
           // Splits are not asserted here: completions that run at once each decide on the count they saw, so a due
           // split can wait for the next completion (seen on CI: two concurrent completions of 2 and 1 accounts at
@@ -194,53 +183,6 @@ describe('account history buckets: the model', () => {
       { numRuns: 30 },
     );
     expect(runs).toBeGreaterThanOrEqual(30);
-  }, 600_000);
-});
-
-describe('account history delta: a merge racing launches', () => {
-  it('a launch-style read running beside a merge (and a completion into the delta) sees every account completed before it started', async () => {
-    let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.scheduler(),
-        fc.uniqueArray(fc.nat(11), { minLength: 1, maxLength: 8 }),
-        fc.uniqueArray(fc.nat(11), { maxLength: 4 }),
-        fc.integer({ min: 1, max: 3 }),
-        async (s, inDelta, inBuckets, launches) => {
-          runs++;
-          const { organizationId } = await newOrganization({ smbCredits: 0 });
-          const account = (i: number) => `acct_${i}`;
-          const at = Date.now() - DAY_MS;
-          // A bound no completion reaches: only the compact below merges.
-          const { direct, store } = storesFor(s, { bucketLoad: 2, deltaBound: 1_000 });
-          if (inBuckets.length > 0)
-            await direct.record(
-              organizationId,
-              inBuckets.map((i) => ({ accountId: account(i), enrichedAt: new Date(at - 1).toISOString() })),
-            );
-          await direct.recordEnrichment(organizationId, inDelta.map(account), new Date(at).toISOString());
-          const ids = Array.from({ length: 12 }, (_, i) => account(i));
-          const reads: Map<string, { lastEnrichedAt?: string }>[] = [];
-          await s.waitFor(
-            Promise.all([
-              store.compact(organizationId),
-              store.recordEnrichment(organizationId, [account(12)], new Date(at + 1).toISOString()),
-              ...Array.from({ length: launches }, async () => {
-                const { buckets } = await store.state(organizationId);
-                reads.push(await store.getFacts(organizationId, ids, { buckets }));
-              }),
-            ]),
-          );
-          for (const facts of reads)
-            for (let i = 0; i < 12; i++)
-              expect(facts.get(account(i))?.lastEnrichedAt ?? null).toBe(
-                inDelta.includes(i) ? new Date(at).toISOString() : inBuckets.includes(i) ? new Date(at - 1).toISOString() : null,
-              );
-        },
-      ),
-      { numRuns: 40 },
-    );
-    expect(runs).toBeGreaterThanOrEqual(40);
   }, 600_000);
 });
 
@@ -279,13 +221,12 @@ const bucketKeysOf = (call: { command: string; input: unknown }): { pk: string; 
   return named.map((key) => ({ pk: plain(key.pk), sk: plain(key.sk) })).filter((key) => key.pk.includes('#HBUCKET#'));
 };
 
-describe('account history: reads and writes do not grow with the history', () => {
-  it('a 1,000-account launch reads the delta and at most one bucket of at most 4 KB per account, its completion writes the same delta items, and a merge writes each touched bucket once, at 10 k and 200 k distinct accounts (1 M and 10 M: npm run bench, history)', async () => {
+describe('account history buckets: reads and writes do not grow with the history', () => {
+  it('a 1,000-account launch reads at most one item of at most 4 KB per account, and its completion writes at most one unit per account, at 10 k and 200 k distinct accounts (1 M and 10 M: npm run bench, history)', async () => {
     const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
     const figures: Record<string, number>[] = [];
-    const isDelta = (organizationId: string, key: { pk: string }) => key.pk === keys.accountHistoryDelta(organizationId, '').pk;
-    // 200 k rather than 1 M here: filling 1 M accounts through the store takes minutes on a loaded machine; the bounds do not
-    // depend on the size (a launch reads the delta and at most one bucket per account), and the bench's history figure measures 1 M and 10 M.
+    // 200 k rather than 1 M here: filling 1 M accounts through the store takes minutes on a loaded machine; the bound does not
+    // depend on the size (a launch reads at most one bucket per account), and the bench's history figure measures 1 M and 10 M.
     for (const size of [10_000, 200_000]) {
       const { organizationId } = await newOrganization({ smbCredits: 0 });
       const at = new Date(Date.now() - DAY_MS).toISOString();
@@ -295,57 +236,38 @@ describe('account history: reads and writes do not grow with the history', () =>
           for (let i = 0; i < size; i++) yield { accountId: `old_${i}`, enrichedAt: at, ...(i % 10 === 0 ? { crmTarget: true } : {}) };
         })(),
       );
-      // A delta beside the buckets: 20,000 accounts of earlier completions, not merged yet (the bound is far).
-      await store.recordEnrichment(
-        organizationId,
-        Array.from({ length: 20_000 }, (_, i) => `delta_${i}`),
-        at,
-      );
-      expect(await store.state(organizationId)).toMatchObject({ entries: size, deltaEntries: 20_000 });
-      // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the delta and the buckets.
-      const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 4 === 0 ? `old_${i * 7}` : i % 4 === 1 ? `delta_${i}` : `new_${i}`));
+      expect((await store.state(organizationId)).entries).toBe(size);
+      // A launch of 1,000 accounts, half in the history: the split state from the organization item, then the buckets.
+      const launchIds = Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? `old_${i * 7}` : `new_${i}`));
       const { buckets } = await store.state(organizationId);
       const read = await counted(() =>
         store.getFacts(organizationId, launchIds, { buckets, recency: true, enrichedAfter: Date.now() - 30 * DAY_MS }),
       );
       expect(read.result.size).toBe(500);
-      expect(read.calls[0]!.command).toBe('QueryCommand');
-      const queries = read.calls.filter((call) => call.command === 'QueryCommand').length;
-      const readKeys = read.calls.flatMap(bucketKeysOf).filter((key) => !isDelta(organizationId, key));
-      expect(read.calls.every((call) => call.command === 'BatchGetItemCommand' || call.command === 'QueryCommand')).toBe(true);
+      const readKeys = read.calls.flatMap(bucketKeysOf);
+      expect(read.calls.every((call) => call.command === 'BatchGetItemCommand')).toBe(true);
       const readItems = await batchGet(ddb, config.tableName, [...new Map(readKeys.map((key) => [key.pk, key])).values()]);
-      const delta = await deltaItemsOf(organizationId);
-      const bytesRead = [...readItems, ...delta].reduce((sum, item) => sum + itemBytes(item), 0);
+      const bytesRead = readItems.reduce((sum, item) => sum + itemBytes(item), 0);
       expect(readKeys.length).toBeLessThanOrEqual(launchIds.length);
-      expect(read.calls.length - queries).toBe(Math.ceil(readKeys.length / 100));
+      expect(read.calls.length).toBe(Math.ceil(readKeys.length / 100));
       expect(bytesRead / launchIds.length).toBeLessThanOrEqual(4 * KB);
-      // Its completion: delta items only, each under 4 KB, ⌈1,000 / 450⌉ of them, whatever the history's size.
+      // Its completion: every bucket written, in write units of 1 KB: the rewrites at most one per enriched account;
+      // the splits its 500 new entries call for (2 PutItem each, one per HISTORY_BUCKET_LOAD new entries) on top.
       const write = await counted(() => store.recordEnrichment(organizationId, launchIds, new Date().toISOString()));
+      const splits = (await store.state(organizationId)).buckets - buckets;
+      expect(splits).toBeLessThanOrEqual(Math.ceil(500 / HISTORY_BUCKET_LOAD) + 1);
       const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
-      expect(written.every((key) => isDelta(organizationId, key))).toBe(true);
-      expect(written).toHaveLength(Math.ceil(launchIds.length / HISTORY_DELTA_ITEM_ENTRIES));
-      const deltaAfter = await deltaItemsOf(organizationId);
-      const writtenSks = new Set(written.map((key) => key.sk));
-      const writeUnits = deltaAfter
-        .filter((item) => writtenSks.has(String(item.sk)))
-        .reduce((sum, item) => sum + Math.ceil(itemBytes(item) / KB), 0);
-      expect(writeUnits).toBeLessThanOrEqual(Math.ceil((launchIds.length * 8) / KB) + written.length);
-      for (const item of deltaAfter) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
-      // The merge: every bucket the delta's accounts fall in written once (a due split as its two halves), then every
-      // delta item deleted; the count back to 0; no item of the whole history over 4 KB.
-      const before = await store.state(organizationId);
-      const merge = await counted(() => store.compact(organizationId));
-      expect(merge.result).toBe(20_000 + 750);
-      const after = await store.state(organizationId);
-      expect(after).toMatchObject({ entries: size + 20_000 + 500, deltaEntries: 0 });
-      const bucketPuts = merge.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
-      expect(bucketPuts.every((key) => !isDelta(organizationId, key))).toBe(true);
-      // A merge smaller than the history writes each bucket once (its due splits folded in); one larger than the history
-      // (10 k + 20 k) first makes room by plain splits (2 PutItem each), then writes each bucket once.
-      if (merge.result < before.entries) expect(new Set(bucketPuts.map((key) => key.pk)).size).toBe(bucketPuts.length);
-      expect(bucketPuts.length).toBeLessThanOrEqual(after.buckets + 2 * (after.buckets - before.buckets));
-      expect(merge.calls.filter((call) => call.command === 'DeleteItemCommand')).toHaveLength(deltaAfter.length);
-      expect(await deltaItemsOf(organizationId)).toEqual([]);
+      const writtenItems = new Map(
+        (await batchGet(ddb, config.tableName, [...new Map(written.map((key) => [key.pk, key])).values()])).map((item) => [
+          String(item.pk),
+          item,
+        ]),
+      );
+      const writeUnits = written.reduce((sum, key) => sum + Math.ceil(itemBytes(writtenItems.get(key.pk) ?? {}) / KB), 0);
+      // Every written item is under 1 KB: a split costs 2 units, a rewrite 1.
+      expect(writeUnits).toBe(written.length);
+      expect((written.length - 2 * splits) / launchIds.length).toBeLessThanOrEqual(1);
+      // No item of the whole history over 4 KB.
       const items = await bucketItems(store, organizationId);
       expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);
       figures.push({
@@ -354,17 +276,13 @@ describe('account history: reads and writes do not grow with the history', () =>
         readCalls: read.calls.length,
         itemsRead: readKeys.length,
         bytesRead,
-        deltaPuts: written.length,
+        puts: written.length,
+        splits,
         writeUnits,
-        mergeBucketPuts: bucketPuts.length,
-        bucketsBefore: before.buckets,
-        bucketsAfter: after.buckets,
       });
     }
-    // The same bounds at both sizes, and the same completion writes; the counts themselves, for the record.
+    // The same bounds at both sizes; the counts themselves, for the record.
     console.log(JSON.stringify(figures));
-    expect(figures[0]!.deltaPuts).toBe(figures[1]!.deltaPuts);
-    expect(figures[0]!.writeUnits).toBe(figures[1]!.writeUnits);
     for (const figure of figures) expect(figure.itemsRead).toBeLessThanOrEqual(1_000);
   }, 1_800_000);
 });
@@ -449,10 +367,7 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
       ).toHaveLength(0);
       for (const after of windows)
         expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
-      // The migration wrote the buckets; the completion before it is still in the delta until a merge.
-      expect(await history.state(organizationId)).toMatchObject({ entries: legacy.size, deltaEntries: 2 });
-      expect(await history.compact(organizationId)).toBe(2);
-      expect(await history.state(organizationId)).toMatchObject({ entries: legacy.size + 1, deltaEntries: 0 });
+      expect((await history.state(organizationId)).entries).toBe(legacy.size + 1);
       expect((await history.state(organizationId)).buckets).toBeGreaterThan(1);
 
       const again = await migrateHistoryBuckets({ client: ddb, tableName, history });

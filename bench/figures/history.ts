@@ -7,12 +7,9 @@
  *   account (≤ 4 KB) beside the same bucket keys read bare, and the CPU-s
  *   change against the same request with no history (≤ 10 %);
  * - a 1,000- and a 100,000-account completion of accounts new to the
- *   history: write units per enriched account, amortized (≤ 1.0 for 1,000 at
- *   every size, ≤ 0.1 for 100,000 into 1 M): the completion's own delta
- *   items ÷ its accounts, plus the merge's units ÷ the accounts it merged
- *   (the merge measured in the same scenario: the 100,000-account completion
- *   brings the delta to its bound, HISTORY_DELTA_BOUND), beside their floor,
- *   the accounts' 8-byte hashes in 1 KB write units;
+ *   history: write units per enriched account (splits included; ≤ 1.0 for
+ *   1,000 at every size, ≤ 0.1 for 100,000 into 1 M) beside their floor, one
+ *   write per distinct bucket the accounts fall in;
  * - the history's storage: bytes per distinct account (≤ 40) and dollars per
  *   million accounts per month (≤ $0.01), at the price list of bench/lib/cost.ts.
  *
@@ -21,12 +18,7 @@
  * BatchWriteItem, the state the completions would leave), not through
  * completions: 10 M accounts take a minute or two, not hours. The entries
  * come from campaigns of 100,000 accounts completed a minute apart inside the
- * window. Before the quote and the launch, the delta is filled with new
- * accounts to HISTORY_DELTA_BOUND − (the launch + both completions), so the
- * 100,000-account completion brings it to the bound and merges it (the
- * scenario with no history gets its delta after the launch: it is the
- * floor); after the merge, the delta is filled to the bound − 1 (the most a
- * launch ever reads) and a quote is measured again. The launch's list is the same in every scenario: 500 accounts of
+ * window. The launch's list is the same in every scenario: 500 accounts of
  * the history (recently enriched where there is one) and 500 fresh ones
  * (eligible; 100 of them CRM targets in the CRM scenario). The request-driven
  * cost per 1,000 enriched accounts is the `scale` module's (a 100,000-account
@@ -34,7 +26,7 @@
  */
 import { nanoid } from 'nanoid';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { accountHistory, accountLists, embeddedWarehouse } from '../../lib/root';
+import { accountHistory, embeddedWarehouse } from '../../lib/root';
 import { ddb } from '../../lib/aws';
 import {
   addressOf,
@@ -44,10 +36,6 @@ import {
   itemBytes,
   writeLaidOutHistory,
   HISTORY_BUCKET_LOAD,
-  HISTORY_DELTA_BOUND,
-  readHistoryDelta,
-  createAccountHistoryStore,
-  type AccountHistoryStore,
 } from '../../lib/history/store';
 import { organizations } from '../../lib/root';
 import { keys } from '../../lib/db/table';
@@ -79,65 +67,36 @@ const KB = 1024;
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** What the history's writes of one `run` cost, in 1 KB write units (⌈item size / 1 KB⌉ of each item put or deleted). */
+/** What the history's writes of one `run` cost: PutItem calls, of which split copies, and write units. */
 interface Writes {
-  /** Delta items put, and their units. */
-  deltaPuts: number;
-  deltaUnits: number;
-  /** Bucket PutItem calls (rewrites and split halves), of which split copies, and their units. */
-  bucketPuts: number;
+  puts: number;
+  /** Splits (each is two PutItem: the new bucket's copy, then the split bucket). */
   splits: number;
-  bucketUnits: number;
-  /** Delta items deleted by a merge, and their units (DynamoDB bills a delete by the deleted item's size). */
-  deltaDeletes: number;
-  deleteUnits: number;
-  /** Every unit above. */
+  /** ⌈item size / 1 KB⌉ of every PutItem's new item. */
   writeUnits: number;
+  /** The write units DynamoDB Local reported (ConsumedCapacity). */
+  consumedWriteUnits: number;
 }
 
-/** The organization's delta items (one consistent Query of their partition): key → size in bytes. */
-async function deltaSizes(tableName: string, organizationId: string): Promise<Map<string, number>> {
-  return new Map((await readHistoryDelta(ddb, tableName, organizationId)).map((item) => [String(item.sk), itemBytes(item)]));
-}
-
-/**
- * Counts the history's writes made by `run` (an SDK middleware on the shared client). A delete's units come from the
- * size of the item it deletes: the delta's items as they were before `run`, and those `run` put.
- */
-async function historyWrites(tableName: string, organizationId: string, run: () => Promise<unknown>): Promise<Writes> {
-  const writes: Writes = {
-    deltaPuts: 0,
-    deltaUnits: 0,
-    bucketPuts: 0,
-    splits: 0,
-    bucketUnits: 0,
-    deltaDeletes: 0,
-    deleteUnits: 0,
-    writeUnits: 0,
-  };
-  const sizes = await deltaSizes(tableName, organizationId);
-  const deltaPk = keys.accountHistoryDelta(organizationId, '').pk;
+/** Counts the history's writes made by `run` (an SDK middleware on the shared client). */
+async function historyWrites(run: () => Promise<unknown>): Promise<Writes> {
+  const writes: Writes = { puts: 0, splits: 0, writeUnits: 0, consumedWriteUnits: 0 };
   const name = `bench-history-writes-${nanoid(6)}`;
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
+      const input = args.input as { Item?: Record<string, unknown> };
+      const put =
+        (context.commandName === 'PutCommand' || context.commandName === 'PutItemCommand') && String(input.Item?.pk).includes('#HBUCKET#');
+      if (put) {
+        writes.puts++;
+        if (input.Item!.splitOf !== undefined) writes.splits++;
+        writes.writeUnits += Math.ceil(itemBytes(input.Item!) / KB);
+      }
       const result = await next(args);
-      const input = args.input as { Item?: Record<string, unknown>; Key?: Record<string, unknown> };
-      if ((context.commandName === 'PutCommand' || context.commandName === 'PutItemCommand') && input.Item) {
-        const units = Math.ceil(itemBytes(input.Item) / KB);
-        if (input.Item.pk === deltaPk) {
-          writes.deltaPuts++;
-          writes.deltaUnits += units;
-          sizes.set(String(input.Item.sk), itemBytes(input.Item));
-        } else if (String(input.Item.pk).includes('#HBUCKET#')) {
-          writes.bucketPuts++;
-          if (input.Item.splitOf !== undefined) writes.splits++;
-          writes.bucketUnits += units;
-        }
-      }
-      if ((context.commandName === 'DeleteCommand' || context.commandName === 'DeleteItemCommand') && input.Key?.pk === deltaPk) {
-        writes.deltaDeletes++;
-        writes.deleteUnits += Math.ceil((sizes.get(String(input.Key.sk)) ?? KB) / KB);
-      }
+      const consumed = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+      const units = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce((s, c) => s + (c.CapacityUnits ?? 0), 0);
+      if (put) writes.consumedWriteUnits += units;
+
       return result;
     },
     { step: 'initialize', name },
@@ -147,18 +106,7 @@ async function historyWrites(tableName: string, organizationId: string, run: () 
   } finally {
     ddb.middlewareStack.remove(name);
   }
-  writes.writeUnits = writes.deltaUnits + writes.bucketUnits + writes.deleteUnits;
   return writes;
-}
-
-/** Appends `count` new accounts (IDs `prefix` + i) to the organization's delta, enriched at `at`, in calls of at most 50,000. */
-async function fillDelta(history: AccountHistoryStore, organizationId: string, prefix: string, count: number, at: string): Promise<void> {
-  for (let from = 0; from < count; from += 50_000)
-    await history.recordEnrichment(
-      organizationId,
-      Array.from({ length: Math.min(50_000, count - from) }, (_, i) => `${prefix}${from + i}`),
-      at,
-    );
 }
 
 /** The distinct buckets `accountIds` fall in with N buckets (the floor: one write, or one read, per bucket). */
@@ -190,20 +138,13 @@ async function readItems(
 }
 
 /**
- * Reads the delta (one consistent Query) then bucket keys bare (consistent, as the launch reads them), counted as the requests' calls are (bench/lib/stack.ts
+ * Reads bucket keys bare (consistent, as the launch reads them), counted as the requests' calls are (bench/lib/stack.ts
  * scope): response bytes, wall ms, items found.
  */
-async function readBare(
-  stack: BenchStack,
-  organizationId: string,
-  keys: { pk: string; sk: string }[],
-): Promise<{ bytes: number; ms: number; items: number }> {
+async function readBare(stack: BenchStack, keys: { pk: string; sk: string }[]): Promise<{ bytes: number; ms: number; items: number }> {
   const started = performance.now();
   let items = 0;
-  const { scope } = await stack.inScope('history bare read', async () => {
-    items += (await deltaSizes(stack.tableName, organizationId)).size;
-    await readItems(stack.tableName, keys, true, () => items++);
-  });
+  const { scope } = await stack.inScope('history bare read', () => readItems(stack.tableName, keys, true, () => items++));
   return { bytes: scope.calls.reduce((sum, c) => sum + (c.bytes ?? 0), 0), ms: performance.now() - started, items };
 }
 
@@ -221,11 +162,6 @@ async function historyStorage(
     maxItem = Math.max(maxItem, itemBytes(item));
     items++;
   });
-  for (const size of (await deltaSizes(tableName, organizationId)).values()) {
-    bytes += size + 100;
-    maxItem = Math.max(maxItem, size);
-    items++;
-  }
   return { bytes, items, accounts: state.entries, maxItem };
 }
 
@@ -253,15 +189,6 @@ async function untilEnriched(stack: BenchStack, apiKey: string, campaignId: stri
   }
 }
 
-/** One measured completion: its writes (a merge's included), accounts, seconds, accounts it merged (0: none), N after it. */
-interface Completion {
-  writes: Writes;
-  accounts: number;
-  seconds: number;
-  merged: number;
-  buckets: number;
-}
-
 /** One scenario: an organization whose history holds `accounts` enriched accounts, or `crmTargets` CRM targets. */
 interface Scenario {
   label: string;
@@ -280,21 +207,9 @@ export async function runHistory(
     launchAccounts: number;
     /** Accounts of the large completion. */
     largeCompletion: number;
-    /**
-     * The delta's bound for the bench's own fills and completions (default HISTORY_DELTA_BOUND; quick runs lower it
-     * to stay short: their merge shares are then larger and their delta reads smaller than the product's).
-     */
-    deltaBound?: number;
   },
 ): Promise<void> {
   const group = 'account history';
-  // The store the stack runs, with the bench's delta bound (the launch's own recording runs in the stack, at the product's bound).
-  const history = createAccountHistoryStore({
-    client: ddb,
-    tableName: stack.tableName,
-    accountLists: accountLists(),
-    ...(options.deltaBound === undefined ? {} : { deltaBound: options.deltaBound }),
-  });
   const p = `h${nanoid(6).replace(/[^a-zA-Z0-9]/g, 'x')}`;
   const universeId = (i: number) => `${p}_u${i}`;
   const half = Math.floor(options.launchAccounts / 2);
@@ -328,13 +243,10 @@ export async function runHistory(
     bare: { bytes: number; ms: number; items: number };
     seedS: number;
     buckets: number;
-    deltaEntries: number;
     excluded: unknown;
-    small: Completion;
-    large: Completion;
-    merge: { units: number; accounts: number; writes: Writes };
+    small: { writes: Writes; floor: number; accounts: number };
+    large: { writes: Writes; floor: number; accounts: number; seconds: number };
     storage: { bytes: number; items: number; accounts: number; maxItem: number };
-    fullDelta: Reads;
   }[] = [];
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
@@ -365,17 +277,10 @@ export async function runHistory(
       });
     }
     const seedS = (performance.now() - seeded) / 1000;
-    const bound = options.deltaBound ?? HISTORY_DELTA_BOUND;
-    const at = new Date(now - 30_000).toISOString();
-    // The delta before the launch: new accounts up to the bound less the launch and both completions (none in the floor scenario).
-    const deltaSeed = bound - options.launchAccounts - options.launchAccounts - options.largeCompletion;
-    const isFloor = scenario.accounts === 0 && scenario.crmTargets === 0;
-    if (!isFloor) await fillDelta(history, organizationId, `${p}_d${measured.length}_`, deltaSeed, at);
-    const { buckets, deltaEntries } = await accountHistory().state(organizationId);
-    // The floor of the history reads: the same delta and bucket keys, read bare.
+    const { buckets } = await accountHistory().state(organizationId);
+    // The floor of the history reads: the same bucket keys, read bare.
     const bare = await readBare(
       stack,
-      organizationId,
       [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
     );
 
@@ -389,17 +294,14 @@ export async function runHistory(
         'create',
       ).id;
     const quoteCampaign = await create();
-    const quoteReads = async (runs: number) => {
-      const quotes: Reads[] = [];
-      let excluded: unknown;
-      for (let run = 0; run < runs; run++) {
-        const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, apiKey, { campaignId: quoteCampaign });
-        excluded = expectOk(reply, 'quote').accounts.excluded;
-        quotes.push(readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN));
-      }
-      return { reads: { ...quotes.at(-1)!, cpuSeconds: median(quotes.map((q) => q.cpuSeconds)) }, excluded };
-    };
-    const { reads: quote, excluded } = await quoteReads(QUOTE_RUNS);
+    const quotes: Reads[] = [];
+    let excluded: unknown;
+    for (let run = 0; run < QUOTE_RUNS; run++) {
+      const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, apiKey, { campaignId: quoteCampaign });
+      excluded = expectOk(reply, 'quote').accounts.excluded;
+      quotes.push(readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN));
+    }
+    const quote = { ...quotes.at(-1)!, cpuSeconds: median(quotes.map((q) => q.cpuSeconds)) };
 
     const launchCampaign = await create();
     const launched = await postCounted<{ status: string }>(stack, PATHS.enrich, apiKey, { campaignId: launchCampaign });
@@ -412,51 +314,21 @@ export async function runHistory(
       if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 300 s`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    // Topped up (the launch recorded only its eligible accounts; the floor scenario had none yet): the two completions bring it to the bound.
-    await fillDelta(
-      history,
-      organizationId,
-      `${p}_t${measured.length}_`,
-      bound - options.launchAccounts - options.largeCompletion - (await history.state(organizationId)).deltaEntries,
-      at,
-    );
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
-      const before = await history.state(organizationId);
+      const floor = bucketsOf(ids, (await accountHistory().state(organizationId)).buckets).size;
       const started = performance.now();
-      const writes = await historyWrites(stack.tableName, organizationId, () =>
-        history.recordEnrichment(organizationId, ids, new Date().toISOString()),
-      );
-      const after = await history.state(organizationId);
-      return {
-        writes,
-        accounts: count,
-        seconds: (performance.now() - started) / 1000,
-        merged: after.deltaEntries < before.deltaEntries + count ? before.deltaEntries + count - after.deltaEntries : 0,
-        buckets: after.buckets,
-      };
+      const writes = await historyWrites(() => accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()));
+      return { writes, floor, accounts: count, seconds: (performance.now() - started) / 1000 };
     };
     const small = await completion(options.launchAccounts, 'c');
     const large = await completion(options.largeCompletion, 'l');
-    if (large.merged === 0)
-      throw new Error(`The ${n(options.largeCompletion)}-account completion did not bring the delta to its bound (${n(bound)})`);
-    const merge = { units: large.writes.bucketUnits + large.writes.deleteUnits, accounts: large.merged, writes: large.writes };
     const storage = await historyStorage(stack.tableName, organizationId);
-    // The most a launch ever reads: the delta one entry short of its bound.
-    await fillDelta(
-      history,
-      organizationId,
-      `${p}_w${measured.length}_`,
-      bound - 1 - (await history.state(organizationId)).deltaEntries,
-      at,
-    );
-    const fullDelta = (await quoteReads(3)).reads;
-    measured.push({ scenario, quote, launch, bare, seedS, buckets, deltaEntries, excluded, small, large, merge, storage, fullDelta });
+    measured.push({ scenario, quote, launch, bare, seedS, buckets, excluded, small, large, storage });
     console.log(
-      `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets, delta ${n(deltaEntries)}); own delta writes ` +
-        `${round(small.writes.deltaUnits / small.accounts, 4)} and ${round(large.writes.deltaUnits / large.accounts, 4)} WRU per account; ` +
-        `merge of ${n(merge.accounts)}: ${n(merge.units)} WRU (${round(merge.units / merge.accounts, 4)} per account, ${round(large.seconds, 1)} s)`,
+      `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.writeUnits / small.accounts, 3)} and ` +
+        `${round(large.writes.writeUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
     );
   }
 
@@ -479,45 +351,9 @@ export async function runHistory(
           unit: 'bytes',
           what: `the same ${n(bare.items)} bucket items read bare (one consistent BatchGetItem per 100 keys, ${round(bare.ms, 0)} ms)`,
         },
-        extra: {
-          'history calls': n(reads.historyCalls),
-          'history bytes': n(reads.historyBytes),
-          buckets: n(m.buckets),
-          'delta entries': n(m.deltaEntries),
-        },
+        extra: { 'history calls': n(reads.historyCalls), 'history bytes': n(reads.historyBytes), buckets: n(m.buckets) },
       });
     }
-    results.add({
-      group,
-      name: `${n(options.launchAccounts)}-account quote, ${scenario.label}, the delta at its bound − 1 (${n((options.deltaBound ?? HISTORY_DELTA_BOUND) - 1)} entries): history bytes read per requested account`,
-      value: m.fullDelta.historyBytes / options.launchAccounts,
-      unit: 'bytes',
-      budget: { op: '<=', limit: READ_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${READ_BYTES_PER_ACCOUNT_BUDGET} (the most a launch reads)` },
-      extra: {
-        'history calls': n(m.fullDelta.historyCalls),
-        'history bytes': n(m.fullDelta.historyBytes),
-        'CPU-s': round(m.fullDelta.cpuSeconds, 3),
-        'CPU-s change': `${round(change(m.fullDelta.cpuSeconds, floorScenario.quote.cpuSeconds), 1)} %`,
-      },
-    });
-    const mergeShare = m.merge.units / m.merge.accounts;
-    results.add({
-      group,
-      name: `merge of the delta at its bound, ${scenario.label}: write units per account merged`,
-      value: mergeShare,
-      unit: 'WRU',
-      note: 'reported only: the share of a merge in each completion figure below',
-      extra: {
-        'accounts merged': n(m.merge.accounts),
-        'bucket PutItem': n(m.merge.writes.bucketPuts),
-        'split copies': n(m.merge.writes.splits),
-        'bucket units': n(m.merge.writes.bucketUnits),
-        'delta items deleted': n(m.merge.writes.deltaDeletes),
-        'delete units': n(m.merge.writes.deleteUnits),
-        'buckets after': n(large.buckets),
-        seconds: round(large.seconds, 1),
-      },
-    });
     for (const [label, completion, budget] of [
       [`${n(small.accounts)}-account completion`, small, COMPLETION_WRU_PER_ACCOUNT_BUDGET],
       [
@@ -527,12 +363,10 @@ export async function runHistory(
       ],
     ] as const) {
       const w = completion.writes;
-      // The floor: the accounts' 8-byte hashes, in 1 KB units.
-      const floorUnits = Math.ceil((completion.accounts * 8) / KB);
       results.add({
         group,
-        name: `${label}, ${scenario.label}: write units per enriched account (amortized: own delta items + its share of a merge)`,
-        value: w.deltaUnits / completion.accounts + mergeShare,
+        name: `${label}, ${scenario.label}: write units per enriched account (splits included)`,
+        value: w.writeUnits / completion.accounts,
         unit: 'WRU',
         ...(budget === undefined
           ? {
@@ -540,16 +374,16 @@ export async function runHistory(
             }
           : { budget: { op: '<=' as const, limit: budget, text: `≤ ${budget}` } }),
         floor: {
-          value: floorUnits / completion.accounts,
+          value: completion.floor / completion.accounts,
           unit: 'WRU',
-          what: `the accounts' 8-byte hashes in 1 KB write units (${n(floorUnits)})`,
+          what: `one 1 KB write per distinct bucket the accounts fall in (${n(completion.floor)})`,
         },
         extra: {
-          'delta items': n(w.deltaPuts),
-          'delta units': n(w.deltaUnits),
-          'merge share': round(mergeShare, 4),
-          'this call, all units': n(w.writeUnits),
-          ...(completion.merged > 0 ? { 'merged here': n(completion.merged) } : {}),
+          'bucket PutItem': n(w.puts),
+          splits: `${n(w.splits)} (2 PutItem each)`,
+          'write units': n(w.writeUnits),
+          'consumed (DynamoDB Local)': n(w.consumedWriteUnits),
+          ...(completion === large ? { seconds: round(large.seconds, 1) } : {}),
         },
       });
     }
@@ -625,11 +459,8 @@ export async function runHistory(
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
       `CPU-s: the handler's share of this process (bench/lib/meter.ts), median of ${QUOTE_RUNS} quotes, one launch. Bytes: Content-Length of every DynamoDB response of the request. ` +
-      `The delta: new accounts appended before the quote and launch (none in the scenario with no history, the floor) up to its bound (${n(options.deltaBound ?? HISTORY_DELTA_BOUND)}${options.deltaBound === undefined ? '' : `, lowered for this run; the product's is ${n(HISTORY_DELTA_BOUND)}`}) less the launch and both completions, ` +
-      `so the ${n(options.largeCompletion)}-account completion brings it to its bound and merges it; after the merge it is filled to the bound − 1 and a quote measured again (the most a launch reads). ` +
-      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launch's own recording; write units = ⌈item size / 1 KB⌉ of every item put ` +
-      `(delta items, bucket rewrites and split halves) or deleted (delta items a merge removes: DynamoDB bills a delete by the item's size). A completion's figure is amortized: ` +
-      `its own delta items ÷ its accounts + the merge's units ÷ the accounts it merged. Storage: every bucket and delta item's size + 100 B, after the merge.`,
+      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launch's own recording; write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
+      `(splits included), the consumed units DynamoDB Local reported beside them. Storage: every bucket item's size + 100 B.`,
   );
   results.note(
     group,

@@ -275,13 +275,6 @@ export const keys = {
    * under linear hashing, in one item of at most a few KB.
    */
   accountHistoryBucket: (organizationId: string, bucket: number) => ({ pk: `ORG#${organizationId}#HBUCKET#${bucket}`, sk: 'HISTORY' }),
-  /**
-   * One item of an organization's history delta (lib/history/store.ts; docs/data-model.md
-   * "Recency and CRM targets"): entries a completion appended, not yet merged into the buckets.
-   * Every delta item of an organization shares one partition (a launch reads them by one Query);
-   * `id` is a hash of the item's content, so a rerun writes the same key.
-   */
-  accountHistoryDelta: (organizationId: string, id: string) => ({ pk: `ORG#${organizationId}#HBUCKET#DELTA`, sk: `DELTA#${id}` }),
   /** Former fixed shard of an organization's account history (read only by the migration that retires it, lib/migrations/history-buckets.ts). */
   accountHistoryShard: (organizationId: string, shard: number) => ({ pk: `ORG#${organizationId}#HISTORY#${shard}`, sk: 'HISTORY' }),
   /** Former per-account recency item (read only by the migrations that retire it). */

@@ -3,10 +3,10 @@
  * docs/data-model.md "Recency and CRM targets"). The completion transaction
  * sets one attribute `recencyPending_<campaignId>` = `{completedAt,
  * eligibleObjectKey}` on the organization item; the FinishRecording step
- * writes the campaign's accounts into the history's delta (lib/history/store.ts)
+ * writes the campaign's accounts into the history shards (lib/history/store.ts)
  * and only then removes the attribute. An evaluation reads the organization
- * item first and the delta and buckets second (strongly consistent), so every
- * completion is seen either here or in the history.
+ * item first and the shards second (strongly consistent), so every completion
+ * is seen either here or in the shards.
  *
  * Top-level attributes rather than one map: an UpdateExpression can SET a
  * top-level attribute on an item that has none yet, and campaign IDs are

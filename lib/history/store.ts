@@ -33,13 +33,13 @@
  * and are dropped when their bucket is next rewritten.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
-import { batchGet, batchPut, chunk } from '../db/batch';
-import { deleteIf, putIf } from '../db/conditional';
+import { batchGet, batchPut } from '../db/batch';
+import { putIf } from '../db/conditional';
 import { keys } from '../db/table';
 
 /** Facts about one account for one organization. */
@@ -97,10 +97,6 @@ export interface AccountHistoryStore {
   /**
    * Records that the accounts were enriched at `enrichedAt`: each account's
    * time moves forward only, so a rerun or an older time changes nothing.
-   * Appended to the history's delta (items of at most
-   * {@link HISTORY_DELTA_ITEM_ENTRIES} entries, about 8 bytes an account);
-   * the call that brings the delta to {@link HISTORY_DELTA_BOUND} entries
-   * also merges it into the buckets ({@link AccountHistoryStore.compact}).
    */
   recordEnrichment(organizationId: string, accountIds: readonly string[], enrichedAt: string): Promise<void>;
   /**
@@ -109,20 +105,11 @@ export interface AccountHistoryStore {
    */
   recordCompletion(organizationId: string, campaignId: string, completedAt: string, eligibleObjectKey: string): Promise<void>;
   /**
-   * Applies many changes at once (migration, seeding, CRM imports) to the
-   * buckets directly, each bucket rewritten once (plus the splits the growth
-   * needs). Idempotent; times move forward only.
+   * Applies many changes at once (migration, seeding), each bucket rewritten
+   * once (plus the splits the growth needs). Idempotent; times move forward only.
    * @returns buckets rewritten.
    */
   record(organizationId: string, changes: Iterable<HistoryChange>): Promise<number>;
-  /**
-   * Merges the whole delta into the buckets now (what a completion does when
-   * the delta reaches {@link HISTORY_DELTA_BOUND}): the buckets first, then
-   * each delta item deleted, then the count lowered by what this call
-   * deleted. Safe to run twice at once or after a crash at any point.
-   * @returns entries merged (0: the delta was empty).
-   */
-  compact(organizationId: string): Promise<number>;
   /**
    * The organization's split state as stored on its item: `buckets` (N) and
    * `entries` (the count that drives the splits; a completion that died
@@ -135,34 +122,17 @@ export interface AccountHistoryStore {
 export interface HistoryState {
   /** N: buckets in use, 0..N-1 (at least 1). */
   buckets: number;
-  /** Entries counted so far in the buckets (accounts with an entry there). */
+  /** Entries counted so far (accounts with an entry). */
   entries: number;
-  /** Entries in the delta, not merged into the buckets yet (an account may be in both). */
-  deltaEntries: number;
 }
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
  * hashing's load bound). At ~7 bytes an entry a bucket just split holds
- * ~40–80 entries and one not yet split in the current round ~80–160:
- * ~0.7 KB on average with its key and attributes, at most ~1.3 KB at 1 M
- * accounts, so a launch reads about 1 KB per requested account and a merge
- * rewrites a bucket for 1–2 write units (docs/data-model.md).
+ * ~25–50 entries and one not yet split in the current round ~50–100: its
+ * item stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
  */
-export const HISTORY_BUCKET_LOAD = 80;
-
-/**
- * Entries the delta holds before a completion merges it into the buckets.
- * A launch reads the whole delta (one Query, < 225,000 × ~8 bytes ≈ 1.8 MB),
- * and a merge rewrites every bucket the merged accounts fall in: the bound
- * trades the first (≤ ~2.5 KB per requested account of a 1,000-account
- * launch, on the wire) against the second (at 1 M accounts, ~16,000 write
- * units a merge ≈ 0.07 an account merged). docs/data-model.md states the arithmetic.
- */
-export const HISTORY_DELTA_BOUND = 225_000;
-
-/** Entries of one delta item: 450 × 8 bytes + the header, key and attributes stay under 4 KB (one read unit, 4 write units). */
-export const HISTORY_DELTA_ITEM_ENTRIES = 450;
+export const HISTORY_BUCKET_LOAD = 50;
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
@@ -174,11 +144,7 @@ const WRITE_CONCURRENCY = 32;
 
 /** Bytes of an entry's account fingerprint. */
 const FINGERPRINT_BYTES = 8;
-/**
- * Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2).
- * Removal of format 1: a bucket no write has touched since keeps it, so the format-1 branch of `walkBucket` goes only
- * after a migration that rewrites every bucket still in format 1 (none is written yet).
- */
+/** Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2). */
 const FORMAT = 2;
 const LEGACY_FORMAT = 1;
 /** Bytes of a format-1 value (epoch ms × 2 + CRM flag). */
@@ -255,9 +221,6 @@ const msOfValue = (value: number): number => Math.floor(value / 2);
 /** Whether a value marks a CRM target. */
 const crmOfValue = (value: number): boolean => value % 2 === 1;
 const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
-/** Two values of one account merged: the later time, the CRM flag of either. */
-const mergeValues = (known: number | undefined, value: number): number =>
-  known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
 
 /** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint. */
 function pushVarint(out: number[], value: number): void {
@@ -409,9 +372,6 @@ const bucketItem = (
   ...(splitOf === undefined ? {} : { splitOf }),
 });
 
-/** Sort keys of delta items: this prefix and the content's hash (lib/db/table.ts `keys.accountHistoryDelta`). */
-const DELTA_SK_PREFIX = keys.accountHistoryDelta('', '').sk;
-
 /** Buckets written at once per {@link writeLaidOutHistory} batch (bounds its memory). */
 const LAYOUT_WRITE_BUCKETS = 2_000;
 
@@ -473,7 +433,12 @@ export async function writeLaidOutHistory({
       for (let k = starts[bucket]!; k < starts[bucket + 1]!; k++) {
         const i = order[k]!;
         const fingerprint = fingerprints.toString('latin1', i * FINGERPRINT_BYTES, (i + 1) * FINGERPRINT_BYTES);
-        entries.set(fingerprint, mergeValues(entries.get(fingerprint), values[i]!));
+        const known = entries.get(fingerprint);
+        const value = values[i]!;
+        entries.set(
+          fingerprint,
+          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
+        );
       }
       items.push(bucketItem(organizationId, bucket, bucketOf(bucket, buckets).depth, 1, entries));
     }
@@ -488,38 +453,7 @@ export async function writeLaidOutHistory({
       ExpressionAttributeValues: { ':n': buckets, ':entries': count },
     }),
   );
-  return { buckets, entries: count, deltaEntries: 0 };
-}
-
-/**
- * Every item of an organization's history delta (lib/db/table.ts `keys.accountHistoryDelta`): one strongly consistent
- * Query of its partition, every page (1 MB each; the delta holds less than {@link HISTORY_DELTA_BOUND} entries, ~2 MB).
- * @param projection - attribute names to read (default: all).
- */
-export async function readHistoryDelta(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  organizationId: string,
-  projection?: readonly string[],
-): Promise<Record<string, unknown>[]> {
-  const names = projection ? Object.fromEntries(projection.map((name, i) => [`#a${i}`, name])) : undefined;
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.accountHistoryDelta(organizationId, '').pk },
-        ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return { buckets, entries: count };
 }
 
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
@@ -535,7 +469,6 @@ export function createAccountHistoryStore({
   tableName,
   accountLists,
   bucketLoad = HISTORY_BUCKET_LOAD,
-  deltaBound = HISTORY_DELTA_BOUND,
 }: {
   client: DynamoDBDocumentClient;
   tableName: string;
@@ -543,8 +476,6 @@ export function createAccountHistoryStore({
   accountLists: Pick<AccountListStore, 'get'>;
   /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
   bucketLoad?: number;
-  /** Delta entries that trigger a merge (default {@link HISTORY_DELTA_BOUND}; tests lower it to merge often). */
-  deltaBound?: number;
 }): AccountHistoryStore {
   const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
     const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
@@ -580,13 +511,12 @@ export function createAccountHistoryStore({
         TableName: tableName,
         Key: keys.organization(organizationId),
         ConsistentRead: true,
-        ProjectionExpression: 'historyBuckets, historyEntries, historyDeltaEntries',
+        ProjectionExpression: 'historyBuckets, historyEntries',
       }),
     );
     return {
       buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1,
       entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0,
-      deltaEntries: typeof Item?.historyDeltaEntries === 'number' ? Item.historyDeltaEntries : 0,
     };
   };
 
@@ -761,7 +691,8 @@ export function createAccountHistoryStore({
       let changed = false;
       for (const [fingerprint, value] of changes) {
         const known = entries.get(fingerprint);
-        const next = mergeValues(known, value);
+        const next =
+          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
         if (next !== known) {
           changed = true;
           entries.set(fingerprint, next);
@@ -778,8 +709,17 @@ export function createAccountHistoryStore({
     }
   };
 
-  /** Merges changes (fingerprint → value) into the buckets: room first, the rewrites, the count, then the load bound. @returns buckets rewritten. */
-  const applyChanges = async (organizationId: string, merged: ReadonlyMap<string, number>): Promise<number> => {
+  const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
+    const merged = new Map<string, number>();
+    for (const change of changes) {
+      const fingerprint = fingerprintOf(change.accountId);
+      const value = valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true);
+      const known = merged.get(fingerprint);
+      merged.set(
+        fingerprint,
+        known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
+      );
+    }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
     // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
@@ -793,179 +733,31 @@ export function createAccountHistoryStore({
       Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)),
     );
     const located = await locate(organizationId, merged.keys(), buckets);
-    // The splits this write calls for (on the entries really new), folded into it: a bucket due to split and touched by
-    // the write is written once as its two halves with the changes merged in, not rewritten and then split (2 more writes).
-    let fresh = 0;
-    for (const { read, fingerprints } of located.values())
-      for (const fingerprint of fingerprints) if (!read.entries.has(fingerprint)) fresh++;
-    const level = 31 - Math.clz32(buckets);
-    const foldedEnd = Math.min(Math.ceil((before.entries + fresh) / bucketLoad), 2 ** (level + 1));
-    const changesOf = (fingerprints: readonly string[]) =>
-      new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!]));
-    const folded = new Map<number, number>();
-    for (let n = buckets; n < foldedEnd; n++) {
-      const s = n - 2 ** level;
-      const touched = located.get(s);
-      if (touched && touched.read.depth === level) folded.set(s, n);
-    }
-    const tasks: (() => Promise<{ added: number; written: number }>)[] = [...located].map(([bucket, { read, fingerprints }]) => {
-      const n = folded.get(bucket);
-      return () =>
-        n === undefined
-          ? applyAt(organizationId, bucket, changesOf(fingerprints), read)
-          : splitWith(organizationId, n, read, changesOf(fingerprints));
-    });
-    // The due splits no change touches: plain splits.
-    for (let n = buckets; n < foldedEnd; n++)
-      if (!folded.has(n - 2 ** level)) tasks.push(() => split(organizationId, n).then(() => ({ added: 0, written: 2 })));
     let added = 0;
     let written = 0;
-    for (const result of await pMap(tasks, (task) => task(), { concurrency: WRITE_CONCURRENCY })) {
-      added += result.added;
-      written += result.written;
-    }
-    await updateState(organizationId, { ...(foldedEnd > buckets ? { buckets: foldedEnd } : {}), entriesDelta: added });
-    // Then the load bound: split until the average is back under it (past this round, or after a count that lagged).
-    await grow(organizationId, Math.max(buckets, foldedEnd), Math.ceil((before.entries + added) / bucketLoad));
-    return written;
-  };
-
-  /**
-   * Splits bucket s = n − 2^L (read at depth L) into s and n with `changes` merged into the halves: the same two
-   * conditional writes as {@link split} (the copy n first, then s on its version), each half written once. On a lost
-   * race, the plain split and then the changes written where they belong.
-   * @returns entries added and items written.
-   */
-  const splitWith = async (
-    organizationId: string,
-    n: number,
-    read: BucketRead,
-    changes: Map<string, number>,
-  ): Promise<{ added: number; written: number }> => {
-    const level = 31 - Math.clz32(n);
-    const s = n - 2 ** level;
-    const stay = new Map<string, number>();
-    const move = new Map<string, number>();
-    const half = (fingerprint: string) => (low(addressOf(fingerprint), level + 1) === s ? stay : move);
-    for (const [fingerprint, value] of read.entries) half(fingerprint).set(fingerprint, value);
-    for (const [fingerprint, value] of changes) half(fingerprint).set(fingerprint, mergeValues(half(fingerprint).get(fingerprint), value));
-    const sourceVersion = read.version ?? 0;
-    const copy = bucketItem(organizationId, n, level + 1, 0, move, sourceVersion);
-    const copied = await putIf(client, {
-      TableName: tableName,
-      Item: copy,
-      ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(splitOf) AND splitOf <= :source)',
-      ExpressionAttributeValues: { ':source': sourceVersion },
-    });
-    if (copied.ok) {
-      const kept = bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay);
-      const committed = await putIf(client, { TableName: tableName, Item: kept, ...versionCondition(read) });
-      if (committed.ok) return { added: decodeBucket(copy.entries).size + decodeBucket(kept.entries).size - read.entries.size, written: 2 };
-    }
-    // Lost a race (another writer or split changed s): split as usual, then write the changes through their buckets now.
-    await split(organizationId, n);
-    const located = await locate(organizationId, changes.keys(), n + 1);
-    let added = 0;
-    let written = copied.ok ? 3 : 2;
     for (const result of await pMap(
       located,
-      ([bucket, found]) => applyAt(organizationId, bucket, new Map(found.fingerprints.map((f) => [f, changes.get(f)!])), found.read),
+      ([bucket, { read, fingerprints }]) =>
+        applyAt(organizationId, bucket, new Map(fingerprints.map((fingerprint) => [fingerprint, merged.get(fingerprint)!])), read),
       { concurrency: WRITE_CONCURRENCY },
     )) {
       added += result.added;
       written += result.written;
     }
-    return { added, written };
-  };
-
-  const record = async (organizationId: string, changes: Iterable<HistoryChange>): Promise<number> => {
-    const merged = new Map<string, number>();
-    for (const change of changes) {
-      const fingerprint = fingerprintOf(change.accountId);
-      merged.set(
-        fingerprint,
-        mergeValues(
-          merged.get(fingerprint),
-          valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true),
-        ),
-      );
-    }
-    return applyChanges(organizationId, merged);
-  };
-
-  /** Adds `delta` to the organization item's delta count; @returns the new count (Infinity without an organization item: merge at once). */
-  const addDeltaCount = async (organizationId: string, delta: number): Promise<number> => {
-    try {
-      const { Attributes } = await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.organization(organizationId),
-          UpdateExpression: 'ADD historyDeltaEntries :d',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':d': delta },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.historyDeltaEntries ?? 0);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return Infinity;
-    }
-  };
-
-  /** Every delta item of the organization: key, encoded entries and entry count. */
-  const readDelta = async (organizationId: string) =>
-    (await readHistoryDelta(client, tableName, organizationId, ['sk', 'entries', 'count'])).flatMap((item) =>
-      item.entries instanceof Uint8Array ? [{ sk: String(item.sk), entries: item.entries, count: Number(item.count ?? 0) }] : [],
-    );
-
-  const compact = async (organizationId: string): Promise<number> => {
-    const items = await readDelta(organizationId);
-    if (items.length === 0) return 0;
-    const merged = new Map<string, number>();
-    for (const item of items)
-      for (const [fingerprint, value] of decodeBucket(item.entries)) merged.set(fingerprint, mergeValues(merged.get(fingerprint), value));
-    // The buckets first: a delta item is deleted only once its entries are in the buckets (a launch reads the delta, then the buckets).
-    await applyChanges(organizationId, merged);
-    let removed = 0;
-    await pMap(
-      items,
-      async (item) => {
-        const deleted = await deleteIf(client, {
-          TableName: tableName,
-          Key: keys.accountHistoryDelta(organizationId, item.sk.slice(DELTA_SK_PREFIX.length)),
-          ConditionExpression: 'attribute_exists(pk)',
-        });
-        // Another merge that deleted it first lowered the count for it.
-        if (deleted.ok) removed += item.count;
-      },
-      { concurrency: WRITE_CONCURRENCY },
-    );
-    if (removed > 0) await addDeltaCount(organizationId, -removed);
-    return merged.size;
+    await updateState(organizationId, { entriesDelta: added });
+    // Then the load bound: split until the average is back under it.
+    await grow(organizationId, buckets, Math.ceil((before.entries + added) / bucketLoad));
+    return written;
   };
 
   const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
-    const value = valueOf(msOf(enrichedAt), false);
-    const fingerprints = [...new Set([...new Set(accountIds)].map(fingerprintOf))].sort();
-    if (fingerprints.length === 0) return;
-    let added = 0;
-    await pMap(
-      chunk(fingerprints, HISTORY_DELTA_ITEM_ENTRIES),
-      async (part) => {
-        const entries = encodeBucket(new Map(part.map((fingerprint) => [fingerprint, value])));
-        // The key is the content's hash: a rerun finds its items already there and counts them once.
-        const id = createHash('sha256').update(entries).digest('hex').slice(0, 24);
-        const written = await putIf(client, {
-          TableName: tableName,
-          Item: { ...keys.accountHistoryDelta(organizationId, id), type: 'accountHistoryDelta', entries, count: part.length },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        });
-        if (written.ok) added += part.length;
-      },
-      { concurrency: WRITE_CONCURRENCY },
+    const at = new Date(msOf(enrichedAt)).toISOString();
+    await record(
+      organizationId,
+      (function* () {
+        for (const accountId of new Set(accountIds)) yield { accountId, enrichedAt: at };
+      })(),
     );
-    if (added > 0 && (await addDeltaCount(organizationId, added)) >= deltaBound) await compact(organizationId);
   };
 
   return {
@@ -978,31 +770,27 @@ export function createAccountHistoryStore({
         else wanted.set(fingerprint, [accountId]);
       }
       const buckets = options.buckets ?? (await state(organizationId)).buckets;
-      // The delta FIRST, the buckets second: a merge writes the buckets before it deletes a delta item, so an
-      // entry whose delta item this Query no longer finds is in the bucket read below.
-      const delta = await readDelta(organizationId);
       const located = await locate(organizationId, wanted.keys(), buckets);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
       const now = Date.now();
       const facts = new Map<string, AccountFacts>();
-      // Every item read (delta and buckets) decodes only the requested accounts' entries: 32-bit addresses first, then the whole hash.
-      const values = new Map<string, number>();
-      const requested = new Set(wanted.keys());
-      const addresses = new Set([...requested].map(addressOf));
-      const lookup = (bytes: Uint8Array) =>
-        lookupBucket(bytes, addresses, (fingerprint, value) => {
-          if (requested.has(fingerprint)) values.set(fingerprint, mergeValues(values.get(fingerprint), value));
+      for (const { read, fingerprints } of located.values()) {
+        if (!read.bytes) continue;
+        // Only the entries of this bucket's own accounts are decoded.
+        const mine = new Set(fingerprints);
+        const found: [string, number][] = [];
+        lookupBucket(read.bytes, new Set(fingerprints.map(addressOf)), (fingerprint, value) => {
+          if (mine.has(fingerprint)) found.push([fingerprint, value]);
         });
-      for (const item of delta) lookup(item.entries);
-      for (const { read } of located.values()) if (read.bytes) lookup(read.bytes);
-      for (const [fingerprint, value] of values) {
-        const ms = msOfValue(value);
-        const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
-        const crm = crmOfValue(value);
-        if (!recent && !crm) continue;
-        for (const accountId of wanted.get(fingerprint)!)
-          facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
+        for (const [fingerprint, value] of found) {
+          const ms = msOfValue(value);
+          const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
+          const crm = crmOfValue(value);
+          if (!recent && !crm) continue;
+          for (const accountId of wanted.get(fingerprint)!)
+            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
+        }
       }
       if (recency) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
@@ -1036,7 +824,6 @@ export function createAccountHistoryStore({
     },
 
     record,
-    compact,
     state,
   };
 }

@@ -61,12 +61,8 @@ export const testAccountHistory = {
   async record(_organizationId: string, _changes: Iterable<unknown>): Promise<number> {
     return 0;
   },
-  /** The twin stores no history: nothing to merge. @returns 0 entries merged. */
-  async compact(_organizationId: string): Promise<number> {
-    return 0;
-  },
-  /** The twin stores no history: one empty bucket, no entries, an empty delta. */
-  async state(_organizationId: string): Promise<{ buckets: number; entries: number; deltaEntries: number }> {
-    return { buckets: 1, entries: 0, deltaEntries: 0 };
+  /** The twin stores no history: one empty bucket, no entries. */
+  async state(_organizationId: string): Promise<{ buckets: number; entries: number }> {
+    return { buckets: 1, entries: 0 };
   },
 };

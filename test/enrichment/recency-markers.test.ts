@@ -4,7 +4,7 @@
  * DynamoDB Local and the local S3 endpoint: the window's start exact to the
  * millisecond, campaigns completing together, CRM targets across imports, and
  * the evaluation's DynamoDB calls (ceil(N / 100) BatchGetItem of warehouse
- * accounts, ceil(buckets / 100) of history buckets, one Query of the history's delta).
+ * accounts, ceil(buckets / 100) of history buckets).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../lib/aws';
@@ -148,9 +148,7 @@ describe('recency (docs/launch.md)', () => {
       expect([x, y, z].map((id) => facts.get(id)?.lastEnrichedAt)).toEqual(expected);
       const historyQuote = await call(api(), QUOTE, { apiKey, body: { campaignId: await createApiCampaign(api(), apiKey, [x, y, z], 1) } });
       expect(historyQuote.data.accounts.excluded).toEqual({ total: 3, invalid: 0, recentlyEnriched: 3, crmExcluded: 0 });
-      // One entry per account, not per campaign: y, enriched by both, appears once in the whole history once the
-      // completions' delta is merged into the buckets (lib/history/store.ts `compact`).
-      await accountHistory().compact(organizationId);
+      // One entry per account, not per campaign: y, enriched by both, appears once in the whole history.
       const { buckets } = await accountHistory().state(organizationId);
       const items = await batchGet(
         ddb,
@@ -180,7 +178,7 @@ describe('CRM targets (README.md#operator-cli)', () => {
 });
 
 describe('evaluation round trips (issue 13: one key per account; issue 29: one per history bucket)', () => {
-  it('reads DynamoDB with ceil(N / 100) + ceil(buckets / 100) BatchGetItem calls and one Query of the history delta, nothing else, with a recency window, history, a pending completion and CRM targets', async () => {
+  it('reads DynamoDB with ceil(N / 100) + ceil(buckets / 100) BatchGetItem calls and nothing else, with a recency window, history, a pending completion and CRM targets', async () => {
     const p = uniquePrefix();
     const n = 450;
     const accounts = activeAccounts(p, n);
@@ -191,8 +189,7 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
     await accountHistory().addCrmTargets(organizationId, ids.slice(10, 30));
     const campaignId = await createApiCampaign(api(), apiKey, ids, 30);
 
-    // The evaluation itself: only the warehouse accounts, the history's delta (one Query: a few items) and the history
-    // buckets of its IDs touch DynamoDB.
+    // The evaluation itself: only the warehouse accounts and the history buckets of its IDs touch DynamoDB.
     const historyBuckets = (await organizations().get(organizationId))!.historyBuckets ?? 1;
     const historyCalls = Math.ceil(new Set(ids.map((id) => bucketOf(addressOf(fingerprintOf(id)), historyBuckets).bucket)).size / 100);
     const pendingList = objectKeys.eligibleList(organizationId, campaignId, 'att_test');
@@ -209,7 +206,7 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
         ],
       }),
     );
-    expect(calls).toEqual({ BatchGetItem: Math.ceil(n / 100) + historyCalls, Query: 1 });
+    expect(calls).toEqual({ BatchGetItem: Math.ceil(n / 100) + historyCalls });
     expect(result.excluded).toEqual({ total: 35, invalid: 0, recentlyEnriched: 15, crmExcluded: 20 });
 
     // Through HTTP, the quote adds only its fixed reads (API key, campaign, organization) to the same BatchGetItem count.
@@ -217,7 +214,6 @@ describe('evaluation round trips (issue 13: one key per account; issue 29: one p
     expect(quoted.result.status).toBe(200);
     expect(quoted.result.data.accounts.excluded).toEqual({ total: 30, invalid: 0, recentlyEnriched: 10, crmExcluded: 20 });
     expect(quoted.calls.BatchGetItem).toBe(Math.ceil(n / 100) + historyCalls);
-    expect(quoted.calls.Query).toBe(1);
   });
 });
 
