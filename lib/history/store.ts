@@ -117,6 +117,15 @@ export interface AccountHistoryStore {
    * between its bucket writes and its count update leaves it low).
    */
   state(organizationId: string): Promise<HistoryState>;
+  /**
+   * Rewrites one bucket stored in an older encoding (format 1 or 2) as the
+   * current one, entries unchanged (conditional on its version; a lost race
+   * re-reads it). Leaves alone a bucket already current, absent, or a split's
+   * copy whose split has not committed (no reader reaches it; the split
+   * writes it again, current). For the migration `007-history-format-3`.
+   * @returns whether it rewrote the bucket.
+   */
+  reencode(organizationId: string, bucket: number): Promise<boolean>;
 }
 
 /** The split state kept on the organization item. */
@@ -149,7 +158,7 @@ const FINGERPRINT_BYTES = 8;
  * Encoding version (first byte of `entries`): 3 (format 2's layout with each group's hashes in ascending byte order, so a
  * read finds an account by binary search), 2 (groups unsorted, issue #43's first compaction) or 1 (before it). Formats 1
  * and 2 are read by a linear scan and written as 3 when next rewritten; their branch of `walkBucket` goes once the
- * migration `006-history-format-3` (lib/migrations/history-format.ts) has run everywhere.
+ * migration `007-history-format-3` (lib/migrations/history-format.ts) has run everywhere.
  */
 const FORMAT = 3;
 const UNSORTED_FORMAT = 2;
@@ -809,6 +818,32 @@ export function createAccountHistoryStore({
     return written;
   };
 
+  const reencode = async (organizationId: string, bucket: number): Promise<boolean> => {
+    const key = keys.accountHistoryBucket(organizationId, bucket);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [item] = await batchGetRaw(client, tableName, [key], ['entries', 'depth', 'version', 'splitOf'], { consistentRead: true });
+      const bytes = item?.entries;
+      if (!(bytes instanceof Uint8Array) || bytes.length === 0 || bytes[0] === FORMAT || typeof item?.depth !== 'number') return false;
+      const depth = item.depth;
+      if (item.splitOf !== undefined && depth > 0) {
+        // A split's copy: reachable (and so rewritten) only once the source bucket shows the copy's depth.
+        const source = bucket - 2 ** (depth - 1);
+        const [sourceItem] = await batchGetRaw(client, tableName, [keys.accountHistoryBucket(organizationId, source)], ['depth'], {
+          consistentRead: true,
+        });
+        if (typeof sourceItem?.depth !== 'number' || sourceItem.depth < depth) return false;
+      }
+      const read = bucketFrom(item, depth);
+      const written = await putIf(client, {
+        TableName: tableName,
+        Item: bucketItem(organizationId, bucket, depth, (read.version ?? 0) + 1, decodeBucket(bytes)),
+        ...versionCondition(read),
+      });
+      if (written.ok) return true;
+    }
+    throw new Error(`History bucket ${bucket} of ${organizationId}: re-encoding kept losing races`);
+  };
+
   const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
     const at = new Date(msOf(enrichedAt)).toISOString();
     await record(
@@ -881,5 +916,6 @@ export function createAccountHistoryStore({
 
     record,
     state,
+    reencode,
   };
 }
