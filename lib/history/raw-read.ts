@@ -71,7 +71,10 @@ async function batchGetOnce(
       },
     },
   });
-  let answer: { Responses?: Record<string, Record<string, WireValue>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, AttributeValue>[] }> } = {};
+  let answer: {
+    Responses?: Record<string, Record<string, WireValue>[]>;
+    UnprocessedKeys?: Record<string, { Keys?: Record<string, AttributeValue>[] }>;
+  } = {};
   command.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
@@ -115,7 +118,13 @@ export async function batchGetRaw(
     let pending: Record<string, AttributeValue>[] = group.map((key) => ({ pk: { S: key.pk }, sk: { S: key.sk } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const { items, unprocessed } = await batchGetOnce(client, tableName, pending, ['pk', 'sk', ...projection], options.consistentRead ?? false);
+      const { items, unprocessed } = await batchGetOnce(
+        client,
+        tableName,
+        pending,
+        ['pk', 'sk', ...projection],
+        options.consistentRead ?? false,
+      );
       found.push(...items);
       pending = unprocessed;
     }

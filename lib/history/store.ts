@@ -370,7 +370,11 @@ export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number
  * @param fingerprints - the accounts' fingerprints ({@link fingerprintOf}).
  * @throws Error on an unknown format.
  */
-export function lookupBucket(bytes: Uint8Array, fingerprints: readonly string[], visit: (fingerprint: string, value: number) => void): void {
+export function lookupBucket(
+  bytes: Uint8Array,
+  fingerprints: readonly string[],
+  visit: (fingerprint: string, value: number) => void,
+): void {
   if (bytes.length === 0 || fingerprints.length === 0) return;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buffer[0] !== FORMAT) {

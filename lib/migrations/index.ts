@@ -83,7 +83,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     id: '007-history-format-3',
-    summary: 'account history buckets in an older encoding rewritten in format 3, whose reads search each value group by binary search (docs/data-model.md)',
+    summary:
+      'account history buckets in an older encoding rewritten in format 3, whose reads search each value group by binary search (docs/data-model.md)',
     run: async (deps) => ({ ...(await migrateHistoryFormat(deps)) }),
   },
 ];
