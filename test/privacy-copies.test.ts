@@ -10,7 +10,7 @@
  * hashes (one per level and bucket); the 20 organizations' parts add 0
  * result-part reads and no partition (their index items are read: one small
  * item each, counted).
- * Also: parts stored before the index (migration 007) are found.
+ * Also: parts stored before the index (migration 008) are found.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { customAlphabet } from 'nanoid';
@@ -153,7 +153,7 @@ describe("the vendor's erasure reads only the person's copies", () => {
     expect(text).toContain(`stays.${P}@example.com`);
   });
 
-  it('finds parts stored before the copy index once migration 007 has run', async () => {
+  it('finds parts stored before the copy index once migration 008 has run', async () => {
     // A scratch bucket holding one part written as the workflow wrote parts before the index (no index items).
     const bucketName = `copies-${P}`;
     await s3.send(new CreateBucketCommand({ Bucket: bucketName }));
