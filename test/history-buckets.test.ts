@@ -379,7 +379,7 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
   });
 });
 
-describe('migration 008: buckets of an older encoding into format 3 (lib/migrations/history-format.ts)', () => {
+describe('migration 007: buckets of an older encoding into format 3 (lib/migrations/history-format.ts)', () => {
   it('gives the same facts before, during and after, resumes after an interruption, and rewrites nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     // A table of its own: the migration scans the whole table.
