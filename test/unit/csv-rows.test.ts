@@ -42,6 +42,17 @@ const account = (contacts: WarehouseContact[], fields: Partial<EnrichedAccount> 
   ...fields,
 });
 
+/** The cells every row of {@link account} carries, by column (its contact cells empty). */
+const ACME_ROW = {
+  account_id: 'acc_1',
+  account_name: 'Acme',
+  account_domain: 'acme.example',
+  account_industry: 'Software',
+  account_employee_count: '120',
+  account_country: 'US',
+  enriched_at: ENRICHED_AT,
+};
+
 /** Rank of a seniority in docs/csv.md order; anything unrecognized (or null) ranks as `unknown`. */
 const rank = (seniority: string | null) => {
   const i = SENIORITY.indexOf(seniority ?? 'unknown');
@@ -202,19 +213,10 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
     ];
     const { rows, contacts: count } = await accountRows(account(people), {}, ENRICHED_AT);
     expect(count).toBe(2);
-    const acme = {
-      account_id: 'acc_1',
-      account_name: 'Acme',
-      account_domain: 'acme.example',
-      account_industry: 'Software',
-      account_employee_count: '120',
-      account_country: 'US',
-      enriched_at: ENRICHED_AT,
-    };
     expect(rows.map(rowByColumn)).toEqual([
-      rowOf({ ...acme, contact_id: 'k1', first_name: 'Cee', seniority: 'c_suite' }),
+      rowOf({ ...ACME_ROW, contact_id: 'k1', first_name: 'Cee', seniority: 'c_suite' }),
       rowOf({
-        ...acme,
+        ...ACME_ROW,
         contact_id: 'k2',
         first_name: 'Vee',
         last_name: 'Pee',
@@ -251,17 +253,7 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
       const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
       expect(count).toBe(0);
       expect(rows).toHaveLength(1);
-      expect(rowByColumn(rows[0]!)).toEqual(
-        rowOf({
-          account_id: 'acc_1',
-          account_name: 'Acme',
-          account_domain: 'acme.example',
-          account_industry: 'Software',
-          account_employee_count: '120',
-          account_country: 'US',
-          enriched_at: ENRICHED_AT,
-        }),
-      );
+      expect(rowByColumn(rows[0]!)).toEqual(rowOf(ACME_ROW));
     },
   );
 
