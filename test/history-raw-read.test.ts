@@ -1,6 +1,6 @@
 /**
  * The history's bucket read path (lib/history/raw-read.ts `batchGetRaw`;
- * docs/data-model.md "Reads: what they cost in CPU"): the items it parses
+ * docs/data-model.md "Recency and CRM targets", its paragraph "Reads: what they cost in CPU"): the items it parses
  * itself are those the SDK's own BatchGetItem returns, across several calls
  * and with absent keys, and an error answer still throws as the SDK throws it.
  */
