@@ -465,7 +465,8 @@ async function launchStep(s: Awaited<ReturnType<typeof createCampaign>>) {
       if (got.status === 'enriching' || got.status === 'enriched') break;
       if (Date.now() > deadline)
         throw new Error(
-          `enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) and the campaign is still ${got.status} 300 s later`,
+          `enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) after ${round(enrich.ms / 1000, 1)} s and the campaign is still ${got.status} 300 s later` +
+            (refusedTries.length ? `; tries before: ${refusedTries.join('; ')}` : ''),
         );
       await new Promise((r) => setTimeout(r, 250));
     }
