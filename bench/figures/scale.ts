@@ -459,13 +459,14 @@ async function launchStep(s: Awaited<ReturnType<typeof createCampaign>>) {
   // leave `draft` before measuring the workflow.
   let committedLate = false;
   if (enrich.status !== 200) {
-    const deadline = Date.now() + 300_000;
+    // A launch answered with an error never charges afterwards (docs/reliability.md "Deadlines"): a short wait tells.
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const got = expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
       if (got.status === 'enriching' || got.status === 'enriched') break;
       if (Date.now() > deadline)
         throw new Error(
-          `enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) after ${round(enrich.ms / 1000, 1)} s and the campaign is still ${got.status} 300 s later` +
+          `enrich answered ${enrich.status} (${JSON.stringify(enrich.error)}) after ${round(enrich.ms / 1000, 1)} s and the campaign is still ${got.status} 30 s later` +
             (refusedTries.length ? `; tries before: ${refusedTries.join('; ')}` : ''),
         );
       await new Promise((r) => setTimeout(r, 250));
