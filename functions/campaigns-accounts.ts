@@ -2,10 +2,15 @@
 import { campaignAccountsOperation } from '../lib/enrichment/schema';
 import { apiHandler, campaigns, outcomes, config, listCampaignAccounts, deliveryPolicy, results } from '../lib/root';
 
-export const handler = apiHandler(campaignAccountsOperation, (input, { organizationId }) =>
-  listCampaignAccounts(
-    { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret, deliveryPolicy, results: results() },
-    organizationId,
-    input,
-  ),
+// The key is verified in the campaign read (campaign + organization, one BatchGetItem beside the manifest; lib/http/auth.ts).
+export const handler = apiHandler(
+  campaignAccountsOperation,
+  (input, { organizationId, keyCheck }) =>
+    listCampaignAccounts(
+      { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret, deliveryPolicy, results: results() },
+      organizationId,
+      input,
+      keyCheck,
+    ),
+  { keyCheck: 'in-read' },
 );

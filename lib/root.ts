@@ -550,7 +550,7 @@ export const vendorErasureDependencies = (): VendorErasureDependencies => ({
 });
 
 /** Erasure jobs running in this process (the local stack), so tests and shutdown can wait for them. */
-const runningErasures = new Set<Promise<unknown>>();
+const runningErasures = /* @__PURE__ */ new Set<Promise<unknown>>();
 
 /** What the erasure queue carries: one job (functions/privacy-erasure-worker.ts). */
 export interface ErasureJobMessage {
@@ -585,8 +585,26 @@ const runHere = (message: ErasureJobMessage, options: { takeOver?: boolean } = {
 export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
   const message: ErasureJobMessage = { organizationId, erasureId };
   const queueUrl = config.erasureQueueUrl;
-  if (queueUrl === undefined) return runHere(message);
+  if (queueUrl === undefined) {
+    if (!inProcessErasures)
+      throw new Error('Erasure jobs have nowhere to run: set ERASURE_QUEUE_URL (AWS), or call runErasuresInProcess() (the local stack)');
+    return inProcessErasures(message);
+  }
   await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+};
+
+/**
+ * Where {@link startErasure} runs a job without a queue: set by {@link runErasuresInProcess} (the local stack), so a
+ * deployed erasures/create bundle holds only what it runs (the job's code, S3, KMS and the signer are the worker's).
+ */
+let inProcessErasures: ((message: ErasureJobMessage) => void) | undefined;
+
+/**
+ * Makes this process run erasure jobs itself, after the answer, when no queue is configured (the local stack:
+ * infra/local/stack.ts calls it when it starts the API; docs/privacy.md "The erasure job").
+ */
+export const runErasuresInProcess = (): void => {
+  inProcessErasures = runHere;
 };
 
 /** Jobs resumed at most per start of the local stack. */

@@ -382,6 +382,29 @@ describe('DynamoDB round trips per operation (the key known to this process)', (
     expect(audit?.ledgerSum).toBe(audit?.balance);
   });
 
+  it('accounts: 1 (campaign + organization in one BatchGetItem, beside the outcome manifest and the suppression sets)', async () => {
+    // An organization of its own: the launch below charges it.
+    const own = await newOrganization({ smbCredits: 10 });
+    expect((await call(api(), DESCRIBE, { apiKey: own.apiKey })).status).toBe(200);
+    const { campaignId: launched } = await launchedWithoutExecution(own);
+    const manifest = keys.campaignOutcomes(launched);
+    const sent = countRequests(ddb, [...aboutOrg(own), manifest.pk, keys.suppressionSet(own.organizationId).pk]);
+    const res = await call(api(), '/v1/campaigns/accounts', { apiKey: own.apiKey, body: { campaignId: launched } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.data.summary).toMatchObject({ pending: 2, found: 0 });
+    // The campaign read verifies the key on the organization's list of active keys; the manifest and the delivery
+    // policy (docs/privacy.md: the organization's and the global suppression sets) are read beside it.
+    expect(commands(sent)).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand', 'GetItemCommand']);
+    const campaignRead = sent.find((s) => s.command === 'BatchGetItemCommand' && readsOrganization(s, own.organizationId))!;
+    expect(JSON.stringify(campaignRead.input)).toContain(launched);
+    expect(sent.some((s) => readsKey(s, own.apiKey))).toBe(false);
+    expect(sent.filter((s) => s.command === 'GetItemCommand').map((s) => JSON.stringify(s.input))).toEqual([
+      expect.stringContaining(manifest.pk),
+    ]);
+    expectOneWave(sent);
+    expectCountedBeside(sent, campaignRead);
+  });
+
   it('a non-read operation still verifies the key before its use case (create: key GetItem first)', async () => {
     // An organization of its own (no workflow of another test writes in it), its key known to this process.
     const own = await newOrganization();

@@ -172,6 +172,10 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (sk === 'ORG' && Object.values((input.ExpressionAttributeNames ?? {}) as Record<string, string>).includes('limitRequests'))
     return { kind: 'limiter', items };
   if (pk.startsWith('WAREHOUSE#')) return { kind: 'warehouse', items };
+  // The audit log (docs/audit.md): an answer's entry written on its own (a refusal, a replay, a repeat that changed nothing).
+  if (pk.endsWith('#AUDIT')) return { kind: 'audit', items };
+  // Suppressions and erasures (docs/privacy.md): a delivery policy's read of the compact sets, an erasure's records.
+  if (pk.startsWith('PRIVACY#')) return { kind: 'privacy', items };
   if (pk.includes('#ACCOUNT#'))
     return { kind: batchWrite && sk === 'ENRICHED' ? 'accountHistory:recordEnrichment' : 'accountHistory', items };
   // History shards (issue #29): a completion's rewrite of one shard is a PutItem.

@@ -108,6 +108,8 @@ export async function startLocalApi(
   process.env.STATE_MACHINE_ARN = LOCAL_STATE_MACHINE_ARN;
   // Modules that build AWS clients load only once the environment points at the emulators.
   const { startApiServer } = await import('./server');
+  // No erasure queue here: erasures/create's jobs run in this process, after the answer (docs/privacy.md "The erasure job").
+  (await import('../../lib/root')).runErasuresInProcess();
   const stepFunctions = await createLocalStepFunctions();
   const api = await startApiServer({
     port,

@@ -5,7 +5,9 @@
  * and of the workflow's batches, and a summary over the whole list.
  *
  * Read cost (docs/data-model.md "Per-account outcomes"): the campaign item
- * and the manifest item (two GetItems in parallel), then only the chunk
+ * with the organization item (one BatchGetItem, whose list of active keys
+ * verifies the request's key), the manifest item and the delivery policy's
+ * read, all in one round trip, then only the chunk
  * objects under the page and the batch objects of those chunks. The
  * manifest says, per chunk, whether it holds any account of each outcome, so
  * a filtered page skips chunks without a match without reading them, and
@@ -14,6 +16,7 @@
 import { InvalidRequestError, NotFoundError, ResultsExpiredError, ResultsNotReadyError } from '../errors';
 import { statusAt } from '../campaigns/model';
 import type { CampaignStore } from '../campaigns/store';
+import type { KeyCheck } from '../http/auth';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { ACCOUNT_OUTCOMES, type AccountOutcome } from './account-outcome';
 import {
@@ -34,7 +37,8 @@ import { deliverableCounts, deliverAll, type DeliveryPolicyOf } from '../results
 
 /** What a page of account outcomes reads. */
 export interface AccountsDependencies {
-  campaigns: Pick<CampaignStore, 'get'>;
+  /** The campaign read, which also verifies the request's key (`getWithOrganization`: the organization's list of active keys). */
+  campaigns: Pick<CampaignStore, 'getWithOrganization'>;
   outcomes: Pick<OutcomeStore, 'manifest' | 'readChunk' | 'readBatchContacts'>;
   /** Secret that signs cursors (docs/pagination.md). */
   cursorSecret: string;
@@ -127,11 +131,14 @@ const cursorError = () => new InvalidRequestError('The cursor is invalid.', ['cu
  * @throws NotFoundError for an unknown campaign or one of another organization.
  * @throws ResultsExpiredError (410) once the campaign reads `expired`.
  * @throws ResultsNotReadyError (409) when the campaign was never evaluated.
+ * @throws InvalidApiKeyError, RevokedApiKeyError, ExpiredApiKeyError (the key check, verified by the campaign read).
+ * @param keyCheck - the request's API-key check (lib/http/auth.ts), verified by the campaign read (one round trip in all).
  */
 export async function listCampaignAccounts(
   deps: AccountsDependencies,
   organizationId: string,
   input: CampaignAccountsInput,
+  keyCheck?: KeyCheck,
   now = new Date(),
 ): Promise<CampaignAccountsPage> {
   const filter = input.filters?.outcome === undefined ? undefined : [...new Set([input.filters.outcome].flat())].sort();
@@ -144,8 +151,8 @@ export async function listCampaignAccounts(
     if (!Number.isSafeInteger(from) || from < 0) throw cursorError();
   }
 
-  const [campaign, manifest, policy] = await Promise.all([
-    deps.campaigns.get(organizationId, input.campaignId),
+  const [{ campaign }, manifest, policy] = await Promise.all([
+    deps.campaigns.getWithOrganization(organizationId, input.campaignId, keyCheck),
     deps.outcomes.manifest(input.campaignId),
     (deps.deliveryPolicy ?? deliverAll)(organizationId),
   ]);

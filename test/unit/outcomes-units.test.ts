@@ -162,12 +162,13 @@ describe('the accounts pager', () => {
         const deps = {
           cursorSecret: 'test-secret',
           campaigns: {
-            get: async () =>
-              ({
+            getWithOrganization: async () => ({
+              campaign: {
                 status: 'enriching',
                 createdVia: 'api',
                 attempt: { id: s.attemptCurrent ? 'att_1' : 'att_other' },
-              }) as unknown as CampaignRecord,
+              } as unknown as CampaignRecord,
+            }),
           },
           outcomes: {
             manifest: async () => manifest,
