@@ -34,7 +34,7 @@ import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryStore, type AccountHistoryStore } from './history/store';
-import { createCampaignStore, type CampaignStore } from './campaigns/store';
+import { createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
 import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
@@ -93,6 +93,10 @@ export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(()
 
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
+/** The campaign read alone (the same `get` as {@link campaigns}), for functions that need nothing else of the store. */
+export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ once(() =>
+  createCampaignReader({ client: ddb, tableName: config.tableName }),
+);
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>

@@ -15,7 +15,7 @@ import { config } from '../lib/config';
 import { keys } from '../lib/db/table';
 import { createEmbeddedWarehouse, warehouseItemsOf } from '../lib/warehouse/warehouse';
 import { contactHashes, hashIdentifier } from '../lib/warehouse/identifiers';
-import { blankContact, type WarehouseAccount } from '../lib/warehouse/schema';
+import { blankAccount, blankContact, type WarehouseAccount } from '../lib/warehouse/schema';
 import { ensureTable } from '../infra/local/table';
 
 const tableName = `${config.tableName}-whindex-${randomUUID()}`;
@@ -25,12 +25,8 @@ const PERSON_EMAIL = `Ann.Person.${P}@Example.com`;
 
 /** 300 accounts of 5 contacts; the person is a contact of accounts 7 and 250 (two warehouse contacts, one email). */
 const accounts: WarehouseAccount[] = Array.from({ length: 300 }, (_, a) => ({
-  accountId: `acc_idx_${P}_${a}`,
-  status: 'active',
+  ...blankAccount(`acc_idx_${P}_${a}`),
   name: `Company ${a}`,
-  domain: null,
-  industry: null,
-  employeeCount: null,
   country: 'US',
   contacts: Array.from({ length: 5 }, (_, c) => ({
     ...blankContact(`con_${P}_${a}_${c}`),

@@ -266,7 +266,7 @@ export function resultMetrics(batches: readonly BatchSummary[]): ResultMetrics &
  * @throws AttemptSupersededError when the attempt was canceled or compensated meanwhile.
  */
 export async function completeEnrichment(
-  deps: Pick<StepDependencies, 'campaigns' | 'enrichment' | 'resultsAccessPeriodSeconds'>,
+  deps: Pick<StepDependencies, 'enrichment' | 'resultsAccessPeriodSeconds'> & { campaigns: Pick<CampaignStore, 'get'> },
   input: AttemptRef & { batchResults: BatchSummary[] },
   now = new Date(),
 ): Promise<{ completedAt: string; resultsExpireAt: string }> {

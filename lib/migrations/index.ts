@@ -24,6 +24,7 @@ import { migrateApiKeyLists } from './api-key-lists';
 import { migrateHistoryShards } from './history-shards';
 import { migrateHistoryBuckets } from './history-buckets';
 import { migrateApiKeyDescriptions } from './api-key-descriptions';
+import { migrateHistoryFormat } from './history-format';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -79,6 +80,12 @@ export const MIGRATIONS: readonly Migration[] = [
     summary:
       'API keys issued before key IDs given their ID and description, every scope kept, so keys/list shows them (docs/authentication.md)',
     run: async (deps) => ({ ...(await migrateApiKeyDescriptions(deps)) }),
+  },
+  {
+    id: '007-history-format-3',
+    summary:
+      'account history buckets in an older encoding rewritten in format 3, whose reads search each value group by binary search (docs/data-model.md)',
+    run: async (deps) => ({ ...(await migrateHistoryFormat(deps)) }),
   },
 ];
 
