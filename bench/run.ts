@@ -5,7 +5,7 @@
  * the floor measured in the same run; then the SVG charts next to them
  * (bench/lib/charts.ts, also `npm run bench:charts`).
  *
- *   npm run bench                      full run (100,000 accounts; under 10 minutes on 2 cores)
+ *   npm run bench                      full run (100,000 accounts; about 25 minutes on 2 idle cores, bench/README.md)
  *   npm run bench -- --quick           smaller sizes, a smoke run (writes to bench/tmp/)
  *   npm run bench -- --only=latency    one or more figure modules (comma-separated; writes to bench/tmp/)
  *   npm run bench -- --out=DIR         where results.json and RESULTS.md go

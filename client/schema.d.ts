@@ -4979,7 +4979,7 @@ export interface operations {
                         status?: components["schemas"]["CampaignStatus"] | components["schemas"]["CampaignStatus"][];
                         createdVia?: components["schemas"]["CreatedVia"] | components["schemas"]["CreatedVia"][];
                     };
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. */
                     limit?: number;
@@ -5001,7 +5001,7 @@ export interface operations {
                     "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
                     /** @description Repeat the field for several values. `filters.createdVia` of the JSON body. */
                     "filters[createdVia]"?: ("api" | "ui" | "data_cube")[];
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
                     limit?: string;
@@ -5021,7 +5021,7 @@ export interface operations {
                     "filters[status]"?: ("draft" | "enriching" | "enriched" | "expired" | "tam_only") | ("draft" | "enriching" | "enriched" | "expired" | "tam_only")[];
                     /** @description Repeat the field for several values. `filters.createdVia` of the JSON body. */
                     "filters[createdVia]"?: ("api" | "ui" | "data_cube") | ("api" | "ui" | "data_cube")[];
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
                     limit?: string;
@@ -6516,7 +6516,7 @@ export interface operations {
                         campaignId?: string;
                         kind?: components["schemas"]["LedgerKind"];
                     };
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 100. */
                     limit?: number;
@@ -6538,7 +6538,7 @@ export interface operations {
                      * @enum {string}
                      */
                     "filters[kind]"?: "charge" | "refund" | "adjustment";
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 100. An integer (1..1000), as text. */
                     limit?: string;
@@ -6560,7 +6560,7 @@ export interface operations {
                      * @enum {string}
                      */
                     "filters[kind]"?: "charge" | "refund" | "adjustment";
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 100. An integer (1..1000), as text. */
                     limit?: string;
@@ -8530,7 +8530,7 @@ export interface operations {
                         /** @enum {string} */
                         status?: "succeeded" | "failed";
                     };
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. */
                     limit?: number;
@@ -8557,7 +8557,7 @@ export interface operations {
                      * @enum {string}
                      */
                     "filters[status]"?: "succeeded" | "failed";
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
                     limit?: string;
@@ -8584,7 +8584,7 @@ export interface operations {
                      * @enum {string}
                      */
                     "filters[status]"?: "succeeded" | "failed";
-                    /** @description Opaque `nextCursor` of the previous page, unchanged. */
+                    /** @description Opaque `nextCursor` of the previous page, unchanged, with the same filters and limit. */
                     cursor?: string;
                     /** @description Page size, default 25. An integer (1..100), as text. */
                     limit?: string;

@@ -1,9 +1,9 @@
 /** Workflow task: complete an attempt (metrics, net refund, capacity release, `enriched`). */
-import { campaigns, enrichment, createTaskHandler, completeEnrichment, resultsAccessPeriodFor } from '../lib/root';
+import { campaignReader, enrichment, createTaskHandler, completeEnrichment, resultsAccessPeriodFor } from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof completeEnrichment>[1]) =>
   completeEnrichment(
-    { campaigns: campaigns(), enrichment: enrichment(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId) },
+    { campaigns: campaignReader(), enrichment: enrichment(), resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId) },
     input,
   ),
 );

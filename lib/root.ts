@@ -34,7 +34,7 @@ import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryStore, type AccountHistoryStore } from './history/store';
-import { createCampaignStore, type CampaignStore } from './campaigns/store';
+import { createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
 import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
@@ -63,6 +63,7 @@ import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { cachedSuppressionPolicies } from './privacy/deliverable';
+import { createCopyIndex, type CopyIndex } from './privacy/copies';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
 import type { ErasureCreateDependencies, PrivacyDependencies } from './privacy/use-cases';
@@ -93,6 +94,10 @@ export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(()
 
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
+/** The campaign read alone (the same `get` as {@link campaigns}), for functions that need nothing else of the store. */
+export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ once(() =>
+  createCampaignReader({ client: ddb, tableName: config.tableName }),
+);
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>
@@ -482,6 +487,16 @@ export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
   createSuppressionStore({ client: ddb, tableName: config.tableName }),
 );
 
+/** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */
+export const copyIndex: () => CopyIndex = /* @__PURE__ */ once(() => createCopyIndex({ client: ddb, tableName: config.tableName }));
+
+/**
+ * The copy index an organization's workflow records its result parts in: a live organization's; none for a test twin
+ * (its contacts are made up from account IDs, docs/test-mode.md: no person's erasure can meet them).
+ */
+export const copyIndexFor = (organizationId: string): CopyIndex | undefined =>
+  forMode<CopyIndex | undefined>(organizationId, { live: copyIndex, test: () => undefined });
+
 /**
  * What may be delivered to an organization beyond its request's selection
  * (lib/results/deliverable.ts): the one policy every delivery path (export,
@@ -538,7 +553,7 @@ export const vendorErasureDependencies = (): VendorErasureDependencies => ({
   ...eraseDependencies(),
   suppressions: suppressions(),
   removeFromWarehouse: (hashes) => embeddedWarehouse().removeContacts(hashes),
-  organizationIds: () => ledger().organizationIds(),
+  copies: copyIndex(),
   contactErased: async (organizationId, data) => {
     const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);
     try {

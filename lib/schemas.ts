@@ -65,3 +65,30 @@ export const pageRequestFields = (maxLimit: number, defaultLimit: number, sameAs
     .check(z.meta({ description: `Opaque \`nextCursor\` of the previous page, unchanged${sameAs ? `, with the same ${sameAs}` : ''}.` })),
   limit: z.optional(z.int().check(z.minimum(1), z.maximum(maxLimit))).check(z.meta({ description: `Page size, default ${defaultLimit}.` })),
 });
+
+/** The page sizes of a list operation (docs/pagination.md). */
+export interface PageSizes {
+  /** Largest `limit`. */
+  max: number;
+  /** Page size when `limit` is omitted. */
+  default: number;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+const andList = (words: readonly string[]) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+
+/**
+ * The body schema of a list operation (docs/pagination.md): its own fields
+ * (e.g. `campaignId`, `filters` built by {@link listFilters}), then
+ * `cursor` and `limit` ({@link pageRequestFields}). A cursor is bound to
+ * every other field and the limit (lib/http/cursor.ts), and the cursor's
+ * description says so, naming them. Strict: an unknown field is refused.
+ *
+ * @param fields - the operation's own fields, in the document's order.
+ * @param sizes - its page sizes.
+ */
+export const listRequest = <const Shape extends Record<string, z.ZodMiniType>>(fields: Shape, sizes: PageSizes) =>
+  z.strictObject({ ...fields, ...pageRequestFields(sizes.max, sizes.default, andList([...Object.keys(fields), 'limit'])) });
+
+/** The optional `filters` object of a list request: strict, each filter as given (optional ones narrow the list). */
+export const listFilters = <const Shape extends Record<string, z.ZodMiniType>>(filters: Shape) => z.optional(z.strictObject(filters));

@@ -32,6 +32,7 @@ import {
   type AccountHistoryStore,
 } from '../lib/history/store';
 import { migrateHistoryBuckets } from '../lib/migrations/history-buckets';
+import { migrateHistoryFormat } from '../lib/migrations/history-format';
 import { accountLists } from '../lib/root';
 import { newOrganization } from './support/api';
 import { withScratchTable } from './support/scratch-table';
@@ -374,6 +375,67 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
       expect(again).toEqual({ organizations: 0, shards: 0, accounts: 0 });
       for (const after of windows)
         expect(await history.getFacts(organizationId, ids, { recency: true, enrichedAfter: after })).toEqual(expected(after));
+    });
+  });
+});
+
+describe('migration 007: buckets of an older encoding into format 3 (lib/migrations/history-format.ts)', () => {
+  it('gives the same facts before, during and after, resumes after an interruption, and rewrites nothing the second time', async () => {
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    // A table of its own: the migration scans the whole table.
+    await withScratchTable([organizationId], async (tableName) => {
+      const history = createAccountHistoryStore({ client: ddb, tableName, accountLists: accountLists(), bucketLoad: 2 });
+      const now = Date.now();
+      const ids = Array.from({ length: 80 }, (_, i) => `format_${i}`);
+      await history.record(
+        organizationId,
+        ids.map((accountId, i) => ({
+          accountId,
+          ...(i % 5 === 4 ? {} : { enrichedAt: new Date(now - (i % 7) * DAY_MS).toISOString() }),
+          ...(i % 3 === 0 ? { crmTarget: true } : {}),
+        })),
+      );
+      const { buckets } = await history.state(organizationId);
+      const items = () =>
+        batchGet(ddb, tableName, bucketKeys(organizationId, buckets), undefined, { consistentRead: true }) as Promise<
+          { entries: Uint8Array; [name: string]: unknown }[]
+        >;
+      // Format 2 as written before: the same layout, groups unsorted (a sorted group is one of the valid orders).
+      const current = await items();
+      expect(current.length).toBeGreaterThan(5);
+      await batchPut(
+        ddb,
+        tableName,
+        current.map((item) => ({ ...item, entries: Buffer.concat([Buffer.from([2]), Buffer.from(item.entries).subarray(1)]) })),
+      );
+      const facts = () => history.getFacts(organizationId, [...ids, 'format_absent'], { enrichedAfter: now - 30 * DAY_MS });
+      const before = await facts();
+      // Every account enriched inside the window, and the CRM targets among the rest.
+      expect(before.size).toBe(ids.filter((_, i) => i % 5 !== 4 || i % 3 === 0).length);
+      const formats = async () => (await items()).map((item) => item.entries[0]);
+
+      let rewritten = 0;
+      const stop = new Error('stopped');
+      await expect(
+        migrateHistoryFormat(
+          { client: ddb, tableName, history },
+          {
+            concurrency: 1,
+            afterBucket: () => {
+              if (++rewritten === 3) throw stop;
+            },
+          },
+        ),
+      ).rejects.toBe(stop);
+      const midway = await formats();
+      expect(midway.filter((format) => format === 3)).toHaveLength(3);
+      expect(await facts()).toEqual(before);
+
+      const resumed = await migrateHistoryFormat({ client: ddb, tableName, history });
+      expect(resumed.buckets).toBe(midway.filter((format) => format === 2).length);
+      expect(new Set(await formats())).toEqual(new Set([3]));
+      expect(await facts()).toEqual(before);
+      expect(await migrateHistoryFormat({ client: ddb, tableName, history })).toEqual({ buckets: 0 });
     });
   });
 });

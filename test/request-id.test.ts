@@ -13,7 +13,7 @@ import { API_ROUTES } from '../infra/routes';
 import { toApiGatewayEvent } from '../infra/local/server';
 import { lambdaContext } from '../infra/local/lambda-context';
 import { logger } from '../lib/observability';
-import { campaigns } from '../lib/root';
+import { campaigns, createTaskHandler } from '../lib/root';
 import { sfn } from '../lib/aws';
 import { activeAccounts, createApiCampaign, ENRICH, importAccounts, pollUntil, uniquePrefix, waitForStatus } from './enrichment/support';
 
@@ -223,5 +223,25 @@ describe('the request ID in logs', () => {
       (lines) => tasks.every((name) => lines.some((line) => line.function_name === name)),
     );
     for (const line of taskLines) expect(line).toMatchObject({ requestId, attemptId: attempt.id, organizationId });
+  });
+
+  it("keeps a workflow task's keys on its own invocation's lines, a failed invocation's too", async () => {
+    type Input = { organizationId?: string; campaignId?: string; attemptId?: string; requestId?: string };
+    const failing = createTaskHandler(async (_input: Input) => {
+      throw new Error('planned failure');
+    });
+    const probe = randomUUID();
+    const logging = createTaskHandler(async (input: Input) => {
+      logger.info('Task line', { probe });
+      return input.campaignId;
+    });
+    const first = { organizationId: 'org_first', campaignId: 'camp_first', attemptId: 'att_first', requestId: randomUUID() };
+    await expect(failing(first, lambdaContext('WorkflowComplete', randomUUID(), 60_000))).rejects.toThrow('planned failure');
+    const secondRequest = randomUUID();
+    expect(await logging({ campaignId: 'camp_second' }, lambdaContext('WorkflowExpire', secondRequest, 60_000))).toBe('camp_second');
+    const line = logs.lines.find((l) => l.probe === probe);
+    // The invocation's Lambda context and its own keys; nothing of the failed invocation before it.
+    expect(line).toMatchObject({ campaignId: 'camp_second', function_name: 'WorkflowExpire', function_request_id: secondRequest });
+    for (const key of ['organizationId', 'attemptId', 'requestId']) expect(line).not.toHaveProperty(key);
   });
 });

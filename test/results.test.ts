@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCampaignEnrichmentClient } from '../client/index';
 import { useWarehouse } from '../lib/root';
+import { ACCOUNT_FIELDS } from '../lib/warehouse/fields';
 import { call, newOrganization, useApi } from './support/api';
 import {
   account,
@@ -204,7 +205,11 @@ describe('POST /v1/campaigns/results', () => {
     const all = (await results(apiKey, { campaignId })).data.accounts as Item[];
     const item = all.find((a) => a.accountId === tricky.accountId)!;
     expect(item.outcome).toBe('found');
-    expect(item.account).toEqual({ name: '@Acme, Inc.', domain: tricky.domain, industry: 'Software', employeeCount: 120, country: 'US' });
+    // Every account field with a JSON key (lib/warehouse/fields.ts) under that key, the stored value as it is: no prefix.
+    expect(item.account).toEqual(
+      Object.fromEntries(ACCOUNT_FIELDS.filter((field) => 'json' in field).map((field) => [field.json, tricky[field.key]])),
+    );
+    expect(item.account).toMatchObject({ name: '@Acme, Inc.', industry: 'Software', employeeCount: 120, country: 'US' });
     expect(item.contacts[0]).toMatchObject({
       firstName: '=HYPERLINK("x")',
       lastName: '+1 555',

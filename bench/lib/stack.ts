@@ -161,9 +161,10 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
     pk = str(input.ExpressionAttributeValues[':pk']);
   } else if (input.TransactItems) {
     items = input.TransactItems.length;
-    const first = input.TransactItems[0];
-    const op = first.Put ?? first.Update ?? first.ConditionCheck ?? first.Delete;
-    pk = str(op?.Item?.pk ?? op?.Key?.pk);
+    // Named by the first item that is not the request's audit entry (docs/audit.md: it rides in the change's transaction).
+    const ops = (input.TransactItems as any[]).map((item) => item.Put ?? item.Update ?? item.ConditionCheck ?? item.Delete);
+    const pks = ops.map((op) => str(op?.Item?.pk ?? op?.Key?.pk));
+    pk = pks.find((key) => key !== undefined && !key.endsWith('#AUDIT')) ?? pks[0];
   }
   if (!pk) return { kind: 'other', items };
   if (pk.startsWith('APIKEY#')) return { kind: 'auth', items };

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { CAMPAIGN_STATUSES } from '../errors';
-import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { CampaignIdRequest, campaignId, listFilters, listRequest, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { accountIdsFromForm } from '../account-lists/account-list';
 import { AccountIdSchema, MAX_ACCOUNT_IDS } from '../account-lists/schema';
@@ -105,15 +105,10 @@ export const DEFAULT_PAGE_SIZE = 25;
 
 /** `POST /v1/campaigns/list` body (docs/pagination.md). */
 export const ListCampaignsRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(
-      z.strictObject({
-        status: z.optional(oneOrMany(CampaignStatusSchema)),
-        createdVia: z.optional(oneOrMany(CreatedViaSchema)),
-      }),
-    ),
-    ...pageRequestFields(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
-  }),
+  listRequest(
+    { filters: listFilters({ status: z.optional(oneOrMany(CampaignStatusSchema)), createdVia: z.optional(oneOrMany(CreatedViaSchema)) }) },
+    { max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+  ),
 );
 
 /** Validated list request. */

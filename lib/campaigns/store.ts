@@ -144,6 +144,27 @@ export function listSources(query: Pick<CampaignListQuery, 'organizationId' | 's
 
 const newestFirst = (a: { listSk: string }, b: { listSk: string }) => (a.listSk < b.listSk ? 1 : a.listSk > b.listSk ? -1 : 0);
 
+/**
+ * The campaign read alone ({@link CampaignStore.get}), for a function that needs nothing else of the store: its
+ * bundle then carries none of the store's list, key-check and write code (the workflow's CompleteEnrichment; bench `bundles`).
+ */
+export function createCampaignReader({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Pick<CampaignStore, 'get'> {
+  return {
+    async get(organizationId, campaignId) {
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }),
+      );
+      return Item ? toCampaignRecord(Item) : undefined;
+    },
+  };
+}
+
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   /**
@@ -253,12 +274,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     return candidates;
   };
 
-  const get = async (organizationId: string, campaignId: string) => {
-    const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: keys.campaign(organizationId, campaignId), ConsistentRead: true }),
-    );
-    return Item ? toCampaignRecord(Item) : undefined;
-  };
+  const { get } = createCampaignReader({ client, tableName });
 
   return {
     get,

@@ -3,7 +3,7 @@
  * response shape and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { campaignId, listFilters, listRequest, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { LEDGER_KINDS } from './ledger';
 
@@ -24,15 +24,10 @@ export const LedgerKindSchema = /* @__PURE__ */ treeShakable(() =>
 
 /** `POST /v1/org/ledger` body (docs/launch.md#the-credit-ledger). */
 export const ListLedgerRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(
-      z.strictObject({
-        campaignId: z.optional(campaignId()),
-        kind: z.optional(LedgerKindSchema),
-      }),
-    ),
-    ...pageRequestFields(MAX_LEDGER_PAGE_SIZE, DEFAULT_LEDGER_PAGE_SIZE),
-  }),
+  listRequest(
+    { filters: listFilters({ campaignId: z.optional(campaignId()), kind: z.optional(LedgerKindSchema) }) },
+    { max: MAX_LEDGER_PAGE_SIZE, default: DEFAULT_LEDGER_PAGE_SIZE },
+  ),
 );
 
 /** Validated ledger request. */

@@ -20,7 +20,9 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(2_000, 20 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+/** Waits before retry `attempt` (exponential, capped at 2 s, jittered). */
+export const backoff = (attempt: number) =>
+  new Promise((r) => setTimeout(r, Math.min(2_000, 20 * 2 ** attempt) * (0.5 + Math.random() / 2)));
 
 /**
  * Reads many items by key.

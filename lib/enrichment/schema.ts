@@ -5,7 +5,7 @@
  * shapes and the docs are in ./docs.ts.
  */
 import * as z from 'zod/mini';
-import { CampaignIdRequest, campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { CampaignIdRequest, campaignId, listFilters, listRequest, treeShakable } from '../schemas';
 import { defineOperation } from '../http/operation';
 import { ACCOUNT_OUTCOMES } from './account-outcome';
 
@@ -27,17 +27,17 @@ export const AccountOutcomeSchema = /* @__PURE__ */ treeShakable(() =>
 
 /** `POST /v1/campaigns/accounts` body (docs/launch.md#per-account-outcomes). */
 export const CampaignAccountsRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    campaignId: campaignId(),
-    filters: z.optional(
-      z.strictObject({
+  listRequest(
+    {
+      campaignId: campaignId(),
+      filters: listFilters({
         outcome: z.optional(
           z.union([AccountOutcomeSchema, z.array(AccountOutcomeSchema).check(z.minLength(1), z.maxLength(ACCOUNT_OUTCOMES.length))]),
         ),
       }),
-    ),
-    ...pageRequestFields(MAX_ACCOUNTS_PAGE_SIZE, DEFAULT_ACCOUNTS_PAGE_SIZE, 'campaignId, filters and limit'),
-  }),
+    },
+    { max: MAX_ACCOUNTS_PAGE_SIZE, default: DEFAULT_ACCOUNTS_PAGE_SIZE },
+  ),
 );
 
 /** Validated accounts request. */

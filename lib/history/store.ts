@@ -38,7 +38,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
-import { batchGet, batchPut } from '../db/batch';
+import { batchPut } from '../db/batch';
+import { batchGetRaw } from './raw-read';
 import { putIf } from '../db/conditional';
 import { keys } from '../db/table';
 
@@ -116,6 +117,15 @@ export interface AccountHistoryStore {
    * between its bucket writes and its count update leaves it low).
    */
   state(organizationId: string): Promise<HistoryState>;
+  /**
+   * Rewrites one bucket stored in an older encoding (format 1 or 2) as the
+   * current one, entries unchanged (conditional on its version; a lost race
+   * re-reads it). Leaves alone a bucket already current, absent, or a split's
+   * copy whose split has not committed (no reader reaches it; the split
+   * writes it again, current). For the migration `007-history-format-3`.
+   * @returns whether it rewrote the bucket.
+   */
+  reencode(organizationId: string, bucket: number): Promise<boolean>;
 }
 
 /** The split state kept on the organization item. */
@@ -144,8 +154,14 @@ const WRITE_CONCURRENCY = 32;
 
 /** Bytes of an entry's account fingerprint. */
 const FINGERPRINT_BYTES = 8;
-/** Encoding version (first byte of `entries`): 2, or 1 on items written before issue #43's compaction (read, rewritten as 2). */
-const FORMAT = 2;
+/**
+ * Encoding version (first byte of `entries`): 3 (format 2's layout with each group's hashes in ascending byte order, so a
+ * read finds an account by binary search), 2 (groups unsorted, issue #43's first compaction) or 1 (before it). Formats 1
+ * and 2 are read by a linear scan and written as 3 when next rewritten; their branch of `walkBucket` goes once the
+ * migration `007-history-format-3` (lib/migrations/history-format.ts) has run everywhere.
+ */
+const FORMAT = 3;
+const UNSORTED_FORMAT = 2;
 const LEGACY_FORMAT = 1;
 /** Bytes of a format-1 value (epoch ms × 2 + CRM flag). */
 const LEGACY_VALUE_BYTES = 6;
@@ -245,13 +261,13 @@ function readVarint(buffer: Buffer, at: { offset: number }): number {
 }
 
 /**
- * Encodes entries (format 2): byte 0 the format, byte 1 the number p of
+ * Encodes entries (format 3): byte 0 the format, byte 1 the number p of
  * implied hash bytes, then those p bytes (the first p bytes of every
  * entry's hash: with `depth` ≥ 8p address bits fixed by the bucket they are
  * the same for all its entries), a varint group count, then per group, in
  * ascending value order, the value's increase over the previous group's and
  * the group's entry count (varints), then every hash without its first p
- * bytes, in group order. Values past the retention lose their time (CRM
+ * bytes, in group order, each group's in ascending byte order. Values past the retention lose their time (CRM
  * targets) or their entry (the rest). docs/data-model.md "Recency and CRM
  * targets" gives the sizes.
  */
@@ -271,6 +287,8 @@ export function encodeBucket(entries: ReadonlyMap<string, number>, depth = 0, no
   let implied = first === undefined ? 0 : Math.min(MAX_IMPLIED_BYTES, Math.floor(depth / 8));
   for (const group of groups.values())
     for (const fingerprint of group) while (implied > 0 && fingerprint.slice(0, implied) !== first!.slice(0, implied)) implied--;
+  // Each group's hashes in ascending byte order (latin1 strings compare by byte): a read finds one by binary search.
+  for (const group of groups.values()) group.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const header: number[] = [FORMAT, implied];
   for (let i = 0; i < implied; i++) header.push(first!.charCodeAt(i));
   const values = [...groups.keys()].sort((a, b) => a - b);
@@ -316,7 +334,7 @@ function walkBucket(
     }
     return;
   }
-  if (format !== FORMAT) throw new Error(`Unknown history bucket format ${format}`);
+  if (format !== FORMAT && format !== UNSORTED_FORMAT) throw new Error(`Unknown history bucket format ${format}`);
   const impliedBytes = buffer.readUInt8(1);
   const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
   const at = { offset: 2 + impliedBytes };
@@ -343,16 +361,68 @@ export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number
 }
 
 /**
- * Visits the entries of an encoded bucket whose address is in `addresses`,
- * without building the others' hashes (a launch looks up a few accounts per bucket).
+ * Looks up accounts in an encoded bucket and visits those it holds, with
+ * their value: no entry is decoded but the ones asked for. Format 3: per
+ * group, a binary search of the stored hash bytes in the buffer itself (a
+ * group's hashes are sorted), so ~log2(entries) comparisons of at most 8
+ * bytes per account and group; formats 1 and 2 (unsorted): one pass
+ * comparing each entry's 32-bit address first.
+ * @param fingerprints - the accounts' fingerprints ({@link fingerprintOf}).
+ * @throws Error on an unknown format.
  */
-export function lookupBucket(bytes: Uint8Array, addresses: ReadonlySet<number>, visit: (fingerprint: string, value: number) => void): void {
-  walkBucket(bytes, (buffer, offset, width, implied, value) => {
-    const skip = implied.length;
-    let address = 0;
-    for (let i = 0; i < 4; i++) address |= (i < skip ? implied.charCodeAt(i) : buffer[offset + i - skip]!) << (8 * i);
-    if (addresses.has(address >>> 0)) visit(implied + buffer.toString('latin1', offset, offset + width), value);
-  });
+export function lookupBucket(
+  bytes: Uint8Array,
+  fingerprints: readonly string[],
+  visit: (fingerprint: string, value: number) => void,
+): void {
+  if (bytes.length === 0 || fingerprints.length === 0) return;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer[0] !== FORMAT) {
+    const wanted = new Set(fingerprints);
+    const addresses = new Set(fingerprints.map(addressOf));
+    walkBucket(bytes, (raw, offset, width, implied, value) => {
+      const skip = implied.length;
+      let address = 0;
+      for (let i = 0; i < 4; i++) address |= (i < skip ? implied.charCodeAt(i) : raw[offset + i - skip]!) << (8 * i);
+      if (!addresses.has(address >>> 0)) return;
+      const fingerprint = implied + raw.toString('latin1', offset, offset + width);
+      if (wanted.has(fingerprint)) visit(fingerprint, value);
+    });
+    return;
+  }
+  const impliedBytes = buffer[1]!;
+  const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
+  const at = { offset: 2 + impliedBytes };
+  const groups = readVarint(buffer, at);
+  const values = new Array<number>(groups);
+  const counts = new Array<number>(groups);
+  let value = 0;
+  for (let g = 0; g < groups; g++) {
+    value += readVarint(buffer, at);
+    values[g] = value;
+    counts[g] = readVarint(buffer, at);
+  }
+  const width = FINGERPRINT_BYTES - impliedBytes;
+  for (const fingerprint of fingerprints) {
+    if (impliedBytes > 0 && fingerprint.slice(0, impliedBytes) !== implied) continue;
+    const target = Buffer.from(fingerprint.slice(impliedBytes), 'latin1');
+    let start = at.offset;
+    groups: for (let g = 0; g < groups; start += counts[g]! * width, g++) {
+      let lo = 0;
+      let hi = counts[g]! - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const from = start + mid * width;
+        const order = buffer.compare(target, 0, width, from, from + width);
+        if (order === 0) {
+          visit(fingerprint, values[g]!);
+          break groups;
+        }
+        if (order < 0) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+  }
 }
 
 /** A bucket's item: key, type, encoded entries, depth, version and, on a split's provisional copy, `splitOf`. */
@@ -492,7 +562,9 @@ export function createAccountHistoryStore({
 
   /** Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). */
   const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
-    const items = await batchGet(
+    // Parsed by lib/history/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
+    // costs a 1,000-account launch as much CPU as the rest of it.
+    const items = await batchGetRaw(
       client,
       tableName,
       [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
@@ -750,6 +822,32 @@ export function createAccountHistoryStore({
     return written;
   };
 
+  const reencode = async (organizationId: string, bucket: number): Promise<boolean> => {
+    const key = keys.accountHistoryBucket(organizationId, bucket);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [item] = await batchGetRaw(client, tableName, [key], ['entries', 'depth', 'version', 'splitOf'], { consistentRead: true });
+      const bytes = item?.entries;
+      if (!(bytes instanceof Uint8Array) || bytes.length === 0 || bytes[0] === FORMAT || typeof item?.depth !== 'number') return false;
+      const depth = item.depth;
+      if (item.splitOf !== undefined && depth > 0) {
+        // A split's copy: reachable (and so rewritten) only once the source bucket shows the copy's depth.
+        const source = bucket - 2 ** (depth - 1);
+        const [sourceItem] = await batchGetRaw(client, tableName, [keys.accountHistoryBucket(organizationId, source)], ['depth'], {
+          consistentRead: true,
+        });
+        if (typeof sourceItem?.depth !== 'number' || sourceItem.depth < depth) return false;
+      }
+      const read = bucketFrom(item, depth);
+      const written = await putIf(client, {
+        TableName: tableName,
+        Item: bucketItem(organizationId, bucket, depth, (read.version ?? 0) + 1, decodeBucket(bytes)),
+        ...versionCondition(read),
+      });
+      if (written.ok) return true;
+    }
+    throw new Error(`History bucket ${bucket} of ${organizationId}: re-encoding kept losing races`);
+  };
+
   const recordEnrichment = async (organizationId: string, accountIds: readonly string[], enrichedAt: string) => {
     const at = new Date(msOf(enrichedAt)).toISOString();
     await record(
@@ -778,11 +876,8 @@ export function createAccountHistoryStore({
       for (const { read, fingerprints } of located.values()) {
         if (!read.bytes) continue;
         // Only the entries of this bucket's own accounts are decoded.
-        const mine = new Set(fingerprints);
         const found: [string, number][] = [];
-        lookupBucket(read.bytes, new Set(fingerprints.map(addressOf)), (fingerprint, value) => {
-          if (mine.has(fingerprint)) found.push([fingerprint, value]);
-        });
+        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => found.push([fingerprint, value]));
         for (const [fingerprint, value] of found) {
           const ms = msOfValue(value);
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
@@ -825,5 +920,6 @@ export function createAccountHistoryStore({
 
     record,
     state,
+    reencode,
   };
 }

@@ -24,6 +24,8 @@ import { migrateApiKeyLists } from './api-key-lists';
 import { migrateHistoryShards } from './history-shards';
 import { migrateHistoryBuckets } from './history-buckets';
 import { migrateApiKeyDescriptions } from './api-key-descriptions';
+import { migrateHistoryFormat } from './history-format';
+import { migrateCopyIndex } from './copy-index';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -79,6 +81,17 @@ export const MIGRATIONS: readonly Migration[] = [
     summary:
       'API keys issued before key IDs given their ID and description, every scope kept, so keys/list shows them (docs/authentication.md)',
     run: async (deps) => ({ ...(await migrateApiKeyDescriptions(deps)) }),
+  },
+  {
+    id: '007-history-format-3',
+    summary:
+      'account history buckets in an older encoding rewritten in format 3, whose reads search each value group by binary search (docs/data-model.md)',
+    run: async (deps) => ({ ...(await migrateHistoryFormat(deps)) }),
+  },
+  {
+    id: '008-copy-index',
+    summary: "result parts stored before the copy index recorded in it, so the vendor's erasure finds every stored copy (docs/privacy.md)",
+    run: async (deps) => ({ ...(await migrateCopyIndex(deps)) }),
   },
 ];
 

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-import { MAX_INTEGER, pageRequestFields, timestamp, treeShakable } from '../schemas';
+import { listRequest, MAX_INTEGER, timestamp, treeShakable } from '../schemas';
 import { API_KEY_ID_PATTERN } from '../ids';
 import { SCOPES } from '../http/scopes';
 
@@ -88,7 +88,7 @@ export const createKeyOperation = /* @__PURE__ */ defineOperation({
 
 /** `POST /v1/keys/list` body: a page of the organization's keys. */
 export const ListKeysRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({ ...pageRequestFields(MAX_KEY_PAGE_SIZE, DEFAULT_KEY_PAGE_SIZE, 'limit') }),
+  listRequest({}, { max: MAX_KEY_PAGE_SIZE, default: DEFAULT_KEY_PAGE_SIZE }),
 );
 
 /** Validated keys/list request. */

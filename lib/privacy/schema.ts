@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-import { pageRequestFields, treeShakable } from '../schemas';
+import { listFilters, listRequest, treeShakable } from '../schemas';
 import { ERASURE_ID_PATTERN, SUPPRESSION_ID_PATTERN } from '../ids';
 import { IDENTIFIER_TYPES, normalizeIdentifier, type IdentifierType } from '../warehouse/identifiers';
 import { ERASURE_REGIMES, ERASURE_STATUSES, SUPPRESSION_REASONS } from './store';
@@ -103,10 +103,10 @@ export type CreateSuppressionsInput = z.output<typeof CreateSuppressionsRequest>
 
 /** `POST /v1/privacy/suppressions/list` body. */
 export const ListSuppressionsRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(z.strictObject({ type: z.optional(IdentifierTypeSchema), reason: z.optional(z.enum(SUPPRESSION_REASONS)) })),
-    ...pageRequestFields(MAX_PRIVACY_PAGE_SIZE, DEFAULT_PRIVACY_PAGE_SIZE, 'filters and limit'),
-  }),
+  listRequest(
+    { filters: listFilters({ type: z.optional(IdentifierTypeSchema), reason: z.optional(z.enum(SUPPRESSION_REASONS)) }) },
+    { max: MAX_PRIVACY_PAGE_SIZE, default: DEFAULT_PRIVACY_PAGE_SIZE },
+  ),
 );
 /** Validated suppressions/list request. */
 export type ListSuppressionsInput = z.output<typeof ListSuppressionsRequest>;
@@ -138,10 +138,10 @@ export const GetErasureRequest = /* @__PURE__ */ treeShakable(() => z.strictObje
 
 /** `POST /v1/privacy/erasures/list` body. */
 export const ListErasuresRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(z.strictObject({ status: z.optional(z.enum(ERASURE_STATUSES)) })),
-    ...pageRequestFields(MAX_PRIVACY_PAGE_SIZE, DEFAULT_PRIVACY_PAGE_SIZE, 'filters and limit'),
-  }),
+  listRequest(
+    { filters: listFilters({ status: z.optional(z.enum(ERASURE_STATUSES)) }) },
+    { max: MAX_PRIVACY_PAGE_SIZE, default: DEFAULT_PRIVACY_PAGE_SIZE },
+  ),
 );
 /** Validated erasures/list request. */
 export type ListErasuresInput = z.output<typeof ListErasuresRequest>;

@@ -65,4 +65,8 @@ export const testAccountHistory = {
   async state(_organizationId: string): Promise<{ buckets: number; entries: number }> {
     return { buckets: 1, entries: 0 };
   },
+  /** The twin stores no buckets: nothing to re-encode. @returns false. */
+  async reencode(_organizationId: string, _bucket: number): Promise<boolean> {
+    return false;
+  },
 };

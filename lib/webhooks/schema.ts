@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
-import { campaignId, pageRequestFields, treeShakable } from '../schemas';
+import { campaignId, listFilters, listRequest, treeShakable } from '../schemas';
 import { WEBHOOK_DELIVERY_ID_PATTERN, WEBHOOK_ENDPOINT_ID_PATTERN, WEBHOOK_MESSAGE_ID_PATTERN } from '../ids';
 import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events';
 
@@ -98,25 +98,25 @@ export const WebhookEndpointIdRequest = /* @__PURE__ */ treeShakable(() => z.str
 
 /** `POST /v1/webhooks/deliveries` body. */
 export const ListWebhookDeliveriesRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(
-      z.strictObject({
+  listRequest(
+    {
+      filters: listFilters({
         endpointId: z.optional(endpointId()),
         eventType: z.optional(AnyEventTypeSchema),
         status: z.optional(z.enum(['succeeded', 'failed'])),
       }),
-    ),
-    ...pageRequestFields(MAX_DELIVERY_PAGE_SIZE, DEFAULT_DELIVERY_PAGE_SIZE),
-  }),
+    },
+    { max: MAX_DELIVERY_PAGE_SIZE, default: DEFAULT_DELIVERY_PAGE_SIZE },
+  ),
 );
 /** Validated deliveries request. */
 export type ListWebhookDeliveriesInput = z.output<typeof ListWebhookDeliveriesRequest>;
 
 /** `POST /v1/events/list` body (docs/events.md). */
 export const ListEventsRequest = /* @__PURE__ */ treeShakable(() =>
-  z.strictObject({
-    filters: z.optional(
-      z.strictObject({
+  listRequest(
+    {
+      filters: listFilters({
         type: z
           .optional(
             z.union([
@@ -131,9 +131,9 @@ export const ListEventsRequest = /* @__PURE__ */ treeShakable(() =>
           ),
         campaignId: z.optional(campaignId()).check(z.meta({ description: 'Only the events about this campaign.' })),
       }),
-    ),
-    ...pageRequestFields(MAX_EVENT_PAGE_SIZE, DEFAULT_EVENT_PAGE_SIZE, 'filters and limit'),
-  }),
+    },
+    { max: MAX_EVENT_PAGE_SIZE, default: DEFAULT_EVENT_PAGE_SIZE },
+  ),
 );
 /** Validated event-feed request. */
 export type ListEventsInput = z.output<typeof ListEventsRequest>;

@@ -75,7 +75,19 @@ const cell = (value: string | number | null | undefined, column?: CsvColumn) =>
 
 const row = (values: readonly (string | number | null | undefined)[]): string[] => values.map((value, i) => cell(value, CSV_COLUMNS[i]));
 
-function accountRows(account: EnrichedAccount, selection: OracleSelection, enrichedAt: string): { rows: string[][]; contacts: number } {
+/**
+ * The rows of one account as a CSV parser reads them back from the file (cells
+ * unescaped, the formula prefix kept), by the oracle's own rules of docs/csv.md
+ * (order, filters then cap, account-only row, neutralizing with the E.164
+ * exception of the phone columns); the columns and the field each holds come
+ * from the field declaration, so a new column changes these rows by itself.
+ * The export tests' expected rows.
+ */
+export function accountRows(
+  account: EnrichedAccount,
+  selection: OracleSelection,
+  enrichedAt: string,
+): { rows: string[][]; contacts: number } {
   const accountValues = ACCOUNT_COLUMN_FIELDS.map((field) => account[field.key]);
   const contacts = selectContacts(account.contacts, selection);
   if (contacts.length === 0)
@@ -159,3 +171,62 @@ export const cellsIn = (row: readonly string[], columns: readonly string[]): (st
 /** A parsed CSV row as an object, by column name. */
 export const rowByColumn = (row: readonly string[]): Record<string, string | undefined> =>
   Object.fromEntries(CSV_COLUMNS.map((column, i) => [column, row[i]]));
+
+/**
+ * The columns the contract names, in the contract's order (docs/csv.md "The
+ * columns"): the tests' pin of the catalog. The catalog itself derives from
+ * lib/warehouse/fields.ts ({@link CSV_COLUMNS}); a column added there may sit
+ * anywhere, but these must all be there, in this order.
+ */
+export const CONTRACT_COLUMNS: readonly string[] = [
+  'account_id',
+  'account_name',
+  'account_domain',
+  'account_industry',
+  'account_employee_count',
+  'account_country',
+  'contact_id',
+  'first_name',
+  'last_name',
+  'job_title',
+  'seniority',
+  'department',
+  'email',
+  'email_status',
+  'mobile_phone',
+  'direct_phone',
+  'linkedin_url',
+  'contact_country',
+  'enriched_at',
+];
+
+/** The columns of {@link CSV_COLUMNS} the contract names, in the file's order (to compare with {@link CONTRACT_COLUMNS}). */
+export const contractColumnsIn = (header: readonly string[]): string[] => header.filter((column) => CONTRACT_COLUMNS.includes(column));
+
+/** @throws when a column is not in the catalog (a misspelt expectation fails instead of passing). */
+function checkColumns(columns: Iterable<string>): void {
+  for (const column of columns) if (!CSV_COLUMNS.includes(column)) throw new Error(`No column ${column} in the catalog`);
+}
+
+/**
+ * A parsed row as {@link rowByColumn} shows it: the cells given, by column
+ * name, and every other column empty. What a fixture built from blank records
+ * reads as, whatever columns the catalog gains.
+ * @throws when a given column is not in the catalog.
+ */
+export function rowOf(cells: Readonly<Record<string, string>>): Record<string, string> {
+  checkColumns(Object.keys(cells));
+  return { ...Object.fromEntries(CSV_COLUMNS.map((column) => [column, ''])), ...cells };
+}
+
+/**
+ * The bytes a result part holds for the cells of `columns` (each cell followed
+ * by its comma, lib/results/parts.ts): the given cells as the file writes them
+ * (quoted, prefixed), by column name, every other cell empty.
+ * @throws when a given column is not among `columns`.
+ */
+export function encodedCells(columns: readonly string[], cells: Readonly<Record<string, string>>): string {
+  for (const column of Object.keys(cells))
+    if (!columns.includes(column)) throw new Error(`No column ${column} among ${columns.join(', ')}`);
+  return columns.map((column) => `${cells[column] ?? ''},`).join('');
+}

@@ -16,7 +16,7 @@ import {
   selectContacts,
   type ContactSelection,
 } from '../../lib/results/csv';
-import { ACCOUNT_COLUMNS, cellsIn, CONTACT_COLUMNS, rowByColumn } from '../support/export-oracle';
+import { ACCOUNT_COLUMNS, cellsIn, CONTACT_COLUMNS, rowByColumn, rowOf } from '../support/export-oracle';
 import { accountRows } from '../support/export-rows';
 import type { EnrichedAccount } from '../../lib/results/csv';
 import { missingAccount, blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
@@ -41,6 +41,17 @@ const account = (contacts: WarehouseContact[], fields: Partial<EnrichedAccount> 
   contacts,
   ...fields,
 });
+
+/** The cells every row of {@link account} carries, by column (its contact cells empty). */
+const ACME_ROW = {
+  account_id: 'acc_1',
+  account_name: 'Acme',
+  account_domain: 'acme.example',
+  account_industry: 'Software',
+  account_employee_count: '120',
+  account_country: 'US',
+  enriched_at: ENRICHED_AT,
+};
 
 /** Rank of a seniority in docs/csv.md order; anything unrecognized (or null) ranks as `unknown`. */
 const rank = (seniority: string | null) => {
@@ -202,29 +213,23 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
     ];
     const { rows, contacts: count } = await accountRows(account(people), {}, ENRICHED_AT);
     expect(count).toBe(2);
-    expect(rows).toEqual([
-      ['acc_1', 'Acme', 'acme.example', 'Software', '120', 'US', 'k1', 'Cee', '', '', 'c_suite', '', '', '', '', '', '', '', ENRICHED_AT],
-      [
-        'acc_1',
-        'Acme',
-        'acme.example',
-        'Software',
-        '120',
-        'US',
-        'k2',
-        'Vee',
-        'Pee',
-        'VP Sales',
-        'vp',
-        'Sales',
-        'v@acme.example',
-        'valid',
-        '5550100',
-        '5550101',
-        'https://linkedin.example/v',
-        'DE',
-        ENRICHED_AT,
-      ],
+    expect(rows.map(rowByColumn)).toEqual([
+      rowOf({ ...ACME_ROW, contact_id: 'k1', first_name: 'Cee', seniority: 'c_suite' }),
+      rowOf({
+        ...ACME_ROW,
+        contact_id: 'k2',
+        first_name: 'Vee',
+        last_name: 'Pee',
+        job_title: 'VP Sales',
+        seniority: 'vp',
+        department: 'Sales',
+        email: 'v@acme.example',
+        email_status: 'valid',
+        mobile_phone: '5550100',
+        direct_phone: '5550101',
+        linkedin_url: 'https://linkedin.example/v',
+        contact_country: 'DE',
+      }),
     ]);
     for (const row of rows) expect(row).toHaveLength(CSV_COLUMNS.length);
   });
@@ -235,7 +240,7 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
       {},
       ENRICHED_AT,
     );
-    expect(rows).toEqual([['acc_1', '', '', '', '0', '', ...Array<string>(12).fill(''), ENRICHED_AT]]);
+    expect(rows.map(rowByColumn)).toEqual([rowOf({ account_id: 'acc_1', account_employee_count: '0', enriched_at: ENRICHED_AT })]);
   });
 
   it.each([
@@ -248,16 +253,7 @@ describe('the rows of an account (encoded as a result part, exported, parsed bac
       const { rows, contacts: count } = await accountRows(acc, selection, ENRICHED_AT);
       expect(count).toBe(0);
       expect(rows).toHaveLength(1);
-      expect(rowByColumn(rows[0]!)).toEqual({
-        ...Object.fromEntries(CONTACT_COLUMNS.map((column) => [column, ''])),
-        account_id: 'acc_1',
-        account_name: 'Acme',
-        account_domain: 'acme.example',
-        account_industry: 'Software',
-        account_employee_count: '120',
-        account_country: 'US',
-        enriched_at: ENRICHED_AT,
-      });
+      expect(rowByColumn(rows[0]!)).toEqual(rowOf(ACME_ROW));
     },
   );
 

@@ -21,7 +21,7 @@ import { deliverable } from '../../lib/results/deliverable';
 import { prefetchedParts } from '../../lib/exports/export';
 import type { ContactSelection } from '../../lib/results/csv';
 import { missingAccount, blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
-import { oracleExport } from '../support/export-oracle';
+import { ACCOUNT_COLUMNS, CONTACT_COLUMNS, encodedCells, oracleExport } from '../support/export-oracle';
 
 const ENRICHED_AT = '2026-11-23T17:44:51.123Z';
 const SENIORITY = ['c_suite', 'vp', 'director', 'manager', 'senior', 'entry', 'unknown'];
@@ -308,17 +308,35 @@ describe('result part layout', () => {
     const reader = new ResultPartReader(part);
     const text = (start: number, end: number) => reader.bytes.toString('utf8', start, end);
     expect(reader.nextAccount()).toBe(true);
-    expect(text(reader.accountStart, reader.accountEnd)).toBe(`acc_1,"Acme, Inc.",,'=1+1,0,US,`);
+    // Each cell as the file writes it (quoted, prefixed) and followed by its comma, by column name.
+    expect(text(reader.accountStart, reader.accountEnd)).toBe(
+      encodedCells(ACCOUNT_COLUMNS, {
+        account_id: 'acc_1',
+        account_name: '"Acme, Inc."',
+        account_industry: "'=1+1",
+        account_employee_count: '0',
+        account_country: 'US',
+      }),
+    );
     expect(reader.nextContact()).toBe(true);
     expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([
       1,
-      `a," Al",,,c_suite,,,,+15551234567,'+1 555,,,`,
+      encodedCells(CONTACT_COLUMNS, {
+        contact_id: 'a',
+        first_name: '" Al"',
+        seniority: 'c_suite',
+        mobile_phone: '+15551234567',
+        direct_phone: "'+1 555",
+      }),
     ]);
     expect(reader.nextContact()).toBe(true);
-    expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([2, 'b,Bo,,,vp,,b@acme.example,,,,,,']);
+    expect([reader.contactFlags, text(reader.contactStart, reader.contactEnd)]).toEqual([
+      2,
+      encodedCells(CONTACT_COLUMNS, { contact_id: 'b', first_name: 'Bo', seniority: 'vp', email: 'b@acme.example' }),
+    ]);
     expect(reader.nextContact()).toBe(false);
     expect(reader.nextAccount()).toBe(true);
-    expect(text(reader.accountStart, reader.accountEnd)).toBe('acc_2,,,,,,');
+    expect(text(reader.accountStart, reader.accountEnd)).toBe(encodedCells(ACCOUNT_COLUMNS, { account_id: 'acc_2' }));
     expect(reader.nextContact()).toBe(false);
     expect(reader.nextAccount()).toBe(false);
   });
@@ -335,7 +353,7 @@ describe('result part layout', () => {
     );
     expect(reader.nextAccount() && reader.nextContact()).toBe(true);
     expect(reader.nextAccount()).toBe(true);
-    expect(reader.bytes.toString('utf8', reader.accountStart, reader.accountEnd)).toBe('y,,,,,,');
+    expect(reader.bytes.toString('utf8', reader.accountStart, reader.accountEnd)).toBe(encodedCells(ACCOUNT_COLUMNS, { account_id: 'y' }));
   });
 
   it('refuses bytes of another layout (an old JSON-lines part) and a part cut short', () => {

@@ -1,9 +1,10 @@
 /**
  * The history buckets' entry encoding (lib/history/store.ts `encodeBucket`;
- * docs/data-model.md "Recency and CRM targets"): format 2 gives back every
+ * docs/data-model.md "Recency and CRM targets"): format 3 gives back every
  * entry it was given (hashes whole, though it stores only the bytes the
- * bucket's depth does not imply), `lookupBucket` finds exactly the entries of
- * the addresses asked for, format-1 items written before it still read, and
+ * bucket's depth does not imply), `lookupBucket` finds exactly the accounts
+ * asked for that the bucket holds (binary search in format 3, a scan in the
+ * unsorted format 2), format-1 items written before it still read, and
  * the bytes per entry are those the docs state.
  */
 import fc from 'fast-check';
@@ -41,11 +42,17 @@ describe('history bucket encoding', () => {
           for (const { depth, entries } of bucketEntries(ids, values, buckets).values()) {
             const encoded = encodeBucket(entries, depth, NOW);
             expect(decodeBucket(encoded)).toEqual(entries);
-            const asked = [...entries.keys()].slice(0, 3);
-            const found = new Map<string, number>();
-            lookupBucket(encoded, new Set(asked.map(addressOf)), (fingerprint, value) => found.set(fingerprint, value));
-            for (const fingerprint of asked) expect(found.get(fingerprint)).toBe(entries.get(fingerprint));
-            for (const fingerprint of found.keys()) expect(asked.map(addressOf)).toContain(addressOf(fingerprint));
+            // Asked: some held, some not (an absent account of the same bucket, and one of no bucket at all).
+            const absent = ids.map((id) => fingerprintOf(`${id}~absent`)).filter((fingerprint) => !entries.has(fingerprint));
+            const asked = [...[...entries.keys()].slice(0, 5), ...absent.slice(0, 3)];
+            // Format 3 (binary search) and the same bytes read as format 2 (a sorted group is a valid unsorted one: linear scan).
+            const unsorted = Buffer.from(encoded);
+            unsorted[0] = 2;
+            for (const bytes of [encoded, unsorted]) {
+              const found = new Map<string, number>();
+              lookupBucket(bytes, asked, (fingerprint, value) => found.set(fingerprint, value));
+              expect(found).toEqual(new Map(asked.filter((f) => entries.has(f)).map((f) => [f, entries.get(f)!])));
+            }
           }
         },
       ),

@@ -19,7 +19,7 @@ import { deliverable } from '../../lib/results/deliverable';
 import { policyOf } from '../../lib/privacy/deliverable';
 import { ACCOUNT_FIELDS, CONTACT_FIELDS } from '../../lib/warehouse/fields';
 import { contactHashes, DIGEST_BYTES } from '../../lib/warehouse/identifiers';
-import { blankContact } from '../../lib/warehouse/schema';
+import { blankContact, missingAccount } from '../../lib/warehouse/schema';
 import { asLegacyPart } from '../support/legacy-parts';
 
 const ENRICHED_AT = '2026-11-27T12:00:00.000Z';
@@ -28,7 +28,7 @@ const ALL: ContactSelection = { hasEmail: false, hasMobilePhone: false };
 function accounts(count: number, seed: number): EnrichedAccount[] {
   faker.seed(seed);
   return Array.from({ length: count }, (_, i) => ({
-    accountId: `acc_${i}`,
+    ...missingAccount(`acc_${i}`),
     name: faker.company.name(),
     domain: faker.internet.domainName(),
     industry: faker.helpers.arrayElement([faker.commerce.department(), null, '=cmd|x']),

@@ -1,0 +1,58 @@
+/**
+ * The history's bucket read path (lib/history/raw-read.ts `batchGetRaw`;
+ * docs/data-model.md "Recency and CRM targets", its paragraph "Reads: what they cost in CPU"): the items it parses
+ * itself are those the SDK's own BatchGetItem returns, across several calls
+ * and with absent keys, and an error answer still throws as the SDK throws it.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { ddb } from '../lib/aws';
+import { config } from '../lib/config';
+import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
+import { batchGetRaw } from '../lib/history/raw-read';
+
+describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)', () => {
+  it('returns what the SDK returns for 250 keys over three calls, absent keys left out, binary attributes byte for byte', async () => {
+    const prefix = `RAWREAD#${randomUUID()}`;
+    const stored = Array.from({ length: 200 }, (_, i) => ({
+      pk: `${prefix}#${i}`,
+      sk: 'HISTORY',
+      entries: randomBytes(1 + (i % 900)),
+      depth: i % 17,
+      version: i,
+      type: 'rawReadTest',
+    }));
+    await batchPut(ddb, config.tableName, stored);
+    const keys = Array.from({ length: 250 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'HISTORY' }));
+    const raw = await batchGetRaw(ddb, config.tableName, keys, ['entries', 'depth', 'version'], { consistentRead: true });
+    const sdk = await batchGet(ddb, config.tableName, keys, ['entries', 'depth', 'version'], { consistentRead: true });
+    const byKey = <T extends Record<string, unknown>>(items: T[]) => new Map(items.map((item) => [String(item.pk), item]));
+    expect(raw).toHaveLength(200);
+    expect(sdk).toHaveLength(200);
+    const fromSdk = byKey(sdk);
+    for (const [pk, item] of byKey(raw)) {
+      const expected = fromSdk.get(pk)!;
+      expect(Buffer.isBuffer(item.entries)).toBe(true);
+      expect(Buffer.compare(item.entries as Buffer, Buffer.from(expected.entries as Uint8Array))).toBe(0);
+      expect({ pk: item.pk, sk: item.sk, depth: item.depth, version: item.version }).toEqual({
+        pk: expected.pk,
+        sk: expected.sk,
+        depth: expected.depth,
+        version: expected.version,
+      });
+      expect(item.type).toBeUndefined();
+    }
+    await batchDelete(
+      ddb,
+      config.tableName,
+      stored.map(({ pk, sk }) => ({ pk, sk })),
+    );
+  });
+
+  it('throws the SDK’s own error for an error answer', async () => {
+    await expect(
+      batchGetRaw(ddb, `missing-${randomUUID()}`, [{ pk: 'a', sk: 'b' }], ['entries'], { consistentRead: true }),
+    ).rejects.toBeInstanceOf(ResourceNotFoundException);
+  });
+});
