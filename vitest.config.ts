@@ -6,6 +6,8 @@ import { spawnedTestTimeout } from './test/support/spawned';
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // Each file its own table on the one DynamoDB Local: a scan costs the file's own items (test/support/own-table.ts).
+    setupFiles: ['test/support/own-table.ts'],
     include: ['test/**/*.test.ts'],
     // A test or hook gives up only after the allowance of test/support/spawned.ts (two waits on a signal): a loaded
     // machine is slow, never failed; a test sets its own only to allow more (processes it spawns).

@@ -12,6 +12,7 @@ import {
   createTaskHandler,
   findContactsBatch,
   resultsAccessPeriodFor,
+  copyIndexFor,
 } from '../lib/root';
 
 export const handler = createTaskHandler((input: Parameters<typeof findContactsBatch>[1]) =>
@@ -27,6 +28,7 @@ export const handler = createTaskHandler((input: Parameters<typeof findContactsB
       resultsAccessPeriodSeconds: resultsAccessPeriodFor(input.organizationId),
       deliveryPolicy,
       pacing: pacingFor(input.organizationId),
+      copies: copyIndexFor(input.organizationId),
     },
     input,
   ),

@@ -84,6 +84,23 @@ export const objectKeys = {
   /** An export file. */
   export: (organizationId: string, campaignId: string, exportId: string) =>
     `${OBJECT_PREFIXES.exports}${organizationId}/${campaignId}/${exportId}.csv`,
+  /**
+   * The organization, campaign and attempt of an object under an attempt's prefix (a result part's key, say), read
+   * back from the key; undefined for any other key.
+   */
+  attemptOf: (key: string): { organizationId: string; campaignId: string; attemptId: string } | undefined => {
+    const [top, organizationId, campaignId, attempts, attemptId, ...rest] = key.split('/');
+    if (
+      `${top}/` !== OBJECT_PREFIXES.campaigns ||
+      attempts !== 'attempts' ||
+      !organizationId ||
+      !campaignId ||
+      !attemptId ||
+      rest.length === 0
+    )
+      return undefined;
+    return { organizationId, campaignId, attemptId };
+  },
   /** An uploaded account-ID file (docs/campaigns.md#large-account-lists-upload-first), as the client PUT it. */
   upload: (organizationId: string, uploadId: string) => `${OBJECT_PREFIXES.uploads}${organizationId}/${uploadId}`,
 };

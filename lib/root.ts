@@ -62,6 +62,7 @@ import { testPacing, testWarehouse } from './test-mode/accounts';
 import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
 import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { createCopyIndex, type CopyIndex } from './privacy/copies';
 import { suppressionPolicy } from './privacy/deliverable';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
 import { runErasure, type ErasureJobDependencies, type EraseDependencies } from './privacy/erasure';
@@ -514,6 +515,16 @@ export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
   createSuppressionStore({ client: ddb, tableName: config.tableName }),
 );
 
+/** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */
+export const copyIndex: () => CopyIndex = /* @__PURE__ */ once(() => createCopyIndex({ client: ddb, tableName: config.tableName }));
+
+/**
+ * The copy index an organization's workflow records its result parts in: a live organization's; none for a test twin
+ * (its contacts are made up from account IDs, docs/test-mode.md: no person's erasure can meet them).
+ */
+export const copyIndexFor = (organizationId: string): CopyIndex | undefined =>
+  forMode<CopyIndex | undefined>(organizationId, { live: copyIndex, test: () => undefined });
+
 /**
  * What may be delivered to an organization beyond its request's selection
  * (lib/results/deliverable.ts): the one policy every delivery path (export,
@@ -568,7 +579,7 @@ export const vendorErasureDependencies = (): VendorErasureDependencies => ({
   ...eraseDependencies(),
   suppressions: suppressions(),
   removeFromWarehouse: (hashes) => embeddedWarehouse().removeContacts(hashes),
-  organizationIds: () => ledger().organizationIds(),
+  copies: copyIndex(),
   contactErased: async (organizationId, data) => {
     const event = privacyEvent('privacy.contact_erased', organizationId, new Date().toISOString(), data, data.contactId);
     try {

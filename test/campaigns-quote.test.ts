@@ -53,7 +53,7 @@ describe('quote', () => {
     expect(asForm.data).toEqual(quoted.data);
     const after = await snapshotStorage({ prefixes });
 
-    // Other test files share the table and bucket and write meanwhile: nothing that changed may be this test's,
+    // Other test files share the bucket (and this file's tests its table) and write meanwhile: nothing that changed may be this test's,
     // but for the items of the organization's request rate and its keys' last use (docs/limits.md, LIMIT_COUNTER_KEY_PATTERN),
     // which the limiter writes whatever the operation.
     const ours = [organizationId, campaignId, fixture.prefix];

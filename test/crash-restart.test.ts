@@ -14,8 +14,7 @@
  * the allowance of test/support/spawned.ts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StopExecutionCommand } from '@aws-sdk/client-sfn';
@@ -25,9 +24,10 @@ import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/e
 import { LOCAL_STATE_MACHINE_ARN } from '../infra/local/step-functions';
 import { keys } from '../lib/db/table';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
+import { stackDataFolder } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const base = mkdtempSync(path.join(tmpdir(), 'crash-restart-'));
+const base = stackDataFolder('crash-restart-');
 const dataDir = path.join(base, 'data');
 
 let stack: ChildProcess | undefined;

@@ -134,7 +134,7 @@ describe.concurrent('export from result parts', () => {
   it.each([
     [
       'written by ResultStore.putPart (the workflow)',
-      (prefix: string, index: number, part: EnrichedAccount[]) => results().putPart(prefix, index, part),
+      async (prefix: string, index: number, part: EnrichedAccount[]): Promise<void> => void (await results().putPart(prefix, index, part)),
     ],
     ['of the former JSON-lines layout (enriched before a deployment)', putLegacyPart],
   ] as const)("the downloaded file is the former encoder's bytes for every selection: parts %s", async (_label, write) => {

@@ -7,17 +7,17 @@
  * (`GET /health` 200, the process's exit), never on a fixed sleep.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/local/emulators';
 import { STACK_FILE, type StackRecord } from '../infra/local/data-folder';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
+import { stackDataFolder } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = SPAWNED_READY_MS;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'cea-data-folder-'));
+const dataDir = stackDataFolder('cea-data-folder-');
 const children: ChildProcess[] = [];
 
 interface Started {

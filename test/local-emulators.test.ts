@@ -5,19 +5,19 @@
  * meets "database is locked".
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS, startDynamoDbLocal } from '../infra/local/emulators';
+import { stackDataFolder } from './support/data-folder';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const dirs: string[] = [];
 const tempDir = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cea-emulators-'));
+  const dir = stackDataFolder('cea-emulators-');
   dirs.push(dir);
   return dir;
 };

@@ -3,7 +3,7 @@
  * against DynamoDB Local: each runs once, in order, and is remembered, so a
  * restart reads one partition instead of running (and scanning) again.
  * Migrations with IDs unique to this test keep it apart from any other
- * test's records in the shared table.
+ * test's records in the file's table (test/support/own-table.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -20,7 +20,7 @@ import { SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'ops.mjs');
-/** Per-run prefix: the warehouse is global to the shared table. */
+/** Per-run prefix: the warehouse is global to the file's table (test/support/own-table.ts). */
 const P = customAlphabet('abcdefghijkmnopqrstuvwxyz23456789', 10)();
 const dir = mkdtempSync(path.join(tmpdir(), 'ops-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

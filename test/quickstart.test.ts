@@ -12,14 +12,14 @@
  * operator CLI's way to the stack) is written.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READINESS_STEPS } from '../infra/local/readiness';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
+import { stackDataFolder } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = SPAWNED_READY_MS;
@@ -68,7 +68,7 @@ function listing(dir: string): string[] {
     .sort();
 }
 
-const base = mkdtempSync(path.join(tmpdir(), 'quickstart-'));
+const base = stackDataFolder('quickstart-');
 const dataDir = path.join(base, 'data');
 const workDir = path.join(base, 'work');
 const scratchRoot = path.join(base, 'tmp');

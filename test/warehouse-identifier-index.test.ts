@@ -4,11 +4,13 @@
  * identifier hash of each account's contacts, and the vendor's erasure
  * (`ops privacy:erase`, `removeContacts`) finds the person through it: one
  * Query per identifier hash and one read of each account that holds the
- * person, never a Scan, however large the warehouse. Counted on the wire
+ * person, never a Scan, however large the warehouse. An import that drops a
+ * contact deletes the contact's entries. Counted on the wire
  * (SDK middleware), against DynamoDB Local.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { config } from '../lib/config';
@@ -102,6 +104,40 @@ describe('warehouse identifier index', () => {
     const again = await commandsDuring(() => warehouse.removeContacts(new Set([email, linkedin])));
     expect(again.result).toEqual([]);
     expect(again.commands.map((c) => c.name)).toEqual(['QueryCommand', 'QueryCommand']);
+  });
+
+  it('loses the entries of the contacts an import drops, and keeps those a kept contact still holds', async () => {
+    const accountId = `acc_idx_${P}_drop`;
+    const shared = `shared.${P}@example.com`;
+    const gone = { ...blankContact(`con_${P}_drop_a`), email: `gone.${P}@example.com`, linkedinUrl: `https://linkedin.com/in/gone-${P}` };
+    const sharing = { ...blankContact(`con_${P}_drop_b`), email: shared };
+    const kept = { ...blankContact(`con_${P}_drop_c`), email: shared };
+    const before: WarehouseAccount = { ...accounts[0]!, accountId, contacts: [gone, sharing, kept] };
+    await warehouse.importAccounts([before]);
+    const holders = async (hash: string) =>
+      (
+        (
+          await ddb.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': keys.warehouseIdentifierPartition(hash) },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? []
+      ).map((item) => item.accountId);
+    for (const hash of contactHashes(gone)) expect(await holders(hash)).toEqual([accountId]);
+
+    // A later import keeps only the third contact: the first two's entries go, the shared email's stays.
+    await warehouse.importAccounts([{ ...before, contacts: [kept] }]);
+    for (const hash of [...contactHashes(gone), ...contactHashes(sharing).filter((h) => !contactHashes(kept).includes(h))])
+      expect(await holders(hash)).toEqual([]);
+    for (const hash of contactHashes(kept)) expect(await holders(hash)).toEqual([accountId]);
+    // An erasure of the dropped person finds no account to read.
+    const { result, commands } = await commandsDuring(() => warehouse.removeContacts(new Set(contactHashes(gone))));
+    expect(result).toEqual([]);
+    expect(commands.filter((c) => c.name === 'BatchGetItemCommand')).toEqual([]);
   });
 
   it('reads nothing of the warehouse for a person it never held', async () => {

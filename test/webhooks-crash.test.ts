@@ -10,8 +10,7 @@
  * folder, and waits for the message to arrive with the same `webhook-id`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -20,9 +19,10 @@ import { call } from './support/api';
 import { pollUntil } from './enrichment/support';
 import { startReceiver, webhookHeaders } from './webhooks/receiver';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
+import { stackDataFolder } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const dataDir = mkdtempSync(path.join(tmpdir(), 'cea-webhook-crash-'));
+const dataDir = stackDataFolder('cea-webhook-crash-');
 const running = new Set<ChildProcess>();
 
 /** Environment of a fresh `npm start`: none of this test worker's local-stack variables. */

@@ -15,6 +15,12 @@
  * 3. Results page: `POST /v1/campaigns/results` (a full page) on that
  *    campaign through the local API, CPU of the server process per page
  *    (median of `pageRuns`), with none and with the 10,000 (≤ 1.1 ×).
+ *    The vendor's erasure of another person held in every tenth campaign
+ *    (lib/privacy/vendor.ts `eraseEverywhere`, what `ops privacy:erase` runs,
+ *    without writing its global suppression, which would stay in force for
+ *    the figures after it): the result objects it reads, against the objects
+ *    that hold the person (≤ those, once each), found through the copy index
+ *    the parts were written with.
  * 4. FindContacts' suppression check: the read units of the two compact sets
  *    it reads once per batch (the organization's with 10,000 entries, and the
  *    global one), per account of a batch (≤ 0.1).
@@ -27,10 +33,13 @@ import { ddb } from '../../lib/aws';
 import { keys } from '../../lib/db/table';
 import { newCampaignId } from '../../lib/ids';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
-import { resultsPrefix } from '../../lib/results/parts';
+import { resultPartKey, resultsPrefix } from '../../lib/results/parts';
+import { copyIndexTtl } from '../../lib/privacy/copies';
+import { eraseEverywhere } from '../../lib/privacy/vendor';
+import { hashIdentifier } from '../../lib/warehouse/identifiers';
 import { runErasure } from '../../lib/privacy/erasure';
 import { GLOBAL_SCOPE } from '../../lib/privacy/store';
-import { campaigns, erasureJobDependencies, results, sequence, suppressions } from '../../lib/root';
+import { campaigns, copyIndex, erasureJobDependencies, results, sequence, suppressions, vendorErasureDependencies } from '../../lib/root';
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
 import { postCounted } from '../lib/api';
@@ -66,6 +75,7 @@ export interface PrivacyOptions {
  * the sequence as FindContacts makes its batches readable.
  */
 export async function writeCampaign(organizationId: string, label: string, accounts: number, person?: string): Promise<string> {
+  const ttl = copyIndexTtl(new Date(), 86_400);
   const campaignId = newCampaignId();
   const attemptId = `att_${attemptIdOf()}`;
   const prefix = resultsPrefix(organizationId, campaignId, attemptId);
@@ -86,7 +96,8 @@ export async function writeCampaign(organizationId: string, label: string, accou
           return account;
         });
         if (person && index === 0) batch[0]!.contacts[0] = { ...batch[0]!.contacts[0]!, email: person };
-        await results().putPart(prefix, index, batch);
+        // As FindContacts writes a live organization's part: the part, then its copy index.
+        await copyIndex().record(resultPartKey(prefix, index), await results().putPart(prefix, index, batch), ttl);
         const outcome = await sequence().assign(
           {
             organizationId,
@@ -118,6 +129,15 @@ async function suppressRandom(organizationId: string, count: number): Promise<vo
   }
 }
 
+/** `results` with each part read counted per key in `reads`. */
+const countingReads = <T extends { readPart(key: string): Promise<Uint8Array> }>(results: T, reads: Map<string, number>): T => ({
+  ...results,
+  readPart: (key: string) => {
+    reads.set(key, (reads.get(key) ?? 0) + 1);
+    return results.readPart(key);
+  },
+});
+
 const cpuMs = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
@@ -131,6 +151,9 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
   {
     const { organizationId } = await benchOrganization('Bench privacy erasure');
     const person = `erased.person.${randomBytes(4).toString('hex')}@example.com`;
+    // The vendor's erasure's person (1b): one contact in every tenth campaign, others than the customer's person's.
+    const vendorPerson = `vendor.person.${randomBytes(4).toString('hex')}@example.com`;
+    let vendorHolding = 0;
     const accountsPerCampaign = Math.ceil(options.rows / CONTACTS / options.campaigns);
     const writeStarted = performance.now();
     let holding = 0;
@@ -139,8 +162,10 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
       Array.from({ length: 4 }, async () => {
         for (let i = nextCampaign++; i < options.campaigns; i = nextCampaign++) {
           const holds = i % 10 === 0;
+          const vendorHolds = i % 10 === 5;
           if (holds) holding++;
-          await writeCampaign(organizationId, `Erasure ${i}`, accountsPerCampaign, holds ? person : undefined);
+          if (vendorHolds) vendorHolding++;
+          await writeCampaign(organizationId, `Erasure ${i}`, accountsPerCampaign, holds ? person : vendorHolds ? vendorPerson : undefined);
         }
       }),
     );
@@ -148,16 +173,7 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
     const id = await pendingErasure(organizationId, person, `BENCH-${randomBytes(4).toString('hex')}`);
     const deps = erasureJobDependencies();
     const readsPerKey = new Map<string, number>();
-    const counted = {
-      ...deps,
-      results: {
-        ...deps.results,
-        readPart: (key: string) => {
-          readsPerKey.set(key, (readsPerKey.get(key) ?? 0) + 1);
-          return deps.results.readPart(key);
-        },
-      },
-    };
+    const counted = { ...deps, results: countingReads(deps.results, readsPerKey) };
     const started = performance.now();
     const cpu = process.cpuUsage();
     // Profiled (sampling every 1 ms: a few % of overhead) so the figure carries where its time went.
@@ -195,6 +211,47 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
       budget: { op: '<=', limit: 1, text: 'each object read at most once' },
       extra: { 'objects read': readsPerKey.size, 'result objects': objects },
     });
+
+    // 1b. The vendor's erasure (`ops privacy:erase`) of the other person, over the same stored data (and whatever else
+    // the run's table and bucket hold): the result parts it reads against the parts that hold the person (its floor),
+    // found through the copy index. Its global suppression is left out (see below).
+    {
+      const vendor = vendorErasureDependencies();
+      const partReads = new Map<string, number>();
+      let indexS = 0;
+      const countedVendor = {
+        ...vendor,
+        // Not the global suppression: it would stay in force for the rest of the run (the "none" baselines below and later modules).
+        suppressions: { suppress: async () => [] },
+        copies: {
+          partsHolding: async (hashes: ReadonlySet<string>) => {
+            const indexStarted = performance.now();
+            const found = await vendor.copies.partsHolding(hashes);
+            indexS = (performance.now() - indexStarted) / 1000;
+            return found;
+          },
+        },
+        results: countingReads(vendor.results, partReads),
+      };
+      const vendorStarted = performance.now();
+      const report = await eraseEverywhere(countedVendor, [hashIdentifier({ type: 'email', value: vendorPerson })!]);
+      const vendorS = (performance.now() - vendorStarted) / 1000;
+      if (report.contactsRemoved !== vendorHolding)
+        throw new Error(`The vendor's erasure removed ${report.contactsRemoved} rows, not ${vendorHolding}`);
+      results_.add({
+        group,
+        name: `vendor's erasure of one person held in ${n(vendorHolding)} result objects of ${n(objects)} stored: result objects read`,
+        value: [...partReads.values()].reduce((sum, reads) => sum + reads, 0),
+        unit: 'reads',
+        budget: { op: '<=', limit: vendorHolding, text: 'the objects holding the person, once each' },
+        floor: { value: vendorHolding, unit: 'reads', what: 'the result objects that hold the person' },
+        extra: {
+          'seconds, start → done (warehouse, index, rewrites)': round(vendorS, 2),
+          'seconds in the copy index lookup': round(indexS, 3),
+          'stored result objects of the organization': objects,
+        },
+      });
+    }
   }
 
   // 2 and 3. Export and results page, with none and with 10,000 suppressions.

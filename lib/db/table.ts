@@ -364,4 +364,11 @@ export const keys = {
   warehouseIdentifier: (hash: string, accountId: string) => ({ pk: `WAREHOUSE#IDENT#${hash}`, sk: `ACCOUNT#${accountId}` }),
   /** Partition of one identifier hash in the warehouse's identifier index. */
   warehouseIdentifierPartition: (hash: string) => `WAREHOUSE#IDENT#${hash}`,
+  /**
+   * The copy index (docs/data-model.md "Entities", the copy index; lib/privacy/copies.ts): which result part (its
+   * object key) holds identifier digests whose first `level` bits are `bucket`. One item per (level, bucket, part).
+   */
+  copyIndex: (level: number, bucket: number, partKey: string) => ({ pk: `COPIES#${level}#${bucket}`, sk: partKey }),
+  /** Partition of one (level, bucket) of the copy index. */
+  copyIndexPartition: (level: number, bucket: number) => `COPIES#${level}#${bucket}`,
 };

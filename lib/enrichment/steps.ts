@@ -14,7 +14,8 @@ import type { OrganizationStore } from '../organizations/store';
 import type { Warehouse } from '../warehouse/warehouse';
 import { missingAccount } from '../warehouse/schema';
 import type { EnrichmentStore } from './store';
-import { resultsPrefix, type ResultStore } from '../results/parts';
+import { resultPartKey, resultsPrefix, type ResultStore } from '../results/parts';
+import { copyIndexTtl, type CopyIndex } from '../privacy/copies';
 import type { EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
@@ -51,6 +52,11 @@ export interface StepDependencies {
   sequence: SequenceStore;
   /** How batches holding paced accounts are processed (the test twin's `test_slow_` accounts); none: no account is paced. */
   pacing?: BatchPacing;
+  /**
+   * The copy index (lib/privacy/copies.ts): each written part's identifier digests are recorded, so the vendor's
+   * erasure reads only the parts holding the person (docs/privacy.md). None: not recorded (a test twin's campaigns).
+   */
+  copies?: Pick<CopyIndex, 'record'>;
 }
 
 /**
@@ -124,7 +130,9 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  */
 export async function findContactsBatch(
   deps: Pick<StepDependencies, 'accountLists' | 'warehouse' | 'results' | 'outcomes'> &
-    Partial<Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy' | 'pacing'>>,
+    Partial<
+      Pick<StepDependencies, 'campaigns' | 'objects' | 'sequence' | 'resultsAccessPeriodSeconds' | 'deliveryPolicy' | 'pacing' | 'copies'>
+    >,
   input: AttemptRef & { eligibleObjectKey: string; batch: BatchRef },
   now = new Date(),
 ): Promise<BatchSummary> {
@@ -144,6 +152,15 @@ export async function findContactsBatch(
     });
   };
   const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
+  // Each part, once written, is recorded in the copy index (before it is made readable).
+  const putPart = async (part: EnrichedAccount[], chunk?: number) => {
+    const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk);
+    await deps.copies?.record(
+      resultPartKey(prefix, input.batch.index, chunk),
+      bytes,
+      copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0),
+    );
+  };
   const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
   const parts = readable ? pacedParts(accountIds, deps.pacing) : undefined;
   let enriched: EnrichedAccount[];
@@ -156,7 +173,7 @@ export async function findContactsBatch(
       const slot = await readable.sequence.reserveSlot({ ...input, expiresAt }, PACED_INTERVAL_MS);
       if (slot > Date.now()) await sleepFor(slot - Date.now());
       const part = await enrich(ids);
-      await deps.results.putPart(prefix, input.batch.index, part, chunk);
+      await putPart(part, chunk);
       enriched.push(...part);
       if (!(await makeBatchReadable(readable, { ...input, chunk }, part, new Date()))) {
         running = false;
@@ -165,7 +182,7 @@ export async function findContactsBatch(
     }
   } else {
     enriched = await enrich(accountIds);
-    await deps.results.putPart(prefix, input.batch.index, enriched);
+    await putPart(enriched);
   }
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
   if (running)

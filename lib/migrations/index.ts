@@ -25,6 +25,7 @@ import { migrateHistoryShards } from './history-shards';
 import { migrateHistoryBuckets } from './history-buckets';
 import { migrateApiKeyDescriptions } from './api-key-descriptions';
 import { migrateHistoryFormat } from './history-format';
+import { migrateCopyIndex } from './copy-index';
 
 /** What every migration receives: the table and the stores it rewrites into. */
 export interface MigrationDependencies {
@@ -86,6 +87,11 @@ export const MIGRATIONS: readonly Migration[] = [
     summary:
       'account history buckets in an older encoding rewritten in format 3, whose reads search each value group by binary search (docs/data-model.md)',
     run: async (deps) => ({ ...(await migrateHistoryFormat(deps)) }),
+  },
+  {
+    id: '008-copy-index',
+    summary: "result parts stored before the copy index recorded in it, so the vendor's erasure finds every stored copy (docs/privacy.md)",
+    run: async (deps) => ({ ...(await migrateCopyIndex(deps)) }),
   },
 ];
 

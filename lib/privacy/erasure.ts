@@ -93,33 +93,11 @@ export async function eraseFromOrganization(
         { concurrency: ERASURE_PART_CONCURRENCY },
       )
     ).flat();
-    const touchedNow = new Set<string>();
-    await pMap(
-      parts,
-      async ({ campaignId, key }) => {
-        const { bytes, removed } = withoutContacts(await deps.results.readPart(key), (reader) => {
-          // The stored digests decide; only a matching contact's JSON is read (for its ID).
-          if (!matches.hasAny(reader.bytes, reader.contactDigestsStart, reader.contactDigestsEnd)) return true;
-          const contact = storedContactIdentifiers(reader);
-          if (contact.contactId) {
-            if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
-            contactIds.get(contact.contactId)!.add(campaignId);
-          }
-          return false;
-        });
-        if (removed === 0) return;
-        await deps.results.replacePart(key, bytes);
-        contactsRemoved += removed;
-        resultObjectsRewritten++;
-        touchedNow.add(campaignId);
-      },
-      { concurrency: ERASURE_PART_CONCURRENCY },
-    );
-    const deleted = await Promise.all(
-      [...touchedNow].map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))),
-    );
-    exportsDeleted += deleted.reduce((sum, n) => sum + n, 0);
-    for (const campaignId of touchedNow) touched.add(campaignId);
+    const erased = await eraseParts(deps, organizationId, parts, matches, contactIds);
+    contactsRemoved += erased.contactsRemoved;
+    resultObjectsRewritten += erased.resultObjectsRewritten;
+    exportsDeleted += erased.exportsDeleted;
+    for (const campaignId of erased.campaignIds) touched.add(campaignId);
     await options.checkpoint?.({
       after: chunk.at(-1)!,
       contactsRemoved,
@@ -135,6 +113,70 @@ export async function eraseFromOrganization(
     campaignIds: [...touched].sort(),
     contactIds: [...contactIds.keys()].sort(),
     campaignsOfContact: new Map([...contactIds].map(([contactId, campaigns]) => [contactId, [...campaigns].sort()])),
+  };
+}
+
+/** A stored result part of one of an organization's campaigns. */
+export interface StoredPart {
+  campaignId: string;
+  /** Its object key (lib/results/parts.ts `resultPartKey`). */
+  key: string;
+}
+
+/**
+ * Removes the contacts matching `matches` from the given result parts of one
+ * organization: each part is read once and rewritten only when it held a
+ * match; a part that no longer exists (expired, or its attempt compensated)
+ * holds nothing. The campaigns that held a match lose their export files.
+ * @param contactIds - filled in: per removed contact ID, the campaigns that held it.
+ * @returns what was removed; `campaignIds` are the campaigns that held a match (sorted).
+ */
+export async function eraseParts(
+  deps: EraseDependencies,
+  organizationId: string,
+  parts: readonly StoredPart[],
+  matches: DigestSet,
+  contactIds: Map<string, Set<string>>,
+): Promise<ErasureResult> {
+  let contactsRemoved = 0;
+  let resultObjectsRewritten = 0;
+  const touched = new Set<string>();
+  await pMap(
+    parts,
+    async ({ campaignId, key }) => {
+      let stored: Uint8Array;
+      try {
+        stored = await deps.results.readPart(key);
+      } catch (error) {
+        if ((error as { name?: string }).name === 'NoSuchKey') return;
+        throw error;
+      }
+      const { bytes, removed } = withoutContacts(stored, (reader) => {
+        // The stored digests decide; only a matching contact's JSON is read (for its ID).
+        if (!matches.hasAny(reader.bytes, reader.contactDigestsStart, reader.contactDigestsEnd)) return true;
+        const contact = storedContactIdentifiers(reader);
+        if (contact.contactId) {
+          if (!contactIds.has(contact.contactId)) contactIds.set(contact.contactId, new Set());
+          contactIds.get(contact.contactId)!.add(campaignId);
+        }
+        return false;
+      });
+      if (removed === 0) return;
+      await deps.results.replacePart(key, bytes);
+      contactsRemoved += removed;
+      resultObjectsRewritten++;
+      touched.add(campaignId);
+    },
+    { concurrency: ERASURE_PART_CONCURRENCY },
+  );
+  const deleted = await Promise.all(
+    [...touched].map((campaignId) => deps.objects.deletePrefix(objectKeys.exportsPrefix(organizationId, campaignId))),
+  );
+  return {
+    contactsRemoved,
+    resultObjectsRewritten,
+    exportsDeleted: deleted.reduce((sum, n) => sum + n, 0),
+    campaignIds: [...touched].sort(),
   };
 }
 

@@ -5,8 +5,10 @@
  * of every organization's stored results and exports; each organization that
  * held a copy receives `privacy.contact_erased` naming only its own campaigns.
  */
-import { eraseFromOrganization, type EraseDependencies } from './erasure';
-import { identifierHash, type HashedIdentifier } from '../warehouse/identifiers';
+import { objectKeys } from '../objects';
+import { DigestSet, identifierHash, type HashedIdentifier } from '../warehouse/identifiers';
+import type { CopyIndex } from './copies';
+import { eraseParts, type EraseDependencies, type StoredPart } from './erasure';
 import { GLOBAL_SCOPE, type SuppressionStore } from './store';
 
 /** What the vendor's erasure needs. */
@@ -17,8 +19,8 @@ export interface VendorErasureDependencies extends EraseDependencies {
    * lib/warehouse/warehouse.ts `removeContacts`); returns their IDs.
    */
   removeFromWarehouse: (hashes: ReadonlySet<string>) => Promise<string[]>;
-  /** Every organization whose stored data is searched. */
-  organizationIds: () => Promise<string[]>;
+  /** Which stored result parts hold which identifiers (lib/privacy/copies.ts): only those parts are read. */
+  copies: Pick<CopyIndex, 'partsHolding'>;
   /**
    * Records `privacy.contact_erased` for one organization and contact (idempotent: one event per organization and contact).
    * @returns whether this call recorded it (false: already recorded).
@@ -44,7 +46,9 @@ export interface VendorErasureReport {
 /**
  * Erases a person everywhere. Idempotent: a rerun finds nothing more to
  * remove and records no second event. A copy matching the contact's ID (found
- * in the warehouse) goes too, whatever its other identifiers.
+ * in the warehouse) goes too, whatever its other identifiers. The stored
+ * copies are found through the copy index (lib/privacy/copies.ts): the parts
+ * it names are read once each, no other organization's or campaign's data.
  * @param identifiers - the person's identifiers, hashed (lib/warehouse/identifiers.ts).
  */
 export async function eraseEverywhere(
@@ -61,19 +65,23 @@ export async function eraseEverywhere(
   for (const identifier of byContactId) hashes.add(identifier.hash);
 
   const report: VendorErasureReport = { warehouseContactsRemoved: removed.length, contactsRemoved: 0, organizations: 0, notified: 0 };
-  for (const organizationId of await deps.organizationIds()) {
-    const erased = await eraseFromOrganization(deps, organizationId, hashes);
+  // Only the parts the copy index names: the cost follows the person's copies, not what the deployment stores.
+  const byOrganization = new Map<string, StoredPart[]>();
+  for (const key of await deps.copies.partsHolding(hashes)) {
+    const owner = objectKeys.attemptOf(key);
+    if (!owner) continue;
+    if (!byOrganization.has(owner.organizationId)) byOrganization.set(owner.organizationId, []);
+    byOrganization.get(owner.organizationId)!.push({ campaignId: owner.campaignId, key });
+  }
+  const matches = new DigestSet(hashes);
+  for (const [organizationId, parts] of [...byOrganization].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const campaignsOfContact = new Map<string, Set<string>>();
+    const erased = await eraseParts(deps, organizationId, parts, matches, campaignsOfContact);
     if (erased.contactsRemoved === 0) continue;
     report.organizations++;
     report.contactsRemoved += erased.contactsRemoved;
-    for (const contactId of erased.contactIds) {
-      if (
-        await deps.contactErased(organizationId, {
-          contactId,
-          identifiers: [...identifiers],
-          campaignIds: erased.campaignsOfContact.get(contactId) ?? [],
-        })
-      )
+    for (const [contactId, campaignIds] of [...campaignsOfContact].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (await deps.contactErased(organizationId, { contactId, identifiers: [...identifiers], campaignIds: [...campaignIds].sort() }))
         report.notified++;
     }
   }

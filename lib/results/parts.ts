@@ -586,8 +586,11 @@ function encodeLegacyPart(bytes: Uint8Array): Buffer {
 
 /** Storage of result parts. */
 export interface ResultStore {
-  /** Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey}. */
-  putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[], chunk?: number): Promise<void>;
+  /**
+   * Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey}.
+   * @returns the bytes written (the copy index is made from their digests, lib/privacy/copies.ts).
+   */
+  putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[], chunk?: number): Promise<Buffer>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
   /**
@@ -616,14 +619,16 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
   };
   return {
     async putPart(prefix, index, accounts, chunk) {
+      const body = encodePart(accounts);
       await client.send(
         new PutObjectCommand({
           Bucket: bucketName,
           Key: resultPartKey(prefix, index, chunk),
-          Body: encodePart(accounts),
+          Body: body,
           ContentType: 'application/octet-stream',
         }),
       );
+      return body;
     },
     listParts,
     readPart,
