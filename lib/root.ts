@@ -33,11 +33,11 @@ import { createLimitStore, type LimitDefaults, type LimitStore } from './organiz
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
 import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
-import { createAccountHistoryStore, type AccountHistoryStore } from './history/store';
-import { createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
+import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
+import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
-import { createEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
+import { createEmbeddedWarehouse, createWarehouseReader, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
 import { createResultStore, type ResultStore } from './results/parts';
 import { createStepFunctionsWorkflow, type WorkflowPort } from './enrichment/workflow';
@@ -92,11 +92,27 @@ export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(()
   createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() }),
 );
 
+/**
+ * The account history's reads alone (the same reads as {@link accountHistory}): what a launch's or a quote's
+ * evaluation reads, so their bundles carry none of the history's writes (bench `bundles`).
+ */
+const accountHistoryReader: () => Pick<AccountHistoryStore, 'getFacts'> = /* @__PURE__ */ once(() =>
+  createAccountHistoryReader({ client: ddb, tableName: config.tableName, accountLists: accountLists() }),
+);
+
 /** The campaign store of this deployment. */
 export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
 /** The campaign read alone (the same `get` as {@link campaigns}), for functions that need nothing else of the store. */
 export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ once(() =>
   createCampaignReader({ client: ddb, tableName: config.tableName }),
+);
+
+/**
+ * A campaign's reads with its organization (the same reads as {@link campaigns}): what a launch's and a quote's
+ * evaluation read, so their bundles carry none of the store's list and write code (bench `bundles`).
+ */
+const campaignOrganizationReader: () => Pick<CampaignStore, 'get' | 'getWithOrganization'> = /* @__PURE__ */ once(() =>
+  createCampaignOrganizationReader({ client: ddb, tableName: config.tableName }),
 );
 
 /** The account-list store (S3) of this deployment. */
@@ -159,9 +175,17 @@ export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once((
   createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }),
 );
 
+/**
+ * The embedded warehouse's reads alone (the same reads as {@link embeddedWarehouse}): what the request and workflow
+ * paths read, so their bundles carry no import or erasure code (bench `bundles`).
+ */
+const embeddedWarehouseReader: () => Warehouse = /* @__PURE__ */ once(() =>
+  createWarehouseReader({ client: ddb, tableName: config.tableName }),
+);
+
 let warehouseAdapter: Warehouse | undefined;
-/** The warehouse adapter in use: the embedded one unless {@link useWarehouse} chose another. */
-export const warehouse = (): Warehouse => warehouseAdapter ?? embeddedWarehouse();
+/** The warehouse adapter in use: the embedded one's reads unless {@link useWarehouse} chose another. */
+export const warehouse = (): Warehouse => warehouseAdapter ?? embeddedWarehouseReader();
 /** Chooses the warehouse adapter of this process (another data platform, or a failing one in fault tests); `undefined` restores the embedded one. */
 export const useWarehouse = (adapter: Warehouse | undefined): void => {
   warehouseAdapter = adapter;
@@ -181,6 +205,10 @@ export const warehouseFor = (organizationId: string): Warehouse => forMode(organ
  */
 export const accountHistoryFor = (organizationId: string): AccountHistoryStore =>
   forMode<AccountHistoryStore>(organizationId, { live: accountHistory, test: () => testAccountHistory });
+
+/** The reads of {@link accountHistoryFor} alone (an evaluation's), its live side {@link accountHistoryReader}. */
+const accountHistoryReaderFor = (organizationId: string): Pick<AccountHistoryStore, 'getFacts'> =>
+  forMode<Pick<AccountHistoryStore, 'getFacts'>>(organizationId, { live: accountHistoryReader, test: () => testAccountHistory });
 
 /**
  * How long an organization's enriched results stay readable (seconds): the
@@ -234,14 +262,14 @@ export const deliveryDependencies = (): DeliveryDependencies => ({
  * What a launch evaluation of an organization reads (docs/launch.md): the
  * quote's dependencies, and the launch's without its writes. The warehouse
  * and account history are the organization's ({@link warehouseFor},
- * {@link accountHistoryFor}: a test twin's are built in, docs/test-mode.md).
+ * {@link accountHistoryFor}'s reads: a test twin's are built in, docs/test-mode.md).
  */
 export const evaluationDependencies = (organizationId: string) => ({
-  campaigns: campaigns(),
+  campaigns: campaignOrganizationReader(),
   organizations: organizations(),
   accountLists: accountLists(),
   warehouse: warehouseFor(organizationId),
-  accountHistory: accountHistoryFor(organizationId),
+  accountHistory: accountHistoryReaderFor(organizationId),
   enrichment: enrichment(),
   creditsPerAccount: config.creditsPerAccount,
   limits: limits(),

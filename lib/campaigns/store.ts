@@ -165,6 +165,38 @@ export function createCampaignReader({
   };
 }
 
+/**
+ * The campaign reads a launch and a quote make ({@link CampaignStore.get} and {@link CampaignStore.getWithOrganization},
+ * the same as {@link createCampaignStore}'s), for a function that needs nothing else of the store: its bundle then
+ * carries none of the store's list and write code (CampaignsEnrich, CampaignsQuote; bench `bundles`).
+ */
+export function createCampaignOrganizationReader({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Pick<CampaignStore, 'get' | 'getWithOrganization'> {
+  return {
+    ...createCampaignReader({ client, tableName }),
+
+    async getWithOrganization(organizationId, campaignId, keyCheck) {
+      // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
+      const campaignKey = keys.campaign(organizationId, campaignId);
+      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
+        consistentRead: true,
+      });
+      const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
+      const organizationItem = found.find((item) => item.pk === campaignKey.pk && item.sk === 'ORG');
+      confirmActiveKey(keyCheck, organizationItem);
+      return {
+        ...(campaignItemFound ? { campaign: toCampaignRecord(campaignItemFound) } : {}),
+        ...(organizationItem ? { organization: toOrganization(organizationItem) } : {}),
+      };
+    },
+  };
+}
+
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   /**
@@ -274,7 +306,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     return candidates;
   };
 
-  const { get } = createCampaignReader({ client, tableName });
+  const { get, getWithOrganization } = createCampaignOrganizationReader({ client, tableName });
 
   return {
     get,
@@ -301,20 +333,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       return Item ? String(Item.organizationId) : undefined;
     },
 
-    async getWithOrganization(organizationId, campaignId, keyCheck) {
-      // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
-      const campaignKey = keys.campaign(organizationId, campaignId);
-      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
-        consistentRead: true,
-      });
-      const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
-      const organizationItem = found.find((item) => item.pk === campaignKey.pk && item.sk === 'ORG');
-      confirmActiveKey(keyCheck, organizationItem);
-      return {
-        ...(campaignItemFound ? { campaign: toCampaignRecord(campaignItemFound) } : {}),
-        ...(organizationItem ? { organization: toOrganization(organizationItem) } : {}),
-      };
-    },
+    getWithOrganization,
 
     async updateDraft(organizationId, campaignId, changes, alsoPut = []) {
       // Not while a launch evaluates the campaign with its current settings.

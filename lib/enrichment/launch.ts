@@ -69,11 +69,13 @@ import { deleteReplacedEvaluation, writeAttemptLists } from './attempt-objects';
 
 /** What a launch needs. */
 export interface LaunchDependencies {
-  campaigns: CampaignStore;
+  /** The campaign read with its organization (the key check in the first read), and alone (a compensation's re-read). */
+  campaigns: Pick<CampaignStore, 'get' | 'getWithOrganization'>;
   organizations: OrganizationStore;
   accountLists: AccountListStore;
   warehouse: Warehouse;
-  accountHistory: AccountHistoryStore;
+  /** The evaluation's recency and CRM-target reads (lib/enrichment/evaluate.ts); a launch records nothing in the history. */
+  accountHistory: Pick<AccountHistoryStore, 'getFacts'>;
   enrichment: EnrichmentStore;
   workflow: WorkflowPort;
   /** Per-account outcomes of each evaluation (docs/launch.md#per-account-outcomes); the previous one's manifest is read to delete its objects once replaced. */

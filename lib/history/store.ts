@@ -533,20 +533,16 @@ const msOf = (time: string): number => {
   return ms;
 };
 
-/** Builds the DynamoDB implementation of {@link AccountHistoryStore}. */
-export function createAccountHistoryStore({
-  client,
-  tableName,
-  accountLists,
-  bucketLoad = HISTORY_BUCKET_LOAD,
-}: {
+/** Where the history is stored and how a completed campaign's eligible list is read ({@link createAccountHistoryStore}, {@link createAccountHistoryReader}). */
+export interface HistoryStoreOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Reads a completed campaign's eligible list ({@link AccountHistoryStore.recordCompletion}). */
+  /** Reads a completed campaign's eligible list ({@link AccountHistoryStore.recordCompletion}, and pending completions of {@link AccountHistoryStore.getFacts}). */
   accountLists: Pick<AccountListStore, 'get'>;
-  /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
-  bucketLoad?: number;
-}): AccountHistoryStore {
+}
+
+/** The reads both {@link createAccountHistoryReader} and {@link createAccountHistoryStore} are built on. */
+function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) {
   const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
     const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
     let decoded: Map<string, number> | undefined;
@@ -591,6 +587,119 @@ export function createAccountHistoryStore({
       entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0,
     };
   };
+
+  /**
+   * Follows fingerprints to the buckets that hold them: grouped by bucket
+   * under N, read, and moved on to `address mod 2^depth` wherever a bucket's
+   * item shows a depth deeper than N implied (a split since N was read).
+   * @returns bucket → its read and the fingerprints it holds.
+   */
+  const locate = async (organizationId: string, fingerprints: Iterable<string>, buckets: number) => {
+    const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
+    let pending = new Map<number, { depth: number; fingerprints: string[] }>();
+    const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
+      let group = target.get(bucket);
+      if (!group) target.set(bucket, (group = { depth, fingerprints: [] }));
+      group.fingerprints.push(fingerprint);
+    };
+    for (const fingerprint of fingerprints) {
+      const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
+      want(pending, bucket, depth, fingerprint);
+    }
+    while (pending.size > 0) {
+      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
+      const next = new Map<number, { depth: number; fingerprints: string[] }>();
+      for (const [bucket, group] of pending) {
+        const read = reads.get(bucket)!;
+        let holder = found.get(bucket);
+        if (!holder) found.set(bucket, (holder = { read, fingerprints: [] }));
+        for (const fingerprint of group.fingerprints) {
+          const target = low(addressOf(fingerprint), read.depth);
+          if (target === bucket) holder.fingerprints.push(fingerprint);
+          else {
+            const known = found.get(target);
+            if (known && low(addressOf(fingerprint), known.read.depth) === target) known.fingerprints.push(fingerprint);
+            else want(next, target, read.depth, fingerprint);
+          }
+        }
+      }
+      pending = next;
+    }
+    return found;
+  };
+
+  const reader: Pick<AccountHistoryStore, 'getFacts' | 'state'> = {
+    async getFacts(organizationId, accountIds, options = {}) {
+      const wanted = new Map<string, string[]>();
+      for (const accountId of new Set(accountIds)) {
+        const fingerprint = fingerprintOf(accountId);
+        const same = wanted.get(fingerprint);
+        if (same) same.push(accountId);
+        else wanted.set(fingerprint, [accountId]);
+      }
+      const buckets = options.buckets ?? (await state(organizationId)).buckets;
+      const located = await locate(organizationId, wanted.keys(), buckets);
+      const recency = options.recency ?? true;
+      const after = options.enrichedAfter ?? -Infinity;
+      const now = Date.now();
+      const facts = new Map<string, AccountFacts>();
+      for (const { read, fingerprints } of located.values()) {
+        if (!read.bytes) continue;
+        // Only the entries of this bucket's own accounts are decoded.
+        const found: [string, number][] = [];
+        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => found.push([fingerprint, value]));
+        for (const [fingerprint, value] of found) {
+          const ms = msOfValue(value);
+          const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
+          const crm = crmOfValue(value);
+          if (!recent && !crm) continue;
+          for (const accountId of wanted.get(fingerprint)!)
+            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
+        }
+      }
+      if (recency) {
+        // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
+        const ids = new Set(accountIds);
+        for (const entry of options.pending ?? []) {
+          if (Date.parse(entry.completedAt) <= after) continue;
+          for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
+            if (!ids.has(accountId)) continue;
+            const known = facts.get(accountId);
+            if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt)
+              facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
+          }
+        }
+      }
+      return facts;
+    },
+
+    state,
+  };
+
+  return { bucketFrom, readBuckets, locate, reader };
+}
+
+/**
+ * The history's reads alone ({@link AccountHistoryStore.getFacts} and `state`, the same as
+ * {@link createAccountHistoryStore}'s), for a function that never records: its bundle then carries none of the
+ * bucket writes, splits and encoding (a launch's and a quote's evaluation; bench `bundles`).
+ */
+export function createAccountHistoryReader(options: HistoryStoreOptions): Pick<AccountHistoryStore, 'getFacts' | 'state'> {
+  return historyReads(options).reader;
+}
+
+/** Builds the DynamoDB implementation of {@link AccountHistoryStore}. */
+export function createAccountHistoryStore({
+  client,
+  tableName,
+  accountLists,
+  bucketLoad = HISTORY_BUCKET_LOAD,
+}: HistoryStoreOptions & {
+  /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
+  bucketLoad?: number;
+}): AccountHistoryStore {
+  const { bucketFrom, readBuckets, locate, reader } = historyReads({ client, tableName, accountLists });
+  const { state } = reader;
 
   /** Updates the organization item's split state (never lowers N); an organization without an item keeps none. */
   const updateState = async (organizationId: string, change: { buckets?: number; entriesDelta?: number }) => {
@@ -673,46 +782,6 @@ export function createAccountHistoryStore({
     }
     if (target > from) await updateState(organizationId, { buckets: target });
     return Math.max(from, target);
-  };
-
-  /**
-   * Follows fingerprints to the buckets that hold them: grouped by bucket
-   * under N, read, and moved on to `address mod 2^depth` wherever a bucket's
-   * item shows a depth deeper than N implied (a split since N was read).
-   * @returns bucket → its read and the fingerprints it holds.
-   */
-  const locate = async (organizationId: string, fingerprints: Iterable<string>, buckets: number) => {
-    const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
-    let pending = new Map<number, { depth: number; fingerprints: string[] }>();
-    const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
-      let group = target.get(bucket);
-      if (!group) target.set(bucket, (group = { depth, fingerprints: [] }));
-      group.fingerprints.push(fingerprint);
-    };
-    for (const fingerprint of fingerprints) {
-      const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
-      want(pending, bucket, depth, fingerprint);
-    }
-    while (pending.size > 0) {
-      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
-      const next = new Map<number, { depth: number; fingerprints: string[] }>();
-      for (const [bucket, group] of pending) {
-        const read = reads.get(bucket)!;
-        let holder = found.get(bucket);
-        if (!holder) found.set(bucket, (holder = { read, fingerprints: [] }));
-        for (const fingerprint of group.fingerprints) {
-          const target = low(addressOf(fingerprint), read.depth);
-          if (target === bucket) holder.fingerprints.push(fingerprint);
-          else {
-            const known = found.get(target);
-            if (known && low(addressOf(fingerprint), known.read.depth) === target) known.fingerprints.push(fingerprint);
-            else want(next, target, read.depth, fingerprint);
-          }
-        }
-      }
-      pending = next;
-    }
-    return found;
   };
 
   /**
@@ -859,49 +928,7 @@ export function createAccountHistoryStore({
   };
 
   return {
-    async getFacts(organizationId, accountIds, options = {}) {
-      const wanted = new Map<string, string[]>();
-      for (const accountId of new Set(accountIds)) {
-        const fingerprint = fingerprintOf(accountId);
-        const same = wanted.get(fingerprint);
-        if (same) same.push(accountId);
-        else wanted.set(fingerprint, [accountId]);
-      }
-      const buckets = options.buckets ?? (await state(organizationId)).buckets;
-      const located = await locate(organizationId, wanted.keys(), buckets);
-      const recency = options.recency ?? true;
-      const after = options.enrichedAfter ?? -Infinity;
-      const now = Date.now();
-      const facts = new Map<string, AccountFacts>();
-      for (const { read, fingerprints } of located.values()) {
-        if (!read.bytes) continue;
-        // Only the entries of this bucket's own accounts are decoded.
-        const found: [string, number][] = [];
-        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => found.push([fingerprint, value]));
-        for (const [fingerprint, value] of found) {
-          const ms = msOfValue(value);
-          const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
-          const crm = crmOfValue(value);
-          if (!recent && !crm) continue;
-          for (const accountId of wanted.get(fingerprint)!)
-            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
-        }
-      }
-      if (recency) {
-        // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
-        const ids = new Set(accountIds);
-        for (const entry of options.pending ?? []) {
-          if (Date.parse(entry.completedAt) <= after) continue;
-          for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
-            if (!ids.has(accountId)) continue;
-            const known = facts.get(accountId);
-            if (!known?.lastEnrichedAt || known.lastEnrichedAt < entry.completedAt)
-              facts.set(accountId, { crmTarget: known?.crmTarget ?? false, lastEnrichedAt: entry.completedAt });
-          }
-        }
-      }
-      return facts;
-    },
+    getFacts: reader.getFacts,
 
     async addCrmTargets(organizationId, accountIds) {
       const distinct = [...new Set(accountIds)];

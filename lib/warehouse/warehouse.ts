@@ -91,8 +91,12 @@ export function warehouseItemsOf(
   ];
 }
 
-/** Builds the embedded (DynamoDB) warehouse. */
-export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): EmbeddedWarehouse {
+/**
+ * The embedded warehouse's reads alone ({@link Warehouse}: the same reads as {@link createEmbeddedWarehouse}), for a
+ * function that never imports or erases: its bundle then carries none of the import, identifier-index and erasure
+ * code (the launch's CampaignsEnrich and the workflow's reads; bench `bundles`).
+ */
+export function createWarehouseReader({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Warehouse {
   return {
     async getAccountStatuses(accountIds) {
       // The whole account item: a read unit is charged on the item's size, not on the attributes returned, and the fields go into the batch objects.
@@ -124,6 +128,13 @@ export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoD
         return account ? [{ ...account, contacts: contacts.get(id) ?? [] }] : [];
       });
     },
+  };
+}
+
+/** Builds the embedded (DynamoDB) warehouse: the reads of {@link createWarehouseReader}, imports and the vendor's erasure. */
+export function createEmbeddedWarehouse({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): EmbeddedWarehouse {
+  return {
+    ...createWarehouseReader({ client, tableName }),
 
     async removeContacts(hashes) {
       // The accounts the index names for any of the hashes.

@@ -256,6 +256,24 @@ describe('other bundles as the stack deploys them', () => {
     expect(JSON.parse(quoted.body).data).toMatchObject({ accounts: { requested: 2 } });
   });
 
+  it("campaigns/enrich and campaigns/quote carry the reads their evaluation makes, not the stores' writes (history splits, warehouse import and erasure, campaign list)", async () => {
+    // The narrow readers of lib/root.ts (accountHistoryReader, the warehouse's reads, campaignOrganizationReader) keep the
+    // largest bundle within its budget (bench `bundles`, docs/architecture.md); a whole store imported again would undo it.
+    for (const entry of ['functions/campaigns-enrich.ts', 'functions/campaigns-quote.ts']) {
+      const { file, inputs } = await bundleOf(entry, dir);
+      const text = readFileSync(file, 'utf8');
+      for (const absent of ['lib/warehouse/identifiers.ts', 'lib/db/query.ts'])
+        expect(
+          inputs.filter((f) => f.endsWith(absent)),
+          `${entry}: ${absent}`,
+        ).toEqual([]);
+      // A history write's race message and the campaign list's filter: code of the full stores only.
+      for (const absent of ['kept losing races', 'resultsExpireAt > :now'])
+        expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+      expect(inputs.some((f) => f.endsWith('lib/history/store.ts'))).toBe(true);
+    }
+  });
+
   it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
     const { file } = await bundleOf('functions/workflow-expire.ts', dir);
     const { organizationId, apiKey } = await newOrganization();
