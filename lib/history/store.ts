@@ -224,6 +224,26 @@ export function bucketOf(address: number, buckets: number): { bucket: number; de
   return bucket < buckets - 2 ** level ? { bucket: low(address, level + 1), depth: level + 1 } : { bucket, depth: level };
 }
 
+/**
+ * The next bucket on an address's path from `bucket`, whose item shows `depth`, or undefined when the address
+ * belongs there (address mod 2^depth = bucket). One split at a time: `bucket` + 2^p for the lowest address bit p
+ * where the address leaves `bucket`, the bucket `bucket`'s own split at level p made (it exists, committed, since
+ * `bucket`'s depth is past p), at depth p + 1. Jumping straight to address mod 2^depth instead can land on a bucket
+ * whose split has not been made yet (no item, or a split's provisional copy): a write there is lost to every reader
+ * (docs/data-model.md "Recency and CRM targets").
+ * @throws Error when the address cannot have been routed to `bucket` (its low bits differ from `bucket`'s).
+ */
+export function nextBucket(address: number, bucket: number, depth: number): { bucket: number; depth: number } | undefined {
+  const home = low(address, depth);
+  if (home === bucket) return undefined;
+  const diff = home - bucket;
+  if (diff < 0) throw new Error(`History address ${address} cannot be in bucket ${bucket} (depth ${depth})`);
+  let bit = 0;
+  while (Math.floor(diff / 2 ** bit) % 2 === 0) bit++;
+  if (low(bucket, bit) !== bucket) throw new Error(`History address ${address} cannot be in bucket ${bucket} (depth ${depth})`);
+  return { bucket: bucket + 2 ** bit, depth: bit + 1 };
+}
+
 /** One bucket as read: its depth, version (undefined: no item), stored bytes and entries (fingerprint → value, decoded on first use). */
 interface BucketRead {
   depth: number;
@@ -589,12 +609,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /**
-   * Follows fingerprints to the buckets that hold them: grouped by bucket
-   * under N, read, and moved on to `address mod 2^depth` wherever a bucket's
-   * item shows a depth deeper than N implied (a split since N was read).
+   * Follows fingerprints to the buckets that hold them: grouped by their
+   * starting bucket (under N: {@link bucketOf}), read, and moved on one split
+   * at a time ({@link nextBucket}) wherever a bucket's item shows a depth
+   * deeper than the one they were routed by (a split since N was read).
+   * @param starts fingerprint → the bucket to start from and its expected depth.
    * @returns bucket → its read and the fingerprints it holds.
    */
-  const locate = async (organizationId: string, fingerprints: Iterable<string>, buckets: number) => {
+  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>) => {
     const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
     let pending = new Map<number, { depth: number; fingerprints: string[] }>();
     const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
@@ -602,10 +624,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
       if (!group) target.set(bucket, (group = { depth, fingerprints: [] }));
       group.fingerprints.push(fingerprint);
     };
-    for (const fingerprint of fingerprints) {
-      const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
-      want(pending, bucket, depth, fingerprint);
-    }
+    for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
     while (pending.size > 0) {
       const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
       const next = new Map<number, { depth: number; fingerprints: string[] }>();
@@ -614,12 +633,12 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
         let holder = found.get(bucket);
         if (!holder) found.set(bucket, (holder = { read, fingerprints: [] }));
         for (const fingerprint of group.fingerprints) {
-          const target = low(addressOf(fingerprint), read.depth);
-          if (target === bucket) holder.fingerprints.push(fingerprint);
+          const hop = nextBucket(addressOf(fingerprint), bucket, read.depth);
+          if (!hop) holder.fingerprints.push(fingerprint);
           else {
-            const known = found.get(target);
-            if (known && low(addressOf(fingerprint), known.read.depth) === target) known.fingerprints.push(fingerprint);
-            else want(next, target, read.depth, fingerprint);
+            const known = found.get(hop.bucket);
+            if (known && low(addressOf(fingerprint), known.read.depth) === hop.bucket) known.fingerprints.push(fingerprint);
+            else want(next, hop.bucket, hop.depth, fingerprint);
           }
         }
       }
@@ -627,6 +646,16 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     }
     return found;
   };
+
+  /** {@link locateFrom} every fingerprint's bucket under N = `buckets`. */
+  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number) =>
+    locateFrom(
+      organizationId,
+      [...fingerprints].map((fingerprint): [string, { bucket: number; depth: number }] => [
+        fingerprint,
+        bucketOf(addressOf(fingerprint), buckets),
+      ]),
+    );
 
   const reader: Pick<AccountHistoryStore, 'getFacts' | 'state'> = {
     async getFacts(organizationId, accountIds, options = {}) {
@@ -676,7 +705,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     state,
   };
 
-  return { bucketFrom, readBuckets, locate, reader };
+  return { bucketFrom, readBuckets, locate, locateFrom, reader };
 }
 
 /**
@@ -698,7 +727,7 @@ export function createAccountHistoryStore({
   /** Average entries per bucket before the next split (default {@link HISTORY_BUCKET_LOAD}; tests lower it to split often). */
   bucketLoad?: number;
 }): AccountHistoryStore {
-  const { bucketFrom, readBuckets, locate, reader } = historyReads({ client, tableName, accountLists });
+  const { bucketFrom, readBuckets, locate, locateFrom, reader } = historyReads({ client, tableName, accountLists });
   const { state } = reader;
 
   /** Updates the organization item's split state (never lowers N); an organization without an item keeps none. */
@@ -802,22 +831,18 @@ export function createAccountHistoryStore({
     let written = 0;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 50) throw new Error(`History bucket ${bucket} of ${organizationId}: write kept losing races`);
-      const away = new Map<number, Map<string, number>>();
+      // Fingerprints a split moved on, each from this bucket one split at a time (never to a bucket not made yet).
+      const moved = new Map<string, number>();
+      const starts: [string, { bucket: number; depth: number }][] = [];
       for (const [fingerprint, value] of changes) {
-        const target = low(addressOf(fingerprint), read.depth);
-        if (target === bucket) continue;
+        const hop = nextBucket(addressOf(fingerprint), bucket, read.depth);
+        if (!hop) continue;
         changes.delete(fingerprint);
-        let group = away.get(target);
-        if (!group) away.set(target, (group = new Map()));
-        group.set(fingerprint, value);
+        moved.set(fingerprint, value);
+        starts.push([fingerprint, hop]);
       }
-      if (away.size > 0) {
-        const located = await locate(
-          organizationId,
-          [...away.values()].flatMap((group) => [...group.keys()]),
-          2 ** read.depth,
-        );
-        const moved = new Map([...away.values()].flatMap((group) => [...group]));
+      if (moved.size > 0) {
+        const located = await locateFrom(organizationId, starts);
         for (const result of await pMap(
           located,
           ([target, { read: targetRead, fingerprints }]) =>
