@@ -21,8 +21,7 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Waits before retry `attempt` (exponential, capped at 2 s, jittered). */
-export const backoff = (attempt: number) =>
-  new Promise((r) => setTimeout(r, Math.min(2_000, 20 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(2_000, 20 * 2 ** attempt) * (0.5 + Math.random() / 2)));
 
 /**
  * Reads many items by key.
@@ -39,28 +38,46 @@ export async function batchGet(
   options: { consistentRead?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
-  const read = async (group: readonly Record<string, unknown>[]) => {
-    const found: Record<string, unknown>[] = [];
+  return batchGetWith(keys, async (pending) => {
+    const { Responses, UnprocessedKeys } = await client.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName]: {
+            Keys: [...pending],
+            ...(options.consistentRead ? { ConsistentRead: true } : {}),
+            ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+          },
+        },
+      }),
+    );
+    return {
+      items: Responses?.[tableName] ?? [],
+      unprocessed: (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [],
+    };
+  });
+}
+
+/**
+ * Reads any number of keys through `readOnce` (one BatchGetItem of at most {@link BATCH_GET_SIZE} keys, in whatever
+ * encoding the caller reads): calls of {@link BATCH_GET_SIZE} keys, {@link BATCH_CONCURRENCY} at once, each call's
+ * unprocessed keys retried with {@link backoff}. A handful of keys (the hot path) is one call, without the pool.
+ * @returns the items found, in no particular order.
+ */
+export async function batchGetWith<K, T>(
+  keys: readonly K[],
+  readOnce: (keys: readonly K[]) => Promise<{ items: T[]; unprocessed: readonly K[] }>,
+): Promise<T[]> {
+  const read = async (group: readonly K[]) => {
+    const found: T[] = [];
     let pending = group;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backoff(attempt);
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: [...pending],
-              ...(options.consistentRead ? { ConsistentRead: true } : {}),
-              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
-            },
-          },
-        }),
-      );
-      found.push(...(Responses?.[tableName] ?? []));
-      pending = (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+      const { items, unprocessed } = await readOnce(pending);
+      found.push(...items);
+      pending = unprocessed;
     }
     return found;
   };
-  // The hot path (a handful of keys: one call) skips the concurrency pool.
   if (keys.length <= BATCH_GET_SIZE) return read(keys);
   const pages = await pMap(chunk(keys, BATCH_GET_SIZE), read, { concurrency: BATCH_CONCURRENCY });
   return pages.flat();

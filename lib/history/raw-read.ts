@@ -17,8 +17,7 @@
  */
 import { BatchGetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import pMap from 'p-map';
-import { backoff, BATCH_CONCURRENCY, BATCH_GET_SIZE, chunk } from '../db/batch';
+import { batchGetWith } from '../db/batch';
 
 /** One item as read: string attributes as strings, numbers as numbers, binary attributes as Buffers. */
 export type RawItem = Record<string, string | number | Buffer | undefined>;
@@ -100,9 +99,9 @@ async function batchGetOnce(
 }
 
 /**
- * Reads items by key (string `pk` and `sk`) with BatchGetItem, {@link BATCH_GET_SIZE}
- * keys a call, calls in parallel up to {@link BATCH_CONCURRENCY}, unprocessed
- * keys retried with backoff; the answers parsed by {@link batchGetOnce}.
+ * Reads items by key (string `pk` and `sk`) with BatchGetItem, batched and
+ * retried as every batch read is ({@link batchGetWith}); the answers parsed
+ * by {@link batchGetOnce}.
  * @param projection - the attributes to return besides `pk` and `sk`.
  * @returns the items found (absent keys are not returned), each attribute a string, a number or a Buffer.
  */
@@ -113,23 +112,8 @@ export async function batchGetRaw(
   projection: readonly string[],
   options: { consistentRead?: boolean } = {},
 ): Promise<RawItem[]> {
-  const read = async (group: readonly { pk: string; sk: string }[]) => {
-    const found: RawItem[] = [];
-    let pending: Record<string, AttributeValue>[] = group.map((key) => ({ pk: { S: key.pk }, sk: { S: key.sk } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const { items, unprocessed } = await batchGetOnce(
-        client,
-        tableName,
-        pending,
-        ['pk', 'sk', ...projection],
-        options.consistentRead ?? false,
-      );
-      found.push(...items);
-      pending = unprocessed;
-    }
-    return found;
-  };
-  if (keys.length <= BATCH_GET_SIZE) return read(keys);
-  return (await pMap(chunk(keys, BATCH_GET_SIZE), read, { concurrency: BATCH_CONCURRENCY })).flat();
+  return batchGetWith(
+    keys.map((key): Record<string, AttributeValue> => ({ pk: { S: key.pk }, sk: { S: key.sk } })),
+    (pending) => batchGetOnce(client, tableName, pending, ['pk', 'sk', ...projection], options.consistentRead ?? false),
+  );
 }

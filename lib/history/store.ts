@@ -637,7 +637,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
           if (!hop) holder.fingerprints.push(fingerprint);
           else {
             const known = found.get(hop.bucket);
-            if (known && low(addressOf(fingerprint), known.read.depth) === hop.bucket) known.fingerprints.push(fingerprint);
+            if (known && !nextBucket(addressOf(fingerprint), hop.bucket, known.read.depth)) known.fingerprints.push(fingerprint);
             else want(next, hop.bucket, hop.depth, fingerprint);
           }
         }
