@@ -24,7 +24,7 @@ import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/e
 import { LOCAL_STATE_MACHINE_ARN } from '../infra/local/step-functions';
 import { keys } from '../lib/db/table';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
-import { stackDataFolder } from './support/data-folder';
+import { fillWithDemoData, stackDataFolder, stackEnvironment } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const base = stackDataFolder('crash-restart-');
@@ -49,7 +49,7 @@ async function start(port: number, which: string, env: Record<string, string> = 
   const child = spawn('npm', ['start'], {
     cwd: ROOT,
     detached: true,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error', ...env },
+    env: { ...stackEnvironment(), PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   stack = child;
@@ -144,8 +144,11 @@ function ops(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 describe('kill -9 of the local stack during enrichments and a cancel', () => {
   it(
     'restarts, runs no enriched campaign again, and settles everything without a client call',
-    { timeout: spawnedTestTimeout({ starts: 2, runs: 3 }) },
+    // A third start: the run's demo data folder, if this test is the first to ask for it.
+    { timeout: spawnedTestTimeout({ starts: 3, runs: 3 }) },
     async () => {
+      // The demo organization and warehouse already in the folder, as after any earlier start: this test is about the restart.
+      await fillWithDemoData(dataDir);
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       // Only the pass at start before the crash: a periodic pass (every 30 s) could settle the half-done cancel below before the kill on a slow machine.

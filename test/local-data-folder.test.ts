@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../infra/local/emulators';
 import { STACK_FILE, type StackRecord } from '../infra/local/data-folder';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
-import { stackDataFolder } from './support/data-folder';
+import { fillWithDemoData, stackDataFolder, stackEnvironment } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const START_TIMEOUT_MS = SPAWNED_READY_MS;
@@ -30,7 +30,7 @@ function start(port: number): Started {
   const child = spawn('npm', ['start'], {
     cwd: ROOT,
     detached: true, // its own process group, ended as a whole
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error' },
+    env: { ...stackEnvironment(), PORT: String(port), DATA_DIR: dataDir, npm_config_loglevel: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -79,6 +79,8 @@ describe('a data folder serves one stack at a time (README.md#set-up)', () => {
   it(
     'refuses a second start while the first runs, leaves the first serving, and reuses the folder once the first is gone',
     async () => {
+      // A folder an earlier start seeded (the demo data), as a developer's is: the claim is what this test watches.
+      await fillWithDemoData(dataDir);
       const firstPort = await freePort();
       const firstUrl = `http://127.0.0.1:${firstPort}`;
       const first = start(firstPort);
@@ -112,6 +114,6 @@ describe('a data folder serves one stack at a time (README.md#set-up)', () => {
       expect(reclaimed.pid).not.toBe(record.pid);
       expect(reclaimed.port).toBe(thirdPort);
     },
-    3 * START_TIMEOUT_MS,
+    4 * START_TIMEOUT_MS, // a fourth start: the run's demo data folder, if this test builds it
   );
 });

@@ -19,7 +19,7 @@ import { call } from './support/api';
 import { pollUntil } from './enrichment/support';
 import { startReceiver, webhookHeaders } from './webhooks/receiver';
 import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
-import { stackDataFolder } from './support/data-folder';
+import { fillWithDemoData, stackDataFolder, stackEnvironment } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const dataDir = stackDataFolder('cea-webhook-crash-');
@@ -27,19 +27,7 @@ const running = new Set<ChildProcess>();
 
 /** Environment of a fresh `npm start`: none of this test worker's local-stack variables. */
 function childEnvironment(port: number): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of [
-    'DYNAMODB_ENDPOINT',
-    'S3_ENDPOINT',
-    'SFN_ENDPOINT',
-    'TABLE_NAME',
-    'BUCKET_NAME',
-    'CURSOR_SECRET',
-    'STATE_MACHINE_ARN',
-    'DATA_DIR',
-  ])
-    delete env[name];
-  return { ...env, PORT: String(port), WEBHOOKS_ALLOW_LOCALHOST: 'true', WEBHOOK_RETRY_BASE_SECONDS: '0.2' };
+  return { ...stackEnvironment(), PORT: String(port), WEBHOOKS_ALLOW_LOCALHOST: 'true', WEBHOOK_RETRY_BASE_SECONDS: '0.2' };
 }
 
 /** Starts `npm start` in its own process group; resolves with its API URL and the demo API key once it serves. */
@@ -59,7 +47,7 @@ async function startProcess(): Promise<{ child: ChildProcess; url: string; apiKe
   const apiKey = await pollUntil(
     async () => /API key\s+(cek_\w+)/.exec(output)?.[1],
     (key) => key !== undefined || child.exitCode !== null,
-    // Under a full parallel test run the first start (JVM, demo warehouse of 3,000 accounts) can take minutes.
+    // Under a full parallel test run a start (JVM, tsx) can take minutes.
     { timeoutMs: SPAWNED_READY_MS, intervalMs: 200 },
   ).catch((error: Error) => {
     throw new Error(`${error.message}\nnpm start printed:\n${output.slice(-4_000)}`);
@@ -89,8 +77,10 @@ afterAll(async () => {
 describe('webhooks survive a crash', () => {
   it(
     'delivers campaign.enriched after the process is killed between the state change and the delivery, with the same webhook-id',
-    { timeout: spawnedTestTimeout({ starts: 2, runs: 2 }) },
+    { timeout: spawnedTestTimeout({ starts: 3, runs: 2 }) }, // a third: the run's demo data folder, if this test builds it
     async () => {
+      // The demo organization and warehouse already in the folder, as after any earlier start: this test is about the restart.
+      await fillWithDemoData(dataDir);
       const hook = await startReceiver(['hang', { status: 200, body: 'ok' }]);
       try {
         const first = await startProcess();
