@@ -13,11 +13,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../bench/lib/bundle';
+import { PROJECT_ROOT } from '../bench/lib/bundle';
 import { API_ROUTES } from '../infra/routes';
 import { ERROR_STATUS, type ErrorCode } from '../lib/errors';
+import { routeBundles } from './support/route-bundles';
 
 /**
  * `not_found` names its resource (`new NotFoundError("<resource>", …)`). The
@@ -84,18 +84,8 @@ describe('every code an operation can answer is in its document', () => {
   let shared = new Set<string>();
 
   beforeAll(async () => {
-    for (const route of API_ROUTES) {
-      const result = await build({
-        ...CDK_BUNDLE_OPTIONS,
-        minify: false,
-        absWorkingDir: PROJECT_ROOT,
-        entryPoints: [path.join(PROJECT_ROOT, route.entry)],
-        outfile: path.join('/tmp', `${route.functionId}-errors.mjs`),
-        write: false,
-        logLevel: 'silent',
-      });
-      bundles.set(route.operation.operationId, bundled(result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.text));
-    }
+    const texts = await routeBundles({ minify: false });
+    for (const route of API_ROUTES) bundles.set(route.operation.operationId, bundled(texts.get(route.functionId)!));
     shared = sharedNotFoundResources(bundles.values());
   });
 

@@ -12,12 +12,10 @@
  * operation that owns it holds it verbatim (a template literal may be
  * printed otherwise), so the test cannot pass by finding no markers at all.
  */
-import path from 'node:path';
-import { build } from 'esbuild';
 import * as z from 'zod/mini';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
 import { API_ROUTES } from '../../infra/routes';
+import { routeBundles } from '../support/route-bundles';
 
 /** Every `description` in a JSON Schema, at any depth. */
 function descriptionsOf(schema: unknown, into = new Set<string>()): Set<string> {
@@ -41,19 +39,7 @@ describe('request schemas in the deployed bundles', () => {
   const bundles = new Map<string, string>();
 
   beforeAll(async () => {
-    // One esbuild call for every function (its threads and parse cache shared); without code splitting each entry's
-    // output is what a build of that entry alone gives, as the stack deploys it.
-    const result = await build({
-      ...CDK_BUNDLE_OPTIONS,
-      absWorkingDir: PROJECT_ROOT,
-      entryPoints: routes.map((route) => ({ in: path.join(PROJECT_ROOT, route.entry), out: route.functionId })),
-      outdir: '/tmp/bundle-schemas',
-      outExtension: { '.js': '.mjs' },
-      write: false,
-      logLevel: 'silent',
-    });
-    for (const route of routes)
-      bundles.set(route.functionId, result.outputFiles.find((file) => file.path.endsWith(`/${route.functionId}.mjs`))!.text);
+    for (const [functionId, text] of await routeBundles()) bundles.set(functionId, text);
   });
 
   it('every API function carries its own operation’s request schema, and no schema of another operation', () => {
