@@ -13,7 +13,7 @@
  * workflows while it ran (issue #37: `test-mode` 136 s in the suite, 10 s
  * alone). A table per file costs what the file writes, a scan sees only the
  * file's own items, and the emulator's memory is given back when each file
- * ends. Tests still make their own organizations: files run two at a time
+ * ends. Tests still make their own organizations: files run three at a time
  * and tests of a file share its table.
  */
 import { randomUUID } from 'node:crypto';
