@@ -60,7 +60,6 @@ const LAUNCH_BUDGET_S = 12;
 const EVALUATION_CALLS_BUDGET = 1_000;
 const EXPORT_CPU_BUDGET_S = 4;
 const EXPORT_RSS_BUDGET_MB = 200;
-const WORKFLOW_READ_BUDGET_X = 2;
 /**
  * Issue #43: the request-driven cost per 1,000 enriched accounts (launch, workflow, completion, result
  * storage for the access period), the history's storage NOT folded in (bench/README.md "Budgets restated").
@@ -758,22 +757,21 @@ async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   const s3Reads = completionCalls.filter((c) => c.service === 's3' && c.command === 'GetObject');
   const s3ReadBytes = s3Reads.reduce((sum, c) => sum + (c.bytes ?? 0), 0);
   const listBytes = Buffer.byteLength(ids.join('\n'));
+  // Reported, not budgeted: the batch objects carry the launch's account fields on purpose, the reason is stated
+  // once, in bench/README.md "Budgets restated"; budgeted instead are the warehouse read units and the cost.
   results.add({
     group: workflowGroup,
     name: `S3 bytes read by the workflow, ${n(N)}-account campaign`,
     value: s3ReadBytes / MB,
     unit: 'MB',
-    budget: {
-      op: '<=',
-      limit: (WORKFLOW_READ_BUDGET_X * listBytes) / MB,
-      text: `≤ ${WORKFLOW_READ_BUDGET_X} × the list (${round(listBytes / MB, 2)} MB)`,
-    },
     extra: {
       GetObject: n(s3Reads.length),
       'per GetObject': `${round(s3ReadBytes / Math.max(1, s3Reads.length) / 1000, 1)} KB`,
-      'list bytes': `${n(listBytes)} (IDs joined by newlines)`,
+      'list bytes': `${n(listBytes)} (IDs joined by newlines); × the list ${round(s3ReadBytes / Math.max(1, listBytes), 1)}`,
     },
-    note: 'GetObject response bytes (Content-Length) counted by the middleware on the S3 client of this process, which runs the workflow tasks, from StartExecution to WaitForResultsExpiry',
+    note:
+      'reported only, its reason in bench/README.md "Budgets restated" (the batch objects carry the account fields); ' +
+      'GetObject response bytes (Content-Length) counted by the middleware on the S3 client of this process, which runs the workflow tasks, from StartExecution to WaitForResultsExpiry',
   });
 
   const costGroup = 'cost';
