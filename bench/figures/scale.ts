@@ -19,7 +19,7 @@
  * profiles (this process through the inspector; the export process through
  * --cpu-prof, mapped through the bundle's source map).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import type { Results } from '../lib/results';
@@ -627,6 +627,11 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
       await new Promise((r) => setTimeout(r, 250));
     }
   });
+  if (workflowProfile) {
+    // Kept for a closer look (e.g. by function and line) than the summary in RESULTS.md.
+    mkdirSync(path.join(options.tmpDir, 'profiles'), { recursive: true });
+    writeFileSync(path.join(options.tmpDir, 'profiles', 'workflow.cpuprofile'), JSON.stringify(workflowProfile));
+  }
   const totalS = (enrichedAt - enrichStarted) / 1000;
   const workflowScope = stack.workflowScopes.at(-1)!;
   const findCalls = workflowScope.calls.filter((c) => c.at < enrichedAt);
