@@ -752,6 +752,30 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
   };
 }
 
+/**
+ * The counted DynamoDB units and S3 requests of the launch and of the workflow, priced per what they touched
+ * (`CallRecord.kind`: warehouse, copyIndex, sequence, outcomes …), largest first: which parts of the request-driven
+ * cost dominate. Storage, Lambda and Step Functions are the cost table's own lines.
+ */
+function costByComponent(launch: readonly CallRecord[], workflow: readonly CallRecord[], scale: number): string {
+  const byKey = new Map<string, number>();
+  const add = (phase: string, calls: readonly CallRecord[]) => {
+    for (const c of calls) {
+      const key = `${phase} ${c.service === 's3' ? 'S3 ' : ''}${c.kind}`;
+      const { put, get } = s3Classes([c]);
+      const cost = put * PRICES.s3PutClass + get * PRICES.s3GetClass + (c.rru ?? 0) * PRICES.dynamodbRru + (c.wru ?? 0) * PRICES.dynamodbWru;
+      byKey.set(key, (byKey.get(key) ?? 0) + cost * scale);
+    }
+  };
+  add('launch', launch);
+  add('workflow', workflow);
+  return [...byKey]
+    .filter(([, d]) => d > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, d]) => `${key} ${dollars(d)}`)
+    .join('; ');
+}
+
 /** S3 bytes the workflow read, and the cost of launch + workflow + completion (counted). */
 async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   const { N, apiKey, campaignId, cpu, enrich, expiry, ids, organizationId, results, scaleExecution, stack, workflowGroup, workflowScope } =
@@ -852,6 +876,7 @@ async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   });
   results.note(costGroup, `Per 1,000 accounts enriched, from the ${n(N)}-account campaign (${PRICES.asOf}; prices in bench/lib/cost.ts):`);
   for (const row of costTable(per1000)) results.note(costGroup, row);
+  results.note(costGroup, `By component, per 1,000 accounts enriched: ${costByComponent(enrich.scope.calls, [...completionCalls, ...expiry.tailCalls], 1000 / enrichedAccounts)}.`);
   results.note(
     costGroup,
     `Counted: DynamoDB RRU/WRU = ConsumedCapacity of every request of the enrich call and of the workflow until WaitForResultsExpiry (the bench asks for ReturnConsumedCapacity=TOTAL; ` +
