@@ -763,7 +763,8 @@ function costByComponent(launch: readonly CallRecord[], workflow: readonly CallR
     for (const c of calls) {
       const key = `${phase} ${c.service === 's3' ? 'S3 ' : ''}${c.kind}`;
       const { put, get } = s3Classes([c]);
-      const cost = put * PRICES.s3PutClass + get * PRICES.s3GetClass + (c.rru ?? 0) * PRICES.dynamodbRru + (c.wru ?? 0) * PRICES.dynamodbWru;
+      const cost =
+        put * PRICES.s3PutClass + get * PRICES.s3GetClass + (c.rru ?? 0) * PRICES.dynamodbRru + (c.wru ?? 0) * PRICES.dynamodbWru;
       byKey.set(key, (byKey.get(key) ?? 0) + cost * scale);
     }
   };
@@ -876,7 +877,10 @@ async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   });
   results.note(costGroup, `Per 1,000 accounts enriched, from the ${n(N)}-account campaign (${PRICES.asOf}; prices in bench/lib/cost.ts):`);
   for (const row of costTable(per1000)) results.note(costGroup, row);
-  results.note(costGroup, `By component, per 1,000 accounts enriched: ${costByComponent(enrich.scope.calls, [...completionCalls, ...expiry.tailCalls], 1000 / enrichedAccounts)}.`);
+  results.note(
+    costGroup,
+    `By component, per 1,000 accounts enriched: ${costByComponent(enrich.scope.calls, [...completionCalls, ...expiry.tailCalls], 1000 / enrichedAccounts)}.`,
+  );
   results.note(
     costGroup,
     `Counted: DynamoDB RRU/WRU = ConsumedCapacity of every request of the enrich call and of the workflow until WaitForResultsExpiry (the bench asks for ReturnConsumedCapacity=TOTAL; ` +

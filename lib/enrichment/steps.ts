@@ -176,7 +176,9 @@ export async function findContactsBatch(
       const slot = await readable.sequence.reserveSlot({ ...input, expiresAt }, PACED_INTERVAL_MS);
       if (slot > Date.now()) await sleepFor(slot - Date.now());
       const part = await enrich(ids);
-      await (await putPart(part, chunk)).indexed;
+      await (
+        await putPart(part, chunk)
+      ).indexed;
       enriched.push(...part);
       if (!(await makeBatchReadable(readable, { ...input, chunk }, part, new Date()))) {
         running = false;

@@ -69,7 +69,8 @@ const entryOf = (bytes: Uint8Array, at: number): number =>
 export function copyIndexItemsOf(partKey: string, part: Uint8Array, ttl: number): Record<string, unknown>[] {
   const reader = new ResultPartReader(part);
   let digests = 0;
-  while (reader.nextAccount()) while (reader.nextContact()) digests += (reader.contactDigestsEnd - reader.contactDigestsStart) / DIGEST_BYTES;
+  while (reader.nextAccount())
+    while (reader.nextContact()) digests += (reader.contactDigestsEnd - reader.contactDigestsStart) / DIGEST_BYTES;
   if (digests === 0) return [];
   const level = copyIndexLevel(digests);
   // bucket × 2^32 + entry (exact in a double: level ≤ 10 bits over 32), sorted once: by bucket, then entry.
@@ -83,7 +84,7 @@ export function copyIndexItemsOf(partKey: string, part: Uint8Array, ttl: number)
         keyed[n++] = bucketOf(bytes, at, level) * 2 ** 32 + entryOf(bytes, at);
   keyed.sort();
   const items: Record<string, unknown>[] = [];
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     const bucket = Math.floor(keyed[start]! / 2 ** 32);
     let end = start;
     while (end < n && Math.floor(keyed[end]! / 2 ** 32) === bucket) end++;

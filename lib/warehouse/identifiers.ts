@@ -74,8 +74,7 @@ export function normalizeIdentifier(type: IdentifierType, value: string): string
 /** SHA-256 of `type:normalized` as 32 bytes: what a result part stores per identifier (docs/data-model.md "Result parts"). */
 // One-shot `hash` (no Hash object per digest): half the CPU of createHash().update().digest(), which the workflow
 // pays four times per stored contact (bench `scale`, the workflow's profile).
-export const identifierDigest = (type: IdentifierType, normalized: string): Buffer =>
-  hash('sha256', `${type}:${normalized}`, 'buffer');
+export const identifierDigest = (type: IdentifierType, normalized: string): Buffer => hash('sha256', `${type}:${normalized}`, 'buffer');
 
 /** SHA-256 hex of `type:normalized`: the only form of an identifier the service keeps. */
 export const identifierHash = (type: IdentifierType, normalized: string): string => identifierDigest(type, normalized).toString('hex');
