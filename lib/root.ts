@@ -32,7 +32,7 @@ import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type 
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
-import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
+import { createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
@@ -86,6 +86,11 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+
+/** The key lookup alone (the same `findByHash` as {@link apiKeys}): what every handler's authentication reads. */
+const apiKeyReader: () => Pick<ApiKeyStore, 'findByHash'> = /* @__PURE__ */ once(() =>
+  createApiKeyReader({ client: ddb, tableName: config.tableName }),
+);
 
 /** Account enrichment times and CRM targets. */
 export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() =>
@@ -417,7 +422,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
     operation,
     useCase,
     {
-      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
       ...(operation.audited ? { audit: requestAudit() } : {}),
@@ -438,7 +443,7 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
 ): StreamingApiHandler =>
   streamifiedHandler(
     createApiHandler(operation, useCase, {
-      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
     }) as StreamingApiHandler,
@@ -480,7 +485,7 @@ const idempotentHandlerOf =
       operation,
       useCase,
       {
-        findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+        findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
         apiKeyCache: apiKeyCache(),
         requestLimiter: requestLimiter(),
         idempotency: (op) => stage(op, savedAnswer, personalAnswers),
