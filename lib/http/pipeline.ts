@@ -5,8 +5,9 @@
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
  * logging context → error envelope (onError) → authentication and the
  * operation's scope (lib/http/scopes.ts) → body guard
- * (content type, size, JSON nesting depth) → the three middy body parsers →
- * form normalization (form nesting depth) → schema validation → idempotency
+ * (content type, size, JSON nesting depth) → the middy body parsers (JSON; urlencoded and
+ * multipart unless the operation is `jsonOnly`) → form normalization (form nesting depth) →
+ * schema validation → idempotency
  * (docs/idempotency.md; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
  *
  * The request rate (docs/limits.md; lib/http/rate-limit.ts): once the key's
