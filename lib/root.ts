@@ -15,7 +15,14 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
-import { createApiHandler, createJsonApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext, type StreamingApiHandler } from './http/pipeline';
+import {
+  createApiHandler,
+  createJsonApiHandler,
+  type ApiHandler,
+  type KeyCheckMode,
+  type RequestContext,
+  type StreamingApiHandler,
+} from './http/pipeline';
 import { streamifiedHandler } from './http/stream-lambda';
 import type { StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';

@@ -133,7 +133,8 @@ export const FUNCTIONS = [
 export function bundleClass(fn: { workflow: boolean; mcp?: boolean }, bundle: BuiltBundle): { label: string; limit: number } {
   if (fn.mcp) return { label: 'MCP server', limit: MCP_KB };
   const has = (pkg: string) => bundle.byPackage.some(([name, bytes]) => name === pkg && bytes > 0);
-  if (fn.workflow) return has('@aws-sdk/client-s3') ? { label: 'workflow, S3 user', limit: S3_USER_KB } : { label: 'workflow', limit: WORKFLOW_KB };
+  if (fn.workflow)
+    return has('@aws-sdk/client-s3') ? { label: 'workflow, S3 user', limit: S3_USER_KB } : { label: 'workflow', limit: WORKFLOW_KB };
   // Every AWS client in the bundle but DynamoDB's (a function that sends SQS messages is not DynamoDB-only either).
   const others = bundle.byPackage
     .map(([name, bytes]) => (bytes > 0 && name.startsWith(CLIENT_PREFIX) && name !== '@aws-sdk/client-dynamodb' ? name : undefined))

@@ -145,7 +145,8 @@ async function inputsOfEveryFunction(options: BuildOptions): Promise<Map<string,
 }
 
 /** Packages of the SDK's default credential chain beyond the environment provider (what Lambda never needs). */
-const DEFAULT_CHAIN = /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//;
+const DEFAULT_CHAIN =
+  /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//;
 /** The functions whose bundle holds a file of the default chain. */
 const withDefaultChain = (inputs: Map<string, string[]>) =>
   [...inputs].filter(([, files]) => files.some((file) => DEFAULT_CHAIN.test(file))).map(([name]) => name);
