@@ -72,7 +72,12 @@ const KB = 1024;
  * `process.cpuUsage` counts) would otherwise land in whichever request is measured next.
  */
 setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+const gc = runInNewContext('gc') as () => void;
+/** {@link gc}, then 100 ms for V8's concurrent sweeping to finish before the measured request starts. */
+const collectGarbage = async () => {
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+};
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -310,7 +315,7 @@ export async function runHistory(
     const quoteCampaign = await create();
     floorQuote ??= { apiKey, campaignId: quoteCampaign };
     const quoteOnce = async (on: { apiKey: string; campaignId: string }) => {
-      collectGarbage();
+      await collectGarbage();
       const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId: on.campaignId });
       return { excluded: expectOk(reply, 'quote').accounts.excluded, reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN) };
     };
@@ -328,7 +333,7 @@ export async function runHistory(
     const quoteFloor = { ...floorQuotes.at(-1)!, cpuSeconds: median(floorQuotes.map((q) => q.cpuSeconds)) };
 
     const launchCampaign = await create();
-    collectGarbage();
+    await collectGarbage();
     const launched = await postCounted<{ status: string }>(stack, PATHS.enrich, apiKey, { campaignId: launchCampaign });
     expectOk(launched, 'enrich');
     const launch = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
