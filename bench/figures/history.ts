@@ -317,7 +317,10 @@ export async function runHistory(
     const quoteOnce = async (on: { apiKey: string; campaignId: string }) => {
       await collectGarbage();
       const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId: on.campaignId });
-      return { excluded: expectOk(reply, 'quote').accounts.excluded, reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN) };
+      return {
+        excluded: expectOk(reply, 'quote').accounts.excluded,
+        reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
+      };
     };
     // This scenario's quote and the no-history organization's, in turn (the floor measured in the same process state).
     const quotes: Reads[] = [];
