@@ -62,21 +62,40 @@ async function batchGetOnce(
   consistentRead: boolean,
 ): Promise<{ items: RawItem[]; unprocessed: Record<string, AttributeValue>[] }> {
   const names = Object.fromEntries(projection.map((name, i) => [`#a${i}`, name]));
-  const request = { ConsistentRead: consistentRead, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names };
-  // The SDK serializes a command of no keys; the body sent is this input's JSON (the wire format is the input's own shape),
-  // set before signing and the content length: the SDK's schema serializer walks each of the 100 keys' values, as much CPU
-  // as parsing the answer.
-  const body = JSON.stringify({ RequestItems: { [tableName]: { Keys: keys, ...request } } });
-  const command = new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: [], ...request } } });
+  const command = new BatchGetItemCommand({
+    RequestItems: {
+      [tableName]: {
+        Keys: [...keys],
+        ConsistentRead: consistentRead,
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: names,
+      },
+    },
+  });
+  // The body is the input's own JSON (the wire format is the input's shape: keys of `S` values, strings, booleans), as the
+  // middlewares before serialization left it; the SDK's schema serializer, which walks each of the 100 keys' values (about as
+  // much CPU as parsing the answer), gets the input without keys. Every later middleware sees the whole input again.
+  let input = command.input;
+  let body = '';
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      input = args.input;
+      body = JSON.stringify(input);
+      const items = input.RequestItems ?? {};
+      const withoutKeys = Object.fromEntries(Object.entries(items).map(([table, request]) => [table, { ...request, Keys: [] }]));
+      return next({ ...args, input: { ...input, RequestItems: withoutKeys } });
+    },
+    { step: 'serialize', priority: 'high', name: 'historyRawBatchGetInput' },
+  );
   command.middlewareStack.add(
     (next) => async (args) => {
       const http = args.request as { body?: unknown; headers: Record<string, string> };
       http.body = body;
       for (const name of Object.keys(http.headers)) if (name.toLowerCase() === 'content-length') delete http.headers[name];
       http.headers['content-length'] = String(Buffer.byteLength(body));
-      return next(args);
+      return next({ ...args, input });
     },
-    { step: 'build', priority: 'high', name: 'historyRawBatchGetBody' },
+    { step: 'serialize', priority: 'low', name: 'historyRawBatchGetBody' },
   );
   let answer: {
     Responses?: Record<string, Record<string, WireValue>[]>;
