@@ -211,8 +211,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       };
       // The first round warms both paths; the order alternates.
       for (let run = 0; run < options.pageRuns + 1; run++) {
-        const block =
-          run % 2 ? { page: await pageBlock(), bare: await bareBlock() } : { bare: await bareBlock(), page: await pageBlock() };
+        const block = run % 2 ? { page: await pageBlock(), bare: await bareBlock() } : { bare: await bareBlock(), page: await pageBlock() };
         if (run > 0) blocks.push(block);
       }
     });

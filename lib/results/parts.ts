@@ -580,7 +580,10 @@ export class ResultPartReader extends PartCursor {
    * `Delivery.nextContact`), nothing decoded.
    */
   writeItem(out: JsonBytes, seq: number, next: (reader: this) => boolean, type?: string): void {
-    out.write(itemOpening(seq, type)).copy(this.bytes, this.accountJsonStart + 1, this.accountJsonEnd - 1).write(CONTACTS_OPENING);
+    out
+      .write(itemOpening(seq, type))
+      .copy(this.bytes, this.accountJsonStart + 1, this.accountJsonEnd - 1)
+      .write(CONTACTS_OPENING);
     for (let first = true; next(this); first = false) {
       if (!first) out.write(',');
       out.copy(this.bytes, this.contactJsonStart, this.contactJsonEnd);
