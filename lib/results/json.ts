@@ -9,6 +9,7 @@
  * without parsing them and never needs the warehouse's names. The keys, their order and the warehouse field each
  * shows are declared once, in lib/warehouse/fields.ts.
  */
+import { isAscii } from 'node:buffer';
 import { ACCOUNT_FIELDS, CONTACT_FIELDS, resultFields, type JsonRecord, type ResultField } from '../warehouse/fields';
 import type { WarehouseContact } from '../warehouse/schema';
 import type { EnrichedAccount } from './csv';
@@ -177,7 +178,8 @@ export class JsonBytes {
 
   /** The text written since the last {@link take}, or since it was made; the writer is then empty again. */
   take(): string {
-    const text = this.buffer.toString('utf8', 0, this.length);
+    // ASCII (most answers) decodes as Latin-1 to the same text, without UTF-8's per-byte decoding.
+    const text = this.buffer.toString(isAscii(this.buffer.subarray(0, this.length)) ? 'latin1' : 'utf8', 0, this.length);
     this.length = 0;
     return text;
   }
