@@ -57,6 +57,7 @@ import type { ExecutionMeter } from '../lib/meter';
 
 /** Issue #13 budgets. */
 const LAUNCH_BUDGET_S = 12;
+/** Issue #13's evaluation calls, restated by issue #43 as "≤ 1,000 + the history reads": the warehouse reads' part. */
 const EVALUATION_CALLS_BUDGET = 1_000;
 const EXPORT_CPU_BUDGET_S = 4;
 const EXPORT_RSS_BUDGET_MB = 200;
@@ -520,14 +521,24 @@ async function launchStep(s: Awaited<ReturnType<typeof createCampaign>>) {
   const enrichDynamo = enrich.scope.calls.filter((c) => c.service === 'dynamodb');
   const byCommand = new Map<string, number>();
   for (const c of enrichDynamo) byCommand.set(`${c.command}(${c.kind})`, (byCommand.get(`${c.command}(${c.kind})`) ?? 0) + 1);
-  // Issue #13 counts the evaluation's calls (its "now" was 2,000–3,000: the per-account reads); the whole request's are reported beside it.
+  // Issue #13 counts the evaluation's calls (its "now" was 2,000–3,000: the per-account reads); issue #43 states the budget as
+  // ≤ 1,000 + the history reads (the buckets the IDs fall in: one call even for an empty history, N = 1). The whole request's are reported beside it.
+  const historyCalls = evaluation.filter((c) => c.kind !== 'warehouse').length;
   results.add({
     group: launchGroup,
     name: `DynamoDB calls to evaluate ${n(N)} accounts (the launch evaluation's reads)`,
     value: evaluation.length,
     unit: 'calls',
-    budget: { op: '<=', limit: EVALUATION_CALLS_BUDGET, text: `≤ ${n(EVALUATION_CALLS_BUDGET)}` },
-    extra: { 'keys read': n(statusKeys + historyKeys) },
+    budget: {
+      op: '<=',
+      limit: EVALUATION_CALLS_BUDGET + historyCalls,
+      text: `≤ ${n(EVALUATION_CALLS_BUDGET)} + the history reads (${n(historyCalls)})`,
+    },
+    extra: {
+      'keys read': n(statusKeys + historyKeys),
+      'warehouse calls': n(evaluation.length - historyCalls),
+      'history calls': n(historyCalls),
+    },
     note: 'warehouse-status and account-history BatchGetItem calls of the enrich request, counted by the SDK middleware',
   });
   results.add({
