@@ -112,8 +112,9 @@ export async function* prefetchedParts(
 ): AsyncGenerator<Uint8Array> {
   const queue: Promise<Uint8Array>[] = [];
   // In use at once: the part handed out and the `ahead` after it; read k reuses the buffer of read k - (ahead + 1),
-  // which the consumer left when it asked for read k - ahead (the one that started read k).
-  const buffers: Buffer[] = Array.from({ length: ahead + 1 }, () => Buffer.alloc(0));
+  // which the consumer left when it asked for read k - ahead (the one that started read k). Taken from the process's
+  // spare buffers and given back when the reading ends, so the next request reads into them too.
+  const buffers: Buffer[] = reuse ? Array.from({ length: ahead + 1 }, () => SPARE_PART_BUFFERS.pop() ?? Buffer.alloc(0)) : [];
   // Grown with an eighth to spare, so parts of about one size do not grow a buffer again and again.
   const bufferOf = (slot: number) => (bytes: number) => {
     if (buffers[slot]!.length < bytes) buffers[slot] = Buffer.allocUnsafeSlow(bytes + (bytes >>> 3));
@@ -128,13 +129,28 @@ export async function* prefetchedParts(
       queue.push(read);
     }
   };
-  fill(ahead + 1); // the first part and `ahead` after it
-  while (queue.length > 0) {
-    const bytes = await queue.shift()!;
-    fill(ahead); // `ahead` parts after the one handed out
-    yield bytes;
+  try {
+    fill(ahead + 1); // the first part and `ahead` after it
+    while (queue.length > 0) {
+      const bytes = await queue.shift()!;
+      fill(ahead); // `ahead` parts after the one handed out
+      yield bytes;
+    }
+  } finally {
+    // Reads still running (the consumer stopped early) write into their buffers: those are left to them.
+    const settled = queue.length === 0;
+    if (reuse && settled) SPARE_PART_BUFFERS.push(...buffers.slice(0, Math.max(0, SPARE_PART_BUFFERS_KEPT - SPARE_PART_BUFFERS.length)));
   }
 }
+
+/**
+ * Part buffers a finished reader left for the next one in this process (the
+ * results page and stream: a page then reads into a buffer already
+ * allocated, as a bare GetObject into a reused buffer does), at most
+ * {@link SPARE_PART_BUFFERS_KEPT}.
+ */
+const SPARE_PART_BUFFERS: Buffer[] = [];
+const SPARE_PART_BUFFERS_KEPT = 8;
 
 /**
  * Lifetime of an export URL signed at `signedAt`, in whole seconds: the TTL,
