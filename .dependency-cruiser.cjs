@@ -43,6 +43,7 @@ const FLOORS = [
     name: 'ground',
     paths: [
       '^lib/config\\.ts$',
+      '^lib/config-docs\\.ts$',
       '^lib/ids\\.ts$',
       '^lib/errors\\.ts$',
       '^lib/schemas\\.ts$',

@@ -11,7 +11,8 @@ export type SettingKind = 'integer' | 'number' | 'flag' | 'text';
 
 /**
  * One deployment setting, declared once: the environment variable, its
- * default, its bounds, its unit and what it means. `config` reads it,
+ * default and its bounds (its unit and what it means: `SETTING_DOCS` of
+ * lib/config-docs.ts, which no Lambda bundle carries). `config` reads it,
  * `npm run docs:write` writes the README's settings table and every figure
  * of docs/ marked with it (docs/architecture.md "Change a default").
  */
@@ -27,18 +28,11 @@ export interface SettingDeclaration {
   max?: number;
   /** A larger value is lowered to `max` instead of refused. */
   clampToMax?: boolean;
-  /** Unit of the value (`seconds`, `credits`, `requests`…), when it has one. */
-  unit?: string;
-  /** What it means, one sentence for the settings table. */
-  meaning: string;
-  /** Who sets it: the operator (deployment or `npm start`), or the stack itself (CDK outputs, the local stack). */
-  setBy: 'operator' | 'stack';
-  /** The page that states the rule it sets. */
-  docs?: string;
 }
 
 /**
- * Every setting `config` reads, in the order the README's table lists them.
+ * Every setting `config` reads, in the order the README's table lists them
+ * (each one's unit and meaning: `SETTING_DOCS` of lib/config-docs.ts).
  * Change a default here and run `npm run docs:write`: the README, docs/ and
  * the test environment follow (test/docs-generated.test.ts fails until then).
  */
@@ -47,47 +41,26 @@ export const SETTINGS = {
     env: 'CREDITS_PER_ACCOUNT',
     kind: 'integer',
     default: 1,
-    unit: 'credits',
-    setBy: 'operator',
-    docs: 'docs/launch.md',
-    meaning: 'Credits charged per eligible account of a launch.',
   },
   resultsAccessPeriodSeconds: {
     env: 'RESULTS_ACCESS_PERIOD_SECONDS',
     kind: 'integer',
     default: 30 * 86_400,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/lifetimes.md',
-    meaning: 'How long results stay readable after completion (`resultsExpireAt`).',
   },
   testResultsAccessPeriodSeconds: {
     env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS',
     kind: 'integer',
     default: 3_600,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/test-mode.md',
-    meaning:
-      'The same for test-mode campaigns: long enough to export and inspect a test run, short enough to see `campaign.expired` and `results_expired` the same day.',
   },
   exportUrlTtlSeconds: {
     env: 'EXPORT_URL_TTL_SECONDS',
     kind: 'integer',
     default: 900,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/lifetimes.md',
-    meaning: 'Lifetime of a presigned export URL (never past `resultsExpireAt`).',
   },
   uploadUrlTtlSeconds: {
     env: 'UPLOAD_URL_TTL_SECONDS',
     kind: 'integer',
     default: 900,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/campaigns.md#large-account-lists-upload-first',
-    meaning: 'Lifetime of a presigned upload URL.',
   },
   uploadTtlSeconds: {
     env: 'UPLOAD_TTL_SECONDS',
@@ -95,31 +68,17 @@ export const SETTINGS = {
     default: 3_600,
     max: 86_400,
     clampToMax: true,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/campaigns.md#large-account-lists-upload-first',
-    meaning:
-      'How long after `uploads/create` campaign create accepts the upload; a larger value is lowered to 1 day, after which the bucket deletes the file.',
   },
   idempotencyTtlSeconds: {
     env: 'IDEMPOTENCY_TTL_SECONDS',
     kind: 'integer',
     default: 86_400,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/idempotency.md',
-    meaning: 'How long an `Idempotency-Key` is remembered from its first use.',
   },
   rateLimitRequests: {
     env: 'RATE_LIMIT_REQUESTS',
     kind: 'integer',
     default: 200,
     min: 1,
-    unit: 'requests',
-    setBy: 'operator',
-    docs: 'docs/limits.md',
-    meaning:
-      'Authenticated requests an organization may make per window, all its keys together (the operator overrides it per organization).',
   },
   rateLimitWindowSeconds: {
     env: 'RATE_LIMIT_WINDOW_SECONDS',
@@ -127,97 +86,55 @@ export const SETTINGS = {
     default: 10,
     min: 1,
     max: 3_600,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/limits.md',
-    meaning: 'Length of the request-rate window.',
   },
   testRateLimitRequests: {
     env: 'TEST_RATE_LIMIT_REQUESTS',
     kind: 'integer',
     default: 100,
     min: 1,
-    unit: 'requests',
-    setBy: 'operator',
-    docs: 'docs/test-mode.md',
-    meaning:
-      "Authenticated requests an organization's test twin may make per window (its own counter, smaller than the live default; the operator overrides it per twin).",
   },
   testAccountIdsPerDay: {
     env: 'TEST_ACCOUNT_IDS_PER_DAY',
     kind: 'integer',
     default: 2_000_000,
     min: 1,
-    unit: 'account IDs',
-    setBy: 'operator',
-    docs: 'docs/test-mode.md',
-    meaning: "Account IDs a test twin's campaign creates may store per UTC day (test storage; live campaigns have no such quota).",
   },
   exportsPerHour: {
     env: 'EXPORTS_PER_HOUR',
     kind: 'integer',
     default: 60,
     min: 1,
-    unit: 'exports',
-    setBy: 'operator',
-    docs: 'docs/limits.md',
-    meaning: 'Exports an organization may make per hour (the operator overrides it per organization).',
   },
   resultsStreamKeepAliveSeconds: {
     env: 'RESULTS_STREAM_KEEPALIVE_SECONDS',
     kind: 'number',
     default: 15,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/results.md',
-    meaning: 'A results stream writes a keep-alive after this long without an account (decimals allowed; tests shorten it).',
   },
   resultsStreamMaxSeconds: {
     env: 'RESULTS_STREAM_MAX_SECONDS',
     kind: 'number',
     default: 300,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/results.md',
-    meaning:
-      'A results stream closes with a `pause` object after this long, and the client resumes from its `lastSeq` (decimals allowed; tests shorten it; the stream function times out a minute later).',
   },
   uploadsPerHour: {
     env: 'UPLOADS_PER_HOUR',
     kind: 'integer',
     default: 60,
     min: 1,
-    unit: 'uploads',
-    setBy: 'operator',
-    docs: 'docs/limits.md',
-    meaning: 'Uploads an organization may create per hour (the operator overrides it per organization).',
   },
   webhooksAllowLocalhost: {
     env: 'WEBHOOKS_ALLOW_LOCALHOST',
     kind: 'flag',
     default: false,
-    setBy: 'operator',
-    docs: 'docs/webhooks.md',
-    meaning: 'Webhook URLs may be `http://127.0.0.1` and `http://localhost` (`true` or `1`; on under `npm start`, off in AWS).',
   },
   webhookRetryBaseSeconds: {
     env: 'WEBHOOK_RETRY_BASE_SECONDS',
     kind: 'number',
     default: 30,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/webhooks.md',
-    meaning: 'First wait of the webhook retry schedule, doubling per retry (decimals allowed; tests shorten it).',
   },
   reconcileGraceSeconds: {
     env: 'RECONCILE_GRACE_SECONDS',
     kind: 'integer',
     default: 120,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/reliability.md',
-    meaning:
-      'How long after a launch a missing workflow execution counts as lost: longer than a launching Lambda can take to call StartExecution after its transaction.',
   },
   localReconcileEverySeconds: {
     env: 'RECONCILE_EVERY_SECONDS',
@@ -225,79 +142,43 @@ export const SETTINGS = {
     default: 30,
     min: 1,
     max: 86_400,
-    unit: 'seconds',
-    setBy: 'operator',
-    docs: 'docs/reliability.md',
-    meaning:
-      "How often `npm start` runs the enrichment reconciler after its pass at start (Node's timers wrap past about 24.8 days; AWS runs it every 5 minutes and on every abnormal end).",
   },
-  tableName: { env: 'TABLE_NAME', kind: 'text', setBy: 'stack', docs: 'docs/data-model.md', meaning: 'Name of the single DynamoDB table.' },
+  tableName: { env: 'TABLE_NAME', kind: 'text' },
   bucketName: {
     env: 'BUCKET_NAME',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/data-model.md',
-    meaning: 'Bucket holding account lists, enrichment results and export files.',
   },
   stateMachineArn: {
     env: 'STATE_MACHINE_ARN',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/deploy.md',
-    meaning: 'ARN of the enrichment state machine.',
   },
   webhookStateMachineArn: {
     env: 'WEBHOOK_STATE_MACHINE_ARN',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/webhooks.md',
-    meaning: 'ARN of the webhook delivery state machine; unset on the local stack, whose poller drives delivery.',
   },
   resultsStreamUrl: {
     env: 'RESULTS_STREAM_URL',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/results.md',
-    meaning:
-      'Base URL of the results stream in AWS (its function URL), for the served OpenAPI document; unset: the stream is served where the document is (the local stack).',
   },
   cursorSecret: {
     env: 'CURSOR_SECRET',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/pagination.md',
-    meaning: 'Secret that signs list cursors.',
   },
   privacySigningKeyFile: {
     env: 'PRIVACY_SIGNING_KEY_FILE',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/privacy.md',
-    meaning:
-      'File of the local erasure-receipt signing key (an ES256 private JWK, made on first use); the local stack puts it in its data folder.',
   },
   receiptKeyId: {
     env: 'RECEIPT_KEY_ID',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/privacy.md',
-    meaning:
-      'The KMS key (ARN) that signs erasure receipts; set only on the erasure worker. Unset on the local stack, which signs with PRIVACY_SIGNING_KEY_FILE.',
   },
   receiptPublishedKeyIds: {
     env: 'RECEIPT_PUBLISHED_KEY_IDS',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/privacy.md',
-    meaning:
-      'Comma-separated KMS keys (ARNs) whose public parts GET /.well-known/jwks.json serves: the signing key and retired ones. Unset on the local stack.',
   },
   erasureQueueUrl: {
     env: 'ERASURE_QUEUE_URL',
     kind: 'text',
-    setBy: 'stack',
-    docs: 'docs/privacy.md',
-    meaning: 'The SQS queue erasures/create sends each new erasure job to; unset on the local stack, which runs jobs in its own process.',
   },
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -347,7 +228,7 @@ function requiredText(declaration: SettingDeclaration): string {
 /**
  * Settings of the running deployment, read lazily from the environment. Each
  * getter reads the setting of the same name in {@link SETTINGS}, which holds
- * its variable, default, bounds, unit and meaning; a value out of bounds
+ * its variable, default and bounds; a value out of bounds
  * throws an Error naming the variable.
  */
 export const config = {

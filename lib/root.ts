@@ -15,7 +15,14 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
-import { createApiHandler, type ApiHandler, type KeyCheckMode, type RequestContext, type StreamingApiHandler } from './http/pipeline';
+import {
+  createApiHandler,
+  createJsonApiHandler,
+  type ApiHandler,
+  type KeyCheckMode,
+  type RequestContext,
+  type StreamingApiHandler,
+} from './http/pipeline';
 import { streamifiedHandler } from './http/stream-lambda';
 import type { StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
@@ -32,7 +39,7 @@ import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type 
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
-import { createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
+import { createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
@@ -86,6 +93,11 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+
+/** The key lookup alone (the same `findByHash` as {@link apiKeys}): what every handler's authentication reads. */
+const apiKeyReader: () => Pick<ApiKeyStore, 'findByHash'> = /* @__PURE__ */ once(() =>
+  createApiKeyReader({ client: ddb, tableName: config.tableName }),
+);
 
 /** Account enrichment times and CRM targets. */
 export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() =>
@@ -417,7 +429,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
     operation,
     useCase,
     {
-      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
       ...(operation.audited ? { audit: requestAudit() } : {}),
@@ -438,7 +450,7 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
 ): StreamingApiHandler =>
   streamifiedHandler(
     createApiHandler(operation, useCase, {
-      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
+      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
       apiKeyCache: apiKeyCache(),
       requestLimiter: requestLimiter(),
     }) as StreamingApiHandler,
@@ -450,48 +462,63 @@ export const resultsStreamTiming = () => ({
   maxMs: config.resultsStreamMaxSeconds * 1000,
 });
 
+/** Options of {@link idempotentApiHandler} and {@link jsonIdempotentApiHandler}. */
+export interface IdempotentHandlerOptions<R> {
+  keyCheck?: KeyCheckMode;
+  headers?: (data: R) => Record<string, string>;
+  settlesCommit?: boolean;
+  /**
+   * For an answer that holds a secret: how it is saved without it and replayed
+   * (lib/idempotency/middleware.ts {@link SavedAnswerCodec}).
+   */
+  savedAnswer?: SavedAnswerCodec;
+  /**
+   * The answer can name a person (identifier hashes): saved answers are listed so an erasure purges those that
+   * hold the person (docs/privacy.md "Erasure").
+   */
+  personalAnswers?: boolean;
+}
+
+/** An idempotent operation's handler built by `build` (with or without the form parsers) and this deployment's records. */
+const idempotentHandlerOf =
+  (build: typeof createApiHandler) =>
+  <S extends z.core.$ZodObject, R>(
+    operation: Operation<S>,
+    useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+    { savedAnswer, personalAnswers, ...options }: IdempotentHandlerOptions<R> = {},
+  ): ApiHandler => {
+    const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
+    return build(
+      operation,
+      useCase,
+      {
+        findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
+        apiKeyCache: apiKeyCache(),
+        requestLimiter: requestLimiter(),
+        idempotency: (op) => stage(op, savedAnswer, personalAnswers),
+        ...(operation.audited ? { audit: requestAudit() } : {}),
+      },
+      options,
+    );
+  };
+
 /**
  * The Lambda handler of an `idempotent` operation: {@link apiHandler} plus
  * `Idempotency-Key` handling with this deployment's records (docs/idempotency.md;
- * lib/idempotency/stage.ts).
- *
- * @param options.savedAnswer - for an answer that holds a secret: how it is saved without it and replayed
- *   (lib/idempotency/middleware.ts {@link SavedAnswerCodec}).
- * @param options.personalAnswers - the answer can name a person (identifier hashes): saved answers are listed
- *   so an erasure purges those that hold the person (docs/privacy.md "Erasure").
+ * lib/idempotency/stage.ts). A `jsonOnly` operation's is {@link jsonIdempotentApiHandler}
+ * (this one throws at load for it).
  *
  * @example
  * export const handler = idempotentApiHandler(createCampaignOperation, (input, { organizationId }) => createCampaign(…, organizationId, input));
  */
-export const idempotentApiHandler = <S extends z.core.$ZodObject, R>(
-  operation: Operation<S>,
-  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  {
-    savedAnswer,
-    personalAnswers,
-    ...options
-  }: {
-    keyCheck?: KeyCheckMode;
-    headers?: (data: R) => Record<string, string>;
-    settlesCommit?: boolean;
-    savedAnswer?: SavedAnswerCodec;
-    personalAnswers?: boolean;
-  } = {},
-): ApiHandler => {
-  const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
-  return createApiHandler(
-    operation,
-    useCase,
-    {
-      findApiKey: (keyHash) => apiKeys().findByHash(keyHash),
-      apiKeyCache: apiKeyCache(),
-      requestLimiter: requestLimiter(),
-      idempotency: (op) => stage(op, savedAnswer, personalAnswers),
-      ...(operation.audited ? { audit: requestAudit() } : {}),
-    },
-    options,
-  );
-};
+export const idempotentApiHandler = /* @__PURE__ */ idempotentHandlerOf(createApiHandler);
+
+/**
+ * {@link idempotentApiHandler} for a `jsonOnly` operation (lib/http/operation.ts): built without the urlencoded and
+ * multipart parsers (lib/http/pipeline.ts `createJsonApiHandler`), so its bundle carries neither them nor busboy.
+ * Throws at load for an operation that takes form bodies.
+ */
+export const jsonIdempotentApiHandler = /* @__PURE__ */ idempotentHandlerOf(createJsonApiHandler);
 
 /** The audit log as the pipeline writes it (lib/audit/log.ts, docs/audit.md). */
 export const requestAudit: () => RequestAudit = /* @__PURE__ */ once(() =>

@@ -18,7 +18,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SETTINGS, type SettingDeclaration } from '../lib/config';
+import { SETTINGS, type SettingDeclaration, type SettingName } from '../lib/config';
+import { SETTING_DOCS, type SettingDocs } from '../lib/config-docs';
 import { STAGES, type DeploymentStage } from '../infra/stack';
 import { WORKFLOW_TASKS } from '../infra/workflow';
 import { API_ROUTES } from '../infra/routes';
@@ -67,7 +68,7 @@ function readSettings(): void {
 const percent = (part: number, whole: number) => `${Number(((100 * part) / whole).toFixed(1))} %`;
 
 /** A setting's default as the settings table shows it. */
-function defaultText(setting: SettingDeclaration): string {
+function defaultText(setting: SettingDeclaration & SettingDocs): string {
   if (setting.default === undefined) return setting.setBy === 'stack' ? 'set by the stack' : 'none';
   if (typeof setting.default === 'boolean') return code(String(setting.default));
   const text = count(setting.default);
@@ -85,7 +86,8 @@ function boundsText(setting: SettingDeclaration): string {
 }
 
 function settingsTable(): string {
-  const rows = Object.values(SETTINGS).map((setting: SettingDeclaration) => {
+  const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+    const setting: SettingDeclaration & SettingDocs = { ...SETTINGS[name], ...SETTING_DOCS[name] };
     const meaning = setting.docs
       ? `${setting.meaning} ([${setting.docs.replace(/^docs\//, '').replace(/\.md.*$/, '')}](${setting.docs}))`
       : setting.meaning;

@@ -1065,13 +1065,41 @@ describe('POST /v1/campaigns/list: read cost does not grow with the organization
     await writeRecords(older, 16);
     const many = await measure(apiKey, body);
     expect(many.data).toStrictEqual(few.data);
-    // 630 lapsed: the first page still reads two query pages (limit + 2, then limit + 1 items), as with 30.
+    // 630 lapsed: the first page reads what it read with 30 (the probe, then the items the page still missed).
     expect(many.scanned).toBe(few.scanned);
     expect(many.scanned).toBeLessThanOrEqual(2 * (body.limit + 1) + 1);
     // Every page of the walk is right (the cursor's pages read the lapsed index from its start again).
     const pages = await walk(apiKey, body.filters, 100);
     expect(pages.flatMap((p) => p.campaigns.map((item: { id: string }) => item.id))).toEqual(
       [...older, ...newer].sort(newestFirst).map((r) => r.id),
+    );
+  });
+
+  it('an expired page that stored expired campaigns fill reads 8 lapsed ones beside them, however many lapsed long ago', async () => {
+    // 400 lapsed campaigns, then 12 stored `expired` ones created after them: the page of 10 is the expired ones.
+    const { organizationId, apiKey } = await newOrganization();
+    const start = Date.now() - 45 * DAY;
+    const lapsed = Array.from({ length: 400 }, (_, i) => recordOfKind(organizationId, 'lapsed', { createdAt: iso(start + i * 60_000) }));
+    const expired = Array.from({ length: 12 }, (_, i) =>
+      recordOfKind(organizationId, 'expired', { createdAt: iso(start + 400 * 60_000 + i * 60_000) }),
+    );
+    await writeRecords([...lapsed, ...expired], 16);
+    const body = { filters: { status: 'expired' }, limit: 10 };
+    const page = await measure(apiKey, body);
+    expect(page.data.campaigns.map((item: { id: string }) => item.id)).toEqual(
+      [...expired]
+        .sort(newestFirst)
+        .slice(0, 10)
+        .map((r) => r.id),
+    );
+    // The expired partition's Query (limit + 1 items) and one lapsed Query of 8: the partition fills the page, and
+    // no unread lapsed campaign (created at or before the 8th's expiry − the access period) can enter it.
+    expect(page.queries).toBe(2);
+    expect(page.scanned).toBe(body.limit + 1 + 8);
+    // The walk still finds every campaign, lapsed ones in their place.
+    const pages = await walk(apiKey, body.filters, 100);
+    expect(pages.flatMap((p) => p.campaigns.map((item: { id: string }) => item.id))).toEqual(
+      [...lapsed, ...expired].sort(newestFirst).map((r) => r.id),
     );
   });
 });

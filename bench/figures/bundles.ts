@@ -125,16 +125,29 @@ export const FUNCTIONS = [
   ...Object.values(WORKFLOW_TASKS).map((t) => ({ name: t.functionId, entry: t.entry, workflow: true })),
 ];
 
-/** A function's class for the size budget, from what its bundle holds (esbuild metafile). */
+/**
+ * A function's class for the size budget, from what its bundle holds (esbuild metafile): an API function with no
+ * AWS client but DynamoDB's is "DynamoDB only"; one with any other client (S3, Step Functions, SQS) is held to the
+ * largest-bundle budget.
+ */
 export function bundleClass(fn: { workflow: boolean; mcp?: boolean }, bundle: BuiltBundle): { label: string; limit: number } {
   if (fn.mcp) return { label: 'MCP server', limit: MCP_KB };
   const has = (pkg: string) => bundle.byPackage.some(([name, bytes]) => name === pkg && bytes > 0);
-  const s3 = has('@aws-sdk/client-s3');
-  const sfn = has('@aws-sdk/client-sfn');
-  if (fn.workflow) return s3 ? { label: 'workflow, S3 user', limit: S3_USER_KB } : { label: 'workflow', limit: WORKFLOW_KB };
-  if (!s3 && !sfn) return { label: 'API, DynamoDB only', limit: DYNAMODB_ONLY_API_KB };
-  return { label: `API, ${[s3 ? 'S3' : '', sfn ? 'Step Functions' : ''].filter(Boolean).join(' + ')} user`, limit: LARGEST_KB };
+  if (fn.workflow)
+    return has('@aws-sdk/client-s3') ? { label: 'workflow, S3 user', limit: S3_USER_KB } : { label: 'workflow', limit: WORKFLOW_KB };
+  // Every AWS client in the bundle but DynamoDB's (a function that sends SQS messages is not DynamoDB-only either).
+  const others = bundle.byPackage
+    .map(([name, bytes]) => (bytes > 0 && name.startsWith(CLIENT_PREFIX) && name !== '@aws-sdk/client-dynamodb' ? name : undefined))
+    .filter((name) => name !== undefined)
+    .sort((a, b) => (CLIENT_LABELS[a] ? 0 : 1) - (CLIENT_LABELS[b] ? 0 : 1) || a.localeCompare(b))
+    .map((name) => CLIENT_LABELS[name] ?? name.slice(CLIENT_PREFIX.length).toUpperCase());
+  if (!others.length) return { label: 'API, DynamoDB only', limit: DYNAMODB_ONLY_API_KB };
+  return { label: `API, ${others.join(' + ')} user`, limit: LARGEST_KB };
 }
+
+const CLIENT_PREFIX = '@aws-sdk/client-';
+/** Names of the AWS clients in the class labels (any other: its package suffix in capitals, e.g. `SQS`). */
+const CLIENT_LABELS: Record<string, string> = { '@aws-sdk/client-s3': 'S3', '@aws-sdk/client-sfn': 'Step Functions' };
 
 const kb = (bytes: number) => bytes / KB;
 /** What `bundle` carries beyond `floor`, by package, the largest first (KB). */
@@ -240,9 +253,9 @@ export async function runBundles(results: Results, options: BundleOptions): Prom
   );
   results.note(
     group,
-    'Classes, from each bundle\'s esbuild metafile: "API, DynamoDB only" = an API function whose bundle holds neither @aws-sdk/client-s3 nor @aws-sdk/client-sfn ' +
+    'Classes, from each bundle\'s esbuild metafile: "API, DynamoDB only" = an API function whose bundle holds no AWS client but @aws-sdk/client-dynamodb ' +
       `(≤ ${DYNAMODB_ONLY_API_KB} KB); "workflow" = a workflow task without the S3 client (≤ ${WORKFLOW_KB} KB), "workflow, S3 user" with it (≤ ${S3_USER_KB} KB); ` +
-      `other API functions (S3 or Step Functions users) are held to the largest-bundle budget (≤ ${LARGEST_KB} KB).`,
+      `other API functions (users of S3, Step Functions or SQS) are held to the largest-bundle budget (≤ ${LARGEST_KB} KB).`,
   );
   results.note(
     group,

@@ -19,7 +19,7 @@
  * profiles (this process through the inspector; the export process through
  * --cpu-prof, mapped through the bundle's source map).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import type { Results } from '../lib/results';
@@ -57,10 +57,10 @@ import type { ExecutionMeter } from '../lib/meter';
 
 /** Issue #13 budgets. */
 const LAUNCH_BUDGET_S = 12;
+/** Issue #13's evaluation calls, restated by issue #43 as "≤ 1,000 + the history reads": the warehouse reads' part. */
 const EVALUATION_CALLS_BUDGET = 1_000;
 const EXPORT_CPU_BUDGET_S = 4;
 const EXPORT_RSS_BUDGET_MB = 200;
-const WORKFLOW_READ_BUDGET_X = 2;
 /**
  * Issue #43: the request-driven cost per 1,000 enriched accounts (launch, workflow, completion, result
  * storage for the access period), the history's storage NOT folded in (bench/README.md "Budgets restated").
@@ -520,14 +520,24 @@ async function launchStep(s: Awaited<ReturnType<typeof createCampaign>>) {
   const enrichDynamo = enrich.scope.calls.filter((c) => c.service === 'dynamodb');
   const byCommand = new Map<string, number>();
   for (const c of enrichDynamo) byCommand.set(`${c.command}(${c.kind})`, (byCommand.get(`${c.command}(${c.kind})`) ?? 0) + 1);
-  // Issue #13 counts the evaluation's calls (its "now" was 2,000–3,000: the per-account reads); the whole request's are reported beside it.
+  // Issue #13 counts the evaluation's calls (its "now" was 2,000–3,000: the per-account reads); issue #43 states the budget as
+  // ≤ 1,000 + the history reads (the buckets the IDs fall in: one call even for an empty history, N = 1). The whole request's are reported beside it.
+  const historyCalls = evaluation.filter((c) => c.kind !== 'warehouse').length;
   results.add({
     group: launchGroup,
     name: `DynamoDB calls to evaluate ${n(N)} accounts (the launch evaluation's reads)`,
     value: evaluation.length,
     unit: 'calls',
-    budget: { op: '<=', limit: EVALUATION_CALLS_BUDGET, text: `≤ ${n(EVALUATION_CALLS_BUDGET)}` },
-    extra: { 'keys read': n(statusKeys + historyKeys) },
+    budget: {
+      op: '<=',
+      limit: EVALUATION_CALLS_BUDGET + historyCalls,
+      text: `≤ ${n(EVALUATION_CALLS_BUDGET)} + the history reads (${n(historyCalls)})`,
+    },
+    extra: {
+      'keys read': n(statusKeys + historyKeys),
+      'warehouse calls': n(evaluation.length - historyCalls),
+      'history calls': n(historyCalls),
+    },
     note: 'warehouse-status and account-history BatchGetItem calls of the enrich request, counted by the SDK middleware',
   });
   results.add({
@@ -628,6 +638,11 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
       await new Promise((r) => setTimeout(r, 250));
     }
   });
+  if (workflowProfile) {
+    // Kept for a closer look (e.g. by function and line) than the summary in RESULTS.md.
+    mkdirSync(path.join(options.tmpDir, 'profiles'), { recursive: true });
+    writeFileSync(path.join(options.tmpDir, 'profiles', 'workflow.cpuprofile'), JSON.stringify(workflowProfile));
+  }
   const totalS = (enrichedAt - enrichStarted) / 1000;
   const workflowScope = stack.workflowScopes.at(-1)!;
   const findCalls = workflowScope.calls.filter((c) => c.at < enrichedAt);
@@ -748,6 +763,31 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
   };
 }
 
+/**
+ * The counted DynamoDB units and S3 requests of the launch and of the workflow, priced per what they touched
+ * (`CallRecord.kind`: warehouse, copyIndex, sequence, outcomes …), largest first: which parts of the request-driven
+ * cost dominate. Storage, Lambda and Step Functions are the cost table's own lines.
+ */
+function costByComponent(launch: readonly CallRecord[], workflow: readonly CallRecord[], scale: number): string {
+  const byKey = new Map<string, number>();
+  const add = (phase: string, calls: readonly CallRecord[]) => {
+    for (const c of calls) {
+      const key = `${phase} ${c.service === 's3' ? 'S3 ' : ''}${c.kind}`;
+      const { put, get } = s3Classes([c]);
+      const cost =
+        put * PRICES.s3PutClass + get * PRICES.s3GetClass + (c.rru ?? 0) * PRICES.dynamodbRru + (c.wru ?? 0) * PRICES.dynamodbWru;
+      byKey.set(key, (byKey.get(key) ?? 0) + cost * scale);
+    }
+  };
+  add('launch', launch);
+  add('workflow', workflow);
+  return [...byKey]
+    .filter(([, d]) => d > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, d]) => `${key} ${dollars(d)}`)
+    .join('; ');
+}
+
 /** S3 bytes the workflow read, and the cost of launch + workflow + completion (counted). */
 async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   const { N, apiKey, campaignId, cpu, enrich, expiry, ids, organizationId, results, scaleExecution, stack, workflowGroup, workflowScope } =
@@ -758,22 +798,21 @@ async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   const s3Reads = completionCalls.filter((c) => c.service === 's3' && c.command === 'GetObject');
   const s3ReadBytes = s3Reads.reduce((sum, c) => sum + (c.bytes ?? 0), 0);
   const listBytes = Buffer.byteLength(ids.join('\n'));
+  // Reported, not budgeted: the batch objects carry the launch's account fields on purpose, the reason is stated
+  // once, in bench/README.md "Budgets restated"; budgeted instead are the warehouse read units and the cost.
   results.add({
     group: workflowGroup,
     name: `S3 bytes read by the workflow, ${n(N)}-account campaign`,
     value: s3ReadBytes / MB,
     unit: 'MB',
-    budget: {
-      op: '<=',
-      limit: (WORKFLOW_READ_BUDGET_X * listBytes) / MB,
-      text: `≤ ${WORKFLOW_READ_BUDGET_X} × the list (${round(listBytes / MB, 2)} MB)`,
-    },
     extra: {
       GetObject: n(s3Reads.length),
       'per GetObject': `${round(s3ReadBytes / Math.max(1, s3Reads.length) / 1000, 1)} KB`,
-      'list bytes': `${n(listBytes)} (IDs joined by newlines)`,
+      'list bytes': `${n(listBytes)} (IDs joined by newlines); × the list ${round(s3ReadBytes / Math.max(1, listBytes), 1)}`,
     },
-    note: 'GetObject response bytes (Content-Length) counted by the middleware on the S3 client of this process, which runs the workflow tasks, from StartExecution to WaitForResultsExpiry',
+    note:
+      'reported only, its reason in bench/README.md "Budgets restated" (the batch objects carry the account fields); ' +
+      'GetObject response bytes (Content-Length) counted by the middleware on the S3 client of this process, which runs the workflow tasks, from StartExecution to WaitForResultsExpiry',
   });
 
   const costGroup = 'cost';
@@ -849,6 +888,10 @@ async function costStep(s: Awaited<ReturnType<typeof workflowStep>>) {
   });
   results.note(costGroup, `Per 1,000 accounts enriched, from the ${n(N)}-account campaign (${PRICES.asOf}; prices in bench/lib/cost.ts):`);
   for (const row of costTable(per1000)) results.note(costGroup, row);
+  results.note(
+    costGroup,
+    `By component, per 1,000 accounts enriched: ${costByComponent(enrich.scope.calls, [...completionCalls, ...expiry.tailCalls], 1000 / enrichedAccounts)}.`,
+  );
   results.note(
     costGroup,
     `Counted: DynamoDB RRU/WRU = ConsumedCapacity of every request of the enrich call and of the workflow until WaitForResultsExpiry (the bench asks for ReturnConsumedCapacity=TOTAL; ` +

@@ -184,6 +184,10 @@ function dynamoKind(input: Record<string, any>): { kind: string; items?: number 
   if (input.IndexName) return { kind: `list:${String(input.IndexName)}`, items };
   if (pk.startsWith('ORG#') && sk === 'ORG') return { kind: 'organization', items };
   if (sk === 'OUTCOMES') return { kind: 'outcomes', items };
+  // The copy index (lib/privacy/copies.ts), written by FindContacts with each result part.
+  if (pk.startsWith('COPIES#')) return { kind: 'copyIndex', items };
+  // The results' sequence (lib/results/sequence.ts): a batch made readable takes its seqs.
+  if (pk.includes('#RESULTS#') || sk?.startsWith('RESULTS#')) return { kind: 'sequence', items };
   return { kind: 'campaign', items };
 }
 

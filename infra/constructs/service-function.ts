@@ -99,10 +99,13 @@ export const BUNDLING = {
   externalModules: [],
   forceDockerBundling: false,
   esbuildArgs: {
-    // Lambda hands the role's credentials to the function in the environment:
+    // Lambda hands the role's credentials to the function in the environment
+    // (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN: "Defined runtime environment variables",
+    // https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime):
     // the SDK's default chain (SSO, INI, process, web identity, IMDS and the
     // STS/SSO clients they need) becomes `fromEnv()` in the bundles only
-    // (lib/lambda/env-credentials.ts). esbuild resolves the path from PROJECT_ROOT.
+    // (lib/lambda/env-credentials.ts; docs/deploy.md "Credentials of the functions").
+    // esbuild resolves the path from PROJECT_ROOT.
     [`--alias:${CREDENTIAL_PROVIDER_PACKAGE}`]: `./${ENV_CREDENTIALS_MODULE}`,
     // No operation of this service streams events (S3's SelectObjectContent is
     // the only one among the clients used): the codec every client carries

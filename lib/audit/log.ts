@@ -99,7 +99,9 @@ export function auditEntryPut(tableName: string, organizationId: string, entry: 
  * Writes the entries of refusals (401 of a known key, 429) that arrive together in one process as one
  * BatchWriteItem (up to 25 entries; more: several, in parallel): each caller's promise settles once its own
  * entry is stored, so a refusal's answer still leaves after its entry (docs/audit.md "Refusals, and the cost of
- * a flood"). The items are plain Puts: a refusal comes before any use case, so no transaction wrote its entry.
+ * a flood"). "Together": in the same turn of the event loop, or while the process's previous batch is in flight
+ * (one batch at a time, so a flood's refusals, answered from memory without any other round trip, share writes).
+ * The items are plain Puts: a refusal comes before any use case, so no transaction wrote its entry.
  */
 function refusalWriter(client: DynamoDBDocumentClient, tableName: string): (item: Record<string, unknown>) => Promise<void> {
   let waiting: { item: Record<string, unknown>; settle: (error?: unknown) => void }[] = [];
@@ -117,11 +119,21 @@ function refusalWriter(client: DynamoDBDocumentClient, tableName: string): (item
       for (const { settle } of batch) settle(error);
     }
   };
+  let writing = false;
+  // Batches one after the other until none waits; `flush` settles every caller and never throws.
+  const drain = async () => {
+    while (waiting.length > 0) await flush();
+    writing = false;
+  };
   return (item) =>
     new Promise<void>((resolve, reject) => {
-      // The first refusal of a turn of the event loop schedules the write; those of the same turn join it.
-      if (waiting.length === 0) setImmediate(() => void flush());
       waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      // The first refusal starts the writer after its turn of the event loop (those of the same turn join it); those
+      // arriving while a batch is in flight go in the next one.
+      if (!writing) {
+        writing = true;
+        setImmediate(() => void drain());
+      }
     });
 }
 

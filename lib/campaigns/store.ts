@@ -197,11 +197,20 @@ export function createCampaignOrganizationReader({
   };
 }
 
+/**
+ * Lapsed campaigns the first read of an `expired` list asks for (docs/data-model.md "Expiry as read"): often enough
+ * to tell, once the other sources' page is known, that no further lapsed campaign can enter it, and at the expiry
+ * index's items of about 400 bytes (list fields and keys), within the one 4 KB read unit (half a unit, eventually
+ * consistent) a read of fewer would cost too.
+ * A page that needs more reads only the items it still misses, one more round trip.
+ */
+const LAPSED_PROBE = 8;
+
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   /**
    * Reads up to `wanted` items of one source below `after`, newest first.
-   * @param floor - once known, the oldest item the page can take from the other sources (lapsed campaigns stop there).
+   * @param others - the other sources' items, once read (lapsed campaigns stop once no unread one can enter the page).
    */
   const readSource = async (
     source: ListSource,
@@ -209,9 +218,9 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     wanted: number,
     after: string | undefined,
     now: Date,
-    floor: () => string | undefined = () => undefined,
+    others: () => Promise<readonly CampaignListRecord[]> = async () => [],
   ): Promise<CampaignListRecord[]> => {
-    if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now, floor);
+    if (source.kind === 'lapsed') return readLapsed(source, organizationId, wanted, after, now, others);
     const items: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
@@ -244,12 +253,14 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
 
   /**
    * Lapsed campaigns (stored `enriched`, past resultsExpireAt) below `after`,
-   * newest first: the sparse expiry index read from `now` backwards, a page
-   * of `wanted` items at a time, never a live campaign. It stops once no
+   * newest first: the sparse expiry index read from `now` backwards, first
+   * {@link LAPSED_PROBE} items (in the wave of the other sources' reads), then,
+   * once the other sources' page is known and only if a lapsed campaign may
+   * still enter it, the items the page still misses; never a live campaign. It stops once no
    * unread one can enter the page: an unread item expires at or before the
    * last one read (E), so it was created at or before E − the result access
-   * period (created ≤ completed = expiry − period); once `wanted` candidates
-   * (or the other sources' page, `floor()`) sort after that, the rest cannot
+   * period (created ≤ completed = expiry − period); once `wanted` items of
+   * this source and the others together sort after that, the rest cannot
    * enter. The first page reads about a page of lapsed campaigns however
    * many there are (docs/pagination.md). Assumes every stored campaign's access
    * period is at least the current setting (shortening it only reads more);
@@ -263,12 +274,14 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     wanted: number,
     after: string | undefined,
     now: Date,
-    floor: () => string | undefined,
+    others: () => Promise<readonly CampaignListRecord[]>,
   ) => {
     const index = TABLE_INDEXES.enrichedByExpiry;
     const periodMs = config.resultsAccessPeriodSeconds * 1000;
     const candidates: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
+    // A probe first: when the other sources fill the page (many campaigns lapsed long ago), it is all that is read.
+    let ask = Math.min(LAPSED_PROBE, wanted);
     for (;;) {
       const page = await client.send(
         new QueryCommand({
@@ -282,8 +295,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
             ':bound': `${now.toISOString()}$`,
           },
           ScanIndexForward: false,
-          // One more than the page on the first read: the `wanted`-th candidate can then be known to beat every unread one.
-          Limit: exclusiveStartKey ? wanted : wanted + 1,
+          Limit: ask,
           ExclusiveStartKey: exclusiveStartKey,
           ReturnConsumedCapacity: 'TOTAL',
         }),
@@ -299,9 +311,12 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       if (!exclusiveStartKey || last === undefined) break;
       // Every unread item sorts below `${E − period}$`.
       const unreadBelow = `${new Date(Date.parse(last.slice(0, last.indexOf('#'))) - periodMs).toISOString()}$`;
-      if (candidates.length >= wanted && candidates[wanted - 1]!.listSk >= unreadBelow) break;
-      const pageFloor = floor();
-      if (pageFloor !== undefined && pageFloor >= unreadBelow) break;
+      // The page's items known to beat every unread one, from this source and the others: once `wanted`, done;
+      // else at most the missing ones are read next (each read may lower the bound, so the count is checked again).
+      const beat = (list: readonly CampaignListRecord[]) => list.filter((item) => item.listSk >= unreadBelow).length;
+      const known = beat(candidates) + beat(await others());
+      if (known >= wanted) break;
+      ask = wanted - known;
     }
     return candidates;
   };
@@ -394,24 +409,20 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     async list(query) {
       const sources = listSources(query);
       const wanted = query.limit + 1;
-      // All sources in one wave. Once the partitions are read, the page takes nothing older than their
-      // `wanted`-th newest item: the lapsed source, if still paging, stops there.
-      let floor: string | undefined;
+      // All sources in one wave. Once the partitions are read, the lapsed source, if still paging, stops as soon as
+      // its items and theirs fill the page with items no unread lapsed campaign can beat.
       const partitions = Promise.all(
         sources
           .filter((source) => source.kind === 'partition')
           .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)),
-      ).then((pages) => {
-        const items = pages.flat().sort(newestFirst);
-        if (items.length >= wanted) floor = items[wanted - 1]!.listSk;
-        return items;
-      });
+      ).then((pages) => pages.flat().sort(newestFirst));
       const lapsed = Promise.all(
         sources
           .filter((source) => source.kind === 'lapsed')
-          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => floor)),
+          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => partitions)),
       );
-      const merged = [...(await partitions), ...(await lapsed).flat()].sort(newestFirst);
+      const [partitionItems, lapsedItems] = await Promise.all([partitions, lapsed]);
+      const merged = [...partitionItems, ...lapsedItems.flat()].sort(newestFirst);
       return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
     },
   };

@@ -108,7 +108,8 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * organization may not be delivered (its suppressions and the global list,
  * read once per batch: an account left with none is `not_found` and refunded
  * at completion), writes the batch's result part, then
- * records its per-account outcomes (progress moves once per batch) and makes
+ * records its copy index and its per-account outcomes, both at once
+ * (progress moves once per batch), and makes
  * the batch readable (its seqs, {@link makeBatchReadable}).
  *
  * A batch holding paced accounts (`pacing`: the test twin's `test_slow_`
@@ -152,18 +153,20 @@ export async function findContactsBatch(
     });
   };
   const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
-  // Each part, once written, is recorded in the copy index (before it is made readable).
-  const putPart = async (part: EnrichedAccount[], chunk?: number) => {
+  // Each part, once written, is recorded in the copy index (awaited before the part is made readable; the batch's
+  // outcomes are recorded meanwhile): `indexed` settles when the index is written.
+  const putPart = async (part: EnrichedAccount[], chunk?: number): Promise<{ indexed: Promise<void> }> => {
     const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk);
-    await deps.copies?.record(
-      resultPartKey(prefix, input.batch.index, chunk),
-      bytes,
-      copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0),
+    const indexed = Promise.resolve(
+      deps.copies?.record(resultPartKey(prefix, input.batch.index, chunk), bytes, copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0)),
     );
+    indexed.catch(() => undefined); // observed by the caller's await
+    return { indexed };
   };
   const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
   const parts = readable ? pacedParts(accountIds, deps.pacing) : undefined;
   let enriched: EnrichedAccount[];
+  let indexed: Promise<void> | undefined;
   let running = true;
   if (parts && readable) {
     // Paced: each part waits for the attempt's next slot, then is processed, written and made readable on its own.
@@ -173,7 +176,9 @@ export async function findContactsBatch(
       const slot = await readable.sequence.reserveSlot({ ...input, expiresAt }, PACED_INTERVAL_MS);
       if (slot > Date.now()) await sleepFor(slot - Date.now());
       const part = await enrich(ids);
-      await putPart(part, chunk);
+      await (
+        await putPart(part, chunk)
+      ).indexed;
       enriched.push(...part);
       if (!(await makeBatchReadable(readable, { ...input, chunk }, part, new Date()))) {
         running = false;
@@ -182,17 +187,20 @@ export async function findContactsBatch(
     }
   } else {
     enriched = await enrich(accountIds);
-    await putPart(enriched);
+    ({ indexed } = await putPart(enriched));
   }
   // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
-  if (running)
-    await deps.outcomes.recordBatch({
-      organizationId: input.organizationId,
-      campaignId: input.campaignId,
-      evaluationId: input.attemptId,
-      batch: input.batch,
-      contactsFound: enriched.map((a) => a.contacts.length),
-    });
+  await Promise.all([
+    indexed,
+    running &&
+      deps.outcomes.recordBatch({
+        organizationId: input.organizationId,
+        campaignId: input.campaignId,
+        evaluationId: input.attemptId,
+        batch: input.batch,
+        contactsFound: enriched.map((a) => a.contacts.length),
+      }),
+  ]);
   if (readable && !parts) await makeBatchReadable(readable, input, enriched, now);
   if (
     deps.campaigns &&

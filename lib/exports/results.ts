@@ -19,7 +19,7 @@ import { statusAt, type AttemptRecord, type CampaignRecord } from '../campaigns/
 import type { CampaignStore } from '../campaigns/store';
 import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from '../results/parts';
 import { deliverable, deliverAll, type Delivery, type DeliveryPolicyOf } from '../results/deliverable';
-import type { ResultItem } from '../results/json';
+import { JsonBytes, type ResultItem } from '../results/json';
 import { JsonText } from '../http/envelope';
 import type { SequenceStore } from '../results/sequence';
 import type { ContactSelection } from '../results/csv';
@@ -52,8 +52,8 @@ export interface ResultsPage {
   complete: boolean;
   /** The seq of the last account returned, or `afterSeq` when none: the next page's `afterSeq`. */
   lastSeq: number;
-  /** The items, each its JSON text as stored (lib/results/json.ts `resultItemText`). */
-  accounts: JsonText<ResultItem>[];
+  /** The items as one JSON array, each item's text spliced from the stored bytes (lib/results/json.ts `resultItemText`). */
+  accounts: JsonText<ResultItem[]>;
 }
 
 /** One result item read from the parts: its seq and its JSON text ({@link ResultItem}, with `type` first when asked). */
@@ -130,12 +130,31 @@ export async function* resultItems(
   delivery: Delivery,
   type?: string,
 ): AsyncGenerator<ResultItemText> {
+  const out = new JsonBytes();
+  for await (const seq of writeResultItems(deps, ref, afterSeq, untilSeq, delivery, out, { type })) yield { seq, text: out.take() };
+}
+
+/**
+ * {@link resultItems} written into `out` (the stored bytes copied, nothing
+ * decoded), `between` before each item but the first; yields each item's seq
+ * once it is written.
+ */
+export async function* writeResultItems(
+  deps: Pick<ResultsDependencies, 'results' | 'sequence'>,
+  ref: { organizationId: string; campaignId: string; attemptId: string },
+  afterSeq: number,
+  untilSeq: number,
+  delivery: Delivery,
+  out: JsonBytes,
+  { type, between }: { type?: string; between?: string } = {},
+): AsyncGenerator<number> {
   if (untilSeq <= afterSeq) return;
   const ranges = await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq);
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
   let index = 0;
-  const contacts: string[] = [];
-  // Into reused buffers: each item's texts are copied out of the part before the next part is asked for.
+  let first = true;
+  const next = (part: ResultPartReader) => delivery.nextContact(part);
+  // Into reused buffers: each item's bytes are copied out of the part before the next part is asked for.
   for await (const bytes of prefetchedParts(
     deps.results,
     ranges.map((range) => resultPartKey(prefix, range.batchIndex, range.chunk)),
@@ -147,10 +166,11 @@ export async function* resultItems(
     for (let seq = range.fromSeq; seq <= range.toSeq && part.nextAccount(); seq++) {
       if (seq <= afterSeq) continue;
       if (seq > untilSeq) return;
-      contacts.length = 0;
+      if (!first && between !== undefined) out.write(between);
+      first = false;
       delivery.beginAccount();
-      while (delivery.nextContact(part)) contacts.push(part.contactJson());
-      yield { seq, text: part.itemText(seq, contacts, type) };
+      part.writeItem(out, seq, next, type);
+      yield seq;
     }
   }
 }
@@ -205,6 +225,10 @@ export async function openReadable(
   return { opened, ref, lastGiven };
 }
 
+/** Page writers a finished page left for the next one in this process, at most {@link SPARE_PAGE_WRITERS_KEPT}. */
+const SPARE_PAGE_WRITERS: JsonBytes[] = [];
+const SPARE_PAGE_WRITERS_KEPT = 4;
+
 /**
  * `POST /v1/campaigns/results`: the accounts after `afterSeq`, in seq order,
  * at most `limit`; with `waitSeconds`, a long poll while none is readable.
@@ -231,15 +255,22 @@ export async function listCampaignResults(
       );
   }
   const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
-  const accounts: JsonText<ResultItem>[] = [];
   let lastSeq = afterSeq;
-  // The delivery policy is read only when there is something to deliver (an empty answer reads nothing more).
-  if (untilSeq > afterSeq) {
-    const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
-    for await (const item of resultItems(deps, ref, afterSeq, untilSeq, delivery)) {
-      accounts.push(new JsonText(item.text));
-      lastSeq = item.seq;
+  // The items' stored bytes, copied into one buffer and decoded once: no string per item or contact. The buffer is
+  // the process's spare one when free (grown by earlier pages: no new allocation of a few MB per page).
+  const out = SPARE_PAGE_WRITERS.pop() ?? new JsonBytes();
+  let accounts: JsonText<ResultItem[]>;
+  try {
+    out.take();
+    out.write('[');
+    // The delivery policy is read only when there is something to deliver (an empty answer reads nothing more).
+    if (untilSeq > afterSeq) {
+      const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+      for await (const seq of writeResultItems(deps, ref, afterSeq, untilSeq, delivery, out, { between: ',' })) lastSeq = seq;
     }
+    accounts = new JsonText<ResultItem[]>(out.write(']').take());
+  } finally {
+    if (SPARE_PAGE_WRITERS.length < SPARE_PAGE_WRITERS_KEPT) SPARE_PAGE_WRITERS.push(out);
   }
   return {
     campaignId: ref.campaignId,

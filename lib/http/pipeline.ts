@@ -5,8 +5,9 @@
  * Top to bottom: request tracing (X-Request-Id, a middy plugin) → request
  * logging context → error envelope (onError) → authentication and the
  * operation's scope (lib/http/scopes.ts) → body guard
- * (content type, size, JSON nesting depth) → the three middy body parsers →
- * form normalization (form nesting depth) → schema validation → idempotency
+ * (content type, size, JSON nesting depth) → the middy body parsers (JSON; urlencoded and
+ * multipart unless the operation is `jsonOnly`) → form normalization (form nesting depth) →
+ * schema validation → idempotency
  * (docs/idempotency.md; idempotent operations only) → use case (with the request's deadline signal) → `{ data, error }`.
  *
  * The request rate (docs/limits.md; lib/http/rate-limit.ts): once the key's
@@ -385,17 +386,6 @@ const bodyGuard = (
       const field = jsonNestingViolation(bodyText(raw!, event.isBase64Encoded));
       if (field !== undefined) throw tooDeep(field);
     }
-    if (kind === 'multipart') {
-      const boundary = multipartBoundary(contentType);
-      if (boundary === undefined) {
-        throw new InvalidRequestError(
-          'The Content-Type header is multipart/form-data without its boundary parameter (multipart/form-data; boundary=…), so the parts cannot be found: let the HTTP client write the header with the body (curl -F, fetch with a FormData), or send the fields as JSON.',
-          ['content-type: multipart/form-data needs a boundary parameter'],
-        );
-      }
-      const fault = multipartFramingFault(Buffer.from(raw!, event.isBase64Encoded ? 'base64' : 'utf8'), boundary);
-      if (fault) throw new InvalidRequestError(`The multipart body is malformed: ${fault}.`, [`body: malformed multipart (${fault})`]);
-    }
     request.context.bodyKind = kind;
   },
 });
@@ -551,6 +541,26 @@ const forBodyKind = (
   before: (request: Request) => (request.context.bodyKind === kind ? parser.before?.(request as never) : undefined),
 });
 
+/**
+ * Refuses a multipart body whose Content-Type names no boundary, or whose framing busboy would hang or throw on
+ * (form.ts `multipartFramingFault`), before the multipart parser reads it.
+ */
+const multipartFraming = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
+  before: (request: Request) => {
+    if (request.context.bodyKind !== 'multipart') return;
+    const event = request.event;
+    const boundary = multipartBoundary(event.headers['content-type']!);
+    if (boundary === undefined) {
+      throw new InvalidRequestError(
+        'The Content-Type header is multipart/form-data without its boundary parameter (multipart/form-data; boundary=…), so the parts cannot be found: let the HTTP client write the header with the body (curl -F, fetch with a FormData), or send the fields as JSON.',
+        ['content-type: multipart/form-data needs a boundary parameter'],
+      );
+    }
+    const fault = multipartFramingFault(Buffer.from(event.body!, event.isBase64Encoded ? 'base64' : 'utf8'), boundary);
+    if (fault) throw new InvalidRequestError(`The multipart body is malformed: ${fault}.`, [`body: malformed multipart (${fault})`]);
+  },
+});
+
 /** Form bodies become the shape of a JSON body (see `form.ts`). */
 const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => ({
   before: (request: Request) => {
@@ -567,17 +577,57 @@ const formFields = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayPro
   },
 });
 
-/** Validates the body against the operation's schema (the coercing form variant for form bodies). */
+/**
+ * The form half of the body parsing: the urlencoded and multipart parsers (each for its own body kind), form fields
+ * nested into a JSON body's shape (form.ts), and the coercing form variant of a request schema. Every operation
+ * takes form bodies but a `jsonOnly` one (lib/http/operation.ts), whose handler is built without them
+ * ({@link createJsonApiHandler}): its bundle then carries neither parser nor busboy (docs/deploy.md, bench `bundles`).
+ */
+interface FormBodies {
+  /** Run after the body guard and the JSON parser, before validation. */
+  middlewares: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext>[];
+  /** The coercing form variant of a request schema (form.ts {@link formSchemaOf}). */
+  schemaOf: (schema: z.core.$ZodType) => z.core.$ZodType;
+}
+
+const formBodies = (): FormBodies => ({
+  middlewares: [
+    multipartFraming(),
+    forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })),
+    forBodyKind(
+      'multipart',
+      httpMultipartBodyParser({
+        disableContentTypeCheck: true,
+        // Every part is read as an attachment so repeated and bracketed
+        // field names survive; form.ts turns plain fields back into text.
+        // Field names are bounded by the body alone (middy's default is 100 characters), so a deep
+        // bracket path reaches the depth check and is answered with an issue naming the field.
+        busboy: {
+          isPartAFile: () => true,
+          limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 },
+        },
+      }),
+    ),
+    formFields(),
+  ],
+  schemaOf: formSchemaOf,
+});
+
+/**
+ * Validates the body against the operation's schema (the coercing form variant for form bodies; a JSON-only
+ * operation's body guard lets no form body through).
+ */
 const validation = <S extends z.core.$ZodObject>(
   operation: Operation<S>,
+  forms: FormBodies | undefined,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
-  const formSchema = formSchemaOf(operation.request);
+  const formSchema = forms?.schemaOf(operation.request);
   return {
     before: (request: Request) => {
       const kind = request.context.bodyKind;
       const raw = kind === undefined ? {} : (request.event.body as unknown);
       const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
-      const parsed = safeParse(kind === undefined || kind === 'json' ? operation.request : formSchema, prepared);
+      const parsed = safeParse(kind === undefined || kind === 'json' || !formSchema ? operation.request : formSchema, prepared);
       if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
       request.context.input = parsed.data;
     },
@@ -628,7 +678,8 @@ export type KeyCheckMode = 'before' | 'in-read';
  *   (the launch: lib/enrichment/launch.ts): middy's early time-out, which would answer 500 while the outcome is
  *   still unknown, is off (docs/reliability.md, "Deadlines").
  * @returns a middy handler for API Gateway HTTP API (payload 2.0) events.
- * @throws Error when the operation is idempotent and no idempotency stage is given (a wiring mistake, at module load).
+ * @throws Error when the operation is idempotent and no idempotency stage is given, or is `jsonOnly`
+ *   ({@link createJsonApiHandler}): wiring mistakes, at module load.
  *
  * Functions do not call it themselves: `apiHandler` and `idempotentApiHandler` of lib/root.ts wire it.
  *
@@ -639,19 +690,62 @@ export type KeyCheckMode = 'before' | 'in-read';
 export function createApiHandler<S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
-  dependencies: {
-    findApiKey: ApiKeyLookup;
-    apiKeyCache?: ApiKeyCache;
-    idempotency?: IdempotencyStage;
-    requestLimiter?: RequestLimiter;
-    audit?: RequestAudit;
-  },
-  options: {
-    keyCheck?: KeyCheckMode;
-    headers?: (data: R) => Record<string, string>;
-    settlesCommit?: boolean;
-    withoutScopeStage?: true;
-  } = {},
+  dependencies: ApiHandlerDependencies,
+  options: ApiHandlerOptions<R> = {},
+): ApiHandler {
+  if (operation.jsonOnly) {
+    throw new Error(
+      `${operation.operationId} takes JSON bodies only (jsonOnly): build its handler without the form parsers (createJsonApiHandler; jsonIdempotentApiHandler of lib/root.ts)`,
+    );
+  }
+  return buildApiHandler(operation, useCase, dependencies, options, formBodies());
+}
+
+/**
+ * {@link createApiHandler} for a `jsonOnly` operation (lib/http/operation.ts): the same pipeline without the
+ * urlencoded and multipart parsers, which its body guard never lets a body reach, so its bundle carries
+ * neither them nor busboy (bench `bundles`). A form body is answered 400 `invalid_request` as before.
+ *
+ * @throws Error when the operation is not `jsonOnly` (it takes form bodies: {@link createApiHandler}), at module load.
+ */
+export function createJsonApiHandler<S extends z.core.$ZodObject, R>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+  dependencies: ApiHandlerDependencies,
+  options: ApiHandlerOptions<R> = {},
+): ApiHandler {
+  if (!operation.jsonOnly) {
+    throw new Error(
+      `${operation.operationId} takes form bodies (it is not jsonOnly): build its handler with the form parsers (createApiHandler; idempotentApiHandler of lib/root.ts)`,
+    );
+  }
+  return buildApiHandler(operation, useCase, dependencies, options, undefined);
+}
+
+/** What {@link createApiHandler} wires in (see its parameters). */
+export interface ApiHandlerDependencies {
+  findApiKey: ApiKeyLookup;
+  apiKeyCache?: ApiKeyCache;
+  idempotency?: IdempotencyStage;
+  requestLimiter?: RequestLimiter;
+  audit?: RequestAudit;
+}
+
+/** How {@link createApiHandler} builds the pipeline (see its parameters). */
+export interface ApiHandlerOptions<R> {
+  keyCheck?: KeyCheckMode;
+  headers?: (data: R) => Record<string, string>;
+  settlesCommit?: boolean;
+  withoutScopeStage?: true;
+}
+
+/** The pipeline of {@link createApiHandler}, with the form parsers or (a JSON-only operation) without. */
+function buildApiHandler<S extends z.core.$ZodObject, R>(
+  operation: Operation<S>,
+  useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
+  dependencies: ApiHandlerDependencies,
+  options: ApiHandlerOptions<R>,
+  forms: FormBodies | undefined,
 ): ApiHandler {
   if (operation.idempotent && !dependencies.idempotency) {
     throw new Error(
@@ -678,25 +772,8 @@ export function createApiHandler<S extends z.core.$ZodObject, R>(
     )
     .use(bodyGuard(operation.jsonOnly))
     .use(forBodyKind('json', httpJsonBodyParser({ disableContentTypeCheck: true })))
-    .use(forBodyKind('urlencoded', httpUrlencodeBodyParser({ disableContentTypeCheck: true })))
-    .use(
-      forBodyKind(
-        'multipart',
-        httpMultipartBodyParser({
-          disableContentTypeCheck: true,
-          // Every part is read as an attachment so repeated and bracketed
-          // field names survive; form.ts turns plain fields back into text.
-          // Field names are bounded by the body alone (middy's default is 100 characters), so a deep
-          // bracket path reaches the depth check and is answered with an issue naming the field.
-          busboy: {
-            isPartAFile: () => true,
-            limits: { fileSize: MAX_MULTIPART_BYTES, fieldNameSize: MAX_MULTIPART_BYTES, fields: 200_000, parts: 200_000 },
-          },
-        }),
-      ),
-    )
-    .use(formFields())
-    .use(validation(operation))
+    .use(forms?.middlewares ?? [])
+    .use(validation(operation, forms))
     .use(campaignUsage(dependencies.requestLimiter))
     .use(
       (dependencies.idempotency?.(operation) ?? []) as unknown as middy.MiddlewareObj<

@@ -227,6 +227,17 @@ export const USAGE_FLUSH_MS = 60_000;
 export const LEASE_SHARE = 0.05;
 
 /**
+ * Fewest refused requests a process counts before it writes them on their own (docs/limits.md "How the rate is
+ * counted"): refusals are written once they reach a lease's worth or this many, whichever is more. Below a limit of
+ * 2,000 a lease's worth is under 100 (1 below 40), and a flood of refusals would otherwise cost writes in proportion
+ * to the flood (two UpdateItems per refusal below 40), slowing DynamoDB for every organization.
+ */
+export const REFUSALS_PER_WRITE = 100;
+
+/** How many refused requests a process counts before it writes them (see {@link REFUSALS_PER_WRITE}). */
+export const refusalsPerWrite = (limit: number): number => Math.max(REFUSALS_PER_WRITE, Math.floor(limit * LEASE_SHARE));
+
+/**
  * How many requests a lease asks for (docs/limits.md): at most {@link LEASE_SHARE} of the limit, at most the
  * window's remaining requests split over twice the processes seen sharing it (leases shrink to 1 near the limit, so
  * what processes hold unused there is small), at least 1.
@@ -295,8 +306,10 @@ interface Taken {
  * admits more than its limit, in all processes together, whatever the interleaving.
  *
  * The same writes carry usage: every authenticated request is counted per key and UTC day (refusals included) and
- * flushed with the organization's next write; refusals past a lease's worth are flushed on their own. A process
- * that dies loses what it had not flushed: at most one lease's worth of requests per organization.
+ * flushed with the organization's next write; refused requests are flushed on their own once they reach
+ * {@link refusalsPerWrite} (a lease's worth, at least {@link REFUSALS_PER_WRITE}). A process that dies loses what it
+ * had not flushed: at most one lease's worth of admitted requests per organization, and fewer than
+ * {@link refusalsPerWrite} refused ones.
  *
  * It also keeps per organization
  * - its policy (read at most every `policySeconds`, beside the request's first read; on the organization's first
@@ -442,8 +455,8 @@ export class RequestLimiter {
 
   /**
    * A refusal this process already knows of: the organization was refused in the current window. The request is
-   * counted (usage counts refusals); no read, and no write unless the counted refusals reach a lease's worth (then
-   * one UpdateItem writes them).
+   * counted (usage counts refusals); no read, and no write unless the counted requests reach
+   * {@link refusalsPerWrite} (then one UpdateItem writes them, and the usage months theirs).
    * @param keyId - the request's key ID (`undefined`: a key from before key IDs).
    * @returns the refusal, once its count is written if due; `undefined` when none is known.
    */
@@ -462,8 +475,7 @@ export class RequestLimiter {
       remaining: 0,
       resetSeconds: Math.max(1, Math.ceil((refused.until - now) / 1000)),
     };
-    const flushAt = Math.max(1, Math.floor(refused.admission.limit * LEASE_SHARE));
-    if (state.pendingTotal < flushAt) return Promise.resolve(admission);
+    if (state.pendingTotal < refusalsPerWrite(refused.admission.limit)) return Promise.resolve(admission);
     return Promise.all([this.#flushDays(organizationId, state), this.#flushUsage(organizationId, state, refused.admission.limit)]).then(
       () => admission,
     );

@@ -10,13 +10,15 @@
  * are split by their first `level` bits into `2^level` buckets, one item per
  * bucket (`COPIES#<level>#<bucket>` / the part's object key), each holding
  * 4 bytes of each digest of its bucket. The level grows with the part so an
- * item holds about {@link DIGESTS_PER_ITEM} digests (under 1 KB: one write
- * unit): about 0.02 write units per stored contact. Items expire with the
- * part ({@link copyIndexTtl}).
+ * item holds about {@link DIGESTS_PER_ITEM} digests (about 4 KB): a 1,000 × 10
+ * part writes 64 items, about 0.019 write units per stored contact (items of
+ * 1 KB wasted a third of each write unit and cost DynamoDB 4 × the item
+ * writes; bench `scale`). Items expire with the part ({@link copyIndexTtl}).
  *
  * A lookup ({@link CopyIndex.partsHolding}) queries, per identifier hash, the
  * bucket of that hash at each level (one Query each): it reads one item of
- * each part written at that level (its 4-byte entries, never the part), and
+ * each part written at that level (its 4-byte entries, about 4 KB: at most
+ * about one read unit per stored part, never the part), and
  * answers the parts whose item holds the hash's 4 bytes. An unrelated part is
  * a false match once in about 2^32 / 200 lookups, and costs one more read of a
  * part that holds nothing; a part an erasure rewrote, or that expired, keeps
@@ -29,9 +31,12 @@ import { keys } from '../db/table';
 import { ResultPartReader } from '../results/parts';
 import { DIGEST_BYTES } from '../warehouse/identifiers';
 
-/** Digests an index item holds at most on average: 200 × 4 bytes + its key stay under 1 KB (one write unit). */
-export const DIGESTS_PER_ITEM = 200;
-/** The highest level: 2^10 buckets, for parts of more than 100,000 digests (items then grow past 1 KB, in proportion). */
+/**
+ * Digests an index item holds at most on average: 1,000 × 4 bytes + its key, about 4 KB. Larger items waste less of
+ * their last write unit and are fewer writes; a lookup reads one such item per stored part of its partition.
+ */
+export const DIGESTS_PER_ITEM = 1_000;
+/** The highest level: 2^10 buckets, for parts of more than 500,000 digests (items then grow past 4 KB, in proportion). */
 export const MAX_COPY_INDEX_LEVEL = 10;
 /** Bytes of a digest an item keeps: bytes 4..7 (the level's bits come from bytes 0..1, so they are not repeated). */
 const ENTRY_BYTES = 4;
@@ -63,25 +68,34 @@ const entryOf = (bytes: Uint8Array, at: number): number =>
  */
 export function copyIndexItemsOf(partKey: string, part: Uint8Array, ttl: number): Record<string, unknown>[] {
   const reader = new ResultPartReader(part);
-  const bytes = reader.bytes;
-  const digestsAt: number[] = [];
+  let digests = 0;
   while (reader.nextAccount())
-    while (reader.nextContact())
-      for (let at = reader.contactDigestsStart; at + DIGEST_BYTES <= reader.contactDigestsEnd; at += DIGEST_BYTES) digestsAt.push(at);
-  const level = copyIndexLevel(digestsAt.length);
-  const buckets = new Map<number, Set<number>>();
-  for (const at of digestsAt) {
-    const bucket = bucketOf(bytes, at, level);
-    let entries = buckets.get(bucket);
-    if (!entries) buckets.set(bucket, (entries = new Set()));
-    entries.add(entryOf(bytes, at));
+    while (reader.nextContact()) digests += (reader.contactDigestsEnd - reader.contactDigestsStart) / DIGEST_BYTES;
+  if (digests === 0) return [];
+  const level = copyIndexLevel(digests);
+  // bucket × 2^32 + entry (exact in a double: level ≤ 10 bits over 32), sorted once: by bucket, then entry.
+  const keyed = new Float64Array(digests);
+  let n = 0;
+  const again = new ResultPartReader(part);
+  const bytes = again.bytes;
+  while (again.nextAccount())
+    while (again.nextContact())
+      for (let at = again.contactDigestsStart; at + DIGEST_BYTES <= again.contactDigestsEnd; at += DIGEST_BYTES)
+        keyed[n++] = bucketOf(bytes, at, level) * 2 ** 32 + entryOf(bytes, at);
+  keyed.sort();
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < n;) {
+    const bucket = Math.floor(keyed[start]! / 2 ** 32);
+    let end = start;
+    while (end < n && Math.floor(keyed[end]! / 2 ** 32) === bucket) end++;
+    const packed = Buffer.alloc((end - start) * ENTRY_BYTES);
+    let length = 0;
+    for (let i = start; i < end; i++)
+      if (i === start || keyed[i] !== keyed[i - 1]) length = packed.writeUInt32BE(keyed[i]! - bucket * 2 ** 32, length);
+    items.push({ ...keys.copyIndex(level, bucket, partKey), type: 'copyIndex', entries: packed.subarray(0, length), ttl });
+    start = end;
   }
-  return [...buckets].map(([bucket, entries]) => {
-    const sorted = Uint32Array.from(entries).sort();
-    const packed = Buffer.alloc(sorted.length * ENTRY_BYTES);
-    sorted.forEach((entry, i) => packed.writeUInt32BE(entry, i * ENTRY_BYTES));
-    return { ...keys.copyIndex(level, bucket, partKey), type: 'copyIndex', entries: packed, ttl };
-  });
+  return items;
 }
 
 /** Seconds index items outlive their part's access period: a campaign enriches for far less (the result sequence's slack too). */

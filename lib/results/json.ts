@@ -9,6 +9,7 @@
  * without parsing them and never needs the warehouse's names. The keys, their order and the warehouse field each
  * shows are declared once, in lib/warehouse/fields.ts.
  */
+import { isAscii } from 'node:buffer';
 import { ACCOUNT_FIELDS, CONTACT_FIELDS, resultFields, type JsonRecord, type ResultField } from '../warehouse/fields';
 import type { WarehouseContact } from '../warehouse/schema';
 import type { EnrichedAccount } from './csv';
@@ -121,7 +122,67 @@ export interface ResultItem extends ResultAccountHead {
  * @param contacts - the delivered contacts' stored texts ({@link resultContactJson}), best first.
  */
 export function resultItemText(seq: number, headMembers: string, contacts: readonly string[], type?: string): string {
-  return `{${type === undefined ? '' : `"type":${JSON.stringify(type)},`}"seq":${seq},${headMembers},"contacts":[${contacts.join(',')}]}`;
+  return `${itemOpening(seq, type)}${headMembers}${CONTACTS_OPENING}${contacts.join(',')}${ITEM_CLOSING}`;
+}
+
+/** What a result item's text starts with, before its head's members: `{"seq":…,` (with `type`, that member first). */
+export const itemOpening = (seq: number, type?: string): string =>
+  `{${type === undefined ? '' : `"type":${JSON.stringify(type)},`}"seq":${seq},`;
+/** Between a result item's head members and its first contact. */
+export const CONTACTS_OPENING = ',"contacts":[';
+/** After a result item's last contact. */
+export const ITEM_CLOSING = ']}';
+
+/**
+ * UTF-8 JSON text written piece by piece into one growing buffer: the
+ * results page writes its items' stored bytes here straight from the result
+ * parts (lib/results/parts.ts `ResultPartReader.writeItem`), so the answer
+ * is decoded once, as one string ({@link text}), with no string per contact
+ * or per item.
+ */
+export class JsonBytes {
+  private buffer: Buffer;
+  private length = 0;
+
+  /** @param capacity - bytes to start with (it doubles as needed). */
+  constructor(capacity = 64 * 1024) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Bytes written so far. */
+  get byteLength(): number {
+    return this.length;
+  }
+
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  /** Appends `text` encoded as UTF-8 (JSON syntax and numbers: a few bytes). */
+  write(text: string): this {
+    this.room(Buffer.byteLength(text));
+    this.length += this.buffer.write(text, this.length);
+    return this;
+  }
+
+  /** Appends `source[start, end)`: JSON text stored as UTF-8. */
+  copy(source: Uint8Array, start: number, end: number): this {
+    this.room(end - start);
+    this.buffer.set(source.subarray(start, end), this.length);
+    this.length += end - start;
+    return this;
+  }
+
+  /** The text written since the last {@link take}, or since it was made; the writer is then empty again. */
+  take(): string {
+    // ASCII (most answers) decodes as Latin-1 to the same text, without UTF-8's per-byte decoding.
+    const text = this.buffer.toString(isAscii(this.buffer.subarray(0, this.length)) ? 'latin1' : 'utf8', 0, this.length);
+    this.length = 0;
+    return text;
+  }
 }
 
 /**

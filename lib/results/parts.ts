@@ -85,6 +85,10 @@ import {
   accountHeadText,
   contactFromStored,
   contactText,
+  CONTACTS_OPENING,
+  ITEM_CLOSING,
+  itemOpening,
+  type JsonBytes,
   resultAccountJson,
   resultContactJson,
   resultItemText,
@@ -566,6 +570,25 @@ export class ResultPartReader extends PartCursor {
    */
   itemText(seq: number, contacts: readonly string[], type?: string): string {
     return resultItemText(seq, this.bytes.toString('utf8', this.accountJsonStart + 1, this.accountJsonEnd - 1), contacts, type);
+  }
+
+  /**
+   * Writes the current account's result item into `out`: the same text as
+   * {@link itemText}, its stored bytes copied, with the contacts `next`
+   * moves this reader to (each call positions it on the next contact to
+   * deliver, false when none is left: lib/results/deliverable.ts
+   * `Delivery.nextContact`), nothing decoded.
+   */
+  writeItem(out: JsonBytes, seq: number, next: (reader: this) => boolean, type?: string): void {
+    out
+      .write(itemOpening(seq, type))
+      .copy(this.bytes, this.accountJsonStart + 1, this.accountJsonEnd - 1)
+      .write(CONTACTS_OPENING);
+    for (let first = true; next(this); first = false) {
+      if (!first) out.write(',');
+      out.copy(this.bytes, this.contactJsonStart, this.contactJsonEnd);
+    }
+    out.write(ITEM_CLOSING);
   }
 }
 

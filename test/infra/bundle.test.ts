@@ -11,8 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { CDK_BUNDLE_OPTIONS, PROJECT_ROOT } from '../../bench/lib/bundle';
+import { FUNCTIONS } from '../../bench/figures/bundles';
+import { API_ROUTES } from '../../infra/routes';
+import { CREDENTIAL_PROVIDER_PACKAGE, ENV_CREDENTIALS_MODULE } from '../../infra/constructs/service-function';
 import { apiGatewayEvent } from '../../infra/local/event';
 import { newOrganization, useApi } from '../support/api';
 import { createApiHandler } from '../../lib/http/pipeline';
@@ -118,6 +121,66 @@ describe('a function bundled as the stack deploys it', () => {
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body).error.code).toBe('internal_error');
     expect(response.logs).toContain('Unable to find environment variable credentials');
+  });
+});
+
+/**
+ * Every function of the stack (API routes, the MCP server, the workflow tasks) bundled in one esbuild run with
+ * `options`; resolves to the files each function's bundle holds, by function name. Nothing is written.
+ */
+async function inputsOfEveryFunction(options: BuildOptions): Promise<Map<string, string[]>> {
+  const { metafile } = await build({
+    ...options,
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: FUNCTIONS.map((fn) => ({ in: path.join(PROJECT_ROOT, fn.entry), out: fn.name })),
+    outdir: path.join(tmpdir(), 'bundle-test-all'),
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const byName = new Map<string, string[]>();
+  for (const [file, output] of Object.entries(metafile.outputs))
+    if (output.entryPoint) byName.set(path.basename(file, path.extname(file)), Object.keys(output.inputs));
+  return byName;
+}
+
+/** Packages of the SDK's default credential chain beyond the environment provider (what Lambda never needs). */
+const DEFAULT_CHAIN =
+  /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http|login)|nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//;
+/** The functions whose bundle holds a file of the default chain. */
+const withDefaultChain = (inputs: Map<string, string[]>) =>
+  [...inputs].filter(([, files]) => files.some((file) => DEFAULT_CHAIN.test(file))).map(([name]) => name);
+
+describe('every deployed bundle', () => {
+  let deployed: Map<string, string[]>;
+  beforeAll(async () => {
+    deployed = await inputsOfEveryFunction(CDK_BUNDLE_OPTIONS);
+  });
+
+  it('takes AWS credentials from the environment only: none holds the default chain, and the check finds it when the alias is off', async () => {
+    // Lambda sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from the execution role
+    // (docs/deploy.md "Credentials of the functions"): the bundles alias the chain to lib/lambda/env-credentials.ts.
+    expect(deployed.size).toBe(FUNCTIONS.length);
+    expect(withDefaultChain(deployed)).toEqual([]);
+    const withSdk = [...deployed].filter(([, files]) => files.some((file) => file.includes('@aws-sdk/core/')));
+    expect(withSdk.length).toBeGreaterThan(0);
+    for (const [name, files] of withSdk)
+      expect(
+        files.some((file) => file.includes('@aws-sdk/credential-provider-env/')),
+        name,
+      ).toBe(true);
+    // The same check against the SDK's own default chain (the stack's aliases left out) names every SDK user.
+    const { [CREDENTIAL_PROVIDER_PACKAGE]: chain, ...otherAliases } = CDK_BUNDLE_OPTIONS.alias ?? {};
+    expect(chain).toBe(`./${ENV_CREDENTIALS_MODULE}`);
+    const naive = await inputsOfEveryFunction({ ...CDK_BUNDLE_OPTIONS, alias: otherAliases });
+    expect(withDefaultChain(naive).sort()).toEqual(withSdk.map(([name]) => name).sort());
+  });
+
+  it('a jsonOnly operation carries no form parser (busboy), an operation that takes forms does (lib/http/pipeline.ts createJsonApiHandler)', () => {
+    const busboy = (name: string) => deployed.get(name)!.some((file) => file.includes('@fastify/busboy/'));
+    const jsonOnly = API_ROUTES.filter((route) => route.operation.jsonOnly);
+    expect(jsonOnly.length).toBeGreaterThan(0);
+    for (const route of API_ROUTES) expect(busboy(route.functionId), route.functionId).toBe(!route.operation.jsonOnly);
   });
 });
 
