@@ -27,6 +27,7 @@ import {
   embeddedWarehouse,
   enrichment,
   objects,
+  organizations,
   outcomes,
   reconcileDependencies,
   results,
@@ -345,7 +346,13 @@ describe('storage expiry (issue #13 item 4)', () => {
       await waitForStatus(api(), apiKey, launched.campaignId, 'enriched');
       return launched;
     });
-    // The execution dies while it waits for the expiry (stopped outside the product).
+    // The execution dies while it waits for the expiry (stopped outside the product): once its completion is recorded
+    // in the history (stored `enriched` comes first; a slow machine could otherwise stop it before its recording, which
+    // the reconciler then finishes: a 'recorded' repair, tested in enrichment-reconcile.test.ts).
+    await pollUntil(
+      () => organizations().get(organizationId),
+      (org) => !org?.pendingRecency?.some((pending) => pending.campaignId === campaignId),
+    );
     const stored = (await campaigns().get(organizationId, campaignId))!;
     await workflow().stop(stored.attempt!.executionArn, 'Stopped outside the product');
     await pollUntil(
