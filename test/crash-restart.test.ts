@@ -23,7 +23,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/emulators';
 import { LOCAL_STATE_MACHINE_ARN } from '../infra/local/step-functions';
 import { keys } from '../lib/db/table';
-import { SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
+import { alive, SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout, untilStackReady, type SpawnedOutput } from './support/spawned';
 import { fillWithDemoData, stackDataFolder, stackEnvironment } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -31,21 +31,10 @@ const base = stackDataFolder('crash-restart-');
 const dataDir = path.join(base, 'data');
 
 let stack: ChildProcess | undefined;
-let output = '';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+let output: SpawnedOutput = { text: '' };
 
 /** Starts `npm start` in its own process group and resolves once it says it is running. */
 async function start(port: number, which: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const readyWithinMs = SPAWNED_READY_MS;
-  output = '';
   const child = spawn('npm', ['start'], {
     cwd: ROOT,
     detached: true,
@@ -53,25 +42,7 @@ async function start(port: number, which: string, env: Record<string, string> = 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   stack = child;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`npm start (${which}) was not ready within ${readyWithinMs / 1000} s:\n${output}`)),
-      readyWithinMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('Campaign Enrichment API is running at')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`));
-    });
-  });
+  output = await untilStackReady(child, `npm start (${which})`);
   return child;
 }
 
@@ -281,7 +252,7 @@ describe('kill -9 of the local stack during enrichments and a cancel', () => {
       for (;;) {
         finals = await Promise.all(ids.map((campaignId) => post(url, apiKey, '/v1/campaigns/get', { campaignId })));
         if (finals.every((c) => c.status === 'enriched' || c.status === 'draft')) break;
-        if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(finals.map((c) => [c.id, c.status]))}\n${output}`);
+        if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify(finals.map((c) => [c.id, c.status]))}\n${output.text}`);
         await new Promise((r) => setTimeout(r, 500));
       }
       expect(finals[0]).toMatchObject({ status: 'draft', credits: { charged: 0 } });

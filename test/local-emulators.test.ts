@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS, startDynamoDbLocal } from '../infra/local/emulators';
+import { alive } from './support/spawned';
 import { stackDataFolder } from './support/data-folder';
 
 const require = createRequire(import.meta.url);
@@ -24,15 +25,6 @@ const tempDir = () => {
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READINESS_STEPS } from '../infra/local/readiness';
-import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './support/spawned';
+import { SPAWNED_READY_MS, SPAWNED_RUN_MS, untilStackReady, type SpawnedOutput } from './support/spawned';
 import { stackDataFolder } from './support/data-folder';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -73,7 +73,7 @@ const dataDir = path.join(base, 'data');
 const workDir = path.join(base, 'work');
 const scratchRoot = path.join(base, 'tmp');
 let stack: ChildProcess | undefined;
-let stackOutput = '';
+let stackOutput: SpawnedOutput = { text: '' };
 let apiUrl = '';
 let statusBefore = '';
 let localBefore: string[] = [];
@@ -148,25 +148,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const watching = watchHealth();
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`npm start did not come up in ${START_TIMEOUT_MS / 1000} s:\n${stackOutput}`)),
-      START_TIMEOUT_MS,
-    );
-    const onData = (chunk: Buffer) => {
-      stackOutput += chunk.toString('utf8');
-      if (stackOutput.includes('Campaign Enrichment API is running at')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    stack!.stdout!.on('data', onData);
-    stack!.stderr!.on('data', onData);
-    stack!.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited (${code}) before it was ready:\n${stackOutput}`));
-    });
-  });
+  stackOutput = await untilStackReady(stack, 'npm start', START_TIMEOUT_MS);
   await watching;
 }, START_TIMEOUT_MS + 30_000);
 
@@ -177,8 +159,8 @@ afterAll(async () => {
 
 describe('npm start and test mode (docs/test-mode.md)', () => {
   it('prints a test key beside the demo key and serves it at GET /local/test-key; it acts in test mode on the demo organization', async () => {
-    const printed = /test key\s+(cek_test_\S+)/.exec(stackOutput)?.[1];
-    expect(printed, stackOutput).toMatch(/^cek_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
+    const printed = /test key\s+(cek_test_\S+)/.exec(stackOutput.text)?.[1];
+    expect(printed, stackOutput.text).toMatch(/^cek_test_[1-9A-HJ-NP-Za-km-z]{40}$/);
     expect((await (await fetch(`${apiUrl}/local/test-key`)).text()).trim()).toBe(printed);
     const live = await fetch(`${apiUrl}/v1/org/describe`, {
       method: 'POST',
@@ -199,7 +181,7 @@ describe('README quickstart', () => {
     'runs verbatim with bash from a directory outside the repository, downloads the export, and writes nothing into the repository',
     async () => {
       const run = await runQuickstart({}, SCRIPT_TIMEOUT_MS);
-      expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}\nstack:\n${stackOutput}`).toBe(0);
+      expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}\nstack:\n${stackOutput.text}`).toBe(0);
 
       // The demo organization answered, the campaign was enriched.
       expect(run.stdout).toContain('"name":"Acme Demo"');

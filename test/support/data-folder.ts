@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { STACK_FILE } from '../../infra/local/data-folder';
 import { DYNAMODB_PID_FILE } from '../../infra/local/emulators';
-import { SPAWNED_READY_MS, SPAWNED_RUN_MS } from './spawned';
+import { alive, SPAWNED_READY_MS, SPAWNED_RUN_MS, untilStackReady, type SpawnedOutput } from './spawned';
 
 /** The variable naming the run's folder for the demo data template (test/support/global-setup.ts, {@link fillWithDemoData}). */
 export const SEEDED_TEMPLATE_ENV = 'TEST_DEMO_DATA_TEMPLATE';
@@ -124,47 +124,20 @@ async function buildTemplate(dataDir: string): Promise<void> {
     env: { ...stackEnvironment(), PORT: '0', npm_config_loglevel: 'error' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let output: SpawnedOutput = { text: '' };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`npm start was not ready within ${SPAWNED_READY_MS / 1000} s:\n${output}`)),
-        SPAWNED_READY_MS,
-      );
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (output.includes('is running at')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      void exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`));
-      });
-    });
+    output = await untilStackReady(child);
     const jvm = Number(readFileSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE), 'utf8'));
     process.kill(-child.pid!, 'SIGTERM');
     await exited;
     // Stopped as its own shutdown does: its DynamoDB Local gone (the file complete), its PID file and claim removed.
     const until = Date.now() + SPAWNED_RUN_MS;
     while (alive(jvm) || existsSync(path.join(dataDir, 'dynamodb', DYNAMODB_PID_FILE)) || existsSync(path.join(dataDir, STACK_FILE))) {
-      if (Date.now() > until) throw new Error(`npm start did not stop cleanly:\n${output}`);
+      if (Date.now() > until) throw new Error(`npm start did not stop cleanly:\n${output.text}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
   }
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
