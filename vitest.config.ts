@@ -14,11 +14,11 @@ export default defineConfig({
     testTimeout: spawnedTestTimeout({ starts: 0, runs: 2 }),
     hookTimeout: spawnedTestTimeout({ starts: 0, runs: 2 }),
     pool: 'forks',
-    // Four files at a time on two cores: most files wait on workflows, DynamoDB Local or processes they spawn. Measured
-    // on 10 such files back to back: 336 s with 2 workers, 258 s with 3 (the sum of file durations 566 → 658 s); the
-    // whole suite, machine idle: 490 s with 3 (a fresh clone's .ci/run), 452 s with 4.
+    // Three files at a time on two cores: most files wait on workflows, DynamoDB Local or processes they spawn. Measured
+    // on 10 such files back to back: 336 s with 2 workers, 258 s with 3 (the sum of file durations 566 → 658 s). The
+    // whole suite on a fresh clone's .ci/run, machine idle: 490 s with 3, 518 s with 4 (4 gave 452 s once in a warm tree).
     // isolate stays on: test/support/own-table.ts names each file's table before lib/ modules load.
-    maxWorkers: 4,
+    maxWorkers: 3,
     // Longest files first (test/durations.json): the files that spawn `npm start` or the CLI never start last.
     sequence: { sequencer: LongestFirstSequencer },
     // The limits of docs/limits.md at their defaults, explicit: each test's fresh organization has its own window.
