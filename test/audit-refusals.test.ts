@@ -205,8 +205,7 @@ describe('refusals at authentication and by the request rate', () => {
     });
     const refused: RequestAnswer = { status: 429, code: 'rate_limited', campaignId: null };
     const held = gate();
-    let reached!: () => void;
-    const firstReached = new Promise<void>((resolve) => (reached = resolve));
+    const reached = gate();
     let first = true;
     const { sent } = await recording(async () => {
       const name = `auditRefusalsHold${Math.random()}`;
@@ -214,7 +213,7 @@ describe('refusals at authentication and by the request rate', () => {
         (next, context) => async (args) => {
           if (first && context.commandName === 'BatchWriteItemCommand' && JSON.stringify(args.input).includes(org.organizationId)) {
             first = false;
-            reached();
+            reached.open();
             await held.promise;
           }
           return next(args);
@@ -224,7 +223,7 @@ describe('refusals at authentication and by the request rate', () => {
       try {
         // Eight in one turn: one batch, held in flight; then seven while it is in flight: the next batch.
         const together = Array.from({ length: 8 }, (_, i) => audit.writeRefusal(record(`req_turn_${i}`), refused));
-        await firstReached;
+        await reached.promise;
         const meanwhile = Array.from({ length: 7 }, (_, i) => audit.writeRefusal(record(`req_meanwhile_${i}`), refused));
         held.open();
         await Promise.all([...together, ...meanwhile]);
