@@ -40,7 +40,8 @@ import { s3 } from '../../lib/aws';
 import { OBJECT_PREFIXES, objectKeys } from '../../lib/objects';
 import { config } from '../../lib/config';
 import { memoryOf } from '../../infra/memory';
-import { WORKFLOW_TASKS } from '../../infra/workflow';
+import { MAP_CONCURRENCY, WORKFLOW_TASKS } from '../../infra/workflow';
+import { BATCH_CONCURRENCY } from '../../lib/db/batch';
 import {
   costLines,
   costTable,
@@ -389,10 +390,14 @@ async function readFloors(s: Awaited<ReturnType<typeof expiryStep>>) {
     32,
     ['entries'],
   );
+  // FindContacts reads the contacts items alone (the account fields ride in the batch objects), 16 calls in flight per batch
+  // (lib/db/batch.ts BATCH_CONCURRENCY) × the Map's batches at once (infra/workflow.ts MAP_CONCURRENCY): its floor is
+  // the same keys at the same concurrency, bare. (Until this stop it read account + contacts items, 64 in flight: half
+  // its keys were the small account items, a floor no workflow reads.)
   const contactsRate = await batchGetRate(
     stack.tableName,
-    groupsOf(sample.slice(0, 10_000).flatMap((id) => [keys.warehouseAccount(id), keys.warehouseContacts(id)])),
-    64,
+    groupsOf(sample.slice(0, 20_000).map((id) => keys.warehouseContacts(id))),
+    BATCH_CONCURRENCY * MAP_CONCURRENCY,
   );
   results.note(
     'launch evaluation',
@@ -401,7 +406,7 @@ async function readFloors(s: Awaited<ReturnType<typeof expiryStep>>) {
   );
   results.note(
     'enrichment workflow',
-    `Read floor, same run: bare BatchGetItem of account + contacts items (100 keys, 64 in flight) ${n(contactsRate.keysPerS)} keys/s. The floor of the figure is the ` +
+    `Read floor, same run: bare BatchGetItem of contacts items, FindContacts' own keys (100 keys, ${BATCH_CONCURRENCY * MAP_CONCURRENCY} in flight: ${BATCH_CONCURRENCY} per batch × ${MAP_CONCURRENCY} batches) ${n(contactsRate.keysPerS)} keys/s. The floor of the figure is the ` +
       "evaluation's and FindContacts' own keys (counted below) at the measured rates.",
   );
   return { ...s, sample, statusRate, historyBuckets, factsRate, contactsRate };
@@ -686,7 +691,7 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
     `Cause: enrich → enriched is bounded by DynamoDB Local's BatchGetItem rate: at the bare rates measured above, the evaluation's ${n(statusKeys + historyKeys)} and FindContacts' ` +
       `${n(keysOf(warehouseReads))} keys alone take ` +
       `${round(evaluationFloorS + findFloorS, 1)} s, about ${n(ceiling)} accounts/s (an estimate: the bare reads ran at one concurrency, on a machine shared with other work); the workflow reached ${n(N / totalS)}. FindContacts' BatchGetItem calls averaged ` +
-      `${round(warehouseReads.reduce((s, c) => s + c.ms, 0) / Math.max(1, warehouseReads.length), 0)} ms each with up to 8 batches × 16 in flight.`,
+      `${round(warehouseReads.reduce((s, c) => s + c.ms, 0) / Math.max(1, warehouseReads.length), 0)} ms each with up to ${MAP_CONCURRENCY} batches × ${BATCH_CONCURRENCY} in flight.`,
   );
 
   // Warehouse read units of FindContacts per enriched account (issue #29): the launch carried the account fields in the batch objects.

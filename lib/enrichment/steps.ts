@@ -16,7 +16,7 @@ import { missingAccount } from '../warehouse/schema';
 import type { EnrichmentStore } from './store';
 import { resultPartKey, resultsPrefix, type ResultStore } from '../results/parts';
 import { copyIndexTtl, type CopyIndex } from '../privacy/copies';
-import type { EnrichedAccount } from '../results/csv';
+import type { ContactIdentifierFields, EnrichedAccount } from '../results/csv';
 import type { OutcomeStore } from './outcomes';
 import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflow';
 import type { PrefixStore } from '../storage/prefixes';
@@ -142,6 +142,8 @@ export async function findContactsBatch(
   // Read once per batch, beside the first warehouse read.
   const policyRead = (deps.deliveryPolicy ?? deliverAll)(input.organizationId);
   policyRead.catch(() => undefined);
+  // The digests the suppression check computed, by contact: the part stores them without hashing again.
+  const digestsOf = new Map<ContactIdentifierFields, Buffer[]>();
   const enrich = async (ids: readonly string[]): Promise<EnrichedAccount[]> => {
     const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts([...ids], known), policyRead]);
     const found = new Map(accounts.map((account) => [account.accountId, account]));
@@ -149,14 +151,14 @@ export async function findContactsBatch(
       const account = found.get(accountId);
       if (!account) return missingAccount(accountId);
       const { status: _status, ...rest } = account;
-      return { ...rest, contacts: deliverableContacts(rest.contacts, policy) };
+      return { ...rest, contacts: deliverableContacts(rest.contacts, policy, digestsOf) };
     });
   };
   const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
   // Each part, once written, is recorded in the copy index (awaited before the part is made readable; the batch's
   // outcomes are recorded meanwhile): `indexed` settles when the index is written.
   const putPart = async (part: EnrichedAccount[], chunk?: number): Promise<{ indexed: Promise<void> }> => {
-    const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk);
+    const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk, digestsOf);
     const indexed = Promise.resolve(
       deps.copies?.record(resultPartKey(prefix, input.batch.index, chunk), bytes, copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0)),
     );

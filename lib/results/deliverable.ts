@@ -107,12 +107,22 @@ export const deliverable = (selection: ContactSelection, policy: DeliveryPolicy 
  * The contacts of `contacts` the policy does not withhold, in order: what a
  * path that holds contacts before they are stored (the workflow's
  * FindContacts) keeps. The same array when the policy withholds nothing.
+ * @param digestsOf - where each kept contact's digests (lib/warehouse/identifiers.ts `contactDigests`, computed here to
+ *   ask the policy) are left, so the part that stores the contact (lib/results/parts.ts `encodePart`) does not hash
+ *   it again; none: not kept.
  */
-export function deliverableContacts<C extends ContactIdentifierFields>(contacts: C[], policy: DeliveryPolicy = DELIVER_ALL): C[] {
+export function deliverableContacts<C extends ContactIdentifierFields>(
+  contacts: C[],
+  policy: DeliveryPolicy = DELIVER_ALL,
+  digestsOf?: Map<ContactIdentifierFields, Buffer[]>,
+): C[] {
   if (!policy.withholds) return contacts;
   return contacts.filter((contact) => {
-    const digests = Buffer.concat(contactDigests(contact));
-    return !policy.withholds!(digests, 0, digests.length);
+    const digests = contactDigests(contact);
+    const joined = Buffer.concat(digests);
+    if (policy.withholds!(joined, 0, joined.length)) return false;
+    digestsOf?.set(contact, digests);
+    return true;
   });
 }
 

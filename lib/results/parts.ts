@@ -193,67 +193,126 @@ const MAGIC_V1 = Buffer.from('CEP1', 'latin1');
 /** The header bytes of today's parts: a part whose header equals them is read as it is. */
 const CURRENT_HEADER_BYTES = Buffer.from(JSON.stringify(headerOf(CURRENT_FIELDS)), 'utf8');
 
-/** One contact's pieces, as {@link writeAccount} lays them out. */
+/** One contact's pieces, as {@link PartWriter.account} lays them out: texts are encoded as UTF-8 where they are written. */
 interface ContactPieces {
   flags: number;
-  digests: readonly Buffer[];
-  cells: Buffer;
-  json: Buffer;
+  digests: readonly Uint8Array[];
+  cells: string | Uint8Array;
+  json: string | Uint8Array;
 }
 
-const u32 = (n: number) => {
-  const b = Buffer.allocUnsafe(4);
-  b.writeUInt32LE(n, 0);
-  return b;
-};
+/**
+ * Writes a version 4 part into one growing buffer: each text is encoded in
+ * place behind its length, so a part of 1,000 accounts × 10 contacts is not
+ * ~100,000 small buffers concatenated at the end (their allocation and
+ * garbage were a tenth of the workflow's CPU locally; bench `scale`, the
+ * workflow's profile).
+ */
+class PartWriter {
+  private buffer: Buffer;
+  private length = 0;
 
-/** The part's first bytes (version 4): magic, header length, header. */
-const partHead = (header: Buffer) => [MAGIC, u32(header.length), header];
-
-/** Appends one account (cells, JSON, contacts in order) to `pieces` in the version 4 layout (version 3's record is the same). */
-function writeAccount(pieces: Buffer[], cells: Buffer, json: Buffer, contacts: readonly ContactPieces[]): void {
-  const rest = Buffer.allocUnsafe(4);
-  pieces.push(rest, u32(cells.length), cells, u32(json.length), json);
-  let length = 4 + cells.length + 4 + json.length;
-  for (const contact of contacts) {
-    if (contact.digests.length > 255) throw new RangeError('A contact has more than 255 identifier digests');
-    pieces.push(Buffer.from([contact.flags, contact.digests.length]), ...contact.digests, u32(contact.cells.length), contact.cells);
-    pieces.push(u32(contact.json.length), contact.json);
-    length += 2 + contact.digests.length * DIGEST_BYTES + 4 + contact.cells.length + 4 + contact.json.length;
+  /** @param expected - bytes the part will likely need (it grows past them when needed). */
+  constructor(header: Uint8Array, expected: number) {
+    this.buffer = Buffer.allocUnsafe(Math.max(expected, MAGIC.length + 4 + header.length));
+    this.bytes(MAGIC);
+    this.u32(header.length);
+    this.bytes(header);
   }
-  rest.writeUInt32LE(length, 0);
+
+  /** Appends one account (cells, JSON, contacts in order) in the version 4 layout (version 3's record is the same). */
+  account(cells: string | Uint8Array, json: string | Uint8Array, contacts: readonly ContactPieces[]): void {
+    const restAt = this.length;
+    this.u32(0);
+    this.sized(cells);
+    this.sized(json);
+    for (const contact of contacts) {
+      if (contact.digests.length > 255) throw new RangeError('A contact has more than 255 identifier digests');
+      this.room(2);
+      this.buffer[this.length++] = contact.flags;
+      this.buffer[this.length++] = contact.digests.length;
+      for (const digest of contact.digests) this.bytes(digest);
+      this.sized(contact.cells);
+      this.sized(contact.json);
+    }
+    this.buffer.writeUInt32LE(this.length - restAt - 4, restAt);
+  }
+
+  /** The part's bytes (a view of the writer's buffer). */
+  done(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  private u32(n: number): void {
+    this.room(4);
+    this.buffer.writeUInt32LE(n, this.length);
+    this.length += 4;
+  }
+
+  private bytes(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** u32 byte length, then the bytes (a text as UTF-8: at most 3 bytes per UTF-16 unit). */
+  private sized(text: string | Uint8Array): void {
+    if (typeof text !== 'string') {
+      this.u32(text.length);
+      this.bytes(text);
+      return;
+    }
+    this.room(4 + text.length * 3);
+    const written = this.buffer.write(text, this.length + 4, 'utf8');
+    this.buffer.writeUInt32LE(written, this.length);
+    this.length += 4 + written;
+  }
 }
+
+/** Bytes a part is first given per account (1,000 accounts × 10 contacts measured ~6 KB each): it grows when needed. */
+const EXPECTED_ACCOUNT_BYTES = 8_192;
 
 /**
  * Encodes the accounts of one batch as a result part (layout in the module
  * comment), in the order given; each account's contacts best first
  * (docs/csv.md), each with its identifier digests.
  * @param fields - the fields to store and name in the header: today's ({@link CURRENT_FIELDS}); another list only to test reading parts of other fields.
+ * @param digestsOf - digests already computed for some of the contacts (the workflow's suppression check,
+ *   lib/results/deliverable.ts `deliverableContacts`), by contact object: not hashed again; the others are hashed here.
  * @returns the part's bytes (about the size of the batch's CSV rows plus 32 bytes per contact identifier).
  */
-export function encodePart(accounts: readonly EnrichedAccount[], fields: PartFields = CURRENT_FIELDS): Buffer {
+export function encodePart(
+  accounts: readonly EnrichedAccount[],
+  fields: PartFields = CURRENT_FIELDS,
+  digestsOf: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]> = NO_DIGESTS,
+): Buffer {
   const header = fields === CURRENT_FIELDS ? CURRENT_HEADER_BYTES : Buffer.from(JSON.stringify(headerOf(fields)), 'utf8');
   const accountCells = columnsOf(fields.account);
   const accountJson = jsonOf(fields.account);
   const contactCells = columnsOf(fields.contact);
   const contactJson = jsonOf(fields.contact);
-  const pieces: Buffer[] = partHead(header);
+  const part = new PartWriter(header, accounts.length * EXPECTED_ACCOUNT_BYTES);
   for (const account of accounts) {
     const contacts = orderContacts(account.contacts).map((contact): ContactPieces => ({
       flags: contactFlags(contact),
-      digests: contactDigests(contact),
-      cells: Buffer.from(encodeCells(contact, contactCells), 'utf8'),
-      json: Buffer.from(resultContactJson(contact, contactJson), 'utf8'),
+      digests: digestsOf.get(contact) ?? contactDigests(contact),
+      cells: encodeCells(contact, contactCells),
+      json: resultContactJson(contact, contactJson),
     }));
-    writeAccount(
-      pieces,
-      Buffer.from(encodeCells(account, accountCells), 'utf8'),
-      Buffer.from(resultAccountJson(account, accountJson), 'utf8'),
-      contacts,
-    );
+    part.account(encodeCells(account, accountCells), resultAccountJson(account, accountJson), contacts);
   }
-  return Buffer.concat(pieces);
+  return part.done();
 }
+
+/** No digest computed beforehand: {@link encodePart} hashes every contact. */
+const NO_DIGESTS: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]> = new Map();
 
 /** What a part's first bytes say of it. */
 interface PartLayout {
@@ -483,7 +542,7 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
   const contacts = new Relayer(target.contact, layout.header.contact, CONTACT_FIELDS);
   const accountIdCell = layout.header.account.cells.indexOf(exportedFields(ACCOUNT_FIELDS).find((f) => f.key === 'accountId')!.column);
   const bytes = source.bytes;
-  const pieces: Buffer[] = partHead(CURRENT_HEADER_BYTES);
+  const part = new PartWriter(CURRENT_HEADER_BYTES, bytes.length);
   const text = (start: number, end: number) => bytes.toString('utf8', start, end);
   while (source.nextAccount()) {
     const accountCells = splitEncodedCells(bytes, source.accountStart, source.accountEnd);
@@ -502,7 +561,7 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
         for (let at = source.contactDigestsStart; at < source.contactDigestsEnd; at += DIGEST_BYTES)
           digests.push(bytes.subarray(at, at + DIGEST_BYTES));
       else digests.push(...contactDigests(identifiersOf(json)));
-      relaid.push({ flags: source.contactFlags, digests, cells: contacts.relayCells(cells), json: Buffer.from(json, 'utf8') });
+      relaid.push({ flags: source.contactFlags, digests, cells: contacts.relayCells(cells), json });
     }
     const accountValues = storedAccount
       ? accounts.relayValues(storedAccount, 2)
@@ -511,14 +570,9 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
           relaid.length > 0 ? 'found' : 'not_found',
           ...accounts.valuesFromCells(accountCells),
         ];
-    writeAccount(
-      pieces,
-      accounts.relayCells(accountCells),
-      Buffer.from(accountHeadText(accountValues, RESULT_ACCOUNT_KEYS), 'utf8'),
-      relaid,
-    );
+    part.account(accounts.relayCells(accountCells), accountHeadText(accountValues, RESULT_ACCOUNT_KEYS), relaid);
   }
-  return Buffer.concat(pieces);
+  return part.done();
 }
 
 /**
@@ -660,10 +714,17 @@ function encodeLegacyPart(bytes: Uint8Array): Buffer {
 /** Storage of result parts. */
 export interface ResultStore {
   /**
-   * Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey}.
+   * Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey};
+   * `digestsOf`: digests computed already (see {@link encodePart}).
    * @returns the bytes written (the copy index is made from their digests, lib/privacy/copies.ts).
    */
-  putPart(prefix: string, index: number, accounts: readonly EnrichedAccount[], chunk?: number): Promise<Buffer>;
+  putPart(
+    prefix: string,
+    index: number,
+    accounts: readonly EnrichedAccount[],
+    chunk?: number,
+    digestsOf?: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]>,
+  ): Promise<Buffer>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
   /**
@@ -714,8 +775,8 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
   };
   return {
-    async putPart(prefix, index, accounts, chunk) {
-      const body = encodePart(accounts);
+    async putPart(prefix, index, accounts, chunk, digestsOf) {
+      const body = encodePart(accounts, CURRENT_FIELDS, digestsOf);
       await client.send(
         new PutObjectCommand({
           Bucket: bucketName,
