@@ -50,6 +50,40 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
     );
   });
 
+  it('sends the keys in the body only: no middleware (the SDK logger’s sensitive-data filter included) is handed them', async () => {
+    const prefix = `RAWREAD#${randomUUID()}`;
+    const stored = Array.from({ length: 150 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'HISTORY', entries: randomBytes(8), depth: 1, version: 1 }));
+    await batchPut(ddb, config.tableName, stored);
+    const seen: number[] = [];
+    const name = `raw-read-keys-${randomUUID()}`;
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys?: unknown[] }> };
+        if (context.commandName === 'BatchGetItemCommand') seen.push(input.RequestItems?.[config.tableName]?.Keys?.length ?? -1);
+        return next(args);
+      },
+      { step: 'initialize', priority: 'low', name },
+    );
+    try {
+      const items = await batchGetRaw(
+        ddb,
+        config.tableName,
+        stored.map(({ pk, sk }) => ({ pk, sk })),
+        ['entries'],
+        { consistentRead: true },
+      );
+      expect(items).toHaveLength(150);
+    } finally {
+      ddb.middlewareStack.remove(name);
+    }
+    expect(seen).toEqual([0, 0]);
+    await batchDelete(
+      ddb,
+      config.tableName,
+      stored.map(({ pk, sk }) => ({ pk, sk })),
+    );
+  });
+
   it('throws the SDK’s own error for an error answer', async () => {
     await expect(
       batchGetRaw(ddb, `missing-${randomUUID()}`, [{ pk: 'a', sk: 'b' }], ['entries'], { consistentRead: true }),
