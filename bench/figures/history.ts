@@ -535,7 +535,7 @@ export async function runHistory(
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
       `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${QUOTE_RUNS} quotes, each run in turn with the quote of an organization with no history (its median is that scenario's floor); median of ${runs} launches, each on a fresh campaign (with 500 fresh accounts of its own) and in turn with the same list's launch in a fresh organization with no history (its median is that scenario's floor), each waited for until its workflow and its history recording are done. Bytes: Content-Length of every DynamoDB response of the request. ` +
-      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launch's own recording; write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
+      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
       `(splits included), the consumed units DynamoDB Local reported beside them. Storage: every bucket item's size + 100 B.`,
   );
   results.note(
