@@ -53,10 +53,22 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
 
   it('skips the SDK logger middleware (its sensitive-data filter walks every key), while other middlewares see the keys', async () => {
     const prefix = `RAWREAD#${randomUUID()}`;
-    const stored = Array.from({ length: 150 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'HISTORY', entries: randomBytes(8), depth: 1, version: 1 }));
+    const stored = Array.from({ length: 150 }, (_, i) => ({
+      pk: `${prefix}#${i}`,
+      sk: 'HISTORY',
+      entries: randomBytes(8),
+      depth: 1,
+      version: 1,
+    }));
     await batchPut(ddb, config.tableName, stored);
     const logged: string[] = [];
-    const logger = { trace() {}, debug() {}, warn() {}, error() {}, info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)) };
+    const logger = {
+      trace() {},
+      debug() {},
+      warn() {},
+      error() {},
+      info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)),
+    };
     const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, logger }));
     const seen: number[] = [];
     client.middlewareStack.add(

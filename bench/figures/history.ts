@@ -508,7 +508,12 @@ export async function runHistory(
     }
     for (const [operation, reads, floor, floorWhat] of [
       ['quote', quote, m.quoteFloor, `the same request with no history (median of ${QUOTE_RUNS}, run in turn with these)`],
-      ['launch', launch ?? m.launchFloor, m.launchFloor, `the same list launched in a fresh organization with no history (median of ${runs}, run in turn with these)`],
+      [
+        'launch',
+        launch ?? m.launchFloor,
+        m.launchFloor,
+        `the same list launched in a fresh organization with no history (median of ${runs}, run in turn with these)`,
+      ],
     ] as const) {
       results.add({
         group,
