@@ -15,7 +15,8 @@
  * Nothing here holds a raw identifier: hashes only.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
+import { UNFINISHED_ERASURES_INDEX } from '../db/table';
+import * as keys from '../db/keys';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { randomBytes } from 'node:crypto';
 import { derivedId } from '../ids';

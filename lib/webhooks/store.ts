@@ -5,7 +5,8 @@
  * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
  */
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EVENT_INDEXES, keys, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
+import { EVENT_INDEXES, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
+import * as keys from '../db/keys';
 import { batchGet } from '../db/batch';
 import { putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
