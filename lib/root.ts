@@ -24,7 +24,7 @@ import {
   type StreamingApiHandler,
 } from './http/pipeline';
 import { streamifiedHandler } from './http/stream-lambda';
-import type { StreamedAnswer } from './http/stream';
+import { streamedAnswerOf, type StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
 import { createRequestDayReader, createUsageMonthReader, type UsageDependencies } from './organizations/usage';
 import {
@@ -449,11 +449,16 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<StreamedAnswer>,
 ): StreamingApiHandler =>
   streamifiedHandler(
-    createApiHandler(operation, useCase, {
-      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-      apiKeyCache: apiKeyCache(),
-      requestLimiter: requestLimiter(),
-    }) as StreamingApiHandler,
+    createApiHandler(
+      operation,
+      useCase,
+      {
+        findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
+        apiKeyCache: apiKeyCache(),
+        requestLimiter: requestLimiter(),
+      },
+      { streamedAnswer: streamedAnswerOf },
+    ) as StreamingApiHandler,
   );
 
 /** The pace of a results stream: this deployment's settings (lib/config.ts; docs/results.md "The stream"). */
