@@ -19,6 +19,7 @@ import {
   createApiHandler,
   createJsonApiHandler,
   type ApiHandler,
+  type ApiHandlerDependencies,
   type KeyCheckMode,
   type RequestContext,
   type StreamingApiHandler,
@@ -408,6 +409,17 @@ export const creditsRemaining = (smbCredits: number): Record<string, string> => 
 const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
 /**
+ * What this deployment builds an API handler of `operation` with (lib/http/pipeline.ts `ApiHandlerDependencies`):
+ * the key reader and the process's key cache, its request limiter, and the audit log when the operation is audited.
+ */
+const apiDependencies = (operation: Operation): ApiHandlerDependencies => ({
+  findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
+  apiKeyCache: apiKeyCache(),
+  requestLimiter: requestLimiter(),
+  ...(operation.audited ? { audit: requestAudit() } : {}),
+});
+
+/**
  * The Lambda handler of an API operation that is not `idempotent`, wired to
  * this deployment's API-key lookup and the process's key cache (see
  * {@link createApiHandler} for the pipeline). Its bundle carries no
@@ -424,18 +436,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
-): ApiHandler =>
-  createApiHandler(
-    operation,
-    useCase,
-    {
-      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-      apiKeyCache: apiKeyCache(),
-      requestLimiter: requestLimiter(),
-      ...(operation.audited ? { audit: requestAudit() } : {}),
-    },
-    options,
-  );
+): ApiHandler => createApiHandler(operation, useCase, apiDependencies(operation as Operation), options);
 
 /**
  * The Lambda handler of a `streaming` operation (docs/results.md "The
@@ -449,16 +450,9 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<StreamedAnswer>,
 ): StreamingApiHandler =>
   streamifiedHandler(
-    createApiHandler(
-      operation,
-      useCase,
-      {
-        findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-        apiKeyCache: apiKeyCache(),
-        requestLimiter: requestLimiter(),
-      },
-      { streamedAnswer: streamedAnswerOf },
-    ) as StreamingApiHandler,
+    createApiHandler(operation, useCase, apiDependencies(operation as Operation), {
+      streamedAnswer: streamedAnswerOf,
+    }) as StreamingApiHandler,
   );
 
 /** The pace of a results stream: this deployment's settings (lib/config.ts; docs/results.md "The stream"). */
