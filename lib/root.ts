@@ -40,7 +40,7 @@ import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type 
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
-import { createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
+import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
@@ -57,7 +57,7 @@ import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
 import type { SavedAnswerCodec } from './idempotency/middleware';
-import { createWebhookStore, type WebhookStore } from './webhooks/store';
+import { createWebhookEndpointLister, createWebhookStore, type WebhookStore } from './webhooks/store';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
 import type { WebhookDependencies } from './webhooks/use-cases';
@@ -69,7 +69,7 @@ import { forMode } from './test-mode/mode';
 import { testPacing, testWarehouse } from './test-mode/accounts';
 import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
-import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { createErasureReader, createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { cachedSuppressionPolicies } from './privacy/deliverable';
 import { createCopyIndex, type CopyIndex } from './privacy/copies';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
@@ -94,6 +94,10 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+/** The key page of `keys/list` alone (lib/organizations/api-keys.ts {@link createApiKeyPager}): its bundle carries no code that changes keys. */
+export const apiKeyPager: () => Pick<ApiKeyStore, 'page'> = /* @__PURE__ */ once(() =>
+  createApiKeyPager({ client: ddb, tableName: config.tableName }),
+);
 
 /** The key lookup alone (the same `findByHash` as {@link apiKeys}): what every handler's authentication reads. */
 const apiKeyReader: () => Pick<ApiKeyStore, 'findByHash'> = /* @__PURE__ */ once(() =>
@@ -242,6 +246,10 @@ export const pacingFor = (organizationId: string): BatchPacing | undefined =>
 
 /** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
+/** The endpoint list of `webhooks/list` alone (lib/webhooks/store.ts {@link createWebhookEndpointLister}): its bundle carries no other store method. */
+export const webhookEndpointLister: () => Pick<WebhookStore, 'listEndpoints'> = /* @__PURE__ */ once(() =>
+  createWebhookEndpointLister({ client: ddb, tableName: config.tableName }),
+);
 
 let webhookResolver: Resolver | undefined;
 /** Chooses the resolver webhook URLs are checked with (tests resolve names to chosen addresses); `undefined` restores the system's. */
@@ -539,6 +547,11 @@ export const operatorAuditItem = (change: OperatorChange): TransactItem => opera
 /** Suppressions and erasures (lib/privacy/store.ts). */
 export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
   createSuppressionStore({ client: ddb, tableName: config.tableName }),
+);
+
+/** The erasure read of `privacy/erasures/get` alone (lib/privacy/store.ts {@link createErasureReader}): its bundle carries no other store method. */
+export const erasureReader: () => Pick<SuppressionStore, 'getErasure'> = /* @__PURE__ */ once(() =>
+  createErasureReader({ client: ddb, tableName: config.tableName }),
 );
 
 /** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */
