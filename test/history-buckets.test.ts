@@ -22,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchGet, batchPut } from '../lib/db/batch';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import {
   bucketKeys,
   createAccountHistoryStore,

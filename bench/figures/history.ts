@@ -40,7 +40,7 @@ import {
   HISTORY_BUCKET_LOAD,
 } from '../../lib/history/store';
 import { organizations } from '../../lib/root';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import type { Results } from '../lib/results';
 import type { BenchStack, CallRecord } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';

@@ -13,7 +13,7 @@ import type { Warehouse, WarehouseImportOptions } from '../../lib/warehouse/ware
 import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
 import { call, type ApiResponse } from '../support/api';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { SPAWNED_RUN_MS } from '../support/spawned';
 
 export const CREATE = '/v1/campaigns/create';
