@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/keys/list` (docs/authentication.md). */
 import { listKeysOperation } from '../lib/organizations/schema';
-import { apiHandler, apiKeys, listKeys } from '../lib/root';
+import { apiHandler, apiKeyPager, listKeys } from '../lib/root';
 
 export const handler = apiHandler(listKeysOperation, (input, { organizationId }) =>
-  listKeys({ apiKeys: apiKeys() }, organizationId, input),
+  listKeys({ apiKeys: apiKeyPager() }, organizationId, input),
 );

@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/privacy/erasures/get` (docs/privacy.md). */
 import { getErasureOperation } from '../lib/privacy/schema';
-import { apiHandler, suppressions, getErasure } from '../lib/root';
+import { apiHandler, erasureReader, getErasure } from '../lib/root';
 
 export const handler = apiHandler(getErasureOperation, (input, { organizationId }) =>
-  getErasure({ suppressions: suppressions() }, organizationId, input.id),
+  getErasure({ suppressions: erasureReader() }, organizationId, input.id),
 );

@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/webhooks/list` (docs/webhooks.md). */
 import { listWebhookEndpointsOperation } from '../lib/webhooks/schema';
-import { apiHandler, webhooks, listWebhookEndpoints } from '../lib/root';
+import { apiHandler, webhookEndpointLister, listWebhookEndpoints } from '../lib/root';
 
 export const handler = apiHandler(listWebhookEndpointsOperation, (_input, { organizationId }) =>
-  listWebhookEndpoints({ webhooks: webhooks() }, organizationId),
+  listWebhookEndpoints({ webhooks: webhookEndpointLister() }, organizationId),
 );

@@ -19,12 +19,13 @@ import {
   createApiHandler,
   createJsonApiHandler,
   type ApiHandler,
+  type ApiHandlerDependencies,
   type KeyCheckMode,
   type RequestContext,
   type StreamingApiHandler,
 } from './http/pipeline';
 import { streamifiedHandler } from './http/stream-lambda';
-import type { StreamedAnswer } from './http/stream';
+import { streamedAnswerOf, type StreamedAnswer } from './http/stream';
 import { ApiKeyCache } from './http/auth';
 import { createRequestDayReader, createUsageMonthReader, type UsageDependencies } from './organizations/usage';
 import {
@@ -39,7 +40,7 @@ import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type 
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, type OrganizationStore } from './organizations/store';
-import { createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
+import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
@@ -56,7 +57,7 @@ import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
 import type { SavedAnswerCodec } from './idempotency/middleware';
-import { createWebhookStore, type WebhookStore } from './webhooks/store';
+import { createWebhookEndpointLister, createWebhookStore, type WebhookStore } from './webhooks/store';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
 import type { WebhookDependencies } from './webhooks/use-cases';
@@ -68,7 +69,7 @@ import { forMode } from './test-mode/mode';
 import { testPacing, testWarehouse } from './test-mode/accounts';
 import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
-import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { createErasureReader, createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
 import { cachedSuppressionPolicies } from './privacy/deliverable';
 import { createCopyIndex, type CopyIndex } from './privacy/copies';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
@@ -93,6 +94,10 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+/** The key page of `keys/list` alone (lib/organizations/api-keys.ts {@link createApiKeyPager}): its bundle carries no code that changes keys. */
+export const apiKeyPager: () => Pick<ApiKeyStore, 'page'> = /* @__PURE__ */ once(() =>
+  createApiKeyPager({ client: ddb, tableName: config.tableName }),
+);
 
 /** The key lookup alone (the same `findByHash` as {@link apiKeys}): what every handler's authentication reads. */
 const apiKeyReader: () => Pick<ApiKeyStore, 'findByHash'> = /* @__PURE__ */ once(() =>
@@ -241,6 +246,10 @@ export const pacingFor = (organizationId: string): BatchPacing | undefined =>
 
 /** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
 export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
+/** The endpoint list of `webhooks/list` alone (lib/webhooks/store.ts {@link createWebhookEndpointLister}): its bundle carries no other store method. */
+export const webhookEndpointLister: () => Pick<WebhookStore, 'listEndpoints'> = /* @__PURE__ */ once(() =>
+  createWebhookEndpointLister({ client: ddb, tableName: config.tableName }),
+);
 
 let webhookResolver: Resolver | undefined;
 /** Chooses the resolver webhook URLs are checked with (tests resolve names to chosen addresses); `undefined` restores the system's. */
@@ -408,6 +417,17 @@ export const creditsRemaining = (smbCredits: number): Record<string, string> => 
 const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCache());
 
 /**
+ * What this deployment builds an API handler of `operation` with (lib/http/pipeline.ts `ApiHandlerDependencies`):
+ * the key reader and the process's key cache, its request limiter, and the audit log when the operation is audited.
+ */
+const apiDependencies = (operation: Operation): ApiHandlerDependencies => ({
+  findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
+  apiKeyCache: apiKeyCache(),
+  requestLimiter: requestLimiter(),
+  ...(operation.audited ? { audit: requestAudit() } : {}),
+});
+
+/**
  * The Lambda handler of an API operation that is not `idempotent`, wired to
  * this deployment's API-key lookup and the process's key cache (see
  * {@link createApiHandler} for the pipeline). Its bundle carries no
@@ -424,18 +444,7 @@ export const apiHandler = <S extends z.core.$ZodObject, R>(
   operation: Operation<S>,
   useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
   options: { keyCheck?: KeyCheckMode; headers?: (data: R) => Record<string, string> } = {},
-): ApiHandler =>
-  createApiHandler(
-    operation,
-    useCase,
-    {
-      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-      apiKeyCache: apiKeyCache(),
-      requestLimiter: requestLimiter(),
-      ...(operation.audited ? { audit: requestAudit() } : {}),
-    },
-    options,
-  );
+): ApiHandler => createApiHandler(operation, useCase, apiDependencies(operation as Operation), options);
 
 /**
  * The Lambda handler of a `streaming` operation (docs/results.md "The
@@ -449,10 +458,8 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
   useCase: (input: z.output<S>, context: RequestContext) => Promise<StreamedAnswer>,
 ): StreamingApiHandler =>
   streamifiedHandler(
-    createApiHandler(operation, useCase, {
-      findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-      apiKeyCache: apiKeyCache(),
-      requestLimiter: requestLimiter(),
+    createApiHandler(operation, useCase, apiDependencies(operation as Operation), {
+      streamedAnswer: streamedAnswerOf,
     }) as StreamingApiHandler,
   );
 
@@ -540,6 +547,11 @@ export const operatorAuditItem = (change: OperatorChange): TransactItem => opera
 /** Suppressions and erasures (lib/privacy/store.ts). */
 export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
   createSuppressionStore({ client: ddb, tableName: config.tableName }),
+);
+
+/** The erasure read of `privacy/erasures/get` alone (lib/privacy/store.ts {@link createErasureReader}): its bundle carries no other store method. */
+export const erasureReader: () => Pick<SuppressionStore, 'getErasure'> = /* @__PURE__ */ once(() =>
+  createErasureReader({ client: ddb, tableName: config.tableName }),
 );
 
 /** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */

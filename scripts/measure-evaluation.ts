@@ -24,7 +24,7 @@ async function main() {
   try {
     const { ddb } = await import('../lib/aws');
     const { batchGet } = await import('../lib/db/batch');
-    const { keys } = await import('../lib/db/table');
+    const keys = await import('../lib/db/keys');
     const { evaluateLaunch } = await import('../lib/enrichment/evaluate');
     const root = await import('../lib/root');
     const { config } = await import('../lib/config');

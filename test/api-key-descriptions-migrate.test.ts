@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { hashApiKey, newApiKey } from '../lib/ids';
 import { SCOPES } from '../lib/http/scopes';
 import { createApiKeyStore, EARLIER_KEY_NAME, earlierKeyDescriptionItems } from '../lib/organizations/api-keys';

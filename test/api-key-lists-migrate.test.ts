@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { hashApiKey, newApiKey } from '../lib/ids';
 import { createApiKeyStore } from '../lib/organizations/api-keys';
 import { migrateApiKeyLists } from '../lib/migrations/api-key-lists';

@@ -16,7 +16,7 @@ import { newApiKey } from '../lib/ids';
 import { apiKeys } from '../lib/root';
 import { createRequestAudit } from '../lib/audit/log';
 import type { RequestAnswer, RequestRecord } from '../lib/http/request-record';
-import { keys as tableKeys } from '../lib/db/table';
+import * as tableKeys from '../lib/db/keys';
 import { call, newOrganization, useApi, type ApiResponse } from './support/api';
 import {
   activeAccounts,

@@ -17,7 +17,7 @@ import { createRequestAudit } from '../lib/audit/log';
 import { serveHandler } from './support/serve-handler';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { apiKeys, organizations } from '../lib/root';
 import { API_ROUTES, AUDITED_ROUTES } from '../infra/routes';
 import { MAX_WEBHOOK_ENDPOINTS } from '../lib/webhooks/schema';

@@ -27,7 +27,7 @@ import { NotFoundError } from '../lib/errors';
 import { ddb, sfn } from '../lib/aws';
 import { config } from '../lib/config';
 import { LEASE_SHARE } from '../lib/http/rate-limit';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { hashApiKey } from '../lib/ids';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments } from '../lib/enrichment/reconcile';

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { accountHistory, ledger, organizations } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import {

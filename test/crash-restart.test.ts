@@ -22,7 +22,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_PID_FILE, freePort, LOCAL_CREDENTIALS } from '../infra/local/emulators';
 import { LOCAL_STATE_MACHINE_ARN } from '../infra/local/step-functions';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { alive, SPAWNED_READY_MS, SPAWNED_RUN_MS, spawnedTestTimeout, untilStackReady, type SpawnedOutput } from './support/spawned';
 import { fillWithDemoData, stackDataFolder, stackEnvironment } from './support/data-folder';
 

@@ -13,7 +13,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { sumOf, type LedgerEntry } from '../lib/credits/ledger';
 import { createLedgerStore } from '../lib/credits/store';
 import { cancelEnrichment } from '../lib/enrichment/cancel';

@@ -13,7 +13,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { accountListKey } from '../lib/account-lists/account-list';
 import { createCampaign } from '../lib/campaigns/use-cases';
 import type { CampaignRecord } from '../lib/campaigns/model';

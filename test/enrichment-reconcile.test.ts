@@ -9,7 +9,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb, sfn } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { sumOf } from '../lib/credits/ledger';
 import { enrichCampaign } from '../lib/enrichment/launch';
 import { reconcileEnrichments, type ReconcileDependencies } from '../lib/enrichment/reconcile';

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { monthOf } from '../lib/organizations/limits';
 import { limits } from '../lib/root';
 import { newOrganization, useApi } from './support/api';

@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../infra/ops/commands';
 import { runOps } from '../infra/ops/program';
 import { ddb, s3 } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { migrateCopyIndex } from '../lib/migrations/copy-index';
 import { copyIndexLevel, MAX_COPY_INDEX_LEVEL } from '../lib/privacy/copies';
 import { copyIndex, embeddedWarehouse } from '../lib/root';

@@ -12,7 +12,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { ensureTable } from '../infra/local/table';
 import { createSuppressionStore, GLOBAL_SCOPE, type SuppressionStore } from '../lib/privacy/store';
 import { cachedSuppressionPolicies } from '../lib/privacy/deliverable';

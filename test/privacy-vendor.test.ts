@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../infra/ops/commands';
 import { runOps } from '../infra/ops/program';
 import { ddb } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { embeddedWarehouse } from '../lib/root';
 import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../lib/warehouse/schema';
 import { call, newOrganization, useApi } from './support/api';

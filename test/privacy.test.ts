@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { customAlphabet } from 'nanoid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, s3 } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { embeddedWarehouse, erasureJobDependencies, erasuresSettled, logger, resumeErasures, suppressions } from '../lib/root';
 import { runErasure } from '../lib/privacy/erasure';
 import { type RawIdentifier } from '../lib/warehouse/identifiers';

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { newOrganizationId } from '../lib/ids';
 import { RequestLimiter, windowAt, type RequestAdmission } from '../lib/http/rate-limit';
 import { requestsPerKey, utcDay, windowAttribute, type RequestDays } from '../lib/http/request-counts';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { monthEnd, monthOf } from '../lib/organizations/limits';
 import { limits } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { apiKeys, ledger, orgUsage, requestLimiter, usageDependencies, usageMonths } from '../lib/root';
 import { call, newOrganization, useApi } from './support/api';
 import { activeAccounts, CREATE, DESCRIBE, ENRICH, GET, importAccounts, pollUntil, uniquePrefix } from './enrichment/support';

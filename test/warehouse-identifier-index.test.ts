@@ -14,7 +14,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, dynamodb } from '../lib/aws';
 import { config } from '../lib/config';
-import { keys } from '../lib/db/table';
+import * as keys from '../lib/db/keys';
 import { createEmbeddedWarehouse, warehouseItemsOf } from '../lib/warehouse/warehouse';
 import { contactHashes, hashIdentifier } from '../lib/warehouse/identifiers';
 import { blankAccount, blankContact, type WarehouseAccount } from '../lib/warehouse/schema';

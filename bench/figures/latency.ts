@@ -22,7 +22,7 @@ import { PATHS, postCounted } from '../lib/api';
 import { busyMs } from '../lib/stack';
 import { smallFixture } from '../lib/fixtures';
 import { runLoadClient, type LoadResult } from '../lib/children';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { hashApiKey } from '../../lib/ids';
 import { median, round, shuffled, summarize } from '../lib/stats';
 import { expectOk, post } from '../lib/api';

@@ -21,7 +21,7 @@ import { getCampaignOperation } from '../../lib/campaigns/schema';
 import { toCampaign, type CampaignRecord } from '../../lib/campaigns/model';
 import { apiKeys, organizations } from '../../lib/root';
 import { dynamodb } from '../../lib/aws';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { hashApiKey } from '../../lib/ids';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import type { Results } from '../lib/results';

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { customAlphabet } from 'nanoid';
 import { ddb } from '../../lib/aws';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { newCampaignId } from '../../lib/ids';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { resultPartKey, resultsPrefix } from '../../lib/results/parts';

@@ -31,7 +31,7 @@ import { runExportLambda } from '../lib/children';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { addressOf, bucketKeys, bucketOf, fingerprintOf, itemBytes } from '../../lib/history/store';
 import { accountHistory } from '../../lib/root';
 import { round } from '../lib/stats';

@@ -13,7 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { AUDIT_INDEXES, keys } from '../db/table';
+import { AUDIT_INDEXES } from '../db/table';
+import * as keys from '../db/keys';
 import { batchGet, batchPut } from '../db/batch';
 import { derivedId } from '../ids';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from '../http/request-record';

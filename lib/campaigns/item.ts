@@ -7,7 +7,7 @@
  * Stores compose these into UpdateItem calls or transaction items; no other
  * module spells a campaign attribute in an expression.
  */
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { merge, type Change, type Clause } from '../db/expression';
 import type { CampaignStatus } from '../errors';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, LastEnrichment, ResultMetrics } from './model';

@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { transactWrite, type TransactItem, type TransactOutcome } from '../db/conditional';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { ID_ALPHABET } from '../ids';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 

@@ -4,7 +4,8 @@
  */
 import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { keys, LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
+import { LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
+import * as keys from '../db/keys';
 import { queryPartition } from '../db/query';
 import { batchGet } from '../db/batch';
 import { and } from '../db/expression';

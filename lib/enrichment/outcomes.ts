@@ -25,7 +25,7 @@ import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client 
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { updateIf } from '../db/conditional';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import type { ExcludedCounts } from '../campaigns/model';
 import type { AccountBucket } from './evaluate';
 import type { BatchRef } from './workflow';

@@ -22,7 +22,7 @@ import type { BatchRef, BatchSummary, EnrichmentExecutionInput } from './workflo
 import type { PrefixStore } from '../storage/prefixes';
 import type { SequenceStore } from '../results/sequence';
 import { deliverableContacts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { campaignIs } from '../campaigns/item';
 import { accountsProcessedEvent, eventItems } from '../webhooks/events';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';

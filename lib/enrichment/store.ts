@@ -10,7 +10,7 @@
  * transaction (docs/webhooks.md).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite, updateIf } from '../db/conditional';
 import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
 import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';

@@ -41,7 +41,7 @@ import type { AccountListStore } from '../account-lists/account-list';
 import { batchPut } from '../db/batch';
 import { batchGetRaw } from './raw-read';
 import { putIf } from '../db/conditional';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 
 /** Facts about one account for one organization. */
 export interface AccountFacts {

@@ -60,7 +60,6 @@ import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from '.
 import { sourceAddressOf } from './source-address';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 import { admittedKeyCheck, rateLimitFields, refusalOf, type RequestAdmission, type RequestLimiter } from './rate-limit';
-import { StreamedAnswer } from './stream';
 
 /** Largest JSON or urlencoded body accepted, in bytes: 5 MiB (docs/limits.md#sizes), well inside Lambda's 6 MB event. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -621,13 +620,16 @@ const validation = <S extends z.core.$ZodObject>(
   operation: Operation<S>,
   forms: FormBodies | undefined,
 ): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PipelineContext> => {
-  const formSchema = forms?.schemaOf(operation.request);
+  // Derived at the first form body, not at module load: most requests are JSON, and a cold start pays for no
+  // schema walk it may never use (bench `bundles`, cold init).
+  let formSchema: z.core.$ZodType | undefined;
   return {
     before: (request: Request) => {
       const kind = request.context.bodyKind;
       const raw = kind === undefined ? {} : (request.event.body as unknown);
-      const prepared = kind === undefined || kind === 'json' ? raw : (operation.fromForm?.(raw as Record<string, unknown>) ?? raw);
-      const parsed = safeParse(kind === undefined || kind === 'json' || !formSchema ? operation.request : formSchema, prepared);
+      const form = kind !== undefined && kind !== 'json' && forms !== undefined;
+      const prepared = form ? (operation.fromForm?.(raw as Record<string, unknown>) ?? raw) : raw;
+      const parsed = safeParse(form ? (formSchema ??= forms.schemaOf(operation.request)) : operation.request, prepared);
       if (!parsed.success) throw new InvalidRequestError('The request body is invalid.', formatIssues(parsed.error.issues));
       request.context.input = parsed.data;
     },
@@ -737,6 +739,12 @@ export interface ApiHandlerOptions<R> {
   headers?: (data: R) => Record<string, string>;
   settlesCommit?: boolean;
   withoutScopeStage?: true;
+  /**
+   * The answer of a streamed success (lib/http/stream.ts `streamedAnswerOf`), `undefined` for any other data: given
+   * by a streaming operation's handler only (lib/root.ts `streamingApiHandler`), so no other bundle carries the
+   * stream's code.
+   */
+  streamedAnswer?: (data: R) => StreamingResult | undefined;
 }
 
 /** The pipeline of {@link createApiHandler}, with the form parsers or (a JSON-only operation) without. */
@@ -822,10 +830,8 @@ function buildApiHandler<S extends z.core.$ZodObject, R>(
       // The safety net: an answer never leaves on a key this request did not verify.
       await keyCheck.ensure();
       // A streamed success (lib/http/stream.ts): everything that could be refused was, before its first byte.
-      if (data instanceof StreamedAnswer) {
-        const streamed: StreamingResult = { statusCode: 200, headers: data.headers(), body: data.body() };
-        return streamed as unknown as APIGatewayProxyStructuredResultV2;
-      }
+      const streamed = options.streamedAnswer?.(data);
+      if (streamed) return streamed as unknown as APIGatewayProxyStructuredResultV2;
       const answer = success(data);
       return options.headers ? { ...answer, headers: { ...answer.headers, ...options.headers(data) } } : answer;
     });

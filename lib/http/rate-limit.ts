@@ -18,7 +18,7 @@
  */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { RateLimitedError, type RateLimitPolicy } from '../errors';
 import type { KeyCheck } from './auth';
 import {

@@ -20,7 +20,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { updateIf } from '../db/conditional';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 
 /** Prefix of a window counter's attribute. */
 const WINDOW_PREFIX = 'w:';

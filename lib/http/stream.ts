@@ -12,6 +12,7 @@
  */
 import { Readable } from 'node:stream';
 import { InvalidRequestError } from '../errors';
+import type { StreamingResult } from './pipeline';
 
 /** The framings of a stream, by the media type the answer carries. */
 export const STREAM_MEDIA_TYPES = {
@@ -119,4 +120,12 @@ export class StreamedAnswer {
     readable.once('close', () => controller.abort());
     return readable;
   }
+}
+
+/**
+ * The streaming answer of a use case's {@link StreamedAnswer} (a 200 whose body is the objects' text), `undefined`
+ * for any other data: the `streamedAnswer` option of the pipeline (lib/http/pipeline.ts) for streaming operations.
+ */
+export function streamedAnswerOf(data: unknown): StreamingResult | undefined {
+  return data instanceof StreamedAnswer ? { statusCode: 200, headers: data.headers(), body: data.body() } : undefined;
 }

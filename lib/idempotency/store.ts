@@ -19,7 +19,8 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keys, TABLE_INDEXES } from '../db/table';
+import { TABLE_INDEXES } from '../db/table';
+import * as keys from '../db/keys';
 import { deleteIf, putIf, updateIf } from '../db/conditional';
 
 /** Which request an idempotency record belongs to. */

@@ -20,7 +20,7 @@ import { scanItems } from '../db/query';
 import { chunk } from '../db/batch';
 import { updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { campaignChanges } from '../campaigns/item';
 import type { AccountHistoryStore } from '../history/store';
 

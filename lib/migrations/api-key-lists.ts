@@ -18,7 +18,7 @@
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems as scan } from '../db/query';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { batchGet } from '../db/batch';
 import { transactWrite } from '../db/conditional';
 import { activeKeyListOf, activeKeysUpdate, keyNotRevoked } from '../organizations/api-keys';

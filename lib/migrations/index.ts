@@ -16,7 +16,7 @@
  */
 import { PutCommand, paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import type { AccountHistoryStore } from '../history/store';
 import { migrateLedger } from './ledger';
 import { migrateAccountHistory } from './account-history';

@@ -16,7 +16,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems as scan } from '../db/query';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite } from '../db/conditional';
 import { ledgerEntries, ledgerPut, sumOf, type LedgerReason } from '../credits/ledger';
 import { createLedgerStore } from '../credits/store';

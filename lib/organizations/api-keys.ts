@@ -18,7 +18,7 @@
  * function that reads no organization bundles only this.
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId, hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
 import { InvalidRequestError, NotFoundError } from '../errors';
@@ -352,7 +352,6 @@ export function keyNotRevoked(tableName: string, keyHash: string) {
   };
 }
 
-/** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
 /**
  * The key lookup alone (the same `findByHash` as {@link createApiKeyStore}): what authentication reads on every
  * request, so the bundles of functions that issue, list or revoke no key carry none of that code (bench `bundles`).
@@ -372,6 +371,40 @@ export function createApiKeyReader({
   };
 }
 
+/**
+ * {@link ApiKeyStore.page} on its own (the store's own method is this one): what `keys/list` reads, so its
+ * function's bundle carries none of the code that issues, rotates or revokes keys (docs/deploy.md, bench `bundles`).
+ */
+export function createApiKeyPager({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Pick<ApiKeyStore, 'page'> {
+  return {
+    async page(organizationId, limit, after) {
+      // The page's descriptions and, beside them, the keys' last uses (docs/authentication.md "Keys", `lastUsedAt`): the
+      // use items are sorted as the descriptions and exist only for used keys, so the first limit + 1 after the
+      // same cursor cover every used key of the page. One round trip.
+      const query = (pk: string) =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
+            ExpressionAttributeValues: {
+              ':pk': pk,
+              ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }),
+            },
+            Limit: limit + 1,
+          }),
+        );
+      const [{ Items = [] }, { Items: uses = [] }] = await Promise.all([
+        query(keys.apiKeyDescriptions(organizationId)),
+        query(keys.keyLastUses(organizationId)),
+      ]);
+      const lastUse = new Map(uses.map((use) => [String(use.sk), use.lastUsedAt]));
+      const page = Items.slice(0, limit).map((item) => toApiKeyView({ ...item, lastUsedAt: lastUse.get(String(item.sk)) }));
+      return { keys: page, next: Items.length > limit ? page.at(-1)?.id : undefined };
+    },
+  };
+}
+
+/** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
 export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): ApiKeyStore {
   const { findByHash } = createApiKeyReader({ client, tableName });
   const readDescription = async (organizationId: string, keyId: string) =>
@@ -397,30 +430,7 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
 
     issue,
 
-    async page(organizationId, limit, after) {
-      // The page's descriptions and, beside them, the keys' last uses (docs/authentication.md "Keys", `lastUsedAt`): the
-      // use items are sorted as the descriptions and exist only for used keys, so the first limit + 1 after the
-      // same cursor cover every used key of the page. One round trip.
-      const query = (pk: string) =>
-        client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: after === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :after',
-            ExpressionAttributeValues: {
-              ':pk': pk,
-              ...(after === undefined ? {} : { ':after': keys.apiKeyDescription(organizationId, after).sk }),
-            },
-            Limit: limit + 1,
-          }),
-        );
-      const [{ Items = [] }, { Items: uses = [] }] = await Promise.all([
-        query(keys.apiKeyDescriptions(organizationId)),
-        query(keys.keyLastUses(organizationId)),
-      ]);
-      const lastUse = new Map(uses.map((use) => [String(use.sk), use.lastUsedAt]));
-      const page = Items.slice(0, limit).map((item) => toApiKeyView({ ...item, lastUsedAt: lastUse.get(String(item.sk)) }));
-      return { keys: page, next: Items.length > limit ? page.at(-1)?.id : undefined };
-    },
+    page: createApiKeyPager({ client, tableName }).page,
 
     async revokeById(organizationId, keyId, now = new Date(), alsoPut = []) {
       const description = await readDescription(organizationId, keyId);

@@ -68,7 +68,7 @@ export async function createKey(
  * @throws InvalidRequestError for a cursor altered, of another organization, or with another limit.
  */
 export async function listKeys(
-  deps: Pick<KeyDependencies, 'apiKeys'>,
+  deps: { apiKeys: Pick<ApiKeyStore, 'page'> },
   organizationId: string,
   input: ListKeysInput,
 ): Promise<{ keys: ApiKeyView[]; nextCursor: string | null }> {

@@ -12,7 +12,7 @@
  * by refunds (lib/enrichment/store.ts).
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { updateIf } from '../db/conditional';
 import { NotFoundError } from '../errors';
 import { and, type Clause } from '../db/expression';

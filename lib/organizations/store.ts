@@ -6,7 +6,7 @@
  * builds the DynamoDB implementation from a client and a table name.
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { updateParts } from '../db/expression';
 import { isTestOrganizationId, newApiKey, newOrganizationId, testOrganizationIdOf } from '../ids';

@@ -10,7 +10,7 @@
  *   by their `keyId`, campaign and day.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { dayOf, requestsPerDay, requestsPerKey, usageIdOf, type UsageKind } from '../http/request-counts';
 import type { LedgerStore } from '../credits/store';
 import type { UsageInput } from './schema';

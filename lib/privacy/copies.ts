@@ -27,7 +27,7 @@
 import { paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { batchPut } from '../db/batch';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { ResultPartReader } from '../results/parts';
 import { DIGEST_BYTES } from '../warehouse/identifiers';
 

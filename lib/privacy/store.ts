@@ -15,7 +15,8 @@
  * Nothing here holds a raw identifier: hashes only.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys, UNFINISHED_ERASURES_INDEX } from '../db/table';
+import { UNFINISHED_ERASURES_INDEX } from '../db/table';
+import * as keys from '../db/keys';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { randomBytes } from 'node:crypto';
 import { derivedId } from '../ids';
@@ -232,6 +233,27 @@ const ERASURE_FIELDS = [
 const toErasure = (item: Record<string, unknown>): ErasureRecord =>
   Object.fromEntries(ERASURE_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ErasureRecord;
 
+/**
+ * {@link SuppressionStore.getErasure} on its own (the store's own method is this one): what `privacy/erasures/get`
+ * reads, so its function's bundle carries no other method of the store (docs/deploy.md, bench `bundles`).
+ */
+export function createErasureReader({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Pick<SuppressionStore, 'getErasure'> {
+  return {
+    async getErasure(organizationId, id) {
+      const item = (
+        await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))
+      ).Item;
+      return item ? toErasure(item) : undefined;
+    },
+  };
+}
+
 /** Builds the DynamoDB implementation of {@link SuppressionStore}. */
 export function createSuppressionStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): SuppressionStore {
   const page = async (
@@ -436,12 +458,7 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return put.ok ? { record, created: true } : { record: toErasure(put.old ?? {}), created: false };
     },
 
-    async getErasure(organizationId, id) {
-      const item = (
-        await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))
-      ).Item;
-      return item ? toErasure(item) : undefined;
-    },
+    getErasure: createErasureReader({ client, tableName }).getErasure,
 
     async listErasures(organizationId, status, after, limit) {
       const { items, more } = await page(

@@ -162,7 +162,7 @@ export async function createErasure(
  * @throws NotFoundError (resource `erasure`).
  */
 export async function getErasure(
-  deps: Pick<PrivacyDependencies, 'suppressions'>,
+  deps: { suppressions: Pick<SuppressionStore, 'getErasure'> },
   organizationId: string,
   id: string,
 ): Promise<ErasureView> {

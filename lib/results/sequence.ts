@@ -23,7 +23,7 @@
  * the ranges after its `afterSeq` (one Query), then the parts.
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite, updateIf } from '../db/conditional';
 import type { TransactItem } from '../credits/ledger';
 import type { Clause } from '../db/expression';

@@ -6,7 +6,7 @@
  * being usable; code compares `usableUntil` itself (TTL deletes lazily).
  */
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { transactWrite, type TransactItem } from '../db/conditional';
 
 /** An upload as stored. */

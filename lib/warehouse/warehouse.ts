@@ -5,7 +5,7 @@
  */
 import { paginateQuery, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchDelete, batchGet, batchPut } from '../db/batch';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { contactHashes } from './identifiers';
 import type { WarehouseAccount, WarehouseAccountFields, WarehouseContact } from './schema';
 

@@ -8,7 +8,7 @@
  * delivery happen later (lib/webhooks/delivery.ts).
  */
 import type { TransactItem } from '../credits/ledger';
-import { keys } from '../db/table';
+import * as keys from '../db/keys';
 import { derivedId } from '../ids';
 import { toCampaign, type CampaignRecord } from '../campaigns/model';
 

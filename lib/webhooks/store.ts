@@ -5,7 +5,8 @@
  * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
  */
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EVENT_INDEXES, keys, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
+import { EVENT_INDEXES, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
+import * as keys from '../db/keys';
 import { batchGet } from '../db/batch';
 import { putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
@@ -246,6 +247,32 @@ const organizationOf = (pk: string): string => pk.slice('ORG#'.length, -'#WEBHOO
 
 const exists: Clause = { expression: 'attribute_exists(pk)' };
 
+/**
+ * {@link WebhookStore.listEndpoints} on its own (the store's own method is this one): what `webhooks/list` reads,
+ * so its function's bundle carries none of the code that creates, changes or delivers (docs/deploy.md, bench `bundles`).
+ */
+export function createWebhookEndpointLister({
+  client,
+  tableName,
+}: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}): Pick<WebhookStore, 'listEndpoints'> {
+  return {
+    async listEndpoints(organizationId) {
+      const { Items } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.endpoint },
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+  };
+}
+
 /** Builds the DynamoDB implementation of {@link WebhookStore}. */
 export function createWebhookStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): WebhookStore {
   const get = async (key: Record<string, string>) =>
@@ -279,17 +306,7 @@ export function createWebhookStore({ client, tableName }: { client: DynamoDBDocu
       return outcome.ok;
     },
 
-    async listEndpoints(organizationId) {
-      const { Items } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.endpoint },
-          ConsistentRead: true,
-        }),
-      );
-      return (Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    },
+    listEndpoints: createWebhookEndpointLister({ client, tableName }).listEndpoints,
 
     async getEndpoint(organizationId, endpointId) {
       const item = await get(keys.webhookEndpoint(organizationId, endpointId));

@@ -129,7 +129,7 @@ export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webh
 }
 
 /** The organization's endpoints, without secrets. */
-export async function listWebhookEndpoints(deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string) {
+export async function listWebhookEndpoints(deps: { webhooks: Pick<WebhookStore, 'listEndpoints'> }, organizationId: string) {
   return { endpoints: (await deps.webhooks.listEndpoints(organizationId)).map(toApiEndpoint) };
 }
 

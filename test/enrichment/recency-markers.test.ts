@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb } from '../../lib/aws';
 import { config } from '../../lib/config';
 import { batchGet, batchPut } from '../../lib/db/batch';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { evaluateLaunch } from '../../lib/enrichment/evaluate';
 import { newCampaignId } from '../../lib/ids';
 import { objectKeys } from '../../lib/objects';

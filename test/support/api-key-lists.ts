@@ -6,7 +6,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../../lib/aws';
 import { config } from '../../lib/config';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 
 /** Removes an organization's list and its completeness mark, as on an item written before the list (default table: the stack's). */
 export const asBeforeTheList = (organizationId: string, tableName = config.tableName) =>

@@ -10,7 +10,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ddb, dynamodb } from '../../lib/aws';
 import { config } from '../../lib/config';
 import { batchGet, batchPut } from '../../lib/db/batch';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { ensureTable } from '../../infra/local/table';
 
 /**

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { copyIndexItemsOf, copyIndexLevel, DIGESTS_PER_ITEM, MAX_COPY_INDEX_LEVEL } from '../../lib/privacy/copies';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { encodePart, resultPartKey, resultsPrefix } from '../../lib/results/parts';
 import type { EnrichedAccount } from '../../lib/results/csv';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { campaignChanges, campaignIs, campaignItem, statusChange, toCampaignRecord } from '../../lib/campaigns/item';
 import type { AttemptRecord, CampaignRecord } from '../../lib/campaigns/model';
 import { and, merge, updateParts, type Change, type Clause } from '../../lib/db/expression';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../lib/errors';
 
 const ORG = 'org_1111111111111111111111';

@@ -19,7 +19,7 @@ import {
 } from '../../lib/credits/ledger';
 import { reconcileCredits, totalDrift } from '../../lib/credits/reconcile';
 import type { LedgerAudit } from '../../lib/credits/store';
-import { keys } from '../../lib/db/table';
+import * as keys from '../../lib/db/keys';
 import { ID_ALPHABET } from '../../lib/ids';
 
 const TABLE = 'unit-table';

@@ -8,7 +8,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { customAlphabet } from 'nanoid';
 import { ddb } from '../../../lib/aws';
 import { config } from '../../../lib/config';
-import { keys } from '../../../lib/db/table';
+import * as keys from '../../../lib/db/keys';
 import { hashApiKey, newCampaignId } from '../../../lib/ids';
 import { accountListKey } from '../../../lib/account-lists/account-list';
 import type { CampaignRecord } from '../../../lib/campaigns/model';

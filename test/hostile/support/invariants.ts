@@ -23,7 +23,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { ddb } from '../../../lib/aws';
 import { config } from '../../../lib/config';
-import { keys } from '../../../lib/db/table';
+import * as keys from '../../../lib/db/keys';
 import { campaigns, enrichment, ledger as creditLedger, organizations } from '../../../lib/root';
 import { CAMPAIGN_STATUSES, envelopeViolations, sendJson } from './contract';
 import { SPAWNED_RUN_MS } from '../../support/spawned';
