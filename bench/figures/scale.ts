@@ -377,10 +377,7 @@ async function readRates(
   historyBuckets: Awaited<ReturnType<ReturnType<typeof accountHistory>['state']>>['buckets'],
   organizationId: string,
 ) {
-  const statusRate = await batchGetRate(tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, [
-    'accountId',
-    'status',
-  ]);
+  const statusRate = await batchGetRate(tableName, groupsOf(sample.map((id) => keys.warehouseAccount(id))), 32, ['accountId', 'status']);
   const factsRate = await batchGetRate(
     tableName,
     groupsOf(
@@ -784,7 +781,10 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
     workflowGroup,
     `Write units of the workflow until WaitForResultsExpiry, per call: ${[...writesByKind]
       .sort((a, b) => b[1].wru - a[1].wru)
-      .map(([key, w]) => `${key} ×${n(w.calls)} ${round(w.wru / w.calls, 1)} WRU each (${round(w.items / w.calls, 1)} items), ${round((w.wru / N) * 1000, 1)} per 1,000 accounts`)
+      .map(
+        ([key, w]) =>
+          `${key} ×${n(w.calls)} ${round(w.wru / w.calls, 1)} WRU each (${round(w.items / w.calls, 1)} items), ${round((w.wru / N) * 1000, 1)} per 1,000 accounts`,
+      )
       .join('; ')}.`,
   );
   results.note(

@@ -28,7 +28,6 @@ const { blankContact, missingAccount } = await import('../../lib/warehouse/schem
 type EnrichedAccount = import('../../lib/results/csv').EnrichedAccount;
 type ContactIdentifierFields = import('../../lib/results/csv').ContactIdentifierFields;
 
-
 /** Accounts of 0–12 contacts, identifiers present or not, E.164 or not. */
 const accountsArb = fc.array(
   fc.record({
@@ -51,13 +50,11 @@ const accountsArb = fc.array(
 /** The accounts as FindContacts holds them: every declared field (lib/warehouse/schema.ts blanks), the generated ones set. */
 const enriched = (accounts: typeof accountsArb) =>
   accounts.map((list) =>
-    list.map(
-      (account): EnrichedAccount => ({
-        ...missingAccount(account.accountId),
-        name: 'Acme',
-        contacts: account.contacts.map((contact) => ({ ...blankContact(contact.contactId), ...contact })),
-      }),
-    ),
+    list.map((account): EnrichedAccount => ({
+      ...missingAccount(account.accountId),
+      name: 'Acme',
+      contacts: account.contacts.map((contact) => ({ ...blankContact(contact.contactId), ...contact })),
+    })),
   );
 
 /** Withholds every contact whose first digest's first byte is even: about half of them. */
