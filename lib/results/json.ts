@@ -168,11 +168,10 @@ export class JsonBytes {
     return this;
   }
 
-  /** Appends `source[start, end)`: JSON text stored as UTF-8. */
-  copy(source: Uint8Array, start: number, end: number): this {
+  /** Appends `source[start, end)`: JSON text stored as UTF-8 (copied in place: no view made per piece). */
+  copy(source: Buffer, start: number, end: number): this {
     this.room(end - start);
-    this.buffer.set(source.subarray(start, end), this.length);
-    this.length += end - start;
+    this.length += source.copy(this.buffer, this.length, start, end);
     return this;
   }
 
