@@ -18,12 +18,14 @@
  *    it, which a request through the local API also charged to the page, are
  *    not the handler's), against reading the same result object bare (one
  *    GetObject through ResultStore into a reused buffer, as the page reads
- *    it), in alternating blocks, median of `pageRuns` blocks' ratios; both
- *    include the in-process S3 server's serving. Budget ≤ 1.2 × each.
+ *    it), in alternating blocks, each after a full garbage collection
+ *    (bench/lib/gc.ts), median of `pageRuns` blocks' ratios; both include the
+ *    in-process S3 server's serving. Budget ≤ 1.2 × each.
  * 3. A 20 s long poll on an idle `enriching` campaign (nothing after
  *    `afterSeq`): DynamoDB and S3 reads of the whole request, auth and limits
  *    included (≤ 21), and this process's CPU over the 20 s against the same
- *    20 s with no request (no busy loop: ≤ the idle CPU + 0.2 CPU-s).
+ *    20 s with no request (no busy loop: ≤ the idle CPU + 0.2 CPU-s), each
+ *    window after a full garbage collection.
  * 4. and 5. Streaming a whole result (`POST /v1/campaigns/results/stream`,
  *    JSON Lines, read to `end`): the bundled CampaignsResultsStream handler
  *    in its own Node process (bench/children/export-lambda.mjs, as Lambda
