@@ -2,7 +2,7 @@
  * What each deployment setting means (lib/config.ts `SETTINGS` declares its
  * variable, default and bounds): its unit, who sets it, the page that states
  * its rule and one sentence for the README's settings table, which
- * `npm run docs:write` writes from both (scripts/docs-figures.ts). Kept apart
+ * `npm run openapi:write` writes from both (scripts/docs-figures.ts). Kept apart
  * from `SETTINGS` so that no Lambda bundle carries these texts (bench
  * `bundles`), as the operations' documentation lives in each domain's docs.ts.
  */

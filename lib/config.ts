@@ -13,7 +13,7 @@ export type SettingKind = 'integer' | 'number' | 'flag' | 'text';
  * One deployment setting, declared once: the environment variable, its
  * default and its bounds (its unit and what it means: `SETTING_DOCS` of
  * lib/config-docs.ts, which no Lambda bundle carries). `config` reads it,
- * `npm run docs:write` writes the README's settings table and every figure
+ * `npm run openapi:write` writes the README's settings table and every figure
  * of docs/ marked with it (docs/architecture.md "Change a default").
  */
 export interface SettingDeclaration {
@@ -33,7 +33,7 @@ export interface SettingDeclaration {
 /**
  * Every setting `config` reads, in the order the README's table lists them
  * (each one's unit and meaning: `SETTING_DOCS` of lib/config-docs.ts).
- * Change a default here and run `npm run docs:write`: the README, docs/ and
+ * Change a default here and run `npm run openapi:write`: the README, docs/ and
  * the test environment follow (test/docs-generated.test.ts fails until then).
  */
 export const SETTINGS = {
