@@ -163,6 +163,12 @@ export class JsonBytes {
 
   /** Appends `text` encoded as UTF-8 (JSON syntax and numbers: a few bytes). */
   write(text: string): this {
+    // One ASCII character (a separator: once per contact of a page) without a call into the encoder.
+    if (text.length === 1 && text.charCodeAt(0) < 0x80) {
+      this.room(1);
+      this.buffer[this.length++] = text.charCodeAt(0);
+      return this;
+    }
     this.room(Buffer.byteLength(text));
     this.length += this.buffer.write(text, this.length);
     return this;
