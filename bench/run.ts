@@ -282,6 +282,7 @@ try {
           : [0, 100_000, 1_000_000, 10_000_000].filter((size) => size <= SIZES.historyMax),
         crmTargets: SIZES.historyCrm,
         launchAccounts: 1_000,
+        launchRuns: quick ? 3 : 5,
         largeCompletion: SIZES.historyLargeCompletion,
       }),
     );

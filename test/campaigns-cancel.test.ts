@@ -32,6 +32,7 @@ import {
   expectError,
   getCampaign,
   importAccounts,
+  NO_ERASURE,
   ISO_UTC,
   ledgerOf,
   pollUntil,
@@ -50,7 +51,7 @@ const cancel = (apiKey: string, campaignId: string, headers?: Record<string, str
 /** A campaign of `count` active accounts (one contact each), created by the API in a fresh organization. */
 async function draftCampaign(count: number, credits = 100) {
   const accounts = activeAccounts(uniquePrefix(), count);
-  await importAccounts(accounts);
+  await importAccounts(accounts, NO_ERASURE);
   const org = await newOrganization({ smbCredits: credits, maxEnrichingAccounts: 1_000 });
   const campaignId = await createApiCampaign(
     api(),

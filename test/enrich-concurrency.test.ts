@@ -19,6 +19,7 @@ import {
   describeOrg,
   enrich,
   importAccounts,
+  NO_ERASURE,
   ledgerOf,
   useTestWarehouses,
   uniquePrefix,
@@ -33,7 +34,7 @@ const useTestWarehouse = useTestWarehouses();
 async function campaignsOf(apiKey: string, count: number, size: number): Promise<string[]> {
   const p = uniquePrefix();
   const accounts = activeAccounts(p, count * size);
-  await importAccounts(accounts);
+  await importAccounts(accounts, NO_ERASURE);
   return pMap(
     Array.from({ length: count }, (_, i) => i),
     (i) =>

@@ -26,6 +26,7 @@ import {
   createApiCampaign,
   getCampaign,
   importAccounts,
+  NO_ERASURE,
   ledgerOf,
   pollUntil,
   uniquePrefix,
@@ -91,7 +92,7 @@ const CREATE = '/v1/campaigns/create';
 
 async function draft(accounts = 2, credits = 20) {
   const list = activeAccounts(uniquePrefix(), accounts);
-  await importAccounts(list);
+  await importAccounts(list, NO_ERASURE);
   const org = await newOrganization({ smbCredits: credits });
   const campaignId = await createApiCampaign(
     api(),

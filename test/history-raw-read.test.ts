@@ -5,7 +5,8 @@
  * and with absent keys, and an error answer still throws as the SDK throws it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
@@ -48,6 +49,46 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
       config.tableName,
       stored.map(({ pk, sk }) => ({ pk, sk })),
     );
+  });
+
+  it('skips the SDK logger middleware (its sensitive-data filter walks every key), while other middlewares see the keys', async () => {
+    const prefix = `RAWREAD#${randomUUID()}`;
+    const stored = Array.from({ length: 150 }, (_, i) => ({
+      pk: `${prefix}#${i}`,
+      sk: 'HISTORY',
+      entries: randomBytes(8),
+      depth: 1,
+      version: 1,
+    }));
+    await batchPut(ddb, config.tableName, stored);
+    const logged: string[] = [];
+    const logger = {
+      trace() {},
+      debug() {},
+      warn() {},
+      error() {},
+      info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)),
+    };
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, logger }));
+    const seen: number[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { RequestItems?: Record<string, { Keys?: unknown[] }> };
+        if (context.commandName === 'BatchGetItemCommand') seen.push(input.RequestItems?.[config.tableName]?.Keys?.length ?? -1);
+        return next(args);
+      },
+      { step: 'initialize', priority: 'low', name: 'countKeys' },
+    );
+    const keys = stored.map(({ pk, sk }) => ({ pk, sk }));
+    const items = await batchGetRaw(client, config.tableName, keys, ['entries'], { consistentRead: true });
+    expect(items).toHaveLength(150);
+    expect(seen).toEqual([100, 50]);
+    expect(logged).toEqual([]);
+    // The same client logs the SDK's own BatchGetItem: the logger is live, only the history's read skips it.
+    await client.send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: keys.slice(0, 10) } } }));
+    expect(logged).toEqual(['BatchGetItemCommand']);
+    client.destroy();
+    await batchDelete(ddb, config.tableName, keys);
   });
 
   it('throws the SDK’s own error for an error answer', async () => {

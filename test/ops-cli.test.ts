@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { customAlphabet } from 'nanoid';
-import pMap from 'p-map';
 import { afterAll, describe, expect, it } from 'vitest';
 import { accountHistory, apiKeys, embeddedWarehouse, ledger, organizations } from '../lib/root';
 import { COMMANDS } from '../infra/ops/commands';
 import { runOps } from '../infra/ops/program';
 import { newOrganization } from './support/api';
+import { opsInProcess } from './support/ops';
 import { SPAWNED_RUN_MS, spawnedTestTimeout } from './support/spawned';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -104,7 +104,11 @@ describe('help and usage errors', () => {
   });
 
   it('COMMAND --help exits 0 and lists its options, for every command', async () => {
-    const runs = await pMap(COMMANDS, (command) => ops([command.name, '--help']), { concurrency: 3 });
+    // Every command's help through the program in this process (the same program the binary runs: test/support/ops.ts),
+    // and one through the binary, whose output must be the same bytes: one process, not one per command.
+    const runs = await Promise.all(COMMANDS.map((command) => opsInProcess([command.name, '--help'])));
+    const spawned = await ops(['org:credits', '--help']);
+    expect(spawned).toEqual(runs[COMMANDS.findIndex((c) => c.name === 'org:credits')]);
     COMMANDS.forEach(({ name }, i) => {
       const run = runs[i]!;
       expect(run.code, `${name}: ${run.stderr}`).toBe(0);
@@ -248,14 +252,15 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
       expect([json(first), json(again)]).toEqual(
         [0, 1].map(() => ({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' })),
       );
-      expect(json(await ops(adjust))).toEqual({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' });
+      // Two processes at once above; the later calls through the same program in this process (test/support/ops.ts).
+      expect(json(await opsInProcess(adjust))).toEqual({ organizationId: created.organizationId, smb: 575, adjustmentId: 'ticket-4711' });
       failed(
-        await ops(['org:credits', '--org', created.organizationId, '--add', '1000', '--id', 'ticket-4711']),
+        await opsInProcess(['org:credits', '--org', created.organizationId, '--add', '1000', '--id', 'ticket-4711']),
         1,
         /already applied as \+500 credits/,
       );
       failed(
-        await ops(['org:credits', '--org', created.organizationId, '--add', '1', '--id', 'has space']),
+        await opsInProcess(['org:credits', '--org', created.organizationId, '--add', '1', '--id', 'has space']),
         1,
         /--id: 1\.\.128 visible ASCII/,
       );
@@ -265,7 +270,8 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
   );
 
   it('org:limits reads the limits, overrides them (none removes an override) and refuses a malformed value or an unknown organization', async () => {
-    const { organizationId } = json(await ops(['org:create', '--name', 'Limited', '--smb-credits', '10']));
+    const { organizationId } = json(await opsInProcess(['org:create', '--name', 'Limited', '--smb-credits', '10']));
+    // The binary reads them once; the sequence after it runs through the same program in this process (test/support/ops.ts).
     const defaults = json(await ops(['org:limits', '--org', organizationId]));
     expect(defaults).toMatchObject({
       requests: { limit: 200, windowSeconds: 10 },
@@ -275,7 +281,7 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
       lowBalanceThreshold: null,
     });
     const set = json(
-      await ops([
+      await opsInProcess([
         'org:limits',
         '--org',
         organizationId,
@@ -300,14 +306,16 @@ describe('commands that cannot be undone: key:revoke and campaign:cancel ask fir
       monthlySpend: { limit: 900, spent: 0 },
       lowBalanceThreshold: 100,
     });
-    expect(json(await ops(['org:limits', '--org', organizationId, '--monthly-spend', 'none', '--low-balance', 'NONE']))).toMatchObject({
+    expect(
+      json(await opsInProcess(['org:limits', '--org', organizationId, '--monthly-spend', 'none', '--low-balance', 'NONE'])),
+    ).toMatchObject({
       requests: { limit: 50 },
       monthlySpend: { limit: null },
       lowBalanceThreshold: null,
     });
-    failed(await ops(['org:limits', '--org', organizationId, '--requests', '0']), 2, /--requests/);
-    failed(await ops(['org:limits', '--org', organizationId, '--monthly-spend', 'lots']), 2, /--monthly-spend/);
-    failed(await ops(['org:limits', '--org', 'org_4fJ8kQ2mN7pR9sT3vW5xY', '--requests', '5']), 1, /organization/);
+    failed(await opsInProcess(['org:limits', '--org', organizationId, '--requests', '0']), 2, /--requests/);
+    failed(await opsInProcess(['org:limits', '--org', organizationId, '--monthly-spend', 'lots']), 2, /--monthly-spend/);
+    failed(await opsInProcess(['org:limits', '--org', 'org_4fJ8kQ2mN7pR9sT3vW5xY', '--requests', '5']), 1, /organization/);
   });
 });
 

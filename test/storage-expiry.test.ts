@@ -46,6 +46,7 @@ import {
   gate,
   getCampaign,
   importAccounts,
+  NO_ERASURE,
   ledgerOf,
   pollUntil,
   uniquePrefix,
@@ -108,7 +109,7 @@ describe('per-batch account objects (issue #13 item 2)', () => {
   it('launch writes one object per workflow batch, in eligible-list order, next to the whole eligible list; the workflow enriches from them', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 2_100);
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 5_000 });
     const ids = accounts.map((a) => a.accountId);
     // An invalid ID in the list: it is not eligible, so it is in no batch.
@@ -145,7 +146,7 @@ describe('per-batch account objects (issue #13 item 2)', () => {
         Array.from({ length: i }, (_, c) => contact(`${p}_${i}_${c}`)),
       ),
     );
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const ref = { organizationId: `org_${p}`, campaignId: `camp_${p}`, attemptId: `att_${p}` };
     const eligibleObjectKey = objectKeys.eligibleList(ref.organizationId, ref.campaignId, ref.attemptId);
     await accountLists().put(
@@ -165,7 +166,7 @@ describe('storage expiry (issue #13 item 4)', () => {
   it('an expired campaign keeps only its account list: result parts, batch objects, eligible list and evaluation objects are deleted; a rerun deletes nothing more', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 1_200);
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 5_000 });
 
     const { campaignId, attemptId } = await withAccessPeriod(3, async () => {
@@ -219,7 +220,7 @@ describe('storage expiry (issue #13 item 4)', () => {
   it('a failed attempt leaves no result parts or batch objects; its outcomes and eligible list stay until a new evaluation replaces them', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 2_500);
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 10_000 });
 
     // Three batches: the first two find their contacts (their parts are written), the third fails.
@@ -285,7 +286,7 @@ describe('storage expiry (issue #13 item 4)', () => {
   it('a canceled attempt leaves no result parts or batch objects, even from a batch that finishes after the compensation', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 1_500);
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 5_000 });
 
     // The first batch completes, the second is held until after the cancel.
@@ -334,7 +335,7 @@ describe('storage expiry (issue #13 item 4)', () => {
   it('the reconciler expires a campaign whose execution died before its expiry, and deletes its objects', async () => {
     const p = uniquePrefix();
     const accounts = activeAccounts(p, 10);
-    await importAccounts(accounts);
+    await importAccounts(accounts, NO_ERASURE);
     const { organizationId, apiKey } = await newOrganization({ smbCredits: 100 });
     // An hour of access; the reconciler is then run as of a time past the expiry.
     const { campaignId, attemptId } = await withAccessPeriod(3_600, async () => {

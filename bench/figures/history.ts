@@ -206,6 +206,11 @@ export async function runHistory(
     /** CRM targets of the CRM scenario (0: none). */
     crmTargets: number;
     launchAccounts: number;
+    /**
+     * Launches per scenario, each on a fresh campaign and in turn with a launch of the same list in a fresh organization
+     * with no history (its floor); the figure is median over median.
+     */
+    launchRuns: number;
     /** Accounts of the large completion. */
     largeCompletion: number;
   },
@@ -214,9 +219,18 @@ export async function runHistory(
   const p = `h${nanoid(6).replace(/[^a-zA-Z0-9]/g, 'x')}`;
   const universeId = (i: number) => `${p}_u${i}`;
   const half = Math.floor(options.launchAccounts / 2);
-  // 500 accounts every non-empty history holds (recently enriched there), 500 fresh ones.
+  // 500 accounts every non-empty history holds (recently enriched there), 500 fresh ones. Each measured launch gets fresh ones
+  // of its own (a launch records its eligible accounts, so the next launch's list would otherwise find them enriched); the
+  // CRM scenario, whose history does not hold the first 500, gets its own of those too.
   const known = Array.from({ length: half }, (_, j) => universeId(j));
-  const fresh = await importBenchAccounts(`${p}f`, options.launchAccounts - half, 10);
+  const runs = Math.max(1, options.launchRuns);
+  const freshRuns: string[][] = [];
+  const crmKnownRuns: string[][] = [];
+  for (let run = 0; run < runs; run++) {
+    freshRuns.push(await importBenchAccounts(`${p}f${run}`, options.launchAccounts - half, 10));
+    if (options.crmTargets > 0) crmKnownRuns.push(await importBenchAccounts(`${p}k${run}`, half, 10));
+  }
+  const fresh = freshRuns[0]!;
   await embeddedWarehouse().importAccounts(known.map((id, j) => benchAccount(id, j, 10)));
   const accountIds = [...known, ...fresh];
 
@@ -242,7 +256,10 @@ export async function runHistory(
     quote: Reads;
     /** The no-history organization's quote, run in turn with this scenario's (the CPU floor in the same conditions). */
     quoteFloor: Reads;
-    launch: Reads;
+    /** Median of this scenario's launches (none in the first scenario). */
+    launch: Reads | undefined;
+    /** Median of the launches of the same lists in fresh organizations with no history, run in turn with these. */
+    launchFloor: Reads;
     bare: { bytes: number; ms: number; items: number };
     seedS: number;
     buckets: number;
@@ -251,8 +268,38 @@ export async function runHistory(
     large: { writes: Writes; floor: number; accounts: number; seconds: number };
     storage: { bytes: number; items: number; accounts: number; maxItem: number };
   }[] = [];
-  /** The first scenario's (no history) quote campaign, quoted in turn with every scenario's. */
-  let floorQuote: { apiKey: string; campaignId: string } | undefined;
+  const createCampaign = async (apiKey: string, ids: readonly string[], label: string) =>
+    expectOk(
+      await post<{ id: string }>(stack, PATHS.create, apiKey, {
+        name: `History ${label}`,
+        accountIds: ids,
+        excludeEnrichedWithinDays: WINDOW_DAYS,
+      }),
+      'create',
+    ).id;
+  /**
+   * One measured launch of `ids` on a fresh campaign of `on`, after a full garbage collection; returns once its workflow and
+   * its history recording (FinishRecording runs after the status flips) are done, so neither is charged to what follows.
+   */
+  const launchOnce = async (on: { organizationId: string; apiKey: string }, ids: readonly string[], label: string): Promise<Reads> => {
+    const campaignId = await createCampaign(on.apiKey, ids, label);
+    await collectGarbage();
+    const launched = await postCounted<{ status: string }>(stack, PATHS.enrich, on.apiKey, { campaignId });
+    expectOk(launched, 'enrich');
+    const reads = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
+    await untilEnriched(stack, on.apiKey, campaignId);
+    for (const deadline = Date.now() + 300_000; (await organizations().get(on.organizationId))?.pendingRecency !== undefined;) {
+      if (Date.now() > deadline) throw new Error(`Campaign ${campaignId}'s history was not recorded within 300 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return reads;
+  };
+  // The quotes' floor: an organization with no history that is never launched (its list stays eligible), quoted in turn with
+  // every scenario's quote.
+  const floorQuote = await (async () => {
+    const { apiKey } = await benchOrganization('Bench history quote floor');
+    return { apiKey, campaignId: await createCampaign(apiKey, accountIds, 'quote floor') };
+  })();
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
     const seeded = performance.now();
@@ -272,7 +319,8 @@ export async function runHistory(
         }),
       });
     } else if (scenario.crmTargets > 0) {
-      const targets = fresh.slice(0, 100);
+      // 100 of every launch's fresh accounts (the quote's are the first run's).
+      const targets = freshRuns.flatMap((ids) => ids.slice(0, 100));
       await writeLaidOutHistory({
         client: ddb,
         tableName: stack.tableName,
@@ -289,17 +337,7 @@ export async function runHistory(
       [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
     );
 
-    const create = async () =>
-      expectOk(
-        await post<{ id: string }>(stack, PATHS.create, apiKey, {
-          name: `History ${scenario.label}`,
-          accountIds,
-          excludeEnrichedWithinDays: WINDOW_DAYS,
-        }),
-        'create',
-      ).id;
-    const quoteCampaign = await create();
-    floorQuote ??= { apiKey, campaignId: quoteCampaign };
+    const quoteCampaign = await createCampaign(apiKey, accountIds, scenario.label);
     const quoteOnce = async (on: { apiKey: string; campaignId: string }) => {
       await collectGarbage();
       const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId: on.campaignId });
@@ -321,18 +359,23 @@ export async function runHistory(
     const quote = { ...quotes.at(-1)!, cpuSeconds: median(quotes.map((q) => q.cpuSeconds)) };
     const quoteFloor = { ...floorQuotes.at(-1)!, cpuSeconds: median(floorQuotes.map((q) => q.cpuSeconds)) };
 
-    const launchCampaign = await create();
-    await collectGarbage();
-    const launched = await postCounted<{ status: string }>(stack, PATHS.enrich, apiKey, { campaignId: launchCampaign });
-    expectOk(launched, 'enrich');
-    const launch = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
-    // The launch's workflow ends before the completions below are counted.
-    await untilEnriched(stack, apiKey, launchCampaign);
-    // FinishRecording runs after the status flips: its history writes end before the completions below are counted.
-    for (const deadline = Date.now() + 300_000; (await organizations().get(organizationId))?.pendingRecency !== undefined;) {
-      if (Date.now() > deadline) throw new Error(`Campaign ${launchCampaign}'s history was not recorded within 300 s`);
-      await new Promise((r) => setTimeout(r, 200));
+    // Launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with no history.
+    // The first scenario (no history) has only the latter: they are its floor.
+    const launches: Reads[] = [];
+    const floorLaunches: Reads[] = [];
+    for (let run = 0; run < runs; run++) {
+      const list = [...(scenario.accounts === 0 && scenario.crmTargets > 0 ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
+      const floorLaunch = async () => {
+        const floorOrganization = await benchOrganization(`Bench history launch floor ${run}`);
+        floorLaunches.push(await launchOnce(floorOrganization, list, 'no history'));
+      };
+      const ownLaunch = async () => {
+        if (measured.length > 0) launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
+      };
+      for (const launchNext of run % 2 === 0 ? [floorLaunch, ownLaunch] : [ownLaunch, floorLaunch]) await launchNext();
     }
+    const launch = launches.length > 0 ? { ...launches.at(-1)!, cpuSeconds: median(launches.map((l) => l.cpuSeconds)) } : undefined;
+    const launchFloor = { ...floorLaunches.at(-1)!, cpuSeconds: median(floorLaunches.map((l) => l.cpuSeconds)) };
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
@@ -344,7 +387,7 @@ export async function runHistory(
     const small = await completion(options.launchAccounts, 'c');
     const large = await completion(options.largeCompletion, 'l');
     const storage = await historyStorage(stack.tableName, organizationId);
-    measured.push({ scenario, quote, quoteFloor, launch, bare, seedS, buckets, excluded, small, large, storage });
+    measured.push({ scenario, quote, quoteFloor, launch, launchFloor, bare, seedS, buckets, excluded, small, large, storage });
     console.log(
       `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.writeUnits / small.accounts, 3)} and ` +
         `${round(large.writes.writeUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
@@ -356,7 +399,7 @@ export async function runHistory(
   for (const m of measured) {
     const { scenario, launch, quote, bare, small, large, storage } = m;
     for (const [operation, reads] of [
-      ['launch', launch],
+      ['launch', launch ?? m.launchFloor],
       ['quote', quote],
     ] as const) {
       results.add({
@@ -437,7 +480,7 @@ export async function runHistory(
     if (m === floorScenario) {
       for (const [operation, reads] of [
         ['quote', quote],
-        ['launch', launch],
+        ['launch', m.launchFloor],
       ] as const)
         results.add({
           group,
@@ -451,7 +494,12 @@ export async function runHistory(
     }
     for (const [operation, reads, floor, floorWhat] of [
       ['quote', quote, m.quoteFloor, `the same request with no history (median of ${QUOTE_RUNS}, run in turn with these)`],
-      ['launch', launch, floorScenario.launch, 'the same request with no history'],
+      [
+        'launch',
+        launch ?? m.launchFloor,
+        m.launchFloor,
+        `the same list launched in a fresh organization with no history (median of ${runs}, run in turn with these)`,
+      ],
     ] as const) {
       results.add({
         group,
@@ -477,8 +525,8 @@ export async function runHistory(
     `Method: one organization per scenario, its history laid out directly (writeLaidOutHistory: ${n(HISTORY_BUCKET_LOAD)} entries a bucket, BatchWriteItem of the precomputed buckets) ` +
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
-      `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${QUOTE_RUNS} quotes, each run in turn with the no-history organization's quote (its median is that scenario's floor), one launch. Bytes: Content-Length of every DynamoDB response of the request. ` +
-      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launch's own recording; write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
+      `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${QUOTE_RUNS} quotes, each run in turn with the quote of an organization with no history (its median is that scenario's floor); median of ${runs} launches, each on a fresh campaign (with 500 fresh accounts of its own) and in turn with the same list's launch in a fresh organization with no history (its median is that scenario's floor), each waited for until its workflow and its history recording are done. Bytes: Content-Length of every DynamoDB response of the request. ` +
+      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
       `(splits included), the consumed units DynamoDB Local reported beside them. Storage: every bucket item's size + 100 B.`,
   );
   results.note(

@@ -14,6 +14,7 @@ import {
   enrich,
   gate,
   importAccounts,
+  NO_ERASURE,
   pollUntil,
   uniquePrefix,
   type Gate,
@@ -141,7 +142,7 @@ export async function openStreamAt(
  */
 export async function launchedNumbered(baseUrl: string, count: number, gated?: { warehouse: Warehouse }) {
   const accounts = numbered(uniquePrefix(), count);
-  await importAccounts(accounts);
+  await importAccounts(accounts, NO_ERASURE);
   if (gated) useWarehouse(gated.warehouse);
   const { apiKey } = await newOrganization({ smbCredits: 10_000 });
   const campaignId = await createApiCampaign(
