@@ -126,7 +126,7 @@ export const SIZES = quick
       privacyExportRows: 30_000,
       privacyPageRuns: 10,
       resultsStreamLarge: 40_000,
-      resultsPageRuns: 5,
+      resultsPageRuns: 9,
     }
   : {
       accounts: 100_000,
@@ -155,7 +155,7 @@ export const SIZES = quick
       privacyExportRows: 1_000_000,
       privacyPageRuns: 30,
       resultsStreamLarge: 100_000,
-      resultsPageRuns: 20,
+      resultsPageRuns: 21,
     };
 
 if (values.accounts) SIZES.accounts = Number(values.accounts);

@@ -4,11 +4,12 @@
  * lib/results/parts.ts `readPart` into a given buffer):
  * against the S3 endpoint, every part arrives byte for byte as written, in
  * order, while the parts share `ahead + 1` buffers whatever their number, so
- * the stream's and the export's memory does not grow with the result.
+ * the stream's and the export's memory does not grow with the result; and
+ * what a process keeps between readers is bounded by bytes.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { prefetchedParts } from '../lib/exports/export';
+import { prefetchedParts, SPARE_PART_BYTES_KEPT, sparePartBuffers } from '../lib/exports/export';
 import { encodePart, resultsPrefix } from '../lib/results/parts';
 import { results } from '../lib/root';
 import type { EnrichedAccount } from '../lib/results/csv';
@@ -50,5 +51,36 @@ describe('prefetchedParts', () => {
     expect(index).toBe(parts);
     // 14 parts of different sizes read into 4 buffers.
     expect(buffers.size).toBe(4);
+  });
+
+  it('reads a one-part page into one buffer, and keeps at most SPARE_PART_BYTES_KEPT bytes of spare buffers after readers of any size', async () => {
+    const prefix = resultsPrefix(`org_${randomUUID()}`, `camp_${randomUUID()}`, 'att_spare');
+    const parts = 12;
+    await Promise.all(Array.from({ length: parts }, (_, index) => results().putPart(prefix, index, batch(index))));
+    const keys = await results().listParts(prefix);
+    // A page of one part: its one read and nothing else taken from the spare buffers.
+    const before = sparePartBuffers();
+    let read = 0;
+    const counting = {
+      readPart: (key: string, into?: (bytes: number) => Buffer) => {
+        read++;
+        return results().readPart(key, into);
+      },
+    };
+    for await (const bytes of prefetchedParts(counting, keys.slice(0, 1), 3, true)) expect(bytes.length).toBeGreaterThan(0);
+    expect(read).toBe(1);
+    expect(sparePartBuffers().count).toBeLessThanOrEqual(Math.max(before.count, 1));
+    // Readers of every size, one after another and two at once: the spare buffers stay within the byte bound.
+    for (const ahead of [0, 1, 3, 7]) {
+      const readers = [prefetchedParts(results(), keys, ahead, true), prefetchedParts(results(), keys.slice(3), ahead, true)];
+      await Promise.all(
+        readers.map(async (reader) => {
+          for await (const _ of reader);
+        }),
+      );
+      const spare = sparePartBuffers();
+      expect(spare.bytes).toBeLessThanOrEqual(SPARE_PART_BYTES_KEPT);
+      expect(spare.count).toBeGreaterThan(0);
+    }
   });
 });

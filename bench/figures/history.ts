@@ -25,8 +25,7 @@
  * campaign, same run).
  */
 import { nanoid } from 'nanoid';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collectGarbage } from '../lib/gc';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { accountHistory, embeddedWarehouse } from '../../lib/root';
 import { ddb } from '../../lib/aws';
@@ -65,19 +64,6 @@ const LARGE_COMPLETION_BUDGET_AT = 1_000_000;
 const STORED_BYTES_PER_ACCOUNT_BUDGET = 40;
 const STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET = 0.01;
 const KB = 1024;
-
-/**
- * A full garbage collection (V8's `gc`, exposed at run time). Run before each measured request: laying out a 1 M-account
- * history leaves ~100 MB of garbage in this process, whose collection (on V8's helper threads too, which
- * `process.cpuUsage` counts) would otherwise land in whichever request is measured next.
- */
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-/** {@link gc}, then 100 ms for V8's concurrent sweeping to finish before the measured request starts. */
-const collectGarbage = async () => {
-  gc();
-  await new Promise((resolve) => setTimeout(resolve, 100));
-};
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

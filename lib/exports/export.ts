@@ -111,10 +111,11 @@ export async function* prefetchedParts(
   reuse = false,
 ): AsyncGenerator<Uint8Array> {
   const queue: Promise<Uint8Array>[] = [];
-  // In use at once: the part handed out and the `ahead` after it; read k reuses the buffer of read k - (ahead + 1),
-  // which the consumer left when it asked for read k - ahead (the one that started read k). Taken from the process's
-  // spare buffers and given back when the reading ends, so the next request reads into them too.
-  const buffers: Buffer[] = reuse ? Array.from({ length: ahead + 1 }, () => SPARE_PART_BUFFERS.pop() ?? Buffer.alloc(0)) : [];
+  // In use at once: the part handed out and the `ahead` after it (no more than there are parts: a page of one part
+  // takes one buffer); read k reuses the buffer of read k - (ahead + 1), which the consumer left when it asked for
+  // read k - ahead (the one that started read k). Taken from the process's spare buffers and given back when the
+  // reading ends, so the next request reads into them too.
+  const buffers: Buffer[] = reuse ? Array.from({ length: Math.min(ahead + 1, Math.max(1, keys.length)) }, takeSparePartBuffer) : [];
   // Grown with an eighth to spare, so parts of about one size do not grow a buffer again and again.
   const bufferOf = (slot: number) => (bytes: number) => {
     if (buffers[slot]!.length < bytes) buffers[slot] = Buffer.allocUnsafeSlow(bytes + (bytes >>> 3));
@@ -123,8 +124,9 @@ export async function* prefetchedParts(
   let next = 0;
   const fill = (limit: number) => {
     while (next < keys.length && queue.length < limit) {
-      const slot = next % buffers.length;
-      const read = reuse ? results.readPart(keys[next++]!, bufferOf(slot)) : results.readPart(keys[next++]!);
+      const key = keys[next]!;
+      const read = reuse ? results.readPart(key, bufferOf(next % buffers.length)) : results.readPart(key);
+      next++;
       read.catch(() => undefined);
       queue.push(read);
     }
@@ -138,19 +140,39 @@ export async function* prefetchedParts(
     }
   } finally {
     // Reads still running (the consumer stopped early) write into their buffers: those are left to them.
-    const settled = queue.length === 0;
-    if (reuse && settled) SPARE_PART_BUFFERS.push(...buffers.slice(0, Math.max(0, SPARE_PART_BUFFERS_KEPT - SPARE_PART_BUFFERS.length)));
+    if (reuse && queue.length === 0) for (const buffer of buffers) giveBackPartBuffer(buffer);
   }
 }
 
 /**
  * Part buffers a finished reader left for the next one in this process (the
  * results page and stream: a page then reads into a buffer already
- * allocated, as a bare GetObject into a reused buffer does), at most
- * {@link SPARE_PART_BUFFERS_KEPT}.
+ * allocated, as a bare GetObject into a reused buffer does), largest first,
+ * at most {@link SPARE_PART_BYTES_KEPT} bytes in all: kept by bytes, not by
+ * count, so what a container holds between requests stays bounded whatever
+ * the parts' size (two parts of 1,000 accounts × 10 contacts, ~7 MB each).
  */
 const SPARE_PART_BUFFERS: Buffer[] = [];
-const SPARE_PART_BUFFERS_KEPT = 8;
+/** Bytes of spare part buffers a process keeps between readers (see {@link SPARE_PART_BUFFERS}). */
+export const SPARE_PART_BYTES_KEPT = 16 * 1024 * 1024;
+
+/** A spare part buffer (the largest kept), or an empty one that the first part read into it replaces. */
+const takeSparePartBuffer = (): Buffer => SPARE_PART_BUFFERS.shift() ?? Buffer.alloc(0);
+
+/** Keeps `buffer` for the next reader when it fits in {@link SPARE_PART_BYTES_KEPT} with the ones kept; drops it otherwise. */
+function giveBackPartBuffer(buffer: Buffer): void {
+  if (buffer.length === 0) return;
+  SPARE_PART_BUFFERS.push(buffer);
+  SPARE_PART_BUFFERS.sort((a, b) => b.length - a.length);
+  let bytes = 0;
+  const kept = SPARE_PART_BUFFERS.findIndex((spare) => (bytes += spare.length) > SPARE_PART_BYTES_KEPT);
+  if (kept >= 0) SPARE_PART_BUFFERS.length = kept;
+}
+
+/** The spare part buffers this process keeps now: how many and their bytes (tests: the bound holds). */
+export function sparePartBuffers(): { count: number; bytes: number } {
+  return { count: SPARE_PART_BUFFERS.length, bytes: SPARE_PART_BUFFERS.reduce((sum, buffer) => sum + buffer.length, 0) };
+}
 
 /**
  * Lifetime of an export URL signed at `signedAt`, in whole seconds: the TTL,

@@ -37,7 +37,12 @@ export type StreamClose = { type: 'end'; lastSeq: number; complete: true } | { t
 
 /** What a results stream writes: the accounts, the keep-alives, and one closing object. */
 export type ResultsStreamObject =
-  | { type: 'account'; seq: number; /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string }
+  | {
+      type: 'account';
+      seq: number;
+      /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string;
+      /** Another account follows at once (one already readable). */ more: boolean;
+    }
   | { type: 'keepalive' }
   | StreamClose;
 
@@ -75,7 +80,7 @@ export async function streamCampaignResults(
 async function* asStreamObjects(objects: AsyncIterable<ResultsStreamObject>): AsyncGenerator<StreamObject> {
   for await (const data of objects) {
     yield data.type === 'account'
-      ? { data, json: data.text, id: data.seq }
+      ? { data, json: data.text, id: data.seq, more: data.more }
       : data.type === 'keepalive'
         ? { data, keepAlive: true }
         : { data };
@@ -120,7 +125,7 @@ export async function* resultsStream(
   while (!signal.aborted) {
     if (lastGiven > position) {
       for await (const item of resultItems(deps, ref, position, lastGiven, delivery, 'account')) {
-        yield { type: 'account', seq: item.seq, text: item.text };
+        yield { type: 'account', seq: item.seq, text: item.text, more: item.seq < lastGiven };
         position = item.seq;
         if (signal.aborted) return;
         if (Date.now() >= pauseAt && position < lastGiven) {

@@ -163,16 +163,21 @@ export class JsonBytes {
 
   /** Appends `text` encoded as UTF-8 (JSON syntax and numbers: a few bytes). */
   write(text: string): this {
+    // One ASCII character (a separator: once per contact of a page) without a call into the encoder.
+    if (text.length === 1 && text.charCodeAt(0) < 0x80) {
+      this.room(1);
+      this.buffer[this.length++] = text.charCodeAt(0);
+      return this;
+    }
     this.room(Buffer.byteLength(text));
     this.length += this.buffer.write(text, this.length);
     return this;
   }
 
-  /** Appends `source[start, end)`: JSON text stored as UTF-8. */
-  copy(source: Uint8Array, start: number, end: number): this {
+  /** Appends `source[start, end)`: JSON text stored as UTF-8 (copied in place: no view made per piece). */
+  copy(source: Buffer, start: number, end: number): this {
     this.room(end - start);
-    this.buffer.set(source.subarray(start, end), this.length);
-    this.length += end - start;
+    this.length += source.copy(this.buffer, this.length, start, end);
     return this;
   }
 
