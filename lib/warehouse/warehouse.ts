@@ -31,9 +31,10 @@ export interface Warehouse {
 export interface WarehouseImportOptions {
   /**
    * Writes the accounts and their contacts without their identifier-index entries, which only the vendor's
-   * erasure reads (about 35 items an account of 10 contacts). For the bench's large fixtures alone
-   * (bench/lib/fixtures.ts), whose measured paths never read the index; test/unit/warehouse-import-options.test.ts
-   * fails if any other file sets it. The vendor's erasure cannot find a person in accounts imported so.
+   * erasure reads (about 35 items an account of 10 contacts). For the bench's large fixtures (bench/lib/fixtures.ts)
+   * and tests that never run the vendor's erasure (test/enrichment/support.ts `NO_ERASURE`), never for a product
+   * path: test/unit/warehouse-import-options.test.ts fails if any other file outside test/ sets it. The vendor's
+   * erasure cannot find a person in accounts imported so.
    */
   withoutIdentifierIndex?: true;
 }
@@ -74,7 +75,7 @@ const accountHashes = (contacts: readonly WarehouseContact[]): Set<string> => ne
  * its contacts (docs/data-model.md "Entities", the warehouse identifier index: about 3.5 a contact). An
  * import replaces the first two and deletes the index entries of the contacts it drops
  * ({@link EmbeddedWarehouse.importAccounts}).
- * @param options - `withoutIdentifierIndex`: the bench's fixtures alone (see {@link WarehouseImportOptions}).
+ * @param options - `withoutIdentifierIndex`: the bench's fixtures and tests that never erase (see {@link WarehouseImportOptions}).
  */
 export function warehouseItemsOf(
   { contacts, ...account }: WarehouseAccount,

@@ -1,6 +1,6 @@
 /**
  * The import option that leaves out the warehouse identifier index (lib/warehouse/warehouse.ts
- * `WarehouseImportOptions`) exists for the bench's large fixtures only: an account imported so cannot be
+ * `WarehouseImportOptions`) exists for the bench's large fixtures and tests that never erase, no product path: an account imported so cannot be
  * found by the vendor's erasure (docs/data-model.md "Entities", the warehouse identifier index).
  */
 import { execFileSync } from 'node:child_process';
@@ -31,7 +31,7 @@ describe('the import without the identifier index', () => {
     expect(lean.map((item) => item.type)).toEqual(['warehouseAccount', 'warehouseContacts']);
   });
 
-  it('is named by the bench fixtures alone (and its definition): no product path, CLI or demo import leaves the index out', () => {
+  it('is named outside test/ by the bench fixtures alone (and its definition): no product path, CLI or demo import leaves the index out', () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const files = execFileSync('git', ['ls-files', '*.ts', '*.mts', '*.js', '*.mjs', '*.cjs'], { cwd: root, encoding: 'utf8' }).split('\n');
     const users = files.filter(
