@@ -13,6 +13,7 @@ import { isAscii } from 'node:buffer';
 import { ACCOUNT_FIELDS, CONTACT_FIELDS, resultFields, type JsonRecord, type ResultField } from '../warehouse/fields';
 import type { WarehouseContact } from '../warehouse/schema';
 import type { EnrichedAccount } from './csv';
+import { GrowingBytes } from './bytes';
 
 /** The account fields the results show, in key order (lib/warehouse/fields.ts). */
 export const RESULT_ACCOUNT_FIELDS = resultFields(ACCOUNT_FIELDS);
@@ -140,25 +141,10 @@ export const ITEM_CLOSING = ']}';
  * is decoded once, as one string ({@link text}), with no string per contact
  * or per item.
  */
-export class JsonBytes {
-  private buffer: Buffer;
-  private length = 0;
-
+export class JsonBytes extends GrowingBytes {
   /** @param capacity - bytes to start with (it doubles as needed). */
   constructor(capacity = 64 * 1024) {
-    this.buffer = Buffer.allocUnsafe(capacity);
-  }
-
-  /** Bytes written so far. */
-  get byteLength(): number {
-    return this.length;
-  }
-
-  private room(bytes: number): void {
-    if (this.length + bytes <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
+    super(capacity);
   }
 
   /** Appends `text` encoded as UTF-8 (JSON syntax and numbers: a few bytes). */

@@ -96,6 +96,7 @@ import {
   RESULT_CONTACT_KEYS,
 } from './json';
 import { objectKeys } from '../objects';
+import { GrowingBytes } from './bytes';
 
 /** Prefix of an attempt's result parts (lib/objects.ts). */
 export const resultsPrefix = objectKeys.resultsPrefix;
@@ -208,13 +209,10 @@ interface ContactPieces {
  * garbage were a tenth of the workflow's CPU locally; bench `scale`, the
  * workflow's profile).
  */
-class PartWriter {
-  private buffer: Buffer;
-  private length = 0;
-
+class PartWriter extends GrowingBytes {
   /** @param expected - bytes the part will likely need (it grows past them when needed). */
   constructor(header: Uint8Array, expected: number) {
-    this.buffer = Buffer.allocUnsafe(Math.max(expected, MAGIC.length + 4 + header.length));
+    super(Math.max(expected, MAGIC.length + 4 + header.length));
     this.bytes(MAGIC);
     this.u32(header.length);
     this.bytes(header);
@@ -241,13 +239,6 @@ class PartWriter {
   /** The part's bytes (a view of the writer's buffer). */
   done(): Buffer {
     return this.buffer.subarray(0, this.length);
-  }
-
-  private room(bytes: number): void {
-    if (this.length + bytes <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
   }
 
   private u32(n: number): void {
