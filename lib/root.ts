@@ -418,7 +418,8 @@ const apiKeyCache: () => ApiKeyCache = /* @__PURE__ */ once(() => new ApiKeyCach
 
 /**
  * What this deployment builds an API handler of `operation` with (lib/http/pipeline.ts `ApiHandlerDependencies`):
- * the key reader and the process's key cache, its request limiter, and the audit log when the operation is audited.
+ * the key reader and the process's key cache, its request limiter, and the audit log when the operation is audited;
+ * an idempotent operation's handler adds its idempotency stage to them.
  */
 const apiDependencies = (operation: Operation): ApiHandlerDependencies => ({
   findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
@@ -498,13 +499,7 @@ const idempotentHandlerOf =
     return build(
       operation,
       useCase,
-      {
-        findApiKey: (keyHash) => apiKeyReader().findByHash(keyHash),
-        apiKeyCache: apiKeyCache(),
-        requestLimiter: requestLimiter(),
-        idempotency: (op) => stage(op, savedAnswer, personalAnswers),
-        ...(operation.audited ? { audit: requestAudit() } : {}),
-      },
+      { ...apiDependencies(operation as Operation), idempotency: (op) => stage(op, savedAnswer, personalAnswers) },
       options,
     );
   };
