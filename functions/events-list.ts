@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/events/list` (docs/events.md). */
 import { listEventsOperation } from '../lib/webhooks/schema';
-import { apiHandler, listEvents, organizations, webhooks } from '../lib/root';
+import { apiHandler, listEvents, organizationReader, eventFeed } from '../lib/root';
 
 export const handler = apiHandler(listEventsOperation, (input, { organizationId }) =>
-  listEvents({ webhooks: webhooks(), organizations: organizations() }, organizationId, input),
+  listEvents({ webhooks: eventFeed(), organizations: organizationReader() }, organizationId, input),
 );

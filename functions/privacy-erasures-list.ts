@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/privacy/erasures/list` (docs/privacy.md). */
 import { listErasuresOperation } from '../lib/privacy/schema';
-import { apiHandler, privacyDependencies, listErasures } from '../lib/root';
+import { apiHandler, erasureListDependencies, listErasures } from '../lib/root';
 
 export const handler = apiHandler(listErasuresOperation, (input, { organizationId }) =>
-  listErasures(privacyDependencies(), organizationId, input),
+  listErasures(erasureListDependencies(), organizationId, input),
 );

@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/privacy/suppressions/list` (docs/privacy.md). */
 import { listSuppressionsOperation } from '../lib/privacy/schema';
-import { apiHandler, privacyDependencies, listSuppressions } from '../lib/root';
+import { apiHandler, suppressionListDependencies, listSuppressions } from '../lib/root';
 
 export const handler = apiHandler(listSuppressionsOperation, (input, { organizationId }) =>
-  listSuppressions(privacyDependencies(), organizationId, input),
+  listSuppressions(suppressionListDependencies(), organizationId, input),
 );

@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/webhooks/deliveries` (docs/webhooks.md). */
 import { listWebhookDeliveriesOperation } from '../lib/webhooks/schema';
-import { apiHandler, webhooks, listWebhookDeliveries } from '../lib/root';
+import { apiHandler, webhookDeliveryLog, listWebhookDeliveries } from '../lib/root';
 
 export const handler = apiHandler(listWebhookDeliveriesOperation, (input, { organizationId }) =>
-  listWebhookDeliveries({ webhooks: webhooks() }, organizationId, input),
+  listWebhookDeliveries({ webhooks: webhookDeliveryLog() }, organizationId, input),
 );

@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/webhooks/test` (docs/webhooks.md). */
 import { testWebhookEndpointOperation } from '../lib/webhooks/schema';
-import { idempotentApiHandler, webhooks, sendTestEvent } from '../lib/root';
+import { idempotentApiHandler, webhookTestSender, sendTestEvent } from '../lib/root';
 
 export const handler = idempotentApiHandler(testWebhookEndpointOperation, (input, { organizationId, auditItem }) =>
-  sendTestEvent({ webhooks: webhooks() }, organizationId, input.endpointId, new Date(), auditItem && (() => auditItem())),
+  sendTestEvent({ webhooks: webhookTestSender() }, organizationId, input.endpointId, new Date(), auditItem && (() => auditItem())),
 );

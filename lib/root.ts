@@ -39,7 +39,7 @@ import {
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
-import { createOrganizationStore, type OrganizationStore } from './organizations/store';
+import { createOrganizationStore, getOrganization, type OrganizationStore } from './organizations/store';
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
@@ -57,7 +57,9 @@ import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
 import type { SavedAnswerCodec } from './idempotency/middleware';
-import { createWebhookEndpointLister, createWebhookStore, type WebhookStore } from './webhooks/store';
+import { createWebhookStore, type WebhookStore } from './webhooks/store';
+import * as webhookMethods from './webhooks/store';
+import { storeOf, type TableAccess } from './db/methods';
 import type { Resolver } from './webhooks/ssrf';
 import type { DeliveryDependencies, DeliveryScheduler } from './webhooks/delivery';
 import type { WebhookDependencies } from './webhooks/use-cases';
@@ -69,7 +71,8 @@ import { forMode } from './test-mode/mode';
 import { testPacing, testWarehouse } from './test-mode/accounts';
 import type { BatchPacing } from './enrichment/steps';
 import { testAccountHistory } from './test-mode/history';
-import { createErasureReader, createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import { createSuppressionStore, type ErasureRecord, type SuppressionStore } from './privacy/store';
+import * as privacyMethods from './privacy/store';
 import { cachedSuppressionPolicies } from './privacy/deliverable';
 import { createCopyIndex, type CopyIndex } from './privacy/copies';
 import { createFileReceiptSigner, createKmsReceiptSigner, type ReceiptSigner } from './privacy/receipt';
@@ -87,10 +90,23 @@ const once = <T>(build: () => T): (() => T) => {
   return () => (value ??= build());
 };
 
+/** The table every store of this deployment reads and writes. */
+const table = (): TableAccess => ({ client: ddb, tableName: config.tableName });
+
+/**
+ * An operation's narrow store: the given store methods (lib/db/methods.ts), built on first use against this
+ * deployment's table. Its function's bundle carries those methods and no other (docs/deploy.md "Bundle size").
+ */
+const tableStore = <M extends Record<string, (table: TableAccess) => unknown>>(methods: M): (() => { [K in keyof M]: ReturnType<M[K]> }) =>
+  once(() => storeOf(table(), methods));
+
 /** The organization store of this deployment. */
 export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
   createOrganizationStore({ client: ddb, tableName: config.tableName }),
 );
+
+/** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
+export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
@@ -245,11 +261,28 @@ export const pacingFor = (organizationId: string): BatchPacing | undefined =>
   forMode<BatchPacing | undefined>(organizationId, { live: () => undefined, test: () => testPacing });
 
 /** Webhook endpoints, events, messages and the delivery log (docs/webhooks.md). */
-export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore({ client: ddb, tableName: config.tableName }));
-/** The endpoint list of `webhooks/list` alone (lib/webhooks/store.ts {@link createWebhookEndpointLister}): its bundle carries no other store method. */
-export const webhookEndpointLister: () => Pick<WebhookStore, 'listEndpoints'> = /* @__PURE__ */ once(() =>
-  createWebhookEndpointLister({ client: ddb, tableName: config.tableName }),
-);
+export const webhooks: () => WebhookStore = /* @__PURE__ */ once(() => createWebhookStore(table()));
+// Each operation's narrow webhook store (lib/db/methods.ts): its function's bundle carries no other store method.
+/** What `webhooks/create` writes and its saved answer reads. */
+const webhookEndpointCreator = /* @__PURE__ */ tableStore({
+  createEndpoint: webhookMethods.createEndpoint,
+  getEndpoint: webhookMethods.getEndpoint,
+});
+/** What `webhooks/list` reads. */
+export const webhookEndpointLister = /* @__PURE__ */ tableStore({ listEndpoints: webhookMethods.listEndpoints });
+/** What `webhooks/delete` writes. */
+export const webhookEndpointDeleter = /* @__PURE__ */ tableStore({ deleteEndpoint: webhookMethods.deleteEndpoint });
+/** What `webhooks/rotate-secret` reads and writes, and its saved answer reads. */
+export const webhookSecretRotator = /* @__PURE__ */ tableStore({
+  rotateSecret: webhookMethods.rotateSecret,
+  getEndpoint: webhookMethods.getEndpoint,
+});
+/** What `webhooks/test` reads and writes. */
+export const webhookTestSender = /* @__PURE__ */ tableStore({ getEndpoint: webhookMethods.getEndpoint, putEvent: webhookMethods.putEvent });
+/** What `webhooks/deliveries` reads. */
+export const webhookDeliveryLog = /* @__PURE__ */ tableStore({ deliveries: webhookMethods.deliveries });
+/** What `events/list` reads of the webhook partition. */
+export const eventFeed = /* @__PURE__ */ tableStore({ events: webhookMethods.events });
 
 let webhookResolver: Resolver | undefined;
 /** Chooses the resolver webhook URLs are checked with (tests resolve names to chosen addresses); `undefined` restores the system's. */
@@ -265,7 +298,7 @@ const webhookScheduler: () => DeliveryScheduler = /* @__PURE__ */ once(() => {
 
 /** What the webhook endpoint operations need. */
 export const webhookDependencies = (): WebhookDependencies => ({
-  webhooks: webhooks(),
+  webhooks: webhookEndpointCreator(),
   ...(webhookResolver ? { resolve: webhookResolver } : {}),
   allowLocalhost: config.webhooksAllowLocalhost,
 });
@@ -381,7 +414,7 @@ export const testStorageQuota = async (organizationId: string, accountIds: numbe
   });
 
 /** What `POST /v1/org/limits` needs. */
-export const limitDependencies = () => ({ limits: limits(), organizations: organizations(), defaults: limitDefaults });
+export const limitDependencies = () => ({ limits: limits(), organizations: organizationReader(), defaults: limitDefaults });
 
 /** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
 export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
@@ -544,10 +577,17 @@ export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
   createSuppressionStore({ client: ddb, tableName: config.tableName }),
 );
 
-/** The erasure read of `privacy/erasures/get` alone (lib/privacy/store.ts {@link createErasureReader}): its bundle carries no other store method. */
-export const erasureReader: () => Pick<SuppressionStore, 'getErasure'> = /* @__PURE__ */ once(() =>
-  createErasureReader({ client: ddb, tableName: config.tableName }),
-);
+// Each operation's narrow privacy store (lib/db/methods.ts): its function's bundle carries no other store method.
+/** What `privacy/erasures/get` reads. */
+export const erasureReader = /* @__PURE__ */ tableStore({ getErasure: privacyMethods.getErasure });
+/** What `privacy/erasures/list` reads, and the cursor secret. */
+export const erasureListDependencies = () => ({ suppressions: erasureLister(), cursorSecret: config.cursorSecret });
+const erasureLister = /* @__PURE__ */ tableStore({ listErasures: privacyMethods.listErasures });
+/** What `privacy/suppressions/list` reads, and the cursor secret. */
+export const suppressionListDependencies = () => ({ suppressions: suppressionLister(), cursorSecret: config.cursorSecret });
+const suppressionLister = /* @__PURE__ */ tableStore({ listSuppressions: privacyMethods.listSuppressions });
+/** What `privacy/suppressions/delete` writes. */
+export const suppressionRemover = /* @__PURE__ */ tableStore({ unsuppress: privacyMethods.unsuppress });
 
 /** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */
 export const copyIndex: () => CopyIndex = /* @__PURE__ */ once(() => createCopyIndex({ client: ddb, tableName: config.tableName }));

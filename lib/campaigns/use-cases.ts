@@ -64,7 +64,7 @@ export async function createCampaignOnce(
   return create(work && ((campaignId) => work.workItem(campaignId)));
 }
 
-const liveBalance = async (deps: Pick<CampaignDependencies, 'organizations'>, organizationId: string): Promise<number> => {
+const liveBalance = async (deps: { organizations: Pick<OrganizationStore, 'get'> }, organizationId: string): Promise<number> => {
   const organization = await deps.organizations.get(organizationId);
   if (!organization) throw new NotFoundError('organization', organizationId);
   return organization.smbCredits;
@@ -147,7 +147,7 @@ export async function getCampaign(
  * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
  */
 export async function updateCampaign(
-  deps: Pick<CampaignDependencies, 'campaigns' | 'organizations'>,
+  deps: { campaigns: Pick<CampaignStore, 'updateDraft'>; organizations: Pick<OrganizationStore, 'get'> },
   organizationId: string,
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
   auditItem?: RequestContext['auditItem'],

@@ -26,7 +26,7 @@ export function toOrganizationDescription(organization: OrganizationRecord): Org
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
 export async function describeOrganization(
-  store: OrganizationStore,
+  store: Pick<OrganizationStore, 'get'>,
   organizationId: string,
   keyCheck?: KeyCheck,
 ): Promise<OrganizationDescription> {

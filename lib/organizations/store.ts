@@ -5,7 +5,8 @@
  * Data access sits behind {@link OrganizationStore}; {@link createOrganizationStore}
  * builds the DynamoDB implementation from a client and a table name.
  */
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { storeOf, type StoreMethod, type TableAccess } from '../db/methods';
 import * as keys from '../db/keys';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { updateParts } from '../db/expression';
@@ -116,9 +117,13 @@ export interface OrganizationStore {
 /** Demo defaults of README.md#set-up are chosen by callers; these are the bare defaults. */
 const DEFAULTS = { smbCredits: 0, researchAgentCredits: 0, maxEnrichingAccounts: 5_000 };
 
-/** Builds the DynamoDB implementation of {@link OrganizationStore}. */
-export function createOrganizationStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): OrganizationStore {
-  const get = async (organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined> => {
+/** A store method's factory (lib/db/methods.ts): each operation's bundle carries only the methods it names. */
+type Method<K extends keyof OrganizationStore> = StoreMethod<OrganizationStore, K>;
+
+/** {@link OrganizationStore.get}. */
+export const getOrganization: Method<'get'> =
+  ({ client, tableName }) =>
+  async (organizationId, keyCheck) => {
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: keys.organization(organizationId), ConsistentRead: true }),
     );
@@ -126,143 +131,156 @@ export function createOrganizationStore({ client, tableName }: { client: DynamoD
     return Item ? toOrganization(Item) : undefined;
   };
 
-  return {
-    get,
-
-    async testTwin(liveOrganizationId) {
-      // A twin has no twin of its own.
-      if (isTestOrganizationId(liveOrganizationId)) throw new NotFoundError('organization', liveOrganizationId);
-      const twinId = testOrganizationIdOf(liveOrganizationId);
-      const existing = await get(twinId);
-      if (existing) return existing;
-      const live = await get(liveOrganizationId);
-      if (!live) throw new NotFoundError('organization', liveOrganizationId);
-      const twin: OrganizationRecord = {
-        id: twinId,
-        name: live.name,
-        smbCredits: TEST_TWIN_CREDITS,
-        researchAgentCredits: 0,
-        maxEnrichingAccounts: TEST_TWIN_MAX_ENRICHING_ACCOUNTS,
-        enrichingAccounts: 0,
-        externalEnrichingAccounts: 0,
-        createdAt: new Date().toISOString(),
-        liveOrganizationId,
-      };
-      const grant = ledgerEntries.initialGrant({ organizationId: twinId, credits: TEST_TWIN_CREDITS, createdAt: twin.createdAt });
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              // The list of active keys is complete from the start, and empty until the first test key.
-              Item: {
-                ...keys.organization(twinId),
-                ...keys.organizationRegistry(twin),
-                type: 'organization',
-                mode: 'test',
-                ...twin,
-                ledgerEntries: 1,
-                activeApiKeysSince: twin.createdAt,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ledgerPut(tableName, grant),
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.organization(liveOrganizationId),
-              UpdateExpression: 'SET testOrganizationId = :twin',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':twin': twinId },
-            },
-          },
-        ],
-      });
-      if (outcome.ok) return twin;
-      // A concurrent call created it first (or the live organization went away meanwhile).
-      const created = await get(twinId);
-      if (!created) throw new NotFoundError('organization', liveOrganizationId);
-      return created;
-    },
-
-    async create(input) {
-      const organization: OrganizationRecord = {
-        id: newOrganizationId(),
-        name: input.name,
-        smbCredits: input.smbCredits ?? DEFAULTS.smbCredits,
-        researchAgentCredits: input.researchAgentCredits ?? DEFAULTS.researchAgentCredits,
-        maxEnrichingAccounts: input.maxEnrichingAccounts ?? DEFAULTS.maxEnrichingAccounts,
-        enrichingAccounts: 0,
-        externalEnrichingAccounts: 0,
-        createdAt: new Date().toISOString(),
-      };
-      const apiKey = newApiKey();
-      const grant =
-        organization.smbCredits > 0
-          ? ledgerEntries.initialGrant({
-              organizationId: organization.id,
-              credits: organization.smbCredits,
-              createdAt: organization.createdAt,
-            })
-          : undefined;
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.organization(organization.id),
-                ...keys.organizationRegistry(organization),
-                type: 'organization',
-                ...organization,
-                ledgerEntries: grant ? 1 : 0,
-                // The ledger's clock (lib/credits/ledger.ts): later entries are stamped after the grant.
-                ...(grant ? { [LEDGER_WRITTEN_AT]: grant.createdAt } : {}),
-                ...firstActiveKey(apiKey, organization.createdAt),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...issuedKeyItems(tableName, organization.id, apiKey, organization.createdAt),
-          ...(grant ? [ledgerPut(tableName, grant)] : []),
-        ],
-      });
-      if (!outcome.ok) throw new Error(`Organization ID ${organization.id} or its key collided; nothing was written`);
-      return { organization, apiKey };
-    },
-
-    async setCapacity(organizationId, change, alsoPut = []) {
-      // Optimistic update: the external figure is folded into enrichingAccounts
-      // by its delta, so the launch condition needs one attribute only.
-      for (;;) {
-        const current = await get(organizationId);
-        if (!current) throw new NotFoundError('organization', organizationId);
-        const external = change.externalEnrichingAccounts ?? current.externalEnrichingAccounts;
-        const max = change.maxEnrichingAccounts ?? current.maxEnrichingAccounts;
-        const outcome = await updateIf(
-          client,
-          {
+/** {@link OrganizationStore.testTwin}. */
+export const testTwin: Method<'testTwin'> = (table) => {
+  const { client, tableName } = table;
+  const get = getOrganization(table);
+  return async (liveOrganizationId) => {
+    // A twin has no twin of its own.
+    if (isTestOrganizationId(liveOrganizationId)) throw new NotFoundError('organization', liveOrganizationId);
+    const twinId = testOrganizationIdOf(liveOrganizationId);
+    const existing = await get(twinId);
+    if (existing) return existing;
+    const live = await get(liveOrganizationId);
+    if (!live) throw new NotFoundError('organization', liveOrganizationId);
+    const twin: OrganizationRecord = {
+      id: twinId,
+      name: live.name,
+      smbCredits: TEST_TWIN_CREDITS,
+      researchAgentCredits: 0,
+      maxEnrichingAccounts: TEST_TWIN_MAX_ENRICHING_ACCOUNTS,
+      enrichingAccounts: 0,
+      externalEnrichingAccounts: 0,
+      createdAt: new Date().toISOString(),
+      liveOrganizationId,
+    };
+    const grant = ledgerEntries.initialGrant({ organizationId: twinId, credits: TEST_TWIN_CREDITS, createdAt: twin.createdAt });
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        {
+          Put: {
             TableName: tableName,
-            Key: keys.organization(organizationId),
-            ...updateParts(
-              {
-                set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external },
-                increment: { enrichingAccounts: external - current.externalEnrichingAccounts },
-              },
-              {
-                expression:
-                  'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)',
-                values: { ':c_old': current.externalEnrichingAccounts },
-              },
-            ),
+            // The list of active keys is complete from the start, and empty until the first test key.
+            Item: {
+              ...keys.organization(twinId),
+              ...keys.organizationRegistry(twin),
+              type: 'organization',
+              mode: 'test',
+              ...twin,
+              ledgerEntries: 1,
+              activeApiKeysSince: twin.createdAt,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          alsoPut,
-        );
-        if (outcome.ok) return toOrganization(outcome.item);
-      }
-    },
+        },
+        ledgerPut(tableName, grant),
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.organization(liveOrganizationId),
+            UpdateExpression: 'SET testOrganizationId = :twin',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':twin': twinId },
+          },
+        },
+      ],
+    });
+    if (outcome.ok) return twin;
+    // A concurrent call created it first (or the live organization went away meanwhile).
+    const created = await get(twinId);
+    if (!created) throw new NotFoundError('organization', liveOrganizationId);
+    return created;
   };
+};
+
+/** {@link OrganizationStore.create}. */
+export const createOrganization: Method<'create'> =
+  ({ client, tableName }) =>
+  async (input) => {
+    const organization: OrganizationRecord = {
+      id: newOrganizationId(),
+      name: input.name,
+      smbCredits: input.smbCredits ?? DEFAULTS.smbCredits,
+      researchAgentCredits: input.researchAgentCredits ?? DEFAULTS.researchAgentCredits,
+      maxEnrichingAccounts: input.maxEnrichingAccounts ?? DEFAULTS.maxEnrichingAccounts,
+      enrichingAccounts: 0,
+      externalEnrichingAccounts: 0,
+      createdAt: new Date().toISOString(),
+    };
+    const apiKey = newApiKey();
+    const grant =
+      organization.smbCredits > 0
+        ? ledgerEntries.initialGrant({
+            organizationId: organization.id,
+            credits: organization.smbCredits,
+            createdAt: organization.createdAt,
+          })
+        : undefined;
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.organization(organization.id),
+              ...keys.organizationRegistry(organization),
+              type: 'organization',
+              ...organization,
+              ledgerEntries: grant ? 1 : 0,
+              // The ledger's clock (lib/credits/ledger.ts): later entries are stamped after the grant.
+              ...(grant ? { [LEDGER_WRITTEN_AT]: grant.createdAt } : {}),
+              ...firstActiveKey(apiKey, organization.createdAt),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        ...issuedKeyItems(tableName, organization.id, apiKey, organization.createdAt),
+        ...(grant ? [ledgerPut(tableName, grant)] : []),
+      ],
+    });
+    if (!outcome.ok) throw new Error(`Organization ID ${organization.id} or its key collided; nothing was written`);
+    return { organization, apiKey };
+  };
+
+/** {@link OrganizationStore.setCapacity}. */
+export const setCapacity: Method<'setCapacity'> = (table) => {
+  const { client, tableName } = table;
+  const get = getOrganization(table);
+  return async (organizationId, change, alsoPut = []) => {
+    // Optimistic update: the external figure is folded into enrichingAccounts
+    // by its delta, so the launch condition needs one attribute only.
+    for (;;) {
+      const current = await get(organizationId);
+      if (!current) throw new NotFoundError('organization', organizationId);
+      const external = change.externalEnrichingAccounts ?? current.externalEnrichingAccounts;
+      const max = change.maxEnrichingAccounts ?? current.maxEnrichingAccounts;
+      const outcome = await updateIf(
+        client,
+        {
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          ...updateParts(
+            {
+              set: { maxEnrichingAccounts: max, externalEnrichingAccounts: external },
+              increment: { enrichingAccounts: external - current.externalEnrichingAccounts },
+            },
+            {
+              expression:
+                'attribute_exists(pk) AND (attribute_not_exists(externalEnrichingAccounts) OR externalEnrichingAccounts = :c_old)',
+              values: { ':c_old': current.externalEnrichingAccounts },
+            },
+          ),
+        },
+        alsoPut,
+      );
+      if (outcome.ok) return toOrganization(outcome.item);
+    }
+  };
+};
+
+/** Builds the DynamoDB implementation of {@link OrganizationStore}: every method (an operation's function builds only the ones it calls). */
+export function createOrganizationStore(table: TableAccess): OrganizationStore {
+  return storeOf(table, { get: getOrganization, testTwin, create: createOrganization, setCapacity });
 }
 
 /** Maps a stored item to an {@link OrganizationRecord}. */

@@ -14,7 +14,8 @@
  *   and `requestRef`).
  * Nothing here holds a raw identifier: hashes only.
  */
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoreMethod, TableAccess } from '../db/methods';
 import { UNFINISHED_ERASURES_INDEX } from '../db/table';
 import * as keys from '../db/keys';
 import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
@@ -233,30 +234,25 @@ const ERASURE_FIELDS = [
 const toErasure = (item: Record<string, unknown>): ErasureRecord =>
   Object.fromEntries(ERASURE_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as ErasureRecord;
 
+/** A store method's factory (lib/db/methods.ts): an operation's bundle carries only the methods it names. */
+type Method<K extends keyof SuppressionStore> = StoreMethod<SuppressionStore, K>;
+
 /**
  * {@link SuppressionStore.getErasure} on its own (the store's own method is this one): what `privacy/erasures/get`
  * reads, so its function's bundle carries no other method of the store (docs/deploy.md, bench `bundles`).
  */
-export function createErasureReader({
-  client,
-  tableName,
-}: {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-}): Pick<SuppressionStore, 'getErasure'> {
-  return {
-    async getErasure(organizationId, id) {
-      const item = (
-        await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true }))
-      ).Item;
-      return item ? toErasure(item) : undefined;
-    },
+export const getErasure: Method<'getErasure'> =
+  ({ client, tableName }) =>
+  async (organizationId, id) => {
+    const item = (await client.send(new GetCommand({ TableName: tableName, Key: keys.erasure(organizationId, id), ConsistentRead: true })))
+      .Item;
+    return item ? toErasure(item) : undefined;
   };
-}
 
-/** Builds the DynamoDB implementation of {@link SuppressionStore}. */
-export function createSuppressionStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): SuppressionStore {
-  const page = async (
+/** One page of a privacy partition's items under `prefix` after `after` (and whether more follow), filtered as given. */
+const pageOf =
+  ({ client, tableName }: TableAccess) =>
+  async (
     scope: string,
     prefix: string,
     after: string | undefined,
@@ -284,6 +280,78 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
     return { items: items.slice(0, limit), more: items.length > limit };
   };
 
+/** {@link SuppressionStore.listSuppressions}. */
+export const listSuppressions: Method<'listSuppressions'> = (table) => async (scope, filters, after, limit) => {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filters.type) {
+    clauses.push('#identifierType = :identifierType');
+    names['#identifierType'] = 'identifierType';
+    values[':identifierType'] = filters.type;
+  }
+  if (filters.reason) {
+    clauses.push('#reason = :reason');
+    names['#reason'] = 'reason';
+    values[':reason'] = filters.reason;
+  }
+  const { items, more } = await pageOf(table)(
+    scope,
+    keys.privacyPrefixes.suppression,
+    after,
+    limit,
+    clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined,
+  );
+  return { items: items.map(toSuppression), more };
+};
+
+/** {@link SuppressionStore.unsuppress}. */
+export const unsuppress: Method<'unsuppress'> =
+  ({ client, tableName }) =>
+  async (scope, id, alsoPut = []) => {
+    const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true })))
+      .Item;
+    if (!existing) return 'missing';
+    if (existing.origin === 'erasure') return 'locked';
+    const removed = await deleteIf(
+      client,
+      {
+        TableName: tableName,
+        Key: keys.suppression(scope, id),
+        ConditionExpression: 'origin = :customer',
+        ExpressionAttributeValues: { ':customer': 'customer' },
+      },
+      alsoPut,
+    );
+    if (!removed.ok) return removed.old ? 'locked' : 'missing';
+    // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.suppressionSet(scope),
+        UpdateExpression: 'DELETE #set :entries SET #version = :version',
+        ExpressionAttributeNames: { '#set': 'hashes', '#version': 'version' },
+        ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]), ':version': newSetVersion() },
+      }),
+    );
+    return 'removed';
+  };
+
+/** {@link SuppressionStore.listErasures}. */
+export const listErasures: Method<'listErasures'> = (table) => async (organizationId, status, after, limit) => {
+  const { items, more } = await pageOf(table)(
+    organizationId,
+    keys.privacyPrefixes.erasure,
+    after,
+    limit,
+    status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': status } } : undefined,
+  );
+  return { items: items.map(toErasure), more };
+};
+
+/** Builds the DynamoDB implementation of {@link SuppressionStore}. */
+export function createSuppressionStore(table: TableAccess): SuppressionStore {
+  const { client, tableName } = table;
   /** The compact set items of an organization and of the global list, by `pk` (strongly consistent). */
   const setItems = async (organizationId: string, withHashes: boolean) => {
     const projection = {
@@ -381,58 +449,9 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return entries.map((entry) => byHash.get(entry.hash)!);
     },
 
-    async listSuppressions(scope, filters, after, limit) {
-      const clauses: string[] = [];
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = {};
-      if (filters.type) {
-        clauses.push('#identifierType = :identifierType');
-        names['#identifierType'] = 'identifierType';
-        values[':identifierType'] = filters.type;
-      }
-      if (filters.reason) {
-        clauses.push('#reason = :reason');
-        names['#reason'] = 'reason';
-        values[':reason'] = filters.reason;
-      }
-      const { items, more } = await page(
-        scope,
-        keys.privacyPrefixes.suppression,
-        after,
-        limit,
-        clauses.length ? { expression: clauses.join(' AND '), names, values } : undefined,
-      );
-      return { items: items.map(toSuppression), more };
-    },
+    listSuppressions: listSuppressions(table),
 
-    async unsuppress(scope, id, alsoPut = []) {
-      const existing = (await client.send(new GetCommand({ TableName: tableName, Key: keys.suppression(scope, id), ConsistentRead: true })))
-        .Item;
-      if (!existing) return 'missing';
-      if (existing.origin === 'erasure') return 'locked';
-      const removed = await deleteIf(
-        client,
-        {
-          TableName: tableName,
-          Key: keys.suppression(scope, id),
-          ConditionExpression: 'origin = :customer',
-          ExpressionAttributeValues: { ':customer': 'customer' },
-        },
-        alsoPut,
-      );
-      if (!removed.ok) return removed.old ? 'locked' : 'missing';
-      // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.suppressionSet(scope),
-          UpdateExpression: 'DELETE #set :entries SET #version = :version',
-          ExpressionAttributeNames: { '#set': 'hashes', '#version': 'version' },
-          ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]), ':version': newSetVersion() },
-        }),
-      );
-      return 'removed';
-    },
+    unsuppress: unsuppress(table),
 
     async hashSet(organizationId) {
       return (await versionedHashSet(organizationId)).entries;
@@ -458,18 +477,9 @@ export function createSuppressionStore({ client, tableName }: { client: DynamoDB
       return put.ok ? { record, created: true } : { record: toErasure(put.old ?? {}), created: false };
     },
 
-    getErasure: createErasureReader({ client, tableName }).getErasure,
+    getErasure: getErasure(table),
 
-    async listErasures(organizationId, status, after, limit) {
-      const { items, more } = await page(
-        organizationId,
-        keys.privacyPrefixes.erasure,
-        after,
-        limit,
-        status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': status } } : undefined,
-      );
-      return { items: items.map(toErasure), more };
-    },
+    listErasures: listErasures(table),
 
     async erasureProgress(organizationId, id) {
       const item = (

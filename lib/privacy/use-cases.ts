@@ -85,7 +85,7 @@ const pageBinding = (organizationId: string, what: string, filters: unknown, lim
  * @throws InvalidRequestError for a cursor altered or sent with other filters or limit.
  */
 export async function listSuppressions(
-  deps: PrivacyDependencies,
+  deps: { suppressions: Pick<SuppressionStore, 'listSuppressions'>; cursorSecret: string },
   organizationId: string,
   input: ListSuppressionsInput,
 ): Promise<{ suppressions: SuppressionView[]; nextCursor: string | null }> {
@@ -105,7 +105,7 @@ export async function listSuppressions(
  * @throws SuppressionLockedError (409) for an entry an erasure made.
  */
 export async function deleteSuppression(
-  deps: Pick<PrivacyDependencies, 'suppressions'>,
+  deps: { suppressions: Pick<SuppressionStore, 'unsuppress'> },
   organizationId: string,
   id: string,
   auditItem?: () => TransactItem,
@@ -176,7 +176,7 @@ export async function getErasure(
  * @throws InvalidRequestError for a cursor altered or sent with other filters or limit.
  */
 export async function listErasures(
-  deps: PrivacyDependencies,
+  deps: { suppressions: Pick<SuppressionStore, 'listErasures'>; cursorSecret: string },
   organizationId: string,
   input: ListErasuresInput,
 ): Promise<{ erasures: ErasureView[]; nextCursor: string | null }> {

@@ -4,7 +4,8 @@
  * the organization's webhook partition `ORG#<orgId>#WEBHOOKS`; pending work
  * is also in the sparse pending index ({@link WEBHOOK_PENDING_INDEX}).
  */
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { storeOf, type StoreMethod, type TableAccess } from '../db/methods';
 import { EVENT_INDEXES, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
 import * as keys from '../db/keys';
 import { batchGet } from '../db/batch';
@@ -247,365 +248,425 @@ const organizationOf = (pk: string): string => pk.slice('ORG#'.length, -'#WEBHOO
 
 const exists: Clause = { expression: 'attribute_exists(pk)' };
 
+/** A store method's factory (lib/db/methods.ts): each operation's bundle carries only the methods it names. */
+type Method<K extends keyof WebhookStore> = StoreMethod<WebhookStore, K>;
+
+/** One item read strongly consistent. */
+const getItem = async ({ client, tableName }: TableAccess, key: Record<string, string>) =>
+  (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+/** A conditional update as one item of a transaction. */
+const updateItem = (tableName: string, key: Record<string, string>, change: Change, condition: Clause): TransactItem => ({
+  Update: { TableName: tableName, Key: key, ...updateParts(change, condition) },
+});
+
 /**
  * {@link WebhookStore.listEndpoints} on its own (the store's own method is this one): what `webhooks/list` reads,
  * so its function's bundle carries none of the code that creates, changes or delivers (docs/deploy.md, bench `bundles`).
  */
-export function createWebhookEndpointLister({
-  client,
-  tableName,
-}: {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-}): Pick<WebhookStore, 'listEndpoints'> {
-  return {
-    async listEndpoints(organizationId) {
-      const { Items } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.endpoint },
-          ConsistentRead: true,
-        }),
-      );
-      return (Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    },
+export const listEndpoints: Method<'listEndpoints'> =
+  ({ client, tableName }) =>
+  async (organizationId) => {
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.endpoint },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   };
-}
 
-/** Builds the DynamoDB implementation of {@link WebhookStore}. */
-export function createWebhookStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): WebhookStore {
-  const get = async (key: Record<string, string>) =>
-    (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-  const update = (key: Record<string, string>, change: Change, condition: Clause): TransactItem => ({
-    Update: { TableName: tableName, Key: key, ...updateParts(change, condition) },
-  });
-
-  return {
-    async createEndpoint(endpoint, maxEndpoints, alsoPut = []) {
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          update(
-            keys.webhookEndpointCount(endpoint.organizationId),
-            { increment: { endpoints: 1 } },
-            {
-              expression: 'attribute_not_exists(endpoints) OR endpoints < :c_max',
-              values: { ':c_max': maxEndpoints },
-            },
-          ),
+/** {@link WebhookStore.createEndpoint}. */
+export const createEndpoint: Method<'createEndpoint'> =
+  ({ client, tableName }) =>
+  async (endpoint, maxEndpoints, alsoPut = []) => {
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        updateItem(
+          tableName,
+          keys.webhookEndpointCount(endpoint.organizationId),
+          { increment: { endpoints: 1 } },
           {
-            Put: {
-              TableName: tableName,
-              Item: { ...keys.webhookEndpoint(endpoint.organizationId, endpoint.id), type: 'webhookEndpoint', ...endpoint },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+            expression: 'attribute_not_exists(endpoints) OR endpoints < :c_max',
+            values: { ':c_max': maxEndpoints },
           },
-          ...alsoPut,
-        ],
-      });
-      return outcome.ok;
-    },
-
-    listEndpoints: createWebhookEndpointLister({ client, tableName }).listEndpoints,
-
-    async getEndpoint(organizationId, endpointId) {
-      const item = await get(keys.webhookEndpoint(organizationId, endpointId));
-      return item ? toEndpoint(item) : undefined;
-    },
-
-    async deleteEndpoint(organizationId, endpointId, alsoPut = []) {
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName,
-              Key: keys.webhookEndpoint(organizationId, endpointId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
+        ),
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...keys.webhookEndpoint(endpoint.organizationId, endpoint.id), type: 'webhookEndpoint', ...endpoint },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          update(
-            keys.webhookEndpointCount(organizationId),
-            { increment: { endpoints: -1 } },
-            { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } },
-          ),
-          ...alsoPut,
-        ],
-      });
-      return outcome.ok;
-    },
+        },
+        ...alsoPut,
+      ],
+    });
+    return outcome.ok;
+  };
 
-    async rotateSecret(organizationId, endpointId, secret, previousExpiresAt, alsoPut = []) {
-      for (;;) {
-        const current = await get(keys.webhookEndpoint(organizationId, endpointId));
-        if (!current) return undefined;
-        const outcome = await updateIf(
-          client,
-          {
+/** {@link WebhookStore.getEndpoint}. */
+export const getEndpoint: Method<'getEndpoint'> = (table) => async (organizationId, endpointId) => {
+  const item = await getItem(table, keys.webhookEndpoint(organizationId, endpointId));
+  return item ? toEndpoint(item) : undefined;
+};
+
+/** {@link WebhookStore.deleteEndpoint}. */
+export const deleteEndpoint: Method<'deleteEndpoint'> =
+  ({ client, tableName }) =>
+  async (organizationId, endpointId, alsoPut = []) => {
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        {
+          Delete: {
             TableName: tableName,
             Key: keys.webhookEndpoint(organizationId, endpointId),
-            // Optimistic: a concurrent rotation makes this one start again from the secret it left.
-            ...updateParts(
-              { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
-              and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
-            ),
+            ConditionExpression: 'attribute_exists(pk)',
           },
-          alsoPut,
-        );
-        if (outcome.ok) return toEndpoint(outcome.item);
-        if (!outcome.old) return undefined;
-      }
-    },
-
-    async disableEndpoint(organizationId, endpointId, at, reason) {
-      await updateIf(client, {
-        TableName: tableName,
-        Key: keys.webhookEndpoint(organizationId, endpointId),
-        ...updateParts({ set: { status: 'disabled', disabledAt: at, disabledReason: reason } }, exists),
-        ReturnValues: 'NONE',
-      });
-    },
-
-    async putEvent(event, alsoPut = []) {
-      const put = { TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' };
-      if (alsoPut.length > 0) {
-        if (!(await putIf(client, put, alsoPut)).ok) throw new Error(`Event ${event.id} exists already; nothing was written`);
-      } else await client.send(new PutCommand(put));
-    },
-
-    async getEvent(organizationId, eventId) {
-      const item = await get(keys.webhookEvent(organizationId, eventId));
-      return item ? { ...toWebhookEvent(item), dispatched: item.gsi6pk === undefined } : undefined;
-    },
-
-    async markDispatched(organizationId, eventId, at) {
-      await updateIf(client, {
-        TableName: tableName,
-        Key: keys.webhookEvent(organizationId, eventId),
-        // `listSk` stays: the event feed's indexes sort by it (docs/data-model.md).
-        ...updateParts({ set: { dispatchedAt: at }, remove: ['gsi6pk'] }, exists),
-        ReturnValues: 'NONE',
-      });
-    },
-
-    async createMessage({ leaseUntil: _lease, ...message }) {
-      // Refused when this message (event × endpoint) exists already: a re-dispatch creates nothing twice.
-      const outcome = await putIf(client, {
-        TableName: tableName,
-        Item: {
-          ...keys.webhookMessage(message.organizationId, message.id),
-          ...(message.state === 'pending' && message.nextAttemptAt ? keys.webhookPending(message.nextAttemptAt, message.id) : {}),
-          type: 'webhookMessage',
-          ...message,
-          ttl: webhookTtl(message.createdAt),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      });
-      return outcome.ok;
-    },
-
-    async getMessage(organizationId, messageId) {
-      const item = await get(keys.webhookMessage(organizationId, messageId));
-      return item ? toMessage(item) : undefined;
-    },
-
-    async claim(organizationId, messageId, now, leaseUntil) {
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keys.webhookMessage(organizationId, messageId),
-        ...updateParts(
-          { set: { leaseUntil: leaseUntil.toISOString() } },
-          {
-            expression: '#state = :c_pending AND nextAttemptAt <= :c_now AND (attribute_not_exists(leaseUntil) OR leaseUntil < :c_now)',
-            names: { '#state': 'state' },
-            values: { ':c_pending': 'pending', ':c_now': now.toISOString() },
-          },
+        updateItem(
+          tableName,
+          keys.webhookEndpointCount(organizationId),
+          { increment: { endpoints: -1 } },
+          { expression: 'endpoints > :c_zero', values: { ':c_zero': 0 } },
         ),
-      });
-      return outcome.ok
-        ? { ok: true, message: toMessage(outcome.item) }
-        : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
-    },
+        ...alsoPut,
+      ],
+    });
+    return outcome.ok;
+  };
 
-    async recordAttempt(seen, delivery, result, alsoPut = []) {
-      const pending = result.state === 'pending' && result.nextAttemptAt;
-      const change: Change = {
-        set: {
-          state: result.state,
-          attempts: seen.attempts + 1,
-          scheduledAttempts: seen.scheduledAttempts + (result.scheduled ? 1 : 0),
-          nextAttemptAt: result.nextAttemptAt,
-          endedReason: result.endedReason,
-          lastDeliveryId: delivery.id,
-          ...(pending ? keys.webhookPending(result.nextAttemptAt!, seen.id) : {}),
-        },
-        remove: [...(result.scheduled ? ['leaseUntil'] : []), ...(pending ? [] : ['gsi6pk', 'listSk'])],
-      };
-      const outcome = await transactWrite(client, {
-        TransactItems: [
-          update(keys.webhookMessage(seen.organizationId, seen.id), change, {
-            expression: 'attempts = :c_seen',
-            values: { ':c_seen': seen.attempts },
-          }),
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.webhookDelivery(delivery.organizationId, delivery.id),
-                type: 'webhookDelivery',
-                ...delivery,
-                ttl: webhookTtl(delivery.attemptedAt),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...alsoPut,
-        ],
-      });
-      return outcome.ok;
-    },
-
-    async endMessage(organizationId, messageId, reason) {
-      await updateIf(client, {
-        TableName: tableName,
-        Key: keys.webhookMessage(organizationId, messageId),
-        ...updateParts(
-          { set: { state: 'failed', endedReason: reason, nextAttemptAt: null }, remove: ['gsi6pk', 'listSk', 'leaseUntil'] },
-          {
-            expression: '#state = :c_pending',
-            names: { '#state': 'state' },
-            values: { ':c_pending': 'pending' },
-          },
-        ),
-        ReturnValues: 'NONE',
-      });
-    },
-
-    async getDelivery(organizationId, deliveryId) {
-      const item = await get(keys.webhookDelivery(organizationId, deliveryId));
-      return item ? toDelivery(item) : undefined;
-    },
-
-    async deliveries({ organizationId, limit, after, filters }) {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.delivery };
-      const conditions: string[] = [];
-      for (const [attribute, value] of Object.entries(filters)) {
-        if (value === undefined) continue;
-        names[`#f_${attribute}`] = attribute;
-        values[`:f_${attribute}`] = value;
-        conditions.push(`#f_${attribute} = :f_${attribute}`);
-      }
-      if (after !== undefined) values[':after'] = after;
-      const found: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      // A filter reads past non-matching deliveries; the log is bounded by its 30-day TTL.
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression:
-              after === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :after',
-            ...(conditions.length ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
-            ScanIndexForward: false,
-            Limit: limit + 1,
-            ExclusiveStartKey: start,
-          }),
-        );
-        // BETWEEN is inclusive: the cursor's own delivery was on the previous page.
-        found.push(...(page.Items ?? []).filter((item) => item.sk !== after));
-        start = page.LastEvaluatedKey;
-      } while (start && found.length <= limit);
-      const pageItems = found.slice(0, limit);
-      return {
-        deliveries: pageItems.map(toDelivery),
-        hasMore: found.length > limit,
-        ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}),
-      };
-    },
-
-    async events({ organizationId, limit, after, since, filters }) {
-      const campaignId = filters.campaignId;
-      // One partition per type asked for (or the all-types one); a type array merges its partitions' pages.
-      const partitions: { index: IndexDefinition; pk: string }[] = (filters.types ?? [undefined]).map((type) => {
-        const index =
-          type === undefined
-            ? campaignId === undefined
-              ? EVENT_INDEXES.all
-              : EVENT_INDEXES.byCampaign
-            : campaignId === undefined
-              ? EVENT_INDEXES.byType
-              : EVENT_INDEXES.byTypeAndCampaign;
-        const itemKeys = keys.eventIndexes(organizationId, {
-          id: '',
-          occurredAt: '',
-          type: type ?? '',
-          ...(campaignId ? { campaignId } : {}),
-        }) as Record<string, string>;
-        return { index, pk: itemKeys[index.partitionKey]! };
-      });
-      const found = (
-        await Promise.all(
-          partitions.map(async ({ index, pk }) => {
-            const { Items } = await client.send(
-              new QueryCommand({
-                TableName: tableName,
-                IndexName: index.indexName,
-                KeyConditionExpression: after === undefined ? '#pk = :pk AND #sk >= :since' : '#pk = :pk AND #sk BETWEEN :since AND :after',
-                ExpressionAttributeNames: {
-                  '#pk': index.partitionKey,
-                  '#sk': index.sortKey,
-                  '#id': 'pk',
-                  '#sort': 'sk',
-                  '#list': 'listSk',
-                },
-                ExpressionAttributeValues: { ':pk': pk, ':since': since, ...(after === undefined ? {} : { ':after': after }) },
-                ProjectionExpression: '#id, #sort, #list',
-                ScanIndexForward: false,
-                // BETWEEN is inclusive: one more for the cursor's own event, which was on the previous page.
-                Limit: limit + (after === undefined ? 1 : 2),
-              }),
-            );
-            return (Items ?? []).filter((item) => item.listSk !== after);
-          }),
-        )
-      )
-        .flat()
-        .sort((a, b) => String(b.listSk).localeCompare(String(a.listSk)));
-      const pageEntries = found.slice(0, limit);
-      const items = await batchGet(
+/** {@link WebhookStore.rotateSecret}. */
+export const rotateSecret: Method<'rotateSecret'> = (table) => {
+  const { client, tableName } = table;
+  return async (organizationId, endpointId, secret, previousExpiresAt, alsoPut = []) => {
+    for (;;) {
+      const current = await getItem(table, keys.webhookEndpoint(organizationId, endpointId));
+      if (!current) return undefined;
+      const outcome = await updateIf(
         client,
-        tableName,
-        pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
+        {
+          TableName: tableName,
+          Key: keys.webhookEndpoint(organizationId, endpointId),
+          // Optimistic: a concurrent rotation makes this one start again from the secret it left.
+          ...updateParts(
+            { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
+            and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
+          ),
+        },
+        alsoPut,
       );
-      const bySk = new Map(items.map((item) => [String(item.sk), item]));
-      const events = pageEntries.flatMap((entry) => {
-        const item = bySk.get(String(entry.sk));
-        return item ? [toWebhookEvent(item)] : [];
-      });
-      return { events, hasMore: found.length > limit, ...(pageEntries.length ? { last: String(pageEntries.at(-1)!.listSk) } : {}) };
-    },
+      if (outcome.ok) return toEndpoint(outcome.item);
+      if (!outcome.old) return undefined;
+    }
+  };
+};
 
-    async duePending(now, limit) {
-      const { Items } = await client.send(
+/** {@link WebhookStore.disableEndpoint}. */
+export const disableEndpoint: Method<'disableEndpoint'> =
+  ({ client, tableName }) =>
+  async (organizationId, endpointId, at, reason) => {
+    await updateIf(client, {
+      TableName: tableName,
+      Key: keys.webhookEndpoint(organizationId, endpointId),
+      ...updateParts({ set: { status: 'disabled', disabledAt: at, disabledReason: reason } }, exists),
+      ReturnValues: 'NONE',
+    });
+  };
+
+/** {@link WebhookStore.putEvent}. */
+export const putEvent: Method<'putEvent'> =
+  ({ client, tableName }) =>
+  async (event, alsoPut = []) => {
+    const put = { TableName: tableName, Item: eventItem(event), ConditionExpression: 'attribute_not_exists(pk)' };
+    if (alsoPut.length > 0) {
+      if (!(await putIf(client, put, alsoPut)).ok) throw new Error(`Event ${event.id} exists already; nothing was written`);
+    } else await client.send(new PutCommand(put));
+  };
+
+/** {@link WebhookStore.getEvent}. */
+export const getEvent: Method<'getEvent'> = (table) => async (organizationId, eventId) => {
+  const item = await getItem(table, keys.webhookEvent(organizationId, eventId));
+  return item ? { ...toWebhookEvent(item), dispatched: item.gsi6pk === undefined } : undefined;
+};
+
+/** {@link WebhookStore.markDispatched}. */
+export const markDispatched: Method<'markDispatched'> =
+  ({ client, tableName }) =>
+  async (organizationId, eventId, at) => {
+    await updateIf(client, {
+      TableName: tableName,
+      Key: keys.webhookEvent(organizationId, eventId),
+      // `listSk` stays: the event feed's indexes sort by it (docs/data-model.md).
+      ...updateParts({ set: { dispatchedAt: at }, remove: ['gsi6pk'] }, exists),
+      ReturnValues: 'NONE',
+    });
+  };
+
+/** {@link WebhookStore.createMessage}. */
+export const createMessage: Method<'createMessage'> =
+  ({ client, tableName }) =>
+  async ({ leaseUntil: _lease, ...message }) => {
+    // Refused when this message (event × endpoint) exists already: a re-dispatch creates nothing twice.
+    const outcome = await putIf(client, {
+      TableName: tableName,
+      Item: {
+        ...keys.webhookMessage(message.organizationId, message.id),
+        ...(message.state === 'pending' && message.nextAttemptAt ? keys.webhookPending(message.nextAttemptAt, message.id) : {}),
+        type: 'webhookMessage',
+        ...message,
+        ttl: webhookTtl(message.createdAt),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    return outcome.ok;
+  };
+
+/** {@link WebhookStore.getMessage}. */
+export const getMessage: Method<'getMessage'> = (table) => async (organizationId, messageId) => {
+  const item = await getItem(table, keys.webhookMessage(organizationId, messageId));
+  return item ? toMessage(item) : undefined;
+};
+
+/** {@link WebhookStore.claim}. */
+export const claim: Method<'claim'> =
+  ({ client, tableName }) =>
+  async (organizationId, messageId, now, leaseUntil) => {
+    const outcome = await updateIf(client, {
+      TableName: tableName,
+      Key: keys.webhookMessage(organizationId, messageId),
+      ...updateParts(
+        { set: { leaseUntil: leaseUntil.toISOString() } },
+        {
+          expression: '#state = :c_pending AND nextAttemptAt <= :c_now AND (attribute_not_exists(leaseUntil) OR leaseUntil < :c_now)',
+          names: { '#state': 'state' },
+          values: { ':c_pending': 'pending', ':c_now': now.toISOString() },
+        },
+      ),
+    });
+    return outcome.ok
+      ? { ok: true, message: toMessage(outcome.item) }
+      : { ok: false, message: outcome.old ? toMessage(outcome.old) : undefined };
+  };
+
+/** {@link WebhookStore.recordAttempt}. */
+export const recordAttempt: Method<'recordAttempt'> =
+  ({ client, tableName }) =>
+  async (seen, delivery, result, alsoPut = []) => {
+    const pending = result.state === 'pending' && result.nextAttemptAt;
+    const change: Change = {
+      set: {
+        state: result.state,
+        attempts: seen.attempts + 1,
+        scheduledAttempts: seen.scheduledAttempts + (result.scheduled ? 1 : 0),
+        nextAttemptAt: result.nextAttemptAt,
+        endedReason: result.endedReason,
+        lastDeliveryId: delivery.id,
+        ...(pending ? keys.webhookPending(result.nextAttemptAt!, seen.id) : {}),
+      },
+      remove: [...(result.scheduled ? ['leaseUntil'] : []), ...(pending ? [] : ['gsi6pk', 'listSk'])],
+    };
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        updateItem(tableName, keys.webhookMessage(seen.organizationId, seen.id), change, {
+          expression: 'attempts = :c_seen',
+          values: { ':c_seen': seen.attempts },
+        }),
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.webhookDelivery(delivery.organizationId, delivery.id),
+              type: 'webhookDelivery',
+              ...delivery,
+              ttl: webhookTtl(delivery.attemptedAt),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        ...alsoPut,
+      ],
+    });
+    return outcome.ok;
+  };
+
+/** {@link WebhookStore.endMessage}. */
+export const endMessage: Method<'endMessage'> =
+  ({ client, tableName }) =>
+  async (organizationId, messageId, reason) => {
+    await updateIf(client, {
+      TableName: tableName,
+      Key: keys.webhookMessage(organizationId, messageId),
+      ...updateParts(
+        { set: { state: 'failed', endedReason: reason, nextAttemptAt: null }, remove: ['gsi6pk', 'listSk', 'leaseUntil'] },
+        {
+          expression: '#state = :c_pending',
+          names: { '#state': 'state' },
+          values: { ':c_pending': 'pending' },
+        },
+      ),
+      ReturnValues: 'NONE',
+    });
+  };
+
+/** {@link WebhookStore.getDelivery}. */
+export const getDelivery: Method<'getDelivery'> = (table) => async (organizationId, deliveryId) => {
+  const item = await getItem(table, keys.webhookDelivery(organizationId, deliveryId));
+  return item ? toDelivery(item) : undefined;
+};
+
+/** {@link WebhookStore.deliveries}. */
+export const deliveries: Method<'deliveries'> =
+  ({ client, tableName }) =>
+  async ({ organizationId, limit, after, filters }) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':pk': keys.webhooks(organizationId), ':prefix': keys.webhookPrefixes.delivery };
+    const conditions: string[] = [];
+    for (const [attribute, value] of Object.entries(filters)) {
+      if (value === undefined) continue;
+      names[`#f_${attribute}`] = attribute;
+      values[`:f_${attribute}`] = value;
+      conditions.push(`#f_${attribute} = :f_${attribute}`);
+    }
+    if (after !== undefined) values[':after'] = after;
+    const found: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    // A filter reads past non-matching deliveries; the log is bounded by its 30-day TTL.
+    do {
+      const page = await client.send(
         new QueryCommand({
           TableName: tableName,
-          IndexName: WEBHOOK_PENDING_INDEX.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :due',
-          ExpressionAttributeNames: { '#pk': WEBHOOK_PENDING_INDEX.partitionKey, '#sk': WEBHOOK_PENDING_INDEX.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.webhookPending('', '').gsi6pk, ':due': `${now.toISOString()}#\uffff` },
-          Limit: limit,
+          KeyConditionExpression:
+            after === undefined ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk AND sk BETWEEN :prefix AND :after',
+          ...(conditions.length ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: limit + 1,
+          ExclusiveStartKey: start,
         }),
       );
-      return (Items ?? []).flatMap((item): PendingWork[] => {
-        const sk = String(item.sk);
-        const organizationId = organizationOf(String(item.pk));
-        if (sk.startsWith(keys.webhookPrefixes.event))
-          return [{ kind: 'event', organizationId, id: sk.slice(keys.webhookPrefixes.event.length) }];
-        if (sk.startsWith(keys.webhookPrefixes.message))
-          return [{ kind: 'message', organizationId, id: sk.slice(keys.webhookPrefixes.message.length) }];
-        return [];
-      });
-    },
+      // BETWEEN is inclusive: the cursor's own delivery was on the previous page.
+      found.push(...(page.Items ?? []).filter((item) => item.sk !== after));
+      start = page.LastEvaluatedKey;
+    } while (start && found.length <= limit);
+    const pageItems = found.slice(0, limit);
+    return {
+      deliveries: pageItems.map(toDelivery),
+      hasMore: found.length > limit,
+      ...(pageItems.length ? { last: String(pageItems.at(-1)!.sk) } : {}),
+    };
   };
+
+/** {@link WebhookStore.events}. */
+export const events: Method<'events'> =
+  ({ client, tableName }) =>
+  async ({ organizationId, limit, after, since, filters }) => {
+    const campaignId = filters.campaignId;
+    // One partition per type asked for (or the all-types one); a type array merges its partitions' pages.
+    const partitions: { index: IndexDefinition; pk: string }[] = (filters.types ?? [undefined]).map((type) => {
+      const index =
+        type === undefined
+          ? campaignId === undefined
+            ? EVENT_INDEXES.all
+            : EVENT_INDEXES.byCampaign
+          : campaignId === undefined
+            ? EVENT_INDEXES.byType
+            : EVENT_INDEXES.byTypeAndCampaign;
+      const itemKeys = keys.eventIndexes(organizationId, {
+        id: '',
+        occurredAt: '',
+        type: type ?? '',
+        ...(campaignId ? { campaignId } : {}),
+      }) as Record<string, string>;
+      return { index, pk: itemKeys[index.partitionKey]! };
+    });
+    const found = (
+      await Promise.all(
+        partitions.map(async ({ index, pk }) => {
+          const { Items } = await client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: index.indexName,
+              KeyConditionExpression: after === undefined ? '#pk = :pk AND #sk >= :since' : '#pk = :pk AND #sk BETWEEN :since AND :after',
+              ExpressionAttributeNames: {
+                '#pk': index.partitionKey,
+                '#sk': index.sortKey,
+                '#id': 'pk',
+                '#sort': 'sk',
+                '#list': 'listSk',
+              },
+              ExpressionAttributeValues: { ':pk': pk, ':since': since, ...(after === undefined ? {} : { ':after': after }) },
+              ProjectionExpression: '#id, #sort, #list',
+              ScanIndexForward: false,
+              // BETWEEN is inclusive: one more for the cursor's own event, which was on the previous page.
+              Limit: limit + (after === undefined ? 1 : 2),
+            }),
+          );
+          return (Items ?? []).filter((item) => item.listSk !== after);
+        }),
+      )
+    )
+      .flat()
+      .sort((a, b) => String(b.listSk).localeCompare(String(a.listSk)));
+    const pageEntries = found.slice(0, limit);
+    const items = await batchGet(
+      client,
+      tableName,
+      pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
+    );
+    const bySk = new Map(items.map((item) => [String(item.sk), item]));
+    const events = pageEntries.flatMap((entry) => {
+      const item = bySk.get(String(entry.sk));
+      return item ? [toWebhookEvent(item)] : [];
+    });
+    return { events, hasMore: found.length > limit, ...(pageEntries.length ? { last: String(pageEntries.at(-1)!.listSk) } : {}) };
+  };
+
+/** {@link WebhookStore.duePending}. */
+export const duePending: Method<'duePending'> =
+  ({ client, tableName }) =>
+  async (now, limit) => {
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: WEBHOOK_PENDING_INDEX.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :due',
+        ExpressionAttributeNames: { '#pk': WEBHOOK_PENDING_INDEX.partitionKey, '#sk': WEBHOOK_PENDING_INDEX.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.webhookPending('', '').gsi6pk, ':due': `${now.toISOString()}#\uffff` },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).flatMap((item): PendingWork[] => {
+      const sk = String(item.sk);
+      const organizationId = organizationOf(String(item.pk));
+      if (sk.startsWith(keys.webhookPrefixes.event))
+        return [{ kind: 'event', organizationId, id: sk.slice(keys.webhookPrefixes.event.length) }];
+      if (sk.startsWith(keys.webhookPrefixes.message))
+        return [{ kind: 'message', organizationId, id: sk.slice(keys.webhookPrefixes.message.length) }];
+      return [];
+    });
+  };
+
+/** Builds the DynamoDB implementation of {@link WebhookStore}: every method (an operation's function builds only the ones it calls). */
+export function createWebhookStore(table: TableAccess): WebhookStore {
+  return storeOf(table, {
+    createEndpoint,
+    listEndpoints,
+    getEndpoint,
+    deleteEndpoint,
+    rotateSecret,
+    disableEndpoint,
+    putEvent,
+    getEvent,
+    markDispatched,
+    createMessage,
+    getMessage,
+    claim,
+    recordAttempt,
+    endMessage,
+    getDelivery,
+    deliveries,
+    events,
+    duePending,
+  });
 }

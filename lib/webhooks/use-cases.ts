@@ -25,7 +25,8 @@ import {
 
 /** What the endpoint operations need. */
 export interface WebhookDependencies {
-  webhooks: WebhookStore;
+  /** What creating an endpoint writes, and its saved answer reads. */
+  webhooks: Pick<WebhookStore, 'createEndpoint' | 'getEndpoint'>;
   /** How URLs' hosts are resolved for the address checks (default: the system resolver, lib/webhooks/ssrf.ts). */
   resolve?: Resolver;
   allowLocalhost: boolean;
@@ -45,7 +46,7 @@ const toApiEndpoint = (endpoint: WebhookEndpointRecord) => ({
 /** A delivery as the log shows it. */
 const toApiDelivery = ({ organizationId: _organizationId, ...delivery }: WebhookDeliveryRecord) => delivery;
 
-const endpointOf = async (deps: Pick<WebhookDependencies, 'webhooks'>, organizationId: string, endpointId: string) => {
+const endpointOf = async (deps: { webhooks: Pick<WebhookStore, 'getEndpoint'> }, organizationId: string, endpointId: string) => {
   const endpoint = await deps.webhooks.getEndpoint(organizationId, endpointId);
   if (!endpoint) throw new NotFoundError('webhook endpoint', endpointId);
   return endpoint;
@@ -104,7 +105,7 @@ const secretDigest = (secret: string) => createHash('sha256').update(secret).dig
  * longer signs (a second rotation, the 24 h passed, the endpoint deleted), the
  * replay answers without `secret`.
  */
-export function endpointSecretAnswer(deps: () => Pick<WebhookDependencies, 'webhooks'>) {
+export function endpointSecretAnswer(deps: () => { webhooks: Pick<WebhookStore, 'getEndpoint'> }) {
   return {
     toSaved(data: unknown): unknown {
       const { secret, ...rest } = data as { secret?: string };
@@ -135,7 +136,7 @@ export async function listWebhookEndpoints(deps: { webhooks: Pick<WebhookStore, 
 
 /** Deletes an endpoint. @throws NotFoundError when the organization has no such endpoint. */
 export async function deleteWebhookEndpoint(
-  deps: Pick<WebhookDependencies, 'webhooks'>,
+  deps: { webhooks: Pick<WebhookStore, 'deleteEndpoint'> },
   organizationId: string,
   endpointId: string,
   auditItem?: () => TransactItem,
@@ -147,7 +148,7 @@ export async function deleteWebhookEndpoint(
 
 /** Issues a new secret; the previous one keeps signing for 24 h. @throws NotFoundError when the organization has no such endpoint. */
 export async function rotateWebhookSecret(
-  deps: Pick<WebhookDependencies, 'webhooks'>,
+  deps: { webhooks: Pick<WebhookStore, 'rotateSecret'> },
   organizationId: string,
   endpointId: string,
   now = new Date(),
@@ -178,7 +179,7 @@ export async function rotateWebhookSecret(
  * there like any event. @throws NotFoundError when the organization has no such endpoint.
  */
 export async function sendTestEvent(
-  deps: Pick<WebhookDependencies, 'webhooks'>,
+  deps: { webhooks: Pick<WebhookStore, 'getEndpoint' | 'putEvent'> },
   organizationId: string,
   endpointId: string,
   now = new Date(),
@@ -198,7 +199,7 @@ export async function sendTestEvent(
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
 export async function listWebhookDeliveries(
-  deps: Pick<WebhookDependencies, 'webhooks'>,
+  deps: { webhooks: Pick<WebhookStore, 'deliveries'> },
   organizationId: string,
   input: ListWebhookDeliveriesInput,
 ) {
@@ -246,7 +247,7 @@ const toApiEvent = (event: WebhookEvent, remainingCredits: number) => ({
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
 export async function listEvents(
-  deps: Pick<DeliveryDependencies, 'webhooks' | 'organizations'>,
+  deps: { webhooks: Pick<WebhookStore, 'events'>; organizations: Pick<DeliveryDependencies['organizations'], 'get'> },
   organizationId: string,
   input: ListEventsInput,
   now = new Date(),
