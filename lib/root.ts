@@ -43,8 +43,10 @@ import { createOrganizationStore, getOrganization, type OrganizationStore } from
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
+import { updateDraft } from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
+import * as ledgerMethods from './credits/store';
 import { createEmbeddedWarehouse, createWarehouseReader, type EmbeddedWarehouse, type Warehouse } from './warehouse/warehouse';
 import { createEnrichmentStore, type EnrichmentStore } from './enrichment/store';
 import { createResultStore, type ResultStore } from './results/parts';
@@ -105,6 +107,9 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
   createOrganizationStore({ client: ddb, tableName: config.tableName }),
 );
 
+/** What `campaigns/update` writes (lib/db/methods.ts): its function's bundle carries no other campaign store method. */
+export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft });
+
 /** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
 export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
 
@@ -154,7 +159,11 @@ export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>
 );
 
 /** The credit ledger (docs/launch.md#the-credit-ledger) and operator adjustments. */
-export const ledger: () => LedgerStore = /* @__PURE__ */ once(() => createLedgerStore({ client: ddb, tableName: config.tableName }));
+export const ledger: () => LedgerStore = /* @__PURE__ */ once(() => createLedgerStore(table()));
+/** What `org/ledger` reads (lib/db/methods.ts): its function's bundle carries no other ledger method. */
+export const ledgerPager = /* @__PURE__ */ tableStore({ page: ledgerMethods.page });
+/** What `org/usage` reads of the ledger. */
+const ledgerSpan = /* @__PURE__ */ tableStore({ entriesBetween: ledgerMethods.entriesBetween });
 
 /** The enrichment lifecycle store. */
 export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() =>
@@ -784,7 +793,7 @@ export { orgUsage } from './organizations/usage';
 export const usageDependencies = (): UsageDependencies => ({
   requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
   usageMonths: createUsageMonthReader({ client: ddb, tableName: config.tableName }),
-  ledger: ledger(),
+  ledger: ledgerSpan(),
 });
 export { listLedger } from './credits/use-cases';
 export { endpointSecretAnswer } from './webhooks/use-cases';

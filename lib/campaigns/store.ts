@@ -8,6 +8,7 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import type { StoreMethod } from '../db/methods';
 import { config } from '../config';
 import { batchGet } from '../db/batch';
 import { queryPartition } from '../db/query';
@@ -207,6 +208,28 @@ export function createCampaignOrganizationReader({
  */
 const LAPSED_PROBE = 8;
 
+/**
+ * {@link CampaignStore.updateDraft} (lib/db/methods.ts): `campaigns/update`'s function builds this method alone.
+ */
+export const updateDraft: StoreMethod<CampaignStore, 'updateDraft'> =
+  ({ client, tableName }) =>
+  async (organizationId, campaignId, changes, alsoPut = []) => {
+    // Not while a launch evaluates the campaign with its current settings.
+    const outcome = await updateIf(
+      client,
+      {
+        TableName: tableName,
+        Key: keys.campaign(organizationId, campaignId),
+        ...updateParts(campaignChanges.edit(changes), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(new Date()))),
+      },
+      alsoPut,
+    );
+    if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
+    const item = outcome.old;
+    if (!item) return { ok: false };
+    return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
+  };
+
 /** Builds the DynamoDB implementation of {@link CampaignStore}. */
 export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   /**
@@ -351,22 +374,7 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
 
     getWithOrganization,
 
-    async updateDraft(organizationId, campaignId, changes, alsoPut = []) {
-      // Not while a launch evaluates the campaign with its current settings.
-      const outcome = await updateIf(
-        client,
-        {
-          TableName: tableName,
-          Key: keys.campaign(organizationId, campaignId),
-          ...updateParts(campaignChanges.edit(changes), and(campaignIs.present(), campaignIs.apiDraft(), campaignIs.unlocked(new Date()))),
-        },
-        alsoPut,
-      );
-      if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
-      const item = outcome.old;
-      if (!item) return { ok: false };
-      return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
-    },
+    updateDraft: updateDraft({ client, tableName }),
 
     async getMany(organizationId, campaignIds) {
       if (campaignIds.length === 0) return [];

@@ -2,7 +2,8 @@
  * Reading the credit ledger, and the operator's balance adjustments
  * (README.md#operator-cli `org:credits`, docs/launch.md#the-credit-ledger; docs/data-model.md "Ledger").
  */
-import { GetCommand, paginateQuery, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoreMethod, TableAccess } from '../db/methods';
 import { randomUUID } from 'node:crypto';
 import { LEDGER_INDEXES, TABLE_INDEXES } from '../db/table';
 import * as keys from '../db/keys';
@@ -116,8 +117,84 @@ export class AdjustmentIdReusedError extends Error {
 /** Reads of an audit before it gives up on a busy organization. */
 const AUDIT_ROUNDS = 10;
 
+/** A store method's factory (lib/db/methods.ts): an operation's bundle carries only the methods it names. */
+type Method<K extends keyof LedgerStore> = StoreMethod<LedgerStore, K>;
+
+/** {@link LedgerStore.page}. */
+export const page: Method<'page'> =
+  ({ client, tableName }) =>
+  async (query) => {
+    const index = query.campaignId
+      ? query.kind
+        ? LEDGER_INDEXES.byKindAndCampaign
+        : LEDGER_INDEXES.byCampaign
+      : query.kind
+        ? LEDGER_INDEXES.byKind
+        : LEDGER_INDEXES.all;
+    const partitionKeys = keys.ledgerIndexes(query.organizationId, {
+      id: '',
+      createdAt: '',
+      kind: query.kind ?? '',
+      campaignId: query.campaignId ?? null,
+    });
+    const partitionKey = partitionKeys[index.partitionKey as keyof typeof partitionKeys];
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: query.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :after',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, ...(query.after === undefined ? {} : { '#sk': index.sortKey }) },
+        ExpressionAttributeValues: { ':pk': partitionKey, ...(query.after === undefined ? {} : { ':after': query.after }) },
+        ScanIndexForward: false,
+        // One more than the page tells whether another page exists.
+        Limit: query.limit + 1,
+      }),
+    );
+    const items = Items.slice(0, query.limit);
+    const last = items.at(-1);
+    return {
+      entries: items.map((item) => toLedgerEntry(item, query.organizationId)),
+      hasMore: Items.length > query.limit,
+      ...(last ? { last: String(last.listSk) } : {}),
+    };
+  };
+
+/** {@link LedgerStore.entriesBetween}. */
+export const entriesBetween: Method<'entriesBetween'> =
+  ({ client, tableName }) =>
+  async (organizationId, from, to) => {
+    const index = LEDGER_INDEXES.all;
+    const partition = keys.ledgerIndexes(organizationId, { id: '', createdAt: '', kind: '', campaignId: null });
+    const listed: Record<string, unknown>[] = [];
+    for await (const page of paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        // listSk = createdAt#id: every entry stamped in [from, to) sorts between `from` and `to` (exclusive).
+        ExpressionAttributeValues: { ':pk': partition[index.partitionKey as keyof typeof partition], ':from': from, ':to': to },
+      },
+    ))
+      listed.push(...(page.Items ?? []).filter((item) => String(item.listSk) < to));
+    const moved = listed.filter((item) => typeof item.campaignId === 'string');
+    const stored = await batchGet(
+      client,
+      tableName,
+      moved.map((item) => ({ pk: item.pk, sk: item.sk })),
+      ['keyId'],
+    );
+    const keyIdOf = new Map(stored.map((item) => [`${String(item.pk)}|${String(item.sk)}`, item.keyId]));
+    return listed.map((item) => {
+      const keyId = keyIdOf.get(`${String(item.pk)}|${String(item.sk)}`);
+      return toLedgerEntry({ ...item, ...(typeof keyId === 'string' ? { keyId } : {}) }, organizationId);
+    });
+  };
+
 /** Builds the DynamoDB implementation of {@link LedgerStore}. */
-export function createLedgerStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): LedgerStore {
+export function createLedgerStore(table: TableAccess): LedgerStore {
+  const { client, tableName } = table;
   const readOrganization = async (organizationId: string) => {
     const { Item } = await client.send(
       new GetCommand({
@@ -184,71 +261,9 @@ export function createLedgerStore({ client, tableName }: { client: DynamoDBDocum
   return {
     entriesOf,
 
-    async page(query) {
-      const index = query.campaignId
-        ? query.kind
-          ? LEDGER_INDEXES.byKindAndCampaign
-          : LEDGER_INDEXES.byCampaign
-        : query.kind
-          ? LEDGER_INDEXES.byKind
-          : LEDGER_INDEXES.all;
-      const partitionKeys = keys.ledgerIndexes(query.organizationId, {
-        id: '',
-        createdAt: '',
-        kind: query.kind ?? '',
-        campaignId: query.campaignId ?? null,
-      });
-      const partitionKey = partitionKeys[index.partitionKey as keyof typeof partitionKeys];
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: query.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :after',
-          ExpressionAttributeNames: { '#pk': index.partitionKey, ...(query.after === undefined ? {} : { '#sk': index.sortKey }) },
-          ExpressionAttributeValues: { ':pk': partitionKey, ...(query.after === undefined ? {} : { ':after': query.after }) },
-          ScanIndexForward: false,
-          // One more than the page tells whether another page exists.
-          Limit: query.limit + 1,
-        }),
-      );
-      const items = Items.slice(0, query.limit);
-      const last = items.at(-1);
-      return {
-        entries: items.map((item) => toLedgerEntry(item, query.organizationId)),
-        hasMore: Items.length > query.limit,
-        ...(last ? { last: String(last.listSk) } : {}),
-      };
-    },
+    page: page(table),
 
-    async entriesBetween(organizationId, from, to) {
-      const index = LEDGER_INDEXES.all;
-      const partition = keys.ledgerIndexes(organizationId, { id: '', createdAt: '', kind: '', campaignId: null });
-      const listed: Record<string, unknown>[] = [];
-      for await (const page of paginateQuery(
-        { client },
-        {
-          TableName: tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-          // listSk = createdAt#id: every entry stamped in [from, to) sorts between `from` and `to` (exclusive).
-          ExpressionAttributeValues: { ':pk': partition[index.partitionKey as keyof typeof partition], ':from': from, ':to': to },
-        },
-      ))
-        listed.push(...(page.Items ?? []).filter((item) => String(item.listSk) < to));
-      const moved = listed.filter((item) => typeof item.campaignId === 'string');
-      const stored = await batchGet(
-        client,
-        tableName,
-        moved.map((item) => ({ pk: item.pk, sk: item.sk })),
-        ['keyId'],
-      );
-      const keyIdOf = new Map(stored.map((item) => [`${String(item.pk)}|${String(item.sk)}`, item.keyId]));
-      return listed.map((item) => {
-        const keyId = keyIdOf.get(`${String(item.pk)}|${String(item.sk)}`);
-        return toLedgerEntry({ ...item, ...(typeof keyId === 'string' ? { keyId } : {}) }, organizationId);
-      });
-    },
+    entriesBetween: entriesBetween(table),
 
     async audit(organizationId) {
       for (let round = 0; ; round++) {
