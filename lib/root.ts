@@ -57,6 +57,7 @@ import type { LaunchDependencies } from './enrichment/launch';
 import type { ReconcileDependencies } from './enrichment/reconcile';
 import type { CancelDependencies } from './enrichment/cancel';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import * as idempotencyMethods from './idempotency/store';
 import { idempotencyStage } from './idempotency/stage';
 import type { SavedAnswerCodec } from './idempotency/middleware';
 import { createWebhookStore, type WebhookStore } from './webhooks/store';
@@ -190,9 +191,14 @@ export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() =>
 );
 
 /** Idempotency records (docs/idempotency.md). */
-export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() =>
-  createIdempotencyStore({ client: ddb, tableName: config.tableName }),
-);
+export const idempotencyRecords: () => IdempotencyStore = /* @__PURE__ */ once(() => createIdempotencyStore(table()));
+/** What an idempotent request's stage claims, saves and releases (lib/db/methods.ts): not the erasure's purge. */
+const idempotencyClaims = /* @__PURE__ */ tableStore({
+  work: idempotencyMethods.work,
+  claim: idempotencyMethods.claim,
+  complete: idempotencyMethods.complete,
+  release: idempotencyMethods.release,
+});
 
 /** Upload records (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
@@ -537,7 +543,7 @@ const idempotentHandlerOf =
     useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
     { savedAnswer, personalAnswers, ...options }: IdempotentHandlerOptions<R> = {},
   ): ApiHandler => {
-    const stage = idempotencyStage({ store: idempotencyRecords, ttlSeconds: () => config.idempotencyTtlSeconds });
+    const stage = idempotencyStage({ store: idempotencyClaims, ttlSeconds: () => config.idempotencyTtlSeconds });
     return build(
       operation,
       useCase,

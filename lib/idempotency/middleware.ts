@@ -63,8 +63,8 @@ export interface IdempotencyOptions {
    * the person (lib/idempotency/store.ts `purgeAnswers`; docs/privacy.md "Erasure").
    */
   personalAnswers?: boolean;
-  /** The store of idempotency records (built lazily, once per process). */
-  store: () => IdempotencyStore;
+  /** The store of idempotency records (built lazily, once per process): what a request claims, saves and releases. */
+  store: () => Pick<IdempotencyStore, 'work' | 'claim' | 'complete' | 'release'>;
   /** Seconds a key is kept (`IDEMPOTENCY_TTL_SECONDS`). */
   ttlSeconds: () => number;
   /** Lock length when the Lambda context gives no remaining time, in ms. @default 29,000 (the API functions' timeout) */

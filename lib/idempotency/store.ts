@@ -12,13 +12,8 @@
  * DynamoDB deletes items past their `ttl` lazily (up to days later), so every
  * check here treats a record past `expiresAt` as absent.
  */
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { storeOf, type StoreMethod, type TableAccess } from '../db/methods';
 import { TABLE_INDEXES } from '../db/table';
 import * as keys from '../db/keys';
 import { deleteIf, putIf, updateIf } from '../db/conditional';
@@ -114,132 +109,151 @@ export interface IdempotencyStore {
   release(scope: IdempotencyScope, token: string): Promise<void>;
 }
 
-/** Builds the DynamoDB implementation of {@link IdempotencyStore}. */
-export function createIdempotencyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): IdempotencyStore {
-  const keyOf = (scope: IdempotencyScope) => keys.idempotencyRecord(scope.organizationId, scope.operationId, scope.key);
+/** A store method's factory (lib/db/methods.ts): an operation's bundle carries only the methods it names. */
+type Method<K extends keyof IdempotencyStore> = StoreMethod<IdempotencyStore, K>;
 
-  return {
-    work(scope, now, ttlSeconds) {
-      const key = keys.idempotentWork(scope.organizationId, scope.operationId, scope.key);
-      return {
-        async find() {
-          const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-          // A marker past its expiry counts as absent (DynamoDB's TTL deletes lazily).
-          return Item && Number(Item.expiresAt) > Date.now() ? String(Item.resourceId) : undefined;
-        },
-        workItem(resourceId) {
-          const expiresAt = now + ttlSeconds * 1000;
-          return {
-            Put: {
-              TableName: tableName,
-              Item: { ...key, type: 'idempotentWork', resourceId, expiresAt, ttl: Math.ceil(expiresAt / 1000) },
-            },
-          };
-        },
-      };
-    },
+/** The record's key of one Idempotency-Key. */
+const keyOf = (scope: IdempotencyScope) => keys.idempotencyRecord(scope.organizationId, scope.operationId, scope.key);
 
-    async claim(claim) {
-      const expiresAt = claim.now + claim.ttlSeconds * 1000;
-      const record: IdempotencyRecord & { token: string } = {
-        status: 'in_progress',
-        fingerprint: claim.fingerprint,
-        requestId: claim.requestId,
-        createdAt: new Date(claim.now).toISOString(),
-        lockExpiresAt: claim.lockExpiresAt,
-        expiresAt,
-        token: claim.token,
-      };
-      const outcome = await putIf(client, {
-        TableName: tableName,
-        Item: {
-          ...keyOf(claim),
-          type: 'idempotencyRecord',
-          organizationId: claim.organizationId,
-          operationId: claim.operationId,
-          ...record,
-          // DynamoDB's TTL (epoch seconds) deletes the item some time after expiresAt.
-          ttl: Math.ceil(expiresAt / 1000),
-        },
-        // No live record; or a record past its expiry; or an abandoned lock on the same input.
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
-      });
-      if (outcome.ok) return { ok: true };
-      const old = outcome.old as (IdempotencyRecord & { response?: { statusCode: number; body: string } }) | undefined;
-      // A failed condition always has an item to show (the first clause failed); anything else is unexpected.
-      if (!old) throw new Error('Idempotency claim refused with no record to answer from');
-      return {
-        ok: false,
-        record: {
-          status: old.status,
-          fingerprint: old.fingerprint,
-          requestId: old.requestId,
-          createdAt: old.createdAt,
-          lockExpiresAt: old.lockExpiresAt,
-          expiresAt: old.expiresAt,
-          ...(old.response ? { response: { statusCode: old.response.statusCode, body: old.response.body } } : {}),
-        },
-      };
-    },
-
-    async complete(scope, token, response, personal = false) {
-      const listed = personal ? keys.personalSavedAnswer(scope.organizationId, scope.operationId, scope.key) : undefined;
-      const outcome = await updateIf(client, {
-        TableName: tableName,
-        Key: keyOf(scope),
-        UpdateExpression: `SET #status = :completed, #response = :response${listed ? ', gsi1pk = :gsi1pk, listSk = :listSk' : ''}`,
-        ConditionExpression: '#token = :token',
-        ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
-        ExpressionAttributeValues: {
-          ':completed': 'completed',
-          ':response': response,
-          ':token': token,
-          ...(listed ? { ':gsi1pk': listed.gsi1pk, ':listSk': listed.listSk } : {}),
-        },
-        ReturnValues: 'NONE',
-      });
-      return outcome.ok;
-    },
-
-    async purgeAnswers(organizationId, holds) {
-      const partition = keys.personalSavedAnswer(organizationId, '', '').gsi1pk;
-      let purged = 0;
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
+/** {@link IdempotencyStore.work}. */
+export const work: Method<'work'> =
+  ({ client, tableName }) =>
+  (scope, now, ttlSeconds) => {
+    const key = keys.idempotentWork(scope.organizationId, scope.operationId, scope.key);
+    return {
+      async find() {
+        const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+        // A marker past its expiry counts as absent (DynamoDB's TTL deletes lazily).
+        return Item && Number(Item.expiresAt) > Date.now() ? String(Item.resourceId) : undefined;
+      },
+      workItem(resourceId) {
+        const expiresAt = now + ttlSeconds * 1000;
+        return {
+          Put: {
             TableName: tableName,
-            IndexName: TABLE_INDEXES.all.indexName,
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': partition },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const listed of page.Items ?? []) {
-          const key = { pk: listed.pk, sk: listed.sk };
-          const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-          const body = (Item?.response as SavedResponse | undefined)?.body;
-          if (body === undefined || !holds(body)) continue;
-          await client.send(new DeleteCommand({ TableName: tableName, Key: key }));
-          purged++;
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return purged;
-    },
-
-    async release(scope, token) {
-      // A failed condition: the record is no longer ours (our lock lapsed and another request took it).
-      await deleteIf(client, {
-        TableName: tableName,
-        Key: keyOf(scope),
-        ConditionExpression: '#token = :token',
-        ExpressionAttributeNames: { '#token': 'token' },
-        ExpressionAttributeValues: { ':token': token },
-      });
-    },
+            Item: { ...key, type: 'idempotentWork', resourceId, expiresAt, ttl: Math.ceil(expiresAt / 1000) },
+          },
+        };
+      },
+    };
   };
+
+/** {@link IdempotencyStore.claim}. */
+export const claim: Method<'claim'> =
+  ({ client, tableName }) =>
+  async (claim) => {
+    const expiresAt = claim.now + claim.ttlSeconds * 1000;
+    const record: IdempotencyRecord & { token: string } = {
+      status: 'in_progress',
+      fingerprint: claim.fingerprint,
+      requestId: claim.requestId,
+      createdAt: new Date(claim.now).toISOString(),
+      lockExpiresAt: claim.lockExpiresAt,
+      expiresAt,
+      token: claim.token,
+    };
+    const outcome = await putIf(client, {
+      TableName: tableName,
+      Item: {
+        ...keyOf(claim),
+        type: 'idempotencyRecord',
+        organizationId: claim.organizationId,
+        operationId: claim.operationId,
+        ...record,
+        // DynamoDB's TTL (epoch seconds) deletes the item some time after expiresAt.
+        ttl: Math.ceil(expiresAt / 1000),
+      },
+      // No live record; or a record past its expiry; or an abandoned lock on the same input.
+      ConditionExpression:
+        'attribute_not_exists(pk) OR expiresAt <= :now OR (#status = :inProgress AND lockExpiresAt <= :now AND fingerprint = :fingerprint)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': claim.now, ':inProgress': 'in_progress', ':fingerprint': claim.fingerprint },
+    });
+    if (outcome.ok) return { ok: true };
+    const old = outcome.old as (IdempotencyRecord & { response?: { statusCode: number; body: string } }) | undefined;
+    // A failed condition always has an item to show (the first clause failed); anything else is unexpected.
+    if (!old) throw new Error('Idempotency claim refused with no record to answer from');
+    return {
+      ok: false,
+      record: {
+        status: old.status,
+        fingerprint: old.fingerprint,
+        requestId: old.requestId,
+        createdAt: old.createdAt,
+        lockExpiresAt: old.lockExpiresAt,
+        expiresAt: old.expiresAt,
+        ...(old.response ? { response: { statusCode: old.response.statusCode, body: old.response.body } } : {}),
+      },
+    };
+  };
+
+/** {@link IdempotencyStore.complete}. */
+export const complete: Method<'complete'> =
+  ({ client, tableName }) =>
+  async (scope, token, response, personal = false) => {
+    const listed = personal ? keys.personalSavedAnswer(scope.organizationId, scope.operationId, scope.key) : undefined;
+    const outcome = await updateIf(client, {
+      TableName: tableName,
+      Key: keyOf(scope),
+      UpdateExpression: `SET #status = :completed, #response = :response${listed ? ', gsi1pk = :gsi1pk, listSk = :listSk' : ''}`,
+      ConditionExpression: '#token = :token',
+      ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
+      ExpressionAttributeValues: {
+        ':completed': 'completed',
+        ':response': response,
+        ':token': token,
+        ...(listed ? { ':gsi1pk': listed.gsi1pk, ':listSk': listed.listSk } : {}),
+      },
+      ReturnValues: 'NONE',
+    });
+    return outcome.ok;
+  };
+
+/** {@link IdempotencyStore.purgeAnswers}. */
+export const purgeAnswers: Method<'purgeAnswers'> =
+  ({ client, tableName }) =>
+  async (organizationId, holds) => {
+    const partition = keys.personalSavedAnswer(organizationId, '', '').gsi1pk;
+    let purged = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: TABLE_INDEXES.all.indexName,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': partition },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const listed of page.Items ?? []) {
+        const key = { pk: listed.pk, sk: listed.sk };
+        const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+        const body = (Item?.response as SavedResponse | undefined)?.body;
+        if (body === undefined || !holds(body)) continue;
+        await client.send(new DeleteCommand({ TableName: tableName, Key: key }));
+        purged++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return purged;
+  };
+
+/** {@link IdempotencyStore.release}. */
+export const release: Method<'release'> =
+  ({ client, tableName }) =>
+  async (scope, token) => {
+    // A failed condition: the record is no longer ours (our lock lapsed and another request took it).
+    await deleteIf(client, {
+      TableName: tableName,
+      Key: keyOf(scope),
+      ConditionExpression: '#token = :token',
+      ExpressionAttributeNames: { '#token': 'token' },
+      ExpressionAttributeValues: { ':token': token },
+    });
+  };
+
+/** Builds the DynamoDB implementation of {@link IdempotencyStore}: every method (a request's stage builds only those it calls). */
+export function createIdempotencyStore(table: TableAccess): IdempotencyStore {
+  return storeOf(table, { work, claim, complete, purgeAnswers, release });
 }
