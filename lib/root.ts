@@ -43,7 +43,7 @@ import { createOrganizationStore, getOrganization, type OrganizationStore } from
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
-import { updateDraft } from './campaigns/store';
+import * as campaignMethods from './campaigns/store';
 import { createAccountListStore, type AccountListStore } from './account-lists/account-list';
 import { createLedgerStore, type LedgerStore } from './credits/store';
 import * as ledgerMethods from './credits/store';
@@ -108,8 +108,10 @@ export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
   createOrganizationStore({ client: ddb, tableName: config.tableName }),
 );
 
+/** What `campaigns/list` reads (lib/db/methods.ts): its function's bundle carries no other campaign store method. */
+export const campaignLister = /* @__PURE__ */ tableStore({ list: campaignMethods.list });
 /** What `campaigns/update` writes (lib/db/methods.ts): its function's bundle carries no other campaign store method. */
-export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft });
+export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft: campaignMethods.updateDraft });
 
 /** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
 export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
@@ -148,9 +150,9 @@ export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ 
 
 /**
  * A campaign's reads with its organization (the same reads as {@link campaigns}): what a launch's and a quote's
- * evaluation read, so their bundles carry none of the store's list and write code (bench `bundles`).
+ * evaluation read, and `campaigns/get`, so their bundles carry none of the store's list and write code (bench `bundles`).
  */
-const campaignOrganizationReader: () => Pick<CampaignStore, 'get' | 'getWithOrganization'> = /* @__PURE__ */ once(() =>
+export const campaignOrganizationReader: () => Pick<CampaignStore, 'get' | 'getWithOrganization'> = /* @__PURE__ */ once(() =>
   createCampaignOrganizationReader({ client: ddb, tableName: config.tableName }),
 );
 

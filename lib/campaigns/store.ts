@@ -230,8 +230,10 @@ export const updateDraft: StoreMethod<CampaignStore, 'updateDraft'> =
     return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };
   };
 
-/** Builds the DynamoDB implementation of {@link CampaignStore}. */
-export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
+/**
+ * {@link CampaignStore.list} (lib/db/methods.ts): `campaigns/list`'s function builds this method alone.
+ */
+export const list: StoreMethod<CampaignStore, 'list'> = ({ client, tableName }) => {
   /**
    * Reads up to `wanted` items of one source below `after`, newest first.
    * @param others - the other sources' items, once read (lapsed campaigns stop once no unread one can enter the page).
@@ -345,6 +347,29 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
     return candidates;
   };
 
+  return async (query) => {
+    const sources = listSources(query);
+    const wanted = query.limit + 1;
+    // All sources in one wave. Once the partitions are read, the lapsed source, if still paging, stops as soon as
+    // its items and theirs fill the page with items no unread lapsed campaign can beat.
+    const partitions = Promise.all(
+      sources
+        .filter((source) => source.kind === 'partition')
+        .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)),
+    ).then((pages) => pages.flat().sort(newestFirst));
+    const lapsed = Promise.all(
+      sources
+        .filter((source) => source.kind === 'lapsed')
+        .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => partitions)),
+    );
+    const [partitionItems, lapsedItems] = await Promise.all([partitions, lapsed]);
+    const merged = [...partitionItems, ...lapsedItems.flat()].sort(newestFirst);
+    return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
+  };
+};
+
+/** Builds the DynamoDB implementation of {@link CampaignStore}. */
+export function createCampaignStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): CampaignStore {
   const { get, getWithOrganization } = createCampaignOrganizationReader({ client, tableName });
 
   return {
@@ -415,24 +440,6 @@ export function createCampaignStore({ client, tableName }: { client: DynamoDBDoc
       return (await queryPartition(client, tableName, TABLE_INDEXES.byStatus, partition, ['id'])).map((item) => String(item.id));
     },
 
-    async list(query) {
-      const sources = listSources(query);
-      const wanted = query.limit + 1;
-      // All sources in one wave. Once the partitions are read, the lapsed source, if still paging, stops as soon as
-      // its items and theirs fill the page with items no unread lapsed campaign can beat.
-      const partitions = Promise.all(
-        sources
-          .filter((source) => source.kind === 'partition')
-          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now)),
-      ).then((pages) => pages.flat().sort(newestFirst));
-      const lapsed = Promise.all(
-        sources
-          .filter((source) => source.kind === 'lapsed')
-          .map((source) => readSource(source, query.organizationId, wanted, query.after, query.now, () => partitions)),
-      );
-      const [partitionItems, lapsedItems] = await Promise.all([partitions, lapsed]);
-      const merged = [...partitionItems, ...lapsedItems.flat()].sort(newestFirst);
-      return { items: merged.slice(0, query.limit), hasMore: merged.length > query.limit };
-    },
+    list: list({ client, tableName }),
   };
 }

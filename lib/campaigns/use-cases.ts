@@ -129,7 +129,7 @@ export async function createCampaign(
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
 export async function getCampaign(
-  deps: Pick<CampaignDependencies, 'campaigns'>,
+  deps: { campaigns: Pick<CampaignStore, 'getWithOrganization'> },
   organizationId: string,
   campaignId: string,
   keyCheck?: KeyCheck,
@@ -195,7 +195,7 @@ const asArray = <T>(value: T | T[] | undefined): T[] | undefined =>
  * @throws InvalidApiKeyError, RevokedApiKeyError from the key check.
  */
 export async function listCampaigns(
-  deps: Pick<CampaignDependencies, 'campaigns'>,
+  deps: { campaigns: Pick<CampaignStore, 'list'> },
   organizationId: string,
   input: ListCampaignsInput,
   keyCheck?: KeyCheck,
