@@ -226,131 +226,109 @@ function requiredText(declaration: SettingDeclaration): string {
 }
 
 /**
- * Settings of the running deployment, read lazily from the environment. Each
- * getter reads the setting of the same name in {@link SETTINGS}, which holds
- * its variable, default and bounds; a value out of bounds
- * throws an Error naming the variable.
+ * Settings of the running deployment (see {@link config}). Each reads the setting of the same name in
+ * {@link SETTINGS}, which holds its variable, default and bounds.
  */
-export const config = {
+export interface Config {
   /** {@link SETTINGS}.tableName. */
-  get tableName(): string {
-    return requiredText(SETTINGS.tableName);
-  },
+  readonly tableName: string;
   /** {@link SETTINGS}.bucketName. */
-  get bucketName(): string {
-    return requiredText(SETTINGS.bucketName);
-  },
+  readonly bucketName: string;
   /** {@link SETTINGS}.stateMachineArn. */
-  get stateMachineArn(): string {
-    return requiredText(SETTINGS.stateMachineArn);
-  },
+  readonly stateMachineArn: string;
   /** {@link SETTINGS}.creditsPerAccount. */
-  get creditsPerAccount(): number {
-    return numberSetting(SETTINGS.creditsPerAccount);
-  },
+  readonly creditsPerAccount: number;
   /** {@link SETTINGS}.resultsAccessPeriodSeconds. */
-  get resultsAccessPeriodSeconds(): number {
-    return numberSetting(SETTINGS.resultsAccessPeriodSeconds);
-  },
+  readonly resultsAccessPeriodSeconds: number;
   /** {@link SETTINGS}.testResultsAccessPeriodSeconds. */
-  get testResultsAccessPeriodSeconds(): number {
-    return numberSetting(SETTINGS.testResultsAccessPeriodSeconds);
-  },
+  readonly testResultsAccessPeriodSeconds: number;
   /** {@link SETTINGS}.exportUrlTtlSeconds. */
-  get exportUrlTtlSeconds(): number {
-    return numberSetting(SETTINGS.exportUrlTtlSeconds);
-  },
+  readonly exportUrlTtlSeconds: number;
   /** {@link SETTINGS}.uploadUrlTtlSeconds. */
-  get uploadUrlTtlSeconds(): number {
-    return numberSetting(SETTINGS.uploadUrlTtlSeconds);
-  },
+  readonly uploadUrlTtlSeconds: number;
   /** {@link SETTINGS}.uploadTtlSeconds. */
-  get uploadTtlSeconds(): number {
-    return numberSetting(SETTINGS.uploadTtlSeconds);
-  },
+  readonly uploadTtlSeconds: number;
   /** {@link SETTINGS}.idempotencyTtlSeconds. */
-  get idempotencyTtlSeconds(): number {
-    return numberSetting(SETTINGS.idempotencyTtlSeconds);
-  },
+  readonly idempotencyTtlSeconds: number;
   /** {@link SETTINGS}.rateLimitRequests. */
-  get rateLimitRequests(): number {
-    return numberSetting(SETTINGS.rateLimitRequests);
-  },
+  readonly rateLimitRequests: number;
   /** {@link SETTINGS}.rateLimitWindowSeconds. */
-  get rateLimitWindowSeconds(): number {
-    return numberSetting(SETTINGS.rateLimitWindowSeconds);
-  },
+  readonly rateLimitWindowSeconds: number;
   /** {@link SETTINGS}.testRateLimitRequests. */
-  get testRateLimitRequests(): number {
-    return numberSetting(SETTINGS.testRateLimitRequests);
-  },
+  readonly testRateLimitRequests: number;
   /** {@link SETTINGS}.testAccountIdsPerDay. */
-  get testAccountIdsPerDay(): number {
-    return numberSetting(SETTINGS.testAccountIdsPerDay);
-  },
+  readonly testAccountIdsPerDay: number;
   /** {@link SETTINGS}.exportsPerHour. */
-  get exportsPerHour(): number {
-    return numberSetting(SETTINGS.exportsPerHour);
-  },
+  readonly exportsPerHour: number;
   /** {@link SETTINGS}.resultsStreamKeepAliveSeconds. */
-  get resultsStreamKeepAliveSeconds(): number {
-    return numberSetting(SETTINGS.resultsStreamKeepAliveSeconds);
-  },
+  readonly resultsStreamKeepAliveSeconds: number;
   /** {@link SETTINGS}.resultsStreamMaxSeconds. */
-  get resultsStreamMaxSeconds(): number {
-    return numberSetting(SETTINGS.resultsStreamMaxSeconds);
-  },
+  readonly resultsStreamMaxSeconds: number;
   /** {@link SETTINGS}.resultsStreamUrl; `undefined` when unset. */
-  get resultsStreamUrl(): string | undefined {
-    return process.env[SETTINGS.resultsStreamUrl.env] || undefined;
-  },
+  readonly resultsStreamUrl: string | undefined;
   /** {@link SETTINGS}.uploadsPerHour. */
-  get uploadsPerHour(): number {
-    return numberSetting(SETTINGS.uploadsPerHour);
-  },
+  readonly uploadsPerHour: number;
   /** {@link SETTINGS}.cursorSecret. */
-  get cursorSecret(): string {
-    return requiredText(SETTINGS.cursorSecret);
-  },
+  readonly cursorSecret: string;
   /** {@link SETTINGS}.webhooksAllowLocalhost. */
-  get webhooksAllowLocalhost(): boolean {
-    return flagSetting(SETTINGS.webhooksAllowLocalhost);
-  },
+  readonly webhooksAllowLocalhost: boolean;
   /** {@link SETTINGS}.webhookRetryBaseSeconds. */
-  get webhookRetryBaseSeconds(): number {
-    return numberSetting(SETTINGS.webhookRetryBaseSeconds);
-  },
+  readonly webhookRetryBaseSeconds: number;
   /** {@link SETTINGS}.webhookStateMachineArn: unset on the local stack. */
-  get webhookStateMachineArn(): string | undefined {
-    return process.env[SETTINGS.webhookStateMachineArn.env] || undefined;
-  },
+  readonly webhookStateMachineArn: string | undefined;
   /** Seconds after which a launch lock whose holder died expires (docs/errors.md). */
-  launchLockSeconds: 60,
+  readonly launchLockSeconds: number;
   /** {@link SETTINGS}.reconcileGraceSeconds. */
-  get reconcileGraceSeconds(): number {
-    return numberSetting(SETTINGS.reconcileGraceSeconds);
-  },
+  readonly reconcileGraceSeconds: number;
   /** {@link SETTINGS}.localReconcileEverySeconds. */
-  get localReconcileEverySeconds(): number {
-    return numberSetting(SETTINGS.localReconcileEverySeconds);
-  },
+  readonly localReconcileEverySeconds: number;
   /** {@link SETTINGS}.privacySigningKeyFile. */
-  get privacySigningKeyFile(): string {
-    return requiredText(SETTINGS.privacySigningKeyFile);
-  },
+  readonly privacySigningKeyFile: string;
   /** {@link SETTINGS}.receiptKeyId: unset on the local stack and on every function but the erasure worker. */
-  get receiptKeyId(): string | undefined {
-    return process.env[SETTINGS.receiptKeyId.env] || undefined;
-  },
+  readonly receiptKeyId: string | undefined;
   /** {@link SETTINGS}.receiptPublishedKeyIds: empty on the local stack. */
-  get receiptPublishedKeyIds(): string[] {
-    return (process.env[SETTINGS.receiptPublishedKeyIds.env] ?? '')
+  readonly receiptPublishedKeyIds: string[];
+  /** {@link SETTINGS}.erasureQueueUrl: unset on the local stack. */
+  readonly erasureQueueUrl: string | undefined;
+}
+
+/** Text settings that may be unset: `undefined` then, never an error. */
+const OPTIONAL_TEXT: ReadonlySet<string> = new Set<SettingName>([
+  'resultsStreamUrl',
+  'webhookStateMachineArn',
+  'receiptKeyId',
+  'erasureQueueUrl',
+]);
+/** Text settings that hold a comma-separated list: trimmed, empty entries dropped (unset: empty). */
+const LIST_TEXT: ReadonlySet<string> = new Set<SettingName>(['receiptPublishedKeyIds']);
+
+/** The current value of a declared setting, by its kind (a value out of bounds throws, naming the variable). */
+function settingValue(name: SettingName): unknown {
+  const declaration: SettingDeclaration = SETTINGS[name];
+  if (declaration.kind === 'flag') return flagSetting(declaration);
+  if (declaration.kind !== 'text') return numberSetting(declaration);
+  if (LIST_TEXT.has(name))
+    return (process.env[declaration.env] ?? '')
       .split(',')
       .map((id) => id.trim())
       .filter((id) => id.length > 0);
-  },
-  /** {@link SETTINGS}.erasureQueueUrl: unset on the local stack. */
-  get erasureQueueUrl(): string | undefined {
-    return process.env[SETTINGS.erasureQueueUrl.env] || undefined;
-  },
-};
+  return OPTIONAL_TEXT.has(name) ? process.env[declaration.env] || undefined : requiredText(declaration);
+}
+
+/** Values that are not deployment settings. */
+const CONSTANTS = { launchLockSeconds: 60 };
+
+/**
+ * Settings of the running deployment, read lazily from the environment: each property reads the setting of the
+ * same name in {@link SETTINGS} at every access (one generic reader rather than a getter each, so every bundle
+ * carries the declarations once and no per-setting code; docs/deploy.md "Bundle size"); a value out of bounds
+ * throws an Error naming the variable.
+ */
+export const config: Config = /* @__PURE__ */ new Proxy(CONSTANTS as unknown as Config, {
+  get: (constants, name) =>
+    Object.hasOwn(constants, name)
+      ? constants[name as keyof Config]
+      : Object.hasOwn(SETTINGS, name)
+        ? settingValue(name as SettingName)
+        : undefined,
+});
