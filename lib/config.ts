@@ -321,7 +321,7 @@ const CONSTANTS = { launchLockSeconds: 60 };
 /**
  * Settings of the running deployment, read lazily from the environment: each property reads the setting of the
  * same name in {@link SETTINGS} at every access (one generic reader rather than a getter each, so every bundle
- * carries the declarations once and no per-setting code; docs/deploy.md "Bundle size"); a value out of bounds
+ * carries the declarations once and no per-setting code; docs/deploy.md "Prerequisites", bench `bundles`); a value out of bounds
  * throws an Error naming the variable.
  */
 export const config: Config = /* @__PURE__ */ new Proxy(CONSTANTS as unknown as Config, {

@@ -98,7 +98,7 @@ const table = (): TableAccess => ({ client: ddb, tableName: config.tableName });
 
 /**
  * An operation's narrow store: the given store methods (lib/db/methods.ts), built on first use against this
- * deployment's table. Its function's bundle carries those methods and no other (docs/deploy.md "Bundle size").
+ * deployment's table. Its function's bundle carries those methods and no other (docs/deploy.md "Prerequisites", bench `bundles`).
  */
 const tableStore = <M extends Record<string, (table: TableAccess) => unknown>>(methods: M): (() => { [K in keyof M]: ReturnType<M[K]> }) =>
   once(() => storeOf(table(), methods));

@@ -1,6 +1,6 @@
 /**
  * Stores built method by method, so a function's bundle carries only the store
- * methods its operation calls (docs/deploy.md "Bundle size").
+ * methods its operation calls (docs/deploy.md "Prerequisites", bench `bundles`).
  *
  * A store module exports each method as a {@link StoreMethod}: a factory that
  * takes the table and returns the method. The full store is {@link storeOf} with
