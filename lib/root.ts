@@ -40,7 +40,7 @@ import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type 
 import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, getOrganization, type OrganizationStore } from './organizations/store';
-import { createApiKeyPager, createApiKeyReader, createApiKeyStore, type ApiKeyStore } from './organizations/api-keys';
+import { createApiKeyPager, createApiKeyReader, createApiKeyStore, issue as issueApiKey, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
 import * as campaignMethods from './campaigns/store';
@@ -118,6 +118,8 @@ export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganizat
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+/** What `keys/create` writes (lib/db/methods.ts): its function's bundle carries no other key store method. */
+export const apiKeyIssuer = /* @__PURE__ */ tableStore({ issue: issueApiKey });
 /** The key page of `keys/list` alone (lib/organizations/api-keys.ts {@link createApiKeyPager}): its bundle carries no code that changes keys. */
 export const apiKeyPager: () => Pick<ApiKeyStore, 'page'> = /* @__PURE__ */ once(() =>
   createApiKeyPager({ client: ddb, tableName: config.tableName }),

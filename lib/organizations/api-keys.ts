@@ -18,6 +18,7 @@
  * function that reads no organization bundles only this.
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StoreMethod } from '../db/methods';
 import * as keys from '../db/keys';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId, hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
@@ -404,13 +405,12 @@ export function createApiKeyPager({ client, tableName }: { client: DynamoDBDocum
   };
 }
 
-/** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
-export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): ApiKeyStore {
-  const { findByHash } = createApiKeyReader({ client, tableName });
-  const readDescription = async (organizationId: string, keyId: string) =>
-    (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true })))
-      .Item;
-  const issue = async (organizationId: string, details: NewKeyDetails, now = new Date(), alsoPut: readonly TransactItem[] = []) => {
+/**
+ * {@link ApiKeyStore.issue} (lib/db/methods.ts): `keys/create`'s function builds this method alone.
+ */
+export const issue: StoreMethod<ApiKeyStore, 'issue'> =
+  ({ client, tableName }) =>
+  async (organizationId, details, now = new Date(), alsoPut = []) => {
     const secret = isTestOrganizationId(organizationId) ? newTestApiKey() : newApiKey();
     const items = issuedKeyItems(tableName, organizationId, secret, now.toISOString(), details);
     // The key's items and its place in the organization's list, together (or none: an unknown organization).
@@ -420,15 +420,24 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
     if (!outcome.ok) throw new NotFoundError('organization', organizationId);
     return { key: toApiKeyView(items[1].Put.Item), secret };
   };
+
+/** Builds the DynamoDB implementation of {@link ApiKeyStore}. */
+export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): ApiKeyStore {
+  const { findByHash } = createApiKeyReader({ client, tableName });
+  const readDescription = async (organizationId: string, keyId: string) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKeyDescription(organizationId, keyId), ConsistentRead: true })))
+      .Item;
+  const issueKey = issue({ client, tableName });
+
   return {
     find: (apiKey) => findByHash(hashApiKey(apiKey)),
     findByHash,
 
     async create(organizationId, options = {}) {
-      return (await issue(organizationId, options.scopes ? { scopes: options.scopes } : {}, new Date(), options.alsoPut)).secret;
+      return (await issueKey(organizationId, options.scopes ? { scopes: options.scopes } : {}, new Date(), options.alsoPut)).secret;
     },
 
-    issue,
+    issue: issueKey,
 
     page: createApiKeyPager({ client, tableName }).page,
 

@@ -37,7 +37,7 @@ export interface KeyCaller {
  * @throws InvalidRequestError for an `expiresAt` not in the future or more than {@link MAX_KEY_LIFETIME_DAYS} days ahead.
  */
 export async function createKey(
-  deps: KeyDependencies,
+  deps: Omit<KeyDependencies, 'apiKeys'> & { apiKeys: Pick<ApiKeyStore, 'issue'> },
   caller: KeyCaller,
   input: CreateKeyInput,
 ): Promise<{ key: ApiKeyView; secret: string }> {
