@@ -28,15 +28,55 @@ const LIST_INDEX_ATTRIBUTES = [...LIST_ITEM_ATTRIBUTES, ...LEDGER_ENTRY_ATTRIBUT
  * `ORG#…#CAMPAIGNS…`) and ledger entries (`ORG#…#LEDGER…`), newest first by
  * `listSk` = `createdAt#id`; gsi1 also lists organizations (`ORGANIZATIONS`).
  */
+/** Campaigns of an organization, newest first (list without filters). */
+const allIndex = {
+  indexName: 'gsi1',
+  partitionKey: 'gsi1pk',
+  sortKey: 'listSk',
+  projectedAttributes: LIST_INDEX_ATTRIBUTES,
+} as const satisfies IndexDefinition;
+/** Campaigns of an organization in one status. */
+const byStatusIndex = {
+  indexName: 'gsi2',
+  partitionKey: 'gsi2pk',
+  sortKey: 'listSk',
+  projectedAttributes: LIST_INDEX_ATTRIBUTES,
+} as const satisfies IndexDefinition;
+/** Campaigns of an organization created through one surface. */
+const byCreatedViaIndex = {
+  indexName: 'gsi3',
+  partitionKey: 'gsi3pk',
+  sortKey: 'listSk',
+  projectedAttributes: LIST_INDEX_ATTRIBUTES,
+} as const satisfies IndexDefinition;
+/** Campaigns of an organization in one status and created through one surface. */
+const byStatusAndCreatedViaIndex = {
+  indexName: 'gsi4',
+  partitionKey: 'gsi4pk',
+  sortKey: 'listSk',
+  projectedAttributes: LIST_INDEX_ATTRIBUTES,
+} as const satisfies IndexDefinition;
+/**
+ * Sparse: enriched campaigns whose per-account enrichment times are not all
+ * recorded yet. Launch evaluation treats their accounts as enriched at
+ * `completedAt`, so recency holds from the moment a campaign reads `enriched`.
+ */
+const recencyPendingIndex = {
+  indexName: 'gsi6',
+  partitionKey: 'gsi6pk',
+  sortKey: 'listSk',
+  projectedAttributes: ['id', 'completedAt', 'attempt'],
+} as const satisfies IndexDefinition;
+
+/**
+ * Every index of the table, by what it serves. Each is also its own constant above, so a function that reads
+ * one use of the overloaded indexes (the ledger's, the event feed's…) bundles those indexes, not this object.
+ */
 export const TABLE_INDEXES = {
-  /** Campaigns of an organization, newest first (list without filters). */
-  all: { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
-  /** Campaigns of an organization in one status. */
-  byStatus: { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
-  /** Campaigns of an organization created through one surface. */
-  byCreatedVia: { indexName: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
-  /** Campaigns of an organization in one status and created through one surface. */
-  byStatusAndCreatedVia: { indexName: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'listSk', projectedAttributes: LIST_INDEX_ATTRIBUTES },
+  all: allIndex,
+  byStatus: byStatusIndex,
+  byCreatedVia: byCreatedViaIndex,
+  byStatusAndCreatedVia: byStatusAndCreatedViaIndex,
   /**
    * Sparse: only campaigns stored as `enriched`, by `resultsExpireAt`. Finds
    * the ones whose results lapsed before the workflow rewrote them as
@@ -48,12 +88,7 @@ export const TABLE_INDEXES = {
     sortKey: 'expirySk',
     projectedAttributes: [...LIST_ITEM_ATTRIBUTES, 'listSk'],
   },
-  /**
-   * Sparse: enriched campaigns whose per-account enrichment times are not all
-   * recorded yet. Launch evaluation treats their accounts as enriched at
-   * `completedAt`, so recency holds from the moment a campaign reads `enriched`.
-   */
-  recencyPending: { indexName: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'listSk', projectedAttributes: ['id', 'completedAt', 'attempt'] },
+  recencyPending: recencyPendingIndex,
 } as const satisfies Record<string, IndexDefinition>;
 
 /** Key schema and indexes of the table. */
@@ -61,15 +96,15 @@ export const TABLE_DEFINITION = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
-  indexes: Object.values(TABLE_INDEXES) as IndexDefinition[],
+  indexes: /* @__PURE__ */ Object.values(TABLE_INDEXES) as IndexDefinition[],
 } as const;
 
 /** The ledger's uses of the overloaded list indexes, by the filter each serves (docs/launch.md#the-credit-ledger). */
 export const LEDGER_INDEXES = {
-  all: TABLE_INDEXES.all,
-  byKind: TABLE_INDEXES.byStatus,
-  byCampaign: TABLE_INDEXES.byCreatedVia,
-  byKindAndCampaign: TABLE_INDEXES.byStatusAndCreatedVia,
+  all: allIndex,
+  byKind: byStatusIndex,
+  byCampaign: byCreatedViaIndex,
+  byKindAndCampaign: byStatusAndCreatedViaIndex,
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
@@ -77,10 +112,10 @@ export const LEDGER_INDEXES = {
  * partitions `ORG#…#EVENTS…`, newest first by `listSk` = `occurredAt#eventId`.
  */
 export const EVENT_INDEXES = {
-  all: TABLE_INDEXES.all,
-  byType: TABLE_INDEXES.byStatus,
-  byCampaign: TABLE_INDEXES.byCreatedVia,
-  byTypeAndCampaign: TABLE_INDEXES.byStatusAndCreatedVia,
+  all: allIndex,
+  byType: byStatusIndex,
+  byCampaign: byCreatedViaIndex,
+  byTypeAndCampaign: byStatusAndCreatedViaIndex,
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
@@ -89,9 +124,9 @@ export const EVENT_INDEXES = {
  * filter the log is read from its own partition (`keys.auditEntry`), not from an index.
  */
 export const AUDIT_INDEXES = {
-  byKey: TABLE_INDEXES.byStatus,
-  byOperation: TABLE_INDEXES.byCreatedVia,
-  byKeyAndOperation: TABLE_INDEXES.byStatusAndCreatedVia,
+  byKey: byStatusIndex,
+  byOperation: byCreatedViaIndex,
+  byKeyAndOperation: byStatusAndCreatedViaIndex,
 } as const satisfies Record<string, IndexDefinition>;
 
 /**
@@ -101,7 +136,7 @@ export const AUDIT_INDEXES = {
  * AWS the table's stream and the delivery state machine drive the same work
  * and the index only shows what is in flight.
  */
-export const WEBHOOK_PENDING_INDEX = TABLE_INDEXES.recencyPending;
+export const WEBHOOK_PENDING_INDEX = recencyPendingIndex;
 
 /**
  * Erasure jobs not yet ended (docs/privacy.md "The erasure job"): in gsi6
@@ -109,7 +144,7 @@ export const WEBHOOK_PENDING_INDEX = TABLE_INDEXES.recencyPending;
  * `running`. The local stack resumes them at start; in AWS the queue's
  * redelivery does, and the index shows what is in flight.
  */
-export const UNFINISHED_ERASURES_INDEX = TABLE_INDEXES.recencyPending;
+export const UNFINISHED_ERASURES_INDEX = recencyPendingIndex;
 
 /** IAM pattern of the partitions of `keys.limitCounter` (lib/db/keys.ts): what a read-only API function may write (infra/constructs/route-permissions.ts). */
 export const LIMIT_COUNTER_KEY_PATTERN = 'ORG#*#LIMIT#*';
