@@ -70,7 +70,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** What the history's writes of one `run` cost: PutItem calls, of which split copies, and write units. */
 interface Writes {
   puts: number;
-  /** Splits (each is two PutItem: the new bucket's copy, then the split bucket). */
+  /** Splits (N after − N before; each is one PutItem, the new bucket: the bucket split is not rewritten). */
   splits: number;
   /** ⌈item size / 1 KB⌉ of every PutItem's new item. */
   writeUnits: number;
@@ -89,7 +89,6 @@ async function historyWrites(run: () => Promise<unknown>): Promise<Writes> {
         (context.commandName === 'PutCommand' || context.commandName === 'PutItemCommand') && String(input.Item?.pk).includes('#HBUCKET#');
       if (put) {
         writes.puts++;
-        if (input.Item!.splitOf !== undefined) writes.splits++;
         writes.writeUnits += Math.ceil(itemBytes(input.Item!) / KB);
       }
       const result = await next(args);
@@ -375,9 +374,11 @@ export async function runHistory(
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
-      const floor = bucketsOf(ids, (await accountHistory().state(organizationId)).buckets).size;
+      const { buckets: before } = await accountHistory().state(organizationId);
+      const floor = bucketsOf(ids, before).size;
       const started = performance.now();
       const writes = await historyWrites(() => accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()));
+      writes.splits = (await accountHistory().state(organizationId)).buckets - before;
       return { writes, floor, accounts: count, seconds: (performance.now() - started) / 1000 };
     };
     const small = await completion(options.launchAccounts, 'c');
@@ -438,7 +439,7 @@ export async function runHistory(
         },
         extra: {
           'bucket PutItem': n(w.puts),
-          splits: `${n(w.splits)} (2 PutItem each)`,
+          splits: `${n(w.splits)} (1 PutItem each: the new bucket)`,
           'write units': n(w.writeUnits),
           'consumed (DynamoDB Local)': n(w.consumedWriteUnits),
           ...(completion === large ? { seconds: round(large.seconds, 1) } : {}),
