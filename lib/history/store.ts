@@ -268,6 +268,20 @@ const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
 const joinValues = (known: number | undefined, value: number): number =>
   known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
 
+/** Joins `changes` into `entries` (in place). @returns whether any entry changed. */
+function joinInto(entries: Map<string, number>, changes: ReadonlyMap<string, number>): boolean {
+  let changed = false;
+  for (const [fingerprint, value] of changes) {
+    const known = entries.get(fingerprint);
+    const next = joinValues(known, value);
+    if (next !== known) {
+      entries.set(fingerprint, next);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 /**
  * The entries that route to `bucket` at `depth`: a split writes only the new bucket, so the bucket it split keeps the
  * moved entries (stale: no reader looks them up there) until its next rewrite, which drops them.
@@ -813,13 +827,15 @@ export function createAccountHistoryStore({
   const split = async (organizationId: string, n: number): Promise<void> => {
     const level = 31 - Math.clz32(n);
     const s = n - 2 ** level;
-    const reads = await readBuckets(
-      organizationId,
-      new Map([
-        [s, level],
-        [n, level + 1],
-      ]),
-    );
+    const readPair = () =>
+      readBuckets(
+        organizationId,
+        new Map([
+          [s, level],
+          [n, level + 1],
+        ]),
+      );
+    const reads = await readPair();
     let source = reads.get(s)!;
     let target = reads.get(n)!;
     // s rewritten at a deeper depth, or n at a depth past its own, by a writer routed by an N past n: made and committed.
@@ -827,17 +843,8 @@ export function createAccountHistoryStore({
     for (let attempt = 0; ; attempt++) {
       if (attempt > 50) throw new Error(`History bucket ${s} of ${organizationId}: split kept losing races`);
       const entries = ownEntries(target.entries, n, level + 1);
-      let changed = target.version === undefined;
-      for (const [fingerprint, value] of source.entries) {
-        if (low(addressOf(fingerprint), level + 1) !== n) continue;
-        const known = entries.get(fingerprint);
-        const next = joinValues(known, value);
-        if (next !== known) {
-          entries.set(fingerprint, next);
-          changed = true;
-        }
-      }
-      if (changed) {
+      const joined = joinInto(entries, ownEntries(source.entries, n, level + 1));
+      if (joined || target.version === undefined) {
         const put = await putIf(client, {
           TableName: tableName,
           Item: bucketItem(organizationId, n, level + 1, (target.version ?? 0) + 1, entries),
@@ -850,13 +857,7 @@ export function createAccountHistoryStore({
       }
       // A write to s after the read above by a writer that looked for n before n existed is copied by the next round;
       // a writer that looks after this read finds n and carries its accounts there itself.
-      const again = await readBuckets(
-        organizationId,
-        new Map([
-          [s, level],
-          [n, level + 1],
-        ]),
-      );
+      const again = await readPair();
       const sourceAgain = again.get(s)!;
       if (sourceAgain.version === source.version || sourceAgain.depth > level) return;
       source = sourceAgain;
@@ -923,16 +924,7 @@ export function createAccountHistoryStore({
       }
       const entries = ownEntries(read.entries, bucket, read.depth);
       const before = entries.size;
-      let changed = false;
-      for (const [fingerprint, value] of changes) {
-        const known = entries.get(fingerprint);
-        const next = joinValues(known, value);
-        if (next !== known) {
-          changed = true;
-          entries.set(fingerprint, next);
-        }
-      }
-      if (!changed) return applied;
+      if (!joinInto(entries, changes)) return applied;
       const item = bucketItem(organizationId, bucket, read.depth, (read.version ?? 0) + 1, entries);
       const outcome = await putIf(client, { TableName: tableName, Item: item, ...versionCondition(read) });
       if (outcome.ok) {
