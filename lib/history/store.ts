@@ -605,15 +605,22 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
   };
 
-  /** Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). */
-  const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
+  /**
+   * Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). `withVersion` false (the
+   * evaluation's reads, which write nothing) leaves `version` out of the answer: ~20 bytes an item fewer to send and parse.
+   */
+  const readBuckets = async (
+    organizationId: string,
+    wanted: ReadonlyMap<number, number>,
+    withVersion = true,
+  ): Promise<Map<number, BucketRead>> => {
     // Parsed by lib/history/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
     const items = await batchGetRaw(
       client,
       tableName,
       [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      ['entries', 'depth', 'version'],
+      withVersion ? ['entries', 'depth', 'version'] : ['entries', 'depth'],
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
@@ -645,9 +652,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
    * at a time ({@link nextBucket}) wherever a bucket's item shows a depth
    * deeper than the one they were routed by (a split since N was read).
    * @param starts fingerprint → the bucket to start from and its expected depth.
+   * @param withVersion - false for a read that writes nothing ({@link readBuckets}).
    * @returns bucket → its read and the fingerprints it holds.
    */
-  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>) => {
+  const locateFrom = async (
+    organizationId: string,
+    starts: Iterable<[string, { bucket: number; depth: number }]>,
+    withVersion = true,
+  ) => {
     const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
     let pending = new Map<number, { depth: number; fingerprints: string[] }>();
     const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
@@ -657,7 +669,11 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
     for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
     while (pending.size > 0) {
-      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
+      const reads = await readBuckets(
+        organizationId,
+        new Map([...pending].map(([bucket, group]) => [bucket, group.depth])),
+        withVersion,
+      );
       const next = new Map<number, { depth: number; fingerprints: string[] }>();
       for (const [bucket, group] of pending) {
         const read = reads.get(bucket)!;
@@ -679,13 +695,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /** {@link locateFrom} every fingerprint's bucket under N = `buckets`. */
-  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number) =>
+  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number, withVersion = true) =>
     locateFrom(
       organizationId,
       [...fingerprints].map((fingerprint): [string, { bucket: number; depth: number }] => [
         fingerprint,
         bucketOf(addressOf(fingerprint), buckets),
       ]),
+      withVersion,
     );
 
   const reader: Pick<AccountHistoryStore, 'getFacts' | 'state'> = {
@@ -698,7 +715,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
         else wanted.set(fingerprint, [accountId]);
       }
       const buckets = options.buckets ?? (await state(organizationId)).buckets;
-      const located = await locate(organizationId, wanted.keys(), buckets);
+      const located = await locate(organizationId, wanted.keys(), buckets, false);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
       const now = Date.now();
@@ -706,16 +723,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
       for (const { read, fingerprints } of located.values()) {
         if (!read.bytes) continue;
         // Only the entries of this bucket's own accounts are decoded.
-        const found: [string, number][] = [];
-        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => found.push([fingerprint, value]));
-        for (const [fingerprint, value] of found) {
+        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => {
           const ms = msOfValue(value);
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
           const crm = crmOfValue(value);
-          if (!recent && !crm) continue;
+          if (!recent && !crm) return;
           for (const accountId of wanted.get(fingerprint)!)
             facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
-        }
+        });
       }
       if (recency) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
