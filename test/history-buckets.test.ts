@@ -205,7 +205,7 @@ describe('account history buckets: the model', () => {
 });
 
 describe('account history buckets: a write into a bucket while it splits', () => {
-  it('every account written is read back under the new N, whatever the order of the split\'s copy, its second read of the source and the writer\'s check', async () => {
+  it("every account written is read back under the new N, whatever the order of the split's copy, its second read of the source and the writer's check", async () => {
     // The split of bucket 0 into 1 (N 1 → 2) that a first completion makes before its writes, against a second
     // completion routed by N = 1 writing bucket 0 meanwhile: each of its accounts that routes to bucket 1 must reach
     // bucket 1, by the split's copy, its copy again after reading bucket 0 a second time, or the writer carrying it on.

@@ -655,11 +655,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
    * @param withVersion - false for a read that writes nothing ({@link readBuckets}).
    * @returns bucket → its read and the fingerprints it holds.
    */
-  const locateFrom = async (
-    organizationId: string,
-    starts: Iterable<[string, { bucket: number; depth: number }]>,
-    withVersion = true,
-  ) => {
+  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>, withVersion = true) => {
     const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
     let pending = new Map<number, { depth: number; fingerprints: string[] }>();
     const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
@@ -669,11 +665,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
     for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
     while (pending.size > 0) {
-      const reads = await readBuckets(
-        organizationId,
-        new Map([...pending].map(([bucket, group]) => [bucket, group.depth])),
-        withVersion,
-      );
+      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])), withVersion);
       const next = new Map<number, { depth: number; fingerprints: string[] }>();
       for (const [bucket, group] of pending) {
         const read = reads.get(bucket)!;
