@@ -61,7 +61,8 @@ try {
       headers: { accept: 'application/jsonl' },
       env,
     });
-    if (outcome.statusCode !== 200 || !outcome.bodyBytes) throw new Error(`The stream answered ${outcome.statusCode}: ${outcome.body}\n${stderr}`);
+    if (outcome.statusCode !== 200 || !outcome.bodyBytes)
+      throw new Error(`The stream answered ${outcome.statusCode}: ${outcome.body}\n${stderr}`);
     return {
       peakRssMiB: round(outcome.peakRssMiB),
       cpuS: round(outcome.cpuMs / 1000),

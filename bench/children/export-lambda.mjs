@@ -33,7 +33,8 @@ const mib = (bytes) => bytes / 2 ** 20;
 // bytes and takes each write at once, as a socket that keeps up does (callback on the next tick).
 const STREAMING = Symbol('streaming');
 globalThis.awslambda = {
-  streamifyResponse: (handler) => Object.assign((event, responseStream, context) => handler(event, responseStream, context), { [STREAMING]: true }),
+  streamifyResponse: (handler) =>
+    Object.assign((event, responseStream, context) => handler(event, responseStream, context), { [STREAMING]: true }),
   HttpResponseStream: {
     from(stream, prelude) {
       stream.prelude = prelude;

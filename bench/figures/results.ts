@@ -28,9 +28,10 @@
  *    20 s with no request (no busy loop: ≤ the idle CPU + 0.2 CPU-s), each
  *    window after a full garbage collection.
  * 4. and 5. Streaming a whole result (`POST /v1/campaigns/results/stream`,
- *    JSON Lines, read to `end`): the bundled CampaignsResultsStream handler
+ *    JSON Lines, to `end`): the bundled CampaignsResultsStream handler
  *    in its own Node process (bench/children/export-lambda.mjs, as Lambda
- *    runs it, the body drained), peak RSS of the large result
+ *    runs it: the body written into a response stream as the runtime's
+ *    response streaming takes it), peak RSS of the large result
  *    (`streamLarge` accounts × 10 contacts) against a result a tenth of its
  *    size (≤ 1.2 ×: flat; the median of 3 runs each, interleaved), and its
  *    CPU-seconds (best of the 3) against the CSV export of the same result by

@@ -176,7 +176,8 @@ export class StreamedAnswer {
     const onClose = () => onError(new Error('The stream’s reader went away before its end'));
     out.on('error', onError).once('close', onClose);
     const nextBuffer = async (): Promise<Buffer> => {
-      while (free.length === 0 && made >= STREAM_CHUNKS_HELD && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
+      while (free.length === 0 && made >= STREAM_CHUNKS_HELD && failure === undefined)
+        await new Promise<void>((resolve) => (wake = resolve));
       if (failure) throw failure;
       const buffer = free.pop();
       if (buffer) return buffer;
@@ -293,4 +294,5 @@ async function* framedChunks(
 }
 
 /** The SSE lines before an event's JSON: `id:` (when it has one), `event:`, and `data: ` ({@link frame}'s). */
-const sseHead = (object: StreamObject): string => `${object.id !== undefined ? `id: ${object.id}\n` : ''}event: ${object.data.type}\ndata: `;
+const sseHead = (object: StreamObject): string =>
+  `${object.id !== undefined ? `id: ${object.id}\n` : ''}event: ${object.data.type}\ndata: `;
