@@ -137,15 +137,18 @@ export class StreamedAnswer {
    */
   body(): Readable {
     const controller = new AbortController();
-    const held = Buffer.allocUnsafeSlow(STREAM_CHUNK_BYTES);
+    let held: Buffer | undefined; // made when the body is first read (not when written by writeTo instead)
     // Copied out of the one buffer filled in turn: the reader may keep what it was given.
     const copies = async function* (chunks: AsyncIterable<Chunk>) {
       for await (const { bytes } of chunks) yield copyOf(bytes);
     };
-    const readable = Readable.from(copies(framedChunks(this.objects(controller.signal), this.framing, () => held)), {
-      objectMode: false,
-      highWaterMark: STREAM_CHUNK_BYTES,
-    });
+    const readable = Readable.from(
+      copies(framedChunks(this.objects(controller.signal), this.framing, () => (held ??= Buffer.allocUnsafeSlow(STREAM_CHUNK_BYTES)))),
+      {
+        objectMode: false,
+        highWaterMark: STREAM_CHUNK_BYTES,
+      },
+    );
     readable.once('close', () => controller.abort());
     return readable;
   }
