@@ -56,6 +56,8 @@ import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { collectGarbage } from '../lib/gc';
+import { PREFETCH_PARTS } from '../../lib/exports/export';
+import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 
 /** How often figure 1 reads the sequence head (ms): its resolution (the figure sits at its floor, one batch's time). */
 const HEAD_POLL_MS = 1;
@@ -439,10 +441,13 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'at the peak, large: heap used / external / array buffers (MiB)': atPeak(streamLarge),
         'at the peak, small: heap used / external / array buffers (MiB)': atPeak(streamSmall),
         'small: RSS once a second (MiB)': (streamSmall.rssTimelineMiB ?? []).join(' '),
+        'each second, large: largest rss / heap used / external / array buffers (MiB)': (streamLarge.memoryTimelineMiB ?? [])
+          .map((second) => second.join('/'))
+          .join(' '),
         ...(exportLarge ? { 'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1) } : {}),
       },
       note: options.quick
-        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds 4 result parts, as many as the stream holds at once)`
+        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds ${n(Math.ceil(small / ENRICHMENT_BATCH_SIZE))} result parts, more than the ${PREFETCH_PARTS + 1} the stream holds at once)`
         : undefined,
     });
     results.add({
