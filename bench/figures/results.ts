@@ -28,9 +28,10 @@
  *    20 s with no request (no busy loop: ≤ the idle CPU + 0.2 CPU-s), each
  *    window after a full garbage collection.
  * 4. and 5. Streaming a whole result (`POST /v1/campaigns/results/stream`,
- *    JSON Lines, read to `end`): the bundled CampaignsResultsStream handler
+ *    JSON Lines, to `end`): the bundled CampaignsResultsStream handler
  *    in its own Node process (bench/children/export-lambda.mjs, as Lambda
- *    runs it, the body drained), peak RSS of the large result
+ *    runs it: the body written into a response stream as the runtime's
+ *    response streaming takes it), peak RSS of the large result
  *    (`streamLarge` accounts × 10 contacts) against a result a tenth of its
  *    size (≤ 1.2 ×: flat; the median of 3 runs each, interleaved), and its
  *    CPU-seconds (best of the 3) against the CSV export of the same result by
@@ -55,6 +56,8 @@ import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { collectGarbage } from '../lib/gc';
+import { PREFETCH_PARTS } from '../../lib/exports/export';
+import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 
 /** How often figure 1 reads the sequence head (ms): its resolution (the figure sits at its floor, one batch's time). */
 const HEAD_POLL_MS = 1;
@@ -438,10 +441,13 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'at the peak, large: heap used / external / array buffers (MiB)': atPeak(streamLarge),
         'at the peak, small: heap used / external / array buffers (MiB)': atPeak(streamSmall),
         'small: RSS once a second (MiB)': (streamSmall.rssTimelineMiB ?? []).join(' '),
+        'each second, large: largest rss / heap used / external / array buffers (MiB)': (streamLarge.memoryTimelineMiB ?? [])
+          .map((second) => second.join('/'))
+          .join(' '),
         ...(exportLarge ? { 'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1) } : {}),
       },
       note: options.quick
-        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds 4 result parts, as many as the stream holds at once)`
+        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds ${n(Math.ceil(small / ENRICHMENT_BATCH_SIZE))} result parts, more than the ${PREFETCH_PARTS + 1} the stream holds at once)`
         : undefined,
     });
     results.add({
