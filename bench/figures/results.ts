@@ -54,7 +54,7 @@ import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '
 import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
-import { collectGarbage } from '../lib/gc';
+import { collectGarbage, majorCollections, settleCollections } from '../lib/gc';
 
 /** How often figure 1 reads the sequence head (ms): its resolution (the figure sits at its floor, one batch's time). */
 const HEAD_POLL_MS = 1;
@@ -203,11 +203,14 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       inProcessOperation(campaignResultsOperation.path, apiKey, { campaignId: largeId, limit: PAGE }),
     );
     const blocks: { page: number; bare: number }[] = [];
+    // Major collections that fell in each kind of block (bench/lib/gc.ts `majorCollections`), reported beside the figure.
+    const majorsIn = { page: [] as number[], bare: [] as number[] };
     await asStandardLambdaEnvironment(async () => {
       // Each block starts after a full collection: the garbage the other block or an earlier figure left is not
       // charged to it (bench/lib/gc.ts).
       const pageBlock = async () => {
         await collectGarbage();
+        const before = majorCollections().count;
         let used = 0;
         for (let i = 0; i < PAGE_BLOCK; i++) {
           const invoke = operation.prepare();
@@ -215,16 +218,21 @@ export async function runResults(results: Results, stack: BenchStack, options: R
           await invoke();
           used += cpuS(cpu);
         }
+        await settleCollections();
+        majorsIn.page.push(majorCollections().count - before);
         return used / PAGE_BLOCK;
       };
       const bareBlock = async () => {
         await collectGarbage();
+        const before = majorCollections().count;
         let used = 0;
         for (let i = 0; i < PAGE_BLOCK; i++) {
           const cpu = process.cpuUsage();
           await resultStore().readPart(partKey, into);
           used += cpuS(cpu);
         }
+        await settleCollections();
+        majorsIn.bare.push(majorCollections().count - before);
         return used / PAGE_BLOCK;
       };
       // The first round warms both paths; the order alternates.
@@ -249,6 +257,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       extra: {
         'page CPU (ms)': round(pageCpu * 1000, 1),
         'ratio of the medians': round(pageCpu / bareCpu, 2),
+        'major collections per block of 10 (median; page, bare)': `${median(majorsIn.page)}, ${median(majorsIn.bare)}`,
         'ratio per block (sorted)': blocks
           .map((b) => b.page / b.bare)
           .sort((a, b) => a - b)
