@@ -43,7 +43,7 @@ import { eraseEverywhere } from '../../lib/privacy/vendor';
 import { hashIdentifier } from '../../lib/warehouse/identifiers';
 import { runErasure } from '../../lib/privacy/erasure';
 import { GLOBAL_SCOPE } from '../../lib/privacy/store';
-import { collectGarbage, majorCollections, settleCollections } from '../lib/gc';
+import { timedBlock } from '../lib/gc';
 import { campaigns, copyIndex, erasureJobDependencies, results, sequence, suppressions, vendorErasureDependencies } from '../../lib/root';
 import type { Results } from '../lib/results';
 import type { BenchStack } from '../lib/stack';
@@ -53,7 +53,7 @@ import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda } from '../lib/children';
-import { median, round } from '../lib/stats';
+import { median, round, sortedRounded } from '../lib/stats';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 import { pendingErasure } from '../../test/support/erasures';
 
@@ -292,22 +292,13 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
     const suppressedPage = await pageOf(suppressed.apiKey, suppressedCampaign);
     // Major collections that fell in each organization's blocks (bench/lib/gc.ts), reported beside the figure.
     const majorsIn = { none: [] as number[], suppressed: [] as number[] };
+    // After a full collection: the garbage of the block before (the other organization's, in turn) and of the
+    // exports is not charged to this one (bench/lib/gc.ts `timedBlock`).
     const pageBlockMs = (operation: InProcessOperation) =>
       asStandardLambdaEnvironment(async () => {
-        // After a full collection: the garbage of the block before (the other organization's, in turn) and of the
-        // exports is not charged to this one (bench/lib/gc.ts).
-        await collectGarbage();
-        const before = majorCollections().count;
-        let used = 0;
-        for (let i = 0; i < PAGE_BLOCK; i++) {
-          const invoke = operation.prepare();
-          const cpu = process.cpuUsage();
-          await invoke();
-          used += cpuMs(cpu);
-        }
-        await settleCollections();
-        (operation === plainPage ? majorsIn.none : majorsIn.suppressed).push(majorCollections().count - before);
-        return used / PAGE_BLOCK;
+        const block = await timedBlock(PAGE_BLOCK, operation.prepare);
+        (operation === plainPage ? majorsIn.none : majorsIn.suppressed).push(block.majors);
+        return block.cpuS * 1000;
       });
     // Best of 3 exports each, interleaved.
     const exportsNone: number[] = [];
@@ -355,11 +346,7 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
         'ms with suppressions': round(pageSuppressed, 2),
         'ratio of the medians': round(pageSuppressed / pageNone, 2),
         'major collections per block of 10 (median; none, suppressed)': `${median(majorsIn.none)}, ${median(majorsIn.suppressed)}`,
-        'ratio per block (sorted)': blocks
-          .map((b) => b.suppressed / b.none)
-          .sort((a, b) => a - b)
-          .map((r) => round(r, 2))
-          .join(' '),
+        'ratio per block (sorted)': sortedRounded(blocks.map((b) => b.suppressed / b.none)),
       },
       note: 'the median of the blocks’ ratios; each page the handler invoked in this process as Lambda invokes it (auth, campaign, sequence, the suppression sets’ versions, the part, the answer’s body built), the in-process S3 server’s serving included',
     });

@@ -45,3 +45,31 @@ export function majorCollections(): { count: number; ms: number } {
 
 /** Waits (20 ms, outside any measured window) until V8 has reported the collections of the window that just ended. */
 export const settleCollections = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+/** What {@link timedBlock} measured. */
+export interface TimedBlock {
+  /** CPU-seconds of this process per call, the calls' own time only (the preparation of each call not counted). */
+  cpuS: number;
+  /** Major collections that fell in the block ({@link majorCollections}). */
+  majors: number;
+}
+
+/**
+ * A block of `calls` calls timed after a full collection ({@link collectGarbage}), so the garbage of what ran
+ * before is not charged to it: each call is prepared (`prepare`, untimed) and then run (timed by
+ * `process.cpuUsage`). What the page figures time (bench/figures/results.ts, privacy.ts).
+ */
+export async function timedBlock(calls: number, prepare: () => () => Promise<unknown>): Promise<TimedBlock> {
+  await collectGarbage();
+  const before = majorCollections().count;
+  let used = 0;
+  for (let i = 0; i < calls; i++) {
+    const call = prepare();
+    const cpu = process.cpuUsage();
+    await call();
+    const spent = process.cpuUsage(cpu);
+    used += (spent.user + spent.system) / 1e6;
+  }
+  await settleCollections();
+  return { cpuS: used / calls, majors: majorCollections().count - before };
+}
