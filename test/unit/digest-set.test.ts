@@ -4,10 +4,11 @@
  * a set of the hashes' hex would, for full hashes and for the compact sets'
  * 8-byte prefixes, including digests that share an entry's first 4 bytes
  * (the table's key) or its first 22 bits (the bitmap's), and hashes given
- * twice or in upper case.
+ * twice or in upper case; a lookup makes no string (it used to make a hex
+ * string per bitmap hit).
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DIGEST_BYTES, DigestSet } from '../../lib/warehouse/identifiers';
 
 const digest = fc.uint8Array({ minLength: DIGEST_BYTES, maxLength: DIGEST_BYTES }).map((bytes) => Buffer.from(bytes));
@@ -39,6 +40,24 @@ describe('DigestSet', () => {
         },
       ),
     );
+  });
+
+  it('makes no string per lookup, on a bitmap hit or a match either', () => {
+    const entries = Array.from({ length: 200 }, (_, i) => Buffer.alloc(DIGEST_BYTES, i + 1));
+    const set = new DigestSet(entries.map((bytes) => bytes.toString('hex', 0, 8)));
+    // Digests that hit the bitmap (an entry's first 3 bytes) but not the entry, and the entries themselves.
+    const nearMisses = entries.map((bytes) => Buffer.concat([bytes.subarray(0, 3), Buffer.alloc(DIGEST_BYTES - 3, 0xee)]));
+    const joined = Buffer.concat([...nearMisses, ...entries]);
+    const toString = vi.spyOn(Buffer.prototype, 'toString');
+    try {
+      let hits = 0;
+      for (let at = 0; at < joined.length; at += DIGEST_BYTES) if (set.hasDigest(joined, at)) hits++;
+      expect(hits).toBe(entries.length);
+      expect(set.hasAny(joined, 0, nearMisses.length * DIGEST_BYTES)).toBe(false);
+      expect(toString).not.toHaveBeenCalled();
+    } finally {
+      toString.mockRestore();
+    }
   });
 
   it('refuses hashes of mixed lengths or not hex', () => {
