@@ -92,6 +92,7 @@ import {
   resultAccountJson,
   resultContactJson,
   resultItemText,
+  SEQ_OPENING,
   RESULT_ACCOUNT_KEYS,
   RESULT_CONTACT_KEYS,
 } from './json';
@@ -625,8 +626,8 @@ export class ResultPartReader extends PartCursor {
    * `Delivery.nextContact`), nothing decoded.
    */
   writeItem(out: JsonBytes, seq: number, next: (reader: this) => boolean, type?: string): void {
-    out
-      .write(itemOpening(seq, type))
+    // Without `type` (the page), the opening is written without a string made for it (1,000 a page).
+    (type === undefined ? out.write(SEQ_OPENING).digits(seq).write(',') : out.write(itemOpening(seq, type)))
       .copy(this.bytes, this.accountJsonStart + 1, this.accountJsonEnd - 1)
       .write(CONTACTS_OPENING);
     for (let first = true; next(this); first = false) {
