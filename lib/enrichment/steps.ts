@@ -155,14 +155,22 @@ export async function findContactsBatch(
     });
   };
   const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
-  // Each part, once written, is recorded in the copy index (awaited before the part is made readable; the batch's
-  // outcomes are recorded meanwhile): `indexed` settles when the index is written.
+  // Each part is recorded in the copy index from its bytes while they are sent (awaited before the part is made
+  // readable; the batch's outcomes are recorded meanwhile): `indexed` settles when the index is written. An index item
+  // naming a part whose PUT then fails is harmless: the erasure reads it and finds no object (lib/privacy/erasure.ts),
+  // and the batch's retry writes the same part and the same items.
   const putPart = async (part: EnrichedAccount[], chunk?: number): Promise<{ indexed: Promise<void> }> => {
-    const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk, digestsOf);
-    const indexed = Promise.resolve(
-      deps.copies?.record(resultPartKey(prefix, input.batch.index, chunk), bytes, copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0)),
-    );
-    indexed.catch(() => undefined); // observed by the caller's await
+    let indexed: Promise<void> = Promise.resolve();
+    await deps.results.putPart(prefix, input.batch.index, part, chunk, digestsOf, (bytes) => {
+      indexed = Promise.resolve(
+        deps.copies?.record(
+          resultPartKey(prefix, input.batch.index, chunk),
+          bytes,
+          copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0),
+        ),
+      );
+      indexed.catch(() => undefined); // observed by the caller's await
+    });
     return { indexed };
   };
   const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
