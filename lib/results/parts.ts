@@ -707,7 +707,8 @@ function encodeLegacyPart(bytes: Uint8Array): Buffer {
 export interface ResultStore {
   /**
    * Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey};
-   * `digestsOf`: digests computed already (see {@link encodePart}).
+   * `digestsOf`: digests computed already (see {@link encodePart}); `encoded`: called with the part's bytes once they
+   * are encoded, before they are sent (FindContacts writes the copy index from them meanwhile, lib/enrichment/steps.ts).
    * @returns the bytes written (the copy index is made from their digests, lib/privacy/copies.ts).
    */
   putPart(
@@ -716,6 +717,7 @@ export interface ResultStore {
     accounts: readonly EnrichedAccount[],
     chunk?: number,
     digestsOf?: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]>,
+    encoded?: (bytes: Buffer) => void,
   ): Promise<Buffer>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
@@ -767,8 +769,9 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
   };
   return {
-    async putPart(prefix, index, accounts, chunk, digestsOf) {
+    async putPart(prefix, index, accounts, chunk, digestsOf, encoded) {
       const body = encodePart(accounts, CURRENT_FIELDS, digestsOf);
+      encoded?.(body);
       await client.send(
         new PutObjectCommand({
           Bucket: bucketName,
