@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { prefetchedParts, SPARE_PART_BYTES_KEPT, sparePartBuffers } from '../lib/exports/export';
+import { PREFETCH_PARTS, prefetchedParts, SPARE_PART_BYTES_KEPT, sparePartBuffers } from '../lib/exports/export';
 import { encodePart, resultsPrefix } from '../lib/results/parts';
 import { results } from '../lib/root';
 import type { EnrichedAccount } from '../lib/results/csv';
@@ -82,5 +82,37 @@ describe('prefetchedParts', () => {
       expect(spare.bytes).toBeLessThanOrEqual(SPARE_PART_BYTES_KEPT);
       expect(spare.count).toBeGreaterThan(0);
     }
+  });
+
+  it(`reads a result of 40 parts into as many buffers as one of 4: the page's and stream's read-ahead (${PREFETCH_PARTS}) plus one`, async () => {
+    const prefix = resultsPrefix(`org_${randomUUID()}`, `camp_${randomUUID()}`, 'att_flat');
+    await Promise.all(Array.from({ length: 40 }, (_, index) => results().putPart(prefix, index, batch(index))));
+    const keys = await results().listParts(prefix);
+    const used: number[] = [];
+    for (const count of [4, 40]) {
+      // Every buffer a read was given (reused or new), and every part's bytes as written.
+      const given = new Set<Buffer>();
+      const counting = {
+        readPart: (key: string, into?: (bytes: number) => Buffer) =>
+          results().readPart(
+            key,
+            into &&
+              ((bytes: number) => {
+                const buffer = into(bytes);
+                given.add(buffer);
+                return buffer;
+              }),
+          ),
+      };
+      let index = 0;
+      for await (const bytes of prefetchedParts(counting, keys.slice(0, count), undefined, true)) {
+        expect(Buffer.from(bytes).equals(encodePart(batch(index))), `part ${index}`).toBe(true);
+        index++;
+      }
+      expect(index).toBe(count);
+      used.push(given.size);
+    }
+    // Sized by the largest parts (the first four), so ten times the parts grow no buffer again.
+    expect(used).toEqual([PREFETCH_PARTS + 1, PREFETCH_PARTS + 1]);
   });
 });

@@ -11,7 +11,7 @@
  *   10 k and 1 M distinct accounts (counted by SDK middleware): at most one
  *   item of at most 4 KB per requested account, at most one write unit per
  *   enriched account for the rewrites (plus the splits the new entries call
- *   for, 2 units per 50 new accounts), and no item over 4 KB;
+ *   for, 1 unit per 50 new accounts: a split writes its new bucket only), and no item over 4 KB;
  * - migration 005 from the former 4,096 fixed shards: the same facts before
  *   and after, interrupted and resumed, and nothing left to do the second time.
  */
@@ -24,7 +24,9 @@ import { config } from '../lib/config';
 import { batchGet, batchPut } from '../lib/db/batch';
 import * as keys from '../lib/db/keys';
 import {
+  addressOf,
   bucketKeys,
+  bucketOf,
   createAccountHistoryStore,
   decodeBucket,
   HISTORY_BUCKET_LOAD,
@@ -69,6 +71,7 @@ describe('account history buckets: the model', () => {
       fc.record({ kind: fc.constant('launch' as const), ids, after: fc.constantFrom(...edges) }),
     );
     let runs = 0;
+    let stale = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -172,19 +175,67 @@ describe('account history buckets: the model', () => {
             }
           }
           const state = await direct.state(organizationId);
-          expect(state.entries).toBe(model.size);
+          // The count drives the splits only: exact unless a writer routed by an older N carried an account on into a
+          // split's new bucket that a newer writer had already put it in (then high by it; lib/history/store.ts `carryOn`).
+          expect(state.entries).toBeGreaterThanOrEqual(model.size);
           // Splits are not asserted here: completions that run at once each decide on the count they saw, so a due
           // split can wait for the next completion (seen on CI: two concurrent completions of 2 and 1 accounts at
           // load 2 left 3 entries in 1 bucket). What a lagging split could break is asserted: every read exact
           // (above), no item over 4 KB (below); the count test bounds the splits of a sequential completion.
+          // Every account once among the entries that route to their bucket under N; a split leaves the entries it moved
+          // in the bucket it split (stale, looked up by no one) until that bucket's next rewrite.
           const items = await bucketItems(direct, organizationId);
-          expect(items.reduce((sum, item) => sum + decodeBucket(item.entries as Uint8Array).size, 0)).toBe(model.size);
+          let own = 0;
+          for (const item of items) {
+            const bucket = Number(String(item.pk).slice(String(item.pk).lastIndexOf('#') + 1));
+            for (const fingerprint of decodeBucket(item.entries as Uint8Array).keys())
+              if (bucketOf(addressOf(fingerprint), state.buckets).bucket === bucket) own++;
+              else stale++;
+          }
+          expect(own).toBe(model.size);
           for (const item of items) expect(itemBytes(item)).toBeLessThanOrEqual(4 * KB);
         },
       ),
       { numRuns: 30 },
     );
     expect(runs).toBeGreaterThanOrEqual(30);
+    // The runs did meet stale entries (splits that wrote only their new bucket), so the reads above were checked with them.
+    expect(stale).toBeGreaterThan(0);
+  }, 600_000);
+});
+
+describe('account history buckets: a write into a bucket while it splits', () => {
+  it("every account written is read back under the new N, whatever the order of the split's copy, its second read of the source and the writer's check", async () => {
+    // The split of bucket 0 into 1 (N 1 → 2) that a first completion makes before its writes, against a second
+    // completion routed by N = 1 writing bucket 0 meanwhile: each of its accounts that routes to bucket 1 must reach
+    // bucket 1, by the split's copy, its copy again after reading bucket 0 a second time, or the writer carrying it on.
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.nat(40), async (s, late) => {
+        runs++;
+        const { organizationId } = await newOrganization({ smbCredits: 0 });
+        const options = { tableName: config.tableName, accountLists: accountLists(), bucketLoad: 2 };
+        const direct = createAccountHistoryStore({ client: ddb, ...options });
+        const store = createAccountHistoryStore({ client: scheduledClient(s), ...options });
+        const at = new Date(Date.now() - DAY_MS).toISOString();
+        await direct.recordEnrichment(organizationId, ['first'], at);
+        expect((await direct.state(organizationId)).buckets).toBe(1);
+        // One account: the second completion then grows nothing itself (its own split would route it by N = 2).
+        const ids = ['grow_a', 'grow_b', `late_${late}`];
+        await s.waitFor(
+          Promise.all([
+            store.recordEnrichment(organizationId, ['grow_a', 'grow_b'], at),
+            store.recordEnrichment(organizationId, [`late_${late}`], at),
+          ]),
+        );
+        const { buckets } = await direct.state(organizationId);
+        expect(buckets).toBeGreaterThanOrEqual(2);
+        const facts = await direct.getFacts(organizationId, ['first', ...ids], { buckets, recency: true });
+        expect([...facts.keys()].sort()).toEqual(['first', ...ids].sort());
+      }),
+      { numRuns: 400 },
+    );
+    expect(runs).toBeGreaterThanOrEqual(60);
   }, 600_000);
 });
 
@@ -267,7 +318,7 @@ describe('account history buckets: reads and writes do not grow with the history
       expect(read.calls.length).toBe(Math.ceil(readKeys.length / 100));
       expect(bytesRead / launchIds.length).toBeLessThanOrEqual(4 * KB);
       // Its completion: every bucket written, in write units of 1 KB: the rewrites at most one per enriched account;
-      // the splits its 500 new entries call for (2 PutItem each, one per HISTORY_BUCKET_LOAD new entries) on top.
+      // the splits its 500 new entries call for (1 PutItem each, one per HISTORY_BUCKET_LOAD new entries) on top.
       const write = await counted(() => store.recordEnrichment(organizationId, launchIds, new Date().toISOString()));
       const splits = (await store.state(organizationId)).buckets - buckets;
       expect(splits).toBeLessThanOrEqual(Math.ceil(500 / HISTORY_BUCKET_LOAD) + 1);
@@ -279,9 +330,9 @@ describe('account history buckets: reads and writes do not grow with the history
         ]),
       );
       const writeUnits = written.reduce((sum, key) => sum + Math.ceil(itemBytes(writtenItems.get(key.pk) ?? {}) / KB), 0);
-      // Every written item is under 1 KB: a split costs 2 units, a rewrite 1.
+      // Every written item is under 1 KB: a split costs 1 unit (its new bucket), a rewrite 1.
       expect(writeUnits).toBe(written.length);
-      expect((written.length - 2 * splits) / launchIds.length).toBeLessThanOrEqual(1);
+      expect((written.length - splits) / launchIds.length).toBeLessThanOrEqual(1);
       // No item of the whole history over 4 KB.
       const items = await bucketItems(store, organizationId);
       expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);

@@ -26,7 +26,7 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
     }));
     await batchPut(ddb, config.tableName, stored);
     const keys = Array.from({ length: 250 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'HISTORY' }));
-    const raw = await batchGetRaw(ddb, config.tableName, keys, ['entries', 'depth', 'version'], { consistentRead: true });
+    const raw = await batchGetRaw(ddb, config.tableName, keys, ['sk', 'entries', 'depth', 'version'], { consistentRead: true });
     const sdk = await batchGet(ddb, config.tableName, keys, ['entries', 'depth', 'version'], { consistentRead: true });
     const byKey = <T extends Record<string, unknown>>(items: T[]) => new Map(items.map((item) => [String(item.pk), item]));
     expect(raw).toHaveLength(200);
@@ -82,6 +82,8 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
     const keys = stored.map(({ pk, sk }) => ({ pk, sk }));
     const items = await batchGetRaw(client, config.tableName, keys, ['entries'], { consistentRead: true });
     expect(items).toHaveLength(150);
+    // Only `pk` and the projection come back (the history's reads tell items apart by `pk`).
+    expect(items.map((item) => Object.keys(item).sort().join())).toEqual(Array.from({ length: 150 }, () => 'entries,pk'));
     expect(seen).toEqual([100, 50]);
     expect(logged).toEqual([]);
     // The same client logs the SDK's own BatchGetItem: the logger is live, only the history's read skips it.

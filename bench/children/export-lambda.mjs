@@ -8,12 +8,18 @@
  *   node [--cpu-prof …] bench/children/export-lambda.mjs '<json>'
  *   JSON: { bundle, event }
  *
+ * A streaming function (lib/http/stream-lambda.ts) finds the runtime's
+ * `awslambda.streamifyResponse` as in AWS and writes its answer into a
+ * response stream that counts the body's bytes (`bodyBytes`).
+ *
  * Prints one JSON line: the handler's response, its duration, the process's
  * RSS after the import and its peak (VmHWM from /proc, plus the largest
- * 50 ms sample with its heap/external breakdown, and RSS once a second), and CPU time. Plain JavaScript on purpose: nothing but the
+ * 50 ms sample with its heap/external breakdown, RSS once a second and each second's largest rss / heap used /
+ * external / array buffers), and CPU time. Plain JavaScript on purpose: nothing but the
  * bundle is loaded, so the RSS is the function's own.
  */
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 
 const { bundle, event, functionName = 'CampaignsExport' } = JSON.parse(process.argv[2]);
 const vmHwmMiB = () => {
@@ -22,6 +28,33 @@ const vmHwmMiB = () => {
 };
 const mib = (bytes) => bytes / 2 ** 20;
 
+// The Lambda Node.js runtime's response streaming (`awslambda`), as a streaming function's handler finds it in AWS
+// (lib/http/stream-lambda.ts): the handler writes its answer into a response stream, here one that counts the body's
+// bytes and takes each write at once, as a socket that keeps up does (callback on the next tick).
+const STREAMING = Symbol('streaming');
+globalThis.awslambda = {
+  streamifyResponse: (handler) =>
+    Object.assign((event, responseStream, context) => handler(event, responseStream, context), { [STREAMING]: true }),
+  HttpResponseStream: {
+    from(stream, prelude) {
+      stream.prelude = prelude;
+      return stream;
+    },
+  },
+};
+const responseStream = () => {
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      sink.bytes += chunk.length;
+      if (sink.text.length < 4096) sink.text += chunk.toString('utf8', 0, Math.min(chunk.length, 4096));
+      callback();
+    },
+  });
+  sink.bytes = 0;
+  sink.text = '';
+  return sink;
+};
+
 const importStarted = performance.now();
 const { handler } = await import(`file://${bundle}`);
 const importMs = performance.now() - importStarted;
@@ -29,12 +62,22 @@ const rssAfterImportMiB = mib(process.memoryUsage.rss());
 
 let peakSampledMiB = rssAfterImportMiB;
 let atPeak = process.memoryUsage();
-// RSS once a second (MiB): shows whether memory stays flat through the export or grows with it.
+// RSS once a second (MiB): shows whether memory stays flat through the export or grows with it; and the largest
+// rss / heapUsed / external / arrayBuffers of each second's samples (where it grows, if it does).
 const timeline = [];
+const memoryTimeline = [];
+let second;
 let tick = 0;
 const sampler = setInterval(() => {
   const usage = process.memoryUsage();
-  if (tick++ % 20 === 0) timeline.push(Math.round(mib(usage.rss)));
+  if (tick++ % 20 === 0) {
+    timeline.push(Math.round(mib(usage.rss)));
+    second = [0, 0, 0, 0];
+    memoryTimeline.push(second);
+  }
+  [usage.rss, usage.heapUsed, usage.external, usage.arrayBuffers].forEach((bytes, i) => {
+    second[i] = Math.max(second[i], Math.round(mib(bytes)));
+  });
   if (mib(usage.rss) > peakSampledMiB) {
     peakSampledMiB = mib(usage.rss);
     atPeak = usage;
@@ -56,12 +99,18 @@ const context = {
 };
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const response = await handler(event, context);
-// A streaming operation outside the Lambda runtime answers a readable body: read to its end, as the runtime pipes it.
+let response;
 let bodyBytes;
-if (response.body && typeof response.body[Symbol.asyncIterator] === 'function') {
-  bodyBytes = 0;
-  for await (const chunk of response.body) bodyBytes += chunk.length;
+if (handler[STREAMING]) {
+  // A streaming function: written into the response stream as in AWS, to its end; a refusal's body kept as text.
+  const sink = responseStream();
+  await handler(event, sink, context);
+  if (!sink.writableFinished) await new Promise((resolve) => sink.once('finish', resolve));
+  const statusCode = sink.prelude?.statusCode ?? 200;
+  response = { statusCode, body: statusCode === 200 ? undefined : sink.text };
+  if (statusCode === 200) bodyBytes = sink.bytes;
+} else {
+  response = await handler(event, context);
 }
 const handlerMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
@@ -86,5 +135,6 @@ console.log(
     },
     cpuMs: (cpu.user + cpu.system) / 1000,
     rssTimelineMiB: timeline,
+    memoryTimelineMiB: memoryTimeline,
   }),
 );

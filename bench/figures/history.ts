@@ -49,7 +49,6 @@ import { round } from '../lib/stats';
 
 /** Issue #29/#43 budget: a launch's (and a quote's) CPU-seconds change ≤ 10 % with the organization's history. */
 const CHANGE_BUDGET_PCT = 10;
-const QUOTE_RUNS = 9;
 /** The window of the measured campaigns (days): every entry of the laid-out histories is inside it. */
 const WINDOW_DAYS = 365;
 /** Accounts per campaign of the laid-out histories (one enrichment time each, a minute apart). */
@@ -71,11 +70,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** What the history's writes of one `run` cost: PutItem calls, of which split copies, and write units. */
 interface Writes {
   puts: number;
-  /** Splits (each is two PutItem: the new bucket's copy, then the split bucket). */
+  /** Splits (N after − N before; each is one PutItem, the new bucket: the bucket split is not rewritten). */
   splits: number;
-  /** ⌈item size / 1 KB⌉ of every PutItem's new item. */
+  /** ⌈item size / 1 KB⌉ of every PutItem's new item (what the write would bill if no larger item were replaced). */
   writeUnits: number;
-  /** The write units DynamoDB Local reported (ConsumedCapacity). */
+  /**
+   * The write units DynamoDB Local reported (ConsumedCapacity, which the bench asks for on every command): what
+   * DynamoDB bills, since a PutItem that replaces an item bills the larger of the old and the new item. The budget's figure.
+   */
   consumedWriteUnits: number;
 }
 
@@ -90,7 +92,6 @@ async function historyWrites(run: () => Promise<unknown>): Promise<Writes> {
         (context.commandName === 'PutCommand' || context.commandName === 'PutItemCommand') && String(input.Item?.pk).includes('#HBUCKET#');
       if (put) {
         writes.puts++;
-        if (input.Item!.splitOf !== undefined) writes.splits++;
         writes.writeUnits += Math.ceil(itemBytes(input.Item!) / KB);
       }
       const result = await next(args);
@@ -107,6 +108,7 @@ async function historyWrites(run: () => Promise<unknown>): Promise<Writes> {
   } finally {
     ddb.middlewareStack.remove(name);
   }
+  if (writes.puts > 0 && writes.consumedWriteUnits === 0) throw new Error('history writes: DynamoDB Local reported no consumed capacity');
   return writes;
 }
 
@@ -294,12 +296,6 @@ export async function runHistory(
     }
     return reads;
   };
-  // The quotes' floor: an organization with no history that is never launched (its list stays eligible), quoted in turn with
-  // every scenario's quote.
-  const floorQuote = await (async () => {
-    const { apiKey } = await benchOrganization('Bench history quote floor');
-    return { apiKey, campaignId: await createCampaign(apiKey, accountIds, 'quote floor') };
-  })();
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
     const seeded = performance.now();
@@ -319,7 +315,7 @@ export async function runHistory(
         }),
       });
     } else if (scenario.crmTargets > 0) {
-      // 100 of every launch's fresh accounts (the quote's are the first run's).
+      // 100 of every run's fresh accounts (each run quotes and launches its own list).
       const targets = freshRuns.flatMap((ids) => ids.slice(0, 100));
       await writeLaidOutHistory({
         client: ddb,
@@ -337,51 +333,56 @@ export async function runHistory(
       [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
     );
 
-    const quoteCampaign = await createCampaign(apiKey, accountIds, scenario.label);
-    const quoteOnce = async (on: { apiKey: string; campaignId: string }) => {
+    /** One measured quote of `ids` on a fresh campaign of `on`, after a full garbage collection. */
+    const quoteOnce = async (on: { apiKey: string }, ids: readonly string[], label: string) => {
+      const campaignId = await createCampaign(on.apiKey, ids, label);
       await collectGarbage();
-      const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId: on.campaignId });
+      const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId });
       return {
         excluded: expectOk(reply, 'quote').accounts.excluded,
         reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
       };
     };
-    // This scenario's quote and the no-history organization's, in turn (the floor measured in the same process state).
+    // Quotes and launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with
+    // no history, each on a fresh campaign; a run quotes first, then launches a second campaign of the same list (a quote
+    // records nothing, so the launch meets the same history). The first scenario (no history) has only the latter: they
+    // are its floor.
     const quotes: Reads[] = [];
     const floorQuotes: Reads[] = [];
-    let excluded: unknown;
-    for (let run = 0; run < QUOTE_RUNS; run++) {
-      floorQuotes.push((await quoteOnce(floorQuote)).reads);
-      const own = await quoteOnce({ apiKey, campaignId: quoteCampaign });
-      excluded = own.excluded;
-      quotes.push(own.reads);
-    }
-    const quote = { ...quotes.at(-1)!, cpuSeconds: median(quotes.map((q) => q.cpuSeconds)) };
-    const quoteFloor = { ...floorQuotes.at(-1)!, cpuSeconds: median(floorQuotes.map((q) => q.cpuSeconds)) };
-
-    // Launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with no history.
-    // The first scenario (no history) has only the latter: they are its floor.
     const launches: Reads[] = [];
     const floorLaunches: Reads[] = [];
+    let excluded: unknown;
     for (let run = 0; run < runs; run++) {
       const list = [...(scenario.accounts === 0 && scenario.crmTargets > 0 ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
-      const floorLaunch = async () => {
-        const floorOrganization = await benchOrganization(`Bench history launch floor ${run}`);
+      const floorRun = async () => {
+        const floorOrganization = await benchOrganization(`Bench history floor ${run}`);
+        const quoted = await quoteOnce(floorOrganization, list, 'no history');
+        floorQuotes.push(quoted.reads);
+        if (measured.length === 0) excluded = quoted.excluded;
         floorLaunches.push(await launchOnce(floorOrganization, list, 'no history'));
       };
-      const ownLaunch = async () => {
-        if (measured.length > 0) launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
+      const ownRun = async () => {
+        if (measured.length === 0) return;
+        const quoted = await quoteOnce({ apiKey }, list, scenario.label);
+        quotes.push(quoted.reads);
+        excluded = quoted.excluded;
+        launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
       };
-      for (const launchNext of run % 2 === 0 ? [floorLaunch, ownLaunch] : [ownLaunch, floorLaunch]) await launchNext();
+      for (const next of run % 2 === 0 ? [floorRun, ownRun] : [ownRun, floorRun]) await next();
     }
-    const launch = launches.length > 0 ? { ...launches.at(-1)!, cpuSeconds: median(launches.map((l) => l.cpuSeconds)) } : undefined;
-    const launchFloor = { ...floorLaunches.at(-1)!, cpuSeconds: median(floorLaunches.map((l) => l.cpuSeconds)) };
+    const medianOf = (reads: Reads[]) => ({ ...reads.at(-1)!, cpuSeconds: median(reads.map((r) => r.cpuSeconds)) });
+    const quoteFloor = medianOf(floorQuotes);
+    const quote = quotes.length > 0 ? medianOf(quotes) : quoteFloor;
+    const launch = launches.length > 0 ? medianOf(launches) : undefined;
+    const launchFloor = medianOf(floorLaunches);
     // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
     const completion = async (count: number, tag: string) => {
       const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
-      const floor = bucketsOf(ids, (await accountHistory().state(organizationId)).buckets).size;
+      const { buckets: before } = await accountHistory().state(organizationId);
+      const floor = bucketsOf(ids, before).size;
       const started = performance.now();
       const writes = await historyWrites(() => accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()));
+      writes.splits = (await accountHistory().state(organizationId)).buckets - before;
       return { writes, floor, accounts: count, seconds: (performance.now() - started) / 1000 };
     };
     const small = await completion(options.launchAccounts, 'c');
@@ -389,8 +390,8 @@ export async function runHistory(
     const storage = await historyStorage(stack.tableName, organizationId);
     measured.push({ scenario, quote, quoteFloor, launch, launchFloor, bare, seedS, buckets, excluded, small, large, storage });
     console.log(
-      `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.writeUnits / small.accounts, 3)} and ` +
-        `${round(large.writes.writeUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
+      `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.consumedWriteUnits / small.accounts, 3)} and ` +
+        `${round(large.writes.consumedWriteUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
     );
   }
 
@@ -428,7 +429,8 @@ export async function runHistory(
       results.add({
         group,
         name: `${label}, ${scenario.label}: write units per enriched account (splits included)`,
-        value: w.writeUnits / completion.accounts,
+        // What DynamoDB bills (a replaced item bills the larger of its old and new size), not the new items' sizes alone.
+        value: w.consumedWriteUnits / completion.accounts,
         unit: 'WRU',
         ...(budget === undefined
           ? {
@@ -442,9 +444,9 @@ export async function runHistory(
         },
         extra: {
           'bucket PutItem': n(w.puts),
-          splits: `${n(w.splits)} (2 PutItem each)`,
-          'write units': n(w.writeUnits),
-          'consumed (DynamoDB Local)': n(w.consumedWriteUnits),
+          splits: `${n(w.splits)} (1 PutItem each: the new bucket)`,
+          'write units billed (DynamoDB Local, the figure)': n(w.consumedWriteUnits),
+          'of the new items alone': n(w.writeUnits),
           ...(completion === large ? { seconds: round(large.seconds, 1) } : {}),
         },
       });
@@ -493,7 +495,12 @@ export async function runHistory(
       continue;
     }
     for (const [operation, reads, floor, floorWhat] of [
-      ['quote', quote, m.quoteFloor, `the same request with no history (median of ${QUOTE_RUNS}, run in turn with these)`],
+      [
+        'quote',
+        quote,
+        m.quoteFloor,
+        `the same list quoted in a fresh organization with no history (median of ${runs}, run in turn with these)`,
+      ],
       [
         'launch',
         launch ?? m.launchFloor,
@@ -525,9 +532,9 @@ export async function runHistory(
     `Method: one organization per scenario, its history laid out directly (writeLaidOutHistory: ${n(HISTORY_BUCKET_LOAD)} entries a bucket, BatchWriteItem of the precomputed buckets) ` +
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
-      `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${QUOTE_RUNS} quotes, each run in turn with the quote of an organization with no history (its median is that scenario's floor); median of ${runs} launches, each on a fresh campaign (with 500 fresh accounts of its own) and in turn with the same list's launch in a fresh organization with no history (its median is that scenario's floor), each waited for until its workflow and its history recording are done. Bytes: Content-Length of every DynamoDB response of the request. ` +
-      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = ⌈item size / 1 KB⌉ of every bucket PutItem ` +
-      `(splits included), the consumed units DynamoDB Local reported beside them. Storage: every bucket item's size + 100 B.`,
+      `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${runs} quotes and of ${runs} launches, each on a fresh campaign (the run's list: 500 fresh accounts of its own) and in turn with the same list's quote and launch in a fresh organization with no history (their medians are that scenario's floors), each waited for until its workflow and its history recording are done. Bytes: Content-Length of every DynamoDB response of the request. ` +
+      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = the units DynamoDB Local reported for every bucket PutItem ` +
+      `(splits included; ConsumedCapacity, which bills a replaced item at the larger of its old and new size, as DynamoDB does), ⌈new item size / 1 KB⌉ beside them. Storage: every bucket item's size + 100 B.`,
   );
   results.note(
     group,

@@ -28,9 +28,10 @@
  *    20 s with no request (no busy loop: ≤ the idle CPU + 0.2 CPU-s), each
  *    window after a full garbage collection.
  * 4. and 5. Streaming a whole result (`POST /v1/campaigns/results/stream`,
- *    JSON Lines, read to `end`): the bundled CampaignsResultsStream handler
+ *    JSON Lines, to `end`): the bundled CampaignsResultsStream handler
  *    in its own Node process (bench/children/export-lambda.mjs, as Lambda
- *    runs it, the body drained), peak RSS of the large result
+ *    runs it: the body written into a response stream as the runtime's
+ *    response streaming takes it), peak RSS of the large result
  *    (`streamLarge` accounts × 10 contacts) against a result a tenth of its
  *    size (≤ 1.2 ×: flat; the median of 3 runs each, interleaved), and its
  *    CPU-seconds (best of the 3) against the CSV export of the same result by
@@ -49,12 +50,14 @@ import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/fixtures';
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda, runLambdaOnce } from '../lib/children';
-import { median, round } from '../lib/stats';
+import { median, round, sortedRounded } from '../lib/stats';
 import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '../lib/cpu-profile';
 import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
-import { collectGarbage } from '../lib/gc';
+import { collectGarbage, timedBlock } from '../lib/gc';
+import { PREFETCH_PARTS } from '../../lib/exports/export';
+import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 
 /** How often figure 1 reads the sequence head (ms): its resolution (the figure sits at its floor, one batch's time). */
 const HEAD_POLL_MS = 1;
@@ -203,29 +206,20 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       inProcessOperation(campaignResultsOperation.path, apiKey, { campaignId: largeId, limit: PAGE }),
     );
     const blocks: { page: number; bare: number }[] = [];
+    // Major collections that fell in each kind of block (bench/lib/gc.ts `majorCollections`), reported beside the figure.
+    const majorsIn = { page: [] as number[], bare: [] as number[] };
     await asStandardLambdaEnvironment(async () => {
       // Each block starts after a full collection: the garbage the other block or an earlier figure left is not
       // charged to it (bench/lib/gc.ts).
       const pageBlock = async () => {
-        await collectGarbage();
-        let used = 0;
-        for (let i = 0; i < PAGE_BLOCK; i++) {
-          const invoke = operation.prepare();
-          const cpu = process.cpuUsage();
-          await invoke();
-          used += cpuS(cpu);
-        }
-        return used / PAGE_BLOCK;
+        const block = await timedBlock(PAGE_BLOCK, operation.prepare);
+        majorsIn.page.push(block.majors);
+        return block.cpuS;
       };
       const bareBlock = async () => {
-        await collectGarbage();
-        let used = 0;
-        for (let i = 0; i < PAGE_BLOCK; i++) {
-          const cpu = process.cpuUsage();
-          await resultStore().readPart(partKey, into);
-          used += cpuS(cpu);
-        }
-        return used / PAGE_BLOCK;
+        const block = await timedBlock(PAGE_BLOCK, () => () => resultStore().readPart(partKey, into));
+        majorsIn.bare.push(block.majors);
+        return block.cpuS;
       };
       // The first round warms both paths; the order alternates.
       for (let run = 0; run < options.pageRuns + 1; run++) {
@@ -249,11 +243,8 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       extra: {
         'page CPU (ms)': round(pageCpu * 1000, 1),
         'ratio of the medians': round(pageCpu / bareCpu, 2),
-        'ratio per block (sorted)': blocks
-          .map((b) => b.page / b.bare)
-          .sort((a, b) => a - b)
-          .map((r) => round(r, 2))
-          .join(' '),
+        'major collections per block of 10 (median; page, bare)': `${median(majorsIn.page)}, ${median(majorsIn.bare)}`,
+        'ratio per block (sorted)': sortedRounded(blocks.map((b) => b.page / b.bare)),
       },
       note:
         'the median of the blocks’ ratios; the handler invoked in this process as Lambda invokes it (auth, campaign, sequence, ' +
@@ -438,10 +429,13 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'at the peak, large: heap used / external / array buffers (MiB)': atPeak(streamLarge),
         'at the peak, small: heap used / external / array buffers (MiB)': atPeak(streamSmall),
         'small: RSS once a second (MiB)': (streamSmall.rssTimelineMiB ?? []).join(' '),
+        'each second, large: largest rss / heap used / external / array buffers (MiB)': (streamLarge.memoryTimelineMiB ?? [])
+          .map((second) => second.join('/'))
+          .join(' '),
         ...(exportLarge ? { 'the export’s peak RSS (MiB)': round(exportLarge.peakRssMiB, 1) } : {}),
       },
       note: options.quick
-        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds 4 result parts, as many as the stream holds at once)`
+        ? `quick sizes: ${n(large)} against ${n(small)} accounts (full: 100,000 against 10,000; the small one holds ${n(Math.ceil(small / ENRICHMENT_BATCH_SIZE))} result parts, more than the ${PREFETCH_PARTS + 1} the stream holds at once)`
         : undefined,
     });
     results.add({

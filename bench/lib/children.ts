@@ -127,6 +127,8 @@ export interface ExportLambdaOutcome {
   atPeakMiB: { heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   cpuMs: number;
   rssTimelineMiB?: number[];
+  /** Each second's largest [rss, heapUsed, external, arrayBuffers] of the 50 ms samples (MiB). */
+  memoryTimelineMiB?: [number, number, number, number][];
   /** Bytes of a streamed answer, read to its end (absent for a plain answer). */
   bodyBytes?: number;
 }
@@ -159,9 +161,10 @@ export async function runExportLambda(options: {
  * (bench/children/export-lambda.mjs), as Lambda runs it, with the API
  * Gateway event of `POST <path>` with `body` and `headers`, authorized by
  * `apiKey`: the environment outside the local Lambda emulation plus the
- * function's deployed `NODE_OPTIONS` (infra/memory.ts) and `env`. A streamed
- * answer (a streaming operation outside the Lambda runtime) is read to its
- * end by the child, which reports its bytes (`bodyBytes`) instead of the body.
+ * function's deployed `NODE_OPTIONS` (infra/memory.ts) and `env`. A streaming
+ * function finds the Lambda runtime's response streaming (`awslambda`, emulated
+ * by the child) and writes its answer into a response stream to its end, as in
+ * AWS; the child reports the body's bytes (`bodyBytes`) instead of the body.
  * @returns the child's figures and its stdout/stderr (the handler's log).
  */
 export async function runLambdaOnce(options: {

@@ -60,3 +60,10 @@ export function shuffled<T>(items: readonly T[], random: () => number = Math.ran
   }
   return order;
 }
+
+/** `values` sorted ascending, each rounded to 2 digits, joined by spaces: how a figure shows the spread of its samples' ratios. */
+export const sortedRounded = (values: readonly number[]): string =>
+  [...values]
+    .sort((a, b) => a - b)
+    .map((value) => round(value, 2))
+    .join(' ');

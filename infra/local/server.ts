@@ -27,7 +27,7 @@ import { failure } from '../../lib/http/envelope';
 import { REQUEST_ID_HEADER } from '../../lib/http/request-id';
 import { InvalidRequestError } from '../../lib/errors';
 import { isStreamingResult, type StreamingResult } from '../../lib/http/pipeline';
-import { pipeline } from 'node:stream/promises';
+import { writeStreamingBody } from '../../lib/http/stream';
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 /**
@@ -189,14 +189,14 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer, routeKey: 
 
 /**
  * Writes a handler's result; `X-Request-Id` is the handler's own, or the server's request ID when it answered itself.
- * A streaming operation's success (lib/http/stream.ts) is piped as it comes, the same bytes the Lambda response
+ * A streaming operation's success (lib/http/stream.ts) is written as it comes, the same bytes the Lambda response
  * stream carries in AWS; a reader that goes away destroys it (its wait ends at once).
  */
 async function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | StreamingResult, requestId: string): Promise<void> {
   res.writeHead(result.statusCode ?? 200, { [REQUEST_ID_HEADER]: requestId, ...(result.headers as Record<string, string>) });
   if (isStreamingResult(result)) {
     res.flushHeaders();
-    await pipeline(result.body, res).catch(() => result.body.destroy());
+    await writeStreamingBody(result, res).catch(() => result.body.destroy());
     return;
   }
   res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));

@@ -107,9 +107,9 @@ const sliceOf = async (deps: Pick<StepDependencies, 'accountLists'>, eligibleObj
  * contacts are read from the warehouse), leaves out the contacts the
  * organization may not be delivered (its suppressions and the global list,
  * read once per batch: an account left with none is `not_found` and refunded
- * at completion), writes the batch's result part, then
- * records its copy index and its per-account outcomes, both at once
- * (progress moves once per batch), and makes
+ * at completion), writes the batch's result part and, while it is sent,
+ * its copy index (from the part's bytes) and its per-account outcomes
+ * (progress moves once per batch), and then makes
  * the batch readable (its seqs, {@link makeBatchReadable}).
  *
  * A batch holding paced accounts (`pacing`: the test twin's `test_slow_`
@@ -155,24 +155,42 @@ export async function findContactsBatch(
     });
   };
   const prefix = resultsPrefix(input.organizationId, input.campaignId, input.attemptId);
-  // Each part, once written, is recorded in the copy index (awaited before the part is made readable; the batch's
-  // outcomes are recorded meanwhile): `indexed` settles when the index is written.
+  // Each part is recorded in the copy index from its bytes while they are sent (awaited before the part is made
+  // readable; the batch's outcomes are recorded meanwhile): `indexed` settles when the index is written. An index item
+  // naming a part whose PUT then fails is harmless: the erasure reads it and finds no object (lib/privacy/erasure.ts),
+  // and the batch's retry writes the same part and the same items.
   const putPart = async (part: EnrichedAccount[], chunk?: number): Promise<{ indexed: Promise<void> }> => {
-    const bytes = await deps.results.putPart(prefix, input.batch.index, part, chunk, digestsOf);
-    const indexed = Promise.resolve(
-      deps.copies?.record(resultPartKey(prefix, input.batch.index, chunk), bytes, copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0)),
-    );
-    indexed.catch(() => undefined); // observed by the caller's await
+    let indexed: Promise<void> = Promise.resolve();
+    await deps.results.putPart(prefix, input.batch.index, part, chunk, digestsOf, (bytes) => {
+      indexed = Promise.resolve(
+        deps.copies?.record(
+          resultPartKey(prefix, input.batch.index, chunk),
+          bytes,
+          copyIndexTtl(now, deps.resultsAccessPeriodSeconds ?? 0),
+        ),
+      );
+      indexed.catch(() => undefined); // observed by the caller's await
+    });
     return { indexed };
   };
   const readable = deps.sequence && { sequence: deps.sequence, resultsAccessPeriodSeconds: deps.resultsAccessPeriodSeconds ?? 0 };
   const parts = readable ? pacedParts(accountIds, deps.pacing) : undefined;
+  // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
+  const recordOutcomes = (accounts: readonly EnrichedAccount[]) =>
+    deps.outcomes.recordBatch({
+      organizationId: input.organizationId,
+      campaignId: input.campaignId,
+      evaluationId: input.attemptId,
+      batch: input.batch,
+      contactsFound: accounts.map((a) => a.contacts.length),
+    });
   let enriched: EnrichedAccount[];
   let indexed: Promise<void> | undefined;
-  let running = true;
+  let outcomes: Promise<unknown> | undefined;
   if (parts && readable) {
     // Paced: each part waits for the attempt's next slot, then is processed, written and made readable on its own.
     enriched = [];
+    let running = true;
     const expiresAt = expiresAtOf(readable, now);
     for (const [chunk, ids] of parts.entries()) {
       const slot = await readable.sequence.reserveSlot({ ...input, expiresAt }, PACED_INTERVAL_MS);
@@ -187,22 +205,17 @@ export async function findContactsBatch(
         break;
       }
     }
+    // Recorded once the whole batch is done.
+    if (running) outcomes = recordOutcomes(enriched);
   } else {
     enriched = await enrich(accountIds);
+    // The outcomes (contact counts, read by campaigns/accounts, never the part) are recorded while the part is sent:
+    // a retry after a failed PUT finds them counted and changes nothing (recordBatch is idempotent per batch).
+    outcomes = recordOutcomes(enriched);
+    outcomes.catch(() => undefined); // observed below
     ({ indexed } = await putPart(enriched));
   }
-  // The attempt's evaluation carries the attempt's ID (lib/enrichment/launch.ts).
-  await Promise.all([
-    indexed,
-    running &&
-      deps.outcomes.recordBatch({
-        organizationId: input.organizationId,
-        campaignId: input.campaignId,
-        evaluationId: input.attemptId,
-        batch: input.batch,
-        contactsFound: enriched.map((a) => a.contacts.length),
-      }),
-  ]);
+  await Promise.all([indexed, outcomes]);
   if (readable && !parts) await makeBatchReadable(readable, input, enriched, now);
   if (
     deps.campaigns &&

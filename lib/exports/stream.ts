@@ -16,9 +16,9 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ApiError } from '../errors';
 import { deliverable, deliverAll, type Delivery } from '../results/deliverable';
-import type { ResultItem } from '../results/json';
+import { JsonBytes, type ResultItem } from '../results/json';
 import { framingOf, lastEventIdOf, StreamedAnswer, type StreamObject } from '../http/stream';
-import { openReadable, openResults, resultItems, selectionOf, type OpenedResults, type ResultsDependencies } from './results';
+import { openReadable, openResults, selectionOf, writeResultItems, type OpenedResults, type ResultsDependencies } from './results';
 import type { CampaignResultsStreamInput } from './schema';
 
 /** The response header naming the attempt the streamed seqs belong to (the page's `attemptId`). */
@@ -40,7 +40,11 @@ export type ResultsStreamObject =
   | {
       type: 'account';
       seq: number;
-      /** The object's JSON text ({@link ResultItem} with `type` first). */ text: string;
+      /**
+       * The object's JSON ({@link ResultItem} with `type` first) in UTF-8, copied from the stored part: a view of
+       * the stream's one item buffer, valid until the next object is asked for (the body copies it into its chunk).
+       */
+      json: Uint8Array;
       /** Another account follows at once (one already readable). */ more: boolean;
     }
   | { type: 'keepalive' }
@@ -80,7 +84,7 @@ export async function streamCampaignResults(
 async function* asStreamObjects(objects: AsyncIterable<ResultsStreamObject>): AsyncGenerator<StreamObject> {
   for await (const data of objects) {
     yield data.type === 'account'
-      ? { data, json: data.text, id: data.seq, more: data.more }
+      ? { data, jsonBytes: data.json, id: data.seq, more: data.more }
       : data.type === 'keepalive'
         ? { data, keepAlive: true }
         : { data };
@@ -112,6 +116,8 @@ export async function* resultsStream(
   let position = afterSeq;
   let lastWrite = startedAt;
   const pause = (): StreamClose => ({ type: 'pause', lastSeq: position, complete: false });
+  // Each account is written here from the stored part's bytes, handed out as a view, and overwritten by the next.
+  const item = new ItemBytes();
   /** The campaign still runs this attempt (its status now), or undefined when the attempt ended otherwise. */
   const recheck = async () => {
     try {
@@ -124,9 +130,10 @@ export async function* resultsStream(
   };
   while (!signal.aborted) {
     if (lastGiven > position) {
-      for await (const item of resultItems(deps, ref, position, lastGiven, delivery, 'account')) {
-        yield { type: 'account', seq: item.seq, text: item.text, more: item.seq < lastGiven };
-        position = item.seq;
+      for await (const seq of writeResultItems(deps, ref, position, lastGiven, delivery, item, { type: 'account' })) {
+        yield { type: 'account', seq, json: item.view(), more: seq < lastGiven };
+        item.clear();
+        position = seq;
         if (signal.aborted) return;
         if (Date.now() >= pauseAt && position < lastGiven) {
           yield pause();
@@ -168,5 +175,18 @@ export async function* resultsStream(
     await sleepFor(wait, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) return;
     lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  }
+}
+
+/** The stream's item buffer: the JSON of one account at a time, read as a view of the bytes written (no string made). */
+class ItemBytes extends JsonBytes {
+  /** The bytes written since the last {@link clear}: a view, overwritten by what is written next. */
+  view(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  /** Empties the buffer (kept, with its size, for the next account). */
+  clear(): void {
+    this.length = 0;
   }
 }

@@ -138,7 +138,8 @@ async function batchGetOnce(
  * Reads items by key (string `pk` and `sk`) with BatchGetItem, batched and
  * retried as every batch read is ({@link batchGetWith}); the answers parsed
  * by {@link batchGetOnce}.
- * @param projection - the attributes to return besides `pk` and `sk`.
+ * @param projection - the attributes to return besides `pk` (name `sk` here when needed: the history's reads tell items
+ *   apart by `pk` alone, and ~1,000 items' `sk` is ~20 KB of a launch's answer).
  * @returns the items found (absent keys are not returned), each attribute a string, a number or a Buffer.
  */
 export async function batchGetRaw(
@@ -150,6 +151,6 @@ export async function batchGetRaw(
 ): Promise<RawItem[]> {
   return batchGetWith(
     keys.map((key): Record<string, AttributeValue> => ({ pk: { S: key.pk }, sk: { S: key.sk } })),
-    (pending) => batchGetOnce(client, tableName, pending, ['pk', 'sk', ...projection], options.consistentRead ?? false),
+    (pending) => batchGetOnce(client, tableName, pending, ['pk', ...projection], options.consistentRead ?? false),
   );
 }

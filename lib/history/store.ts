@@ -134,6 +134,12 @@ export interface HistoryState {
   buckets: number;
   /** Entries counted so far (accounts with an entry). */
   entries: number;
+  /**
+   * The largest N any growth has announced before its first split (`historyGrowTo`; at least `buckets`): buckets
+   * below it may exist, or be being copied, beyond N. A writer that routed by an older N compares it after its writes
+   * (docs/data-model.md "Recency and CRM targets").
+   */
+  growTo: number;
 }
 
 /**
@@ -258,6 +264,33 @@ const msOfValue = (value: number): number => Math.floor(value / 2);
 /** Whether a value marks a CRM target. */
 const crmOfValue = (value: number): boolean => value % 2 === 1;
 const valueOf = (ms: number, crm: boolean): number => ms * 2 + (crm ? 1 : 0);
+/** Two values of one account joined: the later time, the CRM flag of either (`known` absent: `value`). */
+const joinValues = (known: number | undefined, value: number): number =>
+  known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
+
+/** Joins `changes` into `entries` (in place). @returns whether any entry changed. */
+function joinInto(entries: Map<string, number>, changes: ReadonlyMap<string, number>): boolean {
+  let changed = false;
+  for (const [fingerprint, value] of changes) {
+    const known = entries.get(fingerprint);
+    const next = joinValues(known, value);
+    if (next !== known) {
+      entries.set(fingerprint, next);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/**
+ * The entries that route to `bucket` at `depth`: a split writes only the new bucket, so the bucket it split keeps the
+ * moved entries (stale: no reader looks them up there) until its next rewrite, which drops them.
+ */
+function ownEntries(entries: ReadonlyMap<string, number>, bucket: number, depth: number): Map<string, number> {
+  const own = new Map<string, number>();
+  for (const [fingerprint, value] of entries) if (low(addressOf(fingerprint), depth) === bucket) own.set(fingerprint, value);
+  return own;
+}
 
 /** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint. */
 function pushVarint(out: number[], value: number): void {
@@ -448,21 +481,16 @@ export function lookupBucket(
   }
 }
 
-/** A bucket's item: key, type, encoded entries, depth, version and, on a split's provisional copy, `splitOf`. */
-const bucketItem = (
-  organizationId: string,
-  bucket: number,
-  depth: number,
-  version: number,
-  entries: ReadonlyMap<string, number>,
-  splitOf?: number,
-) => ({
+/**
+ * A bucket's item: key, type, encoded entries, depth and version. (Items written before session 50's splits may also
+ * carry `splitOf`: a split's provisional copy, see {@link AccountHistoryStore.reencode}.)
+ */
+const bucketItem = (organizationId: string, bucket: number, depth: number, version: number, entries: ReadonlyMap<string, number>) => ({
   ...keys.accountHistoryBucket(organizationId, bucket),
   type: 'accountHistoryBucket',
   entries: encodeBucket(entries, depth),
   depth,
   version,
-  ...(splitOf === undefined ? {} : { splitOf }),
 });
 
 /** Buckets written at once per {@link writeLaidOutHistory} batch (bounds its memory). */
@@ -528,10 +556,7 @@ export async function writeLaidOutHistory({
         const fingerprint = fingerprints.toString('latin1', i * FINGERPRINT_BYTES, (i + 1) * FINGERPRINT_BYTES);
         const known = entries.get(fingerprint);
         const value = values[i]!;
-        entries.set(
-          fingerprint,
-          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
-        );
+        entries.set(fingerprint, joinValues(known, value));
       }
       items.push(bucketItem(organizationId, bucket, bucketOf(bucket, buckets).depth, 1, entries));
     }
@@ -546,7 +571,7 @@ export async function writeLaidOutHistory({
       ExpressionAttributeValues: { ':n': buckets, ':entries': count },
     }),
   );
-  return { buckets, entries: count };
+  return { buckets, entries: count, growTo: buckets };
 }
 
 /** Epoch ms of an ISO time. @throws RangeError for an invalid time. */
@@ -570,7 +595,8 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
     let decoded: Map<string, number> | undefined;
     return {
-      depth: typeof item?.depth === 'number' ? item.depth : expectedDepth,
+      // A split does not rewrite the bucket it splits, so the item's depth can be older than the N that routed here.
+      depth: typeof item?.depth === 'number' ? Math.max(item.depth, expectedDepth) : expectedDepth,
       version: typeof item?.version === 'number' ? item.version : undefined,
       bytes,
       get entries() {
@@ -579,15 +605,22 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
   };
 
-  /** Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). */
-  const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
+  /**
+   * Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). `withVersion` false (the
+   * evaluation's reads, which write nothing) leaves `version` out of the answer: ~20 bytes an item fewer to send and parse.
+   */
+  const readBuckets = async (
+    organizationId: string,
+    wanted: ReadonlyMap<number, number>,
+    withVersion = true,
+  ): Promise<Map<number, BucketRead>> => {
     // Parsed by lib/history/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
     const items = await batchGetRaw(
       client,
       tableName,
       [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      ['entries', 'depth', 'version'],
+      withVersion ? ['entries', 'depth', 'version'] : ['entries', 'depth'],
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
@@ -602,12 +635,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
         TableName: tableName,
         Key: keys.organization(organizationId),
         ConsistentRead: true,
-        ProjectionExpression: 'historyBuckets, historyEntries',
+        ProjectionExpression: 'historyBuckets, historyEntries, historyGrowTo',
       }),
     );
+    const buckets = typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1;
     return {
-      buckets: typeof Item?.historyBuckets === 'number' ? Item.historyBuckets : 1,
+      buckets,
       entries: typeof Item?.historyEntries === 'number' ? Item.historyEntries : 0,
+      growTo: Math.max(buckets, typeof Item?.historyGrowTo === 'number' ? Item.historyGrowTo : 0),
     };
   };
 
@@ -617,9 +652,10 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
    * at a time ({@link nextBucket}) wherever a bucket's item shows a depth
    * deeper than the one they were routed by (a split since N was read).
    * @param starts fingerprint → the bucket to start from and its expected depth.
+   * @param withVersion - false for a read that writes nothing ({@link readBuckets}).
    * @returns bucket → its read and the fingerprints it holds.
    */
-  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>) => {
+  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>, withVersion = true) => {
     const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
     let pending = new Map<number, { depth: number; fingerprints: string[] }>();
     const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
@@ -629,7 +665,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
     for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
     while (pending.size > 0) {
-      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
+      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])), withVersion);
       const next = new Map<number, { depth: number; fingerprints: string[] }>();
       for (const [bucket, group] of pending) {
         const read = reads.get(bucket)!;
@@ -651,13 +687,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /** {@link locateFrom} every fingerprint's bucket under N = `buckets`. */
-  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number) =>
+  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number, withVersion = true) =>
     locateFrom(
       organizationId,
       [...fingerprints].map((fingerprint): [string, { bucket: number; depth: number }] => [
         fingerprint,
         bucketOf(addressOf(fingerprint), buckets),
       ]),
+      withVersion,
     );
 
   const reader: Pick<AccountHistoryStore, 'getFacts' | 'state'> = {
@@ -670,7 +707,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
         else wanted.set(fingerprint, [accountId]);
       }
       const buckets = options.buckets ?? (await state(organizationId)).buckets;
-      const located = await locate(organizationId, wanted.keys(), buckets);
+      const located = await locate(organizationId, wanted.keys(), buckets, false);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
       const now = Date.now();
@@ -678,16 +715,14 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
       for (const { read, fingerprints } of located.values()) {
         if (!read.bytes) continue;
         // Only the entries of this bucket's own accounts are decoded.
-        const found: [string, number][] = [];
-        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => found.push([fingerprint, value]));
-        for (const [fingerprint, value] of found) {
+        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => {
           const ms = msOfValue(value);
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
           const crm = crmOfValue(value);
-          if (!recent && !crm) continue;
+          if (!recent && !crm) return;
           for (const accountId of wanted.get(fingerprint)!)
             facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
-        }
+        });
       }
       if (recency) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
@@ -757,6 +792,29 @@ export function createAccountHistoryStore({
     }
   };
 
+  /**
+   * Announces a growth to `target` buckets before its first split (`historyGrowTo`, never lowered), with the entry
+   * count's change riding on the same write: a writer that routed by an older N reads it after its writes and carries
+   * what it wrote on to the buckets being made (`record`'s check).
+   */
+  const announce = async (organizationId: string, target: number, entriesDelta = 0) => {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.organization(organizationId),
+          UpdateExpression: `SET historyGrowTo = :g${entriesDelta === 0 ? '' : ' ADD historyEntries :d'}`,
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(historyGrowTo) OR historyGrowTo < :g)',
+          ExpressionAttributeValues: { ':g': target, ...(entriesDelta === 0 ? {} : { ':d': entriesDelta }) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Announced already (as far or further), or no organization item: the count alone.
+      await updateState(organizationId, { entriesDelta });
+    }
+  };
+
   const versionCondition = (read: BucketRead) =>
     read.version === undefined
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -767,71 +825,85 @@ export function createAccountHistoryStore({
         };
 
   /**
-   * Splits bucket s = n − 2^L (L = floor(log2 n)) into s and n: first the
-   * new bucket n (a provisional copy, `splitOf` = s's version, replaceable
-   * only by a copy of the same or a later version), then s with depth L+1
-   * on the version read. Done when s already has depth L+1. Safe to run
-   * twice at once and to resume after a crash at any point.
+   * Splits bucket s = n − 2^L (L = floor(log2 n)) into s and n by writing n alone: s's entries that route to n
+   * joined into n's item (created if absent, always written when absent), then s read again and, if it changed since
+   * the copy's read, copied again. s is not rewritten: it keeps the moved entries, stale, until its next rewrite. The
+   * split commits when N is raised past n ({@link grow}, after its announcement). Safe to run twice at once and to
+   * resume after a crash at any point (every write is a join); done at once when s or n shows it was made already.
    */
   const split = async (organizationId: string, n: number): Promise<void> => {
     const level = 31 - Math.clz32(n);
     const s = n - 2 ** level;
+    const readPair = () =>
+      readBuckets(
+        organizationId,
+        new Map([
+          [s, level],
+          [n, level + 1],
+        ]),
+      );
+    const reads = await readPair();
+    let source = reads.get(s)!;
+    let target = reads.get(n)!;
+    // s rewritten at a deeper depth, or n at a depth past its own, by a writer routed by an N past n: made and committed.
+    if (source.depth > level || target.depth > level + 1) return;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 50) throw new Error(`History bucket ${s} of ${organizationId}: split kept losing races`);
-      const read = (await readBuckets(organizationId, new Map([[s, level]]))).get(s)!;
-      if (read.depth > level) return;
-      if (read.depth < level)
-        throw new Error(
-          `History bucket ${s} of ${organizationId} has depth ${read.depth}, expected ${level}: its parent's split is not done`,
-        );
-      const stay = new Map<string, number>();
-      const move = new Map<string, number>();
-      for (const [fingerprint, value] of read.entries) (low(addressOf(fingerprint), level + 1) === s ? stay : move).set(fingerprint, value);
-      const sourceVersion = read.version ?? 0;
-      const copied = await putIf(client, {
-        TableName: tableName,
-        Item: bucketItem(organizationId, n, level + 1, 0, move, sourceVersion),
-        ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(splitOf) AND splitOf <= :source)',
-        ExpressionAttributeValues: { ':source': sourceVersion },
-      });
-      if (!copied.ok) continue;
-      const committed = await putIf(client, {
-        TableName: tableName,
-        Item: bucketItem(organizationId, s, level + 1, sourceVersion + 1, stay),
-        ...versionCondition(read),
-      });
-      if (committed.ok) return;
+      const entries = ownEntries(target.entries, n, level + 1);
+      const joined = joinInto(entries, ownEntries(source.entries, n, level + 1));
+      if (joined || target.version === undefined) {
+        const put = await putIf(client, {
+          TableName: tableName,
+          Item: bucketItem(organizationId, n, level + 1, (target.version ?? 0) + 1, entries),
+          ...versionCondition(target),
+        });
+        if (!put.ok) {
+          target = bucketFrom(put.old, level + 1);
+          continue;
+        }
+      }
+      // A write to s after the read above by a writer that looked for n before n existed is copied by the next round;
+      // a writer that looks after this read finds n and carries its accounts there itself.
+      const again = await readPair();
+      const sourceAgain = again.get(s)!;
+      if (sourceAgain.version === source.version || sourceAgain.depth > level) return;
+      source = sourceAgain;
+      target = again.get(n)!;
     }
   };
 
-  /** Splits buckets until there are `target`, round by round (the splits of one round are independent), then records N. */
-  const grow = async (organizationId: string, from: number, target: number): Promise<number> => {
+  /**
+   * Splits buckets until there are `target`, round by round (the splits of one round are independent), after
+   * announcing the growth (unless `announced`), then records N.
+   */
+  const grow = async (organizationId: string, from: number, target: number, announced = false): Promise<number> => {
+    if (target <= from) return from;
+    if (!announced) await announce(organizationId, target);
     for (let n = Math.max(1, from); n < target;) {
       const roundEnd = Math.min(target, 2 ** (32 - Math.clz32(n)));
       const round = Array.from({ length: roundEnd - n }, (_, i) => n + i);
       await pMap(round, (bucket) => split(organizationId, bucket), { concurrency: WRITE_CONCURRENCY });
       n = roundEnd;
     }
-    if (target > from) await updateState(organizationId, { buckets: target });
-    return Math.max(from, target);
+    await updateState(organizationId, { buckets: target });
+    return target;
   };
 
+  /** What {@link applyAt} did: entries added, buckets written, and which fingerprints went where (at what depth). */
+  interface Applied {
+    added: number;
+    written: number;
+    writes: { bucket: number; depth: number; fingerprints: string[] }[];
+  }
+
   /**
-   * Merges changes (fingerprint → value to merge: later time, CRM flag or'ed)
-   * into one bucket: conditional put on the version read; on a lost race the
-   * item the condition saw is the new read, and fingerprints a split moved
-   * go to their bucket.
-   * @returns entries added (negative when expired entries were dropped) and buckets written.
+   * Merges changes (fingerprint → value to join) into one bucket: conditional put on the version read, of the
+   * bucket's own entries at its depth (moved ones a split left behind are dropped); on a lost race the item the
+   * condition saw is the new read, and fingerprints a split moved go to their bucket.
    */
-  const applyAt = async (
-    organizationId: string,
-    bucket: number,
-    changes: Map<string, number>,
-    firstRead: BucketRead,
-  ): Promise<{ added: number; written: number }> => {
+  const applyAt = async (organizationId: string, bucket: number, changes: Map<string, number>, firstRead: BucketRead): Promise<Applied> => {
     let read = firstRead;
-    let added = 0;
-    let written = 0;
+    const applied: Applied = { added: 0, written: 0, writes: [] };
     for (let attempt = 0; ; attempt++) {
       if (attempt > 50) throw new Error(`History bucket ${bucket} of ${organizationId}: write kept losing races`);
       // Fingerprints a split moved on, each from this bucket one split at a time (never to a bucket not made yet).
@@ -852,29 +924,61 @@ export function createAccountHistoryStore({
             applyAt(organizationId, target, new Map(fingerprints.map((f) => [f, moved.get(f)!])), targetRead),
           { concurrency: WRITE_CONCURRENCY },
         )) {
-          added += result.added;
-          written += result.written;
+          applied.added += result.added;
+          applied.written += result.written;
+          applied.writes.push(...result.writes);
         }
       }
-      const entries = new Map(read.entries);
-      let changed = false;
-      for (const [fingerprint, value] of changes) {
-        const known = entries.get(fingerprint);
-        const next =
-          known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value));
-        if (next !== known) {
-          changed = true;
-          entries.set(fingerprint, next);
-        }
-      }
-      if (!changed) return { added, written };
+      const entries = ownEntries(read.entries, bucket, read.depth);
+      const before = entries.size;
+      if (!joinInto(entries, changes)) return applied;
       const item = bucketItem(organizationId, bucket, read.depth, (read.version ?? 0) + 1, entries);
       const outcome = await putIf(client, { TableName: tableName, Item: item, ...versionCondition(read) });
       if (outcome.ok) {
-        const kept = decodeBucket(item.entries).size;
-        return { added: added + kept - read.entries.size, written: written + 1 };
+        applied.added += decodeBucket(item.entries).size - before;
+        applied.written++;
+        applied.writes.push({ bucket, depth: read.depth, fingerprints: [...changes.keys()] });
+        return applied;
       }
       read = bucketFrom(outcome.old, read.depth);
+    }
+  };
+
+  /**
+   * After a writer's bucket writes: a growth announced past the N it routed by may be copying a bucket it wrote, and
+   * the copy may have been read before the write. Each written fingerprint that routes on under the announced N goes
+   * one split further, into that bucket if it exists (its split's copy was made; joined there, then checked again),
+   * else nowhere (the split's copy is not written yet, and the split reads its source again after writing it).
+   * Nothing to do, and one GetItem, when no growth was announced past the writer's N.
+   * @returns the state read last and the buckets written by carrying accounts on.
+   */
+  const carryOn = async (organizationId: string, writes: Applied['writes'], merged: ReadonlyMap<string, number>) => {
+    let written = 0;
+    for (let pending = writes; ;) {
+      const current = await state(organizationId);
+      const hops = new Map<number, { depth: number; changes: Map<string, number> }>();
+      for (const { bucket, depth, fingerprints } of pending)
+        for (const fingerprint of fingerprints) {
+          const address = addressOf(fingerprint);
+          const hop = nextBucket(address, bucket, Math.max(depth, bucketOf(address, current.growTo).depth));
+          if (!hop) continue;
+          let group = hops.get(hop.bucket);
+          if (!group) hops.set(hop.bucket, (group = { depth: hop.depth, changes: new Map() }));
+          group.changes.set(fingerprint, merged.get(fingerprint)!);
+        }
+      if (hops.size === 0) return { state: current, written };
+      const reads = await readBuckets(organizationId, new Map([...hops].map(([bucket, { depth }]) => [bucket, depth])));
+      pending = [];
+      for (const result of await pMap(
+        [...hops].filter(([bucket]) => reads.get(bucket)!.version !== undefined),
+        ([bucket, { changes }]) => applyAt(organizationId, bucket, changes, reads.get(bucket)!),
+        { concurrency: WRITE_CONCURRENCY },
+      )) {
+        // Counted where first written (a carried account may be counted twice when a newer writer put it in the
+        // split's new bucket first: the count, a hint for the splits, is then high by it).
+        written += result.written;
+        pending.push(...result.writes);
+      }
     }
   };
 
@@ -883,11 +987,7 @@ export function createAccountHistoryStore({
     for (const change of changes) {
       const fingerprint = fingerprintOf(change.accountId);
       const value = valueOf(change.enrichedAt === undefined ? 0 : msOf(change.enrichedAt), change.crmTarget === true);
-      const known = merged.get(fingerprint);
-      merged.set(
-        fingerprint,
-        known === undefined ? value : valueOf(Math.max(msOfValue(known), msOfValue(value)), crmOfValue(known) || crmOfValue(value)),
-      );
+      merged.set(fingerprint, joinValues(merged.get(fingerprint), value));
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
@@ -904,6 +1004,7 @@ export function createAccountHistoryStore({
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
+    const writes: Applied['writes'] = [];
     for (const result of await pMap(
       located,
       ([bucket, { read, fingerprints }]) =>
@@ -912,10 +1013,17 @@ export function createAccountHistoryStore({
     )) {
       added += result.added;
       written += result.written;
+      writes.push(...result.writes);
     }
-    await updateState(organizationId, { entriesDelta: added });
-    // Then the load bound: split until the average is back under it.
-    await grow(organizationId, buckets, Math.ceil((before.entries + added) / bucketLoad));
+    const carried = await carryOn(organizationId, writes, merged);
+    written += carried.written;
+    // Then the load bound: split until the average is back under it, the growth announced on the count's own write.
+    const from = Math.max(buckets, carried.state.buckets);
+    const target = Math.ceil((before.entries + added) / bucketLoad);
+    if (target > from) {
+      await announce(organizationId, target, added);
+      await grow(organizationId, from, target, true);
+    } else await updateState(organizationId, { entriesDelta: added });
     return written;
   };
 

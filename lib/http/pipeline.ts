@@ -25,7 +25,7 @@
  * success or an error, leaves the pipeline on a key not verified during the
  * request: what the use case left open is verified before answering.
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -162,7 +162,15 @@ export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Pr
  * headers, and a body that is a Node stream of UTF-8 text instead of a string.
  * Its refusals are the usual {@link APIGatewayProxyStructuredResultV2} with the envelope.
  */
-export type StreamingResult = Omit<APIGatewayProxyStructuredResultV2, 'body'> & { body: Readable };
+export type StreamingResult = Omit<APIGatewayProxyStructuredResultV2, 'body'> & {
+  body: Readable;
+  /**
+   * Writes the same bytes as `body` into `out` and ends it, in a few chunk buffers reused once written (memory
+   * bounded whatever the stream's length); `body` is then never read. Written by lib/http/stream.ts
+   * `writeStreamingBody`, which pipes `body` when this is absent.
+   */
+  writeTo?: (out: Writable) => Promise<void>;
+};
 
 /** The Lambda handler of a streaming operation: answers a {@link StreamingResult} on success (lib/lambda/streaming.ts carries it in AWS). */
 export type StreamingApiHandler = (

@@ -6,17 +6,17 @@
  * API, so the pipeline (authentication, scopes, limits, request IDs, test
  * mode, the envelope) runs unchanged; its answer is written to the response
  * stream: the status and headers first (`HttpResponseStream.from`), then the
- * body, a string for a refusal, the piped stream for a success.
+ * body, a string for a refusal, the streamed body for a success.
  *
  * Outside the Lambda runtime (the local stack, the tests, the bench) there
  * is no `awslambda.streamifyResponse`: the handler is returned as it is, and
  * the local server (infra/local/server.ts) pipes a streamed body itself.
  */
-import { pipeline } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { logger } from '../observability';
 import { isStreamingResult, type StreamingApiHandler } from './pipeline';
+import { writeStreamingBody } from './stream';
 
 /** The part of the Lambda runtime's global `awslambda` a streaming function uses (present only inside the Node.js runtime). */
 interface LambdaStreamingRuntime {
@@ -48,7 +48,8 @@ export function streamifiedHandler(handler: StreamingApiHandler): StreamingApiHa
       return;
     }
     try {
-      await pipeline(result.body, out);
+      // In the body's few chunk buffers, each reused once the response stream wrote it (lib/http/stream.ts).
+      await writeStreamingBody(result, out);
     } catch (error) {
       // The reader went away (the client resumes from its last seq), or the stream broke after its first byte.
       logger.warn('The stream ended early', { error });

@@ -24,9 +24,10 @@ import { cacheableVersions, type SetVersions, type SuppressionStore } from './st
  * The policy of a set of set entries (lib/privacy/store.ts `setKey`: the
  * first bytes of each suppressed hash, in hex): withholds a contact when any
  * of its stored identifier digests starts with one; withholds nothing (no
- * `withholds`) when the set is empty. A check reads a 32-bit prefix per
- * digest and compares the rest only on a prefix hit (lib/warehouse/identifiers.ts
- * `DigestSet`): no decoding, no hashing.
+ * `withholds`) when the set is empty. A check reads a 22-bit prefix per
+ * digest in a bitmap and compares the rest only on a bitmap hit, as bytes
+ * (lib/warehouse/identifiers.ts `DigestSet`): no decoding, no hashing, no
+ * string per digest.
  */
 export function policyOf(suppressed: ReadonlySet<string>): DeliveryPolicy {
   if (suppressed.size === 0) return {};

@@ -129,6 +129,8 @@ export function resultItemText(seq: number, headMembers: string, contacts: reado
 /** What a result item's text starts with, before its head's members: `{"seq":…,` (with `type`, that member first). */
 export const itemOpening = (seq: number, type?: string): string =>
   `{${type === undefined ? '' : `"type":${JSON.stringify(type)},`}"seq":${seq},`;
+/** What a result item without `type` starts with, before its seq ({@link itemOpening}). */
+export const SEQ_OPENING = '{"seq":';
 /** Between a result item's head members and its first contact. */
 export const CONTACTS_OPENING = ',"contacts":[';
 /** After a result item's last contact. */
@@ -157,6 +159,18 @@ export class JsonBytes extends GrowingBytes {
     }
     this.room(Buffer.byteLength(text));
     this.length += this.buffer.write(text, this.length);
+    return this;
+  }
+
+  /** Appends a non-negative integer's decimal digits (a seq: no string made for it). */
+  digits(n: number): this {
+    if (!Number.isSafeInteger(n) || n < 0) return this.write(String(n));
+    let width = 1;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) width++;
+    this.room(width);
+    for (let at = this.length + width - 1, rest = n; at >= this.length; at--, rest = Math.floor(rest / 10))
+      this.buffer[at] = 0x30 + (rest % 10);
+    this.length += width;
     return this;
   }
 

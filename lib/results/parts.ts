@@ -92,6 +92,7 @@ import {
   resultAccountJson,
   resultContactJson,
   resultItemText,
+  SEQ_OPENING,
   RESULT_ACCOUNT_KEYS,
   RESULT_CONTACT_KEYS,
 } from './json';
@@ -625,8 +626,8 @@ export class ResultPartReader extends PartCursor {
    * `Delivery.nextContact`), nothing decoded.
    */
   writeItem(out: JsonBytes, seq: number, next: (reader: this) => boolean, type?: string): void {
-    out
-      .write(itemOpening(seq, type))
+    // Without `type` (the page), the opening is written without a string made for it (1,000 a page).
+    (type === undefined ? out.write(SEQ_OPENING).digits(seq).write(',') : out.write(itemOpening(seq, type)))
       .copy(this.bytes, this.accountJsonStart + 1, this.accountJsonEnd - 1)
       .write(CONTACTS_OPENING);
     for (let first = true; next(this); first = false) {
@@ -706,7 +707,8 @@ function encodeLegacyPart(bytes: Uint8Array): Buffer {
 export interface ResultStore {
   /**
    * Writes (or rewrites, idempotently: the same accounts give the same bytes) one part, encoded by {@link encodePart}; `chunk`: see {@link resultPartKey};
-   * `digestsOf`: digests computed already (see {@link encodePart}).
+   * `digestsOf`: digests computed already (see {@link encodePart}); `encoded`: called with the part's bytes once they
+   * are encoded, before they are sent (FindContacts writes the copy index from them meanwhile, lib/enrichment/steps.ts).
    * @returns the bytes written (the copy index is made from their digests, lib/privacy/copies.ts).
    */
   putPart(
@@ -715,6 +717,7 @@ export interface ResultStore {
     accounts: readonly EnrichedAccount[],
     chunk?: number,
     digestsOf?: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]>,
+    encoded?: (bytes: Buffer) => void,
   ): Promise<Buffer>;
   /** Keys of every part under a prefix, in index order. */
   listParts(prefix: string): Promise<string[]>;
@@ -766,8 +769,9 @@ export function createResultStore({ client, bucketName }: { client: S3Client; bu
     return key.endsWith(LEGACY_PART_SUFFIX) ? encodeLegacyPart(bytes) : bytes;
   };
   return {
-    async putPart(prefix, index, accounts, chunk, digestsOf) {
+    async putPart(prefix, index, accounts, chunk, digestsOf, encoded) {
       const body = encodePart(accounts, CURRENT_FIELDS, digestsOf);
+      encoded?.(body);
       await client.send(
         new PutObjectCommand({
           Bucket: bucketName,

@@ -61,9 +61,9 @@ export const testAccountHistory = {
   async record(_organizationId: string, _changes: Iterable<unknown>): Promise<number> {
     return 0;
   },
-  /** The twin stores no history: one empty bucket, no entries. */
-  async state(_organizationId: string): Promise<{ buckets: number; entries: number }> {
-    return { buckets: 1, entries: 0 };
+  /** The twin stores no history: one empty bucket, no entries, no growth. */
+  async state(_organizationId: string): Promise<{ buckets: number; entries: number; growTo: number }> {
+    return { buckets: 1, entries: 0, growTo: 1 };
   },
   /** The twin stores no buckets: nothing to re-encode. @returns false. */
   async reencode(_organizationId: string, _bucket: number): Promise<boolean> {

@@ -135,13 +135,19 @@ const FILTER_BITS = 22;
  * A set of identifier hashes (full, or their first bytes: all of one length)
  * matched against digests stored as bytes, without hashing or allocating per
  * lookup: a bitmap of their first 22 bits answers almost every miss with
- * three byte reads, and only a bitmap hit compares the rest. What result
- * parts' stored digests are checked against (suppression:
- * lib/privacy/deliverable.ts; erasure: lib/privacy/erasure.ts).
+ * three byte reads, and only a bitmap hit looks the digest up in a table
+ * keyed by its first 4 bytes read as a number, confirmed by comparing the
+ * rest byte by byte (no hex string per digest). What result parts' stored
+ * digests are checked against (suppression: lib/privacy/deliverable.ts;
+ * erasure: lib/privacy/erasure.ts).
  */
 export class DigestSet {
   private readonly filter = new Uint8Array(1 << (FILTER_BITS - 3));
-  private readonly entries = new Set<string>();
+  /** The entries' bytes, back to back, {@link length} each, in the order added. */
+  private readonly stored: Buffer;
+  /** Open addressing by an entry's first 4 bytes: entry index + 1 (0: an empty slot); a power of two, at most half full. */
+  private readonly slots: Int32Array;
+  private readonly count: number;
   /** Bytes compared per digest: the length of the given hashes. */
   private readonly length: number;
 
@@ -150,40 +156,75 @@ export class DigestSet {
    * @throws Error when the lengths differ or are outside 8..64 hex characters.
    */
   constructor(hashes: Iterable<string>) {
+    const all = [...hashes];
     let length = 0;
-    for (const hash of hashes) {
+    for (const hash of all) {
       const bytes = hash.length / 2;
       if (length === 0) length = bytes;
-      if (bytes !== length || bytes < 4 || bytes > DIGEST_BYTES || !Number.isInteger(bytes))
+      if (bytes !== length || bytes < 4 || bytes > DIGEST_BYTES || !Number.isInteger(bytes) || !/^[0-9a-fA-F]*$/.test(hash))
         throw new Error('DigestSet: hashes must be hex of one length between 8 and 64 characters');
-      const lower = hash.toLowerCase();
-      this.entries.add(lower);
-      const head = Number.parseInt(lower.slice(0, 6), 16) >>> (24 - FILTER_BITS);
-      this.filter[head >>> 3]! |= 1 << (head & 7);
     }
     this.length = length;
+    this.stored = Buffer.alloc(all.length * length);
+    let size = 2;
+    while (size < all.length * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    let count = 0;
+    for (const hash of all) {
+      const at = count * length;
+      this.stored.write(hash, at, length, 'hex');
+      // A hash given twice is kept once.
+      if (this.find(this.stored, at) >= 0) continue;
+      let slot = this.stored.readInt32BE(at) & (size - 1);
+      while (this.slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      this.slots[slot] = ++count;
+      const head = ((this.stored[at]! << 16) | (this.stored[at + 1]! << 8) | this.stored[at + 2]!) >>> (24 - FILTER_BITS);
+      this.filter[head >>> 3]! |= 1 << (head & 7);
+    }
+    this.count = count;
   }
 
   /** How many hashes the set holds. */
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   /** Whether the digest at `bytes[at, at + 32)` matches an entry. */
   hasDigest(bytes: Buffer, at: number): boolean {
     const head = ((bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!) >>> (24 - FILTER_BITS);
-    return (this.filter[head >>> 3]! & (1 << (head & 7))) !== 0 && this.entries.has(bytes.toString('hex', at, at + this.length));
+    return (this.filter[head >>> 3]! & (1 << (head & 7))) !== 0 && this.find(bytes, at) >= 0;
   }
 
   /** Whether any digest of `bytes[start, end)` (digests of {@link DIGEST_BYTES} back to back) matches an entry. */
   hasAny(bytes: Buffer, start: number, end: number): boolean {
-    if (this.entries.size === 0) return false;
+    if (this.count === 0) return false;
     // The bitmap test inlined (called for every delivered contact of an export: a million a file).
     const filter = this.filter;
     for (let at = start; at + DIGEST_BYTES <= end; at += DIGEST_BYTES) {
       const head = ((bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!) >>> (24 - FILTER_BITS);
-      if ((filter[head >>> 3]! & (1 << (head & 7))) !== 0 && this.entries.has(bytes.toString('hex', at, at + this.length))) return true;
+      if ((filter[head >>> 3]! & (1 << (head & 7))) !== 0 && this.find(bytes, at) >= 0) return true;
     }
     return false;
+  }
+
+  /** The index of the entry equal to `bytes[at, at + length)`, or -1 (its first 4 bytes pick the slot; the rest compared). */
+  private find(bytes: Buffer, at: number): number {
+    const key = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]! | 0;
+    const mask = this.slots.length - 1;
+    const stored = this.stored;
+    const length = this.length;
+    for (let slot = key & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot]! - 1;
+      if (entry < 0) return -1;
+      const from = entry * length;
+      if (((stored[from]! << 24) | (stored[from + 1]! << 16) | (stored[from + 2]! << 8) | stored[from + 3]! | 0) !== key) continue;
+      let same = true;
+      for (let i = 4; i < length; i++)
+        if (stored[from + i] !== bytes[at + i]) {
+          same = false;
+          break;
+        }
+      if (same) return entry;
+    }
   }
 }

@@ -2,7 +2,7 @@
  * JsonBytes (lib/results/json.ts): the one buffer a results page writes its
  * items' stored bytes into, decoded once. Text of any kind (one ASCII
  * character, which skips the encoder; non-ASCII; pieces copied from stored
- * bytes) comes back as written, across growth and repeated takes.
+ * bytes; a seq's digits) comes back as written, across growth and repeated takes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ describe('JsonBytes', () => {
   it('gives back exactly what was written and copied, whatever the pieces, across growth and takes', () => {
     const piece = fc.oneof(
       fc.constantFrom(',', '[', ']', '{', '"', 'é', '€'),
+      fc.oneof(fc.nat(), fc.constantFrom(0, 9, 10, 99, 100, Number.MAX_SAFE_INTEGER), fc.maxSafeNat()),
       fc.string({ unit: 'binary', maxLength: 40 }),
       fc.string({ maxLength: 200 }),
     );
@@ -21,6 +22,12 @@ describe('JsonBytes', () => {
         for (const pieces of takes) {
           let expected = '';
           for (const [text, asCopy] of pieces) {
+            if (typeof text === 'number') {
+              // A seq's digits, written without a string.
+              out.digits(text);
+              expected += String(text);
+              continue;
+            }
             const wellFormed = text.toWellFormed();
             if (asCopy) {
               const stored = Buffer.from(`xx${wellFormed}yy`);
