@@ -28,6 +28,10 @@ export interface SettingDeclaration {
   max?: number;
   /** A larger value is lowered to `max` instead of refused. */
   clampToMax?: boolean;
+  /** Text only: may be unset (`undefined` then, never an error). */
+  optional?: true;
+  /** Text only: a comma-separated list, trimmed, empty entries dropped (unset: empty). */
+  list?: true;
 }
 
 /**
@@ -155,10 +159,12 @@ export const SETTINGS = {
   webhookStateMachineArn: {
     env: 'WEBHOOK_STATE_MACHINE_ARN',
     kind: 'text',
+    optional: true,
   },
   resultsStreamUrl: {
     env: 'RESULTS_STREAM_URL',
     kind: 'text',
+    optional: true,
   },
   cursorSecret: {
     env: 'CURSOR_SECRET',
@@ -171,14 +177,17 @@ export const SETTINGS = {
   receiptKeyId: {
     env: 'RECEIPT_KEY_ID',
     kind: 'text',
+    optional: true,
   },
   receiptPublishedKeyIds: {
     env: 'RECEIPT_PUBLISHED_KEY_IDS',
     kind: 'text',
+    list: true,
   },
   erasureQueueUrl: {
     env: 'ERASURE_QUEUE_URL',
     kind: 'text',
+    optional: true,
   },
 } as const satisfies Record<string, SettingDeclaration>;
 
@@ -225,94 +234,35 @@ function requiredText(declaration: SettingDeclaration): string {
   return value;
 }
 
-/**
- * Settings of the running deployment (see {@link config}). Each reads the setting of the same name in
- * {@link SETTINGS}, which holds its variable, default and bounds.
- */
-export interface Config {
-  /** {@link SETTINGS}.tableName. */
-  readonly tableName: string;
-  /** {@link SETTINGS}.bucketName. */
-  readonly bucketName: string;
-  /** {@link SETTINGS}.stateMachineArn. */
-  readonly stateMachineArn: string;
-  /** {@link SETTINGS}.creditsPerAccount. */
-  readonly creditsPerAccount: number;
-  /** {@link SETTINGS}.resultsAccessPeriodSeconds. */
-  readonly resultsAccessPeriodSeconds: number;
-  /** {@link SETTINGS}.testResultsAccessPeriodSeconds. */
-  readonly testResultsAccessPeriodSeconds: number;
-  /** {@link SETTINGS}.exportUrlTtlSeconds. */
-  readonly exportUrlTtlSeconds: number;
-  /** {@link SETTINGS}.uploadUrlTtlSeconds. */
-  readonly uploadUrlTtlSeconds: number;
-  /** {@link SETTINGS}.uploadTtlSeconds. */
-  readonly uploadTtlSeconds: number;
-  /** {@link SETTINGS}.idempotencyTtlSeconds. */
-  readonly idempotencyTtlSeconds: number;
-  /** {@link SETTINGS}.rateLimitRequests. */
-  readonly rateLimitRequests: number;
-  /** {@link SETTINGS}.rateLimitWindowSeconds. */
-  readonly rateLimitWindowSeconds: number;
-  /** {@link SETTINGS}.testRateLimitRequests. */
-  readonly testRateLimitRequests: number;
-  /** {@link SETTINGS}.testAccountIdsPerDay. */
-  readonly testAccountIdsPerDay: number;
-  /** {@link SETTINGS}.exportsPerHour. */
-  readonly exportsPerHour: number;
-  /** {@link SETTINGS}.resultsStreamKeepAliveSeconds. */
-  readonly resultsStreamKeepAliveSeconds: number;
-  /** {@link SETTINGS}.resultsStreamMaxSeconds. */
-  readonly resultsStreamMaxSeconds: number;
-  /** {@link SETTINGS}.resultsStreamUrl; `undefined` when unset. */
-  readonly resultsStreamUrl: string | undefined;
-  /** {@link SETTINGS}.uploadsPerHour. */
-  readonly uploadsPerHour: number;
-  /** {@link SETTINGS}.cursorSecret. */
-  readonly cursorSecret: string;
-  /** {@link SETTINGS}.webhooksAllowLocalhost. */
-  readonly webhooksAllowLocalhost: boolean;
-  /** {@link SETTINGS}.webhookRetryBaseSeconds. */
-  readonly webhookRetryBaseSeconds: number;
-  /** {@link SETTINGS}.webhookStateMachineArn: unset on the local stack. */
-  readonly webhookStateMachineArn: string | undefined;
-  /** Seconds after which a launch lock whose holder died expires (docs/errors.md). */
-  readonly launchLockSeconds: number;
-  /** {@link SETTINGS}.reconcileGraceSeconds. */
-  readonly reconcileGraceSeconds: number;
-  /** {@link SETTINGS}.localReconcileEverySeconds. */
-  readonly localReconcileEverySeconds: number;
-  /** {@link SETTINGS}.privacySigningKeyFile. */
-  readonly privacySigningKeyFile: string;
-  /** {@link SETTINGS}.receiptKeyId: unset on the local stack and on every function but the erasure worker. */
-  readonly receiptKeyId: string | undefined;
-  /** {@link SETTINGS}.receiptPublishedKeyIds: empty on the local stack. */
-  readonly receiptPublishedKeyIds: string[];
-  /** {@link SETTINGS}.erasureQueueUrl: unset on the local stack. */
-  readonly erasureQueueUrl: string | undefined;
-}
+/** The value type of a declaration: a number, a flag, required text, optional text or a list of text. */
+type SettingValue<D> = D extends { kind: 'flag' }
+  ? boolean
+  : D extends { kind: 'text'; list: true }
+    ? string[]
+    : D extends { kind: 'text'; optional: true }
+      ? string | undefined
+      : D extends { kind: 'text' }
+        ? string
+        : number;
 
-/** Text settings that may be unset: `undefined` then, never an error. */
-const OPTIONAL_TEXT: ReadonlySet<string> = new Set<SettingName>([
-  'resultsStreamUrl',
-  'webhookStateMachineArn',
-  'receiptKeyId',
-  'erasureQueueUrl',
-]);
-/** Text settings that hold a comma-separated list: trimmed, empty entries dropped (unset: empty). */
-const LIST_TEXT: ReadonlySet<string> = new Set<SettingName>(['receiptPublishedKeyIds']);
+/**
+ * Settings of the running deployment (see {@link config}): each property is the setting of the same name in
+ * {@link SETTINGS}, typed by its declaration, and `launchLockSeconds`, seconds after which a launch lock whose holder
+ * died expires (docs/errors.md), which is not a deployment setting.
+ */
+export type Config = { readonly [Name in SettingName]: SettingValue<(typeof SETTINGS)[Name]> } & { readonly launchLockSeconds: number };
 
 /** The current value of a declared setting, by its kind (a value out of bounds throws, naming the variable). */
 function settingValue(name: SettingName): unknown {
   const declaration: SettingDeclaration = SETTINGS[name];
   if (declaration.kind === 'flag') return flagSetting(declaration);
   if (declaration.kind !== 'text') return numberSetting(declaration);
-  if (LIST_TEXT.has(name))
+  if (declaration.list)
     return (process.env[declaration.env] ?? '')
       .split(',')
       .map((id) => id.trim())
       .filter((id) => id.length > 0);
-  return OPTIONAL_TEXT.has(name) ? process.env[declaration.env] || undefined : requiredText(declaration);
+  return declaration.optional ? process.env[declaration.env] || undefined : requiredText(declaration);
 }
 
 /** Values that are not deployment settings. */
