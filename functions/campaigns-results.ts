@@ -1,9 +1,15 @@
 /** Lambda of `POST /v1/campaigns/results` (docs/results.md): the contacts of a campaign as they arrive. */
 import { campaignResultsOperation } from '../lib/exports/schema';
-import { apiHandler, campaigns, results, sequence, deliveryPolicy, listCampaignResults } from '../lib/root';
+import { apiHandler, campaignOrganizationReader, results, sequence, deliveryPolicy, listCampaignResults } from '../lib/root';
 
-export const handler = apiHandler(campaignResultsOperation, (input, { organizationId, signal }) =>
-  listCampaignResults({ campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy }, organizationId, input, {
-    signal,
-  }),
+export const handler = apiHandler(
+  campaignResultsOperation,
+  (input, { organizationId, signal, keyCheck }) =>
+    listCampaignResults(
+      { campaigns: campaignOrganizationReader(), results: results(), sequence: sequence(), deliveryPolicy },
+      organizationId,
+      input,
+      { signal, keyCheck },
+    ),
+  { keyCheck: 'in-read' },
 );

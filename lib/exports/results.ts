@@ -4,9 +4,13 @@
  * (`POST /v1/campaigns/results`) or as a stream
  * (`POST /v1/campaigns/results/stream`, lib/exports/stream.ts).
  *
- * A read costs the campaign item, the attempt's sequence head
- * (lib/results/sequence.ts), one Query of the ranges under the page, and the
- * result parts of those ranges: in proportion to the page. Every contact
+ * A page costs two waves of DynamoDB calls before its result parts: the
+ * campaign with its organization (one BatchGetItem, which also verifies the
+ * request's API key, lib/organizations/api-keys.ts `confirmActiveKey`) beside
+ * the suppression sets' versions (the delivery policy, lib/privacy/deliverable.ts);
+ * then the attempt's sequence head (lib/results/sequence.ts) beside one Query
+ * of the ranges under the page. Then the result parts of those ranges: in
+ * proportion to the page. Every contact
  * goes through the one owner of what may be delivered
  * (lib/results/deliverable.ts); the values come from the JSON stored in
  * the parts (lib/results/json.ts), never from the CSV cells, spliced into
@@ -21,14 +25,16 @@ import { resultPartKey, resultsPrefix, ResultPartReader, type ResultStore } from
 import { deliverable, deliverAll, type Delivery, type DeliveryPolicyOf } from '../results/deliverable';
 import { JsonBytes, type ResultItem } from '../results/json';
 import { JsonText } from '../http/envelope';
-import type { SequenceStore } from '../results/sequence';
+import type { SeqRange, SequenceStore } from '../results/sequence';
+import type { KeyCheck } from '../http/auth';
 import type { ContactSelection } from '../results/csv';
 import { prefetchedParts } from './export';
 import { DEFAULT_RESULTS_PAGE_SIZE, type CampaignResultsInput } from './schema';
 
 /** What reading results needs. */
 export interface ResultsDependencies {
-  campaigns: Pick<CampaignStore, 'get'>;
+  /** `getWithOrganization` when the request's key is verified in the first read (a {@link KeyCheck} given), `get` otherwise. */
+  campaigns: Pick<CampaignStore, 'get'> & Partial<Pick<CampaignStore, 'getWithOrganization'>>;
   results: Pick<ResultStore, 'readPart'>;
   sequence: Pick<SequenceStore, 'lastSeq' | 'rangesAfter'>;
   /** What may be delivered beyond the request's selection (lib/results/deliverable.ts); none: everything stored. */
@@ -76,7 +82,11 @@ export interface ReaderPosition {
 
 /**
  * The campaign's current attempt, if its results can be read from `position`.
- * @throws NotFoundError (404), ResultsExpiredError (410), ResultsNotReadyError
+ * With `keyCheck` (the request's, not yet verified) and a store that reads the
+ * organization with the campaign, the key is verified in that same read (one
+ * BatchGetItem; lib/http/pipeline.ts `in-read`).
+ * @throws RevokedApiKeyError (401) when the key is no longer on the organization's list;
+ *   NotFoundError (404), ResultsExpiredError (410), ResultsNotReadyError
  *   (409: a draft, never launched or its last attempt failed or was canceled;
  *   or `afterSeq` beyond the current attempt's accounts, a position kept from
  *   an earlier attempt; no details).
@@ -87,8 +97,12 @@ export async function openResults(
   campaignId: string,
   position: ReaderPosition,
   now = new Date(),
+  keyCheck?: KeyCheck,
 ): Promise<OpenedResults> {
-  const campaign = await deps.campaigns.get(organizationId, campaignId);
+  const campaign =
+    keyCheck && !keyCheck.verified && deps.campaigns.getWithOrganization
+      ? (await deps.campaigns.getWithOrganization(organizationId, campaignId, keyCheck)).campaign
+      : await deps.campaigns.get(organizationId, campaignId);
   if (!campaign) throw new NotFoundError('campaign', campaignId);
   const status = statusAt(campaign, now);
   if (status === 'expired') throw new ResultsExpiredError();
@@ -166,9 +180,10 @@ export async function writePageItems(
   delivery: Delivery,
   out: JsonBytes,
   between?: string,
+  ranges?: readonly SeqRange[],
 ): Promise<number> {
   const items = new PageItems(delivery, out, afterSeq, untilSeq, undefined, between);
-  for await (const part of resultParts(deps, ref, afterSeq, untilSeq)) while (items.writeNext(part));
+  for await (const part of resultParts(deps, ref, afterSeq, untilSeq, ranges)) while (items.writeNext(part));
   return items.lastSeq;
 }
 
@@ -183,17 +198,24 @@ interface PartOfRead {
 
 /**
  * The parts holding the accounts with seq in `(afterSeq, untilSeq]`, in seq
- * order: the ranges under them (one Query), their parts a few ahead, into
- * reused buffers (a part is valid until the next is asked for).
+ * order: the ranges under them (one Query, unless the caller read them:
+ * `read`, the ranges after `afterSeq` in seq order, possibly fewer or more),
+ * their parts a few ahead, into reused buffers (a part is valid until the
+ * next is asked for).
  */
 async function* resultParts(
   deps: Pick<ResultsDependencies, 'results' | 'sequence'>,
   ref: { organizationId: string; campaignId: string; attemptId: string },
   afterSeq: number,
   untilSeq: number,
+  read?: readonly SeqRange[],
 ): AsyncGenerator<PartOfRead> {
   if (untilSeq <= afterSeq) return;
-  const ranges = await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq);
+  // Only the parts under the seqs asked for: ranges read beside the head may reach past the last seq it gave.
+  const ranges = (read ?? (await deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, afterSeq, untilSeq - afterSeq))).filter(
+    (range) => range.toSeq > afterSeq && range.fromSeq <= untilSeq,
+  );
+  if (ranges.length === 0) return;
   const prefix = resultsPrefix(ref.organizationId, ref.campaignId, ref.attemptId);
   let index = 0;
   // Into reused buffers: each item's bytes are copied out of the part before the next part is asked for.
@@ -276,7 +298,11 @@ export async function waitForSeq(
 
 /**
  * {@link openResults}, then the attempt's sequence head: where a reader of
- * the results (page or stream) starts.
+ * the results (page or stream) starts. With `rangesFor` (accounts), the
+ * ranges of the first that many seqs after `afterSeq` are queried beside the
+ * head, in the same wave (they depend on the attempt only): `ranges`, in seq
+ * order, may stop short of or reach past the head as read.
+ * @param options.keyCheck - the request's API-key check, verified by the campaign read (see {@link openResults}).
  * @throws as {@link openResults}; ResultsNotReadyError (409) for a campaign
  *   enriched before its results could be read as they arrive (no sequence: export it).
  */
@@ -285,16 +311,26 @@ export async function openReadable(
   organizationId: string,
   campaignId: string,
   position: ReaderPosition,
-): Promise<{ opened: OpenedResults; ref: { organizationId: string; campaignId: string; attemptId: string }; lastGiven: number }> {
-  const opened = await openResults(deps, organizationId, campaignId, position);
+  options: { keyCheck?: KeyCheck; rangesFor?: number } = {},
+): Promise<{
+  opened: OpenedResults;
+  ref: { organizationId: string; campaignId: string; attemptId: string };
+  lastGiven: number;
+  ranges?: SeqRange[];
+}> {
+  const opened = await openResults(deps, organizationId, campaignId, position, new Date(), options.keyCheck);
   const ref = { organizationId, campaignId: opened.campaign.id, attemptId: opened.attempt.id };
-  const lastGiven = await deps.sequence.lastSeq(ref.campaignId, ref.attemptId);
+  const { rangesFor } = options;
+  const [lastGiven, ranges] = await Promise.all([
+    deps.sequence.lastSeq(ref.campaignId, ref.attemptId),
+    rangesFor === undefined ? undefined : deps.sequence.rangesAfter(ref.campaignId, ref.attemptId, position.afterSeq, rangesFor),
+  ]);
   if (opened.status === 'enriched' && lastGiven < opened.attempt.eligible) {
     throw new ResultsNotReadyError(
       'This campaign was enriched before its results could be read as they arrive: export it (POST /v1/campaigns/export).',
     );
   }
-  return { opened, ref, lastGiven };
+  return { opened, ref, lastGiven, ...(ranges ? { ranges } : {}) };
 }
 
 /** Page writers a finished page left for the next one in this process, at most {@link SPARE_PAGE_WRITERS_KEPT}. */
@@ -304,17 +340,33 @@ const SPARE_PAGE_WRITERS_KEPT = 4;
 /**
  * `POST /v1/campaigns/results`: the accounts after `afterSeq`, in seq order,
  * at most `limit`; with `waitSeconds`, a long poll while none is readable.
+ *
+ * Two waves of DynamoDB calls before the result parts (docs/results.md
+ * "What a page reads"): the campaign with its organization (verifying
+ * `keyCheck`) beside the delivery policy's read (the suppression sets'
+ * versions: strongly consistent and started after the request arrived, so a
+ * suppression acknowledged before it applies to it; read again after a
+ * wait); then the sequence head beside the ranges of the page.
+ * @param options.keyCheck - the request's API-key check (lib/http/pipeline.ts `in-read`).
  * @throws as {@link openResults}.
  */
 export async function listCampaignResults(
   deps: ResultsDependencies,
   organizationId: string,
   input: CampaignResultsInput,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; keyCheck?: KeyCheck } = {},
 ): Promise<ResultsPage> {
   const afterSeq = input.afterSeq ?? 0;
+  const limit = input.limit ?? DEFAULT_RESULTS_PAGE_SIZE;
   const position = { afterSeq };
-  let { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, position);
+  const policyOf = deps.deliveryPolicy ?? deliverAll;
+  // Beside the campaign's read; its failure counts only if the page delivers something (awaited below).
+  let policy = policyOf(organizationId);
+  policy.catch(() => undefined);
+  let { opened, ref, lastGiven, ranges } = await openReadable(deps, organizationId, input.campaignId, position, {
+    ...(options.keyCheck ? { keyCheck: options.keyCheck } : {}),
+    rangesFor: limit,
+  });
   const wait = (input.waitSeconds ?? 0) * 1000;
   if (lastGiven <= afterSeq && opened.status === 'enriching' && lastGiven < opened.attempt.eligible && wait > 0) {
     lastGiven = await waitForSeq(deps, ref, afterSeq, wait, options.signal, lastGiven);
@@ -325,8 +377,11 @@ export async function listCampaignResults(
         `The attempt ${ref.attemptId} ended while waiting; the campaign now runs attempt ${opened.attempt.id}: read it from afterSeq 0.`,
         { attemptId: opened.attempt.id },
       );
+    // What was read before the wait is stale: the ranges are queried and the policy read when something is delivered.
+    ranges = undefined;
+    if (lastGiven > afterSeq) policy = policyOf(organizationId);
   }
-  const untilSeq = Math.min(lastGiven, afterSeq + (input.limit ?? DEFAULT_RESULTS_PAGE_SIZE));
+  const untilSeq = Math.min(lastGiven, afterSeq + limit);
   let lastSeq = afterSeq;
   // The items' stored bytes, copied into one buffer and decoded once: no string per item or contact. The buffer is
   // the process's spare one when free (grown by earlier pages: no new allocation of a few MB per page).
@@ -335,10 +390,9 @@ export async function listCampaignResults(
   try {
     out.take();
     out.write('[');
-    // The delivery policy is read only when there is something to deliver (an empty answer reads nothing more).
     if (untilSeq > afterSeq) {
-      const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
-      lastSeq = await writePageItems(deps, ref, afterSeq, untilSeq, delivery, out, ',');
+      const delivery = deliverable(selectionOf(input), await policy);
+      lastSeq = await writePageItems(deps, ref, afterSeq, untilSeq, delivery, out, ',', ranges);
     }
     accounts = new JsonText<ResultItem[]>(out.write(']').take());
   } finally {
