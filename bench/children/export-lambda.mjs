@@ -6,7 +6,16 @@
  * environment).
  *
  *   node [--cpu-prof …] bench/children/export-lambda.mjs '<json>'
- *   JSON: { bundle, event }
+ *   JSON: { bundle, event, blocks? }
+ *
+ * With `blocks` ({ runs, size, partKey }; node --expose-gc): instead of one
+ * invocation, warm invocations timed in blocks, as a warm Lambda container
+ * answers them, against reading the result part `partKey` bare through the
+ * bundle's own `readPart` export (the same S3 client, into a reused buffer as
+ * the page reads it): `runs` + 1 rounds of one block of `size` invocations
+ * and one of `size` bare reads, the order alternating, each block after a
+ * full garbage collection, the first round a warm-up. Prints each round's CPU
+ * per call (ms) and the major collections that fell in each block.
  *
  * A streaming function (lib/http/stream-lambda.ts) finds the runtime's
  * `awslambda.streamifyResponse` as in AWS and writes its answer into a
@@ -21,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
-const { bundle, event, functionName = 'CampaignsExport' } = JSON.parse(process.argv[2]);
+const { bundle, event, functionName = 'CampaignsExport', blocks } = JSON.parse(process.argv[2]);
 const vmHwmMiB = () => {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
@@ -56,8 +65,9 @@ const responseStream = () => {
 };
 
 const importStarted = performance.now();
-const { handler } = await import(`file://${bundle}`);
+const { handler, readPart } = await import(`file://${bundle}`);
 const importMs = performance.now() - importStarted;
+if (blocks) await timeBlocks();
 const rssAfterImportMiB = mib(process.memoryUsage.rss());
 
 let peakSampledMiB = rssAfterImportMiB;
@@ -83,20 +93,7 @@ const sampler = setInterval(() => {
     atPeak = usage;
   }
 }, 50);
-const context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-  memoryLimitInMB: '1024',
-  awsRequestId: `bench-${functionName}`,
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'bench',
-  getRemainingTimeInMillis: () => 29_000,
-  done() {},
-  fail() {},
-  succeed() {},
-};
+const context = { ...warmContext(functionName), getRemainingTimeInMillis: () => 29_000 };
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 let response;
@@ -138,3 +135,68 @@ console.log(
     memoryTimelineMiB: memoryTimeline,
   }),
 );
+
+/** The `blocks` mode (see the header): prints one JSON line and exits. */
+async function timeBlocks() {
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  let majors = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+  }).observe({ entryTypes: ['gc'] });
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const lambdaContext = { ...warmContext(functionName), getRemainingTimeInMillis: () => 29_000 };
+  let reused = Buffer.alloc(0);
+  const into = (bytes) => (reused.length >= bytes ? reused : (reused = Buffer.allocUnsafeSlow(bytes)));
+  let answer;
+  const prepare = {
+    // Each invocation its own copy of the event (the pipeline's body parser replaces the body), made untimed.
+    page: () => {
+      const copy = structuredClone(event);
+      return async () => {
+        answer = await handler(copy, lambdaContext);
+      };
+    },
+    bare: () => () => readPart(blocks.partKey, into),
+  };
+  const block = async (kind) => {
+    globalThis.gc();
+    await pause(100);
+    const before = majors;
+    let used = 0;
+    for (let i = 0; i < blocks.size; i++) {
+      const call = prepare[kind]();
+      const cpu = process.cpuUsage();
+      await call();
+      const spent = process.cpuUsage(cpu);
+      used += (spent.user + spent.system) / 1000;
+      if (kind === 'page' && answer.statusCode !== 200) throw new Error(`The page answered ${answer.statusCode}: ${answer.body}`);
+    }
+    await pause(20);
+    return { cpuMs: used / blocks.size, majors: majors - before };
+  };
+  const rounds = [];
+  for (let run = 0; run < blocks.runs + 1; run++) {
+    const round = {};
+    for (const kind of run % 2 ? ['page', 'bare'] : ['bare', 'page']) round[kind] = await block(kind);
+    if (run > 0) rounds.push(round);
+  }
+  console.log(JSON.stringify({ importMs, rounds, answerBytes: Buffer.byteLength(answer.body ?? '') }));
+  process.exit(0);
+}
+
+/** The Lambda context of an invocation of `name` (the Node runtime's fields). */
+function warmContext(name) {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: `bench-${name}`,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'bench',
+    done() {},
+    fail() {},
+    succeed() {},
+  };
+}

@@ -176,6 +176,8 @@ export async function runLambdaOnce(options: {
   headers?: Record<string, string>;
   profile?: { dir: string; name: string };
   env?: Record<string, string>;
+  /** Timed warm invocations against bare part reads instead of one invocation ({@link runLambdaBlocks}). */
+  blocks?: { runs: number; size: number; partKey: string };
 }): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
   const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
   const { apiGatewayEvent } = await import('../../infra/local/event');
@@ -201,8 +203,14 @@ export async function runLambdaOnce(options: {
     process.execPath,
     [
       ...profilerArgs,
+      ...(options.blocks ? ['--expose-gc'] : []),
       path.join(CHILDREN, 'export-lambda.mjs'),
-      JSON.stringify({ bundle: options.bundle, event, functionName: options.functionId }),
+      JSON.stringify({
+        bundle: options.bundle,
+        event,
+        functionName: options.functionId,
+        ...(options.blocks ? { blocks: options.blocks } : {}),
+      }),
     ],
     {
       env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...options.env },
@@ -214,4 +222,39 @@ export async function runLambdaOnce(options: {
     stdout: child.stdout,
     stderr: child.stderr,
   };
+}
+
+/** CPU per call of one block (ms) and the major collections that fell in it. */
+export interface ChildBlock {
+  cpuMs: number;
+  majors: number;
+}
+
+/** What bench/children/export-lambda.mjs prints in its `blocks` mode. */
+export interface LambdaBlocksOutcome {
+  importMs: number;
+  /** One entry per measured round (the warm-up left out): a block of invocations and a block of bare reads. */
+  rounds: { page: ChildBlock; bare: ChildBlock }[];
+  /** Bytes of the last invocation's answer body. */
+  answerBytes: number;
+}
+
+/**
+ * Times warm invocations of an API function's bundle in its own Node process,
+ * as a warm Lambda container answers them, against bare reads of the result
+ * part `blocks.partKey` through the bundle's `readPart` export in that same
+ * process (bench/children/export-lambda.mjs `blocks` mode): `blocks.runs`
+ * rounds of a block of `blocks.size` of each, alternating, each block after a
+ * full garbage collection, after a warm-up round.
+ */
+export async function runLambdaBlocks(options: {
+  bundle: string;
+  apiKey: string;
+  functionId: string;
+  path: string;
+  body: unknown;
+  blocks: { runs: number; size: number; partKey: string };
+}): Promise<{ outcome: LambdaBlocksOutcome; stderr: string }> {
+  const { stdout, stderr } = await runLambdaOnce(options);
+  return { outcome: JSON.parse(stdout.trim().split('\n').at(-1)!) as LambdaBlocksOutcome, stderr };
 }
