@@ -14,10 +14,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
-import { apiKeys, organizations } from '../lib/root';
+import { apiKeys } from '../lib/root';
 import { testContacts } from '../lib/test-mode/accounts';
-import { call, newOrganization, useApi } from './support/api';
-import { createApiCampaign, enrich, uniquePrefix, waitForStatus } from './enrichment/support';
+import { call, useApi } from './support/api';
+import { enrichedTestCampaign } from './enrichment/support';
 
 const api = useApi();
 const RESULTS = '/v1/campaigns/results';
@@ -68,18 +68,7 @@ function recordDynamoDb() {
   };
 }
 
-/** An enriched test-mode campaign of {@link ACCOUNTS} `test_found_` accounts and its key. */
-async function enrichedCampaign() {
-  const live = await newOrganization({ name: `Live ${uniquePrefix()}`, smbCredits: 10 });
-  const twin = await organizations().testTwin(live.organizationId);
-  const apiKey = await apiKeys().create(twin.id);
-  const prefix = uniquePrefix();
-  const ids = Array.from({ length: ACCOUNTS }, (_, i) => `test_found_${prefix}_${String(i).padStart(3, '0')}`);
-  const campaignId = await createApiCampaign(api(), apiKey, ids);
-  expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-  await waitForStatus(api(), apiKey, campaignId, 'enriched');
-  return { organizationId: twin.id, apiKey, campaignId, ids };
-}
+const enrichedCampaign = () => enrichedTestCampaign(api(), ACCOUNTS);
 
 describe('results page round trips', () => {
   it('reads an enriched campaign’s page in two waves of four DynamoDB calls, the key verified in the campaign’s read', async () => {
@@ -91,8 +80,18 @@ describe('results page round trips', () => {
     expect(result.status, JSON.stringify(result.body)).toBe(200);
     expect(result.body.data.accounts).toHaveLength(5);
     expect(result.body.data.lastSeq).toBe(10);
-    expect(calls.filter((c) => c.wave === 1).map((c) => c.command).sort()).toEqual(['BatchGetItem', 'BatchGetItem']);
-    expect(calls.filter((c) => c.wave === 2).map((c) => c.command).sort()).toEqual(['GetItem', 'Query']);
+    expect(
+      calls
+        .filter((c) => c.wave === 1)
+        .map((c) => c.command)
+        .sort(),
+    ).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(
+      calls
+        .filter((c) => c.wave === 2)
+        .map((c) => c.command)
+        .sort(),
+    ).toEqual(['GetItem', 'Query']);
     expect(waves).toBe(2);
     expect(calls).toHaveLength(4);
   });

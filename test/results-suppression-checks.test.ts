@@ -9,12 +9,12 @@
  * composition root's real policy, its calls counted. Counts only.
  */
 import { describe, expect, it } from 'vitest';
-import { apiKeys, campaigns, deliveryPolicy, organizations, results, sequence } from '../lib/root';
+import { campaigns, deliveryPolicy, results, sequence } from '../lib/root';
 import { listCampaignResults } from '../lib/exports/results';
 import type { DeliveryPolicyOf } from '../lib/results/deliverable';
 import { testContacts } from '../lib/test-mode/accounts';
-import { call, newOrganization, useApi } from './support/api';
-import { createApiCampaign, enrich, uniquePrefix, waitForStatus } from './enrichment/support';
+import { call, useApi } from './support/api';
+import { enrichedTestCampaign } from './enrichment/support';
 
 const api = useApi();
 const ACCOUNTS = 60;
@@ -40,14 +40,7 @@ function countedPolicy() {
 
 describe('results page with suppressions in force', () => {
   it('builds the policy once per page and checks each stored contact once by its stored digests; a suppression added applies to the next page', async () => {
-    const live = await newOrganization({ name: `Live ${uniquePrefix()}`, smbCredits: 10 });
-    const twin = await organizations().testTwin(live.organizationId);
-    const apiKey = await apiKeys().create(twin.id);
-    const prefix = uniquePrefix();
-    const ids = Array.from({ length: ACCOUNTS }, (_, i) => `test_found_${prefix}_${String(i).padStart(3, '0')}`);
-    const campaignId = await createApiCampaign(api(), apiKey, ids);
-    expect((await enrich(api(), apiKey, campaignId)).status).toBe(200);
-    await waitForStatus(api(), apiKey, campaignId, 'enriched');
+    const { organizationId, apiKey, campaignId, ids } = await enrichedTestCampaign(api(), ACCOUNTS);
     const suppress = async (emails: string[]) => {
       const res = await call(api(), '/v1/privacy/suppressions/create', {
         apiKey,
@@ -61,7 +54,7 @@ describe('results page with suppressions in force', () => {
     const { counts, policyOf } = countedPolicy();
     const deps = { campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy: policyOf };
     const page = async (afterSeq: number, limit: number) => {
-      const answer = await listCampaignResults(deps, twin.id, { campaignId, afterSeq, limit });
+      const answer = await listCampaignResults(deps, organizationId, { campaignId, afterSeq, limit });
       return JSON.parse(answer.accounts.text) as { accountId: string; contacts: unknown[] }[];
     };
     const first = await page(0, 20);

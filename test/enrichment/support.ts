@@ -10,9 +10,9 @@ import { customAlphabet } from 'nanoid';
 import fc from 'fast-check';
 import { blankAccount, blankContact, type WarehouseAccount, type WarehouseContact } from '../../lib/warehouse/schema';
 import type { Warehouse, WarehouseImportOptions } from '../../lib/warehouse/warehouse';
-import { embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
+import { apiKeys, embeddedWarehouse, enrichment, ledger, organizations, useWarehouse } from '../../lib/root';
 import { sumOf, type LedgerEntry } from '../../lib/credits/ledger';
-import { call, type ApiResponse } from '../support/api';
+import { call, newOrganization, type ApiResponse } from '../support/api';
 import * as keys from '../../lib/db/keys';
 import { SPAWNED_RUN_MS } from '../support/spawned';
 
@@ -219,6 +219,25 @@ export async function waitForStatus(
     { timeoutMs },
   );
   return res.data;
+}
+
+/**
+ * A test-mode campaign of `count` `test_found_` accounts (docs/test-mode.md) enriched through HTTP: a new live
+ * organization's test twin, a key of the twin, the campaign created and enriched, waited until `enriched`.
+ */
+export async function enrichedTestCampaign(
+  baseUrl: string,
+  count: number,
+): Promise<{ organizationId: string; apiKey: string; campaignId: string; ids: string[] }> {
+  const live = await newOrganization({ name: `Live ${uniquePrefix()}`, smbCredits: 10 });
+  const twin = await organizations().testTwin(live.organizationId);
+  const apiKey = await apiKeys().create(twin.id);
+  const prefix = uniquePrefix();
+  const ids = Array.from({ length: count }, (_, i) => `test_found_${prefix}_${String(i).padStart(3, '0')}`);
+  const campaignId = await createApiCampaign(baseUrl, apiKey, ids);
+  expect((await enrich(baseUrl, apiKey, campaignId)).status).toBe(200);
+  await waitForStatus(baseUrl, apiKey, campaignId, 'enriched');
+  return { organizationId: twin.id, apiKey, campaignId, ids };
 }
 
 /** The org's smb balance, straight from the store (credits). */
