@@ -59,12 +59,15 @@ import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { collectGarbage, timedBlock } from '../lib/gc';
 import { PREFETCH_PARTS } from '../../lib/exports/export';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
+import { functionIdOf } from '../../infra/routes';
 
 /** How often figure 1 reads the sequence head (ms): its resolution (the figure sits at its floor, one batch's time). */
 const HEAD_POLL_MS = 1;
 
 const TMP_DIR = path.join(import.meta.dirname, '..', 'tmp');
 const PAGE = 1_000;
+/** The page's function (infra/routes.ts). */
+const PAGE_ENTRY = 'functions/campaigns-results.ts';
 /**
  * Calls of one timed block (page or bare read), alternating: long enough that the garbage collection one block
  * leaves behind, which runs during the next, is a small share of either (with 4 the blocks' ratios spread 0.2–6 ×
@@ -238,7 +241,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       'CampaignsResultsPage',
       {
         contents:
-          "export { handler } from './functions/campaigns-results';\n" +
+          `export { handler } from './${PAGE_ENTRY.replace(/\.ts$/, '')}';\n` +
           "import { results } from './lib/root';\n" +
           'export const readPart = (key: string, into: (bytes: number) => Buffer) => results().readPart(key, into);\n',
       },
@@ -247,7 +250,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     const { outcome: child, stderr: childLog } = await runLambdaBlocks({
       bundle: pageBundle.file,
       apiKey,
-      functionId: 'CampaignsResults',
+      functionId: functionIdOf(PAGE_ENTRY),
       path: campaignResultsOperation.path,
       body: { campaignId: largeId, limit: PAGE },
       blocks: { runs: options.pageRuns, size: PAGE_BLOCK, partKey },
