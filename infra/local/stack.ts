@@ -238,7 +238,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const { runMigrations } = await import('../../lib/migrations');
       const { ddb } = await import('../../lib/aws');
       const { accountHistory } = await import('../../lib/root');
-      const migrated = await runMigrations({ client: ddb, tableName, history: accountHistory(), s3: s3(), bucketName: endpoints.bucketName });
+      const migrated = await runMigrations({
+        client: ddb,
+        tableName,
+        history: accountHistory(),
+        s3: s3(),
+        bucketName: endpoints.bucketName,
+      });
       for (const { id, changed } of migrated.ran)
         if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
     }
