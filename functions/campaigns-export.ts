@@ -7,7 +7,7 @@ export const handler = apiHandler(exportCampaignOperation, (input, { organizatio
     {
       campaigns: campaigns(),
       results: results(),
-      s3,
+      s3: s3(),
       bucketName: config.bucketName,
       urlTtlSeconds: config.exportUrlTtlSeconds,
       quota: hourlyQuota('exports'),

@@ -1,6 +1,6 @@
 /**
- * AWS SDK clients, created once per process (module scope) and shared by every
- * use case. Endpoints can be overridden so the very same code runs against
+ * AWS SDK clients, created once per process and shared by every use case: DynamoDB's at module scope (nearly
+ * every function reads the table), the others on first use. Endpoints can be overridden so the very same code runs against
  * DynamoDB Local, the local S3 endpoint and the local Step Functions endpoint.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -25,22 +25,30 @@ export const ddb = /* @__PURE__ */ DynamoDBDocumentClient.from(dynamodb, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
-/** S3 client (`S3_ENDPOINT` overrides the endpoint; path-style for local endpoints). */
-export const s3 = /* @__PURE__ */ new S3Client({
-  endpoint: S3_ENDPOINT,
-  forcePathStyle: S3_ENDPOINT !== undefined,
-});
+let s3Client: S3Client | undefined;
+/**
+ * S3 client (`S3_ENDPOINT` overrides the endpoint; path-style for local endpoints). Built on first use: an S3
+ * client's construction (its config resolution, ~1–4 ms) is no part of a cold start that may not touch S3 (bench
+ * `bundles`, cold init); every call returns the same client.
+ */
+export const s3 = (): S3Client =>
+  (s3Client ??= new S3Client({
+    endpoint: S3_ENDPOINT,
+    forcePathStyle: S3_ENDPOINT !== undefined,
+  }));
 
+let s3PresignerClient: S3Client | undefined;
 /**
  * S3 client that presigns upload URLs (docs/campaigns.md#large-account-lists-upload-first): it adds no default
  * request checksum, which a presigned PUT would otherwise carry as the
- * checksum of an empty body (S3 then refuses the real body with BadDigest).
+ * checksum of an empty body (S3 then refuses the real body with BadDigest). Built on first use, like {@link s3}.
  */
-export const s3Presigner = /* @__PURE__ */ new S3Client({
-  endpoint: S3_ENDPOINT,
-  forcePathStyle: S3_ENDPOINT !== undefined,
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-});
+export const s3Presigner = (): S3Client =>
+  (s3PresignerClient ??= new S3Client({
+    endpoint: S3_ENDPOINT,
+    forcePathStyle: S3_ENDPOINT !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  }));
 
 let sfnClient: SFNClient | undefined;
 /**

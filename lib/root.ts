@@ -160,7 +160,7 @@ export const campaignOrganizationReader: () => Pick<CampaignStore, 'get' | 'getW
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>
-  createAccountListStore({ client: s3, bucketName: config.bucketName }),
+  createAccountListStore({ client: s3(), bucketName: config.bucketName }),
 );
 
 /** The credit ledger (docs/launch.md#the-credit-ledger) and operator adjustments. */
@@ -176,18 +176,18 @@ export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() =>
 );
 
 /** Enrichment result parts (S3). */
-export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3, bucketName: config.bucketName }));
+export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3(), bucketName: config.bucketName }));
 
 /** The results' sequence: which batches are readable and their seqs (lib/results/sequence.ts). */
 export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() =>
-  createOutcomeStore({ ddb, s3, tableName: config.tableName, bucketName: config.bucketName }),
+  createOutcomeStore({ ddb, s3: s3(), tableName: config.tableName, bucketName: config.bucketName }),
 );
 
 /** Deletion of stored objects by prefix (storage expiry: lib/enrichment/attempt-objects.ts). */
-export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefixStore({ client: s3, bucketName: config.bucketName }));
+export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefixStore({ client: s3(), bucketName: config.bucketName }));
 
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() =>
@@ -210,7 +210,7 @@ export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploa
 /** What uploads/create needs: records and the presigner (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploadDependencies = (): UploadDependencies => ({
   uploads: uploads(),
-  presigner: createUploadPresigner({ presigner: s3Presigner, bucketName: config.bucketName }),
+  presigner: createUploadPresigner({ presigner: s3Presigner(), bucketName: config.bucketName }),
   urlTtlSeconds: config.uploadUrlTtlSeconds,
   ttlSeconds: config.uploadTtlSeconds,
   quota: hourlyQuota('uploads'),
@@ -219,7 +219,7 @@ export const uploadDependencies = (): UploadDependencies => ({
 /** What campaign create needs to read an upload (`accountIdsUploadId`): records and the files, no presigner. */
 export const uploadReadDependencies = (): UploadReadDependencies => ({
   uploads: uploads(),
-  files: createUploadReader({ s3, bucketName: config.bucketName }),
+  files: createUploadReader({ s3: s3(), bucketName: config.bucketName }),
 });
 
 /** The embedded warehouse (README.md#operator-cli): imports and the default adapter. */

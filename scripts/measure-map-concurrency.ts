@@ -33,7 +33,7 @@ try {
 
   // Bytes of every GetObject body the steps read (Content-Length of the response).
   let bytesRead = 0;
-  s3.middlewareStack.add(
+  s3().middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
       const length = (out.response as { headers?: Record<string, string> } | undefined)?.headers?.['content-length'];

@@ -61,7 +61,7 @@ async function listAll(apiKey: string): Promise<{ id: string; name: string; stat
 
 /** Keys of the S3 objects under an organization's campaign prefix. */
 async function storedObjectKeys(organizationId: string): Promise<string[]> {
-  const out = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `campaigns/${organizationId}/` }));
+  const out = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `campaigns/${organizationId}/` }));
   return (out.Contents ?? []).map((object) => object.Key!);
 }
 

@@ -112,7 +112,7 @@ async function enrichedCampaign(
 
 /** The part of the former layout, as the former ResultStore.putPart wrote it. */
 const putLegacyPart = async (prefix: string, index: number, accounts: EnrichedAccount[]) => {
-  await s3.send(
+  await s3().send(
     new PutObjectCommand({
       Bucket: config.bucketName,
       Key: `${prefix}part-${String(index).padStart(6, '0')}.jsonl`,

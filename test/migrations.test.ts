@@ -12,7 +12,7 @@ import { config } from '../lib/config';
 import { accountHistory } from '../lib/root';
 import { MIGRATIONS, runMigrations, type Migration } from '../lib/migrations';
 
-const deps = () => ({ client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName });
+const deps = () => ({ client: ddb, tableName: config.tableName, history: accountHistory(), s3: s3(), bucketName: config.bucketName });
 
 /** Migrations that log their runs, with IDs of their own. */
 function counted(names: string[]): { migrations: Migration[]; runs: string[] } {

@@ -64,7 +64,7 @@ async function counted<T>(run: () => Promise<T>) {
   const partReads: string[] = [];
   const indexQueries: { partition: string; items: number }[] = [];
   const name = `copies-count-${P}`;
-  s3.middlewareStack.add(
+  s3().middlewareStack.add(
     (next, context) => async (args) => {
       const key = (args.input as { Key?: string }).Key;
       if (context.commandName === 'GetObjectCommand' && key?.includes('/results/part-')) partReads.push(key);
@@ -85,7 +85,7 @@ async function counted<T>(run: () => Promise<T>) {
   try {
     return { result: await run(), partReads, indexQueries };
   } finally {
-    s3.middlewareStack.remove(name);
+    s3().middlewareStack.remove(name);
     ddb.middlewareStack.remove(name);
   }
 }
@@ -159,19 +159,19 @@ describe("the vendor's erasure reads only the person's copies", () => {
   it('finds parts stored before the copy index once migration 008 has run', async () => {
     // A scratch bucket holding one part written as the workflow wrote parts before the index (no index items).
     const bucketName = `copies-${P}`;
-    await s3.send(new CreateBucketCommand({ Bucket: bucketName }));
+    await s3().send(new CreateBucketCommand({ Bucket: bucketName }));
     const organizationId = `org_${P}copies`;
     const prefix = resultsPrefix(organizationId, `cmp_${P}`, `att_${P}`);
-    const stored = createResultStore({ client: s3, bucketName });
+    const stored = createResultStore({ client: s3(), bucketName });
     const { status: _status, ...fields } = both;
     await stored.putPart(prefix, 0, [fields]);
     const hash = hashIdentifier({ type: 'email', value: ONE })!.hash;
     expect(await copyIndex().partsHolding(new Set([hash]))).not.toContain(`${prefix}part-000000.bin`);
 
-    expect(await migrateCopyIndex({ client: ddb, tableName: TABLE, s3, bucketName })).toEqual({ parts: 1 });
+    expect(await migrateCopyIndex({ client: ddb, tableName: TABLE, s3: s3(), bucketName })).toEqual({ parts: 1 });
     expect(await copyIndex().partsHolding(new Set([hash]))).toContain(`${prefix}part-000000.bin`);
     // Idempotent: the same items again.
-    expect(await migrateCopyIndex({ client: ddb, tableName: TABLE, s3, bucketName })).toEqual({ parts: 1 });
+    expect(await migrateCopyIndex({ client: ddb, tableName: TABLE, s3: s3(), bucketName })).toEqual({ parts: 1 });
     expect((await copyIndex().partsHolding(new Set([hash]))).filter((key) => key.startsWith(prefix))).toEqual([`${prefix}part-000000.bin`]);
   });
 });

@@ -571,9 +571,9 @@ async function objectsUnder(prefix: string): Promise<[string, string][]> {
   const out: [string, string][] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
     for (const object of page.Contents ?? []) {
-      const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: object.Key! }));
+      const got = await s3().send(new GetObjectCommand({ Bucket: BUCKET, Key: object.Key! }));
       out.push([object.Key!, Buffer.from(await got.Body!.transformToByteArray()).toString('latin1')]);
     }
     token = page.NextContinuationToken;

@@ -62,7 +62,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }));
     for (const object of page.Contents ?? []) keys.push(object.Key!);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -70,7 +70,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
 }
 
 const readText = async (key: string) =>
-  await (await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))).Body!.transformToString('utf8');
+  await (await s3().send(new GetObjectCommand({ Bucket: config.bucketName, Key: key }))).Body!.transformToString('utf8');
 
 /** The campaign's keys, relative to `campaigns/<orgId>/<campaignId>/`. */
 async function campaignKeys(organizationId: string, campaignId: string): Promise<string[]> {

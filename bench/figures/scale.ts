@@ -206,7 +206,7 @@ async function storedUnder(
   let accountListBytes = 0;
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
     for (const object of page.Contents ?? []) {
       if (object.Key === accountList) {
         accountListBytes += object.Size ?? 0;

@@ -428,7 +428,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     },
     { step: 'deserialize', priority: 'low', name: 'benchBodyByteCounter' },
   );
-  s3.middlewareStack.add(
+  s3().middlewareStack.add(
     (next, context) => async (args) => {
       const scope = als.getStore();
       const at = performance.now();

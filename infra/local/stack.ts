@@ -175,7 +175,7 @@ async function backingServicesCheck(): Promise<() => Promise<void>> {
   const { tableExists } = await import('./table');
   return async () => {
     if (!(await tableExists(dynamodb, process.env.TABLE_NAME!))) throw new Error(`Table ${process.env.TABLE_NAME} not found.`);
-    await s3.send(new HeadBucketCommand({ Bucket: process.env.BUCKET_NAME }));
+    await s3().send(new HeadBucketCommand({ Bucket: process.env.BUCKET_NAME }));
   };
 }
 
@@ -223,7 +223,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     process.env.PRIVACY_SIGNING_KEY_FILE ??= path.join(options.dataDir ?? `${temporaryS3!}-keys`, 'privacy-signing-key.json');
     const { dynamodb, s3 } = await import('../../lib/aws');
     const { ensureTable, ensureBucket } = await import('./table');
-    options.onClients?.({ dynamodb, s3 });
+    options.onClients?.({ dynamodb, s3: s3() });
     // An emulator that just started can fail a call for a moment (DynamoDB Local's InternalFailure): retried, not fatal.
     const retry = {
       onRetry: (error: unknown, attempt: number, delayMs: number) =>
@@ -231,14 +231,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.startRetry,
     };
     await retryTransient(() => ensureTable(dynamodb, endpoints.tableName), retry);
-    await retryTransient(() => ensureBucket(s3, endpoints.bucketName), retry);
+    await retryTransient(() => ensureBucket(s3(), endpoints.bucketName), retry);
     readiness?.done('backing services');
     if (options.dataDir) {
       // Data written by earlier versions is brought up to date: every migration not yet recorded on this table, in order (lib/migrations).
       const { runMigrations } = await import('../../lib/migrations');
       const { ddb } = await import('../../lib/aws');
       const { accountHistory } = await import('../../lib/root');
-      const migrated = await runMigrations({ client: ddb, tableName, history: accountHistory(), s3, bucketName: endpoints.bucketName });
+      const migrated = await runMigrations({
+        client: ddb,
+        tableName,
+        history: accountHistory(),
+        s3: s3(),
+        bucketName: endpoints.bucketName,
+      });
       for (const { id, changed } of migrated.ran)
         if (Object.values(changed).some((n) => n > 0)) console.log(`Migration ${id}: ${JSON.stringify(changed)}`);
     }

@@ -293,7 +293,7 @@ describe('migration from the S3 markers and CRM lists (lib/migrations/history-sh
     const campaigns = await Promise.all(windows.map((days, i) => createApiCampaign(api(), apiKey, ids.slice(i, i + 16), days)));
 
     // Before: the evaluation's classification over the facts the former layout held (the latest marker holding each account).
-    const legacy = await readLegacyHistory({ s3, bucketName: config.bucketName }, organizationId);
+    const legacy = await readLegacyHistory({ s3: s3(), bucketName: config.bucketName }, organizationId);
     const before = windows.map((days, i) => {
       const cutoff = recencyCutoff(days, new Date(now));
       const excluded = { total: 0, invalid: 0, recentlyEnriched: 0, crmExcluded: 0 };
@@ -310,16 +310,16 @@ describe('migration from the S3 markers and CRM lists (lib/migrations/history-sh
     // Not trivial: each window excludes a different number of accounts.
     expect(before.map((b) => b.excluded.recentlyEnriched)).toEqual([0, 5, 9, 12, 14]);
 
-    const first = await migrateHistoryShards({ s3, bucketName: config.bucketName, history: accountHistory() });
+    const first = await migrateHistoryShards({ s3: s3(), bucketName: config.bucketName, history: accountHistory() });
     expect(first.markers).toBeGreaterThanOrEqual(markers.length);
     expect(first.crmLists).toBeGreaterThanOrEqual(2);
     for (const [i, campaignId] of campaigns.entries())
       expect(await quoteAt(apiKey, campaignId, now), `window ${windows[i]}`).toEqual(before[i]);
-    expect(await listKeys(s3, config.bucketName, objectKeys.recencyPrefix(organizationId))).toEqual([]);
-    expect(await listKeys(s3, config.bucketName, objectKeys.crmPrefix(organizationId))).toEqual([]);
+    expect(await listKeys(s3(), config.bucketName, objectKeys.recencyPrefix(organizationId))).toEqual([]);
+    expect(await listKeys(s3(), config.bucketName, objectKeys.crmPrefix(organizationId))).toEqual([]);
 
     const facts = await accountHistory().getFacts(organizationId, [...ids, `${p}_elsewhere`]);
-    await migrateHistoryShards({ s3, bucketName: config.bucketName, history: accountHistory() });
+    await migrateHistoryShards({ s3: s3(), bucketName: config.bucketName, history: accountHistory() });
     expect(await accountHistory().getFacts(organizationId, [...ids, `${p}_elsewhere`])).toEqual(facts);
     expect(facts.get(`${p}_elsewhere`)).toEqual({ crmTarget: true });
     expect(facts.get(ids[1]!)?.lastEnrichedAt).toBe(ago(2));

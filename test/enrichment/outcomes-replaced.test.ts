@@ -20,7 +20,7 @@ import { useApi } from '../support/api';
 useApi();
 
 async function keysUnder(prefix: string): Promise<string[]> {
-  const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix }));
+  const page = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix }));
   return (page.Contents ?? []).map((object) => object.Key!);
 }
 
@@ -44,7 +44,7 @@ describe('recordBatch of a replaced evaluation', () => {
     // The batch's contacts object is sent; just before it lands, a new launch replaces the evaluation and deletes the old one's objects.
     const name = 'replaceBeforeTheObjectLands';
     let replaced = false;
-    s3.middlewareStack.add(
+    s3().middlewareStack.add(
       (next, context) => async (args) => {
         if (!replaced && context.commandName === 'PutObjectCommand' && JSON.stringify(args.input).includes(`${oldPrefix}contacts/`)) {
           replaced = true;
@@ -59,7 +59,7 @@ describe('recordBatch of a replaced evaluation', () => {
     try {
       expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_old' })).toBe(false);
     } finally {
-      s3.middlewareStack.remove(name);
+      s3().middlewareStack.remove(name);
     }
     expect(replaced).toBe(true);
     expect(await keysUnder(oldPrefix)).toEqual([]);
@@ -73,7 +73,7 @@ describe('recordBatch of a replaced evaluation', () => {
     // A try of the old evaluation's batch that died after writing its object (before it could see the replacement):
     // the retry finds the evaluation replaced and deletes the object.
     const orphan = `${oldPrefix}contacts/000000.json`;
-    await s3.send(new PutObjectCommand({ Bucket: config.bucketName, Key: orphan, Body: '[3,0]' }));
+    await s3().send(new PutObjectCommand({ Bucket: config.bucketName, Key: orphan, Body: '[3,0]' }));
     expect(await keysUnder(oldPrefix)).toEqual([orphan]);
     expect(await outcomes().recordBatch({ ...batch, evaluationId: 'att_old' })).toBe(false);
     expect(await keysUnder(oldPrefix)).toEqual([]);

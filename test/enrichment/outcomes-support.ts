@@ -147,7 +147,7 @@ export async function snapshotStorage(options: { prefixes?: string[] } = {}): Pr
       const objects = new Map<string, string>();
       for (const prefix of options.prefixes ?? ['']) {
         for await (const page of paginateListObjectsV2(
-          { client: s3 },
+          { client: s3() },
           { Bucket: config.bucketName, ...(prefix ? { Prefix: prefix } : {}) },
         )) {
           for (const object of page.Contents ?? [])

@@ -762,7 +762,7 @@ async function largeEnriched(): Promise<{ organizationId: string; apiKey: string
 
 /** Export objects of a campaign (there must be none after a failed export). */
 async function exportObjects(organizationId: string, campaignId: string): Promise<{ key: string; size: number }[]> {
-  const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `exports/${organizationId}/${campaignId}/` }));
+  const page = await s3().send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: `exports/${organizationId}/${campaignId}/` }));
   return (page.Contents ?? []).map((o) => ({ key: o.Key!, size: o.Size ?? 0 }));
 }
 

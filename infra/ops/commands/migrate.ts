@@ -21,7 +21,7 @@ export const migrate = defineCommand<{ force?: boolean }>({
     const { accountHistory } = await import('../../../lib/root');
     return {
       ...(await runMigrations(
-        { client: ddb, tableName: config.tableName, history: accountHistory(), s3, bucketName: config.bucketName },
+        { client: ddb, tableName: config.tableName, history: accountHistory(), s3: s3(), bucketName: config.bucketName },
         { force: options.force === true },
       )),
     };

@@ -50,7 +50,7 @@ export interface Fault {
   remove(): void;
 }
 
-const clients = { dynamodb: () => dynamodb, s3: () => s3, sfn: () => sfn() };
+const clients = { dynamodb: () => dynamodb, s3: () => s3(), sfn: () => sfn() };
 let installed: Fault[] = [];
 let sequence = 0;
 
