@@ -316,6 +316,65 @@ describe('docs/openapi.json', () => {
     expect(enrich.responses['401'].headers['WWW-Authenticate']).toBeDefined();
   });
 
+  it('links each created ID to every operation that takes it (OpenAPI links: create → describe, launch, revoke …), by the ID pattern', () => {
+    const byId = new Map<string, any>();
+    for (const item of Object.values(committed.paths) as any[]) byId.set(item.post.operationId, item.post);
+    const linksOf = (operationId: string) => Object.keys(byId.get(operationId).responses['200'].links ?? {}).sort();
+    expect(linksOf('createCampaign')).toEqual(
+      [
+        'cancelCampaign',
+        'enrichCampaign',
+        'exportCampaign',
+        'getCampaign',
+        'listCampaignAccounts',
+        'listCampaignResults',
+        'quoteCampaign',
+        'streamCampaignResults',
+        'updateCampaign',
+      ].sort(),
+    );
+    expect(linksOf('createKey')).toEqual(['revokeKey', 'rotateKey']);
+    expect(linksOf('createWebhookEndpoint')).toEqual(['deleteWebhookEndpoint', 'rotateWebhookSecret', 'testWebhookEndpoint']);
+    expect(linksOf('createErasure')).toEqual(['getErasure']);
+    expect(linksOf('createSuppressions')).toEqual(['deleteSuppression']);
+    // Every link names a real operation, and the field it fills is one that operation's JSON request takes with the
+    // pattern the created ID has: the value a link carries is one the target accepts.
+    let links = 0;
+    for (const operation of byId.values()) {
+      for (const link of Object.values(operation.responses['200'].links ?? {}) as any[]) {
+        links += 1;
+        const target = byId.get(link.operationId);
+        expect(target, link.operationId).toBeDefined();
+        const [[field, expression]] = Object.entries(link.requestBody) as [[string, string]];
+        const pointer = expression.replace('$response.body#', '').split('/').slice(1);
+        let produced: any = operation.responses['200'].content['application/json'].schema;
+        for (const segment of pointer) {
+          if (produced.$ref) produced = schemaOf(produced.$ref);
+          if (produced.oneOf) produced = produced.oneOf[0].$ref ? schemaOf(produced.oneOf[0].$ref) : produced.oneOf[0];
+          produced = /^\d+$/.test(segment) ? produced.items : produced.properties[segment];
+        }
+        let request = target.requestBody.content['application/json'].schema;
+        if (request.$ref) request = schemaOf(request.$ref);
+        const fields = [request, ...(request.oneOf ?? []).map((branch: any) => (branch.$ref ? schemaOf(branch.$ref) : branch))];
+        const taken = fields.map((schema: any) => schema.properties?.[field]).find(Boolean);
+        expect(taken?.pattern, `${link.operationId}.${field}`).toMatch(/^\^[a-z]+_/);
+        expect(produced.pattern, `${operation.operationId} → ${link.operationId}`).toBe(taken.pattern);
+      }
+    }
+    expect(links).toBe(16);
+    // A producer whose pointer names no ID pattern is refused when the document is built.
+    const route = API_ROUTES.find((each) => each.operation.operationId === 'createCampaign')!;
+    const docs = documented(route.operation);
+    docs.creates = '/name';
+    try {
+      expect(() => buildOpenApiDocument(API_ROUTES.map((each) => each.operation))).toThrow(
+        /createCampaign: creates \/name must point at one ID pattern/,
+      );
+    } finally {
+      docs.creates = '/id';
+    }
+  });
+
   it('is what GET /openapi.json serves, with the server it was reached at', async () => {
     const response = await fetch(`${api()}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
     expect(response.status).toBe(200);

@@ -173,6 +173,7 @@ export const EXAMPLE_ENRICHED = {
 /** The campaign operations, documented. */
 export const campaignOperationDocs = [
   documentOperation(createCampaignOperation, {
+    creates: '/id',
     summary: 'Create a campaign',
     description:
       'Creates an API campaign in `draft` from a list of account IDs. JSON: `accountIds` is an array; urlencoded: repeat `accountIds`; multipart: repeat `accountIds`, or send a file part `accountIdsFile` (text or CSV, one ID a line, first column, optional header row `account_id` or `id` in any letter case), e.g. `curl -F name=Q4 -F accountIdsFile=@ids.csv`. A list too large for a request body (4 MiB multipart, 5 MiB JSON; 100,000 IDs of 128 characters are 13 MB) goes through `POST /v1/uploads/create` first: then send `accountIdsUploadId` instead. Exactly one of `accountIds`, `accountIdsFile` and `accountIdsUploadId`; an unknown, expired or never-uploaded upload, a file larger than `maxBytes` or with a bad line is `invalid_request` naming `accountIdsUploadId` (and the line).',

@@ -677,5 +677,74 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     paths,
     webhooks: webhooksSection(),
   });
+  linkCreatedResources(document as unknown as DocumentJson, operations.map(documented));
   return document;
+}
+
+/** The parts of a built document {@link linkCreatedResources} reads, as plain JSON. */
+type DocumentJson = {
+  components: { schemas?: Record<string, JsonSchema> };
+  paths: Record<
+    string,
+    { post: { requestBody: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, JsonResponse> } }
+  >;
+};
+type JsonResponse = { content?: Record<string, { schema: JsonSchema }>; links?: Record<string, unknown> };
+
+/**
+ * Adds OpenAPI `links` (README.md "API reference"): from the success of each operation that declares `creates`
+ * (lib/http/operation.ts) to every other operation whose JSON request takes, as a top-level field, an ID of the
+ * pattern the created ID has. A tool that follows links (Schemathesis' stateful phase, a generated client's
+ * navigation) can then chain create → describe, launch, revoke … with a real ID. The request field and the pattern
+ * come from the operations' own schemas, so a renamed field or a new consumer needs no edit here.
+ * @throws Error when the schema at an operation's `creates` pointer carries no ID pattern, or its branches disagree.
+ */
+function linkCreatedResources(document: DocumentJson, operations: readonly DocumentedOperation[]): void {
+  const deref = (schema: JsonSchema): JsonSchema =>
+    schema.$ref ? deref(document.components.schemas![schema.$ref.replace('#/components/schemas/', '')]!) : schema;
+  const branches = (schema: JsonSchema): JsonSchema[] => {
+    const resolved = deref(schema);
+    // The schema itself (its properties) and each alternative's (a union of shapes, or `anyOf` of `required` lists).
+    const alternatives: JsonSchema[] = [...(resolved.oneOf ?? []), ...(resolved.anyOf ?? [])];
+    return [resolved, ...alternatives.flatMap(branches)];
+  };
+  const patternsAt = (schema: JsonSchema, segments: readonly string[]): string[] =>
+    branches(schema).flatMap((branch) => {
+      if (segments.length === 0) return branch.pattern ? [branch.pattern] : [];
+      const [head, ...rest] = segments;
+      const next = /^\d+$/.test(head!) ? branch.items : branch.properties?.[head!];
+      return next ? patternsAt(next, rest) : [];
+    });
+  const jsonOf = (content: Record<string, { schema: JsonSchema }> | undefined) => content?.['application/json']?.schema;
+
+  for (const producer of operations) {
+    if (!producer.creates) continue;
+    const success = document.paths[producer.path]!.post.responses['200']!;
+    const data = jsonOf(success.content)!;
+    const patterns = new Set(patternsAt(data, ['data', ...producer.creates.split('/').slice(1)]));
+    if (patterns.size !== 1) {
+      throw new Error(`${producer.operationId}: creates ${producer.creates} must point at one ID pattern, found ${patterns.size}`);
+    }
+    const [pattern] = patterns;
+    const links: Record<string, unknown> = {};
+    for (const consumer of operations) {
+      if (consumer === producer) continue;
+      const request = jsonOf(document.paths[consumer.path]!.post.requestBody.content);
+      const fields = request
+        ? branches(request).flatMap((branch) =>
+            Object.entries((branch.properties ?? {}) as Record<string, JsonSchema>)
+              .filter(([, property]) => deref(property).pattern === pattern)
+              .map(([field]) => field),
+          )
+        : [];
+      for (const field of new Set(fields)) {
+        links[consumer.operationId] = {
+          operationId: consumer.operationId,
+          description: `The ID this operation created, as \`${field}\` of ${consumer.operationId}.`,
+          requestBody: { [field]: `$response.body#/data${producer.creates}` },
+        };
+      }
+    }
+    if (Object.keys(links).length > 0) success.links = links;
+  }
 }

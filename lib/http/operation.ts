@@ -86,6 +86,13 @@ export interface OperationDocs {
   streamItem?: z.core.$ZodType;
   /** Whether a success carries `Credits-Remaining` (the smb balance; docs/limits.md). */
   creditsRemaining?: boolean;
+  /**
+   * For an operation that creates a resource: the JSON Pointer, inside the success's `data`, to the new resource's
+   * ID (`/id`, `/key/id`, `/suppressions/0/id`). The document links it (OpenAPI `links`) to every operation whose
+   * request takes an ID of the same pattern (docs/openapi.md "Links"); the schema at the pointer must carry that
+   * pattern.
+   */
+  creates?: string;
 }
 
 /** An operation with its documentation: what the OpenAPI document renders. */

@@ -17,6 +17,7 @@ import {
   rotateKeyOperation,
 } from './schema';
 import { count } from '../schemas';
+import { API_KEY_ID_PATTERN } from '../ids';
 import { SCOPES } from '../http/scopes';
 
 /** `data` of `POST /v1/org/describe`. */
@@ -88,7 +89,12 @@ const nullableTime = (description: string) => z.nullable(z.string()).check(z.met
 /** An API key as keys/* show it: never its secret. */
 export const ApiKeySchema = z
   .strictObject({
-    id: z.string().check(z.meta({ description: 'The key (`key_…`), the same across rotations.', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' })),
+    id: z
+      .string()
+      .check(
+        z.regex(API_KEY_ID_PATTERN),
+        z.meta({ description: 'The key (`key_…`), the same across rotations.', example: 'key_3kTMd9nPq2ZbXw7vRfGh1' }),
+      ),
     name: z.string().check(z.meta({ description: 'What the key is for.', example: 'CRM sync (read only)' })),
     prefix: z
       .string()
@@ -213,6 +219,7 @@ export const organizationOperationDocs = [
     },
   }),
   documentOperation(createKeyOperation, {
+    creates: '/key/id',
     tag: 'keys',
     summary: 'Create an API key',
     description:

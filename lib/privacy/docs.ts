@@ -117,6 +117,7 @@ const pageOf = (name: string, item: z.core.$ZodType, id: string) =>
 /** The privacy operations, documented. */
 export const privacyOperationDocs = [
   documentOperation(createSuppressionsOperation, {
+    creates: '/suppressions/0/id',
     summary: 'Suppress identifiers',
     description: `Keeps a person out of every answer to the organization: a contact matching any suppressed identifier (of the organization, or of the operator's global list) is never delivered again, by results, stream, export or the accounts' \`contactsFound\`; a new launch charges only accounts that keep a contact. Values are normalized and kept only as SHA-256 hashes. Idempotent per identifier: an existing suppression is answered as it is. 1 to ${MAX_SUPPRESSION_IDENTIFIERS} identifiers.`,
     response: z.strictObject({ suppressions: z.array(SuppressionSchema) }).check(z.meta({ id: 'CreatedSuppressions' })),
@@ -143,6 +144,7 @@ export const privacyOperationDocs = [
     responseExample: { id: 'sup_5kP9qR2sT7vW3xY8zA4bC', deleted: true },
   }),
   documentOperation(createErasureOperation, {
+    creates: '/id',
     summary: 'Erase a person',
     description: `Accepts an erasure of a person (1 to ${MAX_ERASURE_IDENTIFIERS} identifiers): each identifier is suppressed at once (locked), then a job removes every stored copy of the matching contacts from the organization's data (stored results rewritten without them, export files of the campaigns that held them deleted) and ends \`completed\` with \`result\`, a signed \`receipt\` and the event \`privacy.erasure_completed\`. The same \`requestRef\` answers the same erasure. Poll erasures/get.`,
     response: ErasureSchema,

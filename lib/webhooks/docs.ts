@@ -379,6 +379,7 @@ export const eventFeedOperationDoc = (payloads: Parameters<typeof feedEventSchem
 
 export const webhookOperationDocs = [
   documentOperation(createWebhookEndpointOperation, {
+    creates: '/id',
     summary: 'Create a webhook endpoint',
     description: `Registers a URL to receive campaign events, signed with Standard Webhooks 1.0 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`: \`v1,\` + base64 HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<body>\` keyed with the secret). The answer is the only time the secret is shown. At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per organization (409 \`webhook_endpoint_limit_reached\`). The URL is checked now and again before every attempt. ${RETRY_SCHEDULE_TEXT}`,
     response: CreatedWebhookEndpointSchema,

@@ -18,7 +18,7 @@ exec "$ROOT/.venv-judges/bin/schemathesis" --no-color run "$document" \
   --url "$base" \
   --header "Authorization: Bearer $key" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --phases examples,coverage,fuzzing \
+  --phases examples,coverage,fuzzing,stateful \
   --max-examples "${MAX_EXAMPLES:-10}" \
   --workers 2 \
   --seed 37 \
