@@ -11,6 +11,7 @@ import {
 import type { StoreMethod } from '../db/methods';
 import { config } from '../config';
 import { batchGet } from '../db/batch';
+import { batchGetCall } from '../db/batch-call';
 import { queryPartition } from '../db/query';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts } from '../db/expression';
@@ -183,9 +184,9 @@ export function createCampaignOrganizationReader({
     ...createCampaignReader({ client, tableName }),
 
     async getWithOrganization(organizationId, campaignId, keyCheck) {
-      // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
+      // One BatchGetItem (unprocessed keys are read again by batchGetCall); the organization item carries the key's revocation.
       const campaignKey = keys.campaign(organizationId, campaignId);
-      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
+      const found = await batchGetCall(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
         consistentRead: true,
       });
       const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);
