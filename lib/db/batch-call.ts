@@ -83,7 +83,11 @@ export async function batchGetCall(
  * requests retried with backoff until none is left.
  * @throws RangeError when given more than {@link BATCH_WRITE_SIZE} requests (lib/db/batch.ts writes any number).
  */
-export async function batchWriteCall(client: DynamoDBDocumentClient, tableName: string, requests: readonly BatchWriteRequest[]): Promise<void> {
+export async function batchWriteCall(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly BatchWriteRequest[],
+): Promise<void> {
   if (requests.length > BATCH_WRITE_SIZE)
     throw new RangeError(`One BatchWriteItem takes at most ${BATCH_WRITE_SIZE} requests (got ${requests.length})`);
   let pending = requests;

@@ -6,14 +6,7 @@
  */
 import { type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
-import {
-  BATCH_GET_SIZE,
-  BATCH_WRITE_SIZE,
-  batchGetCall,
-  batchWriteCall,
-  readUntilDone,
-  type BatchWriteRequest,
-} from './batch-call';
+import { BATCH_GET_SIZE, BATCH_WRITE_SIZE, batchGetCall, batchWriteCall, readUntilDone, type BatchWriteRequest } from './batch-call';
 
 export { BATCH_GET_SIZE, BATCH_WRITE_SIZE };
 /** Batch calls in flight at once per operation. */
