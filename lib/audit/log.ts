@@ -15,8 +15,7 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AUDIT_INDEXES } from '../db/table';
 import * as keys from '../db/keys';
-import { batchGet } from '../db/batch';
-import { BATCH_WRITE_SIZE, batchWriteCall } from '../db/batch-call';
+import { BATCH_WRITE_SIZE, batchGetAtOnce, batchWriteCall } from '../db/batch-call';
 import { derivedId } from '../ids';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from '../http/request-record';
 import { OPERATOR_KEY_ID } from './schema';
@@ -274,7 +273,8 @@ export function createAuditStore({ client, tableName }: { client: DynamoDBDocume
 /** The full entries of index items, in the index's order. */
 async function readEntries(client: DynamoDBDocumentClient, tableName: string, items: Record<string, unknown>[]): Promise<AuditEntry[]> {
   if (items.length === 0) return [];
-  const found = await batchGet(
+  // A page is at most MAX_AUDIT_PAGE_SIZE entries (lib/audit/schema.ts): within what batchGetAtOnce reads.
+  const found = await batchGetAtOnce(
     client,
     tableName,
     items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),

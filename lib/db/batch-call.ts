@@ -78,6 +78,37 @@ export async function batchGetCall(
   });
 }
 
+/** Batch calls in flight at once per operation: the bound of `lib/db/batch.ts`'s pool, and the most {@link batchGetAtOnce} starts. */
+export const BATCH_CONCURRENCY = 16;
+
+/** Splits an array into chunks of `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * Reads a bounded number of items by key, a page's: one {@link batchGetCall} per {@link BATCH_GET_SIZE} keys, all
+ * at once. A page of at most {@link BATCH_GET_SIZE} × {@link BATCH_CONCURRENCY} keys never has more calls in flight
+ * than `batchGet` of lib/db/batch.ts, which reads any number through a pool.
+ * @param keys - `{ pk, sk }` keys, at most {@link BATCH_GET_SIZE} × {@link BATCH_CONCURRENCY}.
+ * @returns the items found, in no particular order.
+ * @throws RangeError when given more keys than that (`batchGet` of lib/db/batch.ts reads any number).
+ */
+export async function batchGetAtOnce(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  projection?: readonly string[],
+  options: { consistentRead?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  if (keys.length > BATCH_GET_SIZE * BATCH_CONCURRENCY)
+    throw new RangeError(`batchGetAtOnce reads at most ${BATCH_GET_SIZE * BATCH_CONCURRENCY} keys (got ${keys.length})`);
+  const pages = await Promise.all(chunk(keys, BATCH_GET_SIZE).map((group) => batchGetCall(client, tableName, group, projection, options)));
+  return pages.flat();
+}
+
 /**
  * Runs at most {@link BATCH_WRITE_SIZE} write requests (puts or deletes) in one BatchWriteItem, its unprocessed
  * requests retried with backoff until none is left.

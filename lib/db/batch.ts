@@ -6,18 +6,18 @@
  */
 import { type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
-import { BATCH_GET_SIZE, BATCH_WRITE_SIZE, batchGetCall, batchWriteCall, readUntilDone, type BatchWriteRequest } from './batch-call';
+import {
+  BATCH_CONCURRENCY,
+  BATCH_GET_SIZE,
+  BATCH_WRITE_SIZE,
+  batchGetCall,
+  batchWriteCall,
+  chunk,
+  readUntilDone,
+  type BatchWriteRequest,
+} from './batch-call';
 
-export { BATCH_GET_SIZE, BATCH_WRITE_SIZE };
-/** Batch calls in flight at once per operation. */
-export const BATCH_CONCURRENCY = 16;
-
-/** Splits an array into chunks of `size`. */
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}
+export { BATCH_CONCURRENCY, BATCH_GET_SIZE, BATCH_WRITE_SIZE, chunk };
 
 /**
  * Reads many items by key.
