@@ -37,7 +37,7 @@ import {
   type UsageMonths,
 } from './http/request-counts';
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
-import { createLimitStore, type LimitDefaults, type LimitStore } from './organizations/limits';
+import { createLimitStore, readLimits, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
 import { createOrganizationStore, getOrganization, type OrganizationStore } from './organizations/store';
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, issue as issueApiKey, type ApiKeyStore } from './organizations/api-keys';
@@ -393,6 +393,11 @@ export const limits: () => LimitStore = /* @__PURE__ */ once(() =>
   createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }),
 );
 
+/** The limits in force of an organization, the one read of {@link limits} the request limiter and the quotas need. */
+const limitsInForce: () => LimitStore['limits'] = /* @__PURE__ */ once(() =>
+  readLimits({ client: ddb, tableName: config.tableName }, limitDefaults),
+);
+
 /** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
 export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() =>
   createLimitCounter({ client: ddb, tableName: config.tableName }),
@@ -406,7 +411,7 @@ export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() =>
 export const hourlyQuota =
   (policy: 'exports' | 'uploads') =>
   async (organizationId: string): Promise<QuotaUse> => {
-    const inForce = await limits().limits(organizationId);
+    const inForce = await limitsInForce()(organizationId);
     return takeQuota(limitCounter(), organizationId, policy, {
       limit: policy === 'exports' ? inForce.exportsPerHour : inForce.uploadsPerHour,
       windowSeconds: 3_600,
@@ -454,7 +459,7 @@ export const newRequestLimiter = (options: { now?: () => number } = {}): Request
     days: requestDays(),
     keyUses: keyUses(),
     usage: usageMonths(),
-    policyOf: async (organizationId) => (await limits().limits(organizationId)).requests,
+    policyOf: async (organizationId) => (await limitsInForce()(organizationId)).requests,
     defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
     ...options,
   });

@@ -15,7 +15,7 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AUDIT_INDEXES } from '../db/table';
 import * as keys from '../db/keys';
-import { batchGet, batchPut } from '../db/batch';
+import { BATCH_WRITE_SIZE, batchGetAtOnce, batchWriteCall } from '../db/batch-call';
 import { derivedId } from '../ids';
 import type { RequestAnswer, RequestAudit, RequestRecord, TransactItem } from '../http/request-record';
 import { OPERATOR_KEY_ID } from './schema';
@@ -98,7 +98,7 @@ export function auditEntryPut(tableName: string, organizationId: string, entry: 
 
 /**
  * Writes the entries of refusals (401 of a known key, 429) that arrive together in one process as one
- * BatchWriteItem (up to 25 entries; more: several, in parallel): each caller's promise settles once its own
+ * BatchWriteItem (up to 25 entries; more: the next 25 in the next call): each caller's promise settles once its own
  * entry is stored, so a refusal's answer still leaves after its entry (docs/audit.md "Refusals, and the cost of
  * a flood"). "Together": in the same turn of the event loop, or while the process's previous batch is in flight
  * (one batch at a time, so a flood's refusals, answered from memory without any other round trip, share writes).
@@ -107,13 +107,12 @@ export function auditEntryPut(tableName: string, organizationId: string, entry: 
 function refusalWriter(client: DynamoDBDocumentClient, tableName: string): (item: Record<string, unknown>) => Promise<void> {
   let waiting: { item: Record<string, unknown>; settle: (error?: unknown) => void }[] = [];
   const flush = async () => {
-    const batch = waiting;
-    waiting = [];
+    const batch = waiting.splice(0, BATCH_WRITE_SIZE);
     try {
-      await batchPut(
+      await batchWriteCall(
         client,
         tableName,
-        batch.map(({ item }) => item),
+        batch.map(({ item }) => ({ PutRequest: { Item: item } })),
       );
       for (const { settle } of batch) settle();
     } catch (error) {
@@ -274,7 +273,8 @@ export function createAuditStore({ client, tableName }: { client: DynamoDBDocume
 /** The full entries of index items, in the index's order. */
 async function readEntries(client: DynamoDBDocumentClient, tableName: string, items: Record<string, unknown>[]): Promise<AuditEntry[]> {
   if (items.length === 0) return [];
-  const found = await batchGet(
+  // A page is at most MAX_AUDIT_PAGE_SIZE entries (lib/audit/schema.ts): within what batchGetAtOnce reads.
+  const found = await batchGetAtOnce(
     client,
     tableName,
     items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),

@@ -11,10 +11,13 @@ import {
 import type { StoreMethod } from '../db/methods';
 import { config } from '../config';
 import { batchGet } from '../db/batch';
+import { batchGetCall } from '../db/batch-call';
 import { queryPartition } from '../db/query';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts } from '../db/expression';
-import { campaignChanges, campaignIs, campaignItem, toCampaignRecord } from './item';
+import { campaignItem, toCampaignRecord } from './item';
+import * as campaignIs from './conditions';
+import * as campaignChanges from './changes';
 import { TABLE_INDEXES, type IndexDefinition } from '../db/table';
 import * as keys from '../db/keys';
 import type { CampaignStatus } from '../errors';
@@ -183,9 +186,9 @@ export function createCampaignOrganizationReader({
     ...createCampaignReader({ client, tableName }),
 
     async getWithOrganization(organizationId, campaignId, keyCheck) {
-      // One BatchGetItem (unprocessed keys are read again by batchGet); the organization item carries the key's revocation.
+      // One BatchGetItem (unprocessed keys are read again by batchGetCall); the organization item carries the key's revocation.
       const campaignKey = keys.campaign(organizationId, campaignId);
-      const found = await batchGet(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
+      const found = await batchGetCall(client, tableName, [campaignKey, keys.organization(organizationId)], undefined, {
         consistentRead: true,
       });
       const campaignItemFound = found.find((item) => item.pk === campaignKey.pk && item.sk === campaignKey.sk);

@@ -23,7 +23,7 @@ import type { PrefixStore } from '../storage/prefixes';
 import type { SequenceStore } from '../results/sequence';
 import { deliverableContacts, deliverAll, type DeliveryPolicyOf } from '../results/deliverable';
 import * as keys from '../db/keys';
-import { campaignIs } from '../campaigns/item';
+import * as campaignIs from '../campaigns/conditions';
 import { accountsProcessedEvent, eventItems } from '../webhooks/events';
 import { attemptResultsLive, deleteAttemptWork, deleteCampaignResults, readBatchAccounts } from './attempt-objects';
 

@@ -13,7 +13,9 @@ import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as keys from '../db/keys';
 import { transactWrite, updateIf } from '../db/conditional';
 import { and, applyChange, merge, updateParts, type Change, type Clause } from '../db/expression';
-import { campaignChanges, campaignIs, toCampaignRecord } from '../campaigns/item';
+import { toCampaignRecord } from '../campaigns/item';
+import * as campaignIs from '../campaigns/conditions';
+import * as campaignChanges from '../campaigns/changes';
 import type { AttemptRecord, CampaignRecord, ExcludedCounts, ResultMetrics } from '../campaigns/model';
 import {
   balanceCovers,

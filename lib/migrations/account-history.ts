@@ -21,7 +21,7 @@ import { chunk } from '../db/batch';
 import { updateIf } from '../db/conditional';
 import { updateParts } from '../db/expression';
 import * as keys from '../db/keys';
-import { campaignChanges } from '../campaigns/item';
+import * as campaignChanges from '../campaigns/changes';
 import type { AccountHistoryStore } from '../history/store';
 
 /** What {@link migrateAccountHistory} changed. */

@@ -121,6 +121,27 @@ export interface LimitStore {
   setLimits(organizationId: string, change: LimitsChange, alsoPut?: readonly TransactItem[]): Promise<LimitsInForce>;
 }
 
+/**
+ * {@link LimitStore.limits} on its own: what the request limiter and the hourly quotas read, so their bundles carry
+ * neither `setLimits` nor `spent` (docs/deploy.md "Prerequisites").
+ * @param defaults - the deployment's defaults for an organization (a test twin's request limit is its own: docs/test-mode.md).
+ */
+export const readLimits =
+  ({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }, defaults: (organizationId: string) => LimitDefaults) =>
+  async (organizationId: string): Promise<LimitsInForce> => {
+    const names = Object.fromEntries(LIMIT_ATTRIBUTES.map((name, i) => [`#l${i}`, name]));
+    const { Item } = await client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.organization(organizationId),
+        ConsistentRead: true,
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExpressionAttributeNames: names,
+      }),
+    );
+    return limitsOf(limitOverridesOf(Item), defaults(organizationId));
+  };
+
 /** Builds the DynamoDB implementation of {@link LimitStore}. */
 export function createLimitStore({
   client,
@@ -133,19 +154,7 @@ export function createLimitStore({
   defaults: (organizationId: string) => LimitDefaults;
 }): LimitStore {
   return {
-    async limits(organizationId) {
-      const names = Object.fromEntries(LIMIT_ATTRIBUTES.map((name, i) => [`#l${i}`, name]));
-      const { Item } = await client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: keys.organization(organizationId),
-          ConsistentRead: true,
-          ProjectionExpression: Object.keys(names).join(', '),
-          ExpressionAttributeNames: names,
-        }),
-      );
-      return limitsOf(limitOverridesOf(Item), defaults(organizationId));
-    },
+    limits: readLimits({ client, tableName }, defaults),
 
     async spent(organizationId, month, keyId) {
       const { Item } = await client.send(

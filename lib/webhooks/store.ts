@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { storeOf, type StoreMethod, type TableAccess } from '../db/methods';
 import { EVENT_INDEXES, WEBHOOK_PENDING_INDEX, type IndexDefinition } from '../db/table';
 import * as keys from '../db/keys';
-import { batchGet } from '../db/batch';
+import { batchGetCall } from '../db/batch-call';
 import { putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts, type Change, type Clause } from '../db/expression';
 import { eventItem, toWebhookEvent, webhookTtl, type SubscribableEventType, type WebhookEvent, type WebhookEventType } from './events';
@@ -609,7 +609,8 @@ export const events: Method<'events'> =
       .flat()
       .sort((a, b) => String(b.listSk).localeCompare(String(a.listSk)));
     const pageEntries = found.slice(0, limit);
-    const items = await batchGet(
+    // A page is at most MAX_EVENT_PAGE_SIZE events (lib/webhooks/schema.ts): one BatchGetItem.
+    const items = await batchGetCall(
       client,
       tableName,
       pageEntries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),

@@ -6,7 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { campaignChanges, campaignIs, campaignItem, statusChange, toCampaignRecord } from '../../lib/campaigns/item';
+import { campaignItem, statusChange, toCampaignRecord } from '../../lib/campaigns/item';
+import * as campaignIs from '../../lib/campaigns/conditions';
+import * as campaignChanges from '../../lib/campaigns/changes';
 import type { AttemptRecord, CampaignRecord } from '../../lib/campaigns/model';
 import { and, merge, updateParts, type Change, type Clause } from '../../lib/db/expression';
 import * as keys from '../../lib/db/keys';
