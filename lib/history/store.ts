@@ -39,7 +39,7 @@ import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
 import { batchPut } from '../db/batch';
-import { batchGetRaw } from './raw-read';
+import { batchGetRaw } from '../db/raw-read';
 import { putIf } from '../db/conditional';
 import * as keys from '../db/keys';
 
@@ -614,7 +614,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     wanted: ReadonlyMap<number, number>,
     withVersion = true,
   ): Promise<Map<number, BucketRead>> => {
-    // Parsed by lib/history/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
+    // Parsed by lib/db/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
     const items = await batchGetRaw(
       client,

@@ -1,6 +1,8 @@
 /**
- * The history buckets' read path, parsed here rather than by the SDK
- * (docs/data-model.md "Recency and CRM targets", "Reads: what the list touches").
+ * BatchGetItem whose answer is parsed here rather than by the SDK: the
+ * history's bucket reads (docs/data-model.md "Recency and CRM targets",
+ * "Reads: what the list touches") and the workflow's reads of warehouse
+ * contacts (lib/warehouse/warehouse.ts, docs/data-model.md "Warehouse reads").
  *
  * A 1,000-account launch reads about 1,000 bucket items. The SDK's
  * deserializer builds, per item, an object per attribute and per nested
@@ -11,23 +13,29 @@
  * middleware placed just inside the SDK's deserializer takes the answer's
  * body when it is a 200: one `JSON.parse`, each item's `B` attribute decoded
  * to a Buffer (no per-entry work; lib/history/store.ts looks entries up in
- * it), and the SDK's deserializer is handed only the answer's
- * `ConsumedCapacity` (its other fields are this function's result). Same
- * measurement: ~10 ms for the same 1,000 items. The request's body is this
- * function's JSON of the keys too (set before signing; the SDK serializes a
- * command without keys): its schema serializer visits each key's values.
+ * it), lists and maps converted once by `@aws-sdk/util-dynamodb`'s
+ * `unmarshall` (the warehouse's contacts), and the SDK's deserializer is
+ * handed only the answer's `ConsumedCapacity` (its other fields are this
+ * function's result). Same measurement: ~10 ms for the same 1,000 items.
+ * The request's body is this function's JSON of the keys too (set before
+ * signing; the SDK serializes a command without keys): its schema serializer
+ * visits each key's values.
  */
 import { BatchGetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { batchGetWith } from '../db/batch';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { batchGetWith } from './batch';
 
-/** One item as read: string attributes as strings, numbers as numbers, binary attributes as Buffers. */
-export type RawItem = Record<string, string | number | Buffer | undefined>;
+/**
+ * One item as read: string attributes as strings, numbers as numbers, binary attributes as Buffers, lists and maps as
+ * `unmarshall` gives them (numbers as numbers; a binary value inside a list or map stays its base64 text).
+ */
+export type RawItem = Record<string, string | number | Buffer | unknown[] | Record<string, unknown> | undefined>;
 
 /** The JSON shape of one attribute value on the wire (DynamoDB's JSON protocol). */
-type WireValue = { S?: string; N?: string; B?: string };
+type WireValue = { S?: string; N?: string; B?: string; L?: unknown[]; M?: Record<string, unknown> };
 
-/** An item of the wire answer, each attribute reduced to a string, a number or a Buffer (other types are skipped). */
+/** An item of the wire answer, each attribute reduced to a string, a number, a Buffer, a list or a map (other types are skipped). */
 function itemFromWire(item: Record<string, WireValue>): RawItem {
   const out: RawItem = {};
   for (const name in item) {
@@ -35,6 +43,8 @@ function itemFromWire(item: Record<string, WireValue>): RawItem {
     if (value.S !== undefined) out[name] = value.S;
     else if (value.N !== undefined) out[name] = Number(value.N);
     else if (value.B !== undefined) out[name] = Buffer.from(value.B, 'base64');
+    else if (value.L !== undefined || value.M !== undefined)
+      out[name] = unmarshall({ value } as Record<string, AttributeValue>).value as unknown[] | Record<string, unknown>;
   }
   return out;
 }
@@ -74,7 +84,7 @@ async function batchGetOnce(
   });
   // The SDK's logger middleware runs its schema-driven sensitive-data filter over the whole input and output of every call,
   // logger or not: it walked every attribute of the 100 keys (~15 % of this read's CPU). This command replaces it with a
-  // pass-through, so a logger set on the client does not see the history's reads; every other middleware (retries, signing,
+  // pass-through, so a logger set on the client does not see these reads; every other middleware (retries, signing,
   // the bench's and the tests' counters) sees the input whole.
   command.middlewareStack.add((next) => (args) => next(args), {
     step: 'initialize',
@@ -94,7 +104,7 @@ async function batchGetOnce(
       const withoutKeys = Object.fromEntries(Object.entries(items).map(([table, request]) => [table, { ...request, Keys: [] }]));
       return next({ ...args, input: { ...input, RequestItems: withoutKeys } });
     },
-    { step: 'serialize', priority: 'high', name: 'historyRawBatchGetInput' },
+    { step: 'serialize', priority: 'high', name: 'rawBatchGetInput' },
   );
   command.middlewareStack.add(
     (next) => async (args) => {
@@ -104,7 +114,7 @@ async function batchGetOnce(
       http.headers['content-length'] = String(Buffer.byteLength(body));
       return next({ ...args, input });
     },
-    { step: 'serialize', priority: 'low', name: 'historyRawBatchGetBody' },
+    { step: 'serialize', priority: 'low', name: 'rawBatchGetBody' },
   );
   let answer: {
     Responses?: Record<string, Record<string, WireValue>[]>;
@@ -124,7 +134,7 @@ async function batchGetOnce(
       response.body = Buffer.from(JSON.stringify(rest));
       return result;
     },
-    { step: 'deserialize', priority: 'low', name: 'historyRawBatchGet' },
+    { step: 'deserialize', priority: 'low', name: 'rawBatchGet' },
   );
   // A low-level command through the DocumentClient: it marshals only its own commands, so this one's wire values pass as they are.
   await client.send(command as never);
@@ -138,8 +148,8 @@ async function batchGetOnce(
  * Reads items by key (string `pk` and `sk`) with BatchGetItem, batched and
  * retried as every batch read is ({@link batchGetWith}); the answers parsed
  * by {@link batchGetOnce}.
- * @param projection - the attributes to return besides `pk` (name `sk` here when needed: the history's reads tell items
- *   apart by `pk` alone, and ~1,000 items' `sk` is ~20 KB of a launch's answer).
+ * @param projection - the attributes to return besides `pk` (name `sk` here when needed: the history's and the
+ *   warehouse's reads tell items apart by `pk` alone, and ~1,000 items' `sk` is ~20 KB of a launch's answer).
  * @returns the items found (absent keys are not returned), each attribute a string, a number or a Buffer.
  */
 export async function batchGetRaw(

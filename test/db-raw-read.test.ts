@@ -1,8 +1,9 @@
 /**
- * The history's bucket read path (lib/history/raw-read.ts `batchGetRaw`;
- * docs/data-model.md "Recency and CRM targets", its paragraph "Reads: what they cost in CPU"): the items it parses
- * itself are those the SDK's own BatchGetItem returns, across several calls
- * and with absent keys, and an error answer still throws as the SDK throws it.
+ * The BatchGetItem parsed outside the SDK (lib/db/raw-read.ts `batchGetRaw`): the history's bucket reads
+ * (docs/data-model.md "Recency and CRM targets", its paragraph "Reads: what they cost in CPU") and the workflow's
+ * warehouse contacts (docs/data-model.md "Warehouse reads"): the items it parses itself are those the SDK's own
+ * BatchGetItem returns, across several calls, with absent keys and with lists of maps, and an error answer still
+ * throws as the SDK throws it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
@@ -11,9 +12,41 @@ import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
-import { batchGetRaw } from '../lib/history/raw-read';
+import { batchGetRaw } from '../lib/db/raw-read';
 
-describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)', () => {
+describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
+  it('returns lists and maps (warehouse contacts) as the DocumentClient does, numbers, nulls and booleans included', async () => {
+    const prefix = `RAWREAD#${randomUUID()}`;
+    const stored = Array.from({ length: 120 }, (_, i) => ({
+      pk: `${prefix}#${i}`,
+      sk: 'CONTACTS',
+      accountId: `acc_${i}`,
+      contacts: Array.from({ length: i % 4 }, (_, c) => ({
+        contactId: `con_${i}_${c}`,
+        email: c % 2 === 0 ? `ann.${i}.${c}@example.com` : null,
+        seniority: c,
+        verified: c % 3 === 0,
+        tags: ['a', `é${c}`],
+      })),
+    }));
+    await batchPut(ddb, config.tableName, stored);
+    const keys = Array.from({ length: 130 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'CONTACTS' }));
+    const raw = await batchGetRaw(ddb, config.tableName, keys, ['accountId', 'contacts']);
+    const sdk = await batchGet(ddb, config.tableName, keys, ['accountId', 'contacts']);
+    expect(raw).toHaveLength(120);
+    const fromSdk = new Map(sdk.map((item) => [String(item.pk), item]));
+    for (const item of raw) {
+      const expected = fromSdk.get(String(item.pk))!;
+      expect(item).toEqual({ pk: expected.pk, accountId: expected.accountId, contacts: expected.contacts });
+    }
+    expect(raw.find((item) => item.pk === `${prefix}#7`)?.contacts).toEqual(stored[7]!.contacts);
+    await batchDelete(
+      ddb,
+      config.tableName,
+      stored.map(({ pk, sk }) => ({ pk, sk })),
+    );
+  });
+
   it('returns what the SDK returns for 250 keys over three calls, absent keys left out, binary attributes byte for byte', async () => {
     const prefix = `RAWREAD#${randomUUID()}`;
     const stored = Array.from({ length: 200 }, (_, i) => ({
