@@ -5,6 +5,7 @@
  */
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
+import { withoutSdkLogger } from './sdk-logger';
 
 /** Keys per BatchGetItem call (DynamoDB limit). */
 export const BATCH_GET_SIZE = 100;
@@ -40,15 +41,17 @@ export async function batchGet(
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
   return batchGetWith(keys, async (pending) => {
     const { Responses, UnprocessedKeys } = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: {
-            Keys: [...pending],
-            ...(options.consistentRead ? { ConsistentRead: true } : {}),
-            ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+      withoutSdkLogger(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: [...pending],
+              ...(options.consistentRead ? { ConsistentRead: true } : {}),
+              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+            },
           },
-        },
-      }),
+        }),
+      ),
     );
     return {
       items: Responses?.[tableName] ?? [],
