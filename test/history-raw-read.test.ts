@@ -5,13 +5,14 @@
  * and with absent keys, and an error answer still throws as the SDK throws it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
 import { batchGetRaw } from '../lib/history/raw-read';
+import { loggingClient } from './support/logging-client';
 
 describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)', () => {
   it('returns what the SDK returns for 250 keys over three calls, absent keys left out, binary attributes byte for byte', async () => {
@@ -61,15 +62,7 @@ describe('history bucket reads parsed outside the SDK (lib/history/raw-read.ts)'
       version: 1,
     }));
     await batchPut(ddb, config.tableName, stored);
-    const logged: string[] = [];
-    const logger = {
-      trace() {},
-      debug() {},
-      warn() {},
-      error() {},
-      info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)),
-    };
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, logger }));
+    const { client, logged } = loggingClient();
     const seen: number[] = [];
     client.middlewareStack.add(
       (next, context) => async (args) => {

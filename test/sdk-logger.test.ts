@@ -4,28 +4,14 @@
  * same client's other calls still do; the key read and `batchGet` go wrapped.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
 import { withoutSdkLogger } from '../lib/db/sdk-logger';
 import { createApiKeyReader } from '../lib/organizations/api-keys';
-
-/** A client whose SDK logger records the command of each call it is told of. */
-function loggingClient() {
-  const logged: string[] = [];
-  const logger = {
-    trace() {},
-    debug() {},
-    warn() {},
-    error() {},
-    info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)),
-  };
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, logger }));
-  return { client, logged };
-}
+import { loggingClient } from './support/logging-client';
 
 describe('withoutSdkLogger (lib/db/sdk-logger.ts)', () => {
   const prefix = `SDKLOGGER#${randomUUID()}`;
