@@ -6,13 +6,14 @@
  * throws as the SDK throws it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
 import { batchGetRaw } from '../lib/db/raw-read';
+import { loggingClient } from './support/logging-client';
 
 describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
   it('returns lists and maps (warehouse contacts) as the DocumentClient does, numbers, nulls and booleans included', async () => {
@@ -94,15 +95,7 @@ describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
       version: 1,
     }));
     await batchPut(ddb, config.tableName, stored);
-    const logged: string[] = [];
-    const logger = {
-      trace() {},
-      debug() {},
-      warn() {},
-      error() {},
-      info: (entry: { commandName?: string }) => logged.push(String(entry.commandName)),
-    };
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, logger }));
+    const { client, logged } = loggingClient();
     const seen: number[] = [];
     client.middlewareStack.add(
       (next, context) => async (args) => {

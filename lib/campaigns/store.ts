@@ -12,6 +12,7 @@ import type { StoreMethod } from '../db/methods';
 import { config } from '../config';
 import { batchGet } from '../db/batch';
 import { batchGetCall } from '../db/batch-call';
+import { withoutSdkLogger } from '../db/sdk-logger';
 import { queryPartition } from '../db/query';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { and, updateParts } from '../db/expression';
@@ -261,18 +262,20 @@ export const list: StoreMethod<CampaignStore, 'list'> = ({ client, tableName }) 
       }
       if (source.live) values[':now'] = now.toISOString();
       const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: source.indexName,
-          KeyConditionExpression: keyCondition,
-          FilterExpression: source.live ? 'resultsExpireAt > :now' : undefined,
-          ExpressionAttributeNames: { '#pk': source.partitionKeyName },
-          ExpressionAttributeValues: values,
-          ScanIndexForward: false,
-          Limit: wanted - items.length,
-          ExclusiveStartKey: exclusiveStartKey,
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
+        withoutSdkLogger(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: source.indexName,
+            KeyConditionExpression: keyCondition,
+            FilterExpression: source.live ? 'resultsExpireAt > :now' : undefined,
+            ExpressionAttributeNames: { '#pk': source.partitionKeyName },
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            Limit: wanted - items.length,
+            ExclusiveStartKey: exclusiveStartKey,
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+        ),
       );
       for (const item of page.Items ?? []) items.push(item as CampaignListRecord);
       exclusiveStartKey = page.LastEvaluatedKey;

@@ -8,6 +8,7 @@
  * concurrent-call code (docs/deploy.md "Prerequisites": a bundle carries what its function runs).
  */
 import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withoutSdkLogger } from './sdk-logger';
 
 /** Keys per BatchGetItem call (DynamoDB limit). */
 export const BATCH_GET_SIZE = 100;
@@ -61,15 +62,17 @@ export async function batchGetCall(
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
   return readUntilDone(keys, async (pending) => {
     const { Responses, UnprocessedKeys } = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: {
-            Keys: [...pending],
-            ...(options.consistentRead ? { ConsistentRead: true } : {}),
-            ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+      withoutSdkLogger(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: [...pending],
+              ...(options.consistentRead ? { ConsistentRead: true } : {}),
+              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+            },
           },
-        },
-      }),
+        }),
+      ),
     );
     return {
       items: Responses?.[tableName] ?? [],

@@ -20,6 +20,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StoreMethod } from '../db/methods';
 import * as keys from '../db/keys';
+import { withoutSdkLogger } from '../db/sdk-logger';
 import { transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { derivedId, hashApiKey, isTestOrganizationId, newApiKey, newApiKeyId, newTestApiKey } from '../ids';
 import { InvalidRequestError, NotFoundError } from '../errors';
@@ -366,7 +367,9 @@ export function createApiKeyReader({
 }): Pick<ApiKeyStore, 'findByHash'> {
   return {
     async findByHash(keyHash) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true }));
+      const { Item } = await client.send(
+        withoutSdkLogger(new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true })),
+      );
       return Item ? toApiKeyRecord(Item) : undefined;
     },
   };
