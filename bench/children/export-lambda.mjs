@@ -202,7 +202,7 @@ async function timeBlocks() {
  */
 async function pageProfiler() {
   // Each collection on stdout too (before the result line), with what started it.
-  (await import('node:v8')).setFlagsFromString('--trace-gc --trace-gc-verbose');
+  (await import('node:v8')).setFlagsFromString('--trace-gc');
   const { Session } = await import('node:inspector/promises');
   const { writeFileSync } = await import('node:fs');
   const session = new Session();
