@@ -15,7 +15,11 @@
  * the page reads it): `runs` + 1 rounds of one block of `size` invocations
  * and one of `size` bare reads, the order alternating, each block after a
  * full garbage collection, the first round a warm-up. Prints each round's CPU
- * per call (ms) and the major collections that fell in each block.
+ * per call (ms) and the major collections that fell in each block. With
+ * `blocks.profile` (a file path), each block but the warm-up's is CPU-profiled
+ * (node:inspector), one .cpuprofile per block, `<profile>-page-N.cpuprofile`
+ * and `<profile>-bare-N.cpuprofile`: where the page's CPU goes beyond the
+ * bare read, in the handler's own process.
  *
  * A streaming function (lib/http/stream-lambda.ts) finds the runtime's
  * `awslambda.streamifyResponse` as in AWS and writes its answer into a
@@ -174,14 +178,46 @@ async function timeBlocks() {
     await pause(20);
     return { cpuMs: used / blocks.size, majors: majors - before };
   };
+  const profiler = blocks.profile ? await pageProfiler() : undefined;
   const rounds = [];
   for (let run = 0; run < blocks.runs + 1; run++) {
     const round = {};
-    for (const kind of run % 2 ? ['page', 'bare'] : ['bare', 'page']) round[kind] = await block(kind);
+    for (const kind of run % 2 ? ['page', 'bare'] : ['bare', 'page']) {
+      const profiled = profiler && run > 0;
+      if (profiled) await profiler.resume();
+      round[kind] = await block(kind);
+      if (profiled) await profiler.pause(kind);
+    }
     if (run > 0) rounds.push(round);
   }
+  profiler?.save(blocks.profile);
   console.log(JSON.stringify({ importMs, rounds, answerBytes: Buffer.byteLength(answer.body ?? '') }));
   process.exit(0);
+}
+
+/**
+ * A CPU profiler of this process (node:inspector), started at `resume` and
+ * stopped at `pause(kind)`; `save(file)` writes each profiled stretch as its
+ * own `file-kind-N.cpuprofile`.
+ */
+async function pageProfiler() {
+  // Each collection on stdout too (before the result line), with what started it.
+  (await import('node:v8')).setFlagsFromString('--trace-gc');
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  const profiles = [];
+  return {
+    resume: () => session.post('Profiler.start'),
+    pause: async (kind) => {
+      profiles.push({ kind, profile: (await session.post('Profiler.stop')).profile });
+    },
+    save: (file) =>
+      profiles.forEach(({ kind, profile }, i) => writeFileSync(`${file}-${kind}-${i + 1}.cpuprofile`, JSON.stringify(profile))),
+  };
 }
 
 /** The Lambda context of an invocation of `name` (the Node runtime's fields). */

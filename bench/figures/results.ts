@@ -39,6 +39,7 @@
  *    the bundled CampaignsExport handler in the same way (≤ 1.5 ×). Full run: 100,000 accounts (the 1,000,000-row export) against
  *    10,000; a quick run says its sizes.
  */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { customAlphabet } from 'nanoid';
 import { apiKeys, campaigns, organizations, results as resultStore, sequence } from '../../lib/root';
@@ -52,7 +53,7 @@ import { benchAccount, benchEnrichedCampaign, benchOrganization } from '../lib/f
 import { buildBundle } from '../lib/bundle';
 import { runExportLambda, runLambdaBlocks, runLambdaOnce } from '../lib/children';
 import { median, round, sortedRounded } from '../lib/stats';
-import { formatTop, formatTopFrames, profileInProcess, summarizeProfile } from '../lib/cpu-profile';
+import { addSummaries, formatTop, formatTopFrames, summarizeProfile, type CpuProfile } from '../lib/cpu-profile';
 import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
@@ -74,6 +75,8 @@ const PAGE_ENTRY = 'functions/campaigns-results.ts';
  * under load).
  */
 const PAGE_BLOCK = 10;
+/** Rounds of the page's child run again with its blocks profiled (where its CPU goes). */
+const PROFILED_ROUNDS = 3;
 const LONG_POLL_SECONDS = 20;
 /** Runs of each streamed result (small and large, interleaved): the peak RSS figure is each one's median. */
 const STREAM_RUNS = 3;
@@ -287,21 +290,39 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'interleaved with the bare read in the same process; the S3 server’s serving is in neither (it runs in the bench process). ' +
         'The same pair timed in the bench process (the whole local stack’s heap) is beside it',
     });
-    // Where the page's CPU goes: this process profiled over a few pages (the bare reads' own profile beside it).
-    const profiled = await asStandardLambdaEnvironment(() =>
-      profileInProcess(async () => {
-        for (let run = 0; run < 5; run++) await operation.invoke();
-      }),
-    );
-    const bareProfiled = await profileInProcess(async () => {
-      for (let run = 0; run < 5; run++) await resultStore().readPart(partKey, into);
+    // Where the page's CPU goes: the same child again, its blocks profiled (not timed: profiling slows them), the
+    // page's blocks and the bare reads' apart.
+    const profileStem = path.join(TMP_DIR, 'results-page');
+    for (const file of readdirSync(TMP_DIR)) if (file.startsWith('results-page-')) rmSync(path.join(TMP_DIR, file));
+    const { stdout: gcTrace } = await runLambdaOnce({
+      bundle: pageBundle.file,
+      apiKey,
+      functionId: functionIdOf(PAGE_ENTRY),
+      path: campaignResultsOperation.path,
+      body: { campaignId: largeId, limit: PAGE },
+      blocks: { runs: PROFILED_ROUNDS, size: PAGE_BLOCK, partKey, profile: profileStem },
     });
+    writeFileSync(`${profileStem}-gc.log`, gcTrace);
+    const profiledKind = (kind: 'page' | 'bare') =>
+      addSummaries(
+        readdirSync(TMP_DIR)
+          .filter((file) => file.startsWith(`results-page-${kind}-`))
+          .map((file) =>
+            summarizeProfile(JSON.parse(readFileSync(path.join(TMP_DIR, file), 'utf8')) as CpuProfile, {
+              [`file://${pageBundle.file}`]: `${pageBundle.file}.map`,
+            }),
+          ),
+      );
+    const pageProfile = profiledKind('page');
+    const bareProfile = profiledKind('bare');
+    const calls = PROFILED_ROUNDS * PAGE_BLOCK;
     results.note(
       group,
-      `Results page of ${n(PAGE)} accounts, 5 pages profiled (the handler invoked in this process, the S3 server’s serving included): ${formatTop(summarizeProfile(profiled.profile), 8)}.`,
+      `Results page of ${n(PAGE)} accounts, ${calls} pages profiled in the handler’s own process (its child, each block with its full collection before it): ${formatTop(pageProfile, 10)}.`,
     );
-    results.note(group, `Its top frames: ${formatTopFrames(summarizeProfile(profiled.profile), 8)}.`);
-    results.note(group, `The same part read bare 5 times: ${formatTop(summarizeProfile(bareProfiled.profile), 6)}.`);
+    results.note(group, `Its top lines: ${formatTopFrames(pageProfile, 12)}.`);
+    results.note(group, `The same part read bare ${calls} times there: ${formatTop(bareProfile, 8)}.`);
+    results.note(group, `Its top lines: ${formatTopFrames(bareProfile, 6)}.`);
     results.note(
       group,
       'What the page does beyond the bare read: 4 small DynamoDB reads in two waves (the campaign with its organization, ' +

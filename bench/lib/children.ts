@@ -177,7 +177,7 @@ export async function runLambdaOnce(options: {
   profile?: { dir: string; name: string };
   env?: Record<string, string>;
   /** Timed warm invocations against bare part reads instead of one invocation ({@link runLambdaBlocks}). */
-  blocks?: { runs: number; size: number; partKey: string };
+  blocks?: { runs: number; size: number; partKey: string; profile?: string };
 }): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
   const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
   const { apiGatewayEvent } = await import('../../infra/local/event');
@@ -253,7 +253,8 @@ export async function runLambdaBlocks(options: {
   functionId: string;
   path: string;
   body: unknown;
-  blocks: { runs: number; size: number; partKey: string };
+  /** `profile`: each block profiled into `<profile>-page-N.cpuprofile` / `<profile>-bare-N.cpuprofile` (then not a timing to report). */
+  blocks: { runs: number; size: number; partKey: string; profile?: string };
 }): Promise<{ outcome: LambdaBlocksOutcome; stderr: string }> {
   const { stdout, stderr } = await runLambdaOnce(options);
   return { outcome: JSON.parse(stdout.trim().split('\n').at(-1)!) as LambdaBlocksOutcome, stderr };

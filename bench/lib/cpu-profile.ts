@@ -87,6 +87,20 @@ export function summarizeProfile(profile: CpuProfile, maps: Record<string, strin
   return { totalMs: (profile.endTime - profile.startTime) / 1000, byOwner: sorted(totals), byFrame: sorted(frames) };
 }
 
+/** Summaries of several profiles of the same work (profiled in stretches) added up: self times and totals summed. */
+export function addSummaries(summaries: readonly ProfileSummary[]): ProfileSummary {
+  const add = (pick: (summary: ProfileSummary) => Array<[string, number]>) => {
+    const sums = new Map<string, number>();
+    for (const summary of summaries) for (const [key, ms] of pick(summary)) sums.set(key, (sums.get(key) ?? 0) + ms);
+    return [...sums].sort((a, b) => b[1] - a[1]);
+  };
+  return {
+    totalMs: summaries.reduce((sum, summary) => sum + summary.totalMs, 0),
+    byOwner: add((summary) => summary.byOwner),
+    byFrame: add((summary) => summary.byFrame),
+  };
+}
+
 /** The heaviest source lines (self time), e.g. `csv-stringify/lib/api/index.js:120 1,234 ms`. */
 export function formatTopFrames(summary: ProfileSummary, n = 8): string {
   return summary.byFrame
