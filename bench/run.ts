@@ -284,6 +284,7 @@ try {
         launchAccounts: 1_000,
         launchRuns: quick ? 3 : 5,
         largeCompletion: SIZES.historyLargeCompletion,
+        profile: values.profile,
       }),
     );
   }

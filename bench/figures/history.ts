@@ -46,6 +46,7 @@ import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchAccount, benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { PRICES } from '../lib/cost';
 import { round } from '../lib/stats';
+import { profileInProcess, summarizeProfile, type ProfileSummary } from '../lib/cpu-profile';
 
 /** Issue #29/#43 budget: a launch's (and a quote's) CPU-seconds change ≤ 10 % with the organization's history. */
 const CHANGE_BUDGET_PCT = 10;
@@ -215,6 +216,11 @@ export async function runHistory(
     launchRuns: number;
     /** Accounts of the large completion. */
     largeCompletion: number;
+    /**
+     * CPU-profile this process during every measured quote and launch (adds overhead, so the CPU-s figures of such a run are
+     * not the record): per scenario, the source lines whose self time differs most between its own requests and their floors.
+     */
+    profile?: boolean;
   },
 ): Promise<void> {
   const group = 'account history';
@@ -270,6 +276,38 @@ export async function runHistory(
     large: { writes: Writes; floor: number; accounts: number; seconds: number };
     storage: { bytes: number; items: number; accounts: number; maxItem: number };
   }[] = [];
+  /** Self time (ms) by source line, summed over the profiled requests of one kind (`launch <label>`, `quote <label>`). */
+  const profiles = new Map<string, { runs: number; byFrame: Map<string, number> }>();
+  const profiled = async <T>(kind: string, fn: () => Promise<T>): Promise<T> => {
+    if (!options.profile) return fn();
+    const { result, profile } = await profileInProcess(fn);
+    const summary: ProfileSummary = summarizeProfile(profile);
+    let sum = profiles.get(kind);
+    if (!sum) profiles.set(kind, (sum = { runs: 0, byFrame: new Map() }));
+    sum.runs++;
+    for (const [frame, ms] of summary.byFrame) sum.byFrame.set(frame, (sum.byFrame.get(frame) ?? 0) + ms);
+    return result;
+  };
+  /** The lines whose mean self time per request differs most between `own` and `floor`, e.g. `lib/x.ts:12 f +3.1 ms`. */
+  const profileDifference = (own: string, floor: string, count = 12): string => {
+    const a = profiles.get(own);
+    const b = profiles.get(floor);
+    if (!a || !b) return '';
+    const frames = new Set([...a.byFrame.keys(), ...b.byFrame.keys()]);
+    const mean = (sum: typeof a, frame: string) => (sum.byFrame.get(frame) ?? 0) / sum.runs;
+    // The profiler's own frames (node:inspector, which serializes the profile at its stop) and idle time are left out.
+    const counted = (frame: string) => !frame.startsWith('(idle)') && !frame.startsWith('(program)') && !frame.startsWith('node:inspector');
+    const busy = (sum: typeof a) => [...sum.byFrame].filter(([frame]) => counted(frame)).reduce((t, [, ms]) => t + ms, 0) / sum.runs;
+    const rows = [...frames]
+      .filter(counted)
+      .map((frame): [string, number] => [frame, mean(a, frame) - mean(b, frame)])
+      .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+      .slice(0, count);
+    return (
+      `busy ${round(busy(a), 1)} ms against ${round(busy(b), 1)} ms per request (${a.runs} and ${b.runs} profiled); by line: ` +
+      rows.map(([frame, ms]) => `${frame} ${ms >= 0 ? '+' : ''}${round(ms, 1)} ms`).join(', ')
+    );
+  };
   const createCampaign = async (apiKey: string, ids: readonly string[], label: string) =>
     expectOk(
       await post<{ id: string }>(stack, PATHS.create, apiKey, {
@@ -286,7 +324,9 @@ export async function runHistory(
   const launchOnce = async (on: { organizationId: string; apiKey: string }, ids: readonly string[], label: string): Promise<Reads> => {
     const campaignId = await createCampaign(on.apiKey, ids, label);
     await collectGarbage();
-    const launched = await postCounted<{ status: string }>(stack, PATHS.enrich, on.apiKey, { campaignId });
+    const launched = await profiled(`launch ${label}`, () =>
+      postCounted<{ status: string }>(stack, PATHS.enrich, on.apiKey, { campaignId }),
+    );
     expectOk(launched, 'enrich');
     const reads = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
     await untilEnriched(stack, on.apiKey, campaignId);
@@ -337,7 +377,9 @@ export async function runHistory(
     const quoteOnce = async (on: { apiKey: string }, ids: readonly string[], label: string) => {
       const campaignId = await createCampaign(on.apiKey, ids, label);
       await collectGarbage();
-      const reply = await postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId });
+      const reply = await profiled(`quote ${label}`, () =>
+        postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId }),
+      );
       return {
         excluded: expectOk(reply, 'quote').accounts.excluded,
         reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
@@ -352,14 +394,15 @@ export async function runHistory(
     const launches: Reads[] = [];
     const floorLaunches: Reads[] = [];
     let excluded: unknown;
+    const floorLabel = `no history, beside ${scenario.label}`;
     for (let run = 0; run < runs; run++) {
       const list = [...(scenario.accounts === 0 && scenario.crmTargets > 0 ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
       const floorRun = async () => {
         const floorOrganization = await benchOrganization(`Bench history floor ${run}`);
-        const quoted = await quoteOnce(floorOrganization, list, 'no history');
+        const quoted = await quoteOnce(floorOrganization, list, floorLabel);
         floorQuotes.push(quoted.reads);
         if (measured.length === 0) excluded = quoted.excluded;
-        floorLaunches.push(await launchOnce(floorOrganization, list, 'no history'));
+        floorLaunches.push(await launchOnce(floorOrganization, list, floorLabel));
       };
       const ownRun = async () => {
         if (measured.length === 0) return;
@@ -388,6 +431,15 @@ export async function runHistory(
     const small = await completion(options.launchAccounts, 'c');
     const large = await completion(options.largeCompletion, 'l');
     const storage = await historyStorage(stack.tableName, organizationId);
+    if (options.profile && measured.length > 0)
+      for (const operation of ['quote', 'launch']) {
+        const text = profileDifference(`${operation} ${scenario.label}`, `${operation} ${floorLabel}`);
+        console.log(`  profile, ${operation}, ${scenario.label} against no history: ${text}`);
+        results.note(
+          group,
+          `Profile (--profile), ${n(options.launchAccounts)}-account ${operation}, ${scenario.label}, against its floor: ${text}.`,
+        );
+      }
     measured.push({ scenario, quote, quoteFloor, launch, launchFloor, bare, seedS, buckets, excluded, small, large, storage });
     console.log(
       `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.consumedWriteUnits / small.accounts, 3)} and ` +
