@@ -692,7 +692,7 @@ type DocumentJson = {
 type JsonResponse = { content?: Record<string, { schema: JsonSchema }>; links?: Record<string, unknown> };
 
 /**
- * Adds OpenAPI `links` (README.md "API reference"): from the success of each operation that declares `creates`
+ * Adds OpenAPI `links` (README.md, its "API reference" entry): from the success of each operation that declares `creates`
  * (lib/http/operation.ts) to every other operation whose JSON request takes, as a top-level field, an ID of the
  * pattern the created ID has. A tool that follows links (Schemathesis' stateful phase, a generated client's
  * navigation) can then chain create → describe, launch, revoke … with a real ID. The request field and the pattern

@@ -89,7 +89,7 @@ export interface OperationDocs {
   /**
    * For an operation that creates a resource: the JSON Pointer, inside the success's `data`, to the new resource's
    * ID (`/id`, `/key/id`, `/suppressions/0/id`). The document links it (OpenAPI `links`) to every operation whose
-   * request takes an ID of the same pattern (docs/openapi.md "Links"); the schema at the pointer must carry that
+   * request takes an ID of the same pattern (README.md, its "API reference" entry); the schema at the pointer must carry that
    * pattern.
    */
   creates?: string;

@@ -57,8 +57,8 @@ judge() {
   if "$ROOT/scripts/judges/schemathesis-run.sh" "$ROOT/docs/openapi.json" "$base" "$key" "$@" >"$report" 2>&1; then
     operations="$(grep -m1 -oE 'Tested: [0-9]+' "$report" | grep -oE '[0-9]+' || echo '?')"
     cases="$(grep -m1 -oE '[0-9]+ generated' "$report" | grep -oE '[0-9]+' || echo '?')"
-    links="$(grep -m1 -oE 'API Links: +[0-9]+ covered / [0-9]+ selected' "$report" | sed -E 's/ +/ /g' || echo 'API Links: ?')"
-    echo "schemathesis ($name): no issue found; $operations operations, $cases generated cases, $links (seed 37)"
+    links="$(grep -m1 -oE 'API Links: +[0-9]+ covered / [0-9]+ selected' "$report" | sed -E 's/ +/ /g' || true)"
+    echo "schemathesis ($name): no issue found; $operations operations, $cases generated cases${links:+, $links} (seed 37)"
     rm -f "$report"
   else
     status=$?
