@@ -3,7 +3,7 @@
  * docs/campaigns.md, docs/pagination.md, docs/csv.md).
  */
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
 import { newCampaignId } from '../ids';
 import { accountListKey, distinctAccountIds } from '../account-lists/account-list';
@@ -208,12 +208,12 @@ export async function listCampaigns(
     f: JSON.stringify([statuses ? [...new Set(statuses)].sort() : null, createdVia ? [...new Set(createdVia)].sort() : null]),
     l: limit,
   };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const now = new Date();
   const [page] = await Promise.all([deps.campaigns.list({ organizationId, statuses, createdVia, limit, after, now }), keyCheck?.ensure()]);
   const last = page.items.at(-1);
   return {
     campaigns: page.items.map((item) => toListItem(item, now)),
-    nextCursor: page.hasMore && last ? encodeCursor({ ...binding, a: last.listSk }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && last ? encodeCursor({ ...binding, a: last.listSk }, setting(cursorSecretSetting)) : null,
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { TransactItem } from '../db/conditional';
 import { createHash } from 'node:crypto';
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
@@ -210,11 +210,11 @@ export async function listWebhookDeliveries(
     f: JSON.stringify(['webhook-deliveries', filters.endpointId ?? null, filters.eventType ?? null, filters.status ?? null]),
     l: limit,
   };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const page = await deps.webhooks.deliveries({ organizationId, limit, filters, ...(after === undefined ? {} : { after }) });
   return {
     deliveries: page.deliveries.map(toApiDelivery),
-    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
   };
 }
 
@@ -257,7 +257,7 @@ export async function listEvents(
   const types = given === undefined ? undefined : [...new Set(Array.isArray(given) ? given : [given])].sort();
   const campaignId = input.filters?.campaignId;
   const binding = { o: organizationId, f: JSON.stringify(['events', types ?? null, campaignId ?? null]), l: limit };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const since = new Date(now.getTime() - WEBHOOK_RETENTION_SECONDS * 1000).toISOString();
   const page = await deps.webhooks.events({
     organizationId,
@@ -269,6 +269,6 @@ export async function listEvents(
   const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.get(organizationId))?.smbCredits ?? 0) : 0;
   return {
     events: page.events.map((event) => toApiEvent(event, remaining)),
-    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
   };
 }
