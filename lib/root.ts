@@ -68,7 +68,7 @@ import {
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, readLimits, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
-import { createOrganizationStore, getOrganization, type OrganizationStore } from './organizations/store';
+import { createOrganizationStore, getOrganization, readSmbCredits, type OrganizationStore } from './organizations/store';
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, issue as issueApiKey, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
@@ -144,6 +144,8 @@ export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft: cam
 
 /** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
 export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
+/** What `events/list` reads of an organization: its smb balance only (lib/db/methods.ts), not the whole item. */
+export const organizationCredits = /* @__PURE__ */ tableStore({ smbCredits: readSmbCredits });
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
 export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() =>

@@ -12,6 +12,7 @@ import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_RETENTION_SECONDS, eventPayload, mess
 import { redeliverMessage, type DeliveryDependencies } from './delivery';
 import { checkWebhookUrl, type Resolver } from './ssrf';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
+import type { OrganizationStore } from '../organizations/store';
 import {
   DEFAULT_DELIVERY_PAGE_SIZE,
   DEFAULT_EVENT_PAGE_SIZE,
@@ -247,7 +248,7 @@ const toApiEvent = (event: WebhookEvent, remainingCredits: number) => ({
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
 export async function listEvents(
-  deps: { webhooks: Pick<WebhookStore, 'events'>; organizations: Pick<DeliveryDependencies['organizations'], 'get'> },
+  deps: { webhooks: Pick<WebhookStore, 'events'>; organizations: Pick<OrganizationStore, 'smbCredits'> },
   organizationId: string,
   input: ListEventsInput,
   now = new Date(),
@@ -266,7 +267,7 @@ export async function listEvents(
     filters: { ...(types ? { types } : {}), ...(campaignId ? { campaignId } : {}) },
     ...(after === undefined ? {} : { after }),
   });
-  const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.get(organizationId))?.smbCredits ?? 0) : 0;
+  const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.smbCredits(organizationId)) ?? 0) : 0;
   return {
     events: page.events.map((event) => toApiEvent(event, remaining)),
     nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
