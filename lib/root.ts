@@ -144,7 +144,7 @@ export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft: cam
 
 /** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
 export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
-/** What `events/list` reads of an organization: its smb balance only (lib/db/methods.ts), not the whole item. */
+/** What `events/list` and `campaigns/update` read of an organization: its smb balance only (lib/db/methods.ts), not the whole item. */
 export const organizationCredits = /* @__PURE__ */ tableStore({ smbCredits: readSmbCredits });
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */

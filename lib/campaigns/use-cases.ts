@@ -64,10 +64,11 @@ export async function createCampaignOnce(
   return create(work && ((campaignId) => work.workItem(campaignId)));
 }
 
-const liveBalance = async (deps: { organizations: Pick<OrganizationStore, 'get'> }, organizationId: string): Promise<number> => {
-  const organization = await deps.organizations.get(organizationId);
-  if (!organization) throw new NotFoundError('organization', organizationId);
-  return organization.smbCredits;
+/** The organization's smb balance (credits), read alone (not the whole item). @throws NotFoundError for an unknown organization. */
+const liveBalance = async (deps: { organizations: Pick<OrganizationStore, 'smbCredits'> }, organizationId: string): Promise<number> => {
+  const balance = await deps.organizations.smbCredits(organizationId);
+  if (balance === undefined) throw new NotFoundError('organization', organizationId);
+  return balance;
 };
 
 /**
@@ -147,7 +148,7 @@ export async function getCampaign(
  * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
  */
 export async function updateCampaign(
-  deps: { campaigns: Pick<CampaignStore, 'updateDraft'>; organizations: Pick<OrganizationStore, 'get'> },
+  deps: { campaigns: Pick<CampaignStore, 'updateDraft'>; organizations: Pick<OrganizationStore, 'smbCredits'> },
   organizationId: string,
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
   auditItem?: RequestContext['auditItem'],
