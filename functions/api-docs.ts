@@ -10,7 +10,8 @@ import {
   API_CATALOG_PATH,
   LLMS_TXT_PATH,
   SERVER_CARD_PATH,
-  config,
+  setting,
+  resultsStreamUrlSetting,
 } from '../lib/root';
 import { API_ROUTES, MCP_ROUTES } from '../infra/routes';
 
@@ -21,7 +22,7 @@ export const handler = createDocsHandler({
     buildOpenApiDocument(
       API_ROUTES.map((route) => route.operation),
       serverUrl,
-      config.resultsStreamUrl ?? serverUrl,
+      setting(resultsStreamUrlSetting) ?? serverUrl,
     ),
   asyncapi: buildAsyncApiDocument,
   more: (serverUrl) => ({

@@ -1,13 +1,13 @@
 /** Lambda of `POST /v1/campaigns/accounts` (docs/launch.md#per-account-outcomes): why each account was or was not enriched. */
 import { campaignAccountsOperation } from '../lib/enrichment/schema';
-import { apiHandler, campaigns, outcomes, config, listCampaignAccounts, deliveryPolicy, results } from '../lib/root';
+import { apiHandler, campaigns, outcomes, setting, cursorSecretSetting, listCampaignAccounts, deliveryPolicy, results } from '../lib/root';
 
 // The key is verified in the campaign read (campaign + organization, one BatchGetItem beside the manifest; lib/http/auth.ts).
 export const handler = apiHandler(
   campaignAccountsOperation,
   (input, { organizationId, keyCheck }) =>
     listCampaignAccounts(
-      { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: config.cursorSecret, deliveryPolicy, results: results() },
+      { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: setting(cursorSecretSetting), deliveryPolicy, results: results() },
       organizationId,
       input,
       keyCheck,

@@ -1,6 +1,17 @@
 /** Lambda of `POST /v1/campaigns/export` (docs/csv.md). */
 import { exportCampaignOperation } from '../lib/exports/schema';
-import { apiHandler, campaigns, results, exportCampaign, hourlyQuota, s3, config, deliveryPolicy } from '../lib/root';
+import {
+  apiHandler,
+  campaigns,
+  results,
+  exportCampaign,
+  hourlyQuota,
+  s3,
+  setting,
+  bucketNameSetting,
+  exportUrlTtlSecondsSetting,
+  deliveryPolicy,
+} from '../lib/root';
 
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId, writeAuditEntry }) =>
   exportCampaign(
@@ -8,8 +19,8 @@ export const handler = apiHandler(exportCampaignOperation, (input, { organizatio
       campaigns: campaigns(),
       results: results(),
       s3: s3(),
-      bucketName: config.bucketName,
-      urlTtlSeconds: config.exportUrlTtlSeconds,
+      bucketName: setting(bucketNameSetting),
+      urlTtlSeconds: setting(exportUrlTtlSecondsSetting),
       quota: hourlyQuota('exports'),
       deliveryPolicy,
       ...(writeAuditEntry ? { auditEntry: writeAuditEntry } : {}),

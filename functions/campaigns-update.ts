@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/campaigns/update` (docs/campaigns.md). */
 import { updateCampaignOperation } from '../lib/campaigns/schema';
-import { idempotentApiHandler, campaignDraftEditor, organizationReader, updateCampaign } from '../lib/root';
+import { idempotentApiHandler, campaignDraftEditor, organizationCredits, updateCampaign } from '../lib/root';
 
 export const handler = idempotentApiHandler(updateCampaignOperation, (input, { organizationId, auditItem }) =>
-  updateCampaign({ campaigns: campaignDraftEditor(), organizations: organizationReader() }, organizationId, input, auditItem),
+  updateCampaign({ campaigns: campaignDraftEditor(), organizations: organizationCredits() }, organizationId, input, auditItem),
 );

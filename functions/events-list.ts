@@ -1,7 +1,7 @@
 /** Lambda of `POST /v1/events/list` (docs/events.md). */
 import { listEventsOperation } from '../lib/webhooks/schema';
-import { apiHandler, listEvents, organizationReader, eventFeed } from '../lib/root';
+import { apiHandler, listEvents, organizationCredits, eventFeed } from '../lib/root';
 
 export const handler = apiHandler(listEventsOperation, (input, { organizationId }) =>
-  listEvents({ webhooks: eventFeed(), organizations: organizationReader() }, organizationId, input),
+  listEvents({ webhooks: eventFeed(), organizations: organizationCredits() }, organizationId, input),
 );

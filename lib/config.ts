@@ -34,6 +34,184 @@ export interface SettingDeclaration {
   list?: true;
 }
 
+/** The setting `creditsPerAccount` (its unit and meaning: `SETTING_DOCS.creditsPerAccount` of lib/config-docs.ts); read it with {@link setting}. */
+export const creditsPerAccountSetting = {
+  env: 'CREDITS_PER_ACCOUNT',
+  kind: 'integer',
+  default: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `resultsAccessPeriodSeconds` (its unit and meaning: `SETTING_DOCS.resultsAccessPeriodSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const resultsAccessPeriodSecondsSetting = {
+  env: 'RESULTS_ACCESS_PERIOD_SECONDS',
+  kind: 'integer',
+  default: 30 * 86_400,
+} as const satisfies SettingDeclaration;
+/** The setting `testResultsAccessPeriodSeconds` (its unit and meaning: `SETTING_DOCS.testResultsAccessPeriodSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const testResultsAccessPeriodSecondsSetting = {
+  env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS',
+  kind: 'integer',
+  default: 3_600,
+} as const satisfies SettingDeclaration;
+/** The setting `exportUrlTtlSeconds` (its unit and meaning: `SETTING_DOCS.exportUrlTtlSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const exportUrlTtlSecondsSetting = {
+  env: 'EXPORT_URL_TTL_SECONDS',
+  kind: 'integer',
+  default: 900,
+} as const satisfies SettingDeclaration;
+/** The setting `uploadUrlTtlSeconds` (its unit and meaning: `SETTING_DOCS.uploadUrlTtlSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const uploadUrlTtlSecondsSetting = {
+  env: 'UPLOAD_URL_TTL_SECONDS',
+  kind: 'integer',
+  default: 900,
+} as const satisfies SettingDeclaration;
+/** The setting `uploadTtlSeconds` (its unit and meaning: `SETTING_DOCS.uploadTtlSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const uploadTtlSecondsSetting = {
+  env: 'UPLOAD_TTL_SECONDS',
+  kind: 'integer',
+  default: 3_600,
+  max: 86_400,
+  clampToMax: true,
+} as const satisfies SettingDeclaration;
+/** The setting `idempotencyTtlSeconds` (its unit and meaning: `SETTING_DOCS.idempotencyTtlSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const idempotencyTtlSecondsSetting = {
+  env: 'IDEMPOTENCY_TTL_SECONDS',
+  kind: 'integer',
+  default: 86_400,
+} as const satisfies SettingDeclaration;
+/** The setting `rateLimitRequests` (its unit and meaning: `SETTING_DOCS.rateLimitRequests` of lib/config-docs.ts); read it with {@link setting}. */
+export const rateLimitRequestsSetting = {
+  env: 'RATE_LIMIT_REQUESTS',
+  kind: 'integer',
+  default: 200,
+  min: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `rateLimitWindowSeconds` (its unit and meaning: `SETTING_DOCS.rateLimitWindowSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const rateLimitWindowSecondsSetting = {
+  env: 'RATE_LIMIT_WINDOW_SECONDS',
+  kind: 'integer',
+  default: 10,
+  min: 1,
+  max: 3_600,
+} as const satisfies SettingDeclaration;
+/** The setting `testRateLimitRequests` (its unit and meaning: `SETTING_DOCS.testRateLimitRequests` of lib/config-docs.ts); read it with {@link setting}. */
+export const testRateLimitRequestsSetting = {
+  env: 'TEST_RATE_LIMIT_REQUESTS',
+  kind: 'integer',
+  default: 100,
+  min: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `testAccountIdsPerDay` (its unit and meaning: `SETTING_DOCS.testAccountIdsPerDay` of lib/config-docs.ts); read it with {@link setting}. */
+export const testAccountIdsPerDaySetting = {
+  env: 'TEST_ACCOUNT_IDS_PER_DAY',
+  kind: 'integer',
+  default: 2_000_000,
+  min: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `exportsPerHour` (its unit and meaning: `SETTING_DOCS.exportsPerHour` of lib/config-docs.ts); read it with {@link setting}. */
+export const exportsPerHourSetting = {
+  env: 'EXPORTS_PER_HOUR',
+  kind: 'integer',
+  default: 60,
+  min: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `resultsStreamKeepAliveSeconds` (its unit and meaning: `SETTING_DOCS.resultsStreamKeepAliveSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const resultsStreamKeepAliveSecondsSetting = {
+  env: 'RESULTS_STREAM_KEEPALIVE_SECONDS',
+  kind: 'number',
+  default: 15,
+} as const satisfies SettingDeclaration;
+/** The setting `resultsStreamMaxSeconds` (its unit and meaning: `SETTING_DOCS.resultsStreamMaxSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const resultsStreamMaxSecondsSetting = {
+  env: 'RESULTS_STREAM_MAX_SECONDS',
+  kind: 'number',
+  default: 300,
+} as const satisfies SettingDeclaration;
+/** The setting `uploadsPerHour` (its unit and meaning: `SETTING_DOCS.uploadsPerHour` of lib/config-docs.ts); read it with {@link setting}. */
+export const uploadsPerHourSetting = {
+  env: 'UPLOADS_PER_HOUR',
+  kind: 'integer',
+  default: 60,
+  min: 1,
+} as const satisfies SettingDeclaration;
+/** The setting `webhooksAllowLocalhost` (its unit and meaning: `SETTING_DOCS.webhooksAllowLocalhost` of lib/config-docs.ts); read it with {@link setting}. */
+export const webhooksAllowLocalhostSetting = {
+  env: 'WEBHOOKS_ALLOW_LOCALHOST',
+  kind: 'flag',
+  default: false,
+} as const satisfies SettingDeclaration;
+/** The setting `webhookRetryBaseSeconds` (its unit and meaning: `SETTING_DOCS.webhookRetryBaseSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const webhookRetryBaseSecondsSetting = {
+  env: 'WEBHOOK_RETRY_BASE_SECONDS',
+  kind: 'number',
+  default: 30,
+} as const satisfies SettingDeclaration;
+/** The setting `reconcileGraceSeconds` (its unit and meaning: `SETTING_DOCS.reconcileGraceSeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const reconcileGraceSecondsSetting = {
+  env: 'RECONCILE_GRACE_SECONDS',
+  kind: 'integer',
+  default: 120,
+} as const satisfies SettingDeclaration;
+/** The setting `localReconcileEverySeconds` (its unit and meaning: `SETTING_DOCS.localReconcileEverySeconds` of lib/config-docs.ts); read it with {@link setting}. */
+export const localReconcileEverySecondsSetting = {
+  env: 'RECONCILE_EVERY_SECONDS',
+  kind: 'integer',
+  default: 30,
+  min: 1,
+  max: 86_400,
+} as const satisfies SettingDeclaration;
+/** The setting `tableName` (its unit and meaning: `SETTING_DOCS.tableName` of lib/config-docs.ts); read it with {@link setting}. */
+export const tableNameSetting = { env: 'TABLE_NAME', kind: 'text' } as const satisfies SettingDeclaration;
+/** The setting `bucketName` (its unit and meaning: `SETTING_DOCS.bucketName` of lib/config-docs.ts); read it with {@link setting}. */
+export const bucketNameSetting = {
+  env: 'BUCKET_NAME',
+  kind: 'text',
+} as const satisfies SettingDeclaration;
+/** The setting `stateMachineArn` (its unit and meaning: `SETTING_DOCS.stateMachineArn` of lib/config-docs.ts); read it with {@link setting}. */
+export const stateMachineArnSetting = {
+  env: 'STATE_MACHINE_ARN',
+  kind: 'text',
+} as const satisfies SettingDeclaration;
+/** The setting `webhookStateMachineArn` (its unit and meaning: `SETTING_DOCS.webhookStateMachineArn` of lib/config-docs.ts); read it with {@link setting}. */
+export const webhookStateMachineArnSetting = {
+  env: 'WEBHOOK_STATE_MACHINE_ARN',
+  kind: 'text',
+  optional: true,
+} as const satisfies SettingDeclaration;
+/** The setting `resultsStreamUrl` (its unit and meaning: `SETTING_DOCS.resultsStreamUrl` of lib/config-docs.ts); read it with {@link setting}. */
+export const resultsStreamUrlSetting = {
+  env: 'RESULTS_STREAM_URL',
+  kind: 'text',
+  optional: true,
+} as const satisfies SettingDeclaration;
+/** The setting `cursorSecret` (its unit and meaning: `SETTING_DOCS.cursorSecret` of lib/config-docs.ts); read it with {@link setting}. */
+export const cursorSecretSetting = {
+  env: 'CURSOR_SECRET',
+  kind: 'text',
+} as const satisfies SettingDeclaration;
+/** The setting `privacySigningKeyFile` (its unit and meaning: `SETTING_DOCS.privacySigningKeyFile` of lib/config-docs.ts); read it with {@link setting}. */
+export const privacySigningKeyFileSetting = {
+  env: 'PRIVACY_SIGNING_KEY_FILE',
+  kind: 'text',
+} as const satisfies SettingDeclaration;
+/** The setting `receiptKeyId` (its unit and meaning: `SETTING_DOCS.receiptKeyId` of lib/config-docs.ts); read it with {@link setting}. */
+export const receiptKeyIdSetting = {
+  env: 'RECEIPT_KEY_ID',
+  kind: 'text',
+  optional: true,
+} as const satisfies SettingDeclaration;
+/** The setting `receiptPublishedKeyIds` (its unit and meaning: `SETTING_DOCS.receiptPublishedKeyIds` of lib/config-docs.ts); read it with {@link setting}. */
+export const receiptPublishedKeyIdsSetting = {
+  env: 'RECEIPT_PUBLISHED_KEY_IDS',
+  kind: 'text',
+  list: true,
+} as const satisfies SettingDeclaration;
+/** The setting `erasureQueueUrl` (its unit and meaning: `SETTING_DOCS.erasureQueueUrl` of lib/config-docs.ts); read it with {@link setting}. */
+export const erasureQueueUrlSetting = {
+  env: 'ERASURE_QUEUE_URL',
+  kind: 'text',
+  optional: true,
+} as const satisfies SettingDeclaration;
+
 /**
  * Every setting `config` reads, in the order the README's table lists them
  * (each one's unit and meaning: `SETTING_DOCS` of lib/config-docs.ts).
@@ -41,155 +219,36 @@ export interface SettingDeclaration {
  * the test environment follow (test/docs-generated.test.ts fails until then).
  */
 export const SETTINGS = {
-  creditsPerAccount: {
-    env: 'CREDITS_PER_ACCOUNT',
-    kind: 'integer',
-    default: 1,
-  },
-  resultsAccessPeriodSeconds: {
-    env: 'RESULTS_ACCESS_PERIOD_SECONDS',
-    kind: 'integer',
-    default: 30 * 86_400,
-  },
-  testResultsAccessPeriodSeconds: {
-    env: 'TEST_RESULTS_ACCESS_PERIOD_SECONDS',
-    kind: 'integer',
-    default: 3_600,
-  },
-  exportUrlTtlSeconds: {
-    env: 'EXPORT_URL_TTL_SECONDS',
-    kind: 'integer',
-    default: 900,
-  },
-  uploadUrlTtlSeconds: {
-    env: 'UPLOAD_URL_TTL_SECONDS',
-    kind: 'integer',
-    default: 900,
-  },
-  uploadTtlSeconds: {
-    env: 'UPLOAD_TTL_SECONDS',
-    kind: 'integer',
-    default: 3_600,
-    max: 86_400,
-    clampToMax: true,
-  },
-  idempotencyTtlSeconds: {
-    env: 'IDEMPOTENCY_TTL_SECONDS',
-    kind: 'integer',
-    default: 86_400,
-  },
-  rateLimitRequests: {
-    env: 'RATE_LIMIT_REQUESTS',
-    kind: 'integer',
-    default: 200,
-    min: 1,
-  },
-  rateLimitWindowSeconds: {
-    env: 'RATE_LIMIT_WINDOW_SECONDS',
-    kind: 'integer',
-    default: 10,
-    min: 1,
-    max: 3_600,
-  },
-  testRateLimitRequests: {
-    env: 'TEST_RATE_LIMIT_REQUESTS',
-    kind: 'integer',
-    default: 100,
-    min: 1,
-  },
-  testAccountIdsPerDay: {
-    env: 'TEST_ACCOUNT_IDS_PER_DAY',
-    kind: 'integer',
-    default: 2_000_000,
-    min: 1,
-  },
-  exportsPerHour: {
-    env: 'EXPORTS_PER_HOUR',
-    kind: 'integer',
-    default: 60,
-    min: 1,
-  },
-  resultsStreamKeepAliveSeconds: {
-    env: 'RESULTS_STREAM_KEEPALIVE_SECONDS',
-    kind: 'number',
-    default: 15,
-  },
-  resultsStreamMaxSeconds: {
-    env: 'RESULTS_STREAM_MAX_SECONDS',
-    kind: 'number',
-    default: 300,
-  },
-  uploadsPerHour: {
-    env: 'UPLOADS_PER_HOUR',
-    kind: 'integer',
-    default: 60,
-    min: 1,
-  },
-  webhooksAllowLocalhost: {
-    env: 'WEBHOOKS_ALLOW_LOCALHOST',
-    kind: 'flag',
-    default: false,
-  },
-  webhookRetryBaseSeconds: {
-    env: 'WEBHOOK_RETRY_BASE_SECONDS',
-    kind: 'number',
-    default: 30,
-  },
-  reconcileGraceSeconds: {
-    env: 'RECONCILE_GRACE_SECONDS',
-    kind: 'integer',
-    default: 120,
-  },
-  localReconcileEverySeconds: {
-    env: 'RECONCILE_EVERY_SECONDS',
-    kind: 'integer',
-    default: 30,
-    min: 1,
-    max: 86_400,
-  },
-  tableName: { env: 'TABLE_NAME', kind: 'text' },
-  bucketName: {
-    env: 'BUCKET_NAME',
-    kind: 'text',
-  },
-  stateMachineArn: {
-    env: 'STATE_MACHINE_ARN',
-    kind: 'text',
-  },
-  webhookStateMachineArn: {
-    env: 'WEBHOOK_STATE_MACHINE_ARN',
-    kind: 'text',
-    optional: true,
-  },
-  resultsStreamUrl: {
-    env: 'RESULTS_STREAM_URL',
-    kind: 'text',
-    optional: true,
-  },
-  cursorSecret: {
-    env: 'CURSOR_SECRET',
-    kind: 'text',
-  },
-  privacySigningKeyFile: {
-    env: 'PRIVACY_SIGNING_KEY_FILE',
-    kind: 'text',
-  },
-  receiptKeyId: {
-    env: 'RECEIPT_KEY_ID',
-    kind: 'text',
-    optional: true,
-  },
-  receiptPublishedKeyIds: {
-    env: 'RECEIPT_PUBLISHED_KEY_IDS',
-    kind: 'text',
-    list: true,
-  },
-  erasureQueueUrl: {
-    env: 'ERASURE_QUEUE_URL',
-    kind: 'text',
-    optional: true,
-  },
-} as const satisfies Record<string, SettingDeclaration>;
+  creditsPerAccount: creditsPerAccountSetting,
+  resultsAccessPeriodSeconds: resultsAccessPeriodSecondsSetting,
+  testResultsAccessPeriodSeconds: testResultsAccessPeriodSecondsSetting,
+  exportUrlTtlSeconds: exportUrlTtlSecondsSetting,
+  uploadUrlTtlSeconds: uploadUrlTtlSecondsSetting,
+  uploadTtlSeconds: uploadTtlSecondsSetting,
+  idempotencyTtlSeconds: idempotencyTtlSecondsSetting,
+  rateLimitRequests: rateLimitRequestsSetting,
+  rateLimitWindowSeconds: rateLimitWindowSecondsSetting,
+  testRateLimitRequests: testRateLimitRequestsSetting,
+  testAccountIdsPerDay: testAccountIdsPerDaySetting,
+  exportsPerHour: exportsPerHourSetting,
+  resultsStreamKeepAliveSeconds: resultsStreamKeepAliveSecondsSetting,
+  resultsStreamMaxSeconds: resultsStreamMaxSecondsSetting,
+  uploadsPerHour: uploadsPerHourSetting,
+  webhooksAllowLocalhost: webhooksAllowLocalhostSetting,
+  webhookRetryBaseSeconds: webhookRetryBaseSecondsSetting,
+  reconcileGraceSeconds: reconcileGraceSecondsSetting,
+  localReconcileEverySeconds: localReconcileEverySecondsSetting,
+  tableName: tableNameSetting,
+  bucketName: bucketNameSetting,
+  stateMachineArn: stateMachineArnSetting,
+  webhookStateMachineArn: webhookStateMachineArnSetting,
+  resultsStreamUrl: resultsStreamUrlSetting,
+  cursorSecret: cursorSecretSetting,
+  privacySigningKeyFile: privacySigningKeyFileSetting,
+  receiptKeyId: receiptKeyIdSetting,
+  receiptPublishedKeyIds: receiptPublishedKeyIdsSetting,
+  erasureQueueUrl: erasureQueueUrlSetting,
+} as const;
 
 /** The name of a declared setting. */
 export type SettingName = keyof typeof SETTINGS;
@@ -252,33 +311,41 @@ type SettingValue<D> = D extends { kind: 'flag' }
  */
 export type Config = { readonly [Name in SettingName]: SettingValue<(typeof SETTINGS)[Name]> } & { readonly launchLockSeconds: number };
 
-/** The current value of a declared setting, by its kind (a value out of bounds throws, naming the variable). */
-function settingValue(name: SettingName): unknown {
-  const declaration: SettingDeclaration = SETTINGS[name];
-  if (declaration.kind === 'flag') return flagSetting(declaration);
-  if (declaration.kind !== 'text') return numberSetting(declaration);
+/**
+ * The current value of one declared setting (its declaration: `<name>Setting` above, e.g.
+ * `setting(tableNameSetting)`), typed by its kind, read from the environment at every call. Importing the one
+ * declaration a caller reads, rather than reading {@link config}, lets a Lambda bundle carry only the settings
+ * its function reads (bench `bundles`).
+ * @throws Error naming the variable when its value is out of bounds or a required text setting is unset.
+ */
+export function setting<const D extends SettingDeclaration>(declaration: D): SettingValue<D> {
+  if (declaration.kind === 'flag') return flagSetting(declaration) as SettingValue<D>;
+  if (declaration.kind !== 'text') return numberSetting(declaration) as SettingValue<D>;
   if (declaration.list)
     return (process.env[declaration.env] ?? '')
       .split(',')
       .map((id) => id.trim())
-      .filter((id) => id.length > 0);
-  return declaration.optional ? process.env[declaration.env] || undefined : requiredText(declaration);
+      .filter((id) => id.length > 0) as SettingValue<D>;
+  return (declaration.optional ? process.env[declaration.env] || undefined : requiredText(declaration)) as SettingValue<D>;
 }
 
+/** Seconds after which a launch lock whose holder died expires (docs/errors.md); not a deployment setting. */
+export const LAUNCH_LOCK_SECONDS = 60;
+
 /** Values that are not deployment settings. */
-const CONSTANTS = { launchLockSeconds: 60 };
+const CONSTANTS = { launchLockSeconds: LAUNCH_LOCK_SECONDS };
 
 /**
  * Settings of the running deployment, read lazily from the environment: each property reads the setting of the
- * same name in {@link SETTINGS} at every access (one generic reader rather than a getter each, so every bundle
- * carries the declarations once and no per-setting code; docs/deploy.md "Prerequisites", bench `bundles`); a value out of bounds
- * throws an Error naming the variable.
+ * same name in {@link SETTINGS} at every access (docs/deploy.md "Prerequisites"); a value out of bounds throws an
+ * Error naming the variable. It carries every declaration, so code bundled into a Lambda reads {@link setting} of
+ * the one declaration it needs instead (bench `bundles`); scripts and tests read this.
  */
 export const config: Config = /* @__PURE__ */ new Proxy(CONSTANTS as unknown as Config, {
   get: (constants, name) =>
     Object.hasOwn(constants, name)
       ? constants[name as keyof Config]
       : Object.hasOwn(SETTINGS, name)
-        ? settingValue(name as SettingName)
+        ? setting(SETTINGS[name as SettingName])
         : undefined,
 });

@@ -12,7 +12,36 @@
 import type * as z from 'zod/mini';
 import { ddb, kms, s3, s3Presigner, sfn, sqs } from './aws';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { config } from './config';
+import {
+  setting,
+  bucketNameSetting,
+  creditsPerAccountSetting,
+  cursorSecretSetting,
+  erasureQueueUrlSetting,
+  exportsPerHourSetting,
+  idempotencyTtlSecondsSetting,
+  privacySigningKeyFileSetting,
+  rateLimitRequestsSetting,
+  rateLimitWindowSecondsSetting,
+  receiptKeyIdSetting,
+  receiptPublishedKeyIdsSetting,
+  reconcileGraceSecondsSetting,
+  resultsAccessPeriodSecondsSetting,
+  resultsStreamKeepAliveSecondsSetting,
+  resultsStreamMaxSecondsSetting,
+  stateMachineArnSetting,
+  tableNameSetting,
+  testAccountIdsPerDaySetting,
+  testRateLimitRequestsSetting,
+  testResultsAccessPeriodSecondsSetting,
+  uploadTtlSecondsSetting,
+  uploadUrlTtlSecondsSetting,
+  uploadsPerHourSetting,
+  webhookRetryBaseSecondsSetting,
+  webhookStateMachineArnSetting,
+  webhooksAllowLocalhostSetting,
+  LAUNCH_LOCK_SECONDS,
+} from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
 import {
@@ -39,7 +68,7 @@ import {
 import { createLimitCounter, RequestLimiter, takeQuota, type LimitCounter, type QuotaUse } from './http/rate-limit';
 import { createLimitStore, readLimits, type LimitDefaults, type LimitStore } from './organizations/limits';
 import type { Operation } from './http/operation';
-import { createOrganizationStore, getOrganization, type OrganizationStore } from './organizations/store';
+import { createOrganizationStore, getOrganization, readSmbCredits, type OrganizationStore } from './organizations/store';
 import { createApiKeyPager, createApiKeyReader, createApiKeyStore, issue as issueApiKey, type ApiKeyStore } from './organizations/api-keys';
 import { createAccountHistoryReader, createAccountHistoryStore, type AccountHistoryStore } from './history/store';
 import { createCampaignOrganizationReader, createCampaignReader, createCampaignStore, type CampaignStore } from './campaigns/store';
@@ -94,7 +123,7 @@ const once = <T>(build: () => T): (() => T) => {
 };
 
 /** The table every store of this deployment reads and writes. */
-const table = (): TableAccess => ({ client: ddb, tableName: config.tableName });
+const table = (): TableAccess => ({ client: ddb, tableName: setting(tableNameSetting) });
 
 /**
  * An operation's narrow store: the given store methods (lib/db/methods.ts), built on first use against this
@@ -105,7 +134,7 @@ const tableStore = <M extends Record<string, (table: TableAccess) => unknown>>(m
 
 /** The organization store of this deployment. */
 export const organizations: () => OrganizationStore = /* @__PURE__ */ once(() =>
-  createOrganizationStore({ client: ddb, tableName: config.tableName }),
+  createOrganizationStore({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** What `campaigns/list` reads (lib/db/methods.ts): its function's bundle carries no other campaign store method. */
@@ -115,24 +144,28 @@ export const campaignDraftEditor = /* @__PURE__ */ tableStore({ updateDraft: cam
 
 /** The organization read alone ({@link OrganizationStore.get}): what most operations read of their organization. */
 export const organizationReader = /* @__PURE__ */ tableStore({ get: getOrganization });
+/** What `events/list` and `campaigns/update` read of an organization: its smb balance only (lib/db/methods.ts), not the whole item. */
+export const organizationCredits = /* @__PURE__ */ tableStore({ smbCredits: readSmbCredits });
 
 /** The API keys of this deployment (authentication's lookup; issuing and revoking keys). */
-export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() => createApiKeyStore({ client: ddb, tableName: config.tableName }));
+export const apiKeys: () => ApiKeyStore = /* @__PURE__ */ once(() =>
+  createApiKeyStore({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 /** What `keys/create` writes (lib/db/methods.ts): its function's bundle carries no other key store method. */
 export const apiKeyIssuer = /* @__PURE__ */ tableStore({ issue: issueApiKey });
 /** The key page of `keys/list` alone (lib/organizations/api-keys.ts {@link createApiKeyPager}): its bundle carries no code that changes keys. */
 export const apiKeyPager: () => Pick<ApiKeyStore, 'page'> = /* @__PURE__ */ once(() =>
-  createApiKeyPager({ client: ddb, tableName: config.tableName }),
+  createApiKeyPager({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** The key lookup alone (the same `findByHash` as {@link apiKeys}): what every handler's authentication reads. */
 const apiKeyReader: () => Pick<ApiKeyStore, 'findByHash'> = /* @__PURE__ */ once(() =>
-  createApiKeyReader({ client: ddb, tableName: config.tableName }),
+  createApiKeyReader({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** Account enrichment times and CRM targets. */
 export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(() =>
-  createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() }),
+  createAccountHistoryStore({ client: ddb, tableName: setting(tableNameSetting), accountLists: accountLists() }),
 );
 
 /**
@@ -140,14 +173,16 @@ export const accountHistory: () => AccountHistoryStore = /* @__PURE__ */ once(()
  * evaluation reads, so their bundles carry none of the history's writes (bench `bundles`).
  */
 const accountHistoryReader: () => Pick<AccountHistoryStore, 'getFacts'> = /* @__PURE__ */ once(() =>
-  createAccountHistoryReader({ client: ddb, tableName: config.tableName, accountLists: accountLists() }),
+  createAccountHistoryReader({ client: ddb, tableName: setting(tableNameSetting), accountLists: accountLists() }),
 );
 
 /** The campaign store of this deployment. */
-export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() => createCampaignStore({ client: ddb, tableName: config.tableName }));
+export const campaigns: () => CampaignStore = /* @__PURE__ */ once(() =>
+  createCampaignStore({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 /** The campaign read alone (the same `get` as {@link campaigns}), for functions that need nothing else of the store. */
 export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ once(() =>
-  createCampaignReader({ client: ddb, tableName: config.tableName }),
+  createCampaignReader({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /**
@@ -155,12 +190,12 @@ export const campaignReader: () => Pick<CampaignStore, 'get'> = /* @__PURE__ */ 
  * evaluation read, and `campaigns/get`, so their bundles carry none of the store's list and write code (bench `bundles`).
  */
 export const campaignOrganizationReader: () => Pick<CampaignStore, 'get' | 'getWithOrganization'> = /* @__PURE__ */ once(() =>
-  createCampaignOrganizationReader({ client: ddb, tableName: config.tableName }),
+  createCampaignOrganizationReader({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** The account-list store (S3) of this deployment. */
 export const accountLists: () => AccountListStore = /* @__PURE__ */ once(() =>
-  createAccountListStore({ client: s3(), bucketName: config.bucketName }),
+  createAccountListStore({ client: s3(), bucketName: setting(bucketNameSetting) }),
 );
 
 /** The credit ledger (docs/launch.md#the-credit-ledger) and operator adjustments. */
@@ -172,26 +207,32 @@ const ledgerSpan = /* @__PURE__ */ tableStore({ entriesBetween: ledgerMethods.en
 
 /** The enrichment lifecycle store. */
 export const enrichment: () => EnrichmentStore = /* @__PURE__ */ once(() =>
-  createEnrichmentStore({ client: ddb, tableName: config.tableName }),
+  createEnrichmentStore({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** Enrichment result parts (S3). */
-export const results: () => ResultStore = /* @__PURE__ */ once(() => createResultStore({ client: s3(), bucketName: config.bucketName }));
+export const results: () => ResultStore = /* @__PURE__ */ once(() =>
+  createResultStore({ client: s3(), bucketName: setting(bucketNameSetting) }),
+);
 
 /** The results' sequence: which batches are readable and their seqs (lib/results/sequence.ts). */
-export const sequence: () => SequenceStore = /* @__PURE__ */ once(() => createSequenceStore({ client: ddb, tableName: config.tableName }));
+export const sequence: () => SequenceStore = /* @__PURE__ */ once(() =>
+  createSequenceStore({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() =>
-  createOutcomeStore({ ddb, s3: s3(), tableName: config.tableName, bucketName: config.bucketName }),
+  createOutcomeStore({ ddb, s3: s3(), tableName: setting(tableNameSetting), bucketName: setting(bucketNameSetting) }),
 );
 
 /** Deletion of stored objects by prefix (storage expiry: lib/enrichment/attempt-objects.ts). */
-export const objects: () => PrefixStore = /* @__PURE__ */ once(() => createPrefixStore({ client: s3(), bucketName: config.bucketName }));
+export const objects: () => PrefixStore = /* @__PURE__ */ once(() =>
+  createPrefixStore({ client: s3(), bucketName: setting(bucketNameSetting) }),
+);
 
 /** The enrichment workflow (Step Functions). */
 export const workflow: () => WorkflowPort = /* @__PURE__ */ once(() =>
-  createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: config.stateMachineArn }),
+  createStepFunctionsWorkflow({ client: sfn(), stateMachineArn: setting(stateMachineArnSetting) }),
 );
 
 /** Idempotency records (docs/idempotency.md). */
@@ -205,26 +246,28 @@ const idempotencyClaims = /* @__PURE__ */ tableStore({
 });
 
 /** Upload records (docs/campaigns.md#large-account-lists-upload-first). */
-export const uploads: () => UploadStore = /* @__PURE__ */ once(() => createUploadStore({ client: ddb, tableName: config.tableName }));
+export const uploads: () => UploadStore = /* @__PURE__ */ once(() =>
+  createUploadStore({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /** What uploads/create needs: records and the presigner (docs/campaigns.md#large-account-lists-upload-first). */
 export const uploadDependencies = (): UploadDependencies => ({
   uploads: uploads(),
-  presigner: createUploadPresigner({ presigner: s3Presigner(), bucketName: config.bucketName }),
-  urlTtlSeconds: config.uploadUrlTtlSeconds,
-  ttlSeconds: config.uploadTtlSeconds,
+  presigner: createUploadPresigner({ presigner: s3Presigner(), bucketName: setting(bucketNameSetting) }),
+  urlTtlSeconds: setting(uploadUrlTtlSecondsSetting),
+  ttlSeconds: setting(uploadTtlSecondsSetting),
   quota: hourlyQuota('uploads'),
 });
 
 /** What campaign create needs to read an upload (`accountIdsUploadId`): records and the files, no presigner. */
 export const uploadReadDependencies = (): UploadReadDependencies => ({
   uploads: uploads(),
-  files: createUploadReader({ s3: s3(), bucketName: config.bucketName }),
+  files: createUploadReader({ s3: s3(), bucketName: setting(bucketNameSetting) }),
 });
 
 /** The embedded warehouse (README.md#operator-cli): imports and the default adapter. */
 export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once(() =>
-  createEmbeddedWarehouse({ client: ddb, tableName: config.tableName }),
+  createEmbeddedWarehouse({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /**
@@ -232,7 +275,7 @@ export const embeddedWarehouse: () => EmbeddedWarehouse = /* @__PURE__ */ once((
  * paths read, so their bundles carry no import or erasure code (bench `bundles`).
  */
 const embeddedWarehouseReader: () => Warehouse = /* @__PURE__ */ once(() =>
-  createWarehouseReader({ client: ddb, tableName: config.tableName }),
+  createWarehouseReader({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 let warehouseAdapter: Warehouse | undefined;
@@ -269,7 +312,10 @@ const accountHistoryReaderFor = (organizationId: string): Pick<AccountHistorySto
  * see `campaign.expired` and `results_expired` within the hour.
  */
 export const resultsAccessPeriodFor = (organizationId: string): number =>
-  forMode(organizationId, { live: () => config.resultsAccessPeriodSeconds, test: () => config.testResultsAccessPeriodSeconds });
+  forMode(organizationId, {
+    live: () => setting(resultsAccessPeriodSecondsSetting),
+    test: () => setting(testResultsAccessPeriodSecondsSetting),
+  });
 
 /**
  * How an organization's workflow batches are paced (docs/test-mode.md "Slow
@@ -311,7 +357,7 @@ export const useWebhookResolver = (resolver: Resolver | undefined): void => {
 
 /** The delivery schedule: the webhook state machine in AWS (`WEBHOOK_STATE_MACHINE_ARN`), the local poller's pending index otherwise. */
 const webhookScheduler: () => DeliveryScheduler = /* @__PURE__ */ once(() => {
-  const stateMachineArn = config.webhookStateMachineArn;
+  const stateMachineArn = setting(webhookStateMachineArnSetting);
   return stateMachineArn ? createStepFunctionsScheduler({ client: sfn(), stateMachineArn }) : pendingIndexScheduler;
 });
 
@@ -319,7 +365,7 @@ const webhookScheduler: () => DeliveryScheduler = /* @__PURE__ */ once(() => {
 export const webhookDependencies = (): WebhookDependencies => ({
   webhooks: webhookEndpointCreator(),
   ...(webhookResolver ? { resolve: webhookResolver } : {}),
-  allowLocalhost: config.webhooksAllowLocalhost,
+  allowLocalhost: setting(webhooksAllowLocalhostSetting),
 });
 
 /** What webhook delivery needs (dispatch, attempts, redelivery). */
@@ -328,7 +374,7 @@ export const deliveryDependencies = (): DeliveryDependencies => ({
   organizations: organizations(),
   scheduler: webhookScheduler(),
   ...(webhookResolver ? { resolve: webhookResolver } : {}),
-  settings: { allowLocalhost: config.webhooksAllowLocalhost, retryBaseSeconds: config.webhookRetryBaseSeconds },
+  settings: { allowLocalhost: setting(webhooksAllowLocalhostSetting), retryBaseSeconds: setting(webhookRetryBaseSecondsSetting) },
 });
 
 /**
@@ -344,7 +390,7 @@ export const evaluationDependencies = (organizationId: string) => ({
   warehouse: warehouseFor(organizationId),
   accountHistory: accountHistoryReaderFor(organizationId),
   enrichment: enrichment(),
-  creditsPerAccount: config.creditsPerAccount,
+  creditsPerAccount: setting(creditsPerAccountSetting),
   limits: limits(),
 });
 
@@ -354,7 +400,7 @@ export const launchDependencies = (organizationId: string): LaunchDependencies =
   workflow: workflow(),
   outcomes: outcomes(),
   objects: objects(),
-  launchLockSeconds: config.launchLockSeconds,
+  launchLockSeconds: LAUNCH_LOCK_SECONDS,
 });
 
 /** The cancel dependencies of this deployment (docs/launch.md#canceling; lib/enrichment/cancel.ts): the API's and the operator's. */
@@ -373,7 +419,7 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
   workflow: workflow(),
   accountHistoryFor,
   organizationIds: () => ledger().organizationIds(),
-  graceSeconds: config.reconcileGraceSeconds,
+  graceSeconds: setting(reconcileGraceSecondsSetting),
   objects: objects(),
 });
 
@@ -382,25 +428,25 @@ export const reconcileDependencies = (): ReconcileDependencies => ({
  * limit is `TEST_RATE_LIMIT_REQUESTS`, smaller than the live one (docs/test-mode.md, "Limits of test mode").
  */
 export const limitDefaults = (organizationId: string): LimitDefaults => ({
-  requests: forMode(organizationId, { live: () => config.rateLimitRequests, test: () => config.testRateLimitRequests }),
-  windowSeconds: config.rateLimitWindowSeconds,
-  exportsPerHour: config.exportsPerHour,
-  uploadsPerHour: config.uploadsPerHour,
+  requests: forMode(organizationId, { live: () => setting(rateLimitRequestsSetting), test: () => setting(testRateLimitRequestsSetting) }),
+  windowSeconds: setting(rateLimitWindowSecondsSetting),
+  exportsPerHour: setting(exportsPerHourSetting),
+  uploadsPerHour: setting(uploadsPerHourSetting),
 });
 
 /** The organizations' limits and monthly spend (docs/limits.md). */
 export const limits: () => LimitStore = /* @__PURE__ */ once(() =>
-  createLimitStore({ client: ddb, tableName: config.tableName, defaults: limitDefaults }),
+  createLimitStore({ client: ddb, tableName: setting(tableNameSetting), defaults: limitDefaults }),
 );
 
 /** The limits in force of an organization, the one read of {@link limits} the request limiter and the quotas need. */
 const limitsInForce: () => LimitStore['limits'] = /* @__PURE__ */ once(() =>
-  readLimits({ client: ddb, tableName: config.tableName }, limitDefaults),
+  readLimits({ client: ddb, tableName: setting(tableNameSetting) }, limitDefaults),
 );
 
 /** Fixed-window counters of the limits (lib/http/rate-limit.ts). */
 export const limitCounter: () => LimitCounter = /* @__PURE__ */ once(() =>
-  createLimitCounter({ client: ddb, tableName: config.tableName }),
+  createLimitCounter({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /**
@@ -431,7 +477,7 @@ export const testStorageQuota = async (organizationId: string, accountIds: numbe
         limitCounter(),
         organizationId,
         'testAccountIds',
-        { limit: config.testAccountIdsPerDay, windowSeconds: 86_400 },
+        { limit: setting(testAccountIdsPerDaySetting), windowSeconds: 86_400 },
         Date.now(),
         accountIds,
       ),
@@ -441,13 +487,17 @@ export const testStorageQuota = async (organizationId: string, accountIds: numbe
 export const limitDependencies = () => ({ limits: limits(), organizations: organizationReader(), defaults: limitDefaults });
 
 /** The organizations' request day items: the request rate's leases and the requests per key and day (lib/http/request-counts.ts). */
-export const requestDays: () => RequestDays = /* @__PURE__ */ once(() => createRequestDays({ client: ddb, tableName: config.tableName }));
+export const requestDays: () => RequestDays = /* @__PURE__ */ once(() =>
+  createRequestDays({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /** The organizations' usage months: requests per API key and per campaign, by day (lib/http/request-counts.ts). */
-export const usageMonths: () => UsageMonths = /* @__PURE__ */ once(() => createUsageMonths({ client: ddb, tableName: config.tableName }));
+export const usageMonths: () => UsageMonths = /* @__PURE__ */ once(() =>
+  createUsageMonths({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /** Each API key's last minute of use (`lastUsedAt`, docs/authentication.md). */
-export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: config.tableName }));
+export const keyUses: () => KeyUses = /* @__PURE__ */ once(() => createKeyUses({ client: ddb, tableName: setting(tableNameSetting) }));
 
 /**
  * A request-rate limiter as one process (one Lambda container) holds it: leases and counts in the table, policies
@@ -460,7 +510,7 @@ export const newRequestLimiter = (options: { now?: () => number } = {}): Request
     keyUses: keyUses(),
     usage: usageMonths(),
     policyOf: async (organizationId) => (await limitsInForce()(organizationId)).requests,
-    defaults: () => ({ limit: config.rateLimitRequests, windowSeconds: config.rateLimitWindowSeconds }),
+    defaults: () => ({ limit: setting(rateLimitRequestsSetting), windowSeconds: setting(rateLimitWindowSecondsSetting) }),
     ...options,
   });
 
@@ -523,8 +573,8 @@ export const streamingApiHandler = <S extends z.core.$ZodObject>(
 
 /** The pace of a results stream: this deployment's settings (lib/config.ts; docs/results.md "The stream"). */
 export const resultsStreamTiming = () => ({
-  keepAliveMs: config.resultsStreamKeepAliveSeconds * 1000,
-  maxMs: config.resultsStreamMaxSeconds * 1000,
+  keepAliveMs: setting(resultsStreamKeepAliveSecondsSetting) * 1000,
+  maxMs: setting(resultsStreamMaxSecondsSetting) * 1000,
 });
 
 /** Options of {@link idempotentApiHandler} and {@link jsonIdempotentApiHandler}. */
@@ -552,7 +602,7 @@ const idempotentHandlerOf =
     useCase: (input: z.output<S>, context: RequestContext) => Promise<R>,
     { savedAnswer, personalAnswers, ...options }: IdempotentHandlerOptions<R> = {},
   ): ApiHandler => {
-    const stage = idempotencyStage({ store: idempotencyClaims, ttlSeconds: () => config.idempotencyTtlSeconds });
+    const stage = idempotencyStage({ store: idempotencyClaims, ttlSeconds: () => setting(idempotencyTtlSecondsSetting) });
     return build(
       operation,
       useCase,
@@ -581,40 +631,44 @@ export const jsonIdempotentApiHandler = /* @__PURE__ */ idempotentHandlerOf(crea
 
 /** The audit log as the pipeline writes it (lib/audit/log.ts, docs/audit.md). */
 export const requestAudit: () => RequestAudit = /* @__PURE__ */ once(() =>
-  createRequestAudit({ client: ddb, tableName: config.tableName }),
+  createRequestAudit({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 /** Reads pages of the audit log (lib/audit/log.ts). */
-export const auditLog: () => AuditStore = /* @__PURE__ */ once(() => createAuditStore({ client: ddb, tableName: config.tableName }));
+export const auditLog: () => AuditStore = /* @__PURE__ */ once(() =>
+  createAuditStore({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /** What `org/audit` needs (lib/audit/use-cases.ts). */
-export const auditDependencies = (): AuditDependencies => ({ audit: auditLog(), cursorSecret: config.cursorSecret });
+export const auditDependencies = (): AuditDependencies => ({ audit: auditLog(), cursorSecret: setting(cursorSecretSetting) });
 
 /**
  * The entry of an operator's change (`keyId: "operator"`, docs/audit.md), as a Put for the change's own
  * transaction on this deployment's table.
  */
-export const operatorAuditItem = (change: OperatorChange): TransactItem => operatorChangeItem(config.tableName, change);
+export const operatorAuditItem = (change: OperatorChange): TransactItem => operatorChangeItem(setting(tableNameSetting), change);
 
 /** Suppressions and erasures (lib/privacy/store.ts). */
 export const suppressions: () => SuppressionStore = /* @__PURE__ */ once(() =>
-  createSuppressionStore({ client: ddb, tableName: config.tableName }),
+  createSuppressionStore({ client: ddb, tableName: setting(tableNameSetting) }),
 );
 
 // Each operation's narrow privacy store (lib/db/methods.ts): its function's bundle carries no other store method.
 /** What `privacy/erasures/get` reads. */
 export const erasureReader = /* @__PURE__ */ tableStore({ getErasure: privacyMethods.getErasure });
 /** What `privacy/erasures/list` reads, and the cursor secret. */
-export const erasureListDependencies = () => ({ suppressions: erasureLister(), cursorSecret: config.cursorSecret });
+export const erasureListDependencies = () => ({ suppressions: erasureLister(), cursorSecret: setting(cursorSecretSetting) });
 const erasureLister = /* @__PURE__ */ tableStore({ listErasures: privacyMethods.listErasures });
 /** What `privacy/suppressions/list` reads, and the cursor secret. */
-export const suppressionListDependencies = () => ({ suppressions: suppressionLister(), cursorSecret: config.cursorSecret });
+export const suppressionListDependencies = () => ({ suppressions: suppressionLister(), cursorSecret: setting(cursorSecretSetting) });
 const suppressionLister = /* @__PURE__ */ tableStore({ listSuppressions: privacyMethods.listSuppressions });
 /** What `privacy/suppressions/delete` writes. */
 export const suppressionRemover = /* @__PURE__ */ tableStore({ unsuppress: privacyMethods.unsuppress });
 
 /** The copy index: which stored result parts hold which identifier digests (lib/privacy/copies.ts). */
-export const copyIndex: () => CopyIndex = /* @__PURE__ */ once(() => createCopyIndex({ client: ddb, tableName: config.tableName }));
+export const copyIndex: () => CopyIndex = /* @__PURE__ */ once(() =>
+  createCopyIndex({ client: ddb, tableName: setting(tableNameSetting) }),
+);
 
 /**
  * The copy index an organization's workflow records its result parts in: a live organization's; none for a test twin
@@ -639,13 +693,20 @@ const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies
  * stack names (`RECEIPT_KEY_ID`, `RECEIPT_PUBLISHED_KEY_IDS`), locally the key file of the data folder.
  */
 export const receiptSigner: () => ReceiptSigner = /* @__PURE__ */ once(() =>
-  config.receiptKeyId !== undefined || config.receiptPublishedKeyIds.length > 0
-    ? createKmsReceiptSigner({ client: kms(), keyId: config.receiptKeyId ?? '', publishedKeyIds: config.receiptPublishedKeyIds })
-    : createFileReceiptSigner(config.privacySigningKeyFile),
+  setting(receiptKeyIdSetting) !== undefined || setting(receiptPublishedKeyIdsSetting).length > 0
+    ? createKmsReceiptSigner({
+        client: kms(),
+        keyId: setting(receiptKeyIdSetting) ?? '',
+        publishedKeyIds: setting(receiptPublishedKeyIdsSetting),
+      })
+    : createFileReceiptSigner(setting(privacySigningKeyFileSetting)),
 );
 
 /** What the privacy operations need. */
-export const privacyDependencies = (): PrivacyDependencies => ({ suppressions: suppressions(), cursorSecret: config.cursorSecret });
+export const privacyDependencies = (): PrivacyDependencies => ({
+  suppressions: suppressions(),
+  cursorSecret: setting(cursorSecretSetting),
+});
 
 /** Records an event unless it is already recorded (its ID derives from what it is about: one event per change). */
 const recordEventOnce = async (event: WebhookEvent): Promise<void> => {
@@ -727,7 +788,7 @@ const runHere = (message: ErasureJobMessage, options: { takeOver?: boolean } = {
  */
 export const startErasure = async (organizationId: string, erasureId: string): Promise<void> => {
   const message: ErasureJobMessage = { organizationId, erasureId };
-  const queueUrl = config.erasureQueueUrl;
+  const queueUrl = setting(erasureQueueUrlSetting);
   if (queueUrl === undefined) {
     if (!inProcessErasures)
       throw new Error('Erasure jobs have nowhere to run: set ERASURE_QUEUE_URL (AWS), or call runErasuresInProcess() (the local stack)');
@@ -783,7 +844,7 @@ export { ACCEPTED_CHARGE_FIELD, acceptedChargeOf } from './http/accepted-charge'
 export { ORIGIN_VERIFY_HEADER } from './http/source-address';
 export { buildOpenApiDocument } from './contract/openapi';
 export { buildAsyncApiDocument } from './contract/asyncapi';
-export { config } from './config';
+export { config, setting, bucketNameSetting, cursorSecretSetting, exportUrlTtlSecondsSetting, resultsStreamUrlSetting } from './config';
 export { listAuditEntries } from './audit/use-cases';
 export { listCampaignAccounts } from './enrichment/accounts';
 export { createCampaign, createCampaignOnce, getCampaign, listCampaigns, updateCampaign } from './campaigns/use-cases';
@@ -806,8 +867,8 @@ export { orgUsage } from './organizations/usage';
 
 /** What `POST /v1/org/usage` needs: the request day items and the ledger (docs/authentication.md "Usage"). */
 export const usageDependencies = (): UsageDependencies => ({
-  requestDays: createRequestDayReader({ client: ddb, tableName: config.tableName }),
-  usageMonths: createUsageMonthReader({ client: ddb, tableName: config.tableName }),
+  requestDays: createRequestDayReader({ client: ddb, tableName: setting(tableNameSetting) }),
+  usageMonths: createUsageMonthReader({ client: ddb, tableName: setting(tableNameSetting) }),
   ledger: ledgerSpan(),
 });
 export { listLedger } from './credits/use-cases';

@@ -91,6 +91,11 @@ describe('POST /v1/events/list', () => {
       });
     }
     expect(feed.find((e) => e.type === 'campaign.enriched')!.data.campaign.id).toBe(campaignId);
+    // The balance campaign.enriched shows is the organization's, read alone when the page is listed.
+    const described = await call(api(), '/v1/org/describe', { apiKey, body: {} });
+    expect(described.status).toBe(200);
+    expect(described.data.credits.smb).toBeGreaterThan(0);
+    expect(feed.find((e) => e.type === 'campaign.enriched')!.data.campaign.credits.remaining).toBe(described.data.credits.smb);
   });
 
   it("lists an organization's events without any endpoint, newest first, only its own, narrowed by type (one or several) and campaign, paged by cursor", async () => {

@@ -9,7 +9,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { StoreMethod } from '../db/methods';
-import { config } from '../config';
+import { setting, resultsAccessPeriodSecondsSetting } from '../config';
 import { batchGet } from '../db/batch';
 import { batchGetCall } from '../db/batch-call';
 import { withoutSdkLogger } from '../db/sdk-logger';
@@ -309,7 +309,7 @@ export const list: StoreMethod<CampaignStore, 'list'> = ({ client, tableName }) 
     others: () => Promise<readonly CampaignListRecord[]>,
   ) => {
     const index = TABLE_INDEXES.enrichedByExpiry;
-    const periodMs = config.resultsAccessPeriodSeconds * 1000;
+    const periodMs = setting(resultsAccessPeriodSecondsSetting) * 1000;
     const candidates: CampaignListRecord[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     // A probe first: when the other sources fill the page (many campaigns lapsed long ago), it is all that is read.

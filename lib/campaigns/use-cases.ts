@@ -3,7 +3,7 @@
  * docs/campaigns.md, docs/pagination.md, docs/csv.md).
  */
 import { beforeDeadline, throwIfPastDeadline } from '../http/deadline';
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { CampaignNotEditableError, InvalidRequestError, NotFoundError, type CampaignStatus } from '../errors';
 import { newCampaignId } from '../ids';
 import { accountListKey, distinctAccountIds } from '../account-lists/account-list';
@@ -64,10 +64,11 @@ export async function createCampaignOnce(
   return create(work && ((campaignId) => work.workItem(campaignId)));
 }
 
-const liveBalance = async (deps: { organizations: Pick<OrganizationStore, 'get'> }, organizationId: string): Promise<number> => {
-  const organization = await deps.organizations.get(organizationId);
-  if (!organization) throw new NotFoundError('organization', organizationId);
-  return organization.smbCredits;
+/** The organization's smb balance (credits), read alone (not the whole item). @throws NotFoundError for an unknown organization. */
+const liveBalance = async (deps: { organizations: Pick<OrganizationStore, 'smbCredits'> }, organizationId: string): Promise<number> => {
+  const balance = await deps.organizations.smbCredits(organizationId);
+  if (balance === undefined) throw new NotFoundError('organization', organizationId);
+  return balance;
 };
 
 /**
@@ -147,7 +148,7 @@ export async function getCampaign(
  * @throws CampaignNotEditableError when the campaign is not an API-created draft (`details.status`).
  */
 export async function updateCampaign(
-  deps: { campaigns: Pick<CampaignStore, 'updateDraft'>; organizations: Pick<OrganizationStore, 'get'> },
+  deps: { campaigns: Pick<CampaignStore, 'updateDraft'>; organizations: Pick<OrganizationStore, 'smbCredits'> },
   organizationId: string,
   input: { campaignId: string; name?: string; excludeEnrichedWithinDays?: number | null },
   auditItem?: RequestContext['auditItem'],
@@ -208,12 +209,12 @@ export async function listCampaigns(
     f: JSON.stringify([statuses ? [...new Set(statuses)].sort() : null, createdVia ? [...new Set(createdVia)].sort() : null]),
     l: limit,
   };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const now = new Date();
   const [page] = await Promise.all([deps.campaigns.list({ organizationId, statuses, createdVia, limit, after, now }), keyCheck?.ensure()]);
   const last = page.items.at(-1);
   return {
     campaigns: page.items.map((item) => toListItem(item, now)),
-    nextCursor: page.hasMore && last ? encodeCursor({ ...binding, a: last.listSk }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && last ? encodeCursor({ ...binding, a: last.listSk }, setting(cursorSecretSetting)) : null,
   };
 }

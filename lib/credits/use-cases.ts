@@ -1,7 +1,7 @@
 /**
  * The ledger operation (docs/launch.md#the-credit-ledger `POST /v1/org/ledger`).
  */
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { LedgerEntry } from './ledger';
 import type { LedgerStore } from './store';
@@ -25,7 +25,7 @@ export async function listLedger(
   const campaignId = input.filters?.campaignId;
   const kind = input.filters?.kind;
   const binding = { o: organizationId, f: JSON.stringify(['ledger', campaignId ?? null, kind ?? null]), l: limit };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const page = await deps.ledger.page({
     organizationId,
     limit,
@@ -35,6 +35,6 @@ export async function listLedger(
   });
   return {
     entries: page.entries.map(toApiEntry),
-    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
   };
 }

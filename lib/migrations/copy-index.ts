@@ -12,7 +12,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
-import { config } from '../config';
+import { setting, resultsAccessPeriodSecondsSetting } from '../config';
 import { isTestOrganizationId } from '../ids';
 import { OBJECT_PREFIXES, objectKeys } from '../objects';
 import { createCopyIndex, copyIndexTtl } from '../privacy/copies';
@@ -39,7 +39,7 @@ export async function migrateCopyIndex(
     const owner = objectKeys.attemptOf(key);
     return RESULT_PART.test(key) && owner !== undefined && !isTestOrganizationId(owner.organizationId);
   });
-  const ttl = copyIndexTtl(now, config.resultsAccessPeriodSeconds);
+  const ttl = copyIndexTtl(now, setting(resultsAccessPeriodSecondsSetting));
   await pMap(parts, async (key) => copies.record(key, await results.readPart(key), ttl), { concurrency: CONCURRENCY });
   return { parts: parts.length };
 }

@@ -5,7 +5,7 @@
  * organization's test twin, so it creates, lists, revokes and rotates test
  * keys only (the twin holds no other).
  */
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { InsufficientScopeError, InvalidRequestError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { KeyCheck } from '../http/auth';
@@ -74,9 +74,9 @@ export async function listKeys(
 ): Promise<{ keys: ApiKeyView[]; nextCursor: string | null }> {
   const limit = input.limit ?? DEFAULT_KEY_PAGE_SIZE;
   const binding = { o: organizationId, f: 'keys', l: limit };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const page = await deps.apiKeys.page(organizationId, limit, after);
-  return { keys: page.keys, nextCursor: page.next ? encodeCursor({ ...binding, a: page.next }, config.cursorSecret) : null };
+  return { keys: page.keys, nextCursor: page.next ? encodeCursor({ ...binding, a: page.next }, setting(cursorSecretSetting)) : null };
 }
 
 /**

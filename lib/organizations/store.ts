@@ -92,6 +92,11 @@ export interface OrganizationStore {
    */
   get(organizationId: string, keyCheck?: KeyCheck): Promise<OrganizationRecord | undefined>;
   /**
+   * The organization's smb credit balance (credits): one strongly consistent GetItem that reads that attribute
+   * only (docs/events.md, an event's `data.campaign.credits.remaining`); `undefined` for an unknown organization.
+   */
+  smbCredits(organizationId: string): Promise<number | undefined>;
+  /**
    * Sets the ceiling and/or the accounts enriching through other surfaces (accounts).
    * @throws NotFoundError for an unknown organization.
    */
@@ -129,6 +134,21 @@ export const getOrganization: Method<'get'> =
     );
     confirmActiveKey(keyCheck, Item);
     return Item ? toOrganization(Item) : undefined;
+  };
+
+/** {@link OrganizationStore.smbCredits}: no decoding of the rest of the item, so its bundle carries no other. */
+export const readSmbCredits: Method<'smbCredits'> =
+  ({ client, tableName }) =>
+  async (organizationId) => {
+    const { Item } = await client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.organization(organizationId),
+        ConsistentRead: true,
+        ProjectionExpression: 'smbCredits',
+      }),
+    );
+    return Item ? Number(Item.smbCredits) : undefined;
   };
 
 /** {@link OrganizationStore.testTwin}. */
@@ -280,7 +300,7 @@ export const setCapacity: Method<'setCapacity'> = (table) => {
 
 /** Builds the DynamoDB implementation of {@link OrganizationStore}: every method (an operation's function builds only the ones it calls). */
 export function createOrganizationStore(table: TableAccess): OrganizationStore {
-  return storeOf(table, { get: getOrganization, testTwin, create: createOrganization, setCapacity });
+  return storeOf(table, { get: getOrganization, smbCredits: readSmbCredits, testTwin, create: createOrganization, setCapacity });
 }
 
 /** Maps a stored item to an {@link OrganizationRecord}. */

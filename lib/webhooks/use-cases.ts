@@ -4,7 +4,7 @@
  */
 import type { TransactItem } from '../db/conditional';
 import { createHash } from 'node:crypto';
-import { config } from '../config';
+import { setting, cursorSecretSetting } from '../config';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { InvalidRequestError, NotFoundError, WebhookEndpointLimitReachedError } from '../errors';
 import { newWebhookEndpointId, newWebhookEventId, newWebhookSecret } from '../ids';
@@ -12,6 +12,7 @@ import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_RETENTION_SECONDS, eventPayload, mess
 import { redeliverMessage, type DeliveryDependencies } from './delivery';
 import { checkWebhookUrl, type Resolver } from './ssrf';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookStore } from './store';
+import type { OrganizationStore } from '../organizations/store';
 import {
   DEFAULT_DELIVERY_PAGE_SIZE,
   DEFAULT_EVENT_PAGE_SIZE,
@@ -210,11 +211,11 @@ export async function listWebhookDeliveries(
     f: JSON.stringify(['webhook-deliveries', filters.endpointId ?? null, filters.eventType ?? null, filters.status ?? null]),
     l: limit,
   };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const page = await deps.webhooks.deliveries({ organizationId, limit, filters, ...(after === undefined ? {} : { after }) });
   return {
     deliveries: page.deliveries.map(toApiDelivery),
-    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
   };
 }
 
@@ -247,7 +248,7 @@ const toApiEvent = (event: WebhookEvent, remainingCredits: number) => ({
  * @throws InvalidRequestError for a cursor that was altered, belongs to another organization, or comes with other filters or limit.
  */
 export async function listEvents(
-  deps: { webhooks: Pick<WebhookStore, 'events'>; organizations: Pick<DeliveryDependencies['organizations'], 'get'> },
+  deps: { webhooks: Pick<WebhookStore, 'events'>; organizations: Pick<OrganizationStore, 'smbCredits'> },
   organizationId: string,
   input: ListEventsInput,
   now = new Date(),
@@ -257,7 +258,7 @@ export async function listEvents(
   const types = given === undefined ? undefined : [...new Set(Array.isArray(given) ? given : [given])].sort();
   const campaignId = input.filters?.campaignId;
   const binding = { o: organizationId, f: JSON.stringify(['events', types ?? null, campaignId ?? null]), l: limit };
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, config.cursorSecret, binding);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, setting(cursorSecretSetting), binding);
   const since = new Date(now.getTime() - WEBHOOK_RETENTION_SECONDS * 1000).toISOString();
   const page = await deps.webhooks.events({
     organizationId,
@@ -266,9 +267,9 @@ export async function listEvents(
     filters: { ...(types ? { types } : {}), ...(campaignId ? { campaignId } : {}) },
     ...(after === undefined ? {} : { after }),
   });
-  const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.get(organizationId))?.smbCredits ?? 0) : 0;
+  const remaining = page.events.some((event) => event.campaign) ? ((await deps.organizations.smbCredits(organizationId)) ?? 0) : 0;
   return {
     events: page.events.map((event) => toApiEvent(event, remaining)),
-    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, config.cursorSecret) : null,
+    nextCursor: page.hasMore && page.last ? encodeCursor({ ...binding, a: page.last }, setting(cursorSecretSetting)) : null,
   };
 }

@@ -3,9 +3,22 @@
  * settings refuse, naming the variable, what is not an integer in their range.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { config } from '../../lib/config';
+import {
+  config,
+  setting,
+  SETTINGS,
+  exportUrlTtlSecondsSetting,
+  receiptPublishedKeyIdsSetting,
+  tableNameSetting,
+  type SettingName,
+} from '../../lib/config';
 
-const saved = { RECONCILE_EVERY_SECONDS: process.env.RECONCILE_EVERY_SECONDS, EXPORT_URL_TTL_SECONDS: process.env.EXPORT_URL_TTL_SECONDS };
+const saved = {
+  RECONCILE_EVERY_SECONDS: process.env.RECONCILE_EVERY_SECONDS,
+  EXPORT_URL_TTL_SECONDS: process.env.EXPORT_URL_TTL_SECONDS,
+  RECEIPT_PUBLISHED_KEY_IDS: process.env.RECEIPT_PUBLISHED_KEY_IDS,
+  TABLE_NAME: process.env.TABLE_NAME,
+};
 
 afterEach(() => {
   for (const [name, value] of Object.entries(saved)) {
@@ -39,5 +52,39 @@ describe('integer settings', () => {
         `Environment variable EXPORT_URL_TTL_SECONDS must be a non-negative integer, got "${bad}"`,
       );
     }
+  });
+});
+
+describe('setting: one declaration read on its own (what Lambda bundles import)', () => {
+  it('reads each declaration as config reads the setting of the same name', () => {
+    process.env.EXPORT_URL_TTL_SECONDS = '120';
+    process.env.RECEIPT_PUBLISHED_KEY_IDS = ' k1, ,k2 ';
+    process.env.TABLE_NAME = 'settings-test-table';
+    expect(setting(exportUrlTtlSecondsSetting)).toBe(120);
+    expect(setting(receiptPublishedKeyIdsSetting)).toEqual(['k1', 'k2']);
+    expect(setting(tableNameSetting)).toBe('settings-test-table');
+    for (const name of Object.keys(SETTINGS) as SettingName[]) {
+      let direct: unknown, proxied: unknown;
+      try {
+        direct = setting(SETTINGS[name]);
+      } catch (error) {
+        direct = (error as Error).message;
+      }
+      try {
+        proxied = config[name];
+      } catch (error) {
+        proxied = (error as Error).message;
+      }
+      expect(direct, name).toEqual(proxied);
+    }
+  });
+
+  it('refuses a value out of bounds, naming the variable, as config does', () => {
+    process.env.EXPORT_URL_TTL_SECONDS = '-1';
+    expect(() => setting(exportUrlTtlSecondsSetting)).toThrow(
+      'Environment variable EXPORT_URL_TTL_SECONDS must be a non-negative integer, got "-1"',
+    );
+    delete process.env.TABLE_NAME;
+    expect(() => setting(tableNameSetting)).toThrow('Environment variable TABLE_NAME is not set');
   });
 });
