@@ -45,22 +45,19 @@ export async function readUntilDone<K, T>(
 }
 
 /**
- * Reads at most {@link BATCH_GET_SIZE} items by key in one BatchGetItem (its unprocessed keys read again).
- * @param keys - `{ pk, sk }` keys, at most {@link BATCH_GET_SIZE}.
+ * One BatchGetItem of `{ pk, sk }` keys through the DocumentClient, as {@link readUntilDone} (and `batchGetWith` of
+ * lib/db/batch.ts) take it: the items it returned and the keys it left unprocessed.
  * @param projection - optional attribute names to read (always includes pk and sk).
  * @param options.consistentRead - strongly consistent reads (default eventually consistent).
- * @returns the items found, in no particular order.
- * @throws RangeError when given more than {@link BATCH_GET_SIZE} keys (`batchGet` of lib/db/batch.ts reads any number).
  */
-export async function batchGetCall(
+export function documentBatchGet(
   client: DynamoDBDocumentClient,
   tableName: string,
-  keys: readonly Record<string, unknown>[],
   projection?: readonly string[],
   options: { consistentRead?: boolean } = {},
-): Promise<Record<string, unknown>[]> {
+): (keys: readonly Record<string, unknown>[]) => Promise<{ items: Record<string, unknown>[]; unprocessed: Record<string, unknown>[] }> {
   const names = projection ? Object.fromEntries(['pk', 'sk', ...projection].map((name, i) => [`#a${i}`, name])) : undefined;
-  return readUntilDone(keys, async (pending) => {
+  return async (pending) => {
     const { Responses, UnprocessedKeys } = await client.send(
       withoutSdkLogger(
         new BatchGetCommand({
@@ -78,8 +75,24 @@ export async function batchGetCall(
       items: Responses?.[tableName] ?? [],
       unprocessed: (UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [],
     };
-  });
+  };
 }
+
+/**
+ * Reads at most {@link BATCH_GET_SIZE} items by key in one BatchGetItem (its unprocessed keys read again).
+ * @param keys - `{ pk, sk }` keys, at most {@link BATCH_GET_SIZE}.
+ * @param projection - optional attribute names to read (always includes pk and sk).
+ * @param options.consistentRead - strongly consistent reads (default eventually consistent).
+ * @returns the items found, in no particular order.
+ * @throws RangeError when given more than {@link BATCH_GET_SIZE} keys (`batchGet` of lib/db/batch.ts reads any number).
+ */
+export const batchGetCall = (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  projection?: readonly string[],
+  options: { consistentRead?: boolean } = {},
+): Promise<Record<string, unknown>[]> => readUntilDone(keys, documentBatchGet(client, tableName, projection, options));
 
 /** Batch calls in flight at once per operation: the bound of `lib/db/batch.ts`'s pool, and the most {@link batchGetAtOnce} starts. */
 export const BATCH_CONCURRENCY = 16;
@@ -108,7 +121,8 @@ export async function batchGetAtOnce(
 ): Promise<Record<string, unknown>[]> {
   if (keys.length > BATCH_GET_SIZE * BATCH_CONCURRENCY)
     throw new RangeError(`batchGetAtOnce reads at most ${BATCH_GET_SIZE * BATCH_CONCURRENCY} keys (got ${keys.length})`);
-  const pages = await Promise.all(chunk(keys, BATCH_GET_SIZE).map((group) => batchGetCall(client, tableName, group, projection, options)));
+  const readOnce = documentBatchGet(client, tableName, projection, options);
+  const pages = await Promise.all(chunk(keys, BATCH_GET_SIZE).map((group) => readUntilDone(group, readOnce)));
   return pages.flat();
 }
 

@@ -10,7 +10,7 @@ import {
   BATCH_CONCURRENCY,
   BATCH_GET_SIZE,
   BATCH_WRITE_SIZE,
-  batchGetCall,
+  documentBatchGet,
   batchWriteCall,
   chunk,
   readUntilDone,
@@ -33,11 +33,7 @@ export async function batchGet(
   projection?: readonly string[],
   options: { consistentRead?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
-  if (keys.length <= BATCH_GET_SIZE) return batchGetCall(client, tableName, keys, projection, options);
-  const pages = await pMap(chunk(keys, BATCH_GET_SIZE), (group) => batchGetCall(client, tableName, group, projection, options), {
-    concurrency: BATCH_CONCURRENCY,
-  });
-  return pages.flat();
+  return batchGetWith(keys, documentBatchGet(client, tableName, projection, options));
 }
 
 /**
