@@ -720,8 +720,8 @@ function linkCreatedResources(document: DocumentJson, operations: readonly Docum
   for (const producer of operations) {
     if (!producer.creates) continue;
     const success = document.paths[producer.path]!.post.responses['200']!;
-    const data = jsonOf(success.content)!;
-    const patterns = new Set(patternsAt(data, ['data', ...producer.creates.split('/').slice(1)]));
+    const envelope = jsonOf(success.content)!;
+    const patterns = new Set(patternsAt(envelope, ['data', ...producer.creates.split('/').slice(1)]));
     if (patterns.size !== 1) {
       throw new Error(`${producer.operationId}: creates ${producer.creates} must point at one ID pattern, found ${patterns.size}`);
     }
