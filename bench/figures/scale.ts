@@ -808,9 +808,9 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
     `Event loop of this process against DynamoDB Local over the same window, in ${n(slices.length)} slices between polls: the loop busy ` +
       `${Math.round(shared.loopBusy * 100)} % of the time; ${Math.round(shared.loopIdle.share * 100)} % of the window in slices where it was ` +
       `under half busy (DynamoDB Local ${round(shared.loopIdle.javaCores, 2)} cores meanwhile), ${Math.round(shared.loopSaturated.share * 100)} % ` +
-      `where it was over 90 % busy (DynamoDB Local ${round(shared.loopSaturated.javaCores, 2)} cores meanwhile). The Map's batches run in step: ` +
-      'all read the warehouse at once (the loop waits), then all encode and write their parts at once (DynamoDB Local waits); ' +
-      `see bench/README.md "Where the workflow's wall time goes".`,
+      `where it was over 90 % busy (DynamoDB Local ${round(shared.loopSaturated.javaCores, 2)} cores meanwhile). Much of the window in the first class with DynamoDB Local busy, and in the second with it ` +
+      'idle, means the two alternate: the Map batches running in step, all reading the warehouse at once, then all encoding and ' +
+      `writing their parts at once (bench/README.md "Where the workflow's wall time goes").`,
   );
   return {
     ...s,
