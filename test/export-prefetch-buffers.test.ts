@@ -1,6 +1,6 @@
 /**
  * Reading a whole result for the results page and stream reuses a few
- * buffers (lib/exports/export.ts `prefetchedParts` with `reuse`,
+ * buffers (lib/exports/prefetch.ts `prefetchedParts` with `reuse`,
  * lib/results/parts.ts `readPart` into a given buffer):
  * against the S3 endpoint, every part arrives byte for byte as written, in
  * order, while the parts share `ahead + 1` buffers whatever their number, so
@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PREFETCH_PARTS, prefetchedParts, SPARE_PART_BYTES_KEPT, sparePartBuffers } from '../lib/exports/export';
+import { PREFETCH_PARTS, prefetchedParts, SPARE_PART_BYTES_KEPT, sparePartBuffers } from '../lib/exports/prefetch';
 import { encodePart, resultsPrefix } from '../lib/results/parts';
 import { results } from '../lib/root';
 import type { EnrichedAccount } from '../lib/results/csv';

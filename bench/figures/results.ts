@@ -58,7 +58,7 @@ import { writeCampaign } from './privacy';
 import { inProcessOperation } from '../lib/in-process';
 import { asStandardLambdaEnvironment } from '../../infra/local/lambda-context';
 import { collectGarbage, timedBlock } from '../lib/gc';
-import { PREFETCH_PARTS } from '../../lib/exports/export';
+import { PREFETCH_PARTS } from '../../lib/exports/prefetch';
 import { ENRICHMENT_BATCH_SIZE } from '../../lib/enrichment/workflow';
 import { functionIdOf } from '../../infra/routes';
 
@@ -177,7 +177,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
   {
     const record = await campaigns().get(organizationId, largeId);
     const partKey = resultPartKey(resultsPrefix(organizationId, largeId, record!.attempt!.id), 0);
-    // The bare read takes the page's own path: into a buffer reused from read to read (lib/exports/export.ts `prefetchedParts`).
+    // The bare read takes the page's own path: into a buffer reused from read to read (lib/exports/prefetch.ts `prefetchedParts`).
     let reused = Buffer.alloc(0);
     const into = (bytes: number) => (reused.length >= bytes ? reused : (reused = Buffer.allocUnsafeSlow(bytes)));
     const page: { bytes: number; reads: number }[] = [];

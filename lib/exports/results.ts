@@ -28,7 +28,7 @@ import { JsonText } from '../http/envelope';
 import type { SeqRange, SequenceStore } from '../results/sequence';
 import type { KeyCheck } from '../http/auth';
 import type { ContactSelection } from '../results/csv';
-import { prefetchedParts } from './export';
+import { prefetchedParts } from './prefetch';
 import { DEFAULT_RESULTS_PAGE_SIZE, type CampaignResultsInput } from './schema';
 
 /** What reading results needs. */

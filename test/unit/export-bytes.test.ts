@@ -18,7 +18,7 @@ import { encodePart, ResultPartFormatError, ResultPartReader } from '../../lib/r
 import type { EnrichedAccount } from '../../lib/results/csv';
 import { csvChunks, type ExportCounts } from '../../lib/exports/rows';
 import { deliverable } from '../../lib/results/deliverable';
-import { prefetchedParts } from '../../lib/exports/export';
+import { prefetchedParts } from '../../lib/exports/prefetch';
 import type { ContactSelection } from '../../lib/results/csv';
 import { missingAccount, blankContact, type WarehouseContact } from '../../lib/warehouse/schema';
 import { ACCOUNT_COLUMNS, CONTACT_COLUMNS, encodedCells, oracleExport } from '../support/export-oracle';
