@@ -16,7 +16,6 @@ import type { ResultStore } from '../results/parts';
  */
 export const PREFETCH_PARTS = 1;
 
-
 /**
  * The bytes of every part under a prefix, in index order, with up to `ahead`
  * later parts downloading while the current one is consumed. A read that
