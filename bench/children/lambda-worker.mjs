@@ -11,7 +11,9 @@
  * Each message `{ id, event }` is one invocation: a full garbage collection and
  * 100 ms for V8's concurrent sweeping, then the handler's call, timed by
  * `process.cpuUsage` (this process only: not the bench's heap, its local
- * stack or its garbage). Replies `{ id, cpuMs, statusCode, body }`. Plain
+ * stack or its garbage) and by `process.threadCpuUsage` (the main thread
+ * alone: without V8's helper threads, concurrent marking and optimizing
+ * compilation). Replies `{ id, cpuMs, mainThreadCpuMs, statusCode, body }`. Plain
  * JavaScript on purpose: nothing but the bundle is loaded.
  */
 const { bundle, functionName } = JSON.parse(process.argv[2]);
@@ -36,9 +38,17 @@ process.on('message', async ({ id, event }) => {
     globalThis.gc();
     await pause(100);
     const before = process.cpuUsage();
+    const beforeMain = process.threadCpuUsage();
     const answer = await handler(event, context);
+    const main = process.threadCpuUsage(beforeMain);
     const spent = process.cpuUsage(before);
-    process.send({ id, cpuMs: (spent.user + spent.system) / 1000, statusCode: answer.statusCode, body: answer.body });
+    process.send({
+      id,
+      cpuMs: (spent.user + spent.system) / 1000,
+      mainThreadCpuMs: (main.user + main.system) / 1000,
+      statusCode: answer.statusCode,
+      body: answer.body,
+    });
   } catch (error) {
     process.send({ id, error: String(error?.stack ?? error) });
   }

@@ -276,7 +276,10 @@ async function lambdaEvent(options: {
 
 /** One invocation's answer from {@link startLambdaWorker}: the handler's CPU in its own process (ms) and its response. */
 export interface WorkerInvocation {
+  /** The worker process's CPU (all threads) during the invocation, ms. */
   cpuMs: number;
+  /** The main thread's alone (no V8 helper threads: concurrent GC marking, optimizing compilation), ms. */
+  mainThreadCpuMs: number;
   statusCode: number;
   body: string;
 }
@@ -321,7 +324,13 @@ export async function startLambdaWorker(options: { bundle: string; functionId: s
       const waiter = pending.get(message.id!);
       pending.delete(message.id!);
       if (message.error !== undefined) waiter?.reject(new Error(`${options.functionId} worker: ${message.error}`));
-      else waiter?.resolve({ cpuMs: message.cpuMs!, statusCode: message.statusCode!, body: message.body! });
+      else
+        waiter?.resolve({
+          cpuMs: message.cpuMs!,
+          mainThreadCpuMs: message.mainThreadCpuMs!,
+          statusCode: message.statusCode!,
+          body: message.body!,
+        });
     });
   });
   child.on('exit', (code) => {
