@@ -74,13 +74,14 @@ export const TRANSIENT_ERRORS = [
 /**
  * Account batches processed at once by each Map state. Chosen from
  * `scripts/measure-map-concurrency.ts` and the shared limits in AWS
- * (docs/deploy.md "Workflow concurrency"): locally throughput is flat from 1
- * to 32 (the emulators are the limit); in AWS each batch reads ~1,000
- * DynamoDB read units in ~1 s, so 8 per campaign stays under a fresh
- * on-demand table's 12,000 units/s with room for launch evaluations (which
- * share the table under the API's deadline), and 8 Lambdas per campaign
- * leave the account's 1,000 concurrent executions to ~100 campaigns and the
- * API. 16 would save ~6 s on a 100,000-account campaign.
+ * (docs/deploy.md "Workflow concurrency"): locally throughput does not grow
+ * with it (the emulators are the limit; at 16 DynamoDB Local spends about
+ * twice the CPU for the same accounts); in AWS each batch reads ~500
+ * DynamoDB read units (its contacts items) in ~1 s, so 8 per campaign stays
+ * far under a fresh on-demand table's 12,000 units/s with room for launch
+ * evaluations (which share the table under the API's deadline), and 8
+ * Lambdas per campaign leave the account's 1,000 concurrent executions to
+ * ~100 campaigns and the API.
  */
 export const MAP_CONCURRENCY = 8;
 

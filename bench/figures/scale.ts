@@ -34,7 +34,7 @@ import { ddb } from '../../lib/aws';
 import * as keys from '../../lib/db/keys';
 import { addressOf, bucketKeys, bucketOf, fingerprintOf, itemBytes } from '../../lib/history/store';
 import { accountHistory } from '../../lib/root';
-import { round } from '../lib/stats';
+import { busyAlternation, round, type BusySlice } from '../lib/stats';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { s3 } from '../../lib/aws';
 import { OBJECT_PREFIXES, objectKeys } from '../../lib/objects';
@@ -634,12 +634,23 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
   const workflowGroup = 'enrichment workflow';
   let polls = 0;
   let enrichedAt = 0;
+  // Between two polls: this process's event-loop busy share and DynamoDB Local's cores (do they overlap or alternate?).
+  const slices: BusySlice[] = [];
   const { profile: workflowProfile } = await maybeProfiled(options.profile, async () => {
     const before = cpuSnapshot(stack);
+    let slice = { cpu: before, loop: performance.eventLoopUtilization() };
     const deadline = Date.now() + 20 * 60_000;
     for (;;) {
       const got = expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get');
       polls++;
+      const now = { cpu: cpuSnapshot(stack), loop: performance.eventLoopUtilization() };
+      const between = cpuBetween(slice.cpu, now.cpu);
+      slices.push({
+        seconds: between.wallSeconds,
+        loop: performance.eventLoopUtilization(now.loop, slice.loop).utilization,
+        javaCores: between.javaCores,
+      });
+      slice = now;
       if (got.status === 'enriched') {
         enrichedAt = performance.now();
         cpu = cpuBetween(before, cpuSnapshot(stack));
@@ -790,6 +801,16 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
   results.note(
     workflowGroup,
     `CPU from the enrich response to enriched (${round(cpu.wallSeconds, 1)} s wall): this process (API server, workflow runner and task handlers, s3rver) ${round(cpu.nodeCpuSeconds, 1)} CPU-s = ${round(cpu.nodeCores, 2)} cores; DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s = ${round(cpu.javaCores, 2)} cores.${profileText(workflowProfile, 12)}`,
+  );
+  const shared = busyAlternation(slices);
+  results.note(
+    workflowGroup,
+    `Event loop of this process against DynamoDB Local over the same window, in ${n(slices.length)} slices between polls: the loop busy ` +
+      `${Math.round(shared.loopBusy * 100)} % of the time; ${Math.round(shared.loopIdle.share * 100)} % of the window in slices where it was ` +
+      `under half busy (DynamoDB Local ${round(shared.loopIdle.javaCores, 2)} cores meanwhile), ${Math.round(shared.loopSaturated.share * 100)} % ` +
+      `where it was over 90 % busy (DynamoDB Local ${round(shared.loopSaturated.javaCores, 2)} cores meanwhile). Much of the window in the first class with DynamoDB Local busy, and in the second with it ` +
+      'idle, means the two alternate: the Map batches running in step, all reading the warehouse at once, then all encoding and ' +
+      `writing their parts at once (bench/README.md "Where the workflow's wall time goes").`,
   );
   return {
     ...s,

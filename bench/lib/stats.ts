@@ -67,3 +67,44 @@ export const sortedRounded = (values: readonly number[]): string =>
     .sort((a, b) => a - b)
     .map((value) => round(value, 2))
     .join(' ');
+
+/** One slice of a measured window: its length, this process's event-loop busy share (0..1) and DynamoDB Local's cores over it. */
+export interface BusySlice {
+  seconds: number;
+  /** Event-loop utilization of the slice (`performance.eventLoopUtilization`), 0..1. */
+  loop: number;
+  /** DynamoDB Local's CPU-seconds over the slice ÷ its length. */
+  javaCores: number;
+}
+
+/**
+ * How this process's event loop and DynamoDB Local shared a window, from
+ * its slices: the loop's busy share over the whole window (time-weighted),
+ * and the share of the window in slices where the loop was mostly idle
+ * (below `idleBelow`) or nearly saturated (above `busyAbove`), each with
+ * DynamoDB Local's mean cores in those slices. When the two alternate (one
+ * busy while the other waits) the window is longer than either's CPU needs:
+ * the enrichment workflow's Map batches run in step, all reading at once,
+ * then all encoding at once (bench/README.md "Where the workflow's wall time
+ * goes").
+ * @returns shares 0..1 of the window's seconds; `NaN` cores for a class with no slice.
+ */
+export function busyAlternation(
+  slices: readonly BusySlice[],
+  { idleBelow = 0.5, busyAbove = 0.9 }: { idleBelow?: number; busyAbove?: number } = {},
+) {
+  const total = slices.reduce((sum, slice) => sum + slice.seconds, 0);
+  const share = (picked: readonly BusySlice[]) => {
+    const seconds = picked.reduce((sum, slice) => sum + slice.seconds, 0);
+    return {
+      share: total > 0 ? seconds / total : Number.NaN,
+      javaCores: seconds > 0 ? picked.reduce((sum, slice) => sum + slice.javaCores * slice.seconds, 0) / seconds : Number.NaN,
+    };
+  };
+  return {
+    seconds: total,
+    loopBusy: total > 0 ? slices.reduce((sum, slice) => sum + slice.loop * slice.seconds, 0) / total : Number.NaN,
+    loopIdle: share(slices.filter((slice) => slice.loop < idleBelow)),
+    loopSaturated: share(slices.filter((slice) => slice.loop > busyAbove)),
+  };
+}

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shuffled } from '../../bench/lib/stats';
+import { busyAlternation, shuffled } from '../../bench/lib/stats';
 
 /** A `random` that answers the given numbers in turn. */
 const answering = (values: number[]) => () => {
@@ -46,5 +46,46 @@ describe('shuffled', () => {
   it('swaps with the position the random number picks', () => {
     expect(shuffled(['a', 'b', 'c', 'd'], () => 0)).toEqual(['b', 'c', 'd', 'a']);
     expect(shuffled(['a', 'b', 'c', 'd'], () => 0.999)).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('busyAlternation', () => {
+  it('weights the loop share by slice length and classes slices by how busy the loop was', () => {
+    const shared = busyAlternation([
+      { seconds: 1, loop: 0.2, javaCores: 1.5 },
+      { seconds: 3, loop: 0.95, javaCores: 0.1 },
+      { seconds: 1, loop: 0.7, javaCores: 0.6 },
+    ]);
+    expect(shared.seconds).toBe(5);
+    expect(shared.loopBusy).toBeCloseTo((0.2 + 3 * 0.95 + 0.7) / 5, 10);
+    expect(shared.loopIdle).toEqual({ share: 0.2, javaCores: 1.5 });
+    expect(shared.loopSaturated.share).toBeCloseTo(0.6, 10);
+    expect(shared.loopSaturated.javaCores).toBeCloseTo(0.1, 10);
+  });
+
+  it('answers NaN for a class with no slice and for an empty window', () => {
+    expect(busyAlternation([{ seconds: 2, loop: 0.6, javaCores: 1 }]).loopIdle.javaCores).toBeNaN();
+    expect(busyAlternation([]).loopBusy).toBeNaN();
+  });
+
+  it('puts every second of the window in at most one class (shares sum to at most 1)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            seconds: fc.double({ min: 0.01, max: 5, noNaN: true }),
+            loop: fc.double({ min: 0, max: 1, noNaN: true }),
+            javaCores: fc.double({ min: 0, max: 2, noNaN: true }),
+          }),
+          { minLength: 1 },
+        ),
+        (slices) => {
+          const shared = busyAlternation(slices);
+          expect(shared.loopIdle.share + shared.loopSaturated.share).toBeLessThanOrEqual(1 + 1e-9);
+          expect(shared.loopBusy).toBeGreaterThanOrEqual(0);
+          expect(shared.loopBusy).toBeLessThanOrEqual(1 + 1e-9);
+        },
+      ),
+    );
   });
 });
