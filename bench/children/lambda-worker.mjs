@@ -53,4 +53,6 @@ process.on('message', async ({ id, event }) => {
     process.send({ id, error: String(error?.stack ?? error) });
   }
 });
+// The bench ended (or failed): so does this container.
+process.on('disconnect', () => process.exit(0));
 process.send({ ready: true });

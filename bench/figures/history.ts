@@ -311,438 +311,427 @@ export async function runHistory(
     quote: await startWorker(QUOTE_ENTRY, quoteCampaignOperation.path),
     enrich: await startWorker(ENRICH_ENTRY, enrichCampaignOperation.path),
   };
-  try {
-    await measureAll();
-  } finally {
-    workers.quote.close();
-    workers.enrich.close();
-  }
-
-  async function measureAll() {
-    // Untimed first: the first requests of a handler do one-off work (module loading, JIT) the floor must not carry.
-    {
-      const warm = await benchOrganization('Bench history warm-up');
-      for (let run = 0; run < 2; run++) {
-        const campaignId = expectOk(
-          await post<{ id: string }>(stack, PATHS.create, warm.apiKey, { name: 'Warm-up', accountIds, excludeEnrichedWithinDays: null }),
-          'create',
-        ).id;
-        expectOk(await post(stack, PATHS.quote, warm.apiKey, { campaignId }), 'quote');
-        expectOk(await post(stack, PATHS.enrich, warm.apiKey, { campaignId }), 'enrich');
-        await untilEnriched(stack, warm.apiKey, campaignId);
-      }
-      // The functions' own processes: until their optimizing compiler has settled on the paths measured (a history read
-      // with recency: after the first launch the warm-up organization has a history; each launch's list half fresh).
-      const childWarm = await benchOrganization('Bench history warm-up, child');
-      for (let run = 0; run < CHILD_WARM_UP_LAUNCHES; run++) {
-        const list = [...known, ...(await importBenchAccounts(`${p}w${run}`, options.launchAccounts - half, 10))];
-        const campaignId = expectOk(
-          await post<{ id: string }>(stack, PATHS.create, childWarm.apiKey, {
-            name: 'Warm-up',
-            accountIds: list,
-            excludeEnrichedWithinDays: WINDOW_DAYS,
-          }),
-          'create',
-        ).id;
-        for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) childOk(await workers.quote.invoke(childWarm.apiKey, { campaignId }), 'quote');
-        childOk(await workers.enrich.invoke(childWarm.apiKey, { campaignId }), 'enrich');
-        await untilRecorded(stack, childWarm, campaignId);
-      }
+  // (Closed at the end; if the bench fails first, they end with it: a worker exits when its IPC channel closes.)
+  // Untimed first: the first requests of a handler do one-off work (module loading, JIT) the floor must not carry.
+  {
+    const warm = await benchOrganization('Bench history warm-up');
+    for (let run = 0; run < 2; run++) {
+      const campaignId = expectOk(
+        await post<{ id: string }>(stack, PATHS.create, warm.apiKey, { name: 'Warm-up', accountIds, excludeEnrichedWithinDays: null }),
+        'create',
+      ).id;
+      expectOk(await post(stack, PATHS.quote, warm.apiKey, { campaignId }), 'quote');
+      expectOk(await post(stack, PATHS.enrich, warm.apiKey, { campaignId }), 'enrich');
+      await untilEnriched(stack, warm.apiKey, campaignId);
     }
-    const measured: {
-      scenario: Scenario;
-      quote: Reads;
-      /** The no-history organization's quote, run in turn with this scenario's (the CPU floor in the same conditions). */
-      quoteFloor: Reads;
-      /** Median of this scenario's launches (none in the first scenario). */
-      launch: Reads | undefined;
-      /** Median of the launches of the same lists in fresh organizations with no history, run in turn with these. */
-      launchFloor: Reads;
-      /** CPU per run in the function's own process: own and floor (quotes: each run's median of {@link CHILD_QUOTES_PER_RUN}). */
-      child: { quote: ChildCpu[]; quoteFloor: ChildCpu[]; launch: ChildCpu[]; launchFloor: ChildCpu[] };
-      bare: { bytes: number; ms: number; items: number };
-      seedS: number;
-      buckets: number;
-      excluded: unknown;
-      small: { writes: Writes; floor: number; accounts: number };
-      large: { writes: Writes; floor: number; accounts: number; seconds: number };
-      storage: { bytes: number; items: number; accounts: number; maxItem: number };
-    }[] = [];
-    /** Self time (ms) by source line, summed over the profiled requests of one kind (`launch <label>`, `quote <label>`). */
-    const profiles = new Map<string, { runs: number; byFrame: Map<string, number> }>();
-    const profiled = async <T>(kind: string, fn: () => Promise<T>): Promise<T> => {
-      if (!options.profile) return fn();
-      const { result, profile } = await profileInProcess(fn);
-      const summary: ProfileSummary = summarizeProfile(profile);
-      let sum = profiles.get(kind);
-      if (!sum) profiles.set(kind, (sum = { runs: 0, byFrame: new Map() }));
-      sum.runs++;
-      for (const [frame, ms] of summary.byFrame) sum.byFrame.set(frame, (sum.byFrame.get(frame) ?? 0) + ms);
-      return result;
-    };
-    /** The lines whose mean self time per request differs most between `own` and `floor`, e.g. `lib/x.ts:12 f +3.1 ms`. */
-    const profileDifference = (own: string, floor: string, count = 12): string => {
-      const a = profiles.get(own);
-      const b = profiles.get(floor);
-      if (!a || !b) return '';
-      const frames = new Set([...a.byFrame.keys(), ...b.byFrame.keys()]);
-      const mean = (sum: typeof a, frame: string) => (sum.byFrame.get(frame) ?? 0) / sum.runs;
-      // The profiler's own frames (node:inspector, which serializes the profile at its stop) and idle time are left out.
-      const counted = (frame: string) =>
-        !frame.startsWith('(idle)') && !frame.startsWith('(program)') && !frame.startsWith('node:inspector');
-      const busy = (sum: typeof a) => [...sum.byFrame].filter(([frame]) => counted(frame)).reduce((t, [, ms]) => t + ms, 0) / sum.runs;
-      const rows = [...frames]
-        .filter(counted)
-        .map((frame): [string, number] => [frame, mean(a, frame) - mean(b, frame)])
-        .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
-        .slice(0, count);
-      return (
-        `busy ${round(busy(a), 1)} ms against ${round(busy(b), 1)} ms per request (${a.runs} and ${b.runs} profiled); by line: ` +
-        rows.map(([frame, ms]) => `${frame} ${ms >= 0 ? '+' : ''}${round(ms, 1)} ms`).join(', ')
-      );
-    };
-    const createCampaign = async (apiKey: string, ids: readonly string[], label: string) =>
-      expectOk(
-        await post<{ id: string }>(stack, PATHS.create, apiKey, {
-          name: `History ${label}`,
-          accountIds: ids,
+    // The functions' own processes: until their optimizing compiler has settled on the paths measured (a history read
+    // with recency: after the first launch the warm-up organization has a history; each launch's list half fresh).
+    const childWarm = await benchOrganization('Bench history warm-up, child');
+    for (let run = 0; run < CHILD_WARM_UP_LAUNCHES; run++) {
+      const list = [...known, ...(await importBenchAccounts(`${p}w${run}`, options.launchAccounts - half, 10))];
+      const campaignId = expectOk(
+        await post<{ id: string }>(stack, PATHS.create, childWarm.apiKey, {
+          name: 'Warm-up',
+          accountIds: list,
           excludeEnrichedWithinDays: WINDOW_DAYS,
         }),
         'create',
       ).id;
-    /**
-     * One measured launch of `ids` on a fresh campaign of `on`, after a full garbage collection; returns once its workflow and
-     * its history recording (FinishRecording runs after the status flips) are done, so neither is charged to what follows.
-     */
-    const launchOnce = async (on: { organizationId: string; apiKey: string }, ids: readonly string[], label: string): Promise<Reads> => {
+      for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) childOk(await workers.quote.invoke(childWarm.apiKey, { campaignId }), 'quote');
+      childOk(await workers.enrich.invoke(childWarm.apiKey, { campaignId }), 'enrich');
+      await untilRecorded(stack, childWarm, campaignId);
+    }
+  }
+  const measured: {
+    scenario: Scenario;
+    quote: Reads;
+    /** The no-history organization's quote, run in turn with this scenario's (the CPU floor in the same conditions). */
+    quoteFloor: Reads;
+    /** Median of this scenario's launches (none in the first scenario). */
+    launch: Reads | undefined;
+    /** Median of the launches of the same lists in fresh organizations with no history, run in turn with these. */
+    launchFloor: Reads;
+    /** CPU per run in the function's own process: own and floor (quotes: each run's median of {@link CHILD_QUOTES_PER_RUN}). */
+    child: { quote: ChildCpu[]; quoteFloor: ChildCpu[]; launch: ChildCpu[]; launchFloor: ChildCpu[] };
+    bare: { bytes: number; ms: number; items: number };
+    seedS: number;
+    buckets: number;
+    excluded: unknown;
+    small: { writes: Writes; floor: number; accounts: number };
+    large: { writes: Writes; floor: number; accounts: number; seconds: number };
+    storage: { bytes: number; items: number; accounts: number; maxItem: number };
+  }[] = [];
+  /** Self time (ms) by source line, summed over the profiled requests of one kind (`launch <label>`, `quote <label>`). */
+  const profiles = new Map<string, { runs: number; byFrame: Map<string, number> }>();
+  const profiled = async <T>(kind: string, fn: () => Promise<T>): Promise<T> => {
+    if (!options.profile) return fn();
+    const { result, profile } = await profileInProcess(fn);
+    const summary: ProfileSummary = summarizeProfile(profile);
+    let sum = profiles.get(kind);
+    if (!sum) profiles.set(kind, (sum = { runs: 0, byFrame: new Map() }));
+    sum.runs++;
+    for (const [frame, ms] of summary.byFrame) sum.byFrame.set(frame, (sum.byFrame.get(frame) ?? 0) + ms);
+    return result;
+  };
+  /** The lines whose mean self time per request differs most between `own` and `floor`, e.g. `lib/x.ts:12 f +3.1 ms`. */
+  const profileDifference = (own: string, floor: string, count = 12): string => {
+    const a = profiles.get(own);
+    const b = profiles.get(floor);
+    if (!a || !b) return '';
+    const frames = new Set([...a.byFrame.keys(), ...b.byFrame.keys()]);
+    const mean = (sum: typeof a, frame: string) => (sum.byFrame.get(frame) ?? 0) / sum.runs;
+    // The profiler's own frames (node:inspector, which serializes the profile at its stop) and idle time are left out.
+    const counted = (frame: string) => !frame.startsWith('(idle)') && !frame.startsWith('(program)') && !frame.startsWith('node:inspector');
+    const busy = (sum: typeof a) => [...sum.byFrame].filter(([frame]) => counted(frame)).reduce((t, [, ms]) => t + ms, 0) / sum.runs;
+    const rows = [...frames]
+      .filter(counted)
+      .map((frame): [string, number] => [frame, mean(a, frame) - mean(b, frame)])
+      .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+      .slice(0, count);
+    return (
+      `busy ${round(busy(a), 1)} ms against ${round(busy(b), 1)} ms per request (${a.runs} and ${b.runs} profiled); by line: ` +
+      rows.map(([frame, ms]) => `${frame} ${ms >= 0 ? '+' : ''}${round(ms, 1)} ms`).join(', ')
+    );
+  };
+  const createCampaign = async (apiKey: string, ids: readonly string[], label: string) =>
+    expectOk(
+      await post<{ id: string }>(stack, PATHS.create, apiKey, {
+        name: `History ${label}`,
+        accountIds: ids,
+        excludeEnrichedWithinDays: WINDOW_DAYS,
+      }),
+      'create',
+    ).id;
+  /**
+   * One measured launch of `ids` on a fresh campaign of `on`, after a full garbage collection; returns once its workflow and
+   * its history recording (FinishRecording runs after the status flips) are done, so neither is charged to what follows.
+   */
+  const launchOnce = async (on: { organizationId: string; apiKey: string }, ids: readonly string[], label: string): Promise<Reads> => {
+    const campaignId = await createCampaign(on.apiKey, ids, label);
+    await collectGarbage();
+    const launched = await profiled(`launch ${label}`, () =>
+      postCounted<{ status: string }>(stack, PATHS.enrich, on.apiKey, { campaignId }),
+    );
+    expectOk(launched, 'enrich');
+    const reads = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
+    await untilRecorded(stack, on, campaignId);
+    return reads;
+  };
+  /**
+   * One launch of `ids` on a fresh campaign of `on` in the enrich function's own process (its CPU there, ms), waited for as
+   * {@link launchOnce} waits.
+   */
+  const childLaunchOnce = async (
+    on: { organizationId: string; apiKey: string },
+    ids: readonly string[],
+    label: string,
+  ): Promise<ChildCpu> => {
+    const campaignId = await createCampaign(on.apiKey, ids, label);
+    const answer = childOk(await workers.enrich.invoke(on.apiKey, { campaignId }), 'enrich');
+    await untilRecorded(stack, on, campaignId);
+    return { all: answer.cpuMs, main: answer.mainThreadCpuMs };
+  };
+  /** {@link CHILD_QUOTES_PER_RUN} quotes of `campaignId` in the quote function's own process: their median CPU (ms). */
+  const childQuotes = async (apiKey: string, campaignId: string): Promise<ChildCpu> => {
+    const spent: WorkerInvocation[] = [];
+    for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await workers.quote.invoke(apiKey, { campaignId }), 'quote'));
+    return { all: median(spent.map((s) => s.cpuMs)), main: median(spent.map((s) => s.mainThreadCpuMs)) };
+  };
+  for (const scenario of scenarios) {
+    const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
+    const seeded = performance.now();
+    const now = Date.now();
+    const campaigns = Math.ceil(scenario.accounts / SEED_CAMPAIGN);
+    if (scenario.accounts > 0) {
+      // Campaign k enriched accounts [k × 100,000, (k + 1) × 100,000) at now − (campaigns − k) minutes.
+      await writeLaidOutHistory({
+        client: ddb,
+        tableName: stack.tableName,
+        organizationId,
+        count: scenario.accounts,
+        entryAt: (i) => ({
+          accountId: universeId(i),
+          enrichedAtMs: now - (campaigns - Math.floor(i / SEED_CAMPAIGN)) * 60_000,
+          crmTarget: false,
+        }),
+      });
+    } else if (scenario.crmTargets > 0) {
+      // 100 of every run's fresh accounts (each run quotes and launches its own list).
+      const targets = [...freshRuns, ...childFreshRuns].flatMap((ids) => ids.slice(0, 100));
+      await writeLaidOutHistory({
+        client: ddb,
+        tableName: stack.tableName,
+        organizationId,
+        count: scenario.crmTargets,
+        entryAt: (i) => ({ accountId: i < targets.length ? targets[i]! : `${p}_crm${i}`, enrichedAtMs: 0, crmTarget: true }),
+      });
+    }
+    const seedS = (performance.now() - seeded) / 1000;
+    const { buckets } = await accountHistory().state(organizationId);
+    // The floor of the history reads: the same bucket keys, read bare.
+    const bare = await readBare(
+      stack,
+      [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
+    );
+
+    /** One measured quote of `ids` on a fresh campaign of `on`, after a full garbage collection. */
+    const quoteOnce = async (on: { apiKey: string }, ids: readonly string[], label: string) => {
       const campaignId = await createCampaign(on.apiKey, ids, label);
       await collectGarbage();
-      const launched = await profiled(`launch ${label}`, () =>
-        postCounted<{ status: string }>(stack, PATHS.enrich, on.apiKey, { campaignId }),
+      const reply = await profiled(`quote ${label}`, () =>
+        postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId }),
       );
-      expectOk(launched, 'enrich');
-      const reads = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
-      await untilRecorded(stack, on, campaignId);
-      return reads;
+      return {
+        excluded: expectOk(reply, 'quote').accounts.excluded,
+        reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
+        // The same campaign quoted again in the quote function's own process (a quote writes nothing).
+        childMs: await childQuotes(on.apiKey, campaignId),
+      };
     };
-    /**
-     * One launch of `ids` on a fresh campaign of `on` in the enrich function's own process (its CPU there, ms), waited for as
-     * {@link launchOnce} waits.
-     */
-    const childLaunchOnce = async (
-      on: { organizationId: string; apiKey: string },
-      ids: readonly string[],
-      label: string,
-    ): Promise<ChildCpu> => {
-      const campaignId = await createCampaign(on.apiKey, ids, label);
-      const answer = childOk(await workers.enrich.invoke(on.apiKey, { campaignId }), 'enrich');
-      await untilRecorded(stack, on, campaignId);
-      return { all: answer.cpuMs, main: answer.mainThreadCpuMs };
+    // Quotes and launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with
+    // no history, each on a fresh campaign; a run quotes first, then launches a second campaign of the same list (a quote
+    // records nothing, so the launch meets the same history). The first scenario (no history) has only the latter: they
+    // are its floor.
+    const quotes: Reads[] = [];
+    const floorQuotes: Reads[] = [];
+    const launches: Reads[] = [];
+    const floorLaunches: Reads[] = [];
+    const child: (typeof measured)[number]['child'] = { quote: [], quoteFloor: [], launch: [], launchFloor: [] };
+    let excluded: unknown;
+    const floorLabel = `no history, beside ${scenario.label}`;
+    for (let run = 0; run < runs; run++) {
+      const crm = scenario.accounts === 0 && scenario.crmTargets > 0;
+      const list = [...(crm ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
+      // The child's launch: a list alike of its own (the launch above recorded this run's fresh accounts).
+      const childList = [...(crm ? childCrmKnownRuns[run]! : known), ...childFreshRuns[run]!];
+      const floorRun = async () => {
+        const floorOrganization = await benchOrganization(`Bench history floor ${run}`);
+        const quoted = await quoteOnce(floorOrganization, list, floorLabel);
+        floorQuotes.push(quoted.reads);
+        child.quoteFloor.push(quoted.childMs);
+        if (measured.length === 0) excluded = quoted.excluded;
+        floorLaunches.push(await launchOnce(floorOrganization, list, floorLabel));
+        // Another fresh organization: the launch above recorded its eligible accounts in the first one's history.
+        child.launchFloor.push(await childLaunchOnce(await benchOrganization(`Bench history floor ${run}, child`), childList, floorLabel));
+      };
+      const ownRun = async () => {
+        if (measured.length === 0) return;
+        const quoted = await quoteOnce({ apiKey }, list, scenario.label);
+        quotes.push(quoted.reads);
+        child.quote.push(quoted.childMs);
+        excluded = quoted.excluded;
+        launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
+        child.launch.push(await childLaunchOnce({ organizationId, apiKey }, childList, scenario.label));
+      };
+      for (const next of run % 2 === 0 ? [floorRun, ownRun] : [ownRun, floorRun]) await next();
+    }
+    const medianOf = (reads: Reads[]) => ({ ...reads.at(-1)!, cpuSeconds: median(reads.map((r) => r.cpuSeconds)) });
+    const quoteFloor = medianOf(floorQuotes);
+    const quote = quotes.length > 0 ? medianOf(quotes) : quoteFloor;
+    const launch = launches.length > 0 ? medianOf(launches) : undefined;
+    const launchFloor = medianOf(floorLaunches);
+    // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
+    const completion = async (count: number, tag: string) => {
+      const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
+      const { buckets: before } = await accountHistory().state(organizationId);
+      const floor = bucketsOf(ids, before).size;
+      const started = performance.now();
+      const writes = await historyWrites(() => accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()));
+      writes.splits = (await accountHistory().state(organizationId)).buckets - before;
+      return { writes, floor, accounts: count, seconds: (performance.now() - started) / 1000 };
     };
-    /** {@link CHILD_QUOTES_PER_RUN} quotes of `campaignId` in the quote function's own process: their median CPU (ms). */
-    const childQuotes = async (apiKey: string, campaignId: string): Promise<ChildCpu> => {
-      const spent: WorkerInvocation[] = [];
-      for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await workers.quote.invoke(apiKey, { campaignId }), 'quote'));
-      return { all: median(spent.map((s) => s.cpuMs)), main: median(spent.map((s) => s.mainThreadCpuMs)) };
-    };
-    for (const scenario of scenarios) {
-      const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
-      const seeded = performance.now();
-      const now = Date.now();
-      const campaigns = Math.ceil(scenario.accounts / SEED_CAMPAIGN);
-      if (scenario.accounts > 0) {
-        // Campaign k enriched accounts [k × 100,000, (k + 1) × 100,000) at now − (campaigns − k) minutes.
-        await writeLaidOutHistory({
-          client: ddb,
-          tableName: stack.tableName,
-          organizationId,
-          count: scenario.accounts,
-          entryAt: (i) => ({
-            accountId: universeId(i),
-            enrichedAtMs: now - (campaigns - Math.floor(i / SEED_CAMPAIGN)) * 60_000,
-            crmTarget: false,
-          }),
-        });
-      } else if (scenario.crmTargets > 0) {
-        // 100 of every run's fresh accounts (each run quotes and launches its own list).
-        const targets = [...freshRuns, ...childFreshRuns].flatMap((ids) => ids.slice(0, 100));
-        await writeLaidOutHistory({
-          client: ddb,
-          tableName: stack.tableName,
-          organizationId,
-          count: scenario.crmTargets,
-          entryAt: (i) => ({ accountId: i < targets.length ? targets[i]! : `${p}_crm${i}`, enrichedAtMs: 0, crmTarget: true }),
-        });
-      }
-      const seedS = (performance.now() - seeded) / 1000;
-      const { buckets } = await accountHistory().state(organizationId);
-      // The floor of the history reads: the same bucket keys, read bare.
-      const bare = await readBare(
-        stack,
-        [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      );
-
-      /** One measured quote of `ids` on a fresh campaign of `on`, after a full garbage collection. */
-      const quoteOnce = async (on: { apiKey: string }, ids: readonly string[], label: string) => {
-        const campaignId = await createCampaign(on.apiKey, ids, label);
-        await collectGarbage();
-        const reply = await profiled(`quote ${label}`, () =>
-          postCounted<{ accounts: { excluded: unknown } }>(stack, PATHS.quote, on.apiKey, { campaignId }),
+    const small = await completion(options.launchAccounts, 'c');
+    const large = await completion(options.largeCompletion, 'l');
+    const storage = await historyStorage(stack.tableName, organizationId);
+    if (options.profile && measured.length > 0)
+      for (const operation of ['quote', 'launch']) {
+        const text = profileDifference(`${operation} ${scenario.label}`, `${operation} ${floorLabel}`);
+        console.log(`  profile, ${operation}, ${scenario.label} against no history: ${text}`);
+        results.note(
+          group,
+          `Profile (--profile), ${n(options.launchAccounts)}-account ${operation}, ${scenario.label}, against its floor: ${text}.`,
         );
-        return {
-          excluded: expectOk(reply, 'quote').accounts.excluded,
-          reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
-          // The same campaign quoted again in the quote function's own process (a quote writes nothing).
-          childMs: await childQuotes(on.apiKey, campaignId),
-        };
-      };
-      // Quotes and launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with
-      // no history, each on a fresh campaign; a run quotes first, then launches a second campaign of the same list (a quote
-      // records nothing, so the launch meets the same history). The first scenario (no history) has only the latter: they
-      // are its floor.
-      const quotes: Reads[] = [];
-      const floorQuotes: Reads[] = [];
-      const launches: Reads[] = [];
-      const floorLaunches: Reads[] = [];
-      const child: (typeof measured)[number]['child'] = { quote: [], quoteFloor: [], launch: [], launchFloor: [] };
-      let excluded: unknown;
-      const floorLabel = `no history, beside ${scenario.label}`;
-      for (let run = 0; run < runs; run++) {
-        const crm = scenario.accounts === 0 && scenario.crmTargets > 0;
-        const list = [...(crm ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
-        // The child's launch: a list alike of its own (the launch above recorded this run's fresh accounts).
-        const childList = [...(crm ? childCrmKnownRuns[run]! : known), ...childFreshRuns[run]!];
-        const floorRun = async () => {
-          const floorOrganization = await benchOrganization(`Bench history floor ${run}`);
-          const quoted = await quoteOnce(floorOrganization, list, floorLabel);
-          floorQuotes.push(quoted.reads);
-          child.quoteFloor.push(quoted.childMs);
-          if (measured.length === 0) excluded = quoted.excluded;
-          floorLaunches.push(await launchOnce(floorOrganization, list, floorLabel));
-          // Another fresh organization: the launch above recorded its eligible accounts in the first one's history.
-          child.launchFloor.push(
-            await childLaunchOnce(await benchOrganization(`Bench history floor ${run}, child`), childList, floorLabel),
-          );
-        };
-        const ownRun = async () => {
-          if (measured.length === 0) return;
-          const quoted = await quoteOnce({ apiKey }, list, scenario.label);
-          quotes.push(quoted.reads);
-          child.quote.push(quoted.childMs);
-          excluded = quoted.excluded;
-          launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
-          child.launch.push(await childLaunchOnce({ organizationId, apiKey }, childList, scenario.label));
-        };
-        for (const next of run % 2 === 0 ? [floorRun, ownRun] : [ownRun, floorRun]) await next();
       }
-      const medianOf = (reads: Reads[]) => ({ ...reads.at(-1)!, cpuSeconds: median(reads.map((r) => r.cpuSeconds)) });
-      const quoteFloor = medianOf(floorQuotes);
-      const quote = quotes.length > 0 ? medianOf(quotes) : quoteFloor;
-      const launch = launches.length > 0 ? medianOf(launches) : undefined;
-      const launchFloor = medianOf(floorLaunches);
-      // Completions of accounts new to this history, counted at the store (what FinishRecording runs).
-      const completion = async (count: number, tag: string) => {
-        const ids = Array.from({ length: count }, (_, i) => `${p}_${tag}${i}`);
-        const { buckets: before } = await accountHistory().state(organizationId);
-        const floor = bucketsOf(ids, before).size;
-        const started = performance.now();
-        const writes = await historyWrites(() => accountHistory().recordEnrichment(organizationId, ids, new Date().toISOString()));
-        writes.splits = (await accountHistory().state(organizationId)).buckets - before;
-        return { writes, floor, accounts: count, seconds: (performance.now() - started) / 1000 };
-      };
-      const small = await completion(options.launchAccounts, 'c');
-      const large = await completion(options.largeCompletion, 'l');
-      const storage = await historyStorage(stack.tableName, organizationId);
-      if (options.profile && measured.length > 0)
-        for (const operation of ['quote', 'launch']) {
-          const text = profileDifference(`${operation} ${scenario.label}`, `${operation} ${floorLabel}`);
-          console.log(`  profile, ${operation}, ${scenario.label} against no history: ${text}`);
-          results.note(
-            group,
-            `Profile (--profile), ${n(options.launchAccounts)}-account ${operation}, ${scenario.label}, against its floor: ${text}.`,
-          );
-        }
-      measured.push({ scenario, quote, quoteFloor, launch, launchFloor, child, bare, seedS, buckets, excluded, small, large, storage });
-      console.log(
-        `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.consumedWriteUnits / small.accounts, 3)} and ` +
-          `${round(large.writes.consumedWriteUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
-      );
-    }
-
-    const floorScenario = measured[0]!;
-    const change = (value: number, floor: number) => (floor > 0 ? ((value - floor) / floor) * 100 : value > 0 ? Infinity : 0);
-    for (const m of measured) {
-      const { scenario, launch, quote, bare, small, large, storage } = m;
-      for (const [operation, reads] of [
-        ['launch', launch ?? m.launchFloor],
-        ['quote', quote],
-      ] as const) {
-        results.add({
-          group,
-          name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: history bytes read per requested account`,
-          value: reads.historyBytes / options.launchAccounts,
-          unit: 'bytes',
-          budget: { op: '<=', limit: READ_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${READ_BYTES_PER_ACCOUNT_BUDGET} (one 4 KB read unit)` },
-          floor: {
-            value: bare.bytes / options.launchAccounts,
-            unit: 'bytes',
-            what: `the same ${n(bare.items)} bucket items read bare (one consistent BatchGetItem per 100 keys, ${round(bare.ms, 0)} ms)`,
-          },
-          extra: { 'history calls': n(reads.historyCalls), 'history bytes': n(reads.historyBytes), buckets: n(m.buckets) },
-        });
-      }
-      for (const [label, completion, budget] of [
-        [`${n(small.accounts)}-account completion`, small, COMPLETION_WRU_PER_ACCOUNT_BUDGET],
-        [
-          `${n(large.accounts)}-account completion`,
-          large,
-          scenario.accounts === LARGE_COMPLETION_BUDGET_AT && large.accounts >= 100_000
-            ? LARGE_COMPLETION_WRU_PER_ACCOUNT_BUDGET
-            : undefined,
-        ],
-      ] as const) {
-        const w = completion.writes;
-        results.add({
-          group,
-          name: `${label}, ${scenario.label}: write units per enriched account (splits included)`,
-          // What DynamoDB bills (a replaced item bills the larger of its old and new size), not the new items' sizes alone.
-          value: w.consumedWriteUnits / completion.accounts,
-          unit: 'WRU',
-          ...(budget === undefined
-            ? {
-                note: `reported only: the ${n(100_000)}-account budget (≤ ${LARGE_COMPLETION_WRU_PER_ACCOUNT_BUDGET}) is stated at ${n(LARGE_COMPLETION_BUDGET_AT)} accounts`,
-              }
-            : { budget: { op: '<=' as const, limit: budget, text: `≤ ${budget}` } }),
-          floor: {
-            value: completion.floor / completion.accounts,
-            unit: 'WRU',
-            what: `one 1 KB write per distinct bucket the accounts fall in (${n(completion.floor)})`,
-          },
-          extra: {
-            'bucket PutItem': n(w.puts),
-            splits: `${n(w.splits)} (1 PutItem each: the new bucket)`,
-            'write units billed (DynamoDB Local, the figure)': n(w.consumedWriteUnits),
-            'of the new items alone': n(w.writeUnits),
-            ...(completion === large ? { seconds: round(large.seconds, 1) } : {}),
-          },
-        });
-      }
-      if (storage.accounts > 0) {
-        const perAccount = storage.bytes / storage.accounts;
-        results.add({
-          group,
-          name: `history storage, ${scenario.label}: bytes per distinct account`,
-          value: perAccount,
-          unit: 'bytes',
-          budget: { op: '<=', limit: STORED_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${STORED_BYTES_PER_ACCOUNT_BUDGET}` },
-          extra: {
-            bytes: n(storage.bytes),
-            accounts: n(storage.accounts),
-            items: n(storage.items),
-            'largest item': `${n(storage.maxItem)} B`,
-          },
-        });
-        results.add({
-          group,
-          name: `history storage, ${scenario.label}: $ per million distinct accounts per month`,
-          value: (perAccount * 1e6 * PRICES.dynamodbGbMonth) / 1e9,
-          unit: '$',
-          budget: {
-            op: '<=',
-            limit: STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET,
-            text: `≤ $${STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET}`,
-          },
-          note: `${PRICES.asOf}: DynamoDB Standard storage $${PRICES.dynamodbGbMonth} per GB-month`,
-        });
-      }
-      if (m === floorScenario) {
-        for (const [operation, reads, childMs] of [
-          ['quote', quote, m.child.quoteFloor],
-          ['launch', m.launchFloor, m.child.launchFloor],
-        ] as const)
-          results.add({
-            group,
-            name: `${n(options.launchAccounts)}-account ${operation}, no history (the floor)`,
-            value: median(childMs.map((c) => c.all)) / 1000,
-            unit: 'CPU-s',
-            extra: {
-              'per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.all)),
-              'main thread alone, per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.main)),
-              'in the bench process (CPU-s)': round(reads.cpuSeconds, 3),
-              'bytes read': n(reads.bytes),
-              calls: n(reads.calls),
-            },
-            note: 'reported only: the floor of the CPU-s changes below; the function in its own process',
-          });
-        continue;
-      }
-      for (const [operation, reads, floor, own, ownFloor, floorWhat] of [
-        [
-          'quote',
-          quote,
-          m.quoteFloor,
-          m.child.quote,
-          m.child.quoteFloor,
-          `the same list quoted in a fresh organization with no history, in the quote function's own process (median over ${runs} runs of the median of ${CHILD_QUOTES_PER_RUN} quotes, run in turn with these)`,
-        ],
-        [
-          'launch',
-          launch ?? m.launchFloor,
-          m.launchFloor,
-          m.child.launch,
-          m.child.launchFloor,
-          `the same list launched in a fresh organization with no history, in the enrich function's own process (median of ${runs}, run in turn with these)`,
-        ],
-      ] as const) {
-        const all = (cpu: readonly ChildCpu[]) => cpu.map((c) => c.all);
-        const perRun = own.map((cpu, i) => change(cpu.all, ownFloor[i]!.all));
-        const perRunMain = own.map((cpu, i) => change(cpu.main, ownFloor[i]!.main));
-        const sortedPct = (values: number[]) =>
-          [...values]
-            .sort((a, b) => a - b)
-            .map((v) => round(v, 1))
-            .join(', ');
-        results.add({
-          group,
-          name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: CPU-s change`,
-          value: change(median(all(own)), median(all(ownFloor))),
-          unit: '%',
-          budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
-          floor: { value: round(median(all(ownFloor)) / 1000, 4), unit: 'CPU-s', what: floorWhat },
-          extra: {
-            'CPU-s': round(median(all(own)) / 1000, 4),
-            'change per run, own against its floor (sorted, %)': sortedPct(perRun),
-            'own / floor per run (CPU ms)': own.map((cpu, i) => `${round(cpu.all, 1)}/${round(ownFloor[i]!.all, 1)}`).join(', '),
-            'main thread alone: change (%) of the medians; per run (sorted)': `${round(
-              change(median(own.map((c) => c.main)), median(ownFloor.map((c) => c.main))),
-              1,
-            )}; ${sortedPct(perRunMain)}`,
-            'in the bench process: change (%)': round(change(reads.cpuSeconds, floor.cpuSeconds), 1),
-            'bytes read': n(reads.bytes),
-            calls: n(reads.calls),
-            'history calls': n(reads.historyCalls),
-            'history bytes': n(reads.historyBytes),
-            excluded: JSON.stringify(m.excluded),
-            'history laid out in': `${round(m.seedS, 1)} s`,
-          },
-          note: `the bundled function warm in its own process; runs' changes from ${round(Math.min(...perRun), 1)} % to ${round(Math.max(...perRun), 1)} %`,
-        });
-      }
-    }
-    results.note(
-      group,
-      `Method: one organization per scenario, its history laid out directly (writeLaidOutHistory: ${n(HISTORY_BUCKET_LOAD)} entries a bucket, BatchWriteItem of the precomputed buckets) ` +
-        `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
-        `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
-        `CPU-s: the quote and enrich functions bundled as deployed, each warm in a Node process of its own (bench/children/lambda-worker.mjs; bench/README.md "The history CPU figures"), each invocation after a full garbage collection there; per run ${CHILD_QUOTES_PER_RUN} quotes of one fresh campaign (their median) and one launch of another (its list: 500 fresh accounts of its own), in turn with the same done in a fresh organization with no history (the order alternating; the floor's launch in an organization of its own), each launch waited for until its workflow and its history recording are done; the figure is median over the ${runs} runs, each run's own change beside it. The same requests timed in the bench process (the handler's share, bench/lib/meter.ts) are reported beside it, and give the bytes and calls. Bytes: Content-Length of every DynamoDB response of the request. ` +
-        `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = the units DynamoDB Local reported for every bucket PutItem ` +
-        `(splits included; ConsumedCapacity, which bills a replaced item at the larger of its old and new size, as DynamoDB does), ⌈new item size / 1 KB⌉ beside them. Storage: every bucket item's size + 100 B.`,
-    );
-    results.note(
-      group,
-      `Prices (${PRICES.asOf}, bench/lib/cost.ts): DynamoDB on-demand $${round(PRICES.dynamodbWru * 1e6, 3)} per million write units, $${round(PRICES.dynamodbRru * 1e6, 3)} per million read units, ` +
-        `$${PRICES.dynamodbGbMonth} per GB-month stored. The request-driven cost per 1,000 enriched accounts (a 100,000-account campaign) is the cost group's figure of the scale module; ` +
-        `the history's storage is stated here, per million distinct accounts per month, never folded into it (bench/README.md).`,
+    measured.push({ scenario, quote, quoteFloor, launch, launchFloor, child, bare, seedS, buckets, excluded, small, large, storage });
+    console.log(
+      `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.consumedWriteUnits / small.accounts, 3)} and ` +
+        `${round(large.writes.consumedWriteUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
     );
   }
+
+  const floorScenario = measured[0]!;
+  const change = (value: number, floor: number) => (floor > 0 ? ((value - floor) / floor) * 100 : value > 0 ? Infinity : 0);
+  for (const m of measured) {
+    const { scenario, launch, quote, bare, small, large, storage } = m;
+    for (const [operation, reads] of [
+      ['launch', launch ?? m.launchFloor],
+      ['quote', quote],
+    ] as const) {
+      results.add({
+        group,
+        name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: history bytes read per requested account`,
+        value: reads.historyBytes / options.launchAccounts,
+        unit: 'bytes',
+        budget: { op: '<=', limit: READ_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${READ_BYTES_PER_ACCOUNT_BUDGET} (one 4 KB read unit)` },
+        floor: {
+          value: bare.bytes / options.launchAccounts,
+          unit: 'bytes',
+          what: `the same ${n(bare.items)} bucket items read bare (one consistent BatchGetItem per 100 keys, ${round(bare.ms, 0)} ms)`,
+        },
+        extra: { 'history calls': n(reads.historyCalls), 'history bytes': n(reads.historyBytes), buckets: n(m.buckets) },
+      });
+    }
+    for (const [label, completion, budget] of [
+      [`${n(small.accounts)}-account completion`, small, COMPLETION_WRU_PER_ACCOUNT_BUDGET],
+      [
+        `${n(large.accounts)}-account completion`,
+        large,
+        scenario.accounts === LARGE_COMPLETION_BUDGET_AT && large.accounts >= 100_000 ? LARGE_COMPLETION_WRU_PER_ACCOUNT_BUDGET : undefined,
+      ],
+    ] as const) {
+      const w = completion.writes;
+      results.add({
+        group,
+        name: `${label}, ${scenario.label}: write units per enriched account (splits included)`,
+        // What DynamoDB bills (a replaced item bills the larger of its old and new size), not the new items' sizes alone.
+        value: w.consumedWriteUnits / completion.accounts,
+        unit: 'WRU',
+        ...(budget === undefined
+          ? {
+              note: `reported only: the ${n(100_000)}-account budget (≤ ${LARGE_COMPLETION_WRU_PER_ACCOUNT_BUDGET}) is stated at ${n(LARGE_COMPLETION_BUDGET_AT)} accounts`,
+            }
+          : { budget: { op: '<=' as const, limit: budget, text: `≤ ${budget}` } }),
+        floor: {
+          value: completion.floor / completion.accounts,
+          unit: 'WRU',
+          what: `one 1 KB write per distinct bucket the accounts fall in (${n(completion.floor)})`,
+        },
+        extra: {
+          'bucket PutItem': n(w.puts),
+          splits: `${n(w.splits)} (1 PutItem each: the new bucket)`,
+          'write units billed (DynamoDB Local, the figure)': n(w.consumedWriteUnits),
+          'of the new items alone': n(w.writeUnits),
+          ...(completion === large ? { seconds: round(large.seconds, 1) } : {}),
+        },
+      });
+    }
+    if (storage.accounts > 0) {
+      const perAccount = storage.bytes / storage.accounts;
+      results.add({
+        group,
+        name: `history storage, ${scenario.label}: bytes per distinct account`,
+        value: perAccount,
+        unit: 'bytes',
+        budget: { op: '<=', limit: STORED_BYTES_PER_ACCOUNT_BUDGET, text: `≤ ${STORED_BYTES_PER_ACCOUNT_BUDGET}` },
+        extra: {
+          bytes: n(storage.bytes),
+          accounts: n(storage.accounts),
+          items: n(storage.items),
+          'largest item': `${n(storage.maxItem)} B`,
+        },
+      });
+      results.add({
+        group,
+        name: `history storage, ${scenario.label}: $ per million distinct accounts per month`,
+        value: (perAccount * 1e6 * PRICES.dynamodbGbMonth) / 1e9,
+        unit: '$',
+        budget: {
+          op: '<=',
+          limit: STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET,
+          text: `≤ $${STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET}`,
+        },
+        note: `${PRICES.asOf}: DynamoDB Standard storage $${PRICES.dynamodbGbMonth} per GB-month`,
+      });
+    }
+    if (m === floorScenario) {
+      for (const [operation, reads, childMs] of [
+        ['quote', quote, m.child.quoteFloor],
+        ['launch', m.launchFloor, m.child.launchFloor],
+      ] as const)
+        results.add({
+          group,
+          name: `${n(options.launchAccounts)}-account ${operation}, no history (the floor)`,
+          value: median(childMs.map((c) => c.all)) / 1000,
+          unit: 'CPU-s',
+          extra: {
+            'per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.all)),
+            'main thread alone, per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.main)),
+            'in the bench process (CPU-s)': round(reads.cpuSeconds, 3),
+            'bytes read': n(reads.bytes),
+            calls: n(reads.calls),
+          },
+          note: 'reported only: the floor of the CPU-s changes below; the function in its own process',
+        });
+      continue;
+    }
+    for (const [operation, reads, floor, own, ownFloor, floorWhat] of [
+      [
+        'quote',
+        quote,
+        m.quoteFloor,
+        m.child.quote,
+        m.child.quoteFloor,
+        `the same list quoted in a fresh organization with no history, in the quote function's own process (median over ${runs} runs of the median of ${CHILD_QUOTES_PER_RUN} quotes, run in turn with these)`,
+      ],
+      [
+        'launch',
+        launch ?? m.launchFloor,
+        m.launchFloor,
+        m.child.launch,
+        m.child.launchFloor,
+        `the same list launched in a fresh organization with no history, in the enrich function's own process (median of ${runs}, run in turn with these)`,
+      ],
+    ] as const) {
+      const all = (cpu: readonly ChildCpu[]) => cpu.map((c) => c.all);
+      const perRun = own.map((cpu, i) => change(cpu.all, ownFloor[i]!.all));
+      const perRunMain = own.map((cpu, i) => change(cpu.main, ownFloor[i]!.main));
+      const sortedPct = (values: number[]) =>
+        [...values]
+          .sort((a, b) => a - b)
+          .map((v) => round(v, 1))
+          .join(', ');
+      results.add({
+        group,
+        name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: CPU-s change`,
+        value: change(median(all(own)), median(all(ownFloor))),
+        unit: '%',
+        budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
+        floor: { value: round(median(all(ownFloor)) / 1000, 4), unit: 'CPU-s', what: floorWhat },
+        extra: {
+          'CPU-s': round(median(all(own)) / 1000, 4),
+          'change per run, own against its floor (sorted, %)': sortedPct(perRun),
+          'own / floor per run (CPU ms)': own.map((cpu, i) => `${round(cpu.all, 1)}/${round(ownFloor[i]!.all, 1)}`).join(', '),
+          'main thread alone: change (%) of the medians; per run (sorted)': `${round(
+            change(median(own.map((c) => c.main)), median(ownFloor.map((c) => c.main))),
+            1,
+          )}; ${sortedPct(perRunMain)}`,
+          'in the bench process: change (%)': round(change(reads.cpuSeconds, floor.cpuSeconds), 1),
+          'bytes read': n(reads.bytes),
+          calls: n(reads.calls),
+          'history calls': n(reads.historyCalls),
+          'history bytes': n(reads.historyBytes),
+          excluded: JSON.stringify(m.excluded),
+          'history laid out in': `${round(m.seedS, 1)} s`,
+        },
+        note: `the bundled function warm in its own process; runs' changes from ${round(Math.min(...perRun), 1)} % to ${round(Math.max(...perRun), 1)} %`,
+      });
+    }
+  }
+  results.note(
+    group,
+    `Method: one organization per scenario, its history laid out directly (writeLaidOutHistory: ${n(HISTORY_BUCKET_LOAD)} entries a bucket, BatchWriteItem of the precomputed buckets) ` +
+      `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
+      `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
+      `CPU-s: the quote and enrich functions bundled as deployed, each warm in a Node process of its own (bench/children/lambda-worker.mjs; bench/README.md "The history CPU figures"), each invocation after a full garbage collection there; per run ${CHILD_QUOTES_PER_RUN} quotes of one fresh campaign (their median) and one launch of another (its list: 500 fresh accounts of its own), in turn with the same done in a fresh organization with no history (the order alternating; the floor's launch in an organization of its own), each launch waited for until its workflow and its history recording are done; the figure is median over the ${runs} runs, each run's own change beside it. The same requests timed in the bench process (the handler's share, bench/lib/meter.ts) are reported beside it, and give the bytes and calls. Bytes: Content-Length of every DynamoDB response of the request. ` +
+      `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = the units DynamoDB Local reported for every bucket PutItem ` +
+      `(splits included; ConsumedCapacity, which bills a replaced item at the larger of its old and new size, as DynamoDB does), ⌈new item size / 1 KB⌉ beside them. Storage: every bucket item's size + 100 B.`,
+  );
+  results.note(
+    group,
+    `Prices (${PRICES.asOf}, bench/lib/cost.ts): DynamoDB on-demand $${round(PRICES.dynamodbWru * 1e6, 3)} per million write units, $${round(PRICES.dynamodbRru * 1e6, 3)} per million read units, ` +
+      `$${PRICES.dynamodbGbMonth} per GB-month stored. The request-driven cost per 1,000 enriched accounts (a 100,000-account campaign) is the cost group's figure of the scale module; ` +
+      `the history's storage is stated here, per million distinct accounts per month, never folded into it (bench/README.md).`,
+  );
+  workers.quote.close();
+  workers.enrich.close();
 }
