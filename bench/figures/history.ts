@@ -23,6 +23,11 @@
  * (eligible; 100 of them CRM targets in the CRM scenario). The request-driven
  * cost per 1,000 enriched accounts is the `scale` module's (a 100,000-account
  * campaign, same run).
+ *
+ * The CPU-s changes are timed in the quote and enrich functions' own
+ * processes (bundled as deployed, warm: bench/children/lambda-worker.mjs),
+ * not in this one, which holds the whole local stack and its garbage
+ * (bench/README.md "The history CPU figures").
  */
 import { nanoid } from 'nanoid';
 import { collectGarbage } from '../lib/gc';
@@ -47,6 +52,12 @@ import { benchAccount, benchOrganization, importBenchAccounts } from '../lib/fix
 import { PRICES } from '../lib/cost';
 import { round } from '../lib/stats';
 import { profileInProcess, summarizeProfile, type ProfileSummary } from '../lib/cpu-profile';
+import path from 'node:path';
+import { buildBundle } from '../lib/bundle';
+import { startLambdaWorker, type LambdaWorker, type WorkerInvocation } from '../lib/children';
+import { enrichCampaignOperation } from '../../lib/campaigns/schema';
+import { quoteCampaignOperation } from '../../lib/enrichment/schema';
+import { functionIdOf } from '../../infra/routes';
 
 /** Issue #29/#43 budget: a launch's (and a quote's) CPU-seconds change ≤ 10 % with the organization's history. */
 const CHANGE_BUDGET_PCT = 10;
@@ -64,9 +75,37 @@ const LARGE_COMPLETION_BUDGET_AT = 1_000_000;
 const STORED_BYTES_PER_ACCOUNT_BUDGET = 40;
 const STORAGE_DOLLARS_PER_MILLION_MONTH_BUDGET = 0.01;
 const KB = 1024;
+/** Quotes of each run's campaign in the quote's own process (the run's figure is their median). */
+const CHILD_QUOTES_PER_RUN = 5;
+/** Untimed launches (each after {@link CHILD_QUOTES_PER_RUN} quotes) in the functions' own processes before any is measured. */
+const CHILD_WARM_UP_LAUNCHES = 4;
+const QUOTE_ENTRY = 'functions/campaigns-quote.ts';
+const ENRICH_ENTRY = 'functions/campaigns-enrich.ts';
+const TMP_DIR = path.join(import.meta.dirname, '..', 'tmp');
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sortedMs = (values: readonly number[]) =>
+  [...values]
+    .sort((a, b) => a - b)
+    .map((v) => round(v, 1))
+    .join(', ');
+/** CPU of one run in the function's own process (ms): the whole process's and the main thread's alone. */
+interface ChildCpu {
+  all: number;
+  main: number;
+}
+/** A worker invocation's answer, or an error naming the operation and the answer. */
+const childOk = <T extends { statusCode: number; body: string }>(answer: T, operation: string): T => {
+  if (answer.statusCode !== 200) throw new Error(`${operation} in its own process answered ${answer.statusCode}: ${answer.body}`);
+  return answer;
+};
+/** A warm container of the function of `entry` (its bundle built with the CDK options) in a process of its own. */
+async function startWorker(entry: string, operationPath: string): Promise<LambdaWorker> {
+  const functionId = functionIdOf(entry);
+  const bundle = await buildBundle(functionId, { entry }, path.join(TMP_DIR, 'bundles'));
+  return startLambdaWorker({ bundle: bundle.file, functionId, path: operationPath });
+}
 
 /** What the history's writes of one `run` cost: PutItem calls, of which split copies, and write units. */
 interface Writes {
@@ -171,6 +210,7 @@ async function historyStorage(
 
 /** What one request read. */
 interface Reads {
+  /** CPU-s of the request's share of the bench process (bench/lib/meter.ts), reported beside the child's figure. */
   cpuSeconds: number;
   bytes: number;
   calls: number;
@@ -189,6 +229,18 @@ async function untilEnriched(stack: BenchStack, apiKey: string, campaignId: stri
   const deadline = Date.now() + 300_000;
   while (expectOk(await post<{ status: string }>(stack, PATHS.get, apiKey, { campaignId }), 'get').status !== 'enriched') {
     if (Date.now() > deadline) throw new Error(`Campaign ${campaignId} did not reach enriched within 300 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Waits until the launched campaign reads `enriched` and its history recording is done (FinishRecording runs after the
+ * status flips: the organization's `pendingRecency` cleared), so neither is charged to what follows (300 s at most).
+ */
+async function untilRecorded(stack: BenchStack, on: { organizationId: string; apiKey: string }, campaignId: string): Promise<void> {
+  await untilEnriched(stack, on.apiKey, campaignId);
+  for (const deadline = Date.now() + 300_000; (await organizations().get(on.organizationId))?.pendingRecency !== undefined;) {
+    if (Date.now() > deadline) throw new Error(`Campaign ${campaignId}'s history was not recorded within 300 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -234,9 +286,16 @@ export async function runHistory(
   const runs = Math.max(1, options.launchRuns);
   const freshRuns: string[][] = [];
   const crmKnownRuns: string[][] = [];
+  // The launches in the enrich function's own process (the CPU figure) get lists of their own, alike.
+  const childFreshRuns: string[][] = [];
+  const childCrmKnownRuns: string[][] = [];
   for (let run = 0; run < runs; run++) {
     freshRuns.push(await importBenchAccounts(`${p}f${run}`, options.launchAccounts - half, 10));
-    if (options.crmTargets > 0) crmKnownRuns.push(await importBenchAccounts(`${p}k${run}`, half, 10));
+    childFreshRuns.push(await importBenchAccounts(`${p}g${run}`, options.launchAccounts - half, 10));
+    if (options.crmTargets > 0) {
+      crmKnownRuns.push(await importBenchAccounts(`${p}k${run}`, half, 10));
+      childCrmKnownRuns.push(await importBenchAccounts(`${p}j${run}`, half, 10));
+    }
   }
   const fresh = freshRuns[0]!;
   await embeddedWarehouse().importAccounts(known.map((id, j) => benchAccount(id, j, 10)));
@@ -246,6 +305,13 @@ export async function runHistory(
     ...options.historySizes.map((accounts) => ({ label: `${n(accounts)} accounts in the history`, accounts, crmTargets: 0 })),
     ...(options.crmTargets > 0 ? [{ label: `${n(options.crmTargets)} CRM targets`, accounts: 0, crmTargets: options.crmTargets }] : []),
   ];
+  // The CPU figures: the quote and enrich functions bundled as deployed, each warm in a Node process of its own where only
+  // the function lives (bench/children/lambda-worker.mjs), against the same DynamoDB Local and Step Functions endpoint.
+  const workers: { quote: LambdaWorker; enrich: LambdaWorker } = {
+    quote: await startWorker(QUOTE_ENTRY, quoteCampaignOperation.path),
+    enrich: await startWorker(ENRICH_ENTRY, enrichCampaignOperation.path),
+  };
+  // (Closed at the end; if the bench fails first, they end with it: a worker exits when its IPC channel closes.)
   // Untimed first: the first requests of a handler do one-off work (module loading, JIT) the floor must not carry.
   {
     const warm = await benchOrganization('Bench history warm-up');
@@ -258,6 +324,23 @@ export async function runHistory(
       expectOk(await post(stack, PATHS.enrich, warm.apiKey, { campaignId }), 'enrich');
       await untilEnriched(stack, warm.apiKey, campaignId);
     }
+    // The functions' own processes: until their optimizing compiler has settled on the paths measured (a history read
+    // with recency: after the first launch the warm-up organization has a history; each launch's list half fresh).
+    const childWarm = await benchOrganization('Bench history warm-up, child');
+    for (let run = 0; run < CHILD_WARM_UP_LAUNCHES; run++) {
+      const list = [...known, ...(await importBenchAccounts(`${p}w${run}`, options.launchAccounts - half, 10))];
+      const campaignId = expectOk(
+        await post<{ id: string }>(stack, PATHS.create, childWarm.apiKey, {
+          name: 'Warm-up',
+          accountIds: list,
+          excludeEnrichedWithinDays: WINDOW_DAYS,
+        }),
+        'create',
+      ).id;
+      for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) childOk(await workers.quote.invoke(childWarm.apiKey, { campaignId }), 'quote');
+      childOk(await workers.enrich.invoke(childWarm.apiKey, { campaignId }), 'enrich');
+      await untilRecorded(stack, childWarm, campaignId);
+    }
   }
   const measured: {
     scenario: Scenario;
@@ -268,6 +351,8 @@ export async function runHistory(
     launch: Reads | undefined;
     /** Median of the launches of the same lists in fresh organizations with no history, run in turn with these. */
     launchFloor: Reads;
+    /** CPU per run in the function's own process: own and floor (quotes: each run's median of {@link CHILD_QUOTES_PER_RUN}). */
+    child: { quote: ChildCpu[]; quoteFloor: ChildCpu[]; launch: ChildCpu[]; launchFloor: ChildCpu[] };
     bare: { bytes: number; ms: number; items: number };
     seedS: number;
     buckets: number;
@@ -329,12 +414,28 @@ export async function runHistory(
     );
     expectOk(launched, 'enrich');
     const reads = readsOf(launched.scope.calls, launched.scope.cpuSeconds ?? Number.NaN);
-    await untilEnriched(stack, on.apiKey, campaignId);
-    for (const deadline = Date.now() + 300_000; (await organizations().get(on.organizationId))?.pendingRecency !== undefined;) {
-      if (Date.now() > deadline) throw new Error(`Campaign ${campaignId}'s history was not recorded within 300 s`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilRecorded(stack, on, campaignId);
     return reads;
+  };
+  /**
+   * One launch of `ids` on a fresh campaign of `on` in the enrich function's own process (its CPU there, ms), waited for as
+   * {@link launchOnce} waits.
+   */
+  const childLaunchOnce = async (
+    on: { organizationId: string; apiKey: string },
+    ids: readonly string[],
+    label: string,
+  ): Promise<ChildCpu> => {
+    const campaignId = await createCampaign(on.apiKey, ids, label);
+    const answer = childOk(await workers.enrich.invoke(on.apiKey, { campaignId }), 'enrich');
+    await untilRecorded(stack, on, campaignId);
+    return { all: answer.cpuMs, main: answer.mainThreadCpuMs };
+  };
+  /** {@link CHILD_QUOTES_PER_RUN} quotes of `campaignId` in the quote function's own process: their median CPU (ms). */
+  const childQuotes = async (apiKey: string, campaignId: string): Promise<ChildCpu> => {
+    const spent: WorkerInvocation[] = [];
+    for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await workers.quote.invoke(apiKey, { campaignId }), 'quote'));
+    return { all: median(spent.map((s) => s.cpuMs)), main: median(spent.map((s) => s.mainThreadCpuMs)) };
   };
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
@@ -356,7 +457,7 @@ export async function runHistory(
       });
     } else if (scenario.crmTargets > 0) {
       // 100 of every run's fresh accounts (each run quotes and launches its own list).
-      const targets = freshRuns.flatMap((ids) => ids.slice(0, 100));
+      const targets = [...freshRuns, ...childFreshRuns].flatMap((ids) => ids.slice(0, 100));
       await writeLaidOutHistory({
         client: ddb,
         tableName: stack.tableName,
@@ -383,6 +484,8 @@ export async function runHistory(
       return {
         excluded: expectOk(reply, 'quote').accounts.excluded,
         reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
+        // The same campaign quoted again in the quote function's own process (a quote writes nothing).
+        childMs: await childQuotes(on.apiKey, campaignId),
       };
     };
     // Quotes and launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with
@@ -393,23 +496,32 @@ export async function runHistory(
     const floorQuotes: Reads[] = [];
     const launches: Reads[] = [];
     const floorLaunches: Reads[] = [];
+    const child: (typeof measured)[number]['child'] = { quote: [], quoteFloor: [], launch: [], launchFloor: [] };
     let excluded: unknown;
     const floorLabel = `no history, beside ${scenario.label}`;
     for (let run = 0; run < runs; run++) {
-      const list = [...(scenario.accounts === 0 && scenario.crmTargets > 0 ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
+      const crm = scenario.accounts === 0 && scenario.crmTargets > 0;
+      const list = [...(crm ? crmKnownRuns[run]! : known), ...freshRuns[run]!];
+      // The child's launch: a list alike of its own (the launch above recorded this run's fresh accounts).
+      const childList = [...(crm ? childCrmKnownRuns[run]! : known), ...childFreshRuns[run]!];
       const floorRun = async () => {
         const floorOrganization = await benchOrganization(`Bench history floor ${run}`);
         const quoted = await quoteOnce(floorOrganization, list, floorLabel);
         floorQuotes.push(quoted.reads);
+        child.quoteFloor.push(quoted.childMs);
         if (measured.length === 0) excluded = quoted.excluded;
         floorLaunches.push(await launchOnce(floorOrganization, list, floorLabel));
+        // Another fresh organization: the launch above recorded its eligible accounts in the first one's history.
+        child.launchFloor.push(await childLaunchOnce(await benchOrganization(`Bench history floor ${run}, child`), childList, floorLabel));
       };
       const ownRun = async () => {
         if (measured.length === 0) return;
         const quoted = await quoteOnce({ apiKey }, list, scenario.label);
         quotes.push(quoted.reads);
+        child.quote.push(quoted.childMs);
         excluded = quoted.excluded;
         launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
+        child.launch.push(await childLaunchOnce({ organizationId, apiKey }, childList, scenario.label));
       };
       for (const next of run % 2 === 0 ? [floorRun, ownRun] : [ownRun, floorRun]) await next();
     }
@@ -440,7 +552,7 @@ export async function runHistory(
           `Profile (--profile), ${n(options.launchAccounts)}-account ${operation}, ${scenario.label}, against its floor: ${text}.`,
         );
       }
-    measured.push({ scenario, quote, quoteFloor, launch, launchFloor, bare, seedS, buckets, excluded, small, large, storage });
+    measured.push({ scenario, quote, quoteFloor, launch, launchFloor, child, bare, seedS, buckets, excluded, small, large, storage });
     console.log(
       `  ${scenario.label}: seeded in ${round(seedS, 1)} s (${n(buckets)} buckets); completions ${round(small.writes.consumedWriteUnits / small.accounts, 3)} and ` +
         `${round(large.writes.consumedWriteUnits / large.accounts, 3)} WRU per account (${round(large.seconds, 1)} s)`,
@@ -532,43 +644,68 @@ export async function runHistory(
       });
     }
     if (m === floorScenario) {
-      for (const [operation, reads] of [
-        ['quote', quote],
-        ['launch', m.launchFloor],
+      for (const [operation, reads, childMs] of [
+        ['quote', quote, m.child.quoteFloor],
+        ['launch', m.launchFloor, m.child.launchFloor],
       ] as const)
         results.add({
           group,
           name: `${n(options.launchAccounts)}-account ${operation}, no history (the floor)`,
-          value: reads.cpuSeconds,
+          value: median(childMs.map((c) => c.all)) / 1000,
           unit: 'CPU-s',
-          extra: { 'bytes read': n(reads.bytes), calls: n(reads.calls) },
-          note: 'reported only: the floor of the CPU-s changes below',
+          extra: {
+            'per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.all)),
+            'main thread alone, per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.main)),
+            'in the bench process (CPU-s)': round(reads.cpuSeconds, 3),
+            'bytes read': n(reads.bytes),
+            calls: n(reads.calls),
+          },
+          note: 'reported only: the floor of the CPU-s changes below; the function in its own process',
         });
       continue;
     }
-    for (const [operation, reads, floor, floorWhat] of [
+    for (const [operation, reads, floor, own, ownFloor, floorWhat] of [
       [
         'quote',
         quote,
         m.quoteFloor,
-        `the same list quoted in a fresh organization with no history (median of ${runs}, run in turn with these)`,
+        m.child.quote,
+        m.child.quoteFloor,
+        `the same list quoted in a fresh organization with no history, in the quote function's own process (median over ${runs} runs of the median of ${CHILD_QUOTES_PER_RUN} quotes, run in turn with these)`,
       ],
       [
         'launch',
         launch ?? m.launchFloor,
         m.launchFloor,
-        `the same list launched in a fresh organization with no history (median of ${runs}, run in turn with these)`,
+        m.child.launch,
+        m.child.launchFloor,
+        `the same list launched in a fresh organization with no history, in the enrich function's own process (median of ${runs}, run in turn with these)`,
       ],
     ] as const) {
+      const all = (cpu: readonly ChildCpu[]) => cpu.map((c) => c.all);
+      const perRun = own.map((cpu, i) => change(cpu.all, ownFloor[i]!.all));
+      const perRunMain = own.map((cpu, i) => change(cpu.main, ownFloor[i]!.main));
+      const sortedPct = (values: number[]) =>
+        [...values]
+          .sort((a, b) => a - b)
+          .map((v) => round(v, 1))
+          .join(', ');
       results.add({
         group,
         name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: CPU-s change`,
-        value: change(reads.cpuSeconds, floor.cpuSeconds),
+        value: change(median(all(own)), median(all(ownFloor))),
         unit: '%',
         budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
-        floor: { value: floor.cpuSeconds, unit: 'CPU-s', what: floorWhat },
+        floor: { value: round(median(all(ownFloor)) / 1000, 4), unit: 'CPU-s', what: floorWhat },
         extra: {
-          'CPU-s': round(reads.cpuSeconds, 3),
+          'CPU-s': round(median(all(own)) / 1000, 4),
+          'change per run, own against its floor (sorted, %)': sortedPct(perRun),
+          'own / floor per run (CPU ms)': own.map((cpu, i) => `${round(cpu.all, 1)}/${round(ownFloor[i]!.all, 1)}`).join(', '),
+          'main thread alone: change (%) of the medians; per run (sorted)': `${round(
+            change(median(own.map((c) => c.main)), median(ownFloor.map((c) => c.main))),
+            1,
+          )}; ${sortedPct(perRunMain)}`,
+          'in the bench process: change (%)': round(change(reads.cpuSeconds, floor.cpuSeconds), 1),
           'bytes read': n(reads.bytes),
           calls: n(reads.calls),
           'history calls': n(reads.historyCalls),
@@ -576,6 +713,7 @@ export async function runHistory(
           excluded: JSON.stringify(m.excluded),
           'history laid out in': `${round(m.seedS, 1)} s`,
         },
+        note: `the bundled function warm in its own process; runs' changes from ${round(Math.min(...perRun), 1)} % to ${round(Math.max(...perRun), 1)} %`,
       });
     }
   }
@@ -584,7 +722,7 @@ export async function runHistory(
     `Method: one organization per scenario, its history laid out directly (writeLaidOutHistory: ${n(HISTORY_BUCKET_LOAD)} entries a bucket, BatchWriteItem of the precomputed buckets) ` +
       `from campaigns of ${n(SEED_CAMPAIGN)} accounts completed a minute apart inside the ${WINDOW_DAYS}-day window; the CRM scenario's entries are CRM targets. ` +
       `The ${n(options.launchAccounts)}-account list: ${n(half)} accounts of the history and ${n(options.launchAccounts - half)} fresh ones (100 of them CRM targets in the CRM scenario). ` +
-      `CPU-s: the handler's share of this process (bench/lib/meter.ts), after a full garbage collection; median of ${runs} quotes and of ${runs} launches, each on a fresh campaign (the run's list: 500 fresh accounts of its own) and in turn with the same list's quote and launch in a fresh organization with no history (their medians are that scenario's floors), each waited for until its workflow and its history recording are done. Bytes: Content-Length of every DynamoDB response of the request. ` +
+      `CPU-s: the quote and enrich functions bundled as deployed, each warm in a Node process of its own (bench/children/lambda-worker.mjs; bench/README.md "The history CPU figures"), each invocation after a full garbage collection there; per run ${CHILD_QUOTES_PER_RUN} quotes of one fresh campaign (their median) and one launch of another (its list: 500 fresh accounts of its own), in turn with the same done in a fresh organization with no history (the order alternating; the floor's launch in an organization of its own), each launch waited for until its workflow and its history recording are done; the figure is median over the ${runs} runs, each run's own change beside it. The same requests timed in the bench process (the handler's share, bench/lib/meter.ts) are reported beside it, and give the bytes and calls. Bytes: Content-Length of every DynamoDB response of the request. ` +
       `Completions: recordEnrichment (what FinishRecording runs) of accounts new to the history, after the launches' own recordings (${n(runs)} × ${n(options.launchAccounts - half)} fresh accounts; none in the first scenario, whose launches run in other organizations); write units = the units DynamoDB Local reported for every bucket PutItem ` +
       `(splits included; ConsumedCapacity, which bills a replaced item at the larger of its old and new size, as DynamoDB does), ⌈new item size / 1 KB⌉ beside them. Storage: every bucket item's size + 100 B.`,
   );
@@ -594,4 +732,6 @@ export async function runHistory(
       `$${PRICES.dynamodbGbMonth} per GB-month stored. The request-driven cost per 1,000 enriched accounts (a 100,000-account campaign) is the cost group's figure of the scale module; ` +
       `the history's storage is stated here, per million distinct accounts per month, never folded into it (bench/README.md).`,
   );
+  workers.quote.close();
+  workers.enrich.close();
 }

@@ -3,7 +3,7 @@
  * Node 24 binary as the bench (`process.execPath`), with the bench's
  * environment (so they reach the same local endpoints).
  */
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -180,20 +180,7 @@ export async function runLambdaOnce(options: {
   blocks?: { runs: number; size: number; partKey: string; profile?: string };
 }): Promise<{ outcome: ExportLambdaOutcome; stdout: string; stderr: string }> {
   const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
-  const { apiGatewayEvent } = await import('../../infra/local/event');
-  const event = apiGatewayEvent({
-    method: 'POST',
-    url: options.path,
-    headers: {
-      authorization: `Bearer ${options.apiKey}`,
-      'content-type': 'application/json',
-      host: '127.0.0.1',
-      'user-agent': 'bench',
-      ...options.headers,
-    },
-    body: Buffer.from(JSON.stringify(options.body)),
-    requestId: `bench-${options.functionId}`,
-  });
+  const event = await lambdaEvent(options);
   const { nodeOptionsOf } = await import('../../infra/memory');
   const nodeOptions = nodeOptionsOf(options.functionId);
   const profilerArgs = options.profile
@@ -258,4 +245,110 @@ export async function runLambdaBlocks(options: {
 }): Promise<{ outcome: LambdaBlocksOutcome; stderr: string }> {
   const { stdout, stderr } = await runLambdaOnce(options);
   return { outcome: JSON.parse(stdout.trim().split('\n').at(-1)!) as LambdaBlocksOutcome, stderr };
+}
+
+/**
+ * The API Gateway v2 event of `POST <path>` with `body` (JSON) and `headers`,
+ * authorized by `apiKey`, as the local API hands it to `functionId`.
+ */
+async function lambdaEvent(options: {
+  apiKey: string;
+  functionId: string;
+  path: string;
+  body: unknown;
+  headers?: Record<string, string>;
+}): Promise<unknown> {
+  const { apiGatewayEvent } = await import('../../infra/local/event');
+  return apiGatewayEvent({
+    method: 'POST',
+    url: options.path,
+    headers: {
+      authorization: `Bearer ${options.apiKey}`,
+      'content-type': 'application/json',
+      host: '127.0.0.1',
+      'user-agent': 'bench',
+      ...options.headers,
+    },
+    body: Buffer.from(JSON.stringify(options.body)),
+    requestId: `bench-${options.functionId}`,
+  });
+}
+
+/** One invocation's answer from {@link startLambdaWorker}: the handler's CPU in its own process (ms) and its response. */
+export interface WorkerInvocation {
+  /** The worker process's CPU (all threads) during the invocation, ms. */
+  cpuMs: number;
+  /** The main thread's alone (no V8 helper threads: concurrent GC marking, optimizing compilation), ms. */
+  mainThreadCpuMs: number;
+  statusCode: number;
+  body: string;
+}
+
+/** A warm container of one API function in a process of its own ({@link startLambdaWorker}). */
+export interface LambdaWorker {
+  /** Invokes the handler with `POST <path>` of `body` by `apiKey`, after a full collection in the worker; its CPU there. */
+  invoke(apiKey: string, body: unknown): Promise<WorkerInvocation>;
+  /** Ends the worker process. */
+  close(): void;
+}
+
+/**
+ * Starts a warm Lambda container of one API function's bundle in a Node
+ * process of its own (bench/children/lambda-worker.mjs, forked with IPC and
+ * `--expose-gc`), with the environment outside the local Lambda emulation
+ * plus the function's deployed `NODE_OPTIONS` (infra/memory.ts): each
+ * {@link LambdaWorker.invoke} is one warm invocation, timed by that process's
+ * `process.cpuUsage` after a full garbage collection, so none of the bench
+ * process's heap, local stack or garbage is in the figure.
+ * @throws if the worker exits before it is ready.
+ */
+export async function startLambdaWorker(options: { bundle: string; functionId: string; path: string }): Promise<LambdaWorker> {
+  const { environmentOutsideLambda } = await import('../../infra/local/lambda-context');
+  const { nodeOptionsOf } = await import('../../infra/memory');
+  const nodeOptions = nodeOptionsOf(options.functionId);
+  const child = fork(
+    path.join(CHILDREN, 'lambda-worker.mjs'),
+    [JSON.stringify({ bundle: options.bundle, functionName: options.functionId })],
+    {
+      execArgv: ['--expose-gc'],
+      env: { ...environmentOutsideLambda(), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  const pending = new Map<number, { resolve: (answer: WorkerInvocation) => void; reject: (error: Error) => void }>();
+  let next = 0;
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`The ${options.functionId} worker exited (${code}) before it was ready`)));
+    child.on('message', (message: { ready?: true; id?: number; error?: string } & Partial<WorkerInvocation>) => {
+      if (message.ready) return resolve();
+      const waiter = pending.get(message.id!);
+      pending.delete(message.id!);
+      if (message.error !== undefined) waiter?.reject(new Error(`${options.functionId} worker: ${message.error}`));
+      else
+        waiter?.resolve({
+          cpuMs: message.cpuMs!,
+          mainThreadCpuMs: message.mainThreadCpuMs!,
+          statusCode: message.statusCode!,
+          body: message.body!,
+        });
+    });
+  });
+  child.on('exit', (code) => {
+    for (const waiter of pending.values()) waiter.reject(new Error(`The ${options.functionId} worker exited (${code}) mid-invocation`));
+    pending.clear();
+  });
+  return {
+    invoke: async (apiKey, body) => {
+      const event = await lambdaEvent({ apiKey, functionId: options.functionId, path: options.path, body });
+      const id = next++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        child.send({ id, event });
+      });
+    },
+    close: () => {
+      child.removeAllListeners('exit');
+      child.kill();
+    },
+  };
 }
