@@ -5,7 +5,11 @@
  * 127.0.0.1, verified with the `standardwebhooks` library; the delivery log,
  * redelivery, 410, rotation, SSRF refusals, isolation and the endpoint limit.
  */
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ddb } from '../lib/aws';
+import { config } from '../lib/config';
+import * as tableKeys from '../lib/db/keys';
 import { Webhook } from 'standardwebhooks';
 import { cancelEnrichment } from '../lib/enrichment/cancel';
 import { campaigns, endpointSecretAnswer, enrichment, idempotencyRecords, useWebhookResolver, webhooks, workflow } from '../lib/root';
@@ -58,7 +62,7 @@ afterEach(async () => {
 async function createEndpoint(
   apiKey: string,
   body: Record<string, unknown>,
-): Promise<{ id: string; secret: string; url: string; events: string[] }> {
+): Promise<{ id: string; secret: string; url: string; events: string[]; createdAt: string }> {
   const res = await call(api(), W.create, { apiKey, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.data;
@@ -326,6 +330,34 @@ describe('delivery log and redelivery', () => {
 });
 
 describe('secret rotation', () => {
+  it('answers the rotated endpoint even when it is deleted right after the rotation (no read-back of a gone item)', async () => {
+    const { apiKey, organizationId } = await newOrganization();
+    const endpoint = await createEndpoint(apiKey, { url: (await receiver()).url });
+    const key = tableKeys.webhookEndpoint(organizationId, endpoint.id);
+    const name = 'deleteAfterRotation';
+    // Once the rotation's write succeeds, the endpoint is deleted before the use case answers (a webhooks/delete racing it).
+    ddb.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const text = JSON.stringify(args.input);
+        if (text.includes(key.pk) && text.includes(':c_secret'))
+          await ddb.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const rotated = await call(api(), W.rotate, { apiKey, body: { endpointId: endpoint.id } });
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      expect(rotated.data).toMatchObject({ id: endpoint.id, url: endpoint.url, events: endpoint.events, createdAt: endpoint.createdAt });
+      expect(rotated.data.secret).toMatch(/^whsec_/);
+      expect(rotated.data.secret).not.toBe(endpoint.secret);
+    } finally {
+      ddb.middlewareStack.remove(name);
+    }
+    expect((await ddb.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item).toBeUndefined();
+  });
+
   it('signs with both secrets for the overlap after rotate-secret, each signature verifying with its own secret', async () => {
     const { apiKey } = await newOrganization();
     const hook = await receiver();
