@@ -29,10 +29,11 @@
  * RSS after the import and its peak (VmHWM from /proc, plus the largest
  * 50 ms sample with its heap/external breakdown, RSS once a second and each second's largest rss / heap used /
  * external / array buffers), and CPU time. Plain JavaScript on purpose: nothing but the
- * bundle is loaded, so the RSS is the function's own.
+ * bundle (and its Lambda context, lambda-context.mjs) is loaded, so the RSS is the function's own.
  */
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
+import { warmContext } from './lambda-context.mjs';
 
 const { bundle, event, functionName = 'CampaignsExport', blocks } = JSON.parse(process.argv[2]);
 const vmHwmMiB = () => {
@@ -97,7 +98,7 @@ const sampler = setInterval(() => {
     atPeak = usage;
   }
 }, 50);
-const context = { ...warmContext(functionName), getRemainingTimeInMillis: () => 29_000 };
+const context = warmContext(functionName);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 let response;
@@ -148,7 +149,7 @@ async function timeBlocks() {
     for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
   }).observe({ entryTypes: ['gc'] });
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const lambdaContext = { ...warmContext(functionName), getRemainingTimeInMillis: () => 29_000 };
+  const lambdaContext = warmContext(functionName);
   let reused = Buffer.alloc(0);
   const into = (bytes) => (reused.length >= bytes ? reused : (reused = Buffer.allocUnsafeSlow(bytes)));
   let answer;
@@ -217,22 +218,5 @@ async function pageProfiler() {
     },
     save: (file) =>
       profiles.forEach(({ kind, profile }, i) => writeFileSync(`${file}-${kind}-${i + 1}.cpuprofile`, JSON.stringify(profile))),
-  };
-}
-
-/** The Lambda context of an invocation of `name` (the Node runtime's fields). */
-function warmContext(name) {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: `bench-${name}`,
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'bench',
-    done() {},
-    fail() {},
-    succeed() {},
   };
 }

@@ -14,24 +14,13 @@
  * stack or its garbage) and by `process.threadCpuUsage` (the main thread
  * alone: without V8's helper threads, concurrent marking and optimizing
  * compilation). Replies `{ id, cpuMs, mainThreadCpuMs, statusCode, body }`. Plain
- * JavaScript on purpose: nothing but the bundle is loaded.
+ * JavaScript on purpose: nothing but the bundle (and its Lambda context, lambda-context.mjs) is loaded.
  */
+import { warmContext } from './lambda-context.mjs';
+
 const { bundle, functionName } = JSON.parse(process.argv[2]);
 const { handler } = await import(`file://${bundle}`);
-const context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-  memoryLimitInMB: '1024',
-  awsRequestId: `bench-${functionName}`,
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'bench',
-  getRemainingTimeInMillis: () => 29_000,
-  done() {},
-  fail() {},
-  succeed() {},
-};
+const context = warmContext(functionName);
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 process.on('message', async ({ id, event }) => {
   try {
