@@ -343,16 +343,14 @@ export const rotateSecret: Method<'rotateSecret'> = (table) => {
     for (;;) {
       const current = await getItem(table, keys.webhookEndpoint(organizationId, endpointId));
       if (!current) return undefined;
+      const rotated = { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt };
       const outcome = await updateIf(
         client,
         {
           TableName: tableName,
           Key: keys.webhookEndpoint(organizationId, endpointId),
           // Optimistic: a concurrent rotation makes this one start again from the secret it left.
-          ...updateParts(
-            { set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt } },
-            and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } }),
-          ),
+          ...updateParts({ set: rotated }, and(exists, { expression: 'secret = :c_secret', values: { ':c_secret': current.secret } })),
           // Nothing is read back: every other field of the answer is immutable, so the endpoint after the write is the one
           // read with this secret plus what the write set. A read-back would find nothing after a delete racing the
           // rotation, and answer an empty endpoint (Schemathesis found it with two workers).
@@ -360,7 +358,7 @@ export const rotateSecret: Method<'rotateSecret'> = (table) => {
         },
         alsoPut,
       );
-      if (outcome.ok) return toEndpoint({ ...current, secret, previousSecret: current.secret, previousSecretExpiresAt: previousExpiresAt });
+      if (outcome.ok) return toEndpoint({ ...current, ...rotated });
       if (!outcome.old) return undefined;
     }
   };
