@@ -50,7 +50,7 @@ import type { BenchStack, CallRecord } from '../lib/stack';
 import { expectOk, post, postCounted, PATHS } from '../lib/api';
 import { benchAccount, benchOrganization, importBenchAccounts } from '../lib/fixtures';
 import { PRICES } from '../lib/cost';
-import { round } from '../lib/stats';
+import { round, sortedRounded } from '../lib/stats';
 import { profileInProcess, summarizeProfile, type ProfileSummary } from '../lib/cpu-profile';
 import path from 'node:path';
 import { buildBundle } from '../lib/bundle';
@@ -85,11 +85,8 @@ const TMP_DIR = path.join(import.meta.dirname, '..', 'tmp');
 
 const n = (v: number) => Math.round(v).toLocaleString('en-US');
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const sortedMs = (values: readonly number[]) =>
-  [...values]
-    .sort((a, b) => a - b)
-    .map((v) => round(v, 1))
-    .join(', ');
+/** Per-run figures as a row shows them: sorted, 1 digit, comma-separated. */
+const sortedRuns = (values: readonly number[]) => sortedRounded(values, 1, ', ');
 /** CPU of one run in the function's own process (ms): the whole process's and the main thread's alone. */
 interface ChildCpu {
   all: number;
@@ -654,8 +651,8 @@ export async function runHistory(
           value: median(childMs.map((c) => c.all)) / 1000,
           unit: 'CPU-s',
           extra: {
-            'per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.all)),
-            'main thread alone, per run (CPU ms, sorted)': sortedMs(childMs.map((c) => c.main)),
+            'per run (CPU ms, sorted)': sortedRuns(childMs.map((c) => c.all)),
+            'main thread alone, per run (CPU ms, sorted)': sortedRuns(childMs.map((c) => c.main)),
             'in the bench process (CPU-s)': round(reads.cpuSeconds, 3),
             'bytes read': n(reads.bytes),
             calls: n(reads.calls),
@@ -685,11 +682,6 @@ export async function runHistory(
       const all = (cpu: readonly ChildCpu[]) => cpu.map((c) => c.all);
       const perRun = own.map((cpu, i) => change(cpu.all, ownFloor[i]!.all));
       const perRunMain = own.map((cpu, i) => change(cpu.main, ownFloor[i]!.main));
-      const sortedPct = (values: number[]) =>
-        [...values]
-          .sort((a, b) => a - b)
-          .map((v) => round(v, 1))
-          .join(', ');
       results.add({
         group,
         name: `${n(options.launchAccounts)}-account ${operation}, ${scenario.label}: CPU-s change`,
@@ -699,12 +691,12 @@ export async function runHistory(
         floor: { value: round(median(all(ownFloor)) / 1000, 4), unit: 'CPU-s', what: floorWhat },
         extra: {
           'CPU-s': round(median(all(own)) / 1000, 4),
-          'change per run, own against its floor (sorted, %)': sortedPct(perRun),
+          'change per run, own against its floor (sorted, %)': sortedRuns(perRun),
           'own / floor per run (CPU ms)': own.map((cpu, i) => `${round(cpu.all, 1)}/${round(ownFloor[i]!.all, 1)}`).join(', '),
           'main thread alone: change (%) of the medians; per run (sorted)': `${round(
             change(median(own.map((c) => c.main)), median(ownFloor.map((c) => c.main))),
             1,
-          )}; ${sortedPct(perRunMain)}`,
+          )}; ${sortedRuns(perRunMain)}`,
           'in the bench process: change (%)': round(change(reads.cpuSeconds, floor.cpuSeconds), 1),
           'bytes read': n(reads.bytes),
           calls: n(reads.calls),

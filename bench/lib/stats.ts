@@ -61,12 +61,15 @@ export function shuffled<T>(items: readonly T[], random: () => number = Math.ran
   return order;
 }
 
-/** `values` sorted ascending, each rounded to 2 digits, joined by spaces: how a figure shows the spread of its samples' ratios. */
-export const sortedRounded = (values: readonly number[]): string =>
+/**
+ * `values` sorted ascending, each rounded to `digits` (default 2), joined by `separator` (default a space): how a figure
+ * shows the spread of its samples (ratios; the history module's per-run CPU ms and changes, 1 digit, comma-separated).
+ */
+export const sortedRounded = (values: readonly number[], digits = 2, separator = ' '): string =>
   [...values]
     .sort((a, b) => a - b)
-    .map((value) => round(value, 2))
-    .join(' ');
+    .map((value) => round(value, digits))
+    .join(separator);
 
 /** One slice of a measured window: its length, this process's event-loop busy share (0..1) and DynamoDB Local's cores over it. */
 export interface BusySlice {
