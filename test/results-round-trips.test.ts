@@ -3,8 +3,9 @@
  * through HTTP against the local stack, every DynamoDB call of a page
  * counted by a middleware on the shared document client (the request-rate
  * limiter's own calls left out, as test/campaigns-get-list.test.ts does), and
- * the calls grouped into waves (a wave: calls sent while another of the page
- * is still in flight, so one round trip of latency). A page of an enriched
+ * the calls grouped into waves (a call's wave: one more than the latest wave
+ * among the calls answered before it was sent, so the waves are the round
+ * trips of latency one after another). A page of an enriched
  * campaign is two waves: the campaign with its organization, which verifies
  * the API key (one BatchGetItem), beside the suppression sets' versions (one
  * BatchGetItem); then the sequence head beside the ranges' Query. The checks
@@ -29,25 +30,28 @@ afterEach(() => {
   for (const remove of removeSpies.splice(0)) remove();
 });
 
-/** The DynamoDB calls made while recording, in order, with the wave each was sent in. */
+/**
+ * The DynamoDB calls made while recording, in order, with the wave (round trip) each was sent in: one more than the
+ * latest wave among the calls that had answered before it was sent (1 when none had). A call sent beside another is
+ * in its wave even when a slower call of the wave before is still in flight (the page's second wave waits for the
+ * campaign's read only, not for the suppression versions'), so the count does not depend on which answer comes first.
+ */
 function recordDynamoDb() {
   const calls: { command: string; wave: number }[] = [];
-  let inFlight = 0;
-  let wave = 0;
+  /** The latest wave among the calls that have answered. */
+  let answered = 0;
   let recording = false;
   const name = `resultsRoundTrips${++spyCount}`;
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
       const text = JSON.stringify(args.input);
       if (!recording || text.includes('#LIMIT#') || text.includes('limitRequests')) return next(args);
-      // A call sent while none of the page's is in flight starts a new round trip.
-      if (inFlight === 0) wave++;
+      const wave = answered + 1;
       calls.push({ command: String(context.commandName).replace(/Command$/, ''), wave });
-      inFlight++;
       try {
         return await next(args);
       } finally {
-        inFlight--;
+        answered = Math.max(answered, wave);
       }
     },
     { step: 'initialize', name },
@@ -56,11 +60,11 @@ function recordDynamoDb() {
   return {
     async during<T>(work: () => Promise<T>): Promise<{ result: T; calls: typeof calls; waves: number }> {
       calls.length = 0;
-      wave = 0;
+      answered = 0;
       recording = true;
       try {
         const result = await work();
-        return { result, calls: [...calls], waves: wave };
+        return { result, calls: [...calls], waves: Math.max(0, ...calls.map((c) => c.wave)) };
       } finally {
         recording = false;
       }
