@@ -6,9 +6,11 @@
  * stored account list; every refusal must name the field and write nothing.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { s3 } from '../lib/aws';
+import { ddb, s3 } from '../lib/aws';
 import { config } from '../lib/config';
+import * as tableKeys from '../lib/db/keys';
 import { accountListKey } from '../lib/account-lists/account-list';
 import type { CampaignRecord } from '../lib/campaigns/model';
 import { createCampaign } from '../lib/campaigns/use-cases';
@@ -634,6 +636,34 @@ describe('POST /v1/campaigns/update', () => {
       error: { code: 'campaign_not_editable', message: expect.any(String), details: { status: 'tam_only' } },
     });
     await expectStored(apiKey, ui);
+  });
+
+  it('answers 404 not_found, not an empty campaign, when the draft is deleted between the audited update and its read-back', async () => {
+    const { apiKey, organizationId, campaign } = await draft();
+    const key = tableKeys.campaign(organizationId, campaign.id);
+    const name = 'deleteAfterUpdate';
+    let transactions = 0;
+    // The update runs in one transaction with the request's audit entry (docs/audit.md) and reads the draft back after it:
+    // the draft is deleted right after that transaction, before the read-back.
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes(key.pk)) {
+          transactions++;
+          await ddb.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+        }
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const res = await call(api(), UPDATE, { apiKey, body: { campaignId: campaign.id, name: 'Renamed' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.error).toMatchObject({ code: 'not_found' });
+    } finally {
+      ddb.middlewareStack.remove(name);
+    }
+    expect(transactions).toBe(1);
   });
 
   it('refuses a draft created through another surface (only API-created drafts are editable)', async () => {

@@ -77,7 +77,8 @@ export interface CampaignStore {
   ): Promise<{ campaign?: CampaignRecord; organization?: OrganizationRecord }>;
   /**
    * Applies changes to an API-created draft; refused otherwise (`current` tells why). With `alsoPut`
-   * (the request's audit entry, docs/audit.md), in one transaction with those items, and the draft read back.
+   * (the request's audit entry, docs/audit.md), in one transaction with those items, and the draft read back
+   * (a draft deleted before the read-back answers as a missing one: `{ ok: false }` without `current`).
    */
   updateDraft(
     organizationId: string,
@@ -228,7 +229,8 @@ export const updateDraft: StoreMethod<CampaignStore, 'updateDraft'> =
       },
       alsoPut,
     );
-    if (outcome.ok) return { ok: true, campaign: toCampaignRecord(outcome.item) };
+    // Written, then deleted before the read-back (updateIf): the campaign is gone, as for a missing one.
+    if (outcome.ok) return outcome.item ? { ok: true, campaign: toCampaignRecord(outcome.item) } : { ok: false };
     const item = outcome.old;
     if (!item) return { ok: false };
     return { ok: false, current: toCampaignRecord(item), launching: item.status === 'draft' && item.createdVia === 'api' };

@@ -39,8 +39,14 @@ async function writeWith(
   return { ok: false, old: outcome.old[0] };
 }
 
-/** Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent when there was none). */
-export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok: false; old: Record<string, unknown> | undefined };
+/**
+ * Outcome of {@link updateIf}: the item after the update, or the item as it was when the condition failed (absent
+ * when there was none). `After` is what `item` can be: always an item for a single UpdateItem (DynamoDB returns it
+ * atomically with the write); for an update run in a transaction ({@link updateIf}'s `alsoPut`), the item read back
+ * afterwards, `undefined` when a delete landed between the write and the read (the write happened).
+ */
+export type UpdateIfOutcome<After = Record<string, unknown>> =
+  { ok: true; item: After } | { ok: false; old: Record<string, unknown> | undefined };
 
 /**
  * Runs one conditional UpdateItem.
@@ -49,16 +55,26 @@ export type UpdateIfOutcome = { ok: true; item: Record<string, unknown> } | { ok
  *   defaults to `ALL_NEW`; the old item is always requested on failure.
  * @param alsoPut - items written in the same transaction (new items, e.g. the change's audit entry);
  *   then the update runs as a TransactWriteItems and `item` is read back (strongly consistent) unless
- *   `ReturnValues` is `NONE`.
- * @returns `{ ok: true, item }` (the attributes `ReturnValues` asked for), or
+ *   `ReturnValues` is `NONE`: the item as it is after the write (later writes included), or `undefined`
+ *   when it was deleted since, so a caller given `alsoPut` must say what a gone item answers.
+ * @returns `{ ok: true, item }` (the attributes `ReturnValues` asked for; `{}` for `NONE`), or
  *   `{ ok: false, old }` when the condition failed.
  * @throws every error other than ConditionalCheckFailedException.
  */
 export async function updateIf(
   client: DynamoDBDocumentClient,
   input: UpdateCommandInput & { ConditionExpression: string },
+): Promise<UpdateIfOutcome>;
+export async function updateIf(
+  client: DynamoDBDocumentClient,
+  input: UpdateCommandInput & { ConditionExpression: string },
+  alsoPut: readonly TransactItem[],
+): Promise<UpdateIfOutcome<Record<string, unknown> | undefined>>;
+export async function updateIf(
+  client: DynamoDBDocumentClient,
+  input: UpdateCommandInput & { ConditionExpression: string },
   alsoPut: readonly TransactItem[] = [],
-): Promise<UpdateIfOutcome> {
+): Promise<UpdateIfOutcome<Record<string, unknown> | undefined>> {
   if (alsoPut.length > 0) {
     const { ReturnValues, TableName, Key, ...update } = input;
     const outcome = await writeWith(
@@ -70,7 +86,7 @@ export async function updateIf(
     if (ReturnValues === 'NONE') return { ok: true, item: {} };
     // A transaction returns no values: the item as written is read back (one more round trip).
     const { Item } = await client.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
-    return { ok: true, item: Item ?? {} };
+    return { ok: true, item: Item };
   }
   try {
     const { Attributes } = await client.send(

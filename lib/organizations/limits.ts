@@ -201,7 +201,8 @@ export function createLimitStore({
         },
         alsoPut,
       );
-      if (!outcome.ok) throw new NotFoundError('organization', organizationId);
+      // Refused (no organization item), or written and then deleted before the read-back (updateIf): gone either way.
+      if (!outcome.ok || !outcome.item) throw new NotFoundError('organization', organizationId);
       return limitsOf(limitOverridesOf(outcome.item), defaults(organizationId));
     },
   };

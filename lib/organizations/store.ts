@@ -293,7 +293,11 @@ export const setCapacity: Method<'setCapacity'> = (table) => {
         },
         alsoPut,
       );
-      if (outcome.ok) return toOrganization(outcome.item);
+      if (outcome.ok) {
+        // Written, then deleted before the read-back (updateIf): the organization is gone.
+        if (!outcome.item) throw new NotFoundError('organization', organizationId);
+        return toOrganization(outcome.item);
+      }
     }
   };
 };
