@@ -423,6 +423,8 @@ export const webhookOperationDocs = [
     description:
       'Sends a `webhook.test` event (`data.endpointId`) to this endpoint only, through the same delivery, signatures, retries and log as every event. Follow it in the delivery log by `messageId`.',
     response: z.strictObject({ messageId: messageId(), eventType: z.literal('webhook.test') }).check(z.meta({ id: 'WebhookTestSent' })),
+    // The message it sends: linked to the operations that take a message ID (redeliver).
+    creates: '/messageId',
     errors: [...ENDPOINT_NOT_FOUND],
     example: { endpointId: 'whe_4fRt7YpK2mXq9WzN3bVc8' },
     responseExample: { messageId: 'msg_6Tn3WbK8qZ2xR5vL9pHc4', eventType: 'webhook.test' },
