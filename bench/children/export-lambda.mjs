@@ -15,7 +15,7 @@
  * the page reads it): `runs` + 1 rounds of one block of `size` invocations
  * and one of `size` bare reads, the order alternating, each block after a
  * full garbage collection, the first round a warm-up. Prints each round's CPU
- * per call (ms) and the major collections that fell in each block. With
+ * per call (ms), its system share (`sysMs`) and the major collections that fell in each block. With
  * `blocks.profile` (a file path), each block but the warm-up's is CPU-profiled
  * (node:inspector), one .cpuprofile per block, `<profile>-page-N.cpuprofile`
  * and `<profile>-bare-N.cpuprofile`: where the page's CPU goes beyond the
@@ -168,16 +168,18 @@ async function timeBlocks() {
     await pause(100);
     const before = majors;
     let used = 0;
+    let sys = 0;
     for (let i = 0; i < blocks.size; i++) {
       const call = prepare[kind]();
       const cpu = process.cpuUsage();
       await call();
       const spent = process.cpuUsage(cpu);
       used += (spent.user + spent.system) / 1000;
+      sys += spent.system / 1000;
       if (kind === 'page' && answer.statusCode !== 200) throw new Error(`The page answered ${answer.statusCode}: ${answer.body}`);
     }
     await pause(20);
-    return { cpuMs: used / blocks.size, majors: majors - before };
+    return { cpuMs: used / blocks.size, sysMs: sys / blocks.size, majors: majors - before };
   };
   const profiler = blocks.profile ? await pageProfiler() : undefined;
   const rounds = [];

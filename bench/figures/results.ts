@@ -22,7 +22,10 @@
  *    `pageRuns` blocks' ratios. The same pair timed in this process
  *    (bench/lib/in-process.ts, bench/lib/gc.ts), where the whole local
  *    stack's heap is collected, is reported beside it (bench/README.md "The
- *    page figures and garbage collection"). Budget ≤ 1.2 × each.
+ *    page figures and garbage collection"), and so are the system share of
+ *    each CPU and a 10-account page timed the same way (the same calls and
+ *    part read, a small answer: what the page costs beyond its part without
+ *    its answer, bench/README.md "Where the page's CPU goes (s53)"). Budget ≤ 1.2 × each.
  * 3. A 20 s long poll on an idle `enriching` campaign (nothing after
  *    `afterSeq`): the DynamoDB and S3 reads its wait adds to the same request
  *    unwaited (≤ 21; the rate limiter's lease reads in neither), and this process's CPU over the 20 s against the same
@@ -67,6 +70,8 @@ const HEAD_POLL_MS = 1;
 
 const TMP_DIR = path.join(import.meta.dirname, '..', 'tmp');
 const PAGE = 1_000;
+/** Accounts of the page timed beside it: the same calls and part read, an answer a hundredth the size. */
+const SMALL_PAGE = 10;
 /** The page's function (infra/routes.ts). */
 const PAGE_ENTRY = 'functions/campaigns-results.ts';
 /**
@@ -263,6 +268,19 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     if (child.rounds.length !== options.pageRuns) throw new Error(`The page's child measured no blocks\n${childLog}`);
     const childPage = median(child.rounds.map((r) => r.page.cpuMs));
     const childBare = median(child.rounds.map((r) => r.bare.cpuMs));
+    // The same child with a page of SMALL_PAGE accounts: the same DynamoDB calls, the same whole part read, an answer
+    // of a hundredth the size. Beside the figure: what the page costs beyond its part without its answer (bench/README.md
+    // "Where the page's CPU goes (s53)").
+    const { outcome: smallChild } = await runLambdaBlocks({
+      bundle: pageBundle.file,
+      apiKey,
+      functionId: functionIdOf(PAGE_ENTRY),
+      path: campaignResultsOperation.path,
+      body: { campaignId: largeId, limit: SMALL_PAGE },
+      blocks: { runs: options.pageRuns, size: PAGE_BLOCK, partKey },
+    });
+    const smallPage = median(smallChild.rounds.map((r) => r.page.cpuMs));
+    const smallBare = median(smallChild.rounds.map((r) => r.bare.cpuMs));
     results.add({
       group,
       name: `results page of ${n(PAGE)} accounts: CPU against its result object read bare`,
@@ -280,6 +298,12 @@ export async function runResults(results: Results, stack: BenchStack, options: R
         'major collections per block of 10 (median; page, bare)': `${median(child.rounds.map((r) => r.page.majors))}, ${median(child.rounds.map((r) => r.bare.majors))}`,
         'ratio per block (sorted)': sortedRounded(child.rounds.map((r) => r.page.cpuMs / r.bare.cpuMs)),
         'answer bytes': child.answerBytes,
+        'system CPU per call (median; page, bare) (ms)': `${round(median(child.rounds.map((r) => r.page.sysMs)), 1)}, ${round(median(child.rounds.map((r) => r.bare.sysMs)), 1)}`,
+        [`a ${SMALL_PAGE}-account page (the same calls and part read): page / bare CPU (ms)`]: `${round(smallPage, 1)} / ${round(smallBare, 1)}`,
+        [`a ${SMALL_PAGE}-account page: ratio (median of blocks)`]: round(
+          median(smallChild.rounds.map((r) => r.page.cpuMs / r.bare.cpuMs)),
+          2,
+        ),
         'in the bench process: ratio (median of blocks)': round(median(blocks.map((b) => b.page / b.bare)), 2),
         'in the bench process: page / bare CPU (ms)': `${round(pageCpu * 1000, 1)} / ${round(bareCpu * 1000, 1)}`,
         'in the bench process: major collections per block (median; page, bare)': `${median(majorsIn.page)}, ${median(majorsIn.bare)}`,

@@ -211,9 +211,11 @@ export async function runLambdaOnce(options: {
   };
 }
 
-/** CPU per call of one block (ms) and the major collections that fell in it. */
+/** CPU per call of one block (ms), its system share, and the major collections that fell in it. */
 export interface ChildBlock {
   cpuMs: number;
+  /** The kernel's share of {@link cpuMs} (ms per call): the sockets' syscalls, page faults. */
+  sysMs: number;
   majors: number;
 }
 
