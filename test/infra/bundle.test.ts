@@ -17,12 +17,12 @@ import { FUNCTIONS } from '../../bench/figures/bundles';
 import { API_ROUTES } from '../../infra/routes';
 import { CREDENTIAL_PROVIDER_PACKAGE, ENV_CREDENTIALS_MODULE } from '../../infra/constructs/service-function';
 import { apiGatewayEvent } from '../../infra/local/event';
-import { newOrganization, useApi } from '../support/api';
+import { call, newOrganization, useApi } from '../support/api';
 import { createApiHandler } from '../../lib/http/pipeline';
 import { createCampaignOperation } from '../../lib/campaigns/schema';
 
 const run = promisify(execFile);
-useApi();
+const baseUrl = useApi();
 
 /** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
 async function invokeBundle(
@@ -285,6 +285,37 @@ describe('other bundles as the stack deploys them', () => {
     expect(replay.statusCode).toBe(200);
     expect(replay.headers?.['idempotent-replayed']).toBe('true');
     expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
+  });
+
+  it("campaigns/update (takes forms) carries busboy's multipart parser, not its urlencoded one, and reads a multipart and an urlencoded body (lib/lambda/busboy-multipart.cjs)", async () => {
+    const { file, inputs } = await bundleOf('functions/campaigns-update.ts', dir);
+    const busboy = inputs.filter((f) => f.includes('@fastify/busboy/'));
+    expect(busboy.some((f) => f.endsWith('@fastify/busboy/lib/types/multipart.js'))).toBe(true);
+    expect(busboy.filter((f) => /@fastify\/busboy\/(index\.js|lib\/types\/urlencoded\.js|lib\/utils\/Decoder\.js)$/.test(f))).toEqual([]);
+    const { apiKey } = await newOrganization();
+    const created = await call(baseUrl(), '/v1/campaigns/create', { apiKey, body: { name: 'Before forms', accountIds: ['acct_1'] } });
+    expect(created.status).toBe(200);
+    const campaignId = created.body.data.id as string;
+    const formRequest = async (body: FormData | URLSearchParams) => {
+      const request = new Request('http://localhost/v1/campaigns/update', { method: 'POST', body });
+      return apiGatewayEvent({
+        method: 'POST',
+        url: '/v1/campaigns/update',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': request.headers.get('content-type')! },
+        body: Buffer.from(await request.arrayBuffer()),
+        requestId: `bundle-${Math.random()}`,
+      });
+    };
+    const multipart = new FormData();
+    multipart.set('campaignId', campaignId);
+    multipart.set('name', 'Renamed by multipart');
+    const renamed = await invokeBundle(file, await formRequest(multipart), env);
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(JSON.parse(renamed.body).data).toMatchObject({ id: campaignId, name: 'Renamed by multipart' });
+    const urlencoded = new URLSearchParams({ campaignId, excludeEnrichedWithinDays: '30' });
+    const changed = await invokeBundle(file, await formRequest(urlencoded), env);
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(JSON.parse(changed.body).data).toMatchObject({ name: 'Renamed by multipart', excludeEnrichedWithinDays: 30 });
   });
 
   it('an S3 user carries the schemas of the S3 operations it sends, not all of S3 (scripts/sdk-literal-trait-keys.mjs, run on install)', async () => {
