@@ -686,7 +686,12 @@ export const copyIndexFor = (organizationId: string): CopyIndex | undefined =>
  */
 export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicies()(organizationId);
 /** The container's suppression policies, kept by the sets' versions (lib/privacy/deliverable.ts `cachedSuppressionPolicies`). */
-const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies(suppressions()));
+const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies(suppressionSets()));
+/** What the suppression policies read: the compact sets and their versions, no other method of the suppression store. */
+const suppressionSets = /* @__PURE__ */ tableStore({
+  versionedHashSet: privacyMethods.versionedHashSet,
+  setVersions: privacyMethods.setVersions,
+});
 
 /**
  * The erasure-receipt signer (lib/privacy/receipt.ts): in AWS the KMS key the

@@ -368,6 +368,17 @@ describe('other bundles as the stack deploys them', () => {
     }
   });
 
+  it("the functions that deliver results read the suppression sets without the suppression store's writes (suppress, erasures)", async () => {
+    // The suppression policies (lib/privacy/deliverable.ts) get the store of the two set reads (lib/root.ts suppressionSets).
+    for (const entry of ['functions/campaigns-results.ts', 'functions/campaigns-export.ts', 'functions/workflow-find-contacts.ts']) {
+      const { file } = await bundleOf(entry, dir);
+      const text = readFileSync(file, 'utf8');
+      expect(text.includes('#pk, #version'), `${entry}: the sets' read`).toBe(true);
+      // The set's update of `suppress` and the erasure job's lease: code of the full store only.
+      for (const absent of ['ADD #set :entries', 'leaseUntil']) expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+    }
+  });
+
   it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
     const { file } = await bundleOf('functions/workflow-expire.ts', dir);
     const { organizationId, apiKey } = await newOrganization();
