@@ -379,6 +379,17 @@ describe('other bundles as the stack deploys them', () => {
     }
   });
 
+  it('results pages and the stream read the sequence without its writes (lib/root.ts sequenceReader: no seq assignment, no paced slots)', async () => {
+    for (const entry of ['functions/campaigns-results.ts', 'functions/campaigns-results-stream.ts']) {
+      const text = readFileSync((await bundleOf(entry, dir)).file, 'utf8');
+      // A range read by assign when a batch is retried, and the pacing's race message: code of the full store only.
+      for (const absent of ['Results range ending at', 'Pacing attempt']) expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+    }
+    // The workflow, which assigns them, keeps both.
+    const text = readFileSync((await bundleOf('functions/workflow-find-contacts.ts', dir)).file, 'utf8');
+    for (const present of ['Results range ending at', 'Pacing attempt']) expect(text.includes(present), present).toBe(true);
+  });
+
   it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
     const { file } = await bundleOf('functions/workflow-expire.ts', dir);
     const { organizationId, apiKey } = await newOrganization();
