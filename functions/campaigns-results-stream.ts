@@ -2,7 +2,7 @@
 import { streamCampaignResultsOperation } from '../lib/exports/schema';
 import {
   streamingApiHandler,
-  campaigns,
+  campaignOrganizationReader,
   results,
   sequenceReader,
   deliveryPolicy,
@@ -12,7 +12,7 @@ import {
 
 export const handler = streamingApiHandler(streamCampaignResultsOperation, (input, { organizationId, headers }) =>
   streamCampaignResults(
-    { campaigns: campaigns(), results: results(), sequence: sequenceReader(), deliveryPolicy },
+    { campaigns: campaignOrganizationReader(), results: results(), sequence: sequenceReader(), deliveryPolicy },
     organizationId,
     input,
     headers,

@@ -379,11 +379,13 @@ describe('other bundles as the stack deploys them', () => {
     }
   });
 
-  it('results pages and the stream read the sequence without its writes (lib/root.ts sequenceReader: no seq assignment, no paced slots)', async () => {
+  it('results pages and the stream read the sequence and the campaign without their writes (lib/root.ts sequenceReader, campaignOrganizationReader)', async () => {
     for (const entry of ['functions/campaigns-results.ts', 'functions/campaigns-results-stream.ts']) {
       const text = readFileSync((await bundleOf(entry, dir)).file, 'utf8');
       // A range read by assign when a batch is retried, and the pacing's race message: code of the full store only.
-      for (const absent of ['Results range ending at', 'Pacing attempt']) expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+      // The campaign list's filter: code of the full campaign store (both read the campaign through campaignOrganizationReader).
+      for (const absent of ['Results range ending at', 'Pacing attempt', 'resultsExpireAt > :now'])
+        expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
     }
     // The workflow, which assigns them, keeps both.
     const text = readFileSync((await bundleOf('functions/workflow-find-contacts.ts', dir)).file, 'utf8');
