@@ -387,6 +387,9 @@ describe('other bundles as the stack deploys them', () => {
       for (const absent of ['Results range ending at', 'Pacing attempt', 'resultsExpireAt > :now'])
         expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
     }
+    // campaigns/accounts reads the campaign with its organization the same way.
+    const accounts = readFileSync((await bundleOf('functions/campaigns-accounts.ts', dir)).file, 'utf8');
+    expect(accounts.includes('resultsExpireAt > :now')).toBe(false);
     // The workflow, which assigns them, keeps both.
     const text = readFileSync((await bundleOf('functions/workflow-find-contacts.ts', dir)).file, 'utf8');
     for (const present of ['Results range ending at', 'Pacing attempt']) expect(text.includes(present), present).toBe(true);
