@@ -1,13 +1,28 @@
 /** Lambda of `POST /v1/campaigns/accounts` (docs/launch.md#per-account-outcomes): why each account was or was not enriched. */
 import { campaignAccountsOperation } from '../lib/enrichment/schema';
-import { apiHandler, campaigns, outcomes, setting, cursorSecretSetting, listCampaignAccounts, deliveryPolicy, results } from '../lib/root';
+import {
+  apiHandler,
+  campaignOrganizationReader,
+  outcomes,
+  setting,
+  cursorSecretSetting,
+  listCampaignAccounts,
+  deliveryPolicy,
+  results,
+} from '../lib/root';
 
 // The key is verified in the campaign read (campaign + organization, one BatchGetItem beside the manifest; lib/http/auth.ts).
 export const handler = apiHandler(
   campaignAccountsOperation,
   (input, { organizationId, keyCheck }) =>
     listCampaignAccounts(
-      { campaigns: campaigns(), outcomes: outcomes(), cursorSecret: setting(cursorSecretSetting), deliveryPolicy, results: results() },
+      {
+        campaigns: campaignOrganizationReader(),
+        outcomes: outcomes(),
+        cursorSecret: setting(cursorSecretSetting),
+        deliveryPolicy,
+        results: results(),
+      },
       organizationId,
       input,
       keyCheck,

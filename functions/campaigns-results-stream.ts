@@ -1,10 +1,18 @@
 /** Lambda of `POST /v1/campaigns/results/stream` (docs/results.md "The stream"): the results as JSON Lines or Server-Sent Events, through a function URL with response streaming in AWS. */
 import { streamCampaignResultsOperation } from '../lib/exports/schema';
-import { streamingApiHandler, campaigns, results, sequence, deliveryPolicy, streamCampaignResults, resultsStreamTiming } from '../lib/root';
+import {
+  streamingApiHandler,
+  campaignOrganizationReader,
+  results,
+  sequenceReader,
+  deliveryPolicy,
+  streamCampaignResults,
+  resultsStreamTiming,
+} from '../lib/root';
 
 export const handler = streamingApiHandler(streamCampaignResultsOperation, (input, { organizationId, headers }) =>
   streamCampaignResults(
-    { campaigns: campaigns(), results: results(), sequence: sequence(), deliveryPolicy },
+    { campaigns: campaignOrganizationReader(), results: results(), sequence: sequenceReader(), deliveryPolicy },
     organizationId,
     input,
     headers,

@@ -44,6 +44,7 @@ import {
 } from './config';
 import type { DeliveryPolicyOf } from './results/deliverable';
 import { createSequenceStore, type SequenceStore } from './results/sequence';
+import * as sequenceMethods from './results/sequence';
 import {
   createApiHandler,
   createJsonApiHandler,
@@ -219,6 +220,8 @@ export const results: () => ResultStore = /* @__PURE__ */ once(() =>
 export const sequence: () => SequenceStore = /* @__PURE__ */ once(() =>
   createSequenceStore({ client: ddb, tableName: setting(tableNameSetting) }),
 );
+/** What a reader of the results reads of the sequence (results pages, the stream): no code that assigns seqs or paces slots. */
+export const sequenceReader = /* @__PURE__ */ tableStore({ lastSeq: sequenceMethods.lastSeq, rangesAfter: sequenceMethods.rangesAfter });
 
 /** Per-account outcomes of launch evaluations (S3 chunks + manifest item). */
 export const outcomes: () => OutcomeStore = /* @__PURE__ */ once(() =>
@@ -686,7 +689,12 @@ export const copyIndexFor = (organizationId: string): CopyIndex | undefined =>
  */
 export const deliveryPolicy: DeliveryPolicyOf = (organizationId) => suppressionPolicies()(organizationId);
 /** The container's suppression policies, kept by the sets' versions (lib/privacy/deliverable.ts `cachedSuppressionPolicies`). */
-const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies(suppressions()));
+const suppressionPolicies = /* @__PURE__ */ once(() => cachedSuppressionPolicies(suppressionSets()));
+/** What the suppression policies read: the compact sets and their versions, no other method of the suppression store. */
+const suppressionSets = /* @__PURE__ */ tableStore({
+  versionedHashSet: privacyMethods.versionedHashSet,
+  setVersions: privacyMethods.setVersions,
+});
 
 /**
  * The erasure-receipt signer (lib/privacy/receipt.ts): in AWS the KMS key the

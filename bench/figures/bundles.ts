@@ -92,9 +92,10 @@ const PROBES: Record<string, string> = {
 const VARIANTS: Record<string, BundleVariation & { sourceMaps?: true; compileCache?: true }> = {
   'CampaignsGet as built': {},
   'CampaignsGet with a linked source map and NODE_OPTIONS=--enable-source-maps': { sourceMaps: true, sourcemap: true },
-  'CampaignsGet with none of the deployed aliases (SDK default credential chain, event streams, endpoint discovery, node:http as built)': {
-    alias: {},
-  },
+  'CampaignsGet with none of the deployed aliases (SDK default credential chain, event streams, endpoint discovery, node:http, busboy entry as built)':
+    {
+      alias: {},
+    },
   'CampaignsGet, AWS SDK from the runtime (bundleAwsSDK: false)': { external: ['@aws-sdk/*'] },
   'CampaignsGet, SDK credential providers and their nested clients left to the runtime': {
     external: ['@aws-sdk/credential-provider-*', '@aws-sdk/nested-clients', '@aws-sdk/nested-clients/*', '@aws-sdk/token-providers'],

@@ -58,6 +58,10 @@ export const NO_EVENT_STREAMS_MODULE = 'lib/lambda/no-event-streams.ts';
 export const ENDPOINT_DISCOVERY_PACKAGE = '@aws-sdk/middleware-endpoint-discovery';
 /** What the bundles use instead of {@link ENDPOINT_DISCOVERY_PACKAGE}, relative to {@link PROJECT_ROOT}. */
 export const NO_ENDPOINT_DISCOVERY_MODULE = 'lib/lambda/no-endpoint-discovery.ts';
+/** The multipart and urlencoded form parser under `@middy/http-multipart-body-parser`. */
+export const BUSBOY_PACKAGE = '@fastify/busboy';
+/** What the bundles use instead of {@link BUSBOY_PACKAGE}: its entry without the urlencoded parser, relative to {@link PROJECT_ROOT}. */
+export const BUSBOY_MULTIPART_MODULE = 'lib/lambda/busboy-multipart.cjs';
 /** `node:http` loaded with `require`, relative to {@link PROJECT_ROOT} (see the module). */
 export const NODE_HTTP_MODULE = 'lib/lambda/node-http.ts';
 
@@ -118,6 +122,10 @@ export const BUNDLING = {
     [`--alias:${AJV_PACKAGES[1]}`]: `./${NO_AJV_MODULE}`,
     // The DynamoDB client builds an endpoint cache no command reads (lib/lambda/no-endpoint-discovery.ts; about 9 KB).
     [`--alias:${ENDPOINT_DISCOVERY_PACKAGE}`]: `./${NO_ENDPOINT_DISCOVERY_MODULE}`,
+    // busboy parses only multipart bodies here (urlencoded ones go to @middy/http-urlencode-body-parser), yet its
+    // entry requires its urlencoded parser too: the bundles take its entry without it (lib/lambda/busboy-multipart.cjs;
+    // about 4 KB per bundle that takes forms).
+    [`--alias:${BUSBOY_PACKAGE}`]: `./${BUSBOY_MULTIPART_MODULE}`,
     // An ES import of node:http (@middy/util's STATUS_CODES) makes Node load
     // undici at cold start to build the module's ES facade; the bundles
     // require it instead (lib/lambda/node-http.ts).

@@ -249,6 +249,61 @@ export const getErasure: Method<'getErasure'> =
     return item ? toErasure(item) : undefined;
   };
 
+/** The compact set items of an organization and of the global list, by `pk` (strongly consistent): one BatchGetItem. */
+const setItems = async ({ client, tableName }: TableAccess, organizationId: string, withHashes: boolean) => {
+  const projection = {
+    ProjectionExpression: withHashes ? '#pk, #version, #hashes' : '#pk, #version',
+    ExpressionAttributeNames: { '#pk': 'pk', '#version': 'version', ...(withHashes ? { '#hashes': 'hashes' } : {}) },
+  };
+  const answer = await client.send(
+    new BatchGetCommand({
+      RequestItems: {
+        [tableName]: {
+          Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
+          ...projection,
+          ConsistentRead: true,
+        },
+      },
+    }),
+  );
+  const items = new Map<string, Record<string, unknown>>();
+  for (const item of answer.Responses?.[tableName] ?? []) items.set(String(item.pk), item);
+  // Unprocessed keys (throttling): read them one by one rather than deliver without them.
+  for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
+    const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ...projection }))).Item;
+    if (item) items.set(String(item.pk), item);
+  }
+  return items;
+};
+
+const versionsOf = (organizationId: string, items: Map<string, Record<string, unknown>>): SetVersions => ({
+  organization: versionOf(items.get(keys.suppressionSet(organizationId).pk)),
+  global: versionOf(items.get(keys.suppressionSet(GLOBAL_SCOPE).pk)),
+});
+
+/**
+ * {@link SuppressionStore.versionedHashSet} on its own (the store's own method is this one), with
+ * {@link setVersions}: what every delivery path reads (lib/privacy/deliverable.ts), so the functions that
+ * deliver results carry no method of the store that writes (docs/deploy.md, bench `bundles`).
+ */
+export const versionedHashSet: Method<'versionedHashSet'> = (table) => async (organizationId) => {
+  const items = await setItems(table, organizationId, true);
+  const set = new Set<string>();
+  for (const item of items.values())
+    for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+  return { entries: set, versions: versionsOf(organizationId, items) };
+};
+
+/** {@link SuppressionStore.hashSet} on its own: {@link versionedHashSet} without the versions. */
+export const hashSet: Method<'hashSet'> = (table) => {
+  const read = versionedHashSet(table);
+  return async (organizationId) => (await read(organizationId)).entries;
+};
+
+/** {@link SuppressionStore.setVersions} on its own (see {@link versionedHashSet}). */
+export const setVersions: Method<'setVersions'> = (table) => async (organizationId) =>
+  versionsOf(organizationId, await setItems(table, organizationId, false));
+
 /** One page of a privacy partition's items under `prefix` after `after` (and whether more follow), filtered as given. */
 const pageOf =
   ({ client, tableName }: TableAccess) =>
@@ -352,45 +407,6 @@ export const listErasures: Method<'listErasures'> = (table) => async (organizati
 /** Builds the DynamoDB implementation of {@link SuppressionStore}. */
 export function createSuppressionStore(table: TableAccess): SuppressionStore {
   const { client, tableName } = table;
-  /** The compact set items of an organization and of the global list, by `pk` (strongly consistent). */
-  const setItems = async (organizationId: string, withHashes: boolean) => {
-    const projection = {
-      ProjectionExpression: withHashes ? '#pk, #version, #hashes' : '#pk, #version',
-      ExpressionAttributeNames: { '#pk': 'pk', '#version': 'version', ...(withHashes ? { '#hashes': 'hashes' } : {}) },
-    };
-    const answer = await client.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName]: {
-            Keys: [keys.suppressionSet(organizationId), keys.suppressionSet(GLOBAL_SCOPE)],
-            ...projection,
-            ConsistentRead: true,
-          },
-        },
-      }),
-    );
-    const items = new Map<string, Record<string, unknown>>();
-    for (const item of answer.Responses?.[tableName] ?? []) items.set(String(item.pk), item);
-    // Unprocessed keys (throttling): read them one by one rather than deliver without them.
-    for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
-      const item = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true, ...projection }))).Item;
-      if (item) items.set(String(item.pk), item);
-    }
-    return items;
-  };
-  const versionsOf = (organizationId: string, items: Map<string, Record<string, unknown>>): SetVersions => ({
-    organization: versionOf(items.get(keys.suppressionSet(organizationId).pk)),
-    global: versionOf(items.get(keys.suppressionSet(GLOBAL_SCOPE).pk)),
-  });
-
-  const versionedHashSet = async (organizationId: string) => {
-    const items = await setItems(organizationId, true);
-    const set = new Set<string>();
-    for (const item of items.values())
-      for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
-    return { entries: set, versions: versionsOf(organizationId, items) };
-  };
-
   return {
     async suppress(scope, entries, reason, origin, now, alsoPut = []) {
       if (entries.length === 0) return [];
@@ -453,15 +469,11 @@ export function createSuppressionStore(table: TableAccess): SuppressionStore {
 
     unsuppress: unsuppress(table),
 
-    async hashSet(organizationId) {
-      return (await versionedHashSet(organizationId)).entries;
-    },
+    hashSet: hashSet(table),
 
-    versionedHashSet,
+    versionedHashSet: versionedHashSet(table),
 
-    async setVersions(organizationId) {
-      return versionsOf(organizationId, await setItems(organizationId, false));
-    },
+    setVersions: setVersions(table),
 
     async createErasure(record) {
       const put = await putIf(client, {

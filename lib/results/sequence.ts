@@ -23,6 +23,7 @@
  * the ranges after its `afterSeq` (one Query), then the parts.
  */
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StoreMethod, TableAccess } from '../db/methods';
 import * as keys from '../db/keys';
 import { transactWrite, updateIf } from '../db/conditional';
 import type { TransactItem } from '../credits/ledger';
@@ -123,10 +124,55 @@ const toRange = (item: Record<string, unknown>): SeqRange => ({
   notFound: Number(item.notFound),
 });
 
+type Method<K extends keyof SequenceStore> = StoreMethod<SequenceStore, K>;
+
+/** The head of an attempt (strongly consistent), or undefined before its first batch. */
+const headOf = async ({ client, tableName }: TableAccess, campaignId: string, attemptId: string) =>
+  (await client.send(new GetCommand({ TableName: tableName, Key: keys.resultsHead(campaignId, attemptId), ConsistentRead: true }))).Item;
+
+/**
+ * {@link SequenceStore.lastSeq} on its own (the store's own method is this one), with {@link rangesAfter}: what a
+ * reader of the results reads, so the functions that answer pages and streams carry no code that assigns seqs or
+ * paces slots (docs/deploy.md, bench `bundles`).
+ */
+export const lastSeq: Method<'lastSeq'> = (table) => async (campaignId, attemptId) =>
+  Number((await headOf(table, campaignId, attemptId))?.lastSeq ?? 0);
+
+/** {@link SequenceStore.rangesAfter} on its own (see {@link lastSeq}). */
+export const rangesAfter: Method<'rangesAfter'> =
+  ({ client, tableName }) =>
+  async (campaignId, attemptId, afterSeq, accounts) => {
+    const ranges: SeqRange[] = [];
+    let held = 0;
+    let startKey: Record<string, unknown> | undefined;
+    const first = keys.resultsRange(campaignId, attemptId, afterSeq + 1);
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: { ':pk': first.pk, ':from': first.sk },
+          ConsistentRead: true,
+          // A range holds a batch (1,000 accounts at most): a few ranges cover any page.
+          Limit: Math.max(2, Math.ceil(accounts / 100) + 1),
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const range = toRange(item);
+        ranges.push(range);
+        held += range.toSeq - Math.max(range.fromSeq - 1, afterSeq);
+        if (held >= accounts) return ranges;
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return ranges;
+  };
+
 /** Builds the DynamoDB implementation of {@link SequenceStore}. */
-export function createSequenceStore({ client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): SequenceStore {
-  const head = async (campaignId: string, attemptId: string) =>
-    (await client.send(new GetCommand({ TableName: tableName, Key: keys.resultsHead(campaignId, attemptId), ConsistentRead: true }))).Item;
+export function createSequenceStore(table: { client: DynamoDBDocumentClient; tableName: string }): SequenceStore {
+  const { client, tableName } = table;
+  const head = (campaignId: string, attemptId: string) => headOf(table, campaignId, attemptId);
 
   const rangeOf = async (campaignId: string, attemptId: string, toSeq: number) => {
     const { Item } = await client.send(
@@ -246,36 +292,8 @@ export function createSequenceStore({ client, tableName }: { client: DynamoDBDoc
       throw new Error(`Pacing attempt ${attemptId} lost ${MAX_RACES} races`);
     },
 
-    async lastSeq(campaignId, attemptId) {
-      return Number((await head(campaignId, attemptId))?.lastSeq ?? 0);
-    },
+    lastSeq: lastSeq(table),
 
-    async rangesAfter(campaignId, attemptId, afterSeq, accounts) {
-      const ranges: SeqRange[] = [];
-      let held = 0;
-      let startKey: Record<string, unknown> | undefined;
-      const first = keys.resultsRange(campaignId, attemptId, afterSeq + 1);
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND sk >= :from',
-            ExpressionAttributeValues: { ':pk': first.pk, ':from': first.sk },
-            ConsistentRead: true,
-            // A range holds a batch (1,000 accounts at most): a few ranges cover any page.
-            Limit: Math.max(2, Math.ceil(accounts / 100) + 1),
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const range = toRange(item);
-          ranges.push(range);
-          held += range.toSeq - Math.max(range.fromSeq - 1, afterSeq);
-          if (held >= accounts) return ranges;
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return ranges;
-    },
+    rangesAfter: rangesAfter(table),
   };
 }

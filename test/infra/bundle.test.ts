@@ -17,12 +17,12 @@ import { FUNCTIONS } from '../../bench/figures/bundles';
 import { API_ROUTES } from '../../infra/routes';
 import { CREDENTIAL_PROVIDER_PACKAGE, ENV_CREDENTIALS_MODULE } from '../../infra/constructs/service-function';
 import { apiGatewayEvent } from '../../infra/local/event';
-import { newOrganization, useApi } from '../support/api';
+import { call, newOrganization, useApi } from '../support/api';
 import { createApiHandler } from '../../lib/http/pipeline';
 import { createCampaignOperation } from '../../lib/campaigns/schema';
 
 const run = promisify(execFile);
-useApi();
+const baseUrl = useApi();
 
 /** Imports `bundle` in a fresh process with `env` and invokes its handler once with `event`; resolves to the response. */
 async function invokeBundle(
@@ -287,6 +287,37 @@ describe('other bundles as the stack deploys them', () => {
     expect(JSON.parse(replay.body).data.id).toBe(JSON.parse(first.body).data.id);
   });
 
+  it("campaigns/update (takes forms) carries busboy's multipart parser, not its urlencoded one, and reads a multipart and an urlencoded body (lib/lambda/busboy-multipart.cjs)", async () => {
+    const { file, inputs } = await bundleOf('functions/campaigns-update.ts', dir);
+    const busboy = inputs.filter((f) => f.includes('@fastify/busboy/'));
+    expect(busboy.some((f) => f.endsWith('@fastify/busboy/lib/types/multipart.js'))).toBe(true);
+    expect(busboy.filter((f) => /@fastify\/busboy\/(index\.js|lib\/types\/urlencoded\.js|lib\/utils\/Decoder\.js)$/.test(f))).toEqual([]);
+    const { apiKey } = await newOrganization();
+    const created = await call(baseUrl(), '/v1/campaigns/create', { apiKey, body: { name: 'Before forms', accountIds: ['acct_1'] } });
+    expect(created.status).toBe(200);
+    const campaignId = created.body.data.id as string;
+    const formRequest = async (body: FormData | URLSearchParams) => {
+      const request = new Request('http://localhost/v1/campaigns/update', { method: 'POST', body });
+      return apiGatewayEvent({
+        method: 'POST',
+        url: '/v1/campaigns/update',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': request.headers.get('content-type')! },
+        body: Buffer.from(await request.arrayBuffer()),
+        requestId: `bundle-${Math.random()}`,
+      });
+    };
+    const multipart = new FormData();
+    multipart.set('campaignId', campaignId);
+    multipart.set('name', 'Renamed by multipart');
+    const renamed = await invokeBundle(file, await formRequest(multipart), env);
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(JSON.parse(renamed.body).data).toMatchObject({ id: campaignId, name: 'Renamed by multipart' });
+    const urlencoded = new URLSearchParams({ campaignId, excludeEnrichedWithinDays: '30' });
+    const changed = await invokeBundle(file, await formRequest(urlencoded), env);
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(JSON.parse(changed.body).data).toMatchObject({ name: 'Renamed by multipart', excludeEnrichedWithinDays: 30 });
+  });
+
   it('an S3 user carries the schemas of the S3 operations it sends, not all of S3 (scripts/sdk-literal-trait-keys.mjs, run on install)', async () => {
     const { file, inputs } = await bundleOf('functions/campaigns-export.ts', dir);
     expect(inputs.some((f) => f.includes('@aws-sdk/client-s3/dist-es/schemas/'))).toBe(true);
@@ -335,6 +366,33 @@ describe('other bundles as the stack deploys them', () => {
         expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
       expect(inputs.some((f) => f.endsWith('lib/history/store.ts'))).toBe(true);
     }
+  });
+
+  it("the functions that deliver results read the suppression sets without the suppression store's writes (suppress, erasures)", async () => {
+    // The suppression policies (lib/privacy/deliverable.ts) get the store of the two set reads (lib/root.ts suppressionSets).
+    for (const entry of ['functions/campaigns-results.ts', 'functions/campaigns-export.ts', 'functions/workflow-find-contacts.ts']) {
+      const { file } = await bundleOf(entry, dir);
+      const text = readFileSync(file, 'utf8');
+      expect(text.includes('#pk, #version'), `${entry}: the sets' read`).toBe(true);
+      // The set's update of `suppress` and the erasure job's lease: code of the full store only.
+      for (const absent of ['ADD #set :entries', 'leaseUntil']) expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+    }
+  });
+
+  it('results pages and the stream read the sequence and the campaign without their writes (lib/root.ts sequenceReader, campaignOrganizationReader)', async () => {
+    for (const entry of ['functions/campaigns-results.ts', 'functions/campaigns-results-stream.ts']) {
+      const text = readFileSync((await bundleOf(entry, dir)).file, 'utf8');
+      // A range read by assign when a batch is retried, and the pacing's race message: code of the full store only.
+      // The campaign list's filter: code of the full campaign store (both read the campaign through campaignOrganizationReader).
+      for (const absent of ['Results range ending at', 'Pacing attempt', 'resultsExpireAt > :now'])
+        expect(text.includes(absent), `${entry}: ${absent}`).toBe(false);
+    }
+    // campaigns/accounts reads the campaign with its organization the same way.
+    const accounts = readFileSync((await bundleOf('functions/campaigns-accounts.ts', dir)).file, 'utf8');
+    expect(accounts.includes('resultsExpireAt > :now')).toBe(false);
+    // The workflow, which assigns them, keeps both.
+    const text = readFileSync((await bundleOf('functions/workflow-find-contacts.ts', dir)).file, 'utf8');
+    for (const present of ['Results range ending at', 'Pacing attempt']) expect(text.includes(present), present).toBe(true);
   });
 
   it('a workflow task (expire, an S3 user) runs its DynamoDB step: a campaign that is not enriched is left as it is', async () => {
