@@ -7,13 +7,18 @@
  *   bucket splits they trigger and launch-style reads (the split state read
  *   first, then the buckets), against a map account → last time, with the
  *   recency window's start on the millisecond edges of the times written;
+ *   in half the runs, half the buckets are in the formats older versions wrote;
  * - the read and write figures of a 1,000-account launch and completion at
  *   10 k and 1 M distinct accounts (counted by SDK middleware): at most one
  *   item of at most 4 KB per requested account, at most one write unit per
  *   enriched account for the rewrites (plus the splits the new entries call
- *   for, 1 unit per 50 new accounts: a split writes its new bucket only), and no item over 4 KB;
- * - migration 005 from the former 4,096 fixed shards: the same facts before
- *   and after, interrupted and resumed, and nothing left to do the second time.
+ *   for, 1 unit per HISTORY_BUCKET_LOAD new accounts: a split writes its new bucket only), and no item over 1 KB;
+ * - at the load bound, a history laid out at the end of a round (buckets not
+ *   yet split hold twice the average) and a completion of a tenth as many new
+ *   accounts: no item over 1 KB;
+ * - migration 005 from the former 4,096 fixed shards, and 007/009 from older
+ *   bucket formats: the same facts before and after, interrupted and resumed,
+ *   and nothing left to do the second time.
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
@@ -404,6 +409,26 @@ describe('account history buckets: one write unit a bucket at the load bound', (
     // And every account reads back.
     const facts = await store.getFacts(organizationId, [...ids.slice(0, 500), 'full_0', 'full_1'], { recency: true });
     expect(facts.size).toBe(502);
+  }, 600_000);
+
+  it('a completion nearly as large as the history (10,000 new accounts into 11,000, as in the quick bench): every item under 1 KB', async () => {
+    const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const atMs = Date.now() - DAY_MS;
+    await writeLaidOutHistory({
+      client: ddb,
+      tableName: config.tableName,
+      organizationId,
+      count: 11_000,
+      entryAt: (i) => ({ accountId: `most_${i}`, enrichedAtMs: atMs - (i % 10) * 60_000, crmTarget: false }),
+    });
+    const ids = Array.from({ length: 10_000 }, (_, i) => `half_${i}`);
+    const write = await counted(() => store.recordEnrichment(organizationId, ids, new Date().toISOString()));
+    const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
+    const byKey = new Map((await bucketItems(store, organizationId)).map((item) => [String(item.pk), item]));
+    expect(written.length).toBeGreaterThan(0);
+    for (const key of written) expect(itemBytes(byKey.get(key.pk)!)).toBeLessThanOrEqual(KB);
+    expect(Math.max(...[...byKey.values()].map((item) => itemBytes(item)))).toBeLessThanOrEqual(KB);
   }, 600_000);
 });
 

@@ -154,6 +154,28 @@ export interface HistoryState {
  */
 export const HISTORY_BUCKET_LOAD = 65;
 
+/**
+ * How far past twice the load a write may take the buckets not yet split in the current round (twice the load is what
+ * they hold at the round's end without it): a tenth, as a 100,000-account completion into 1 M accounts does (2.06 ×);
+ * their items then stay under 1 KB (docs/data-model.md "Recency and CRM targets", "Sizes").
+ */
+const ROUND_SLACK = 1.1;
+
+/**
+ * The number of buckets to split to before writing `incoming` accounts, every one counted as new, into a history of
+ * `entries` in `buckets` at load `load`: an average of at most twice the load after the write (the load itself when the
+ * write is at least as large as the history, a first campaign or a seeding: splitting buckets before they are filled
+ * costs tiny writes, not rewrites of full ones); and when that would leave the buckets not yet split this round more
+ * than {@link ROUND_SLACK} past twice the load (entries ÷ 2^level), the round completed first (2^(level + 1)), after which
+ * every bucket holds under twice the load. At least `buckets` (N is never lowered).
+ */
+function roomBefore(buckets: number, entries: number, incoming: number, load: number): number {
+  const total = entries + incoming;
+  const target = Math.max(buckets, Math.ceil(total / (incoming >= entries ? load : 2 * load)));
+  const level = 31 - Math.clz32(target);
+  return total > ROUND_SLACK * 2 * load * 2 ** level ? 2 ** (level + 1) : target;
+}
+
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
 
@@ -1088,16 +1110,9 @@ export function createAccountHistoryStore({
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
-    // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
-    // the load at most (the load bound itself applies after the write, on the entries really added).
-    // A write at least as large as the history (a first campaign, a seeding) splits to the load bound
-    // at once: splitting buckets before they are filled costs tiny writes, not rewrites of full ones.
-    const incoming = merged.size;
-    const buckets = await grow(
-      organizationId,
-      before.buckets,
-      Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)),
-    );
+    // Room first ({@link roomBefore}), so no bucket passes 1 KB even when every account is new (the load bound itself
+    // applies after the write, on the entries really added).
+    const buckets = await grow(organizationId, before.buckets, roomBefore(before.buckets, before.entries, merged.size, bucketLoad));
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
