@@ -432,6 +432,33 @@ describe('account history buckets: one write unit a bucket at the load bound', (
   }, 600_000);
 });
 
+describe('account history buckets: a raised load bound', () => {
+  it('an organization split at a lower bound stays exact under a higher one: N is kept, writes and reads find every account', async () => {
+    const options = { client: ddb, tableName: config.tableName, accountLists: accountLists() };
+    const low = createAccountHistoryStore({ ...options, bucketLoad: 4 });
+    const high = createAccountHistoryStore({ ...options, bucketLoad: 16 });
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const [earlier, later] = [3, 1].map((days) => new Date(Date.now() - days * DAY_MS).toISOString()) as [string, string];
+    const first = Array.from({ length: 300 }, (_, i) => `low_${i}`);
+    await low.recordEnrichment(organizationId, first, earlier);
+    const split = await low.state(organizationId);
+    expect(split.buckets).toBe(Math.ceil(300 / 4));
+    // At 16 a bucket, 500 entries would need 32 buckets: the 75 made at 4 stay, and nothing splits.
+    const second = Array.from({ length: 200 }, (_, i) => `high_${i}`);
+    await high.recordEnrichment(organizationId, [...second, ...first.slice(0, 50)], later);
+    expect((await high.state(organizationId)).buckets).toBe(split.buckets);
+    const facts = await high.getFacts(organizationId, [...first, ...second, 'never'], { recency: true });
+    expect(facts.size).toBe(500);
+    for (const [ids, time] of [
+      [[...second, ...first.slice(0, 50)], later],
+      [first.slice(50), earlier],
+    ] as const)
+      for (const id of ids) expect(facts.get(id)).toEqual({ crmTarget: false, lastEnrichedAt: time });
+    // And the lower bound's store reads the same after the higher one wrote.
+    expect(await low.getFacts(organizationId, [...first, ...second, 'never'], { recency: true })).toEqual(facts);
+  });
+});
+
 describe('migration 005: the former fixed shards into buckets (lib/migrations/history-buckets.ts)', () => {
   it('gives the same facts before and after, resumes after an interruption between write and delete, and finds nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
