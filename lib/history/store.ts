@@ -155,25 +155,35 @@ export interface HistoryState {
 export const HISTORY_BUCKET_LOAD = 65;
 
 /**
- * How far past twice the load a write may take the buckets not yet split in the current round (twice the load is what
- * they hold at the round's end without it): a tenth, as a 100,000-account completion into 1 M accounts does (2.06 ×);
- * their items then stay under 1 KB (docs/data-model.md "Recency and CRM targets", "Sizes").
+ * Bytes of a bucket's item beside its packed keys, as {@link roomBefore} counts them: key and attribute names and values
+ * (~100), the entries' header and ~10 value groups (~60).
  */
-const ROUND_SLACK = 1.1;
+const ITEM_BYTES_BESIDE_KEYS = 160;
+/** Bytes of one write unit. */
+const WRITE_UNIT_BYTES = 1024;
+
+/** Entries a bucket of `depth` holds in one write unit: 52 − depth bits each beside {@link ITEM_BYTES_BESIDE_KEYS}. */
+const entriesPerUnit = (depth: number): number =>
+  Math.floor(((WRITE_UNIT_BYTES - ITEM_BYTES_BESIDE_KEYS) * 8) / (FINGERPRINT_BITS - Math.min(32, depth)));
 
 /**
  * The number of buckets to split to before writing `incoming` accounts, every one counted as new, into a history of
  * `entries` in `buckets` at load `load`: an average of at most twice the load after the write (the load itself when the
  * write is at least as large as the history, a first campaign or a seeding: splitting buckets before they are filled
- * costs tiny writes, not rewrites of full ones); and when that would leave the buckets not yet split this round more
- * than {@link ROUND_SLACK} past twice the load (entries ÷ 2^level), the round completed first (2^(level + 1)), after which
- * every bucket holds under twice the load. At least `buckets` (N is never lowered).
+ * costs tiny writes, not rewrites of full ones); then, while a bucket not yet split this round (total ÷ 2^level entries,
+ * plus three standard deviations of its Poisson spread) would not fit one write unit at its depth
+ * ({@link entriesPerUnit}), the round completed first (2^(level + 1)). At least `buckets` (N is never lowered).
+ * docs/data-model.md "Recency and CRM targets" (the split rule, "Sizes").
  */
 function roomBefore(buckets: number, entries: number, incoming: number, load: number): number {
   const total = entries + incoming;
-  const target = Math.max(buckets, Math.ceil(total / (incoming >= entries ? load : 2 * load)));
-  const level = 31 - Math.clz32(target);
-  return total > ROUND_SLACK * 2 * load * 2 ** level ? 2 ** (level + 1) : target;
+  let target = Math.max(buckets, Math.ceil(total / (incoming >= entries ? load : 2 * load)));
+  for (let level = 31 - Math.clz32(target); level < 32; level++) {
+    const fullest = total / 2 ** level;
+    if (fullest + 3 * Math.sqrt(fullest) <= entriesPerUnit(level)) break;
+    target = Math.max(target, 2 ** (level + 1));
+  }
+  return target;
 }
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
