@@ -589,21 +589,29 @@ export function lookupBucket(
   }
   const { implied, low, values, counts, keysAt, width } = headerOf(buffer);
   const lowRange = pow2(implied);
+  const highBits = Math.min(24, width);
+  const lowBits = width - highBits;
+  const lowScale = pow2(lowBits);
   for (const fingerprint of fingerprints) {
     if (addressOf(fingerprint) % lowRange !== low) continue;
     const key = keyOf(fingerprint, implied);
+    // Compared by its first 24 bits (one read of 4 bytes), the rest read only when they are equal (rarely but at a match).
+    const keyHigh = Math.floor(key / lowScale);
+    const keyLow = key % lowScale;
     let start = keysAt;
     groups: for (let g = 0; g < values.length; start += counts[g]! * width, g++) {
       let lo = 0;
       let hi = counts[g]! - 1;
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
-        const stored = readBits(buffer, start + mid * width, width);
-        if (stored === key) {
+        const at = start + mid * width;
+        let order = readBits(buffer, at, highBits) - keyHigh;
+        if (order === 0 && lowBits > 0) order = readBits(buffer, at + highBits, lowBits) - keyLow;
+        if (order === 0) {
           visit(fingerprint, values[g]!);
           break groups;
         }
-        if (stored < key) lo = mid + 1;
+        if (order < 0) lo = mid + 1;
         else hi = mid - 1;
       }
     }
