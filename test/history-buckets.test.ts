@@ -7,13 +7,18 @@
  *   bucket splits they trigger and launch-style reads (the split state read
  *   first, then the buckets), against a map account → last time, with the
  *   recency window's start on the millisecond edges of the times written;
+ *   in half the runs, half the buckets are in the formats older versions wrote;
  * - the read and write figures of a 1,000-account launch and completion at
  *   10 k and 1 M distinct accounts (counted by SDK middleware): at most one
  *   item of at most 4 KB per requested account, at most one write unit per
  *   enriched account for the rewrites (plus the splits the new entries call
- *   for, 1 unit per 50 new accounts: a split writes its new bucket only), and no item over 4 KB;
- * - migration 005 from the former 4,096 fixed shards: the same facts before
- *   and after, interrupted and resumed, and nothing left to do the second time.
+ *   for, 1 unit per HISTORY_BUCKET_LOAD new accounts: a split writes its new bucket only), and no item over 1 KB;
+ * - at the load bound, a history laid out at the end of a round (buckets not
+ *   yet split hold twice the average) and a completion of a tenth as many new
+ *   accounts: no item over 1 KB;
+ * - migration 005 from the former 4,096 fixed shards, and 007/009 from older
+ *   bucket formats: the same facts before and after, interrupted and resumed,
+ *   and nothing left to do the second time.
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
@@ -29,7 +34,9 @@ import {
   bucketOf,
   createAccountHistoryStore,
   decodeBucket,
+  fingerprintOf,
   HISTORY_BUCKET_LOAD,
+  HISTORY_FORMAT,
   itemBytes,
   type AccountHistoryStore,
   writeLaidOutHistory,
@@ -39,6 +46,7 @@ import { migrateHistoryFormat } from '../lib/migrations/history-format';
 import { accountLists } from '../lib/root';
 import { newOrganization } from './support/api';
 import { withScratchTable } from './support/scratch-table';
+import { encodeLegacyBucket, legacyHashOf } from './support/history-legacy';
 
 const DAY_MS = 86_400_000;
 const KB = 1024;
@@ -60,7 +68,7 @@ const scheduledClient = (s: fc.Scheduler): DynamoDBDocumentClient =>
 type Op = { kind: 'complete'; ids: number[]; at: number; crm: boolean } | { kind: 'launch'; ids: number[]; after: number };
 
 describe('account history buckets: the model', () => {
-  it('every launch-style read equals the map account → last time at its moment, under interleaved completions and splits, on the window edges', async () => {
+  it('every launch-style read equals the map account → last time at its moment, under interleaved completions and splits, on the window edges, with buckets of older formats among the current ones', async () => {
     const POOL = 14;
     const T = Date.now() - 10 * DAY_MS;
     const times = [T, T + 1, T + 2, T + DAY_MS];
@@ -72,12 +80,14 @@ describe('account history buckets: the model', () => {
     );
     let runs = 0;
     let stale = 0;
+    let legacyRuns = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
         fc.array(op, { minLength: 2, maxLength: 7 }),
         fc.uniqueArray(fc.nat(POOL - 1), { maxLength: 6 }),
-        async (s, ops, prefilled) => {
+        fc.nat(3),
+        async (s, ops, prefilled, legacyParity) => {
           runs++;
           const { organizationId } = await newOrganization({ smbCredits: 0 });
           const account = (i: number) => `acct_${i}`;
@@ -104,6 +114,19 @@ describe('account history buckets: the model', () => {
           if (prefilled.length > 0) {
             await direct.recordEnrichment(organizationId, prefilled.map(account), new Date(T - DAY_MS).toISOString());
             for (const i of prefilled) model.set(i, { at: T - DAY_MS, crm: false });
+            // Half the buckets as an older version wrote them (formats 3 and 2, 8-byte hashes): reads, writes and splits
+            // meet both formats in one organization (lib/history/store.ts `walkBucket`).
+            if (legacyParity < 2) {
+              const pool = Array.from({ length: POOL }, (_, i) => account(i));
+              const items = await bucketItems(direct, organizationId);
+              const legacy = items.filter((item) => Number(String(item.pk).split('#').pop()) % 2 === legacyParity);
+              for (const item of legacy) {
+                const bucket = Number(String(item.pk).split('#').pop());
+                item.entries = legacyEntries(item.entries as Uint8Array, item.depth as number, pool, bucket % 4 < 2);
+              }
+              if (legacy.length > 0) await batchPut(ddb, config.tableName, legacy);
+              legacyRuns += legacy.length > 0 ? 1 : 0;
+            }
           }
 
           const done: Extract<Op, { kind: 'complete' }>[] = [];
@@ -201,6 +224,8 @@ describe('account history buckets: the model', () => {
     expect(runs).toBeGreaterThanOrEqual(30);
     // The runs did meet stale entries (splits that wrote only their new bucket), so the reads above were checked with them.
     expect(stale).toBeGreaterThan(0);
+    // And runs whose organization mixed bucket formats.
+    expect(legacyRuns).toBeGreaterThan(0);
   }, 600_000);
 });
 
@@ -333,9 +358,9 @@ describe('account history buckets: reads and writes do not grow with the history
       // Every written item is under 1 KB: a split costs 1 unit (its new bucket), a rewrite 1.
       expect(writeUnits).toBe(written.length);
       expect((written.length - splits) / launchIds.length).toBeLessThanOrEqual(1);
-      // No item of the whole history over 4 KB.
+      // No item of the whole history over 1 KB.
       const items = await bucketItems(store, organizationId);
-      expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(4 * KB);
+      expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(KB);
       figures.push({
         size,
         buckets,
@@ -351,6 +376,87 @@ describe('account history buckets: reads and writes do not grow with the history
     console.log(JSON.stringify(figures));
     for (const figure of figures) expect(figure.itemsRead).toBeLessThanOrEqual(1_000);
   }, 1_800_000);
+});
+
+describe('account history buckets: one write unit a bucket at the load bound', () => {
+  it('a history laid out near the end of a round (its unsplit buckets hold twice the average), then a completion of a tenth as many new accounts: every item written, and every item of the history, under 1 KB', async () => {
+    const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    // N just under 2^10: buckets 497–511 not split this round, each the address range of two split ones.
+    const size = Math.floor(HISTORY_BUCKET_LOAD * 2 ** 9 * 1.97);
+    const atMs = Date.now() - DAY_MS;
+    await writeLaidOutHistory({
+      client: ddb,
+      tableName: config.tableName,
+      organizationId,
+      count: size,
+      // Ten campaigns' times, as in the bench's laid-out histories: ten value groups a bucket.
+      entryAt: (i) => ({ accountId: `full_${i}`, enrichedAtMs: atMs - (i % 10) * 60_000, crmTarget: false }),
+    });
+    const { buckets } = await store.state(organizationId);
+    expect(buckets).toBe(Math.ceil(size / HISTORY_BUCKET_LOAD));
+    expect(buckets).toBeLessThan(2 ** 10);
+    const unsplit = (await bucketItems(store, organizationId)).filter((item) => item.depth === 9);
+    expect(unsplit.length).toBe(2 ** 10 - buckets);
+    const ids = Array.from({ length: Math.floor(size / 10) }, (_, i) => `more_${i}`);
+    const write = await counted(() => store.recordEnrichment(organizationId, ids, new Date().toISOString()));
+    const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
+    const items = await bucketItems(store, organizationId);
+    const byKey = new Map(items.map((item) => [String(item.pk), item]));
+    expect(written.length).toBeGreaterThan(buckets);
+    for (const key of written) expect(itemBytes(byKey.get(key.pk)!)).toBeLessThanOrEqual(KB);
+    expect(Math.max(...items.map((item) => itemBytes(item)))).toBeLessThanOrEqual(KB);
+    // And every account reads back.
+    const facts = await store.getFacts(organizationId, [...ids.slice(0, 500), 'full_0', 'full_1'], { recency: true });
+    expect(facts.size).toBe(502);
+  }, 600_000);
+
+  it('a completion nearly as large as the history (10,000 new accounts into 11,000, as in the quick bench): every item under 1 KB', async () => {
+    const store = createAccountHistoryStore({ client: ddb, tableName: config.tableName, accountLists: accountLists() });
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const atMs = Date.now() - DAY_MS;
+    await writeLaidOutHistory({
+      client: ddb,
+      tableName: config.tableName,
+      organizationId,
+      count: 11_000,
+      entryAt: (i) => ({ accountId: `most_${i}`, enrichedAtMs: atMs - (i % 10) * 60_000, crmTarget: false }),
+    });
+    const ids = Array.from({ length: 10_000 }, (_, i) => `half_${i}`);
+    const write = await counted(() => store.recordEnrichment(organizationId, ids, new Date().toISOString()));
+    const written = write.calls.filter((call) => call.command === 'PutItemCommand').flatMap(bucketKeysOf);
+    const byKey = new Map((await bucketItems(store, organizationId)).map((item) => [String(item.pk), item]));
+    expect(written.length).toBeGreaterThan(0);
+    for (const key of written) expect(itemBytes(byKey.get(key.pk)!)).toBeLessThanOrEqual(KB);
+    expect(Math.max(...[...byKey.values()].map((item) => itemBytes(item)))).toBeLessThanOrEqual(KB);
+  }, 600_000);
+});
+
+describe('account history buckets: a raised load bound', () => {
+  it('an organization split at a lower bound stays exact under a higher one: N is kept, writes and reads find every account', async () => {
+    const options = { client: ddb, tableName: config.tableName, accountLists: accountLists() };
+    const low = createAccountHistoryStore({ ...options, bucketLoad: 4 });
+    const high = createAccountHistoryStore({ ...options, bucketLoad: 16 });
+    const { organizationId } = await newOrganization({ smbCredits: 0 });
+    const [earlier, later] = [3, 1].map((days) => new Date(Date.now() - days * DAY_MS).toISOString()) as [string, string];
+    const first = Array.from({ length: 300 }, (_, i) => `low_${i}`);
+    await low.recordEnrichment(organizationId, first, earlier);
+    const split = await low.state(organizationId);
+    expect(split.buckets).toBe(Math.ceil(300 / 4));
+    // At 16 a bucket, 500 entries would need 32 buckets: the 75 made at 4 stay, and nothing splits.
+    const second = Array.from({ length: 200 }, (_, i) => `high_${i}`);
+    await high.recordEnrichment(organizationId, [...second, ...first.slice(0, 50)], later);
+    expect((await high.state(organizationId)).buckets).toBe(split.buckets);
+    const facts = await high.getFacts(organizationId, [...first, ...second, 'never'], { recency: true });
+    expect(facts.size).toBe(500);
+    for (const [ids, time] of [
+      [[...second, ...first.slice(0, 50)], later],
+      [first.slice(50), earlier],
+    ] as const)
+      for (const id of ids) expect(facts.get(id)).toEqual({ crmTarget: false, lastEnrichedAt: time });
+    // And the lower bound's store reads the same after the higher one wrote.
+    expect(await low.getFacts(organizationId, [...first, ...second, 'never'], { recency: true })).toEqual(facts);
+  });
 });
 
 describe('migration 005: the former fixed shards into buckets (lib/migrations/history-buckets.ts)', () => {
@@ -444,7 +550,7 @@ describe('migration 005: the former fixed shards into buckets (lib/migrations/hi
   });
 });
 
-describe('migration 007: buckets of an older encoding into format 3 (lib/migrations/history-format.ts)', () => {
+describe('migrations 007 and 009: buckets of an older encoding into the current format (lib/migrations/history-format.ts)', () => {
   it('gives the same facts before, during and after, resumes after an interruption, and rewrites nothing the second time', async () => {
     const { organizationId } = await newOrganization({ smbCredits: 0 });
     // A table of its own: the migration scans the whole table.
@@ -463,16 +569,17 @@ describe('migration 007: buckets of an older encoding into format 3 (lib/migrati
       const { buckets } = await history.state(organizationId);
       const items = () =>
         batchGet(ddb, tableName, bucketKeys(organizationId, buckets), undefined, { consistentRead: true }) as Promise<
-          { entries: Uint8Array; [name: string]: unknown }[]
+          { entries: Uint8Array; depth: number; [name: string]: unknown }[]
         >;
-      // Format 2 as written before: the same layout, groups unsorted (a sorted group is one of the valid orders).
+      // The same entries as formats 3 and 2 wrote them (8-byte hashes; format 2's groups unsorted), alternately.
       const current = await items();
       expect(current.length).toBeGreaterThan(5);
       await batchPut(
         ddb,
         tableName,
-        current.map((item) => ({ ...item, entries: Buffer.concat([Buffer.from([2]), Buffer.from(item.entries).subarray(1)]) })),
+        current.map((item, i) => ({ ...item, entries: legacyEntries(item.entries, item.depth, ids, i % 2 === 0) })),
       );
+      expect(new Set((await items()).map((item) => item.entries[0]))).toEqual(new Set([2, 3]));
       const facts = () => history.getFacts(organizationId, [...ids, 'format_absent'], { enrichedAfter: now - 30 * DAY_MS });
       const before = await facts();
       // Every account enriched inside the window, and the CRM targets among the rest.
@@ -493,14 +600,25 @@ describe('migration 007: buckets of an older encoding into format 3 (lib/migrati
         ),
       ).rejects.toBe(stop);
       const midway = await formats();
-      expect(midway.filter((format) => format === 3)).toHaveLength(3);
+      expect(midway.filter((format) => format === HISTORY_FORMAT)).toHaveLength(3);
       expect(await facts()).toEqual(before);
 
       const resumed = await migrateHistoryFormat({ client: ddb, tableName, history });
-      expect(resumed.buckets).toBe(midway.filter((format) => format === 2).length);
-      expect(new Set(await formats())).toEqual(new Set([3]));
+      expect(resumed.buckets).toBe(midway.filter((format) => format !== HISTORY_FORMAT).length);
+      expect(new Set(await formats())).toEqual(new Set([HISTORY_FORMAT]));
       expect(await facts()).toEqual(before);
       expect(await migrateHistoryFormat({ client: ddb, tableName, history })).toEqual({ buckets: 0 });
     });
   });
 });
+
+/**
+ * A bucket's `entries` (current format) as formats 3 (`sorted`) or 2 wrote them: each fingerprint's account found among
+ * `accountIds`, its 8-byte hash stored (test/support/history-legacy.ts).
+ */
+function legacyEntries(entries: Uint8Array, depth: number, accountIds: readonly string[], sorted: boolean): Buffer {
+  const hashes = new Map(accountIds.map((id) => [fingerprintOf(id), legacyHashOf(id)]));
+  const legacy = new Map([...decodeBucket(entries)].map(([fingerprint, value]) => [hashes.get(fingerprint)!, value]));
+  expect(legacy.has(undefined as never)).toBe(false);
+  return encodeLegacyBucket(legacy, depth, sorted);
+}

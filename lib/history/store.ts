@@ -24,11 +24,12 @@
  *   organization item is only a hint and every split is exact while in
  *   flight (the proof in docs/data-model.md).
  *
- * Entry: the first 8 bytes of the SHA-256 of the account ID (its low 32
+ * Entry: the first 52 bits of the SHA-256 of the account ID (its low 32
  * bits address the bucket) and a value, epoch milliseconds × 2 + 1 when a
- * CRM target (0 ms: no enrichment kept). The item stores the hash bytes its
- * depth implies once, and each value once per group of entries sharing it
- * ({@link encodeBucket}): about 7 bytes an account.
+ * CRM target (0 ms: no enrichment kept). The item stores the address bits
+ * its depth fixes once, each entry's other 52 − depth bits packed, and each
+ * value once per group of entries sharing it ({@link encodeBucket}): about
+ * 5 bytes an account.
  * Enrichment times older than {@link HISTORY_RETENTION_DAYS} count as absent
  * and are dropped when their bucket is next rewritten.
  */
@@ -118,11 +119,11 @@ export interface AccountHistoryStore {
    */
   state(organizationId: string): Promise<HistoryState>;
   /**
-   * Rewrites one bucket stored in an older encoding (format 1 or 2) as the
-   * current one, entries unchanged (conditional on its version; a lost race
+   * Rewrites one bucket stored in an older encoding (formats 1–3) as the
+   * current one ({@link HISTORY_FORMAT}), entries unchanged (conditional on its version; a lost race
    * re-reads it). Leaves alone a bucket already current, absent, or a split's
    * copy whose split has not committed (no reader reaches it; the split
-   * writes it again, current). For the migration `007-history-format-3`.
+   * writes it again, current). For the migrations `007-history-format-3` and `009-history-format-4`.
    * @returns whether it rewrote the bucket.
    */
   reencode(organizationId: string, bucket: number): Promise<boolean>;
@@ -144,11 +145,46 @@ export interface HistoryState {
 
 /**
  * Average entries per bucket past which the next bucket splits (linear
- * hashing's load bound). At ~7 bytes an entry a bucket just split holds
- * ~25–50 entries and one not yet split in the current round ~50–100: its
- * item stays under 1 KB, so rewriting it costs one write unit (docs/data-model.md).
+ * hashing's load bound). A bucket not yet split in the current round holds
+ * up to twice it (~130, ~160 at the Poisson tail of thousands of buckets,
+ * plus a completion's new entries); at 52 − depth bits an entry (~4.9 bytes
+ * at depth 13) its item stays under 1 KB, so rewriting it costs one write
+ * unit. Chosen by laying out histories at every position of a round
+ * (docs/data-model.md "Recency and CRM targets", "Sizes").
  */
-export const HISTORY_BUCKET_LOAD = 50;
+export const HISTORY_BUCKET_LOAD = 65;
+
+/**
+ * Bytes of a bucket's item beside its packed keys, as {@link roomBefore} counts them: key and attribute names and values
+ * (~100), the entries' header and ~10 value groups (~60).
+ */
+const ITEM_BYTES_BESIDE_KEYS = 160;
+/** Bytes of one write unit. */
+const WRITE_UNIT_BYTES = 1024;
+
+/** Entries a bucket of `depth` holds in one write unit: 52 − depth bits each beside {@link ITEM_BYTES_BESIDE_KEYS}. */
+const entriesPerUnit = (depth: number): number =>
+  Math.floor(((WRITE_UNIT_BYTES - ITEM_BYTES_BESIDE_KEYS) * 8) / (FINGERPRINT_BITS - Math.min(32, depth)));
+
+/**
+ * The number of buckets to split to before writing `incoming` accounts, every one counted as new, into a history of
+ * `entries` in `buckets` at load `load`: an average of at most twice the load after the write (the load itself when the
+ * write is at least as large as the history, a first campaign or a seeding: splitting buckets before they are filled
+ * costs tiny writes, not rewrites of full ones); then, while a bucket not yet split this round (total ÷ 2^level entries,
+ * plus three standard deviations of its Poisson spread) would not fit one write unit at its depth
+ * ({@link entriesPerUnit}), the round completed first (2^(level + 1)). At least `buckets` (N is never lowered).
+ * docs/data-model.md "Recency and CRM targets" (the split rule, "Sizes").
+ */
+function roomBefore(buckets: number, entries: number, incoming: number, load: number): number {
+  const total = entries + incoming;
+  let target = Math.max(buckets, Math.ceil(total / (incoming >= entries ? load : 2 * load)));
+  for (let level = 31 - Math.clz32(target); level < 32; level++) {
+    const fullest = total / 2 ** level;
+    if (fullest + 3 * Math.sqrt(fullest) <= entriesPerUnit(level)) break;
+    target = Math.max(target, 2 ** (level + 1));
+  }
+  return target;
+}
 
 /** Days an enrichment time is kept: the longest recency window (MAX_EXCLUDE_DAYS in lib/campaigns/schema.ts). */
 export const HISTORY_RETENTION_DAYS = 3650;
@@ -158,30 +194,46 @@ const RETENTION_MS = HISTORY_RETENTION_DAYS * 86_400_000;
 /** Bucket writes (and splits) in flight at once. */
 const WRITE_CONCURRENCY = 32;
 
-/** Bytes of an entry's account fingerprint. */
-const FINGERPRINT_BYTES = 8;
 /**
- * Encoding version (first byte of `entries`): 3 (format 2's layout with each group's hashes in ascending byte order, so a
- * read finds an account by binary search), 2 (groups unsorted, issue #43's first compaction) or 1 (before it). Formats 1
- * and 2 are read by a linear scan and written as 3 when next rewritten; their branch of `walkBucket` goes once the
- * migration `007-history-format-3` (lib/migrations/history-format.ts) has run everywhere.
+ * Bits of an account's hash the history keeps (its fingerprint): the 32 address bits and the 20 after them. Two accounts
+ * whose first 52 bits agree read as one; docs/data-model.md "Recency and CRM targets" states the chance per lookup.
  */
-const FORMAT = 3;
+const FINGERPRINT_BITS = 52;
+/** Bytes of a fingerprint as a latin1 string: the hash's first 7 bytes, the high 4 bits of the last one cleared. */
+const FINGERPRINT_BYTES = Math.ceil(FINGERPRINT_BITS / 8);
+/** The bits of a fingerprint's last byte that belong to it (the low 4 of byte 6). */
+const LAST_BYTE_MASK = 0xff >>> (8 * FINGERPRINT_BYTES - FINGERPRINT_BITS);
+/** Bits of the fingerprint after its 32-bit address (bytes 4, 5 and the low half of 6). */
+const TAIL_BITS = FINGERPRINT_BITS - 32;
+/** Bytes of an account's hash stored by formats 1–3 (read only: each reads as its first {@link FINGERPRINT_BITS} bits). */
+const LEGACY_HASH_BYTES = 8;
+/**
+ * Encoding version (first byte of `entries`), owned here: 4 (each entry's fingerprint bits past the bucket's address bits,
+ * bit-packed, issue #43's second compaction), 3 (8-byte hashes less the bytes the depth implies, each value group sorted:
+ * binary search), 2 (format 3's layout unsorted) or 1 (before issue #43). Formats 1–3 are read by a scan and written as 4
+ * when next rewritten, or by the migration `009-history-format-4` (lib/migrations/history-format.ts).
+ */
+export const HISTORY_FORMAT = 4;
+const SORTED_FORMAT = 3;
 const UNSORTED_FORMAT = 2;
 const LEGACY_FORMAT = 1;
 /** Bytes of a format-1 value (epoch ms × 2 + CRM flag). */
 const LEGACY_VALUE_BYTES = 6;
-/** At most this many leading hash bytes are left implied by the bucket (depth ≥ 24 is 16 million buckets). */
-const MAX_IMPLIED_BYTES = 3;
 
 /**
- * An account's fingerprint: the first 8 bytes of SHA-256 of its ID (UTF-8),
- * as a latin1 string (a Map key). Its low 32 bits ({@link addressOf}) pick the bucket.
+ * An account's fingerprint: the first 52 bits of SHA-256 of its ID (UTF-8), as a latin1 string of 7 bytes (the last
+ * one's high 4 bits cleared; a Map key). Its low 32 bits ({@link addressOf}) pick the bucket.
  */
 export function fingerprintOf(accountId: string): string {
   // The one-shot digest: ~2.5 × faster than createHash().update().digest() (a 1,000-account evaluation hashes every ID).
-  return hash('sha256', accountId, 'buffer').toString('latin1', 0, FINGERPRINT_BYTES);
+  const digest = hash('sha256', accountId, 'buffer');
+  digest[FINGERPRINT_BYTES - 1]! &= LAST_BYTE_MASK;
+  return digest.toString('latin1', 0, FINGERPRINT_BYTES);
 }
+
+/** The fingerprint of a hash stored whole by formats 1–3 (8 bytes): its first {@link FINGERPRINT_BITS} bits. */
+const fingerprintOfLegacy = (hash8: string): string =>
+  hash8.slice(0, FINGERPRINT_BYTES - 1) + String.fromCharCode(hash8.charCodeAt(FINGERPRINT_BYTES - 1) & LAST_BYTE_MASK);
 
 /** The 32-bit hash (unsigned) that addresses a fingerprint's bucket: its first 4 bytes, little-endian. */
 export function addressOf(fingerprint: string): number {
@@ -314,20 +366,91 @@ function readVarint(buffer: Buffer, at: { offset: number }): number {
   }
 }
 
+/** 2^n for n < 53. */
+const pow2 = (n: number): number => 2 ** n;
+/** Bits read or written at once by the bit stream (so a value and the bits before it in its byte stay below 2^53). */
+const CHUNK_BITS = 26;
+
 /**
- * Encodes entries (format 3): byte 0 the format, byte 1 the number p of
- * implied hash bytes, then those p bytes (the first p bytes of every
- * entry's hash: with `depth` ≥ 8p address bits fixed by the bucket they are
- * the same for all its entries), a varint group count, then per group, in
- * ascending value order, the value's increase over the previous group's and
- * the group's entry count (varints), then every hash without its first p
- * bytes, in group order, each group's in ascending byte order. Values past the retention lose their time (CRM
- * targets) or their entry (the rest). docs/data-model.md "Recency and CRM
- * targets" gives the sizes.
+ * An entry's key in a bucket whose entries share their low `implied` address bits: the fingerprint's bits past them,
+ * as an integer below 2^(52 − implied) (the address's high bits, then the 20 tail bits).
+ */
+function keyOf(fingerprint: string, implied: number): number {
+  const tail = fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | (fingerprint.charCodeAt(6) << 16);
+  return Math.floor(addressOf(fingerprint) / pow2(implied)) * pow2(TAIL_BITS) + tail;
+}
+
+/** The fingerprint of `key` ({@link keyOf}) in a bucket whose entries' low `implied` address bits are `low`. */
+function fingerprintOfKey(key: number, implied: number, low: number): string {
+  const tail = key % pow2(TAIL_BITS);
+  const address = Math.floor(key / pow2(TAIL_BITS)) * pow2(implied) + low;
+  return String.fromCharCode(
+    address & 0xff,
+    (address >>> 8) & 0xff,
+    (address >>> 16) & 0xff,
+    (address >>> 24) & 0xff,
+    tail & 0xff,
+    (tail >>> 8) & 0xff,
+    tail >>> 16,
+  );
+}
+
+/** Writes `value` (below 2^bits, bits ≤ 52) into `out` at bit `at`, most significant bit first. @returns the next bit. */
+function writeBits(out: Buffer, at: number, value: number, bits: number): number {
+  let position = at;
+  // Two chunks of at most 26 bits: each stays exact in a double with the bits shifted in before it.
+  for (const [chunk, width] of bits > CHUNK_BITS
+    ? [
+        [Math.floor(value / pow2(CHUNK_BITS)), bits - CHUNK_BITS],
+        [value % pow2(CHUNK_BITS), CHUNK_BITS],
+      ]
+    : [[value, bits]]) {
+    let left = width!;
+    while (left > 0) {
+      const free = 8 - (position & 7);
+      const take = Math.min(free, left);
+      out[position >>> 3]! |= (Math.floor(chunk! / pow2(left - take)) % pow2(take)) << (free - take);
+      position += take;
+      left -= take;
+    }
+  }
+  return position;
+}
+
+/**
+ * Reads a value of `bits` (≤ 52) at bit `at` ({@link writeBits}): 24 bits at a time from the 4 bytes that hold them, in
+ * 32-bit integer arithmetic (bytes past the end read as 0). The lookup's inner step: ~3 × faster than double arithmetic.
+ */
+function readBits(buffer: Uint8Array, at: number, bits: number): number {
+  let value = 0;
+  let position = at;
+  for (let left = bits; left > 0;) {
+    const take = left > 24 ? 24 : left;
+    const byte = position >>> 3;
+    const word = (buffer[byte]! << 24) | (buffer[byte + 1]! << 16) | (buffer[byte + 2]! << 8) | buffer[byte + 3]!;
+    value = value * (1 << take) + ((word << (position & 7)) >>> (32 - take));
+    position += take;
+    left -= take;
+  }
+  return value;
+}
+
+/**
+ * Encodes entries (format 4, {@link HISTORY_FORMAT}): byte 0 the format, byte 1 the number b of low address bits every
+ * entry shares (the bucket's depth, at most 32: its address bits), then as varints those b bits' value, the group
+ * count and per group, in ascending value order, the value's increase over the previous group's and the group's entry
+ * count; then every entry's key, the fingerprint's 52 − b bits past the shared ones ({@link keyOf}), packed at 52 − b
+ * bits each, most significant bit first, in group order, each group's in ascending order (a read finds an account by
+ * binary search), the last byte padded with zeros. Values past the retention lose their time (CRM targets) or their
+ * entry (the rest). docs/data-model.md "Recency and CRM targets" gives the sizes and the chance of a false match.
+ * @param entries - fingerprint ({@link fingerprintOf}) → value (epoch ms × 2 + CRM flag).
+ * @param depth - the bucket's depth: its entries' low `depth` address bits are the bucket's (fewer are taken when the
+ * entries do not all share them, e.g. a split's stale ones).
  */
 export function encodeBucket(entries: ReadonlyMap<string, number>, depth = 0, now = Date.now()): Buffer {
   const groups = new Map<number, string[]>();
-  let first: string | undefined;
+  let firstAddress: number | undefined;
+  let implied = Math.min(32, depth);
   for (const [fingerprint, stored] of entries) {
     const ms = msOfValue(stored);
     const value = ms !== 0 && ms + RETENTION_MS <= now ? valueOf(0, crmOfValue(stored)) : stored;
@@ -335,48 +458,69 @@ export function encodeBucket(entries: ReadonlyMap<string, number>, depth = 0, no
     let group = groups.get(value);
     if (!group) groups.set(value, (group = []));
     group.push(fingerprint);
-    first ??= fingerprint;
+    // Implied bits: those the bucket's address bits fix, and only as many as every entry really shares.
+    const address = addressOf(fingerprint);
+    firstAddress ??= address;
+    const differ = (address ^ firstAddress) >>> 0;
+    if (differ !== 0) implied = Math.min(implied, 31 - Math.clz32(differ & -differ));
   }
-  // Implied bytes: those the bucket's address bits fix, and only as many as every entry really shares.
-  let implied = first === undefined ? 0 : Math.min(MAX_IMPLIED_BYTES, Math.floor(depth / 8));
-  for (const group of groups.values())
-    for (const fingerprint of group) while (implied > 0 && fingerprint.slice(0, implied) !== first!.slice(0, implied)) implied--;
-  // Each group's hashes in ascending byte order (latin1 strings compare by byte): a read finds one by binary search.
-  for (const group of groups.values()) group.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const header: number[] = [FORMAT, implied];
-  for (let i = 0; i < implied; i++) header.push(first!.charCodeAt(i));
+  if (firstAddress === undefined) implied = 0;
+  const width = FINGERPRINT_BITS - implied;
+  const header: number[] = [HISTORY_FORMAT, implied];
+  pushVarint(header, implied === 0 ? 0 : firstAddress! % pow2(implied));
   const values = [...groups.keys()].sort((a, b) => a - b);
   pushVarint(header, values.length);
   let previous = 0;
   let count = 0;
+  const keyGroups: number[][] = [];
   for (const value of values) {
+    const group = groups.get(value)!;
     pushVarint(header, value - previous);
-    pushVarint(header, groups.get(value)!.length);
-    count += groups.get(value)!.length;
+    pushVarint(header, group.length);
+    count += group.length;
     previous = value;
+    keyGroups.push(group.map((fingerprint) => keyOf(fingerprint, implied)).sort((a, b) => a - b));
   }
-  const width = FINGERPRINT_BYTES - implied;
-  const buffer = Buffer.alloc(header.length + count * width);
+  const buffer = Buffer.alloc(header.length + Math.ceil((count * width) / 8));
   buffer.set(header, 0);
-  let offset = header.length;
-  for (const value of values)
-    for (const fingerprint of groups.get(value)!) offset += buffer.write(fingerprint.slice(implied), offset, width, 'latin1');
+  let at = header.length * 8;
+  for (const keys of keyGroups) for (const key of keys) at = writeBits(buffer, at, key, width);
   return buffer;
 }
 
+/** Format 4's header ({@link encodeBucket}): implied bits, their value, each group's value and count, where the keys start. */
+function headerOf(buffer: Buffer) {
+  const implied = buffer[1]!;
+  const at = { offset: 2 };
+  const low = readVarint(buffer, at);
+  const groups = readVarint(buffer, at);
+  const values = new Array<number>(groups);
+  const counts = new Array<number>(groups);
+  let value = 0;
+  for (let g = 0; g < groups; g++) {
+    value += readVarint(buffer, at);
+    values[g] = value;
+    counts[g] = readVarint(buffer, at);
+  }
+  return { implied, low, values, counts, keysAt: at.offset * 8, width: FINGERPRINT_BITS - implied };
+}
+
 /**
- * Walks an encoded bucket (format 1, before issue #43's compaction, or 2):
- * for each entry, the buffer, the offset and width of its stored hash bytes,
- * the implied bytes before them and its value.
+ * Walks an encoded bucket of any format: for each entry, its fingerprint ({@link fingerprintOf}'s 52 bits; formats 1–3
+ * stored 64) and its value.
  * @throws Error on an unknown format.
  */
-function walkBucket(
-  bytes: Uint8Array,
-  visit: (buffer: Buffer, offset: number, width: number, implied: string, value: number) => void,
-): void {
+function walkBucket(bytes: Uint8Array, visit: (fingerprint: string, value: number) => void): void {
   if (bytes.length === 0) return;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const format = buffer.readUInt8(0);
+  if (format === HISTORY_FORMAT) {
+    const { implied, low, values, counts, keysAt, width } = headerOf(buffer);
+    let at = keysAt;
+    for (let g = 0; g < values.length; g++)
+      for (let i = 0; i < counts[g]!; i++, at += width) visit(fingerprintOfKey(readBits(buffer, at, width), implied, low), values[g]!);
+    return;
+  }
   if (format === LEGACY_FORMAT) {
     const groups = buffer.readUInt16BE(1);
     let offset = 3 + groups * (LEGACY_VALUE_BYTES + 2);
@@ -384,11 +528,12 @@ function walkBucket(
       const at = 3 + g * (LEGACY_VALUE_BYTES + 2);
       const value = buffer.readUIntBE(at, LEGACY_VALUE_BYTES);
       const count = buffer.readUInt16BE(at + LEGACY_VALUE_BYTES);
-      for (let i = 0; i < count; i++, offset += FINGERPRINT_BYTES) visit(buffer, offset, FINGERPRINT_BYTES, '', value);
+      for (let i = 0; i < count; i++, offset += LEGACY_HASH_BYTES)
+        visit(fingerprintOfLegacy(buffer.toString('latin1', offset, offset + LEGACY_HASH_BYTES)), value);
     }
     return;
   }
-  if (format !== FORMAT && format !== UNSORTED_FORMAT) throw new Error(`Unknown history bucket format ${format}`);
+  if (format !== SORTED_FORMAT && format !== UNSORTED_FORMAT) throw new Error(`Unknown history bucket format ${format}`);
   const impliedBytes = buffer.readUInt8(1);
   const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
   const at = { offset: 2 + impliedBytes };
@@ -401,26 +546,28 @@ function walkBucket(
     values.push(value);
     counts.push(readVarint(buffer, at));
   }
-  const width = FINGERPRINT_BYTES - impliedBytes;
+  const width = LEGACY_HASH_BYTES - impliedBytes;
   let offset = at.offset;
-  for (let g = 0; g < groups; g++) for (let i = 0; i < counts[g]!; i++, offset += width) visit(buffer, offset, width, implied, values[g]!);
+  for (let g = 0; g < groups; g++)
+    for (let i = 0; i < counts[g]!; i++, offset += width)
+      visit(fingerprintOfLegacy(implied + buffer.toString('latin1', offset, offset + width)), values[g]!);
 }
 
-/** Decodes {@link encodeBucket}'s layout (either format) into `entries` (hash → value). @throws Error on an unknown format. */
+/**
+ * Decodes {@link encodeBucket}'s layout (any format) into `entries` (fingerprint → value; two hashes of an older format
+ * that share their first 52 bits are one entry, their values joined). @throws Error on an unknown format.
+ */
 export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number>()): Map<string, number> {
-  walkBucket(bytes, (buffer, offset, width, implied, value) =>
-    entries.set(implied + buffer.toString('latin1', offset, offset + width), value),
-  );
+  walkBucket(bytes, (fingerprint, value) => entries.set(fingerprint, joinValues(entries.get(fingerprint), value)));
   return entries;
 }
 
 /**
  * Looks up accounts in an encoded bucket and visits those it holds, with
- * their value: no entry is decoded but the ones asked for. Format 3: per
- * group, a binary search of the stored hash bytes in the buffer itself (a
- * group's hashes are sorted), so ~log2(entries) comparisons of at most 8
- * bytes per account and group; formats 1 and 2 (unsorted): one pass
- * comparing each entry's 32-bit address first.
+ * their value: no entry is decoded but the ones asked for. Format 4: per
+ * group, a binary search of the packed keys in the buffer itself (a group's
+ * keys are sorted), so ~log2(entries) reads of one key per account and group;
+ * formats 1–3: one pass over every entry (until the bucket's next rewrite).
  * @param fingerprints - the accounts' fingerprints ({@link fingerprintOf}).
  * @throws Error on an unknown format.
  */
@@ -431,45 +578,35 @@ export function lookupBucket(
 ): void {
   if (bytes.length === 0 || fingerprints.length === 0) return;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer[0] !== FORMAT) {
+  if (buffer[0] !== HISTORY_FORMAT) {
     const wanted = new Set(fingerprints);
-    const addresses = new Set(fingerprints.map(addressOf));
-    walkBucket(bytes, (raw, offset, width, implied, value) => {
-      const skip = implied.length;
-      let address = 0;
-      for (let i = 0; i < 4; i++) address |= (i < skip ? implied.charCodeAt(i) : raw[offset + i - skip]!) << (8 * i);
-      if (!addresses.has(address >>> 0)) return;
-      const fingerprint = implied + raw.toString('latin1', offset, offset + width);
-      if (wanted.has(fingerprint)) visit(fingerprint, value);
+    const found = new Map<string, number>();
+    walkBucket(bytes, (fingerprint, value) => {
+      if (wanted.has(fingerprint)) found.set(fingerprint, joinValues(found.get(fingerprint), value));
     });
+    for (const [fingerprint, value] of found) visit(fingerprint, value);
     return;
   }
-  const impliedBytes = buffer[1]!;
-  const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
-  const at = { offset: 2 + impliedBytes };
-  const groups = readVarint(buffer, at);
-  const values = new Array<number>(groups);
-  const counts = new Array<number>(groups);
-  let value = 0;
-  for (let g = 0; g < groups; g++) {
-    value += readVarint(buffer, at);
-    values[g] = value;
-    counts[g] = readVarint(buffer, at);
-  }
-  const width = FINGERPRINT_BYTES - impliedBytes;
+  const { implied, low, values, counts, keysAt, width } = headerOf(buffer);
+  const lowRange = pow2(implied);
+  const highBits = Math.min(24, width);
+  const lowBits = width - highBits;
+  const lowScale = pow2(lowBits);
   for (const fingerprint of fingerprints) {
-    if (impliedBytes > 0 && fingerprint.slice(0, impliedBytes) !== implied) continue;
-    let start = at.offset;
-    groups: for (let g = 0; g < groups; start += counts[g]! * width, g++) {
+    if (addressOf(fingerprint) % lowRange !== low) continue;
+    const key = keyOf(fingerprint, implied);
+    // Compared by its first 24 bits (one read of 4 bytes), the rest read only when they are equal (rarely but at a match).
+    const keyHigh = Math.floor(key / lowScale);
+    const keyLow = key % lowScale;
+    let start = keysAt;
+    groups: for (let g = 0; g < values.length; start += counts[g]! * width, g++) {
       let lo = 0;
       let hi = counts[g]! - 1;
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
-        // The stored bytes at `mid` against the fingerprint's (after the implied ones), byte by byte: a JS loop of at most 8
-        // steps, cheaper than Buffer#compare's call and argument checks at ~10 comparisons per account.
-        const from = start + mid * width;
-        let order = 0;
-        for (let i = 0; i < width && order === 0; i++) order = buffer[from + i]! - fingerprint.charCodeAt(impliedBytes + i);
+        const at = start + mid * width;
+        let order = readBits(buffer, at, highBits) - keyHigh;
+        if (order === 0 && lowBits > 0) order = readBits(buffer, at + highBits, lowBits) - keyLow;
         if (order === 0) {
           visit(fingerprint, values[g]!);
           break groups;
@@ -991,16 +1128,9 @@ export function createAccountHistoryStore({
     }
     if (merged.size === 0) return 0;
     const before = await state(organizationId);
-    // Room first, so no bucket grows past a few KB even when every account is new: an average of twice
-    // the load at most (the load bound itself applies after the write, on the entries really added).
-    // A write at least as large as the history (a first campaign, a seeding) splits to the load bound
-    // at once: splitting buckets before they are filled costs tiny writes, not rewrites of full ones.
-    const incoming = merged.size;
-    const buckets = await grow(
-      organizationId,
-      before.buckets,
-      Math.ceil((before.entries + incoming) / (incoming >= before.entries ? bucketLoad : 2 * bucketLoad)),
-    );
+    // Room first ({@link roomBefore}), so no bucket passes 1 KB even when every account is new (the load bound itself
+    // applies after the write, on the entries really added).
+    const buckets = await grow(organizationId, before.buckets, roomBefore(before.buckets, before.entries, merged.size, bucketLoad));
     const located = await locate(organizationId, merged.keys(), buckets);
     let added = 0;
     let written = 0;
@@ -1032,7 +1162,8 @@ export function createAccountHistoryStore({
     for (let attempt = 0; attempt < 50; attempt++) {
       const [item] = await batchGetRaw(client, tableName, [key], ['entries', 'depth', 'version', 'splitOf'], { consistentRead: true });
       const bytes = item?.entries;
-      if (!(bytes instanceof Uint8Array) || bytes.length === 0 || bytes[0] === FORMAT || typeof item?.depth !== 'number') return false;
+      if (!(bytes instanceof Uint8Array) || bytes.length === 0 || bytes[0] === HISTORY_FORMAT || typeof item?.depth !== 'number')
+        return false;
       const depth = item.depth;
       if (item.splitOf !== undefined && depth > 0) {
         // A split's copy: reachable (and so rewritten) only once the source bucket shows the copy's depth.

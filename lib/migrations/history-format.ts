@@ -1,24 +1,26 @@
 /**
  * One-off migration of the account history's buckets written in an older
- * encoding (format 1, before issue #43's compaction, or format 2, whose value
- * groups were not sorted) into format 3, whose groups a read searches by
- * binary search (lib/history/store.ts `encodeBucket`; docs/data-model.md
- * "Recency and CRM targets"). Keys, depth and entries are unchanged; each
- * bucket is rewritten on its version (`AccountHistoryStore.reencode`).
+ * encoding into the current one (`HISTORY_FORMAT`, lib/history/store.ts
+ * `encodeBucket`; docs/data-model.md "Recency and CRM targets"): run as
+ * `007-history-format-3` (formats 1 and 2 into 3, when 3 was current) and
+ * again as `009-history-format-4` (formats 1–3 into 4, whose entries keep 52
+ * hash bits less the bucket's address bits). Keys, depth and entries are
+ * unchanged; each bucket is rewritten on its version
+ * (`AccountHistoryStore.reencode`).
  *
- * Idempotent and resumable: a bucket already in format 3 is left alone, so
- * a run stopped at any point and started again rewrites only what is left,
- * and a second run changes nothing. Once it has run everywhere, the linear
- * read of formats 1 and 2 (`lookupBucket`, `walkBucket`) can go.
+ * Idempotent and resumable: a bucket already in the current format is left
+ * alone, so a run stopped at any point and started again rewrites only what
+ * is left, and a second run changes nothing. Once it has run everywhere, the
+ * scan of formats 1–3 (`lookupBucket`, `walkBucket`) can go.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';
 import { scanItems } from '../db/query';
-import type { AccountHistoryStore } from '../history/store';
+import { HISTORY_FORMAT, type AccountHistoryStore } from '../history/store';
 
 /** What {@link migrateHistoryFormat} changed. */
 export interface HistoryFormatMigration {
-  /** Buckets rewritten in format 3. */
+  /** Buckets rewritten in the current format. */
   buckets: number;
 }
 
@@ -26,8 +28,6 @@ export interface HistoryFormatMigration {
 const BUCKET_TYPE = 'accountHistoryBucket';
 /** Buckets re-encoded at once. */
 const CONCURRENCY = 16;
-/** The format byte (first byte of `entries`) of the current encoding. */
-const CURRENT_FORMAT = 3;
 
 /** Organization and bucket of a bucket key `ORG#<org>#HBUCKET#<bucket>`. */
 function bucketOfKey(pk: unknown): { organizationId: string; bucket: number } {
@@ -60,7 +60,7 @@ export async function migrateHistoryFormat(
     );
   };
   for await (const item of scanItems(deps.client, deps.tableName, '#type = :bucket', { ':bucket': BUCKET_TYPE })) {
-    if (!(item.entries instanceof Uint8Array) || item.entries[0] === CURRENT_FORMAT) continue;
+    if (!(item.entries instanceof Uint8Array) || item.entries[0] === HISTORY_FORMAT) continue;
     old.push(bucketOfKey(item.pk));
     if (old.length >= 1_000) await flush();
   }

@@ -93,6 +93,12 @@ export const MIGRATIONS: readonly Migration[] = [
     summary: "result parts stored before the copy index recorded in it, so the vendor's erasure finds every stored copy (docs/privacy.md)",
     run: async (deps) => ({ ...(await migrateCopyIndex(deps)) }),
   },
+  {
+    id: '009-history-format-4',
+    summary:
+      'account history buckets in an older encoding rewritten in format 4, whose entries keep the hash bits past the bucket address only (docs/data-model.md)',
+    run: async (deps) => ({ ...(await migrateHistoryFormat(deps)) }),
+  },
 ];
 
 /** What {@link runMigrations} did. */

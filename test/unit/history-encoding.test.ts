@@ -1,34 +1,36 @@
 /**
  * The history buckets' entry encoding (lib/history/store.ts `encodeBucket`;
- * docs/data-model.md "Recency and CRM targets"): format 3 gives back every
- * entry it was given (hashes whole, though it stores only the bytes the
- * bucket's depth does not imply), `lookupBucket` finds exactly the accounts
- * asked for that the bucket holds (binary search in format 3, a scan in the
- * unsorted format 2), format-1 items written before it still read, and
- * the bytes per entry are those the docs state.
+ * docs/data-model.md "Recency and CRM targets"): format 4 gives back every
+ * entry it was given (fingerprints whole, though it stores only their bits
+ * past the bucket's address bits), `lookupBucket` finds exactly the accounts
+ * asked for that the bucket holds (binary search of the packed keys), items of
+ * formats 1–3 (8-byte hashes) still read, as their first 52 bits, and the bits
+ * per entry are those the docs state.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressOf, bucketOf, decodeBucket, encodeBucket, fingerprintOf, lookupBucket } from '../../lib/history/store';
+import { addressOf, bucketOf, decodeBucket, encodeBucket, fingerprintOf, HISTORY_FORMAT, lookupBucket } from '../../lib/history/store';
+import { encodeLegacyBucket, legacyHashOf } from '../support/history-legacy';
 
 const NOW = Date.UTC(2026, 10, 1);
 const DAY_MS = 86_400_000;
 
-/** Entries of one bucket of N = `buckets`: hash → value (epoch ms × 2 + CRM flag). */
+/** Entries of each bucket of N = `buckets`: fingerprint → value (epoch ms × 2 + CRM flag), and the same by 8-byte hash. */
 function bucketEntries(ids: readonly string[], values: readonly number[], buckets: number) {
-  const byBucket = new Map<number, { depth: number; entries: Map<string, number> }>();
+  const byBucket = new Map<number, { depth: number; entries: Map<string, number>; legacy: Map<string, number> }>();
   ids.forEach((id, i) => {
     const fingerprint = fingerprintOf(id);
     const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
     let group = byBucket.get(bucket);
-    if (!group) byBucket.set(bucket, (group = { depth, entries: new Map() }));
+    if (!group) byBucket.set(bucket, (group = { depth, entries: new Map(), legacy: new Map() }));
     group.entries.set(fingerprint, values[i % values.length]!);
+    group.legacy.set(legacyHashOf(id), values[i % values.length]!);
   });
   return byBucket;
 }
 
 describe('history bucket encoding', () => {
-  it('decodes and looks up exactly what it encoded, at every depth (fast-check)', () => {
+  it('decodes and looks up exactly what it encoded, at every depth, and reads formats 2 and 3 the same (fast-check)', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 300 }),
@@ -36,22 +38,23 @@ describe('history bucket encoding', () => {
           minLength: 1,
           maxLength: 5,
         }),
-        fc.integer({ min: 1, max: 2 ** 20 }),
+        fc.oneof(fc.integer({ min: 1, max: 2 ** 20 }), fc.integer({ min: 2 ** 31, max: 2 ** 32 - 1 })),
         (ids, times, buckets) => {
           const values = times.map(({ days, ms, crm }) => (NOW - days * DAY_MS - ms) * 2 + (crm ? 1 : 0));
-          for (const { depth, entries } of bucketEntries(ids, values, buckets).values()) {
+          for (const { depth, entries, legacy } of bucketEntries(ids, values, buckets).values()) {
             const encoded = encodeBucket(entries, depth, NOW);
+            expect(encoded[0]).toBe(HISTORY_FORMAT);
             expect(decodeBucket(encoded)).toEqual(entries);
             // Asked: some held, some not (an absent account of the same bucket, and one of no bucket at all).
             const absent = ids.map((id) => fingerprintOf(`${id}~absent`)).filter((fingerprint) => !entries.has(fingerprint));
             const asked = [...[...entries.keys()].slice(0, 5), ...absent.slice(0, 3)];
-            // Format 3 (binary search) and the same bytes read as format 2 (a sorted group is a valid unsorted one: linear scan).
-            const unsorted = Buffer.from(encoded);
-            unsorted[0] = 2;
-            for (const bytes of [encoded, unsorted]) {
+            const expected = new Map(asked.filter((f) => entries.has(f)).map((f) => [f, entries.get(f)!]));
+            // Format 4 (binary search of the packed keys), and the same entries as formats 3 and 2 wrote them (a scan).
+            for (const bytes of [encoded, encodeLegacyBucket(legacy, depth), encodeLegacyBucket(legacy, depth, false)]) {
               const found = new Map<string, number>();
               lookupBucket(bytes, asked, (fingerprint, value) => found.set(fingerprint, value));
-              expect(found).toEqual(new Map(asked.filter((f) => entries.has(f)).map((f) => [f, entries.get(f)!])));
+              expect(found).toEqual(expected);
+              expect(decodeBucket(bytes)).toEqual(entries);
             }
           }
         },
@@ -86,7 +89,7 @@ describe('history bucket encoding', () => {
     legacy.writeUInt16BE(1, 1);
     legacy.writeUIntBE(NOW * 2 + 1, 3, 6);
     legacy.writeUInt16BE(2, 9);
-    legacy.write(a + c, 11, 16, 'latin1');
+    legacy.write(legacyHashOf('a') + legacyHashOf('c'), 11, 16, 'latin1');
     expect(decodeBucket(legacy)).toEqual(
       new Map([
         [a, NOW * 2 + 1],
@@ -95,22 +98,36 @@ describe('history bucket encoding', () => {
     );
   });
 
-  it('stores the hash bytes the depth does not imply: 7 bytes an entry at depth 8–15, 6 at 16–23, plus a few bytes per group of one time', () => {
-    for (const [depth, perEntry] of [
-      [12, 7],
-      [17, 6],
-    ] as const) {
-      // 60 hashes whose address is 5 modulo 2^depth (bucket 5 at that depth).
+  it('reads two 8-byte hashes of an older format that share their first 52 bits as one entry, their values joined', () => {
+    const hash8 = legacyHashOf('x');
+    const twin = hash8.slice(0, 6) + String.fromCharCode(hash8.charCodeAt(6) ^ 0x10) + hash8.slice(7);
+    const bytes = encodeLegacyBucket(
+      new Map([
+        [hash8, NOW * 2],
+        [twin, (NOW - DAY_MS) * 2 + 1],
+      ]),
+      0,
+    );
+    expect(decodeBucket(bytes)).toEqual(new Map([[fingerprintOf('x'), NOW * 2 + 1]]));
+    const found: [string, number][] = [];
+    lookupBucket(bytes, [fingerprintOf('x')], (fingerprint, value) => found.push([fingerprint, value]));
+    expect(found).toEqual([[fingerprintOf('x'), NOW * 2 + 1]]);
+  });
+
+  it('stores 52 − depth bits an entry (the fingerprint less the address bits the bucket fixes), plus a few bytes per group of one time', () => {
+    for (const depth of [0, 7, 13, 17, 32]) {
+      // 60 fingerprints whose address is 5 modulo 2^depth (bucket 5 at that depth).
       const entries = new Map<string, number>();
       for (let i = 0; i < 60; i++) {
-        const hash = Buffer.alloc(8);
-        hash.writeUInt32LE((5 + i * 2 ** depth) >>> 0, 0);
-        hash.writeUInt32LE((i * 2_654_435_761) >>> 0, 4);
+        const hash = Buffer.alloc(7);
+        hash.writeUInt32LE((depth === 32 ? 5 : 5 % 2 ** depth) + ((i * 2 ** depth) % 2 ** 32), 0);
+        hash.writeUIntLE((i * 2_654_435_761) % 2 ** 20, 4, 3);
         entries.set(hash.toString('latin1'), NOW * 2);
       }
       const encoded = encodeBucket(entries, depth, NOW);
-      // Header: format, implied-byte count, the implied bytes, group count; the group: its value and count.
-      expect(encoded.length).toBe(2 + (8 - perEntry) + 1 + varintBytes(NOW * 2) + varintBytes(60) + 60 * perEntry);
+      const low = depth === 0 ? 0 : 5 % 2 ** depth;
+      // Header: format, implied-bit count, their value, group count; the group: its value and count; then the packed keys.
+      expect(encoded.length).toBe(2 + varintBytes(low) + 1 + varintBytes(NOW * 2) + varintBytes(60) + Math.ceil((60 * (52 - depth)) / 8));
       expect(decodeBucket(encoded)).toEqual(entries);
     }
   });

@@ -1,0 +1,48 @@
+/**
+ * Bucket bytes as the history wrote them before format 4 (lib/history/store.ts `encodeBucket`; docs/data-model.md
+ * "Recency and CRM targets"): formats 1–3 stored each account's 8-byte hash. The store still reads them; tests write
+ * them to check that an organization whose buckets mix formats reads as one written all in the current format.
+ */
+import { hash } from 'node:crypto';
+
+/** The 8-byte hash formats 1–3 stored for an account (first 8 bytes of SHA-256 of its ID), latin1. */
+export const legacyHashOf = (accountId: string): string => hash('sha256', accountId, 'buffer').toString('latin1', 0, 8);
+
+/** Appends an unsigned LEB128 varint. */
+function pushVarint(out: number[], value: number): void {
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+}
+
+/**
+ * Format 3 (or 2, `sorted` false: the same layout with each group's hashes in the given order): format byte, implied
+ * byte count p (⌊depth / 8⌋, at most 3, fewer when the hashes do not share them), the p bytes, a varint group count, per
+ * group in ascending value order the value's increase and the count (varints), then the hashes without their first p
+ * bytes, in group order.
+ * @param entries - 8-byte hash ({@link legacyHashOf}) → value (epoch ms × 2 + CRM flag), values non-zero.
+ */
+export function encodeLegacyBucket(entries: ReadonlyMap<string, number>, depth: number, sorted = true): Buffer {
+  const groups = new Map<number, string[]>();
+  for (const [hash8, value] of entries) groups.set(value, [...(groups.get(value) ?? []), hash8]);
+  const all = [...entries.keys()];
+  let implied = all.length === 0 ? 0 : Math.min(3, Math.floor(depth / 8));
+  while (implied > 0 && all.some((h) => h.slice(0, implied) !== all[0]!.slice(0, implied))) implied--;
+  const header = [sorted ? 3 : 2, implied, ...Buffer.from((all[0] ?? '').slice(0, implied), 'latin1')];
+  const values = [...groups.keys()].sort((a, b) => a - b);
+  pushVarint(header, values.length);
+  let previous = 0;
+  for (const value of values) {
+    pushVarint(header, value - previous);
+    pushVarint(header, groups.get(value)!.length);
+    previous = value;
+  }
+  const hashes = values.flatMap((value) => {
+    const group = groups.get(value)!;
+    return sorted ? [...group].sort() : group;
+  });
+  return Buffer.concat([Buffer.from(header), Buffer.from(hashes.map((h) => h.slice(implied)).join(''), 'latin1')]);
+}
