@@ -255,14 +255,17 @@ export async function runResults(results: Results, stack: BenchStack, options: R
       },
       path.join(TMP_DIR, 'bundles'),
     );
-    const { outcome: child, stderr: childLog } = await runLambdaBlocks({
-      bundle: pageBundle.file,
-      apiKey,
-      functionId: functionIdOf(PAGE_ENTRY),
-      path: campaignResultsOperation.path,
-      body: { campaignId: largeId, limit: PAGE },
-      blocks: { runs: options.pageRuns, size: PAGE_BLOCK, partKey },
-    }).catch((error: Error) => {
+    // Blocks of pages of `limit` accounts interleaved with the part read bare, in the page bundle's own process.
+    const pageBlocks = (limit: number) =>
+      runLambdaBlocks({
+        bundle: pageBundle.file,
+        apiKey,
+        functionId: functionIdOf(PAGE_ENTRY),
+        path: campaignResultsOperation.path,
+        body: { campaignId: largeId, limit },
+        blocks: { runs: options.pageRuns, size: PAGE_BLOCK, partKey },
+      });
+    const { outcome: child, stderr: childLog } = await pageBlocks(PAGE).catch((error: Error) => {
       throw new Error(`The page's child process failed: ${error.message}`);
     });
     if (child.rounds.length !== options.pageRuns) throw new Error(`The page's child measured no blocks\n${childLog}`);
@@ -271,14 +274,7 @@ export async function runResults(results: Results, stack: BenchStack, options: R
     // The same child with a page of SMALL_PAGE accounts: the same DynamoDB calls, the same whole part read, an answer
     // of a hundredth the size. Beside the figure: what the page costs beyond its part without its answer (bench/README.md
     // "Where the page's CPU goes (s53)").
-    const { outcome: smallChild } = await runLambdaBlocks({
-      bundle: pageBundle.file,
-      apiKey,
-      functionId: functionIdOf(PAGE_ENTRY),
-      path: campaignResultsOperation.path,
-      body: { campaignId: largeId, limit: SMALL_PAGE },
-      blocks: { runs: options.pageRuns, size: PAGE_BLOCK, partKey },
-    });
+    const { outcome: smallChild } = await pageBlocks(SMALL_PAGE);
     const smallPage = median(smallChild.rounds.map((r) => r.page.cpuMs));
     const smallBare = median(smallChild.rounds.map((r) => r.bare.cpuMs));
     results.add({

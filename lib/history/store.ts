@@ -344,8 +344,8 @@ function ownEntries(entries: ReadonlyMap<string, number>, bucket: number, depth:
   return own;
 }
 
-/** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint. */
-function pushVarint(out: number[], value: number): void {
+/** Appends `value` (a non-negative integer below 2^53) as an unsigned LEB128 varint (also what formats 1–3 used). */
+export function pushVarint(out: number[], value: number): void {
   let rest = value;
   while (rest >= 0x80) {
     out.push((rest % 0x80) | 0x80);

@@ -4,19 +4,10 @@
  * them to check that an organization whose buckets mix formats reads as one written all in the current format.
  */
 import { hash } from 'node:crypto';
+import { pushVarint } from '../../lib/history/store';
 
 /** The 8-byte hash formats 1–3 stored for an account (first 8 bytes of SHA-256 of its ID), latin1. */
 export const legacyHashOf = (accountId: string): string => hash('sha256', accountId, 'buffer').toString('latin1', 0, 8);
-
-/** Appends an unsigned LEB128 varint. */
-function pushVarint(out: number[], value: number): void {
-  let rest = value;
-  while (rest >= 0x80) {
-    out.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
-  }
-  out.push(rest);
-}
 
 /**
  * Format 3 (or 2, `sorted` false: the same layout with each group's hashes in the given order): format byte, implied
