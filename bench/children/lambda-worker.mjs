@@ -13,9 +13,14 @@
  * `process.cpuUsage` (this process only: not the bench's heap, its local
  * stack or its garbage) and by `process.threadCpuUsage` (the main thread
  * alone: without V8's helper threads, concurrent marking and optimizing
- * compilation). Replies `{ id, cpuMs, mainThreadCpuMs, statusCode, body }`. Plain
+ * compilation), with V8's mark-compact collections during the call
+ * (`v8.GCProfiler`) and the young generation's size before it (V8 shrinks it
+ * in a process that idles: bench/README.md "Why the launch's change is larger
+ * than the quote's"). Replies `{ id, cpuMs, mainThreadCpuMs, majorCollections,
+ * youngGenerationKB, statusCode, body }`. Plain
  * JavaScript on purpose: nothing but the bundle (and its Lambda context, lambda-context.mjs) is loaded.
  */
+import v8 from 'node:v8';
 import { warmContext } from './lambda-context.mjs';
 
 const { bundle, functionName } = JSON.parse(process.argv[2]);
@@ -26,15 +31,21 @@ process.on('message', async ({ id, event }) => {
   try {
     globalThis.gc();
     await pause(100);
+    const youngGenerationKB = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1024;
+    const collections = new v8.GCProfiler();
+    collections.start();
     const before = process.cpuUsage();
     const beforeMain = process.threadCpuUsage();
     const answer = await handler(event, context);
     const main = process.threadCpuUsage(beforeMain);
     const spent = process.cpuUsage(before);
+    const majorCollections = collections.stop().statistics.filter((gc) => gc.gcType === 'MarkSweepCompact').length;
     process.send({
       id,
       cpuMs: (spent.user + spent.system) / 1000,
       mainThreadCpuMs: (main.user + main.system) / 1000,
+      majorCollections,
+      youngGenerationKB,
       statusCode: answer.statusCode,
       body: answer.body,
     });

@@ -91,6 +91,10 @@ const sortedRuns = (values: readonly number[]) => sortedRounded(values, 1, ', ')
 interface ChildCpu {
   all: number;
   main: number;
+  /** Mark-compact collections in the function's process during the run's request(s) (quotes: summed over the run's). */
+  major: number;
+  /** The young generation's size (KB) before the request (quotes: the run's first); V8 shrinks it in a process that idles. */
+  youngKB: number;
 }
 /** A worker invocation's answer, or an error naming the operation and the answer. */
 const childOk = <T extends { statusCode: number; body: string }>(answer: T, operation: string): T => {
@@ -426,13 +430,18 @@ export async function runHistory(
     const campaignId = await createCampaign(on.apiKey, ids, label);
     const answer = childOk(await workers.enrich.invoke(on.apiKey, { campaignId }), 'enrich');
     await untilRecorded(stack, on, campaignId);
-    return { all: answer.cpuMs, main: answer.mainThreadCpuMs };
+    return { all: answer.cpuMs, main: answer.mainThreadCpuMs, major: answer.majorCollections, youngKB: answer.youngGenerationKB };
   };
   /** {@link CHILD_QUOTES_PER_RUN} quotes of `campaignId` in the quote function's own process: their median CPU (ms). */
   const childQuotes = async (apiKey: string, campaignId: string): Promise<ChildCpu> => {
     const spent: WorkerInvocation[] = [];
     for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await workers.quote.invoke(apiKey, { campaignId }), 'quote'));
-    return { all: median(spent.map((s) => s.cpuMs)), main: median(spent.map((s) => s.mainThreadCpuMs)) };
+    return {
+      all: median(spent.map((s) => s.cpuMs)),
+      main: median(spent.map((s) => s.mainThreadCpuMs)),
+      major: spent.reduce((sum, s) => sum + s.majorCollections, 0),
+      youngKB: spent[0]!.youngGenerationKB,
+    };
   };
   for (const scenario of scenarios) {
     const { organizationId, apiKey } = await benchOrganization(`Bench history ${scenario.label}`);
@@ -698,6 +707,9 @@ export async function runHistory(
             1,
           )}; ${sortedRuns(perRunMain)}`,
           'in the bench process: change (%)': round(change(reads.cpuSeconds, floor.cpuSeconds), 1),
+          // The launch's change beyond the quote's is mostly these (bench/README.md "Why the launch's change is larger than the quote's").
+          'mark-compact collections, own/floor per run': own.map((cpu, i) => `${cpu.major}/${ownFloor[i]!.major}`).join(', '),
+          'young generation before, own/floor per run (KB)': own.map((cpu, i) => `${n(cpu.youngKB)}/${n(ownFloor[i]!.youngKB)}`).join(', '),
           'bytes read': n(reads.bytes),
           calls: n(reads.calls),
           'history calls': n(reads.historyCalls),

@@ -282,6 +282,10 @@ export interface WorkerInvocation {
   cpuMs: number;
   /** The main thread's alone (no V8 helper threads: concurrent GC marking, optimizing compilation), ms. */
   mainThreadCpuMs: number;
+  /** V8's mark-compact collections during the invocation (`v8.GCProfiler` in the worker). */
+  majorCollections: number;
+  /** The young generation's size (V8's new space, KB) before the invocation: V8 shrinks it in a process that idles. */
+  youngGenerationKB: number;
   statusCode: number;
   body: string;
 }
@@ -330,6 +334,8 @@ export async function startLambdaWorker(options: { bundle: string; functionId: s
         waiter?.resolve({
           cpuMs: message.cpuMs!,
           mainThreadCpuMs: message.mainThreadCpuMs!,
+          majorCollections: message.majorCollections!,
+          youngGenerationKB: message.youngGenerationKB!,
           statusCode: message.statusCode!,
           body: message.body!,
         });
