@@ -397,22 +397,22 @@ function fingerprintOfKey(key: number, implied: number, low: number): string {
 
 /** Writes `value` (below 2^bits, bits ≤ 52) into `out` at bit `at`, most significant bit first. @returns the next bit. */
 function writeBits(out: Buffer, at: number, value: number, bits: number): number {
-  let position = at;
   // Two chunks of at most 26 bits: each stays exact in a double with the bits shifted in before it.
-  for (const [chunk, width] of bits > CHUNK_BITS
-    ? [
-        [Math.floor(value / pow2(CHUNK_BITS)), bits - CHUNK_BITS],
-        [value % pow2(CHUNK_BITS), CHUNK_BITS],
-      ]
-    : [[value, bits]]) {
-    let left = width!;
-    while (left > 0) {
-      const free = 8 - (position & 7);
-      const take = Math.min(free, left);
-      out[position >>> 3]! |= (Math.floor(chunk! / pow2(left - take)) % pow2(take)) << (free - take);
-      position += take;
-      left -= take;
-    }
+  if (bits <= CHUNK_BITS) return writeChunk(out, at, value, bits);
+  const next = writeChunk(out, at, Math.floor(value / pow2(CHUNK_BITS)), bits - CHUNK_BITS);
+  return writeChunk(out, next, value % pow2(CHUNK_BITS), CHUNK_BITS);
+}
+
+/** {@link writeBits} of one chunk (below 2^bits, bits ≤ {@link CHUNK_BITS}), byte by byte. @returns the next bit. */
+function writeChunk(out: Buffer, at: number, chunk: number, bits: number): number {
+  let position = at;
+  let left = bits;
+  while (left > 0) {
+    const free = 8 - (position & 7);
+    const take = Math.min(free, left);
+    out[position >>> 3]! |= (Math.floor(chunk / pow2(left - take)) % pow2(take)) << (free - take);
+    position += take;
+    left -= take;
   }
   return position;
 }
@@ -493,6 +493,15 @@ function headerOf(buffer: Buffer) {
   const implied = buffer[1]!;
   const at = { offset: 2 };
   const low = readVarint(buffer, at);
+  const { values, counts } = readGroups(buffer, at);
+  return { implied, low, values, counts, keysAt: at.offset * 8, width: FINGERPRINT_BITS - implied };
+}
+
+/**
+ * The value groups of formats 2–4 at `at.offset` (advancing it): a varint group count, then per group the value's increase
+ * over the previous group's and the group's entry count (varints). @returns each group's value and count, in order.
+ */
+function readGroups(buffer: Buffer, at: { offset: number }): { values: number[]; counts: number[] } {
   const groups = readVarint(buffer, at);
   const values = new Array<number>(groups);
   const counts = new Array<number>(groups);
@@ -502,7 +511,7 @@ function headerOf(buffer: Buffer) {
     values[g] = value;
     counts[g] = readVarint(buffer, at);
   }
-  return { implied, low, values, counts, keysAt: at.offset * 8, width: FINGERPRINT_BITS - implied };
+  return { values, counts };
 }
 
 /**
@@ -537,18 +546,10 @@ function walkBucket(bytes: Uint8Array, visit: (fingerprint: string, value: numbe
   const impliedBytes = buffer.readUInt8(1);
   const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
   const at = { offset: 2 + impliedBytes };
-  const groups = readVarint(buffer, at);
-  const values: number[] = [];
-  const counts: number[] = [];
-  let value = 0;
-  for (let g = 0; g < groups; g++) {
-    value += readVarint(buffer, at);
-    values.push(value);
-    counts.push(readVarint(buffer, at));
-  }
+  const { values, counts } = readGroups(buffer, at);
   const width = LEGACY_HASH_BYTES - impliedBytes;
   let offset = at.offset;
-  for (let g = 0; g < groups; g++)
+  for (let g = 0; g < values.length; g++)
     for (let i = 0; i < counts[g]!; i++, offset += width)
       visit(fingerprintOfLegacy(implied + buffer.toString('latin1', offset, offset + width)), values[g]!);
 }
