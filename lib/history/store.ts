@@ -221,21 +221,35 @@ const LEGACY_FORMAT = 1;
 const LEGACY_VALUE_BYTES = 6;
 
 /**
+ * The SHA-256 of an account ID (UTF-8) as a latin1 string of 32 characters, one a byte: the one hash the history takes
+ * of an ID, whose first bytes give its address ({@link addressOf}) and fingerprint ({@link fingerprintOf}). A string, not
+ * a Buffer: ~50 bytes of heap against ~200 (a 1,000-account evaluation hashes every ID).
+ */
+const digestOf = (accountId: string): string =>
+  // The one-shot digest: ~2.5 × faster than createHash().update().digest().
+  hash('sha256', accountId, 'binary'); // 'binary': latin1, one character a byte
+
+/**
  * An account's fingerprint: the first 52 bits of SHA-256 of its ID (UTF-8), as a latin1 string of 7 bytes (the last
  * one's high 4 bits cleared; a Map key). Its low 32 bits ({@link addressOf}) pick the bucket.
  */
 export function fingerprintOf(accountId: string): string {
-  // The one-shot digest: ~2.5 × faster than createHash().update().digest() (a 1,000-account evaluation hashes every ID).
-  const digest = hash('sha256', accountId, 'buffer');
-  digest[FINGERPRINT_BYTES - 1]! &= LAST_BYTE_MASK;
-  return digest.toString('latin1', 0, FINGERPRINT_BYTES);
+  return fingerprintOfHash(digestOf(accountId));
 }
 
-/** The fingerprint of a hash stored whole by formats 1–3 (8 bytes): its first {@link FINGERPRINT_BITS} bits. */
-const fingerprintOfLegacy = (hash8: string): string =>
-  hash8.slice(0, FINGERPRINT_BYTES - 1) + String.fromCharCode(hash8.charCodeAt(FINGERPRINT_BYTES - 1) & LAST_BYTE_MASK);
+/** The {@link TAIL_BITS} bits of a fingerprint (or digest) after its 32-bit address, as an integer: bytes 4, 5 and the low half of 6, little-endian. */
+const tailOf = (fingerprint: string): number =>
+  fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | ((fingerprint.charCodeAt(6) & LAST_BYTE_MASK) << 16);
 
-/** The 32-bit hash (unsigned) that addresses a fingerprint's bucket: its first 4 bytes, little-endian. */
+/**
+ * The fingerprint of a hash as a latin1 string of at least 7 bytes (an ID's digest, or a hash stored whole by formats
+ * 1–3, 8 bytes): its first {@link FINGERPRINT_BITS} bits.
+ */
+function fingerprintOfHash(hash: string): string {
+  return hash.slice(0, FINGERPRINT_BYTES - 1) + String.fromCharCode(hash.charCodeAt(FINGERPRINT_BYTES - 1) & LAST_BYTE_MASK);
+}
+
+/** The 32-bit hash (unsigned) that addresses a fingerprint's bucket (or a digest's, {@link digestOf}): its first 4 bytes, little-endian. */
 export function addressOf(fingerprint: string): number {
   return (
     (fingerprint.charCodeAt(0) |
@@ -355,7 +369,7 @@ export function pushVarint(out: number[], value: number): void {
 }
 
 /** Reads an unsigned LEB128 varint at `at.offset`, advancing it. */
-function readVarint(buffer: Buffer, at: { offset: number }): number {
+function readVarint(buffer: Uint8Array, at: { offset: number }): number {
   let value = 0;
   let scale = 1;
   for (;;) {
@@ -375,10 +389,10 @@ const CHUNK_BITS = 26;
  * An entry's key in a bucket whose entries share their low `implied` address bits: the fingerprint's bits past them,
  * as an integer below 2^(52 − implied) (the address's high bits, then the 20 tail bits).
  */
-function keyOf(fingerprint: string, implied: number): number {
-  const tail = fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | (fingerprint.charCodeAt(6) << 16);
-  return Math.floor(addressOf(fingerprint) / pow2(implied)) * pow2(TAIL_BITS) + tail;
-}
+const keyOf = (fingerprint: string, implied: number): number => keyOfParts(addressOf(fingerprint), tailOf(fingerprint), implied);
+
+/** {@link keyOf} of a fingerprint given as its address ({@link addressOf}) and tail ({@link tailOf}). */
+const keyOfParts = (address: number, tail: number, implied: number): number => Math.floor(address / pow2(implied)) * pow2(TAIL_BITS) + tail;
 
 /** The fingerprint of `key` ({@link keyOf}) in a bucket whose entries' low `implied` address bits are `low`. */
 function fingerprintOfKey(key: number, implied: number, low: number): string {
@@ -488,31 +502,56 @@ export function encodeBucket(entries: ReadonlyMap<string, number>, depth = 0, no
   return buffer;
 }
 
-/** Format 4's header ({@link encodeBucket}): implied bits, their value, each group's value and count, where the keys start. */
-function headerOf(buffer: Buffer) {
-  const implied = buffer[1]!;
-  const at = { offset: 2 };
-  const low = readVarint(buffer, at);
-  const { values, counts } = readGroups(buffer, at);
-  return { implied, low, values, counts, keysAt: at.offset * 8, width: FINGERPRINT_BITS - implied };
+/** The value groups of formats 2–4 as {@link readGroups} reads them: group g's value and entry count, g below `length`. */
+interface Groups {
+  length: number;
+  values: Float64Array;
+  counts: Float64Array;
 }
 
+const newGroups = (): Groups => ({ length: 0, values: new Float64Array(16), counts: new Float64Array(16) });
+
 /**
- * The value groups of formats 2–4 at `at.offset` (advancing it): a varint group count, then per group the value's increase
- * over the previous group's and the group's entry count (varints). @returns each group's value and count, in order.
+ * The value groups of formats 2–4 at `at.offset` (advancing it), into `into` (its arrays grown when too short): a varint
+ * group count, then per group the value's increase over the previous group's and the group's entry count (varints).
  */
-function readGroups(buffer: Buffer, at: { offset: number }): { values: number[]; counts: number[] } {
+function readGroups(buffer: Uint8Array, at: { offset: number }, into: Groups): Groups {
   const groups = readVarint(buffer, at);
-  const values = new Array<number>(groups);
-  const counts = new Array<number>(groups);
+  if (groups > into.values.length) {
+    into.values = new Float64Array(groups);
+    into.counts = new Float64Array(groups);
+  }
+  into.length = groups;
   let value = 0;
   for (let g = 0; g < groups; g++) {
     value += readVarint(buffer, at);
-    values[g] = value;
-    counts[g] = readVarint(buffer, at);
+    into.values[g] = value;
+    into.counts[g] = readVarint(buffer, at);
   }
-  return { values, counts };
+  return into;
 }
+
+/** Format 4's header ({@link encodeBucket}): implied bits, their value, the value groups, where the keys start (bit), key width. */
+interface Header {
+  implied: number;
+  low: number;
+  groups: Groups;
+  keysAt: number;
+  width: number;
+}
+
+/** Reads format 4's header into `into` (its groups' arrays reused). */
+function readHeader(buffer: Uint8Array, into: Header, at = { offset: 2 }): Header {
+  at.offset = 2;
+  into.implied = buffer[1]!;
+  into.low = readVarint(buffer, at);
+  readGroups(buffer, at, into.groups);
+  into.keysAt = at.offset * 8;
+  into.width = FINGERPRINT_BITS - into.implied;
+  return into;
+}
+
+const newHeader = (): Header => ({ implied: 0, low: 0, groups: newGroups(), keysAt: 0, width: FINGERPRINT_BITS });
 
 /**
  * Walks an encoded bucket of any format: for each entry, its fingerprint ({@link fingerprintOf}'s 52 bits; formats 1–3
@@ -524,10 +563,11 @@ function walkBucket(bytes: Uint8Array, visit: (fingerprint: string, value: numbe
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const format = buffer.readUInt8(0);
   if (format === HISTORY_FORMAT) {
-    const { implied, low, values, counts, keysAt, width } = headerOf(buffer);
+    const { implied, low, groups, keysAt, width } = readHeader(buffer, newHeader());
     let at = keysAt;
-    for (let g = 0; g < values.length; g++)
-      for (let i = 0; i < counts[g]!; i++, at += width) visit(fingerprintOfKey(readBits(buffer, at, width), implied, low), values[g]!);
+    for (let g = 0; g < groups.length; g++)
+      for (let i = 0; i < groups.counts[g]!; i++, at += width)
+        visit(fingerprintOfKey(readBits(buffer, at, width), implied, low), groups.values[g]!);
     return;
   }
   if (format === LEGACY_FORMAT) {
@@ -538,7 +578,7 @@ function walkBucket(bytes: Uint8Array, visit: (fingerprint: string, value: numbe
       const value = buffer.readUIntBE(at, LEGACY_VALUE_BYTES);
       const count = buffer.readUInt16BE(at + LEGACY_VALUE_BYTES);
       for (let i = 0; i < count; i++, offset += LEGACY_HASH_BYTES)
-        visit(fingerprintOfLegacy(buffer.toString('latin1', offset, offset + LEGACY_HASH_BYTES)), value);
+        visit(fingerprintOfHash(buffer.toString('latin1', offset, offset + LEGACY_HASH_BYTES)), value);
     }
     return;
   }
@@ -546,12 +586,12 @@ function walkBucket(bytes: Uint8Array, visit: (fingerprint: string, value: numbe
   const impliedBytes = buffer.readUInt8(1);
   const implied = buffer.toString('latin1', 2, 2 + impliedBytes);
   const at = { offset: 2 + impliedBytes };
-  const { values, counts } = readGroups(buffer, at);
+  const { length, values, counts } = readGroups(buffer, at, newGroups());
   const width = LEGACY_HASH_BYTES - impliedBytes;
   let offset = at.offset;
-  for (let g = 0; g < values.length; g++)
+  for (let g = 0; g < length; g++)
     for (let i = 0; i < counts[g]!; i++, offset += width)
-      visit(fingerprintOfLegacy(implied + buffer.toString('latin1', offset, offset + width)), values[g]!);
+      visit(fingerprintOfHash(implied + buffer.toString('latin1', offset, offset + width)), values[g]!);
 }
 
 /**
@@ -564,11 +604,77 @@ export function decodeBucket(bytes: Uint8Array, entries = new Map<string, number
 }
 
 /**
- * Looks up accounts in an encoded bucket and visits those it holds, with
- * their value: no entry is decoded but the ones asked for. Format 4: per
- * group, a binary search of the packed keys in the buffer itself (a group's
- * keys are sorted), so ~log2(entries) reads of one key per account and group;
- * formats 1–3: one pass over every entry (until the bucket's next rewrite).
+ * One encoded bucket ready for lookups ({@link openBucket}, {@link valueInBucket}): format 4's header read once, the
+ * entries left packed in the bytes; formats 1–3 decoded whole (read only until the bucket's next rewrite).
+ */
+export interface BucketLookup {
+  /** The bytes opened (the lookup reads them in place). */
+  readonly bytes: Uint8Array;
+  /** Format 4's header (its arrays reused from one opening to the next). */
+  readonly header: Header;
+  /** Formats 1–3: every entry decoded ({@link decodeBucket}); undefined for format 4. */
+  legacy: Map<string, number> | undefined;
+}
+
+/**
+ * Opens an encoded bucket (any format) for {@link valueInBucket}, into `reuse` when given (a reader's one scratch
+ * lookup: its header's arrays are reused, so opening a format-4 bucket allocates nothing), else a new one. The result
+ * reads `bytes` in place: valid until `bytes` change or `reuse` is opened again.
+ * @throws Error on an unknown format.
+ */
+export function openBucket(bytes: Uint8Array, reuse?: BucketLookup): BucketLookup {
+  const lookup = (reuse ?? { bytes, header: newHeader(), legacy: undefined }) as { -readonly [K in keyof BucketLookup]: BucketLookup[K] };
+  lookup.bytes = bytes;
+  lookup.legacy = undefined;
+  if (bytes.length > 0 && bytes[0] === HISTORY_FORMAT) readHeader(bytes, lookup.header, scratchCursor);
+  else {
+    lookup.header.groups.length = 0;
+    lookup.legacy = decodeBucket(bytes);
+  }
+  return lookup;
+}
+
+/** {@link openBucket}'s cursor for the header's varints (a lookup is synchronous: one object for all). */
+const scratchCursor = { offset: 0 };
+
+/**
+ * The value (epoch ms × 2 + CRM flag) an opened bucket holds for an account, given by its fingerprint's address
+ * ({@link addressOf}) and tail (the 20 bits after it), or −1 when it holds none. Format 4: per value group, a binary
+ * search of the packed keys in the bytes themselves (a group's keys are sorted), ~log2(entries) reads of one key; each
+ * key compared by its first 24 bits (one read of 4 bytes), the rest read only when they are equal. Allocates nothing.
+ * docs/data-model.md "Recency and CRM targets".
+ */
+export function valueInBucket(lookup: BucketLookup, address: number, tail: number): number {
+  if (lookup.legacy) return lookup.legacy.get(fingerprintOfKey(keyOfParts(address, tail, 0), 0, 0)) ?? -1;
+  const { bytes, header } = lookup;
+  const { implied, low, groups, width } = header;
+  if (groups.length === 0 || address % pow2(implied) !== low) return -1;
+  const key = keyOfParts(address, tail, implied);
+  const highBits = Math.min(24, width);
+  const lowBits = width - highBits;
+  const lowScale = pow2(lowBits);
+  const keyHigh = Math.floor(key / lowScale);
+  const keyLow = key % lowScale;
+  let start = header.keysAt;
+  for (let g = 0; g < groups.length; start += groups.counts[g]! * width, g++) {
+    let lo = 0;
+    let hi = groups.counts[g]! - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = start + mid * width;
+      let order = readBits(bytes, at, highBits) - keyHigh;
+      if (order === 0 && lowBits > 0) order = readBits(bytes, at + highBits, lowBits) - keyLow;
+      if (order === 0) return groups.values[g]!;
+      if (order < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Looks up accounts in an encoded bucket and visits those it holds, with their value ({@link openBucket} and
+ * {@link valueInBucket} for each): no entry is decoded but the ones asked for (formats 1–3: all of them).
  * @param fingerprints - the accounts' fingerprints ({@link fingerprintOf}).
  * @throws Error on an unknown format.
  */
@@ -578,44 +684,10 @@ export function lookupBucket(
   visit: (fingerprint: string, value: number) => void,
 ): void {
   if (bytes.length === 0 || fingerprints.length === 0) return;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer[0] !== HISTORY_FORMAT) {
-    const wanted = new Set(fingerprints);
-    const found = new Map<string, number>();
-    walkBucket(bytes, (fingerprint, value) => {
-      if (wanted.has(fingerprint)) found.set(fingerprint, joinValues(found.get(fingerprint), value));
-    });
-    for (const [fingerprint, value] of found) visit(fingerprint, value);
-    return;
-  }
-  const { implied, low, values, counts, keysAt, width } = headerOf(buffer);
-  const lowRange = pow2(implied);
-  const highBits = Math.min(24, width);
-  const lowBits = width - highBits;
-  const lowScale = pow2(lowBits);
+  const lookup = openBucket(bytes);
   for (const fingerprint of fingerprints) {
-    if (addressOf(fingerprint) % lowRange !== low) continue;
-    const key = keyOf(fingerprint, implied);
-    // Compared by its first 24 bits (one read of 4 bytes), the rest read only when they are equal (rarely but at a match).
-    const keyHigh = Math.floor(key / lowScale);
-    const keyLow = key % lowScale;
-    let start = keysAt;
-    groups: for (let g = 0; g < values.length; start += counts[g]! * width, g++) {
-      let lo = 0;
-      let hi = counts[g]! - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const at = start + mid * width;
-        let order = readBits(buffer, at, highBits) - keyHigh;
-        if (order === 0 && lowBits > 0) order = readBits(buffer, at + highBits, lowBits) - keyLow;
-        if (order === 0) {
-          visit(fingerprint, values[g]!);
-          break groups;
-        }
-        if (order < 0) lo = mid + 1;
-        else hi = mid - 1;
-      }
-    }
+    const value = valueInBucket(lookup, addressOf(fingerprint), tailOf(fingerprint));
+    if (value !== -1) visit(fingerprint, value);
   }
 }
 
@@ -727,6 +799,32 @@ export interface HistoryStoreOptions {
   accountLists: Pick<AccountListStore, 'get'>;
 }
 
+/** A bucket as the evaluation's read saw it: its depth (the item's, at least the expected one) and bytes (undefined: no item). */
+interface BucketSeen {
+  depth: number;
+  bytes: Uint8Array | undefined;
+}
+
+/** {@link BucketSeen} of an item as read (undefined: none) expected at `expectedDepth` (as {@link historyReads}' `bucketFrom`). */
+const seenOf = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketSeen => ({
+  // A split does not rewrite the bucket it splits, so the item's depth can be older than the N that routed here.
+  depth: typeof item?.depth === 'number' ? Math.max(item.depth, expectedDepth) : expectedDepth,
+  bytes: item?.entries instanceof Uint8Array ? item.entries : undefined,
+});
+
+/** The bucket number a bucket item's `pk` ends with (`…#HBUCKET#<bucket>`, lib/db/keys.ts), read without slicing it. */
+function bucketNumberOf(pk: string): number {
+  let bucket = 0;
+  let scale = 1;
+  for (let at = pk.length - 1; at >= 0; at--) {
+    const digit = pk.charCodeAt(at) - 48;
+    if (digit < 0 || digit > 9) break;
+    bucket += digit * scale;
+    scale *= 10;
+  }
+  return bucket;
+}
+
 /** The reads both {@link createAccountHistoryReader} and {@link createAccountHistoryStore} are built on. */
 function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) {
   const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
@@ -744,21 +842,17 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /**
-   * Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). `withVersion` false (the
-   * evaluation's reads, which write nothing) leaves `version` out of the answer: ~20 bytes an item fewer to send and parse.
+   * Reads buckets for a write (strongly consistent, with their versions): bucket → expected depth (used when it has no
+   * item). The evaluation's read, which writes nothing, is `getFacts`' own (no `version`: ~20 bytes an item fewer).
    */
-  const readBuckets = async (
-    organizationId: string,
-    wanted: ReadonlyMap<number, number>,
-    withVersion = true,
-  ): Promise<Map<number, BucketRead>> => {
+  const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
     // Parsed by lib/db/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
     const items = await batchGetRaw(
       client,
       tableName,
       [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      withVersion ? ['entries', 'depth', 'version'] : ['entries', 'depth'],
+      ['entries', 'depth', 'version'],
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
@@ -790,10 +884,9 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
    * at a time ({@link nextBucket}) wherever a bucket's item shows a depth
    * deeper than the one they were routed by (a split since N was read).
    * @param starts fingerprint → the bucket to start from and its expected depth.
-   * @param withVersion - false for a read that writes nothing ({@link readBuckets}).
    * @returns bucket → its read and the fingerprints it holds.
    */
-  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>, withVersion = true) => {
+  const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>) => {
     const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
     let pending = new Map<number, { depth: number; fingerprints: string[] }>();
     const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
@@ -803,7 +896,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     };
     for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
     while (pending.size > 0) {
-      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])), withVersion);
+      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
       const next = new Map<number, { depth: number; fingerprints: string[] }>();
       for (const [bucket, group] of pending) {
         const read = reads.get(bucket)!;
@@ -825,47 +918,104 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /** {@link locateFrom} every fingerprint's bucket under N = `buckets`. */
-  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number, withVersion = true) =>
+  const locate = (organizationId: string, fingerprints: Iterable<string>, buckets: number) =>
     locateFrom(
       organizationId,
       [...fingerprints].map((fingerprint): [string, { bucket: number; depth: number }] => [
         fingerprint,
         bucketOf(addressOf(fingerprint), buckets),
       ]),
-      withVersion,
     );
 
   const reader: Pick<AccountHistoryStore, 'getFacts' | 'state'> = {
+    // The evaluation's read, kept lean (a 1,000-account launch and quote run it; bench/README.md "The history CPU
+    // figures"): each ID hashed once into flat arrays (address, tail), the accounts grouped by bucket in a list of
+    // indices, each bucket's item looked up in place ({@link openBucket}, one scratch lookup), accounts of one value
+    // sharing one facts object. The routing is {@link locateFrom}'s: the same buckets read, in the same rounds.
     async getFacts(organizationId, accountIds, options = {}) {
-      const wanted = new Map<string, string[]>();
-      for (const accountId of new Set(accountIds)) {
-        const fingerprint = fingerprintOf(accountId);
-        const same = wanted.get(fingerprint);
-        if (same) same.push(accountId);
-        else wanted.set(fingerprint, [accountId]);
+      const count = accountIds.length;
+      const addresses = new Uint32Array(count);
+      const tails = new Uint32Array(count);
+      for (let i = 0; i < count; i++) {
+        const digest = digestOf(accountIds[i]!);
+        addresses[i] = addressOf(digest);
+        tails[i] = tailOf(digest);
       }
       const buckets = options.buckets ?? (await state(organizationId)).buckets;
-      const located = await locate(organizationId, wanted.keys(), buckets, false);
       const recency = options.recency ?? true;
       const after = options.enrichedAfter ?? -Infinity;
       const now = Date.now();
       const facts = new Map<string, AccountFacts>();
-      for (const { read, fingerprints } of located.values()) {
-        if (!read.bytes) continue;
-        // Only the entries of this bucket's own accounts are decoded.
-        lookupBucket(read.bytes, fingerprints, (fingerprint, value) => {
+      // Facts by value (null: none to report), one object shared by the accounts of a value (read only).
+      const factsOfValue = new Map<number, AccountFacts | null>();
+      let lookup: BucketLookup | undefined;
+      /** Looks account i up in `bytes` (a bucket's item as first read) and sets its facts when it has any. */
+      const lookUp = (bytes: Uint8Array | undefined, i: number) => {
+        if (!bytes) return;
+        if (lookup?.bytes !== bytes) lookup = openBucket(bytes, lookup);
+        const value = valueInBucket(lookup, addresses[i]!, tails[i]!);
+        if (value === -1) return;
+        let known = factsOfValue.get(value);
+        if (known === undefined) {
           const ms = msOfValue(value);
           const recent = recency && ms !== 0 && ms > after && ms + RETENTION_MS > now;
           const crm = crmOfValue(value);
-          if (!recent && !crm) return;
-          for (const accountId of wanted.get(fingerprint)!)
-            facts.set(accountId, { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) });
-        });
+          known = recent || crm ? { crmTarget: crm, ...(recent ? { lastEnrichedAt: new Date(ms).toISOString() } : {}) } : null;
+          factsOfValue.set(value, known);
+        }
+        if (known) facts.set(accountIds[i]!, known);
+      };
+      // A round's buckets: bucket → the index of an account routed there, the others linked through `next` (−1 ends);
+      // each account's expected depth (its bucket's when the bucket has no item).
+      const next = new Int32Array(count);
+      const depths = new Uint8Array(count);
+      const want = (into: Map<number, number>, bucket: number, depth: number, i: number) => {
+        depths[i] = depth;
+        next[i] = into.get(bucket) ?? -1;
+        into.set(bucket, i);
+      };
+      let round = new Map<number, number>();
+      for (let i = 0; i < count; i++) {
+        const { bucket, depth } = bucketOf(addresses[i]!, buckets);
+        want(round, bucket, depth, i);
       }
-      if (recency) {
+      // Each bucket as first read (its accounts are looked up there) and as read this round (routing).
+      const first = new Map<number, BucketSeen>();
+      while (round.size > 0) {
+        const items = await batchGetRaw(
+          client,
+          tableName,
+          Array.from(round.keys(), (bucket) => keys.accountHistoryBucket(organizationId, bucket)),
+          ['entries', 'depth'],
+          // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
+          { consistentRead: true },
+        );
+        const current = new Map<number, BucketSeen>();
+        for (const item of items) {
+          const bucket = bucketNumberOf(String(item.pk));
+          current.set(bucket, seenOf(item, depths[round.get(bucket)!]!));
+        }
+        const following = new Map<number, number>();
+        for (const [bucket, head] of round) {
+          const seen = current.get(bucket) ?? seenOf(undefined, depths[head]!);
+          if (!first.has(bucket)) first.set(bucket, seen);
+          const held = first.get(bucket)!.bytes;
+          for (let i = head, rest = next[i]!; i !== -1; i = rest, rest = i === -1 ? -1 : next[i]!) {
+            const hop = nextBucket(addresses[i]!, bucket, seen.depth);
+            if (!hop) lookUp(held, i);
+            else {
+              const known = first.get(hop.bucket);
+              if (known && !nextBucket(addresses[i]!, hop.bucket, known.depth)) lookUp(known.bytes, i);
+              else want(following, hop.bucket, hop.depth, i);
+            }
+          }
+        }
+        round = following;
+      }
+      if (recency && options.pending && options.pending.length > 0) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
         const ids = new Set(accountIds);
-        for (const entry of options.pending ?? []) {
+        for (const entry of options.pending) {
           if (Date.parse(entry.completedAt) <= after) continue;
           for (const accountId of await accountLists.get(entry.eligibleObjectKey)) {
             if (!ids.has(accountId)) continue;

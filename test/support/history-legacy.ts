@@ -37,3 +37,22 @@ export function encodeLegacyBucket(entries: ReadonlyMap<string, number>, depth: 
   });
   return Buffer.concat([Buffer.from(header), Buffer.from(hashes.map((h) => h.slice(implied)).join(''), 'latin1')]);
 }
+
+/**
+ * Format 1 (before issue #43): u8 format, u16 group count, per group in ascending value order a 48-bit value and a u16
+ * count (big-endian), then the 8-byte hashes in group order.
+ * @param entries - 8-byte hash ({@link legacyHashOf}) → value (epoch ms × 2 + CRM flag), values non-zero.
+ */
+export function encodeFormat1Bucket(entries: ReadonlyMap<string, number>): Buffer {
+  const groups = new Map<number, string[]>();
+  for (const [hash8, value] of entries) groups.set(value, [...(groups.get(value) ?? []), hash8]);
+  const values = [...groups.keys()].sort((a, b) => a - b);
+  const header = Buffer.alloc(3 + values.length * 8);
+  header.writeUInt8(1, 0);
+  header.writeUInt16BE(values.length, 1);
+  values.forEach((value, g) => {
+    header.writeUIntBE(value, 3 + g * 8, 6);
+    header.writeUInt16BE(groups.get(value)!.length, 3 + g * 8 + 6);
+  });
+  return Buffer.concat([header, Buffer.from(values.flatMap((value) => groups.get(value)!).join(''), 'latin1')]);
+}
