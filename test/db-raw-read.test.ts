@@ -1,6 +1,5 @@
 /**
- * The BatchGetItem parsed outside the SDK (lib/db/raw-read.ts `batchGetRaw`, and `batchGetRawScanned`, which reads the
- * answer's bytes itself: lib/db/raw-answer.ts): the history's bucket reads
+ * The BatchGetItem parsed outside the SDK (lib/db/raw-read.ts `batchGetRaw`): the history's bucket reads
  * (docs/data-model.md "Recency and CRM targets", its paragraph "Reads: what they cost in CPU") and the workflow's
  * warehouse contacts (docs/data-model.md "Warehouse reads"): the items it parses itself are those the SDK's own
  * BatchGetItem returns, across several calls, with absent keys and with lists of maps, and an error answer still
@@ -13,14 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
 import { batchDelete, batchGet, batchPut } from '../lib/db/batch';
-import { batchGetRaw, batchGetRawScanned } from '../lib/db/raw-read';
+import { batchGetRaw } from '../lib/db/raw-read';
 import { loggingClient } from './support/logging-client';
 
-// Both readers: `batchGetRaw` (one JSON.parse) and `batchGetRawScanned` (the history's: lib/db/raw-answer.ts reads the answer's bytes).
-describe.each([
-  ['batchGetRaw', batchGetRaw],
-  ['batchGetRawScanned', batchGetRawScanned],
-] as const)('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts %s)', (_name, read) => {
+describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
   it('returns lists and maps (warehouse contacts) as the DocumentClient does, numbers, nulls and booleans included', async () => {
     const prefix = `RAWREAD#${randomUUID()}`;
     const stored = Array.from({ length: 120 }, (_, i) => ({
@@ -37,7 +32,7 @@ describe.each([
     }));
     await batchPut(ddb, config.tableName, stored);
     const keys = Array.from({ length: 130 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'CONTACTS' }));
-    const raw = await read(ddb, config.tableName, keys, ['accountId', 'contacts']);
+    const raw = await batchGetRaw(ddb, config.tableName, keys, ['accountId', 'contacts']);
     const sdk = await batchGet(ddb, config.tableName, keys, ['accountId', 'contacts']);
     expect(raw).toHaveLength(120);
     const fromSdk = new Map(sdk.map((item) => [String(item.pk), item]));
@@ -65,7 +60,7 @@ describe.each([
     }));
     await batchPut(ddb, config.tableName, stored);
     const keys = Array.from({ length: 250 }, (_, i) => ({ pk: `${prefix}#${i}`, sk: 'HISTORY' }));
-    const raw = await read(ddb, config.tableName, keys, ['sk', 'entries', 'depth', 'version'], { consistentRead: true });
+    const raw = await batchGetRaw(ddb, config.tableName, keys, ['sk', 'entries', 'depth', 'version'], { consistentRead: true });
     const sdk = await batchGet(ddb, config.tableName, keys, ['entries', 'depth', 'version'], { consistentRead: true });
     const byKey = <T extends Record<string, unknown>>(items: T[]) => new Map(items.map((item) => [String(item.pk), item]));
     expect(raw).toHaveLength(200);
@@ -111,7 +106,7 @@ describe.each([
       { step: 'initialize', priority: 'low', name: 'countKeys' },
     );
     const keys = stored.map(({ pk, sk }) => ({ pk, sk }));
-    const items = await read(client, config.tableName, keys, ['entries'], { consistentRead: true });
+    const items = await batchGetRaw(client, config.tableName, keys, ['entries'], { consistentRead: true });
     expect(items).toHaveLength(150);
     // Only `pk` and the projection come back (the history's reads tell items apart by `pk`).
     expect(items.map((item) => Object.keys(item).sort().join())).toEqual(Array.from({ length: 150 }, () => 'entries,pk'));
@@ -126,7 +121,7 @@ describe.each([
 
   it('throws the SDK’s own error for an error answer', async () => {
     await expect(
-      read(ddb, `missing-${randomUUID()}`, [{ pk: 'a', sk: 'b' }], ['entries'], { consistentRead: true }),
+      batchGetRaw(ddb, `missing-${randomUUID()}`, [{ pk: 'a', sk: 'b' }], ['entries'], { consistentRead: true }),
     ).rejects.toBeInstanceOf(ResourceNotFoundException);
   });
 });

@@ -19,15 +19,12 @@
  * function's result). Same measurement: ~10 ms for the same 1,000 items.
  * The request's body is this function's JSON of the keys too (set before
  * signing; the SDK serializes a command without keys): its schema serializer
- * visits each key's values. {@link batchGetRawScanned} (the history's read)
- * takes the same answer from its bytes instead of `JSON.parse`
- * (lib/db/raw-answer.ts): ~1 MB less allocation per 1,000 bucket items.
+ * visits each key's values.
  */
 import { BatchGetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { batchGetWith } from './batch';
-import { scanBatchGetAnswer } from './raw-answer';
 import { withoutSdkLogger } from './sdk-logger';
 
 /**
@@ -53,19 +50,6 @@ function itemFromWire(item: Record<string, WireValue>): RawItem {
   return out;
 }
 
-/** How {@link batchGetOnce} reads an answer's body: `json` one `JSON.parse` ({@link itemFromWire}), `scan` {@link scanBatchGetAnswer}. */
-type AnswerParse = 'json' | 'scan';
-
-/** An answer's items (each {@link RawItem}) and its other top-level fields. */
-function parseAnswer(bytes: Buffer, tableName: string, parse: AnswerParse): { items: RawItem[]; rest: Record<string, unknown> } {
-  if (parse === 'scan') return scanBatchGetAnswer(bytes, tableName);
-  const answer = JSON.parse(bytes.toString('utf8')) as { Responses?: Record<string, Record<string, WireValue>[]> } & Record<
-    string,
-    unknown
-  >;
-  return { items: (answer.Responses?.[tableName] ?? []).map(itemFromWire), rest: answer };
-}
-
 /** Reads a response body (a Node stream, a Uint8Array or a string) whole. */
 async function bodyBytes(body: unknown): Promise<Buffer> {
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
@@ -87,7 +71,6 @@ async function batchGetOnce(
   keys: readonly Record<string, AttributeValue>[],
   projection: readonly string[],
   consistentRead: boolean,
-  parse: AnswerParse = 'json',
 ): Promise<{ items: RawItem[]; unprocessed: Record<string, AttributeValue>[] }> {
   const names = Object.fromEntries(projection.map((name, i) => [`#a${i}`, name]));
   const command = new BatchGetItemCommand({
@@ -127,21 +110,21 @@ async function batchGetOnce(
     },
     { step: 'serialize', priority: 'low', name: 'rawBatchGetBody' },
   );
-  let answer: { items: RawItem[]; rest: { UnprocessedKeys?: Record<string, { Keys?: Record<string, AttributeValue>[] }> } } = {
-    items: [],
-    rest: {},
-  };
+  let answer: {
+    Responses?: Record<string, Record<string, WireValue>[]>;
+    UnprocessedKeys?: Record<string, { Keys?: Record<string, AttributeValue>[] }>;
+  } = {};
   command.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
       const response = result.response as { statusCode?: number; headers: Record<string, string>; body: unknown };
       if (response.statusCode !== 200) return result;
       const bytes = await bodyBytes(response.body);
-      answer = parseAnswer(bytes, tableName, parse);
+      answer = JSON.parse(bytes.toString('utf8')) as typeof answer;
       // The SDK's deserializer gets what this function does not return (the capacity a caller asked for), and the answer's
       // true size stays on the response for anyone measuring it (DynamoDB Local sends larger answers chunked, without one).
       response.headers['content-length'] ??= String(bytes.byteLength);
-      const rest = { ConsumedCapacity: (answer.rest as { ConsumedCapacity?: unknown }).ConsumedCapacity };
+      const rest = { ConsumedCapacity: (answer as { ConsumedCapacity?: unknown }).ConsumedCapacity };
       response.body = Buffer.from(JSON.stringify(rest));
       return result;
     },
@@ -150,8 +133,8 @@ async function batchGetOnce(
   // A low-level command through the DocumentClient: it marshals only its own commands, so this one's wire values pass as they are.
   await client.send(command as never);
   return {
-    items: answer.items,
-    unprocessed: answer.rest.UnprocessedKeys?.[tableName]?.Keys ?? [],
+    items: (answer.Responses?.[tableName] ?? []).map(itemFromWire),
+    unprocessed: answer.UnprocessedKeys?.[tableName]?.Keys ?? [],
   };
 }
 
@@ -173,27 +156,5 @@ export async function batchGetRaw(
   return batchGetWith(
     keys.map((key): Record<string, AttributeValue> => ({ pk: { S: key.pk }, sk: { S: key.sk } })),
     (pending) => batchGetOnce(client, tableName, pending, ['pk', ...projection], options.consistentRead ?? false),
-  );
-}
-
-/**
- * {@link batchGetRaw} whose answers are read straight from their bytes ({@link scanBatchGetAnswer} of
- * lib/db/raw-answer.ts): the same items (strings, numbers, Buffers, lists and maps alike), without the body's text, an
- * object per attribute value or a base64 string per binary attribute. For the history's evaluation read, ~1,000 small
- * binary items per 1,000-account launch or quote (lib/history/store.ts `getFacts`; bench/README.md "The history CPU
- * figures", session 54).
- * @returns the items found (absent keys are not returned).
- * @throws SyntaxError when an answer is not JSON.
- */
-export async function batchGetRawScanned(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  keys: readonly { pk: string; sk: string }[],
-  projection: readonly string[],
-  options: { consistentRead?: boolean } = {},
-): Promise<RawItem[]> {
-  return batchGetWith(
-    keys.map((key): Record<string, AttributeValue> => ({ pk: { S: key.pk }, sk: { S: key.sk } })),
-    (pending) => batchGetOnce(client, tableName, pending, ['pk', ...projection], options.consistentRead ?? false, 'scan'),
   );
 }

@@ -40,7 +40,7 @@ import pMap from 'p-map';
 import type { PendingRecency } from './recency-pending';
 import type { AccountListStore } from '../account-lists/account-list';
 import { batchPut } from '../db/batch';
-import { batchGetRaw, batchGetRawScanned } from '../db/raw-read';
+import { batchGetRaw } from '../db/raw-read';
 import { putIf } from '../db/conditional';
 import * as keys from '../db/keys';
 
@@ -848,7 +848,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
     // Parsed by lib/db/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
-    const items = await batchGetRawScanned(
+    const items = await batchGetRaw(
       client,
       tableName,
       [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
@@ -982,8 +982,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
       // Each bucket as first read (its accounts are looked up there) and as read this round (routing).
       const first = new Map<number, BucketSeen>();
       while (round.size > 0) {
-        // The answers read from their bytes (lib/db/raw-answer.ts): no text, per-attribute object or base64 string per item.
-        const items = await batchGetRawScanned(
+        const items = await batchGetRaw(
           client,
           tableName,
           Array.from(round.keys(), (bucket) => keys.accountHistoryBucket(organizationId, bucket)),
