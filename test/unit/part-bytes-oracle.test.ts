@@ -1,7 +1,7 @@
 /**
  * The result part writer (lib/results/parts.ts `encodePart`, the workflow's FindContacts) writes exactly the bytes of
  * the layout its module comment states, as a plain encoder of that layout writes them from the same rules: cells
- * (lib/results/csv.ts `encodeCells`), JSON texts (lib/results/json.ts), digests (lib/warehouse/identifiers.ts
+ * (lib/results/csv.ts `encodeCells`), JSON texts (each contact's object stringified whole), digests (lib/warehouse/identifiers.ts
  * `contactDigests`), contacts best first. The writer hashes straight into the part and takes the suppression check's
  * digests (lib/results/deliverable.ts `deliverableContacts`); neither may change a byte (docs/data-model.md
  * "Result parts"). Contact values: unicode, CSV-hostile (formulas, quotes, commas, line breaks, edge spaces),
@@ -19,7 +19,7 @@ import {
   type EnrichedAccount,
 } from '../../lib/results/csv';
 import { deliverableContacts } from '../../lib/results/deliverable';
-import { resultAccountJson, resultContactJson } from '../../lib/results/json';
+import { RESULT_CONTACT_FIELDS, resultAccountJson } from '../../lib/results/json';
 import { CURRENT_FIELDS, encodePart, headerOf } from '../../lib/results/parts';
 import { contactDigests } from '../../lib/warehouse/identifiers';
 import { blankContact, missingAccount } from '../../lib/warehouse/schema';
@@ -40,7 +40,9 @@ function oraclePart(accounts: readonly EnrichedAccount[]): Buffer {
     for (const contact of orderContacts(account.contacts)) {
       const digests = contactDigests(contact);
       body.push(Buffer.from([contactFlags(contact), digests.length]), ...digests);
-      body.push(sized(encodeCells(contact, CONTACT_COLUMN_FIELDS)), sized(resultContactJson(contact)));
+      // The contact's JSON: its object as the results show it, stringified whole.
+      const json = JSON.stringify(Object.fromEntries(RESULT_CONTACT_FIELDS.map((field) => [field.json, contact[field.key] ?? null])));
+      body.push(sized(encodeCells(contact, CONTACT_COLUMN_FIELDS)), sized(json));
     }
     const rest = Buffer.concat(body);
     pieces.push(u32(rest.length), rest);
