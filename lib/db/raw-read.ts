@@ -40,8 +40,9 @@ type WireValue = { S?: string; N?: string; B?: string; NULL?: boolean; L?: WireV
  * A value inside a list or map as `unmarshall` gives it (what {@link RawItem} promises): strings, nulls, lists, maps
  * and safe numbers converted here, everything else (booleans, binaries, sets, numbers past 2^53) by `unmarshall`
  * itself. `unmarshall` walks each value with `Object.entries` and reduces each map through a new array per member:
- * for the workflow's contacts (10 maps of 12 members a warehouse item) it was 37 ms of CPU per 1,000 accounts, as much
- * as the answer's `JSON.parse` (bench/README.md "Where the workflow's wall time goes", session 54); this walk, ~6 ms.
+ * for the workflow's contacts (10 maps of 12 members a warehouse item) it took 23.5 ms of CPU per 1,000 accounts,
+ * this walk 3.2 ms (Node 24, median of 20 rounds; its session 54 paragraph in
+ * bench/README.md "Where the workflow's wall time goes (issue #43, session 52)").
  */
 function nativeOf(value: WireValue): unknown {
   if (value.S !== undefined) return value.S;

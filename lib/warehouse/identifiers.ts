@@ -159,7 +159,9 @@ export function writeContactDigests(contact: ContactIdentifiers, target: Buffer,
 export function contactDigests(contact: ContactIdentifiers): Buffer[] {
   const bytes = Buffer.allocUnsafe(CONTACT_DIGESTS_MAX_BYTES);
   const count = writeContactDigests(contact, bytes, 0);
-  return Array.from({ length: count }, (_, i) => bytes.subarray(i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES));
+  const digests: Buffer[] = [];
+  for (let at = 0; at < count * DIGEST_BYTES; at += DIGEST_BYTES) digests.push(bytes.subarray(at, at + DIGEST_BYTES));
+  return digests;
 }
 
 /** {@link contactDigests} in hex: the hashes a contact can be suppressed by. */
