@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
 import { config } from '../lib/config';
@@ -45,6 +46,48 @@ describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
       ddb,
       config.tableName,
       stored.map(({ pk, sk }) => ({ pk, sk })),
+    );
+  });
+
+  it('converts any list or map as the SDK does: unicode and empty strings, nulls, booleans, numbers past 2^53, nesting', async () => {
+    // Values a list or map can hold (sets and binaries are left to `unmarshall` itself, so only their nesting is drawn).
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string({ unit: 'grapheme' }),
+        fc.string(),
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer(),
+        // DynamoDB's numbers: magnitudes from 1e-130; the SDK writes doubles only up to 2^53 (larger: the bigints).
+        fc.double({ noNaN: true, noDefaultInfinity: true, min: -9e15, max: 9e15 }).filter((n) => n === 0 || Math.abs(n) > 1e-100),
+        fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ minLength: 1 }), tie('value'), { maxKeys: 4 }),
+      ),
+    }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.dictionary(fc.string({ minLength: 1 }), value, { maxKeys: 6 }), { maxLength: 5 }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (lists) => {
+          const prefix = `RAWREAD#${randomUUID()}`;
+          const stored = lists.map((contacts, i) => ({ pk: `${prefix}#${i}`, sk: 'CONTACTS', contacts, nested: { contacts } }));
+          await batchPut(ddb, config.tableName, stored);
+          const keys = stored.map(({ pk, sk }) => ({ pk, sk }));
+          const raw = await batchGetRaw(ddb, config.tableName, keys, ['contacts', 'nested']);
+          const fromSdk = new Map((await batchGet(ddb, config.tableName, keys, ['contacts', 'nested'])).map((item) => [item.pk, item]));
+          expect(raw).toHaveLength(stored.length);
+          for (const item of raw) {
+            const expected = fromSdk.get(item.pk)!;
+            expect(item).toStrictEqual({ pk: expected.pk, contacts: expected.contacts, nested: expected.nested });
+          }
+          await batchDelete(ddb, config.tableName, keys);
+        },
+      ),
+      { numRuns: 25 },
     );
   });
 

@@ -143,7 +143,7 @@ export async function findContactsBatch(
   const policyRead = (deps.deliveryPolicy ?? deliverAll)(input.organizationId);
   policyRead.catch(() => undefined);
   // The digests the suppression check computed, by contact: the part stores them without hashing again.
-  const digestsOf = new Map<ContactIdentifierFields, Buffer[]>();
+  const digestsOf = new Map<ContactIdentifierFields, Buffer>();
   const enrich = async (ids: readonly string[]): Promise<EnrichedAccount[]> => {
     const [accounts, policy] = await Promise.all([deps.warehouse.getAccounts([...ids], known), policyRead]);
     const found = new Map(accounts.map((account) => [account.accountId, account]));

@@ -12,7 +12,7 @@
  * contacts that must never be delivered (privacy suppression) are withheld,
  * before the cap, so a withheld contact never takes a kept contact's place.
  */
-import { contactDigests } from '../warehouse/identifiers';
+import { CONTACT_DIGESTS_MAX_BYTES, DIGEST_BYTES, writeContactDigests } from '../warehouse/identifiers';
 import { passesFilters, selectionFlags, type ContactIdentifierFields, type ContactSelection } from './csv';
 import type { ResultPartReader } from './parts';
 
@@ -107,20 +107,20 @@ export const deliverable = (selection: ContactSelection, policy: DeliveryPolicy 
  * The contacts of `contacts` the policy does not withhold, in order: what a
  * path that holds contacts before they are stored (the workflow's
  * FindContacts) keeps. The same array when the policy withholds nothing.
- * @param digestsOf - where each kept contact's digests (lib/warehouse/identifiers.ts `contactDigests`, computed here to
- *   ask the policy) are left, so the part that stores the contact (lib/results/parts.ts `encodePart`) does not hash
- *   it again; none: not kept.
+ * @param digestsOf - where each kept contact's digests (lib/warehouse/identifiers.ts `writeContactDigests`, computed
+ *   here to ask the policy: {@link DIGEST_BYTES} each, back to back) are left, so the part that stores the contact
+ *   (lib/results/parts.ts `encodePart`) does not hash it again; none: not kept.
  */
 export function deliverableContacts<C extends ContactIdentifierFields>(
   contacts: C[],
   policy: DeliveryPolicy = DELIVER_ALL,
-  digestsOf?: Map<ContactIdentifierFields, Buffer[]>,
+  digestsOf?: Map<ContactIdentifierFields, Buffer>,
 ): C[] {
   if (!policy.withholds) return contacts;
   return contacts.filter((contact) => {
-    const digests = contactDigests(contact);
-    const joined = Buffer.concat(digests);
-    if (policy.withholds!(joined, 0, joined.length)) return false;
+    const bytes = Buffer.allocUnsafe(CONTACT_DIGESTS_MAX_BYTES);
+    const digests = bytes.subarray(0, writeContactDigests(contact, bytes, 0) * DIGEST_BYTES);
+    if (policy.withholds!(digests, 0, digests.length)) return false;
     digestsOf?.set(contact, digests);
     return true;
   });

@@ -62,7 +62,7 @@
 import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { listKeys } from '../storage/prefixes';
-import { contactDigests, DIGEST_BYTES } from '../warehouse/identifiers';
+import { CONTACT_DIGESTS_MAX_BYTES, contactDigests, DIGEST_BYTES, writeContactDigests } from '../warehouse/identifiers';
 import {
   ACCOUNT_FIELDS,
   CONTACT_FIELDS,
@@ -198,7 +198,8 @@ const CURRENT_HEADER_BYTES = Buffer.from(JSON.stringify(headerOf(CURRENT_FIELDS)
 /** One contact's pieces, as {@link PartWriter.account} lays them out: texts are encoded as UTF-8 where they are written. */
 interface ContactPieces {
   flags: number;
-  digests: readonly Uint8Array[];
+  /** Its digests, {@link DIGEST_BYTES} each, back to back. */
+  digests: Uint8Array;
   cells: string | Uint8Array;
   json: string | Uint8Array;
 }
@@ -221,19 +222,46 @@ class PartWriter extends GrowingBytes {
 
   /** Appends one account (cells, JSON, contacts in order) in the version 4 layout (version 3's record is the same). */
   account(cells: string | Uint8Array, json: string | Uint8Array, contacts: readonly ContactPieces[]): void {
+    const restAt = this.beginAccount(cells, json);
+    for (const contact of contacts) this.contact(contact.flags, contact.digests, contact.cells, contact.json);
+    this.endAccount(restAt);
+  }
+
+  /**
+   * Starts an account: its `rest` field (written by {@link endAccount}), cells and JSON; its contacts follow ({@link contact}).
+   * @returns where its `rest` field is, for {@link endAccount}.
+   */
+  beginAccount(cells: string | Uint8Array, json: string | Uint8Array): number {
     const restAt = this.length;
     this.u32(0);
     this.sized(cells);
     this.sized(json);
-    for (const contact of contacts) {
-      if (contact.digests.length > 255) throw new RangeError('A contact has more than 255 identifier digests');
-      this.room(2);
-      this.buffer[this.length++] = contact.flags;
-      this.buffer[this.length++] = contact.digests.length;
-      for (const digest of contact.digests) this.bytes(digest);
-      this.sized(contact.cells);
-      this.sized(contact.json);
-    }
+    return restAt;
+  }
+
+  /**
+   * Appends one contact of the account begun.
+   * @param digests - its digests back to back, or the contact itself: then hashed straight into the part
+   *   (lib/warehouse/identifiers.ts `writeContactDigests`, no buffer per digest).
+   */
+  contact(flags: number, digests: Uint8Array | ContactIdentifierFields, cells: string | Uint8Array, json: string | Uint8Array): void {
+    this.room(2 + Math.max(CONTACT_DIGESTS_MAX_BYTES, digests instanceof Uint8Array ? digests.length : 0));
+    const at = this.length;
+    let count: number;
+    if (digests instanceof Uint8Array) {
+      count = digests.length / DIGEST_BYTES;
+      if (count > 255) throw new RangeError('A contact has more than 255 identifier digests');
+      this.buffer.set(digests, at + 2);
+    } else count = writeContactDigests(digests, this.buffer, at + 2);
+    this.buffer[at] = flags;
+    this.buffer[at + 1] = count;
+    this.length = at + 2 + count * DIGEST_BYTES;
+    this.sized(cells);
+    this.sized(json);
+  }
+
+  /** Ends the account begun at `restAt`: writes its length. */
+  endAccount(restAt: number): void {
     this.buffer.writeUInt32LE(this.length - restAt - 4, restAt);
   }
 
@@ -283,7 +311,7 @@ const EXPECTED_ACCOUNT_BYTES = 8_192;
 export function encodePart(
   accounts: readonly EnrichedAccount[],
   fields: PartFields = CURRENT_FIELDS,
-  digestsOf: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]> = NO_DIGESTS,
+  digestsOf: ReadonlyMap<ContactIdentifierFields, Uint8Array> = NO_DIGESTS,
 ): Buffer {
   const header = fields === CURRENT_FIELDS ? CURRENT_HEADER_BYTES : Buffer.from(JSON.stringify(headerOf(fields)), 'utf8');
   const accountCells = columnsOf(fields.account);
@@ -292,19 +320,21 @@ export function encodePart(
   const contactJson = jsonOf(fields.contact);
   const part = new PartWriter(header, accounts.length * EXPECTED_ACCOUNT_BYTES);
   for (const account of accounts) {
-    const contacts = orderContacts(account.contacts).map((contact): ContactPieces => ({
-      flags: contactFlags(contact),
-      digests: digestsOf.get(contact) ?? contactDigests(contact),
-      cells: encodeCells(contact, contactCells),
-      json: resultContactJson(contact, contactJson),
-    }));
-    part.account(encodeCells(account, accountCells), resultAccountJson(account, accountJson), contacts);
+    const restAt = part.beginAccount(encodeCells(account, accountCells), resultAccountJson(account, accountJson));
+    for (const contact of orderContacts(account.contacts))
+      part.contact(
+        contactFlags(contact),
+        digestsOf.get(contact) ?? contact,
+        encodeCells(contact, contactCells),
+        resultContactJson(contact, contactJson),
+      );
+    part.endAccount(restAt);
   }
   return part.done();
 }
 
 /** No digest computed beforehand: {@link encodePart} hashes every contact. */
-const NO_DIGESTS: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]> = new Map();
+const NO_DIGESTS: ReadonlyMap<ContactIdentifierFields, Uint8Array> = new Map();
 
 /** What a part's first bytes say of it. */
 interface PartLayout {
@@ -548,11 +578,10 @@ function relay(source: PartCursor, layout: PartLayout): Buffer {
           ? contacts.relayValues(storedContactValues(text(source.contactJsonStart, source.contactJsonEnd), layout), 0)
           : contacts.valuesFromCells(cells);
       const json = contactText(values, RESULT_CONTACT_KEYS);
-      const digests: Buffer[] = [];
-      if (layout.version >= 3)
-        for (let at = source.contactDigestsStart; at < source.contactDigestsEnd; at += DIGEST_BYTES)
-          digests.push(bytes.subarray(at, at + DIGEST_BYTES));
-      else digests.push(...contactDigests(identifiersOf(json)));
+      const digests =
+        layout.version >= 3
+          ? bytes.subarray(source.contactDigestsStart, source.contactDigestsEnd)
+          : Buffer.concat(contactDigests(identifiersOf(json)));
       relaid.push({ flags: source.contactFlags, digests, cells: contacts.relayCells(cells), json });
     }
     const accountValues = storedAccount
@@ -716,7 +745,7 @@ export interface ResultStore {
     index: number,
     accounts: readonly EnrichedAccount[],
     chunk?: number,
-    digestsOf?: ReadonlyMap<ContactIdentifierFields, readonly Buffer[]>,
+    digestsOf?: ReadonlyMap<ContactIdentifierFields, Uint8Array>,
     encoded?: (bytes: Buffer) => void,
   ): Promise<Buffer>;
   /** Keys of every part under a prefix, in index order. */

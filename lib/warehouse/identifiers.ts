@@ -122,19 +122,45 @@ const CONTACT_IDENTIFIER_FIELDS: readonly (readonly [keyof ContactIdentifiers, I
 /** Bytes of one identifier digest (SHA-256). */
 export const DIGEST_BYTES = 32;
 
+/** Bytes a contact's digests take at most: one {@link DIGEST_BYTES} digest per identifying field. */
+export const CONTACT_DIGESTS_MAX_BYTES = CONTACT_IDENTIFIER_FIELDS.length * DIGEST_BYTES;
+
 /**
- * The digests (raw SHA-256, {@link DIGEST_BYTES} each) a contact can be
- * suppressed or erased by: one per identifier it has that normalizes (a phone
- * that is not E.164 matches no suppression), in {@link CONTACT_IDENTIFIER_FIELDS} order.
+ * Writes the digests (raw SHA-256, {@link DIGEST_BYTES} each) a contact can
+ * be suppressed or erased by into `target` at `at`, back to back: one per
+ * identifier it has that normalizes (a phone that is not E.164 matches no
+ * suppression), in {@link CONTACT_IDENTIFIER_FIELDS} order. The one hashing of
+ * a contact: a result part's writer hashes straight into the part
+ * (lib/results/parts.ts), the suppression check into one buffer per contact
+ * (lib/results/deliverable.ts).
+ * @param target - at least {@link CONTACT_DIGESTS_MAX_BYTES} bytes from `at`.
+ * @returns how many digests were written.
  */
-export function contactDigests(contact: ContactIdentifiers): Buffer[] {
-  const digests: Buffer[] = [];
+// Each digest is the one-shot `hash`'s 'binary' (latin1) string written in place: no Buffer per digest.
+// A pooled 32-byte Buffer per digest (`Buffer.allocUnsafe` and `write(…, 'latin1')`) cost as much as the hashing
+// itself: 24.5 against 12 ms of CPU for the 28,000 identifiers of 1,000 bench accounts (Node 24; session 54).
+export function writeContactDigests(contact: ContactIdentifiers, target: Buffer, at: number): number {
+  let count = 0;
   for (const [field, type] of CONTACT_IDENTIFIER_FIELDS) {
     const value = contact[field];
     if (typeof value !== 'string' || value === '') continue;
     const normalized = normalizeIdentifier(type, value);
-    if (normalized !== null) digests.push(identifierDigest(type, normalized));
+    if (normalized === null) continue;
+    target.write(hash('sha256', hashedText(type, normalized), 'binary'), at + count * DIGEST_BYTES, DIGEST_BYTES, 'latin1');
+    count++;
   }
+  return count;
+}
+
+/**
+ * The digests of {@link writeContactDigests}, one Buffer each (views of one
+ * pooled buffer: copy them, never use their `.buffer`).
+ */
+export function contactDigests(contact: ContactIdentifiers): Buffer[] {
+  const bytes = Buffer.allocUnsafe(CONTACT_DIGESTS_MAX_BYTES);
+  const count = writeContactDigests(contact, bytes, 0);
+  const digests: Buffer[] = [];
+  for (let at = 0; at < count * DIGEST_BYTES; at += DIGEST_BYTES) digests.push(bytes.subarray(at, at + DIGEST_BYTES));
   return digests;
 }
 
