@@ -6,8 +6,9 @@
  * throws as the SDK throws it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { Readable } from 'node:stream';
+import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
@@ -89,6 +90,36 @@ describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  it("drops a map member named __proto__ as the SDK does, so a stored map cannot set a contact's prototype", async () => {
+    // The SDK cannot write such a member (its marshaller drops it), so the answer is crafted: a 200 whose contact map
+    // holds `__proto__` with an `email`, served to both readers by one request handler.
+    const body = Buffer.from(
+      '{"Responses":{"t":[{"pk":{"S":"p"},"contacts":{"L":[{"M":{"contactId":{"S":"con_1"},"__proto__":{"M":{"email":{"S":"planted@example.com"}}}}}]}}]},"UnprocessedKeys":{}}',
+    );
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        region: 'us-east-1',
+        endpoint: 'http://localhost:1',
+        credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+        requestHandler: {
+          handle: async () => ({
+            response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([body]) },
+          }),
+          updateHttpClientConfig() {},
+          httpHandlerConfigs: () => ({}),
+        } as never,
+      }),
+    );
+    const keys = [{ pk: 'p', sk: 'CONTACTS' }];
+    const [raw] = await batchGetRaw(client, 't', keys, ['contacts']);
+    const sdk = await client.send(new BatchGetCommand({ RequestItems: { t: { Keys: keys } } }));
+    const read = (raw!.contacts as Record<string, unknown>[])[0]!;
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(read.email).toBeUndefined();
+    expect(read).toStrictEqual({ contactId: 'con_1' });
+    expect(sdk.Responses!.t![0]!.contacts).toStrictEqual([read]);
   });
 
   it('returns what the SDK returns for 250 keys over three calls, absent keys left out, binary attributes byte for byte', async () => {

@@ -49,7 +49,10 @@ function nativeOf(value: WireValue): unknown {
   if (value.NULL !== undefined) return null;
   if (value.M !== undefined) {
     const map: Record<string, unknown> = {};
-    for (const name in value.M) map[name] = nativeOf(value.M[name]!);
+    for (const name in value.M) {
+      // Dropped, as `unmarshall` drops it: assigned, a member named `__proto__` would become the map's prototype.
+      if (name !== '__proto__') map[name] = nativeOf(value.M[name]!);
+    }
     return map;
   }
   if (value.L !== undefined) return value.L.map(nativeOf);
