@@ -52,6 +52,9 @@ describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
 
   it('converts any list or map as the SDK does: unicode and empty strings, nulls, booleans, numbers past 2^53, nesting', async () => {
     // Values a list or map can hold (sets and binaries are left to `unmarshall` itself, so only their nesting is drawn).
+    // fast-check draws `__proto__` as a key now and then; the SDK's marshaller cannot store it (an empty attribute
+    // value, refused), so it is left to the crafted answer of the test below.
+    const memberName = fc.string({ minLength: 1 }).filter((name) => name !== '__proto__');
     const { value } = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },
@@ -64,12 +67,12 @@ describe('BatchGetItem parsed outside the SDK (lib/db/raw-read.ts)', () => {
         fc.double({ noNaN: true, noDefaultInfinity: true, min: -9e15, max: 9e15 }).filter((n) => n === 0 || Math.abs(n) > 1e-100),
         fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }),
         fc.array(tie('value'), { maxLength: 4 }),
-        fc.dictionary(fc.string({ minLength: 1 }), tie('value'), { maxKeys: 4 }),
+        fc.dictionary(memberName, tie('value'), { maxKeys: 4 }),
       ),
     }));
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.array(fc.dictionary(fc.string({ minLength: 1 }), value, { maxKeys: 6 }), { maxLength: 5 }), {
+        fc.array(fc.array(fc.dictionary(memberName, value, { maxKeys: 6 }), { maxLength: 5 }), {
           minLength: 1,
           maxLength: 8,
         }),
