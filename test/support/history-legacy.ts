@@ -4,7 +4,8 @@
  * them to check that an organization whose buckets mix formats reads as one written all in the current format.
  */
 import { hash } from 'node:crypto';
-import { pushVarint } from '../../lib/history/store';
+import fc from 'fast-check';
+import { addressOf, bucketOf, fingerprintOf, pushVarint } from '../../lib/history/store';
 
 /** The 8-byte hash formats 1–3 stored for an account (first 8 bytes of SHA-256 of its ID), latin1. */
 export const legacyHashOf = (accountId: string): string => hash('sha256', accountId, 'buffer').toString('latin1', 0, 8);
@@ -55,4 +56,37 @@ export function encodeFormat1Bucket(entries: ReadonlyMap<string, number>): Buffe
     header.writeUInt16BE(groups.get(value)!.length, 3 + g * 8 + 6);
   });
   return Buffer.concat([header, Buffer.from(values.flatMap((value) => groups.get(value)!).join(''), 'latin1')]);
+}
+
+/** The instant the history fixtures of the unit tests count from (epoch ms). */
+export const FIXTURE_NOW = Date.UTC(2026, 10, 1);
+
+/** One day (ms). */
+export const DAY_MS = 86_400_000;
+
+/** History values (epoch ms × 2 + CRM flag) drawn up to 3,000 days before {@link FIXTURE_NOW}, 1 to `maxLength` of them. */
+export const historyValues = (maxLength: number): fc.Arbitrary<number[]> =>
+  fc
+    .array(fc.record({ days: fc.integer({ min: 0, max: 3_000 }), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), crm: fc.boolean() }), {
+      minLength: 1,
+      maxLength,
+    })
+    .map((times) => times.map(({ days, ms, crm }) => (FIXTURE_NOW - days * DAY_MS - ms) * 2 + (crm ? 1 : 0)));
+
+/**
+ * The accounts `ids` laid into the buckets of an organization of `buckets` buckets (lib/history/store.ts `bucketOf`):
+ * per bucket its depth, fingerprint → value (the `i`-th ID's value `valueOf(i)`), and the same by 8-byte hash
+ * ({@link legacyHashOf}, for formats 1–3).
+ */
+export function bucketEntries(ids: readonly string[], valueOf: (i: number) => number, buckets: number) {
+  const byBucket = new Map<number, { depth: number; entries: Map<string, number>; legacy: Map<string, number> }>();
+  ids.forEach((id, i) => {
+    const fingerprint = fingerprintOf(id);
+    const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
+    let group = byBucket.get(bucket);
+    if (!group) byBucket.set(bucket, (group = { depth, entries: new Map(), legacy: new Map() }));
+    group.entries.set(fingerprint, valueOf(i));
+    group.legacy.set(legacyHashOf(id), valueOf(i));
+  });
+  return byBucket;
 }

@@ -10,38 +10,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressOf, bucketOf, decodeBucket, encodeBucket, fingerprintOf, HISTORY_FORMAT, lookupBucket } from '../../lib/history/store';
-import { encodeLegacyBucket, legacyHashOf } from '../support/history-legacy';
+import { bucketEntries, DAY_MS, encodeLegacyBucket, FIXTURE_NOW, historyValues, legacyHashOf } from '../support/history-legacy';
 
-const NOW = Date.UTC(2026, 10, 1);
-const DAY_MS = 86_400_000;
-
-/** Entries of each bucket of N = `buckets`: fingerprint → value (epoch ms × 2 + CRM flag), and the same by 8-byte hash. */
-function bucketEntries(ids: readonly string[], values: readonly number[], buckets: number) {
-  const byBucket = new Map<number, { depth: number; entries: Map<string, number>; legacy: Map<string, number> }>();
-  ids.forEach((id, i) => {
-    const fingerprint = fingerprintOf(id);
-    const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
-    let group = byBucket.get(bucket);
-    if (!group) byBucket.set(bucket, (group = { depth, entries: new Map(), legacy: new Map() }));
-    group.entries.set(fingerprint, values[i % values.length]!);
-    group.legacy.set(legacyHashOf(id), values[i % values.length]!);
-  });
-  return byBucket;
-}
+const NOW = FIXTURE_NOW;
 
 describe('history bucket encoding', () => {
   it('decodes and looks up exactly what it encoded, at every depth, and reads formats 2 and 3 the same (fast-check)', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 300 }),
-        fc.array(fc.record({ days: fc.integer({ min: 0, max: 3_000 }), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), crm: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 5,
-        }),
+        historyValues(5),
         fc.oneof(fc.integer({ min: 1, max: 2 ** 20 }), fc.integer({ min: 2 ** 31, max: 2 ** 32 - 1 })),
-        (ids, times, buckets) => {
-          const values = times.map(({ days, ms, crm }) => (NOW - days * DAY_MS - ms) * 2 + (crm ? 1 : 0));
-          for (const { depth, entries, legacy } of bucketEntries(ids, values, buckets).values()) {
+        (ids, values, buckets) => {
+          for (const { depth, entries, legacy } of bucketEntries(ids, (i) => values[i % values.length]!, buckets).values()) {
             const encoded = encodeBucket(entries, depth, NOW);
             expect(encoded[0]).toBe(HISTORY_FORMAT);
             expect(decodeBucket(encoded)).toEqual(entries);

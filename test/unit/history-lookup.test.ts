@@ -18,10 +18,9 @@ import {
   valueInBucket,
   type BucketLookup,
 } from '../../lib/history/store';
-import { encodeFormat1Bucket, encodeLegacyBucket, legacyHashOf } from '../support/history-legacy';
+import { bucketEntries, encodeFormat1Bucket, encodeLegacyBucket, FIXTURE_NOW, historyValues } from '../support/history-legacy';
 
-const NOW = Date.UTC(2026, 10, 1);
-const DAY_MS = 86_400_000;
+const NOW = FIXTURE_NOW;
 
 /** A fingerprint's 20 bits after its 32-bit address (bytes 4, 5 and the low half of 6, little-endian). */
 const tailOf = (fingerprint: string) => fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | (fingerprint.charCodeAt(6) << 16);
@@ -31,23 +30,11 @@ describe('history bucket lookup in place', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 400 }),
-        fc.array(fc.record({ days: fc.integer({ min: 0, max: 3_000 }), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), crm: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 40,
-        }),
+        historyValues(40),
         fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 65, max: 2 ** 20 }), fc.integer({ min: 2 ** 31, max: 2 ** 32 - 1 })),
         fc.nat(),
-        (ids, times, buckets, seed) => {
-          const values = times.map(({ days, ms, crm }) => (NOW - days * DAY_MS - ms) * 2 + (crm ? 1 : 0));
-          const byBucket = new Map<number, { depth: number; entries: Map<string, number>; legacy: Map<string, number> }>();
-          ids.forEach((id, i) => {
-            const fingerprint = fingerprintOf(id);
-            const { bucket, depth } = bucketOf(addressOf(fingerprint), buckets);
-            let group = byBucket.get(bucket);
-            if (!group) byBucket.set(bucket, (group = { depth, entries: new Map(), legacy: new Map() }));
-            group.entries.set(fingerprint, values[(i * 7 + seed) % values.length]!);
-            group.legacy.set(legacyHashOf(id), values[(i * 7 + seed) % values.length]!);
-          });
+        (ids, values, buckets, seed) => {
+          const byBucket = bucketEntries(ids, (i) => values[(i * 7 + seed) % values.length]!, buckets);
           // Every bucket in every format, opened in turn into one lookup (format 4 and the older ones interleaved).
           const encoded = [...byBucket.values()].flatMap(({ depth, entries, legacy }) => [
             encodeBucket(entries, depth, NOW),
