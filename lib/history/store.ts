@@ -799,19 +799,6 @@ export interface HistoryStoreOptions {
   accountLists: Pick<AccountListStore, 'get'>;
 }
 
-/** A bucket as the evaluation's read saw it: its depth (the item's, at least the expected one) and bytes (undefined: no item). */
-interface BucketSeen {
-  depth: number;
-  bytes: Uint8Array | undefined;
-}
-
-/** {@link BucketSeen} of an item as read (undefined: none) expected at `expectedDepth` (as {@link historyReads}' `bucketFrom`). */
-const seenOf = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketSeen => ({
-  // A split does not rewrite the bucket it splits, so the item's depth can be older than the N that routed here.
-  depth: typeof item?.depth === 'number' ? Math.max(item.depth, expectedDepth) : expectedDepth,
-  bytes: item?.entries instanceof Uint8Array ? item.entries : undefined,
-});
-
 /** The bucket number a bucket item's `pk` ends with (`…#HBUCKET#<bucket>`, lib/db/keys.ts), read without slicing it. */
 function bucketNumberOf(pk: string): number {
   let bucket = 0;
@@ -825,40 +812,114 @@ function bucketNumberOf(pk: string): number {
   return bucket;
 }
 
+/**
+ * Follows accounts to the buckets that hold them: grouped by their starting bucket, read a round at a time, and moved
+ * on one split at a time ({@link nextBucket}) wherever a bucket's item shows a depth deeper than the one they were
+ * routed by (a split since N was read). An account settles in the bucket as first read (a bucket read again in a later
+ * round keeps its first read), so every account of one bucket is looked up in, or written against, one read of it.
+ * The one routing of the history's reads: the evaluation's ({@link historyReads} `getFacts`) and the writes'
+ * (`locateFrom`). docs/data-model.md "Recency and CRM targets".
+ * @param addresses - each account's fingerprint address ({@link addressOf}), account i at index i.
+ * @param startOf - account i's starting bucket and its expected depth (used when the bucket has no item).
+ * @param readRound - reads a round's buckets (bucket → expected depth), a read for each.
+ * @param settle - called once per account: the bucket that holds it and that bucket's first read.
+ * @returns every bucket read, as first read, in the order first read.
+ */
+async function routeAccounts<R extends { depth: number }>(
+  addresses: Uint32Array,
+  startOf: (i: number) => { bucket: number; depth: number },
+  readRound: (round: ReadonlyMap<number, number>) => Promise<ReadonlyMap<number, R>>,
+  settle: (bucket: number, read: R, i: number) => void,
+): Promise<Map<number, R>> {
+  const count = addresses.length;
+  // A round's buckets: bucket → the index of an account routed there, the others linked through `next` (−1 ends);
+  // each account's expected depth (its bucket's when the bucket has no item).
+  const next = new Int32Array(count);
+  const depths = new Uint8Array(count);
+  const want = (into: Map<number, number>, bucket: number, depth: number, i: number) => {
+    depths[i] = depth;
+    next[i] = into.get(bucket) ?? -1;
+    into.set(bucket, i);
+  };
+  let round = new Map<number, number>();
+  for (let i = 0; i < count; i++) {
+    const { bucket, depth } = startOf(i);
+    want(round, bucket, depth, i);
+  }
+  const first = new Map<number, R>();
+  while (round.size > 0) {
+    const wanted = new Map<number, number>();
+    for (const [bucket, head] of round) wanted.set(bucket, depths[head]!);
+    const reads = await readRound(wanted);
+    const following = new Map<number, number>();
+    for (const [bucket, head] of round) {
+      const read = reads.get(bucket)!;
+      if (!first.has(bucket)) first.set(bucket, read);
+      const firstRead = first.get(bucket)!;
+      for (let i = head, rest = next[i]!; i !== -1; i = rest, rest = i === -1 ? -1 : next[i]!) {
+        const hop = nextBucket(addresses[i]!, bucket, read.depth);
+        if (!hop) settle(bucket, firstRead, i);
+        else {
+          const known = first.get(hop.bucket);
+          if (known && !nextBucket(addresses[i]!, hop.bucket, known.depth)) settle(hop.bucket, known, i);
+          else want(following, hop.bucket, hop.depth, i);
+        }
+      }
+    }
+    round = following;
+  }
+  return first;
+}
+
+/** A {@link BucketRead} of an item as read: its entries decoded when first asked for (the evaluation never asks). */
+class BucketItemRead implements BucketRead {
+  #entries: Map<string, number> | undefined;
+  constructor(
+    public depth: number,
+    public version: number | undefined,
+    public bytes: Uint8Array | undefined,
+  ) {}
+  get entries(): Map<string, number> {
+    return (this.#entries ??= this.bytes ? decodeBucket(this.bytes) : new Map<string, number>());
+  }
+}
+
 /** The reads both {@link createAccountHistoryReader} and {@link createAccountHistoryStore} are built on. */
 function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) {
-  const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead => {
-    const bytes = item?.entries instanceof Uint8Array ? item.entries : undefined;
-    let decoded: Map<string, number> | undefined;
-    return {
+  const bucketFrom = (item: Record<string, unknown> | undefined, expectedDepth: number): BucketRead =>
+    new BucketItemRead(
       // A split does not rewrite the bucket it splits, so the item's depth can be older than the N that routed here.
-      depth: typeof item?.depth === 'number' ? Math.max(item.depth, expectedDepth) : expectedDepth,
-      version: typeof item?.version === 'number' ? item.version : undefined,
-      bytes,
-      get entries() {
-        return (decoded ??= bytes ? decodeBucket(bytes) : new Map<string, number>());
-      },
-    };
-  };
+      typeof item?.depth === 'number' ? Math.max(item.depth, expectedDepth) : expectedDepth,
+      typeof item?.version === 'number' ? item.version : undefined,
+      item?.entries instanceof Uint8Array ? item.entries : undefined,
+    );
 
   /**
-   * Reads buckets for a write (strongly consistent, with their versions): bucket → expected depth (used when it has no
-   * item). The evaluation's read, which writes nothing, is `getFacts`' own (no `version`: ~20 bytes an item fewer).
+   * Reads buckets (strongly consistent): bucket → expected depth (used when it has no item). `withVersion` false (the
+   * evaluation's reads, which write nothing) leaves `version` out of the answer: ~20 bytes an item fewer to send and parse.
    */
-  const readBuckets = async (organizationId: string, wanted: ReadonlyMap<number, number>): Promise<Map<number, BucketRead>> => {
+  const readBuckets = async (
+    organizationId: string,
+    wanted: ReadonlyMap<number, number>,
+    withVersion = true,
+  ): Promise<Map<number, BucketRead>> => {
     // Parsed by lib/db/raw-read.ts (one JSON.parse, `entries` as a Buffer): the SDK's own parsing of ~1,000 items
     // costs a 1,000-account launch as much CPU as the rest of it.
     const items = await batchGetRaw(
       client,
       tableName,
-      [...wanted.keys()].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      ['entries', 'depth', 'version'],
+      Array.from(wanted.keys(), (bucket) => keys.accountHistoryBucket(organizationId, bucket)),
+      withVersion ? ['entries', 'depth', 'version'] : ['entries', 'depth'],
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
-    const byBucket = new Map<number, Record<string, unknown>>();
-    for (const item of items) byBucket.set(Number(String(item.pk).slice(String(item.pk).lastIndexOf('#') + 1)), item);
-    return new Map([...wanted].map(([bucket, depth]) => [bucket, bucketFrom(byBucket.get(bucket), depth)]));
+    const reads = new Map<number, BucketRead>();
+    for (const item of items) {
+      const bucket = bucketNumberOf(String(item.pk));
+      reads.set(bucket, bucketFrom(item, wanted.get(bucket)!));
+    }
+    for (const [bucket, depth] of wanted) if (!reads.has(bucket)) reads.set(bucket, bucketFrom(undefined, depth));
+    return reads;
   };
 
   const state = async (organizationId: string): Promise<HistoryState> => {
@@ -879,42 +940,24 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
   };
 
   /**
-   * Follows fingerprints to the buckets that hold them: grouped by their
-   * starting bucket (under N: {@link bucketOf}), read, and moved on one split
-   * at a time ({@link nextBucket}) wherever a bucket's item shows a depth
-   * deeper than the one they were routed by (a split since N was read).
+   * {@link routeAccounts} for a write: fingerprints to the buckets that hold them, each bucket with its read (versions
+   * included) and the fingerprints it holds; every bucket read is in the answer, with none when all moved on.
    * @param starts fingerprint → the bucket to start from and its expected depth.
-   * @returns bucket → its read and the fingerprints it holds.
    */
   const locateFrom = async (organizationId: string, starts: Iterable<[string, { bucket: number; depth: number }]>) => {
-    const found = new Map<number, { read: BucketRead; fingerprints: string[] }>();
-    let pending = new Map<number, { depth: number; fingerprints: string[] }>();
-    const want = (target: Map<number, { depth: number; fingerprints: string[] }>, bucket: number, depth: number, fingerprint: string) => {
-      let group = target.get(bucket);
-      if (!group) target.set(bucket, (group = { depth, fingerprints: [] }));
-      group.fingerprints.push(fingerprint);
-    };
-    for (const [fingerprint, { bucket, depth }] of starts) want(pending, bucket, depth, fingerprint);
-    while (pending.size > 0) {
-      const reads = await readBuckets(organizationId, new Map([...pending].map(([bucket, group]) => [bucket, group.depth])));
-      const next = new Map<number, { depth: number; fingerprints: string[] }>();
-      for (const [bucket, group] of pending) {
-        const read = reads.get(bucket)!;
-        let holder = found.get(bucket);
-        if (!holder) found.set(bucket, (holder = { read, fingerprints: [] }));
-        for (const fingerprint of group.fingerprints) {
-          const hop = nextBucket(addressOf(fingerprint), bucket, read.depth);
-          if (!hop) holder.fingerprints.push(fingerprint);
-          else {
-            const known = found.get(hop.bucket);
-            if (known && !nextBucket(addressOf(fingerprint), hop.bucket, known.read.depth)) known.fingerprints.push(fingerprint);
-            else want(next, hop.bucket, hop.depth, fingerprint);
-          }
-        }
-      }
-      pending = next;
-    }
-    return found;
+    const list = [...starts];
+    const held = new Map<number, string[]>();
+    const reads = await routeAccounts(
+      Uint32Array.from(list, ([fingerprint]) => addressOf(fingerprint)),
+      (i) => list[i]![1],
+      (round) => readBuckets(organizationId, round),
+      (bucket, _read, i) => {
+        const fingerprints = held.get(bucket);
+        if (fingerprints) fingerprints.push(list[i]![0]);
+        else held.set(bucket, [list[i]![0]]);
+      },
+    );
+    return new Map(Array.from(reads, ([bucket, read]) => [bucket, { read, fingerprints: held.get(bucket) ?? [] }]));
   };
 
   /** {@link locateFrom} every fingerprint's bucket under N = `buckets`. */
@@ -931,7 +974,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
     // The evaluation's read, kept lean (a 1,000-account launch and quote run it; bench/README.md "The history CPU
     // figures"): each ID hashed once into flat arrays (address, tail), the accounts grouped by bucket in a list of
     // indices, each bucket's item looked up in place ({@link openBucket}, one scratch lookup), accounts of one value
-    // sharing one facts object. The routing is {@link locateFrom}'s: the same buckets read, in the same rounds.
+    // sharing one facts object. The routing is the writes' own ({@link routeAccounts}).
     async getFacts(organizationId, accountIds, options = {}) {
       const count = accountIds.length;
       const addresses = new Uint32Array(count);
@@ -965,53 +1008,12 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
         }
         if (known) facts.set(accountIds[i]!, known);
       };
-      // A round's buckets: bucket → the index of an account routed there, the others linked through `next` (−1 ends);
-      // each account's expected depth (its bucket's when the bucket has no item).
-      const next = new Int32Array(count);
-      const depths = new Uint8Array(count);
-      const want = (into: Map<number, number>, bucket: number, depth: number, i: number) => {
-        depths[i] = depth;
-        next[i] = into.get(bucket) ?? -1;
-        into.set(bucket, i);
-      };
-      let round = new Map<number, number>();
-      for (let i = 0; i < count; i++) {
-        const { bucket, depth } = bucketOf(addresses[i]!, buckets);
-        want(round, bucket, depth, i);
-      }
-      // Each bucket as first read (its accounts are looked up there) and as read this round (routing).
-      const first = new Map<number, BucketSeen>();
-      while (round.size > 0) {
-        const items = await batchGetRaw(
-          client,
-          tableName,
-          Array.from(round.keys(), (bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-          ['entries', 'depth'],
-          // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
-          { consistentRead: true },
-        );
-        const current = new Map<number, BucketSeen>();
-        for (const item of items) {
-          const bucket = bucketNumberOf(String(item.pk));
-          current.set(bucket, seenOf(item, depths[round.get(bucket)!]!));
-        }
-        const following = new Map<number, number>();
-        for (const [bucket, head] of round) {
-          const seen = current.get(bucket) ?? seenOf(undefined, depths[head]!);
-          if (!first.has(bucket)) first.set(bucket, seen);
-          const held = first.get(bucket)!.bytes;
-          for (let i = head, rest = next[i]!; i !== -1; i = rest, rest = i === -1 ? -1 : next[i]!) {
-            const hop = nextBucket(addresses[i]!, bucket, seen.depth);
-            if (!hop) lookUp(held, i);
-            else {
-              const known = first.get(hop.bucket);
-              if (known && !nextBucket(addresses[i]!, hop.bucket, known.depth)) lookUp(known.bytes, i);
-              else want(following, hop.bucket, hop.depth, i);
-            }
-          }
-        }
-        round = following;
-      }
+      await routeAccounts(
+        addresses,
+        (i) => bucketOf(addresses[i]!, buckets),
+        (round) => readBuckets(organizationId, round, false),
+        (_bucket, read, i) => lookUp(read.bytes, i),
+      );
       if (recency && options.pending && options.pending.length > 0) {
         // Completions whose entries are not written yet: their eligible lists, read whole (normally none).
         const ids = new Set(accountIds);
