@@ -238,7 +238,7 @@ export function fingerprintOf(accountId: string): string {
 }
 
 /** The {@link TAIL_BITS} bits of a fingerprint (or digest) after its 32-bit address, as an integer: bytes 4, 5 and the low half of 6, little-endian. */
-const tailOf = (fingerprint: string): number =>
+export const tailOf = (fingerprint: string): number =>
   fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | ((fingerprint.charCodeAt(6) & LAST_BYTE_MASK) << 16);
 
 /**

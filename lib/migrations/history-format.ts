@@ -11,7 +11,7 @@
  * Idempotent and resumable: a bucket already in the current format is left
  * alone, so a run stopped at any point and started again rewrites only what
  * is left, and a second run changes nothing. Once it has run everywhere, the
- * scan of formats 1–3 (`lookupBucket`, `walkBucket`) can go.
+ * decode of formats 1–3 (`openBucket`'s, `walkBucket`) can go.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pMap from 'p-map';

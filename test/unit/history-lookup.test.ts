@@ -14,6 +14,7 @@ import {
   encodeBucket,
   fingerprintOf,
   lookupBucket,
+  tailOf,
   openBucket,
   valueInBucket,
   type BucketLookup,
@@ -21,9 +22,6 @@ import {
 import { bucketEntries, encodeFormat1Bucket, encodeLegacyBucket, FIXTURE_NOW, historyValues } from '../support/history-legacy';
 
 const NOW = FIXTURE_NOW;
-
-/** A fingerprint's 20 bits after its 32-bit address (bytes 4, 5 and the low half of 6, little-endian). */
-const tailOf = (fingerprint: string) => fingerprint.charCodeAt(4) | (fingerprint.charCodeAt(5) << 8) | (fingerprint.charCodeAt(6) << 16);
 
 describe('history bucket lookup in place', () => {
   it('gives what the decode path gives, for every format, held and absent accounts, one scratch lookup reused (fast-check)', () => {
