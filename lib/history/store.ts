@@ -799,18 +799,8 @@ export interface HistoryStoreOptions {
   accountLists: Pick<AccountListStore, 'get'>;
 }
 
-/** The bucket number a bucket item's `pk` ends with (`…#HBUCKET#<bucket>`, lib/db/keys.ts), read without slicing it. */
-function bucketNumberOf(pk: string): number {
-  let bucket = 0;
-  let scale = 1;
-  for (let at = pk.length - 1; at >= 0; at--) {
-    const digit = pk.charCodeAt(at) - 48;
-    if (digit < 0 || digit > 9) break;
-    bucket += digit * scale;
-    scale *= 10;
-  }
-  return bucket;
-}
+/** The bucket number a bucket item's `pk` ends with (`…#HBUCKET#<bucket>`, lib/db/keys.ts). */
+const bucketNumberOf = (pk: string): number => Number(pk.slice(pk.lastIndexOf('#') + 1));
 
 /**
  * Follows accounts to the buckets that hold them: grouped by their starting bucket, read a round at a time, and moved
