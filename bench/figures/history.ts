@@ -5,7 +5,8 @@
  *
  * - a 1,000-account quote and launch: history bytes read per requested
  *   account (≤ 4 KB) beside the same bucket keys read bare, and the CPU-s
- *   change against the same request with no history (≤ 10 %);
+ *   change against the same request with no history (≤ 10 %) beside its
+ *   floor, what the same keys read bare add to that request;
  * - a 1,000- and a 100,000-account completion of accounts new to the
  *   history: write units per enriched account (splits included; ≤ 1.0 for
  *   1,000 at every size, ≤ 0.1 for 100,000 into 1 M) beside their floor, one
@@ -41,6 +42,7 @@ import {
   fingerprintOf,
   itemBytes,
   writeLaidOutHistory,
+  EVALUATION_BUCKET_ATTRIBUTES,
   HISTORY_BUCKET_LOAD,
 } from '../../lib/history/store';
 import { organizations } from '../../lib/root';
@@ -106,6 +108,29 @@ async function startWorker(entry: string, operationPath: string): Promise<Lambda
   const functionId = functionIdOf(entry);
   const bundle = await buildBundle(functionId, { entry }, path.join(TMP_DIR, 'bundles'));
   return startLambdaWorker({ bundle: bundle.file, functionId, path: operationPath });
+}
+
+/**
+ * The floor of the CPU-s changes: a handler that reads the bucket keys of its request body (`{ tableName, keys }`) as the
+ * evaluation reads them (lib/db/raw-read.ts `batchGetRaw`, strongly consistent, the evaluation's attributes) and does
+ * nothing else, bundled like a function and timed in a process of its own as the quote and enrich functions are. What any
+ * history laid out in these buckets costs the request before it looks one account up.
+ */
+const BARE_READ_SOURCE = `
+import { ddb } from './lib/aws';
+import { batchGetRaw } from './lib/db/raw-read';
+import { EVALUATION_BUCKET_ATTRIBUTES } from './lib/history/store';
+export const handler = async (event: { body: string; isBase64Encoded?: boolean }) => {
+  const { tableName, keys } = JSON.parse(event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+  const items = await batchGetRaw(ddb, tableName, keys, EVALUATION_BUCKET_ATTRIBUTES, { consistentRead: true });
+  return { statusCode: 200, body: JSON.stringify({ items: items.length }) };
+};
+`;
+/** {@link BARE_READ_SOURCE} warm in a process of its own (the quote function's environment: neither function sets `NODE_OPTIONS`). */
+async function startBareReadWorker(): Promise<LambdaWorker> {
+  const functionId = functionIdOf(QUOTE_ENTRY);
+  const bundle = await buildBundle('HistoryBareRead', { contents: BARE_READ_SOURCE }, path.join(TMP_DIR, 'bundles'));
+  return startLambdaWorker({ bundle: bundle.file, functionId, path: quoteCampaignOperation.path });
 }
 
 /** What the history's writes of one `run` cost: PutItem calls, of which split copies, and write units. */
@@ -308,9 +333,10 @@ export async function runHistory(
   ];
   // The CPU figures: the quote and enrich functions bundled as deployed, each warm in a Node process of its own where only
   // the function lives (bench/children/lambda-worker.mjs), against the same DynamoDB Local and Step Functions endpoint.
-  const workers: { quote: LambdaWorker; enrich: LambdaWorker } = {
+  const workers: { quote: LambdaWorker; enrich: LambdaWorker; bareRead: LambdaWorker } = {
     quote: await startWorker(QUOTE_ENTRY, quoteCampaignOperation.path),
     enrich: await startWorker(ENRICH_ENTRY, enrichCampaignOperation.path),
+    bareRead: await startBareReadWorker(),
   };
   // (Closed at the end; if the bench fails first, they end with it: a worker exits when its IPC channel closes.)
   // Untimed first: the first requests of a handler do one-off work (module loading, JIT) the floor must not carry.
@@ -352,8 +378,12 @@ export async function runHistory(
     launch: Reads | undefined;
     /** Median of the launches of the same lists in fresh organizations with no history, run in turn with these. */
     launchFloor: Reads;
-    /** CPU per run in the function's own process: own and floor (quotes: each run's median of {@link CHILD_QUOTES_PER_RUN}). */
-    child: { quote: ChildCpu[]; quoteFloor: ChildCpu[]; launch: ChildCpu[]; launchFloor: ChildCpu[] };
+    /**
+     * CPU per run in the function's own process: own and floor (quotes: each run's median of {@link CHILD_QUOTES_PER_RUN});
+     * `bareRead`: the scenario's bucket keys read bare in a process of their own ({@link BARE_READ_SOURCE}), each run's
+     * median of {@link CHILD_QUOTES_PER_RUN}.
+     */
+    child: { quote: ChildCpu[]; quoteFloor: ChildCpu[]; launch: ChildCpu[]; launchFloor: ChildCpu[]; bareRead: ChildCpu[] };
     bare: { bytes: number; ms: number; items: number };
     seedS: number;
     buckets: number;
@@ -432,10 +462,10 @@ export async function runHistory(
     await untilRecorded(stack, on, campaignId);
     return { all: answer.cpuMs, main: answer.mainThreadCpuMs, major: answer.majorCollections, youngKB: answer.youngGenerationKB };
   };
-  /** {@link CHILD_QUOTES_PER_RUN} quotes of `campaignId` in the quote function's own process: their median CPU (ms). */
-  const childQuotes = async (apiKey: string, campaignId: string): Promise<ChildCpu> => {
+  /** {@link CHILD_QUOTES_PER_RUN} calls of `worker` with `body`: their median CPU (ms). */
+  const childMedian = async (worker: LambdaWorker, apiKey: string, body: unknown, operation: string): Promise<ChildCpu> => {
     const spent: WorkerInvocation[] = [];
-    for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await workers.quote.invoke(apiKey, { campaignId }), 'quote'));
+    for (let i = 0; i < CHILD_QUOTES_PER_RUN; i++) spent.push(childOk(await worker.invoke(apiKey, body), operation));
     return {
       all: median(spent.map((s) => s.cpuMs)),
       main: median(spent.map((s) => s.mainThreadCpuMs)),
@@ -475,10 +505,13 @@ export async function runHistory(
     const seedS = (performance.now() - seeded) / 1000;
     const { buckets } = await accountHistory().state(organizationId);
     // The floor of the history reads: the same bucket keys, read bare.
-    const bare = await readBare(
-      stack,
-      [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-    );
+    const bareKeys = [...bucketsOf(accountIds, buckets)].map((bucket) => keys.accountHistoryBucket(organizationId, bucket));
+    const bare = await readBare(stack, bareKeys);
+    /** The same keys read bare in a process of their own: the floor of the CPU-s changes ({@link BARE_READ_SOURCE}). */
+    const bareReadInChild = () =>
+      childMedian(workers.bareRead, apiKey, { tableName: stack.tableName, keys: bareKeys }, 'bare history read');
+    // Untimed first, as the functions were warmed: its first reads of these keys compile the paths measured.
+    for (let i = 0; i < 2; i++) await bareReadInChild();
 
     /** One measured quote of `ids` on a fresh campaign of `on`, after a full garbage collection. */
     const quoteOnce = async (on: { apiKey: string }, ids: readonly string[], label: string) => {
@@ -491,7 +524,7 @@ export async function runHistory(
         excluded: expectOk(reply, 'quote').accounts.excluded,
         reads: readsOf(reply.scope.calls, reply.scope.cpuSeconds ?? Number.NaN),
         // The same campaign quoted again in the quote function's own process (a quote writes nothing).
-        childMs: await childQuotes(on.apiKey, campaignId),
+        childMs: await childMedian(workers.quote, on.apiKey, { campaignId }, 'quote'),
       };
     };
     // Quotes and launches: this scenario's and, in turn (the order alternating), the same list's in a fresh organization with
@@ -502,7 +535,7 @@ export async function runHistory(
     const floorQuotes: Reads[] = [];
     const launches: Reads[] = [];
     const floorLaunches: Reads[] = [];
-    const child: (typeof measured)[number]['child'] = { quote: [], quoteFloor: [], launch: [], launchFloor: [] };
+    const child: (typeof measured)[number]['child'] = { quote: [], quoteFloor: [], launch: [], launchFloor: [], bareRead: [] };
     let excluded: unknown;
     const floorLabel = `no history, beside ${scenario.label}`;
     for (let run = 0; run < runs; run++) {
@@ -528,6 +561,7 @@ export async function runHistory(
         excluded = quoted.excluded;
         launches.push(await launchOnce({ organizationId, apiKey }, list, scenario.label));
         child.launch.push(await childLaunchOnce({ organizationId, apiKey }, childList, scenario.label));
+        child.bareRead.push(await bareReadInChild());
       };
       for (const next of run % 2 === 0 ? [floorRun, ownRun] : [ownRun, floorRun]) await next();
     }
@@ -697,9 +731,17 @@ export async function runHistory(
         value: change(median(all(own)), median(all(ownFloor))),
         unit: '%',
         budget: { op: '<=', limit: CHANGE_BUDGET_PCT, text: `≤ ${CHANGE_BUDGET_PCT} %` },
-        floor: { value: round(median(all(ownFloor)) / 1000, 4), unit: 'CPU-s', what: floorWhat },
+        // The floor: what the same bucket keys, read bare, add to the request with no history (issue #43: "each beside its
+        // floor in the same run (the same keys read bare)").
+        floor: {
+          value: (median(all(m.child.bareRead)) / median(all(ownFloor))) * 100,
+          unit: '%',
+          what: `the same ${n(bare.items)} bucket items read bare in a process of their own (${n(Math.ceil(bare.items / 100))} BatchGetItem, answers parsed once: ${round(median(all(m.child.bareRead)), 1)} CPU ms) against the request with no history`,
+        },
         extra: {
           'CPU-s': round(median(all(own)) / 1000, 4),
+          'with no history (CPU-s)': `${round(median(all(ownFloor)) / 1000, 4)}: ${floorWhat}`,
+          'bare read per run (CPU ms, sorted)': sortedRuns(all(m.child.bareRead)),
           'change per run, own against its floor (sorted, %)': sortedRuns(perRun),
           'own / floor per run (CPU ms)': own.map((cpu, i) => `${round(cpu.all, 1)}/${round(ownFloor[i]!.all, 1)}`).join(', '),
           'main thread alone: change (%) of the medians; per run (sorted)': `${round(

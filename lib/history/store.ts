@@ -155,6 +155,12 @@ export interface HistoryState {
 export const HISTORY_BUCKET_LOAD = 65;
 
 /**
+ * The attributes of a bucket item the launch's and the quote's evaluation read (no `version`: they write nothing);
+ * the writes read `version` too. bench/figures/history.ts reads the same to time the read bare.
+ */
+export const EVALUATION_BUCKET_ATTRIBUTES: readonly string[] = ['entries', 'depth'];
+
+/**
  * Bytes of a bucket's item beside its packed keys, as {@link roomBefore} counts them: key and attribute names and values
  * (~100), the entries' header and ~10 value groups (~60).
  */
@@ -899,7 +905,7 @@ function historyReads({ client, tableName, accountLists }: HistoryStoreOptions) 
       client,
       tableName,
       Array.from(wanted.keys(), (bucket) => keys.accountHistoryBucket(organizationId, bucket)),
-      withVersion ? ['entries', 'depth', 'version'] : ['entries', 'depth'],
+      withVersion ? [...EVALUATION_BUCKET_ATTRIBUTES, 'version'] : EVALUATION_BUCKET_ATTRIBUTES,
       // Strongly consistent: a completion that left the organization item's pending list is seen (lib/history/recency-pending.ts).
       { consistentRead: true },
     );
