@@ -679,25 +679,6 @@ export function valueInBucket(lookup: BucketLookup, address: number, tail: numbe
 }
 
 /**
- * Looks up accounts in an encoded bucket and visits those it holds, with their value ({@link openBucket} and
- * {@link valueInBucket} for each): no entry is decoded but the ones asked for (formats 1–3: all of them).
- * @param fingerprints - the accounts' fingerprints ({@link fingerprintOf}).
- * @throws Error on an unknown format.
- */
-export function lookupBucket(
-  bytes: Uint8Array,
-  fingerprints: readonly string[],
-  visit: (fingerprint: string, value: number) => void,
-): void {
-  if (bytes.length === 0 || fingerprints.length === 0) return;
-  const lookup = openBucket(bytes);
-  for (const fingerprint of fingerprints) {
-    const value = valueInBucket(lookup, addressOf(fingerprint), tailOf(fingerprint));
-    if (value !== -1) visit(fingerprint, value);
-  }
-}
-
-/**
  * A bucket's item: key, type, encoded entries, depth and version. (Items written before session 50's splits may also
  * carry `splitOf`: a split's provisional copy, see {@link AccountHistoryStore.reencode}.)
  */

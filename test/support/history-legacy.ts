@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import fc from 'fast-check';
-import { addressOf, bucketOf, fingerprintOf, pushVarint } from '../../lib/history/store';
+import { addressOf, bucketOf, fingerprintOf, openBucket, pushVarint, tailOf, valueInBucket } from '../../lib/history/store';
 
 /** The 8-byte hash formats 1–3 stored for an account (first 8 bytes of SHA-256 of its ID), latin1. */
 export const legacyHashOf = (accountId: string): string => hash('sha256', accountId, 'buffer').toString('latin1', 0, 8);
@@ -89,4 +89,23 @@ export function bucketEntries(ids: readonly string[], valueOf: (i: number) => nu
     group.legacy.set(legacyHashOf(id), valueOf(i));
   });
   return byBucket;
+}
+
+/**
+ * Looks up accounts in an encoded bucket (any format) the way the evaluation does (`openBucket`, then `valueInBucket`
+ * for each) and visits those it holds, with their value (epoch ms × 2 + CRM flag).
+ * @param fingerprints - the accounts' fingerprints (`fingerprintOf`).
+ * @throws Error on an unknown format.
+ */
+export function lookupBucket(
+  bytes: Uint8Array,
+  fingerprints: readonly string[],
+  visit: (fingerprint: string, value: number) => void,
+): void {
+  if (bytes.length === 0 || fingerprints.length === 0) return;
+  const lookup = openBucket(bytes);
+  for (const fingerprint of fingerprints) {
+    const value = valueInBucket(lookup, addressOf(fingerprint), tailOf(fingerprint));
+    if (value !== -1) visit(fingerprint, value);
+  }
 }

@@ -9,8 +9,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressOf, bucketOf, decodeBucket, encodeBucket, fingerprintOf, HISTORY_FORMAT, lookupBucket } from '../../lib/history/store';
-import { bucketEntries, DAY_MS, encodeLegacyBucket, FIXTURE_NOW, historyValues, legacyHashOf } from '../support/history-legacy';
+import { addressOf, bucketOf, decodeBucket, encodeBucket, fingerprintOf, HISTORY_FORMAT } from '../../lib/history/store';
+import {
+  bucketEntries,
+  DAY_MS,
+  encodeLegacyBucket,
+  FIXTURE_NOW,
+  historyValues,
+  legacyHashOf,
+  lookupBucket,
+} from '../support/history-legacy';
 
 const NOW = FIXTURE_NOW;
 

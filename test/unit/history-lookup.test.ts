@@ -13,13 +13,19 @@ import {
   decodeBucket,
   encodeBucket,
   fingerprintOf,
-  lookupBucket,
   tailOf,
   openBucket,
   valueInBucket,
   type BucketLookup,
 } from '../../lib/history/store';
-import { bucketEntries, encodeFormat1Bucket, encodeLegacyBucket, FIXTURE_NOW, historyValues } from '../support/history-legacy';
+import {
+  bucketEntries,
+  encodeFormat1Bucket,
+  encodeLegacyBucket,
+  FIXTURE_NOW,
+  historyValues,
+  lookupBucket,
+} from '../support/history-legacy';
 
 const NOW = FIXTURE_NOW;
 
