@@ -2,7 +2,7 @@
 import { exportCampaignOperation } from '../lib/exports/schema';
 import {
   apiHandler,
-  campaigns,
+  campaignReader,
   results,
   exportCampaign,
   hourlyQuota,
@@ -16,7 +16,7 @@ import {
 export const handler = apiHandler(exportCampaignOperation, (input, { organizationId, writeAuditEntry }) =>
   exportCampaign(
     {
-      campaigns: campaigns(),
+      campaigns: campaignReader(),
       results: results(),
       s3: s3(),
       bucketName: setting(bucketNameSetting),

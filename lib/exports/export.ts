@@ -29,7 +29,8 @@ import { objectKeys } from '../objects';
 
 /** What an export needs. */
 export interface ExportDependencies {
-  campaigns: CampaignStore;
+  /** The campaign read alone (lib/root.ts `campaignReader`): the export needs nothing else of the campaign store. */
+  campaigns: Pick<CampaignStore, 'get'>;
   results: ResultStore;
   s3: S3Client;
   bucketName: string;
