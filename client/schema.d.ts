@@ -54,7 +54,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.
+         * @description A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 1 year ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). A calling key with credit limits creates a key that may launch only with the same limits or tighter ones (400 naming the limit). The secret is in this answer only. A test key creates test keys.
          */
         post: operations["createKey"];
         delete?: never;
@@ -94,7 +94,7 @@ export interface paths {
         put?: never;
         /**
          * Read the organization's usage
-         * @description Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.
+         * @description Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days apart), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.
          */
         post: operations["orgUsage"];
         delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an API key’s secret
-         * @description A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).
+         * @description A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400). The new secret carries the key’s scopes and limits, so the calling key rotates only a key it could create: one holding a scope it lacks answers 403 `insufficient_scope`, one that may launch with looser credit limits than its own 400; nothing is changed.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -2989,7 +2989,7 @@ export interface operations {
                     scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
                     /**
                      * Format: date-time
-                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @description When the key stops working (ISO 8601), in the future and at most 1 year ahead (the same date and time next year, UTC); none: it does not expire.
                      * @example 2026-11-22T09:30:00.000Z
                      */
                     expiresAt?: string;
@@ -3026,7 +3026,7 @@ export interface operations {
                     scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
                     /**
                      * Format: date-time
-                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @description When the key stops working (ISO 8601), in the future and at most 1 year ahead (the same date and time next year, UTC); none: it does not expire.
                      * @example 2026-11-22T09:30:00.000Z
                      */
                     expiresAt?: string;
@@ -3055,7 +3055,7 @@ export interface operations {
                     scopes: ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read") | ("org:read" | "campaigns:read" | "campaigns:write" | "campaigns:launch" | "results:read" | "ledger:read" | "events:read" | "webhooks:manage" | "privacy:manage" | "keys:manage" | "usage:read")[];
                     /**
                      * Format: date-time
-                     * @description When the key stops working (ISO 8601), in the future and at most 366 days ahead; none: it does not expire.
+                     * @description When the key stops working (ISO 8601), in the future and at most 1 year ahead (the same date and time next year, UTC); none: it does not expire.
                      * @example 2026-11-22T09:30:00.000Z
                      */
                     expiresAt?: string;
@@ -3417,7 +3417,7 @@ export interface operations {
                      */
                     from: string;
                     /**
-                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @description Last UTC day of the range (YYYY-MM-DD), included: on or after `from` and at most 92 days after it.
                      * @example 2026-11-30
                      */
                     to: string;
@@ -3442,7 +3442,7 @@ export interface operations {
                      */
                     from: string;
                     /**
-                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @description Last UTC day of the range (YYYY-MM-DD), included: on or after `from` and at most 92 days after it.
                      * @example 2026-11-30
                      */
                     to: string;
@@ -3467,7 +3467,7 @@ export interface operations {
                      */
                     from: string;
                     /**
-                     * @description Last UTC day of the range (YYYY-MM-DD), on or after `from` and at most 92 days from it, both included.
+                     * @description Last UTC day of the range (YYYY-MM-DD), included: on or after `from` and at most 92 days after it.
                      * @example 2026-11-30
                      */
                     to: string;

@@ -2,6 +2,6 @@
 import { rotateKeyOperation } from '../lib/organizations/schema';
 import { apiHandler, apiKeys, rotateKey } from '../lib/root';
 
-export const handler = apiHandler(rotateKeyOperation, (input, { organizationId, auditItem }) =>
-  rotateKey({ apiKeys: apiKeys() }, organizationId, input, auditItem && (() => auditItem())),
+export const handler = apiHandler(rotateKeyOperation, (input, { organizationId, keyCheck, auditItem }) =>
+  rotateKey({ apiKeys: apiKeys() }, { organizationId, keyCheck, ...(auditItem ? { auditItem: () => auditItem() } : {}) }, input),
 );

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeys, createKey, organizations, rotateKey } from '../lib/root';
 import { ROTATION_OVERLAP_SECONDS } from '../lib/organizations/api-keys';
+import { latestKeyExpiry } from '../lib/organizations/schema';
 import { call, newOrganization, useApi } from './support/api';
 
 const api = useApi();
@@ -113,6 +114,8 @@ describe('keys/create and keys/list', () => {
       [{ name: 'x', scopes: ['org:write'] }, 'scopes'],
       [{ name: 'x', scopes: ['org:read'], expiresAt: new Date(Date.now() - 1000).toISOString() }, 'expiresAt'],
       [{ name: 'x', scopes: ['org:read'], expiresAt: new Date(Date.now() + 400 * DAY_MS).toISOString() }, 'expiresAt'],
+      // A minute past the same date and time next year ("≤ 1 year ahead"; 365 days and a half is past it).
+      [{ name: 'x', scopes: ['org:read'], expiresAt: new Date(latestKeyExpiry(new Date()).getTime() + 60_000).toISOString() }, 'expiresAt'],
       [{ name: 'x', scopes: ['org:read'], limits: { monthlyCredits: 0 } }, 'limits.monthlyCredits'],
     ];
     for (const [body, field] of cases) {
@@ -121,6 +124,42 @@ describe('keys/create and keys/list', () => {
       expect(res.error?.details?.issues.join('\n')).toContain(field);
     }
     expect((await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys).toHaveLength(1);
+    // A minute before that date next year is answered.
+    const expiresAt = new Date(latestKeyExpiry(new Date()).getTime() - 60_000).toISOString();
+    const year = await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'A year', scopes: ['org:read'], expiresAt } });
+    expect(year.status).toBe(200);
+    expect(year.data.key.expiresAt).toBe(expiresAt);
+  });
+
+  it('a key with credit limits creates a key that may launch only with its limits or tighter ones', async () => {
+    const org = await newOrganization();
+    const capped = (
+      await call(api(), '/v1/keys/create', {
+        apiKey: org.apiKey,
+        body: { name: 'Capped', scopes: ['keys:manage', 'campaigns:launch', 'org:read'], limits: { monthlyCredits: 10 } },
+      })
+    ).data.secret as string;
+    for (const limits of [undefined, { maxCreditsPerLaunch: 5 }, { monthlyCredits: 11 }]) {
+      const refused = await call(api(), '/v1/keys/create', {
+        apiKey: capped,
+        body: { name: 'Looser', scopes: ['campaigns:launch'], ...(limits ? { limits } : {}) },
+      });
+      expect(refused.status, JSON.stringify(limits)).toBe(400);
+      expect(refused.error?.details?.issues.join('\n')).toContain('limits.monthlyCredits: at most 10');
+    }
+    // The same limit or a tighter one, or a key that cannot launch (its limits would bind nothing): created.
+    for (const [name, scopes, limits, expected] of [
+      ['Same', ['campaigns:launch'], { monthlyCredits: 10 }, { maxCreditsPerLaunch: null, monthlyCredits: 10 }],
+      ['Tighter', ['campaigns:launch'], { monthlyCredits: 3, maxCreditsPerLaunch: 2 }, { maxCreditsPerLaunch: 2, monthlyCredits: 3 }],
+      ['Reader', ['org:read'], undefined, { maxCreditsPerLaunch: null, monthlyCredits: null }],
+    ] as const) {
+      const made = await call(api(), '/v1/keys/create', { apiKey: capped, body: { name, scopes, ...(limits ? { limits } : {}) } });
+      expect(made.status, name).toBe(200);
+      expect(made.data.key.limits, name).toEqual(expected);
+    }
+    expect(
+      (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys.map((k: { name: string }) => k.name).sort(),
+    ).toEqual(['Capped', 'Operator key', 'Reader', 'Same', 'Tighter']);
   });
 
   it('a test key creates test keys of the test twin only', async () => {
@@ -173,7 +212,13 @@ describe('keys/revoke, keys/rotate and expiry', () => {
     expect((await describeWith(second)).status).toBe(200);
     // A rotation made 24 h and a minute ago (injected clock): the secret it replaced has stopped.
     const past = new Date(Date.now() - ROTATION_OVERLAP_SECONDS * 1000 - 60_000);
-    const third = (await rotateKey({ apiKeys: apiKeys(), now: () => past }, org.organizationId, { id: key.id })).secret;
+    const third = (
+      await rotateKey(
+        { apiKeys: apiKeys(), now: () => past },
+        { organizationId: org.organizationId, keyCheck: { scopes: undefined, limits: undefined } },
+        { id: key.id },
+      )
+    ).secret;
     expect((await describeWith(second)).error?.code).toBe('expired_api_key');
     expect((await describeWith(third)).status).toBe(200);
     // The first secret, rotated out earlier, stopped with the second rotation.
@@ -184,13 +229,51 @@ describe('keys/revoke, keys/rotate and expiry', () => {
     expect((await call(api(), '/v1/keys/rotate', { apiKey: org.apiKey, body: { id: key.id } })).status).toBe(400);
   });
 
+  it('rotate: a key rotates only keys it could create (the new secret carries their scopes and limits); nothing changes otherwise', async () => {
+    const org = await newOrganization();
+    const keyAdmin = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Key admin', scopes: ['keys:manage'] } }))
+      .data.secret as string;
+    const listed = (await call(api(), '/v1/keys/list', { apiKey: keyAdmin, body: {} })).data.keys as {
+      id: string;
+      name: string;
+      prefix: string;
+    }[];
+    const operator = listed.find((k) => k.name === 'Operator key')!;
+    // The operator key holds every scope: its new secret would be a key admin's way to all of them.
+    const refused = await call(api(), '/v1/keys/rotate', { apiKey: keyAdmin, body: { id: operator.id } });
+    expect(refused.status).toBe(403);
+    expect(refused.error).toMatchObject({ code: 'insufficient_scope' });
+    // A key with credit limits may not rotate a launching key without them.
+    const capped = (
+      await call(api(), '/v1/keys/create', {
+        apiKey: org.apiKey,
+        body: { name: 'Capped admin', scopes: ['keys:manage', 'campaigns:launch'], limits: { maxCreditsPerLaunch: 50 } },
+      })
+    ).data.secret as string;
+    const launcher = (
+      await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Launcher', scopes: ['campaigns:launch'] } })
+    ).data.key as { id: string; prefix: string };
+    const looser = await call(api(), '/v1/keys/rotate', { apiKey: capped, body: { id: launcher.id } });
+    expect(looser.status).toBe(400);
+    expect(looser.error?.details?.issues.join('\n')).toContain('id: the key may launch with a looser maxCreditsPerLaunch');
+    // Nothing was rotated: the same prefixes, and the operator's secret still the only one it has.
+    const after = (await call(api(), '/v1/keys/list', { apiKey: org.apiKey, body: {} })).data.keys as { id: string; prefix: string }[];
+    expect(after.find((k) => k.id === operator.id)!.prefix).toBe(operator.prefix);
+    expect(after.find((k) => k.id === launcher.id)!.prefix).toBe(launcher.prefix);
+    expect((await describeWith(org.apiKey)).status).toBe(200);
+    // A key within the admin's reach rotates.
+    const reader = (await call(api(), '/v1/keys/create', { apiKey: org.apiKey, body: { name: 'Managed', scopes: ['keys:manage'] } })).data
+      .key as { id: string };
+    expect((await call(api(), '/v1/keys/rotate', { apiKey: keyAdmin, body: { id: reader.id } })).status).toBe(200);
+  });
+
   it('expiry: a key past its expiresAt answers 401 expired_api_key', async () => {
     const org = await newOrganization();
     // Created "two days ago" (injected clock) to expire yesterday.
     const twoDaysAgo = new Date(Date.now() - 2 * DAY_MS);
     const { secret } = await createKey(
       { apiKeys: apiKeys(), now: () => twoDaysAgo },
-      { organizationId: org.organizationId, keyCheck: { scopes: undefined } },
+      { organizationId: org.organizationId, keyCheck: { scopes: undefined, limits: undefined } },
       { name: 'Short-lived', scopes: ['org:read'], expiresAt: new Date(Date.now() - DAY_MS).toISOString() },
     );
     const res = await describeWith(secret);

@@ -139,7 +139,15 @@ describe('MCP over Streamable HTTP', () => {
         .filter((t) => t.annotations?.destructiveHint)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(['cancel_campaign', 'create_erasure', 'delete_suppression', 'enrich_campaign', 'revoke_key']);
+    ).toEqual(['cancel_campaign', 'create_erasure', 'delete_suppression', 'enrich_campaign', 'revoke_key', 'rotate_key']);
+    // Idempotent writes: a repeat with the same arguments has no effect of its own (not export_campaign: a new file and
+    // URL, and one more of the exports per hour; not rotate_key: a new secret, ending the one in its overlap).
+    expect(
+      tools
+        .filter((t) => !t.annotations?.readOnlyHint && t.annotations?.idempotentHint)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['cancel_campaign', 'create_suppressions', 'delete_suppression', 'revoke_key', 'update_campaign']);
     // The tools/list answer's size (budget 64 KB).
     const answer = await fetch(`${api()}/mcp`, {
       method: 'POST',

@@ -657,7 +657,7 @@ async function everyCode(): Promise<Answered[]> {
   const oneCreditKey = (
     await createKey(
       { apiKeys: apiKeys() },
-      { organizationId: keyCapped.organizationId, keyCheck: { scopes: undefined } },
+      { organizationId: keyCapped.organizationId, keyCheck: { scopes: undefined, limits: undefined } },
       { name: 'One credit', scopes: ['campaigns:launch'], limits: { maxCreditsPerLaunch: 1 } },
     )
   ).secret;
@@ -699,7 +699,7 @@ async function everyCode(): Promise<Answered[]> {
   const expiredKey = (
     await createKey(
       { apiKeys: apiKeys(), now: () => new Date(Date.now() - 2 * 86_400_000) },
-      { organizationId: rich.organizationId, keyCheck: { scopes: undefined } },
+      { organizationId: rich.organizationId, keyCheck: { scopes: undefined, limits: undefined } },
       { name: 'Expired', scopes: ['org:read'], expiresAt: new Date(Date.now() - 86_400_000).toISOString() },
     )
   ).secret;

@@ -92,10 +92,10 @@ describe('org/usage', () => {
     ]);
   });
 
-  it('refuses a range over 92 days or backwards, naming `to`; a missing scope is 403', async () => {
+  it('refuses a range over 92 days apart or backwards, naming `to`; 92 days apart (93 days) is answered; a missing scope is 403', async () => {
     const org = await newOrganization();
     for (const body of [
-      { from: '2026-01-01', to: '2026-04-03', groupBy: 'day' },
+      { from: '2026-01-01', to: '2026-04-04', groupBy: 'day' },
       { from: '2026-02-01', to: '2026-01-31', groupBy: 'key' },
     ]) {
       const res = await call(api(), USAGE, { apiKey: org.apiKey, body });
@@ -103,7 +103,7 @@ describe('org/usage', () => {
       expect(res.error?.code).toBe('invalid_request');
       expect(JSON.stringify(res.error?.details)).toContain('to');
     }
-    expect((await call(api(), USAGE, { apiKey: org.apiKey, body: { from: '2026-01-01', to: '2026-04-02', groupBy: 'day' } })).status).toBe(
+    expect((await call(api(), USAGE, { apiKey: org.apiKey, body: { from: '2026-01-01', to: '2026-04-03', groupBy: 'day' } })).status).toBe(
       200,
     );
     const reader = await apiKeys().create(org.organizationId, { scopes: ['org:read'] });

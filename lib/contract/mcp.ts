@@ -83,12 +83,14 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
   [enrichCampaignOperation.operationId]: DESTRUCTIVE(false),
   // A cancel repeated answers the canceled campaign again (docs/idempotency.md).
   [cancelCampaignOperation.operationId]: DESTRUCTIVE(true),
-  // Writes a CSV file and counts toward the exports per hour: not read-only, but repeating it changes no data.
-  [exportCampaignOperation.operationId]: WRITE(true),
-  // Keys (the keys:manage scope): listing reads; a new key or secret each time; a revoke ends a key for good (repeating it changes nothing more).
+  // Writes a new CSV file and URL each call and counts toward the exports per hour: a repeat has an effect of its own.
+  [exportCampaignOperation.operationId]: WRITE(false),
+  // Keys (the keys:manage scope): listing reads; a new key each time; a rotation gives a new secret and stops at once a
+  // secret an earlier rotation left in its overlap (a repeat ends a secret still in use); a revoke ends a key for good
+  // (repeating it changes nothing more).
   [listKeysOperation.operationId]: READ,
   [createKeyOperation.operationId]: WRITE(false),
-  [rotateKeyOperation.operationId]: WRITE(false),
+  [rotateKeyOperation.operationId]: DESTRUCTIVE(false),
   [revokeKeyOperation.operationId]: DESTRUCTIVE(true),
   // Privacy: reads under the privacy:manage scope; suppressing an address twice leaves one suppression;
   // lifting one lets its contact be delivered again; an erasure removes data for good (a new request each call).

@@ -124,6 +124,7 @@ export interface ApiKeyStore {
    * Gives a key a new secret; the old one keeps working {@link ROTATION_OVERLAP_SECONDS} from `now`
    * (never past the key's own `expiresAt`); an older secret still in its overlap stops at once.
    * @param alsoPut - items written in the rotation's transaction (its audit entry, docs/audit.md).
+   * @param allow - called with the key as stored, before anything is written; what it throws stops the rotation.
    * @returns the key with its new prefix, and the new secret (shown this once).
    * @throws NotFoundError when the organization has no such key.
    * @throws InvalidRequestError when the key is revoked.
@@ -133,6 +134,7 @@ export interface ApiKeyStore {
     keyId: string,
     now?: Date,
     alsoPut?: readonly TransactItem[],
+    allow?: (key: ApiKeyView) => void,
   ): Promise<{ key: ApiKeyView; secret: string }>;
 }
 
@@ -480,9 +482,10 @@ export function createApiKeyStore({ client, tableName }: { client: DynamoDBDocum
       return toApiKeyView({ ...description, revokedAt: at });
     },
 
-    async rotate(organizationId, keyId, now = new Date(), alsoPut = []) {
+    async rotate(organizationId, keyId, now = new Date(), alsoPut = [], allow) {
       const description = await readDescription(organizationId, keyId);
       if (!description) throw new NotFoundError('api_key', keyId);
+      allow?.(toApiKeyView(description));
       if (description.revokedAt)
         throw new InvalidRequestError('The key is revoked: a revoked key cannot be rotated; create a new one.', ['id: revoked key']);
       const at = now.toISOString();

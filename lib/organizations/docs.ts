@@ -15,6 +15,7 @@ import {
   orgUsageOperation,
   revokeKeyOperation,
   rotateKeyOperation,
+  MAX_KEY_LIFETIME_TEXT,
 } from './schema';
 import { count } from '../schemas';
 import { API_KEY_ID_PATTERN } from '../ids';
@@ -208,7 +209,7 @@ export const organizationOperationDocs = [
   documentOperation(orgUsageOperation, {
     summary: "Read the organization's usage",
     description:
-      'Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.',
+      'Requests and credits over a range of UTC days (`from` and `to` included, at most 92 days apart), one row per day, API key or campaign with activity, sorted. Requests: every authenticated request, refusals included (what a container had not written when it stopped is missing: at most a lease of the request rate or a minute, docs/limits.md); a campaign row counts the requests whose valid body named it. Credits: the ledger’s charges and refunds in the range. Keys from before key IDs count in day rows only.',
     response: UsageSchema,
     errors: ['invalid_request', 'revoked_api_key'],
     example: { from: '2026-11-01', to: '2026-11-30', groupBy: 'key' },
@@ -222,8 +223,7 @@ export const organizationOperationDocs = [
     creates: '/key/id',
     tag: 'keys',
     summary: 'Create an API key',
-    description:
-      'A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 `insufficient_scope`), an optional expiry (at most 366 days ahead) and optional credit limits of its own (`maxCreditsPerLaunch`, `monthlyCredits`). The secret is in this answer only. A test key creates test keys.',
+    description: `A new key of the organization with the scopes given (only scopes the calling key holds: a missing one answers 403 \`insufficient_scope\`), an optional expiry (at most ${MAX_KEY_LIFETIME_TEXT} ahead) and optional credit limits of its own (\`maxCreditsPerLaunch\`, \`monthlyCredits\`). A calling key with credit limits creates a key that may launch only with the same limits or tighter ones (400 naming the limit). The secret is in this answer only. A test key creates test keys.`,
     response: ApiKeyWithSecretSchema,
     errors: ['invalid_request', 'revoked_api_key'],
     example: { name: 'CRM sync (read only)', scopes: ['campaigns:read', 'results:read'], expiresAt: '2027-11-22T09:30:00.000Z' },
@@ -253,7 +253,7 @@ export const organizationOperationDocs = [
     tag: 'keys',
     summary: 'Rotate an API key’s secret',
     description:
-      'A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400).',
+      'A new secret for the key, shown only in this answer; the old secret keeps working for 24 hours (never past the key’s own `expiresAt`), then answers 401 `expired_api_key`. A secret rotated out earlier and still in its overlap stops at once. A revoked key cannot be rotated (400). The new secret carries the key’s scopes and limits, so the calling key rotates only a key it could create: one holding a scope it lacks answers 403 `insufficient_scope`, one that may launch with looser credit limits than its own 400; nothing is changed.',
     response: ApiKeyWithSecretSchema,
     errors: ['invalid_request', 'revoked_api_key', 'not_found'],
     example: { id: 'key_3kTMd9nPq2ZbXw7vRfGh1' },

@@ -28,8 +28,20 @@ export const describeLimitsOperation = /* @__PURE__ */ defineOperation({
 export const MAX_KEY_PAGE_SIZE = 100;
 /** Page size of keys/list when `limit` is omitted. */
 export const DEFAULT_KEY_PAGE_SIZE = 20;
-/** Longest a key may live: `expiresAt` at most this far ahead (days). */
-export const MAX_KEY_LIFETIME_DAYS = 366;
+/** Longest a key may live: `expiresAt` at most this many years ahead (docs/authentication.md "Managing keys yourself"). */
+export const MAX_KEY_LIFETIME_YEARS = 1;
+/** {@link MAX_KEY_LIFETIME_YEARS} as the documents word it. */
+export const MAX_KEY_LIFETIME_TEXT = `${MAX_KEY_LIFETIME_YEARS} year`;
+
+/**
+ * The latest `expiresAt` of a key created at `now`: the same instant {@link MAX_KEY_LIFETIME_YEARS} year(s) later on
+ * the UTC calendar (from 29 February, 1 March).
+ */
+export function latestKeyExpiry(now: Date): Date {
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_KEY_LIFETIME_YEARS);
+  return latest;
+}
 
 /** An API key ID (`key_…`). */
 const keyId = () =>
@@ -62,7 +74,7 @@ export const CreateKeyRequest = /* @__PURE__ */ treeShakable(() =>
       ),
     expiresAt: z.optional(timestamp()).check(
       z.meta({
-        description: `When the key stops working (ISO 8601), in the future and at most ${MAX_KEY_LIFETIME_DAYS} days ahead; none: it does not expire.`,
+        description: `When the key stops working (ISO 8601), in the future and at most ${MAX_KEY_LIFETIME_TEXT} ahead (the same date and time next year, UTC); none: it does not expire.`,
       }),
     ),
     limits: z.optional(
@@ -126,8 +138,8 @@ export const rotateKeyOperation = /* @__PURE__ */ defineOperation({
   request: KeyIdRequest,
 });
 
-/** Most days a usage query spans, `from` and `to` included (docs/authentication.md "Usage"). */
-export const MAX_USAGE_DAYS = 92;
+/** Most days from a usage query's `from` to its `to` (`to` − `from`; a range of up to 93 days, both included; docs/authentication.md "Usage"). */
+export const MAX_USAGE_DAYS_APART = 92;
 
 /** How usage rows are grouped. */
 export const USAGE_GROUPS = ['day', 'key', 'campaign'] as const;
@@ -142,9 +154,9 @@ const utcDate = (description: string, example: string) =>
     z.meta({ description, example }),
   );
 
-/** Days from `from` to `to`, both included. */
-export const daysSpanned = (from: string, to: string): number =>
-  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+/** Days from `from` to `to` (`to` − `from`: 0 for one day). */
+export const daysApart = (from: string, to: string): number =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
 /** `POST /v1/org/usage` body (docs/authentication.md "Usage"). */
 export const UsageRequest = /* @__PURE__ */ treeShakable(() =>
@@ -152,7 +164,7 @@ export const UsageRequest = /* @__PURE__ */ treeShakable(() =>
     .strictObject({
       from: utcDate('First UTC day of the range (YYYY-MM-DD).', '2026-11-01'),
       to: utcDate(
-        `Last UTC day of the range (YYYY-MM-DD), on or after \`from\` and at most ${MAX_USAGE_DAYS} days from it, both included.`,
+        `Last UTC day of the range (YYYY-MM-DD), included: on or after \`from\` and at most ${MAX_USAGE_DAYS_APART} days after it.`,
         '2026-11-30',
       ),
       groupBy: z.enum(USAGE_GROUPS).check(z.meta({ description: 'One row per UTC day, per API key or per campaign.', example: 'day' })),
@@ -160,13 +172,13 @@ export const UsageRequest = /* @__PURE__ */ treeShakable(() =>
     .check((ctx) => {
       const { from, to } = ctx.value;
       if (typeof from !== 'string' || typeof to !== 'string' || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) return;
-      const days = daysSpanned(from, to);
-      if (days < 1 || days > MAX_USAGE_DAYS)
+      const apart = daysApart(from, to);
+      if (apart < 0 || apart > MAX_USAGE_DAYS_APART)
         ctx.issues.push({
           code: 'custom',
           input: to,
           path: ['to'],
-          message: `Use a day on or after from and at most ${MAX_USAGE_DAYS} days from it, both included.`,
+          message: `Use a day on or after from and at most ${MAX_USAGE_DAYS_APART} days after it (a range of up to ${MAX_USAGE_DAYS_APART + 1} days, both included).`,
         });
     }),
 );
