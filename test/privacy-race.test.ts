@@ -1,9 +1,10 @@
 /**
- * docs/privacy.md "Suppressions", decisions §20: "Accepting it adds an erasure suppression for each identifier, so
- * from then on nothing matching is delivered" and "an entry an erasure made: 409 suppression_locked". A customer's
- * delete of an identifier that interleaves with a suppression of the same identifier (an erasure's, or the
- * customer's own) must never leave an entry listed whose hash is not in the compact set every delivery path reads.
- * Real store against DynamoDB Local; a client wrapper pauses one of the two at a chosen write, as a slow Lambda would.
+ * docs/privacy.md "Erasure" and "Suppressions": "Accepting an erasure suppresses each identifier at once (locked
+ * entries), so nothing matching is delivered from the answer on", and a locked entry answers 409 `suppression_locked`
+ * to a delete. A customer's delete of an identifier that interleaves with a suppression of the same identifier (an
+ * erasure's, or the customer's own) must never leave an entry listed whose hash is not in the compact set every
+ * delivery path reads. Real store against DynamoDB Local; a client wrapper pauses one of the two at a chosen write,
+ * as a slow Lambda would.
  */
 import { describe, expect, it } from 'vitest';
 import { ddb } from '../lib/aws';
@@ -58,7 +59,7 @@ async function state(organizationId: string) {
   return { listed: listed.items.map((s) => s.origin), inSet };
 }
 
-describe('§20 suppressions/delete racing a suppression of the same identifier', () => {
+describe('suppressions/delete racing a suppression of the same identifier', () => {
   it('an erasure accepted while the delete is at its set write leaves the locked hash in the set', async () => {
     const { organizationId } = await newOrganization();
     const customer = pausing(removesFromSet);

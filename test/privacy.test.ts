@@ -69,7 +69,7 @@ const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount
 });
 
 // The person: distinctive raw values, in two accounts. Formatted as a careless caller would send them (the phone as
-// decisions §20 requires: E.164); the stored phone is formatted, and its digest still matches.
+// docs/privacy.md "Identifiers" requires: E.164); the stored phone is formatted, and its digest still matches.
 const PERSON = { email: `Zed.Privacy.${P}@Example.com`, phone: '+491705550123', linkedin: `https://www.linkedin.com/in/zed-${P}/` };
 const STORED_PHONE = '+49 170 5550123';
 const person = (contactId: string) =>

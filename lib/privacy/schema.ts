@@ -78,7 +78,7 @@ export const IdentifierSchema = /* @__PURE__ */ treeShakable(() =>
       if (
         typeof ctx.value.value === 'string' &&
         ctx.value.value.length > 0 &&
-        // A phone as sent must already be E.164 (decisions §20; docs/privacy.md "Identifiers"); the lenient
+        // A phone as sent must already be E.164 (docs/privacy.md "Identifiers"); the lenient
         // normalization is for the phones of stored contacts, whose digests must still match.
         (ctx.value.type === 'phone' ? !E164.test(ctx.value.value) : normalizeIdentifier(ctx.value.type, ctx.value.value) === null)
       ) {
