@@ -968,13 +968,13 @@ export interface components {
         Identifier: {
             type: components["schemas"]["IdentifierType"];
             /**
-             * @description The raw value. Normalized (email trimmed and lower-cased; phone E.164; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.
+             * @description The raw value. Normalized (email trimmed and lower-cased; phone as sent, which must be E.164: `+` and digits only, e.g. `+15551234567`, any other form is refused; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.
              * @example ann@example.com
              */
             value: string;
         };
         /**
-         * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`.
+         * @description `email`, `phone` (E.164: `+` and digits only), `linkedin_url` or `contact_id`.
          * @enum {string}
          */
         IdentifierType: "email" | "phone" | "linkedin_url" | "contact_id";
@@ -9455,7 +9455,7 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
-                     * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
+                     * @description `email`, `phone` (E.164: `+` and digits only), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
                      * @enum {string}
                      */
                     "filters[type]"?: "email" | "phone" | "linkedin_url" | "contact_id";
@@ -9477,7 +9477,7 @@ export interface operations {
                  */
                 "multipart/form-data": {
                     /**
-                     * @description `email`, `phone` (E.164), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
+                     * @description `email`, `phone` (E.164: `+` and digits only), `linkedin_url` or `contact_id`. `filters.type` of the JSON body.
                      * @enum {string}
                      */
                     "filters[type]"?: "email" | "phone" | "linkedin_url" | "contact_id";

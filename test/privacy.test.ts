@@ -68,12 +68,14 @@ const account = (suffix: string, contacts: WarehouseContact[]): WarehouseAccount
   contacts,
 });
 
-// The person: distinctive raw values, in two accounts. Formatted as a careless caller would send them.
-const PERSON = { email: `Zed.Privacy.${P}@Example.com`, phone: '+49 170 5550123', linkedin: `https://www.linkedin.com/in/zed-${P}/` };
+// The person: distinctive raw values, in two accounts. Formatted as a careless caller would send them (the phone as
+// docs/privacy.md "Identifiers" requires: E.164); the stored phone is formatted, and its digest still matches.
+const PERSON = { email: `Zed.Privacy.${P}@Example.com`, phone: '+491705550123', linkedin: `https://www.linkedin.com/in/zed-${P}/` };
+const STORED_PHONE = '+49 170 5550123';
 const person = (contactId: string) =>
   contact(contactId, {
     email: PERSON.email.toLowerCase(),
-    mobilePhone: '+491705550123',
+    mobilePhone: STORED_PHONE,
     linkedinUrl: `https://linkedin.com/in/zed-${P}`,
     firstName: 'Zed',
   });
@@ -140,7 +142,7 @@ async function personInResults(apiKey: string, campaignId: string) {
   }
   const isPerson = (c: Record<string, unknown>) =>
     Object.values(c).some(
-      (v) => typeof v === 'string' && (v.includes(`zed-${P}`) || v === PERSON.email.toLowerCase() || v === '+491705550123'),
+      (v) => typeof v === 'string' && (v.includes(`zed-${P}`) || v === PERSON.email.toLowerCase() || v === STORED_PHONE),
     );
   return { person: contacts.filter(isPerson).length, contacts: contacts.length };
 }
@@ -229,6 +231,36 @@ describe('suppressions', () => {
     expect(res.error?.details.issues.join('\n')).toMatch(/^identifiers\[1\]\.value: must be an E\.164 phone number/m);
     expect(JSON.stringify(res.body)).not.toContain(bad);
     expect((await post('/v1/privacy/suppressions/list', apiKey, {})).data.suppressions).toEqual([]);
+  });
+
+  it('refuses a phone that is not written in E.164 on both creates, naming the field and the form', async () => {
+    const { apiKey } = await newOrganizationHere({ name: 'Privacy phone form' });
+    for (const value of ['+1 (555) 123-4567', '+1.555.123.4567', ' +15551234567']) {
+      const suppression = await post('/v1/privacy/suppressions/create', apiKey, {
+        identifiers: [{ type: 'phone', value }],
+        reason: 'opt_out',
+      });
+      const erasure = await post('/v1/privacy/erasures/create', apiKey, {
+        identifiers: [
+          { type: 'email', value: NEVER_STORED },
+          { type: 'phone', value },
+        ],
+        regime: 'gdpr',
+        requestRef: `PHONE-${P}`,
+      });
+      expect([suppression.status, erasure.status, suppression.error?.code, erasure.error?.code], value).toEqual([
+        400,
+        400,
+        'invalid_request',
+        'invalid_request',
+      ]);
+      expect(suppression.error?.details.issues.join('\n')).toMatch(
+        /^identifiers\[0\]\.value: must be an E\.164 phone number.*e\.g\. \+15551234567/m,
+      );
+      expect(erasure.error?.details.issues.join('\n')).toMatch(/^identifiers\[1\]\.value: must be an E\.164 phone number/m);
+    }
+    expect((await post('/v1/privacy/suppressions/list', apiKey, {})).data.suppressions).toEqual([]);
+    expect((await post('/v1/privacy/erasures/list', apiKey, {})).data.erasures).toEqual([]);
   });
 
   it('make a new launch refund an account whose found contacts are all suppressed (not_found)', async () => {

@@ -187,6 +187,33 @@ describe('POST /v1/campaigns/results/stream', () => {
     }
   }, 180_000);
 
+  it('a suppression answered while the stream is open keeps its contact out of the accounts read after it (docs/privacy.md: never delivered again, not by the stream)', async () => {
+    const gated = gatedWarehouse((id) => Math.floor(indexOf(id) / BATCH));
+    const { apiKey, campaignId, accounts } = await launchedNumbered(api(), BATCH + 200, gated);
+    await gated.arrived(2);
+    gated.release(0);
+    const suppressedIndex = BATCH + 5;
+    const suppressedContact = accounts[suppressedIndex]!.contacts[0]!.contactId;
+    const keptContact = accounts[BATCH + 6]!.contacts[0]!.contactId;
+    let firstBatchRead!: () => void;
+    const firstBatch = new Promise<void>((resolve) => (firstBatchRead = resolve));
+    const streaming = openStream(apiKey, { campaignId }, { onObject: (_item, read) => read === BATCH && firstBatchRead() });
+    // The stream is open and has written the first batch; the second becomes readable only after the suppression is answered.
+    await firstBatch;
+    const suppressed = await call(api(), '/v1/privacy/suppressions/create', {
+      apiKey,
+      body: { identifiers: [{ type: 'contact_id', value: suppressedContact }], reason: 'opt_out' },
+    });
+    expect(suppressed.status).toBe(200);
+    gated.release(1);
+    const read = await streaming;
+    const items = accountsOf(read.received);
+    expect(items.map((item) => item.seq)).toEqual(seqs1toN(accounts.length));
+    expect(read.received.at(-1)!.object).toEqual({ type: 'end', lastSeq: accounts.length, complete: true });
+    const contactsOf = (index: number) => JSON.stringify(items.find((item) => item.accountId === accounts[index]!.accountId)!.contacts);
+    expect([contactsOf(suppressedIndex).includes(suppressedContact), contactsOf(BATCH + 6).includes(keptContact)]).toEqual([false, true]);
+  }, 120_000);
+
   it('refuses before the first byte with the envelope and its status: draft 409, another organization 404, no key 401, a bad Last-Event-ID or field 400 naming it', async () => {
     const prefix = uniquePrefix();
     const accounts = numbered(prefix, 3);

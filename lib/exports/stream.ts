@@ -72,12 +72,27 @@ export async function streamCampaignResults(
   const framing = framingOf(headers.accept);
   const afterSeq = lastEventIdOf(headers['last-event-id']) ?? input.afterSeq ?? 0;
   const { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, { afterSeq });
-  const delivery = deliverable(selectionOf(input), await (deps.deliveryPolicy ?? deliverAll)(organizationId));
+  const selection = selectionOf(input);
+  const policyOf = deps.deliveryPolicy ?? deliverAll;
+  const delivery: StreamDelivery = {
+    opening: deliverable(selection, await policyOf(organizationId)),
+    now: async () => deliverable(selection, await policyOf(organizationId)),
+  };
   return new StreamedAnswer(
     framing,
     (signal) => asStreamObjects(resultsStream(deps, { ...ref, opened, lastGiven }, afterSeq, delivery, timing, signal)),
     { [ATTEMPT_ID_HEADER.toLowerCase()]: ref.attemptId },
   );
+}
+
+/**
+ * What a stream may deliver (lib/results/deliverable.ts): the one read when it opened, before the first byte, and
+ * how to read it again (the organization's suppressions now: with the cached policies, one small read of the sets'
+ * versions), which the stream does before each later run of newly readable accounts (docs/results.md "The stream").
+ */
+export interface StreamDelivery {
+  opening: Delivery;
+  now: () => Promise<Delivery>;
 }
 
 /** The SSE `id:` of an account is its seq; a keep-alive is a comment. */
@@ -97,13 +112,16 @@ async function* asStreamObjects(objects: AsyncIterable<ResultsStreamObject>): As
  * `pause`. Looks at the sequence head once a second while waiting (as the
  * long poll), and at the campaign once per keep-alive (an attempt that
  * failed or was canceled pauses the stream: the reader's resume is refused
- * as the page refuses it).
+ * as the page refuses it). What may be delivered is read again before each
+ * run of newly readable accounts, and within a run at least once per
+ * `keepAliveMs` (docs/privacy.md "Suppressions": a suppression answered before an account
+ * is read keeps its contact out, as the page's read after its wait does).
  */
 export async function* resultsStream(
   deps: ResultsDependencies,
   start: { organizationId: string; campaignId: string; attemptId: string; opened: OpenedResults; lastGiven: number },
   afterSeq: number,
-  delivery: Delivery,
+  deliveries: StreamDelivery,
   timing: StreamTiming,
   signal: AbortSignal,
 ): AsyncGenerator<ResultsStreamObject> {
@@ -115,6 +133,9 @@ export async function* resultsStream(
   let lastGiven = start.lastGiven;
   let position = afterSeq;
   let lastWrite = startedAt;
+  let delivery = deliveries.opening;
+  /** When `delivery` was read (the opening's read counts as now); undefined once the next run must read it again. */
+  let deliveryAt: number | undefined = startedAt;
   const pause = (): StreamClose => ({ type: 'pause', lastSeq: position, complete: false });
   // Each account is written here from the stored part's bytes, handed out as a view, and overwritten by the next.
   const item = new ItemBytes();
@@ -130,6 +151,11 @@ export async function* resultsStream(
   };
   while (!signal.aborted) {
     if (lastGiven > position) {
+      if (deliveryAt === undefined) {
+        delivery = await deliveries.now();
+        deliveryAt = Date.now();
+      }
+      let cut = false;
       for await (const seq of writeResultItems(deps, ref, position, lastGiven, delivery, item, { type: 'account' })) {
         yield { type: 'account', seq, json: item.view(), more: seq < lastGiven };
         item.clear();
@@ -139,8 +165,15 @@ export async function* resultsStream(
           yield pause();
           return;
         }
+        // A long run (a backlog) reads the policy again once per keep-alive interval: the loop resumes at once.
+        if (Date.now() - deliveryAt >= timing.keepAliveMs && position < lastGiven) {
+          cut = true;
+          break;
+        }
       }
       lastWrite = Date.now();
+      deliveryAt = undefined;
+      if (cut) continue;
     }
     if (position >= eligible) {
       // Every eligible account has its seq: complete once the attempt is enriched (its last step may still run).

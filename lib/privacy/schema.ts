@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { defineOperation } from '../http/operation';
 import { listFilters, listRequest, treeShakable } from '../schemas';
 import { ERASURE_ID_PATTERN, SUPPRESSION_ID_PATTERN } from '../ids';
-import { IDENTIFIER_TYPES, normalizeIdentifier, type IdentifierType } from '../warehouse/identifiers';
+import { E164, IDENTIFIER_TYPES, normalizeIdentifier, type IdentifierType } from '../warehouse/identifiers';
 import { ERASURE_REGIMES, ERASURE_STATUSES, SUPPRESSION_REASONS } from './store';
 
 /** Most identifiers of one suppressions/create request. */
@@ -29,7 +29,8 @@ export const DEFAULT_PRIVACY_PAGE_SIZE = 100;
 /** What each identifier type must be to normalize (the issue line; it never quotes the value). */
 const HOW_TO_FIX: Record<IdentifierType, string> = {
   email: 'must be a non-empty email address',
-  phone: 'must be an E.164 phone number: "+" then 7 to 15 digits (spaces, dots, dashes and parentheses are ignored)',
+  phone:
+    'must be an E.164 phone number: "+" then 7 to 15 digits and nothing else (no spaces, dots, dashes or parentheses), e.g. +15551234567',
   linkedin_url: 'must be a non-empty LinkedIn profile URL',
   contact_id: 'must be a non-empty contact ID',
 };
@@ -55,7 +56,7 @@ export const erasureIdSchema = () =>
 export const IdentifierTypeSchema = /* @__PURE__ */ treeShakable(() =>
   z
     .enum(IDENTIFIER_TYPES)
-    .check(z.meta({ id: 'IdentifierType', description: '`email`, `phone` (E.164), `linkedin_url` or `contact_id`.' })),
+    .check(z.meta({ id: 'IdentifierType', description: '`email`, `phone` (E.164: `+` and digits only), `linkedin_url` or `contact_id`.' })),
 );
 
 /** An identifier as a request carries it: kept only as its hash. */
@@ -68,7 +69,7 @@ export const IdentifierSchema = /* @__PURE__ */ treeShakable(() =>
         z.maxLength(MAX_IDENTIFIER_VALUE_LENGTH),
         z.meta({
           description:
-            'The raw value. Normalized (email trimmed and lower-cased; phone E.164; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.',
+            'The raw value. Normalized (email trimmed and lower-cased; phone as sent, which must be E.164: `+` and digits only, e.g. `+15551234567`, any other form is refused; LinkedIn URL lower-cased without scheme, `www.`, query, fragment and trailing slash) and kept only as `sha256(type + ":" + normalized)` in hex; never stored, logged or returned.',
           example: 'ann@example.com',
         }),
       ),
@@ -77,7 +78,9 @@ export const IdentifierSchema = /* @__PURE__ */ treeShakable(() =>
       if (
         typeof ctx.value.value === 'string' &&
         ctx.value.value.length > 0 &&
-        normalizeIdentifier(ctx.value.type, ctx.value.value) === null
+        // A phone as sent must already be E.164 (docs/privacy.md "Identifiers"); the lenient
+        // normalization is for the phones of stored contacts, whose digests must still match.
+        (ctx.value.type === 'phone' ? !E164.test(ctx.value.value) : normalizeIdentifier(ctx.value.type, ctx.value.value) === null)
       ) {
         ctx.issues.push({ code: 'custom', input: ctx.value.type, path: ['value'], message: HOW_TO_FIX[ctx.value.type] });
       }

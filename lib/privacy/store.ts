@@ -18,7 +18,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-s
 import type { StoreMethod, TableAccess } from '../db/methods';
 import { UNFINISHED_ERASURES_INDEX } from '../db/table';
 import * as keys from '../db/keys';
-import { deleteIf, putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
+import { putIf, transactWrite, updateIf, type TransactItem } from '../db/conditional';
 import { randomBytes } from 'node:crypto';
 import { derivedId } from '../ids';
 import type { HashedIdentifier, IdentifierType } from '../warehouse/identifiers';
@@ -119,8 +119,9 @@ export interface SuppressionStore {
   /**
    * Suppresses hashes in a scope, idempotently per hash: an existing entry is
    * answered as it is, except that `origin: "erasure"` locks an existing
-   * customer entry. The compact set is updated first, so an entry is never
-   * answered before it takes effect.
+   * customer entry. The compact set is updated first, and checked again after
+   * the entries are written (a delete of the same hash may have run between),
+   * so an entry is never answered before it takes effect.
    * @param alsoPut - items written in one transaction with the set's update (the request's audit entry, docs/audit.md).
    * @returns one record per given entry, in order.
    */
@@ -140,7 +141,9 @@ export interface SuppressionStore {
     limit: number,
   ): Promise<{ items: SuppressionRecord[]; more: boolean }>;
   /**
-   * Removes a customer entry and its set entry in one transaction.
+   * Removes a customer entry and its set entry in one TransactWriteItems (the entry's condition `origin = customer`
+   * fails for an erasure's entry and for a missing one), so the set holds every hash that has an entry
+   * (docs/data-model.md "Privacy").
    * @param alsoPut - items written in one transaction with the entry's removal (the request's audit entry, docs/audit.md).
    * @returns `removed`, `missing`, or `locked` (an erasure's entry, kept).
    */
@@ -368,27 +371,36 @@ export const unsuppress: Method<'unsuppress'> =
       .Item;
     if (!existing) return 'missing';
     if (existing.origin === 'erasure') return 'locked';
-    const removed = await deleteIf(
-      client,
-      {
-        TableName: tableName,
-        Key: keys.suppression(scope, id),
-        ConditionExpression: 'origin = :customer',
-        ExpressionAttributeValues: { ':customer': 'customer' },
-      },
-      alsoPut,
-    );
-    if (!removed.ok) return removed.old ? 'locked' : 'missing';
-    // After the item: a crash between the two leaves the hash suppressed (the safe side) until it is suppressed and removed again.
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.suppressionSet(scope),
-        UpdateExpression: 'DELETE #set :entries SET #version = :version',
-        ExpressionAttributeNames: { '#set': 'hashes', '#version': 'version' },
-        ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]), ':version': newSetVersion() },
-      }),
-    );
+    // The entry and its set entry leave together (docs/data-model.md "Privacy", the set's invariant): a suppression
+    // of the same hash (an erasure's lock included) is ordered wholly before or after this, never between.
+    const removed = await transactWrite(client, {
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: keys.suppression(scope, id),
+            ConditionExpression: 'origin = :customer',
+            ExpressionAttributeValues: { ':customer': 'customer' },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.suppressionSet(scope),
+            UpdateExpression: 'DELETE #set :entries SET #version = :version',
+            ExpressionAttributeNames: { '#set': 'hashes', '#version': 'version' },
+            ExpressionAttributeValues: { ':entries': new Set([setEntry(String(existing.hash))]), ':version': newSetVersion() },
+          },
+        },
+        ...alsoPut,
+      ],
+    });
+    if (!removed.ok) {
+      if (!removed.failed.includes(0))
+        throw new Error("An item written with the suppression's removal already existed; nothing was written");
+      return removed.old[0] ? 'locked' : 'missing';
+    }
     return 'removed';
   };
 
@@ -402,6 +414,69 @@ export const listErasures: Method<'listErasures'> = (table) => async (organizati
     status ? { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': status } } : undefined,
   );
   return { items: items.map(toErasure), more };
+};
+
+/** Set entries a repair transaction adds with its entries' checks: TransactWriteItems holds 100 items, one is the set's. */
+const REPAIR_CHUNK = 99;
+
+/**
+ * The second half of {@link SuppressionStore.suppress}, after its entries are written: makes sure the set holds each
+ * of `hashes` whose entry still exists. One strongly consistent GetItem of the scope's set; nothing more unless a
+ * {@link SuppressionStore.unsuppress} of the same hash ran between the set's `ADD` and the entry's write (it removed
+ * the old entry and the hash; the entry written after it would be listed but not in force). Such a hash is added
+ * back in a TransactWriteItems that checks its entry still exists, so a delete that comes later still reopens it.
+ *
+ * Why the set then holds every hash that has an entry (docs/data-model.md "Privacy"): a hash leaves the set only
+ * in the transaction that deletes its entry (unsuppress), and an entry is written only by suppress, which answers
+ * after this check. For a suppress S and an unsuppress U of one hash, U before S's `ADD`: S adds and writes;
+ * U between the `ADD` and the entry write: this check finds the hash missing and adds it back with the entry
+ * checked; U after the entry write: it removes the entry and the hash together (or, for an entry an erasure locked,
+ * nothing: 409). Two suppresses each run this for their own hashes.
+ */
+const keepInSet = async ({ client, tableName }: TableAccess, scope: string, hashes: readonly string[]) => {
+  const item = (
+    await client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: keys.suppressionSet(scope),
+        ConsistentRead: true,
+        ProjectionExpression: '#hashes',
+        ExpressionAttributeNames: { '#hashes': 'hashes' },
+      }),
+    )
+  ).Item;
+  const inSet = new Set([...((item?.hashes as Set<Uint8Array> | undefined) ?? [])].map((entry) => Buffer.from(entry).toString('hex')));
+  let missing = hashes.filter((hash) => !inSet.has(setKey(hash)));
+  while (missing.length > 0) {
+    const chunk = missing.slice(0, REPAIR_CHUNK);
+    const outcome = await transactWrite(client, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: tableName,
+            Key: keys.suppressionSet(scope),
+            UpdateExpression: 'ADD #set :entries SET #type = :type, #version = :version',
+            ExpressionAttributeNames: { '#set': 'hashes', '#type': 'type', '#version': 'version' },
+            ExpressionAttributeValues: {
+              ':entries': new Set(chunk.map(setEntry)),
+              ':type': 'suppressionSet',
+              ':version': newSetVersion(),
+            },
+          },
+        },
+        ...chunk.map((hash) => ({
+          ConditionCheck: {
+            TableName: tableName,
+            Key: keys.suppression(scope, suppressionId(scope, hash)),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        })),
+      ],
+    });
+    // An entry deleted since (its hash rightly out of the set) is dropped; the rest of the chunk is tried again.
+    const gone = outcome.ok ? new Set(chunk) : new Set(outcome.failed.map((index) => chunk[index - 1]));
+    missing = missing.filter((hash) => !gone.has(hash));
+  }
 };
 
 /** Builds the DynamoDB implementation of {@link SuppressionStore}. */
@@ -460,6 +535,11 @@ export function createSuppressionStore(table: TableAccess): SuppressionStore {
           });
           return locked.ok ? toSuppression(locked.item) : { ...existing, origin: 'erasure' };
         }),
+      );
+      await keepInSet(
+        table,
+        scope,
+        unique.map((entry) => entry.hash),
       );
       const byHash = new Map(stored.map((record) => [record.hash, record]));
       return entries.map((entry) => byHash.get(entry.hash)!);

@@ -29,14 +29,18 @@ export interface HashedIdentifier {
   hash: string;
 }
 
-/** A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits. */
-const E164 = /^\+[1-9][0-9]{6,14}$/;
+/**
+ * A plain E.164 number: `+`, a non-zero digit, then 6 to 14 digits. What a stored phone must be after
+ * {@link normalizeIdentifier}, and what a privacy request's phone must be as sent (docs/privacy.md "Identifiers").
+ */
+export const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 /**
  * The normalized form of an identifier (docs/privacy.md "Identifiers"):
  * - `email`: trimmed, lower-cased;
  * - `phone`: E.164 (`+` and digits) after removing spaces, dots, dashes and
- *   parentheses; anything else is refused;
+ *   parentheses (a stored contact's phone; a privacy request's must already be
+ *   {@link E164}, lib/privacy/schema.ts); anything else is refused;
  * - `linkedin_url`: lower-cased; scheme, `www.`, query, fragment and trailing
  *   slashes dropped (`https://www.LinkedIn.com/in/Ann/?x=1` → `linkedin.com/in/ann`);
  * - `contact_id`: trimmed, as it is (IDs are case-sensitive).
