@@ -191,7 +191,7 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
     const jobCpuS = cpuMs(cpu) / 1000;
     results_.note(
       group,
-      `Erasure, CPU of this process by owner (s3rver runs in it; DynamoDB Local does not): ${formatTop(summarizeProfile(profile), 8)}.`,
+      `Erasure, CPU of this process by owner (DynamoDB Local and s3rver run in processes of their own: not in it): ${formatTop(summarizeProfile(profile), 8)}.`,
     );
     results_.note(group, `Erasure, busiest lines: ${formatTopFrames(summarizeProfile(profile), 6)}.`);
     if (done?.status !== 'completed') throw new Error(`The bench erasure ended ${done?.status}`);
@@ -348,7 +348,7 @@ export async function runPrivacy(results_: Results, stack: BenchStack, options: 
         'major collections per block of 10 (median; none, suppressed)': `${median(majorsIn.none)}, ${median(majorsIn.suppressed)}`,
         'ratio per block (sorted)': sortedRounded(blocks.map((b) => b.suppressed / b.none)),
       },
-      note: 'the median of the blocks’ ratios; each page the handler invoked in this process as Lambda invokes it (auth, campaign, sequence, the suppression sets’ versions, the part, the answer’s body built), the in-process S3 server’s serving included',
+      note: 'the median of the blocks’ ratios; each page the handler invoked in this process as Lambda invokes it (auth, campaign, sequence, the suppression sets’ versions, the part, the answer’s body built), the wait for the S3 server (its own process) included',
     });
 
     // 4. What FindContacts reads per batch for the check, at most: the two compact sets' versions, then, after a

@@ -714,6 +714,7 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
       ...(committedLate ? { 'after the launch committed': `${round((enrichedAt - enrichStarted) / 1000 - committedS, 1)} s` } : {}),
       'node cores': round(cpu.nodeCores, 2),
       'DynamoDB Local cores': round(cpu.javaCores, 2),
+      's3rver cores': round(cpu.s3Cores, 2),
     },
   });
 
@@ -800,7 +801,7 @@ async function workflowStep(s: Awaited<ReturnType<typeof launchStep>>) {
   );
   results.note(
     workflowGroup,
-    `CPU from the enrich response to enriched (${round(cpu.wallSeconds, 1)} s wall): this process (API server, workflow runner and task handlers, s3rver) ${round(cpu.nodeCpuSeconds, 1)} CPU-s = ${round(cpu.nodeCores, 2)} cores; DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s = ${round(cpu.javaCores, 2)} cores.${profileText(workflowProfile, 12)}`,
+    `CPU from the enrich response to enriched (${round(cpu.wallSeconds, 1)} s wall): this process (API server, workflow runner and task handlers) ${round(cpu.nodeCpuSeconds, 1)} CPU-s = ${round(cpu.nodeCores, 2)} cores; DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s = ${round(cpu.javaCores, 2)} cores; s3rver (its own process) ${round(cpu.s3CpuSeconds, 1)} CPU-s = ${round(cpu.s3Cores, 2)} cores.${profileText(workflowProfile, 12)}`,
   );
   const shared = busyAlternation(slices);
   results.note(
@@ -1038,6 +1039,8 @@ async function exportStep(s: Awaited<ReturnType<typeof outcomesStep>>) {
     ...(options.profile ? { profile: { dir: profileDir, name: 'export.cpuprofile' } } : {}),
   });
   cpu = cpuBetween(snap, cpuSnapshot(stack));
+  // s3rver runs in a process of its own and reports what it served over IPC: wait for the last of the call's requests.
+  await stack.s3RequestsReported();
   const exportS3 = stack.s3Requests.slice(s3Before);
   const { outcome } = child;
   const envelope = JSON.parse(outcome.body) as {
@@ -1153,7 +1156,7 @@ async function exportStep(s: Awaited<ReturnType<typeof outcomesStep>>) {
     results.note(
       'cost',
       `Counted: S3 requests as s3rver served them during the export process's call (${put} PUT/POST/LIST class, ${get} GET/HEAD class; the export runs in a child process, so they are counted at the server, ` +
-        `by Node's http diagnostics channel), plus the client's one download; DynamoDB units of an in-process export of the expiry campaign (the export reads the same items whatever the size); ` +
+        `by Node's http diagnostics channel in s3rver's process, which reports each to this one), plus the client's one download; DynamoDB units of an in-process export of the expiry campaign (the export reads the same items whatever the size); ` +
         "Lambda GB-s = the export process's CPU-s ÷ vCPU share × memory.",
     );
   }
@@ -1166,14 +1169,14 @@ async function exportStep(s: Awaited<ReturnType<typeof outcomesStep>>) {
     : 'not profiled (run with --profile)';
   results.note(
     exportGroup,
-    `The export Lambda's process used ${round(outcome.cpuMs / 1000, 1)} CPU-s in its ${round(outcome.handlerMs / 1000, 1)} s call; meanwhile this process (s3rver receiving the multipart upload) ` +
-      `used ${round(cpu.nodeCpuSeconds, 1)} CPU-s and DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s. Profile of the export process (self time, mapped to sources through the bundle's source map; includes the import): ${exportProfile}.`,
+    `The export Lambda's process used ${round(outcome.cpuMs / 1000, 1)} CPU-s in its ${round(outcome.handlerMs / 1000, 1)} s call; meanwhile s3rver's process (receiving the multipart upload) ` +
+      `used ${round(cpu.s3CpuSeconds, 1)} CPU-s, this process ${round(cpu.nodeCpuSeconds, 1)} CPU-s and DynamoDB Local ${round(cpu.javaCpuSeconds, 1)} CPU-s. Profile of the export process (self time, mapped to sources through the bundle's source map; includes the import): ${exportProfile}.`,
   );
   results.note(
     exportGroup,
     `Cause (time): the export process is CPU-bound: ${round(outcome.cpuMs / 1000, 1)} CPU-s in a ${round(outcome.handlerMs / 1000, 1)} s call` +
       (exportSummary ? `; by self time: ${formatTop(exportSummary, 4).split(' — ')[0]}` : '') +
-      `; for the rest of the wall time it waited, for a core or for s3rver to take the upload (s3rver, in this process, used ${round(cpu.nodeCpuSeconds, 1)} CPU-s meanwhile, on 2 cores shared with other work)` +
+      `; for the rest of the wall time it waited, for a core or for s3rver to take the upload (s3rver, in its own process, used ${round(cpu.s3CpuSeconds, 1)} CPU-s meanwhile, on 2 cores shared with other work)` +
       `. Cause (memory): at the largest sample the V8 heap held ${round(toMB(outcome.atPeakMiB.heapUsed), 0)} MB used of ${round(toMB(outcome.atPeakMiB.heapTotal), 0)} MB ` +
       `and buffers outside the heap ${round(toMB(outcome.atPeakMiB.external), 0)} MB, over ${round(toMB(outcome.rssAfterImportMiB), 0)} MB after the import (npm run bench:export prints RSS once a second: flat after the first seconds).`,
   );
@@ -1210,7 +1213,7 @@ async function functionTimeStep(s: Awaited<ReturnType<typeof exportStep>>) {
   const kinds = [...new Set(invocations.map((i) => i.kind))];
   results.note(
     fnGroup,
-    `CPU-seconds per invocation during this module (${n(N)}-account campaign; processor-sharing attribution of this process's CPU to the invocations in flight, bench/lib/meter.ts — an upper bound, as the local HTTP server, Step Functions runner and s3rver share the process), and the seconds on Lambda at the configured memory = CPU-s ÷ (memory ÷ ${1769} MB):`,
+    `CPU-seconds per invocation during this module (${n(N)}-account campaign; processor-sharing attribution of this process's CPU to the invocations in flight, bench/lib/meter.ts — an upper bound, as the local HTTP server and Step Functions runner share the process; s3rver runs in its own), and the seconds on Lambda at the configured memory = CPU-s ÷ (memory ÷ ${1769} MB):`,
   );
   results.note(fnGroup, '| function | memory MB | invocations | CPU-s mean | CPU-s max | Lambda s max at memory | GB-s total |');
   results.note(fnGroup, '|---|---:|---:|---:|---:|---:|---:|');

@@ -48,8 +48,8 @@ export async function runSustained(results: Results, stack: BenchStack, options:
   });
   results.note(
     group,
-    `autocannon ${options.seconds} s at 32 connections, its own process. During the run the bench process (API server, s3rver) used ` +
-      `${round(cpu.nodeCores, 2)} cores and DynamoDB Local ${round(cpu.javaCores, 2)} cores on average (of 2; autocannon itself takes the rest). ` +
+    `autocannon ${options.seconds} s at 32 connections, its own process. During the run the bench process (API server) used ` +
+      `${round(cpu.nodeCores, 2)} cores, DynamoDB Local ${round(cpu.javaCores, 2)} cores and s3rver ${round(cpu.s3Cores, 2)} cores on average (of 2; autocannon itself takes the rest). ` +
       'Each get is two DynamoDB round trips (API-key GetItem, then BatchGetItem of campaign and organization), both strongly consistent.',
   );
 }

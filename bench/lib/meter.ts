@@ -6,19 +6,22 @@
  *   invocations in flight (API routes and workflow tasks), processor-sharing
  *   style: the CPU used between two begin/end events is split evenly over the
  *   invocations then in flight. Everything else this process does meanwhile
- *   (the local HTTP server, the Step Functions runner, s3rver) is charged to
- *   them too, so per-invocation figures are upper bounds.
+ *   (the local HTTP server, the Step Functions runner) is charged to them
+ *   too, so per-invocation figures are upper bounds (s3rver runs in a
+ *   process of its own and is not).
  * - {@link patchLocalStepFunctions}: wraps aws-local-stepfunctions'
  *   `StateMachine.prototype.run` so every execution's event log is counted
  *   (state transitions as Step Functions Standard bills them: one per state
  *   entered, retries included) and every task invocation goes through the
  *   ledger (and can be held, to keep a campaign `enriching`).
  * - {@link watchHttp}: Node's `http` diagnostics channels, to count requests
- *   this process sends to Step Functions (by the caller's scope) and requests
- *   s3rver serves (from any process, e.g. the export Lambda's child).
+ *   this process sends to Step Functions (by the caller's scope).
+ * - {@link s3ServerRequest}: the requests s3rver serves (from any process,
+ *   e.g. the export Lambda's child), as its process reports them.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import type { S3ServedRequest } from '../../infra/local/emulators';
 
 /** Process CPU so far, seconds. */
 const cpuNow = () => {
@@ -196,7 +199,7 @@ export async function patchLocalStepFunctions(ledger: CpuLedger, task: (state: s
   };
 }
 
-/** One request s3rver served, as seen by its HTTP server. */
+/** One request s3rver served, as seen by its HTTP server (in its own process; see {@link s3ServerRequest}). */
 export interface S3ServerRequest {
   at: number;
   method: string;
@@ -218,30 +221,30 @@ export function s3Billing(method: string, url: string): S3ServerRequest['billing
 }
 
 /**
+ * One request the local S3 endpoint reported (infra/local/emulators.ts
+ * `startS3Local`'s `onRequest`: s3rver runs in a process of its own), in
+ * this process's terms: `at` on this process's `performance.now()` clock, the
+ * request classed by {@link s3Billing}.
+ */
+export function s3ServerRequest(served: S3ServedRequest): S3ServerRequest {
+  return {
+    at: served.at - performance.timeOrigin,
+    method: served.method,
+    billing: s3Billing(served.method, served.url),
+    bytesOut: served.bytesOut,
+    bytesIn: served.bytesIn,
+  };
+}
+
+/**
  * Subscribes to Node's `http` diagnostics channels: outgoing Step Functions
  * requests of this process are passed to `onStepFunctions` (in the caller's
- * async context), and requests served on `s3Port` are logged.
+ * async context).
  */
-export function watchHttp(options: { s3Port: () => number | undefined; onStepFunctions: (target: string) => void }) {
-  const s3Requests: S3ServerRequest[] = [];
+export function watchHttp(options: { onStepFunctions: (target: string) => void }): void {
   subscribe('http.client.request.start', (message) => {
     const request = (message as { request: ClientRequest }).request;
     const target = request.getHeader('x-amz-target');
     if (typeof target === 'string' && target.startsWith('AWSStepFunctions.')) options.onStepFunctions(target);
   });
-  subscribe('http.server.response.finish', (message) => {
-    const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
-    const port = request.socket?.localPort;
-    if (port === undefined || port !== options.s3Port()) return;
-    const method = request.method ?? 'GET';
-    const url = request.url ?? '/';
-    s3Requests.push({
-      at: performance.now(),
-      method,
-      billing: s3Billing(method, url),
-      bytesOut: Number(response.getHeader('content-length') ?? 0) || 0,
-      bytesIn: Number(request.headers['content-length'] ?? 0) || 0,
-    });
-  });
-  return { s3Requests };
 }

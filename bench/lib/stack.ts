@@ -23,7 +23,7 @@ import { startLocalApi, startLocalStack } from '../../infra/local/stack';
 import type { LocalStepFunctions } from '../../infra/local/step-functions';
 import { API_ROUTES } from '../../infra/routes';
 import { WORKFLOW_TASKS } from '../../infra/workflow';
-import { CpuLedger, patchLocalStepFunctions, watchHttp, type ExecutionMeter, type S3ServerRequest } from './meter';
+import { CpuLedger, patchLocalStepFunctions, s3ServerRequest, watchHttp, type ExecutionMeter, type S3ServerRequest } from './meter';
 
 /** One SDK round trip. */
 export interface CallRecord {
@@ -121,8 +121,12 @@ export interface BenchStack {
   ledger: CpuLedger;
   /** Local Step Functions executions, metered (transitions, task invocations). */
   executions: { of(campaignId: string): ExecutionMeter[]; hold(campaignId: string): () => void };
-  /** Every request s3rver served (from this process or a child), in order. */
+  /** PID of s3rver's Node process (for CPU accounting). */
+  s3Pid: number | undefined;
+  /** Every request s3rver served (from this process or a child), in order, as its process reported them so far. */
   s3Requests: S3ServerRequest[];
+  /** Resolves once every request s3rver served so far is in `s3Requests`. */
+  s3RequestsReported(): Promise<void>;
   /** Runs `fn` with a scope of its own (calls made outside any HTTP request); `recordInputs`: keep every DynamoDB call's marshalled input. */
   inScope<T>(label: string, fn: () => Promise<T>, options?: { recordInputs?: boolean }): Promise<{ result: T; scope: Scope }>;
   stop(): Promise<void>;
@@ -286,16 +290,22 @@ export function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
-/** Wall time and CPU seconds of this process and of DynamoDB Local, to attribute a phase's time. */
+/** Wall time and CPU seconds of this process, of DynamoDB Local (`java`) and of s3rver's process (`s3`), to attribute a phase's time. */
 export interface CpuSnapshot {
   wall: number;
   node: number;
   java: number;
+  s3: number;
 }
 
-export function cpuSnapshot(stack: Pick<BenchStack, 'dynamodbPid'>): CpuSnapshot {
+export function cpuSnapshot(stack: Pick<BenchStack, 'dynamodbPid' | 's3Pid'>): CpuSnapshot {
   const usage = process.cpuUsage();
-  return { wall: performance.now() / 1000, node: (usage.user + usage.system) / 1e6, java: processCpuSeconds(stack.dynamodbPid) };
+  return {
+    wall: performance.now() / 1000,
+    node: (usage.user + usage.system) / 1e6,
+    java: processCpuSeconds(stack.dynamodbPid),
+    s3: processCpuSeconds(stack.s3Pid),
+  };
 }
 
 /** CPU used between two snapshots, as seconds and as cores busy on average. */
@@ -307,6 +317,8 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot) {
     javaCpuSeconds: b.java - a.java,
     nodeCores: (b.node - a.node) / wall,
     javaCores: (b.java - a.java) / wall,
+    s3CpuSeconds: b.s3 - a.s3,
+    s3Cores: (b.s3 - a.s3) / wall,
   };
 }
 
@@ -316,7 +328,14 @@ export async function startBenchStack(): Promise<BenchStack> {
   // already (this module's imports load it): bench/run.ts sets it before importing this module.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
   // The same stack as `npm start` and the tests, in memory: no demo data.
-  const local = await startLocalStack({ tableName: 'campaign-enrichment-bench', bucketName: 'campaign-enrichment-bench', api: false });
+  // Every request s3rver serves, reported by its process (it runs in one of its own, infra/local/emulators.ts).
+  const s3Requests: S3ServerRequest[] = [];
+  const local = await startLocalStack({
+    tableName: 'campaign-enrichment-bench',
+    bucketName: 'campaign-enrichment-bench',
+    api: false,
+    onS3Request: (request) => s3Requests.push(s3ServerRequest(request)),
+  });
   const { tableName, bucketName, dynamodbEndpoint, s3Endpoint } = local.endpoints;
   // Loaded now that the environment points at the emulators.
   const { dynamodb, s3 } = await import('../../lib/aws');
@@ -328,8 +347,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const taskIds = new Map<string, string>(Object.values(WORKFLOW_TASKS).map((t) => [t.state, t.functionId]));
   const routeIds = new Map<string, string>(API_ROUTES.map((r) => [r.operation.path, r.functionId]));
   const executions = await patchLocalStepFunctions(ledger, (state) => taskIds.get(state) ?? state);
-  const s3Port = Number(new URL(s3Endpoint).port);
-  const http = watchHttp({ s3Port: () => s3Port, onStepFunctions: (target) => als.getStore()?.stepFunctionsCalls.push(target) });
+  watchHttp({ onStepFunctions: (target) => als.getStore()?.stepFunctionsCalls.push(target) });
 
   dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
@@ -488,6 +506,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     server: api.server,
     workflowScopes,
     dynamodbPid: local.dynamodbPid,
+    s3Pid: local.s3Pid,
     takeScope(id) {
       const scope = scopes.get(id);
       scopes.delete(id);
@@ -496,7 +515,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     recordedAccounts: () => recorded,
     ledger,
     executions,
-    s3Requests: http.s3Requests,
+    s3Requests,
+    s3RequestsReported: () => local.s3RequestsReported(),
     stubApiKeys(value) {
       stub = value;
     },

@@ -6,23 +6,24 @@
  * only), so it listens on every interface (README.md#set-up) and is started
  * with its telemetry off.
  *
- * DynamoDB Local runs in its own JVM, tied to this process: it ends when
- * this process ends (even by `kill -9`), and a persisted one records its PID
- * in its data folder so a leftover is ended at the next start.
+ * Each runs in a process of its own, tied to this process: it ends when
+ * this process ends (even by `kill -9`). DynamoDB Local runs in a JVM, and a
+ * persisted one records its PID in its data folder so a leftover is ended at
+ * the next start; s3rver runs in a forked Node process
+ * (infra/local/s3rver-child.mjs) that exits when its IPC channel closes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import S3rver from 's3rver';
 
 const require = createRequire(import.meta.url);
 
 /** A running emulator: its endpoint URL and how to stop it. */
 export interface RunningEmulator {
   endpoint: string;
-  /** The emulator's process, when it runs in one of its own (DynamoDB Local). */
+  /** The emulator's process (DynamoDB Local's JVM, s3rver's Node child). */
   pid?: number;
   stop(): Promise<void>;
 }
@@ -179,22 +180,95 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   };
 }
 
+/** One request the local S3 endpoint served, as its HTTP server saw it (see {@link startS3Local}'s `onRequest`). */
+export interface S3ServedRequest {
+  method: string;
+  /** Path and query, as received. */
+  url: string;
+  /** Bytes of the request body (its Content-Length; 0 when absent). */
+  bytesIn: number;
+  /** Bytes of the response body (its Content-Length; 0 when absent). */
+  bytesOut: number;
+  /** When the response finished, epoch milliseconds (`performance.timeOrigin + performance.now()` of the s3rver process). */
+  at: number;
+}
+
+/** The running s3rver (see {@link startS3Local}). */
+export interface S3Emulator extends RunningEmulator {
+  /** Resolves once every request served so far has been passed to `onRequest` (at once without it). */
+  requestsReported(): Promise<void>;
+}
+
+/** The module the s3rver child runs (plain JavaScript: no loader needed under tsx or vitest). */
+const S3RVER_CHILD = path.join(import.meta.dirname, 's3rver-child.mjs');
+
 /**
- * Starts s3rver, the local S3 endpoint.
- * @param options.dataDir - folder of the objects; a temporary one when omitted.
+ * Starts s3rver, the local S3 endpoint, in a Node process of its own (as S3
+ * is another service on AWS), forked from infra/local/s3rver-child.mjs and
+ * tied to this process by its IPC channel: when this process ends in any way,
+ * `kill -9` included, the channel closes and the child exits.
+ * @param options.dataDir - folder of the objects.
+ * @param options.port - TCP port; a free one when omitted.
  * @param options.buckets - buckets created at start.
+ * @param options.onRequest - called once per request served (the bench counts them, bench/lib/meter.ts); omitted: the child sends none.
+ * @throws Error when the child exits before it listens (its stderr in the message).
  */
-export async function startS3Local(options: { dataDir: string; port?: number; buckets: string[] }): Promise<RunningEmulator> {
+export async function startS3Local(options: {
+  dataDir: string;
+  port?: number;
+  buckets: string[];
+  onRequest?: (request: S3ServedRequest) => void;
+}): Promise<S3Emulator> {
   mkdirSync(options.dataDir, { recursive: true });
   const port = options.port ?? (await freePort());
-  const server = new S3rver({
-    port,
-    address: '127.0.0.1',
-    directory: options.dataDir,
-    silent: true,
-    vhostBuckets: false,
-    configureBuckets: options.buckets.map((name) => ({ name, configs: [] })),
+  const child = fork(
+    S3RVER_CHILD,
+    [JSON.stringify({ port, directory: options.dataDir, buckets: options.buckets, reportRequests: Boolean(options.onRequest) })],
+    // No loader flags of this process (tsx's): the child is plain JavaScript.
+    { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
   });
-  await server.run();
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => server.close() };
+  child.stderr!.pipe(process.stderr);
+  const { onRequest } = options;
+  if (onRequest)
+    child.on('message', (message: { type: string; requests?: [string, string, number, number, number][] }) => {
+      if (message.type !== 'requests') return;
+      for (const [method, url, bytesIn, bytesOut, at] of message.requests!) onRequest({ method, url, bytesIn, bytesOut, at });
+    });
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (message: { type: string }) => {
+      if (message.type !== 'listening') return;
+      child.off('exit', onExit);
+      child.off('message', onMessage);
+      resolve();
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      reject(new Error(`s3rver exited with ${code ?? signal} before it listened on port ${port}${stderr ? `:\n${stderr}` : ''}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    requestsReported: () =>
+      new Promise<void>((resolve) => {
+        if (!onRequest || !child.connected) return resolve();
+        const onFlushed = (message: { type: string }) => {
+          if (message.type !== 'flushed') return;
+          child.off('message', onFlushed);
+          resolve();
+        };
+        child.on('message', onFlushed);
+        child.send({ type: 'flush' });
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
+  };
 }

@@ -2,8 +2,9 @@
  * The local stack, started one way everywhere (README.md#set-up): `npm start`,
  * the test harness, the bench and the soak all call {@link startLocalStack}.
  *
- * It starts DynamoDB Local and s3rver (persisted in a data folder, or in
- * memory and a temporary folder), points this process's environment at them
+ * It starts DynamoDB Local and s3rver, each in a process of its own
+ * (infra/local/emulators.ts; persisted in a data folder, or in memory and a
+ * temporary folder), points this process's environment at them
  * (lib/config.ts, lib/aws.ts read it), creates the table and the bucket, and
  * — unless `api: false` — serves the API with the local Step Functions
  * endpoint on one port ({@link startLocalApi}).
@@ -13,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator } from './emulators';
+import { freePort, startDynamoDbLocal, startS3Local, type RunningEmulator, type S3ServedRequest } from './emulators';
 import { applyLocalEnvironment, type LocalEndpoints } from './environment';
 import type { LocalStepFunctions } from './step-functions';
 import type { WebhookPoller } from './webhooks';
@@ -57,6 +58,8 @@ export interface LocalStackOptions {
    * (tests add a middleware there to inject an emulator fault at start).
    */
   onClients?: (clients: { dynamodb: DynamoDBClient; s3: S3Client }) => void;
+  /** Called once per request the S3 endpoint serves, from its process (the bench counts them, bench/lib/meter.ts); omitted: none are reported. */
+  onS3Request?: (request: S3ServedRequest) => void;
 }
 
 /** The API served by {@link startLocalApi}. */
@@ -78,6 +81,10 @@ export interface LocalStack {
   api?: LocalApi;
   /** DynamoDB Local's process ID (CPU accounting in the bench). */
   dynamodbPid: number | undefined;
+  /** s3rver's process ID (CPU accounting in the bench). */
+  s3Pid: number | undefined;
+  /** Resolves once every request the S3 endpoint served so far has reached `onS3Request` (at once without it). */
+  s3RequestsReported(): Promise<void>;
   /** Stops the API, the workflows and the emulators, and removes temporary data. */
   stop(): Promise<void>;
 }
@@ -208,7 +215,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     }
     const [dynamodbLocal, s3Local] = await Promise.all([
       startDynamoDbLocal(options.dataDir ? { dataDir: path.join(options.dataDir, 'dynamodb') } : {}),
-      startS3Local({ dataDir: temporaryS3 ?? path.join(options.dataDir!, 's3'), buckets: [bucketName] }),
+      startS3Local({
+        dataDir: temporaryS3 ?? path.join(options.dataDir!, 's3'),
+        buckets: [bucketName],
+        ...(options.onS3Request ? { onRequest: options.onS3Request } : {}),
+      }),
     ]);
     emulators.push(dynamodbLocal, s3Local);
     const endpoints: LocalEndpoints = {
@@ -266,7 +277,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const resumed = await resumeErasures();
       if (resumed > 0) console.log(`Erasure jobs resumed: ${resumed}`);
     }
-    return { endpoints, ...(api ? { api } : {}), dynamodbPid: dynamodbLocal.pid, stop };
+    return {
+      endpoints,
+      ...(api ? { api } : {}),
+      dynamodbPid: dynamodbLocal.pid,
+      s3Pid: s3Local.pid,
+      s3RequestsReported: () => s3Local.requestsReported(),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
