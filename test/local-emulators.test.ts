@@ -54,23 +54,29 @@ const createTable = (endpoint: string, name: string) =>
     }),
   );
 
+/** Starts `script` (a module under test/support) with `dataDir`; resolves with the pid and endpoint it prints once ready. */
+async function spawnReady(script: string, dataDir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support', script), dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('READY '));
+      if (line) resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`the child exited with ${code} before it was ready: ${out}`)));
+  });
+  const [, pid, endpoint] = ready.split(' ');
+  return { child, pid: Number(pid), endpoint: endpoint! };
+}
+
 describe('DynamoDB Local as part of the stack', () => {
   it('ends when the process that started it is killed with kill -9', async () => {
     const dataDir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/dynamodb-child.ts'), dataDir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const ready = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString('utf8');
-        const line = out.split('\n').find((l) => l.startsWith('READY '));
-        if (line) resolve(line);
-      });
-      child.once('exit', (code) => reject(new Error(`the child exited with ${code} before it was ready: ${out}`)));
-    });
-    const jvmPid = Number(ready.split(' ')[1]);
+    const { child, pid: jvmPid } = await spawnReady('dynamodb-child.ts', dataDir);
     expect(readFileSync(path.join(dataDir, DYNAMODB_PID_FILE), 'utf8').trim()).toBe(String(jvmPid));
     expect(alive(jvmPid)).toBe(true);
 
@@ -131,25 +137,6 @@ describe('DynamoDB Local as part of the stack', () => {
     }
   });
 });
-
-/** Starts `script` (a module under test/support) with `dataDir`; resolves with the pid and endpoint it prints once ready. */
-async function spawnReady(script: string, dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support', script), dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const ready = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n').find((l) => l.startsWith('READY '));
-      if (line) resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`the child exited with ${code} before it was ready: ${out}`)));
-  });
-  const [, pid, endpoint] = ready.split(' ');
-  return { child, pid: Number(pid), endpoint: endpoint! };
-}
 
 describe('s3rver as part of the stack', () => {
   it('runs in a process of its own, reports each request it served when asked, and has exited when stop() resolves', async () => {
