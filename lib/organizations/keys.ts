@@ -43,7 +43,7 @@ const CREDIT_LIMITS = ['maxCreditsPerLaunch', 'monthlyCredits'] as const;
 /**
  * What a calling key may hand out, a new key (create) or an existing key's new secret (rotate): a key holding only
  * scopes the caller holds, and, when it may launch, credit limits no looser than the caller's own (a limit the caller
- * has, the key has too, at most as high). docs/authentication.md "Keys".
+ * has, the key has too, at most as high). docs/authentication.md "Managing keys yourself".
  * @param key - the key handed out: its scopes, and its limits (`null` or absent: none).
  * @param looser - the refusal's field and text for a looser limit, given the limit's name and the caller's value.
  * @throws InsufficientScopeError (403, `details.required`) for the first scope the caller lacks.
