@@ -74,10 +74,8 @@ export async function streamCampaignResults(
   const { opened, ref, lastGiven } = await openReadable(deps, organizationId, input.campaignId, { afterSeq });
   const selection = selectionOf(input);
   const policyOf = deps.deliveryPolicy ?? deliverAll;
-  const delivery: StreamDelivery = {
-    opening: deliverable(selection, await policyOf(organizationId)),
-    now: async () => deliverable(selection, await policyOf(organizationId)),
-  };
+  const readDelivery = async () => deliverable(selection, await policyOf(organizationId));
+  const delivery: StreamDelivery = { opening: await readDelivery(), now: readDelivery };
   return new StreamedAnswer(
     framing,
     (signal) => asStreamObjects(resultsStream(deps, { ...ref, opened, lastGiven }, afterSeq, delivery, timing, signal)),

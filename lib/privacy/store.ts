@@ -253,6 +253,12 @@ export const getErasure: Method<'getErasure'> =
   };
 
 /** The compact set items of an organization and of the global list, by `pk` (strongly consistent): one BatchGetItem. */
+/** Adds the entries of a set item's `hashes` (8-byte prefixes, {@link setEntry}) to `into` as hex ({@link setKey}). */
+const addSetEntries = (item: Record<string, unknown> | undefined, into: Set<string>): Set<string> => {
+  for (const entry of (item?.hashes as Set<Uint8Array> | undefined) ?? []) into.add(Buffer.from(entry).toString('hex'));
+  return into;
+};
+
 const setItems = async ({ client, tableName }: TableAccess, organizationId: string, withHashes: boolean) => {
   const projection = {
     ProjectionExpression: withHashes ? '#pk, #version, #hashes' : '#pk, #version',
@@ -292,8 +298,7 @@ const versionsOf = (organizationId: string, items: Map<string, Record<string, un
 export const versionedHashSet: Method<'versionedHashSet'> = (table) => async (organizationId) => {
   const items = await setItems(table, organizationId, true);
   const set = new Set<string>();
-  for (const item of items.values())
-    for (const entry of (item.hashes as Set<Uint8Array> | undefined) ?? []) set.add(Buffer.from(entry).toString('hex'));
+  for (const item of items.values()) addSetEntries(item, set);
   return { entries: set, versions: versionsOf(organizationId, items) };
 };
 
@@ -445,7 +450,7 @@ const keepInSet = async ({ client, tableName }: TableAccess, scope: string, hash
       }),
     )
   ).Item;
-  const inSet = new Set([...((item?.hashes as Set<Uint8Array> | undefined) ?? [])].map((entry) => Buffer.from(entry).toString('hex')));
+  const inSet = addSetEntries(item, new Set());
   let missing = hashes.filter((hash) => !inSet.has(setKey(hash)));
   while (missing.length > 0) {
     const chunk = missing.slice(0, REPAIR_CHUNK);
